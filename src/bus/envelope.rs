@@ -1,0 +1,22 @@
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::contracts::{EnvelopeId, Message, Role, TaskId};
+
+/// One message on the bus, with who sent it to whom and when.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    pub id: EnvelopeId,
+    /// Bus-wide publish order (monotonic per bus).
+    pub seq: u64,
+    pub timestamp: DateTime<Utc>,
+    pub from: Role,
+    pub to: Role,
+    /// Set on replies to a [`super::BusHandle::request`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_reply_to: Option<EnvelopeId>,
+    /// The task the message belongs to, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<TaskId>,
+    pub message: Message,
+}

@@ -1,0 +1,499 @@
+//! The observable message bus (seed 003 "Architectural Constraint: Observable Message
+//! Bus"). Every inter-role message is an [`Envelope`] published here.
+//!
+//! - `publish` is synchronous: it never blocks and never awaits.
+//! - Role subscribers ([`Inbox`]) receive **every** message addressed to their role, in
+//!   publish order. Control traffic is never dropped (the Go bus dropped at 64 slots).
+//! - Taps ([`Tap`]) see every message. A tap is bounded; one that falls behind loses the
+//!   oldest messages and then reads an explicit [`TapEvent::Gap`] with the exact count,
+//!   and the bus counts drops per tap. A stalled tap costs publishers O(1).
+//! - Request/reply: [`BusHandle::request`] publishes and waits for the envelope whose
+//!   `in_reply_to` names it; the reply is still seen by every tap.
+//!
+//! **Invariant:** roles receive a [`BusHandle`] (publish as their own role) and an
+//! [`Inbox`], never a reference to another role; observers receive a [`Tap`], which has
+//! no way to publish.
+
+mod envelope;
+mod tap;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::task::{Context, Poll};
+
+use tokio::sync::{mpsc, oneshot};
+
+pub use envelope::Envelope;
+pub use tap::{Tap, TapEvent};
+
+use crate::clock::SharedClock;
+use crate::contracts::{AuditReport, EnvelopeId, Message, Role};
+
+/// Default buffer of a tap: enough for any realistic burst of one task.
+pub const DEFAULT_TAP_CAPACITY: usize = 16_384;
+
+type RoleSender = mpsc::UnboundedSender<Arc<Envelope>>;
+
+/// Locks a std mutex, recovering the data if a panicking thread poisoned it: the bus
+/// state stays consistent because every critical section is a single push/pop.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) struct Inner {
+    clock: SharedClock,
+    seq: AtomicU64,
+    routes: RwLock<HashMap<Role, Vec<RoleSender>>>,
+    taps: RwLock<Vec<Arc<tap::TapShared>>>,
+    pending: Mutex<HashMap<EnvelopeId, oneshot::Sender<Arc<Envelope>>>>,
+    closed: AtomicBool,
+    published: AtomicU64,
+    undelivered: AtomicU64,
+}
+
+/// The bus. Cheap to clone; all clones are the same bus.
+#[derive(Clone)]
+pub struct Bus {
+    inner: Arc<Inner>,
+}
+
+/// Counters for the UI, the auditor and benchmarks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BusStats {
+    pub published: u64,
+    /// Messages addressed to a role nobody subscribed to (observability records,
+    /// for instance); taps still saw them.
+    pub undelivered: u64,
+    pub taps: Vec<TapStats>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TapStats {
+    pub name: String,
+    pub capacity: usize,
+    pub queued: usize,
+    pub dropped: u64,
+}
+
+impl Bus {
+    pub fn new(clock: SharedClock) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                clock,
+                seq: AtomicU64::new(0),
+                routes: RwLock::new(HashMap::new()),
+                taps: RwLock::new(Vec::new()),
+                pending: Mutex::new(HashMap::new()),
+                closed: AtomicBool::new(false),
+                published: AtomicU64::new(0),
+                undelivered: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// A publisher that signs every envelope as `role`.
+    pub fn handle(&self, role: Role) -> BusHandle {
+        BusHandle {
+            role,
+            bus: self.clone(),
+        }
+    }
+
+    /// Every message addressed to `role` (or to [`Role::All`]) from now on, in order.
+    pub fn subscribe(&self, role: Role) -> Inbox {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if !self.inner.closed.load(Ordering::Acquire) {
+            let mut routes = self.inner.routes.write().unwrap_or_else(|e| e.into_inner());
+            routes.entry(role).or_default().push(tx);
+        }
+        Inbox { role, rx }
+    }
+
+    /// A bounded read-only view of every message published from now on.
+    pub fn tap(&self, name: impl Into<String>, capacity: usize) -> Tap {
+        let shared = Arc::new(tap::TapShared::new(name.into(), capacity));
+        if self.inner.closed.load(Ordering::Acquire) {
+            shared.close();
+        } else {
+            let mut taps = self.inner.taps.write().unwrap_or_else(|e| e.into_inner());
+            taps.push(Arc::clone(&shared));
+        }
+        Tap {
+            shared,
+            bus: Arc::downgrade(&self.inner),
+        }
+    }
+
+    /// The auditor's only way out: it can publish audit reports to the user and nothing
+    /// else.
+    pub fn audit_outbox(&self) -> AuditOutbox {
+        AuditOutbox {
+            handle: self.handle(Role::Auditor),
+        }
+    }
+
+    pub fn stats(&self) -> BusStats {
+        let taps = self.inner.taps.read().unwrap_or_else(|e| e.into_inner());
+        BusStats {
+            published: self.inner.published.load(Ordering::Relaxed),
+            undelivered: self.inner.undelivered.load(Ordering::Relaxed),
+            taps: taps
+                .iter()
+                .map(|t| TapStats {
+                    name: t.name.clone(),
+                    capacity: t.capacity,
+                    queued: t.queued(),
+                    dropped: t.dropped.load(Ordering::Relaxed),
+                })
+                .collect(),
+        }
+    }
+
+    /// Stops delivery: inboxes end after draining, taps end after draining, pending
+    /// requests fail. Publishing afterwards is a no-op.
+    pub fn close(&self) {
+        self.inner.closed.store(true, Ordering::Release);
+        self.inner
+            .routes
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        for t in self
+            .inner
+            .taps
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            t.close();
+        }
+        lock(&self.inner.pending).clear();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.load(Ordering::Acquire)
+    }
+
+    fn envelope(
+        &self,
+        from: Role,
+        to: Role,
+        in_reply_to: Option<EnvelopeId>,
+        message: Message,
+    ) -> Envelope {
+        Envelope {
+            id: EnvelopeId::mint(),
+            seq: self.inner.seq.fetch_add(1, Ordering::Relaxed),
+            timestamp: self.inner.clock.now(),
+            from,
+            to,
+            in_reply_to,
+            task_id: message.task_id().cloned(),
+            message,
+        }
+    }
+
+    fn dispatch(&self, env: Envelope) -> EnvelopeId {
+        let id = env.id;
+        if self.inner.closed.load(Ordering::Acquire) {
+            return id;
+        }
+        let env = Arc::new(env);
+        self.inner.published.fetch_add(1, Ordering::Relaxed);
+
+        // Taps first: an observer never learns of a message after its consequences.
+        for t in self
+            .inner
+            .taps
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            t.push(&env);
+        }
+
+        if let Some(reply_to) = env.in_reply_to {
+            let waiter = lock(&self.inner.pending).remove(&reply_to);
+            if let Some(tx) = waiter {
+                // If the requester gave up, fall through so the reply is not lost.
+                if tx.send(Arc::clone(&env)).is_ok() {
+                    return id;
+                }
+            }
+        }
+
+        let routes = self.inner.routes.read().unwrap_or_else(|e| e.into_inner());
+        let mut delivered = false;
+        let mut deliver = |senders: &Vec<RoleSender>| {
+            for tx in senders {
+                delivered |= tx.send(Arc::clone(&env)).is_ok();
+            }
+        };
+        if env.to == Role::All {
+            for senders in routes.values() {
+                deliver(senders);
+            }
+        } else if let Some(senders) = routes.get(&env.to) {
+            deliver(senders);
+        }
+        if !delivered {
+            self.inner.undelivered.fetch_add(1, Ordering::Relaxed);
+        }
+        id
+    }
+}
+
+/// Publishes as one role. This is all a role gets of the bus besides its [`Inbox`].
+#[derive(Clone)]
+pub struct BusHandle {
+    role: Role,
+    bus: Bus,
+}
+
+impl BusHandle {
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Publishes `message` to `to`. Never blocks, never awaits.
+    pub fn publish(&self, to: Role, message: impl Into<Message>) -> EnvelopeId {
+        let env = self.bus.envelope(self.role, to, None, message.into());
+        self.bus.dispatch(env)
+    }
+
+    /// Publishes the answer to the envelope `in_reply_to`.
+    pub fn reply(
+        &self,
+        to: Role,
+        in_reply_to: EnvelopeId,
+        message: impl Into<Message>,
+    ) -> EnvelopeId {
+        let env = self
+            .bus
+            .envelope(self.role, to, Some(in_reply_to), message.into());
+        self.bus.dispatch(env)
+    }
+
+    /// Publishes `message` and returns a future for the reply. The waiter is registered
+    /// before publishing, so an immediate reply is never missed; dropping the future
+    /// unregisters it. Callers bound the wait with their own timeout/cancellation.
+    pub fn request(&self, to: Role, message: impl Into<Message>) -> PendingReply {
+        let env = self.bus.envelope(self.role, to, None, message.into());
+        let id = env.id;
+        let (tx, rx) = oneshot::channel();
+        if !self.bus.is_closed() {
+            lock(&self.bus.inner.pending).insert(id, tx);
+        }
+        self.bus.dispatch(env);
+        PendingReply {
+            id,
+            rx,
+            bus: Arc::downgrade(&self.bus.inner),
+        }
+    }
+}
+
+/// The reply to a [`BusHandle::request`].
+pub struct PendingReply {
+    id: EnvelopeId,
+    rx: oneshot::Receiver<Arc<Envelope>>,
+    bus: Weak<Inner>,
+}
+
+/// The bus closed before a reply arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the bus closed before a reply arrived")]
+pub struct BusClosed;
+
+impl PendingReply {
+    /// Id of the request envelope.
+    pub fn request_id(&self) -> EnvelopeId {
+        self.id
+    }
+}
+
+impl Future for PendingReply {
+    type Output = Result<Arc<Envelope>, BusClosed>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.rx)
+            .poll(cx)
+            .map(|r| r.map_err(|_| BusClosed))
+    }
+}
+
+impl Drop for PendingReply {
+    fn drop(&mut self) {
+        if let Some(bus) = self.bus.upgrade() {
+            lock(&bus.pending).remove(&self.id);
+        }
+    }
+}
+
+/// Everything addressed to one role.
+pub struct Inbox {
+    role: Role,
+    rx: mpsc::UnboundedReceiver<Arc<Envelope>>,
+}
+
+impl Inbox {
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Next message, or `None` once the bus is closed and the queue drained.
+    pub async fn recv(&mut self) -> Option<Arc<Envelope>> {
+        self.rx.recv().await
+    }
+
+    pub fn try_recv(&mut self) -> Option<Arc<Envelope>> {
+        self.rx.try_recv().ok()
+    }
+
+    /// Messages waiting to be read.
+    pub fn len(&self) -> usize {
+        self.rx.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rx.is_empty()
+    }
+}
+
+/// The auditor's publisher: audit reports to the user, nothing else.
+#[derive(Clone)]
+pub struct AuditOutbox {
+    handle: BusHandle,
+}
+
+impl AuditOutbox {
+    pub fn publish(&self, report: AuditReport) -> EnvelopeId {
+        self.handle.publish(Role::User, report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::SystemClock;
+    use crate::contracts::{AuditQuery, QueryId, TaskCancelled, TaskId};
+
+    fn cancel(task: &TaskId) -> TaskCancelled {
+        TaskCancelled {
+            task_id: task.clone(),
+            reason: "test".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_message_reaches_its_role_and_every_tap_but_not_other_roles() {
+        let bus = Bus::new(SystemClock::shared());
+        let mut auditor = bus.subscribe(Role::Auditor);
+        let mut planner = bus.subscribe(Role::Planner);
+        let mut tap = bus.tap("t", 8);
+        let user = bus.handle(Role::User);
+        user.publish(
+            Role::Auditor,
+            AuditQuery {
+                query_id: QueryId::mint(),
+            },
+        );
+
+        let got = auditor.recv().await.unwrap();
+        assert_eq!(got.from, Role::User);
+        assert_eq!(got.to, Role::Auditor);
+        assert!(planner.try_recv().is_none());
+        assert!(matches!(tap.try_recv(), Some(TapEvent::Message(e)) if e.id == got.id));
+    }
+
+    #[tokio::test]
+    async fn broadcast_reaches_every_subscribed_role_and_carries_the_task() {
+        let bus = Bus::new(SystemClock::shared());
+        let mut a = bus.subscribe(Role::Planner);
+        let mut b = bus.subscribe(Role::Ggs);
+        let task = TaskId::mint();
+        bus.handle(Role::User).publish(Role::All, cancel(&task));
+        assert_eq!(a.recv().await.unwrap().task_id.as_ref(), Some(&task));
+        assert_eq!(b.recv().await.unwrap().task_id.as_ref(), Some(&task));
+    }
+
+    #[tokio::test]
+    async fn request_receives_the_matching_reply_and_taps_see_both() {
+        let bus = Bus::new(SystemClock::shared());
+        let mut tap = bus.tap("t", 8);
+        let mut auditor_inbox = bus.subscribe(Role::Auditor);
+        let user = bus.handle(Role::User);
+        let auditor = bus.handle(Role::Auditor);
+        let task = TaskId::mint();
+
+        let pending = user.request(Role::Auditor, cancel(&task));
+        let req = auditor_inbox.recv().await.unwrap();
+        auditor.reply(Role::User, req.id, cancel(&task));
+        let reply = pending.await.unwrap();
+        assert_eq!(reply.in_reply_to, Some(req.id));
+
+        let mut seen = 0;
+        while let Some(TapEvent::Message(_)) = tap.try_recv() {
+            seen += 1;
+        }
+        assert_eq!(seen, 2);
+    }
+
+    #[tokio::test]
+    async fn a_reply_nobody_waits_for_still_reaches_the_addressed_role() {
+        let bus = Bus::new(SystemClock::shared());
+        let mut user_inbox = bus.subscribe(Role::User);
+        let task = TaskId::mint();
+        let pending = bus.handle(Role::User).request(Role::Auditor, cancel(&task));
+        let request_id = pending.request_id();
+        drop(pending);
+        bus.handle(Role::Auditor)
+            .reply(Role::User, request_id, cancel(&task));
+        let late = user_inbox.recv().await.unwrap();
+        assert_eq!(late.in_reply_to, Some(request_id));
+    }
+
+    #[tokio::test]
+    async fn close_ends_inboxes_taps_and_pending_requests() {
+        let bus = Bus::new(SystemClock::shared());
+        let mut inbox = bus.subscribe(Role::Planner);
+        let mut tap = bus.tap("t", 4);
+        let pending = bus
+            .handle(Role::User)
+            .request(Role::Auditor, cancel(&TaskId::mint()));
+        bus.close();
+        assert!(inbox.recv().await.is_none());
+        // The request itself was tapped before the close.
+        assert!(matches!(tap.recv().await, Some(TapEvent::Message(_))));
+        assert!(tap.recv().await.is_none());
+        assert_eq!(pending.await.unwrap_err(), BusClosed);
+    }
+
+    #[tokio::test]
+    async fn the_audit_outbox_addresses_reports_to_the_user_only() {
+        use crate::contracts::{AuditReport, AuditTrigger, ReportId, ToolHealth};
+        let bus = Bus::new(SystemClock::shared());
+        let mut user = bus.subscribe(Role::User);
+        let now = chrono::Utc::now();
+        bus.audit_outbox().publish(AuditReport {
+            report_id: ReportId::mint(),
+            trigger: AuditTrigger::OnDemand,
+            window_start: now,
+            window_end: now,
+            tasks_observed: 0,
+            total_corrections: 0,
+            gap_trends: vec![],
+            boundary_violations: vec![],
+            drift_alerts: vec![],
+            anomalies: vec![],
+            tool_health: ToolHealth::default(),
+            law1: Default::default(),
+            query_id: None,
+        });
+        let env = user.recv().await.unwrap();
+        assert_eq!((env.from, env.to), (Role::Auditor, Role::User));
+    }
+}

@@ -1,0 +1,140 @@
+//! Contracts the app adds to the seed: Law 1 confirmations, clarification, cancellation,
+//! the conversational fast path and observability records.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::execution::ToolCallRecord;
+use super::ids::{RequestId, SubTaskId, TaskId};
+use super::role::Role;
+
+/// What a gated action would do to one path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct PathEffect {
+    pub path: PathBuf,
+    /// Whether the path existed when the request was made.
+    pub exists: bool,
+    /// Plain verb: `delete`, `overwrite`, `truncate`, `move`, `chmod`, …
+    pub effect: String,
+}
+
+/// Executor → User: an irreversible action waits for this specific approval (Law 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConfirmationRequest {
+    pub request_id: RequestId,
+    pub task_id: TaskId,
+    pub subtask_id: Option<SubTaskId>,
+    pub tool: String,
+    /// The effect in plain words.
+    pub description: String,
+    /// The exact command or action that will run if approved.
+    pub command: String,
+    pub paths: Vec<PathEffect>,
+    /// Whether every effect can be undone.
+    pub reversible: bool,
+    /// A reversible alternative, when one exists (e.g. move to Trash).
+    pub reversible_alternative: Option<String>,
+    /// Deletions may be answered with "move to Trash instead".
+    pub can_trash: bool,
+    /// When the request is denied automatically.
+    pub expires_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Approve,
+    Deny,
+    /// Deletions only: move the targets to the Trash instead (reversible).
+    Trash,
+}
+
+/// Who or what produced a decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionSource {
+    User,
+    /// Nobody answered in time: deny.
+    Timeout,
+    /// The asking side went away (UI closed, task cancelled): deny.
+    Dropped,
+    /// Non-interactive session: deny.
+    NonInteractive,
+}
+
+/// User → Executor: the answer to one [`ConfirmationRequest`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConfirmationDecision {
+    pub request_id: RequestId,
+    pub task_id: TaskId,
+    pub decision: Decision,
+    pub source: DecisionSource,
+}
+
+/// User → all roles: the task was cancelled; nothing of it may start after this.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TaskCancelled {
+    pub task_id: TaskId,
+    pub reason: String,
+}
+
+/// R1 → User: a clarifying question (at most two rounds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ClarificationRequest {
+    pub task_id: TaskId,
+    pub question: String,
+    pub round: u32,
+}
+
+/// User → R1, the reply to a [`ClarificationRequest`]. Empty = proceed as understood.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ClarificationAnswer {
+    pub task_id: TaskId,
+    pub answer: String,
+}
+
+/// R1 → User: the conversational fast path (greetings, questions about artoo itself).
+/// Not a task result, so it is not a FinalResult (GGS is the only emitter of those).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ChatReply {
+    pub task_id: TaskId,
+    pub answer: String,
+}
+
+/// Role → Observer: one model call, in full, for the task log and the cost report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct LlmCall {
+    pub task_id: Option<TaskId>,
+    pub role: Role,
+    pub model: String,
+    pub system_prompt: String,
+    pub user_prompt: String,
+    pub response: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub elapsed_ms: u64,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// Executor → Observer: one tool call as it finishes (live pipeline, task log).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ToolCallEvent {
+    pub task_id: TaskId,
+    pub subtask_id: SubTaskId,
+    pub attempt: u32,
+    pub record: ToolCallRecord,
+}

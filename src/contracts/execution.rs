@@ -1,0 +1,348 @@
+//! Fast-loop contracts: what R3 did (with structured evidence) and how R4a judged it.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::ids::{SubTaskId, TaskId};
+use super::task::{Criterion, CriterionMode};
+
+/// Number of output characters kept in an evidence record (seed: `firstN(output, 200)`).
+pub const EVIDENCE_HEAD_CHARS: usize = 200;
+
+/// How a single tool call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallStatus {
+    /// The tool ran and returned output (a non-zero shell exit is still `ok` with the
+    /// exit status in the output; the model and R4a judge it).
+    Ok,
+    /// The tool could not run or failed (missing file, timeout, unavailable platform).
+    Error,
+    /// Law 1: the user (or the timeout) denied the action.
+    Denied,
+    /// Refused in code before running: blocked tool/target, duplicate call.
+    Refused,
+}
+
+/// The evidence record of one tool call — the single structured type R3 produces, R4a
+/// grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
+/// downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ToolCallRecord {
+    /// Tool name as the executor knows it (`shell`, `glob`, `read_file`, …).
+    pub tool: String,
+    /// The parameters exactly as executed (after code-side rewrites such as the find
+    /// redirect), as a JSON object.
+    pub input: serde_json::Value,
+    /// The primary target of the call — path, query or command — as executed. GGS
+    /// accumulates these into `blocked_targets`.
+    pub target: String,
+    /// First [`EVIDENCE_HEAD_CHARS`] characters of the output (char-boundary safe).
+    pub output_head: String,
+    pub status: ToolCallStatus,
+    pub error: Option<String>,
+    pub duration_ms: u64,
+}
+
+impl ToolCallRecord {
+    /// True when the call did not produce usable output.
+    pub fn failed(&self) -> bool {
+        self.status != ToolCallStatus::Ok
+    }
+}
+
+/// Keeps the first `n` characters of `s`, never splitting a UTF-8 sequence.
+pub fn first_chars(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((idx, _)) => s[..idx].to_string(),
+        None => s.to_string(),
+    }
+}
+
+impl fmt::Display for ToolCallRecord {
+    /// The seed's string form: `tool_name: input → firstN(output, 200)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} → ", self.tool, self.target)?;
+        match (&self.status, &self.error) {
+            (ToolCallStatus::Ok, _) => f.write_str(&self.output_head),
+            (status, Some(err)) => write!(f, "{status:?}: {err}"),
+            (status, None) => write!(f, "{status:?}"),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ToolCallRepr {
+    /// Seed form `"tool_name: input → output"`; kept readable for old logs and fixtures.
+    Seed(String),
+    Structured {
+        tool: String,
+        #[serde(default)]
+        input: serde_json::Value,
+        #[serde(default)]
+        target: String,
+        #[serde(default)]
+        output_head: String,
+        status: ToolCallStatus,
+        #[serde(default)]
+        error: Option<String>,
+        #[serde(default)]
+        duration_ms: u64,
+    },
+}
+
+impl<'de> Deserialize<'de> for ToolCallRecord {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match ToolCallRepr::deserialize(deserializer)? {
+            ToolCallRepr::Seed(line) => {
+                let (tool, rest) = line.split_once(':').unwrap_or((line.as_str(), ""));
+                let (target, output) = rest.split_once('→').unwrap_or((rest, ""));
+                let target = target.trim().to_string();
+                ToolCallRecord {
+                    tool: tool.trim().to_string(),
+                    input: serde_json::Value::String(target.clone()),
+                    target,
+                    output_head: first_chars(output.trim(), EVIDENCE_HEAD_CHARS),
+                    status: ToolCallStatus::Ok,
+                    error: None,
+                    duration_ms: 0,
+                }
+            }
+            ToolCallRepr::Structured {
+                tool,
+                input,
+                target,
+                output_head,
+                status,
+                error,
+                duration_ms,
+            } => ToolCallRecord {
+                tool,
+                input,
+                target,
+                output_head,
+                status,
+                error,
+                duration_ms,
+            },
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutionStatus {
+    Completed,
+    Uncertain,
+    Failed,
+}
+
+/// R3 → R4a.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ExecutionResult {
+    pub subtask_id: SubTaskId,
+    /// Added so every fast-loop message can be attributed to its task by observers.
+    pub parent_task_id: TaskId,
+    pub status: ExecutionStatus,
+    /// R3's own account — a claim; `tool_calls` are the ground truth.
+    pub output: String,
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// 1 for the first execution, 2.. after corrections.
+    #[serde(default = "one")]
+    pub attempt: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Why a criterion failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum FailureClass {
+    /// The approach is wrong.
+    Logical,
+    /// The approach is sound; the environment blocked it (missing file, network, denial).
+    Environmental,
+}
+
+/// A failure class that may be split between the two (GGS directive, gap trajectory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum MixedFailureClass {
+    Logical,
+    Environmental,
+    Mixed,
+}
+
+impl From<FailureClass> for MixedFailureClass {
+    fn from(value: FailureClass) -> Self {
+        match value {
+            FailureClass::Logical => MixedFailureClass::Logical,
+            FailureClass::Environmental => MixedFailureClass::Environmental,
+        }
+    }
+}
+
+/// R4a → R3: one fast-loop correction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CorrectionSignal {
+    pub subtask_id: SubTaskId,
+    pub parent_task_id: TaskId,
+    pub attempt_number: u32,
+    pub failed_criterion: String,
+    pub failure_class: FailureClass,
+    pub what_was_wrong: String,
+    pub what_to_do: String,
+    /// Calls of the previous attempt the executor must not repeat.
+    #[serde(default)]
+    pub calls_to_avoid: Vec<ToolCallRecord>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    Fail,
+}
+
+/// One criterion judged once (seed 002 adds `mode`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CriterionVerdict {
+    pub criterion: String,
+    #[serde(default)]
+    pub mode: Option<CriterionMode>,
+    pub verdict: Verdict,
+    #[serde(default)]
+    pub failure_class: Option<FailureClass>,
+    #[serde(default)]
+    pub evidence: String,
+}
+
+impl CriterionVerdict {
+    pub fn for_criterion(criterion: &Criterion, verdict: Verdict) -> Self {
+        Self {
+            criterion: criterion.criterion.clone(),
+            mode: criterion.mode,
+            verdict,
+            failure_class: None,
+            evidence: String::new(),
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        self.verdict == Verdict::Fail
+    }
+
+    pub fn effective_mode(&self) -> CriterionMode {
+        self.mode.unwrap_or(CriterionMode::Verifiable)
+    }
+}
+
+/// One attempt of the fast loop, as seen by R4a.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct GapPoint {
+    pub attempt: u32,
+    /// Share of criteria passed in this attempt, in [0, 1].
+    pub score: f64,
+    pub unmet_criteria: Vec<String>,
+    pub failure_class: Option<MixedFailureClass>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum SubTaskStatus {
+    Matched,
+    Failed,
+}
+
+/// R4a → R4b: the final word on one sub-task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SubTaskOutcome {
+    pub subtask_id: SubTaskId,
+    pub parent_task_id: TaskId,
+    pub status: SubTaskStatus,
+    pub output: serde_json::Value,
+    pub failure_reason: Option<String>,
+    pub gap_trajectory: Vec<GapPoint>,
+    pub criteria_verdicts: Vec<CriterionVerdict>,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCallRecord>,
+}
+
+impl SubTaskOutcome {
+    /// Number of attempts in which `criterion` was unmet, and the number of attempts.
+    pub fn failure_count(&self, criterion: &str) -> (usize, usize) {
+        let n = self.gap_trajectory.len();
+        let k = self
+            .gap_trajectory
+            .iter()
+            .filter(|p| p.unmet_criteria.iter().any(|c| c == criterion))
+            .count();
+        (k, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_chars_never_splits_a_multibyte_character() {
+        assert_eq!(first_chars("héllo", 2), "hé");
+        assert_eq!(first_chars("日本語テキスト", 3), "日本語");
+        assert_eq!(first_chars("ab", 10), "ab");
+        assert_eq!(first_chars("", 3), "");
+    }
+
+    #[test]
+    fn seed_string_tool_calls_parse_into_records() {
+        let rec: ToolCallRecord =
+            serde_json::from_str(r#""shell: ls ~/Downloads → a.mp4\nb.mkv""#).unwrap();
+        assert_eq!(rec.tool, "shell");
+        assert_eq!(rec.target, "ls ~/Downloads");
+        assert_eq!(rec.output_head, "a.mp4\nb.mkv");
+        assert_eq!(rec.to_string(), "shell: ls ~/Downloads → a.mp4\nb.mkv");
+    }
+
+    #[test]
+    fn failure_count_counts_attempts_in_which_a_criterion_was_unmet() {
+        let outcome = SubTaskOutcome {
+            subtask_id: SubTaskId::mint(),
+            parent_task_id: TaskId::mint(),
+            status: SubTaskStatus::Failed,
+            output: serde_json::Value::Null,
+            failure_reason: None,
+            gap_trajectory: (1..=3)
+                .map(|attempt| GapPoint {
+                    attempt,
+                    score: 0.0,
+                    unmet_criteria: if attempt == 2 {
+                        vec![]
+                    } else {
+                        vec!["c".into()]
+                    },
+                    failure_class: None,
+                })
+                .collect(),
+            criteria_verdicts: vec![],
+            tool_calls: vec![],
+        };
+        assert_eq!(outcome.failure_count("c"), (2, 3));
+        assert_eq!(outcome.failure_count("other"), (0, 3));
+    }
+}

@@ -1,0 +1,173 @@
+//! MKCT memory contracts (seed 003 "R5").
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::ids::{MegramId, TaskId};
+
+/// The four layers of the pyramid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum Level {
+    /// Megram: atomic episodic fact.
+    M,
+    /// Knowledge: task-scoped cache.
+    K,
+    /// Common sense: promoted SOP or constraint, timeless until trust bankruptcy.
+    C,
+    /// Thinking: the Four Laws and persona; immutable.
+    T,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::M => "M",
+            Level::K => "K",
+            Level::C => "C",
+            Level::T => "T",
+        }
+    }
+}
+
+/// The Megram 11-tuple ⟨ID, Level, created_at, last_recalled_at, space, entity, content,
+/// state, f, σ, k⟩.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Megram {
+    pub id: MegramId,
+    pub level: Level,
+    pub created_at: DateTime<Utc>,
+    pub last_recalled_at: Option<DateTime<Utc>>,
+    pub space: String,
+    pub entity: String,
+    pub content: String,
+    /// GGS macro-state at creation, or the origin of a non-GGS entry
+    /// (`user-injected`, `persona`, `law`, `negative-feedback`, …).
+    pub state: String,
+    /// Stimulus magnitude in [0, 1].
+    pub f: f64,
+    /// Valence in [−1, +1].
+    pub sigma: f64,
+    /// Decay rate per day; 0 = timeless.
+    pub k: f64,
+}
+
+/// A C-level SOP as served to R2.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SOPRecord {
+    pub id: MegramId,
+    pub space: String,
+    pub entity: String,
+    pub content: String,
+    pub sigma: f64,
+}
+
+/// Planner effect of a group's potentials.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum MemoryAction {
+    Ignore,
+    Exploit,
+    Avoid,
+    Caution,
+}
+
+/// Live dual-channel potentials of one (space, entity) group.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Potentials {
+    pub attention: f64,
+    pub decision: f64,
+    pub action: MemoryAction,
+}
+
+/// GGS → R5: one fire-and-forget write, published so observers see every write.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MegramWrite {
+    pub task_id: Option<TaskId>,
+    pub megram: Megram,
+}
+
+/// R2 → R5: the calibration reads for one (space, entity) group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MemoryQuery {
+    pub task_id: TaskId,
+    pub space: String,
+    pub entity: String,
+}
+
+/// R5 → R2, the reply to a [`MemoryQuery`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MemoryResponse {
+    pub task_id: TaskId,
+    pub space: String,
+    pub entity: String,
+    pub sops: Vec<SOPRecord>,
+    pub potentials: Potentials,
+    /// The M/K Megrams behind the potentials, newest first (bounded), so R2 can quote
+    /// fresh evidence and the UI can say why a constraint was injected.
+    #[serde(default)]
+    pub recent: Vec<Megram>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// How a recalled memory constrains the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ConstraintKind {
+    ShouldPrefer,
+    MustNot,
+    Caution,
+}
+
+/// One constraint R2 injected, with what it came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RecalledConstraint {
+    pub kind: ConstraintKind,
+    pub text: String,
+    /// `memory`, `sop`, `law`, `blocked_tool`, `blocked_target`.
+    pub source: String,
+    #[serde(default)]
+    pub megram_ids: Vec<MegramId>,
+}
+
+/// R2 → R5 (observability copy): what memory said before a plan and what R2 made of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MemoryRecall {
+    pub task_id: TaskId,
+    pub space: String,
+    pub entity: String,
+    pub sops: Vec<SOPRecord>,
+    pub potentials: Potentials,
+    pub constraints: Vec<RecalledConstraint>,
+    #[serde(default)]
+    pub round: u32,
+}
+
+/// Operator action on memory (UI / CLI), published for the auditor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryOperation {
+    Remember,
+    Forget,
+    Pin,
+}
+
+/// User → R5: a change made through the operator API.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MemoryOperatorChange {
+    pub operation: MemoryOperation,
+    pub megram_ids: Vec<MegramId>,
+    pub detail: String,
+}

@@ -1,0 +1,268 @@
+//! The seed's JSON contracts as serde types, with the seed's exact field names and enum
+//! spellings, plus the messages the app adds (Law 1, clarification, cancellation,
+//! observability). [`Message`] is the closed list of everything that crosses the bus, and
+//! [`ROUTES`] is the table of which role may send which message to which role.
+//!
+//! **Invariant:** ids that route traffic are minted by the runtime ([`ids`]); no contract
+//! type is ever filled with an id taken from model output.
+
+pub mod app;
+pub mod audit;
+pub mod execution;
+pub mod ids;
+pub mod medium;
+pub mod memory;
+pub mod role;
+pub mod task;
+
+use serde::{Deserialize, Serialize};
+
+pub use app::*;
+pub use audit::*;
+pub use execution::*;
+pub use ids::*;
+pub use medium::*;
+pub use memory::*;
+pub use role::Role;
+pub use task::*;
+
+/// The task a payload belongs to, if any (for task logs, the auditor and the UI).
+pub trait HasTask {
+    fn task_id(&self) -> Option<&TaskId>;
+}
+
+macro_rules! has_task {
+    ($field:ident: $($ty:ty),* $(,)?) => {
+        $(impl HasTask for $ty {
+            fn task_id(&self) -> Option<&TaskId> {
+                Some(&self.$field)
+            }
+        })*
+    };
+}
+
+has_task!(task_id: TaskSubmitted, TaskSpec, DispatchManifest, ReplanRequest, OutcomeSummary,
+    PlanDirective, FinalResult, GracefulFailureRequest, GracefulFailure, PlanningFailed,
+    MemoryQuery, MemoryResponse, MemoryRecall, ConfirmationRequest, ConfirmationDecision,
+    TaskCancelled, ClarificationRequest, ClarificationAnswer, ChatReply, ToolCallEvent);
+has_task!(parent_task_id: SubTask, ExecutionResult, CorrectionSignal, SubTaskOutcome);
+
+impl HasTask for MegramWrite {
+    fn task_id(&self) -> Option<&TaskId> {
+        self.task_id.as_ref()
+    }
+}
+
+impl HasTask for LlmCall {
+    fn task_id(&self) -> Option<&TaskId> {
+        self.task_id.as_ref()
+    }
+}
+
+macro_rules! no_task {
+    ($($ty:ty),* $(,)?) => {
+        $(impl HasTask for $ty {
+            fn task_id(&self) -> Option<&TaskId> {
+                None
+            }
+        })*
+    };
+}
+
+no_task!(AuditQuery, AuditReport, MemoryOperatorChange);
+
+macro_rules! messages {
+    ($($(#[$doc:meta])* $variant:ident($payload:ty)),* $(,)?) => {
+        /// Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "specta", derive(specta::Type))]
+        #[serde(tag = "type", content = "payload")]
+        pub enum Message {
+            $($(#[$doc])* $variant($payload),)*
+        }
+
+        /// The type of a [`Message`] without its payload.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[cfg_attr(feature = "specta", derive(specta::Type))]
+        pub enum MessageKind {
+            $($variant,)*
+        }
+
+        impl MessageKind {
+            pub const ALL: &'static [MessageKind] = &[$(MessageKind::$variant,)*];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(MessageKind::$variant => stringify!($variant),)*
+                }
+            }
+        }
+
+        impl Message {
+            pub fn kind(&self) -> MessageKind {
+                match self {
+                    $(Message::$variant(_) => MessageKind::$variant,)*
+                }
+            }
+
+            pub fn task_id(&self) -> Option<&TaskId> {
+                match self {
+                    $(Message::$variant(payload) => HasTask::task_id(payload),)*
+                }
+            }
+        }
+
+        $(impl From<$payload> for Message {
+            fn from(payload: $payload) -> Self {
+                Message::$variant(payload)
+            }
+        })*
+    };
+}
+
+messages! {
+    TaskSubmitted(TaskSubmitted),
+    ClarificationRequest(ClarificationRequest),
+    ClarificationAnswer(ClarificationAnswer),
+    ChatReply(ChatReply),
+    TaskSpec(TaskSpec),
+    MemoryQuery(MemoryQuery),
+    MemoryResponse(MemoryResponse),
+    MemoryRecall(MemoryRecall),
+    DispatchManifest(DispatchManifest),
+    SubTask(SubTask),
+    ExecutionResult(ExecutionResult),
+    CorrectionSignal(CorrectionSignal),
+    SubTaskOutcome(SubTaskOutcome),
+    ReplanRequest(ReplanRequest),
+    OutcomeSummary(OutcomeSummary),
+    PlanDirective(PlanDirective),
+    PlanningFailed(PlanningFailed),
+    GracefulFailureRequest(GracefulFailureRequest),
+    GracefulFailure(GracefulFailure),
+    FinalResult(FinalResult),
+    Megram(MegramWrite),
+    MemoryOperatorChange(MemoryOperatorChange),
+    ConfirmationRequest(ConfirmationRequest),
+    ConfirmationDecision(ConfirmationDecision),
+    TaskCancelled(TaskCancelled),
+    AuditQuery(AuditQuery),
+    AuditReport(AuditReport),
+    LlmCall(LlmCall),
+    ToolCallEvent(ToolCallEvent),
+}
+
+/// One allowed (message type, sender, receiver) triple.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub kind: MessageKind,
+    pub from: Role,
+    pub to: Role,
+}
+
+const fn route(kind: MessageKind, from: Role, to: Role) -> Route {
+    Route { kind, from, to }
+}
+
+/// The contract table: every legitimate flow of the system. Anything else on the bus is a
+/// boundary violation (the auditor reports it). Seed 003's role contracts plus the app's
+/// additions.
+pub const ROUTES: &[Route] = {
+    use MessageKind as K;
+    use Role::*;
+    &[
+        route(K::TaskSubmitted, User, Perceiver),
+        route(K::ClarificationRequest, Perceiver, User),
+        route(K::ClarificationAnswer, User, Perceiver),
+        route(K::ChatReply, Perceiver, User),
+        route(K::TaskSpec, Perceiver, Planner),
+        route(K::MemoryQuery, Planner, Memory),
+        route(K::MemoryResponse, Memory, Planner),
+        route(K::MemoryRecall, Planner, Memory),
+        route(K::DispatchManifest, Planner, MetaValidator),
+        route(K::SubTask, Planner, Executor),
+        route(K::ExecutionResult, Executor, AgentValidator),
+        route(K::CorrectionSignal, AgentValidator, Executor),
+        route(K::SubTaskOutcome, AgentValidator, MetaValidator),
+        route(K::ReplanRequest, MetaValidator, Ggs),
+        route(K::OutcomeSummary, MetaValidator, Ggs),
+        route(K::PlanDirective, Ggs, Planner),
+        route(K::PlanningFailed, Planner, Ggs),
+        route(K::GracefulFailureRequest, Ggs, Planner),
+        route(K::GracefulFailure, Planner, Ggs),
+        route(K::FinalResult, Ggs, User),
+        route(K::Megram, Ggs, Memory),
+        route(K::MemoryOperatorChange, User, Memory),
+        route(K::ConfirmationRequest, Executor, User),
+        route(K::ConfirmationDecision, User, Executor),
+        route(K::TaskCancelled, User, All),
+        route(K::AuditQuery, User, Auditor),
+        route(K::AuditReport, Auditor, User),
+        route(K::LlmCall, Perceiver, Observer),
+        route(K::LlmCall, Planner, Observer),
+        route(K::LlmCall, Executor, Observer),
+        route(K::LlmCall, AgentValidator, Observer),
+        route(K::LlmCall, MetaValidator, Observer),
+        route(K::LlmCall, Memory, Observer),
+        route(K::ToolCallEvent, Executor, Observer),
+    ]
+};
+
+/// Whether `(kind, from, to)` is a flow of the contract table.
+pub fn is_allowed(kind: MessageKind, from: Role, to: Role) -> bool {
+    ROUTES
+        .iter()
+        .any(|r| r.kind == kind && r.from == from && r.to == to)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_kind_has_at_least_one_route() {
+        for kind in MessageKind::ALL {
+            assert!(
+                ROUTES.iter().any(|r| r.kind == *kind),
+                "{} has no route in the contract table",
+                kind.name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_auditor_may_only_send_reports_to_the_user() {
+        let from_auditor: Vec<_> = ROUTES.iter().filter(|r| r.from == Role::Auditor).collect();
+        assert_eq!(from_auditor.len(), 1);
+        assert_eq!(from_auditor[0].kind, MessageKind::AuditReport);
+        assert_eq!(from_auditor[0].to, Role::User);
+    }
+
+    #[test]
+    fn only_ggs_emits_final_results_and_writes_megrams() {
+        for r in ROUTES {
+            if matches!(r.kind, MessageKind::FinalResult | MessageKind::Megram) {
+                assert_eq!(r.from, Role::Ggs, "{:?}", r);
+            }
+        }
+    }
+
+    #[test]
+    fn a_reversed_flow_is_not_allowed() {
+        assert!(is_allowed(
+            MessageKind::TaskSpec,
+            Role::Perceiver,
+            Role::Planner
+        ));
+        assert!(!is_allowed(
+            MessageKind::TaskSpec,
+            Role::Planner,
+            Role::Perceiver
+        ));
+        assert!(!is_allowed(
+            MessageKind::PlanDirective,
+            Role::MetaValidator,
+            Role::Planner
+        ));
+    }
+}

@@ -1,0 +1,160 @@
+//! Perception and planning contracts: what the user asked (R1) and how it was cut up (R2).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::ids::{SubTaskId, TaskId};
+
+/// One earlier exchange of the session, given to R1 to resolve references ("do it again",
+/// "wrong", "answer in Chinese"). The entry point keeps the last five; R1 keeps no state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SessionTurn {
+    pub input: String,
+    pub summary: String,
+}
+
+/// User → R1: free text as typed, plus the session history the entry point keeps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TaskSubmitted {
+    pub task_id: TaskId,
+    pub raw_input: String,
+    pub submitted_at: DateTime<Utc>,
+    #[serde(default)]
+    pub session_history: Vec<SessionTurn>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Constraints {
+    /// Free text; `null` when the user set no scope.
+    pub scope: Option<String>,
+    /// ISO 8601 when the user gave an absolute deadline. Relative words stay in the intent
+    /// (R2 owns dates), so this is kept as text rather than parsed.
+    pub deadline: Option<String>,
+}
+
+/// R1 → R2 (seed 003 "R1 Output Contract").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TaskSpec {
+    pub task_id: TaskId,
+    pub intent: String,
+    #[serde(default)]
+    pub constraints: Constraints,
+    /// Verbatim user input, set by code — never by the model.
+    pub raw_input: String,
+}
+
+/// How a failed criterion weighs in D (roadmap v0.9 "structured criteria mode").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum CriterionMode {
+    /// Checkable against tool output; a failure counts 1.0.
+    Verifiable,
+    /// A judgement call; a failure counts k/N over the attempts.
+    Plausible,
+}
+
+/// A success criterion. The seed writes criteria as plain strings and defers
+/// `{criterion, mode}` objects; both forms are accepted and a criterion without a mode
+/// serialises back as a plain string, so seed-shaped JSON round-trips unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Criterion {
+    pub criterion: String,
+    pub mode: Option<CriterionMode>,
+}
+
+impl Criterion {
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            criterion: text.into(),
+            mode: None,
+        }
+    }
+
+    pub fn with_mode(text: impl Into<String>, mode: CriterionMode) -> Self {
+        Self {
+            criterion: text.into(),
+            mode: Some(mode),
+        }
+    }
+
+    /// A criterion without a mode counts as verifiable (issue: GGS D computation).
+    pub fn effective_mode(&self) -> CriterionMode {
+        self.mode.unwrap_or(CriterionMode::Verifiable)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum CriterionRepr {
+    Plain(String),
+    Structured {
+        criterion: String,
+        #[serde(default)]
+        mode: Option<CriterionMode>,
+    },
+}
+
+impl Serialize for Criterion {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.mode {
+            None => serializer.serialize_str(&self.criterion),
+            Some(mode) => CriterionRepr::Structured {
+                criterion: self.criterion.clone(),
+                mode: Some(mode),
+            }
+            .serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Criterion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match CriterionRepr::deserialize(deserializer)? {
+            CriterionRepr::Plain(criterion) => Criterion {
+                criterion,
+                mode: None,
+            },
+            CriterionRepr::Structured { criterion, mode } => Criterion { criterion, mode },
+        })
+    }
+}
+
+/// R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SubTask {
+    pub subtask_id: SubTaskId,
+    pub parent_task_id: TaskId,
+    pub intent: String,
+    /// Everything the executor needs beyond the intent; earlier groups' outputs are
+    /// appended here by the dispatcher.
+    pub context: String,
+    pub success_criteria: Vec<Criterion>,
+    /// Same number = parallel; groups run in ascending order.
+    pub sequence: i64,
+    /// Seed 002 field; `null` unless the plan names one.
+    #[serde(default)]
+    pub deadline: Option<String>,
+}
+
+/// R2 → R4b: the fan-in gate's expectation for one planning round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct DispatchManifest {
+    pub task_id: TaskId,
+    pub subtask_ids: Vec<SubTaskId>,
+    /// Embedded for R4b's context (seed 002).
+    pub task_spec: Option<TaskSpec>,
+    pub dispatched_at: DateTime<Utc>,
+    /// Assertions about the COMBINED output; R4b judges these.
+    pub task_criteria: Vec<Criterion>,
+    /// 0 for the first plan, n for the n-th replan.
+    #[serde(default)]
+    pub round: u32,
+}

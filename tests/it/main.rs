@@ -1,0 +1,5 @@
+//! Core integration tests, compiled as one binary.
+
+mod bus;
+mod contracts;
+mod no_tauri;
