@@ -8,6 +8,7 @@
 //! - [`config`] — one validated [`Config`] (defaults → settings.toml → environment).
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
+//! - [`laws`] — the Four Laws (T layer).
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -17,6 +18,7 @@ pub mod bus;
 pub mod clock;
 pub mod config;
 pub mod contracts;
+pub mod laws;
 pub mod telemetry;
 
 pub use bus::Bus;

@@ -45,6 +45,10 @@ pub struct ToolCallRecord {
     pub status: ToolCallStatus,
     pub error: Option<String>,
     pub duration_ms: u64,
+    /// Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
+    /// it to prefix the task's summary with `[LAW1]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<crate::contracts::Decision>,
 }
 
 impl ToolCallRecord {
@@ -92,6 +96,8 @@ enum ToolCallRepr {
         error: Option<String>,
         #[serde(default)]
         duration_ms: u64,
+        #[serde(default)]
+        confirmation: Option<crate::contracts::Decision>,
     },
 }
 
@@ -110,6 +116,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                     status: ToolCallStatus::Ok,
                     error: None,
                     duration_ms: 0,
+                    confirmation: None,
                 }
             }
             ToolCallRepr::Structured {
@@ -120,6 +127,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 status,
                 error,
                 duration_ms,
+                confirmation,
             } => ToolCallRecord {
                 tool,
                 input,
@@ -128,6 +136,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 status,
                 error,
                 duration_ms,
+                confirmation,
             },
         })
     }

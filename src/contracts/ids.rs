@@ -3,6 +3,7 @@
 //! ids and misrouted results when the model repeated them, digest #27).
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -73,21 +74,22 @@ uuid_id!(
 
 /// A user task. The seed asks for a "short snake_case string"; the runtime mints it at
 /// submission (`task_` + 12 hex digits) so it is unique per run and never model-written.
+/// Shared (`Arc<str>`) because every envelope of the task carries a copy.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(transparent)]
-pub struct TaskId(String);
+pub struct TaskId(Arc<str>);
 
 impl TaskId {
     /// Mints a fresh task id. Only the runtime calls this.
     pub fn mint() -> Self {
         let hex = Uuid::new_v4().simple().to_string();
-        Self(format!("task_{}", &hex[..12]))
+        Self(Arc::from(format!("task_{}", &hex[..12])))
     }
 
     /// Wraps an id read back from a log, a fixture or the UI.
-    pub fn from_existing(id: impl Into<String>) -> Self {
-        Self(id.into())
+    pub fn from_existing(id: impl AsRef<str>) -> Self {
+        Self(Arc::from(id.as_ref()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -98,6 +100,12 @@ impl TaskId {
 impl fmt::Display for TaskId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for TaskId {
+    fn as_ref(&self) -> &str {
+        &self.0
     }
 }
 
