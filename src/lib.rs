@@ -9,6 +9,7 @@
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
+//! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -19,6 +20,7 @@ pub mod clock;
 pub mod config;
 pub mod contracts;
 pub mod laws;
+pub mod tasklog;
 pub mod telemetry;
 
 pub use bus::Bus;

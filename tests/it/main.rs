@@ -3,3 +3,4 @@
 mod bus;
 mod contracts;
 mod no_tauri;
+mod tasklog;
