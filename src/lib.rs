@@ -9,6 +9,8 @@
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
+//! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
+//! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -18,7 +20,9 @@ pub mod bus;
 pub mod clock;
 pub mod config;
 pub mod contracts;
+pub mod ggs;
 pub mod laws;
+pub mod tags;
 pub mod telemetry;
 
 pub use bus::Bus;
