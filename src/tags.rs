@@ -91,12 +91,12 @@ pub fn intent_slug(intent: &str) -> String {
     };
 
     if chosen.is_empty() {
-        let trimmed = folded.trim();
-        return if trimmed.is_empty() {
+        let symbols = folded.split_whitespace().collect::<Vec<_>>().join(" ");
+        return if symbols.is_empty() {
             BLANK_SLUG.to_string()
         } else {
             // Only symbols (emoji, punctuation): still a distinct, stable bucket.
-            format!("x-{}", short_hash(trimmed))
+            format!("x-{}", short_hash(&symbols))
         };
     }
 

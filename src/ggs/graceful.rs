@@ -55,7 +55,7 @@ pub fn next_moves(facts: &FailureFacts<'_>) -> Vec<String> {
     }
     if let Some(first) = facts.failed_inputs.first() {
         moves.push(format!(
-            "Check that \"{}\" exists and is reachable ({} failed: {}), or name the right location in your request.",
+            "\"{}\" failed with {} ({}): check that what it refers to exists and is reachable, or name the right one in your request.",
             first.target, first.tool, first.why
         ));
     }

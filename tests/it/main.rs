@@ -2,4 +2,5 @@
 
 mod bus;
 mod contracts;
+mod ggs;
 mod no_tauri;
