@@ -312,16 +312,12 @@ fn unit_interval(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::{GapPoint, SubTaskId, TaskId, ToolCallRecord, Verdict};
+    use crate::contracts::{Criterion, GapPoint, SubTaskId, TaskId, ToolCallRecord, Verdict};
 
     fn verdict(c: &str, v: Verdict, class: Option<FailureClass>) -> CriterionVerdict {
-        CriterionVerdict {
-            criterion: c.into(),
-            mode: None,
-            verdict: v,
-            failure_class: class,
-            evidence: String::new(),
-        }
+        let mut verdict = CriterionVerdict::for_criterion(&Criterion::new(c), v);
+        verdict.failure_class = class;
+        verdict
     }
 
     fn outcome(status: SubTaskStatus, verdicts: Vec<CriterionVerdict>) -> SubTaskOutcome {

@@ -451,6 +451,49 @@ fn accept_needs_r4b_acceptance_and_zero_distance_otherwise_it_is_success() {
     assert_eq!(state_of(&i), MacroState::Abandon);
 }
 
+#[test]
+fn float_noise_at_a_threshold_does_not_flip_the_decision() {
+    let omega = 0.6 * 4.0 / 3.0;
+    assert!(omega < 0.8, "the noise this guards against: {omega}");
+    assert_eq!(
+        decide::cascade(&loss_of(1.0, 1.0, omega), 0.0, &params()),
+        MacroState::Abandon
+    );
+}
+
+#[test]
+fn every_rationale_names_the_numbers_that_drove_it() {
+    let p = params();
+    let mut i = inputs(0.75, 0.25, 0.4, 0.0);
+    let d = decide::decide(&i, &p, 3);
+    let text = decide::rationale(&d, &i, &p, 3);
+    assert_eq!(d.state, MacroState::ChangePath);
+    for needle in [
+        "D=0.750",
+        "P=0.250",
+        "ε=0.1",
+        "ρ=0.5",
+        "δ=0.3",
+        "|∇L|=0.000",
+    ] {
+        assert!(text.contains(needle), "{needle} missing in {text}");
+    }
+
+    i.worsening_streak = 2;
+    i.grad_l = 0.2;
+    let d = decide::decide(&i, &p, 3);
+    let text = decide::rationale(&d, &i, &p, 3);
+    assert_eq!(d.state, MacroState::Abandon);
+    assert!(text.contains("Law 2") && text.contains("2 consecutive") && text.contains("+0.200"));
+    assert!(text.contains("refine"), "{text}");
+
+    i.worsening_streak = 0;
+    i.loss.omega = 0.85;
+    let d = decide::decide(&i, &p, 3);
+    let text = decide::rationale(&d, &i, &p, 3);
+    assert!(text.contains("Ω=0.850 ≥ θ=0.8"), "{text}");
+}
+
 // ---------------------------------------------------------------------------------------
 // Loss arithmetic, computed by hand
 // ---------------------------------------------------------------------------------------
