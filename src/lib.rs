@@ -10,6 +10,8 @@
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
 //! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
+//! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
+//! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -19,7 +21,9 @@ pub mod bus;
 pub mod clock;
 pub mod config;
 pub mod contracts;
+pub mod ggs;
 pub mod laws;
+pub mod tags;
 pub mod tasklog;
 pub mod telemetry;
 

@@ -2,5 +2,6 @@
 
 mod bus;
 mod contracts;
+mod ggs;
 mod no_tauri;
 mod tasklog;

@@ -437,6 +437,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
         Role::Ggs,
         ReplanRequest {
             task_id: task.clone(),
+            intent: "Find the largest file and write a summary".into(),
             gap_summary: "max retries (2) reached; last issue: folder missing".into(),
             failed_outcomes: vec![failed],
             matched_outcomes: vec![],
@@ -629,6 +630,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
         Role::Ggs,
         OutcomeSummary {
             task_id: task.clone(),
+            intent: "Find the largest file and write a summary".into(),
             merged_output: json!({ "largest": "/home/u/big.iso", "summary_file": "summary.txt" }),
             summary: "summary.txt names big.iso (4.7 GB)".into(),
             task_criteria_verdicts: vec![verdict(
