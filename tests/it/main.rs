@@ -3,3 +3,5 @@
 mod bus;
 mod contracts;
 mod no_tauri;
+#[cfg(feature = "specta")]
+mod ts_contracts;
