@@ -9,7 +9,7 @@ use std::path::Path;
 
 use artoo::bus::Envelope;
 use artoo::config::Settings;
-use artoo::contracts::{Message, MessageKind, Role};
+use artoo::contracts::{MacroState, Message, MessageKind, Role};
 use specta::Types;
 use specta_typescript::Typescript;
 use specta_util::Remapper;
@@ -24,6 +24,7 @@ fn render() -> String {
         .register::<Message>()
         .register::<MessageKind>()
         .register::<Role>()
+        .register::<MacroState>()
         .register::<Settings>();
     // Every 64-bit integer on the bus is a count, a duration in ms or a sequence number, all
     // far below 2^53; the IPC carries JSON, so they reach the UI as JS numbers either way.

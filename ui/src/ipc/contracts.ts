@@ -611,6 +611,12 @@ export type Loss = {
 	L: number | null,
 };
 
+/**
+ *  The six macro-states plus `accept` (success with D = 0, every sub-task matched and
+ *  R4b accepted).
+ */
+export type MacroState = "accept" | "success" | "refine" | "change_path" | "change_approach" | "break_symmetry" | "abandon";
+
 /**  One matched sub-task's output, quoted verbatim in a graceful-failure request. */
 export type MatchedOutput = {
 	subtask_id: SubTaskId,
