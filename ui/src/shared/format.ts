@@ -59,7 +59,12 @@ export function dateTime(isoTime: string, locale: string): string {
 }
 
 export function time(isoTime: string, locale: string): string {
-  return new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(isoTime));
+  return new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(new Date(isoTime));
+}
+
+/** "Mar 2, 09:01:05": for log rows that span days. */
+export function shortDateTime(isoTime: string, locale: string): string {
+  return new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(new Date(isoTime));
 }
 
 /** Age in days as a compact "3.2 d", "5 h" or "12 min". */

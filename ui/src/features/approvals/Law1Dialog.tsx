@@ -152,7 +152,7 @@ export function Law1Sheet({
         </div>
 
         <footer class="law1-actions">
-          <span class="small muted">{t('law1.enterHint')}</span>
+          <span class="small muted law1-hint">{t('law1.enterHint')}</span>
           <span class="spacer" />
           <button ref={deny} type="button" class="btn large" disabled={busy} onClick={() => onAnswer('deny')}>
             {t('law1.deny')}

@@ -4,9 +4,9 @@
 
 import { useEffect } from 'preact/hooks';
 
-import { locale, t, type MessageKey } from '../../i18n';
+import { locale, t, tn, type MessageKey } from '../../i18n';
 import type { AuditReport, MessageKind } from '../../ipc/contracts';
-import { dateTime, relative, time } from '../../shared/format';
+import { dateTime, relative, shortDateTime, time } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { Chip, Empty, ErrorText } from '../../shared/widgets';
 import type { AuditStore } from './store';
@@ -58,9 +58,7 @@ export function AuditPanel({ audit, now }: { audit: AuditStore; now: number }) {
                 <div class="row small muted">
                   <span>{t(`audit.trigger.${r.trigger}` as MessageKey)}</span>
                   <span>·</span>
-                  <span>
-                    {r.tasks_observed} {t('audit.tasks').toLowerCase()}
-                  </span>
+                  <span>{tn('audit.tasksCount', r.tasks_observed)}</span>
                   <span class="spacer" />
                   <span>{relative(r.window_end, now, lang)}</span>
                 </div>
@@ -229,7 +227,7 @@ function EventBrowser({ audit }: { audit: AuditStore }) {
               {events.map((e) => (
                 <tr key={e.seq} class={e.anomaly !== 'none' ? 'anomalous' : ''}>
                   <td class="num muted">{e.seq}</td>
-                  <td class="nowrap">{time(e.timestamp, lang)}</td>
+                  <td class="nowrap">{shortDateTime(e.timestamp, lang)}</td>
                   <td class="nowrap mono">
                     {e.from} → {e.to}
                   </td>

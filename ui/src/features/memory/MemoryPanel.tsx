@@ -105,23 +105,25 @@ function GroupTable({ groups, selected, onSelect, now }: { groups: readonly Memo
             <th class="num">{t('memory.dec')}</th>
             <th>{t('memory.action')}</th>
             <th class="num">M/K/C/T</th>
-            <th />
           </tr>
         </thead>
         <tbody>
           {groups.map((g) => (
             <tr key={`${g.space}|${g.entity}`} class={sameGroup(g, selected) ? 'selected' : ''} onClick={() => onSelect({ space: g.space, entity: g.entity })}>
-              <td class="mono">{g.space}</td>
-              <td class="mono">{g.entity}</td>
+              <td class="mono cell-clip" title={g.space}>
+                {g.space}
+              </td>
+              <td class="mono cell-clip" title={g.entity}>
+                {g.entity}
+              </td>
               <td class="num">{fixed(g.potentials.attention)}</td>
               <td class="num">{signed(g.potentials.decision)}</td>
               <td>
                 <Chip tone={ACTION_TONE[g.potentials.action]}>{t(`memory.action.${g.potentials.action}`)}</Chip>
               </td>
-              <td class="num muted">
+              <td class="num muted" title={g.last_activity ? relative(g.last_activity, now, lang) : undefined}>
                 {g.counts.M}/{g.counts.K}/{g.counts.C}/{g.counts.T}
               </td>
-              <td class="muted small nowrap">{g.last_activity ? relative(g.last_activity, now, lang) : ''}</td>
             </tr>
           ))}
         </tbody>

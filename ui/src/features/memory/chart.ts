@@ -35,7 +35,7 @@ export function regions(t: MemoryThresholds, b: Bounds, c: Palette, names: Recor
     xMax,
     yMin,
     yMax,
-    backgroundColor: withAlpha(actionColor(action, c), action === 'Ignore' ? 0.06 : 0.1),
+    backgroundColor: withAlpha(actionColor(action, c), action === 'Ignore' ? 0.06 : action === 'Caution' ? 0.28 : 0.1),
     borderWidth: 0,
     label: {
       display: true,
@@ -46,8 +46,18 @@ export function regions(t: MemoryThresholds, b: Bounds, c: Palette, names: Recor
       padding: 4,
     },
   });
+  const threshold = (axis: 'x' | 'y', value: number): AnnotationOptions => ({
+    type: 'line',
+    ...(axis === 'x' ? { xMin: value, xMax: value } : { yMin: value, yMax: value, xMin: t.attention_floor }),
+    borderColor: withAlpha(c.gray, 0.7),
+    borderWidth: 1,
+    borderDash: [4, 3],
+  });
   return {
     ignore: box('Ignore', 0, t.attention_floor, -b.yMax, b.yMax),
+    floor: threshold('x', t.attention_floor),
+    exploitLine: threshold('y', t.exploit_above),
+    avoidLine: threshold('y', t.avoid_below),
     exploit: box('Exploit', t.attention_floor, b.xMax, t.exploit_above, b.yMax),
     caution: box('Caution', t.attention_floor, b.xMax, t.avoid_below, t.exploit_above),
     avoid: box('Avoid', t.attention_floor, b.xMax, -b.yMax, t.avoid_below),

@@ -115,7 +115,7 @@ export function SubtaskList({ task }: { task: TaskView }) {
       <h4>{t('pipeline.subtasks')}</h4>
       {rounds.map((round) => (
         <ul key={round} class={`subtask-round ${round < task.round ? 'past' : ''}`}>
-          {rounds.length > 1 ? <li class="round-label small muted">{t('pipeline.round', { round })}</li> : null}
+          {rounds.length > 1 ? <li class="round-label small muted">{round === 0 ? t('pipeline.round', { round: 1 }) : t('pipeline.replan', { round })}</li> : null}
           {task.subtasks
             .filter((s) => s.round === round)
             .sort((a, b) => a.sequence - b.sequence)
@@ -216,7 +216,11 @@ export function PipelineView({
       <div class="row phase-row">
         <span class={`phase-dot ${task.phase}`} />
         <strong data-testid="phase">{t(`phase.${task.phase}`)}</strong>
-        {task.round > 0 || task.rounds.length > 0 ? <span class="muted">· {t('pipeline.round', { round: task.round })}</span> : null}
+        {task.replanning ? (
+          <span class="muted">· {t('pipeline.replan', { round: task.replanning.round })}</span>
+        ) : task.round > 0 ? (
+          <span class="muted">· {t('pipeline.replan', { round: task.round })}</span>
+        ) : null}
       </div>
       <RoleStrip task={task} />
       <LossRow point={latestRound(task)} />

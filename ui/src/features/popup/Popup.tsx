@@ -5,13 +5,12 @@
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
-import { t } from '../../i18n';
+import { locale, t, tn } from '../../i18n';
 import type { MemoryRecall, Value } from '../../ipc/contracts';
 import type { PanelFocus, PanelTab } from '../../ipc/commands';
 import { clock, integer, seconds } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { Chip, ErrorText } from '../../shared/widgets';
-import { locale } from '../../i18n';
 import { Law1Dialog, ResolvedNotices } from '../approvals/Law1Dialog';
 import type { ApprovalsStore } from '../approvals/store';
 import { isFinished, type TaskView } from '../pipeline/model';
@@ -31,6 +30,13 @@ export function Popup({ pipeline, approvals, now, skipped, openPanel, hide }: Po
   const task = pipeline.current.value;
   const running = pipeline.running.value;
   const dialogOpen = approvals.first.value !== null;
+
+  const body = useRef<HTMLDivElement>(null);
+  const phase = task?.phase;
+  useEffect(() => {
+    // A result (or an answer) replaces the pipeline at the top: show it from its start.
+    if (phase === 'done' || phase === 'chat') body.current?.scrollTo({ top: 0 });
+  }, [phase]);
 
   const onWhy = (recall: MemoryRecall) => openPanel('memory', { kind: 'group', space: recall.space, entity: recall.entity });
 
@@ -72,7 +78,7 @@ export function Popup({ pipeline, approvals, now, skipped, openPanel, hide }: Po
       {skipped.value > 0 ? <p class="callout warn small">{t('app.gap', { count: skipped.value })}</p> : null}
       <ResolvedNotices approvals={approvals} />
 
-      <div class="popup-body">
+      <div class="popup-body" ref={body}>
         {task ? <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} /> : <Welcome pipeline={pipeline} />}
       </div>
 
@@ -195,17 +201,22 @@ function TaskPanel({
 
       {task.clarification ? <Clarification question={task.clarification.question} onAnswer={(a) => void pipeline.answerClarification(a)} /> : null}
 
+      {task.result ? <ResultCard task={task} onReplay={() => openPanel('tasks', { kind: 'task', task_id: task.taskId })} /> : null}
+      {task.cancelled !== null ? <p class="callout warn">{t('result.cancelled', { reason: task.cancelled })}</p> : null}
+
       {task.chat !== null ? (
         <div class="card chat" data-testid="chat">
           <h4>{t('result.chat')}</h4>
           <p class="selectable">{task.chat}</p>
         </div>
+      ) : finished ? (
+        <details class="pipeline-details">
+          <summary>{t('pipeline.details')}</summary>
+          <PipelineView task={task} onWhy={onWhy} />
+        </details>
       ) : (
         <PipelineView task={task} onWhy={onWhy} />
       )}
-
-      {task.result ? <ResultCard task={task} onReplay={() => openPanel('tasks', { kind: 'task', task_id: task.taskId })} /> : null}
-      {task.cancelled !== null ? <p class="callout warn">{t('result.cancelled', { reason: task.cancelled })}</p> : null}
 
       <div class="row actions">
         {finished ? (
@@ -285,7 +296,7 @@ export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () =
         </span>
         <h3>{ok ? t('result.success') : t('result.abandon')}</h3>
         <Chip tone={ok ? 'good' : 'bad'}>{directiveName(r.directive)}</Chip>
-        {r.replans > 0 ? <Chip>{t('result.replans', { count: r.replans })}</Chip> : null}
+        {r.replans > 0 ? <Chip>{tn('result.replans', r.replans)}</Chip> : null}
         {task.law1 ? <Chip tone="warn">{t('law1.badge')}</Chip> : null}
       </header>
       <p class="summary selectable" data-testid="summary">

@@ -4,7 +4,7 @@
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 
-import { locale, t, type MessageKey } from '../../i18n';
+import { locale, t, tn, type MessageKey } from '../../i18n';
 import type { TaskRun } from '../../ipc/commands';
 import { ChartCanvas } from '../../shared/chart';
 import { relative, time } from '../../shared/format';
@@ -61,7 +61,7 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
     () =>
       whole && whole.rounds.length > 0
         ? lossChartConfig(whole.rounds, palette(dark), {
-            round: (n) => t('pipeline.round', { round: n }),
+            round: t('tasks.chart.round'),
             directive: (d) => directiveName(d),
           })
         : null,
@@ -85,7 +85,7 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
               </div>
               <div class="row small muted">
                 <Chip tone={STATUS_TONE[r.status]}>{t(`tasks.status.${r.status}` as MessageKey)}</Chip>
-                {r.replans > 0 ? <span>{t('result.replans', { count: r.replans })}</span> : null}
+                {r.replans > 0 ? <span>{tn('result.replans', r.replans)}</span> : null}
                 {r.law1 ? <span class="chip warn">{t('law1.badge')}</span> : null}
                 <span class="spacer" />
                 <span>{relative(r.started_at, now.value, lang)}</span>

@@ -8,7 +8,8 @@ import { type Palette, withAlpha } from '../../shared/theme';
 import type { RoundPoint } from '../pipeline/model';
 
 export interface LossChartLabels {
-  round: (n: number) => string;
+  /** Axis title under the decision numbers. */
+  round: string;
   directive: (d: string) => string;
 }
 
@@ -44,7 +45,8 @@ export function lossChartConfig(rounds: readonly RoundPoint[], colors: Palette, 
   return {
     type: 'line',
     data: {
-      labels: rounds.map((r) => labels.round(r.round)),
+      // One point per GGS decision, numbered by the round it judged.
+      labels: rounds.map((_, i) => String(i + 1)),
       datasets: [
         line('L', colors.accent, series((r) => r.loss.L), 2.5),
         line('D', colors.purple, series((r) => r.loss.D), 1.5),
@@ -56,10 +58,10 @@ export function lossChartConfig(rounds: readonly RoundPoint[], colors: Palette, 
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
-      layout: { padding: { top: 18, right: 8 } },
+      layout: { padding: { top: 18, left: 4, right: 4 } },
       interaction: { mode: 'index', intersect: false },
       scales: {
-        x: { grid: { color: colors.separator }, ticks: { color: colors.label2 } },
+        x: { offset: true, title: { display: true, text: labels.round, color: colors.label2 }, grid: { color: colors.separator }, ticks: { color: colors.label2 } },
         y: { min: 0, suggestedMax: 1, grid: { color: colors.separator }, ticks: { color: colors.label2, stepSize: 0.25 } },
       },
       plugins: {
