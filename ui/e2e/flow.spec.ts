@@ -98,7 +98,8 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   await expect(result).toContainText('accept');
   await result.locator('summary').click();
   await expect(page.getByTestId('cost')).toContainText('R2');
-  await expect(page.getByTestId('cost')).toContainText('Total');
+  await expect(page.getByTestId('cost')).toContainText('Models in all');
+  await expect(page.getByTestId('cost')).toContainText('Tools');
   await shot(page, '04-result');
 
   // The memory map, opened from the popup like the shell's open_panel would.
@@ -185,5 +186,6 @@ test('the popup in dark mode, and the whole UI in Simplified Chinese', async ({ 
   await settings.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('panels').getByRole('tab', { name: '设置' })).toBeVisible();
   await expect(settings).toContainText('已保存到');
+  await page.getByTestId('tray').click();
   await shot(page, '10-settings-zh-dark');
 });

@@ -3,7 +3,9 @@
 import { cleanup } from '@testing-library/preact';
 import { afterEach } from 'vitest';
 
-HTMLCanvasElement.prototype.getContext = (() => null) as typeof HTMLCanvasElement.prototype.getContext;
+if (typeof HTMLCanvasElement !== 'undefined') {
+  HTMLCanvasElement.prototype.getContext = (() => null) as typeof HTMLCanvasElement.prototype.getContext;
+}
 
 afterEach(() => {
   cleanup();

@@ -63,7 +63,7 @@ export function PanelsWindow({ session, chrome }: { session: Session; chrome?: {
       <div class="panel-body">
         {nav.tab === 'tasks' ? <TasksPanel tasks={session.tasks} now={session.now} focusTask={focus?.kind === 'task' ? focus.task_id : null} /> : null}
         {nav.tab === 'memory' ? <MemoryPanel memory={session.memory} now={now} focus={focus?.kind === 'group' ? { space: focus.space, entity: focus.entity } : null} /> : null}
-        {nav.tab === 'audit' ? <AuditPanel audit={session.audit} now={now} /> : null}
+        {nav.tab === 'audit' ? <AuditPanel audit={session.audit} now={now} focusReport={focus?.kind === 'report' ? focus.report_id : null} /> : null}
         {nav.tab === 'settings' ? <SettingsPanel settings={session.settings} /> : null}
       </div>
     </div>

@@ -105,7 +105,7 @@ export const en = {
   'result.cost.tokens': 'Tokens',
   'result.cost.time': 'Time',
   'result.cost.tools': 'Tools',
-  'result.cost.total': 'Total',
+  'result.cost.total': 'Models in all',
   'result.replans.one': '1 replan',
   'result.replans.other': '{count} replans',
   'result.replay': 'Open in Tasks',

@@ -106,7 +106,7 @@ export const zhCN: Messages = {
   'result.cost.tokens': '令牌',
   'result.cost.time': '耗时',
   'result.cost.tools': '工具',
-  'result.cost.total': '合计',
+  'result.cost.total': '模型合计',
   'result.replans.one': '重新规划 1 次',
   'result.replans.other': '重新规划 {count} 次',
   'result.replay': '在“任务”中打开',

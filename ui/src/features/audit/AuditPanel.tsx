@@ -22,9 +22,13 @@ function findings(r: AuditReport): number {
   return r.anomalies.length + r.boundary_violations.length + r.drift_alerts.length;
 }
 
-export function AuditPanel({ audit, now }: { audit: AuditStore; now: number }) {
+export function AuditPanel({ audit, now, focusReport = null }: { audit: AuditStore; now: number; focusReport?: string | null }) {
   const reports = audit.reports.value.value;
   const lang = locale.value;
+
+  useEffect(() => {
+    if (focusReport) audit.select(focusReport);
+  }, [focusReport, audit]);
 
   useEffect(() => {
     if (reports === null && !audit.reports.loading.value) {

@@ -339,17 +339,17 @@ export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () =
                 </tr>
               ) : null,
             )}
-            <tr>
-              <td>{t('result.cost.tools')}</td>
-              <td class="num">{task.tools.calls}</td>
-              <td class="num">—</td>
-              <td class="num">{seconds(task.tools.ms)}</td>
-            </tr>
             <tr class="total">
               <td>{t('result.cost.total')}</td>
               <td class="num">{totals.calls}</td>
               <td class="num">{integer(totals.tokens, lang)}</td>
               <td class="num">{seconds(totals.ms)}</td>
+            </tr>
+            <tr>
+              <td>{t('result.cost.tools')}</td>
+              <td class="num">{task.tools.calls}</td>
+              <td class="num">—</td>
+              <td class="num">{seconds(task.tools.ms)}</td>
             </tr>
           </tbody>
         </table>
