@@ -24,6 +24,7 @@ export function PopupWindow({ session }: { session: Session }) {
   return (
     <Popup
       pipeline={session.pipeline}
+      recent={session.tasks.runs.value.value}
       approvals={session.approvals}
       now={session.now}
       skipped={session.skipped}

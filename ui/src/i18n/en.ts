@@ -20,6 +20,7 @@ export const en = {
   'popup.empty.title': 'Ask for anything on this Mac',
   'popup.empty.body': 'Find, tidy, rename or summarise files. Nothing irreversible happens without your click.',
   'popup.examples': 'Try',
+  'popup.recent': 'Recent',
   'popup.example.1': 'Find the 5 largest videos in Downloads',
   'popup.example.2': 'Delete the duplicate installers in my Downloads folder',
   'popup.example.3': 'Summarise this week’s notes into a file',

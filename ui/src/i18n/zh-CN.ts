@@ -21,6 +21,7 @@ export const zhCN: Messages = {
   'popup.empty.title': '在这台 Mac 上，想做什么都可以问',
   'popup.empty.body': '查找、整理、重命名或汇总文件。任何不可逆的操作都要经你点击确认。',
   'popup.examples': '试试',
+  'popup.recent': '最近',
   'popup.example.1': '找出“下载”里最大的 5 个视频',
   'popup.example.2': '删除“下载”文件夹里重复的安装包',
   'popup.example.3': '把本周的笔记汇总成一个文件',

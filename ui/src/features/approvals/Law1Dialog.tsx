@@ -143,16 +143,17 @@ export function Law1Sheet({
             <div class="law1-bar">
               <div class="law1-bar-fill" style={{ width: `${(remaining / total) * 100}%` }} />
             </div>
-            <span class="small">
-              {remaining > 0 ? t('law1.countdown', { time: clock(remaining) }) : t('law1.expiring')}
-            </span>
+            <div class="row small">
+              <span>{remaining > 0 ? t('law1.countdown', { time: clock(remaining) }) : t('law1.expiring')}</span>
+              <span class="spacer" />
+              <span class="muted">{t('law1.enterHint')}</span>
+            </div>
           </div>
           {busy ? <p class="small muted">{t('law1.sending')}</p> : null}
           {error ? <ErrorText>{error}</ErrorText> : null}
         </div>
 
         <footer class="law1-actions">
-          <span class="small muted law1-hint">{t('law1.enterHint')}</span>
           <span class="spacer" />
           <button ref={deny} type="button" class="btn large" disabled={busy} onClick={() => onAnswer('deny')}>
             {t('law1.deny')}

@@ -112,3 +112,20 @@ describe('the popup', () => {
     expect(screen.getByRole('alert').textContent).toBe('a task is already running');
   });
 });
+
+describe('the idle popup', () => {
+  it('lists the latest runs with their outcome and opens one in Tasks', async () => {
+    const h = harness();
+    const openPanel = vi.fn();
+    const runs = await h.fake.invoke('task_runs', {});
+    const s = h.session;
+    render(<Popup pipeline={s.pipeline} recent={runs} approvals={s.approvals} now={s.now} skipped={s.skipped} openPanel={openPanel} hide={() => undefined} />);
+    const items = screen.getByTestId('recent').querySelectorAll('li');
+    expect(items).toHaveLength(3);
+    expect(items[1]?.textContent).toContain('Will it rain in Paris tomorrow?');
+    expect(items[1]?.textContent).toContain('abandoned');
+    fireEvent.click(items[1]?.querySelector('button') as HTMLElement);
+    expect(openPanel).toHaveBeenCalledWith('tasks', { kind: 'task', task_id: runs[1]?.task_id });
+    h.dispose();
+  });
+});

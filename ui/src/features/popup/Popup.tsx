@@ -7,10 +7,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { locale, t, tn } from '../../i18n';
 import type { MemoryRecall, Value } from '../../ipc/contracts';
-import type { PanelFocus, PanelTab } from '../../ipc/commands';
-import { clock, integer, seconds } from '../../shared/format';
+import type { PanelFocus, PanelTab, TaskRun } from '../../ipc/commands';
+import { clock, integer, relative, seconds } from '../../shared/format';
 import { Icon } from '../../shared/icons';
-import { Chip, ErrorText } from '../../shared/widgets';
+import { Chip, ErrorText, type Tone } from '../../shared/widgets';
 import { Law1Dialog, ResolvedNotices } from '../approvals/Law1Dialog';
 import type { ApprovalsStore } from '../approvals/store';
 import { isFinished, type TaskView } from '../pipeline/model';
@@ -19,6 +19,8 @@ import { directiveName, PipelineView, roleName } from '../pipeline/views';
 
 export interface PopupProps {
   pipeline: PipelineStore;
+  /** The latest runs, newest first, shown while no task is on screen. */
+  recent?: readonly TaskRun[] | null;
   approvals: ApprovalsStore;
   now: ReadonlySignal<number>;
   skipped: ReadonlySignal<number>;
@@ -26,7 +28,7 @@ export interface PopupProps {
   hide: () => void;
 }
 
-export function Popup({ pipeline, approvals, now, skipped, openPanel, hide }: PopupProps) {
+export function Popup({ pipeline, recent, approvals, now, skipped, openPanel, hide }: PopupProps) {
   const task = pipeline.current.value;
   const running = pipeline.running.value;
   const dialogOpen = approvals.first.value !== null;
@@ -79,7 +81,11 @@ export function Popup({ pipeline, approvals, now, skipped, openPanel, hide }: Po
       <ResolvedNotices approvals={approvals} />
 
       <div class="popup-body" ref={body}>
-        {task ? <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} /> : <Welcome pipeline={pipeline} />}
+        {task ? (
+          <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} />
+        ) : (
+          <Welcome pipeline={pipeline} recent={recent ?? []} now={now.value} openPanel={openPanel} />
+        )}
       </div>
 
       <Law1Dialog approvals={approvals} now={now} />
@@ -157,12 +163,41 @@ function TaskInput({ pipeline, disabled }: { pipeline: PipelineStore; disabled: 
   );
 }
 
-function Welcome({ pipeline }: { pipeline: PipelineStore }) {
+const RUN_TONE: Record<TaskRun['status'], Tone> = { running: 'info', accept: 'good', success: 'good', abandon: 'bad', cancelled: 'warn', chat: 'neutral' };
+
+function Welcome({
+  pipeline,
+  recent,
+  now,
+  openPanel,
+}: {
+  pipeline: PipelineStore;
+  recent: readonly TaskRun[];
+  now: number;
+  openPanel: PopupProps['openPanel'];
+}) {
   const examples = [t('popup.example.1'), t('popup.example.2'), t('popup.example.3')];
+  const lang = locale.value;
   return (
     <div class="welcome">
       <h3>{t('popup.empty.title')}</h3>
       <p class="muted">{t('popup.empty.body')}</p>
+      {recent.length > 0 ? (
+        <>
+          <h4>{t('popup.recent')}</h4>
+          <ul class="recent" data-testid="recent">
+            {recent.slice(0, 4).map((r) => (
+              <li key={r.run_id}>
+                <button type="button" class="recent-run" onClick={() => openPanel('tasks', { kind: 'task', task_id: r.task_id })}>
+                  <span class="clip grow">{r.raw_input}</span>
+                  <Chip tone={RUN_TONE[r.status]}>{t(`tasks.status.${r.status}`)}</Chip>
+                  <span class="small muted nowrap">{relative(r.started_at, now, lang)}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
       <h4>{t('popup.examples')}</h4>
       <ul class="examples">
         {examples.map((e) => (

@@ -43,7 +43,6 @@ function groupKey(space: string, entity: string): string {
 
 export class FakeMemory {
   private megrams: Megram[] = [];
-  private readonly pinned = new Set<string>();
   private readonly recalls = new Map<string, RecallRef[]>();
 
   constructor(
@@ -152,7 +151,6 @@ export class FakeMemory {
     if (!current) return null;
     const pinned: Megram = { ...current, k: 0 };
     this.megrams[index] = pinned;
-    this.pinned.add(id);
     return pinned;
   }
 }
