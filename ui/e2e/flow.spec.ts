@@ -146,6 +146,7 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
 });
 
 test('denying the Law 1 request ends in an honest graceful failure', async ({ page }) => {
+  await page.setViewportSize({ width: 440, height: 640 });
   await page.goto('/?view=popup');
   const input = page.getByRole('textbox', { name: 'What should I do?' });
   await input.fill(TASK);
@@ -160,6 +161,7 @@ test('denying the Law 1 request ends in an honest graceful failure', async ({ pa
   await expect(result).toContainText('❌');
   await expect(page.getByTestId('summary')).toContainText('[LAW1] Nothing deleted');
   await expect(page.getByTestId('next-moves').locator('li')).toHaveCount(3);
+  await expect(page.getByTestId('accomplished')).toContainText('Zoom.pkg = ~/Downloads/Zoom (1).pkg');
   await shot(page, '08-popup-denied');
 });
 
@@ -188,4 +190,15 @@ test('the popup in dark mode, and the whole UI in Simplified Chinese', async ({ 
   await expect(settings).toContainText('已保存到');
   await page.getByTestId('tray').click();
   await shot(page, '10-settings-zh-dark');
+});
+
+test('the panels window opens on the tab its URL names, and ⌘-digits switch tabs', async ({ page }) => {
+  await page.goto('/?view=panels#audit');
+  const panels = page.getByTestId('panels');
+  await expect(panels).toHaveAttribute('data-tab', 'audit');
+  await expect(page.getByTestId('audit-reports').locator('li')).toHaveCount(3);
+  await page.keyboard.press('Control+2');
+  await expect(panels).toHaveAttribute('data-tab', 'memory');
+  await expect(page.getByTestId('memory-groups')).toContainText('global:user');
+  await shot(page, '11-panels-window');
 });

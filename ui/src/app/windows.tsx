@@ -34,10 +34,22 @@ export function PopupWindow({ session }: { session: Session }) {
   );
 }
 
+const PANEL_TABS: readonly PanelTab[] = ['tasks', 'memory', 'audit', 'settings'];
+
 export function PanelsWindow({ session, chrome }: { session: Session; chrome?: { onClose: () => void } }) {
   const nav = session.navigation.value;
   useEffect(() => {
     void session.settings.load();
+    // ⌘1…⌘4 switch tabs, as in every tabbed macOS window.
+    const onKey = (e: KeyboardEvent) => {
+      const tab = PANEL_TABS[Number(e.key) - 1];
+      if ((e.metaKey || e.ctrlKey) && !e.altKey && tab) {
+        e.preventDefault();
+        session.navigate(tab);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
   }, [session]);
   const focus: PanelFocus | null = nav.focus;
   const tabs = [
@@ -49,14 +61,17 @@ export function PanelsWindow({ session, chrome }: { session: Session; chrome?: {
   const now = session.now.value;
   return (
     <div class="panels" data-testid="panels" data-tab={nav.tab}>
-      <header class="titlebar">
+      <header class="titlebar" data-tauri-drag-region>
         {chrome ? (
           <span class="traffic">
             <button type="button" class="light close" aria-label={t('common.close')} onClick={chrome.onClose} />
             <span class="light min" />
             <span class="light max" />
           </span>
-        ) : null}
+        ) : (
+          // Room for the native traffic lights of an overlay title bar.
+          <span class="traffic" />
+        )}
         <span class="spacer" />
         <Segmented<PanelTab> options={tabs} value={nav.tab} onChange={(tab) => session.navigate(tab)} label={t('panels.title')} />
         <span class="spacer" />

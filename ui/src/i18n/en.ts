@@ -100,6 +100,7 @@ export const en = {
   'result.law1': 'A Law 1 confirmation was part of this task.',
   'result.output': 'Result',
   'result.nextMoves': 'What you can try next',
+  'result.accomplished': 'What was actually done',
   'result.cost': 'Cost per role',
   'result.cost.role': 'Role',
   'result.cost.calls': 'Calls',

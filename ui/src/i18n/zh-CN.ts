@@ -101,6 +101,7 @@ export const zhCN: Messages = {
   'result.law1': '此任务包含一次第一定律确认。',
   'result.output': '结果',
   'result.nextMoves': '接下来可以尝试',
+  'result.accomplished': '实际完成了什么',
   'result.cost': '各角色开销',
   'result.cost.role': '角色',
   'result.cost.calls': '调用',

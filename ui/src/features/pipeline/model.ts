@@ -95,6 +95,8 @@ export interface TaskView {
   recalls: MemoryRecall[];
   law1: boolean;
   result: FinalResult | null;
+  /** On abandon: what was actually accomplished (R2's graceful-failure answer). */
+  accomplished: string | null;
   chat: string | null;
   cancelled: string | null;
   cost: Partial<Record<Role, RoleCost>>;
@@ -152,6 +154,7 @@ export function emptyTask(taskId: TaskId, rawInput: string, at: string): TaskVie
     recalls: [],
     law1: false,
     result: null,
+    accomplished: null,
     chat: null,
     cancelled: null,
     cost: {},
@@ -308,7 +311,7 @@ export function reduce(task: TaskView, env: Envelope, params: ArrowParams = DEFA
     case 'GracefulFailureRequest':
       return { ...base, roles: { ...roles, R2: 'active' } };
     case 'GracefulFailure':
-      return { ...base, roles: { ...roles, R2: 'done' } };
+      return { ...base, accomplished: m.payload.accomplished, roles: { ...roles, R2: 'done' } };
     case 'FinalResult': {
       const r = m.payload;
       const gradL = num(r.grad_l);

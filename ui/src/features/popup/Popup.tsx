@@ -338,6 +338,14 @@ export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () =
         {r.summary}
       </p>
       <OutputView output={r.output} />
+      {!ok && task.accomplished ? (
+        <div>
+          <h4>{t('result.accomplished')}</h4>
+          <pre class="output selectable" data-testid="accomplished">
+            {task.accomplished}
+          </pre>
+        </div>
+      ) : null}
       {r.next_moves && r.next_moves.length > 0 ? (
         <div>
           <h4>{t('result.nextMoves')}</h4>

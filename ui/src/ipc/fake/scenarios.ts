@@ -638,7 +638,7 @@ export async function duplicatesScript(run: Run): Promise<void> {
     const done = run.decide({ d: 0.5, p: 0 }, false);
     run.final(
       { ...done, state: 'abandon' },
-      'Nothing deleted: you denied removing 3 duplicate installers. I found them — see the list below.',
+      'Nothing deleted: you denied removing 3 duplicate installers. I found them; the list is under what was done.',
       null,
       intent,
       nextMoves,
