@@ -77,6 +77,9 @@ export function createSession(backend: Backend, options: SessionOptions = {}): S
         tasks.handle(event.envelope);
       } else if (event.kind === 'gap') {
         skipped.value += event.skipped;
+        void pipeline.resync().then((envelopes) => {
+          if (envelopes) approvals.resync(envelopes);
+        });
       } else {
         navigation.value = { tab: event.tab, focus: event.focus, serial: navigation.value.serial + 1 };
       }

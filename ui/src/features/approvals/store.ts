@@ -22,6 +22,8 @@ export interface ApprovalsStore {
   /** Requests the user did not answer (timeout, task ended): said once, then dismissed. */
   readonly notices: ReadonlySignal<readonly ResolvedNotice[]>;
   handle(envelope: Envelope): void;
+  /** Re-reads a task's recorded envelopes (after a tap gap) so no open request is missed. */
+  resync(envelopes: readonly Envelope[]): void;
   answer(requestId: RequestId, decision: Decision): Promise<void>;
   dismissNotice(requestId: RequestId): void;
 }
@@ -38,27 +40,35 @@ export function createApprovalsStore(backend: Backend): ApprovalsStore {
     return copy;
   }
 
+  function handle(envelope: Envelope): void {
+    const m = envelope.message;
+    if (m.type === 'ConfirmationRequest') {
+      if (!pending.value.some((r) => r.request_id === m.payload.request_id)) {
+        pending.value = [...pending.value, m.payload];
+      }
+    } else if (m.type === 'ConfirmationDecision') {
+      const id = m.payload.request_id;
+      const request = pending.value.find((r) => r.request_id === id);
+      pending.value = pending.value.filter((r) => r.request_id !== id);
+      sending.value = without(sending.value, id);
+      errors.value = without(errors.value, id);
+      if (request && m.payload.source !== 'user') {
+        notices.value = [...notices.value, { requestId: id, source: m.payload.source, command: request.command }];
+      }
+    }
+  }
+
   return {
     pending,
     first: computed(() => pending.value[0] ?? null),
     sending,
     errors,
     notices,
-    handle(envelope) {
-      const m = envelope.message;
-      if (m.type === 'ConfirmationRequest') {
-        if (!pending.value.some((r) => r.request_id === m.payload.request_id)) {
-          pending.value = [...pending.value, m.payload];
-        }
-      } else if (m.type === 'ConfirmationDecision') {
-        const id = m.payload.request_id;
-        const request = pending.value.find((r) => r.request_id === id);
-        pending.value = pending.value.filter((r) => r.request_id !== id);
-        sending.value = without(sending.value, id);
-        errors.value = without(errors.value, id);
-        if (request && m.payload.source !== 'user') {
-          notices.value = [...notices.value, { requestId: id, source: m.payload.source, command: request.command }];
-        }
+    handle,
+    resync(envelopes) {
+      const decided = new Set(envelopes.flatMap((e) => (e.message.type === 'ConfirmationDecision' ? [e.message.payload.request_id] : [])));
+      for (const e of envelopes) {
+        if (e.message.type === 'ConfirmationRequest' && !decided.has(e.message.payload.request_id)) handle(e);
       }
     },
     async answer(requestId, decision) {

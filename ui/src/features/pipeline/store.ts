@@ -4,7 +4,7 @@ import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
 import type { Envelope, TaskId } from '../../ipc/contracts';
-import { type ArrowParams, DEFAULT_ARROW_PARAMS, emptyTask, isFinished, reduce, type TaskView } from './model';
+import { type ArrowParams, DEFAULT_ARROW_PARAMS, emptyTask, isFinished, reduce, replay, type TaskView } from './model';
 
 export interface PipelineStore {
   readonly tasks: ReadonlySignal<ReadonlyMap<TaskId, TaskView>>;
@@ -22,6 +22,11 @@ export interface PipelineStore {
   answerClarification(answer: string): Promise<void>;
   /** Clears a finished task from the popup. */
   dismiss(): void;
+  /**
+   * After a tap gap: rebuilds the current task from its recorded run so nothing the gap
+   * swallowed stays missing; returns the run's envelopes (null when there is none).
+   */
+  resync(): Promise<readonly Envelope[] | null>;
   seedHistory(inputs: readonly string[]): void;
 }
 
@@ -35,6 +40,8 @@ export function createPipelineStore(backend: Backend): PipelineStore {
   const error = signal<IpcError | null>(null);
   const history = signal<readonly string[]>([]);
   const arrowParams = signal<ArrowParams>(DEFAULT_ARROW_PARAMS);
+  /** Every envelope seen per task, for rebuilding a view after a gap (not rendered). */
+  const seen = new Map<TaskId, Envelope[]>();
   const current = computed(() => (currentId.value ? tasks.value.get(currentId.value) ?? null : null));
   const running = computed(() => {
     const task = current.value;
@@ -48,6 +55,9 @@ export function createPipelineStore(backend: Backend): PipelineStore {
   function handle(envelope: Envelope): void {
     const id = envelope.task_id;
     if (!id) return;
+    const raw = seen.get(id) ?? [];
+    raw.push(envelope);
+    seen.set(id, raw);
     const existing = tasks.value.get(id);
     let task = existing;
     if (!task) {
@@ -123,6 +133,30 @@ export function createPipelineStore(backend: Backend): PipelineStore {
     dismiss() {
       if (current.value && isFinished(current.value)) currentId.value = null;
       error.value = null;
+    },
+    async resync() {
+      const task = current.value;
+      if (!task) return null;
+      try {
+        const runs = await backend.invoke('task_runs', {});
+        const run = runs.find((r) => r.task_id === task.taskId);
+        if (!run) return null;
+        const recorded = await backend.invoke('task_replay', { run_id: run.run_id });
+        // The recording plus whatever arrived live (possibly after it was read), once each.
+        const byId = new Map<string, Envelope>();
+        for (const e of [...recorded.envelopes, ...(seen.get(task.taskId) ?? [])]) byId.set(e.id, e);
+        const merged = [...byId.values()].sort((a, b) => a.seq - b.seq);
+        const rebuilt = replay(merged, arrowParams.value);
+        if (!rebuilt) return null;
+        seen.set(task.taskId, merged);
+        const map = new Map(tasks.value);
+        map.set(task.taskId, rebuilt);
+        tasks.value = map;
+        return merged;
+      } catch (reason) {
+        error.value = IpcError.from(reason);
+        return null;
+      }
     },
     seedHistory(inputs) {
       const merged = [...history.value];
