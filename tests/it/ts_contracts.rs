@@ -73,3 +73,57 @@ fn the_committed_typescript_contracts_match_the_rust_types() {
         "ui/src/ipc/contracts.ts is out of date with the Rust contracts; run `npm run contracts` and commit the result"
     );
 }
+
+#[test]
+fn criteria_serialise_in_the_shape_the_typescript_names() {
+    use artoo::contracts::{Criterion, CriterionMode};
+    let ts = render();
+    assert!(
+        ts.contains("export type Criterion = string | { criterion: string; mode: CriterionMode };")
+    );
+    assert_eq!(
+        serde_json::to_value(Criterion::new("lists a path")).unwrap(),
+        serde_json::json!("lists a path")
+    );
+    assert_eq!(
+        serde_json::to_value(Criterion::with_mode(
+            "lists a path",
+            CriterionMode::Plausible
+        ))
+        .unwrap(),
+        serde_json::json!({"criterion": "lists a path", "mode": "plausible"})
+    );
+}
+
+#[test]
+fn a_tool_call_read_from_a_seed_string_is_written_as_the_exported_object() {
+    use artoo::contracts::ToolCallRecord;
+    let record: ToolCallRecord =
+        serde_json::from_str(r#""shell: ls ~/Downloads → a.mp4""#).unwrap();
+    let written = serde_json::to_value(&record).unwrap();
+    let keys: Vec<&str> = written
+        .as_object()
+        .expect("an object, never the seed string")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "duration_ms",
+            "error",
+            "input",
+            "output_head",
+            "status",
+            "target",
+            "tool"
+        ]
+    );
+    let ts = render();
+    for key in keys {
+        assert!(
+            ts.contains(&format!("\t{key}: ")),
+            "{key} missing from ToolCallRecord"
+        );
+    }
+}
