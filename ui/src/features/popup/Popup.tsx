@@ -42,13 +42,16 @@ export function Popup({ pipeline, recent, approvals, now, skipped, openPanel, hi
 
   const onWhy = (recall: MemoryRecall) => openPanel('memory', { kind: 'group', space: recall.space, entity: recall.entity });
 
+  // Esc hides the popup, except while the Law 1 dialog is up (there Esc denies).
+  const escape = useRef({ dialogOpen, hide });
+  escape.current = { dialogOpen, hide };
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && !e.defaultPrevented && !dialogOpen) hide();
+      if (e.key === 'Escape' && !e.defaultPrevented && !escape.current.dialogOpen) escape.current.hide();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [dialogOpen, hide]);
+  }, []);
 
   return (
     <div class="popup" data-testid="popup">
