@@ -101,6 +101,17 @@ describe('the popup', () => {
     expect(openPanel).toHaveBeenCalledWith('memory', null);
   });
 
+  it('lets Escape deny a Law 1 request without hiding the popup', async () => {
+    await submit(TASK);
+    const dialog = await h.until(() => screen.queryByTestId('law1-dialog'));
+    fireEvent.keyDown(dialog, { key: 'Escape' });
+    await h.advance(500);
+    expect(hide).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('law1-dialog')).toBeNull();
+    const decision = h.fake.transcript().find((e) => e.message.type === 'ConfirmationDecision');
+    expect(decision?.message.type === 'ConfirmationDecision' && decision.message.payload).toMatchObject({ decision: 'deny', source: 'user' });
+  });
+
   it('reports a refused submission with the backend message', async () => {
     await submit(TASK);
     await h.fake.invoke('cancel_task', { task_id: h.session.pipeline.current.value?.taskId ?? '' });
