@@ -5,3 +5,5 @@ mod contracts;
 mod ggs;
 mod no_tauri;
 mod tasklog;
+#[cfg(feature = "specta")]
+mod ts_contracts;
