@@ -9,6 +9,8 @@
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
+//! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
+//!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -19,7 +21,10 @@ pub mod clock;
 pub mod config;
 pub mod contracts;
 pub mod laws;
+pub mod llm;
 pub mod telemetry;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 
 pub use bus::Bus;
 pub use clock::{Clock, FakeClock, SharedClock, SystemClock};

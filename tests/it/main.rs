@@ -2,4 +2,5 @@
 
 mod bus;
 mod contracts;
+mod llm;
 mod no_tauri;
