@@ -102,7 +102,7 @@ cmd_fetch() {
   : > "$part"
   for n in $(seq 1 "$CHUNKS"); do
     local wheel
-    wheel="$(ls "$tmp"/wheels/"${CHUNK_MODULE}${n}"-"${CHUNK_VERSION}"-*.whl 2>/dev/null | head -n1)"
+    wheel="$(ls "$tmp"/wheels/"${CHUNK_MODULE}${n}"-"${CHUNK_VERSION}"-*.whl 2>/dev/null | head -n1 || true)"
     [ -n "$wheel" ] || die "chunk $n: wheel not found after download"
     rm -rf "$tmp/unpack"
     unpack_wheel "$wheel" "$tmp/unpack"
@@ -128,12 +128,15 @@ cmd_build() {
   say "fetching cmake $CMAKE_VERSION and ninja $NINJA_VERSION wheels"
   pip_download "$tmp/wheels" --only-binary :all: "cmake==$CMAKE_VERSION" "ninja==$NINJA_VERSION" \
     || die "cannot download cmake/ninja wheels"
-  unpack_wheel "$(ls "$tmp"/wheels/cmake-*.whl | head -n1)" "$tmp/tools"
-  unpack_wheel "$(ls "$tmp"/wheels/ninja-*.whl | head -n1)" "$tmp/tools"
+  local wheel
+  for wheel in "$tmp"/wheels/cmake-*.whl "$tmp"/wheels/ninja-*.whl; do
+    [ -f "$wheel" ] || die "cmake/ninja wheel missing after download"
+    unpack_wheel "$wheel" "$tmp/tools"
+  done
   # cmake ships as cmake/data/bin/cmake; ninja as ninja-<version>.data/scripts/ninja.
   local cmake ninja
-  cmake="$(find "$tmp/tools" -path '*/bin/cmake' -type f -perm -u+x | head -n1)"
-  ninja="$(find "$tmp/tools" -name ninja -type f -perm -u+x | head -n1)"
+  cmake="$(find "$tmp/tools" -path '*/bin/cmake' -type f -perm -u+x | head -n1 || true)"
+  ninja="$(find "$tmp/tools" -name ninja -type f -perm -u+x | head -n1 || true)"
   [ -n "$cmake" ] && [ -n "$ninja" ] || die "cmake/ninja binaries not found in their wheels"
 
   say "fetching the llama-cpp-python $LLAMA_CPP_PYTHON_VERSION source distribution"
