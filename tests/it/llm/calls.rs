@@ -86,7 +86,7 @@ async fn a_role_that_never_calls_a_model_gets_no_client() {
 
 #[tokio::test(start_paused = true)]
 async fn a_hanging_endpoint_fails_at_the_call_timeout_without_retrying() {
-    let rig = Rig::with(script("hang.json"), |c| {
+    let mut rig = Rig::with(script("hang.json"), |c| {
         c.call_timeout_secs = 7;
         c.max_attempts = 3;
     })
@@ -109,6 +109,13 @@ async fn a_hanging_endpoint_fails_at_the_call_timeout_without_retrying() {
         "{waited:?}"
     );
     assert_eq!(rig.server.requests_from(Role::Planner).len(), 1);
+    let calls = rig.calls();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        calls[0].2.error.as_deref(),
+        Some("the model endpoint did not answer within 7s")
+    );
+    assert_eq!(calls[0].2.elapsed_ms, 7000);
 }
 
 #[tokio::test(start_paused = true)]
