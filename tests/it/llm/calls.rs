@@ -147,6 +147,32 @@ async fn a_429_is_retried_after_the_servers_retry_after_and_then_succeeds() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_retry_after_date_is_read_against_the_clock() {
+    // The rig's FakeClock stands at 2026-01-01T00:00:00Z.
+    let rig = Rig::with(
+        Script::new().role(
+            Role::Planner,
+            [
+                Step::http_error(503).retry_after("Thu, 01 Jan 2026 00:00:02 GMT"),
+                Step::reply("planned"),
+            ],
+        ),
+        |c| c.retry_base_ms = 10,
+    )
+    .await;
+    let started = Instant::now();
+    rig.role(Role::Planner)
+        .chat(&ctx(&TaskId::mint()), &ask("plan"))
+        .await
+        .unwrap();
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(2) && waited < Duration::from_millis(2100),
+        "{waited:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn server_errors_back_off_exponentially_and_stop_at_max_attempts() {
     let errors = [500, 502, 503].map(Step::http_error);
     let rig = Rig::with(Script::new().role(Role::AgentValidator, errors), |c| {
