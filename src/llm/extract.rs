@@ -12,10 +12,9 @@
 //!    one object from there, repairing only what is unambiguous, and stops where the
 //!    object closes — so prose after it, or a second object, never matters.
 //! 3. The first candidate the caller accepts (it deserialises into the role's type and
-//!    passes its checks) wins. Objects nested inside a parsed-but-rejected object are
-//!    parts of it, not candidates. An object that is cut off is never "completed" (that
-//!    would invent content) and nothing inside it is taken: it is reported as
-//!    [`ExtractError::Truncated`].
+//!    passes its checks) wins. Objects nested inside a rejected, broken or cut-off
+//!    object are parts of it, not candidates. An object that is cut off is never
+//!    "completed" (that would invent content): it is [`ExtractError::Truncated`].
 //!
 //! **Invariant:** extraction never panics and does bounded work: input is capped at
 //! [`MAX_REPLY_BYTES`], nesting at [`MAX_DEPTH`] (iteratively, no recursion), candidates
@@ -199,13 +198,17 @@ pub fn extract<T>(
             },
             Err(failure) => failure,
         };
-        let cut_off = matches!(failure, Failure::Truncated);
+        // Every `{` the scanner already walked past belongs to the broken object, and
+        // after a cut-off or too-deep one every later `{` may: fragments, not answers.
+        let unbounded = matches!(failure, Failure::Truncated | Failure::TooDeep);
+        if let Failure::Malformed { at, .. } = &failure {
+            skip_until = skip_until.max(*at);
+        }
         let (reach, error) = failure.into_error(answer);
         if furthest.as_ref().is_none_or(|(best, _)| reach > *best) {
             furthest = Some((reach, error));
         }
-        // Every later `{` lies inside the cut-off object: fragments, not answers.
-        if cut_off {
+        if unbounded {
             break;
         }
     }
@@ -805,6 +808,21 @@ mod tests {
         assert_eq!(
             seen.into_inner(),
             vec![json!({"outer": {"inner": 1}}), json!({"b": 2})]
+        );
+    }
+
+    #[test]
+    fn a_fragment_of_a_broken_object_is_not_taken_as_the_answer() {
+        assert!(matches!(
+            first_object(r#"{"a": {"b": 1}, "c": completed} and then"#),
+            Err(ExtractError::Malformed { .. })
+        ));
+        let deep = format!("{}{{\"x\": 1}}{}", "{\"a\": ".repeat(100), "}".repeat(100));
+        assert_eq!(first_object(&deep), Err(ExtractError::TooDeep));
+        // A stray brace in the prose before the answer is not a container of it.
+        assert_eq!(
+            first_object(r#"Fill {name} in. {"b": 2}"#).unwrap(),
+            json!({"b": 2})
         );
     }
 
