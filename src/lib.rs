@@ -12,6 +12,8 @@
 //! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
 //! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
 //! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
+//! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
+//!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -23,9 +25,12 @@ pub mod config;
 pub mod contracts;
 pub mod ggs;
 pub mod laws;
+pub mod llm;
 pub mod tags;
 pub mod tasklog;
 pub mod telemetry;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 
 pub use bus::Bus;
 pub use clock::{Clock, FakeClock, SharedClock, SystemClock};

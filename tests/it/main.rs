@@ -3,6 +3,7 @@
 mod bus;
 mod contracts;
 mod ggs;
+mod llm;
 mod no_tauri;
 mod tasklog;
 #[cfg(feature = "specta")]
