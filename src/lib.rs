@@ -6,6 +6,7 @@
 //! - [`bus`] — the observable message bus: role inboxes (lossless), taps (bounded, with
 //!   gap markers), request/reply.
 //! - [`config`] — one validated [`Config`] (defaults → settings.toml → environment).
+//! - [`cancel`] — per-task cancellation tokens (nothing starts after a cancel).
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
@@ -20,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bus;
+pub mod cancel;
 pub mod clock;
 pub mod config;
 pub mod contracts;

@@ -155,6 +155,17 @@ pub struct SubTask {
     /// Seed 002 field; `null` unless the plan names one.
     #[serde(default)]
     pub deadline: Option<String>,
+    /// The task's MUST NOT tools (GGS blocked_tools ∪ memory Avoid). The plan validator
+    /// is the first line; the executor refuses these in code as the second.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked_tools: Vec<String>,
+    /// The task's accumulated blocked targets (paths, queries, commands): refused in code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked_targets: Vec<String>,
+    /// Tools of a memory `Caution` approach: every call of them asks for confirmation in
+    /// this task (seed: "proceed with confirmation gate").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confirm_tools: Vec<String>,
 }
 
 /// R2 → R4b: the fan-in gate's expectation for one planning round.

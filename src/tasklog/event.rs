@@ -11,11 +11,11 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::contracts::{
-    ConfirmationDecision, ConfirmationRequest, Criterion, CriterionMode, Decision, ExecutionStatus,
-    FailureClass, GapPoint, Gradient, Level, LlmCall, Loss, MacroState, MegramId, MemoryAction,
-    MixedFailureClass, PrevDirective, RecalledConstraint, Recommendation, ReplanDirective, Role,
-    SOPRecord, SubTaskId, SubTaskStatus, TaskId, TerminalDirective, ToolCallStatus, Urgency,
-    Verdict,
+    ConfirmationDecision, ConfirmationRequest, Criterion, CriterionMode, Decision, DispatchHalted,
+    ExecutionStatus, FailureClass, GapPoint, Gradient, Level, LlmCall, Loss, MacroState, MegramId,
+    MemoryAction, MixedFailureClass, PrevDirective, RecalledConstraint, Recommendation,
+    ReplanDirective, Role, SOPRecord, SubTaskId, SubTaskStatus, TaskId, TerminalDirective,
+    ToolCallStatus, Urgency, Verdict,
 };
 
 /// One line of a run file.
@@ -95,6 +95,8 @@ events! {
     CriterionVerdict(CriterionVerdict) = "criterion_verdict",
     Correction(Correction) = "correction",
     SubtaskEnd(SubtaskEnd) = "subtask_end",
+    /// The dispatcher stopped a plan after a failed sequence group; these never ran.
+    DispatchHalted(DispatchHalted) = "dispatch_halted",
     /// R4b's ReplanRequest.
     Replan(Replan) = "replan",
     /// R4b's OutcomeSummary: the round's merged output was accepted.

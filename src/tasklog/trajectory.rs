@@ -65,6 +65,8 @@ pub struct Round {
     /// R4b accepted the merged output.
     pub accepted: Option<event::OutcomeSummary>,
     pub planning_failed: Option<event::PlanningFailed>,
+    /// Sub-tasks of this round's plan that never ran because an earlier group failed.
+    pub skipped: Vec<crate::contracts::SubTaskId>,
     /// GGS's decision on this round (D, P, Ω, L, ∇L, directive).
     pub decision: Option<GgsDecision>,
     /// The directive that sent the task back to R2 after this round.
@@ -82,6 +84,7 @@ impl Round {
             replan: None,
             accepted: None,
             planning_failed: None,
+            skipped: Vec::new(),
             decision: None,
             directive: None,
         }
@@ -257,6 +260,10 @@ impl Builder {
             },
             Event::Correction(c) => self.subtask(c.subtask_id).corrections.push(c.clone()),
             Event::SubtaskEnd(e) => self.subtask(e.subtask_id).end = Some(e.clone()),
+            Event::DispatchHalted(h) => {
+                let round = self.current_round;
+                self.round(round).skipped.extend(h.skipped.iter().copied());
+            }
             Event::Replan(r) => self.round(r.round).replan = Some(r.clone()),
             Event::OutcomeSummary(s) => self.round(s.round).accepted = Some(s.clone()),
             Event::GgsDecision(d) => {

@@ -477,6 +477,10 @@ fn derive(run: &mut RunState, message: &Message) -> (Vec<Event>, Option<RunStatu
         // The request/reply pair behind a calibration; the MemoryRecall R2 publishes
         // afterwards carries what memory said and what R2 made of it.
         Message::MemoryQuery(_) | Message::MemoryResponse(_) => vec![],
+        // R4a's close notice to R3 repeats the SubTaskOutcome, which is logged as
+        // subtask_end with its verdicts.
+        Message::SubTaskClosed(_) => vec![],
+        Message::DispatchHalted(m) => vec![Event::DispatchHalted(m.clone())],
         Message::MemoryRecall(m) => vec![
             event::MemoryQuery {
                 // Recalls for a replan happen after the directive advanced the round.

@@ -214,6 +214,9 @@ impl Pipeline {
                     success_criteria: vec![Criterion::new(criterion)],
                     sequence,
                     deadline: None,
+                    blocked_tools: vec![],
+                    blocked_targets: vec![],
+                    confirm_tools: vec![],
                 },
             );
         }
