@@ -9,6 +9,7 @@
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
+//! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -19,6 +20,7 @@ pub mod clock;
 pub mod config;
 pub mod contracts;
 pub mod laws;
+pub mod memory;
 pub mod telemetry;
 
 pub use bus::Bus;

@@ -2,4 +2,5 @@
 
 mod bus;
 mod contracts;
+mod memory;
 mod no_tauri;
