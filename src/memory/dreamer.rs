@@ -42,6 +42,9 @@ pub const STEP_BUDGET: usize = 20_000;
 pub const MAX_DISTILLATIONS_PER_PASS: usize = 8;
 /// Source contents shown to the distiller (newest first).
 pub const DISTILL_SOURCES: usize = 10;
+/// A distillation that takes longer is a failure (retried next pass), so a stuck model
+/// call can never stall the Dreamer.
+pub const DISTILL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What a consolidation distils.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -295,7 +298,9 @@ impl Dreamer {
             decision: candidate.decision,
             sources,
         };
-        let text = distiller.distil(&request).await?;
+        let text = tokio::time::timeout(DISTILL_TIMEOUT, distiller.distil(&request))
+            .await
+            .map_err(|_| DistillError(format!("no answer within {DISTILL_TIMEOUT:?}")))??;
         let text = text.trim();
         if text.is_empty() {
             return Err(DistillError("the distiller returned an empty rule".into()).into());

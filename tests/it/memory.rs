@@ -499,6 +499,35 @@ async fn a_failed_distillation_changes_nothing_and_is_retried_next_pass() {
     memory.close().await.unwrap();
 }
 
+/// A distiller whose model never answers.
+struct SilentDistiller;
+
+impl Distiller for SilentDistiller {
+    fn distil<'a>(&'a self, _request: &'a DistillRequest) -> DistillFuture<'a> {
+        Box::pin(std::future::pending())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_distiller_that_never_answers_fails_the_group_instead_of_stalling_the_dreamer() {
+    let h = Harness::with_distiller(Arc::new(SilentDistiller)).await;
+    for _ in 0..6 {
+        h.memory.write(accept(&h.clock, "intent:stuck")).unwrap();
+    }
+    let started = tokio::time::Instant::now();
+    let report = h.memory.dream().await.unwrap();
+    assert_eq!((report.distill_failures, report.consolidated.len()), (1, 0));
+    assert!(started.elapsed() >= artoo::memory::dreamer::DISTILL_TIMEOUT);
+    assert!(
+        h.memory
+            .query_c("intent:stuck", LOCAL)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    h.memory.close().await.unwrap();
+}
+
 #[tokio::test]
 async fn without_a_distiller_qualifying_groups_are_deferred_not_lost() {
     let h = Harness::new().await;
