@@ -78,15 +78,7 @@ fn sample_megram(i: usize, space: String, created: chrono::DateTime<chrono::Utc>
 
 /// The key/value bytes the store writes for one Megram.
 fn raw_entries(m: &Megram) -> [(Vec<u8>, Vec<u8>); 3] {
-    let entry = IndexEntry {
-        level: m.level,
-        consolidated: false,
-        f: m.f,
-        sigma: m.sigma,
-        k: m.k,
-        created_ms: keys::to_ms(m.created_at),
-        recalled_ms: None,
-    };
+    let entry = IndexEntry::of(m);
     [
         (
             keys::megram_key(m.id),

@@ -26,7 +26,7 @@
 use chrono::{DateTime, TimeZone, Utc};
 use uuid::Uuid;
 
-use crate::contracts::{Level, MegramId};
+use crate::contracts::{Level, Megram, MegramId};
 
 /// The format written by this build. Bump it (and add a migration in the store) when a
 /// key or value layout changes.
@@ -206,6 +206,19 @@ const FLAG_CONSOLIDATED: u8 = 1;
 const FLAG_RECALLED: u8 = 2;
 
 impl IndexEntry {
+    /// The entry of a newly stored Megram.
+    pub fn of(m: &Megram) -> IndexEntry {
+        IndexEntry {
+            level: m.level,
+            consolidated: false,
+            f: m.f,
+            sigma: m.sigma,
+            k: m.k,
+            created_ms: to_ms(m.created_at),
+            recalled_ms: m.last_recalled_at.map(to_ms),
+        }
+    }
+
     /// When decay starts counting: the later of creation and last recall.
     pub fn reference_ms(&self) -> i64 {
         self.recalled_ms

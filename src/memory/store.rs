@@ -438,18 +438,6 @@ fn decode_entry(key: &[u8], value: &[u8]) -> Result<IndexEntry, MemoryError> {
     IndexEntry::decode(value).ok_or_else(|| corrupt(key, "unreadable index entry"))
 }
 
-fn entry_of(m: &Megram) -> IndexEntry {
-    IndexEntry {
-        level: m.level,
-        consolidated: false,
-        f: m.f,
-        sigma: m.sigma,
-        k: m.k,
-        created_ms: keys::to_ms(m.created_at),
-        recalled_ms: m.last_recalled_at.map(keys::to_ms),
-    }
-}
-
 fn is_episodic(level: Level) -> bool {
     matches!(level, Level::M | Level::K)
 }
@@ -481,7 +469,7 @@ fn put_new(batch: &mut WriteBatch, m: &Megram) -> Result<(), MemoryError> {
     batch.put(&keys::megram_key(m.id), &json);
     batch.put(
         &keys::index_key(&m.space, &m.entity, m.id),
-        &entry_of(m).encode(),
+        &IndexEntry::of(m).encode(),
     );
     batch.put(&keys::level_key(m.level, m.id), b"");
     if let Some(t) = m.last_recalled_at {
