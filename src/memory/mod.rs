@@ -15,6 +15,7 @@
 //! persona entries) is never deleted, demoted or overwritten through any API; and every
 //! accepted write is in the store once `flush` or `close` returns.
 
+mod cache;
 pub mod dreamer;
 pub mod keys;
 pub mod megram;

@@ -36,6 +36,7 @@ use rusty_leveldb::{
 };
 use tokio::sync::oneshot;
 
+use super::cache::GroupCache;
 use super::dreamer::{Candidate, Distillation, StepResult};
 use super::keys::{self, IndexEntry};
 use super::megram::{self as mg, BANKRUPT_K};
@@ -359,6 +360,8 @@ struct Store {
     t_ids: HashSet<MegramId>,
     /// The last [`RECENT_IDS`] ids written, so a replayed delivery is refused.
     recent_ids: RecentIds,
+    /// Recently queried groups' index entries.
+    cache: GroupCache,
     /// Accepted writes not yet committed.
     pending: Vec<Megram>,
     /// Writes LevelDB refused since the last flush; the next flush reports them.
@@ -517,6 +520,7 @@ impl Store {
             sync_log,
             t_ids: HashSet::new(),
             recent_ids: RecentIds::default(),
+            cache: GroupCache::default(),
             pending: Vec::new(),
             write_failures: Vec::new(),
         };
@@ -735,8 +739,16 @@ impl Store {
 
     /// Applies a batch and hands it to the OS, so a killed process keeps it.
     fn commit(&mut self, batch: WriteBatch) -> Result<(), MemoryError> {
-        self.db.write(batch, false).map_err(storage("write"))?;
-        self.db.flush().map_err(storage("flush"))
+        let result = self
+            .db
+            .write(batch, false)
+            .and_then(|()| self.db.flush())
+            .map_err(storage("write"));
+        if result.is_err() {
+            // What LevelDB kept of the batch is unknown: nothing cached can be trusted.
+            self.cache.clear();
+        }
+        result
     }
 
     fn commit_pending(&mut self) {
@@ -745,18 +757,29 @@ impl Store {
         }
         let megrams = std::mem::take(&mut self.pending);
         let mut batch = WriteBatch::default();
+        let mut written = Vec::with_capacity(megrams.len());
         for m in &megrams {
             if let Err(e) = self.admit(m) {
                 tracing::warn!(id = %m.id, error = %e, "memory write refused");
                 continue;
             }
-            if let Err(e) = put_new(&mut batch, m) {
-                tracing::warn!(id = %m.id, error = %e, "memory write refused");
+            match put_new(&mut batch, m) {
+                Ok(()) => written.push(m),
+                Err(e) => tracing::warn!(id = %m.id, error = %e, "memory write refused"),
             }
         }
-        if let Err(e) = self.commit(batch) {
-            tracing::error!(error = %e, lost = megrams.len(), "memory write batch failed");
-            self.write_failures.push(e.to_string());
+        match self.commit(batch) {
+            Ok(()) if !self.cache.is_empty() => {
+                for m in written {
+                    let prefix = keys::group_prefix(&m.space, &m.entity);
+                    self.cache.append(&prefix, m.id, IndexEntry::of(m));
+                }
+            }
+            Ok(()) => {}
+            Err(e) => {
+                tracing::error!(error = %e, lost = megrams.len(), "memory write batch failed");
+                self.write_failures.push(e.to_string());
+            }
         }
     }
 
@@ -812,7 +835,20 @@ impl Store {
         Ok(m)
     }
 
+    /// A group's index entries, from the cache or one prefix scan (then cached).
     fn scan_group(&mut self, prefix: &[u8]) -> Result<Vec<(MegramId, IndexEntry)>, MemoryError> {
+        if let Some(entries) = self.cache.get(prefix) {
+            return Ok(entries);
+        }
+        let entries = self.scan_group_uncached(prefix)?;
+        self.cache.insert(prefix, entries.clone());
+        Ok(entries)
+    }
+
+    fn scan_group_uncached(
+        &mut self,
+        prefix: &[u8],
+    ) -> Result<Vec<(MegramId, IndexEntry)>, MemoryError> {
         let mut entries = Vec::new();
         scan_prefix(&mut self.db, prefix, |k, v| {
             let id = keys::id_suffix(k).ok_or_else(|| corrupt(k, "bad id"))?;
@@ -843,7 +879,8 @@ impl Store {
         entity: &str,
         recent_limit: usize,
     ) -> Result<Recall, MemoryError> {
-        let entries = self.scan_group(&keys::group_prefix(space, entity))?;
+        let prefix = keys::group_prefix(space, entity);
+        let entries = self.scan_group(&prefix)?;
         let now = self.clock.now();
         let now_ms = keys::to_ms(now);
         let potentials = Self::accumulate(&entries, now_ms).potentials(&self.params);
@@ -855,6 +892,7 @@ impl Store {
         rules.sort_by_key(|(id, e)| (std::cmp::Reverse(e.created_ms), *id));
         let mut sops = Vec::with_capacity(rules.len());
         let mut batch = WriteBatch::default();
+        let mut stamps = Vec::with_capacity(rules.len());
         for (id, entry) in rules {
             let m = self.load_indexed(*id, entry)?;
             sops.push(SOPRecord {
@@ -870,9 +908,13 @@ impl Store {
                 ..*entry
             };
             batch.put(&keys::index_key(space, entity, *id), &stamped.encode());
+            stamps.push((*id, stamped));
         }
         if !sops.is_empty() {
             self.commit(batch)?;
+            for (id, stamped) in stamps {
+                self.cache.update(&prefix, id, stamped);
+            }
         }
 
         let mut episodic: Vec<&(MegramId, IndexEntry)> = entries
@@ -920,6 +962,11 @@ impl Store {
         let mut batch = WriteBatch::default();
         put_new(&mut batch, &m)?;
         self.commit(batch)?;
+        self.cache.append(
+            &keys::group_prefix(&m.space, &m.entity),
+            m.id,
+            IndexEntry::of(&m),
+        );
         self.recent_ids.insert(m.id);
         if m.level == Level::T {
             self.t_ids.insert(m.id);
@@ -1055,6 +1102,7 @@ impl Store {
                 report.kept_immutable.push(id);
                 continue;
             }
+            self.cache.invalidate(&keys::group_prefix(&space, &entity));
             delete_keys(&mut batch, &space, &entity, id, &entry);
             report.forgotten.push(id);
         }
@@ -1085,6 +1133,8 @@ impl Store {
     }
 
     fn stage_level_and_k(&mut self, batch: &mut WriteBatch, m: &Megram) -> Result<(), MemoryError> {
+        self.cache
+            .invalidate(&keys::group_prefix(&m.space, &m.entity));
         let index_key = keys::index_key(&m.space, &m.entity, m.id);
         let raw = self
             .db
@@ -1192,6 +1242,7 @@ impl Store {
             }
             let c = live(entry, now_ms);
             if c.attention < self.params.gc_below {
+                self.cache.invalidate(&g.prefix);
                 delete_keys(batch, &space, &entity, *id, entry);
                 result.gc_deleted += 1;
             } else if !entry.consolidated {
@@ -1248,10 +1299,10 @@ impl Store {
         }
         // One scan of the group instead of a read per source: point reads on a large
         // store trigger LevelDB seek compactions on this thread.
-        let current: HashMap<MegramId, IndexEntry> = self
-            .scan_group(&keys::group_prefix(space, entity))?
-            .into_iter()
-            .collect();
+        let prefix = keys::group_prefix(space, entity);
+        let current: HashMap<MegramId, IndexEntry> =
+            self.scan_group(&prefix)?.into_iter().collect();
+        self.cache.invalidate(&prefix);
         let mut batch = WriteBatch::default();
         let mut marked = 0;
         for id in sources {
@@ -1573,6 +1624,95 @@ mod tests {
                 .scan_group(&keys::group_prefix("intent:b", "env:local"))
                 .unwrap()
                 .is_empty()
+        );
+    }
+
+    /// Sorted, for comparing a cached group with LevelDB.
+    fn sorted(mut entries: Vec<(MegramId, IndexEntry)>) -> Vec<(MegramId, IndexEntry)> {
+        entries.sort_by_key(|(id, _)| *id);
+        entries
+    }
+
+    #[test]
+    fn the_group_cache_matches_leveldb_after_every_kind_of_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = FakeClock::at_epoch();
+        let mut store = open(dir.path(), &clock);
+        let spaces = ["intent:a", "intent:b|x", "意图:c"];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut rules: Vec<MegramId> = Vec::new();
+        for round in 0..400 {
+            let space = spaces[next(3) as usize];
+            match next(9) {
+                0..=2 => {
+                    let (f, sigma, k) =
+                        [(0.9, 1.0, 0.05), (0.95, -1.0, 0.05), (0.1, 0.5, 0.5)][next(3) as usize];
+                    write_now(&mut store, &megram(&clock, space, "env:local", f, sigma, k));
+                }
+                3 => {
+                    let content = format!("rule {round}");
+                    let rule =
+                        mg::remembered(Level::C, space, "env:local", &content, 1.0, clock.now());
+                    rules.push(store.insert(rule).unwrap().id);
+                }
+                4 => {
+                    store.recall(space, "env:local", 10).unwrap();
+                }
+                5 if !rules.is_empty() => {
+                    let rule = rules[next(rules.len() as u64) as usize];
+                    if store.load(rule).unwrap().is_some() {
+                        store.negative_feedback(rule, "contradicted").unwrap();
+                    }
+                }
+                6 => {
+                    let step = store.dream_step(None, usize::MAX).unwrap();
+                    if let Some(c) = step.candidates.first() {
+                        let rule = mg::remembered(
+                            Level::C,
+                            &c.space,
+                            &c.entity,
+                            "distilled",
+                            1.0,
+                            clock.now(),
+                        );
+                        store
+                            .consolidate(&c.space, &c.entity, rule, &c.sources)
+                            .unwrap();
+                    }
+                }
+                7 => {
+                    let view = store.group(space, "env:local").unwrap();
+                    if let Some(v) = view.iter().find(|v| v.megram.level != Level::T) {
+                        if next(2) == 0 {
+                            store.pin(v.megram.id).unwrap();
+                        } else {
+                            store.forget(ForgetTarget::Id(v.megram.id)).unwrap();
+                        }
+                    }
+                }
+                _ => clock.advance(Duration::hours(next(48) as i64)),
+            }
+            for space in spaces {
+                let prefix = keys::group_prefix(space, "env:local");
+                if let Some(cached) = store.cache.get(&prefix) {
+                    assert_eq!(
+                        sorted(cached),
+                        sorted(store.scan_group_uncached(&prefix).unwrap()),
+                        "round {round}, group {space}"
+                    );
+                }
+            }
+        }
+        assert!(
+            spaces
+                .iter()
+                .any(|s| store.cache.is_cached(&keys::group_prefix(s, "env:local")))
         );
     }
 
