@@ -1006,7 +1006,8 @@ fn a_store_killed_mid_stream_reopens_with_everything_flushed_before_the_kill() {
         let lines = BufReader::new(child.stdout.take().unwrap()).lines();
         for line in lines {
             let line = line.unwrap();
-            if let Some(n) = line.strip_prefix("flushed ") {
+            // The first report shares its line with the test harness's own output.
+            if let Some((_, n)) = line.split_once("flushed ") {
                 flushed = n.parse().unwrap();
                 if flushed >= target {
                     break;
@@ -1046,6 +1047,69 @@ fn a_store_killed_mid_stream_reopens_with_everything_flushed_before_the_kill() {
             memory.close().await.unwrap();
         });
     }
+}
+
+const LOCK_PROBE_ENV: &str = "ARTOO_TEST_MEMORY_LOCK_PROBE";
+
+#[test]
+fn another_process_opening_a_store_in_use_is_told_which_directory_is_locked() {
+    if let Ok(dir) = std::env::var(LOCK_PROBE_ENV) {
+        // The child: try to open and report what happened. The harness prints the test
+        // name on the same line, so the parent looks for the marker anywhere in a line.
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let clock = FakeClock::at_epoch();
+        match rt.block_on(Memory::open_at(
+            &dir,
+            MemoryParams::default(),
+            shared(&clock),
+            None,
+        )) {
+            Ok(_) => println!("probe: opened"),
+            Err(e) => println!("probe: {e}"),
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("memory.leveldb");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let clock = FakeClock::at_epoch();
+    let memory = rt
+        .block_on(Memory::open_at(
+            &store,
+            MemoryParams::default(),
+            shared(&clock),
+            None,
+        ))
+        .unwrap();
+    let probe = || {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "memory::another_process_opening_a_store_in_use_is_told_which_directory_is_locked",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(LOCK_PROBE_ENV, &store)
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .find_map(|l| {
+                l.split_once("probe: ")
+                    .map(|(_, report)| report.to_string())
+            })
+            .expect("the probe reports")
+    };
+    let refused = probe();
+    assert!(
+        refused.contains("in use by another artoo process"),
+        "{refused}"
+    );
+    assert!(refused.contains(&store.display().to_string()), "{refused}");
+    rt.block_on(memory.close()).unwrap();
+    assert_eq!(probe(), "opened");
 }
 
 // ---------------------------------------------------------------------------------------
