@@ -1717,6 +1717,25 @@ mod tests {
     }
 
     #[test]
+    fn logs_sync_on_request_while_tables_manifests_and_current_always_sync() {
+        let policy =
+            |name: &str| DurableEnv::policy(Path::new("/data/memory.leveldb").join(name).as_path());
+        assert!(policy("000003.log") == SyncPolicy::WriteAheadLog);
+        for name in [
+            "000005.ldb",
+            "000007.sst",
+            "MANIFEST-000001",
+            "000001.dbtmp",
+            "CURRENT",
+        ] {
+            assert!(policy(name) == SyncPolicy::Always, "{name}");
+        }
+        for name in ["LOG", "LOG.old"] {
+            assert!(policy(name) == SyncPolicy::Never, "{name}");
+        }
+    }
+
+    #[test]
     fn the_replay_window_forgets_the_oldest_id_first() {
         let mut recent = RecentIds::default();
         let first = MegramId::mint();
