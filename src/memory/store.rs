@@ -481,6 +481,13 @@ fn put_new(batch: &mut WriteBatch, m: &Megram) -> Result<(), MemoryError> {
     Ok(())
 }
 
+/// Whether the store thread keeps serving after a command.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Stop,
+}
+
 /// One group's entries during a Dreamer step.
 struct GroupScan {
     prefix: Vec<u8>,
@@ -612,25 +619,12 @@ impl Store {
         while let Ok(first) = rx.recv() {
             let mut next = Some(first);
             while let Some(cmd) = next.take() {
-                match cmd {
-                    Command::Write(m) => {
-                        self.pending.push(*m);
-                        if self.pending.len() >= MAX_BATCH {
-                            self.commit_pending();
-                        }
-                    }
-                    Command::Close { reply } => {
-                        let _ = reply.send(self.shutdown());
-                        return;
-                    }
-                    other => {
-                        // Reads and changes see every write queued before them.
-                        self.commit_pending();
-                        self.handle(other);
-                    }
+                if self.handle(cmd) == Flow::Stop {
+                    return;
                 }
                 next = rx.try_recv().ok();
             }
+            // The queue is empty: commit what it held as one batch.
             self.commit_pending();
         }
         // Every handle is gone without a close: still drain and release the lock.
@@ -658,7 +652,23 @@ impl Store {
         )))
     }
 
-    fn handle(&mut self, cmd: Command) {
+    fn handle(&mut self, cmd: Command) -> Flow {
+        let cmd = match cmd {
+            Command::Write(m) => {
+                self.pending.push(*m);
+                if self.pending.len() >= MAX_BATCH {
+                    self.commit_pending();
+                }
+                return Flow::Continue;
+            }
+            Command::Close { reply } => {
+                let _ = reply.send(self.shutdown());
+                return Flow::Stop;
+            }
+            other => other,
+        };
+        // Reads and changes see every write queued before them.
+        self.commit_pending();
         match cmd {
             Command::Recall {
                 space,
@@ -732,9 +742,10 @@ impl Store {
                 let _ = reply.send(result);
             }
             Command::Write(_) | Command::Close { .. } => {
-                unreachable!("run() handles writes and close itself")
+                // Taken care of above; the compiler cannot see it through the rebinding.
             }
         }
+        Flow::Continue
     }
 
     /// Applies a batch and hands it to the OS, so a killed process keeps it.
