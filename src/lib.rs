@@ -15,6 +15,7 @@
 //! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
+//! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -28,6 +29,7 @@ pub mod contracts;
 pub mod ggs;
 pub mod laws;
 pub mod llm;
+pub mod memory;
 pub mod tags;
 pub mod tasklog;
 pub mod telemetry;

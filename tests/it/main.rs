@@ -4,6 +4,7 @@ mod bus;
 mod contracts;
 mod ggs;
 mod llm;
+mod memory;
 mod no_tauri;
 mod tasklog;
 #[cfg(feature = "specta")]

@@ -1,0 +1,265 @@
+//! Megram helpers: validation, the T layer's law entries, and the constructors for the
+//! entries R5 itself creates (operator `remember`, negative feedback, Dreamer
+//! distillations). GGS quantises its own writes; nothing here second-guesses its f/σ/k.
+//!
+//! **Invariant:** every Megram that reaches the store passed [`validate`]: finite f in
+//! [0, 1], σ in [−1, 1], k ≥ 0, and a non-empty space and entity.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::MemoryError;
+use crate::contracts::{Level, MacroState, Megram, MegramId};
+use crate::laws::{FOUR_LAWS, Law};
+
+/// `state` of the Four Laws' T entries.
+pub const STATE_LAW: &str = "law";
+/// `state` of an operator-injected T entry (the Go `/remember T`).
+pub const STATE_PERSONA: &str = "persona";
+/// `state` of an operator-injected M/K/C entry.
+pub const STATE_USER_INJECTED: &str = "user-injected";
+/// `state` of a Megram appended by `record_negative_feedback`.
+pub const STATE_NEGATIVE_FEEDBACK: &str = "negative-feedback";
+/// `state` of a Dreamer-distilled C entry with positive valence.
+pub const STATE_BEST_PRACTICE: &str = "best-practice";
+/// `state` of a Dreamer-distilled C entry with negative valence.
+pub const STATE_CONSTRAINT: &str = "constraint";
+
+/// The space of the Four Laws' T entries; each law is its own entity (`law:<n>`).
+pub const LAW_SPACE: &str = "laws";
+/// Default tags of an operator `remember` without tags (as the Go `/remember`).
+pub const DEFAULT_SPACE: &str = "global:user";
+pub const DEFAULT_ENTITY: &str = "env:local";
+
+/// The decay rate a C entry reverts to when it goes bankrupt (seed 003).
+pub const BANKRUPT_K: f64 = 0.05;
+/// Decay rate of operator-injected M/K entries and of negative feedback.
+pub const EPISODIC_K: f64 = 0.05;
+/// Longest SOP text kept from a distillation (the Go fix for #74 cut at 400).
+pub const MAX_SOP_CHARS: usize = 400;
+
+/// Whether `state` is a terminal macro-state (accept, success, abandon): the end of a
+/// task, which schedules the Dreamer's post-task pass.
+pub fn is_terminal_state(state: &str) -> bool {
+    macro_state(state).is_some_and(MacroState::is_terminal)
+}
+
+/// The GGS macro-state named by `state`, if it is one.
+pub fn macro_state(state: &str) -> Option<MacroState> {
+    const ALL: [MacroState; 7] = [
+        MacroState::Accept,
+        MacroState::Success,
+        MacroState::Refine,
+        MacroState::ChangePath,
+        MacroState::ChangeApproach,
+        MacroState::BreakSymmetry,
+        MacroState::Abandon,
+    ];
+    ALL.into_iter().find(|s| s.as_str() == state)
+}
+
+/// Checks a Megram's numbers and tags before it may be stored.
+pub fn validate(m: &Megram) -> Result<(), MemoryError> {
+    let bad = |why: String| Err(MemoryError::Invalid(format!("megram {}: {why}", m.id)));
+    if !(m.f.is_finite() && (0.0..=1.0).contains(&m.f)) {
+        return bad(format!("f = {} is not in [0, 1]", m.f));
+    }
+    if !(m.sigma.is_finite() && (-1.0..=1.0).contains(&m.sigma)) {
+        return bad(format!("σ = {} is not in [−1, 1]", m.sigma));
+    }
+    if !(m.k.is_finite() && m.k >= 0.0) {
+        return bad(format!("k = {} is not a finite rate ≥ 0", m.k));
+    }
+    if m.space.trim().is_empty() || m.entity.trim().is_empty() {
+        return bad("space and entity must both be non-empty".into());
+    }
+    Ok(())
+}
+
+/// The fixed id of law `number`'s T entry, so seeding on every open is idempotent.
+pub fn law_id(number: u8) -> MegramId {
+    // "laws" in ASCII, then the law number: stable across builds and machines.
+    MegramId::from(Uuid::from_u128(
+        0x6c61_7773_0000_4000_8000_0000_0000_0000 | u128::from(number),
+    ))
+}
+
+fn law_megram(law: &Law, now: DateTime<Utc>) -> Megram {
+    Megram {
+        id: law_id(law.number),
+        level: Level::T,
+        created_at: now,
+        last_recalled_at: None,
+        space: LAW_SPACE.into(),
+        entity: format!("law:{}", law.number),
+        content: format!("Law {} — {}: {}", law.number, law.title, law.text),
+        state: STATE_LAW.into(),
+        f: 1.0,
+        sigma: 1.0,
+        k: 0.0,
+    }
+}
+
+/// The Four Laws as timeless T entries.
+pub fn law_megrams(now: DateTime<Utc>) -> Vec<Megram> {
+    FOUR_LAWS.iter().map(|law| law_megram(law, now)).collect()
+}
+
+/// An operator-injected entry with the Go `/remember` magnitudes: T = (1.0, σ, 0,
+/// persona), C = (1.0, σ, 0, user-injected), K/M = (0.9, σ, 0.05, user-injected).
+pub fn remembered(
+    level: Level,
+    space: &str,
+    entity: &str,
+    content: &str,
+    sigma: f64,
+    now: DateTime<Utc>,
+) -> Megram {
+    let (f, k, state) = match level {
+        Level::T => (1.0, 0.0, STATE_PERSONA),
+        Level::C => (1.0, 0.0, STATE_USER_INJECTED),
+        Level::K | Level::M => (0.9, EPISODIC_K, STATE_USER_INJECTED),
+    };
+    Megram {
+        id: MegramId::mint(),
+        level,
+        created_at: now,
+        last_recalled_at: None,
+        space: space.into(),
+        entity: entity.into(),
+        content: content.into(),
+        state: state.into(),
+        f,
+        sigma,
+        k,
+    }
+}
+
+/// The entry `record_negative_feedback` appends against `rule`: same group, the rule's
+/// full magnitude with σ = −1, decaying like an episodic fact. It cancels a positive
+/// rule of equal magnitude; a second one drives the group's decision below zero.
+pub fn negative_feedback(rule: &Megram, content: &str, now: DateTime<Utc>) -> Megram {
+    Megram {
+        id: MegramId::mint(),
+        level: Level::M,
+        created_at: now,
+        last_recalled_at: None,
+        space: rule.space.clone(),
+        entity: rule.entity.clone(),
+        content: content.into(),
+        state: STATE_NEGATIVE_FEEDBACK.into(),
+        f: rule.f,
+        sigma: -1.0,
+        k: EPISODIC_K,
+    }
+}
+
+/// Cuts `text` to at most `max` characters, on a character boundary.
+pub fn truncate_chars(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{Clock, FakeClock};
+
+    fn sample() -> Megram {
+        remembered(
+            Level::M,
+            "intent:x",
+            "env:local",
+            "c",
+            1.0,
+            FakeClock::at_epoch().now(),
+        )
+    }
+
+    #[test]
+    fn terminal_states_are_accept_success_and_abandon_only() {
+        for s in ["accept", "success", "abandon"] {
+            assert!(is_terminal_state(s), "{s}");
+        }
+        for s in ["refine", "change_path", "change_approach", "break_symmetry"] {
+            assert!(!is_terminal_state(s), "{s}");
+        }
+        assert!(!is_terminal_state(STATE_USER_INJECTED));
+        assert!(!is_terminal_state("Accept"));
+    }
+
+    #[test]
+    fn out_of_range_numbers_and_empty_tags_are_rejected() {
+        assert!(validate(&sample()).is_ok());
+        for bad in [
+            Megram { f: 1.5, ..sample() },
+            Megram {
+                f: f64::NAN,
+                ..sample()
+            },
+            Megram {
+                sigma: -1.1,
+                ..sample()
+            },
+            Megram {
+                k: -0.1,
+                ..sample()
+            },
+            Megram {
+                k: f64::INFINITY,
+                ..sample()
+            },
+            Megram {
+                space: " ".into(),
+                ..sample()
+            },
+            Megram {
+                entity: String::new(),
+                ..sample()
+            },
+        ] {
+            assert!(
+                matches!(validate(&bad), Err(MemoryError::Invalid(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn law_ids_are_stable_and_distinct() {
+        let ids: Vec<_> = (0..4).map(law_id).collect();
+        assert_eq!(ids[0], law_id(0));
+        for (i, a) in ids.iter().enumerate() {
+            for b in &ids[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        let laws = law_megrams(FakeClock::at_epoch().now());
+        assert_eq!(laws.len(), 4);
+        assert!(laws.iter().all(|m| m.level == Level::T && m.k == 0.0));
+        assert!(laws[0].content.starts_with("Law 0 — Never deceive"));
+    }
+
+    #[test]
+    fn remembered_entries_use_the_go_magnitudes_per_level() {
+        let now = FakeClock::at_epoch().now();
+        let t = remembered(Level::T, "s", "e", "c", 1.0, now);
+        assert_eq!((t.f, t.k, t.state.as_str()), (1.0, 0.0, STATE_PERSONA));
+        let c = remembered(Level::C, "s", "e", "c", -1.0, now);
+        assert_eq!((c.f, c.sigma, c.k), (1.0, -1.0, 0.0));
+        let m = remembered(Level::M, "s", "e", "c", 1.0, now);
+        assert_eq!(
+            (m.f, m.k, m.state.as_str()),
+            (0.9, 0.05, STATE_USER_INJECTED)
+        );
+    }
+
+    #[test]
+    fn truncation_never_splits_a_character() {
+        assert_eq!(truncate_chars("意图整理", 2), "意图");
+        assert_eq!(truncate_chars("abc", 10), "abc");
+        assert_eq!(truncate_chars("🤖🤖", 1), "🤖");
+    }
+}

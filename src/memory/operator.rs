@@ -1,0 +1,262 @@
+//! The operator API: what the desktop memory panel and the CLI use to see and edit
+//! memory. Agents never get it; they reach memory only through the bus.
+//!
+//! - [`MemoryOperator::groups`]: every (space, entity) group with its live potentials
+//!   and action;
+//! - [`MemoryOperator::group`]: a group's Megrams, each with its live contribution to
+//!   both channels (zero for a source already consolidated into a C entry, and why);
+//! - [`MemoryOperator::remember`], [`MemoryOperator::forget`], [`MemoryOperator::pin`].
+//!
+//! **Invariant:** every change made here is published on the bus as a
+//! `MemoryOperatorChange` from `Role::User`, after it is stored, so the auditor sees it;
+//! and no operation here can delete, demote or overwrite a T entry.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::megram::{self as mg, DEFAULT_ENTITY, DEFAULT_SPACE};
+use super::{Memory, MemoryError};
+use crate::bus::{Bus, BusHandle};
+use crate::contracts::{
+    Level, Megram, MegramId, MemoryOperation, MemoryOperatorChange, Potentials, Role,
+};
+
+/// Megrams of each level in a group.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct LevelCounts {
+    pub m: usize,
+    pub k: usize,
+    pub c: usize,
+    pub t: usize,
+}
+
+impl LevelCounts {
+    pub fn total(&self) -> usize {
+        self.m + self.k + self.c + self.t
+    }
+}
+
+/// One (space, entity) group as the memory panel lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct GroupSummary {
+    pub space: String,
+    pub entity: String,
+    /// Live potentials now (consolidated sources excluded: their C entry speaks for them).
+    pub potentials: Potentials,
+    pub levels: LevelCounts,
+    /// How many of the group's entries were distilled into a C entry.
+    pub consolidated: usize,
+    /// Creation time of the group's newest entry.
+    pub newest: DateTime<Utc>,
+}
+
+/// One Megram with its live contribution to the group's potentials.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MegramView {
+    /// The record, with its effective last recall.
+    pub megram: Megram,
+    /// The C entry this Megram was distilled into, if any.
+    pub consolidated_into: Option<MegramId>,
+    /// False for a consolidated source: it no longer adds to the potentials.
+    pub counted: bool,
+    /// |f|·e^(−kΔt) now (0 when not counted).
+    pub attention: f64,
+    /// σ·f·e^(−kΔt) now (0 when not counted).
+    pub decision: f64,
+}
+
+/// What to forget.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ForgetTarget {
+    /// One entry; an error if it is a T entry.
+    Id(MegramId),
+    /// Every entry whose id starts with these hex digits (the Go `/forget <prefix>`).
+    IdPrefix(String),
+    /// A whole group.
+    Group { space: String, entity: String },
+}
+
+/// What a forget did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ForgetReport {
+    pub forgotten: Vec<MegramId>,
+    /// T entries the target matched and that were kept.
+    pub kept_immutable: Vec<MegramId>,
+}
+
+/// An operator-injected entry. f, k and state follow the level (see
+/// [`mg::remembered`]); `sigma` is +1 for "prefer this", −1 for "never do this".
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Remember {
+    pub level: Level,
+    pub space: String,
+    pub entity: String,
+    pub content: String,
+    pub sigma: f64,
+}
+
+impl Remember {
+    /// A C-level best practice in `global:user` / `env:local`, as the Go `/remember`
+    /// did by default.
+    pub fn new(content: impl Into<String>) -> Self {
+        Self {
+            level: Level::C,
+            space: DEFAULT_SPACE.into(),
+            entity: DEFAULT_ENTITY.into(),
+            content: content.into(),
+            sigma: 1.0,
+        }
+    }
+
+    pub fn level(mut self, level: Level) -> Self {
+        self.level = level;
+        self
+    }
+
+    pub fn tags(mut self, space: impl Into<String>, entity: impl Into<String>) -> Self {
+        self.space = space.into();
+        self.entity = entity.into();
+        self
+    }
+
+    pub fn sigma(mut self, sigma: f64) -> Self {
+        self.sigma = sigma;
+        self
+    }
+}
+
+/// How much of a content the audit detail quotes.
+const DETAIL_CHARS: usize = 80;
+
+/// The operator's view of memory, publishing every change as `Role::User`.
+#[derive(Clone)]
+pub struct MemoryOperator {
+    memory: Memory,
+    bus: BusHandle,
+}
+
+impl MemoryOperator {
+    pub fn new(memory: Memory, bus: &Bus) -> Self {
+        Self {
+            memory,
+            bus: bus.handle(Role::User),
+        }
+    }
+
+    pub async fn groups(&self) -> Result<Vec<GroupSummary>, MemoryError> {
+        self.memory
+            .store()
+            .call(|reply| super::store::Command::Groups { reply })
+            .await
+    }
+
+    pub async fn group(&self, space: &str, entity: &str) -> Result<Vec<MegramView>, MemoryError> {
+        let (space, entity) = (space.to_string(), entity.to_string());
+        self.memory
+            .store()
+            .call(|reply| super::store::Command::Group {
+                space,
+                entity,
+                reply,
+            })
+            .await
+    }
+
+    /// Stores a user-injected entry now (not fire-and-forget: the panel shows it).
+    pub async fn remember(&self, r: Remember) -> Result<Megram, MemoryError> {
+        if r.content.trim().is_empty() {
+            return Err(MemoryError::Invalid("nothing to remember".into()));
+        }
+        let megram = mg::remembered(
+            r.level,
+            r.space.trim(),
+            r.entity.trim(),
+            r.content.trim(),
+            r.sigma,
+            self.memory.now(),
+        );
+        let stored = self
+            .memory
+            .store()
+            .call(|reply| super::store::Command::Insert {
+                megram: Box::new(megram),
+                reply,
+            })
+            .await?;
+        self.publish(
+            MemoryOperation::Remember,
+            vec![stored.id],
+            format!(
+                "remember {} [{} / {}] σ={:+}: {}",
+                stored.level.as_str(),
+                stored.space,
+                stored.entity,
+                stored.sigma,
+                mg::truncate_chars(&stored.content, DETAIL_CHARS)
+            ),
+        );
+        Ok(stored)
+    }
+
+    /// Hard-deletes the target's entries with all their keys. T entries are never
+    /// deleted: a single T id is an error, a prefix or group keeps them and says so.
+    pub async fn forget(&self, target: ForgetTarget) -> Result<ForgetReport, MemoryError> {
+        let what = match &target {
+            ForgetTarget::Id(id) => format!("id {id}"),
+            ForgetTarget::IdPrefix(p) => format!("id prefix {p}"),
+            ForgetTarget::Group { space, entity } => format!("group [{space} / {entity}]"),
+        };
+        let report = self
+            .memory
+            .store()
+            .call(|reply| super::store::Command::Forget { target, reply })
+            .await?;
+        if !report.forgotten.is_empty() {
+            let mut detail = format!("forget {what}: {} entries", report.forgotten.len());
+            if !report.kept_immutable.is_empty() {
+                detail.push_str(&format!(", {} T entries kept", report.kept_immutable.len()));
+            }
+            self.publish(MemoryOperation::Forget, report.forgotten.clone(), detail);
+        }
+        Ok(report)
+    }
+
+    /// Makes an entry timeless (k = 0). T entries are already timeless and immutable.
+    pub async fn pin(&self, id: MegramId) -> Result<Megram, MemoryError> {
+        let pinned = self
+            .memory
+            .store()
+            .call(|reply| super::store::Command::Pin { id, reply })
+            .await?;
+        self.publish(
+            MemoryOperation::Pin,
+            vec![id],
+            format!(
+                "pin {} [{} / {}]: {}",
+                pinned.level.as_str(),
+                pinned.space,
+                pinned.entity,
+                mg::truncate_chars(&pinned.content, DETAIL_CHARS)
+            ),
+        );
+        Ok(pinned)
+    }
+
+    fn publish(&self, operation: MemoryOperation, megram_ids: Vec<MegramId>, detail: String) {
+        self.bus.publish(
+            Role::Memory,
+            MemoryOperatorChange {
+                operation,
+                megram_ids,
+                detail,
+            },
+        );
+    }
+}
