@@ -9,11 +9,13 @@
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
+//! - [`auditor`] — R6: tap reader, hash-chained audit log, detectors, reports, history.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
 #![forbid(unsafe_code)]
 
+pub mod auditor;
 pub mod bus;
 pub mod clock;
 pub mod config;
