@@ -380,13 +380,17 @@ impl Detectors {
         if self.tasks.len() < MAX_TRACKED_TASKS || self.tasks.contains_key(task) {
             return;
         }
-        let victim = self
+        // Forget an eighth at once — finished tasks first, least recently seen first —
+        // so the scan is paid once per many new tasks.
+        let mut order: Vec<(bool, DateTime<Utc>, TaskId)> = self
             .tasks
             .iter()
-            .min_by_key(|(_, t)| (!t.finished, t.last_seen))
-            .map(|(id, _)| id.clone());
-        if let Some(victim) = victim {
-            self.tasks.remove(&victim);
+            .map(|(id, t)| (!t.finished, t.last_seen, id.clone()))
+            .collect();
+        let forget = (MAX_TRACKED_TASKS / 8).max(1);
+        order.select_nth_unstable(forget - 1);
+        for (_, _, id) in order.into_iter().take(forget) {
+            self.tasks.remove(&id);
         }
     }
 }

@@ -10,6 +10,7 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::canonical::sha256_hex;
 use crate::bus::Envelope;
 use crate::contracts::{
     EnvelopeId, ExecutionStatus, MacroState, Message, MessageKind, Role, SubTaskStatus, TaskId,
@@ -170,8 +171,8 @@ pub struct AuditEvent {
     pub bus_seq: Option<u64>,
     /// A one-line summary of the payload.
     pub detail: String,
-    /// SHA-256 of the payload's canonical JSON: any copy of the message kept elsewhere
-    /// (the task log, the report history) can be checked against the chain.
+    /// SHA-256 of the message in its wire form ([`message_digest`]): a copy kept
+    /// elsewhere (the task log, the report history) can be checked against the chain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -200,8 +201,9 @@ pub struct AuditEvent {
 
 impl AuditEvent {
     /// The unchained record of one bus message.
-    pub fn for_envelope(env: &Envelope, anomalies: Vec<Finding>, digest: String) -> Self {
+    pub fn for_envelope(env: &Envelope, anomalies: Vec<Finding>) -> Self {
         let (detail, state) = describe(&env.message);
+        let digest = message_digest(&env.message);
         Self {
             anomalies,
             at: env.timestamp,
@@ -250,6 +252,24 @@ impl AuditEvent {
     pub fn has_anomaly(&self, kind: AnomalyKind) -> bool {
         self.anomalies.iter().any(|f| f.kind == kind)
     }
+}
+
+/// SHA-256 of `message` as serde_json writes it on the wire, compact:
+/// `{"type":"<Name>","payload":{…}}` with the contract's field order.
+pub fn message_digest(message: &Message) -> String {
+    let bytes = serde_json::to_vec(message).expect("bus messages serialise to JSON");
+    sha256_hex(&bytes)
+}
+
+/// [`message_digest`] of an AuditReport stored as `report_json` (one line of the report
+/// history, without its newline), computed from the stored bytes alone.
+pub fn report_line_digest(report_json: &[u8]) -> String {
+    const OPEN: &[u8] = b"{\"type\":\"AuditReport\",\"payload\":";
+    let mut bytes = Vec::with_capacity(OPEN.len() + report_json.len() + 1);
+    bytes.extend_from_slice(OPEN);
+    bytes.extend_from_slice(report_json);
+    bytes.push(b'}');
+    sha256_hex(&bytes)
 }
 
 /// Parses a Megram `state` written as a macro-state.
@@ -439,6 +459,14 @@ fn serde_plain<T: Serialize>(value: &T) -> String {
 
 /// Collapses whitespace runs (newlines included) and keeps [`DETAIL_CHARS`] characters.
 fn one_line(text: &str) -> String {
+    let tidy = text.len() <= DETAIL_CHARS
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.contains("  ")
+        && !text.contains(|c: char| c.is_whitespace() && c != ' ');
+    if tidy {
+        return text.to_string();
+    }
     let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if collapsed.chars().count() > DETAIL_CHARS {
         format!("{}…", first_chars(&collapsed, DETAIL_CHARS - 1))
@@ -474,6 +502,36 @@ mod tests {
             AnomalyKind::parse("boundary-violation"),
             Some(AnomalyKind::BoundaryViolation)
         );
+    }
+
+    #[test]
+    fn a_stored_report_digests_like_the_message_that_carried_it() {
+        let report = crate::contracts::AuditReport {
+            report_id: crate::contracts::ReportId::mint(),
+            trigger: crate::contracts::AuditTrigger::Periodic,
+            window_start: chrono::DateTime::UNIX_EPOCH,
+            window_end: chrono::DateTime::UNIX_EPOCH,
+            tasks_observed: 3,
+            total_corrections: 1,
+            gap_trends: vec![],
+            boundary_violations: vec!["R3 sent \"x\" to R5".into()],
+            drift_alerts: vec![],
+            anomalies: vec!["law0: é".into()],
+            tool_health: Default::default(),
+            law1: Default::default(),
+            query_id: None,
+        };
+        let line = serde_json::to_vec(&report).unwrap();
+        assert_eq!(
+            report_line_digest(&line),
+            message_digest(&Message::AuditReport(report))
+        );
+    }
+
+    #[test]
+    fn tidy_details_are_kept_and_untidy_ones_collapsed() {
+        assert_eq!(one_line("attempt 1: ok"), "attempt 1: ok");
+        assert_eq!(one_line(" a\tb  c\n"), "a b c");
     }
 
     #[test]

@@ -22,6 +22,8 @@ use super::event::AuditEvent;
 const SEGMENT_PREFIX: &str = "events-";
 const SEGMENT_SUFFIX: &str = ".jsonl";
 const LOCK_FILE: &str = "LOCK";
+/// Initial buffer of a pending chunk: a flush's worth, so appends rarely reallocate.
+const CHUNK_CAPACITY: usize = 1024 * 1024 + 64 * 1024;
 
 /// File name of segment `n` (1-based).
 pub fn segment_name(n: u32) -> String {
@@ -155,31 +157,42 @@ impl ChainWriter {
         event.seq = self.head.next_seq;
         event.prev = std::mem::take(&mut self.head.hash);
         event.hash.clear();
+        if self
+            .pending
+            .last()
+            .is_none_or(|c| c.segment != self.segment)
+        {
+            self.pending.push(Chunk {
+                segment: self.segment,
+                bytes: Vec::with_capacity(CHUNK_CAPACITY),
+            });
+        }
+        let chunk = self.pending.last_mut().expect("a chunk was just ensured");
+        let start = chunk.bytes.len();
         // The struct's field order is its canonical order (see `event`), so these bytes
         // are exactly what a verifier recomputes from the parsed line.
-        let mut line =
-            serde_json::to_vec(&event).expect("audit events serialise to JSON without fail");
-        let hash = sha256_hex(&line);
-        debug_assert_eq!(line.last(), Some(&b'}'));
-        line.pop();
-        line.extend_from_slice(b",\"hash\":\"");
-        line.extend_from_slice(hash.as_bytes());
-        line.extend_from_slice(b"\"}\n");
+        serde_json::to_writer(&mut chunk.bytes, &event)
+            .expect("audit events serialise to JSON without fail");
+        let hash = sha256_hex(&chunk.bytes[start..]);
+        debug_assert_eq!(chunk.bytes.last(), Some(&b'}'));
+        chunk.bytes.pop();
+        chunk.bytes.extend_from_slice(b",\"hash\":\"");
+        chunk.bytes.extend_from_slice(hash.as_bytes());
+        chunk.bytes.extend_from_slice(b"\"}\n");
 
-        let len = line.len() as u64;
+        let len = (chunk.bytes.len() - start) as u64;
         if self.segment_bytes > 0 && self.segment_bytes + len > self.max_segment_bytes {
+            // Rotate: this line opens the next segment file.
+            let line = chunk.bytes.split_off(start);
             self.segment += 1;
             self.segment_bytes = 0;
-        }
-        self.segment_bytes += len;
-        self.pending_bytes += line.len();
-        match self.pending.last_mut() {
-            Some(chunk) if chunk.segment == self.segment => chunk.bytes.extend_from_slice(&line),
-            _ => self.pending.push(Chunk {
+            self.pending.push(Chunk {
                 segment: self.segment,
                 bytes: line,
-            }),
+            });
         }
+        self.segment_bytes += len;
+        self.pending_bytes += len as usize;
 
         self.head.next_seq += 1;
         self.head.hash.clone_from(&hash);

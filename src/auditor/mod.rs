@@ -49,7 +49,6 @@ pub use history::{AnomalyFilter, AuditHistory, EventFilter, TaskTimeline};
 pub use verify::{BreakKind, BrokenLink, VerifyReport};
 pub use window::WindowStats;
 
-use canonical::{canonical_bytes, sha256_hex};
 use log::{ChainWriter, LogFiles, Tail, recover_tail};
 
 /// Name of the audit directory inside the data directory.
@@ -152,7 +151,7 @@ pub struct Auditor {
 /// Whether a flush must write the state file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum StateWrite {
-    /// Reports and shutdown: the state must match the log.
+    /// Periodic reports and shutdown: the state must match the log.
     Now,
     /// Traffic: once the flush interval has passed since the last write.
     Due,
@@ -330,8 +329,7 @@ impl Auditor {
             TapEvent::Message(env) => {
                 let findings = self.detectors.observe(&env, &self.params);
                 self.window.record(&env, &findings, self.params.epsilon);
-                let event = AuditEvent::for_envelope(&env, findings, payload_digest(&env));
-                self.chain.append(event);
+                self.chain.append(AuditEvent::for_envelope(&env, findings));
             }
             TapEvent::Gap { skipped } => {
                 let finding = Finding::new(
@@ -399,7 +397,8 @@ impl Auditor {
             self.clock.now(),
             Some(query.query_id),
         );
-        self.report(report, Some(env.id)).await
+        // An on-demand report changes no statistic: the state need not be rewritten.
+        self.report(report, Some(env.id), StateWrite::Due).await
     }
 
     /// Closes a non-empty window with a periodic report.
@@ -412,7 +411,9 @@ impl Auditor {
         let report = self.window.report(AuditTrigger::Periodic, now, None);
         self.window = WindowStats::new(now);
         self.state_dirty = true;
-        self.report(report, None).await
+        // The closed window is persisted with its report, or a restart would report it
+        // again.
+        self.report(report, None, StateWrite::Now).await
     }
 
     /// Stores `report` in the history (with the log and state up to now), then
@@ -421,10 +422,11 @@ impl Auditor {
         &mut self,
         report: AuditReport,
         reply_to: Option<EnvelopeId>,
+        state: StateWrite,
     ) -> Result<(), AuditError> {
         let mut line = serde_json::to_vec(&report).expect("audit reports serialise to JSON");
         line.push(b'\n');
-        self.flush(Some(line), StateWrite::Now).await?;
+        self.flush(Some(line), state).await?;
         match reply_to {
             Some(query) => self.outbox.reply(query, report),
             None => self.outbox.publish(report),
@@ -503,17 +505,6 @@ impl Auditor {
             changed
         });
     }
-}
-
-/// SHA-256 of the payload's canonical JSON (for an AuditReport: of the report as stored
-/// in the history).
-fn payload_digest(env: &Envelope) -> String {
-    let mut value = serde_json::to_value(&env.message).expect("bus messages serialise to JSON");
-    let payload = value
-        .get_mut("payload")
-        .map(serde_json::Value::take)
-        .unwrap_or(value);
-    sha256_hex(&canonical_bytes(&payload))
 }
 
 fn tail_findings(tail: &Tail) -> Vec<Finding> {

@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::canonical::{GENESIS, canonical_bytes, sha256_hex};
+use super::event::report_line_digest;
 use super::log::{Checkpoint, for_each_line, list_segments, segment_name, writer_is_live};
 use super::state::{STATE_FILE, read_checkpoint};
 use super::{AuditError, REPORTS_FILE};
@@ -344,10 +345,7 @@ fn check_reports(
         if line.is_empty() {
             continue;
         }
-        let digest = serde_json::from_slice::<Value>(line)
-            .ok()
-            .map(|v| sha256_hex(&canonical_bytes(&v)));
-        match digest.and_then(|d| recorded.remove(&d)) {
+        match recorded.remove(&report_line_digest(line)) {
             Some(_) => reports += 1,
             None => {
                 return Ok((

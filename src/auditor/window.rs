@@ -4,7 +4,7 @@
 //! **Invariant:** every anomaly found in the window is either listed in its report or
 //! counted in that report's "… more" line — never dropped silently.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -74,7 +74,7 @@ pub struct WindowStats {
     pub messages: u64,
     /// Messages the tap lost.
     pub lost: u64,
-    pub tasks: BTreeSet<TaskId>,
+    pub tasks: HashSet<TaskId>,
     pub total_corrections: u64,
     /// Latest ∇L trend of each task that had a GGS decision in the window.
     pub gap_trends: BTreeMap<TaskId, Trend>,
@@ -91,7 +91,7 @@ impl WindowStats {
             window_start,
             messages: 0,
             lost: 0,
-            tasks: BTreeSet::new(),
+            tasks: HashSet::new(),
             total_corrections: 0,
             gap_trends: BTreeMap::new(),
             boundary_violations: Tally::default(),
@@ -121,8 +121,10 @@ impl WindowStats {
             self.messages += 1;
         }
         if let Some(task) = &env.task_id {
-            // A task id is an `Arc<str>`: the clone is a reference count.
-            self.tasks.insert(task.clone());
+            // Look first: inserting would clone the id for every message.
+            if !self.tasks.contains(task) {
+                self.tasks.insert(task.clone());
+            }
         }
         match &env.message {
             Message::CorrectionSignal(CorrectionSignal { failure_class, .. }) => {
