@@ -477,6 +477,42 @@ mod tests {
         assert_eq!(e.prev, GENESIS);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_event_serialises_to_the_bytes_its_hash_covers(
+            detail in proptest::prelude::any::<String>(),
+            descriptions in proptest::collection::vec(proptest::prelude::any::<String>(), 0..3),
+            task in proptest::option::of("[a-z_0-9]{1,20}"),
+            bus_seq in proptest::option::of(proptest::prelude::any::<u64>()),
+            nanos in 0u32..1_000_000_000,
+        ) {
+            let kinds = crate::auditor::event::AnomalyKind::ALL;
+            let mut e = AuditEvent::internal(
+                EventKind::TapGap,
+                chrono::Utc.timestamp_opt(1_700_000_000, nanos).unwrap(),
+                detail,
+                descriptions
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, d)| crate::auditor::event::Finding::new(kinds[i % kinds.len()], d))
+                    .collect(),
+            );
+            e.task_id = task.map(crate::contracts::TaskId::from_existing);
+            e.bus_seq = bus_seq;
+            e.from = Some(crate::contracts::Role::Executor);
+            let mut chain = ChainWriter::new(&recover_tail(Path::new("/nonexistent")).unwrap(), u64::MAX);
+            let logged = chain.append(e);
+            let bytes = chain.take_pending().remove(0).bytes;
+            let mut value: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            let hash = value.as_object_mut().unwrap().remove("hash").unwrap();
+            proptest::prop_assert_eq!(hash.as_str(), Some(logged.hash.as_str()));
+            let canonical = super::super::canonical::canonical_bytes(&value);
+            proptest::prop_assert_eq!(sha256_hex(&canonical), logged.hash.clone());
+            let back: AuditEvent = serde_json::from_slice(&bytes).unwrap();
+            proptest::prop_assert_eq!(back, logged);
+        }
+    }
+
     #[test]
     fn the_chain_continues_across_rotation_and_reopening() {
         let dir = tempfile::tempdir().unwrap();
