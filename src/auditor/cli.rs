@@ -6,7 +6,6 @@
 //! report printed here is a snapshot of the persisted window, not added to the history.
 
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, Subcommand};
@@ -19,10 +18,7 @@ use crate::contracts::{AuditReport, ReportId, Role, TaskId};
 use super::calibration::CalibrationView;
 use super::event::{AnomalyKind, AuditEvent, EventKind};
 use super::history::{AnomalyFilter, AuditHistory, EventFilter, TaskTimeline};
-use super::verify::{BreakKind, VerifyReport};
-
-/// How long `verify` waits before re-reading the checkpoint of a live auditor.
-const LIVE_SETTLE: Duration = Duration::from_millis(300);
+use super::verify::VerifyReport;
 
 #[derive(Args, Debug)]
 pub struct AuditArgs {
@@ -193,17 +189,7 @@ pub fn run_to(config: &Config, args: AuditArgs, out: &mut dyn Write) -> anyhow::
 }
 
 fn verify(history: &AuditHistory, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut report = history.verify()?;
-    let racing_a_live_writer = report.live_writer
-        && matches!(
-            report.broken.as_ref().map(|b| b.kind),
-            Some(BreakKind::Unanchored | BreakKind::CheckpointMissing)
-        );
-    if racing_a_live_writer {
-        // A running auditor checkpoints right after each write: look again.
-        std::thread::sleep(LIVE_SETTLE);
-        report = history.verify()?;
-    }
+    let report = history.verify()?;
     if json {
         print_json(out, &report)?;
     } else {

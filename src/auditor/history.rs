@@ -9,6 +9,7 @@
 //! writing.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use memchr::memmem;
@@ -21,8 +22,14 @@ use crate::contracts::{
 use super::calibration::CalibrationView;
 use super::event::{AnomalyKind, AuditEvent, EventKind};
 use super::log::{for_each_line, for_each_line_rev};
-use super::verify::{VerifyReport, verify};
+use super::verify::{BreakKind, VerifyReport, verify};
 use super::{AuditError, REPORTS_FILE, audit_dir, state};
+
+/// Pause before re-verifying the end of a log a live auditor is writing (its
+/// checkpoint trails the log by at most one flush interval).
+pub const LIVE_SETTLE: Duration = Duration::from_millis(100);
+/// Re-verifications of a live log's end before it is reported unanchored.
+pub const LIVE_RETRIES: usize = 10;
 
 /// Events returned when a filter sets no limit.
 pub const DEFAULT_EVENT_LIMIT: usize = 100;
@@ -284,9 +291,24 @@ impl AuditHistory {
             .map(|s| s.window.report(AuditTrigger::OnDemand, now, None)))
     }
 
-    /// Verifies the hash chain, the checkpoint and the stored reports.
+    /// Verifies the hash chain, the checkpoint and the stored reports. Blocks: while an
+    /// auditor is writing, events it has not checkpointed yet look unanchored, so this
+    /// looks again (every [`LIVE_SETTLE`], up to [`LIVE_RETRIES`] times) before saying so.
     pub fn verify(&self) -> Result<VerifyReport, AuditError> {
-        verify(&self.dir)
+        let mut report = verify(&self.dir)?;
+        for _ in 0..LIVE_RETRIES {
+            let in_flight = report.live_writer
+                && matches!(
+                    report.broken.as_ref().map(|b| b.kind),
+                    Some(BreakKind::Unanchored | BreakKind::CheckpointMissing)
+                );
+            if !in_flight {
+                break;
+            }
+            std::thread::sleep(LIVE_SETTLE);
+            report = verify(&self.dir)?;
+        }
+        Ok(report)
     }
 
     fn load_state(&self) -> Result<Option<state::State>, AuditError> {

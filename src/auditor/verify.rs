@@ -219,6 +219,10 @@ impl Walk {
 pub fn verify(dir: &Path) -> Result<VerifyReport, AuditError> {
     let io = |e| AuditError::io(dir, e);
     let live = writer_is_live(dir);
+    // The checkpoint first: the log is written before it, so every event it covers is
+    // already in the segment files listed next.
+    let anchor =
+        read_checkpoint(dir).map_err(|e| AuditError::State(format!("{}: {e}", dir.display())))?;
     let segments = list_segments(dir).map_err(io)?.len();
     let mut walk = Walk {
         expected_seq: 0,
@@ -261,11 +265,11 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, AuditError> {
     if report.broken.is_some() {
         return Ok(report);
     }
-    report.broken = check_anchor(dir, &walk, &report.head)?;
+    report.broken = check_anchor(dir, &walk, &report.head, anchor, live)?;
     if report.broken.is_some() {
         return Ok(report);
     }
-    let (reports, broken) = check_reports(dir, &mut walk.report_digests)?;
+    let (reports, broken) = check_reports(dir, &mut walk.report_digests, live)?;
     report.reports = reports;
     report.broken = broken;
     Ok(report)
@@ -275,9 +279,23 @@ fn check_anchor(
     dir: &Path,
     walk: &Walk,
     head: &Checkpoint,
+    anchor: Option<Checkpoint>,
+    live: bool,
 ) -> Result<Option<BrokenLink>, AuditError> {
-    let anchor =
-        read_checkpoint(dir).map_err(|e| AuditError::State(format!("{}: {e}", dir.display())))?;
+    let anchor = match anchor {
+        // A live auditor may have checkpointed what it wrote during the scan.
+        Some(before) if live && head.next_seq > before.next_seq => read_checkpoint(dir)
+            .map_err(|e| AuditError::State(format!("{}: {e}", dir.display())))?
+            .or(Some(before)),
+        other => other,
+    };
+    if let Some(a) = &anchor {
+        if live && a.next_seq > head.next_seq {
+            // Checkpointed past the end we read: it kept writing after our scan, and
+            // everything we read is covered (a gap would have broken the chain).
+            return Ok(None);
+        }
+    }
     let Some(anchor) = anchor else {
         return Ok((head.next_seq > 0).then(|| BrokenLink {
             kind: BreakKind::CheckpointMissing,
@@ -331,35 +349,45 @@ fn check_anchor(
     Ok(None)
 }
 
+/// Every stored report must match a report the chain recorded, and the other way round.
+/// With a live auditor, reports stored after the chain was read (the history's last
+/// lines) may not be chained yet.
 fn check_reports(
     dir: &Path,
     recorded: &mut HashMap<String, String>,
+    live: bool,
 ) -> Result<(u64, Option<BrokenLink>), AuditError> {
     let text = match std::fs::read(dir.join(REPORTS_FILE)) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(AuditError::io(dir, e)),
     };
+    let edited = |line: usize| {
+        BrokenLink {
+        kind: BreakKind::ReportEdited,
+        file: REPORTS_FILE.into(),
+        line: Some(line as u64 + 1),
+        seq: None,
+        message: "this report matches no report the log recorded: it was edited (or stored just before a crash, unpublished)".into(),
+    }
+    };
     let mut reports = 0;
+    let mut first_unmatched = None;
     for (i, line) in text.split(|b| *b == b'\n').enumerate() {
         if line.is_empty() {
             continue;
         }
-        match recorded.remove(&report_line_digest(line)) {
-            Some(_) => reports += 1,
-            None => {
-                return Ok((
-                    reports,
-                    Some(BrokenLink {
-                        kind: BreakKind::ReportEdited,
-                        file: REPORTS_FILE.into(),
-                        line: Some(i as u64 + 1),
-                        seq: None,
-                        message: "this report matches no report the log recorded: it was edited (or stored just before a crash, unpublished)".into(),
-                    }),
-                ));
+        if recorded.remove(&report_line_digest(line)).is_some() {
+            reports += 1;
+            if let Some(unmatched) = first_unmatched {
+                return Ok((reports, Some(edited(unmatched))));
             }
+        } else if first_unmatched.is_none() {
+            first_unmatched = Some(i);
         }
+    }
+    if let Some(unmatched) = first_unmatched.filter(|_| !live) {
+        return Ok((reports, Some(edited(unmatched))));
     }
     let missing = recorded.values().next().cloned();
     Ok((

@@ -1628,6 +1628,40 @@ async fn a_restart_after_tampering_records_the_recovery_as_an_anomaly() {
     rig.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_verifies_clean_while_the_auditor_is_writing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = Rig::start_with(
+        config_in(dir.path()),
+        AuditorOptions {
+            max_segment_bytes: 32 * 1024,
+            ..AuditorOptions::default()
+        },
+    );
+    rig.successful_task(&TaskId::mint(), true);
+    rig.query().await;
+    let history = AuditHistory::new(&rig.config.data_dir);
+    let verifying = tokio::task::spawn_blocking(move || {
+        (0..5)
+            .map(|_| history.verify().unwrap())
+            .collect::<Vec<_>>()
+    });
+    // Keep the auditor writing (and rotating, and reporting) while it is verified.
+    while !verifying.is_finished() {
+        rig.successful_task(&TaskId::mint(), true);
+        rig.query().await;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    for report in verifying.await.unwrap() {
+        assert!(report.live_writer);
+        assert!(report.is_clean(), "{:?}", report.broken);
+    }
+    let (config, _) = rig.stop().await;
+    let after = verify(&config);
+    assert!(!after.live_writer);
+    assert!(after.is_clean(), "{:?}", after.broken);
+}
+
 #[tokio::test]
 async fn a_clean_log_of_100_000_events_verifies() {
     let dir = tempfile::tempdir().unwrap();
