@@ -20,6 +20,9 @@ use super::event::{AnomalyKind, AuditEvent, EventKind};
 use super::history::{AnomalyFilter, AuditHistory, EventFilter, TaskTimeline};
 use super::verify::VerifyReport;
 
+/// How times are shown to people (the log and `--json` keep full precision).
+const TIME: &str = "%Y-%m-%d %H:%M:%S UTC";
+
 #[derive(Args, Debug)]
 pub struct AuditArgs {
     #[command(subcommand)]
@@ -88,7 +91,19 @@ pub enum AuditCommand {
 pub fn run(config: &Config, args: AuditArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    run_to(config, args, &mut out)
+    match run_to(config, args, &mut out) {
+        // The reader (`| head`) has what it wanted.
+        Err(e) if is_broken_pipe(&e) => Ok(()),
+        other => other,
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// [`run`] with the output going to `out`.
@@ -253,8 +268,8 @@ fn print_report(out: &mut dyn Write, r: &AuditReport, origin: &str) -> anyhow::R
     writeln!(
         out,
         "window:       {} → {}",
-        r.window_start.to_rfc3339(),
-        r.window_end.to_rfc3339()
+        r.window_start.format(TIME),
+        r.window_end.format(TIME)
     )?;
     writeln!(
         out,
@@ -314,8 +329,8 @@ fn print_report_list(out: &mut dyn Write, reports: &[AuditReport]) -> anyhow::Re
             "{}  {:9}  {} → {}  tasks {}  corrections {}  violations {}  drift {}  anomalies {}",
             r.report_id,
             plain(&r.trigger),
-            r.window_start.format("%Y-%m-%d %H:%M:%S"),
-            r.window_end.format("%Y-%m-%d %H:%M:%S"),
+            r.window_start.format(TIME),
+            r.window_end.format(TIME),
             r.tasks_observed,
             r.total_corrections,
             r.boundary_violations.len(),
@@ -366,8 +381,8 @@ fn print_timeline(out: &mut dyn Write, t: &TaskTimeline) -> anyhow::Result<()> {
         writeln!(
             out,
             "from {} to {} ({:.1} s)",
-            start.to_rfc3339(),
-            end.to_rfc3339(),
+            start.format(TIME),
+            end.format(TIME),
             (end - start).num_milliseconds() as f64 / 1000.0
         )?;
     }
@@ -478,6 +493,15 @@ fn parse_anomaly(text: &str) -> anyhow::Result<AnomalyFilter> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_closed_pipe_is_not_an_error_but_other_io_errors_are() {
+        let pipe: anyhow::Error = std::io::Error::from(std::io::ErrorKind::BrokenPipe).into();
+        assert!(is_broken_pipe(&pipe.context("printing events")));
+        let denied: anyhow::Error =
+            std::io::Error::from(std::io::ErrorKind::PermissionDenied).into();
+        assert!(!is_broken_pipe(&denied));
+    }
 
     #[test]
     fn roles_parse_by_short_or_long_name() {
