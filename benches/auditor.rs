@@ -198,6 +198,7 @@ impl Traffic {
             Role::Ggs,
             OutcomeSummary {
                 task_id: task.clone(),
+                intent: "Find the largest files in Downloads".into(),
                 merged_output: serde_json::json!({"largest": "big.mp4"}),
                 summary: "big.mp4".into(),
                 task_criteria_verdicts: vec![],

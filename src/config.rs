@@ -69,6 +69,7 @@ impl fmt::Debug for ApiKey {
 
 /// One model tier: endpoint, model and key.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct TierConfig {
     pub base_url: Option<String>,
@@ -94,6 +95,7 @@ impl TierConfig {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct LlmConfig {
     /// R1, R2, R4b (R4b never runs on a weaker tier than R2).
@@ -123,6 +125,7 @@ impl Default for LlmConfig {
 
 /// GGS hyper-parameters (seed 000 Appendix B, v0.8 defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct GgsParams {
     /// α: weight on intent-result distance D.
@@ -165,6 +168,7 @@ impl Default for GgsParams {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct Budgets {
     /// Fast-loop corrections per sub-task (seed: maxRetries = 2).
@@ -196,6 +200,7 @@ impl Default for Budgets {
 
 /// MKCT thresholds (seed 003 "R5").
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct MemoryParams {
     /// M_att below this → Ignore.
@@ -234,6 +239,7 @@ impl Default for MemoryParams {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct LawsConfig {
     /// Unanswered Law 1 confirmations are denied after this long.
@@ -249,6 +255,7 @@ impl Default for LawsConfig {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolsConfig {
     pub shell_timeout_secs: u64,
@@ -276,6 +283,7 @@ impl Default for ToolsConfig {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct AuditorConfig {
     pub report_period_secs: u64,
@@ -293,6 +301,7 @@ impl Default for AuditorConfig {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct UiConfig {
     pub hotkey: String,
@@ -314,6 +323,7 @@ impl Default for UiConfig {
 /// What `settings.toml` may contain. Paths other than the workspace are not settable
 /// there (the data dir is where the file lives).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     pub workspace: Option<PathBuf>,

@@ -6,9 +6,15 @@
 //! - [`bus`] — the observable message bus: role inboxes (lossless), taps (bounded, with
 //!   gap markers), request/reply.
 //! - [`config`] — one validated [`Config`] (defaults → settings.toml → environment).
+//! - [`cancel`] — per-task cancellation tokens (nothing starts after a cancel).
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
+//! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
+//! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
+//! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
+//! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
+//!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //! - [`auditor`] — R6: tap reader, hash-chained audit log, detectors, reports, history.
 //!
 //! Nothing in this crate depends on the desktop shell.
@@ -17,11 +23,18 @@
 
 pub mod auditor;
 pub mod bus;
+pub mod cancel;
 pub mod clock;
 pub mod config;
 pub mod contracts;
+pub mod ggs;
 pub mod laws;
+pub mod llm;
+pub mod tags;
+pub mod tasklog;
 pub mod telemetry;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 
 pub use bus::Bus;
 pub use clock::{Clock, FakeClock, SharedClock, SystemClock};

@@ -354,6 +354,13 @@ pub fn describe(message: &Message) -> (String, Option<MacroState>) {
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default()
         ),
+        Message::SubTaskClosed(m) => match m.status {
+            SubTaskStatus::Matched => "matched: the fast loop is closed".to_string(),
+            SubTaskStatus::Failed => "failed: the fast loop is closed".to_string(),
+        },
+        Message::DispatchHalted(m) => {
+            format!("{} later sub-tasks not run: {}", m.skipped.len(), m.reason)
+        }
         Message::ReplanRequest(m) => format!(
             "{}/{} failed, {} corrections, recommends {:?}: {}",
             m.failed_outcomes.len(),

@@ -124,7 +124,7 @@ pub struct TaskTimeline {
     pub events: Vec<AuditEvent>,
     pub started_at: Option<DateTime<Utc>>,
     pub ended_at: Option<DateTime<Utc>>,
-    /// Planning rounds dispatched (DispatchManifests).
+    /// Planning rounds dispatched (DispatchManifests sent to R4b).
     pub rounds: u32,
     /// GGS's terminal directive, once the task finished.
     pub outcome: Option<MacroState>,
@@ -218,9 +218,11 @@ impl AuditHistory {
             events.push(event);
             true
         })?;
+        // One manifest per round goes to R4b (another copy may go to the dispatcher).
         let rounds = events
             .iter()
             .filter(|e| e.kind == EventKind::Message(MessageKind::DispatchManifest))
+            .filter(|e| e.to == Some(Role::MetaValidator))
             .count();
         let outcome = events
             .iter()

@@ -5,6 +5,7 @@ use crate::contracts::{EnvelopeId, Message, Role, TaskId};
 
 /// One message on the bus, with who sent it to whom and when.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Envelope {
     pub id: EnvelopeId,
     /// Bus-wide publish order (monotonic per bus).

@@ -355,3 +355,25 @@ mod tests {
         assert_eq!(outcome.failure_count("other"), (0, 3));
     }
 }
+
+/// R4a → R3, the reply to an `ExecutionResult` request that ends the fast loop: no more
+/// corrections are coming. (The outcome itself goes to R4b as a `SubTaskOutcome`.)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SubTaskClosed {
+    pub subtask_id: SubTaskId,
+    pub parent_task_id: TaskId,
+    pub status: SubTaskStatus,
+    /// The matched output, injected into the context of later sequence groups.
+    pub output: serde_json::Value,
+}
+
+/// Dispatcher → R4b: a sequence group failed, so these later sub-tasks of the plan were
+/// not run (a failed group stops later groups); R4b must not wait for them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct DispatchHalted {
+    pub task_id: TaskId,
+    pub skipped: Vec<SubTaskId>,
+    pub reason: String,
+}

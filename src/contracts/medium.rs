@@ -19,6 +19,10 @@ pub enum Recommendation {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ReplanRequest {
     pub task_id: TaskId,
+    /// The task's intent (from the TaskSpec R4b holds), for GGS's terminal Megram tag
+    /// and graceful-failure request.
+    #[serde(default)]
+    pub intent: String,
     pub gap_summary: String,
     /// Outcomes with status `failed` (seed 003).
     pub failed_outcomes: Vec<SubTaskOutcome>,
@@ -58,6 +62,9 @@ impl ReplanRequest {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct OutcomeSummary {
     pub task_id: TaskId,
+    /// The task's intent (from the TaskSpec R4b holds), for GGS's terminal Megram tag.
+    #[serde(default)]
+    pub intent: String,
     /// Concrete data, not a prose summary.
     pub merged_output: serde_json::Value,
     pub summary: String,
@@ -288,6 +295,10 @@ pub struct GracefulFailure {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PlanningFailed {
     pub task_id: TaskId,
+    /// The task's intent (from the TaskSpec R2 holds), for GGS's terminal Megram tag and
+    /// graceful-failure request.
+    #[serde(default)]
+    pub intent: String,
     pub reason: String,
     pub round: u32,
 }

@@ -41,11 +41,11 @@ macro_rules! has_task {
     };
 }
 
-has_task!(task_id: TaskSubmitted, TaskSpec, DispatchManifest, ReplanRequest, OutcomeSummary,
+has_task!(task_id: DispatchHalted, TaskSubmitted, TaskSpec, DispatchManifest, ReplanRequest, OutcomeSummary,
     PlanDirective, FinalResult, GracefulFailureRequest, GracefulFailure, PlanningFailed,
     MemoryQuery, MemoryResponse, MemoryRecall, ConfirmationRequest, ConfirmationDecision,
     TaskCancelled, ClarificationRequest, ClarificationAnswer, ChatReply, ToolCallEvent);
-has_task!(parent_task_id: SubTask, ExecutionResult, CorrectionSignal, SubTaskOutcome);
+has_task!(parent_task_id: SubTask, ExecutionResult, CorrectionSignal, SubTaskOutcome, SubTaskClosed);
 
 impl HasTask for MegramWrite {
     fn task_id(&self) -> Option<&TaskId> {
@@ -134,6 +134,8 @@ messages! {
     ExecutionResult(ExecutionResult),
     CorrectionSignal(CorrectionSignal),
     SubTaskOutcome(SubTaskOutcome),
+    SubTaskClosed(SubTaskClosed),
+    DispatchHalted(DispatchHalted),
     ReplanRequest(ReplanRequest),
     OutcomeSummary(OutcomeSummary),
     PlanDirective(PlanDirective),
@@ -179,10 +181,18 @@ pub const ROUTES: &[Route] = {
         route(K::MemoryQuery, Planner, Memory),
         route(K::MemoryResponse, Memory, Planner),
         route(K::MemoryRecall, Planner, Memory),
+        // R2 hands the plan to R4b (fan-in expectation) and to the dispatcher, which
+        // releases sequence groups to the effector agents (R3 + R4a pairs).
         route(K::DispatchManifest, Planner, MetaValidator),
-        route(K::SubTask, Planner, Executor),
+        route(K::DispatchManifest, Planner, Dispatcher),
+        route(K::SubTask, Planner, Dispatcher),
+        route(K::SubTask, Dispatcher, Executor),
+        route(K::SubTask, Dispatcher, AgentValidator),
+        route(K::DispatchHalted, Dispatcher, MetaValidator),
+        // The fast loop: R3 requests a verdict; R4a replies with a correction or closes.
         route(K::ExecutionResult, Executor, AgentValidator),
         route(K::CorrectionSignal, AgentValidator, Executor),
+        route(K::SubTaskClosed, AgentValidator, Executor),
         route(K::SubTaskOutcome, AgentValidator, MetaValidator),
         route(K::ReplanRequest, MetaValidator, Ggs),
         route(K::OutcomeSummary, MetaValidator, Ggs),

@@ -62,7 +62,7 @@ pub enum CriterionMode {
 /// `{criterion, mode}` objects; both forms are accepted and a criterion without a mode
 /// serialises back as a plain string, so seed-shaped JSON round-trips unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "specta", derive(specta::Type), specta(type = CriterionShape))]
 pub struct Criterion {
     pub criterion: String,
     pub mode: Option<CriterionMode>,
@@ -87,6 +87,20 @@ impl Criterion {
     pub fn effective_mode(&self) -> CriterionMode {
         self.mode.unwrap_or(CriterionMode::Verifiable)
     }
+}
+
+/// The exported TypeScript shape of a serialised [`Criterion`] (what its `Serialize` impl
+/// writes): the seed's plain string without a mode, an object with one.
+#[cfg(feature = "specta")]
+#[derive(Serialize, specta::Type)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its type shape is used
+enum CriterionShape {
+    Plain(String),
+    Structured {
+        criterion: String,
+        mode: CriterionMode,
+    },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -141,6 +155,17 @@ pub struct SubTask {
     /// Seed 002 field; `null` unless the plan names one.
     #[serde(default)]
     pub deadline: Option<String>,
+    /// The task's MUST NOT tools (GGS blocked_tools ∪ memory Avoid). The plan validator
+    /// is the first line; the executor refuses these in code as the second.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked_tools: Vec<String>,
+    /// The task's accumulated blocked targets (paths, queries, commands): refused in code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked_targets: Vec<String>,
+    /// Tools of a memory `Caution` approach: every call of them asks for confirmation in
+    /// this task (seed: "proceed with confirmation gate").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confirm_tools: Vec<String>,
 }
 
 /// R2 → R4b: the fan-in gate's expectation for one planning round.

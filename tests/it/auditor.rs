@@ -41,6 +41,7 @@ struct Roles {
     user: BusHandle,
     r1: BusHandle,
     r2: BusHandle,
+    dispatcher: BusHandle,
     r3: BusHandle,
     r4a: BusHandle,
     r4b: BusHandle,
@@ -70,6 +71,7 @@ impl Rig {
             user: bus.handle(Role::User),
             r1: bus.handle(Role::Perceiver),
             r2: bus.handle(Role::Planner),
+            dispatcher: bus.handle(Role::Dispatcher),
             r3: bus.handle(Role::Executor),
             r4a: bus.handle(Role::AgentValidator),
             r4b: bus.handle(Role::MetaValidator),
@@ -190,6 +192,9 @@ fn subtask(task: &TaskId, sequence: i64) -> SubTask {
         success_criteria: vec![Criterion::new("output names at least one video file")],
         sequence,
         deadline: None,
+        blocked_tools: vec![],
+        blocked_targets: vec![],
+        confirm_tools: vec![],
     }
 }
 
@@ -371,6 +376,80 @@ impl Rig {
         );
     }
 
+    /// R2 hands a plan to R4b and the dispatcher, which releases each sub-task to its
+    /// executor and agent-validator.
+    fn dispatch(&self, task: &TaskId, subs: &[SubTask], round: u32, intent: &str) {
+        let r = &self.roles;
+        let manifest = DispatchManifest {
+            task_id: task.clone(),
+            subtask_ids: subs.iter().map(|s| s.subtask_id).collect(),
+            task_spec: Some(spec(task, intent)),
+            dispatched_at: self.now(),
+            task_criteria: vec![Criterion::new("the answer names the largest file")],
+            round,
+        };
+        r.r2.publish(Role::MetaValidator, manifest.clone());
+        r.r2.publish(Role::Dispatcher, manifest);
+        for sub in subs {
+            r.r2.publish(Role::Dispatcher, sub.clone());
+            r.dispatcher.publish(Role::Executor, sub.clone());
+            r.dispatcher.publish(Role::AgentValidator, sub.clone());
+        }
+    }
+
+    /// A task whose first sequence group fails: the dispatcher halts the rest, R4b asks
+    /// for a replan and GGS abandons.
+    fn halted_task(&self, task: &TaskId) {
+        let r = &self.roles;
+        let intent = "Convert the videos to MP4";
+        r.r1.publish(Role::Planner, spec(task, intent));
+        let subs = vec![subtask(task, 1), subtask(task, 2)];
+        self.dispatch(task, &subs, 0, intent);
+        r.r3.publish(
+            Role::AgentValidator,
+            execution(&subs[0], 1, ExecutionStatus::Failed),
+        );
+        r.r4a.publish(
+            Role::MetaValidator,
+            outcome(&subs[0], SubTaskStatus::Failed),
+        );
+        r.dispatcher.publish(
+            Role::MetaValidator,
+            DispatchHalted {
+                task_id: task.clone(),
+                skipped: vec![subs[1].subtask_id],
+                reason: "group 1 failed".into(),
+            },
+        );
+        r.r4b.publish(
+            Role::Ggs,
+            ReplanRequest {
+                task_id: task.clone(),
+                intent: intent.into(),
+                gap_summary: "ffmpeg is not installed".into(),
+                failed_outcomes: vec![outcome(&subs[0], SubTaskStatus::Failed)],
+                matched_outcomes: vec![],
+                failed_subtasks: vec![subs[0].subtask_id],
+                task_criteria_verdicts: vec![],
+                correction_count: 0,
+                elapsed_ms: 2_000,
+                recommendation: Recommendation::Abandon,
+            },
+        );
+        r.r7.publish(
+            Role::User,
+            final_result(
+                task,
+                TerminalDirective::Abandon,
+                1.0,
+                0.0,
+                0,
+                "ffmpeg is missing; nothing was converted",
+            ),
+        );
+        r.r7.publish(Role::Memory, megram(Some(task), "abandon", self.now()));
+    }
+
     /// One planning round: memory, manifest, two sub-tasks through the fast loop (one
     /// needing a correction) and their outcomes. Returns the sub-tasks.
     fn round(&self, task: &TaskId, round: u32, intent: &str) -> Vec<SubTask> {
@@ -398,20 +477,7 @@ impl Rig {
         );
         r.r2.publish(Role::Observer, llm(task, Role::Planner, None));
         let subs = vec![subtask(task, 1), subtask(task, 2)];
-        r.r2.publish(
-            Role::MetaValidator,
-            DispatchManifest {
-                task_id: task.clone(),
-                subtask_ids: subs.iter().map(|s| s.subtask_id).collect(),
-                task_spec: Some(spec(task, intent)),
-                dispatched_at: self.now(),
-                task_criteria: vec![Criterion::new("the answer names the largest file")],
-                round,
-            },
-        );
-        for sub in &subs {
-            r.r2.publish(Role::Executor, sub.clone());
-        }
+        self.dispatch(task, &subs, round, intent);
         for (i, sub) in subs.iter().enumerate() {
             r.r3.publish(Role::Observer, llm(task, Role::Executor, None));
             r.r3.publish(
@@ -447,6 +513,15 @@ impl Rig {
             }
             r.r4a
                 .publish(Role::Observer, llm(task, Role::AgentValidator, None));
+            r.r4a.publish(
+                Role::Executor,
+                SubTaskClosed {
+                    subtask_id: sub.subtask_id,
+                    parent_task_id: task.clone(),
+                    status: SubTaskStatus::Matched,
+                    output: json!(["big.mp4"]),
+                },
+            );
             r.r4a
                 .publish(Role::MetaValidator, outcome(sub, SubTaskStatus::Matched));
         }
@@ -492,6 +567,7 @@ impl Rig {
             Role::Ggs,
             ReplanRequest {
                 task_id: task.clone(),
+                intent: INTENT.into(),
                 gap_summary: "the largest file is not named".into(),
                 failed_outcomes: vec![outcome(&subs[0], SubTaskStatus::Failed)],
                 matched_outcomes: vec![outcome(&subs[1], SubTaskStatus::Matched)],
@@ -525,6 +601,7 @@ impl Rig {
             Role::Ggs,
             OutcomeSummary {
                 task_id: task.clone(),
+                intent: INTENT.into(),
                 merged_output: json!({"largest": "big.mp4"}),
                 summary: "big.mp4 is the largest".into(),
                 task_criteria_verdicts: vec![],
@@ -551,6 +628,7 @@ impl Rig {
             Role::Ggs,
             PlanningFailed {
                 task_id: task.clone(),
+                intent: "Compile the quarterly report".into(),
                 reason: "no tool can read the spreadsheet".into(),
                 round: 0,
             },
@@ -627,7 +705,8 @@ impl Rig {
         let task = TaskId::mint();
         r.r1.publish(Role::Planner, spec(&task, "Rename the photos by date"));
         let sub = subtask(&task, 1);
-        r.r2.publish(Role::Executor, sub.clone());
+        r.r2.publish(Role::Dispatcher, sub.clone());
+        r.dispatcher.publish(Role::Executor, sub.clone());
         for i in 0..executions {
             let status = if i < failed {
                 ExecutionStatus::Failed
@@ -686,7 +765,8 @@ fn mentions(lines: &[String], needle: &str) -> bool {
 async fn over_a_full_scripted_scenario_the_auditor_publishes_only_reports_to_the_user() {
     let dir = tempfile::tempdir().unwrap();
     let rig = Rig::start(config_in(dir.path()));
-    let (a, b, chat, cancelled, c) = (
+    let (a, b, chat, cancelled, c, halted) = (
+        TaskId::mint(),
         TaskId::mint(),
         TaskId::mint(),
         TaskId::mint(),
@@ -696,14 +776,15 @@ async fn over_a_full_scripted_scenario_the_auditor_publishes_only_reports_to_the
     rig.successful_task(&a, true);
     rig.successful_task(&b, false);
     rig.abandoned_task(&c);
+    rig.halted_task(&halted);
     rig.other_traffic(&chat, &cancelled);
 
     let on_demand = rig.query().await;
     assert_clean(&on_demand);
-    assert_eq!(on_demand.tasks_observed, 5);
+    assert_eq!(on_demand.tasks_observed, 6);
     assert_eq!(on_demand.total_corrections, 4);
     assert_eq!(on_demand.tool_health.environmental_retries, 4);
-    assert_eq!(on_demand.tool_health.execution_failures, 0);
+    assert_eq!(on_demand.tool_health.execution_failures, 1);
     assert_eq!(on_demand.law1.requests, 1);
     assert_eq!(on_demand.law1.approved, 1);
     let trends: Vec<_> = on_demand
@@ -749,7 +830,7 @@ async fn over_a_full_scripted_scenario_the_auditor_publishes_only_reports_to_the
     };
     assert_eq!(periodic.trigger, AuditTrigger::Periodic);
     assert_clean(periodic);
-    assert_eq!(periodic.tasks_observed, 5);
+    assert_eq!(periodic.tasks_observed, 6);
 
     // Both reports are kept for the history, newest first, and the log verifies.
     let history = AuditHistory::new(&config.data_dir);
@@ -904,18 +985,19 @@ async fn every_message_type_sent_outside_the_contract_table_is_a_violation() {
     let rig = Rig::start(config_in(dir.path()));
     rig.successful_task(&TaskId::mint(), true);
     rig.abandoned_task(&TaskId::mint());
+    rig.halted_task(&TaskId::mint());
     rig.other_traffic(&TaskId::mint(), &TaskId::mint());
     rig.query().await;
     let (_, seen) = rig.stop().await;
 
-    // Replay one message of every type from the dispatcher, which has no flow at all.
+    // Replay one message of every type from the observer address, which sends nothing.
     let dir = tempfile::tempdir().unwrap();
     let rig = Rig::start(config_in(dir.path()));
-    let rogue = rig.bus.handle(Role::Dispatcher);
+    let rogue = rig.bus.handle(Role::Observer);
     let mut replayed = BTreeSet::new();
     for env in &seen {
         if replayed.insert(env.message.kind()) {
-            rogue.publish(Role::Dispatcher, env.message.clone());
+            rogue.publish(Role::Observer, env.message.clone());
         }
     }
     assert_eq!(replayed.len(), MessageKind::ALL.len());
@@ -924,7 +1006,7 @@ async fn every_message_type_sent_outside_the_contract_table_is_a_violation() {
         assert!(
             mentions(
                 &report.boundary_violations,
-                &format!("Dispatcher sent {} to Dispatcher", kind.name())
+                &format!("Observer sent {} to Observer", kind.name())
             ),
             "{} not flagged: {:?}",
             kind.name(),

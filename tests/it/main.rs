@@ -3,4 +3,9 @@
 mod auditor;
 mod bus;
 mod contracts;
+mod ggs;
+mod llm;
 mod no_tauri;
+mod tasklog;
+#[cfg(feature = "specta")]
+mod ts_contracts;

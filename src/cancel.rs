@@ -1,0 +1,123 @@
+//! Per-task cancellation: one `CancellationToken` per task, children of the runtime's
+//! shutdown token. Cancelling a task cancels its model calls and tool processes; roles
+//! check the token before starting any new work for the task, so nothing starts after a
+//! cancel.
+//!
+//! **Invariant:** a cancelled task's token stays cancelled; asking for the token of a
+//! task that was cancelled (or forgotten after cancel) never yields a live one.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::contracts::TaskId;
+
+/// Upper bound on remembered cancelled task ids (oldest are dropped first).
+const REMEMBERED_CANCELLED: usize = 4096;
+
+#[derive(Default)]
+struct State {
+    live: HashMap<TaskId, CancellationToken>,
+    cancelled: HashSet<TaskId>,
+    cancelled_order: std::collections::VecDeque<TaskId>,
+}
+
+/// Shared registry of task tokens. Cheap to clone.
+#[derive(Clone)]
+pub struct Cancellations {
+    root: CancellationToken,
+    state: Arc<Mutex<State>>,
+}
+
+impl Cancellations {
+    pub fn new(root: CancellationToken) -> Self {
+        Self {
+            root,
+            state: Arc::new(Mutex::new(State::default())),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The task's token, created on first use as a child of the root token.
+    pub fn token(&self, task: &TaskId) -> CancellationToken {
+        let mut st = self.lock();
+        if st.cancelled.contains(task) {
+            let t = CancellationToken::new();
+            t.cancel();
+            return t;
+        }
+        st.live
+            .entry(task.clone())
+            .or_insert_with(|| self.root.child_token())
+            .clone()
+    }
+
+    /// Cancels the task; returns false if it was already cancelled.
+    pub fn cancel(&self, task: &TaskId) -> bool {
+        let mut st = self.lock();
+        if let Some(t) = st.live.remove(task) {
+            t.cancel();
+        }
+        if !st.cancelled.insert(task.clone()) {
+            return false;
+        }
+        st.cancelled_order.push_back(task.clone());
+        if st.cancelled_order.len() > REMEMBERED_CANCELLED {
+            if let Some(old) = st.cancelled_order.pop_front() {
+                st.cancelled.remove(&old);
+            }
+        }
+        true
+    }
+
+    pub fn is_cancelled(&self, task: &TaskId) -> bool {
+        self.root.is_cancelled() || self.lock().cancelled.contains(task)
+    }
+
+    /// Drops the token of a task that ended normally.
+    pub fn finish(&self, task: &TaskId) {
+        self.lock().live.remove(task);
+    }
+
+    /// The root (shutdown) token.
+    pub fn root(&self) -> &CancellationToken {
+        &self.root
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancelling_a_task_cancels_its_token_and_every_later_one() {
+        let c = Cancellations::new(CancellationToken::new());
+        let task = TaskId::mint();
+        let t = c.token(&task);
+        assert!(!t.is_cancelled());
+        assert!(c.cancel(&task));
+        assert!(t.is_cancelled());
+        assert!(
+            c.token(&task).is_cancelled(),
+            "nothing starts after a cancel"
+        );
+        assert!(c.is_cancelled(&task));
+        assert!(!c.cancel(&task));
+    }
+
+    #[test]
+    fn shutdown_cancels_every_task_and_other_tasks_are_independent() {
+        let root = CancellationToken::new();
+        let c = Cancellations::new(root.clone());
+        let (a, b) = (TaskId::mint(), TaskId::mint());
+        let (ta, tb) = (c.token(&a), c.token(&b));
+        c.cancel(&a);
+        assert!(ta.is_cancelled() && !tb.is_cancelled());
+        root.cancel();
+        assert!(tb.is_cancelled());
+    }
+}

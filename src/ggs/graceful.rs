@@ -1,0 +1,152 @@
+//! The code-built graceful failure, used when R2 does not answer GGS's
+//! `GracefulFailureRequest` in time: what was actually accomplished — matched outputs
+//! quoted verbatim — and two or three concrete next moves derived from the structured
+//! failure data (failed inputs, Law 1 denials, failed criteria, budget use).
+//!
+//! **Invariant:** never claims more than the matched outputs show (Law 0): with no
+//! matched output the text says nothing was completed.
+
+use super::evidence::{FailedInput, Law1Tally};
+use crate::contracts::MatchedOutput;
+
+/// At most this many next moves reach the user.
+pub const MAX_NEXT_MOVES: usize = 3;
+/// At least this many next moves reach the user.
+pub const MIN_NEXT_MOVES: usize = 2;
+
+/// What the fallback is built from.
+#[derive(Clone, Debug, Default)]
+pub struct FailureFacts<'a> {
+    pub matched_outputs: &'a [MatchedOutput],
+    pub failed_inputs: &'a [FailedInput],
+    /// The criterion that drove D in the last round.
+    pub failed_criterion: &'a str,
+    pub law1: Law1Tally,
+    /// The time share of the budget was the larger part of Ω.
+    pub out_of_time: bool,
+    pub elapsed_ms: u64,
+    pub replans: u32,
+}
+
+/// "What was actually accomplished", quoting every matched output verbatim.
+pub fn accomplished(matched: &[MatchedOutput]) -> String {
+    if matched.is_empty() {
+        return "Nothing was completed: no sub-task met its criteria.".to_string();
+    }
+    let mut text = format!("Completed {} sub-task(s):", matched.len());
+    for (i, m) in matched.iter().enumerate() {
+        let shown = match &m.output {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        text.push_str(&format!("\n{}. {shown}", i + 1));
+    }
+    text
+}
+
+/// Two or three concrete next moves, most specific first.
+pub fn next_moves(facts: &FailureFacts<'_>) -> Vec<String> {
+    let mut moves = Vec::new();
+    if facts.law1.denied > 0 {
+        moves.push(format!(
+            "{} action(s) needing your confirmation were denied; ask again and approve them if you want them carried out.",
+            facts.law1.denied
+        ));
+    }
+    if let Some(first) = facts.failed_inputs.first() {
+        moves.push(format!(
+            "\"{}\" failed with {} ({}): check that what it refers to exists and is reachable, or name the right one in your request.",
+            first.target, first.tool, first.why
+        ));
+    }
+    if !facts.failed_criterion.trim().is_empty() {
+        moves.push(format!(
+            "Tell me how to satisfy \"{}\", or relax that requirement, and ask again.",
+            facts.failed_criterion.trim()
+        ));
+    }
+    if facts.out_of_time {
+        moves.push(format!(
+            "Split the request into smaller steps: this attempt used {:.0} s over {} replan(s).",
+            facts.elapsed_ms as f64 / 1000.0,
+            facts.replans
+        ));
+    }
+    if facts.failed_inputs.len() > 1 {
+        let second = &facts.failed_inputs[1];
+        moves.push(format!(
+            "Check \"{}\" as well ({} failed: {}).",
+            second.target, second.tool, second.why
+        ));
+    }
+    moves.push("Split the request into smaller steps and run them one at a time.".to_string());
+    moves.push("Rephrase the request with the exact files, folders or terms to use.".to_string());
+    dedup(moves)
+}
+
+/// Trims, drops blanks and duplicates, and bounds the list to [`MAX_NEXT_MOVES`].
+pub fn dedup(moves: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for m in moves {
+        let m = m.trim().to_string();
+        if !m.is_empty() && !out.contains(&m) && out.len() < MAX_NEXT_MOVES {
+            out.push(m);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contracts::SubTaskId;
+
+    #[test]
+    fn matched_outputs_are_quoted_verbatim() {
+        let matched = vec![
+            MatchedOutput {
+                subtask_id: SubTaskId::mint(),
+                output: serde_json::json!("a.mp4\t734003200"),
+            },
+            MatchedOutput {
+                subtask_id: SubTaskId::mint(),
+                output: serde_json::json!({"count": 3}),
+            },
+        ];
+        let text = accomplished(&matched);
+        assert!(text.contains("1. a.mp4\t734003200"), "{text}");
+        assert!(text.contains("2. {\"count\":3}"), "{text}");
+        assert_eq!(
+            accomplished(&[]),
+            "Nothing was completed: no sub-task met its criteria."
+        );
+    }
+
+    #[test]
+    fn next_moves_are_specific_and_bounded() {
+        let inputs = vec![FailedInput {
+            tool: "shell".into(),
+            target: "ffmpeg -i a.mp4 a.mp3".into(),
+            why: "error: command not found".into(),
+        }];
+        let facts = FailureFacts {
+            failed_inputs: &inputs,
+            failed_criterion: "an mp3 file exists",
+            law1: Law1Tally {
+                denied: 1,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let moves = next_moves(&facts);
+        assert_eq!(moves.len(), MAX_NEXT_MOVES);
+        assert!(moves[0].contains("denied"));
+        assert!(
+            moves[1].contains("ffmpeg -i a.mp4 a.mp3") && moves[1].contains("command not found")
+        );
+        assert!(moves[2].contains("an mp3 file exists"));
+
+        let generic = next_moves(&FailureFacts::default());
+        assert!(generic.len() >= MIN_NEXT_MOVES);
+    }
+}

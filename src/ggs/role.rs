@@ -1,0 +1,264 @@
+//! R7 on the bus. Consumes its inbox:
+//! - `ReplanRequest` / `OutcomeSummary` from R4b → one round of [`TaskState::observe`];
+//! - `PlanningFailed` from R2 → abandon honestly;
+//! - `TaskCancelled` → drop the task's state; nothing more is published for it.
+//!
+//! Publishes `PlanDirective` → R2, `FinalResult` → User, `Megram` → R5 (that publish is
+//! the fire-and-forget memory write: GGS never touches the store and never waits for it),
+//! and on abandon one `GracefulFailureRequest` → R2 through [`BusHandle::request`], bounded
+//! by [`GRACEFUL_FAILURE_TIMEOUT`]. The wait runs in its own task so other tasks' rounds
+//! are not held up; if no reply comes, GGS completes the abandon with the code-built
+//! graceful failure. GGS is the only emitter of `FinalResult`, on every path.
+//!
+//! **Invariant:** exactly one `FinalResult` per task that reaches a terminal state, and
+//! none for a cancelled task; a task that ended ignores later traffic.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::state::{Finish, Observation, PendingAbandon, Settings, Step, TaskState};
+use crate::bus::{Bus, BusHandle, Envelope, Inbox};
+use crate::clock::SharedClock;
+use crate::config::Config;
+use crate::contracts::{MegramWrite, Message, Role, TaskId};
+
+/// How long GGS waits for R2's graceful-failure reply before using its own.
+pub const GRACEFUL_FAILURE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Ended task ids remembered to ignore late traffic (bounded; oldest forgotten first).
+pub const ENDED_TASKS_REMEMBERED: usize = 4096;
+
+/// R7: the Goal Gradient Solver wired to the bus.
+pub struct Ggs {
+    bus: BusHandle,
+    inbox: Inbox,
+    clock: SharedClock,
+    settings: Settings,
+    graceful_timeout: Duration,
+}
+
+impl Ggs {
+    /// Subscribes now, so nothing addressed to R7 after this call is missed.
+    pub fn new(config: &Config, bus: &Bus, clock: SharedClock) -> Self {
+        Self {
+            bus: bus.handle(Role::Ggs),
+            inbox: bus.subscribe(Role::Ggs),
+            clock,
+            settings: Settings {
+                params: config.ggs.clone(),
+                budgets: config.budgets.clone(),
+            },
+            graceful_timeout: GRACEFUL_FAILURE_TIMEOUT,
+        }
+    }
+
+    /// Overrides [`GRACEFUL_FAILURE_TIMEOUT`].
+    pub fn with_graceful_timeout(mut self, timeout: Duration) -> Self {
+        self.graceful_timeout = timeout;
+        self
+    }
+
+    /// Serves until the bus closes, then waits for abandons still being completed.
+    pub async fn run(mut self) {
+        let tracker = TaskTracker::new();
+        let mut tasks: HashMap<TaskId, TaskState> = HashMap::new();
+        let mut ended = Ended::default();
+        while let Some(env) = self.inbox.recv().await {
+            let Some(task_id) = env.task_id.clone() else {
+                continue;
+            };
+            if let Message::TaskCancelled(_) = env.message {
+                tasks.remove(&task_id);
+                ended.cancel(task_id);
+                continue;
+            }
+            if ended.contains(&task_id) {
+                tracing::debug!(task = %task_id, kind = env.message.kind().name(),
+                    "GGS ignores traffic of an ended task");
+                continue;
+            }
+            let Some(step) = self.step(&env, &mut tasks) else {
+                continue;
+            };
+            match step {
+                Step::Replan { directive, megrams } => {
+                    self.bus.publish(Role::Planner, directive);
+                    self.write(&task_id, megrams);
+                }
+                Step::Finish(finish) => {
+                    tasks.remove(&task_id);
+                    ended.end(task_id, None);
+                    self.deliver(finish);
+                }
+                Step::Abandon(pending) => {
+                    tasks.remove(&task_id);
+                    let token = CancellationToken::new();
+                    ended.end(task_id, Some(token.clone()));
+                    tracker.spawn(complete_abandon(
+                        self.bus.clone(),
+                        self.clock.clone(),
+                        self.graceful_timeout,
+                        pending,
+                        token,
+                    ));
+                }
+            }
+        }
+        tracker.close();
+        tracker.wait().await;
+    }
+
+    fn step(&self, env: &Envelope, tasks: &mut HashMap<TaskId, TaskState>) -> Option<Step> {
+        let now = self.clock.now();
+        let expect = |role: Role| {
+            let ok = env.from == role;
+            if !ok {
+                tracing::warn!(from = %env.from, kind = env.message.kind().name(),
+                    "GGS refuses a message from a role that may not send it");
+            }
+            ok
+        };
+        match &env.message {
+            Message::ReplanRequest(r) if expect(Role::MetaValidator) => {
+                Some(state_for(tasks, &r.task_id, &r.intent, now).observe(
+                    Observation::Rejected(r),
+                    &self.settings,
+                    now,
+                ))
+            }
+            Message::OutcomeSummary(s) if expect(Role::MetaValidator) => {
+                Some(state_for(tasks, &s.task_id, &s.intent, now).observe(
+                    Observation::Accepted(s),
+                    &self.settings,
+                    now,
+                ))
+            }
+            Message::PlanningFailed(f) if expect(Role::Planner) => Some(Step::Abandon(
+                state_for(tasks, &f.task_id, &f.intent, now).planning_failed(
+                    f,
+                    &self.settings,
+                    now,
+                ),
+            )),
+            Message::GracefulFailure(_) => {
+                tracing::debug!("late graceful-failure reply ignored");
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn write(&self, task_id: &TaskId, megrams: Vec<crate::contracts::Megram>) {
+        write_megrams(&self.bus, task_id, megrams);
+    }
+
+    fn deliver(&self, finish: Finish) {
+        deliver(&self.bus, finish);
+    }
+}
+
+fn state_for<'a>(
+    tasks: &'a mut HashMap<TaskId, TaskState>,
+    task_id: &TaskId,
+    intent: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> &'a mut TaskState {
+    tasks
+        .entry(task_id.clone())
+        .or_insert_with(|| TaskState::new(task_id.clone(), intent, now))
+}
+
+fn write_megrams(bus: &BusHandle, task_id: &TaskId, megrams: Vec<crate::contracts::Megram>) {
+    for megram in megrams {
+        bus.publish(
+            Role::Memory,
+            MegramWrite {
+                task_id: Some(task_id.clone()),
+                megram,
+            },
+        );
+    }
+}
+
+fn deliver(bus: &BusHandle, finish: Finish) {
+    let task_id = finish.result.task_id.clone();
+    bus.publish(Role::User, finish.result);
+    write_megrams(bus, &task_id, vec![finish.megram]);
+}
+
+/// Asks R2 for the graceful-failure part, waits at most `timeout`, then delivers — unless
+/// the task was cancelled meanwhile.
+async fn complete_abandon(
+    bus: BusHandle,
+    clock: SharedClock,
+    timeout: Duration,
+    pending: PendingAbandon,
+    cancelled: CancellationToken,
+) {
+    let reply = bus.request(Role::Planner, pending.request.clone());
+    let reply = tokio::select! {
+        () = cancelled.cancelled() => return,
+        waited = tokio::time::timeout(timeout, reply) => match waited {
+            Ok(Ok(env)) => match &env.message {
+                Message::GracefulFailure(g) => Some(g.clone()),
+                other => {
+                    tracing::warn!(kind = other.kind().name(),
+                        "unexpected reply to a graceful-failure request");
+                    None
+                }
+            },
+            Ok(Err(closed)) => {
+                tracing::debug!(error = %closed, "no graceful failure: the bus closed");
+                None
+            }
+            Err(_) => {
+                tracing::info!(task = %pending.task_id(), ?timeout,
+                    "R2 sent no graceful failure in time; using the code-built one");
+                None
+            }
+        },
+    };
+    if cancelled.is_cancelled() {
+        return;
+    }
+    deliver(&bus, pending.complete(reply.as_ref(), clock.now()));
+}
+
+/// Tasks that ended (terminal or cancelled), bounded, with the cancellation token of an
+/// abandon still being completed.
+#[derive(Default)]
+struct Ended {
+    order: VecDeque<TaskId>,
+    ids: HashSet<TaskId>,
+    finishing: HashMap<TaskId, CancellationToken>,
+}
+
+impl Ended {
+    fn contains(&self, task_id: &TaskId) -> bool {
+        self.ids.contains(task_id)
+    }
+
+    fn end(&mut self, task_id: TaskId, finishing: Option<CancellationToken>) {
+        if let Some(token) = finishing {
+            self.finishing.insert(task_id.clone(), token);
+        }
+        if self.ids.insert(task_id.clone()) {
+            self.order.push_back(task_id);
+        }
+        while self.order.len() > ENDED_TASKS_REMEMBERED {
+            if let Some(old) = self.order.pop_front() {
+                self.ids.remove(&old);
+                self.finishing.remove(&old);
+            }
+        }
+    }
+
+    fn cancel(&mut self, task_id: TaskId) {
+        if let Some(token) = self.finishing.remove(&task_id) {
+            token.cancel();
+        }
+        self.end(task_id, None);
+    }
+}

@@ -1,0 +1,667 @@
+//! Per-task GGS state and the processing of one round: loss, gradient, decision, and the
+//! messages that follow from it (a `PlanDirective` with its action Megrams, a
+//! `FinalResult` with its terminal Megram, or an abandon waiting for R2's graceful
+//! failure).
+//!
+//! Kept per task across rounds: L_prev, the consecutive-worsening count, the replans
+//! directed, the previous directive (`init` before the first), the failed inputs of every
+//! round (deduplicated by target, first-seen order), the Law 1 gates that fired, the
+//! matched outputs seen so far, and the last elapsed time R4b reported.
+//!
+//! **Invariant:** no IO and no awaiting — the role task does the publishing; a round
+//! yields exactly one [`Step`], and only terminal steps carry a `FinalResult`.
+
+use chrono::{DateTime, Utc};
+
+use super::decide::{self, Decision, Inputs, Reason};
+use super::evidence::{self, FailedInput, Law1Tally};
+use super::graceful::{self, FailureFacts, MIN_NEXT_MOVES};
+use super::loss::{self, Assessment};
+use super::writes;
+use crate::config::{Budgets, GgsParams};
+use crate::contracts::{
+    FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, MatchedOutput, Megram,
+    OutcomeSummary, PlanDirective, PlanningFailed, PrevDirective, Recommendation, ReplanDirective,
+    ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective, ToolCallStatus,
+    first_chars,
+};
+
+/// At most this many matched outputs are kept per task for a graceful failure.
+pub const MAX_MATCHED_OUTPUTS: usize = 8;
+/// At most this many `tool: target` pairs are named in a terminal Megram.
+const MAX_TOOLS_NAMED: usize = 5;
+/// A target named in a terminal Megram is cut to this many characters.
+const TARGET_CHARS_NAMED: usize = 80;
+
+/// The hyper-parameters and budgets GGS runs with (from `Config.ggs` and
+/// `Config.budgets`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub params: GgsParams,
+    pub budgets: Budgets,
+}
+
+/// What R4b reported for a round.
+#[derive(Clone, Copy, Debug)]
+pub enum Observation<'a> {
+    /// The round missed its criteria.
+    Rejected(&'a ReplanRequest),
+    /// Every sub-task matched and R4b accepted the merged output.
+    Accepted(&'a OutcomeSummary),
+}
+
+/// What the role must do after a round.
+#[derive(Debug)]
+pub enum Step {
+    /// Send the task back to R2, and write one Megram per failed input of the round.
+    Replan {
+        directive: PlanDirective,
+        megrams: Vec<Megram>,
+    },
+    /// Deliver the result and write the terminal Megram.
+    Finish(Finish),
+    /// Ask R2 for the graceful-failure part, then [`PendingAbandon::complete`].
+    Abandon(PendingAbandon),
+}
+
+/// A terminal result and its Megram.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finish {
+    pub result: FinalResult,
+    pub megram: Megram,
+}
+
+/// The GGS state of one task.
+#[derive(Clone, Debug)]
+pub struct TaskState {
+    task_id: TaskId,
+    intent: String,
+    l_prev: Option<f64>,
+    worsening_streak: u32,
+    replans: u32,
+    prev_directive: PrevDirective,
+    blocked: Vec<FailedInput>,
+    law1: Law1Tally,
+    matched: Vec<MatchedOutput>,
+    last_elapsed_ms: u64,
+    last_seen: DateTime<Utc>,
+}
+
+impl TaskState {
+    pub fn new(task_id: TaskId, intent: &str, now: DateTime<Utc>) -> Self {
+        Self {
+            task_id,
+            intent: intent.trim().to_string(),
+            l_prev: None,
+            worsening_streak: 0,
+            replans: 0,
+            prev_directive: PrevDirective::Init,
+            blocked: Vec::new(),
+            law1: Law1Tally::default(),
+            matched: Vec::new(),
+            last_elapsed_ms: 0,
+            last_seen: now,
+        }
+    }
+
+    pub fn task_id(&self) -> &TaskId {
+        &self.task_id
+    }
+
+    pub fn intent(&self) -> &str {
+        &self.intent
+    }
+
+    /// Replans directed so far.
+    pub fn replans(&self) -> u32 {
+        self.replans
+    }
+
+    pub fn l_prev(&self) -> Option<f64> {
+        self.l_prev
+    }
+
+    pub fn worsening_streak(&self) -> u32 {
+        self.worsening_streak
+    }
+
+    pub fn prev_directive(&self) -> PrevDirective {
+        self.prev_directive
+    }
+
+    /// Every failed input of the task so far, deduplicated, in first-seen order.
+    pub fn blocked_targets(&self) -> Vec<String> {
+        self.blocked.iter().map(|b| b.target.clone()).collect()
+    }
+
+    fn adopt_intent(&mut self, intent: &str) {
+        if self.intent.is_empty() && !intent.trim().is_empty() {
+            self.intent = intent.trim().to_string();
+        }
+    }
+
+    /// Processes one round reported by R4b.
+    pub fn observe(
+        &mut self,
+        observation: Observation<'_>,
+        settings: &Settings,
+        now: DateTime<Utc>,
+    ) -> Step {
+        let params = &settings.params;
+        let max_replans = settings.budgets.max_replans;
+        let (outcomes, verdicts, rejection, elapsed_ms, sensor_abandon, intent) = match observation
+        {
+            Observation::Rejected(r) => (
+                r.outcomes().collect::<Vec<_>>(),
+                r.task_criteria_verdicts.as_slice(),
+                Some(r.gap_summary.as_str()),
+                r.elapsed_ms,
+                r.recommendation == Recommendation::Abandon,
+                r.intent.as_str(),
+            ),
+            Observation::Accepted(s) => (
+                s.outcomes.iter().collect(),
+                s.task_criteria_verdicts.as_slice(),
+                None,
+                s.elapsed_ms,
+                false,
+                s.intent.as_str(),
+            ),
+        };
+        self.adopt_intent(intent);
+        let all_matched = outcomes.iter().all(|o| o.status == SubTaskStatus::Matched);
+
+        let assessment = loss::assess(outcomes.iter().copied(), verdicts, rejection);
+        // R4b's clock only moves forward; a missing elapsed_ms (0) keeps the last one.
+        let elapsed_ms = elapsed_ms.max(self.last_elapsed_ms);
+        let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
+        let loss = loss::total_loss(assessment.d, assessment.p, omega, params);
+        let grad_l = loss::gradient(loss.l, self.l_prev);
+        let worsening_streak = if decide::is_worsening(grad_l, params) {
+            self.worsening_streak + 1
+        } else {
+            0
+        };
+        let inputs = Inputs {
+            loss,
+            grad_l,
+            accepted: matches!(observation, Observation::Accepted(_)) && all_matched,
+            worsening_streak,
+            replans: self.replans,
+            sensor_abandon,
+        };
+        let decision = decide::decide(&inputs, params, max_replans);
+        let rationale = decide::rationale(&decision, &inputs, params, max_replans);
+        tracing::info!(task = %self.task_id, d = loss.d, p = loss.p, omega = loss.omega,
+            l = loss.l, grad_l, state = decision.state.as_str(), "GGS decision");
+
+        self.l_prev = Some(loss.l);
+        self.worsening_streak = worsening_streak;
+        self.last_elapsed_ms = elapsed_ms;
+        self.last_seen = now;
+        self.law1.add(Law1Tally::of(outcomes.iter().copied()));
+        let round_inputs = evidence::failed_inputs(&outcomes, &assessment);
+        for input in &round_inputs {
+            if !self.blocked.iter().any(|b| b.target == input.target) {
+                self.blocked.push(input.clone());
+            }
+        }
+        self.remember_matched(&outcomes);
+
+        let round = Round {
+            outcomes: &outcomes,
+            assessment: &assessment,
+            loss,
+            grad_l,
+            decision,
+            rationale,
+            round_inputs,
+            worsening_streak,
+        };
+        match decision.state {
+            MacroState::Refine
+            | MacroState::ChangePath
+            | MacroState::ChangeApproach
+            | MacroState::BreakSymmetry => self.replan(round, now),
+            MacroState::Accept | MacroState::Success => {
+                Step::Finish(self.finish(round, observation, params, now))
+            }
+            MacroState::Abandon => Step::Abandon(self.abandon(round, settings)),
+        }
+    }
+
+    /// R2 could not produce a valid plan: abandon honestly. The planning failure is one
+    /// failed logical unit (D = 1, P = 1); the elapsed time is R4b's last report plus
+    /// the time since, on the clock GGS was given.
+    pub fn planning_failed(
+        &mut self,
+        failure: &PlanningFailed,
+        settings: &Settings,
+        now: DateTime<Utc>,
+    ) -> PendingAbandon {
+        self.adopt_intent(&failure.intent);
+        let params = &settings.params;
+        let since_ms = u64::try_from((now - self.last_seen).num_milliseconds()).unwrap_or(0);
+        let elapsed_ms = self.last_elapsed_ms.saturating_add(since_ms);
+        let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
+        let loss = loss::total_loss(1.0, 1.0, omega, params);
+        let grad_l = loss::gradient(loss.l, self.l_prev);
+        self.l_prev = Some(loss.l);
+        self.last_elapsed_ms = elapsed_ms;
+        self.last_seen = now;
+        let reason = failure.reason.trim();
+        let rationale = format!(
+            "R2 could not produce a valid plan for round {}: {reason}. Abandoning honestly with \
+             D={:.3}, P={:.3}, Ω={:.3} after {} replan(s). [L={:.3}, ∇L={grad_l:+.3}]",
+            failure.round, loss.d, loss.p, loss.omega, self.replans, loss.l
+        );
+        let summary_reason = format!("no valid plan could be produced ({reason})");
+        let criterion = format!("no valid plan: {reason}");
+        self.pending_abandon(AbandonParts {
+            loss,
+            grad_l,
+            rationale,
+            summary_reason,
+            failures: vec![criterion.clone()],
+            failed_criterion: criterion,
+            params,
+            budgets: &settings.budgets,
+        })
+    }
+
+    fn remember_matched(&mut self, outcomes: &[&SubTaskOutcome]) {
+        for o in outcomes
+            .iter()
+            .filter(|o| o.status == SubTaskStatus::Matched)
+        {
+            if o.output.is_null() || self.matched.iter().any(|m| m.output == o.output) {
+                continue;
+            }
+            self.matched.push(MatchedOutput {
+                subtask_id: o.subtask_id,
+                output: o.output.clone(),
+            });
+        }
+        let excess = self.matched.len().saturating_sub(MAX_MATCHED_OUTPUTS);
+        self.matched.drain(..excess);
+    }
+
+    fn replan(&mut self, round: Round<'_>, now: DateTime<Utc>) -> Step {
+        let directive = match round.decision.state {
+            MacroState::Refine => ReplanDirective::Refine,
+            MacroState::ChangePath => ReplanDirective::ChangePath,
+            MacroState::ChangeApproach => ReplanDirective::ChangeApproach,
+            _ => ReplanDirective::BreakSymmetry,
+        };
+        let environmental = matches!(
+            directive,
+            ReplanDirective::Refine | ReplanDirective::ChangePath
+        );
+        let plan = PlanDirective {
+            task_id: self.task_id.clone(),
+            loss: round.loss,
+            prev_directive: self.prev_directive,
+            directive,
+            blocked_tools: if environmental {
+                Vec::new()
+            } else {
+                evidence::tools_of_failing(round.outcomes)
+            },
+            blocked_targets: if environmental {
+                self.blocked_targets()
+            } else {
+                Vec::new()
+            },
+            failed_criterion: round.assessment.primary_criterion().to_string(),
+            failure_class: round.assessment.failure_class(),
+            budget_pressure: round.loss.omega,
+            grad_l: round.grad_l,
+            rationale: round.rationale,
+            urgency: round.decision.urgency,
+            gradient: Some(round.decision.gradient),
+            round: self.replans + 1,
+        };
+        self.prev_directive = directive.into();
+        self.replans += 1;
+        let megrams =
+            writes::action_megrams(round.decision.state, &self.intent, &round.round_inputs, now);
+        Step::Replan {
+            directive: plan,
+            megrams,
+        }
+    }
+
+    fn finish(
+        &self,
+        round: Round<'_>,
+        observation: Observation<'_>,
+        params: &GgsParams,
+        now: DateTime<Utc>,
+    ) -> Finish {
+        let accept = round.decision.state == MacroState::Accept;
+        let unmet = unmet_list(round.assessment);
+        let within = format!(
+            "within the convergence threshold (D={:.3} ≤ δ={})",
+            round.loss.d, params.delta
+        );
+        let (summary, output) = match observation {
+            Observation::Accepted(s) => {
+                let base = if s.summary.trim().is_empty() {
+                    "Done: every sub-task met its criteria and the merged output was accepted."
+                        .to_string()
+                } else {
+                    s.summary.trim().to_string()
+                };
+                let summary = if accept {
+                    base
+                } else {
+                    format!("{base} (Delivered {within}; not met: {unmet}.)")
+                };
+                (summary, s.merged_output.clone())
+            }
+            Observation::Rejected(_) => {
+                let matched: Vec<&SubTaskOutcome> = round
+                    .outcomes
+                    .iter()
+                    .copied()
+                    .filter(|o| o.status == SubTaskStatus::Matched)
+                    .collect();
+                let summary = format!(
+                    "Delivered {within}: {} of {} sub-task(s) matched; not met: {unmet}.",
+                    matched.len(),
+                    round.outcomes.len()
+                );
+                let output = match matched.as_slice() {
+                    [] => serde_json::Value::Null,
+                    [one] => one.output.clone(),
+                    many => {
+                        serde_json::Value::Array(many.iter().map(|o| o.output.clone()).collect())
+                    }
+                };
+                (summary, output)
+            }
+        };
+        let summary = self.with_law1(summary);
+        let directive = if accept {
+            TerminalDirective::Accept
+        } else {
+            TerminalDirective::Success
+        };
+        let used = used_tools(round.outcomes);
+        let content = format!(
+            "Succeeded ({}, D={:.2}) on \"{}\" after {} replan(s). Used: {}. Result: {}",
+            round.decision.state.as_str(),
+            round.loss.d,
+            self.intent,
+            self.replans,
+            if used.is_empty() {
+                "no tools".to_string()
+            } else {
+                used
+            },
+            summary
+        );
+        Finish {
+            result: FinalResult {
+                task_id: self.task_id.clone(),
+                summary,
+                output,
+                loss: round.loss,
+                grad_l: round.grad_l,
+                replans: self.replans,
+                prev_directive: self.prev_directive,
+                directive,
+                next_moves: Vec::new(),
+            },
+            megram: writes::terminal_megram(round.decision.state, &self.intent, &content, now),
+        }
+    }
+
+    fn abandon(&self, round: Round<'_>, settings: &Settings) -> PendingAbandon {
+        let params = &settings.params;
+        let loss = round.loss;
+        let summary_reason = match round.decision.reason {
+            Reason::KillSwitch => format!(
+                "the loss worsened on {} consecutive rounds (∇L={:+.3} > ε={}), so Law 2 stopped the run",
+                round.worsening_streak, round.grad_l, params.epsilon
+            ),
+            Reason::ReplanBudget => format!(
+                "all {} replans were used and the result is still short (D={:.3} > δ={})",
+                settings.budgets.max_replans, loss.d, params.delta
+            ),
+            Reason::SensorAbandon => format!(
+                "the meta-validator's plan budget ran out with the result still short (D={:.3} > δ={})",
+                loss.d, params.delta
+            ),
+            _ => format!(
+                "the budget ran out (Ω={:.3} ≥ θ={}) with D={:.3}",
+                loss.omega, params.theta, loss.d
+            ),
+        };
+        let mut failures: Vec<String> = round
+            .assessment
+            .failed
+            .iter()
+            .map(|u| u.criterion.clone())
+            .collect();
+        failures.extend(
+            self.blocked
+                .iter()
+                .map(|b| format!("{} on \"{}\": {}", b.tool, b.target, b.why)),
+        );
+        self.pending_abandon(AbandonParts {
+            loss,
+            grad_l: round.grad_l,
+            rationale: round.rationale,
+            summary_reason,
+            failures,
+            failed_criterion: round.assessment.primary_criterion().to_string(),
+            params,
+            budgets: &settings.budgets,
+        })
+    }
+
+    fn pending_abandon(&self, parts: AbandonParts<'_>) -> PendingAbandon {
+        let replan_share =
+            f64::from(self.replans) / f64::from(parts.budgets.max_replans.max(1)) * parts.params.w1;
+        let time_share = self.last_elapsed_ms as f64 / parts.budgets.time_budget_ms.max(1) as f64
+            * parts.params.w2;
+        PendingAbandon {
+            request: GracefulFailureRequest {
+                task_id: self.task_id.clone(),
+                intent: self.intent.clone(),
+                reason: parts.rationale,
+                matched_outputs: self.matched.clone(),
+                failures: parts.failures,
+            },
+            summary_reason: parts.summary_reason,
+            loss: parts.loss,
+            grad_l: parts.grad_l,
+            replans: self.replans,
+            prev_directive: self.prev_directive,
+            law1: self.law1,
+            failed_inputs: self.blocked.clone(),
+            failed_criterion: parts.failed_criterion,
+            out_of_time: time_share > replan_share,
+            elapsed_ms: self.last_elapsed_ms,
+        }
+    }
+
+    fn with_law1(&self, summary: String) -> String {
+        law1_prefixed(self.law1, summary)
+    }
+}
+
+/// The pieces an abandon is built from.
+struct AbandonParts<'a> {
+    loss: Loss,
+    grad_l: f64,
+    rationale: String,
+    summary_reason: String,
+    failures: Vec<String>,
+    failed_criterion: String,
+    params: &'a GgsParams,
+    budgets: &'a Budgets,
+}
+
+/// Everything of one round the message builders need.
+struct Round<'a> {
+    outcomes: &'a [&'a SubTaskOutcome],
+    assessment: &'a Assessment,
+    loss: Loss,
+    grad_l: f64,
+    decision: Decision,
+    rationale: String,
+    round_inputs: Vec<FailedInput>,
+    worsening_streak: u32,
+}
+
+/// An abandon waiting for R2's graceful-failure reply (or the timeout).
+#[derive(Clone, Debug)]
+pub struct PendingAbandon {
+    /// The request to publish to R2.
+    pub request: GracefulFailureRequest,
+    summary_reason: String,
+    loss: Loss,
+    grad_l: f64,
+    replans: u32,
+    prev_directive: PrevDirective,
+    law1: Law1Tally,
+    failed_inputs: Vec<FailedInput>,
+    failed_criterion: String,
+    out_of_time: bool,
+    elapsed_ms: u64,
+}
+
+impl PendingAbandon {
+    pub fn task_id(&self) -> &TaskId {
+        &self.request.task_id
+    }
+
+    /// The abandon `FinalResult` and its terminal Megram. With R2's reply, its account of
+    /// what was accomplished and its next moves are used (topped up to two moves from the
+    /// code-built ones); without it (timeout, no planner, empty reply) the code-built
+    /// fallback: matched outputs verbatim and concrete next moves.
+    pub fn complete(self, reply: Option<&GracefulFailure>, now: DateTime<Utc>) -> Finish {
+        let facts = FailureFacts {
+            matched_outputs: &self.request.matched_outputs,
+            failed_inputs: &self.failed_inputs,
+            failed_criterion: &self.failed_criterion,
+            law1: self.law1,
+            out_of_time: self.out_of_time,
+            elapsed_ms: self.elapsed_ms,
+            replans: self.replans,
+        };
+        let reply = reply
+            .filter(|r| r.task_id == self.request.task_id && !r.accomplished.trim().is_empty());
+        let (accomplished, next_moves) = match reply {
+            Some(r) => {
+                let mut moves = graceful::dedup(r.next_moves.clone());
+                if moves.len() < MIN_NEXT_MOVES {
+                    moves.extend(graceful::next_moves(&facts));
+                    moves = graceful::dedup(moves);
+                }
+                (r.accomplished.trim().to_string(), moves)
+            }
+            None => (
+                graceful::accomplished(&self.request.matched_outputs),
+                graceful::next_moves(&facts),
+            ),
+        };
+        let summary = law1_prefixed(
+            self.law1,
+            format!(
+                "Abandoned after {} replan(s): {}. {accomplished}",
+                self.replans, self.summary_reason
+            ),
+        );
+        let tried: Vec<String> = self
+            .failed_inputs
+            .iter()
+            .take(MAX_TOOLS_NAMED)
+            .map(|b| format!("{}: {}", b.tool, first_chars(&b.target, TARGET_CHARS_NAMED)))
+            .collect();
+        let content = format!(
+            "Failed (abandon) on \"{}\" after {} replan(s): {}. Tried: {}. Gap: {}",
+            self.request.intent,
+            self.replans,
+            self.summary_reason,
+            if tried.is_empty() {
+                "nothing that failed on a specific input".to_string()
+            } else {
+                tried.join("; ")
+            },
+            if self.failed_criterion.is_empty() {
+                "-"
+            } else {
+                &self.failed_criterion
+            }
+        );
+        Finish {
+            megram: writes::terminal_megram(
+                MacroState::Abandon,
+                &self.request.intent,
+                &content,
+                now,
+            ),
+            result: FinalResult {
+                task_id: self.request.task_id,
+                summary,
+                output: serde_json::Value::Null,
+                loss: self.loss,
+                grad_l: self.grad_l,
+                replans: self.replans,
+                prev_directive: self.prev_directive,
+                directive: TerminalDirective::Abandon,
+                next_moves,
+            },
+        }
+    }
+}
+
+/// `[LAW1]`-prefixes a summary when any Law 1 gate fired during the task.
+fn law1_prefixed(law1: Law1Tally, summary: String) -> String {
+    if law1.total() == 0 {
+        return summary;
+    }
+    format!(
+        "[LAW1] {} action(s) needed your confirmation (approved {}, denied {}, moved to Trash {}). {summary}",
+        law1.total(),
+        law1.approved,
+        law1.denied,
+        law1.trashed
+    )
+}
+
+fn unmet_list(assessment: &Assessment) -> String {
+    if assessment.failed.is_empty() {
+        return "nothing".to_string();
+    }
+    assessment
+        .failed
+        .iter()
+        .map(|u| u.criterion.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `tool: target` of the calls that produced output in matched sub-tasks.
+fn used_tools(outcomes: &[&SubTaskOutcome]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for call in outcomes
+        .iter()
+        .filter(|o| o.status == SubTaskStatus::Matched)
+        .flat_map(|o| o.tool_calls.iter())
+        .filter(|c| c.status == ToolCallStatus::Ok)
+    {
+        let named = format!(
+            "{}: {}",
+            call.tool,
+            first_chars(&call.target, TARGET_CHARS_NAMED)
+        );
+        if !seen.contains(&named) && seen.len() < MAX_TOOLS_NAMED {
+            seen.push(named);
+        }
+    }
+    seen.join("; ")
+}

@@ -1,0 +1,67 @@
+//! [`LlmError`]: every way a model call can fail, typed so a role can turn each one into an
+//! honest failure (a failed sub-task, a replan, a clear message) instead of a hang.
+
+use std::time::Duration;
+
+use crate::contracts::Role;
+
+use super::extract::ExtractError;
+use super::tier::Tier;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LlmError {
+    /// The tier has no base URL or model: the user has not configured it.
+    #[error(
+        "the {tier} model tier is not configured: missing {missing}. Set {upper}_* or OPENAI_* (see README: Configuration)",
+        upper = tier.env_prefix()
+    )]
+    NotConfigured { tier: Tier, missing: String },
+    /// The role never talks to a model (the GGS, the auditor, …).
+    #[error("role {role} has no model tier")]
+    NoTier { role: Role },
+    /// The caller's cancellation token fired (the task was cancelled or the app is
+    /// shutting down).
+    #[error("the model call was cancelled")]
+    Cancelled,
+    /// One attempt took longer than the per-call bound. Not retried: the endpoint already
+    /// had the whole budget.
+    #[error("the model endpoint did not answer within {}s", .after.as_secs_f64())]
+    Timeout { after: Duration },
+    /// The endpoint could not be reached (refused, DNS, TLS, reset) on every attempt.
+    #[error("cannot reach the model endpoint {base_url}: {message}")]
+    Unreachable { base_url: String, message: String },
+    /// 429 on every attempt, or a Retry-After longer than we are willing to wait.
+    #[error("the model endpoint is rate-limiting{}", .retry_after.map(|d| format!(" (retry after {}s)", d.as_secs())).unwrap_or_default())]
+    RateLimited { retry_after: Option<Duration> },
+    /// 401/403: the key is missing, wrong or lacks access.
+    #[error("the model endpoint refused the API key ({status}): {message}")]
+    Unauthorized { status: u16, message: String },
+    /// Any other HTTP error (4xx, or 5xx after the last retry).
+    #[error("the model endpoint answered HTTP {status}: {message}")]
+    Api { status: u16, message: String },
+    /// A 200 answer that is not a chat completion (unparseable body, an `error` object,
+    /// no choices).
+    #[error("the model endpoint sent an unusable answer: {message}")]
+    Protocol { message: String },
+    /// The model's reply held no usable JSON object even after the bounded re-ask. `raw`
+    /// is the last reply, for the task log.
+    #[error("{role}: the model's reply is not a usable {expected} after {n_asks} ask(s): {error}")]
+    InvalidOutput {
+        role: Role,
+        expected: String,
+        n_asks: u32,
+        error: ExtractError,
+        raw: String,
+    },
+}
+
+impl LlmError {
+    /// Whether the failure lies with the environment (endpoint, network, quota) rather
+    /// than with what the model said. Validators use this to classify failures.
+    pub fn is_environmental(&self) -> bool {
+        !matches!(
+            self,
+            LlmError::InvalidOutput { .. } | LlmError::Cancelled | LlmError::NoTier { .. }
+        )
+    }
+}

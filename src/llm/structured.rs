@@ -1,0 +1,214 @@
+//! Structured output: the JSON schema of a role's Rust type, how it is asked for
+//! (`response_format` json_schema → json_object → prompt-only), and the re-ask text.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::extract::ExtractError;
+
+/// Re-asks after an unusable reply, before the call fails with
+/// [`super::LlmError::InvalidOutput`].
+pub const STRUCTURED_REASKS: u32 = 1;
+
+/// How much of an unusable reply is quoted back in the re-ask.
+pub const REASK_ECHO_CHARS: usize = 4_000;
+
+/// How a structured call asks the endpoint for JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum OutputMode {
+    /// `response_format: {type: json_schema}` — the server constrains decoding to the
+    /// schema (OpenAI, llama-server, Ollama, LM Studio).
+    JsonSchema,
+    /// `response_format: {type: json_object}` — any JSON object (DeepSeek).
+    JsonObject,
+    /// No `response_format`; the prompt carries the schema and extraction copes.
+    PromptOnly,
+}
+
+impl OutputMode {
+    /// The next mode to try when the endpoint rejects this one.
+    pub fn weaker(self) -> Option<OutputMode> {
+        match self {
+            OutputMode::JsonSchema => Some(OutputMode::JsonObject),
+            OutputMode::JsonObject => Some(OutputMode::PromptOnly),
+            OutputMode::PromptOnly => None,
+        }
+    }
+}
+
+/// What each (base URL, model) accepted, learned from the first structured call: the
+/// probe is a real call, so it costs nothing extra.
+#[derive(Default)]
+pub(crate) struct ModeMemory {
+    modes: Mutex<HashMap<(String, String), OutputMode>>,
+}
+
+impl ModeMemory {
+    fn lock(&self) -> MutexGuard<'_, HashMap<(String, String), OutputMode>> {
+        self.modes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn get(&self, base_url: &str, model: &str) -> Option<OutputMode> {
+        self.lock()
+            .get(&(base_url.to_string(), model.to_string()))
+            .copied()
+    }
+
+    pub(crate) fn set(&self, base_url: &str, model: &str, mode: OutputMode) {
+        self.lock()
+            .insert((base_url.to_string(), model.to_string()), mode);
+    }
+}
+
+/// Whether an HTTP error body says the endpoint does not support the `response_format`
+/// we sent (as opposed to any other bad request, which must not downgrade the mode).
+pub(crate) fn rejects_response_format(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "response_format",
+        "response format",
+        "json_schema",
+        "json_object",
+        "structured output",
+    ]
+    .iter()
+    .any(|needle| m.contains(needle))
+}
+
+/// The schema of one role type, ready for the request and the prompt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputSchema {
+    /// `[A-Za-z0-9_-]{1,64}`, as `json_schema.name` requires.
+    pub name: String,
+    pub schema: Value,
+}
+
+impl OutputSchema {
+    /// Draft-07 with every sub-schema inlined: `$ref`s are where providers' schema
+    /// support differs most.
+    pub fn of<T: JsonSchema>() -> Self {
+        let settings = SchemaSettings::draft07().with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        });
+        let schema = settings
+            .into_generator()
+            .into_root_schema_for::<T>()
+            .to_value();
+        let mut name: String = T::schema_name()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(64)
+            .collect();
+        if name.is_empty() {
+            name.push_str("output");
+        }
+        Self { name, schema }
+    }
+
+    /// The `response_format` member for `mode`.
+    pub fn response_format(&self, mode: OutputMode) -> Option<Value> {
+        match mode {
+            OutputMode::JsonSchema => Some(json!({
+                "type": "json_schema",
+                "json_schema": {"name": self.name, "schema": self.schema, "strict": false},
+            })),
+            OutputMode::JsonObject => Some(json!({"type": "json_object"})),
+            OutputMode::PromptOnly => None,
+        }
+    }
+
+    /// Appended to the system prompt in every mode, so the model knows what each field
+    /// means even when decoding is constrained, and a provider that silently ignores
+    /// `response_format` still gets the same instructions.
+    pub fn instruction(&self) -> String {
+        format!(
+            "Reply with exactly one JSON object and nothing else: no prose, no Markdown \
+             fences. The object must match this JSON Schema:\n{}",
+            self.schema
+        )
+    }
+}
+
+/// The user turn of the re-ask: what was wrong, and what to send instead.
+pub fn reask_prompt(error: &ExtractError) -> String {
+    format!(
+        "Your previous reply could not be used: {error}. Reply again with exactly one JSON \
+         object that matches the schema, and nothing else."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Inner {
+        criterion: String,
+        met: bool,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Verdicts {
+        verdicts: Vec<Inner>,
+        note: Option<String>,
+    }
+
+    #[test]
+    fn schemas_are_inlined_and_named_for_the_request() {
+        let s = OutputSchema::of::<Verdicts>();
+        assert_eq!(s.name, "Verdicts");
+        let text = s.schema.to_string();
+        assert!(!text.contains("$ref"), "{text}");
+        assert!(!text.contains("$schema"), "{text}");
+        assert_eq!(
+            s.schema["properties"]["verdicts"]["items"]["required"][0],
+            "criterion"
+        );
+        let rf = s.response_format(OutputMode::JsonSchema).unwrap();
+        assert_eq!(rf["json_schema"]["name"], "Verdicts");
+        assert_eq!(s.response_format(OutputMode::PromptOnly), None);
+        assert!(s.instruction().contains("\"verdicts\""));
+    }
+
+    #[test]
+    fn modes_degrade_in_order_and_stop() {
+        assert_eq!(
+            OutputMode::JsonSchema.weaker(),
+            Some(OutputMode::JsonObject)
+        );
+        assert_eq!(
+            OutputMode::JsonObject.weaker(),
+            Some(OutputMode::PromptOnly)
+        );
+        assert_eq!(OutputMode::PromptOnly.weaker(), None);
+    }
+
+    #[test]
+    fn only_errors_about_the_response_format_downgrade_the_mode() {
+        assert!(rejects_response_format(
+            "{\"error\":{\"message\":\"This response_format type is unavailable now\"}}"
+        ));
+        assert!(rejects_response_format(
+            "'response_format.type' must be 'json_schema' or 'text'"
+        ));
+        assert!(!rejects_response_format(
+            "This model's maximum context length is 4096 tokens"
+        ));
+    }
+}

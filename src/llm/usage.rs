@@ -1,0 +1,198 @@
+//! Usage accounting: model calls, prompt/completion tokens and wall time, per role per
+//! task — what the task log's `task_end`, the cost report and the UI show.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::contracts::{Role, TaskId};
+
+/// What one role spent. `wall_ms` includes retries and backoff: it is the time the role
+/// waited on the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RoleUsage {
+    pub calls: u64,
+    /// Calls that ended in an error (timeout, cancellation, HTTP error, unusable output).
+    pub failed_calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub wall_ms: u64,
+}
+
+impl RoleUsage {
+    pub fn total_tokens(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+
+    fn add(&mut self, other: &RoleUsage) {
+        self.calls += other.calls;
+        self.failed_calls += other.failed_calls;
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.wall_ms += other.wall_ms;
+    }
+}
+
+/// One finished model call, as the client records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallUsage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub wall: Duration,
+    pub failed: bool,
+}
+
+impl From<CallUsage> for RoleUsage {
+    fn from(c: CallUsage) -> Self {
+        RoleUsage {
+            calls: 1,
+            failed_calls: u64::from(c.failed),
+            prompt_tokens: c.prompt_tokens,
+            completion_tokens: c.completion_tokens,
+            wall_ms: u64::try_from(c.wall.as_millis()).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+/// Usage of one task (or of background work), by role.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TaskUsage {
+    pub roles: BTreeMap<Role, RoleUsage>,
+}
+
+impl TaskUsage {
+    pub fn role(&self, role: Role) -> RoleUsage {
+        self.roles.get(&role).copied().unwrap_or_default()
+    }
+
+    pub fn total(&self) -> RoleUsage {
+        let mut total = RoleUsage::default();
+        for usage in self.roles.values() {
+            total.add(usage);
+        }
+        total
+    }
+
+    fn add(&mut self, role: Role, usage: &RoleUsage) {
+        self.roles.entry(role).or_default().add(usage);
+    }
+}
+
+#[derive(Default)]
+struct Ledger {
+    tasks: HashMap<TaskId, TaskUsage>,
+    /// Calls outside any task (the Dreamer's distillation).
+    background: TaskUsage,
+    /// Everything since start-up.
+    lifetime: TaskUsage,
+}
+
+/// Shared, cheap to clone. The runtime calls [`UsageLedger::finish_task`] when a task
+/// ends, so the per-task map holds only running tasks.
+#[derive(Clone, Default)]
+pub struct UsageLedger {
+    inner: Arc<Mutex<Ledger>>,
+}
+
+impl UsageLedger {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Ledger> {
+        // Every critical section is one map update: the data stays consistent even if a
+        // holder panicked.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn record(&self, task: Option<&TaskId>, role: Role, call: CallUsage) {
+        let usage = RoleUsage::from(call);
+        let mut ledger = self.lock();
+        ledger.lifetime.add(role, &usage);
+        match task {
+            Some(task) => ledger
+                .tasks
+                .entry(task.clone())
+                .or_default()
+                .add(role, &usage),
+            None => ledger.background.add(role, &usage),
+        }
+    }
+
+    /// What the task has spent so far.
+    pub fn task(&self, task: &TaskId) -> TaskUsage {
+        self.lock().tasks.get(task).cloned().unwrap_or_default()
+    }
+
+    /// The task's usage, removed from the ledger (it stays in the lifetime totals).
+    pub fn finish_task(&self, task: &TaskId) -> TaskUsage {
+        self.lock().tasks.remove(task).unwrap_or_default()
+    }
+
+    pub fn background(&self) -> TaskUsage {
+        self.lock().background.clone()
+    }
+
+    pub fn lifetime(&self) -> TaskUsage {
+        self.lock().lifetime.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(p: u64, c: u64, ms: u64, failed: bool) -> CallUsage {
+        CallUsage {
+            prompt_tokens: p,
+            completion_tokens: c,
+            wall: Duration::from_millis(ms),
+            failed,
+        }
+    }
+
+    #[test]
+    fn usage_adds_up_per_role_per_task_and_in_total() {
+        let ledger = UsageLedger::new();
+        let a = TaskId::mint();
+        let b = TaskId::mint();
+        ledger.record(Some(&a), Role::Planner, call(100, 20, 300, false));
+        ledger.record(Some(&a), Role::Planner, call(50, 10, 200, true));
+        ledger.record(Some(&a), Role::Executor, call(7, 3, 10, false));
+        ledger.record(Some(&b), Role::Perceiver, call(1, 1, 1, false));
+        ledger.record(None, Role::Memory, call(9, 9, 9, false));
+
+        let ua = ledger.task(&a);
+        assert_eq!(
+            ua.role(Role::Planner),
+            RoleUsage {
+                calls: 2,
+                failed_calls: 1,
+                prompt_tokens: 150,
+                completion_tokens: 30,
+                wall_ms: 500
+            }
+        );
+        assert_eq!(ua.total().calls, 3);
+        assert_eq!(ua.total().total_tokens(), 190);
+        assert_eq!(ledger.background().role(Role::Memory).calls, 1);
+        assert_eq!(ledger.lifetime().total().calls, 5);
+
+        assert_eq!(ledger.finish_task(&a), ua);
+        assert_eq!(ledger.task(&a), TaskUsage::default());
+        assert_eq!(ledger.lifetime().total().calls, 5);
+    }
+
+    #[test]
+    fn task_usage_serialises_with_the_seed_role_names() {
+        let ledger = UsageLedger::new();
+        let t = TaskId::mint();
+        ledger.record(Some(&t), Role::AgentValidator, call(1, 2, 3, false));
+        let json = serde_json::to_value(ledger.task(&t)).unwrap();
+        assert_eq!(json["roles"]["R4a"]["completion_tokens"], 2);
+    }
+}

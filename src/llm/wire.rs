@@ -1,0 +1,130 @@
+//! The chat-completions wire format as artoo sends and reads it. Our own types rather
+//! than async-openai's: they carry the provider extensions real endpoints use
+//! (`enable_thinking`, `reasoning_content`) and read answers leniently (llama-server,
+//! Ollama and LM Studio omit fields OpenAI always sends).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Header that carries the calling role (`R1` … `R5`), for the scripted server and for
+/// proxies that account per role.
+pub const ROLE_HEADER: &str = "x-artoo-role";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WireMessage {
+    pub role: String,
+    pub content: String,
+}
+
+impl WireMessage {
+    pub fn new(role: &str, content: impl Into<String>) -> Self {
+        Self {
+            role: role.to_string(),
+            content: content.into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WireRequest {
+    pub model: String,
+    pub messages: Vec<WireMessage>,
+    pub stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Qwen3-style reasoning switch; only sent when the tier asks for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enable_thinking: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct WireResponse {
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub choices: Vec<WireChoice>,
+    #[serde(default)]
+    pub usage: Option<WireUsage>,
+    /// Some servers answer 200 with an error object.
+    #[serde(default)]
+    pub error: Option<Value>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct WireChoice {
+    #[serde(default)]
+    pub message: WireAnswer,
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct WireAnswer {
+    /// A string, or (some providers) a list of `{type: "text", text}` parts.
+    #[serde(default)]
+    pub content: Option<Value>,
+    /// DeepSeek, llama-server (`--reasoning-format`), vLLM.
+    #[serde(default)]
+    pub reasoning_content: Option<String>,
+    /// OpenRouter and others.
+    #[serde(default)]
+    pub reasoning: Option<String>,
+}
+
+impl WireAnswer {
+    pub fn text(&self) -> String {
+        match &self.content {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(parts)) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(""),
+            _ => String::new(),
+        }
+    }
+
+    pub fn reasoning(&self) -> Option<String> {
+        self.reasoning_content
+            .clone()
+            .or_else(|| self.reasoning.clone())
+            .filter(|r| !r.trim().is_empty())
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub struct WireUsage {
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_minimal_llama_server_answer_parses() {
+        let r: WireResponse = serde_json::from_str(
+            r#"{"choices":[{"message":{"content":"{}"}}],"usage":{"prompt_tokens":3}}"#,
+        )
+        .unwrap();
+        assert_eq!(r.choices[0].message.text(), "{}");
+        assert_eq!(r.usage.unwrap().prompt_tokens, 3);
+    }
+
+    #[test]
+    fn content_parts_are_joined_and_reasoning_is_read_from_either_field() {
+        let r: WireResponse = serde_json::from_str(
+            r#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"reasoning":"hm"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(r.choices[0].message.text(), "ab");
+        assert_eq!(r.choices[0].message.reasoning().as_deref(), Some("hm"));
+    }
+}

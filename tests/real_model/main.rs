@@ -1,0 +1,291 @@
+//! Structured output against a real model: a live OpenAI-compatible endpoint, by default
+//! the local llama-server of `scripts/local-llm.sh` (`ARTOO_REAL_MODEL_URL`,
+//! `ARTOO_REAL_MODEL` override it). Built only with `--features real-model`, so
+//! `cargo test --workspace` never needs a model; run by `scripts/test` after all
+//! compiling is done.
+//!
+//! Each test asks for one role-shaped object and requires a valid, parsed one. The
+//! pipeline adds every role's real prompt here.
+
+use std::time::Duration;
+
+use artoo::bus::Bus;
+use artoo::config::{LlmConfig, TierConfig};
+use artoo::contracts::{Role, TaskId};
+use artoo::llm::{CallCtx, ChatRequest, Llm, OutputMode, RoleLlm, Tier};
+use artoo::{FakeClock, SystemClock};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+fn endpoint() -> (String, String) {
+    let url = std::env::var("ARTOO_REAL_MODEL_URL")
+        .unwrap_or_else(|_| artoo::llm::tier::LOCAL_LLAMA_SERVER_URL.to_string());
+    let model = std::env::var("ARTOO_REAL_MODEL").unwrap_or_else(|_| "qwen2.5-coder-0.5b".into());
+    (url, model)
+}
+
+fn llm() -> Llm {
+    let (url, model) = endpoint();
+    let tier = TierConfig {
+        base_url: Some(url),
+        model: Some(model),
+        enable_thinking: false,
+        api_key: None,
+    };
+    let config = LlmConfig {
+        brain: tier.clone(),
+        tool: tier,
+        // A busy machine makes a small model slow; the bound is still finite.
+        call_timeout_secs: 180,
+        ..LlmConfig::default()
+    };
+    Llm::new(&config, SystemClock::shared()).expect("endpoint configured")
+}
+
+fn role(llm: &Llm, role: Role) -> RoleLlm {
+    llm.for_role(Bus::new(FakeClock::at_epoch()).handle(role))
+        .expect("model role")
+}
+
+fn ctx() -> CallCtx {
+    CallCtx::for_task(TaskId::mint(), CancellationToken::new())
+}
+
+fn non_empty(field: &str, text: &str) -> Result<(), String> {
+    if text.trim().is_empty() {
+        Err(format!("`{field}` must not be empty"))
+    } else {
+        Ok(())
+    }
+}
+
+// Fields that no assertion reads still shape the schema the model must fill.
+#[allow(dead_code)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Constraints {
+    /// Where the task applies, if the user said so; otherwise null.
+    scope: Option<String>,
+    /// An absolute deadline the user gave (ISO 8601), otherwise null.
+    deadline: Option<String>,
+}
+
+/// R1's TaskSpec without the ids the runtime sets.
+#[allow(dead_code)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Perceived {
+    /// The user's goal, faithfully restated as one sentence.
+    intent: String,
+    constraints: Constraints,
+}
+
+#[allow(dead_code)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct PlannedSubTask {
+    /// Subtasks with the same sequence run in parallel; starts at 1.
+    sequence: u32,
+    intent: String,
+    /// Everything the executor needs beyond the intent.
+    context: String,
+    /// Checkable assertions about this subtask's output.
+    success_criteria: Vec<String>,
+}
+
+/// R2's plan.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Plan {
+    /// Assertions about the combined output of all subtasks.
+    task_criteria: Vec<String>,
+    subtasks: Vec<PlannedSubTask>,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum ToolName {
+    Glob,
+    ReadFile,
+    WriteFile,
+    Shell,
+    Search,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Completed,
+    Uncertain,
+    Failed,
+}
+
+/// R3's next step in its tool loop: call one tool, or report the result.
+#[allow(dead_code)]
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "action", rename_all = "snake_case")]
+enum NextAction {
+    Tool { tool: ToolName, input: String },
+    Result { status: Status, output: String },
+}
+
+#[allow(dead_code)]
+#[derive(Debug, Deserialize, JsonSchema)]
+struct CriterionVerdict {
+    /// The criterion, copied verbatim.
+    criterion: String,
+    met: bool,
+    /// The part of the tool output that shows it.
+    evidence: String,
+}
+
+/// R4a's per-criterion verdicts.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Verdicts {
+    verdicts: Vec<CriterionVerdict>,
+}
+
+#[tokio::test]
+async fn the_perceiver_gets_a_task_spec_like_object() {
+    let llm = llm();
+    let out = role(&llm, Role::Perceiver)
+        .structured_checked::<Perceived, _>(
+            &ctx(),
+            &ChatRequest::new(
+                "You turn a user's request into a structured task. Restate the goal in one \
+                 sentence without adding assumptions. Use null for a constraint the user did \
+                 not give.",
+                "find the three largest PDF files in my Downloads folder",
+            )
+            .temperature(0.0),
+            |p: &Perceived| non_empty("intent", &p.intent),
+        )
+        .await
+        .expect("a valid TaskSpec-like object");
+    println!("{out:#?}");
+    assert!(out.value.intent.len() > 5);
+    // llama-server constrains decoding to the schema: the probe must have kept it.
+    assert_eq!(llm.output_mode(Tier::Brain), Some(OutputMode::JsonSchema));
+    let usage = llm.usage().lifetime().role(Role::Perceiver);
+    assert!(
+        usage.prompt_tokens > 0 && usage.completion_tokens > 0,
+        "{usage:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_planner_gets_a_plan_with_subtasks() {
+    let llm = llm();
+    let out = role(&llm, Role::Planner)
+        .structured_checked::<Plan, _>(
+            &ctx(),
+            &ChatRequest::new(
+                "You plan a task as a small number of subtasks for an executor that has the \
+                 tools glob, read_file, write_file, shell and search. Subtasks with the same \
+                 sequence number run in parallel; later sequences see earlier outputs. \
+                 Criteria are concrete, checkable assertions about tool output.",
+                r#"{"intent": "Count the Markdown files in ~/notes and write the count to ~/artoo_workspace/count.txt", "constraints": {"scope": "~/notes", "deadline": null}}"#,
+            )
+            .temperature(0.0),
+            |plan: &Plan| {
+                if plan.subtasks.is_empty() {
+                    return Err("`subtasks` must hold at least one subtask".into());
+                }
+                for s in &plan.subtasks {
+                    non_empty("intent", &s.intent)?;
+                    if s.sequence == 0 {
+                        return Err("`sequence` starts at 1".into());
+                    }
+                }
+                Ok(())
+            },
+        )
+        .await
+        .expect("a valid plan");
+    println!("{out:#?}");
+    assert!(!out.value.subtasks.is_empty());
+    let _ = &out.value.task_criteria;
+}
+
+#[tokio::test]
+async fn the_executor_gets_a_next_action_for_its_tool_loop() {
+    let llm = llm();
+    let executor = role(&llm, Role::Executor);
+    let system = "You execute one subtask by calling tools, one per turn. Tools: glob (input: \
+                  a filename pattern), read_file (input: a path), write_file, shell (input: a \
+                  bash command), search (input: a web query). Call a tool when you still need \
+                  information; report the result once the tool output answers the subtask. \
+                  Never invent tool output.";
+    let first = executor
+        .structured::<NextAction>(
+            &ctx(),
+            &ChatRequest::new(
+                system,
+                "Subtask: count the Markdown files under ~/notes.\nNo tool has run yet.",
+            )
+            .temperature(0.0),
+        )
+        .await
+        .expect("a valid next action");
+    println!("{first:#?}");
+    let after_tool = executor
+        .structured::<NextAction>(
+            &ctx(),
+            &ChatRequest::new(
+                system,
+                "Subtask: count the Markdown files under ~/notes.\nTool shell result:\n42",
+            )
+            .temperature(0.0),
+        )
+        .await
+        .expect("a valid next action after a tool result");
+    println!("{after_tool:#?}");
+    if let NextAction::Tool { input, .. } = &first.value {
+        assert!(!input.trim().is_empty());
+    }
+}
+
+#[tokio::test]
+async fn the_agent_validator_gets_per_criterion_verdicts() {
+    let llm = llm();
+    let criteria = ["the output states a number of files", "the number is 42"];
+    let out = role(&llm, Role::AgentValidator)
+        .structured_checked::<Verdicts, _>(
+            &ctx(),
+            &ChatRequest::new(
+                "You judge an executor's result against each success criterion, one verdict \
+                 per criterion, using only the evidence in the tool output.",
+                format!(
+                    "Criteria:\n1. {}\n2. {}\n\nExecutor output: There are 42 Markdown files.\n\
+                     Tool calls: shell: find ~/notes -name '*.md' | wc -l → 42",
+                    criteria[0], criteria[1]
+                ),
+            )
+            .temperature(0.0),
+            |v: &Verdicts| {
+                if v.verdicts.is_empty() {
+                    return Err("give one verdict per criterion".into());
+                }
+                v.verdicts
+                    .iter()
+                    .try_for_each(|c| non_empty("criterion", &c.criterion))
+            },
+        )
+        .await
+        .expect("valid verdicts");
+    println!("{out:#?}");
+    assert!(!out.value.verdicts.is_empty());
+}
+
+#[tokio::test]
+async fn a_free_text_reply_arrives_within_the_bound() {
+    let llm = llm();
+    let started = std::time::Instant::now();
+    let reply = role(&llm, Role::Perceiver)
+        .chat(
+            &ctx(),
+            &ChatRequest::new("You are artoo, a local assistant. Answer briefly.", "hello")
+                .max_tokens(48),
+        )
+        .await
+        .expect("a reply");
+    assert!(!reply.answer().is_empty());
+    assert!(started.elapsed() < Duration::from_secs(180));
+}

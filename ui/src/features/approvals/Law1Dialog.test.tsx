@@ -1,0 +1,115 @@
+import { fireEvent, render, screen } from '@testing-library/preact';
+import { signal } from '@preact/signals';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import type { Backend } from '../../ipc/backend';
+import type { ConfirmationRequest, Envelope } from '../../ipc/contracts';
+import { harness, type Harness, T0, TASK } from '../../test-util';
+import { ARM_DELAY_MS, Law1Dialog } from './Law1Dialog';
+import { createApprovalsStore } from './store';
+
+const REQUEST: ConfirmationRequest = {
+  request_id: 'r-1',
+  task_id: 'task_1',
+  subtask_id: null,
+  tool: 'write_file',
+  description: 'Overwrite ~/notes.txt (it exists).',
+  command: 'write_file ~/notes.txt',
+  paths: [{ path: '~/notes.txt', exists: true, effect: 'overwrite' }],
+  reversible: false,
+  reversible_alternative: null,
+  can_trash: false,
+  expires_at: new Date(T0 + 90_000).toISOString(),
+};
+
+function envelope(seq: number, message: Envelope['message']): Envelope {
+  return { id: `e${seq}`, seq, timestamp: new Date(T0).toISOString(), from: 'R3', to: 'User', task_id: 'task_1', message };
+}
+
+describe('the Law 1 dialog', () => {
+  let h: Harness | undefined;
+  afterEach(() => {
+    h?.dispose();
+    h = undefined;
+    vi.useRealTimers();
+  });
+
+  function renderWith(backend: Backend) {
+    vi.useFakeTimers({ now: T0 });
+    const approvals = createApprovalsStore(backend);
+    const now = signal(T0);
+    render(<Law1Dialog approvals={approvals} now={now} />);
+    return { approvals, now };
+  }
+
+  it('states the effect, the paths and the exact command, with Deny focused and no Trash for an overwrite', async () => {
+    const { approvals } = renderWith({ invoke: vi.fn(), subscribe: () => () => undefined } as unknown as Backend);
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: REQUEST }));
+    await vi.advanceTimersByTimeAsync(20);
+    const dialog = screen.getByRole('alertdialog');
+    expect(screen.getByTestId('law1-effect').textContent).toBe('Overwrite ~/notes.txt (it exists).');
+    expect(screen.getByTestId('law1-command').textContent).toBe('write_file ~/notes.txt');
+    expect(dialog.textContent).toContain('overwrite');
+    expect(dialog.textContent).toContain('Cannot be undone');
+    expect(screen.queryByText('Move to Trash')).toBeNull();
+    expect(document.activeElement?.textContent).toBe('Deny');
+    expect(screen.getByTestId('law1-countdown').textContent).toContain('1:30');
+  });
+
+  it('never approves on Enter, arms Approve only after a delay, and denies on Escape', async () => {
+    const invoke = vi.fn().mockResolvedValue(null);
+    const { approvals } = renderWith({ invoke, subscribe: () => () => undefined } as unknown as Backend);
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: REQUEST }));
+    await vi.advanceTimersByTimeAsync(20);
+    const approve = screen.getByTestId('law1-approve') as HTMLButtonElement;
+    expect(approve.disabled).toBe(true);
+    await vi.advanceTimersByTimeAsync(ARM_DELAY_MS);
+    expect(approve.disabled).toBe(false);
+    approve.focus();
+    fireEvent.keyDown(approve, { key: 'Enter' });
+    expect(invoke).not.toHaveBeenCalled();
+    fireEvent.keyDown(approve, { key: 'Escape' });
+    expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-1', decision: 'deny' });
+  });
+
+  it('keeps the dialog up until the decision is on the bus (never optimistic)', async () => {
+    h = harness();
+    const s = h.session;
+    render(<Law1Dialog approvals={s.approvals} now={s.now} />);
+    await h.fake.invoke('submit_task', { text: TASK });
+    await h.until(() => screen.queryByTestId('law1-dialog'));
+    await h.advance(ARM_DELAY_MS + 20);
+    fireEvent.click(screen.getByTestId('law1-approve'));
+    await h.advance(50);
+    expect(screen.getByTestId('law1-dialog').textContent).toContain('Sending your decision');
+    expect(h.fake.transcript().some((e) => e.message.type === 'ConfirmationDecision')).toBe(false);
+    await h.advance(200);
+    expect(screen.queryByTestId('law1-dialog')).toBeNull();
+    const decision = h.fake.transcript().find((e) => e.message.type === 'ConfirmationDecision');
+    expect(decision?.message.type === 'ConfirmationDecision' && decision.message.payload).toMatchObject({ decision: 'approve', source: 'user' });
+  });
+
+  it('stays up with the error when the decision cannot be delivered', async () => {
+    const invoke = vi.fn().mockRejectedValue({ code: 'not_found', message: 'this confirmation was already answered or has expired' });
+    const { approvals } = renderWith({ invoke, subscribe: () => () => undefined } as unknown as Backend);
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: REQUEST }));
+    await vi.advanceTimersByTimeAsync(20 + ARM_DELAY_MS);
+    fireEvent.click(screen.getByTestId('law1-approve'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(screen.getByRole('alertdialog')).toBeTruthy();
+    expect(screen.getByRole('alert').textContent).toBe('this confirmation was already answered or has expired');
+  });
+
+  it('counts down and reports an automatic denial once the broker times out', async () => {
+    h = harness();
+    const s = h.session;
+    render(<Law1Dialog approvals={s.approvals} now={s.now} />);
+    await h.fake.invoke('submit_task', { text: TASK });
+    await h.until(() => screen.queryByTestId('law1-dialog'));
+    await h.advance(60_000);
+    expect(screen.getByTestId('law1-countdown').textContent).toMatch(/Denied automatically in 1:0\d/);
+    await h.advance(61_000);
+    expect(screen.queryByTestId('law1-dialog')).toBeNull();
+    expect(s.approvals.notices.value[0]?.source).toBe('timeout');
+  });
+});

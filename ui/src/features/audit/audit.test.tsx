@@ -1,0 +1,70 @@
+import { fireEvent, render, screen, within } from '@testing-library/preact';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { harness, type Harness } from '../../test-util';
+import { AuditPanel } from './AuditPanel';
+
+describe('the audit panel', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = harness();
+    render(<AuditPanel audit={h.session.audit} now={Date.now()} />);
+    await h.advance(50);
+  });
+  afterEach(() => h.dispose());
+
+  const reports = () => within(screen.getByTestId('audit-reports')).getAllByRole('option');
+
+  it('lists the report history, newest first, and shows the selected report in detail', async () => {
+    expect(reports()).toHaveLength(3);
+    expect(reports()[0]?.getAttribute('aria-selected')).toBe('true');
+    const withAnomaly = reports().find((r) => r.textContent?.includes('4 tasks')) as HTMLElement;
+    fireEvent.click(withAnomaly);
+    await h.advance(10);
+    const detail = screen.getByTestId('audit-report');
+    expect(detail.textContent).toContain('convergence_failure');
+    expect(detail.textContent).toContain('Tasks observed');
+    expect(detail.textContent).toMatch(/Law 1: Approved 0 · Denied 0/);
+  });
+
+  it('runs an audit on demand: the new report is published, listed first and selected', async () => {
+    fireEvent.click(screen.getByTestId('audit-now'));
+    await h.advance(10);
+    expect(screen.getByTestId('audit-now').textContent).toContain('Auditing…');
+    await h.advance(1000);
+    expect(reports()).toHaveLength(4);
+    expect(reports()[0]?.getAttribute('aria-selected')).toBe('true');
+    expect(screen.getByTestId('audit-report').textContent).toContain('On demand');
+    expect(h.fake.transcript().slice(-2).map((e) => e.message.type)).toEqual(['AuditQuery', 'AuditReport']);
+  });
+
+  it('verifies the hash chain and names the first broken event after tampering', async () => {
+    fireEvent.click(screen.getByTestId('audit-verify'));
+    await h.advance(10);
+    expect(screen.getByTestId('chain').textContent).toMatch(/^Chain intact: \d+ events, head [0-9a-f]{12}$/);
+    h.fake.tamperAuditEvent(7, 'forged');
+    fireEvent.click(screen.getByTestId('audit-verify'));
+    await h.advance(10);
+    expect(screen.getByTestId('chain').textContent).toBe('Chain broken at event #7: hash does not match the event');
+  });
+
+  it('filters the event browser by anomaly, type and task', async () => {
+    const events = screen.getByTestId('audit-events');
+    const rows = () => events.querySelectorAll('tbody tr');
+    expect(rows().length).toBe(50);
+    fireEvent.click(within(events).getByRole('checkbox', { name: 'Anomalies only' }));
+    await h.advance(10);
+    expect(rows().length).toBe(1);
+    expect(rows()[0]?.textContent).toContain('convergence_failure');
+    fireEvent.click(within(events).getByRole('checkbox', { name: 'Anomalies only' }));
+    fireEvent.change(within(events).getByRole('combobox', { name: 'Type' }), { target: { value: 'FinalResult' } });
+    await h.advance(10);
+    expect([...rows()].every((r) => r.textContent?.includes('FinalResult'))).toBe(true);
+    expect(rows().length).toBe(2);
+    const taskSelect = within(events).getByRole('combobox', { name: 'Task' }) as HTMLSelectElement;
+    const firstTask = taskSelect.options[1]?.value ?? '';
+    fireEvent.change(taskSelect, { target: { value: firstTask } });
+    await h.advance(10);
+    expect(rows().length).toBe(1);
+  });
+});

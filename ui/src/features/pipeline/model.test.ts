@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from 'vitest';
+
+import type { Envelope } from '../../ipc/contracts';
+import { harness, type Harness, TASK } from '../../test-util';
+import { ARROWS, describe as describeEnvelope, emptyTask, gradientOf, reduce, replay } from './model';
+
+describe('the pipeline model', () => {
+  let h: Harness | undefined;
+  let taskId = '';
+  const live = () => (h ? h.fake.transcript().filter((e) => e.task_id === taskId) : []);
+  afterEach(() => h?.dispose());
+
+  async function transcriptUntil(kind: Envelope['message']['type']): Promise<Envelope[]> {
+    const current = harness();
+    h = current;
+    taskId = await current.fake.invoke('submit_task', { text: TASK });
+    await current.until(() => live().some((e) => e.message.type === kind));
+    return live();
+  }
+
+  it('labels the gradient as the seed does: beyond ε it has a direction, else plateau while D > δ', () => {
+    const p = { epsilon: 0.1, delta: 0.3 };
+    expect(gradientOf(0.11, 0.5, p)).toBe('worsening');
+    expect(gradientOf(-0.11, 0.5, p)).toBe('improving');
+    expect(gradientOf(0.1, 0.5, p)).toBe('plateau');
+    expect(gradientOf(0, 0.3, p)).toBe('stable');
+    expect([ARROWS.worsening, ARROWS.improving, ARROWS.plateau, ARROWS.stable]).toEqual(['↑', '↓', '⊥', '→']);
+  });
+
+  it('shows R2 replanning with the directive and its rationale until the next dispatch', async () => {
+    const envelopes = await transcriptUntil('PlanDirective');
+    const task = replay(envelopes);
+    expect(task?.phase).toBe('replanning');
+    expect(task?.replanning?.directive).toBe('change_path');
+    expect(task?.roles.R2).toBe('active');
+    expect(task?.roles.R7).toBe('done');
+    expect(task?.rounds).toHaveLength(1);
+    expect(task?.rounds[0]?.gradient).toBe('plateau');
+    expect(task?.subtasks.map((s) => s.status)).toEqual(['matched', 'failed']);
+    expect(task?.subtasks[1]?.attempt).toBe(2);
+
+    await h?.until(() => live().some((e) => e.message.type === 'DispatchManifest' && e.message.payload.round === 1));
+    const after = replay(live());
+    expect(after?.replanning).toBeNull();
+    expect(after?.round).toBe(1);
+  });
+
+  it('marks the executor waiting while a Law 1 confirmation is open', async () => {
+    const task = replay(await transcriptUntil('ConfirmationRequest'));
+    expect(task?.phase).toBe('approval');
+    expect(task?.roles.R3).toBe('waiting');
+    expect(task?.law1).toBe(true);
+  });
+
+  it('adds up the cost of every model call per role', async () => {
+    const envelopes = await transcriptUntil('PlanDirective');
+    const task = replay(envelopes);
+    const calls = envelopes.flatMap((e) => (e.message.type === 'LlmCall' && e.message.payload.role === 'R4a' ? [e.message.payload] : []));
+    expect(task?.cost.R4a?.calls).toBe(calls.length);
+    expect(task?.cost.R4a?.promptTokens).toBe(calls.reduce((s, c) => s + c.prompt_tokens, 0));
+    expect(task?.tools.calls).toBe(envelopes.filter((e) => e.message.type === 'ToolCallEvent').length);
+  });
+
+  it('ignores repeated and foreign envelopes', async () => {
+    const envelopes = await transcriptUntil('TaskSpec');
+    const first = envelopes[0];
+    if (!first?.task_id) throw new Error('no envelope');
+    let task = emptyTask(first.task_id, '', first.timestamp);
+    for (const e of envelopes) task = reduce(task, e);
+    const again = reduce(task, envelopes[1] as Envelope);
+    expect(again).toBe(task);
+    const foreign = reduce(task, { ...(envelopes.at(-1) as Envelope), seq: 10_000, task_id: 'task_other' });
+    expect(foreign).toBe(task);
+  });
+
+  it('summarises a directive like the terminal pipeline did: arrow, transition, numbers', async () => {
+    const envelopes = await transcriptUntil('PlanDirective');
+    const directive = envelopes.find((e) => e.message.type === 'PlanDirective') as Envelope;
+    expect(describeEnvelope(directive)).toMatch(/^⊥ init→change_path D=0\.50 P=0\.00 ∇L=0\.00 Ω=\d+%$/);
+  });
+});

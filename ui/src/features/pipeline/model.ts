@@ -1,0 +1,475 @@
+// The live pipeline as data: a pure fold of one task's bus envelopes into what the popup
+// and the replay timeline draw — each role's state, the sub-tasks, the loss per round with
+// its gradient arrow, the directive and rationale while R2 replans, the result and the
+// cost per role. The same reducer serves live traffic and recorded runs.
+
+import type {
+  ClarificationRequest,
+  Envelope,
+  FinalResult,
+  Gradient,
+  Loss,
+  MemoryRecall,
+  MessageKind,
+  PlanDirective,
+  Role,
+  TaskId,
+  ToolCallRecord,
+} from '../../ipc/contracts';
+
+/** The roles drawn in the pipeline strip, in loop order. */
+export const PIPELINE_ROLES = ['R1', 'R2', 'R3', 'R4a', 'R4b', 'R7', 'R5'] as const;
+export type PipelineRole = (typeof PIPELINE_ROLES)[number];
+
+export type RoleActivity = 'idle' | 'active' | 'waiting' | 'done' | 'failed';
+
+export type Phase =
+  | 'perceiving'
+  | 'clarifying'
+  | 'planning'
+  | 'executing'
+  | 'judging'
+  | 'deciding'
+  | 'replanning'
+  | 'approval'
+  | 'done'
+  | 'chat'
+  | 'cancelled';
+
+export type SubTaskProgress = 'running' | 'validating' | 'correcting' | 'matched' | 'failed';
+
+export interface SubTaskView {
+  id: string;
+  round: number;
+  sequence: number;
+  intent: string;
+  criteria: string[];
+  status: SubTaskProgress;
+  attempt: number;
+  tools: ToolCallRecord[];
+  failure: string | null;
+}
+
+/** One GGS decision: a replan directive or the terminal one. */
+export interface RoundPoint {
+  round: number;
+  loss: Loss;
+  gradL: number;
+  gradient: Gradient;
+  directive: string;
+  rationale: string | null;
+  terminal: boolean;
+}
+
+export interface RoleCost {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  ms: number;
+}
+
+export interface FlowLine {
+  seq: number;
+  at: string;
+  from: Role;
+  to: Role;
+  kind: MessageKind;
+  /** A one-line summary of the payload (data, not prose). */
+  detail: string;
+}
+
+export interface TaskView {
+  taskId: TaskId;
+  rawInput: string;
+  intent: string | null;
+  startedAt: string;
+  updatedAt: string;
+  phase: Phase;
+  roles: Record<PipelineRole, RoleActivity>;
+  round: number;
+  subtasks: SubTaskView[];
+  rounds: RoundPoint[];
+  /** The directive R2 is working on while it replans (null otherwise). */
+  replanning: PlanDirective | null;
+  clarification: ClarificationRequest | null;
+  recalls: MemoryRecall[];
+  law1: boolean;
+  result: FinalResult | null;
+  /** On abandon: what was actually accomplished (R2's graceful-failure answer). */
+  accomplished: string | null;
+  chat: string | null;
+  cancelled: string | null;
+  cost: Partial<Record<Role, RoleCost>>;
+  tools: { calls: number; ms: number };
+  flow: FlowLine[];
+  lastSeq: number;
+}
+
+/** The thresholds the arrow needs (Config's ggs.epsilon and ggs.delta). */
+export interface ArrowParams {
+  epsilon: number;
+  delta: number;
+}
+
+export const DEFAULT_ARROW_PARAMS: ArrowParams = { epsilon: 0.1, delta: 0.3 };
+
+/** Seed 002's trajectory label: worsening/improving beyond ε, else plateau while D > δ. */
+export function gradientOf(gradL: number, d: number, params: ArrowParams): Gradient {
+  if (gradL > params.epsilon) return 'worsening';
+  if (gradL < -params.epsilon) return 'improving';
+  return d > params.delta ? 'plateau' : 'stable';
+}
+
+export const ARROWS: Record<Gradient, string> = {
+  worsening: '↑',
+  improving: '↓',
+  plateau: '⊥',
+  stable: '→',
+};
+
+const IDLE: Record<PipelineRole, RoleActivity> = {
+  R1: 'idle',
+  R2: 'idle',
+  R3: 'idle',
+  R4a: 'idle',
+  R4b: 'idle',
+  R7: 'idle',
+  R5: 'idle',
+};
+
+export function emptyTask(taskId: TaskId, rawInput: string, at: string): TaskView {
+  return {
+    taskId,
+    rawInput,
+    intent: null,
+    startedAt: at,
+    updatedAt: at,
+    phase: 'perceiving',
+    roles: { ...IDLE, R1: 'active' },
+    round: 0,
+    subtasks: [],
+    rounds: [],
+    replanning: null,
+    clarification: null,
+    recalls: [],
+    law1: false,
+    result: null,
+    accomplished: null,
+    chat: null,
+    cancelled: null,
+    cost: {},
+    tools: { calls: 0, ms: 0 },
+    flow: [],
+    lastSeq: 0,
+  };
+}
+
+export function isFinished(task: TaskView): boolean {
+  return task.phase === 'done' || task.phase === 'chat' || task.phase === 'cancelled';
+}
+
+function updateSubtask(
+  task: TaskView,
+  id: string,
+  change: (s: SubTaskView) => SubTaskView,
+): SubTaskView[] {
+  return task.subtasks.map((s) => (s.id === id ? change(s) : s));
+}
+
+function num(x: number | null | undefined): number {
+  return x ?? 0;
+}
+
+/** Folds one envelope into the task. Envelopes of other tasks and repeats are ignored. */
+export function reduce(task: TaskView, env: Envelope, params: ArrowParams = DEFAULT_ARROW_PARAMS): TaskView {
+  if (env.task_id !== task.taskId || env.seq <= task.lastSeq) return task;
+  const base: TaskView = {
+    ...task,
+    updatedAt: env.timestamp,
+    lastSeq: env.seq,
+    flow: [...task.flow, { seq: env.seq, at: env.timestamp, from: env.from, to: env.to, kind: env.message.type, detail: describe(env, params) }],
+  };
+  const roles = { ...task.roles };
+  const m = env.message;
+  switch (m.type) {
+    case 'TaskSubmitted':
+      return { ...base, rawInput: m.payload.raw_input, startedAt: m.payload.submitted_at, roles: { ...roles, R1: 'active' } };
+    case 'ClarificationRequest':
+      return { ...base, phase: 'clarifying', clarification: m.payload, roles: { ...roles, R1: 'waiting' } };
+    case 'ClarificationAnswer':
+      return { ...base, phase: 'perceiving', clarification: null, roles: { ...roles, R1: 'active' } };
+    case 'ChatReply':
+      return { ...base, phase: 'chat', chat: m.payload.answer, roles: { ...roles, R1: 'done' } };
+    case 'TaskSpec':
+      return {
+        ...base,
+        intent: m.payload.intent,
+        rawInput: m.payload.raw_input,
+        phase: 'planning',
+        roles: { ...roles, R1: 'done', R2: 'active' },
+      };
+    case 'MemoryQuery':
+      return { ...base, roles: { ...roles, R5: 'active' } };
+    case 'MemoryResponse':
+      return { ...base, roles: { ...roles, R5: m.payload.error ? 'failed' : 'done' } };
+    case 'MemoryRecall':
+      return { ...base, recalls: [...task.recalls, m.payload], roles: { ...roles, R5: 'done' } };
+    case 'DispatchManifest':
+      return {
+        ...base,
+        phase: 'executing',
+        round: m.payload.round,
+        replanning: null,
+        roles: { ...roles, R2: 'done', R3: 'active', R4a: 'idle', R4b: 'waiting', R7: 'idle' },
+      };
+    case 'SubTask': {
+      const s = m.payload;
+      const criteria = s.success_criteria.map((c) => (typeof c === 'string' ? c : c.criterion));
+      const view: SubTaskView = {
+        id: s.subtask_id,
+        round: task.round,
+        sequence: s.sequence,
+        intent: s.intent,
+        criteria,
+        status: 'running',
+        attempt: 1,
+        tools: [],
+        failure: null,
+      };
+      return { ...base, subtasks: [...task.subtasks.filter((x) => x.id !== s.subtask_id), view], roles: { ...roles, R3: 'active' } };
+    }
+    case 'ToolCallEvent': {
+      const r = m.payload.record;
+      return {
+        ...base,
+        tools: { calls: task.tools.calls + 1, ms: task.tools.ms + r.duration_ms },
+        subtasks: updateSubtask(task, m.payload.subtask_id, (s) => ({ ...s, attempt: m.payload.attempt, tools: [...s.tools, r] })),
+      };
+    }
+    case 'ExecutionResult':
+      return {
+        ...base,
+        subtasks: updateSubtask(task, m.payload.subtask_id, (s) => ({ ...s, status: 'validating', attempt: m.payload.attempt })),
+        roles: { ...roles, R4a: 'active' },
+      };
+    case 'CorrectionSignal':
+      return {
+        ...base,
+        subtasks: updateSubtask(task, m.payload.subtask_id, (s) => ({
+          ...s,
+          status: 'correcting',
+          attempt: m.payload.attempt_number + 1,
+          failure: m.payload.what_was_wrong,
+        })),
+        roles: { ...roles, R3: 'active' },
+      };
+    case 'SubTaskOutcome': {
+      const o = m.payload;
+      const subtasks = updateSubtask(task, o.subtask_id, (s) => ({
+        ...s,
+        status: o.status,
+        failure: o.status === 'failed' ? o.failure_reason : null,
+      }));
+      const current = subtasks.filter((s) => s.round === task.round);
+      const open = current.some((s) => s.status !== 'matched' && s.status !== 'failed');
+      const anyFailed = current.some((s) => s.status === 'failed');
+      return {
+        ...base,
+        subtasks,
+        phase: open ? task.phase : 'judging',
+        roles: open
+          ? roles
+          : { ...roles, R3: anyFailed ? 'failed' : 'done', R4a: 'done', R4b: 'active' },
+      };
+    }
+    case 'ReplanRequest':
+      return { ...base, phase: 'deciding', roles: { ...roles, R4b: 'failed', R7: 'active' } };
+    case 'OutcomeSummary':
+      return { ...base, phase: 'deciding', roles: { ...roles, R4b: 'done', R7: 'active' } };
+    case 'PlanDirective': {
+      const d = m.payload;
+      const gradL = num(d.grad_l);
+      const point: RoundPoint = {
+        round: d.round,
+        loss: d.loss,
+        gradL,
+        gradient: d.gradient ?? gradientOf(gradL, num(d.loss.D), params),
+        directive: d.directive,
+        rationale: d.rationale,
+        terminal: false,
+      };
+      return {
+        ...base,
+        phase: 'replanning',
+        replanning: d,
+        rounds: [...task.rounds, point],
+        roles: { ...roles, R7: 'done', R2: 'active', R3: 'idle', R4a: 'idle', R4b: 'idle' },
+      };
+    }
+    case 'PlanningFailed':
+      return { ...base, phase: 'deciding', roles: { ...roles, R2: 'failed', R7: 'active' } };
+    case 'GracefulFailureRequest':
+      return { ...base, roles: { ...roles, R2: 'active' } };
+    case 'GracefulFailure':
+      return { ...base, accomplished: m.payload.accomplished, roles: { ...roles, R2: 'done' } };
+    case 'FinalResult': {
+      const r = m.payload;
+      const gradL = num(r.grad_l);
+      const point: RoundPoint = {
+        round: r.replans,
+        loss: r.loss,
+        gradL,
+        gradient: gradientOf(gradL, num(r.loss.D), params),
+        directive: r.directive,
+        rationale: null,
+        terminal: true,
+      };
+      const settled: Record<PipelineRole, RoleActivity> = { ...roles };
+      for (const role of PIPELINE_ROLES) if (settled[role] === 'active' || settled[role] === 'waiting') settled[role] = 'done';
+      return {
+        ...base,
+        phase: 'done',
+        result: r,
+        replanning: null,
+        rounds: [...task.rounds, point],
+        roles: { ...settled, R7: r.directive === 'abandon' ? 'failed' : 'done' },
+      };
+    }
+    case 'Megram':
+      return { ...base, roles: { ...roles, R5: 'done' } };
+    case 'ConfirmationRequest':
+      return { ...base, phase: 'approval', law1: true, roles: { ...roles, R3: 'waiting' } };
+    case 'ConfirmationDecision':
+      return { ...base, phase: 'executing', roles: { ...roles, R3: 'active' } };
+    case 'TaskCancelled': {
+      const stopped: Record<PipelineRole, RoleActivity> = { ...roles };
+      for (const role of PIPELINE_ROLES) if (stopped[role] === 'active' || stopped[role] === 'waiting') stopped[role] = 'idle';
+      return { ...base, phase: 'cancelled', cancelled: m.payload.reason, replanning: null, clarification: null, roles: stopped };
+    }
+    case 'LlmCall': {
+      const c = m.payload;
+      const prev = task.cost[c.role] ?? { calls: 0, promptTokens: 0, completionTokens: 0, ms: 0 };
+      return {
+        ...base,
+        cost: {
+          ...task.cost,
+          [c.role]: {
+            calls: prev.calls + 1,
+            promptTokens: prev.promptTokens + c.prompt_tokens,
+            completionTokens: prev.completionTokens + c.completion_tokens,
+            ms: prev.ms + c.elapsed_ms,
+          },
+        },
+      };
+    }
+    case 'MemoryOperatorChange':
+    case 'AuditQuery':
+    case 'AuditReport':
+      return base;
+  }
+}
+
+function clip(text: string, max = 72): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function f2(x: number | null | undefined): string {
+  return x === null || x === undefined ? '—' : x.toFixed(2);
+}
+
+function pct(x: number | null | undefined): string {
+  return x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`;
+}
+
+/** The one-line summary of a message shown in the message flow. */
+export function describe(env: Envelope, params: ArrowParams = DEFAULT_ARROW_PARAMS): string {
+  const m = env.message;
+  switch (m.type) {
+    case 'TaskSubmitted':
+      return clip(m.payload.raw_input);
+    case 'ClarificationRequest':
+      return clip(m.payload.question);
+    case 'ClarificationAnswer':
+      return m.payload.answer.trim().length > 0 ? clip(m.payload.answer) : '(proceed)';
+    case 'ChatReply':
+      return clip(m.payload.answer);
+    case 'TaskSpec':
+      return clip(m.payload.intent);
+    case 'MemoryQuery':
+      return `[${m.payload.space} / ${m.payload.entity}]`;
+    case 'MemoryResponse':
+      return `${m.payload.potentials.action} att ${f2(m.payload.potentials.attention)} dec ${f2(m.payload.potentials.decision)} · ${m.payload.sops.length} SOP`;
+    case 'MemoryRecall': {
+      const first = m.payload.constraints[0];
+      return `${m.payload.potentials.action} · ${m.payload.constraints.length} constraint${m.payload.constraints.length === 1 ? '' : 's'}${first ? `: ${clip(first.text, 48)}` : ''}`;
+    }
+    case 'DispatchManifest':
+      return `round ${m.payload.round} · ${m.payload.subtask_ids.length} sub-task${m.payload.subtask_ids.length === 1 ? '' : 's'}`;
+    case 'SubTask': {
+      const [first, ...rest] = m.payload.success_criteria;
+      const criterion = first === undefined ? '' : typeof first === 'string' ? first : first.criterion;
+      return `#${m.payload.sequence} ${clip(m.payload.intent, 48)}${criterion ? ` | ${clip(criterion, 32)}` : ''}${rest.length > 0 ? ` (+${rest.length})` : ''}`;
+    }
+    case 'ToolCallEvent':
+      return `${m.payload.record.tool} ${m.payload.record.status} · ${clip(m.payload.record.target, 48)}`;
+    case 'ExecutionResult':
+      return `${m.payload.status} · attempt ${m.payload.attempt} · ${m.payload.tool_calls.length} call${m.payload.tool_calls.length === 1 ? '' : 's'}`;
+    case 'CorrectionSignal':
+      return `${m.payload.failure_class} · ${clip(m.payload.what_to_do, 56)}`;
+    case 'SubTaskOutcome': {
+      const o = m.payload;
+      const last = o.gap_trajectory.at(-1);
+      return o.status === 'matched' ? 'matched' : `failed · score ${f2(last?.score)} · unmet: ${clip((last?.unmet_criteria ?? []).join('; '), 40)}`;
+    }
+    case 'ReplanRequest':
+      return `${m.payload.failed_outcomes.length}/${m.payload.failed_outcomes.length + m.payload.matched_outcomes.length} failed · ${clip(m.payload.gap_summary, 48)}`;
+    case 'OutcomeSummary':
+      return clip(m.payload.summary);
+    case 'PlanDirective': {
+      const d = m.payload;
+      const g = d.gradient ?? gradientOf(num(d.grad_l), num(d.loss.D), params);
+      return `${ARROWS[g]} ${d.prev_directive}→${d.directive} D=${f2(d.loss.D)} P=${f2(d.loss.P)} ∇L=${f2(d.grad_l)} Ω=${pct(d.loss.Omega)}`;
+    }
+    case 'PlanningFailed':
+      return clip(m.payload.reason);
+    case 'GracefulFailureRequest':
+      return clip(m.payload.reason);
+    case 'GracefulFailure':
+      return `${m.payload.next_moves.length} next moves`;
+    case 'FinalResult': {
+      const r = m.payload;
+      return `${r.directive} D=${f2(r.loss.D)} ∇L=${f2(r.grad_l)} Ω=${pct(r.loss.Omega)} · ${r.replans} replan${r.replans === 1 ? '' : 's'}`;
+    }
+    case 'Megram':
+      return `${m.payload.megram.state} → [${m.payload.megram.space} / ${m.payload.megram.entity}]`;
+    case 'MemoryOperatorChange':
+      return `${m.payload.operation} · ${m.payload.detail}`;
+    case 'ConfirmationRequest':
+      return clip(m.payload.command);
+    case 'ConfirmationDecision':
+      return `${m.payload.decision} (${m.payload.source})`;
+    case 'TaskCancelled':
+      return clip(m.payload.reason);
+    case 'AuditQuery':
+      return 'on-demand';
+    case 'AuditReport':
+      return `${m.payload.trigger} · ${m.payload.anomalies.length} anomalies`;
+    case 'LlmCall':
+      return `${m.payload.model} · ${m.payload.prompt_tokens}+${m.payload.completion_tokens} tok · ${(m.payload.elapsed_ms / 1000).toFixed(1)} s${m.payload.error ? ` · ${clip(m.payload.error, 30)}` : ''}`;
+  }
+}
+
+/** Replays recorded envelopes (or a prefix of them) into a task view. */
+export function replay(envelopes: readonly Envelope[], params: ArrowParams = DEFAULT_ARROW_PARAMS): TaskView | null {
+  const first = envelopes.find((e) => e.task_id);
+  if (!first?.task_id) return null;
+  let task = emptyTask(first.task_id, '', first.timestamp);
+  for (const e of envelopes) task = reduce(task, e, params);
+  return task;
+}
+
+/** The latest loss the task has (from the last GGS decision), for the live D/P/∇L/Ω row. */
+export function latestRound(task: TaskView): RoundPoint | null {
+  return task.rounds.at(-1) ?? null;
+}

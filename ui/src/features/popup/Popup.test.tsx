@@ -1,0 +1,142 @@
+import { fireEvent, render, screen } from '@testing-library/preact';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { harness, type Harness, TASK } from '../../test-util';
+import { Popup } from './Popup';
+
+describe('the popup', () => {
+  let h: Harness;
+  const openPanel = vi.fn();
+  const hide = vi.fn();
+
+  beforeEach(() => {
+    h = harness();
+    openPanel.mockReset();
+    hide.mockReset();
+    const s = h.session;
+    render(<Popup pipeline={s.pipeline} approvals={s.approvals} now={s.now} skipped={s.skipped} openPanel={openPanel} hide={hide} />);
+  });
+  afterEach(() => h.dispose());
+
+  const input = () => screen.getByRole('textbox', { name: 'What should I do?' }) as HTMLTextAreaElement;
+
+  async function submit(text: string): Promise<void> {
+    fireEvent.input(input(), { target: { value: text } });
+    fireEvent.keyDown(input(), { key: 'Enter' });
+    await h.advance(10);
+  }
+
+  it('focuses the task input and runs a task on Enter, showing each role', async () => {
+    expect(document.activeElement).toBe(input());
+    await submit(TASK);
+    expect(screen.getByTestId('task-input').textContent).toBe(TASK);
+    expect(input().value).toBe('');
+    expect(document.querySelector('.role[data-role="R1"]')?.getAttribute('data-activity')).toBe('active');
+    await h.until(() => document.querySelector('.role[data-role="R3"][data-activity="active"]'));
+    expect(screen.getByTestId('phase').textContent).toBe('Executing');
+  });
+
+  it('shows the loss with its arrow and the rationale while R2 replans', async () => {
+    await submit(TASK);
+    await h.until(() => screen.queryByTestId('replan'));
+    expect(screen.getByTestId('replan').textContent).toContain('R2 is replanning: change path');
+    expect(screen.getByTestId('rationale').textContent).toContain('Environmental origin');
+    expect(screen.getByTestId('gradient').textContent).toBe('⊥ plateau');
+    expect(screen.getByTestId('loss-row').textContent).toContain('0.50');
+  });
+
+  it('recalls earlier inputs with the up arrow', async () => {
+    await submit('hello');
+    await h.until(() => screen.queryByTestId('chat'));
+    fireEvent.click(screen.getByText('New task'));
+    await h.advance(10);
+    fireEvent.keyDown(input(), { key: 'ArrowUp' });
+    await h.advance(10);
+    expect(input().value).toBe('hello');
+    fireEvent.keyDown(input(), { key: 'ArrowDown' });
+    await h.advance(10);
+    expect(input().value).toBe('');
+  });
+
+  it('asks a clarifying question inline and sends the answer', async () => {
+    await submit('clean up');
+    const form = await h.until(() => screen.queryByTestId('clarification'));
+    const field = form.querySelector('input') as HTMLInputElement;
+    fireEvent.input(field, { target: { value: 'old installers in Downloads' } });
+    fireEvent.submit(form);
+    await h.advance(10);
+    expect(screen.queryByTestId('clarification')).toBeNull();
+    const answer = h.fake.transcript().find((e) => e.message.type === 'ClarificationAnswer');
+    expect(answer?.message.type === 'ClarificationAnswer' && answer.message.payload.answer).toBe('old installers in Downloads');
+  });
+
+  it('shows the result with ✅, the [LAW1] summary and the cost per role', async () => {
+    await submit(TASK);
+    const request = await h.until(() => h.session.approvals.first.value);
+    const answered = h.session.approvals.answer(request.request_id, 'trash');
+    await h.advance(500);
+    await answered;
+    const result = await h.until(() => screen.queryByTestId('result'), 120_000);
+    expect(result.textContent).toContain('✅');
+    expect(screen.getByTestId('summary').textContent).toMatch(/^\[LAW1\] Moved 3 duplicate installers/);
+    const cost = screen.getByTestId('cost');
+    for (const role of ['R1', 'R2', 'R3', 'R4a', 'R4b']) expect(cost.textContent).toContain(role);
+    fireEvent.click(screen.getByText('Open in Tasks'));
+    expect(openPanel).toHaveBeenCalledWith('tasks', { kind: 'task', task_id: request.task_id });
+  }, 30_000);
+
+  it('cancels a running task and says so', async () => {
+    await submit(TASK);
+    await h.advance(3000);
+    fireEvent.click(screen.getByTestId('cancel'));
+    await h.advance(10);
+    expect(screen.getByText('Cancelled: cancelled by the user')).toBeTruthy();
+    expect(h.fake.transcript().at(-1)?.message.type).toBe('TaskCancelled');
+  });
+
+  it('hides on Escape and opens the panels from the header', async () => {
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(hide).toHaveBeenCalledOnce();
+    fireEvent.click(screen.getByRole('button', { name: 'Memory' }));
+    expect(openPanel).toHaveBeenCalledWith('memory', null);
+  });
+
+  it('lets Escape deny a Law 1 request without hiding the popup', async () => {
+    await submit(TASK);
+    const dialog = await h.until(() => screen.queryByTestId('law1-dialog'));
+    fireEvent.keyDown(dialog, { key: 'Escape' });
+    await h.advance(500);
+    expect(hide).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('law1-dialog')).toBeNull();
+    const decision = h.fake.transcript().find((e) => e.message.type === 'ConfirmationDecision');
+    expect(decision?.message.type === 'ConfirmationDecision' && decision.message.payload).toMatchObject({ decision: 'deny', source: 'user' });
+  });
+
+  it('reports a refused submission with the backend message', async () => {
+    await submit(TASK);
+    await h.fake.invoke('cancel_task', { task_id: h.session.pipeline.current.value?.taskId ?? '' });
+    await h.advance(10);
+    vi.spyOn(h.fake, 'invoke').mockRejectedValueOnce({ code: 'busy', message: 'a task is already running' });
+    fireEvent.click(screen.getByText('New task'));
+    await h.advance(10);
+    await submit('another task');
+    expect(screen.getByRole('alert').textContent).toBe('a task is already running');
+  });
+});
+
+describe('the idle popup', () => {
+  it('lists the latest runs with their outcome and opens one in Tasks', async () => {
+    const h = harness();
+    const openPanel = vi.fn();
+    const runs = await h.fake.invoke('task_runs', {});
+    const s = h.session;
+    render(<Popup pipeline={s.pipeline} recent={runs} approvals={s.approvals} now={s.now} skipped={s.skipped} openPanel={openPanel} hide={() => undefined} />);
+    const items = screen.getByTestId('recent').querySelectorAll('li');
+    expect(items).toHaveLength(3);
+    expect(items[1]?.textContent).toContain('Will it rain in Paris tomorrow?');
+    expect(items[1]?.textContent).toContain('abandoned');
+    fireEvent.click(items[1]?.querySelector('button') as HTMLElement);
+    expect(openPanel).toHaveBeenCalledWith('tasks', { kind: 'task', task_id: runs[1]?.task_id });
+    h.dispose();
+  });
+});

@@ -1,0 +1,410 @@
+// The hotkey popup: a task input with history, the live pipeline, clarifying questions
+// answered inline, the result with its cost per role, cancel, and the Law 1 dialog on
+// top of everything when an action needs approval.
+
+import type { ReadonlySignal } from '@preact/signals';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+import { locale, t, tn } from '../../i18n';
+import type { MemoryRecall, Value } from '../../ipc/contracts';
+import type { PanelFocus, PanelTab, TaskRun } from '../../ipc/commands';
+import { clock, integer, relative, seconds } from '../../shared/format';
+import { Icon } from '../../shared/icons';
+import { Chip, ErrorText, type Tone } from '../../shared/widgets';
+import { Law1Dialog, ResolvedNotices } from '../approvals/Law1Dialog';
+import type { ApprovalsStore } from '../approvals/store';
+import { isFinished, type TaskView } from '../pipeline/model';
+import type { PipelineStore } from '../pipeline/store';
+import { directiveName, PipelineView, roleName } from '../pipeline/views';
+
+export interface PopupProps {
+  pipeline: PipelineStore;
+  /** The latest runs, newest first, shown while no task is on screen. */
+  recent?: readonly TaskRun[] | null;
+  approvals: ApprovalsStore;
+  now: ReadonlySignal<number>;
+  skipped: ReadonlySignal<number>;
+  openPanel: (tab: PanelTab, focus: PanelFocus | null) => void;
+  hide: () => void;
+}
+
+export function Popup({ pipeline, recent, approvals, now, skipped, openPanel, hide }: PopupProps) {
+  const task = pipeline.current.value;
+  const running = pipeline.running.value;
+  const dialogOpen = approvals.first.value !== null;
+
+  const body = useRef<HTMLDivElement>(null);
+  const phase = task?.phase;
+  useEffect(() => {
+    // A result (or an answer) replaces the pipeline at the top: show it from its start.
+    if (phase === 'done' || phase === 'chat') body.current?.scrollTo({ top: 0 });
+  }, [phase]);
+
+  const onWhy = (recall: MemoryRecall) => openPanel('memory', { kind: 'group', space: recall.space, entity: recall.entity });
+
+  // Esc hides the popup, except while the Law 1 dialog is up (there Esc denies).
+  const escape = useRef({ dialogOpen, hide });
+  escape.current = { dialogOpen, hide };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented && !escape.current.dialogOpen) escape.current.hide();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  return (
+    <div class="popup" data-testid="popup">
+      <header class="popup-header">
+        <span class="logo">
+          <Icon.Logo />
+        </span>
+        <strong>{t('app.name')}</strong>
+        <span class="muted small" data-testid="status">
+          {running && task ? t('app.running', { elapsed: clock(now.value - Date.parse(task.startedAt)) }) : t('app.idle')}
+        </span>
+        <span class="spacer" />
+        <button type="button" class="icon-btn" title={t('app.open.tasks')} aria-label={t('app.open.tasks')} onClick={() => openPanel('tasks', task ? { kind: 'task', task_id: task.taskId } : null)}>
+          <Icon.Tasks />
+        </button>
+        <button type="button" class="icon-btn" title={t('app.open.memory')} aria-label={t('app.open.memory')} onClick={() => openPanel('memory', null)}>
+          <Icon.Memory />
+        </button>
+        <button type="button" class="icon-btn" title={t('app.open.audit')} aria-label={t('app.open.audit')} onClick={() => openPanel('audit', null)}>
+          <Icon.Audit />
+        </button>
+        <button type="button" class="icon-btn" title={t('app.open.settings')} aria-label={t('app.open.settings')} onClick={() => openPanel('settings', null)}>
+          <Icon.Settings />
+        </button>
+      </header>
+
+      <TaskInput pipeline={pipeline} disabled={running} />
+      {pipeline.error.value ? <ErrorText>{pipeline.error.value.message}</ErrorText> : null}
+      {skipped.value > 0 ? <p class="callout warn small">{t('app.gap', { count: skipped.value })}</p> : null}
+      <ResolvedNotices approvals={approvals} />
+
+      <div class="popup-body" ref={body}>
+        {task ? (
+          <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} />
+        ) : (
+          <Welcome pipeline={pipeline} recent={recent ?? []} now={now.value} openPanel={openPanel} />
+        )}
+      </div>
+
+      <Law1Dialog approvals={approvals} now={now} />
+    </div>
+  );
+}
+
+function TaskInput({ pipeline, disabled }: { pipeline: PipelineStore; disabled: boolean }) {
+  const [text, setText] = useState('');
+  const [cursor, setCursor] = useState(-1);
+  const input = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => {
+    const focus = () => input.current?.focus();
+    focus();
+    window.addEventListener('focus', focus);
+    return () => window.removeEventListener('focus', focus);
+  }, []);
+
+  useEffect(() => {
+    const el = input.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, 120)}px`;
+  }, [text]);
+
+  const history = pipeline.history.value;
+  const submit = async () => {
+    if (text.trim().length === 0 || disabled) return;
+    const value = text;
+    await pipeline.submit(value);
+    if (!pipeline.error.value) {
+      setText('');
+      setCursor(-1);
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const el = e.currentTarget as HTMLTextAreaElement;
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      void submit();
+    } else if (e.key === 'ArrowUp' && el.selectionStart === 0 && el.selectionEnd === 0 && history.length > 0) {
+      e.preventDefault();
+      const next = Math.min(cursor + 1, history.length - 1);
+      setCursor(next);
+      setText(history[next] ?? '');
+    } else if (e.key === 'ArrowDown' && cursor >= 0 && el.selectionStart === el.value.length) {
+      e.preventDefault();
+      const next = cursor - 1;
+      setCursor(next);
+      setText(next >= 0 ? (history[next] ?? '') : '');
+    }
+  };
+
+  return (
+    <div class={`task-input ${disabled ? 'disabled' : ''}`}>
+      <textarea
+        ref={input}
+        rows={1}
+        value={text}
+        placeholder={t('popup.placeholder')}
+        aria-label={t('popup.placeholder')}
+        disabled={disabled || pipeline.submitting.value}
+        onInput={(e) => {
+          setText(e.currentTarget.value);
+          setCursor(-1);
+        }}
+        onKeyDown={onKeyDown}
+      />
+      <button type="button" class="icon-btn submit" aria-label={t('popup.submit')} title={t('popup.submit')} disabled={disabled || text.trim().length === 0} onClick={() => void submit()}>
+        {pipeline.submitting.value ? <span class="spinner" /> : <Icon.Return />}
+      </button>
+    </div>
+  );
+}
+
+const RUN_TONE: Record<TaskRun['status'], Tone> = { running: 'info', accept: 'good', success: 'good', abandon: 'bad', cancelled: 'warn', chat: 'neutral' };
+
+function Welcome({
+  pipeline,
+  recent,
+  now,
+  openPanel,
+}: {
+  pipeline: PipelineStore;
+  recent: readonly TaskRun[];
+  now: number;
+  openPanel: PopupProps['openPanel'];
+}) {
+  const examples = [t('popup.example.1'), t('popup.example.2'), t('popup.example.3')];
+  const lang = locale.value;
+  return (
+    <div class="welcome">
+      <h3>{t('popup.empty.title')}</h3>
+      <p class="muted">{t('popup.empty.body')}</p>
+      {recent.length > 0 ? (
+        <>
+          <h4>{t('popup.recent')}</h4>
+          <ul class="recent" data-testid="recent">
+            {recent.slice(0, 4).map((r) => (
+              <li key={r.run_id}>
+                <button type="button" class="recent-run" onClick={() => openPanel('tasks', { kind: 'task', task_id: r.task_id })}>
+                  <span class="clip grow">{r.raw_input}</span>
+                  <Chip tone={RUN_TONE[r.status]}>{t(`tasks.status.${r.status}`)}</Chip>
+                  <span class="small muted nowrap">{relative(r.started_at, now, lang)}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      <h4>{t('popup.examples')}</h4>
+      <ul class="examples">
+        {examples.map((e) => (
+          <li key={e}>
+            <button type="button" class="example" onClick={() => void pipeline.submit(e)}>
+              {e}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <p class="small muted hint">{t('popup.hint')}</p>
+    </div>
+  );
+}
+
+function TaskPanel({
+  task,
+  pipeline,
+  onWhy,
+  openPanel,
+}: {
+  task: TaskView;
+  pipeline: PipelineStore;
+  onWhy: (recall: MemoryRecall) => void;
+  openPanel: PopupProps['openPanel'];
+}) {
+  const finished = isFinished(task);
+  return (
+    <div class="stack task-panel">
+      <div class="task-title">
+        <p class="selectable" data-testid="task-input">
+          {task.rawInput}
+        </p>
+        {task.intent && task.intent !== task.rawInput ? <p class="small muted selectable">→ {task.intent}</p> : null}
+      </div>
+
+      {task.clarification ? <Clarification question={task.clarification.question} onAnswer={(a) => void pipeline.answerClarification(a)} /> : null}
+
+      {task.result ? <ResultCard task={task} onReplay={() => openPanel('tasks', { kind: 'task', task_id: task.taskId })} /> : null}
+      {task.cancelled !== null ? <p class="callout warn">{t('result.cancelled', { reason: task.cancelled })}</p> : null}
+
+      {task.chat !== null ? (
+        <div class="card chat" data-testid="chat">
+          <h4>{t('result.chat')}</h4>
+          <p class="selectable">{task.chat}</p>
+        </div>
+      ) : finished ? (
+        <details class="pipeline-details">
+          <summary>{t('pipeline.details')}</summary>
+          <PipelineView task={task} onWhy={onWhy} />
+        </details>
+      ) : (
+        <PipelineView task={task} onWhy={onWhy} />
+      )}
+
+      <div class="row actions">
+        {finished ? (
+          <button type="button" class="btn" onClick={() => pipeline.dismiss()}>
+            <Icon.Plus />
+            {t('popup.newTask')}
+          </button>
+        ) : (
+          <button type="button" class="btn" disabled={pipeline.cancelling.value} onClick={() => void pipeline.cancel()} data-testid="cancel">
+            <Icon.Stop />
+            {pipeline.cancelling.value ? t('popup.cancelling') : t('popup.cancel')}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function Clarification({ question, onAnswer }: { question: string; onAnswer: (answer: string) => void }) {
+  const [answer, setAnswer] = useState('');
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.focus(), []);
+  return (
+    <form
+      class="callout clarify"
+      data-testid="clarification"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onAnswer(answer);
+      }}
+    >
+      <h4>{t('clarify.title')}</h4>
+      <p class="selectable">{question}</p>
+      <div class="row">
+        <input ref={field} class="text-input" value={answer} placeholder={t('clarify.placeholder')} aria-label={t('clarify.placeholder')} onInput={(e) => setAnswer(e.currentTarget.value)} />
+        <button type="submit" class="btn primary" disabled={answer.trim().length === 0}>
+          {t('clarify.send')}
+        </button>
+      </div>
+      <button type="button" class="btn plain small" onClick={() => onAnswer('')}>
+        {t('clarify.proceed')}
+      </button>
+    </form>
+  );
+}
+
+function OutputView({ output }: { output: Value }) {
+  if (output === null) return null;
+  if (typeof output === 'string') return <pre class="output selectable">{output}</pre>;
+  if (Array.isArray(output) && output.every((x) => typeof x === 'string')) {
+    return (
+      <ul class="output-list selectable">
+        {output.map((x, i) => (
+          <li key={i}>{x as string}</li>
+        ))}
+      </ul>
+    );
+  }
+  return <pre class="output selectable">{JSON.stringify(output, null, 2)}</pre>;
+}
+
+export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () => void }) {
+  const r = task.result;
+  if (!r) return null;
+  const ok = r.directive !== 'abandon';
+  const roles = Object.entries(task.cost);
+  const totals = roles.reduce(
+    (sum, [, c]) => ({ calls: sum.calls + (c?.calls ?? 0), tokens: sum.tokens + (c ? c.promptTokens + c.completionTokens : 0), ms: sum.ms + (c?.ms ?? 0) }),
+    { calls: 0, tokens: 0, ms: 0 },
+  );
+  const lang = locale.value;
+  return (
+    <section class={`card result ${ok ? 'ok' : 'failed'}`} data-testid="result" aria-live="polite">
+      <header class="row">
+        <span class="result-mark" aria-hidden="true">
+          {ok ? '✅' : '❌'}
+        </span>
+        <h3>{ok ? t('result.success') : t('result.abandon')}</h3>
+        <Chip tone={ok ? 'good' : 'bad'}>{directiveName(r.directive)}</Chip>
+        {r.replans > 0 ? <Chip>{tn('result.replans', r.replans)}</Chip> : null}
+        {task.law1 ? <Chip tone="warn">{t('law1.badge')}</Chip> : null}
+      </header>
+      <p class="summary selectable" data-testid="summary">
+        {r.summary}
+      </p>
+      <OutputView output={r.output} />
+      {!ok && task.accomplished ? (
+        <div>
+          <h4>{t('result.accomplished')}</h4>
+          <pre class="output selectable" data-testid="accomplished">
+            {task.accomplished}
+          </pre>
+        </div>
+      ) : null}
+      {r.next_moves && r.next_moves.length > 0 ? (
+        <div>
+          <h4>{t('result.nextMoves')}</h4>
+          <ol class="next-moves" data-testid="next-moves">
+            {r.next_moves.map((m) => (
+              <li key={m}>{m}</li>
+            ))}
+          </ol>
+        </div>
+      ) : null}
+      <details class="cost">
+        <summary>
+          {t('result.cost')} · {integer(totals.tokens, lang)} tok · {seconds(totals.ms)}
+        </summary>
+        <table class="grid" data-testid="cost">
+          <thead>
+            <tr>
+              <th>{t('result.cost.role')}</th>
+              <th class="num">{t('result.cost.calls')}</th>
+              <th class="num">{t('result.cost.tokens')}</th>
+              <th class="num">{t('result.cost.time')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {roles.map(([role, c]) =>
+              c ? (
+                <tr key={role}>
+                  <td>
+                    {role} <span class="muted">{roleName(role as Parameters<typeof roleName>[0])}</span>
+                  </td>
+                  <td class="num">{c.calls}</td>
+                  <td class="num">{integer(c.promptTokens + c.completionTokens, lang)}</td>
+                  <td class="num">{seconds(c.ms)}</td>
+                </tr>
+              ) : null,
+            )}
+            <tr class="total">
+              <td>{t('result.cost.total')}</td>
+              <td class="num">{totals.calls}</td>
+              <td class="num">{integer(totals.tokens, lang)}</td>
+              <td class="num">{seconds(totals.ms)}</td>
+            </tr>
+            <tr>
+              <td>{t('result.cost.tools')}</td>
+              <td class="num">{task.tools.calls}</td>
+              <td class="num">—</td>
+              <td class="num">{seconds(task.tools.ms)}</td>
+            </tr>
+          </tbody>
+        </table>
+      </details>
+      {onReplay ? (
+        <button type="button" class="btn plain" onClick={onReplay}>
+          {t('result.replay')}
+        </button>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,80 @@
+import { fireEvent, render, screen } from '@testing-library/preact';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { locale, t } from '../../i18n';
+import { harness, type Harness } from '../../test-util';
+import { accelerator, SettingsPanel } from './SettingsPanel';
+
+describe('the settings panel', () => {
+  let h: Harness;
+  afterEach(() => h.dispose());
+
+  async function open(options: { keychain?: boolean } = {}) {
+    h = harness(options);
+    render(<SettingsPanel settings={h.session.settings} />);
+    await h.advance(50);
+  }
+
+  const field = (label: string) => screen.getAllByLabelText(label)[0] as HTMLInputElement;
+  const save = () => screen.getByRole('button', { name: 'Save' }) as HTMLButtonElement;
+
+  it('applies a provider preset to both tiers', async () => {
+    await open();
+    fireEvent.change(screen.getByLabelText('Preset'), { target: { value: 'deepseek' } });
+    await h.advance(10);
+    const urls = screen.getAllByLabelText('Base URL') as HTMLInputElement[];
+    expect(urls.map((u) => u.value)).toEqual(['https://api.deepseek.com/v1', 'https://api.deepseek.com/v1']);
+    expect(save().disabled).toBe(false);
+    expect(screen.getByText('Unsaved changes')).toBeTruthy();
+  });
+
+  it('sends an API key to the keychain and never shows it back', async () => {
+    await open();
+    fireEvent.input(field('API key'), { target: { value: 'sk-live-123' } });
+    fireEvent.click(save());
+    await h.advance(50);
+    expect(field('API key').value).toBe('');
+    expect(screen.getByText(/Stored in macOS Keychain/)).toBeTruthy();
+    expect(document.body.textContent).not.toContain('sk-live-123');
+  });
+
+  it('says where no keychain exists and disables the key fields', async () => {
+    await open({ keychain: false });
+    expect(screen.getByText(/No keychain: no keychain on this system/)).toBeTruthy();
+    expect(field('API key').disabled).toBe(true);
+  });
+
+  it('shows a rejected value with the field the backend named, and keeps the draft', async () => {
+    await open();
+    fireEvent.change(screen.getByLabelText('θ — abandon threshold'), { target: { value: '1.5' } });
+    fireEvent.click(save());
+    await h.advance(50);
+    expect(screen.getByRole('alert').textContent).toBe('Not saved: invalid value for `ggs.theta`: 1.5 is not in [0, 1]');
+    expect((screen.getByLabelText('θ — abandon threshold') as HTMLInputElement).value).toBe('1.5');
+    fireEvent.click(screen.getByRole('button', { name: 'Revert' }));
+    await h.advance(10);
+    expect((screen.getByLabelText('θ — abandon threshold') as HTMLInputElement).value).toBe('0.8');
+  });
+
+  it('switches the whole UI to Simplified Chinese on save', async () => {
+    await open();
+    fireEvent.change(screen.getByLabelText('Language'), { target: { value: 'zh-CN' } });
+    fireEvent.click(save());
+    await h.advance(50);
+    expect(locale.value).toBe('zh-CN');
+    expect(t('law1.approve')).toBe('批准');
+    expect(screen.getByRole('button', { name: '保存' })).toBeTruthy();
+  });
+
+  it('records a hotkey as a Tauri accelerator', async () => {
+    expect(accelerator({ key: 'k', code: 'KeyK', metaKey: true, ctrlKey: false, altKey: false, shiftKey: true })).toBe('CommandOrControl+Shift+K');
+    expect(accelerator({ key: ' ', code: 'Space', metaKey: false, ctrlKey: true, altKey: true, shiftKey: false })).toBe('CommandOrControl+Alt+Space');
+    expect(accelerator({ key: 'Shift', code: 'ShiftLeft', metaKey: false, ctrlKey: false, altKey: false, shiftKey: true })).toBeNull();
+    expect(accelerator({ key: 'a', code: 'KeyA', metaKey: false, ctrlKey: false, altKey: false, shiftKey: false })).toBeNull();
+    await open();
+    fireEvent.click(screen.getByRole('button', { name: 'Record' }));
+    fireEvent.keyDown(screen.getByRole('button', { name: 'Press the shortcut…' }), { key: 'j', code: 'KeyJ', metaKey: true, altKey: true });
+    await h.advance(10);
+    expect(screen.getByText('⌘ ⌥ J')).toBeTruthy();
+  });
+});

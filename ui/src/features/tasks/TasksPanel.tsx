@@ -1,0 +1,173 @@
+// Past runs and their replay: step through what the run put on the bus, watch the
+// pipeline as it stood at each step, and see the whole loss trajectory.
+
+import type { ReadonlySignal } from '@preact/signals';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+
+import { locale, t, tn, type MessageKey } from '../../i18n';
+import type { TaskRun } from '../../ipc/commands';
+import { ChartCanvas } from '../../shared/chart';
+import { relative, time } from '../../shared/format';
+import { Icon } from '../../shared/icons';
+import { darkMode, palette } from '../../shared/theme';
+import { Chip, Empty, ErrorText, type Tone } from '../../shared/widgets';
+import { ResultCard } from '../popup/Popup';
+import { directiveName, PipelineView } from '../pipeline/views';
+import { lossChartConfig } from './chart';
+import type { TasksStore } from './store';
+
+const STATUS_TONE: Record<TaskRun['status'], Tone> = {
+  running: 'info',
+  accept: 'good',
+  success: 'good',
+  abandon: 'bad',
+  cancelled: 'warn',
+  chat: 'neutral',
+};
+
+const PLAY_STEP_MS = 350;
+
+export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: ReadonlySignal<number>; focusTask: string | null }) {
+  const runs = tasks.runs.value.value;
+  const [playing, setPlaying] = useState(false);
+
+  useEffect(() => {
+    if (runs === null && !tasks.runs.loading.value) void tasks.runs.load();
+  }, [runs, tasks]);
+
+  useEffect(() => {
+    if (!runs || runs.length === 0) return;
+    const wanted = focusTask ? runs.find((r) => r.task_id === focusTask) : null;
+    const target = wanted ?? (tasks.selectedRunId.value ? null : runs[0]);
+    if (target && target.run_id !== tasks.selectedRunId.value) void tasks.open(target.run_id);
+  }, [runs, focusTask, tasks]);
+
+  const total = tasks.recording.value?.envelopes.length ?? 0;
+  const step = tasks.step.value;
+  useEffect(() => {
+    if (!playing) return undefined;
+    if (step >= total) {
+      setPlaying(false);
+      return undefined;
+    }
+    const timer = setTimeout(() => tasks.seek(step + 1), PLAY_STEP_MS);
+    return () => clearTimeout(timer);
+  }, [playing, step, total, tasks]);
+
+  const whole = tasks.whole.value;
+  const dark = darkMode.value;
+  const lang = locale.value;
+  const chart = useMemo(
+    () =>
+      whole && whole.rounds.length > 0
+        ? lossChartConfig(whole.rounds, palette(dark), {
+            round: t('tasks.chart.round'),
+            directive: (d) => directiveName(d),
+          })
+        : null,
+    // The labels depend on the language too.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [whole, dark, lang],
+  );
+
+  const view = tasks.view.value;
+  const recording = tasks.recording.value;
+  return (
+    <div class="split">
+      <aside class="sidebar" aria-label={t('panels.tab.tasks')}>
+        {runs === null ? <p class="muted pad">{t('common.loading')}</p> : null}
+        {runs?.length === 0 ? <Empty>{t('tasks.empty')}</Empty> : null}
+        <ul class="list" role="listbox" aria-label={t('panels.tab.tasks')}>
+          {runs?.map((r) => (
+            <li key={r.run_id} role="option" aria-selected={r.run_id === tasks.selectedRunId.value} class={r.run_id === tasks.selectedRunId.value ? 'selected' : ''} onClick={() => void tasks.open(r.run_id)}>
+              <div class="row">
+                <span class="list-title">{r.raw_input}</span>
+              </div>
+              <div class="row small muted">
+                <Chip tone={STATUS_TONE[r.status]}>{t(`tasks.status.${r.status}` as MessageKey)}</Chip>
+                {r.replans > 0 ? <span>{tn('result.replans', r.replans)}</span> : null}
+                {r.law1 ? <span class="chip warn">{t('law1.badge')}</span> : null}
+                <span class="spacer" />
+                <span>{relative(r.started_at, now.value, lang)}</span>
+              </div>
+            </li>
+          ))}
+        </ul>
+      </aside>
+      <main class="detail" aria-label={t('tasks.replay')}>
+        {tasks.error.value ? <ErrorText>{tasks.error.value}</ErrorText> : null}
+        {!recording || !view ? (
+          <Empty>{t('tasks.select')}</Empty>
+        ) : (
+          <div class="stack">
+            <div class="row replay-bar">
+              <h2 class="grow clip">{recording.run.raw_input}</h2>
+              <button type="button" class="icon-btn" aria-label={t('tasks.first')} title={t('tasks.first')} onClick={() => tasks.seek(1)}>
+                <Icon.First />
+              </button>
+              <button type="button" class="icon-btn" aria-label={t('tasks.prev')} title={t('tasks.prev')} onClick={() => tasks.seek(step - 1)}>
+                <Icon.Prev />
+              </button>
+              <button type="button" class="icon-btn" aria-label={playing ? t('tasks.pause') : t('tasks.play')} title={playing ? t('tasks.pause') : t('tasks.play')} onClick={() => {
+                if (!playing && step >= total) tasks.seek(1);
+                setPlaying(!playing);
+              }}>
+                {playing ? <Icon.Pause /> : <Icon.Play />}
+              </button>
+              <button type="button" class="icon-btn" aria-label={t('tasks.next')} title={t('tasks.next')} onClick={() => tasks.seek(step + 1)}>
+                <Icon.Next />
+              </button>
+              <button type="button" class="icon-btn" aria-label={t('tasks.last')} title={t('tasks.last')} onClick={() => tasks.seek(total)}>
+                <Icon.Last />
+              </button>
+            </div>
+            <div class="row">
+              <input
+                class="scrubber"
+                type="range"
+                min={1}
+                max={Math.max(1, total)}
+                value={step}
+                aria-label={t('tasks.timeline')}
+                onInput={(e) => tasks.seek(Number(e.currentTarget.value))}
+              />
+              <span class="small muted nowrap" data-testid="step">
+                {t('tasks.step', { n: step, total })}
+              </span>
+            </div>
+
+            <section class="card">
+              <h4>{t('tasks.trajectory')}</h4>
+              {chart ? (
+                <ChartCanvas config={chart} label={t('tasks.chart.label')} height={190} testId="loss-chart" />
+              ) : (
+                <p class="small muted">{t('tasks.trajectory.empty')}</p>
+              )}
+            </section>
+
+            <div class="replay-grid">
+              <section class="card">
+                <PipelineView task={view} flowOpen={false} />
+                {view.result ? <ResultCard task={view} /> : null}
+              </section>
+              <section class="card timeline">
+                <h4>{t('tasks.timeline')}</h4>
+                <ol class="flow-lines selectable">
+                  {recording.envelopes.map((e, i) => (
+                    <li key={e.id} class={i + 1 === step ? 'current' : i + 1 > step ? 'future' : ''} onClick={() => tasks.seek(i + 1)}>
+                      <span class="flow-time">{time(e.timestamp, lang)}</span>
+                      <span class="flow-route">
+                        {e.from} → {e.to}
+                      </span>
+                      <span class="flow-kind">{e.message.type}</span>
+                    </li>
+                  ))}
+                </ol>
+              </section>
+            </div>
+          </div>
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,732 @@
+// An in-memory Backend that behaves like the shell over a running core: a bus with
+// sequence numbers, scripted task runs (replan, Law 1, clarification, chat), MKCT memory
+// with live potentials, a hash-chained audit log with reports, task runs for replay, and
+// settings with a keychain. The browser preview and every UI test run against it.
+
+import type {
+  AuditReport,
+  ConfirmationRequest,
+  Decision,
+  Envelope,
+  GapTrend,
+  Message,
+  Role,
+  Settings,
+} from './contracts';
+import {
+  type Backend,
+  IpcError,
+  type UiEvent,
+  type Unsubscribe,
+} from './backend';
+import type {
+  AnomalyKind,
+  AuditEvent,
+  AuditEventPage,
+  ChainVerification,
+  CommandArgs,
+  CommandName,
+  CommandResult,
+  KeyTier,
+  PanelFocus,
+  PanelTab,
+  SettingsView,
+  TaskRun,
+} from './commands';
+import { FakeMemory } from './fake/memory';
+import {
+  Cancelled,
+  chatScript,
+  type Confirmation,
+  duplicatesScript,
+  isGreeting,
+  Run,
+  type ScriptHost,
+  videosScript,
+  weatherScript,
+} from './fake/scenarios';
+import { defaultSettings, PROVIDER_PRESETS, seedMegrams } from './fake/seed';
+import { DAY_MS, fnv1a64, IdMint, iso } from './fake/support';
+
+export interface FakeOptions {
+  /** Time scale of scripted runs: 2 runs them twice as fast. Law 1 timeouts are not scaled. */
+  speed?: number;
+  /** Wall clock in ms (tests pass a fake). */
+  now?: () => number;
+  /** Seed a week of history (memory, runs, audit). */
+  seed?: boolean;
+  /** Whether an OS keychain exists. */
+  keychain?: boolean;
+  /** Window requests the shell would carry out (the browser preview shows them). */
+  onWindow?: (request: { kind: 'hide_popup' } | { kind: 'open_panel'; tab: PanelTab; focus: PanelFocus | null }) => void;
+}
+
+interface RunRecord {
+  run: TaskRun;
+  envelopes: Envelope[];
+}
+
+interface Pending<T> {
+  resolve: (value: T) => void;
+}
+
+interface LiveTask {
+  run: Run;
+  timers: Set<ReturnType<typeof setTimeout>>;
+  sleepers: Set<(error: Cancelled) => void>;
+  confirmations: Map<string, { request: ConfirmationRequest; pending: Pending<Confirmation>; timer: ReturnType<typeof setTimeout> }>;
+  clarification: Pending<string> | null;
+  cancelled: boolean;
+}
+
+export class FakeBackend implements Backend {
+  private readonly listeners = new Set<(event: UiEvent) => void>();
+  private readonly ids = new IdMint(20260227);
+  private readonly options: Required<Omit<FakeOptions, 'onWindow'>> & Pick<FakeOptions, 'onWindow'>;
+  private settings: Settings = defaultSettings();
+  private readonly keys: Record<KeyTier, boolean> = { brain: false, tool: false };
+  private readonly memory: FakeMemory;
+  private readonly log: Envelope[] = [];
+  private readonly audit: AuditEvent[] = [];
+  private readonly reports: AuditReport[] = [];
+  private readonly runs = new Map<string, RunRecord>();
+  private readonly live = new Map<string, LiveTask>();
+  private seq = 0;
+  /** While seeding history, the clock is virtual and nothing reaches listeners. */
+  private virtualNow: number | null = null;
+  private lastReportAt: number;
+  private readonly ready: Promise<void>;
+
+  constructor(options: FakeOptions = {}) {
+    this.options = {
+      speed: options.speed ?? 1,
+      now: options.now ?? (() => Date.now()),
+      seed: options.seed ?? true,
+      keychain: options.keychain ?? true,
+      onWindow: options.onWindow,
+    };
+    this.memory = new FakeMemory(
+      () => ({
+        attention_floor: this.settings.memory.attention_floor ?? 0.5,
+        exploit_above: this.settings.memory.exploit_above ?? 0.2,
+        avoid_below: this.settings.memory.avoid_below ?? -0.2,
+      }),
+      () => this.now(),
+    );
+    this.lastReportAt = this.now();
+    this.ready = this.options.seed ? this.seedHistory() : Promise.resolve();
+  }
+
+  private now(): number {
+    return this.virtualNow ?? this.options.now();
+  }
+
+  // ---- Backend -------------------------------------------------------------------
+
+  subscribe(listener: (event: UiEvent) => void): Unsubscribe {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async invoke<C extends CommandName>(command: C, args: CommandArgs<C>): Promise<CommandResult<C>> {
+    await this.ready;
+    // Every branch returns the result type of its command; the map is checked in commands.ts.
+    return (await this.dispatch(command, args as never)) as CommandResult<C>;
+  }
+
+  /** Clears every timer (tests call it so nothing outlives them). */
+  dispose(): void {
+    for (const task of this.live.values()) this.stopTask(task);
+    this.live.clear();
+    this.listeners.clear();
+  }
+
+  /** Every envelope published so far (tests assert on the bus transcript). */
+  transcript(): readonly Envelope[] {
+    return this.log;
+  }
+
+  // ---- commands ------------------------------------------------------------------
+
+  private async dispatch(command: CommandName, args: never): Promise<unknown> {
+    switch (command) {
+      case 'submit_task':
+        return this.submit((args as CommandArgs<'submit_task'>).text);
+      case 'cancel_task':
+        return this.cancel((args as CommandArgs<'cancel_task'>).task_id);
+      case 'answer_clarification': {
+        const a = args as CommandArgs<'answer_clarification'>;
+        return this.answerClarification(a.task_id, a.answer);
+      }
+      case 'answer_confirmation': {
+        const a = args as CommandArgs<'answer_confirmation'>;
+        return this.answerConfirmation(a.request_id, a.decision);
+      }
+      case 'memory_groups':
+        return {
+          thresholds: {
+            attention_floor: this.settings.memory.attention_floor ?? 0.5,
+            exploit_above: this.settings.memory.exploit_above ?? 0.2,
+            avoid_below: this.settings.memory.avoid_below ?? -0.2,
+          },
+          groups: this.memory.groups(),
+        };
+      case 'memory_group': {
+        const a = args as CommandArgs<'memory_group'>;
+        const detail = this.memory.detail(a.space, a.entity);
+        if (!detail) throw new IpcError('not_found', `no memory group ${a.space} / ${a.entity}`);
+        return detail;
+      }
+      case 'memory_remember':
+        return this.remember(args as CommandArgs<'memory_remember'>);
+      case 'memory_forget':
+        return this.forget(args as CommandArgs<'memory_forget'>);
+      case 'memory_pin': {
+        const { id } = args as CommandArgs<'memory_pin'>;
+        const current = this.memory.find(id);
+        if (!current) throw new IpcError('not_found', `no Megram ${id}`);
+        if (current.level === 'T') throw new IpcError('forbidden', 'T-level entries are immutable');
+        const pinned = this.memory.pin(id);
+        this.operatorChange('pin', [id], `pinned ${current.space} / ${current.entity}`);
+        return pinned;
+      }
+      case 'audit_reports':
+        return [...this.reports].reverse();
+      case 'audit_report': {
+        const { id } = args as CommandArgs<'audit_report'>;
+        const report = this.reports.find((r) => r.report_id === id);
+        if (!report) throw new IpcError('not_found', `no audit report ${id}`);
+        return report;
+      }
+      case 'audit_events':
+        return this.auditEvents(args as CommandArgs<'audit_events'>);
+      case 'audit_query':
+        return this.auditQuery();
+      case 'audit_verify':
+        return this.verify();
+      case 'task_runs':
+        return [...this.runs.values()].map((r) => r.run).reverse();
+      case 'task_replay': {
+        const { run_id } = args as CommandArgs<'task_replay'>;
+        const record = this.runs.get(run_id);
+        if (!record) throw new IpcError('not_found', `no task run ${run_id}`);
+        return { run: record.run, envelopes: [...record.envelopes] };
+      }
+      case 'get_settings':
+        return this.settingsView();
+      case 'save_settings':
+        return this.saveSettings(args as CommandArgs<'save_settings'>);
+      case 'provider_presets':
+        return PROVIDER_PRESETS;
+      case 'hide_popup':
+        this.options.onWindow?.({ kind: 'hide_popup' });
+        return null;
+      case 'open_panel': {
+        const { tab, focus } = args as CommandArgs<'open_panel'>;
+        this.options.onWindow?.({ kind: 'open_panel', tab, focus });
+        this.emit({ kind: 'navigate', tab, focus });
+        return null;
+      }
+    }
+  }
+
+  // ---- the bus -------------------------------------------------------------------
+
+  private emit(event: UiEvent): void {
+    if (this.virtualNow !== null) return;
+    for (const listener of [...this.listeners]) listener(event);
+  }
+
+  private publish(from: Role, to: Role, message: Message, taskId: string | null): Envelope {
+    this.seq += 1;
+    const envelope: Envelope = {
+      id: this.ids.uuid(),
+      seq: this.seq,
+      timestamp: iso(this.now()),
+      from,
+      to,
+      ...(taskId === null ? {} : { task_id: taskId }),
+      message,
+    };
+    this.log.push(envelope);
+    if (taskId !== null) this.runFor(taskId)?.envelopes.push(envelope);
+    this.appendAudit(envelope);
+    this.emit({ kind: 'envelope', envelope });
+    return envelope;
+  }
+
+  private runFor(taskId: string): RunRecord | undefined {
+    let latest: RunRecord | undefined;
+    for (const record of this.runs.values()) if (record.run.task_id === taskId) latest = record;
+    return latest;
+  }
+
+  private appendAudit(envelope: Envelope): void {
+    const m = envelope.message;
+    let anomaly: AnomalyKind = 'none';
+    let detail = '';
+    if (m.type === 'PlanDirective') {
+      detail = `${m.payload.directive} D=${(m.payload.loss.D ?? 0).toFixed(2)} ∇L=${(m.payload.grad_l ?? 0).toFixed(2)}`;
+      if (m.payload.gradient === 'worsening') {
+        anomaly = 'convergence_failure';
+        detail = `loss worsening: ${detail}`;
+      }
+    } else if (m.type === 'FinalResult') {
+      detail = `${m.payload.directive}: ${m.payload.summary}`;
+    } else if (m.type === 'ConfirmationDecision') {
+      detail = `${m.payload.decision} (${m.payload.source})`;
+    } else if (m.type === 'ConfirmationRequest') {
+      detail = m.payload.command;
+    } else if (m.type === 'SubTaskOutcome') {
+      detail = m.payload.status;
+    } else if (m.type === 'ToolCallEvent') {
+      detail = `${m.payload.record.tool} ${m.payload.record.status}: ${m.payload.record.target}`;
+    }
+    const prev = this.audit.at(-1)?.hash ?? '0'.repeat(16);
+    const body = JSON.stringify([envelope.seq, envelope.timestamp, envelope.from, envelope.to, m.type, anomaly, detail]);
+    this.audit.push({
+      seq: envelope.seq,
+      timestamp: envelope.timestamp,
+      from: envelope.from,
+      to: envelope.to,
+      message_type: m.type,
+      task_id: envelope.task_id ?? null,
+      anomaly,
+      detail,
+      prev_hash: prev,
+      hash: fnv1a64(prev + body),
+    });
+  }
+
+  // ---- tasks ---------------------------------------------------------------------
+
+  private host(task: LiveTask | null): ScriptHost {
+    const live = this.virtualNow === null;
+    return {
+      ids: this.ids,
+      memory: this.memory,
+      now: () => this.now(),
+      settings: () => this.settings,
+      sleep: (ms: number) => {
+        if (!live || task === null) {
+          this.virtualNow = (this.virtualNow ?? this.now()) + ms;
+          return Promise.resolve();
+        }
+        return new Promise<void>((resolve, reject) => {
+          if (task.cancelled) {
+            reject(new Cancelled());
+            return;
+          }
+          const timer = setTimeout(() => {
+            task.timers.delete(timer);
+            task.sleepers.delete(reject);
+            resolve();
+          }, ms / this.options.speed);
+          task.timers.add(timer);
+          task.sleepers.add(reject);
+        });
+      },
+      publish: (from, to, message) => this.publish(from, to, message, this.taskOf(message)),
+      confirm: (request) => {
+        const taskId = request.task_id;
+        this.publish('R3', 'User', { type: 'ConfirmationRequest', payload: request }, taskId);
+        if (!live || task === null) {
+          const decision: Decision = 'approve';
+          this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: request.request_id, task_id: taskId, decision, source: 'user' } }, taskId);
+          return Promise.resolve({ decision, source: 'user' });
+        }
+        return new Promise<Confirmation>((resolve) => {
+          const wait = Math.max(0, Date.parse(request.expires_at) - this.now());
+          const timer = setTimeout(() => {
+            task.confirmations.delete(request.request_id);
+            this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: request.request_id, task_id: taskId, decision: 'deny', source: 'timeout' } }, taskId);
+            resolve({ decision: 'deny', source: 'timeout' });
+          }, wait);
+          task.confirmations.set(request.request_id, { request, pending: { resolve }, timer });
+        });
+      },
+      clarify: (question, round) => {
+        const taskId = task?.run.taskId ?? '';
+        this.publish('R1', 'User', { type: 'ClarificationRequest', payload: { task_id: taskId, question, round } }, taskId);
+        if (!live || task === null) return Promise.resolve('');
+        return new Promise<string>((resolve) => {
+          task.clarification = { resolve };
+        });
+      },
+    };
+  }
+
+  private taskOf(message: Message): string | null {
+    const payload = message.payload as { task_id?: unknown; parent_task_id?: unknown };
+    if (typeof payload.task_id === 'string') return payload.task_id;
+    if (typeof payload.parent_task_id === 'string') return payload.parent_task_id;
+    return null;
+  }
+
+  private newRun(taskId: string, rawInput: string): RunRecord {
+    const record: RunRecord = {
+      run: {
+        run_id: `run_${this.ids.uuid().slice(0, 8)}`,
+        task_id: taskId,
+        raw_input: rawInput,
+        intent: null,
+        started_at: iso(this.now()),
+        ended_at: null,
+        status: 'running',
+        replans: 0,
+        loss: null,
+        law1: false,
+      },
+      envelopes: [],
+    };
+    this.runs.set(record.run.run_id, record);
+    return record;
+  }
+
+  /** Folds a run's envelopes into its summary row. */
+  private finishRun(record: RunRecord): void {
+    for (const e of record.envelopes) {
+      const m = e.message;
+      if (m.type === 'TaskSpec') record.run.intent = m.payload.intent;
+      if (m.type === 'ConfirmationRequest') record.run.law1 = true;
+      if (m.type === 'FinalResult') {
+        record.run.status = m.payload.directive;
+        record.run.replans = m.payload.replans;
+        record.run.loss = m.payload.loss;
+        record.run.ended_at = e.timestamp;
+      }
+      if (m.type === 'ChatReply') {
+        record.run.status = 'chat';
+        record.run.ended_at = e.timestamp;
+      }
+      if (m.type === 'TaskCancelled') {
+        record.run.status = 'cancelled';
+        record.run.ended_at = e.timestamp;
+      }
+    }
+  }
+
+  private sessionHistory(): { input: string; summary: string }[] {
+    const turns: { input: string; summary: string }[] = [];
+    for (const record of this.runs.values()) {
+      const final = record.envelopes.find((e) => e.message.type === 'FinalResult' || e.message.type === 'ChatReply');
+      if (!final) continue;
+      const m = final.message;
+      const summary = m.type === 'FinalResult' ? m.payload.summary : m.type === 'ChatReply' ? m.payload.answer : '';
+      turns.push({ input: record.run.raw_input, summary: summary.slice(0, 300) });
+    }
+    return turns.slice(-5);
+  }
+
+  private submit(text: string): string {
+    const raw = text.trim();
+    if (raw.length === 0) throw new IpcError('invalid_input', 'the task is empty');
+    if (this.live.size > 0) throw new IpcError('busy', 'a task is already running; cancel it or wait for its result');
+    const taskId = this.ids.taskId();
+    const record = this.newRun(taskId, raw);
+    const task: LiveTask = {
+      run: null as unknown as Run,
+      timers: new Set(),
+      sleepers: new Set(),
+      confirmations: new Map(),
+      clarification: null,
+      cancelled: false,
+    };
+    const host = this.host(task);
+    task.run = new Run(host, taskId, raw);
+    this.live.set(taskId, task);
+    this.publish('User', 'R1', { type: 'TaskSubmitted', payload: { task_id: taskId, raw_input: raw, submitted_at: iso(this.now()), session_history: this.sessionHistory() } }, taskId);
+    const script = isGreeting(raw) ? chatScript : duplicatesScript;
+    script(task.run)
+      .catch((error: unknown) => {
+        if (!(error instanceof Cancelled)) console.error('fake backend script failed', error);
+      })
+      .finally(() => {
+        this.live.delete(taskId);
+        this.finishRun(record);
+      });
+    return taskId;
+  }
+
+  private stopTask(task: LiveTask): void {
+    task.cancelled = true;
+    for (const timer of task.timers) clearTimeout(timer);
+    task.timers.clear();
+    for (const reject of task.sleepers) reject(new Cancelled());
+    task.sleepers.clear();
+    for (const { timer } of task.confirmations.values()) clearTimeout(timer);
+  }
+
+  private cancel(taskId: string): null {
+    const task = this.live.get(taskId);
+    if (!task) throw new IpcError('not_found', `task ${taskId} is not running`);
+    for (const [requestId, { timer }] of task.confirmations) {
+      clearTimeout(timer);
+      this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: requestId, task_id: taskId, decision: 'deny', source: 'dropped' } }, taskId);
+    }
+    task.confirmations.clear();
+    this.stopTask(task);
+    this.publish('User', 'All', { type: 'TaskCancelled', payload: { task_id: taskId, reason: 'cancelled by the user' } }, taskId);
+    return null;
+  }
+
+  private answerClarification(taskId: string, answer: string): null {
+    const task = this.live.get(taskId);
+    const pending = task?.clarification;
+    if (!task || !pending) throw new IpcError('not_found', `task ${taskId} is not waiting for a clarification`);
+    task.clarification = null;
+    this.publish('User', 'R1', { type: 'ClarificationAnswer', payload: { task_id: taskId, answer } }, taskId);
+    pending.resolve(answer);
+    return null;
+  }
+
+  private async answerConfirmation(requestId: string, decision: Decision): Promise<null> {
+    for (const task of this.live.values()) {
+      const entry = task.confirmations.get(requestId);
+      if (!entry) continue;
+      if (decision === 'trash' && !entry.request.can_trash) {
+        throw new IpcError('invalid_input', 'this action cannot be answered with Move to Trash');
+      }
+      // The broker takes a moment to publish: the UI must wait for the decision on the bus.
+      await new Promise((resolve) => setTimeout(resolve, 120 / this.options.speed));
+      if (!task.confirmations.has(requestId)) break;
+      task.confirmations.delete(requestId);
+      clearTimeout(entry.timer);
+      this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: requestId, task_id: entry.request.task_id, decision, source: 'user' } }, entry.request.task_id);
+      entry.pending.resolve({ decision, source: 'user' });
+      return null;
+    }
+    throw new IpcError('not_found', 'this confirmation was already answered or has expired');
+  }
+
+  // ---- memory --------------------------------------------------------------------
+
+  private operatorChange(operation: 'remember' | 'forget' | 'pin', ids: string[], detail: string): void {
+    this.publish('User', 'R5', { type: 'MemoryOperatorChange', payload: { operation, megram_ids: ids, detail } }, null);
+  }
+
+  private remember(a: CommandArgs<'memory_remember'>) {
+    const content = a.content.trim();
+    if (content.length === 0) throw new IpcError('invalid_input', 'say what to remember');
+    if (a.space.trim().length === 0 || a.entity.trim().length === 0) {
+      throw new IpcError('invalid_input', 'a Megram needs a space and an entity');
+    }
+    const timeless = a.level === 'C' || a.level === 'T';
+    const megram = {
+      id: this.ids.uuid(),
+      level: a.level,
+      created_at: iso(this.now()),
+      last_recalled_at: null,
+      space: a.space.trim(),
+      entity: a.entity.trim(),
+      content,
+      state: a.level === 'T' ? 'persona' : 'user-injected',
+      f: timeless ? 1 : 0.9,
+      sigma: 1,
+      k: timeless ? 0 : 0.05,
+    };
+    this.memory.add(megram);
+    this.operatorChange('remember', [megram.id], `${megram.level} ${megram.space} / ${megram.entity}`);
+    return megram;
+  }
+
+  private forget(a: CommandArgs<'memory_forget'>): number {
+    const target = a.target;
+    if (target.kind === 'megram') {
+      const m = this.memory.find(target.id);
+      if (!m) throw new IpcError('not_found', `no Megram ${target.id}`);
+      if (m.level === 'T') throw new IpcError('forbidden', 'T-level entries (the Four Laws) cannot be forgotten');
+    }
+    const removed = this.memory.forget((m) =>
+      target.kind === 'megram' ? m.id === target.id : m.space === target.space && m.entity === target.entity,
+    );
+    if (removed.length > 0) this.operatorChange('forget', removed, target.kind === 'megram' ? 'one Megram' : `group ${target.space} / ${target.entity}`);
+    return removed.length;
+  }
+
+  // ---- audit ---------------------------------------------------------------------
+
+  private auditEvents(a: CommandArgs<'audit_events'>): AuditEventPage {
+    const f = a.filter;
+    const matching = this.audit.filter(
+      (e) =>
+        (f.task_id === null || e.task_id === f.task_id) &&
+        (f.message_type === null || e.message_type === f.message_type) &&
+        (!f.anomalies_only || e.anomaly !== 'none'),
+    );
+    const before = f.before_seq;
+    const page = matching.filter((e) => before === null || e.seq < before).slice(-Math.max(1, f.limit)).reverse();
+    return { events: page, total: matching.length };
+  }
+
+  private buildReport(trigger: AuditReport['trigger'], from: number, to: number): AuditReport {
+    const inWindow = this.log.filter((e) => {
+      const t = Date.parse(e.timestamp);
+      return t > from && t <= to;
+    });
+    const trends = new Map<string, GapTrend['trend']>();
+    let corrections = 0;
+    const health = { execution_failures: 0, environmental_retries: 0, logical_retries: 0 };
+    const law1 = { requests: 0, approved: 0, denied: 0, timed_out: 0, trashed: 0 };
+    const anomalies: string[] = [];
+    let tasks = 0;
+    for (const e of inWindow) {
+      const m = e.message;
+      if (m.type === 'DispatchManifest') tasks += 1;
+      if (m.type === 'ReplanRequest') corrections += m.payload.correction_count;
+      if (m.type === 'ExecutionResult' && m.payload.status === 'failed') health.execution_failures += 1;
+      if (m.type === 'CorrectionSignal') {
+        if (m.payload.failure_class === 'environmental') health.environmental_retries += 1;
+        else health.logical_retries += 1;
+      }
+      if (m.type === 'PlanDirective') {
+        const g = m.payload.gradient;
+        trends.set(m.payload.task_id, g === 'worsening' ? 'worsening' : g === 'improving' ? 'improving' : 'stable');
+        if (g === 'worsening') {
+          anomalies.push(`convergence_failure: ${m.payload.task_id} loss rose by ${(m.payload.grad_l ?? 0).toFixed(2)} (${m.payload.directive})`);
+        }
+      }
+      if (m.type === 'ConfirmationRequest') law1.requests += 1;
+      if (m.type === 'ConfirmationDecision') {
+        const d = m.payload;
+        if (d.source === 'timeout') law1.timed_out += 1;
+        else if (d.decision === 'approve') law1.approved += 1;
+        else if (d.decision === 'trash') law1.trashed += 1;
+        else law1.denied += 1;
+      }
+    }
+    const drift = health.environmental_retries + health.logical_retries >= 5 ? [`R3 retry rate rose: ${health.environmental_retries + health.logical_retries} corrections in the window`] : [];
+    return {
+      report_id: this.ids.uuid(),
+      trigger,
+      window_start: iso(from),
+      window_end: iso(to),
+      tasks_observed: tasks,
+      total_corrections: corrections,
+      gap_trends: [...trends].map(([task_id, trend]) => ({ task_id, trend })),
+      boundary_violations: [],
+      drift_alerts: drift,
+      anomalies,
+      tool_health: health,
+      law1,
+      query_id: null,
+    };
+  }
+
+  private async auditQuery(): Promise<AuditReport> {
+    const queryId = this.ids.uuid();
+    this.publish('User', 'R6', { type: 'AuditQuery', payload: { query_id: queryId } }, null);
+    await new Promise((resolve) => setTimeout(resolve, 700 / this.options.speed));
+    const report = { ...this.buildReport('on-demand', this.lastReportAt, this.now()), query_id: queryId };
+    this.lastReportAt = this.now();
+    this.reports.push(report);
+    this.publish('R6', 'User', { type: 'AuditReport', payload: report }, null);
+    return report;
+  }
+
+  private verify(): ChainVerification {
+    let prev = '0'.repeat(16);
+    for (const e of this.audit) {
+      const body = JSON.stringify([e.seq, e.timestamp, e.from, e.to, e.message_type, e.anomaly, e.detail]);
+      if (e.prev_hash !== prev || e.hash !== fnv1a64(prev + body)) {
+        return { status: 'broken', events_checked: this.audit.length, first_broken_seq: e.seq, reason: 'hash does not match the event', checked_at: iso(this.now()) };
+      }
+      prev = e.hash;
+    }
+    return { status: 'intact', events_checked: this.audit.length, head_hash: prev, checked_at: iso(this.now()) };
+  }
+
+  /** Test hook: edits one logged event's detail the way an attacker would. */
+  tamperAuditEvent(seq: number, detail: string): void {
+    const e = this.audit.find((x) => x.seq === seq);
+    if (e) e.detail = detail;
+  }
+
+  // ---- settings ------------------------------------------------------------------
+
+  private settingsView(): SettingsView {
+    return {
+      settings: structuredClone(this.settings),
+      keys: { brain: { stored: this.keys.brain }, tool: { stored: this.keys.tool } },
+      keychain: this.options.keychain
+        ? { available: true, backend: 'macOS Keychain' }
+        : { available: false, backend: 'no keychain on this system: keys are read from BRAIN_API_KEY / TOOL_API_KEY / OPENAI_API_KEY only' },
+      settings_path: '~/.artoo/settings.toml',
+    };
+  }
+
+  private saveSettings(a: CommandArgs<'save_settings'>): SettingsView {
+    const next = { ...defaultSettings(), ...structuredClone(a.update.settings) } as Settings;
+    validate(next);
+    for (const tier of ['brain', 'tool'] as const) {
+      const change = a.update.keys[tier];
+      if (change.kind === 'set') {
+        if (!this.options.keychain) throw new IpcError('keychain_unavailable', 'no OS keychain is available on this system');
+        if (change.key.trim().length === 0) throw new IpcError('invalid_input', `the ${tier} API key is empty`);
+        this.keys[tier] = true;
+      } else if (change.kind === 'clear') {
+        this.keys[tier] = false;
+      }
+    }
+    this.settings = next;
+    return this.settingsView();
+  }
+
+  // ---- seeded history ------------------------------------------------------------
+
+  private async seedHistory(): Promise<void> {
+    const now = this.options.now();
+    for (const m of seedMegrams(this.ids, now)) this.memory.add(m);
+    const past = [
+      { at: now - 3 * DAY_MS, text: 'Find the 5 largest video files in ~/Movies and ~/Downloads', script: videosScript },
+      { at: now - 2 * DAY_MS, text: 'Will it rain in Paris tomorrow?', script: weatherScript },
+      { at: now - 0.3 * DAY_MS, text: 'hello', script: chatScript },
+    ];
+    this.lastReportAt = now - 4 * DAY_MS;
+    for (const p of past) {
+      this.virtualNow = p.at;
+      const taskId = this.ids.taskId();
+      const record = this.newRun(taskId, p.text);
+      const host = this.host(null);
+      const run = new Run(host, taskId, p.text);
+      this.publish('User', 'R1', { type: 'TaskSubmitted', payload: { task_id: taskId, raw_input: p.text, submitted_at: iso(p.at), session_history: [] } }, taskId);
+      await p.script(run);
+      this.finishRun(record);
+      const end = this.virtualNow + 60_000;
+      this.reports.push(this.buildReport('periodic', this.lastReportAt, end));
+      this.lastReportAt = end;
+    }
+    this.virtualNow = null;
+  }
+}
+
+function validate(s: Settings): void {
+  const bad = (field: string, reason: string) => new IpcError('config_invalid', `invalid value for \`${field}\`: ${reason}`);
+  const unit: [string, number | null][] = [
+    ['ggs.w1', s.ggs.w1],
+    ['ggs.w2', s.ggs.w2],
+    ['ggs.delta', s.ggs.delta],
+    ['ggs.rho', s.ggs.rho],
+    ['ggs.theta', s.ggs.theta],
+  ];
+  for (const [field, v] of unit) {
+    if (v === null || !Number.isFinite(v) || v < 0 || v > 1) throw bad(field, `${v} is not in [0, 1]`);
+  }
+  for (const [field, v] of [['ggs.alpha', s.ggs.alpha], ['ggs.beta', s.ggs.beta], ['ggs.lambda', s.ggs.lambda]] as const) {
+    if (v === null || !Number.isFinite(v) || v < 0) throw bad(field, `${v} must be a finite number ≥ 0`);
+  }
+  if ((s.ggs.epsilon ?? 0) <= 0) throw bad('ggs.epsilon', `${s.ggs.epsilon} must be > 0`);
+  if (s.budgets.max_replans <= 0) throw bad('budgets.max_replans', `${s.budgets.max_replans} must be > 0`);
+  if (s.budgets.time_budget_ms <= 0) throw bad('budgets.time_budget_ms', `${s.budgets.time_budget_ms} must be > 0`);
+  if (s.laws.confirm_timeout_secs <= 0) throw bad('laws.confirm_timeout_secs', 'must be > 0');
+  for (const tier of ['brain', 'tool'] as const) {
+    const url = s.llm[tier].base_url;
+    if (url !== null && url !== undefined && !/^https?:\/\/\S+$/.test(url)) throw bad(`llm.${tier}.base_url`, `"${url}" is not an http(s) URL`);
+  }
+  if (s.ui.language !== 'en' && s.ui.language !== 'zh-CN') throw bad('ui.language', `"${s.ui.language}" is not one of "en", "zh-CN"`);
+  if (s.ui.hotkey.trim().length === 0) throw bad('ui.hotkey', 'must not be empty');
+}
+
+export function createFakeBackend(options: FakeOptions = {}): FakeBackend {
+  return new FakeBackend(options);
+}

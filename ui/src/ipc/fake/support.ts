@@ -1,0 +1,67 @@
+// Deterministic ids, hashes and time helpers for the fake backend, so a seeded fake
+// produces the same data (and the same screenshots) on every run.
+
+/** mulberry32: a tiny seeded PRNG. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class IdMint {
+  private readonly random: () => number;
+
+  constructor(seed: number) {
+    this.random = prng(seed);
+  }
+
+  private hex(n: number): string {
+    let out = '';
+    for (let i = 0; i < n; i++) out += Math.floor(this.random() * 16).toString(16);
+    return out;
+  }
+
+  /** A v4-shaped UUID. */
+  uuid(): string {
+    const variant = (8 + Math.floor(this.random() * 4)).toString(16);
+    return `${this.hex(8)}-${this.hex(4)}-4${this.hex(3)}-${variant}${this.hex(3)}-${this.hex(12)}`;
+  }
+
+  /** A task id as the runtime mints them: `task_` + 12 hex digits. */
+  taskId(): string {
+    return `task_${this.hex(12)}`;
+  }
+}
+
+/** FNV-1a over UTF-16 code units, 64-bit, as 16 hex digits: the fake's chain hash. */
+export function fnv1a64(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  const prime = 0x100000001b3n;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * prime) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, '0');
+}
+
+export const DAY_MS = 86_400_000;
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** A stable, Unicode-aware slug (GGS tags terminal Megrams `intent:<slug>`). */
+export function slug(text: string): string {
+  const words = text
+    .toLowerCase()
+    .normalize('NFKC')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0)
+    .slice(0, 5);
+  return words.length > 0 ? words.join('_') : 'task';
+}
