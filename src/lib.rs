@@ -16,11 +16,13 @@
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
+//! - [`auditor`] — R6: tap reader, hash-chained audit log, detectors, reports, history.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
 #![forbid(unsafe_code)]
 
+pub mod auditor;
 pub mod bus;
 pub mod cancel;
 pub mod clock;

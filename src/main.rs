@@ -23,6 +23,9 @@ struct Cli {
 enum Command {
     /// Show the effective configuration (API keys redacted) and where it came from.
     Config,
+    /// Inspect the audit log: verify its hash chain, show reports, events, task
+    /// timelines and the calibration view.
+    Audit(artoo::auditor::cli::AuditArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -32,6 +35,7 @@ fn main() -> anyhow::Result<()> {
         .with_context(|| format!("cannot write logs under {}", config.data_dir.display()))?;
     match cli.command {
         Some(Command::Config) | None => print_config(&config),
+        Some(Command::Audit(args)) => artoo::auditor::cli::run(&config, args),
     }
 }
 

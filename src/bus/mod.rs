@@ -373,6 +373,12 @@ impl AuditOutbox {
     pub fn publish(&self, report: AuditReport) -> EnvelopeId {
         self.handle.publish(Role::User, report)
     }
+
+    /// Publishes `report` to the user as the reply to the query envelope `query`, so a
+    /// [`BusHandle::request`] for an on-demand report resolves with it.
+    pub fn reply(&self, query: EnvelopeId, report: AuditReport) -> EnvelopeId {
+        self.handle.reply(Role::User, query, report)
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! **Invariant:** no IO and no awaiting — the role task does the publishing; a round
 //! yields exactly one [`Step`], and only terminal steps carry a `FinalResult`.
 
+use crate::laws::LAW1_PREFIX;
 use chrono::{DateTime, Utc};
 
 use super::decide::{self, Decision, Inputs, Reason};
@@ -625,7 +626,7 @@ fn law1_prefixed(law1: Law1Tally, summary: String) -> String {
         return summary;
     }
     format!(
-        "[LAW1] {} action(s) needed your confirmation (approved {}, denied {}, moved to Trash {}). {summary}",
+        "{LAW1_PREFIX} {} action(s) needed your confirmation (approved {}, denied {}, moved to Trash {}). {summary}",
         law1.total(),
         law1.approved,
         law1.denied,

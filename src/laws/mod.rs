@@ -4,6 +4,10 @@
 //!
 //! **Invariant:** a lower law never overrides a higher one.
 
+/// Prefix of a task's `FinalResult.summary` whenever a Law 1 confirmation gate fired
+/// during the task (GGS writes it; the auditor checks it).
+pub const LAW1_PREFIX: &str = "[LAW1]";
+
 /// One law of the T layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Law {

@@ -1,5 +1,6 @@
 //! Core integration tests, compiled as one binary.
 
+mod auditor;
 mod bus;
 mod contracts;
 mod ggs;

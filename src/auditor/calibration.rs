@@ -1,0 +1,259 @@
+//! The calibration view (seed roadmap: tune the GGS hyper-parameters from audit data):
+//! per replan directive, how often the next round improved D; per task class, how many
+//! rounds tasks took to succeed. Counted incrementally over the whole history and
+//! persisted with the auditor's state, so reading it never rescans the log.
+//!
+//! A **task class** is the first two content words of the TaskSpec intent, lower-cased,
+//! joined by `-`, with numbers, articles, pronouns, prepositions and politeness words
+//! skipped (`"Please find the 5 largest files in Downloads"` → `find-largest`); a word
+//! from a script written without spaces (Chinese, Japanese) contributes its first four
+//! characters. Tasks whose TaskSpec the auditor did not see are `unclassified`.
+//!
+//! **Invariant:** every count here comes from an observed GGS decision; nothing is
+//! estimated or back-filled.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::contracts::{MacroState, ReplanDirective, TerminalDirective};
+
+/// Class of tasks whose intent the auditor never saw.
+pub const UNCLASSIFIED: &str = "unclassified";
+
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "my", "me", "i", "you", "your", "our", "we", "it", "its", "this", "that",
+    "these", "those", "all", "some", "any", "please", "pls", "can", "could", "would", "will",
+    "kindly", "to", "of", "in", "on", "at", "for", "from", "with", "and", "or", "by", "into",
+    "about",
+];
+
+/// Characters kept of a word from a script written without spaces.
+const UNSPACED_WORD_CHARS: usize = 4;
+/// Characters kept of any other word.
+const WORD_CHARS: usize = 16;
+
+/// The class of a task with this intent (see the module documentation).
+pub fn task_class(intent: &str) -> String {
+    let words: Vec<String> = intent
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()) && !w.chars().all(|c| c.is_numeric()))
+        .take(2)
+        .map(|w| {
+            let keep = if w.chars().next().is_some_and(unspaced_script) {
+                UNSPACED_WORD_CHARS
+            } else {
+                WORD_CHARS
+            };
+            w.chars().take(keep).collect()
+        })
+        .collect();
+    if words.is_empty() {
+        UNCLASSIFIED.to_string()
+    } else {
+        words.join("-")
+    }
+}
+
+/// Kana and CJK ideographs: scripts written without spaces between words.
+fn unspaced_script(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
+}
+
+/// Outcomes of one replan directive.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirectiveStats {
+    /// Times GGS issued it.
+    pub issued: u64,
+    /// Times a later decision of the same task reported the next round's D.
+    pub followed: u64,
+    /// Of those, times D went down.
+    pub improved: u64,
+    /// Sum of (next D − D) over the followed ones.
+    pub sum_delta_d: f64,
+}
+
+/// Outcomes of one task class.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClassStats {
+    pub finished: u64,
+    /// Finished with accept or success.
+    pub succeeded: u64,
+    pub abandoned: u64,
+    /// Rounds (replans + 1) of the successful tasks → how many tasks took that many.
+    pub rounds_to_success: BTreeMap<u32, u64>,
+}
+
+/// The cumulative counters behind the view.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// Keyed by directive name (`refine`, `change_path`, …).
+    pub directives: BTreeMap<String, DirectiveStats>,
+    pub classes: BTreeMap<String, ClassStats>,
+}
+
+impl Calibration {
+    pub fn issued(&mut self, directive: ReplanDirective) {
+        self.directive(directive).issued += 1;
+    }
+
+    /// The round after `directive` ended with `next_d` (it started from `d`).
+    pub fn followed(&mut self, directive: ReplanDirective, d: f64, next_d: f64) {
+        let stats = self.directive(directive);
+        stats.followed += 1;
+        if next_d < d - f64::EPSILON {
+            stats.improved += 1;
+        }
+        stats.sum_delta_d += next_d - d;
+    }
+
+    pub fn finished(&mut self, class: &str, directive: TerminalDirective, replans: u32) {
+        let stats = self.classes.entry(class.to_string()).or_default();
+        stats.finished += 1;
+        match directive {
+            TerminalDirective::Accept | TerminalDirective::Success => {
+                stats.succeeded += 1;
+                *stats
+                    .rounds_to_success
+                    .entry(replans.saturating_add(1))
+                    .or_default() += 1;
+            }
+            TerminalDirective::Abandon => stats.abandoned += 1,
+        }
+    }
+
+    fn directive(&mut self, directive: ReplanDirective) -> &mut DirectiveStats {
+        self.directives
+            .entry(MacroState::from(directive).as_str().to_string())
+            .or_default()
+    }
+
+    /// The rows `artoo audit calibrate` and the UI show.
+    pub fn view(&self) -> CalibrationView {
+        let directives = self
+            .directives
+            .iter()
+            .map(|(name, s)| DirectiveRow {
+                directive: name.clone(),
+                issued: s.issued,
+                followed: s.followed,
+                improved: s.improved,
+                improved_rate: ratio(s.improved, s.followed),
+                mean_delta_d: (s.followed > 0).then(|| s.sum_delta_d / s.followed as f64),
+            })
+            .collect();
+        let classes = self
+            .classes
+            .iter()
+            .map(|(class, s)| {
+                let total_rounds: u64 = s
+                    .rounds_to_success
+                    .iter()
+                    .map(|(rounds, n)| u64::from(*rounds) * n)
+                    .sum();
+                ClassRow {
+                    class: class.clone(),
+                    finished: s.finished,
+                    succeeded: s.succeeded,
+                    abandoned: s.abandoned,
+                    success_rate: ratio(s.succeeded, s.finished),
+                    mean_rounds_to_success: ratio(total_rounds, s.succeeded),
+                    rounds_to_success: s.rounds_to_success.clone(),
+                }
+            })
+            .collect();
+        CalibrationView {
+            directives,
+            classes,
+        }
+    }
+}
+
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+/// Per directive: how often the next round improved D.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DirectiveRow {
+    pub directive: String,
+    pub issued: u64,
+    pub followed: u64,
+    pub improved: u64,
+    pub improved_rate: Option<f64>,
+    pub mean_delta_d: Option<f64>,
+}
+
+/// Per task class: success rate and rounds to success.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassRow {
+    pub class: String,
+    pub finished: u64,
+    pub succeeded: u64,
+    pub abandoned: u64,
+    pub success_rate: Option<f64>,
+    pub mean_rounds_to_success: Option<f64>,
+    pub rounds_to_success: BTreeMap<u32, u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationView {
+    pub directives: Vec<DirectiveRow>,
+    pub classes: Vec<ClassRow>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_is_the_first_two_content_words_of_the_intent() {
+        assert_eq!(
+            task_class("Please find the largest files in ~/Downloads"),
+            "find-largest"
+        );
+        assert_eq!(task_class("List all PDF files"), "list-pdf");
+        assert_eq!(task_class("Show the 10 newest photos"), "show-newest");
+        assert_eq!(task_class("Summarise README.md"), "summarise-readme");
+        assert_eq!(task_class("   "), UNCLASSIFIED);
+        assert_eq!(task_class("the a of"), UNCLASSIFIED);
+    }
+
+    #[test]
+    fn a_script_without_spaces_contributes_its_first_four_characters() {
+        assert_eq!(
+            task_class("找出下载文件夹里最大的五个文件和目录吧"),
+            "找出下载"
+        );
+        assert_eq!(task_class("整理 文件"), "整理-文件");
+        assert_eq!(task_class("找出最大的五个文件"), "找出最大");
+        assert_eq!(task_class("Größte Dateien finden"), "größte-dateien");
+    }
+
+    #[test]
+    fn the_view_reports_improvement_rates_and_rounds_to_success() {
+        let mut c = Calibration::default();
+        c.issued(ReplanDirective::Refine);
+        c.issued(ReplanDirective::Refine);
+        c.followed(ReplanDirective::Refine, 0.6, 0.3);
+        c.followed(ReplanDirective::Refine, 0.6, 0.6);
+        c.finished("find-files", TerminalDirective::Success, 1);
+        c.finished("find-files", TerminalDirective::Accept, 0);
+        c.finished("find-files", TerminalDirective::Abandon, 3);
+        let v = c.view();
+        let refine = &v.directives[0];
+        assert_eq!(refine.directive, "refine");
+        assert_eq!((refine.issued, refine.followed, refine.improved), (2, 2, 1));
+        assert_eq!(refine.improved_rate, Some(0.5));
+        assert!((refine.mean_delta_d.unwrap() + 0.15).abs() < 1e-12);
+        let class = &v.classes[0];
+        assert_eq!(
+            (class.finished, class.succeeded, class.abandoned),
+            (3, 2, 1)
+        );
+        assert_eq!(class.mean_rounds_to_success, Some(1.5));
+        assert_eq!(class.rounds_to_success.get(&2), Some(&1));
+    }
+}

@@ -1,0 +1,552 @@
+//! The audit log's record: one [`AuditEvent`] per bus message (plus tap gaps and auditor
+//! start-ups), with the anomalies the detectors found on it.
+//!
+//! **Invariant:** the fields of every hashed type are declared in byte order of their
+//! JSON names and hold no floating-point number, so serde_json's compact output of an
+//! event *is* its canonical JSON (tested), and verifying needs nothing but the line.
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::canonical::sha256_hex;
+use crate::bus::Envelope;
+use crate::contracts::{
+    EnvelopeId, ExecutionStatus, MacroState, Message, MessageKind, Role, SubTaskStatus, TaskId,
+    first_chars,
+};
+
+/// Characters of a message summary kept in an event.
+pub const DETAIL_CHARS: usize = 240;
+
+/// What an event records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    /// A bus message of this type.
+    Message(MessageKind),
+    /// The auditor's tap lost messages (`TapEvent::Gap`).
+    TapGap,
+    /// The auditor (re)started; recovery findings ride on this event.
+    AuditorStarted,
+}
+
+impl EventKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Message(kind) => kind.name(),
+            EventKind::TapGap => "TapGap",
+            EventKind::AuditorStarted => "AuditorStarted",
+        }
+    }
+
+    /// Parses a type name case-insensitively (`PlanDirective`, `plandirective`, `TapGap`).
+    pub fn parse(name: &str) -> Option<EventKind> {
+        let special = [EventKind::TapGap, EventKind::AuditorStarted];
+        MessageKind::ALL
+            .iter()
+            .map(|k| EventKind::Message(*k))
+            .chain(special)
+            .find(|k| k.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for EventKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        EventKind::parse(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown event kind {name:?}")))
+    }
+}
+
+/// The classes of anomaly the auditor reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnomalyKind {
+    /// A (type, from, to) flow outside the contract table, or a payload that contradicts
+    /// its envelope.
+    BoundaryViolation,
+    /// A task's loss worsening across consecutive rounds.
+    ConvergenceFailure,
+    /// Consecutive break_symmetry directives without D decreasing.
+    GgsThrashing,
+    /// A role's failure, retry or model-error rate rising over the task window.
+    Drift,
+    /// Never deceive: a success claimed with D > δ, or a summary hiding a Law 1 gate.
+    Law0,
+    /// An irreversible action approved by anything but the user.
+    Law1,
+    /// A Megram write not backed by a GGS decision for its task.
+    Law3,
+    /// The auditor's tap lost messages.
+    TapGap,
+    /// Start-up found the log and its checkpoint disagreeing (crash or tampering).
+    LogRecovery,
+}
+
+impl AnomalyKind {
+    pub const ALL: [AnomalyKind; 9] = [
+        AnomalyKind::BoundaryViolation,
+        AnomalyKind::ConvergenceFailure,
+        AnomalyKind::GgsThrashing,
+        AnomalyKind::Drift,
+        AnomalyKind::Law0,
+        AnomalyKind::Law1,
+        AnomalyKind::Law3,
+        AnomalyKind::TapGap,
+        AnomalyKind::LogRecovery,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnomalyKind::BoundaryViolation => "boundary_violation",
+            AnomalyKind::ConvergenceFailure => "convergence_failure",
+            AnomalyKind::GgsThrashing => "ggs_thrashing",
+            AnomalyKind::Drift => "drift",
+            AnomalyKind::Law0 => "law0",
+            AnomalyKind::Law1 => "law1",
+            AnomalyKind::Law3 => "law3",
+            AnomalyKind::TapGap => "tap_gap",
+            AnomalyKind::LogRecovery => "log_recovery",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<AnomalyKind> {
+        let name = name.replace('-', "_");
+        AnomalyKind::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(&name))
+    }
+}
+
+impl fmt::Display for AnomalyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One anomaly found on one event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub description: String,
+    pub kind: AnomalyKind,
+}
+
+impl Finding {
+    pub fn new(kind: AnomalyKind, description: impl Into<String>) -> Self {
+        Self {
+            description: description.into(),
+            kind,
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.description)
+    }
+}
+
+/// One line of the audit log. `seq`, `prev` and `hash` are filled by the log writer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuditEvent {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub anomalies: Vec<Finding>,
+    /// The envelope's bus timestamp; the auditor's clock for gaps and start-ups.
+    pub at: DateTime<Utc>,
+    /// The envelope's bus-wide publish order (restarts with each bus).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bus_seq: Option<u64>,
+    /// A one-line summary of the payload.
+    pub detail: String,
+    /// SHA-256 of the message in its wire form ([`message_digest`]): a copy kept
+    /// elsewhere (the task log, the report history) can be checked against the chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub envelope_id: Option<EnvelopeId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Role>,
+    /// This event's own hash; never part of the hashed bytes, appended to the line.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hash: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_reply_to: Option<EnvelopeId>,
+    pub kind: EventKind,
+    /// Hash of the previous event (across segment files); [`super::canonical::GENESIS`]
+    /// for the first.
+    pub prev: String,
+    /// Position in the log: 0, 1, 2, … without holes, across rotations and restarts.
+    pub seq: u64,
+    /// The macro-state a GGS decision or a Megram carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<MacroState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<TaskId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<Role>,
+}
+
+impl AuditEvent {
+    /// The unchained record of one bus message.
+    pub fn for_envelope(env: &Envelope, anomalies: Vec<Finding>) -> Self {
+        let (detail, state) = describe(&env.message);
+        let digest = message_digest(&env.message);
+        Self {
+            anomalies,
+            at: env.timestamp,
+            bus_seq: Some(env.seq),
+            detail,
+            digest: Some(digest),
+            envelope_id: Some(env.id),
+            from: Some(env.from),
+            hash: String::new(),
+            in_reply_to: env.in_reply_to,
+            kind: EventKind::Message(env.message.kind()),
+            prev: String::new(),
+            seq: 0,
+            state,
+            task_id: env.task_id.clone(),
+            to: Some(env.to),
+        }
+    }
+
+    /// An event that is not a bus message (gap, start-up).
+    pub fn internal(
+        kind: EventKind,
+        at: DateTime<Utc>,
+        detail: String,
+        anomalies: Vec<Finding>,
+    ) -> Self {
+        Self {
+            anomalies,
+            at,
+            bus_seq: None,
+            detail,
+            digest: None,
+            envelope_id: None,
+            from: None,
+            hash: String::new(),
+            in_reply_to: None,
+            kind,
+            prev: String::new(),
+            seq: 0,
+            state: None,
+            task_id: None,
+            to: None,
+        }
+    }
+
+    pub fn has_anomaly(&self, kind: AnomalyKind) -> bool {
+        self.anomalies.iter().any(|f| f.kind == kind)
+    }
+}
+
+/// SHA-256 of `message` as serde_json writes it on the wire, compact:
+/// `{"type":"<Name>","payload":{…}}` with the contract's field order.
+pub fn message_digest(message: &Message) -> String {
+    let bytes = serde_json::to_vec(message).expect("bus messages serialise to JSON");
+    sha256_hex(&bytes)
+}
+
+/// [`message_digest`] of an AuditReport stored as `report_json` (one line of the report
+/// history, without its newline), computed from the stored bytes alone.
+pub fn report_line_digest(report_json: &[u8]) -> String {
+    const OPEN: &[u8] = b"{\"type\":\"AuditReport\",\"payload\":";
+    let mut bytes = Vec::with_capacity(OPEN.len() + report_json.len() + 1);
+    bytes.extend_from_slice(OPEN);
+    bytes.extend_from_slice(report_json);
+    bytes.push(b'}');
+    sha256_hex(&bytes)
+}
+
+/// Parses a Megram `state` written as a macro-state.
+pub fn parse_macro_state(text: &str) -> Option<MacroState> {
+    [
+        MacroState::Accept,
+        MacroState::Success,
+        MacroState::Refine,
+        MacroState::ChangePath,
+        MacroState::ChangeApproach,
+        MacroState::BreakSymmetry,
+        MacroState::Abandon,
+    ]
+    .into_iter()
+    .find(|s| s.as_str() == text)
+}
+
+/// A one-line summary of a payload, and the macro-state it carries if any.
+pub fn describe(message: &Message) -> (String, Option<MacroState>) {
+    let mut state = None;
+    let text = match message {
+        Message::TaskSubmitted(m) => m.raw_input.clone(),
+        Message::ClarificationRequest(m) => format!("round {}: {}", m.round, m.question),
+        Message::ClarificationAnswer(m) if m.answer.trim().is_empty() => {
+            "(proceed as understood)".into()
+        }
+        Message::ClarificationAnswer(m) => m.answer.clone(),
+        Message::ChatReply(m) => m.answer.clone(),
+        Message::TaskSpec(m) => m.intent.clone(),
+        Message::MemoryQuery(m) => format!("{}/{}", m.space, m.entity),
+        Message::MemoryResponse(m) => format!(
+            "{}/{}: {} SOPs, att {:.2} dec {:.2} → {:?}{}",
+            m.space,
+            m.entity,
+            m.sops.len(),
+            m.potentials.attention,
+            m.potentials.decision,
+            m.potentials.action,
+            m.error
+                .as_deref()
+                .map(|e| format!(", error: {e}"))
+                .unwrap_or_default()
+        ),
+        Message::MemoryRecall(m) => format!(
+            "{}/{} round {}: {} constraints",
+            m.space,
+            m.entity,
+            m.round,
+            m.constraints.len()
+        ),
+        Message::DispatchManifest(m) => format!(
+            "round {}: {} sub-tasks, {} task criteria",
+            m.round,
+            m.subtask_ids.len(),
+            m.task_criteria.len()
+        ),
+        Message::SubTask(m) => format!("#{} {}", m.sequence, m.intent),
+        Message::ExecutionResult(m) => format!(
+            "attempt {}: {} ({} tool calls, {} failed)",
+            m.attempt,
+            match m.status {
+                ExecutionStatus::Completed => "completed",
+                ExecutionStatus::Uncertain => "uncertain",
+                ExecutionStatus::Failed => "failed",
+            },
+            m.tool_calls.len(),
+            m.tool_calls.iter().filter(|c| c.failed()).count()
+        ),
+        Message::CorrectionSignal(m) => format!(
+            "attempt {} {:?}: {}",
+            m.attempt_number, m.failure_class, m.failed_criterion
+        ),
+        Message::SubTaskOutcome(m) => format!(
+            "{} after {} attempts{}",
+            match m.status {
+                SubTaskStatus::Matched => "matched",
+                SubTaskStatus::Failed => "failed",
+            },
+            m.gap_trajectory.len(),
+            m.failure_reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        ),
+        Message::SubTaskClosed(m) => match m.status {
+            SubTaskStatus::Matched => "matched: the fast loop is closed".to_string(),
+            SubTaskStatus::Failed => "failed: the fast loop is closed".to_string(),
+        },
+        Message::DispatchHalted(m) => {
+            format!("{} later sub-tasks not run: {}", m.skipped.len(), m.reason)
+        }
+        Message::ReplanRequest(m) => format!(
+            "{}/{} failed, {} corrections, recommends {:?}: {}",
+            m.failed_outcomes.len(),
+            m.failed_outcomes.len() + m.matched_outcomes.len(),
+            m.correction_count,
+            m.recommendation,
+            m.gap_summary
+        ),
+        Message::OutcomeSummary(m) => format!("{} outcomes: {}", m.outcomes.len(), m.summary),
+        Message::PlanDirective(m) => {
+            let directive = MacroState::from(m.directive);
+            state = Some(directive);
+            format!(
+                "round {} {}→{} D={:.3} P={:.3} Ω={:.3} L={:.3} ∇L={:+.3}: {}",
+                m.round,
+                serde_plain(&m.prev_directive),
+                directive.as_str(),
+                m.loss.d,
+                m.loss.p,
+                m.loss.omega,
+                m.loss.l,
+                m.grad_l,
+                m.rationale
+            )
+        }
+        Message::PlanningFailed(m) => format!("round {}: {}", m.round, m.reason),
+        Message::GracefulFailureRequest(m) => m.reason.clone(),
+        Message::GracefulFailure(m) => m.accomplished.clone(),
+        Message::FinalResult(m) => {
+            let directive = MacroState::from(m.directive);
+            state = Some(directive);
+            format!(
+                "{} D={:.3} P={:.3} Ω={:.3} L={:.3} ∇L={:+.3}, {} replans: {}",
+                directive.as_str(),
+                m.loss.d,
+                m.loss.p,
+                m.loss.omega,
+                m.loss.l,
+                m.grad_l,
+                m.replans,
+                m.summary
+            )
+        }
+        Message::Megram(m) => {
+            state = parse_macro_state(&m.megram.state);
+            format!(
+                "{} {}/{} state={} f={:.2} σ={:+.2} k={:.2}",
+                m.megram.level.as_str(),
+                m.megram.space,
+                m.megram.entity,
+                m.megram.state,
+                m.megram.f,
+                m.megram.sigma,
+                m.megram.k
+            )
+        }
+        Message::MemoryOperatorChange(m) => format!(
+            "{} {} megrams: {}",
+            serde_plain(&m.operation),
+            m.megram_ids.len(),
+            m.detail
+        ),
+        Message::ConfirmationRequest(m) => format!("{}: {}", m.tool, m.description),
+        Message::ConfirmationDecision(m) => {
+            format!("{} ({})", serde_plain(&m.decision), serde_plain(&m.source))
+        }
+        Message::TaskCancelled(m) => m.reason.clone(),
+        Message::AuditQuery(m) => format!("query {}", m.query_id),
+        Message::AuditReport(m) => format!(
+            "report {} {}: {} tasks, {} violations, {} drift alerts, {} anomalies",
+            m.report_id,
+            serde_plain(&m.trigger),
+            m.tasks_observed,
+            m.boundary_violations.len(),
+            m.drift_alerts.len(),
+            m.anomalies.len()
+        ),
+        Message::LlmCall(m) => format!(
+            "{} {}: {}+{} tokens, {} ms{}",
+            m.role,
+            m.model,
+            m.prompt_tokens,
+            m.completion_tokens,
+            m.elapsed_ms,
+            m.error
+                .as_deref()
+                .map(|e| format!(", error: {e}"))
+                .unwrap_or_default()
+        ),
+        Message::ToolCallEvent(m) => format!("attempt {}: {}", m.attempt, m.record),
+    };
+    (one_line(&text), state)
+}
+
+/// A serde unit-variant's name (`"on-demand"`, `"approve"`, …) without quotes.
+fn serde_plain<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::from("?"),
+    }
+}
+
+/// Collapses whitespace runs (newlines included) and keeps [`DETAIL_CHARS`] characters.
+fn one_line(text: &str) -> String {
+    let tidy = text.len() <= DETAIL_CHARS
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.contains("  ")
+        && !text.contains(|c: char| c.is_whitespace() && c != ' ');
+    if tidy {
+        return text.to_string();
+    }
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() > DETAIL_CHARS {
+        format!("{}…", first_chars(&collapsed, DETAIL_CHARS - 1))
+    } else {
+        collapsed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_kinds_parse_back_from_their_names() {
+        for kind in MessageKind::ALL {
+            let k = EventKind::Message(*kind);
+            assert_eq!(EventKind::parse(k.name()), Some(k));
+        }
+        assert_eq!(EventKind::parse("tapgap"), Some(EventKind::TapGap));
+        assert_eq!(EventKind::parse("nope"), None);
+    }
+
+    #[test]
+    fn anomaly_kinds_parse_back_from_their_names() {
+        for kind in AnomalyKind::ALL {
+            assert_eq!(AnomalyKind::parse(kind.as_str()), Some(kind));
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::Value::String(kind.as_str().into())
+            );
+        }
+        assert_eq!(
+            AnomalyKind::parse("boundary-violation"),
+            Some(AnomalyKind::BoundaryViolation)
+        );
+    }
+
+    #[test]
+    fn a_stored_report_digests_like_the_message_that_carried_it() {
+        let report = crate::contracts::AuditReport {
+            report_id: crate::contracts::ReportId::mint(),
+            trigger: crate::contracts::AuditTrigger::Periodic,
+            window_start: chrono::DateTime::UNIX_EPOCH,
+            window_end: chrono::DateTime::UNIX_EPOCH,
+            tasks_observed: 3,
+            total_corrections: 1,
+            gap_trends: vec![],
+            boundary_violations: vec!["R3 sent \"x\" to R5".into()],
+            drift_alerts: vec![],
+            anomalies: vec!["law0: é".into()],
+            tool_health: Default::default(),
+            law1: Default::default(),
+            query_id: None,
+        };
+        let line = serde_json::to_vec(&report).unwrap();
+        assert_eq!(
+            report_line_digest(&line),
+            message_digest(&Message::AuditReport(report))
+        );
+    }
+
+    #[test]
+    fn tidy_details_are_kept_and_untidy_ones_collapsed() {
+        assert_eq!(one_line("attempt 1: ok"), "attempt 1: ok");
+        assert_eq!(one_line(" a\tb  c\n"), "a b c");
+    }
+
+    #[test]
+    fn details_are_single_lines_of_bounded_length() {
+        let long = format!("line one\nline two {}", "x".repeat(1000));
+        let line = one_line(&long);
+        assert!(!line.contains('\n'));
+        assert_eq!(line.chars().count(), DETAIL_CHARS);
+        assert!(line.starts_with("line one line two"));
+    }
+}
