@@ -8,7 +8,9 @@
 //! - [`config`] — one validated [`Config`] (defaults → settings.toml → environment).
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
-//! - [`laws`] — the Four Laws (T layer).
+//! - [`laws`] — the Four Laws (T layer); the Law 1 classifier and confirmation broker.
+//! - [`tools`] — the executor's tools behind the Law 1 gate; the only code that spawns
+//!   processes or writes files.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -20,6 +22,7 @@ pub mod config;
 pub mod contracts;
 pub mod laws;
 pub mod telemetry;
+pub mod tools;
 
 pub use bus::Bus;
 pub use clock::{Clock, FakeClock, SharedClock, SystemClock};

@@ -2,4 +2,5 @@
 
 mod bus;
 mod contracts;
+mod law1;
 mod no_tauri;
