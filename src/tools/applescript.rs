@@ -46,6 +46,7 @@ pub(super) async fn run_app_program(
             args,
             cwd: Some(&ctx.config.workspace),
             env: &BaseEnv::Inherit,
+            home: Some(&ctx.config.home),
             stdin,
             timeout: Duration::from_secs(ctx.config.tools.shell_timeout_secs),
         },

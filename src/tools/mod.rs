@@ -575,12 +575,14 @@ impl Toolbox {
         let mut confirmation = None;
         let mut trash_instead = None;
         if let Some(action) = &prepared.action {
-            let scope = Scope {
-                cwd: &ctx.config.workspace,
-                home: &ctx.config.home,
-                fs: &RealFs,
-            };
-            let assessment = classify::classify(&action.as_action(), &scope);
+            let assessment = classify::classify(
+                &action.as_action(),
+                &Scope {
+                    cwd: &ctx.config.workspace,
+                    home: &ctx.config.home,
+                    fs: &RealFs,
+                },
+            );
             if assessment.is_irreversible() {
                 let command = action.command();
                 let request = ctx.broker.request_for(GatedAction {

@@ -165,6 +165,8 @@ pub struct Spec<'a> {
     pub args: Vec<OsString>,
     pub cwd: Option<&'a Path>,
     pub env: &'a BaseEnv,
+    /// `HOME` for the child: the configured home, so `~` means what it means to artoo.
+    pub home: Option<&'a Path>,
     /// Written to stdin, then closed; `None` = stdin is /dev/null.
     pub stdin: Option<String>,
     pub timeout: Duration,
@@ -189,6 +191,9 @@ pub async fn run(spec: Spec<'_>, cancel: &CancellationToken) -> Result<Finished,
     cmd.process_group(0);
     if let Some(dir) = spec.cwd {
         cmd.current_dir(dir);
+    }
+    if let Some(home) = spec.home {
+        cmd.env("HOME", home);
     }
     let mut child = cmd.spawn().map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {

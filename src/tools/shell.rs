@@ -141,6 +141,7 @@ impl Tool for Shell {
                     args: vec!["-c".into(), command.into()],
                     cwd: Some(workspace),
                     env: &self.env,
+                    home: Some(&ctx.config.home),
                     stdin: None,
                     timeout: Duration::from_secs(timeout),
                 },

@@ -4,3 +4,4 @@ mod bus;
 mod contracts;
 mod law1;
 mod no_tauri;
+mod tools;

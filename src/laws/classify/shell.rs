@@ -267,7 +267,15 @@ impl<'a> Walker<'a> {
 
     fn compound(&mut self, cc: &CompoundCommand, depth: usize) {
         match cc {
-            CompoundCommand::Arithmetic(a) => self.arithmetic(&a.expr.value),
+            CompoundCommand::Arithmetic(a) => {
+                self.arithmetic(&a.expr.value);
+                // The parser reads `( ( cmd ) )` (nested subshells in bash) as `((…))`
+                // arithmetic; classify the text as commands too so that misreading
+                // can only make the answer more careful.
+                let saved = self.cwd.clone();
+                self.script(&a.expr.value, depth + 1);
+                self.cwd = saved;
+            }
             CompoundCommand::ArithmeticForClause(f) => {
                 for e in [&f.initializer, &f.condition, &f.updater]
                     .into_iter()
