@@ -597,10 +597,12 @@ impl Toolbox {
                 confirmation = Some(answer.decision);
                 match answer.decision {
                     Decision::Approve => prepared.approved = true,
-                    Decision::Trash => {
+                    // The broker only passes Trash through where it was offered; the
+                    // check is repeated here so that no path ever runs the command.
+                    Decision::Trash if assessment.trash_paths().is_some() => {
                         trash_instead = assessment.trash_paths().map(<[PathBuf]>::to_vec);
                     }
-                    Decision::Deny => {
+                    Decision::Trash | Decision::Deny => {
                         let why = match answer.source {
                             DecisionSource::User => "The user denied it".to_string(),
                             DecisionSource::Timeout => format!(

@@ -95,13 +95,17 @@ fn output(o: &ToolOutcome) -> &str {
 
 /// Whether a process is gone (or a zombie nobody has reaped yet).
 fn is_dead(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+    if kill(Pid::from_raw(pid), None).is_err() {
+        return true;
     }
+    // Still in the process table: dead only if it is a zombie.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+    })
 }
 
 async fn wait_dead(pid: i32) -> bool {

@@ -109,7 +109,10 @@ impl<'a> Walker<'a> {
                     }
                 )
         });
-        let trash = (self.trash_ok && all_known_deletes).then_some(self.trash);
+        let mut paths = self.trash;
+        paths.sort();
+        paths.dedup();
+        let trash = (self.trash_ok && all_known_deletes).then_some(paths);
         Assessment::from_effects(self.effects, trash)
     }
 
