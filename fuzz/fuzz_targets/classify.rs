@@ -1,7 +1,10 @@
 //! Fuzzes the Law 1 classifier.
 //!
 //! 1. Any text — shell, AppleScript, a Shortcut name — classifies without panicking, and
-//!    the same input always gives the same assessment (the classifier is pure).
+//!    the same input always gives the same assessment (the classifier is pure). The
+//!    classifier contains panics of the third-party shell parser itself (it answers
+//!    "irreversible"), so the target lets those unwind and only a panic that escapes
+//!    `classify` — or a failed check — aborts the run.
 //! 2. The oracle: a command built with a known destructive verb in command position —
 //!    spelled plainly, quoted, escaped or by path, under any chain of wrappers and
 //!    compound forms (pipes, lists, subshells, loops, functions, substitutions,
@@ -10,6 +13,7 @@
 #![no_main]
 
 use std::path::Path;
+use std::sync::Once;
 
 use arbitrary::Arbitrary;
 use artoo::laws::classify::{Action, FsView, Scope, classify};
@@ -207,7 +211,17 @@ fn build(b: &Built) -> String {
     cmd
 }
 
+static HOOK: Once = Once::new();
+
 fuzz_target!(|input: Input| {
+    // libFuzzer's hook aborts on any panic, even one `classify` catches; keep the
+    // printing but let contained panics unwind. Escaping panics still abort (the
+    // fuzz_target wrapper aborts on an unwound panic).
+    HOOK.call_once(|| {
+        let _ = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|info| eprintln!("{info}")));
+    });
+
     let scope = Scope {
         cwd: Path::new("/h/ws"),
         home: Path::new("/h"),

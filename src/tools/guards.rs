@@ -11,8 +11,7 @@ use brush_parser::ast::{
     Command, CommandPrefixOrSuffixItem, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect,
     SimpleCommand,
 };
-use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
-use brush_parser::{Parser, ParserOptions};
+use brush_parser::word::{Parameter, ParameterExpr, TildeExpr, WordPiece};
 use serde_json::Value;
 
 use super::Prepared;
@@ -169,7 +168,7 @@ pub enum FindRewrite {
 
 /// The literal value of a word when it has no run-time parts.
 fn literal(w: &str, home: &Path) -> Option<String> {
-    let pieces = word::parse(w, &ParserOptions::default()).ok()?;
+    let pieces = crate::laws::classify::parse_word(w, false)?;
     let mut out = String::new();
     fn piece(p: &WordPiece, home: &Path, out: &mut String) -> Option<()> {
         match p {
@@ -273,9 +272,8 @@ fn find_commands(cmd: &Command, out: &mut Vec<SimpleCommand>) {
 
 /// Applies the `find` guards to a shell command.
 pub fn rewrite_find(command: &str, home: &Path) -> FindRewrite {
-    let options = ParserOptions::default();
-    let mut parser = Parser::new(std::io::BufReader::new(command.as_bytes()), &options);
-    let Ok(program) = parser.parse_program() else {
+    // Bounded like the classifier's parse; what it refuses, Law 1 gates anyway.
+    let Ok(program) = crate::laws::classify::parse_bounded(command) else {
         return FindRewrite::Unchanged;
     };
     let mut simple = Vec::new();

@@ -16,6 +16,8 @@ mod script;
 mod shell;
 pub mod text;
 
+pub use shell::{parse_bounded, parse_word};
+
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

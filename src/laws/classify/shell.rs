@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use brush_parser::ast::{
     AndOr, AndOrList, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
-    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline,
+    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, Program,
     SimpleCommand, Word,
 };
 use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
@@ -23,6 +23,12 @@ const MAX_LEN: usize = 64 * 1024;
 /// Opening brackets and block keywords beyond this are not parsed: the parser recurses
 /// per level and must never exhaust a worker thread's stack.
 const MAX_OPENERS: usize = 40;
+/// Unquoted brackets nested deeper than this are not parsed: on unbalanced input the
+/// parser backtracks exponentially in the depth (found by fuzzing: 28 `(` took 2 min).
+const MAX_NESTING: usize = 10;
+/// `${…}` expansions in one word, and in one command, beyond which nothing is parsed.
+const MAX_EXPANSIONS_PER_WORD: usize = 8;
+const MAX_EXPANSIONS_PER_COMMAND: usize = 64;
 /// Characters of a command kept in an effect's `source`.
 const SOURCE_CHARS: usize = 160;
 
@@ -152,19 +158,13 @@ impl<'a> Walker<'a> {
             self.opaque(&first_chars(text, 80), "the command is too long to check");
             return;
         }
-        if openers(text) > MAX_OPENERS {
-            self.opaque(text, "the command is nested too deeply to check");
-            return;
-        }
-        let options = ParserOptions::default();
-        let mut parser = Parser::new(std::io::BufReader::new(text.as_bytes()), &options);
-        match parser.parse_program() {
+        match parse_bounded(text) {
             Ok(program) => {
                 for list in &program.complete_commands {
                     self.compound_list(list, depth);
                 }
             }
-            Err(err) => self.opaque(text, format!("it could not be parsed: {err}")),
+            Err(reason) => self.opaque(text, reason),
         }
     }
 
@@ -470,15 +470,15 @@ impl<'a> Walker<'a> {
     }
 
     fn heredoc_expansions(&mut self, body: &str, depth: usize) {
-        match word::parse_heredoc(body, &ParserOptions::default()) {
-            Ok(pieces) => {
+        match parse_word(body, true) {
+            Some(pieces) => {
                 let mut value = Some(String::new());
                 let mut glob = false;
                 for p in &pieces {
                     self.piece(&p.piece, true, &mut value, &mut glob, depth);
                 }
             }
-            Err(_) => self.opaque(
+            None => self.opaque(
                 &first_chars(body, 80),
                 "a here-document could not be parsed",
             ),
@@ -601,8 +601,8 @@ impl<'a> Walker<'a> {
     /// value when that is fixed before the command runs.
     pub fn word(&mut self, w: &Word, depth: usize) -> Arg {
         let raw = w.value.clone();
-        match word::parse(&w.value, &ParserOptions::default()) {
-            Ok(pieces) => {
+        match parse_word(&w.value, false) {
+            Some(pieces) => {
                 let mut value = Some(String::new());
                 let mut glob = false;
                 for p in &pieces {
@@ -614,7 +614,7 @@ impl<'a> Walker<'a> {
                     glob,
                 }
             }
-            Err(_) => {
+            None => {
                 self.opaque(&raw, "a word could not be parsed");
                 Arg {
                     lit: None,
@@ -725,6 +725,121 @@ fn is_harmless_device(path: &std::path::Path) -> bool {
     ) || s.starts_with("/dev/fd/")
 }
 
+/// Parses a shell script within the limits that keep parsing fast and shallow; the
+/// error says, in plain words, why the script was not parsed.
+pub fn parse_bounded(text: &str) -> Result<Program, String> {
+    if text.len() > MAX_LEN {
+        return Err("the command is too long to check".into());
+    }
+    // Control characters have no place in a command an agent writes, and one (a form
+    // feed after a here-document operator: `<< \x0c<- `) sends the parser into an
+    // endless loop (found by fuzzing).
+    if text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        return Err("the command contains control characters".into());
+    }
+    if openers(text) > MAX_OPENERS || nesting(text) > MAX_NESTING {
+        return Err("the command is nested too deeply to check".into());
+    }
+    if has_oversized_number(text) {
+        return Err("it contains a number too large to be a file descriptor or stack index".into());
+    }
+    if text.matches("${").count() > MAX_EXPANSIONS_PER_COMMAND {
+        return Err("it has too many ${…} expansions to check".into());
+    }
+    let options = ParserOptions::default();
+    contained(|| {
+        Parser::new(std::io::BufReader::new(text.as_bytes()), &options)
+            .parse_program()
+            .map_err(|err| format!("it could not be parsed: {err}"))
+    })
+    .unwrap_or_else(|| Err("the parser failed on it".into()))
+}
+
+/// Runs the third-party parser so that a bug in it (a panic) makes the answer
+/// "irreversible" instead of taking the caller down.
+fn contained<T>(f: impl FnOnce() -> T) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
+}
+
+/// The pieces of a word (or here-document body), parsed within [`contained`].
+pub fn parse_word(text: &str, heredoc: bool) -> Option<Vec<word::WordPieceWithSource>> {
+    // Many nested `${…}` make the word parser backtrack for seconds (found by fuzzing).
+    if has_oversized_number(text) || text.matches("${").count() > MAX_EXPANSIONS_PER_WORD {
+        return None;
+    }
+    let options = ParserOptions::default();
+    contained(|| {
+        if heredoc {
+            word::parse_heredoc(text, &options).ok()
+        } else {
+            word::parse(text, &options).ok()
+        }
+    })
+    .flatten()
+}
+
+/// `11111111111>file` or `~+11111111111`: numbers that overflow make the parser panic
+/// (found by fuzzing); no real command has one.
+fn has_oversized_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut run = 0usize;
+    let mut start = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b.is_ascii_digit() {
+            if run == 0 {
+                start = i;
+            }
+            run += 1;
+            continue;
+        }
+        if run > 9 {
+            let before = &bytes[..start];
+            let after_tilde =
+                before.ends_with(b"~") || before.ends_with(b"~+") || before.ends_with(b"~-");
+            if after_tilde || b == b'<' || b == b'>' {
+                return true;
+            }
+        }
+        run = 0;
+    }
+    run > 9 && {
+        let before = &bytes[..start];
+        before.ends_with(b"~") || before.ends_with(b"~+") || before.ends_with(b"~-")
+    }
+}
+
+/// The deepest nesting of unquoted `(` and `{` (unbalanced closers are ignored).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut chars = text.chars();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some('\''), '\'') => quote = None,
+            (Some('\''), _) => {}
+            (Some('"'), '\\') => {
+                chars.next();
+            }
+            (Some('"'), '"') => quote = None,
+            (Some(_), _) => {}
+            (None, '\\') => {
+                chars.next();
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '{') => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            (None, ')' | '}') => depth = depth.saturating_sub(1),
+            (None, _) => {}
+        }
+    }
+    max
+}
+
 /// Counts opening brackets and block keywords (an upper bound on nesting).
 fn openers(text: &str) -> usize {
     let brackets = text
@@ -827,6 +942,21 @@ mod tests {
         assert_eq!(decode_ansi_c(r"\162\155"), "rm");
         assert_eq!(decode_ansi_c(r"\u0072m"), "rm");
         assert_eq!(decode_ansi_c(r"a\nb\q"), "a\nb\\q");
+    }
+
+    #[test]
+    fn unbalanced_deep_nesting_is_refused_without_parsing() {
+        let deep = format!("{}%{{", "(".repeat(28));
+        let started = std::time::Instant::now();
+        assert!(parse_bounded(&deep).is_err());
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(nesting("echo '((((((((((((' \"(((\" \\( (a) { b; }"), 1);
+        assert!(parse_bounded("( ( ( ls ) ) )").is_ok());
+        assert!(parse_bounded("<< \u{c}<- ").is_err());
+        assert!(parse_bounded("1 11111111111>> x").is_err());
+        assert!(parse_word("~+99999999999", false).is_none());
+        assert!(parse_word("~/a1234567890", false).is_some());
+        assert!(parse_bounded("ls 2>/dev/null").is_ok());
     }
 
     #[test]
