@@ -746,7 +746,11 @@ pub fn parse_bounded(text: &str) -> Result<Program, String> {
     if has_oversized_number(text) {
         return Err("it contains a number too large to be a file descriptor or stack index".into());
     }
-    if text.matches("${").count() > MAX_EXPANSIONS_PER_COMMAND {
+    if text.matches("${").count() > MAX_EXPANSIONS_PER_COMMAND
+        || text
+            .split_whitespace()
+            .any(|w| w.matches("${").count() > MAX_EXPANSIONS_PER_WORD)
+    {
         return Err("it has too many ${…} expansions to check".into());
     }
     let options = ParserOptions::default();
