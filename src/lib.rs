@@ -17,6 +17,9 @@
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
 //! - [`auditor`] — R6: tap reader, hash-chained audit log, detectors, reports, history.
+//! - [`laws`] — the Four Laws (T layer); the Law 1 classifier and confirmation broker.
+//! - [`tools`] — the executor's tools behind the Law 1 gate; the only code that spawns
+//!   processes or writes files.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -37,6 +40,7 @@ pub mod tasklog;
 pub mod telemetry;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod tools;
 
 pub use bus::Bus;
 pub use clock::{Clock, FakeClock, SharedClock, SystemClock};

@@ -2,11 +2,23 @@
 //! into memory as timeless T-level Megrams and quoted in role prompts; nothing may
 //! override, demote or delete them.
 //!
+//! Law 1 is enforced in code here: [`classify`] (pure) decides whether a tool action is
+//! irreversible and describes it; [`broker`] asks the user over the bus and waits for
+//! the answer. `tools` runs nothing irreversible without both.
+//!
 //! **Invariant:** a lower law never overrides a higher one.
 
 /// Prefix of a task's `FinalResult.summary` whenever a Law 1 confirmation gate fired
 /// during the task (GGS writes it; the auditor checks it).
 pub const LAW1_PREFIX: &str = "[LAW1]";
+
+pub mod broker;
+pub mod classify;
+
+pub use broker::{Confirmation, ConfirmationBroker, ConfirmationPolicy, ConfirmationResponder};
+pub use classify::{
+    Action, Assessment, Effect, EffectKind, Existence, FsView, Scope, Target, classify,
+};
 
 /// One law of the T layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

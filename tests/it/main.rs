@@ -4,9 +4,11 @@ mod auditor;
 mod bus;
 mod contracts;
 mod ggs;
+mod law1;
 mod llm;
 mod memory;
 mod no_tauri;
 mod tasklog;
+mod tools;
 #[cfg(feature = "specta")]
 mod ts_contracts;

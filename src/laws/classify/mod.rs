@@ -1,0 +1,474 @@
+//! The Law 1 classifier: decides whether a tool action is irreversible and says what it
+//! would do in plain words (verb, paths, whether they exist, a reversible alternative).
+//!
+//! Shell commands are parsed with `brush-parser` (a maintained POSIX/bash parser, MIT) and
+//! walked through every wrapper and compound form (`sudo`, `env`, `xargs`, `find -exec`,
+//! `bash -c`, `eval`, `$(…)`, backticks, subshells, loops, functions, pipes, `&&`, `||`,
+//! `;`). Writes, AppleScript and Shortcuts have their own rules.
+//!
+//! **Invariant:** pure and fail-closed. The only outside knowledge comes through the
+//! injected [`FsView`] (does a path exist, the text of a script a command would run);
+//! anything that cannot be parsed or resolved — a program name computed at run time, a
+//! command too deeply nested, a script that cannot be read — is irreversible.
+
+mod programs;
+mod script;
+mod shell;
+pub mod text;
+
+pub use shell::{parse_bounded, parse_word};
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::contracts::PathEffect;
+
+/// One action a tool is about to take.
+#[derive(Clone, Copy, Debug)]
+pub enum Action<'a> {
+    /// A `bash -c` command line.
+    Shell(&'a str),
+    /// `write_file` to an absolute path.
+    WriteFile { path: &'a Path, append: bool },
+    /// An AppleScript program (`osascript`).
+    AppleScript(&'a str),
+    /// Running a named Shortcut.
+    Shortcut { name: &'a str },
+}
+
+/// What the classifier may know about the file system. Production passes the real
+/// disk (`tools::RealFs`); tests pass a fixed set.
+pub trait FsView {
+    fn exists(&self, path: &Path) -> bool;
+    fn is_dir(&self, path: &Path) -> bool;
+    /// The text of a small script a command would run (`bash x.sh`, `source x`), so
+    /// its commands can be checked too. `None` when it is missing, large or binary.
+    fn read_script(&self, path: &Path) -> Option<String>;
+}
+
+/// Where an action runs.
+#[derive(Clone, Copy)]
+pub struct Scope<'a> {
+    /// Working directory of shell commands (the workspace).
+    pub cwd: &'a Path,
+    pub home: &'a Path,
+    pub fs: &'a dyn FsView,
+}
+
+/// The kind of harm an effect can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EffectKind {
+    Delete,
+    Overwrite,
+    Truncate,
+    /// Recursive or mass permission/ownership change.
+    Permissions,
+    /// Stopping processes or the computer.
+    Kill,
+    SystemConfig,
+    /// Mail, messages, data posted to a server.
+    Send,
+    /// Erasing or repartitioning disks.
+    Format,
+    /// Discarding uncommitted work or rewriting version-control history.
+    History,
+    /// Runs something the classifier cannot see into.
+    Opaque,
+}
+
+impl EffectKind {
+    /// The plain verb used in [`PathEffect::effect`].
+    pub fn verb(self) -> &'static str {
+        match self {
+            EffectKind::Delete => "delete",
+            EffectKind::Overwrite => "overwrite",
+            EffectKind::Truncate => "truncate",
+            EffectKind::Permissions => "change permissions",
+            EffectKind::Kill => "stop processes",
+            EffectKind::SystemConfig => "change system configuration",
+            EffectKind::Send => "send",
+            EffectKind::Format => "erase disk",
+            EffectKind::History => "discard changes",
+            EffectKind::Opaque => "run unchecked code",
+        }
+    }
+}
+
+/// Whether a path existed when the action was classified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Existence {
+    Exists,
+    Missing,
+    /// Relative to a directory only known at run time, or on another machine.
+    Unknown,
+}
+
+/// What an effect acts on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    Path {
+        path: PathBuf,
+        exists: Existence,
+    },
+    /// A glob, e.g. `*.txt in /home/u/ws`.
+    Pattern(String),
+    /// Described in words: "the files find matches", "names read from its input".
+    Unknown(String),
+    /// Effects without a path (stopping processes, system settings).
+    None,
+}
+
+/// One irreversible thing an action would do.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Effect {
+    pub kind: EffectKind,
+    pub target: Target,
+    /// The command (or script fragment) responsible, as written.
+    pub source: String,
+    /// Extra words for the dialog (look-alike characters, remote host, reason).
+    pub note: Option<String>,
+}
+
+/// The classifier's answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Assessment {
+    effects: Vec<Effect>,
+    trash: Option<Vec<PathBuf>>,
+}
+
+impl Assessment {
+    /// A reversible action: nothing to confirm.
+    pub fn reversible() -> Self {
+        Self::default()
+    }
+
+    fn from_effects(effects: Vec<Effect>, trash: Option<Vec<PathBuf>>) -> Self {
+        let mut seen = BTreeSet::new();
+        let effects: Vec<Effect> = effects
+            .into_iter()
+            .filter(|e| seen.insert(format!("{:?}", e)))
+            .collect();
+        let trash = trash.filter(|paths| !paths.is_empty() && !effects.is_empty());
+        Self { effects, trash }
+    }
+
+    /// Whether Law 1 requires the user's confirmation.
+    pub fn is_irreversible(&self) -> bool {
+        !self.effects.is_empty()
+    }
+
+    pub fn effects(&self) -> &[Effect] {
+        &self.effects
+    }
+
+    /// Existing paths that can be moved to the Trash instead, when every effect is the
+    /// deletion (or, for `write_file`, the overwrite) of exactly those paths.
+    pub fn trash_paths(&self) -> Option<&[PathBuf]> {
+        self.trash.as_deref()
+    }
+
+    /// The effect in plain words, one line per effect.
+    pub fn description(&self) -> String {
+        let mut out = String::new();
+        for (i, e) in self.effects.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&describe(e));
+        }
+        out
+    }
+
+    /// The paths the action touches, for the dialog.
+    pub fn path_effects(&self) -> Vec<PathEffect> {
+        let mut out: Vec<PathEffect> = Vec::new();
+        for e in &self.effects {
+            if let Target::Path { path, exists } = &e.target {
+                let pe = PathEffect {
+                    path: path.clone(),
+                    exists: *exists == Existence::Exists,
+                    effect: e.kind.verb().to_string(),
+                };
+                if !out.contains(&pe) {
+                    out.push(pe);
+                }
+            }
+        }
+        out
+    }
+
+    /// A reversible way to reach the same goal, when there is one.
+    pub fn reversible_alternative(&self) -> Option<String> {
+        let kinds: BTreeSet<EffectKind> = self.effects.iter().map(|e| e.kind).collect();
+        let mut alts: Vec<&str> = Vec::new();
+        for kind in kinds {
+            let alt = match kind {
+                EffectKind::Delete if self.trash.is_some() => {
+                    "Move them to the Trash instead (they can be put back)."
+                }
+                EffectKind::Delete => {
+                    "Move the files to the Trash instead of deleting them, or name them one by one so artoo can offer the Trash."
+                }
+                EffectKind::Overwrite | EffectKind::Truncate => {
+                    "Write to a new file name, or keep a copy of the existing file first."
+                }
+                EffectKind::History => {
+                    "Keep the work recoverable first (`git stash` or a commit), or use --force-with-lease instead of --force."
+                }
+                EffectKind::Permissions => "Change only the files that need it, without -R.",
+                EffectKind::SystemConfig => {
+                    "Read and note the current setting first so it can be restored."
+                }
+                EffectKind::Send => "Prepare a draft for the user to send instead.",
+                EffectKind::Opaque => "Use a simpler command whose effect can be checked.",
+                EffectKind::Kill | EffectKind::Format => continue,
+            };
+            if !alts.contains(&alt) {
+                alts.push(alt);
+            }
+        }
+        if alts.is_empty() {
+            None
+        } else {
+            Some(alts.join(" "))
+        }
+    }
+}
+
+fn describe_target(target: &Target) -> String {
+    match target {
+        Target::Path { path, exists } => {
+            let state = match exists {
+                Existence::Exists => "exists",
+                Existence::Missing => "does not exist yet",
+                Existence::Unknown => "cannot be checked beforehand",
+            };
+            format!("{} ({state})", text::display(&path.to_string_lossy()))
+        }
+        Target::Pattern(p) => format!("every match of {}", text::display(p)),
+        Target::Unknown(what) => text::display(what),
+        Target::None => String::new(),
+    }
+}
+
+fn describe(e: &Effect) -> String {
+    let target = describe_target(&e.target);
+    let source = text::display(&e.source);
+    let mut line = match e.kind {
+        EffectKind::Delete => format!("Delete {target}"),
+        EffectKind::Overwrite => format!("Overwrite {target}"),
+        EffectKind::Truncate => format!("Truncate (empty) {target}"),
+        EffectKind::Permissions => {
+            format!("Change permissions or ownership of {target} and everything under it")
+        }
+        EffectKind::Kill => format!("Stop running programs or the computer: `{source}`"),
+        EffectKind::SystemConfig => format!("Change system configuration: `{source}`"),
+        EffectKind::Send => format!("Send data or a message out of this computer: `{source}`"),
+        EffectKind::Format => format!("Erase or repartition a disk: `{source}`"),
+        EffectKind::History => format!("Discard uncommitted work or rewrite history: `{source}`"),
+        EffectKind::Opaque => format!("Run something artoo cannot check: `{source}`"),
+    };
+    if matches!(
+        e.kind,
+        EffectKind::Delete | EffectKind::Overwrite | EffectKind::Truncate | EffectKind::Permissions
+    ) && !matches!(e.target, Target::None)
+    {
+        let _ = write!(line, " — by `{source}`");
+    }
+    if let Some(note) = &e.note {
+        let _ = write!(line, " ({})", text::display(note));
+    }
+    line
+}
+
+/// Classifies one action. Pure: the same action and file-system answers always give the
+/// same assessment.
+pub fn classify(action: &Action<'_>, scope: &Scope<'_>) -> Assessment {
+    match *action {
+        Action::Shell(command) => shell::classify_shell(command, scope),
+        Action::WriteFile { path, append } => classify_write(path, append, scope),
+        Action::AppleScript(source) => script::classify_applescript(source, scope),
+        Action::Shortcut { name } => script::classify_shortcut(name),
+    }
+}
+
+fn classify_write(path: &Path, append: bool, scope: &Scope<'_>) -> Assessment {
+    let path = text::normalize(path);
+    let exists = scope.fs.exists(&path);
+    let source = format!(
+        "write_file {}{}",
+        path.display(),
+        if append { " (append)" } else { "" }
+    );
+    let note = text::lookalike_note(&path.to_string_lossy());
+    if append || !exists {
+        if programs::is_sensitive_config(&path, scope.home) {
+            let effect = Effect {
+                kind: EffectKind::SystemConfig,
+                target: Target::Path {
+                    path,
+                    exists: if exists {
+                        Existence::Exists
+                    } else {
+                        Existence::Missing
+                    },
+                },
+                source,
+                note,
+            };
+            return Assessment::from_effects(vec![effect], None);
+        }
+        return Assessment::reversible();
+    }
+    let trash = if scope.fs.is_dir(&path) {
+        None
+    } else {
+        Some(vec![path.clone()])
+    };
+    let effect = Effect {
+        kind: EffectKind::Overwrite,
+        target: Target::Path {
+            path,
+            exists: Existence::Exists,
+        },
+        source,
+        note,
+    };
+    Assessment::from_effects(vec![effect], trash)
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    /// An in-memory file system for classifier tests.
+    #[derive(Default)]
+    pub struct MemFs {
+        pub entries: BTreeMap<PathBuf, Option<String>>,
+    }
+
+    impl MemFs {
+        pub fn with(paths: &[&str]) -> Self {
+            let mut fs = Self::default();
+            for p in paths {
+                fs.entries.insert(PathBuf::from(p), None);
+            }
+            fs
+        }
+
+        pub fn script(mut self, path: &str, text: &str) -> Self {
+            self.entries
+                .insert(PathBuf::from(path), Some(text.to_string()));
+            self
+        }
+    }
+
+    impl FsView for MemFs {
+        fn exists(&self, path: &Path) -> bool {
+            self.entries.contains_key(path) || self.is_dir(path)
+        }
+
+        fn is_dir(&self, path: &Path) -> bool {
+            self.entries
+                .keys()
+                .any(|k| k != path && k.starts_with(path))
+        }
+
+        fn read_script(&self, path: &Path) -> Option<String> {
+            self.entries.get(path).cloned().flatten()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::MemFs;
+    use super::*;
+
+    fn scope(fs: &MemFs) -> Scope<'_> {
+        Scope {
+            cwd: Path::new("/home/u/ws"),
+            home: Path::new("/home/u"),
+            fs,
+        }
+    }
+
+    #[test]
+    fn writing_a_new_file_is_reversible_and_overwriting_one_is_not() {
+        let fs = MemFs::with(&["/home/u/ws/old.txt"]);
+        let new = classify(
+            &Action::WriteFile {
+                path: Path::new("/home/u/ws/new.txt"),
+                append: false,
+            },
+            &scope(&fs),
+        );
+        assert!(!new.is_irreversible());
+        let old = classify(
+            &Action::WriteFile {
+                path: Path::new("/home/u/ws/old.txt"),
+                append: false,
+            },
+            &scope(&fs),
+        );
+        assert!(old.is_irreversible());
+        assert_eq!(
+            old.trash_paths(),
+            Some(&[PathBuf::from("/home/u/ws/old.txt")][..])
+        );
+        assert!(
+            old.description()
+                .starts_with("Overwrite /home/u/ws/old.txt (exists)")
+        );
+        assert_eq!(old.path_effects()[0].effect, "overwrite");
+        assert!(old.path_effects()[0].exists);
+    }
+
+    #[test]
+    fn appending_to_a_shell_startup_file_counts_as_system_configuration() {
+        let fs = MemFs::with(&["/home/u/.zshrc"]);
+        let a = classify(
+            &Action::WriteFile {
+                path: Path::new("/home/u/.zshrc"),
+                append: true,
+            },
+            &scope(&fs),
+        );
+        assert_eq!(a.effects()[0].kind, EffectKind::SystemConfig);
+        let log = classify(
+            &Action::WriteFile {
+                path: Path::new("/home/u/ws/log.txt"),
+                append: true,
+            },
+            &scope(&fs),
+        );
+        assert!(!log.is_irreversible());
+    }
+
+    #[test]
+    fn a_script_a_command_runs_is_read_and_judged_by_its_content() {
+        let fs = MemFs::default()
+            .script("/home/u/ws/clean.sh", "rm -rf ~/Downloads")
+            .script("/home/u/ws/list.sh", "ls ~ | wc -l");
+        assert!(classify(&Action::Shell("bash clean.sh"), &scope(&fs)).is_irreversible());
+        assert!(classify(&Action::Shell("./clean.sh"), &scope(&fs)).is_irreversible());
+        assert!(!classify(&Action::Shell("sh list.sh"), &scope(&fs)).is_irreversible());
+        assert!(classify(&Action::Shell("sh gone.sh"), &scope(&fs)).is_irreversible());
+    }
+
+    #[test]
+    fn a_description_names_the_verb_the_path_and_whether_it_exists() {
+        let fs = MemFs::with(&["/home/u/ws/a.txt"]);
+        let a = classify(&Action::Shell("rm a.txt b.txt"), &scope(&fs));
+        let d = a.description();
+        assert!(d.contains("Delete /home/u/ws/a.txt (exists)"), "{d}");
+        assert!(
+            d.contains("Delete /home/u/ws/b.txt (does not exist yet)"),
+            "{d}"
+        );
+        assert!(a.reversible_alternative().is_some());
+    }
+}

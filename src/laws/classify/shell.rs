@@ -1,0 +1,972 @@
+//! Walks a parsed shell program: every list, pipeline, compound command, function body,
+//! redirection, command substitution, process substitution and here-document, and hands
+//! each simple command (as evaluated words) to the program rules in `programs`.
+
+use std::path::PathBuf;
+
+use brush_parser::ast::{
+    AndOr, AndOrList, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
+    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, Program,
+    SimpleCommand, Word,
+};
+use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
+use brush_parser::{Parser, ParserOptions};
+
+use super::text;
+use super::{Assessment, Effect, EffectKind, Existence, Scope, Target};
+use crate::contracts::first_chars;
+
+/// Nested scripts (`bash -c`, `eval`, `$(…)`) deeper than this are not followed.
+const MAX_DEPTH: usize = 12;
+/// Longer command lines are not analysed.
+const MAX_LEN: usize = 64 * 1024;
+/// Opening brackets and block keywords beyond this are not parsed: the parser recurses
+/// per level and must never exhaust a worker thread's stack.
+const MAX_OPENERS: usize = 40;
+/// Unquoted brackets nested deeper than this are not parsed: on unbalanced input the
+/// parser backtracks exponentially in the depth (found by fuzzing: 28 `(` took 2 min).
+const MAX_NESTING: usize = 10;
+/// `${…}` expansions in one word, and in one command, beyond which nothing is parsed.
+const MAX_EXPANSIONS_PER_WORD: usize = 8;
+const MAX_EXPANSIONS_PER_COMMAND: usize = 64;
+/// Characters of a command kept in an effect's `source`.
+const SOURCE_CHARS: usize = 160;
+
+pub(super) fn classify_shell(command: &str, scope: &Scope<'_>) -> Assessment {
+    let mut w = Walker::new(scope);
+    w.script(command, 0);
+    w.finish()
+}
+
+/// One evaluated word: its literal value when it is fixed before the command runs.
+#[derive(Clone, Debug)]
+pub(super) struct Arg {
+    pub lit: Option<String>,
+    pub raw: String,
+    /// Unquoted glob or brace syntax: the shell expands it to unknown names.
+    pub glob: bool,
+}
+
+impl Arg {
+    pub fn literal(s: &str) -> Self {
+        Arg {
+            lit: Some(s.to_string()),
+            raw: s.to_string(),
+            glob: false,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        self.lit.as_deref().unwrap_or(&self.raw)
+    }
+
+    /// The literal value when it is fixed and not a glob.
+    pub fn fixed(&self) -> Option<&str> {
+        if self.glob { None } else { self.lit.as_deref() }
+    }
+}
+
+/// Where a simple command's standard input comes from.
+#[derive(Clone, Debug)]
+pub(super) enum Stdin {
+    /// Nothing (the tool runs commands with stdin closed).
+    Closed,
+    /// A pipe or a file: content unknown to the classifier.
+    Unknown,
+    /// A here-document or here-string with this text.
+    Literal(String),
+}
+
+pub(super) struct Walker<'a> {
+    pub scope: &'a Scope<'a>,
+    /// `None` once a `cd` made the working directory unknowable.
+    pub cwd: Option<PathBuf>,
+    pub effects: Vec<Effect>,
+    /// Still true while every command seen is a plain deletion of named paths.
+    pub trash_ok: bool,
+    pub trash: Vec<PathBuf>,
+    /// Inside `ssh HOST …`: paths live on another machine.
+    pub remote: Option<String>,
+    /// > 0 inside branches, loops and function bodies, where a `cd` may or may not run.
+    conditional: u32,
+}
+
+impl<'a> Walker<'a> {
+    pub(super) fn new(scope: &'a Scope<'a>) -> Self {
+        Walker {
+            scope,
+            cwd: Some(scope.cwd.to_path_buf()),
+            effects: Vec::new(),
+            trash_ok: true,
+            trash: Vec::new(),
+            remote: None,
+            conditional: 0,
+        }
+    }
+
+    pub(super) fn finish(self) -> Assessment {
+        let all_known_deletes = self.effects.iter().all(|e| {
+            e.kind == EffectKind::Delete
+                && matches!(
+                    e.target,
+                    Target::Path {
+                        exists: Existence::Exists | Existence::Missing,
+                        ..
+                    }
+                )
+        });
+        let mut paths = self.trash;
+        paths.sort();
+        paths.dedup();
+        let trash = (self.trash_ok && all_known_deletes).then_some(paths);
+        Assessment::from_effects(self.effects, trash)
+    }
+
+    pub fn push(&mut self, kind: EffectKind, target: Target, source: String, note: Option<String>) {
+        let note = match (&self.remote, note) {
+            (Some(host), Some(n)) => Some(format!("on {host}; {n}")),
+            (Some(host), None) => Some(format!("on {host}")),
+            (None, n) => n,
+        };
+        if kind != EffectKind::Delete {
+            self.trash_ok = false;
+        }
+        self.effects.push(Effect {
+            kind,
+            target,
+            source: first_chars(&source, SOURCE_CHARS),
+            note,
+        });
+    }
+
+    pub fn opaque(&mut self, source: &str, reason: impl Into<String>) {
+        self.push(
+            EffectKind::Opaque,
+            Target::None,
+            source.to_string(),
+            Some(reason.into()),
+        );
+    }
+
+    /// Parses and walks `text`, a complete shell script.
+    pub fn script(&mut self, text: &str, depth: usize) {
+        if depth > MAX_DEPTH {
+            self.opaque(text, "commands nested too deeply to check");
+            return;
+        }
+        if text.len() > MAX_LEN {
+            self.opaque(&first_chars(text, 80), "the command is too long to check");
+            return;
+        }
+        match parse_bounded(text) {
+            Ok(program) => {
+                for list in &program.complete_commands {
+                    self.compound_list(list, depth);
+                }
+            }
+            Err(reason) => self.opaque(text, reason),
+        }
+    }
+
+    fn compound_list(&mut self, list: &CompoundList, depth: usize) {
+        for item in &list.0 {
+            self.and_or(&item.0, depth);
+        }
+    }
+
+    fn and_or(&mut self, list: &AndOrList, depth: usize) {
+        // After `||` a command runs only when the one before failed, so a `cd` before it
+        // may not have happened: treat the whole list as conditional.
+        let has_or = list.additional.iter().any(|a| matches!(a, AndOr::Or(_)));
+        if has_or {
+            self.conditional += 1;
+        }
+        self.pipeline(&list.first, depth);
+        for next in &list.additional {
+            match next {
+                AndOr::And(p) | AndOr::Or(p) => self.pipeline(p, depth),
+            }
+        }
+        if has_or {
+            self.conditional -= 1;
+        }
+    }
+
+    fn pipeline(&mut self, p: &Pipeline, depth: usize) {
+        if p.seq.len() == 1 {
+            self.command(&p.seq[0], Stdin::Closed, depth);
+            return;
+        }
+        // Every part of a pipeline runs in its own subshell.
+        for (i, cmd) in p.seq.iter().enumerate() {
+            let saved = self.cwd.clone();
+            let stdin = if i == 0 {
+                Stdin::Closed
+            } else {
+                Stdin::Unknown
+            };
+            self.command(cmd, stdin, depth);
+            self.cwd = saved;
+        }
+    }
+
+    fn command(&mut self, cmd: &Command, stdin: Stdin, depth: usize) {
+        match cmd {
+            Command::Simple(sc) => self.simple(sc, stdin, depth),
+            Command::Compound(cc, redirects) => {
+                if let Some(list) = redirects {
+                    let mut stdin = stdin;
+                    for r in &list.0 {
+                        self.redirect(r, &mut stdin, depth);
+                    }
+                }
+                self.compound(cc, depth);
+            }
+            Command::Function(def) => {
+                // A function body counts whether or not it is called: its name may be
+                // used later in ways the classifier cannot follow.
+                let saved = self.cwd.clone();
+                self.conditional += 1;
+                self.compound(&def.body.0, depth);
+                if let Some(list) = &def.body.1 {
+                    let mut stdin = Stdin::Closed;
+                    for r in &list.0 {
+                        self.redirect(r, &mut stdin, depth);
+                    }
+                }
+                self.conditional -= 1;
+                self.cwd = saved;
+            }
+            Command::ExtendedTest(test, redirects) => {
+                self.extended_test(&test.expr, depth);
+                if let Some(list) = redirects {
+                    let mut stdin = stdin;
+                    for r in &list.0 {
+                        self.redirect(r, &mut stdin, depth);
+                    }
+                }
+            }
+        }
+    }
+
+    fn extended_test(&mut self, expr: &ExtendedTestExpr, depth: usize) {
+        match expr {
+            ExtendedTestExpr::And(a, b) | ExtendedTestExpr::Or(a, b) => {
+                self.extended_test(a, depth);
+                self.extended_test(b, depth);
+            }
+            ExtendedTestExpr::Not(a) | ExtendedTestExpr::Parenthesized(a) => {
+                self.extended_test(a, depth)
+            }
+            ExtendedTestExpr::UnaryTest(_, w) => {
+                self.word(w, depth);
+            }
+            ExtendedTestExpr::BinaryTest(_, a, b) => {
+                self.word(a, depth);
+                self.word(b, depth);
+            }
+        }
+    }
+
+    fn compound(&mut self, cc: &CompoundCommand, depth: usize) {
+        match cc {
+            CompoundCommand::Arithmetic(a) => {
+                self.arithmetic(&a.expr.value);
+                // The parser reads `( ( cmd ) )` (nested subshells in bash) as `((…))`
+                // arithmetic; classify the text as commands too so that misreading
+                // can only make the answer more careful.
+                let saved = self.cwd.clone();
+                self.script(&a.expr.value, depth + 1);
+                self.cwd = saved;
+            }
+            CompoundCommand::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.arithmetic(&e.value);
+                }
+                self.conditional += 1;
+                self.compound_list(&f.body.list, depth);
+                self.conditional -= 1;
+            }
+            CompoundCommand::BraceGroup(b) => self.compound_list(&b.list, depth),
+            CompoundCommand::Subshell(s) => {
+                let saved = self.cwd.clone();
+                self.compound_list(&s.list, depth);
+                self.cwd = saved;
+            }
+            CompoundCommand::ForClause(f) => {
+                for w in f.values.iter().flatten() {
+                    self.word(w, depth);
+                }
+                self.conditional += 1;
+                self.compound_list(&f.body.list, depth);
+                self.conditional -= 1;
+            }
+            CompoundCommand::CaseClause(c) => {
+                self.word(&c.value, depth);
+                self.conditional += 1;
+                for item in &c.cases {
+                    for p in &item.patterns {
+                        self.word(p, depth);
+                    }
+                    if let Some(list) = &item.cmd {
+                        self.compound_list(list, depth);
+                    }
+                }
+                self.conditional -= 1;
+            }
+            CompoundCommand::IfClause(i) => {
+                self.compound_list(&i.condition, depth);
+                self.conditional += 1;
+                self.compound_list(&i.then, depth);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.compound_list(c, depth);
+                    }
+                    self.compound_list(&e.body, depth);
+                }
+                self.conditional -= 1;
+            }
+            CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+                self.conditional += 1;
+                self.compound_list(&w.0, depth);
+                self.compound_list(&w.1.list, depth);
+                self.conditional -= 1;
+            }
+            CompoundCommand::Coprocess(c) => {
+                let saved = self.cwd.clone();
+                self.command(&c.body, Stdin::Unknown, depth);
+                self.cwd = saved;
+            }
+        }
+    }
+
+    fn arithmetic(&mut self, expr: &str) {
+        if expr.contains("$(") || expr.contains('`') {
+            self.opaque(expr, "a command runs inside an arithmetic expression");
+        }
+    }
+
+    fn simple(&mut self, sc: &SimpleCommand, stdin: Stdin, depth: usize) {
+        let mut args: Vec<Arg> = Vec::new();
+        let mut redirects: Vec<&IoRedirect> = Vec::new();
+        let mut items: Vec<&CommandPrefixOrSuffixItem> = Vec::new();
+        if let Some(prefix) = &sc.prefix {
+            items.extend(prefix.0.iter());
+        }
+        let name_pos = items.len();
+        if let Some(suffix) = &sc.suffix {
+            items.extend(suffix.0.iter());
+        }
+        for (i, item) in items.iter().enumerate() {
+            if i == name_pos {
+                if let Some(name) = &sc.word_or_name {
+                    args.push(self.word(name, depth));
+                }
+            }
+            match item {
+                CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+                CommandPrefixOrSuffixItem::Word(w) => args.push(self.word(w, depth)),
+                CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                    let value = self.word(w, depth);
+                    // `declare x=…`/`export x=…` take assignments as arguments.
+                    if i >= name_pos {
+                        args.push(value);
+                    }
+                }
+                CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                    let saved = self.cwd.clone();
+                    self.compound_list(&sub.list, depth);
+                    self.cwd = saved;
+                    if i >= name_pos {
+                        args.push(Arg {
+                            lit: None,
+                            raw: "<(…)".into(),
+                            glob: false,
+                        });
+                    }
+                }
+            }
+        }
+        if items.len() == name_pos {
+            if let Some(name) = &sc.word_or_name {
+                args.push(self.word(name, depth));
+            }
+        }
+        let mut stdin = stdin;
+        for r in redirects {
+            self.redirect(r, &mut stdin, depth);
+        }
+        if args.is_empty() {
+            return;
+        }
+        self.argv(&args, &stdin, None, depth);
+    }
+
+    fn redirect(&mut self, r: &IoRedirect, stdin: &mut Stdin, depth: usize) {
+        match r {
+            IoRedirect::File(fd, kind, target) => match target {
+                IoFileRedirectTarget::Filename(w) => {
+                    let arg = self.word(w, depth);
+                    match kind {
+                        IoFileRedirectKind::Read => {
+                            if fd.is_none_or(|f| f == 0) {
+                                *stdin = Stdin::Unknown;
+                            }
+                        }
+                        IoFileRedirectKind::Write | IoFileRedirectKind::Clobber => {
+                            self.write_target(&arg, ">")
+                        }
+                        IoFileRedirectKind::Append => self.append_target(&arg, ">>"),
+                        IoFileRedirectKind::ReadAndWrite => {}
+                        IoFileRedirectKind::DuplicateOutput => self.write_target(&arg, ">&"),
+                        IoFileRedirectKind::DuplicateInput => {}
+                    }
+                }
+                IoFileRedirectTarget::Duplicate(w) => {
+                    let arg = self.word(w, depth);
+                    let is_fd = arg.lit.as_deref().is_some_and(|s| {
+                        s == "-" || s.trim_end_matches('-').parse::<u32>().is_ok()
+                    });
+                    if !is_fd && matches!(kind, IoFileRedirectKind::DuplicateOutput) {
+                        self.write_target(&arg, ">&");
+                    }
+                }
+                IoFileRedirectTarget::Fd(_) => {}
+                IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
+                    let saved = self.cwd.clone();
+                    self.compound_list(&sub.list, depth);
+                    self.cwd = saved;
+                }
+            },
+            IoRedirect::HereDocument(fd, doc) => {
+                if doc.requires_expansion {
+                    self.heredoc_expansions(&doc.doc.value, depth);
+                }
+                if fd.is_none_or(|f| f == 0) {
+                    *stdin = Stdin::Literal(doc.doc.value.clone());
+                }
+            }
+            IoRedirect::HereString(fd, w) => {
+                let arg = self.word(w, depth);
+                if fd.is_none_or(|f| f == 0) {
+                    *stdin = match arg.lit {
+                        Some(s) => Stdin::Literal(s),
+                        None => Stdin::Unknown,
+                    };
+                }
+            }
+            IoRedirect::OutputAndError(w, append) => {
+                let arg = self.word(w, depth);
+                if *append {
+                    self.append_target(&arg, "&>>");
+                } else {
+                    self.write_target(&arg, "&>");
+                }
+            }
+        }
+    }
+
+    fn heredoc_expansions(&mut self, body: &str, depth: usize) {
+        match parse_word(body, true) {
+            Some(pieces) => {
+                let mut value = Some(String::new());
+                let mut glob = false;
+                for p in &pieces {
+                    self.piece(&p.piece, true, &mut value, &mut glob, depth);
+                }
+            }
+            None => self.opaque(
+                &first_chars(body, 80),
+                "a here-document could not be parsed",
+            ),
+        }
+    }
+
+    /// `> file`: overwriting an existing file is irreversible; creating one is not.
+    pub fn write_target(&mut self, arg: &Arg, op: &str) {
+        self.trash_ok = false;
+        let source = format!("{op} {}", arg.text());
+        match self.path_target(arg) {
+            Target::Path { path, exists } => {
+                if is_harmless_device(&path) {
+                    return;
+                }
+                if exists == Existence::Missing {
+                    // A new file is reversible, unless it configures the system
+                    // (`/etc/sudoers.d/x`, `~/Library/LaunchAgents/x.plist`).
+                    if super::programs::is_sensitive_config(&path, self.scope.home) {
+                        self.push(
+                            EffectKind::SystemConfig,
+                            Target::Path { path, exists },
+                            source,
+                            None,
+                        );
+                    }
+                    return;
+                }
+                let note = text::lookalike_note(&path.to_string_lossy());
+                self.push(
+                    EffectKind::Overwrite,
+                    Target::Path { path, exists },
+                    source,
+                    note,
+                );
+            }
+            other => self.push(EffectKind::Overwrite, other, source, None),
+        }
+    }
+
+    /// `>> file`: appending keeps what was there, except that appending to a shell
+    /// start-up file or system configuration changes how the computer behaves.
+    pub fn append_target(&mut self, arg: &Arg, op: &str) {
+        self.trash_ok = false;
+        let source = format!("{op} {}", arg.text());
+        match self.path_target(arg) {
+            Target::Path { path, exists } => {
+                if is_harmless_device(&path) {
+                    return;
+                }
+                if super::programs::is_sensitive_config(&path, self.scope.home) {
+                    self.push(
+                        EffectKind::SystemConfig,
+                        Target::Path { path, exists },
+                        source,
+                        None,
+                    );
+                }
+            }
+            Target::Unknown(what) => self.push(
+                EffectKind::Overwrite,
+                Target::Unknown(format!("append to {what}")),
+                source,
+                None,
+            ),
+            _ => {}
+        }
+    }
+
+    /// Resolves a word naming a path.
+    pub fn path_target(&self, arg: &Arg) -> Target {
+        let Some(lit) = arg.lit.as_deref() else {
+            return Target::Unknown(format!("`{}` (named only when the command runs)", arg.raw));
+        };
+        if arg.glob {
+            let place = match &self.cwd {
+                Some(c) if !lit.starts_with('/') => format!(" in {}", c.display()),
+                _ => String::new(),
+            };
+            return Target::Pattern(format!("{lit}{place}"));
+        }
+        if self.remote.is_some() {
+            return Target::Path {
+                path: PathBuf::from(lit),
+                exists: Existence::Unknown,
+            };
+        }
+        match text::resolve(lit, self.cwd.as_deref()) {
+            Some(path) => {
+                let exists = if self.scope.fs.exists(&path) {
+                    Existence::Exists
+                } else {
+                    Existence::Missing
+                };
+                Target::Path { path, exists }
+            }
+            None => Target::Path {
+                path: PathBuf::from(lit),
+                exists: Existence::Unknown,
+            },
+        }
+    }
+
+    pub fn set_cwd(&mut self, dir: Option<&Arg>) {
+        if self.conditional > 0 || self.remote.is_some() {
+            self.cwd = None;
+            return;
+        }
+        let next = match dir {
+            None => Some(self.scope.home.to_path_buf()),
+            Some(a) => match a.fixed() {
+                Some("-") | None => None,
+                Some(d) => text::resolve(d, self.cwd.as_deref()),
+            },
+        };
+        self.cwd = next;
+    }
+
+    /// Evaluates a word: walks every command substitution in it and returns its literal
+    /// value when that is fixed before the command runs.
+    pub fn word(&mut self, w: &Word, depth: usize) -> Arg {
+        let raw = w.value.clone();
+        match parse_word(&w.value, false) {
+            Some(pieces) => {
+                let mut value = Some(String::new());
+                let mut glob = false;
+                for p in &pieces {
+                    self.piece(&p.piece, false, &mut value, &mut glob, depth);
+                }
+                Arg {
+                    lit: value,
+                    raw,
+                    glob,
+                }
+            }
+            None => {
+                self.opaque(&raw, "a word could not be parsed");
+                Arg {
+                    lit: None,
+                    raw,
+                    glob: false,
+                }
+            }
+        }
+    }
+
+    fn piece(
+        &mut self,
+        piece: &WordPiece,
+        quoted: bool,
+        value: &mut Option<String>,
+        glob: &mut bool,
+        depth: usize,
+    ) {
+        let append = |value: &mut Option<String>, s: &str| {
+            if let Some(v) = value {
+                v.push_str(s);
+            }
+        };
+        match piece {
+            WordPiece::Text(s) => {
+                if !quoted && text::is_glob(s) {
+                    *glob = true;
+                }
+                append(value, s);
+            }
+            WordPiece::SingleQuotedText(s) => append(value, s),
+            WordPiece::AnsiCQuotedText(s) => append(value, &decode_ansi_c(s)),
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                for p in inner {
+                    self.piece(&p.piece, true, value, glob, depth);
+                }
+            }
+            WordPiece::TildeExpansion(TildeExpr::Home) => {
+                let home = self.scope.home.to_string_lossy().into_owned();
+                if self.remote.is_some() {
+                    append(value, "~");
+                } else {
+                    append(value, &home);
+                }
+            }
+            WordPiece::TildeExpansion(_) => *value = None,
+            WordPiece::ParameterExpansion(expr) => {
+                let debug = format!("{expr:?}");
+                if debug.contains("$(") || debug.contains('`') || debug.contains("<(") {
+                    self.opaque(&debug, "a command runs inside a ${…} expansion");
+                    *value = None;
+                    return;
+                }
+                match expr {
+                    ParameterExpr::Parameter {
+                        parameter: Parameter::Named(name),
+                        indirect: false,
+                    } if name == "HOME" && self.remote.is_none() => {
+                        let home = self.scope.home.to_string_lossy().into_owned();
+                        append(value, &home);
+                    }
+                    ParameterExpr::Parameter {
+                        parameter: Parameter::Named(name),
+                        indirect: false,
+                    } if name == "PWD" && self.cwd.is_some() => {
+                        let cwd = self
+                            .cwd
+                            .as_ref()
+                            .map(|c| c.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        append(value, &cwd);
+                    }
+                    _ => *value = None,
+                }
+            }
+            WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                let saved = self.cwd.clone();
+                self.script(s, depth + 1);
+                self.cwd = saved;
+                *value = None;
+            }
+            WordPiece::EscapeSequence(s) => {
+                let rest = s.strip_prefix('\\').unwrap_or(s);
+                if rest == "\n" {
+                    return;
+                }
+                if quoted && !rest.starts_with(['$', '`', '"', '\\']) {
+                    append(value, s);
+                } else {
+                    append(value, rest);
+                }
+            }
+            WordPiece::ArithmeticExpression(e) => {
+                self.arithmetic(&e.value);
+                *value = None;
+            }
+        }
+    }
+}
+
+/// Writing to these never destroys data.
+fn is_harmless_device(path: &std::path::Path) -> bool {
+    let s = path.to_string_lossy();
+    matches!(
+        s.as_ref(),
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero"
+    ) || s.starts_with("/dev/fd/")
+}
+
+/// Parses a shell script within the limits that keep parsing fast and shallow; the
+/// error says, in plain words, why the script was not parsed.
+pub fn parse_bounded(text: &str) -> Result<Program, String> {
+    if text.len() > MAX_LEN {
+        return Err("the command is too long to check".into());
+    }
+    // Control characters have no place in a command an agent writes, and one (a form
+    // feed after a here-document operator: `<< \x0c<- `) sends the parser into an
+    // endless loop (found by fuzzing).
+    if text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        return Err("the command contains control characters".into());
+    }
+    if openers(text) > MAX_OPENERS || nesting(text) > MAX_NESTING {
+        return Err("the command is nested too deeply to check".into());
+    }
+    if has_oversized_number(text) {
+        return Err("it contains a number too large to be a file descriptor or stack index".into());
+    }
+    if text.matches("${").count() > MAX_EXPANSIONS_PER_COMMAND
+        || text
+            .split_whitespace()
+            .any(|w| w.matches("${").count() > MAX_EXPANSIONS_PER_WORD)
+    {
+        return Err("it has too many ${…} expansions to check".into());
+    }
+    let options = ParserOptions::default();
+    contained(|| {
+        Parser::new(std::io::BufReader::new(text.as_bytes()), &options)
+            .parse_program()
+            .map_err(|err| format!("it could not be parsed: {err}"))
+    })
+    .unwrap_or_else(|| Err("the parser failed on it".into()))
+}
+
+/// Runs the third-party parser so that a bug in it (a panic) makes the answer
+/// "irreversible" instead of taking the caller down.
+fn contained<T>(f: impl FnOnce() -> T) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
+}
+
+/// The pieces of a word (or here-document body), parsed within [`contained`].
+pub fn parse_word(text: &str, heredoc: bool) -> Option<Vec<word::WordPieceWithSource>> {
+    // Many nested `${…}` make the word parser backtrack for seconds (found by fuzzing).
+    if has_oversized_number(text) || text.matches("${").count() > MAX_EXPANSIONS_PER_WORD {
+        return None;
+    }
+    let options = ParserOptions::default();
+    contained(|| {
+        if heredoc {
+            word::parse_heredoc(text, &options).ok()
+        } else {
+            word::parse(text, &options).ok()
+        }
+    })
+    .flatten()
+}
+
+/// `11111111111>file` or `~+11111111111`: numbers that overflow make the parser panic
+/// (found by fuzzing); no real command has one.
+fn has_oversized_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut run = 0usize;
+    let mut start = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b.is_ascii_digit() {
+            if run == 0 {
+                start = i;
+            }
+            run += 1;
+            continue;
+        }
+        if run > 9 {
+            let before = &bytes[..start];
+            let after_tilde =
+                before.ends_with(b"~") || before.ends_with(b"~+") || before.ends_with(b"~-");
+            if after_tilde || b == b'<' || b == b'>' {
+                return true;
+            }
+        }
+        run = 0;
+    }
+    run > 9 && {
+        let before = &bytes[..start];
+        before.ends_with(b"~") || before.ends_with(b"~+") || before.ends_with(b"~-")
+    }
+}
+
+/// The deepest nesting of unquoted `(` and `{` (unbalanced closers are ignored).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut chars = text.chars();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some('\''), '\'') => quote = None,
+            (Some('\''), _) => {}
+            (Some('"'), '\\') => {
+                chars.next();
+            }
+            (Some('"'), '"') => quote = None,
+            (Some(_), _) => {}
+            (None, '\\') => {
+                chars.next();
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '{') => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            (None, ')' | '}') => depth = depth.saturating_sub(1),
+            (None, _) => {}
+        }
+    }
+    max
+}
+
+/// Counts opening brackets and block keywords (an upper bound on nesting).
+fn openers(text: &str) -> usize {
+    let brackets = text
+        .chars()
+        .filter(|c| matches!(c, '(' | '{' | '`'))
+        .count();
+    let keywords = text
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| matches!(*w, "if" | "while" | "until" | "for" | "case" | "select"))
+        .count();
+    brackets + keywords
+}
+
+/// Decodes the body of `$'…'` (ANSI-C quoting).
+pub(super) fn decode_ansi_c(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'e' | 'E' => out.push('\u{1b}'),
+            'f' => out.push('\u{c}'),
+            'v' => out.push('\u{b}'),
+            '\\' | '\'' | '"' | '?' => out.push(e),
+            'x' | 'u' | 'U' => {
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut hex = String::new();
+                while hex.len() < max {
+                    match chars.peek() {
+                        Some(h) if h.is_ascii_hexdigit() => {
+                            hex.push(*h);
+                            chars.next();
+                        }
+                        _ => break,
+                    }
+                }
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(ch) if !hex.is_empty() => out.push(ch),
+                    _ => {
+                        out.push('\\');
+                        out.push(e);
+                        out.push_str(&hex);
+                    }
+                }
+            }
+            '0'..='7' => {
+                let mut oct = String::from(e);
+                while oct.len() < 3 {
+                    match chars.peek() {
+                        Some(o) if ('0'..='7').contains(o) => {
+                            oct.push(*o);
+                            chars.next();
+                        }
+                        _ => break,
+                    }
+                }
+                match u32::from_str_radix(&oct, 8).ok().and_then(char::from_u32) {
+                    Some(ch) => out.push(ch),
+                    None => out.push_str(&oct),
+                }
+            }
+            'c' => {
+                // Control character: \cX.
+                if let Some(x) = chars.next() {
+                    out.push(char::from_u32((x as u32) & 0x1f).unwrap_or(x));
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_c_quoting_decodes_hex_octal_and_unicode_escapes() {
+        assert_eq!(decode_ansi_c(r"\x72m"), "rm");
+        assert_eq!(decode_ansi_c(r"\162\155"), "rm");
+        assert_eq!(decode_ansi_c(r"\u0072m"), "rm");
+        assert_eq!(decode_ansi_c(r"a\nb\q"), "a\nb\\q");
+    }
+
+    #[test]
+    fn unbalanced_deep_nesting_is_refused_without_parsing() {
+        let deep = format!("{}%{{", "(".repeat(28));
+        let started = std::time::Instant::now();
+        assert!(parse_bounded(&deep).is_err());
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(nesting("echo '((((((((((((' \"(((\" \\( (a) { b; }"), 1);
+        assert!(parse_bounded("( ( ( ls ) ) )").is_ok());
+        assert!(parse_bounded("<< \u{c}<- ").is_err());
+        assert!(parse_bounded("1 11111111111>> x").is_err());
+        assert!(parse_word("~+99999999999", false).is_none());
+        assert!(parse_word("~/a1234567890", false).is_some());
+        assert!(parse_bounded("ls 2>/dev/null").is_ok());
+    }
+
+    #[test]
+    fn openers_counts_brackets_and_block_keywords() {
+        assert_eq!(openers("ls"), 0);
+        assert_eq!(openers("if true; then (ls); fi"), 2);
+        assert_eq!(openers("$(a `b`)"), 3);
+    }
+}

@@ -1,0 +1,504 @@
+//! The guards the seed names, in code: head + tail truncation of tool output, the
+//! personal-path `find` redirect to mdfind, the `-maxdepth` strip, duplicate-call
+//! refusal and per-task MUST NOT enforcement (blocked tools and targets).
+//!
+//! **Invariant:** truncation cuts on character boundaries and never returns more than
+//! the limit; a refusal always says why and what to do instead.
+
+use std::path::{Path, PathBuf};
+
+use brush_parser::ast::{
+    Command, CommandPrefixOrSuffixItem, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect,
+    SimpleCommand,
+};
+use brush_parser::word::{Parameter, ParameterExpr, TildeExpr, WordPiece};
+use serde_json::Value;
+
+use super::Prepared;
+use crate::contracts::{ToolCallRecord, ToolCallStatus, first_chars};
+
+/// Keeps the first third and the end of `s` within `limit` characters, with a marker
+/// saying how much was left out. The model sees both the context and the result.
+pub fn head_tail(s: &str, limit: usize) -> String {
+    let total = s.chars().count();
+    if total <= limit {
+        return s.to_string();
+    }
+    let marker_for = |omitted: usize| format!("\n…[{omitted} characters omitted]…\n");
+    // The marker's own length depends on the count; reserve for the widest one.
+    let reserve = marker_for(total).chars().count();
+    if limit <= reserve {
+        return first_chars(s, limit);
+    }
+    let room = limit - reserve;
+    let head = room / 3;
+    let tail = room - head;
+    let omitted = total - head - tail;
+    let head_end = s.char_indices().nth(head).map_or(s.len(), |(i, _)| i);
+    let tail_start = s
+        .char_indices()
+        .nth(total - tail)
+        .map_or(s.len(), |(i, _)| i);
+    format!(
+        "{}{}{}",
+        &s[..head_end],
+        marker_for(omitted),
+        &s[tail_start..]
+    )
+}
+
+/// A refusal when `tool` is blocked for this task.
+pub fn blocked_tool(tool: &str, blocked: &[String]) -> Option<String> {
+    blocked
+        .iter()
+        .any(|b| b.trim().eq_ignore_ascii_case(tool))
+        .then(|| {
+            format!(
+                "Refused: the plan forbids the tool `{tool}` for this task (MUST NOT). Use a different tool."
+            )
+        })
+}
+
+/// Every string in the call: its target and all string parameters.
+fn call_texts(prepared: &Prepared) -> Vec<String> {
+    fn collect(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| collect(x, out)),
+            Value::Object(o) => o.values().for_each(|x| collect(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = vec![prepared.target.clone()];
+    collect(&prepared.input, &mut out);
+    out
+}
+
+fn expand_home(s: &str, home: &Path) -> String {
+    let h = home.to_string_lossy();
+    let mut out = s.replace("${HOME}", &h).replace("$HOME", &h);
+    if out == "~" {
+        out = h.to_string();
+    } else if let Some(rest) = out.strip_prefix("~/") {
+        out = format!("{h}/{rest}");
+    }
+    out.replace(" ~/", &format!(" {h}/"))
+        .replace("'~/", &format!("'{h}/"))
+        .replace("\"~/", &format!("\"{h}/"))
+}
+
+/// Whether `needle` occurs in `hay` as a whole token: not glued to letters or digits on
+/// either side (a `/` after it is allowed, so a blocked folder blocks what is inside).
+fn contains_token(hay: &str, needle: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let mut start = 0;
+    while let Some(pos) = hay[start..].find(needle) {
+        let at = start + pos;
+        let end = at + needle.len();
+        let before_ok = hay[..at].chars().next_back().is_none_or(|c| !is_word(c));
+        let after_ok = hay[end..].chars().next().is_none_or(|c| !is_word(c));
+        if before_ok && after_ok {
+            return true;
+        }
+        start = at + hay[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// A refusal when the call names a blocked target (path, query or command).
+pub fn blocked_target(prepared: &Prepared, blocked: &[String], home: &Path) -> Option<String> {
+    let texts: Vec<String> = call_texts(prepared)
+        .iter()
+        .map(|t| expand_home(t, home))
+        .collect();
+    for b in blocked {
+        let needle = expand_home(b.trim(), home);
+        let needle = needle.trim_end_matches('/');
+        if needle.is_empty() {
+            continue;
+        }
+        if texts.iter().any(|t| contains_token(t, needle)) {
+            return Some(format!(
+                "Refused: the plan forbids the target `{b}` for this task (MUST NOT): it failed before. Choose a different target or approach."
+            ));
+        }
+    }
+    None
+}
+
+/// The message for a call identical to call `n` of this sub-task.
+pub fn duplicate_message(n: usize, earlier: &ToolCallRecord) -> String {
+    let how = match earlier.status {
+        ToolCallStatus::Ok => format!(
+            "it succeeded and its output began: «{}»",
+            first_chars(&earlier.output_head, 120)
+        ),
+        ToolCallStatus::Error => {
+            format!("it failed: {}", earlier.error.as_deref().unwrap_or("error"))
+        }
+        ToolCallStatus::Denied => "the user did not allow it".to_string(),
+        ToolCallStatus::Refused => format!(
+            "it was refused: {}",
+            earlier.error.as_deref().unwrap_or("refused")
+        ),
+    };
+    format!(
+        "Refused: this exact call ({} {}) already ran as call #{n} of this sub-task; {how}. Use that result or try a different approach.",
+        earlier.tool,
+        first_chars(&earlier.target, 120)
+    )
+}
+
+/// What the `find` guards made of a shell command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FindRewrite {
+    /// Not a `find` the guards change.
+    Unchanged,
+    /// `-maxdepth N` removed (the model's depth limits made searches miss, digest #1).
+    Stripped(String),
+    /// A `find` on a personal path, answered by the file index instead (digest #14).
+    Mdfind {
+        query: String,
+        onlyin: PathBuf,
+        kind: Option<char>,
+        /// The command after stripping, kept for the record.
+        original: String,
+    },
+}
+
+/// The literal value of a word when it has no run-time parts.
+fn literal(w: &str, home: &Path) -> Option<String> {
+    let pieces = crate::laws::classify::parse_word(w, false)?;
+    let mut out = String::new();
+    fn piece(p: &WordPiece, home: &Path, out: &mut String) -> Option<()> {
+        match p {
+            WordPiece::Text(s) | WordPiece::SingleQuotedText(s) => out.push_str(s),
+            WordPiece::DoubleQuotedSequence(inner) => {
+                for x in inner {
+                    piece(&x.piece, home, out)?;
+                }
+            }
+            WordPiece::EscapeSequence(s) => out.push_str(s.strip_prefix('\\').unwrap_or(s)),
+            WordPiece::TildeExpansion(TildeExpr::Home) => out.push_str(&home.to_string_lossy()),
+            WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+                parameter: Parameter::Named(n),
+                indirect: false,
+            }) if n == "HOME" => out.push_str(&home.to_string_lossy()),
+            _ => return None,
+        }
+        Some(())
+    }
+    for p in &pieces {
+        piece(&p.piece, home, &mut out)?;
+    }
+    Some(out)
+}
+
+fn is_personal(path: &str, home: &Path) -> bool {
+    let p = Path::new(path);
+    p.starts_with(home)
+        || ["/Users", "/Volumes", "/home"]
+            .iter()
+            .any(|root| p.starts_with(root))
+}
+
+fn char_to_byte(s: &str, char_idx: usize) -> usize {
+    s.char_indices().nth(char_idx).map_or(s.len(), |(i, _)| i)
+}
+
+fn words_of(sc: &SimpleCommand) -> Vec<&brush_parser::ast::Word> {
+    let mut out = Vec::new();
+    if let Some(w) = &sc.word_or_name {
+        out.push(w);
+    }
+    if let Some(suffix) = &sc.suffix {
+        for item in &suffix.0 {
+            if let CommandPrefixOrSuffixItem::Word(w) = item {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+fn find_commands(cmd: &Command, out: &mut Vec<SimpleCommand>) {
+    use brush_parser::ast::CompoundCommand as C;
+    let list = |l: &brush_parser::ast::CompoundList, out: &mut Vec<SimpleCommand>| {
+        for item in &l.0 {
+            for p in
+                std::iter::once(&item.0.first).chain(item.0.additional.iter().map(|a| match a {
+                    brush_parser::ast::AndOr::And(p) | brush_parser::ast::AndOr::Or(p) => p,
+                }))
+            {
+                for c in &p.seq {
+                    find_commands(c, out);
+                }
+            }
+        }
+    };
+    match cmd {
+        Command::Simple(sc) => out.push(sc.clone()),
+        Command::Compound(cc, _) => match cc {
+            C::BraceGroup(b) => list(&b.list, out),
+            C::Subshell(s) => list(&s.list, out),
+            C::ForClause(f) => list(&f.body.list, out),
+            C::ArithmeticForClause(f) => list(&f.body.list, out),
+            C::WhileClause(w) | C::UntilClause(w) => {
+                list(&w.0, out);
+                list(&w.1.list, out);
+            }
+            C::IfClause(i) => {
+                list(&i.condition, out);
+                list(&i.then, out);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        list(c, out);
+                    }
+                    list(&e.body, out);
+                }
+            }
+            C::CaseClause(c) => {
+                for item in &c.cases {
+                    if let Some(l) = &item.cmd {
+                        list(l, out);
+                    }
+                }
+            }
+            C::Arithmetic(_) | C::Coprocess(_) => {}
+        },
+        Command::Function(_) | Command::ExtendedTest(..) => {}
+    }
+}
+
+/// Applies the `find` guards to a shell command.
+pub fn rewrite_find(command: &str, home: &Path) -> FindRewrite {
+    // Bounded like the classifier's parse; what it refuses, Law 1 gates anyway.
+    let Ok(program) = crate::laws::classify::parse_bounded(command) else {
+        return FindRewrite::Unchanged;
+    };
+    let mut simple = Vec::new();
+    let mut pipelines = 0;
+    for list in &program.complete_commands {
+        for item in &list.0 {
+            pipelines += 1 + item.0.additional.len();
+            for p in std::iter::once(&item.0.first) {
+                for c in &p.seq {
+                    find_commands(c, &mut simple);
+                }
+            }
+            for a in &item.0.additional {
+                let (brush_parser::ast::AndOr::And(p) | brush_parser::ast::AndOr::Or(p)) = a;
+                for c in &p.seq {
+                    find_commands(c, &mut simple);
+                }
+            }
+        }
+    }
+    let is_find = |sc: &SimpleCommand| {
+        sc.word_or_name
+            .as_ref()
+            .and_then(|w| literal(&w.value, home))
+            .is_some_and(|n| n == "find" || n.ends_with("/find"))
+    };
+
+    // Strip `-maxdepth N` from every find, by source position.
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    for sc in simple.iter().filter(|sc| is_find(sc)) {
+        let words = words_of(sc);
+        for (i, w) in words.iter().enumerate() {
+            if w.value == "-maxdepth" {
+                if let (Some(a), Some(b)) = (
+                    w.loc.as_ref(),
+                    words.get(i + 1).and_then(|n| n.loc.as_ref()),
+                ) {
+                    cuts.push((a.start.index, b.end.index));
+                }
+            }
+        }
+    }
+    let mut stripped = command.to_string();
+    cuts.sort_unstable();
+    for (start, end) in cuts.iter().rev() {
+        let (bs, be) = (
+            char_to_byte(&stripped, *start),
+            char_to_byte(&stripped, *end),
+        );
+        // Also drop one space before the option so no double spaces remain.
+        let bs = if bs > 0 && stripped[..bs].ends_with(' ') {
+            bs - 1
+        } else {
+            bs
+        };
+        stripped.replace_range(bs..be, "");
+    }
+    let changed = !cuts.is_empty();
+
+    // Redirect: the whole command is one `find` on a personal path, selecting by name.
+    if pipelines == 1
+        && simple.len() == 1
+        && is_find(&simple[0])
+        && program.complete_commands.len() == 1
+    {
+        let sc = &simple[0];
+        let only_stderr_redirects =
+            sc.suffix
+                .iter()
+                .flat_map(|s| s.0.iter())
+                .all(|item| match item {
+                    CommandPrefixOrSuffixItem::IoRedirect(IoRedirect::File(
+                        Some(2),
+                        IoFileRedirectKind::Write,
+                        IoFileRedirectTarget::Filename(w),
+                    )) => w.value == "/dev/null",
+                    CommandPrefixOrSuffixItem::IoRedirect(_)
+                    | CommandPrefixOrSuffixItem::ProcessSubstitution(..) => false,
+                    _ => true,
+                })
+                && sc.prefix.is_none();
+        let args: Option<Vec<String>> = words_of(sc)[1..]
+            .iter()
+            .map(|w| literal(&w.value, home))
+            .collect();
+        if let (true, Some(args)) = (only_stderr_redirects, args) {
+            if let Some(r) = redirect_plan(&args, home) {
+                return FindRewrite::Mdfind {
+                    query: r.0,
+                    onlyin: r.1,
+                    kind: r.2,
+                    original: stripped,
+                };
+            }
+        }
+    }
+    if changed {
+        FindRewrite::Stripped(stripped)
+    } else {
+        FindRewrite::Unchanged
+    }
+}
+
+/// `find ROOT [-type f|d] -name|-iname PATTERN [-print]` on a personal ROOT, with no
+/// `-path` (or any other test the index cannot answer) → (query, root, kind).
+fn redirect_plan(args: &[String], home: &Path) -> Option<(String, PathBuf, Option<char>)> {
+    let mut i = 0;
+    while i < args.len() && matches!(args[i].as_str(), "-H" | "-L" | "-P") {
+        i += 1;
+    }
+    let root = args.get(i)?;
+    if root.starts_with('-') {
+        return None;
+    }
+    let root_path = PathBuf::from(root);
+    if !root_path.is_absolute() || !is_personal(root, home) {
+        return None;
+    }
+    i += 1;
+    let mut query = None;
+    let mut kind = None;
+    while i < args.len() {
+        match args[i].as_str() {
+            "-name" | "-iname" => {
+                if query.is_some() {
+                    return None;
+                }
+                query = Some(args.get(i + 1)?.clone());
+                i += 2;
+            }
+            "-type" => {
+                kind = match args.get(i + 1).map(String::as_str) {
+                    Some("f") => Some('f'),
+                    Some("d") => Some('d'),
+                    _ => return None,
+                };
+                i += 2;
+            }
+            "-print" => i += 1,
+            // Stripped anyway.
+            "-maxdepth" => i += 2,
+            // -path and every other test or action: the index cannot answer it.
+            _ => return None,
+        }
+    }
+    Some((query?, root_path, kind))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_tail_keeps_both_ends_within_the_limit_on_char_boundaries() {
+        let s: String = "日本語のテキスト".repeat(1000);
+        let cut = head_tail(&s, 4000);
+        assert!(cut.chars().count() <= 4000, "{}", cut.chars().count());
+        assert!(cut.starts_with("日本語"));
+        assert!(cut.ends_with("テキスト"));
+        assert!(cut.contains("characters omitted"));
+        assert_eq!(head_tail("short", 4000), "short");
+    }
+
+    #[test]
+    fn find_on_a_personal_path_by_name_goes_to_mdfind() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            rewrite_find("find ~ -name '*.pdf' 2>/dev/null", home),
+            FindRewrite::Mdfind {
+                query: "*.pdf".into(),
+                onlyin: PathBuf::from("/home/u"),
+                kind: None,
+                original: "find ~ -name '*.pdf' 2>/dev/null".into(),
+            }
+        );
+        assert!(matches!(
+            rewrite_find("find /Users/u/Documents -type f -iname report", home),
+            FindRewrite::Mdfind {
+                kind: Some('f'),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn find_with_path_tests_or_pipes_is_not_redirected() {
+        let home = Path::new("/home/u");
+        for cmd in [
+            "find ~ -path '*/src/*' -name '*.rs'",
+            "find ~ -name '*.log' -delete",
+            "find ~ -name x | head",
+            "find . -name x",
+            "find /tmp -name x",
+        ] {
+            assert_eq!(rewrite_find(cmd, home), FindRewrite::Unchanged, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn maxdepth_is_stripped_wherever_find_runs() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            rewrite_find("find . -maxdepth 1 -name '*.md' | wc -l", home),
+            FindRewrite::Stripped("find . -name '*.md' | wc -l".into())
+        );
+        assert!(matches!(
+            rewrite_find("find ~/Documents -maxdepth 2 -name 'é*.txt'", home),
+            FindRewrite::Mdfind { ref original, .. } if original == "find ~/Documents -name 'é*.txt'"
+        ));
+    }
+
+    #[test]
+    fn a_blocked_target_matches_as_a_whole_token_or_a_parent_folder() {
+        let p = Prepared {
+            tool: "shell",
+            input: serde_json::json!({"command": "ls ~/Downloads/movies"}),
+            target: "ls ~/Downloads/movies".into(),
+            action: None,
+            note: None,
+            approved: false,
+        };
+        let home = Path::new("/home/u");
+        assert!(blocked_target(&p, &["/home/u/Downloads".into()], home).is_some());
+        assert!(blocked_target(&p, &["~/Downloads/movies".into()], home).is_some());
+        assert!(blocked_target(&p, &["~/Down".into()], home).is_none());
+        assert!(blocked_target(&p, &["movie".into()], home).is_none());
+    }
+}

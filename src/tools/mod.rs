@@ -1,0 +1,666 @@
+//! The executor's tools (seed 003 "Tool Priority Chain"): mdfind, glob, read_file,
+//! write_file, applescript, shortcuts, shell and search, each behind one [`Tool`] trait,
+//! and the [`Toolbox`] that runs a call through the guards the seed names.
+//!
+//! One call, in order: refuse if the task was cancelled; look up the tool; refuse a
+//! blocked tool; `prepare` (validate, apply code-side rewrites: the personal-path `find`
+//! redirect and the `-maxdepth` strip); refuse a blocked tool or target after the
+//! rewrite; refuse a call identical to an earlier one of the sub-task; classify with
+//! Law 1 and, when irreversible, ask through the broker; run; cut the output for the
+//! model (head + tail) and write one [`ToolCallRecord`], published as a
+//! [`ToolCallEvent`] and appended to the sub-task's [`CallHistory`].
+//!
+//! **Invariant:** this is the only code in the core that spawns processes or writes
+//! files, and it runs nothing Law 1 calls irreversible unless the user approved that
+//! exact action. Every call, whatever its outcome, yields exactly one record; outcomes
+//! are data ([`ToolOutcome`]), never errors that end the task.
+
+mod applescript;
+mod glob;
+pub mod guards;
+mod mdfind;
+mod process;
+mod read_file;
+mod search;
+mod shell;
+mod shortcuts;
+pub mod trash;
+mod walk;
+mod write_file;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub use applescript::AppleScript;
+pub use glob::Glob;
+pub use mdfind::{Locate, Mdfind};
+pub use read_file::ReadFile;
+pub use search::Search;
+pub use shell::Shell;
+pub use shortcuts::Shortcuts;
+pub use write_file::WriteFile;
+
+use crate::config::Config;
+use crate::contracts::{
+    Decision, DecisionSource, EVIDENCE_HEAD_CHARS, Role, SubTaskId, TaskId, ToolCallEvent,
+    ToolCallRecord, ToolCallStatus, first_chars,
+};
+use crate::laws::broker::{ConfirmationBroker, GatedAction};
+use crate::laws::classify::{self, Action, FsView, Scope};
+
+/// Why a tool could not do its work. Reported to the model and R4a as an `error`
+/// record; never ends the task.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    #[error("{tool} is unavailable on this platform ({platform}): it needs macOS")]
+    Unavailable {
+        tool: &'static str,
+        platform: &'static str,
+    },
+    #[error("{0}")]
+    NotFound(String),
+    #[error("timed out after {secs} s; the command and every process it started were stopped")]
+    Timeout { secs: u64, partial: String },
+    #[error("search unavailable ({0}) — do not guess: report that the web could not be searched")]
+    SearchUnavailable(String),
+    #[error("cancelled: the task was cancelled, so the call was stopped")]
+    Cancelled,
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl ToolError {
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        ToolError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// Output produced before the failure (a timed-out command's partial output).
+    fn partial_output(&self) -> &str {
+        match self {
+            ToolError::Timeout { partial, .. } => partial,
+            _ => "",
+        }
+    }
+}
+
+/// How one call ended, as data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolOutcome {
+    Ok {
+        output: String,
+    },
+    /// The tool could not do it (bad input, missing file, timeout, platform).
+    Error {
+        message: String,
+        output: String,
+    },
+    /// Law 1: the user (or the timeout) said no.
+    Denied {
+        reason: String,
+    },
+    /// Refused in code before running (cancelled, blocked, duplicate, unknown tool).
+    Refused {
+        reason: String,
+    },
+}
+
+impl ToolOutcome {
+    pub fn status(&self) -> ToolCallStatus {
+        match self {
+            ToolOutcome::Ok { .. } => ToolCallStatus::Ok,
+            ToolOutcome::Error { .. } => ToolCallStatus::Error,
+            ToolOutcome::Denied { .. } => ToolCallStatus::Denied,
+            ToolOutcome::Refused { .. } => ToolCallStatus::Refused,
+        }
+    }
+}
+
+/// What the executor gets back from one call.
+#[derive(Clone, Debug)]
+pub struct ToolResult {
+    pub outcome: ToolOutcome,
+    /// The evidence record (also published and kept in the call history).
+    pub record: ToolCallRecord,
+    /// What the model sees: the output cut to head + tail, or the reason.
+    pub for_model: String,
+}
+
+/// One parameter of a tool, for the executor's prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub required: bool,
+    pub about: &'static str,
+}
+
+/// A tool as the model is told about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    /// Position in the seed's priority chain (1 = try first).
+    pub priority: u8,
+    pub summary: &'static str,
+    pub params: &'static [Param],
+}
+
+/// A Law 1 action a prepared call would take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Law1Action {
+    Shell(String),
+    WriteFile { path: PathBuf, append: bool },
+    AppleScript(String),
+    Shortcut(String),
+}
+
+impl Law1Action {
+    fn as_action(&self) -> Action<'_> {
+        match self {
+            Law1Action::Shell(c) => Action::Shell(c),
+            Law1Action::WriteFile { path, append } => Action::WriteFile {
+                path,
+                append: *append,
+            },
+            Law1Action::AppleScript(s) => Action::AppleScript(s),
+            Law1Action::Shortcut(n) => Action::Shortcut { name: n },
+        }
+    }
+
+    /// The exact action, as shown in the confirmation dialog.
+    fn command(&self) -> String {
+        match self {
+            Law1Action::Shell(c) | Law1Action::AppleScript(c) => c.clone(),
+            Law1Action::WriteFile { path, append } => format!(
+                "{} {}",
+                if *append { "append to" } else { "write" },
+                path.display()
+            ),
+            Law1Action::Shortcut(n) => format!("shortcuts run \"{n}\""),
+        }
+    }
+}
+
+/// A validated call, after code-side rewrites, ready to run exactly as recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prepared {
+    /// The tool that runs (the personal-path `find` redirect turns `shell` into
+    /// `mdfind`).
+    pub tool: &'static str,
+    /// The parameters as executed, a JSON object.
+    pub input: Value,
+    /// The primary target: path, query or command.
+    pub target: String,
+    /// What Law 1 must judge before it runs, if anything.
+    pub action: Option<Law1Action>,
+    /// Said to the model ahead of the output (e.g. why a command was rewritten).
+    pub note: Option<String>,
+    /// Set by the toolbox only when the user approved this exact call under Law 1.
+    /// Tools that could destroy data if the world changed since classification (a file
+    /// appearing before `write_file` creates it) check it again.
+    pub approved: bool,
+}
+
+pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, ToolError>> + Send + 'a>>;
+
+/// One tool of the chain.
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> ToolSpec;
+
+    /// Validates `input`, applies rewrites and names the target and the Law 1 action.
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError>;
+
+    /// Runs a prepared call. The toolbox calls this only after every guard and the
+    /// Law 1 gate passed. Dropping the future stops the work (processes are killed).
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a>;
+}
+
+/// The calls of one sub-task so far, across its attempts. Cheap to clone; clones share.
+#[derive(Clone, Debug, Default)]
+pub struct CallHistory {
+    records: Arc<Mutex<Vec<ToolCallRecord>>>,
+}
+
+impl CallHistory {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn records(&self) -> Vec<ToolCallRecord> {
+        self.lock().clone()
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    fn push(&self, record: ToolCallRecord) {
+        self.lock().push(record);
+    }
+
+    /// The earlier call with exactly this tool and input, with its 1-based number.
+    fn identical(&self, tool: &str, input: &Value) -> Option<(usize, ToolCallRecord)> {
+        self.lock()
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.tool == tool && r.input == *input)
+            .map(|(i, r)| (i + 1, r.clone()))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ToolCallRecord>> {
+        self.records.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Everything one call needs: who asks, what is forbidden, how to ask the user.
+#[derive(Clone, Debug)]
+pub struct ToolContext {
+    pub task_id: TaskId,
+    pub subtask_id: SubTaskId,
+    pub attempt: u32,
+    /// Tools the plan directive forbids (refused in code).
+    pub blocked_tools: Vec<String>,
+    /// Paths, queries or commands the plan directive forbids (refused in code).
+    pub blocked_targets: Vec<String>,
+    pub history: CallHistory,
+    pub cancel: CancellationToken,
+    pub config: Arc<Config>,
+    pub broker: ConfirmationBroker,
+}
+
+impl ToolContext {
+    pub fn new(
+        task_id: TaskId,
+        subtask_id: SubTaskId,
+        config: Arc<Config>,
+        broker: ConfirmationBroker,
+    ) -> Self {
+        Self {
+            task_id,
+            subtask_id,
+            attempt: 1,
+            blocked_tools: Vec::new(),
+            blocked_targets: Vec::new(),
+            history: CallHistory::new(),
+            cancel: CancellationToken::new(),
+            config,
+            broker,
+        }
+    }
+
+    /// `~`, `~/x` and relative paths resolved: home for `~`, the workspace otherwise.
+    pub fn resolve_path(&self, raw: &str) -> PathBuf {
+        resolve_user_path(raw, &self.config.home, &self.config.workspace)
+    }
+}
+
+/// Resolves a path the model wrote: `~` → home, relative → under `base`.
+pub(crate) fn resolve_user_path(raw: &str, home: &Path, base: &Path) -> PathBuf {
+    let raw = raw.trim();
+    let path = if raw == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = raw.strip_prefix("~/") {
+        home.join(rest)
+    } else if let Some(rest) = raw.strip_prefix("$HOME/") {
+        home.join(rest)
+    } else if Path::new(raw).is_absolute() {
+        PathBuf::from(raw)
+    } else {
+        base.join(raw.strip_prefix("./").unwrap_or(raw))
+    };
+    classify::text::normalize(&path)
+}
+
+/// The real disk, as the Law 1 classifier may see it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RealFs;
+
+/// Scripts larger than this are not read for classification (they fail closed).
+const SCRIPT_READ_LIMIT: u64 = 256 * 1024;
+
+impl FsView for RealFs {
+    fn exists(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok()
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+    }
+
+    fn read_script(&self, path: &Path) -> Option<String> {
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() > SCRIPT_READ_LIMIT {
+            return None;
+        }
+        let bytes = std::fs::read(path).ok()?;
+        if bytes.contains(&0) {
+            return None;
+        }
+        String::from_utf8(bytes).ok()
+    }
+}
+
+/// The first line of a script, for a record's target.
+pub(crate) fn first_line(s: &str) -> String {
+    first_chars(
+        s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s).trim(),
+        EVIDENCE_HEAD_CHARS,
+    )
+}
+
+/// Required string parameter.
+pub(crate) fn str_param<'a>(input: &'a Value, name: &str) -> Result<&'a str, ToolError> {
+    match input.get(name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
+        Some(Value::String(_)) => Err(ToolError::InvalidInput(format!("`{name}` is empty"))),
+        Some(other) => Err(ToolError::InvalidInput(format!(
+            "`{name}` must be a string, got {other}"
+        ))),
+        None => Err(ToolError::InvalidInput(format!("`{name}` is required"))),
+    }
+}
+
+/// Optional string parameter (absent, null or empty → `None`).
+pub(crate) fn opt_str_param<'a>(
+    input: &'a Value,
+    name: &str,
+) -> Result<Option<&'a str>, ToolError> {
+    match input.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(ToolError::InvalidInput(format!(
+            "`{name}` must be a string, got {other}"
+        ))),
+    }
+}
+
+/// The tools of the executor, by name.
+#[derive(Clone)]
+pub struct Toolbox {
+    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.tools.keys()).finish()
+    }
+}
+
+impl Default for Toolbox {
+    fn default() -> Self {
+        Self::standard()
+    }
+}
+
+impl Toolbox {
+    /// The seed's chain: mdfind, glob, read_file, write_file, applescript, shortcuts,
+    /// shell, search.
+    pub fn standard() -> Self {
+        Self::with_tools(vec![
+            Arc::new(Mdfind::new()),
+            Arc::new(Glob),
+            Arc::new(ReadFile),
+            Arc::new(WriteFile),
+            Arc::new(AppleScript),
+            Arc::new(Shortcuts),
+            Arc::new(Shell::new()),
+            Arc::new(Search::new()),
+        ])
+    }
+
+    pub fn with_tools(tools: Vec<Arc<dyn Tool>>) -> Self {
+        Self {
+            tools: tools.into_iter().map(|t| (t.spec().name, t)).collect(),
+        }
+    }
+
+    /// Specs in priority order, for the executor's prompt.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        let mut specs: Vec<ToolSpec> = self.tools.values().map(|t| t.spec()).collect();
+        specs.sort_by_key(|s| (s.priority, s.name));
+        specs
+    }
+
+    /// Runs one call through every guard. Never fails: the outcome is data.
+    pub async fn call(&self, ctx: &ToolContext, tool: &str, input: Value) -> ToolResult {
+        let started = tokio::time::Instant::now();
+        let (prepared, outcome, confirmation) = self.decide_and_run(ctx, tool, &input).await;
+        let (record_tool, record_input, target, note) = match &prepared {
+            Some(p) => (
+                p.tool.to_string(),
+                p.input.clone(),
+                p.target.clone(),
+                p.note.clone(),
+            ),
+            None => (tool.to_string(), input.clone(), target_of(&input), None),
+        };
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let (output, error) = match &outcome {
+            ToolOutcome::Ok { output } => (output.as_str(), None),
+            ToolOutcome::Error { message, output } => (output.as_str(), Some(message.clone())),
+            ToolOutcome::Denied { reason } | ToolOutcome::Refused { reason } => {
+                ("", Some(reason.clone()))
+            }
+        };
+        let record = ToolCallRecord {
+            tool: record_tool,
+            input: record_input,
+            target,
+            output_head: first_chars(output, EVIDENCE_HEAD_CHARS),
+            status: outcome.status(),
+            error,
+            duration_ms,
+            confirmation,
+        };
+        let limit = ctx.config.tools.output_limit_chars;
+        let mut for_model = String::new();
+        if let Some(note) = &note {
+            let _ = writeln!(for_model, "({note})");
+        }
+        match &outcome {
+            ToolOutcome::Ok { output } => for_model.push_str(&guards::head_tail(output, limit)),
+            ToolOutcome::Error { message, output } => {
+                let _ = write!(for_model, "ERROR: {message}");
+                if !output.is_empty() {
+                    let _ = write!(
+                        for_model,
+                        "\nOutput before the error:\n{}",
+                        guards::head_tail(output, limit)
+                    );
+                }
+            }
+            ToolOutcome::Denied { reason } | ToolOutcome::Refused { reason } => {
+                for_model.push_str(reason)
+            }
+        }
+        ctx.history.push(record.clone());
+        ctx.broker.bus().publish(
+            Role::Observer,
+            ToolCallEvent {
+                task_id: ctx.task_id.clone(),
+                subtask_id: ctx.subtask_id,
+                attempt: ctx.attempt,
+                record: record.clone(),
+            },
+        );
+        ToolResult {
+            outcome,
+            record,
+            for_model,
+        }
+    }
+
+    async fn decide_and_run(
+        &self,
+        ctx: &ToolContext,
+        tool: &str,
+        input: &Value,
+    ) -> (Option<Prepared>, ToolOutcome, Option<Decision>) {
+        let refuse = |reason: String| ToolOutcome::Refused { reason };
+        if ctx.cancel.is_cancelled() {
+            return (
+                None,
+                refuse("Refused: the task was cancelled; nothing starts after a cancel.".into()),
+                None,
+            );
+        }
+        let Some(first) = self.tools.get(tool) else {
+            let names: Vec<&str> = self.tools.keys().copied().collect();
+            return (
+                None,
+                refuse(format!(
+                    "Refused: there is no tool `{tool}`. Available tools: {}.",
+                    names.join(", ")
+                )),
+                None,
+            );
+        };
+        if let Some(reason) = guards::blocked_tool(tool, &ctx.blocked_tools) {
+            return (None, refuse(reason), None);
+        }
+        if !input.is_object() {
+            let err = ToolError::InvalidInput("the parameters must be a JSON object".into());
+            return (None, error_outcome(&err), None);
+        }
+        let prepared = match first.prepare(input, ctx) {
+            Ok(p) => p,
+            Err(err) => return (None, error_outcome(&err), None),
+        };
+        if let Some(reason) = guards::blocked_tool(prepared.tool, &ctx.blocked_tools) {
+            return (Some(prepared), refuse(reason), None);
+        }
+        if let Some(reason) =
+            guards::blocked_target(&prepared, &ctx.blocked_targets, &ctx.config.home)
+        {
+            return (Some(prepared), refuse(reason), None);
+        }
+        if let Some((n, earlier)) = ctx.history.identical(prepared.tool, &prepared.input) {
+            return (
+                Some(prepared),
+                refuse(guards::duplicate_message(n, &earlier)),
+                None,
+            );
+        }
+        let Some(runner) = self.tools.get(prepared.tool).cloned() else {
+            let err = ToolError::Failed(format!(
+                "the rewritten call needs the tool `{}`, which is not available",
+                prepared.tool
+            ));
+            return (Some(prepared), error_outcome(&err), None);
+        };
+
+        let mut prepared = prepared;
+        let mut confirmation = None;
+        let mut trash_instead = None;
+        if let Some(action) = &prepared.action {
+            let assessment = classify::classify(
+                &action.as_action(),
+                &Scope {
+                    cwd: &ctx.config.workspace,
+                    home: &ctx.config.home,
+                    fs: &RealFs,
+                },
+            );
+            if assessment.is_irreversible() {
+                let command = action.command();
+                let request = ctx.broker.request_for(GatedAction {
+                    task_id: &ctx.task_id,
+                    subtask_id: Some(ctx.subtask_id),
+                    tool: prepared.tool,
+                    command: &command,
+                    assessment: &assessment,
+                });
+                let description = request.description.clone();
+                let answer = ctx.broker.confirm(request, &ctx.cancel).await;
+                confirmation = Some(answer.decision);
+                match answer.decision {
+                    Decision::Approve => prepared.approved = true,
+                    // The broker only passes Trash through where it was offered; the
+                    // check is repeated here so that no path ever runs the command.
+                    Decision::Trash if assessment.trash_paths().is_some() => {
+                        trash_instead = assessment.trash_paths().map(<[PathBuf]>::to_vec);
+                    }
+                    Decision::Trash | Decision::Deny => {
+                        let why = match answer.source {
+                            DecisionSource::User => "The user denied it".to_string(),
+                            DecisionSource::Timeout => format!(
+                                "Nobody answered within {} s, so it was not done",
+                                ctx.broker.timeout().as_secs()
+                            ),
+                            DecisionSource::Dropped => "The confirmation was abandoned (task cancelled or app closed), so it was not done".to_string(),
+                            DecisionSource::NonInteractive => "This session cannot ask the user, so it was not done".to_string(),
+                        };
+                        let reason = format!(
+                            "[LAW1] {why}: {}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.",
+                            description.replace('\n', "; ")
+                        );
+                        return (Some(prepared), ToolOutcome::Denied { reason }, confirmation);
+                    }
+                }
+            }
+        }
+
+        let run = async {
+            if let Some(paths) = &trash_instead {
+                let moved = trash::move_to_trash(paths).await?;
+                if let Some(Law1Action::WriteFile { .. }) = &prepared.action {
+                    // The old file is in the Trash; now write the new one.
+                    let written = runner.run(&prepared, ctx).await?;
+                    return Ok(format!("{moved}\n{written}"));
+                }
+                return Ok(format!(
+                    "{moved}\nThe command itself was not run: the user chose the Trash instead."
+                ));
+            }
+            runner.run(&prepared, ctx).await
+        };
+        let result = tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
+            r = run => r,
+        };
+        let outcome = match result {
+            Ok(output) => ToolOutcome::Ok { output },
+            Err(err) => error_outcome(&err),
+        };
+        (Some(prepared), outcome, confirmation)
+    }
+}
+
+fn error_outcome(err: &ToolError) -> ToolOutcome {
+    ToolOutcome::Error {
+        message: err.to_string(),
+        output: err.partial_output().to_string(),
+    }
+}
+
+/// A best-effort target for calls that never got prepared.
+fn target_of(input: &Value) -> String {
+    ["command", "path", "query", "pattern", "name", "script"]
+        .iter()
+        .find_map(|k| input.get(k).and_then(Value::as_str))
+        .map(|s| first_chars(s, EVIDENCE_HEAD_CHARS))
+        .unwrap_or_default()
+}

@@ -1,0 +1,138 @@
+//! `read_file`: one file's text, capped at `tools.read_limit_bytes`. A binary file is
+//! named as binary (size and kind), never dumped.
+
+use serde_json::{Value, json};
+use tokio::io::AsyncReadExt;
+
+use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec};
+
+/// Bytes inspected to decide whether a file is binary.
+const SNIFF_BYTES: usize = 8192;
+
+/// The read_file tool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadFile;
+
+const PARAMS: &[Param] = &[Param {
+    name: "path",
+    kind: "string",
+    required: true,
+    about: "absolute, ~/…, or relative to the workspace",
+}];
+
+/// A readable name for common binary formats, from their first bytes.
+fn binary_kind(head: &[u8]) -> &'static str {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"%PDF", "PDF document"),
+        (b"\x89PNG", "PNG image"),
+        (b"\xFF\xD8\xFF", "JPEG image"),
+        (b"GIF8", "GIF image"),
+        (b"PK\x03\x04", "ZIP archive (or an Office document)"),
+        (b"\x1F\x8B", "gzip archive"),
+        (b"7z\xBC\xAF", "7-Zip archive"),
+        (b"\x7FELF", "executable (ELF)"),
+        (b"\xCF\xFA\xED\xFE", "executable (Mach-O)"),
+        (b"\xCA\xFE\xBA\xBE", "executable (universal Mach-O)"),
+        (b"SQLite format 3", "SQLite database"),
+        (b"bplist", "binary property list"),
+        (b"ID3", "MP3 audio"),
+        (b"OggS", "Ogg media"),
+        (b"RIFF", "RIFF media (WAV/AVI/WebP)"),
+        (b"\x00\x00\x00\x18ftyp", "MP4/QuickTime video"),
+        (b"\x00\x00\x00\x20ftyp", "MP4/QuickTime video"),
+        (b"\x00\x00\x00\x1Cftyp", "MP4/QuickTime video"),
+    ];
+    MAGIC
+        .iter()
+        .find(|(m, _)| head.starts_with(m))
+        .map_or("binary data", |(_, k)| k)
+}
+
+impl Tool for ReadFile {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "read_file",
+            priority: 3,
+            summary: "Read one text file (large files are cut; binary files are only described).",
+            params: PARAMS,
+        }
+    }
+
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        let path = ctx.resolve_path(super::str_param(input, "path")?);
+        let shown = path.to_string_lossy().into_owned();
+        Ok(Prepared {
+            tool: "read_file",
+            input: json!({ "path": shown }),
+            target: shown,
+            action: None,
+            note: None,
+            approved: false,
+        })
+    }
+
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let path = ctx.resolve_path(super::str_param(&call.input, "path")?);
+            let meta = tokio::fs::metadata(&path)
+                .await
+                .map_err(|e| match e.kind() {
+                    std::io::ErrorKind::NotFound => {
+                        ToolError::NotFound(format!("no such file: {}", path.display()))
+                    }
+                    _ => ToolError::io(format!("cannot read {}", path.display()), e),
+                })?;
+            if meta.is_dir() {
+                return Err(ToolError::InvalidInput(format!(
+                    "{} is a folder; use glob to list it",
+                    path.display()
+                )));
+            }
+            let size = meta.len();
+            let limit = ctx.config.tools.read_limit_bytes;
+            let file = tokio::fs::File::open(&path)
+                .await
+                .map_err(|e| ToolError::io(format!("cannot open {}", path.display()), e))?;
+            let mut bytes = Vec::new();
+            file.take(limit)
+                .read_to_end(&mut bytes)
+                .await
+                .map_err(|e| ToolError::io(format!("cannot read {}", path.display()), e))?;
+            let sniff = &bytes[..bytes.len().min(SNIFF_BYTES)];
+            if sniff.contains(&0) {
+                return Ok(format!(
+                    "{} is a binary file ({}, {size} bytes); its bytes are not shown. Use a tool that understands the format.",
+                    path.display(),
+                    binary_kind(sniff)
+                ));
+            }
+            let cut = (bytes.len() as u64) < size;
+            let mut text = match String::from_utf8(bytes) {
+                Ok(s) => s,
+                Err(e) => {
+                    let valid = e.utf8_error().valid_up_to();
+                    let incomplete_end = e.utf8_error().error_len().is_none();
+                    let mut bytes = e.into_bytes();
+                    if cut && incomplete_end {
+                        // The cap split a character: drop its first bytes.
+                        bytes.truncate(valid);
+                        String::from_utf8(bytes).unwrap_or_default()
+                    } else {
+                        let lossy = String::from_utf8_lossy(&bytes).into_owned();
+                        format!("(not valid UTF-8; undecodable bytes are shown as �)\n{lossy}")
+                    }
+                }
+            };
+            if cut {
+                text.push_str(&format!(
+                    "\n[showing the first {} of {size} bytes]",
+                    text.len()
+                ));
+            }
+            if text.is_empty() {
+                text = format!("({} is empty)", path.display());
+            }
+            Ok(text)
+        })
+    }
+}

@@ -1,0 +1,179 @@
+//! `write_file`: writes text to a file. Bare and relative names land in the workspace
+//! (the Go version polluted repositories, digest #70); `~` is home. Creating a file is
+//! reversible; overwriting an existing one is gated by Law 1 before `run` is reached.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+use super::{Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec};
+
+/// The write_file tool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WriteFile;
+
+const PARAMS: &[Param] = &[
+    Param {
+        name: "path",
+        kind: "string",
+        required: true,
+        about: "file name (saved in the workspace), ~/…, or an absolute path",
+    },
+    Param {
+        name: "content",
+        kind: "string",
+        required: true,
+        about: "the text to write",
+    },
+    Param {
+        name: "append",
+        kind: "boolean",
+        required: false,
+        about: "add to the end instead of creating/replacing (default false)",
+    },
+];
+
+fn append_of(input: &Value) -> Result<bool, ToolError> {
+    match input.get("append") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(ToolError::InvalidInput(format!(
+            "`append` must be true or false, got {other}"
+        ))),
+    }
+}
+
+fn content_of(input: &Value) -> Result<&str, ToolError> {
+    match input.get("content") {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(ToolError::InvalidInput(format!(
+            "`content` must be a string, got {other}"
+        ))),
+        None => Err(ToolError::InvalidInput("`content` is required".into())),
+    }
+}
+
+/// A sibling temporary name for an atomic replace.
+fn temp_sibling(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(
+        ".{name}.artoo-{}.tmp",
+        uuid::Uuid::new_v4().simple()
+    ))
+}
+
+impl Tool for WriteFile {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "write_file",
+            priority: 3,
+            summary: "Write generated text to a file; bare names go to the workspace folder. Replacing an existing file asks the user.",
+            params: PARAMS,
+        }
+    }
+
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        let raw = super::str_param(input, "path")?;
+        let content = content_of(input)?;
+        let append = append_of(input)?;
+        let path = ctx.resolve_path(raw);
+        if raw.trim().ends_with('/') {
+            return Err(ToolError::InvalidInput(format!(
+                "{raw} names a folder; give a file name"
+            )));
+        }
+        let shown = path.to_string_lossy().into_owned();
+        let mut executed = json!({ "path": shown, "content": content });
+        if append {
+            executed["append"] = json!(true);
+        }
+        Ok(Prepared {
+            tool: "write_file",
+            input: executed,
+            target: shown,
+            action: Some(Law1Action::WriteFile { path, append }),
+            note: None,
+            approved: false,
+        })
+    }
+
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let path = ctx.resolve_path(super::str_param(&call.input, "path")?);
+            let content = content_of(&call.input)?;
+            let append = append_of(&call.input)?;
+            let io = |what: &str| {
+                let what = format!("cannot {what} {}", path.display());
+                move |e| ToolError::io(what, e)
+            };
+            if let Some(parent) = path.parent() {
+                tokio::fs::create_dir_all(parent)
+                    .await
+                    .map_err(io("create the folder for"))?;
+            }
+            if tokio::fs::metadata(&path).await.is_ok_and(|m| m.is_dir()) {
+                return Err(ToolError::InvalidInput(format!(
+                    "{} is a folder; give a file name",
+                    path.display()
+                )));
+            }
+            let bytes = content.len();
+            if append {
+                let mut f = tokio::fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&path)
+                    .await
+                    .map_err(io("open"))?;
+                f.write_all(content.as_bytes())
+                    .await
+                    .map_err(io("append to"))?;
+                f.flush().await.map_err(io("append to"))?;
+                return Ok(format!("appended {bytes} bytes to {}", path.display()));
+            }
+            if call.approved && tokio::fs::symlink_metadata(&path).await.is_ok() {
+                // The user approved overwriting exactly this file: replace atomically.
+                let tmp = temp_sibling(&path);
+                tokio::fs::write(&tmp, content.as_bytes())
+                    .await
+                    .map_err(io("write next to"))?;
+                if let Err(e) = tokio::fs::rename(&tmp, &path).await {
+                    let _ = tokio::fs::remove_file(&tmp).await;
+                    return Err(ToolError::io(
+                        format!("cannot replace {}", path.display()),
+                        e,
+                    ));
+                }
+                return Ok(format!("replaced {} ({bytes} bytes)", path.display()));
+            }
+            // A new file: refuse to clobber one that appeared since it was checked.
+            let mut f = match tokio::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .await
+            {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(ToolError::Failed(format!(
+                        "{} appeared while writing; it was not overwritten. Call write_file again to be asked.",
+                        path.display()
+                    )));
+                }
+                Err(e) => {
+                    return Err(ToolError::io(
+                        format!("cannot create {}", path.display()),
+                        e,
+                    ));
+                }
+            };
+            f.write_all(content.as_bytes()).await.map_err(io("write"))?;
+            f.flush().await.map_err(io("write"))?;
+            Ok(format!("wrote {bytes} bytes to {}", path.display()))
+        })
+    }
+}

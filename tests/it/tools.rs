@@ -1,0 +1,835 @@
+//! The executor's tools through the toolbox, in temp dirs only: evidence records,
+//! truncation, the find guards, refusals, process-tree kills, the Law 1 gate and the
+//! Trash.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use artoo::bus::{Bus, TapEvent};
+use artoo::contracts::{
+    Decision, DecisionSource, Message, Role, SubTaskId, TaskId, ToolCallStatus,
+};
+use artoo::laws::{ConfirmationBroker, ConfirmationPolicy, ConfirmationResponder};
+use artoo::tools::{Locate, Mdfind, Shell, ToolContext, ToolOutcome, Toolbox};
+use artoo::{Config, SystemClock};
+use serde_json::json;
+use tempfile::TempDir;
+
+/// A private home with a workspace inside it, a bus and a broker.
+struct Rig {
+    _dir: TempDir,
+    home: PathBuf,
+    ws: PathBuf,
+    bus: Bus,
+    config: Arc<Config>,
+}
+
+impl Rig {
+    fn new() -> Self {
+        Self::with(|_| {})
+    }
+
+    fn with(adjust: impl FnOnce(&mut Config)) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = dir.path().join("home");
+        let ws = home.join("artoo_workspace");
+        std::fs::create_dir_all(&ws).expect("workspace");
+        let mut config = Config::with_dirs(dir.path().join("data"), &ws);
+        config.home = home.clone();
+        adjust(&mut config);
+        Self {
+            _dir: dir,
+            home,
+            ws,
+            bus: Bus::new(SystemClock::shared()),
+            config: Arc::new(config),
+        }
+    }
+
+    fn ctx(&self) -> ToolContext {
+        let broker = ConfirmationBroker::from_config(
+            self.bus.handle(Role::Executor),
+            SystemClock::shared(),
+            &self.config,
+        );
+        ToolContext::new(
+            TaskId::mint(),
+            SubTaskId::mint(),
+            Arc::clone(&self.config),
+            broker,
+        )
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.home.join(rel);
+        std::fs::create_dir_all(p.parent().expect("has a parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+}
+
+/// The toolbox with the index fallback forced onto the walk (no system database).
+fn toolbox() -> Toolbox {
+    Toolbox::with_tools(vec![
+        Arc::new(Mdfind::with_locate(Locate::Database(PathBuf::from(
+            "/nonexistent/plocate.db",
+        )))),
+        Arc::new(artoo::tools::Glob),
+        Arc::new(artoo::tools::ReadFile),
+        Arc::new(artoo::tools::WriteFile),
+        Arc::new(artoo::tools::AppleScript),
+        Arc::new(artoo::tools::Shortcuts),
+        Arc::new(Shell::new()),
+        Arc::new(artoo::tools::Search::new()),
+    ])
+}
+
+fn output(o: &ToolOutcome) -> &str {
+    match o {
+        ToolOutcome::Ok { output } => output,
+        other => panic!("expected ok, got {other:?}"),
+    }
+}
+
+/// Whether a process is gone (or a zombie nobody has reaped yet).
+fn is_dead(pid: i32) -> bool {
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+    if kill(Pid::from_raw(pid), None).is_err() {
+        return true;
+    }
+    // Still in the process table: dead only if it is a zombie.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+    })
+}
+
+async fn wait_dead(pid: i32) -> bool {
+    for _ in 0..100 {
+        if is_dead(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn long_output_is_cut_to_head_and_tail_on_char_boundaries() {
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(
+            &ctx,
+            "shell",
+            json!({"command": "echo START; for i in $(seq 1 3000); do printf '日本語'; done; echo; echo END"}),
+        )
+        .await;
+    let full = output(&r.outcome);
+    assert!(full.chars().count() > 9000);
+    assert!(r.for_model.chars().count() <= rig.config.tools.output_limit_chars);
+    assert!(r.for_model.starts_with("START\n日本語"));
+    assert!(r.for_model.trim_end().ends_with("END"));
+    assert!(r.for_model.contains("characters omitted"));
+    assert_eq!(r.record.output_head.chars().count(), 200);
+    assert!(full.starts_with(&r.record.output_head));
+}
+
+#[tokio::test]
+async fn every_call_yields_one_evidence_record_published_and_kept_in_the_history() {
+    let rig = Rig::new();
+    let mut tap = rig.bus.tap("test", 64);
+    let ctx = rig.ctx();
+    let file = rig.write("artoo_workspace/notes.txt", "first line\nsecond line\n");
+    let r = toolbox()
+        .call(&ctx, "read_file", json!({"path": "notes.txt"}))
+        .await;
+    assert_eq!(r.record.tool, "read_file");
+    assert_eq!(r.record.status, ToolCallStatus::Ok);
+    assert_eq!(r.record.input, json!({"path": file.to_string_lossy()}));
+    assert_eq!(r.record.target, file.to_string_lossy());
+    assert_eq!(r.record.output_head, "first line\nsecond line\n");
+    assert_eq!(r.record.error, None);
+    assert_eq!(r.record.confirmation, None);
+    assert_eq!(ctx.history.records(), vec![r.record.clone()]);
+
+    let missing = toolbox()
+        .call(&ctx, "read_file", json!({"path": "~/missing.txt"}))
+        .await;
+    assert_eq!(missing.record.status, ToolCallStatus::Error);
+    assert!(
+        missing
+            .record
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("no such file")
+    );
+    assert_eq!(ctx.history.len(), 2);
+
+    let mut published = Vec::new();
+    while let Some(TapEvent::Message(env)) = tap.try_recv() {
+        if let Message::ToolCallEvent(ev) = &env.message {
+            assert_eq!(env.from, Role::Executor);
+            assert_eq!(
+                (ev.task_id.clone(), ev.subtask_id),
+                (ctx.task_id.clone(), ctx.subtask_id)
+            );
+            published.push(ev.record.clone());
+        }
+    }
+    assert_eq!(published, ctx.history.records());
+}
+
+#[tokio::test]
+async fn find_on_a_personal_path_is_answered_by_mdfind_and_ignores_maxdepth() {
+    let rig = Rig::new();
+    let deep = rig.write("Documents/2024/q3/report-final.pdf", "%PDF");
+    rig.write("Documents/notes.txt", "x");
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(
+            &ctx,
+            "shell",
+            json!({"command": "find ~ -maxdepth 1 -name 'report*' 2>/dev/null"}),
+        )
+        .await;
+    assert_eq!(r.record.tool, "mdfind");
+    assert_eq!(r.record.input["query"], "report*");
+    assert_eq!(
+        r.record.input["onlyin"],
+        rig.home.to_string_lossy().as_ref()
+    );
+    assert_eq!(
+        r.record.input["redirected_from"],
+        "find ~ -name 'report*' 2>/dev/null"
+    );
+    let out = output(&r.outcome);
+    assert!(out.contains(&*deep.to_string_lossy()), "{out}");
+    assert!(!out.contains("notes.txt"));
+    assert!(r.for_model.contains("answered from the file index"));
+
+    // With -path the command is left to find (the index cannot answer it).
+    let kept = toolbox()
+        .call(
+            &ctx,
+            "shell",
+            json!({"command": "find ~/Documents -path '*/q3/*' -name '*.pdf'"}),
+        )
+        .await;
+    assert_eq!(kept.record.tool, "shell");
+    assert!(output(&kept.outcome).contains("report-final.pdf"));
+}
+
+#[tokio::test]
+async fn maxdepth_is_stripped_before_find_runs_in_the_workspace() {
+    let rig = Rig::new();
+    rig.write("artoo_workspace/a/b/deep.txt", "x");
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(
+            &ctx,
+            "shell",
+            json!({"command": "find . -maxdepth 1 -name '*.txt'"}),
+        )
+        .await;
+    assert_eq!(r.record.tool, "shell");
+    assert_eq!(r.record.input["command"], "find . -name '*.txt'");
+    assert!(output(&r.outcome).contains("./a/b/deep.txt"));
+    assert!(r.for_model.starts_with("(-maxdepth was removed"));
+}
+
+#[tokio::test]
+async fn an_identical_call_in_the_same_subtask_is_refused_with_a_message() {
+    let rig = Rig::new();
+    rig.write("artoo_workspace/a.txt", "alpha");
+    let ctx = rig.ctx();
+    let tools = toolbox();
+    let first = tools
+        .call(&ctx, "read_file", json!({"path": "a.txt"}))
+        .await;
+    assert_eq!(first.record.status, ToolCallStatus::Ok);
+    // Written differently, executed identically.
+    let again = tools
+        .call(&ctx, "read_file", json!({"path": "./a.txt"}))
+        .await;
+    assert_eq!(again.record.status, ToolCallStatus::Refused);
+    let ToolOutcome::Refused { reason } = &again.outcome else {
+        panic!("{:?}", again.outcome)
+    };
+    assert!(
+        reason.contains("call #1") && reason.contains("alpha"),
+        "{reason}"
+    );
+
+    // Another sub-task has its own history.
+    let other = rig.ctx();
+    let fresh = tools
+        .call(&other, "read_file", json!({"path": "a.txt"}))
+        .await;
+    assert_eq!(fresh.record.status, ToolCallStatus::Ok);
+}
+
+#[tokio::test]
+async fn blocked_tools_and_targets_are_refused_in_code() {
+    let rig = Rig::new();
+    rig.write("secret/plan.txt", "x");
+    rig.write("artoo_workspace/ok.txt", "fine");
+    let mut ctx = rig.ctx();
+    ctx.blocked_tools = vec!["shell".into()];
+    ctx.blocked_targets = vec!["~/secret".into()];
+    let tools = toolbox();
+
+    let shell = tools.call(&ctx, "shell", json!({"command": "ls"})).await;
+    assert_eq!(shell.record.status, ToolCallStatus::Refused);
+    assert!(shell.for_model.contains("forbids the tool `shell`"));
+
+    let read = tools
+        .call(&ctx, "read_file", json!({"path": "~/secret/plan.txt"}))
+        .await;
+    assert_eq!(read.record.status, ToolCallStatus::Refused);
+    assert!(read.for_model.contains("forbids the target `~/secret`"));
+
+    let glob = tools
+        .call(
+            &ctx,
+            "glob",
+            json!({"pattern": "*.txt", "root": "~/secret"}),
+        )
+        .await;
+    assert_eq!(glob.record.status, ToolCallStatus::Refused);
+
+    let fine = tools
+        .call(&ctx, "read_file", json!({"path": "ok.txt"}))
+        .await;
+    assert_eq!(output(&fine.outcome), "fine");
+}
+
+#[tokio::test]
+async fn a_shell_timeout_kills_the_whole_process_tree() {
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(
+            &ctx,
+            "shell",
+            json!({"command": "sleep 300 & echo $! > grandchild.pid; echo started; wait", "timeout_secs": 2}),
+        )
+        .await;
+    let ToolOutcome::Error { message, output } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(message.contains("timed out after 2 s"), "{message}");
+    assert!(
+        output.contains("started"),
+        "partial output is kept: {output:?}"
+    );
+    let pid: i32 = std::fs::read_to_string(rig.ws.join("grandchild.pid"))
+        .expect("the command wrote its child's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    assert!(
+        wait_dead(pid).await,
+        "the grandchild {pid} survived the timeout"
+    );
+}
+
+#[tokio::test]
+async fn cancelling_the_task_kills_the_running_command_and_its_children() {
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    let pid_file = rig.ws.join("child.pid");
+    let call = {
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            toolbox()
+                .call(
+                    &ctx,
+                    "shell",
+                    json!({"command": "sleep 300 & echo $! > child.pid; wait"}),
+                )
+                .await
+        })
+    };
+    let mut pid = None;
+    for _ in 0..500 {
+        if let Some(p) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            pid = Some(p);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let pid = pid.expect("the command started its child");
+    assert!(!is_dead(pid));
+    ctx.cancel.cancel();
+    let r = call.await.expect("the call returns after cancel");
+    assert_eq!(r.record.status, ToolCallStatus::Error);
+    assert!(r.for_model.contains("cancelled"), "{}", r.for_model);
+    assert!(wait_dead(pid).await, "the child {pid} survived the cancel");
+
+    let after = toolbox()
+        .call(&ctx, "shell", json!({"command": "echo late"}))
+        .await;
+    assert_eq!(after.record.status, ToolCallStatus::Refused);
+}
+
+#[tokio::test]
+async fn the_shell_runs_in_the_workspace_without_the_apps_keys() {
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    let env: Vec<(OsString, OsString)> = vec![
+        ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ("HOME".into(), rig.home.clone().into()),
+        ("OPENAI_API_KEY".into(), "sk-test-openai".into()),
+        ("BRAIN_API_KEY".into(), "sk-test-brain".into()),
+        ("TOOL_API_KEY".into(), "sk-test-tool".into()),
+        ("GITHUB_TOKEN".into(), "ghp-test".into()),
+        ("LANG".into(), "C.UTF-8".into()),
+    ];
+    let tools = Toolbox::with_tools(vec![Arc::new(Shell::with_env(env))]);
+    let r = tools
+        .call(&ctx, "shell", json!({"command": "pwd; env"}))
+        .await;
+    let out = output(&r.outcome);
+    assert!(out.starts_with(&*rig.ws.to_string_lossy()), "{out}");
+    assert!(out.contains("LANG=C.UTF-8"));
+    for secret in [
+        "sk-test-openai",
+        "sk-test-brain",
+        "sk-test-tool",
+        "ghp-test",
+    ] {
+        assert!(!out.contains(secret), "{secret} leaked: {out}");
+    }
+}
+
+#[tokio::test]
+async fn write_file_puts_bare_names_in_the_workspace_without_asking() {
+    let rig = Rig::new();
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(
+            &ctx,
+            "write_file",
+            json!({"path": "summary.md", "content": "# Summary\n"}),
+        )
+        .await;
+    assert_eq!(r.record.status, ToolCallStatus::Ok, "{}", r.for_model);
+    assert_eq!(
+        std::fs::read_to_string(rig.ws.join("summary.md")).unwrap(),
+        "# Summary\n"
+    );
+    assert!(
+        responder.requests().is_empty(),
+        "creating a file never asks"
+    );
+    assert_eq!(r.record.confirmation, None);
+}
+
+#[tokio::test]
+async fn overwriting_with_write_file_asks_and_a_denial_leaves_the_file_untouched() {
+    let rig = Rig::new();
+    let file = rig.write("artoo_workspace/report.md", "original");
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(
+            &ctx,
+            "write_file",
+            json!({"path": "report.md", "content": "replacement"}),
+        )
+        .await;
+    assert_eq!(r.record.status, ToolCallStatus::Denied);
+    assert_eq!(r.record.confirmation, Some(Decision::Deny));
+    assert!(
+        r.for_model.starts_with("[LAW1] The user denied it"),
+        "{}",
+        r.for_model
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "original");
+
+    let requests = responder.requests();
+    assert_eq!(requests.len(), 1);
+    let req = &requests[0];
+    assert_eq!(req.task_id, ctx.task_id);
+    assert_eq!(req.subtask_id, Some(ctx.subtask_id));
+    assert_eq!(req.tool, "write_file");
+    assert!(!req.reversible && req.can_trash);
+    assert!(req.description.contains("Overwrite"), "{}", req.description);
+    assert_eq!(req.paths.len(), 1);
+    assert_eq!(
+        (req.paths[0].path.clone(), req.paths[0].exists),
+        (file.clone(), true)
+    );
+}
+
+#[tokio::test]
+async fn an_approval_performs_exactly_the_approved_action_and_nothing_wider() {
+    let rig = Rig::new();
+    let a = rig.write("artoo_workspace/a.txt", "a");
+    let b = rig.write("artoo_workspace/b.txt", "b");
+    let responder = ConfirmationResponder::spawn(
+        &rig.bus,
+        ConfirmationPolicy::script([Decision::Approve, Decision::Deny]),
+        DecisionSource::User,
+    );
+    let ctx = rig.ctx();
+    let tools = toolbox();
+    let first = tools
+        .call(&ctx, "shell", json!({"command": "rm a.txt"}))
+        .await;
+    assert_eq!(
+        first.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        first.for_model
+    );
+    assert_eq!(first.record.confirmation, Some(Decision::Approve));
+    assert!(!a.exists());
+    assert!(b.exists(), "only the approved path is deleted");
+
+    // A wider compound command is a new action: it asks again (and is denied here).
+    let wider = tools
+        .call(&ctx, "shell", json!({"command": "rm b.txt && echo gone"}))
+        .await;
+    assert_eq!(wider.record.status, ToolCallStatus::Denied);
+    assert!(b.exists());
+    let requests = responder.requests();
+    assert_eq!(
+        requests
+            .iter()
+            .map(|r| r.command.as_str())
+            .collect::<Vec<_>>(),
+        ["rm a.txt", "rm b.txt && echo gone"]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unanswered_confirmation_is_denied_after_the_configured_timeout() {
+    let rig = Rig::with(|c| c.laws.confirm_timeout_secs = 90);
+    let file = rig.write("artoo_workspace/keep.txt", "keep");
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Silent, DecisionSource::User);
+    let ctx = rig.ctx();
+    let started = tokio::time::Instant::now();
+    let r = toolbox()
+        .call(&ctx, "shell", json!({"command": "rm keep.txt"}))
+        .await;
+    assert_eq!(r.record.status, ToolCallStatus::Denied);
+    assert_eq!(r.record.confirmation, Some(Decision::Deny));
+    assert!(
+        r.for_model.contains("Nobody answered within 90 s"),
+        "{}",
+        r.for_model
+    );
+    assert!(started.elapsed() >= Duration::from_secs(90));
+    assert!(file.exists());
+    assert_eq!(responder.requests().len(), 1);
+}
+
+/// Runs this test's body in a child process whose HOME and XDG_DATA_HOME are temp
+/// dirs, because the Trash lives there and the test must never touch a real one.
+const TRASH_CHILD: &str = "ARTOO_TEST_TRASH_CHILD";
+
+#[test]
+fn moving_to_the_trash_instead_of_deleting_is_reversible() {
+    if std::env::var_os(TRASH_CHILD).is_none() {
+        let home = tempfile::tempdir().expect("temp home");
+        let data = home.path().join(".local/share");
+        std::fs::create_dir_all(&data).expect("data dir");
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "tools::moving_to_the_trash_instead_of_deleting_is_reversible",
+                "--test-threads=1",
+            ])
+            .env(TRASH_CHILD, "1")
+            .env("HOME", home.path())
+            .env("XDG_DATA_HOME", &data)
+            .output()
+            .expect("the child test runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "child failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            data.join("Trash/info").read_dir().is_ok(),
+            "the private Trash was used"
+        );
+        return;
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").expect("the parent set HOME"));
+    let data = PathBuf::from(std::env::var_os("XDG_DATA_HOME").expect("set"));
+    assert!(data.starts_with(std::env::temp_dir()) || data.starts_with(&home));
+    tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(trash_round_trip(&home));
+}
+
+async fn trash_round_trip(home: &Path) {
+    let ws = home.join("artoo_workspace");
+    let folder = ws.join("drafts");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("one.md"), "one").unwrap();
+    let mut config = Config::with_dirs(home.join(".artoo"), &ws);
+    config.home = home.to_path_buf();
+    let bus = Bus::new(SystemClock::shared());
+    let responder =
+        ConfirmationResponder::spawn(&bus, ConfirmationPolicy::TrashOrDeny, DecisionSource::User);
+    let broker =
+        ConfirmationBroker::from_config(bus.handle(Role::Executor), SystemClock::shared(), &config);
+    let ctx = ToolContext::new(TaskId::mint(), SubTaskId::mint(), Arc::new(config), broker);
+    let r = toolbox()
+        .call(&ctx, "shell", json!({"command": "rm -rf drafts"}))
+        .await;
+    assert_eq!(r.record.status, ToolCallStatus::Ok, "{}", r.for_model);
+    assert_eq!(r.record.confirmation, Some(Decision::Trash));
+    assert!(
+        r.for_model.contains("Moved to the Trash"),
+        "{}",
+        r.for_model
+    );
+    assert!(!folder.exists());
+    assert!(responder.requests()[0].can_trash);
+
+    let restored = artoo::tools::trash::restore(&folder)
+        .await
+        .expect("put back");
+    assert_eq!(restored, folder);
+    assert_eq!(
+        std::fs::read_to_string(folder.join("one.md")).unwrap(),
+        "one"
+    );
+}
+
+#[tokio::test]
+async fn read_file_is_capped_on_a_char_boundary_and_names_binary_files() {
+    let rig = Rig::with(|c| c.tools.read_limit_bytes = 100);
+    rig.write("artoo_workspace/long.txt", &"é".repeat(80));
+    std::fs::write(rig.ws.join("image.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let ctx = rig.ctx();
+    let tools = toolbox();
+    let r = tools
+        .call(&ctx, "read_file", json!({"path": "long.txt"}))
+        .await;
+    let out = output(&r.outcome);
+    assert!(out.starts_with(&"é".repeat(50)), "{out}");
+    assert!(
+        out.contains("[showing the first 100 of 160 bytes]"),
+        "{out}"
+    );
+
+    let bin = tools
+        .call(&ctx, "read_file", json!({"path": "image.png"}))
+        .await;
+    let out = output(&bin.outcome);
+    assert!(out.contains("binary file (PNG image, 16 bytes)"), "{out}");
+    assert!(!out.contains("IHDR"));
+}
+
+#[tokio::test]
+async fn glob_honours_directory_parts_and_expands_home() {
+    let rig = Rig::new();
+    rig.write("artoo_workspace/src/a/b.rs", "");
+    rig.write("artoo_workspace/src/c.rs", "");
+    rig.write("artoo_workspace/top.rs", "");
+    rig.write("Documents/plan.pdf", "");
+    let ctx = rig.ctx();
+    let tools = toolbox();
+    let nested = tools
+        .call(&ctx, "glob", json!({"pattern": "src/**/*.rs"}))
+        .await;
+    let out = output(&nested.outcome);
+    assert!(
+        out.contains("src/a/b.rs") && out.contains("src/c.rs"),
+        "{out}"
+    );
+    assert!(!out.contains("top.rs"), "{out}");
+
+    let names = tools.call(&ctx, "glob", json!({"pattern": "*.rs"})).await;
+    assert_eq!(output(&names.outcome).lines().count(), 3);
+
+    let home = tools
+        .call(&ctx, "glob", json!({"pattern": "~/Documents/*.pdf"}))
+        .await;
+    assert_eq!(
+        output(&home.outcome),
+        rig.home.join("Documents/plan.pdf").to_string_lossy()
+    );
+
+    let none = tools.call(&ctx, "glob", json!({"pattern": "*.xyz"})).await;
+    assert!(output(&none.outcome).starts_with("(no files matched pattern *.xyz under"));
+}
+
+#[tokio::test]
+async fn mdfind_uses_the_locate_index_when_one_is_built() {
+    let rig = Rig::new();
+    let report = rig.write("Documents/Q3-Report.pdf", "%PDF");
+    rig.write("Documents/other.txt", "x");
+    let db = rig.home.parent().unwrap().join("locate.db");
+    let built = std::process::Command::new("updatedb")
+        .args(["-l", "0", "--prunepaths", "", "-U"])
+        .arg(&rig.home)
+        .arg("-o")
+        .arg(&db)
+        .status()
+        .expect("updatedb (plocate) is installed by scripts/setup");
+    assert!(built.success());
+    let tools = Toolbox::with_tools(vec![Arc::new(Mdfind::with_locate(Locate::Database(db)))]);
+    let ctx = rig.ctx();
+    let r = tools.call(&ctx, "mdfind", json!({"query": "report"})).await;
+    let out = output(&r.outcome);
+    assert!(out.starts_with(&*report.to_string_lossy()), "{out}");
+    assert!(out.contains("searched the locate index"), "{out}");
+}
+
+#[tokio::test]
+async fn mdfind_falls_back_to_a_bounded_walk_without_an_index() {
+    let rig = Rig::with(|c| c.tools.walk_limit_entries = 10_000);
+    let pdf = rig.write("Documents/deep/er/Invoice.PDF", "%PDF");
+    rig.write(".hidden/invoice.pdf", "%PDF");
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(&ctx, "mdfind", json!({"query": "*.pdf", "type": "f"}))
+        .await;
+    let out = output(&r.outcome);
+    assert_eq!(out.lines().next(), Some(&*pdf.to_string_lossy()));
+    assert!(!out.contains(".hidden"), "{out}");
+    assert!(out.contains("searched a walk of"), "{out}");
+
+    let tight = Rig::with(|c| c.tools.walk_limit_entries = 2);
+    tight.write("a/b/c/d.pdf", "");
+    let r = toolbox()
+        .call(&tight.ctx(), "mdfind", json!({"query": "d.pdf"}))
+        .await;
+    assert!(output(&r.outcome).contains("results may be incomplete"));
+}
+
+/// A one-page fake search engine on loopback; `answer: false` accepts and stays silent.
+async fn fake_search(answer: bool) -> (String, tokio::task::JoinHandle<Vec<String>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/html/", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move {
+        let mut bodies = Vec::new();
+        let (mut sock, _) = listener.accept().await.unwrap();
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            let n = sock.read(&mut chunk).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&buf).to_string();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let len = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                    })
+                    .unwrap_or(0);
+                if body.len() >= len {
+                    bodies.push(body.to_string());
+                    break;
+                }
+            }
+        }
+        if !answer {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            return bodies;
+        }
+        let page = r#"<html><body>
+          <div class="result results_links web-result">
+            <a class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.org%2Fparis&amp;rut=1">Paris weather</a>
+            <a class="result__snippet">Sunny, 24 °C.</a>
+          </div></body></html>"#;
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+            page.len()
+        );
+        sock.write_all(reply.as_bytes()).await.unwrap();
+        bodies
+    });
+    (url, server)
+}
+
+#[tokio::test]
+async fn search_posts_the_query_to_the_configured_endpoint_and_lists_results() {
+    let (url, server) = fake_search(true).await;
+    let rig = Rig::with(|c| c.tools.search_url = url.clone());
+    let r = toolbox()
+        .call(&rig.ctx(), "search", json!({"query": "weather in Paris"}))
+        .await;
+    assert_eq!(
+        output(&r.outcome),
+        "Paris weather\nSunny, 24 °C.\nhttps://example.org/paris"
+    );
+    let bodies = server.await.unwrap();
+    assert!(bodies[0].contains("q=weather+in+Paris"), "{bodies:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_search_that_times_out_says_unavailable_do_not_guess() {
+    let (url, _server) = fake_search(false).await;
+    let rig = Rig::with(|c| {
+        c.tools.search_url = url.clone();
+        c.tools.search_timeout_secs = 5;
+    });
+    let r = toolbox()
+        .call(&rig.ctx(), "search", json!({"query": "anything"}))
+        .await;
+    let ToolOutcome::Error { message, .. } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(message.starts_with("search unavailable"), "{message}");
+    assert!(message.contains("do not guess"), "{message}");
+}
+
+#[cfg(not(target_os = "macos"))]
+#[tokio::test]
+async fn applescript_and_shortcuts_fail_explicitly_off_macos() {
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    let tools = toolbox();
+    for (tool, input) in [
+        (
+            "applescript",
+            json!({"script": "tell application \"Finder\" to activate"}),
+        ),
+        ("shortcuts", json!({"name": "Get Weather"})),
+    ] {
+        let r = tools.call(&ctx, tool, input).await;
+        assert_eq!(r.record.status, ToolCallStatus::Error);
+        assert!(
+            r.for_model.contains("unavailable on this platform"),
+            "{}",
+            r.for_model
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_refused_naming_the_available_ones() {
+    let rig = Rig::new();
+    let r = toolbox()
+        .call(&rig.ctx(), "browser", json!({"url": "x"}))
+        .await;
+    assert_eq!(r.record.status, ToolCallStatus::Refused);
+    assert!(r.for_model.contains("no tool `browser`") && r.for_model.contains("mdfind"));
+}
