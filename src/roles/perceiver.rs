@@ -948,7 +948,7 @@ impl Shared {
                 }
             }
             Err(LlmError::Cancelled) => return,
-            Err(e) => format!("I could not reach the model to answer: {e}"),
+            Err(e) => format!("I could not get an answer from the model: {e}"),
         };
         if token.is_cancelled() {
             return;

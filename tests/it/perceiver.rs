@@ -319,6 +319,24 @@ async fn a_greeting_takes_the_fast_path_in_one_free_text_call() {
 }
 
 #[tokio::test]
+async fn a_fast_path_answer_that_is_not_a_completion_is_reported_honestly() {
+    let mut r1 = R1::start(Script::new().role(
+        Role::Perceiver,
+        [Step::malformed("<html>502 bad gateway</html>")],
+    ))
+    .await;
+    r1.submit("hello", vec![]);
+    let env = r1.rig.first(MessageKind::ChatReply).await;
+    let answer = chat_of(&env);
+    assert!(
+        answer.starts_with("I could not get an answer from the model:"),
+        "{answer}"
+    );
+    r1.rig.settle().await;
+    assert!(r1.rig.of(MessageKind::TaskSpec).is_empty());
+}
+
+#[tokio::test]
 async fn a_question_needing_fresh_data_never_takes_the_fast_path_even_when_the_model_says_chat() {
     let mut r1 = R1::start(script("perceiver", "weather_model_says_chat.json")).await;
     assert_eq!(

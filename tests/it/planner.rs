@@ -20,6 +20,8 @@ use artoo::testkit::Script;
 use artoo::{Clock, FakeClock};
 
 use super::perceiver::{Rig, script};
+use artoo::contracts::TaskSubmitted;
+use artoo::roles::perceiver::Perceiver;
 
 /// What the fake R5 answers per memory space; other spaces get empty memory.
 type MemoryBook = HashMap<String, (Potentials, Vec<Megram>, Vec<SOPRecord>)>;
@@ -913,4 +915,39 @@ async fn nothing_is_published_after_a_cancel_during_the_memory_wait() {
     assert!(r2.rig.of(MessageKind::MemoryRecall).is_empty());
     assert!(r2.rig.of(MessageKind::DispatchManifest).is_empty());
     assert_eq!(r2.calls(), 0);
+}
+
+#[tokio::test]
+async fn r1_and_r2_together_take_one_model_call_each_from_submission_to_dispatch() {
+    let mut both = script("perceiver", "task.json");
+    both.roles
+        .extend(script("planner", "first_plan.json").roles);
+    let mut r2 = R2::start(both, MemoryBook::new()).await;
+    let perceiver = Perceiver::new(
+        &r2.rig.config,
+        &r2.rig.bus,
+        &r2.rig.llm,
+        r2.rig.cancellations.clone(),
+    )
+    .unwrap();
+    tokio::spawn(perceiver.run());
+    let task = TaskId::mint();
+    r2.rig.bus.handle(Role::User).publish(
+        Role::Perceiver,
+        TaskSubmitted {
+            task_id: task.clone(),
+            raw_input: "find the 3 biggest pdfs in ~/Downloads".into(),
+            submitted_at: r2.rig.clock.now(),
+            session_history: vec![],
+        },
+    );
+    let (manifest, subs) = r2.plan(0).await;
+    assert_eq!(manifest.task_id, task);
+    assert_eq!(
+        manifest.task_spec.as_ref().map(|s| s.raw_input.as_str()),
+        Some("find the 3 biggest pdfs in ~/Downloads")
+    );
+    assert_eq!(subs.len(), 2);
+    assert_eq!(r2.rig.server.requests_from(Role::Perceiver).len(), 1);
+    assert_eq!(r2.calls(), 1);
 }
