@@ -14,7 +14,8 @@
 //! `read_file`, `write_file`, `applescript`, `osascript`) count wherever they appear as a
 //! word; names that are also English words (`shell`, `search`, `glob`, `shortcuts`) count
 //! only where the text refers to the tool — in backticks, followed by `tool`, `command`
-//! or `:`, or within two words after use/using/with/via/call/run/in/through/web. A blocked
+//! or `:`, or within two words after use/using/with/via/call/run/in/through/web — and
+//! none counts within four words after a negation ("do not use the shell"). A blocked
 //! target counts when it occurs in the intent or context as a whole token (a `/` may
 //! follow, so a blocked folder also blocks what is inside it), after `~` expansion and
 //! ignoring case. The executor refuses blocked tools and targets again at call time;
@@ -202,7 +203,13 @@ const TOOL_CUES_BEFORE: &[&str] = &[
 /// Words right after a name that make it a tool reference.
 const TOOL_CUES_AFTER: &[&str] = &["tool", "tools", "command", "commands"];
 
-/// Whether `text` refers to the tool `name` (see the module docs).
+/// Words that, within four words before a tool name, make the mention a refusal ("do
+/// not use the shell") rather than a use.
+const NEGATIONS: &[&str] = &[
+    "not", "never", "no", "without", "avoid", "avoiding", "instead", "except", "don", "t",
+];
+
+/// Whether `text` refers to the tool `name` as something to use (see the module docs).
 pub fn mentions_tool(text: &str, name: &str) -> bool {
     let name = name.trim().to_lowercase();
     if name.is_empty() {
@@ -218,6 +225,12 @@ pub fn mentions_tool(text: &str, name: &str) -> bool {
     let tokens = tokens(&lower);
     for (i, token) in tokens.iter().enumerate() {
         if !aliases.contains(&token.word) {
+            continue;
+        }
+        if tokens[i.saturating_sub(4)..i]
+            .iter()
+            .any(|t| NEGATIONS.contains(&t.word))
+        {
             continue;
         }
         if identifier || token.backticked || token.colon_after {
@@ -464,6 +477,13 @@ mod tests {
         assert!(mentions_tool("the shell command wc -l", "shell"));
         assert!(mentions_tool("Tell Finder via osascript", "applescript"));
         assert!(mentions_tool("then read_file each match", "read_file"));
+        // Obeying the block is not using the tool.
+        assert!(!mentions_tool("Do not use the shell for this.", "shell"));
+        assert!(!mentions_tool(
+            "without mdfind: walk the folder with glob",
+            "mdfind"
+        ));
+        assert!(!mentions_tool("don't call `search`", "search"));
     }
 
     #[test]
