@@ -11,7 +11,7 @@
 //! fixed list (then one free-text call answers it); [`Route::NeedsTools`] when the input
 //! names files, folders, paths, URLs, apps, an action verb or anything that changes over
 //! time (weather, news, prices, "today"); otherwise [`Route::Undecided`]. On the normal
-//! path R1 makes one structured call ([`Perception`]) whose `category` lets the model
+//! path R1 makes one structured call ([`Perception`]) whose `kind` lets the model
 //! recognise paraphrased small talk — but a `NeedsTools` input can never become a chat
 //! reply: code overrides the model. Words are matched as whole words (the Go filter
 //! matched substrings, so "brunch" contained "run"), and the Go filter's "short question
@@ -67,7 +67,7 @@ pub enum Route {
     Chat,
     /// Needs tools or fresh data: never a chat reply, whatever the model says.
     NeedsTools,
-    /// The structured call's `category` decides.
+    /// The structured call's `kind` decides.
     Undecided,
 }
 
@@ -545,7 +545,7 @@ pub fn route(input: &str) -> Route {
 /// What the input is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Category {
+pub enum Kind {
     /// Something to do or find out.
     Task,
     /// Greetings, thanks, small talk, questions about artoo itself.
@@ -565,19 +565,21 @@ pub struct PerceivedConstraints {
     pub scope: Option<String>,
 }
 
-/// R1's one structured call. Alphabetical property order puts the decision first.
+/// R1's one structured call. Properties are written in alphabetical order (see
+/// docs/llm.md), so the model restates the goal (`constraints`, `intent`) before it
+/// decides what the input is (`kind`), and only then writes a `question` or a `reply`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Perception {
-    /// task, chat or clarify.
-    pub category: Category,
-    /// Only with category clarify: one short question; otherwise null.
-    #[serde(default)]
-    pub clarifying_question: Option<String>,
     #[serde(default)]
     pub constraints: PerceivedConstraints,
     /// Always: the user's goal, faithfully restated in one sentence.
     pub intent: String,
-    /// Only with category chat: the short answer to the user; otherwise null.
+    /// task, chat or clarify.
+    pub kind: Kind,
+    /// Only with kind clarify: one short question; otherwise null.
+    #[serde(default)]
+    pub question: Option<String>,
+    /// Only with kind chat: the short answer to the user; otherwise null.
     #[serde(default)]
     pub reply: Option<String>,
 }
@@ -649,12 +651,12 @@ impl Perception {
         if self.intent.trim().is_empty() {
             return Err("intent must restate the user's goal; it is empty".into());
         }
-        match self.category {
-            Category::Chat if non_blank(&self.reply).is_none() => {
-                return Err("category is chat, so reply must hold the answer".into());
+        match self.kind {
+            Kind::Chat if non_blank(&self.reply).is_none() => {
+                return Err("kind is chat, so reply must hold the answer".into());
             }
-            Category::Clarify if non_blank(&self.clarifying_question).is_none() => {
-                return Err("category is clarify, so clarifying_question must hold it".into());
+            Kind::Clarify if non_blank(&self.question).is_none() => {
+                return Err("kind is clarify, so question must hold it".into());
             }
             _ => {}
         }
@@ -665,47 +667,56 @@ impl Perception {
                 "constraints.deadline \"{deadline}\" is not an ISO 8601 date; use null and keep the user's time words in the intent"
             ));
         }
-        if self.category != Category::Chat {
-            let dropped = dropped_time_words(raw_input, &self.intent);
-            if !dropped.is_empty() {
-                return Err(format!(
-                    "the intent dropped the user's time words ({}); keep them exactly as written",
-                    dropped.join(", ")
-                ));
-            }
+        // Whatever the kind: code may override a chat verdict and forward this intent.
+        let dropped = dropped_time_words(raw_input, &self.intent);
+        if !dropped.is_empty() {
+            return Err(format!(
+                "the intent dropped the user's time words ({}); keep them exactly as written",
+                dropped.join(", ")
+            ));
         }
         Ok(())
     }
 }
 
-/// R1's system prompt.
+/// R1's system prompt, in the order the model writes the fields.
 pub const PERCEIVE_SYSTEM: &str = "You are R1, the Perceiver of artoo, an assistant that runs \
 tasks on the user's own computer with tools (files, folders, apps, shell commands, web search). \
 You receive what the user typed and carry it into the system faithfully. You restate the goal; \
 you do not solve it, plan it, choose tools, or judge whether it is feasible.
 
-category:
+constraints.deadline: an absolute date or time the user gave, in ISO 8601; otherwise null.
+constraints.scope: where the task applies, only if the user said so; otherwise null.
+
+intent (always): one sentence with the user's goal, faithfully restated. Do not add \
+assumptions, defaults, success criteria, tools or steps; do not narrow or widen the goal.
+- Keep relative time words exactly as the user wrote them (today, yesterday, last week, 今天); \
+never turn them into dates.
+- Resolve references (\"it\", \"the ones\", \"that file\", \"do it again\") from the session \
+history.
+- A negative reaction to the previous result (\"wrong\", \"no\", \"that's not it\") means: redo \
+the previous request more strictly, avoiding what went wrong.
+- An amendment to the previous request (a new language, more detail, a table, a translation) \
+means: redo the previous request with that change.
+
+kind:
 - \"task\": anything to do or to find out — the user's files, folders, apps or system, the web, \
 or any fact that can change (weather, news, prices, dates, times). When in doubt: task.
 - \"chat\": only greetings, thanks, farewells, small talk, and questions about artoo itself \
-(who or what you are, what you can do, how you work). Put a short, friendly answer in the \
-user's language in reply. Never answer in reply anything that needs tools or fresh data.
+(who or what you are, what you can do, how you work).
 - \"clarify\": only when no reasonable interpretation exists and the answer would change what \
-is done. Put one short question in clarifying_question. Never ask what the session history \
-answers.
+is done. Never ask what the session history answers.
 
-intent (always, whatever the category): one sentence with the user's goal, faithfully \
-restated. Do not add assumptions, defaults, success criteria, tools or steps; do not narrow or \
-widen the goal.
-- Keep relative time words exactly as the user wrote them (today, tomorrow, last week, 今天); \
-never turn them into dates.
-- Resolve references (\"it\", \"that file\", \"do it again\") from the session history.
-- A negative reaction to the previous result (\"wrong\", \"no\", \"that's not it\") means: redo \
-the previous request more strictly, avoiding what went wrong.
-- An amendment (\"answer in Chinese\", \"more detail\", \"as a table\", \"translate it\") means: \
-redo the previous request with that change.
-constraints.scope: where the task applies, only if the user said so; otherwise null.
-constraints.deadline: an absolute date or time the user gave, in ISO 8601; otherwise null.";
+question: with kind clarify, one short question; otherwise null.
+reply: with kind chat, a short, friendly answer in the user's language; otherwise null. Never \
+answer in reply anything that needs tools or fresh data.
+
+Two examples of input and object:
+how many photos did I take last week? → {\"constraints\": {\"deadline\": null, \"scope\": null}, \
+\"intent\": \"Count the photos the user took last week\", \"kind\": \"task\", \"question\": null, \
+\"reply\": null}
+thanks, you're a star → {\"constraints\": {\"deadline\": null, \"scope\": null}, \"intent\": \
+\"Thank artoo\", \"kind\": \"chat\", \"question\": null, \"reply\": \"You're welcome!\"}";
 
 /// The fast path's system prompt (the code pre-filter found a greeting or a question
 /// about artoo).
@@ -761,8 +772,8 @@ pub fn perception_request(
     user.push_str(&format!("\n\nUser input:\n{}", submitted.raw_input));
     if !may_ask {
         user.push_str(
-            "\n\nYou may not ask any more questions: choose the best interpretation. category \
-must be \"task\" or \"chat\".",
+            "\n\nYou may not ask any more questions: choose the best interpretation. kind must \
+be \"task\" or \"chat\".",
         );
     }
     ChatRequest::new(PERCEIVE_SYSTEM, user).temperature(0.0)
@@ -886,14 +897,14 @@ impl Shared {
             if token.is_cancelled() {
                 return;
             }
-            match perception.category {
-                Category::Chat if route != Route::NeedsTools => {
+            match perception.kind {
+                Kind::Chat if route != Route::NeedsTools => {
                     let reply = non_blank(&perception.reply).unwrap_or_default().to_string();
                     self.chat_reply(&submitted, reply);
                     return;
                 }
-                Category::Clarify if may_ask => {
-                    let question = non_blank(&perception.clarifying_question)
+                Kind::Clarify if may_ask => {
+                    let question = non_blank(&perception.question)
                         .unwrap_or_default()
                         .to_string();
                     let round = clarifications.len() as u32 + 1;
@@ -1117,8 +1128,8 @@ mod tests {
     #[test]
     fn a_perception_must_keep_time_words_and_iso_deadlines() {
         let mut p = Perception {
-            category: Category::Task,
-            clarifying_question: None,
+            kind: Kind::Task,
+            question: None,
             constraints: PerceivedConstraints::default(),
             intent: "Summarise the meeting notes".into(),
             reply: None,
@@ -1134,7 +1145,7 @@ mod tests {
         assert!(p.check("x").unwrap_err().contains("ISO 8601"));
         p.constraints.deadline = Some("2026-03-01T17:00".into());
         assert_eq!(p.check("x"), Ok(()));
-        p.category = Category::Chat;
+        p.kind = Kind::Chat;
         assert!(p.check("x").unwrap_err().contains("reply"));
     }
 

@@ -399,7 +399,7 @@ async fn references_and_amendments_are_resolved_from_the_session_history() {
         "{prompt}"
     );
     let system = r1.rig.system_prompt(Role::Perceiver, 0);
-    assert!(system.contains("An amendment (\"answer in Chinese\""));
+    assert!(system.contains("An amendment to the previous request"));
     assert!(system.contains("A negative reaction to the previous result"));
     assert!(system.contains("Keep relative time words exactly"));
 }
@@ -548,7 +548,7 @@ async fn nothing_is_published_after_a_cancel_during_a_clarification() {
     let mut r1 = R1::start(Script::new().role(
         Role::Perceiver,
         [Step::reply(
-            r#"{"category": "clarify", "clarifying_question": "Which report?", "constraints": {}, "intent": "Shorten a report", "reply": null}"#,
+            r#"{"kind": "clarify", "question": "Which report?", "constraints": {}, "intent": "Shorten a report", "reply": null}"#,
         )],
     ))
     .await;

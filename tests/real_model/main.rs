@@ -301,7 +301,7 @@ mod roles {
         TaskSubmitted, Urgency,
     };
     use artoo::ggs::graceful;
-    use artoo::roles::perceiver::{self, Category, Perception};
+    use artoo::roles::perceiver::{self, Kind, Perception};
     use artoo::roles::planner::calibration::{self, Answer};
     use artoo::roles::planner::prompt::{self, GracefulDraft, PlanDraft, PlanSummary};
     use artoo::roles::planner::validator::{self, PlanRules};
@@ -535,17 +535,14 @@ mod roles {
     }
 
     #[test]
-    fn categories_are_the_three_the_prompt_names() {
-        for (name, category) in [
-            ("task", Category::Task),
-            ("chat", Category::Chat),
-            ("clarify", Category::Clarify),
+    fn the_kinds_are_the_three_the_prompt_names() {
+        for (name, kind) in [
+            ("task", Kind::Task),
+            ("chat", Kind::Chat),
+            ("clarify", Kind::Clarify),
         ] {
             assert!(perceiver::PERCEIVE_SYSTEM.contains(&format!("\"{name}\"")));
-            assert_eq!(
-                serde_json::to_value(category).unwrap(),
-                serde_json::json!(name)
-            );
+            assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(name));
         }
     }
 }

@@ -126,11 +126,11 @@ impl Planner {
         while let Some(env) = self.inbox.recv().await {
             let shared = Arc::clone(&self.shared);
             match &env.message {
-                Message::TaskSpec(spec) if expect(env.from, Role::Perceiver, "TaskSpec") => {
+                Message::TaskSpec(spec) if sent_by(env.from, Role::Perceiver, "TaskSpec") => {
                     let (spec, slot) = tasks.start(spec.clone());
                     tracker.spawn(shared.plan(spec, None, slot));
                 }
-                Message::PlanDirective(d) if expect(env.from, Role::Ggs, "PlanDirective") => {
+                Message::PlanDirective(d) if sent_by(env.from, Role::Ggs, "PlanDirective") => {
                     match tasks.get(&d.task_id) {
                         Some((spec, slot)) => {
                             tracker.spawn(shared.plan(spec, Some(d.clone()), slot));
@@ -139,7 +139,7 @@ impl Planner {
                     }
                 }
                 Message::GracefulFailureRequest(r)
-                    if expect(env.from, Role::Ggs, "GracefulFailureRequest") =>
+                    if sent_by(env.from, Role::Ggs, "GracefulFailureRequest") =>
                 {
                     // The task is ending: this is the last R2 hears of it.
                     let spec = tasks.remove(&r.task_id).map(|e| e.spec);
@@ -156,7 +156,7 @@ impl Planner {
     }
 }
 
-fn expect(from: Role, role: Role, kind: &str) -> bool {
+fn sent_by(from: Role, role: Role, kind: &str) -> bool {
     let ok = from == role;
     if !ok {
         tracing::warn!(%from, kind, "R2 refuses a message from a role that may not send it");
@@ -500,18 +500,11 @@ fn with_memory(context: &str, memory: &str) -> String {
     }
 }
 
-/// The model's assessment over the verbatim outputs; nothing it writes replaces them.
+/// The matched outputs verbatim (code) and the model's next moves.
 fn composed(request: &GracefulFailureRequest, draft: GracefulDraft) -> GracefulFailure {
-    let verbatim = graceful::accomplished(&request.matched_outputs);
-    let partial = draft.partial_result.trim();
-    let accomplished = if request.matched_outputs.is_empty() || partial.is_empty() {
-        verbatim
-    } else {
-        format!("{partial}\n{verbatim}")
-    };
     GracefulFailure {
         task_id: request.task_id.clone(),
-        accomplished,
+        accomplished: graceful::accomplished(&request.matched_outputs),
         next_moves: graceful::dedup(draft.next_moves),
     }
 }
@@ -573,7 +566,7 @@ mod tests {
     }
 
     #[test]
-    fn the_composed_graceful_failure_keeps_outputs_verbatim_and_bounds_the_moves() {
+    fn the_graceful_failure_quotes_outputs_verbatim_and_bounds_the_moves() {
         let request = GracefulFailureRequest {
             task_id: TaskId::from_existing("task_g"),
             intent: "rename the photos".into(),
@@ -588,38 +581,17 @@ mod tests {
             &request,
             GracefulDraft {
                 next_moves: vec!["a".into(), "b".into(), "c".into(), "d".into(), "a".into()],
-                partial_result: "Two photos were found.".into(),
-            },
-        );
-        assert!(g.accomplished.starts_with("Two photos were found.\n"));
-        assert!(g.accomplished.contains("IMG_1.jpg\nIMG_2.jpg"));
-        assert_eq!(g.next_moves, vec!["a", "b", "c"]);
-
-        let fallback = code_built(&request);
-        assert!(fallback.accomplished.contains("IMG_1.jpg\nIMG_2.jpg"));
-        assert!(fallback.next_moves.len() >= graceful::MIN_NEXT_MOVES);
-        assert!(fallback.next_moves[0].contains("the rename was denied"));
-    }
-
-    #[test]
-    fn nothing_completed_is_never_dressed_up_by_the_model() {
-        let request = GracefulFailureRequest {
-            task_id: TaskId::from_existing("task_g"),
-            intent: "x".into(),
-            reason: "y".into(),
-            matched_outputs: vec![],
-            failures: vec![],
-        };
-        let g = composed(
-            &request,
-            GracefulDraft {
-                next_moves: vec!["a".into(), "b".into()],
-                partial_result: "Everything is almost done.".into(),
             },
         );
         assert_eq!(
             g.accomplished,
-            "Nothing was completed: no sub-task met its criteria."
+            "Completed 1 sub-task(s):\n1. IMG_1.jpg\nIMG_2.jpg"
         );
+        assert_eq!(g.next_moves, vec!["a", "b", "c"]);
+
+        let fallback = code_built(&request);
+        assert_eq!(fallback.accomplished, g.accomplished);
+        assert!(fallback.next_moves.len() >= graceful::MIN_NEXT_MOVES);
+        assert!(fallback.next_moves[0].contains("the rename was denied"));
     }
 }

@@ -36,7 +36,11 @@ pub enum ToolName {
     Glob,
     ReadFile,
     WriteFile,
+    // Off macOS these two are not in the plan schema, so a constrained model cannot name
+    // them; the validator refuses them again for endpoints that ignore the schema.
+    #[cfg_attr(not(target_os = "macos"), serde(skip_deserializing))]
     Applescript,
+    #[cfg_attr(not(target_os = "macos"), serde(skip_deserializing))]
     Shortcuts,
     Shell,
     Search,
@@ -154,15 +158,15 @@ impl PlanDraft {
     }
 }
 
-/// The model's part of a graceful failure.
+/// The model's part of a graceful failure: only what to try next. What was accomplished
+/// is quoted by code from the matched outputs — a model's account of it could claim more
+/// than happened (Law 0), and a small model does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GracefulDraft {
     /// Two or three concrete next moves for the user, each naming a specific file,
     /// folder, setting, permission or rewording of the request.
+    #[schemars(length(min = 2, max = 3))]
     pub next_moves: Vec<String>,
-    /// One or two sentences on what the completed parts give the user toward the goal,
-    /// using only facts in the quoted outputs. Empty when nothing was completed.
-    pub partial_result: String,
 }
 
 /// `Today's date` in the user's time zone (the Go version used UTC and was a day off for
@@ -191,6 +195,11 @@ fn tool_list() -> String {
         .join("\n")
 }
 
+/// The criterion the system prompt shows as an example. Small models copy it verbatim
+/// into unrelated plans, so the validator refuses it as a criterion.
+pub const CRITERION_EXAMPLE: &str =
+    "the output lists at most 3 paths, each ending in .pdf, each with a size in bytes";
+
 /// R2's system prompt: the rules of a plan.
 pub fn plan_system(workspace: &Path) -> String {
     format!(
@@ -207,13 +216,13 @@ Rules:
 ones and receives their outputs; use it only when a sub-task needs an earlier one's output.
 - context holds everything the executor needs: exact paths, names, patterns, formats, units. \
 The executor sees nothing else.
-- tools lists every tool the sub-task will use, from the list above only.
+- tools lists only the tools this sub-task will use (usually one or two), from the list above.
 - Use only those tools and standard commands every system has. Never rely on third-party \
 programs (cloc, tokei, jq, rg, fd, bat, fzf, eza): they are usually not installed.
 - New files go under the workspace {workspace} unless the task names another place.
-- success_criteria are falsifiable assertions about what the sub-task's tool output shows. \
-Bad: \"the files are found\", \"the task is done\". Good: \"the output lists at most 3 paths, \
-each ending in .pdf, each with a size in bytes\".
+- success_criteria are falsifiable assertions about what this sub-task's tool output shows: \
+name the expected content, count, format or path of THIS task (the shape of \"{example}\"). A \
+criterion that restates the intent or only says the work is done checks nothing.
 - task_criteria are assertions about the COMBINED output of all sub-tasks, as the user will \
 receive it.
 - Resolve relative dates (today, tomorrow, last week) against today's date given with the \
@@ -225,7 +234,8 @@ blocked target anywhere is rejected. SHOULD PREFER items are advice from earlier
 CAUTION tools ask the user before each use.
 - Never write ids; the runtime assigns them.",
         tools = tool_list(),
-        workspace = workspace.display()
+        workspace = workspace.display(),
+        example = CRITERION_EXAMPLE
     )
 }
 
@@ -408,12 +418,10 @@ fix every point above and keep every rule."
 /// R2's system prompt for the graceful failure.
 pub const GRACEFUL_SYSTEM: &str = "You are R2, the Planner of artoo, an assistant that runs \
 tasks on the user's own computer. The task below was abandoned: it could not be achieved \
-within its budget. Write for the user, in the language of the task:
-- partial_result: one or two sentences on what the completed parts (quoted below) give the \
-user toward the goal. Use only facts in the quoted outputs and never claim anything else was \
-done (Law 0: never deceive). An empty string when nothing was completed.
-- next_moves: two or three concrete next moves the user can take, each naming a specific \
-file, folder, setting, permission or rewording of the request. No generic advice.";
+within its budget. What was completed is shown to the user verbatim; your part is what to do \
+next. Write next_moves: two or three concrete moves the user can take now, in the language of \
+the task, each naming a specific file, folder, setting, permission or rewording of the \
+request. No generic advice, and never claim that anything was done.";
 
 /// The request for the graceful failure of an abandoned task.
 pub fn graceful_request(request: &GracefulFailureRequest, spec: Option<&TaskSpec>) -> ChatRequest {
@@ -443,7 +451,10 @@ pub fn graceful_request(request: &GracefulFailureRequest, spec: Option<&TaskSpec
             user.push_str(&format!("{}. {shown}\n", i + 1));
         }
     }
-    ChatRequest::new(GRACEFUL_SYSTEM, user).temperature(0.0)
+    // A bound on a runaway reply; three moves fit easily.
+    ChatRequest::new(GRACEFUL_SYSTEM, user)
+        .temperature(0.0)
+        .max_tokens(600)
 }
 
 #[cfg(test)]
@@ -474,6 +485,8 @@ mod tests {
             assert_eq!(ToolName::parse(tool.as_str()), Some(tool));
             let json = serde_json::to_string(&tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));
+            let back = serde_json::from_str::<ToolName>(&json).ok();
+            assert_eq!(back.is_some(), tool.is_available(), "{tool}");
         }
         assert_eq!(ToolName::parse(" Shell "), Some(ToolName::Shell));
         assert_eq!(ToolName::parse("cloc"), None);
@@ -487,6 +500,11 @@ mod tests {
         assert!(!schema.contains("subtask_id"), "{schema}");
         assert!(!schema.contains("parent_task_id"), "{schema}");
         assert!(schema.contains("\"read_file\""), "{schema}");
+        assert_eq!(
+            schema.contains("\"applescript\""),
+            cfg!(target_os = "macos"),
+            "only tools this platform has are offered: {schema}"
+        );
     }
 
     #[test]

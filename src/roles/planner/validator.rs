@@ -4,7 +4,8 @@
 //!
 //! A plan is rejected when it has no sub-task or no task criterion; when a sub-task has
 //! no intent, no success criterion or no tool; when it uses a blocked tool, a tool this
-//! platform lacks, a blocked target or a third-party program (digest #86); or, on
+//! platform lacks, a blocked target or a third-party program (digest #86); when a
+//! criterion is the prompt's example copied verbatim (small models do); or, on
 //! `break_symmetry`, when its tool set equals the previous plan's.
 //!
 //! How tool use is detected: the plan schema makes every sub-task declare the tools it
@@ -28,7 +29,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
 
-use super::prompt::{DraftSubTask, PlanDraft, ToolName};
+use super::prompt::{CRITERION_EXAMPLE, DraftSubTask, PlanDraft, ToolName};
 
 /// Programs a plan must not rely on: usually not installed (digest #86).
 pub const THIRD_PARTY_CLIS: &[&str] = &[
@@ -53,14 +54,38 @@ pub struct PlanRules<'a> {
 pub enum Violation {
     NoSubtasks,
     NoTaskCriteria,
-    EmptyIntent { subtask: usize },
-    NoCriteria { subtask: usize },
-    NoTools { subtask: usize },
-    BlockedTool { subtask: usize, tool: String },
-    UnavailableTool { subtask: usize, tool: ToolName },
-    BlockedTarget { subtask: usize, target: String },
-    ThirdPartyCli { subtask: usize, program: String },
-    RepeatedToolSet { tools: Vec<ToolName> },
+    EmptyIntent {
+        subtask: usize,
+    },
+    NoCriteria {
+        subtask: usize,
+    },
+    NoTools {
+        subtask: usize,
+    },
+    BlockedTool {
+        subtask: usize,
+        tool: String,
+    },
+    UnavailableTool {
+        subtask: usize,
+        tool: ToolName,
+    },
+    BlockedTarget {
+        subtask: usize,
+        target: String,
+    },
+    ThirdPartyCli {
+        subtask: usize,
+        program: String,
+    },
+    RepeatedToolSet {
+        tools: Vec<ToolName>,
+    },
+    /// A criterion copied from the prompt's example (`subtask` 0 = a task criterion).
+    CopiedExample {
+        subtask: usize,
+    },
 }
 
 impl fmt::Display for Violation {
@@ -97,6 +122,13 @@ impl fmt::Display for Violation {
                 f,
                 "sub-task {subtask} relies on `{program}`, a third-party program that is usually not installed; use the executor's tools and standard commands"
             ),
+            Violation::CopiedExample { subtask: 0 } => f.write_str(
+                "a task criterion copies the prompt's example; write assertions about this task's combined output",
+            ),
+            Violation::CopiedExample { subtask } => write!(
+                f,
+                "sub-task {subtask} copies the prompt's example criterion; write assertions about this sub-task's own output"
+            ),
             Violation::RepeatedToolSet { tools } => {
                 let names: Vec<&str> = tools.iter().map(|t| t.as_str()).collect();
                 write!(
@@ -118,6 +150,9 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
     if draft.task_criteria.iter().all(|c| c.trim().is_empty()) {
         out.push(Violation::NoTaskCriteria);
     }
+    if draft.task_criteria.iter().any(|c| is_example(c)) {
+        out.push(Violation::CopiedExample { subtask: 0 });
+    }
     for (idx, subtask) in draft.subtasks.iter().enumerate() {
         check_subtask(idx + 1, subtask, rules, &mut out);
     }
@@ -138,6 +173,9 @@ fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Ve
     }
     if s.success_criteria.iter().all(|c| c.trim().is_empty()) {
         out.push(Violation::NoCriteria { subtask: n });
+    }
+    if s.success_criteria.iter().any(|c| is_example(c)) {
+        out.push(Violation::CopiedExample { subtask: n });
     }
     if s.tools.is_empty() {
         out.push(Violation::NoTools { subtask: n });
@@ -189,6 +227,13 @@ fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Ve
             });
         }
     }
+}
+
+fn is_example(criterion: &str) -> bool {
+    criterion
+        .trim()
+        .trim_end_matches('.')
+        .eq_ignore_ascii_case(CRITERION_EXAMPLE)
 }
 
 /// Names that are not English words: any whole-word mention is a use of the tool.
@@ -589,6 +634,26 @@ mod tests {
                 }]
             );
         }
+    }
+
+    #[test]
+    fn a_criterion_copied_from_the_prompts_example_is_rejected() {
+        let h = home();
+        let mut s = subtask(
+            "Count the notes",
+            "glob *.md under ~/notes",
+            &[ToolName::Glob],
+        );
+        s.success_criteria = vec![format!("{}.", CRITERION_EXAMPLE.to_uppercase())];
+        let mut p = plan(vec![s]);
+        p.task_criteria = vec![CRITERION_EXAMPLE.into()];
+        assert_eq!(
+            validate(&p, &rules(&[], &[], &h)),
+            vec![
+                Violation::CopiedExample { subtask: 0 },
+                Violation::CopiedExample { subtask: 1 },
+            ]
+        );
     }
 
     #[test]
