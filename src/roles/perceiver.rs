@@ -25,9 +25,9 @@
 //! published: the intent is required, and if the model fails altogether the user's own
 //! words become the intent.
 //!
-//! **Invariant:** one `TaskSubmitted` yields at most one message to R2 or the user (none
-//! once the task is cancelled), and R1 never writes `task_id` or `raw_input` from model
-//! output.
+//! **Invariant:** one `TaskSubmitted` yields at most one `TaskSpec` or `ChatReply` (and
+//! nothing at all once the task is cancelled), and R1 never writes `task_id` or
+//! `raw_input` from model output.
 
 use std::sync::Arc;
 use std::time::Duration;
