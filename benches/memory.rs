@@ -63,7 +63,11 @@ fn sample_megram(i: usize, space: String, created: chrono::DateTime<chrono::Utc>
     let (state, f, sigma, k) = quantised(i);
     Megram {
         id: MegramId::mint(),
-        level: if i % 97 == 0 { Level::K } else { Level::M },
+        level: if i.is_multiple_of(97) {
+            Level::K
+        } else {
+            Level::M
+        },
         created_at: created,
         last_recalled_at: None,
         space,

@@ -66,10 +66,10 @@ impl Cancellations {
             return false;
         }
         st.cancelled_order.push_back(task.clone());
-        if st.cancelled_order.len() > REMEMBERED_CANCELLED {
-            if let Some(old) = st.cancelled_order.pop_front() {
-                st.cancelled.remove(&old);
-            }
+        if st.cancelled_order.len() > REMEMBERED_CANCELLED
+            && let Some(old) = st.cancelled_order.pop_front()
+        {
+            st.cancelled.remove(&old);
         }
         true
     }

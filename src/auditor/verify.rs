@@ -189,12 +189,11 @@ impl Walk {
         }
         if value.get("kind").and_then(Value::as_str) == Some("AuditReport")
             && value.get("from").and_then(Value::as_str) == Some("R6")
+            && let Some(digest) = value.get("digest").and_then(Value::as_str)
         {
-            if let Some(digest) = value.get("digest").and_then(Value::as_str) {
-                let detail = value.get("detail").and_then(Value::as_str).unwrap_or("");
-                let id = detail.split_whitespace().nth(1).unwrap_or("?").to_string();
-                self.report_digests.insert(digest.to_string(), id);
-            }
+            let detail = value.get("detail").and_then(Value::as_str).unwrap_or("");
+            let id = detail.split_whitespace().nth(1).unwrap_or("?").to_string();
+            self.report_digests.insert(digest.to_string(), id);
         }
         self.prev = hash;
         self.expected_seq += 1;
@@ -289,12 +288,13 @@ fn check_anchor(
             .or(Some(before)),
         other => other,
     };
-    if let Some(a) = &anchor {
-        if live && a.next_seq > head.next_seq {
-            // Checkpointed past the end we read: it kept writing after our scan, and
-            // everything we read is covered (a gap would have broken the chain).
-            return Ok(None);
-        }
+    if let Some(a) = &anchor
+        && live
+        && a.next_seq > head.next_seq
+    {
+        // Checkpointed past the end we read: it kept writing after our scan, and
+        // everything we read is covered (a gap would have broken the chain).
+        return Ok(None);
     }
     let Some(anchor) = anchor else {
         return Ok((head.next_seq > 0).then(|| BrokenLink {

@@ -151,6 +151,10 @@ pub struct MemoryRecall {
     pub constraints: Vec<RecalledConstraint>,
     #[serde(default)]
     pub round: u32,
+    /// Why memory could not be consulted for this group (no answer in time, a store
+    /// error); the plan was made without it. `None` when memory answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Operator action on memory (UI / CLI), published for the auditor.

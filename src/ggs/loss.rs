@@ -232,20 +232,20 @@ pub fn assess<'a>(
         }
     }
 
-    if let Some(gap) = rejection {
-        if failed.is_empty() {
-            total_weight += 1.0;
-            failed.push(FailedUnit {
-                criterion: if gap.trim().is_empty() {
-                    "R4b rejected the round".to_string()
-                } else {
-                    gap.to_string()
-                },
-                weight: 1.0,
-                class: UnitClass::Unclassified,
-                source: UnitSource::Rejection,
-            });
-        }
+    if let Some(gap) = rejection
+        && failed.is_empty()
+    {
+        total_weight += 1.0;
+        failed.push(FailedUnit {
+            criterion: if gap.trim().is_empty() {
+                "R4b rejected the round".to_string()
+            } else {
+                gap.to_string()
+            },
+            weight: 1.0,
+            class: UnitClass::Unclassified,
+            source: UnitSource::Rejection,
+        });
     }
 
     let weighted_failures: f64 = failed.iter().map(|u| u.weight).sum();

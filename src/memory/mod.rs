@@ -299,10 +299,10 @@ impl Memory {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        if let Some(task) = task {
-            if let Err(e) = task.await {
-                tracing::error!(error = %e, "the dreamer task ended abnormally");
-            }
+        if let Some(task) = task
+            && let Err(e) = task.await
+        {
+            tracing::error!(error = %e, "the dreamer task ended abnormally");
         }
         self.inner.store.close().await
     }

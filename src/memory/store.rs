@@ -421,10 +421,10 @@ impl RecentIds {
             return false;
         }
         self.order.push_back(id);
-        if self.order.len() > RECENT_IDS {
-            if let Some(old) = self.order.pop_front() {
-                self.set.remove(&old);
-            }
+        if self.order.len() > RECENT_IDS
+            && let Some(old) = self.order.pop_front()
+        {
+            self.set.remove(&old);
         }
         true
     }

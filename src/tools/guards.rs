@@ -306,13 +306,13 @@ pub fn rewrite_find(command: &str, home: &Path) -> FindRewrite {
     for sc in simple.iter().filter(|sc| is_find(sc)) {
         let words = words_of(sc);
         for (i, w) in words.iter().enumerate() {
-            if w.value == "-maxdepth" {
-                if let (Some(a), Some(b)) = (
+            if w.value == "-maxdepth"
+                && let (Some(a), Some(b)) = (
                     w.loc.as_ref(),
                     words.get(i + 1).and_then(|n| n.loc.as_ref()),
-                ) {
-                    cuts.push((a.start.index, b.end.index));
-                }
+                )
+            {
+                cuts.push((a.start.index, b.end.index));
             }
         }
     }
@@ -359,15 +359,15 @@ pub fn rewrite_find(command: &str, home: &Path) -> FindRewrite {
             .iter()
             .map(|w| literal(&w.value, home))
             .collect();
-        if let (true, Some(args)) = (only_stderr_redirects, args) {
-            if let Some(r) = redirect_plan(&args, home) {
-                return FindRewrite::Mdfind {
-                    query: r.0,
-                    onlyin: r.1,
-                    kind: r.2,
-                    original: stripped,
-                };
-            }
+        if let (true, Some(args)) = (only_stderr_redirects, args)
+            && let Some(r) = redirect_plan(&args, home)
+        {
+            return FindRewrite::Mdfind {
+                query: r.0,
+                onlyin: r.1,
+                kind: r.2,
+                original: stripped,
+            };
         }
     }
     if changed {

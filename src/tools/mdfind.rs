@@ -229,10 +229,10 @@ impl Tool for Mdfind {
             if cfg!(target_os = "macos") && self.locate == Locate::System {
                 return spotlight(&search, ctx).await;
             }
-            if let Some(found) = self.locate_index(&search, ctx).await? {
-                if !found.is_empty() {
-                    return Ok(render(&search, found, "the locate index"));
-                }
+            if let Some(found) = self.locate_index(&search, ctx).await?
+                && !found.is_empty()
+            {
+                return Ok(render(&search, found, "the locate index"));
             }
             walk(search, ctx).await
         })

@@ -76,10 +76,10 @@ fn unwrap_link(href: &str) -> String {
     } else {
         href.to_string()
     };
-    if let Ok(url) = url::Url::parse(&absolute) {
-        if let Some((_, target)) = url.query_pairs().find(|(k, _)| k == "uddg") {
-            return target.into_owned();
-        }
+    if let Ok(url) = url::Url::parse(&absolute)
+        && let Some((_, target)) = url.query_pairs().find(|(k, _)| k == "uddg")
+    {
+        return target.into_owned();
     }
     absolute
 }

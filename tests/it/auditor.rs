@@ -473,6 +473,7 @@ impl Rig {
                 potentials: memory_response(task).potentials,
                 constraints: vec![],
                 round,
+                error: None,
             },
         );
         r.r2.publish(Role::Observer, llm(task, Role::Planner, None));

@@ -8,6 +8,8 @@ mod law1;
 mod llm;
 mod memory;
 mod no_tauri;
+mod perceiver;
+mod planner;
 mod tasklog;
 mod tools;
 #[cfg(feature = "specta")]

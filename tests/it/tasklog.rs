@@ -175,6 +175,7 @@ impl Pipeline {
                 potentials,
                 constraints,
                 round,
+                error: None,
             },
         );
     }

@@ -289,3 +289,260 @@ async fn a_free_text_reply_arrives_within_the_bound() {
     assert!(!reply.answer().is_empty());
     assert!(started.elapsed() < Duration::from_secs(180));
 }
+
+// ---------------------------------------------------------------------------------------
+// The roles' real prompts (src/roles): what R1 and R2 actually send must come back as a
+// valid, parsed object of the role's type, passing the role's own checks.
+
+mod roles {
+    use artoo::contracts::{
+        Constraints, GracefulFailureRequest, Loss, MatchedOutput, MixedFailureClass, PlanDirective,
+        PrevDirective, ReplanDirective, Role, SessionTurn, SubTaskId, TaskId, TaskSpec,
+        TaskSubmitted, Urgency,
+    };
+    use artoo::ggs::graceful;
+    use artoo::roles::perceiver::{self, Kind, Perception};
+    use artoo::roles::planner::calibration::{self, Answer};
+    use artoo::roles::planner::prompt::{self, GracefulDraft, PlanDraft, PlanSummary};
+    use artoo::roles::planner::validator::{self, PlanRules};
+    use std::path::Path;
+
+    use super::{ctx, llm, role};
+
+    fn submitted(raw: &str, history: Vec<SessionTurn>) -> TaskSubmitted {
+        TaskSubmitted {
+            task_id: TaskId::mint(),
+            raw_input: raw.into(),
+            submitted_at: chrono::Utc::now(),
+            session_history: history,
+        }
+    }
+
+    async fn perceive(raw: &str, history: Vec<SessionTurn>) -> Perception {
+        let llm = llm();
+        let sub = submitted(raw, history);
+        let out = role(&llm, Role::Perceiver)
+            .structured_checked::<Perception, _>(
+                &ctx(),
+                &perceiver::perception_request(&sub, &[], true),
+                |p| p.check(raw),
+            )
+            .await
+            .expect("a valid perception");
+        println!("{:#?}", out.value);
+        out.value
+    }
+
+    #[tokio::test]
+    async fn the_perceiver_prompt_yields_a_perception_for_a_file_task() {
+        let p = perceive(
+            "find the three largest PDF files in my Downloads folder",
+            vec![],
+        )
+        .await;
+        assert!(!p.intent.trim().is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_perceiver_prompt_keeps_relative_time_words_and_reads_the_history() {
+        let history = vec![SessionTurn {
+            input: "list the files in ~/notes".into(),
+            summary: "3 files: a.md, b.md, c.md".into(),
+        }];
+        let p = perceive("count the ones changed yesterday", history).await;
+        // The check passed, so the intent kept "yesterday".
+        assert!(p.intent.to_lowercase().contains("yesterday"), "{p:?}");
+    }
+
+    #[tokio::test]
+    async fn the_fast_path_prompt_yields_a_short_answer() {
+        let llm = llm();
+        let reply = role(&llm, Role::Perceiver)
+            .chat(
+                &ctx(),
+                &perceiver::chat_request(&submitted("hi, who are you?", vec![])).max_tokens(96),
+            )
+            .await
+            .expect("a reply");
+        println!("{}", reply.answer());
+        assert!(!reply.answer().is_empty());
+    }
+
+    fn spec() -> TaskSpec {
+        TaskSpec {
+            task_id: TaskId::mint(),
+            intent:
+                "Count the Markdown files in ~/notes and write the count to a file in the workspace"
+                    .into(),
+            constraints: Constraints {
+                scope: Some("~/notes".into()),
+                deadline: None,
+            },
+            raw_input: "how many markdown files are in ~/notes? save the number".into(),
+        }
+    }
+
+    fn block(spec: &TaskSpec, directive: Option<&PlanDirective>) -> String {
+        let [intent, user] = calibration::groups(&spec.intent);
+        let answers = vec![
+            (
+                intent,
+                Answer::Unavailable("not consulted in this test".into()),
+            ),
+            (
+                user,
+                Answer::Unavailable("not consulted in this test".into()),
+            ),
+        ];
+        calibration::calibrate(calibration::Input {
+            task_id: &spec.task_id,
+            round: directive.map_or(0, |d| d.round),
+            answers: &answers,
+            directive,
+            max_constraints: 10,
+            now: chrono::Utc::now(),
+        })
+        .prompt_block
+    }
+
+    fn has_subtasks(plan: &PlanDraft) -> Result<(), String> {
+        if plan.subtasks.is_empty() {
+            Err("`subtasks` must hold at least one subtask".into())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn report(plan: &PlanDraft, rules: &PlanRules<'_>) {
+        println!("{plan:#?}");
+        for v in validator::validate(plan, rules) {
+            println!("validator: {v}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_planner_prompt_yields_a_plan() {
+        let llm = llm();
+        let spec = spec();
+        let today = prompt::today_line(chrono::Utc::now(), &chrono::Local);
+        let workspace = Path::new("/tmp/artoo_workspace");
+        let out = role(&llm, Role::Planner)
+            .structured_checked::<PlanDraft, _>(
+                &ctx(),
+                &prompt::plan_request(&spec, &today, &block(&spec, None), workspace),
+                has_subtasks,
+            )
+            .await
+            .expect("a valid plan");
+        let home = Path::new("/home/user");
+        report(
+            &out.value,
+            &PlanRules {
+                blocked_tools: &[],
+                blocked_targets: &[],
+                distinct_from: None,
+                home,
+            },
+        );
+        assert!(!out.value.subtasks.is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_replan_prompt_yields_a_plan_under_a_directive() {
+        let llm = llm();
+        let spec = spec();
+        let directive = PlanDirective {
+            task_id: spec.task_id.clone(),
+            loss: Loss::default(),
+            prev_directive: PrevDirective::Init,
+            directive: ReplanDirective::ChangeApproach,
+            blocked_tools: vec!["shell".into()],
+            blocked_targets: vec![],
+            failed_criterion: "the output states one number".into(),
+            failure_class: MixedFailureClass::Logical,
+            budget_pressure: 0.3,
+            grad_l: 0.2,
+            rationale: "the count was wrong".into(),
+            urgency: Urgency::High,
+            gradient: None,
+            round: 1,
+        };
+        let previous = PlanSummary::of(
+            &serde_json::from_value::<PlanDraft>(serde_json::json!({
+                "subtasks": [{"context": "find ~/notes -name '*.md' | wc -l", "intent": "Count the Markdown files", "sequence": 1, "success_criteria": ["one number"], "tools": ["shell"]}],
+                "task_criteria": ["one number"]
+            }))
+            .expect("a plan"),
+            0,
+        );
+        let today = prompt::today_line(chrono::Utc::now(), &chrono::Local);
+        let out = role(&llm, Role::Planner)
+            .structured_checked::<PlanDraft, _>(
+                &ctx(),
+                &prompt::replan_request(
+                    &spec,
+                    &directive,
+                    Some(&previous),
+                    &today,
+                    &block(&spec, Some(&directive)),
+                    Path::new("/tmp/artoo_workspace"),
+                ),
+                has_subtasks,
+            )
+            .await
+            .expect("a valid replan");
+        report(
+            &out.value,
+            &PlanRules {
+                blocked_tools: &directive.blocked_tools,
+                blocked_targets: &[],
+                distinct_from: None,
+                home: Path::new("/home/user"),
+            },
+        );
+        assert!(!out.value.subtasks.is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_graceful_failure_prompt_yields_next_moves() {
+        let llm = llm();
+        let request = GracefulFailureRequest {
+            task_id: TaskId::mint(),
+            intent: "Rename the invoices in ~/Documents to their dates".into(),
+            reason: "budget exhausted after 3 replan(s)".into(),
+            matched_outputs: vec![MatchedOutput {
+                subtask_id: SubTaskId::mint(),
+                output: serde_json::json!("~/Documents/inv-1.pdf\n~/Documents/inv-2.pdf"),
+            }],
+            failures: vec!["reading ~/Documents was denied (permission denied)".into()],
+        };
+        let out = role(&llm, Role::Planner)
+            .structured_checked::<GracefulDraft, _>(
+                &ctx(),
+                &prompt::graceful_request(&request, None),
+                |g| {
+                    if graceful::dedup(g.next_moves.clone()).len() < graceful::MIN_NEXT_MOVES {
+                        Err("next_moves must hold 2 to 3 distinct, concrete moves".into())
+                    } else {
+                        Ok(())
+                    }
+                },
+            )
+            .await
+            .expect("valid next moves");
+        println!("{:#?}", out.value);
+        assert!(out.value.next_moves.len() >= graceful::MIN_NEXT_MOVES);
+    }
+
+    #[test]
+    fn the_kinds_are_the_three_the_prompt_names() {
+        for (name, kind) in [
+            ("task", Kind::Task),
+            ("chat", Kind::Chat),
+            ("clarify", Kind::Clarify),
+        ] {
+            assert!(perceiver::PERCEIVE_SYSTEM.contains(&format!("\"{name}\"")));
+            assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(name));
+        }
+    }
+}

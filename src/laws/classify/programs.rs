@@ -305,11 +305,11 @@ fn parse<'a>(
                     }
                     None => {
                         p.longs.push(body.to_string());
-                        if long_val.contains(&body) {
-                            if let Some(v) = args.get(i + 1) {
-                                p.values.push((body.to_string(), v.clone()));
-                                i += 1;
-                            }
+                        if long_val.contains(&body)
+                            && let Some(v) = args.get(i + 1)
+                        {
+                            p.values.push((body.to_string(), v.clone()));
+                            i += 1;
                         }
                     }
                 }
@@ -554,10 +554,10 @@ impl Walker<'_> {
                     let files = p.operands.get(1..).unwrap_or(&[]);
                     self.each_path(EffectKind::Overwrite, files, &source, extra);
                 }
-                if let Some(program) = p.operands.first().and_then(|a| a.lit.as_deref()) {
-                    if let Some(found) = script::scan_awk(program) {
-                        self.opaque(&source, format!("the awk program uses `{found}`"));
-                    }
+                if let Some(program) = p.operands.first().and_then(|a| a.lit.as_deref())
+                    && let Some(found) = script::scan_awk(program)
+                {
+                    self.opaque(&source, format!("the awk program uses `{found}`"));
                 }
             }
             "patch" => {
@@ -1050,18 +1050,18 @@ impl Walker<'_> {
                 }
             }
             "ffmpeg" => {
-                if rest.iter().any(|a| a.text() == "-y") {
-                    if let Some(out) = rest.last() {
-                        self.overwrite_if_exists(out, &source);
-                    }
+                if rest.iter().any(|a| a.text() == "-y")
+                    && let Some(out) = rest.last()
+                {
+                    self.overwrite_if_exists(out, &source);
                 }
             }
             "convert" | "magick" => {
                 let p = parse(rest, "", &[], false);
-                if p.operands.len() >= 2 {
-                    if let Some(out) = p.operands.last() {
-                        self.overwrite_if_exists(out, &source);
-                    }
+                if p.operands.len() >= 2
+                    && let Some(out) = p.operands.last()
+                {
+                    self.overwrite_if_exists(out, &source);
                 }
             }
             "sort" => {
@@ -1340,11 +1340,11 @@ impl Walker<'_> {
                 if let Some(cmd) = p.value("c").or_else(|| p.value("command")) {
                     let cmd = cmd.clone();
                     self.shell_string(&cmd, depth, &source);
-                } else if name == "sg" {
-                    if let Some(cmd) = p.operands.get(1) {
-                        let cmd = (*cmd).clone();
-                        self.shell_string(&cmd, depth, &source);
-                    }
+                } else if name == "sg"
+                    && let Some(cmd) = p.operands.get(1)
+                {
+                    let cmd = (*cmd).clone();
+                    self.shell_string(&cmd, depth, &source);
                 }
             }
             "script" => {
@@ -1790,19 +1790,19 @@ impl Walker<'_> {
                 source,
             );
         }
-        if p.operands.len() >= 2 {
-            if let Some(dest) = p.operands.last() {
-                let d = dest.text();
-                if d.contains(':') && !d.starts_with('/') && !d.starts_with('.') {
-                    self.unknown(
-                        EffectKind::Overwrite,
-                        format!("files at {d} with the same names, if any"),
-                        source,
-                    );
-                } else if !p.has('\0', "ignore-existing") && !p.has('b', "backup") {
-                    let dest = (*dest).clone();
-                    self.overwrite_if_exists(&dest, source);
-                }
+        if p.operands.len() >= 2
+            && let Some(dest) = p.operands.last()
+        {
+            let d = dest.text();
+            if d.contains(':') && !d.starts_with('/') && !d.starts_with('.') {
+                self.unknown(
+                    EffectKind::Overwrite,
+                    format!("files at {d} with the same names, if any"),
+                    source,
+                );
+            } else if !p.has('\0', "ignore-existing") && !p.has('b', "backup") {
+                let dest = (*dest).clone();
+                self.overwrite_if_exists(&dest, source);
             }
         }
     }
@@ -1929,10 +1929,11 @@ impl Walker<'_> {
         {
             self.plain(EffectKind::Send, source);
         }
-        if let Some(out) = p.value("O").or_else(|| p.value("output-document")).cloned() {
-            if out.text() != "-" && out.text() != "/dev/null" {
-                self.overwrite_if_exists(&out, source);
-            }
+        if let Some(out) = p.value("O").or_else(|| p.value("output-document")).cloned()
+            && out.text() != "-"
+            && out.text() != "/dev/null"
+        {
+            self.overwrite_if_exists(&out, source);
         }
     }
 
@@ -2275,12 +2276,12 @@ impl Walker<'_> {
             }
             return;
         }
-        if let Some(file) = rest.get(p.rest) {
-            if !p.shorts.contains('s') {
-                let file = file.clone();
-                self.run_script_file(&file, source, depth);
-                return;
-            }
+        if let Some(file) = rest.get(p.rest)
+            && !p.shorts.contains('s')
+        {
+            let file = file.clone();
+            self.run_script_file(&file, source, depth);
+            return;
         }
         match stdin {
             Stdin::Literal(s) => {

@@ -361,10 +361,10 @@ impl<'a> Walker<'a> {
             items.extend(suffix.0.iter());
         }
         for (i, item) in items.iter().enumerate() {
-            if i == name_pos {
-                if let Some(name) = &sc.word_or_name {
-                    args.push(self.word(name, depth));
-                }
+            if i == name_pos
+                && let Some(name) = &sc.word_or_name
+            {
+                args.push(self.word(name, depth));
             }
             match item {
                 CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
@@ -390,10 +390,10 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        if items.len() == name_pos {
-            if let Some(name) = &sc.word_or_name {
-                args.push(self.word(name, depth));
-            }
+        if items.len() == name_pos
+            && let Some(name) = &sc.word_or_name
+        {
+            args.push(self.word(name, depth));
         }
         let mut stdin = stdin;
         for r in redirects {

@@ -784,6 +784,11 @@ export type MemoryRecall_Deserialize = {
 	potentials: Potentials,
 	constraints: RecalledConstraint_Deserialize[],
 	round?: number,
+	/**
+	 *  Why memory could not be consulted for this group (no answer in time, a store
+	 *  error); the plan was made without it. `None` when memory answered.
+	 */
+	error?: string | null,
 };
 
 /**  R2 → R5 (observability copy): what memory said before a plan and what R2 made of it. */
@@ -795,6 +800,11 @@ export type MemoryRecall_Serialize = {
 	potentials: Potentials,
 	constraints: RecalledConstraint_Serialize[],
 	round: number,
+	/**
+	 *  Why memory could not be consulted for this group (no answer in time, a store
+	 *  error); the plan was made without it. `None` when memory answered.
+	 */
+	error?: string,
 };
 
 /**  R5 → R2, the reply to a [`MemoryQuery`]. */

@@ -1,0 +1,597 @@
+//! R2 Planner (seed 003 "R2"): the actuator of the medium loop. Consumes its inbox:
+//! - `TaskSpec` from R1 → the task's first plan (round 0);
+//! - `PlanDirective` from R7 → a replan of that task under the directive;
+//! - `GracefulFailureRequest` from R7 (a request) → one `GracefulFailure` reply;
+//! - `TaskCancelled` → the task's state is dropped; nothing more is published for it.
+//!
+//! Every plan and replan: the Memory Calibration Protocol ([`calibration`]: one
+//! `MemoryQuery` per memory group to R5, no model call) → `MemoryRecall` to R5 → one
+//! model call for `{task_criteria, subtasks}` ([`prompt`]) → the plan validator
+//! ([`validator`]), re-asking at most `budgets.plan_reasks` times with the violations
+//! quoted → runtime-minted `SubTaskId`s → `DispatchManifest` to R4b and to the
+//! dispatcher, then each `SubTask` to the dispatcher, each carrying the task's MUST NOT
+//! tools and targets and the Caution tools it must confirm. No valid plan → one
+//! `PlanningFailed` to R7, which abandons honestly.
+//!
+//! State is kept per task (the spec, the last plan dispatched), so a directive is always
+//! planned against its own task's spec (the Go planner kept only the newest spec). Each
+//! task's rounds run one after another in their own spawned job; tasks never wait for
+//! each other.
+//!
+//! **Invariant:** R2 publishes nothing for a task after it was cancelled, never hangs on
+//! memory (every query is bounded), and every plan it dispatches passed the validator.
+
+pub mod calibration;
+pub mod prompt;
+pub mod validator;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use self::calibration::{Answer, Calibration, CautionGate};
+use self::prompt::{GracefulDraft, PlanDraft, PlanSummary, ToolName};
+use self::validator::PlanRules;
+use crate::bus::{Bus, BusHandle, Inbox};
+use crate::cancel::Cancellations;
+use crate::clock::SharedClock;
+use crate::config::Config;
+use crate::contracts::{
+    Criterion, DispatchManifest, EnvelopeId, GracefulFailure, GracefulFailureRequest, Message,
+    PlanDirective, PlanningFailed, ReplanDirective, Role, SubTask, SubTaskId, TaskId, TaskSpec,
+    first_chars,
+};
+use crate::ggs::graceful::{self, FailureFacts};
+use crate::llm::{CallCtx, Llm, LlmError, REASK_ECHO_CHARS, RoleLlm};
+
+/// How long R2 waits for R5's answer to one memory query before planning without it.
+pub const MEMORY_TIMEOUT: Duration = Duration::from_secs(3);
+/// R2 answers a graceful-failure request within this, so GGS, which waits
+/// [`crate::ggs::GRACEFUL_FAILURE_TIMEOUT`], gets R2's version rather than its own.
+pub const GRACEFUL_BUDGET: Duration = Duration::from_secs(25);
+/// Tasks whose state R2 keeps; the least recently used is forgotten first (a finished
+/// task is never announced to R2, so the bound is what frees it).
+pub const MAX_TASKS_REMEMBERED: usize = 256;
+
+/// R2 wired to the bus.
+pub struct Planner {
+    inbox: Inbox,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    bus: BusHandle,
+    llm: RoleLlm,
+    clock: SharedClock,
+    cancellations: Cancellations,
+    plan_reasks: u32,
+    max_constraints: usize,
+    home: PathBuf,
+    workspace: PathBuf,
+    memory_timeout: Duration,
+    graceful_budget: Duration,
+}
+
+impl Planner {
+    /// Subscribes now, so nothing addressed to R2 after this call is missed.
+    pub fn new(
+        config: &Config,
+        bus: &Bus,
+        llm: &Llm,
+        clock: SharedClock,
+        cancellations: Cancellations,
+    ) -> Result<Self, LlmError> {
+        let handle = bus.handle(Role::Planner);
+        Ok(Self {
+            inbox: bus.subscribe(Role::Planner),
+            shared: Arc::new(Shared {
+                llm: llm.for_role(handle.clone())?,
+                bus: handle,
+                clock,
+                cancellations,
+                plan_reasks: config.budgets.plan_reasks,
+                max_constraints: config.memory.max_constraints,
+                home: config.home.clone(),
+                workspace: config.workspace.clone(),
+                memory_timeout: MEMORY_TIMEOUT,
+                graceful_budget: GRACEFUL_BUDGET,
+            }),
+        })
+    }
+
+    /// Overrides [`MEMORY_TIMEOUT`].
+    pub fn with_memory_timeout(mut self, timeout: Duration) -> Self {
+        self.shared_mut().memory_timeout = timeout;
+        self
+    }
+
+    /// Overrides [`GRACEFUL_BUDGET`].
+    pub fn with_graceful_budget(mut self, budget: Duration) -> Self {
+        self.shared_mut().graceful_budget = budget;
+        self
+    }
+
+    fn shared_mut(&mut self) -> &mut Shared {
+        Arc::get_mut(&mut self.shared).expect("the planner is configured before it runs")
+    }
+
+    /// Serves until the bus closes, then waits for the jobs still running.
+    pub async fn run(mut self) {
+        let tracker = TaskTracker::new();
+        let mut tasks = Tasks::default();
+        while let Some(env) = self.inbox.recv().await {
+            let shared = Arc::clone(&self.shared);
+            match &env.message {
+                Message::TaskSpec(spec) if sent_by(env.from, Role::Perceiver, "TaskSpec") => {
+                    let (spec, slot) = tasks.start(spec.clone());
+                    tracker.spawn(shared.plan(spec, None, slot));
+                }
+                Message::PlanDirective(d) if sent_by(env.from, Role::Ggs, "PlanDirective") => {
+                    match tasks.get(&d.task_id) {
+                        Some((spec, slot)) => {
+                            tracker.spawn(shared.plan(spec, Some(d.clone()), slot));
+                        }
+                        None => shared.unknown_task(d),
+                    }
+                }
+                Message::GracefulFailureRequest(r)
+                    if sent_by(env.from, Role::Ggs, "GracefulFailureRequest") =>
+                {
+                    // The task is ending: this is the last R2 hears of it.
+                    let spec = tasks.remove(&r.task_id).map(|e| e.spec);
+                    tracker.spawn(shared.graceful(env.id, r.clone(), spec));
+                }
+                Message::TaskCancelled(c) => {
+                    tasks.remove(&c.task_id);
+                }
+                _ => {}
+            }
+        }
+        tracker.close();
+        tracker.wait().await;
+    }
+}
+
+fn sent_by(from: Role, role: Role, kind: &str) -> bool {
+    let ok = from == role;
+    if !ok {
+        tracing::warn!(%from, kind, "R2 refuses a message from a role that may not send it");
+    }
+    ok
+}
+
+type PlanSlot = Arc<tokio::sync::Mutex<Option<PlanSummary>>>;
+
+struct TaskEntry {
+    spec: Arc<TaskSpec>,
+    /// The last plan dispatched; its lock also keeps a task's rounds in order.
+    plan: PlanSlot,
+    last_used: u64,
+}
+
+/// Per-task state, bounded by [`MAX_TASKS_REMEMBERED`].
+#[derive(Default)]
+struct Tasks {
+    map: HashMap<TaskId, TaskEntry>,
+    tick: u64,
+}
+
+impl Tasks {
+    fn start(&mut self, spec: TaskSpec) -> (Arc<TaskSpec>, PlanSlot) {
+        self.tick += 1;
+        if !self.map.contains_key(&spec.task_id) && self.map.len() >= MAX_TASKS_REMEMBERED {
+            let oldest = self
+                .map
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(id, _)| id.clone());
+            if let Some(id) = oldest {
+                self.map.remove(&id);
+            }
+        }
+        let entry = TaskEntry {
+            spec: Arc::new(spec),
+            plan: Arc::new(tokio::sync::Mutex::new(None)),
+            last_used: self.tick,
+        };
+        let out = (Arc::clone(&entry.spec), Arc::clone(&entry.plan));
+        self.map.insert(entry.spec.task_id.clone(), entry);
+        out
+    }
+
+    fn get(&mut self, task_id: &TaskId) -> Option<(Arc<TaskSpec>, PlanSlot)> {
+        self.tick += 1;
+        let tick = self.tick;
+        self.map.get_mut(task_id).map(|e| {
+            e.last_used = tick;
+            (Arc::clone(&e.spec), Arc::clone(&e.plan))
+        })
+    }
+
+    fn remove(&mut self, task_id: &TaskId) -> Option<TaskEntry> {
+        self.map.remove(task_id)
+    }
+}
+
+/// Why a round produced no plan.
+enum RoundError {
+    Cancelled,
+    Failed(String),
+}
+
+fn live(token: &CancellationToken) -> Result<(), RoundError> {
+    if token.is_cancelled() {
+        Err(RoundError::Cancelled)
+    } else {
+        Ok(())
+    }
+}
+
+impl Shared {
+    /// One planning round of a task, then its bookkeeping.
+    async fn plan(
+        self: Arc<Self>,
+        spec: Arc<TaskSpec>,
+        directive: Option<PlanDirective>,
+        slot: PlanSlot,
+    ) {
+        let token = self.cancellations.token(&spec.task_id);
+        let mut previous = tokio::select! {
+            () = token.cancelled() => return,
+            guard = slot.lock() => guard,
+        };
+        let round = directive.as_ref().map_or(0, |d| d.round);
+        match self
+            .round(&spec, directive.as_ref(), previous.as_ref(), &token)
+            .await
+        {
+            Ok(summary) => *previous = Some(summary),
+            Err(RoundError::Cancelled) => {}
+            Err(RoundError::Failed(reason)) => {
+                if token.is_cancelled() {
+                    return;
+                }
+                tracing::warn!(task = %spec.task_id, round, %reason, "no valid plan");
+                self.bus.publish(
+                    Role::Ggs,
+                    PlanningFailed {
+                        task_id: spec.task_id.clone(),
+                        intent: spec.intent.clone(),
+                        reason,
+                        round,
+                    },
+                );
+            }
+        }
+    }
+
+    /// A directive for a task R2 holds no spec for (never seen, or forgotten): there is
+    /// nothing to plan against, so GGS must abandon rather than wait.
+    fn unknown_task(&self, d: &PlanDirective) {
+        if self.cancellations.is_cancelled(&d.task_id) {
+            return;
+        }
+        self.bus.publish(
+            Role::Ggs,
+            PlanningFailed {
+                task_id: d.task_id.clone(),
+                intent: String::new(),
+                reason: "R2 holds no TaskSpec for this task, so it cannot replan it".into(),
+                round: d.round,
+            },
+        );
+    }
+
+    async fn calibrate(
+        &self,
+        spec: &TaskSpec,
+        directive: Option<&PlanDirective>,
+        token: &CancellationToken,
+    ) -> Result<Calibration, RoundError> {
+        let [intent_group, user_group] = calibration::groups(&spec.intent);
+        let timeout = self.memory_timeout;
+        let (a, b) = tokio::select! {
+            () = token.cancelled() => return Err(RoundError::Cancelled),
+            answers = async {
+                tokio::join!(
+                    calibration::recall(&self.bus, &spec.task_id, &intent_group, timeout),
+                    calibration::recall(&self.bus, &spec.task_id, &user_group, timeout),
+                )
+            } => answers,
+        };
+        let answers: Vec<(calibration::Group, Answer)> = vec![(intent_group, a), (user_group, b)];
+        Ok(calibration::calibrate(calibration::Input {
+            task_id: &spec.task_id,
+            round: directive.map_or(0, |d| d.round),
+            answers: &answers,
+            directive,
+            max_constraints: self.max_constraints,
+            now: self.clock.now(),
+        }))
+    }
+
+    async fn round(
+        &self,
+        spec: &TaskSpec,
+        directive: Option<&PlanDirective>,
+        previous: Option<&PlanSummary>,
+        token: &CancellationToken,
+    ) -> Result<PlanSummary, RoundError> {
+        live(token)?;
+        let cal = self.calibrate(spec, directive, token).await?;
+        live(token)?;
+        for recall in &cal.recalls {
+            self.bus.publish(Role::Memory, recall.clone());
+        }
+
+        let today = prompt::today_line(self.clock.now(), &chrono::Local);
+        let mut request = match directive {
+            None => prompt::plan_request(spec, &today, &cal.prompt_block, &self.workspace),
+            Some(d) => prompt::replan_request(
+                spec,
+                d,
+                previous,
+                &today,
+                &cal.prompt_block,
+                &self.workspace,
+            ),
+        };
+        let distinct_from = match directive {
+            Some(d) if d.directive == ReplanDirective::BreakSymmetry => previous.map(|p| &p.tools),
+            _ => None,
+        };
+        let rules = PlanRules {
+            blocked_tools: &cal.must_not_tools,
+            blocked_targets: &cal.must_not_targets,
+            distinct_from,
+            home: &self.home,
+        };
+        let ctx = CallCtx::for_task(spec.task_id.clone(), token.clone());
+        let mut n_reasks = 0;
+        let draft = loop {
+            let out = self
+                .llm
+                .structured::<PlanDraft>(&ctx, &request)
+                .await
+                .map_err(|e| match e {
+                    LlmError::Cancelled => RoundError::Cancelled,
+                    e => RoundError::Failed(format!("no usable plan from the model: {e}")),
+                })?;
+            let violations = validator::validate(&out.value, &rules);
+            if violations.is_empty() {
+                break out.value;
+            }
+            if n_reasks >= self.plan_reasks {
+                let list: Vec<String> = violations.iter().map(ToString::to_string).collect();
+                return Err(RoundError::Failed(format!(
+                    "the plan validator rejected the plan after {n_reasks} re-ask(s): {}",
+                    list.join("; ")
+                )));
+            }
+            n_reasks += 1;
+            tracing::info!(task = %spec.task_id, n_reasks, ?violations, "plan rejected; re-asking");
+            request = prompt::reask(
+                request,
+                &first_chars(&out.reply.content, REASK_ECHO_CHARS),
+                &violations,
+            );
+        };
+        live(token)?;
+        self.dispatch(spec, &draft, &cal, directive.map_or(0, |d| d.round));
+        Ok(PlanSummary::of(&draft, directive.map_or(0, |d| d.round)))
+    }
+
+    /// Mints the ids and publishes the manifest (R4b, dispatcher) and the sub-tasks.
+    fn dispatch(&self, spec: &TaskSpec, draft: &PlanDraft, cal: &Calibration, round: u32) {
+        let confirm_tools: Vec<String> = match &cal.caution {
+            CautionGate::None => Vec::new(),
+            CautionGate::Tools(tools) => tools.clone(),
+            CautionGate::PlanTools => draft
+                .tool_set()
+                .into_iter()
+                .map(ToolName::as_str)
+                .filter(|t| !cal.must_not_tools.iter().any(|b| b.eq_ignore_ascii_case(t)))
+                .map(str::to_string)
+                .collect(),
+        };
+        let criteria = |texts: &[String]| -> Vec<Criterion> {
+            texts
+                .iter()
+                .map(|t| t.trim())
+                .filter(|t| !t.is_empty())
+                .map(Criterion::new)
+                .collect()
+        };
+        let subtasks: Vec<SubTask> = draft
+            .subtasks
+            .iter()
+            .map(|d| SubTask {
+                subtask_id: SubTaskId::mint(),
+                parent_task_id: spec.task_id.clone(),
+                intent: d.intent.trim().to_string(),
+                context: with_memory(&d.context, &cal.subtask_context),
+                success_criteria: criteria(&d.success_criteria),
+                sequence: d.sequence,
+                deadline: spec.constraints.deadline.clone(),
+                blocked_tools: cal.must_not_tools.clone(),
+                blocked_targets: cal.must_not_targets.clone(),
+                confirm_tools: confirm_tools.clone(),
+            })
+            .collect();
+        let manifest = DispatchManifest {
+            task_id: spec.task_id.clone(),
+            subtask_ids: subtasks.iter().map(|s| s.subtask_id).collect(),
+            task_spec: Some(spec.clone()),
+            dispatched_at: self.clock.now(),
+            task_criteria: criteria(&draft.task_criteria),
+            round,
+        };
+        self.bus.publish(Role::MetaValidator, manifest.clone());
+        self.bus.publish(Role::Dispatcher, manifest);
+        for subtask in subtasks {
+            self.bus.publish(Role::Dispatcher, subtask);
+        }
+    }
+
+    /// Answers GGS's graceful-failure request: one model call within the budget, else an
+    /// honest code-built answer.
+    async fn graceful(
+        self: Arc<Self>,
+        request_id: EnvelopeId,
+        request: GracefulFailureRequest,
+        spec: Option<Arc<TaskSpec>>,
+    ) {
+        let token = self.cancellations.token(&request.task_id);
+        if token.is_cancelled() {
+            return;
+        }
+        // A child token ends the call at the budget, so the call is still recorded.
+        let budget = token.child_token();
+        let timer = {
+            let budget = budget.clone();
+            let after = self.graceful_budget;
+            tokio::spawn(async move {
+                tokio::time::sleep(after).await;
+                budget.cancel();
+            })
+        };
+        let ctx = CallCtx::for_task(request.task_id.clone(), budget);
+        let chat = prompt::graceful_request(&request, spec.as_deref());
+        let outcome = self
+            .llm
+            .structured_checked::<GracefulDraft, _>(&ctx, &chat, |g| {
+                if graceful::dedup(g.next_moves.clone()).len() < graceful::MIN_NEXT_MOVES {
+                    Err(format!(
+                        "next_moves must hold {} to {} distinct, concrete moves",
+                        graceful::MIN_NEXT_MOVES,
+                        graceful::MAX_NEXT_MOVES
+                    ))
+                } else {
+                    Ok(())
+                }
+            })
+            .await;
+        timer.abort();
+        if token.is_cancelled() {
+            return;
+        }
+        let reply = match outcome {
+            Ok(out) => composed(&request, out.value),
+            Err(e) => {
+                tracing::info!(task = %request.task_id, error = %e,
+                    "graceful failure from the model failed; answering with the code-built one");
+                code_built(&request)
+            }
+        };
+        self.bus.reply(Role::Ggs, request_id, reply);
+    }
+}
+
+fn with_memory(context: &str, memory: &str) -> String {
+    let context = context.trim();
+    match (context.is_empty(), memory.is_empty()) {
+        (_, true) => context.to_string(),
+        (true, false) => memory.to_string(),
+        (false, false) => format!("{context}\n\n{memory}"),
+    }
+}
+
+/// The matched outputs verbatim (code) and the model's next moves.
+fn composed(request: &GracefulFailureRequest, draft: GracefulDraft) -> GracefulFailure {
+    GracefulFailure {
+        task_id: request.task_id.clone(),
+        accomplished: graceful::accomplished(&request.matched_outputs),
+        next_moves: graceful::dedup(draft.next_moves),
+    }
+}
+
+/// The honest answer without a model: the matched outputs verbatim and moves derived
+/// from the failures GGS reported.
+fn code_built(request: &GracefulFailureRequest) -> GracefulFailure {
+    let criterion = request
+        .failures
+        .first()
+        .map(String::as_str)
+        .unwrap_or(request.reason.as_str());
+    GracefulFailure {
+        task_id: request.task_id.clone(),
+        accomplished: graceful::accomplished(&request.matched_outputs),
+        next_moves: graceful::next_moves(&FailureFacts {
+            matched_outputs: &request.matched_outputs,
+            failed_criterion: criterion,
+            ..FailureFacts::default()
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contracts::{Constraints, MatchedOutput};
+
+    fn spec(id: &str) -> TaskSpec {
+        TaskSpec {
+            task_id: TaskId::from_existing(id),
+            intent: format!("intent of {id}"),
+            constraints: Constraints::default(),
+            raw_input: id.into(),
+        }
+    }
+
+    #[test]
+    fn the_graceful_budget_ends_before_ggs_stops_waiting() {
+        assert!(GRACEFUL_BUDGET < crate::ggs::GRACEFUL_FAILURE_TIMEOUT);
+    }
+
+    #[test]
+    fn task_state_is_per_task_and_bounded_by_least_recent_use() {
+        let mut tasks = Tasks::default();
+        tasks.start(spec("task_first"));
+        for i in 0..MAX_TASKS_REMEMBERED - 1 {
+            tasks.start(spec(&format!("task_{i}")));
+        }
+        // Touch the first, so the next start evicts task_0 instead.
+        let (first, _) = tasks.get(&TaskId::from_existing("task_first")).unwrap();
+        assert_eq!(first.intent, "intent of task_first");
+        tasks.start(spec("task_new"));
+        assert_eq!(tasks.map.len(), MAX_TASKS_REMEMBERED);
+        assert!(tasks.get(&TaskId::from_existing("task_0")).is_none());
+        assert!(tasks.get(&TaskId::from_existing("task_first")).is_some());
+        let (other, _) = tasks.get(&TaskId::from_existing("task_5")).unwrap();
+        assert_eq!(other.intent, "intent of task_5");
+    }
+
+    #[test]
+    fn the_graceful_failure_quotes_outputs_verbatim_and_bounds_the_moves() {
+        let request = GracefulFailureRequest {
+            task_id: TaskId::from_existing("task_g"),
+            intent: "rename the photos".into(),
+            reason: "budget exhausted".into(),
+            matched_outputs: vec![MatchedOutput {
+                subtask_id: SubTaskId::mint(),
+                output: serde_json::json!("IMG_1.jpg\nIMG_2.jpg"),
+            }],
+            failures: vec!["the rename was denied".into()],
+        };
+        let g = composed(
+            &request,
+            GracefulDraft {
+                next_moves: vec!["a".into(), "b".into(), "c".into(), "d".into(), "a".into()],
+            },
+        );
+        assert_eq!(
+            g.accomplished,
+            "Completed 1 sub-task(s):\n1. IMG_1.jpg\nIMG_2.jpg"
+        );
+        assert_eq!(g.next_moves, vec!["a", "b", "c"]);
+
+        let fallback = code_built(&request);
+        assert_eq!(fallback.accomplished, g.accomplished);
+        assert!(fallback.next_moves.len() >= graceful::MIN_NEXT_MOVES);
+        assert!(fallback.next_moves[0].contains("the rename was denied"));
+    }
+}
