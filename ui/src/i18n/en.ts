@@ -81,6 +81,7 @@ export const en = {
   'sub.correcting': 'correcting',
   'sub.matched': 'matched',
   'sub.failed': 'failed',
+  'sub.skipped': 'skipped',
 
   'gradient.worsening': 'worsening',
   'gradient.improving': 'improving',

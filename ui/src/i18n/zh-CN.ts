@@ -82,6 +82,7 @@ export const zhCN: Messages = {
   'sub.correcting': '纠正中',
   'sub.matched': '已达成',
   'sub.failed': '失败',
+  'sub.skipped': '已跳过',
 
   'gradient.worsening': '恶化',
   'gradient.improving': '改善',

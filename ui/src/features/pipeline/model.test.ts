@@ -78,4 +78,44 @@ describe('the pipeline model', () => {
     const directive = envelopes.find((e) => e.message.type === 'PlanDirective') as Envelope;
     expect(describeEnvelope(directive)).toMatch(/^⊥ init→change_path D=0\.50 P=0\.00 ∇L=0\.00 Ω=\d+%$/);
   });
+  it('marks the sub-tasks a halted dispatch skipped, and judges once the rest have closed', async () => {
+    const envelopes = await transcriptUntil('TaskSpec');
+    const first = envelopes[0];
+    if (!first?.task_id) throw new Error('no envelope');
+    const id = first.task_id;
+    let task = emptyTask(id, '', first.timestamp);
+    for (const e of envelopes) task = reduce(task, e);
+    let seq = (envelopes.at(-1) as Envelope).seq;
+    const env = (from: Envelope['from'], to: Envelope['to'], message: Envelope['message']): Envelope => ({
+      id: `e${++seq}`,
+      seq,
+      timestamp: first.timestamp,
+      from,
+      to,
+      task_id: id,
+      message,
+    });
+    const sub = (subtask_id: string, sequence: number): Envelope['message'] => ({
+      type: 'SubTask',
+      payload: { subtask_id, parent_task_id: id, intent: `step ${sequence}`, success_criteria: ['done'], context: '', deadline: null, sequence, blocked_tools: [], blocked_targets: [], confirm_tools: [] },
+    });
+    task = reduce(
+      task,
+      env('R2', 'R4b', { type: 'DispatchManifest', payload: { task_id: id, subtask_ids: ['s1', 's2'], task_spec: null, dispatched_at: first.timestamp, task_criteria: [], round: 0 } }),
+    );
+    task = reduce(task, env('Dispatcher', 'R3', sub('s1', 1)));
+    task = reduce(task, env('Dispatcher', 'R3', sub('s2', 2)));
+    task = reduce(task, env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed' } }));
+    expect(task.subtasks.find((s) => s.id === 's2')?.status).toBe('skipped');
+    expect(task.subtasks.find((s) => s.id === 's2')?.failure).toBe('group 1 failed');
+    expect(describeEnvelope(env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed' } }))).toBe('1 skipped · group 1 failed');
+    task = reduce(
+      task,
+      env('R4a', 'R4b', {
+        type: 'SubTaskOutcome',
+        payload: { subtask_id: 's1', parent_task_id: id, status: 'failed', output: null, failure_reason: 'no', failure_class: 'logical', criteria_verdicts: [], gap_trajectory: [], tool_calls: [] },
+      } as unknown as Envelope['message']),
+    );
+    expect(task.phase).toBe('judging');
+  });
 });

@@ -36,7 +36,7 @@ export type Phase =
   | 'chat'
   | 'cancelled';
 
-export type SubTaskProgress = 'running' | 'validating' | 'correcting' | 'matched' | 'failed';
+export type SubTaskProgress = 'running' | 'validating' | 'correcting' | 'matched' | 'failed' | 'skipped';
 
 export interface SubTaskView {
   id: string;
@@ -271,7 +271,7 @@ export function reduce(task: TaskView, env: Envelope, params: ArrowParams = DEFA
         failure: o.status === 'failed' ? o.failure_reason : null,
       }));
       const current = subtasks.filter((s) => s.round === task.round);
-      const open = current.some((s) => s.status !== 'matched' && s.status !== 'failed');
+      const open = current.some((s) => s.status !== 'matched' && s.status !== 'failed' && s.status !== 'skipped');
       const anyFailed = current.some((s) => s.status === 'failed');
       return {
         ...base,
@@ -280,6 +280,16 @@ export function reduce(task: TaskView, env: Envelope, params: ArrowParams = DEFA
         roles: open
           ? roles
           : { ...roles, R3: anyFailed ? 'failed' : 'done', R4a: 'done', R4b: 'active' },
+      };
+    }
+    case 'SubTaskClosed':
+      // R4a ends the fast loop; the outcome itself arrives as SubTaskOutcome.
+      return base;
+    case 'DispatchHalted': {
+      const skipped = new Set<string>(m.payload.skipped);
+      return {
+        ...base,
+        subtasks: task.subtasks.map((s) => (skipped.has(s.id) ? { ...s, status: 'skipped', failure: m.payload.reason } : s)),
       };
     }
     case 'ReplanRequest':
@@ -422,6 +432,10 @@ export function describe(env: Envelope, params: ArrowParams = DEFAULT_ARROW_PARA
       const last = o.gap_trajectory.at(-1);
       return o.status === 'matched' ? 'matched' : `failed · score ${f2(last?.score)} · unmet: ${clip((last?.unmet_criteria ?? []).join('; '), 40)}`;
     }
+    case 'SubTaskClosed':
+      return `${m.payload.status} · fast loop closed`;
+    case 'DispatchHalted':
+      return `${m.payload.skipped.length} skipped · ${clip(m.payload.reason, 48)}`;
     case 'ReplanRequest':
       return `${m.payload.failed_outcomes.length}/${m.payload.failed_outcomes.length + m.payload.matched_outcomes.length} failed · ${clip(m.payload.gap_summary, 48)}`;
     case 'OutcomeSummary':

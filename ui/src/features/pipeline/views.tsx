@@ -105,6 +105,7 @@ const SUB_TONE: Record<SubTaskView['status'], Tone> = {
   correcting: 'warn',
   matched: 'good',
   failed: 'bad',
+  skipped: 'neutral',
 };
 
 export function SubtaskList({ task }: { task: TaskView }) {

@@ -64,6 +64,8 @@ export class Run {
   private prevDirective: PlanDirective['prev_directive'] = 'init';
   private readonly blockedTargets: string[] = [];
   lawFired = false;
+  /** The intent R1 perceived; R4b carries it to R7 for the terminal Megram's tag. */
+  intent = '';
 
   constructor(
     readonly host: ScriptHost,
@@ -148,6 +150,7 @@ export class Run {
 
   /** R1's TaskSpec; `rawInput` includes clarification answers, verbatim. */
   perceive(intent: string, rawInput: string = this.rawInput): void {
+    this.intent = intent;
     this.send('R1', 'R2', {
       type: 'TaskSpec',
       payload: {
@@ -517,6 +520,7 @@ export async function duplicatesScript(run: Run): Promise<void> {
     type: 'ReplanRequest',
     payload: {
       task_id: run.taskId,
+      intent: run.intent,
       gap_summary: '1 of 2 sub-tasks failed: the executor looked in ~/Downloads/Installers, which does not exist',
       failed_outcomes: [removeOutcome],
       matched_outcomes: [listOutcome],
@@ -603,6 +607,7 @@ export async function duplicatesScript(run: Run): Promise<void> {
       type: 'ReplanRequest',
       payload: {
         task_id: run.taskId,
+        intent: run.intent,
         gap_summary: 'the only way to meet the goal was denied by the user (Law 1)',
         failed_outcomes: [deniedOutcome],
         matched_outcomes: [],
@@ -686,6 +691,7 @@ export async function duplicatesScript(run: Run): Promise<void> {
     type: 'OutcomeSummary',
     payload: {
       task_id: run.taskId,
+      intent: run.intent,
       merged_output: merged,
       summary: 'Removed 3 duplicate installers; one copy of each remains.',
       task_criteria_verdicts: [
@@ -734,6 +740,7 @@ export async function videosScript(run: Run): Promise<void> {
     type: 'OutcomeSummary',
     payload: {
       task_id: run.taskId,
+      intent: run.intent,
       merged_output: ['~/Movies/wedding.mkv 4.2 GB', '~/Movies/holiday.mov 2.9 GB', '~/Downloads/talk.mp4 1.1 GB'],
       summary: 'The 5 largest videos, largest first.',
       task_criteria_verdicts: [pass('the 5 largest files are listed, largest first', 'sorted by size')],
@@ -775,7 +782,7 @@ export async function weatherScript(run: Run): Promise<void> {
     const o = run.outcome(s, [fail('output names a chance of rain for tomorrow', 'no data', r.p > 0.5 ? 'logical' : 'environmental')], [{ attempt: 1, score: 0, unmet_criteria: ['output names a chance of rain for tomorrow'], failure_class: 'logical' }], null, [call]);
     run.send('R4b', 'R7', {
       type: 'ReplanRequest',
-      payload: { task_id: run.taskId, gap_summary: 'no forecast obtained', failed_outcomes: [o], matched_outcomes: [], failed_subtasks: [s.subtask_id], task_criteria_verdicts: [], correction_count: 1, elapsed_ms: run.elapsed(), recommendation: 'replan' },
+      payload: { task_id: run.taskId, intent: run.intent, gap_summary: 'no forecast obtained', failed_outcomes: [o], matched_outcomes: [], failed_subtasks: [s.subtask_id], task_criteria_verdicts: [], correction_count: 1, elapsed_ms: run.elapsed(), recommendation: 'replan' },
     });
     const outcome = run.decide({ d: r.d, p: r.p }, false);
     if (outcome.state === 'abandon' || i === rounds.length - 1) {
