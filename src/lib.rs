@@ -13,6 +13,8 @@
 //! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
 //! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
 //! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
+//! - [`roles`] — the pipeline roles: the dispatcher (sequence groups), R4a Agent-Validator
+//!   and R4b Meta-Validator.
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //!
@@ -28,6 +30,7 @@ pub mod contracts;
 pub mod ggs;
 pub mod laws;
 pub mod llm;
+pub mod roles;
 pub mod tags;
 pub mod tasklog;
 pub mod telemetry;
