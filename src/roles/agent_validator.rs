@@ -178,14 +178,16 @@ fn denied_calls(calls: &[ToolCallRecord]) -> Vec<&ToolCallRecord> {
 // model must think through (evidence) sort before the verdict (met).
 // ---------------------------------------------------------------------------------------
 
-/// Why an unmet criterion is unmet.
+// Why an unmet criterion is unmet. The variants carry no doc comments on purpose: they
+// would become schema descriptions, and small models copy those into their answers as if
+// they were criteria (the system prompt explains the two causes instead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum UnmetCause {
-    /// The approach, the command or the output is wrong.
+    // The approach, the command or the output is wrong.
     Logical,
-    /// The environment blocked it: missing file or path, permission denied, network,
-    /// timeout, a missing program, or the user denied the action under Law 1.
+    // The environment blocked it: missing file or path, permission denied, network,
+    // timeout, a missing program, or the user denied the action under Law 1.
     Environmental,
 }
 
@@ -234,78 +236,104 @@ fn normalise(text: &str) -> String {
         .to_lowercase()
 }
 
-/// The semantic check of a structured reply: one judgement per criterion, and no
-/// criterion marked met without evidence.
-pub fn check_judgements(expected: usize, judged: &[CriterionJudgement]) -> Result<(), String> {
-    if judged.len() != expected {
-        return Err(format!(
-            "`criteria` must hold exactly {expected} entries, one per criterion in the order \
-             given; it holds {}",
-            judged.len()
-        ));
+/// Whether a judgement names this criterion: the same words, or (for longer texts) one
+/// containing the other, since models copy criteria with small slips.
+fn names_criterion(judged: &str, criterion: &str) -> bool {
+    let (j, c) = (normalise(judged), normalise(criterion));
+    j == c || (j.len() >= 12 && c.len() >= 12 && (j.contains(&c) || c.contains(&j)))
+}
+
+/// Which judgement answers each criterion, or why the reply cannot be used.
+///
+/// A criterion is answered by the judgement that names it; if several do, an unmet one
+/// wins (a criterion judged both ways is not proven). When the reply has exactly one
+/// entry per criterion, an entry that names no criterion answers the criterion at its
+/// position. Extra entries that name no criterion are ignored. A criterion marked met
+/// must come with evidence.
+pub fn align_judgements<'a>(
+    criteria: &[Criterion],
+    judged: &'a [CriterionJudgement],
+) -> Result<Vec<&'a CriterionJudgement>, String> {
+    let mut used = vec![false; judged.len()];
+    let mut chosen: Vec<Option<usize>> = criteria
+        .iter()
+        .map(|c| {
+            let named: Vec<usize> = (0..judged.len())
+                .filter(|&i| names_criterion(&judged[i].criterion, &c.criterion))
+                .collect();
+            let pick = named
+                .iter()
+                .copied()
+                .find(|&i| !judged[i].met)
+                .or_else(|| named.first().copied());
+            for &i in &named {
+                used[i] = true;
+            }
+            pick
+        })
+        .collect();
+    let positional = judged.len() == criteria.len();
+    for (pos, slot) in chosen.iter_mut().enumerate() {
+        if slot.is_some() {
+            continue;
+        }
+        if !positional {
+            return Err(format!(
+                "`criteria` must hold one entry per criterion, in the order given ({} \
+                 entries); criterion {} (\"{}\") has none",
+                criteria.len(),
+                pos + 1,
+                first_chars(&criteria[pos].criterion, 120)
+            ));
+        }
+        let pick = if used[pos] {
+            used.iter().position(|u| !u)
+        } else {
+            Some(pos)
+        };
+        let Some(i) = pick else {
+            return Err(format!(
+                "criterion {} (\"{}\") has no entry of its own in `criteria`",
+                pos + 1,
+                first_chars(&criteria[pos].criterion, 120)
+            ));
+        };
+        used[i] = true;
+        *slot = Some(i);
     }
-    if let Some(i) = judged
+    let aligned: Vec<&CriterionJudgement> =
+        chosen.into_iter().flatten().map(|i| &judged[i]).collect();
+    if let Some(pos) = aligned
         .iter()
         .position(|j| j.met && j.evidence.trim().is_empty())
     {
         return Err(format!(
             "criterion {} is marked met without evidence: quote what shows it, or mark it unmet",
-            i + 1
+            pos + 1
         ));
     }
-    Ok(())
+    Ok(aligned)
 }
 
-/// The judgements aligned with `criteria`: by text where the model copied it, otherwise
-/// by position. Requires `judged.len() == criteria.len()` ([`check_judgements`]).
-pub fn align_judgements<'a>(
+/// The semantic check of a structured reply: every criterion answered, and none marked
+/// met without evidence ([`align_judgements`]).
+pub fn check_judgements(
     criteria: &[Criterion],
-    judged: &'a [CriterionJudgement],
-) -> Vec<&'a CriterionJudgement> {
-    let mut used = vec![false; judged.len()];
-    let mut by_text: Vec<Option<usize>> = criteria
-        .iter()
-        .map(|c| {
-            let want = normalise(&c.criterion);
-            let found = judged
-                .iter()
-                .enumerate()
-                .position(|(i, j)| !used[i] && normalise(&j.criterion) == want);
-            if let Some(i) = found {
-                used[i] = true;
-            }
-            found
-        })
-        .collect();
-    for (pos, slot) in by_text.iter_mut().enumerate() {
-        if slot.is_none() {
-            let pick = if pos < used.len() && !used[pos] {
-                Some(pos)
-            } else {
-                used.iter().position(|u| !u)
-            };
-            if let Some(i) = pick {
-                used[i] = true;
-                *slot = Some(i);
-            }
-        }
-    }
-    by_text
-        .into_iter()
-        .map(|i| &judged[i.expect("check_judgements made the lengths equal")])
-        .collect()
+    judged: &[CriterionJudgement],
+) -> Result<(), String> {
+    align_judgements(criteria, judged).map(|_| ())
 }
 
-/// Criterion verdicts from aligned judgements. An unmet criterion without a cause is
-/// environmental when a tool call of the attempt failed, logical otherwise.
+/// Criterion verdicts from a checked reply. An unmet criterion without a cause gets
+/// `default_class`.
 pub fn verdicts_from(
     criteria: &[Criterion],
     judged: &[CriterionJudgement],
     default_class: FailureClass,
-) -> Vec<CriterionVerdict> {
-    criteria
+) -> Result<Vec<CriterionVerdict>, String> {
+    Ok(criteria
         .iter()
-        .zip(align_judgements(criteria, judged))
+        .zip(align_judgements(criteria, judged)?)
         .map(|(c, j)| {
             let mut v = CriterionVerdict::for_criterion(
                 c,
@@ -317,7 +345,7 @@ pub fn verdicts_from(
             }
             v
         })
-        .collect()
+        .collect())
 }
 
 /// The class of one attempt from its failing verdicts.
@@ -371,18 +399,22 @@ Evidence rules — apply them strictly:
 1. The numbered TOOL CALLS are the ground truth: each shows the tool, its exact input, \
 how it ended (ok, error, denied, refused) and the start of its output. The executor's \
 report is only its claim: believe it only where a tool call shows the same thing.
-2. A criterion is met only when a tool call positively shows it. No evidence means unmet.
+2. A criterion about the computer or the web (files, counts, contents, results, actions \
+done) is met only when a tool call positively shows it; no evidence means unmet, and if no \
+tool ran, the report shows none of it. Only a criterion about the report's own text (a \
+summary or translation of material given in the context) is judged on the report itself.
 3. If the report claims success but the call that did the work shows an error, an \
 interruption, or output cut off without a sign of completion, the criterion is unmet.
 4. A check made afterwards (ls, stat, find, test -e, reading the file back) does not prove \
 that a failed action succeeded: the file may be old or incomplete.
-5. An empty result of a search or listing that really ran (status ok) is a valid answer: \
-\"nothing matches\" meets a criterion that asks what matches.
+5. An empty result is an answer. When a search or listing ran with status ok and found \
+nothing (\"No results found\", \"no files matched\"), a criterion that asks what exists \
+or what was found is MET: the answer is \"none\". Do not ask to search again.
 6. A call marked DENIED was refused by the user under Law 1, or nobody approved it in \
 time: that action did not happen. This is an honest environmental failure. Say so, and \
 never suggest doing the same thing another way.
 7. A call marked REFUSED was blocked before it ran (a blocked tool or target, or a \
-repeated call): the executor must use a different approach.
+repeated call); it proves nothing, but a later call that ran can still prove the criterion.
 
 For each unmet criterion give its cause: \"environmental\" when the environment blocked \
 it (a missing file or path, permission denied, network, timeout, a missing program, a \
@@ -456,6 +488,23 @@ pub fn render_calls(calls: &[ToolCallRecord]) -> String {
     out
 }
 
+/// The start of a reply with every criterion copied in: small models follow a shape
+/// they are shown far better than a schema.
+pub fn reply_skeleton(criteria: &[Criterion]) -> String {
+    let entries: Vec<Value> = criteria
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "criterion": c.criterion.trim(),
+                "evidence": "…",
+                "met": "true or false",
+                "unmet_cause": "null, \"logical\" or \"environmental\"",
+            })
+        })
+        .collect();
+    serde_json::json!({ "criteria": entries }).to_string()
+}
+
 /// The user turn for judging one attempt.
 pub fn judgement_prompt(
     now: DateTime<Utc>,
@@ -506,8 +555,15 @@ pub fn judgement_prompt(
     );
     let _ = write!(
         out,
-        "\nJudge each of the {} criteria in order.",
-        criteria.len()
+        "\nJudge the success criteria, not the tool calls: `criteria` holds exactly {n} \
+         {entries}, one per success criterion above, in that order, shaped like this:\n{}",
+        reply_skeleton(criteria),
+        n = criteria.len(),
+        entries = if criteria.len() == 1 {
+            "entry"
+        } else {
+            "entries"
+        },
     );
     out
 }
@@ -845,12 +901,12 @@ impl AgentValidator {
         );
         let chat = ChatRequest::new(system_prompt(), prompt).temperature(0.0);
         let ctx = CallCtx::for_task(track.task().clone(), self.cancellations.token(track.task()));
-        let expected = track.criteria.len();
+        let criteria = track.criteria.clone();
         let llm = self.llm.clone();
         let abort = self.judging.spawn(async move {
             let judged = llm
                 .structured_checked::<Judgement, _>(&ctx, &chat, |j| {
-                    check_judgements(expected, &j.criteria)
+                    check_judgements(&criteria, &j.criteria)
                 })
                 .await
                 .map(|s| s.value);
@@ -901,7 +957,14 @@ impl AgentValidator {
         } else {
             FailureClass::Logical
         };
-        let verdicts = verdicts_from(&track.criteria, &judgement.criteria, default_class);
+        let verdicts = match verdicts_from(&track.criteria, &judgement.criteria, default_class) {
+            Ok(verdicts) => verdicts,
+            // The model layer's check already ran this; kept honest if it ever differs.
+            Err(problem) => {
+                let closing = track.fail_attempt(format!("scoring error: {problem}"), None);
+                return self.close(id, closing, Some(request));
+            }
+        };
         track.points.push(gap_point(attempt, &verdicts));
         let Some(first_unmet) = verdicts.iter().find(|v| v.failed()).cloned() else {
             let output = Value::String(request.result.output.clone());
@@ -1178,9 +1241,11 @@ mod tests {
 
     #[test]
     fn judgements_must_cover_every_criterion_and_ground_every_pass() {
-        assert!(check_judgements(2, &[judged("a", true, "[1] ok")]).is_err());
-        assert!(check_judgements(1, &[judged("a", true, "  ")]).is_err());
-        assert!(check_judgements(1, &[judged("a", false, "")]).is_ok());
+        let one = [Criterion::new("a")];
+        let two = [Criterion::new("a"), Criterion::new("b")];
+        assert!(check_judgements(&two, &[judged("a", true, "[1] ok")]).is_err());
+        assert!(check_judgements(&one, &[judged("a", true, "  ")]).is_err());
+        assert!(check_judgements(&one, &[judged("a", false, "")]).is_ok());
     }
 
     #[test]
@@ -1193,9 +1258,28 @@ mod tests {
             judged("second   THING", false, "x"),
             judged("garbled", true, "y"),
         ];
-        let aligned = align_judgements(&criteria, &j);
+        let aligned = align_judgements(&criteria, &j).unwrap();
         assert_eq!(aligned[0].criterion, "garbled");
         assert_eq!(aligned[1].criterion, "second   THING");
+    }
+
+    #[test]
+    fn extra_entries_are_ignored_and_a_criterion_judged_both_ways_is_unmet() {
+        let criteria = vec![Criterion::new("report.pdf was moved into archive/")];
+        let j = vec![
+            judged("report.pdf was moved into archive/", true, "[2] lists it"),
+            judged(
+                "report.pdf was moved into archive/.",
+                false,
+                "[1] mv failed",
+            ),
+            judged("something the model made up", true, "x"),
+        ];
+        let aligned = align_judgements(&criteria, &j).unwrap();
+        assert!(!aligned[0].met);
+        assert_eq!(aligned[0].evidence, "[1] mv failed");
+        let missing = vec![judged("unrelated", true, "x"), judged("other", true, "y")];
+        assert!(align_judgements(&criteria, &missing).is_err());
     }
 
     #[test]
@@ -1205,7 +1289,8 @@ mod tests {
             &criteria,
             &[judged("c", false, "nothing")],
             FailureClass::Environmental,
-        );
+        )
+        .unwrap();
         assert_eq!(v[0].mode, Some(CriterionMode::Plausible));
         assert_eq!(v[0].verdict, Verdict::Fail);
         assert_eq!(v[0].failure_class, Some(FailureClass::Environmental));
@@ -1271,6 +1356,11 @@ mod tests {
         assert!(p.contains("[1] shell — ok"));
         assert!(p.contains("output (start): 3"));
         assert!(p.contains("[2] shell — DENIED under Law 1"));
+        // The reply's shape, with the criterion copied in for the model to keep.
+        assert!(
+            p.contains(r#"{"criteria":[{"criterion":"the count is a number","#),
+            "{p}"
+        );
         assert!(p.contains("a claim, not evidence) — status completed:\nThere are 3 files"));
     }
 

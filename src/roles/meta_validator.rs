@@ -39,7 +39,9 @@ use serde_json::Value;
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
-use super::agent_validator::{CriterionJudgement, check_judgements, today_line, verdicts_from};
+use super::agent_validator::{
+    CriterionJudgement, check_judgements, reply_skeleton, today_line, verdicts_from,
+};
 use super::dispatcher::{clip_middle, output_text, sleep_until};
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
@@ -83,8 +85,8 @@ pub struct MergeJudgement {
 /// The semantic check of R4b's reply: a verdict per criterion, and a merged output. An
 /// empty list is data ("nothing matched" is an answer); null, an empty string or an
 /// empty object is a merge the model left out.
-pub fn check_merge(expected: usize, judgement: &MergeJudgement) -> Result<(), String> {
-    check_judgements(expected, &judgement.criteria)?;
+pub fn check_merge(criteria: &[Criterion], judgement: &MergeJudgement) -> Result<(), String> {
+    check_judgements(criteria, &judgement.criteria)?;
     let empty = match &judgement.combined_output {
         Value::Null => true,
         Value::String(s) => s.trim().is_empty(),
@@ -184,9 +186,16 @@ pub fn merge_prompt(
     }
     let _ = write!(
         out,
-        "\nMerge the outputs into combined_output, then judge each of the {} task criteria \
-         in order.",
-        criteria.len()
+        "\nMerge the outputs into combined_output, then judge the task criteria: \
+         `criteria` holds exactly {n} {entries}, one per task criterion above, in that order, \
+         shaped like this:\n{}",
+        reply_skeleton(criteria),
+        n = criteria.len(),
+        entries = if criteria.len() == 1 {
+            "entry"
+        } else {
+            "entries"
+        },
     );
     out
 }
@@ -571,13 +580,13 @@ impl MetaValidator {
         let prompt = merge_prompt(now, &round.manifest, &track.intent, &criteria, &outcomes);
         let chat = ChatRequest::new(system_prompt(), prompt).temperature(0.0);
         let ctx = CallCtx::for_task(task_id.clone(), self.cancellations.token(task_id));
-        let expected = criteria.len();
+        let checked = criteria.clone();
         let llm = self.llm.clone();
         let generation = round.generation;
         let task = task_id.clone();
         let abort = self.judging.spawn(async move {
             let judged = llm
-                .structured_checked::<MergeJudgement, _>(&ctx, &chat, |j| check_merge(expected, j))
+                .structured_checked::<MergeJudgement, _>(&ctx, &chat, |j| check_merge(&checked, j))
                 .await
                 .map(|s| s.value);
             (task, generation, judged)
@@ -604,25 +613,28 @@ impl MetaValidator {
             return;
         }
         round.phase = Phase::Done;
-        let judgement = match judged {
-            Ok(j) => j,
+        let criteria = effective_task_criteria(&round.manifest, &track.intent);
+        let judged = match judged {
             Err(LlmError::Cancelled) => {
                 tracing::debug!(task = %task_id, "R4b's judgement was cancelled with its task");
                 let task = task_id.clone();
                 return self.cancel(&task);
             }
-            Err(e) => {
+            Err(e) => Err(e.to_string()),
+            Ok(j) => verdicts_from(&criteria, &j.criteria, FailureClass::Logical).map(|v| (j, v)),
+        };
+        let (judgement, verdicts) = match judged {
+            Ok(judged) => judged,
+            Err(problem) => {
                 let gap = format!(
                     "every sub-task matched, but the meta-validator could not judge the merged \
-                     output against the task criteria: {e}"
+                     output against the task criteria: {problem}"
                 );
                 let request = replan_request(track, now, max_replans, gap, vec![]);
                 self.bus.publish(Role::Ggs, request);
                 return;
             }
         };
-        let criteria = effective_task_criteria(&round.manifest, &track.intent);
-        let verdicts = verdicts_from(&criteria, &judgement.criteria, FailureClass::Logical);
         let unmet: Vec<&CriterionVerdict> = verdicts.iter().filter(|v| v.failed()).collect();
         if unmet.is_empty() {
             let outcomes = round
@@ -795,19 +807,21 @@ mod tests {
 
     #[test]
     fn an_empty_merge_is_not_a_usable_answer() {
+        let one = [Criterion::new("c")];
+        let two = [Criterion::new("c"), Criterion::new("d")];
         let mut j = MergeJudgement {
             combined_output: Value::Null,
             criteria: vec![judged(true)],
             summary: "s".into(),
         };
-        assert!(check_merge(1, &j).is_err());
+        assert!(check_merge(&one, &j).is_err());
         j.combined_output = Value::String("  ".into());
-        assert!(check_merge(1, &j).is_err());
+        assert!(check_merge(&one, &j).is_err());
         j.combined_output = serde_json::json!(["a.txt"]);
-        assert!(check_merge(1, &j).is_ok());
+        assert!(check_merge(&one, &j).is_ok());
         j.combined_output = serde_json::json!([]);
-        assert!(check_merge(1, &j).is_ok(), "an empty list is an answer");
-        assert!(check_merge(2, &j).is_err());
+        assert!(check_merge(&one, &j).is_ok(), "an empty list is an answer");
+        assert!(check_merge(&two, &j).is_err());
     }
 
     #[test]

@@ -605,7 +605,7 @@ fn the_system_prompt_states_the_evidence_rules() {
         "TOOL CALLS are the ground truth",
         "only its claim",
         "does not prove",
-        "is a valid answer",
+        "An empty result is an answer",
         "refused by the user under Law 1",
         "Law 0 — Never deceive",
     ] {

@@ -113,6 +113,7 @@ async fn next(inbox: &mut Inbox) -> Arc<Envelope> {
 async fn the_agent_validator_answers_every_corpus_case_with_a_parsed_verdict() {
     let r = roles();
     let mut r4b = r.bus.subscribe(Role::MetaValidator);
+    let mut calls = r.bus.tap("r4a-calls", 256);
     r.agent_validator().spawn();
     let cases: Vec<Case> = corpus()
         .cases
@@ -168,6 +169,13 @@ async fn the_agent_validator_answers_every_corpus_case_with_a_parsed_verdict() {
                 };
                 let reason = o.failure_reason.clone().unwrap_or_default();
                 println!("{}: {:?} {}", case.name, closed.status, reason);
+                if reason.starts_with("scoring error") {
+                    while let Some(artoo::bus::TapEvent::Message(env)) = calls.try_recv() {
+                        if let Message::LlmCall(call) = &env.message {
+                            println!("--- model reply:\n{}", call.response);
+                        }
+                    }
+                }
                 assert!(
                     !reason.starts_with("scoring error"),
                     "{}: the real model's verdict did not parse: {reason}",
