@@ -12,8 +12,9 @@
 //! - [`laws`] — the Four Laws (T layer).
 //! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
 //! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
-//! - [`roles`] — the model-calling roles as bus actors: R1 Perceiver (TaskSpec or a chat
-//!   reply) and R2 Planner (memory calibration, plans, replans, graceful failure).
+//! - [`roles`] — the pipeline roles as bus actors: R1 Perceiver (TaskSpec or a chat
+//!   reply), R2 Planner (memory calibration, plans, replans, graceful failure), the
+//!   dispatcher (sequence groups), R4a Agent-Validator and R4b Meta-Validator.
 //! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.

@@ -4,5 +4,8 @@
 //! **Invariant:** roles never call each other; every exchange between them is a bus
 //! message of the contract table.
 
+pub mod agent_validator;
+pub mod dispatcher;
+pub mod meta_validator;
 pub mod perceiver;
 pub mod planner;

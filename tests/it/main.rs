@@ -1,12 +1,15 @@
 //! Core integration tests, compiled as one binary.
 
+mod agent_validator;
 mod auditor;
 mod bus;
 mod contracts;
+mod dispatcher;
 mod ggs;
 mod law1;
 mod llm;
 mod memory;
+mod meta_validator;
 mod no_tauri;
 mod perceiver;
 mod planner;

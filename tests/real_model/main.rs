@@ -18,6 +18,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+mod validators;
+
 fn endpoint() -> (String, String) {
     let url = std::env::var("ARTOO_REAL_MODEL_URL")
         .unwrap_or_else(|_| artoo::llm::tier::LOCAL_LLAMA_SERVER_URL.to_string());

@@ -1,0 +1,696 @@
+//! The Dispatcher: releases a plan's sub-tasks to the effector agents (R3 + R4a pairs)
+//! one sequence group at a time.
+//!
+//! - Consumes `DispatchManifest` and `SubTask`s from R2 (its `Role::Dispatcher` inbox) and
+//!   `TaskCancelled`. A plan starts once every sub-task its manifest names has arrived;
+//!   if some never arrive within [`ASSEMBLY_TIMEOUT`], nothing of the plan runs and R4b
+//!   is told so by a `DispatchHalted` naming them all.
+//! - Groups run in ascending `sequence` order — any `i64`, negatives and gaps included —
+//!   and the sub-tasks of one group run in parallel. Each released sub-task goes to R4a
+//!   first (so the validator knows its criteria before any result can reach it), then to
+//!   R3, with the matched outputs of every earlier group appended to its `context`,
+//!   bounded by [`MAX_INJECTED_CHARS`].
+//! - It learns that a sub-task ended from the executor side through [`SubTaskCompletions`]:
+//!   the executor worker hands over the `SubTaskClosed` reply R4a sent to its
+//!   `ExecutionResult` request (or a failed one of its own if the fast loop could not
+//!   finish). When a group has ended, a failed sub-task stops every later group and a
+//!   `DispatchHalted` tells R4b which sub-tasks were not run; otherwise the next group is
+//!   released.
+//! - A newer manifest for the task (a replan round) supersedes the old one: its groups
+//!   not yet released are dropped and late completions of the old round are ignored.
+//!   `TaskCancelled` (or a cancelled token in [`Cancellations`]) drops the task; nothing of
+//!   it is released afterwards.
+//!
+//! **Invariant:** a plan never hangs in the dispatcher — every manifest either runs each
+//! of its groups in ascending order until one fails, is halted with every unrun sub-task
+//! named to R4b, is superseded by a newer round, or is cancelled — and no sub-task is
+//! released after its task was cancelled or its group's predecessors failed.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::bus::{Bus, BusHandle, Envelope, Inbox};
+use crate::cancel::Cancellations;
+use crate::contracts::{
+    DispatchHalted, DispatchManifest, Message, Role, SubTask, SubTaskClosed, SubTaskId,
+    SubTaskStatus, TaskId, first_chars,
+};
+
+/// How long a manifest waits for the sub-tasks it names. R2 publishes them right after
+/// the manifest, so this only fires when the planner failed half-way.
+pub const ASSEMBLY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Total characters of earlier outputs appended to one sub-task's context; each earlier
+/// output gets an equal share, cut in the middle so its start and its end stay visible.
+pub const MAX_INJECTED_CHARS: usize = 12_000;
+/// Sub-tasks held per task while waiting for their manifest.
+pub const MAX_WAITING_SUBTASKS: usize = 256;
+/// Finished and cancelled task ids remembered to ignore late traffic (oldest dropped first).
+pub const FINISHED_TASKS_REMEMBERED: usize = 4096;
+
+/// The heading of the block of earlier outputs in a sub-task's context.
+pub const PRIOR_OUTPUTS_HEADING: &str =
+    "Outputs of earlier steps (use them directly; do not re-run their discovery):";
+
+/// How the executor side tells the dispatcher that a sub-task's fast loop ended. Cheap to
+/// clone; the executor component keeps one.
+///
+/// The executor worker calls [`SubTaskCompletions::closed`] with the `SubTaskClosed`
+/// reply R4a sent to its `ExecutionResult` request, or with a `SubTaskClosed` R4a
+/// published to `Role::Executor` when it closed a sub-task on its own (the executor went
+/// silent). If the worker cannot finish a sub-task at all it reports a failed one itself,
+/// so the group still ends.
+#[derive(Clone, Debug)]
+pub struct SubTaskCompletions {
+    tx: mpsc::UnboundedSender<SubTaskClosed>,
+}
+
+impl SubTaskCompletions {
+    /// Reports that a sub-task ended. Returns false when the dispatcher has stopped.
+    pub fn closed(&self, closed: SubTaskClosed) -> bool {
+        self.tx.send(closed).is_ok()
+    }
+}
+
+/// One earlier group's output, kept for the context of later groups.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PriorOutput {
+    pub sequence: i64,
+    pub intent: String,
+    pub output: Value,
+}
+
+/// A manifest's sub-tasks in release order: ascending sequence, manifest order within one
+/// sequence. Duplicate ids in the manifest are released once.
+pub fn sequence_groups(
+    manifest: &DispatchManifest,
+    pool: &mut HashMap<SubTaskId, SubTask>,
+) -> VecDeque<(i64, Vec<SubTask>)> {
+    let mut groups: BTreeMap<i64, Vec<SubTask>> = BTreeMap::new();
+    for id in &manifest.subtask_ids {
+        if let Some(subtask) = pool.remove(id) {
+            groups.entry(subtask.sequence).or_default().push(subtask);
+        }
+    }
+    groups.into_iter().collect()
+}
+
+/// `text` cut to at most `max_chars` characters: its start and its end, with a marker
+/// saying how many characters were left out. Never splits a character.
+pub fn clip_middle(text: &str, max_chars: usize) -> String {
+    let total = text.chars().count();
+    if total <= max_chars {
+        return text.to_string();
+    }
+    let marker = |omitted: usize| format!("\n…[{omitted} characters left out]…\n");
+    let reserve = marker(total).chars().count();
+    if max_chars <= reserve {
+        return first_chars(text, max_chars);
+    }
+    let room = max_chars - reserve;
+    let head = room / 2;
+    let tail = room - head;
+    let head_end = text.char_indices().nth(head).map_or(text.len(), |(i, _)| i);
+    let tail_start = text
+        .char_indices()
+        .nth(total - tail)
+        .map_or(text.len(), |(i, _)| i);
+    format!(
+        "{}{}{}",
+        &text[..head_end],
+        marker(total - head - tail),
+        &text[tail_start..]
+    )
+}
+
+/// An output as text for a prompt: strings verbatim, other values as JSON.
+pub fn output_text(output: &Value) -> String {
+    match output {
+        Value::String(s) => s.clone(),
+        Value::Null => "(no output)".to_string(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
+/// `context` with the earlier groups' outputs appended, bounded by [`MAX_INJECTED_CHARS`].
+pub fn inject_prior_outputs(context: &str, prior: &[PriorOutput]) -> String {
+    if prior.is_empty() {
+        return context.to_string();
+    }
+    let share = MAX_INJECTED_CHARS / prior.len();
+    let blocks: Vec<String> = prior
+        .iter()
+        .map(|p| {
+            format!(
+                "[step {} · {}]\n{}",
+                p.sequence,
+                first_chars(&p.intent, 120),
+                clip_middle(&output_text(&p.output), share)
+            )
+        })
+        .collect();
+    let mut out = context.trim_end().to_string();
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    out.push_str(PRIOR_OUTPUTS_HEADING);
+    out.push('\n');
+    out.push_str(&blocks.join("\n---\n"));
+    out
+}
+
+/// The sequence group being executed.
+struct Running {
+    sequence: i64,
+    subtasks: Vec<SubTask>,
+    ended: HashMap<SubTaskId, SubTaskClosed>,
+}
+
+/// One task's current plan.
+struct Plan {
+    manifest: DispatchManifest,
+    /// Set while the manifest's sub-tasks are still arriving.
+    assembly_deadline: Option<Instant>,
+    /// Groups not yet released, ascending.
+    pending: VecDeque<(i64, Vec<SubTask>)>,
+    running: Option<Running>,
+    prior: Vec<PriorOutput>,
+}
+
+#[derive(Default)]
+struct TaskState {
+    /// Sub-tasks that arrived and are not running yet (their manifest may come later).
+    waiting: HashMap<SubTaskId, SubTask>,
+    plan: Option<Plan>,
+}
+
+/// Why a task no longer dispatches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Finished {
+    /// Every plan up to this round finished (ran, halted or failed to assemble).
+    Round(u32),
+    Cancelled,
+}
+
+/// A bounded memory of finished tasks, oldest forgotten first.
+#[derive(Default)]
+struct FinishedTasks {
+    order: VecDeque<TaskId>,
+    by_task: HashMap<TaskId, Finished>,
+}
+
+impl FinishedTasks {
+    fn get(&self, task: &TaskId) -> Option<Finished> {
+        self.by_task.get(task).copied()
+    }
+
+    fn set(&mut self, task: TaskId, finished: Finished) {
+        if self.by_task.insert(task.clone(), finished).is_none() {
+            self.order.push_back(task);
+        }
+        while self.order.len() > FINISHED_TASKS_REMEMBERED {
+            if let Some(old) = self.order.pop_front() {
+                self.by_task.remove(&old);
+            }
+        }
+    }
+}
+
+/// The dispatcher wired to the bus.
+pub struct Dispatcher {
+    bus: BusHandle,
+    inbox: Inbox,
+    cancellations: Cancellations,
+    completions_tx: mpsc::UnboundedSender<SubTaskClosed>,
+    completions_rx: mpsc::UnboundedReceiver<SubTaskClosed>,
+    assembly_timeout: Duration,
+    tasks: HashMap<TaskId, TaskState>,
+    finished: FinishedTasks,
+}
+
+impl Dispatcher {
+    /// Subscribes now, so nothing addressed to the dispatcher after this call is missed.
+    pub fn new(bus: &Bus, cancellations: Cancellations) -> Self {
+        let (completions_tx, completions_rx) = mpsc::unbounded_channel();
+        Self {
+            bus: bus.handle(Role::Dispatcher),
+            inbox: bus.subscribe(Role::Dispatcher),
+            cancellations,
+            completions_tx,
+            completions_rx,
+            assembly_timeout: ASSEMBLY_TIMEOUT,
+            tasks: HashMap::new(),
+            finished: FinishedTasks::default(),
+        }
+    }
+
+    /// Overrides [`ASSEMBLY_TIMEOUT`].
+    pub fn with_assembly_timeout(mut self, timeout: Duration) -> Self {
+        self.assembly_timeout = timeout;
+        self
+    }
+
+    /// The handle the executor side reports sub-task ends through.
+    pub fn completions(&self) -> SubTaskCompletions {
+        SubTaskCompletions {
+            tx: self.completions_tx.clone(),
+        }
+    }
+
+    /// Runs [`Dispatcher::run`] on the current tokio runtime.
+    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(self.run())
+    }
+
+    /// Serves until the bus closes.
+    pub async fn run(mut self) {
+        loop {
+            let deadline = self.next_deadline();
+            tokio::select! {
+                env = self.inbox.recv() => match env {
+                    Some(env) => self.on_envelope(&env),
+                    None => break,
+                },
+                Some(closed) = self.completions_rx.recv() => self.on_closed(closed),
+                () = sleep_until(deadline), if deadline.is_some() => self.on_deadlines(),
+            }
+        }
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        self.tasks
+            .values()
+            .filter_map(|t| t.plan.as_ref()?.assembly_deadline)
+            .min()
+    }
+
+    fn on_envelope(&mut self, env: &Arc<Envelope>) {
+        match &env.message {
+            Message::TaskCancelled(c) => self.cancel(&c.task_id),
+            Message::DispatchManifest(m) if env.from == Role::Planner => self.on_manifest(m),
+            Message::SubTask(s) if env.from == Role::Planner => self.on_subtask(s),
+            other => tracing::warn!(from = %env.from, kind = other.kind().name(),
+                "the dispatcher ignores a message it has no contract for"),
+        }
+    }
+
+    fn is_cancelled(&self, task: &TaskId) -> bool {
+        self.finished.get(task) == Some(Finished::Cancelled)
+            || self.cancellations.is_cancelled(task)
+    }
+
+    fn cancel(&mut self, task: &TaskId) {
+        if self.tasks.remove(task).is_some() {
+            tracing::info!(task = %task, "dispatch stopped: the task was cancelled");
+        }
+        self.finished.set(task.clone(), Finished::Cancelled);
+    }
+
+    fn on_manifest(&mut self, manifest: &DispatchManifest) {
+        let task = &manifest.task_id;
+        if self.is_cancelled(task) {
+            return self.cancel(task);
+        }
+        let state = self.tasks.entry(task.clone()).or_default();
+        let newest = match (&state.plan, self.finished.get(task)) {
+            (Some(plan), _) => Some(plan.manifest.round),
+            (None, Some(Finished::Round(round))) => Some(round),
+            _ => None,
+        };
+        if newest.is_some_and(|newest| manifest.round <= newest) {
+            tracing::warn!(task = %task, round = manifest.round, ?newest,
+                "stale or repeated manifest ignored");
+            if state.plan.is_none() && state.waiting.is_empty() {
+                self.tasks.remove(task);
+            }
+            return;
+        }
+        if let Some(old) = state.plan.take() {
+            let unreleased: usize = old.pending.iter().map(|(_, g)| g.len()).sum();
+            tracing::info!(task = %task, old_round = old.manifest.round, new_round = manifest.round,
+                unreleased, "a replan supersedes the previous plan");
+        }
+        state.plan = Some(Plan {
+            manifest: manifest.clone(),
+            assembly_deadline: Some(Instant::now() + self.assembly_timeout),
+            pending: VecDeque::new(),
+            running: None,
+            prior: Vec::new(),
+        });
+        self.try_start(task);
+    }
+
+    fn on_subtask(&mut self, subtask: &SubTask) {
+        let task = &subtask.parent_task_id;
+        if self.is_cancelled(task) {
+            return self.cancel(task);
+        }
+        let state = self.tasks.entry(task.clone()).or_default();
+        if state.waiting.contains_key(&subtask.subtask_id) {
+            tracing::warn!(task = %task, subtask = %subtask.subtask_id,
+                "a sub-task arrived twice; the first copy is kept");
+            return;
+        }
+        if state.waiting.len() >= MAX_WAITING_SUBTASKS {
+            tracing::warn!(task = %task, subtask = %subtask.subtask_id,
+                "too many sub-tasks waiting for a manifest; this one is dropped");
+            return;
+        }
+        state.waiting.insert(subtask.subtask_id, subtask.clone());
+        self.try_start(task);
+    }
+
+    /// Starts the task's plan once every sub-task its manifest names has arrived.
+    fn try_start(&mut self, task: &TaskId) {
+        let Some(state) = self.tasks.get_mut(task) else {
+            return;
+        };
+        let Some(plan) = state.plan.as_mut() else {
+            return;
+        };
+        if plan.assembly_deadline.is_none() {
+            return; // already running
+        }
+        if !plan
+            .manifest
+            .subtask_ids
+            .iter()
+            .all(|id| state.waiting.contains_key(id))
+        {
+            return;
+        }
+        plan.assembly_deadline = None;
+        plan.pending = sequence_groups(&plan.manifest, &mut state.waiting);
+        if !state.waiting.is_empty() {
+            tracing::warn!(task = %task, stray = state.waiting.len(),
+                "sub-tasks named by no manifest are dropped");
+            state.waiting.clear();
+        }
+        self.release_next(task);
+    }
+
+    /// Releases the next group, or finishes the plan when none is left.
+    fn release_next(&mut self, task: &TaskId) {
+        if self.is_cancelled(task) {
+            return self.cancel(task);
+        }
+        let Some(plan) = self.tasks.get_mut(task).and_then(|s| s.plan.as_mut()) else {
+            return;
+        };
+        let Some((sequence, group)) = plan.pending.pop_front() else {
+            let round = plan.manifest.round;
+            return self.finish(task, round);
+        };
+        let mut released = Vec::with_capacity(group.len());
+        for mut subtask in group {
+            subtask.context = inject_prior_outputs(&subtask.context, &plan.prior);
+            // R4a first: it must hold the criteria before any result can reach it.
+            self.bus.publish(Role::AgentValidator, subtask.clone());
+            self.bus.publish(Role::Executor, subtask.clone());
+            released.push(subtask);
+        }
+        tracing::debug!(task = %task, sequence, n = released.len(), "sequence group released");
+        plan.running = Some(Running {
+            sequence,
+            subtasks: released,
+            ended: HashMap::new(),
+        });
+    }
+
+    fn finish(&mut self, task: &TaskId, round: u32) {
+        self.tasks.remove(task);
+        self.finished.set(task.clone(), Finished::Round(round));
+    }
+
+    fn on_closed(&mut self, closed: SubTaskClosed) {
+        let task = closed.parent_task_id.clone();
+        let Some(plan) = self.tasks.get_mut(&task).and_then(|s| s.plan.as_mut()) else {
+            tracing::debug!(task = %task, subtask = %closed.subtask_id,
+                "completion for a task with no running plan ignored");
+            return;
+        };
+        let Some(running) = plan.running.as_mut() else {
+            return;
+        };
+        if !running
+            .subtasks
+            .iter()
+            .any(|s| s.subtask_id == closed.subtask_id)
+        {
+            tracing::debug!(task = %task, subtask = %closed.subtask_id,
+                "completion of a sub-task outside the running group (a superseded round) ignored");
+            return;
+        }
+        running.ended.entry(closed.subtask_id).or_insert(closed);
+        if running.ended.len() < running.subtasks.len() {
+            return;
+        }
+        let Some(running) = plan.running.take() else {
+            return;
+        };
+        let failed: Vec<SubTaskId> = running
+            .subtasks
+            .iter()
+            .filter(|s| {
+                running
+                    .ended
+                    .get(&s.subtask_id)
+                    .is_none_or(|c| c.status == SubTaskStatus::Failed)
+            })
+            .map(|s| s.subtask_id)
+            .collect();
+        if failed.is_empty() {
+            for subtask in &running.subtasks {
+                let output = running
+                    .ended
+                    .get(&subtask.subtask_id)
+                    .map(|c| c.output.clone())
+                    .unwrap_or(Value::Null);
+                plan.prior.push(PriorOutput {
+                    sequence: running.sequence,
+                    intent: subtask.intent.clone(),
+                    output,
+                });
+            }
+            return self.release_next(&task);
+        }
+        let skipped: Vec<SubTaskId> = plan
+            .pending
+            .iter()
+            .flat_map(|(_, group)| group.iter().map(|s| s.subtask_id))
+            .collect();
+        let round = plan.manifest.round;
+        if !skipped.is_empty() {
+            let reason = format!(
+                "sequence group {} failed ({} of {} sub-task(s) failed: {}); the {} later \
+                 sub-task(s) depend on it and were not run",
+                running.sequence,
+                failed.len(),
+                running.subtasks.len(),
+                failed
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                skipped.len()
+            );
+            self.halt(&task, skipped, reason);
+        }
+        self.finish(&task, round);
+    }
+
+    /// Tells R4b which sub-tasks of the plan will not run, and why.
+    fn halt(&self, task: &TaskId, skipped: Vec<SubTaskId>, reason: String) {
+        tracing::info!(task = %task, %reason, "dispatch halted");
+        self.bus.publish(
+            Role::MetaValidator,
+            DispatchHalted {
+                task_id: task.clone(),
+                skipped,
+                reason,
+            },
+        );
+    }
+
+    fn on_deadlines(&mut self) {
+        let now = Instant::now();
+        let expired: Vec<TaskId> = self
+            .tasks
+            .iter()
+            .filter(|(_, s)| {
+                s.plan
+                    .as_ref()
+                    .and_then(|p| p.assembly_deadline)
+                    .is_some_and(|d| d <= now)
+            })
+            .map(|(t, _)| t.clone())
+            .collect();
+        for task in expired {
+            let Some(state) = self.tasks.get(&task) else {
+                continue;
+            };
+            let Some(plan) = state.plan.as_ref() else {
+                continue;
+            };
+            let missing: Vec<String> = plan
+                .manifest
+                .subtask_ids
+                .iter()
+                .filter(|id| !state.waiting.contains_key(id))
+                .map(ToString::to_string)
+                .collect();
+            let mut skipped = Vec::new();
+            for id in &plan.manifest.subtask_ids {
+                if !skipped.contains(id) {
+                    skipped.push(*id);
+                }
+            }
+            let reason = format!(
+                "the plan never arrived complete: {} of its {} sub-task(s) ({}) did not reach \
+                 the dispatcher within {}s, so none of it was run",
+                missing.len(),
+                skipped.len(),
+                missing.join(", "),
+                self.assembly_timeout.as_secs_f64()
+            );
+            let round = plan.manifest.round;
+            self.halt(&task, skipped, reason);
+            self.finish(&task, round);
+        }
+    }
+}
+
+/// Sleeps until `deadline`, or forever without one (a `select!` branch that never fires).
+pub(crate) async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Utc;
+
+    fn subtask(task: &TaskId, sequence: i64, intent: &str) -> SubTask {
+        SubTask {
+            subtask_id: SubTaskId::mint(),
+            parent_task_id: task.clone(),
+            intent: intent.into(),
+            context: String::new(),
+            success_criteria: vec![],
+            sequence,
+            deadline: None,
+            blocked_tools: vec![],
+            blocked_targets: vec![],
+            confirm_tools: vec![],
+        }
+    }
+
+    fn manifest(task: &TaskId, subtasks: &[&SubTask]) -> DispatchManifest {
+        DispatchManifest {
+            task_id: task.clone(),
+            subtask_ids: subtasks.iter().map(|s| s.subtask_id).collect(),
+            task_spec: None,
+            dispatched_at: Utc::now(),
+            task_criteria: vec![],
+            round: 0,
+        }
+    }
+
+    #[test]
+    fn groups_come_out_in_ascending_sequence_with_negatives_and_gaps() {
+        let task = TaskId::mint();
+        let a = subtask(&task, 7, "a");
+        let b = subtask(&task, -3, "b");
+        let c = subtask(&task, 7, "c");
+        let d = subtask(&task, 0, "d");
+        let m = manifest(&task, &[&a, &b, &c, &d]);
+        let mut pool: HashMap<_, _> = [&a, &b, &c, &d]
+            .iter()
+            .map(|s| (s.subtask_id, (*s).clone()))
+            .collect();
+        let groups = sequence_groups(&m, &mut pool);
+        let shape: Vec<(i64, Vec<&str>)> = groups
+            .iter()
+            .map(|(seq, g)| (*seq, g.iter().map(|s| s.intent.as_str()).collect()))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![(-3, vec!["b"]), (0, vec!["d"]), (7, vec!["a", "c"])]
+        );
+        assert!(pool.is_empty());
+    }
+
+    #[test]
+    fn a_repeated_id_in_the_manifest_is_released_once() {
+        let task = TaskId::mint();
+        let a = subtask(&task, 1, "a");
+        let mut m = manifest(&task, &[&a]);
+        m.subtask_ids.push(a.subtask_id);
+        let mut pool = HashMap::from([(a.subtask_id, a.clone())]);
+        let groups = sequence_groups(&m, &mut pool);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].1.len(), 1);
+    }
+
+    #[test]
+    fn clipping_keeps_both_ends_and_respects_the_limit() {
+        let text: String = "αβγδε".repeat(1000);
+        let clipped = clip_middle(&text, 300);
+        assert!(
+            clipped.chars().count() <= 300,
+            "{}",
+            clipped.chars().count()
+        );
+        assert!(clipped.starts_with("αβγδε"));
+        assert!(clipped.ends_with("αβγδε"));
+        assert!(clipped.contains("characters left out"));
+        assert_eq!(clip_middle("short", 300), "short");
+        assert_eq!(clip_middle(&text, 5).chars().count(), 5);
+    }
+
+    #[test]
+    fn prior_outputs_are_appended_after_the_context_with_their_step() {
+        let prior = vec![
+            PriorOutput {
+                sequence: 1,
+                intent: "list the files".into(),
+                output: Value::String("a.txt\nb.txt".into()),
+            },
+            PriorOutput {
+                sequence: 1,
+                intent: "count lines".into(),
+                output: serde_json::json!({"lines": 42}),
+            },
+        ];
+        let ctx = inject_prior_outputs("Work in /tmp/x.", &prior);
+        assert!(ctx.starts_with("Work in /tmp/x.\n\n"));
+        assert!(ctx.contains(PRIOR_OUTPUTS_HEADING));
+        assert!(ctx.contains("[step 1 · list the files]\na.txt\nb.txt"));
+        assert!(ctx.contains("\"lines\": 42"));
+        assert_eq!(inject_prior_outputs("same", &[]), "same");
+    }
+
+    #[test]
+    fn injected_outputs_are_bounded_however_large_they_are() {
+        let prior: Vec<PriorOutput> = (0..5)
+            .map(|i| PriorOutput {
+                sequence: i,
+                intent: "dump".into(),
+                output: Value::String("x".repeat(100_000)),
+            })
+            .collect();
+        let ctx = inject_prior_outputs("", &prior);
+        assert!(
+            ctx.chars().count() < MAX_INJECTED_CHARS + 1_000,
+            "{}",
+            ctx.chars().count()
+        );
+    }
+}
