@@ -15,6 +15,9 @@
 //! - [`roles`] — the pipeline roles as bus actors: R1 Perceiver (TaskSpec or a chat
 //!   reply), R2 Planner (memory calibration, plans, replans, graceful failure), the
 //!   dispatcher (sequence groups), R4a Agent-Validator and R4b Meta-Validator.
+//! - [`runtime`] — the whole hierarchy in one process behind one API (submit, cancel,
+//!   answer Law 1 and clarifications, wait, memory/audit/task-log reads) for the CLI and
+//!   the desktop shell; the user's desk; the Dreamer's distiller over the brain tier.
 //! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
@@ -39,6 +42,7 @@ pub mod laws;
 pub mod llm;
 pub mod memory;
 pub mod roles;
+pub mod runtime;
 pub mod tags;
 pub mod tasklog;
 pub mod telemetry;

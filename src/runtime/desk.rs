@@ -1,0 +1,361 @@
+//! The user's desk: everything addressed to `Role::User`, kept so an entry point (the CLI,
+//! the desktop shell) can answer it — open Law 1 requests, open clarifying questions —
+//! and so a task's end reaches whoever waits for it. It also keeps the rolling session
+//! history R1 uses to resolve references.
+//!
+//! **Invariant:** every Law 1 request gets exactly one answer on the bus — the user's,
+//! or `deny` when it expires, when its task is cancelled, or when the runtime stops — and
+//! a request that was answered can never be answered again.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::{Notify, watch};
+
+use crate::bus::{BusHandle, Envelope, Inbox};
+use crate::contracts::{
+    ClarificationAnswer, ClarificationRequest, ConfirmationDecision, ConfirmationRequest, Decision,
+    DecisionSource, EnvelopeId, FinalResult, Message, RequestId, Role, SessionTurn, TaskId,
+};
+
+/// Turns of session history sent with each task (seed 003 R1: the last five).
+pub const SESSION_TURNS: usize = 5;
+
+/// The longest result summary kept in one history turn.
+const TURN_SUMMARY_CHARS: usize = 400;
+
+/// How a task ended, as its submitter sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TaskEnd {
+    /// GGS's terminal decision (accept, success or abandon).
+    Final(FinalResult),
+    /// R1's conversational fast path answered without a plan.
+    Chat(String),
+    /// The user cancelled it; nothing of it runs any more.
+    Cancelled,
+}
+
+impl TaskEnd {
+    /// One line for the session history.
+    pub fn summary(&self) -> String {
+        match self {
+            TaskEnd::Final(r) => r.summary.clone(),
+            TaskEnd::Chat(answer) => answer.clone(),
+            TaskEnd::Cancelled => "(cancelled by the user)".to_string(),
+        }
+    }
+}
+
+/// Why an answer could not be delivered.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    #[error("no open Law 1 request {0}: it was answered, expired or never existed")]
+    NoSuchConfirmation(RequestId),
+    #[error("task {0} has no open clarifying question")]
+    NoSuchClarification(TaskId),
+    #[error("Move to Trash is offered only for deletions")]
+    TrashNotOffered,
+}
+
+struct OpenConfirmation {
+    envelope: EnvelopeId,
+    from: Role,
+    request: ConfirmationRequest,
+}
+
+struct OpenClarification {
+    envelope: EnvelopeId,
+    from: Role,
+    request: ClarificationRequest,
+}
+
+struct TaskEntry {
+    input: String,
+    end: watch::Sender<Option<TaskEnd>>,
+}
+
+#[derive(Default)]
+struct State {
+    tasks: HashMap<TaskId, TaskEntry>,
+    confirmations: HashMap<RequestId, OpenConfirmation>,
+    clarifications: HashMap<TaskId, OpenClarification>,
+    history: VecDeque<SessionTurn>,
+}
+
+/// Shared between the runtime's methods and the task reading the user inbox.
+#[derive(Clone)]
+pub struct Desk {
+    state: Arc<Mutex<State>>,
+    /// Wakes callers waiting for a request the inbox task has not registered yet.
+    seen: Arc<Notify>,
+    user: BusHandle,
+}
+
+impl Desk {
+    pub fn new(user: BusHandle) -> Self {
+        Self {
+            state: Arc::new(Mutex::new(State::default())),
+            seen: Arc::new(Notify::new()),
+            user,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a task before its `TaskSubmitted` is published; returns the history to
+    /// send with it and the receiver of its end.
+    pub fn open_task(
+        &self,
+        task: &TaskId,
+        input: &str,
+    ) -> (Vec<SessionTurn>, watch::Receiver<Option<TaskEnd>>) {
+        let (tx, rx) = watch::channel(None);
+        let mut st = self.lock();
+        st.tasks.insert(
+            task.clone(),
+            TaskEntry {
+                input: input.to_string(),
+                end: tx,
+            },
+        );
+        (st.history.iter().cloned().collect(), rx)
+    }
+
+    /// The end receiver of a task this desk knows.
+    pub fn watch(&self, task: &TaskId) -> Option<watch::Receiver<Option<TaskEnd>>> {
+        self.lock().tasks.get(task).map(|t| t.end.subscribe())
+    }
+
+    /// Whether the task has neither ended nor been cancelled.
+    pub fn is_running(&self, task: &TaskId) -> bool {
+        self.lock()
+            .tasks
+            .get(task)
+            .is_some_and(|t| t.end.borrow().is_none())
+    }
+
+    /// Tasks still running, oldest first is not guaranteed.
+    pub fn running(&self) -> Vec<TaskId> {
+        self.lock()
+            .tasks
+            .iter()
+            .filter(|(_, t)| t.end.borrow().is_none())
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    pub fn history(&self) -> Vec<SessionTurn> {
+        self.lock().history.iter().cloned().collect()
+    }
+
+    pub fn open_confirmations(&self) -> Vec<ConfirmationRequest> {
+        self.lock()
+            .confirmations
+            .values()
+            .map(|c| c.request.clone())
+            .collect()
+    }
+
+    pub fn open_clarifications(&self) -> Vec<ClarificationRequest> {
+        self.lock()
+            .clarifications
+            .values()
+            .map(|c| c.request.clone())
+            .collect()
+    }
+
+    /// Ends a task (first end wins), records the history turn and answers what it left
+    /// open with `deny`/`Dropped` and an empty clarification.
+    pub fn end_task(&self, task: &TaskId, end: TaskEnd) -> bool {
+        let dropped = {
+            let mut st = self.lock();
+            let Some(entry) = st.tasks.get(task) else {
+                return false;
+            };
+            if entry.end.borrow().is_some() {
+                return false;
+            }
+            let turn = SessionTurn {
+                input: entry.input.clone(),
+                summary: clip(&end.summary(), TURN_SUMMARY_CHARS),
+            };
+            entry.end.send_replace(Some(end));
+            st.history.push_back(turn);
+            while st.history.len() > SESSION_TURNS {
+                st.history.pop_front();
+            }
+            let ids: Vec<RequestId> = st
+                .confirmations
+                .values()
+                .filter(|c| &c.request.task_id == task)
+                .map(|c| c.request.request_id)
+                .collect();
+            st.clarifications.remove(task);
+            ids.into_iter()
+                .filter_map(|id| st.confirmations.remove(&id))
+                .collect::<Vec<_>>()
+        };
+        for open in dropped {
+            self.publish_decision(&open, Decision::Deny, DecisionSource::Dropped);
+        }
+        true
+    }
+
+    /// Answers an open Law 1 request. Waits up to `grace` for a request the caller saw
+    /// on a tap before the desk registered it.
+    pub async fn answer_confirmation(
+        &self,
+        request_id: RequestId,
+        decision: Decision,
+        source: DecisionSource,
+        grace: Duration,
+    ) -> Result<(), AnswerError> {
+        let open = self
+            .take_when_seen(grace, |st| {
+                let can_trash = st.confirmations.get(&request_id)?.request.can_trash;
+                if decision == Decision::Trash && !can_trash {
+                    return Some(Err(AnswerError::TrashNotOffered));
+                }
+                st.confirmations.remove(&request_id).map(Ok)
+            })
+            .await
+            .ok_or(AnswerError::NoSuchConfirmation(request_id))??;
+        self.publish_decision(&open, decision, source);
+        Ok(())
+    }
+
+    /// Answers a task's open clarifying question (empty = proceed as understood).
+    pub async fn answer_clarification(
+        &self,
+        task: &TaskId,
+        answer: &str,
+        grace: Duration,
+    ) -> Result<(), AnswerError> {
+        let open = self
+            .take_when_seen(grace, |st| st.clarifications.remove(task))
+            .await
+            .ok_or_else(|| AnswerError::NoSuchClarification(task.clone()))?;
+        self.user.reply(
+            open.from,
+            open.envelope,
+            ClarificationAnswer {
+                task_id: task.clone(),
+                answer: answer.to_string(),
+            },
+        );
+        Ok(())
+    }
+
+    async fn take_when_seen<T>(
+        &self,
+        grace: Duration,
+        mut take: impl FnMut(&mut State) -> Option<T>,
+    ) -> Option<T> {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let notified = self.seen.notified();
+            if let Some(found) = take(&mut self.lock()) {
+                return Some(found);
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return None;
+            }
+        }
+    }
+
+    fn publish_decision(
+        &self,
+        open: &OpenConfirmation,
+        decision: Decision,
+        source: DecisionSource,
+    ) {
+        self.user.reply(
+            open.from,
+            open.envelope,
+            ConfirmationDecision {
+                request_id: open.request.request_id,
+                task_id: open.request.task_id.clone(),
+                decision,
+                source,
+            },
+        );
+    }
+
+    /// Serves the user inbox until the bus closes. A Law 1 request nobody answers is
+    /// denied on the bus after `confirm_timeout`, so every observer sees it close.
+    pub async fn run(self, mut inbox: Inbox, confirm_timeout: Duration) {
+        while let Some(env) = inbox.recv().await {
+            self.on_envelope(&env, confirm_timeout);
+            self.seen.notify_waiters();
+        }
+        // The runtime is stopping: nothing open may stay unanswered.
+        let open: Vec<OpenConfirmation> =
+            self.lock().confirmations.drain().map(|(_, c)| c).collect();
+        for c in open {
+            self.publish_decision(&c, Decision::Deny, DecisionSource::Dropped);
+        }
+    }
+
+    fn on_envelope(&self, env: &Arc<Envelope>, confirm_timeout: Duration) {
+        match &env.message {
+            Message::ConfirmationRequest(request) => {
+                if !self.is_running(&request.task_id)
+                    && self.lock().tasks.contains_key(&request.task_id)
+                {
+                    // Its task already ended: the asking side must not wait.
+                    let open = OpenConfirmation {
+                        envelope: env.id,
+                        from: env.from,
+                        request: request.clone(),
+                    };
+                    self.publish_decision(&open, Decision::Deny, DecisionSource::Dropped);
+                    return;
+                }
+                self.lock().confirmations.insert(
+                    request.request_id,
+                    OpenConfirmation {
+                        envelope: env.id,
+                        from: env.from,
+                        request: request.clone(),
+                    },
+                );
+                let desk = self.clone();
+                let id = request.request_id;
+                tokio::spawn(async move {
+                    tokio::time::sleep(confirm_timeout).await;
+                    let expired = desk.lock().confirmations.remove(&id);
+                    if let Some(open) = expired {
+                        desk.publish_decision(&open, Decision::Deny, DecisionSource::Timeout);
+                    }
+                });
+            }
+            Message::ClarificationRequest(request) => {
+                self.lock().clarifications.insert(
+                    request.task_id.clone(),
+                    OpenClarification {
+                        envelope: env.id,
+                        from: env.from,
+                        request: request.clone(),
+                    },
+                );
+            }
+            Message::ChatReply(reply) => {
+                self.end_task(&reply.task_id, TaskEnd::Chat(reply.answer.clone()));
+            }
+            Message::FinalResult(result) => {
+                self.end_task(&result.task_id, TaskEnd::Final(result.clone()));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}

@@ -1,0 +1,382 @@
+//! The runtime: the whole hierarchy in one process — bus, observers (auditor, task log),
+//! memory with its Dreamer, R1–R7 and the dispatcher — started in the right order and
+//! driven through one small API that the CLI and the desktop shell share: submit a task,
+//! cancel it, answer Law 1 requests and clarifying questions, wait for the end, and read
+//! memory, audit history and task logs.
+//!
+//! **Invariant:** observers attach before any role can publish, so no message of any task
+//! escapes the auditor or the task log; a cancelled task gets `TaskCancelled` on the bus
+//! and its token cancelled before `cancel` returns, and nothing of it starts afterwards.
+
+pub mod desk;
+pub mod distiller;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use desk::{AnswerError, Desk, SESSION_TURNS, TaskEnd};
+pub use distiller::LlmDistiller;
+
+use crate::auditor::{AuditError, AuditHistory, Auditor};
+use crate::bus::{Bus, BusHandle, DEFAULT_TAP_CAPACITY, Tap};
+use crate::cancel::Cancellations;
+use crate::clock::{SharedClock, SystemClock};
+use crate::config::Config;
+use crate::contracts::{
+    AuditQuery, AuditReport, ClarificationRequest, ConfirmationRequest, Decision, DecisionSource,
+    Message, QueryId, RequestId, Role, SessionTurn, TaskCancelled, TaskId, TaskSubmitted,
+};
+use crate::ggs::Ggs;
+use crate::llm::{Llm, LlmError, TaskUsage};
+use crate::memory::{Memory, MemoryError, MemoryOperator, MemoryRole};
+use crate::roles::agent_validator::AgentValidator;
+use crate::roles::dispatcher::Dispatcher;
+use crate::roles::meta_validator::MetaValidator;
+use crate::roles::perceiver::Perceiver;
+use crate::roles::planner::Planner;
+use crate::tasklog::{TaskLogDir, TaskLogHandle, TaskLogWriter};
+
+/// How long an answer may wait for the desk to register a request the caller already saw
+/// on a tap (the tap and the user inbox receive the same publish).
+pub const ANSWER_GRACE: Duration = Duration::from_secs(2);
+
+/// The on-demand audit report must come back within this (docs/ui.md: ≤ 3 s).
+pub const AUDIT_QUERY_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long shutdown waits for the roles to drain after the bus closes.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("the model client: {0}")]
+    Llm(#[from] LlmError),
+    #[error("memory: {0}")]
+    Memory(#[from] MemoryError),
+    #[error("the auditor: {0}")]
+    Audit(#[from] AuditError),
+    #[error(transparent)]
+    Answer(#[from] AnswerError),
+    #[error("unknown task {0}")]
+    UnknownTask(TaskId),
+    #[error("the task text is empty")]
+    EmptyTask,
+    #[error("the auditor did not answer within {0:?}")]
+    AuditTimeout(Duration),
+    #[error("the runtime has stopped")]
+    Stopped,
+}
+
+/// What the runtime is started with besides the configuration.
+#[derive(Clone)]
+pub struct RuntimeOptions {
+    pub clock: SharedClock,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        Self {
+            clock: SystemClock::shared(),
+        }
+    }
+}
+
+/// The running hierarchy. Cheap to share behind an `Arc`; every method takes `&self`.
+pub struct Runtime {
+    config: Arc<Config>,
+    clock: SharedClock,
+    bus: Bus,
+    user: BusHandle,
+    llm: Llm,
+    cancellations: Cancellations,
+    root: CancellationToken,
+    desk: Desk,
+    memory: Memory,
+    operator: MemoryOperator,
+    tasklog: TaskLogHandle,
+    audit: AuditHistory,
+    roles: std::sync::Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Runtime {
+    /// Starts everything. Must run inside a tokio runtime. The configuration must name a
+    /// model endpoint for both tiers (`Config::require_llm`).
+    pub async fn start(config: Config, options: RuntimeOptions) -> Result<Runtime, RuntimeError> {
+        let config = Arc::new(config);
+        let clock = options.clock;
+        let bus = Bus::new(clock.clone());
+        let root = CancellationToken::new();
+        let cancellations = Cancellations::new(root.child_token());
+        let llm = Llm::new(&config.llm, clock.clone())?;
+
+        // Observers first: from here on nothing published escapes them.
+        let auditor = Auditor::open(&bus, &config, clock.clone())?;
+        let (tasklog_writer, tasklog) =
+            TaskLogWriter::on_bus(&bus, &config.data_dir, clock.clone());
+
+        let distiller =
+            LlmDistiller::new(llm.for_role(bus.handle(Role::Memory))?, root.child_token());
+        let memory = Memory::open(&config, clock.clone(), Some(Arc::new(distiller))).await?;
+        let memory_role = MemoryRole::new(memory.clone(), &bus);
+        let operator = MemoryOperator::new(memory.clone(), &bus);
+
+        let user = bus.handle(Role::User);
+        let desk = Desk::new(user.clone());
+        let user_inbox = bus.subscribe(Role::User);
+
+        let perceiver = Perceiver::new(&config, &bus, &llm, cancellations.clone())?;
+        let planner = Planner::new(&config, &bus, &llm, clock.clone(), cancellations.clone())?;
+        let dispatcher = Dispatcher::new(&bus, cancellations.clone());
+        let agent_validator =
+            AgentValidator::new(&config, &bus, &llm, cancellations.clone(), clock.clone());
+        let meta_validator =
+            MetaValidator::new(&config, &bus, &llm, cancellations.clone(), clock.clone());
+        let ggs = Ggs::new(&config, &bus, clock.clone());
+
+        let audit_cancel = root.child_token();
+        let roles = vec![
+            tokio::spawn(async move {
+                if let Err(e) = auditor.run(audit_cancel).await {
+                    tracing::error!(error = %e, "the auditor stopped");
+                }
+            }),
+            tokio::spawn(tasklog_writer.run()),
+            tokio::spawn(memory_role.run()),
+            tokio::spawn(desk.clone().run(
+                user_inbox,
+                Duration::from_secs(config.laws.confirm_timeout_secs),
+            )),
+            tokio::spawn(perceiver.run()),
+            tokio::spawn(planner.run()),
+            dispatcher.spawn(),
+            agent_validator.spawn(),
+            meta_validator.spawn(),
+            tokio::spawn(ggs.run()),
+        ];
+        tracing::info!(data_dir = %config.data_dir.display(), "runtime started");
+        Ok(Runtime {
+            audit: AuditHistory::new(&config.data_dir),
+            config,
+            clock,
+            bus,
+            user,
+            llm,
+            cancellations,
+            root,
+            desk,
+            memory,
+            operator,
+            tasklog,
+            roles: std::sync::Mutex::new(roles),
+        })
+    }
+
+    pub fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
+    /// The bus, for taps (live views). Publishing goes through the methods below.
+    pub fn bus(&self) -> &Bus {
+        &self.bus
+    }
+
+    /// A read-only view of all traffic from now on.
+    pub fn tap(&self, name: &'static str) -> Tap {
+        self.bus.tap(name, DEFAULT_TAP_CAPACITY)
+    }
+
+    /// Submits free text as a new task and returns its id; the session history (the
+    /// last [`SESSION_TURNS`] inputs with their results) travels with it.
+    pub fn submit(&self, text: &str) -> Result<TaskId, RuntimeError> {
+        if text.trim().is_empty() {
+            return Err(RuntimeError::EmptyTask);
+        }
+        if self.bus.is_closed() {
+            return Err(RuntimeError::Stopped);
+        }
+        let task_id = TaskId::mint();
+        let (session_history, _) = self.desk.open_task(&task_id, text);
+        // Register the token now so a cancel racing the first role still reaches it.
+        let _ = self.cancellations.token(&task_id);
+        self.user.publish(
+            Role::Perceiver,
+            TaskSubmitted {
+                task_id: task_id.clone(),
+                raw_input: text.to_string(),
+                submitted_at: self.clock.now(),
+                session_history,
+            },
+        );
+        Ok(task_id)
+    }
+
+    /// Waits for the task's end.
+    pub async fn wait(&self, task: &TaskId) -> Result<TaskEnd, RuntimeError> {
+        let mut rx = self
+            .desk
+            .watch(task)
+            .ok_or_else(|| RuntimeError::UnknownTask(task.clone()))?;
+        let end = rx
+            .wait_for(Option::is_some)
+            .await
+            .map_err(|_| RuntimeError::Stopped)?
+            .clone()
+            .expect("wait_for returned a set value");
+        self.llm.usage().finish_task(task);
+        Ok(end)
+    }
+
+    /// Cancels a task: its token first (nothing new starts), then `TaskCancelled` to every
+    /// role, then its open Law 1 requests are denied. Returns false when it had ended.
+    pub fn cancel(&self, task: &TaskId, reason: &str) -> Result<bool, RuntimeError> {
+        if self.desk.watch(task).is_none() {
+            return Err(RuntimeError::UnknownTask(task.clone()));
+        }
+        if !self.desk.is_running(task) {
+            return Ok(false);
+        }
+        self.cancellations.cancel(task);
+        self.user.publish(
+            Role::All,
+            TaskCancelled {
+                task_id: task.clone(),
+                reason: reason.to_string(),
+            },
+        );
+        Ok(self.desk.end_task(task, TaskEnd::Cancelled))
+    }
+
+    /// Answers a Law 1 request from the user.
+    pub async fn answer_confirmation(
+        &self,
+        request_id: RequestId,
+        decision: Decision,
+    ) -> Result<(), RuntimeError> {
+        self.desk
+            .answer_confirmation(request_id, decision, DecisionSource::User, ANSWER_GRACE)
+            .await?;
+        Ok(())
+    }
+
+    /// Denies a Law 1 request because nobody can answer it (a non-interactive session).
+    pub async fn deny_non_interactive(&self, request_id: RequestId) -> Result<(), RuntimeError> {
+        self.desk
+            .answer_confirmation(
+                request_id,
+                Decision::Deny,
+                DecisionSource::NonInteractive,
+                ANSWER_GRACE,
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Answers R1's clarifying question; an empty answer means "proceed as understood".
+    pub async fn answer_clarification(
+        &self,
+        task: &TaskId,
+        answer: &str,
+    ) -> Result<(), RuntimeError> {
+        self.desk
+            .answer_clarification(task, answer, ANSWER_GRACE)
+            .await?;
+        Ok(())
+    }
+
+    pub fn open_confirmations(&self) -> Vec<ConfirmationRequest> {
+        self.desk.open_confirmations()
+    }
+
+    pub fn open_clarifications(&self) -> Vec<ClarificationRequest> {
+        self.desk.open_clarifications()
+    }
+
+    pub fn running_tasks(&self) -> Vec<TaskId> {
+        self.desk.running()
+    }
+
+    pub fn session_history(&self) -> Vec<SessionTurn> {
+        self.desk.history()
+    }
+
+    /// Model usage of one task so far (per role: calls, tokens, time).
+    pub fn usage(&self, task: &TaskId) -> TaskUsage {
+        self.llm.usage().task(task)
+    }
+
+    pub fn llm(&self) -> &Llm {
+        &self.llm
+    }
+
+    /// The operator API of memory (remember, forget, pin, groups).
+    pub fn memory(&self) -> &MemoryOperator {
+        &self.operator
+    }
+
+    /// Memory itself (potentials, Dreamer status).
+    pub fn memory_store(&self) -> &Memory {
+        &self.memory
+    }
+
+    pub fn audit_history(&self) -> &AuditHistory {
+        &self.audit
+    }
+
+    pub fn task_logs(&self) -> TaskLogDir {
+        TaskLogDir::new(&self.config.data_dir)
+    }
+
+    pub fn task_log_dir(&self) -> PathBuf {
+        self.tasklog.dir().to_path_buf()
+    }
+
+    /// Asks the auditor for an on-demand report over the current window.
+    pub async fn audit_now(&self) -> Result<AuditReport, RuntimeError> {
+        let pending = self.user.request(
+            Role::Auditor,
+            AuditQuery {
+                query_id: QueryId::mint(),
+            },
+        );
+        match tokio::time::timeout(AUDIT_QUERY_TIMEOUT, pending).await {
+            Err(_) => Err(RuntimeError::AuditTimeout(AUDIT_QUERY_TIMEOUT)),
+            Ok(Err(_closed)) => Err(RuntimeError::Stopped),
+            Ok(Ok(env)) => match &env.message {
+                Message::AuditReport(report) => Ok(report.clone()),
+                _ => Err(RuntimeError::Stopped),
+            },
+        }
+    }
+
+    /// Stops everything: running tasks are cancelled, open requests denied, the task log
+    /// and memory flushed and closed.
+    pub async fn shutdown(&self) {
+        for task in self.desk.running() {
+            let _ = self.cancel(&task, "artoo is shutting down");
+        }
+        self.root.cancel();
+        self.bus.close();
+        let roles: Vec<JoinHandle<()>> =
+            std::mem::take(&mut *self.roles.lock().unwrap_or_else(|e| e.into_inner()));
+        let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+            for role in roles {
+                let _ = role.await;
+            }
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!("some roles did not stop within {SHUTDOWN_GRACE:?}");
+        }
+        let _ = self.tasklog.close().await;
+        if let Err(e) = self.memory.close().await {
+            tracing::warn!(error = %e, "memory did not close cleanly");
+        }
+    }
+}
