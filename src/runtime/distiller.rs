@@ -103,11 +103,13 @@ pub fn rule_from(answer: &str) -> Result<String, DistillError> {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    let rule = first.trim().trim_matches(['"', '\'', '`', '“', '”']).trim();
-    let rule = rule
+    let first = first.trim();
+    let rule = first
         .strip_prefix("Rule:")
-        .or_else(|| rule.strip_prefix("rule:"))
-        .unwrap_or(rule)
+        .or_else(|| first.strip_prefix("rule:"))
+        .unwrap_or(first)
+        .trim()
+        .trim_matches(['"', '\'', '`', '“', '”'])
         .trim();
     if rule.chars().filter(|c| c.is_alphanumeric()).count() < 8 {
         return Err(DistillError(format!(
