@@ -12,6 +12,7 @@ mod memory;
 mod meta_validator;
 mod no_tauri;
 mod perceiver;
+mod pipeline;
 mod planner;
 mod tasklog;
 mod tools;

@@ -1,0 +1,220 @@
+//! Scenarios of the whole hierarchy, one per line of issue #8's "Done when".
+
+use artoo::contracts::{MessageKind, Role, TerminalDirective};
+use artoo::runtime::TaskEnd;
+use artoo::testkit::{Script, ScriptedServer, Step};
+
+use super::{Stage, final_result};
+
+fn perception(kind: &str, intent: &str, question: Option<&str>, reply: Option<&str>) -> String {
+    serde_json::json!({
+        "constraints": {"deadline": null, "scope": null},
+        "intent": intent,
+        "kind": kind,
+        "question": question,
+        "reply": reply,
+    })
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_greeting_takes_the_conversational_fast_path_with_one_model_call() {
+    let script = Script::new().role(
+        Role::Perceiver,
+        [Step::reply(
+            "Hello! I'm artoo. I can find, read and write files for you.",
+        )],
+    );
+    let mut stage = Stage::new(script).await;
+    let (task, end) = stage.run("hello").await;
+    assert!(
+        matches!(&end, TaskEnd::Chat(a) if a.contains("I'm artoo")),
+        "{end:?}"
+    );
+    stage.settle().await;
+    assert_eq!(stage.llm_calls(&task, Role::Perceiver), 1);
+    assert_eq!(
+        stage.server.requests().len(),
+        1,
+        "no role but R1 called the model"
+    );
+    assert_eq!(stage.count(&task, MessageKind::TaskSpec), 0);
+    assert_eq!(stage.count(&task, MessageKind::FinalResult), 0);
+    assert_eq!(
+        stage
+            .runtime
+            .session_history()
+            .last()
+            .map(|t| t.input.as_str()),
+        Some("hello"),
+        "the exchange joins the session history"
+    );
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_history_reaches_r1_with_the_next_task() {
+    let script = Script::new().role(
+        Role::Perceiver,
+        [
+            Step::reply("Hello! I'm artoo."),
+            Step::reply("You said hello a moment ago."),
+        ],
+    );
+    let mut stage = Stage::new(script).await;
+    stage.run("hello").await;
+    let (task, _) = stage.run("hi again").await;
+    let submitted = stage.of(&task, MessageKind::TaskSubmitted);
+    let artoo::contracts::Message::TaskSubmitted(s) = &submitted[0].message else {
+        unreachable!()
+    };
+    assert_eq!(s.session_history.len(), 1);
+    assert_eq!(s.session_history[0].input, "hello");
+    assert_eq!(s.session_history[0].summary, "Hello! I'm artoo.");
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_endpoint_ends_in_one_honest_abandon() {
+    // A port nothing listens on: every call fails at connect.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1", closed.local_addr().expect("addr"));
+    drop(closed);
+    let server = ScriptedServer::start(Script::new()).await.expect("server");
+    let mut stage = Stage::start(server, &url, |c| {
+        c.llm.max_attempts = 1;
+    })
+    .await;
+    let (task, end) = stage.run("count the files in my workspace").await;
+    let result = final_result(&end);
+    assert_eq!(result.directive, TerminalDirective::Abandon);
+    assert!(result.output.is_null(), "an abandon carries no output");
+    assert!(!result.next_moves.is_empty(), "the user gets next moves");
+    stage.settle().await;
+    assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);
+    assert_eq!(stage.count(&task, MessageKind::PlanningFailed), 1);
+    assert_eq!(
+        stage.count(&task, MessageKind::DispatchManifest),
+        0,
+        "nothing was planned, so nothing ran"
+    );
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planner_that_never_answers_validly_is_an_honest_abandon_not_a_hang() {
+    let task_spec = perception("task", "Count the files in the workspace", None, None);
+    let script = Script::new()
+        .role(Role::Perceiver, [Step::reply(task_spec)])
+        .role(Role::Planner, [Step::reply("I think you should use ls.")])
+        .cycle();
+    let mut stage = Stage::new(script).await;
+    let (task, end) = stage.run("count the files in my workspace").await;
+    let result = final_result(&end);
+    assert_eq!(result.directive, TerminalDirective::Abandon);
+    stage.settle().await;
+    assert_eq!(stage.count(&task, MessageKind::PlanningFailed), 1);
+    assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);
+    assert_eq!(stage.count(&task, MessageKind::SubTask), 0);
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clarifying_question_is_answered_through_the_runtime() {
+    let script = Script::new().role(
+        Role::Perceiver,
+        [
+            Step::reply(perception(
+                "clarify",
+                "Tell the user about it",
+                Some("What would you like to know about?"),
+                None,
+            )),
+            Step::reply(perception(
+                "chat",
+                "Explain what artoo is",
+                None,
+                Some("artoo runs tasks on your computer with a team of model roles."),
+            )),
+        ],
+    );
+    let mut stage = Stage::new(script).await;
+    let task = stage.runtime.submit("tell me about it").expect("submitted");
+    let asked = stage.of(&task, MessageKind::ClarificationRequest);
+    if asked.is_empty() {
+        let t = task.clone();
+        stage
+            .until("the question", move |seen| {
+                seen.iter().any(|e| {
+                    e.message.kind() == MessageKind::ClarificationRequest
+                        && e.task_id.as_ref() == Some(&t)
+                })
+            })
+            .await;
+    }
+    stage
+        .runtime
+        .answer_clarification(&task, "about artoo itself")
+        .await
+        .expect("the question is open");
+    let end = stage.finish(&task).await;
+    assert!(
+        matches!(&end, TaskEnd::Chat(a) if a.contains("team of model roles")),
+        "{end:?}"
+    );
+    let second = &stage.server.requests_from(Role::Perceiver)[1];
+    assert!(
+        second
+            .messages()
+            .iter()
+            .any(|(_, text)| text.contains("about artoo itself")),
+        "R1's second call carries the answer"
+    );
+    assert!(
+        stage
+            .runtime
+            .answer_clarification(&task, "again")
+            .await
+            .is_err(),
+        "an answered question cannot be answered twice"
+    );
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_mid_task_stops_it_and_nothing_of_it_starts_afterwards() {
+    let task_spec = perception("task", "Count the files in the workspace", None, None);
+    let script = Script::new()
+        .role(Role::Perceiver, [Step::reply(task_spec)])
+        .role(Role::Planner, [Step::hang()]);
+    let mut stage = Stage::new(script).await;
+    let task = stage
+        .runtime
+        .submit("count the files in my workspace")
+        .expect("submitted");
+    stage.server.wait_for_requests(2).await;
+    assert!(
+        stage
+            .runtime
+            .cancel(&task, "the user pressed cancel")
+            .expect("known task")
+    );
+    assert_eq!(stage.finish(&task).await, TaskEnd::Cancelled);
+    assert!(
+        !stage.runtime.cancel(&task, "again").expect("known task"),
+        "a cancelled task cannot be cancelled again"
+    );
+    stage.settle().await;
+    let kinds = stage.kinds(&task);
+    let cancelled_at = kinds
+        .iter()
+        .position(|k| *k == MessageKind::TaskCancelled)
+        .expect("TaskCancelled on the bus");
+    assert!(
+        kinds[cancelled_at + 1..].is_empty(),
+        "nothing of the task after the cancel: {:?}",
+        &kinds[cancelled_at + 1..]
+    );
+    assert!(stage.runtime.running_tasks().is_empty());
+    stage.stop().await;
+}
