@@ -1,26 +1,43 @@
 //! The `artoo` command line.
 
+use std::process::ExitCode;
+
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use artoo::Config;
+use artoo::cli::{self, Exit, Options};
 
 #[derive(Parser)]
 #[command(
     name = "artoo",
     version,
-    about = "artoo — a local multi-agent task runner"
+    about = "artoo — a local multi-agent task runner",
+    long_about = "artoo — a local multi-agent task runner.\n\n\
+        `artoo` alone starts the REPL; `artoo run TEXT` (or `artoo TEXT`) runs one task.\n\
+        Exit status of a task: 0 done, 1 abandoned, 2 could not run, 130 cancelled (Ctrl+C).",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
-    /// More output on stderr (-v info, -vv debug). The log file is always written.
+    /// More output: model calls in the pipeline, and on stderr (-v info, -vv debug).
+    /// The log file is always written.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
     #[command(subcommand)]
     command: Option<Command>,
+    /// A task to run once (the same as `artoo run TEXT`).
+    #[arg(value_name = "TEXT")]
+    task: Vec<String>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run one task and exit: 0 done, 1 abandoned, 2 could not run, 130 cancelled.
+    Run {
+        /// The task, in your own words (several words are joined with spaces).
+        #[arg(required = true, value_name = "TEXT")]
+        text: Vec<String>,
+    },
     /// Show the effective configuration (API keys redacted) and where it came from.
     Config,
     /// Inspect the audit log: verify its hash chain, show reports, events, task
@@ -28,14 +45,62 @@ enum Command {
     Audit(artoo::auditor::cli::AuditArgs),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    let config = Config::from_process_env().context("configuration")?;
-    let _guard = artoo::telemetry::init(&config.data_dir, cli.verbose)
-        .with_context(|| format!("cannot write logs under {}", config.data_dir.display()))?;
-    match cli.command {
-        Some(Command::Config) | None => print_config(&config),
-        Some(Command::Audit(args)) => artoo::auditor::cli::run(&config, args),
+    let config = match Config::from_process_env().context("configuration") {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("artoo: {e:#}");
+            return Exit::CannotRun.into();
+        }
+    };
+    let _guard = match artoo::telemetry::init(&config.data_dir, cli.verbose) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!(
+                "artoo: cannot write logs under {}: {e}",
+                config.data_dir.display()
+            );
+            return Exit::CannotRun.into();
+        }
+    };
+    let options = Options {
+        verbose: cli.verbose > 0,
+    };
+    let result = match (cli.command, cli.task) {
+        (Some(Command::Config), _) => print_config(&config),
+        (Some(Command::Audit(args)), _) => artoo::auditor::cli::run(&config, args),
+        (Some(Command::Run { text: words }), _) | (None, words) if !words.is_empty() => {
+            let text = words.join(" ");
+            return tasks(cli::run_once(config, &text, options));
+        }
+        (_, _) => return tasks(cli::repl(config, options)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {e:?}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a task-running entry point on a multi-threaded tokio runtime.
+fn tasks(entry: impl std::future::Future<Output = Exit>) -> ExitCode {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => {
+            let exit = rt.block_on(entry);
+            // The stdin thread may be blocked in a read: do not wait for it.
+            rt.shutdown_background();
+            exit.into()
+        }
+        Err(e) => {
+            eprintln!("artoo: cannot start the async runtime: {e}");
+            Exit::CannotRun.into()
+        }
     }
 }
 

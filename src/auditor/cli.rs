@@ -259,7 +259,7 @@ fn print_json<T: Serialize + ?Sized>(out: &mut dyn Write, value: &T) -> anyhow::
     Ok(())
 }
 
-fn print_report(out: &mut dyn Write, r: &AuditReport, origin: &str) -> anyhow::Result<()> {
+pub fn print_report(out: &mut dyn Write, r: &AuditReport, origin: &str) -> anyhow::Result<()> {
     let trigger = match r.trigger {
         crate::contracts::AuditTrigger::Periodic => "periodic",
         crate::contracts::AuditTrigger::OnDemand => "on-demand",

@@ -337,6 +337,15 @@ impl Runtime {
         self.tasklog.dir().to_path_buf()
     }
 
+    /// Returns once everything published so far is written to the task log files, so
+    /// a run that just ended reads back whole (the CLI's `/replay`).
+    pub async fn flush_task_log(&self) -> Result<(), RuntimeError> {
+        self.tasklog
+            .flush()
+            .await
+            .map_err(|_| RuntimeError::Stopped)
+    }
+
     /// Asks the auditor for an on-demand report over the current window.
     pub async fn audit_now(&self) -> Result<AuditReport, RuntimeError> {
         let pending = self.user.request(

@@ -3,6 +3,7 @@
 mod agent_validator;
 mod auditor;
 mod bus;
+mod cli;
 mod contracts;
 mod dispatcher;
 mod ggs;

@@ -1,0 +1,344 @@
+//! Drives one task from the terminal: submits it, draws a pipeline line per bus
+//! message, asks the Law 1 and clarification questions, turns Ctrl+C into a cancel, and
+//! hands back how the task ended with what it cost.
+
+use std::collections::VecDeque;
+use std::io::Write;
+
+use crate::bus::{Tap, TapEvent};
+use crate::contracts::{
+    ClarificationRequest, ConfirmationRequest, Decision, Message, RequestId, TaskId,
+};
+use crate::runtime::{Runtime, RuntimeError, TaskEnd};
+use crate::tasklog::Usage;
+
+use super::input::{Input, Interrupts, Read};
+use super::render::{self, LineStyle};
+
+/// What the cancel says on the bus when the user pressed Ctrl+C.
+pub const CANCEL_REASON: &str = "cancelled by the user (Ctrl+C)";
+
+/// The terminal: where lines go, where answers come from, and Ctrl+C.
+pub struct Console {
+    pub style: LineStyle,
+    pub input: Input,
+    pub interrupts: Interrupts,
+}
+
+impl Console {
+    /// Prints lines to stdout. A closed stdout (`| head`) is not an error worth dying
+    /// for mid-task: the task still runs to its end.
+    pub fn print(&self, lines: &[String]) {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        for line in lines {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = out.flush();
+    }
+
+    pub fn say(&self, line: impl Into<String>) {
+        self.print(&[line.into()]);
+    }
+
+    /// Draws one tap event; returns whether it was a gap.
+    pub fn draw(&self, event: &TapEvent) {
+        match event {
+            TapEvent::Message(env) => self.print(&render::pipeline_lines(env, &self.style)),
+            TapEvent::Gap { skipped } => self.say(self.style.paint.yellow(&format!(
+                "  ({skipped} bus messages not shown: the display fell behind)"
+            ))),
+        }
+    }
+}
+
+/// How a task ended, with its cost as seen on the bus.
+#[derive(Debug)]
+pub struct Finished {
+    pub task_id: TaskId,
+    pub end: TaskEnd,
+    /// Model calls per role and tool calls, from the task's `LlmCall`/`ToolCallEvent`
+    /// records (the same figures the usage ledger counts).
+    pub usage: Usage,
+    /// Messages the display lost; the cost may be short by what they carried.
+    pub lost: u64,
+}
+
+/// A question waiting for the user.
+#[derive(Clone, Debug)]
+enum Ask {
+    Confirm(ConfirmationRequest),
+    Clarify(ClarificationRequest),
+}
+
+/// The answer typed at a Law 1 prompt. Enter alone, or anything unclear, is no answer:
+/// nothing is ever approved by default.
+pub fn parse_decision(line: &str, can_trash: bool) -> Option<Decision> {
+    match line.trim().to_lowercase().as_str() {
+        "y" | "yes" => Some(Decision::Approve),
+        "n" | "no" => Some(Decision::Deny),
+        "t" | "trash" if can_trash => Some(Decision::Trash),
+        _ => None,
+    }
+}
+
+struct Driver<'a> {
+    rt: &'a Runtime,
+    console: &'a mut Console,
+    task: TaskId,
+    usage: Usage,
+    lost: u64,
+    queue: VecDeque<Ask>,
+    current: Option<Ask>,
+    cancelled: bool,
+}
+
+/// Submits `text` and drives it to its end. `tap` must have been opened before, so no
+/// message of the task escapes the display.
+pub async fn run_task(
+    rt: &Runtime,
+    console: &mut Console,
+    tap: &mut Tap,
+    text: &str,
+) -> Result<Finished, RuntimeError> {
+    let task = rt.submit(text)?;
+    let mut driver = Driver {
+        rt,
+        console,
+        task,
+        usage: Usage::default(),
+        lost: 0,
+        queue: VecDeque::new(),
+        current: None,
+        cancelled: false,
+    };
+    loop {
+        let reading = driver.current.is_some() && driver.console.input.reading();
+        tokio::select! {
+            event = tap.recv() => match event {
+                None => break,
+                Some(event) => {
+                    driver.console.draw(&event);
+                    if driver.on_event(event).await {
+                        break;
+                    }
+                }
+            },
+            read = driver.console.input.next(), if reading => driver.on_read(read).await,
+            () = driver.console.interrupts.recv() => driver.cancel(),
+        }
+        driver.next_question();
+    }
+    // Whatever question is still open belongs to a task that has ended.
+    driver.console.input.abandon();
+    let end = driver.rt.wait(&driver.task).await?;
+    // What the end set off (GGS's terminal Megram) is on the tap already: show it with
+    // the task rather than after its result.
+    while let Some(event) = tap.try_recv() {
+        driver.console.draw(&event);
+        driver.on_event(event).await;
+    }
+    Ok(Finished {
+        task_id: driver.task,
+        end,
+        usage: driver.usage,
+        lost: driver.lost,
+    })
+}
+
+impl Driver<'_> {
+    /// Folds one tap event; true when it ended the task.
+    async fn on_event(&mut self, event: TapEvent) -> bool {
+        let env = match event {
+            TapEvent::Message(env) => env,
+            TapEvent::Gap { skipped } => {
+                self.lost += skipped;
+                // The end itself may have been lost: ask the runtime.
+                return !self.rt.running_tasks().contains(&self.task);
+            }
+        };
+        if env.task_id.as_ref() != Some(&self.task) {
+            return false;
+        }
+        match &env.message {
+            Message::LlmCall(call) => self.usage.record_llm_call(call),
+            Message::ToolCallEvent(e) => self.usage.record_tool_call(e.record.duration_ms),
+            Message::ConfirmationRequest(request) => {
+                if self.console.input.interactive() {
+                    self.queue.push_back(Ask::Confirm(request.clone()));
+                } else {
+                    self.console.say(format!(
+                        "  Law 1: denied `{}` — nobody can confirm it (not an interactive terminal)",
+                        render::clip(&request.command, 80)
+                    ));
+                    if let Err(e) = self.rt.deny_non_interactive(request.request_id).await {
+                        tracing::debug!(error = %e, "the request closed before the denial");
+                    }
+                }
+            }
+            Message::ConfirmationDecision(decision) => self.closed(&decision.request_id),
+            Message::ClarificationRequest(request) => {
+                self.queue.push_back(Ask::Clarify(request.clone()));
+            }
+            Message::ClarificationAnswer(_) => {
+                if matches!(self.current, Some(Ask::Clarify(_))) {
+                    self.drop_current();
+                }
+                self.queue.retain(|a| !matches!(a, Ask::Clarify(_)));
+            }
+            Message::ChatReply(_) | Message::FinalResult(_) | Message::TaskCancelled(_) => {
+                return true;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// A Law 1 request was answered on the bus (by us, by its timeout, by a cancel).
+    fn closed(&mut self, request_id: &RequestId) {
+        self.queue
+            .retain(|a| !matches!(a, Ask::Confirm(r) if &r.request_id == request_id));
+        if matches!(&self.current, Some(Ask::Confirm(r)) if &r.request_id == request_id) {
+            self.drop_current();
+            self.console
+                .say("  (that request was closed before you answered; it was denied)");
+        }
+    }
+
+    fn drop_current(&mut self) {
+        self.current = None;
+        self.console.input.abandon();
+    }
+
+    /// Shows the next question when none is open.
+    fn next_question(&mut self) {
+        if self.current.is_some() || self.cancelled {
+            return;
+        }
+        let Some(ask) = self.queue.pop_front() else {
+            return;
+        };
+        let prompt = match &ask {
+            Ask::Confirm(request) => {
+                self.console.print(&render::confirmation_prompt(
+                    request,
+                    self.console.style.paint,
+                ));
+                render::confirmation_question(request)
+            }
+            Ask::Clarify(request) => {
+                self.console.say(format!("? {}", request.question.trim()));
+                "answer (Enter = proceed as understood)> ".to_string()
+            }
+        };
+        self.console.input.ask(&prompt, false);
+        self.current = Some(ask);
+    }
+
+    async fn on_read(&mut self, read: Read) {
+        let Some(ask) = self.current.clone() else {
+            return;
+        };
+        match (read, &ask) {
+            (Read::Interrupted, _) => self.cancel(),
+            (Read::Eof, Ask::Confirm(request)) => {
+                self.current = None;
+                self.console.say("  (no more input: denied)");
+                self.decide(request, Decision::Deny).await;
+            }
+            (Read::Line(line), Ask::Confirm(request)) => {
+                match parse_decision(&line, request.can_trash) {
+                    Some(decision) => {
+                        self.current = None;
+                        self.decide(request, decision).await;
+                    }
+                    None => {
+                        // Enter alone never approves: ask again.
+                        self.console.say(if request.can_trash {
+                            "  Type y, n or t."
+                        } else {
+                            "  Type y or n."
+                        });
+                        self.console
+                            .input
+                            .ask(&render::confirmation_question(request), false);
+                    }
+                }
+            }
+            (read, Ask::Clarify(request)) => {
+                self.current = None;
+                let answer = match read {
+                    Read::Line(line) => line.trim().to_string(),
+                    _ => String::new(),
+                };
+                if let Err(e) = self
+                    .rt
+                    .answer_clarification(&request.task_id, &answer)
+                    .await
+                {
+                    self.console.say(format!("  (answer not sent: {e})"));
+                }
+            }
+        }
+    }
+
+    async fn decide(&mut self, request: &ConfirmationRequest, decision: Decision) {
+        if let Err(e) = self
+            .rt
+            .answer_confirmation(request.request_id, decision)
+            .await
+        {
+            self.console.say(format!("  (answer not sent: {e})"));
+        }
+    }
+
+    /// Ctrl+C: cancel the task; its open questions close with it.
+    fn cancel(&mut self) {
+        if self.cancelled {
+            return;
+        }
+        self.cancelled = true;
+        self.queue.clear();
+        if self.current.take().is_some() {
+            self.console.input.abandon();
+        }
+        self.console.say(
+            self.console
+                .style
+                .paint
+                .yellow("⚠ Ctrl+C: cancelling the task…"),
+        );
+        match self.rt.cancel(&self.task, CANCEL_REASON) {
+            Ok(true) => {}
+            Ok(false) => self.console.say("  (it had already ended)"),
+            Err(e) => self.console.say(format!("  (cannot cancel: {e})")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enter_alone_or_an_unclear_word_never_approves() {
+        for line in ["", "  ", "ok", "sure", "approve?", "yess"] {
+            assert_eq!(parse_decision(line, true), None, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn y_n_and_t_answer_a_law1_prompt() {
+        assert_eq!(parse_decision("y", false), Some(Decision::Approve));
+        assert_eq!(parse_decision(" YES ", false), Some(Decision::Approve));
+        assert_eq!(parse_decision("n", false), Some(Decision::Deny));
+        assert_eq!(parse_decision("No", true), Some(Decision::Deny));
+        assert_eq!(parse_decision("t", true), Some(Decision::Trash));
+        assert_eq!(parse_decision("trash", true), Some(Decision::Trash));
+    }
+
+    #[test]
+    fn trash_is_no_answer_when_it_is_not_offered() {
+        assert_eq!(parse_decision("t", false), None);
+    }
+}

@@ -1,0 +1,388 @@
+//! The real `artoo` binary against a scripted endpoint, in temp HOME/data/workspace
+//! dirs: one-shot runs and their exit status, stdin answers, the REPL's commands, and
+//! Ctrl+C.
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use artoo::cli::render::is_role_line;
+use artoo::contracts::Role;
+use artoo::testkit::{Script, ScriptedServer};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// The longest one run of the binary may take (scripted replies are instant).
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn script(name: &str) -> Script {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let path = match name.split_once('/') {
+        Some(_) => path.join(format!("{name}.json")),
+        None => path.join("cli").join(format!("{name}.json")),
+    };
+    Script::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A scripted endpoint and temp dirs the binary runs in.
+struct Bench {
+    server: ScriptedServer,
+    dirs: tempfile::TempDir,
+}
+
+impl Bench {
+    async fn new(script: Script) -> Bench {
+        let server = ScriptedServer::start(script).await.expect("server starts");
+        let dirs = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dirs.path().join("home/artoo_workspace")).expect("workspace");
+        Bench { server, dirs }
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.dirs.path().join("data")
+    }
+
+    /// The binary with only the environment the test gives it.
+    fn artoo(&self, args: &[&str]) -> Command {
+        let home: &Path = &self.dirs.path().join("home");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_artoo"));
+        cmd.args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", home)
+            .env("ARTOO_DATA_DIR", self.data_dir())
+            .env("ARTOO_WORKSPACE", home.join("artoo_workspace"))
+            .env("OPENAI_BASE_URL", self.server.base_url())
+            .env("OPENAI_MODEL", "scripted")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        cmd
+    }
+
+    /// Runs the binary with `stdin` as its whole input.
+    async fn run(&self, args: &[&str], stdin: &str) -> Output {
+        let mut child = self.artoo(args).spawn().expect("the binary starts");
+        let mut input = child.stdin.take().expect("piped stdin");
+        input
+            .write_all(stdin.as_bytes())
+            .await
+            .expect("stdin written");
+        drop(input);
+        tokio::time::timeout(RUN_TIMEOUT, child.wait_with_output())
+            .await
+            .expect("the binary finished in time")
+            .expect("its output")
+    }
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Fails naming what is missing from the whole output.
+fn has(text: &str, needle: &str) {
+    assert!(text.contains(needle), "no {needle:?} in:\n{text}");
+}
+
+fn explain(output: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status.code(),
+        stdout(output),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Reads the child's stdout until a line contains `needle`; returns the lines read.
+async fn read_until(
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    needle: &str,
+) -> Vec<String> {
+    let mut seen = Vec::new();
+    let wait = async {
+        while let Some(line) = lines.next_line().await.expect("stdout readable") {
+            let found = line.contains(needle);
+            seen.push(line);
+            if found {
+                return;
+            }
+        }
+        panic!("stdout ended before {needle:?}");
+    };
+    tokio::time::timeout(RUN_TIMEOUT, wait)
+        .await
+        .unwrap_or_else(|_| panic!("no {needle:?} in time"));
+    seen
+}
+
+#[cfg(unix)]
+fn interrupt(child: &Child) {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let pid = i32::try_from(child.id().expect("running")).expect("a pid fits");
+    kill(Pid::from_raw(pid), Signal::SIGINT).expect("SIGINT sent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_shot_chat_question_prints_the_answer_and_exits_0() {
+    let bench = Bench::new(script("perceiver/greeting")).await;
+    let out = bench.run(&["run", "hello"], "").await;
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("R1 → User") && l.contains("ChatReply")),
+        "the pipeline line of the answer: {text}"
+    );
+    has(
+        &text,
+        "💬 Hello! I'm artoo. I can find, read and write files",
+    );
+    assert!(
+        !text.contains("<think>"),
+        "reasoning is not the answer: {text}"
+    );
+    let cost = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("R1 perceiver"))
+        .unwrap_or_else(|| panic!("a cost row for R1: {text}"));
+    assert_eq!(
+        cost.split_whitespace().nth(2),
+        Some("1"),
+        "one call: {cost}"
+    );
+    assert!(
+        !text.lines().any(|l| l.contains("LlmCall")),
+        "model calls show only with -v: {text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bare_task_text_runs_once_and_verbose_shows_model_calls() {
+    let bench = Bench::new(script("perceiver/greeting")).await;
+    let out = bench.run(&["-v", "hello"], "").await;
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    has(&text, "💬 Hello! I'm artoo.");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("R1 → Observer") && l.contains("LlmCall")),
+        "{text}"
+    );
+    let config = bench.run(&["config"], "").await;
+    assert_eq!(config.status.code(), Some(0), "{}", explain(&config));
+    assert!(
+        stdout(&config).contains("data dir:"),
+        "`artoo config` still works"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clarifying_question_is_answered_through_stdin() {
+    let bench = Bench::new(script("clarify_then_chat")).await;
+    let out = bench
+        .run(&["run", "tell me about it"], "about artoo itself\n")
+        .await;
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    has(&text, "? What would you like to know about?");
+    assert!(
+        text.lines().any(|l| l.contains("User → R1")
+            && l.contains("ClarificationAnswer")
+            && l.contains("about artoo itself")),
+        "{text}"
+    );
+    has(&text, "💬 artoo runs tasks on your computer");
+    let second = &bench.server.requests_from(Role::Perceiver)[1];
+    assert!(
+        second
+            .messages()
+            .iter()
+            .any(|(_, m)| m.contains("about artoo itself")),
+        "R1's second call carries the answer"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_task_exits_1_with_next_moves_and_its_cost() {
+    let bench = Bench::new(script("abandon")).await;
+    let out = bench
+        .run(&["run", "count the files in my workspace"], "")
+        .await;
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("R2 → R7") && l.contains("PlanningFailed")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains("R7 → User") && l.contains("❌ abandon")),
+        "{text}"
+    );
+    has(&text, "❌ Abandoned — ");
+    has(&text, "Next moves:\n  1. ");
+    for row in ["R1 perceiver", "R2 planner", "total (LLM)"] {
+        assert!(
+            text.lines().any(|l| l.trim_start().starts_with(row)),
+            "cost row {row}: {text}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_repl_remembers_lists_and_forgets_memory_fed_through_stdin() {
+    let bench = Bench::new(script("perceiver/greeting")).await;
+    let out = bench
+        .run(
+            &[],
+            "/remember always answer in French\n/memory\n/memory verbose\n/forget global:user/env:local\n/memory\n",
+        )
+        .await;
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    assert!(
+        text.contains("Remembered C ")
+            && text.contains("in [global:user / env:local] σ=+1: always answer in French"),
+        "{text}"
+    );
+    let listings: Vec<&str> = text
+        .split(" · action, attention, decision")
+        .skip(1)
+        .collect();
+    assert_eq!(listings.len(), 3, "three /memory outputs: {text}");
+    assert!(
+        listings[0].contains("[global:user / env:local] Exploit"),
+        "{}",
+        listings[0]
+    );
+    assert!(
+        !listings[0].contains("always answer in French"),
+        "plain /memory lists groups, not Megrams"
+    );
+    assert!(
+        listings[1].contains("C user-injected") && listings[1].contains("always answer in French"),
+        "verbose lists Megrams: {}",
+        listings[1]
+    );
+    has(&text, "Forgot 1 entry.");
+    assert!(
+        !listings[2].contains("[global:user / env:local]"),
+        "forgotten: {}",
+        listings[2]
+    );
+    assert!(
+        listings[2].contains("[laws / law:1]"),
+        "the Four Laws stay: {}",
+        listings[2]
+    );
+    assert_eq!(
+        bench.server.requests().len(),
+        0,
+        "commands never reach a model"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_repl_sends_a_triple_quoted_block_as_one_task_and_replays_it() {
+    let bench = Bench::new(script("abandon")).await;
+    let out = bench
+        .run(
+            &[],
+            "\"\"\"\ncount the files\nin my workspace\n\"\"\"\n/replay\n/replay list\n/help\nquit\n",
+        )
+        .await;
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    let first = &bench.server.requests_from(Role::Perceiver)[0];
+    assert!(
+        first
+            .messages()
+            .iter()
+            .any(|(_, m)| m.contains("count the files\nin my workspace")),
+        "the block reaches R1 as one text with its newline"
+    );
+    assert_eq!(
+        text.matches("TaskSubmitted").count(),
+        1,
+        "one task, not two: {text}"
+    );
+    has(&text, "❌ Abandoned");
+    has(&text, "Run ");
+    has(&text, "· abandoned ·");
+    has(&text, "round 0: no plan");
+    has(&text, "  planning failed: ");
+    has(&text, "result: ❌ abandon");
+    assert!(text.contains("   1. "), "the run list: {text}");
+    assert!(text.contains("/memory [verbose]"), "help: {text}");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_cancels_a_task_waiting_on_a_slow_reply_and_exits_130() {
+    let bench = Bench::new(script("planner_hangs")).await;
+    let mut child = bench
+        .artoo(&["run", "count the files in my workspace"])
+        .spawn()
+        .expect("the binary starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let mut seen = read_until(&mut lines, "TaskSpec").await;
+    // R2's model call is in flight and will never be answered.
+    tokio::time::timeout(RUN_TIMEOUT, bench.server.wait_for_requests(2))
+        .await
+        .expect("R2 asked the model");
+    interrupt(&child);
+    while let Some(line) = tokio::time::timeout(RUN_TIMEOUT, lines.next_line())
+        .await
+        .expect("output in time")
+        .expect("stdout readable")
+    {
+        seen.push(line);
+    }
+    let status = tokio::time::timeout(RUN_TIMEOUT, child.wait())
+        .await
+        .expect("the binary exits in time")
+        .expect("status");
+    let text = seen.join("\n");
+    assert_eq!(status.code(), Some(130), "{text}");
+    let cancelled = seen
+        .iter()
+        .position(|l| l.contains("User → All") && l.contains("TaskCancelled"))
+        .unwrap_or_else(|| panic!("TaskCancelled on the pipeline: {text}"));
+    let after: Vec<&String> = seen[cancelled + 1..]
+        .iter()
+        .filter(|l| is_role_line(l))
+        .collect();
+    assert!(
+        after.is_empty(),
+        "role messages after the cancel: {after:?}\n{text}"
+    );
+    has(&text, "⚠ Cancelled");
+    assert_eq!(
+        bench.server.requests_from(Role::Planner).len(),
+        1,
+        "nothing new asked the model after the cancel"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_ctrl_c_at_the_repl_prompt_leaves() {
+    let bench = Bench::new(script("perceiver/greeting")).await;
+    let mut child = bench.artoo(&[]).spawn().expect("the binary starts");
+    // Keep stdin open: the REPL waits at its prompt.
+    let _stdin = child.stdin.take();
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    read_until(&mut lines, "type a task").await;
+    interrupt(&child);
+    read_until(&mut lines, "press Ctrl+C again").await;
+    interrupt(&child);
+    let status = tokio::time::timeout(RUN_TIMEOUT, child.wait())
+        .await
+        .expect("the REPL left in time")
+        .expect("status");
+    assert_eq!(status.code(), Some(0));
+}
