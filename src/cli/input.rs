@@ -40,16 +40,29 @@ pub struct Input {
 impl Input {
     /// Starts the stdin thread. `history` is the editor's history file (terminal only).
     pub fn start(interactive: bool, history: Option<PathBuf>) -> Input {
+        Self::serve(interactive, move |rx| {
+            if interactive {
+                serve_terminal(rx, history);
+            } else {
+                serve_pipe(rx, std::io::stdin().lock());
+            }
+        })
+    }
+
+    /// Lines from `reader` instead of stdin, answering as a terminal would when
+    /// `interactive` (embedding, tests).
+    pub fn from_reader(reader: impl BufRead + Send + 'static, interactive: bool) -> Input {
+        Self::serve(interactive, move |rx| serve_pipe(rx, reader))
+    }
+
+    fn serve(
+        interactive: bool,
+        serve: impl FnOnce(mpsc::Receiver<Request>) + Send + 'static,
+    ) -> Input {
         let (tx, rx) = mpsc::channel::<Request>();
         std::thread::Builder::new()
             .name("artoo-stdin".into())
-            .spawn(move || {
-                if interactive {
-                    serve_terminal(rx, history);
-                } else {
-                    serve_pipe(rx);
-                }
-            })
+            .spawn(move || serve(rx))
             .expect("the stdin thread starts");
         Input {
             requests: tx,
@@ -133,7 +146,7 @@ fn serve_terminal(rx: mpsc::Receiver<Request>, history: Option<PathBuf>) {
         Ok(editor) => editor,
         Err(e) => {
             tracing::warn!(error = %e, "no line editor; reading plain lines");
-            return serve_pipe(rx);
+            return serve_pipe(rx, std::io::stdin().lock());
         }
     };
     if let Some(path) = &history {
@@ -168,9 +181,7 @@ fn serve_terminal(rx: mpsc::Receiver<Request>, history: Option<PathBuf>) {
     }
 }
 
-fn serve_pipe(rx: mpsc::Receiver<Request>) {
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock();
+fn serve_pipe(rx: mpsc::Receiver<Request>, mut lines: impl BufRead) {
     let mut buf = String::new();
     for request in rx {
         buf.clear();

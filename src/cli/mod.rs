@@ -99,6 +99,7 @@ async fn start(config: Config, options: Options) -> Result<(Runtime, Console), E
         style,
         input: Input::start(interactive, history),
         interrupts,
+        sink: session::Sink::Stdout,
     };
     Ok((runtime, console))
 }

@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 use crate::bus::{Tap, TapEvent};
 use crate::contracts::{
@@ -18,23 +19,55 @@ use super::render::{self, LineStyle};
 /// What the cancel says on the bus when the user pressed Ctrl+C.
 pub const CANCEL_REASON: &str = "cancelled by the user (Ctrl+C)";
 
+/// Where the console's lines go.
+#[derive(Clone, Debug, Default)]
+pub enum Sink {
+    #[default]
+    Stdout,
+    /// Kept in memory (embedding, tests).
+    Lines(Arc<Mutex<Vec<String>>>),
+}
+
+impl Sink {
+    pub fn lines() -> Sink {
+        Sink::Lines(Arc::default())
+    }
+
+    /// What a [`Sink::Lines`] holds so far (empty for stdout).
+    pub fn taken(&self) -> Vec<String> {
+        match self {
+            Sink::Stdout => Vec::new(),
+            Sink::Lines(lines) => lines.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        }
+    }
+}
+
 /// The terminal: where lines go, where answers come from, and Ctrl+C.
 pub struct Console {
     pub style: LineStyle,
     pub input: Input,
     pub interrupts: Interrupts,
+    pub sink: Sink,
 }
 
 impl Console {
-    /// Prints lines to stdout. A closed stdout (`| head`) is not an error worth dying
-    /// for mid-task: the task still runs to its end.
+    /// Prints lines. A closed stdout (`| head`) is not an error worth dying for
+    /// mid-task: the task still runs to its end.
     pub fn print(&self, lines: &[String]) {
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
-        for line in lines {
-            let _ = writeln!(out, "{line}");
+        match &self.sink {
+            Sink::Stdout => {
+                let stdout = std::io::stdout();
+                let mut out = stdout.lock();
+                for line in lines {
+                    let _ = writeln!(out, "{line}");
+                }
+                let _ = out.flush();
+            }
+            Sink::Lines(kept) => kept
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(lines),
         }
-        let _ = out.flush();
     }
 
     pub fn say(&self, line: impl Into<String>) {
