@@ -15,6 +15,7 @@
 //! - [`roles`] — the pipeline roles as bus actors: R1 Perceiver (TaskSpec or a chat
 //!   reply), R2 Planner (memory calibration, plans, replans, graceful failure), the
 //!   dispatcher (sequence groups), R4a Agent-Validator and R4b Meta-Validator.
+//! - [`roles::executor`] — R3: per-sub-task tool loops whose tool results are the evidence.
 //! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
