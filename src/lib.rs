@@ -18,6 +18,7 @@
 //! - [`runtime`] — the whole hierarchy in one process behind one API (submit, cancel,
 //!   answer Law 1 and clarifications, wait, memory/audit/task-log reads) for the CLI and
 //!   the desktop shell; the user's desk; the Dreamer's distiller over the brain tier.
+//! - [`roles::executor`] — R3: per-sub-task tool loops whose tool results are the evidence.
 //! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.

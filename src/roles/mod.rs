@@ -6,6 +6,7 @@
 
 pub mod agent_validator;
 pub mod dispatcher;
+pub mod executor;
 pub mod meta_validator;
 pub mod perceiver;
 pub mod planner;

@@ -35,6 +35,7 @@ use crate::llm::{Llm, LlmError, TaskUsage};
 use crate::memory::{Memory, MemoryError, MemoryOperator, MemoryRole};
 use crate::roles::agent_validator::AgentValidator;
 use crate::roles::dispatcher::Dispatcher;
+use crate::roles::executor::Executor;
 use crate::roles::meta_validator::MetaValidator;
 use crate::roles::perceiver::Perceiver;
 use crate::roles::planner::Planner;
@@ -130,6 +131,14 @@ impl Runtime {
         let perceiver = Perceiver::new(&config, &bus, &llm, cancellations.clone())?;
         let planner = Planner::new(&config, &bus, &llm, clock.clone(), cancellations.clone())?;
         let dispatcher = Dispatcher::new(&bus, cancellations.clone());
+        let executor = Executor::new(
+            config.clone(),
+            &bus,
+            &llm,
+            cancellations.clone(),
+            clock.clone(),
+            dispatcher.completions(),
+        )?;
         let agent_validator =
             AgentValidator::new(&config, &bus, &llm, cancellations.clone(), clock.clone());
         let meta_validator =
@@ -152,6 +161,7 @@ impl Runtime {
             tokio::spawn(perceiver.run()),
             tokio::spawn(planner.run()),
             dispatcher.spawn(),
+            executor.spawn(),
             agent_validator.spawn(),
             meta_validator.spawn(),
             tokio::spawn(ggs.run()),

@@ -6,7 +6,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::process::{self, BaseEnv, Spec};
-use super::{Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec};
+use super::{
+    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
+};
 
 /// The applescript tool.
 #[derive(Clone, Copy, Debug, Default)]
@@ -66,7 +68,7 @@ pub(super) async fn run_app_program(
 impl Tool for AppleScript {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "applescript",
+            name: ToolName::Applescript.as_str(),
             priority: 4,
             summary: "Control macOS apps (Mail, Calendar, Reminders, Music, Finder…) with AppleScript.",
             params: PARAMS,

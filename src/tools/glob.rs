@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Value, json};
 
-use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec, walk};
+use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec, walk};
 
 /// Paths listed at most; the rest are counted.
 const MAX_RESULTS: usize = 1000;
@@ -122,7 +122,7 @@ fn matcher(pattern: &str) -> Result<GlobMatcher, ToolError> {
 impl Tool for Glob {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "glob",
+            name: ToolName::Glob.as_str(),
             priority: 2,
             summary: "Project file search by pattern, recursive within the workspace or a given root.",
             params: PARAMS,

@@ -59,6 +59,26 @@ pub fn blocked_tool(tool: &str, blocked: &[String]) -> Option<String> {
         })
 }
 
+/// The confirmation text when the called tool — as requested or after a rewrite — is
+/// one of the task's Caution tools (memory marks its approach as risky for this kind of
+/// task, so each use asks the user, reversible or not).
+pub fn caution_tool(requested: &str, runs: &str, confirm_tools: &[String]) -> Option<String> {
+    let listed = |tool: &str| {
+        confirm_tools
+            .iter()
+            .any(|c| c.trim().eq_ignore_ascii_case(tool))
+    };
+    [requested, runs]
+        .into_iter()
+        .find(|t| listed(t))
+        .map(|tool| {
+            format!(
+                "Memory marks `{tool}` as a Caution approach for tasks like this one, so each use \
+             asks first in this task."
+            )
+        })
+}
+
 /// Every string in the call: its target and all string parameters.
 fn call_texts(prepared: &Prepared) -> Vec<String> {
     fn collect(v: &Value, out: &mut Vec<String>) {

@@ -10,7 +10,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Value, json};
 
 use super::process::{self, BaseEnv, Spec};
-use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec, walk};
+use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec, walk};
 
 /// Paths listed at most; the rest are counted.
 const MAX_RESULTS: usize = 500;
@@ -191,7 +191,7 @@ fn render(search: &Search, mut found: Vec<PathBuf>, source: &str) -> String {
 impl Tool for Mdfind {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "mdfind",
+            name: ToolName::Mdfind.as_str(),
             priority: 1,
             summary: "Personal file search by name (Spotlight on macOS, the file index elsewhere). Always use it for files outside the project.",
             params: PARAMS,

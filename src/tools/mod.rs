@@ -6,7 +6,8 @@
 //! blocked tool; `prepare` (validate, apply code-side rewrites: the personal-path `find`
 //! redirect and the `-maxdepth` strip); refuse a blocked tool or target after the
 //! rewrite; refuse a call identical to an earlier one of the sub-task; classify with
-//! Law 1 and, when irreversible, ask through the broker; run; cut the output for the
+//! Law 1 and, when irreversible — or when the tool is one of the sub-task's
+//! `confirm_tools` (a memory Caution approach) — ask through the broker; run; cut the output for the
 //! model (head + tail) and write one [`ToolCallRecord`], published as a
 //! [`ToolCallEvent`] and appended to the sub-task's [`CallHistory`].
 //!
@@ -19,6 +20,7 @@ mod applescript;
 mod glob;
 pub mod guards;
 mod mdfind;
+mod name;
 mod process;
 mod read_file;
 mod search;
@@ -41,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 pub use applescript::AppleScript;
 pub use glob::Glob;
 pub use mdfind::{Locate, Mdfind};
+pub use name::ToolName;
 pub use read_file::ReadFile;
 pub use search::Search;
 pub use shell::Shell;
@@ -53,7 +56,7 @@ use crate::contracts::{
     ToolCallRecord, ToolCallStatus, first_chars,
 };
 use crate::laws::broker::{ConfirmationBroker, GatedAction};
-use crate::laws::classify::{self, Action, FsView, Scope};
+use crate::laws::classify::{self, Action, Assessment, FsView, Scope};
 
 /// Why a tool could not do its work. Reported to the model and R4a as an `error`
 /// record; never ends the task.
@@ -283,6 +286,9 @@ pub struct ToolContext {
     pub blocked_tools: Vec<String>,
     /// Paths, queries or commands the plan directive forbids (refused in code).
     pub blocked_targets: Vec<String>,
+    /// Tools of a memory Caution approach: every call of them asks the user first in
+    /// this task, even when Law 1's classifier calls the action reversible.
+    pub confirm_tools: Vec<String>,
     pub history: CallHistory,
     pub cancel: CancellationToken,
     pub config: Arc<Config>,
@@ -302,6 +308,7 @@ impl ToolContext {
             attempt: 1,
             blocked_tools: Vec::new(),
             blocked_targets: Vec::new(),
+            confirm_tools: Vec::new(),
             history: CallHistory::new(),
             cancel: CancellationToken::new(),
             config,
@@ -574,36 +581,51 @@ impl Toolbox {
         let mut prepared = prepared;
         let mut confirmation = None;
         let mut trash_instead = None;
-        if let Some(action) = &prepared.action {
-            let assessment = classify::classify(
-                &action.as_action(),
-                &Scope {
-                    cwd: &ctx.config.workspace,
-                    home: &ctx.config.home,
-                    fs: &RealFs,
-                },
-            );
-            if assessment.is_irreversible() {
-                let command = action.command();
-                let request = ctx.broker.request_for(GatedAction {
-                    task_id: &ctx.task_id,
-                    subtask_id: Some(ctx.subtask_id),
-                    tool: prepared.tool,
-                    command: &command,
-                    assessment: &assessment,
-                });
-                let description = request.description.clone();
-                let answer = ctx.broker.confirm(request, &ctx.cancel).await;
-                confirmation = Some(answer.decision);
-                match answer.decision {
-                    Decision::Approve => prepared.approved = true,
-                    // The broker only passes Trash through where it was offered; the
-                    // check is repeated here so that no path ever runs the command.
-                    Decision::Trash if assessment.trash_paths().is_some() => {
-                        trash_instead = assessment.trash_paths().map(<[PathBuf]>::to_vec);
-                    }
-                    Decision::Trash | Decision::Deny => {
-                        let why = match answer.source {
+        let assessment = prepared
+            .action
+            .as_ref()
+            .map_or_else(Assessment::reversible, |a| {
+                classify::classify(
+                    &a.as_action(),
+                    &Scope {
+                        cwd: &ctx.config.workspace,
+                        home: &ctx.config.home,
+                        fs: &RealFs,
+                    },
+                )
+            });
+        let caution = guards::caution_tool(tool, prepared.tool, &ctx.confirm_tools);
+        if assessment.is_irreversible() || caution.is_some() {
+            let command = prepared
+                .action
+                .as_ref()
+                .map_or_else(|| call_line(&prepared), Law1Action::command);
+            let mut request = ctx.broker.request_for(GatedAction {
+                task_id: &ctx.task_id,
+                subtask_id: Some(ctx.subtask_id),
+                tool: prepared.tool,
+                command: &command,
+                assessment: &assessment,
+            });
+            if let Some(caution) = caution {
+                request.description = if request.description.is_empty() {
+                    caution
+                } else {
+                    format!("{}\n{caution}", request.description)
+                };
+            }
+            let description = request.description.clone();
+            let answer = ctx.broker.confirm(request, &ctx.cancel).await;
+            confirmation = Some(answer.decision);
+            match answer.decision {
+                Decision::Approve => prepared.approved = true,
+                // The broker only passes Trash through where it was offered; the
+                // check is repeated here so that no path ever runs the command.
+                Decision::Trash if assessment.trash_paths().is_some() => {
+                    trash_instead = assessment.trash_paths().map(<[PathBuf]>::to_vec);
+                }
+                Decision::Trash | Decision::Deny => {
+                    let why = match answer.source {
                             DecisionSource::User => "The user denied it".to_string(),
                             DecisionSource::Timeout => format!(
                                 "Nobody answered within {} s, so it was not done",
@@ -612,12 +634,11 @@ impl Toolbox {
                             DecisionSource::Dropped => "The confirmation was abandoned (task cancelled or app closed), so it was not done".to_string(),
                             DecisionSource::NonInteractive => "This session cannot ask the user, so it was not done".to_string(),
                         };
-                        let reason = format!(
-                            "[LAW1] {why}: {}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.",
-                            description.replace('\n', "; ")
-                        );
-                        return (Some(prepared), ToolOutcome::Denied { reason }, confirmation);
-                    }
+                    let reason = format!(
+                        "[LAW1] {why}: {}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.",
+                        description.replace('\n', "; ")
+                    );
+                    return (Some(prepared), ToolOutcome::Denied { reason }, confirmation);
                 }
             }
         }
@@ -654,6 +675,11 @@ fn error_outcome(err: &ToolError) -> ToolOutcome {
         message: err.to_string(),
         output: err.partial_output().to_string(),
     }
+}
+
+/// A call as one line, for a confirmation of a tool with no Law 1 action of its own.
+fn call_line(prepared: &Prepared) -> String {
+    format!("{} {}", prepared.tool, prepared.input)
 }
 
 /// A best-effort target for calls that never got prepared.

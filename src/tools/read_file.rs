@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 
-use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec};
+use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec};
 
 /// Bytes inspected to decide whether a file is binary.
 const SNIFF_BYTES: usize = 8192;
@@ -51,7 +51,7 @@ fn binary_kind(head: &[u8]) -> &'static str {
 impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "read_file",
+            name: ToolName::ReadFile.as_str(),
             priority: 3,
             summary: "Read one text file (large files are cut; binary files are only described).",
             params: PARAMS,

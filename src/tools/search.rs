@@ -8,7 +8,7 @@ use std::time::Duration;
 use scraper::{Html, Selector};
 use serde_json::{Value, json};
 
-use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec};
+use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec};
 
 /// Results returned to the model.
 const MAX_RESULTS: usize = 5;
@@ -142,7 +142,7 @@ fn is_challenge(html: &str) -> bool {
 impl Tool for Search {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "search",
+            name: ToolName::Search.as_str(),
             priority: 8,
             summary: "Web search (DuckDuckGo). Returns the top results as title, snippet, URL.",
             params: PARAMS,

@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 
 use super::guards::{self, FindRewrite};
 use super::process::{self, BaseEnv, Spec};
-use super::{Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec};
+use super::{
+    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
+};
 
 /// Longest per-call timeout a model may ask for.
 const MAX_TIMEOUT_SECS: u64 = 600;
@@ -62,7 +64,7 @@ fn timeout_of(input: &Value, ctx: &ToolContext) -> Result<u64, ToolError> {
 impl Tool for Shell {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "shell",
+            name: ToolName::Shell.as_str(),
             priority: 7,
             summary: "General bash for counting, aggregation or anything the tools above do not cover. Never use find on personal folders (use mdfind).",
             params: PARAMS,

@@ -4,7 +4,9 @@
 use serde_json::{Value, json};
 
 use super::applescript::{require_macos, run_app_program};
-use super::{Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec};
+use super::{
+    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
+};
 
 /// The shortcuts tool.
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,7 +30,7 @@ const PARAMS: &[Param] = &[
 impl Tool for Shortcuts {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "shortcuts",
+            name: ToolName::Shortcuts.as_str(),
             priority: 5,
             summary: "Run a named Apple Shortcut (iCloud-synced).",
             params: PARAMS,

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
-use super::{Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec};
+use super::{
+    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
+};
 
 /// The write_file tool.
 #[derive(Clone, Copy, Debug, Default)]
@@ -69,7 +71,7 @@ fn temp_sibling(path: &Path) -> PathBuf {
 impl Tool for WriteFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "write_file",
+            name: ToolName::WriteFile.as_str(),
             priority: 3,
             summary: "Write generated text to a file; bare names go to the workspace folder. Replacing an existing file asks the user.",
             params: PARAMS,

@@ -18,6 +18,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+mod pipeline;
 mod validators;
 
 fn endpoint() -> (String, String) {
@@ -27,7 +28,8 @@ fn endpoint() -> (String, String) {
     (url, model)
 }
 
-fn llm() -> Llm {
+/// Both tiers on the real endpoint.
+pub fn llm_config() -> LlmConfig {
     let (url, model) = endpoint();
     let tier = TierConfig {
         base_url: Some(url),
@@ -35,14 +37,17 @@ fn llm() -> Llm {
         enable_thinking: false,
         api_key: None,
     };
-    let config = LlmConfig {
+    LlmConfig {
         brain: tier.clone(),
         tool: tier,
         // A busy machine makes a small model slow; the bound is still finite.
         call_timeout_secs: 180,
         ..LlmConfig::default()
-    };
-    Llm::new(&config, SystemClock::shared()).expect("endpoint configured")
+    }
+}
+
+fn llm() -> Llm {
+    Llm::new(&llm_config(), SystemClock::shared()).expect("endpoint configured")
 }
 
 fn role(llm: &Llm, role: Role) -> RoleLlm {

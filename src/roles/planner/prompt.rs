@@ -1,7 +1,8 @@
 //! What R2 says to the model and what it asks back: the plan schema ([`PlanDraft`]), the
-//! graceful-failure schema ([`GracefulDraft`]), the executor's tool vocabulary
-//! ([`ToolName`]), and the requests for a first plan, a replan under a `PlanDirective`, a
-//! re-ask quoting the plan validator, and the graceful failure.
+//! graceful-failure schema ([`GracefulDraft`]), when to use each of the executor's tools
+//! (their names, [`ToolName`], belong to `crate::tools`), and the requests for a first
+//! plan, a replan under a `PlanDirective`, a re-ask quoting the plan validator, and the
+//! graceful failure.
 //!
 //! Schema property order is alphabetical (see docs/llm.md), so field names are chosen for
 //! the order the model writes them in: each sub-task's `context` and `intent` come before
@@ -25,99 +26,32 @@ use crate::contracts::{
 };
 use crate::llm::ChatRequest;
 
-/// A tool of the executor's priority chain (seed 003 "Tool Priority Chain"), as the plan
-/// names it in each sub-task's `tools`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolName {
-    Mdfind,
-    Glob,
-    ReadFile,
-    WriteFile,
-    // Off macOS these two are not in the plan schema, so a constrained model cannot name
-    // them; the validator refuses them again for endpoints that ignore the schema.
-    #[cfg_attr(not(target_os = "macos"), serde(skip_deserializing))]
-    Applescript,
-    #[cfg_attr(not(target_os = "macos"), serde(skip_deserializing))]
-    Shortcuts,
-    Shell,
-    Search,
-}
+pub use crate::tools::ToolName;
 
-impl ToolName {
-    /// The chain, highest priority first.
-    pub const CHAIN: [ToolName; 8] = [
-        ToolName::Mdfind,
-        ToolName::Glob,
-        ToolName::ReadFile,
-        ToolName::WriteFile,
-        ToolName::Applescript,
-        ToolName::Shortcuts,
-        ToolName::Shell,
-        ToolName::Search,
-    ];
-
-    /// The name the executor knows the tool by.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolName::Mdfind => "mdfind",
-            ToolName::Glob => "glob",
-            ToolName::ReadFile => "read_file",
-            ToolName::WriteFile => "write_file",
-            ToolName::Applescript => "applescript",
-            ToolName::Shortcuts => "shortcuts",
-            ToolName::Shell => "shell",
-            ToolName::Search => "search",
+/// When the plan should use a tool: the planner's own advice, beside the tools' names.
+fn when_to_use(tool: ToolName) -> &'static str {
+    match tool {
+        ToolName::Mdfind => {
+            "find the user's own files by name anywhere in their home folder (an index; \
+             fast). Always first for files outside the workspace."
         }
-    }
-
-    pub fn parse(name: &str) -> Option<ToolName> {
-        let name = name.trim();
-        Self::CHAIN
-            .into_iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(name))
-    }
-
-    /// AppleScript and Shortcuts exist only on macOS; every other tool runs everywhere
-    /// (mdfind falls back to the locate index or a bounded walk off macOS).
-    pub fn is_available(self) -> bool {
-        cfg!(target_os = "macos") || !matches!(self, ToolName::Applescript | ToolName::Shortcuts)
-    }
-
-    fn when_to_use(self) -> &'static str {
-        match self {
-            ToolName::Mdfind => {
-                "find the user's own files by name anywhere in their home folder (an index; \
-                 fast). Always first for files outside the workspace."
-            }
-            ToolName::Glob => {
-                "list files whose name matches a pattern (like *.pdf) under one folder, \
-                 recursively."
-            }
-            ToolName::ReadFile => "read one text file.",
-            ToolName::WriteFile => {
-                "write a new file. Outputs go under the workspace unless the task names \
-                 another place; overwriting an existing file asks the user first."
-            }
-            ToolName::Applescript => {
-                "control macOS apps (Mail, Calendar, Reminders, Music, Finder)."
-            }
-            ToolName::Shortcuts => "run a named Apple Shortcut.",
-            ToolName::Shell => {
-                "bash for counting, sizes, dates, sorting and aggregation with standard \
-                 commands (ls, wc, du, stat, sort, head, tail, awk, sed, grep, find, date). \
-                 Deleting, moving or overwriting asks the user first."
-            }
-            ToolName::Search => "web search: titles, snippets and links of the top results.",
+        ToolName::Glob => {
+            "list files whose name matches a pattern (like *.pdf) under one folder, \
+             recursively."
         }
-    }
-}
-
-impl fmt::Display for ToolName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        ToolName::ReadFile => "read one text file.",
+        ToolName::WriteFile => {
+            "write a new file. Outputs go under the workspace unless the task names \
+             another place; overwriting an existing file asks the user first."
+        }
+        ToolName::Applescript => "control macOS apps (Mail, Calendar, Reminders, Music, Finder).",
+        ToolName::Shortcuts => "run a named Apple Shortcut.",
+        ToolName::Shell => {
+            "bash for counting, sizes, dates, sorting and aggregation with standard \
+             commands (ls, wc, du, stat, sort, head, tail, awk, sed, grep, find, date). \
+             Deleting, moving or overwriting asks the user first."
+        }
+        ToolName::Search => "web search: titles, snippets and links of the top results.",
     }
 }
 
@@ -190,7 +124,7 @@ fn tool_list() -> String {
         .into_iter()
         .filter(|t| t.is_available())
         .enumerate()
-        .map(|(i, t)| format!("{}. {} — {}", i + 1, t, t.when_to_use()))
+        .map(|(i, t)| format!("{}. {} — {}", i + 1, t, when_to_use(t)))
         .collect::<Vec<_>>()
         .join("\n")
 }

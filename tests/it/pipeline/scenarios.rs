@@ -218,3 +218,127 @@ async fn cancelling_mid_task_stops_it_and_nothing_of_it_starts_afterwards() {
     assert!(stage.runtime.running_tasks().is_empty());
     stage.stop().await;
 }
+
+/// R2's plan: per sub-task (sequence, intent, criteria, context, tools).
+fn plan(task_criteria: &[&str], subtasks: &[(i64, &str, &[&str], &str, &[&str])]) -> String {
+    serde_json::json!({
+        "subtasks": subtasks.iter().map(|(sequence, intent, criteria, context, tools)| serde_json::json!({
+            "context": context,
+            "intent": intent,
+            "sequence": sequence,
+            "success_criteria": criteria,
+            "tools": tools,
+        })).collect::<Vec<_>>(),
+        "task_criteria": task_criteria,
+    })
+    .to_string()
+}
+
+fn call(tool: &str, input: serde_json::Value) -> String {
+    serde_json::json!({"evidence": "", "next": "call_tool", "tool": tool, "tool_input": input})
+        .to_string()
+}
+
+fn finish(status: &str, output: &str, summary: &str) -> String {
+    serde_json::json!({"evidence": "the tool output above", "next": "finish", "status": status,
+        "output": output, "summary": summary})
+    .to_string()
+}
+
+fn verdicts(criteria: &[(&str, bool, &str)]) -> String {
+    serde_json::json!({
+        "criteria": criteria.iter().map(|(c, met, evidence)| serde_json::json!({
+            "criterion": c, "evidence": evidence, "met": met,
+            "unmet_cause": if *met { serde_json::Value::Null } else { "logical".into() },
+        })).collect::<Vec<_>>(),
+        "diagnosis": "", "remedy": "",
+    })
+    .to_string()
+}
+
+fn merge(output: serde_json::Value, criteria: &[(&str, bool, &str)], summary: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&verdicts(criteria)).expect("json");
+    v["combined_output"] = output;
+    v["summary"] = summary.into();
+    v.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
+    let script = Script::new()
+        .role(
+            Role::Perceiver,
+            [Step::reply(perception(
+                "task",
+                "Count the files in the workspace",
+                None,
+                None,
+            ))],
+        )
+        .role(
+            Role::Planner,
+            [Step::reply(plan(
+                &["the answer states how many files the workspace holds"],
+                &[(
+                    1,
+                    "Count the files in the workspace",
+                    &["the output states the number of files"],
+                    "",
+                    &["shell"],
+                )],
+            ))],
+        )
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call(
+                    "shell",
+                    serde_json::json!({"command": "ls -1 | wc -l"}),
+                )),
+                Step::reply(finish("completed", "3", "The workspace holds 3 files.")),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(
+                "the output states the number of files",
+                true,
+                "wc -l printed 3",
+            )]))],
+        )
+        .role(
+            Role::MetaValidator,
+            [Step::reply(merge(
+                serde_json::json!({"files": 3}),
+                &[(
+                    "the answer states how many files the workspace holds",
+                    true,
+                    "files: 3",
+                )],
+                "The workspace holds 3 files.",
+            ))],
+        );
+    let mut stage = Stage::new(script).await;
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(stage.workspace.join(f), "x").expect("write");
+    }
+    let (task, end) = stage.run("how many files are in my workspace?").await;
+    let result = final_result(&end);
+    stage.settle().await;
+    assert_ne!(
+        result.directive,
+        TerminalDirective::Abandon,
+        "{result:?}\n{}",
+        stage.transcript().join("\n")
+    );
+    for (role, n) in [
+        (Role::Perceiver, 1),
+        (Role::Planner, 1),
+        (Role::Executor, 2),
+        (Role::AgentValidator, 1),
+        (Role::MetaValidator, 1),
+    ] {
+        assert_eq!(stage.llm_calls(&task, role), n, "{role}");
+    }
+    stage.stop().await;
+}

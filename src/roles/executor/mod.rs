@@ -1,0 +1,271 @@
+//! R3 Executor: carries out the sub-tasks the dispatcher releases, with tools, and
+//! reports each attempt to R4a as evidence.
+//!
+//! - Consumes `SubTask` from the dispatcher (its `Role::Executor` inbox), a
+//!   `SubTaskClosed` R4a publishes when it closed a sub-task on its own, and
+//!   `TaskCancelled`. Each sub-task runs in its own worker ([`worker`]), so a slow one
+//!   never holds up another.
+//! - A worker runs attempts. An attempt is a tool loop of at most
+//!   `Config.budgets.executor_max_steps` model turns; each turn is one schema-constrained
+//!   next step ([`step`]: call one tool with its input, or finish with a status, the
+//!   output as data and a summary). Every call goes through the [`Toolbox`] with the
+//!   sub-task's `blocked_tools`, `blocked_targets` and `confirm_tools`, and its result —
+//!   not the model's prose — is shown on the next turn ([`prompt`]). The code holds the
+//!   model to Law 0 ([`worker`]'s honesty rules).
+//! - Each attempt ends in an `ExecutionResult` request to R4a with the attempt number
+//!   and the attempt's tool-call records. A `CorrectionSignal` reply starts the next
+//!   attempt with what was wrong, what to do and the calls to avoid in its prompt; a
+//!   `SubTaskClosed` reply ends the worker, and the close goes to the dispatcher through
+//!   [`SubTaskCompletions`].
+//! - `TaskCancelled` (or the task's token) stops every worker of the task at once — its
+//!   model calls and tool processes are dropped — and nothing of the task starts or is
+//!   published afterwards.
+//!
+//! **Invariant:** every sub-task the executor starts is reported to the dispatcher
+//! exactly once — with R4a's close, or a failed close of its own when R4a cannot answer
+//! — unless its task is cancelled, and then nothing more is published for it.
+
+pub mod prompt;
+pub mod step;
+pub mod worker;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::{AbortHandle, JoinSet};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use self::worker::Worker;
+use crate::bus::{Bus, BusHandle, Envelope, Inbox};
+use crate::cancel::Cancellations;
+use crate::clock::SharedClock;
+use crate::config::Config;
+use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskId};
+use crate::laws::ConfirmationBroker;
+use crate::llm::{Llm, LlmError, RoleLlm};
+use crate::roles::dispatcher::SubTaskCompletions;
+use crate::tools::{ToolContext, ToolSpec, Toolbox};
+
+/// Cancelled tasks remembered to refuse their late sub-tasks (oldest forgotten first).
+pub const CANCELLED_REMEMBERED: usize = 4096;
+
+/// What every worker shares.
+pub(crate) struct Shared {
+    bus: BusHandle,
+    llm: RoleLlm,
+    toolbox: Toolbox,
+    /// The tools offered to the model on this platform, in priority order.
+    specs: Vec<ToolSpec>,
+    broker: ConfirmationBroker,
+    config: Arc<Config>,
+    clock: SharedClock,
+    max_steps: u32,
+    time_budget: Duration,
+    reply_grace: Duration,
+}
+
+/// A running worker.
+struct Running {
+    task: TaskId,
+    abort: AbortHandle,
+}
+
+/// R3 wired to the bus.
+pub struct Executor {
+    inbox: Inbox,
+    shared: Arc<Shared>,
+    cancellations: Cancellations,
+    completions: SubTaskCompletions,
+    running: HashMap<SubTaskId, Running>,
+    workers: JoinSet<(SubTaskId, Option<SubTaskClosed>)>,
+    cancelled: VecDeque<TaskId>,
+}
+
+impl Executor {
+    /// Subscribes now, so nothing addressed to the executor after this call is missed.
+    /// Builds its own toolbox (the standard chain) and Law 1 broker.
+    pub fn new(
+        config: Arc<Config>,
+        bus: &Bus,
+        llm: &Llm,
+        cancellations: Cancellations,
+        clock: SharedClock,
+        completions: SubTaskCompletions,
+    ) -> Result<Executor, LlmError> {
+        let handle = bus.handle(Role::Executor);
+        let toolbox = Toolbox::standard();
+        let shared = Shared {
+            llm: llm.for_role(handle.clone())?,
+            broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config),
+            bus: handle,
+            specs: step::offered_specs(&toolbox),
+            toolbox,
+            max_steps: config.budgets.executor_max_steps,
+            time_budget: Duration::from_millis(config.budgets.time_budget_ms),
+            reply_grace: worker::reply_grace(Duration::from_secs(config.llm.call_timeout_secs)),
+            config,
+            clock,
+        };
+        Ok(Executor {
+            inbox: bus.subscribe(Role::Executor),
+            shared: Arc::new(shared),
+            cancellations,
+            completions,
+            running: HashMap::new(),
+            workers: JoinSet::new(),
+            cancelled: VecDeque::new(),
+        })
+    }
+
+    fn shared_mut(&mut self) -> &mut Shared {
+        Arc::get_mut(&mut self.shared).expect("overrides are applied before the executor runs")
+    }
+
+    /// Overrides the time budget of one sub-task (`Config.budgets.time_budget_ms`).
+    pub fn with_time_budget(mut self, budget: Duration) -> Self {
+        self.shared_mut().time_budget = budget;
+        self
+    }
+
+    /// Overrides how long a worker waits for R4a beyond the budget before it fails the
+    /// sub-task itself.
+    pub fn with_reply_grace(mut self, grace: Duration) -> Self {
+        self.shared_mut().reply_grace = grace;
+        self
+    }
+
+    /// Runs [`Executor::run`] on the current tokio runtime.
+    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(self.run())
+    }
+
+    /// Serves until the bus closes; workers still running then are aborted.
+    pub async fn run(mut self) {
+        loop {
+            tokio::select! {
+                env = self.inbox.recv() => match env {
+                    Some(env) => self.on_envelope(&env),
+                    None => break,
+                },
+                Some(joined) = self.workers.join_next(), if !self.workers.is_empty() => {
+                    match joined {
+                        Ok((id, closed)) => self.on_worker_end(id, closed),
+                        Err(e) if e.is_cancelled() => {}
+                        Err(e) => tracing::error!(error = %e, "an executor worker failed"),
+                    }
+                }
+            }
+        }
+        self.workers.abort_all();
+    }
+
+    fn on_envelope(&mut self, env: &Arc<Envelope>) {
+        match &env.message {
+            Message::TaskCancelled(c) => self.cancel(&c.task_id),
+            Message::SubTask(s) if env.from == Role::Dispatcher => self.start(s),
+            Message::SubTaskClosed(c) if env.from == Role::AgentValidator => {
+                self.on_closed_by_validator(c.clone())
+            }
+            // A reply whose requester had stopped waiting (a confirmation after its
+            // timeout, a verdict after the worker ended) falls through to the inbox.
+            _ if env.in_reply_to.is_some() => {
+                tracing::debug!(kind = env.message.kind().name(), "late reply ignored");
+            }
+            other => tracing::warn!(from = %env.from, kind = other.kind().name(),
+                "R3 ignores a message it has no contract for"),
+        }
+    }
+
+    fn is_cancelled(&self, task: &TaskId) -> bool {
+        self.cancelled.contains(task) || self.cancellations.is_cancelled(task)
+    }
+
+    fn cancel(&mut self, task: &TaskId) {
+        self.cancellations.cancel(task);
+        if !self.cancelled.contains(task) {
+            self.cancelled.push_back(task.clone());
+            while self.cancelled.len() > CANCELLED_REMEMBERED {
+                self.cancelled.pop_front();
+            }
+        }
+        self.running.retain(|id, r| {
+            if &r.task != task {
+                return true;
+            }
+            r.abort.abort();
+            tracing::info!(subtask = %id, "worker stopped: the task was cancelled");
+            false
+        });
+    }
+
+    fn start(&mut self, subtask: &SubTask) {
+        let task = &subtask.parent_task_id;
+        if self.is_cancelled(task) {
+            tracing::debug!(subtask = %subtask.subtask_id, "sub-task of a cancelled task not started");
+            return;
+        }
+        if self.running.contains_key(&subtask.subtask_id) {
+            tracing::warn!(subtask = %subtask.subtask_id, "a sub-task arrived twice; the first keeps running");
+            return;
+        }
+        let shared = Arc::clone(&self.shared);
+        let mut ctx = ToolContext::new(
+            task.clone(),
+            subtask.subtask_id,
+            Arc::clone(&shared.config),
+            shared.broker.clone(),
+        );
+        ctx.blocked_tools = subtask.blocked_tools.clone();
+        ctx.blocked_targets = subtask.blocked_targets.clone();
+        ctx.confirm_tools = subtask.confirm_tools.clone();
+        // A child of the task's token: cancelling the task stops the worker; stopping
+        // one worker leaves the task alone.
+        ctx.cancel = task_child(&self.cancellations, task);
+        let worker = Worker {
+            deadline: Instant::now() + shared.time_budget,
+            shared,
+            subtask: subtask.clone(),
+            ctx,
+        };
+        let id = subtask.subtask_id;
+        let abort = self.workers.spawn(async move { (id, worker.run().await) });
+        self.running.insert(
+            id,
+            Running {
+                task: task.clone(),
+                abort,
+            },
+        );
+    }
+
+    /// R4a closed a sub-task without being asked (the worker was silent too long): the
+    /// worker stops and the close goes to the dispatcher.
+    fn on_closed_by_validator(&mut self, closed: SubTaskClosed) {
+        let Some(running) = self.running.remove(&closed.subtask_id) else {
+            tracing::debug!(subtask = %closed.subtask_id, "close for no running worker ignored");
+            return;
+        };
+        running.abort.abort();
+        tracing::info!(subtask = %closed.subtask_id, status = ?closed.status,
+            "the validator closed the sub-task on its own");
+        self.completions.closed(closed);
+    }
+
+    fn on_worker_end(&mut self, id: SubTaskId, closed: Option<SubTaskClosed>) {
+        let Some(running) = self.running.remove(&id) else {
+            return; // already reported or cancelled
+        };
+        match closed {
+            Some(closed) if !self.is_cancelled(&running.task) => {
+                self.completions.closed(closed);
+            }
+            _ => tracing::debug!(subtask = %id, "worker ended with its task cancelled"),
+        }
+    }
+}
+
+fn task_child(cancellations: &Cancellations, task: &TaskId) -> CancellationToken {
+    cancellations.token(task).child_token()
+}

@@ -1,0 +1,318 @@
+//! What R3 says to the model: the system prompt (role, the Four Laws, the tools, the
+//! date, the workspace and home, the evidence rule) and, each turn, the state of the
+//! attempt — the sub-task, the correction it must honour, every tool result so far and
+//! how many turns are left.
+//!
+//! The state is rebuilt each turn as one user message rather than a growing chat: a
+//! small model reads a numbered list of results more reliably than it follows its own
+//! earlier JSON replies, and the list can be bounded by cutting it in the middle.
+//!
+//! **Invariant:** tool results reach the model as the toolbox reported them (status,
+//! input, output or reason), never paraphrased, and the whole list stays within
+//! [`MAX_RESULTS_CHARS`].
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+
+use super::step::value_text;
+use crate::contracts::{CorrectionSignal, SubTask, ToolCallStatus, first_chars};
+use crate::laws::laws_prompt;
+use crate::roles::agent_validator::{effective_criteria, today_line};
+use crate::roles::dispatcher::clip_middle;
+use crate::tools::{ToolResult, ToolSpec};
+
+/// Characters of all tool results of an attempt shown to the model; beyond it the list
+/// is cut in the middle, so the first results and the latest stay visible.
+pub const MAX_RESULTS_CHARS: usize = 12_000;
+/// Characters of the sub-task context shown to the model.
+pub const MAX_CONTEXT_CHARS: usize = 8_000;
+/// Calls of the failed attempt named in a correction.
+pub const MAX_AVOID_SHOWN: usize = 10;
+
+/// The tool list: name, what it is for, and its parameters.
+pub fn tool_list(specs: &[ToolSpec]) -> String {
+    let mut out = String::new();
+    for (i, s) in specs.iter().enumerate() {
+        let _ = writeln!(out, "{}. {} — {}", i + 1, s.name, s.summary);
+        for p in s.params {
+            let _ = writeln!(
+                out,
+                "   - {} ({}{}): {}",
+                p.name,
+                p.kind,
+                if p.required { "" } else { ", optional" },
+                p.about
+            );
+        }
+    }
+    out
+}
+
+/// R3's system prompt.
+pub fn system_prompt(
+    specs: &[ToolSpec],
+    now: DateTime<Utc>,
+    workspace: &Path,
+    home: &Path,
+) -> String {
+    format!(
+        "You are R3, the Executor of artoo, an assistant that works on the user's own \
+computer ({os}). You carry out ONE sub-task with tools: each reply is one JSON step, either \
+one tool call or the finish. You see every tool result before your next step.
+
+The Four Laws (highest first; they override everything else):
+{laws}
+
+Tools (prefer the first one that fits):
+{tools}
+{today}
+Workspace folder (new files go here unless the sub-task names another place): {workspace}
+Home folder (~): {home}
+
+Evidence rule (Law 0): tool results are the only evidence. Every name, number, path or \
+fact in your output must come from a tool result shown to you, or from the sub-task's \
+context. Never guess or invent output. If a call failed, was refused or was denied, say so.
+
+How to work:
+- Call a tool when you still need information or an action; use the exact paths from the \
+sub-task and its context.
+- Never repeat an identical call: it is refused. Change the command instead.
+- Finish as soon as the results answer the sub-task: put the answer itself in output \
+(the names, the count, the text), not a description of it.
+- status \"completed\": the tool results show the sub-task is done. \"uncertain\": the \
+results are partial or unclear. \"failed\": it could not be done; say why in summary.
+- A result starting with [LAW1] means the user did not allow that action: do not try it \
+again or another way; finish with status failed.
+
+Example steps:
+{{\"evidence\": \"none yet\", \"next\": \"call_tool\", \"tool\": \"shell\", \"tool_input\": {{\"command\": \"ls -1 /path/from/the/context\"}}}}
+{{\"evidence\": \"[1] printed a.txt and b.txt\", \"next\": \"finish\", \"output\": \"a.txt\\nb.txt\", \"status\": \"completed\", \"summary\": \"Listed the folder: 2 files.\"}}",
+        os = std::env::consts::OS,
+        laws = laws_prompt(),
+        tools = tool_list(specs),
+        today = today_line(now),
+        workspace = workspace.display(),
+        home = home.display(),
+    )
+}
+
+/// One tool result of the current attempt, as the model saw it come back.
+#[derive(Clone, Debug)]
+pub struct Observed {
+    pub tool: String,
+    pub input: String,
+    pub status: ToolCallStatus,
+    /// The toolbox's text for the model: output cut to head + tail, or the reason.
+    pub text: String,
+}
+
+impl Observed {
+    pub fn of(result: &ToolResult) -> Self {
+        Self {
+            tool: result.record.tool.clone(),
+            input: value_text(&result.record.input),
+            status: result.record.status,
+            text: result.for_model.clone(),
+        }
+    }
+}
+
+fn status_word(status: ToolCallStatus) -> &'static str {
+    match status {
+        ToolCallStatus::Ok => "ok",
+        ToolCallStatus::Error => "ERROR",
+        ToolCallStatus::Denied => "DENIED (Law 1)",
+        ToolCallStatus::Refused => "REFUSED",
+    }
+}
+
+/// The numbered results of the attempt, bounded by [`MAX_RESULTS_CHARS`].
+pub fn render_results(observed: &[Observed]) -> String {
+    if observed.is_empty() {
+        return "(none yet: no tool has run in this attempt)".to_string();
+    }
+    let mut out = String::new();
+    for (i, o) in observed.iter().enumerate() {
+        let text = if o.text.trim().is_empty() {
+            "(empty output)"
+        } else {
+            o.text.trim_end()
+        };
+        let _ = writeln!(
+            out,
+            "[{}] {} {} → {}\n{}",
+            i + 1,
+            o.tool,
+            first_chars(&o.input, 400),
+            status_word(o.status),
+            text
+        );
+    }
+    clip_middle(out.trim_end(), MAX_RESULTS_CHARS)
+}
+
+/// What the previous attempt got wrong and what to do instead.
+pub fn render_correction(c: &CorrectionSignal) -> String {
+    let mut out = format!(
+        "ATTEMPT {} — the validator rejected attempt {}.\nFailed check: {}\nWhat was wrong: \
+         {}\nWhat to do now: {}\n",
+        c.attempt_number + 1,
+        c.attempt_number,
+        c.failed_criterion.trim(),
+        c.what_was_wrong.trim(),
+        c.what_to_do.trim()
+    );
+    if !c.calls_to_avoid.is_empty() {
+        out.push_str("Do not repeat these calls:\n");
+        for call in c.calls_to_avoid.iter().take(MAX_AVOID_SHOWN) {
+            let _ = writeln!(out, "- {}: {}", call.tool, first_chars(&call.target, 200));
+        }
+    }
+    out
+}
+
+/// The user turn of one step.
+pub fn state_prompt(
+    subtask: &SubTask,
+    correction: Option<&CorrectionSignal>,
+    observed: &[Observed],
+    nudge: Option<&str>,
+    step: u32,
+    max_steps: u32,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "SUB-TASK: {}", subtask.intent.trim());
+    if !subtask.context.trim().is_empty() {
+        let _ = writeln!(
+            out,
+            "CONTEXT:\n{}",
+            clip_middle(subtask.context.trim(), MAX_CONTEXT_CHARS)
+        );
+    }
+    let _ = writeln!(out, "\nCHECKS the validator applies to your tool results:");
+    for (i, c) in effective_criteria(subtask).iter().enumerate() {
+        let _ = writeln!(out, "{}. {}", i + 1, c.criterion.trim());
+    }
+    if let Some(c) = correction {
+        let _ = write!(out, "\n{}", render_correction(c));
+    }
+    let _ = writeln!(out, "\nTOOL RESULTS SO FAR:\n{}", render_results(observed));
+    if let Some(nudge) = nudge {
+        let _ = writeln!(out, "\nNOTE: {nudge}");
+    }
+    let guidance = if step >= max_steps {
+        "This is your last step: finish now, with the status the results support."
+    } else if observed.is_empty() {
+        "Call the tool that gets what the sub-task needs."
+    } else {
+        "If the results answer the sub-task, finish and put the answer from them in output; \
+         otherwise call the next tool."
+    };
+    let _ = write!(out, "\nStep {step} of at most {max_steps}. {guidance}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{Clock as _, FakeClock};
+    use crate::contracts::{Criterion, FailureClass, SubTaskId, TaskId, ToolCallRecord};
+    use crate::tools::Toolbox;
+
+    fn subtask() -> SubTask {
+        SubTask {
+            subtask_id: SubTaskId::mint(),
+            parent_task_id: TaskId::mint(),
+            intent: "count the files in /tmp/x".into(),
+            context: "Use /tmp/x.".into(),
+            success_criteria: vec![Criterion::new("the output is one number")],
+            sequence: 1,
+            deadline: None,
+            blocked_tools: vec![],
+            blocked_targets: vec![],
+            confirm_tools: vec![],
+        }
+    }
+
+    #[test]
+    fn the_system_prompt_names_the_laws_the_tools_the_date_and_the_folders() {
+        let specs = super::super::step::offered_specs(&Toolbox::standard());
+        let p = system_prompt(
+            &specs,
+            FakeClock::at_epoch().now(),
+            Path::new("/w/ws"),
+            Path::new("/w/home"),
+        );
+        assert!(p.contains("Law 0 — Never deceive"), "{p}");
+        assert!(p.contains("Law 3"), "{p}");
+        assert!(p.contains("shell — "), "{p}");
+        assert!(p.contains("- command (string): "), "{p}");
+        assert!(p.contains("Today's date: "), "{p}");
+        assert!(p.contains("/w/ws") && p.contains("/w/home"), "{p}");
+        assert!(p.contains("Evidence rule"), "{p}");
+    }
+
+    #[test]
+    fn the_state_shows_the_results_the_correction_and_the_steps_left() {
+        let s = subtask();
+        let c = CorrectionSignal {
+            subtask_id: s.subtask_id,
+            parent_task_id: s.parent_task_id.clone(),
+            attempt_number: 1,
+            failed_criterion: "the output is one number".into(),
+            failure_class: FailureClass::Logical,
+            what_was_wrong: "it printed names".into(),
+            what_to_do: "pipe ls into wc -l".into(),
+            calls_to_avoid: vec![ToolCallRecord {
+                tool: "shell".into(),
+                input: serde_json::json!({"command": "ls /tmp/x"}),
+                target: "ls /tmp/x".into(),
+                output_head: String::new(),
+                status: ToolCallStatus::Ok,
+                error: None,
+                duration_ms: 1,
+                confirmation: None,
+            }],
+        };
+        let observed = vec![Observed {
+            tool: "shell".into(),
+            input: r#"{"command":"ls /tmp/x | wc -l"}"#.into(),
+            status: ToolCallStatus::Ok,
+            text: "3".into(),
+        }];
+        let p = state_prompt(&s, Some(&c), &observed, None, 2, 10);
+        assert!(p.starts_with("SUB-TASK: count the files in /tmp/x"), "{p}");
+        assert!(p.contains("1. the output is one number"), "{p}");
+        assert!(p.contains("ATTEMPT 2"), "{p}");
+        assert!(p.contains("What to do now: pipe ls into wc -l"), "{p}");
+        assert!(p.contains("- shell: ls /tmp/x"), "{p}");
+        assert!(
+            p.contains("[1] shell {\"command\":\"ls /tmp/x | wc -l\"} → ok\n3"),
+            "{p}"
+        );
+        assert!(p.ends_with("otherwise call the next tool."), "{p}");
+        let last = state_prompt(&s, None, &[], Some("say it"), 10, 10);
+        assert!(last.contains("(none yet"), "{last}");
+        assert!(last.contains("NOTE: say it"), "{last}");
+        assert!(last.contains("This is your last step"), "{last}");
+    }
+
+    #[test]
+    fn many_long_results_are_cut_in_the_middle() {
+        let observed: Vec<Observed> = (0..20)
+            .map(|i| Observed {
+                tool: "shell".into(),
+                input: format!("cmd {i}"),
+                status: ToolCallStatus::Ok,
+                text: "x".repeat(3_000),
+            })
+            .collect();
+        let text = render_results(&observed);
+        assert!(text.chars().count() <= MAX_RESULTS_CHARS);
+        assert!(text.starts_with("[1] shell cmd 0"));
+        assert!(text.contains("[20] shell cmd 19"));
+        assert!(text.contains("characters left out"));
+    }
+}

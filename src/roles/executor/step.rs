@@ -1,0 +1,375 @@
+//! What R3 asks the model for on each turn of its tool loop: one next step, either one
+//! tool call or the finish.
+//!
+//! The schema is written from the toolbox's own specs, one branch per tool, so a model
+//! under constrained decoding can only name a tool this platform has and, once it named
+//! it, is led to that tool's parameter names. Property order is alphabetical (docs/llm.md):
+//! `evidence` (what the results so far show) comes first, then `next` — the decision —
+//! then either `tool` and `tool_input`, or `output`, `status` and `summary`.
+//!
+//! Parsing is lenient where the meaning is unambiguous (a bare string for a tool with
+//! one required parameter, a number as output) and strict where it is not: an unknown
+//! tool, a finish without a status, or a call without input is a problem the model layer
+//! quotes back in its one re-ask.
+//!
+//! **Invariant:** a [`NextStep`] that passes [`NextStep::action`] names a tool of the
+//! toolbox with a JSON object as input, or a finish with a status.
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::contracts::ExecutionStatus;
+use crate::tools::{ToolName, ToolSpec, Toolbox};
+
+/// The decision of one turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    CallTool,
+    Finish,
+}
+
+/// How the model says an attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishStatus {
+    Completed,
+    Uncertain,
+    Failed,
+}
+
+impl From<FinishStatus> for ExecutionStatus {
+    fn from(value: FinishStatus) -> Self {
+        match value {
+            FinishStatus::Completed => ExecutionStatus::Completed,
+            FinishStatus::Uncertain => ExecutionStatus::Uncertain,
+            FinishStatus::Failed => ExecutionStatus::Failed,
+        }
+    }
+}
+
+/// One reply of the model, as sent. See [`NextStep::action`] for what it means.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct NextStep {
+    #[serde(default)]
+    pub evidence: String,
+    pub next: StepKind,
+    #[serde(default)]
+    pub tool: Option<String>,
+    #[serde(default)]
+    pub tool_input: Option<Value>,
+    #[serde(default)]
+    pub output: Option<Value>,
+    #[serde(default)]
+    pub status: Option<FinishStatus>,
+    #[serde(default)]
+    pub summary: String,
+}
+
+/// What the executor does next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    CallTool {
+        tool: &'static str,
+        input: Value,
+    },
+    Finish {
+        status: FinishStatus,
+        /// The data the attempt produced, as text.
+        output: String,
+        summary: String,
+    },
+}
+
+/// The tools a model may be offered on this platform, in priority order.
+pub fn offered_specs(toolbox: &Toolbox) -> Vec<ToolSpec> {
+    toolbox
+        .specs()
+        .into_iter()
+        .filter(|s| ToolName::parse(s.name).is_some_and(ToolName::is_available))
+        .collect()
+}
+
+/// A value as the text a result carries: strings verbatim, other JSON compact.
+pub fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+impl NextStep {
+    /// What the reply asks for, or the problem to quote back to the model.
+    pub fn action(&self, specs: &[ToolSpec]) -> Result<Action, String> {
+        match self.next {
+            StepKind::CallTool => {
+                let names = || specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", ");
+                let Some(name) = self.tool.as_deref().filter(|t| !t.trim().is_empty()) else {
+                    return Err(format!(
+                        "`next` is \"call_tool\" but `tool` is missing: name one of {}",
+                        names()
+                    ));
+                };
+                let Some(spec) = specs
+                    .iter()
+                    .find(|s| s.name.eq_ignore_ascii_case(name.trim()))
+                else {
+                    return Err(format!(
+                        "there is no tool \"{name}\": `tool` must be one of {}",
+                        names()
+                    ));
+                };
+                let input = tool_input(spec, self.tool_input.as_ref())?;
+                Ok(Action::CallTool {
+                    tool: spec.name,
+                    input,
+                })
+            }
+            StepKind::Finish => {
+                let Some(status) = self.status else {
+                    return Err("`next` is \"finish\" but `status` is missing: give \
+                                \"completed\", \"uncertain\" or \"failed\""
+                        .into());
+                };
+                Ok(Action::Finish {
+                    status,
+                    output: self
+                        .output
+                        .as_ref()
+                        .map(value_text)
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string(),
+                    summary: self.summary.trim().to_string(),
+                })
+            }
+        }
+    }
+}
+
+/// The input object of a call. A bare string is accepted for a tool with exactly one
+/// required parameter (small models write `"tool_input": "ls -l"`).
+fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
+    let required: Vec<&str> = spec
+        .params
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name)
+        .collect();
+    match raw {
+        Some(Value::Object(map)) => {
+            if let Some(missing) = required.iter().find(|r| !map.contains_key(**r)) {
+                return Err(format!("`tool_input` of {} needs \"{missing}\"", spec.name));
+            }
+            Ok(Value::Object(map.clone()))
+        }
+        Some(Value::String(s)) if required.len() == 1 && !s.trim().is_empty() => {
+            Ok(json!({ required[0]: s }))
+        }
+        _ => Err(format!(
+            "`tool_input` must be a JSON object with the parameters of {}: {}",
+            spec.name,
+            required
+                .iter()
+                .map(|r| format!("\"{r}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+fn param_schema(kind: &str, about: &str) -> Value {
+    let ty = match kind {
+        "integer" | "boolean" | "number" => kind,
+        _ => "string",
+    };
+    json!({ "type": ty, "description": about })
+}
+
+/// The schema of one tool's branch: `next` fixed to `call_tool`, `tool` to its name.
+fn tool_branch(spec: &ToolSpec) -> Value {
+    let mut params = Map::new();
+    for p in spec.params {
+        params.insert(p.name.to_string(), param_schema(p.kind, p.about));
+    }
+    let required: Vec<&str> = spec
+        .params
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name)
+        .collect();
+    json!({
+        "type": "object",
+        "properties": {
+            "evidence": evidence_schema(),
+            "next": { "const": "call_tool" },
+            "tool": { "const": spec.name },
+            "tool_input": {
+                "type": "object",
+                "properties": params,
+                "required": required,
+            },
+        },
+        "required": ["evidence", "next", "tool", "tool_input"],
+    })
+}
+
+fn evidence_schema() -> Value {
+    json!({
+        "type": "string",
+        "description": "What the tool results so far show, quoted briefly; \"none yet\" before the first call.",
+    })
+}
+
+fn finish_branch() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "evidence": evidence_schema(),
+            "next": { "const": "finish" },
+            "output": {
+                "type": "string",
+                "description": "The answer as data copied or computed from the tool results (names, numbers, paths, text). Empty when nothing was found out.",
+            },
+            "status": { "enum": ["completed", "uncertain", "failed"] },
+            "summary": {
+                "type": "string",
+                "description": "One sentence: what was done, or why it could not be done.",
+            },
+        },
+        "required": ["evidence", "next", "output", "status", "summary"],
+    })
+}
+
+/// The whole schema for the tools offered on this platform.
+pub fn schema_for(specs: &[ToolSpec]) -> Value {
+    let mut branches: Vec<Value> = specs.iter().map(tool_branch).collect();
+    branches.push(finish_branch());
+    // `anyOf`, not `oneOf`: the branches exclude each other by their constants anyway,
+    // and more providers accept `anyOf` in a response format.
+    json!({ "type": "object", "anyOf": branches })
+}
+
+impl JsonSchema for NextStep {
+    fn schema_name() -> Cow<'static, str> {
+        "NextStep".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let specs = offered_specs(&Toolbox::standard());
+        Schema::try_from(schema_for(&specs)).expect("the step schema is a JSON object")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn specs() -> Vec<ToolSpec> {
+        offered_specs(&Toolbox::standard())
+    }
+
+    fn step(v: Value) -> NextStep {
+        serde_json::from_value(v).expect("a step")
+    }
+
+    fn shell_call(command: &str) -> Result<Action, String> {
+        Ok(Action::CallTool {
+            tool: "shell",
+            input: json!({ "command": command }),
+        })
+    }
+
+    #[test]
+    fn a_tool_call_names_a_real_tool_with_an_object_input() {
+        let a = step(
+            json!({"evidence": "none yet", "next": "call_tool", "tool": "shell",
+                            "tool_input": {"command": "ls -1 /tmp"}}),
+        );
+        assert_eq!(a.action(&specs()), shell_call("ls -1 /tmp"));
+    }
+
+    #[test]
+    fn a_bare_string_input_fills_the_only_required_parameter() {
+        let a = step(json!({"next": "call_tool", "tool": "Shell", "tool_input": "ls"}));
+        assert_eq!(a.action(&specs()), shell_call("ls"));
+    }
+
+    #[test]
+    fn unknown_tools_missing_parameters_and_statusless_finishes_are_quoted_back() {
+        let unknown = step(json!({"next": "call_tool", "tool": "cloc", "tool_input": {}}))
+            .action(&specs())
+            .unwrap_err();
+        assert!(
+            unknown.contains("no tool \"cloc\"") && unknown.contains("glob"),
+            "{unknown}"
+        );
+        let missing = step(json!({"next": "call_tool", "tool": "read_file", "tool_input": {}}))
+            .action(&specs())
+            .unwrap_err();
+        assert!(missing.contains("\"path\""), "{missing}");
+        let ambiguous = step(json!({"next": "call_tool", "tool": "write_file",
+                                    "tool_input": "hello"}))
+        .action(&specs())
+        .unwrap_err();
+        assert!(ambiguous.contains("\"content\""), "{ambiguous}");
+        let finish = step(json!({"next": "finish", "output": "3"}))
+            .action(&specs())
+            .unwrap_err();
+        assert!(finish.contains("`status`"), "{finish}");
+    }
+
+    #[test]
+    fn a_finish_carries_its_output_as_text() {
+        let a = step(json!({"next": "finish", "output": 3, "status": "completed",
+                            "summary": " counted "}))
+        .action(&specs());
+        assert_eq!(
+            a,
+            Ok(Action::Finish {
+                status: FinishStatus::Completed,
+                output: "3".into(),
+                summary: "counted".into()
+            })
+        );
+    }
+
+    #[test]
+    fn the_schema_has_one_branch_per_offered_tool_and_the_finish() {
+        let schema = crate::llm::OutputSchema::of::<NextStep>().schema;
+        let branches = schema["anyOf"].as_array().expect("branches");
+        assert_eq!(branches.len(), specs().len() + 1);
+        let text = schema.to_string();
+        assert!(text.contains("\"const\":\"read_file\""), "{text}");
+        assert_eq!(
+            text.contains("\"applescript\""),
+            cfg!(target_os = "macos"),
+            "only tools this platform has are offered"
+        );
+        let shell = branches
+            .iter()
+            .find(|b| b["properties"]["tool"]["const"] == "shell")
+            .expect("a shell branch");
+        assert_eq!(
+            shell["properties"]["tool_input"]["required"],
+            json!(["command"])
+        );
+        // Alphabetical order puts the evidence before the decision (docs/llm.md).
+        let keys: Vec<&String> = branches
+            .last()
+            .and_then(|b| b["properties"].as_object())
+            .expect("finish properties")
+            .keys()
+            .collect();
+        assert_eq!(
+            keys,
+            ["evidence", "next", "output", "status", "summary"]
+                .iter()
+                .collect::<Vec<_>>()
+        );
+    }
+}

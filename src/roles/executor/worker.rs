@@ -1,0 +1,442 @@
+//! One sub-task's fast loop on the executor side: attempts of a bounded tool loop, each
+//! sent to R4a as an `ExecutionResult` request, until R4a closes the sub-task.
+//!
+//! The honesty rules (Law 0), applied by code to what the model claims:
+//! - A `completed` finish with no tool call that ended `ok` in the attempt is not taken
+//!   at its word: the first time, the model is told nothing shows its output and gets
+//!   another turn (call a tool, or finish honestly); if it claims `completed` again with
+//!   no successful call (or it was the last turn), the result goes to R4a as
+//!   `uncertain`, its output marked as backed by no tool result. A sub-task answerable
+//!   from its context (a summary of earlier outputs) can still be matched by R4a, which
+//!   judges such criteria on the report; anything about the computer cannot.
+//! - A Law 1 denial in the attempt makes the result `failed`, whatever the model said,
+//!   with the denial first in the output (`[LAW1] …`): the denied action did not happen
+//!   and must not be sought another way.
+//! - The step cap ends the attempt as `uncertain` when some call succeeded (its latest
+//!   output is the data; R4a judges whether it suffices), `failed` when none did.
+//! - A model reply still unusable after the model layer's re-ask, or a model error, ends
+//!   the attempt as `failed`, saying so.
+//!
+//! **Invariant:** every `ExecutionResult` carries exactly the tool-call records of its
+//! attempt, and its status is never more confident than those records allow.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::Shared;
+use super::prompt::{Observed, state_prompt, system_prompt};
+use super::step::{Action, FinishStatus, NextStep};
+use crate::contracts::{
+    CorrectionSignal, ExecutionResult, ExecutionStatus, Message, Role, SubTask, SubTaskClosed,
+    SubTaskStatus, ToolCallRecord, ToolCallStatus, first_chars,
+};
+use crate::llm::{CallCtx, ChatRequest, LlmError};
+use crate::tools::ToolContext;
+
+/// Characters of the latest successful output carried by a step-capped result.
+pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
+
+/// What the model is told when it claims success that no tool result shows.
+pub const UNBACKED_NUDGE: &str = "Your finish was not accepted: no tool call has succeeded \
+in this attempt, so nothing shows your output. Call a tool to get it, or finish with status \
+\"uncertain\" or \"failed\" and say why.";
+
+/// Marks the output of a `completed` claim no tool result backs.
+pub const UNBACKED_PREFIX: &str =
+    "Not backed by any tool result (no tool call succeeded in this attempt):";
+
+/// How one attempt ended.
+enum Attempted {
+    Result(ExecutionResult),
+    /// The task was cancelled: nothing more is published for it.
+    Cancelled,
+}
+
+/// One running sub-task.
+pub(super) struct Worker {
+    pub shared: Arc<Shared>,
+    pub subtask: SubTask,
+    pub ctx: ToolContext,
+    /// The end of the sub-task's time budget.
+    pub deadline: Instant,
+}
+
+impl Worker {
+    /// Runs attempts until R4a closes the sub-task. `None` when the task was cancelled.
+    pub async fn run(self) -> Option<SubTaskClosed> {
+        let cancel = self.ctx.cancel.clone();
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => None,
+            closed = self.fast_loop() => closed,
+        }
+    }
+
+    async fn fast_loop(mut self) -> Option<SubTaskClosed> {
+        let mut correction: Option<CorrectionSignal> = None;
+        let mut attempt = 1;
+        loop {
+            if self.ctx.cancel.is_cancelled() {
+                return None;
+            }
+            self.ctx.attempt = attempt;
+            let first_record = self.ctx.history.len();
+            let result = match tokio::time::timeout_at(
+                self.deadline,
+                self.attempt(attempt, correction.as_ref()),
+            )
+            .await
+            {
+                Ok(Attempted::Result(r)) => r,
+                Ok(Attempted::Cancelled) => return None,
+                Err(_elapsed) => self.result(
+                    attempt,
+                    ExecutionStatus::Failed,
+                    format!(
+                        "the sub-task's time budget ({} s) ran out during attempt {attempt}; \
+                         the attempt was stopped",
+                        self.shared.time_budget.as_secs()
+                    ),
+                    first_record,
+                ),
+            };
+            if self.ctx.cancel.is_cancelled() {
+                return None;
+            }
+            let pending = self
+                .shared
+                .bus
+                .request(Role::AgentValidator, result.clone());
+            // R4a answers every request (its own model call is bounded); the bound here
+            // only matters if R4a is gone, and then the sub-task fails honestly so the
+            // dispatcher's group still ends.
+            let reply_by = self.deadline.max(Instant::now()) + self.shared.reply_grace;
+            let reply = match tokio::time::timeout_at(reply_by, pending).await {
+                Ok(Ok(env)) => env,
+                Ok(Err(_closed)) => return Some(self.failed("the bus closed")),
+                Err(_elapsed) => {
+                    return Some(self.failed(&format!(
+                        "the validator did not answer attempt {attempt} within the time budget"
+                    )));
+                }
+            };
+            match &reply.message {
+                Message::CorrectionSignal(c) if reply.from == Role::AgentValidator => {
+                    tracing::debug!(subtask = %self.subtask.subtask_id, attempt,
+                        what_to_do = %c.what_to_do, "correction received");
+                    correction = Some(c.clone());
+                    attempt += 1;
+                }
+                Message::SubTaskClosed(c) if reply.from == Role::AgentValidator => {
+                    return Some(c.clone());
+                }
+                other => {
+                    tracing::warn!(from = %reply.from, kind = other.kind().name(),
+                        "unexpected reply to an ExecutionResult");
+                    return Some(self.failed("the validator's reply was not a verdict"));
+                }
+            }
+        }
+    }
+
+    /// A failed close the executor reports itself (R4a could not).
+    fn failed(&self, why: &str) -> SubTaskClosed {
+        tracing::warn!(subtask = %self.subtask.subtask_id, why, "sub-task failed without a verdict");
+        SubTaskClosed {
+            subtask_id: self.subtask.subtask_id,
+            parent_task_id: self.subtask.parent_task_id.clone(),
+            status: SubTaskStatus::Failed,
+            output: serde_json::Value::Null,
+        }
+    }
+
+    fn records_since(&self, first_record: usize) -> Vec<ToolCallRecord> {
+        self.ctx
+            .history
+            .records()
+            .into_iter()
+            .skip(first_record)
+            .collect()
+    }
+
+    fn result(
+        &self,
+        attempt: u32,
+        status: ExecutionStatus,
+        output: String,
+        first_record: usize,
+    ) -> ExecutionResult {
+        ExecutionResult {
+            subtask_id: self.subtask.subtask_id,
+            parent_task_id: self.subtask.parent_task_id.clone(),
+            status,
+            output,
+            tool_calls: self.records_since(first_record),
+            attempt,
+        }
+    }
+
+    /// One attempt: at most `max_steps` model turns.
+    async fn attempt(&self, attempt: u32, correction: Option<&CorrectionSignal>) -> Attempted {
+        let shared = &self.shared;
+        let first_record = self.ctx.history.len();
+        let system = system_prompt(
+            &shared.specs,
+            shared.clock.now(),
+            &shared.config.workspace,
+            &shared.config.home,
+        );
+        let call_ctx =
+            CallCtx::for_task(self.subtask.parent_task_id.clone(), self.ctx.cancel.clone());
+        let max_steps = shared.max_steps.max(1);
+        let mut observed: Vec<Observed> = Vec::new();
+        let mut nudge: Option<&str> = None;
+        let mut nudged = false;
+        for step in 1..=max_steps {
+            if self.ctx.cancel.is_cancelled() {
+                return Attempted::Cancelled;
+            }
+            let user = state_prompt(&self.subtask, correction, &observed, nudge, step, max_steps);
+            let request = ChatRequest::new(system.clone(), user).temperature(0.0);
+            let specs = &shared.specs;
+            let reply = shared
+                .llm
+                .structured_checked::<NextStep, _>(&call_ctx, &request, |s| {
+                    s.action(specs).map(|_| ())
+                })
+                .await;
+            let action = match reply.map(|s| s.value.action(specs)) {
+                Ok(Ok(action)) => action,
+                Ok(Err(problem)) => {
+                    // The check above already passed this reply; kept honest regardless.
+                    return Attempted::Result(self.result(
+                        attempt,
+                        ExecutionStatus::Failed,
+                        format!("the executor's model gave no usable next step: {problem}"),
+                        first_record,
+                    ));
+                }
+                Err(LlmError::Cancelled) => return Attempted::Cancelled,
+                Err(e) => {
+                    return Attempted::Result(self.result(
+                        attempt,
+                        ExecutionStatus::Failed,
+                        format!("the executor's model call failed at step {step}: {e}"),
+                        first_record,
+                    ));
+                }
+            };
+            nudge = None;
+            match action {
+                Action::CallTool { tool, input } => {
+                    let result = shared.toolbox.call(&self.ctx, tool, input).await;
+                    if self.ctx.cancel.is_cancelled() {
+                        return Attempted::Cancelled;
+                    }
+                    observed.push(Observed::of(&result));
+                }
+                Action::Finish {
+                    status,
+                    output,
+                    summary,
+                } => {
+                    let records = self.records_since(first_record);
+                    let unbacked = status == FinishStatus::Completed && !any_ok(&records);
+                    if unbacked && !nudged && step < max_steps {
+                        nudged = true;
+                        nudge = Some(UNBACKED_NUDGE);
+                        continue;
+                    }
+                    let (status, output) = honest_finish(status, &output, &summary, &records);
+                    return Attempted::Result(self.result(attempt, status, output, first_record));
+                }
+            }
+        }
+        let records = self.records_since(first_record);
+        let (status, output) = step_capped(max_steps, &records, &observed);
+        Attempted::Result(self.result(attempt, status, output, first_record))
+    }
+}
+
+fn any_ok(records: &[ToolCallRecord]) -> bool {
+    records.iter().any(|r| r.status == ToolCallStatus::Ok)
+}
+
+/// The first Law 1 denial of the attempt, as the toolbox reported it.
+fn denial(records: &[ToolCallRecord]) -> Option<&ToolCallRecord> {
+    records.iter().find(|r| r.status == ToolCallStatus::Denied)
+}
+
+fn join_nonempty(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The status and output sent to R4a for a finish, under the honesty rules above.
+pub fn honest_finish(
+    status: FinishStatus,
+    output: &str,
+    summary: &str,
+    records: &[ToolCallRecord],
+) -> (ExecutionStatus, String) {
+    if let Some(denied) = denial(records) {
+        let reason = denied
+            .error
+            .clone()
+            .unwrap_or_else(|| format!("[LAW1] {} was not allowed", denied.tool));
+        return (
+            ExecutionStatus::Failed,
+            join_nonempty(&[&reason, summary, output]),
+        );
+    }
+    match status {
+        FinishStatus::Completed if !any_ok(records) => (
+            ExecutionStatus::Uncertain,
+            join_nonempty(&[UNBACKED_PREFIX, output, summary]),
+        ),
+        FinishStatus::Completed => (
+            ExecutionStatus::Completed,
+            if output.is_empty() {
+                summary.to_string()
+            } else {
+                output.to_string()
+            },
+        ),
+        FinishStatus::Uncertain | FinishStatus::Failed => {
+            (status.into(), join_nonempty(&[summary, output]))
+        }
+    }
+}
+
+/// The result of an attempt that used every turn without finishing.
+pub fn step_capped(
+    max_steps: u32,
+    records: &[ToolCallRecord],
+    observed: &[Observed],
+) -> (ExecutionStatus, String) {
+    let head = format!(
+        "Stopped after {max_steps} model turns without finishing ({} tool call(s), {} ok).",
+        records.len(),
+        records
+            .iter()
+            .filter(|r| r.status == ToolCallStatus::Ok)
+            .count()
+    );
+    if let Some(denied) = denial(records) {
+        let reason = denied.error.clone().unwrap_or_default();
+        return (ExecutionStatus::Failed, join_nonempty(&[&reason, &head]));
+    }
+    match observed
+        .iter()
+        .rev()
+        .find(|o| o.status == ToolCallStatus::Ok)
+    {
+        Some(latest) => (
+            ExecutionStatus::Uncertain,
+            format!(
+                "{head}\nLatest successful output ({} {}):\n{}",
+                latest.tool,
+                first_chars(&latest.input, 200),
+                first_chars(&latest.text, MAX_CAPPED_OUTPUT_CHARS)
+            ),
+        ),
+        None => (ExecutionStatus::Failed, head),
+    }
+}
+
+/// How long a worker waits for R4a beyond the sub-task's budget: one judgement with its
+/// re-ask at the configured call timeout, and a margin.
+pub fn reply_grace(call_timeout: Duration) -> Duration {
+    call_timeout * 2 + Duration::from_secs(10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
+        ToolCallRecord {
+            tool: "shell".into(),
+            input: serde_json::json!({"command": "rm a"}),
+            target: "rm a".into(),
+            output_head: String::new(),
+            status,
+            error: error.map(Into::into),
+            duration_ms: 1,
+            confirmation: None,
+        }
+    }
+
+    #[test]
+    fn a_completed_claim_without_a_successful_call_goes_out_as_uncertain() {
+        let (status, output) = honest_finish(
+            FinishStatus::Completed,
+            "42",
+            "counted",
+            &[record(ToolCallStatus::Error, Some("No such file"))],
+        );
+        assert_eq!(status, ExecutionStatus::Uncertain);
+        assert!(output.starts_with(UNBACKED_PREFIX), "{output}");
+        assert!(output.contains("42"));
+        let (status, output) = honest_finish(
+            FinishStatus::Completed,
+            "42",
+            "counted",
+            &[record(ToolCallStatus::Ok, None)],
+        );
+        assert_eq!(
+            (status, output.as_str()),
+            (ExecutionStatus::Completed, "42")
+        );
+    }
+
+    #[test]
+    fn a_law1_denial_makes_the_attempt_fail_with_the_denial_first() {
+        let denied = record(
+            ToolCallStatus::Denied,
+            Some("[LAW1] The user denied it: delete a. Nothing was changed."),
+        );
+        let (status, output) = honest_finish(
+            FinishStatus::Completed,
+            "done",
+            "deleted it",
+            &[record(ToolCallStatus::Ok, None), denied],
+        );
+        assert_eq!(status, ExecutionStatus::Failed);
+        assert!(output.starts_with("[LAW1] The user denied it"), "{output}");
+    }
+
+    #[test]
+    fn honest_statuses_keep_the_summary_before_the_output() {
+        let (status, output) = honest_finish(FinishStatus::Failed, "", "no such folder", &[]);
+        assert_eq!(
+            (status, output.as_str()),
+            (ExecutionStatus::Failed, "no such folder")
+        );
+    }
+
+    #[test]
+    fn the_step_cap_is_uncertain_with_the_latest_output_or_failed_without_any() {
+        let ok = Observed {
+            tool: "shell".into(),
+            input: "ls".into(),
+            status: ToolCallStatus::Ok,
+            text: "a.txt".into(),
+        };
+        let (status, output) = step_capped(3, &[record(ToolCallStatus::Ok, None)], &[ok]);
+        assert_eq!(status, ExecutionStatus::Uncertain);
+        assert!(
+            output.starts_with("Stopped after 3 model turns"),
+            "{output}"
+        );
+        assert!(output.ends_with("a.txt"), "{output}");
+        let (status, _) = step_capped(3, &[], &[]);
+        assert_eq!(status, ExecutionStatus::Failed);
+    }
+}
