@@ -5,6 +5,7 @@ mod auditor;
 mod bus;
 mod contracts;
 mod dispatcher;
+mod executor;
 mod ggs;
 mod law1;
 mod llm;

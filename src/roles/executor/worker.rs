@@ -243,7 +243,10 @@ impl Worker {
                     summary,
                 } => {
                     let records = self.records_since(first_record);
-                    let unbacked = status == FinishStatus::Completed && !any_ok(&records);
+                    // A denial settles the attempt (failed) before any push-back.
+                    let unbacked = status == FinishStatus::Completed
+                        && !any_ok(&records)
+                        && denial(&records).is_none();
                     if unbacked && !nudged && step < max_steps {
                         nudged = true;
                         nudge = Some(UNBACKED_NUDGE);
