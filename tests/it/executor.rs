@@ -69,11 +69,15 @@ async fn effectors(script: Script, tweak: impl FnOnce(&mut Config)) -> Effectors
 
 /// Starts the dispatcher, `r4a` and R3 on the rig's bus.
 fn spawn_roles(rig: &Rig, r4a: AgentValidator) {
+    spawn_roles_with(rig, r4a, |r3| r3);
+}
+
+fn spawn_roles_with(rig: &Rig, r4a: AgentValidator, tweak: impl FnOnce(Executor) -> Executor) {
     let dispatcher = rig.dispatcher();
     let completions = dispatcher.completions();
     dispatcher.spawn();
     r4a.spawn();
-    Executor::new(
+    let r3 = Executor::new(
         Arc::new(rig.config.clone()),
         &rig.bus,
         &rig.llm,
@@ -81,8 +85,8 @@ fn spawn_roles(rig: &Rig, r4a: AgentValidator) {
         rig.clock.clone(),
         completions,
     )
-    .expect("R3 runs on the tool tier")
-    .spawn();
+    .expect("R3 runs on the tool tier");
+    tweak(r3).spawn();
 }
 
 impl Effectors {
@@ -580,4 +584,30 @@ async fn a_close_published_by_the_validator_stops_the_worker_and_ends_the_group(
         other => panic!("expected a halt, got {:?}", other.kind()),
     }
     assert_eq!(rig.calls_from(Role::Executor), 1);
+}
+
+#[tokio::test]
+async fn the_time_budget_stops_a_hanging_attempt_and_the_sub_task_fails_as_timed_out() {
+    let rig = Rig::with(Script::new().role(Role::Executor, [Step::hang()]), |_| {}).await;
+    let mut r4b = rig.bus.subscribe(Role::MetaValidator);
+    spawn_roles_with(&rig, rig.agent_validator(), |r3| {
+        r3.with_time_budget(Duration::from_millis(800))
+    });
+    let task = TaskId::mint();
+    let a = subtask(&task, 1, "wait for the model", &["c"]);
+    let r2 = rig.bus.handle(Role::Planner);
+    r2.publish(Role::Dispatcher, manifest(&task, 0, &[&a], &["done"]));
+    r2.publish(Role::Dispatcher, a.clone());
+
+    let outcome = match &next(&mut r4b).await.message {
+        Message::SubTaskOutcome(o) => o.clone(),
+        other => panic!("expected an outcome, got {:?}", other.kind()),
+    };
+    assert_eq!(outcome.status, SubTaskStatus::Failed);
+    let reason = outcome.failure_reason.unwrap_or_default();
+    assert!(reason.contains("timed out"), "{reason}");
+    assert_eq!(
+        outcome.gap_trajectory[0].failure_class,
+        Some(MixedFailureClass::Environmental)
+    );
 }

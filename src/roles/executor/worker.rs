@@ -95,9 +95,9 @@ impl Worker {
                     attempt,
                     ExecutionStatus::Failed,
                     format!(
-                        "the sub-task's time budget ({} s) ran out during attempt {attempt}; \
-                         the attempt was stopped",
-                        self.shared.time_budget.as_secs()
+                        "timed out: the sub-task's time budget ({} s) ran out during attempt \
+                         {attempt}; the attempt was stopped",
+                        self.shared.time_budget.as_secs_f64()
                     ),
                     first_record,
                 ),
