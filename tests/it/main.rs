@@ -6,6 +6,7 @@ mod bus;
 mod cli;
 mod contracts;
 mod dispatcher;
+mod executor;
 mod ggs;
 mod law1;
 mod llm;

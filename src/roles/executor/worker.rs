@@ -95,9 +95,9 @@ impl Worker {
                     attempt,
                     ExecutionStatus::Failed,
                     format!(
-                        "the sub-task's time budget ({} s) ran out during attempt {attempt}; \
-                         the attempt was stopped",
-                        self.shared.time_budget.as_secs()
+                        "timed out: the sub-task's time budget ({} s) ran out during attempt \
+                         {attempt}; the attempt was stopped",
+                        self.shared.time_budget.as_secs_f64()
                     ),
                     first_record,
                 ),
@@ -243,7 +243,10 @@ impl Worker {
                     summary,
                 } => {
                     let records = self.records_since(first_record);
-                    let unbacked = status == FinishStatus::Completed && !any_ok(&records);
+                    // A denial settles the attempt (failed) before any push-back.
+                    let unbacked = status == FinishStatus::Completed
+                        && !any_ok(&records)
+                        && denial(&records).is_none();
                     if unbacked && !nudged && step < max_steps {
                         nudged = true;
                         nudge = Some(UNBACKED_NUDGE);

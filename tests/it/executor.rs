@@ -1,0 +1,613 @@
+//! R3 over a real bus with the real dispatcher, the real R4a and the real toolbox on
+//! temp dirs; both models are scripted over real HTTP. The test plays R2 (publishes the
+//! plan) and the user (confirmations, cancellation), and reads R4b's inbox and a tap.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use artoo::bus::{Envelope, Inbox, Tap, TapEvent};
+use artoo::config::Config;
+use artoo::contracts::*;
+use artoo::laws::{ConfirmationPolicy, ConfirmationResponder};
+use artoo::roles::agent_validator::AgentValidator;
+use artoo::roles::dispatcher::PRIOR_OUTPUTS_HEADING;
+use artoo::roles::executor::Executor;
+use artoo::roles::executor::worker::UNBACKED_PREFIX;
+use artoo::testkit::{Script, Step};
+use serde_json::{Value, json};
+
+use super::dispatcher::{Rig, fail_for, manifest, next, pass_for, subtask};
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+/// R3's reply calling one tool.
+fn tool(name: &str, input: Value) -> Step {
+    Step::reply(
+        json!({"evidence": "as shown", "next": "call_tool", "tool": name, "tool_input": input})
+            .to_string(),
+    )
+}
+
+fn shell(command: &str) -> Step {
+    tool("shell", json!({ "command": command }))
+}
+
+/// R3's reply finishing the attempt.
+fn finish(status: &str, output: &str, summary: &str) -> Step {
+    Step::reply(
+        json!({"evidence": "[1] as shown", "next": "finish", "output": output,
+               "status": status, "summary": summary})
+        .to_string(),
+    )
+}
+
+/// The roles of the effectors side, running: dispatcher, R4a and R3.
+struct Effectors {
+    rig: Rig,
+    r4b: Inbox,
+    tap: Tap,
+    /// A folder inside the temp dirs for the tools to work on.
+    dir: PathBuf,
+}
+
+async fn effectors(script: Script, tweak: impl FnOnce(&mut Config)) -> Effectors {
+    let rig = Rig::with(script, tweak).await;
+    std::fs::create_dir_all(&rig.config.workspace).expect("workspace");
+    let dir = rig.config.workspace.join("files");
+    std::fs::create_dir_all(&dir).expect("files dir");
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(dir.join(name), name).expect("file");
+    }
+    let r4b = rig.bus.subscribe(Role::MetaValidator);
+    let tap = rig.bus.tap("executor-test", 10_000);
+    spawn_roles(&rig, rig.agent_validator());
+    Effectors { rig, r4b, tap, dir }
+}
+
+/// Starts the dispatcher, `r4a` and R3 on the rig's bus.
+fn spawn_roles(rig: &Rig, r4a: AgentValidator) {
+    spawn_roles_with(rig, r4a, |r3| r3);
+}
+
+fn spawn_roles_with(rig: &Rig, r4a: AgentValidator, tweak: impl FnOnce(Executor) -> Executor) {
+    let dispatcher = rig.dispatcher();
+    let completions = dispatcher.completions();
+    dispatcher.spawn();
+    r4a.spawn();
+    let r3 = Executor::new(
+        Arc::new(rig.config.clone()),
+        &rig.bus,
+        &rig.llm,
+        rig.cancellations.clone(),
+        rig.clock.clone(),
+        completions,
+    )
+    .expect("R3 runs on the tool tier");
+    tweak(r3).spawn();
+}
+
+impl Effectors {
+    fn plan(&self, subtasks: &[&SubTask]) {
+        let task = &subtasks[0].parent_task_id;
+        let r2 = self.rig.bus.handle(Role::Planner);
+        r2.publish(Role::Dispatcher, manifest(task, 0, subtasks, &["done"]));
+        for s in subtasks {
+            r2.publish(Role::Dispatcher, (*s).clone());
+        }
+    }
+
+    /// The next `SubTaskOutcome` R4b receives.
+    async fn outcome(&mut self) -> SubTaskOutcome {
+        loop {
+            let env = next(&mut self.r4b).await;
+            if let Message::SubTaskOutcome(o) = &env.message {
+                return o.clone();
+            }
+        }
+    }
+
+    /// Every envelope on the bus so far.
+    fn seen(&mut self) -> Vec<Arc<Envelope>> {
+        let mut out = Vec::new();
+        while let Some(event) = self.tap.try_recv() {
+            if let TapEvent::Message(env) = event {
+                out.push(env);
+            }
+        }
+        out
+    }
+
+    /// The user prompt of every R3 model request, in order.
+    fn r3_prompts(&self) -> Vec<String> {
+        self.rig
+            .server
+            .requests_from(Role::Executor)
+            .iter()
+            .map(|r| {
+                r.messages()
+                    .into_iter()
+                    .filter(|(role, _)| role == "user")
+                    .map(|(_, content)| content)
+                    .next_back()
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+fn results(seen: &[Arc<Envelope>]) -> Vec<ExecutionResult> {
+    seen.iter()
+        .filter_map(|e| match &e.message {
+            Message::ExecutionResult(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn task_subtask(dir: &Path, intent: &str, criterion: &str) -> SubTask {
+    let mut s = subtask(&TaskId::mint(), 1, intent, &[criterion]);
+    s.context = format!("The folder is {}.", dir.display());
+    s
+}
+
+// ---------------------------------------------------------------------------------------
+// The tool loop
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn one_tool_call_then_a_finish_reaches_the_validator_with_its_record() {
+    let intent = "list the files";
+    let criterion = "the output names a.txt, b.txt and c.txt";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
+        |_| {},
+    )
+    .await;
+    let ls = format!("ls -1 {}", fx.dir.display());
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            shell(&ls),
+            finish("completed", "a.txt\nb.txt\nc.txt", "Listed 3 files."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched);
+    assert_eq!(outcome.output, json!("a.txt\nb.txt\nc.txt"));
+    let sent = results(&fx.seen());
+    assert_eq!(sent.len(), 1);
+    let r = &sent[0];
+    assert_eq!((r.attempt, r.status), (1, ExecutionStatus::Completed));
+    assert_eq!(r.tool_calls.len(), 1);
+    let call = &r.tool_calls[0];
+    assert_eq!(
+        (call.tool.as_str(), call.status),
+        ("shell", ToolCallStatus::Ok)
+    );
+    assert_eq!(call.input, json!({ "command": ls }));
+    assert!(call.output_head.contains("b.txt"), "{call:?}");
+    // Exactly one model turn per tool step plus the finish; the second saw the result.
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 2);
+    assert!(prompts[0].contains("(none yet"), "{}", prompts[0]);
+    assert!(
+        prompts[1].contains("[1] shell") && prompts[1].contains("c.txt"),
+        "{}",
+        prompts[1]
+    );
+    let system = &fx.rig.server.requests_from(Role::Executor)[0].messages()[0].1;
+    assert!(system.contains("Law 0 — Never deceive"), "{system}");
+    assert!(system.contains(&fx.rig.config.workspace.display().to_string()));
+}
+
+#[tokio::test]
+async fn malformed_model_output_is_re_asked_once_then_the_attempt_fails_honestly() {
+    let mut fx = effectors(Script::new(), |_| {}).await;
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            Step::reply("I will now list the files for you."),
+            Step::reply("{\"next\": \"call_tool\", \"tool\": \"cloc\", \"tool_input\": {}}"),
+        ],
+    );
+    let s = task_subtask(&fx.dir, "count the files", "the output is 3");
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Failed);
+    let sent = results(&fx.seen());
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].status, ExecutionStatus::Failed);
+    assert!(sent[0].tool_calls.is_empty());
+    assert!(
+        sent[0].output.contains("model call failed") && sent[0].output.contains("no tool \"cloc\""),
+        "{}",
+        sent[0].output
+    );
+    // The bad reply was re-asked once, and nothing was judged by a model.
+    assert_eq!(fx.rig.calls_from(Role::Executor), 2);
+    assert_eq!(fx.rig.calls_from(Role::AgentValidator), 0);
+}
+
+#[tokio::test]
+async fn the_step_cap_ends_the_attempt_with_what_was_done() {
+    let intent = "find the largest file";
+    let criterion = "the output names the largest file";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [fail_for(intent, criterion)]),
+        |c| {
+            c.budgets.executor_max_steps = 3;
+            c.budgets.max_retries = 0;
+        },
+    )
+    .await;
+    let d = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            shell(&format!("ls {d}")),
+            shell(&format!("ls -a {d}")),
+            shell(&format!("ls -l {d}")),
+            // Never asked for: the cap comes first.
+            finish("completed", "c.txt", "found it"),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Failed);
+    let sent = results(&fx.seen());
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].status, ExecutionStatus::Uncertain);
+    assert_eq!(sent[0].tool_calls.len(), 3);
+    assert!(
+        sent[0].output.starts_with("Stopped after 3 model turns"),
+        "{}",
+        sent[0].output
+    );
+    assert!(sent[0].output.contains("a.txt"), "{}", sent[0].output);
+    assert_eq!(fx.rig.calls_from(Role::Executor), 3);
+    assert!(fx.r3_prompts()[2].contains("This is your last step"));
+}
+
+#[tokio::test]
+async fn a_completed_claim_without_a_successful_call_is_pushed_back_then_sent_as_uncertain() {
+    let intent = "count the files";
+    let criterion = "the output is 3";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [fail_for(intent, criterion)]),
+        |c| c.budgets.max_retries = 0,
+    )
+    .await;
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            finish("completed", "3", "There are 3 files."),
+            finish("completed", "3", "There are 3 files."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Failed);
+    let sent = results(&fx.seen());
+    assert_eq!(sent[0].status, ExecutionStatus::Uncertain);
+    assert!(
+        sent[0].output.starts_with(UNBACKED_PREFIX),
+        "{}",
+        sent[0].output
+    );
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 2);
+    assert!(
+        prompts[1].contains("Your finish was not accepted"),
+        "{}",
+        prompts[1]
+    );
+}
+
+#[tokio::test]
+async fn a_correction_is_honoured_on_the_next_attempt() {
+    let intent = "list the files with their sizes";
+    let criterion = "each file is listed with its size";
+    let remedy = "run ls -l so each line carries the size";
+    let mut fx = effectors(
+        Script::new().role(
+            Role::AgentValidator,
+            [
+                Step::reply(super::dispatcher::verdict(
+                    vec![super::dispatcher::judged(
+                        criterion,
+                        false,
+                        "[1] names only",
+                        Some("logical"),
+                    )],
+                    "[1] printed names without sizes",
+                    remedy,
+                )),
+                pass_for(intent, criterion),
+            ],
+        ),
+        |_| {},
+    )
+    .await;
+    let d = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            shell(&format!("ls {d}")),
+            finish("completed", "a.txt b.txt c.txt", "listed"),
+            shell(&format!("ls -l {d}")),
+            finish(
+                "completed",
+                "a.txt 5\nb.txt 5\nc.txt 5",
+                "listed with sizes",
+            ),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched);
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 4);
+    assert!(!prompts[0].contains("What to do now"));
+    assert!(
+        prompts[2].contains(&format!("What to do now: {remedy}")),
+        "{}",
+        prompts[2]
+    );
+    assert!(
+        prompts[2].contains(&format!("- shell: ls {d}")),
+        "{}",
+        prompts[2]
+    );
+    let sent = results(&fx.seen());
+    assert_eq!(
+        sent.iter().map(|r| r.attempt).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    // Each result carries the calls of its own attempt only.
+    assert_eq!(sent[1].tool_calls.len(), 1);
+    assert_eq!(sent[1].tool_calls[0].target, format!("ls -l {d}"));
+}
+
+// ---------------------------------------------------------------------------------------
+// MUST NOT and Law 1
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn blocked_tools_and_targets_are_refused_in_code() {
+    let mut fx = effectors(Script::new(), |_| {}).await;
+    let secret = fx.dir.join("a.txt");
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            shell("ls"),
+            tool("read_file", json!({ "path": secret.display().to_string() })),
+            finish("failed", "", "both ways are forbidden"),
+        ],
+    );
+    let mut s = task_subtask(&fx.dir, "read a.txt", "the output holds the text of a.txt");
+    s.blocked_tools = vec!["shell".into()];
+    s.blocked_targets = vec![secret.display().to_string()];
+    fx.plan(&[&s]);
+
+    assert_eq!(fx.outcome().await.status, SubTaskStatus::Failed);
+    let sent = results(&fx.seen());
+    let calls = &sent[0].tool_calls;
+    assert_eq!(
+        calls.iter().map(|c| c.status).collect::<Vec<_>>(),
+        vec![ToolCallStatus::Refused, ToolCallStatus::Refused]
+    );
+    assert!(
+        calls[0]
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("MUST NOT"),
+        "{calls:?}"
+    );
+    // The model was shown why.
+    assert!(fx.r3_prompts()[1].contains("REFUSED"));
+}
+
+#[tokio::test]
+async fn a_confirm_tools_tool_asks_the_user_and_a_denial_fails_honestly() {
+    let mut fx = effectors(Script::new(), |_| {}).await;
+    let user =
+        ConfirmationResponder::spawn(&fx.rig.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let root = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("glob", json!({ "pattern": "*.txt", "root": root })),
+            // A model that claims success anyway.
+            finish("completed", "a.txt b.txt c.txt", "found them"),
+        ],
+    );
+    let mut s = task_subtask(
+        &fx.dir,
+        "find the text files",
+        "the output names the .txt files",
+    );
+    s.confirm_tools = vec!["glob".into()];
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Failed);
+    let asked = user.requests();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].tool, "glob");
+    assert!(asked[0].reversible, "{:?}", asked[0]);
+    assert!(asked[0].description.contains("Caution"), "{:?}", asked[0]);
+    let sent = results(&fx.seen());
+    assert_eq!(sent[0].status, ExecutionStatus::Failed);
+    assert!(sent[0].output.starts_with("[LAW1]"), "{}", sent[0].output);
+    assert_eq!(sent[0].tool_calls[0].status, ToolCallStatus::Denied);
+    assert_eq!(sent[0].tool_calls[0].confirmation, Some(Decision::Deny));
+    // Failed at once, without a judgement and without a retry.
+    assert_eq!(fx.rig.calls_from(Role::AgentValidator), 0);
+    assert_eq!(fx.rig.calls_from(Role::Executor), 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// Ends: cancellation, closes, the next group
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn cancelling_mid_attempt_stops_the_tool_and_nothing_follows() {
+    let mut fx = effectors(Script::new(), |_| {}).await;
+    let marker = fx.dir.join("marker");
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            shell(&format!("sleep 2 && touch {}", marker.display())),
+            finish("completed", "done", "done"),
+        ],
+    );
+    let s = task_subtask(&fx.dir, "touch the marker", "the marker exists");
+    fx.plan(&[&s]);
+    fx.rig.server.wait_for_requests(1).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    fx.rig.cancel(&s.parent_task_id);
+    let cancelled_seq = loop {
+        match fx.tap.recv().await {
+            Some(TapEvent::Message(env)) if matches!(env.message, Message::TaskCancelled(_)) => {
+                break env.seq;
+            }
+            Some(_) => {}
+            None => panic!("the bus closed"),
+        }
+    };
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        !marker.exists(),
+        "the command was stopped before it finished"
+    );
+    let after: Vec<_> = fx
+        .seen()
+        .into_iter()
+        .filter(|e| e.seq > cancelled_seq && e.from == Role::Executor)
+        .map(|e| e.message.kind())
+        .collect();
+    assert!(after.is_empty(), "R3 published after the cancel: {after:?}");
+    assert_eq!(fx.rig.calls_from(Role::Executor), 1);
+    while let Some(env) = fx.r4b.try_recv() {
+        assert!(
+            matches!(env.message, Message::TaskCancelled(_)),
+            "R4b got {:?} for a cancelled task",
+            env.message.kind()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_closed_sub_task_reaches_the_dispatcher_which_releases_the_next_group() {
+    let (first, second) = ("print the first word", "repeat the first word");
+    let criterion = "the output holds the word";
+    let mut fx = effectors(
+        Script::new().role(
+            Role::AgentValidator,
+            [pass_for(first, criterion), pass_for(second, criterion)],
+        ),
+        |_| {},
+    )
+    .await;
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            shell("echo pelican"),
+            finish("completed", "pelican", "printed it"),
+            shell("echo pelican again"),
+            finish("completed", "pelican again", "repeated it"),
+        ],
+    );
+    let task = TaskId::mint();
+    let a = subtask(&task, 1, first, &[criterion]);
+    let b = subtask(&task, 2, second, &[criterion]);
+    fx.plan(&[&a, &b]);
+
+    assert_eq!(fx.outcome().await.status, SubTaskStatus::Matched);
+    let later = fx.outcome().await;
+    assert_eq!(
+        (later.subtask_id, later.status),
+        (b.subtask_id, SubTaskStatus::Matched)
+    );
+    // The second group saw the first group's output in its context.
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 4);
+    assert!(
+        prompts[2].contains(PRIOR_OUTPUTS_HEADING) && prompts[2].contains("pelican"),
+        "{}",
+        prompts[2]
+    );
+}
+
+#[tokio::test]
+async fn a_close_published_by_the_validator_stops_the_worker_and_ends_the_group() {
+    let rig = Rig::with(Script::new().role(Role::Executor, [Step::hang()]), |_| {}).await;
+    let mut r4b = rig.bus.subscribe(Role::MetaValidator);
+    spawn_roles(
+        &rig,
+        rig.agent_validator()
+            .with_attempt_timeout(Duration::from_millis(500)),
+    );
+    let task = TaskId::mint();
+    let a = subtask(&task, 1, "wait for the model", &["c"]);
+    let b = subtask(&task, 2, "never runs", &["c"]);
+    let r2 = rig.bus.handle(Role::Planner);
+    r2.publish(Role::Dispatcher, manifest(&task, 0, &[&a, &b], &["done"]));
+    r2.publish(Role::Dispatcher, a.clone());
+    r2.publish(Role::Dispatcher, b.clone());
+
+    let outcome = match &next(&mut r4b).await.message {
+        Message::SubTaskOutcome(o) => o.clone(),
+        other => panic!("expected an outcome, got {:?}", other.kind()),
+    };
+    assert_eq!(
+        (outcome.subtask_id, outcome.status),
+        (a.subtask_id, SubTaskStatus::Failed)
+    );
+    // The dispatcher learned of the close through R3 and halted the later group.
+    match &next(&mut r4b).await.message {
+        Message::DispatchHalted(h) => assert_eq!(h.skipped, vec![b.subtask_id]),
+        other => panic!("expected a halt, got {:?}", other.kind()),
+    }
+    assert_eq!(rig.calls_from(Role::Executor), 1);
+}
+
+#[tokio::test]
+async fn the_time_budget_stops_a_hanging_attempt_and_the_sub_task_fails_as_timed_out() {
+    let rig = Rig::with(Script::new().role(Role::Executor, [Step::hang()]), |_| {}).await;
+    let mut r4b = rig.bus.subscribe(Role::MetaValidator);
+    spawn_roles_with(&rig, rig.agent_validator(), |r3| {
+        r3.with_time_budget(Duration::from_millis(800))
+    });
+    let task = TaskId::mint();
+    let a = subtask(&task, 1, "wait for the model", &["c"]);
+    let r2 = rig.bus.handle(Role::Planner);
+    r2.publish(Role::Dispatcher, manifest(&task, 0, &[&a], &["done"]));
+    r2.publish(Role::Dispatcher, a.clone());
+
+    let outcome = match &next(&mut r4b).await.message {
+        Message::SubTaskOutcome(o) => o.clone(),
+        other => panic!("expected an outcome, got {:?}", other.kind()),
+    };
+    assert_eq!(outcome.status, SubTaskStatus::Failed);
+    let reason = outcome.failure_reason.unwrap_or_default();
+    assert!(reason.contains("timed out"), "{reason}");
+    assert_eq!(
+        outcome.gap_trajectory[0].failure_class,
+        Some(MixedFailureClass::Environmental)
+    );
+}
