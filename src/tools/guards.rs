@@ -125,25 +125,43 @@ fn contains_token(hay: &str, needle: &str) -> bool {
     false
 }
 
-/// A refusal when the call names a blocked target (path, query or command).
-pub fn blocked_target(prepared: &Prepared, blocked: &[String], home: &Path) -> Option<String> {
+/// The first of `needles` the call names as a whole token (paths with `~` expanded).
+fn named_target<'a>(prepared: &Prepared, needles: &'a [String], home: &Path) -> Option<&'a str> {
     let texts: Vec<String> = call_texts(prepared)
         .iter()
         .map(|t| expand_home(t, home))
         .collect();
-    for b in blocked {
+    needles.iter().map(String::as_str).find(|b| {
         let needle = expand_home(b.trim(), home);
         let needle = needle.trim_end_matches('/');
-        if needle.is_empty() {
-            continue;
-        }
-        if texts.iter().any(|t| contains_token(t, needle)) {
-            return Some(format!(
-                "Refused: the plan forbids the target `{b}` for this task (MUST NOT): it failed before. Choose a different target or approach."
-            ));
-        }
+        !needle.is_empty() && texts.iter().any(|t| contains_token(t, needle))
+    })
+}
+
+/// A refusal when the call names a blocked target (path, query or command).
+pub fn blocked_target(prepared: &Prepared, blocked: &[String], home: &Path) -> Option<String> {
+    named_target(prepared, blocked, home).map(|b| {
+        format!(
+            "Refused: the plan forbids the target `{b}` for this task (MUST NOT): it failed before. Choose a different target or approach."
+        )
+    })
+}
+
+/// A refusal when the call names artoo's own data directory (memory, the audit log, task
+/// logs, settings): no role may read or write it — the audit log is evidence about the
+/// agents, so the agents must not reach it.
+pub fn app_data(prepared: &Prepared, data_dir: &Path, home: &Path) -> Option<String> {
+    let mut forms = vec![data_dir.to_string_lossy().into_owned()];
+    if let Ok(rel) = data_dir.strip_prefix(home) {
+        forms.push(format!("~/{}", rel.to_string_lossy()));
+        forms.push(format!("$HOME/{}", rel.to_string_lossy()));
     }
-    None
+    named_target(prepared, &forms, home).map(|_| {
+        format!(
+            "Refused: `{}` holds artoo's own memory, audit log and task logs; no tool may read or change it. Work on the user's files instead.",
+            data_dir.display()
+        )
+    })
 }
 
 /// The message for a call identical to call `n` of this sub-task.
@@ -520,5 +538,28 @@ mod tests {
         assert!(blocked_target(&p, &["~/Downloads/movies".into()], home).is_some());
         assert!(blocked_target(&p, &["~/Down".into()], home).is_none());
         assert!(blocked_target(&p, &["movie".into()], home).is_none());
+    }
+
+    #[test]
+    fn the_apps_own_data_directory_is_off_limits_in_any_spelling() {
+        let call = |command: &str| Prepared {
+            tool: "shell",
+            input: serde_json::json!({ "command": command }),
+            target: command.into(),
+            action: None,
+            note: None,
+            approved: false,
+        };
+        let (home, data) = (Path::new("/home/u"), Path::new("/home/u/.artoo"));
+        for command in [
+            "rm -rf ~/.artoo/audit",
+            "cat /home/u/.artoo/memory.leveldb/CURRENT",
+            "ls $HOME/.artoo",
+        ] {
+            assert!(app_data(&call(command), data, home).is_some(), "{command}");
+        }
+        for command in ["ls ~/.artoo_old", "ls ~/artoo_workspace", "echo artoo"] {
+            assert!(app_data(&call(command), data, home).is_none(), "{command}");
+        }
     }
 }

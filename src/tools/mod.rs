@@ -563,6 +563,9 @@ impl Toolbox {
         {
             return (Some(prepared), refuse(reason), None);
         }
+        if let Some(reason) = guards::app_data(&prepared, &ctx.config.data_dir, &ctx.config.home) {
+            return (Some(prepared), refuse(reason), None);
+        }
         if let Some((n, earlier)) = ctx.history.identical(prepared.tool, &prepared.input) {
             return (
                 Some(prepared),
