@@ -1,210 +1,68 @@
-// The command surface the desktop shell (src-tauri) implements, and the shapes its
-// commands return that are not bus contracts. Bus contracts come from contracts.ts,
-// generated from Rust; these DTOs are the shell's, listed here so the shell implements
-// exactly them (docs/ui.md). When the shell lands, tauri-specta's bindings.ts generates
-// the same names from its Rust DTOs and replaces this file.
+// The command surface of the desktop shell (src-tauri). Every DTO below is GENERATED from
+// the shell's Rust types into ./bindings.ts by tauri-specta (CI fails when that file
+// drifts); this module names them for the views and keeps the typed command map the
+// backends implement. The map is checked against the generated commands at compile time
+// (see the end of this file), so a changed command breaks `npm run typecheck`.
 
+import type {
+  commands as generatedCommands,
+  SettingsUpdate_Deserialize,
+} from './bindings';
 import type {
   AuditReport,
   Decision,
-  Envelope,
   Level,
-  Loss,
   Megram,
   MegramId,
-  MessageKind,
-  Potentials,
-  RecalledConstraint,
   ReportId,
   RequestId,
-  Role,
-  Settings,
-  Settings_Deserialize,
   TaskId,
 } from './contracts';
+import type {
+  AuditEventFilter,
+  AuditEventPage,
+  ChainVerification,
+  ForgetTarget,
+  MemoryGroupDetail,
+  MemoryMap,
+  PanelFocus,
+  PanelTab,
+  ProviderPreset,
+  SettingsView,
+  TaskReplay,
+  TaskRun,
+} from './bindings';
 
-/** A tab of the panels window. */
-export type PanelTab = 'tasks' | 'memory' | 'audit' | 'settings';
+export type {
+  AnomalyKind,
+  AuditEvent,
+  AuditEventFilter,
+  AuditEventPage,
+  ChainVerification,
+  ForgetTarget,
+  KeyChange,
+  KeychainInfo,
+  KeyStatus,
+  MegramView,
+  MemoryGroup,
+  MemoryGroupDetail,
+  MemoryMap,
+  MemoryThresholds,
+  PanelFocus,
+  PanelTab,
+  ProviderPreset,
+  RecallRef,
+  RunStatus,
+  SettingsView,
+  TaskReplay,
+  TaskRun,
+} from './bindings';
 
-/** What a panel should show when it opens (a memory group, a task's latest run, a report). */
-export type PanelFocus =
-  | { kind: 'group'; space: string; entity: string }
-  | { kind: 'task'; task_id: TaskId }
-  | { kind: 'report'; report_id: ReportId };
+/** The model tiers that hold an API key. */
+export type KeyTier = keyof SettingsView['keys'];
 
-// ---- memory ----------------------------------------------------------------------
-
-/** The thresholds that split the potentials map into Ignore / Exploit / Avoid / Caution. */
-export interface MemoryThresholds {
-  attention_floor: number;
-  exploit_above: number;
-  avoid_below: number;
-}
-
-/** One (space, entity) group with its live potentials. */
-export interface MemoryGroup {
-  space: string;
-  entity: string;
-  potentials: Potentials;
-  /** Megrams per level in the group. */
-  counts: Record<Level, number>;
-  /** Newest created_at or last_recalled_at in the group. */
-  last_activity: string | null;
-}
-
-export interface MemoryMap {
-  thresholds: MemoryThresholds;
-  groups: MemoryGroup[];
-}
-
-/** A Megram with its live contribution to both channels at the time of the call. */
-export interface MegramView {
-  megram: Megram;
-  /** Days since the later of created_at and last_recalled_at. */
-  age_days: number;
-  /** |f|·e^(−k·Δt) */
-  live_attention: number;
-  /** σ·f·e^(−k·Δt) */
-  live_decision: number;
-  /** Consolidated into a C-level entry by the Dreamer. */
-  consolidated: boolean;
-}
-
-/** One planning round that recalled the group: what R2 made of it ("why recalled"). */
-export interface RecallRef {
-  task_id: TaskId;
-  raw_input: string;
-  at: string;
-  round: number;
-  potentials: Potentials;
-  constraints: RecalledConstraint[];
-}
-
-export interface MemoryGroupDetail {
-  space: string;
-  entity: string;
-  potentials: Potentials;
-  megrams: MegramView[];
-  recalls: RecallRef[];
-}
-
-export type ForgetTarget =
-  | { kind: 'megram'; id: MegramId }
-  | { kind: 'group'; space: string; entity: string };
-
-// ---- audit -----------------------------------------------------------------------
-
-export type AnomalyKind =
-  | 'none'
-  | 'boundary_violation'
-  | 'convergence_failure'
-  | 'ggs_thrashing'
-  | 'drift'
-  | 'law0'
-  | 'law3'
-  | 'tap_gap';
-
-/** One entry of the hash-chained audit log. */
-export interface AuditEvent {
-  seq: number;
-  timestamp: string;
-  from: Role;
-  to: Role;
-  message_type: MessageKind;
-  task_id: TaskId | null;
-  anomaly: AnomalyKind;
-  detail: string;
-  prev_hash: string;
-  hash: string;
-}
-
-export interface AuditEventFilter {
-  task_id: TaskId | null;
-  message_type: MessageKind | null;
-  anomalies_only: boolean;
-  /** Page backwards from this seq (exclusive); null = newest. */
-  before_seq: number | null;
-  limit: number;
-}
-
-export interface AuditEventPage {
-  events: AuditEvent[];
-  /** Events matching the filter in the whole log. */
-  total: number;
-}
-
-export type ChainVerification =
-  | { status: 'intact'; events_checked: number; head_hash: string; checked_at: string }
-  | {
-      status: 'broken';
-      events_checked: number;
-      first_broken_seq: number;
-      reason: string;
-      checked_at: string;
-    };
-
-// ---- task runs -------------------------------------------------------------------
-
-export type RunStatus = 'running' | 'accept' | 'success' | 'abandon' | 'cancelled' | 'chat';
-
-/** One run of a task, from its task log (a new run for every submission). */
-export interface TaskRun {
-  run_id: string;
-  task_id: TaskId;
-  raw_input: string;
-  intent: string | null;
-  started_at: string;
-  ended_at: string | null;
-  status: RunStatus;
-  replans: number;
-  loss: Loss | null;
-  /** A Law 1 gate fired during the run. */
-  law1: boolean;
-}
-
-/** Everything the run put on the bus, in order: the UI replays it through the same reducer. */
-export interface TaskReplay {
-  run: TaskRun;
-  envelopes: Envelope[];
-}
-
-// ---- settings --------------------------------------------------------------------
-
-export type KeyTier = 'brain' | 'tool';
-
-export interface KeyStatus {
-  /** A key is stored for this tier (its value never leaves the backend). */
-  stored: boolean;
-}
-
-export interface KeychainInfo {
-  available: boolean;
-  /** "macOS Keychain", "Secret Service", … or why there is none. */
-  backend: string;
-}
-
-export interface SettingsView {
-  settings: Settings;
-  keys: Record<KeyTier, KeyStatus>;
-  keychain: KeychainInfo;
-  settings_path: string;
-}
-
-export type KeyChange = { kind: 'keep' } | { kind: 'set'; key: string } | { kind: 'clear' };
-
-export interface SettingsUpdate {
-  settings: Settings_Deserialize;
-  keys: Record<KeyTier, KeyChange>;
-}
-
-export interface ProviderPreset {
-  id: string;
-  name: string;
-  base_url: string;
-  brain_model: string;
-  tool_model: string;
-  needs_key: boolean;
-}
+/** What `save_settings` takes (the shapes serde reads). */
+export type SettingsUpdate = SettingsUpdate_Deserialize;
 
 // ---- the command map ---------------------------------------------------------------
 
@@ -265,3 +123,30 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'hide_popup',
   'open_panel',
 ];
+
+// ---- compile-time agreement with the generated bindings -----------------------------
+
+type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+type Generated = typeof generatedCommands;
+type Resolved<C extends CommandName> = Awaited<ReturnType<Generated[Camel<C>]>>;
+type Data<T> = T extends { status: 'ok'; data: infer D } ? D : T extends { status: 'error' } ? never : T;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Arity<C extends CommandName> = Parameters<Generated[Camel<C>]>['length'];
+type KeyCount<T, K extends unknown[] = []> = [T] extends [Record<string, never>]
+  ? K['length']
+  : { [P in keyof T]: KeyCount<Omit<T, P>, [...K, P]> }[keyof T];
+
+/** true for each command whose result and argument count match the generated binding. */
+type Agreement = {
+  [C in CommandName]: Same<CommandResult<C>, Data<Resolved<C>>> extends true
+    ? Same<Arity<C>, KeyCount<CommandArgs<C>>> extends true
+      ? true
+      : ['argument count differs from bindings.ts', C]
+    : ['result differs from bindings.ts', C];
+};
+/** Every generated command the map leaves out must be one of the stream commands. */
+type Unmapped = Exclude<keyof Generated, Camel<CommandName>>;
+const agreement: { [C in CommandName]: true } = {} as Agreement;
+const unmapped: 'subscribeEvents' | 'unsubscribeEvents' = '' as Unmapped;
+void agreement;
+void unmapped;

@@ -1,0 +1,583 @@
+//! Every command the webviews may call (docs/ui.md, "What the shell implements"). Each is
+//! a thin translation: arguments → one core call → a DTO; failures → `IpcError`.
+//!
+//! **Invariant:** no command decides anything the core decides (plans, verdicts, Law 1):
+//! it forwards the user's input and reports what the core recorded. Blocking reads (files,
+//! keychain) run on the blocking pool, never on the event loop.
+
+use artoo::auditor::{AnomalyFilter, AuditHistory, EventFilter, EventKind};
+use artoo::contracts::{
+    AuditReport, Decision, Level, Megram, MegramId, Potentials, ReportId, RequestId, TaskId,
+};
+use artoo::memory::{ForgetTarget as CoreForget, Remember};
+use artoo::tasklog::{Event, RunId, RunStatus as LogStatus, RunSummary, TaskLogDir};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Runtime, State, WebviewWindow};
+
+use crate::desktop;
+use crate::dto::*;
+use crate::error::{IpcError, IpcErrorCode, IpcResult};
+use crate::shell::Shell;
+
+/// Runs blocking work off the event loop.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> IpcResult<T> + Send + 'static,
+) -> IpcResult<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| IpcError::internal(format!("a background read failed: {e}")))?
+}
+
+// ---- the popup ---------------------------------------------------------------------
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn submit_task(shell: State<'_, Shell>, text: String) -> IpcResult<TaskId> {
+    Ok(shell.core()?.submit(&text)?)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn cancel_task(shell: State<'_, Shell>, task_id: TaskId) -> IpcResult<()> {
+    shell.core()?.cancel(&task_id, "cancelled by the user")?;
+    Ok(())
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn answer_clarification(
+    shell: State<'_, Shell>,
+    task_id: TaskId,
+    answer: String,
+) -> IpcResult<()> {
+    Ok(shell
+        .core()?
+        .answer_clarification(&task_id, &answer)
+        .await?)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn answer_confirmation(
+    shell: State<'_, Shell>,
+    request_id: RequestId,
+    decision: Decision,
+) -> IpcResult<()> {
+    Ok(shell
+        .core()?
+        .answer_confirmation(request_id, decision)
+        .await?)
+}
+
+// ---- memory ------------------------------------------------------------------------
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn memory_groups(shell: State<'_, Shell>) -> IpcResult<MemoryMap> {
+    let core = shell.core()?;
+    let params = &core.config().memory;
+    let thresholds = MemoryThresholds {
+        attention_floor: params.attention_floor,
+        exploit_above: params.exploit_above,
+        avoid_below: params.avoid_below,
+    };
+    let groups = core
+        .memory()
+        .groups()
+        .await?
+        .into_iter()
+        .map(|g| MemoryGroup {
+            counts: LevelCounts {
+                m: g.levels.m as u32,
+                k: g.levels.k as u32,
+                c: g.levels.c as u32,
+                t: g.levels.t as u32,
+            },
+            last_activity: Some(g.newest.to_rfc3339()),
+            space: g.space,
+            entity: g.entity,
+            potentials: g.potentials,
+        })
+        .collect();
+    Ok(MemoryMap { thresholds, groups })
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn memory_group(
+    shell: State<'_, Shell>,
+    space: String,
+    entity: String,
+) -> IpcResult<MemoryGroupDetail> {
+    let core = shell.core()?;
+    let potentials: Potentials = core
+        .memory()
+        .groups()
+        .await?
+        .into_iter()
+        .find(|g| g.space == space && g.entity == entity)
+        .map(|g| g.potentials)
+        .ok_or_else(|| IpcError::not_found(format!("no memory group {space}:{entity}")))?;
+    let now = core.clock().now();
+    let megrams = core
+        .memory()
+        .group(&space, &entity)
+        .await?
+        .into_iter()
+        .map(|v| {
+            let last = v.megram.last_recalled_at.unwrap_or(v.megram.created_at);
+            let last = last.max(v.megram.created_at);
+            MegramView {
+                age_days: (now - last).num_milliseconds().max(0) as f64 / 86_400_000.0,
+                live_attention: v.attention,
+                live_decision: v.decision,
+                consolidated: v.consolidated_into.is_some(),
+                megram: v.megram,
+            }
+        })
+        .collect();
+    let logs = core.task_logs();
+    let (s, e) = (space.clone(), entity.clone());
+    let recalls = blocking(move || recalls_of(&logs, &s, &e)).await?;
+    Ok(MemoryGroupDetail {
+        space,
+        entity,
+        potentials,
+        megrams,
+        recalls,
+    })
+}
+
+/// Runs scanned for "why recalled": the most recent ones.
+const RECALL_RUNS: usize = 50;
+
+/// Every planning round of the recent runs that queried the group, newest first.
+fn recalls_of(logs: &TaskLogDir, space: &str, entity: &str) -> IpcResult<Vec<RecallRef>> {
+    let mut recalls = Vec::new();
+    for summary in logs.list(RECALL_RUNS)? {
+        let run = logs.load(&summary.run_id)?;
+        for line in &run.lines {
+            if let Event::MemoryQuery(q) = &line.event
+                && q.space == space
+                && q.entity == entity
+            {
+                recalls.push(RecallRef {
+                    task_id: summary.task_id.clone(),
+                    raw_input: summary.raw_input.clone().unwrap_or_default(),
+                    at: line.ts.to_rfc3339(),
+                    round: q.round,
+                    potentials: Potentials {
+                        attention: q.attention,
+                        decision: q.decision,
+                        action: q.action,
+                    },
+                    constraints: q.constraints.clone(),
+                });
+            }
+        }
+    }
+    recalls.sort_by(|a, b| b.at.cmp(&a.at));
+    Ok(recalls)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn memory_remember(
+    shell: State<'_, Shell>,
+    level: Level,
+    space: String,
+    entity: String,
+    content: String,
+) -> IpcResult<Megram> {
+    if content.trim().is_empty() || space.trim().is_empty() || entity.trim().is_empty() {
+        return Err(IpcError::invalid(
+            "space, entity and content must not be empty",
+        ));
+    }
+    let remember = Remember::new(content.trim())
+        .level(level)
+        .tags(space, entity);
+    Ok(shell.core()?.memory().remember(remember).await?)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn memory_forget(shell: State<'_, Shell>, target: ForgetTarget) -> IpcResult<u32> {
+    let core = shell.core()?;
+    let single = matches!(target, ForgetTarget::Megram { .. });
+    let target = match target {
+        ForgetTarget::Megram { id } => CoreForget::Id(id),
+        ForgetTarget::Group { space, entity } => CoreForget::Group { space, entity },
+    };
+    let report = core.memory().forget(target).await?;
+    if single && report.forgotten.is_empty() && !report.kept_immutable.is_empty() {
+        return Err(IpcError::new(
+            IpcErrorCode::Forbidden,
+            "a T-layer entry (the Four Laws, the persona) can never be forgotten",
+        ));
+    }
+    Ok(report.forgotten.len() as u32)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn memory_pin(shell: State<'_, Shell>, id: MegramId) -> IpcResult<Megram> {
+    Ok(shell.core()?.memory().pin(id).await?)
+}
+
+// ---- audit -------------------------------------------------------------------------
+
+/// Reports listed at most.
+const REPORT_LIMIT: usize = 500;
+
+fn history(shell: &Shell) -> AuditHistory {
+    AuditHistory::new(&shell.config().data_dir)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn audit_reports(shell: State<'_, Shell>) -> IpcResult<Vec<AuditReport>> {
+    let history = history(&shell);
+    blocking(move || Ok(history.reports(REPORT_LIMIT)?)).await
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn audit_report(shell: State<'_, Shell>, id: ReportId) -> IpcResult<AuditReport> {
+    let history = history(&shell);
+    blocking(move || {
+        history
+            .report(id)?
+            .ok_or_else(|| IpcError::not_found(format!("no audit report {id}")))
+    })
+    .await
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn audit_events(
+    shell: State<'_, Shell>,
+    filter: AuditEventFilter,
+) -> IpcResult<AuditEventPage> {
+    let history = history(&shell);
+    blocking(move || {
+        let core_filter = EventFilter {
+            task: filter.task_id.clone(),
+            kind: filter.message_type.map(EventKind::Message),
+            role: None,
+            anomaly: filter.anomalies_only.then_some(AnomalyFilter::Any),
+            before_seq: None,
+            limit: usize::MAX,
+        };
+        // Oldest first; the total counts the whole log, the page goes back from before_seq.
+        let all = history.events(&core_filter)?;
+        let total = all.len() as u64;
+        let limit = if filter.limit == 0 {
+            100
+        } else {
+            filter.limit as usize
+        };
+        let events = all
+            .into_iter()
+            .rev()
+            .filter(|e| filter.before_seq.is_none_or(|s| e.seq < s))
+            .take(limit)
+            .map(audit_event)
+            .collect();
+        Ok(AuditEventPage { events, total })
+    })
+    .await
+}
+
+fn audit_event(e: artoo::auditor::AuditEvent) -> AuditEvent {
+    use artoo::auditor::AnomalyKind as Core;
+    let anomaly = match e.anomalies.first().map(|f| f.kind) {
+        None => AnomalyKind::None,
+        Some(Core::BoundaryViolation) => AnomalyKind::BoundaryViolation,
+        Some(Core::ConvergenceFailure) => AnomalyKind::ConvergenceFailure,
+        Some(Core::GgsThrashing) => AnomalyKind::GgsThrashing,
+        Some(Core::Drift) => AnomalyKind::Drift,
+        Some(Core::Law0) => AnomalyKind::Law0,
+        Some(Core::Law1) => AnomalyKind::Law1,
+        Some(Core::Law3) => AnomalyKind::Law3,
+        Some(Core::TapGap) => AnomalyKind::TapGap,
+        Some(Core::LogRecovery) => AnomalyKind::LogRecovery,
+    };
+    let mut detail = e.detail;
+    for finding in &e.anomalies {
+        detail.push_str(" — ");
+        detail.push_str(&finding.description);
+    }
+    AuditEvent {
+        seq: e.seq,
+        timestamp: e.at.to_rfc3339(),
+        from: e.from,
+        to: e.to,
+        message_type: e.kind.name().to_string(),
+        task_id: e.task_id,
+        anomaly,
+        detail,
+        prev_hash: e.prev,
+        hash: e.hash,
+    }
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn audit_query(shell: State<'_, Shell>) -> IpcResult<AuditReport> {
+    Ok(shell.core()?.audit_now().await?)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn audit_verify(shell: State<'_, Shell>) -> IpcResult<ChainVerification> {
+    let history = history(&shell);
+    let report = blocking(move || Ok(history.verify()?)).await?;
+    let checked_at = shell.clock().now().to_rfc3339();
+    Ok(match report.broken {
+        None => ChainVerification::Intact {
+            events_checked: report.events,
+            head_hash: report.head.hash,
+            checked_at,
+        },
+        Some(broken) => ChainVerification::Broken {
+            events_checked: report.events,
+            first_broken_seq: broken.seq.unwrap_or(report.events),
+            reason: broken.to_string(),
+            checked_at,
+        },
+    })
+}
+
+// ---- task runs ---------------------------------------------------------------------
+
+/// Runs listed at most (each is read to compute its loss and Law 1 flag).
+const RUN_LIMIT: usize = 200;
+
+fn task_run(logs: &TaskLogDir, summary: RunSummary) -> IpcResult<TaskRun> {
+    let trajectory = logs.load(&summary.run_id)?.trajectory();
+    let status = match summary.status {
+        LogStatus::Open => RunStatus::Running,
+        LogStatus::Accepted => RunStatus::Accept,
+        LogStatus::Success => RunStatus::Success,
+        LogStatus::Abandoned => RunStatus::Abandon,
+        // The log ended before the task did: it was interrupted, like a cancel.
+        LogStatus::Cancelled | LogStatus::Unfinished => RunStatus::Cancelled,
+        LogStatus::Answered => RunStatus::Chat,
+    };
+    let last_decision = trajectory
+        .rounds
+        .iter()
+        .rev()
+        .find_map(|r| r.decision.as_ref());
+    Ok(TaskRun {
+        run_id: summary.run_id.to_string(),
+        task_id: summary.task_id,
+        raw_input: summary.raw_input.unwrap_or_default(),
+        intent: summary.intent,
+        started_at: summary.started_at.to_rfc3339(),
+        ended_at: trajectory.ended_at.map(|t| t.to_rfc3339()),
+        status,
+        replans: last_decision.map_or(0, |d| d.replans),
+        loss: last_decision.map(|d| d.loss),
+        law1: !trajectory.law1.is_empty(),
+    })
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn task_runs(shell: State<'_, Shell>) -> IpcResult<Vec<TaskRun>> {
+    let logs = TaskLogDir::new(&shell.config().data_dir);
+    blocking(move || {
+        logs.list(RUN_LIMIT)?
+            .into_iter()
+            .map(|summary| task_run(&logs, summary))
+            .collect()
+    })
+    .await
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<TaskReplay> {
+    let logs = TaskLogDir::new(&shell.config().data_dir);
+    let journal = shell.journal();
+    blocking(move || {
+        let run_id = RunId::parse(run_id)?;
+        let summary = logs
+            .summary(&run_id)?
+            .ok_or_else(|| IpcError::not_found(format!("no task run {run_id}")))?;
+        let task = summary.task_id.clone();
+        let run = task_run(&logs, summary)?;
+        let envelopes = journal
+            .load(&task)
+            .map_err(|e| IpcError::internal(format!("the envelope journal: {e}")))?
+            .ok_or_else(|| {
+                IpcError::not_found(format!(
+                    "run {run_id} was recorded without its bus envelopes (it ran outside the desktop app); its task log is in {}",
+                    logs.path().display()
+                ))
+            })?;
+        Ok(TaskReplay { run, envelopes })
+    })
+    .await
+}
+
+// ---- settings ----------------------------------------------------------------------
+
+async fn settings_view(shell: &Shell) -> IpcResult<SettingsView> {
+    let config = shell.config();
+    let keychain = shell.keychain().clone();
+    let (keychain, keys) = blocking(move || Ok((keychain.info(), keychain.status()))).await?;
+    Ok(SettingsView {
+        settings: config.settings(),
+        keys,
+        keychain,
+        settings_path: config.settings_path().display().to_string(),
+    })
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn get_settings(shell: State<'_, Shell>) -> IpcResult<SettingsView> {
+    settings_view(&shell).await
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn save_settings<R: Runtime>(
+    app: AppHandle<R>,
+    shell: State<'_, Shell>,
+    update: SettingsUpdate,
+) -> IpcResult<SettingsView> {
+    let config = shell.config();
+    let SettingsUpdate { settings, keys } = update;
+    let changes = [&keys.brain, &keys.tool];
+    // Everything that can fail is checked before anything is written.
+    let keychain = shell.keychain().clone();
+    let (brain, tool) = (keys.brain.clone(), keys.tool.clone());
+    blocking(move || keychain.check([&brain, &tool])).await?;
+    let old_hotkey = config.ui.hotkey.clone();
+    let new_hotkey = settings.ui.hotkey.trim().to_string();
+    let hotkey_changed = new_hotkey != old_hotkey;
+    if hotkey_changed {
+        desktop::swap_hotkey(&app, &old_hotkey, &new_hotkey)?;
+    }
+    if let Err(e) = config.save_settings(&settings) {
+        if hotkey_changed {
+            // Put the old hotkey back: nothing of a rejected update stays in effect.
+            let _ = desktop::swap_hotkey(&app, &new_hotkey, &old_hotkey);
+        }
+        return Err(e.into());
+    }
+    let keychain = shell.keychain().clone();
+    let (brain, tool) = (keys.brain.clone(), keys.tool.clone());
+    blocking(move || keychain.apply([&brain, &tool])).await?;
+    if settings.ui.launch_at_login != config.ui.launch_at_login {
+        desktop::set_launch_at_login(&app, settings.ui.launch_at_login)?;
+    }
+    shell.apply(&settings, changes).await;
+    settings_view(&shell).await
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub fn provider_presets() -> Vec<ProviderPreset> {
+    let preset =
+        |id: &str, name: &str, base_url: &str, brain: &str, tool: &str, key: bool| ProviderPreset {
+            id: id.into(),
+            name: name.into(),
+            base_url: base_url.into(),
+            brain_model: brain.into(),
+            tool_model: tool.into(),
+            needs_key: key,
+        };
+    let local = "qwen2.5-coder-7b-instruct";
+    vec![
+        preset(
+            "openai",
+            "OpenAI",
+            "https://api.openai.com/v1",
+            "gpt-4.1",
+            "gpt-4.1-mini",
+            true,
+        ),
+        preset(
+            "deepseek",
+            "DeepSeek",
+            "https://api.deepseek.com/v1",
+            "deepseek-chat",
+            "deepseek-chat",
+            true,
+        ),
+        preset(
+            "ollama",
+            "Ollama",
+            "http://localhost:11434/v1",
+            "qwen2.5-coder:7b",
+            "qwen2.5-coder:7b",
+            false,
+        ),
+        preset(
+            "lmstudio",
+            "LM Studio",
+            "http://localhost:1234/v1",
+            local,
+            local,
+            false,
+        ),
+        preset(
+            "llama-server",
+            "llama-server (local)",
+            "http://127.0.0.1:8080/v1",
+            local,
+            local,
+            false,
+        ),
+    ]
+}
+
+// ---- windows and the stream ----------------------------------------------------------
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub fn hide_popup<R: Runtime>(app: AppHandle<R>) -> IpcResult<()> {
+    desktop::hide_popup(&app)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub fn open_panel<R: Runtime>(
+    app: AppHandle<R>,
+    shell: State<'_, Shell>,
+    tab: PanelTab,
+    focus: Option<PanelFocus>,
+) -> IpcResult<()> {
+    desktop::show_panels(&app)?;
+    shell.hub().navigate(desktop::PANELS, tab, focus);
+    Ok(())
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub fn subscribe_events<R: Runtime>(
+    window: WebviewWindow<R>,
+    shell: State<'_, Shell>,
+    channel: Channel<UiEvent>,
+) -> u32 {
+    let running = shell
+        .core()
+        .map(|rt| rt.running_tasks())
+        .unwrap_or_default();
+    shell.hub().subscribe(window.label(), channel, &running)
+}
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub fn unsubscribe_events(shell: State<'_, Shell>, id: u32) -> IpcResult<()> {
+    if shell.hub().unsubscribe(id) {
+        Ok(())
+    } else {
+        Err(IpcError::not_found(format!("no event subscription {id}")))
+    }
+}

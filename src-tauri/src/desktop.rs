@@ -1,0 +1,346 @@
+//! What makes the shell a menu-bar app: the tray icon and its menu, the global hotkey, the
+//! popup's show/hide rules (near the tray or centred, hidden on blur unless a task needs
+//! the user), the panels window, the OS notification for Law 1 requests, launch at login,
+//! and the macOS Accessory policy.
+//!
+//! **Invariant:** the popup never hides while a Law 1 request or a clarifying question is
+//! open, and a Law 1 request that arrives while the popup is hidden or unfocused always
+//! brings it back with an OS notification — a request is never left unseen.
+
+use std::str::FromStr;
+use std::time::Instant;
+
+use artoo::bus::Envelope;
+use artoo::contracts::Message;
+use tauri::menu::{Menu, MenuEvent, MenuItem, PredefinedMenuItem};
+use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
+use tauri::{AppHandle, Manager, PhysicalPosition, Rect, Runtime, WebviewWindow, WindowEvent};
+use tauri_plugin_global_shortcut::{GlobalShortcut, Shortcut, ShortcutState};
+
+use crate::dto::PanelTab;
+use crate::error::{IpcError, IpcErrorCode, IpcResult};
+use crate::shell::Shell;
+
+pub const POPUP: &str = "popup";
+pub const PANELS: &str = "panels";
+
+/// The gap between the menu bar and the popup.
+const TRAY_GAP: f64 = 6.0;
+
+fn window<R: Runtime>(app: &AppHandle<R>, label: &str) -> IpcResult<WebviewWindow<R>> {
+    app.get_webview_window(label)
+        .ok_or_else(|| IpcError::internal(format!("the {label} window does not exist")))
+}
+
+fn window_error(e: tauri::Error) -> IpcError {
+    IpcError::internal(format!("window: {e}"))
+}
+
+/// True while a task waits for the user (a Law 1 request or a clarifying question).
+fn needs_user<R: Runtime>(app: &AppHandle<R>) -> bool {
+    app.try_state::<Shell>()
+        .and_then(|shell| shell.core().ok())
+        .is_some_and(|rt| {
+            !rt.open_confirmations().is_empty() || !rt.open_clarifications().is_empty()
+        })
+}
+
+pub fn hide_popup<R: Runtime>(app: &AppHandle<R>) -> IpcResult<()> {
+    window(app, POPUP)?.hide().map_err(window_error)
+}
+
+/// Shows and focuses the popup, hanging below the tray icon when its place is known.
+pub fn show_popup<R: Runtime>(app: &AppHandle<R>, tray: Option<Rect>) -> IpcResult<()> {
+    let popup = window(app, POPUP)?;
+    if let Some(rect) = tray {
+        let scale = popup.scale_factor().map_err(window_error)?;
+        let at: PhysicalPosition<f64> = rect.position.to_physical(scale);
+        let size: tauri::PhysicalSize<f64> = rect.size.to_physical(scale);
+        let width = popup.outer_size().map_err(window_error)?.width as f64;
+        let x = (at.x + size.width / 2.0 - width / 2.0).max(0.0);
+        let y = at.y + size.height + TRAY_GAP * scale;
+        popup
+            .set_position(PhysicalPosition::new(x, y))
+            .map_err(window_error)?;
+    } else if !popup.is_visible().unwrap_or(false) {
+        popup.center().map_err(window_error)?;
+    }
+    popup.show().map_err(window_error)?;
+    popup.set_focus().map_err(window_error)
+}
+
+pub fn toggle_popup<R: Runtime>(app: &AppHandle<R>, tray: Option<Rect>) -> IpcResult<()> {
+    let popup = window(app, POPUP)?;
+    let shown = popup.is_visible().unwrap_or(false) && popup.is_focused().unwrap_or(false);
+    if shown && !needs_user(app) {
+        popup.hide().map_err(window_error)
+    } else {
+        show_popup(app, tray)
+    }
+}
+
+pub fn show_panels<R: Runtime>(app: &AppHandle<R>) -> IpcResult<()> {
+    let panels = window(app, PANELS)?;
+    panels.show().map_err(window_error)?;
+    panels.unminimize().map_err(window_error)?;
+    panels.set_focus().map_err(window_error)
+}
+
+fn parse_hotkey(hotkey: &str) -> IpcResult<Shortcut> {
+    Shortcut::from_str(hotkey).map_err(|e| {
+        IpcError::new(
+            IpcErrorCode::ConfigInvalid,
+            format!("invalid value for `ui.hotkey`: {hotkey:?} is not a shortcut ({e})"),
+        )
+    })
+}
+
+/// Registers `hotkey` to toggle the popup; `hotkey_conflict` when the OS or another app
+/// holds it. Without the global-shortcut plugin (the mock runtime) only the parse runs.
+pub fn register_hotkey<R: Runtime>(app: &AppHandle<R>, hotkey: &str) -> IpcResult<()> {
+    let shortcut = parse_hotkey(hotkey)?;
+    let Some(global) = app.try_state::<GlobalShortcut<R>>() else {
+        return Ok(());
+    };
+    global
+        .on_shortcut(shortcut, |app, _shortcut, event| {
+            if event.state == ShortcutState::Pressed {
+                let pressed = Instant::now();
+                if let Err(e) = toggle_popup(app, None) {
+                    tracing::warn!(error = %e.message, "the hotkey could not toggle the popup");
+                }
+                tracing::info!(
+                    micros = pressed.elapsed().as_micros() as u64,
+                    "hotkey handled"
+                );
+                if std::env::var_os("ARTOO_BENCH").is_some() {
+                    eprintln!("artoo-bench: hotkey-to-popup-us {}", pressed.elapsed().as_micros());
+                }
+            }
+        })
+        .map_err(|e| {
+            IpcError::new(
+                IpcErrorCode::HotkeyConflict,
+                format!(
+                    "{hotkey} could not be registered: another app or the system already uses it ({e}). Choose another hotkey in Settings."
+                ),
+            )
+        })
+}
+
+/// Replaces the hotkey; on failure the old one stays registered.
+pub fn swap_hotkey<R: Runtime>(app: &AppHandle<R>, old: &str, new: &str) -> IpcResult<()> {
+    let new_shortcut = parse_hotkey(new)?;
+    let Some(global) = app.try_state::<GlobalShortcut<R>>() else {
+        return Ok(());
+    };
+    let old_shortcut = Shortcut::from_str(old).ok();
+    if let Some(old) = old_shortcut
+        && global.is_registered(old)
+    {
+        let _ = global.unregister(old);
+    }
+    match register_hotkey(app, new) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            if old_shortcut.is_some() {
+                let _ = register_hotkey(app, old);
+            }
+            let _ = new_shortcut;
+            Err(e)
+        }
+    }
+}
+
+/// Turns launch at login on or off (no-op without the autostart plugin: the mock runtime).
+pub fn set_launch_at_login<R: Runtime>(app: &AppHandle<R>, on: bool) -> IpcResult<()> {
+    use tauri_plugin_autostart::AutoLaunchManager;
+    let Some(manager) = app.try_state::<AutoLaunchManager>() else {
+        return Ok(());
+    };
+    let result = if on {
+        manager.enable()
+    } else {
+        manager.disable()
+    };
+    result.map_err(|e| {
+        IpcError::new(
+            IpcErrorCode::ConfigInvalid,
+            format!(
+                "invalid value for `ui.launch_at_login`: the login item could not be changed ({e})"
+            ),
+        )
+    })
+}
+
+/// Brings a Law 1 request to the user's attention when the popup is not in front.
+fn on_envelope<R: Runtime>(app: &AppHandle<R>, envelope: &Envelope) {
+    if !matches!(envelope.message, Message::ConfirmationRequest(_)) {
+        return;
+    }
+    let Ok(popup) = window(app, POPUP) else {
+        return;
+    };
+    let in_front = popup.is_visible().unwrap_or(false) && popup.is_focused().unwrap_or(false);
+    if in_front {
+        return;
+    }
+    use tauri_plugin_notification::NotificationExt;
+    if let Err(e) = app
+        .notification()
+        .builder()
+        .title("artoo")
+        .body("artoo needs your approval")
+        .show()
+    {
+        tracing::warn!(error = %e, "no OS notification for a Law 1 request");
+    }
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || {
+        if let Err(e) = show_popup(&handle, None) {
+            tracing::warn!(error = %e.message, "could not bring the popup back");
+        }
+    });
+}
+
+fn tray_menu<R: Runtime>(app: &AppHandle<R>, hotkey: &str) -> tauri::Result<Menu<R>> {
+    // The hotkey shows as the item's accelerator where the platform draws one.
+    let new_task =
+        MenuItem::with_id(app, "new_task", "New task", true, Some(hotkey)).or_else(|_| {
+            MenuItem::with_id(
+                app,
+                "new_task",
+                format!("New task ({hotkey})"),
+                true,
+                None::<&str>,
+            )
+        })?;
+    Menu::with_items(
+        app,
+        &[
+            &new_task,
+            &PredefinedMenuItem::separator(app)?,
+            &MenuItem::with_id(app, "tasks", "Tasks", true, None::<&str>)?,
+            &MenuItem::with_id(app, "memory", "Memory", true, None::<&str>)?,
+            &MenuItem::with_id(app, "audit", "Audit", true, None::<&str>)?,
+            &MenuItem::with_id(app, "settings", "Settings…", true, None::<&str>)?,
+            &PredefinedMenuItem::separator(app)?,
+            &MenuItem::with_id(app, "quit", "Quit artoo", true, None::<&str>)?,
+        ],
+    )
+}
+
+fn on_menu<R: Runtime>(app: &AppHandle<R>, event: MenuEvent) {
+    let tab = match event.id().as_ref() {
+        "new_task" => {
+            let _ = show_popup(app, None);
+            return;
+        }
+        "quit" => {
+            let app = app.clone();
+            tauri::async_runtime::spawn(async move {
+                if let Some(shell) = app.try_state::<Shell>() {
+                    shell.stop("artoo quit").await;
+                }
+                app.exit(0);
+            });
+            return;
+        }
+        "tasks" => PanelTab::Tasks,
+        "memory" => PanelTab::Memory,
+        "audit" => PanelTab::Audit,
+        "settings" => PanelTab::Settings,
+        _ => return,
+    };
+    if let Err(e) = show_panels(app) {
+        tracing::warn!(error = %e.message, "could not open the panels window");
+        return;
+    }
+    if let Some(shell) = app.try_state::<Shell>() {
+        shell.hub().navigate(PANELS, tab, None);
+    }
+}
+
+#[cfg(target_os = "macos")]
+fn tray_icon() -> tauri::Result<tauri::image::Image<'static>> {
+    tauri::image::Image::from_bytes(include_bytes!("../../icons/tray/trayTemplate@2x.png"))
+}
+
+#[cfg(not(target_os = "macos"))]
+fn tray_icon() -> tauri::Result<tauri::image::Image<'static>> {
+    // A white glyph: Linux panels and the Windows taskbar are dark by default.
+    tauri::image::Image::from_bytes(include_bytes!("../../icons/tray/tray-dark@2x.png"))
+}
+
+/// Everything a real app has beyond its commands; called from `setup` (the mock runtime
+/// never runs it). `started` is when the process began, for the start-up figure.
+pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Result<()> {
+    #[cfg(target_os = "macos")]
+    app.set_activation_policy(tauri::ActivationPolicy::Accessory);
+
+    let shell = app.state::<Shell>().inner().clone();
+    let hotkey = shell.config().ui.hotkey.clone();
+
+    let handle = app.clone();
+    shell.set_hook(std::sync::Arc::new(move |envelope: &Envelope| {
+        on_envelope(&handle, envelope)
+    }));
+
+    if let Some(popup) = app.get_webview_window(POPUP) {
+        let handle = app.clone();
+        popup.on_window_event(move |event| {
+            if let WindowEvent::Focused(false) = event
+                && !needs_user(&handle)
+                && let Err(e) = hide_popup(&handle)
+            {
+                tracing::warn!(error = %e.message, "could not hide the popup on blur");
+            }
+        });
+    }
+    if let Some(panels) = app.get_webview_window(PANELS) {
+        let hide = panels.clone();
+        panels.on_window_event(move |event| {
+            // Closing the panels window hides it: the app lives in the menu bar.
+            if let WindowEvent::CloseRequested { api, .. } = event {
+                api.prevent_close();
+                let _ = hide.hide();
+            }
+        });
+    }
+
+    TrayIconBuilder::with_id("artoo")
+        .icon(tray_icon()?)
+        .icon_as_template(cfg!(target_os = "macos"))
+        .tooltip("artoo")
+        .menu(&tray_menu(app, &hotkey)?)
+        .show_menu_on_left_click(false)
+        .on_menu_event(on_menu)
+        .on_tray_icon_event(|tray, event| {
+            if let TrayIconEvent::Click {
+                button: MouseButton::Left,
+                button_state: MouseButtonState::Up,
+                rect,
+                ..
+            } = event
+                && let Err(e) = toggle_popup(tray.app_handle(), Some(rect))
+            {
+                tracing::warn!(error = %e.message, "could not toggle the popup");
+            }
+        })
+        .build(app)?;
+    let ready = started.elapsed();
+    tracing::info!(millis = ready.as_millis() as u64, "tray ready");
+    if std::env::var_os("ARTOO_BENCH").is_some() {
+        eprintln!("artoo-bench: tray-ready-ms {}", ready.as_millis());
+    }
+
+    if let Err(e) = register_hotkey(app, &hotkey) {
+        // The app stays usable from the tray; Settings shows the same message on save.
+        tracing::warn!(error = %e.message, "the global hotkey is not registered");
+        eprintln!("artoo: {}", e.message);
+    }
+
+    let shell = shell.clone();
+    tauri::async_runtime::spawn(async move { shell.start().await });
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! The one event stream to the webviews: a single bus tap fanned out to every
+//! `subscribe_events` channel, with the envelopes of still-running tasks replayed to a new
+//! subscriber first, tap gaps forwarded as `gap` events, and panel navigation addressed
+//! to one window.
+//!
+//! **Invariant:** a subscriber sees every envelope of a running task exactly once and in
+//! bus order — the replay and the registration happen under the same lock as the
+//! fan-out — or a `gap` event saying how many were lost; never a silent hole.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use artoo::bus::{Envelope, Tap, TapEvent};
+use artoo::contracts::TaskId;
+use tauri::ipc::Channel;
+
+use crate::dto::{PanelFocus, PanelTab, UiEvent};
+
+/// Envelopes kept per running task for late subscribers; a task past this keeps its
+/// newest envelopes and the subscriber rebuilds the rest from `task_replay`.
+const LIVE_ENVELOPES_PER_TASK: usize = 4096;
+
+/// Called for every envelope after the fan-out (window behaviour: notifications, keeping
+/// the popup up while a task needs the user).
+pub type EnvelopeHook = Arc<dyn Fn(&Envelope) + Send + Sync>;
+
+struct Subscriber {
+    id: u32,
+    window: String,
+    channel: Channel<UiEvent>,
+}
+
+#[derive(Default)]
+struct HubState {
+    next_id: u32,
+    subscribers: Vec<Subscriber>,
+    /// Envelopes of tasks seen on the tap, by task, in bus order; pruned to the running
+    /// tasks whenever a subscriber joins.
+    live: HashMap<TaskId, Vec<Arc<Envelope>>>,
+}
+
+/// The fan-out point. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Hub {
+    state: Arc<Mutex<HubState>>,
+}
+
+impl Hub {
+    fn lock(&self) -> MutexGuard<'_, HubState> {
+        // A panic while holding the lock leaves plain data behind; keep serving.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers `channel` for `window`: sends it the envelopes of `running` tasks it
+    /// missed, then every event from now on. Returns the subscription id.
+    pub fn subscribe(&self, window: &str, channel: Channel<UiEvent>, running: &[TaskId]) -> u32 {
+        let mut state = self.lock();
+        state.live.retain(|task, _| running.contains(task));
+        let mut backlog: Vec<Arc<Envelope>> = state.live.values().flatten().cloned().collect();
+        backlog.sort_by_key(|e| e.seq);
+        for envelope in backlog {
+            if channel.send(UiEvent::Envelope { envelope }).is_err() {
+                break;
+            }
+        }
+        state.next_id = state.next_id.wrapping_add(1);
+        let id = state.next_id;
+        state.subscribers.push(Subscriber {
+            id,
+            window: window.to_string(),
+            channel,
+        });
+        id
+    }
+
+    /// Removes a subscription; false when it was not there.
+    pub fn unsubscribe(&self, id: u32) -> bool {
+        let mut state = self.lock();
+        let before = state.subscribers.len();
+        state.subscribers.retain(|s| s.id != id);
+        state.subscribers.len() != before
+    }
+
+    pub fn subscriber_count(&self) -> usize {
+        self.lock().subscribers.len()
+    }
+
+    /// Sends one tap event to every subscriber; drops subscribers whose webview is gone.
+    pub fn publish(&self, event: &TapEvent) {
+        let mut state = self.lock();
+        let ui = match event {
+            TapEvent::Message(envelope) => {
+                if let Some(task) = &envelope.task_id {
+                    let kept = state.live.entry(task.clone()).or_default();
+                    if kept.len() >= LIVE_ENVELOPES_PER_TASK {
+                        kept.remove(0);
+                    }
+                    kept.push(envelope.clone());
+                }
+                UiEvent::Envelope {
+                    envelope: envelope.clone(),
+                }
+            }
+            TapEvent::Gap { skipped } => UiEvent::Gap { skipped: *skipped },
+        };
+        state
+            .subscribers
+            .retain(|s| s.channel.send(ui.clone()).is_ok());
+    }
+
+    /// Tells `window`'s subscribers to show `tab` (and `focus`).
+    pub fn navigate(&self, window: &str, tab: PanelTab, focus: Option<PanelFocus>) -> usize {
+        let state = self.lock();
+        let event = UiEvent::Navigate { tab, focus };
+        state
+            .subscribers
+            .iter()
+            .filter(|s| s.window == window)
+            .filter(|s| s.channel.send(event.clone()).is_ok())
+            .count()
+    }
+
+    /// Reads `tap` until the bus closes, fanning out each event, then calling `hook`.
+    pub async fn pump(self, mut tap: Tap, hook: Option<EnvelopeHook>) {
+        while let Some(event) = tap.recv().await {
+            self.publish(&event);
+            if let (Some(hook), TapEvent::Message(envelope)) = (&hook, &event) {
+                hook(envelope);
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The shell's state: the configuration in force, the core runtime (absent until a model is
+//! configured), the event hub and the keychain. Starting, restarting and stopping the
+//! core live here; every command reaches the core through [`Shell::core`].
+//!
+//! **Invariant:** at most one core runtime owns the data directory at a time — a restart
+//! shuts the old one down (closing its bus, memory and audit log) before the next starts —
+//! and a restart never interrupts a running task: it waits until none is running.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use artoo::config::{ApiKey, Config, LlmConfig, Settings, TierConfig};
+use artoo::runtime::{Runtime, RuntimeOptions};
+use artoo::{SharedClock, SystemClock};
+
+use crate::dto::KeyChange;
+use crate::error::{IpcError, IpcResult};
+use crate::events::{EnvelopeHook, Hub};
+use crate::journal::Journal;
+use crate::keychain::Keychain;
+
+/// How often a pending restart checks whether the last task has ended.
+const RESTART_POLL: Duration = Duration::from_millis(250);
+
+enum Core {
+    /// Why there is no core: not configured yet, failed to start, or shut down.
+    Stopped(String),
+    Running(Arc<Runtime>),
+}
+
+struct Inner {
+    config: RwLock<Arc<Config>>,
+    core: RwLock<Core>,
+    /// Serialises start/restart/stop.
+    lifecycle: tokio::sync::Mutex<()>,
+    restart_pending: AtomicBool,
+    hub: Hub,
+    keychain: Keychain,
+    clock: SharedClock,
+    hook: Mutex<Option<EnvelopeHook>>,
+}
+
+/// Managed by Tauri; cheap to clone.
+#[derive(Clone)]
+pub struct Shell {
+    inner: Arc<Inner>,
+}
+
+impl Shell {
+    pub fn new(config: Config, keychain: Keychain) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                config: RwLock::new(Arc::new(config)),
+                core: RwLock::new(Core::Stopped("artoo is starting".into())),
+                lifecycle: tokio::sync::Mutex::new(()),
+                restart_pending: AtomicBool::new(false),
+                hub: Hub::default(),
+                keychain,
+                clock: SystemClock::shared(),
+                hook: Mutex::new(None),
+            }),
+        }
+    }
+
+    pub fn config(&self) -> Arc<Config> {
+        self.inner
+            .config
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn hub(&self) -> &Hub {
+        &self.inner.hub
+    }
+
+    pub fn keychain(&self) -> &Keychain {
+        &self.inner.keychain
+    }
+
+    pub fn clock(&self) -> &SharedClock {
+        &self.inner.clock
+    }
+
+    pub fn journal(&self) -> Journal {
+        Journal::new(&self.config().data_dir)
+    }
+
+    /// What runs after the fan-out of every envelope (set once by the desktop layer).
+    pub fn set_hook(&self, hook: EnvelopeHook) {
+        *self.inner.hook.lock().unwrap_or_else(|e| e.into_inner()) = Some(hook);
+    }
+
+    /// The running core, or `unavailable` saying why there is none.
+    pub fn core(&self) -> IpcResult<Arc<Runtime>> {
+        match &*self.inner.core.read().unwrap_or_else(|e| e.into_inner()) {
+            Core::Running(rt) => Ok(rt.clone()),
+            Core::Stopped(why) => Err(IpcError::unavailable(why.clone())),
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.core().is_ok()
+    }
+
+    fn set_core(&self, core: Core) {
+        *self.inner.core.write().unwrap_or_else(|e| e.into_inner()) = core;
+    }
+
+    /// Starts the core with the configuration in force, unless one is running. Failure
+    /// (no model configured, data dir locked) leaves the reason for `unavailable` errors.
+    pub async fn start(&self) {
+        let _lifecycle = self.inner.lifecycle.lock().await;
+        self.start_locked().await;
+    }
+
+    async fn start_locked(&self) {
+        if self.is_running() {
+            return;
+        }
+        let config = (*self.config()).clone();
+        if let Err(e) = config.require_llm() {
+            self.set_core(Core::Stopped(format!(
+                "no model is configured yet: {e}. Choose a provider in Settings."
+            )));
+            return;
+        }
+        match Runtime::start(config, RuntimeOptions::default()).await {
+            Ok(runtime) => {
+                let runtime = Arc::new(runtime);
+                let hook = self
+                    .inner
+                    .hook
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone();
+                // Both taps attach before the core is visible to commands, so the stream
+                // and the journal see every task from its first envelope.
+                tokio::spawn(self.inner.hub.clone().pump(runtime.tap("desktop-ui"), hook));
+                tokio::spawn(self.journal().record(runtime.tap("desktop-journal")));
+                self.set_core(Core::Running(runtime));
+                tracing::info!("the core is running");
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "the core did not start");
+                self.set_core(Core::Stopped(format!("the core did not start: {e}")));
+            }
+        }
+    }
+
+    /// Shuts the core down (running tasks cancelled, memory and logs closed).
+    pub async fn stop(&self, why: &str) {
+        let _lifecycle = self.inner.lifecycle.lock().await;
+        self.stop_locked(why).await;
+    }
+
+    async fn stop_locked(&self, why: &str) {
+        let old = std::mem::replace(
+            &mut *self.inner.core.write().unwrap_or_else(|e| e.into_inner()),
+            Core::Stopped(why.to_string()),
+        );
+        if let Core::Running(runtime) = old {
+            runtime.shutdown().await;
+        }
+    }
+
+    /// Makes saved settings the configuration in force (keys stay as they were, then the
+    /// keychain fills any tier the environment left without one) and restarts the core
+    /// with them as soon as no task is running.
+    pub async fn apply(&self, settings: &Settings, keys: [&KeyChange; 2]) {
+        let mut next = (*self.config()).clone();
+        apply_settings(&mut next, settings);
+        for (tier, change) in [&mut next.llm.brain, &mut next.llm.tool]
+            .into_iter()
+            .zip(keys)
+        {
+            match change {
+                KeyChange::Keep => {}
+                KeyChange::Set { key } => tier.api_key = Some(ApiKey::new(key.trim())),
+                KeyChange::Clear => tier.api_key = None,
+            }
+        }
+        let keychain = self.inner.keychain.clone();
+        let next = tokio::task::spawn_blocking(move || {
+            keychain.fill(&mut next);
+            next
+        })
+        .await
+        .expect("filling keys from the keychain does not panic");
+        *self.inner.config.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
+
+        if self.inner.restart_pending.swap(true, Ordering::SeqCst) {
+            return; // a restart is already waiting; it will read the newest config
+        }
+        let shell = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let busy = shell
+                    .core()
+                    .map(|rt| !rt.running_tasks().is_empty())
+                    .unwrap_or(false);
+                if !busy {
+                    break;
+                }
+                tokio::time::sleep(RESTART_POLL).await;
+            }
+            let _lifecycle = shell.inner.lifecycle.lock().await;
+            shell.inner.restart_pending.store(false, Ordering::SeqCst);
+            shell
+                .stop_locked("artoo is restarting with new settings")
+                .await;
+            shell.start_locked().await;
+        });
+    }
+
+    /// Waits until a pending restart has happened (tests, and the settings reply).
+    pub async fn settled(&self) {
+        while self.inner.restart_pending.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let _lifecycle = self.inner.lifecycle.lock().await;
+    }
+}
+
+/// The inverse of [`Config::settings`]: everything settings.toml holds, onto `config`,
+/// keeping the API keys (they never travel with settings).
+fn apply_settings(config: &mut Config, s: &Settings) {
+    let keep = |tier: &TierConfig, new: &TierConfig| TierConfig {
+        api_key: tier.api_key.clone(),
+        ..new.clone()
+    };
+    if let Some(workspace) = &s.workspace {
+        config.workspace = workspace.clone();
+    }
+    config.llm = LlmConfig {
+        brain: keep(&config.llm.brain, &s.llm.brain),
+        tool: keep(&config.llm.tool, &s.llm.tool),
+        ..s.llm.clone()
+    };
+    config.ggs = s.ggs.clone();
+    config.budgets = s.budgets.clone();
+    config.memory = s.memory.clone();
+    config.laws = s.laws.clone();
+    config.tools = s.tools.clone();
+    config.auditor = s.auditor.clone();
+    config.ui = s.ui.clone();
+}

@@ -1,0 +1,501 @@
+//! The shell's commands on Tauri's mock runtime, with the app's real context (so the
+//! per-window capabilities apply) over a real core in temp dirs. The model endpoint is a
+//! closed port: these tests exercise the shell, not the pipeline.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use artoo::config::Config;
+use artoo_desktop::dto::UiEvent;
+use artoo_desktop::keychain::Keychain;
+use artoo_desktop::{Shell, desktop, mock_commands};
+use serde_json::{Value, json};
+use tauri::ipc::{CallbackFn, Channel, InvokeBody, InvokeResponseBody};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
+use tauri::webview::InvokeRequest;
+use tauri::{App, WebviewUrl, WebviewWindow, WebviewWindowBuilder};
+use tempfile::TempDir;
+
+const NO_KEYCHAIN: &str = "no keychain in tests";
+
+struct Desk {
+    _dir: TempDir,
+    shell: Shell,
+    _app: App<MockRuntime>,
+    popup: WebviewWindow<MockRuntime>,
+    panels: WebviewWindow<MockRuntime>,
+}
+
+fn config(dir: &TempDir, with_model: bool) -> Config {
+    let mut config = Config::with_dirs(dir.path().join("data"), dir.path().join("workspace"));
+    if with_model {
+        // Nothing listens on port 9 (discard): any model call fails fast.
+        for tier in [&mut config.llm.brain, &mut config.llm.tool] {
+            tier.base_url = Some("http://127.0.0.1:9/v1".into());
+            tier.model = Some("scripted".into());
+        }
+        config.llm.max_attempts = 1;
+    }
+    config
+}
+
+fn desk(with_model: bool) -> Desk {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let shell = Shell::new(
+        config(&dir, with_model),
+        Keychain::Disabled(NO_KEYCHAIN.into()),
+    );
+    tauri::async_runtime::block_on(shell.start());
+    let app = mock_builder()
+        .manage(shell.clone())
+        .invoke_handler(mock_commands().invoke_handler())
+        .build(tauri::generate_context!())
+        .expect("the app builds on the mock runtime");
+    let url = || WebviewUrl::App("index.html".into());
+    let popup = WebviewWindowBuilder::new(&app, desktop::POPUP, url())
+        .build()
+        .expect("the popup window");
+    let panels = WebviewWindowBuilder::new(&app, desktop::PANELS, url())
+        .build()
+        .expect("the panels window");
+    Desk {
+        _dir: dir,
+        shell,
+        _app: app,
+        popup,
+        panels,
+    }
+}
+
+fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+    get_ipc_response(
+        window,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().expect("a URL"),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|body| body.deserialize::<Value>().expect("a JSON reply"))
+}
+
+fn code(result: Result<Value, Value>) -> String {
+    let error = result.expect_err("the command rejects");
+    error["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an IpcError, got {error}"))
+        .to_string()
+}
+
+/// Waits (real time, bounded) until `check` holds.
+fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+    for _ in 0..200 {
+        if check() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[test]
+fn a_submitted_task_returns_its_id_and_reaches_the_event_stream() {
+    let desk = desk(true);
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let sink = seen.clone();
+    let channel: Channel<UiEvent> = Channel::new(move |body: InvokeResponseBody| {
+        sink.lock()
+            .expect("lock")
+            .push(body.deserialize::<Value>().expect("json"));
+        Ok(())
+    });
+    let id = desk.shell.hub().subscribe(desktop::POPUP, channel, &[]);
+
+    let task = call(
+        &desk.popup,
+        "submit_task",
+        json!({"text": "list my downloads"}),
+    )
+    .expect("submit_task resolves");
+    let task = task.as_str().expect("a task id").to_string();
+    assert!(task.starts_with("task_"), "{task}");
+    eventually("the TaskSubmitted envelope", || {
+        seen.lock().expect("lock").iter().any(|e| {
+            e["kind"] == "envelope"
+                && e["envelope"]["task_id"] == task.as_str()
+                && e["envelope"]["message"]["type"] == "TaskSubmitted"
+        })
+    });
+
+    assert_eq!(
+        code(call(&desk.popup, "submit_task", json!({"text": "   "}))),
+        "invalid_input"
+    );
+    assert!(desk.shell.hub().unsubscribe(id));
+    assert_eq!(
+        code(call(&desk.popup, "unsubscribe_events", json!({"id": id}))),
+        "not_found"
+    );
+}
+
+#[test]
+fn a_late_subscriber_first_gets_the_envelopes_of_running_tasks_then_live_traffic_and_gaps() {
+    use artoo::SystemClock;
+    use artoo::bus::{Bus, TapEvent};
+    use artoo::contracts::{Role, TaskId, TaskSubmitted};
+    use artoo_desktop::events::Hub;
+
+    let clock = SystemClock::shared();
+    let bus = Bus::new(clock.clone());
+    let mut tap = bus.tap("test", 64);
+    let user = bus.handle(Role::User);
+    let submit = |id: &TaskId| {
+        user.publish(
+            Role::Perceiver,
+            TaskSubmitted {
+                task_id: id.clone(),
+                raw_input: "x".into(),
+                submitted_at: clock.now(),
+                session_history: vec![],
+            },
+        );
+    };
+    let hub = Hub::default();
+    let (running, ended) = (TaskId::mint(), TaskId::mint());
+    submit(&ended);
+    submit(&running);
+    for _ in 0..2 {
+        hub.publish(&tap.try_recv().expect("an envelope on the tap"));
+    }
+
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let sink = seen.clone();
+    let channel: Channel<UiEvent> = Channel::new(move |body: InvokeResponseBody| {
+        sink.lock()
+            .expect("lock")
+            .push(body.deserialize::<Value>().expect("json"));
+        Ok(())
+    });
+    hub.subscribe(desktop::POPUP, channel, std::slice::from_ref(&running));
+    let tasks = |seen: &[Value]| -> Vec<String> {
+        seen.iter()
+            .filter_map(|e| e["envelope"]["task_id"].as_str().map(str::to_string))
+            .collect()
+    };
+    // Only the running task's backlog, not the ended one's.
+    assert_eq!(tasks(&seen.lock().expect("lock")), [running.to_string()]);
+
+    submit(&running);
+    hub.publish(&tap.try_recv().expect("live"));
+    hub.publish(&TapEvent::Gap { skipped: 3 });
+    let seen = seen.lock().expect("lock");
+    assert_eq!(tasks(&seen), [running.to_string(), running.to_string()]);
+    assert_eq!(
+        seen.last().expect("the gap"),
+        &json!({"kind": "gap", "skipped": 3})
+    );
+}
+
+#[test]
+fn answering_a_law1_request_that_is_not_open_is_not_found() {
+    let desk = desk(true);
+    let result = call(
+        &desk.popup,
+        "answer_confirmation",
+        json!({"request_id": "00000000-0000-4000-8000-000000000000", "decision": "approve"}),
+    );
+    assert_eq!(code(result), "not_found");
+    assert_eq!(
+        code(call(
+            &desk.popup,
+            "cancel_task",
+            json!({"task_id": "task_000000000000"})
+        )),
+        "not_found"
+    );
+}
+
+#[test]
+fn the_popup_cannot_touch_memory_or_settings_and_the_panels_cannot_submit() {
+    let desk = desk(true);
+    let denied = |result: Result<Value, Value>| {
+        let error = result.expect_err("the ACL rejects");
+        assert!(
+            error.to_string().contains("not allowed"),
+            "expected an ACL denial, got {error}"
+        );
+    };
+    denied(call(&desk.popup, "memory_groups", json!({})));
+    denied(call(
+        &desk.popup,
+        "memory_forget",
+        json!({"target": {"kind": "group", "space": "a", "entity": "b"}}),
+    ));
+    denied(call(&desk.popup, "save_settings", json!({})));
+    denied(call(&desk.panels, "submit_task", json!({"text": "hello"})));
+    denied(call(
+        &desk.panels,
+        "answer_confirmation",
+        json!({"request_id": "00000000-0000-4000-8000-000000000000", "decision": "approve"}),
+    ));
+}
+
+#[test]
+fn the_operator_remembers_pins_and_forgets_but_never_a_t_entry() {
+    let desk = desk(true);
+    let megram = call(
+        &desk.panels,
+        "memory_remember",
+        json!({"level": "C", "space": "tool:shell", "entity": "path:~/Downloads", "content": "prefer ls -t"}),
+    )
+    .expect("remembered");
+    let id = megram["id"].as_str().expect("an id").to_string();
+
+    let map = call(&desk.panels, "memory_groups", json!({})).expect("groups");
+    assert_eq!(map["thresholds"]["attention_floor"], 0.5);
+    let group = map["groups"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|g| g["space"] == "tool:shell" && g["entity"] == "path:~/Downloads")
+        .expect("the new group is listed");
+    assert_eq!(group["counts"]["C"], 1);
+
+    let detail = call(
+        &desk.panels,
+        "memory_group",
+        json!({"space": "tool:shell", "entity": "path:~/Downloads"}),
+    )
+    .expect("group detail");
+    assert_eq!(detail["megrams"][0]["megram"]["content"], "prefer ls -t");
+    assert!(detail["megrams"][0]["age_days"].as_f64().expect("age") < 0.01);
+
+    let pinned = call(&desk.panels, "memory_pin", json!({"id": id})).expect("pinned");
+    assert_eq!(pinned["k"], 0.0);
+
+    let law = map["groups"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|g| g["counts"]["T"].as_u64() > Some(0))
+        .expect("the Four Laws are seeded");
+    let laws = call(
+        &desk.panels,
+        "memory_group",
+        json!({"space": law["space"], "entity": law["entity"]}),
+    )
+    .expect("the laws' group");
+    let t_id = laws["megrams"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|m| m["megram"]["level"] == "T")
+        .expect("a T entry")["megram"]["id"]
+        .clone();
+    assert_eq!(
+        code(call(
+            &desk.panels,
+            "memory_forget",
+            json!({"target": {"kind": "megram", "id": t_id}})
+        )),
+        "forbidden"
+    );
+
+    let removed = call(
+        &desk.panels,
+        "memory_forget",
+        json!({"target": {"kind": "group", "space": "tool:shell", "entity": "path:~/Downloads"}}),
+    )
+    .expect("forgotten");
+    assert_eq!(removed, 1);
+    assert_eq!(
+        code(call(
+            &desk.panels,
+            "memory_group",
+            json!({"space": "tool:shell", "entity": "path:~/Downloads"})
+        )),
+        "not_found"
+    );
+}
+
+#[test]
+fn the_audit_log_is_browsable_verifiable_and_queryable() {
+    let desk = desk(true);
+    call(
+        &desk.popup,
+        "submit_task",
+        json!({"text": "tidy the desktop"}),
+    )
+    .expect("submitted");
+    eventually("audit events", || {
+        call(
+            &desk.panels,
+            "audit_events",
+            json!({"filter": {"task_id": null, "message_type": "TaskSubmitted", "anomalies_only": false, "before_seq": null, "limit": 10}}),
+        )
+        .is_ok_and(|page| page["total"].as_u64() >= Some(1))
+    });
+    let page = call(
+        &desk.panels,
+        "audit_events",
+        json!({"filter": {"task_id": null, "message_type": null, "anomalies_only": false, "before_seq": null, "limit": 2}}),
+    )
+    .expect("a page");
+    let events = page["events"].as_array().expect("events");
+    assert_eq!(events.len(), 2);
+    assert!(
+        events[0]["seq"].as_u64() > events[1]["seq"].as_u64(),
+        "newest first"
+    );
+    assert!(page["total"].as_u64() >= Some(2));
+
+    let verified = call(&desk.panels, "audit_verify", json!({})).expect("verified");
+    assert_eq!(verified["status"], "intact", "{verified}");
+
+    let report = call(&desk.panels, "audit_query", json!({})).expect("an on-demand report");
+    assert_eq!(report["trigger"], "on-demand", "{report}");
+    assert_eq!(
+        code(call(
+            &desk.panels,
+            "audit_report",
+            json!({"id": "00000000-0000-4000-8000-000000000000"})
+        )),
+        "not_found"
+    );
+}
+
+#[test]
+fn a_run_is_listed_and_replays_from_its_envelopes() {
+    let desk = desk(true);
+    let task = call(
+        &desk.popup,
+        "submit_task",
+        json!({"text": "count my photos"}),
+    )
+    .expect("submitted");
+    let mut run_id = String::new();
+    eventually("the run in the task logs and the journal", || {
+        let Ok(runs) = call(&desk.panels, "task_runs", json!({})) else {
+            return false;
+        };
+        let Some(run) = runs
+            .as_array()
+            .and_then(|r| r.iter().find(|r| r["task_id"] == task))
+        else {
+            return false;
+        };
+        run_id = run["run_id"].as_str().expect("a run id").to_string();
+        call(&desk.panels, "task_replay", json!({"run_id": run_id})).is_ok()
+    });
+    let replay = call(&desk.popup, "task_replay", json!({"run_id": run_id})).expect("a replay");
+    assert_eq!(replay["run"]["raw_input"], "count my photos");
+    assert_eq!(replay["envelopes"][0]["message"]["type"], "TaskSubmitted");
+    assert_eq!(
+        code(call(
+            &desk.panels,
+            "task_replay",
+            json!({"run_id": "../../etc/passwd"})
+        )),
+        "invalid_input"
+    );
+}
+
+#[test]
+fn settings_name_the_bad_field_refuse_keys_without_a_keychain_and_save_good_values() {
+    let desk = desk(true);
+    let view = call(&desk.panels, "get_settings", json!({})).expect("settings");
+    assert_eq!(view["keychain"]["available"], false);
+    assert_eq!(view["keychain"]["backend"], NO_KEYCHAIN);
+    assert_eq!(view["keys"]["brain"]["stored"], false);
+    let keep = json!({"brain": {"kind": "keep"}, "tool": {"kind": "keep"}});
+
+    let mut bad = view["settings"].clone();
+    bad["ggs"]["theta"] = json!(1.5);
+    let error = call(
+        &desk.panels,
+        "save_settings",
+        json!({"update": {"settings": bad, "keys": keep}}),
+    )
+    .expect_err("rejected");
+    assert_eq!(error["code"], "config_invalid");
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("text")
+            .contains("ggs.theta"),
+        "{error}"
+    );
+
+    let mut hotkey = view["settings"].clone();
+    hotkey["ui"]["hotkey"] = json!("Shift+NotAKey");
+    let error = call(
+        &desk.panels,
+        "save_settings",
+        json!({"update": {"settings": hotkey, "keys": keep}}),
+    )
+    .expect_err("rejected");
+    assert_eq!(error["code"], "config_invalid");
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("text")
+            .contains("ui.hotkey"),
+        "{error}"
+    );
+
+    let with_key = json!({"brain": {"kind": "set", "key": "sk-test"}, "tool": {"kind": "keep"}});
+    assert_eq!(
+        code(call(
+            &desk.panels,
+            "save_settings",
+            json!({"update": {"settings": view["settings"], "keys": with_key}})
+        )),
+        "keychain_unavailable"
+    );
+
+    let mut good = view["settings"].clone();
+    good["ui"]["language"] = json!("zh-CN");
+    good["ggs"]["rho"] = json!(0.4);
+    let saved = call(
+        &desk.panels,
+        "save_settings",
+        json!({"update": {"settings": good, "keys": keep}}),
+    )
+    .expect("saved");
+    assert_eq!(saved["settings"]["ui"]["language"], "zh-CN");
+    let path = saved["settings_path"].as_str().expect("a path");
+    let text = std::fs::read_to_string(path).expect("settings.toml written");
+    assert!(text.contains("rho = 0.4"), "{text}");
+    tauri::async_runtime::block_on(desk.shell.settled());
+    assert_eq!(desk.shell.core().expect("restarted").config().ggs.rho, 0.4);
+}
+
+#[test]
+fn without_a_model_the_core_is_unavailable_but_settings_and_history_work() {
+    let desk = desk(false);
+    let error = call(&desk.popup, "submit_task", json!({"text": "hello"})).expect_err("no core");
+    assert_eq!(error["code"], "unavailable");
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("text")
+            .contains("Settings"),
+        "{error}"
+    );
+    call(&desk.panels, "get_settings", json!({})).expect("settings still open");
+    assert_eq!(
+        call(&desk.panels, "task_runs", json!({})).expect("runs"),
+        json!([])
+    );
+    assert_eq!(
+        call(&desk.panels, "provider_presets", json!({}))
+            .expect("presets")
+            .as_array()
+            .map(Vec::len),
+        Some(5)
+    );
+}
