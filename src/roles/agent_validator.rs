@@ -348,6 +348,38 @@ pub fn verdicts_from(
         .collect())
 }
 
+/// Overrules passes no tool result can back: when the attempt called tools and none of
+/// the calls ended ok (all refused, denied or failed), nothing shows the work done, so
+/// no criterion is met, whatever the model judged (Law 0; a small model rubber-stamps an
+/// executor's claim). An attempt with no calls at all is left to the model: a sub-task
+/// answerable from its context is judged on the report.
+pub fn ground_in_calls(
+    mut verdicts: Vec<CriterionVerdict>,
+    calls: &[ToolCallRecord],
+) -> Vec<CriterionVerdict> {
+    if calls.is_empty() || calls.iter().any(|c| c.status == ToolCallStatus::Ok) {
+        return verdicts;
+    }
+    let class = if calls
+        .iter()
+        .any(|c| matches!(c.status, ToolCallStatus::Error | ToolCallStatus::Denied))
+    {
+        FailureClass::Environmental
+    } else {
+        FailureClass::Logical
+    };
+    for v in verdicts.iter_mut().filter(|v| !v.failed()) {
+        v.verdict = Verdict::Fail;
+        v.failure_class = Some(class);
+        v.evidence = format!(
+            "no tool call of this attempt succeeded ({} refused, denied or failed), so no \
+             tool result shows this; the model's pass is overruled",
+            calls.len()
+        );
+    }
+    verdicts
+}
+
 /// The class of one attempt from its failing verdicts.
 pub fn attempt_class(verdicts: &[CriterionVerdict]) -> Option<MixedFailureClass> {
     let mut classes = verdicts
@@ -965,6 +997,7 @@ impl AgentValidator {
                 return self.close(id, closing, Some(request));
             }
         };
+        let verdicts = ground_in_calls(verdicts, calls);
         track.points.push(gap_point(attempt, &verdicts));
         let Some(first_unmet) = verdicts.iter().find(|v| v.failed()).cloned() else {
             let output = Value::String(request.result.output.clone());
@@ -1166,6 +1199,34 @@ mod tests {
             duration_ms: 1,
             confirmation: None,
         }
+    }
+
+    #[test]
+    fn a_pass_is_overruled_when_every_tool_call_of_the_attempt_failed_or_was_refused() {
+        let pass = || {
+            vec![CriterionVerdict::for_criterion(
+                &Criterion::new("the file is gone"),
+                Verdict::Pass,
+            )]
+        };
+        let refused = vec![call("shell", ToolCallStatus::Refused, Some("MUST NOT"))];
+        let v = ground_in_calls(pass(), &refused);
+        assert!(v[0].failed());
+        assert_eq!(v[0].failure_class, Some(FailureClass::Logical));
+        let denied = vec![call("shell", ToolCallStatus::Denied, None)];
+        assert_eq!(
+            ground_in_calls(pass(), &denied)[0].failure_class,
+            Some(FailureClass::Environmental)
+        );
+        let one_ok = vec![
+            call("shell", ToolCallStatus::Error, Some("exit 1")),
+            call("shell", ToolCallStatus::Ok, None),
+        ];
+        assert!(!ground_in_calls(pass(), &one_ok)[0].failed());
+        assert!(
+            !ground_in_calls(pass(), &[])[0].failed(),
+            "no calls: judged on the report"
+        );
     }
 
     fn result(

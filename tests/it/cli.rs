@@ -592,3 +592,78 @@ mod law1_prompt {
         );
     }
 }
+
+/// A whole one-sub-task plan: R3 runs `command` with the shell, then finishes.
+fn shell_task_script(intent: &str, command: &str) -> Script {
+    let criterion = "the shell command ran and its output is reported";
+    let s = |v: serde_json::Value| serde_json::Value::String(v.to_string());
+    let script = serde_json::json!({
+        "cycle": true,
+        "roles": {
+            "R1": [{"reply": {"content": s(serde_json::json!({
+                "constraints": {"deadline": null, "scope": null}, "intent": intent,
+                "kind": "task", "question": null, "reply": null}))}}],
+            "R2": [
+                {"reply": {"content": s(serde_json::json!({"next_moves": [
+                    "Approve the action when artoo asks.", "Do it by hand in a terminal."]}))},
+                 "match": "Why it was abandoned"},
+                {"reply": {"content": s(serde_json::json!({
+                    "subtasks": [{"context": "", "intent": intent, "sequence": 1,
+                        "success_criteria": [criterion], "tools": ["shell"]}],
+                    "task_criteria": ["the user's request is done"]}))}}
+            ],
+            "R3": [
+                {"reply": {"content": s(serde_json::json!({"evidence": "the tool result above",
+                    "next": "finish", "status": "completed", "output": "done",
+                    "summary": "Ran the command."}))}, "match": "CALL_RAN"},
+                {"reply": {"content": s(serde_json::json!({"evidence": "", "next": "call_tool",
+                    "tool": "shell", "tool_input": {"command": command}}))}}
+            ],
+            "R4a": [{"reply": {"content": s(serde_json::json!({"criteria": [{"criterion": criterion,
+                "evidence": "the shell call's output", "met": true, "unmet_cause": null}],
+                "diagnosis": "", "remedy": ""}))}}],
+            "R4b": [{"reply": {"content": s(serde_json::json!({"combined_output": {"result": "done"},
+                "criteria": [{"criterion": "the user's request is done", "evidence": "done",
+                    "met": true, "unmet_cause": null}], "diagnosis": "", "remedy": "",
+                "summary": "Done."}))}}]
+        }
+    });
+    Script::from_json(&script.to_string()).expect("script")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_task_exits_0_with_the_cost_of_every_role() {
+    let bench = Bench::new(shell_task_script(
+        "Say hello from the shell",
+        "echo CALL_RAN",
+    ))
+    .await;
+    let output = bench.run(&["run", "say hello from the shell"], "").await;
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", explain(&output));
+    has(&text, "✅");
+    for role in ["R1", "R2", "R3", "R4a", "R4b"] {
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with(role) && l.contains("tokens")
+                    || l.trim_start().starts_with(role) && l.contains('s')),
+            "no cost line for {role} in:\n{text}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destructive_step_is_denied_when_stdin_is_not_a_terminal() {
+    let bench = Bench::new(shell_task_script(
+        "Delete notes.txt from the workspace",
+        "rm notes.txt && echo CALL_RAN",
+    ))
+    .await;
+    let notes = bench.dirs.path().join("home/artoo_workspace/notes.txt");
+    std::fs::write(&notes, "keep me").expect("notes");
+    let output = bench.run(&["run", "delete notes.txt"], "y\n").await;
+    let text = stdout(&output);
+    assert!(notes.exists(), "the file survived: {}", explain(&output));
+    has(&text, "[LAW1]");
+    assert_ne!(output.status.code(), Some(0), "{}", explain(&output));
+}
