@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use artoo::Config;
 use artoo::bus::{Envelope, Tap, TapEvent};
-use artoo::contracts::{FinalResult, Message, MessageKind, Role, TaskId};
+use artoo::contracts::{FinalResult, MessageKind, Role, TaskId};
 use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 use artoo::testkit::{Script, ScriptedServer, llm_config};
 
@@ -19,7 +19,6 @@ pub struct Stage {
     pub server: ScriptedServer,
     pub runtime: Runtime,
     pub workspace: PathBuf,
-    pub home: PathBuf,
     tap: Tap,
     /// Every envelope read from the tap so far, in publish order.
     pub seen: Vec<Arc<Envelope>>,
@@ -64,7 +63,6 @@ impl Stage {
             server,
             runtime,
             workspace,
-            home,
             tap,
             seen: Vec::new(),
             _dirs: dirs,
@@ -191,20 +189,4 @@ pub fn final_result(end: &TaskEnd) -> &FinalResult {
         TaskEnd::Final(r) => r,
         other => panic!("expected a FinalResult, the task ended with {other:?}"),
     }
-}
-
-/// The envelope's message as a FinalResult.
-pub fn as_final(env: &Envelope) -> &FinalResult {
-    match &env.message {
-        Message::FinalResult(r) => r,
-        other => panic!("not a FinalResult: {other:?}"),
-    }
-}
-
-/// A script from tests/fixtures/pipeline/<name>.json.
-pub fn script(name: &str) -> Script {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/pipeline")
-        .join(format!("{name}.json"));
-    Script::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -219,8 +219,11 @@ async fn cancelling_mid_task_stops_it_and_nothing_of_it_starts_afterwards() {
     stage.stop().await;
 }
 
-/// R2's plan: per sub-task (sequence, intent, criteria, context, tools).
-fn plan(task_criteria: &[&str], subtasks: &[(i64, &str, &[&str], &str, &[&str])]) -> String {
+/// One planned sub-task: (sequence, intent, criteria, context, tools).
+type Draft<'a> = (i64, &'a str, &'a [&'a str], &'a str, &'a [&'a str]);
+
+/// R2's plan.
+fn plan(task_criteria: &[&str], subtasks: &[Draft<'_>]) -> String {
     serde_json::json!({
         "subtasks": subtasks.iter().map(|(sequence, intent, criteria, context, tools)| serde_json::json!({
             "context": context,
