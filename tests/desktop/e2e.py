@@ -1,28 +1,43 @@
 #!/usr/bin/env python3
-"""End-to-end run of the real desktop binary under Xvfb, driven by WebKitWebDriver.
+"""End-to-end runs of the real desktop binary under Xvfb, driven by WebKitWebDriver.
 
-Usage: tests/desktop/e2e.py [--serve-ui] <artoo-desktop binary> [<out dir>]
+Usage: tests/desktop/e2e.py [--serve-ui] <artoo-desktop binary> <artoo-scripted-llm binary> [<out dir>]
 
 --serve-ui starts the Vite dev server on :1420 for a binary built without the
 custom-protocol feature (the debug build the command tests already made: CI builds the
-app once and reuses it).
+app once and reuses it, and `cargo test --workspace` builds the scripted server too).
 
-Each run gets its own temp HOME, XDG dirs, data dir and workspace (never a real home) and
-its own D-Bus session. This smoke run checks what works without a model: the app starts,
-the popup webview loads over the real IPC, a task typed into the popup is refused with the
-shell's `unavailable` message naming Settings, and the panels window's Settings says there
-is no keychain. A screenshot of the screen is kept in <out dir> (default target/desktop-e2e).
+Every run starts a fresh app with its own temp HOME, XDG dirs, data dir and workspace
+(never a real home), its own X screen and its own D-Bus session:
+
+1. No model: a task typed into the popup is refused with the shell's `unavailable`
+   message naming Settings.
+2. Law 1, denied: against the scripted model (a whole task whose one step is
+   `rm notes.txt` in the workspace), the Law 1 dialog shows the exact command; Deny
+   ends the task with a FinalResult (❌) whose summary starts with [LAW1] and counts
+   the denial, with R2's graceful-failure next moves; notes.txt is untouched.
+3. Law 1, approved: the same task in a fresh app; Approve lets the command run, the
+   result shows ✅ with a [LAW1] summary counting the approval, and notes.txt is gone.
+
+The popup starts hidden; the runs show it with the global hotkey (xdotool), as a user
+would, because WebDriver's screenshot of a hidden webview never returns. The screenshots
+(the dialog, each result) land in <out dir> (default target/desktop-e2e).
 """
 
+import base64
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+
+HOTKEY = "ctrl+shift+space"  # ui.hotkey's default, CommandOrControl+Shift+Space
+TASK_COMMAND = "rm notes.txt && echo CALL_RAN"
 
 
 def free_port():
@@ -31,11 +46,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wd(base, method, path, body=None):
+def wd(base, method, path, body=None, timeout=60):
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(base + path, data=data, method=method,
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as resp:
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
         return json.loads(resp.read() or b"null")["value"]
 
 
@@ -53,94 +68,287 @@ def wait_for(what, check, timeout=30.0):
     raise SystemExit(f"e2e: timed out waiting for {what} (last: {last!r})")
 
 
+def shell_task_script(intent, command):
+    """A whole one-sub-task plan for the scripted server (docs/llm.md): R1 perceives a
+    task, R2 plans one shell step (and answers the graceful-failure prompt), R3 calls
+    the shell then finishes once the call's result is in its prompt, R4a and R4b pass."""
+    criterion = "the shell command ran and its output is reported"
+
+    def reply(value, match=None):
+        entry = {"reply": {"content": json.dumps(value)}}
+        if match is not None:
+            entry["match"] = match
+        return entry
+
+    return {"cycle": True, "roles": {
+        "R1": [reply({"constraints": {"deadline": None, "scope": None}, "intent": intent,
+                      "kind": "task", "question": None, "reply": None})],
+        "R2": [
+            reply({"next_moves": ["Approve the action when artoo asks.",
+                                  "Do it by hand in a terminal."]},
+                  match="Why it was abandoned"),
+            reply({"subtasks": [{"context": "", "intent": intent, "sequence": 1,
+                                 "success_criteria": [criterion], "tools": ["shell"]}],
+                   "task_criteria": ["the user's request is done"]}),
+        ],
+        "R3": [
+            # Only the second turn's prompt holds the call (and so "CALL_RAN").
+            reply({"evidence": "the tool result above", "next": "finish",
+                   "status": "completed", "output": "done", "summary": "Ran the command."},
+                  match="CALL_RAN"),
+            reply({"evidence": "", "next": "call_tool", "tool": "shell",
+                   "tool_input": {"command": command}}),
+        ],
+        "R4a": [reply({"criteria": [{"criterion": criterion,
+                                     "evidence": "the shell call's output", "met": True,
+                                     "unmet_cause": None}],
+                       "diagnosis": "", "remedy": ""})],
+        "R4b": [reply({"combined_output": {"result": "done"},
+                       "criteria": [{"criterion": "the user's request is done",
+                                     "evidence": "done", "met": True, "unmet_cause": None}],
+                       "diagnosis": "", "remedy": "", "summary": "Done."})],
+    }}
+
+
+class App:
+    """The real app binary in fresh temp dirs on its own X screen, under WebDriver."""
+
+    def __init__(self, binary, model_url=None):
+        self.root = tempfile.mkdtemp(prefix="artoo-e2e-")
+        self.workspace = f"{self.root}/workspace"
+        env = dict(os.environ)
+        for var in ("BRAIN_BASE_URL", "TOOL_BASE_URL", "OPENAI_BASE_URL", "BRAIN_MODEL",
+                    "TOOL_MODEL", "OPENAI_MODEL", "OPENAI_API_KEY", "BRAIN_API_KEY",
+                    "TOOL_API_KEY"):
+            env.pop(var, None)
+        for sub in ("home", "data", "config", "cache", "runtime", "workspace", "artoo"):
+            os.makedirs(os.path.join(self.root, sub), mode=0o700)
+        env.update(HOME=f"{self.root}/home", XDG_DATA_HOME=f"{self.root}/data",
+                   XDG_CONFIG_HOME=f"{self.root}/config", XDG_CACHE_HOME=f"{self.root}/cache",
+                   XDG_RUNTIME_DIR=f"{self.root}/runtime", ARTOO_DATA_DIR=f"{self.root}/artoo",
+                   ARTOO_WORKSPACE=self.workspace, TAURI_WEBVIEW_AUTOMATION="true",
+                   ARTOO_BENCH="1")
+        if model_url is not None:
+            env.update(OPENAI_BASE_URL=model_url, OPENAI_MODEL="scripted")
+        self.env = env
+        self.binary = binary
+        self.display = f":{free_port() % 500 + 100}"
+        self.xvfb = None
+        self.driver = None
+        self.session = None
+
+    def __enter__(self):
+        self.xvfb = subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1280x800x24",
+                                      "-nolisten", "tcp"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.env["DISPLAY"] = self.display
+        port = free_port()
+        # Its own process group: the driver outlives dbus-run-session, so the group is
+        # what gets stopped.
+        self.driver = subprocess.Popen(["dbus-run-session", "--", "WebKitWebDriver",
+                                        f"--port={port}"],
+                                       env=self.env, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
+        self.base = f"http://127.0.0.1:{port}"
+        wait_for("WebKitWebDriver", lambda: wd(self.base, "GET", "/status")["ready"])
+        self.session = wd(self.base, "POST", "/session", {"capabilities": {"alwaysMatch": {
+            "webkitgtk:browserOptions": {"binary": self.binary, "args": []}}}})["sessionId"]
+        self.s = f"/session/{self.session}"
+        self.switch_to("view=popup")
+        return self
+
+    def __exit__(self, *exc):
+        if self.session:
+            try:
+                wd(self.base, "DELETE", self.s, timeout=20)
+            except Exception:
+                pass
+        if self.driver is not None:
+            stop_group(self.driver)
+        if self.xvfb is not None:
+            self.xvfb.terminate()
+            self.xvfb.wait(timeout=10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def switch_to(self, view):
+        handles = wait_for("the app's webviews", lambda: wd(self.base, "GET", self.s + "/window/handles"))
+        for h in handles:
+            wd(self.base, "POST", self.s + "/window", {"handle": h})
+            url = wait_for("a page URL", lambda: wd(self.base, "GET", self.s + "/url"))
+            if view in url:
+                return h
+        raise SystemExit(f"e2e: no {view} webview among {handles}")
+
+    def find(self, css):
+        el = wd(self.base, "POST", self.s + "/element", {"using": "css selector", "value": css})
+        return list(el.values())[0]
+
+    def xpath(self, path):
+        el = wd(self.base, "POST", self.s + "/element", {"using": "xpath", "value": path})
+        return list(el.values())[0]
+
+    def js(self, script, *args):
+        return wd(self.base, "POST", self.s + "/execute/sync", {"script": script, "args": list(args)})
+
+    def page_text(self):
+        return self.js("return document.body.textContent")
+
+    def type_task(self, text):
+        box = wait_for("the task input", lambda: self.find("textarea, input[type=text]"))
+        wd(self.base, "POST", f"{self.s}/element/{box}/value", {"text": text + "\ue007"})
+
+    def click(self, element):
+        wd(self.base, "POST", f"{self.s}/element/{element}/click", {})
+
+    def popup_visible(self):
+        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "^artoo$"],
+                               env=self.env, capture_output=True, text=True)
+        return found.returncode == 0 and found.stdout.strip() != ""
+
+    def show_popup(self):
+        """The global hotkey, as a user presses it."""
+        if not self.popup_visible():
+            # With no window manager, X gives the keyboard to the window under the
+            # pointer: a pointer left in the screen's centre, where the popup opens,
+            # sends it a focus-out on the hotkey's grab and the popup hides on blur.
+            # A user's pointer rests elsewhere (on the tray); so does this one.
+            subprocess.run(["xdotool", "mousemove", "1270", "790"], env=self.env, check=True)
+            subprocess.run(["xdotool", "key", HOTKEY], env=self.env, check=True)
+        wait_for("the popup on screen", self.popup_visible, timeout=10)
+
+    def screenshot(self, path):
+        # Only a shown webview answers (a hidden one never returns).
+        self.show_popup()
+        # The screenshot is the last frame WebKit painted: wait for the next two, so it
+        # shows the page as it is now, not as it was before the last change.
+        wd(self.base, "POST", self.s + "/execute/async", {"args": [], "script":
+           "const done = arguments[arguments.length - 1];"
+           "requestAnimationFrame(() => requestAnimationFrame(() => done(true)));"})
+        png = wd(self.base, "GET", self.s + "/screenshot")
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(png))
+
+def stop_group(proc):
+    """SIGTERM to the process group `proc` leads, SIGKILL if it lingers."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except ProcessLookupError:
+        return
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    # dbus-run-session may be gone while its children linger in the group.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+class ScriptedModel:
+    """artoo-scripted-llm serving `script` on a free loopback port."""
+
+    def __init__(self, binary, script):
+        self.dir = tempfile.mkdtemp(prefix="artoo-e2e-llm-")
+        path = os.path.join(self.dir, "script.json")
+        with open(path, "w") as f:
+            json.dump(script, f)
+        self.proc = subprocess.Popen([binary, "--script", path], stdout=subprocess.PIPE,
+                                     text=True)
+        self.url = self.proc.stdout.readline().strip()
+        if not self.url.startswith("http://"):
+            raise SystemExit(f"e2e: the scripted model did not start ({self.url!r})")
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def no_model(binary, out):
+    with App(binary) as app:
+        app.show_popup()
+        app.type_task("list my downloads")
+        body = wait_for("the unavailable message",
+                        lambda: (lambda t: t if "Settings" in t else None)(app.page_text()))
+        app.screenshot(f"{out}/no-model.png")
+        assert "no model is configured yet" in body, body
+    print("e2e: no model: the popup shows the shell's unavailable error naming Settings")
+
+
+def law1(binary, llm, out, decision):
+    model = ScriptedModel(llm, shell_task_script("Delete notes.txt from the workspace",
+                                                 TASK_COMMAND))
+    try:
+        with App(binary, model.url) as app:
+            notes = os.path.join(app.workspace, "notes.txt")
+            with open(notes, "w") as f:
+                f.write("keep me")
+            app.show_popup()
+            app.type_task("delete notes.txt")
+            wait_for("the Law 1 dialog", lambda: app.find("[data-testid=law1-dialog]"), timeout=60)
+            command = app.js("return document.querySelector('[data-testid=law1-command]').textContent")
+            assert command.strip() == TASK_COMMAND, command
+            assert os.path.exists(notes), "nothing runs before the answer"
+            if decision == "deny":
+                app.screenshot(f"{out}/law1-dialog.png")
+                button = app.xpath("//*[@data-testid='law1-dialog']//button[normalize-space()='Deny']")
+            else:
+                button = app.find("[data-testid=law1-approve]")
+                # Approve is armed a moment after the dialog appears.
+                wait_for("Approve armed", lambda: wd(app.base, "GET", f"{app.s}/element/{button}/enabled"))
+            app.click(button)
+            result = wait_for("the result", lambda: app.js(
+                "const r = document.querySelector('[data-testid=result]');"
+                "const q = (id) => r.querySelector(`[data-testid=${id}]`);"
+                "return r && {text: r.textContent, ok: r.classList.contains('ok'),"
+                " summary: q('summary').textContent.trim(),"
+                " moves: q('next-moves') ? q('next-moves').textContent : ''}"), timeout=60)
+            app.screenshot(f"{out}/result-{decision}.png")
+            if decision == "deny":
+                assert result["summary"].startswith("[LAW1]"), result
+                assert "denied 1" in result["summary"], result
+                assert not result["ok"] and "❌" in result["text"], result
+                # R2's graceful-failure answer, asked for with "Why it was abandoned".
+                assert "Do it by hand in a terminal." in result["moves"], result
+                assert os.path.exists(notes), "a denied rm leaves the file"
+                with open(notes) as f:
+                    assert f.read() == "keep me"
+                print("e2e: Law 1 denied: the dialog showed the command, the result carries "
+                      "[LAW1], notes.txt is untouched")
+            else:
+                assert result["ok"] and "✅" in result["text"], result
+                assert result["summary"].startswith("[LAW1]"), result
+                assert "approved 1" in result["summary"], result
+                assert not os.path.exists(notes), "the approved rm ran"
+                print("e2e: Law 1 approved: the command ran, notes.txt is gone, the result shows ✅")
+    finally:
+        model.close()
+
+
 def main():
     args = sys.argv[1:]
     serve_ui = "--serve-ui" in args
     args = [a for a in args if a != "--serve-ui"]
     binary = os.path.abspath(args[0])
-    out = os.path.abspath(args[1] if len(args) > 1 else "target/desktop-e2e")
+    llm = os.path.abspath(args[1])
+    out = os.path.abspath(args[2] if len(args) > 2 else "target/desktop-e2e")
+    os.makedirs(out, exist_ok=True)
     vite = None
     if serve_ui:
         vite = subprocess.Popen(["npx", "vite", "--config", "ui/vite.config.ts", "--strictPort"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         wait_for("the Vite dev server", lambda: urllib.request.urlopen("http://localhost:1420/", timeout=2).status == 200)
-    os.makedirs(out, exist_ok=True)
-    root = tempfile.mkdtemp(prefix="artoo-e2e-")
-    env = dict(os.environ)
-    for var in ("BRAIN_BASE_URL", "TOOL_BASE_URL", "OPENAI_BASE_URL", "BRAIN_MODEL",
-                "TOOL_MODEL", "OPENAI_MODEL", "OPENAI_API_KEY", "BRAIN_API_KEY", "TOOL_API_KEY"):
-        env.pop(var, None)
-    for sub in ("home", "data", "config", "cache", "runtime", "workspace", "artoo"):
-        os.makedirs(os.path.join(root, sub), mode=0o700)
-    env.update(HOME=f"{root}/home", XDG_DATA_HOME=f"{root}/data", XDG_CONFIG_HOME=f"{root}/config",
-               XDG_CACHE_HOME=f"{root}/cache", XDG_RUNTIME_DIR=f"{root}/runtime",
-               ARTOO_DATA_DIR=f"{root}/artoo", ARTOO_WORKSPACE=f"{root}/workspace",
-               TAURI_WEBVIEW_AUTOMATION="true", ARTOO_BENCH="1")
-    display = f":{free_port() % 500 + 100}"
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    env["DISPLAY"] = display
-    port = free_port()
-    driver = subprocess.Popen(["dbus-run-session", "--", "WebKitWebDriver", f"--port={port}"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    session = None
     try:
-        wait_for("WebKitWebDriver", lambda: wd(base, "GET", "/status")["ready"])
-        session = wd(base, "POST", "/session", {"capabilities": {"alwaysMatch": {
-            "webkitgtk:browserOptions": {"binary": binary, "args": []}}}})["sessionId"]
-        s = f"/session/{session}"
-        handles = wait_for("the app's webviews", lambda: wd(base, "GET", s + "/window/handles"))
-
-        def find(css):
-            return wd(base, "POST", s + "/element", {"using": "css selector", "value": css})
-
-        def text(css):
-            el = find(css)
-            return wd(base, "GET", f"{s}/element/{list(el.values())[0]}/text")
-
-        popup = None
-        for h in handles:
-            wd(base, "POST", s + "/window", {"handle": h})
-            url = wait_for("a page URL", lambda: wd(base, "GET", s + "/url"))
-            if "view=popup" in url:
-                popup = h
-        if popup is None:
-            raise SystemExit(f"e2e: no popup webview among {handles}")
-        wd(base, "POST", s + "/window", {"handle": popup})
-        box = wait_for("the task input", lambda: find("textarea, input[type=text]"))
-        box_id = list(box.values())[0]
-        wd(base, "POST", f"{s}/element/{box_id}/value", {"text": "list my downloads\ue007"})
-        def page_text():
-            return wd(base, "POST", s + "/execute/sync",
-                      {"script": "return document.body.textContent", "args": []})
-
-        try:
-            body = wait_for("the unavailable message",
-                            lambda: (lambda t: t if "Settings" in t else None)(page_text()))
-        finally:
-            # The X screen. The popup starts hidden (the hotkey shows it), and WebDriver's
-            # own screenshot of a hidden webview never returns, so this is the screen.
-            subprocess.run(["import", "-display", display, "-window", "root",
-                            f"{out}/screen-no-model.png"], check=False)
-        assert "no model is configured yet" in body, body
-        print("e2e: the popup shows the shell's unavailable error naming Settings")
-        print(f"e2e: ok; screenshot in {out}/screen-no-model.png")
+        no_model(binary, out)
+        law1(binary, llm, out, "deny")
+        law1(binary, llm, out, "approve")
+        print(f"e2e: ok; screenshots in {out}")
     finally:
-        if session:
-            try:
-                wd(base, "DELETE", f"/session/{session}")
-            except Exception:
-                pass
-        driver.terminate()
-        driver.wait(timeout=10)
-        xvfb.terminate()
-        xvfb.wait(timeout=10)
         if vite is not None:
             os.killpg(vite.pid, 15)
             vite.wait(timeout=10)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
