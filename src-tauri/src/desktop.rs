@@ -14,7 +14,10 @@ use artoo::bus::Envelope;
 use artoo::contracts::Message;
 use tauri::menu::{Menu, MenuEvent, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
-use tauri::{AppHandle, Manager, PhysicalPosition, Rect, Runtime, WebviewWindow, WindowEvent};
+use tauri::{
+    AppHandle, Manager, PhysicalPosition, Rect, Runtime, WebviewUrl, WebviewWindow,
+    WebviewWindowBuilder, WindowEvent,
+};
 use tauri_plugin_global_shortcut::{GlobalShortcut, Shortcut, ShortcutState};
 
 use crate::dto::PanelTab;
@@ -79,8 +82,41 @@ pub fn toggle_popup<R: Runtime>(app: &AppHandle<R>, tray: Option<Rect>) -> IpcRe
     }
 }
 
+/// The panels window, created on first use: a window loaded at start would cost a whole
+/// web process (tens of MB) for a view many sessions never open.
+fn panels_window<R: Runtime>(app: &AppHandle<R>) -> IpcResult<WebviewWindow<R>> {
+    if let Some(panels) = app.get_webview_window(PANELS) {
+        return Ok(panels);
+    }
+    let builder = WebviewWindowBuilder::new(
+        app,
+        PANELS,
+        WebviewUrl::App("index.html?view=panels".into()),
+    )
+    .title("artoo")
+    .inner_size(1040.0, 700.0)
+    .min_inner_size(760.0, 480.0)
+    .center()
+    .visible(false);
+    #[cfg(target_os = "macos")]
+    let builder = builder
+        .title_bar_style(tauri::TitleBarStyle::Overlay)
+        .hidden_title(true);
+    let panels = builder.build().map_err(window_error)?;
+    let hide = panels.clone();
+    panels.on_window_event(move |event| {
+        // Closing the panels window hides it: the app lives in the menu bar, and the
+        // next open is instant.
+        if let WindowEvent::CloseRequested { api, .. } = event {
+            api.prevent_close();
+            let _ = hide.hide();
+        }
+    });
+    Ok(panels)
+}
+
 pub fn show_panels<R: Runtime>(app: &AppHandle<R>) -> IpcResult<()> {
-    let panels = window(app, PANELS)?;
+    let panels = panels_window(app)?;
     panels.show().map_err(window_error)?;
     panels.unminimize().map_err(window_error)?;
     panels.set_focus().map_err(window_error)
@@ -294,16 +330,6 @@ pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Resul
                 && let Err(e) = hide_popup(&handle)
             {
                 tracing::warn!(error = %e.message, "could not hide the popup on blur");
-            }
-        });
-    }
-    if let Some(panels) = app.get_webview_window(PANELS) {
-        let hide = panels.clone();
-        panels.on_window_event(move |event| {
-            // Closing the panels window hides it: the app lives in the menu bar.
-            if let WindowEvent::CloseRequested { api, .. } = event {
-                api.prevent_close();
-                let _ = hide.hide();
             }
         });
     }

@@ -1,7 +1,8 @@
 //! The one event stream to the webviews: a single bus tap fanned out to every
 //! `subscribe_events` channel, with the envelopes of still-running tasks replayed to a new
 //! subscriber first, tap gaps forwarded as `gap` events, and panel navigation addressed
-//! to one window.
+//! to one window (kept for the window's first subscriber when its page is still loading:
+//! the panels window is created on first open).
 //!
 //! **Invariant:** a subscriber sees every envelope of a running task exactly once and in
 //! bus order — the replay and the registration happen under the same lock as the
@@ -37,6 +38,8 @@ struct HubState {
     /// Envelopes of tasks seen on the tap, by task, in bus order; pruned to the running
     /// tasks whenever a subscriber joins.
     live: HashMap<TaskId, Vec<Arc<Envelope>>>,
+    /// The last navigation addressed to a window none of whose pages had subscribed yet.
+    pending_navigation: HashMap<String, UiEvent>,
 }
 
 /// The fan-out point. Cheap to clone.
@@ -52,7 +55,8 @@ impl Hub {
     }
 
     /// Registers `channel` for `window`: sends it the envelopes of `running` tasks it
-    /// missed, then every event from now on. Returns the subscription id.
+    /// missed and a navigation that was waiting for the window, then every event from
+    /// now on. Returns the subscription id.
     pub fn subscribe(&self, window: &str, channel: Channel<UiEvent>, running: &[TaskId]) -> u32 {
         let mut state = self.lock();
         state.live.retain(|task, _| running.contains(task));
@@ -62,6 +66,9 @@ impl Hub {
             if channel.send(UiEvent::Envelope { envelope }).is_err() {
                 break;
             }
+        }
+        if let Some(navigation) = state.pending_navigation.remove(window) {
+            let _ = channel.send(navigation);
         }
         state.next_id = state.next_id.wrapping_add(1);
         let id = state.next_id;
@@ -108,16 +115,22 @@ impl Hub {
             .retain(|s| s.channel.send(ui.clone()).is_ok());
     }
 
-    /// Tells `window`'s subscribers to show `tab` (and `focus`).
+    /// Tells `window`'s subscribers to show `tab` (and `focus`); with none yet (a window
+    /// just created, its page loading), its first subscriber gets it. Returns how many
+    /// subscribers got it now.
     pub fn navigate(&self, window: &str, tab: PanelTab, focus: Option<PanelFocus>) -> usize {
-        let state = self.lock();
+        let mut state = self.lock();
         let event = UiEvent::Navigate { tab, focus };
-        state
+        let sent = state
             .subscribers
             .iter()
             .filter(|s| s.window == window)
             .filter(|s| s.channel.send(event.clone()).is_ok())
-            .count()
+            .count();
+        if sent == 0 {
+            state.pending_navigation.insert(window.to_string(), event);
+        }
+        sent
     }
 
     /// Reads `tap` until the bus closes, fanning out each event, then calling `hook`.

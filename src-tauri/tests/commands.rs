@@ -92,6 +92,19 @@ fn code(result: Result<Value, Value>) -> String {
 }
 
 /// Waits (real time, bounded) until `check` holds.
+/// An event channel that records what it is sent, as JSON.
+fn recording_channel() -> (Arc<Mutex<Vec<Value>>>, Channel<UiEvent>) {
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let sink = seen.clone();
+    let channel = Channel::new(move |body: InvokeResponseBody| {
+        sink.lock()
+            .expect("lock")
+            .push(body.deserialize::<Value>().expect("json"));
+        Ok(())
+    });
+    (seen, channel)
+}
+
 fn eventually(what: &str, mut check: impl FnMut() -> bool) {
     for _ in 0..200 {
         if check() {
@@ -105,14 +118,7 @@ fn eventually(what: &str, mut check: impl FnMut() -> bool) {
 #[test]
 fn a_submitted_task_returns_its_id_and_reaches_the_event_stream() {
     let desk = desk(true);
-    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
-    let sink = seen.clone();
-    let channel: Channel<UiEvent> = Channel::new(move |body: InvokeResponseBody| {
-        sink.lock()
-            .expect("lock")
-            .push(body.deserialize::<Value>().expect("json"));
-        Ok(())
-    });
+    let (seen, channel) = recording_channel();
     let id = desk.shell.hub().subscribe(desktop::POPUP, channel, &[]);
 
     let task = call(
@@ -172,14 +178,7 @@ fn a_late_subscriber_first_gets_the_envelopes_of_running_tasks_then_live_traffic
         hub.publish(&tap.try_recv().expect("an envelope on the tap"));
     }
 
-    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
-    let sink = seen.clone();
-    let channel: Channel<UiEvent> = Channel::new(move |body: InvokeResponseBody| {
-        sink.lock()
-            .expect("lock")
-            .push(body.deserialize::<Value>().expect("json"));
-        Ok(())
-    });
+    let (seen, channel) = recording_channel();
     hub.subscribe(desktop::POPUP, channel, std::slice::from_ref(&running));
     let tasks = |seen: &[Value]| -> Vec<String> {
         seen.iter()
@@ -198,6 +197,37 @@ fn a_late_subscriber_first_gets_the_envelopes_of_running_tasks_then_live_traffic
         seen.last().expect("the gap"),
         &json!({"kind": "gap", "skipped": 3})
     );
+}
+
+#[test]
+fn a_navigation_sent_before_the_panels_page_subscribes_reaches_its_first_subscriber_only() {
+    use artoo_desktop::dto::PanelTab;
+    use artoo_desktop::events::Hub;
+
+    let hub = Hub::default();
+    // The panels window was just created: its page has not subscribed yet.
+    assert_eq!(hub.navigate(desktop::PANELS, PanelTab::Memory, None), 0);
+
+    let (popup_seen, popup) = recording_channel();
+    hub.subscribe(desktop::POPUP, popup, &[]);
+    let (first_seen, first) = recording_channel();
+    hub.subscribe(desktop::PANELS, first, &[]);
+    let (second_seen, second) = recording_channel();
+    hub.subscribe(desktop::PANELS, second, &[]);
+
+    let memory = json!({"kind": "navigate", "tab": "memory", "focus": null});
+    assert!(popup_seen.lock().expect("lock").is_empty());
+    assert_eq!(*first_seen.lock().expect("lock"), [memory]);
+    assert!(
+        second_seen.lock().expect("lock").is_empty(),
+        "delivered once"
+    );
+
+    // With a subscriber, a navigation goes out at once and nothing is kept.
+    assert_eq!(hub.navigate(desktop::PANELS, PanelTab::Audit, None), 2);
+    let (late_seen, late) = recording_channel();
+    hub.subscribe(desktop::PANELS, late, &[]);
+    assert!(late_seen.lock().expect("lock").is_empty());
 }
 
 #[test]

@@ -11,7 +11,8 @@ Every run starts a fresh app with its own temp HOME, XDG dirs, data dir and work
 (never a real home), its own X screen and its own D-Bus session:
 
 1. No model: a task typed into the popup is refused with the shell's `unavailable`
-   message naming Settings.
+   message naming Settings; its Settings button creates the panels window (made on
+   first open), which shows the Settings tab saying there is no keychain.
 2. Law 1, denied: against the scripted model (a whole task whose one step is
    `rm notes.txt` in the workspace), the Law 1 dialog shows the exact command; Deny
    ends the task with a FinalResult (❌) whose summary starts with [LAW1] and counts
@@ -273,7 +274,18 @@ def no_model(binary, out):
                         lambda: (lambda t: t if "Settings" in t else None)(app.page_text()))
         app.screenshot(f"{out}/no-model.png")
         assert "no model is configured yet" in body, body
-    print("e2e: no model: the popup shows the shell's unavailable error naming Settings")
+        print("e2e: no model: the popup shows the shell's unavailable error naming Settings")
+
+        # The panels window does not exist until first opened; the popup's Settings
+        # button creates it and its page, once loaded, gets the waiting navigation.
+        assert len(wd(app.base, "GET", app.s + "/window/handles")) == 1, "panels made lazily"
+        app.click(app.find("button[aria-label='Settings']"))
+        wait_for("the panels window", lambda: len(wd(app.base, "GET", app.s + "/window/handles")) == 2)
+        app.switch_to("view=panels")
+        settings = wait_for("the Settings tab", lambda: (lambda t: t if "No keychain" in t else None)(app.page_text()))
+        assert "Secret Service" in settings, settings
+        print("e2e: no model: Settings opens the panels window on first use, on its Settings tab, "
+              "which says there is no keychain")
 
 
 def law1(binary, llm, out, decision):
