@@ -2,6 +2,9 @@
 //! server, real memory on LevelDB, the real toolbox on temp dirs. Each scenario asserts
 //! the bus transcript and how the task ended.
 
+mod law1;
+mod loops;
+mod replies;
 mod scenarios;
 
 use std::path::PathBuf;
@@ -201,10 +204,7 @@ pub fn as_final(env: &Envelope) -> &FinalResult {
     }
 }
 
-/// A script from tests/fixtures/pipeline/<name>.json.
-pub fn script(name: &str) -> Script {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/pipeline")
-        .join(format!("{name}.json"));
-    Script::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+/// Whether any message of a recorded model request contains `text`.
+pub fn mentions(request: &artoo::testkit::RecordedRequest, text: &str) -> bool {
+    request.messages().iter().any(|(_, t)| t.contains(text))
 }
