@@ -4,6 +4,7 @@
 
 mod law1;
 mod loops;
+mod rejection;
 mod replies;
 mod scenarios;
 
