@@ -9,7 +9,7 @@ use serde_json::json;
 use super::replies::{
     GRACEFUL_FAILURE_REQUEST, Sub, call, finish, merge, next_moves, plan, task, verdicts,
 };
-use super::{Stage, final_result};
+use super::{Stage, final_result, mentions};
 
 /// Rounds dispatched: R2 sends each round's manifest to R4b once.
 fn rounds(stage: &Stage, task: &artoo::contracts::TaskId) -> usize {
@@ -61,7 +61,12 @@ fn script(r4b: impl IntoIterator<Item = Step>) -> Script {
                     &[TASK_CRITERION],
                     &[Sub::new(1, "List the .log files", &[CRITERION])],
                 )),
-                // A replan after a rejection must change the approach (break_symmetry).
+                // A replan after a rejection must change the approach (break_symmetry):
+                // the same tool set again is re-asked, a new one is taken.
+                Step::reply(plan(
+                    &[TASK_CRITERION],
+                    &[Sub::new(1, "List the .log files again", &[CRITERION])],
+                )),
                 Step::reply(plan(
                     &[TASK_CRITERION],
                     &[
@@ -134,6 +139,12 @@ async fn r4b_rejecting_all_matched_outputs_starts_a_second_round_not_a_success()
         "a rejected whole result asks for a new approach: {d:?}"
     );
     assert!(d.blocked_tools.iter().any(|t| t == "shell"), "{d:?}");
+    let r2 = stage.server.requests_from(Role::Planner);
+    assert_eq!(r2.len(), 3, "a plan, a replan, one re-ask");
+    assert!(
+        mentions(&r2[2], "same tool set"),
+        "the validator re-asked the replan that repeated the tool set"
+    );
     assert_eq!(stage.llm_calls(&task, Role::MetaValidator), 2);
     assert_eq!(result.replans, 1);
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
