@@ -5,6 +5,7 @@
 mod directives;
 mod law1;
 mod loops;
+mod malformed;
 mod rejection;
 mod replies;
 mod scenarios;
