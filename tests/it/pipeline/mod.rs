@@ -6,6 +6,7 @@ mod directives;
 mod law1;
 mod loops;
 mod malformed;
+mod memory;
 mod rejection;
 mod replies;
 mod scenarios;
