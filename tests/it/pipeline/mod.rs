@@ -7,6 +7,7 @@ mod law1;
 mod loops;
 mod malformed;
 mod memory;
+mod property;
 mod rejection;
 mod replies;
 mod scenarios;
