@@ -2,6 +2,14 @@
 //! server, real memory on LevelDB, the real toolbox on temp dirs. Each scenario asserts
 //! the bus transcript and how the task ended.
 
+mod directives;
+mod law1;
+mod loops;
+mod malformed;
+mod memory;
+mod property;
+mod rejection;
+mod replies;
 mod scenarios;
 
 use std::path::PathBuf;
@@ -10,7 +18,7 @@ use std::time::Duration;
 
 use artoo::Config;
 use artoo::bus::{Envelope, Tap, TapEvent};
-use artoo::contracts::{FinalResult, MessageKind, Role, TaskId};
+use artoo::contracts::{FinalResult, Message, MessageKind, Role, TaskId};
 use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 use artoo::testkit::{Script, ScriptedServer, llm_config};
 
@@ -19,6 +27,7 @@ pub struct Stage {
     pub server: ScriptedServer,
     pub runtime: Runtime,
     pub workspace: PathBuf,
+    pub home: PathBuf,
     tap: Tap,
     /// Every envelope read from the tap so far, in publish order.
     pub seen: Vec<Arc<Envelope>>,
@@ -63,6 +72,7 @@ impl Stage {
             server,
             runtime,
             workspace,
+            home,
             tap,
             seen: Vec::new(),
             _dirs: dirs,
@@ -189,4 +199,17 @@ pub fn final_result(end: &TaskEnd) -> &FinalResult {
         TaskEnd::Final(r) => r,
         other => panic!("expected a FinalResult, the task ended with {other:?}"),
     }
+}
+
+/// The envelope's message as a FinalResult.
+pub fn as_final(env: &Envelope) -> &FinalResult {
+    match &env.message {
+        Message::FinalResult(r) => r,
+        other => panic!("not a FinalResult: {other:?}"),
+    }
+}
+
+/// Whether any message of a recorded model request contains `text`.
+pub fn mentions(request: &artoo::testkit::RecordedRequest, text: &str) -> bool {
+    request.messages().iter().any(|(_, t)| t.contains(text))
 }

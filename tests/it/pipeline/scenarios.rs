@@ -4,18 +4,8 @@ use artoo::contracts::{MessageKind, Role, TerminalDirective};
 use artoo::runtime::TaskEnd;
 use artoo::testkit::{Script, ScriptedServer, Step};
 
+use super::replies::{Sub, call, finish, merge, perception, plan, verdicts};
 use super::{Stage, final_result};
-
-fn perception(kind: &str, intent: &str, question: Option<&str>, reply: Option<&str>) -> String {
-    serde_json::json!({
-        "constraints": {"deadline": null, "scope": null},
-        "intent": intent,
-        "kind": kind,
-        "question": question,
-        "reply": reply,
-    })
-    .to_string()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_greeting_takes_the_conversational_fast_path_with_one_model_call() {
@@ -219,53 +209,6 @@ async fn cancelling_mid_task_stops_it_and_nothing_of_it_starts_afterwards() {
     stage.stop().await;
 }
 
-/// One planned sub-task: (sequence, intent, criteria, context, tools).
-type Draft<'a> = (i64, &'a str, &'a [&'a str], &'a str, &'a [&'a str]);
-
-/// R2's plan.
-fn plan(task_criteria: &[&str], subtasks: &[Draft<'_>]) -> String {
-    serde_json::json!({
-        "subtasks": subtasks.iter().map(|(sequence, intent, criteria, context, tools)| serde_json::json!({
-            "context": context,
-            "intent": intent,
-            "sequence": sequence,
-            "success_criteria": criteria,
-            "tools": tools,
-        })).collect::<Vec<_>>(),
-        "task_criteria": task_criteria,
-    })
-    .to_string()
-}
-
-fn call(tool: &str, input: serde_json::Value) -> String {
-    serde_json::json!({"evidence": "", "next": "call_tool", "tool": tool, "tool_input": input})
-        .to_string()
-}
-
-fn finish(status: &str, output: &str, summary: &str) -> String {
-    serde_json::json!({"evidence": "the tool output above", "next": "finish", "status": status,
-        "output": output, "summary": summary})
-    .to_string()
-}
-
-fn verdicts(criteria: &[(&str, bool, &str)]) -> String {
-    serde_json::json!({
-        "criteria": criteria.iter().map(|(c, met, evidence)| serde_json::json!({
-            "criterion": c, "evidence": evidence, "met": met,
-            "unmet_cause": if *met { serde_json::Value::Null } else { "logical".into() },
-        })).collect::<Vec<_>>(),
-        "diagnosis": "", "remedy": "",
-    })
-    .to_string()
-}
-
-fn merge(output: serde_json::Value, criteria: &[(&str, bool, &str)], summary: &str) -> String {
-    let mut v: serde_json::Value = serde_json::from_str(&verdicts(criteria)).expect("json");
-    v["combined_output"] = output;
-    v["summary"] = summary.into();
-    v.to_string()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
     let script = Script::new()
@@ -282,12 +225,10 @@ async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
             Role::Planner,
             [Step::reply(plan(
                 &["the answer states how many files the workspace holds"],
-                &[(
+                &[Sub::new(
                     1,
                     "Count the files in the workspace",
                     &["the output states the number of files"],
-                    "",
-                    &["shell"],
                 )],
             ))],
         )

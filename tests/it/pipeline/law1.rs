@@ -1,0 +1,298 @@
+//! Law 1 through the whole hierarchy: a destructive shell step of R3 raises a
+//! ConfirmationRequest; the user approves, denies, lets it expire or moves the files to
+//! the Trash, and the task's FinalResult says so with `[LAW1]`.
+
+use std::time::Duration;
+
+use artoo::contracts::{
+    Decision, Message, MessageKind, Role, TaskId, TerminalDirective, ToolCallStatus,
+};
+use artoo::laws::LAW1_PREFIX;
+use artoo::runtime::TaskEnd;
+use artoo::testkit::{Script, Step};
+use serde_json::json;
+
+use super::replies::{
+    GRACEFUL_FAILURE_REQUEST, Sub, call, finish, merge, next_moves, plan, task, verdicts,
+};
+use super::{SCENARIO_TIMEOUT, Stage, as_final, final_result};
+
+const CRITERION: &str = "notes.txt is no longer in the workspace";
+const TASK_CRITERION: &str = "the user's request is done";
+
+/// A whole task that deletes with one shell `command`, for as many rounds as GGS runs:
+/// every model reply cycles. R3's second turn sees its own first call (the command) and
+/// finishes.
+fn delete_notes_script(command: &str) -> Script {
+    Script::new()
+        .role(Role::Perceiver, [Step::reply(task("Delete notes.txt"))])
+        .role(
+            Role::Planner,
+            [
+                Step::reply(next_moves(&[
+                    "Approve the deletion when artoo asks.",
+                    "Delete the file by hand.",
+                ]))
+                .when(GRACEFUL_FAILURE_REQUEST),
+                Step::reply(plan(
+                    &[TASK_CRITERION],
+                    &[Sub::new(
+                        1,
+                        "Delete notes.txt from the workspace",
+                        &[CRITERION],
+                    )],
+                )),
+            ],
+        )
+        .role(
+            Role::Executor,
+            [
+                Step::reply(finish("completed", "deleted", "Deleted notes.txt.")).when(command),
+                Step::reply(call("shell", json!({ "command": command }))),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(
+                CRITERION,
+                true,
+                "the shell call succeeded",
+            )]))],
+        )
+        .role(
+            Role::MetaValidator,
+            [Step::reply(merge(
+                json!({"deleted": "notes.txt"}),
+                &[(TASK_CRITERION, true, "deleted: notes.txt")],
+                "notes.txt was deleted.",
+            ))],
+        )
+        .cycle()
+}
+
+/// Answers every Law 1 request of `task` with `decision` (or leaves them to expire when
+/// `None`) until the task ends; returns the end and the requests seen.
+async fn answering(
+    stage: &mut Stage,
+    task: &TaskId,
+    decision: Option<Decision>,
+) -> (TaskEnd, usize) {
+    let mut answered = Vec::new();
+    let deadline = tokio::time::Instant::now() + SCENARIO_TIMEOUT;
+    while stage.runtime.running_tasks().contains(task) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the task did not end"
+        );
+        for request in stage.runtime.open_confirmations() {
+            if &request.task_id != task || answered.contains(&request.request_id) {
+                continue;
+            }
+            answered.push(request.request_id);
+            if let Some(decision) = decision {
+                stage
+                    .runtime
+                    .answer_confirmation(request.request_id, decision)
+                    .await
+                    .expect("the request is open");
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let end = stage.finish(task).await;
+    stage.settle().await;
+    (end, stage.count(task, MessageKind::ConfirmationRequest))
+}
+
+fn notes(stage: &Stage) -> std::path::PathBuf {
+    let path = stage.workspace.join("notes.txt");
+    std::fs::write(&path, "keep me").expect("notes");
+    path
+}
+
+/// The one FinalResult of the task on the bus is the one `wait` returned.
+fn one_final_on_the_bus(stage: &Stage, task: &TaskId, end: &TaskEnd) {
+    let finals = stage.of(task, MessageKind::FinalResult);
+    assert_eq!(finals.len(), 1, "{}", stage.transcript().join("\n"));
+    assert_eq!(as_final(&finals[0]), final_result(end));
+}
+
+/// The decisions on the bus for `task`'s requests.
+fn decisions(stage: &Stage, task: &TaskId) -> Vec<Decision> {
+    stage
+        .of(task, MessageKind::ConfirmationDecision)
+        .iter()
+        .filter_map(|e| match &e.message {
+            Message::ConfirmationDecision(d) => Some(d.decision),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_deletion_really_happens_and_the_result_says_law1() {
+    let mut stage = Stage::new(delete_notes_script("rm notes.txt")).await;
+    let path = notes(&stage);
+    let task = stage.runtime.submit("delete notes.txt").expect("submitted");
+    let (end, asked) = answering(&mut stage, &task, Some(Decision::Approve)).await;
+    let result = final_result(&end);
+    assert!(!path.exists(), "the approved deletion happened");
+    assert_eq!(asked, 1, "one destructive step, one request");
+    assert_eq!(decisions(&stage, &task), [Decision::Approve]);
+    assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
+    assert_eq!(result.output, json!({"deleted": "notes.txt"}));
+    assert!(
+        result.summary.starts_with(LAW1_PREFIX),
+        "{}",
+        result.summary
+    );
+    assert!(result.summary.contains("approved 1"), "{}", result.summary);
+    let calls = stage.of(&task, MessageKind::ToolCallEvent);
+    let Message::ToolCallEvent(event) = &calls[0].message else {
+        unreachable!()
+    };
+    assert_eq!(event.record.status, ToolCallStatus::Ok);
+    assert_eq!(event.record.confirmation, Some(Decision::Approve));
+    one_final_on_the_bus(&stage, &task, &end);
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denied_deletion_leaves_the_file_and_the_result_starts_with_law1() {
+    let mut stage = Stage::new(delete_notes_script("rm notes.txt")).await;
+    let path = notes(&stage);
+    let task = stage.runtime.submit("delete notes.txt").expect("submitted");
+    let (end, asked) = answering(&mut stage, &task, Some(Decision::Deny)).await;
+    let result = final_result(&end);
+    assert_eq!(std::fs::read_to_string(&path).expect("kept"), "keep me");
+    assert!(asked >= 1);
+    assert!(
+        decisions(&stage, &task)
+            .iter()
+            .all(|d| *d == Decision::Deny)
+    );
+    assert_eq!(result.directive, TerminalDirective::Abandon, "{result:?}");
+    assert!(!result.next_moves.is_empty());
+    assert!(
+        result.summary.starts_with(LAW1_PREFIX),
+        "{}",
+        result.summary
+    );
+    assert!(result.output.is_null(), "nothing was done, so no output");
+    let events = stage.of(&task, MessageKind::ToolCallEvent);
+    assert!(!events.is_empty());
+    assert!(events.iter().all(|e| matches!(&e.message,
+        Message::ToolCallEvent(ev) if ev.record.status != ToolCallStatus::Ok)));
+    one_final_on_the_bus(&stage, &task, &end);
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_request_expires_as_a_denial_with_law1() {
+    let mut stage = Stage::configured(delete_notes_script("rm notes.txt"), |c| {
+        c.laws.confirm_timeout_secs = 1;
+    })
+    .await;
+    let path = notes(&stage);
+    let task = stage.runtime.submit("delete notes.txt").expect("submitted");
+    let (end, asked) = answering(&mut stage, &task, None).await;
+    let result = final_result(&end);
+    assert_eq!(std::fs::read_to_string(&path).expect("kept"), "keep me");
+    assert!(asked >= 1);
+    let decided = decisions(&stage, &task);
+    assert_eq!(decided.len(), asked, "every request got a decision");
+    assert!(decided.iter().all(|d| *d == Decision::Deny), "{decided:?}");
+    assert!(
+        result.summary.starts_with(LAW1_PREFIX),
+        "{}",
+        result.summary
+    );
+    assert_eq!(result.directive, TerminalDirective::Abandon);
+    one_final_on_the_bus(&stage, &task, &end);
+    stage.stop().await;
+}
+
+/// Runs the Trash scenario in a child process whose HOME and XDG_DATA_HOME are temp
+/// dirs: the `trash` crate finds the Trash there, and a test must never touch a real one.
+const TRASH_CHILD: &str = "ARTOO_TEST_PIPELINE_TRASH_CHILD";
+
+#[test]
+fn moving_to_the_trash_instead_of_deleting_keeps_the_folder_recoverable() {
+    if std::env::var_os(TRASH_CHILD).is_none() {
+        let home = tempfile::tempdir().expect("temp home");
+        let data = home.path().join(".local/share");
+        std::fs::create_dir_all(&data).expect("data dir");
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "pipeline::law1::moving_to_the_trash_instead_of_deleting_keeps_the_folder_recoverable",
+                "--test-threads=1",
+            ])
+            .env(TRASH_CHILD, "1")
+            .env("HOME", home.path())
+            .env("XDG_DATA_HOME", &data)
+            .output()
+            .expect("the child test runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "child failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            data.join("Trash/info").read_dir().is_ok(),
+            "the private Trash was used"
+        );
+        return;
+    }
+    let data = std::path::PathBuf::from(std::env::var_os("XDG_DATA_HOME").expect("set"));
+    assert!(data.starts_with(std::env::temp_dir()), "{}", data.display());
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(trash_scenario());
+}
+
+async fn trash_scenario() {
+    let mut stage = Stage::new(delete_notes_script("rm -rf drafts")).await;
+    assert!(stage.home.starts_with(std::env::temp_dir()), "a temp home");
+    let folder = stage.workspace.join("drafts");
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::write(folder.join("one.md"), "one").expect("file");
+    let task = stage
+        .runtime
+        .submit("delete the drafts folder")
+        .expect("submitted");
+    let (end, asked) = answering(&mut stage, &task, Some(Decision::Trash)).await;
+    let result = final_result(&end);
+    assert_eq!(asked, 1);
+    assert!(!folder.exists(), "moved away");
+    assert!(
+        stage
+            .of(&task, MessageKind::ConfirmationRequest)
+            .iter()
+            .all(|e| matches!(&e.message, Message::ConfirmationRequest(r) if r.can_trash)),
+        "the request offered the Trash"
+    );
+    assert!(
+        result.summary.starts_with(LAW1_PREFIX),
+        "{}",
+        result.summary
+    );
+    assert!(
+        result.summary.contains("moved to Trash 1"),
+        "{}",
+        result.summary
+    );
+    let restored = artoo::tools::trash::restore(&folder)
+        .await
+        .expect("put back");
+    assert_eq!(restored, folder);
+    assert_eq!(
+        std::fs::read_to_string(folder.join("one.md")).expect("back"),
+        "one"
+    );
+    stage.stop().await;
+}

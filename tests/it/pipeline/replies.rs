@@ -1,0 +1,123 @@
+//! What each role's model answers in the scenarios, as the JSON the roles' schemas ask for.
+
+use serde_json::{Value, json};
+
+/// R1's perception: `kind` is task, chat or clarify.
+pub fn perception(kind: &str, intent: &str, question: Option<&str>, reply: Option<&str>) -> String {
+    json!({
+        "constraints": {"deadline": null, "scope": null},
+        "intent": intent,
+        "kind": kind,
+        "question": question,
+        "reply": reply,
+    })
+    .to_string()
+}
+
+/// R1 reading the input as a task with this intent.
+pub fn task(intent: &str) -> String {
+    perception("task", intent, None, None)
+}
+
+/// One sub-task of R2's plan.
+#[derive(Clone, Debug)]
+pub struct Sub<'a> {
+    pub sequence: i64,
+    pub intent: &'a str,
+    pub criteria: &'a [&'a str],
+    pub context: &'a str,
+    pub tools: &'a [&'a str],
+}
+
+impl<'a> Sub<'a> {
+    /// A sub-task with no context that plans to use the shell.
+    pub fn new(sequence: i64, intent: &'a str, criteria: &'a [&'a str]) -> Self {
+        Self {
+            sequence,
+            intent,
+            criteria,
+            context: "",
+            tools: &["shell"],
+        }
+    }
+
+    pub fn context(mut self, context: &'a str) -> Self {
+        self.context = context;
+        self
+    }
+
+    pub fn tools(mut self, tools: &'a [&'a str]) -> Self {
+        self.tools = tools;
+        self
+    }
+}
+
+/// R2's plan.
+pub fn plan(task_criteria: &[&str], subtasks: &[Sub<'_>]) -> String {
+    json!({
+        "subtasks": subtasks.iter().map(|s| json!({
+            "context": s.context,
+            "intent": s.intent,
+            "sequence": s.sequence,
+            "success_criteria": s.criteria,
+            "tools": s.tools,
+        })).collect::<Vec<_>>(),
+        "task_criteria": task_criteria,
+    })
+    .to_string()
+}
+
+/// R2's answer to GGS's graceful-failure request.
+pub fn next_moves(moves: &[&str]) -> String {
+    json!({ "next_moves": moves }).to_string()
+}
+
+/// The text of GGS's graceful-failure request to R2, to `match` it in a script.
+pub const GRACEFUL_FAILURE_REQUEST: &str = "Why it was abandoned";
+
+/// R3's next action: call a tool.
+pub fn call(tool: &str, input: Value) -> String {
+    json!({"evidence": "", "next": "call_tool", "tool": tool, "tool_input": input}).to_string()
+}
+
+/// R3's next action: finish the attempt.
+pub fn finish(status: &str, output: &str, summary: &str) -> String {
+    json!({"evidence": "the tool output above", "next": "finish", "status": status,
+        "output": output, "summary": summary})
+    .to_string()
+}
+
+/// R4a's judgement: per criterion (criterion, met, evidence), no diagnosis.
+pub fn verdicts(criteria: &[(&str, bool, &str)]) -> String {
+    judgement(criteria, "", "")
+}
+
+/// R4a's judgement with a diagnosis and a remedy (the correction R3 gets).
+pub fn judgement(criteria: &[(&str, bool, &str)], diagnosis: &str, remedy: &str) -> String {
+    judged(criteria, "logical", diagnosis, remedy)
+}
+
+/// A judgement whose unmet criteria have the cause `unmet_cause` (logical|environmental).
+pub fn judged(
+    criteria: &[(&str, bool, &str)],
+    unmet_cause: &str,
+    diagnosis: &str,
+    remedy: &str,
+) -> String {
+    json!({
+        "criteria": criteria.iter().map(|(c, met, evidence)| json!({
+            "criterion": c, "evidence": evidence, "met": met,
+            "unmet_cause": if *met { Value::Null } else { unmet_cause.into() },
+        })).collect::<Vec<_>>(),
+        "diagnosis": diagnosis, "remedy": remedy,
+    })
+    .to_string()
+}
+
+/// R4b's merge and verdicts on the task criteria.
+pub fn merge(output: Value, criteria: &[(&str, bool, &str)], summary: &str) -> String {
+    let mut v: Value = serde_json::from_str(&verdicts(criteria)).expect("json");
+    v["combined_output"] = output;
+    v["summary"] = summary.into();
+    v.to_string()
+}
