@@ -2,6 +2,7 @@
 //! server, real memory on LevelDB, the real toolbox on temp dirs. Each scenario asserts
 //! the bus transcript and how the task ended.
 
+mod abandon;
 mod directives;
 mod law1;
 mod loops;
