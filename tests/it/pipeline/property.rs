@@ -19,7 +19,7 @@ const TIME_BUDGET_MS: u64 = 6_000;
 /// After the budget is spent GGS may still ask R2 for next moves (one call) and the end
 /// must travel the bus; the rest is headroom for a loaded 2-core machine running the
 /// other scenarios at the same time.
-const END_SLACK: Duration = Duration::from_secs(2 * CALL_TIMEOUT_SECS + 6);
+const END_SLACK: Duration = Duration::from_secs(2 * CALL_TIMEOUT_SECS + 12);
 
 #[derive(Clone, Copy, Debug)]
 enum Answer {
