@@ -898,9 +898,10 @@ impl AgentValidator {
             status: SubTaskStatus::Failed,
             output: Value::Null,
         };
-        self.bus.publish(Role::MetaValidator, outcome);
+        // The close before the outcome, as in `close`.
         self.bus.reply(request.from, request.id, closed.clone());
         self.closed.remember(closed);
+        self.bus.publish(Role::MetaValidator, outcome);
     }
 
     /// Judges one attempt: the code's immediate rules first, then the model.
@@ -1091,8 +1092,6 @@ impl AgentValidator {
             criteria_verdicts: closing.verdicts,
             tool_calls: track.calls,
         };
-        // The outcome first: R4b learns the result before anything it causes.
-        self.bus.publish(Role::MetaValidator, outcome);
         match request {
             Some(r) => {
                 self.bus.reply(r.from, r.id, closed.clone());
@@ -1107,6 +1106,10 @@ impl AgentValidator {
             self.bus.reply(queued.from, queued.id, closed.clone());
         }
         self.closed.remember(closed);
+        // The outcome last: it can end the round (R4b → R7 → FinalResult) at once, on
+        // another thread, so everything else of the sub-task must already be on the bus.
+        // R4b waits for the outcome whatever the executor side does meanwhile.
+        self.bus.publish(Role::MetaValidator, outcome);
     }
 
     fn on_deadlines(&mut self) {
