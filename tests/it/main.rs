@@ -16,6 +16,7 @@ mod no_tauri;
 mod perceiver;
 mod pipeline;
 mod planner;
+mod private_trash;
 mod tasklog;
 mod tools;
 #[cfg(feature = "specta")]

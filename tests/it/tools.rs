@@ -538,37 +538,11 @@ async fn an_unanswered_confirmation_is_denied_after_the_configured_timeout() {
     assert_eq!(responder.requests().len(), 1);
 }
 
-/// Runs this test's body in a child process whose HOME and XDG_DATA_HOME are temp
-/// dirs, because the Trash lives there and the test must never touch a real one.
-const TRASH_CHILD: &str = "ARTOO_TEST_TRASH_CHILD";
-
 #[test]
 fn moving_to_the_trash_instead_of_deleting_is_reversible() {
-    if std::env::var_os(TRASH_CHILD).is_none() {
-        let home = tempfile::tempdir().expect("temp home");
-        let data = home.path().join(".local/share");
-        std::fs::create_dir_all(&data).expect("data dir");
-        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                "tools::moving_to_the_trash_instead_of_deleting_is_reversible",
-                "--test-threads=1",
-            ])
-            .env(TRASH_CHILD, "1")
-            .env("HOME", home.path())
-            .env("XDG_DATA_HOME", &data)
-            .output()
-            .expect("the child test runs");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && stdout.contains("1 passed"),
-            "child failed:\n{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            data.join("Trash/info").read_dir().is_ok(),
-            "the private Trash was used"
-        );
+    if !crate::private_trash::in_private_trash(
+        "tools::moving_to_the_trash_instead_of_deleting_is_reversible",
+    ) {
         return;
     }
     let home = PathBuf::from(std::env::var_os("HOME").expect("the parent set HOME"));
