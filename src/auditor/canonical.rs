@@ -68,6 +68,29 @@ pub fn digest_of<T: serde::Serialize>(value: &T) -> String {
     sha256_hex(&canonical_bytes(&value))
 }
 
+/// SHA-256 of `value` as `serde_json::to_vec` writes it (compact, the value's own field
+/// order), serialised straight into the hasher: no intermediate buffer per message.
+pub fn sha256_of_json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    struct Hashing(Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            sha2::Digest::update(&mut self.0, buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut hashing = Hashing(Sha256::new());
+    {
+        use std::io::Write as _;
+        let mut buffered = std::io::BufWriter::with_capacity(8 * 1024, &mut hashing);
+        serde_json::to_writer(&mut buffered, value).expect("contract types serialise to JSON");
+        buffered.flush().expect("hashing never fails");
+    }
+    hex(&hashing.0.finalize())
+}
+
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);

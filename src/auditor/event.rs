@@ -257,8 +257,7 @@ impl AuditEvent {
 /// SHA-256 of `message` as serde_json writes it on the wire, compact:
 /// `{"type":"<Name>","payload":{…}}` with the contract's field order.
 pub fn message_digest(message: &Message) -> String {
-    let bytes = serde_json::to_vec(message).expect("bus messages serialise to JSON");
-    sha256_hex(&bytes)
+    super::canonical::sha256_of_json(message)
 }
 
 /// [`message_digest`] of an AuditReport stored as `report_json` (one line of the report

@@ -494,7 +494,7 @@ impl RoleLlm {
         request: &ChatRequest,
     ) -> Result<Structured<T>, LlmError>
     where
-        T: DeserializeOwned + JsonSchema,
+        T: DeserializeOwned + JsonSchema + 'static,
     {
         self.structured_checked(ctx, request, |_: &T| Ok(())).await
     }
@@ -509,7 +509,7 @@ impl RoleLlm {
         check: F,
     ) -> Result<Structured<T>, LlmError>
     where
-        T: DeserializeOwned + JsonSchema,
+        T: DeserializeOwned + JsonSchema + 'static,
         F: Fn(&T) -> Result<(), String>,
     {
         let schema = OutputSchema::of::<T>();
@@ -561,7 +561,7 @@ impl RoleLlm {
                 Err(error) => {
                     return Err(LlmError::InvalidOutput {
                         role: self.role,
-                        expected: schema.name,
+                        expected: schema.name.clone(),
                         n_asks,
                         error,
                         raw: reply.content,

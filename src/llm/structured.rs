@@ -1,8 +1,9 @@
 //! Structured output: the JSON schema of a role's Rust type, how it is asked for
 //! (`response_format` json_schema → json_object → prompt-only), and the re-ask text.
 
+use std::any::TypeId;
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -91,9 +92,29 @@ pub struct OutputSchema {
 }
 
 impl OutputSchema {
+    /// The schema of `T`, generated once per process: a type's schema never changes, and
+    /// generating it (the step schema walks every tool's spec) is a measurable part of a
+    /// model call.
+    pub fn of<T: JsonSchema + 'static>() -> Arc<Self> {
+        static CACHE: OnceLock<RwLock<HashMap<TypeId, Arc<OutputSchema>>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        let key = TypeId::of::<T>();
+        if let Some(hit) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Arc::clone(hit);
+        }
+        let made = Arc::new(Self::generate::<T>());
+        Arc::clone(
+            cache
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(key)
+                .or_insert(made),
+        )
+    }
+
     /// Draft-07 with every sub-schema inlined: `$ref`s are where providers' schema
     /// support differs most.
-    pub fn of<T: JsonSchema>() -> Self {
+    fn generate<T: JsonSchema>() -> Self {
         let settings = SchemaSettings::draft07().with(|s| {
             s.inline_subschemas = true;
             s.meta_schema = None;

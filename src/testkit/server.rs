@@ -287,6 +287,8 @@ async fn accept(listener: TcpListener, state: Arc<State>, shutdown: Cancellation
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
+                // Replies go out at once, as a real model server's do.
+                let _ = stream.set_nodelay(true);
                 let state = Arc::clone(&state);
                 let shutdown = shutdown.clone();
                 connections.spawn(async move {
@@ -324,11 +326,12 @@ async fn handle(
         Err(_) => Bytes::new(),
     };
     let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+    let is_json = parsed.is_some();
     let mut recorded = RecordedRequest {
         role: role.clone(),
         method: method.to_string(),
         path: path.clone(),
-        body: parsed.clone().unwrap_or(Value::Null),
+        body: parsed.unwrap_or(Value::Null),
         step: None,
     };
 
@@ -343,7 +346,7 @@ async fn handle(
             json_response(StatusCode::OK, &json!({"object": "list", "data": data}))
         }
         (&Method::POST, "/v1/chat/completions") => {
-            if parsed.is_none() {
+            if !is_json {
                 state.record(recorded);
                 return error_response(StatusCode::BAD_REQUEST, "the body is not JSON", None);
             }

@@ -340,7 +340,7 @@ mod tests {
 
     #[test]
     fn the_schema_has_one_branch_per_offered_tool_and_the_finish() {
-        let schema = crate::llm::OutputSchema::of::<NextStep>().schema;
+        let schema = crate::llm::OutputSchema::of::<NextStep>().schema.clone();
         let branches = schema["anyOf"].as_array().expect("branches");
         assert_eq!(branches.len(), specs().len() + 1);
         let text = schema.to_string();
