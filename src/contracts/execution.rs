@@ -15,10 +15,12 @@ pub const EVIDENCE_HEAD_CHARS: usize = 200;
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolCallStatus {
-    /// The tool ran and returned output (a non-zero shell exit is still `ok` with the
-    /// exit status in the output; the model and R4a judge it).
+    /// The tool ran and returned output. A non-zero shell exit that printed a result
+    /// (stdout) or nothing at all (`grep` without a match) is still `ok`, with the exit
+    /// status in the output; the model and R4a judge it.
     Ok,
-    /// The tool could not run or failed (missing file, timeout, unavailable platform).
+    /// The tool could not run or failed (missing file, timeout, unavailable platform, a
+    /// shell command that exited non-zero with only an error message).
     Error,
     /// Law 1: the user (or the timeout) denied the action.
     Denied,

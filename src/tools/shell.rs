@@ -150,6 +150,11 @@ impl Tool for Shell {
                 &ctx.cancel,
             )
             .await?;
+            if let Some(failure) =
+                command_failure(&finished.stdout, &finished.stderr, finished.status)
+            {
+                return Err(ToolError::Failed(failure));
+            }
             Ok(format_output(
                 &finished.stdout,
                 &finished.stderr,
@@ -157,6 +162,22 @@ impl Tool for Shell {
             ))
         })
     }
+}
+
+/// A command that exited non-zero, printed nothing on stdout and complained on stderr
+/// failed: there is no result, only an error (`cat missing.txt`, `ls /nope`). Recording
+/// it as an ok call let a validator take "No such file" for work done. A non-zero exit
+/// with a quiet stderr stays a result — `grep` finding nothing is a valid empty answer —
+/// and so does one with stdout: the partial output is evidence, judged with its status.
+fn command_failure(stdout: &str, stderr: &str, status: std::process::ExitStatus) -> Option<String> {
+    if status.success() || !stdout.trim().is_empty() || stderr.trim().is_empty() {
+        return None;
+    }
+    let how = match status.code() {
+        Some(code) => format!("the command failed with exit status {code}"),
+        None => "the command was stopped by a signal".to_string(),
+    };
+    Some(format!("{how}: {}", stderr.trim()))
 }
 
 /// stdout, then stderr and the exit status when they say something.

@@ -412,6 +412,53 @@ async fn the_shell_runs_in_the_workspace_without_the_apps_keys() {
 }
 
 #[tokio::test]
+async fn a_command_that_only_complains_and_exits_non_zero_is_a_failed_call() {
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    std::fs::write(rig.ws.join("found.txt"), "alpha\n").expect("write");
+    let tools = toolbox();
+
+    let missing = tools
+        .call(&ctx, "shell", json!({"command": "cat missing.txt"}))
+        .await;
+    assert_eq!(missing.record.status, ToolCallStatus::Error, "{missing:?}");
+    let error = missing
+        .record
+        .error
+        .as_deref()
+        .expect("the error is recorded");
+    assert!(error.contains("exit status 1"), "{error}");
+    assert!(error.contains("No such file"), "{error}");
+    assert!(
+        missing.for_model.contains("No such file"),
+        "{}",
+        missing.for_model
+    );
+
+    // grep without a match is an empty answer, not a failure.
+    let nothing = tools
+        .call(&ctx, "shell", json!({"command": "grep omega found.txt"}))
+        .await;
+    assert_eq!(nothing.record.status, ToolCallStatus::Ok, "{nothing:?}");
+    assert!(output(&nothing.outcome).contains("[exit status 1]"));
+
+    // Output on stdout is a result even when the command also fails.
+    let partial = tools
+        .call(
+            &ctx,
+            "shell",
+            json!({"command": "cat found.txt missing.txt"}),
+        )
+        .await;
+    assert_eq!(partial.record.status, ToolCallStatus::Ok, "{partial:?}");
+    let out = output(&partial.outcome);
+    assert!(
+        out.starts_with("alpha") && out.contains("[exit status 1]"),
+        "{out}"
+    );
+}
+
+#[tokio::test]
 async fn write_file_puts_bare_names_in_the_workspace_without_asking() {
     let rig = Rig::new();
     let responder =
