@@ -23,6 +23,17 @@ use artoo::contracts::{FinalResult, Message, MessageKind, Role, TaskId};
 use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 use artoo::testkit::{Script, ScriptedServer, llm_config};
 
+/// A closure that picks one message variant's payload, for [`Stage::all`].
+macro_rules! pick {
+    ($variant:path) => {
+        |m: &artoo::contracts::Message| match m {
+            $variant(x) => Some(x),
+            _ => None,
+        }
+    };
+}
+pub(crate) use pick;
+
 /// A running runtime whose both tiers point at a scripted server, in temp dirs.
 pub struct Stage {
     pub server: ScriptedServer,
@@ -154,6 +165,28 @@ impl Stage {
             .iter()
             .filter(|e| e.message.kind() == kind && e.task_id.as_ref() == Some(task))
             .cloned()
+            .collect()
+    }
+
+    /// The payloads of one message variant of the task, in publish order.
+    pub fn all<T: Clone>(&self, task: &TaskId, pick: impl Fn(&Message) -> Option<&T>) -> Vec<T> {
+        self.seen
+            .iter()
+            .filter(|e| e.task_id.as_ref() == Some(task))
+            .filter_map(|e| pick(&e.message).cloned())
+            .collect()
+    }
+
+    /// The recorded requests of `role` any of whose messages contains `text`.
+    pub fn requests_containing(
+        &self,
+        role: Role,
+        text: &str,
+    ) -> Vec<artoo::testkit::RecordedRequest> {
+        self.server
+            .requests_from(role)
+            .into_iter()
+            .filter(|r| mentions(r, text))
             .collect()
     }
 

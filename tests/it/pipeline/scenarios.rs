@@ -1,11 +1,14 @@
 //! Scenarios of the whole hierarchy, one per line of issue #8's "Done when".
 
-use artoo::contracts::{MessageKind, Role, TerminalDirective};
+use std::time::{Duration, Instant};
+
+use artoo::contracts::{Message, MessageKind, Role, TerminalDirective, ToolCallStatus};
 use artoo::runtime::TaskEnd;
 use artoo::testkit::{Script, ScriptedServer, Step};
+use serde_json::json;
 
 use super::replies::{Sub, call, finish, merge, perception, plan, verdicts};
-use super::{Stage, final_result};
+use super::{Stage, final_result, pick};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_greeting_takes_the_conversational_fast_path_with_one_model_call() {
@@ -195,18 +198,122 @@ async fn cancelling_mid_task_stops_it_and_nothing_of_it_starts_afterwards() {
         "a cancelled task cannot be cancelled again"
     );
     stage.settle().await;
-    let kinds = stage.kinds(&task);
-    let cancelled_at = kinds
+    assert_nothing_after_the_cancel(&stage, &task);
+    stage.stop().await;
+}
+
+/// A command no other test runs, to find its process.
+const LONG_COMMAND: &str = "sleep 20.4242";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_while_r3_runs_a_tool_stops_the_command_and_nothing_of_the_task_follows() {
+    const INTENT: &str = "Count the files in the workspace";
+    const CRITERION: &str = "the output states the number of files";
+    let script = Script::new()
+        .role(
+            Role::Perceiver,
+            [Step::reply(perception("task", INTENT, None, None))],
+        )
+        .role(
+            Role::Planner,
+            [Step::reply(plan(
+                &["the answer gives the number of files"],
+                &[Sub::new(1, INTENT, &[CRITERION])],
+            ))],
+        )
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call("shell", json!({ "command": "ls -1" }))),
+                Step::reply(call("shell", json!({ "command": LONG_COMMAND }))),
+            ],
+        );
+    let mut stage = Stage::new(script).await;
+    let task = stage
+        .runtime
+        .submit("how many files are in my workspace?")
+        .expect("submitted");
+    let t = task.clone();
+    stage
+        .until("the first tool call", move |seen| {
+            seen.iter().any(|e| {
+                e.message.kind() == MessageKind::ToolCallEvent && e.task_id.as_ref() == Some(&t)
+            })
+        })
+        .await;
+    // R3 asked for the long command: wait until its process runs.
+    let started = Instant::now();
+    while !process_running(LONG_COMMAND) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the long command never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let cancelled_at = Instant::now();
+    assert!(
+        stage
+            .runtime
+            .cancel(&task, "the user pressed cancel")
+            .expect("known task")
+    );
+    assert_eq!(stage.finish(&task).await, TaskEnd::Cancelled);
+    assert!(
+        cancelled_at.elapsed() < Duration::from_secs(5),
+        "the running tool held the cancel for {:?}",
+        cancelled_at.elapsed()
+    );
+    stage.settle().await;
+    assert_nothing_after_the_cancel(&stage, &task);
+    let events = stage.all(&task, pick!(Message::ToolCallEvent));
+    assert_eq!(events.len(), 1, "only the finished first call reported");
+    assert_eq!(events[0].record.status, ToolCallStatus::Ok);
+    assert_eq!(stage.count(&task, MessageKind::ExecutionResult), 0);
+    assert_eq!(stage.count(&task, MessageKind::FinalResult), 0);
+    assert_eq!(stage.server.requests_from(Role::Executor).len(), 2);
+    let gone = Instant::now();
+    while process_running(LONG_COMMAND) {
+        assert!(
+            gone.elapsed() < Duration::from_secs(5),
+            "the command's process outlived the cancel"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stage.stop().await;
+}
+
+/// The task's last message is its TaskCancelled, and the runtime runs nothing.
+fn assert_nothing_after_the_cancel(stage: &Stage, task: &artoo::contracts::TaskId) {
+    let kinds = stage.kinds(task);
+    let at = kinds
         .iter()
         .position(|k| *k == MessageKind::TaskCancelled)
         .expect("TaskCancelled on the bus");
     assert!(
-        kinds[cancelled_at + 1..].is_empty(),
+        kinds[at + 1..].is_empty(),
         "nothing of the task after the cancel: {:?}",
-        &kinds[cancelled_at + 1..]
+        &kinds[at + 1..]
     );
     assert!(stage.runtime.running_tasks().is_empty());
-    stage.stop().await;
+}
+
+/// Whether a live (not zombie) process's command line contains `command`.
+fn process_running(command: &str) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.flatten().any(|p| {
+        let live = std::fs::read_to_string(p.path().join("stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        });
+        live && std::fs::read(p.path().join("cmdline")).is_ok_and(|raw| {
+            String::from_utf8_lossy(&raw)
+                .replace('\0', " ")
+                .contains(command)
+        })
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
