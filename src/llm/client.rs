@@ -212,7 +212,10 @@ impl Endpoint {
         let openai = OpenAIConfig::new()
             .with_api_base(base_url.clone())
             .with_api_key(key);
-        let client = Client::with_config(openai).with_http_service(transport.clone());
+        // `Client::build` with the transport's client: `with_config` would load the
+        // system's CA certificates once more per endpoint, for a client never used.
+        let client = Client::build(transport.http_client().clone(), openai)
+            .with_http_service(transport.clone());
         Ok(Self {
             tier,
             base_url,

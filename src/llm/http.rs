@@ -77,6 +77,11 @@ impl Transport {
             .build()?;
         Ok(Self { client, clock })
     }
+
+    /// The one `reqwest::Client` (and its TLS setup) every endpoint shares.
+    pub fn http_client(&self) -> &reqwest::Client {
+        &self.client
+    }
 }
 
 type TransportFuture =
