@@ -10,9 +10,15 @@ popup's MapNotify, so both ends are timestamped in one process with no process s
 between. "Visible" is the X server mapping the popup window; WebKit paints its content
 right after, and that paint is not part of the figure. Between runs the popup is hidden
 through its own `hide_popup` command and the run waits for the UnmapNotify.
+
+Each press waits a random 0–50 ms first: on X11 the shortcut listener polls every 50 ms,
+and a fixed cadence between runs would lock every press to the same phase of that poll
+(always just after it, the worst case, or just before it), where a person's keypress
+lands anywhere in it.
 """
 
 import ctypes
+import random
 import statistics
 import subprocess
 import sys
@@ -109,6 +115,7 @@ def main():
             times = []
             for i in range(runs + 1):
                 x.drain()
+                time.sleep(random.uniform(0.0, 0.05))
                 pressed = x.hotkey()
                 mapped = x.wait_event(MAP_NOTIFY)
                 if i > 0:  # the first show realises the window: reported apart
