@@ -88,8 +88,31 @@ struct State {
     formats: Vec<String>,
     cycle: bool,
     queues: Mutex<HashMap<String, Queue>>,
-    requests: Mutex<Vec<RecordedRequest>>,
+    requests: Mutex<Vec<Stored>>,
     arrived: watch::Sender<usize>,
+}
+
+/// A request as kept: its body as the bytes that arrived, parsed again only when a test
+/// reads it — a long benchmark sends thousands of large requests, and keeping each as a
+/// parsed JSON tree cost the server more memory and time than answering it.
+struct Stored {
+    role: Option<String>,
+    method: String,
+    path: String,
+    body: Bytes,
+    step: Option<usize>,
+}
+
+impl Stored {
+    fn to_request(&self) -> RecordedRequest {
+        RecordedRequest {
+            role: self.role.clone(),
+            method: self.method.clone(),
+            path: self.path.clone(),
+            body: serde_json::from_slice(&self.body).unwrap_or(Value::Null),
+            step: self.step,
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -132,10 +155,17 @@ impl State {
         }
     }
 
-    fn record(&self, request: RecordedRequest) {
+    fn record(&self, request: RecordedRequest, body: &Bytes) {
+        let stored = Stored {
+            role: request.role,
+            method: request.method,
+            path: request.path,
+            body: body.clone(),
+            step: request.step,
+        };
         let count = {
             let mut requests = lock(&self.requests);
-            requests.push(request);
+            requests.push(stored);
             requests.len()
         };
         self.arrived.send_replace(count);
@@ -222,7 +252,10 @@ impl ScriptedServer {
 
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.state.requests).clone()
+        lock(&self.state.requests)
+            .iter()
+            .map(Stored::to_request)
+            .collect()
     }
 
     /// Chat-completion requests that named `role`.
@@ -337,7 +370,7 @@ async fn handle(
 
     match (&method, path.as_str()) {
         (&Method::GET, "/v1/models") => {
-            state.record(recorded);
+            state.record(recorded, &body);
             let data: Vec<Value> = state
                 .models
                 .iter()
@@ -347,7 +380,7 @@ async fn handle(
         }
         (&Method::POST, "/v1/chat/completions") => {
             if !is_json {
-                state.record(recorded);
+                state.record(recorded, &body);
                 return error_response(StatusCode::BAD_REQUEST, "the body is not JSON", None);
             }
             if let Some(format) = recorded.response_format()
@@ -355,11 +388,11 @@ async fn handle(
             {
                 let message =
                     format!("response_format type '{format}' is not supported by this model");
-                state.record(recorded);
+                state.record(recorded, &body);
                 return error_response(StatusCode::BAD_REQUEST, &message, Some("response_format"));
             }
             let Some(role) = role else {
-                state.record(recorded);
+                state.record(recorded, &body);
                 return error_response(
                     StatusCode::BAD_REQUEST,
                     &format!("missing {ROLE_HEADER} header"),
@@ -370,7 +403,7 @@ async fn handle(
             recorded.step = picked.as_ref().ok().map(|(i, _)| *i);
             let model = recorded.model().unwrap_or("scripted").to_string();
             let prompt_chars: String = recorded.messages().into_iter().map(|(_, c)| c).collect();
-            state.record(recorded);
+            state.record(recorded, &body);
             let step = match picked {
                 Ok((_, step)) => step,
                 Err(NoStep::NoScript) => {
@@ -404,7 +437,7 @@ async fn handle(
             answer(step.action, &model, &prompt_chars, shutdown).await
         }
         _ => {
-            state.record(recorded);
+            state.record(recorded, &body);
             error_response(
                 StatusCode::NOT_FOUND,
                 &format!("no route {method} {path}"),
