@@ -19,6 +19,14 @@ Every run starts a fresh app with its own temp HOME, XDG dirs, data dir and work
    the denial, with R2's graceful-failure next moves; notes.txt is untouched.
 3. Law 1, approved: the same task in a fresh app; Approve lets the command run, the
    result shows ✅ with a [LAW1] summary counting the approval, and notes.txt is gone.
+4. Keychain: with a real Secret Service (gnome-keyring, unlocked, in the run's own
+   session), Settings stores a tool-tier API key; no file the app or the keyring wrote
+   holds it in plain text; a new app process over the same home reads it back from the
+   keychain; clearing it removes it.
+
+Each D-Bus session is the run's own and activates no service (`session_bus_config`):
+what the machine happens to have installed (a keyring, a notification daemon) cannot
+change a run.
 
 The popup starts hidden; the runs show it with the global hotkey (xdotool), as a user
 would, because WebDriver's screenshot of a hidden webview never returns. The screenshots
@@ -69,6 +77,30 @@ def wait_for(what, check, timeout=30.0):
     raise SystemExit(f"e2e: timed out waiting for {what} (last: {last!r})")
 
 
+SESSION_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+def dbus_session(root):
+    """`dbus-run-session` for a private session bus with no activatable services."""
+    path = os.path.join(root, "session-bus.conf")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(SESSION_BUS_CONFIG)
+    return ["dbus-run-session", f"--config-file={path}", "--"]
+
+
 def shell_task_script(intent, command):
     """A whole one-sub-task plan for the scripted server (docs/llm.md): R1 perceives a
     task, R2 plans one shell step (and answers the graceful-failure prompt), R3 calls
@@ -114,8 +146,12 @@ def shell_task_script(intent, command):
 class App:
     """The real app binary in fresh temp dirs on its own X screen, under WebDriver."""
 
-    def __init__(self, binary, model_url=None):
-        self.root = tempfile.mkdtemp(prefix="artoo-e2e-")
+    def __init__(self, binary, model_url=None, root=None, keyring_password=None):
+        """`root` reuses an earlier run's dirs (left in place: the caller removes them);
+        `keyring_password` starts an unlocked gnome-keyring in the run's session."""
+        self.keep = root is not None
+        self.keyring_password = keyring_password
+        self.root = root if root is not None else tempfile.mkdtemp(prefix="artoo-e2e-")
         self.workspace = f"{self.root}/workspace"
         env = dict(os.environ)
         for var in ("BRAIN_BASE_URL", "TOOL_BASE_URL", "OPENAI_BASE_URL", "BRAIN_MODEL",
@@ -123,7 +159,7 @@ class App:
                     "TOOL_API_KEY"):
             env.pop(var, None)
         for sub in ("home", "data", "config", "cache", "runtime", "workspace", "artoo"):
-            os.makedirs(os.path.join(self.root, sub), mode=0o700)
+            os.makedirs(os.path.join(self.root, sub), mode=0o700, exist_ok=True)
         env.update(HOME=f"{self.root}/home", XDG_DATA_HOME=f"{self.root}/data",
                    XDG_CONFIG_HOME=f"{self.root}/config", XDG_CACHE_HOME=f"{self.root}/cache",
                    XDG_RUNTIME_DIR=f"{self.root}/runtime", ARTOO_DATA_DIR=f"{self.root}/artoo",
@@ -146,8 +182,16 @@ class App:
         port = free_port()
         # Its own process group: the driver outlives dbus-run-session, so the group is
         # what gets stopped.
-        self.driver = subprocess.Popen(["dbus-run-session", "--", "WebKitWebDriver",
-                                        f"--port={port}"],
+        driver = ["WebKitWebDriver", f"--port={port}"]
+        if self.keyring_password is not None:
+            # The keyring reads its password on stdin, unlocks (creating the login
+            # keyring under the run's HOME the first time) and serves Secret Service on
+            # this session; the driver, and the app it starts, share the session.
+            self.env["ARTOO_E2E_KEYRING_PASSWORD"] = self.keyring_password
+            driver = ["sh", "-c", 'printf %s "$ARTOO_E2E_KEYRING_PASSWORD" | '
+                      "gnome-keyring-daemon --unlock --components=secrets >/dev/null && "
+                      'exec "$@"', "sh"] + driver
+        self.driver = subprocess.Popen(dbus_session(self.root) + driver,
                                        env=self.env, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.STDOUT, start_new_session=True)
         self.base = f"http://127.0.0.1:{port}"
@@ -169,7 +213,18 @@ class App:
         if self.xvfb is not None:
             self.xvfb.terminate()
             self.xvfb.wait(timeout=10)
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def invoke(self, command, args=None):
+        """A command of the app's IPC from the current webview; raises on an IpcError."""
+        result = wd(self.base, "POST", self.s + "/execute/async", {"args": [command, args or {}],
+            "script": "const [cmd, args, done] = arguments;"
+                      "window.__TAURI_INTERNALS__.invoke(cmd, args)"
+                      ".then(value => done({ok: value}), error => done({error}));"})
+        if "error" in result:
+            raise SystemExit(f"e2e: {command} failed: {result['error']}")
+        return result["ok"]
 
     def switch_to(self, view):
         handles = wait_for("the app's webviews", lambda: wd(self.base, "GET", self.s + "/window/handles"))
@@ -338,6 +393,54 @@ def law1(binary, llm, out, decision):
         model.close()
 
 
+def keychain(binary):
+    secret = "sk-e2e-" + os.urandom(12).hex()
+    password = os.urandom(8).hex()
+
+    def open_settings(app):
+        app.show_popup()
+        app.invoke("open_panel", {"tab": "settings", "focus": None})
+        wait_for("the panels window", lambda: len(wd(app.base, "GET", app.s + "/window/handles")) == 2)
+        app.switch_to("view=panels")
+        return wait_for("the settings", lambda: app.invoke("get_settings"))
+
+    def keys(tool):
+        return {"brain": {"kind": "keep"}, "tool": tool}
+
+    with App(binary, keyring_password=password) as first:
+        root = first.root
+        first.keep = True
+        view = open_settings(first)
+        assert view["keychain"] == {"available": True, "backend": "Secret Service"}, view["keychain"]
+        assert not view["keys"]["tool"]["stored"], view["keys"]
+        saved = first.invoke("save_settings", {"update": {"settings": view["settings"],
+                                                          "keys": keys({"kind": "set", "key": secret})}})
+        assert saved["keys"] == {"brain": {"stored": False}, "tool": {"stored": True}}, saved["keys"]
+    try:
+        written = []
+        for folder, _, files in os.walk(root):
+            for name in files:
+                path = os.path.join(folder, name)
+                if os.path.isfile(path) and not os.path.islink(path):
+                    written.append(path)
+                    with open(path, "rb") as f:
+                        assert secret.encode() not in f.read(), f"the API key is in plain text in {path}"
+        assert any("/keyrings/" in p for p in written), "the keyring wrote its file under the run's home"
+        print(f"e2e: keychain: the key went to Secret Service; none of the {len(written)} files "
+              "the app and the keyring wrote holds it in plain text")
+
+        with App(binary, root=root, keyring_password=password) as second:
+            view = open_settings(second)
+            assert view["keys"]["tool"]["stored"], "a new process reads the key from the keychain"
+            cleared = second.invoke("save_settings", {"update": {"settings": view["settings"],
+                                                                 "keys": keys({"kind": "clear"})}})
+            assert not cleared["keys"]["tool"]["stored"], cleared["keys"]
+            assert not second.invoke("get_settings")["keys"]["tool"]["stored"]
+        print("e2e: keychain: a new app process finds the stored key; clearing it removes it")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main():
     args = sys.argv[1:]
     serve_ui = "--serve-ui" in args
@@ -356,6 +459,7 @@ def main():
         no_model(binary, out)
         law1(binary, llm, out, "deny")
         law1(binary, llm, out, "approve")
+        keychain(binary)
         print(f"e2e: ok; screenshots in {out}")
     finally:
         if vite is not None:

@@ -6,7 +6,7 @@ Usage: tests/desktop/idle_memory.py <artoo-desktop binary, built with custom-pro
 
 The app runs as a user starts it — no WebDriver (automation adds its own memory), no
 model configured — with fresh temp HOME/XDG/data dirs (e2e.App's), its own X screen and
-its own D-Bus session. After <seconds> (default 15) it reads /proc/<pid>/smaps_rollup of
+its own D-Bus session (no activatable services, as in e2e.py). After <seconds> (default 15) it reads /proc/<pid>/smaps_rollup of
 the app and each descendant (anonymous = the process's own heap and stacks). RSS counts shared pages (GTK, WebKit's libraries) in every
 process that maps them; PSS splits them between the processes, so the PSS sum is what the
 app as a whole costs the machine.
@@ -70,7 +70,7 @@ def main():
     session = None
     try:
         time.sleep(1)
-        session = subprocess.Popen(["dbus-run-session", "--", binary], env=env,
+        session = subprocess.Popen(e2e.dbus_session(app.root) + [binary], env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                    start_new_session=True)
         main_pid = e2e.wait_for("the app process", lambda: next(
