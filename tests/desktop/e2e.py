@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""End-to-end runs of the real desktop binary under Xvfb, driven by WebKitWebDriver.
+"""End-to-end runs of the real desktop binary under Xvfb, driven by tauri-driver over
+WebKitWebDriver.
 
 Usage: tests/desktop/e2e.py [--serve-ui] <artoo-desktop binary> <artoo-scripted-llm binary> [<out dir>]
 
@@ -182,7 +183,9 @@ class App:
         port = free_port()
         # Its own process group: the driver outlives dbus-run-session, so the group is
         # what gets stopped.
-        driver = ["WebKitWebDriver", f"--port={port}"]
+        # tauri-driver starts WebKitWebDriver (Debian's webkit2gtk-driver) behind it and
+        # turns the `tauri:options` capability into WebKitGTK's browser options.
+        driver = ["tauri-driver", f"--port={port}", f"--native-port={free_port()}"]
         if self.keyring_password is not None:
             # The keyring reads its password on stdin, unlocks (creating the login
             # keyring under the run's HOME the first time) and serves Secret Service on
@@ -195,9 +198,9 @@ class App:
                                        env=self.env, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.STDOUT, start_new_session=True)
         self.base = f"http://127.0.0.1:{port}"
-        wait_for("WebKitWebDriver", lambda: wd(self.base, "GET", "/status")["ready"])
+        wait_for("tauri-driver", lambda: wd(self.base, "GET", "/status")["ready"])
         self.session = wd(self.base, "POST", "/session", {"capabilities": {"alwaysMatch": {
-            "webkitgtk:browserOptions": {"binary": self.binary, "args": []}}}})["sessionId"]
+            "tauri:options": {"application": self.binary, "args": []}}}})["sessionId"]
         self.s = f"/session/{self.session}"
         self.switch_to("view=popup")
         return self

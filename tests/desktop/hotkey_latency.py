@@ -4,7 +4,7 @@
 Usage: tests/desktop/hotkey_latency.py [--serve-ui] <artoo-desktop binary> [<runs>]
 
 The app runs as in tests/desktop/e2e.py (fresh temp HOME/XDG/data dirs, its own X screen,
-WebKitWebDriver). One X client both presses the hotkey (XTest, the same path as a real
+tauri-driver). One X client both presses the hotkey (XTest, the same path as a real
 keyboard through the X server's passive grab) and listens on the root window for the
 popup's MapNotify, so both ends are timestamped in one process with no process start in
 between. "Visible" is the X server mapping the popup window; WebKit paints its content
