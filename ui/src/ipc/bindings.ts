@@ -1770,11 +1770,15 @@ export type ToolCallRecord_Serialize = {
 /**  How a single tool call ended. */
 export type ToolCallStatus = 
 /**
- *  The tool ran and returned output (a non-zero shell exit is still `ok` with the
- *  exit status in the output; the model and R4a judge it).
+ *  The tool ran and returned output. A non-zero shell exit that printed a result
+ *  (stdout) or nothing at all (`grep` without a match) is still `ok`, with the exit
+ *  status in the output; the model and R4a judge it.
  */
 "ok" | 
-/**  The tool could not run or failed (missing file, timeout, unavailable platform). */
+/**
+ *  The tool could not run or failed (missing file, timeout, unavailable platform, a
+ *  shell command that exited non-zero with only an error message).
+ */
 "error" | 
 /**  Law 1: the user (or the timeout) denied the action. */
 "denied" | 
