@@ -35,6 +35,7 @@ would, because WebDriver's screenshot of a hidden webview never returns. The scr
 """
 
 import base64
+import http.client
 import json
 import os
 import shutil
@@ -58,10 +59,19 @@ def free_port():
 
 def wd(base, method, path, body=None, timeout=60):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        return json.loads(resp.read() or b"null")["value"]
+    # tauri-driver forwards each command over a pooled connection to WebKitWebDriver and
+    # does not retry one the native driver closed while idle: it then drops our request
+    # with no response, before the command reached the browser. Sending it again is safe.
+    for attempt in range(3):
+        req = urllib.request.Request(base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return json.loads(resp.read() or b"null")["value"]
+        except http.client.RemoteDisconnected:
+            if attempt == 2:
+                raise
+            time.sleep(0.2)
 
 
 def wait_for(what, check, timeout=30.0):
@@ -194,13 +204,21 @@ class App:
             driver = ["sh", "-c", 'printf %s "$ARTOO_E2E_KEYRING_PASSWORD" | '
                       "gnome-keyring-daemon --unlock --components=secrets >/dev/null && "
                       'exec "$@"', "sh"] + driver
+        # The driver's and the app's output, shown when the session cannot start.
+        self.driver_log = open(os.path.join(self.root, "driver.log"), "ab")
         self.driver = subprocess.Popen(dbus_session(self.root) + driver,
-                                       env=self.env, stdout=subprocess.DEVNULL,
+                                       env=self.env, stdout=self.driver_log,
                                        stderr=subprocess.STDOUT, start_new_session=True)
         self.base = f"http://127.0.0.1:{port}"
         wait_for("tauri-driver", lambda: wd(self.base, "GET", "/status")["ready"])
-        self.session = wd(self.base, "POST", "/session", {"capabilities": {"alwaysMatch": {
-            "tauri:options": {"application": self.binary, "args": []}}}})["sessionId"]
+        try:
+            self.session = wd(self.base, "POST", "/session", {"capabilities": {"alwaysMatch": {
+                "tauri:options": {"application": self.binary, "args": []}}}})["sessionId"]
+        except Exception as e:
+            self.driver_log.flush()
+            with open(os.path.join(self.root, "driver.log"), errors="replace") as f:
+                log = f.read()[-4000:]
+            raise SystemExit(f"e2e: the WebDriver session did not start ({e!r}); driver output:\n{log}")
         self.s = f"/session/{self.session}"
         self.switch_to("view=popup")
         return self
