@@ -91,10 +91,8 @@ struct Ledger {
     lifetime: TaskUsage,
 }
 
-/// Shared, cheap to clone. [`UsageLedger::finish_task`] drops a task's entry: the
-/// runtime calls it when a caller has waited for the task's end, and the user's desk when
-/// it forgets an ended task, so the per-task map holds running and recently ended tasks
-/// only.
+/// Shared, cheap to clone. The runtime calls [`UsageLedger::finish_task`] when a task
+/// ends, so the per-task map holds only running tasks.
 #[derive(Clone, Default)]
 pub struct UsageLedger {
     inner: Arc<Mutex<Ledger>>,

@@ -1,9 +1,7 @@
 //! The user's desk: everything addressed to `Role::User`, kept so an entry point (the CLI,
 //! the desktop shell) can answer it — open Law 1 requests, open clarifying questions —
 //! and so a task's end reaches whoever waits for it. It also keeps the rolling session
-//! history R1 uses to resolve references. An ended task stays known for the last
-//! [`ENDED_TASKS_KEPT`] ends (so `wait` and `cancel` still answer for it), then it and
-//! its usage entry are dropped: the desk lives as long as a menu-bar app does.
+//! history R1 uses to resolve references.
 //!
 //! **Invariant:** every Law 1 request gets exactly one answer on the bus — the user's,
 //! or `deny` when it expires, when its task is cancelled, or when the runtime stops — and
@@ -20,15 +18,12 @@ use crate::contracts::{
     ClarificationAnswer, ClarificationRequest, ConfirmationDecision, ConfirmationRequest, Decision,
     DecisionSource, EnvelopeId, FinalResult, Message, RequestId, Role, SessionTurn, TaskId,
 };
-use crate::llm::UsageLedger;
 
 /// Turns of session history sent with each task (seed 003 R1: the last five).
 pub const SESSION_TURNS: usize = 5;
 
 /// The longest result summary kept in one history turn.
 const TURN_SUMMARY_CHARS: usize = 400;
-/// Ended tasks the desk still answers for (their end, "already ended" on cancel).
-pub const ENDED_TASKS_KEPT: usize = 256;
 
 /// How a task ended, as its submitter sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,8 +81,6 @@ struct State {
     confirmations: HashMap<RequestId, OpenConfirmation>,
     clarifications: HashMap<TaskId, OpenClarification>,
     history: VecDeque<SessionTurn>,
-    /// Ended tasks, oldest first; beyond [`ENDED_TASKS_KEPT`] they are forgotten.
-    ended: VecDeque<TaskId>,
 }
 
 /// Shared between the runtime's methods and the task reading the user inbox.
@@ -97,17 +90,14 @@ pub struct Desk {
     /// Wakes callers waiting for a request the inbox task has not registered yet.
     seen: Arc<Notify>,
     user: BusHandle,
-    /// Per-task model usage, dropped with the task.
-    usage: UsageLedger,
 }
 
 impl Desk {
-    pub fn new(user: BusHandle, usage: UsageLedger) -> Self {
+    pub fn new(user: BusHandle) -> Self {
         Self {
             state: Arc::new(Mutex::new(State::default())),
             seen: Arc::new(Notify::new()),
             user,
-            usage,
         }
     }
 
@@ -196,13 +186,6 @@ impl Desk {
             st.history.push_back(turn);
             while st.history.len() > SESSION_TURNS {
                 st.history.pop_front();
-            }
-            st.ended.push_back(task.clone());
-            while st.ended.len() > ENDED_TASKS_KEPT {
-                if let Some(old) = st.ended.pop_front() {
-                    st.tasks.remove(&old);
-                    self.usage.finish_task(&old);
-                }
             }
             let ids: Vec<RequestId> = st
                 .confirmations
@@ -374,58 +357,5 @@ fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bus::Bus;
-    use crate::clock::SystemClock;
-    use crate::llm::{CallUsage, TaskUsage};
-
-    fn spend(usage: &UsageLedger, task: &TaskId) {
-        let call = CallUsage {
-            prompt_tokens: 100,
-            completion_tokens: 10,
-            wall: Duration::from_millis(5),
-            failed: false,
-        };
-        usage.record(Some(task), Role::Perceiver, call);
-    }
-
-    #[test]
-    fn ended_tasks_are_forgotten_with_their_usage_beyond_the_kept_window_but_running_ones_never() {
-        let bus = Bus::new(SystemClock::shared());
-        let usage = UsageLedger::new();
-        let desk = Desk::new(bus.handle(Role::User), usage.clone());
-        let running = TaskId::mint();
-        desk.open_task(&running, "watch my downloads");
-        spend(&usage, &running);
-
-        let ended: Vec<TaskId> = (0..ENDED_TASKS_KEPT + 40).map(|_| TaskId::mint()).collect();
-        for task in &ended {
-            desk.open_task(task, "count the files");
-            spend(&usage, task);
-            assert!(desk.end_task(task, TaskEnd::Cancelled));
-        }
-
-        assert_eq!(desk.lock().tasks.len(), ENDED_TASKS_KEPT + 1);
-        assert!(
-            desk.watch(&ended[0]).is_none(),
-            "the oldest end is forgotten"
-        );
-        assert_eq!(usage.task(&ended[0]), TaskUsage::default());
-        let last = ended.last().expect("tasks ended");
-        assert!(desk.watch(last).is_some(), "a recent end is still known");
-        assert!(
-            !desk.end_task(last, TaskEnd::Cancelled),
-            "and ends only once"
-        );
-        assert_ne!(usage.task(last), TaskUsage::default());
-        assert!(desk.is_running(&running), "a running task is never dropped");
-        assert_eq!(desk.running(), vec![running.clone()]);
-        assert_ne!(usage.task(&running), TaskUsage::default());
-        assert_eq!(desk.history().len(), SESSION_TURNS);
     }
 }

@@ -125,7 +125,7 @@ impl Runtime {
         let operator = MemoryOperator::new(memory.clone(), &bus);
 
         let user = bus.handle(Role::User);
-        let desk = Desk::new(user.clone(), llm.usage().clone());
+        let desk = Desk::new(user.clone());
         let user_inbox = bus.subscribe(Role::User);
 
         let perceiver = Perceiver::new(&config, &bus, &llm, cancellations.clone())?;
