@@ -4,9 +4,11 @@
 //! cancel.
 //!
 //! **Invariant:** a cancelled task's token stays cancelled; asking for the token of a
-//! task that was cancelled (or forgotten after cancel) never yields a live one.
+//! task that was cancelled (or forgotten after cancel) never yields a live one. Only
+//! running tasks hold a registered token: an ended task's is dropped, so the registry
+//! does not grow with every task the process ever ran.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
@@ -15,12 +17,18 @@ use crate::contracts::TaskId;
 
 /// Upper bound on remembered cancelled task ids (oldest are dropped first).
 const REMEMBERED_CANCELLED: usize = 4096;
+/// Upper bound on remembered finished task ids (oldest are dropped first).
+const REMEMBERED_FINISHED: usize = 4096;
 
 #[derive(Default)]
 struct State {
     live: HashMap<TaskId, CancellationToken>,
     cancelled: HashSet<TaskId>,
-    cancelled_order: std::collections::VecDeque<TaskId>,
+    cancelled_order: VecDeque<TaskId>,
+    /// Tasks that ended normally: a straggler asking for one's token gets a fresh,
+    /// unregistered one instead of registering the task again.
+    finished: HashSet<TaskId>,
+    finished_order: VecDeque<TaskId>,
 }
 
 /// Shared registry of task tokens. Cheap to clone.
@@ -50,6 +58,9 @@ impl Cancellations {
             t.cancel();
             return t;
         }
+        if st.finished.contains(task) {
+            return self.root.child_token();
+        }
         st.live
             .entry(task.clone())
             .or_insert_with(|| self.root.child_token())
@@ -78,9 +89,25 @@ impl Cancellations {
         self.root.is_cancelled() || self.lock().cancelled.contains(task)
     }
 
-    /// Drops the token of a task that ended normally.
+    /// Drops the token of a task that ended normally. Work still holding it is not
+    /// cancelled; a token asked for afterwards is live but no longer registered.
     pub fn finish(&self, task: &TaskId) {
-        self.lock().live.remove(task);
+        let mut st = self.lock();
+        st.live.remove(task);
+        if st.cancelled.contains(task) || !st.finished.insert(task.clone()) {
+            return;
+        }
+        st.finished_order.push_back(task.clone());
+        if st.finished_order.len() > REMEMBERED_FINISHED
+            && let Some(old) = st.finished_order.pop_front()
+        {
+            st.finished.remove(&old);
+        }
+    }
+
+    /// Tasks holding a registered token (running ones).
+    pub fn live_tasks(&self) -> usize {
+        self.lock().live.len()
     }
 
     /// The root (shutdown) token.
@@ -107,6 +134,36 @@ mod tests {
         );
         assert!(c.is_cancelled(&task));
         assert!(!c.cancel(&task));
+    }
+
+    #[test]
+    fn finished_tasks_release_their_tokens_and_stragglers_do_not_register_them_again() {
+        let root = CancellationToken::new();
+        let c = Cancellations::new(root.clone());
+        let running = TaskId::mint();
+        let _ = c.token(&running);
+        for _ in 0..1000 {
+            let task = TaskId::mint();
+            let t = c.token(&task);
+            c.finish(&task);
+            assert!(!t.is_cancelled(), "finishing is not cancelling");
+            let late = c.token(&task);
+            assert!(!late.is_cancelled());
+            assert!(!c.is_cancelled(&task));
+        }
+        assert_eq!(c.live_tasks(), 1, "only the running task keeps a token");
+        let late = c.token(&TaskId::mint());
+        root.cancel();
+        assert!(late.is_cancelled(), "shutdown still reaches every token");
+    }
+
+    #[test]
+    fn finishing_a_cancelled_task_keeps_it_cancelled() {
+        let c = Cancellations::new(CancellationToken::new());
+        let task = TaskId::mint();
+        c.cancel(&task);
+        c.finish(&task);
+        assert!(c.token(&task).is_cancelled());
     }
 
     #[test]

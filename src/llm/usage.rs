@@ -1,13 +1,22 @@
 //! Usage accounting: model calls, prompt/completion tokens and wall time, per role per
 //! task — what the task log's `task_end`, the cost report and the UI show.
+//!
+//! **Invariant:** the per-task map holds the running tasks plus at most
+//! [`ENDED_TASKS_REMEMBERED`] ended ones, so a process that runs for weeks does not grow
+//! with every task it ever ran; the lifetime totals count every call.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::contracts::{Role, TaskId};
+
+/// Ended tasks whose usage stays readable (oldest forgotten first): long enough for a
+/// caller that learns of the end to read what the task spent, and for a model call that
+/// finishes just after its task ended to be counted with it.
+pub const ENDED_TASKS_REMEMBERED: usize = 256;
 
 /// What one role spent. `wall_ms` includes retries and backoff: it is the time the role
 /// waited on the model.
@@ -84,7 +93,10 @@ impl TaskUsage {
 
 #[derive(Default)]
 struct Ledger {
+    /// Running tasks and the ended ones in `ended`.
     tasks: HashMap<TaskId, TaskUsage>,
+    /// Ended tasks still in `tasks`, oldest first.
+    ended: VecDeque<TaskId>,
     /// Calls outside any task (the Dreamer's distillation).
     background: TaskUsage,
     /// Everything since start-up.
@@ -92,7 +104,7 @@ struct Ledger {
 }
 
 /// Shared, cheap to clone. The runtime calls [`UsageLedger::finish_task`] when a task
-/// ends, so the per-task map holds only running tasks.
+/// ends, so the per-task map holds only running tasks and a bounded window of ended ones.
 #[derive(Clone, Default)]
 pub struct UsageLedger {
     inner: Arc<Mutex<Ledger>>,
@@ -128,9 +140,26 @@ impl UsageLedger {
         self.lock().tasks.get(task).cloned().unwrap_or_default()
     }
 
-    /// The task's usage, removed from the ledger (it stays in the lifetime totals).
+    /// Marks the task ended and returns what it spent. Its usage stays readable until
+    /// [`ENDED_TASKS_REMEMBERED`] later tasks have ended; the lifetime totals keep it for
+    /// good. Finishing a task twice changes nothing.
     pub fn finish_task(&self, task: &TaskId) -> TaskUsage {
-        self.lock().tasks.remove(task).unwrap_or_default()
+        let mut ledger = self.lock();
+        let usage = ledger.tasks.entry(task.clone()).or_default().clone();
+        if !ledger.ended.contains(task) {
+            ledger.ended.push_back(task.clone());
+        }
+        while ledger.ended.len() > ENDED_TASKS_REMEMBERED {
+            if let Some(old) = ledger.ended.pop_front() {
+                ledger.tasks.remove(&old);
+            }
+        }
+        usage
+    }
+
+    /// Tasks the ledger holds usage for (running and recently ended).
+    pub fn tracked_tasks(&self) -> usize {
+        self.lock().tasks.len()
     }
 
     pub fn background(&self) -> TaskUsage {
@@ -183,8 +212,43 @@ mod tests {
         assert_eq!(ledger.lifetime().total().calls, 5);
 
         assert_eq!(ledger.finish_task(&a), ua);
-        assert_eq!(ledger.task(&a), TaskUsage::default());
+        assert_eq!(
+            ledger.task(&a),
+            ua,
+            "a just-ended task's usage stays readable"
+        );
         assert_eq!(ledger.lifetime().total().calls, 5);
+    }
+
+    #[test]
+    fn ended_tasks_are_forgotten_beyond_the_window_but_stay_in_the_lifetime_totals() {
+        let ledger = UsageLedger::new();
+        let first = TaskId::mint();
+        ledger.record(Some(&first), Role::Planner, call(10, 1, 1, false));
+        ledger.finish_task(&first);
+        // A call that finishes after its task ended is still counted with it.
+        ledger.record(Some(&first), Role::MetaValidator, call(5, 1, 1, true));
+        assert_eq!(ledger.task(&first).total().calls, 2);
+
+        let running = TaskId::mint();
+        ledger.record(Some(&running), Role::Executor, call(1, 1, 1, false));
+        for _ in 0..ENDED_TASKS_REMEMBERED * 4 {
+            let t = TaskId::mint();
+            ledger.record(Some(&t), Role::Perceiver, call(1, 1, 1, false));
+            ledger.finish_task(&t);
+            ledger.finish_task(&t);
+        }
+        assert_eq!(
+            ledger.tracked_tasks(),
+            ENDED_TASKS_REMEMBERED + 1,
+            "the running task and the last ended ones"
+        );
+        assert_eq!(ledger.task(&first), TaskUsage::default());
+        assert_eq!(ledger.task(&running).total().calls, 1);
+        assert_eq!(
+            ledger.lifetime().total().calls,
+            3 + ENDED_TASKS_REMEMBERED as u64 * 4
+        );
     }
 
     #[test]

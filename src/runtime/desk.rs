@@ -1,11 +1,13 @@
 //! The user's desk: everything addressed to `Role::User`, kept so an entry point (the CLI,
 //! the desktop shell) can answer it — open Law 1 requests, open clarifying questions —
 //! and so a task's end reaches whoever waits for it. It also keeps the rolling session
-//! history R1 uses to resolve references.
+//! history R1 uses to resolve references. A task's end is where its per-task state in
+//! the runtime is let go: its cancellation token and its running usage.
 //!
 //! **Invariant:** every Law 1 request gets exactly one answer on the bus — the user's,
 //! or `deny` when it expires, when its task is cancelled, or when the runtime stops — and
-//! a request that was answered can never be answered again.
+//! a request that was answered can never be answered again. The desk holds the running
+//! tasks plus at most [`ENDED_TASKS_REMEMBERED`] ended ones.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -14,16 +16,23 @@ use std::time::Duration;
 use tokio::sync::{Notify, watch};
 
 use crate::bus::{BusHandle, Envelope, Inbox};
+use crate::cancel::Cancellations;
 use crate::contracts::{
     ClarificationAnswer, ClarificationRequest, ConfirmationDecision, ConfirmationRequest, Decision,
     DecisionSource, EnvelopeId, FinalResult, Message, RequestId, Role, SessionTurn, TaskId,
 };
+use crate::llm::UsageLedger;
 
 /// Turns of session history sent with each task (seed 003 R1: the last five).
 pub const SESSION_TURNS: usize = 5;
 
 /// The longest result summary kept in one history turn.
 const TURN_SUMMARY_CHARS: usize = 400;
+
+/// Ended tasks the desk still knows (oldest forgotten first), so a late `wait` still
+/// gets the end, a late `cancel` is told the task had ended, and a Law 1 request that
+/// arrives after its task ended is denied at once.
+pub const ENDED_TASKS_REMEMBERED: usize = 256;
 
 /// How a task ended, as its submitter sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,13 +80,17 @@ struct OpenClarification {
 }
 
 struct TaskEntry {
+    /// The user's text, until the task ends (then it lives on in the history).
     input: String,
     end: watch::Sender<Option<TaskEnd>>,
 }
 
 #[derive(Default)]
 struct State {
+    /// Running tasks and the ended ones in `ended`.
     tasks: HashMap<TaskId, TaskEntry>,
+    /// Ended tasks still in `tasks`, oldest first.
+    ended: VecDeque<TaskId>,
     confirmations: HashMap<RequestId, OpenConfirmation>,
     clarifications: HashMap<TaskId, OpenClarification>,
     history: VecDeque<SessionTurn>,
@@ -90,14 +103,20 @@ pub struct Desk {
     /// Wakes callers waiting for a request the inbox task has not registered yet.
     seen: Arc<Notify>,
     user: BusHandle,
+    /// Released when a task ends: the registry must not keep ended tasks' tokens.
+    cancellations: Cancellations,
+    /// Told when a task ends, so its per-task usage is bounded too.
+    usage: UsageLedger,
 }
 
 impl Desk {
-    pub fn new(user: BusHandle) -> Self {
+    pub fn new(user: BusHandle, cancellations: Cancellations, usage: UsageLedger) -> Self {
         Self {
             state: Arc::new(Mutex::new(State::default())),
             seen: Arc::new(Notify::new()),
             user,
+            cancellations,
+            usage,
         }
     }
 
@@ -167,22 +186,35 @@ impl Desk {
             .collect()
     }
 
+    /// Tasks the desk holds (running and recently ended).
+    pub fn tracked_tasks(&self) -> usize {
+        self.lock().tasks.len()
+    }
+
     /// Ends a task (first end wins), records the history turn and answers what it left
-    /// open with `deny`/`Dropped` and an empty clarification.
+    /// open with `deny`/`Dropped` and an empty clarification. The task's token and
+    /// usage are released; the desk forgets the oldest ended task beyond
+    /// [`ENDED_TASKS_REMEMBERED`].
     pub fn end_task(&self, task: &TaskId, end: TaskEnd) -> bool {
         let dropped = {
             let mut st = self.lock();
-            let Some(entry) = st.tasks.get(task) else {
+            let Some(entry) = st.tasks.get_mut(task) else {
                 return false;
             };
             if entry.end.borrow().is_some() {
                 return false;
             }
             let turn = SessionTurn {
-                input: entry.input.clone(),
+                input: std::mem::take(&mut entry.input),
                 summary: clip(&end.summary(), TURN_SUMMARY_CHARS),
             };
             entry.end.send_replace(Some(end));
+            st.ended.push_back(task.clone());
+            while st.ended.len() > ENDED_TASKS_REMEMBERED {
+                if let Some(old) = st.ended.pop_front() {
+                    st.tasks.remove(&old);
+                }
+            }
             st.history.push_back(turn);
             while st.history.len() > SESSION_TURNS {
                 st.history.pop_front();
@@ -198,6 +230,8 @@ impl Desk {
                 .filter_map(|id| st.confirmations.remove(&id))
                 .collect::<Vec<_>>()
         };
+        self.cancellations.finish(task);
+        self.usage.finish_task(task);
         for open in dropped {
             self.publish_decision(&open, Decision::Deny, DecisionSource::Dropped);
         }
@@ -357,5 +391,128 @@ fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bus::Bus;
+    use crate::clock::SystemClock;
+    use crate::llm::CallUsage;
+    use tokio_util::sync::CancellationToken;
+
+    struct Rig {
+        bus: Bus,
+        desk: Desk,
+        cancellations: Cancellations,
+        usage: UsageLedger,
+    }
+
+    fn rig() -> Rig {
+        let bus = Bus::new(SystemClock::shared());
+        let cancellations = Cancellations::new(CancellationToken::new());
+        let usage = UsageLedger::new();
+        let desk = Desk::new(bus.handle(Role::User), cancellations.clone(), usage.clone());
+        Rig {
+            bus,
+            desk,
+            cancellations,
+            usage,
+        }
+    }
+
+    /// What the runtime does for one task: register it, hand out its token, spend.
+    fn run_one(rig: &Rig, end: TaskEnd) -> TaskId {
+        let task = TaskId::mint();
+        rig.desk.open_task(&task, "what does the note say?");
+        let _ = rig.cancellations.token(&task);
+        rig.usage.record(
+            Some(&task),
+            Role::Planner,
+            CallUsage {
+                prompt_tokens: 10,
+                completion_tokens: 2,
+                wall: Duration::from_millis(5),
+                failed: false,
+            },
+        );
+        assert!(rig.desk.end_task(&task, end));
+        task
+    }
+
+    #[test]
+    fn ended_tasks_release_their_desk_entry_token_and_usage_beyond_the_window() {
+        let rig = rig();
+        let running = TaskId::mint();
+        rig.desk.open_task(&running, "still working");
+        let _ = rig.cancellations.token(&running);
+        let first = run_one(&rig, TaskEnd::Chat("hello".into()));
+        for i in 0..ENDED_TASKS_REMEMBERED * 3 {
+            run_one(&rig, TaskEnd::Chat(format!("answer {i}")));
+        }
+        assert_eq!(
+            rig.desk.tracked_tasks(),
+            ENDED_TASKS_REMEMBERED + 1,
+            "the running task and the last ended ones, not every task ever run"
+        );
+        assert_eq!(rig.cancellations.live_tasks(), 1);
+        assert_eq!(rig.usage.tracked_tasks(), ENDED_TASKS_REMEMBERED);
+        assert!(
+            rig.desk.watch(&first).is_none(),
+            "the oldest end is forgotten"
+        );
+        assert_eq!(rig.desk.running(), vec![running]);
+        assert_eq!(rig.desk.history().len(), SESSION_TURNS);
+    }
+
+    #[tokio::test]
+    async fn a_recently_ended_task_still_reports_its_end_and_denies_a_late_law1_request() {
+        let rig = rig();
+        let user_inbox = rig.bus.subscribe(Role::User);
+        let mut executor = rig.bus.subscribe(Role::Executor);
+        tokio::spawn(rig.desk.clone().run(user_inbox, Duration::from_secs(600)));
+        let task = run_one(&rig, TaskEnd::Chat("done".into()));
+        for _ in 0..ENDED_TASKS_REMEMBERED - 1 {
+            run_one(&rig, TaskEnd::Cancelled);
+        }
+        let end = rig.desk.watch(&task).expect("still remembered");
+        assert_eq!(*end.borrow(), Some(TaskEnd::Chat("done".into())));
+        assert!(!rig.desk.is_running(&task));
+        assert!(
+            !rig.desk.end_task(&task, TaskEnd::Cancelled),
+            "first end wins"
+        );
+
+        let request_id = RequestId::mint();
+        rig.bus.handle(Role::Executor).publish(
+            Role::User,
+            ConfirmationRequest {
+                request_id,
+                task_id: task.clone(),
+                subtask_id: None,
+                tool: "shell".into(),
+                description: "deletes note.txt".into(),
+                command: "rm note.txt".into(),
+                paths: vec![],
+                reversible: false,
+                reversible_alternative: None,
+                can_trash: true,
+                expires_at: chrono::Utc::now() + chrono::Duration::minutes(10),
+            },
+        );
+        let reply = tokio::time::timeout(Duration::from_secs(5), executor.recv())
+            .await
+            .expect("denied at once, not after the timeout")
+            .expect("the bus is open");
+        match &reply.message {
+            Message::ConfirmationDecision(d) => {
+                assert_eq!(d.request_id, request_id);
+                assert_eq!(d.decision, Decision::Deny);
+                assert_eq!(d.source, DecisionSource::Dropped);
+            }
+            other => panic!("expected a decision, got {other:?}"),
+        }
+        assert!(rig.desk.open_confirmations().is_empty());
     }
 }

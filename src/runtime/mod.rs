@@ -125,7 +125,7 @@ impl Runtime {
         let operator = MemoryOperator::new(memory.clone(), &bus);
 
         let user = bus.handle(Role::User);
-        let desk = Desk::new(user.clone());
+        let desk = Desk::new(user.clone(), cancellations.clone(), llm.usage().clone());
         let user_inbox = bus.subscribe(Role::User);
 
         let perceiver = Perceiver::new(&config, &bus, &llm, cancellations.clone())?;
@@ -239,7 +239,6 @@ impl Runtime {
             .map_err(|_| RuntimeError::Stopped)?
             .clone()
             .expect("wait_for returned a set value");
-        self.llm.usage().finish_task(task);
         Ok(end)
     }
 
