@@ -740,6 +740,12 @@ pub fn parse_bounded(text: &str) -> Result<Program, String> {
     {
         return Err("the command contains control characters".into());
     }
+    // A here-document operator with no delimiter word after it is a syntax error, and
+    // the parser does not end on some of them: `<<\r;#` allocated gigabytes (found by
+    // fuzzing).
+    if heredoc_without_delimiter(text) {
+        return Err("it has a here-document with no delimiter".into());
+    }
     if openers(text) > MAX_OPENERS || nesting(text) > MAX_NESTING {
         return Err("the command is nested too deeply to check".into());
     }
@@ -760,6 +766,43 @@ pub fn parse_bounded(text: &str) -> Result<Program, String> {
             .map_err(|err| format!("it could not be parsed: {err}"))
     })
     .unwrap_or_else(|| Err("the parser failed on it".into()))
+}
+
+/// Whether a `<<` or `<<-` (not the here-string `<<<`) is followed, after blanks, by
+/// nothing, a line break or an operator instead of its delimiter word. Quoting is not
+/// tracked: a quoted `<<` followed by such a character only makes the check answer
+/// "irreversible", never "safe".
+fn heredoc_without_delimiter(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] != b'<' || bytes[i + 1] != b'<' {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        if bytes.get(j) == Some(&b'<') {
+            // `<<<` and any longer run of `<`.
+            while bytes.get(j) == Some(&b'<') {
+                j += 1;
+            }
+            i = j;
+            continue;
+        }
+        if bytes.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        while matches!(bytes.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        match bytes.get(j) {
+            None | Some(b'\r' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')') => {
+                return true;
+            }
+            Some(_) => i = j,
+        }
+    }
+    false
 }
 
 /// Runs the third-party parser so that a bug in it (a panic) makes the answer
@@ -961,6 +1004,31 @@ mod tests {
         assert!(parse_word("~+99999999999", false).is_none());
         assert!(parse_word("~/a1234567890", false).is_some());
         assert!(parse_bounded("ls 2>/dev/null").is_ok());
+    }
+
+    #[test]
+    fn a_here_document_with_no_delimiter_is_refused_without_parsing() {
+        for text in [
+            "<<\r;#",
+            "cat <<",
+            "cat << \n",
+            "cat <<- ;",
+            "cat <<|x",
+            "<<\t\r",
+        ] {
+            assert!(heredoc_without_delimiter(text), "{text:?}");
+            assert!(parse_bounded(text).is_err(), "{text:?}");
+        }
+        for text in [
+            "cat <<EOF\nhi\nEOF",
+            "cat <<- 'END'\n\thi\nEND",
+            "grep x <<< \"$v\"",
+            "echo a<<b",
+            "echo '<<<'",
+        ] {
+            assert!(!heredoc_without_delimiter(text), "{text:?}");
+        }
+        assert!(parse_bounded("cat <<EOF\nhi\nEOF\n").is_ok());
     }
 
     #[test]
