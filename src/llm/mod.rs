@@ -32,5 +32,5 @@ pub use extract::ExtractError;
 pub use http::retry_after;
 pub use structured::{OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS};
 pub use tier::{MODEL_ROLES, PRESETS, Preset, Tier};
-pub use usage::{CallUsage, RoleUsage, TaskUsage, UsageLedger};
+pub use usage::{CallUsage, ENDED_TASKS_REMEMBERED, RoleUsage, TaskUsage, UsageLedger};
 pub use wire::ROLE_HEADER;

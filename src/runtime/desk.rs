@@ -31,8 +31,9 @@ const TURN_SUMMARY_CHARS: usize = 400;
 
 /// Ended tasks the desk still knows (oldest forgotten first), so a late `wait` still
 /// gets the end, a late `cancel` is told the task had ended, and a Law 1 request that
-/// arrives after its task ended is denied at once.
-pub const ENDED_TASKS_REMEMBERED: usize = 256;
+/// arrives after its task ended is denied at once — the same window the usage ledger
+/// keeps, since the desk ends a task in both.
+pub use crate::llm::ENDED_TASKS_REMEMBERED;
 
 /// How a task ended, as its submitter sees it.
 #[derive(Clone, Debug, PartialEq)]
