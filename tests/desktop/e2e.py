@@ -35,6 +35,7 @@ would, because WebDriver's screenshot of a hidden webview never returns. The scr
 """
 
 import base64
+import contextlib
 import http.client
 import json
 import os
@@ -462,6 +463,24 @@ def keychain(binary):
         shutil.rmtree(root, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def ui_server(serve):
+    """The Vite dev server on :1420 while the block runs, when `serve` (for an app
+    binary built without the custom-protocol feature); nothing otherwise."""
+    if not serve:
+        yield
+        return
+    vite = subprocess.Popen(["npx", "vite", "--config", "ui/vite.config.ts", "--strictPort"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        wait_for("the Vite dev server", lambda: urllib.request.urlopen("http://localhost:1420/", timeout=2).status == 200)
+        yield
+    finally:
+        os.killpg(vite.pid, signal.SIGTERM)
+        vite.wait(timeout=10)
+
+
 def main():
     args = sys.argv[1:]
     serve_ui = "--serve-ui" in args
@@ -470,23 +489,12 @@ def main():
     llm = os.path.abspath(args[1])
     out = os.path.abspath(args[2] if len(args) > 2 else "target/desktop-e2e")
     os.makedirs(out, exist_ok=True)
-    vite = None
-    if serve_ui:
-        vite = subprocess.Popen(["npx", "vite", "--config", "ui/vite.config.ts", "--strictPort"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
-        wait_for("the Vite dev server", lambda: urllib.request.urlopen("http://localhost:1420/", timeout=2).status == 200)
-    try:
+    with ui_server(serve_ui):
         no_model(binary, out)
         law1(binary, llm, out, "deny")
         law1(binary, llm, out, "approve")
         keychain(binary)
         print(f"e2e: ok; screenshots in {out}")
-    finally:
-        if vite is not None:
-            os.killpg(vite.pid, 15)
-            vite.wait(timeout=10)
-
 
 if __name__ == "__main__":
     main()

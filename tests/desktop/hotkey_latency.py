@@ -23,7 +23,6 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 import e2e  # noqa: E402
@@ -100,13 +99,7 @@ def main():
     args = [a for a in args if a != "--serve-ui"]
     binary = __import__("os").path.abspath(args[0])
     runs = int(args[1]) if len(args) > 1 else 20
-    vite = None
-    if serve_ui:
-        vite = subprocess.Popen(["npx", "vite", "--config", "ui/vite.config.ts", "--strictPort"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
-        e2e.wait_for("the Vite dev server", lambda: urllib.request.urlopen("http://localhost:1420/", timeout=2).status == 200)
-    try:
+    with e2e.ui_server(serve_ui):
         with e2e.App(binary) as app:
             # The pointer off the popup (see e2e.App.show_popup).
             subprocess.run(["xdotool", "mousemove", "1270", "790"], env=app.env, check=True)
@@ -132,11 +125,6 @@ def main():
         print(f"hotkey → popup mapped: first {first:.1f} ms; then over {len(times)} runs "
               f"median {statistics.median(times):.1f} ms, p95 {p95:.1f} ms, "
               f"min {times[0]:.1f} ms, max {times[-1]:.1f} ms")
-    finally:
-        if vite is not None:
-            import os
-            os.killpg(vite.pid, 15)
-            vite.wait(timeout=10)
 
 
 if __name__ == "__main__":
