@@ -23,9 +23,11 @@ const MAX_LEN: usize = 64 * 1024;
 /// Opening brackets and block keywords beyond this are not parsed: the parser recurses
 /// per level and must never exhaust a worker thread's stack.
 const MAX_OPENERS: usize = 40;
-/// Unquoted brackets nested deeper than this are not parsed: on unbalanced input the
-/// parser backtracks exponentially in the depth (found by fuzzing: 28 `(` took 2 min).
-const MAX_NESTING: usize = 10;
+/// Brackets nested deeper than this are not parsed: on unbalanced input the parser
+/// backtracks exponentially in the depth (found by fuzzing: 28 `(` took 2 min, and
+/// `u[!(${c[${c[${c[${c[${c[x)` — depth 12 — 3 s, each `${c[` multiplying by ~15;
+/// at depth 8 the worst shape found takes 15 ms).
+const MAX_NESTING: usize = 8;
 /// `${…}` expansions in one word, and in one command, beyond which nothing is parsed.
 const MAX_EXPANSIONS_PER_WORD: usize = 8;
 const MAX_EXPANSIONS_PER_COMMAND: usize = 64;
@@ -740,11 +742,13 @@ pub fn parse_bounded(text: &str) -> Result<Program, String> {
     {
         return Err("the command contains control characters".into());
     }
-    // A here-document operator with no delimiter word after it is a syntax error, and
-    // the parser does not end on some of them: `<<\r;#` allocated gigabytes (found by
-    // fuzzing).
-    if heredoc_without_delimiter(text) {
-        return Err("it has a here-document with no delimiter".into());
+    // A here-document whose delimiter is missing, reads as empty or holds an expansion
+    // can make the parser loop without end: `<<\r;#`, `<<""(#&^`, `$[$[]<<\t\tF` and
+    // `<<${""<${` each allocated gigabytes (all found by fuzzing).
+    // Bash would take `<<''` (a body ending at the first empty line); a model has no
+    // reason to write one, and the answer for it is only "ask".
+    if heredoc_with_empty_delimiter(text) {
+        return Err("its here-document delimiter is empty or holds an expansion".into());
     }
     if openers(text) > MAX_OPENERS || nesting(text) > MAX_NESTING {
         return Err("the command is nested too deeply to check".into());
@@ -768,41 +772,108 @@ pub fn parse_bounded(text: &str) -> Result<Program, String> {
     .unwrap_or_else(|| Err("the parser failed on it".into()))
 }
 
-/// Whether a `<<` or `<<-` (not the here-string `<<<`) is followed, after blanks, by
-/// nothing, a line break or an operator instead of its delimiter word. Quoting is not
-/// tracked: a quoted `<<` followed by such a character only makes the check answer
-/// "irreversible", never "safe".
-fn heredoc_without_delimiter(text: &str) -> bool {
+/// Whether a here-document operator (`<<`, `<<-`) has a delimiter that is empty once
+/// the parser has read it. The parser ends a here-document where its body ends with
+/// the delimiter, so an empty one ends a body at every step without reading input,
+/// and it loops until memory runs out.
+///
+/// The parser reads the delimiter word two ways: at top level it skips the blanks after
+/// the operator; inside `$(…)`, `$[…]` and the like it keeps the first of them, so
+/// `<<\t\tEOF` there has the delimiter `\t` — empty once leading whitespace is
+/// trimmed. Either reading being empty counts. A run of `<` splits greedily into
+/// `<<<` here-strings, so `<<<<<` ends in a here-document operator.
+///
+/// Words are cut at the first blank or operator character whether or not it is quoted,
+/// so the piece looked at is a prefix of the parser's word: if quote removal leaves
+/// something of the prefix, it leaves it of the whole word too. Quoting around the
+/// operator itself is not tracked either. Both only make the check answer
+/// "irreversible" for a few odd spellings (`echo "<<"`), never "safe".
+fn heredoc_with_empty_delimiter(text: &str) -> bool {
     let bytes = text.as_bytes();
+    let word_end = |from: usize| {
+        bytes[from.min(bytes.len())..]
+            .iter()
+            .position(|b| {
+                matches!(
+                    b,
+                    b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')'
+                )
+            })
+            .map_or(bytes.len(), |n| from + n)
+    };
     let mut i = 0;
-    while i + 1 < bytes.len() {
-        if bytes[i] != b'<' || bytes[i + 1] != b'<' {
+    while i < bytes.len() {
+        if bytes[i] != b'<' {
             i += 1;
             continue;
         }
-        let mut j = i + 2;
-        if bytes.get(j) == Some(&b'<') {
-            // `<<<` and any longer run of `<`.
-            while bytes.get(j) == Some(&b'<') {
-                j += 1;
-            }
-            i = j;
+        let run = bytes[i..].iter().take_while(|&&b| b == b'<').count();
+        i += run;
+        if run % 3 != 2 {
             continue;
         }
+        let mut j = i;
         if bytes.get(j) == Some(&b'-') {
             j += 1;
         }
+        // Inside a nested construct: the first blank is kept, the word runs to the next.
+        let nested_start = if matches!(bytes.get(j), Some(b' ' | b'\t')) {
+            j + 1
+        } else {
+            j
+        };
+        if delimiter_is_empty(&bytes[j..word_end(nested_start)]) {
+            return true;
+        }
+        // At top level: all the blanks are skipped.
         while matches!(bytes.get(j), Some(b' ' | b'\t')) {
             j += 1;
         }
-        match bytes.get(j) {
-            None | Some(b'\r' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')') => {
-                return true;
-            }
-            Some(_) => i = j,
+        if delimiter_is_empty(&bytes[j..word_end(j)]) || expands(&bytes[j..]) {
+            return true;
         }
     }
     false
+}
+
+/// Whether the word at the start of `rest` holds a `$` or a backquote. The parser reads
+/// an expansion in a here-document delimiter as a nested construct, and a token inside
+/// it can become the delimiter (`<<${""<${` is read as `""`: empty). The word runs to
+/// the first blank or operator character outside quotes, or to the end when a quote is
+/// left open, so it is never shorter than the parser's.
+fn expands(rest: &[u8]) -> bool {
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    for &b in rest {
+        match b {
+            b'$' | b'`' => return true,
+            _ if escaped => escaped = false,
+            b'\\' if !single => escaped = true,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')'
+                if !single && !double =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// What the parser keeps of a here-document delimiter word: leading ASCII
+/// whitespace trimmed, then `'`, `"` and unescaped `\` removed.
+fn delimiter_is_empty(word: &[u8]) -> bool {
+    let mut escaped = false;
+    for &b in word.trim_ascii_start() {
+        match b {
+            _ if escaped => return false,
+            b'\\' => escaped = true,
+            b'\'' | b'"' => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Runs the third-party parser so that a bug in it (a panic) makes the answer
@@ -814,7 +885,12 @@ fn contained<T>(f: impl FnOnce() -> T) -> Option<T> {
 /// The pieces of a word (or here-document body), parsed within [`contained`].
 pub fn parse_word(text: &str, heredoc: bool) -> Option<Vec<word::WordPieceWithSource>> {
     // Many nested `${…}` make the word parser backtrack for seconds (found by fuzzing).
-    if has_oversized_number(text) || text.matches("${").count() > MAX_EXPANSIONS_PER_WORD {
+    // So do brackets nested deep around them (an array index left open swallows the
+    // rest of the word); a word without expansions has nothing to backtrack over.
+    if has_oversized_number(text)
+        || text.matches("${").count() > MAX_EXPANSIONS_PER_WORD
+        || (text.contains(['$', '`']) && nesting(text) > MAX_NESTING)
+    {
         return None;
     }
     let options = ParserOptions::default();
@@ -858,30 +934,31 @@ fn has_oversized_number(text: &str) -> bool {
     }
 }
 
-/// The deepest nesting of unquoted `(` and `{` (unbalanced closers are ignored).
+/// The deepest nesting of `(`, `{` and `[`, quoted or not. Quotes do not stop the
+/// parser's backtracking — it parses expansions inside double quotes as deeply as
+/// outside — so they do not stop the count either. A closer closes only its own kind:
+/// in `${a[x}` the `}` is part of the unclosed index, which the parser keeps reading,
+/// so a closer of another kind is not counted (and one with nothing open neither).
 fn nesting(text: &str) -> usize {
-    let (mut depth, mut max) = (0usize, 0usize);
-    let mut chars = text.chars();
-    let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some('\''), '\'') => quote = None,
-            (Some('\''), _) => {}
-            (Some('"'), '\\') => {
-                chars.next();
+    let mut open: Vec<u8> = Vec::new();
+    let mut max = 0;
+    for b in text.bytes() {
+        match b {
+            b'(' | b'{' | b'[' => {
+                open.push(b);
+                max = max.max(open.len());
             }
-            (Some('"'), '"') => quote = None,
-            (Some(_), _) => {}
-            (None, '\\') => {
-                chars.next();
+            b')' | b'}' | b']' => {
+                let opener = match b {
+                    b')' => b'(',
+                    b'}' => b'{',
+                    _ => b'[',
+                };
+                if open.last() == Some(&opener) {
+                    open.pop();
+                }
             }
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '(' | '{') => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            (None, ')' | '}') => depth = depth.saturating_sub(1),
-            (None, _) => {}
+            _ => {}
         }
     }
     max
@@ -997,7 +1074,24 @@ mod tests {
         let started = std::time::Instant::now();
         assert!(parse_bounded(&deep).is_err());
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
-        assert_eq!(nesting("echo '((((((((((((' \"(((\" \\( (a) { b; }"), 1);
+        assert_eq!(nesting("echo '((' \"[\" ]) (a) { b; } ${c[$i]}"), 3);
+        assert_eq!(nesting("${F[.}}${F[.}}"), 4);
+        // A word the parser took 17 s over (found by fuzzing).
+        let slow_word = "g13${Fg13${F[.}}$$$d$d$נ_%$d$d$d$d$\"__$$d%\"_$d$\"__%${Fg13${F[.}}$$$d$d$$d$\"__$$d%\"_$d$\"__%${Fg13${F[.}}$$$d$d$נ_%$d$d$d$\"__$$d%\"_$d$\"__%${Fg13${F[.}}$$$d$d$\"__%$d$d$d$\"__$$d%\"_$";
+        assert!(nesting(slow_word) > MAX_NESTING);
+        assert!(parse_word(slow_word, false).is_none());
+        let script = "cat > stats.py <<'EOF'\nimport sys, re\nrows = [l.split(',') for l in open(sys.argv[1])]\nprint({k: len([r for r in rows if r[0] == k]) for k in set(r[0] for r in rows)})\nprint(re.findall(r'[(\\[]', '([x'))\nEOF";
+        assert!(nesting(script) <= MAX_NESTING, "{}", nesting(script));
+        assert!(parse_bounded(script).is_ok());
+        for slow in [
+            "u[!(${c[${c[${c[${c[${c[x)",
+            "u[!(\"${c[${c[${c[${c[${c[x\")",
+            "u[!($[($[${c[${c[())${c[${c[&fase>$:)kw{^z _)|I\"\\\"\"I",
+        ] {
+            assert!(nesting(slow) > MAX_NESTING, "{slow}");
+            assert!(parse_bounded(slow).is_err(), "{slow}");
+        }
+        assert!(parse_bounded("echo $(( ${a[$((i + 1))]} * 2 ))").is_ok());
         assert!(parse_bounded("( ( ( ls ) ) )").is_ok());
         assert!(parse_bounded("<< \u{c}<- ").is_err());
         assert!(parse_bounded("1 11111111111>> x").is_err());
@@ -1007,7 +1101,7 @@ mod tests {
     }
 
     #[test]
-    fn a_here_document_with_no_delimiter_is_refused_without_parsing() {
+    fn a_here_document_with_an_empty_delimiter_is_refused_without_parsing() {
         for text in [
             "<<\r;#",
             "cat <<",
@@ -1015,8 +1109,26 @@ mod tests {
             "cat <<- ;",
             "cat <<|x",
             "<<\t\r",
+            "<<\"\"(#&^",
+            "cat <<''",
+            "cat <<- \"\" ; echo",
+            "cat <<\\",
+            "cat <<\\\nx",
+            "cat <<\r\"'\n",
+            "echo ok; cat <<'' >f",
+            "=-<<<<<\r<< I/O ",
+            "<<\r ",
+            "cat <<<<<\"\"",
+            "$[$[]<<\t\tF\t",
+            "echo $(cat << \tEOF)",
+            "x=$(cat <<- '' )",
+            "<<${\"\"|${{<<${",
+            "<<\"a ${\"\"<${",
+            "<<\\ ${\"\"<${",
+            "cat <<{${\"\"<${",
+            "cat <<E`x`",
         ] {
-            assert!(heredoc_without_delimiter(text), "{text:?}");
+            assert!(heredoc_with_empty_delimiter(text), "{text:?}");
             assert!(parse_bounded(text).is_err(), "{text:?}");
         }
         for text in [
@@ -1025,8 +1137,17 @@ mod tests {
             "grep x <<< \"$v\"",
             "echo a<<b",
             "echo '<<<'",
+            "cat <<\\EOF\nx\nEOF",
+            "cat <<\\\\",
+            "cat <<\"\\\"\"",
+            "cat <<\"a b\"\nx\na b",
+            "cat <<<<EOF",
+            "cat <<<<<<x",
+            "echo $(cat << EOF\nx\nEOF\n)",
+            "cat <<EOF >\"$out\"\n$HOME\nEOF",
+            "cat <<'EOF' | grep \"$x\"\nEOF",
         ] {
-            assert!(!heredoc_without_delimiter(text), "{text:?}");
+            assert!(!heredoc_with_empty_delimiter(text), "{text:?}");
         }
         assert!(parse_bounded("cat <<EOF\nhi\nEOF\n").is_ok());
     }
