@@ -2,12 +2,36 @@
 //! named as binary (size and kind), never dumped.
 
 use serde_json::{Value, json};
-use tokio::io::AsyncReadExt;
+use std::io::Read;
+use std::path::Path;
 
 use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec};
 
 /// Bytes inspected to decide whether a file is binary.
 const SNIFF_BYTES: usize = 8192;
+
+/// The file's size and its first `limit` bytes. Blocking.
+fn read_head(path: &Path, limit: u64) -> Result<(u64, Vec<u8>), ToolError> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            ToolError::NotFound(format!("no such file: {}", path.display()))
+        }
+        _ => ToolError::io(format!("cannot read {}", path.display()), e),
+    })?;
+    if meta.is_dir() {
+        return Err(ToolError::InvalidInput(format!(
+            "{} is a folder; use glob to list it",
+            path.display()
+        )));
+    }
+    let file = std::fs::File::open(path)
+        .map_err(|e| ToolError::io(format!("cannot open {}", path.display()), e))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(limit)).unwrap_or(0));
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ToolError::io(format!("cannot read {}", path.display()), e))?;
+    Ok((meta.len(), bytes))
+}
 
 /// The read_file tool.
 #[derive(Clone, Copy, Debug, Default)]
@@ -74,30 +98,15 @@ impl Tool for ReadFile {
     fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let path = ctx.resolve_path(super::str_param(&call.input, "path")?);
-            let meta = tokio::fs::metadata(&path)
-                .await
-                .map_err(|e| match e.kind() {
-                    std::io::ErrorKind::NotFound => {
-                        ToolError::NotFound(format!("no such file: {}", path.display()))
-                    }
-                    _ => ToolError::io(format!("cannot read {}", path.display()), e),
-                })?;
-            if meta.is_dir() {
-                return Err(ToolError::InvalidInput(format!(
-                    "{} is a folder; use glob to list it",
-                    path.display()
-                )));
-            }
-            let size = meta.len();
             let limit = ctx.config.tools.read_limit_bytes;
-            let file = tokio::fs::File::open(&path)
-                .await
-                .map_err(|e| ToolError::io(format!("cannot open {}", path.display()), e))?;
-            let mut bytes = Vec::new();
-            file.take(limit)
-                .read_to_end(&mut bytes)
-                .await
-                .map_err(|e| ToolError::io(format!("cannot read {}", path.display()), e))?;
+            // One trip to the blocking pool for the whole read: `tokio::fs` would make
+            // one per step (metadata, open, each read), each a thread hand-off.
+            let (size, bytes) = {
+                let path = path.clone();
+                tokio::task::spawn_blocking(move || read_head(&path, limit))
+                    .await
+                    .map_err(|e| ToolError::Failed(format!("the read did not complete: {e}")))??
+            };
             let sniff = &bytes[..bytes.len().min(SNIFF_BYTES)];
             if sniff.contains(&0) {
                 return Ok(format!(
