@@ -89,10 +89,22 @@ struct Bench {
     _dirs: tempfile::TempDir,
 }
 
-async fn start(subtasks: usize, latency: u64) -> Bench {
-    let server = ScriptedServer::start(script(subtasks, latency))
-        .await
-        .expect("server starts");
+/// Where the scripted endpoint runs.
+#[derive(Clone, Copy, Debug)]
+enum Endpoint {
+    /// On a thread of its own, as a model server in another process would be: the
+    /// figure is artoo's cost alone.
+    OwnThread,
+    /// On the benchmark's runtime, sharing its worker threads with artoo.
+    SameRuntime,
+}
+
+async fn start(subtasks: usize, latency: u64, endpoint: Endpoint) -> Bench {
+    let server = match endpoint {
+        Endpoint::OwnThread => ScriptedServer::start_dedicated(script(subtasks, latency)),
+        Endpoint::SameRuntime => ScriptedServer::start(script(subtasks, latency)).await,
+    }
+    .expect("server starts");
     let dirs = tempfile::tempdir().expect("temp dir");
     let home = dirs.path().join("home");
     let workspace = home.join("artoo_workspace");
@@ -123,26 +135,35 @@ async fn one_task(runtime: &Runtime) {
     }
 }
 
-fn overhead(c: &mut Criterion) {
-    let rt = tokio::runtime::Runtime::new().expect("tokio");
-    let bench = rt.block_on(start(1, 0));
-    let mut times: Vec<Duration> = rt.block_on(async {
+/// p50 and p90 of 300 whole tasks, one after another.
+fn first_tasks(rt: &tokio::runtime::Runtime, endpoint: Endpoint) -> (Duration, Duration) {
+    rt.block_on(async {
+        let bench = start(1, 0, endpoint).await;
         let mut times = Vec::with_capacity(300);
         for _ in 0..300 {
             let t0 = Instant::now();
             one_task(&bench.runtime).await;
             times.push(t0.elapsed());
         }
-        times
-    });
-    times.sort();
+        bench.runtime.shutdown().await;
+        bench.server.shutdown().await;
+        times.sort();
+        (times[times.len() / 2], times[times.len() * 9 / 10])
+    })
+}
+
+fn overhead(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().expect("tokio");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "pipeline/overhead: one whole task with a zero-latency model, p50 {:.2} ms, p90 {:.2} ms ({} tasks)",
-        ms(times[times.len() / 2]),
-        ms(times[times.len() * 9 / 10]),
-        times.len()
-    );
+    for endpoint in [Endpoint::OwnThread, Endpoint::SameRuntime] {
+        let (p50, p90) = first_tasks(&rt, endpoint);
+        println!(
+            "pipeline/overhead ({endpoint:?} endpoint): one whole task with a zero-latency model, p50 {:.2} ms, p90 {:.2} ms (300 tasks)",
+            ms(p50),
+            ms(p90),
+        );
+    }
+    let bench = rt.block_on(start(1, 0, Endpoint::OwnThread));
     let mut group = c.benchmark_group("pipeline");
     group
         .sample_size(30)
@@ -160,7 +181,7 @@ fn overhead(c: &mut Criterion) {
 /// Wall time of one task with `subtasks` parallel sub-tasks, every call at 200 ms.
 fn wall_time(rt: &tokio::runtime::Runtime, subtasks: usize, runs: usize) -> Vec<Duration> {
     rt.block_on(async {
-        let bench = start(subtasks, 200).await;
+        let bench = start(subtasks, 200, Endpoint::OwnThread).await;
         let mut times = Vec::with_capacity(runs);
         for _ in 0..runs {
             let t0 = Instant::now();
@@ -193,7 +214,7 @@ fn parallel(c: &mut Criterion) {
         .sample_size(10)
         .measurement_time(Duration::from_secs(20));
     for n in [1usize, 8] {
-        let bench = rt.block_on(start(n, 200));
+        let bench = rt.block_on(start(n, 200, Endpoint::OwnThread));
         group.bench_function(format!("{n}_parallel_subtasks_200ms_llm"), |b| {
             b.to_async(&rt).iter(|| one_task(&bench.runtime))
         });

@@ -16,7 +16,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
@@ -72,9 +72,71 @@ impl RecordedRequest {
             })
             .unwrap_or_default()
     }
+}
+
+/// What the handler reads of a request body, parsed once per request: a typed parse
+/// that skips what it does not need, or — for a body of another shape — the same fields
+/// read leniently from a generic JSON value, as [`RecordedRequest`]'s accessors do.
+struct ChatBody {
+    model: Option<String>,
+    format: Option<String>,
+    contents: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireBody {
+    model: Option<String>,
+    #[serde(default)]
+    messages: Vec<WireMessage>,
+    response_format: Option<WireFormat>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireMessage {
+    content: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireFormat {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+}
+
+impl ChatBody {
+    /// `None` when the body is not JSON at all.
+    fn parse(body: &[u8]) -> Option<ChatBody> {
+        if let Ok(wire) = serde_json::from_slice::<WireBody>(body) {
+            return Some(ChatBody {
+                model: wire.model,
+                format: wire.response_format.and_then(|f| f.kind),
+                contents: wire
+                    .messages
+                    .into_iter()
+                    .map(|m| m.content.unwrap_or_default())
+                    .collect(),
+            });
+        }
+        let value: Value = serde_json::from_slice(body).ok()?;
+        let lenient = RecordedRequest {
+            role: None,
+            method: String::new(),
+            path: String::new(),
+            body: value,
+            step: None,
+        };
+        Some(ChatBody {
+            model: lenient.model().map(str::to_string),
+            format: lenient.response_format().map(str::to_string),
+            contents: lenient.messages().into_iter().map(|(_, c)| c).collect(),
+        })
+    }
 
     fn contains(&self, text: &str) -> bool {
-        self.messages().iter().any(|(_, c)| c.contains(text))
+        self.contents.iter().any(|c| c.contains(text))
+    }
+
+    fn prompt_chars(&self) -> usize {
+        self.contents.iter().map(|c| c.chars().count()).sum()
     }
 }
 
@@ -120,6 +182,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A request's method, path and role header.
+struct Head {
+    method: Method,
+    path: String,
+    role: Option<String>,
+}
+
 /// Why no step answers a request.
 enum NoStep {
     NoScript,
@@ -128,7 +197,26 @@ enum NoStep {
 }
 
 impl State {
-    fn pick(&self, role: &str, request: &RecordedRequest) -> Result<(usize, Step), NoStep> {
+    fn new(script: Script) -> Self {
+        let queues = script
+            .roles
+            .into_iter()
+            .map(|(role, steps)| {
+                let used = vec![false; steps.len()];
+                (role, Queue { steps, used })
+            })
+            .collect();
+        State {
+            models: script.models,
+            formats: script.response_formats,
+            cycle: script.cycle,
+            queues: Mutex::new(queues),
+            requests: Mutex::new(Vec::new()),
+            arrived: watch::channel(0).0,
+        }
+    }
+
+    fn pick(&self, role: &str, request: &ChatBody) -> Result<(usize, Step), NoStep> {
         let mut queues = lock(&self.queues);
         let queue = queues.get_mut(role).ok_or(NoStep::NoScript)?;
         let pick = |queue: &Queue| {
@@ -155,13 +243,13 @@ impl State {
         }
     }
 
-    fn record(&self, request: RecordedRequest, body: &Bytes) {
+    fn record(&self, head: &Head, body: &Bytes, step: Option<usize>) {
         let stored = Stored {
-            role: request.role,
-            method: request.method,
-            path: request.path,
+            role: head.role.clone(),
+            method: head.method.to_string(),
+            path: head.path.clone(),
             body: body.clone(),
-            step: request.step,
+            step,
         };
         let count = {
             let mut requests = lock(&self.requests);
@@ -178,7 +266,15 @@ pub struct ScriptedServer {
     state: Arc<State>,
     shutdown: CancellationToken,
     /// `None` once [`ScriptedServer::shutdown`] has taken it.
-    task: Option<JoinHandle<()>>,
+    serving: Option<Serving>,
+}
+
+/// Where the accept loop runs.
+enum Serving {
+    /// A task on the caller's runtime.
+    Task(JoinHandle<()>),
+    /// A thread of its own; the receiver hears when it has finished.
+    Thread(oneshot::Receiver<()>),
 }
 
 type HttpResponse = Response<Full<Bytes>>;
@@ -200,9 +296,10 @@ fn error_response(status: StatusCode, message: &str, param: Option<&str>) -> Htt
     )
 }
 
-/// A rough token count for replies whose script gives none.
-fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4).max(1)
+/// A rough token count, from a text's length in characters, for replies whose script
+/// gives none.
+fn tokens_of(chars: usize) -> u64 {
+    (chars as u64).div_ceil(4).max(1)
 }
 
 impl ScriptedServer {
@@ -215,29 +312,48 @@ impl ScriptedServer {
     pub async fn start_on(port: u16, script: Script) -> std::io::Result<ScriptedServer> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
         let addr = listener.local_addr()?;
-        let queues = script
-            .roles
-            .into_iter()
-            .map(|(role, steps)| {
-                let used = vec![false; steps.len()];
-                (role, Queue { steps, used })
-            })
-            .collect();
-        let state = Arc::new(State {
-            models: script.models,
-            formats: script.response_formats,
-            cycle: script.cycle,
-            queues: Mutex::new(queues),
-            requests: Mutex::new(Vec::new()),
-            arrived: watch::channel(0).0,
-        });
+        let state = Arc::new(State::new(script));
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(accept(listener, Arc::clone(&state), shutdown.clone()));
         Ok(ScriptedServer {
             addr,
             state,
             shutdown,
-            task: Some(task),
+            serving: Some(Serving::Task(task)),
+        })
+    }
+
+    /// Starts on a free port of 127.0.0.1, served from a thread of its own with its own
+    /// single-threaded runtime — as a model server in another process would be — so the
+    /// server's work does not run on, or wake, the caller's runtime. For benchmarks that
+    /// measure the caller's cost alone.
+    pub fn start_dedicated(script: Script) -> std::io::Result<ScriptedServer> {
+        let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(State::new(script));
+        let shutdown = CancellationToken::new();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        // Created inside the runtime so that the listener registers with its reactor.
+        let listener = {
+            let _entered = runtime.enter();
+            TcpListener::from_std(listener)?
+        };
+        let (done, finished) = oneshot::channel();
+        let serve = accept(listener, Arc::clone(&state), shutdown.clone());
+        std::thread::Builder::new()
+            .name("scripted-llm".into())
+            .spawn(move || {
+                runtime.block_on(serve);
+                let _ = done.send(());
+            })?;
+        Ok(ScriptedServer {
+            addr,
+            state,
+            shutdown,
+            serving: Some(Serving::Thread(finished)),
         })
     }
 
@@ -296,9 +412,15 @@ impl ScriptedServer {
     /// Stops accepting, releases hanging requests and waits for the connections to end.
     pub async fn shutdown(mut self) {
         self.shutdown.cancel();
-        if let Some(task) = self.task.take() {
+        match self.serving.take() {
             // The accept task never panics; a JoinError here can only be a cancellation.
-            let _ = task.await;
+            Some(Serving::Task(task)) => {
+                let _ = task.await;
+            }
+            Some(Serving::Thread(finished)) => {
+                let _ = finished.await;
+            }
+            None => {}
         }
     }
 }
@@ -306,7 +428,8 @@ impl ScriptedServer {
 impl Drop for ScriptedServer {
     fn drop(&mut self) {
         self.shutdown.cancel();
-        if let Some(task) = self.task.take() {
+        // A dedicated thread ends by itself once it sees the cancellation.
+        if let Some(Serving::Task(task)) = self.serving.take() {
             task.abort();
         }
     }
@@ -347,30 +470,23 @@ async fn handle(
     shutdown: &CancellationToken,
     request: Request<Incoming>,
 ) -> HttpResponse {
-    let method = request.method().clone();
-    let path = request.uri().path().to_string();
-    let role = request
-        .headers()
-        .get(ROLE_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+    let head = Head {
+        method: request.method().clone(),
+        path: request.uri().path().to_string(),
+        role: request
+            .headers()
+            .get(ROLE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+    };
     let body = match request.into_body().collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => Bytes::new(),
     };
-    let parsed: Option<Value> = serde_json::from_slice(&body).ok();
-    let is_json = parsed.is_some();
-    let mut recorded = RecordedRequest {
-        role: role.clone(),
-        method: method.to_string(),
-        path: path.clone(),
-        body: parsed.unwrap_or(Value::Null),
-        step: None,
-    };
 
-    match (&method, path.as_str()) {
+    match (&head.method, head.path.as_str()) {
         (&Method::GET, "/v1/models") => {
-            state.record(recorded, &body);
+            state.record(&head, &body, None);
             let data: Vec<Value> = state
                 .models
                 .iter()
@@ -379,31 +495,28 @@ async fn handle(
             json_response(StatusCode::OK, &json!({"object": "list", "data": data}))
         }
         (&Method::POST, "/v1/chat/completions") => {
-            if !is_json {
-                state.record(recorded, &body);
+            let Some(chat) = ChatBody::parse(&body) else {
+                state.record(&head, &body, None);
                 return error_response(StatusCode::BAD_REQUEST, "the body is not JSON", None);
-            }
-            if let Some(format) = recorded.response_format()
+            };
+            if let Some(format) = &chat.format
                 && !state.formats.iter().any(|f| f == format)
             {
                 let message =
                     format!("response_format type '{format}' is not supported by this model");
-                state.record(recorded, &body);
+                state.record(&head, &body, None);
                 return error_response(StatusCode::BAD_REQUEST, &message, Some("response_format"));
             }
-            let Some(role) = role else {
-                state.record(recorded, &body);
+            let Some(role) = &head.role else {
+                state.record(&head, &body, None);
                 return error_response(
                     StatusCode::BAD_REQUEST,
                     &format!("missing {ROLE_HEADER} header"),
                     None,
                 );
             };
-            let picked = state.pick(&role, &recorded);
-            recorded.step = picked.as_ref().ok().map(|(i, _)| *i);
-            let model = recorded.model().unwrap_or("scripted").to_string();
-            let prompt_chars: String = recorded.messages().into_iter().map(|(_, c)| c).collect();
-            state.record(recorded, &body);
+            let picked = state.pick(role, &chat);
+            state.record(&head, &body, picked.as_ref().ok().map(|(i, _)| *i));
             let step = match picked {
                 Ok((_, step)) => step,
                 Err(NoStep::NoScript) => {
@@ -434,13 +547,14 @@ async fn handle(
                     () = tokio::time::sleep(Duration::from_millis(step.latency_ms)) => {}
                 }
             }
-            answer(step.action, &model, &prompt_chars, shutdown).await
+            let model = chat.model.as_deref().unwrap_or("scripted");
+            answer(step.action, model, chat.prompt_chars(), shutdown).await
         }
         _ => {
-            state.record(recorded, &body);
+            state.record(&head, &body, None);
             error_response(
                 StatusCode::NOT_FOUND,
-                &format!("no route {method} {path}"),
+                &format!("no route {} {}", head.method, head.path),
                 None,
             )
         }
@@ -450,7 +564,7 @@ async fn handle(
 async fn answer(
     action: Action,
     model: &str,
-    prompt: &str,
+    prompt_chars: usize,
     shutdown: &CancellationToken,
 ) -> HttpResponse {
     match action {
@@ -461,8 +575,9 @@ async fn answer(
             completion_tokens,
             finish_reason,
         }) => {
-            let prompt_tokens = prompt_tokens.unwrap_or_else(|| estimate_tokens(prompt));
-            let completion_tokens = completion_tokens.unwrap_or_else(|| estimate_tokens(&content));
+            let prompt_tokens = prompt_tokens.unwrap_or_else(|| tokens_of(prompt_chars));
+            let completion_tokens =
+                completion_tokens.unwrap_or_else(|| tokens_of(content.chars().count()));
             let mut message = json!({"role": "assistant", "content": content});
             if let Some(reasoning) = reasoning_content {
                 message["reasoning_content"] = Value::String(reasoning);

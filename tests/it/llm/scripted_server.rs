@@ -81,6 +81,62 @@ async fn steps_are_served_in_order_per_role_and_exhaustion_is_an_error() {
     assert_eq!(steps, vec![Some(0), Some(1), None, None, None]);
 }
 
+/// The dedicated server answers from its own thread, and stops when shut down (the
+/// port refuses connections afterwards) or dropped, on a runtime with one worker.
+#[tokio::test(flavor = "current_thread")]
+async fn a_dedicated_server_serves_from_its_own_thread_and_stops_on_shutdown() {
+    let script = || Script::new().role(Role::Planner, [Step::reply("one")]);
+    let server = ScriptedServer::start_dedicated(script()).unwrap();
+    let (status, reply) = post(&server, Some("R2"), chat("a")).await;
+    assert_eq!(status, 200);
+    assert_eq!(reply["choices"][0]["message"]["content"], "one");
+    assert_eq!(server.requests_from(Role::Planner).len(), 1);
+    let addr = server.addr();
+    server.shutdown().await;
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+
+    let dropped = ScriptedServer::start_dedicated(script()).unwrap();
+    let addr = dropped.addr();
+    drop(dropped);
+    let mut refused = false;
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(addr).await.is_err() {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(
+        refused,
+        "a dropped dedicated server still accepts connections"
+    );
+}
+
+/// A body of an unusual shape (content parts instead of a string, a numeric model) is
+/// still JSON: it is answered and recorded as sent; a step's match reads only string
+/// contents.
+#[tokio::test]
+async fn a_chat_body_of_another_shape_is_answered_and_recorded_as_sent() {
+    let server = ScriptedServer::start(Script::new().role(
+        Role::Planner,
+        [Step::reply("matched").when("needle"), Step::reply("plain")],
+    ))
+    .await
+    .unwrap();
+    let parts = json!({"model": 5, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "needle"}]}]});
+    let (status, reply) = post(&server, Some("R2"), parts.clone()).await;
+    assert_eq!(status, 200);
+    assert_eq!(reply["choices"][0]["message"]["content"], "plain");
+    assert_eq!(reply["model"], "scripted");
+    let (_, reply) = post(&server, Some("R2"), chat("a needle here")).await;
+    assert_eq!(reply["choices"][0]["message"]["content"], "matched");
+    let recorded = server.requests_from(Role::Planner);
+    assert_eq!(recorded[0].body, parts);
+    assert_eq!(recorded[0].step, Some(1));
+    assert_eq!(recorded[1].step, Some(0));
+}
+
 #[tokio::test]
 async fn a_step_with_a_match_answers_only_the_request_that_contains_its_text() {
     let server = ScriptedServer::start(Script::new().role(
