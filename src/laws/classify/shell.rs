@@ -793,12 +793,7 @@ fn heredoc_with_empty_delimiter(text: &str) -> bool {
     let word_end = |from: usize| {
         bytes[from.min(bytes.len())..]
             .iter()
-            .position(|b| {
-                matches!(
-                    b,
-                    b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')'
-                )
-            })
+            .position(|&b| ends_word(b))
             .map_or(bytes.len(), |n| from + n)
     };
     let mut i = 0;
@@ -850,15 +845,20 @@ fn expands(rest: &[u8]) -> bool {
             b'\\' if !single => escaped = true,
             b'\'' if !double => single = !single,
             b'"' if !single => double = !double,
-            b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')'
-                if !single && !double =>
-            {
-                return false;
-            }
+            _ if ends_word(b) && !single && !double => return false,
             _ => {}
         }
     }
     false
+}
+
+/// A blank, a line break or a character that starts an operator: what ends an
+/// unquoted word for the parser.
+fn ends_word(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')'
+    )
 }
 
 /// What the parser keeps of a here-document delimiter word: leading ASCII
