@@ -40,43 +40,50 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     pub fn model(&self) -> Option<&str> {
-        self.body.get("model").and_then(Value::as_str)
+        model_of(&self.body)
     }
 
     /// `response_format.type`, when one was sent.
     pub fn response_format(&self) -> Option<&str> {
-        self.body
-            .get("response_format")
-            .and_then(|f| f.get("type"))
-            .and_then(Value::as_str)
+        format_of(&self.body)
     }
 
     /// The `content` of every message, in order.
     pub fn messages(&self) -> Vec<(String, String)> {
-        self.body
-            .get("messages")
-            .and_then(Value::as_array)
-            .map(|messages| {
-                messages
-                    .iter()
-                    .map(|m| {
-                        let field = |k: &str| {
-                            m.get(k)
-                                .and_then(Value::as_str)
-                                .unwrap_or_default()
-                                .to_string()
-                        };
-                        (field("role"), field("content"))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+        messages_of(&self.body)
+            .map(|(role, content)| (role.to_string(), content.to_string()))
+            .collect()
     }
+}
+
+/// A chat body's `model`, read leniently (absent or not a string: `None`).
+fn model_of(body: &Value) -> Option<&str> {
+    body.get("model").and_then(Value::as_str)
+}
+
+/// A chat body's `response_format.type`, read leniently.
+fn format_of(body: &Value) -> Option<&str> {
+    body.get("response_format")
+        .and_then(|f| f.get("type"))
+        .and_then(Value::as_str)
+}
+
+/// A chat body's messages as (role, content), read leniently: a field that is absent or
+/// not a string reads as empty.
+fn messages_of(body: &Value) -> impl Iterator<Item = (&str, &str)> {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let field = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
+            (field("role"), field("content"))
+        })
 }
 
 /// What the handler reads of a request body, parsed once per request: a typed parse
 /// that skips what it does not need, or — for a body of another shape — the same fields
-/// read leniently from a generic JSON value, as [`RecordedRequest`]'s accessors do.
+/// read leniently from a generic JSON value, as [`RecordedRequest`]'s accessors read them.
 struct ChatBody {
     model: Option<String>,
     format: Option<String>,
@@ -117,17 +124,12 @@ impl ChatBody {
             });
         }
         let value: Value = serde_json::from_slice(body).ok()?;
-        let lenient = RecordedRequest {
-            role: None,
-            method: String::new(),
-            path: String::new(),
-            body: value,
-            step: None,
-        };
         Some(ChatBody {
-            model: lenient.model().map(str::to_string),
-            format: lenient.response_format().map(str::to_string),
-            contents: lenient.messages().into_iter().map(|(_, c)| c).collect(),
+            model: model_of(&value).map(str::to_string),
+            format: format_of(&value).map(str::to_string),
+            contents: messages_of(&value)
+                .map(|(_, content)| content.to_string())
+                .collect(),
         })
     }
 
