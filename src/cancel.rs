@@ -8,27 +8,35 @@
 //! running tasks hold a registered token: an ended task's is dropped, so the registry
 //! does not grow with every task the process ever ran.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
 use crate::contracts::TaskId;
+use crate::recent::Recent;
 
 /// Upper bound on remembered cancelled task ids (oldest are dropped first).
 const REMEMBERED_CANCELLED: usize = 4096;
 /// Upper bound on remembered finished task ids (oldest are dropped first).
 const REMEMBERED_FINISHED: usize = 4096;
 
-#[derive(Default)]
 struct State {
     live: HashMap<TaskId, CancellationToken>,
-    cancelled: HashSet<TaskId>,
-    cancelled_order: VecDeque<TaskId>,
+    cancelled: Recent<TaskId>,
     /// Tasks that ended normally: a straggler asking for one's token gets a fresh,
     /// unregistered one instead of registering the task again.
-    finished: HashSet<TaskId>,
-    finished_order: VecDeque<TaskId>,
+    finished: Recent<TaskId>,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self {
+            live: HashMap::new(),
+            cancelled: Recent::new(REMEMBERED_CANCELLED),
+            finished: Recent::new(REMEMBERED_FINISHED),
+        }
+    }
 }
 
 /// Shared registry of task tokens. Cheap to clone.
@@ -73,16 +81,7 @@ impl Cancellations {
         if let Some(t) = st.live.remove(task) {
             t.cancel();
         }
-        if !st.cancelled.insert(task.clone()) {
-            return false;
-        }
-        st.cancelled_order.push_back(task.clone());
-        if st.cancelled_order.len() > REMEMBERED_CANCELLED
-            && let Some(old) = st.cancelled_order.pop_front()
-        {
-            st.cancelled.remove(&old);
-        }
-        true
+        st.cancelled.insert(task.clone(), drop)
     }
 
     pub fn is_cancelled(&self, task: &TaskId) -> bool {
@@ -94,14 +93,8 @@ impl Cancellations {
     pub fn finish(&self, task: &TaskId) {
         let mut st = self.lock();
         st.live.remove(task);
-        if st.cancelled.contains(task) || !st.finished.insert(task.clone()) {
-            return;
-        }
-        st.finished_order.push_back(task.clone());
-        if st.finished_order.len() > REMEMBERED_FINISHED
-            && let Some(old) = st.finished_order.pop_front()
-        {
-            st.finished.remove(&old);
+        if !st.cancelled.contains(task) {
+            st.finished.insert(task.clone(), drop);
         }
     }
 

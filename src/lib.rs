@@ -45,6 +45,7 @@ pub mod ggs;
 pub mod laws;
 pub mod llm;
 pub mod memory;
+mod recent;
 pub mod roles;
 pub mod runtime;
 pub mod tags;

@@ -13,7 +13,7 @@
 //! **Invariant:** exactly one `FinalResult` per task that reaches a terminal state, and
 //! none for a cancelled task; a task that ended ignores later traffic.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -24,6 +24,7 @@ use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{MegramWrite, Message, Role, TaskId};
+use crate::recent::Recent;
 
 /// How long GGS waits for R2's graceful-failure reply before using its own.
 pub const GRACEFUL_FAILURE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -228,11 +229,18 @@ async fn complete_abandon(
 
 /// Tasks that ended (terminal or cancelled), bounded, with the cancellation token of an
 /// abandon still being completed.
-#[derive(Default)]
 struct Ended {
-    order: VecDeque<TaskId>,
-    ids: HashSet<TaskId>,
+    ids: Recent<TaskId>,
     finishing: HashMap<TaskId, CancellationToken>,
+}
+
+impl Default for Ended {
+    fn default() -> Self {
+        Self {
+            ids: Recent::new(ENDED_TASKS_REMEMBERED),
+            finishing: HashMap::new(),
+        }
+    }
 }
 
 impl Ended {
@@ -244,15 +252,9 @@ impl Ended {
         if let Some(token) = finishing {
             self.finishing.insert(task_id.clone(), token);
         }
-        if self.ids.insert(task_id.clone()) {
-            self.order.push_back(task_id);
-        }
-        while self.order.len() > ENDED_TASKS_REMEMBERED {
-            if let Some(old) = self.order.pop_front() {
-                self.ids.remove(&old);
-                self.finishing.remove(&old);
-            }
-        }
+        self.ids.insert(task_id, |old| {
+            self.finishing.remove(&old);
+        });
     }
 
     fn cancel(&mut self, task_id: TaskId) {

@@ -5,13 +5,14 @@
 //! [`ENDED_TASKS_REMEMBERED`] ended ones, so a process that runs for weeks does not grow
 //! with every task it ever ran; the lifetime totals count every call.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::contracts::{Role, TaskId};
+use crate::recent::Recent;
 
 /// Ended tasks whose usage stays readable (oldest forgotten first): long enough for a
 /// caller that learns of the end to read what the task spent, and for a model call that
@@ -91,16 +92,26 @@ impl TaskUsage {
     }
 }
 
-#[derive(Default)]
 struct Ledger {
     /// Running tasks and the ended ones in `ended`.
     tasks: HashMap<TaskId, TaskUsage>,
-    /// Ended tasks still in `tasks`, oldest first.
-    ended: VecDeque<TaskId>,
+    /// Ended tasks still in `tasks`.
+    ended: Recent<TaskId>,
     /// Calls outside any task (the Dreamer's distillation).
     background: TaskUsage,
     /// Everything since start-up.
     lifetime: TaskUsage,
+}
+
+impl Default for Ledger {
+    fn default() -> Self {
+        Self {
+            tasks: HashMap::new(),
+            ended: Recent::new(ENDED_TASKS_REMEMBERED),
+            background: TaskUsage::default(),
+            lifetime: TaskUsage::default(),
+        }
+    }
 }
 
 /// Shared, cheap to clone. The runtime calls [`UsageLedger::finish_task`] when a task
@@ -144,16 +155,12 @@ impl UsageLedger {
     /// [`ENDED_TASKS_REMEMBERED`] later tasks have ended; the lifetime totals keep it for
     /// good. Finishing a task twice changes nothing.
     pub fn finish_task(&self, task: &TaskId) -> TaskUsage {
-        let mut ledger = self.lock();
-        let usage = ledger.tasks.entry(task.clone()).or_default().clone();
-        if !ledger.ended.contains(task) {
-            ledger.ended.push_back(task.clone());
-        }
-        while ledger.ended.len() > ENDED_TASKS_REMEMBERED {
-            if let Some(old) = ledger.ended.pop_front() {
-                ledger.tasks.remove(&old);
-            }
-        }
+        let mut guard = self.lock();
+        let Ledger { tasks, ended, .. } = &mut *guard;
+        let usage = tasks.entry(task.clone()).or_default().clone();
+        ended.insert(task.clone(), |old| {
+            tasks.remove(&old);
+        });
         usage
     }
 

@@ -22,6 +22,7 @@ use crate::contracts::{
     DecisionSource, EnvelopeId, FinalResult, Message, RequestId, Role, SessionTurn, TaskId,
 };
 use crate::llm::UsageLedger;
+use crate::recent::Recent;
 
 /// Turns of session history sent with each task (seed 003 R1: the last five).
 pub const SESSION_TURNS: usize = 5;
@@ -86,15 +87,26 @@ struct TaskEntry {
     end: watch::Sender<Option<TaskEnd>>,
 }
 
-#[derive(Default)]
 struct State {
     /// Running tasks and the ended ones in `ended`.
     tasks: HashMap<TaskId, TaskEntry>,
-    /// Ended tasks still in `tasks`, oldest first.
-    ended: VecDeque<TaskId>,
+    /// Ended tasks still in `tasks`.
+    ended: Recent<TaskId>,
     confirmations: HashMap<RequestId, OpenConfirmation>,
     clarifications: HashMap<TaskId, OpenClarification>,
     history: VecDeque<SessionTurn>,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self {
+            tasks: HashMap::new(),
+            ended: Recent::new(ENDED_TASKS_REMEMBERED),
+            confirmations: HashMap::new(),
+            clarifications: HashMap::new(),
+            history: VecDeque::new(),
+        }
+    }
 }
 
 /// Shared between the runtime's methods and the task reading the user inbox.
@@ -210,12 +222,10 @@ impl Desk {
                 summary: clip(&end.summary(), TURN_SUMMARY_CHARS),
             };
             entry.end.send_replace(Some(end));
-            st.ended.push_back(task.clone());
-            while st.ended.len() > ENDED_TASKS_REMEMBERED {
-                if let Some(old) = st.ended.pop_front() {
-                    st.tasks.remove(&old);
-                }
-            }
+            let State { tasks, ended, .. } = &mut *st;
+            ended.insert(task.clone(), |old| {
+                tasks.remove(&old);
+            });
             st.history.push_back(turn);
             while st.history.len() > SESSION_TURNS {
                 st.history.pop_front();
