@@ -10,6 +10,7 @@ use async_openai::error::OpenAIError;
 use async_openai::traits::RequestOptionsBuilder;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -516,7 +517,7 @@ impl RoleLlm {
         F: Fn(&T) -> Result<(), String>,
     {
         let schema = OutputSchema::of::<T>();
-        let mut messages = request.wire_messages(Some(&schema.instruction()));
+        let mut messages = request.wire_messages(Some(schema.instruction()));
         let mut n_asks = 0;
         loop {
             n_asks += 1;
@@ -623,13 +624,13 @@ impl RoleLlm {
         ctx: &CallCtx,
         request: &ChatRequest,
         messages: &[WireMessage],
-        response_format: Option<serde_json::Value>,
+        response_format: Option<&RawValue>,
     ) -> Result<Reply, LlmError> {
         let shared = &self.llm.shared;
         let ep = self.endpoint();
         let wire = WireRequest {
-            model: ep.model.clone(),
-            messages: messages.to_vec(),
+            model: &ep.model,
+            messages,
             stream: false,
             response_format,
             temperature: request.temperature,

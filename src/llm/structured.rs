@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::extract::ExtractError;
@@ -83,12 +84,17 @@ pub(crate) fn rejects_response_format(message: &str) -> bool {
     .any(|needle| m.contains(needle))
 }
 
-/// The schema of one role type, ready for the request and the prompt.
-#[derive(Clone, Debug, PartialEq)]
+/// The schema of one role type, ready for the request and the prompt. What every call
+/// sends — the prompt's instruction and each mode's `response_format` — is rendered once
+/// with the schema, not on every call (the step schema spells out every tool).
+#[derive(Clone, Debug)]
 pub struct OutputSchema {
     /// `[A-Za-z0-9_-]{1,64}`, as `json_schema.name` requires.
     pub name: String,
     pub schema: Value,
+    instruction: String,
+    json_schema_format: Box<RawValue>,
+    json_object_format: Box<RawValue>,
 }
 
 impl OutputSchema {
@@ -137,17 +143,29 @@ impl OutputSchema {
         if name.is_empty() {
             name.push_str("output");
         }
-        Self { name, schema }
+        let raw = |value: Value| {
+            serde_json::value::to_raw_value(&value).expect("a JSON value always serialises")
+        };
+        Self {
+            instruction: format!(
+                "Reply with exactly one JSON object and nothing else: no prose, no Markdown \
+                 fences. The object must match this JSON Schema:\n{schema}"
+            ),
+            json_schema_format: raw(json!({
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": false},
+            })),
+            json_object_format: raw(json!({"type": "json_object"})),
+            name,
+            schema,
+        }
     }
 
-    /// The `response_format` member for `mode`.
-    pub fn response_format(&self, mode: OutputMode) -> Option<Value> {
+    /// The `response_format` member for `mode`, as JSON text.
+    pub fn response_format(&self, mode: OutputMode) -> Option<&RawValue> {
         match mode {
-            OutputMode::JsonSchema => Some(json!({
-                "type": "json_schema",
-                "json_schema": {"name": self.name, "schema": self.schema, "strict": false},
-            })),
-            OutputMode::JsonObject => Some(json!({"type": "json_object"})),
+            OutputMode::JsonSchema => Some(&self.json_schema_format),
+            OutputMode::JsonObject => Some(&self.json_object_format),
             OutputMode::PromptOnly => None,
         }
     }
@@ -155,12 +173,8 @@ impl OutputSchema {
     /// Appended to the system prompt in every mode, so the model knows what each field
     /// means even when decoding is constrained, and a provider that silently ignores
     /// `response_format` still gets the same instructions.
-    pub fn instruction(&self) -> String {
-        format!(
-            "Reply with exactly one JSON object and nothing else: no prose, no Markdown \
-             fences. The object must match this JSON Schema:\n{}",
-            self.schema
-        )
+    pub fn instruction(&self) -> &str {
+        &self.instruction
     }
 }
 
@@ -201,9 +215,15 @@ mod tests {
             s.schema["properties"]["verdicts"]["items"]["required"][0],
             "criterion"
         );
-        let rf = s.response_format(OutputMode::JsonSchema).unwrap();
+        let rf: Value =
+            serde_json::from_str(s.response_format(OutputMode::JsonSchema).unwrap().get()).unwrap();
+        assert_eq!(rf["type"], "json_schema");
         assert_eq!(rf["json_schema"]["name"], "Verdicts");
-        assert_eq!(s.response_format(OutputMode::PromptOnly), None);
+        assert_eq!(rf["json_schema"]["schema"], s.schema);
+        let rf: Value =
+            serde_json::from_str(s.response_format(OutputMode::JsonObject).unwrap().get()).unwrap();
+        assert_eq!(rf, json!({"type": "json_object"}));
+        assert!(s.response_format(OutputMode::PromptOnly).is_none());
         assert!(s.instruction().contains("\"verdicts\""));
     }
 

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Header that carries the calling role (`R1` … `R5`), for the scripted server and for
 /// proxies that account per role.
@@ -25,13 +26,15 @@ impl WireMessage {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct WireRequest {
-    pub model: String,
-    pub messages: Vec<WireMessage>,
+/// A request as sent: it borrows what the caller already holds, so a call copies none
+/// of its (often 10 KB) prompt before serialising it.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct WireRequest<'a> {
+    pub model: &'a str,
+    pub messages: &'a [WireMessage],
     pub stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub response_format: Option<Value>,
+    pub response_format: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
