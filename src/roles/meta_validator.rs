@@ -27,7 +27,8 @@
 //! `OutcomeSummary` only if every sub-task matched and the code saw a passing verdict
 //! for every task criterion; a cancelled task gets none.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
@@ -205,9 +206,8 @@ pub fn merge_prompt(
 // ---------------------------------------------------------------------------------------
 
 enum Phase {
-    Collecting {
-        deadline: Instant,
-    },
+    /// Waiting for outcomes until the deadline queued in `MetaValidator::deadlines`.
+    Collecting,
     Judging {
         abort: AbortHandle,
     },
@@ -267,6 +267,10 @@ pub struct MetaValidator {
     tasks: HashMap<TaskId, TaskTrack>,
     cancelled: VecDeque<TaskId>,
     judging: JoinSet<Judged>,
+    /// Collecting deadlines, soonest first: (deadline, round generation, task). An entry
+    /// whose round has moved on is dropped when it reaches the top, so the next deadline
+    /// costs no scan over the (up to [`MAX_TRACKED_TASKS`]) finished tasks kept.
+    deadlines: BinaryHeap<Reverse<(Instant, u64, TaskId)>>,
     generation: u64,
     activity: u64,
 }
@@ -294,6 +298,7 @@ impl MetaValidator {
             tasks: HashMap::new(),
             cancelled: VecDeque::new(),
             judging: JoinSet::new(),
+            deadlines: BinaryHeap::new(),
             generation: 0,
             activity: 0,
         }
@@ -332,14 +337,22 @@ impl MetaValidator {
         self.judging.abort_all();
     }
 
-    fn next_deadline(&self) -> Option<Instant> {
+    /// The soonest deadline of a round still collecting.
+    fn next_deadline(&mut self) -> Option<Instant> {
+        while let Some(Reverse((deadline, generation, task))) = self.deadlines.peek() {
+            if self.is_collecting(task, *generation) {
+                return Some(*deadline);
+            }
+            self.deadlines.pop();
+        }
+        None
+    }
+
+    fn is_collecting(&self, task: &TaskId, generation: u64) -> bool {
         self.tasks
-            .values()
-            .filter_map(|t| match t.round.as_ref()?.phase {
-                Phase::Collecting { deadline } => Some(deadline),
-                _ => None,
-            })
-            .min()
+            .get(task)
+            .and_then(|t| t.round.as_ref())
+            .is_some_and(|r| r.generation == generation && matches!(r.phase, Phase::Collecting))
     }
 
     fn is_cancelled(&self, task: &TaskId) -> bool {
@@ -460,6 +473,7 @@ impl MetaValidator {
         }
         // What is left belongs to no plan R4b knows: a superseded round's stragglers.
         track.early.clear();
+        let deadline = Instant::now() + self.round_timeout;
         track.round = Some(Round {
             generation: self.generation,
             manifest: manifest.clone(),
@@ -467,10 +481,10 @@ impl MetaValidator {
             outcomes,
             skipped: HashSet::new(),
             halt_reasons: Vec::new(),
-            phase: Phase::Collecting {
-                deadline: Instant::now() + self.round_timeout,
-            },
+            phase: Phase::Collecting,
         });
+        self.deadlines
+            .push(Reverse((deadline, self.generation, task_id.clone())));
         self.touch(&task_id);
         self.evict();
         self.evaluate_if_complete(&task_id);
@@ -510,7 +524,7 @@ impl MetaValidator {
                 "outcome of a sub-task outside the current round (superseded) ignored");
             return;
         }
-        if !matches!(round.phase, Phase::Collecting { .. }) {
+        if !matches!(round.phase, Phase::Collecting) {
             tracing::debug!(task = %task_id, subtask = %outcome.subtask_id,
                 "outcome after the round was evaluated ignored");
             return;
@@ -532,7 +546,7 @@ impl MetaValidator {
         let Some(round) = self.tasks.get_mut(&task_id).and_then(|t| t.round.as_mut()) else {
             return;
         };
-        if !matches!(round.phase, Phase::Collecting { .. }) {
+        if !matches!(round.phase, Phase::Collecting) {
             return;
         }
         let mine: Vec<SubTaskId> = halted
@@ -558,7 +572,7 @@ impl MetaValidator {
         let Some(round) = track.round.as_mut() else {
             return;
         };
-        if !matches!(round.phase, Phase::Collecting { .. }) || !round.complete() {
+        if !matches!(round.phase, Phase::Collecting) || !round.complete() {
             return;
         }
         let outcomes = round.outcomes_in_order();
@@ -670,15 +684,17 @@ impl MetaValidator {
     fn on_deadlines(&mut self) {
         let now_instant = Instant::now();
         let now = self.clock.now();
-        let expired: Vec<TaskId> = self
-            .tasks
-            .iter()
-            .filter(|(_, t)| {
-                matches!(t.round.as_ref().map(|r| &r.phase),
-                    Some(Phase::Collecting { deadline }) if *deadline <= now_instant)
-            })
-            .map(|(id, _)| id.clone())
-            .collect();
+        let mut expired = Vec::new();
+        while let Some(Reverse((deadline, _, _))) = self.deadlines.peek()
+            && *deadline <= now_instant
+        {
+            let Some(Reverse((_, generation, task))) = self.deadlines.pop() else {
+                break;
+            };
+            if self.is_collecting(&task, generation) {
+                expired.push(task);
+            }
+        }
         for task_id in expired {
             let Some(track) = self.tasks.get_mut(&task_id) else {
                 continue;

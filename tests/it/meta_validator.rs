@@ -586,14 +586,19 @@ async fn a_cancelled_task_gets_nothing_from_r4b() {
     quiet(&mut ggs).await;
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_round_whose_outcomes_never_come_is_given_up_with_abandon_advice() {
+/// R4b with a 360 s round timeout, GGS's inbox and a fresh task (no model calls).
+async fn timed_rig() -> (Rig, Inbox, TaskId) {
     let rig = Rig::new(Script::new()).await;
-    let mut ggs = rig.bus.subscribe(Role::Ggs);
+    let ggs = rig.bus.subscribe(Role::Ggs);
     rig.meta_validator()
         .with_round_timeout(Duration::from_secs(360))
         .spawn();
-    let task = TaskId::mint();
+    (rig, ggs, TaskId::mint())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_round_whose_outcomes_never_come_is_given_up_with_abandon_advice() {
+    let (rig, mut ggs, task) = timed_rig().await;
     let a = subtask(&task, 1, "a", &["ok"]);
     let b = subtask(&task, 1, "b", &["ok"]);
     first_plan(&rig, &task, &[&a, &b], &["ok"]);
@@ -613,5 +618,29 @@ async fn a_round_whose_outcomes_never_come_is_given_up_with_abandon_advice() {
     );
     // A straggler after the round was given up changes nothing.
     matched(&rig, &[&b]);
+    quiet(&mut ggs).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_superseded_round_keeps_no_deadline_and_the_new_round_times_out_on_its_own() {
+    let (rig, mut ggs, task) = timed_rig().await;
+    let a = subtask(&task, 1, "a", &["ok"]);
+    first_plan(&rig, &task, &[&a], &["ok"]);
+    tokio::time::sleep(Duration::from_secs(100)).await;
+    // A replan supersedes round 0 while it is still collecting.
+    let b = subtask(&task, 1, "b", &["ok"]);
+    let c = subtask(&task, 1, "c", &["ok"]);
+    let replanned = tokio::time::Instant::now();
+    plan(&rig, &manifest(&task, 1, &[&b, &c], &["ok"]));
+    matched(&rig, &[&b]);
+    // Round 0's deadline (360 s after it began) passes without a word.
+    tokio::time::sleep(Duration::from_secs(300)).await;
+    assert!(ggs.try_recv().is_none(), "the superseded round timed out");
+    // Round 1 is given up at its own deadline, naming only its own missing sub-task.
+    let env = next_within(&mut ggs, Duration::from_secs(1_000)).await;
+    assert!(replanned.elapsed() >= Duration::from_secs(359));
+    let r = replan_of(&env);
+    assert_eq!(r.recommendation, Recommendation::Abandon);
+    assert_eq!(r.failed_subtasks, vec![c.subtask_id]);
     quiet(&mut ggs).await;
 }
