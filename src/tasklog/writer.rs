@@ -136,6 +136,10 @@ impl TaskLogWriter {
                     Some(event) => {
                         self.recorder.record(event);
                         if self.recorder.wants_write() {
+                            // What was published with the run's end (GGS's Megram right
+                            // after the FinalResult) goes out in the same write, not in a
+                            // second open of the file.
+                            self.drain_tap();
                             self.write_pending().await;
                         }
                     }
