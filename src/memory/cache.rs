@@ -10,10 +10,10 @@
 //!
 //! **Invariant:** a cached group holds exactly the `x|` entries LevelDB holds for it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use super::keys::IndexEntry;
-use crate::contracts::MegramId;
+use crate::contracts::{Megram, MegramId};
 
 /// Entries kept across all cached groups (about 64 bytes each).
 pub(crate) const CACHE_ENTRIES: usize = 100_000;
@@ -117,6 +117,55 @@ impl GroupCache {
     #[cfg(test)]
     pub(crate) fn is_cached(&self, prefix: &[u8]) -> bool {
         self.groups.contains_key(prefix)
+    }
+}
+
+/// Records kept decoded by [`RecordCache`]: the recent M/K entries a recall returns (ten
+/// per group) for the groups in use, about 1 KB each.
+pub(crate) const CACHE_RECORDS: usize = 256;
+
+/// The store thread's decoded `m|` records, so the recent entries a recall returns are
+/// not read and decoded from LevelDB again on every plan of the same intent.
+///
+/// Filled only by reads, so a cached record is exactly what LevelDB holds decoded. A
+/// record's `m|` value changes only through a rewrite (bankruptcy, pin) or a delete (GC,
+/// forget, consolidation); the store drops the whole cache on every commit other than an
+/// append of new records or a recall stamp, which write no existing `m|` key.
+///
+/// **Invariant:** every cached record equals the decoded `m|` value LevelDB holds for it.
+#[derive(Default)]
+pub(crate) struct RecordCache {
+    records: HashMap<MegramId, Megram>,
+    /// Insertion order, oldest first, for eviction.
+    order: VecDeque<MegramId>,
+}
+
+impl RecordCache {
+    pub(crate) fn get(&self, id: MegramId) -> Option<&Megram> {
+        self.records.get(&id)
+    }
+
+    /// Keeps a record just decoded from LevelDB, evicting the oldest past the bound.
+    pub(crate) fn insert(&mut self, m: Megram) {
+        let id = m.id;
+        if self.records.insert(id, m).is_none() {
+            self.order.push_back(id);
+        }
+        while self.order.len() > CACHE_RECORDS {
+            if let Some(oldest) = self.order.pop_front() {
+                self.records.remove(&oldest);
+            }
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.records.clear();
+        self.order.clear();
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.records.len()
     }
 }
 

@@ -36,7 +36,7 @@ use rusty_leveldb::{
 };
 use tokio::sync::oneshot;
 
-use super::cache::GroupCache;
+use super::cache::{GroupCache, RecordCache};
 use super::dreamer::{Candidate, Distillation, StepResult};
 use super::keys::{self, IndexEntry};
 use super::megram::{self as mg, BANKRUPT_K};
@@ -362,6 +362,7 @@ struct Store {
     recent_ids: RecentIds,
     /// Recently queried groups' index entries.
     cache: GroupCache,
+    records: RecordCache,
     /// Accepted writes not yet committed.
     pending: Vec<Megram>,
     /// Writes LevelDB refused since the last flush; the next flush reports them.
@@ -528,6 +529,7 @@ impl Store {
             t_ids: HashSet::new(),
             recent_ids: RecentIds::default(),
             cache: GroupCache::default(),
+            records: RecordCache::default(),
             pending: Vec::new(),
             write_failures: Vec::new(),
         };
@@ -749,7 +751,16 @@ impl Store {
     }
 
     /// Applies a batch and hands it to the OS, so a killed process keeps it.
+    /// Commits a batch that may rewrite or delete existing records: the decoded records
+    /// cached for recalls are dropped with it.
     fn commit(&mut self, batch: WriteBatch) -> Result<(), MemoryError> {
+        self.records.clear();
+        self.commit_appends(batch)
+    }
+
+    /// Commits a batch that writes no existing `m|` key (new records, recall stamps), so
+    /// the decoded records cached for recalls stay exact.
+    fn commit_appends(&mut self, batch: WriteBatch) -> Result<(), MemoryError> {
         let result = self
             .db
             .write(batch, false)
@@ -758,6 +769,7 @@ impl Store {
         if result.is_err() {
             // What LevelDB kept of the batch is unknown: nothing cached can be trusted.
             self.cache.clear();
+            self.records.clear();
         }
         result
     }
@@ -779,7 +791,7 @@ impl Store {
                 Err(e) => tracing::warn!(id = %m.id, error = %e, "memory write refused"),
             }
         }
-        match self.commit(batch) {
+        match self.commit_appends(batch) {
             Ok(()) if !self.cache.is_empty() => {
                 for m in written {
                     let prefix = keys::group_prefix(&m.space, &m.entity);
@@ -835,13 +847,20 @@ impl Store {
 
     /// The record behind an index entry, with the entry's recall stamp.
     fn load_indexed(&mut self, id: MegramId, entry: &IndexEntry) -> Result<Megram, MemoryError> {
-        let key = keys::megram_key(id);
-        let raw = self
-            .db
-            .get(&key)
-            .ok_or_else(|| corrupt(&key, "indexed but missing"))?;
-        let mut m: Megram =
-            serde_json::from_slice(&raw).map_err(|e| corrupt(&key, e.to_string()))?;
+        let mut m = match self.records.get(id) {
+            Some(m) => m.clone(),
+            None => {
+                let key = keys::megram_key(id);
+                let raw = self
+                    .db
+                    .get(&key)
+                    .ok_or_else(|| corrupt(&key, "indexed but missing"))?;
+                let m: Megram =
+                    serde_json::from_slice(&raw).map_err(|e| corrupt(&key, e.to_string()))?;
+                self.records.insert(m.clone());
+                m
+            }
+        };
         m.last_recalled_at = entry.recalled_ms.map(keys::from_ms);
         Ok(m)
     }
@@ -922,7 +941,7 @@ impl Store {
             stamps.push((*id, stamped));
         }
         if !sops.is_empty() {
-            self.commit(batch)?;
+            self.commit_appends(batch)?;
             for (id, stamped) in stamps {
                 self.cache.update(&prefix, id, stamped);
             }
@@ -1615,6 +1634,36 @@ mod tests {
         assert!(keys.contains(&format!("l|K|{}", rule.id)), "{keys:?}");
         assert!(!keys.contains(&format!("l|C|{}", rule.id)), "{keys:?}");
         assert!(keys.contains(&format!("r|{}", rule.id)), "{keys:?}");
+    }
+
+    #[test]
+    fn recalls_reuse_decoded_records_until_a_commit_rewrites_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = FakeClock::at_epoch();
+        let mut store = open(dir.path(), &clock);
+        let m = megram(&clock, "intent:c", "env:local", 1.0, 0.5, 0.2);
+        write_now(&mut store, &m);
+        let first = store.recall("intent:c", "env:local", 10).unwrap();
+        assert_eq!(first.recent.len(), 1);
+        assert_eq!(
+            store.records.len(),
+            1,
+            "the recalled record is kept decoded"
+        );
+        // A newer write to the group is an append: the decoded record stays.
+        let newer = megram(&clock, "intent:c", "env:local", 1.0, 0.5, 0.2);
+        write_now(&mut store, &newer);
+        assert_eq!(store.records.len(), 1);
+        let second = store.recall("intent:c", "env:local", 10).unwrap();
+        assert_eq!(second.recent.len(), 2);
+        assert!(second.recent.iter().any(|r| r == &first.recent[0]));
+        // Pinning rewrites the record (k = 0): the next recall reads it as it is now.
+        store.pin(m.id).unwrap();
+        assert_eq!(store.records.len(), 0);
+        let third = store.recall("intent:c", "env:local", 10).unwrap();
+        let pinned = third.recent.iter().find(|r| r.id == m.id).unwrap();
+        assert_eq!(pinned.k, 0.0);
+        assert_eq!(pinned, &store.load(m.id).unwrap().unwrap());
     }
 
     #[test]
