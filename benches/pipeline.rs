@@ -135,12 +135,30 @@ async fn one_task(runtime: &Runtime) {
     }
 }
 
-/// p50 and p90 of 300 whole tasks, one after another.
-fn first_tasks(rt: &tokio::runtime::Runtime, endpoint: Endpoint) -> (Duration, Duration) {
+/// How the next task follows the previous one.
+#[derive(Clone, Copy, Debug)]
+enum Pace {
+    /// Submitted once the previous task's run is written to its log file, as a user's
+    /// next task is: it is never typed within a millisecond of the last result.
+    Settled,
+    /// Submitted the moment the previous one ended, while the task log still creates,
+    /// writes and syncs that run's file on the other core.
+    BackToBack,
+}
+
+/// p50 and p90 of 300 whole tasks.
+fn first_tasks(
+    rt: &tokio::runtime::Runtime,
+    endpoint: Endpoint,
+    pace: Pace,
+) -> (Duration, Duration) {
     rt.block_on(async {
         let bench = start(1, 0, endpoint).await;
         let mut times = Vec::with_capacity(300);
         for _ in 0..300 {
+            if let Pace::Settled = pace {
+                bench.runtime.flush_task_log().await.expect("task log");
+            }
             let t0 = Instant::now();
             one_task(&bench.runtime).await;
             times.push(t0.elapsed());
@@ -155,14 +173,19 @@ fn first_tasks(rt: &tokio::runtime::Runtime, endpoint: Endpoint) -> (Duration, D
 fn overhead(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().expect("tokio");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    for endpoint in [Endpoint::OwnThread, Endpoint::SameRuntime] {
-        let (p50, p90) = first_tasks(&rt, endpoint);
+    for (endpoint, pace) in [
+        (Endpoint::OwnThread, Pace::Settled),
+        (Endpoint::OwnThread, Pace::BackToBack),
+        (Endpoint::SameRuntime, Pace::Settled),
+    ] {
+        let (p50, p90) = first_tasks(&rt, endpoint, pace);
         println!(
-            "pipeline/overhead ({endpoint:?} endpoint): one whole task with a zero-latency model, p50 {:.2} ms, p90 {:.2} ms (300 tasks)",
+            "pipeline/overhead ({endpoint:?} endpoint, {pace:?}): one whole task with a zero-latency model, p50 {:.2} ms, p90 {:.2} ms (300 tasks)",
             ms(p50),
             ms(p90),
         );
     }
+    // Criterion's iterations follow each other at once (back to back).
     let bench = rt.block_on(start(1, 0, Endpoint::OwnThread));
     let mut group = c.benchmark_group("pipeline");
     group
