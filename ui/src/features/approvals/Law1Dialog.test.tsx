@@ -72,6 +72,32 @@ describe('the Law 1 dialog', () => {
     expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-1', decision: 'deny' });
   });
 
+  it('denies once on Escape pressed inside the dialog', async () => {
+    const invoke = vi.fn().mockResolvedValue(null);
+    const { approvals } = renderWith({ invoke, subscribe: () => () => undefined } as unknown as Backend);
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: REQUEST }));
+    await vi.advanceTimersByTimeAsync(20);
+    fireEvent.keyDown(screen.getByRole('alertdialog'), { key: 'Escape' });
+    expect(invoke).toHaveBeenCalledTimes(1);
+  });
+
+  it('denies on Escape while focus is still outside the dialog', async () => {
+    const invoke = vi.fn().mockResolvedValue(null);
+    const { approvals } = renderWith({ invoke, subscribe: () => () => undefined } as unknown as Backend);
+    const input = document.createElement('textarea');
+    document.body.appendChild(input);
+    try {
+      approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: REQUEST }));
+      await vi.advanceTimersByTimeAsync(20);
+      input.focus();
+      fireEvent.keyDown(input, { key: 'Escape' });
+      expect(invoke).toHaveBeenCalledTimes(1);
+      expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-1', decision: 'deny' });
+    } finally {
+      input.remove();
+    }
+  });
+
   it('keeps the dialog up until the decision is on the bus (never optimistic)', async () => {
     h = harness();
     const s = h.session;

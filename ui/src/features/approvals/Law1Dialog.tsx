@@ -61,6 +61,20 @@ export function Law1Sheet({
   }, []);
 
   const busy = sending !== null;
+  const latest = useRef({ busy, onAnswer });
+  latest.current = { busy, onAnswer };
+  useEffect(() => {
+    // Escape denies wherever focus is (still in the task input, on the pipeline, or
+    // nowhere): the dialog is modal, and its own handler below only hears keys pressed
+    // inside it, which stops them before they get here.
+    const onWindowKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      e.preventDefault();
+      if (!latest.current.busy) latest.current.onAnswer('deny');
+    };
+    window.addEventListener('keydown', onWindowKey);
+    return () => window.removeEventListener('keydown', onWindowKey);
+  }, []);
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'Enter') {
       // Enter never approves, whatever has focus.
