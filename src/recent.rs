@@ -40,6 +40,11 @@ impl<T: Eq + Hash + Clone> Recent<T> {
         }
         true
     }
+
+    pub(crate) fn clear(&mut self) {
+        self.ids.clear();
+        self.order.clear();
+    }
 }
 
 #[cfg(test)]

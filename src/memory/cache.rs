@@ -10,10 +10,11 @@
 //!
 //! **Invariant:** a cached group holds exactly the `x|` entries LevelDB holds for it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use super::keys::IndexEntry;
 use crate::contracts::{Megram, MegramId};
+use crate::recent::Recent;
 
 /// Entries kept across all cached groups (about 64 bytes each).
 pub(crate) const CACHE_ENTRIES: usize = 100_000;
@@ -133,11 +134,19 @@ pub(crate) const CACHE_RECORDS: usize = 256;
 /// append of new records or a recall stamp, which write no existing `m|` key.
 ///
 /// **Invariant:** every cached record equals the decoded `m|` value LevelDB holds for it.
-#[derive(Default)]
 pub(crate) struct RecordCache {
     records: HashMap<MegramId, Megram>,
-    /// Insertion order, oldest first, for eviction.
-    order: VecDeque<MegramId>,
+    /// Which records to keep, oldest forgotten first.
+    kept: Recent<MegramId>,
+}
+
+impl Default for RecordCache {
+    fn default() -> Self {
+        Self {
+            records: HashMap::new(),
+            kept: Recent::new(CACHE_RECORDS),
+        }
+    }
 }
 
 impl RecordCache {
@@ -145,22 +154,18 @@ impl RecordCache {
         self.records.get(&id)
     }
 
-    /// Keeps a record just decoded from LevelDB, evicting the oldest past the bound.
+    /// Keeps a record just decoded from LevelDB, forgetting the oldest past the bound.
     pub(crate) fn insert(&mut self, m: Megram) {
-        let id = m.id;
-        if self.records.insert(id, m).is_none() {
-            self.order.push_back(id);
-        }
-        while self.order.len() > CACHE_RECORDS {
-            if let Some(oldest) = self.order.pop_front() {
-                self.records.remove(&oldest);
-            }
-        }
+        let records = &mut self.records;
+        self.kept.insert(m.id, |old| {
+            records.remove(&old);
+        });
+        records.insert(m.id, m);
     }
 
     pub(crate) fn clear(&mut self) {
         self.records.clear();
-        self.order.clear();
+        self.kept.clear();
     }
 
     #[cfg(test)]

@@ -750,16 +750,16 @@ impl Store {
         Flow::Continue
     }
 
-    /// Applies a batch and hands it to the OS, so a killed process keeps it.
-    /// Commits a batch that may rewrite or delete existing records: the decoded records
-    /// cached for recalls are dropped with it.
+    /// [`Self::commit_appends`] for a batch that may rewrite or delete existing records:
+    /// the decoded records cached for recalls are dropped with it.
     fn commit(&mut self, batch: WriteBatch) -> Result<(), MemoryError> {
         self.records.clear();
         self.commit_appends(batch)
     }
 
-    /// Commits a batch that writes no existing `m|` key (new records, recall stamps), so
-    /// the decoded records cached for recalls stay exact.
+    /// Applies a batch and hands it to the OS, so a killed process keeps it. Only for a
+    /// batch that writes no existing `m|` key (new records, recall stamps): the decoded
+    /// records cached for recalls stay as they are.
     fn commit_appends(&mut self, batch: WriteBatch) -> Result<(), MemoryError> {
         let result = self
             .db
