@@ -64,9 +64,9 @@ export function Law1Sheet({
   const latest = useRef({ busy, onAnswer });
   latest.current = { busy, onAnswer };
   useEffect(() => {
-    // Escape denies wherever focus is (still in the task input, on the pipeline, or
-    // nowhere): the dialog is modal, and its own handler below only hears keys pressed
-    // inside it, which stops them before they get here.
+    // Escape denies wherever focus is — in the dialog, still in the task input, on the
+    // pipeline, or nowhere: the dialog is modal. (The popup's own Escape listener leaves
+    // an open dialog alone.)
     const onWindowKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' || e.defaultPrevented) return;
       e.preventDefault();
@@ -80,10 +80,6 @@ export function Law1Sheet({
       // Enter never approves, whatever has focus.
       e.preventDefault();
       e.stopPropagation();
-    } else if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      if (!busy) onAnswer('deny');
     }
   };
 
