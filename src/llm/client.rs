@@ -2,6 +2,7 @@
 //! [`RoleLlm`] (one role's view of it: calls marked with the role, published as the role).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use async_openai::Client;
@@ -22,6 +23,7 @@ use crate::contracts::{LlmCall, Role, TaskId};
 use super::error::LlmError;
 use super::extract::{self, ExtractError};
 use super::http::{HttpStatus, Transport, clip};
+use super::server::{self, ServerKind};
 use super::structured::{
     ModeMemory, OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS, reask_prompt,
     rejects_response_format,
@@ -29,6 +31,26 @@ use super::structured::{
 use super::tier::Tier;
 use super::usage::{CallUsage, UsageLedger};
 use super::wire::{ROLE_HEADER, WireMessage, WireRequest, WireResponse};
+
+/// The generation cap of a call whose role set none. Every call is capped: a small model
+/// that starts repeating itself would otherwise generate until its context is full, and a
+/// local server keeps generating after the client gave up.
+pub const DEFAULT_MAX_TOKENS: u32 = 512;
+
+/// Characters of a reply cut at its cap quoted back in the re-ask.
+const CUT_OFF_ECHO_CHARS: usize = 300;
+
+/// A reply that stopped at its token cap and could not be used is reported as cut off,
+/// whatever the parser tripped on: the fix is a shorter reply, not other JSON.
+fn cut_off_or(error: ExtractError, reply: &Reply, request: &ChatRequest) -> ExtractError {
+    if reply.finish_reason.as_deref() == Some("length") {
+        ExtractError::CutOff {
+            max_tokens: request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        }
+    } else {
+        error
+    }
+}
 
 /// Exponential backoff never waits longer than this between attempts.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -122,12 +144,17 @@ impl ChatRequest {
         self
     }
 
-    fn wire_messages(&self, instruction: Option<&str>) -> Vec<WireMessage> {
-        let system = match instruction {
+    /// The system prompt with the output instruction appended.
+    fn system_with(&self, instruction: Option<&str>) -> String {
+        match instruction {
             Some(extra) if self.system.trim().is_empty() => extra.to_string(),
             Some(extra) => format!("{}\n\n{extra}", self.system.trim_end()),
             None => self.system.clone(),
-        };
+        }
+    }
+
+    fn wire_messages(&self, instruction: Option<&str>) -> Vec<WireMessage> {
+        let system = self.system_with(instruction);
         std::iter::once(WireMessage::new("system", system))
             .chain(self.turns.iter().map(|t| {
                 let role = match t.speaker {
@@ -176,6 +203,11 @@ struct Endpoint {
     model: String,
     enable_thinking: bool,
     client: Client<OpenAIConfig>,
+    /// For the one-time `/props` probe.
+    http: reqwest::Client,
+    server: tokio::sync::OnceCell<ServerKind>,
+    /// Set when the server answered a grammar with an error: send schemas instead.
+    grammar_refused: AtomicBool,
 }
 
 /// `https://host/v1/`, `https://host/v1/chat/completions` → `https://host/v1` (async-openai
@@ -223,7 +255,26 @@ impl Endpoint {
             model: model.clone(),
             enable_thinking: config.enable_thinking,
             client,
+            http: transport.http_client().clone(),
+            server: tokio::sync::OnceCell::new(),
+            grammar_refused: AtomicBool::new(false),
         })
+    }
+
+    /// What kind of server this is, asked once (the first call waits for the probe;
+    /// a cancelled task does not wait for it).
+    async fn server(&self, ctx: &CallCtx) -> ServerKind {
+        if let Some(kind) = self.server.get() {
+            return *kind;
+        }
+        let probe = self
+            .server
+            .get_or_init(|| server::probe(&self.http, &self.base_url));
+        tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => ServerKind::Generic,
+            kind = probe => *kind,
+        }
     }
 }
 
@@ -486,7 +537,7 @@ impl RoleLlm {
     pub async fn chat(&self, ctx: &CallCtx, request: &ChatRequest) -> Result<Reply, LlmError> {
         let messages = request.wire_messages(None);
         let started = Instant::now();
-        let outcome = self.exchange(ctx, request, &messages, None).await;
+        let outcome = self.exchange(ctx, request, &messages, None, None).await;
         self.account(ctx, &messages, outcome.as_ref(), None, started.elapsed());
         outcome
     }
@@ -517,13 +568,20 @@ impl RoleLlm {
         F: Fn(&T) -> Result<(), String>,
     {
         let schema = OutputSchema::of::<T>();
-        let mut messages = request.wire_messages(Some(schema.instruction()));
+        let ep = self.endpoint();
+        let first_mode = self
+            .llm
+            .shared
+            .modes
+            .get(&ep.base_url, &ep.model)
+            .unwrap_or(OutputMode::JsonSchema);
+        let mut messages = request.wire_messages(Some(schema.instruction_for(first_mode)));
         let mut n_asks = 0;
         loop {
             n_asks += 1;
             let started = Instant::now();
             let (outcome, mode) = self
-                .exchange_structured(ctx, request, &messages, &schema)
+                .exchange_structured(ctx, request, &mut messages, &schema)
                 .await;
             let reply = match outcome {
                 Ok(reply) => reply,
@@ -537,7 +595,8 @@ impl RoleLlm {
                     let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;
                     check(&typed)?;
                     Ok(typed)
-                });
+                })
+                .map_err(|error| cut_off_or(error, &reply, request));
             self.account(
                 ctx,
                 &messages,
@@ -556,10 +615,14 @@ impl RoleLlm {
                 }
                 Err(error) if n_asks <= STRUCTURED_REASKS => {
                     tracing::info!(role = %self.role, %error, "unusable structured reply; re-asking");
-                    messages.push(WireMessage::new(
-                        "assistant",
-                        clip(&reply.content, REASK_ECHO_CHARS),
-                    ));
+                    // A reply cut at the cap is mostly repetition: quoting all of it
+                    // back would only make the re-ask longer.
+                    let echo = if matches!(error, ExtractError::CutOff { .. }) {
+                        CUT_OFF_ECHO_CHARS
+                    } else {
+                        REASK_ECHO_CHARS
+                    };
+                    messages.push(WireMessage::new("assistant", clip(&reply.content, echo)));
                     messages.push(WireMessage::new("user", reask_prompt(&error)));
                 }
                 Err(error) => {
@@ -581,7 +644,7 @@ impl RoleLlm {
         &self,
         ctx: &CallCtx,
         request: &ChatRequest,
-        messages: &[WireMessage],
+        messages: &mut [WireMessage],
         schema: &OutputSchema,
     ) -> (Result<Reply, LlmError>, OutputMode) {
         let ep = self.endpoint();
@@ -590,9 +653,36 @@ impl RoleLlm {
             .get(&ep.base_url, &ep.model)
             .unwrap_or(OutputMode::JsonSchema);
         loop {
-            let format = schema.response_format(mode);
+            // The mode may have changed since the messages were built (another call
+            // learned it, or the endpoint rejected the last one): the system prompt
+            // carries the instruction of the mode actually sent.
+            if let Some(system) = messages.first_mut() {
+                system.content = request.system_with(Some(schema.instruction_for(mode)));
+            }
+            // A llama-server gets the compact grammar instead of the schema (same
+            // objects, no whitespace to generate), unless it refused one before.
+            let grammar = match (mode, ep.server(ctx).await) {
+                (OutputMode::JsonSchema, ServerKind::LlamaServer { .. })
+                    if !ep.grammar_refused.load(Ordering::Relaxed) =>
+                {
+                    schema.gbnf()
+                }
+                _ => None,
+            };
+            let format = if grammar.is_some() {
+                None
+            } else {
+                schema.response_format(mode)
+            };
             let sent_format = format.is_some();
-            match self.exchange(ctx, request, messages, format).await {
+            match self.exchange(ctx, request, messages, format, grammar).await {
+                Err(LlmError::Api { status, message })
+                    if grammar.is_some() && matches!(status, 400 | 422 | 500) =>
+                {
+                    tracing::warn!(base_url = %ep.base_url, %message,
+                        "the server refused the compact grammar; using response_format");
+                    ep.grammar_refused.store(true, Ordering::Relaxed);
+                }
                 Err(LlmError::Api { status, message })
                     if sent_format
                         && matches!(status, 400 | 422)
@@ -625,17 +715,22 @@ impl RoleLlm {
         request: &ChatRequest,
         messages: &[WireMessage],
         response_format: Option<&RawValue>,
+        grammar: Option<&str>,
     ) -> Result<Reply, LlmError> {
         let shared = &self.llm.shared;
         let ep = self.endpoint();
+        let server = ep.server(ctx).await;
         let wire = WireRequest {
             model: &ep.model,
             messages,
             stream: false,
             response_format,
             temperature: request.temperature,
-            max_tokens: request.max_tokens,
+            max_tokens: Some(request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
             enable_thinking: ep.enable_thinking.then_some(true),
+            cache_prompt: server.keeps_prompt_cache().then_some(true),
+            id_slot: server.slot_for(self.role),
+            grammar,
         };
         let mut attempt = 1;
         loop {

@@ -56,6 +56,41 @@ pub enum LlmError {
 }
 
 impl LlmError {
+    /// What happened, in plain words for the user (the `Display` text, with its status
+    /// codes and quoted bodies, goes to the logs and the details).
+    pub fn plain(&self) -> String {
+        match self {
+            LlmError::NotConfigured { tier, .. } => {
+                format!("no model is set up for the {tier} tier")
+            }
+            LlmError::NoTier { .. } => "this step has no model to ask".into(),
+            LlmError::Cancelled => "the work was stopped".into(),
+            LlmError::Timeout { after } => format!(
+                "the model was too slow: it did not answer within {} seconds",
+                after.as_secs()
+            ),
+            LlmError::Unreachable { .. } => {
+                "the model server could not be reached (it may not be running)".into()
+            }
+            LlmError::RateLimited { .. } => {
+                "the model service is limiting requests right now".into()
+            }
+            LlmError::Unauthorized { .. } => "the model service did not accept the API key".into(),
+            LlmError::Api { status, .. } if *status >= 500 => {
+                "the model service failed (a server error)".into()
+            }
+            LlmError::Api { .. } => "the model service refused the request".into(),
+            LlmError::Protocol { .. } => "the model service sent an answer artoo cannot read".into(),
+            LlmError::InvalidOutput {
+                error: ExtractError::CutOff { .. },
+                ..
+            } => "the model's answer ran on too long and was cut off, twice".into(),
+            LlmError::InvalidOutput { .. } => {
+                "the model did not answer in the required form, even when asked again".into()
+            }
+        }
+    }
+
     /// Whether the failure lies with the environment (endpoint, network, quota) rather
     /// than with what the model said. Validators use this to classify failures.
     pub fn is_environmental(&self) -> bool {

@@ -49,6 +49,12 @@ pub enum ExtractError {
     TooDeep,
     #[error("the reply is {len} bytes, more than the {MAX_REPLY_BYTES} accepted")]
     TooLarge { len: usize },
+    /// The model stopped at the call's token cap before the object was usable.
+    #[error(
+        "the reply was cut off at the {max_tokens}-token limit before it was complete; write a \
+         shorter object (fewer, briefer words in every text field)"
+    )]
+    CutOff { max_tokens: u32 },
     /// A JSON object was read but is not what was asked for.
     #[error("the JSON object does not match what was asked: {reason}")]
     Rejected { reason: String },

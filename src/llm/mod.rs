@@ -17,7 +17,9 @@
 mod client;
 mod error;
 pub mod extract;
+pub mod grammar;
 mod http;
+pub mod server;
 mod structured;
 pub mod tier;
 mod usage;

@@ -93,6 +93,10 @@ pub struct OutputSchema {
     pub name: String,
     pub schema: Value,
     instruction: String,
+    constrained_instruction: String,
+    /// The compact grammar llama-server is given instead of the schema, when the schema
+    /// converts (`super::grammar`).
+    gbnf: Option<String>,
     json_schema_format: Box<RawValue>,
     json_object_format: Box<RawValue>,
 }
@@ -151,6 +155,8 @@ impl OutputSchema {
                 "Reply with exactly one JSON object and nothing else: no prose, no Markdown \
                  fences. The object must match this JSON Schema:\n{schema}"
             ),
+            constrained_instruction: constrained_instruction(&schema),
+            gbnf: super::grammar::compact_gbnf(&schema),
             json_schema_format: raw(json!({
                 "type": "json_schema",
                 "json_schema": {"name": name, "schema": schema, "strict": false},
@@ -159,6 +165,11 @@ impl OutputSchema {
             name,
             schema,
         }
+    }
+
+    /// The compact grammar, for a server that takes one (llama-server).
+    pub fn gbnf(&self) -> Option<&str> {
+        self.gbnf.as_deref()
     }
 
     /// The `response_format` member for `mode`, as JSON text.
@@ -170,12 +181,88 @@ impl OutputSchema {
         }
     }
 
-    /// Appended to the system prompt in every mode, so the model knows what each field
-    /// means even when decoding is constrained, and a provider that silently ignores
-    /// `response_format` still gets the same instructions.
+    /// Appended to the system prompt when the endpoint is not known to constrain its
+    /// decoding to the schema: the whole schema, so a provider that silently ignores
+    /// `response_format` still gets every field and its meaning.
     pub fn instruction(&self) -> &str {
         &self.instruction
     }
+
+    /// What the system prompt carries in `mode`. Under constrained decoding the server
+    /// already enforces the shape, so the prompt gets a compact list of the fields and
+    /// what they mean instead of the schema's JSON (a small model reads the list better,
+    /// and every prompt token costs time on a local model).
+    pub fn instruction_for(&self, mode: OutputMode) -> &str {
+        match mode {
+            OutputMode::JsonSchema => &self.constrained_instruction,
+            OutputMode::JsonObject | OutputMode::PromptOnly => &self.instruction,
+        }
+    }
+}
+
+/// The compact field guide: one line per property (nested objects indented), with its
+/// type, allowed values and description. A schema without top-level properties (one
+/// branch per alternative) gets only the one-object rule: its role describes the
+/// alternatives in its own prompt.
+fn constrained_instruction(schema: &Value) -> String {
+    let mut out = String::from("Reply with exactly one JSON object and nothing else.");
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        out.push_str(" Fields:");
+        field_lines(props, 1, &mut out);
+    }
+    out
+}
+
+fn field_lines(props: &serde_json::Map<String, Value>, depth: usize, out: &mut String) {
+    for (name, prop) in props {
+        let indent = "  ".repeat(depth);
+        let (kind, items) = type_of(prop);
+        out.push_str(&format!("\n{indent}- {name} ({kind})"));
+        if let Some(about) = prop.get("description").and_then(Value::as_str) {
+            out.push_str(": ");
+            out.push_str(about.trim());
+        }
+        if let Some(nested) = items
+            .and_then(|i| i.get("properties"))
+            .and_then(Value::as_object)
+        {
+            field_lines(nested, depth + 1, out);
+        }
+    }
+}
+
+/// A short type name ("string", "one of a|b", "list of objects") and the item schema of
+/// an array.
+fn type_of(prop: &Value) -> (String, Option<&Value>) {
+    let values = |v: &Value| {
+        v.as_array().map(|vs| {
+            vs.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+    };
+    if let Some(choices) = prop.get("enum").and_then(|e| values(e)) {
+        return (format!("one of {choices}"), None);
+    }
+    let ty = match prop.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ => "value".to_string(),
+    };
+    if ty == "array"
+        && let Some(items) = prop.get("items")
+    {
+        let (inner, _) = type_of(items);
+        let inner = if inner == "object" { "objects".to_string() } else { inner };
+        return (format!("list of {inner}"), Some(items));
+    }
+    (ty, None)
 }
 
 /// The user turn of the re-ask: what was wrong, and what to send instead.

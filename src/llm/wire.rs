@@ -42,6 +42,17 @@ pub struct WireRequest<'a> {
     /// Qwen3-style reasoning switch; only sent when the tier asks for it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enable_thinking: Option<bool>,
+    /// llama-server: reuse the cached prefix of this slot's last prompt. Only sent to a
+    /// server that said it is llama-server (other providers reject unknown fields).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_prompt: Option<bool>,
+    /// llama-server: the slot (and so the prompt cache) this role's calls go to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_slot: Option<u32>,
+    /// llama-server: a GBNF grammar the reply must match (sent instead of
+    /// `response_format`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<&'a str>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

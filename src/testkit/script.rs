@@ -62,6 +62,10 @@ pub struct Script {
     /// answers 500 "script exhausted".
     #[serde(default)]
     pub cycle: bool,
+    /// Answer `GET /props` as a llama-server with this many slots; `None` answers 404,
+    /// as every other provider does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llama_slots: Option<u32>,
     /// Steps per role short name (`R1` … `R5`).
     #[serde(default)]
     pub roles: BTreeMap<String, Vec<Step>>,
@@ -73,6 +77,7 @@ impl Default for Script {
             models: default_models(),
             response_formats: default_formats(),
             cycle: false,
+            llama_slots: None,
             roles: BTreeMap::new(),
         }
     }
@@ -123,6 +128,12 @@ impl Script {
 
     pub fn cycle(mut self) -> Self {
         self.cycle = true;
+        self
+    }
+
+    /// Serves as a llama-server with `slots` slots (see [`Script::llama_slots`]).
+    pub fn llama_server(mut self, slots: u32) -> Self {
+        self.llama_slots = Some(slots);
         self
     }
 }
@@ -233,6 +244,14 @@ impl Step {
         if let Action::Reply(r) = &mut self.action {
             r.prompt_tokens = Some(prompt);
             r.completion_tokens = Some(completion);
+        }
+        self
+    }
+
+    /// Sets the reply's `finish_reason` (`"length"`: cut at the token cap).
+    pub fn finish_reason(mut self, reason: impl Into<String>) -> Self {
+        if let Action::Reply(r) = &mut self.action {
+            r.finish_reason = Some(reason.into());
         }
         self
     }

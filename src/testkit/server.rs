@@ -151,6 +151,7 @@ struct State {
     models: Vec<String>,
     formats: Vec<String>,
     cycle: bool,
+    llama_slots: Option<u32>,
     queues: Mutex<HashMap<String, Queue>>,
     requests: Mutex<Vec<Stored>>,
     arrived: watch::Sender<usize>,
@@ -211,6 +212,7 @@ impl State {
         State {
             models: script.models,
             formats: script.response_formats,
+            llama_slots: script.llama_slots,
             cycle: script.cycle,
             queues: Mutex::new(queues),
             requests: Mutex::new(Vec::new()),
@@ -496,6 +498,15 @@ async fn handle(
                 .collect();
             json_response(StatusCode::OK, &json!({"object": "list", "data": data}))
         }
+        // The one-time server probe of the model client: answered like llama-server
+        // when the script says so, and not recorded (it is not a model request).
+        (&Method::GET, "/props") => match state.llama_slots {
+            Some(slots) => json_response(
+                StatusCode::OK,
+                &json!({"total_slots": slots, "model_path": "scripted.gguf"}),
+            ),
+            None => error_response(StatusCode::NOT_FOUND, "no route GET /props", None),
+        },
         (&Method::POST, "/v1/chat/completions") => {
             let Some(chat) = ChatBody::parse(&body) else {
                 state.record(&head, &body, None);
