@@ -7,8 +7,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::ids::{SubTaskId, TaskId};
 use super::task::{Criterion, CriterionMode};
 
-/// Number of output characters kept in an evidence record (seed: `firstN(output, 200)`).
-pub const EVIDENCE_HEAD_CHARS: usize = 200;
+/// Number of output characters kept in an evidence record. The seed keeps 200; a listing
+/// or a small file's text is longer, and the delivered answer is checked against this
+/// record (Law 0), so it keeps 2 000. Prompts show less of it (R4a: 600).
+pub const EVIDENCE_HEAD_CHARS: usize = 2_000;
 
 /// How a single tool call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -32,6 +32,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -52,8 +53,8 @@ use crate::contracts::{
     FailureClass, GapPoint, Message, MixedFailureClass, Role, SubTask, SubTaskClosed, SubTaskId,
     SubTaskOutcome, SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus, Verdict, first_chars,
 };
-use crate::laws::FOUR_LAWS;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
+use crate::roles::preamble::tool_preamble;
 
 /// Characters of R3's output shown to the model.
 pub const MAX_CLAIM_CHARS: usize = 4_000;
@@ -63,6 +64,8 @@ pub const MAX_CONTEXT_CHARS: usize = 6_000;
 pub const MAX_CALLS_SHOWN: usize = 40;
 /// Calls of a failed attempt named in a correction.
 pub const MAX_CALLS_TO_AVOID: usize = 20;
+/// Characters of each call's recorded output shown to the model.
+pub const CALL_OUTPUT_SHOWN: usize = 600;
 /// Closed sub-tasks remembered, to answer a late or repeated request (oldest first out).
 pub const CLOSED_REMEMBERED: usize = 4096;
 
@@ -205,8 +208,8 @@ impl From<UnmetCause> for FailureClass {
 pub struct CriterionJudgement {
     /// The criterion, copied verbatim.
     pub criterion: String,
-    /// What proves or disproves it: the numbered item(s) above and the exact part of
-    /// their output, quoted. "No evidence" when nothing shows it.
+    /// The call number and the part of its output that decides it, quoted (like: [1]
+    /// printed 2).
     pub evidence: String,
     /// True only when the evidence positively shows the criterion holds.
     pub met: bool,
@@ -414,48 +417,40 @@ pub fn gap_point(attempt: u32, verdicts: &[CriterionVerdict]) -> GapPoint {
 // The prompt
 // ---------------------------------------------------------------------------------------
 
-/// R4a's system prompt.
-pub fn system_prompt() -> String {
-    let laws: String = FOUR_LAWS[..2]
-        .iter()
-        .map(|l| format!("- Law {} — {}: {}\n", l.number, l.title, l.text))
-        .collect();
-    format!(
-        "You are R4a, the Agent-Validator of artoo, an agent that works on the user's own \
-computer. The Executor (R3) attempted one sub-task with tools. You judge that attempt \
-against each success criterion of the sub-task. You never run anything yourself.
+/// R4a's instructions after the shared preamble.
+const JUDGE_RULES: &str = "You are R4a, the Agent-Validator. The Executor (R3) attempted \
+one sub-task with tools. You judge the attempt against each success criterion. You never \
+run anything.
 
-The laws you enforce (highest first):
-{laws}
-Evidence rules — apply them strictly:
-1. The numbered TOOL CALLS are the ground truth: each shows the tool, its exact input, \
-how it ended (ok, error, denied, refused) and the start of its output. The executor's \
-report is only its claim: believe it only where a tool call shows the same thing.
-2. A criterion about the computer or the web (files, counts, contents, results, actions \
-done) is met only when a tool call positively shows it; no evidence means unmet, and if no \
-tool ran, the report shows none of it. Only a criterion about the report's own text (a \
-summary or translation of material given in the context) is judged on the report itself.
-3. If the report claims success but the call that did the work shows an error, an \
-interruption, or output cut off without a sign of completion, the criterion is unmet.
-4. A check made afterwards (ls, stat, find, test -e, reading the file back) does not prove \
-that a failed action succeeded: the file may be old or incomplete.
-5. An empty result is an answer. When a search or listing ran with status ok and found \
-nothing (\"No results found\", \"no files matched\"), a criterion that asks what exists \
-or what was found is MET: the answer is \"none\". Do not ask to search again.
-6. A call marked DENIED was refused by the user under Law 1, or nobody approved it in \
-time: that action did not happen. This is an honest environmental failure. Say so, and \
-never suggest doing the same thing another way.
-7. A call marked REFUSED was blocked before it ran (a blocked tool or target, or a \
-repeated call); it proves nothing, but a later call that ran can still prove the criterion.
+Evidence rules:
+1. The numbered TOOL CALLS are the ground truth: the tool, its input, how it ended (ok, \
+error, denied, refused) and what it printed. What a call printed is what it shows: a \
+counting command that printed 2 shows the count is 2, and a command that makes, copies or \
+moves files and ended ok (printing nothing) did it. The executor's report is only a claim: \
+believe it where a call shows the same thing.
+2. A criterion about the computer or the web (files, counts, contents, actions done) is met \
+only when a call that ended ok shows it. A criterion about the report's own text (a summary \
+of material given in the context) is judged on the report.
+3. A call that failed, was cut off or was refused proves nothing. A check made afterwards \
+(ls, stat, reading the file back) does not prove that a failed action happened.
+4. An empty result is an answer: a search or listing that ran ok and found nothing meets a \
+criterion that asks what exists or what was found (the answer is \"none\").
+5. DENIED means the user did not allow the action (Law 1): it did not happen. That is an \
+environmental failure; never suggest doing it another way.
+For each unmet criterion, unmet_cause: \"environmental\" (a missing file or path, permission \
+denied, network, timeout, a missing program, a denial) or \"logical\" (the approach, the \
+command or the output is wrong). If anything is unmet: diagnosis says what was wrong, quoting \
+the evidence; remedy says what the executor must do differently. If everything is met, both \
+are empty strings.";
 
-For each unmet criterion give its cause: \"environmental\" when the environment blocked \
-it (a missing file or path, permission denied, network, timeout, a missing program, a \
-Law 1 denial), \"logical\" when the approach, the command or the output is wrong.
-If anything is unmet, write the diagnosis (what was wrong, quoting the evidence) and the \
-remedy (concretely what the executor must do differently next time; name the calls not \
-to repeat). Judge every criterion in the order given."
-    )
+/// R4a's system prompt: the shared preamble, then R4a's rules.
+pub fn system_prompt(preamble: &str) -> String {
+    format!("{preamble}\n{JUDGE_RULES}")
 }
+
+/// A judgement reply's generation cap: a verdict with a short quote per criterion and a
+/// diagnosis and remedy when something is unmet.
+pub const JUDGE_MAX_TOKENS: u32 = 600;
 
 fn status_line(call: &ToolCallRecord) -> String {
     let error = call.error.as_deref().map(|e| first_chars(e, 300));
@@ -480,21 +475,55 @@ fn status_line(call: &ToolCallRecord) -> String {
     }
 }
 
-fn render_call(out: &mut String, n: usize, call: &ToolCallRecord) {
-    let input = match &call.input {
-        Value::Null => call.target.clone(),
-        other => other.to_string(),
+/// A call's input as a person reads it: the command, path, pattern or query itself when
+/// the input is that one string (with the other parameters after it), else its JSON.
+fn input_text(call: &ToolCallRecord) -> String {
+    let Value::Object(map) = &call.input else {
+        return call.target.clone();
     };
-    let _ = writeln!(out, "[{n}] {} — {}", call.tool, status_line(call));
-    let _ = writeln!(out, "    input: {}", first_chars(&input, 400));
+    let main = ["command", "path", "pattern", "query", "script", "name"]
+        .iter()
+        .find_map(|k| map.get(*k).and_then(Value::as_str).map(|v| (*k, v)));
+    match main {
+        Some((key, value)) => {
+            let rest: Vec<String> = map
+                .iter()
+                .filter(|(k, v)| k.as_str() != key && !v.is_null())
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            if rest.is_empty() {
+                value.to_string()
+            } else {
+                format!("{value} ({})", rest.join(", "))
+            }
+        }
+        None => call.input.to_string(),
+    }
+}
+
+fn render_call(out: &mut String, n: usize, call: &ToolCallRecord) {
+    let _ = writeln!(
+        out,
+        "[{n}] {}: {} — {}",
+        call.tool,
+        first_chars(&input_text(call), 400),
+        status_line(call)
+    );
     if call.status == ToolCallStatus::Ok || !call.output_head.is_empty() {
         let head = if call.output_head.trim().is_empty() {
-            "(empty)".to_string()
+            "(nothing)".to_string()
         } else {
-            call.output_head.clone()
+            first_chars(call.output_head.trim_end(), CALL_OUTPUT_SHOWN)
         };
-        let _ = writeln!(out, "    output (start): {head}");
+        let _ = writeln!(out, "    it printed:\n{}", indent(&head));
     }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The numbered tool calls of one attempt.
@@ -548,7 +577,7 @@ pub fn judgement_prompt(
     previous_correction: Option<&str>,
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}\n", today_line(now));
+    let _ = writeln!(out, "Local time: {}\n", now.with_timezone(&chrono::Local).format("%H:%M"));
     let _ = writeln!(out, "SUB-TASK: {}", subtask.intent.trim());
     if !subtask.context.trim().is_empty() {
         let _ = writeln!(
@@ -718,6 +747,8 @@ pub struct AgentValidator {
     tracks: HashMap<SubTaskId, Track>,
     closed: Closed,
     judging: JoinSet<Judged>,
+    home: PathBuf,
+    workspace: PathBuf,
 }
 
 impl AgentValidator {
@@ -745,6 +776,8 @@ impl AgentValidator {
             tracks: HashMap::new(),
             closed: Closed::default(),
             judging: JoinSet::new(),
+            home: config.home.clone(),
+            workspace: config.workspace.clone(),
         }
     }
 
@@ -932,7 +965,10 @@ impl AgentValidator {
             max_attempts,
             track.last_correction.as_deref(),
         );
-        let chat = ChatRequest::new(system_prompt(), prompt).temperature(0.0);
+        let preamble = tool_preamble(&self.home, &self.workspace, now);
+        let chat = ChatRequest::new(system_prompt(&preamble), prompt)
+            .temperature(0.0)
+            .max_tokens(JUDGE_MAX_TOKENS);
         let ctx = CallCtx::for_task(track.task().clone(), self.cancellations.token(track.task()));
         let criteria = track.criteria.clone();
         let llm = self.llm.clone();
@@ -971,7 +1007,10 @@ impl AgentValidator {
             Err(e) => {
                 let (reason, class) = if e.is_environmental() {
                     (
-                        format!("infrastructure error: the validator's model call failed: {e}"),
+                        format!(
+                            "infrastructure error: the validator's model call failed: {} ({e})",
+                            e.plain()
+                        ),
                         Some(FailureClass::Environmental),
                     )
                 } else {

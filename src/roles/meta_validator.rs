@@ -41,7 +41,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
 use super::agent_validator::{
-    CriterionJudgement, check_judgements, reply_skeleton, today_line, verdicts_from,
+    CriterionJudgement, check_judgements, reply_skeleton, verdicts_from,
 };
 use super::dispatcher::{clip_middle, output_text, sleep_until};
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
@@ -53,8 +53,9 @@ use crate::contracts::{
     OutcomeSummary, Recommendation, ReplanRequest, Role, SubTaskId, SubTaskOutcome, SubTaskStatus,
     TaskId, first_chars,
 };
-use crate::laws::FOUR_LAWS;
+use crate::ggs::evidence;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
+use crate::roles::preamble::tool_preamble;
 
 /// Total characters of sub-task outputs shown to the model; each output gets an equal
 /// share, cut in the middle.
@@ -118,31 +119,40 @@ pub fn effective_task_criteria(manifest: &DispatchManifest, intent: &str) -> Vec
     }
 }
 
-/// R4b's system prompt.
-pub fn system_prompt() -> String {
-    let law0 = &FOUR_LAWS[0];
-    format!(
-        "You are R4b, the Meta-Validator of artoo, an agent that works on the user's own \
-computer. Every sub-task of the plan passed its own checks. You now merge their outputs \
-into the one result the user asked for, and judge that merged result against each task \
-criterion. You are the last check before the user sees the result: be skeptical.
-
-Law {} — {}: {}
+/// R4b's instructions after the shared preamble.
+const MERGE_RULES: &str = "You are R4b, the Meta-Validator. Every sub-task of the plan \
+passed its own checks. You merge their outputs into the one result the user asked for, and \
+judge that merged result against each task criterion. You are the last check before the \
+user sees the result: be skeptical.
 
 Rules:
-1. combined_output is the result itself as concrete data taken from the sub-task \
-outputs: the list, the numbers, the paths, the text the user asked for. Never a \
-description of what was done, and never anything that is not in the outputs.
-2. Judge each task criterion against combined_output only. A criterion is met only when \
-the data positively shows it; the absence of an error is not evidence.
-3. When the evidence is ambiguous or incomplete, the criterion is unmet: a wrong \
-acceptance reaches the user, a rejection only costs one more round.
-4. For an unmet criterion give its cause: \"logical\" when the result is wrong or \
-incomplete for what was asked, \"environmental\" when the outputs show the environment \
-blocked it.
-5. summary: one or two sentences for the user that state the result, not the process.",
-        law0.number, law0.title, law0.text
-    )
+1. combined_output is the result itself as concrete data taken from the sub-task outputs: \
+the list, the numbers, the paths, the text the user asked for. Never a description of what \
+was done, and never anything that is not in the outputs.
+2. Judge each task criterion against combined_output only; it is met only when the data \
+positively shows it. When the evidence is ambiguous or incomplete, it is unmet.
+3. For an unmet criterion, unmet_cause: \"logical\" when the result is wrong or incomplete, \
+\"environmental\" when the outputs show the environment blocked it.
+4. summary: one or two sentences for the user that state the result, not the process.";
+
+/// R4b's system prompt: the shared preamble, then R4b's rules.
+pub fn system_prompt(preamble: &str) -> String {
+    format!("{preamble}\n{MERGE_RULES}")
+}
+
+/// A merge reply's generation cap.
+pub const MERGE_MAX_TOKENS: u32 = 800;
+
+/// The summary of a single sub-task's result: the output itself when it is one short
+/// line, else a pointer to the output below it.
+fn single_summary(output: &Value, intent: &str) -> String {
+    let text = output_text(output);
+    let text = text.trim();
+    if !text.is_empty() && !text.contains('\n') && text.chars().count() <= 200 {
+        text.to_string()
+    } else {
+        format!("Result of: {}", first_chars(intent.trim(), 160))
+    }
 }
 
 /// The user turn: the request, the criteria and every matched output.
@@ -154,7 +164,7 @@ pub fn merge_prompt(
     outcomes: &[&SubTaskOutcome],
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}\n", today_line(now));
+    let _ = writeln!(out, "Local time: {}\n", now.with_timezone(&chrono::Local).format("%H:%M"));
     if let Some(spec) = &manifest.task_spec {
         let _ = writeln!(
             out,
@@ -273,6 +283,8 @@ pub struct MetaValidator {
     deadlines: BinaryHeap<Reverse<(Instant, u64, TaskId)>>,
     generation: u64,
     activity: u64,
+    home: std::path::PathBuf,
+    workspace: std::path::PathBuf,
 }
 
 impl MetaValidator {
@@ -299,6 +311,8 @@ impl MetaValidator {
             cancelled: VecDeque::new(),
             judging: JoinSet::new(),
             deadlines: BinaryHeap::new(),
+            home: config.home.clone(),
+            workspace: config.workspace.clone(),
             generation: 0,
             activity: 0,
         }
@@ -583,15 +597,54 @@ impl MetaValidator {
             .collect();
         if !failed.is_empty() || !round.skipped.is_empty() || round.expected.is_empty() {
             // The code gate: no model call when anything failed or did not run.
-            let gap = gate_gap(round, &failed);
+            let mut gap = gate_gap(round, &failed);
+            let subject = round
+                .manifest
+                .task_spec
+                .as_ref()
+                .map(|s| format!("{}\n{}", s.intent, s.raw_input))
+                .unwrap_or_else(|| track.intent.clone());
+            let missing = missing_subject(&subject, &failed);
             round.phase = Phase::Done;
-            let request = replan_request(track, now, self.max_replans, gap, vec![]);
+            if !missing.is_empty() {
+                gap = format!(
+                    "what the task names does not exist or cannot be reached: {} ({gap})",
+                    missing.join(", ")
+                );
+            }
+            let mut request = replan_request(track, now, self.max_replans, gap, vec![]);
+            if !missing.is_empty() {
+                // No plan can make it exist: the honest answer is that it is missing.
+                request.recommendation = Recommendation::Abandon;
+            }
             self.bus.publish(Role::Ggs, request);
+            return;
+        }
+        if let [only] = outcomes.as_slice()
+            && round.manifest.task_criteria.is_empty()
+        {
+            // One sub-task and no task criterion of its own: the task's result is that
+            // sub-task's output, whose criteria R4a already judged on tool evidence
+            // (matched = every one passed). A model merge would only paraphrase it.
+            let summary = OutcomeSummary {
+                task_id: task_id.clone(),
+                intent: track.intent.clone(),
+                merged_output: only.output.clone(),
+                summary: single_summary(&only.output, &track.intent),
+                task_criteria_verdicts: only.criteria_verdicts.clone(),
+                outcomes: vec![(*only).clone()],
+                elapsed_ms: elapsed_ms(track.first_manifest_at, now),
+            };
+            round.phase = Phase::Done;
+            self.bus.publish(Role::Ggs, summary);
             return;
         }
         let criteria = effective_task_criteria(&round.manifest, &track.intent);
         let prompt = merge_prompt(now, &round.manifest, &track.intent, &criteria, &outcomes);
-        let chat = ChatRequest::new(system_prompt(), prompt).temperature(0.0);
+        let preamble = tool_preamble(&self.home, &self.workspace, now);
+        let chat = ChatRequest::new(system_prompt(&preamble), prompt)
+            .temperature(0.0)
+            .max_tokens(MERGE_MAX_TOKENS);
         let ctx = CallCtx::for_task(task_id.clone(), self.cancellations.token(task_id));
         let checked = criteria.clone();
         let llm = self.llm.clone();
@@ -732,6 +785,32 @@ impl MetaValidator {
 
 fn elapsed_ms(since: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
     u64::try_from((now - since).num_milliseconds()).unwrap_or(0)
+}
+
+/// The resources the task itself names (a file, a folder, a URL) that every failed
+/// sub-task ran into as missing or unreachable. Non-empty only when each failed sub-task
+/// has such a call: then the failure is the environment's answer to the task, and
+/// another plan cannot change it.
+pub fn missing_subject(subject: &str, failed: &[&SubTaskOutcome]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for outcome in failed {
+        let hit = outcome.tool_calls.iter().find_map(|c| {
+            let text = c
+                .error
+                .clone()
+                .unwrap_or_else(|| c.output_head.clone());
+            evidence::missing_resource(&text).filter(|r| evidence::names(subject, r))
+        });
+        match hit {
+            Some(resource) => {
+                if !found.contains(&resource) {
+                    found.push(resource);
+                }
+            }
+            None => return Vec::new(),
+        }
+    }
+    found
 }
 
 /// The gap summary of a round stopped by the code gate.

@@ -10,3 +10,4 @@ pub mod executor;
 pub mod meta_validator;
 pub mod perceiver;
 pub mod planner;
+pub mod preamble;

@@ -29,6 +29,7 @@
 //! nothing at all once the task is cancelled), and R1 never writes `task_id` or
 //! `raw_input` from model output.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,8 +47,8 @@ use crate::contracts::{
     ChatReply, ClarificationRequest, Constraints, Message, Role, SessionTurn, TaskSpec,
     TaskSubmitted, first_chars,
 };
-use crate::laws::laws_prompt;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
+use crate::roles::preamble::preamble;
 
 /// How long R1 waits for the user's answer to a clarifying question before proceeding.
 pub const CLARIFICATION_TIMEOUT: Duration = Duration::from_secs(120);
@@ -548,7 +549,8 @@ pub fn route(input: &str) -> Route {
 pub enum Kind {
     /// Something to do or find out.
     Task,
-    /// Greetings, thanks, small talk, questions about artoo itself.
+    /// Greetings, small talk, questions about artoo, and questions general knowledge
+    /// answers without a tool (arithmetic, a definition, rewording given text).
     Chat,
     /// No reasonable interpretation exists without asking.
     Clarify,
@@ -679,57 +681,206 @@ impl Perception {
     }
 }
 
-/// R1's system prompt, in the order the model writes the fields.
-pub const PERCEIVE_SYSTEM: &str = "You are R1, the Perceiver of artoo, an assistant that runs \
-tasks on the user's own computer with tools (files, folders, apps, shell commands, web search). \
-You receive what the user typed and carry it into the system faithfully. You restate the goal; \
-you do not solve it, plan it, choose tools, or judge whether it is feasible.
+/// R1's instructions after the shared preamble, in the order the model writes the fields.
+const PERCEIVE_RULES: &str = "You are R1, the Perceiver. You receive what the user typed \
+and carry it into the system faithfully: you restate the goal; you do not plan it, choose \
+tools, or judge whether it can be done. Or, when no tool is needed, you answer it.
 
-constraints.deadline: an absolute date or time the user gave, in ISO 8601; otherwise null.
-constraints.scope: where the task applies, only if the user said so; otherwise null.
-
-intent (always): one sentence with the user's goal, faithfully restated. Do not add \
-assumptions, defaults, success criteria, tools or steps; do not narrow or widen the goal.
-- Keep relative time words exactly as the user wrote them (today, yesterday, last week, 今天); \
-never turn them into dates.
-- Resolve references (\"it\", \"the ones\", \"that file\", \"do it again\") from the session \
-history.
-- A negative reaction to the previous result (\"wrong\", \"no\", \"that's not it\") means: redo \
-the previous request more strictly, avoiding what went wrong.
-- An amendment to the previous request (a new language, more detail, a table, a translation) \
-means: redo the previous request with that change.
-
+intent (always): the user's goal in one sentence, faithfully. Add no assumptions, steps or \
+tools; do not narrow or widen it. Keep relative time words as written (today, last week, \
+今天). Resolve references (\"it\", \"that file\", \"do it again\") from the session history. \
+A complaint about the previous result means: redo it more strictly. An amendment (another \
+language, more detail, a table) means: redo the previous request with that change.
 kind:
-- \"task\": anything to do or to find out — the user's files, folders, apps or system, the web, \
-or any fact that can change (weather, news, prices, dates, times). When in doubt: task.
-- \"chat\": only greetings, thanks, farewells, small talk, and questions about artoo itself \
-(who or what you are, what you can do, how you work).
-- \"clarify\": only when no reasonable interpretation exists and the answer would change what \
-is done. Never ask what the session history answers.
+- \"task\": anything about the user's files, folders, apps or system, the web, or a fact \
+that can change (weather, news, prices, dates, times). When in doubt: task.
+- \"chat\": greetings, thanks, small talk, questions about artoo itself, and questions \
+general knowledge answers without any tool: arithmetic, a definition, rewording or \
+translating text the user gave. Put the answer in reply.
+- \"clarify\": only when no reasonable interpretation exists; put one short question in \
+question. Never ask what the session history answers.
+reply: with kind chat, the answer itself, short, in the user's language; otherwise null. \
+When a line \"Computed by code\" is given, use its numbers.
+constraints: deadline (an absolute date or time the user gave, ISO 8601) and scope (where \
+the task applies, if the user said); otherwise null.
 
-question: with kind clarify, one short question; otherwise null.
-reply: with kind chat, a short, friendly answer in the user's language; otherwise null. Never \
-answer in reply anything that needs tools or fresh data.
+Examples:
+how many photos did I take last week? → {\"constraints\":{\"deadline\":null,\"scope\":null},\
+\"intent\":\"Count the photos the user took last week\",\"kind\":\"task\",\"question\":null,\
+\"reply\":null}
+what is 12 * 12? → {\"constraints\":{\"deadline\":null,\"scope\":null},\"intent\":\
+\"Compute 12 * 12\",\"kind\":\"chat\",\"question\":null,\"reply\":\"12 * 12 = 144\"}";
 
-Two examples of input and object:
-how many photos did I take last week? → {\"constraints\": {\"deadline\": null, \"scope\": null}, \
-\"intent\": \"Count the photos the user took last week\", \"kind\": \"task\", \"question\": null, \
-\"reply\": null}
-thanks, you're a star → {\"constraints\": {\"deadline\": null, \"scope\": null}, \"intent\": \
-\"Thank artoo\", \"kind\": \"chat\", \"question\": null, \"reply\": \"You're welcome!\"}";
+/// R1's system prompt: the shared preamble, then R1's rules.
+pub fn perceive_system(preamble: &str) -> String {
+    format!("{preamble}\n{PERCEIVE_RULES}")
+}
 
 /// The fast path's system prompt (the code pre-filter found a greeting or a question
 /// about artoo).
-pub fn chat_system() -> String {
+pub fn chat_system(preamble: &str) -> String {
     format!(
-        "You are artoo, an assistant that runs tasks on the user's own computer: it finds, \
-reads and writes files, runs shell commands, controls apps and searches the web. Before \
-anything irreversible it asks the user. It works under four laws:\n{}\n\nThe user greeted \
+        "{preamble}\nYou are artoo. It finds, reads and writes files, runs shell commands, \
+controls apps and searches the web, and asks before anything irreversible. The user greeted \
 you or asked about you. Reply briefly and warmly, in the user's language, as plain text. Do \
 not claim to have done anything. For anything that needs the user's files, apps or current \
-information, say you can do it as a task if they ask for it.",
-        laws_prompt()
+information, say you can do it as a task if they ask for it."
     )
+}
+
+/// A reply's generation cap for R1: an intent, or a short answer.
+pub const PERCEIVE_MAX_TOKENS: u32 = 300;
+
+// ---------------------------------------------------------------------------------------
+// Arithmetic the code computes, so a small model's answer quotes numbers it did not
+// have to work out (Law 0: a number in an answer comes from a computation).
+
+/// The arithmetic expressions in `text` with their values, as lines for the prompt.
+pub fn computed_lines(text: &str) -> Vec<String> {
+    let normalised: String = text
+        .chars()
+        .map(|c| match c {
+            '×' | '✕' => '*',
+            '÷' => '/',
+            '－' | '−' => '-',
+            '＋' => '+',
+            '（' => '(',
+            '）' => ')',
+            c => c,
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut Vec<String>| {
+        let expr = run.trim().trim_end_matches(['+', '-', '*', '/', '^', '%']).trim();
+        let operators = expr
+            .char_indices()
+            .filter(|(i, c)| "+*/^%".contains(*c) || (*c == '-' && *i > 0))
+            .count();
+        let numbers = expr
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|n| !n.is_empty())
+            .count();
+        if operators >= 1
+            && numbers >= 2
+            && out.len() < 3
+            && let Some(value) = arith::eval(expr)
+        {
+            out.push(format!("Computed by code: {expr} = {}", arith::show(value)));
+        }
+        run.clear();
+    };
+    for c in normalised.chars() {
+        let part_of_expr = c.is_ascii_digit()
+            || "+-*/^%().".contains(c)
+            || (c == ' ' && !run.is_empty());
+        if part_of_expr {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+mod arith {
+    //! A small recursive-descent evaluator: + - * / % ^, unary minus, parentheses.
+
+    pub fn eval(expr: &str) -> Option<f64> {
+        let tokens: Vec<char> = expr.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut p = Parser { tokens, at: 0, depth: 0 };
+        let v = p.sum()?;
+        (p.at == p.tokens.len() && v.is_finite()).then_some(v)
+    }
+
+    /// An integer without a fraction; otherwise up to 6 decimals, trailing zeros cut.
+    pub fn show(v: f64) -> String {
+        if v.fract() == 0.0 && v.abs() < 1e15 {
+            format!("{}", v as i64)
+        } else {
+            let s = format!("{v:.6}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+    }
+
+    struct Parser {
+        tokens: Vec<char>,
+        at: usize,
+        depth: u32,
+    }
+
+    impl Parser {
+        fn peek(&self) -> Option<char> {
+            self.tokens.get(self.at).copied()
+        }
+
+        fn sum(&mut self) -> Option<f64> {
+            let mut v = self.product()?;
+            while let Some(op @ ('+' | '-')) = self.peek() {
+                self.at += 1;
+                let r = self.product()?;
+                v = if op == '+' { v + r } else { v - r };
+            }
+            Some(v)
+        }
+
+        fn product(&mut self) -> Option<f64> {
+            let mut v = self.power()?;
+            while let Some(op @ ('*' | '/' | '%')) = self.peek() {
+                self.at += 1;
+                let r = self.power()?;
+                v = match op {
+                    '*' => v * r,
+                    '/' if r != 0.0 => v / r,
+                    '%' if r != 0.0 => v % r,
+                    _ => return None,
+                };
+            }
+            Some(v)
+        }
+
+        fn power(&mut self) -> Option<f64> {
+            let base = self.unary()?;
+            if self.peek() == Some('^') {
+                self.at += 1;
+                let exp = self.power()?;
+                return Some(base.powf(exp));
+            }
+            Some(base)
+        }
+
+        fn unary(&mut self) -> Option<f64> {
+            if self.peek() == Some('-') {
+                self.at += 1;
+                return Some(-self.unary()?);
+            }
+            self.atom()
+        }
+
+        fn atom(&mut self) -> Option<f64> {
+            if self.peek() == Some('(') {
+                self.depth += 1;
+                if self.depth > 32 {
+                    return None;
+                }
+                self.at += 1;
+                let v = self.sum()?;
+                if self.peek() != Some(')') {
+                    return None;
+                }
+                self.at += 1;
+                self.depth -= 1;
+                return Some(v);
+            }
+            let start = self.at;
+            while self.peek().is_some_and(|c| c.is_ascii_digit() || c == '.') {
+                self.at += 1;
+            }
+            let text: String = self.tokens[start..self.at].iter().collect();
+            text.parse().ok()
+        }
+    }
 }
 
 fn history_block(history: &[SessionTurn]) -> String {
@@ -761,6 +912,7 @@ pub fn perception_request(
     submitted: &TaskSubmitted,
     clarifications: &[Clarification],
     may_ask: bool,
+    preamble: &str,
 ) -> ChatRequest {
     let mut user = history_block(&submitted.session_history);
     if !clarifications.is_empty() {
@@ -770,23 +922,28 @@ pub fn perception_request(
         }
     }
     user.push_str(&format!("\n\nUser input:\n{}", submitted.raw_input));
+    for line in computed_lines(&submitted.raw_input) {
+        user.push_str(&format!("\n{line}"));
+    }
     if !may_ask {
         user.push_str(
             "\n\nYou may not ask any more questions: choose the best interpretation. kind must \
 be \"task\" or \"chat\".",
         );
     }
-    ChatRequest::new(PERCEIVE_SYSTEM, user).temperature(0.0)
+    ChatRequest::new(perceive_system(preamble), user)
+        .temperature(0.0)
+        .max_tokens(PERCEIVE_MAX_TOKENS)
 }
 
 /// The fast path's request.
-pub fn chat_request(submitted: &TaskSubmitted) -> ChatRequest {
+pub fn chat_request(submitted: &TaskSubmitted, preamble: &str) -> ChatRequest {
     let user = format!(
         "{}\n\nUser: {}",
         history_block(&submitted.session_history),
         submitted.raw_input.trim()
     );
-    ChatRequest::new(chat_system(), user)
+    ChatRequest::new(chat_system(preamble), user).max_tokens(PERCEIVE_MAX_TOKENS)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -804,6 +961,8 @@ struct Shared {
     cancellations: Cancellations,
     clarification_rounds: u32,
     clarification_timeout: Duration,
+    home: PathBuf,
+    workspace: PathBuf,
 }
 
 impl Perceiver {
@@ -823,6 +982,8 @@ impl Perceiver {
                 cancellations,
                 clarification_rounds: config.budgets.clarification_rounds,
                 clarification_timeout: CLARIFICATION_TIMEOUT,
+                home: config.home.clone(),
+                workspace: config.workspace.clone(),
             }),
         })
     }
@@ -875,6 +1036,18 @@ impl Shared {
         let route = route(&submitted.raw_input);
         if route == Route::Chat {
             self.fast_path(&submitted, &token).await;
+            return;
+        }
+        if route == Route::NeedsTools && submitted.session_history.is_empty() {
+            // A request that names what to act on, with nothing earlier to resolve: the
+            // user's own words are its most faithful restatement, and a model call would
+            // only paraphrase them (at a cost of seconds on a local model).
+            let intent = submitted
+                .raw_input
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            self.task_spec(&submitted, intent, Constraints::default(), &token);
             return;
         }
         let mut clarifications: Vec<Clarification> = Vec::new();
@@ -934,7 +1107,7 @@ impl Shared {
         token: &CancellationToken,
     ) -> Result<Perception, Stop> {
         let ctx = CallCtx::for_task(submitted.task_id.clone(), token.clone());
-        let request = perception_request(submitted, clarifications, may_ask);
+        let request = perception_request(submitted, clarifications, may_ask, &self.preamble(submitted));
         let raw = submitted.raw_input.clone();
         match self
             .llm
@@ -949,7 +1122,7 @@ impl Shared {
 
     async fn fast_path(&self, submitted: &TaskSubmitted, token: &CancellationToken) {
         let ctx = CallCtx::for_task(submitted.task_id.clone(), token.clone());
-        let answer = match self.llm.chat(&ctx, &chat_request(submitted)).await {
+        let answer = match self.llm.chat(&ctx, &chat_request(submitted, &self.preamble(submitted))).await {
             Ok(reply) => {
                 let text = reply.answer();
                 if text.is_empty() {
@@ -1006,6 +1179,11 @@ impl Shared {
                 None
             }
         }
+    }
+
+    /// The shared preamble, dated by the submit.
+    fn preamble(&self, submitted: &TaskSubmitted) -> String {
+        preamble(&self.home, &self.workspace, submitted.submitted_at)
     }
 
     fn publish_perceived(

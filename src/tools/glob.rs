@@ -28,7 +28,7 @@ const PARAMS: &[Param] = &[
         name: "root",
         kind: "string",
         required: false,
-        about: "folder to search from (default: the workspace); ignored for absolute patterns",
+        about: "folder to search from (default: the sub-task's folder, else the workspace); ignored for absolute patterns",
     },
 ];
 
@@ -98,8 +98,8 @@ fn plan(pattern: &str, root: Option<&str>, ctx: &ToolContext) -> Result<Plan, To
         });
     }
     let root = match root {
-        Some(r) => super::resolve_user_path(r, home, &ctx.config.workspace),
-        None => ctx.config.workspace.clone(),
+        Some(r) => super::resolve_user_path(r, home, ctx.base_dir()),
+        None => ctx.base_dir().to_path_buf(),
     };
     let rel = expanded.strip_prefix("./").unwrap_or(&expanded).to_string();
     let by_name = !rel.contains('/');
@@ -124,7 +124,7 @@ impl Tool for Glob {
         ToolSpec {
             name: ToolName::Glob.as_str(),
             priority: 2,
-            summary: "Project file search by pattern, recursive within the workspace or a given root.",
+            summary: "File search by name pattern, recursive under a folder.",
             params: PARAMS,
         }
     }

@@ -21,6 +21,7 @@ mod glob;
 pub mod guards;
 mod mdfind;
 mod name;
+pub mod places;
 mod process;
 mod read_file;
 mod search;
@@ -293,6 +294,10 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     pub config: Arc<Config>,
     pub broker: ConfirmationBroker,
+    /// The folder the sub-task is about (the first folder its words name), if any:
+    /// where relative paths to read and glob patterns without a root are taken from.
+    /// New files still go to the workspace.
+    pub folder: Option<PathBuf>,
 }
 
 impl ToolContext {
@@ -313,12 +318,25 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             config,
             broker,
+            folder: None,
         }
     }
 
     /// `~`, `~/x` and relative paths resolved: home for `~`, the workspace otherwise.
     pub fn resolve_path(&self, raw: &str) -> PathBuf {
         resolve_user_path(raw, &self.config.home, &self.config.workspace)
+    }
+
+    /// Where a path to read or search is looked for when it is relative: the sub-task's
+    /// folder, else the workspace.
+    pub fn base_dir(&self) -> &Path {
+        self.folder.as_deref().unwrap_or(&self.config.workspace)
+    }
+
+    /// A path to read or search, resolved like [`Self::resolve_path`] but relative to
+    /// [`Self::base_dir`].
+    pub fn resolve_read_path(&self, raw: &str) -> PathBuf {
+        resolve_user_path(raw, &self.config.home, self.base_dir())
     }
 }
 
@@ -332,11 +350,27 @@ pub(crate) fn resolve_user_path(raw: &str, home: &Path, base: &Path) -> PathBuf 
     } else if let Some(rest) = raw.strip_prefix("$HOME/") {
         home.join(rest)
     } else if Path::new(raw).is_absolute() {
-        PathBuf::from(raw)
+        guessed_home(raw, home).unwrap_or_else(|| PathBuf::from(raw))
     } else {
         base.join(raw.strip_prefix("./").unwrap_or(raw))
     };
     classify::text::normalize(&path)
+}
+
+/// A path under a home folder that is not this user's (`/home/user/notes`,
+/// `/Users/name/Downloads` — small models write such guesses) read as the same path
+/// under the real home, when the guessed home does not exist and the real one has it.
+fn guessed_home(raw: &str, home: &Path) -> Option<PathBuf> {
+    let rest = raw
+        .strip_prefix("/home/")
+        .or_else(|| raw.strip_prefix("/Users/"))?;
+    let (user, below) = rest.split_once('/').unwrap_or((rest, ""));
+    let guessed = Path::new(raw).ancestors().find(|a| a.ends_with(user))?;
+    if user.is_empty() || guessed == home || guessed.exists() {
+        return None;
+    }
+    let real = home.join(below);
+    real.exists().then_some(real)
 }
 
 /// The real disk, as the Law 1 classifier may see it.
@@ -692,4 +726,31 @@ fn target_of(input: &Value) -> String {
         .find_map(|k| input.get(k).and_then(Value::as_str))
         .map(|s| first_chars(s, EVIDENCE_HEAD_CHARS))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guessed_home_reads_as_the_real_one_only_when_the_guess_does_not_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("real");
+        std::fs::create_dir_all(home.join("notes")).unwrap();
+        let ws = home.join("ws");
+        assert_eq!(
+            resolve_user_path("/home/user/notes", &home, &ws),
+            home.join("notes")
+        );
+        assert_eq!(
+            resolve_user_path("/Users/name/notes/a.txt", &home, &ws),
+            PathBuf::from("/Users/name/notes/a.txt"),
+            "the real home has no notes/a.txt: the path stays as written"
+        );
+        assert_eq!(
+            resolve_user_path("/home/user/elsewhere", &home, &ws),
+            PathBuf::from("/home/user/elsewhere")
+        );
+        assert_eq!(resolve_user_path("/etc/hosts", &home, &ws), PathBuf::from("/etc/hosts"));
+    }
 }

@@ -41,7 +41,7 @@ const PARAMS: &[Param] = &[Param {
     name: "path",
     kind: "string",
     required: true,
-    about: "absolute, ~/…, or relative to the workspace",
+    about: "absolute, ~/…, or relative to the sub-task's folder",
 }];
 
 /// A readable name for common binary formats, from their first bytes.
@@ -83,7 +83,7 @@ impl Tool for ReadFile {
     }
 
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        let path = ctx.resolve_path(super::str_param(input, "path")?);
+        let path = ctx.resolve_read_path(super::str_param(input, "path")?);
         let shown = path.to_string_lossy().into_owned();
         Ok(Prepared {
             tool: "read_file",
@@ -97,7 +97,7 @@ impl Tool for ReadFile {
 
     fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            let path = ctx.resolve_path(super::str_param(&call.input, "path")?);
+            let path = ctx.resolve_read_path(super::str_param(&call.input, "path")?);
             let limit = ctx.config.tools.read_limit_bytes;
             // One trip to the blocking pool for the whole read: `tokio::fs` would make
             // one per step (metadata, open, each read), each a thread hand-off.

@@ -45,7 +45,7 @@ const PARAMS: &[Param] = &[
         name: "timeout_secs",
         kind: "integer",
         required: false,
-        about: "seconds before the command is stopped (default from settings, at most 600)",
+        about: "seconds before the command is stopped; leave it out for the default",
     },
 ];
 

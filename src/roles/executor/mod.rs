@@ -46,7 +46,7 @@ use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskId}
 use crate::laws::ConfirmationBroker;
 use crate::llm::{Llm, LlmError, RoleLlm};
 use crate::roles::dispatcher::SubTaskCompletions;
-use crate::tools::{ToolContext, ToolSpec, Toolbox};
+use crate::tools::{ToolContext, ToolSpec, Toolbox, places};
 
 /// Cancelled tasks remembered to refuse their late sub-tasks (oldest forgotten first).
 pub const CANCELLED_REMEMBERED: usize = 4096;
@@ -58,6 +58,8 @@ pub(crate) struct Shared {
     toolbox: Toolbox,
     /// The tools offered to the model on this platform, in priority order.
     specs: Vec<ToolSpec>,
+    /// `specs` as prompt text.
+    tools_text: String,
     broker: ConfirmationBroker,
     config: Arc<Config>,
     clock: SharedClock,
@@ -100,6 +102,7 @@ impl Executor {
             llm: llm.for_role(handle.clone())?,
             broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config),
             bus: handle,
+            tools_text: prompt::tool_list(&step::offered_specs(&toolbox)),
             specs: step::offered_specs(&toolbox),
             toolbox,
             max_steps: config.budgets.executor_max_steps,
@@ -223,8 +226,13 @@ impl Executor {
         // A child of the task's token: cancelling the task stops the worker; stopping
         // one worker leaves the task alone.
         ctx.cancel = task_child(&self.cancellations, task);
+        let words = format!("{}\n{}", subtask.intent, subtask.context);
+        let places = places::places_in(&words, &shared.config.home, &shared.config.workspace);
+        ctx.folder = places::working_folder(&places);
         let worker = Worker {
             deadline: Instant::now() + shared.time_budget,
+            places: places::render(&places),
+            done: std::sync::Mutex::new(Vec::new()),
             shared,
             subtask: subtask.clone(),
             ctx,

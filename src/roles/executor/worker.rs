@@ -23,16 +23,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::Shared;
 use super::prompt::{Observed, state_prompt, system_prompt};
-use super::step::{Action, FinishStatus, NextStep};
+use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use crate::contracts::{
     CorrectionSignal, ExecutionResult, ExecutionStatus, Message, Role, SubTask, SubTaskClosed,
     SubTaskStatus, ToolCallRecord, ToolCallStatus, first_chars,
 };
 use crate::llm::{CallCtx, ChatRequest, LlmError};
+use crate::roles::preamble::preamble_with_tools;
 use crate::tools::ToolContext;
 
 /// Characters of the latest successful output carried by a step-capped result.
@@ -54,6 +56,17 @@ enum Attempted {
     Cancelled,
 }
 
+/// Model turns in a row whose calls all failed or were refused before the attempt is
+/// made to finish (a stuck attempt ends early with its honest state).
+pub const STALL_LIMIT: u32 = 3;
+
+/// A step reply's generation cap: a call is a few dozen tokens; a finish carries the
+/// answer, which may quote a short listing or a file's gist.
+pub const STEP_MAX_TOKENS: u32 = 400;
+
+/// Successful calls remembered across a sub-task's attempts.
+const MAX_REMEMBERED_CALLS: usize = 64;
+
 /// One running sub-task.
 pub(super) struct Worker {
     pub shared: Arc<Shared>,
@@ -61,6 +74,10 @@ pub(super) struct Worker {
     pub ctx: ToolContext,
     /// The end of the sub-task's time budget.
     pub deadline: Instant,
+    /// The places the sub-task names, as prompt lines.
+    pub places: Option<String>,
+    /// Calls that succeeded in this sub-task, with what the model saw.
+    pub done: std::sync::Mutex<Vec<(CallKey, Observed)>>,
 }
 
 impl Worker {
@@ -182,32 +199,56 @@ impl Worker {
     async fn attempt(&self, attempt: u32, correction: Option<&CorrectionSignal>) -> Attempted {
         let shared = &self.shared;
         let first_record = self.ctx.history.len();
-        let system = system_prompt(
-            &shared.specs,
-            shared.clock.now(),
-            &shared.config.workspace,
+        let system = system_prompt(&preamble_with_tools(
             &shared.config.home,
-        );
+            &shared.config.workspace,
+            shared.clock.now(),
+            &shared.tools_text,
+        ));
         let call_ctx =
             CallCtx::for_task(self.subtask.parent_task_id.clone(), self.ctx.cancel.clone());
         let max_steps = shared.max_steps.max(1);
         let mut observed: Vec<Observed> = Vec::new();
-        let mut nudge: Option<&str> = None;
+        // Canonical calls of this attempt, by the result number they produced.
+        let mut called: Vec<(CallKey, usize)> = Vec::new();
+        let mut nudge: Option<String> = None;
         let mut nudged = false;
+        let mut must_finish = false;
+        let mut stalled = 0u32;
         for step in 1..=max_steps {
             if self.ctx.cancel.is_cancelled() {
                 return Attempted::Cancelled;
             }
-            let user = state_prompt(&self.subtask, correction, &observed, nudge, step, max_steps);
-            let request = ChatRequest::new(system.clone(), user).temperature(0.0);
+            let last = step == max_steps;
+            let user = state_prompt(
+                &self.subtask,
+                self.places.as_deref(),
+                correction,
+                &observed,
+                nudge.as_deref(),
+                step,
+                max_steps,
+            );
+            let request = ChatRequest::new(system.clone(), user)
+                .temperature(0.0)
+                .max_tokens(STEP_MAX_TOKENS);
             let specs = &shared.specs;
-            let reply = shared
-                .llm
-                .structured_checked::<NextStep, _>(&call_ctx, &request, |s| {
-                    s.action(specs).map(|_| ())
-                })
-                .await;
-            let action = match reply.map(|s| s.value.action(specs)) {
+            let reply = if must_finish || last {
+                shared
+                    .llm
+                    .structured::<FinishStep>(&call_ctx, &request)
+                    .await
+                    .map(|s| Ok(s.value.action()))
+            } else {
+                shared
+                    .llm
+                    .structured_checked::<NextStep, _>(&call_ctx, &request, |s| {
+                        s.action(specs).map(|_| ())
+                    })
+                    .await
+                    .map(|s| s.value.action(specs))
+            };
+            let action = match reply {
                 Ok(Ok(action)) => action,
                 Ok(Err(problem)) => {
                     // The check above already passed this reply; kept honest regardless.
@@ -223,7 +264,10 @@ impl Worker {
                     return Attempted::Result(self.result(
                         attempt,
                         ExecutionStatus::Failed,
-                        format!("the executor's model call failed at step {step}: {e}"),
+                        format!(
+                            "the executor's model call failed at step {step}: {} ({e})",
+                            e.plain()
+                        ),
                         first_record,
                     ));
                 }
@@ -231,11 +275,46 @@ impl Worker {
             nudge = None;
             match action {
                 Action::CallTool { tool, input } => {
-                    let result = shared.toolbox.call(&self.ctx, tool, input).await;
-                    if self.ctx.cancel.is_cancelled() {
-                        return Attempted::Cancelled;
+                    let key = CallKey::of(tool, &input);
+                    if let Some((_, n)) = called.iter().find(|(k, _)| *k == key) {
+                        // Never run twice. A small model repeats a call when it does not
+                        // know how to finish; the result it keeps asking for is the answer
+                        // it has, so the attempt ends with that result, verbatim (asking
+                        // the model to restate it invites a misquote).
+                        let records = self.records_since(first_record);
+                        let (status, output) = repeated(&observed[*n - 1], *n);
+                        let (status, output) = honest_finish(status, &output, "", &records);
+                        return Attempted::Result(self.result(attempt, status, output, first_record));
                     }
-                    observed.push(Observed::of(&result));
+                    let seen = if let Some(earlier) = self.earlier_ok(&key) {
+                        // The same call succeeded in an earlier attempt: its result is
+                        // shown again rather than run again.
+                        earlier
+                    } else {
+                        let result = shared.toolbox.call(&self.ctx, tool, input).await;
+                        if self.ctx.cancel.is_cancelled() {
+                            return Attempted::Cancelled;
+                        }
+                        let seen = Observed::of(&result);
+                        if seen.status == ToolCallStatus::Ok {
+                            self.remember_ok(key.clone(), &seen);
+                        }
+                        seen
+                    };
+                    stalled = if seen.status == ToolCallStatus::Ok {
+                        0
+                    } else {
+                        stalled + 1
+                    };
+                    observed.push(seen);
+                    called.push((key, observed.len()));
+                    if stalled >= STALL_LIMIT {
+                        must_finish = true;
+                        nudge = Some(format!(
+                            "The last {STALL_LIMIT} calls failed or were refused. Finish now: \
+                             say what the results show and why the rest could not be done."
+                        ));
+                    }
                 }
                 Action::Finish {
                     status,
@@ -247,9 +326,9 @@ impl Worker {
                     let unbacked = status == FinishStatus::Completed
                         && !any_ok(&records)
                         && denial(&records).is_none();
-                    if unbacked && !nudged && step < max_steps {
+                    if unbacked && !nudged && !must_finish && step + 1 < max_steps {
                         nudged = true;
-                        nudge = Some(UNBACKED_NUDGE);
+                        nudge = Some(UNBACKED_NUDGE.to_string());
                         continue;
                     }
                     let (status, output) = honest_finish(status, &output, &summary, &records);
@@ -260,6 +339,77 @@ impl Worker {
         let records = self.records_since(first_record);
         let (status, output) = step_capped(max_steps, &records, &observed);
         Attempted::Result(self.result(attempt, status, output, first_record))
+    }
+
+    /// The result of an identical call that succeeded in an earlier attempt.
+    fn earlier_ok(&self, key: &CallKey) -> Option<Observed> {
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, o)| Observed {
+                text: format!("(the same call ran in an earlier attempt; its result:)\n{}", o.text),
+                ..o.clone()
+            })
+    }
+
+    fn remember_ok(&self, key: CallKey, seen: &Observed) {
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        if done.len() < MAX_REMEMBERED_CALLS {
+            done.push((key, seen.clone()));
+        }
+    }
+}
+
+/// A call with its input canonicalised: strings trimmed and their runs of whitespace
+/// folded, so `ls  /a` and `ls /a ` are the same call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallKey {
+    tool: String,
+    input: Value,
+}
+
+impl CallKey {
+    pub fn of(tool: &str, input: &Value) -> Self {
+        fn canon(v: &Value) -> Value {
+            match v {
+                Value::String(s) => {
+                    Value::String(s.split_whitespace().collect::<Vec<_>>().join(" "))
+                }
+                Value::Array(items) => Value::Array(items.iter().map(canon).collect()),
+                Value::Object(map) => Value::Object(
+                    map.iter()
+                        .filter(|(_, v)| !v.is_null())
+                        .map(|(k, v)| (k.clone(), canon(v)))
+                        .collect(),
+                ),
+                other => other.clone(),
+            }
+        }
+        Self {
+            tool: tool.to_string(),
+            input: canon(input),
+        }
+    }
+}
+
+/// The finish of an attempt whose model asked for call `[n]` again: its output when it
+/// succeeded, its failure otherwise.
+pub fn repeated(seen: &Observed, n: usize) -> (FinishStatus, String) {
+    if seen.status == ToolCallStatus::Ok {
+        (
+            FinishStatus::Completed,
+            first_chars(seen.text.trim(), MAX_CAPPED_OUTPUT_CHARS),
+        )
+    } else {
+        (
+            FinishStatus::Failed,
+            format!(
+                "call [{n}] ({} {}) did not succeed and the executor asked for it again: {}",
+                seen.tool,
+                first_chars(&seen.input, 200),
+                first_chars(seen.text.trim(), 600)
+            ),
+        )
     }
 }
 

@@ -22,7 +22,8 @@
 //!    - each C SOP: σ > 0 → SHOULD PREFER, σ ≤ 0 → MUST NOT — unless fresh M evidence in
 //!      the group contradicts it (opposite valence, still at ≥ half its strength): then
 //!      the evidence speaks for this task instead (seed 000 §7.3 "M > C");
-//!    - the T layer (the Four Laws) is always present, and the directive's
+//!    - the T layer (the Four Laws) is always recalled (the prompt carries them in every
+//!      role's system preamble, not in this block), and the directive's
 //!      `blocked_tools` / `blocked_targets` are MUST NOT.
 //!
 //! Memory entries are capped at `memory.max_constraints` (MUST NOT first, then CAUTION,
@@ -544,27 +545,23 @@ fn bullet_list(items: &[&RecalledConstraint], kind: ConstraintKind) -> Vec<Strin
         .collect()
 }
 
+/// The constraints for the plan request: MUST NOT, CAUTION and SHOULD PREFER items and
+/// any memory group that could not be read. Empty when there is nothing to say. The
+/// laws are recalled (and published with the recall) but not repeated here: every
+/// role's system prompt opens with them (`roles::preamble`).
 fn prompt_block(
     fixed: &[RecalledConstraint],
     memory: &[&RecalledConstraint],
     caution: &CautionGate,
     answers: &[(Group, Answer)],
 ) -> String {
-    let mut out = String::from("--- MEMORY CONSTRAINTS (code-derived) ---\n");
-    out.push_str(
-        "T layer, the Four Laws (always binding; a lower law never overrides a higher one):\n",
-    );
-    for c in fixed.iter().filter(|c| c.source == source::LAW) {
-        out.push_str(&format!("- {}\n", c.text));
-    }
+    let mut out = String::new();
     let blocks: Vec<&RecalledConstraint> =
         fixed.iter().filter(|c| c.source != source::LAW).collect();
     let mut must_not = bullet_list(&blocks, ConstraintKind::MustNot);
     must_not.extend(bullet_list(memory, ConstraintKind::MustNot));
-    out.push_str("MUST NOT:\n");
-    if must_not.is_empty() {
-        out.push_str("- (none)\n");
-    } else {
+    if !must_not.is_empty() {
+        out.push_str("MUST NOT:\n");
         out.push_str(&(must_not.join("\n") + "\n"));
     }
     let cautions = bullet_list(memory, ConstraintKind::Caution);
@@ -579,10 +576,8 @@ fn prompt_block(
         }
     }
     let prefer = bullet_list(memory, ConstraintKind::ShouldPrefer);
-    out.push_str("SHOULD PREFER:\n");
-    if prefer.is_empty() {
-        out.push_str("- (none)\n");
-    } else {
+    if !prefer.is_empty() {
+        out.push_str("SHOULD PREFER:\n");
         out.push_str(&(prefer.join("\n") + "\n"));
     }
     for (group, answer) in answers {
@@ -593,7 +588,6 @@ fn prompt_block(
             ));
         }
     }
-    out.push_str("--- END CONSTRAINTS ---");
     out
 }
 
@@ -731,8 +725,9 @@ mod tests {
             .filter(|c| c.source == source::LAW)
             .collect();
         assert_eq!(laws.len(), 4);
-        assert!(c.prompt_block.contains("Law 0 — Never deceive"));
-        assert!(c.prompt_block.contains("MUST NOT:\n- (none)"));
+        // The laws open every role's system prompt; the plan request does not repeat
+        // them, and with nothing else to say the block is empty.
+        assert_eq!(c.prompt_block, "");
         assert!(memory_constraints(&c).is_empty());
         assert_eq!(c.subtask_context, "");
     }

@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use self::calibration::{Answer, Calibration, CautionGate};
-use self::prompt::{GracefulDraft, PlanDraft, PlanSummary, ToolName};
+use self::prompt::{DraftCriterion, GracefulDraft, PlanDraft, PlanSummary, ToolName};
 use self::validator::PlanRules;
 use crate::bus::{Bus, BusHandle, Inbox};
 use crate::cancel::Cancellations;
@@ -47,6 +47,8 @@ use crate::contracts::{
 };
 use crate::ggs::graceful::{self, FailureFacts};
 use crate::llm::{CallCtx, Llm, LlmError, REASK_ECHO_CHARS, RoleLlm};
+use crate::roles::preamble::tool_preamble;
+use crate::tools::places;
 
 /// How long R2 waits for R5's answer to one memory query before planning without it.
 pub const MEMORY_TIMEOUT: Duration = Duration::from_secs(3);
@@ -328,16 +330,19 @@ impl Shared {
             self.bus.publish(Role::Memory, recall.clone());
         }
 
-        let today = prompt::today_line(self.clock.now(), &chrono::Local);
+        let preamble = tool_preamble(&self.home, &self.workspace, self.clock.now());
+        let task_words = format!("{}\n{}", spec.intent, spec.raw_input);
+        let places = places::places_in(&task_words, &self.home, &self.workspace);
+        let places = places::render(&places);
         let mut request = match directive {
-            None => prompt::plan_request(spec, &today, &cal.prompt_block, &self.workspace),
+            None => prompt::plan_request(spec, &preamble, places.as_deref(), &cal.prompt_block),
             Some(d) => prompt::replan_request(
                 spec,
                 d,
                 previous,
-                &today,
+                &preamble,
+                places.as_deref(),
                 &cal.prompt_block,
-                &self.workspace,
             ),
         };
         let distinct_from = match directive {
@@ -349,6 +354,7 @@ impl Shared {
             blocked_targets: &cal.must_not_targets,
             distinct_from,
             home: &self.home,
+            task: &task_words,
         };
         let ctx = CallCtx::for_task(spec.task_id.clone(), token.clone());
         let mut n_reasks = 0;
@@ -359,14 +365,25 @@ impl Shared {
                 .await
                 .map_err(|e| match e {
                     LlmError::Cancelled => RoundError::Cancelled,
-                    e => RoundError::Failed(format!("no usable plan from the model: {e}")),
+                    e => {
+                        tracing::warn!(task = %spec.task_id, error = %e, "no usable plan from the model");
+                        RoundError::Failed(format!("no plan could be made: {}", e.plain()))
+                    }
                 })?;
             let violations = validator::validate(&out.value, &rules);
             if violations.is_empty() {
                 break out.value;
             }
             if n_reasks >= self.plan_reasks {
-                let list: Vec<String> = violations.iter().map(ToString::to_string).collect();
+                // A task is not abandoned for the plan's form alone: what code can mend
+                // without changing what the plan does, it mends.
+                let repaired = validator::repair(&out.value, &spec.intent, &rules);
+                let left = validator::validate(&repaired, &rules);
+                if left.is_empty() {
+                    tracing::info!(task = %spec.task_id, ?violations, "plan mended by code after the re-asks");
+                    break repaired;
+                }
+                let list: Vec<String> = left.iter().map(ToString::to_string).collect();
                 return Err(RoundError::Failed(format!(
                     "the plan validator rejected the plan after {n_reasks} re-ask(s): {}",
                     list.join("; ")
@@ -398,12 +415,11 @@ impl Shared {
                 .map(str::to_string)
                 .collect(),
         };
-        let criteria = |texts: &[String]| -> Vec<Criterion> {
-            texts
+        let criteria = |drafts: &[DraftCriterion]| -> Vec<Criterion> {
+            drafts
                 .iter()
-                .map(|t| t.trim())
-                .filter(|t| !t.is_empty())
-                .map(Criterion::new)
+                .filter(|c| !c.criterion.trim().is_empty())
+                .map(DraftCriterion::to_criterion)
                 .collect()
         };
         let subtasks: Vec<SubTask> = draft

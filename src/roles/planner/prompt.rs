@@ -14,7 +14,6 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::path::Path;
 
 use chrono::{DateTime, TimeZone, Utc};
 use schemars::JsonSchema;
@@ -22,64 +21,98 @@ use serde::{Deserialize, Serialize};
 
 use super::validator::Violation;
 use crate::contracts::{
-    GracefulFailureRequest, MixedFailureClass, PlanDirective, ReplanDirective, TaskSpec, Urgency,
+    Criterion, CriterionMode, GracefulFailureRequest, MixedFailureClass, PlanDirective,
+    ReplanDirective, TaskSpec, Urgency,
 };
 use crate::llm::ChatRequest;
 
 pub use crate::tools::ToolName;
 
-/// When the plan should use a tool: the planner's own advice, beside the tools' names.
-fn when_to_use(tool: ToolName) -> &'static str {
-    match tool {
-        ToolName::Mdfind => {
-            "find the user's own files by name anywhere in their home folder (an index; \
-             fast). Always first for files outside the workspace."
+/// How a criterion can be judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DraftMode {
+    Verifiable,
+    Plausible,
+}
+
+impl From<DraftMode> for CriterionMode {
+    fn from(value: DraftMode) -> Self {
+        match value {
+            DraftMode::Verifiable => CriterionMode::Verifiable,
+            DraftMode::Plausible => CriterionMode::Plausible,
         }
-        ToolName::Glob => {
-            "list files whose name matches a pattern (like *.pdf) under one folder, \
-             recursively."
+    }
+}
+
+/// One success criterion as the model writes it: `{criterion, mode}`. A plain string is
+/// read too (a verifiable criterion): models that drop the object still say what to check.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct DraftCriterion {
+    /// What a correct result shows, concretely (a number, a name, a path, a file's state).
+    pub criterion: String,
+    /// verifiable: a tool result can show it; plausible: a judgement (a summary's quality).
+    pub mode: DraftMode,
+}
+
+impl<'de> Deserialize<'de> for DraftCriterion {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Text(String),
+            Object {
+                criterion: String,
+                #[serde(default)]
+                mode: Option<DraftMode>,
+            },
         }
-        ToolName::ReadFile => "read one text file.",
-        ToolName::WriteFile => {
-            "write a new file. Outputs go under the workspace unless the task names \
-             another place; overwriting an existing file asks the user first."
+        Ok(match Form::deserialize(deserializer)? {
+            Form::Text(criterion) => DraftCriterion::verifiable(criterion),
+            Form::Object { criterion, mode } => DraftCriterion {
+                criterion,
+                mode: mode.unwrap_or(DraftMode::Verifiable),
+            },
+        })
+    }
+}
+
+impl DraftCriterion {
+    pub fn verifiable(text: impl Into<String>) -> Self {
+        Self {
+            criterion: text.into(),
+            mode: DraftMode::Verifiable,
         }
-        ToolName::Applescript => "control macOS apps (Mail, Calendar, Reminders, Music, Finder).",
-        ToolName::Shortcuts => "run a named Apple Shortcut.",
-        ToolName::Shell => {
-            "bash for counting, sizes, dates, sorting and aggregation with standard \
-             commands (ls, wc, du, stat, sort, head, tail, awk, sed, grep, find, date). \
-             Deleting, moving or overwriting asks the user first."
-        }
-        ToolName::Search => "web search: titles, snippets and links of the top results.",
+    }
+
+    pub fn to_criterion(&self) -> Criterion {
+        Criterion::with_mode(self.criterion.trim(), self.mode.into())
     }
 }
 
 /// One sub-task as the model proposes it. No ids: the runtime mints them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DraftSubTask {
-    /// Everything the executor needs beyond the intent: exact paths, names, patterns,
-    /// formats and units. The executor sees nothing else (outputs of earlier sequence
-    /// groups are added for it).
+    /// Everything the executor needs: exact absolute paths, names, patterns, units.
     pub context: String,
     /// One action for one executor, in one sentence.
     pub intent: String,
-    /// Sub-tasks with the same number run in parallel; a larger number runs after the
-    /// smaller ones and receives their outputs. Start at 1.
+    /// Equal numbers run in parallel; a larger one runs later with the earlier outputs.
     pub sequence: i64,
-    /// Falsifiable assertions about what this sub-task's tool output shows.
-    pub success_criteria: Vec<String>,
-    /// Every tool this sub-task will use, from the executor's tool list.
+    /// What the tool output must show for this sub-task to be done.
+    pub success_criteria: Vec<DraftCriterion>,
+    /// The tools this sub-task uses.
     pub tools: Vec<ToolName>,
 }
 
 /// R2's plan (seed 003 "R2 Output Contract", without ids).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanDraft {
-    /// As few sub-tasks as the task allows; one when one executor can do it all.
+    /// As few as the task allows; usually one.
     pub subtasks: Vec<DraftSubTask>,
-    /// Assertions about the COMBINED output of all sub-tasks, as the user receives it.
-    pub task_criteria: Vec<String>,
+    /// With several sub-tasks: what the combined answer must contain. Empty with one.
+    #[serde(default)]
+    pub task_criteria: Vec<DraftCriterion>,
 }
 
 impl PlanDraft {
@@ -118,78 +151,91 @@ where
     )
 }
 
-/// The tool list for the prompt: the chain, without tools this platform lacks.
-fn tool_list() -> String {
-    ToolName::CHAIN
-        .into_iter()
-        .filter(|t| t.is_available())
-        .enumerate()
-        .map(|(i, t)| format!("{}. {} — {}", i + 1, t, when_to_use(t)))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+/// The worked example of the system prompt. It is about one folder of one made-up user,
+/// so a model that pastes it into another task is caught by the plan validator (a
+/// criterion naming that folder while the task does not).
+pub const EXAMPLE_FOLDER: &str = "/home/ana/Music";
 
-/// The criterion the system prompt shows as an example. Small models copy it verbatim
-/// into unrelated plans, so the validator refuses it as a criterion.
-pub const CRITERION_EXAMPLE: &str =
-    "the output lists at most 3 paths, each ending in .pdf, each with a size in bytes";
+/// The criterion of the worked example.
+pub const CRITERION_EXAMPLE: &str = "the output gives the total size of /home/ana/Music";
 
-/// R2's system prompt: the rules of a plan.
-pub fn plan_system(workspace: &Path) -> String {
+/// R2's system prompt: the shared preamble with the executor's tools
+/// (`roles::preamble::tool_preamble`), then the rules of a plan. Nothing in it depends
+/// on the task, so it is a stable prefix the model server keeps cached.
+pub fn plan_system(preamble: &str) -> String {
     format!(
-        "You are R2, the Planner of artoo, an assistant that runs tasks on the user's own \
-computer. You turn one task into the smallest plan of sub-tasks an executor can carry out \
-with tools, and you write the checks a validator applies to the executor's tool output.
-
-Tools of the executor (priority order: prefer the first that fits):
-{tools}
+        "{preamble}
+You are R2, the Planner. You turn the user's task into the fewest sub-tasks an executor can \
+carry out with the tools above, and you write what a correct result must show.
 
 Rules:
-- As few sub-tasks as possible; one when one executor can do it all.
-- Sub-tasks with the same sequence run in parallel. A larger sequence runs after the smaller \
-ones and receives their outputs; use it only when a sub-task needs an earlier one's output.
-- context holds everything the executor needs: exact paths, names, patterns, formats, units. \
-The executor sees nothing else.
-- tools lists only the tools this sub-task will use (usually one or two), from the list above.
-- Use only those tools and standard commands every system has. Never rely on third-party \
-programs (cloc, tokei, jq, rg, fd, bat, fzf, eza): they are usually not installed.
-- New files go under the workspace {workspace} unless the task names another place.
-- success_criteria are falsifiable assertions about what this sub-task's tool output shows: \
-name the expected content, count, format or path of THIS task (the shape of \"{example}\"). A \
-criterion that restates the intent or only says the work is done checks nothing.
-- task_criteria are assertions about the COMBINED output of all sub-tasks, as the user will \
-receive it.
-- Resolve relative dates (today, tomorrow, last week) against today's date given with the \
-task, in the user's time zone.
-- Deleting, overwriting, moving or sending anything asks the user first (Law 1): give such an \
-action its own sub-task.
-- MUST NOT items are binding and checked in code: a plan that uses a blocked tool or mentions a \
-blocked target anywhere is rejected. SHOULD PREFER items are advice from earlier tasks. \
-CAUTION tools ask the user before each use.
-- Never write ids; the runtime assigns them.",
-        tools = tool_list(),
-        workspace = workspace.display(),
-        example = CRITERION_EXAMPLE
+- One sub-task when one executor can do it all: the usual case. An executor runs several \
+commands, so listing and counting, finding and reading, reading and summarising are ONE \
+sub-task. Use several only for independent parts (equal sequences run in parallel) or for \
+an action the user must confirm (a larger sequence runs later and receives the earlier \
+outputs).
+- context: everything the executor needs, with the exact absolute paths from Places, names, \
+patterns and units. The executor sees nothing else.
+- success_criteria: what the tool output must show for THIS task, concretely: the number \
+counted, the file's name or size, the text found, that a file now exists at a path with the \
+right content. Never only \"the task is done\". mode: \"verifiable\" when a tool result can \
+show it, \"plausible\" when it is a judgement (the quality of a summary).
+- task_criteria: [] with one sub-task; with several, what the combined answer must contain.
+- Deleting, moving, renaming or overwriting asks the user first: give it its own sub-task.
+- Only standard commands every system has; never third-party programs (jq, rg, fd, tree).
+- Relative dates (today, last week) are relative to Today above.
+- MUST NOT items given with the task are enforced in code; SHOULD PREFER items are advice \
+from earlier tasks.
+
+Example. Task: how big is my Music folder? Places: - Music → {folder} (folder)
+{{\"subtasks\":[{{\"context\":\"Folder: {folder}\",\"intent\":\"Measure the total size of \
+{folder}\",\"sequence\":1,\"success_criteria\":[{{\"criterion\":\"{example}\",\"mode\":\
+\"verifiable\"}}],\"tools\":[\"shell\"]}}],\"task_criteria\":[]}}",
+        folder = EXAMPLE_FOLDER,
+        example = CRITERION_EXAMPLE,
     )
 }
 
-fn task_json(spec: &TaskSpec) -> String {
-    // The spec is plain data with string keys: serialisation cannot fail.
-    serde_json::to_string_pretty(spec).unwrap_or_else(|_| spec.intent.clone())
+/// The task part of a planning request: the intent, the user's own words when they
+/// differ, the places they name, and the memory constraints.
+fn task_block(spec: &TaskSpec, places: Option<&str>, constraints: &str) -> String {
+    let mut out = format!("Task: {}\n", spec.intent.trim());
+    let raw = spec.raw_input.trim();
+    if !raw.is_empty() && raw != spec.intent.trim() {
+        out.push_str(&format!("The user's words: {raw}\n"));
+    }
+    if let Some(scope) = spec.constraints.scope.as_deref().filter(|s| !s.trim().is_empty()) {
+        out.push_str(&format!("Scope: {}\n", scope.trim()));
+    }
+    if let Some(deadline) = spec.constraints.deadline.as_deref().filter(|s| !s.trim().is_empty())
+    {
+        out.push_str(&format!("Deadline: {}\n", deadline.trim()));
+    }
+    match places {
+        Some(p) => out.push_str(&format!("Places:\n{p}\n")),
+        None => out.push_str("Places: none named\n"),
+    }
+    if !constraints.trim().is_empty() {
+        out.push_str(constraints.trim_end());
+        out.push('\n');
+    }
+    out
 }
+
+/// A plan reply's generation cap: a few sub-tasks with short fields fit easily, and a
+/// small model that starts repeating itself is stopped before it holds the server.
+pub const PLAN_MAX_TOKENS: u32 = 700;
 
 /// The request for a task's first plan.
 pub fn plan_request(
     spec: &TaskSpec,
-    today: &str,
+    preamble: &str,
+    places: Option<&str>,
     constraints: &str,
-    workspace: &Path,
 ) -> ChatRequest {
-    let user = format!(
-        "{today}\n\nTask:\n{task}\n\n{constraints}",
-        task = task_json(spec)
-    );
-    ChatRequest::new(plan_system(workspace), user).temperature(0.0)
+    ChatRequest::new(plan_system(preamble), task_block(spec, places, constraints))
+        .temperature(0.0)
+        .max_tokens(PLAN_MAX_TOKENS)
 }
 
 /// What R2 remembers of the plan it dispatched last for a task.
@@ -285,12 +331,12 @@ pub fn replan_request(
     spec: &TaskSpec,
     directive: &PlanDirective,
     previous: Option<&PlanSummary>,
-    today: &str,
+    preamble: &str,
+    places: Option<&str>,
     constraints: &str,
-    workspace: &Path,
 ) -> ChatRequest {
     let mut user = format!(
-        "{today}\n\nREPLAN, round {round}. The previous plan did not meet the task's criteria. \
+        "REPLAN, round {round}. The previous plan did not meet the task's criteria. \
 The controller (GGS) directs: {semantics}\n{urgency}\nFailure class: {class}\n",
         round = directive.round,
         semantics = directive_semantics(directive.directive),
@@ -329,11 +375,11 @@ plan that uses or mentions them is rejected.\n",
             ));
         }
     }
-    user.push_str(&format!(
-        "\nTask:\n{task}\n\n{constraints}",
-        task = task_json(spec)
-    ));
-    ChatRequest::new(plan_system(workspace), user).temperature(0.0)
+    user.push('\n');
+    user.push_str(&task_block(spec, places, constraints));
+    ChatRequest::new(plan_system(preamble), user)
+        .temperature(0.0)
+        .max_tokens(PLAN_MAX_TOKENS)
 }
 
 /// The conversation extended with the rejected plan and the validator's findings.

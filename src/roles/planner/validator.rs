@@ -2,7 +2,7 @@
 //! Key Invariant "R2 plan cannot reuse a tool in `blocked_tools`"; the Go version left
 //! this to prompt text).
 //!
-//! A plan is rejected when it has no sub-task or no task criterion; when a sub-task has
+//! A plan is rejected when it has no sub-task; when a sub-task has
 //! no intent, no success criterion or no tool; when it uses a blocked tool, a tool this
 //! platform lacks, a blocked target or a third-party program (digest #86); when a
 //! criterion is the prompt's example copied verbatim (small models do); or, on
@@ -29,7 +29,10 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
 
-use super::prompt::{CRITERION_EXAMPLE, DraftSubTask, PlanDraft, ToolName};
+use super::prompt::{
+    CRITERION_EXAMPLE, DraftCriterion, DraftMode, DraftSubTask, EXAMPLE_FOLDER, PlanDraft,
+    ToolName,
+};
 
 /// Programs a plan must not rely on: usually not installed (digest #86).
 pub const THIRD_PARTY_CLIS: &[&str] = &[
@@ -47,13 +50,15 @@ pub struct PlanRules<'a> {
     pub distinct_from: Option<&'a BTreeSet<ToolName>>,
     /// For `~` expansion of targets.
     pub home: &'a Path,
+    /// The task's intent and the user's words: what a criterion may legitimately share
+    /// with the prompt's example.
+    pub task: &'a str,
 }
 
 /// One reason a plan is rejected. Sub-task numbers are 1-based, as the model reads them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Violation {
     NoSubtasks,
-    NoTaskCriteria,
     EmptyIntent {
         subtask: usize,
     },
@@ -86,15 +91,17 @@ pub enum Violation {
     CopiedExample {
         subtask: usize,
     },
+    /// A criterion that no tool output can confirm ("the task is done").
+    VagueCriterion {
+        subtask: usize,
+        criterion: String,
+    },
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Violation::NoSubtasks => f.write_str("the plan has no sub-task; give at least one"),
-            Violation::NoTaskCriteria => f.write_str(
-                "task_criteria is empty; give at least one assertion about the combined output",
-            ),
             Violation::EmptyIntent { subtask } => {
                 write!(f, "sub-task {subtask} has an empty intent")
             }
@@ -129,6 +136,14 @@ impl fmt::Display for Violation {
                 f,
                 "sub-task {subtask} copies the prompt's example criterion; write assertions about this sub-task's own output"
             ),
+            Violation::VagueCriterion { subtask: 0, criterion } => write!(
+                f,
+                "the task criterion \"{criterion}\" checks nothing a tool shows; say what the combined answer must contain"
+            ),
+            Violation::VagueCriterion { subtask, criterion } => write!(
+                f,
+                "sub-task {subtask}'s criterion \"{criterion}\" checks nothing a tool shows; say what its output must contain (a number, a name, a path, a file's state)"
+            ),
             Violation::RepeatedToolSet { tools } => {
                 let names: Vec<&str> = tools.iter().map(|t| t.as_str()).collect();
                 write!(
@@ -147,12 +162,10 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
     if draft.subtasks.is_empty() {
         out.push(Violation::NoSubtasks);
     }
-    if draft.task_criteria.iter().all(|c| c.trim().is_empty()) {
-        out.push(Violation::NoTaskCriteria);
-    }
-    if draft.task_criteria.iter().any(|c| is_example(c)) {
-        out.push(Violation::CopiedExample { subtask: 0 });
-    }
+    // No task criteria is fine: one sub-task's criteria are the task's, and R4b judges a
+    // plan of several on the task's intent (`effective_task_criteria`) — a re-ask would
+    // cost a whole plan's generation for nothing the merge does not already check.
+    check_criteria(0, &draft.task_criteria, rules, &mut out);
     for (idx, subtask) in draft.subtasks.iter().enumerate() {
         check_subtask(idx + 1, subtask, rules, &mut out);
     }
@@ -167,16 +180,30 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
     out
 }
 
+fn is_blank(c: &DraftCriterion) -> bool {
+    c.criterion.trim().is_empty()
+}
+
+fn check_criteria(n: usize, criteria: &[DraftCriterion], rules: &PlanRules<'_>, out: &mut Vec<Violation>) {
+    if criteria.iter().any(|c| is_example(&c.criterion, rules.task)) {
+        out.push(Violation::CopiedExample { subtask: n });
+    }
+    for c in criteria.iter().filter(|c| is_vague(&c.criterion)) {
+        out.push(Violation::VagueCriterion {
+            subtask: n,
+            criterion: c.criterion.trim().to_string(),
+        });
+    }
+}
+
 fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Vec<Violation>) {
     if s.intent.trim().is_empty() {
         out.push(Violation::EmptyIntent { subtask: n });
     }
-    if s.success_criteria.iter().all(|c| c.trim().is_empty()) {
+    if s.success_criteria.iter().all(is_blank) {
         out.push(Violation::NoCriteria { subtask: n });
     }
-    if s.success_criteria.iter().any(|c| is_example(c)) {
-        out.push(Violation::CopiedExample { subtask: n });
-    }
+    check_criteria(n, &s.success_criteria, rules, out);
     if s.tools.is_empty() {
         out.push(Violation::NoTools { subtask: n });
     }
@@ -229,11 +256,68 @@ fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Ve
     }
 }
 
-fn is_example(criterion: &str) -> bool {
-    criterion
-        .trim()
-        .trim_end_matches('.')
-        .eq_ignore_ascii_case(CRITERION_EXAMPLE)
+/// Whether a criterion comes from the prompt's worked example: the example verbatim, or
+/// naming the example's folder while the task does not.
+fn is_example(criterion: &str, task: &str) -> bool {
+    let c = criterion.trim().trim_end_matches('.').to_lowercase();
+    if c == CRITERION_EXAMPLE.to_lowercase() {
+        return true;
+    }
+    let folder = EXAMPLE_FOLDER.to_lowercase();
+    let user = folder.rsplit_once('/').map_or(folder.as_str(), |(u, _)| u);
+    c.contains(user) && !task.to_lowercase().contains(user)
+}
+
+/// Words a criterion can consist of and still say nothing a tool output shows ("the
+/// sub-task has been completed successfully", "the output is correct").
+const VAGUE_WORDS: &[&str] = &[
+    "the", "a", "an", "task", "subtask", "sub", "it", "this", "is", "was", "are", "be", "has",
+    "have", "been", "done", "complete", "completed", "finished", "finishes", "successful",
+    "successfully", "success", "succeeded", "succeeds", "executed", "runs", "ran", "run",
+    "correctly", "correct", "properly", "proper", "without", "any", "errors", "error", "works",
+    "working", "as", "expected", "user", "satisfied", "output", "result", "results", "ok",
+    "fine", "all", "steps", "step", "and", "valid", "accurate", "accurately", "performed",
+    "action", "request", "requested", "fulfilled", "achieved", "goal",
+];
+
+/// Whether a criterion checks nothing: every word of it is in [`VAGUE_WORDS`].
+pub fn is_vague(criterion: &str) -> bool {
+    let lower = criterion.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    !words.is_empty() && words.iter().all(|w| VAGUE_WORDS.contains(w))
+}
+
+/// A plan the model could not fix itself, mended by code where the fix cannot change
+/// what the plan does: criteria that copy the example or check nothing are dropped (a
+/// sub-task left without one gets a plausible criterion that its output answers its
+/// intent), an empty intent takes the task's, a sub-task without tools gets the shell,
+/// and tools this computer lacks are dropped. Violations of MUST NOT rules (blocked
+/// tools or targets, third-party programs, a repeated tool set) are never mended: the
+/// plan stays rejected.
+pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> PlanDraft {
+    let keep = |c: &DraftCriterion| !is_blank(c) && !is_vague(&c.criterion) && !is_example(&c.criterion, rules.task);
+    let mut out = draft.clone();
+    for s in &mut out.subtasks {
+        if s.intent.trim().is_empty() {
+            s.intent = task_intent.trim().to_string();
+        }
+        s.success_criteria.retain(keep);
+        if s.success_criteria.is_empty() {
+            s.success_criteria.push(DraftCriterion {
+                criterion: format!("the output answers: {}", s.intent.trim()),
+                mode: DraftMode::Plausible,
+            });
+        }
+        s.tools.retain(|t| t.is_available());
+        if s.tools.is_empty() {
+            s.tools.push(ToolName::Shell);
+        }
+    }
+    out.task_criteria.retain(keep);
+    out
 }
 
 /// Names that are not English words: any whole-word mention is a use of the tool.
@@ -394,7 +478,7 @@ mod tests {
             context: context.into(),
             intent: intent.into(),
             sequence: 1,
-            success_criteria: vec!["the output lists at least one path".into()],
+            success_criteria: vec![DraftCriterion::verifiable("the output lists at least one path")],
             tools: tools.to_vec(),
         }
     }
@@ -402,7 +486,7 @@ mod tests {
     fn plan(subtasks: Vec<DraftSubTask>) -> PlanDraft {
         PlanDraft {
             subtasks,
-            task_criteria: vec!["the answer names the largest file".into()],
+            task_criteria: vec![DraftCriterion::verifiable("the answer names the largest file")],
         }
     }
 
@@ -416,6 +500,7 @@ mod tests {
             blocked_targets: targets,
             distinct_from: None,
             home,
+            task: "find the largest file in ~/Downloads",
         }
     }
 
@@ -435,11 +520,11 @@ mod tests {
         let h = home();
         let empty = PlanDraft {
             subtasks: vec![],
-            task_criteria: vec![" ".into()],
+            task_criteria: vec![DraftCriterion::verifiable(" ")],
         };
         assert_eq!(
             validate(&empty, &rules(&[], &[], &h)),
-            vec![Violation::NoSubtasks, Violation::NoTaskCriteria]
+            vec![Violation::NoSubtasks]
         );
         let mut s = subtask(" ", "", &[]);
         s.success_criteria.clear();
@@ -644,15 +729,115 @@ mod tests {
             "glob *.md under ~/notes",
             &[ToolName::Glob],
         );
-        s.success_criteria = vec![format!("{}.", CRITERION_EXAMPLE.to_uppercase())];
-        let mut p = plan(vec![s]);
-        p.task_criteria = vec![CRITERION_EXAMPLE.into()];
+        s.success_criteria = vec![DraftCriterion::verifiable(format!(
+            "{}.",
+            CRITERION_EXAMPLE.to_uppercase()
+        ))];
+        let mut p = plan(vec![s.clone()]);
+        p.task_criteria = vec![DraftCriterion::verifiable(CRITERION_EXAMPLE)];
         assert_eq!(
             validate(&p, &rules(&[], &[], &h)),
             vec![
                 Violation::CopiedExample { subtask: 0 },
                 Violation::CopiedExample { subtask: 1 },
             ]
+        );
+        // Any criterion naming the example's made-up home is pasted, unless the task
+        // itself is about that place.
+        s.success_criteria = vec![DraftCriterion::verifiable(
+            "the output lists the .md files in /home/ana/notes",
+        )];
+        let pasted = plan(vec![s]);
+        assert_eq!(
+            validate(&pasted, &rules(&[], &[], &h)),
+            vec![Violation::CopiedExample { subtask: 1 }]
+        );
+        let mut r = rules(&[], &[], &h);
+        r.task = "how big is /home/ana/notes?";
+        assert_eq!(validate(&pasted, &r), vec![]);
+    }
+
+    #[test]
+    fn a_plan_needs_no_task_criteria() {
+        let h = home();
+        let one = PlanDraft {
+            subtasks: vec![subtask("Count the notes", "~/notes", &[ToolName::Shell])],
+            task_criteria: vec![],
+        };
+        assert_eq!(validate(&one, &rules(&[], &[], &h)), vec![]);
+        let two = PlanDraft {
+            subtasks: vec![
+                subtask("Count the notes", "~/notes", &[ToolName::Shell]),
+                subtask("Count the logs", "~/logs", &[ToolName::Shell]),
+            ],
+            task_criteria: vec![],
+        };
+        assert_eq!(
+            validate(&two, &rules(&[], &[], &h)),
+            vec![],
+            "R4b judges several sub-tasks on the intent"
+        );
+    }
+
+    #[test]
+    fn criteria_that_only_say_the_work_is_done_are_vague() {
+        for vague in [
+            "The task is completed successfully.",
+            "the output is correct",
+            "The sub-task has been executed without errors",
+            "The user is satisfied",
+        ] {
+            assert!(is_vague(vague), "{vague}");
+        }
+        for concrete in [
+            "the output gives the number of .txt files in /home/u/notes",
+            "summary.txt exists in the workspace",
+            "the answer is 20",
+            "the output names the largest file",
+        ] {
+            assert!(!is_vague(concrete), "{concrete}");
+        }
+        let h = home();
+        let mut s = subtask("Count the notes", "~/notes", &[ToolName::Shell]);
+        s.success_criteria = vec![DraftCriterion::verifiable("The task is done.")];
+        assert_eq!(
+            validate(&plan(vec![s]), &rules(&[], &[], &h)),
+            vec![Violation::VagueCriterion {
+                subtask: 1,
+                criterion: "The task is done.".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn code_mends_what_does_not_change_the_plan_and_never_a_must_not_rule() {
+        let h = home();
+        let mut s = subtask("", "~/notes", &[]);
+        s.success_criteria = vec![
+            DraftCriterion::verifiable(CRITERION_EXAMPLE),
+            DraftCriterion::verifiable("the task is completed"),
+        ];
+        let draft = PlanDraft {
+            subtasks: vec![s.clone(), subtask("Count the logs", "~/logs", &[ToolName::Shell])],
+            task_criteria: vec![],
+        };
+        let r = rules(&[], &[], &h);
+        assert!(!validate(&draft, &r).is_empty());
+        let mended = repair(&draft, "count my notes and logs", &r);
+        assert_eq!(validate(&mended, &r), vec![], "{mended:?}");
+        let first = &mended.subtasks[0];
+        assert_eq!(first.intent, "count my notes and logs");
+        assert_eq!(first.tools, vec![ToolName::Shell]);
+        assert_eq!(first.success_criteria.len(), 1);
+        assert_eq!(first.success_criteria[0].mode, DraftMode::Plausible);
+        assert!(first.success_criteria[0].criterion.contains("count my notes and logs"));
+
+        let blocked = vec!["shell".to_string()];
+        let rb = rules(&blocked, &[], &h);
+        let uses_blocked = plan(vec![subtask("Count", "run wc", &[ToolName::Shell])]);
+        assert!(
+            !validate(&repair(&uses_blocked, "count", &rb), &rb).is_empty(),
+            "a blocked tool stays a violation"
         );
     }
 
