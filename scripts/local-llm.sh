@@ -11,7 +11,7 @@
 #
 # Environment: LOCAL_LLM_DIR (default <repo>/.local-llm), LOCAL_LLM_PORT (8080),
 # LOCAL_LLM_MODEL (qwen2.5-coder-0.5b, or qwen2.5-coder-1.5b for the stronger variant),
-# LOCAL_LLM_THREADS (2), LOCAL_LLM_CTX (4096).
+# LOCAL_LLM_THREADS (2), LOCAL_LLM_CTX (16384).
 #
 # Do not start the server while compiling: both compete for the same cores and a short
 # JSON call goes from ≈0.7 s to 8–20 s.
@@ -22,7 +22,7 @@ DIR="${LOCAL_LLM_DIR:-$REPO/.local-llm}"
 PORT="${LOCAL_LLM_PORT:-8080}"
 MODEL="${LOCAL_LLM_MODEL:-qwen2.5-coder-0.5b}"
 THREADS="${LOCAL_LLM_THREADS:-2}"
-CTX="${LOCAL_LLM_CTX:-4096}"
+CTX="${LOCAL_LLM_CTX:-16384}"
 
 LLAMA_CPP_PYTHON_VERSION="0.3.36"
 CMAKE_VERSION="3.31.6"

@@ -67,7 +67,9 @@ impl Cancellations {
             return t;
         }
         if st.finished.contains(task) {
-            return self.root.child_token();
+            let t = CancellationToken::new();
+            t.cancel();
+            return t;
         }
         st.live
             .entry(task.clone())
@@ -88,11 +90,16 @@ impl Cancellations {
         self.root.is_cancelled() || self.lock().cancelled.contains(task)
     }
 
-    /// Drops the token of a task that ended normally. Work still holding it is not
-    /// cancelled; a token asked for afterwards is live but no longer registered.
+    /// Ends a task that got its result: its token is cancelled, so work left over (a
+    /// parallel sub-task of an abandoned plan, a model call in flight) stops instead of
+    /// holding the model server or asking the user about a task that is over. A token
+    /// asked for afterwards is cancelled too: nothing starts for an ended task. Unlike
+    /// [`Self::cancel`], the task does not count as cancelled by the user.
     pub fn finish(&self, task: &TaskId) {
         let mut st = self.lock();
-        st.live.remove(task);
+        if let Some(t) = st.live.remove(task) {
+            t.cancel();
+        }
         if !st.cancelled.contains(task) {
             st.finished.insert(task.clone(), drop);
         }
@@ -130,21 +137,22 @@ mod tests {
     }
 
     #[test]
-    fn finished_tasks_release_their_tokens_and_stragglers_do_not_register_them_again() {
+    fn finished_tasks_stop_their_leftover_work_and_stragglers_do_not_register_them_again() {
         let root = CancellationToken::new();
         let c = Cancellations::new(root.clone());
         let running = TaskId::mint();
-        let _ = c.token(&running);
+        let live = c.token(&running);
         for _ in 0..1000 {
             let task = TaskId::mint();
             let t = c.token(&task);
             c.finish(&task);
-            assert!(!t.is_cancelled(), "finishing is not cancelling");
+            assert!(t.is_cancelled(), "work still holding the token stops");
             let late = c.token(&task);
-            assert!(!late.is_cancelled());
-            assert!(!c.is_cancelled(&task));
+            assert!(late.is_cancelled(), "nothing starts for an ended task");
+            assert!(!c.is_cancelled(&task), "ended is not cancelled by the user");
         }
         assert_eq!(c.live_tasks(), 1, "only the running task keeps a token");
+        assert!(!live.is_cancelled(), "other tasks are untouched");
         let late = c.token(&TaskId::mint());
         root.cancel();
         assert!(late.is_cancelled(), "shutdown still reaches every token");

@@ -175,9 +175,13 @@ pub struct Budgets {
     pub max_retries: u32,
     /// Medium-loop replans per task (seed: maxReplans = 3).
     pub max_replans: u32,
-    /// Wall-clock budget per task (seed: 300 000 ms).
+    /// Wall-clock budget of a whole task, from submit to its result. The seed's
+    /// 300 000 ms fits a hosted model; 120 000 ms is chosen for a small local model on two
+    /// cores, where a task that has not ended in two minutes is looping, not converging
+    /// (docs/real-model.md), and the user gets the graceful result instead of a wait.
     pub time_budget_ms: u64,
-    /// Model turns per executor attempt.
+    /// Model turns per executor attempt: one sub-task needs one to three calls and a
+    /// finish; more turns are a loop the executor cuts short anyway.
     pub executor_max_steps: u32,
     /// Re-asks when a plan fails the plan validator.
     pub plan_reasks: u32,
@@ -190,8 +194,8 @@ impl Default for Budgets {
         Self {
             max_retries: 2,
             max_replans: 3,
-            time_budget_ms: 300_000,
-            executor_max_steps: 10,
+            time_budget_ms: 120_000,
+            executor_max_steps: 6,
             plan_reasks: 1,
             clarification_rounds: 2,
         }

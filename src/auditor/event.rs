@@ -291,6 +291,7 @@ pub fn describe(message: &Message) -> (String, Option<MacroState>) {
     let mut state = None;
     let text = match message {
         Message::TaskSubmitted(m) => m.raw_input.clone(),
+        Message::TaskBudget(m) => format!("time budget {} s", m.time_budget_ms / 1000),
         Message::ClarificationRequest(m) => format!("round {}: {}", m.round, m.question),
         Message::ClarificationAnswer(m) if m.answer.trim().is_empty() => {
             "(proceed as understood)".into()

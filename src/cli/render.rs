@@ -181,6 +181,7 @@ pub fn succeeded(directive: TerminalDirective) -> bool {
 pub fn describe(message: &Message, ggs: &GgsParams) -> (String, Vec<String>) {
     let mut more = Vec::new();
     let detail = match message {
+        Message::TaskBudget(m) => format!("time budget {} s", m.time_budget_ms / 1000),
         Message::TaskSubmitted(m) => {
             let mut s = clip(&m.raw_input, DETAIL_CHARS);
             if !m.session_history.is_empty() {

@@ -78,6 +78,19 @@ pub struct ConfirmationDecision {
     pub source: DecisionSource,
 }
 
+/// User → R7: a task was submitted with this time budget. The budget bounds the whole
+/// task, from submit to its `FinalResult`: GGS measures Ω's elapsed term from
+/// `submitted_at`, and when the budget runs out it delivers the graceful result at once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct TaskBudget {
+    pub task_id: TaskId,
+    /// The user's words, for the result if the task ends before anything else is known.
+    pub raw_input: String,
+    pub submitted_at: DateTime<Utc>,
+    pub time_budget_ms: u64,
+}
+
 /// User → all roles: the task was cancelled; nothing of it may start after this.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -41,7 +41,7 @@ macro_rules! has_task {
     };
 }
 
-has_task!(task_id: DispatchHalted, TaskSubmitted, TaskSpec, DispatchManifest, ReplanRequest, OutcomeSummary,
+has_task!(task_id: DispatchHalted, TaskSubmitted, TaskBudget, TaskSpec, DispatchManifest, ReplanRequest, OutcomeSummary,
     PlanDirective, FinalResult, GracefulFailureRequest, GracefulFailure, PlanningFailed,
     MemoryQuery, MemoryResponse, MemoryRecall, ConfirmationRequest, ConfirmationDecision,
     TaskCancelled, ClarificationRequest, ClarificationAnswer, ChatReply, ToolCallEvent);
@@ -122,6 +122,7 @@ macro_rules! messages {
 
 messages! {
     TaskSubmitted(TaskSubmitted),
+    TaskBudget(TaskBudget),
     ClarificationRequest(ClarificationRequest),
     ClarificationAnswer(ClarificationAnswer),
     ChatReply(ChatReply),
@@ -174,6 +175,7 @@ pub const ROUTES: &[Route] = {
     use Role::*;
     &[
         route(K::TaskSubmitted, User, Perceiver),
+        route(K::TaskBudget, User, Ggs),
         route(K::ClarificationRequest, Perceiver, User),
         route(K::ClarificationAnswer, User, Perceiver),
         route(K::ChatReply, Perceiver, User),

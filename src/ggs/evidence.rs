@@ -4,23 +4,24 @@
 //! `confirmation` fields are read — no prose is ever parsed (the Go version parsed the
 //! evidence strings, the format drifted, and its blocked_targets stayed empty).
 //!
-//! A call's target is a **failed input** of a round when the target is non-empty and
-//! 1. the call did not produce output — status `error`, `denied` (Law 1) or `refused` —
-//!    in any sub-task of the round, matched or not (a path that was missing stays a dead
-//!    end even if a later call of the sub-task recovered); or
-//! 2. the call ran, but in a `failed` sub-task whose failure was environmental (one of
-//!    its failed units is classed environmental or mixed): the environment did not hold
-//!    what the plan assumed at that input, so the same input will fail again.
+//! A **failed input** of a round is a concrete resource the environment did not hold:
+//! a call ended in an error whose message says a path does not exist, is not
+//! permitted, or a host did not answer, and the resource is the path (or URL) that
+//! message names. Only that resource is blocked for later rounds — never a glob pattern
+//! or a whole command line (the next plan needs the pattern, and a command fails for
+//! many reasons), never a call that code refused (refusals are not the environment),
+//! and never the subject of the task (a file the user asked about that is missing is
+//! the answer to report, not a target to avoid). A call the user denied under Law 1 is
+//! a failed input with its whole target: the denied effect is not asked for again.
 //!
 //! Targets of logically failing sub-tasks are not blocked: there the method is at fault,
 //! not the input, and `blocked_tools` carries the correction.
 //!
-//! **Invariant:** pure functions of the outcomes; every list is deduplicated and keeps
-//! first-seen order.
+//! **Invariant:** pure functions of the outcomes and the task's words; every list is
+//! deduplicated and keeps first-seen order.
 
 use std::collections::HashSet;
 
-use super::loss::{Assessment, UnitClass, UnitSource};
 use crate::contracts::{Decision, SubTaskOutcome, SubTaskStatus, ToolCallStatus};
 
 /// One failed input: the tool and the exact target (path, query or command) it failed on.
@@ -33,44 +34,84 @@ pub struct FailedInput {
 }
 
 /// The failed inputs of one round (see the module docs), deduplicated by target.
-/// `outcomes` must be in the order `assessment` was computed over.
-pub fn failed_inputs(outcomes: &[&SubTaskOutcome], assessment: &Assessment) -> Vec<FailedInput> {
+/// `subject` is the task's intent and words: resources it names are never blocked.
+pub fn failed_inputs(outcomes: &[&SubTaskOutcome], subject: &str) -> Vec<FailedInput> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for (idx, outcome) in outcomes.iter().enumerate() {
-        let env_failure = (outcome.status == SubTaskStatus::Failed)
-            .then(|| {
-                assessment.failed.iter().find(|u| {
-                    matches!(u.source, UnitSource::SubTaskCriterion(i) | UnitSource::SubTask(i) if i == idx)
-                        && matches!(u.class, UnitClass::Environmental | UnitClass::Mixed)
-                })
-            })
-            .flatten();
-        for call in &outcome.tool_calls {
-            let target = call.target.trim();
-            if target.is_empty() {
-                continue;
-            }
-            let why = match (call.status, env_failure) {
-                (ToolCallStatus::Ok, None) => continue,
-                (ToolCallStatus::Ok, Some(unit)) => format!("environmental: {}", unit.criterion),
-                (status, _) => match &call.error {
-                    Some(err) if !err.trim().is_empty() => {
-                        format!("{}: {err}", status_name(status))
-                    }
-                    _ => status_name(status).to_string(),
-                },
-            };
-            if seen.insert(target.to_string()) {
-                out.push(FailedInput {
-                    tool: call.tool.trim().to_string(),
-                    target: target.to_string(),
-                    why,
-                });
-            }
+    for call in outcomes.iter().flat_map(|o| o.tool_calls.iter()) {
+        let error = call.error.as_deref().unwrap_or_default();
+        let (target, why) = match call.status {
+            ToolCallStatus::Denied if !call.target.trim().is_empty() => (
+                call.target.trim().to_string(),
+                format!("denied: {}", error.trim()),
+            ),
+            ToolCallStatus::Error => match missing_resource(error) {
+                Some(resource) if !names(subject, &resource) => {
+                    (resource, format!("error: {}", error.trim()))
+                }
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if seen.insert(target.clone()) {
+            out.push(FailedInput {
+                tool: call.tool.trim().to_string(),
+                target,
+                why,
+            });
         }
     }
     out
+}
+
+/// Words of an error message that say the environment lacks a resource.
+const ENVIRONMENT_MARKERS: &[&str] = &[
+    "no such file",
+    "does not exist",
+    "not found",
+    "cannot access",
+    "permission denied",
+    "operation not permitted",
+    "not a directory",
+    "could not resolve",
+    "name or service not known",
+    "connection refused",
+    "network is unreachable",
+    "no route to host",
+];
+
+/// The path or URL an environmental error message names, if it says one is missing,
+/// forbidden or unreachable.
+pub fn missing_resource(error: &str) -> Option<String> {
+    let lower = error.to_lowercase();
+    if !ENVIRONMENT_MARKERS.iter().any(|m| lower.contains(m)) {
+        return None;
+    }
+    error
+        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '‘' | '’' | '(' | ')'))
+        .map(|t| t.trim_end_matches([':', ',', ';', '.']))
+        .find(|t| {
+            (t.starts_with('/') && t.len() > 1)
+                || t.starts_with("~/")
+                || t.starts_with("http://")
+                || t.starts_with("https://")
+        })
+        .map(str::to_string)
+}
+
+/// Whether the task's words name a resource: its path as written, or its last
+/// component (a file name) as a word.
+pub fn names(subject: &str, resource: &str) -> bool {
+    let subject = subject.to_lowercase();
+    let resource = resource.to_lowercase();
+    if subject.contains(&resource) {
+        return true;
+    }
+    let last = resource.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+    !last.is_empty()
+        && subject
+            .split(|c: char| c.is_whitespace() || matches!(c, '/' | '\'' | '"' | ',' | '?' | '!'))
+            .any(|w| w.trim_end_matches('.') == last)
 }
 
 /// Tools used by the round's failing sub-tasks; when no sub-task failed (R4b rejected the
@@ -124,11 +165,65 @@ impl Law1Tally {
     }
 }
 
-fn status_name(status: ToolCallStatus) -> &'static str {
-    match status {
-        ToolCallStatus::Ok => "ok",
-        ToolCallStatus::Error => "error",
-        ToolCallStatus::Denied => "denied",
-        ToolCallStatus::Refused => "refused",
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contracts::{SubTaskId, TaskId, ToolCallRecord};
+
+    fn call(tool: &str, target: &str, status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
+        ToolCallRecord {
+            tool: tool.into(),
+            input: serde_json::json!({}),
+            target: target.into(),
+            output_head: String::new(),
+            status,
+            error: error.map(Into::into),
+            duration_ms: 1,
+            confirmation: None,
+        }
+    }
+
+    fn outcome(calls: Vec<ToolCallRecord>) -> SubTaskOutcome {
+        SubTaskOutcome {
+            subtask_id: SubTaskId::mint(),
+            parent_task_id: TaskId::mint(),
+            status: SubTaskStatus::Failed,
+            output: serde_json::Value::Null,
+            failure_reason: None,
+            gap_trajectory: vec![],
+            criteria_verdicts: vec![],
+            tool_calls: calls,
+        }
+    }
+
+    #[test]
+    fn only_the_missing_path_an_error_names_is_blocked_not_the_pattern_or_command() {
+        let o = outcome(vec![
+            call("glob", "*.txt in /home/user", ToolCallStatus::Error,
+                 Some("the folder /home/user does not exist")),
+            call("shell", "find /home/user/notes -name '*.txt' | wc -l", ToolCallStatus::Error,
+                 Some("find: '/home/user/notes': No such file or directory")),
+            call("glob", "*.txt", ToolCallStatus::Refused, Some("Refused: this exact call already ran")),
+            call("shell", "wc -l x", ToolCallStatus::Error, Some("exit status 2: syntax error")),
+        ]);
+        let got = failed_inputs(&[&o], "count the .txt files in my notes folder");
+        let targets: Vec<&str> = got.iter().map(|f| f.target.as_str()).collect();
+        assert_eq!(targets, ["/home/user", "/home/user/notes"]);
+    }
+
+    #[test]
+    fn the_subject_of_the_task_is_never_blocked() {
+        let o = outcome(vec![call("read_file", "/h/notes/friday.txt", ToolCallStatus::Error,
+            Some("no such file: /h/notes/friday.txt"))]);
+        assert!(failed_inputs(&[&o], "read ~/notes/friday.txt and tell me what it says").is_empty());
+        assert_eq!(failed_inputs(&[&o], "read my monday notes").len(), 1);
+    }
+
+    #[test]
+    fn a_denied_call_keeps_its_whole_target() {
+        let o = outcome(vec![call("shell", "rm /h/a.txt", ToolCallStatus::Denied,
+            Some("[LAW1] The user denied it"))]);
+        let got = failed_inputs(&[&o], "delete a.txt");
+        assert_eq!(got[0].target, "rm /h/a.txt");
     }
 }

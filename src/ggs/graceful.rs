@@ -44,9 +44,35 @@ pub fn accomplished(matched: &[MatchedOutput]) -> String {
     text
 }
 
+/// Phrases of `LlmError::plain` that say the model itself failed (slow, unreachable,
+/// unusable answers): then the next move is about the model, not the request.
+const MODEL_TROUBLE: &[&str] = &[
+    "the model was too slow",
+    "the model server could not be reached",
+    "the model service",
+    "the model did not answer in the required form",
+    "the model's answer ran on too long",
+    "no model is set up",
+];
+
+/// Whether a failure text says the model failed rather than the task.
+pub fn is_model_trouble(text: &str) -> bool {
+    MODEL_TROUBLE.iter().any(|p| text.contains(p))
+}
+
 /// Two or three concrete next moves, most specific first.
 pub fn next_moves(facts: &FailureFacts<'_>) -> Vec<String> {
     let mut moves = Vec::new();
+    let model_trouble = is_model_trouble(facts.failed_criterion);
+    if model_trouble {
+        moves.push(
+            "The model could not do its part, so nothing was decided about your files: check \
+             that the model server is running and not busy (a compile or another program on \
+             the same cores slows a local model down), or pick a faster model in Settings, \
+             then ask again."
+                .to_string(),
+        );
+    }
     if facts.law1.denied > 0 {
         moves.push(format!(
             "{} action(s) needing your confirmation were denied; ask again and approve them if you want them carried out.",
@@ -59,7 +85,7 @@ pub fn next_moves(facts: &FailureFacts<'_>) -> Vec<String> {
             first.target, first.tool, first.why
         ));
     }
-    if !facts.failed_criterion.trim().is_empty() {
+    if !facts.failed_criterion.trim().is_empty() && !model_trouble {
         moves.push(format!(
             "Tell me how to satisfy \"{}\", or relax that requirement, and ask again.",
             facts.failed_criterion.trim()
@@ -67,7 +93,8 @@ pub fn next_moves(facts: &FailureFacts<'_>) -> Vec<String> {
     }
     if facts.out_of_time {
         moves.push(format!(
-            "Split the request into smaller steps: this attempt used {:.0} s over {} replan(s).",
+            "The time budget ran out after {:.0} s and {} replan(s): split the request into \
+             smaller steps, or raise budgets.time_budget_ms in settings.toml.",
             facts.elapsed_ms as f64 / 1000.0,
             facts.replans
         ));
@@ -148,5 +175,16 @@ mod tests {
 
         let generic = next_moves(&FailureFacts::default());
         assert!(generic.len() >= MIN_NEXT_MOVES);
+    }
+
+    #[test]
+    fn a_model_failure_gets_a_move_about_the_model_not_about_the_criterion() {
+        let facts = FailureFacts {
+            failed_criterion: "no valid plan: no plan could be made: the model was too slow: it did not answer within 120 seconds",
+            ..Default::default()
+        };
+        let moves = next_moves(&facts);
+        assert!(moves[0].contains("model server is running"), "{moves:?}");
+        assert!(!moves.iter().any(|m| m.contains("Tell me how to satisfy")), "{moves:?}");
     }
 }

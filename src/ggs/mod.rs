@@ -19,6 +19,7 @@
 pub mod decide;
 pub mod evidence;
 pub mod graceful;
+pub mod grounding;
 pub mod loss;
 pub mod role;
 pub mod state;

@@ -13,8 +13,11 @@
 //! **Invariant:** exactly one `FinalResult` per task that reaches a terminal state, and
 //! none for a cancelled task; a task that ended ignores later traffic.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -23,7 +26,7 @@ use super::state::{Finish, Observation, PendingAbandon, Settings, Step, TaskStat
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::clock::SharedClock;
 use crate::config::Config;
-use crate::contracts::{MegramWrite, Message, Role, TaskId};
+use crate::contracts::{MegramWrite, Message, Role, TaskBudget, TaskId};
 use crate::recent::Recent;
 
 /// How long GGS waits for R2's graceful-failure reply before using its own.
@@ -66,18 +69,41 @@ impl Ggs {
         let tracker = TaskTracker::new();
         let mut tasks: HashMap<TaskId, TaskState> = HashMap::new();
         let mut ended = Ended::default();
-        while let Some(env) = self.inbox.recv().await {
+        let mut deadlines = Deadlines::default();
+        loop {
+            let next = deadlines.next();
+            let env = tokio::select! {
+                env = self.inbox.recv() => match env {
+                    Some(env) => env,
+                    None => break,
+                },
+                () = sleep_until(next), if next.is_some() => {
+                    for (task_id, budget) in deadlines.due(Instant::now()) {
+                        self.out_of_budget(&task_id, &budget, &mut tasks, &mut ended);
+                    }
+                    continue;
+                }
+            };
             let Some(task_id) = env.task_id.clone() else {
                 continue;
             };
             if let Message::TaskCancelled(_) = env.message {
                 tasks.remove(&task_id);
+                deadlines.remove(&task_id);
                 ended.cancel(task_id);
                 continue;
             }
             if ended.contains(&task_id) {
                 tracing::debug!(task = %task_id, kind = env.message.kind().name(),
                     "GGS ignores traffic of an ended task");
+                continue;
+            }
+            if let Message::TaskBudget(b) = &env.message {
+                if env.from == Role::User {
+                    let now = self.clock.now();
+                    state_for(&mut tasks, &task_id, "", now).set_submitted(b.submitted_at, &b.raw_input);
+                    deadlines.add(b, Instant::now());
+                }
                 continue;
             }
             let Some(step) = self.step(&env, &mut tasks) else {
@@ -90,25 +116,63 @@ impl Ggs {
                 }
                 Step::Finish(finish) => {
                     tasks.remove(&task_id);
+                    deadlines.remove(&task_id);
                     ended.end(task_id, None);
                     self.deliver(finish);
                 }
                 Step::Abandon(pending) => {
                     tasks.remove(&task_id);
-                    let token = CancellationToken::new();
-                    ended.end(task_id, Some(token.clone()));
+                    let tokens = Finishing::default();
+                    // The graceful part may still take a model call: the task's deadline
+                    // stays armed and hurries it (see `out_of_budget`).
+                    ended.end(task_id, Some(tokens.clone()));
                     tracker.spawn(complete_abandon(
                         self.bus.clone(),
                         self.clock.clone(),
                         self.graceful_timeout,
                         pending,
-                        token,
+                        tokens,
                     ));
                 }
             }
         }
         tracker.close();
         tracker.wait().await;
+    }
+
+    /// A task's budget ran out. Still running: abandon now with the code-built graceful
+    /// result (no model call: the budget is spent). Being abandoned: the graceful part
+    /// stops waiting for R2 and goes out code-built. Ended: nothing.
+    fn out_of_budget(
+        &self,
+        task_id: &TaskId,
+        budget: &TaskBudget,
+        tasks: &mut HashMap<TaskId, TaskState>,
+        ended: &mut Ended,
+    ) {
+        if let Some(finishing) = ended.finishing.get(task_id) {
+            finishing.hurry.cancel();
+            return;
+        }
+        if ended.contains(task_id) {
+            return;
+        }
+        let now = self.clock.now();
+        let mut state = tasks
+            .remove(task_id)
+            .unwrap_or_else(|| TaskState::new(task_id.clone(), "", now));
+        if state.intent().is_empty() {
+            state = {
+                let mut fresh = TaskState::new(task_id.clone(), &budget.raw_input, now);
+                fresh.set_submitted(budget.submitted_at, &budget.raw_input);
+                fresh
+            };
+        }
+        tracing::info!(task = %task_id, budget_ms = budget.time_budget_ms,
+            "the task's time budget ran out; abandoning");
+        let pending = state.budget_exhausted(budget.time_budget_ms, &self.settings, now);
+        ended.end(task_id.clone(), None);
+        self.deliver(pending.complete(None, now));
     }
 
     fn step(&self, env: &Envelope, tasks: &mut HashMap<TaskId, TaskState>) -> Option<Step> {
@@ -196,11 +260,17 @@ async fn complete_abandon(
     clock: SharedClock,
     timeout: Duration,
     pending: PendingAbandon,
-    cancelled: CancellationToken,
+    tokens: Finishing,
 ) {
+    let Finishing { cancel: cancelled, hurry } = tokens;
     let reply = bus.request(Role::Planner, pending.request.clone());
     let reply = tokio::select! {
         () = cancelled.cancelled() => return,
+        () = hurry.cancelled() => {
+            tracing::info!(task = %pending.task_id(),
+                "the time budget ran out during the graceful failure; using the code-built one");
+            None
+        }
         waited = tokio::time::timeout(timeout, reply) => match waited {
             Ok(Ok(env)) => match &env.message {
                 Message::GracefulFailure(g) => Some(g.clone()),
@@ -227,11 +297,74 @@ async fn complete_abandon(
     deliver(&bus, pending.complete(reply.as_ref(), clock.now()));
 }
 
-/// Tasks that ended (terminal or cancelled), bounded, with the cancellation token of an
-/// abandon still being completed.
+/// The tokens of an abandon still being completed: `cancel` drops it (the user
+/// cancelled), `hurry` makes it deliver the code-built graceful failure now (the budget
+/// ran out).
+#[derive(Clone, Default)]
+struct Finishing {
+    cancel: CancellationToken,
+    hurry: CancellationToken,
+}
+
+/// The armed time budgets, soonest first.
+#[derive(Default)]
+struct Deadlines {
+    heap: BinaryHeap<Reverse<(Instant, TaskId)>>,
+    budgets: HashMap<TaskId, TaskBudget>,
+}
+
+impl Deadlines {
+    fn add(&mut self, budget: &TaskBudget, now: Instant) {
+        let at = now + Duration::from_millis(budget.time_budget_ms);
+        self.heap.push(Reverse((at, budget.task_id.clone())));
+        self.budgets.insert(budget.task_id.clone(), budget.clone());
+    }
+
+    fn remove(&mut self, task_id: &TaskId) {
+        // The heap entry is dropped lazily when it comes up.
+        self.budgets.remove(task_id);
+    }
+
+    /// The soonest deadline still armed.
+    fn next(&mut self) -> Option<Instant> {
+        while let Some(Reverse((at, task))) = self.heap.peek() {
+            if self.budgets.contains_key(task) {
+                return Some(*at);
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
+    /// The budgets due at `now`, disarmed.
+    fn due(&mut self, now: Instant) -> Vec<(TaskId, TaskBudget)> {
+        let mut out = Vec::new();
+        while let Some(Reverse((at, _))) = self.heap.peek() {
+            if *at > now {
+                break;
+            }
+            if let Some(Reverse((_, task))) = self.heap.pop()
+                && let Some(budget) = self.budgets.remove(&task)
+            {
+                out.push((task, budget));
+            }
+        }
+        out
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Tasks that ended (terminal or cancelled), bounded, with the tokens of an abandon
+/// still being completed.
 struct Ended {
     ids: Recent<TaskId>,
-    finishing: HashMap<TaskId, CancellationToken>,
+    finishing: HashMap<TaskId, Finishing>,
 }
 
 impl Default for Ended {
@@ -248,7 +381,7 @@ impl Ended {
         self.ids.contains(task_id)
     }
 
-    fn end(&mut self, task_id: TaskId, finishing: Option<CancellationToken>) {
+    fn end(&mut self, task_id: TaskId, finishing: Option<Finishing>) {
         if let Some(token) = finishing {
             self.finishing.insert(task_id.clone(), token);
         }
@@ -258,8 +391,8 @@ impl Ended {
     }
 
     fn cancel(&mut self, task_id: TaskId) {
-        if let Some(token) = self.finishing.remove(&task_id) {
-            token.cancel();
+        if let Some(tokens) = self.finishing.remove(&task_id) {
+            tokens.cancel.cancel();
         }
         self.end(task_id, None);
     }

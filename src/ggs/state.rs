@@ -16,6 +16,7 @@ use chrono::{DateTime, Utc};
 
 use super::decide::{self, Decision, Inputs, Reason};
 use super::evidence::{self, FailedInput, Law1Tally};
+use super::grounding;
 use super::graceful::{self, FailureFacts, MIN_NEXT_MOVES};
 use super::loss::{self, Assessment};
 use super::writes;
@@ -86,11 +87,21 @@ pub struct TaskState {
     matched: Vec<MatchedOutput>,
     last_elapsed_ms: u64,
     last_seen: DateTime<Utc>,
+    /// When the user submitted the task (from its `TaskBudget`): Ω's elapsed term runs
+    /// from here, not from the first plan.
+    submitted_at: Option<DateTime<Utc>>,
+    /// The user's words, from the task's budget announcement.
+    raw_input: String,
+    /// The last round's D and P, for a budget abandon between rounds.
+    last_dp: Option<(f64, f64)>,
 }
 
 impl TaskState {
     pub fn new(task_id: TaskId, intent: &str, now: DateTime<Utc>) -> Self {
         Self {
+            submitted_at: None,
+            raw_input: String::new(),
+            last_dp: None,
             task_id,
             intent: intent.trim().to_string(),
             l_prev: None,
@@ -135,6 +146,99 @@ impl TaskState {
         self.blocked.iter().map(|b| b.target.clone()).collect()
     }
 
+    /// Ω's clock starts at the submit; the user's words are evidence for the answer.
+    pub fn set_submitted(&mut self, at: DateTime<Utc>, raw_input: &str) {
+        self.submitted_at = Some(at);
+        self.raw_input = raw_input.trim().to_string();
+    }
+
+    /// The summary, with the answer's numbers, paths and file names that no tool output
+    /// (nor the user's words) shows named as not verified (Law 0).
+    fn grounded(
+        &self,
+        summary: String,
+        output: &serde_json::Value,
+        outcomes: &[&SubTaskOutcome],
+    ) -> String {
+        let output_text = match output {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        let answer = format!("{summary}\n{output_text}");
+        let inputs: Vec<String> = outcomes
+            .iter()
+            .flat_map(|o| o.tool_calls.iter())
+            .filter(|c| c.status == ToolCallStatus::Ok)
+            .flat_map(|c| [c.output_head.clone(), c.target.clone(), c.input.to_string()])
+            .collect();
+        let mut evidence: Vec<&str> = inputs.iter().map(String::as_str).collect();
+        evidence.push(&self.intent);
+        evidence.push(&self.raw_input);
+        let missing = grounding::unverified(&answer, &evidence);
+        if missing.is_empty() {
+            summary
+        } else {
+            format!(
+                "{summary} (Not verified against the tools' output: {}.)",
+                missing.join(", ")
+            )
+        }
+    }
+
+    /// Milliseconds since the submit, when known.
+    fn since_submit_ms(&self, now: DateTime<Utc>) -> Option<u64> {
+        self.submitted_at
+            .map(|at| u64::try_from((now - at).num_milliseconds()).unwrap_or(0))
+    }
+
+    /// The task's time budget ran out before it ended: abandon now, with what was
+    /// matched so far. D and P are the last round's (no round yet: D = 1, and P = 0, since
+    /// nothing shows a logical failure — the cause is the budget, and the memory written
+    /// must not say otherwise); Ω counts the whole budget as spent.
+    pub fn budget_exhausted(
+        &mut self,
+        budget_ms: u64,
+        settings: &Settings,
+        now: DateTime<Utc>,
+    ) -> PendingAbandon {
+        let params = &settings.params;
+        let elapsed_ms = self
+            .since_submit_ms(now)
+            .unwrap_or(0)
+            .max(self.last_elapsed_ms)
+            .max(budget_ms);
+        let (d, p) = self.last_dp.unwrap_or((1.0, 0.0));
+        let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
+        let loss = loss::total_loss(d, p, omega, params);
+        let grad_l = loss::gradient(loss.l, self.l_prev);
+        self.l_prev = Some(loss.l);
+        self.last_elapsed_ms = elapsed_ms;
+        self.last_seen = now;
+        let seconds = budget_ms as f64 / 1000.0;
+        let rationale = format!(
+            "The task's time budget ({seconds:.0} s from submit) ran out before it ended; \
+             abandoning at once with what was done, D={:.3}, P={:.3}, Ω={:.3} after {} \
+             replan(s). [L={:.3}, ∇L={grad_l:+.3}]",
+            loss.d, loss.p, loss.omega, self.replans, loss.l
+        );
+        let summary_reason = format!("the time budget of {seconds:.0} s ran out");
+        // The next moves are about time (out_of_time), not about this as a criterion.
+        let criterion = String::new();
+        let mut pending = self.pending_abandon(AbandonParts {
+            loss,
+            grad_l,
+            rationale,
+            summary_reason,
+            failures: vec![summary_reason_line(seconds)],
+            failed_criterion: criterion,
+            params,
+            budgets: &settings.budgets,
+        });
+        pending.out_of_time = true;
+        pending
+    }
+
     fn adopt_intent(&mut self, intent: &str) {
         if self.intent.is_empty() && !intent.trim().is_empty() {
             self.intent = intent.trim().to_string();
@@ -174,7 +278,10 @@ impl TaskState {
 
         let assessment = loss::assess(outcomes.iter().copied(), verdicts, rejection);
         // R4b's clock only moves forward; a missing elapsed_ms (0) keeps the last one.
-        let elapsed_ms = elapsed_ms.max(self.last_elapsed_ms);
+        // The task's own clock (from the submit) is the longer one when known.
+        let elapsed_ms = elapsed_ms
+            .max(self.last_elapsed_ms)
+            .max(self.since_submit_ms(now).unwrap_or(0));
         let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
         let loss = loss::total_loss(assessment.d, assessment.p, omega, params);
         let grad_l = loss::gradient(loss.l, self.l_prev);
@@ -197,11 +304,12 @@ impl TaskState {
             l = loss.l, grad_l, state = decision.state.as_str(), "GGS decision");
 
         self.l_prev = Some(loss.l);
+        self.last_dp = Some((loss.d, loss.p));
         self.worsening_streak = worsening_streak;
         self.last_elapsed_ms = elapsed_ms;
         self.last_seen = now;
         self.law1.add(Law1Tally::of(outcomes.iter().copied()));
-        let round_inputs = evidence::failed_inputs(&outcomes, &assessment);
+        let round_inputs = evidence::failed_inputs(&outcomes, &self.intent);
         for input in &round_inputs {
             if !self.blocked.iter().any(|b| b.target == input.target) {
                 self.blocked.push(input.clone());
@@ -218,6 +326,7 @@ impl TaskState {
             rationale,
             round_inputs,
             worsening_streak,
+            gap: rejection,
         };
         match decision.state {
             MacroState::Refine
@@ -243,7 +352,10 @@ impl TaskState {
         self.adopt_intent(&failure.intent);
         let params = &settings.params;
         let since_ms = u64::try_from((now - self.last_seen).num_milliseconds()).unwrap_or(0);
-        let elapsed_ms = self.last_elapsed_ms.saturating_add(since_ms);
+        let elapsed_ms = self
+            .last_elapsed_ms
+            .saturating_add(since_ms)
+            .max(self.since_submit_ms(now).unwrap_or(0));
         let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
         let loss = loss::total_loss(1.0, 1.0, omega, params);
         let grad_l = loss::gradient(loss.l, self.l_prev);
@@ -382,6 +494,7 @@ impl TaskState {
                 (summary, output)
             }
         };
+        let summary = self.grounded(summary, &output, round.outcomes);
         let summary = self.with_law1(summary);
         let directive = if accept {
             TerminalDirective::Accept
@@ -430,10 +543,18 @@ impl TaskState {
                 "all {} replans were used and the result is still short (D={:.3} > δ={})",
                 settings.budgets.max_replans, loss.d, params.delta
             ),
-            Reason::SensorAbandon => format!(
-                "the meta-validator's plan budget ran out with the result still short (D={:.3} > δ={})",
-                loss.d, params.delta
-            ),
+            Reason::SensorAbandon => match round.gap.map(str::trim).filter(|g| !g.is_empty()) {
+                Some(gap) => format!(
+                    "the meta-validator advised stopping (D={:.3} > δ={}): {}",
+                    loss.d,
+                    params.delta,
+                    crate::contracts::first_chars(gap, 400)
+                ),
+                None => format!(
+                    "the meta-validator's plan budget ran out with the result still short (D={:.3} > δ={})",
+                    loss.d, params.delta
+                ),
+            },
             _ => format!(
                 "the budget ran out (Ω={:.3} ≥ θ={}) with D={:.3}",
                 loss.omega, params.theta, loss.d
@@ -505,6 +626,10 @@ struct AbandonParts<'a> {
     budgets: &'a Budgets,
 }
 
+fn summary_reason_line(seconds: f64) -> String {
+    format!("the task did not end within its time budget of {seconds:.0} s")
+}
+
 /// Everything of one round the message builders need.
 struct Round<'a> {
     outcomes: &'a [&'a SubTaskOutcome],
@@ -515,6 +640,8 @@ struct Round<'a> {
     rationale: String,
     round_inputs: Vec<FailedInput>,
     worsening_streak: u32,
+    /// R4b's gap summary of a rejected round.
+    gap: Option<&'a str>,
 }
 
 /// An abandon waiting for R2's graceful-failure reply (or the timeout).

@@ -28,7 +28,8 @@ use crate::clock::{SharedClock, SystemClock};
 use crate::config::Config;
 use crate::contracts::{
     AuditQuery, AuditReport, ClarificationRequest, ConfirmationRequest, Decision, DecisionSource,
-    Message, QueryId, RequestId, Role, SessionTurn, TaskCancelled, TaskId, TaskSubmitted,
+    Message, QueryId, RequestId, Role, SessionTurn, TaskBudget, TaskCancelled, TaskId,
+    TaskSubmitted,
 };
 use crate::ggs::Ggs;
 use crate::llm::{Llm, LlmError, TaskUsage};
@@ -215,13 +216,25 @@ impl Runtime {
         let (session_history, _) = self.desk.open_task(&task_id, text);
         // Register the token now so a cancel racing the first role still reaches it.
         let _ = self.cancellations.token(&task_id);
+        let submitted_at = self.clock.now();
         self.user.publish(
             Role::Perceiver,
             TaskSubmitted {
                 task_id: task_id.clone(),
                 raw_input: text.to_string(),
-                submitted_at: self.clock.now(),
+                submitted_at,
                 session_history,
+            },
+        );
+        // GGS arms the whole-task budget. Publishing is synchronous, so it is in GGS's
+        // inbox before anything a role does for the task could reach GGS.
+        self.user.publish(
+            Role::Ggs,
+            TaskBudget {
+                task_id: task_id.clone(),
+                raw_input: text.to_string(),
+                submitted_at,
+                time_budget_ms: self.config.budgets.time_budget_ms,
             },
         );
         Ok(task_id)

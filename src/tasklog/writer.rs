@@ -440,6 +440,8 @@ impl Recorder {
 /// The lines a message contributes to its run, and whether it ends the run.
 fn derive(run: &mut RunState, message: &Message) -> (Vec<Event>, Option<RunStatus>) {
     let events: Vec<Event> = match message {
+        // The budget is the config's; the run's end records the time it took.
+        Message::TaskBudget(_) => vec![],
         Message::TaskSubmitted(m) => vec![
             event::TaskBegin {
                 task_id: m.task_id.clone(),

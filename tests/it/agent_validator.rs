@@ -600,14 +600,20 @@ async fn the_evidence_grounding_corpus_is_judged_as_the_rules_say() {
 
 #[test]
 fn the_system_prompt_states_the_evidence_rules() {
-    let prompt = artoo::roles::agent_validator::system_prompt();
+    let head = artoo::roles::preamble::preamble(
+        std::path::Path::new("/h"),
+        std::path::Path::new("/h/ws"),
+        chrono::Utc::now(),
+    );
+    let prompt = artoo::roles::agent_validator::system_prompt(&head);
     for rule in [
         "TOOL CALLS are the ground truth",
-        "only its claim",
+        "What a call printed is what it shows",
+        "only a claim",
         "does not prove",
         "An empty result is an answer",
-        "refused by the user under Law 1",
-        "Law 0 — Never deceive",
+        "the user did not allow the action (Law 1)",
+        "0. Never deceive",
     ] {
         assert!(prompt.contains(rule), "{rule:?} missing");
     }

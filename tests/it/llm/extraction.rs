@@ -38,6 +38,7 @@ fn kind(error: &ExtractError) -> &'static str {
         ExtractError::TooDeep => "too_deep",
         ExtractError::TooLarge { .. } => "too_large",
         ExtractError::Rejected { .. } => "rejected",
+        ExtractError::CutOff { .. } => "cut_off",
     }
 }
 

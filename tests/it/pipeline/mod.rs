@@ -12,6 +12,7 @@ mod property;
 mod rejection;
 mod replies;
 mod scenarios;
+mod small_model;
 
 use std::path::PathBuf;
 use std::sync::Arc;

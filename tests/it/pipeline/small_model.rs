@@ -1,0 +1,362 @@
+//! The rules that keep a small real model from looping or stalling, each as a scripted
+//! scenario through the whole runtime: the whole-task budget, no repeated calls, an
+//! attempt that stops when it makes no progress, blocked targets that are only missing
+//! resources, places resolved for the planner and the executor, a plan mended rather
+//! than thrown away, the one-call answer, capped replies, the local server's prompt cache,
+//! and a single sub-task's result accepted without a merge call.
+
+use std::time::{Duration, Instant};
+
+use artoo::contracts::{Message, MessageKind, Role, TerminalDirective};
+use artoo::runtime::TaskEnd;
+use artoo::testkit::{Script, Step};
+use serde_json::json;
+
+use super::replies::{Sub, call, finish, merge, perception, plan, verdicts};
+use super::{Stage, final_result, pick};
+
+const COUNT: &str = "the output gives the number of .txt files";
+
+fn one_sub_plan(intent: &str, context: &str) -> String {
+    plan(&[], &[Sub::new(1, intent, &[COUNT]).context(context)])
+}
+
+fn write_notes(stage: &Stage) {
+    let notes = stage.home.join("notes");
+    std::fs::create_dir_all(&notes).expect("notes");
+    for f in ["a.txt", "b.txt", "c.md"] {
+        std::fs::write(notes.join(f), "x\n").expect("write");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_time_budget_bounds_the_whole_task_from_submit_and_stops_its_work() {
+    // The planner's model never answers: without a whole-task budget the task would wait
+    // for the call timeout (and then replan).
+    let script = Script::new().role(Role::Planner, [Step::hang()]);
+    let mut stage = Stage::configured(script, |c| {
+        c.budgets.time_budget_ms = 1_500;
+        c.llm.call_timeout_secs = 60;
+    })
+    .await;
+    let started = Instant::now();
+    let (task, end) = stage.run("count the files in ~/notes").await;
+    let took = started.elapsed();
+    let result = final_result(&end);
+    assert_eq!(result.directive, TerminalDirective::Abandon, "{result:?}");
+    assert!(
+        took >= Duration::from_millis(1_400) && took < Duration::from_secs(10),
+        "the result comes at the budget, not later: {took:?}"
+    );
+    assert!(result.summary.contains("time budget"), "{}", result.summary);
+    assert!(!result.next_moves.is_empty(), "{result:?}");
+    stage.settle().await;
+    assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);
+    assert_eq!(
+        stage.count(&task, MessageKind::DispatchManifest),
+        0,
+        "nothing of the task is planned after its end"
+    );
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_call_is_not_run_twice_and_its_result_ends_the_attempt() {
+    let script = Script::new()
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan("Count the .txt files", "Folder: ~/notes"))],
+        )
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                // The same call again, with other spacing: it is not run, and the
+                // attempt ends with the result the model already has.
+                Step::reply(call("shell", json!({"command": "ls  ~/notes/*.txt | wc -l "}))),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "wc -l printed 2")]))],
+        );
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let (task, end) = stage.run("how many .txt files are in ~/notes?").await;
+    let result = final_result(&end);
+    stage.settle().await;
+    assert_eq!(result.directive, TerminalDirective::Accept, "{result:?}");
+    let calls = stage.all(&task, pick!(Message::ToolCallEvent));
+    assert_eq!(calls.len(), 1, "the repeat never ran: {calls:?}");
+    assert_eq!(stage.server.requests_from(Role::Executor).len(), 2);
+    let results = stage.all(&task, pick!(Message::ExecutionResult));
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].output, "2", "the tool's own output, verbatim");
+    assert_eq!(results[0].status, artoo::contracts::ExecutionStatus::Completed);
+    assert_eq!(result.output, json!("2"));
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attempt_whose_calls_keep_failing_is_made_to_finish_early() {
+    let script = Script::new()
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan("Read the notes", "Folder: ~/notes"))],
+        )
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call("read_file", json!({"path": "~/notes/x1.txt"}))),
+                Step::reply(call("read_file", json!({"path": "~/notes/x2.txt"}))),
+                Step::reply(call("read_file", json!({"path": "~/notes/x3.txt"}))),
+                Step::reply(finish("failed", "", "None of the files exist.")),
+            ],
+        );
+    let mut stage = Stage::configured(script, |c| c.budgets.max_retries = 0).await;
+    write_notes(&stage);
+    let (task, end) = stage.run("read the x files in ~/notes").await;
+    stage.settle().await;
+    let _ = final_result(&end);
+    let r3 = stage.server.requests_from(Role::Executor);
+    assert_eq!(r3.len(), 4, "three failed calls, then the forced finish");
+    assert_eq!(r3[3].body["response_format"]["json_schema"]["name"], "FinishStep");
+    assert!(super::mentions(&r3[3], "The last 3 calls failed"));
+    let results = stage.all(&task, pick!(Message::ExecutionResult));
+    assert_eq!(results.len(), 1);
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planner_and_the_executor_see_the_places_a_request_names() {
+    let script = Script::new()
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan("Count the .txt files in the notes folder", "the notes folder"))],
+        )
+        .role(
+            Role::Executor,
+            [
+                // No root: the glob is rooted in the sub-task's folder, not the workspace.
+                Step::reply(call("glob", json!({"pattern": "*.txt"}))),
+                // A guessed home reads as the real one.
+                Step::reply(call("read_file", json!({"path": "/home/user/notes/a.txt"}))),
+                Step::reply(finish("completed", "2", "2 .txt files.")),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "glob listed a.txt and b.txt")]))],
+        );
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let notes = stage.home.join("notes");
+    let (task, end) = stage.run("how many .txt files are in the notes folder in my home directory?").await;
+    let _ = final_result(&end);
+    stage.settle().await;
+    let place = format!("- notes → {} (folder)", notes.display());
+    assert!(
+        !stage.requests_containing(Role::Planner, &place).is_empty(),
+        "R2 is told where the notes folder is"
+    );
+    assert!(!stage.requests_containing(Role::Executor, &place).is_empty());
+    let calls = stage.all(&task, pick!(Message::ToolCallEvent));
+    assert_eq!(calls[0].record.status, artoo::contracts::ToolCallStatus::Ok, "{calls:?}");
+    assert!(calls[0].record.output_head.contains("a.txt"), "{calls:?}");
+    assert_eq!(calls[1].record.status, artoo::contracts::ToolCallStatus::Ok, "{calls:?}");
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_the_validator_still_rejects_after_the_re_ask_is_mended_not_abandoned() {
+    let pasted = plan(
+        &[],
+        &[Sub::new(
+            1,
+            "Count the .txt files",
+            &["the output gives the total size of /home/ana/Music"],
+        )],
+    );
+    let script = Script::new()
+        .role(Role::Planner, [Step::reply(pasted.clone()), Step::reply(pasted)])
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(finish("completed", "2", "2 files.")),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(
+                "the output answers: Count the .txt files",
+                true,
+                "wc printed 2",
+            )]))],
+        );
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let (task, end) = stage.run("count the .txt files in ~/notes").await;
+    let result = final_result(&end);
+    stage.settle().await;
+    assert_eq!(stage.server.requests_from(Role::Planner).len(), 2, "one re-ask");
+    let subtasks = stage.all(&task, pick!(Message::SubTask));
+    let criteria: Vec<&str> = subtasks[0]
+        .success_criteria
+        .iter()
+        .map(|c| c.criterion.as_str())
+        .collect();
+    assert_eq!(criteria, ["the output answers: Count the .txt files"]);
+    assert_eq!(result.directive, TerminalDirective::Accept, "{result:?}");
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_no_tool_needs_is_answered_in_one_call_with_code_computed_numbers() {
+    let script = Script::new().role(
+        Role::Perceiver,
+        [Step::reply(perception("chat", "Compute 37 * 41", None, Some("37 * 41 = 1517")))],
+    );
+    let mut stage = Stage::new(script).await;
+    let (task, end) = stage.run("what is 37 * 41?").await;
+    assert!(matches!(&end, TaskEnd::Chat(a) if a.contains("1517")), "{end:?}");
+    stage.settle().await;
+    assert_eq!(stage.llm_calls(&task, Role::Perceiver), 1);
+    assert_eq!(stage.count(&task, MessageKind::TaskSpec), 0);
+    assert!(
+        !stage.requests_containing(Role::Perceiver, "Computed by code: 37 * 41 = 1517").is_empty()
+    );
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_naming_what_to_act_on_needs_no_perception_call() {
+    let script = Script::new()
+        .role(Role::Planner, [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))])
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(finish("completed", "2", "2 files.")),
+            ],
+        )
+        .role(Role::AgentValidator, [Step::reply(verdicts(&[(COUNT, true, "2")]))]);
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let (task, end) = stage.run("count the  .txt files in ~/notes").await;
+    let _ = final_result(&end);
+    stage.settle().await;
+    assert_eq!(stage.llm_calls(&task, Role::Perceiver), 0);
+    let specs = stage.all(&task, pick!(Message::TaskSpec));
+    assert_eq!(specs[0].intent, "count the .txt files in ~/notes", "the user's own words");
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_cut_at_its_cap_is_re_asked_once_and_then_fails_in_plain_words() {
+    let cut = r#"{"subtasks":[{"context":"Folder: ~/notes","intent":"Count the files and count them and count"#;
+    let script = Script::new().role(
+        Role::Planner,
+        [
+            Step::reply(cut).finish_reason("length"),
+            Step::reply(cut).finish_reason("length"),
+        ],
+    );
+    let mut stage = Stage::new(script).await;
+    let (_task, end) = stage.run("count the files in ~/notes").await;
+    let result = final_result(&end);
+    stage.settle().await;
+    let r2 = stage.server.requests_from(Role::Planner);
+    assert_eq!(r2.len(), 2, "one re-ask");
+    assert!(super::mentions(&r2[1], "cut off"), "{:?}", r2[1].messages());
+    for r in &r2 {
+        let cap = r.body["max_tokens"].as_u64().expect("every call is capped");
+        assert!(cap > 0 && cap <= 1_000, "{cap}");
+    }
+    assert_eq!(result.directive, TerminalDirective::Abandon);
+    assert!(result.summary.contains("ran on too long"), "{}", result.summary);
+    assert!(!result.summary.contains("HTTP"), "{}", result.summary);
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_llama_server_is_asked_to_keep_each_roles_prompt_cache_in_its_own_slot() {
+    let script = Script::new()
+        .llama_server(8)
+        .role(Role::Planner, [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))])
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(finish("completed", "2", "2 files.")),
+            ],
+        )
+        .role(Role::AgentValidator, [Step::reply(verdicts(&[(COUNT, true, "2")]))]);
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let (_task, end) = stage.run("count the .txt files in ~/notes").await;
+    let _ = final_result(&end);
+    let slot = |role: Role| {
+        let reqs = stage.server.requests_from(role);
+        assert!(reqs.iter().all(|r| r.body["cache_prompt"] == true), "{role}");
+        reqs[0].body["id_slot"].as_u64().expect("a slot")
+    };
+    let (r2, r3, r4a) = (slot(Role::Planner), slot(Role::Executor), slot(Role::AgentValidator));
+    assert!(r2 != r3 && r3 != r4a && r2 != r4a, "{r2} {r3} {r4a}");
+    let r3_slots: Vec<_> = stage
+        .server
+        .requests_from(Role::Executor)
+        .iter()
+        .map(|r| r.body["id_slot"].clone())
+        .collect();
+    assert!(r3_slots.windows(2).all(|w| w[0] == w[1]), "a role keeps its slot");
+    stage.stop().await;
+
+    // Any other server gets plain requests.
+    let script = Script::new()
+        .role(Role::Planner, [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))])
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(finish("completed", "2", "2 files.")),
+            ],
+        )
+        .role(Role::AgentValidator, [Step::reply(verdicts(&[(COUNT, true, "2")]))]);
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let (_task, end) = stage.run("count the .txt files in ~/notes").await;
+    let _ = final_result(&end);
+    for r in stage.server.requests_from(Role::Planner) {
+        assert!(r.body.get("cache_prompt").is_none() && r.body.get("id_slot").is_none());
+    }
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_matched_sub_task_without_task_criteria_is_the_result_without_a_merge_call() {
+    let script = Script::new()
+        .role(Role::Planner, [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))])
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(finish("completed", "2", "2 files.")),
+            ],
+        )
+        .role(Role::AgentValidator, [Step::reply(verdicts(&[(COUNT, true, "wc printed 2")]))])
+        // Never used: a merge call would take this and fail the assertion below.
+        .role(
+            Role::MetaValidator,
+            [Step::reply(merge(json!("3"), &[("x", true, "y")], "wrong"))],
+        );
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let (task, end) = stage.run("count the .txt files in ~/notes").await;
+    let result = final_result(&end);
+    stage.settle().await;
+    assert_eq!(stage.llm_calls(&task, Role::MetaValidator), 0);
+    assert_eq!(result.output, json!("2"));
+    assert_eq!(result.directive, TerminalDirective::Accept);
+    stage.stop().await;
+}
