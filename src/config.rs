@@ -750,7 +750,8 @@ mod tests {
                 c.budgets.max_replans,
                 c.budgets.time_budget_ms
             ),
-            (2, 3, 300_000)
+            (2, 3, 120_000),
+            "the seed's retries and replans; a whole-task budget for a local model"
         );
         assert_eq!(c.data_dir, dir.path().join(".artoo"));
         assert_eq!(c.workspace, dir.path().join("artoo_workspace"));

@@ -983,6 +983,14 @@ mod tests {
                 ),
             ),
             envelope(
+                User,
+                Ggs,
+                message(
+                    "TaskBudget",
+                    json!({"task_id": TASK, "raw_input": "find the largest pdf", "submitted_at": at(), "time_budget_ms": 120000}),
+                ),
+            ),
+            envelope(
                 Perceiver,
                 User,
                 message(

@@ -99,19 +99,37 @@ pub fn missing_resource(error: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Whether the task's words name a resource: its path as written, or its last
-/// component (a file name) as a word.
+/// Whether the task's words name a resource: its path as written (a `~/…` path matches
+/// the same path under any home), or its file name (a last component with an extension)
+/// as a word. A folder's bare name is not enough: "my notes folder" does not make a
+/// guessed `/home/user/notes` the task's subject.
 pub fn names(subject: &str, resource: &str) -> bool {
     let subject = subject.to_lowercase();
     let resource = resource.to_lowercase();
-    if subject.contains(&resource) {
+    let resource = resource.trim_end_matches('/');
+    if resource.is_empty() {
+        return false;
+    }
+    if subject.contains(resource) {
         return true;
     }
-    let last = resource.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
-    !last.is_empty()
-        && subject
-            .split(|c: char| c.is_whitespace() || matches!(c, '/' | '\'' | '"' | ',' | '?' | '!'))
-            .any(|w| w.trim_end_matches('.') == last)
+    let words: Vec<&str> = subject
+        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | ',' | '?' | '!' | '(' | ')'))
+        .map(|w| w.trim_end_matches(['.', ':', ';']))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words
+        .iter()
+        .filter_map(|w| w.strip_prefix('~'))
+        .any(|tail| tail.len() > 1 && resource.ends_with(tail.trim_end_matches('/')))
+    {
+        return true;
+    }
+    let last = resource.rsplit('/').next().unwrap_or_default();
+    last.contains('.')
+        && words
+            .iter()
+            .any(|w| *w == last || w.rsplit('/').next() == Some(last))
 }
 
 /// Tools used by the round's failing sub-tasks; when no sub-task failed (R4b rejected the

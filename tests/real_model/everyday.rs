@@ -352,8 +352,17 @@ fn snapshot(dir: &Path, skip: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// What one turn saw of the task: Law 1 requests and model calls.
+#[derive(Default)]
+struct Seen2 {
+    asked: usize,
+    approved: usize,
+    /// (role, prompt tokens, completion tokens) of every model call.
+    calls: Vec<(String, u64, u64)>,
+}
+
 /// One turn: submits, answers Law 1 requests by the policy, waits for the end.
-async fn turn(runtime: &Runtime, text: &str, law1: Law1, asked: &mut usize, approved: &mut usize) -> (TaskEnd, artoo::contracts::TaskId) {
+async fn turn(runtime: &Runtime, text: &str, law1: Law1, seen: &mut Seen2) -> (TaskEnd, artoo::contracts::TaskId) {
     let mut tap = runtime.tap("everyday-task");
     let task = runtime.submit(text).expect("submitted");
     let wait = runtime.wait(&task);
@@ -366,14 +375,22 @@ async fn turn(runtime: &Runtime, text: &str, law1: Law1, asked: &mut usize, appr
                 if env.task_id.as_ref() != Some(&task) {
                     continue;
                 }
-                if let Message::ConfirmationRequest(request) = &env.message {
-                    *asked += 1;
-                    let decision = if law1 == Law1::Approve { Decision::Approve } else { Decision::Deny };
-                    if runtime.answer_confirmation(request.request_id, decision).await.is_ok()
-                        && decision == Decision::Approve
-                    {
-                        *approved += 1;
+                match &env.message {
+                    Message::ConfirmationRequest(request) => {
+                        seen.asked += 1;
+                        let decision = if law1 == Law1::Approve { Decision::Approve } else { Decision::Deny };
+                        if runtime.answer_confirmation(request.request_id, decision).await.is_ok()
+                            && decision == Decision::Approve
+                        {
+                            seen.approved += 1;
+                        }
                     }
+                    Message::LlmCall(call) => seen.calls.push((
+                        call.role.short().to_string(),
+                        call.prompt_tokens,
+                        call.completion_tokens,
+                    )),
+                    _ => {}
                 }
             }
         }
@@ -414,14 +431,15 @@ async fn run_task(name: &str) -> bool {
 
     let before = snapshot(&home, &data);
     let started = Instant::now();
-    let (mut asked, mut approved) = (0, 0);
+    let mut seen_calls = Seen2::default();
     let mut ends = Vec::new();
     for text in task.turns {
-        let turn = tokio::time::timeout(HARD_LIMIT, turn(&runtime, text, task.law1, &mut asked, &mut approved)).await;
+        let turn = tokio::time::timeout(HARD_LIMIT, turn(&runtime, text, task.law1, &mut seen_calls)).await;
         let (end, id) = turn.unwrap_or_else(|_| panic!("{name}: still running after {HARD_LIMIT:?}"));
         ends.push((end, id));
     }
     let wall = started.elapsed();
+    let (asked, approved) = (seen_calls.asked, seen_calls.approved);
     let after = snapshot(&home, &data);
     let (calls, prompt_tokens, completion_tokens) = ends.iter().fold((0, 0, 0), |acc, (_, id)| {
         let u = runtime.usage(id).total();
@@ -462,6 +480,7 @@ async fn run_task(name: &str) -> bool {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
         "asked": asked,
+        "llm_calls": seen_calls.calls,
         "answer": seen.text.chars().take(300).collect::<String>(),
     });
     println!("everyday: {line}");

@@ -318,6 +318,15 @@ mod roles {
 
     use super::{ctx, llm, role};
 
+    /// The shared preamble for a made-up home, as the roles build it.
+    fn head() -> String {
+        artoo::roles::preamble::tool_preamble(
+            Path::new("/home/user"),
+            Path::new("/home/user/artoo_workspace"),
+            chrono::Utc::now(),
+        )
+    }
+
     fn submitted(raw: &str, history: Vec<SessionTurn>) -> TaskSubmitted {
         TaskSubmitted {
             task_id: TaskId::mint(),
@@ -333,7 +342,7 @@ mod roles {
         let out = role(&llm, Role::Perceiver)
             .structured_checked::<Perception, _>(
                 &ctx(),
-                &perceiver::perception_request(&sub, &[], true),
+                &perceiver::perception_request(&sub, &[], true, &head()),
                 |p| p.check(raw),
             )
             .await
@@ -369,7 +378,8 @@ mod roles {
         let reply = role(&llm, Role::Perceiver)
             .chat(
                 &ctx(),
-                &perceiver::chat_request(&submitted("hi, who are you?", vec![])).max_tokens(96),
+                &perceiver::chat_request(&submitted("hi, who are you?", vec![]), &head())
+                    .max_tokens(96),
             )
             .await
             .expect("a reply");
@@ -433,12 +443,15 @@ mod roles {
     async fn the_planner_prompt_yields_a_plan() {
         let llm = llm();
         let spec = spec();
-        let today = prompt::today_line(chrono::Utc::now(), &chrono::Local);
-        let workspace = Path::new("/tmp/artoo_workspace");
         let out = role(&llm, Role::Planner)
             .structured_checked::<PlanDraft, _>(
                 &ctx(),
-                &prompt::plan_request(&spec, &today, &block(&spec, None), workspace),
+                &prompt::plan_request(
+                    &spec,
+                    &head(),
+                    Some("- notes → /home/user/notes (folder)"),
+                    &block(&spec, None),
+                ),
                 has_subtasks,
             )
             .await
@@ -451,6 +464,7 @@ mod roles {
                 blocked_targets: &[],
                 distinct_from: None,
                 home,
+                task: &spec.raw_input,
             },
         );
         assert!(!out.value.subtasks.is_empty());
@@ -484,7 +498,6 @@ mod roles {
             .expect("a plan"),
             0,
         );
-        let today = prompt::today_line(chrono::Utc::now(), &chrono::Local);
         let out = role(&llm, Role::Planner)
             .structured_checked::<PlanDraft, _>(
                 &ctx(),
@@ -492,9 +505,9 @@ mod roles {
                     &spec,
                     &directive,
                     Some(&previous),
-                    &today,
+                    &head(),
+                    Some("- notes → /home/user/notes (folder)"),
                     &block(&spec, Some(&directive)),
-                    Path::new("/tmp/artoo_workspace"),
                 ),
                 has_subtasks,
             )
@@ -507,6 +520,7 @@ mod roles {
                 blocked_targets: &[],
                 distinct_from: None,
                 home: Path::new("/home/user"),
+                task: &spec.raw_input,
             },
         );
         assert!(!out.value.subtasks.is_empty());
@@ -550,7 +564,7 @@ mod roles {
             ("chat", Kind::Chat),
             ("clarify", Kind::Clarify),
         ] {
-            assert!(perceiver::PERCEIVE_SYSTEM.contains(&format!("\"{name}\"")));
+            assert!(perceiver::perceive_system("").contains(&format!("\"{name}\"")));
             assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(name));
         }
     }
