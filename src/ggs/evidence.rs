@@ -188,7 +188,12 @@ mod tests {
     use super::*;
     use crate::contracts::{SubTaskId, TaskId, ToolCallRecord};
 
-    fn call(tool: &str, target: &str, status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
+    fn call(
+        tool: &str,
+        target: &str,
+        status: ToolCallStatus,
+        error: Option<&str>,
+    ) -> ToolCallRecord {
         ToolCallRecord {
             tool: tool.into(),
             input: serde_json::json!({}),
@@ -217,12 +222,30 @@ mod tests {
     #[test]
     fn only_the_missing_path_an_error_names_is_blocked_not_the_pattern_or_command() {
         let o = outcome(vec![
-            call("glob", "*.txt in /home/user", ToolCallStatus::Error,
-                 Some("the folder /home/user does not exist")),
-            call("shell", "find /home/user/notes -name '*.txt' | wc -l", ToolCallStatus::Error,
-                 Some("find: '/home/user/notes': No such file or directory")),
-            call("glob", "*.txt", ToolCallStatus::Refused, Some("Refused: this exact call already ran")),
-            call("shell", "wc -l x", ToolCallStatus::Error, Some("exit status 2: syntax error")),
+            call(
+                "glob",
+                "*.txt in /home/user",
+                ToolCallStatus::Error,
+                Some("the folder /home/user does not exist"),
+            ),
+            call(
+                "shell",
+                "find /home/user/notes -name '*.txt' | wc -l",
+                ToolCallStatus::Error,
+                Some("find: '/home/user/notes': No such file or directory"),
+            ),
+            call(
+                "glob",
+                "*.txt",
+                ToolCallStatus::Refused,
+                Some("Refused: this exact call already ran"),
+            ),
+            call(
+                "shell",
+                "wc -l x",
+                ToolCallStatus::Error,
+                Some("exit status 2: syntax error"),
+            ),
         ]);
         let got = failed_inputs(&[&o], "count the .txt files in my notes folder");
         let targets: Vec<&str> = got.iter().map(|f| f.target.as_str()).collect();
@@ -231,16 +254,26 @@ mod tests {
 
     #[test]
     fn the_subject_of_the_task_is_never_blocked() {
-        let o = outcome(vec![call("read_file", "/h/notes/friday.txt", ToolCallStatus::Error,
-            Some("no such file: /h/notes/friday.txt"))]);
-        assert!(failed_inputs(&[&o], "read ~/notes/friday.txt and tell me what it says").is_empty());
+        let o = outcome(vec![call(
+            "read_file",
+            "/h/notes/friday.txt",
+            ToolCallStatus::Error,
+            Some("no such file: /h/notes/friday.txt"),
+        )]);
+        assert!(
+            failed_inputs(&[&o], "read ~/notes/friday.txt and tell me what it says").is_empty()
+        );
         assert_eq!(failed_inputs(&[&o], "read my monday notes").len(), 1);
     }
 
     #[test]
     fn a_denied_call_keeps_its_whole_target() {
-        let o = outcome(vec![call("shell", "rm /h/a.txt", ToolCallStatus::Denied,
-            Some("[LAW1] The user denied it"))]);
+        let o = outcome(vec![call(
+            "shell",
+            "rm /h/a.txt",
+            ToolCallStatus::Denied,
+            Some("[LAW1] The user denied it"),
+        )]);
         let got = failed_inputs(&[&o], "delete a.txt");
         assert_eq!(got[0].target, "rm /h/a.txt");
     }

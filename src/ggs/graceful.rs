@@ -185,6 +185,9 @@ mod tests {
         };
         let moves = next_moves(&facts);
         assert!(moves[0].contains("model server is running"), "{moves:?}");
-        assert!(!moves.iter().any(|m| m.contains("Tell me how to satisfy")), "{moves:?}");
+        assert!(
+            !moves.iter().any(|m| m.contains("Tell me how to satisfy")),
+            "{moves:?}"
+        );
     }
 }

@@ -31,7 +31,8 @@ pub fn unverified(answer: &str, evidence: &[&str]) -> Vec<String> {
             }
             Item::Path(p) => {
                 haystack.contains(p.as_str())
-                    || p.strip_prefix("~/").is_some_and(|rest| haystack.contains(rest))
+                    || p.strip_prefix("~/")
+                        .is_some_and(|rest| haystack.contains(rest))
                     || last_component(p).is_some_and(|name| haystack.contains(name))
             }
             Item::FileName(f) => haystack.contains(f.as_str()),
@@ -59,11 +60,16 @@ impl Item {
 }
 
 fn last_component(path: &str) -> Option<&str> {
-    path.trim_end_matches('/').rsplit('/').next().filter(|s| !s.is_empty())
+    path.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|s| !s.is_empty())
 }
 
 /// Abbreviations that look like file names.
-const ABBREVIATIONS: &[&str] = &["e.g", "i.e", "a.m", "p.m", "u.s", "etc", "vs", "no.", "approx"];
+const ABBREVIATIONS: &[&str] = &[
+    "e.g", "i.e", "a.m", "p.m", "u.s", "etc", "vs", "no.", "approx",
+];
 
 fn is_file_name(token: &str) -> bool {
     if ABBREVIATIONS.contains(&token.to_lowercase().as_str()) {
@@ -84,8 +90,15 @@ fn is_file_name(token: &str) -> bool {
 /// Numbers (with `,` thousands separators folded), paths and file names of a text.
 fn items(text: &str) -> Vec<Item> {
     let mut out = Vec::new();
-    for raw in text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | '|' | '*' | '=')) {
-        let token = raw.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '!' | '?' | '，' | '。' | '：'))
+    for raw in text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | '|' | '*' | '='
+            )
+    }) {
+        let token = raw
+            .trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '!' | '?' | '，' | '。' | '：'))
             .trim_end_matches('.');
         if token.is_empty() {
             continue;
@@ -108,7 +121,10 @@ fn number_of(token: &str) -> Option<String> {
     if t.is_empty() || !t.chars().next().is_some_and(|c| c.is_ascii_digit()) {
         return None;
     }
-    if !t.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.') {
+    if !t
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == ',' || c == '.')
+    {
         return None;
     }
     let folded: String = t.chars().filter(|c| *c != ',').collect();
@@ -127,8 +143,14 @@ fn contains_number(text: &str, number: &str) -> bool {
         .filter(|(i, c)| {
             // Drop a comma between two digits (1,234 → 1234).
             !(*c == ','
-                && text[..*i].chars().next_back().is_some_and(|p| p.is_ascii_digit())
-                && text[i + 1..].chars().next().is_some_and(|n| n.is_ascii_digit()))
+                && text[..*i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|p| p.is_ascii_digit())
+                && text[i + 1..]
+                    .chars()
+                    .next()
+                    .is_some_and(|n| n.is_ascii_digit()))
         })
         .map(|(_, c)| c)
         .collect();
@@ -154,7 +176,11 @@ fn key(v: f64) -> i64 {
 fn derived_numbers(evidence: &[&str]) -> BTreeSet<i64> {
     let mut out = BTreeSet::new();
     for text in evidence {
-        let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
         out.insert(key(lines.len() as f64));
         out.insert(key(text.split_whitespace().count() as f64));
         // A header line does not count as an entry.
@@ -195,8 +221,11 @@ mod tests {
     fn counts_of_a_listing_and_sums_of_a_column_are_shown() {
         assert!(unverified("3 files", &["a.txt\nb.txt\nc.md\n"]).is_empty());
         assert!(
-            unverified("The total is 20.", &["name,amount\napples,3\npears,5\nplums,12\n"])
-                .is_empty()
+            unverified(
+                "The total is 20.",
+                &["name,amount\napples,3\npears,5\nplums,12\n"]
+            )
+            .is_empty()
         );
     }
 

@@ -101,7 +101,8 @@ impl Ggs {
             if let Message::TaskBudget(b) = &env.message {
                 if env.from == Role::User {
                     let now = self.clock.now();
-                    state_for(&mut tasks, &task_id, "", now).set_submitted(b.submitted_at, &b.raw_input);
+                    state_for(&mut tasks, &task_id, "", now)
+                        .set_submitted(b.submitted_at, &b.raw_input);
                     deadlines.add(b, Instant::now());
                 }
                 continue;
@@ -262,7 +263,10 @@ async fn complete_abandon(
     pending: PendingAbandon,
     tokens: Finishing,
 ) {
-    let Finishing { cancel: cancelled, hurry } = tokens;
+    let Finishing {
+        cancel: cancelled,
+        hurry,
+    } = tokens;
     let reply = bus.request(Role::Planner, pending.request.clone());
     let reply = tokio::select! {
         () = cancelled.cancelled() => return,

@@ -16,8 +16,8 @@ use chrono::{DateTime, Utc};
 
 use super::decide::{self, Decision, Inputs, Reason};
 use super::evidence::{self, FailedInput, Law1Tally};
-use super::grounding;
 use super::graceful::{self, FailureFacts, MIN_NEXT_MOVES};
+use super::grounding;
 use super::loss::{self, Assessment};
 use super::writes;
 use crate::config::{Budgets, GgsParams};

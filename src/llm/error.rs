@@ -80,7 +80,9 @@ impl LlmError {
                 "the model service failed (a server error)".into()
             }
             LlmError::Api { .. } => "the model service refused the request".into(),
-            LlmError::Protocol { .. } => "the model service sent an answer artoo cannot read".into(),
+            LlmError::Protocol { .. } => {
+                "the model service sent an answer artoo cannot read".into()
+            }
             LlmError::InvalidOutput {
                 error: ExtractError::CutOff { .. },
                 ..

@@ -76,10 +76,20 @@ impl Grammar {
     fn name(&self, hint: &str) -> String {
         let base: String = hint
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
             .collect();
         let base = base.trim_matches('-').to_string();
-        let base = if base.is_empty() { "r".to_string() } else { base };
+        let base = if base.is_empty() {
+            "r".to_string()
+        } else {
+            base
+        };
         let mut name = base.clone();
         let mut n = 1;
         while self.rules.contains_key(&name) || PRIMITIVE_NAMES.contains(&name.as_str()) {
@@ -238,7 +248,10 @@ mod tests {
             g.contains(r#"root2 ::= "{" "\"intent\":" string ",\"kind\":" ("\"task\"" | "\"chat\"") ",\"steps\":" root-steps (",\"reply\":" (string | null))? "}""#),
             "{g}"
         );
-        assert!(g.contains(r#"root-steps ::= "[" integer ("," integer)* "]""#), "{g}");
+        assert!(
+            g.contains(r#"root-steps ::= "[" integer ("," integer)* "]""#),
+            "{g}"
+        );
         assert!(!g.contains(r#""u""#), "no \\u escapes: {g}");
     }
 
@@ -252,13 +265,19 @@ mod tests {
             ],
         });
         let g = compact_gbnf(&schema).expect("a grammar");
-        assert!(g.contains(r#""{" "\"next\":" "\"call_tool\"" ",\"tool\":" "\"shell\"" "}""#), "{g}");
+        assert!(
+            g.contains(r#""{" "\"next\":" "\"call_tool\"" ",\"tool\":" "\"shell\"" "}""#),
+            "{g}"
+        );
         assert!(g.contains(r#"",\"output\":" string"#), "{g}");
     }
 
     #[test]
     fn an_unreadable_schema_yields_none() {
-        assert!(compact_gbnf(&json!({"type": "object", "properties": {"x": {"type": "mystery"}}})).is_none());
+        assert!(
+            compact_gbnf(&json!({"type": "object", "properties": {"x": {"type": "mystery"}}}))
+                .is_none()
+        );
         assert!(compact_gbnf(&json!(42)).is_none());
     }
 

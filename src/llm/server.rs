@@ -107,14 +107,23 @@ mod tests {
             kind_from_props(r#"{"total_slots": 4, "model_path": "m.gguf"}"#),
             ServerKind::LlamaServer { slots: 4 }
         );
-        assert_eq!(kind_from_props(r#"{"total_slots": 0}"#), ServerKind::Generic);
-        assert_eq!(kind_from_props(r#"{"object": "list"}"#), ServerKind::Generic);
+        assert_eq!(
+            kind_from_props(r#"{"total_slots": 0}"#),
+            ServerKind::Generic
+        );
+        assert_eq!(
+            kind_from_props(r#"{"object": "list"}"#),
+            ServerKind::Generic
+        );
         assert_eq!(kind_from_props("not found"), ServerKind::Generic);
     }
 
     #[test]
     fn props_live_beside_v1() {
-        assert_eq!(props_url("http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080/props");
+        assert_eq!(
+            props_url("http://127.0.0.1:8080/v1"),
+            "http://127.0.0.1:8080/props"
+        );
         assert_eq!(props_url("http://h/api/"), "http://h/api/props");
     }
 
@@ -125,8 +134,15 @@ mod tests {
         let distinct: std::collections::BTreeSet<_> = slots.iter().collect();
         assert_eq!(distinct.len(), MODEL_ROLES.len(), "{slots:?}");
         let two = ServerKind::LlamaServer { slots: 2 };
-        assert!(MODEL_ROLES.iter().all(|r| two.slot_for(*r).is_some_and(|s| s < 2)));
-        assert_eq!(ServerKind::LlamaServer { slots: 1 }.slot_for(Role::Planner), None);
+        assert!(
+            MODEL_ROLES
+                .iter()
+                .all(|r| two.slot_for(*r).is_some_and(|s| s < 2))
+        );
+        assert_eq!(
+            ServerKind::LlamaServer { slots: 1 }.slot_for(Role::Planner),
+            None
+        );
         assert_eq!(ServerKind::Generic.slot_for(Role::Planner), None);
         assert!(!ServerKind::Generic.keeps_prompt_cache());
         assert!(ServerKind::LlamaServer { slots: 1 }.keeps_prompt_cache());

@@ -259,7 +259,11 @@ fn type_of(prop: &Value) -> (String, Option<&Value>) {
         && let Some(items) = prop.get("items")
     {
         let (inner, _) = type_of(items);
-        let inner = if inner == "object" { "objects".to_string() } else { inner };
+        let inner = if inner == "object" {
+            "objects".to_string()
+        } else {
+            inner
+        };
         return (format!("list of {inner}"), Some(items));
     }
     (ty, None)

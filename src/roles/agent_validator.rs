@@ -577,7 +577,11 @@ pub fn judgement_prompt(
     previous_correction: Option<&str>,
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "Local time: {}\n", now.with_timezone(&chrono::Local).format("%H:%M"));
+    let _ = writeln!(
+        out,
+        "Local time: {}\n",
+        now.with_timezone(&chrono::Local).format("%H:%M")
+    );
     let _ = writeln!(out, "SUB-TASK: {}", subtask.intent.trim());
     if !subtask.context.trim().is_empty() {
         let _ = writeln!(

@@ -40,9 +40,7 @@ use serde_json::Value;
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
-use super::agent_validator::{
-    CriterionJudgement, check_judgements, reply_skeleton, verdicts_from,
-};
+use super::agent_validator::{CriterionJudgement, check_judgements, reply_skeleton, verdicts_from};
 use super::dispatcher::{clip_middle, output_text, sleep_until};
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
@@ -164,7 +162,11 @@ pub fn merge_prompt(
     outcomes: &[&SubTaskOutcome],
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "Local time: {}\n", now.with_timezone(&chrono::Local).format("%H:%M"));
+    let _ = writeln!(
+        out,
+        "Local time: {}\n",
+        now.with_timezone(&chrono::Local).format("%H:%M")
+    );
     if let Some(spec) = &manifest.task_spec {
         let _ = writeln!(
             out,
@@ -795,10 +797,7 @@ pub fn missing_subject(subject: &str, failed: &[&SubTaskOutcome]) -> Vec<String>
     let mut found: Vec<String> = Vec::new();
     for outcome in failed {
         let hit = outcome.tool_calls.iter().find_map(|c| {
-            let text = c
-                .error
-                .clone()
-                .unwrap_or_else(|| c.output_head.clone());
+            let text = c.error.clone().unwrap_or_else(|| c.output_head.clone());
             evidence::missing_resource(&text).filter(|r| evidence::names(subject, r))
         });
         match hit {

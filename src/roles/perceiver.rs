@@ -752,7 +752,10 @@ pub fn computed_lines(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut Vec<String>| {
-        let expr = run.trim().trim_end_matches(['+', '-', '*', '/', '^', '%']).trim();
+        let expr = run
+            .trim()
+            .trim_end_matches(['+', '-', '*', '/', '^', '%'])
+            .trim();
         let operators = expr
             .char_indices()
             .filter(|(i, c)| "+*/^%".contains(*c) || (*c == '-' && *i > 0))
@@ -771,9 +774,8 @@ pub fn computed_lines(text: &str) -> Vec<String> {
         run.clear();
     };
     for c in normalised.chars() {
-        let part_of_expr = c.is_ascii_digit()
-            || "+-*/^%().".contains(c)
-            || (c == ' ' && !run.is_empty());
+        let part_of_expr =
+            c.is_ascii_digit() || "+-*/^%().".contains(c) || (c == ' ' && !run.is_empty());
         if part_of_expr {
             run.push(c);
         } else {
@@ -789,7 +791,11 @@ mod arith {
 
     pub fn eval(expr: &str) -> Option<f64> {
         let tokens: Vec<char> = expr.chars().filter(|c| !c.is_whitespace()).collect();
-        let mut p = Parser { tokens, at: 0, depth: 0 };
+        let mut p = Parser {
+            tokens,
+            at: 0,
+            depth: 0,
+        };
         let v = p.sum()?;
         (p.at == p.tokens.len() && v.is_finite()).then_some(v)
     }
@@ -1107,7 +1113,12 @@ impl Shared {
         token: &CancellationToken,
     ) -> Result<Perception, Stop> {
         let ctx = CallCtx::for_task(submitted.task_id.clone(), token.clone());
-        let request = perception_request(submitted, clarifications, may_ask, &self.preamble(submitted));
+        let request = perception_request(
+            submitted,
+            clarifications,
+            may_ask,
+            &self.preamble(submitted),
+        );
         let raw = submitted.raw_input.clone();
         match self
             .llm
@@ -1122,7 +1133,11 @@ impl Shared {
 
     async fn fast_path(&self, submitted: &TaskSubmitted, token: &CancellationToken) {
         let ctx = CallCtx::for_task(submitted.task_id.clone(), token.clone());
-        let answer = match self.llm.chat(&ctx, &chat_request(submitted, &self.preamble(submitted))).await {
+        let answer = match self
+            .llm
+            .chat(&ctx, &chat_request(submitted, &self.preamble(submitted)))
+            .await
+        {
             Ok(reply) => {
                 let text = reply.answer();
                 if text.is_empty() {

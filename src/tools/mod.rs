@@ -751,6 +751,9 @@ mod tests {
             resolve_user_path("/home/user/elsewhere", &home, &ws),
             PathBuf::from("/home/user/elsewhere")
         );
-        assert_eq!(resolve_user_path("/etc/hosts", &home, &ws), PathBuf::from("/etc/hosts"));
+        assert_eq!(
+            resolve_user_path("/etc/hosts", &home, &ws),
+            PathBuf::from("/etc/hosts")
+        );
     }
 }

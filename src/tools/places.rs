@@ -218,7 +218,11 @@ mod tests {
         assert_eq!(got[0].kind, PlaceKind::File);
         assert_eq!(got[1].path, home.join("notes/friday.txt"));
         assert_eq!(got[1].kind, PlaceKind::Missing);
-        assert!(got[1].line().ends_with("(does not exist)"), "{}", got[1].line());
+        assert!(
+            got[1].line().ends_with("(does not exist)"),
+            "{}",
+            got[1].line()
+        );
         assert_eq!(working_folder(&got), Some(home.join("notes")));
     }
 
@@ -240,7 +244,10 @@ mod tests {
     #[test]
     fn places_are_bounded() {
         let (_d, home, ws) = world();
-        let text = (0..20).map(|i| format!("/tmp/x{i}")).collect::<Vec<_>>().join(" ");
+        let text = (0..20)
+            .map(|i| format!("/tmp/x{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
         assert_eq!(places_in(&text, &home, &ws).len(), MAX_PLACES);
     }
 }

@@ -13,7 +13,6 @@
 
 use std::fmt::Write as _;
 
-
 use super::step::value_text;
 use crate::contracts::{CorrectionSignal, SubTask, ToolCallStatus, first_chars};
 use crate::roles::agent_validator::effective_criteria;
@@ -200,9 +199,9 @@ pub fn state_prompt(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
     use crate::clock::{Clock as _, FakeClock};
     use crate::contracts::{Criterion, FailureClass, SubTaskId, TaskId, ToolCallRecord};
+    use std::path::Path;
 
     fn subtask() -> SubTask {
         SubTask {
@@ -265,7 +264,15 @@ mod tests {
             status: ToolCallStatus::Ok,
             text: "3".into(),
         }];
-        let p = state_prompt(&s, Some("- x → /tmp/x (folder)"), Some(&c), &observed, None, 2, 10);
+        let p = state_prompt(
+            &s,
+            Some("- x → /tmp/x (folder)"),
+            Some(&c),
+            &observed,
+            None,
+            2,
+            10,
+        );
         assert!(p.starts_with("SUB-TASK: count the files in /tmp/x"), "{p}");
         assert!(p.contains("1. the output is one number"), "{p}");
         assert!(p.contains("PLACES:\n- x → /tmp/x (folder)"), "{p}");

@@ -284,7 +284,12 @@ impl Worker {
                         let records = self.records_since(first_record);
                         let (status, output) = repeated(&observed[*n - 1], *n);
                         let (status, output) = honest_finish(status, &output, "", &records);
-                        return Attempted::Result(self.result(attempt, status, output, first_record));
+                        return Attempted::Result(self.result(
+                            attempt,
+                            status,
+                            output,
+                            first_record,
+                        ));
                     }
                     let seen = if let Some(earlier) = self.earlier_ok(&key) {
                         // The same call succeeded in an earlier attempt: its result is
@@ -344,12 +349,13 @@ impl Worker {
     /// The result of an identical call that succeeded in an earlier attempt.
     fn earlier_ok(&self, key: &CallKey) -> Option<Observed> {
         let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        done.iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, o)| Observed {
-                text: format!("(the same call ran in an earlier attempt; its result:)\n{}", o.text),
-                ..o.clone()
-            })
+        done.iter().find(|(k, _)| k == key).map(|(_, o)| Observed {
+            text: format!(
+                "(the same call ran in an earlier attempt; its result:)\n{}",
+                o.text
+            ),
+            ..o.clone()
+        })
     }
 
     fn remember_ok(&self, key: CallKey, seen: &Observed) {

@@ -204,10 +204,19 @@ fn task_block(spec: &TaskSpec, places: Option<&str>, constraints: &str) -> Strin
     if !raw.is_empty() && raw != spec.intent.trim() {
         out.push_str(&format!("The user's words: {raw}\n"));
     }
-    if let Some(scope) = spec.constraints.scope.as_deref().filter(|s| !s.trim().is_empty()) {
+    if let Some(scope) = spec
+        .constraints
+        .scope
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+    {
         out.push_str(&format!("Scope: {}\n", scope.trim()));
     }
-    if let Some(deadline) = spec.constraints.deadline.as_deref().filter(|s| !s.trim().is_empty())
+    if let Some(deadline) = spec
+        .constraints
+        .deadline
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
     {
         out.push_str(&format!("Deadline: {}\n", deadline.trim()));
     }

@@ -30,8 +30,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::prompt::{
-    CRITERION_EXAMPLE, DraftCriterion, DraftMode, DraftSubTask, EXAMPLE_FOLDER, PlanDraft,
-    ToolName,
+    CRITERION_EXAMPLE, DraftCriterion, DraftMode, DraftSubTask, EXAMPLE_FOLDER, PlanDraft, ToolName,
 };
 
 /// Programs a plan must not rely on: usually not installed (digest #86).
@@ -184,8 +183,16 @@ fn is_blank(c: &DraftCriterion) -> bool {
     c.criterion.trim().is_empty()
 }
 
-fn check_criteria(n: usize, criteria: &[DraftCriterion], rules: &PlanRules<'_>, out: &mut Vec<Violation>) {
-    if criteria.iter().any(|c| is_example(&c.criterion, rules.task)) {
+fn check_criteria(
+    n: usize,
+    criteria: &[DraftCriterion],
+    rules: &PlanRules<'_>,
+    out: &mut Vec<Violation>,
+) {
+    if criteria
+        .iter()
+        .any(|c| is_example(&c.criterion, rules.task))
+    {
         out.push(Violation::CopiedExample { subtask: n });
     }
     for c in criteria.iter().filter(|c| is_vague(&c.criterion)) {
@@ -271,13 +278,68 @@ fn is_example(criterion: &str, task: &str) -> bool {
 /// Words a criterion can consist of and still say nothing a tool output shows ("the
 /// sub-task has been completed successfully", "the output is correct").
 const VAGUE_WORDS: &[&str] = &[
-    "the", "a", "an", "task", "subtask", "sub", "it", "this", "is", "was", "are", "be", "has",
-    "have", "been", "done", "complete", "completed", "finished", "finishes", "successful",
-    "successfully", "success", "succeeded", "succeeds", "executed", "runs", "ran", "run",
-    "correctly", "correct", "properly", "proper", "without", "any", "errors", "error", "works",
-    "working", "as", "expected", "user", "satisfied", "output", "result", "results", "ok",
-    "fine", "all", "steps", "step", "and", "valid", "accurate", "accurately", "performed",
-    "action", "request", "requested", "fulfilled", "achieved", "goal",
+    "the",
+    "a",
+    "an",
+    "task",
+    "subtask",
+    "sub",
+    "it",
+    "this",
+    "is",
+    "was",
+    "are",
+    "be",
+    "has",
+    "have",
+    "been",
+    "done",
+    "complete",
+    "completed",
+    "finished",
+    "finishes",
+    "successful",
+    "successfully",
+    "success",
+    "succeeded",
+    "succeeds",
+    "executed",
+    "runs",
+    "ran",
+    "run",
+    "correctly",
+    "correct",
+    "properly",
+    "proper",
+    "without",
+    "any",
+    "errors",
+    "error",
+    "works",
+    "working",
+    "as",
+    "expected",
+    "user",
+    "satisfied",
+    "output",
+    "result",
+    "results",
+    "ok",
+    "fine",
+    "all",
+    "steps",
+    "step",
+    "and",
+    "valid",
+    "accurate",
+    "accurately",
+    "performed",
+    "action",
+    "request",
+    "requested",
+    "fulfilled",
+    "achieved",
+    "goal",
 ];
 
 /// Whether a criterion checks nothing: every word of it is in [`VAGUE_WORDS`].
@@ -298,7 +360,9 @@ pub fn is_vague(criterion: &str) -> bool {
 /// tools or targets, third-party programs, a repeated tool set) are never mended: the
 /// plan stays rejected.
 pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> PlanDraft {
-    let keep = |c: &DraftCriterion| !is_blank(c) && !is_vague(&c.criterion) && !is_example(&c.criterion, rules.task);
+    let keep = |c: &DraftCriterion| {
+        !is_blank(c) && !is_vague(&c.criterion) && !is_example(&c.criterion, rules.task)
+    };
     let mut out = draft.clone();
     for s in &mut out.subtasks {
         if s.intent.trim().is_empty() {
@@ -478,7 +542,9 @@ mod tests {
             context: context.into(),
             intent: intent.into(),
             sequence: 1,
-            success_criteria: vec![DraftCriterion::verifiable("the output lists at least one path")],
+            success_criteria: vec![DraftCriterion::verifiable(
+                "the output lists at least one path",
+            )],
             tools: tools.to_vec(),
         }
     }
@@ -486,7 +552,9 @@ mod tests {
     fn plan(subtasks: Vec<DraftSubTask>) -> PlanDraft {
         PlanDraft {
             subtasks,
-            task_criteria: vec![DraftCriterion::verifiable("the answer names the largest file")],
+            task_criteria: vec![DraftCriterion::verifiable(
+                "the answer names the largest file",
+            )],
         }
     }
 
@@ -818,7 +886,10 @@ mod tests {
             DraftCriterion::verifiable("the task is completed"),
         ];
         let draft = PlanDraft {
-            subtasks: vec![s.clone(), subtask("Count the logs", "~/logs", &[ToolName::Shell])],
+            subtasks: vec![
+                s.clone(),
+                subtask("Count the logs", "~/logs", &[ToolName::Shell]),
+            ],
             task_criteria: vec![],
         };
         let r = rules(&[], &[], &h);
@@ -830,7 +901,11 @@ mod tests {
         assert_eq!(first.tools, vec![ToolName::Shell]);
         assert_eq!(first.success_criteria.len(), 1);
         assert_eq!(first.success_criteria[0].mode, DraftMode::Plausible);
-        assert!(first.success_criteria[0].criterion.contains("count my notes and logs"));
+        assert!(
+            first.success_criteria[0]
+                .criterion
+                .contains("count my notes and logs")
+        );
 
         let blocked = vec!["shell".to_string()];
         let rb = rules(&blocked, &[], &h);

@@ -65,15 +65,24 @@ async fn a_repeated_call_is_not_run_twice_and_its_result_ends_the_attempt() {
     let script = Script::new()
         .role(
             Role::Planner,
-            [Step::reply(one_sub_plan("Count the .txt files", "Folder: ~/notes"))],
+            [Step::reply(one_sub_plan(
+                "Count the .txt files",
+                "Folder: ~/notes",
+            ))],
         )
         .role(
             Role::Executor,
             [
-                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
+                )),
                 // The same call again, with other spacing: it is not run, and the
                 // attempt ends with the result the model already has.
-                Step::reply(call("shell", json!({"command": "ls  ~/notes/*.txt | wc -l "}))),
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls  ~/notes/*.txt | wc -l "}),
+                )),
             ],
         )
         .role(
@@ -92,7 +101,10 @@ async fn a_repeated_call_is_not_run_twice_and_its_result_ends_the_attempt() {
     let results = stage.all(&task, pick!(Message::ExecutionResult));
     assert_eq!(results.len(), 1);
     assert_eq!(results[0].output, "2", "the tool's own output, verbatim");
-    assert_eq!(results[0].status, artoo::contracts::ExecutionStatus::Completed);
+    assert_eq!(
+        results[0].status,
+        artoo::contracts::ExecutionStatus::Completed
+    );
     assert_eq!(result.output, json!("2"));
     stage.stop().await;
 }
@@ -102,7 +114,10 @@ async fn an_attempt_whose_calls_keep_failing_is_made_to_finish_early() {
     let script = Script::new()
         .role(
             Role::Planner,
-            [Step::reply(one_sub_plan("Read the notes", "Folder: ~/notes"))],
+            [Step::reply(one_sub_plan(
+                "Read the notes",
+                "Folder: ~/notes",
+            ))],
         )
         .role(
             Role::Executor,
@@ -120,7 +135,10 @@ async fn an_attempt_whose_calls_keep_failing_is_made_to_finish_early() {
     let _ = final_result(&end);
     let r3 = stage.server.requests_from(Role::Executor);
     assert_eq!(r3.len(), 4, "three failed calls, then the forced finish");
-    assert_eq!(r3[3].body["response_format"]["json_schema"]["name"], "FinishStep");
+    assert_eq!(
+        r3[3].body["response_format"]["json_schema"]["name"],
+        "FinishStep"
+    );
     assert!(super::mentions(&r3[3], "The last 3 calls failed"));
     let results = stage.all(&task, pick!(Message::ExecutionResult));
     assert_eq!(results.len(), 1);
@@ -132,7 +150,10 @@ async fn the_planner_and_the_executor_see_the_places_a_request_names() {
     let script = Script::new()
         .role(
             Role::Planner,
-            [Step::reply(one_sub_plan("Count the .txt files in the notes folder", "the notes folder"))],
+            [Step::reply(one_sub_plan(
+                "Count the .txt files in the notes folder",
+                "the notes folder",
+            ))],
         )
         .role(
             Role::Executor,
@@ -146,12 +167,18 @@ async fn the_planner_and_the_executor_see_the_places_a_request_names() {
         )
         .role(
             Role::AgentValidator,
-            [Step::reply(verdicts(&[(COUNT, true, "glob listed a.txt and b.txt")]))],
+            [Step::reply(verdicts(&[(
+                COUNT,
+                true,
+                "glob listed a.txt and b.txt",
+            )]))],
         );
     let mut stage = Stage::new(script).await;
     write_notes(&stage);
     let notes = stage.home.join("notes");
-    let (task, end) = stage.run("how many .txt files are in the notes folder in my home directory?").await;
+    let (task, end) = stage
+        .run("how many .txt files are in the notes folder in my home directory?")
+        .await;
     let _ = final_result(&end);
     stage.settle().await;
     let place = format!("- notes → {} (folder)", notes.display());
@@ -161,9 +188,17 @@ async fn the_planner_and_the_executor_see_the_places_a_request_names() {
     );
     assert!(!stage.requests_containing(Role::Executor, &place).is_empty());
     let calls = stage.all(&task, pick!(Message::ToolCallEvent));
-    assert_eq!(calls[0].record.status, artoo::contracts::ToolCallStatus::Ok, "{calls:?}");
+    assert_eq!(
+        calls[0].record.status,
+        artoo::contracts::ToolCallStatus::Ok,
+        "{calls:?}"
+    );
     assert!(calls[0].record.output_head.contains("a.txt"), "{calls:?}");
-    assert_eq!(calls[1].record.status, artoo::contracts::ToolCallStatus::Ok, "{calls:?}");
+    assert_eq!(
+        calls[1].record.status,
+        artoo::contracts::ToolCallStatus::Ok,
+        "{calls:?}"
+    );
     stage.stop().await;
 }
 
@@ -178,11 +213,17 @@ async fn a_plan_the_validator_still_rejects_after_the_re_ask_is_mended_not_aband
         )],
     );
     let script = Script::new()
-        .role(Role::Planner, [Step::reply(pasted.clone()), Step::reply(pasted)])
+        .role(
+            Role::Planner,
+            [Step::reply(pasted.clone()), Step::reply(pasted)],
+        )
         .role(
             Role::Executor,
             [
-                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
+                )),
                 Step::reply(finish("completed", "2", "2 files.")),
             ],
         )
@@ -199,7 +240,11 @@ async fn a_plan_the_validator_still_rejects_after_the_re_ask_is_mended_not_aband
     let (task, end) = stage.run("count the .txt files in ~/notes").await;
     let result = final_result(&end);
     stage.settle().await;
-    assert_eq!(stage.server.requests_from(Role::Planner).len(), 2, "one re-ask");
+    assert_eq!(
+        stage.server.requests_from(Role::Planner).len(),
+        2,
+        "one re-ask"
+    );
     let subtasks = stage.all(&task, pick!(Message::SubTask));
     let criteria: Vec<&str> = subtasks[0]
         .success_criteria
@@ -215,16 +260,26 @@ async fn a_plan_the_validator_still_rejects_after_the_re_ask_is_mended_not_aband
 async fn a_question_no_tool_needs_is_answered_in_one_call_with_code_computed_numbers() {
     let script = Script::new().role(
         Role::Perceiver,
-        [Step::reply(perception("chat", "Compute 37 * 41", None, Some("37 * 41 = 1517")))],
+        [Step::reply(perception(
+            "chat",
+            "Compute 37 * 41",
+            None,
+            Some("37 * 41 = 1517"),
+        ))],
     );
     let mut stage = Stage::new(script).await;
     let (task, end) = stage.run("what is 37 * 41?").await;
-    assert!(matches!(&end, TaskEnd::Chat(a) if a.contains("1517")), "{end:?}");
+    assert!(
+        matches!(&end, TaskEnd::Chat(a) if a.contains("1517")),
+        "{end:?}"
+    );
     stage.settle().await;
     assert_eq!(stage.llm_calls(&task, Role::Perceiver), 1);
     assert_eq!(stage.count(&task, MessageKind::TaskSpec), 0);
     assert!(
-        !stage.requests_containing(Role::Perceiver, "Computed by code: 37 * 41 = 1517").is_empty()
+        !stage
+            .requests_containing(Role::Perceiver, "Computed by code: 37 * 41 = 1517")
+            .is_empty()
     );
     stage.stop().await;
 }
@@ -232,15 +287,24 @@ async fn a_question_no_tool_needs_is_answered_in_one_call_with_code_computed_num
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_naming_what_to_act_on_needs_no_perception_call() {
     let script = Script::new()
-        .role(Role::Planner, [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))])
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))],
+        )
         .role(
             Role::Executor,
             [
-                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
+                )),
                 Step::reply(finish("completed", "2", "2 files.")),
             ],
         )
-        .role(Role::AgentValidator, [Step::reply(verdicts(&[(COUNT, true, "2")]))]);
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "2")]))],
+        );
     let mut stage = Stage::new(script).await;
     write_notes(&stage);
     let (task, end) = stage.run("count the  .txt files in ~/notes").await;
@@ -248,7 +312,10 @@ async fn a_request_naming_what_to_act_on_needs_no_perception_call() {
     stage.settle().await;
     assert_eq!(stage.llm_calls(&task, Role::Perceiver), 0);
     let specs = stage.all(&task, pick!(Message::TaskSpec));
-    assert_eq!(specs[0].intent, "count the .txt files in ~/notes", "the user's own words");
+    assert_eq!(
+        specs[0].intent, "count the .txt files in ~/notes",
+        "the user's own words"
+    );
     stage.stop().await;
 }
 
@@ -274,7 +341,11 @@ async fn a_reply_cut_at_its_cap_is_re_asked_once_and_then_fails_in_plain_words()
         assert!(cap > 0 && cap <= 1_000, "{cap}");
     }
     assert_eq!(result.directive, TerminalDirective::Abandon);
-    assert!(result.summary.contains("ran on too long"), "{}", result.summary);
+    assert!(
+        result.summary.contains("ran on too long"),
+        "{}",
+        result.summary
+    );
     assert!(!result.summary.contains("HTTP"), "{}", result.summary);
     stage.stop().await;
 }
@@ -283,25 +354,41 @@ async fn a_reply_cut_at_its_cap_is_re_asked_once_and_then_fails_in_plain_words()
 async fn a_llama_server_is_asked_to_keep_each_roles_prompt_cache_in_its_own_slot() {
     let script = Script::new()
         .llama_server(8)
-        .role(Role::Planner, [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))])
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))],
+        )
         .role(
             Role::Executor,
             [
-                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
+                )),
                 Step::reply(finish("completed", "2", "2 files.")),
             ],
         )
-        .role(Role::AgentValidator, [Step::reply(verdicts(&[(COUNT, true, "2")]))]);
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "2")]))],
+        );
     let mut stage = Stage::new(script).await;
     write_notes(&stage);
     let (_task, end) = stage.run("count the .txt files in ~/notes").await;
     let _ = final_result(&end);
     let slot = |role: Role| {
         let reqs = stage.server.requests_from(role);
-        assert!(reqs.iter().all(|r| r.body["cache_prompt"] == true), "{role}");
+        assert!(
+            reqs.iter().all(|r| r.body["cache_prompt"] == true),
+            "{role}"
+        );
         reqs[0].body["id_slot"].as_u64().expect("a slot")
     };
-    let (r2, r3, r4a) = (slot(Role::Planner), slot(Role::Executor), slot(Role::AgentValidator));
+    let (r2, r3, r4a) = (
+        slot(Role::Planner),
+        slot(Role::Executor),
+        slot(Role::AgentValidator),
+    );
     assert!(r2 != r3 && r3 != r4a && r2 != r4a, "{r2} {r3} {r4a}");
     let r3_slots: Vec<_> = stage
         .server
@@ -309,20 +396,32 @@ async fn a_llama_server_is_asked_to_keep_each_roles_prompt_cache_in_its_own_slot
         .iter()
         .map(|r| r.body["id_slot"].clone())
         .collect();
-    assert!(r3_slots.windows(2).all(|w| w[0] == w[1]), "a role keeps its slot");
+    assert!(
+        r3_slots.windows(2).all(|w| w[0] == w[1]),
+        "a role keeps its slot"
+    );
     stage.stop().await;
 
     // Any other server gets plain requests.
     let script = Script::new()
-        .role(Role::Planner, [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))])
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))],
+        )
         .role(
             Role::Executor,
             [
-                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
+                )),
                 Step::reply(finish("completed", "2", "2 files.")),
             ],
         )
-        .role(Role::AgentValidator, [Step::reply(verdicts(&[(COUNT, true, "2")]))]);
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "2")]))],
+        );
     let mut stage = Stage::new(script).await;
     write_notes(&stage);
     let (_task, end) = stage.run("count the .txt files in ~/notes").await;
@@ -336,15 +435,24 @@ async fn a_llama_server_is_asked_to_keep_each_roles_prompt_cache_in_its_own_slot
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_matched_sub_task_without_task_criteria_is_the_result_without_a_merge_call() {
     let script = Script::new()
-        .role(Role::Planner, [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))])
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))],
+        )
         .role(
             Role::Executor,
             [
-                Step::reply(call("shell", json!({"command": "ls ~/notes/*.txt | wc -l"}))),
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
+                )),
                 Step::reply(finish("completed", "2", "2 files.")),
             ],
         )
-        .role(Role::AgentValidator, [Step::reply(verdicts(&[(COUNT, true, "wc printed 2")]))])
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "wc printed 2")]))],
+        )
         // Never used: a merge call would take this and fail the assertion below.
         .role(
             Role::MetaValidator,
