@@ -19,7 +19,8 @@
 //!   answer Law 1 and clarifications, wait, memory/audit/task-log reads) for the CLI and
 //!   the desktop shell; the user's desk; the Dreamer's distiller over the brain tier.
 //! - [`roles::executor`] — R3: per-sub-task tool loops whose tool results are the evidence.
-//! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
+//! - [`tags`] — memory tags (`intent:<kind>`, `tool:<name>`, `path:<target>`, `env:local`)
+//!   and the one definition of "the same kind of task".
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.

@@ -16,10 +16,18 @@
 //! A second opener of the same directory fails with [`MemoryError::Locked`] naming the
 //! directory: rusty-leveldb holds an exclusive `flock` on `<dir>/LOCK` while open.
 //!
+//! Older builds named a kind of task differently (`intent:find-3-largest-videos`); their
+//! groups are read, never rewritten: a recall or potentials query of an `intent:` space
+//! also reads every stored group whose space names the same kind now
+//! ([`crate::tags::canonical_intent_space`]), so a store written before keeps finding
+//! what it learned. The alias table is built on the first such query (one seek per
+//! group) and kept current by every write.
+//!
 //! **Invariant:** every change is one atomic batch that keeps `m|`, `x|`, `l|`, `r|` and
 //! `c|` consistent; a record's content, tags, f, σ and times are never rewritten (only
-//! its level and k move, through trust bankruptcy and pin); T entries are never deleted,
-//! demoted or overwritten.
+//! its level and k move, through trust bankruptcy and pin); T entries are never demoted
+//! or overwritten, and the Four Laws are never deleted (an operator persona entry an
+//! older build stored can be forgotten).
 
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -367,6 +375,9 @@ struct Store {
     pending: Vec<Megram>,
     /// Writes LevelDB refused since the last flush; the next flush reports them.
     write_failures: Vec<String>,
+    /// Stored `intent:` spaces of older builds, by the space of the kind they name now;
+    /// `None` until first needed.
+    aliases: Option<HashMap<String, Vec<String>>>,
 }
 
 fn storage(context: &str) -> impl FnOnce(Status) -> MemoryError + '_ {
@@ -532,6 +543,7 @@ impl Store {
             records: RecordCache::default(),
             pending: Vec::new(),
             write_failures: Vec::new(),
+            aliases: None,
         };
         store.check_format()?;
         store.seed_laws()?;
@@ -792,13 +804,15 @@ impl Store {
             }
         }
         match self.commit_appends(batch) {
-            Ok(()) if !self.cache.is_empty() => {
+            Ok(()) => {
                 for m in written {
-                    let prefix = keys::group_prefix(&m.space, &m.entity);
-                    self.cache.append(&prefix, m.id, IndexEntry::of(m));
+                    self.note_space(&m.space);
+                    if !self.cache.is_empty() {
+                        let prefix = keys::group_prefix(&m.space, &m.entity);
+                        self.cache.append(&prefix, m.id, IndexEntry::of(m));
+                    }
                 }
             }
-            Ok(()) => {}
             Err(e) => {
                 tracing::error!(error = %e, lost = megrams.len(), "memory write batch failed");
                 self.write_failures.push(e.to_string());
@@ -897,8 +911,90 @@ impl Store {
     }
 
     fn query_mk(&mut self, space: &str, entity: &str) -> Result<Potentials, MemoryError> {
-        let entries = self.scan_group(&keys::group_prefix(space, entity))?;
+        let entries: Vec<(MegramId, IndexEntry)> = self
+            .read_group(space, entity)?
+            .into_iter()
+            .map(|(_, id, e)| (id, e))
+            .collect();
         Ok(Self::accumulate(&entries, self.now_ms()).potentials(&self.params))
+    }
+
+    /// The entries of a group and of the older builds' groups that name the same kind of
+    /// task, each with the space it is stored under.
+    fn read_group(
+        &mut self,
+        space: &str,
+        entity: &str,
+    ) -> Result<Vec<(String, MegramId, IndexEntry)>, MemoryError> {
+        let mut spaces = vec![space.to_string()];
+        spaces.extend(self.aliases_of(space)?);
+        let mut out = Vec::new();
+        for s in spaces {
+            for (id, entry) in self.scan_group(&keys::group_prefix(&s, entity))? {
+                out.push((s.clone(), id, entry));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Older builds' spaces that name the kind `space` names (empty for other spaces).
+    fn aliases_of(&mut self, space: &str) -> Result<Vec<String>, MemoryError> {
+        if !space.starts_with(tags::INTENT_PREFIX) {
+            return Ok(Vec::new());
+        }
+        if self.aliases.is_none() {
+            self.aliases = Some(self.scan_aliases()?);
+        }
+        Ok(self
+            .aliases
+            .as_ref()
+            .and_then(|a| a.get(space))
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// Every stored `intent:` space that is not the space of the kind it names, by that
+    /// kind's space: one seek per group, never a scan of a group's entries.
+    fn scan_aliases(&mut self) -> Result<HashMap<String, Vec<String>>, MemoryError> {
+        let mut start = keys::INDEX_PREFIX.to_vec();
+        keys::encode_component(tags::INTENT_PREFIX, &mut start);
+        let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
+        let mut it = self.db.new_iter().map_err(storage("iterate"))?;
+        it.seek(&start);
+        while it.valid() {
+            let Some((k, _)) = it.current() else { break };
+            if !k.starts_with(&start) {
+                break;
+            }
+            let (prefix, _) = keys::split_index_key(&k).ok_or_else(|| corrupt(&k, "bad key"))?;
+            let (space, _) = keys::decode_group_prefix(prefix)
+                .ok_or_else(|| corrupt(prefix, "undecodable group"))?;
+            if let Some(canonical) = tags::canonical_intent_space(&space)
+                && canonical != space
+            {
+                let list = aliases.entry(canonical).or_default();
+                if !list.contains(&space) {
+                    list.push(space);
+                }
+            }
+            it.seek(&keys::prefix_successor(prefix));
+        }
+        Ok(aliases)
+    }
+
+    /// Keeps the alias table current after a write to `space`.
+    fn note_space(&mut self, space: &str) {
+        let Some(aliases) = self.aliases.as_mut() else {
+            return;
+        };
+        if let Some(canonical) = tags::canonical_intent_space(space)
+            && canonical != space
+        {
+            let list = aliases.entry(canonical).or_default();
+            if !list.iter().any(|s| s == space) {
+                list.push(space.to_string());
+            }
+        }
     }
 
     /// query_c + query_mk + the `recent_limit` newest unconsolidated M/K entries, in one
@@ -909,8 +1005,9 @@ impl Store {
         entity: &str,
         recent_limit: usize,
     ) -> Result<Recall, MemoryError> {
-        let prefix = keys::group_prefix(space, entity);
-        let entries = self.scan_group(&prefix)?;
+        let grouped = self.read_group(space, entity)?;
+        let entries: Vec<(MegramId, IndexEntry)> =
+            grouped.iter().map(|(_, id, e)| (*id, *e)).collect();
         let now = self.clock.now();
         let now_ms = keys::to_ms(now);
         let potentials = Self::accumulate(&entries, now_ms).potentials(&self.params);
@@ -923,7 +1020,7 @@ impl Store {
         let mut sops = Vec::with_capacity(rules.len());
         let mut batch = WriteBatch::default();
         let mut stamps = Vec::with_capacity(rules.len());
-        for (id, entry) in rules {
+        for (stored_in, id, entry) in rules {
             let m = self.load_indexed(*id, entry)?;
             sops.push(SOPRecord {
                 id: m.id,
@@ -937,8 +1034,8 @@ impl Store {
                 recalled_ms: Some(now_ms),
                 ..*entry
             };
-            batch.put(&keys::index_key(space, entity, *id), &stamped.encode());
-            stamps.push((*id, stamped));
+            batch.put(&keys::index_key(stored_in, entity, *id), &stamped.encode());
+            stamps.push((keys::group_prefix(stored_in, entity), *id, stamped));
         }
         if !sops.is_empty() {
             self.commit_appends(batch)?;
@@ -1001,6 +1098,7 @@ impl Store {
         if m.level == Level::T {
             self.t_ids.insert(m.id);
         }
+        self.note_space(&m.space);
         Ok(m)
     }
 

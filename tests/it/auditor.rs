@@ -12,6 +12,7 @@ use artoo::auditor::{
     AnomalyFilter, AnomalyKind, AuditError, AuditEvent, AuditHistory, Auditor, AuditorOptions,
     BreakKind, EventFilter, EventKind, LAW1_PREFIX, VerifyReport, audit_dir,
     canonical::{canonical_bytes, sha256_hex},
+    task_class,
 };
 use artoo::bus::{Bus, BusHandle, Envelope, Inbox, Tap, TapEvent};
 use artoo::contracts::*;
@@ -1359,7 +1360,7 @@ async fn window_statistics_and_calibration_survive_a_restart() {
     let class = calibration
         .classes
         .iter()
-        .find(|c| c.class == "find-largest")
+        .find(|c| c.class == task_class(INTENT))
         .unwrap();
     assert_eq!((class.finished, class.succeeded), (1, 1));
     assert_eq!(class.mean_rounds_to_success, Some(2.0));
@@ -1874,7 +1875,7 @@ async fn the_audit_cli_verifies_lists_reports_events_timelines_and_calibration()
 
     let text = artoo_audit(&config, &["calibrate"]).unwrap();
     assert!(text.contains("refine"), "{text}");
-    assert!(text.contains("find-largest"), "{text}");
+    assert!(text.contains(&task_class(INTENT)), "{text}");
 
     // Tamper with the log: verify fails (the binary exits 1) and names the line.
     let path = segment(&config, 1);

@@ -1228,7 +1228,10 @@ async fn three_rounds_accumulate_blocked_targets_then_the_replan_budget_abandons
         1,
         "one terminal Megram, no action Megram on abandon"
     );
-    assert_eq!(megrams[0].space, "intent:find-largest-videos-downloads");
+    assert_eq!(
+        megrams[0].space,
+        tags::intent_space("Find the largest videos in Downloads")
+    );
     assert_eq!(megrams[0].entity, "env:local");
     assert_quantum(&megrams[0], "abandon", 0.95, -1.0, 0.05);
     assert!(megrams[0].content.contains("ls ~/A"));
@@ -1515,7 +1518,7 @@ async fn a_planning_failure_is_abandoned_honestly_with_r2s_graceful_failure() {
     );
     let megrams = drain_megrams(&mut rig.memory);
     assert_eq!(megrams.len(), 1);
-    assert_eq!(megrams[0].space, "intent:整理桌面上的截图");
+    assert_eq!(megrams[0].space, tags::intent_space("整理桌面上的截图"));
 }
 
 #[tokio::test(start_paused = true)]

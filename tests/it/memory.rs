@@ -20,6 +20,8 @@ use artoo::memory::{
     DistillError, DistillFuture, DistillRequest, Distillation, Distiller, ForgetTarget, Memory,
     MemoryError, MemoryOperator, MemoryRole, Remember,
 };
+use artoo::roles::planner::calibration;
+use artoo::tags;
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
@@ -1249,6 +1251,42 @@ async fn the_committed_format_v1_store_reopens_with_its_contents() {
             .filter(|v| v.consolidated_into == Some(c.megram.id))
             .count(),
         6
+    );
+
+    // Its groups are still found under the kinds of task they name now: a recall of
+    // the kind reads the older build's group with it, and nothing is rewritten.
+    let weekly = tags::intent_space("Weekly report");
+    assert_ne!(weekly, "intent:weekly-report");
+    let recall = memory.recall(&weekly, LOCAL).await.unwrap();
+    assert_eq!(
+        recall
+            .sops
+            .iter()
+            .map(|s| s.content.as_str())
+            .collect::<Vec<_>>(),
+        ["Start weekly reports from the template."]
+    );
+    let tidy = memory
+        .query_mk(&tags::intent_space("整理桌面"), LOCAL)
+        .await
+        .unwrap();
+    assert!(close_to(tidy.attention, 0.9 * (-0.5f64).exp()), "{tidy:?}");
+    // A write of this build joins the same kind: both count.
+    memory.write(accept(&clock, &weekly)).unwrap();
+    let both = memory.query_mk(&weekly, LOCAL).await.unwrap();
+    assert!(
+        close_to(both.attention, recall.potentials.attention + 0.9),
+        "{both:?} after {:?}",
+        recall.potentials
+    );
+    assert!(
+        operator
+            .groups()
+            .await
+            .unwrap()
+            .iter()
+            .any(|g| g.space == "intent:weekly-report"),
+        "the old group is kept as it was"
     );
     memory.close().await.unwrap();
 }
