@@ -322,6 +322,7 @@ fn megram(task: Option<&TaskId>, state: &str, now: DateTime<Utc>) -> MegramWrite
             sigma: 1.0,
             k: 0.05,
         },
+        against_rule: None,
     }
 }
 
@@ -420,6 +421,7 @@ impl Rig {
                 task_id: task.clone(),
                 skipped: vec![subs[1].subtask_id],
                 reason: "group 1 failed".into(),
+                unrun: vec![],
             },
         );
         r.r4b.publish(
@@ -432,6 +434,8 @@ impl Rig {
                 matched_outcomes: vec![],
                 failed_subtasks: vec![subs[0].subtask_id],
                 task_criteria_verdicts: vec![],
+                unrun_subtasks: vec![],
+                unjudged_task_criteria: vec![],
                 correction_count: 0,
                 elapsed_ms: 2_000,
                 recommendation: Recommendation::Abandon,
@@ -465,7 +469,7 @@ impl Rig {
         );
         r.r5.reply(Role::Planner, query_id, memory_response(task));
         r.r2.publish(
-            Role::Memory,
+            Role::Ggs,
             MemoryRecall {
                 task_id: task.clone(),
                 space: "intent:find-largest".into(),
@@ -575,6 +579,8 @@ impl Rig {
                 matched_outcomes: vec![outcome(&subs[1], SubTaskStatus::Matched)],
                 failed_subtasks: vec![subs[0].subtask_id],
                 task_criteria_verdicts: vec![],
+                unrun_subtasks: vec![],
+                unjudged_task_criteria: vec![],
                 correction_count: 1,
                 elapsed_ms: 5_000,
                 recommendation: Recommendation::Replan,

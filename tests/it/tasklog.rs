@@ -166,7 +166,7 @@ impl Pipeline {
             },
         );
         self.r2.publish(
-            Role::Memory,
+            Role::Ggs,
             MemoryRecall {
                 task_id: task.clone(),
                 space: space.into(),
@@ -286,6 +286,7 @@ impl Pipeline {
                     sigma,
                     k,
                 },
+                against_rule: None,
             },
         );
     }
@@ -447,6 +448,8 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             matched_outcomes: vec![],
             failed_subtasks: vec![s1],
             task_criteria_verdicts: vec![],
+            unrun_subtasks: vec![],
+            unjudged_task_criteria: vec![],
             correction_count: 2,
             elapsed_ms: 8_000,
             recommendation: Recommendation::Replan,
