@@ -493,6 +493,11 @@ fn put_new(batch: &mut WriteBatch, m: &Megram) -> Result<(), MemoryError> {
     Ok(())
 }
 
+/// Whether a C rule of valence `sigma` is contradicted by its group's live decision.
+fn contradicted(sigma: f64, group_decision: f64) -> bool {
+    sigma * group_decision < 0.0
+}
+
 /// Whether the store thread keeps serving after a command.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
@@ -1379,14 +1384,20 @@ impl Store {
             }
         }
 
-        if group_decision < 0.0 {
-            for (id, entry) in g.entries.iter().filter(|(_, e)| e.level == Level::C) {
-                let mut m = self.load_indexed(*id, entry)?;
-                m.level = Level::K;
-                m.k = BANKRUPT_K;
-                self.stage_level_and_k(batch, &m)?;
-                result.bankrupt.push(*id);
-            }
+        // Trust bankruptcy is for a rule that reality contradicts: the group's live
+        // decision has the opposite sign of the rule's valence (a Best Practice in a
+        // group that now fails, a Constraint in a group that now succeeds). A Constraint
+        // in a failing group agrees with the evidence and keeps its authority.
+        for (id, entry) in g
+            .entries
+            .iter()
+            .filter(|(_, e)| e.level == Level::C && contradicted(e.sigma, group_decision))
+        {
+            let mut m = self.load_indexed(*id, entry)?;
+            m.level = Level::K;
+            m.k = BANKRUPT_K;
+            self.stage_level_and_k(batch, &m)?;
+            result.bankrupt.push(*id);
         }
 
         if pool.attention >= self.params.consolidate_attention
