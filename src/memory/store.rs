@@ -1191,7 +1191,7 @@ impl Store {
         match &target {
             ForgetTarget::Id(id) => {
                 let m = self.load(*id)?.ok_or(MemoryError::NotFound(*id))?;
-                if m.level == Level::T {
+                if m.level == Level::T && mg::is_law(m.id) {
                     return Err(MemoryError::Immutable(*id));
                 }
                 matched.push((m.id, m.space, m.entity));
@@ -1231,7 +1231,7 @@ impl Store {
                 .get(&index_key)
                 .ok_or_else(|| corrupt(&index_key, "record without index entry"))?;
             let entry = decode_entry(&index_key, &raw)?;
-            if entry.level == Level::T || self.t_ids.contains(&id) {
+            if mg::is_law(id) {
                 report.kept_immutable.push(id);
                 continue;
             }
@@ -1241,6 +1241,11 @@ impl Store {
         }
         if !report.forgotten.is_empty() {
             self.commit(batch)?;
+            // A persona T entry an older build let the operator create is removable (a
+            // typo must not be permanent); its id is no longer a T id once it is gone.
+            for id in &report.forgotten {
+                self.t_ids.remove(id);
+            }
         }
         Ok(report)
     }
@@ -1584,6 +1589,40 @@ mod tests {
                 format!("x|laws|law:1|{}", law.id),
             ]
         );
+    }
+
+    #[test]
+    fn a_persona_entry_an_older_build_stored_can_be_forgotten_but_no_law() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = FakeClock::at_epoch();
+        let mut store = open(dir.path(), &clock);
+        // What `/remember T` used to store.
+        let persona = store
+            .insert(mg::remembered(
+                Level::T,
+                "global:user",
+                "env:local",
+                "Answr in Englsh.",
+                1.0,
+                clock.now(),
+            ))
+            .unwrap();
+        let report = store.forget(ForgetTarget::Id(persona.id)).unwrap();
+        assert_eq!(report.forgotten, vec![persona.id]);
+        assert!(keys_mentioning(&mut store, persona.id).is_empty());
+        assert!(!store.t_ids.contains(&persona.id));
+        assert!(matches!(
+            store.forget(ForgetTarget::Id(mg::law_id(0))),
+            Err(MemoryError::Immutable(_))
+        ));
+        let report = store
+            .forget(ForgetTarget::Group {
+                space: mg::LAW_SPACE.into(),
+                entity: "law:2".into(),
+            })
+            .unwrap();
+        assert_eq!(report.kept_immutable, vec![mg::law_id(2)]);
+        assert!(store.load(mg::law_id(2)).unwrap().is_some());
     }
 
     #[test]

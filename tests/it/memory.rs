@@ -824,22 +824,24 @@ async fn the_t_layer_cannot_be_deleted_demoted_or_overwritten() {
     memory.flush().await.unwrap();
     assert_eq!(memory.get(&laws).await.unwrap(), original);
 
-    // An operator-injected persona entry joins the T layer and is as immutable.
-    let persona = operator
+    // The operator cannot add to the T layer: no prompt would ever read the entry.
+    let refused = operator
         .remember(Remember::new("Answer in English.").level(Level::T))
-        .await
-        .unwrap();
-    assert_eq!((persona.k, persona.state.as_str()), (0.0, "persona"));
-    assert!(matches!(
-        operator.forget(ForgetTarget::Id(persona.id)).await,
-        Err(MemoryError::Immutable(_))
-    ));
+        .await;
+    assert!(
+        matches!(&refused, Err(MemoryError::Invalid(why)) if why.contains("Four Laws")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        operator.groups().await.unwrap().len(),
+        4,
+        "nothing but the laws is stored"
+    );
     memory.close().await.unwrap();
 
-    // Reopening seeds nothing twice and keeps the persona entry.
+    // Reopening seeds nothing twice.
     let memory = open(h.dir.path(), clock).await;
     assert_eq!(memory.get(&laws).await.unwrap(), original);
-    assert_eq!(memory.get(&[persona.id]).await.unwrap().len(), 1);
     memory.close().await.unwrap();
 }
 
