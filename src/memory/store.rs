@@ -54,6 +54,7 @@ use super::{MemoryError, Recall};
 use crate::clock::SharedClock;
 use crate::config::MemoryParams;
 use crate::contracts::{Level, Megram, MegramId, Potentials, SOPRecord};
+use crate::tags;
 
 /// Most writes folded into one batch before it is committed.
 const MAX_BATCH: usize = 4_096;
@@ -1017,11 +1018,11 @@ impl Store {
         let now_ms = keys::to_ms(now);
         let potentials = Self::accumulate(&entries, now_ms).potentials(&self.params);
 
-        let mut rules: Vec<&(MegramId, IndexEntry)> = entries
+        let mut rules: Vec<&(String, MegramId, IndexEntry)> = grouped
             .iter()
-            .filter(|(_, e)| e.level == Level::C)
+            .filter(|(_, _, e)| e.level == Level::C)
             .collect();
-        rules.sort_by_key(|(id, e)| (std::cmp::Reverse(e.created_ms), *id));
+        rules.sort_by_key(|(_, id, e)| (std::cmp::Reverse(e.created_ms), *id));
         let mut sops = Vec::with_capacity(rules.len());
         let mut batch = WriteBatch::default();
         let mut stamps = Vec::with_capacity(rules.len());
@@ -1044,7 +1045,7 @@ impl Store {
         }
         if !sops.is_empty() {
             self.commit_appends(batch)?;
-            for (id, stamped) in stamps {
+            for (prefix, id, stamped) in stamps {
                 self.cache.update(&prefix, id, stamped);
             }
         }
