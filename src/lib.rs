@@ -11,6 +11,7 @@
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
 //! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
+//! - [`retention`] — age and size limits for task logs, the journal and audit segments.
 //! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
 //! - [`roles`] — the pipeline roles as bus actors: R1 Perceiver (TaskSpec or a chat
 //!   reply), R2 Planner (memory calibration, plans, replans, graceful failure), the
@@ -47,6 +48,7 @@ pub mod laws;
 pub mod llm;
 pub mod memory;
 mod recent;
+pub mod retention;
 pub mod roles;
 pub mod runtime;
 pub mod tags;

@@ -1898,3 +1898,74 @@ async fn the_audit_cli_verifies_lists_reports_events_timelines_and_calibration()
         "{broken}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Retention.
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn pruning_old_segments_keeps_the_chain_verifiable_and_a_forged_start_is_caught() {
+    let small = AuditorOptions {
+        max_segment_bytes: 16 * 1024,
+        ..AuditorOptions::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rig = Rig::start_with(config_in(dir.path()), small.clone());
+    // A report early on (its event lands in a segment that will be pruned), then more.
+    rig.successful_task(&TaskId::mint(), true);
+    rig.query().await;
+    for _ in 0..3 {
+        rig.successful_task(&TaskId::mint(), true);
+    }
+    rig.query().await;
+    let (mut config, _) = rig.stop().await;
+    let before = verify(&config);
+    assert!(before.is_clean(), "{:?}", before.broken);
+    assert!(before.segments >= 3, "{}", before.segments);
+    let audit = audit_dir(&config.data_dir);
+    let reports_before = lines(&audit.join("reports.jsonl")).len();
+
+    // A year and more later, the sealed segments are past the age limit.
+    config.retention.audit_days = 365;
+    let clock = FakeClock::new(Utc::now() + chrono::Duration::days(400));
+    let bus = Bus::new(clock.clone());
+    let mut auditor = Auditor::open_with(&bus, &config, clock.clone(), small).unwrap();
+    let removed = auditor.prune().await.unwrap();
+    drop(auditor);
+    let kept = artoo::auditor::log::list_segments(&audit).unwrap();
+    assert_eq!(removed, before.segments - 1, "every sealed segment went");
+    assert_eq!(kept.len(), 1, "the segment being written stays");
+    assert!(audit.join("pruned.json").exists());
+    let after = verify(&config);
+    assert!(after.is_clean(), "{:?}", after.broken);
+    assert!(
+        after.head.next_seq > before.head.next_seq,
+        "the prune is in the chain"
+    );
+    let reports_after = lines(&audit.join("reports.jsonl")).len();
+    assert!(
+        (1..reports_before).contains(&reports_after),
+        "reports whose events were pruned left with them, the others stayed: {reports_before} → {reports_after}"
+    );
+
+    // Cutting more events off the start, with a checkpoint that chains correctly to
+    // what is left, is not a prune the log recorded.
+    let path = &kept[0].1;
+    let original = lines(path);
+    let cut: AuditEvent = serde_json::from_str(&original[0]).unwrap();
+    write_lines(path, &original[1..]);
+    let forged = artoo::auditor::retention::PruneCheckpoint {
+        first_segment: kept[0].0,
+        first_seq: cut.seq + 1,
+        prev: cut.hash.clone(),
+        pruned_at: Utc::now(),
+    };
+    let pruned_path = audit.join("pruned.json");
+    let original_checkpoint = std::fs::read(&pruned_path).unwrap();
+    artoo::auditor::retention::write(&audit, &forged).unwrap();
+    let b = verify(&config).broken.expect("a forged start is caught");
+    assert_eq!(b.kind, BreakKind::PruneUnrecorded, "{b}");
+    // And without the forged checkpoint, the cut itself breaks the chain.
+    std::fs::write(&pruned_path, original_checkpoint).unwrap();
+    assert_eq!(verify(&config).broken.unwrap().kind, BreakKind::Missing);
+}
