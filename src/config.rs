@@ -304,6 +304,36 @@ impl Default for AuditorConfig {
     }
 }
 
+/// How long and how much of the app's own records are kept (`[retention]`): by age in
+/// days, then by total size in MiB (oldest first). See `crate::retention`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default, deny_unknown_fields)]
+pub struct RetentionConfig {
+    /// Task logs (`tasks/`, one file per run, full prompts included).
+    pub task_logs_days: u32,
+    pub task_logs_mb: u64,
+    /// The audit log's sealed segments (`audit/`), pruned behind a checkpoint.
+    pub audit_days: u32,
+    pub audit_mb: u64,
+    /// The desktop app's envelope journal (`desktop/envelopes/`, one file per task).
+    pub journal_days: u32,
+    pub journal_mb: u64,
+}
+
+impl Default for RetentionConfig {
+    fn default() -> Self {
+        Self {
+            task_logs_days: 90,
+            task_logs_mb: 512,
+            audit_days: 365,
+            audit_mb: 1024,
+            journal_days: 30,
+            journal_mb: 256,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
@@ -338,6 +368,7 @@ pub struct Settings {
     pub laws: LawsConfig,
     pub tools: ToolsConfig,
     pub auditor: AuditorConfig,
+    pub retention: RetentionConfig,
     pub ui: UiConfig,
 }
 
@@ -357,6 +388,7 @@ pub struct Config {
     pub laws: LawsConfig,
     pub tools: ToolsConfig,
     pub auditor: AuditorConfig,
+    pub retention: RetentionConfig,
     pub ui: UiConfig,
 }
 
@@ -443,6 +475,7 @@ impl Config {
             laws: settings.laws,
             tools: settings.tools,
             auditor: settings.auditor,
+            retention: settings.retention,
             ui: settings.ui,
         };
         apply_tier_env(&mut config.llm.brain, "BRAIN", env);
@@ -469,6 +502,7 @@ impl Config {
             laws: settings.laws,
             tools: settings.tools,
             auditor: settings.auditor,
+            retention: settings.retention,
             ui: settings.ui,
         }
     }
@@ -508,6 +542,7 @@ impl Config {
             laws: self.laws.clone(),
             tools: self.tools.clone(),
             auditor: self.auditor.clone(),
+            retention: self.retention.clone(),
             ui: self.ui.clone(),
         }
     }
@@ -537,6 +572,7 @@ impl Config {
         candidate.laws = settings.laws.clone();
         candidate.tools = settings.tools.clone();
         candidate.auditor = settings.auditor.clone();
+        candidate.retention = settings.retention.clone();
         candidate.ui = settings.ui.clone();
         candidate.validate()?;
         let text = toml::to_string_pretty(settings)
@@ -674,6 +710,13 @@ impl Config {
             "auditor.drift_window_tasks",
             self.auditor.drift_window_tasks,
         )?;
+        let r = &self.retention;
+        positive("retention.task_logs_days", r.task_logs_days)?;
+        positive("retention.task_logs_mb", r.task_logs_mb)?;
+        positive("retention.audit_days", r.audit_days)?;
+        positive("retention.audit_mb", r.audit_mb)?;
+        positive("retention.journal_days", r.journal_days)?;
+        positive("retention.journal_mb", r.journal_mb)?;
         if !matches!(self.ui.language.as_str(), "en" | "zh-CN") {
             return Err(invalid(
                 "ui.language",

@@ -11,6 +11,7 @@
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
 //! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
+//! - [`retention`] — age and size limits for task logs, the journal and audit segments.
 //! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
 //! - [`roles`] — the pipeline roles as bus actors: R1 Perceiver (TaskSpec or a chat
 //!   reply), R2 Planner (memory calibration, plans, replans, graceful failure), the
@@ -19,7 +20,8 @@
 //!   answer Law 1 and clarifications, wait, memory/audit/task-log reads) for the CLI and
 //!   the desktop shell; the user's desk; the Dreamer's distiller over the brain tier.
 //! - [`roles::executor`] — R3: per-sub-task tool loops whose tool results are the evidence.
-//! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
+//! - [`tags`] — memory tags (`intent:<kind>`, `tool:<name>`, `path:<target>`, `env:local`)
+//!   and the one definition of "the same kind of task".
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
@@ -46,6 +48,7 @@ pub mod laws;
 pub mod llm;
 pub mod memory;
 mod recent;
+pub mod retention;
 pub mod roles;
 pub mod runtime;
 pub mod tags;

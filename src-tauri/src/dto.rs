@@ -173,10 +173,10 @@ pub enum AnomalyKind {
 pub struct AuditEvent {
     pub seq: u64,
     pub timestamp: String,
-    /// `null` for the auditor's own records (tap gaps, start-ups).
+    /// `null` for the auditor's own records (tap gaps, start-ups, prunes).
     pub from: Option<Role>,
     pub to: Option<Role>,
-    /// `TapGap` and `AuditorStarted` besides the bus message types.
+    /// `TapGap`, `AuditorStarted` and `Retention` besides the bus message types.
     pub message_type: String,
     pub task_id: Option<TaskId>,
     pub anomaly: AnomalyKind,

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use artoo::config::{ApiKey, Config, LlmConfig, Settings, TierConfig};
+use artoo::retention::Limits;
 use artoo::runtime::{Runtime, RuntimeOptions};
 use artoo::{SharedClock, SystemClock};
 
@@ -138,7 +139,12 @@ impl Shell {
                 // Both taps attach before the core is visible to commands, so the stream
                 // and the journal see every task from its first envelope.
                 tokio::spawn(self.inner.hub.clone().pump(runtime.tap("desktop-ui"), hook));
-                tokio::spawn(self.journal().record(runtime.tap("desktop-journal")));
+                let retention = &runtime.config().retention;
+                tokio::spawn(self.journal().record(
+                    runtime.tap("desktop-journal"),
+                    Limits::from_days_and_mb(retention.journal_days, retention.journal_mb),
+                    runtime.clock().clone(),
+                ));
                 self.set_core(Core::Running(runtime));
                 tracing::info!("the core is running");
             }

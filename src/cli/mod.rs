@@ -4,7 +4,9 @@
 //! `/memory`, `/remember`, `/forget`, `/replay`).
 //!
 //! [`render`] is pure (envelope → lines); [`session`] drives one task; [`commands`] parses
-//! and runs the slash commands; [`input`] owns stdin.
+//! and runs the slash commands; [`input`] owns stdin. A slash command is the same
+//! command in the REPL and as `artoo run /audit` (or `artoo /memory`): one parser decides
+//! what is a command, and a command never reaches a model as a task.
 //!
 //! **Invariant:** nothing is approved by default — a Law 1 request is approved only by
 //! an explicit `y` typed at a terminal; without a terminal it is denied as
@@ -78,9 +80,23 @@ fn fail(message: impl std::fmt::Display) -> Exit {
     Exit::CannotRun
 }
 
+/// What the runtime is started for: tasks need a model endpoint, slash commands (memory,
+/// audit, replay) do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Purpose {
+    Tasks,
+    Command,
+}
+
 /// Starts the runtime and the console (stdin thread, Ctrl+C listener).
-async fn start(config: Config, options: Options) -> Result<(Runtime, Console), Exit> {
-    config.require_llm().map_err(fail)?;
+async fn start(
+    config: Config,
+    options: Options,
+    purpose: Purpose,
+) -> Result<(Runtime, Console), Exit> {
+    if purpose == Purpose::Tasks {
+        config.require_llm().map_err(fail)?;
+    }
     let style = LineStyle {
         verbose: options.verbose,
         paint: Paint {
@@ -133,12 +149,19 @@ async fn stop(runtime: &Runtime, console: &Console, tap: &mut Tap) {
     tokio::join!(runtime.shutdown(), draw);
 }
 
-/// `artoo run TEXT`: runs one task and exits with a status that says how it ended.
+/// `artoo run TEXT`: runs one task and exits with a status that says how it ended. A
+/// slash command (`/audit`, `/memory verbose`, …) is run as the REPL runs it: exit 0, or
+/// 2 when it is typed wrong.
 pub async fn run_once(config: Config, text: &str, options: Options) -> Exit {
     if text.trim().is_empty() {
         return fail("nothing to run: the task text is empty");
     }
-    let (runtime, mut console) = match start(config, options).await {
+    match commands::parse(text) {
+        Some(Ok(command)) => return run_command(config, command, options).await,
+        Some(Err(usage)) => return fail(usage),
+        None => {}
+    }
+    let (runtime, mut console) = match start(config, options, Purpose::Tasks).await {
         Ok(started) => started,
         Err(exit) => return exit,
     };
@@ -154,9 +177,21 @@ pub async fn run_once(config: Config, text: &str, options: Options) -> Exit {
     exit
 }
 
+/// One slash command outside the REPL.
+async fn run_command(config: Config, command: commands::Command, options: Options) -> Exit {
+    let (runtime, console) = match start(config, options, Purpose::Command).await {
+        Ok(started) => started,
+        Err(exit) => return exit,
+    };
+    let mut tap = runtime.tap("cli");
+    commands::run(command, &runtime, &console).await;
+    stop(&runtime, &console, &mut tap).await;
+    Exit::Done
+}
+
 /// `artoo` alone: the REPL. Returns when the user quits or input ends.
 pub async fn repl(config: Config, options: Options) -> Exit {
-    let (runtime, mut console) = match start(config, options).await {
+    let (runtime, mut console) = match start(config, options, Purpose::Tasks).await {
         Ok(started) => started,
         Err(exit) => return exit,
     };

@@ -287,6 +287,54 @@ async fn the_repl_remembers_lists_and_forgets_memory_fed_through_stdin() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_commands_run_one_shot_as_in_the_repl_and_never_reach_a_model() {
+    let bench = Bench::new(Script::new()).await;
+    let remembered = bench
+        .run(&["/remember", "always", "answer", "in", "French"], "")
+        .await;
+    assert_eq!(
+        remembered.status.code(),
+        Some(0),
+        "{}",
+        explain(&remembered)
+    );
+    has(
+        &stdout(&remembered),
+        "in [global:user / env:local] σ=+1: always answer in French",
+    );
+    let listed = bench.run(&["/memory", "verbose"], "").await;
+    assert_eq!(listed.status.code(), Some(0), "{}", explain(&listed));
+    let text = stdout(&listed);
+    assert!(
+        text.contains("[global:user / env:local] Exploit")
+            && text.contains("always answer in French"),
+        "{text}"
+    );
+    let audited = bench.run(&["run", "/audit"], "").await;
+    assert_eq!(audited.status.code(), Some(0), "{}", explain(&audited));
+    has(&stdout(&audited), "Audit report ");
+    let wrong = bench.run(&["/memory", "everything"], "").await;
+    assert_eq!(
+        wrong.status.code(),
+        Some(2),
+        "a command typed wrong cannot run"
+    );
+    has(
+        &String::from_utf8_lossy(&wrong.stderr),
+        "usage: /memory [verbose]",
+    );
+    // No T entry the prompts would never read.
+    let persona = bench.run(&["/remember", "T", "be", "terse"], "").await;
+    assert_eq!(persona.status.code(), Some(2), "{}", explain(&persona));
+    has(&String::from_utf8_lossy(&persona.stderr), "Four Laws");
+    assert_eq!(
+        bench.server.requests().len(),
+        0,
+        "no command was sent to a model as a task"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_repl_sends_a_triple_quoted_block_as_one_task_and_replays_it() {
     let bench = Bench::new(script("abandon")).await;
     let out = bench

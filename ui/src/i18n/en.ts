@@ -74,6 +74,7 @@ export const en = {
   'pipeline.blocked': 'Blocked',
   'pipeline.recall': 'Memory recalled',
   'pipeline.why': 'Why?',
+  'pipeline.laws': 'the Four Laws ({count})',
   'pipeline.urgency.high': 'high urgency',
   'pipeline.urgency.low': 'low urgency',
   'sub.running': 'running',

@@ -75,6 +75,7 @@ export const zhCN: Messages = {
   'pipeline.blocked': '已屏蔽',
   'pipeline.recall': '调用的记忆',
   'pipeline.why': '为什么？',
+  'pipeline.laws': '四大定律（{count} 条）',
   'pipeline.urgency.high': '高紧迫度',
   'pipeline.urgency.low': '低紧迫度',
   'sub.running': '执行中',

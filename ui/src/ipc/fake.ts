@@ -511,7 +511,11 @@ export class FakeBackend implements Backend {
     if (a.space.trim().length === 0 || a.entity.trim().length === 0) {
       throw new IpcError('invalid_input', 'a Megram needs a space and an entity');
     }
-    const timeless = a.level === 'C' || a.level === 'T';
+    if (a.level === 'T') {
+      // As the core: no prompt reads an operator T entry, so none can be made.
+      throw new IpcError('invalid_input', 'the T layer holds the Four Laws, fixed in code; remember a C rule instead');
+    }
+    const timeless = a.level === 'C';
     const megram = {
       id: this.ids.uuid(),
       level: a.level,
@@ -520,7 +524,7 @@ export class FakeBackend implements Backend {
       space: a.space.trim(),
       entity: a.entity.trim(),
       content,
-      state: a.level === 'T' ? 'persona' : 'user-injected',
+      state: 'user-injected',
       f: timeless ? 1 : 0.9,
       sigma: 1,
       k: timeless ? 0 : 0.05,
@@ -535,7 +539,7 @@ export class FakeBackend implements Backend {
     if (target.kind === 'megram') {
       const m = this.memory.find(target.id);
       if (!m) throw new IpcError('not_found', `no Megram ${target.id}`);
-      if (m.level === 'T') throw new IpcError('forbidden', 'T-level entries (the Four Laws) cannot be forgotten');
+      if (m.state === 'law') throw new IpcError('forbidden', 'the Four Laws cannot be forgotten');
     }
     const removed = this.memory.forget((m) =>
       target.kind === 'megram' ? m.id === target.id : m.space === target.space && m.entity === target.entity,

@@ -150,30 +150,49 @@ export function SubtaskList({ task }: { task: TaskView }) {
 
 const CONSTRAINT_TONE: Record<string, Tone> = { should_prefer: 'good', must_not: 'bad', caution: 'warn' };
 
+/**
+ * What memory said for the latest planning round: R2 publishes one recall per group (the
+ * task's kind first, then the operator's `global:user`), so every recall of the round is
+ * shown, each with its "Why". The Four Laws, present on every plan, are one line.
+ */
 export function RecallList({ recalls, onWhy }: { recalls: readonly MemoryRecall[]; onWhy?: ((recall: MemoryRecall) => void) | undefined }) {
-  const latest = recalls.at(-1);
-  if (!latest || latest.constraints.length === 0) return null;
+  const round = recalls.reduce((max, r) => Math.max(max, r.round ?? 0), 0);
+  const shown = recalls.filter((r) => (r.round ?? 0) === round && r.constraints.length > 0);
+  if (shown.length === 0) return null;
   return (
     <section class="recall" aria-label={t('pipeline.recall')}>
-      <div class="row">
-        <h4>{t('pipeline.recall')}</h4>
-        <span class="small muted mono">
-          [{latest.space} / {latest.entity}] {latest.potentials.action}
-        </span>
-        <span class="spacer" />
-        {onWhy ? (
-          <button type="button" class="btn plain small" onClick={() => onWhy(latest)}>
-            {t('pipeline.why')}
-          </button>
-        ) : null}
-      </div>
-      <ul>
-        {latest.constraints.map((c) => (
-          <li key={c.text}>
-            <Chip tone={CONSTRAINT_TONE[c.kind] ?? 'neutral'}>{t(`constraint.${c.kind}`)}</Chip> <span class="small">{c.text}</span>
-          </li>
-        ))}
-      </ul>
+      <h4>{t('pipeline.recall')}</h4>
+      {shown.map((recall) => {
+        const laws = recall.constraints.filter((c) => c.source === 'law');
+        const others = recall.constraints.filter((c) => c.source !== 'law');
+        return (
+          <div key={`${recall.space}/${recall.entity}`} class="recall-group" data-testid="recall-group">
+            <div class="row">
+              <span class="small muted mono">
+                [{recall.space} / {recall.entity}] {recall.potentials.action}
+              </span>
+              <span class="spacer" />
+              {onWhy ? (
+                <button type="button" class="btn plain small" onClick={() => onWhy(recall)}>
+                  {t('pipeline.why')}
+                </button>
+              ) : null}
+            </div>
+            <ul>
+              {laws.length > 0 ? (
+                <li key="laws">
+                  <Chip tone="bad">{t('constraint.must_not')}</Chip> <span class="small">{t('pipeline.laws', { count: laws.length })}</span>
+                </li>
+              ) : null}
+              {others.map((c) => (
+                <li key={c.text}>
+                  <Chip tone={CONSTRAINT_TONE[c.kind] ?? 'neutral'}>{t(`constraint.${c.kind}`)}</Chip> <span class="small">{c.text}</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        );
+      })}
     </section>
   );
 }

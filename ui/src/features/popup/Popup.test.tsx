@@ -45,6 +45,21 @@ describe('the popup', () => {
     expect(screen.getByTestId('loss-row').textContent).toContain('0.50');
   });
 
+  it('shows every memory recall of the round, the task kind\'s first, each with its Why', async () => {
+    await submit(TASK);
+    await h.until(() => document.querySelectorAll('[data-testid="recall-group"]').length === 2);
+    const groups = screen.getAllByTestId('recall-group');
+    expect(groups[0]?.textContent).toContain('[intent:');
+    expect(groups[0]?.textContent).toContain('Identify duplicates by checksum, not by name alone.');
+    expect(groups[0]?.textContent).toContain('the Four Laws (4)');
+    expect(groups[1]?.textContent).toContain('[global:user / env:local]');
+    expect(groups[1]?.textContent).toContain('Answer in English unless I write in Chinese.');
+    fireEvent.click(groups[0]?.querySelector('button') as HTMLButtonElement);
+    expect(openPanel).toHaveBeenCalledWith('memory', expect.objectContaining({ kind: 'group', entity: 'env:local' }));
+    const space = openPanel.mock.calls[0]?.[1]?.space as string;
+    expect(space.startsWith('intent:')).toBe(true);
+  });
+
   it('recalls earlier inputs with the up arrow', async () => {
     await submit('hello');
     await h.until(() => screen.queryByTestId('chat'));

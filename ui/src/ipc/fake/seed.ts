@@ -58,6 +58,14 @@ export function defaultSettings(): Settings {
       walk_limit_entries: 200_000,
     },
     auditor: { report_period_secs: 300, drift_window_tasks: 20 },
+    retention: {
+      task_logs_days: 90,
+      task_logs_mb: 512,
+      audit_days: 365,
+      audit_mb: 1024,
+      journal_days: 30,
+      journal_mb: 256,
+    },
     ui: { hotkey: 'CommandOrControl+Shift+Space', language: 'en', launch_at_login: false },
   };
 }
