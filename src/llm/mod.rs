@@ -18,6 +18,7 @@ mod client;
 mod error;
 pub mod extract;
 mod http;
+pub mod probe;
 mod structured;
 pub mod tier;
 mod usage;
@@ -30,6 +31,7 @@ pub use client::{
 pub use error::LlmError;
 pub use extract::ExtractError;
 pub use http::retry_after;
+pub use probe::{ConnectionReport, check_reachable, test_connection};
 pub use structured::{OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS};
 pub use tier::{MODEL_ROLES, PRESETS, Preset, Tier};
 pub use usage::{CallUsage, ENDED_TASKS_REMEMBERED, RoleUsage, TaskUsage, UsageLedger};
