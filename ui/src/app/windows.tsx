@@ -17,6 +17,7 @@ import type { Session } from './session';
 export function PopupWindow({ session }: { session: Session }) {
   useEffect(() => {
     void session.settings.load();
+    void session.model.load();
     void session.tasks.runs.load().then(() => {
       session.pipeline.seedHistory((session.tasks.runs.value.value ?? []).map((r) => r.raw_input));
     });
@@ -26,6 +27,8 @@ export function PopupWindow({ session }: { session: Session }) {
       pipeline={session.pipeline}
       recent={session.tasks.runs.value.value}
       approvals={session.approvals}
+      model={session.model}
+      settings={session.settings}
       now={session.now}
       skipped={session.skipped}
       openPanel={(tab, focus) => void session.backend.invoke('open_panel', { tab, focus })}

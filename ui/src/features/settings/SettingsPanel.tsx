@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 
 import { LOCALES, t, type MessageKey } from '../../i18n';
 import type { Settings } from '../../ipc/contracts';
-import type { KeyTier } from '../../ipc/commands';
+import type { KeyTier, ProviderPreset } from '../../ipc/commands';
 import { Icon } from '../../shared/icons';
 import { ErrorText, Field, Switch } from '../../shared/widgets';
 import type { SettingsStore } from './store';
@@ -30,6 +30,22 @@ export function accelerator(e: Pick<KeyboardEvent, 'key' | 'code' | 'metaKey' | 
   const key = e.code.startsWith('Key') ? e.code.slice(3) : e.code.startsWith('Digit') ? e.code.slice(5) : e.code === 'Space' ? 'Space' : e.code;
   parts.push(key);
   return parts.join('+');
+}
+
+/** The provider presets as a labelled select; picking one hands it to `onPick`. */
+export function PresetField({ id, presets, value, onPick }: { id: string; presets: readonly ProviderPreset[]; value: string; onPick: (preset: ProviderPreset | null) => void }) {
+  return (
+    <Field label={t('settings.preset')} htmlFor={id}>
+      <select id={id} value={value} onChange={(e) => onPick(presets.find((x) => x.id === e.currentTarget.value) ?? null)}>
+        <option value="">{t('settings.preset.custom')}</option>
+        {presets.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
 }
 
 function NumberInput({ id, value, step, onChange }: { id: string; value: number | null; step: number; onChange: (v: number) => void }) {
@@ -71,23 +87,7 @@ export function SettingsPanel({ settings }: { settings: SettingsStore }) {
       <div class="settings-scroll">
         <section class="settings-group">
           <h3>{t('settings.provider')}</h3>
-          <Field label={t('settings.preset')} htmlFor="preset">
-            <select
-              id="preset"
-              value={presetId}
-              onChange={(e) => {
-                const p = presets.find((x) => x.id === e.currentTarget.value);
-                if (p) settings.applyPreset(p);
-              }}
-            >
-              <option value="">{t('settings.preset.custom')}</option>
-              {presets.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <PresetField id="preset" presets={presets} value={presetId} onPick={(p) => p && settings.applyPreset(p)} />
           {!view.keychain.available ? <p class="callout warn small">{t('settings.keychain.none', { backend: view.keychain.backend })}</p> : null}
           {(['brain', 'tool'] as const).map((tier) => (
             <Tier key={tier} tier={tier} settings={settings} />
