@@ -83,7 +83,7 @@ export function PanelsWindow({ session, chrome }: { session: Session; chrome?: {
         {nav.tab === 'tasks' ? <TasksPanel tasks={session.tasks} now={session.now} focusTask={focus?.kind === 'task' ? focus.task_id : null} /> : null}
         {nav.tab === 'memory' ? <MemoryPanel memory={session.memory} now={now} focus={focus?.kind === 'group' ? { space: focus.space, entity: focus.entity } : null} /> : null}
         {nav.tab === 'audit' ? <AuditPanel audit={session.audit} now={now} focusReport={focus?.kind === 'report' ? focus.report_id : null} /> : null}
-        {nav.tab === 'settings' ? <SettingsPanel settings={session.settings} /> : null}
+        {nav.tab === 'settings' ? <SettingsPanel settings={session.settings} test={session.model.test} /> : null}
       </div>
     </div>
   );

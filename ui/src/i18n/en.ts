@@ -294,6 +294,7 @@ export const en = {
   'audit.select': 'Select a report.',
 
   'settings.provider': 'Model provider',
+  'settings.builtin': 'No provider: artoo uses its built-in model, on this computer. Fill both tiers to use a provider instead.',
   'settings.preset': 'Preset',
   'settings.preset.apply': 'Apply',
   'settings.preset.custom': 'Custom',

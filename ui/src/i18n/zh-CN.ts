@@ -295,6 +295,7 @@ export const zhCN: Messages = {
   'audit.select': '选择一份报告。',
 
   'settings.provider': '模型服务',
+  'settings.builtin': '未设置服务商：artoo 使用这台电脑上的内置模型。要改用服务商，请填写两个层级。',
   'settings.preset': '预设',
   'settings.preset.apply': '应用',
   'settings.preset.custom': '自定义',
