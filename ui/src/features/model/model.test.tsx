@@ -73,6 +73,7 @@ describe('the model in the popup', () => {
     expect(banner.getAttribute('role')).toBe('alert');
     expect(banner.textContent).toContain('cannot be reached');
     expect(input().disabled).toBe(true);
+    for (const example of screen.getByText('Try').parentElement?.querySelectorAll('.example') ?? []) expect((example as HTMLButtonElement).disabled).toBe(true);
     fireEvent.click(screen.getByTestId('model-fix'));
     expect(openPanel).toHaveBeenCalledWith('settings', null);
   });

@@ -69,7 +69,7 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
         </span>
         <strong>{t('app.name')}</strong>
         <span class="muted small" data-testid="status">
-          {running && task ? t('app.running', { elapsed: clock(now.value - Date.parse(task.startedAt)) }) : t('app.idle')}
+          {running && task ? t('app.running', { elapsed: clock(now.value - Date.parse(task.startedAt)) }) : ready ? t('app.idle') : t('popup.placeholder.noModel')}
         </span>
         <span class="spacer" />
         <button type="button" class="icon-btn" title={t('app.open.tasks')} aria-label={t('app.open.tasks')} onClick={() => openPanel('tasks', task ? { kind: 'task', task_id: task.taskId } : null)}>
@@ -111,7 +111,7 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
         ) : task ? (
           <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} />
         ) : (
-          <Welcome pipeline={pipeline} recent={recent ?? []} now={now.value} openPanel={openPanel} />
+          <Welcome pipeline={pipeline} recent={recent ?? []} now={now.value} openPanel={openPanel} ready={ready} />
         )}
       </div>
 
@@ -197,11 +197,14 @@ function Welcome({
   recent,
   now,
   openPanel,
+  ready,
 }: {
   pipeline: PipelineStore;
   recent: readonly TaskRun[];
   now: number;
   openPanel: PopupProps['openPanel'];
+  /** Whether a model can take a task now (the examples run one). */
+  ready: boolean;
 }) {
   const examples = [t('popup.example.1'), t('popup.example.2'), t('popup.example.3')];
   const lang = locale.value;
@@ -229,7 +232,7 @@ function Welcome({
       <ul class="examples">
         {examples.map((e) => (
           <li key={e}>
-            <button type="button" class="example" onClick={() => void pipeline.submit(e)}>
+            <button type="button" class="example" disabled={!ready} onClick={() => void pipeline.submit(e)}>
               {e}
             </button>
           </li>
