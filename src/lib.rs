@@ -24,6 +24,9 @@
 //!   and the one definition of "the same kind of task".
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
+//! - [`local_llm`] — the built-in model: llama-server and its weights from package
+//!   registries, run as a child process when no provider is configured.
+//! - [`status`] — one plain-language status line per phase of a task, in the UI language.
 //! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
 //! - [`auditor`] — R6: tap reader, hash-chained audit log, detectors, reports, history.
 //! - [`laws`] — the Four Laws (T layer); the Law 1 classifier and confirmation broker.
@@ -46,11 +49,13 @@ pub mod contracts;
 pub mod ggs;
 pub mod laws;
 pub mod llm;
+pub mod local_llm;
 pub mod memory;
 mod recent;
 pub mod retention;
 pub mod roles;
 pub mod runtime;
+pub mod status;
 pub mod tags;
 pub mod tasklog;
 pub mod telemetry;

@@ -27,6 +27,18 @@ export const commands = {
 	getSettings: () => typedError<SettingsView_Serialize, IpcError>(__TAURI_INVOKE("get_settings")),
 	saveSettings: (update: SettingsUpdate_Deserialize) => typedError<SettingsView_Serialize, IpcError>(__TAURI_INVOKE("save_settings", { update })),
 	providerPresets: () => __TAURI_INVOKE<ProviderPreset[]>("provider_presets"),
+	modelStatus: () => __TAURI_INVOKE<ModelStatus_Serialize>("model_status"),
+	/**
+	 *  A real one-token call to `tier` (with `key`, or the key already stored for the brain
+	 *  tier when none is given), timed, naming the model that answered.
+	 */
+	testConnection: (tier: TierConfig_Deserialize, key: string | null) => typedError<ConnectionTest_Serialize, IpcError>(__TAURI_INVOKE("test_connection", { tier, key })),
+	/**
+	 *  The first-run choice, and the only settings change the popup may make: the built-in
+	 *  model (`tier` null) or a provider for both tiers, which is saved only after a real
+	 *  one-token call to it succeeded. Nothing else of the settings changes.
+	 */
+	chooseModel: (tier: TierConfig_Deserialize | null, key: string | null) => typedError<ModelStatus_Serialize, IpcError>(__TAURI_INVOKE("choose_model", { tier, key })),
 	hidePopup: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_popup")),
 	openPanel: (tab: PanelTab, focus: PanelFocus | null) => typedError<null, IpcError>(__TAURI_INVOKE("open_panel", { tab, focus })),
 	subscribeEvents: (channel: Channel<UiEvent_Deserialize>) => __TAURI_INVOKE<number>("subscribe_events", { channel }),
@@ -275,6 +287,25 @@ export type ConfirmationRequest_Serialize = {
 	can_trash: boolean,
 	/**  When the request is denied automatically. */
 	expires_at: string,
+};
+
+/**  The result of "Test connection": a real one-token call. */
+export type ConnectionTest = ConnectionTest_Serialize;
+
+/**  The result of "Test connection": a real one-token call. */
+export type ConnectionTest_Deserialize = {
+	ok: boolean,
+	model?: string | null,
+	latency_ms: number,
+	error?: string | null,
+};
+
+/**  The result of "Test connection": a real one-token call. */
+export type ConnectionTest_Serialize = {
+	ok: boolean,
+	model: string | null,
+	latency_ms: number,
+	error: string | null,
 };
 
 /**  How a recalled memory constrains the plan. */
@@ -775,6 +806,8 @@ export type LlmConfig_Deserialize = {
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts?: number,
 	retry_base_ms?: number,
+	/**  The built-in model, used while neither tier names an endpoint or a model. */
+	local?: LocalLlmConfig_Deserialize,
 };
 
 export type LlmConfig_Serialize = {
@@ -788,6 +821,27 @@ export type LlmConfig_Serialize = {
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts: number,
 	retry_base_ms: number,
+	/**  The built-in model, used while neither tier names an endpoint or a model. */
+	local: LocalLlmConfig_Serialize,
+};
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig = LocalLlmConfig_Serialize;
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig_Deserialize = {
+	/**  One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`). */
+	model?: string,
+	/**  Where weights and llama-server are kept; `<data dir>/local-llm` when unset. */
+	dir?: string | null,
+};
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig_Serialize = {
+	/**  One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`). */
+	model: string,
+	/**  Where weights and llama-server are kept; `<data dir>/local-llm` when unset. */
+	dir: string | null,
 };
 
 /**  The four loss components. Serialised with the seed's capitalised keys. */
@@ -1140,6 +1194,61 @@ export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_
 
 /**  A failure class that may be split between the two (GGS directive, gap trajectory). */
 export type MixedFailureClass = "logical" | "environmental" | "mixed";
+
+/**  What the model is doing. */
+export type ModelPhase = 
+/**  Being fetched, built or loaded (see `progress`). */
+"starting" | "ready" | 
+/**  It did not answer or did not start (see `detail`). */
+"unreachable" | 
+/**  No model is chosen: the onboarding view asks. */
+"not_configured";
+
+/**  One progress report of the built-in model, with its sentence in the UI language. */
+export type ModelProgress = {
+	stage: Stage,
+	done: number,
+	total: number,
+	text: string,
+};
+
+/**  Where the model comes from. */
+export type ModelSourceKind = 
+/**  artoo's own llama-server, started as a child process. */
+"built_in" | 
+/**  An endpoint the user configured. */
+"provider" | 
+/**  Nothing chosen yet (first run) or a half-filled provider. */
+"unset";
+
+/**  The model artoo talks to, as the popup and the onboarding view show it. */
+export type ModelStatus = ModelStatus_Serialize;
+
+/**  The model artoo talks to, as the popup and the onboarding view show it. */
+export type ModelStatus_Deserialize = {
+	source: ModelSourceKind,
+	phase: ModelPhase,
+	model?: string | null,
+	base_url?: string | null,
+	/**  Why it is unreachable or not configured, in words. */
+	detail?: string | null,
+	progress?: ModelProgress | null,
+	/**  No settings were ever saved: the onboarding view shows. */
+	first_run: boolean,
+};
+
+/**  The model artoo talks to, as the popup and the onboarding view show it. */
+export type ModelStatus_Serialize = {
+	source: ModelSourceKind,
+	phase: ModelPhase,
+	model: string | null,
+	base_url: string | null,
+	/**  Why it is unreachable or not configured, in words. */
+	detail: string | null,
+	progress: ModelProgress | null,
+	/**  No settings were ever saved: the onboarding view shows. */
+	first_run: boolean,
+};
 
 /**  R4b → R7: every sub-task matched and R4b accepted the merged output. */
 export type OutcomeSummary = OutcomeSummary_Serialize;
@@ -1554,6 +1663,21 @@ export type Settings_Serialize = {
 	ui: UiConfig_Serialize,
 };
 
+/**  What the built-in model is doing while it gets ready. */
+export type Stage = 
+/**  Checking the weights already on disk. */
+"check" | 
+/**  Downloading chunk `done + 1` of `total`. */
+"fetch" | 
+/**  Checking the joined weights. */
+"verify" | 
+/**  Compiling llama-server: `done` of `total` build steps (0/0 while preparing). */
+"build" | 
+/**  Loading the weights into llama-server. */
+"start" | 
+/**  Serving. */
+"ready";
+
 /**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
 export type SubTask = SubTask_Serialize;
 
@@ -1946,14 +2070,28 @@ export type UiConfig_Serialize = {
 export type UiEvent = UiEvent_Serialize;
 
 /**  What the event stream carries: bus traffic, tap gaps and panel navigation. */
-export type UiEvent_Deserialize = { kind: "envelope"; envelope: Envelope_Deserialize } | 
+export type UiEvent_Deserialize = 
+/**
+ *  One bus envelope, with the plain-language status line it begins (written by the
+ *  core, in the UI language; null when it begins no new phase).
+ */
+{ kind: "envelope"; envelope: Envelope_Deserialize; status?: string | null } | 
+/**  The model changed state (starting with progress, ready, unreachable). */
+{ kind: "model"; model: ModelStatus_Deserialize } | 
 /**  The shell's tap fell behind and `skipped` envelopes are gone for good. */
 { kind: "gap"; skipped: number } | 
 /**  The shell opened the panels window on a tab (tray menu, a "why" link). */
 { kind: "navigate"; tab: PanelTab; focus?: PanelFocus | null };
 
 /**  What the event stream carries: bus traffic, tap gaps and panel navigation. */
-export type UiEvent_Serialize = { kind: "envelope"; envelope: Envelope_Serialize } | 
+export type UiEvent_Serialize = 
+/**
+ *  One bus envelope, with the plain-language status line it begins (written by the
+ *  core, in the UI language; null when it begins no new phase).
+ */
+{ kind: "envelope"; envelope: Envelope_Serialize; status: string | null } | 
+/**  The model changed state (starting with progress, ready, unreachable). */
+{ kind: "model"; model: ModelStatus_Serialize } | 
 /**  The shell's tap fell behind and `skipped` envelopes are gone for good. */
 { kind: "gap"; skipped: number } | 
 /**  The shell opened the panels window on a tab (tray menu, a "why" link). */

@@ -624,6 +624,8 @@ export type LlmConfig_Deserialize = {
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts?: number,
 	retry_base_ms?: number,
+	/**  The built-in model, used while neither tier names an endpoint or a model. */
+	local?: LocalLlmConfig_Deserialize,
 };
 
 export type LlmConfig_Serialize = {
@@ -637,6 +639,27 @@ export type LlmConfig_Serialize = {
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts: number,
 	retry_base_ms: number,
+	/**  The built-in model, used while neither tier names an endpoint or a model. */
+	local: LocalLlmConfig_Serialize,
+};
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig = LocalLlmConfig_Serialize;
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig_Deserialize = {
+	/**  One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`). */
+	model?: string,
+	/**  Where weights and llama-server are kept; `<data dir>/local-llm` when unset. */
+	dir?: string | null,
+};
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig_Serialize = {
+	/**  One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`). */
+	model: string,
+	/**  Where weights and llama-server are kept; `<data dir>/local-llm` when unset. */
+	dir: string | null,
 };
 
 /**  The four loss components. Serialised with the seed's capitalised keys. */

@@ -45,11 +45,12 @@ export function RoleStrip({ task }: { task: TaskView }) {
   );
 }
 
-function Metric({ name, value, hint, tone }: { name: string; value: string; hint?: string; tone?: string }) {
+function Metric({ name, value, meaning, tone }: { name: string; value: string; meaning: string; tone?: string }) {
   return (
-    <div class={`metric ${tone ?? ''}`} title={hint}>
-      <span class="metric-name">{name}</span>
-      <span class="metric-value">{value}</span>
+    <div class={`metric ${tone ?? ''}`}>
+      <dt class="metric-name">{name}</dt>
+      <dd class="metric-value">{value}</dd>
+      <dd class="metric-meaning">{meaning}</dd>
     </div>
   );
 }
@@ -60,11 +61,14 @@ export function LossRow({ point }: { point: RoundPoint | null }) {
   const tone = point.gradient === 'worsening' ? 'bad' : point.gradient === 'improving' ? 'good' : point.gradient === 'plateau' ? 'warn' : '';
   return (
     <div class="loss" data-testid="loss-row">
-      <Metric name="D" value={fixed(point.loss.D)} hint="intent–result distance" />
-      <Metric name="P" value={fixed(point.loss.P)} hint="process implausibility" />
-      <Metric name="∇L" value={`${arrow} ${signed(point.gradL)}`} hint={t(`gradient.${point.gradient}`)} tone={tone} />
-      <Metric name="Ω" value={percent(point.loss.Omega)} hint="budget pressure" />
-      <Metric name="L" value={fixed(point.loss.L)} />
+      {/* Each number says in words what it measures, on screen, not only on hover. */}
+      <dl class="metrics">
+        <Metric name="D" value={fixed(point.loss.D)} meaning={t('metric.D')} />
+        <Metric name="P" value={fixed(point.loss.P)} meaning={t('metric.P')} />
+        <Metric name="∇L" value={`${arrow} ${signed(point.gradL)}`} meaning={t('metric.gradL')} tone={tone} />
+        <Metric name="Ω" value={percent(point.loss.Omega)} meaning={t('metric.Omega')} />
+        <Metric name="L" value={fixed(point.loss.L)} meaning={t('metric.L')} />
+      </dl>
       <span class={`gradient-label ${tone}`} data-testid="gradient">
         {arrow} {t(`gradient.${point.gradient}`)}
       </span>

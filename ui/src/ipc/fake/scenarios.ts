@@ -596,11 +596,12 @@ export async function duplicatesScript(run: Run): Promise<void> {
     task_id: run.taskId,
     subtask_id: retry.subtask_id,
     tool: 'shell',
-    description: 'Permanently delete 3 files in ~/Downloads (1.6 GB). They exist now and cannot be recovered afterwards.',
+    // Worded as the core's Law 1 classifier words it: one line per effect.
+    description: INSTALLERS.map((i) => `Delete ${i.drop} (exists) — by \`rm\``).join('\n'),
     command,
     paths: INSTALLERS.map((i) => ({ path: i.drop, exists: true, effect: 'delete' })),
     reversible: false,
-    reversible_alternative: 'Move the 3 files to the Trash instead (you can put them back).',
+    reversible_alternative: 'Move them to the Trash instead (they can be put back).',
     can_trash: true,
     expires_at: iso(host.now() + timeoutSecs * 1000),
   });

@@ -16,6 +16,7 @@ export function defaultSettings(): Settings {
       call_timeout_secs: 120,
       max_attempts: 3,
       retry_base_ms: 500,
+      local: { model: 'qwen2.5-coder-1.5b', dir: null },
     },
     ggs: {
       alpha: 0.6,
