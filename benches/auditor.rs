@@ -256,6 +256,7 @@ impl Traffic {
                     sigma: 1.0,
                     k: 0.05,
                 },
+                against_rule: None,
             },
         );
         // TaskSpec, 8 × 4 fast-loop messages, outcome, summary, directive, result, Megram.

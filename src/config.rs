@@ -108,6 +108,8 @@ pub struct LlmConfig {
     /// Attempts per call on 429/5xx/transport errors (1 = no retry).
     pub max_attempts: u32,
     pub retry_base_ms: u64,
+    /// The built-in model, used while neither tier names an endpoint or a model.
+    pub local: LocalLlmConfig,
 }
 
 impl Default for LlmConfig {
@@ -119,8 +121,38 @@ impl Default for LlmConfig {
             call_timeout_secs: 120,
             max_attempts: 3,
             retry_base_ms: 500,
+            local: LocalLlmConfig::default(),
         }
     }
+}
+
+/// The built-in model (`crate::local_llm`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default, deny_unknown_fields)]
+pub struct LocalLlmConfig {
+    /// One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`).
+    pub model: String,
+    /// Where weights and llama-server are kept; `<data dir>/local-llm` when unset.
+    pub dir: Option<PathBuf>,
+}
+
+impl Default for LocalLlmConfig {
+    fn default() -> Self {
+        Self {
+            model: crate::local_llm::DEFAULT_MODEL.into(),
+            dir: None,
+        }
+    }
+}
+
+/// Where the models come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelSource {
+    /// Both tiers name an endpoint and a model.
+    Configured,
+    /// Neither tier names anything: artoo runs its built-in model.
+    BuiltIn,
 }
 
 /// GGS hyper-parameters (seed 000 Appendix B, v0.8 defaults).
@@ -304,6 +336,36 @@ impl Default for AuditorConfig {
     }
 }
 
+/// How long and how much of the app's own records are kept (`[retention]`): by age in
+/// days, then by total size in MiB (oldest first). See `crate::retention`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default, deny_unknown_fields)]
+pub struct RetentionConfig {
+    /// Task logs (`tasks/`, one file per run, full prompts included).
+    pub task_logs_days: u32,
+    pub task_logs_mb: u64,
+    /// The audit log's sealed segments (`audit/`), pruned behind a checkpoint.
+    pub audit_days: u32,
+    pub audit_mb: u64,
+    /// The desktop app's envelope journal (`desktop/envelopes/`, one file per task).
+    pub journal_days: u32,
+    pub journal_mb: u64,
+}
+
+impl Default for RetentionConfig {
+    fn default() -> Self {
+        Self {
+            task_logs_days: 90,
+            task_logs_mb: 512,
+            audit_days: 365,
+            audit_mb: 1024,
+            journal_days: 30,
+            journal_mb: 256,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
@@ -338,6 +400,7 @@ pub struct Settings {
     pub laws: LawsConfig,
     pub tools: ToolsConfig,
     pub auditor: AuditorConfig,
+    pub retention: RetentionConfig,
     pub ui: UiConfig,
 }
 
@@ -357,6 +420,7 @@ pub struct Config {
     pub laws: LawsConfig,
     pub tools: ToolsConfig,
     pub auditor: AuditorConfig,
+    pub retention: RetentionConfig,
     pub ui: UiConfig,
 }
 
@@ -443,12 +507,19 @@ impl Config {
             laws: settings.laws,
             tools: settings.tools,
             auditor: settings.auditor,
+            retention: settings.retention,
             ui: settings.ui,
         };
         apply_tier_env(&mut config.llm.brain, "BRAIN", env);
         apply_tier_env(&mut config.llm.tool, "TOOL", env);
         if let Some(url) = var("ARTOO_SEARCH_URL") {
             config.tools.search_url = url;
+        }
+        if let Some(dir) = var("ARTOO_LOCAL_LLM_DIR") {
+            config.llm.local.dir = Some(expand_home(&dir, &config.home));
+        }
+        if let Some(model) = var("ARTOO_LOCAL_LLM_MODEL") {
+            config.llm.local.model = model;
         }
         config.validate()?;
         Ok(config)
@@ -469,6 +540,7 @@ impl Config {
             laws: settings.laws,
             tools: settings.tools,
             auditor: settings.auditor,
+            retention: settings.retention,
             ui: settings.ui,
         }
     }
@@ -508,6 +580,7 @@ impl Config {
             laws: self.laws.clone(),
             tools: self.tools.clone(),
             auditor: self.auditor.clone(),
+            retention: self.retention.clone(),
             ui: self.ui.clone(),
         }
     }
@@ -537,6 +610,7 @@ impl Config {
         candidate.laws = settings.laws.clone();
         candidate.tools = settings.tools.clone();
         candidate.auditor = settings.auditor.clone();
+        candidate.retention = settings.retention.clone();
         candidate.ui = settings.ui.clone();
         candidate.validate()?;
         let text = toml::to_string_pretty(settings)
@@ -551,6 +625,35 @@ impl Config {
         std::fs::write(&tmp, text).map_err(io)?;
         std::fs::rename(&tmp, &path).map_err(io)?;
         Ok(())
+    }
+
+    /// Where the built-in model's weights and server live.
+    pub fn local_llm_dir(&self) -> PathBuf {
+        self.llm
+            .local
+            .dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("local-llm"))
+    }
+
+    /// The built-in model when no tier names an endpoint or a model; the configured
+    /// provider when both tiers are complete; an error naming what is missing when one
+    /// is half set (a typo must not silently fall back to another model).
+    pub fn model_source(&self) -> Result<ModelSource, ConfigError> {
+        let blank = |t: &TierConfig| t.base_url.is_none() && t.model.is_none();
+        if blank(&self.llm.brain) && blank(&self.llm.tool) {
+            return Ok(ModelSource::BuiltIn);
+        }
+        self.require_llm().map(|()| ModelSource::Configured)
+    }
+
+    /// Points both tiers at a running built-in model.
+    pub fn use_local_endpoint(&mut self, base_url: &str, model: &str) {
+        for tier in [&mut self.llm.brain, &mut self.llm.tool] {
+            tier.base_url = Some(base_url.to_string());
+            tier.model = Some(model.to_string());
+            tier.api_key = None;
+        }
     }
 
     /// Fails unless both tiers name an endpoint and a model (keys may legitimately be
@@ -665,6 +768,13 @@ impl Config {
                 return Err(invalid(&format!("{field}.model"), "must not be empty"));
             }
         }
+        if crate::local_llm::ModelSpec::find(&l.local.model).is_none() {
+            let names: Vec<&str> = crate::local_llm::MODELS.iter().map(|m| m.name).collect();
+            return Err(invalid(
+                "llm.local.model",
+                format!("{:?} is not one of {}", l.local.model, names.join(", ")),
+            ));
+        }
 
         positive(
             "auditor.report_period_secs",
@@ -674,6 +784,13 @@ impl Config {
             "auditor.drift_window_tasks",
             self.auditor.drift_window_tasks,
         )?;
+        let r = &self.retention;
+        positive("retention.task_logs_days", r.task_logs_days)?;
+        positive("retention.task_logs_mb", r.task_logs_mb)?;
+        positive("retention.audit_days", r.audit_days)?;
+        positive("retention.audit_mb", r.audit_mb)?;
+        positive("retention.journal_days", r.journal_days)?;
+        positive("retention.journal_mb", r.journal_mb)?;
         if !matches!(self.ui.language.as_str(), "en" | "zh-CN") {
             return Err(invalid(
                 "ui.language",
@@ -839,6 +956,35 @@ mod tests {
         let c = Config::load(&env(&[("HOME", dir.path().to_str().unwrap())])).unwrap();
         let err = c.require_llm().unwrap_err().to_string();
         assert!(err.contains("brain") && err.contains("BRAIN_*"), "{err}");
+    }
+
+    #[test]
+    fn nothing_configured_means_the_built_in_model_and_half_configured_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_str().unwrap();
+        let c = Config::load(&env(&[("HOME", home)])).unwrap();
+        assert_eq!(c.model_source().unwrap(), ModelSource::BuiltIn);
+        assert_eq!(c.local_llm_dir(), dir.path().join(".artoo/local-llm"));
+        assert_eq!(c.llm.local.model, crate::local_llm::DEFAULT_MODEL);
+
+        let half = Config::load(&env(&[("HOME", home), ("TOOL_MODEL", "m")])).unwrap();
+        let err = half.model_source().unwrap_err().to_string();
+        assert!(err.contains("brain"), "{err}");
+
+        let mut local = Config::load(&env(&[
+            ("HOME", home),
+            ("ARTOO_LOCAL_LLM_DIR", "~/models"),
+            ("ARTOO_LOCAL_LLM_MODEL", "qwen2.5-coder-0.5b"),
+        ]))
+        .unwrap();
+        assert_eq!(local.local_llm_dir(), dir.path().join("models"));
+        local.use_local_endpoint("http://127.0.0.1:9/v1", "qwen2.5-coder-0.5b");
+        assert_eq!(local.model_source().unwrap(), ModelSource::Configured);
+
+        let err = Config::load(&env(&[("HOME", home), ("ARTOO_LOCAL_LLM_MODEL", "big")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("llm.local.model"), "{err}");
     }
 
     #[test]

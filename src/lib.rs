@@ -11,6 +11,7 @@
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
 //! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
+//! - [`retention`] — age and size limits for task logs, the journal and audit segments.
 //! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
 //! - [`roles`] — the pipeline roles as bus actors: R1 Perceiver (TaskSpec or a chat
 //!   reply), R2 Planner (memory calibration, plans, replans, graceful failure), the
@@ -19,9 +20,13 @@
 //!   answer Law 1 and clarifications, wait, memory/audit/task-log reads) for the CLI and
 //!   the desktop shell; the user's desk; the Dreamer's distiller over the brain tier.
 //! - [`roles::executor`] — R3: per-sub-task tool loops whose tool results are the evidence.
-//! - [`tags`] — memory tags: `intent:<slug>`, `tool:<name>`, `path:<target>`, `env:local`.
+//! - [`tags`] — memory tags (`intent:<kind>`, `tool:<name>`, `path:<target>`, `env:local`)
+//!   and the one definition of "the same kind of task".
 //! - [`llm`] — model tiers, calls with timeouts/retries/cancellation, structured output,
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
+//! - [`local_llm`] — the built-in model: llama-server and its weights from package
+//!   registries, run as a child process when no provider is configured.
+//! - [`status`] — one plain-language status line per phase of a task, in the UI language.
 //! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
 //! - [`auditor`] — R6: tap reader, hash-chained audit log, detectors, reports, history.
 //! - [`laws`] — the Four Laws (T layer); the Law 1 classifier and confirmation broker.
@@ -44,10 +49,13 @@ pub mod contracts;
 pub mod ggs;
 pub mod laws;
 pub mod llm;
+pub mod local_llm;
 pub mod memory;
 mod recent;
+pub mod retention;
 pub mod roles;
 pub mod runtime;
+pub mod status;
 pub mod tags;
 pub mod tasklog;
 pub mod telemetry;

@@ -19,8 +19,9 @@ use artoo::cli::{self, Exit, Options};
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
-    /// More output: model calls in the pipeline, and on stderr (-v info, -vv debug).
-    /// The log file is always written.
+    /// More output: -v a pipeline line per bus message instead of one status line per
+    /// phase, -vv also every model call; on stderr -v info, -vv debug. The log file is
+    /// always written.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
     #[command(subcommand)]
@@ -65,12 +66,18 @@ fn main() -> ExitCode {
         }
     };
     let options = Options {
-        verbose: cli.verbose > 0,
+        verbose: cli.verbose,
     };
     let result = match (cli.command, cli.task) {
         (Some(Command::Config), _) => print_config(&config),
         (Some(Command::Audit(args)), _) => artoo::auditor::cli::run(&config, args),
         (Some(Command::Run { text: words }), _) | (None, words) if !words.is_empty() => {
+            // `artoo -v run TEXT`: a flag before the subcommand leaves `run` among the
+            // words of a bare task; it names the subcommand, not part of the task.
+            let words = match words.split_first() {
+                Some((first, rest)) if first == "run" && !rest.is_empty() => rest.to_vec(),
+                _ => words,
+            };
             let text = words.join(" ");
             return tasks(cli::run_once(config, &text, options));
         }

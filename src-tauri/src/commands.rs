@@ -452,6 +452,12 @@ pub async fn save_settings<R: Runtime>(
 ) -> IpcResult<SettingsView> {
     let config = shell.config();
     let SettingsUpdate { settings, keys } = update;
+    // A provider is saved whole or not at all: both tiers name an endpoint and a model,
+    // or neither does (the built-in model). Half of one is never written.
+    let mut candidate = (*config).clone();
+    candidate.llm.brain = settings.llm.brain.clone();
+    candidate.llm.tool = settings.llm.tool.clone();
+    candidate.model_source()?;
     let changes = [&keys.brain, &keys.tool];
     // Everything that can fail is checked before anything is written.
     let keychain = shell.keychain().clone();
@@ -478,6 +484,91 @@ pub async fn save_settings<R: Runtime>(
     }
     shell.apply(&settings, changes).await;
     settings_view(&shell).await
+}
+
+/// How long "Test connection" waits for its one token.
+const TEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub fn model_status(shell: State<'_, Shell>) -> ModelStatus {
+    shell.model_status()
+}
+
+/// A real one-token call to `tier` (with `key`, or the key already stored for the brain
+/// tier when none is given), timed, naming the model that answered.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn test_connection(
+    shell: State<'_, Shell>,
+    tier: artoo::config::TierConfig,
+    key: Option<String>,
+) -> IpcResult<ConnectionTest> {
+    let mut tier = tier;
+    tier.api_key = match key.map(|k| k.trim().to_string()).filter(|k| !k.is_empty()) {
+        Some(key) => Some(artoo::config::ApiKey::new(key)),
+        None => shell.config().llm.brain.api_key.clone(),
+    };
+    let report = artoo::llm::test_connection(&tier, TEST_TIMEOUT).await;
+    Ok(ConnectionTest {
+        ok: report.ok,
+        model: report.model,
+        latency_ms: u32::try_from(report.latency_ms).unwrap_or(u32::MAX),
+        error: report.error,
+    })
+}
+
+/// The first-run choice, and the only settings change the popup may make: the built-in
+/// model (`tier` null) or a provider for both tiers, which is saved only after a real
+/// one-token call to it succeeded. Nothing else of the settings changes.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn choose_model(
+    shell: State<'_, Shell>,
+    tier: Option<artoo::config::TierConfig>,
+    key: Option<String>,
+) -> IpcResult<ModelStatus> {
+    let config = shell.config();
+    let key = key.map(|k| k.trim().to_string()).filter(|k| !k.is_empty());
+    let mut settings = config.settings();
+    let chosen = tier.clone().unwrap_or_default();
+    let chosen = artoo::config::TierConfig {
+        api_key: None,
+        ..chosen
+    };
+    settings.llm.brain = chosen.clone();
+    settings.llm.tool = chosen;
+    if let Some(tier) = &tier {
+        let mut probe = tier.clone();
+        probe.api_key = key
+            .clone()
+            .map(artoo::config::ApiKey::new)
+            .or_else(|| config.llm.brain.api_key.clone());
+        let report = artoo::llm::test_connection(&probe, TEST_TIMEOUT).await;
+        if !report.ok {
+            return Err(IpcError::unavailable(format!(
+                "not saved: the test call failed: {}",
+                report.error.unwrap_or_default()
+            )));
+        }
+    }
+    let mut candidate = (*config).clone();
+    candidate.llm.brain = settings.llm.brain.clone();
+    candidate.llm.tool = settings.llm.tool.clone();
+    candidate.model_source()?;
+    let change = match key {
+        Some(key) => KeyChange::Set { key },
+        None => KeyChange::Keep,
+    };
+    let keychain = shell.keychain().clone();
+    let (brain, tool) = (change.clone(), change.clone());
+    blocking(move || keychain.check([&brain, &tool])).await?;
+    config.save_settings(&settings)?;
+    let keychain = shell.keychain().clone();
+    let (brain, tool) = (change.clone(), change.clone());
+    blocking(move || keychain.apply([&brain, &tool])).await?;
+    shell.apply(&settings, [&change, &change]).await;
+    Ok(shell.model_status())
 }
 
 #[specta::specta]

@@ -39,13 +39,16 @@ pub enum PanelFocus {
 #[derive(Clone, Debug, Serialize, Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum UiEvent {
+    /// One bus envelope, with the plain-language status line it begins (written by the
+    /// core, in the UI language; null when it begins no new phase).
     Envelope {
         envelope: Arc<Envelope>,
+        status: Option<String>,
     },
+    /// The model changed state (starting with progress, ready, unreachable).
+    Model { model: ModelStatus },
     /// The shell's tap fell behind and `skipped` envelopes are gone for good.
-    Gap {
-        skipped: u64,
-    },
+    Gap { skipped: u64 },
     /// The shell opened the panels window on a tab (tray menu, a "why" link).
     Navigate {
         tab: PanelTab,
@@ -173,10 +176,10 @@ pub enum AnomalyKind {
 pub struct AuditEvent {
     pub seq: u64,
     pub timestamp: String,
-    /// `null` for the auditor's own records (tap gaps, start-ups).
+    /// `null` for the auditor's own records (tap gaps, start-ups, prunes).
     pub from: Option<Role>,
     pub to: Option<Role>,
-    /// `TapGap` and `AuditorStarted` besides the bus message types.
+    /// `TapGap`, `AuditorStarted` and `Retention` besides the bus message types.
     pub message_type: String,
     pub task_id: Option<TaskId>,
     pub anomaly: AnomalyKind,
@@ -323,4 +326,63 @@ pub fn count_level(counts: &mut LevelCounts, level: Level) {
         Level::C => counts.c += 1,
         Level::T => counts.t += 1,
     }
+}
+
+// ---- the model ---------------------------------------------------------------------
+
+/// Where the model comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelSourceKind {
+    /// artoo's own llama-server, started as a child process.
+    BuiltIn,
+    /// An endpoint the user configured.
+    Provider,
+    /// Nothing chosen yet (first run) or a half-filled provider.
+    Unset,
+}
+
+/// What the model is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelPhase {
+    /// Being fetched, built or loaded (see `progress`).
+    Starting,
+    Ready,
+    /// It did not answer or did not start (see `detail`).
+    Unreachable,
+    /// No model is chosen: the onboarding view asks.
+    NotConfigured,
+}
+
+/// One progress report of the built-in model, with its sentence in the UI language.
+#[derive(Clone, Debug, PartialEq, Serialize, Type)]
+pub struct ModelProgress {
+    pub stage: artoo::local_llm::Stage,
+    pub done: u32,
+    pub total: u32,
+    pub text: String,
+}
+
+/// The model artoo talks to, as the popup and the onboarding view show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Type)]
+pub struct ModelStatus {
+    pub source: ModelSourceKind,
+    pub phase: ModelPhase,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// Why it is unreachable or not configured, in words.
+    pub detail: Option<String>,
+    pub progress: Option<ModelProgress>,
+    /// No settings were ever saved: the onboarding view shows.
+    pub first_run: bool,
+}
+
+/// The result of "Test connection": a real one-token call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Type)]
+pub struct ConnectionTest {
+    pub ok: bool,
+    pub model: Option<String>,
+    pub latency_ms: u32,
+    pub error: Option<String>,
 }

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use artoo::bus::{Envelope, Tap, TapEvent};
 use artoo::contracts::TaskId;
+use artoo::status::{Lang, StatusBoard};
 use tauri::ipc::Channel;
 
 use crate::dto::{PanelFocus, PanelTab, UiEvent};
@@ -25,6 +26,9 @@ const LIVE_ENVELOPES_PER_TASK: usize = 4096;
 /// the popup up while a task needs the user).
 pub type EnvelopeHook = Arc<dyn Fn(&Envelope) + Send + Sync>;
 
+/// An envelope with the status line it begins.
+type Described = (Arc<Envelope>, Option<String>);
+
 struct Subscriber {
     id: u32,
     window: String,
@@ -35,9 +39,12 @@ struct Subscriber {
 struct HubState {
     next_id: u32,
     subscribers: Vec<Subscriber>,
-    /// Envelopes of tasks seen on the tap, by task, in bus order; pruned to the running
-    /// tasks whenever a subscriber joins.
-    live: HashMap<TaskId, Vec<Arc<Envelope>>>,
+    /// Envelopes of tasks seen on the tap, by task, in bus order, each with its status
+    /// line; pruned to the running tasks whenever a subscriber joins.
+    live: HashMap<TaskId, Vec<Described>>,
+    /// Writes each envelope's status line (one board for every window, so all show the
+    /// same words).
+    board: StatusBoard,
     /// The last navigation addressed to a window none of whose pages had subscribed yet.
     pending_navigation: HashMap<String, UiEvent>,
 }
@@ -60,10 +67,13 @@ impl Hub {
     pub fn subscribe(&self, window: &str, channel: Channel<UiEvent>, running: &[TaskId]) -> u32 {
         let mut state = self.lock();
         state.live.retain(|task, _| running.contains(task));
-        let mut backlog: Vec<Arc<Envelope>> = state.live.values().flatten().cloned().collect();
-        backlog.sort_by_key(|e| e.seq);
-        for envelope in backlog {
-            if channel.send(UiEvent::Envelope { envelope }).is_err() {
+        let mut backlog: Vec<Described> = state.live.values().flatten().cloned().collect();
+        backlog.sort_by_key(|(e, _)| e.seq);
+        for (envelope, status) in backlog {
+            if channel
+                .send(UiEvent::Envelope { envelope, status })
+                .is_err()
+            {
                 break;
             }
         }
@@ -97,15 +107,17 @@ impl Hub {
         let mut state = self.lock();
         let ui = match event {
             TapEvent::Message(envelope) => {
+                let status = state.board.line(envelope);
                 if let Some(task) = &envelope.task_id {
                     let kept = state.live.entry(task.clone()).or_default();
                     if kept.len() >= LIVE_ENVELOPES_PER_TASK {
                         kept.remove(0);
                     }
-                    kept.push(envelope.clone());
+                    kept.push((envelope.clone(), status.clone()));
                 }
                 UiEvent::Envelope {
                     envelope: envelope.clone(),
+                    status,
                 }
             }
             TapEvent::Gap { skipped } => UiEvent::Gap { skipped: *skipped },
@@ -113,6 +125,19 @@ impl Hub {
         state
             .subscribers
             .retain(|s| s.channel.send(ui.clone()).is_ok());
+    }
+
+    /// The language and home directory of the status lines from now on (set when the
+    /// core starts, so no task's plan is forgotten mid-way).
+    pub fn set_language(&self, lang: Lang, home: Option<std::path::PathBuf>) {
+        self.lock().board = StatusBoard::new(lang, home);
+    }
+
+    /// Sends `event` to every subscriber of every window.
+    pub fn broadcast(&self, event: &UiEvent) {
+        self.lock()
+            .subscribers
+            .retain(|s| s.channel.send(event.clone()).is_ok());
     }
 
     /// Tells `window`'s subscribers to show `tab` (and `focus`); with none yet (a window

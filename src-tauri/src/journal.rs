@@ -1,7 +1,9 @@
 //! The envelope journal: every envelope of every task, appended as JSON lines to
 //! `<data dir>/desktop/envelopes/<task id>.jsonl` from a tap of its own, so the Tasks
 //! panel can replay a run through the same reducer the popup used live, and the popup can
-//! rebuild a task after its own tap fell behind.
+//! rebuild a task after its own tap fell behind. While it records, it prunes itself to
+//! `[retention]`'s `journal_days` and `journal_mb` (whole task files, oldest first; see
+//! `artoo::retention`), at start and every `artoo::retention::PRUNE_PERIOD`.
 //!
 //! **Invariant:** the journal reads a tap separate from the UI stream, so a slow webview
 //! never costs the journal an envelope; a line that cannot be read back is skipped, never
@@ -12,8 +14,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use artoo::SharedClock;
 use artoo::bus::{Envelope, Tap, TapEvent};
 use artoo::contracts::TaskId;
+use artoo::retention::{self, Limits, Pruned};
 
 #[derive(Clone, Debug)]
 pub struct Journal {
@@ -76,19 +80,78 @@ impl Journal {
         Ok(Some(envelopes))
     }
 
-    /// Appends everything `tap` yields until the bus closes.
-    pub async fn record(self, mut tap: Tap) {
-        while let Some(event) = tap.recv().await {
-            match event {
-                TapEvent::Message(envelope) => {
-                    if let Err(e) = self.append(&envelope) {
-                        tracing::warn!(error = %e, dir = %self.dir.display(), "cannot journal an envelope");
+    /// Deletes task files past `limits` (whole files; none written in the last hour).
+    pub fn prune(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        limits: Limits,
+    ) -> std::io::Result<Pruned> {
+        retention::prune_dir(&self.dir, ".jsonl", now, limits)
+    }
+
+    /// Appends everything `tap` yields until the bus closes, pruning to `limits` at start
+    /// and every [`retention::PRUNE_PERIOD`].
+    pub async fn record(self, mut tap: Tap, limits: Limits, clock: SharedClock) {
+        let mut prune = tokio::time::interval(retention::PRUNE_PERIOD);
+        loop {
+            tokio::select! {
+                _ = prune.tick() => {
+                    let journal = self.clone();
+                    let now = clock.now();
+                    match tokio::task::spawn_blocking(move || journal.prune(now, limits)).await {
+                        Ok(Ok(p)) if p.files > 0 => tracing::info!(files = p.files,
+                            bytes = p.bytes, "envelope journal pruned"),
+                        Ok(Ok(_)) => {}
+                        Ok(Err(e)) => tracing::warn!(error = %e, "cannot prune the envelope journal"),
+                        Err(e) => tracing::warn!(error = %e, "the journal pruning task failed"),
                     }
                 }
-                TapEvent::Gap { skipped } => {
-                    tracing::warn!(skipped, "the envelope journal fell behind the bus");
-                }
+                event = tap.recv() => match event {
+                    Some(TapEvent::Message(envelope)) => {
+                        if let Err(e) = self.append(&envelope) {
+                            tracing::warn!(error = %e, dir = %self.dir.display(), "cannot journal an envelope");
+                        }
+                    }
+                    Some(TapEvent::Gap { skipped }) => {
+                        tracing::warn!(skipped, "the envelope journal fell behind the bus");
+                    }
+                    None => return,
+                },
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn aged(path: &Path, days: u64) {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(SystemTime::now() - Duration::from_secs(days * 86_400))
+            .unwrap();
+    }
+
+    #[test]
+    fn the_journal_keeps_recent_tasks_and_drops_old_ones_past_its_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::new(dir.path());
+        std::fs::create_dir_all(journal.dir()).unwrap();
+        let old = journal.dir().join("task_old.jsonl");
+        let kept = journal.dir().join("task_kept.jsonl");
+        let other = journal.dir().join("notes.txt");
+        for path in [&old, &kept, &other] {
+            std::fs::write(path, b"{}\n").unwrap();
+        }
+        aged(&old, 40);
+        aged(&kept, 2);
+        aged(&other, 400);
+        let pruned = journal
+            .prune(chrono::Utc::now(), Limits::from_days_and_mb(30, 256))
+            .unwrap();
+        assert_eq!(pruned.files, 1);
+        assert!(!old.exists() && kept.exists());
+        assert!(other.exists(), "only the journal's own files are pruned");
     }
 }

@@ -10,11 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use artoo::config::{ApiKey, Config, LlmConfig, Settings, TierConfig};
+use artoo::config::{ApiKey, Config, LlmConfig, ModelSource, Settings, TierConfig};
+use artoo::local_llm::{LocalModel, LocalServer, Progress};
+use artoo::retention::Limits;
 use artoo::runtime::{Runtime, RuntimeOptions};
+use artoo::status::Lang;
 use artoo::{SharedClock, SystemClock};
 
-use crate::dto::KeyChange;
+use crate::dto::{KeyChange, ModelPhase, ModelProgress, ModelSourceKind, ModelStatus, UiEvent};
 use crate::error::{IpcError, IpcResult};
 use crate::events::{EnvelopeHook, Hub};
 use crate::journal::Journal;
@@ -22,6 +25,8 @@ use crate::keychain::Keychain;
 
 /// How often a pending restart checks whether the last task has ended.
 const RESTART_POLL: Duration = Duration::from_millis(250);
+/// How long the start-up check of a configured provider may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
 enum Core {
     /// Why there is no core: not configured yet, failed to start, or shut down.
@@ -39,6 +44,10 @@ struct Inner {
     keychain: Keychain,
     clock: SharedClock,
     hook: Mutex<Option<EnvelopeHook>>,
+    /// The model as last reported to the windows.
+    model: Mutex<ModelStatus>,
+    /// The built-in model's server while artoo runs it.
+    local: tokio::sync::Mutex<Option<LocalServer>>,
 }
 
 /// Managed by Tauri; cheap to clone.
@@ -59,6 +68,16 @@ impl Shell {
                 keychain,
                 clock: SystemClock::shared(),
                 hook: Mutex::new(None),
+                model: Mutex::new(ModelStatus {
+                    source: ModelSourceKind::Unset,
+                    phase: ModelPhase::Starting,
+                    model: None,
+                    base_url: None,
+                    detail: None,
+                    progress: None,
+                    first_run: false,
+                }),
+                local: tokio::sync::Mutex::new(None),
             }),
         }
     }
@@ -115,16 +134,71 @@ impl Shell {
         self.start_locked().await;
     }
 
+    /// The model as last reported.
+    pub fn model_status(&self) -> ModelStatus {
+        self.inner
+            .model
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Records the model's state and tells every window.
+    fn set_model(&self, status: ModelStatus) {
+        *self.inner.model.lock().unwrap_or_else(|e| e.into_inner()) = status.clone();
+        self.inner.hub.broadcast(&UiEvent::Model { model: status });
+    }
+
     async fn start_locked(&self) {
         if self.is_running() {
             return;
         }
-        let config = (*self.config()).clone();
-        if let Err(e) = config.require_llm() {
-            self.set_core(Core::Stopped(format!(
-                "no model is configured yet: {e}. Choose a provider in Settings."
-            )));
-            return;
+        let mut config = (*self.config()).clone();
+        self.inner.hub.set_language(
+            Lang::from_tag(&config.ui.language),
+            Some(config.home.clone()),
+        );
+        let first_run = !config.settings_path().exists();
+        let status = |source, phase, detail: Option<String>| ModelStatus {
+            source,
+            phase,
+            model: None,
+            base_url: None,
+            detail,
+            progress: None,
+            first_run,
+        };
+        match config.model_source() {
+            Err(e) => {
+                self.set_model(status(
+                    ModelSourceKind::Unset,
+                    ModelPhase::NotConfigured,
+                    Some(e.to_string()),
+                ));
+                self.set_core(Core::Stopped(format!(
+                    "no model is configured yet: {e}. Choose one in Settings."
+                )));
+                return;
+            }
+            // A first start chooses in the onboarding view before anything is fetched.
+            Ok(ModelSource::BuiltIn) if first_run => {
+                self.set_model(status(
+                    ModelSourceKind::Unset,
+                    ModelPhase::NotConfigured,
+                    None,
+                ));
+                self.set_core(Core::Stopped(
+                    "no model is chosen yet: choose one in the popup or in Settings".into(),
+                ));
+                return;
+            }
+            Ok(ModelSource::BuiltIn) => {
+                if let Err(why) = self.start_local(&mut config, first_run).await {
+                    self.set_core(Core::Stopped(why));
+                    return;
+                }
+            }
+            Ok(ModelSource::Configured) => self.check_provider(&config, first_run).await,
         }
         match Runtime::start(config, RuntimeOptions::default()).await {
             Ok(runtime) => {
@@ -138,7 +212,12 @@ impl Shell {
                 // Both taps attach before the core is visible to commands, so the stream
                 // and the journal see every task from its first envelope.
                 tokio::spawn(self.inner.hub.clone().pump(runtime.tap("desktop-ui"), hook));
-                tokio::spawn(self.journal().record(runtime.tap("desktop-journal")));
+                let retention = &runtime.config().retention;
+                tokio::spawn(self.journal().record(
+                    runtime.tap("desktop-journal"),
+                    Limits::from_days_and_mb(retention.journal_days, retention.journal_mb),
+                    runtime.clock().clone(),
+                ));
                 self.set_core(Core::Running(runtime));
                 tracing::info!("the core is running");
             }
@@ -149,10 +228,111 @@ impl Shell {
         }
     }
 
-    /// Shuts the core down (running tasks cancelled, memory and logs closed).
+    /// Starts (or keeps) the built-in model and points `config` at it, reporting progress
+    /// to the windows. Returns why it could not.
+    async fn start_local(&self, config: &mut Config, first_run: bool) -> Result<(), String> {
+        let model = LocalModel::from_config(config);
+        let name = model.spec.name.to_string();
+        let mut local = self.inner.local.lock().await;
+        if let Some(server) = local.as_mut()
+            && (server.model() != name || !server.is_running())
+            && let Some(old) = local.take()
+        {
+            old.stop().await;
+        }
+        if local.is_none() {
+            let lang = Lang::from_tag(&config.ui.language);
+            let shell = self.clone();
+            let reporting = name.clone();
+            let report = move |p: Progress| {
+                shell.set_model(ModelStatus {
+                    source: ModelSourceKind::BuiltIn,
+                    phase: ModelPhase::Starting,
+                    model: Some(reporting.clone()),
+                    base_url: None,
+                    detail: None,
+                    progress: Some(ModelProgress {
+                        stage: p.stage,
+                        done: u32::try_from(p.done).unwrap_or(u32::MAX),
+                        total: u32::try_from(p.total).unwrap_or(u32::MAX),
+                        text: p.describe(&reporting, lang),
+                    }),
+                    first_run,
+                });
+            };
+            match model.start(&report).await {
+                Ok(server) => *local = Some(server),
+                Err(e) => {
+                    tracing::error!(error = %e, "the built-in model did not start");
+                    self.set_model(ModelStatus {
+                        source: ModelSourceKind::BuiltIn,
+                        phase: ModelPhase::Unreachable,
+                        model: Some(name),
+                        base_url: None,
+                        detail: Some(e.to_string()),
+                        progress: None,
+                        first_run,
+                    });
+                    return Err(format!("the built-in model did not start: {e}"));
+                }
+            }
+        }
+        let Some(server) = local.as_ref() else {
+            return Err("the built-in model did not start".into());
+        };
+        config.use_local_endpoint(&server.base_url(), server.model());
+        self.set_model(ModelStatus {
+            source: ModelSourceKind::BuiltIn,
+            phase: ModelPhase::Ready,
+            model: Some(server.model().to_string()),
+            base_url: Some(server.base_url()),
+            detail: None,
+            progress: None,
+            first_run,
+        });
+        Ok(())
+    }
+
+    /// Asks a configured provider for one token, so the popup can say it is unreachable
+    /// before the user types. The core starts either way (the endpoint may come back).
+    async fn check_provider(&self, config: &Config, first_run: bool) {
+        if let Some(old) = self.inner.local.lock().await.take() {
+            old.stop().await;
+        }
+        let tier = &config.llm.brain;
+        self.set_model(ModelStatus {
+            source: ModelSourceKind::Provider,
+            phase: ModelPhase::Starting,
+            model: tier.model.clone(),
+            base_url: tier.base_url.clone(),
+            detail: None,
+            progress: None,
+            first_run,
+        });
+        let report = artoo::llm::check_reachable(tier, PROBE_TIMEOUT).await;
+        self.set_model(ModelStatus {
+            source: ModelSourceKind::Provider,
+            phase: if report.ok {
+                ModelPhase::Ready
+            } else {
+                ModelPhase::Unreachable
+            },
+            model: report.model.or_else(|| tier.model.clone()),
+            base_url: tier.base_url.clone(),
+            detail: report.error,
+            progress: None,
+            first_run,
+        });
+    }
+
+    /// Shuts the core down (running tasks cancelled, memory and logs closed) and the
+    /// built-in model with it.
     pub async fn stop(&self, why: &str) {
         let _lifecycle = self.inner.lifecycle.lock().await;
         self.stop_locked(why).await;
+        if let Some(server) = self.inner.local.lock().await.take() {
+            server.stop().await;
+        }
     }
 
     async fn stop_locked(&self, why: &str) {

@@ -134,6 +134,8 @@ fn a_submitted_task_returns_its_id_and_reaches_the_event_stream() {
             e["kind"] == "envelope"
                 && e["envelope"]["task_id"] == task.as_str()
                 && e["envelope"]["message"]["type"] == "TaskSubmitted"
+                // The core's plain status line travels with the envelope.
+                && e["status"] == "Reading your request…"
         })
     });
 
@@ -528,4 +530,65 @@ fn without_a_model_the_core_is_unavailable_but_settings_and_history_work() {
             .map(Vec::len),
         Some(5)
     );
+}
+
+#[test]
+fn a_first_run_waits_for_a_choice_and_never_saves_half_a_provider_or_an_untested_one() {
+    let desk = desk(false);
+    let status = call(&desk.popup, "model_status", json!({})).expect("model_status");
+    assert_eq!(status["phase"], "not_configured");
+    assert_eq!(status["first_run"], true);
+
+    // A provider that does not answer the test call is not saved.
+    let closed =
+        json!({"base_url": "http://127.0.0.1:9/v1", "model": "m", "enable_thinking": false});
+    let error = call(
+        &desk.popup,
+        "choose_model",
+        json!({"tier": closed, "key": null}),
+    )
+    .expect_err("the test call fails");
+    assert_eq!(error["code"], "unavailable");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("not saved"),
+        "{error}"
+    );
+    let settings_file = desk.shell.config().settings_path();
+    assert!(!settings_file.exists(), "nothing was written");
+
+    let test = call(
+        &desk.popup,
+        "test_connection",
+        json!({"tier": closed, "key": null}),
+    )
+    .expect("a report, not an error");
+    assert_eq!(test["ok"], false);
+    assert!(
+        test["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cannot connect")
+    );
+
+    // Half a provider (one tier named, the other empty) is refused naming the tier.
+    let mut view = call(&desk.panels, "get_settings", json!({})).expect("settings");
+    view["settings"]["llm"]["brain"] = closed.clone();
+    let keep = json!({"kind": "keep"});
+    let error = call(
+        &desk.panels,
+        "save_settings",
+        json!({"update": {"settings": view["settings"], "keys": {"brain": keep, "tool": keep}}}),
+    )
+    .expect_err("half a provider");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("tool"),
+        "{error}"
+    );
+    assert!(!settings_file.exists(), "nothing was written");
 }

@@ -3,11 +3,13 @@
 //! rounds tasks took to succeed. Counted incrementally over the whole history and
 //! persisted with the auditor's state, so reading it never rescans the log.
 //!
-//! A **task class** is the first two content words of the TaskSpec intent, lower-cased,
-//! joined by `-`, with numbers, articles, pronouns, prepositions and politeness words
-//! skipped (`"Please find the 5 largest files in Downloads"` → `find-largest`); a word
-//! from a script written without spaces (Chinese, Japanese) contributes its first four
-//! characters. Tasks whose TaskSpec the auditor did not see are `unclassified`.
+//! A **task class** is the kind of task of the TaskSpec intent, the same slug memory
+//! groups a task's Megrams under ([`crate::tags::task_class`]: `"Please find the 5
+//! largest videos in Downloads"` → `find_largest_video`), so the report's classes and
+//! memory's groups count the same tasks together. Classes an older build persisted (its
+//! own two-word names) are read as the kind their words name when the state loads
+//! ([`Calibration::regroup`]). Tasks whose TaskSpec the auditor did not see are
+//! `unclassified`.
 //!
 //! **Invariant:** every count here comes from an observed GGS decision; nothing is
 //! estimated or back-filled.
@@ -21,45 +23,15 @@ use crate::contracts::{MacroState, ReplanDirective, TerminalDirective};
 /// Class of tasks whose intent the auditor never saw.
 pub const UNCLASSIFIED: &str = "unclassified";
 
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "my", "me", "i", "you", "your", "our", "we", "it", "its", "this", "that",
-    "these", "those", "all", "some", "any", "please", "pls", "can", "could", "would", "will",
-    "kindly", "to", "of", "in", "on", "at", "for", "from", "with", "and", "or", "by", "into",
-    "about",
-];
+pub use crate::tags::task_class;
 
-/// Characters kept of a word from a script written without spaces.
-const UNSPACED_WORD_CHARS: usize = 4;
-/// Characters kept of any other word.
-const WORD_CHARS: usize = 16;
-
-/// The class of a task with this intent (see the module documentation).
-pub fn task_class(intent: &str) -> String {
-    let words: Vec<String> = intent
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .filter(|w| !STOP_WORDS.contains(&w.as_str()) && !w.chars().all(|c| c.is_numeric()))
-        .take(2)
-        .map(|w| {
-            let keep = if w.chars().next().is_some_and(unspaced_script) {
-                UNSPACED_WORD_CHARS
-            } else {
-                WORD_CHARS
-            };
-            w.chars().take(keep).collect()
-        })
-        .collect();
-    if words.is_empty() {
-        UNCLASSIFIED.to_string()
+/// The class an older build's class name counts as now: its words read as a kind of task.
+fn current_class(class: &str) -> String {
+    if class == UNCLASSIFIED {
+        class.to_string()
     } else {
-        words.join("-")
+        task_class(class)
     }
-}
-
-/// Kana and CJK ideographs: scripts written without spaces between words.
-fn unspaced_script(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
 }
 
 /// Outcomes of one replan directive.
@@ -110,7 +82,7 @@ impl Calibration {
     }
 
     pub fn finished(&mut self, class: &str, directive: TerminalDirective, replans: u32) {
-        let stats = self.classes.entry(class.to_string()).or_default();
+        let stats = self.classes.entry(current_class(class)).or_default();
         stats.finished += 1;
         match directive {
             TerminalDirective::Accept | TerminalDirective::Success => {
@@ -121,6 +93,20 @@ impl Calibration {
                     .or_default() += 1;
             }
             TerminalDirective::Abandon => stats.abandoned += 1,
+        }
+    }
+
+    /// Merges the classes of an older build into the kinds their names read as now.
+    pub fn regroup(&mut self) {
+        let old = std::mem::take(&mut self.classes);
+        for (class, stats) in old {
+            let merged = self.classes.entry(current_class(&class)).or_default();
+            merged.finished += stats.finished;
+            merged.succeeded += stats.succeeded;
+            merged.abandoned += stats.abandoned;
+            for (rounds, n) in stats.rounds_to_success {
+                *merged.rounds_to_success.entry(rounds).or_default() += n;
+            }
         }
     }
 
@@ -209,27 +195,51 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_class_is_the_first_two_content_words_of_the_intent() {
+    fn a_class_is_the_kind_of_task_memory_groups_by() {
         assert_eq!(
-            task_class("Please find the largest files in ~/Downloads"),
-            "find-largest"
+            task_class("Please find the 5 largest videos in ~/Downloads"),
+            "find_largest_video"
         );
-        assert_eq!(task_class("List all PDF files"), "list-pdf");
-        assert_eq!(task_class("Show the 10 newest photos"), "show-newest");
-        assert_eq!(task_class("Summarise README.md"), "summarise-readme");
-        assert_eq!(task_class("   "), UNCLASSIFIED);
-        assert_eq!(task_class("the a of"), UNCLASSIFIED);
+        assert_eq!(
+            task_class("Which videos in Downloads are the biggest?"),
+            task_class("List the biggest video files")
+        );
+        assert_eq!(task_class("整理桌面上的文件"), "整理");
+        assert_eq!(
+            task_class("Summarise README.md"),
+            crate::tags::intent_slug("Summarise README.md")
+        );
     }
 
     #[test]
-    fn a_script_without_spaces_contributes_its_first_four_characters() {
+    fn classes_of_an_older_build_merge_into_the_kinds_they_name() {
+        let mut c = Calibration::default();
+        // What an older build persisted: two-word classes joined by `-`.
+        for (class, directive, replans) in [
+            ("find-largest", TerminalDirective::Success, 1),
+            ("list-largest", TerminalDirective::Abandon, 3),
+            (UNCLASSIFIED, TerminalDirective::Accept, 0),
+        ] {
+            let stats = c.classes.entry(class.to_string()).or_default();
+            stats.finished += 1;
+            if directive == TerminalDirective::Abandon {
+                stats.abandoned += 1;
+            } else {
+                stats.succeeded += 1;
+                *stats.rounds_to_success.entry(replans + 1).or_default() += 1;
+            }
+        }
+        c.regroup();
+        let names: Vec<&str> = c.classes.keys().map(String::as_str).collect();
+        assert_eq!(names, ["find_largest", UNCLASSIFIED]);
+        let merged = &c.classes["find_largest"];
         assert_eq!(
-            task_class("找出下载文件夹里最大的五个文件和目录吧"),
-            "找出下载"
+            (merged.finished, merged.succeeded, merged.abandoned),
+            (2, 1, 1)
         );
-        assert_eq!(task_class("整理 文件"), "整理-文件");
-        assert_eq!(task_class("找出最大的五个文件"), "找出最大");
-        assert_eq!(task_class("Größte Dateien finden"), "größte-dateien");
+        // A task finishing now under an old class counts under its kind.
+        c.finished("find-largest", TerminalDirective::Accept, 0);
+        assert_eq!(c.classes["find_largest"].finished, 3);
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub enum AuditCommand {
     Events {
         #[arg(long)]
         task: Option<String>,
-        /// Message type (`PlanDirective`, `FinalResult`, …) or `TapGap`/`AuditorStarted`.
+        /// Message type (`PlanDirective`, `FinalResult`, …) or `TapGap`/`AuditorStarted`/`Retention`.
         #[arg(long)]
         kind: Option<String>,
         /// Sender or receiver (`R3`, `executor`, `user`, …).

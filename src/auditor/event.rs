@@ -1,5 +1,5 @@
-//! The audit log's record: one [`AuditEvent`] per bus message (plus tap gaps and auditor
-//! start-ups), with the anomalies the detectors found on it.
+//! The audit log's record: one [`AuditEvent`] per bus message (plus tap gaps, auditor
+//! start-ups and prunes), with the anomalies the detectors found on it.
 //!
 //! **Invariant:** the fields of every hashed type are declared in byte order of their
 //! JSON names and hold no floating-point number, so serde_json's compact output of an
@@ -29,6 +29,8 @@ pub enum EventKind {
     TapGap,
     /// The auditor (re)started; recovery findings ride on this event.
     AuditorStarted,
+    /// The auditor pruned old segments; its digest is the prune checkpoint's.
+    Retention,
 }
 
 impl EventKind {
@@ -37,12 +39,17 @@ impl EventKind {
             EventKind::Message(kind) => kind.name(),
             EventKind::TapGap => "TapGap",
             EventKind::AuditorStarted => "AuditorStarted",
+            EventKind::Retention => "Retention",
         }
     }
 
     /// Parses a type name case-insensitively (`PlanDirective`, `plandirective`, `TapGap`).
     pub fn parse(name: &str) -> Option<EventKind> {
-        let special = [EventKind::TapGap, EventKind::AuditorStarted];
+        let special = [
+            EventKind::TapGap,
+            EventKind::AuditorStarted,
+            EventKind::Retention,
+        ];
         MessageKind::ALL
             .iter()
             .map(|k| EventKind::Message(*k))

@@ -147,6 +147,11 @@ impl ChainWriter {
         &self.head
     }
 
+    /// The segment new events go to (the one never pruned).
+    pub fn segment(&self) -> u32 {
+        self.segment
+    }
+
     pub fn pending_bytes(&self) -> usize {
         self.pending_bytes
     }

@@ -7,7 +7,10 @@
 //!
 //! Files in the audit directory: `events-NNNNNN.jsonl` (the chain, rotated by size),
 //! `reports.jsonl` (every published report), `state.json` (checkpoint, window, detectors,
-//! calibration), `LOCK` (one writing process per data directory).
+//! calibration), `pruned.json` (where the chain starts once old segments were pruned,
+//! [`retention`]), `LOCK` (one writing process per data directory). Sealed segments are
+//! pruned at start and with every periodic report once `[retention]`'s age or size limit
+//! is passed.
 //!
 //! On-demand queries come from an [`Inbox`] for [`Role::Auditor`] (lossless, unlike the
 //! tap) and are answered only when the human sent them; anything else addressed to the
@@ -24,6 +27,7 @@ pub mod detect;
 pub mod event;
 pub mod history;
 pub mod log;
+pub mod retention;
 pub mod state;
 pub mod verify;
 pub mod window;
@@ -41,6 +45,7 @@ use crate::Config;
 use crate::bus::{AuditOutbox, Bus, Envelope, Inbox, Tap, TapEvent};
 use crate::clock::SharedClock;
 use crate::contracts::{AuditReport, AuditTrigger, EnvelopeId, Message, Role};
+use crate::retention::Limits;
 
 pub use calibration::{Calibration, CalibrationView, task_class};
 pub use detect::{DetectorParams, Detectors, LAW1_PREFIX};
@@ -146,6 +151,7 @@ pub struct Auditor {
     state_dirty: bool,
     last_state_write: Instant,
     status: watch::Sender<AuditorStatus>,
+    retention: Limits,
 }
 
 /// Whether a flush must write the state file.
@@ -232,6 +238,10 @@ impl Auditor {
             last_state_write: Instant::now(),
             status,
             dir: dir.clone(),
+            retention: Limits::from_days_and_mb(
+                config.retention.audit_days,
+                config.retention.audit_mb,
+            ),
         };
         let detail = format!(
             "auditor started at event #{}; window since {}; {} tasks tracked",
@@ -253,8 +263,66 @@ impl Auditor {
         files.write(&chunks).map_err(io)?;
         state::write(&auditor.dir, &state_bytes).map_err(io)?;
         auditor.state_dirty = false;
+        // A prune stopped half-way (crash) is completed before anything else.
+        let finished = retention::finish(&auditor.dir).map_err(io)?;
+        if finished > 0 {
+            tracing::info!(segments = finished, "completed an interrupted audit prune");
+        }
         auditor.publish_status();
         Ok(auditor)
+    }
+
+    /// Prunes sealed segments past the retention limits: records the checkpoint in the
+    /// chain and on disk first, then removes them (see [`retention`]).
+    pub async fn prune(&mut self) -> Result<usize, AuditError> {
+        let now = self.clock.now();
+        let current = self.chain.segment();
+        let dir = self.dir.clone();
+        let limits = self.retention;
+        let io = |e| AuditError::io(&self.dir, e);
+        let planned = tokio::task::spawn_blocking(move || {
+            retention::plan(&dir, current, now, limits).and_then(|first_kept| {
+                first_kept
+                    .map(|k| retention::start_of(&dir, k).map(|start| (k, start)))
+                    .transpose()
+            })
+        })
+        .await
+        .map_err(|_| AuditError::WriterLost)?
+        .map_err(io)?;
+        let Some((first_segment, (first_seq, prev))) = planned else {
+            return Ok(0);
+        };
+        let checkpoint = retention::PruneCheckpoint {
+            first_segment,
+            first_seq,
+            prev,
+            pruned_at: now,
+        };
+        let mut event = AuditEvent::internal(
+            EventKind::Retention,
+            now,
+            format!(
+                "pruned segments before {} (events #0–#{}); the log now starts at event #{first_seq}",
+                log::segment_name(first_segment),
+                first_seq.saturating_sub(1)
+            ),
+            Vec::new(),
+        );
+        event.digest = Some(checkpoint.digest());
+        self.chain.append(event);
+        self.state_dirty = true;
+        // The record is on disk before the checkpoint, and both before any removal.
+        self.flush(None, StateWrite::Now).await?;
+        let dir = self.dir.clone();
+        let removed = tokio::task::spawn_blocking(move || {
+            retention::write(&dir, &checkpoint).and_then(|()| retention::finish(&dir))
+        })
+        .await
+        .map_err(|_| AuditError::WriterLost)?
+        .map_err(|e| AuditError::io(&self.dir, e))?;
+        tracing::info!(segments = removed, first_seq, "audit log pruned");
+        Ok(removed)
     }
 
     /// Progress updates of this auditor.
@@ -401,9 +469,10 @@ impl Auditor {
         self.report(report, Some(env.id), StateWrite::Due).await
     }
 
-    /// Closes a non-empty window with a periodic report.
+    /// Closes a non-empty window with a periodic report, and prunes past the limits.
     async fn periodic(&mut self) -> Result<(), AuditError> {
         self.drain(self.options.tap_capacity);
+        self.prune().await?;
         if self.window.is_empty() {
             return Ok(());
         }

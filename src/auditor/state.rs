@@ -46,7 +46,7 @@ pub fn load(dir: &Path) -> Result<Option<State>, StateError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let state: State =
+    let mut state: State =
         serde_json::from_slice(&bytes).map_err(|e| StateError::Corrupt(e.to_string()))?;
     if state.version != STATE_VERSION {
         return Err(StateError::Corrupt(format!(
@@ -54,6 +54,8 @@ pub fn load(dir: &Path) -> Result<Option<State>, StateError> {
             state.version
         )));
     }
+    // Task classes an older build named its own way count as the kinds they name now.
+    state.detectors.calibration.regroup();
     Ok(Some(state))
 }
 

@@ -9,6 +9,12 @@
 //! evident, it does not make it impossible for someone with full write access to the
 //! data directory.
 //!
+//! A pruned log ([`super::retention`]) is walked from its checkpoint, `pruned.json`: the
+//! walk expects the checkpoint's first event and link, and the checkpoint must be the one
+//! a `Retention` event of the chain recorded. Segments older than the checkpoint that are
+//! still present (a prune stopped before removing them) are not walked; the reports they
+//! recorded still count as recorded.
+//!
 //! **Invariant:** verification only reads; it never repairs or rewrites anything.
 
 use std::collections::HashMap;
@@ -19,8 +25,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::canonical::{GENESIS, canonical_bytes, sha256_hex};
+use super::event::EventKind;
 use super::event::report_line_digest;
 use super::log::{Checkpoint, for_each_line, list_segments, segment_name, writer_is_live};
+use super::retention::{self, PRUNED_FILE};
 use super::state::{STATE_FILE, read_checkpoint};
 use super::{AuditError, REPORTS_FILE};
 
@@ -52,6 +60,8 @@ pub enum BreakKind {
     Torn,
     /// A stored report differs from every report the chain recorded.
     ReportEdited,
+    /// The prune checkpoint is unreadable or matches no prune the chain recorded.
+    PruneUnrecorded,
     /// The chain recorded a report the history no longer has.
     ReportMissing,
 }
@@ -110,6 +120,8 @@ struct Walk {
     segment_starts: Vec<(u32, u64)>,
     /// Digest → report id text, for reports the auditor published.
     report_digests: HashMap<String, String>,
+    /// Digests of the prune checkpoints the chain recorded.
+    prune_digests: Vec<String>,
     broken: Option<BrokenLink>,
 }
 
@@ -195,6 +207,11 @@ impl Walk {
             let id = detail.split_whitespace().nth(1).unwrap_or("?").to_string();
             self.report_digests.insert(digest.to_string(), id);
         }
+        if value.get("kind").and_then(Value::as_str) == Some(EventKind::Retention.name())
+            && let Some(digest) = value.get("digest").and_then(Value::as_str)
+        {
+            self.prune_digests.push(digest.to_string());
+        }
         self.prev = hash;
         self.expected_seq += 1;
         None
@@ -223,15 +240,47 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, AuditError> {
     let anchor =
         read_checkpoint(dir).map_err(|e| AuditError::State(format!("{}: {e}", dir.display())))?;
     let segments = list_segments(dir).map_err(io)?.len();
+    let pruned = match retention::read(dir) {
+        Ok(pruned) => pruned,
+        Err(e) => {
+            return Ok(VerifyReport {
+                events: 0,
+                segments,
+                reports: 0,
+                head: Checkpoint::genesis(),
+                live_writer: live,
+                broken: Some(BrokenLink {
+                    kind: BreakKind::PruneUnrecorded,
+                    file: PRUNED_FILE.into(),
+                    line: None,
+                    seq: None,
+                    message: format!("the prune checkpoint is unreadable: {e}"),
+                }),
+            });
+        }
+    };
     let mut walk = Walk {
-        expected_seq: 0,
-        prev: GENESIS.to_string(),
-        last_segment: None,
+        expected_seq: pruned.as_ref().map_or(0, |p| p.first_seq),
+        prev: pruned
+            .as_ref()
+            .map_or_else(|| GENESIS.to_string(), |p| p.prev.clone()),
+        last_segment: pruned.as_ref().map(|p| p.first_segment.saturating_sub(1)),
         segment_starts: Vec::new(),
         report_digests: HashMap::new(),
+        prune_digests: Vec::new(),
         broken: None,
     };
+    let first_kept = pruned.as_ref().map_or(0, |p| p.first_segment);
+    if first_kept > 0 {
+        // Reports recorded in segments a stopped prune did not remove yet.
+        for digest in retention::pruned_report_digests(dir, first_kept).map_err(io)? {
+            walk.report_digests.insert(digest, "(pruned)".into());
+        }
+    }
     for_each_line(dir, |raw| {
+        if raw.segment < first_kept {
+            return true;
+        }
         if !raw.terminated {
             if !live {
                 walk.broken = Some(BrokenLink {
@@ -262,6 +311,21 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, AuditError> {
         broken: walk.broken.take(),
     };
     if report.broken.is_some() {
+        return Ok(report);
+    }
+    if let Some(p) = &pruned
+        && !walk.prune_digests.contains(&p.digest())
+    {
+        report.broken = Some(BrokenLink {
+            kind: BreakKind::PruneUnrecorded,
+            file: PRUNED_FILE.into(),
+            line: None,
+            seq: Some(p.first_seq),
+            message: format!(
+                "the log starts at event #{} by its prune checkpoint, but no prune the log recorded says so: events were cut off its start or the checkpoint was edited",
+                p.first_seq
+            ),
+        });
         return Ok(report);
     }
     report.broken = check_anchor(dir, &walk, &report.head, anchor, live)?;

@@ -4,6 +4,7 @@
 use uuid::Uuid;
 
 use crate::contracts::{Level, MegramId};
+use crate::memory::operator::T_REFUSED;
 use crate::memory::{ForgetTarget, Remember};
 use crate::runtime::Runtime;
 use crate::tasklog::{RunId, TaskLogDir};
@@ -21,8 +22,8 @@ pub const HELP: &[&str] = &[
     "Type a task and press Enter; a line that is exactly \"\"\" starts and ends a multi-line task.",
     "  /audit                   an on-demand audit report of the current window",
     "  /memory [verbose]        memory groups with potentials and action; verbose lists Megrams",
-    "  /remember [M|K|C|T] TEXT store a memory (default: C, a lasting best practice)",
-    "  /forget ID|PREFIX|SPACE/ENTITY   delete Megrams (T entries are never deleted)",
+    "  /remember [M|K|C] TEXT   store a memory (default: C, a lasting best practice)",
+    "  /forget ID|PREFIX|SPACE/ENTITY   delete Megrams (the Four Laws are never deleted)",
     "  /replay [list|N|RUN]     replay a task log: rounds, D/P/Ω/L/∇L, directives",
     "  /help                    this help",
     "  /quit                    leave (also Ctrl+D, or Ctrl+C twice at the prompt)",
@@ -78,7 +79,7 @@ pub fn parse(line: &str) -> Option<Result<Command, String>> {
 }
 
 fn parse_remember(arg: &str) -> Result<Remember, String> {
-    let usage = || "usage: /remember [M|K|C|T] TEXT".to_string();
+    let usage = || "usage: /remember [M|K|C] TEXT".to_string();
     let (first, rest) = arg
         .split_once(char::is_whitespace)
         .map_or((arg, ""), |(f, r)| (f, r.trim()));
@@ -86,7 +87,7 @@ fn parse_remember(arg: &str) -> Result<Remember, String> {
         "M" => Some(Level::M),
         "K" => Some(Level::K),
         "C" => Some(Level::C),
-        "T" => Some(Level::T),
+        "T" => return Err(format!("not remembered: {T_REFUSED}")),
         _ => None,
     };
     match level {
@@ -182,7 +183,7 @@ pub async fn run(command: Command, rt: &Runtime, console: &Console) -> Flow {
                 let mut line = format!("Forgot {n} {}.", if n == 1 { "entry" } else { "entries" });
                 if !report.kept_immutable.is_empty() {
                     line.push_str(&format!(
-                        " Kept {} T entries (the Four Laws and persona are immutable).",
+                        " Kept {} of the Four Laws (they are never deleted).",
                         report.kept_immutable.len()
                     ));
                 }
@@ -317,6 +318,13 @@ mod tests {
         );
         assert!(parse("/remember").unwrap().is_err());
         assert!(parse("/remember K").unwrap().is_err());
+    }
+
+    #[test]
+    fn remember_t_is_refused_with_the_reason() {
+        let err = parse("/remember T always be terse").unwrap().unwrap_err();
+        assert!(err.contains("Four Laws"), "{err}");
+        assert!(parse("/remember t").unwrap().is_err());
     }
 
     #[test]

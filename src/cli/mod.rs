@@ -4,7 +4,9 @@
 //! `/memory`, `/remember`, `/forget`, `/replay`).
 //!
 //! [`render`] is pure (envelope → lines); [`session`] drives one task; [`commands`] parses
-//! and runs the slash commands; [`input`] owns stdin.
+//! and runs the slash commands; [`input`] owns stdin. A slash command is the same
+//! command in the REPL and as `artoo run /audit` (or `artoo /memory`): one parser decides
+//! what is a command, and a command never reaches a model as a task.
 //!
 //! **Invariant:** nothing is approved by default — a Law 1 request is approved only by
 //! an explicit `y` typed at a terminal; without a terminal it is denied as
@@ -12,21 +14,26 @@
 
 pub mod commands;
 pub mod input;
+pub mod progress;
 pub mod render;
+#[cfg(test)]
+pub(crate) mod samples;
 pub mod session;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use crate::bus::Tap;
-use crate::config::Config;
+use crate::config::{Config, ModelSource};
 use crate::contracts::TerminalDirective;
+use crate::local_llm::{LocalModel, LocalServer, Progress};
 use crate::runtime::{Runtime, RuntimeOptions, TaskEnd};
+use crate::status::Lang;
 
 use commands::Flow;
 use input::{Blocks, Input, Interrupts, Read};
 use render::{LineStyle, Paint};
-use session::{Console, Finished};
+use session::{Console, Finished, StatusLines};
 
 /// How a run ends, as an exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,8 +76,9 @@ impl From<Exit> for ExitCode {
 /// Options shared by the one-shot and the REPL.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
-    /// Show model-call records and background messages in the pipeline.
-    pub verbose: bool,
+    /// 0: one plain status line per phase; 1: a pipeline line per bus message; 2: also
+    /// model-call records and background messages.
+    pub verbose: u8,
 }
 
 fn fail(message: impl std::fmt::Display) -> Exit {
@@ -78,16 +86,65 @@ fn fail(message: impl std::fmt::Display) -> Exit {
     Exit::CannotRun
 }
 
+/// What runs for the CLI: the runtime and, when no provider is configured, the built-in
+/// model it talks to (stopped after the runtime).
+struct Started {
+    runtime: Runtime,
+    console: Console,
+    model: Option<LocalServer>,
+}
+
+impl Started {
+    async fn stop(self, tap: &mut Tap) {
+        stop(&self.runtime, &self.console, tap).await;
+        if let Some(model) = self.model {
+            model.stop().await;
+        }
+    }
+}
+
+/// Starts the built-in model with a progress bar on stderr and points both tiers at it.
+async fn start_local_model(config: &mut Config) -> Result<LocalServer, Exit> {
+    let model = LocalModel::from_config(config);
+    let lang = Lang::from_tag(&config.ui.language);
+    let bar = progress::Bar::new(std::io::stderr().is_terminal());
+    let name = model.spec.name;
+    let report = move |p: Progress| bar.show(&p, &p.describe(name, lang));
+    let server = model.start(&report).await.map_err(|e| {
+        fail(format!(
+            "the built-in model could not start: {e}\n       (or set OPENAI_BASE_URL and OPENAI_MODEL to use another model; see README: Models)"
+        ))
+    })?;
+    config.use_local_endpoint(&server.base_url(), server.model());
+    Ok(server)
+}
+
+/// What the runtime is started for: tasks need a model endpoint (the built-in one when no
+/// provider is configured), slash commands (memory, audit, replay) do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Purpose {
+    Tasks,
+    Command,
+}
+
 /// Starts the runtime and the console (stdin thread, Ctrl+C listener).
-async fn start(config: Config, options: Options) -> Result<(Runtime, Console), Exit> {
-    config.require_llm().map_err(fail)?;
+async fn start(mut config: Config, options: Options, purpose: Purpose) -> Result<Started, Exit> {
+    let model = match (purpose, config.model_source().map_err(fail)?) {
+        (Purpose::Command, _) | (Purpose::Tasks, ModelSource::Configured) => None,
+        (Purpose::Tasks, ModelSource::BuiltIn) => Some(start_local_model(&mut config).await?),
+    };
     let style = LineStyle {
-        verbose: options.verbose,
+        pipeline: options.verbose > 0,
+        verbose: options.verbose > 1,
         paint: Paint {
             enabled: std::io::stdout().is_terminal(),
         },
         ggs: config.ggs.clone(),
     };
+    let status = StatusLines::new(
+        Lang::from_tag(&config.ui.language),
+        Some(config.home.clone()),
+    );
     let interactive = std::io::stdin().is_terminal();
     let history = interactive.then(|| config.data_dir.join("history"));
     let interrupts =
@@ -100,8 +157,13 @@ async fn start(config: Config, options: Options) -> Result<(Runtime, Console), E
         input: Input::start(interactive, history),
         interrupts,
         sink: session::Sink::Stdout,
+        status,
     };
-    Ok((runtime, console))
+    Ok(Started {
+        runtime,
+        console,
+        model,
+    })
 }
 
 /// Prints how a task ended and what it cost.
@@ -133,33 +195,58 @@ async fn stop(runtime: &Runtime, console: &Console, tap: &mut Tap) {
     tokio::join!(runtime.shutdown(), draw);
 }
 
-/// `artoo run TEXT`: runs one task and exits with a status that says how it ended.
+/// `artoo run TEXT`: runs one task and exits with a status that says how it ended. A
+/// slash command (`/audit`, `/memory verbose`, …) is run as the REPL runs it: exit 0, or
+/// 2 when it is typed wrong.
 pub async fn run_once(config: Config, text: &str, options: Options) -> Exit {
     if text.trim().is_empty() {
         return fail("nothing to run: the task text is empty");
     }
-    let (runtime, mut console) = match start(config, options).await {
+    match commands::parse(text) {
+        Some(Ok(command)) => return run_command(config, command, options).await,
+        Some(Err(usage)) => return fail(usage),
+        None => {}
+    }
+    let mut started = match start(config, options, Purpose::Tasks).await {
         Ok(started) => started,
         Err(exit) => return exit,
     };
-    let mut tap = runtime.tap("cli");
-    let exit = match session::run_task(&runtime, &mut console, &mut tap, text).await {
+    let mut tap = started.runtime.tap("cli");
+    let exit = match session::run_task(&started.runtime, &mut started.console, &mut tap, text).await
+    {
         Ok(finished) => {
-            show_end(&console, &finished, text);
+            show_end(&started.console, &finished, text);
             Exit::of(&finished.end)
         }
         Err(e) => fail(e),
     };
-    stop(&runtime, &console, &mut tap).await;
+    started.stop(&mut tap).await;
     exit
+}
+
+/// One slash command outside the REPL.
+async fn run_command(config: Config, command: commands::Command, options: Options) -> Exit {
+    let started = match start(config, options, Purpose::Command).await {
+        Ok(started) => started,
+        Err(exit) => return exit,
+    };
+    let mut tap = started.runtime.tap("cli");
+    commands::run(command, &started.runtime, &started.console).await;
+    started.stop(&mut tap).await;
+    Exit::Done
 }
 
 /// `artoo` alone: the REPL. Returns when the user quits or input ends.
 pub async fn repl(config: Config, options: Options) -> Exit {
-    let (runtime, mut console) = match start(config, options).await {
+    let started = match start(config, options, Purpose::Tasks).await {
         Ok(started) => started,
         Err(exit) => return exit,
     };
+    let Started {
+        runtime,
+        mut console,
+        model,
+    } = started;
     let mut tap = runtime.tap("cli");
     console.say(format!(
         "artoo {} — type a task, /help for commands, Ctrl+D to leave.",
@@ -215,6 +302,12 @@ pub async fn repl(config: Config, options: Options) -> Exit {
             },
         }
     }
-    stop(&runtime, &console, &mut tap).await;
+    Started {
+        runtime,
+        console,
+        model,
+    }
+    .stop(&mut tap)
+    .await;
     Exit::Done
 }

@@ -63,6 +63,8 @@ impl Paint {
 /// How the live pipeline is drawn.
 #[derive(Clone, Debug)]
 pub struct LineStyle {
+    /// One line per bus message (`-v`); otherwise one plain status line per phase.
+    pub pipeline: bool,
     /// Show model-call records and messages that belong to no task.
     pub verbose: bool,
     pub paint: Paint,
@@ -71,8 +73,10 @@ pub struct LineStyle {
 }
 
 impl LineStyle {
+    /// The pipeline lines, without colour.
     pub fn plain(verbose: bool) -> Self {
         Self {
+            pipeline: true,
             verbose,
             paint: Paint::PLAIN,
             ggs: GgsParams::default(),
@@ -548,15 +552,23 @@ pub fn result_block(end: &TaskEnd, input: &str, usage: &Usage, paint: Paint) -> 
 
 fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
     let mut lines = Vec::new();
+    let (summary, law1) = crate::status::plain_summary(&r.summary);
     let head = if succeeded(r.directive) {
-        paint.green(&format!("✅ Done ({})", snake(&r.directive)))
+        paint.green("✅ Done")
     } else {
         paint.red("❌ Abandoned")
     };
-    lines.push(format!("{head} — {}", r.summary.trim()));
-    if let Some(output) = output_text(&r.output, &r.summary) {
+    lines.push(format!("{head} — {summary}"));
+    if let Some(output) = output_text(&r.output, &summary) {
         lines.push(String::new());
         lines.extend(output.lines().map(str::to_string));
+    }
+    if law1 {
+        lines.push(String::new());
+        lines.push(
+            "Law 1: an action that cannot be undone asked for your approval during this task."
+                .into(),
+        );
     }
     if !r.next_moves.is_empty() {
         lines.push(String::new());
@@ -565,8 +577,11 @@ fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
             lines.push(format!("  {}. {}", i + 1, m.trim()));
         }
     }
+    // The labels of the pipeline, for whoever wants them: last and dim.
     lines.push(paint.dim(&format!(
-        "D {} · P {} · Ω {} · L {} · ∇L {} · {}",
+        "details: {}{} · D {} · P {} · Ω {} · L {} · ∇L {} · {}",
+        snake(&r.directive),
+        if law1 { " · [LAW1]" } else { "" },
         f2(r.loss.d),
         f2(r.loss.p),
         pct(r.loss.omega),
@@ -910,331 +925,11 @@ mod tests {
     use std::collections::BTreeSet;
     use std::sync::Arc;
 
-    use chrono::{DateTime, Utc};
     use serde_json::json;
 
+    use super::super::samples::*;
     use super::*;
-    use crate::contracts::{EnvelopeId, TaskId};
-
-    const TASK: &str = "task_0123456789ab";
-    const SUB: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
-    const REQ: &str = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
-
-    fn at() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2026-02-27T10:00:00Z")
-            .expect("a valid time")
-            .with_timezone(&Utc)
-    }
-
-    fn message(kind: &str, payload: Value) -> Message {
-        serde_json::from_value(json!({"type": kind, "payload": payload}))
-            .unwrap_or_else(|e| panic!("{kind}: {e}"))
-    }
-
-    fn envelope(from: Role, to: Role, message: Message) -> Envelope {
-        Envelope {
-            id: EnvelopeId::mint(),
-            seq: 1,
-            timestamp: at(),
-            from,
-            to,
-            in_reply_to: None,
-            task_id: message.task_id().cloned(),
-            message,
-        }
-    }
-
-    fn verdict(criterion: &str, verdict: &str) -> Value {
-        json!({"criterion": criterion, "verdict": verdict, "failure_class": null, "evidence": "shell: ls → 3"})
-    }
-
-    fn tool_record(status: &str) -> Value {
-        json!({"tool": "shell", "input": {"command": "ls ~/Downloads"}, "target": "ls ~/Downloads",
-               "output_head": "a.pdf", "status": status, "error": null, "duration_ms": 12})
-    }
-
-    fn loss(d: f64, p: f64, omega: f64, l: f64) -> Value {
-        json!({"D": d, "P": p, "Omega": omega, "L": l})
-    }
-
-    fn potentials() -> Value {
-        json!({"attention": 1.5, "decision": -0.8, "action": "Avoid"})
-    }
-
-    /// One envelope of every message kind, as the roles send them.
-    fn samples() -> Vec<Envelope> {
-        use Role::*;
-        let outcome = |status: &str| {
-            json!({"subtask_id": SUB, "parent_task_id": TASK, "status": status, "output": "3 files",
-                   "failure_reason": if status == "failed" { json!("max retries reached") } else { Value::Null },
-                   "gap_trajectory": [{"attempt": 1, "score": 0.5, "unmet_criteria": ["sizes listed"], "failure_class": "logical"}],
-                   "criteria_verdicts": [verdict("paths listed", "pass"), verdict("sizes listed", if status == "failed" { "fail" } else { "pass" })]})
-        };
-        let megram = json!({"id": SUB, "level": "M", "created_at": at(), "last_recalled_at": null,
-            "space": "intent:count_files", "entity": "tool:shell", "content": "ls worked", "state": "accept",
-            "f": 0.9, "sigma": 1.0, "k": 0.05});
-        vec![
-            envelope(
-                User,
-                Perceiver,
-                message(
-                    "TaskSubmitted",
-                    json!({"task_id": TASK, "raw_input": "find the largest pdf", "submitted_at": at(), "session_history": [{"input": "hi", "summary": "hello"}]}),
-                ),
-            ),
-            envelope(
-                User,
-                Ggs,
-                message(
-                    "TaskBudget",
-                    json!({"task_id": TASK, "raw_input": "find the largest pdf", "submitted_at": at(), "time_budget_ms": 120000}),
-                ),
-            ),
-            envelope(
-                Perceiver,
-                User,
-                message(
-                    "ClarificationRequest",
-                    json!({"task_id": TASK, "question": "Which folder?", "round": 1}),
-                ),
-            ),
-            envelope(
-                User,
-                Perceiver,
-                message(
-                    "ClarificationAnswer",
-                    json!({"task_id": TASK, "answer": ""}),
-                ),
-            ),
-            envelope(
-                Perceiver,
-                User,
-                message(
-                    "ChatReply",
-                    json!({"task_id": TASK, "answer": "Hello, I'm artoo."}),
-                ),
-            ),
-            envelope(
-                Perceiver,
-                Planner,
-                message(
-                    "TaskSpec",
-                    json!({"task_id": TASK, "intent": "Find the largest PDF", "constraints": {"scope": "~/Downloads", "deadline": null}, "raw_input": "find the largest pdf"}),
-                ),
-            ),
-            envelope(
-                Planner,
-                Memory,
-                message(
-                    "MemoryQuery",
-                    json!({"task_id": TASK, "space": "intent:find_largest_pdf", "entity": "env:local"}),
-                ),
-            ),
-            envelope(
-                Memory,
-                Planner,
-                message(
-                    "MemoryResponse",
-                    json!({"task_id": TASK, "space": "intent:find_largest_pdf", "entity": "env:local", "sops": [], "potentials": potentials()}),
-                ),
-            ),
-            envelope(
-                Planner,
-                Memory,
-                message(
-                    "MemoryRecall",
-                    json!({"task_id": TASK, "space": "intent:find_largest_pdf", "entity": "tool:shell", "sops": [], "potentials": potentials(),
-                "constraints": [{"kind": "must_not", "text": "Law 0 — Never deceive", "source": "law"},
-                                {"kind": "must_not", "text": "do not use the shell tool", "source": "memory"}]}),
-                ),
-            ),
-            envelope(
-                Planner,
-                MetaValidator,
-                message(
-                    "DispatchManifest",
-                    json!({"task_id": TASK, "subtask_ids": [SUB], "task_spec": null, "dispatched_at": at(), "task_criteria": ["names one file"], "round": 1}),
-                ),
-            ),
-            envelope(
-                Dispatcher,
-                Executor,
-                message(
-                    "SubTask",
-                    json!({"subtask_id": SUB, "parent_task_id": TASK, "intent": "List PDFs with sizes", "context": "", "success_criteria": ["paths listed", "sizes listed"], "sequence": 1, "blocked_tools": ["search"]}),
-                ),
-            ),
-            envelope(
-                Executor,
-                Observer,
-                message(
-                    "ToolCallEvent",
-                    json!({"task_id": TASK, "subtask_id": SUB, "attempt": 1, "record": tool_record("error")}),
-                ),
-            ),
-            envelope(
-                Executor,
-                AgentValidator,
-                message(
-                    "ExecutionResult",
-                    json!({"subtask_id": SUB, "parent_task_id": TASK, "status": "completed", "output": "a.pdf", "tool_calls": [tool_record("ok")], "attempt": 1}),
-                ),
-            ),
-            envelope(
-                AgentValidator,
-                Executor,
-                message(
-                    "CorrectionSignal",
-                    json!({"subtask_id": SUB, "parent_task_id": TASK, "attempt_number": 1, "failed_criterion": "sizes listed", "failure_class": "logical", "what_was_wrong": "no sizes", "what_to_do": "use ls -l"}),
-                ),
-            ),
-            envelope(
-                AgentValidator,
-                MetaValidator,
-                message("SubTaskOutcome", outcome("failed")),
-            ),
-            envelope(
-                AgentValidator,
-                Executor,
-                message(
-                    "SubTaskClosed",
-                    json!({"subtask_id": SUB, "parent_task_id": TASK, "status": "matched", "output": "3 files"}),
-                ),
-            ),
-            envelope(
-                Dispatcher,
-                MetaValidator,
-                message(
-                    "DispatchHalted",
-                    json!({"task_id": TASK, "skipped": [SUB], "reason": "group 1 failed"}),
-                ),
-            ),
-            envelope(
-                MetaValidator,
-                Ggs,
-                message(
-                    "ReplanRequest",
-                    json!({"task_id": TASK, "gap_summary": "sizes missing", "failed_outcomes": [outcome("failed")], "matched_outcomes": [outcome("matched")]}),
-                ),
-            ),
-            envelope(
-                MetaValidator,
-                Ggs,
-                message(
-                    "OutcomeSummary",
-                    json!({"task_id": TASK, "merged_output": {"largest": "a.pdf"}, "summary": "a.pdf is the largest",
-                "task_criteria_verdicts": [verdict("names one file", "pass")]}),
-                ),
-            ),
-            envelope(
-                Ggs,
-                Planner,
-                message(
-                    "PlanDirective",
-                    json!({"task_id": TASK, "loss": loss(1.0, 0.2, 0.217, 0.6868), "prev_directive": "init", "directive": "change_path",
-                "blocked_tools": ["search"], "blocked_targets": ["ls /nonexistent"], "failed_criterion": "sizes listed", "failure_class": "environmental",
-                "budget_pressure": 0.217, "grad_l": 0.25, "rationale": "Worsening with environmental failures: same tools, another target.", "urgency": "high", "round": 1}),
-                ),
-            ),
-            envelope(
-                Planner,
-                Ggs,
-                message(
-                    "PlanningFailed",
-                    json!({"task_id": TASK, "reason": "no valid plan after the re-ask", "round": 2}),
-                ),
-            ),
-            envelope(
-                Ggs,
-                Planner,
-                message(
-                    "GracefulFailureRequest",
-                    json!({"task_id": TASK, "intent": "Find the largest PDF", "reason": "budget exhausted", "matched_outputs": [], "failures": ["sizes missing"]}),
-                ),
-            ),
-            envelope(
-                Planner,
-                Ggs,
-                message(
-                    "GracefulFailure",
-                    json!({"task_id": TASK, "accomplished": "Listed 3 PDFs.", "next_moves": ["Try ~/Documents", "Give the folder"]}),
-                ),
-            ),
-            envelope(
-                Ggs,
-                User,
-                message(
-                    "FinalResult",
-                    json!({"task_id": TASK, "summary": "Gave up: sizes missing", "output": null, "loss": loss(1.0, 0.0, 0.95, 0.7),
-                "grad_l": -0.2, "replans": 3, "prev_directive": "change_path", "directive": "abandon", "next_moves": ["Try ~/Documents"]}),
-                ),
-            ),
-            envelope(
-                Ggs,
-                Memory,
-                message("Megram", json!({"task_id": TASK, "megram": megram})),
-            ),
-            envelope(
-                User,
-                Memory,
-                message(
-                    "MemoryOperatorChange",
-                    json!({"operation": "remember", "megram_ids": [SUB], "detail": "remember C [global:user / env:local]"}),
-                ),
-            ),
-            envelope(
-                Executor,
-                User,
-                message(
-                    "ConfirmationRequest",
-                    json!({"request_id": REQ, "task_id": TASK, "subtask_id": SUB, "tool": "shell", "description": "delete 1 file",
-                "command": "rm ~/Downloads/a.pdf", "paths": [{"path": "/home/u/Downloads/a.pdf", "exists": true, "effect": "delete"}], "reversible": false,
-                "reversible_alternative": "move it to the Trash", "can_trash": true, "expires_at": at()}),
-                ),
-            ),
-            envelope(
-                User,
-                Executor,
-                message(
-                    "ConfirmationDecision",
-                    json!({"request_id": REQ, "task_id": TASK, "decision": "deny", "source": "non_interactive"}),
-                ),
-            ),
-            envelope(
-                User,
-                All,
-                message(
-                    "TaskCancelled",
-                    json!({"task_id": TASK, "reason": "cancelled by the user (Ctrl+C)"}),
-                ),
-            ),
-            envelope(
-                User,
-                Auditor,
-                message("AuditQuery", json!({"query_id": REQ})),
-            ),
-            envelope(
-                Auditor,
-                User,
-                message(
-                    "AuditReport",
-                    serde_json::from_str::<Value>(include_str!(
-                        "../../tests/fixtures/contracts/AuditReport.json"
-                    ))
-                    .expect("fixture"),
-                ),
-            ),
-            envelope(
-                Planner,
-                Observer,
-                message(
-                    "LlmCall",
-                    json!({"task_id": TASK, "role": "R2", "model": "qwen", "system_prompt": "", "user_prompt": "", "response": "{}",
-                "prompt_tokens": 1200, "completion_tokens": 80, "elapsed_ms": 2500, "error": "timed out"}),
-                ),
-            ),
-        ]
-    }
+    use crate::contracts::TaskId;
 
     fn lines_of(kind: MessageKind, verbose: bool) -> Vec<String> {
         let env = samples()
@@ -1442,7 +1137,7 @@ mod tests {
         ));
         let text = result_block(&end, "find the largest pdf", &usage(), Paint::PLAIN).join("\n");
         assert!(
-            text.starts_with("✅ Done (accept) — Found 3 PDFs\n› find the largest pdf"),
+            text.starts_with("✅ Done — Found 3 PDFs\n› find the largest pdf"),
             "{text}"
         );
         assert!(
@@ -1465,6 +1160,25 @@ mod tests {
             text.contains("  total (LLM)              3     3,734     32.0"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_answer_comes_first_and_internal_labels_only_on_the_details_line() {
+        let mut r = final_result(TerminalDirective::Accept, Value::Null, vec![]);
+        r.summary = "[LAW1] Moved 3 files to the Trash".into();
+        let lines = result_block(&TaskEnd::Final(r), "tidy", &Usage::default(), Paint::PLAIN);
+        assert_eq!(lines[0], "✅ Done — Moved 3 files to the Trash");
+        let details = lines
+            .iter()
+            .position(|l| l.starts_with("details: accept · [LAW1] · D 0.00"))
+            .unwrap_or_else(|| panic!("a details line: {lines:?}"));
+        for line in &lines[..details] {
+            assert!(
+                !line.contains("[LAW1]") && !line.contains("accept"),
+                "{line}"
+            );
+        }
+        assert!(lines.iter().any(|l| l.starts_with("Law 1: ")), "{lines:?}");
     }
 
     #[test]

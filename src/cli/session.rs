@@ -6,11 +6,12 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use crate::bus::{Tap, TapEvent};
+use crate::bus::{Envelope, Tap, TapEvent};
 use crate::contracts::{
     ClarificationRequest, ConfirmationRequest, Decision, Message, RequestId, TaskId,
 };
 use crate::runtime::{Runtime, RuntimeError, TaskEnd};
+use crate::status::{Lang, StatusBoard};
 use crate::tasklog::Usage;
 
 use super::input::{Input, Interrupts, Read};
@@ -42,12 +43,40 @@ impl Sink {
     }
 }
 
+/// The status lines of the tasks on screen, each printed once when its phase begins.
+#[derive(Debug, Default)]
+pub struct StatusLines {
+    state: Mutex<(StatusBoard, Option<String>)>,
+}
+
+impl StatusLines {
+    pub fn new(lang: Lang, home: Option<std::path::PathBuf>) -> Self {
+        Self {
+            state: Mutex::new((StatusBoard::new(lang, home), None)),
+        }
+    }
+
+    /// The line `env` begins, unless it repeats the line before.
+    fn next(&self, env: &Envelope) -> Option<String> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (board, last) = &mut *state;
+        let line = board.line(env)?;
+        if last.as_deref() == Some(line.as_str()) {
+            return None;
+        }
+        *last = Some(line.clone());
+        Some(line)
+    }
+}
+
 /// The terminal: where lines go, where answers come from, and Ctrl+C.
 pub struct Console {
     pub style: LineStyle,
     pub input: Input,
     pub interrupts: Interrupts,
     pub sink: Sink,
+    /// Used when the style draws status lines rather than the pipeline.
+    pub status: StatusLines,
 }
 
 impl Console {
@@ -77,7 +106,16 @@ impl Console {
     /// Draws one tap event; returns whether it was a gap.
     pub fn draw(&self, event: &TapEvent) {
         match event {
-            TapEvent::Message(env) => self.print(&render::pipeline_lines(env, &self.style)),
+            TapEvent::Message(env) if self.style.pipeline => {
+                self.print(&render::pipeline_lines(env, &self.style))
+            }
+            TapEvent::Message(env) => {
+                if render::shown(env, &self.style)
+                    && let Some(line) = self.status.next(env)
+                {
+                    self.say(format!("{} {line}", self.style.paint.dim("  ·")));
+                }
+            }
             TapEvent::Gap { skipped } => self.say(self.style.paint.yellow(&format!(
                 "  ({skipped} bus messages not shown: the display fell behind)"
             ))),

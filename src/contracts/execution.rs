@@ -380,4 +380,23 @@ pub struct DispatchHalted {
     pub task_id: TaskId,
     pub skipped: Vec<SubTaskId>,
     pub reason: String,
+    /// Each skipped sub-task with its success criteria, so R4b can tell GGS what was
+    /// left unshown (absent in older logs: then only the ids are known).
+    #[serde(default)]
+    pub unrun: Vec<UnrunSubTask>,
+}
+
+/// A planned sub-task that produced no outcome in its round: the dispatcher never ran it
+/// (an earlier group failed, or the plan never arrived whole) or it never reported before
+/// R4b gave the round up. None of its criteria was shown to pass.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct UnrunSubTask {
+    pub subtask_id: SubTaskId,
+    /// Its success criteria; empty when they are unknown to the sender.
+    #[serde(default)]
+    pub success_criteria: Vec<Criterion>,
+    /// Why it produced no outcome.
+    #[serde(default)]
+    pub reason: String,
 }

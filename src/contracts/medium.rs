@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::execution::{CriterionVerdict, MixedFailureClass, SubTaskOutcome};
+use super::execution::{CriterionVerdict, MixedFailureClass, SubTaskOutcome, UnrunSubTask};
 use super::ids::{SubTaskId, TaskId};
+use super::task::Criterion;
 
 /// R4b's advice to GGS. GGS still decides; R4b never ends a task itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -36,6 +37,14 @@ pub struct ReplanRequest {
     /// LLM call. A rejection here raises D even when every sub-task matched.
     #[serde(default)]
     pub task_criteria_verdicts: Vec<CriterionVerdict>,
+    /// Planned sub-tasks of the round that produced no outcome (halted after a failed
+    /// group, or silent until the round was given up). Each counts against D.
+    #[serde(default)]
+    pub unrun_subtasks: Vec<UnrunSubTask>,
+    /// Task criteria nobody judged this round (the code gate fired, or R4b's judgement
+    /// was unusable). None was shown to pass, so each counts against D.
+    #[serde(default)]
+    pub unjudged_task_criteria: Vec<Criterion>,
     /// Fast-loop attempts summed over the round's outcomes (seed 002).
     #[serde(default)]
     pub correction_count: u32,

@@ -89,6 +89,11 @@ pub struct Potentials {
 pub struct MegramWrite {
     pub task_id: Option<TaskId>,
     pub megram: Megram,
+    /// Set when the write is negative feedback against this C rule (a recalled Best
+    /// Practice was followed and the round failed): R5 records it with
+    /// `record_negative_feedback`, which takes f and the tags from the stored rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub against_rule: Option<MegramId>,
 }
 
 /// R2 → R5: the calibration reads for one (space, entity) group.
@@ -139,7 +144,8 @@ pub struct RecalledConstraint {
     pub megram_ids: Vec<MegramId>,
 }
 
-/// R2 → R5 (observability copy): what memory said before a plan and what R2 made of it.
+/// R2 → R7: what memory said before a plan and what R2 made of it (GGS learns from it
+/// which Best Practices were in force for the round; observers show it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MemoryRecall {

@@ -182,7 +182,7 @@ pub const ROUTES: &[Route] = {
         route(K::TaskSpec, Perceiver, Planner),
         route(K::MemoryQuery, Planner, Memory),
         route(K::MemoryResponse, Memory, Planner),
-        route(K::MemoryRecall, Planner, Memory),
+        route(K::MemoryRecall, Planner, Ggs),
         // R2 hands the plan to R4b (fan-in expectation) and to the dispatcher, which
         // releases sequence groups to the effector agents (R3 + R4a pairs).
         route(K::DispatchManifest, Planner, MetaValidator),

@@ -4,19 +4,23 @@
 //!
 //! ```text
 //! Ω ≥ θ                                             → abandon  (budget pressure)
-//! kill-switch (∇L > ε on consecutive rounds)        → abandon  (Law 2, regardless of Ω)
 //! D ≤ δ                                             → success  (regardless of P and ∇L;
 //!                                                     accept when R4b accepted, every
 //!                                                     sub-task matched and D = 0)
+//! kill-switch (∇L > ε on consecutive rounds)        → abandon  (Law 2, regardless of Ω)
 //!            P ≤ ρ          P > ρ
 //! |∇L| < ε   change_path    break_symmetry
 //! |∇L| ≥ ε   refine         change_approach
 //! ```
 //!
-//! A replan directive is then overridden by `abandon` when another replan is not
-//! allowed: an exhausted replan budget (one more replan would exceed maxReplans) or R4b's
-//! own abandon recommendation (it counts dispatched plans, the same budget). A round
-//! within the convergence threshold needs no replan, so these two never stop delivery.
+//! The seed's invariant is that Ω < θ and D ≤ δ is success regardless of P and ∇L, so
+//! the Law 2 kill-switch sits after the distance test: it stops a run that diverges
+//! *away* from its goal, and a round that reached the goal is not diverging, whatever its
+//! loss did on the way. A replan directive is overridden by `abandon` when another replan
+//! is not allowed: the kill-switch, an exhausted replan budget (one more replan would
+//! exceed maxReplans) or R4b's own abandon recommendation (it counts dispatched plans,
+//! the same budget). A round within the convergence threshold needs no replan, so none
+//! of these three stops delivery.
 //!
 //! A value within [`BOUNDARY_TOLERANCE`] of a threshold is on the threshold, so float
 //! noise (0.6·4/3 = 0.7999999999999999) never flips a decision.
@@ -92,7 +96,7 @@ pub struct Decision {
 pub fn cascade(loss: &Loss, grad_l: f64, params: &GgsParams) -> MacroState {
     if at_least(loss.omega, params.theta) {
         MacroState::Abandon
-    } else if at_most(loss.d, params.delta) {
+    } else if within_threshold(loss.d, params) {
         MacroState::Success
     } else {
         grid(grad_l, loss.p, params)
@@ -109,6 +113,11 @@ pub fn grid(grad_l: f64, p: f64, params: &GgsParams) -> MacroState {
         (false, false) => MacroState::ChangePath,
         (true, false) => MacroState::Refine,
     }
+}
+
+/// Whether D is within the convergence threshold: D ≤ δ (a value on δ is within).
+pub fn within_threshold(d: f64, params: &GgsParams) -> bool {
+    at_most(d, params.delta)
 }
 
 /// Whether ∇L counts as worsening for the kill-switch: strictly above ε.
@@ -133,7 +142,7 @@ pub fn gradient_label(grad_l: f64, d: f64, params: &GgsParams) -> Gradient {
     match urgency(grad_l, params) {
         Urgency::Low => Gradient::Improving,
         Urgency::High => Gradient::Worsening,
-        Urgency::Normal if at_most(d, params.delta) => Gradient::Stable,
+        Urgency::Normal if within_threshold(d, params) => Gradient::Stable,
         Urgency::Normal => Gradient::Plateau,
     }
 }
@@ -142,19 +151,19 @@ pub fn gradient_label(grad_l: f64, d: f64, params: &GgsParams) -> Gradient {
 pub fn decide(inputs: &Inputs, params: &GgsParams, max_replans: u32) -> Decision {
     let loss = &inputs.loss;
     // The seed's cascade, with accept as the D = 0 case of success: Ω ≥ θ abandons on
-    // every path (accept included), and the Law 2 kill-switch abandons regardless of Ω.
-    // The replan budget and R4b's advice only matter when another replan would be needed.
+    // every path (accept included); D ≤ δ delivers regardless of P and ∇L. The Law 2
+    // kill-switch, the replan budget and R4b's advice only matter when another replan
+    // would be needed; the kill-switch applies regardless of Ω (it is checked first).
     let (state, reason, grid_choice) = match cascade(loss, inputs.grad_l, params) {
         MacroState::Abandon => (MacroState::Abandon, Reason::BudgetPressure, None),
-        choice if inputs.worsening_streak >= params.kill_after_worsening => {
-            (MacroState::Abandon, Reason::KillSwitch, Some(choice))
-        }
         MacroState::Success if inputs.accepted && at_most(loss.d, 0.0) => {
             (MacroState::Accept, Reason::Accepted, None)
         }
         MacroState::Success => (MacroState::Success, Reason::WithinThreshold, None),
         action => {
-            let reason = if inputs.replans >= max_replans {
+            let reason = if inputs.worsening_streak >= params.kill_after_worsening {
+                Reason::KillSwitch
+            } else if inputs.replans >= max_replans {
                 Reason::ReplanBudget
             } else if inputs.sensor_abandon {
                 Reason::SensorAbandon

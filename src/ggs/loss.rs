@@ -22,11 +22,23 @@
 //! - a rejected round (a `ReplanRequest`) in which nothing above failed — R4b rejected
 //!   without verdicts, e.g. its reply did not parse — adds one failed verifiable unit.
 //!
+//! What was planned but never observed counts as well ([`Unobserved`]), because a
+//! criterion nobody showed to pass is not met (Law 0: a partly run plan is not a
+//! success):
+//! - a planned sub-task that never ran or never reported (the dispatcher halted it after
+//!   an earlier group failed, or R4b gave the round up) adds one failed unit per success
+//!   criterion it carried, or one unit when its criteria are unknown;
+//! - a task criterion R4b did not judge (its code gate fired, or its judgement was
+//!   unusable) adds one failed unit.
+//!
 //! **P** = logical / (logical + environmental), counted over the failed units. A unit's
 //! class is its verdict's `failure_class`, else the class of the sub-task's last attempt,
 //! else (for a unit without verdicts) environmental when one of its tool calls ended in
 //! `error` or `denied`. A `mixed` or still unclassified unit counts one half on each side:
 //! no evidence either way, and P of only such units is 0.5. P is 0 when nothing failed.
+//! An unobserved unit raises D but is left out of P: it says nothing about whether the
+//! approach was wrong or the environment blocked it (that is the observed failure that
+//! stopped it), and counting it would dilute the class of what was actually seen.
 //!
 //! **Ω** = w₁·replans/maxReplans + w₂·elapsed/time_budget, clamped to [0, 1], where
 //! `replans` is the number of replans already directed for the task (what has been spent,
@@ -37,8 +49,8 @@
 
 use crate::config::{Budgets, GgsParams};
 use crate::contracts::{
-    CriterionMode, CriterionVerdict, FailureClass, Loss, MixedFailureClass, SubTaskOutcome,
-    SubTaskStatus, ToolCallStatus,
+    Criterion, CriterionMode, CriterionVerdict, FailureClass, Loss, MixedFailureClass,
+    SubTaskOutcome, SubTaskStatus, ToolCallStatus, UnrunSubTask,
 };
 
 /// How one failed unit weighs in P.
@@ -50,6 +62,8 @@ pub enum UnitClass {
     Mixed,
     /// No class anywhere: counted one half on each side.
     Unclassified,
+    /// Never run or never judged: raises D, left out of P.
+    Unobserved,
 }
 
 impl UnitClass {
@@ -67,6 +81,7 @@ impl UnitClass {
             UnitClass::Logical => (1.0, 0.0),
             UnitClass::Environmental => (0.0, 1.0),
             UnitClass::Mixed | UnitClass::Unclassified => (0.5, 0.5),
+            UnitClass::Unobserved => (0.0, 0.0),
         }
     }
 }
@@ -90,6 +105,18 @@ pub enum UnitSource {
     TaskCriterion,
     /// R4b rejected the round without any failing verdict.
     Rejection,
+    /// A planned sub-task (index into [`Unobserved::unrun`]) that produced no outcome.
+    UnrunSubTask(usize),
+    /// A task criterion nobody judged.
+    UnjudgedTaskCriterion,
+}
+
+/// What a round planned but nobody observed: sub-tasks without an outcome and task
+/// criteria without a verdict.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unobserved<'a> {
+    pub unrun: &'a [UnrunSubTask],
+    pub unjudged_task_criteria: &'a [Criterion],
 }
 
 /// One failure that raises D.
@@ -142,12 +169,28 @@ impl Assessment {
     }
 }
 
-/// D and P over every verdict of a round. `outcomes` are all sub-task outcomes of the
-/// round (failed and matched); `rejection` is R4b's gap summary when the round was
-/// rejected (`ReplanRequest`), `None` when R4b accepted it.
+/// D and P over every verdict of a round in which everything planned was observed.
+/// `outcomes` are all sub-task outcomes of the round (failed and matched); `rejection`
+/// is R4b's gap summary when the round was rejected (`ReplanRequest`), `None` when R4b
+/// accepted it.
 pub fn assess<'a>(
     outcomes: impl IntoIterator<Item = &'a SubTaskOutcome>,
     task_criteria_verdicts: &[CriterionVerdict],
+    rejection: Option<&str>,
+) -> Assessment {
+    assess_round(
+        outcomes,
+        task_criteria_verdicts,
+        Unobserved::default(),
+        rejection,
+    )
+}
+
+/// [`assess`] with what the round planned but never observed (see the module docs).
+pub fn assess_round<'a>(
+    outcomes: impl IntoIterator<Item = &'a SubTaskOutcome>,
+    task_criteria_verdicts: &[CriterionVerdict],
+    unobserved: Unobserved<'_>,
     rejection: Option<&str>,
 ) -> Assessment {
     let mut total_weight = 0.0;
@@ -230,6 +273,41 @@ pub fn assess<'a>(
                 source: UnitSource::TaskCriterion,
             });
         }
+    }
+
+    for (idx, unrun) in unobserved.unrun.iter().enumerate() {
+        let why = if unrun.reason.trim().is_empty() {
+            format!("sub-task {} produced no outcome", unrun.subtask_id)
+        } else {
+            unrun.reason.trim().to_string()
+        };
+        let units: Vec<String> = if unrun.success_criteria.is_empty() {
+            vec![why]
+        } else {
+            unrun
+                .success_criteria
+                .iter()
+                .map(|c| format!("{} (not shown: {why})", c.criterion))
+                .collect()
+        };
+        for criterion in units {
+            total_weight += 1.0;
+            failed.push(FailedUnit {
+                criterion,
+                weight: 1.0,
+                class: UnitClass::Unobserved,
+                source: UnitSource::UnrunSubTask(idx),
+            });
+        }
+    }
+    for criterion in unobserved.unjudged_task_criteria {
+        total_weight += 1.0;
+        failed.push(FailedUnit {
+            criterion: format!("{} (not judged)", criterion.criterion),
+            weight: 1.0,
+            class: UnitClass::Unobserved,
+            source: UnitSource::UnjudgedTaskCriterion,
+        });
     }
 
     if let Some(gap) = rejection
@@ -405,6 +483,76 @@ mod tests {
         assert_eq!(a.failed[0].class, UnitClass::Logical);
         assert_eq!(a.p, 1.0);
         assert_eq!(a.failure_class(), MixedFailureClass::Logical);
+    }
+
+    #[test]
+    fn a_partly_run_plan_counts_every_unrun_criterion_and_unjudged_task_criterion() {
+        // Four parallel look-ups, one failed environmentally; the report-writing sub-task
+        // of the next group never ran and the task criterion was never judged.
+        let mut lookups: Vec<SubTaskOutcome> = (0..3)
+            .map(|i| {
+                outcome(
+                    SubTaskStatus::Matched,
+                    vec![verdict(&format!("found {i}"), Verdict::Pass, None)],
+                )
+            })
+            .collect();
+        lookups.push(outcome(
+            SubTaskStatus::Failed,
+            vec![verdict(
+                "found 3",
+                Verdict::Fail,
+                Some(FailureClass::Environmental),
+            )],
+        ));
+        let seen = assess(lookups.iter(), &[], Some("1 of 4 failed"));
+        assert_eq!(seen.d, 0.25, "what the code saw before: within δ");
+
+        let unrun = [UnrunSubTask {
+            subtask_id: SubTaskId::mint(),
+            success_criteria: vec![Criterion::new("report.txt exists")],
+            reason: "group 1 failed".into(),
+        }];
+        let task_criteria = [Criterion::new("report.txt lists every finding")];
+        let a = assess_round(
+            lookups.iter(),
+            &[],
+            Unobserved {
+                unrun: &unrun,
+                unjudged_task_criteria: &task_criteria,
+            },
+            Some("1 of 4 failed"),
+        );
+        // 4 look-up criteria (1 failed) + 1 unrun criterion + 1 unjudged task criterion.
+        assert_eq!(a.d, 3.0 / 6.0);
+        assert_eq!(a.failed.len(), 3);
+        // P stays what was observed: the one environmental failure.
+        assert_eq!(a.p, 0.0);
+        assert_eq!(a.failure_class(), MixedFailureClass::Environmental);
+        assert_eq!(a.primary_criterion(), "found 3");
+        assert!(a.failed[1].criterion.starts_with("report.txt exists"));
+        assert_eq!(a.failed[1].source, UnitSource::UnrunSubTask(0));
+        assert_eq!(a.failed[2].source, UnitSource::UnjudgedTaskCriterion);
+    }
+
+    #[test]
+    fn an_unrun_sub_task_with_unknown_criteria_is_one_unit() {
+        let unrun = [UnrunSubTask {
+            subtask_id: SubTaskId::mint(),
+            success_criteria: vec![],
+            reason: String::new(),
+        }];
+        let a = assess_round(
+            [],
+            &[],
+            Unobserved {
+                unrun: &unrun,
+                unjudged_task_criteria: &[],
+            },
+            Some("silent"),
+        );
+        assert_eq!((a.d, a.p, a.failed.len()), (1.0, 0.0, 1));
+        assert!(a.primary_criterion().contains("produced no outcome"));
     }
 
     #[test]

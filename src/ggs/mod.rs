@@ -9,6 +9,7 @@
 //! - [`evidence`] — failed inputs, blocked tools and Law 1 gates from the structured
 //!   `ToolCallRecord`s.
 //! - [`writes`] — the quantization matrix and the Megrams GGS writes.
+//! - [`feedback`] — negative feedback against a followed Best Practice of a failed round.
 //! - [`graceful`] — the code-built graceful failure.
 //! - [`state`] — per-task state across rounds; one round → one [`Step`].
 //! - [`role`] — the bus role ([`Ggs`]).
@@ -18,6 +19,7 @@
 
 pub mod decide;
 pub mod evidence;
+pub mod feedback;
 pub mod graceful;
 pub mod grounding;
 pub mod loss;
@@ -25,5 +27,6 @@ pub mod role;
 pub mod state;
 pub mod writes;
 
+pub use feedback::Feedback;
 pub use role::{GRACEFUL_FAILURE_TIMEOUT, Ggs};
 pub use state::{Finish, Observation, PendingAbandon, Settings, Step, TaskState};

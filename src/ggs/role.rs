@@ -1,10 +1,13 @@
 //! R7 on the bus. Consumes its inbox:
 //! - `ReplanRequest` / `OutcomeSummary` from R4b → one round of [`TaskState::observe`];
 //! - `PlanningFailed` from R2 → abandon honestly;
+//! - `MemoryRecall` from R2 → the Best Practices in force for the round, so a failed
+//!   round can send negative feedback against those it followed ([`super::feedback`]);
 //! - `TaskCancelled` → drop the task's state; nothing more is published for it.
 //!
 //! Publishes `PlanDirective` → R2, `FinalResult` → User, `Megram` → R5 (that publish is
-//! the fire-and-forget memory write: GGS never touches the store and never waits for it),
+//! the fire-and-forget memory write: GGS never touches the store and never waits for it;
+//! a write marked `against_rule` is negative feedback R5 records against that rule),
 //! and on abandon one `GracefulFailureRequest` → R2 through [`BusHandle::request`], bounded
 //! by [`GRACEFUL_FAILURE_TIMEOUT`]. The wait runs in its own task so other tasks' rounds
 //! are not held up; if no reply comes, GGS completes the abandon with the code-built
@@ -22,6 +25,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::feedback::Feedback;
 use super::state::{Finish, Observation, PendingAbandon, Settings, Step, TaskState};
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::clock::SharedClock;
@@ -111,9 +115,14 @@ impl Ggs {
                 continue;
             };
             match step {
-                Step::Replan { directive, megrams } => {
+                Step::Replan {
+                    directive,
+                    megrams,
+                    feedback,
+                } => {
                     self.bus.publish(Role::Planner, directive);
                     self.write(&task_id, megrams);
+                    write_feedback(&self.bus, &task_id, feedback);
                 }
                 Step::Finish(finish) => {
                     tasks.remove(&task_id);
@@ -208,6 +217,10 @@ impl Ggs {
                     now,
                 ),
             )),
+            Message::MemoryRecall(r) if expect(Role::Planner) => {
+                state_for(tasks, &r.task_id, "", now).recalled(r);
+                None
+            }
             Message::GracefulFailure(_) => {
                 tracing::debug!("late graceful-failure reply ignored");
                 None
@@ -243,6 +256,20 @@ fn write_megrams(bus: &BusHandle, task_id: &TaskId, megrams: Vec<crate::contract
             MegramWrite {
                 task_id: Some(task_id.clone()),
                 megram,
+                against_rule: None,
+            },
+        );
+    }
+}
+
+fn write_feedback(bus: &BusHandle, task_id: &TaskId, feedback: Vec<Feedback>) {
+    for f in feedback {
+        bus.publish(
+            Role::Memory,
+            MegramWrite {
+                task_id: Some(task_id.clone()),
+                megram: f.megram,
+                against_rule: Some(f.rule),
             },
         );
     }
@@ -251,7 +278,8 @@ fn write_megrams(bus: &BusHandle, task_id: &TaskId, megrams: Vec<crate::contract
 fn deliver(bus: &BusHandle, finish: Finish) {
     let task_id = finish.result.task_id.clone();
     bus.publish(Role::User, finish.result);
-    write_megrams(bus, &task_id, vec![finish.megram]);
+    write_megrams(bus, &task_id, finish.megram.into_iter().collect());
+    write_feedback(bus, &task_id, finish.feedback);
 }
 
 /// Asks R2 for the graceful-failure part, waits at most `timeout`, then delivers — unless

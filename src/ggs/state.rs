@@ -8,6 +8,15 @@
 //! round (deduplicated by target, first-seen order), the Law 1 gates that fired, the
 //! matched outputs seen so far, and the last elapsed time R4b reported.
 //!
+//! A round's D counts what it planned but never observed: R4b's `unrun_subtasks` and
+//! `unjudged_task_criteria`, and any sub-task it names as failed without an outcome
+//! (see [`loss`]).
+//!
+//! Terminal Megrams follow the quantization matrix, with one exception for Law 3: an
+//! abandon whose last round was within the convergence threshold (D ≤ δ, so only the
+//! budget Ω ≥ θ stopped it) writes no terminal Megram. The approach did not fail; a
+//! σ −1 "abandon" on the task's kind would teach memory to avoid what worked.
+//!
 //! **Invariant:** no IO and no awaiting — the role task does the publishing; a round
 //! yields exactly one [`Step`], and only terminal steps carry a `FinalResult`.
 
@@ -16,16 +25,17 @@ use chrono::{DateTime, Utc};
 
 use super::decide::{self, Decision, Inputs, Reason};
 use super::evidence::{self, FailedInput, Law1Tally};
-use super::graceful::{self, FailureFacts, MIN_NEXT_MOVES};
 use super::grounding;
-use super::loss::{self, Assessment};
+use super::feedback::{self, Feedback, PreferredRule};
+use super::graceful::{self, FailureFacts, MIN_NEXT_MOVES};
+use super::loss::{self, Assessment, Unobserved};
 use super::writes;
 use crate::config::{Budgets, GgsParams};
 use crate::contracts::{
     FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, MatchedOutput, Megram,
-    OutcomeSummary, PlanDirective, PlanningFailed, PrevDirective, Recommendation, ReplanDirective,
-    ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective, ToolCallStatus,
-    first_chars,
+    MemoryRecall, OutcomeSummary, PlanDirective, PlanningFailed, PrevDirective, Recommendation,
+    ReplanDirective, ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective,
+    ToolCallStatus, UnrunSubTask, first_chars,
 };
 
 /// At most this many matched outputs are kept per task for a graceful failure.
@@ -55,10 +65,12 @@ pub enum Observation<'a> {
 /// What the role must do after a round.
 #[derive(Debug)]
 pub enum Step {
-    /// Send the task back to R2, and write one Megram per failed input of the round.
+    /// Send the task back to R2, write one Megram per failed input of the round, and
+    /// ask R5 for negative feedback against each followed Best Practice.
     Replan {
         directive: PlanDirective,
         megrams: Vec<Megram>,
+        feedback: Vec<Feedback>,
     },
     /// Deliver the result and write the terminal Megram.
     Finish(Finish),
@@ -66,11 +78,13 @@ pub enum Step {
     Abandon(PendingAbandon),
 }
 
-/// A terminal result and its Megram.
+/// A terminal result and its Megram (none for an abandon within δ, see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finish {
     pub result: FinalResult,
-    pub megram: Megram,
+    pub megram: Option<Megram>,
+    /// Negative feedback against the Best Practices a failed last round followed.
+    pub feedback: Vec<Feedback>,
 }
 
 /// The GGS state of one task.
@@ -94,6 +108,9 @@ pub struct TaskState {
     raw_input: String,
     /// The last round's D and P, for a budget abandon between rounds.
     last_dp: Option<(f64, f64)>,
+    /// The Best Practices R2 was told to prefer for round `preferred_round`.
+    preferred: Vec<PreferredRule>,
+    preferred_round: u32,
 }
 
 impl TaskState {
@@ -113,6 +130,21 @@ impl TaskState {
             matched: Vec::new(),
             last_elapsed_ms: 0,
             last_seen: now,
+            preferred: Vec::new(),
+            preferred_round: 0,
+        }
+    }
+
+    /// R2's account of what memory made it prefer for a round (one per group).
+    pub fn recalled(&mut self, recall: &MemoryRecall) {
+        if recall.round != self.preferred_round {
+            self.preferred.clear();
+            self.preferred_round = recall.round;
+        }
+        for rule in feedback::preferred_rules(recall) {
+            if !self.preferred.iter().any(|r| r.id == rule.id) {
+                self.preferred.push(rule);
+            }
         }
     }
 
@@ -232,6 +264,8 @@ impl TaskState {
             summary_reason,
             failures: vec![summary_reason_line(seconds)],
             failed_criterion: criterion,
+            within_threshold: self.last_dp.is_some() && decide::within_threshold(loss.d, params),
+            feedback: Vec::new(),
             params,
             budgets: &settings.budgets,
         });
@@ -275,8 +309,20 @@ impl TaskState {
         };
         self.adopt_intent(intent);
         let all_matched = outcomes.iter().all(|o| o.status == SubTaskStatus::Matched);
+        let (unrun, unjudged) = match observation {
+            Observation::Rejected(r) => (unrun_of(r), r.unjudged_task_criteria.as_slice()),
+            Observation::Accepted(_) => (Vec::new(), &[][..]),
+        };
 
-        let assessment = loss::assess(outcomes.iter().copied(), verdicts, rejection);
+        let assessment = loss::assess_round(
+            outcomes.iter().copied(),
+            verdicts,
+            Unobserved {
+                unrun: &unrun,
+                unjudged_task_criteria: unjudged,
+            },
+            rejection,
+        );
         // R4b's clock only moves forward; a missing elapsed_ms (0) keeps the last one.
         // The task's own clock (from the submit) is the longer one when known.
         let elapsed_ms = elapsed_ms
@@ -317,6 +363,25 @@ impl TaskState {
         }
         self.remember_matched(&outcomes);
 
+        // A round that failed (a replan, or an abandon with D > δ) corrects the Best
+        // Practices it followed; the rules of another round say nothing about this one.
+        let failed = match decision.state {
+            MacroState::Accept | MacroState::Success => false,
+            MacroState::Abandon => !decide::within_threshold(loss.d, params),
+            _ => true,
+        };
+        let feedback = if failed && self.preferred_round == self.replans {
+            feedback::against_followed(
+                &self.preferred,
+                &outcomes,
+                self.replans,
+                assessment.primary_criterion(),
+                now,
+            )
+        } else {
+            Vec::new()
+        };
+
         let round = Round {
             outcomes: &outcomes,
             assessment: &assessment,
@@ -327,6 +392,7 @@ impl TaskState {
             round_inputs,
             worsening_streak,
             gap: rejection,
+            feedback,
         };
         match decision.state {
             MacroState::Refine
@@ -377,6 +443,8 @@ impl TaskState {
             summary_reason,
             failures: vec![criterion.clone()],
             failed_criterion: criterion,
+            within_threshold: false,
+            feedback: Vec::new(),
             params,
             budgets: &settings.budgets,
         })
@@ -441,6 +509,7 @@ impl TaskState {
         Step::Replan {
             directive: plan,
             megrams,
+            feedback: round.feedback,
         }
     }
 
@@ -527,7 +596,13 @@ impl TaskState {
                 directive,
                 next_moves: Vec::new(),
             },
-            megram: writes::terminal_megram(round.decision.state, &self.intent, &content, now),
+            megram: Some(writes::terminal_megram(
+                round.decision.state,
+                &self.intent,
+                &content,
+                now,
+            )),
+            feedback: Vec::new(),
         }
     }
 
@@ -578,6 +653,8 @@ impl TaskState {
             summary_reason,
             failures,
             failed_criterion: round.assessment.primary_criterion().to_string(),
+            within_threshold: decide::within_threshold(loss.d, params),
+            feedback: round.feedback,
             params,
             budgets: &settings.budgets,
         })
@@ -606,6 +683,8 @@ impl TaskState {
             failed_criterion: parts.failed_criterion,
             out_of_time: time_share > replan_share,
             elapsed_ms: self.last_elapsed_ms,
+            within_threshold: parts.within_threshold,
+            feedback: parts.feedback,
         }
     }
 
@@ -622,6 +701,9 @@ struct AbandonParts<'a> {
     summary_reason: String,
     failures: Vec<String>,
     failed_criterion: String,
+    /// The last round was within δ: only the budget stopped the task.
+    within_threshold: bool,
+    feedback: Vec<Feedback>,
     params: &'a GgsParams,
     budgets: &'a Budgets,
 }
@@ -642,6 +724,7 @@ struct Round<'a> {
     worsening_streak: u32,
     /// R4b's gap summary of a rejected round.
     gap: Option<&'a str>,
+    feedback: Vec<Feedback>,
 }
 
 /// An abandon waiting for R2's graceful-failure reply (or the timeout).
@@ -659,6 +742,8 @@ pub struct PendingAbandon {
     failed_criterion: String,
     out_of_time: bool,
     elapsed_ms: u64,
+    within_threshold: bool,
+    feedback: Vec<Feedback>,
 }
 
 impl PendingAbandon {
@@ -725,13 +810,13 @@ impl PendingAbandon {
                 &self.failed_criterion
             }
         );
+        // Law 3: the budget, not the approach, ended a round within δ; no σ −1 for it.
+        let megram = (!self.within_threshold).then(|| {
+            writes::terminal_megram(MacroState::Abandon, &self.request.intent, &content, now)
+        });
         Finish {
-            megram: writes::terminal_megram(
-                MacroState::Abandon,
-                &self.request.intent,
-                &content,
-                now,
-            ),
+            megram,
+            feedback: self.feedback,
             result: FinalResult {
                 task_id: self.request.task_id,
                 summary,
@@ -745,6 +830,24 @@ impl PendingAbandon {
             },
         }
     }
+}
+
+/// The sub-tasks of a rejected round without an outcome: R4b's `unrun_subtasks`, plus
+/// any sub-task it names as failed that has neither an outcome nor an unrun entry.
+fn unrun_of(r: &ReplanRequest) -> Vec<UnrunSubTask> {
+    let mut unrun = r.unrun_subtasks.clone();
+    for id in &r.failed_subtasks {
+        let seen =
+            r.outcomes().any(|o| o.subtask_id == *id) || unrun.iter().any(|u| u.subtask_id == *id);
+        if !seen {
+            unrun.push(UnrunSubTask {
+                subtask_id: *id,
+                success_criteria: Vec::new(),
+                reason: format!("sub-task {id} reported no outcome"),
+            });
+        }
+    }
+    unrun
 }
 
 /// `[LAW1]`-prefixes a summary when any Law 1 gate fired during the task.

@@ -5,14 +5,18 @@
 //! - Action states: one Megram per failed input of the round, space `tool:<name>`,
 //!   entity `path:<target>`.
 //! - Terminal states: one Megram, space `intent:<slug>`, entity `env:local`.
+//! - Negative feedback against a followed Best Practice of a failed round
+//!   ([`super::feedback`]): one Megram in the rule's group, with the magnitudes R5 gives
+//!   feedback (`record_negative_feedback` rebuilds it from the stored rule).
 //!
-//! **Invariant:** every Megram is level M and carries exactly the f, σ, k of its
-//! macro-state's row in the quantization matrix.
+//! **Invariant:** every Megram is level M; a macro-state's Megram carries exactly the f,
+//! σ, k of its row in the quantization matrix, and a feedback Megram has σ = −1.
 
 use chrono::{DateTime, Utc};
 
 use super::evidence::FailedInput;
 use crate::contracts::{Level, MacroState, Megram, MegramId, first_chars};
+use crate::memory::megram::{EPISODIC_K, STATE_NEGATIVE_FEEDBACK};
 use crate::tags;
 
 /// Longest content of a Megram GGS writes (the Go fix for #74 kept 400 characters).
@@ -111,6 +115,23 @@ pub fn terminal_megram(
     )
 }
 
+/// The feedback Megram against a rule of the group (`space`, `entity`).
+pub fn negative_feedback(space: &str, entity: &str, content: &str, now: DateTime<Utc>) -> Megram {
+    Megram {
+        id: MegramId::mint(),
+        level: Level::M,
+        created_at: now,
+        last_recalled_at: None,
+        space: space.to_string(),
+        entity: entity.to_string(),
+        content: first_chars(content, MAX_CONTENT_CHARS),
+        state: STATE_NEGATIVE_FEEDBACK.to_string(),
+        f: 1.0,
+        sigma: -1.0,
+        k: EPISODIC_K,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +159,6 @@ mod tests {
         assert_eq!(m.content.chars().count(), MAX_CONTENT_CHARS);
         assert_eq!(m.level, Level::M);
         assert_eq!(m.entity, "env:local");
-        assert!(m.space.starts_with("intent:视"));
+        assert!(m.space.starts_with("intent:") && m.space.contains('视'));
     }
 }

@@ -19,6 +19,7 @@ mod error;
 pub mod extract;
 pub mod grammar;
 mod http;
+pub mod probe;
 pub mod server;
 mod structured;
 pub mod tier;
@@ -32,6 +33,7 @@ pub use client::{
 pub use error::LlmError;
 pub use extract::ExtractError;
 pub use http::retry_after;
+pub use probe::{ConnectionReport, check_reachable, test_connection};
 pub use structured::{OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS};
 pub use tier::{MODEL_ROLES, PRESETS, Preset, Tier};
 pub use usage::{CallUsage, ENDED_TASKS_REMEMBERED, RoleUsage, TaskUsage, UsageLedger};

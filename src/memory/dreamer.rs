@@ -4,8 +4,12 @@
 //! queries interleave with it:
 //! 1. **GC** — an M/K entry whose live attention is below `gc_below` is hard-deleted with
 //!    all its keys (recall-aware: Δt counts from the later of creation and last recall);
-//! 2. **trust bankruptcy** — when a group's live decision (consolidated sources excluded,
-//!    negative feedback included) is below zero, its C entries drop to K with k = 0.05;
+//! 2. **trust bankruptcy** — a C entry that reality contradicts drops to K with k = 0.05:
+//!    the group's live decision (consolidated sources excluded, negative feedback and the
+//!    rules themselves included) has the opposite sign of the entry's σ. The seed states
+//!    it for rules of positive valence (decision < 0); it is silent on Constraints, and a
+//!    Constraint (σ < 0) in a failing group is the evidence agreeing with it, so it keeps
+//!    its authority until the group turns positive (the "never" stopped being true);
 //! 3. **upward consolidation** — a group whose unconsolidated M/K entries reach
 //!    attention ≥ `consolidate_attention` and |decision| ≥ `consolidate_decision` gets one
 //!    [`Distiller`] call; the answer becomes a C entry (k = 0) and the sources are marked

@@ -14,7 +14,8 @@ use crate::laws::{FOUR_LAWS, Law};
 
 /// `state` of the Four Laws' T entries.
 pub const STATE_LAW: &str = "law";
-/// `state` of an operator-injected T entry (the Go `/remember T`).
+/// `state` of an operator-injected T entry (the Go `/remember T`). No prompt reads
+/// them, so they can no longer be created; those an older build stored can be forgotten.
 pub const STATE_PERSONA: &str = "persona";
 /// `state` of an operator-injected M/K/C entry.
 pub const STATE_USER_INJECTED: &str = "user-injected";
@@ -82,6 +83,12 @@ pub fn law_id(number: u8) -> MegramId {
     MegramId::from(Uuid::from_u128(
         0x6c61_7773_0000_4000_8000_0000_0000_0000 | u128::from(number),
     ))
+}
+
+/// Whether `id` is one of the Four Laws' T entries (the part of the T layer no API may
+/// delete, demote or overwrite).
+pub fn is_law(id: MegramId) -> bool {
+    FOUR_LAWS.iter().any(|law| law_id(law.number) == id)
 }
 
 fn law_megram(law: &Law, now: DateTime<Utc>) -> Megram {

@@ -11,9 +11,10 @@
 //! - [`role`] — the R5 bus role: GGS writes in, R2 queries answered.
 //! - [`operator`] — the panel/CLI API: groups, a group's entries, remember, forget, pin.
 //!
-//! **Invariant:** the T layer (the Four Laws, seeded on every open, and operator-injected
-//! persona entries) is never deleted, demoted or overwritten through any API; and every
-//! accepted write is in the store once `flush` or `close` returns.
+//! **Invariant:** the Four Laws (the T layer, seeded on every open) are never deleted,
+//! demoted or overwritten through any API, and no API creates other T entries (persona
+//! entries an older build stored can only be forgotten); and every accepted write is in
+//! the store once `flush` or `close` returns.
 
 mod cache;
 pub mod dreamer;

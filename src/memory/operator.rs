@@ -7,9 +7,13 @@
 //!   both channels (zero for a source already consolidated into a C entry, and why);
 //! - [`MemoryOperator::remember`], [`MemoryOperator::forget`], [`MemoryOperator::pin`].
 //!
+//! The operator cannot create T entries: the T layer is the Four Laws, which every prompt
+//! carries from code, and nothing reads an operator-made T entry. Persona entries an
+//! older build stored can be forgotten, so a typo is never permanent.
+//!
 //! **Invariant:** every change made here is published on the bus as a
 //! `MemoryOperatorChange` from `Role::User`, after it is stored, so the auditor sees it;
-//! and no operation here can delete, demote or overwrite a T entry.
+//! and no operation here can delete, demote or overwrite one of the Four Laws.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -135,6 +139,11 @@ impl Remember {
 /// How much of a content the audit detail quotes.
 const DETAIL_CHARS: usize = 80;
 
+/// Why the operator cannot create a T entry.
+pub const T_REFUSED: &str = "the T layer holds the Four Laws, fixed in code; no prompt reads \
+     other T entries, so remember a C rule instead (it reaches the planner as SHOULD PREFER, \
+     or MUST NOT with σ −1)";
+
 /// The operator's view of memory, publishing every change as `Role::User`.
 #[derive(Clone)]
 pub struct MemoryOperator {
@@ -169,10 +178,15 @@ impl MemoryOperator {
             .await
     }
 
-    /// Stores a user-injected entry now (not fire-and-forget: the panel shows it).
+    /// Stores a user-injected entry now (not fire-and-forget: the panel shows it). The T
+    /// layer is refused: it is the Four Laws, and no prompt reads an operator T entry, so
+    /// one would be stored, shown and never used.
     pub async fn remember(&self, r: Remember) -> Result<Megram, MemoryError> {
         if r.content.trim().is_empty() {
             return Err(MemoryError::Invalid("nothing to remember".into()));
+        }
+        if r.level == Level::T {
+            return Err(MemoryError::Invalid(T_REFUSED.into()));
         }
         let megram = mg::remembered(
             r.level,
@@ -205,8 +219,9 @@ impl MemoryOperator {
         Ok(stored)
     }
 
-    /// Hard-deletes the target's entries with all their keys. T entries are never
-    /// deleted: a single T id is an error, a prefix or group keeps them and says so.
+    /// Hard-deletes the target's entries with all their keys. The Four Laws are never
+    /// deleted: a law's id is an error, a prefix or group keeps them and says so. A
+    /// persona T entry an older build stored is deleted like any other entry.
     pub async fn forget(&self, target: ForgetTarget) -> Result<ForgetReport, MemoryError> {
         let what = match &target {
             ForgetTarget::Id(id) => format!("id {id}"),

@@ -2,18 +2,23 @@
 //!
 //! - `Megram` from GGS → [`Memory::write`] (fire-and-forget; a terminal state schedules
 //!   the Dreamer's post-task pass). Writes from any other role are refused (seed 003:
-//!   GGS is the sole writer) and logged; the auditor sees them on its tap anyway.
+//!   GGS is the sole writer) and logged; the auditor sees them on its tap anyway. A
+//!   write marked `against_rule` is GGS's negative feedback: it is recorded with
+//!   [`Memory::record_negative_feedback`] against that rule, and only against a
+//!   Dreamer-distilled Best Practice (C, σ > 0) — the operator's own rules and the T
+//!   layer are not corrected by the controller.
 //! - `MemoryQuery` → one `MemoryResponse` reply to R2 with the group's SOPs (their recall
 //!   stamped), potentials and recent M/K entries; a store failure is reported in the
 //!   reply's `error` field with Ignore potentials, never by silence.
-//! - `MemoryRecall` and `MemoryOperatorChange` are observability copies: nothing to do.
+//! - `MemoryOperatorChange` is an observability copy: nothing to do.
 //!
 //! **Invariant:** the role answers every `MemoryQuery` exactly once, and it ends when
 //! the bus closes, leaving the store open for its owner to close.
 
+use super::megram::STATE_BEST_PRACTICE;
 use super::{Memory, potentials};
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
-use crate::contracts::{MemoryQuery, MemoryResponse, Message, Role};
+use crate::contracts::{Level, MegramId, MemoryQuery, MemoryResponse, Message, Role};
 
 /// R5: a [`Memory`] wired to the bus.
 pub struct MemoryRole {
@@ -47,7 +52,9 @@ impl MemoryRole {
                         "memory write refused: only GGS writes to R5");
                     return;
                 }
-                if let Err(e) = self.memory.write(write.megram.clone()) {
+                if let Some(rule) = write.against_rule {
+                    self.feedback(rule, &write.megram.content).await;
+                } else if let Err(e) = self.memory.write(write.megram.clone()) {
                     tracing::warn!(id = %write.megram.id, error = %e, "memory write refused");
                 }
             }
@@ -55,8 +62,31 @@ impl MemoryRole {
                 let response = self.answer(query).await;
                 self.bus.reply(Role::Planner, env.id, response);
             }
-            Message::MemoryRecall(_) | Message::MemoryOperatorChange(_) => {}
+            Message::MemoryOperatorChange(_) => {}
             other => tracing::debug!(kind = other.kind().name(), "R5 ignores this message"),
+        }
+    }
+
+    /// Records GGS's negative feedback against `rule` if it is a distilled Best Practice.
+    async fn feedback(&self, rule: MegramId, content: &str) {
+        let found = match self.memory.get(&[rule]).await {
+            Ok(found) => found,
+            Err(e) => {
+                tracing::warn!(%rule, error = %e, "negative feedback not recorded");
+                return;
+            }
+        };
+        let Some(stored) = found.first() else {
+            tracing::debug!(%rule, "negative feedback against a rule no longer stored");
+            return;
+        };
+        if stored.level != Level::C || stored.sigma <= 0.0 || stored.state != STATE_BEST_PRACTICE {
+            tracing::warn!(%rule, level = stored.level.as_str(), state = %stored.state,
+                "negative feedback refused: only a distilled Best Practice is corrected");
+            return;
+        }
+        if let Err(e) = self.memory.record_negative_feedback(rule, content).await {
+            tracing::warn!(%rule, error = %e, "negative feedback not recorded");
         }
     }
 

@@ -16,10 +16,18 @@
 //! A second opener of the same directory fails with [`MemoryError::Locked`] naming the
 //! directory: rusty-leveldb holds an exclusive `flock` on `<dir>/LOCK` while open.
 //!
+//! Older builds named a kind of task differently (`intent:find-3-largest-videos`); their
+//! groups are read, never rewritten: a recall or potentials query of an `intent:` space
+//! also reads every stored group whose space names the same kind now
+//! ([`crate::tags::canonical_intent_space`]), so a store written before keeps finding
+//! what it learned. The alias table is built on the first such query (one seek per
+//! group) and kept current by every write.
+//!
 //! **Invariant:** every change is one atomic batch that keeps `m|`, `x|`, `l|`, `r|` and
 //! `c|` consistent; a record's content, tags, f, σ and times are never rewritten (only
-//! its level and k move, through trust bankruptcy and pin); T entries are never deleted,
-//! demoted or overwritten.
+//! its level and k move, through trust bankruptcy and pin); T entries are never demoted
+//! or overwritten, and the Four Laws are never deleted (an operator persona entry an
+//! older build stored can be forgotten).
 
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -46,6 +54,7 @@ use super::{MemoryError, Recall};
 use crate::clock::SharedClock;
 use crate::config::MemoryParams;
 use crate::contracts::{Level, Megram, MegramId, Potentials, SOPRecord};
+use crate::tags;
 
 /// Most writes folded into one batch before it is committed.
 const MAX_BATCH: usize = 4_096;
@@ -367,6 +376,9 @@ struct Store {
     pending: Vec<Megram>,
     /// Writes LevelDB refused since the last flush; the next flush reports them.
     write_failures: Vec<String>,
+    /// Stored `intent:` spaces of older builds, by the space of the kind they name now;
+    /// `None` until first needed.
+    aliases: Option<HashMap<String, Vec<String>>>,
 }
 
 fn storage(context: &str) -> impl FnOnce(Status) -> MemoryError + '_ {
@@ -482,6 +494,11 @@ fn put_new(batch: &mut WriteBatch, m: &Megram) -> Result<(), MemoryError> {
     Ok(())
 }
 
+/// Whether a C rule of valence `sigma` is contradicted by its group's live decision.
+fn contradicted(sigma: f64, group_decision: f64) -> bool {
+    sigma * group_decision < 0.0
+}
+
 /// Whether the store thread keeps serving after a command.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
@@ -532,6 +549,7 @@ impl Store {
             records: RecordCache::default(),
             pending: Vec::new(),
             write_failures: Vec::new(),
+            aliases: None,
         };
         store.check_format()?;
         store.seed_laws()?;
@@ -792,13 +810,15 @@ impl Store {
             }
         }
         match self.commit_appends(batch) {
-            Ok(()) if !self.cache.is_empty() => {
+            Ok(()) => {
                 for m in written {
-                    let prefix = keys::group_prefix(&m.space, &m.entity);
-                    self.cache.append(&prefix, m.id, IndexEntry::of(m));
+                    self.note_space(&m.space);
+                    if !self.cache.is_empty() {
+                        let prefix = keys::group_prefix(&m.space, &m.entity);
+                        self.cache.append(&prefix, m.id, IndexEntry::of(m));
+                    }
                 }
             }
-            Ok(()) => {}
             Err(e) => {
                 tracing::error!(error = %e, lost = megrams.len(), "memory write batch failed");
                 self.write_failures.push(e.to_string());
@@ -897,8 +917,90 @@ impl Store {
     }
 
     fn query_mk(&mut self, space: &str, entity: &str) -> Result<Potentials, MemoryError> {
-        let entries = self.scan_group(&keys::group_prefix(space, entity))?;
+        let entries: Vec<(MegramId, IndexEntry)> = self
+            .read_group(space, entity)?
+            .into_iter()
+            .map(|(_, id, e)| (id, e))
+            .collect();
         Ok(Self::accumulate(&entries, self.now_ms()).potentials(&self.params))
+    }
+
+    /// The entries of a group and of the older builds' groups that name the same kind of
+    /// task, each with the space it is stored under.
+    fn read_group(
+        &mut self,
+        space: &str,
+        entity: &str,
+    ) -> Result<Vec<(String, MegramId, IndexEntry)>, MemoryError> {
+        let mut spaces = vec![space.to_string()];
+        spaces.extend(self.aliases_of(space)?);
+        let mut out = Vec::new();
+        for s in spaces {
+            for (id, entry) in self.scan_group(&keys::group_prefix(&s, entity))? {
+                out.push((s.clone(), id, entry));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Older builds' spaces that name the kind `space` names (empty for other spaces).
+    fn aliases_of(&mut self, space: &str) -> Result<Vec<String>, MemoryError> {
+        if !space.starts_with(tags::INTENT_PREFIX) {
+            return Ok(Vec::new());
+        }
+        if self.aliases.is_none() {
+            self.aliases = Some(self.scan_aliases()?);
+        }
+        Ok(self
+            .aliases
+            .as_ref()
+            .and_then(|a| a.get(space))
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// Every stored `intent:` space that is not the space of the kind it names, by that
+    /// kind's space: one seek per group, never a scan of a group's entries.
+    fn scan_aliases(&mut self) -> Result<HashMap<String, Vec<String>>, MemoryError> {
+        let mut start = keys::INDEX_PREFIX.to_vec();
+        keys::encode_component(tags::INTENT_PREFIX, &mut start);
+        let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
+        let mut it = self.db.new_iter().map_err(storage("iterate"))?;
+        it.seek(&start);
+        while it.valid() {
+            let Some((k, _)) = it.current() else { break };
+            if !k.starts_with(&start) {
+                break;
+            }
+            let (prefix, _) = keys::split_index_key(&k).ok_or_else(|| corrupt(&k, "bad key"))?;
+            let (space, _) = keys::decode_group_prefix(prefix)
+                .ok_or_else(|| corrupt(prefix, "undecodable group"))?;
+            if let Some(canonical) = tags::canonical_intent_space(&space)
+                && canonical != space
+            {
+                let list = aliases.entry(canonical).or_default();
+                if !list.contains(&space) {
+                    list.push(space);
+                }
+            }
+            it.seek(&keys::prefix_successor(prefix));
+        }
+        Ok(aliases)
+    }
+
+    /// Keeps the alias table current after a write to `space`.
+    fn note_space(&mut self, space: &str) {
+        let Some(aliases) = self.aliases.as_mut() else {
+            return;
+        };
+        if let Some(canonical) = tags::canonical_intent_space(space)
+            && canonical != space
+        {
+            let list = aliases.entry(canonical).or_default();
+            if !list.iter().any(|s| s == space) {
+                list.push(space.to_string());
+            }
+        }
     }
 
     /// query_c + query_mk + the `recent_limit` newest unconsolidated M/K entries, in one
@@ -909,21 +1011,22 @@ impl Store {
         entity: &str,
         recent_limit: usize,
     ) -> Result<Recall, MemoryError> {
-        let prefix = keys::group_prefix(space, entity);
-        let entries = self.scan_group(&prefix)?;
+        let grouped = self.read_group(space, entity)?;
+        let entries: Vec<(MegramId, IndexEntry)> =
+            grouped.iter().map(|(_, id, e)| (*id, *e)).collect();
         let now = self.clock.now();
         let now_ms = keys::to_ms(now);
         let potentials = Self::accumulate(&entries, now_ms).potentials(&self.params);
 
-        let mut rules: Vec<&(MegramId, IndexEntry)> = entries
+        let mut rules: Vec<&(String, MegramId, IndexEntry)> = grouped
             .iter()
-            .filter(|(_, e)| e.level == Level::C)
+            .filter(|(_, _, e)| e.level == Level::C)
             .collect();
-        rules.sort_by_key(|(id, e)| (std::cmp::Reverse(e.created_ms), *id));
+        rules.sort_by_key(|(_, id, e)| (std::cmp::Reverse(e.created_ms), *id));
         let mut sops = Vec::with_capacity(rules.len());
         let mut batch = WriteBatch::default();
         let mut stamps = Vec::with_capacity(rules.len());
-        for (id, entry) in rules {
+        for (stored_in, id, entry) in rules {
             let m = self.load_indexed(*id, entry)?;
             sops.push(SOPRecord {
                 id: m.id,
@@ -937,12 +1040,12 @@ impl Store {
                 recalled_ms: Some(now_ms),
                 ..*entry
             };
-            batch.put(&keys::index_key(space, entity, *id), &stamped.encode());
-            stamps.push((*id, stamped));
+            batch.put(&keys::index_key(stored_in, entity, *id), &stamped.encode());
+            stamps.push((keys::group_prefix(stored_in, entity), *id, stamped));
         }
         if !sops.is_empty() {
             self.commit_appends(batch)?;
-            for (id, stamped) in stamps {
+            for (prefix, id, stamped) in stamps {
                 self.cache.update(&prefix, id, stamped);
             }
         }
@@ -1001,6 +1104,7 @@ impl Store {
         if m.level == Level::T {
             self.t_ids.insert(m.id);
         }
+        self.note_space(&m.space);
         Ok(m)
     }
 
@@ -1088,7 +1192,7 @@ impl Store {
         match &target {
             ForgetTarget::Id(id) => {
                 let m = self.load(*id)?.ok_or(MemoryError::NotFound(*id))?;
-                if m.level == Level::T {
+                if m.level == Level::T && mg::is_law(m.id) {
                     return Err(MemoryError::Immutable(*id));
                 }
                 matched.push((m.id, m.space, m.entity));
@@ -1128,7 +1232,7 @@ impl Store {
                 .get(&index_key)
                 .ok_or_else(|| corrupt(&index_key, "record without index entry"))?;
             let entry = decode_entry(&index_key, &raw)?;
-            if entry.level == Level::T || self.t_ids.contains(&id) {
+            if mg::is_law(id) {
                 report.kept_immutable.push(id);
                 continue;
             }
@@ -1138,6 +1242,11 @@ impl Store {
         }
         if !report.forgotten.is_empty() {
             self.commit(batch)?;
+            // A persona T entry an older build let the operator create is removable (a
+            // typo must not be permanent); its id is no longer a T id once it is gone.
+            for id in &report.forgotten {
+                self.t_ids.remove(id);
+            }
         }
         Ok(report)
     }
@@ -1281,14 +1390,20 @@ impl Store {
             }
         }
 
-        if group_decision < 0.0 {
-            for (id, entry) in g.entries.iter().filter(|(_, e)| e.level == Level::C) {
-                let mut m = self.load_indexed(*id, entry)?;
-                m.level = Level::K;
-                m.k = BANKRUPT_K;
-                self.stage_level_and_k(batch, &m)?;
-                result.bankrupt.push(*id);
-            }
+        // Trust bankruptcy is for a rule that reality contradicts: the group's live
+        // decision has the opposite sign of the rule's valence (a Best Practice in a
+        // group that now fails, a Constraint in a group that now succeeds). A Constraint
+        // in a failing group agrees with the evidence and keeps its authority.
+        for (id, entry) in g
+            .entries
+            .iter()
+            .filter(|(_, e)| e.level == Level::C && contradicted(e.sigma, group_decision))
+        {
+            let mut m = self.load_indexed(*id, entry)?;
+            m.level = Level::K;
+            m.k = BANKRUPT_K;
+            self.stage_level_and_k(batch, &m)?;
+            result.bankrupt.push(*id);
         }
 
         if pool.attention >= self.params.consolidate_attention
@@ -1475,6 +1590,40 @@ mod tests {
                 format!("x|laws|law:1|{}", law.id),
             ]
         );
+    }
+
+    #[test]
+    fn a_persona_entry_an_older_build_stored_can_be_forgotten_but_no_law() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = FakeClock::at_epoch();
+        let mut store = open(dir.path(), &clock);
+        // What `/remember T` used to store.
+        let persona = store
+            .insert(mg::remembered(
+                Level::T,
+                "global:user",
+                "env:local",
+                "Answr in Englsh.",
+                1.0,
+                clock.now(),
+            ))
+            .unwrap();
+        let report = store.forget(ForgetTarget::Id(persona.id)).unwrap();
+        assert_eq!(report.forgotten, vec![persona.id]);
+        assert!(keys_mentioning(&mut store, persona.id).is_empty());
+        assert!(!store.t_ids.contains(&persona.id));
+        assert!(matches!(
+            store.forget(ForgetTarget::Id(mg::law_id(0))),
+            Err(MemoryError::Immutable(_))
+        ));
+        let report = store
+            .forget(ForgetTarget::Group {
+                space: mg::LAW_SPACE.into(),
+                entity: "law:2".into(),
+            })
+            .unwrap();
+        assert_eq!(report.kept_immutable, vec![mg::law_id(2)]);
+        assert!(store.load(mg::law_id(2)).unwrap().is_some());
     }
 
     #[test]

@@ -38,7 +38,7 @@ use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
 use crate::contracts::{
     DispatchHalted, DispatchManifest, Message, Role, SubTask, SubTaskClosed, SubTaskId,
-    SubTaskStatus, TaskId, first_chars,
+    SubTaskStatus, TaskId, UnrunSubTask, first_chars,
 };
 
 /// How long a manifest waits for the sub-tasks it names. R2 publishes them right after
@@ -478,10 +478,10 @@ impl Dispatcher {
             }
             return self.release_next(&task);
         }
-        let skipped: Vec<SubTaskId> = plan
+        let skipped: Vec<UnrunSubTask> = plan
             .pending
             .iter()
-            .flat_map(|(_, group)| group.iter().map(|s| s.subtask_id))
+            .flat_map(|(_, group)| group.iter().map(unrun_of))
             .collect();
         let round = plan.manifest.round;
         if !skipped.is_empty() {
@@ -503,15 +503,16 @@ impl Dispatcher {
         self.finish(&task, round);
     }
 
-    /// Tells R4b which sub-tasks of the plan will not run, and why.
-    fn halt(&self, task: &TaskId, skipped: Vec<SubTaskId>, reason: String) {
+    /// Tells R4b which sub-tasks of the plan will not run (with their criteria), and why.
+    fn halt(&self, task: &TaskId, unrun: Vec<UnrunSubTask>, reason: String) {
         tracing::info!(task = %task, %reason, "dispatch halted");
         self.bus.publish(
             Role::MetaValidator,
             DispatchHalted {
                 task_id: task.clone(),
-                skipped,
+                skipped: unrun.iter().map(|u| u.subtask_id).collect(),
                 reason,
+                unrun,
             },
         );
     }
@@ -543,10 +544,17 @@ impl Dispatcher {
                 .filter(|id| !state.waiting.contains_key(id))
                 .map(ToString::to_string)
                 .collect();
-            let mut skipped = Vec::new();
+            let mut skipped: Vec<UnrunSubTask> = Vec::new();
             for id in &plan.manifest.subtask_ids {
-                if !skipped.contains(id) {
-                    skipped.push(*id);
+                if !skipped.iter().any(|u| u.subtask_id == *id) {
+                    skipped.push(state.waiting.get(id).map_or_else(
+                        || UnrunSubTask {
+                            subtask_id: *id,
+                            success_criteria: Vec::new(),
+                            reason: String::new(),
+                        },
+                        unrun_of,
+                    ));
                 }
             }
             let reason = format!(
@@ -561,6 +569,15 @@ impl Dispatcher {
             self.halt(&task, skipped, reason);
             self.finish(&task, round);
         }
+    }
+}
+
+/// A sub-task that will not run, as R4b is told of it (its reason is the halt's).
+fn unrun_of(subtask: &SubTask) -> UnrunSubTask {
+    UnrunSubTask {
+        subtask_id: subtask.subtask_id,
+        success_criteria: subtask.success_criteria.clone(),
+        reason: String::new(),
     }
 }
 

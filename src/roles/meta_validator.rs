@@ -8,24 +8,30 @@
 //!   without sub-tasks → `ReplanRequest` to R7 with a gap summary built from the failure
 //!   reasons, the fast-loop attempts (`correction_count`), and `recommendation: abandon`
 //!   once this task's plan count shows the replan budget spent (`plans > max_replans`,
-//!   the same budget GGS counts).
+//!   the same budget GGS counts). The request names every sub-task that was not run
+//!   (`unrun_subtasks`, with the criteria the dispatcher reported) and every task
+//!   criterion that was therefore never judged (`unjudged_task_criteria`): none of them
+//!   was shown to pass, so GGS counts each against D.
 //! - Every sub-task matched → one brain-tier model call merges the outputs into concrete
 //!   data and judges each task criterion (a plan without task criteria is judged on its
 //!   intent, so nothing is accepted vacuously). The code accepts only when every
 //!   criterion is met (→ `OutcomeSummary`); otherwise the verdicts go to GGS in
 //!   `task_criteria_verdicts` of a `ReplanRequest`, so a rejection raises D. The prompt
 //!   makes ambiguity a rejection. A model error or a verdict still unusable after the
-//!   model layer's re-ask is a `ReplanRequest` too — never a hang, never a success.
+//!   model layer's re-ask is a `ReplanRequest` too, with every task criterion unjudged —
+//!   never a hang, never a success.
 //! - Every message to R7 carries the task's `intent` (from the manifest's TaskSpec) and
 //!   `elapsed_ms` since the task's first manifest.
 //! - A round still incomplete after the task's time budget plus [`ROUND_GRACE`] (the
 //!   effectors stopped answering) is sent to GGS as a `ReplanRequest` recommending
-//!   abandon, naming the sub-tasks with no outcome.
+//!   abandon, naming the sub-tasks with no outcome as unrun and the task criteria as
+//!   unjudged.
 //! - `TaskCancelled` drops the task and cancels its model call; nothing more is sent.
 //!
 //! **Invariant:** each round R4b collects ends in at most one message to R7, which is an
 //! `OutcomeSummary` only if every sub-task matched and the code saw a passing verdict
-//! for every task criterion; a cancelled task gets none.
+//! for every task criterion; a `ReplanRequest` names every planned sub-task without an
+//! outcome and every task criterion without a verdict; a cancelled task gets none.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
@@ -49,7 +55,7 @@ use crate::config::Config;
 use crate::contracts::{
     Criterion, CriterionVerdict, DispatchHalted, DispatchManifest, FailureClass, Message,
     OutcomeSummary, Recommendation, ReplanRequest, Role, SubTaskId, SubTaskOutcome, SubTaskStatus,
-    TaskId, first_chars,
+    TaskId, UnrunSubTask, first_chars,
 };
 use crate::ggs::evidence;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
@@ -236,6 +242,8 @@ struct Round {
     outcomes: HashMap<SubTaskId, SubTaskOutcome>,
     skipped: HashSet<SubTaskId>,
     halt_reasons: Vec<String>,
+    /// What the dispatcher reported of each skipped sub-task (its criteria).
+    unrun: HashMap<SubTaskId, UnrunSubTask>,
     phase: Phase,
 }
 
@@ -250,6 +258,26 @@ impl Round {
         self.expected
             .iter()
             .filter_map(|id| self.outcomes.get(id))
+            .collect()
+    }
+
+    /// Every expected sub-task without an outcome, in manifest order: skipped ones with
+    /// what the dispatcher said of them, the others (never reported) with `reason`.
+    fn unrun(&self, reason: &str) -> Vec<UnrunSubTask> {
+        self.expected
+            .iter()
+            .filter(|id| !self.outcomes.contains_key(id))
+            .map(|id| {
+                self.unrun.get(id).cloned().unwrap_or_else(|| UnrunSubTask {
+                    subtask_id: *id,
+                    success_criteria: Vec::new(),
+                    reason: if self.skipped.contains(id) {
+                        self.halt_reasons.join("; ")
+                    } else {
+                        reason.to_string()
+                    },
+                })
+            })
             .collect()
     }
 }
@@ -497,6 +525,7 @@ impl MetaValidator {
             outcomes,
             skipped: HashSet::new(),
             halt_reasons: Vec::new(),
+            unrun: HashMap::new(),
             phase: Phase::Collecting,
         });
         self.deadlines
@@ -575,6 +604,15 @@ impl MetaValidator {
             tracing::debug!(task = %task_id, "a halt of a superseded round ignored");
             return;
         }
+        for unrun in &halted.unrun {
+            if mine.contains(&unrun.subtask_id) {
+                let mut unrun = unrun.clone();
+                if unrun.reason.trim().is_empty() {
+                    unrun.reason = halted.reason.clone();
+                }
+                round.unrun.insert(unrun.subtask_id, unrun);
+            }
+        }
         round.skipped.extend(mine);
         round.halt_reasons.push(halted.reason.clone());
         self.evaluate_if_complete(&task_id);
@@ -598,7 +636,8 @@ impl MetaValidator {
             .filter(|o| o.status == SubTaskStatus::Failed)
             .collect();
         if !failed.is_empty() || !round.skipped.is_empty() || round.expected.is_empty() {
-            // The code gate: no model call when anything failed or did not run.
+            // The code gate: no model call when anything failed or did not run. What did
+            // not run and the task criteria nobody judged go to GGS as unobserved.
             let mut gap = gate_gap(round, &failed);
             let subject = round
                 .manifest
@@ -607,6 +646,8 @@ impl MetaValidator {
                 .map(|s| format!("{}\n{}", s.intent, s.raw_input))
                 .unwrap_or_else(|| track.intent.clone());
             let missing = missing_subject(&subject, &failed);
+            let unrun = round.unrun("not run");
+            let unjudged = effective_task_criteria(&round.manifest, &track.intent);
             round.phase = Phase::Done;
             if !missing.is_empty() {
                 gap = format!(
@@ -615,6 +656,8 @@ impl MetaValidator {
                 );
             }
             let mut request = replan_request(track, now, self.max_replans, gap, vec![]);
+            request.unrun_subtasks = unrun;
+            request.unjudged_task_criteria = unjudged;
             if !missing.is_empty() {
                 // No plan can make it exist: the honest answer is that it is missing.
                 request.recommendation = Recommendation::Abandon;
@@ -698,7 +741,8 @@ impl MetaValidator {
                     "every sub-task matched, but the meta-validator could not judge the merged \
                      output against the task criteria: {problem}"
                 );
-                let request = replan_request(track, now, max_replans, gap, vec![]);
+                let mut request = replan_request(track, now, max_replans, gap, vec![]);
+                request.unjudged_task_criteria = criteria;
                 self.bus.publish(Role::Ggs, request);
                 return;
             }
@@ -763,6 +807,11 @@ impl MetaValidator {
                 .filter(|id| !round.outcomes.contains_key(id) && !round.skipped.contains(id))
                 .copied()
                 .collect();
+            let unrun = round.unrun(&format!(
+                "reported no outcome within {}s",
+                self.round_timeout.as_secs()
+            ));
+            let unjudged = effective_task_criteria(&round.manifest, &track.intent);
             round.phase = Phase::Done;
             let gap = format!(
                 "{} of {} sub-task(s) reported no outcome within {}s (the effectors stopped \
@@ -779,6 +828,8 @@ impl MetaValidator {
             tracing::warn!(task = %task_id, %gap, "round given up");
             let mut request = replan_request(track, now, self.max_replans, gap, vec![]);
             request.failed_subtasks.extend(missing);
+            request.unrun_subtasks = unrun;
+            request.unjudged_task_criteria = unjudged;
             request.recommendation = Recommendation::Abandon;
             self.bus.publish(Role::Ggs, request);
         }
@@ -872,6 +923,8 @@ fn replan_request(
         failed_outcomes: failed.into_iter().cloned().collect(),
         matched_outcomes: matched.into_iter().cloned().collect(),
         task_criteria_verdicts,
+        unrun_subtasks: Vec::new(),
+        unjudged_task_criteria: Vec::new(),
         correction_count,
         elapsed_ms: elapsed_ms(track.first_manifest_at, now),
         // The same budget GGS counts: plans = 1 + replans directed.

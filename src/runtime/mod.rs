@@ -34,13 +34,14 @@ use crate::contracts::{
 use crate::ggs::Ggs;
 use crate::llm::{Llm, LlmError, TaskUsage};
 use crate::memory::{Memory, MemoryError, MemoryOperator, MemoryRole};
+use crate::retention::{self, Limits};
 use crate::roles::agent_validator::AgentValidator;
 use crate::roles::dispatcher::Dispatcher;
 use crate::roles::executor::Executor;
 use crate::roles::meta_validator::MetaValidator;
 use crate::roles::perceiver::Perceiver;
 use crate::roles::planner::Planner;
-use crate::tasklog::{TaskLogDir, TaskLogHandle, TaskLogWriter};
+use crate::tasklog::{self, TaskLogDir, TaskLogHandle, TaskLogWriter};
 
 /// How long an answer may wait for the desk to register a request the caller already saw
 /// on a tap (the tap and the user inbox receive the same publish).
@@ -166,6 +167,15 @@ impl Runtime {
             agent_validator.spawn(),
             meta_validator.spawn(),
             tokio::spawn(ggs.run()),
+            tokio::spawn(prune_task_logs(
+                tasklog::tasks_dir(&config.data_dir),
+                Limits::from_days_and_mb(
+                    config.retention.task_logs_days,
+                    config.retention.task_logs_mb,
+                ),
+                clock.clone(),
+                root.child_token(),
+            )),
         ];
         tracing::info!(data_dir = %config.data_dir.display(), "runtime started");
         Ok(Runtime {
@@ -408,6 +418,35 @@ impl Runtime {
         let _ = self.tasklog.close().await;
         if let Err(e) = self.memory.close().await {
             tracing::warn!(error = %e, "memory did not close cleanly");
+        }
+    }
+}
+
+/// Prunes the task logs now and every [`retention::PRUNE_PERIOD`] until `cancel`: runs
+/// older than the age limit, then the oldest until the directory fits the size limit.
+async fn prune_task_logs(
+    dir: PathBuf,
+    limits: Limits,
+    clock: SharedClock,
+    cancel: CancellationToken,
+) {
+    loop {
+        let now = clock.now();
+        let at = dir.clone();
+        match tokio::task::spawn_blocking(move || retention::prune_dir(&at, ".jsonl", now, limits))
+            .await
+        {
+            Ok(Ok(p)) if p.files > 0 => tracing::info!(files = p.files, bytes = p.bytes,
+                kept_bytes = p.kept_bytes, dir = %dir.display(), "task logs pruned"),
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, dir = %dir.display(), "cannot prune task logs")
+            }
+            Err(e) => tracing::warn!(error = %e, "the task-log pruning task failed"),
+        }
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            () = tokio::time::sleep(retention::PRUNE_PERIOD) => {}
         }
     }
 }

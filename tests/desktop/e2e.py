@@ -2,7 +2,7 @@
 """End-to-end runs of the real desktop binary under Xvfb, driven by tauri-driver over
 WebKitWebDriver.
 
-Usage: tests/desktop/e2e.py [--serve-ui] <artoo-desktop binary> <artoo-scripted-llm binary> [<out dir>]
+Usage: tests/desktop/e2e.py [--serve-ui] [--local-llm DIR] <artoo-desktop binary> <artoo-scripted-llm binary> [<out dir>]
 
 --serve-ui starts the Vite dev server on :1420 for a binary built without the
 custom-protocol feature (the debug build the command tests already made: CI builds the
@@ -11,15 +11,20 @@ app once and reuses it, and `cargo test --workspace` builds the scripted server 
 Every run starts a fresh app with its own temp HOME, XDG dirs, data dir and workspace
 (never a real home), its own X screen and its own D-Bus session:
 
-1. No model: a task typed into the popup is refused with the shell's `unavailable`
-   message naming Settings; its Settings button creates the panels window (made on
-   first open), which shows the Settings tab saying there is no keychain.
+1. First run, no model: the popup shows the onboarding choice and takes no task (its
+   input is disabled); its Settings button creates the panels window (made on first
+   open), which shows the Settings tab saying there is no keychain.
 2. Law 1, denied: against the scripted model (a whole task whose one step is
    `rm notes.txt` in the workspace), the Law 1 dialog shows the exact command; Deny
    ends the task with a FinalResult (❌) whose summary starts with [LAW1] and counts
    the denial, with R2's graceful-failure next moves; notes.txt is untouched.
 3. Law 1, approved: the same task in a fresh app; Approve lets the command run, the
    result shows ✅ with a [LAW1] summary counting the approval, and notes.txt is gone.
+5. With --local-llm DIR (weights and llama-server as scripts/local-llm.sh leaves them,
+   ARTOO_LOCAL_LLM_MODEL naming the model, default the script's 0.5B): first run, the
+   onboarding's "Use the built-in model" saves the choice, the app starts llama-server
+   as its child (the progress view while it loads), the task input comes alive, and a
+   task typed then runs to a result on the real model. Run it under the build lock.
 4. Keychain: with a real Secret Service (gnome-keyring, unlocked, in the run's own
    session), Settings stores a tool-tier API key; no file the app or the keyring wrote
    holds it in plain text; a new app process over the same home reads it back from the
@@ -158,7 +163,7 @@ def shell_task_script(intent, command):
 class App:
     """The real app binary in fresh temp dirs on its own X screen, under WebDriver."""
 
-    def __init__(self, binary, model_url=None, root=None, keyring_password=None):
+    def __init__(self, binary, model_url=None, root=None, keyring_password=None, extra_env=None):
         """`root` reuses an earlier run's dirs (left in place: the caller removes them);
         `keyring_password` starts an unlocked gnome-keyring in the run's session."""
         self.keep = root is not None
@@ -179,6 +184,7 @@ class App:
                    ARTOO_BENCH="1")
         if model_url is not None:
             env.update(OPENAI_BASE_URL=model_url, OPENAI_MODEL="scripted")
+        env.update(extra_env or {})
         self.env = env
         self.binary = binary
         self.display = f":{free_port() % 500 + 100}"
@@ -346,12 +352,13 @@ class ScriptedModel:
 def no_model(binary, out):
     with App(binary) as app:
         app.show_popup()
-        app.type_task("list my downloads")
-        body = wait_for("the unavailable message",
-                        lambda: (lambda t: t if "Settings" in t else None)(app.page_text()))
-        app.screenshot(f"{out}/no-model.png")
-        assert "no model is configured yet" in body, body
-        print("e2e: no model: the popup shows the shell's unavailable error naming Settings")
+        wait_for("the onboarding choice", lambda: app.find("[data-testid=onboarding]"))
+        disabled = app.js("return document.querySelector('.task-input textarea').disabled")
+        assert disabled, "no task is taken before a model is chosen"
+        app.screenshot(f"{out}/first-run.png")
+        body = app.page_text()
+        assert "built-in model" in body, body
+        print("e2e: first run: the popup offers the built-in model or a provider and takes no task yet")
 
         # The panels window does not exist until first opened; the popup's Settings
         # button creates it and its page, once loaded, gets the waiting navigation.
@@ -363,6 +370,36 @@ def no_model(binary, out):
         assert "Secret Service" in settings, settings
         print("e2e: no model: Settings opens the panels window on first use, on its Settings tab, "
               "which says there is no keychain")
+
+
+def local_model(binary, out, llm_dir, model):
+    """First run through onboarding onto the built-in model, then a whole task on it."""
+    with App(binary, extra_env={"ARTOO_LOCAL_LLM_DIR": llm_dir,
+                                "ARTOO_LOCAL_LLM_MODEL": model}) as app:
+        app.show_popup()
+        wait_for("the onboarding choice", lambda: app.find("[data-testid=onboarding]"))
+        app.click(app.find("[data-testid=use-builtin]"))
+        wait_for("the model ready", lambda: app.js(
+            "const t = document.querySelector('.task-input textarea');"
+            "return t && !t.disabled"), timeout=300)
+        settings = os.path.join(app.root, "artoo", "settings.toml")
+        assert os.path.exists(settings), "the choice was saved"
+        with open(settings) as f:
+            saved = f.read()
+        assert "base_url" not in saved, f"no provider was saved:\n{saved}"
+        print(f"e2e: built-in model: onboarding saved the choice and {model} is serving")
+        app.type_task("list the files in my home folder")
+        status = wait_for("a status line", lambda: app.js(
+            "const s = document.querySelector('[data-testid=status-line]');"
+            "return s && s.textContent.trim()"), timeout=120)
+        print(f"e2e: built-in model: status line {status!r}")
+        result = wait_for("the result", lambda: app.js(
+            "const r = document.querySelector('[data-testid=result]');"
+            "return r && {ok: r.classList.contains('ok'),"
+            " summary: r.querySelector('[data-testid=summary]').textContent.trim()}"), timeout=900)
+        app.screenshot(f"{out}/local-model-result.png")
+        assert result["summary"], result
+        print(f"e2e: built-in model: the task ended {'✅' if result['ok'] else '❌'}: {result['summary'][:120]}")
 
 
 def law1(binary, llm, out, decision):
@@ -392,11 +429,14 @@ def law1(binary, llm, out, decision):
                 "const q = (id) => r.querySelector(`[data-testid=${id}]`);"
                 "return r && {text: r.textContent, ok: r.classList.contains('ok'),"
                 " summary: q('summary').textContent.trim(),"
+                " details: q('result-details').textContent, law1: !!q('law1-note'),"
                 " moves: q('next-moves') ? q('next-moves').textContent : ''}"), timeout=60)
             app.screenshot(f"{out}/result-{decision}.png")
             if decision == "deny":
-                assert result["summary"].startswith("[LAW1]"), result
+                # The answer first; the [LAW1] marker only in the details.
+                assert not result["summary"].startswith("[LAW1]"), result
                 assert "denied 1" in result["summary"], result
+                assert "[LAW1]" in result["details"] and result["law1"], result
                 assert not result["ok"] and "❌" in result["text"], result
                 # R2's graceful-failure answer, asked for with "Why it was abandoned".
                 assert "Do it by hand in a terminal." in result["moves"], result
@@ -407,7 +447,8 @@ def law1(binary, llm, out, decision):
                       "[LAW1], notes.txt is untouched")
             else:
                 assert result["ok"] and "✅" in result["text"], result
-                assert result["summary"].startswith("[LAW1]"), result
+                assert not result["summary"].startswith("[LAW1]"), result
+                assert "[LAW1]" in result["details"] and result["law1"], result
                 assert "approved 1" in result["summary"], result
                 assert not os.path.exists(notes), "the approved rm ran"
                 print("e2e: Law 1 approved: the command ran, notes.txt is gone, the result shows ✅")
@@ -485,6 +526,11 @@ def main():
     args = sys.argv[1:]
     serve_ui = "--serve-ui" in args
     args = [a for a in args if a != "--serve-ui"]
+    local_llm = None
+    if "--local-llm" in args:
+        at = args.index("--local-llm")
+        local_llm = os.path.abspath(args[at + 1])
+        del args[at:at + 2]
     binary = os.path.abspath(args[0])
     llm = os.path.abspath(args[1])
     out = os.path.abspath(args[2] if len(args) > 2 else "target/desktop-e2e")
@@ -494,6 +540,9 @@ def main():
         law1(binary, llm, out, "deny")
         law1(binary, llm, out, "approve")
         keychain(binary)
+        if local_llm is not None:
+            local_model(binary, out, local_llm,
+                        os.environ.get("ARTOO_LOCAL_LLM_MODEL", "qwen2.5-coder-0.5b"))
         print(f"e2e: ok; screenshots in {out}")
 
 if __name__ == "__main__":

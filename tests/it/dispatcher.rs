@@ -499,6 +499,20 @@ async fn a_failed_group_stops_later_groups_and_tells_r4b_what_was_not_run() {
         .expect("the dispatcher halts the plan");
     assert_eq!(halted.0, Role::Dispatcher);
     assert_eq!(halted.1.skipped, vec![c.subtask_id, d.subtask_id]);
+    // With their criteria, so R4b can tell GGS what was never shown to pass.
+    let unrun: Vec<(SubTaskId, Vec<Criterion>)> = halted
+        .1
+        .unrun
+        .iter()
+        .map(|u| (u.subtask_id, u.success_criteria.clone()))
+        .collect();
+    assert_eq!(
+        unrun,
+        vec![
+            (c.subtask_id, c.success_criteria.clone()),
+            (d.subtask_id, d.success_criteria.clone())
+        ]
+    );
     assert!(
         halted.1.reason.contains("sequence group 1 failed"),
         "{}",
@@ -660,6 +674,9 @@ async fn a_plan_whose_sub_tasks_never_all_arrive_is_halted_whole() {
     };
     assert!(started.elapsed() >= Duration::from_secs(5));
     assert_eq!(h.skipped, vec![a.subtask_id, lost.subtask_id]);
+    // The criteria of the sub-task that arrived are known; the lost one's are not.
+    assert_eq!(h.unrun[0].success_criteria, a.success_criteria);
+    assert!(h.unrun[1].success_criteria.is_empty());
     assert!(
         h.reason.contains(&lost.subtask_id.to_string()),
         "{}",

@@ -159,6 +159,8 @@ fn replan_request(task: &TaskId, outcomes: Vec<SubTaskOutcome>, elapsed_ms: u64)
         failed_outcomes: failed,
         matched_outcomes: matched,
         task_criteria_verdicts: vec![],
+        unrun_subtasks: vec![],
+        unjudged_task_criteria: vec![],
         correction_count: 1,
         elapsed_ms,
         recommendation: Recommendation::Replan,
@@ -391,11 +393,17 @@ fn the_kill_switch_fires_on_the_second_consecutive_worsening_round_not_the_first
     // Regardless of Ω: far from θ.
     i.loss.omega = 0.0;
     assert_eq!(state_of(&i), MacroState::Abandon);
-    // Law 2 applies regardless of D as well: a diverging run stops even when its
-    // distance happens to be within the threshold (its matched outputs are still quoted
-    // in the graceful-failure result).
+    // But not regardless of D: Ω < θ and D ≤ δ is success whatever P and ∇L are (the
+    // seed's invariant). A round that reached the goal is not diverging from it.
     i.loss.d = p.delta;
-    assert_eq!(state_of(&i), MacroState::Abandon);
+    let d = decide::decide(&i, &p, 3);
+    assert_eq!(
+        (d.state, d.reason),
+        (MacroState::Success, Reason::WithinThreshold)
+    );
+    i.loss.d = 0.0;
+    i.accepted = true;
+    assert_eq!(state_of(&i), MacroState::Accept);
 }
 
 #[test]
@@ -689,8 +697,9 @@ fn blocked_targets_come_from_structured_records_only_and_logical_failures_block_
     denied.confirmation = Some(Decision::Deny);
     ok.tool_calls.push(denied);
     let r = replan_request(&task, vec![env, ok], 1_000);
-    let Step::Replan { directive, megrams } =
-        state.observe(Observation::Rejected(&r), &settings(), now())
+    let Step::Replan {
+        directive, megrams, ..
+    } = state.observe(Observation::Rejected(&r), &settings(), now())
     else {
         panic!("replan expected");
     };
@@ -723,8 +732,9 @@ fn blocked_targets_come_from_structured_records_only_and_logical_failures_block_
     );
     let mut state = TaskState::new(task.clone(), "intent", now());
     let r = replan_request(&task, vec![logical], 1_000);
-    let Step::Replan { directive, megrams } =
-        state.observe(Observation::Rejected(&r), &settings(), now())
+    let Step::Replan {
+        directive, megrams, ..
+    } = state.observe(Observation::Rejected(&r), &settings(), now())
     else {
         panic!("replan expected");
     };
@@ -762,7 +772,80 @@ fn a_planning_failure_abandons_with_full_distance_and_a_graceful_request() {
     assert!(r.summary.contains("no valid plan could be produced"));
     assert!(r.summary.contains("Nothing was completed"));
     assert!((2..=3).contains(&r.next_moves.len()));
-    assert_eq!(finish.megram.space, "intent:把视频转成mp3");
+    let megram = finish.megram.expect("a planning failure is a real failure");
+    assert_eq!(megram.space, tags::intent_space("把视频转成mp3"));
+    assert_eq!(megram.sigma, -1.0);
+}
+
+#[test]
+fn a_budget_abandon_of_a_round_within_delta_writes_no_abandon_megram() {
+    let task = TaskId::from_existing("t");
+    let mut state = TaskState::new(task.clone(), "Find the largest videos", now());
+    // Three of four criteria met (D = 0.25 ≤ δ), but twice the time budget is spent:
+    // Ω = 0.4·2 = 0.8 = θ, so the cascade abandons (cell 11/12).
+    let outcomes = vec![
+        matched(&task, "a", serde_json::json!("a.mp4")),
+        matched(&task, "b", serde_json::json!("b.mp4")),
+        matched(&task, "c", serde_json::json!("c.mp4")),
+        env_failure(&task, "read_file", "/nope/d.mp4"),
+    ];
+    let elapsed = 2 * Budgets::default().time_budget_ms;
+    let request = replan_request(&task, outcomes, elapsed);
+    let Step::Abandon(pending) = state.observe(Observation::Rejected(&request), &settings(), now())
+    else {
+        panic!("Ω ≥ θ abandons");
+    };
+    let finish = pending.complete(None, now());
+    assert_eq!(finish.result.directive, TerminalDirective::Abandon);
+    assert!(close(finish.result.loss.d, 0.25));
+    assert_eq!(
+        finish.megram, None,
+        "the budget, not the approach, ended a round within δ: no σ −1 for this kind of task"
+    );
+
+    // The same budget with the result far off is a real failure and is remembered.
+    let mut far = TaskState::new(task.clone(), "Find the largest videos", now());
+    let request = replan_request(
+        &task,
+        vec![env_failure(&task, "read_file", "/nope/d.mp4")],
+        elapsed,
+    );
+    let Step::Abandon(pending) = far.observe(Observation::Rejected(&request), &settings(), now())
+    else {
+        panic!("Ω ≥ θ abandons");
+    };
+    let megram = pending
+        .complete(None, now())
+        .megram
+        .expect("an abandon Megram");
+    assert_eq!((megram.state.as_str(), megram.sigma), ("abandon", -1.0));
+}
+
+#[test]
+fn sub_tasks_named_failed_without_an_outcome_count_against_distance() {
+    let task = TaskId::from_existing("t");
+    let mut state = TaskState::new(task.clone(), "Find the largest videos", now());
+    let mut request = replan_request(
+        &task,
+        vec![
+            matched(&task, "a", serde_json::json!("a.mp4")),
+            matched(&task, "b", serde_json::json!("b.mp4")),
+            matched(&task, "c", serde_json::json!("c.mp4")),
+        ],
+        1_000,
+    );
+    // R4b gave the round up: one sub-task never reported and the task criterion was
+    // never judged.
+    request.failed_subtasks.push(SubTaskId::mint());
+    request
+        .unjudged_task_criteria
+        .push(Criterion::new("the answer names the largest video"));
+    let Step::Replan { directive, .. } =
+        state.observe(Observation::Rejected(&request), &settings(), now())
+    else {
+        panic!("D = 2/5 > δ needs a replan");
+    };
+    assert!(close(directive.loss.d, 2.0 / 5.0), "{:?}", directive.loss);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -831,26 +914,31 @@ proptest! {
         let budget = i.replans >= max;
 
         // Exactly one of the seven states, and the one the cascade names.
-        let expected = if over_theta || kill {
+        let expected = if over_theta {
             MacroState::Abandon
         } else if within && accept_path {
             MacroState::Accept
         } else if within {
             MacroState::Success
-        } else if budget || i.sensor_abandon {
+        } else if kill || budget || i.sensor_abandon {
             MacroState::Abandon
         } else {
             decide::grid(i.grad_l, i.loss.p, &p)
         };
         prop_assert_eq!(d.state, expected);
 
-        // abandon ⇔ Ω ≥ θ, or the kill-switch, or the replan budget is exhausted (one more
-        // replan needed but not allowed — R4b's plan-count advice is the same budget).
+        // abandon ⇔ Ω ≥ θ, or one more replan is needed and not allowed: the kill-switch,
+        // or the replan budget (R4b's plan-count advice is the same budget).
         let abandon = d.state == MacroState::Abandon;
         prop_assert_eq!(
             abandon,
-            over_theta || kill || (!within && (budget || i.sensor_abandon))
+            over_theta || (!within && (kill || budget || i.sensor_abandon))
         );
+        // The seed's invariant: Ω < θ and D ≤ δ → success (or accept) regardless of P, ∇L
+        // and every guard.
+        if !over_theta && within {
+            prop_assert!(matches!(d.state, MacroState::Success | MacroState::Accept));
+        }
         // success/accept ⇒ D ≤ δ; accept ⇒ D = 0 and R4b accepted.
         if matches!(d.state, MacroState::Success | MacroState::Accept) {
             prop_assert!(within);
@@ -1228,7 +1316,10 @@ async fn three_rounds_accumulate_blocked_targets_then_the_replan_budget_abandons
         1,
         "one terminal Megram, no action Megram on abandon"
     );
-    assert_eq!(megrams[0].space, "intent:find-largest-videos-downloads");
+    assert_eq!(
+        megrams[0].space,
+        tags::intent_space("Find the largest videos in Downloads")
+    );
     assert_eq!(megrams[0].entity, "env:local");
     assert_quantum(&megrams[0], "abandon", 0.95, -1.0, 0.05);
     assert!(megrams[0].content.contains("ls ~/A"));
@@ -1515,7 +1606,7 @@ async fn a_planning_failure_is_abandoned_honestly_with_r2s_graceful_failure() {
     );
     let megrams = drain_megrams(&mut rig.memory);
     assert_eq!(megrams.len(), 1);
-    assert_eq!(megrams[0].space, "intent:整理桌面上的截图");
+    assert_eq!(megrams[0].space, tags::intent_space("整理桌面上的截图"));
 }
 
 #[tokio::test(start_paused = true)]
@@ -1609,5 +1700,127 @@ async fn interleaved_tasks_keep_separate_state_and_only_r4b_may_report_rounds() 
     assert_eq!(
         da2.blocked_targets,
         vec!["ls ~/A".to_string(), "ls ~/C".to_string()]
+    );
+}
+
+/// R2's recall of an intent group that put `rules` in force as SHOULD PREFER.
+fn recall_preferring(task: &TaskId, round: u32, rules: &[&SOPRecord]) -> MemoryRecall {
+    MemoryRecall {
+        task_id: task.clone(),
+        space: rules[0].space.clone(),
+        entity: "env:local".into(),
+        sops: rules.iter().map(|r| (*r).clone()).collect(),
+        potentials: Potentials {
+            attention: 1.0,
+            decision: 1.0,
+            action: MemoryAction::Exploit,
+        },
+        constraints: rules
+            .iter()
+            .map(|r| RecalledConstraint {
+                kind: ConstraintKind::ShouldPrefer,
+                text: format!("SHOULD PREFER (SOP): {}", r.content),
+                source: "sop".into(),
+                megram_ids: vec![r.id],
+            })
+            .collect(),
+        round,
+        error: None,
+    }
+}
+
+fn drain_writes(inbox: &mut Inbox) -> Vec<MegramWrite> {
+    let mut out = Vec::new();
+    while let Some(env) = inbox.try_recv() {
+        if let Message::Megram(w) = &env.message {
+            out.push(w.clone());
+        }
+    }
+    out
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_followed_best_practice_of_a_failed_round_gets_negative_feedback_and_nothing_else_does() {
+    let mut rig = Rig::start();
+    let task = TaskId::mint();
+    let space = tags::intent_space("Find the largest videos in Downloads");
+    let sop = |content: &str| SOPRecord {
+        id: MegramId::mint(),
+        space: space.clone(),
+        entity: "env:local".into(),
+        content: content.into(),
+        sigma: 1.0,
+    };
+    let followed = sop("Read the video index with read_file first.");
+    let not_followed = sop("Use mdfind with kind:movie.");
+    rig.bus.handle(Role::Planner).publish(
+        Role::Ggs,
+        recall_preferring(&task, 0, &[&followed, &not_followed]),
+    );
+    rig.r4b(replan_request(
+        &task,
+        vec![env_failure(&task, "read_file", "/nope/index")],
+        1_000,
+    ));
+    directive(&mut rig).await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let feedback: Vec<MegramWrite> = drain_writes(&mut rig.memory)
+        .into_iter()
+        .filter(|w| w.against_rule.is_some())
+        .collect();
+    assert_eq!(feedback.len(), 1, "{feedback:?}");
+    assert_eq!(feedback[0].against_rule, Some(followed.id));
+    assert_eq!(feedback[0].task_id, Some(task.clone()));
+    let m = &feedback[0].megram;
+    assert_eq!(
+        (m.space.as_str(), m.sigma, m.state.as_str()),
+        (space.as_str(), -1.0, "negative-feedback")
+    );
+    assert!(
+        m.content.contains(&followed.id.to_string()),
+        "{}",
+        m.content
+    );
+
+    // The next round succeeds: a success corrects nothing, even with the rule in force.
+    rig.bus
+        .handle(Role::Planner)
+        .publish(Role::Ggs, recall_preferring(&task, 1, &[&followed]));
+    rig.r4b(outcome_summary(
+        &task,
+        vec![matched(
+            &task,
+            "one path is named",
+            serde_json::json!("a.mp4"),
+        )],
+        2_000,
+    ));
+    assert_eq!(
+        final_result(&mut rig).await.directive,
+        TerminalDirective::Accept
+    );
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert!(
+        drain_writes(&mut rig.memory)
+            .iter()
+            .all(|w| w.against_rule.is_none())
+    );
+
+    // A rule recalled for another round than the one that failed is not blamed.
+    let other = TaskId::mint();
+    rig.bus
+        .handle(Role::Planner)
+        .publish(Role::Ggs, recall_preferring(&other, 3, &[&followed]));
+    rig.r4b(replan_request(
+        &other,
+        vec![env_failure(&other, "read_file", "/nope/index")],
+        1_000,
+    ));
+    directive(&mut rig).await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert!(
+        drain_writes(&mut rig.memory)
+            .iter()
+            .all(|w| w.against_rule.is_none())
     );
 }

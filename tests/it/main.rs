@@ -17,6 +17,7 @@ mod perceiver;
 mod pipeline;
 mod planner;
 mod private_trash;
+mod tags;
 mod tasklog;
 mod tools;
 #[cfg(feature = "specta")]

@@ -12,14 +12,16 @@ use artoo::bus::{Bus, TapEvent};
 use artoo::clock::{Clock, FakeClock, SharedClock};
 use artoo::config::MemoryParams;
 use artoo::contracts::{
-    Level, Megram, MegramId, MegramWrite, MemoryAction, MemoryOperation, MemoryQuery, Message,
-    Role, TaskId,
+    ConstraintKind, Level, Megram, MegramId, MegramWrite, MemoryAction, MemoryOperation,
+    MemoryQuery, MemoryResponse, Message, RecalledConstraint, Role, TaskId,
 };
 use artoo::memory::megram::{STATE_BEST_PRACTICE, STATE_CONSTRAINT, law_id};
 use artoo::memory::{
     DistillError, DistillFuture, DistillRequest, Distillation, Distiller, ForgetTarget, Memory,
     MemoryError, MemoryOperator, MemoryRole, Remember,
 };
+use artoo::roles::planner::calibration;
+use artoo::tags;
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
@@ -301,6 +303,215 @@ async fn trust_bankruptcy_demotes_a_contradicted_rule_to_k_with_decay() {
     );
     // A rule of another group is untouched.
     assert_eq!(memory.get(&[other.id]).await.unwrap()[0].level, Level::C);
+    memory.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_distilled_constraint_keeps_its_authority_while_the_failures_agree_with_it() {
+    let distiller = ScriptedDistiller::answering([Ok("Never run the migration without a backup.")]);
+    let h = Harness::with_distiller(distiller).await;
+    let (clock, memory) = (&h.clock, &h.memory);
+    for _ in 0..6 {
+        memory.write(abandon(clock, "intent:migrate")).unwrap();
+    }
+    let first = memory.dream().await.unwrap();
+    assert_eq!(first.consolidated.len(), 1, "{first:?}");
+    let rule = first.consolidated[0];
+
+    // Two more passes, an hour and a day later: the Constraint agrees with the failures
+    // it came from (the group's decision is −1, its own), so nothing contradicts it.
+    clock.advance(Duration::hours(1));
+    assert!(memory.dream().await.unwrap().bankrupt.is_empty());
+    clock.advance(Duration::days(1));
+    assert!(memory.dream().await.unwrap().bankrupt.is_empty());
+    let stored = &memory.get(&[rule]).await.unwrap()[0];
+    assert_eq!(
+        (stored.level, stored.k, stored.state.as_str()),
+        (Level::C, 0.0, STATE_CONSTRAINT)
+    );
+
+    // It still reaches R2 as a MUST NOT that names it.
+    let recall = memory.recall("intent:migrate", LOCAL).await.unwrap();
+    let task = TaskId::mint();
+    let group = calibration::Group {
+        space: "intent:migrate".into(),
+        entity: LOCAL.into(),
+    };
+    let answers = [(
+        group,
+        calibration::Answer::Answered(MemoryResponse {
+            task_id: task.clone(),
+            space: "intent:migrate".into(),
+            entity: LOCAL.into(),
+            sops: recall.sops,
+            potentials: recall.potentials,
+            recent: recall.recent,
+            error: None,
+        }),
+    )];
+    let cal = calibration::calibrate(calibration::Input {
+        task_id: &task,
+        round: 0,
+        answers: &answers,
+        directive: None,
+        max_constraints: MemoryParams::default().max_constraints,
+        now: clock.now(),
+    });
+    let must_not: Vec<&RecalledConstraint> = cal.recalls[0]
+        .constraints
+        .iter()
+        .filter(|c| c.kind == ConstraintKind::MustNot && c.megram_ids.contains(&rule))
+        .collect();
+    assert_eq!(must_not.len(), 1, "{:?}", cal.recalls[0].constraints);
+    assert!(
+        must_not[0]
+            .text
+            .contains("Never run the migration without a backup.")
+    );
+
+    // Reality contradicting it is what bankrupts it: the migration now succeeds.
+    for _ in 0..3 {
+        memory.write(accept(clock, "intent:migrate")).unwrap();
+    }
+    assert_eq!(memory.dream().await.unwrap().bankrupt, vec![rule]);
+    assert_eq!(memory.get(&[rule]).await.unwrap()[0].level, Level::K);
+    memory.close().await.unwrap();
+}
+
+/// R2's calibration of one intent group, as the planner publishes it to GGS.
+async fn calibrated(
+    memory: &Memory,
+    task: &TaskId,
+    space: &str,
+    now: DateTime<Utc>,
+) -> Vec<artoo::contracts::MemoryRecall> {
+    let recall = memory.recall(space, LOCAL).await.unwrap();
+    let group = calibration::Group {
+        space: space.into(),
+        entity: LOCAL.into(),
+    };
+    let answers = [(
+        group,
+        calibration::Answer::Answered(MemoryResponse {
+            task_id: task.clone(),
+            space: space.into(),
+            entity: LOCAL.into(),
+            sops: recall.sops,
+            potentials: recall.potentials,
+            recent: recall.recent,
+            error: None,
+        }),
+    )];
+    calibration::calibrate(calibration::Input {
+        task_id: task,
+        round: 0,
+        answers: &answers,
+        directive: None,
+        max_constraints: MemoryParams::default().max_constraints,
+        now,
+    })
+    .recalls
+}
+
+fn prefers(recalls: &[artoo::contracts::MemoryRecall], rule: MegramId) -> bool {
+    recalls.iter().flat_map(|r| &r.constraints).any(|c| {
+        c.kind == ConstraintKind::ShouldPrefer && c.source == "sop" && c.megram_ids.contains(&rule)
+    })
+}
+
+#[tokio::test]
+async fn a_best_practice_followed_by_a_failed_task_is_corrected_through_ggs_and_goes_bankrupt() {
+    let distiller =
+        ScriptedDistiller::answering([Ok("Use mdfind with kind:movie to find videos.")]);
+    let h = Harness::with_distiller(distiller).await;
+    let (clock, memory) = (&h.clock, &h.memory);
+    let intent = "Find the largest videos in Downloads";
+    let space = tags::intent_space(intent);
+    for _ in 0..6 {
+        memory.write(accept(clock, &space)).unwrap();
+    }
+    let rule = memory.dream().await.unwrap().consolidated[0];
+    tokio::spawn(MemoryRole::new(memory.clone(), &h.bus).run());
+    let mut config = artoo::Config::with_dirs(h.dir.path().join("data"), h.dir.path().join("ws"));
+    config.budgets.max_replans = 0;
+    tokio::spawn(
+        artoo::ggs::Ggs::new(&config, &h.bus, shared(clock))
+            .with_graceful_timeout(StdDuration::from_millis(20))
+            .run(),
+    );
+
+    // R2 recalls the rule, follows it (calls mdfind), and the task fails.
+    let task = TaskId::mint();
+    let recalls = calibrated(memory, &task, &space, clock.now()).await;
+    assert!(prefers(&recalls, rule), "the Best Practice is in force");
+    for recall in recalls {
+        h.bus.handle(Role::Planner).publish(Role::Ggs, recall);
+    }
+    let failed = artoo::contracts::SubTaskOutcome {
+        subtask_id: artoo::contracts::SubTaskId::mint(),
+        parent_task_id: task.clone(),
+        status: artoo::contracts::SubTaskStatus::Failed,
+        output: serde_json::Value::Null,
+        failure_reason: Some("mdfind found nothing".into()),
+        gap_trajectory: vec![],
+        criteria_verdicts: vec![],
+        tool_calls: vec![artoo::contracts::ToolCallRecord {
+            tool: "mdfind".into(),
+            input: serde_json::json!({"query": "kind:movie"}),
+            target: "kind:movie".into(),
+            output_head: String::new(),
+            status: artoo::contracts::ToolCallStatus::Ok,
+            error: None,
+            duration_ms: 5,
+            confirmation: None,
+        }],
+    };
+    h.bus.handle(Role::MetaValidator).publish(
+        Role::Ggs,
+        artoo::contracts::ReplanRequest {
+            task_id: task.clone(),
+            intent: intent.into(),
+            gap_summary: "no video found".into(),
+            failed_subtasks: vec![failed.subtask_id],
+            failed_outcomes: vec![failed],
+            matched_outcomes: vec![],
+            task_criteria_verdicts: vec![],
+            unrun_subtasks: vec![],
+            unjudged_task_criteria: vec![],
+            correction_count: 1,
+            elapsed_ms: 1_000,
+            recommendation: artoo::contracts::Recommendation::Abandon,
+        },
+    );
+    // R5 records GGS's feedback against the rule, with the abandon of the task.
+    let recorded = async {
+        loop {
+            let view = h.operator.group(&space, LOCAL).await.unwrap();
+            let states: Vec<&str> = view.iter().map(|v| v.megram.state.as_str()).collect();
+            if states.contains(&"negative-feedback") && states.contains(&"abandon") {
+                break view;
+            }
+            tokio::time::sleep(StdDuration::from_millis(10)).await;
+        }
+    };
+    let view = tokio::time::timeout(StdDuration::from_secs(10), recorded)
+        .await
+        .expect("the feedback reaches the store");
+    let feedback = view
+        .iter()
+        .find(|v| v.megram.state == "negative-feedback")
+        .unwrap();
+    assert_eq!((feedback.megram.f, feedback.megram.sigma), (1.0, -1.0));
+    assert!(feedback.megram.content.contains(&rule.to_string()));
+
+    // The contradicted rule goes bankrupt and no longer reaches R2 as SHOULD PREFER.
+    assert_eq!(memory.dream().await.unwrap().bankrupt, vec![rule]);
+    assert_eq!(memory.get(&[rule]).await.unwrap()[0].level, Level::K);
+    let task = TaskId::mint();
+    assert!(!prefers(
+        &calibrated(memory, &task, &space, clock.now()).await,
+        rule
+    ));
     memory.close().await.unwrap();
 }
 
@@ -613,22 +824,24 @@ async fn the_t_layer_cannot_be_deleted_demoted_or_overwritten() {
     memory.flush().await.unwrap();
     assert_eq!(memory.get(&laws).await.unwrap(), original);
 
-    // An operator-injected persona entry joins the T layer and is as immutable.
-    let persona = operator
+    // The operator cannot add to the T layer: no prompt would ever read the entry.
+    let refused = operator
         .remember(Remember::new("Answer in English.").level(Level::T))
-        .await
-        .unwrap();
-    assert_eq!((persona.k, persona.state.as_str()), (0.0, "persona"));
-    assert!(matches!(
-        operator.forget(ForgetTarget::Id(persona.id)).await,
-        Err(MemoryError::Immutable(_))
-    ));
+        .await;
+    assert!(
+        matches!(&refused, Err(MemoryError::Invalid(why)) if why.contains("Four Laws")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        operator.groups().await.unwrap().len(),
+        4,
+        "nothing but the laws is stored"
+    );
     memory.close().await.unwrap();
 
-    // Reopening seeds nothing twice and keeps the persona entry.
+    // Reopening seeds nothing twice.
     let memory = open(h.dir.path(), clock).await;
     assert_eq!(memory.get(&laws).await.unwrap(), original);
-    assert_eq!(memory.get(&[persona.id]).await.unwrap().len(), 1);
     memory.close().await.unwrap();
 }
 
@@ -809,6 +1022,7 @@ async fn the_role_stores_ggs_writes_and_answers_planner_queries_on_the_bus() {
         MegramWrite {
             task_id: Some(task.clone()),
             megram: written.clone(),
+            against_rule: None,
         },
     );
     // Only GGS writes to R5.
@@ -818,6 +1032,7 @@ async fn the_role_stores_ggs_writes_and_answers_planner_queries_on_the_bus() {
         MegramWrite {
             task_id: Some(task.clone()),
             megram: forged.clone(),
+            against_rule: None,
         },
     );
 
@@ -1249,6 +1464,42 @@ async fn the_committed_format_v1_store_reopens_with_its_contents() {
             .filter(|v| v.consolidated_into == Some(c.megram.id))
             .count(),
         6
+    );
+
+    // Its groups are still found under the kinds of task they name now: a recall of
+    // the kind reads the older build's group with it, and nothing is rewritten.
+    let weekly = tags::intent_space("Weekly report");
+    assert_ne!(weekly, "intent:weekly-report");
+    let recall = memory.recall(&weekly, LOCAL).await.unwrap();
+    assert_eq!(
+        recall
+            .sops
+            .iter()
+            .map(|s| s.content.as_str())
+            .collect::<Vec<_>>(),
+        ["Start weekly reports from the template."]
+    );
+    let tidy = memory
+        .query_mk(&tags::intent_space("整理桌面"), LOCAL)
+        .await
+        .unwrap();
+    assert!(close_to(tidy.attention, 0.9 * (-0.5f64).exp()), "{tidy:?}");
+    // A write of this build joins the same kind: both count.
+    memory.write(accept(&clock, &weekly)).unwrap();
+    let both = memory.query_mk(&weekly, LOCAL).await.unwrap();
+    assert!(
+        close_to(both.attention, recall.potentials.attention + 0.9),
+        "{both:?} after {:?}",
+        recall.potentials
+    );
+    assert!(
+        operator
+            .groups()
+            .await
+            .unwrap()
+            .iter()
+            .any(|g| g.space == "intent:weekly-report"),
+        "the old group is kept as it was"
     );
     memory.close().await.unwrap();
 }

@@ -87,6 +87,14 @@ fn halt(rig: &Rig, task: &TaskId, skipped: &[&SubTask]) {
             task_id: task.clone(),
             skipped: skipped.iter().map(|s| s.subtask_id).collect(),
             reason: "sequence group 1 failed".into(),
+            unrun: skipped
+                .iter()
+                .map(|s| UnrunSubTask {
+                    subtask_id: s.subtask_id,
+                    success_criteria: s.success_criteria.clone(),
+                    reason: String::new(),
+                })
+                .collect(),
         },
     );
 }
@@ -205,6 +213,29 @@ async fn halted_sub_tasks_are_not_waited_for_and_stop_acceptance() {
     );
     assert_eq!(r.failed_subtasks, vec![a.subtask_id]);
     assert_eq!(rig.calls_from(Role::MetaValidator), 0);
+    // What did not run and the task criterion nobody judged travel to GGS, so they
+    // count against D there.
+    let unrun: Vec<(SubTaskId, Vec<Criterion>, String)> = r
+        .unrun_subtasks
+        .iter()
+        .map(|u| (u.subtask_id, u.success_criteria.clone(), u.reason.clone()))
+        .collect();
+    assert_eq!(
+        unrun,
+        vec![
+            (
+                b.subtask_id,
+                b.success_criteria.clone(),
+                "sequence group 1 failed".to_string()
+            ),
+            (
+                c.subtask_id,
+                c.success_criteria.clone(),
+                "sequence group 1 failed".to_string()
+            ),
+        ]
+    );
+    assert_eq!(r.unjudged_task_criteria.len(), 1, "judged on the intent");
 }
 
 #[tokio::test]
@@ -426,6 +457,12 @@ async fn a_model_error_is_a_replan_never_a_success_or_a_hang() {
     );
     assert!(r.task_criteria_verdicts.is_empty());
     assert_eq!(r.matched_outcomes.len(), 1);
+    assert_eq!(
+        r.unjudged_task_criteria,
+        vec![Criterion::new("every report is named")],
+        "a criterion the model could not judge is not met"
+    );
+    assert!(r.unrun_subtasks.is_empty());
 }
 
 #[tokio::test]
@@ -610,6 +647,9 @@ async fn a_round_whose_outcomes_never_come_is_given_up_with_abandon_advice() {
     assert!(started.elapsed() >= Duration::from_secs(359));
     assert_eq!(r.recommendation, Recommendation::Abandon);
     assert_eq!(r.failed_subtasks, vec![b.subtask_id]);
+    assert_eq!(r.unrun_subtasks.len(), 1);
+    assert_eq!(r.unrun_subtasks[0].subtask_id, b.subtask_id);
+    assert_eq!(r.unjudged_task_criteria, vec![Criterion::new("ok")]);
     assert!(
         r.gap_summary
             .contains("1 of 2 sub-task(s) reported no outcome"),

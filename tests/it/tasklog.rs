@@ -166,7 +166,7 @@ impl Pipeline {
             },
         );
         self.r2.publish(
-            Role::Memory,
+            Role::Ggs,
             MemoryRecall {
                 task_id: task.clone(),
                 space: space.into(),
@@ -286,6 +286,7 @@ impl Pipeline {
                     sigma,
                     k,
                 },
+                against_rule: None,
             },
         );
     }
@@ -447,6 +448,8 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             matched_outcomes: vec![],
             failed_subtasks: vec![s1],
             task_criteria_verdicts: vec![],
+            unrun_subtasks: vec![],
+            unjudged_task_criteria: vec![],
             correction_count: 2,
             elapsed_ms: 8_000,
             recommendation: Recommendation::Replan,
@@ -1227,4 +1230,51 @@ async fn traffic_of_no_task_creates_no_run() {
     log.flush().await.unwrap();
     assert!(run_files(data.path()).is_empty());
     assert!(TaskLogDir::new(data.path()).list(10).unwrap().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Retention.
+// ---------------------------------------------------------------------------------------
+
+/// Sets a file's modification time `days` before now.
+fn age_file(path: &Path, days: u64) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400))
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runtime_prunes_task_logs_past_their_age_and_size_limits() {
+    let dirs = tempfile::tempdir().unwrap();
+    let mut config = artoo::Config::with_dirs(dirs.path().join("data"), dirs.path().join("ws"));
+    config.llm = artoo::testkit::llm_config("http://127.0.0.1:9/v1");
+    config.retention.task_logs_days = 30;
+    config.retention.task_logs_mb = 1;
+    let tasks = artoo::tasklog::tasks_dir(&config.data_dir);
+    std::fs::create_dir_all(&tasks).unwrap();
+    let run = |name: &str, bytes: usize, days: u64| {
+        let path = tasks.join(name);
+        std::fs::write(&path, vec![b'x'; bytes]).unwrap();
+        age_file(&path, days);
+        path
+    };
+    let too_old = run("1_old.jsonl", 10, 45);
+    // 1.5 MiB of recent runs: the oldest goes until the rest fits 1 MiB.
+    let big_older = run("2_big.jsonl", 800 * 1024, 5);
+    let big_newer = run("3_big.jsonl", 700 * 1024, 2);
+    let other = run("notes.txt", 10, 400);
+    let runtime = artoo::runtime::Runtime::start(config, artoo::runtime::RuntimeOptions::default())
+        .await
+        .expect("the runtime starts");
+    let gone = async {
+        while too_old.exists() || big_older.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), gone)
+        .await
+        .expect("the old and the oldest oversized run are pruned at start");
+    assert!(big_newer.exists(), "the newest run that fits is kept");
+    assert!(other.exists(), "only run files are pruned");
+    runtime.shutdown().await;
 }

@@ -18,6 +18,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+mod built_in;
 mod everyday;
 mod executor;
 mod pipeline;

@@ -51,6 +51,9 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   await input.press('Enter');
   await expect(page.getByTestId('task-input')).toHaveText(TASK);
   await expect(page.locator('.role[data-role="R1"]')).toHaveAttribute('data-activity', 'active');
+  // One plain line says what is happening; the pipeline is one click away.
+  await expect(page.getByTestId('status-line')).not.toBeEmpty();
+  await page.getByTestId('pipeline-details').locator('summary').click();
 
   // Mid-replan: GGS chose change_path; R2 is working on it and the rationale is shown.
   const replan = page.getByTestId('replan');
@@ -68,7 +71,7 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   const dialog = page.getByTestId('law1-dialog');
   await runUntilVisible(page, dialog, 10_000);
   await expect(dialog).toHaveAttribute('role', 'alertdialog');
-  await expect(page.getByTestId('law1-effect')).toContainText('Permanently delete 3 files');
+  await expect(page.getByTestId('law1-effect')).toContainText('Delete ~/Downloads/Zoom (1).pkg (exists)');
   await expect(dialog).toContainText('Cannot be undone');
   await expect(page.getByTestId('law1-command')).toContainText('rm "$HOME/Downloads/Zoom (1).pkg"');
   await expect(dialog.locator('.law1-paths li')).toHaveCount(3);
@@ -94,9 +97,9 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   const result = page.getByTestId('result');
   await runUntilVisible(page, result, 15_000);
   await expect(result).toContainText('✅');
-  await expect(page.getByTestId('summary')).toContainText('[LAW1] Deleted 3 duplicate installers');
-  await expect(result).toContainText('accept');
-  await result.locator('summary').click();
+  await expect(page.getByTestId('summary')).toHaveText(/^Deleted 3 duplicate installers/);
+  await expect(page.getByTestId('result-details')).toContainText('accept');
+  await page.getByTestId('result-details').locator('summary').click();
   await expect(page.getByTestId('cost')).toContainText('R2');
   await expect(page.getByTestId('cost')).toContainText('Models in all');
   await expect(page.getByTestId('cost')).toContainText('Tools');
@@ -159,7 +162,7 @@ test('denying the Law 1 request ends in an honest graceful failure', async ({ pa
   const result = page.getByTestId('result');
   await runUntilVisible(page, result, 15_000);
   await expect(result).toContainText('❌');
-  await expect(page.getByTestId('summary')).toContainText('[LAW1] Nothing deleted');
+  await expect(page.getByTestId('summary')).toHaveText(/^Nothing deleted/);
   await expect(page.getByTestId('next-moves').locator('li')).toHaveCount(3);
   await expect(page.getByTestId('accomplished')).toContainText('Zoom.pkg = ~/Downloads/Zoom (1).pkg');
   await shot(page, '08-popup-denied');

@@ -703,7 +703,7 @@ mod tests {
     #[test]
     fn the_intent_group_and_the_operators_group_are_consulted() {
         let [intent, user] = groups("Find the largest videos");
-        assert_eq!(intent.space, "intent:find-largest-videos");
+        assert_eq!(intent.space, "intent:find_largest_video");
         assert_eq!(intent.entity, "env:local");
         assert_eq!(user.space, "global:user");
     }

@@ -5,7 +5,7 @@
 //! - `TaskCancelled` → the task's state is dropped; nothing more is published for it.
 //!
 //! Every plan and replan: the Memory Calibration Protocol ([`calibration`]: one
-//! `MemoryQuery` per memory group to R5, no model call) → `MemoryRecall` to R5 → one
+//! `MemoryQuery` per memory group to R5, no model call) → `MemoryRecall` to R7 → one
 //! model call for `{task_criteria, subtasks}` ([`prompt`]) → the plan validator
 //! ([`validator`]), re-asking at most `budgets.plan_reasks` times with the violations
 //! quoted → runtime-minted `SubTaskId`s → `DispatchManifest` to R4b and to the
@@ -327,7 +327,7 @@ impl Shared {
         let cal = self.calibrate(spec, directive, token).await?;
         live(token)?;
         for recall in &cal.recalls {
-            self.bus.publish(Role::Memory, recall.clone());
+            self.bus.publish(Role::Ggs, recall.clone());
         }
 
         let preamble = tool_preamble(&self.home, &self.workspace, self.clock.now());

@@ -3,6 +3,7 @@
 
 mod calls;
 mod extraction;
+mod probe;
 mod scripted_server;
 mod structured;
 

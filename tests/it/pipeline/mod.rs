@@ -8,6 +8,7 @@ mod law1;
 mod loops;
 mod malformed;
 mod memory;
+mod partial;
 mod property;
 mod rejection;
 mod replies;

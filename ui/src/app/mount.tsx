@@ -3,7 +3,9 @@
 //   index.html?view=popup    the popup window
 //   index.html?view=panels   the panels window (#tasks, #memory, #audit, #settings)
 //   index.html               the browser preview (both, over the fake backend)
-// `?speed=N` runs the fake's scripted tasks N times faster.
+// `?speed=N` runs the fake's scripted tasks N times faster; `?model=first_run` (or
+// `unreachable`) starts the fake with no model chosen (or one that does not answer);
+// `?lang=zh-CN` starts it in Simplified Chinese.
 
 import { signal } from '@preact/signals';
 import { render } from 'preact';
@@ -31,8 +33,11 @@ export async function mountApp(root: HTMLElement, location: Location): Promise<v
     // Loaded only outside the app, so the shipped windows never run the fake.
     const { createFakeBackend } = await import('../ipc/fake');
     const speed = Number(params.get('speed') ?? '1');
+    const model = params.get('model');
     backend = createFakeBackend({
       speed: Number.isFinite(speed) && speed > 0 ? speed : 1,
+      model: model === 'first_run' || model === 'unreachable' ? model : 'ready',
+      language: params.get('lang') === 'zh-CN' ? 'zh-CN' : 'en',
       onWindow: (request) => {
         if (request.kind === 'hide_popup') windows.popupOpen.value = false;
         else windows.panelsOpen.value = true;

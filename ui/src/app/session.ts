@@ -7,6 +7,7 @@ import { batch, signal, type ReadonlySignal } from '@preact/signals';
 import { createApprovalsStore, type ApprovalsStore } from '../features/approvals/store';
 import { createAuditStore, type AuditStore } from '../features/audit/store';
 import { createMemoryStore, type MemoryStore } from '../features/memory/store';
+import { createModelStore, type ModelStore } from '../features/model/store';
 import { createPipelineStore, type PipelineStore } from '../features/pipeline/store';
 import { createSettingsStore, type SettingsStore } from '../features/settings/store';
 import { createTasksStore, type TasksStore } from '../features/tasks/store';
@@ -31,6 +32,7 @@ export interface Session {
   readonly audit: AuditStore;
   readonly tasks: TasksStore;
   readonly settings: SettingsStore;
+  readonly model: ModelStore;
   readonly navigation: ReadonlySignal<Navigation>;
   /** Envelopes the shell's tap had to skip since this window opened. */
   readonly skipped: ReadonlySignal<number>;
@@ -66,11 +68,12 @@ export function createSession(backend: Backend, options: SessionOptions = {}): S
     };
   };
   const settings = createSettingsStore(backend, applySettings);
+  const model = createModelStore(backend);
 
   const unsubscribe = backend.subscribe((event) => {
     batch(() => {
       if (event.kind === 'envelope') {
-        pipeline.handle(event.envelope);
+        pipeline.handle(event.envelope, event.status);
         approvals.handle(event.envelope);
         memory.handle(event.envelope);
         audit.handle(event.envelope);
@@ -80,6 +83,8 @@ export function createSession(backend: Backend, options: SessionOptions = {}): S
         void pipeline.resync().then((envelopes) => {
           if (envelopes) approvals.resync(envelopes);
         });
+      } else if (event.kind === 'model') {
+        model.handle(event.model);
       } else {
         navigation.value = { tab: event.tab, focus: event.focus, serial: navigation.value.serial + 1 };
       }
@@ -95,6 +100,7 @@ export function createSession(backend: Backend, options: SessionOptions = {}): S
     audit,
     tasks,
     settings,
+    model,
     navigation,
     skipped,
     navigate(tab, focus = null) {

@@ -17,6 +17,7 @@ import type { Session } from './session';
 export function PopupWindow({ session }: { session: Session }) {
   useEffect(() => {
     void session.settings.load();
+    void session.model.load();
     void session.tasks.runs.load().then(() => {
       session.pipeline.seedHistory((session.tasks.runs.value.value ?? []).map((r) => r.raw_input));
     });
@@ -26,6 +27,8 @@ export function PopupWindow({ session }: { session: Session }) {
       pipeline={session.pipeline}
       recent={session.tasks.runs.value.value}
       approvals={session.approvals}
+      model={session.model}
+      settings={session.settings}
       now={session.now}
       skipped={session.skipped}
       openPanel={(tab, focus) => void session.backend.invoke('open_panel', { tab, focus })}
@@ -80,7 +83,7 @@ export function PanelsWindow({ session, chrome }: { session: Session; chrome?: {
         {nav.tab === 'tasks' ? <TasksPanel tasks={session.tasks} now={session.now} focusTask={focus?.kind === 'task' ? focus.task_id : null} /> : null}
         {nav.tab === 'memory' ? <MemoryPanel memory={session.memory} now={now} focus={focus?.kind === 'group' ? { space: focus.space, entity: focus.entity } : null} /> : null}
         {nav.tab === 'audit' ? <AuditPanel audit={session.audit} now={now} focusReport={focus?.kind === 'report' ? focus.report_id : null} /> : null}
-        {nav.tab === 'settings' ? <SettingsPanel settings={session.settings} /> : null}
+        {nav.tab === 'settings' ? <SettingsPanel settings={session.settings} test={session.model.test} /> : null}
       </div>
     </div>
   );

@@ -1,7 +1,7 @@
 // The UI's two languages. `locale` follows Settings.ui.language; views call t() during
 // render, so switching the language re-renders every window at once.
 
-import { signal } from '@preact/signals';
+import { effect, signal } from '@preact/signals';
 
 import { en, type MessageKey, type Messages } from './en';
 import { zhCN } from './zh-CN';
@@ -18,6 +18,11 @@ export const LOCALES: readonly { id: Locale; name: string }[] = [
 const CATALOGUES: Record<Locale, Messages> = { en, 'zh-CN': zhCN };
 
 export const locale = signal<Locale>('en');
+
+// The document's language follows the setting, so screen readers pick the right voice.
+effect(() => {
+  if (typeof document !== 'undefined') document.documentElement.lang = locale.value;
+});
 
 export function asLocale(value: string | null | undefined): Locale {
   return value === 'zh-CN' ? 'zh-CN' : 'en';

@@ -3,15 +3,21 @@
 // UI knows arrives as a command result or an event on the stream; nothing else.
 
 import type { Envelope } from './contracts';
-import type { CommandArgs, CommandName, CommandResult, PanelFocus, PanelTab } from './commands';
+import type { CommandArgs, CommandName, CommandResult, ModelStatus, PanelFocus, PanelTab } from './commands';
 
 /** What the event stream carries: bus traffic, tap gaps and panel navigation. */
 export type UiEvent =
-  | { kind: 'envelope'; envelope: Envelope }
+  /**
+   * One bus envelope, with the plain-language status line it begins (written by the
+   * core, in the UI language; null when it begins no new phase).
+   */
+  | { kind: 'envelope'; envelope: Envelope; status?: string | null }
   /** The shell's tap fell behind and `skipped` envelopes are gone for good. */
   | { kind: 'gap'; skipped: number }
   /** The shell opened the panels window on a tab (tray menu, a "why" link). */
-  | { kind: 'navigate'; tab: PanelTab; focus: PanelFocus | null };
+  | { kind: 'navigate'; tab: PanelTab; focus: PanelFocus | null }
+  /** The model changed state (starting with progress, ready, unreachable). */
+  | { kind: 'model'; model: ModelStatus };
 
 export type Unsubscribe = () => void;
 

@@ -27,6 +27,18 @@ export const commands = {
 	getSettings: () => typedError<SettingsView_Serialize, IpcError>(__TAURI_INVOKE("get_settings")),
 	saveSettings: (update: SettingsUpdate_Deserialize) => typedError<SettingsView_Serialize, IpcError>(__TAURI_INVOKE("save_settings", { update })),
 	providerPresets: () => __TAURI_INVOKE<ProviderPreset[]>("provider_presets"),
+	modelStatus: () => __TAURI_INVOKE<ModelStatus_Serialize>("model_status"),
+	/**
+	 *  A real one-token call to `tier` (with `key`, or the key already stored for the brain
+	 *  tier when none is given), timed, naming the model that answered.
+	 */
+	testConnection: (tier: TierConfig_Deserialize, key: string | null) => typedError<ConnectionTest_Serialize, IpcError>(__TAURI_INVOKE("test_connection", { tier, key })),
+	/**
+	 *  The first-run choice, and the only settings change the popup may make: the built-in
+	 *  model (`tier` null) or a provider for both tiers, which is saved only after a real
+	 *  one-token call to it succeeded. Nothing else of the settings changes.
+	 */
+	chooseModel: (tier: TierConfig_Deserialize | null, key: string | null) => typedError<ModelStatus_Serialize, IpcError>(__TAURI_INVOKE("choose_model", { tier, key })),
 	hidePopup: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_popup")),
 	openPanel: (tab: PanelTab, focus: PanelFocus | null) => typedError<null, IpcError>(__TAURI_INVOKE("open_panel", { tab, focus })),
 	subscribeEvents: (channel: Channel<UiEvent_Deserialize>) => __TAURI_INVOKE<number>("subscribe_events", { channel }),
@@ -78,10 +90,10 @@ export type AuditEventPage_Serialize = {
 export type AuditEvent_Deserialize = {
 	seq: number,
 	timestamp: string,
-	/**  `null` for the auditor's own records (tap gaps, start-ups). */
+	/**  `null` for the auditor's own records (tap gaps, start-ups, prunes). */
 	from?: Role | null,
 	to?: Role | null,
-	/**  `TapGap` and `AuditorStarted` besides the bus message types. */
+	/**  `TapGap`, `AuditorStarted` and `Retention` besides the bus message types. */
 	message_type: string,
 	task_id?: TaskId | null,
 	anomaly: AnomalyKind,
@@ -95,10 +107,10 @@ export type AuditEvent_Deserialize = {
 export type AuditEvent_Serialize = {
 	seq: number,
 	timestamp: string,
-	/**  `null` for the auditor's own records (tap gaps, start-ups). */
+	/**  `null` for the auditor's own records (tap gaps, start-ups, prunes). */
 	from: Role | null,
 	to: Role | null,
-	/**  `TapGap` and `AuditorStarted` besides the bus message types. */
+	/**  `TapGap`, `AuditorStarted` and `Retention` besides the bus message types. */
 	message_type: string,
 	task_id: TaskId | null,
 	anomaly: AnomalyKind,
@@ -277,6 +289,25 @@ export type ConfirmationRequest_Serialize = {
 	expires_at: string,
 };
 
+/**  The result of "Test connection": a real one-token call. */
+export type ConnectionTest = ConnectionTest_Serialize;
+
+/**  The result of "Test connection": a real one-token call. */
+export type ConnectionTest_Deserialize = {
+	ok: boolean,
+	model?: string | null,
+	latency_ms: number,
+	error?: string | null,
+};
+
+/**  The result of "Test connection": a real one-token call. */
+export type ConnectionTest_Serialize = {
+	ok: boolean,
+	model: string | null,
+	latency_ms: number,
+	error: string | null,
+};
+
 /**  How a recalled memory constrains the plan. */
 export type ConstraintKind = "should_prefer" | "must_not" | "caution";
 
@@ -389,10 +420,36 @@ export type DecisionSource = "user" |
  *  Dispatcher → R4b: a sequence group failed, so these later sub-tasks of the plan were
  *  not run (a failed group stops later groups); R4b must not wait for them.
  */
-export type DispatchHalted = {
+export type DispatchHalted = DispatchHalted_Serialize;
+
+/**
+ *  Dispatcher → R4b: a sequence group failed, so these later sub-tasks of the plan were
+ *  not run (a failed group stops later groups); R4b must not wait for them.
+ */
+export type DispatchHalted_Deserialize = {
 	task_id: TaskId,
 	skipped: SubTaskId[],
 	reason: string,
+	/**
+	 *  Each skipped sub-task with its success criteria, so R4b can tell GGS what was
+	 *  left unshown (absent in older logs: then only the ids are known).
+	 */
+	unrun?: UnrunSubTask_Deserialize[],
+};
+
+/**
+ *  Dispatcher → R4b: a sequence group failed, so these later sub-tasks of the plan were
+ *  not run (a failed group stops later groups); R4b must not wait for them.
+ */
+export type DispatchHalted_Serialize = {
+	task_id: TaskId,
+	skipped: SubTaskId[],
+	reason: string,
+	/**
+	 *  Each skipped sub-task with its success criteria, so R4b can tell GGS what was
+	 *  left unshown (absent in older logs: then only the ids are known).
+	 */
+	unrun: UnrunSubTask_Serialize[],
 };
 
 /**  R2 → R4b: the fan-in gate's expectation for one planning round. */
@@ -749,6 +806,8 @@ export type LlmConfig_Deserialize = {
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts?: number,
 	retry_base_ms?: number,
+	/**  The built-in model, used while neither tier names an endpoint or a model. */
+	local?: LocalLlmConfig_Deserialize,
 };
 
 export type LlmConfig_Serialize = {
@@ -762,6 +821,27 @@ export type LlmConfig_Serialize = {
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts: number,
 	retry_base_ms: number,
+	/**  The built-in model, used while neither tier names an endpoint or a model. */
+	local: LocalLlmConfig_Serialize,
+};
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig = LocalLlmConfig_Serialize;
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig_Deserialize = {
+	/**  One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`). */
+	model?: string,
+	/**  Where weights and llama-server are kept; `<data dir>/local-llm` when unset. */
+	dir?: string | null,
+};
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig_Serialize = {
+	/**  One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`). */
+	model: string,
+	/**  Where weights and llama-server are kept; `<data dir>/local-llm` when unset. */
+	dir: string | null,
 };
 
 /**  The four loss components. Serialised with the seed's capitalised keys. */
@@ -823,12 +903,24 @@ export type MegramWrite = MegramWrite_Serialize;
 export type MegramWrite_Deserialize = {
 	task_id?: TaskId | null,
 	megram: Megram_Deserialize,
+	/**
+	 *  Set when the write is negative feedback against this C rule (a recalled Best
+	 *  Practice was followed and the round failed): R5 records it with
+	 *  `record_negative_feedback`, which takes f and the tags from the stored rule.
+	 */
+	against_rule?: MegramId | null,
 };
 
 /**  GGS → R5: one fire-and-forget write, published so observers see every write. */
 export type MegramWrite_Serialize = {
 	task_id: TaskId | null,
 	megram: Megram_Serialize,
+	/**
+	 *  Set when the write is negative feedback against this C rule (a recalled Best
+	 *  Practice was followed and the round failed): R5 records it with
+	 *  `record_negative_feedback`, which takes f and the tags from the stored rule.
+	 */
+	against_rule?: MegramId,
 };
 
 /**
@@ -999,10 +1091,16 @@ export type MemoryQuery = {
 	entity: string,
 };
 
-/**  R2 → R5 (observability copy): what memory said before a plan and what R2 made of it. */
+/**
+ *  R2 → R7: what memory said before a plan and what R2 made of it (GGS learns from it
+ *  which Best Practices were in force for the round; observers show it).
+ */
 export type MemoryRecall = MemoryRecall_Serialize;
 
-/**  R2 → R5 (observability copy): what memory said before a plan and what R2 made of it. */
+/**
+ *  R2 → R7: what memory said before a plan and what R2 made of it (GGS learns from it
+ *  which Best Practices were in force for the round; observers show it).
+ */
 export type MemoryRecall_Deserialize = {
 	task_id: TaskId,
 	space: string,
@@ -1018,7 +1116,10 @@ export type MemoryRecall_Deserialize = {
 	error?: string | null,
 };
 
-/**  R2 → R5 (observability copy): what memory said before a plan and what R2 made of it. */
+/**
+ *  R2 → R7: what memory said before a plan and what R2 made of it (GGS learns from it
+ *  which Best Practices were in force for the round; observers show it).
+ */
 export type MemoryRecall_Serialize = {
 	task_id: TaskId,
 	space: string,
@@ -1086,13 +1187,68 @@ export type Message = Message_Serialize;
 export type MessageKind = "TaskSubmitted" | "ClarificationRequest" | "ClarificationAnswer" | "ChatReply" | "TaskSpec" | "MemoryQuery" | "MemoryResponse" | "MemoryRecall" | "DispatchManifest" | "SubTask" | "ExecutionResult" | "CorrectionSignal" | "SubTaskOutcome" | "SubTaskClosed" | "DispatchHalted" | "ReplanRequest" | "OutcomeSummary" | "PlanDirective" | "PlanningFailed" | "GracefulFailureRequest" | "GracefulFailure" | "FinalResult" | "Megram" | "MemoryOperatorChange" | "ConfirmationRequest" | "ConfirmationDecision" | "TaskCancelled" | "AuditQuery" | "AuditReport" | "LlmCall" | "ToolCallEvent";
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
+export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Deserialize } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
+export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Serialize } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
 
 /**  A failure class that may be split between the two (GGS directive, gap trajectory). */
 export type MixedFailureClass = "logical" | "environmental" | "mixed";
+
+/**  What the model is doing. */
+export type ModelPhase = 
+/**  Being fetched, built or loaded (see `progress`). */
+"starting" | "ready" | 
+/**  It did not answer or did not start (see `detail`). */
+"unreachable" | 
+/**  No model is chosen: the onboarding view asks. */
+"not_configured";
+
+/**  One progress report of the built-in model, with its sentence in the UI language. */
+export type ModelProgress = {
+	stage: Stage,
+	done: number,
+	total: number,
+	text: string,
+};
+
+/**  Where the model comes from. */
+export type ModelSourceKind = 
+/**  artoo's own llama-server, started as a child process. */
+"built_in" | 
+/**  An endpoint the user configured. */
+"provider" | 
+/**  Nothing chosen yet (first run) or a half-filled provider. */
+"unset";
+
+/**  The model artoo talks to, as the popup and the onboarding view show it. */
+export type ModelStatus = ModelStatus_Serialize;
+
+/**  The model artoo talks to, as the popup and the onboarding view show it. */
+export type ModelStatus_Deserialize = {
+	source: ModelSourceKind,
+	phase: ModelPhase,
+	model?: string | null,
+	base_url?: string | null,
+	/**  Why it is unreachable or not configured, in words. */
+	detail?: string | null,
+	progress?: ModelProgress | null,
+	/**  No settings were ever saved: the onboarding view shows. */
+	first_run: boolean,
+};
+
+/**  The model artoo talks to, as the popup and the onboarding view show it. */
+export type ModelStatus_Serialize = {
+	source: ModelSourceKind,
+	phase: ModelPhase,
+	model: string | null,
+	base_url: string | null,
+	/**  Why it is unreachable or not configured, in words. */
+	detail: string | null,
+	progress: ModelProgress | null,
+	/**  No settings were ever saved: the onboarding view shows. */
+	first_run: boolean,
+};
 
 /**  R4b → R7: every sub-task matched and R4b accepted the merged output. */
 export type OutcomeSummary = OutcomeSummary_Serialize;
@@ -1312,6 +1468,16 @@ export type ReplanRequest_Deserialize = {
 	 *  LLM call. A rejection here raises D even when every sub-task matched.
 	 */
 	task_criteria_verdicts?: CriterionVerdict_Deserialize[],
+	/**
+	 *  Planned sub-tasks of the round that produced no outcome (halted after a failed
+	 *  group, or silent until the round was given up). Each counts against D.
+	 */
+	unrun_subtasks?: UnrunSubTask_Deserialize[],
+	/**
+	 *  Task criteria nobody judged this round (the code gate fired, or R4b's judgement
+	 *  was unusable). None was shown to pass, so each counts against D.
+	 */
+	unjudged_task_criteria?: Criterion[],
 	/**  Fast-loop attempts summed over the round's outcomes (seed 002). */
 	correction_count?: number,
 	elapsed_ms?: number,
@@ -1338,6 +1504,16 @@ export type ReplanRequest_Serialize = {
 	 *  LLM call. A rejection here raises D even when every sub-task matched.
 	 */
 	task_criteria_verdicts: CriterionVerdict_Serialize[],
+	/**
+	 *  Planned sub-tasks of the round that produced no outcome (halted after a failed
+	 *  group, or silent until the round was given up). Each counts against D.
+	 */
+	unrun_subtasks: UnrunSubTask_Serialize[],
+	/**
+	 *  Task criteria nobody judged this round (the code gate fired, or R4b's judgement
+	 *  was unusable). None was shown to pass, so each counts against D.
+	 */
+	unjudged_task_criteria: Criterion[],
 	/**  Fast-loop attempts summed over the round's outcomes (seed 002). */
 	correction_count: number,
 	elapsed_ms: number,
@@ -1349,6 +1525,44 @@ export type ReportId = string;
 
 /**  One Law 1 confirmation request. */
 export type RequestId = string;
+
+/**
+ *  How long and how much of the app's own records are kept (`[retention]`): by age in
+ *  days, then by total size in MiB (oldest first). See `crate::retention`.
+ */
+export type RetentionConfig = RetentionConfig_Serialize;
+
+/**
+ *  How long and how much of the app's own records are kept (`[retention]`): by age in
+ *  days, then by total size in MiB (oldest first). See `crate::retention`.
+ */
+export type RetentionConfig_Deserialize = {
+	/**  Task logs (`tasks/`, one file per run, full prompts included). */
+	task_logs_days?: number,
+	task_logs_mb?: number,
+	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
+	audit_days?: number,
+	audit_mb?: number,
+	/**  The desktop app's envelope journal (`desktop/envelopes/`, one file per task). */
+	journal_days?: number,
+	journal_mb?: number,
+};
+
+/**
+ *  How long and how much of the app's own records are kept (`[retention]`): by age in
+ *  days, then by total size in MiB (oldest first). See `crate::retention`.
+ */
+export type RetentionConfig_Serialize = {
+	/**  Task logs (`tasks/`, one file per run, full prompts included). */
+	task_logs_days: number,
+	task_logs_mb: number,
+	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
+	audit_days: number,
+	audit_mb: number,
+	/**  The desktop app's envelope journal (`desktop/envelopes/`, one file per task). */
+	journal_days: number,
+	journal_mb: number,
+};
 
 /**  A bus address. Serialised with the seed's short names (`R1` … `R7`). */
 export type Role = 
@@ -1428,6 +1642,7 @@ export type Settings_Deserialize = {
 	laws?: LawsConfig_Deserialize,
 	tools?: ToolsConfig_Deserialize,
 	auditor?: AuditorConfig_Deserialize,
+	retention?: RetentionConfig_Deserialize,
 	ui?: UiConfig_Deserialize,
 };
 
@@ -1444,8 +1659,24 @@ export type Settings_Serialize = {
 	laws: LawsConfig_Serialize,
 	tools: ToolsConfig_Serialize,
 	auditor: AuditorConfig_Serialize,
+	retention: RetentionConfig_Serialize,
 	ui: UiConfig_Serialize,
 };
+
+/**  What the built-in model is doing while it gets ready. */
+export type Stage = 
+/**  Checking the weights already on disk. */
+"check" | 
+/**  Downloading chunk `done + 1` of `total`. */
+"fetch" | 
+/**  Checking the joined weights. */
+"verify" | 
+/**  Compiling llama-server: `done` of `total` build steps (0/0 while preparing). */
+"build" | 
+/**  Loading the weights into llama-server. */
+"start" | 
+/**  Serving. */
+"ready";
 
 /**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
 export type SubTask = SubTask_Serialize;
@@ -1839,18 +2070,65 @@ export type UiConfig_Serialize = {
 export type UiEvent = UiEvent_Serialize;
 
 /**  What the event stream carries: bus traffic, tap gaps and panel navigation. */
-export type UiEvent_Deserialize = { kind: "envelope"; envelope: Envelope_Deserialize } | 
+export type UiEvent_Deserialize = 
+/**
+ *  One bus envelope, with the plain-language status line it begins (written by the
+ *  core, in the UI language; null when it begins no new phase).
+ */
+{ kind: "envelope"; envelope: Envelope_Deserialize; status?: string | null } | 
+/**  The model changed state (starting with progress, ready, unreachable). */
+{ kind: "model"; model: ModelStatus_Deserialize } | 
 /**  The shell's tap fell behind and `skipped` envelopes are gone for good. */
 { kind: "gap"; skipped: number } | 
 /**  The shell opened the panels window on a tab (tray menu, a "why" link). */
 { kind: "navigate"; tab: PanelTab; focus?: PanelFocus | null };
 
 /**  What the event stream carries: bus traffic, tap gaps and panel navigation. */
-export type UiEvent_Serialize = { kind: "envelope"; envelope: Envelope_Serialize } | 
+export type UiEvent_Serialize = 
+/**
+ *  One bus envelope, with the plain-language status line it begins (written by the
+ *  core, in the UI language; null when it begins no new phase).
+ */
+{ kind: "envelope"; envelope: Envelope_Serialize; status: string | null } | 
+/**  The model changed state (starting with progress, ready, unreachable). */
+{ kind: "model"; model: ModelStatus_Serialize } | 
 /**  The shell's tap fell behind and `skipped` envelopes are gone for good. */
 { kind: "gap"; skipped: number } | 
 /**  The shell opened the panels window on a tab (tray menu, a "why" link). */
 { kind: "navigate"; tab: PanelTab; focus: PanelFocus | null };
+
+/**
+ *  A planned sub-task that produced no outcome in its round: the dispatcher never ran it
+ *  (an earlier group failed, or the plan never arrived whole) or it never reported before
+ *  R4b gave the round up. None of its criteria was shown to pass.
+ */
+export type UnrunSubTask = UnrunSubTask_Serialize;
+
+/**
+ *  A planned sub-task that produced no outcome in its round: the dispatcher never ran it
+ *  (an earlier group failed, or the plan never arrived whole) or it never reported before
+ *  R4b gave the round up. None of its criteria was shown to pass.
+ */
+export type UnrunSubTask_Deserialize = {
+	subtask_id: SubTaskId,
+	/**  Its success criteria; empty when they are unknown to the sender. */
+	success_criteria?: Criterion[],
+	/**  Why it produced no outcome. */
+	reason?: string,
+};
+
+/**
+ *  A planned sub-task that produced no outcome in its round: the dispatcher never ran it
+ *  (an earlier group failed, or the plan never arrived whole) or it never reported before
+ *  R4b gave the round up. None of its criteria was shown to pass.
+ */
+export type UnrunSubTask_Serialize = {
+	subtask_id: SubTaskId,
+	/**  Its success criteria; empty when they are unknown to the sender. */
+	success_criteria: Criterion[],
+	/**  Why it produced no outcome. */
+	reason: string,
+};
 
 /**  ∇L sign as an urgency modulator (roadmap v0.9, made concrete). */
 export type Urgency = 

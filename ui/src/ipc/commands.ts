@@ -11,6 +11,7 @@ import type {
 import type {
   AuditReport,
   Decision,
+  TierConfig,
   Level,
   Megram,
   MegramId,
@@ -22,6 +23,8 @@ import type {
   AuditEventFilter,
   AuditEventPage,
   ChainVerification,
+  ConnectionTest,
+  ModelStatus,
   ForgetTarget,
   MemoryGroupDetail,
   MemoryMap,
@@ -39,6 +42,7 @@ export type {
   AuditEventFilter,
   AuditEventPage,
   ChainVerification,
+  ConnectionTest,
   ForgetTarget,
   KeyChange,
   KeychainInfo,
@@ -48,6 +52,10 @@ export type {
   MemoryGroupDetail,
   MemoryMap,
   MemoryThresholds,
+  ModelPhase,
+  ModelProgress,
+  ModelSourceKind,
+  ModelStatus,
   PanelFocus,
   PanelTab,
   ProviderPreset,
@@ -92,6 +100,9 @@ export interface Commands {
   get_settings: { args: NoArgs; result: SettingsView };
   save_settings: { args: { update: SettingsUpdate }; result: SettingsView };
   provider_presets: { args: NoArgs; result: ProviderPreset[] };
+  model_status: { args: NoArgs; result: ModelStatus };
+  test_connection: { args: { tier: TierConfig; key: string | null }; result: ConnectionTest };
+  choose_model: { args: { tier: TierConfig | null; key: string | null }; result: ModelStatus };
   hide_popup: { args: NoArgs; result: null };
   open_panel: { args: { tab: PanelTab; focus: PanelFocus | null }; result: null };
 }
@@ -120,6 +131,9 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'get_settings',
   'save_settings',
   'provider_presets',
+  'model_status',
+  'test_connection',
+  'choose_model',
   'hide_popup',
   'open_panel',
 ];

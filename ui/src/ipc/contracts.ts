@@ -281,10 +281,36 @@ export type DecisionSource = "user" |
  *  Dispatcher → R4b: a sequence group failed, so these later sub-tasks of the plan were
  *  not run (a failed group stops later groups); R4b must not wait for them.
  */
-export type DispatchHalted = {
+export type DispatchHalted = DispatchHalted_Serialize;
+
+/**
+ *  Dispatcher → R4b: a sequence group failed, so these later sub-tasks of the plan were
+ *  not run (a failed group stops later groups); R4b must not wait for them.
+ */
+export type DispatchHalted_Deserialize = {
 	task_id: TaskId,
 	skipped: SubTaskId[],
 	reason: string,
+	/**
+	 *  Each skipped sub-task with its success criteria, so R4b can tell GGS what was
+	 *  left unshown (absent in older logs: then only the ids are known).
+	 */
+	unrun?: UnrunSubTask_Deserialize[],
+};
+
+/**
+ *  Dispatcher → R4b: a sequence group failed, so these later sub-tasks of the plan were
+ *  not run (a failed group stops later groups); R4b must not wait for them.
+ */
+export type DispatchHalted_Serialize = {
+	task_id: TaskId,
+	skipped: SubTaskId[],
+	reason: string,
+	/**
+	 *  Each skipped sub-task with its success criteria, so R4b can tell GGS what was
+	 *  left unshown (absent in older logs: then only the ids are known).
+	 */
+	unrun: UnrunSubTask_Serialize[],
 };
 
 /**  R2 → R4b: the fan-in gate's expectation for one planning round. */
@@ -598,6 +624,8 @@ export type LlmConfig_Deserialize = {
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts?: number,
 	retry_base_ms?: number,
+	/**  The built-in model, used while neither tier names an endpoint or a model. */
+	local?: LocalLlmConfig_Deserialize,
 };
 
 export type LlmConfig_Serialize = {
@@ -611,6 +639,27 @@ export type LlmConfig_Serialize = {
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts: number,
 	retry_base_ms: number,
+	/**  The built-in model, used while neither tier names an endpoint or a model. */
+	local: LocalLlmConfig_Serialize,
+};
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig = LocalLlmConfig_Serialize;
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig_Deserialize = {
+	/**  One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`). */
+	model?: string,
+	/**  Where weights and llama-server are kept; `<data dir>/local-llm` when unset. */
+	dir?: string | null,
+};
+
+/**  The built-in model (`crate::local_llm`). */
+export type LocalLlmConfig_Serialize = {
+	/**  One of the packaged models (`qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`). */
+	model: string,
+	/**  Where weights and llama-server are kept; `<data dir>/local-llm` when unset. */
+	dir: string | null,
 };
 
 /**  The four loss components. Serialised with the seed's capitalised keys. */
@@ -649,12 +698,24 @@ export type MegramWrite = MegramWrite_Serialize;
 export type MegramWrite_Deserialize = {
 	task_id?: TaskId | null,
 	megram: Megram_Deserialize,
+	/**
+	 *  Set when the write is negative feedback against this C rule (a recalled Best
+	 *  Practice was followed and the round failed): R5 records it with
+	 *  `record_negative_feedback`, which takes f and the tags from the stored rule.
+	 */
+	against_rule?: MegramId | null,
 };
 
 /**  GGS → R5: one fire-and-forget write, published so observers see every write. */
 export type MegramWrite_Serialize = {
 	task_id: TaskId | null,
 	megram: Megram_Serialize,
+	/**
+	 *  Set when the write is negative feedback against this C rule (a recalled Best
+	 *  Practice was followed and the round failed): R5 records it with
+	 *  `record_negative_feedback`, which takes f and the tags from the stored rule.
+	 */
+	against_rule?: MegramId,
 };
 
 /**
@@ -772,10 +833,16 @@ export type MemoryQuery = {
 	entity: string,
 };
 
-/**  R2 → R5 (observability copy): what memory said before a plan and what R2 made of it. */
+/**
+ *  R2 → R7: what memory said before a plan and what R2 made of it (GGS learns from it
+ *  which Best Practices were in force for the round; observers show it).
+ */
 export type MemoryRecall = MemoryRecall_Serialize;
 
-/**  R2 → R5 (observability copy): what memory said before a plan and what R2 made of it. */
+/**
+ *  R2 → R7: what memory said before a plan and what R2 made of it (GGS learns from it
+ *  which Best Practices were in force for the round; observers show it).
+ */
 export type MemoryRecall_Deserialize = {
 	task_id: TaskId,
 	space: string,
@@ -791,7 +858,10 @@ export type MemoryRecall_Deserialize = {
 	error?: string | null,
 };
 
-/**  R2 → R5 (observability copy): what memory said before a plan and what R2 made of it. */
+/**
+ *  R2 → R7: what memory said before a plan and what R2 made of it (GGS learns from it
+ *  which Best Practices were in force for the round; observers show it).
+ */
 export type MemoryRecall_Serialize = {
 	task_id: TaskId,
 	space: string,
@@ -847,10 +917,10 @@ export type Message = Message_Serialize;
 export type MessageKind = "TaskSubmitted" | "ClarificationRequest" | "ClarificationAnswer" | "ChatReply" | "TaskSpec" | "MemoryQuery" | "MemoryResponse" | "MemoryRecall" | "DispatchManifest" | "SubTask" | "ExecutionResult" | "CorrectionSignal" | "SubTaskOutcome" | "SubTaskClosed" | "DispatchHalted" | "ReplanRequest" | "OutcomeSummary" | "PlanDirective" | "PlanningFailed" | "GracefulFailureRequest" | "GracefulFailure" | "FinalResult" | "Megram" | "MemoryOperatorChange" | "ConfirmationRequest" | "ConfirmationDecision" | "TaskCancelled" | "AuditQuery" | "AuditReport" | "LlmCall" | "ToolCallEvent";
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
+export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Deserialize } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
+export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Serialize } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
 
 /**  A failure class that may be split between the two (GGS directive, gap trajectory). */
 export type MixedFailureClass = "logical" | "environmental" | "mixed";
@@ -1035,6 +1105,16 @@ export type ReplanRequest_Deserialize = {
 	 *  LLM call. A rejection here raises D even when every sub-task matched.
 	 */
 	task_criteria_verdicts?: CriterionVerdict_Deserialize[],
+	/**
+	 *  Planned sub-tasks of the round that produced no outcome (halted after a failed
+	 *  group, or silent until the round was given up). Each counts against D.
+	 */
+	unrun_subtasks?: UnrunSubTask_Deserialize[],
+	/**
+	 *  Task criteria nobody judged this round (the code gate fired, or R4b's judgement
+	 *  was unusable). None was shown to pass, so each counts against D.
+	 */
+	unjudged_task_criteria?: Criterion[],
 	/**  Fast-loop attempts summed over the round's outcomes (seed 002). */
 	correction_count?: number,
 	elapsed_ms?: number,
@@ -1061,6 +1141,16 @@ export type ReplanRequest_Serialize = {
 	 *  LLM call. A rejection here raises D even when every sub-task matched.
 	 */
 	task_criteria_verdicts: CriterionVerdict_Serialize[],
+	/**
+	 *  Planned sub-tasks of the round that produced no outcome (halted after a failed
+	 *  group, or silent until the round was given up). Each counts against D.
+	 */
+	unrun_subtasks: UnrunSubTask_Serialize[],
+	/**
+	 *  Task criteria nobody judged this round (the code gate fired, or R4b's judgement
+	 *  was unusable). None was shown to pass, so each counts against D.
+	 */
+	unjudged_task_criteria: Criterion[],
 	/**  Fast-loop attempts summed over the round's outcomes (seed 002). */
 	correction_count: number,
 	elapsed_ms: number,
@@ -1072,6 +1162,44 @@ export type ReportId = string;
 
 /**  One Law 1 confirmation request. */
 export type RequestId = string;
+
+/**
+ *  How long and how much of the app's own records are kept (`[retention]`): by age in
+ *  days, then by total size in MiB (oldest first). See `crate::retention`.
+ */
+export type RetentionConfig = RetentionConfig_Serialize;
+
+/**
+ *  How long and how much of the app's own records are kept (`[retention]`): by age in
+ *  days, then by total size in MiB (oldest first). See `crate::retention`.
+ */
+export type RetentionConfig_Deserialize = {
+	/**  Task logs (`tasks/`, one file per run, full prompts included). */
+	task_logs_days?: number,
+	task_logs_mb?: number,
+	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
+	audit_days?: number,
+	audit_mb?: number,
+	/**  The desktop app's envelope journal (`desktop/envelopes/`, one file per task). */
+	journal_days?: number,
+	journal_mb?: number,
+};
+
+/**
+ *  How long and how much of the app's own records are kept (`[retention]`): by age in
+ *  days, then by total size in MiB (oldest first). See `crate::retention`.
+ */
+export type RetentionConfig_Serialize = {
+	/**  Task logs (`tasks/`, one file per run, full prompts included). */
+	task_logs_days: number,
+	task_logs_mb: number,
+	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
+	audit_days: number,
+	audit_mb: number,
+	/**  The desktop app's envelope journal (`desktop/envelopes/`, one file per task). */
+	journal_days: number,
+	journal_mb: number,
+};
 
 /**  A bus address. Serialised with the seed's short names (`R1` … `R7`). */
 export type Role = 
@@ -1121,6 +1249,7 @@ export type Settings_Deserialize = {
 	laws?: LawsConfig_Deserialize,
 	tools?: ToolsConfig_Deserialize,
 	auditor?: AuditorConfig_Deserialize,
+	retention?: RetentionConfig_Deserialize,
 	ui?: UiConfig_Deserialize,
 };
 
@@ -1137,6 +1266,7 @@ export type Settings_Serialize = {
 	laws: LawsConfig_Serialize,
 	tools: ToolsConfig_Serialize,
 	auditor: AuditorConfig_Serialize,
+	retention: RetentionConfig_Serialize,
 	ui: UiConfig_Serialize,
 };
 
@@ -1472,6 +1602,39 @@ export type UiConfig_Serialize = {
 	/**  `en` or `zh-CN`. */
 	language: string,
 	launch_at_login: boolean,
+};
+
+/**
+ *  A planned sub-task that produced no outcome in its round: the dispatcher never ran it
+ *  (an earlier group failed, or the plan never arrived whole) or it never reported before
+ *  R4b gave the round up. None of its criteria was shown to pass.
+ */
+export type UnrunSubTask = UnrunSubTask_Serialize;
+
+/**
+ *  A planned sub-task that produced no outcome in its round: the dispatcher never ran it
+ *  (an earlier group failed, or the plan never arrived whole) or it never reported before
+ *  R4b gave the round up. None of its criteria was shown to pass.
+ */
+export type UnrunSubTask_Deserialize = {
+	subtask_id: SubTaskId,
+	/**  Its success criteria; empty when they are unknown to the sender. */
+	success_criteria?: Criterion[],
+	/**  Why it produced no outcome. */
+	reason?: string,
+};
+
+/**
+ *  A planned sub-task that produced no outcome in its round: the dispatcher never ran it
+ *  (an earlier group failed, or the plan never arrived whole) or it never reported before
+ *  R4b gave the round up. None of its criteria was shown to pass.
+ */
+export type UnrunSubTask_Serialize = {
+	subtask_id: SubTaskId,
+	/**  Its success criteria; empty when they are unknown to the sender. */
+	success_criteria: Criterion[],
+	/**  Why it produced no outcome. */
+	reason: string,
 };
 
 /**  ∇L sign as an urgency modulator (roadmap v0.9, made concrete). */

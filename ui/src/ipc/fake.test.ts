@@ -118,6 +118,27 @@ describe('the fake backend', () => {
     expect(music.megrams.every((m) => m.live_attention < 0.3)).toBe(true);
   });
 
+  it('refuses to remember a T entry, as the core does', async () => {
+    await expect(
+      fake.invoke('memory_remember', { level: 'T', space: 'global:user', entity: 'env:local', content: 'be terse' }),
+    ).rejects.toMatchObject({ code: 'invalid_input' });
+    const c = await fake.invoke('memory_remember', { level: 'C', space: 'global:user', entity: 'env:local', content: 'be terse' });
+    expect(c.state).toBe('user-injected');
+  });
+
+  it('publishes one memory recall per group per round, the task kind first, as the core does', async () => {
+    await fake.invoke('submit_task', { text: 'Delete the duplicate installers in my Downloads folder' });
+    await runUntil('DispatchManifest');
+    const recalls = live().flatMap((e) => (e.message.type === 'MemoryRecall' ? [e] : []));
+    expect(recalls.map((e) => (e.message.type === 'MemoryRecall' ? e.message.payload.space : ''))).toEqual([
+      expect.stringMatching(/^intent:/),
+      'global:user',
+    ]);
+    expect(recalls.every((e) => e.from === 'R2' && e.to === 'R7')).toBe(true);
+    const first = recalls[0]?.message;
+    expect(first?.type === 'MemoryRecall' && first.payload.constraints.filter((c) => c.source === 'law').length).toBe(4);
+  });
+
   it('keeps an intact hash chain and names the first tampered event', async () => {
     const ok = await fake.invoke('audit_verify', {});
     expect(ok.status).toBe('intact');

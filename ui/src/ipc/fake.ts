@@ -3,6 +3,7 @@
 // with live potentials, a hash-chained audit log with reports, task runs for replay, and
 // settings with a keychain. The browser preview and every UI test run against it.
 
+import { FakeStatus } from './fake/status';
 import type {
   AuditReport,
   ConfirmationRequest,
@@ -27,12 +28,15 @@ import type {
   CommandArgs,
   CommandName,
   CommandResult,
+  ConnectionTest,
   KeyTier,
+  ModelStatus,
   PanelFocus,
   PanelTab,
   SettingsView,
   TaskRun,
 } from './commands';
+import type { Stage } from './bindings';
 import { FakeMemory } from './fake/memory';
 import {
   Cancelled,
@@ -57,6 +61,14 @@ export interface FakeOptions {
   seed?: boolean;
   /** Whether an OS keychain exists. */
   keychain?: boolean;
+  /**
+   * How the model starts: `ready` (a configured provider that answers), `first_run` (no
+   * settings saved yet: the onboarding view asks), `unreachable` (a provider that does not
+   * answer).
+   */
+  model?: 'ready' | 'first_run' | 'unreachable';
+  /** The UI language of the fake's settings. */
+  language?: 'en' | 'zh-CN';
   /** Window requests the shell would carry out (the browser preview shows them). */
   onWindow?: (request: { kind: 'hide_popup' } | { kind: 'open_panel'; tab: PanelTab; focus: PanelFocus | null }) => void;
 }
@@ -92,6 +104,8 @@ export class FakeBackend implements Backend {
   private readonly runs = new Map<string, RunRecord>();
   private readonly live = new Map<string, LiveTask>();
   private seq = 0;
+  private readonly status = new FakeStatus();
+  private model: ModelStatus;
   /** While seeding history, the clock is virtual and nothing reaches listeners. */
   private virtualNow: number | null = null;
   private lastReportAt: number;
@@ -103,6 +117,8 @@ export class FakeBackend implements Backend {
       now: options.now ?? (() => Date.now()),
       seed: options.seed ?? true,
       keychain: options.keychain ?? true,
+      model: options.model ?? 'ready',
+      language: options.language ?? 'en',
       onWindow: options.onWindow,
     };
     this.memory = new FakeMemory(
@@ -114,6 +130,8 @@ export class FakeBackend implements Backend {
       () => this.now(),
     );
     this.lastReportAt = this.now();
+    this.settings.ui.language = this.options.language;
+    this.model = initialModel(this.options.model, this.settings);
     this.ready = this.options.seed ? this.seedHistory() : Promise.resolve();
   }
 
@@ -218,6 +236,12 @@ export class FakeBackend implements Backend {
         return this.saveSettings(args as CommandArgs<'save_settings'>);
       case 'provider_presets':
         return PROVIDER_PRESETS;
+      case 'model_status':
+        return structuredClone(this.model);
+      case 'test_connection':
+        return this.testConnection(args as CommandArgs<'test_connection'>);
+      case 'choose_model':
+        return this.chooseModel(args as CommandArgs<'choose_model'>);
       case 'hide_popup':
         this.options.onWindow?.({ kind: 'hide_popup' });
         return null;
@@ -251,7 +275,7 @@ export class FakeBackend implements Backend {
     this.log.push(envelope);
     if (taskId !== null) this.runFor(taskId)?.envelopes.push(envelope);
     this.appendAudit(envelope);
-    this.emit({ kind: 'envelope', envelope });
+    this.emit({ kind: 'envelope', envelope, status: this.status.line(envelope, this.settings.ui.language === 'zh-CN' ? 'zh-CN' : 'en') });
     return envelope;
   }
 
@@ -511,7 +535,11 @@ export class FakeBackend implements Backend {
     if (a.space.trim().length === 0 || a.entity.trim().length === 0) {
       throw new IpcError('invalid_input', 'a Megram needs a space and an entity');
     }
-    const timeless = a.level === 'C' || a.level === 'T';
+    if (a.level === 'T') {
+      // As the core: no prompt reads an operator T entry, so none can be made.
+      throw new IpcError('invalid_input', 'the T layer holds the Four Laws, fixed in code; remember a C rule instead');
+    }
+    const timeless = a.level === 'C';
     const megram = {
       id: this.ids.uuid(),
       level: a.level,
@@ -520,7 +548,7 @@ export class FakeBackend implements Backend {
       space: a.space.trim(),
       entity: a.entity.trim(),
       content,
-      state: a.level === 'T' ? 'persona' : 'user-injected',
+      state: 'user-injected',
       f: timeless ? 1 : 0.9,
       sigma: 1,
       k: timeless ? 0 : 0.05,
@@ -535,7 +563,7 @@ export class FakeBackend implements Backend {
     if (target.kind === 'megram') {
       const m = this.memory.find(target.id);
       if (!m) throw new IpcError('not_found', `no Megram ${target.id}`);
-      if (m.level === 'T') throw new IpcError('forbidden', 'T-level entries (the Four Laws) cannot be forgotten');
+      if (m.state === 'law') throw new IpcError('forbidden', 'the Four Laws cannot be forgotten');
     }
     const removed = this.memory.forget((m) =>
       target.kind === 'megram' ? m.id === target.id : m.space === target.space && m.entity === target.entity,
@@ -669,7 +697,75 @@ export class FakeBackend implements Backend {
       }
     }
     this.settings = next;
+    this.startModel();
     return this.settingsView();
+  }
+
+  /** "Test connection": the fake answers any http(s) endpoint with a model, after 240 ms. */
+  private async testConnection(a: CommandArgs<'test_connection'>): Promise<ConnectionTest> {
+    await this.sleepMs(240);
+    const { base_url: url, model } = a.tier;
+    if (!url || !model) return { ok: false, model: null, latency_ms: 0, error: 'an endpoint URL and a model are both needed' };
+    if (!/^https?:\/\/\S+$/.test(url) || url.includes('unreachable')) {
+      return { ok: false, model: null, latency_ms: 240, error: `cannot connect to ${url}: connection refused` };
+    }
+    return { ok: true, model, latency_ms: 240, error: null };
+  }
+
+  /** The first-run choice: only the two tiers change; a provider must pass a test call. */
+  private async chooseModel(a: CommandArgs<'choose_model'>): Promise<ModelStatus> {
+    const empty = { base_url: null, model: null, enable_thinking: false };
+    const tier = a.tier ? { base_url: a.tier.base_url ?? null, model: a.tier.model ?? null, enable_thinking: false } : empty;
+    if (a.tier) {
+      const test = await this.testConnection({ tier: a.tier, key: a.key });
+      if (!test.ok) throw new IpcError('unavailable', `not saved: the test call failed: ${test.error ?? ''}`);
+      if (a.key) {
+        if (!this.options.keychain) throw new IpcError('keychain_unavailable', 'no OS keychain is available on this system');
+        this.keys.brain = true;
+        this.keys.tool = true;
+      }
+    }
+    this.settings = { ...this.settings, llm: { ...this.settings.llm, brain: { ...tier }, tool: { ...tier } } };
+    this.startModel();
+    return structuredClone(this.model);
+  }
+
+  private sleepMs(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms / this.options.speed));
+  }
+
+  private setModel(model: ModelStatus): void {
+    this.model = model;
+    this.emit({ kind: 'model', model: structuredClone(model) });
+  }
+
+  /** After a save: a provider is checked at once; the built-in model goes through its start. */
+  private startModel(): void {
+    const brain = this.settings.llm.brain;
+    if (brain.base_url && brain.model) {
+      this.setModel({ source: 'provider', phase: 'ready', model: brain.model, base_url: brain.base_url, detail: null, progress: null, first_run: false });
+      return;
+    }
+    const name = this.settings.llm.local.model;
+    const zh = this.settings.ui.language === 'zh-CN';
+    const steps: { stage: Stage; done: number; total: number; text: string }[] = [
+      { stage: 'check', done: 0, total: 22, text: zh ? `正在检查内置模型（${name}）…` : `Checking the built-in model (${name})…` },
+      ...[0, 7, 14, 21].map((done) => ({
+        stage: 'fetch' as const,
+        done,
+        total: 22,
+        text: zh ? `正在下载内置模型（${name}）：第 ${done + 1} / 22 部分…` : `Downloading the built-in model (${name}): part ${done + 1} of 22…`,
+      })),
+      { stage: 'start', done: 0, total: 0, text: zh ? `正在启动内置模型（${name}）…` : `Starting the built-in model (${name})…` },
+    ];
+    steps.forEach((progress, i) => {
+      setTimeout(() => {
+        this.setModel({ source: 'built_in', phase: 'starting', model: name, base_url: null, detail: null, progress, first_run: false });
+      }, (i * 400) / this.options.speed);
+    });
+    setTimeout(() => {
+      this.setModel({ source: 'built_in', phase: 'ready', model: name, base_url: 'http://127.0.0.1:41234/v1', detail: null, progress: null, first_run: false });
+    }, (steps.length * 400) / this.options.speed);
   }
 
   // ---- seeded history ------------------------------------------------------------
@@ -729,4 +825,24 @@ function validate(s: Settings): void {
 
 export function createFakeBackend(options: FakeOptions = {}): FakeBackend {
   return new FakeBackend(options);
+}
+
+function initialModel(kind: 'ready' | 'first_run' | 'unreachable', settings: Settings): ModelStatus {
+  const brain = settings.llm.brain;
+  switch (kind) {
+    case 'first_run':
+      return { source: 'unset', phase: 'not_configured', model: null, base_url: null, detail: null, progress: null, first_run: true };
+    case 'unreachable':
+      return {
+        source: 'provider',
+        phase: 'unreachable',
+        model: brain.model ?? null,
+        base_url: brain.base_url ?? null,
+        detail: `cannot connect to ${brain.base_url ?? ''}: connection refused`,
+        progress: null,
+        first_run: false,
+      };
+    default:
+      return { source: 'provider', phase: 'ready', model: brain.model ?? null, base_url: brain.base_url ?? null, detail: null, progress: null, first_run: false };
+  }
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { Backend } from '../../ipc/backend';
 import type { ConfirmationRequest, Envelope } from '../../ipc/contracts';
+import { locale } from '../../i18n';
 import { harness, type Harness, T0, TASK } from '../../test-util';
 import { ARM_DELAY_MS, Law1Dialog } from './Law1Dialog';
 import { createApprovalsStore } from './store';
@@ -137,5 +138,52 @@ describe('the Law 1 dialog', () => {
     await h.advance(61_000);
     expect(screen.queryByTestId('law1-dialog')).toBeNull();
     expect(s.approvals.notices.value[0]?.source).toBe('timeout');
+  });
+
+  it('keeps focus inside while open: Tab wraps, and focus that leaves comes back to Deny', async () => {
+    const outside = document.createElement('button');
+    outside.textContent = 'outside';
+    document.body.appendChild(outside);
+    const { approvals } = renderWith({ invoke: vi.fn(), subscribe: () => () => undefined } as unknown as Backend);
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: { ...REQUEST, can_trash: true } }));
+    await vi.advanceTimersByTimeAsync(ARM_DELAY_MS + 20);
+    const buttons = [...screen.getByRole('alertdialog').querySelectorAll('button')];
+    const first = buttons[0] as HTMLButtonElement;
+    const last = buttons.at(-1) as HTMLButtonElement;
+    last.focus();
+    fireEvent.keyDown(last, { key: 'Tab' });
+    expect(document.activeElement).toBe(first);
+    fireEvent.keyDown(first, { key: 'Tab', shiftKey: true });
+    expect(document.activeElement).toBe(last);
+    outside.focus();
+    expect(document.activeElement?.textContent).toBe('Deny');
+    outside.remove();
+  });
+
+  it("speaks Chinese: the core's effect lines, verbs and safer option, paths kept verbatim", async () => {
+    locale.value = 'zh-CN';
+    try {
+      const { approvals } = renderWith({ invoke: vi.fn(), subscribe: () => () => undefined } as unknown as Backend);
+      approvals.handle(
+        envelope(1, {
+          type: 'ConfirmationRequest',
+          payload: {
+            ...REQUEST,
+            description: 'Delete ~/Downloads/a.pkg (exists) — by `rm ~/Downloads/a.pkg`\nOverwrite ~/notes.txt (does not exist yet)',
+            paths: [{ path: '~/Downloads/a.pkg', exists: true, effect: 'delete' }],
+            reversible_alternative: 'Move them to the Trash instead (they can be put back).',
+          },
+        }),
+      );
+      await vi.advanceTimersByTimeAsync(20);
+      expect(screen.getByTestId('law1-effect').textContent).toBe('删除 ~/Downloads/a.pkg（已存在）——由 `rm ~/Downloads/a.pkg` 执行\n覆盖 ~/notes.txt（尚不存在）');
+      const dialog = screen.getByRole('alertdialog');
+      expect(dialog.textContent).toContain('删除');
+      expect(dialog.textContent).toContain('改为移到废纸篓（之后可以放回）。');
+      expect(document.documentElement.lang).toBe('zh-CN');
+    } finally {
+      locale.value = 'en';
+    }
+    expect(document.documentElement.lang).toBe('en');
   });
 });

@@ -12,6 +12,7 @@ import type { ConfirmationRequest, Decision } from '../../ipc/contracts';
 import { clock } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { ErrorText } from '../../shared/widgets';
+import { law1Text, law1Verb } from './law1-text';
 import type { ApprovalsStore } from './store';
 
 /** How long Approve stays disabled after the dialog appears. */
@@ -75,17 +76,42 @@ export function Law1Sheet({
     window.addEventListener('keydown', onWindowKey);
     return () => window.removeEventListener('keydown', onWindowKey);
   }, []);
+  const sheet = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // Focus stays in the dialog while it is open: anything that moves it out (a click
+    // on the popup behind, a screen reader's jump) brings it back to Deny.
+    const onFocusIn = (e: FocusEvent) => {
+      const el = sheet.current;
+      if (el && e.target instanceof Node && !el.contains(e.target)) deny.current?.focus();
+    };
+    document.addEventListener('focusin', onFocusIn);
+    return () => document.removeEventListener('focusin', onFocusIn);
+  }, []);
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'Enter') {
       // Enter never approves, whatever has focus.
       e.preventDefault();
       e.stopPropagation();
+    } else if (e.key === 'Tab') {
+      // Tab and Shift+Tab cycle through the dialog's own controls.
+      const focusable = [...(sheet.current?.querySelectorAll<HTMLElement>('button:not([disabled]), [href], [tabindex]:not([tabindex="-1"])') ?? [])];
+      const first = focusable[0];
+      const last = focusable.at(-1);
+      if (!first || !last) return;
+      if (e.shiftKey && document.activeElement === first) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && document.activeElement === last) {
+        e.preventDefault();
+        first.focus();
+      }
     }
   };
 
   return (
     <div class="law1-backdrop">
       <div
+        ref={sheet}
         class="law1"
         role="alertdialog"
         aria-modal="true"
@@ -111,7 +137,7 @@ export function Law1Sheet({
           <section>
             <h4>{t('law1.effect')}</h4>
             <p id="law1-effect" class="law1-effect selectable" data-testid="law1-effect">
-              {request.description}
+              {law1Text(request.description)}
             </p>
             <p class={`law1-reversibility ${request.reversible ? 'ok' : 'no'}`}>
               {request.reversible ? t('law1.reversible') : t('law1.irreversible')}
@@ -124,7 +150,7 @@ export function Law1Sheet({
               <ul class="law1-paths">
                 {request.paths.map((p) => (
                   <li key={p.path}>
-                    <span class="law1-verb">{p.effect}</span>
+                    <span class="law1-verb">{law1Verb(p.effect)}</span>
                     <code class="selectable">{p.path}</code>
                     <span class={`chip ${p.exists ? 'warn' : 'info'}`}>{p.exists ? t('law1.exists') : t('law1.new')}</span>
                   </li>
@@ -145,7 +171,7 @@ export function Law1Sheet({
           {request.reversible_alternative ? (
             <p class="small">
               <span class="muted">{t('law1.alternative')}: </span>
-              {request.reversible_alternative}
+              {law1Text(request.reversible_alternative)}
             </p>
           ) : null}
 

@@ -138,7 +138,7 @@ function GroupDetail({ memory, now }: { memory: MemoryStore; now: number }) {
   const lang = locale.value;
   if (!selected) return <Empty>{t('memory.select')}</Empty>;
   if (!detail || !sameGroup(detail, selected)) return <p class="muted pad">{t('common.loading')}</p>;
-  const forgettable = detail.megrams.filter((m) => m.megram.level !== 'T').length;
+  const forgettable = detail.megrams.filter((m) => m.megram.state !== 'law').length;
   return (
     <div class="stack group-detail" data-testid="group-detail">
       <header class="stack" style={{ gap: '4px' }}>
@@ -188,7 +188,7 @@ function GroupDetail({ memory, now }: { memory: MemoryStore; now: number }) {
                   <span title={t('memory.liveAtt')}>att {fixed(v.live_attention, 3)}</span>
                   <span title={t('memory.liveDec')}>dec {signed(v.live_decision, 3)}</span>
                   <span class="spacer" />
-                  {m.level === 'T' ? (
+                  {m.state === 'law' ? (
                     <span class="muted" title={t('memory.immutable')}>
                       <Icon.Shield label={t('memory.immutable')} />
                     </span>
@@ -266,7 +266,7 @@ function RememberForm({ memory, group, onDone }: { memory: MemoryStore; group: G
           {t('memory.level')}
         </label>
         <select id="remember-level" class="text-input narrow" value={level} onChange={(e) => setLevel(e.currentTarget.value as Level)}>
-          {(['M', 'K', 'C', 'T'] as const).map((l) => (
+          {(['M', 'K', 'C'] as const).map((l) => (
             <option key={l} value={l}>
               {l}
             </option>

@@ -105,10 +105,10 @@ describe('the pipeline model', () => {
     );
     task = reduce(task, env('Dispatcher', 'R3', sub('s1', 1)));
     task = reduce(task, env('Dispatcher', 'R3', sub('s2', 2)));
-    task = reduce(task, env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed' } }));
+    task = reduce(task, env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed', unrun: [] } }));
     expect(task.subtasks.find((s) => s.id === 's2')?.status).toBe('skipped');
     expect(task.subtasks.find((s) => s.id === 's2')?.failure).toBe('group 1 failed');
-    expect(describeEnvelope(env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed' } }))).toBe('1 skipped · group 1 failed');
+    expect(describeEnvelope(env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed', unrun: [] } }))).toBe('1 skipped · group 1 failed');
     task = reduce(
       task,
       env('R4a', 'R4b', {

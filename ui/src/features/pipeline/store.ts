@@ -15,8 +15,10 @@ export interface PipelineStore {
   readonly cancelling: ReadonlySignal<boolean>;
   readonly error: ReadonlySignal<IpcError | null>;
   readonly history: ReadonlySignal<readonly string[]>;
+  /** The latest status line of each task (one plain sentence per phase). */
+  readonly status: ReadonlySignal<ReadonlyMap<TaskId, string>>;
   readonly arrowParams: { value: ArrowParams };
-  handle(envelope: Envelope): void;
+  handle(envelope: Envelope, status?: string | null): void;
   submit(text: string): Promise<void>;
   cancel(): Promise<void>;
   answerClarification(answer: string): Promise<void>;
@@ -39,6 +41,7 @@ export function createPipelineStore(backend: Backend): PipelineStore {
   const cancelling = signal(false);
   const error = signal<IpcError | null>(null);
   const history = signal<readonly string[]>([]);
+  const status = signal<ReadonlyMap<TaskId, string>>(new Map());
   const arrowParams = signal<ArrowParams>(DEFAULT_ARROW_PARAMS);
   /** Every envelope seen per task, for rebuilding a view after a gap (not rendered). */
   const seen = new Map<TaskId, Envelope[]>();
@@ -52,9 +55,14 @@ export function createPipelineStore(backend: Backend): PipelineStore {
     history.value = [text, ...history.value.filter((h) => h !== text)].slice(0, HISTORY_LIMIT);
   }
 
-  function handle(envelope: Envelope): void {
+  function handle(envelope: Envelope, line?: string | null): void {
     const id = envelope.task_id;
     if (!id) return;
+    if (line) {
+      const lines = new Map(status.value);
+      lines.set(id, line);
+      status.value = lines;
+    }
     const raw = seen.get(id) ?? [];
     raw.push(envelope);
     seen.set(id, raw);
@@ -125,6 +133,7 @@ export function createPipelineStore(backend: Backend): PipelineStore {
     cancelling,
     error,
     history,
+    status,
     arrowParams,
     handle,
     submit,

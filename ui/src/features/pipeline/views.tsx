@@ -45,11 +45,12 @@ export function RoleStrip({ task }: { task: TaskView }) {
   );
 }
 
-function Metric({ name, value, hint, tone }: { name: string; value: string; hint?: string; tone?: string }) {
+function Metric({ name, value, meaning, tone }: { name: string; value: string; meaning: string; tone?: string }) {
   return (
-    <div class={`metric ${tone ?? ''}`} title={hint}>
-      <span class="metric-name">{name}</span>
-      <span class="metric-value">{value}</span>
+    <div class={`metric ${tone ?? ''}`}>
+      <dt class="metric-name">{name}</dt>
+      <dd class="metric-value">{value}</dd>
+      <dd class="metric-meaning">{meaning}</dd>
     </div>
   );
 }
@@ -60,11 +61,14 @@ export function LossRow({ point }: { point: RoundPoint | null }) {
   const tone = point.gradient === 'worsening' ? 'bad' : point.gradient === 'improving' ? 'good' : point.gradient === 'plateau' ? 'warn' : '';
   return (
     <div class="loss" data-testid="loss-row">
-      <Metric name="D" value={fixed(point.loss.D)} hint="intent–result distance" />
-      <Metric name="P" value={fixed(point.loss.P)} hint="process implausibility" />
-      <Metric name="∇L" value={`${arrow} ${signed(point.gradL)}`} hint={t(`gradient.${point.gradient}`)} tone={tone} />
-      <Metric name="Ω" value={percent(point.loss.Omega)} hint="budget pressure" />
-      <Metric name="L" value={fixed(point.loss.L)} />
+      {/* Each number says in words what it measures, on screen, not only on hover. */}
+      <dl class="metrics">
+        <Metric name="D" value={fixed(point.loss.D)} meaning={t('metric.D')} />
+        <Metric name="P" value={fixed(point.loss.P)} meaning={t('metric.P')} />
+        <Metric name="∇L" value={`${arrow} ${signed(point.gradL)}`} meaning={t('metric.gradL')} tone={tone} />
+        <Metric name="Ω" value={percent(point.loss.Omega)} meaning={t('metric.Omega')} />
+        <Metric name="L" value={fixed(point.loss.L)} meaning={t('metric.L')} />
+      </dl>
       <span class={`gradient-label ${tone}`} data-testid="gradient">
         {arrow} {t(`gradient.${point.gradient}`)}
       </span>
@@ -150,30 +154,49 @@ export function SubtaskList({ task }: { task: TaskView }) {
 
 const CONSTRAINT_TONE: Record<string, Tone> = { should_prefer: 'good', must_not: 'bad', caution: 'warn' };
 
+/**
+ * What memory said for the latest planning round: R2 publishes one recall per group (the
+ * task's kind first, then the operator's `global:user`), so every recall of the round is
+ * shown, each with its "Why". The Four Laws, present on every plan, are one line.
+ */
 export function RecallList({ recalls, onWhy }: { recalls: readonly MemoryRecall[]; onWhy?: ((recall: MemoryRecall) => void) | undefined }) {
-  const latest = recalls.at(-1);
-  if (!latest || latest.constraints.length === 0) return null;
+  const round = recalls.reduce((max, r) => Math.max(max, r.round ?? 0), 0);
+  const shown = recalls.filter((r) => (r.round ?? 0) === round && r.constraints.length > 0);
+  if (shown.length === 0) return null;
   return (
     <section class="recall" aria-label={t('pipeline.recall')}>
-      <div class="row">
-        <h4>{t('pipeline.recall')}</h4>
-        <span class="small muted mono">
-          [{latest.space} / {latest.entity}] {latest.potentials.action}
-        </span>
-        <span class="spacer" />
-        {onWhy ? (
-          <button type="button" class="btn plain small" onClick={() => onWhy(latest)}>
-            {t('pipeline.why')}
-          </button>
-        ) : null}
-      </div>
-      <ul>
-        {latest.constraints.map((c) => (
-          <li key={c.text}>
-            <Chip tone={CONSTRAINT_TONE[c.kind] ?? 'neutral'}>{t(`constraint.${c.kind}`)}</Chip> <span class="small">{c.text}</span>
-          </li>
-        ))}
-      </ul>
+      <h4>{t('pipeline.recall')}</h4>
+      {shown.map((recall) => {
+        const laws = recall.constraints.filter((c) => c.source === 'law');
+        const others = recall.constraints.filter((c) => c.source !== 'law');
+        return (
+          <div key={`${recall.space}/${recall.entity}`} class="recall-group" data-testid="recall-group">
+            <div class="row">
+              <span class="small muted mono">
+                [{recall.space} / {recall.entity}] {recall.potentials.action}
+              </span>
+              <span class="spacer" />
+              {onWhy ? (
+                <button type="button" class="btn plain small" onClick={() => onWhy(recall)}>
+                  {t('pipeline.why')}
+                </button>
+              ) : null}
+            </div>
+            <ul>
+              {laws.length > 0 ? (
+                <li key="laws">
+                  <Chip tone="bad">{t('constraint.must_not')}</Chip> <span class="small">{t('pipeline.laws', { count: laws.length })}</span>
+                </li>
+              ) : null}
+              {others.map((c) => (
+                <li key={c.text}>
+                  <Chip tone={CONSTRAINT_TONE[c.kind] ?? 'neutral'}>{t(`constraint.${c.kind}`)}</Chip> <span class="small">{c.text}</span>
+                </li>
+              ))}
+            </ul>
+          </div>
+        );
+      })}
     </section>
   );
 }

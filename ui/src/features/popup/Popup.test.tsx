@@ -1,3 +1,4 @@
+import { effect } from '@preact/signals';
 import { fireEvent, render, screen } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -45,6 +46,21 @@ describe('the popup', () => {
     expect(screen.getByTestId('loss-row').textContent).toContain('0.50');
   });
 
+  it('shows every memory recall of the round, the task kind\'s first, each with its Why', async () => {
+    await submit(TASK);
+    await h.until(() => document.querySelectorAll('[data-testid="recall-group"]').length === 2);
+    const groups = screen.getAllByTestId('recall-group');
+    expect(groups[0]?.textContent).toContain('[intent:');
+    expect(groups[0]?.textContent).toContain('Identify duplicates by checksum, not by name alone.');
+    expect(groups[0]?.textContent).toContain('the Four Laws (4)');
+    expect(groups[1]?.textContent).toContain('[global:user / env:local]');
+    expect(groups[1]?.textContent).toContain('Answer in English unless I write in Chinese.');
+    fireEvent.click(groups[0]?.querySelector('button') as HTMLButtonElement);
+    expect(openPanel).toHaveBeenCalledWith('memory', expect.objectContaining({ kind: 'group', entity: 'env:local' }));
+    const space = openPanel.mock.calls[0]?.[1]?.space as string;
+    expect(space.startsWith('intent:')).toBe(true);
+  });
+
   it('recalls earlier inputs with the up arrow', async () => {
     await submit('hello');
     await h.until(() => screen.queryByTestId('chat'));
@@ -70,7 +86,7 @@ describe('the popup', () => {
     expect(answer?.message.type === 'ClarificationAnswer' && answer.message.payload.answer).toBe('old installers in Downloads');
   });
 
-  it('shows the result with ✅, the [LAW1] summary and the cost per role', async () => {
+  it('shows the answer first, what was done, and the labels and cost only in the details', async () => {
     await submit(TASK);
     const request = await h.until(() => h.session.approvals.first.value);
     const answered = h.session.approvals.answer(request.request_id, 'trash');
@@ -78,12 +94,44 @@ describe('the popup', () => {
     await answered;
     const result = await h.until(() => screen.queryByTestId('result'), 120_000);
     expect(result.textContent).toContain('✅');
-    expect(screen.getByTestId('summary').textContent).toMatch(/^\[LAW1\] Moved 3 duplicate installers/);
+    expect(screen.getByTestId('summary').textContent).toMatch(/^Moved 3 duplicate installers/);
+    expect(screen.getByTestId('law1-note').textContent).toContain('Law 1');
+    expect(screen.getByTestId('done-steps').querySelectorAll('li').length).toBeGreaterThan(0);
+    // Internal labels are not in the answer, only behind "Details".
+    const details = screen.getByTestId('result-details');
+    const answer = result.textContent?.replace(details.textContent ?? '', '') ?? '';
+    for (const label of ['[LAW1]', 'accept', 'tok']) expect(answer).not.toContain(label);
+    expect(details.textContent).toContain('[LAW1]');
+    expect(details.textContent).toContain('accept');
     const cost = screen.getByTestId('cost');
     for (const role of ['R1', 'R2', 'R3', 'R4a', 'R4b']) expect(cost.textContent).toContain(role);
     fireEvent.click(screen.getByText('Open in Tasks'));
     expect(openPanel).toHaveBeenCalledWith('tasks', { kind: 'task', task_id: request.task_id });
   }, 30_000);
+
+  it('says what is happening in one plain line, in a live region that was there before', async () => {
+    const line = screen.getByTestId('status-line');
+    expect(line.getAttribute('aria-live')).toBe('polite');
+    expect(line.textContent).toBe('');
+    const shown: string[] = [];
+    const stop = effect(() => {
+      const id = h.session.pipeline.current.value?.taskId;
+      const text = id ? h.session.pipeline.status.value.get(id) : undefined;
+      if (text && shown.at(-1) !== text) shown.push(text);
+    });
+    await submit(TASK);
+    expect(screen.getByTestId('status-line')).toBe(line);
+    await h.until(() => /^Step 1 of 2: /.test(line.textContent ?? '') || shown.some((l) => l.startsWith('Step 2 of 2')));
+    stop();
+    expect(shown[0]).toBe('Reading your request…');
+    expect(shown).toContain('Planning 2 steps…');
+    expect(shown.some((l) => l.startsWith('Step 1 of 2: '))).toBe(true);
+    // The pipeline with its numbers is one click away, each number explained in words.
+    const details = screen.getByTestId('pipeline-details') as HTMLDetailsElement;
+    expect(details.open).toBe(false);
+    await h.until(() => screen.queryByTestId('loss-row'), 60_000);
+    expect(screen.getByTestId('loss-row').textContent).toContain('how far the result is from what you asked');
+  });
 
   it('cancels a running task and says so', async () => {
     await submit(TASK);

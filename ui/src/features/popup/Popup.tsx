@@ -12,6 +12,9 @@ import { clock, integer, relative, seconds } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { Chip, ErrorText, type Tone } from '../../shared/widgets';
 import { Law1Dialog, ResolvedNotices } from '../approvals/Law1Dialog';
+import { ModelProgressView, ModelUnreachable, Onboarding } from '../model/ModelViews';
+import { type ModelStore, usable } from '../model/store';
+import type { SettingsStore } from '../settings/store';
 import type { ApprovalsStore } from '../approvals/store';
 import { isFinished, type TaskView } from '../pipeline/model';
 import type { PipelineStore } from '../pipeline/store';
@@ -22,15 +25,20 @@ export interface PopupProps {
   /** The latest runs, newest first, shown while no task is on screen. */
   recent?: readonly TaskRun[] | null;
   approvals: ApprovalsStore;
+  /** The model's state (onboarding, progress, unreachable); absent in views that do not need it. */
+  model?: ModelStore;
+  settings?: SettingsStore;
   now: ReadonlySignal<number>;
   skipped: ReadonlySignal<number>;
   openPanel: (tab: PanelTab, focus: PanelFocus | null) => void;
   hide: () => void;
 }
 
-export function Popup({ pipeline, recent, approvals, now, skipped, openPanel, hide }: PopupProps) {
+export function Popup({ pipeline, recent, approvals, model, settings, now, skipped, openPanel, hide }: PopupProps) {
   const task = pipeline.current.value;
   const running = pipeline.running.value;
+  const status = model?.status.value ?? null;
+  const ready = usable(status);
   const dialogOpen = approvals.first.value !== null;
 
   const body = useRef<HTMLDivElement>(null);
@@ -61,7 +69,7 @@ export function Popup({ pipeline, recent, approvals, now, skipped, openPanel, hi
         </span>
         <strong>{t('app.name')}</strong>
         <span class="muted small" data-testid="status">
-          {running && task ? t('app.running', { elapsed: clock(now.value - Date.parse(task.startedAt)) }) : t('app.idle')}
+          {running && task ? t('app.running', { elapsed: clock(now.value - Date.parse(task.startedAt)) }) : ready ? t('app.idle') : t('popup.placeholder.noModel')}
         </span>
         <span class="spacer" />
         <button type="button" class="icon-btn" title={t('app.open.tasks')} aria-label={t('app.open.tasks')} onClick={() => openPanel('tasks', task ? { kind: 'task', task_id: task.taskId } : null)}>
@@ -78,16 +86,32 @@ export function Popup({ pipeline, recent, approvals, now, skipped, openPanel, hi
         </button>
       </header>
 
-      <TaskInput pipeline={pipeline} disabled={running} />
+      <TaskInput pipeline={pipeline} disabled={running || !ready} />
+      {/* Live regions exist before their text changes, so screen readers announce each phase. */}
+      <p class="status-line" role="status" aria-live="polite" aria-atomic="true" data-testid="status-line">
+        {task ? (pipeline.status.value.get(task.taskId) ?? '') : ''}
+      </p>
+      <p class="sr-only" aria-live="polite" aria-atomic="true" data-testid="model-announcer">
+        {status?.phase === 'starting' ? (status.progress?.text ?? t('model.starting.title')) : ''}
+      </p>
+      <p class="sr-only" aria-live="polite" aria-atomic="true" data-testid="result-announcer">
+        {task?.result ? `${task.result.directive === 'abandon' ? t('result.abandon') : t('result.success')}: ${plainSummary(task.result.summary).text}` : ''}
+      </p>
       {pipeline.error.value ? <ErrorText>{pipeline.error.value.message}</ErrorText> : null}
       {skipped.value > 0 ? <p class="callout warn small">{t('app.gap', { count: skipped.value })}</p> : null}
       <ResolvedNotices approvals={approvals} />
 
+      {status && (status.phase === 'unreachable' || (status.phase === 'not_configured' && !status.first_run)) ? <ModelUnreachable status={status} openPanel={openPanel} /> : null}
+
       <div class="popup-body" ref={body}>
-        {task ? (
+        {status?.phase === 'not_configured' && status.first_run && model && settings ? (
+          <Onboarding model={model} settings={settings} />
+        ) : status?.phase === 'starting' && status.source === 'built_in' ? (
+          <ModelProgressView status={status} />
+        ) : task ? (
           <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} />
         ) : (
-          <Welcome pipeline={pipeline} recent={recent ?? []} now={now.value} openPanel={openPanel} />
+          <Welcome pipeline={pipeline} recent={recent ?? []} now={now.value} openPanel={openPanel} ready={ready} />
         )}
       </div>
 
@@ -150,7 +174,7 @@ function TaskInput({ pipeline, disabled }: { pipeline: PipelineStore; disabled: 
         ref={input}
         rows={1}
         value={text}
-        placeholder={t('popup.placeholder')}
+        placeholder={disabled && !pipeline.running.value ? t('popup.placeholder.noModel') : t('popup.placeholder')}
         aria-label={t('popup.placeholder')}
         disabled={disabled || pipeline.submitting.value}
         onInput={(e) => {
@@ -173,11 +197,14 @@ function Welcome({
   recent,
   now,
   openPanel,
+  ready,
 }: {
   pipeline: PipelineStore;
   recent: readonly TaskRun[];
   now: number;
   openPanel: PopupProps['openPanel'];
+  /** Whether a model can take a task now (the examples run one). */
+  ready: boolean;
 }) {
   const examples = [t('popup.example.1'), t('popup.example.2'), t('popup.example.3')];
   const lang = locale.value;
@@ -205,7 +232,7 @@ function Welcome({
       <ul class="examples">
         {examples.map((e) => (
           <li key={e}>
-            <button type="button" class="example" onClick={() => void pipeline.submit(e)}>
+            <button type="button" class="example" disabled={!ready} onClick={() => void pipeline.submit(e)}>
               {e}
             </button>
           </li>
@@ -247,13 +274,11 @@ function TaskPanel({
           <h4>{t('result.chat')}</h4>
           <p class="selectable">{task.chat}</p>
         </div>
-      ) : finished ? (
-        <details class="pipeline-details">
+      ) : (
+        <details class="pipeline-details" data-testid="pipeline-details">
           <summary>{t('pipeline.details')}</summary>
           <PipelineView task={task} onWhy={onWhy} />
         </details>
-      ) : (
-        <PipelineView task={task} onWhy={onWhy} />
       )}
 
       <div class="row actions">
@@ -301,54 +326,96 @@ function Clarification({ question, onAnswer }: { question: string; onAnswer: (an
   );
 }
 
+/** A value as a person reads it: text as text, lists as lists, records as labelled lines. */
 function OutputView({ output }: { output: Value }) {
-  if (output === null) return null;
-  if (typeof output === 'string') return <pre class="output selectable">{output}</pre>;
-  if (Array.isArray(output) && output.every((x) => typeof x === 'string')) {
+  if (output === null || output === undefined) return null;
+  if (typeof output === 'string') return output.trim() ? <p class="output-text selectable">{output}</p> : null;
+  if (typeof output === 'number' || typeof output === 'boolean') return <p class="output-text selectable">{String(output)}</p>;
+  if (Array.isArray(output)) {
+    if (output.length === 0) return null;
     return (
       <ul class="output-list selectable">
         {output.map((x, i) => (
-          <li key={i}>{x as string}</li>
+          <li key={i}>{inline(x)}</li>
         ))}
       </ul>
     );
   }
-  return <pre class="output selectable">{JSON.stringify(output, null, 2)}</pre>;
+  const entries = Object.entries(output);
+  if (entries.length === 0) return null;
+  return (
+    <dl class="output-fields selectable">
+      {entries.map(([k, v]) => (
+        <div key={k} class="output-field">
+          <dt>{k.replace(/_/g, ' ')}</dt>
+          <dd>{inline(v)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** One value on one line: nested lists and records as `a, b` and `key: value · …`. */
+function inline(value: Value): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.map(inline).join(', ');
+  return Object.entries(value)
+    .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${inline(v)}`)
+    .join(' · ');
+}
+
+/** A summary without the `[LAW1]` marker the solver puts on it, and whether it had one. */
+export function plainSummary(summary: string): { text: string; law1: boolean } {
+  const trimmed = summary.trimStart();
+  if (trimmed.startsWith('[LAW1]')) return { text: trimmed.slice('[LAW1]'.length).trimStart(), law1: true };
+  return { text: summary.trim(), law1: false };
 }
 
 export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () => void }) {
   const r = task.result;
   if (!r) return null;
   const ok = r.directive !== 'abandon';
+  const summary = plainSummary(r.summary);
+  const law1 = task.law1 || summary.law1;
   const roles = Object.entries(task.cost);
   const totals = roles.reduce(
     (sum, [, c]) => ({ calls: sum.calls + (c?.calls ?? 0), tokens: sum.tokens + (c ? c.promptTokens + c.completionTokens : 0), ms: sum.ms + (c?.ms ?? 0) }),
     { calls: 0, tokens: 0, ms: 0 },
   );
+  const done = task.subtasks.filter((s) => s.status === 'matched');
   const lang = locale.value;
   return (
-    <section class={`card result ${ok ? 'ok' : 'failed'}`} data-testid="result" aria-live="polite">
+    <section class={`card result ${ok ? 'ok' : 'failed'}`} data-testid="result" aria-labelledby="result-title">
       <header class="row">
         <span class="result-mark" aria-hidden="true">
           {ok ? '✅' : '❌'}
         </span>
-        <h3>{ok ? t('result.success') : t('result.abandon')}</h3>
-        <Chip tone={ok ? 'good' : 'bad'}>{directiveName(r.directive)}</Chip>
-        {r.replans > 0 ? <Chip>{tn('result.replans', r.replans)}</Chip> : null}
-        {task.law1 ? <Chip tone="warn">{t('law1.badge')}</Chip> : null}
+        <h3 id="result-title">{ok ? t('result.success') : t('result.abandon')}</h3>
       </header>
       <p class="summary selectable" data-testid="summary">
-        {r.summary}
+        {summary.text}
       </p>
       <OutputView output={r.output} />
       {!ok && task.accomplished ? (
         <div>
           <h4>{t('result.accomplished')}</h4>
-          <pre class="output selectable" data-testid="accomplished">
+          <p class="output-text selectable" data-testid="accomplished">
             {task.accomplished}
-          </pre>
+          </p>
+        </div>
+      ) : ok && done.length > 0 ? (
+        <div>
+          <h4>{t('result.done')}</h4>
+          <ul class="done-steps" data-testid="done-steps">
+            {done.map((s) => (
+              <li key={s.id}>{s.intent}</li>
+            ))}
+          </ul>
         </div>
       ) : null}
+      {law1 ? <p class="small muted" data-testid="law1-note">{t('result.law1')}</p> : null}
       {r.next_moves && r.next_moves.length > 0 ? (
         <div>
           <h4>{t('result.nextMoves')}</h4>
@@ -359,17 +426,24 @@ export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () =
           </ol>
         </div>
       ) : null}
-      <details class="cost">
-        <summary>
-          {t('result.cost')} · {integer(totals.tokens, lang)} tok · {seconds(totals.ms)}
-        </summary>
+      <details class="cost" data-testid="result-details">
+        <summary>{t('result.details')}</summary>
+        <p class="row wrap small">
+          <Chip tone={ok ? 'good' : 'bad'}>{directiveName(r.directive)}</Chip>
+          {r.replans > 0 ? <Chip>{tn('result.replans', r.replans)}</Chip> : null}
+          {law1 ? <Chip tone="warn">[LAW1]</Chip> : null}
+          <span class="muted">
+            {t('result.cost')} · {integer(totals.tokens, lang)} tok · {seconds(totals.ms)}
+          </span>
+        </p>
         <table class="grid" data-testid="cost">
+          <caption class="sr-only">{t('result.cost')}</caption>
           <thead>
             <tr>
-              <th>{t('result.cost.role')}</th>
-              <th class="num">{t('result.cost.calls')}</th>
-              <th class="num">{t('result.cost.tokens')}</th>
-              <th class="num">{t('result.cost.time')}</th>
+              <th scope="col">{t('result.cost.role')}</th>
+              <th scope="col" class="num">{t('result.cost.calls')}</th>
+              <th scope="col" class="num">{t('result.cost.tokens')}</th>
+              <th scope="col" class="num">{t('result.cost.time')}</th>
             </tr>
           </thead>
           <tbody>

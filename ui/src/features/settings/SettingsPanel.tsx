@@ -5,8 +5,8 @@
 import { useEffect, useState } from 'preact/hooks';
 
 import { LOCALES, t, type MessageKey } from '../../i18n';
-import type { Settings } from '../../ipc/contracts';
-import type { KeyTier } from '../../ipc/commands';
+import type { Settings, TierConfig } from '../../ipc/contracts';
+import type { ConnectionTest, KeyTier, ProviderPreset } from '../../ipc/commands';
 import { Icon } from '../../shared/icons';
 import { ErrorText, Field, Switch } from '../../shared/widgets';
 import type { SettingsStore } from './store';
@@ -32,6 +32,22 @@ export function accelerator(e: Pick<KeyboardEvent, 'key' | 'code' | 'metaKey' | 
   return parts.join('+');
 }
 
+/** The provider presets as a labelled select; picking one hands it to `onPick`. */
+export function PresetField({ id, presets, value, onPick }: { id: string; presets: readonly ProviderPreset[]; value: string; onPick: (preset: ProviderPreset | null) => void }) {
+  return (
+    <Field label={t('settings.preset')} htmlFor={id}>
+      <select id={id} value={value} onChange={(e) => onPick(presets.find((x) => x.id === e.currentTarget.value) ?? null)}>
+        <option value="">{t('settings.preset.custom')}</option>
+        {presets.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
 function NumberInput({ id, value, step, onChange }: { id: string; value: number | null; step: number; onChange: (v: number) => void }) {
   return (
     <input
@@ -47,7 +63,10 @@ function NumberInput({ id, value, step, onChange }: { id: string; value: number 
   );
 }
 
-export function SettingsPanel({ settings }: { settings: SettingsStore }) {
+/** A real one-token call to a tier (the shell's `test_connection`). */
+export type TestConnection = (tier: TierConfig, key: string | null) => Promise<ConnectionTest>;
+
+export function SettingsPanel({ settings, test }: { settings: SettingsStore; test?: TestConnection }) {
   const view = settings.view.value.value;
   const draft = settings.draft.value;
 
@@ -71,26 +90,15 @@ export function SettingsPanel({ settings }: { settings: SettingsStore }) {
       <div class="settings-scroll">
         <section class="settings-group">
           <h3>{t('settings.provider')}</h3>
-          <Field label={t('settings.preset')} htmlFor="preset">
-            <select
-              id="preset"
-              value={presetId}
-              onChange={(e) => {
-                const p = presets.find((x) => x.id === e.currentTarget.value);
-                if (p) settings.applyPreset(p);
-              }}
-            >
-              <option value="">{t('settings.preset.custom')}</option>
-              {presets.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <PresetField id="preset" presets={presets} value={presetId} onPick={(p) => p && settings.applyPreset(p)} />
           {!view.keychain.available ? <p class="callout warn small">{t('settings.keychain.none', { backend: view.keychain.backend })}</p> : null}
+          {!draft.llm.brain.base_url && !draft.llm.brain.model && !draft.llm.tool.base_url && !draft.llm.tool.model ? (
+            <p class="callout small" data-testid="builtin-note">
+              {t('settings.builtin')}
+            </p>
+          ) : null}
           {(['brain', 'tool'] as const).map((tier) => (
-            <Tier key={tier} tier={tier} settings={settings} />
+            <Tier key={tier} tier={tier} settings={settings} test={test} />
           ))}
         </section>
 
@@ -158,9 +166,11 @@ export function SettingsPanel({ settings }: { settings: SettingsStore }) {
   );
 }
 
-function Tier({ tier, settings }: { tier: KeyTier; settings: SettingsStore }) {
+function Tier({ tier, settings, test }: { tier: KeyTier; settings: SettingsStore; test: TestConnection | undefined }) {
   const draft = settings.draft.value;
   const view = settings.view.value.value;
+  const [result, setResult] = useState<{ for: string; report: ConnectionTest } | null>(null);
+  const [testing, setTesting] = useState(false);
   if (!draft || !view) return null;
   const cfg = draft.llm[tier];
   const key = settings.keys.value[tier];
@@ -208,6 +218,32 @@ function Tier({ tier, settings }: { tier: KeyTier; settings: SettingsStore }) {
           ) : null}
         </div>
       </Field>
+      {test ? (
+        <div class="row">
+          <button
+            type="button"
+            class="btn"
+            data-testid={`${tier}-test`}
+            disabled={testing || !cfg.base_url || !cfg.model}
+            onClick={async () => {
+              setTesting(true);
+              const signature = JSON.stringify(cfg);
+              const report = await test(cfg, key.kind === 'set' ? key.key : null);
+              setResult({ for: signature, report });
+              setTesting(false);
+            }}
+          >
+            {testing ? t('onboarding.testing') : t('onboarding.test')}
+          </button>
+          <span class="small" role="status" aria-live="polite" data-testid={`${tier}-test-result`}>
+            {result && result.for === JSON.stringify(cfg)
+              ? result.report.ok
+                ? t('onboarding.tested.ok', { model: result.report.model ?? '', ms: result.report.latency_ms })
+                : t('onboarding.tested.fail', { error: result.report.error ?? '' })
+              : ''}
+          </span>
+        </div>
+      ) : null}
     </fieldset>
   );
 }

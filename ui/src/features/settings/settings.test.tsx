@@ -11,7 +11,7 @@ describe('the settings panel', () => {
 
   async function open(options: { keychain?: boolean } = {}) {
     h = harness(options);
-    render(<SettingsPanel settings={h.session.settings} />);
+    render(<SettingsPanel settings={h.session.settings} test={h.session.model.test} />);
     await h.advance(50);
   }
 
@@ -26,6 +26,29 @@ describe('the settings panel', () => {
     expect(urls.map((u) => u.value)).toEqual(['https://api.deepseek.com/v1', 'https://api.deepseek.com/v1']);
     expect(save().disabled).toBe(false);
     expect(screen.getByText('Unsaved changes')).toBeTruthy();
+  });
+
+  it('tests a tier with a real one-token call and shows the model and latency', async () => {
+    await open();
+    fireEvent.click(screen.getByTestId('brain-test'));
+    await h.advance(300);
+    expect(screen.getByTestId('brain-test-result').textContent).toBe('Connected: qwen2.5-coder-7b-instruct answered in 240 ms.');
+    fireEvent.input(screen.getAllByLabelText('Base URL')[0] as HTMLInputElement, { target: { value: 'http://unreachable.local/v1' } });
+    await h.advance(10);
+    expect(screen.getByTestId('brain-test-result').textContent).toBe('');
+    fireEvent.click(screen.getByTestId('brain-test'));
+    await h.advance(300);
+    expect(screen.getByTestId('brain-test-result').textContent).toContain('Not connected');
+  });
+
+  it('says that empty tiers mean the built-in model', async () => {
+    await open();
+    expect(screen.queryByTestId('builtin-note')).toBeNull();
+    for (const label of ['Base URL', 'Model']) {
+      for (const input of screen.getAllByLabelText(label) as HTMLInputElement[]) fireEvent.input(input, { target: { value: '' } });
+    }
+    await h.advance(10);
+    expect(screen.getByTestId('builtin-note').textContent).toContain('built-in model');
   });
 
   it('sends an API key to the keychain and never shows it back', async () => {

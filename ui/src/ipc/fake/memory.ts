@@ -136,9 +136,10 @@ export class FakeMemory {
     this.recalls.set(key, list);
   }
 
-  /** Removes Megrams; T entries are immutable and never removed. Returns the ids removed. */
+  /** Removes Megrams; the Four Laws are never removed (a persona T entry an older build
+   * stored is). Returns the ids removed. */
   forget(predicate: (m: Megram) => boolean): string[] {
-    const removed = this.megrams.filter((m) => m.level !== 'T' && predicate(m)).map((m) => m.id);
+    const removed = this.megrams.filter((m) => m.state !== 'law' && predicate(m)).map((m) => m.id);
     const gone = new Set(removed);
     this.megrams = this.megrams.filter((m) => !gone.has(m.id));
     return removed;

@@ -28,6 +28,9 @@ import type { FakeMemory } from './memory';
 import { decide, QUANTIZATION, type RoundInput } from './ggs';
 import { IdMint, iso, slug } from './support';
 
+/** The operator's memory group (what the user told memory to remember). */
+const USER_SPACE = 'global:user';
+
 /** Thrown out of a script's sleep when its task is cancelled. */
 export class Cancelled extends Error {
   constructor() {
@@ -162,7 +165,30 @@ export class Run {
     });
   }
 
-  async recall(
+  /**
+   * R2's memory calibration of one round, as the core publishes it: one recall per
+   * group, the task's kind first (the Four Laws and `constraints` ride on it), then the
+   * operator's `global:user` group with the rules the user remembered.
+   */
+  async recallRound(space: string, round: number, constraints: RecalledConstraint[]): Promise<void> {
+    const laws: RecalledConstraint[] = this.host.memory
+      .all()
+      .filter((m) => m.level === 'T' && m.state === 'law')
+      .map((m) => ({ kind: 'must_not', text: m.content, source: 'law', megram_ids: [m.id] }));
+    await this.recall(space, 'env:local', round, [...laws, ...constraints]);
+    const rules: RecalledConstraint[] = this.host.memory
+      .inGroup(USER_SPACE, 'env:local')
+      .filter((m) => m.level === 'C')
+      .map((m) => ({
+        kind: (m.sigma ?? 0) > 0 ? 'should_prefer' : 'must_not',
+        text: `${(m.sigma ?? 0) > 0 ? 'SHOULD PREFER' : 'MUST NOT'}: ${m.content}`,
+        source: 'sop',
+        megram_ids: [m.id],
+      }));
+    await this.recall(USER_SPACE, 'env:local', round, rules);
+  }
+
+  private async recall(
     space: string,
     entity: string,
     round: number,
@@ -186,7 +212,7 @@ export class Run {
       payload: { task_id: this.taskId, space, entity, sops, potentials, recent, error: null },
     });
     await this.host.sleep(30);
-    this.send('R2', 'R5', {
+    this.send('R2', 'R7', {
       type: 'MemoryRecall',
       payload: { task_id: this.taskId, space, entity, sops, potentials, constraints, round },
     });
@@ -399,14 +425,7 @@ export async function duplicatesScript(run: Run): Promise<void> {
 
   const space = `intent:${slug(intent)}`;
   await host.sleep(120);
-  const lawMegram = host.memory.all().find((m) => m.level === 'T' && m.content.startsWith('Law 1'));
-  await run.recall(space, 'env:local', 0, [
-    {
-      kind: 'must_not',
-      text: 'Never delete or overwrite without your explicit approval of that exact action (Law 1).',
-      source: 'law',
-      megram_ids: lawMegram ? [lawMegram.id] : [],
-    },
+  await run.recallRound(space, 0, [
     {
       kind: 'should_prefer',
       text: 'Identify duplicates by checksum, not by name alone.',
@@ -526,6 +545,9 @@ export async function duplicatesScript(run: Run): Promise<void> {
       matched_outcomes: [listOutcome],
       failed_subtasks: [remove.subtask_id],
       task_criteria_verdicts: [],
+      // R4b's code gate fired: nothing ran unjudged but the task criteria.
+      unrun_subtasks: [],
+      unjudged_task_criteria: taskCriteria,
       correction_count: 3,
       elapsed_ms: run.elapsed(),
       recommendation: 'replan',
@@ -546,7 +568,7 @@ export async function duplicatesScript(run: Run): Promise<void> {
 
   // R2 replans against the directive.
   await run.llm('R2', 2900, 2480, 310, '{"subtasks": [...]}');
-  await run.recall(space, 'env:local', 1, [
+  await run.recallRound(space, 1, [
     {
       kind: 'must_not',
       text: 'Do not use ~/Downloads/Installers (blocked target: it does not exist).',
@@ -574,11 +596,12 @@ export async function duplicatesScript(run: Run): Promise<void> {
     task_id: run.taskId,
     subtask_id: retry.subtask_id,
     tool: 'shell',
-    description: 'Permanently delete 3 files in ~/Downloads (1.6 GB). They exist now and cannot be recovered afterwards.',
+    // Worded as the core's Law 1 classifier words it: one line per effect.
+    description: INSTALLERS.map((i) => `Delete ${i.drop} (exists) — by \`rm\``).join('\n'),
     command,
     paths: INSTALLERS.map((i) => ({ path: i.drop, exists: true, effect: 'delete' })),
     reversible: false,
-    reversible_alternative: 'Move the 3 files to the Trash instead (you can put them back).',
+    reversible_alternative: 'Move them to the Trash instead (they can be put back).',
     can_trash: true,
     expires_at: iso(host.now() + timeoutSecs * 1000),
   });
@@ -613,6 +636,8 @@ export async function duplicatesScript(run: Run): Promise<void> {
         matched_outcomes: [],
         failed_subtasks: [retry.subtask_id],
         task_criteria_verdicts: [],
+        unrun_subtasks: [],
+        unjudged_task_criteria: taskCriteria,
         correction_count: 1,
         elapsed_ms: run.elapsed(),
         recommendation: 'abandon',
@@ -717,7 +742,7 @@ export async function videosScript(run: Run): Promise<void> {
   const intent = 'Find the 5 largest video files in ~/Movies and ~/Downloads';
   await run.llm('R1', 800, 590, 80, '{}');
   run.perceive(intent);
-  await run.recall(`intent:${slug(intent)}`, 'env:local', 0, []);
+  await run.recallRound(`intent:${slug(intent)}`, 0, []);
   await run.llm('R2', 1500, 1900, 300, '{}');
   const s = run.subtask(1, 'List video files with sizes in ~/Movies and ~/Downloads', 'Extensions: mp4 mkv mov', [
     'output lists at least one absolute path with a size',
@@ -765,7 +790,7 @@ export async function weatherScript(run: Run): Promise<void> {
   for (let i = 0; i < rounds.length; i++) {
     const r = rounds[i];
     if (!r) break;
-    await run.recall(`intent:${slug(intent)}`, 'env:local', i, []);
+    await run.recallRound(`intent:${slug(intent)}`, i, []);
     await run.llm('R2', 1400, 1800, 260, '{}');
     const s = run.subtask(1, `Get tomorrow's forecast for Paris with ${r.tool}`, '', ['output names a chance of rain for tomorrow']);
     run.dispatch(i, intent, ['the answer says yes or no with a probability'], [s]);
@@ -782,7 +807,7 @@ export async function weatherScript(run: Run): Promise<void> {
     const o = run.outcome(s, [fail('output names a chance of rain for tomorrow', 'no data', r.p > 0.5 ? 'logical' : 'environmental')], [{ attempt: 1, score: 0, unmet_criteria: ['output names a chance of rain for tomorrow'], failure_class: 'logical' }], null, [call]);
     run.send('R4b', 'R7', {
       type: 'ReplanRequest',
-      payload: { task_id: run.taskId, intent: run.intent, gap_summary: 'no forecast obtained', failed_outcomes: [o], matched_outcomes: [], failed_subtasks: [s.subtask_id], task_criteria_verdicts: [], correction_count: 1, elapsed_ms: run.elapsed(), recommendation: 'replan' },
+      payload: { task_id: run.taskId, intent: run.intent, gap_summary: 'no forecast obtained', failed_outcomes: [o], matched_outcomes: [], failed_subtasks: [s.subtask_id], task_criteria_verdicts: [], unrun_subtasks: [], unjudged_task_criteria: ['the answer says yes or no with a probability'], correction_count: 1, elapsed_ms: run.elapsed(), recommendation: 'replan' },
     });
     const outcome = run.decide({ d: r.d, p: r.p }, false);
     if (outcome.state === 'abandon' || i === rounds.length - 1) {

@@ -16,6 +16,7 @@ export function defaultSettings(): Settings {
       call_timeout_secs: 120,
       max_attempts: 3,
       retry_base_ms: 500,
+      local: { model: 'qwen2.5-coder-1.5b', dir: null },
     },
     ggs: {
       alpha: 0.6,
@@ -58,6 +59,14 @@ export function defaultSettings(): Settings {
       walk_limit_entries: 200_000,
     },
     auditor: { report_period_secs: 300, drift_window_tasks: 20 },
+    retention: {
+      task_logs_days: 90,
+      task_logs_mb: 512,
+      audit_days: 365,
+      audit_mb: 1024,
+      journal_days: 30,
+      journal_mb: 256,
+    },
     ui: { hotkey: 'CommandOrControl+Shift+Space', language: 'en', launch_at_login: false },
   };
 }

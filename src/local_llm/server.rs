@@ -1,0 +1,145 @@
+//! llama-server as a child process of artoo: on a free loopback port, ready when its
+//! `/health` answers, stopped with SIGTERM (then killed) when artoo is done with it.
+//!
+//! **Invariant:** a server started here never outlives its [`LocalServer`]: dropping the
+//! handle kills the process, and [`LocalServer::stop`] waits until it has exited.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::{Child, Command};
+
+use super::LocalError;
+use super::pins::ServerArgs;
+
+/// How long loading the weights may take before start-up counts as failed.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(180);
+/// How long a stopped server may take to exit after SIGTERM before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+const POLL: Duration = Duration::from_millis(200);
+
+/// A running llama-server.
+#[derive(Debug)]
+pub struct LocalServer {
+    child: Child,
+    port: u16,
+    model: String,
+    log: PathBuf,
+}
+
+/// A port on 127.0.0.1 nobody listens on right now.
+fn free_port() -> Result<u16, LocalError> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .map_err(|e| LocalError::io(Path::new("127.0.0.1:0"), e))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| LocalError::io(Path::new("127.0.0.1:0"), e))
+}
+
+impl LocalServer {
+    /// Starts `binary` serving `weights` as `model` and waits until it is ready.
+    pub async fn start(
+        binary: &Path,
+        weights: &Path,
+        model: &str,
+        args: &ServerArgs,
+        log: &Path,
+    ) -> Result<LocalServer, LocalError> {
+        let port = free_port()?;
+        let log_file = std::fs::File::create(log).map_err(|e| LocalError::io(log, e))?;
+        let err_file = log_file.try_clone().map_err(|e| LocalError::io(log, e))?;
+        let child = Command::new(binary)
+            .args(args.argv(weights, model, port))
+            .stdin(Stdio::null())
+            .stdout(log_file)
+            .stderr(err_file)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| LocalError::io(binary, e))?;
+        let mut server = LocalServer {
+            child,
+            port,
+            model: model.to_string(),
+            log: log.to_path_buf(),
+        };
+        server.wait_ready().await?;
+        Ok(server)
+    }
+
+    async fn wait_ready(&mut self) -> Result<(), LocalError> {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(2))
+            .build()
+            .map_err(|e| LocalError::NotReady {
+                detail: e.to_string(),
+            })?;
+        let health = format!("http://127.0.0.1:{}/health", self.port);
+        let deadline = tokio::time::Instant::now() + READY_TIMEOUT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(LocalError::NotReady {
+                    detail: format!(
+                        "llama-server exited ({status}) while starting:\n{}",
+                        self.log_tail()
+                    ),
+                });
+            }
+            if let Ok(reply) = client.get(&health).send().await
+                && reply.status().is_success()
+            {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                let _ = self.child.kill().await;
+                return Err(LocalError::NotReady {
+                    detail: format!(
+                        "not ready after {} s:\n{}",
+                        READY_TIMEOUT.as_secs(),
+                        self.log_tail()
+                    ),
+                });
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(15)..].join("\n")
+    }
+
+    /// The OpenAI-compatible endpoint, `http://127.0.0.1:<port>/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// The model name the server answers to.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Whether the process is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Asks the server to exit, kills it if it has not after a grace period, and waits.
+    pub async fn stop(mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.child.id().and_then(|id| i32::try_from(id).ok()) {
+            use nix::sys::signal::{Signal, kill};
+            use nix::unistd::Pid;
+            let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
+            if tokio::time::timeout(STOP_GRACE, self.child.wait())
+                .await
+                .is_ok()
+            {
+                return;
+            }
+        }
+        let _ = self.child.kill().await;
+    }
+}

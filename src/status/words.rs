@@ -1,0 +1,277 @@
+//! The sentences of the status lines, in every UI language. One method per phase, so a
+//! new phase cannot be worded in one language and forgotten in the other.
+
+use crate::contracts::{Decision, DecisionSource, ReplanDirective, TerminalDirective};
+
+use super::Lang;
+
+/// The prefix GGS puts on a summary when a Law 1 gate fired during the task.
+const LAW1_PREFIX: &str = "[LAW1]";
+
+/// A summary as a person reads it: without the `[LAW1]` marker, and whether it had one.
+pub fn plain_summary(summary: &str) -> (String, bool) {
+    let trimmed = summary.trim_start();
+    match trimmed.strip_prefix(LAW1_PREFIX) {
+        Some(rest) => (rest.trim_start().to_string(), true),
+        None => (summary.trim().to_string(), false),
+    }
+}
+
+/// The sentences of one language.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Words(pub Lang);
+
+/// "Step 2 of 3" / "第 2/3 步", or "A step" when the plan is not known.
+fn step(lang: Lang, at: Option<(usize, usize)>) -> String {
+    match (lang, at) {
+        (Lang::En, Some((n, of))) => format!("Step {n} of {of}"),
+        (Lang::En, None) => "A step".into(),
+        (Lang::ZhCn, Some((n, of))) => format!("第 {n}/{of} 步"),
+        (Lang::ZhCn, None) => "某一步".into(),
+    }
+}
+
+impl Words {
+    fn en(self) -> bool {
+        self.0 == Lang::En
+    }
+
+    fn pick(self, en: impl Into<String>, zh: impl Into<String>) -> String {
+        if self.en() { en.into() } else { zh.into() }
+    }
+
+    pub fn reading(self) -> String {
+        self.pick("Reading your request…", "正在理解你的请求…")
+    }
+
+    pub fn question(self, question: &str) -> String {
+        self.pick(
+            format!("A question for you: {question}"),
+            format!("需要你回答一个问题：{question}"),
+        )
+    }
+
+    pub fn proceeding(self) -> String {
+        self.pick("Going ahead as understood…", "按已理解的意思继续…")
+    }
+
+    pub fn answered(self) -> String {
+        self.pick("Thanks — going on with your answer…", "收到你的回答，继续…")
+    }
+
+    pub fn chat(self) -> String {
+        self.pick("Answered.", "已回答。")
+    }
+
+    pub fn understood(self, intent: &str) -> String {
+        self.pick(format!("Understood: {intent}"), format!("已理解：{intent}"))
+    }
+
+    pub fn recalling(self) -> String {
+        self.pick("Checking what worked before…", "正在回顾以往的经验…")
+    }
+
+    pub fn planning(self, lessons: usize) -> String {
+        match (self.0, lessons) {
+            (Lang::En, 0) => "Planning…".into(),
+            (Lang::En, 1) => "Planning, with 1 lesson from earlier tasks…".into(),
+            (Lang::En, n) => format!("Planning, with {n} lessons from earlier tasks…"),
+            (Lang::ZhCn, 0) => "正在制定计划…".into(),
+            (Lang::ZhCn, n) => format!("正在制定计划，参考了以往任务的 {n} 条经验…"),
+        }
+    }
+
+    pub fn plan(self, steps: usize, round: u32) -> String {
+        match (self.0, round, steps) {
+            (Lang::En, 0, 1) => "Planning 1 step…".into(),
+            (Lang::En, 0, n) => format!("Planning {n} steps…"),
+            (Lang::En, _, 1) => "New plan: 1 step…".into(),
+            (Lang::En, _, n) => format!("New plan: {n} steps…"),
+            (Lang::ZhCn, 0, n) => format!("计划分 {n} 步完成…"),
+            (Lang::ZhCn, _, n) => format!("新的计划：共 {n} 步…"),
+        }
+    }
+
+    pub fn step_start(self, at: Option<(usize, usize)>, intent: &str) -> String {
+        let s = step(self.0, at);
+        self.pick(format!("{s}: {intent}"), format!("{s}：{intent}"))
+    }
+
+    /// What a tool call does, in words.
+    pub fn activity(self, tool: &str, target: &str) -> String {
+        let en = match tool {
+            "mdfind" => format!("searching your files for {target}"),
+            "glob" => format!("listing {target}"),
+            "read_file" => format!("reading {target}"),
+            "write_file" => format!("writing {target}"),
+            "shell" => format!("running `{target}`"),
+            "search" => format!("searching the web for {target}"),
+            "applescript" => "running an AppleScript".to_string(),
+            "shortcuts" => format!("running the shortcut {target}"),
+            other => format!("using {other} on {target}"),
+        };
+        let zh = match tool {
+            "mdfind" => format!("在你的文件中搜索 {target}"),
+            "glob" => format!("列出 {target}"),
+            "read_file" => format!("读取 {target}"),
+            "write_file" => format!("写入 {target}"),
+            "shell" => format!("运行 `{target}`"),
+            "search" => format!("在网上搜索 {target}"),
+            "applescript" => "运行一段 AppleScript".to_string(),
+            "shortcuts" => format!("运行快捷指令 {target}"),
+            other => format!("用 {other} 处理 {target}"),
+        };
+        self.pick(en, zh)
+    }
+
+    pub fn step_doing(self, at: Option<(usize, usize)>, activity: &str) -> String {
+        let s = step(self.0, at);
+        self.pick(format!("{s}: {activity}"), format!("{s}：{activity}"))
+    }
+
+    pub fn step_snag(self, at: Option<(usize, usize)>, activity: &str, error: &str) -> String {
+        let s = step(self.0, at);
+        match (self.0, error.is_empty()) {
+            (Lang::En, true) => format!("{s}: {activity} did not work"),
+            (Lang::En, false) => format!("{s}: {activity} did not work — {error}"),
+            (Lang::ZhCn, true) => format!("{s}：{activity}没有成功"),
+            (Lang::ZhCn, false) => format!("{s}：{activity}没有成功——{error}"),
+        }
+    }
+
+    pub fn step_denied(self, at: Option<(usize, usize)>, activity: &str) -> String {
+        let s = step(self.0, at);
+        self.pick(
+            format!("{s}: not done, as you decided ({activity})"),
+            format!("{s}：按你的决定未执行（{activity}）"),
+        )
+    }
+
+    pub fn checking_step(self, at: Option<(usize, usize)>) -> String {
+        let s = step(self.0, at);
+        self.pick(
+            format!("{s}: checking the result…"),
+            format!("{s}：正在检查结果…"),
+        )
+    }
+
+    pub fn retry(self, at: Option<(usize, usize)>, wrong: &str, next: &str) -> String {
+        let s = step(self.0, at);
+        self.pick(
+            format!("{s} fell short: {wrong} — trying again: {next}"),
+            format!("{s}未达成：{wrong}——再试一次：{next}"),
+        )
+    }
+
+    pub fn step_done(self, at: Option<(usize, usize)>) -> String {
+        let s = step(self.0, at);
+        self.pick(format!("{s} done."), format!("{s}已完成。"))
+    }
+
+    pub fn step_failed(self, at: Option<(usize, usize)>, why: &str) -> String {
+        let s = step(self.0, at);
+        match (self.0, why.is_empty()) {
+            (Lang::En, true) => format!("{s} failed."),
+            (Lang::En, false) => format!("{s} failed: {why}"),
+            (Lang::ZhCn, true) => format!("{s}失败了。"),
+            (Lang::ZhCn, false) => format!("{s}失败了：{why}"),
+        }
+    }
+
+    pub fn halted(self, skipped: usize) -> String {
+        match (self.0, skipped) {
+            (Lang::En, 1) => "Holding back the next step until the plan is fixed…".into(),
+            (Lang::En, n) => format!("Holding back the next {n} steps until the plan is fixed…"),
+            (Lang::ZhCn, n) => format!("暂停后面的 {n} 步，先修正计划…"),
+        }
+    }
+
+    pub fn reviewing(self, failed: usize, total: usize) -> String {
+        self.pick(
+            format!("{failed} of {total} steps fell short — looking for a better way…"),
+            format!("{total} 步中有 {failed} 步未达成——正在寻找更好的办法…"),
+        )
+    }
+
+    pub fn checking_whole(self) -> String {
+        self.pick(
+            "All steps done — checking the whole result…",
+            "所有步骤已完成——正在检查整体结果…",
+        )
+    }
+
+    pub fn replan(self, directive: ReplanDirective, unmet: &str) -> String {
+        let (en, zh) = match directive {
+            ReplanDirective::Refine => ("Fixing the plan", "正在修正计划"),
+            ReplanDirective::ChangePath => {
+                ("Trying another place or target", "换一个位置或目标再试")
+            }
+            ReplanDirective::ChangeApproach => ("Trying a different approach", "换一种做法再试"),
+            ReplanDirective::BreakSymmetry => ("Trying something new", "尝试全新的做法"),
+        };
+        match (self.0, unmet.is_empty()) {
+            (Lang::En, true) => format!("{en}…"),
+            (Lang::En, false) => format!("{en} (still missing: {unmet})…"),
+            (Lang::ZhCn, true) => format!("{zh}…"),
+            (Lang::ZhCn, false) => format!("{zh}（尚未达成：{unmet}）…"),
+        }
+    }
+
+    pub fn no_plan(self, reason: &str) -> String {
+        self.pick(
+            format!("Could not make a workable plan: {reason}"),
+            format!("没能制定出可行的计划：{reason}"),
+        )
+    }
+
+    pub fn giving_up(self) -> String {
+        self.pick(
+            "Stopping — writing down what was done and what to try next…",
+            "停止执行——正在整理已完成的部分和下一步建议…",
+        )
+    }
+
+    pub fn finished(self, directive: TerminalDirective) -> String {
+        match directive {
+            TerminalDirective::Abandon => self.pick("Could not finish.", "未能完成。"),
+            TerminalDirective::Accept | TerminalDirective::Success => self.pick("Done.", "完成。"),
+        }
+    }
+
+    pub fn approval(self, effect: &str) -> String {
+        self.pick(
+            format!("Waiting for your approval: {effect}"),
+            format!("等待你的批准：{effect}"),
+        )
+    }
+
+    pub fn decided(self, decision: Decision, source: DecisionSource) -> String {
+        match (decision, source) {
+            (Decision::Approve, _) => self.pick("Approved — going on…", "已批准——继续…"),
+            (Decision::Trash, _) => self.pick(
+                "Moving to the Trash instead — going on…",
+                "改为移到废纸篓——继续…",
+            ),
+            (Decision::Deny, DecisionSource::User) => self.pick(
+                "Denied — nothing was changed; looking for another way…",
+                "已拒绝——没有做任何更改；正在寻找其他办法…",
+            ),
+            (Decision::Deny, DecisionSource::Timeout) => self.pick(
+                "No answer in time — denied, nothing was changed.",
+                "未及时回答——已拒绝，没有做任何更改。",
+            ),
+            (Decision::Deny, DecisionSource::NonInteractive) => self.pick(
+                "Denied: nobody can approve here — nothing was changed.",
+                "已拒绝：此处无法请求批准——没有做任何更改。",
+            ),
+            (Decision::Deny, DecisionSource::Dropped) => self.pick(
+                "Denied: the request was withdrawn — nothing was changed.",
+                "已拒绝：请求已撤回——没有做任何更改。",
+            ),
+        }
+    }
+
+    pub fn cancelled(self) -> String {
+        self.pick("Cancelled.", "已取消。")
+    }
+}
