@@ -17,6 +17,8 @@ mod perceiver;
 mod pipeline;
 mod planner;
 mod private_trash;
+#[cfg(target_os = "linux")]
+mod sandbox;
 mod tasklog;
 mod tools;
 #[cfg(feature = "specta")]

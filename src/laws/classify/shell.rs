@@ -13,7 +13,7 @@ use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
 use brush_parser::{Parser, ParserOptions};
 
 use super::text;
-use super::{Assessment, Effect, EffectKind, Existence, Scope, Target};
+use super::{Assessment, Effect, EffectKind, Existence, Scope, Target, Unproven};
 use crate::contracts::first_chars;
 
 /// Nested scripts (`bash -c`, `eval`, `$(…)`) deeper than this are not followed.
@@ -91,6 +91,20 @@ pub(super) struct Walker<'a> {
     pub remote: Option<String>,
     /// > 0 inside branches, loops and function bodies, where a `cd` may or may not run.
     conditional: u32,
+    /// Why parts of the command could not be proven reversible.
+    pub unproven: Vec<Unproven>,
+    /// New paths the command provably creates.
+    pub creates: Vec<PathBuf>,
+    /// Existing folders the command puts new entries into (names not all known).
+    pub fills: Vec<PathBuf>,
+    /// A proven network read was seen (a download, a lookup).
+    pub network: bool,
+    /// PATH (or a hashed program name) was changed: names may run other programs.
+    pub path_changed: bool,
+    /// Credential files the command names.
+    pub secrets: Vec<String>,
+    /// Programs in the command that can send data off this computer.
+    pub senders: Vec<String>,
 }
 
 impl<'a> Walker<'a> {
@@ -103,10 +117,29 @@ impl<'a> Walker<'a> {
             trash: Vec::new(),
             remote: None,
             conditional: 0,
+            unproven: Vec::new(),
+            creates: Vec::new(),
+            fills: Vec::new(),
+            network: false,
+            path_changed: false,
+            secrets: Vec::new(),
+            senders: Vec::new(),
         }
     }
 
-    pub(super) fn finish(self) -> Assessment {
+    pub(super) fn finish(mut self) -> Assessment {
+        // A credential file and a program that can send it, in one command.
+        if let (Some(secret), Some(sender)) = (self.secrets.first(), self.senders.first()) {
+            let (secret, sender) = (secret.clone(), sender.clone());
+            self.push(
+                EffectKind::Send,
+                Target::None,
+                sender.clone(),
+                Some(format!(
+                    "{secret} holds credentials and `{sender}` can send it off this computer"
+                )),
+            );
+        }
         let all_known_deletes = self.effects.iter().all(|e| {
             e.kind == EffectKind::Delete
                 && matches!(
@@ -121,7 +154,70 @@ impl<'a> Walker<'a> {
         paths.sort();
         paths.dedup();
         let trash = (self.trash_ok && all_known_deletes).then_some(paths);
-        Assessment::from_effects(self.effects, trash)
+        let mut a = Assessment::from_effects(self.effects, trash);
+        let mut seen = std::collections::HashSet::new();
+        a.unproven = self
+            .unproven
+            .into_iter()
+            .filter(|u| seen.insert(u.clone()))
+            .collect();
+        let mut creates = self.creates;
+        creates.extend(self.fills);
+        creates.sort();
+        creates.dedup();
+        a.creates = creates;
+        a.network_read = self.network;
+        a
+    }
+
+    /// Records a part of the command that cannot be proven reversible.
+    pub fn unproven(&mut self, source: &str, reason: impl Into<String>) {
+        let reason = match &self.remote {
+            Some(host) => format!("on {host}: {}", reason.into()),
+            None => reason.into(),
+        };
+        self.unproven.push(Unproven {
+            source: first_chars(source, SOURCE_CHARS),
+            reason,
+        });
+    }
+
+    /// A path that does not exist yet, which the command creates: reversible, unless it
+    /// configures the system (`/etc/sudoers.d/x`, `~/Library/LaunchAgents/x.plist`).
+    pub fn new_path(&mut self, path: PathBuf, source: String) {
+        if super::programs::is_sensitive_path(&path, self.scope.home) {
+            self.push(
+                EffectKind::SystemConfig,
+                Target::Path {
+                    path,
+                    exists: Existence::Missing,
+                },
+                source,
+                None,
+            );
+        } else {
+            self.create(path);
+        }
+    }
+
+    /// Records a path the command creates (it does not exist now).
+    pub fn create(&mut self, path: PathBuf) {
+        if self.remote.is_none() {
+            self.creates.push(path);
+        }
+    }
+
+    /// Records an existing folder the command puts new entries into. Unlike
+    /// [`Walker::create`], its content is not the command's own.
+    pub fn fills(&mut self, dir: PathBuf) {
+        if self.remote.is_none() && !super::programs::is_sensitive_path(&dir, self.scope.home) {
+            self.fills.push(dir);
+        }
+    }
+
+    /// Whether `path` is a path this command creates earlier on (or lies inside one).
+    pub fn created_here(&self, path: &std::path::Path) -> bool {
+        self.creates.iter().any(|c| path.starts_with(c))
     }
 
     pub fn push(&mut self, kind: EffectKind, target: Target, source: String, note: Option<String>) {
@@ -353,6 +449,7 @@ impl<'a> Walker<'a> {
 
     fn simple(&mut self, sc: &SimpleCommand, stdin: Stdin, depth: usize) {
         let mut args: Vec<Arg> = Vec::new();
+        let mut code_vars: Vec<String> = Vec::new();
         let mut redirects: Vec<&IoRedirect> = Vec::new();
         let mut items: Vec<&CommandPrefixOrSuffixItem> = Vec::new();
         if let Some(prefix) = &sc.prefix {
@@ -371,8 +468,22 @@ impl<'a> Walker<'a> {
             match item {
                 CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
                 CommandPrefixOrSuffixItem::Word(w) => args.push(self.word(w, depth)),
-                CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                CommandPrefixOrSuffixItem::AssignmentWord(assignment, w) => {
                     let value = self.word(w, depth);
+                    let var = match &assignment.name {
+                        brush_parser::ast::AssignmentName::VariableName(n)
+                        | brush_parser::ast::AssignmentName::ArrayElementName(n, _) => n,
+                    };
+                    if super::programs::is_code_variable(var) {
+                        // Before a command it changes what that command runs; on its
+                        // own (or exported) it changes every command after it.
+                        let has_command = sc.word_or_name.is_some() && i < name_pos;
+                        if has_command {
+                            code_vars.push(var.clone());
+                        } else {
+                            self.path_changed = true;
+                        }
+                    }
                     // `declare x=…`/`export x=…` take assignments as arguments.
                     if i >= name_pos {
                         args.push(value);
@@ -404,6 +515,13 @@ impl<'a> Walker<'a> {
         if args.is_empty() {
             return;
         }
+        if let Some(var) = code_vars.first() {
+            let source = args.iter().map(Arg::text).collect::<Vec<_>>().join(" ");
+            self.unproven(
+                &source,
+                format!("it sets {var}, which can make the program run something else"),
+            );
+        }
         self.argv(&args, &stdin, None, depth);
     }
 
@@ -417,12 +535,21 @@ impl<'a> Walker<'a> {
                             if fd.is_none_or(|f| f == 0) {
                                 *stdin = Stdin::Unknown;
                             }
+                            if let Some(path) = arg
+                                .fixed()
+                                .and_then(|f| text::resolve(f, self.cwd.as_deref()))
+                                && super::programs::is_secret_path(&path, self.scope.home)
+                            {
+                                self.secrets.push(path.display().to_string());
+                            }
                         }
                         IoFileRedirectKind::Write | IoFileRedirectKind::Clobber => {
                             self.write_target(&arg, ">")
                         }
                         IoFileRedirectKind::Append => self.append_target(&arg, ">>"),
-                        IoFileRedirectKind::ReadAndWrite => {}
+                        // `<>` opens without truncating, and what is written lands over
+                        // the start of the file.
+                        IoFileRedirectKind::ReadAndWrite => self.write_target(&arg, "<>"),
                         IoFileRedirectKind::DuplicateOutput => self.write_target(&arg, ">&"),
                         IoFileRedirectKind::DuplicateInput => {}
                     }
@@ -487,7 +614,9 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// `> file`: overwriting an existing file is irreversible; creating one is not.
+    /// `> file`: overwriting an existing file is irreversible; creating one is not (it is
+    /// recorded as a path the command creates). A target only known at run time cannot
+    /// be proven either way.
     pub fn write_target(&mut self, arg: &Arg, op: &str) {
         self.trash_ok = false;
         let source = format!("{op} {}", arg.text());
@@ -496,28 +625,34 @@ impl<'a> Walker<'a> {
                 if is_harmless_device(&path) {
                     return;
                 }
-                if exists == Existence::Missing {
-                    // A new file is reversible, unless it configures the system
-                    // (`/etc/sudoers.d/x`, `~/Library/LaunchAgents/x.plist`).
-                    if super::programs::is_sensitive_config(&path, self.scope.home) {
+                match exists {
+                    Existence::Missing => self.new_path(path, source),
+                    Existence::Exists if self.created_here(&path) => {}
+                    Existence::Exists => {
+                        let note = text::lookalike_note(&path.to_string_lossy());
                         self.push(
-                            EffectKind::SystemConfig,
+                            EffectKind::Overwrite,
                             Target::Path { path, exists },
                             source,
-                            None,
+                            note,
                         );
                     }
-                    return;
+                    Existence::Unknown if self.remote.is_some() => self.push(
+                        EffectKind::Overwrite,
+                        Target::Path { path, exists },
+                        source,
+                        None,
+                    ),
+                    Existence::Unknown => self.unproven(
+                        &source,
+                        "the file it writes is only known when the command runs",
+                    ),
                 }
-                let note = text::lookalike_note(&path.to_string_lossy());
-                self.push(
-                    EffectKind::Overwrite,
-                    Target::Path { path, exists },
-                    source,
-                    note,
-                );
             }
-            other => self.push(EffectKind::Overwrite, other, source, None),
+            _ => self.unproven(
+                &source,
+                "the file it writes is only known when the command runs",
+            ),
         }
     }
 
@@ -531,22 +666,26 @@ impl<'a> Walker<'a> {
                 if is_harmless_device(&path) {
                     return;
                 }
-                if super::programs::is_sensitive_config(&path, self.scope.home) {
+                if exists == Existence::Missing {
+                    self.new_path(path, source);
+                } else if super::programs::is_sensitive_path(&path, self.scope.home) {
                     self.push(
                         EffectKind::SystemConfig,
                         Target::Path { path, exists },
                         source,
                         None,
                     );
+                } else if exists == Existence::Unknown && self.remote.is_none() {
+                    self.unproven(
+                        &source,
+                        "the file it adds to is only known when the command runs",
+                    );
                 }
             }
-            Target::Unknown(what) => self.push(
-                EffectKind::Overwrite,
-                Target::Unknown(format!("append to {what}")),
-                source,
-                None,
+            _ => self.unproven(
+                &source,
+                "the file it adds to is only known when the command runs",
             ),
-            _ => {}
         }
     }
 
