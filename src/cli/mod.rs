@@ -92,6 +92,7 @@ async fn start(config: Config, options: Options) -> Result<(Runtime, Console), E
     let history = interactive.then(|| config.data_dir.join("history"));
     let interrupts =
         Interrupts::listen().map_err(|e| fail(format!("cannot listen for Ctrl+C: {e}")))?;
+    let sandbox = crate::tools::sandbox_status(&config).await;
     let runtime = Runtime::start(config, RuntimeOptions::default())
         .await
         .map_err(|e| fail(format!("cannot start: {e}")))?;
@@ -101,6 +102,9 @@ async fn start(config: Config, options: Options) -> Result<(Runtime, Console), E
         interrupts,
         sink: session::Sink::Stdout,
     };
+    if let Some(notice) = render::sandbox_notice(&sandbox, console.style.paint) {
+        console.say(notice);
+    }
     Ok((runtime, console))
 }
 

@@ -167,7 +167,8 @@ pub enum Input {
     Null,
     /// This text, then end of input.
     Text(String),
-    /// This open file.
+    /// This open file (the Linux sandbox's socket filter).
+    #[cfg(target_os = "linux")]
     File(std::fs::File),
 }
 
@@ -190,6 +191,7 @@ pub async fn run(spec: Spec<'_>, cancel: &CancellationToken) -> Result<Finished,
     let (stdin, text) = match spec.stdin {
         Input::Null => (Stdio::null(), None),
         Input::Text(t) => (Stdio::piped(), Some(t)),
+        #[cfg(target_os = "linux")]
         Input::File(f) => (Stdio::from(f), None),
     };
     cmd.args(&spec.args)

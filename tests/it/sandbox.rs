@@ -107,6 +107,14 @@ async fn shell(ctx: &ToolContext, command: &str) -> ToolResult {
         .await
 }
 
+fn assert_ok(r: &ToolResult) {
+    assert!(
+        matches!(r.outcome, ToolOutcome::Ok { .. }),
+        "{:?}",
+        r.outcome
+    );
+}
+
 fn refusal(r: &ToolResult) -> &str {
     match &r.outcome {
         ToolOutcome::Refused { reason } => reason,
@@ -206,11 +214,7 @@ async fn new_files_in_the_workspace_are_kept_without_asking() {
         "mkdir -p out/deep && printf 'x\\n' > out/deep/new.txt && c=ln; $c -s new.txt out/deep/link && python3 -c \"open('made.py.txt','w').write('y')\"",
     )
     .await;
-    assert!(
-        matches!(r.outcome, ToolOutcome::Ok { .. }),
-        "{:?}",
-        r.outcome
-    );
+    assert_ok(&r);
     assert_eq!(
         std::fs::read_to_string(w.ws.join("out/deep/new.txt")).unwrap(),
         "x\n"
@@ -225,11 +229,7 @@ async fn new_files_in_the_workspace_are_kept_without_asking() {
     );
     // Adding to the end of a workspace file keeps what was there.
     let r = shell(&ctx, "c=echo; $c more >> keep.txt").await;
-    assert!(
-        matches!(r.outcome, ToolOutcome::Ok { .. }),
-        "{:?}",
-        r.outcome
-    );
+    assert_ok(&r);
     assert_eq!(
         std::fs::read_to_string(w.ws.join("keep.txt")).unwrap(),
         "precious\nmore\n"
@@ -243,11 +243,7 @@ async fn copying_into_a_new_folder_in_the_home_neither_asks_nor_is_lost() {
     let responder =
         ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
     let r = shell(&w.ctx(), "mkdir -p ~/backup && cp ~/notes/*.txt ~/backup/").await;
-    assert!(
-        matches!(r.outcome, ToolOutcome::Ok { .. }),
-        "{:?}",
-        r.outcome
-    );
+    assert_ok(&r);
     assert_eq!(
         std::fs::read_to_string(w.home.join("backup/a.txt")).unwrap(),
         "note a\n"
@@ -256,6 +252,18 @@ async fn copying_into_a_new_folder_in_the_home_neither_asks_nor_is_lost() {
         std::fs::read_to_string(w.home.join("backup/b.txt")).unwrap(),
         "note b\n"
     );
+    // Folders made on the way to a new one are kept too; nothing else beside them is.
+    let r = shell(
+        &w.ctx(),
+        "mkdir -p ~/archive/2024/notes && cp ~/notes/a.txt ~/archive/2024/notes/ && mkdir ~/elsewhere",
+    )
+    .await;
+    assert_ok(&r);
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("archive/2024/notes/a.txt")).unwrap(),
+        "note a\n"
+    );
+    assert!(w.home.join("elsewhere").is_dir());
     assert!(requests(&responder).is_empty());
 }
 
@@ -274,7 +282,8 @@ async fn the_command_cannot_undo_the_walls_reach_sockets_or_the_network() {
          mount -o remount,rw / 2>/dev/null && echo REMOUNTED; \
          unshare -rm sh -c 'mount -o remount,rw / && echo REMOUNTED2' 2>/dev/null; \
          umount {ws} 2>/dev/null && echo UNMOUNTED; \
-         (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo NETWORK; \
+         v=$(cat /proc/sys/vm/swappiness); f=/proc/sys/vm/swappiness; echo $v 2>/dev/null > \"$f\" && echo SYSCTL; \
+         d=/dev/tcp/127.0.0.1/{port}; (exec 3<>\"$d\") 2>/dev/null && echo NETWORK; \
          python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{unix}'); print('SOCKET')\" 2>/dev/null; \
          c=rm; $c -f {keep}; echo done",
         ws = w.ws.display(),
@@ -283,7 +292,7 @@ async fn the_command_cannot_undo_the_walls_reach_sockets_or_the_network() {
     );
     let r = shell(&w.ctx(), &probe).await;
     let reason = refusal(&r);
-    for escaped in ["REMOUNTED", "UNMOUNTED", "NETWORK", "SOCKET"] {
+    for escaped in ["REMOUNTED", "UNMOUNTED", "NETWORK", "SOCKET", "SYSCTL"] {
         assert!(!reason.contains(escaped), "{escaped}: {reason}");
     }
     assert!(reason.contains("done"), "{reason}");
@@ -310,11 +319,7 @@ async fn an_approved_rerun_outside_the_sandbox_says_what_it_tried_and_takes_effe
             json!({ "command": command, "unsandboxed": true }),
         )
         .await;
-    assert!(
-        matches!(again.outcome, ToolOutcome::Ok { .. }),
-        "{:?}",
-        again.outcome
-    );
+    assert_ok(&again);
     assert!(!w.ws.join("keep.txt").exists(), "approved: it took effect");
     let asked = requests(&responder);
     assert_eq!(asked.len(), 1);
@@ -421,11 +426,7 @@ async fn without_a_sandbox_every_unproven_call_asks_and_proven_ones_run() {
             json!({ "command": "/bin/echo hello > hello.txt" }),
         )
         .await;
-    assert!(
-        matches!(proven.outcome, ToolOutcome::Ok { .. }),
-        "{:?}",
-        proven.outcome
-    );
+    assert_ok(&proven);
     assert_eq!(requests(&responder).len(), 1);
 }
 

@@ -20,13 +20,14 @@ export interface Harness {
   dispose(): void;
 }
 
-export function harness(options: { keychain?: boolean } = {}): Harness {
+export function harness(options: { keychain?: boolean; sandbox?: boolean } = {}): Harness {
   vi.useFakeTimers({ now: T0 });
   locale.value = 'en';
   const windows: { kind: string; tab?: string }[] = [];
   const fake = createFakeBackend({
     now: () => Date.now(),
     keychain: options.keychain ?? true,
+    sandbox: options.sandbox ?? true,
     onWindow: (w) => windows.push(w.kind === 'open_panel' ? { kind: w.kind, tab: w.tab } : { kind: w.kind }),
   });
   const session = createSession(fake, { now: () => Date.now() });

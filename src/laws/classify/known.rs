@@ -123,6 +123,7 @@ const READERS: &[&str] = &[
     "groups",
     "users",
     "who",
+    "logname",
     "w",
     "last",
     "lastlog",
@@ -169,10 +170,6 @@ const READERS: &[&str] = &[
     "bzgrep",
     "xzgrep",
     "ag",
-    "ack",
-    "less",
-    "more",
-    "man",
     "info",
     "apropos",
     "whatis",
@@ -213,9 +210,7 @@ const READERS: &[&str] = &[
     "exiv2",
     "mediainfo",
     "csvlook",
-    "xmllint",
     "shellcheck",
-    "hyperfine",
     "sleep",
     "wait",
     "jobs",
@@ -225,8 +220,6 @@ const READERS: &[&str] = &[
     "ulimit",
     "let",
     "read",
-    "readarray",
-    "mapfile",
     "local",
     "declare",
     "typeset",
@@ -403,6 +396,17 @@ pub(super) fn known(name: &str) -> Option<Known> {
             &["input-range", "head-count", "output", "random-source"],
         ),
         "head" | "tail" => Known::Reader,
+        "mapfile" | "readarray" => opts("t", "dnOsuc", &["help"], &[]),
+        // A new file (or folder) of a unique name, in the temp folder by default.
+        "mktemp" => opts(
+            "dqtu",
+            "p",
+            &["directory", "quiet", "dry-run", "help", "version"],
+            &["tmpdir", "suffix"],
+        ),
+        // `+CMD` runs a command of the pager (`+!…` a shell command); `-P`/`--pager`
+        // and `-H` name a program to run.
+        "less" | "more" | "man" => Known::Rule,
         "mkdir" => opts(
             "pv",
             "m",
@@ -602,7 +606,7 @@ pub(super) fn known(name: &str) -> Option<Known> {
         | "sysctl" | "dpkg" | "rpm" | "apt" | "apt-cache" | "brew" | "pip" | "pip3" | "npm"
         | "pnpm" | "yarn" | "gem" | "conda" | "mamba" | "apt-get" | "caffeinate" | "watch"
         | "sqlite3" | "dd" | "lzma" | "unlzma" | "lz4" | "compress" | "uncompress" | "7z"
-        | "7za" | "7zz" => Known::Rule,
+        | "7za" | "7zz" | "rsync" | "gh" | "journalctl" | "dmesg" => Known::Rule,
         _ => return None,
     })
 }

@@ -53,7 +53,6 @@ pub(super) fn is_code_variable(name: &str) -> bool {
             | "PERL5LIB"
             | "RUBYOPT"
             | "RUBYLIB"
-            | "IFS"
             | "CDPATH"
             | "TMUX"
             | "SSH_AUTH_SOCK"
@@ -62,12 +61,6 @@ pub(super) fn is_code_variable(name: &str) -> bool {
         || name.starts_with("GIT_")
         || name.starts_with("BASH_FUNC_")
 }
-
-/// Compilers write outputs derived from sources; rebuilding restores them.
-const COMPILERS: &[&str] = &[
-    "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "go", "javac", "swiftc", "tsc",
-    "esbuild", "make", "cmake", "ninja", "cargo", "zig", "ld",
-];
 
 /// Sub-command words that mean deletion, stopping or sending in most command-line tools
 /// (`aws s3 rm`, `gh repo delete`, `brew uninstall`, `kubectl delete`).
@@ -90,7 +83,7 @@ fn subcommand_effect(word: &str) -> Option<EffectKind> {
             Some(EffectKind::Delete)
         }
         "kill" | "terminate" | "stop-instances" | "terminate-instances" => Some(EffectKind::Kill),
-        "send" | "publish" => Some(EffectKind::Send),
+        "send" | "publish" | "upload" | "unpublish" | "deprecate" => Some(EffectKind::Send),
         "reset" => Some(EffectKind::Overwrite),
         _ => None,
     }
@@ -116,6 +109,9 @@ pub fn is_sensitive_path(path: &Path, home: &Path) -> bool {
         "/var/spool/cron",
         "/var/at",
         "/var/db",
+        "/dev",
+        "/proc",
+        "/sys",
     ];
     if SYSTEM.iter().any(|p| path.starts_with(p)) {
         return true;
@@ -224,6 +220,14 @@ pub(crate) fn is_secret_path(path: &Path, home: &Path) -> bool {
         || name.ends_with(".key")
         || name == ".env"
         || name == "credentials"
+}
+
+/// The first word that is not an option: the sub-command of tools that have them.
+fn first_operand(args: &[Arg]) -> &str {
+    args.iter()
+        .map(Arg::text)
+        .find(|t| !t.starts_with('-'))
+        .unwrap_or_default()
 }
 
 /// `find` tests and options that take one value.
@@ -596,6 +600,10 @@ impl Walker<'_> {
             self.local_program(name_lit, &name, rest, &source, depth);
             return;
         }
+        if self.functions.iter().any(|f| *f == name) {
+            // A function defined earlier in this command: its body was walked there.
+            return;
+        }
         if self.path_changed {
             self.unproven(
                 &source,
@@ -678,7 +686,14 @@ impl Walker<'_> {
                         raw: path,
                         glob: arg.glob,
                     };
-                    self.write_target(&target_arg, "dd of=");
+                    if target_arg.fixed().is_some_and(|t| {
+                        t.starts_with("/dev/")
+                            && !matches!(t, "/dev/null" | "/dev/stdout" | "/dev/stderr")
+                    }) {
+                        self.plain(EffectKind::Format, &source);
+                    } else {
+                        self.write_target(&target_arg, "dd of=");
+                    }
                 }
                 let understood = rest.iter().all(|a| {
                     a.fixed()
@@ -735,6 +750,9 @@ impl Walker<'_> {
                     });
                 if !safe || apfs_destructive {
                     self.plain(EffectKind::Format, source);
+                } else if rest.iter().any(|a| a.text().eq_ignore_ascii_case("force")) {
+                    // A forced unmount or eject drops what programs had not saved.
+                    self.plain(EffectKind::SystemConfig, source);
                 }
             }
             "cp" | "install" | "ditto" | "gcp" => {
@@ -877,6 +895,26 @@ impl Walker<'_> {
                         "the home folder or the whole disk",
                         source,
                     );
+                } else {
+                    // One file's permissions can be set back, but the sandbox keeps every
+                    // existing file's as it is: not proven (a file made by this command
+                    // is its own).
+                    for op in p.operands.iter().skip(1) {
+                        match self.path_target(op) {
+                            Target::Path { path, .. } if self.created_here(&path) => {}
+                            Target::Path {
+                                exists: Existence::Missing,
+                                ..
+                            } => {}
+                            _ => {
+                                self.unproven(
+                                    &source,
+                                    format!("it changes who may use {}", op.text()),
+                                );
+                                break;
+                            }
+                        }
+                    }
                 }
             }
             "kill" => {
@@ -1144,8 +1182,23 @@ impl Walker<'_> {
                     self.unknown(
                         EffectKind::Delete,
                         "Time Machine backups or settings",
-                        source,
+                        &source,
                     );
+                } else if !matches!(
+                    sub.as_str(),
+                    "listbackups"
+                        | "latestbackup"
+                        | "destinationinfo"
+                        | "status"
+                        | "isexcluded"
+                        | "compare"
+                        | "listlocalsnapshots"
+                        | "listlocalsnapshotdates"
+                        | "machinedirectory"
+                        | "version"
+                        | "help"
+                ) {
+                    self.unproven(&source, format!("`tmutil {sub}` changes Time Machine"));
                 }
             }
             "softwareupdate" => {
@@ -1288,7 +1341,7 @@ impl Walker<'_> {
                 }
             }
             "git" => self.git(rest, &source, stdin, depth),
-            "docker" | "podman" | "nerdctl" => {
+            "docker" | "podman" | "nerdctl" | "docker-compose" => {
                 let p = parse(
                     rest,
                     "HcL",
@@ -1296,9 +1349,14 @@ impl Walker<'_> {
                     false,
                 );
                 let ops: Vec<&str> = p.operands.iter().map(|a| a.text()).collect();
+                let volumes = rest
+                    .iter()
+                    .any(|a| matches!(a.text(), "-v" | "--volumes" | "--rmi"));
                 let destructive = match ops.as_slice() {
                     [first, ..] if matches!(*first, "rm" | "rmi" | "kill") => true,
-                    [_, second, ..] if matches!(*second, "rm" | "prune" | "kill") => true,
+                    [_, second, ..] if matches!(*second, "rm" | "prune" | "kill" | "reset") => true,
+                    ["compose", "down", ..] | ["compose", _, "down", ..] if volumes => true,
+                    ["down", ..] if volumes && name == "docker-compose" => true,
                     _ => false,
                 };
                 if destructive {
@@ -1306,6 +1364,16 @@ impl Walker<'_> {
                 }
             }
             "kubectl" | "oc" | "helm" => {
+                if let Some(i) = rest.iter().position(|a| a.text() == "--")
+                    && rest.iter().any(|a| a.text() == "exec")
+                {
+                    let saved = (self.cwd.clone(), self.remote.clone());
+                    self.cwd = None;
+                    self.remote = Some("a container".into());
+                    let inner = rest[i + 1..].to_vec();
+                    self.argv(&inner, &Stdin::Closed, None, depth);
+                    (self.cwd, self.remote) = saved;
+                }
                 if rest
                     .iter()
                     .any(|a| matches!(a.text(), "delete" | "drain" | "uninstall"))
@@ -1505,6 +1573,13 @@ impl Walker<'_> {
                         self.extraction_into(&dir, &source);
                     }
                     "a" | "u" | "d" | "rn" => {
+                        if rest.iter().any(|a| a.text() == "-sdel") {
+                            self.unknown(
+                                EffectKind::Delete,
+                                "the files added to the archive",
+                                &source,
+                            );
+                        }
                         if let Some(archive) =
                             rest.iter().skip(1).find(|a| !a.text().starts_with('-'))
                         {
@@ -1514,6 +1589,579 @@ impl Walker<'_> {
                     }
                     _ => {}
                 }
+            }
+            "mkdir" | "touch" => {
+                // New folders and files: free, and kept by the sandbox where they are.
+                let p = parse(
+                    rest,
+                    if name == "mkdir" { "m" } else { "drt" },
+                    &["mode", "date", "reference", "time"],
+                    false,
+                );
+                for op in &p.operands {
+                    match self.path_target(op) {
+                        Target::Path {
+                            path,
+                            exists: Existence::Missing,
+                        } => self.new_path(path, source.clone()),
+                        Target::Path { .. } => {}
+                        _ => self.unproven(
+                            &source,
+                            "what it creates is only known when the command runs",
+                        ),
+                    }
+                }
+            }
+            "gh" => {
+                // Creating, editing, merging, closing or commenting publishes on GitHub.
+                let words: Vec<&str> = rest
+                    .iter()
+                    .map(Arg::text)
+                    .filter(|t| !t.starts_with('-'))
+                    .collect();
+                let writes = words.iter().take(2).any(|w| {
+                    matches!(
+                        *w,
+                        "create"
+                            | "edit"
+                            | "merge"
+                            | "close"
+                            | "reopen"
+                            | "comment"
+                            | "review"
+                            | "delete"
+                            | "upload"
+                            | "fork"
+                            | "rename"
+                            | "archive"
+                            | "transfer"
+                            | "lock"
+                            | "ready"
+                            | "set"
+                            | "sync"
+                    )
+                });
+                if writes
+                    || words.first() == Some(&"api")
+                        && rest.iter().any(|a| {
+                            matches!(
+                                a.text(),
+                                "-X" | "--method"
+                                    | "-f"
+                                    | "-F"
+                                    | "--field"
+                                    | "--raw-field"
+                                    | "--input"
+                            )
+                        })
+                {
+                    self.plain(EffectKind::Send, &source);
+                }
+            }
+            "journalctl" | "dmesg" => {
+                let changes = rest.iter().any(|a| {
+                    let t = a.text();
+                    if name == "journalctl" {
+                        t.starts_with("--vacuum")
+                            || matches!(
+                                t,
+                                "--rotate"
+                                    | "--flush"
+                                    | "--sync"
+                                    | "--relinquish-var"
+                                    | "--setup-keys"
+                            )
+                    } else {
+                        matches!(
+                            t,
+                            "-c" | "-C"
+                                | "--clear"
+                                | "--read-clear"
+                                | "-D"
+                                | "-E"
+                                | "--console-off"
+                                | "--console-on"
+                                | "-n"
+                                | "--console-level"
+                        )
+                    }
+                });
+                if changes {
+                    self.plain(EffectKind::SystemConfig, &source);
+                }
+            }
+            "openssl" => {
+                // `-out FILE` (and `-keyout`, `-signkey` writes for `req`) write files.
+                for (i, a) in rest.iter().enumerate() {
+                    if matches!(a.text(), "-out" | "-keyout")
+                        && let Some(out) = rest.get(i + 1)
+                    {
+                        let out = out.clone();
+                        self.write_target(&out, "openssl -out");
+                    }
+                }
+            }
+            "ssh-keygen" => {
+                let reads = rest.iter().any(|a| {
+                    matches!(
+                        a.text(),
+                        "-l" | "-y" | "-F" | "-H" | "-Q" | "-L" | "-lf" | "-B"
+                    )
+                });
+                if rest.iter().any(|a| a.text() == "-R") {
+                    self.unknown(EffectKind::SystemConfig, "known_hosts", &source);
+                } else if !reads {
+                    let p = parse(rest, "fbtCNnIVzsOPDZaMGKrwY", &[], false);
+                    match p.value("f").cloned() {
+                        Some(key) => {
+                            self.write_target(&key, "ssh-keygen -f");
+                            let public = Arg {
+                                lit: key.lit.as_ref().map(|k| format!("{k}.pub")),
+                                raw: format!("{}.pub", key.raw),
+                                glob: key.glob,
+                            };
+                            self.write_target(&public, "ssh-keygen -f");
+                        }
+                        None => self.unproven(&source, "ssh-keygen writes a key where it asks"),
+                    }
+                }
+            }
+            "less" | "more" | "man" => {
+                let runs = rest.iter().any(|a| {
+                    let t = a.text();
+                    (t.starts_with('+') && name != "man")
+                        || (name == "man"
+                            && (matches!(t, "-P" | "-H" | "--pager" | "--html")
+                                || t.starts_with("--pager=")
+                                || t.starts_with("--html=")))
+                });
+                if runs {
+                    self.unproven(&source, format!("`{name}` was told to run a command"));
+                }
+            }
+            "date" | "gdate" => {
+                // `date MMDDhhmm[[CC]YY][.ss]` sets the clock; `date +FORMAT` prints.
+                let sets = rest.iter().any(|a| {
+                    let t = a.text();
+                    matches!(t, "-s" | "--set")
+                        || t.starts_with("--set=")
+                        || (!t.starts_with(['-', '+'])
+                            && t.chars().all(|c| c.is_ascii_digit() || c == '.')
+                            && t.len() >= 8)
+                });
+                if sets {
+                    self.plain(EffectKind::SystemConfig, &source);
+                }
+            }
+            "uniq" | "xxd" => {
+                // `uniq IN OUT` and `xxd IN OUT` write OUT.
+                let p = parse(
+                    rest,
+                    if name == "uniq" { "fsw" } else { "cglnosR" },
+                    &["skip-fields", "skip-chars", "check-chars"],
+                    false,
+                );
+                if let Some(out) = p.operands.get(1) {
+                    let out = (*out).clone();
+                    self.write_target(&out, &name);
+                }
+            }
+            "shuf" => {
+                let p = parse(
+                    rest,
+                    "inos",
+                    &["input-range", "head-count", "output", "random-source"],
+                    false,
+                );
+                if let Some(out) = p.value("o").or_else(|| p.value("output")).cloned() {
+                    self.write_target(&out, "shuf -o");
+                }
+            }
+            "ss" => {
+                if rest.iter().any(|a| {
+                    matches!(a.text(), "-K" | "--kill")
+                        || (a.text().starts_with('-')
+                            && !a.text().starts_with("--")
+                            && a.text().contains('K'))
+                }) {
+                    self.plain(EffectKind::Kill, &source);
+                }
+            }
+            "exiv2" => {
+                let p = parse(rest, "aceiklMmnPprSt", &[], false);
+                let modifies = p.operands.first().is_some_and(|op| {
+                    matches!(
+                        op.text(),
+                        "rm" | "delete"
+                            | "mv"
+                            | "rename"
+                            | "in"
+                            | "insert"
+                            | "ad"
+                            | "adjust"
+                            | "mo"
+                            | "modify"
+                            | "fi"
+                            | "fixiso"
+                            | "fc"
+                            | "fixcom"
+                    )
+                });
+                if modifies {
+                    let files = p.operands.get(1..).unwrap_or(&[]);
+                    self.each_path(EffectKind::Overwrite, files, &source, extra);
+                }
+            }
+            "yq" => {
+                let in_place = rest.iter().any(|a| {
+                    let t = a.text();
+                    matches!(t, "-i" | "--inplace")
+                        || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
+                });
+                let p = parse(
+                    rest,
+                    "oIpe",
+                    &[
+                        "output-format",
+                        "indent",
+                        "input-format",
+                        "expression",
+                        "split-exp",
+                        "front-matter",
+                    ],
+                    false,
+                );
+                if in_place {
+                    let files = p.operands.get(1..).unwrap_or(&[]);
+                    self.each_path(EffectKind::Overwrite, files, &source, extra);
+                }
+                if rest
+                    .iter()
+                    .any(|a| a.text() == "-s" || a.text().starts_with("--split-exp"))
+                {
+                    self.unproven(&source, "yq writes files named by an expression");
+                }
+            }
+            "rg" => {
+                if rest.iter().any(|a| {
+                    let t = a.text();
+                    t.starts_with("--pre") || t.starts_with("--hostname-bin")
+                }) {
+                    self.unproven(&source, "rg was told to run a program on each file");
+                }
+            }
+            "plutil" => {
+                // Single-dash long options: `-convert FMT FILE…`, `-replace KEY -TYPE V
+                // FILE`, `-o OUT`, `-e EXT` (outputs beside the input).
+                let edits = rest.iter().any(|a| {
+                    matches!(
+                        a.text(),
+                        "-convert" | "-insert" | "-replace" | "-remove" | "-create" | "-append"
+                    )
+                });
+                let out = rest
+                    .iter()
+                    .position(|a| a.text() == "-o")
+                    .and_then(|i| rest.get(i + 1))
+                    .cloned();
+                if edits {
+                    if let Some(out) = out {
+                        self.write_target(&out, "plutil -o");
+                    } else if rest.iter().any(|a| a.text() == "-e") {
+                        self.fills_or_creates(&Arg::literal("."), &source);
+                    } else if let Some(file) = rest.last().filter(|a| !a.text().starts_with('-')) {
+                        self.each_path(EffectKind::Overwrite, &[file], &source, extra);
+                    }
+                }
+            }
+            "plistbuddy" => {
+                let edits = rest.iter().any(|a| {
+                    let t = a.text().trim_start().to_ascii_lowercase();
+                    [
+                        "set", "add", "delete", "merge", "import", "clear", "save", "copy",
+                    ]
+                    .iter()
+                    .any(|w| t.starts_with(w))
+                });
+                let file = rest
+                    .iter()
+                    .rev()
+                    .find(|a| !a.text().starts_with('-'))
+                    .cloned();
+                if edits {
+                    match file {
+                        Some(f) => self.each_path(EffectKind::Overwrite, &[&f], &source, extra),
+                        None => self.unknown(EffectKind::Overwrite, "a property list", &source),
+                    }
+                }
+            }
+            "sips" => {
+                let p = parse(
+                    rest,
+                    "sgzZrfcpmoi",
+                    &[
+                        "out",
+                        "setProperty",
+                        "getProperty",
+                        "deleteProperty",
+                        "resampleHeight",
+                        "resampleWidth",
+                        "resampleHeightWidth",
+                        "resampleHeightWidthMax",
+                        "rotate",
+                        "flip",
+                        "cropToHeightWidth",
+                        "padToHeightWidth",
+                        "padColor",
+                        "setProfile",
+                        "embedProfile",
+                        "matchTo",
+                        "matchToWithIntent",
+                    ],
+                    false,
+                );
+                let only_reads = rest.iter().all(|a| {
+                    let t = a.text();
+                    !t.starts_with('-')
+                        || matches!(
+                            t,
+                            "-g" | "--getProperty" | "-1" | "--oneLine" | "-h" | "--help" | "-v"
+                        )
+                });
+                if !only_reads {
+                    match p.value("o").or_else(|| p.value("out")).cloned() {
+                        Some(out) => self.fills_or_creates(&out, &source),
+                        None => {
+                            let files: Vec<&Arg> = p
+                                .operands
+                                .iter()
+                                .copied()
+                                .filter(|a| a.text().contains('.'))
+                                .collect();
+                            self.each_path(EffectKind::Overwrite, &files, &source, extra);
+                        }
+                    }
+                }
+            }
+            "mogrify" => {
+                // mogrify rewrites every image it is given, in place.
+                let files: Vec<&Arg> = rest
+                    .iter()
+                    .filter(|a| !a.text().starts_with(['-', '+']))
+                    .filter(|a| a.text().contains('.'))
+                    .collect();
+                self.each_path(EffectKind::Overwrite, &files, &source, extra);
+            }
+            "exiftool" => {
+                let writes = rest.iter().any(|a| {
+                    let t = a.text();
+                    t.starts_with('-')
+                        && (t.contains('=')
+                            || t.starts_with("-overwrite_original")
+                            || t == "-delete_original"
+                            || t == "-delete_original!"
+                            || t == "-geotag"
+                            || t.starts_with("-tagsFromFile")
+                            || t.starts_with("-tagsfromfile"))
+                });
+                if writes {
+                    let files: Vec<&Arg> =
+                        rest.iter().filter(|a| !a.text().starts_with('-')).collect();
+                    self.each_path(EffectKind::Overwrite, &files, &source, extra);
+                }
+                if let Some(i) = rest.iter().position(|a| matches!(a.text(), "-o" | "-out"))
+                    && let Some(out) = rest.get(i + 1)
+                {
+                    let out = out.clone();
+                    self.write_target(&out, "exiftool -o");
+                }
+                if rest.iter().any(|a| {
+                    matches!(
+                        a.text(),
+                        "-@" | "-execute" | "-stay_open" | "-config" | "-if" | "-api"
+                    )
+                }) {
+                    self.unproven(
+                        &source,
+                        "exiftool reads more arguments or code than its words show",
+                    );
+                }
+            }
+            "mdutil" => {
+                if rest.iter().any(|a| {
+                    let t = a.text();
+                    t.starts_with('-')
+                        && t[1..]
+                            .chars()
+                            .any(|c| matches!(c, 'E' | 'i' | 'd' | 'X' | 'L' | 'a'))
+                }) {
+                    self.plain(EffectKind::SystemConfig, &source);
+                }
+            }
+            "security" => {
+                let sub = rest.first().map(Arg::text).unwrap_or_default();
+                let reads = sub.starts_with("find-")
+                    || sub.starts_with("show-")
+                    || sub.starts_with("dump-")
+                    || matches!(
+                        sub,
+                        "list-keychains"
+                            | "default-keychain"
+                            | "login-keychain"
+                            | "verify-cert"
+                            | "cms"
+                            | "help"
+                            | "smartcards"
+                            | "error"
+                    ) && rest.len() <= 2;
+                if !reads && !sub.is_empty() {
+                    self.plain(EffectKind::SystemConfig, &source);
+                }
+            }
+            "fdesetup" | "systemsetup" | "profiles" | "sharing" | "kickstart" | "dsenableroot" => {
+                let reads = rest.iter().all(|a| {
+                    let t = a.text().to_ascii_lowercase();
+                    !t.starts_with('-')
+                        || t.starts_with("-get")
+                        || matches!(t.as_str(), "-help" | "-h")
+                }) && rest.iter().any(|a| {
+                    let t = a.text().to_ascii_lowercase();
+                    t.starts_with("-get")
+                        || matches!(
+                            t.as_str(),
+                            "status"
+                                | "list"
+                                | "isactive"
+                                | "haspersonalrecoverykey"
+                                | "show"
+                                | "-help"
+                        )
+                });
+                if !reads {
+                    self.plain(EffectKind::SystemConfig, &source);
+                }
+            }
+            "blkdiscard" | "nvme" | "hdparm" | "badblocks" => {
+                if name != "hdparm"
+                    || rest.iter().any(|a| {
+                        a.text().starts_with("--security") || a.text() == "--trim-sector-ranges"
+                    })
+                {
+                    self.plain(EffectKind::Format, &source);
+                }
+            }
+            "cryptsetup" => {
+                let sub = first_operand(rest);
+                if !matches!(
+                    sub,
+                    "status" | "isLuks" | "luksDump" | "luksUUID" | "benchmark" | "tcryptDump" | ""
+                ) {
+                    self.plain(EffectKind::Format, &source);
+                }
+            }
+            "rclone" => {
+                let sub = first_operand(rest);
+                if matches!(
+                    sub,
+                    "sync"
+                        | "move"
+                        | "moveto"
+                        | "cleanup"
+                        | "dedupe"
+                        | "purge"
+                        | "delete"
+                        | "deletefile"
+                        | "rmdir"
+                        | "rmdirs"
+                        | "bisync"
+                ) {
+                    self.unknown(
+                        EffectKind::Delete,
+                        format!("files `rclone {sub}` removes or replaces"),
+                        &source,
+                    );
+                }
+            }
+            "gsutil" | "gcloud" | "aws" | "s3cmd" | "azcopy" | "az" => {
+                let words: Vec<&str> = rest.iter().map(Arg::text).collect();
+                let deletes = words.iter().any(|w| {
+                    matches!(
+                        *w,
+                        "--delete" | "--delete-removed" | "--delete-destination=true"
+                    )
+                }) || (words.contains(&"rsync")
+                    && words.iter().any(|w| {
+                        *w == "-d"
+                            || (w.starts_with('-') && !w.starts_with("--") && w.contains('d'))
+                    }));
+                if deletes {
+                    self.unknown(
+                        EffectKind::Delete,
+                        "files the sync removes at the destination",
+                        &source,
+                    );
+                }
+                self.generic(&name, rest, &source);
+            }
+            "terraform" | "tofu" | "pulumi" | "cdk" => {
+                let sub = first_operand(rest);
+                let destroys = sub == "destroy"
+                    || rest
+                        .iter()
+                        .any(|a| matches!(a.text(), "-destroy" | "--destroy"));
+                if destroys {
+                    self.unknown(EffectKind::Delete, "the infrastructure it manages", &source);
+                } else if matches!(
+                    sub,
+                    "apply" | "up" | "deploy" | "import" | "taint" | "state"
+                ) {
+                    self.unknown(
+                        EffectKind::SystemConfig,
+                        "the infrastructure it manages",
+                        &source,
+                    );
+                }
+            }
+            "at" | "batch" => {
+                // The job runs later, outside any sandbox: what it would do is read now.
+                if let Stdin::Literal(job) = stdin {
+                    let job = job.clone();
+                    self.conditional_script(&job, depth);
+                }
+                self.unproven(&source, "it schedules commands to run later");
+            }
+            "tmux" | "screen" | "systemd-run" | "nohup-later" => {
+                // Commands they start run in a server or manager outside this call.
+                let words: Vec<&Arg> = rest.iter().filter(|a| !a.text().starts_with('-')).collect();
+                if let Some(last) = words.last()
+                    && let Some(text) = last.lit.as_deref()
+                    && words.len() >= 2
+                {
+                    let text = text.to_string();
+                    self.conditional_script(&text, depth);
+                }
+                if name == "systemd-run" {
+                    let p = parse(
+                        rest,
+                        "pMEuUH",
+                        &[
+                            "property",
+                            "machine",
+                            "setenv",
+                            "unit",
+                            "uid",
+                            "gid",
+                            "working-directory",
+                            "description",
+                            "slice",
+                            "on-calendar",
+                            "on-active",
+                        ],
+                        true,
+                    );
+                    self.wrapped(rest, p.rest, stdin, extra, depth);
+                }
+                self.unproven(&source, format!("`{name}` runs commands outside this call"));
             }
             "open" => {
                 // Opening a .command or .tool file runs it in Terminal.
@@ -1565,7 +2213,7 @@ impl Walker<'_> {
             "sudo" | "doas" | "run0" | "pkexec" => {
                 let p = parse(
                     rest,
-                    "ughprtCDTUc",
+                    "ughprtCDTUcR",
                     &[
                         "user",
                         "group",
@@ -1577,6 +2225,7 @@ impl Walker<'_> {
                         "chdir",
                         "command-timeout",
                         "other-user",
+                        "chroot",
                     ],
                     true,
                 );
@@ -1787,7 +2436,11 @@ impl Walker<'_> {
                 {
                     let cmd = (*cmd).clone();
                     self.shell_string(&cmd, depth, &source);
+                } else if let Some(i) = rest.iter().position(|a| a.text() == "--") {
+                    // `runuser -u USER -- COMMAND…`
+                    self.wrapped(rest, i + 1, stdin, extra, depth);
                 }
+                self.unproven(&source, "it runs a command as another user");
             }
             "script" => {
                 let p = parse(
@@ -1807,6 +2460,13 @@ impl Walker<'_> {
                 if let Some(cmd) = p.value("c").or_else(|| p.value("command")) {
                     let cmd = cmd.clone();
                     self.shell_string(&cmd, depth, &source);
+                } else if p.operands.len() >= 2 {
+                    // BSD and macOS: `script [-q] FILE COMMAND…` runs the command.
+                    let start = rest
+                        .iter()
+                        .position(|a| std::ptr::eq(a, p.operands[1]))
+                        .unwrap_or(rest.len());
+                    self.wrapped(rest, start, stdin, extra, depth);
                 }
             }
             "eval" => {
@@ -1834,7 +2494,7 @@ impl Walker<'_> {
                 let p = parse(rest, "p", &["package"], true);
                 self.wrapped(rest, p.rest, stdin, extra, depth);
             }
-            n if is_shell(n) => self.shell(rest, stdin, &source, depth),
+            n if is_shell(n) => self.shell(rest, stdin, &source, extra, depth),
             n if is_interpreter(n) => self.interpreter(&name, rest, stdin, &source, extra, depth),
             _ => self.generic(&name, rest, &source),
         }
@@ -2057,6 +2717,10 @@ impl Walker<'_> {
             return;
         }
         let sub = ops.first().copied().unwrap_or_default();
+        if matches!(sub, "publish" | "unpublish" | "deprecate" | "upload") {
+            self.plain(EffectKind::Send, source);
+            return;
+        }
         if !package_query(name, sub) {
             self.unproven(
                 source,
@@ -2214,6 +2878,15 @@ impl Walker<'_> {
         self.fallback_verbs(rest, i, stdin, depth);
     }
 
+    /// Walks `text` as commands that may or may not run (a scheduled job, a command a
+    /// server runs later): what they certainly destroy is asked about.
+    fn conditional_script(&mut self, text: &str, depth: usize) {
+        let saved = self.cwd.clone();
+        self.cwd = None;
+        self.script(text, depth + 1);
+        self.cwd = saved;
+    }
+
     /// A wrapper's own options (those before the command it runs) must all be known.
     fn wrapper_options(
         &mut self,
@@ -2279,6 +2952,16 @@ impl Walker<'_> {
             match &target {
                 // Made earlier in this command: removing it again loses nothing.
                 Target::Path { path, .. } if self.created_here(path) => continue,
+                Target::Pattern(_)
+                    if op.lit.as_deref().is_some_and(|l| {
+                        let dir = l.split(['*', '?', '[', '{']).next().unwrap_or(l);
+                        !dir.is_empty()
+                            && text::resolve(dir, self.cwd.as_deref())
+                                .is_some_and(|d| self.created_here(&d))
+                    }) =>
+                {
+                    continue;
+                }
                 // Nothing there now. Should something appear before it runs, the
                 // sandbox keeps it.
                 Target::Path {
@@ -2407,7 +3090,7 @@ impl Walker<'_> {
                             let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
                             let landing = path.join(base);
                             if !self.scope.fs.exists(&landing) {
-                                self.create(landing);
+                                self.new_path(landing, source.to_string());
                             } else if !keeps_old && !self.created_here(&landing) {
                                 let note = text::lookalike_note(&landing.to_string_lossy());
                                 self.push(
@@ -3780,8 +4463,22 @@ impl Walker<'_> {
         }
     }
 
-    fn shell(&mut self, rest: &[Arg], stdin: &Stdin, source: &str, depth: usize) {
+    fn shell(
+        &mut self,
+        rest: &[Arg],
+        stdin: &Stdin,
+        source: &str,
+        extra: Option<&str>,
+        depth: usize,
+    ) {
+        if let Some(what) = extra {
+            // `xargs bash`, `find -exec sh {}`: it runs scripts named only at run time.
+            self.unproven(source, format!("it runs scripts from {what}"));
+        }
         let p = parse(rest, "oO", &["rcfile", "init-file"], true);
+        if p.value("rcfile").or_else(|| p.value("init-file")).is_some() {
+            self.unproven(source, "the shell reads a start-up file first");
+        }
         if p.shorts.contains('c') {
             match rest.get(p.rest) {
                 Some(cmd) => {
@@ -3858,8 +4555,8 @@ impl Walker<'_> {
             "rscript" => &["-e"],
             _ => &[],
         };
-        // `perl -i` edits files in place.
-        if name == "perl" {
+        // `perl -i` and `ruby -i` edit files in place.
+        if name == "perl" || name == "ruby" {
             // `-i` in a flag cluster (`-pi`, `-i -pe`), without a backup suffix (`-i.bak`).
             let in_place = rest.iter().any(|a| {
                 let t = a.text();
@@ -3940,6 +4637,9 @@ impl Walker<'_> {
             }
             i += 1;
         }
+        if let Some(what) = extra {
+            self.unproven(source, format!("{name} runs code from {what}"));
+        }
         if !saw_code {
             match stdin {
                 Stdin::Literal(code) => {
@@ -3992,11 +4692,48 @@ impl Walker<'_> {
             return;
         }
         let mut start = p.rest;
+        // `env -` is `env -i`.
+        if rest.get(start).is_some_and(|a| a.text() == "-") {
+            start += 1;
+        }
         while start < rest.len()
             && rest[start].text().contains('=')
             && !rest[start].text().starts_with('=')
         {
+            let var = rest[start].text().split('=').next().unwrap_or_default();
+            if is_code_variable(var) {
+                self.unproven(
+                    source,
+                    format!("it sets {var}, which can make the program run something else"),
+                );
+            }
             start += 1;
+        }
+        let env_opts = &rest[..p.rest.min(rest.len())];
+        let spec = known::Opts {
+            short: "i0v",
+            short_val: "uCSP",
+            long: &[
+                "ignore-environment",
+                "null",
+                "debug",
+                "list-signal-handling",
+            ],
+            long_val: &[
+                "unset",
+                "chdir",
+                "split-string",
+                "default-signal",
+                "ignore-signal",
+                "block-signal",
+            ],
+            digits: false,
+        };
+        if let Some(opt) = known::unknown_options(&spec, env_opts) {
+            self.unproven(
+                source,
+                format!("env was given an option artoo does not know ({opt})"),
+            );
         }
         if p.value("C").is_some() || p.value("chdir").is_some() {
             let saved = self.cwd.clone();
@@ -4161,26 +4898,24 @@ impl Walker<'_> {
                 break;
             }
         }
-        if !COMPILERS.contains(&name) {
-            let outputs: Vec<Arg> = ["output", "output-file", "outfile", "out"]
-                .iter()
-                .flat_map(|k| p.values_of(k))
-                .cloned()
-                .collect();
-            let mut outputs = outputs;
-            // `-o FILE` (short form, value in the next word).
-            for w in rest.windows(2) {
-                if w[0].text() == "-o" {
-                    outputs.push(w[1].clone());
-                }
+        // `-o FILE` and `--output FILE`: compilers and converters replace an existing
+        // output (a rebuild overwrites the last build).
+        let mut outputs: Vec<Arg> = ["output", "output-file", "outfile", "out"]
+            .iter()
+            .flat_map(|k| p.values_of(k))
+            .cloned()
+            .collect();
+        for w in rest.windows(2) {
+            if w[0].text() == "-o" {
+                outputs.push(w[1].clone());
             }
-            for out in outputs {
-                if out
-                    .fixed()
-                    .is_some_and(|s| !s.starts_with('-') && s != "/dev/null")
-                {
-                    self.overwrite_if_exists(&out, source);
-                }
+        }
+        for out in outputs {
+            if out
+                .fixed()
+                .is_some_and(|s| !s.starts_with('-') && s != "/dev/null")
+            {
+                self.overwrite_if_exists(&out, source);
             }
         }
     }

@@ -105,6 +105,17 @@ pub(super) struct Walker<'a> {
     pub secrets: Vec<String>,
     /// Programs in the command that can send data off this computer.
     pub senders: Vec<String>,
+    /// Variables set from `$(mktemp …)` earlier in the command: each stands for a new
+    /// temporary file or folder of the command's own.
+    temps: Vec<String>,
+    /// Functions defined in the command (their bodies are walked where defined).
+    pub functions: Vec<String>,
+}
+
+/// The stand-in path of a variable set from `$(mktemp …)`: it names no real file, and the
+/// command creates it.
+fn temp_path(var: &str) -> PathBuf {
+    PathBuf::from(format!("/tmp/artoo-mktemp-{var}"))
 }
 
 impl<'a> Walker<'a> {
@@ -124,6 +135,8 @@ impl<'a> Walker<'a> {
             path_changed: false,
             secrets: Vec::new(),
             senders: Vec::new(),
+            temps: Vec::new(),
+            functions: Vec::new(),
         }
     }
 
@@ -323,6 +336,7 @@ impl<'a> Walker<'a> {
             Command::Function(def) => {
                 // A function body counts whether or not it is called: its name may be
                 // used later in ways the classifier cannot follow.
+                self.functions.push(text::fold_name(&def.fname.value));
                 let saved = self.cwd.clone();
                 self.conditional += 1;
                 self.compound(&def.body.0, depth);
@@ -474,6 +488,22 @@ impl<'a> Walker<'a> {
                         brush_parser::ast::AssignmentName::VariableName(n)
                         | brush_parser::ast::AssignmentName::ArrayElementName(n, _) => n,
                     };
+                    let only_assignments = sc.word_or_name.is_none();
+                    let made_by_mktemp = match &assignment.value {
+                        brush_parser::ast::AssignmentValue::Scalar(v) => v
+                            .value
+                            .trim()
+                            .trim_matches('"')
+                            .strip_prefix("$(")
+                            .is_some_and(|inner| inner.trim_start().starts_with("mktemp")),
+                        brush_parser::ast::AssignmentValue::Array(_) => false,
+                    };
+                    if only_assignments && self.conditional == 0 && made_by_mktemp {
+                        self.temps.push(var.clone());
+                        self.create(temp_path(var));
+                    } else {
+                        self.temps.retain(|t| t != var);
+                    }
                     if super::programs::is_code_variable(var) {
                         // Before a command it changes what that command runs; on its
                         // own (or exported) it changes every command after it.
@@ -623,6 +653,11 @@ impl<'a> Walker<'a> {
         match self.path_target(arg) {
             Target::Path { path, exists } => {
                 if is_harmless_device(&path) {
+                    return;
+                }
+                if path.starts_with("/dev/tcp") || path.starts_with("/dev/udp") {
+                    // bash opens a network connection for these names.
+                    self.push(EffectKind::Send, Target::None, source, None);
                     return;
                 }
                 match exists {
@@ -817,6 +852,12 @@ impl<'a> Walker<'a> {
                     } if name == "HOME" && self.remote.is_none() => {
                         let home = self.scope.home.to_string_lossy().into_owned();
                         append(value, &home);
+                    }
+                    ParameterExpr::Parameter {
+                        parameter: Parameter::Named(name),
+                        indirect: false,
+                    } if self.temps.contains(name) => {
+                        append(value, &temp_path(name).to_string_lossy());
                     }
                     ParameterExpr::Parameter {
                         parameter: Parameter::Named(name),

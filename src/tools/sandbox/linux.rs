@@ -49,6 +49,18 @@ exec unshare --user --mount --map-user="$u" --map-group="$g" -- setpriv --no-new
 /// namespace. The command never has them.
 const SETUP_CAPS: &[&str] = &["CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SETFCAP"];
 
+/// Parts of /proc where writing changes the kernel, made read-only in the sandbox.
+const PROC_KNOBS: &[&str] = &[
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/irq",
+    "/proc/bus",
+    "/proc/fs",
+    "/proc/scsi",
+    "/proc/acpi",
+    "/proc/driver",
+];
+
 /// Characters overlayfs's mount options cannot carry unescaped.
 fn mountable(path: &Path) -> bool {
     let s = path.to_string_lossy();
@@ -196,6 +208,14 @@ pub fn bwrap_args(
         "/proc",
     ] {
         push(s);
+    }
+    // The kernel's knobs under /proc: sysctl files let the real root user write them
+    // from any namespace (the permission check compares with the global root id), so
+    // when artoo runs as root they must be read-only here.
+    for dir in PROC_KNOBS {
+        push("--ro-bind-try");
+        push(dir);
+        push(dir);
     }
     a.push("--bind".into());
     a.push(layout.dir.clone().into());

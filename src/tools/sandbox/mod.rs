@@ -152,6 +152,7 @@ async fn probe(env: &BaseEnv) -> Status {
 
 /// Cache and history files programs write on their own in the home folder. They are
 /// dropped, not kept, and not counted as refusals of the command.
+#[cfg(target_os = "linux")]
 fn is_quiet_cache(path: &Path, home: &Path) -> bool {
     const QUIET: &[&str] = &[
         ".cache",
@@ -175,11 +176,17 @@ fn is_quiet_cache(path: &Path, home: &Path) -> bool {
         .is_ok_and(|rel| QUIET.iter().any(|q| rel.starts_with(q)))
 }
 
-/// Where a new entry may be kept: in the workspace or under a path the classifier
-/// proved the command creates, never where it would configure the system.
+/// Where a new entry may be kept: in the workspace, under a path the classifier proved
+/// the command creates, or on the way to one (`mkdir -p ~/a/b` makes `~/a` too); never
+/// where it would configure the system. Only entries that did not exist are asked about.
+#[cfg(target_os = "linux")]
 fn may_keep(path: &Path, workspace: &Path, home: &Path, plan: &Plan) -> bool {
     !crate::laws::classify::is_sensitive_path(path, home)
-        && (path.starts_with(workspace) || plan.creates.iter().any(|c| path.starts_with(c)))
+        && (path.starts_with(workspace)
+            || plan
+                .creates
+                .iter()
+                .any(|c| path.starts_with(c) || c.starts_with(path)))
 }
 
 /// The sentence the model reads when the sandbox refused something.
@@ -434,6 +441,7 @@ mod platform {
 mod tests {
     use super::*;
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn caches_are_quiet_and_sensitive_places_never_keep_new_entries() {
         let home = Path::new("/home/u");
@@ -447,6 +455,15 @@ mod tests {
         assert!(may_keep(Path::new("/home/u/ws/out.txt"), ws, home, &plan));
         assert!(may_keep(Path::new("/home/u/backup/a.txt"), ws, home, &plan));
         assert!(!may_keep(Path::new("/home/u/notes.txt"), ws, home, &plan));
+        let deep = Plan {
+            creates: vec![PathBuf::from("/home/u/a/b")],
+            network: false,
+        };
+        assert!(
+            may_keep(Path::new("/home/u/a"), ws, home, &deep),
+            "a parent made on the way"
+        );
+        assert!(!may_keep(Path::new("/home/u/a/other"), ws, home, &deep));
         assert!(!may_keep(
             Path::new("/home/u/ws/.git/hooks/pre-commit"),
             ws,

@@ -53,6 +53,7 @@ export type {
   ProviderPreset,
   RecallRef,
   RunStatus,
+  SandboxInfo,
   SettingsView,
   TaskReplay,
   TaskRun,
