@@ -264,8 +264,11 @@ pub trait Tool: Send + Sync {
 #[derive(Clone, Debug, Default)]
 pub struct CallHistory {
     records: Arc<Mutex<Vec<ToolCallRecord>>>,
-    refusals: Arc<Mutex<Vec<(String, Vec<PathEffect>)>>>,
+    refusals: Arc<Mutex<Vec<Refusal>>>,
 }
+
+/// What the sandbox refused of one command.
+type Refusal = (String, Vec<PathEffect>);
 
 impl CallHistory {
     pub fn new() -> Self {

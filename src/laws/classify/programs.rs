@@ -600,7 +600,7 @@ impl Walker<'_> {
             self.local_program(name_lit, &name, rest, &source, depth);
             return;
         }
-        if self.functions.iter().any(|f| *f == name) {
+        if self.functions.contains(&name) {
             // A function defined earlier in this command: its body was walked there.
             return;
         }
@@ -2601,8 +2601,7 @@ impl Walker<'_> {
                     unknown_option = Some(t.to_string());
                 }
             } else if let Some(flags) = t.strip_prefix('-').filter(|f| !f.is_empty()) {
-                let mut chars = flags.char_indices();
-                while let Some((pos, c)) = chars.next() {
+                for (pos, c) in flags.char_indices() {
                     match c {
                         'n' | 'E' | 'r' | 's' | 'u' | 'z' => {}
                         'i' => {
@@ -3740,10 +3739,10 @@ impl Walker<'_> {
                 self.extraction_into(&into, source);
             }
         }
-        if flag('c', "create") || flag('r', "append") || flag('u', "update") {
-            if let Some(a) = archive.filter(|a| a.text() != "-") {
-                self.write_target(&a, "tar -f");
-            }
+        if (flag('c', "create") || flag('r', "append") || flag('u', "update"))
+            && let Some(a) = archive.filter(|a| a.text() != "-")
+        {
+            self.write_target(&a, "tar -f");
         }
     }
 

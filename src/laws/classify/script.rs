@@ -785,9 +785,7 @@ const KNOWN_STATEMENT_WORDS: &[&str] = &[
 /// only when `x` is one word).
 fn unknown_verb(statement: &[Tok]) -> Option<String> {
     let words: Vec<&Tok> = statement.iter().collect();
-    let Some(first) = words.first() else {
-        return None;
-    };
+    let first = words.first()?;
     let word = |i: usize| match words.get(i) {
         Some(Tok::Word(w)) => Some(w.as_str()),
         _ => None,
