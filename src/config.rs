@@ -280,12 +280,16 @@ impl Default for MemoryParams {
 pub struct LawsConfig {
     /// Unanswered Law 1 confirmations are denied after this long.
     pub confirm_timeout_secs: u64,
+    /// Shortcuts the user allowed for good, by exact name: running one of them does not
+    /// ask. Every other Shortcut asks (its steps cannot be seen).
+    pub allowed_shortcuts: Vec<String>,
 }
 
 impl Default for LawsConfig {
     fn default() -> Self {
         Self {
             confirm_timeout_secs: 120,
+            allowed_shortcuts: Vec::new(),
         }
     }
 }
@@ -303,6 +307,21 @@ pub struct ToolsConfig {
     pub search_timeout_secs: u64,
     /// Upper bound on directory entries visited by the bounded home walk.
     pub walk_limit_entries: usize,
+    /// Whether shell commands run in the OS sandbox (`tools::sandbox`). Off, every
+    /// command artoo cannot prove reversible asks first.
+    pub sandbox: SandboxSetting,
+}
+
+/// `tools.sandbox` in settings.toml.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxSetting {
+    /// Use it where it works.
+    #[default]
+    Auto,
+    /// Never use it.
+    Off,
 }
 
 impl Default for ToolsConfig {
@@ -314,6 +333,7 @@ impl Default for ToolsConfig {
             search_url: "https://html.duckduckgo.com/html/".into(),
             search_timeout_secs: 15,
             walk_limit_entries: 200_000,
+            sandbox: SandboxSetting::Auto,
         }
     }
 }

@@ -8,7 +8,9 @@
 //! 2. The oracle: a command built with a known destructive verb in command position —
 //!    spelled plainly, quoted, escaped or by path, under any chain of wrappers and
 //!    compound forms (pipes, lists, subshells, loops, functions, substitutions,
-//!    `bash -c`, `eval`, `find -exec`) — is always gated.
+//!    `bash -c`, `eval`, `find -exec`) — is never proven reversible: it asks, or runs
+//!    only inside the sandbox (a deletion of a path that does not exist). Verbs that act
+//!    on no path (stopping processes or the computer, erasing disks) always ask.
 
 #![no_main]
 
@@ -16,7 +18,7 @@ use std::path::Path;
 use std::sync::Once;
 
 use arbitrary::Arbitrary;
-use artoo::laws::classify::{Action, FsView, Scope, classify};
+use artoo::laws::classify::{Action, FsView, Scope, Verdict, classify};
 use libfuzzer_sys::fuzz_target;
 
 /// Programs that are irreversible whatever their arguments.
@@ -40,6 +42,10 @@ const VERBS: &[&str] = &[
     "halt",
     "poweroff",
 ];
+
+/// Verbs whose effect depends on the paths they are given: with a path that does not
+/// exist they may run in the sandbox instead of asking.
+const PATH_VERBS: &[&str] = &["rm", "rmdir", "unlink", "shred", "srm", "truncate"];
 
 /// Wrappers that run the command after them.
 const WRAPPERS: &[&str] = &[
@@ -245,11 +251,36 @@ fuzz_target!(|input: Input| {
         }
     }
 
-    // 2. The oracle.
+    // 2. The oracle. A help or version probe (`rm --help`) only prints: not destructive.
+    let args: Vec<String> = input
+        .built
+        .args
+        .iter()
+        .take(6)
+        .map(|a| a.chars().filter(|c| *c != '\0').take(40).collect())
+        .collect();
+    let probe = !args.is_empty()
+        && args.len() <= 2
+        && args.iter().all(|a| {
+            matches!(
+                a.as_str(),
+                "--help" | "--version" | "-help" | "-version" | "--usage" | "-?" | "-h" | "-V"
+            )
+        });
+    if probe {
+        return;
+    }
     let cmd = build(&input.built);
     let a = classify(&Action::Shell(&cmd), &scope);
     assert!(
-        a.is_irreversible(),
-        "a destructive verb in command position was not gated: {cmd:?}"
+        a.verdict() != Verdict::Reversible,
+        "a destructive verb in command position was proven reversible: {cmd:?}"
     );
+    let verb = VERBS[usize::from(input.built.verb) % VERBS.len()];
+    if !PATH_VERBS.contains(&verb) {
+        assert!(
+            a.is_irreversible(),
+            "a verb that acts on no path did not ask: {cmd:?}"
+        );
+    }
 });

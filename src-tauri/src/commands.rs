@@ -429,10 +429,15 @@ async fn settings_view(shell: &Shell) -> IpcResult<SettingsView> {
     let config = shell.config();
     let keychain = shell.keychain().clone();
     let (keychain, keys) = blocking(move || Ok((keychain.info(), keychain.status()))).await?;
+    let sandbox = artoo::tools::sandbox_status(&config).await;
     Ok(SettingsView {
         settings: config.settings(),
         keys,
         keychain,
+        sandbox: SandboxInfo {
+            on: sandbox.is_on(),
+            description: sandbox.describe(),
+        },
         settings_path: config.settings_path().display().to_string(),
     })
 }

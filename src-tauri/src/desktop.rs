@@ -311,8 +311,12 @@ fn tray_icon() -> tauri::Result<tauri::image::Image<'static>> {
 /// Everything a real app has beyond its commands; called from `setup` (the mock runtime
 /// never runs it). `started` is when the process began, for the start-up figure.
 pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Result<()> {
+    // A menu-bar app: no Dock icon, no app switcher entry. Without it the app still
+    // works (with a Dock icon), so a failure is logged, not fatal.
     #[cfg(target_os = "macos")]
-    app.set_activation_policy(tauri::ActivationPolicy::Accessory);
+    if let Err(e) = app.set_activation_policy(tauri::ActivationPolicy::Accessory) {
+        tracing::warn!("cannot hide the Dock icon: {e}");
+    }
 
     let shell = app.state::<Shell>().inner().clone();
     let hotkey = shell.config().ui.hotkey.clone();

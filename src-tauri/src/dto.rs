@@ -280,11 +280,21 @@ pub struct KeychainInfo {
     pub backend: String,
 }
 
+/// Whether shell commands run in Law 1's sandbox here; while it is off, every command
+/// artoo cannot prove harmless asks first, and the app says so.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Type)]
+pub struct SandboxInfo {
+    pub on: bool,
+    /// One sentence: how it works, or why it is off.
+    pub description: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct SettingsView {
     pub settings: Settings,
     pub keys: TierKeys,
     pub keychain: KeychainInfo,
+    pub sandbox: SandboxInfo,
     pub settings_path: String,
 }
 

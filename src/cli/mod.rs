@@ -149,6 +149,7 @@ async fn start(mut config: Config, options: Options, purpose: Purpose) -> Result
     let history = interactive.then(|| config.data_dir.join("history"));
     let interrupts =
         Interrupts::listen().map_err(|e| fail(format!("cannot listen for Ctrl+C: {e}")))?;
+    let sandbox = crate::tools::sandbox_status(&config).await;
     let runtime = Runtime::start(config, RuntimeOptions::default())
         .await
         .map_err(|e| fail(format!("cannot start: {e}")))?;
@@ -159,6 +160,9 @@ async fn start(mut config: Config, options: Options, purpose: Purpose) -> Result
         sink: session::Sink::Stdout,
         status,
     };
+    if let Some(notice) = render::sandbox_notice(&sandbox, console.style.paint) {
+        console.say(notice);
+    }
     Ok(Started {
         runtime,
         console,

@@ -464,7 +464,11 @@ pub fn pipeline_lines(env: &Envelope, style: &LineStyle) -> Vec<String> {
 pub fn confirmation_prompt(request: &ConfirmationRequest, paint: Paint) -> Vec<String> {
     let mut lines = vec![
         p_law1(paint, &request.tool, request.reversible),
-        format!("  effect:     {}", request.description),
+        // One effect per line (and one per operation the sandbox refused), aligned.
+        format!(
+            "  effect:     {}",
+            request.description.replace('\n', "\n              ")
+        ),
         format!("  command:    {}", request.command),
     ];
     for path in &request.paths {
@@ -506,6 +510,12 @@ fn p_law1(paint: Paint, tool: &str, reversible: bool) -> String {
             "an irreversible"
         }
     ))
+}
+
+/// The warning shown when a session starts without the sandbox (`None` while it is
+/// on): why it is off, and that every command artoo cannot prove harmless asks.
+pub fn sandbox_notice(status: &crate::tools::sandbox::Status, paint: Paint) -> Option<String> {
+    (!status.is_on()).then(|| paint.yellow(&format!("⚠ Law 1: {}", status.describe())))
 }
 
 /// The question of the Law 1 prompt; `t` only when Trash is offered.
@@ -1068,6 +1078,23 @@ mod tests {
     }
 
     #[test]
+    fn a_session_without_the_sandbox_starts_with_a_warning_saying_why() {
+        use crate::tools::sandbox::Status;
+        let plain = Paint { enabled: false };
+        assert_eq!(sandbox_notice(&Status::On("bubblewrap"), plain), None);
+        let off = sandbox_notice(
+            &Status::Off("bubblewrap (bwrap) is not installed".into()),
+            plain,
+        )
+        .expect("a warning");
+        assert!(
+            off.contains("the sandbox is off: bubblewrap (bwrap) is not installed"),
+            "{off}"
+        );
+        assert!(off.contains("asks first"), "{off}");
+    }
+
+    #[test]
     fn a_law1_prompt_shows_the_command_paths_and_that_it_cannot_be_undone() {
         let Message::ConfirmationRequest(request) = samples()
             .into_iter()
@@ -1091,9 +1118,19 @@ mod tests {
         assert!(confirmation_question(&request).contains("[t] move to Trash"));
         let no_trash = ConfirmationRequest {
             can_trash: false,
-            ..request
+            ..request.clone()
         };
         assert!(!confirmation_question(&no_trash).contains("Trash"));
+        // A rerun outside the sandbox says, line by line, what the command tried there.
+        let rerun = ConfirmationRequest {
+            description: "In the sandbox, this command tried to: delete /home/u/a.txt.\nApproving runs it outside the sandbox, where nothing stops what it does.".into(),
+            ..request
+        };
+        let text = confirmation_prompt(&rerun, Paint::PLAIN).join("\n");
+        assert!(
+            text.contains("effect:     In the sandbox, this command tried to: delete /home/u/a.txt.\n              Approving runs it outside"),
+            "{text}"
+        );
     }
 
     fn final_result(

@@ -132,6 +132,25 @@ pub fn names(subject: &str, resource: &str) -> bool {
             .any(|w| *w == last || w.rsplit('/').next() == Some(last))
 }
 
+/// The calls of a round that Law 1 denied (the user said no, or had already said no
+/// to the same effect in this task), as failed inputs. A denial is final for the task:
+/// GGS treats the denied approach as blocked and never as a reason to try the same
+/// effect on another target.
+pub fn denials(outcomes: &[&SubTaskOutcome]) -> Vec<FailedInput> {
+    let mut seen = HashSet::new();
+    outcomes
+        .iter()
+        .flat_map(|o| o.tool_calls.iter())
+        .filter(|c| c.status == ToolCallStatus::Denied)
+        .filter(|c| seen.insert(c.target.trim().to_string()))
+        .map(|c| FailedInput {
+            tool: c.tool.trim().to_string(),
+            target: c.target.trim().to_string(),
+            why: c.error.clone().unwrap_or_else(|| "denied".into()),
+        })
+        .collect()
+}
+
 /// Tools used by the round's failing sub-tasks; when no sub-task failed (R4b rejected the
 /// merged output), every sub-task of the round produced the rejected result, so the tools
 /// of all of them.

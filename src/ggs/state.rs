@@ -5,8 +5,10 @@
 //!
 //! Kept per task across rounds: L_prev, the consecutive-worsening count, the replans
 //! directed, the previous directive (`init` before the first), the failed inputs of every
-//! round (deduplicated by target, first-seen order), the Law 1 gates that fired, the
-//! matched outputs seen so far, and the last elapsed time R4b reported.
+//! round (deduplicated by target, first-seen order), the calls Law 1 denied, the Law 1
+//! gates that fired, the matched outputs seen so far, and the last elapsed time R4b
+//! reported. A round with a denial never gets refine or change_path: the user's no is
+//! final for the task, so the approach is blocked rather than retried on a new target.
 //!
 //! A round's D counts what it planned but never observed: R4b's `unrun_subtasks` and
 //! `unjudged_task_criteria`, and any sub-task it names as failed without an outcome
@@ -97,6 +99,9 @@ pub struct TaskState {
     replans: u32,
     prev_directive: PrevDirective,
     blocked: Vec<FailedInput>,
+    /// Calls Law 1 denied in this task: final, so their targets stay blocked whatever
+    /// the directive.
+    denied: Vec<FailedInput>,
     law1: Law1Tally,
     matched: Vec<MatchedOutput>,
     last_elapsed_ms: u64,
@@ -126,6 +131,7 @@ impl TaskState {
             replans: 0,
             prev_directive: PrevDirective::Init,
             blocked: Vec::new(),
+            denied: Vec::new(),
             law1: Law1Tally::default(),
             matched: Vec::new(),
             last_elapsed_ms: 0,
@@ -344,8 +350,27 @@ impl TaskState {
             replans: self.replans,
             sensor_abandon,
         };
-        let decision = decide::decide(&inputs, params, max_replans);
-        let rationale = decide::rationale(&decision, &inputs, params, max_replans);
+        let mut decision = decide::decide(&inputs, params, max_replans);
+        let mut rationale = decide::rationale(&decision, &inputs, params, max_replans);
+        let round_denials = evidence::denials(&outcomes);
+        for d in &round_denials {
+            if !self.denied.iter().any(|b| b.target == d.target) {
+                self.denied.push(d.clone());
+            }
+        }
+        // A Law 1 denial is final for the task: the denied approach is blocked, and a
+        // new target for the same effect is no way out (the user would only be asked
+        // again). So a round with a denial never gets a directive that keeps the
+        // approach and changes the target.
+        if !round_denials.is_empty()
+            && matches!(decision.state, MacroState::Refine | MacroState::ChangePath)
+        {
+            decision.state = MacroState::ChangeApproach;
+            rationale.push_str(
+                " The user denied an action this round; a denial is final for the task, so \
+                 the approach is blocked (change_approach), not retried on another target.",
+            );
+        }
         tracing::info!(task = %self.task_id, d = loss.d, p = loss.p, omega = loss.omega,
             l = loss.l, grad_l, state = decision.state.as_str(), "GGS decision");
 
@@ -491,7 +516,8 @@ impl TaskState {
             blocked_targets: if environmental {
                 self.blocked_targets()
             } else {
-                Vec::new()
+                // Denied targets stay blocked whatever the directive.
+                self.denied.iter().map(|d| d.target.clone()).collect()
             },
             failed_criterion: round.assessment.primary_criterion().to_string(),
             failure_class: round.assessment.failure_class(),

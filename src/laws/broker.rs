@@ -8,6 +8,10 @@
 //! [`ConfirmationResponder`] answers requests by a fixed policy: the CLI's
 //! non-interactive mode and tests use it.
 //!
+//! A denial by the user is final for its task: the broker remembers the signatures of
+//! what was denied ([`crate::laws::classify::Effect::signature`]), and the tools refuse
+//! the same effect again, in any wording, without asking ([`ConfirmationBroker::denied`]).
+//!
 //! **Invariant:** every request ends in exactly one [`Confirmation`], and anything but
 //! an explicit answer from the user — a timeout, a closed bus, a cancelled task, a reply
 //! that does not match the request, "Trash" where Trash was not offered — is a denial.
@@ -37,12 +41,48 @@ pub struct Confirmation {
     pub source: DecisionSource,
 }
 
-/// Asks the user to confirm irreversible actions. Cheap to clone.
+/// Tasks whose denials are remembered; older ones are forgotten (their tasks ended).
+const REMEMBERED_TASKS: usize = 256;
+
+/// What the user denied, per task.
+#[derive(Debug, Default)]
+struct Denials {
+    tasks: VecDeque<(TaskId, Vec<String>)>,
+}
+
+impl Denials {
+    fn add(&mut self, task: &TaskId, signatures: &[String]) {
+        let entry = match self.tasks.iter().position(|(t, _)| t == task) {
+            Some(i) => &mut self.tasks[i].1,
+            None => {
+                if self.tasks.len() == REMEMBERED_TASKS {
+                    self.tasks.pop_front();
+                }
+                self.tasks.push_back((task.clone(), Vec::new()));
+                &mut self.tasks.back_mut().expect("just pushed").1
+            }
+        };
+        for s in signatures {
+            if !entry.contains(s) {
+                entry.push(s.clone());
+            }
+        }
+    }
+
+    fn find(&self, task: &TaskId, signatures: &[String]) -> Option<String> {
+        let (_, denied) = self.tasks.iter().find(|(t, _)| t == task)?;
+        signatures.iter().find(|s| denied.contains(s)).cloned()
+    }
+}
+
+/// Asks the user to confirm irreversible actions. Cheap to clone; clones share what
+/// the user denied.
 #[derive(Clone)]
 pub struct ConfirmationBroker {
     bus: BusHandle,
     clock: SharedClock,
     timeout: Duration,
+    denials: Arc<Mutex<Denials>>,
 }
 
 impl fmt::Debug for ConfirmationBroker {
@@ -72,7 +112,36 @@ impl ConfirmationBroker {
             bus,
             clock,
             timeout,
+            denials: Arc::default(),
         }
+    }
+
+    /// The first of `signatures` the user already denied in `task`, if any: that effect
+    /// is not asked about again in the task.
+    pub fn denied(&self, task: &TaskId, signatures: &[String]) -> Option<String> {
+        self.denials
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .find(task, signatures)
+    }
+
+    /// Asks like [`ConfirmationBroker::confirm`] and, when the user says no, remembers
+    /// `signatures` as denied for the task.
+    pub async fn confirm_effects(
+        &self,
+        request: ConfirmationRequest,
+        signatures: &[String],
+        cancel: &CancellationToken,
+    ) -> Confirmation {
+        let task = request.task_id.clone();
+        let answer = self.confirm(request, cancel).await;
+        if answer.decision == Decision::Deny && answer.source == DecisionSource::User {
+            self.denials
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .add(&task, signatures);
+        }
+        answer
     }
 
     /// A broker with the configured timeout (`laws.confirm_timeout_secs`).
@@ -349,6 +418,37 @@ mod tests {
         assert_eq!((first.request_id, first.decision), (ida, Decision::Approve));
         assert_eq!((second.request_id, second.decision), (idb, Decision::Trash));
         assert_eq!(responder.requests().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_users_denial_is_remembered_for_its_task_only() {
+        let (bus, broker) = setup(120);
+        let _responder =
+            ConfirmationResponder::spawn(&bus, ConfirmationPolicy::Deny, DecisionSource::User);
+        let (task, other) = (TaskId::mint(), TaskId::mint());
+        let sig = vec!["delete: /h/ws/a.txt".to_string()];
+        assert_eq!(broker.denied(&task, &sig), None);
+        let req = rm_request(&broker, &task);
+        let c = broker
+            .confirm_effects(req, &sig, &CancellationToken::new())
+            .await;
+        assert_eq!(c.decision, Decision::Deny);
+        assert_eq!(broker.clone().denied(&task, &sig), Some(sig[0].clone()));
+        assert_eq!(broker.denied(&other, &sig), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timeout_is_not_remembered_as_the_users_denial() {
+        let (bus, broker) = setup(5);
+        let _user = bus.subscribe(Role::User);
+        let task = TaskId::mint();
+        let sig = vec!["delete: /h/ws/a.txt".to_string()];
+        let req = rm_request(&broker, &task);
+        let c = broker
+            .confirm_effects(req, &sig, &CancellationToken::new())
+            .await;
+        assert_eq!(c.source, DecisionSource::Timeout);
+        assert_eq!(broker.denied(&task, &sig), None);
     }
 
     #[tokio::test]

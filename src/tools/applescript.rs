@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::process::{self, BaseEnv, Spec};
+use super::process::{self, BaseEnv, Input, Spec};
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
 };
@@ -49,7 +49,7 @@ pub(super) async fn run_app_program(
             cwd: Some(&ctx.config.workspace),
             env: &BaseEnv::Inherit,
             home: Some(&ctx.config.home),
-            stdin,
+            stdin: stdin.map_or(Input::Null, Input::Text),
             timeout: Duration::from_secs(ctx.config.tools.shell_timeout_secs),
         },
         &ctx.cancel,
@@ -85,6 +85,7 @@ impl Tool for AppleScript {
             action: Some(Law1Action::AppleScript(script.to_string())),
             note: None,
             approved: false,
+            sandbox: None,
         })
     }
 

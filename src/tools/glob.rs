@@ -141,6 +141,7 @@ impl Tool for Glob {
             action: None,
             note: None,
             approved: false,
+            sandbox: None,
         })
     }
 

@@ -532,6 +532,7 @@ mod tests {
             action: None,
             note: None,
             approved: false,
+            sandbox: None,
         };
         let home = Path::new("/home/u");
         assert!(blocked_target(&p, &["/home/u/Downloads".into()], home).is_some());
@@ -549,6 +550,7 @@ mod tests {
             action: None,
             note: None,
             approved: false,
+            sandbox: None,
         };
         let (home, data) = (Path::new("/home/u"), Path::new("/home/u/.artoo"));
         for command in [

@@ -214,6 +214,7 @@ impl Tool for Mdfind {
             action: None,
             note: None,
             approved: false,
+            sandbox: None,
         })
     }
 
@@ -267,7 +268,7 @@ impl Mdfind {
                     cwd: None,
                     env: &env,
                     home: Some(&ctx.config.home),
-                    stdin: None,
+                    stdin: process::Input::Null,
                     timeout: INDEX_TIMEOUT,
                 },
                 &ctx.cancel,
@@ -314,7 +315,7 @@ async fn spotlight(search: &Search, ctx: &ToolContext) -> Result<String, ToolErr
             cwd: None,
             env: &BaseEnv::Inherit,
             home: Some(&ctx.config.home),
-            stdin: None,
+            stdin: process::Input::Null,
             timeout: INDEX_TIMEOUT,
         },
         &ctx.cancel,

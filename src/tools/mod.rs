@@ -24,6 +24,7 @@ mod name;
 pub mod places;
 mod process;
 mod read_file;
+pub mod sandbox;
 mod search;
 mod shell;
 mod shortcuts;
@@ -52,12 +53,14 @@ pub use shortcuts::Shortcuts;
 pub use write_file::WriteFile;
 
 use crate::config::Config;
+use crate::config::SandboxSetting;
+use crate::contracts::PathEffect;
 use crate::contracts::{
     Decision, DecisionSource, EVIDENCE_HEAD_CHARS, Role, SubTaskId, TaskId, ToolCallEvent,
     ToolCallRecord, ToolCallStatus, first_chars,
 };
 use crate::laws::broker::{ConfirmationBroker, GatedAction};
-use crate::laws::classify::{self, Action, Assessment, FsView, Scope};
+use crate::laws::classify::{self, Action, Assessment, FsView, Scope, Verdict};
 
 /// Why a tool could not do its work. Reported to the model and R4a as an `error`
 /// record; never ends the task.
@@ -86,6 +89,16 @@ pub enum ToolError {
     },
     #[error("{0}")]
     Failed(String),
+    /// The sandbox could not run the command (not installed, cannot start here).
+    #[error("the sandbox cannot run it: {0}")]
+    SandboxUnavailable(String),
+    /// The command ran in the sandbox, which refused some of what it did.
+    #[error("{}", sandbox::refusal_message(refused))]
+    SandboxRefused {
+        refused: Vec<crate::contracts::PathEffect>,
+        /// What the command printed (it ran; its refused changes were not kept).
+        output: String,
+    },
 }
 
 impl ToolError {
@@ -100,6 +113,7 @@ impl ToolError {
     fn partial_output(&self) -> &str {
         match self {
             ToolError::Timeout { partial, .. } => partial,
+            ToolError::SandboxRefused { output, .. } => output,
             _ => "",
         }
     }
@@ -220,6 +234,10 @@ pub struct Prepared {
     /// Tools that could destroy data if the world changed since classification (a file
     /// appearing before `write_file` creates it) check it again.
     pub approved: bool,
+    /// Set by the toolbox: run inside the OS sandbox with this plan. `None` runs the
+    /// call as it is (approved, proven reversible where there is no sandbox, or a tool
+    /// that runs no program).
+    pub sandbox: Option<sandbox::Plan>,
 }
 
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, ToolError>> + Send + 'a>>;
@@ -234,13 +252,24 @@ pub trait Tool: Send + Sync {
     /// Runs a prepared call. The toolbox calls this only after every guard and the
     /// Law 1 gate passed. Dropping the future stops the work (processes are killed).
     fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a>;
+
+    /// The OS sandbox this tool runs its programs in, if it has one. A tool with one
+    /// runs every call the user did not confirm inside it.
+    fn sandbox(&self) -> Option<&sandbox::Sandbox> {
+        None
+    }
 }
 
-/// The calls of one sub-task so far, across its attempts. Cheap to clone; clones share.
+/// The calls of one sub-task so far, across its attempts, and what the sandbox refused
+/// of each command. Cheap to clone; clones share.
 #[derive(Clone, Debug, Default)]
 pub struct CallHistory {
     records: Arc<Mutex<Vec<ToolCallRecord>>>,
+    refusals: Arc<Mutex<Vec<Refusal>>>,
 }
+
+/// What the sandbox refused of one command.
+type Refusal = (String, Vec<PathEffect>);
 
 impl CallHistory {
     pub fn new() -> Self {
@@ -261,6 +290,25 @@ impl CallHistory {
 
     fn push(&self, record: ToolCallRecord) {
         self.lock().push(record);
+    }
+
+    /// What the sandbox refused when `command` last ran in it.
+    pub fn refusal_of(&self, command: &str) -> Vec<PathEffect> {
+        self.refusals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .rev()
+            .find(|(c, _)| c == command)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default()
+    }
+
+    fn remember_refusal(&self, command: &str, refused: Vec<PathEffect>) {
+        self.refusals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((command.to_string(), refused));
     }
 
     /// The earlier call with exactly this tool and input, with its 1-based number.
@@ -400,6 +448,18 @@ impl FsView for RealFs {
         }
         String::from_utf8(bytes).ok()
     }
+}
+
+/// Whether the shell tool's sandbox is on for `config`: off when settings turn it off,
+/// or when it cannot start here (the reason says why). The CLI and the desktop app show
+/// it; while it is off, every command artoo cannot prove harmless asks first.
+pub async fn sandbox_status(config: &Config) -> sandbox::Status {
+    if config.tools.sandbox == SandboxSetting::Off {
+        return sandbox::Status::Off(
+            "it is turned off in settings (tools.sandbox = \"off\")".into(),
+        );
+    }
+    sandbox::Sandbox::standard().status().await.clone()
 }
 
 /// The first line of a script, for a record's target.
@@ -616,69 +676,18 @@ impl Toolbox {
         };
 
         let mut prepared = prepared;
-        let mut confirmation = None;
-        let mut trash_instead = None;
-        let assessment = prepared
-            .action
-            .as_ref()
-            .map_or_else(Assessment::reversible, |a| {
-                classify::classify(
-                    &a.as_action(),
-                    &Scope {
-                        cwd: &ctx.config.workspace,
-                        home: &ctx.config.home,
-                        fs: &RealFs,
-                    },
-                )
-            });
-        let caution = guards::caution_tool(tool, prepared.tool, &ctx.confirm_tools);
-        if assessment.is_irreversible() || caution.is_some() {
-            let command = prepared
-                .action
-                .as_ref()
-                .map_or_else(|| call_line(&prepared), Law1Action::command);
-            let mut request = ctx.broker.request_for(GatedAction {
-                task_id: &ctx.task_id,
-                subtask_id: Some(ctx.subtask_id),
-                tool: prepared.tool,
-                command: &command,
-                assessment: &assessment,
-            });
-            if let Some(caution) = caution {
-                request.description = if request.description.is_empty() {
-                    caution
-                } else {
-                    format!("{}\n{caution}", request.description)
-                };
-            }
-            let description = request.description.clone();
-            let answer = ctx.broker.confirm(request, &ctx.cancel).await;
-            confirmation = Some(answer.decision);
-            match answer.decision {
-                Decision::Approve => prepared.approved = true,
-                // The broker only passes Trash through where it was offered; the
-                // check is repeated here so that no path ever runs the command.
-                Decision::Trash if assessment.trash_paths().is_some() => {
-                    trash_instead = assessment.trash_paths().map(<[PathBuf]>::to_vec);
-                }
-                Decision::Trash | Decision::Deny => {
-                    let why = match answer.source {
-                            DecisionSource::User => "The user denied it".to_string(),
-                            DecisionSource::Timeout => format!(
-                                "Nobody answered within {} s, so it was not done",
-                                ctx.broker.timeout().as_secs()
-                            ),
-                            DecisionSource::Dropped => "The confirmation was abandoned (task cancelled or app closed), so it was not done".to_string(),
-                            DecisionSource::NonInteractive => "This session cannot ask the user, so it was not done".to_string(),
-                        };
-                    let reason = format!(
-                        "[LAW1] {why}: {}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.",
-                        description.replace('\n', "; ")
-                    );
-                    return (Some(prepared), ToolOutcome::Denied { reason }, confirmation);
-                }
-            }
-        }
+        let (confirmation, trash_instead) =
+            match self.law1_gate(ctx, tool, &mut prepared, &runner).await {
+                Gate::Run { confirmation } => (confirmation, None),
+                Gate::Trash {
+                    paths,
+                    confirmation,
+                } => (confirmation, Some(paths)),
+                Gate::Stop {
+                    outcome,
+                    confirmation,
+                } => return (Some(prepared), outcome, confirmation),
+            };
 
         let run = async {
             if let Some(paths) = &trash_instead {
@@ -701,9 +710,223 @@ impl Toolbox {
         };
         let outcome = match result {
             Ok(output) => ToolOutcome::Ok { output },
+            Err(ToolError::SandboxRefused { refused, output }) => {
+                if let Some(action) = &prepared.action {
+                    ctx.history
+                        .remember_refusal(&action.command(), refused.clone());
+                }
+                let mut reason = sandbox::refusal_message(&refused);
+                if !output.trim().is_empty() {
+                    let limit = ctx.config.tools.output_limit_chars;
+                    reason.push_str(&format!(
+                        "\nWhat the command printed:\n{}",
+                        guards::head_tail(&output, limit)
+                    ));
+                }
+                ToolOutcome::Refused { reason }
+            }
             Err(err) => error_outcome(&err),
         };
         (Some(prepared), outcome, confirmation)
+    }
+
+    /// Law 1 for one prepared call: classify it, then run it as it is (proven
+    /// reversible), run it in the sandbox (unproven, or proven where there is one), or
+    /// ask the user (irreversible, unproven with no sandbox, a memory Caution tool, or a
+    /// request to run outside the sandbox). A denial by the user is final for the task:
+    /// the same effect is refused again without asking.
+    async fn law1_gate(
+        &self,
+        ctx: &ToolContext,
+        tool: &str,
+        prepared: &mut Prepared,
+        runner: &Arc<dyn Tool>,
+    ) -> Gate {
+        let assessment = prepared
+            .action
+            .as_ref()
+            .map_or_else(Assessment::reversible, |a| {
+                classify::classify(
+                    &a.as_action(),
+                    &Scope {
+                        cwd: &ctx.config.workspace,
+                        home: &ctx.config.home,
+                        fs: &RealFs,
+                    },
+                )
+            });
+        let caution = guards::caution_tool(tool, prepared.tool, &ctx.confirm_tools);
+        let wants_out = runner.sandbox().is_some() && shell::unsandboxed(&prepared.input);
+        let allowed_shortcut = matches!(&prepared.action, Some(Law1Action::Shortcut(name))
+            if ctx.config.laws.allowed_shortcuts.iter().any(|a| a == name));
+        let sandbox_off: Option<String> = match runner.sandbox() {
+            None => None,
+            Some(_) if ctx.config.tools.sandbox == SandboxSetting::Off => {
+                Some("it is turned off in settings (tools.sandbox = \"off\")".into())
+            }
+            Some(sb) => match sb.status().await {
+                sandbox::Status::On(_) => None,
+                sandbox::Status::Off(why) => Some(why.clone()),
+            },
+        };
+        let has_sandbox = runner.sandbox().is_some() && sandbox_off.is_none();
+        let verdict = assessment.verdict();
+        let irreversible = verdict == Verdict::Ask && !allowed_shortcut;
+        let unproven_unheld = verdict == Verdict::Sandbox && !has_sandbox;
+        if !(irreversible || caution.is_some() || wants_out || unproven_unheld) {
+            if has_sandbox {
+                prepared.sandbox = Some(sandbox::Plan {
+                    creates: assessment.creates().to_vec(),
+                    network: assessment.network_read(),
+                });
+            }
+            return Gate::Run { confirmation: None };
+        }
+
+        let command = prepared
+            .action
+            .as_ref()
+            .map_or_else(|| call_line(prepared), Law1Action::command);
+        let tried = if wants_out {
+            ctx.history.refusal_of(&command)
+        } else {
+            Vec::new()
+        };
+        let mut request = ctx.broker.request_for(GatedAction {
+            task_id: &ctx.task_id,
+            subtask_id: Some(ctx.subtask_id),
+            tool: prepared.tool,
+            command: &command,
+            assessment: &assessment,
+        });
+        let mut lines: Vec<String> = Vec::new();
+        if !request.description.is_empty() {
+            lines.push(request.description.clone());
+        }
+        if unproven_unheld && !wants_out {
+            lines.push(assessment.unproven_description());
+            if let Some(why) = &sandbox_off {
+                lines.push(format!(
+                    "It cannot be proven harmless, and the sandbox that would hold it is off: {why}."
+                ));
+            }
+        }
+        if wants_out {
+            if !tried.is_empty() {
+                let what: Vec<String> = tried
+                    .iter()
+                    .map(|t| format!("{} {}", t.effect, t.path.display()))
+                    .collect();
+                lines.push(format!(
+                    "In the sandbox, this command tried to: {}. The sandbox refused that and nothing was changed.",
+                    what.join("; ")
+                ));
+            }
+            lines.push(
+                "Approving runs it outside the sandbox, where nothing stops what it does.".into(),
+            );
+            for t in &tried {
+                if !request.paths.contains(t) {
+                    request.paths.push(t.clone());
+                }
+            }
+            request.reversible = false;
+        }
+        if let Some(caution) = caution {
+            lines.push(caution);
+        }
+        request.description = lines.join("\n");
+        if unproven_unheld {
+            request.reversible = false;
+        }
+
+        let mut signatures: Vec<String> =
+            assessment.effects().iter().map(|e| e.signature()).collect();
+        signatures.extend(
+            tried
+                .iter()
+                .map(|t| classify::path_signature(effect_verb(&t.effect), &t.path)),
+        );
+        if signatures.is_empty() || wants_out || unproven_unheld {
+            signatures.push(format!(
+                "run: {}",
+                command.split_whitespace().collect::<Vec<_>>().join(" ")
+            ));
+        }
+        if let Some(denied) = ctx.broker.denied(&ctx.task_id, &signatures) {
+            let reason = format!(
+                "[LAW1] The user already denied this in this task ({denied}). A denial is final for the task: do not try it again in any form; report that it was not done."
+            );
+            return Gate::Stop {
+                outcome: ToolOutcome::Denied { reason },
+                confirmation: None,
+            };
+        }
+        let description = request.description.clone();
+        let answer = ctx
+            .broker
+            .confirm_effects(request, &signatures, &ctx.cancel)
+            .await;
+        let confirmation = Some(answer.decision);
+        match answer.decision {
+            Decision::Approve => {
+                prepared.approved = true;
+                Gate::Run { confirmation }
+            }
+            // The broker only passes Trash through where it was offered; the check is
+            // repeated here so that no path ever runs the command.
+            Decision::Trash if assessment.trash_paths().is_some() => Gate::Trash {
+                paths: assessment
+                    .trash_paths()
+                    .map(<[PathBuf]>::to_vec)
+                    .unwrap_or_default(),
+                confirmation,
+            },
+            Decision::Trash | Decision::Deny => {
+                let why = match answer.source {
+                    DecisionSource::User => "The user denied it".to_string(),
+                    DecisionSource::Timeout => format!(
+                        "Nobody answered within {} s, so it was not done",
+                        ctx.broker.timeout().as_secs()
+                    ),
+                    DecisionSource::Dropped => "The confirmation was abandoned (task cancelled or app closed), so it was not done".to_string(),
+                    DecisionSource::NonInteractive => "This session cannot ask the user, so it was not done".to_string(),
+                };
+                let reason = format!(
+                    "[LAW1] {why}: {}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.",
+                    description.replace('\n', "; ")
+                );
+                Gate::Stop {
+                    outcome: ToolOutcome::Denied { reason },
+                    confirmation,
+                }
+            }
+        }
+    }
+}
+
+/// What the Law 1 gate decided for a call.
+enum Gate {
+    /// Run the prepared call (in the sandbox when `Prepared::sandbox` is set).
+    Run { confirmation: Option<Decision> },
+    /// Move these paths to the Trash instead of running the command.
+    Trash {
+        paths: Vec<PathBuf>,
+        confirmation: Option<Decision>,
+    },
+    /// Do not run it; this is the outcome.
+    Stop {
+        outcome: ToolOutcome,
+        confirmation: Option<Decision>,
+    },
+}
+
+/// The classifier's verb for a verb the sandbox reports, so both sign the same effect.
+fn effect_verb(refused: &str) -> &str {
+    match refused {
+        "delete the contents of" => "delete",
+        "change owner" => "change permissions",
+        other => other,
     }
 }
 

@@ -159,6 +159,19 @@ fn kill_group(pgid: i32) {
 #[cfg(not(unix))]
 fn kill_group(_pgid: i32) {}
 
+/// What a child reads on standard input.
+#[derive(Debug, Default)]
+pub enum Input {
+    /// Nothing (`/dev/null`).
+    #[default]
+    Null,
+    /// This text, then end of input.
+    Text(String),
+    /// This open file (the Linux sandbox's socket filter).
+    #[cfg(target_os = "linux")]
+    File(std::fs::File),
+}
+
 /// One program to run.
 pub struct Spec<'a> {
     pub program: &'a str,
@@ -167,8 +180,7 @@ pub struct Spec<'a> {
     pub env: &'a BaseEnv,
     /// `HOME` for the child: the configured home, so `~` means what it means to artoo.
     pub home: Option<&'a Path>,
-    /// Written to stdin, then closed; `None` = stdin is /dev/null.
-    pub stdin: Option<String>,
+    pub stdin: Input,
     pub timeout: Duration,
 }
 
@@ -176,14 +188,16 @@ pub struct Spec<'a> {
 /// every case.
 pub async fn run(spec: Spec<'_>, cancel: &CancellationToken) -> Result<Finished, ToolError> {
     let mut cmd = Command::new(spec.program);
+    let (stdin, text) = match spec.stdin {
+        Input::Null => (Stdio::null(), None),
+        Input::Text(t) => (Stdio::piped(), Some(t)),
+        #[cfg(target_os = "linux")]
+        Input::File(f) => (Stdio::from(f), None),
+    };
     cmd.args(&spec.args)
         .env_clear()
         .envs(spec.env.vars())
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
@@ -208,7 +222,7 @@ pub async fn run(spec: Spec<'_>, cancel: &CancellationToken) -> Result<Finished,
     let mut guard = GroupGuard {
         pgid: child.id().and_then(|id| i32::try_from(id).ok()),
     };
-    if let (Some(text), Some(mut stdin)) = (spec.stdin, child.stdin.take()) {
+    if let (Some(text), Some(mut stdin)) = (text, child.stdin.take()) {
         tokio::spawn(async move {
             // A child that exits without reading its input is not an error here.
             let _ = stdin.write_all(text.as_bytes()).await;

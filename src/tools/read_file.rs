@@ -92,6 +92,7 @@ impl Tool for ReadFile {
             action: None,
             note: None,
             approved: false,
+            sandbox: None,
         })
     }
 

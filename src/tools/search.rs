@@ -158,6 +158,7 @@ impl Tool for Search {
             action: None,
             note: None,
             approved: false,
+            sandbox: None,
         })
     }
 

@@ -1,13 +1,16 @@
 //! `shell`: `bash -c COMMAND` in the workspace, with a per-call timeout, the app's keys
 //! scrubbed from the environment and the whole process tree killed when the call ends.
-//! The `find` guards rewrite the command first (see `guards`).
+//! The `find` guards rewrite the command first (see `guards`). Unless the user confirmed
+//! the call, it runs inside the OS sandbox (`sandbox`), whose refusals come back as
+//! [`ToolError::SandboxRefused`]; `"unsandboxed": true` asks the user to run it outside.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::guards::{self, FindRewrite};
-use super::process::{self, BaseEnv, Spec};
+use super::process::{self, BaseEnv, Input, Spec};
+use super::sandbox::{Confinement, Sandbox};
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
 };
@@ -16,22 +19,47 @@ use super::{
 const MAX_TIMEOUT_SECS: u64 = 600;
 
 /// The shell tool.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Shell {
     env: BaseEnv,
+    sandbox: Sandbox,
+}
+
+impl Default for Shell {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Shell {
     pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A shell whose children see exactly `vars` (still scrubbed). For tests.
-    pub fn with_env(vars: Vec<(std::ffi::OsString, std::ffi::OsString)>) -> Self {
         Self {
-            env: BaseEnv::Fixed(vars),
+            env: BaseEnv::Inherit,
+            sandbox: Sandbox::standard(),
         }
     }
+
+    /// A shell whose children see exactly `vars` (still scrubbed), and whose sandbox is
+    /// looked up on their `PATH`. For tests.
+    pub fn with_env(vars: Vec<(std::ffi::OsString, std::ffi::OsString)>) -> Self {
+        let env = BaseEnv::Fixed(vars);
+        Self {
+            sandbox: Sandbox::with_env(env.clone()),
+            env,
+        }
+    }
+}
+
+impl Shell {
+    /// Whether this shell's sandbox works here (probed once).
+    pub async fn sandbox_status(&self) -> super::sandbox::Status {
+        self.sandbox.status().await.clone()
+    }
+}
+
+/// Whether the call asks to run outside the sandbox.
+pub(super) fn unsandboxed(input: &Value) -> bool {
+    input.get("unsandboxed").and_then(Value::as_bool) == Some(true)
 }
 
 const PARAMS: &[Param] = &[
@@ -46,6 +74,12 @@ const PARAMS: &[Param] = &[
         kind: "integer",
         required: false,
         about: "seconds before the command is stopped; leave it out for the default",
+    },
+    Param {
+        name: "unsandboxed",
+        kind: "boolean",
+        required: false,
+        about: "true only to rerun a command the sandbox refused; the user is asked first",
     },
 ];
 
@@ -74,10 +108,21 @@ impl Tool for Shell {
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let command = super::str_param(input, "command")?;
         let timeout = timeout_of(input, ctx)?;
+        if let Some(v) = input.get("unsandboxed")
+            && !v.is_null()
+            && !v.is_boolean()
+        {
+            return Err(ToolError::InvalidInput(format!(
+                "`unsandboxed` must be true or false, got {v}"
+            )));
+        }
         let with_timeout = |command: &str| {
             let mut v = json!({ "command": command });
             if input.get("timeout_secs").is_some_and(|t| !t.is_null()) {
                 v["timeout_secs"] = json!(timeout);
+            }
+            if unsandboxed(input) {
+                v["unsandboxed"] = json!(true);
             }
             v
         };
@@ -89,6 +134,7 @@ impl Tool for Shell {
                 action: Some(Law1Action::Shell(command.to_string())),
                 note: None,
                 approved: false,
+                sandbox: None,
             }),
             FindRewrite::Stripped(stripped) => Ok(Prepared {
                 tool: "shell",
@@ -97,6 +143,7 @@ impl Tool for Shell {
                 action: Some(Law1Action::Shell(stripped)),
                 note: Some("-maxdepth was removed so the search covers every level".into()),
                 approved: false,
+                sandbox: None,
             }),
             FindRewrite::Mdfind {
                 query,
@@ -121,9 +168,14 @@ impl Tool for Shell {
                         "find on a personal folder was answered from the file index (mdfind) instead: `{original}`"
                     )),
                     approved: false,
+                    sandbox: None,
                 })
             }
         }
+    }
+
+    fn sandbox(&self) -> Option<&Sandbox> {
+        Some(&self.sandbox)
     }
 
     fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
@@ -137,6 +189,36 @@ impl Tool for Shell {
                     e,
                 )
             })?;
+            if let Some(plan) = &call.sandbox {
+                let outcome = self
+                    .sandbox
+                    .run(
+                        command,
+                        Confinement {
+                            workspace,
+                            home: &ctx.config.home,
+                            plan,
+                            timeout: Duration::from_secs(timeout),
+                        },
+                        &ctx.cancel,
+                    )
+                    .await?;
+                let f = &outcome.finished;
+                let mut output = format_output(&f.stdout, &f.stderr, f.status);
+                for (path, why) in &outcome.not_kept {
+                    output.push_str(&format!("\n(not kept: {}: {why})", path.display()));
+                }
+                if !outcome.refused.is_empty() {
+                    return Err(ToolError::SandboxRefused {
+                        refused: outcome.refused,
+                        output,
+                    });
+                }
+                if let Some(failure) = command_failure(&f.stdout, &f.stderr, f.status) {
+                    return Err(ToolError::Failed(failure));
+                }
+                return Ok(output);
+            }
             let finished = process::run(
                 Spec {
                     program: "bash",
@@ -144,7 +226,7 @@ impl Tool for Shell {
                     cwd: Some(workspace),
                     env: &self.env,
                     home: Some(&ctx.config.home),
-                    stdin: None,
+                    stdin: Input::Null,
                     timeout: Duration::from_secs(timeout),
                 },
                 &ctx.cancel,

@@ -52,6 +52,7 @@ impl Tool for Shortcuts {
             action: Some(Law1Action::Shortcut(name.to_string())),
             note: None,
             approved: false,
+            sandbox: None,
         })
     }
 

@@ -100,6 +100,7 @@ impl Tool for WriteFile {
             action: Some(Law1Action::WriteFile { path, append }),
             note: None,
             approved: false,
+            sandbox: None,
         })
     }
 

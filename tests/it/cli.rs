@@ -681,6 +681,26 @@ fn shell_task_script(intent: &str, command: &str) -> Script {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_says_when_the_sandbox_is_off_and_why() {
+    let bench = Bench::new(script("perceiver/greeting")).await;
+    std::fs::create_dir_all(bench.data_dir()).expect("data dir");
+    std::fs::write(
+        bench.data_dir().join("settings.toml"),
+        "[tools]\nsandbox = \"off\"\n",
+    )
+    .expect("settings");
+    let out = bench.run(&["run", "hello"], "").await;
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    has(&text, "the sandbox is off: it is turned off in settings");
+    has(&text, "asks first");
+    // Where it works and is on, nothing is said about it.
+    let bench = Bench::new(script("perceiver/greeting")).await;
+    let on = stdout(&bench.run(&["run", "hello"], "").await);
+    assert!(!on.contains("the sandbox is off"), "{on}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_task_exits_0_with_a_status_line_per_phase_and_the_cost_of_every_role() {
     let bench = Bench::new(shell_task_script(
         "Say hello from the shell",

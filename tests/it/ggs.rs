@@ -675,7 +675,7 @@ fn blocked_targets_come_from_structured_records_only_and_logical_failures_block_
     let task = TaskId::from_existing("t");
     let mut state = TaskState::new(task.clone(), "intent", now());
     // An environmental failure whose ok call ran on a path that held nothing, plus an
-    // errored call, plus a matched sub-task with a denied call (Law 1).
+    // errored call, plus a matched sub-task with a refused call.
     let mut env = outcome(
         &task,
         SubTaskStatus::Failed,
@@ -693,9 +693,11 @@ fn blocked_targets_come_from_structured_records_only_and_logical_failures_block_
     // Prose that looks like a path must never become a target.
     env.failure_reason = Some("shell: ls /prose/only → nothing".into());
     let mut ok = matched(&task, "listed", serde_json::json!("a.mp4"));
-    let mut denied = call("shell", "rm ~/Downloads/a.mp4", ToolCallStatus::Denied);
-    denied.confirmation = Some(Decision::Deny);
-    ok.tool_calls.push(denied);
+    ok.tool_calls.push(call(
+        "shell",
+        "rm ~/Downloads/a.mp4",
+        ToolCallStatus::Refused,
+    ));
     let r = replan_request(&task, vec![env, ok], 1_000);
     let Step::Replan {
         directive, megrams, ..
@@ -743,6 +745,54 @@ fn blocked_targets_come_from_structured_records_only_and_logical_failures_block_
     assert!(directive.blocked_targets.is_empty());
     assert!(state.blocked_targets().is_empty());
     assert!(megrams.is_empty());
+}
+
+#[test]
+fn a_denial_blocks_the_approach_for_the_task_instead_of_moving_to_another_target() {
+    let task = TaskId::from_existing("t");
+    let mut state = TaskState::new(task.clone(), "intent", now());
+    // The same environmental round as a change_path one, but the user denied a call.
+    let env = env_failure(&task, "glob", "~/Movies/*.mp4");
+    let mut ok = matched(&task, "listed", serde_json::json!("a.mp4"));
+    let mut denied = call("shell", "rm ~/Downloads/a.mp4", ToolCallStatus::Denied);
+    denied.confirmation = Some(Decision::Deny);
+    ok.tool_calls.push(denied);
+    let r = replan_request(&task, vec![env.clone(), ok], 1_000);
+    let Step::Replan { directive, .. } =
+        state.observe(Observation::Rejected(&r), &settings(), now())
+    else {
+        panic!("replan expected");
+    };
+    assert_eq!(directive.directive, ReplanDirective::ChangeApproach);
+    assert!(
+        directive.rationale.contains("denial is final"),
+        "{}",
+        directive.rationale
+    );
+    assert!(
+        directive
+            .blocked_targets
+            .contains(&"rm ~/Downloads/a.mp4".to_string()),
+        "{:?}",
+        directive.blocked_targets
+    );
+    // A later round without a new denial keeps the denied target blocked.
+    let r = replan_request(
+        &task,
+        vec![env_failure(&task, "glob", "~/Videos/*.mp4")],
+        2_000,
+    );
+    if let Step::Replan { directive, .. } =
+        state.observe(Observation::Rejected(&r), &settings(), now())
+    {
+        assert!(
+            directive
+                .blocked_targets
+                .contains(&"rm ~/Downloads/a.mp4".to_string()),
+            "{:?}",
+            directive.blocked_targets
+        );
+    }
 }
 
 #[test]
@@ -1088,7 +1138,13 @@ proptest! {
         let task = TaskId::from_existing("t");
         let mut state = TaskState::new(task.clone(), "intent", now());
         let mut before: Vec<String> = Vec::new();
+        let mut denied: Vec<String> = Vec::new();
         for outcomes in rounds {
+            for c in outcomes.iter().flat_map(|o| o.tool_calls.iter()) {
+                if c.status == ToolCallStatus::Denied && !denied.contains(&c.target.trim().to_string()) {
+                    denied.push(c.target.trim().to_string());
+                }
+            }
             let r = replan_request(&task, outcomes, 1_000);
             let step = state.observe(Observation::Rejected(&r), &settings(), now());
             let after = state.blocked_targets();
@@ -1102,7 +1158,12 @@ proptest! {
                 if matches!(directive.directive, ReplanDirective::Refine | ReplanDirective::ChangePath) {
                     prop_assert_eq!(&directive.blocked_targets, &after);
                 } else {
-                    prop_assert!(directive.blocked_targets.is_empty());
+                    // Only what Law 1 denied stays blocked under other directives.
+                    let mut blocked = directive.blocked_targets.clone();
+                    blocked.sort();
+                    let mut expected = denied.clone();
+                    expected.sort();
+                    prop_assert_eq!(blocked, expected);
                 }
             }
             if !matches!(step, Step::Replan { .. }) {

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use artoo::laws::classify::{Action, Assessment, FsView, Scope, classify};
+use artoo::laws::classify::{Action, Assessment, FsView, Scope, Verdict, classify};
 use serde::Deserialize;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/law1");
@@ -104,27 +104,48 @@ fn cases(corpus: &Corpus) -> Vec<(&Group, &str)> {
 }
 
 #[test]
-fn every_destructive_case_in_the_corpus_is_gated() {
+fn no_destructive_case_in_the_corpus_is_proven_reversible() {
     let (w, fs) = world();
     let corpus: Corpus = load("destructive.toml");
     let all = cases(&corpus);
     assert!(all.len() >= 300, "only {} destructive cases", all.len());
     let mut missed = Vec::new();
+    let mut asked = 0;
     for (group, case) in &all {
         assert!(!group.why.trim().is_empty(), "a group without a reason");
         let a = assess(&group.kind, case, &w, &fs);
-        if !a.is_irreversible() {
-            missed.push(format!("[{}] {case:?} ({})", group.kind, group.why));
-        } else {
-            assert!(
-                !a.description().trim().is_empty(),
-                "{case:?} is gated without a description"
-            );
+        match a.verdict() {
+            Verdict::Reversible => {
+                missed.push(format!("[{}] {case:?} ({})", group.kind, group.why))
+            }
+            Verdict::Ask => {
+                asked += 1;
+                assert!(
+                    !a.description().trim().is_empty(),
+                    "{case:?} is gated without a description"
+                );
+            }
+            Verdict::Sandbox => {
+                assert!(
+                    group.kind == "shell",
+                    "[{}] {case:?}: only shell commands can be held by the sandbox",
+                    group.kind
+                );
+                assert!(
+                    !a.unproven().is_empty(),
+                    "{case:?} is unproven without a reason"
+                );
+            }
         }
     }
+    eprintln!(
+        "destructive corpus: {} cases, {asked} ask, {} run in the sandbox",
+        all.len(),
+        all.len() - asked - missed.len()
+    );
     assert!(
         missed.is_empty(),
-        "{} of {} destructive cases were not gated:\n{}",
+        "{} of {} destructive cases were proven reversible:\n{}",
         missed.len(),
         all.len(),
         missed.join("\n")
@@ -161,8 +182,26 @@ fn read_only_cases_ask_at_most_five_percent_of_the_time() {
 }
 
 #[test]
+fn unprovable_actions_ask_by_design() {
+    let (w, fs) = world();
+    let corpus: Corpus = load("fails_closed.toml");
+    for (group, case) in cases(&corpus) {
+        assert!(!group.why.trim().is_empty(), "a group without a reason");
+        let a = assess(&group.kind, case, &w, &fs);
+        assert_eq!(
+            a.verdict(),
+            Verdict::Ask,
+            "[{}] {case:?} should ask ({})",
+            group.kind,
+            group.why
+        );
+        assert!(!a.description().trim().is_empty());
+    }
+}
+
+#[test]
 fn corpus_cases_are_unique_so_counts_are_honest() {
-    for name in ["destructive.toml", "read_only.toml"] {
+    for name in ["destructive.toml", "read_only.toml", "fails_closed.toml"] {
         let corpus: Corpus = load(name);
         let mut seen = BTreeSet::new();
         for (group, case) in cases(&corpus) {
@@ -172,4 +211,135 @@ fn corpus_cases_are_unique_so_counts_are_honest() {
             );
         }
     }
+}
+
+/// The corpus's world made real under `root`: every existing path of the home folder
+/// as a small file (its own path as content), every script with its text. Paths
+/// outside the home folder are not made (the sandbox keeps the real ones read-only).
+#[cfg(target_os = "linux")]
+fn materialize(w: &World, root: &Path) -> (PathBuf, PathBuf) {
+    let home = root.join("home");
+    let map = |p: &Path| p.strip_prefix(&w.home).ok().map(|rel| home.join(rel));
+    for p in &w.existing {
+        if let Some(real) = map(p) {
+            std::fs::create_dir_all(real.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&real, p.to_string_lossy().as_bytes()).expect("write");
+        }
+    }
+    for (p, text) in &w.scripts {
+        if let Some(real) = map(p) {
+            std::fs::create_dir_all(real.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&real, text).expect("write");
+        }
+    }
+    let ws = map(&w.cwd).expect("the workspace is in the home folder");
+    std::fs::create_dir_all(&ws).expect("workspace");
+    (home, ws)
+}
+
+/// Every file and link under `root`: bytes (or link target) and permissions.
+#[cfg(target_os = "linux")]
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+        .map(|e| {
+            let meta = e.path().symlink_metadata().expect("meta");
+            let bytes = if e.file_type().is_symlink() {
+                std::fs::read_link(e.path())
+                    .expect("link")
+                    .to_string_lossy()
+                    .into_owned()
+                    .into_bytes()
+            } else {
+                std::fs::read(e.path()).unwrap_or_default()
+            };
+            (e.path().to_path_buf(), (bytes, meta.permissions().mode()))
+        })
+        .collect()
+}
+
+/// The destructive cases the classifier sends to the sandbox, run for real through the
+/// shell tool against a scratch copy of the corpus's world: every existing file is
+/// byte-identical afterwards, with its permissions, and nothing new appears outside
+/// the workspace.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn destructive_cases_the_sandbox_holds_change_nothing_when_run() {
+    use std::sync::Arc;
+
+    use artoo::bus::Bus;
+    use artoo::contracts::{DecisionSource, Role, SubTaskId, TaskId};
+    use artoo::laws::{ConfirmationBroker, ConfirmationPolicy, ConfirmationResponder};
+    use artoo::tools::{RealFs, ToolContext, Toolbox};
+    use artoo::{Config, SystemClock};
+
+    let (w, _) = world();
+    let corpus: Corpus = load("destructive.toml");
+    let mut ran = 0;
+    let mut changed = Vec::new();
+    for (group, case) in cases(&corpus) {
+        if group.kind != "shell" {
+            continue;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (home, ws) = materialize(&w, dir.path());
+        let scope = Scope {
+            cwd: &ws,
+            home: &home,
+            fs: &RealFs,
+        };
+        if classify(&Action::Shell(case), &scope).verdict() != Verdict::Sandbox {
+            continue;
+        }
+        let before = snapshot(dir.path());
+        let mut config = Config::with_dirs(dir.path().join("data"), &ws);
+        config.home = home.clone();
+        config.tools.shell_timeout_secs = 5;
+        let bus = Bus::new(SystemClock::shared());
+        let _deny =
+            ConfirmationResponder::spawn(&bus, ConfirmationPolicy::Deny, DecisionSource::User);
+        let broker = ConfirmationBroker::from_config(
+            bus.handle(Role::Executor),
+            SystemClock::shared(),
+            &config,
+        );
+        let ctx = ToolContext::new(TaskId::mint(), SubTaskId::mint(), Arc::new(config), broker);
+        let result = Toolbox::standard()
+            .call(&ctx, "shell", serde_json::json!({ "command": case }))
+            .await;
+        ran += 1;
+        let after = snapshot(dir.path());
+        let mut problems = Vec::new();
+        for (path, old) in &before {
+            match after.get(path) {
+                None => problems.push(format!("deleted {}", path.display())),
+                Some(new) if new != old => problems.push(format!("changed {}", path.display())),
+                Some(_) => {}
+            }
+        }
+        for path in after.keys() {
+            if !before.contains_key(path) && !path.starts_with(&ws) {
+                problems.push(format!("created {} outside the workspace", path.display()));
+            }
+        }
+        if !problems.is_empty() {
+            changed.push(format!(
+                "{case:?} ({}): {} → {:?}",
+                group.why,
+                problems.join(", "),
+                result.record.status
+            ));
+        }
+    }
+    eprintln!("destructive cases run in the sandbox: {ran}");
+    assert!(ran >= 20, "only {ran} cases ran in the sandbox");
+    assert!(
+        changed.is_empty(),
+        "{} of {ran} sandboxed destructive cases changed the world:\n{}",
+        changed.len(),
+        changed.join("\n")
+    );
 }

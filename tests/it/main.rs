@@ -18,6 +18,8 @@ mod pipeline;
 mod planner;
 mod private_trash;
 mod tags;
+#[cfg(target_os = "linux")]
+mod sandbox;
 mod tasklog;
 mod tools;
 #[cfg(feature = "specta")]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use artoo::bus::{Bus, TapEvent};
+use artoo::config::SandboxSetting;
 use artoo::contracts::{
     Decision, DecisionSource, Message, Role, SubTaskId, TaskId, ToolCallStatus,
 };
@@ -311,7 +312,8 @@ async fn blocked_tools_and_targets_are_refused_in_code() {
 
 #[tokio::test]
 async fn a_shell_timeout_kills_the_whole_process_tree() {
-    let rig = Rig::new();
+    // Outside the sandbox (off in settings), where the process group is all there is.
+    let rig = Rig::with(|c| c.tools.sandbox = SandboxSetting::Off);
     let ctx = rig.ctx();
     let r = toolbox()
         .call(
@@ -341,7 +343,8 @@ async fn a_shell_timeout_kills_the_whole_process_tree() {
 
 #[tokio::test]
 async fn cancelling_the_task_kills_the_running_command_and_its_children() {
-    let rig = Rig::new();
+    // Outside the sandbox (off in settings), where the process group is all there is.
+    let rig = Rig::with(|c| c.tools.sandbox = SandboxSetting::Off);
     let ctx = rig.ctx();
     let pid_file = rig.ws.join("child.pid");
     let call = {

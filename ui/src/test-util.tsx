@@ -20,7 +20,7 @@ export interface Harness {
   dispose(): void;
 }
 
-export function harness(options: { keychain?: boolean; model?: 'ready' | 'first_run' | 'unreachable' } = {}): Harness {
+export function harness(options: { keychain?: boolean; model?: 'ready' | 'first_run' | 'unreachable'; sandbox?: boolean } = {}): Harness {
   vi.useFakeTimers({ now: T0 });
   locale.value = 'en';
   const windows: { kind: string; tab?: string }[] = [];
@@ -28,6 +28,7 @@ export function harness(options: { keychain?: boolean; model?: 'ready' | 'first_
     now: () => Date.now(),
     keychain: options.keychain ?? true,
     model: options.model ?? 'ready',
+    sandbox: options.sandbox ?? true,
     onWindow: (w) => windows.push(w.kind === 'open_panel' ? { kind: w.kind, tab: w.tab } : { kind: w.kind }),
   });
   const session = createSession(fake, { now: () => Date.now() });

@@ -6,17 +6,31 @@
 //! `bash -c`, `eval`, `$(…)`, backticks, subshells, loops, functions, pipes, `&&`, `||`,
 //! `;`). Writes, AppleScript and Shortcuts have their own rules.
 //!
+//! The answer is one of three [`Verdict`]s. **Reversible** only when every program of the
+//! action is known, with its options and operands understood, and nothing it does
+//! destroys, sends or reconfigures anything. **Ask** when the classifier is sure of an
+//! irreversible effect (a named existing file deleted, a process stopped, a message
+//! sent…), when it cannot even read the action, and for AppleScript and Shortcuts it
+//! cannot prove (their effects happen inside other apps, where no sandbox reaches).
+//! **Sandbox** for every other shell command it cannot prove: an unknown program or
+//! option, a script or interpreter code, remote or deferred execution, a target only
+//! known at run time. Such a command runs inside the OS sandbox (`tools::sandbox`) or,
+//! where there is none, asks.
+//!
 //! **Invariant:** pure and fail-closed. The only outside knowledge comes through the
 //! injected [`FsView`] (does a path exist, the text of a script a command would run);
-//! anything that cannot be parsed or resolved — a program name computed at run time, a
-//! command too deeply nested, a script that cannot be read — is irreversible.
+//! nothing is Reversible that the classifier did not positively understand, and nothing
+//! it cannot parse is less than Ask.
 
+mod known;
 mod programs;
 mod script;
 mod shell;
 pub mod text;
 
 pub use shell::{parse_bounded, parse_word};
+
+pub use programs::is_sensitive_path;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -75,6 +89,8 @@ pub enum EffectKind {
     History,
     /// Runs something the classifier cannot see into.
     Opaque,
+    /// Moving an existing file or folder away from where it is.
+    Move,
 }
 
 impl EffectKind {
@@ -91,6 +107,7 @@ impl EffectKind {
             EffectKind::Format => "erase disk",
             EffectKind::History => "discard changes",
             EffectKind::Opaque => "run unchecked code",
+            EffectKind::Move => "move",
         }
     }
 }
@@ -130,11 +147,72 @@ pub struct Effect {
     pub note: Option<String>,
 }
 
+/// What happens to an action before it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// Proven reversible: runs without asking (inside the sandbox where there is one).
+    Reversible,
+    /// Not proven either way: runs inside the OS sandbox, or asks where there is none.
+    Sandbox,
+    /// Irreversible, or unreadable: the user is asked.
+    Ask,
+}
+
+/// Why a command could not be proven reversible.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Unproven {
+    /// The command (or fragment) responsible, as written.
+    pub source: String,
+    pub reason: String,
+}
+
+impl Effect {
+    /// What this effect is, whatever the wording of the command: its kind and its path,
+    /// or, without a path, its kind and the program (with its first operand, the
+    /// sub-command of tools that have them). Two commands with an effect of the same
+    /// signature do the same thing to the same target; a denied effect stays denied.
+    pub fn signature(&self) -> String {
+        let kind = self.kind.verb();
+        match &self.target {
+            Target::Path { path, .. } => format!("{kind}: {}", path.display()),
+            Target::Pattern(p) => format!("{kind}: {p}"),
+            Target::Unknown(_) | Target::None => {
+                format!("{kind}: {}", program_of(&self.source))
+            }
+        }
+    }
+}
+
+/// The program of a command as written, with its first operand: `git push`, `killall`.
+fn program_of(source: &str) -> String {
+    let mut words = source
+        .split_whitespace()
+        .filter(|w| !w.contains('=') || w.starts_with('-'));
+    let Some(first) = words.next() else {
+        return String::new();
+    };
+    let program = text::fold_name(first.rsplit('/').next().unwrap_or(first));
+    match words.find(|w| !w.starts_with('-')) {
+        Some(op) if op.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') => {
+            format!("{program} {op}")
+        }
+        _ => program,
+    }
+}
+
+/// The signature of a path effect: as [`Effect::signature`] of the same path.
+pub fn path_signature(verb: &str, path: &Path) -> String {
+    format!("{verb}: {}", text::normalize(path).display())
+}
+
 /// The classifier's answer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Assessment {
     effects: Vec<Effect>,
     trash: Option<Vec<PathBuf>>,
+    unproven: Vec<Unproven>,
+    creates: Vec<PathBuf>,
+    network_read: bool,
 }
 
 impl Assessment {
@@ -150,12 +228,60 @@ impl Assessment {
             .filter(|e| seen.insert(format!("{:?}", e)))
             .collect();
         let trash = trash.filter(|paths| !paths.is_empty() && !effects.is_empty());
-        Self { effects, trash }
+        Self {
+            effects,
+            trash,
+            ..Self::default()
+        }
     }
 
-    /// Whether Law 1 requires the user's confirmation.
+    /// Whether Law 1 asks the user before the action runs: an irreversible effect is
+    /// certain, or the action could not be read. An unproven shell command
+    /// ([`Verdict::Sandbox`]) is not asked about here; the tool asks for it only where
+    /// no sandbox can hold it.
     pub fn is_irreversible(&self) -> bool {
         !self.effects.is_empty()
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        if !self.effects.is_empty() {
+            Verdict::Ask
+        } else if !self.unproven.is_empty() {
+            Verdict::Sandbox
+        } else {
+            Verdict::Reversible
+        }
+    }
+
+    /// Why the action is not proven reversible (empty when it is, or when it asks).
+    pub fn unproven(&self) -> &[Unproven] {
+        if self.effects.is_empty() {
+            &self.unproven
+        } else {
+            &[]
+        }
+    }
+
+    /// New paths the action provably creates (folders and files that do not exist yet),
+    /// outside the workspace too. The sandbox keeps new entries there.
+    pub fn creates(&self) -> &[PathBuf] {
+        &self.creates
+    }
+
+    /// A proven-reversible command that reads from the network (a download, a lookup):
+    /// its sandbox keeps the network.
+    pub fn network_read(&self) -> bool {
+        self.network_read && self.verdict() == Verdict::Reversible
+    }
+
+    /// The unproven parts in plain words, one line each, for a dialog shown when no
+    /// sandbox can hold the action.
+    pub fn unproven_description(&self) -> String {
+        self.unproven()
+            .iter()
+            .map(|u| format!("Cannot check `{}`: {}", text::display(&u.source), u.reason))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     pub fn effects(&self) -> &[Effect] {
@@ -222,6 +348,7 @@ impl Assessment {
                 }
                 EffectKind::Send => "Prepare a draft for the user to send instead.",
                 EffectKind::Opaque => "Use a simpler command whose effect can be checked.",
+                EffectKind::Move => "Copy instead of moving, so the original stays where it is.",
                 EffectKind::Kill | EffectKind::Format => continue,
             };
             if !alts.contains(&alt) {
@@ -268,10 +395,15 @@ fn describe(e: &Effect) -> String {
         EffectKind::Format => format!("Erase or repartition a disk: `{source}`"),
         EffectKind::History => format!("Discard uncommitted work or rewrite history: `{source}`"),
         EffectKind::Opaque => format!("Run something artoo cannot check: `{source}`"),
+        EffectKind::Move => format!("Move {target} away from where it is"),
     };
     if matches!(
         e.kind,
-        EffectKind::Delete | EffectKind::Overwrite | EffectKind::Truncate | EffectKind::Permissions
+        EffectKind::Delete
+            | EffectKind::Overwrite
+            | EffectKind::Truncate
+            | EffectKind::Permissions
+            | EffectKind::Move
     ) && !matches!(e.target, Target::None)
     {
         let _ = write!(line, " — by `{source}`");
@@ -303,7 +435,7 @@ fn classify_write(path: &Path, append: bool, scope: &Scope<'_>) -> Assessment {
     );
     let note = text::lookalike_note(&path.to_string_lossy());
     if append || !exists {
-        if programs::is_sensitive_config(&path, scope.home) {
+        if programs::is_sensitive_path(&path, scope.home) {
             let effect = Effect {
                 kind: EffectKind::SystemConfig,
                 target: Target::Path {
@@ -450,13 +582,21 @@ mod tests {
 
     #[test]
     fn a_script_a_command_runs_is_read_and_judged_by_its_content() {
-        let fs = MemFs::default()
+        let mut fs = MemFs::default()
             .script("/home/u/ws/clean.sh", "rm -rf ~/Downloads")
             .script("/home/u/ws/list.sh", "ls ~ | wc -l");
+        fs.entries
+            .insert(PathBuf::from("/home/u/Downloads/a.zip"), None);
         assert!(classify(&Action::Shell("bash clean.sh"), &scope(&fs)).is_irreversible());
         assert!(classify(&Action::Shell("./clean.sh"), &scope(&fs)).is_irreversible());
-        assert!(!classify(&Action::Shell("sh list.sh"), &scope(&fs)).is_irreversible());
-        assert!(classify(&Action::Shell("sh gone.sh"), &scope(&fs)).is_irreversible());
+        // A script can change before it runs: never proven, so it runs in the sandbox.
+        let list = classify(&Action::Shell("sh list.sh"), &scope(&fs));
+        assert_eq!(list.verdict(), Verdict::Sandbox);
+        assert!(!list.is_irreversible());
+        assert_eq!(
+            classify(&Action::Shell("sh gone.sh"), &scope(&fs)).verdict(),
+            Verdict::Sandbox
+        );
     }
 
     #[test]
@@ -465,10 +605,8 @@ mod tests {
         let a = classify(&Action::Shell("rm a.txt b.txt"), &scope(&fs));
         let d = a.description();
         assert!(d.contains("Delete /home/u/ws/a.txt (exists)"), "{d}");
-        assert!(
-            d.contains("Delete /home/u/ws/b.txt (does not exist yet)"),
-            "{d}"
-        );
+        // Nothing to delete at b.txt now; should it appear, the sandbox keeps it.
+        assert!(!d.contains("Delete /home/u/ws/b.txt"), "{d}");
         assert!(a.reversible_alternative().is_some());
     }
 }

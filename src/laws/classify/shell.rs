@@ -13,7 +13,7 @@ use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
 use brush_parser::{Parser, ParserOptions};
 
 use super::text;
-use super::{Assessment, Effect, EffectKind, Existence, Scope, Target};
+use super::{Assessment, Effect, EffectKind, Existence, Scope, Target, Unproven};
 use crate::contracts::first_chars;
 
 /// Nested scripts (`bash -c`, `eval`, `$(…)`) deeper than this are not followed.
@@ -91,6 +91,31 @@ pub(super) struct Walker<'a> {
     pub remote: Option<String>,
     /// > 0 inside branches, loops and function bodies, where a `cd` may or may not run.
     conditional: u32,
+    /// Why parts of the command could not be proven reversible.
+    pub unproven: Vec<Unproven>,
+    /// New paths the command provably creates.
+    pub creates: Vec<PathBuf>,
+    /// Existing folders the command puts new entries into (names not all known).
+    pub fills: Vec<PathBuf>,
+    /// A proven network read was seen (a download, a lookup).
+    pub network: bool,
+    /// PATH (or a hashed program name) was changed: names may run other programs.
+    pub path_changed: bool,
+    /// Credential files the command names.
+    pub secrets: Vec<String>,
+    /// Programs in the command that can send data off this computer.
+    pub senders: Vec<String>,
+    /// Variables set from `$(mktemp …)` earlier in the command: each stands for a new
+    /// temporary file or folder of the command's own.
+    temps: Vec<String>,
+    /// Functions defined in the command (their bodies are walked where defined).
+    pub functions: Vec<String>,
+}
+
+/// The stand-in path of a variable set from `$(mktemp …)`: it names no real file, and the
+/// command creates it.
+fn temp_path(var: &str) -> PathBuf {
+    PathBuf::from(format!("/tmp/artoo-mktemp-{var}"))
 }
 
 impl<'a> Walker<'a> {
@@ -103,10 +128,31 @@ impl<'a> Walker<'a> {
             trash: Vec::new(),
             remote: None,
             conditional: 0,
+            unproven: Vec::new(),
+            creates: Vec::new(),
+            fills: Vec::new(),
+            network: false,
+            path_changed: false,
+            secrets: Vec::new(),
+            senders: Vec::new(),
+            temps: Vec::new(),
+            functions: Vec::new(),
         }
     }
 
-    pub(super) fn finish(self) -> Assessment {
+    pub(super) fn finish(mut self) -> Assessment {
+        // A credential file and a program that can send it, in one command.
+        if let (Some(secret), Some(sender)) = (self.secrets.first(), self.senders.first()) {
+            let (secret, sender) = (secret.clone(), sender.clone());
+            self.push(
+                EffectKind::Send,
+                Target::None,
+                sender.clone(),
+                Some(format!(
+                    "{secret} holds credentials and `{sender}` can send it off this computer"
+                )),
+            );
+        }
         let all_known_deletes = self.effects.iter().all(|e| {
             e.kind == EffectKind::Delete
                 && matches!(
@@ -121,7 +167,70 @@ impl<'a> Walker<'a> {
         paths.sort();
         paths.dedup();
         let trash = (self.trash_ok && all_known_deletes).then_some(paths);
-        Assessment::from_effects(self.effects, trash)
+        let mut a = Assessment::from_effects(self.effects, trash);
+        let mut seen = std::collections::HashSet::new();
+        a.unproven = self
+            .unproven
+            .into_iter()
+            .filter(|u| seen.insert(u.clone()))
+            .collect();
+        let mut creates = self.creates;
+        creates.extend(self.fills);
+        creates.sort();
+        creates.dedup();
+        a.creates = creates;
+        a.network_read = self.network;
+        a
+    }
+
+    /// Records a part of the command that cannot be proven reversible.
+    pub fn unproven(&mut self, source: &str, reason: impl Into<String>) {
+        let reason = match &self.remote {
+            Some(host) => format!("on {host}: {}", reason.into()),
+            None => reason.into(),
+        };
+        self.unproven.push(Unproven {
+            source: first_chars(source, SOURCE_CHARS),
+            reason,
+        });
+    }
+
+    /// A path that does not exist yet, which the command creates: reversible, unless it
+    /// configures the system (`/etc/sudoers.d/x`, `~/Library/LaunchAgents/x.plist`).
+    pub fn new_path(&mut self, path: PathBuf, source: String) {
+        if super::programs::is_sensitive_path(&path, self.scope.home) {
+            self.push(
+                EffectKind::SystemConfig,
+                Target::Path {
+                    path,
+                    exists: Existence::Missing,
+                },
+                source,
+                None,
+            );
+        } else {
+            self.create(path);
+        }
+    }
+
+    /// Records a path the command creates (it does not exist now).
+    pub fn create(&mut self, path: PathBuf) {
+        if self.remote.is_none() {
+            self.creates.push(path);
+        }
+    }
+
+    /// Records an existing folder the command puts new entries into. Unlike
+    /// [`Walker::create`], its content is not the command's own.
+    pub fn fills(&mut self, dir: PathBuf) {
+        if self.remote.is_none() && !super::programs::is_sensitive_path(&dir, self.scope.home) {
+            self.fills.push(dir);
+        }
+    }
+
+    /// Whether `path` is a path this command creates earlier on (or lies inside one).
+    pub fn created_here(&self, path: &std::path::Path) -> bool {
+        self.creates.iter().any(|c| path.starts_with(c))
     }
 
     pub fn push(&mut self, kind: EffectKind, target: Target, source: String, note: Option<String>) {
@@ -227,6 +336,7 @@ impl<'a> Walker<'a> {
             Command::Function(def) => {
                 // A function body counts whether or not it is called: its name may be
                 // used later in ways the classifier cannot follow.
+                self.functions.push(text::fold_name(&def.fname.value));
                 let saved = self.cwd.clone();
                 self.conditional += 1;
                 self.compound(&def.body.0, depth);
@@ -353,6 +463,7 @@ impl<'a> Walker<'a> {
 
     fn simple(&mut self, sc: &SimpleCommand, stdin: Stdin, depth: usize) {
         let mut args: Vec<Arg> = Vec::new();
+        let mut code_vars: Vec<String> = Vec::new();
         let mut redirects: Vec<&IoRedirect> = Vec::new();
         let mut items: Vec<&CommandPrefixOrSuffixItem> = Vec::new();
         if let Some(prefix) = &sc.prefix {
@@ -371,8 +482,38 @@ impl<'a> Walker<'a> {
             match item {
                 CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
                 CommandPrefixOrSuffixItem::Word(w) => args.push(self.word(w, depth)),
-                CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                CommandPrefixOrSuffixItem::AssignmentWord(assignment, w) => {
                     let value = self.word(w, depth);
+                    let var = match &assignment.name {
+                        brush_parser::ast::AssignmentName::VariableName(n)
+                        | brush_parser::ast::AssignmentName::ArrayElementName(n, _) => n,
+                    };
+                    let only_assignments = sc.word_or_name.is_none();
+                    let made_by_mktemp = match &assignment.value {
+                        brush_parser::ast::AssignmentValue::Scalar(v) => v
+                            .value
+                            .trim()
+                            .trim_matches('"')
+                            .strip_prefix("$(")
+                            .is_some_and(|inner| inner.trim_start().starts_with("mktemp")),
+                        brush_parser::ast::AssignmentValue::Array(_) => false,
+                    };
+                    if only_assignments && self.conditional == 0 && made_by_mktemp {
+                        self.temps.push(var.clone());
+                        self.create(temp_path(var));
+                    } else {
+                        self.temps.retain(|t| t != var);
+                    }
+                    if super::programs::is_code_variable(var) {
+                        // Before a command it changes what that command runs; on its
+                        // own (or exported) it changes every command after it.
+                        let has_command = sc.word_or_name.is_some() && i < name_pos;
+                        if has_command {
+                            code_vars.push(var.clone());
+                        } else {
+                            self.path_changed = true;
+                        }
+                    }
                     // `declare x=…`/`export x=…` take assignments as arguments.
                     if i >= name_pos {
                         args.push(value);
@@ -404,6 +545,13 @@ impl<'a> Walker<'a> {
         if args.is_empty() {
             return;
         }
+        if let Some(var) = code_vars.first() {
+            let source = args.iter().map(Arg::text).collect::<Vec<_>>().join(" ");
+            self.unproven(
+                &source,
+                format!("it sets {var}, which can make the program run something else"),
+            );
+        }
         self.argv(&args, &stdin, None, depth);
     }
 
@@ -417,12 +565,21 @@ impl<'a> Walker<'a> {
                             if fd.is_none_or(|f| f == 0) {
                                 *stdin = Stdin::Unknown;
                             }
+                            if let Some(path) = arg
+                                .fixed()
+                                .and_then(|f| text::resolve(f, self.cwd.as_deref()))
+                                && super::programs::is_secret_path(&path, self.scope.home)
+                            {
+                                self.secrets.push(path.display().to_string());
+                            }
                         }
                         IoFileRedirectKind::Write | IoFileRedirectKind::Clobber => {
                             self.write_target(&arg, ">")
                         }
                         IoFileRedirectKind::Append => self.append_target(&arg, ">>"),
-                        IoFileRedirectKind::ReadAndWrite => {}
+                        // `<>` opens without truncating, and what is written lands over
+                        // the start of the file.
+                        IoFileRedirectKind::ReadAndWrite => self.write_target(&arg, "<>"),
                         IoFileRedirectKind::DuplicateOutput => self.write_target(&arg, ">&"),
                         IoFileRedirectKind::DuplicateInput => {}
                     }
@@ -487,7 +644,9 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// `> file`: overwriting an existing file is irreversible; creating one is not.
+    /// `> file`: overwriting an existing file is irreversible; creating one is not (it is
+    /// recorded as a path the command creates). A target only known at run time cannot
+    /// be proven either way.
     pub fn write_target(&mut self, arg: &Arg, op: &str) {
         self.trash_ok = false;
         let source = format!("{op} {}", arg.text());
@@ -496,28 +655,39 @@ impl<'a> Walker<'a> {
                 if is_harmless_device(&path) {
                     return;
                 }
-                if exists == Existence::Missing {
-                    // A new file is reversible, unless it configures the system
-                    // (`/etc/sudoers.d/x`, `~/Library/LaunchAgents/x.plist`).
-                    if super::programs::is_sensitive_config(&path, self.scope.home) {
-                        self.push(
-                            EffectKind::SystemConfig,
-                            Target::Path { path, exists },
-                            source,
-                            None,
-                        );
-                    }
+                if path.starts_with("/dev/tcp") || path.starts_with("/dev/udp") {
+                    // bash opens a network connection for these names.
+                    self.push(EffectKind::Send, Target::None, source, None);
                     return;
                 }
-                let note = text::lookalike_note(&path.to_string_lossy());
-                self.push(
-                    EffectKind::Overwrite,
-                    Target::Path { path, exists },
-                    source,
-                    note,
-                );
+                match exists {
+                    Existence::Missing => self.new_path(path, source),
+                    Existence::Exists if self.created_here(&path) => {}
+                    Existence::Exists => {
+                        let note = text::lookalike_note(&path.to_string_lossy());
+                        self.push(
+                            EffectKind::Overwrite,
+                            Target::Path { path, exists },
+                            source,
+                            note,
+                        );
+                    }
+                    Existence::Unknown if self.remote.is_some() => self.push(
+                        EffectKind::Overwrite,
+                        Target::Path { path, exists },
+                        source,
+                        None,
+                    ),
+                    Existence::Unknown => self.unproven(
+                        &source,
+                        "the file it writes is only known when the command runs",
+                    ),
+                }
             }
-            other => self.push(EffectKind::Overwrite, other, source, None),
+            _ => self.unproven(
+                &source,
+                "the file it writes is only known when the command runs",
+            ),
         }
     }
 
@@ -531,22 +701,26 @@ impl<'a> Walker<'a> {
                 if is_harmless_device(&path) {
                     return;
                 }
-                if super::programs::is_sensitive_config(&path, self.scope.home) {
+                if exists == Existence::Missing {
+                    self.new_path(path, source);
+                } else if super::programs::is_sensitive_path(&path, self.scope.home) {
                     self.push(
                         EffectKind::SystemConfig,
                         Target::Path { path, exists },
                         source,
                         None,
                     );
+                } else if exists == Existence::Unknown && self.remote.is_none() {
+                    self.unproven(
+                        &source,
+                        "the file it adds to is only known when the command runs",
+                    );
                 }
             }
-            Target::Unknown(what) => self.push(
-                EffectKind::Overwrite,
-                Target::Unknown(format!("append to {what}")),
-                source,
-                None,
+            _ => self.unproven(
+                &source,
+                "the file it adds to is only known when the command runs",
             ),
-            _ => {}
         }
     }
 
@@ -678,6 +852,12 @@ impl<'a> Walker<'a> {
                     } if name == "HOME" && self.remote.is_none() => {
                         let home = self.scope.home.to_string_lossy().into_owned();
                         append(value, &home);
+                    }
+                    ParameterExpr::Parameter {
+                        parameter: Parameter::Named(name),
+                        indirect: false,
+                    } if self.temps.contains(name) => {
+                        append(value, &temp_path(name).to_string_lossy());
                     }
                     ParameterExpr::Parameter {
                         parameter: Parameter::Named(name),

@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use artoo::contracts::{
-    Decision, Message, MessageKind, Role, TaskId, TerminalDirective, ToolCallStatus,
+    Decision, Message, MessageKind, PlanDirective, ReplanDirective, Role, TaskId,
+    TerminalDirective, ToolCallStatus,
 };
 use artoo::laws::LAW1_PREFIX;
 use artoo::runtime::TaskEnd;
@@ -184,6 +185,53 @@ async fn a_denied_deletion_leaves_the_file_and_the_result_starts_with_law1() {
     assert!(events.iter().all(|e| matches!(&e.message,
         Message::ToolCallEvent(ev) if ev.record.status != ToolCallStatus::Ok)));
     one_final_on_the_bus(&stage, &task, &end);
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denial_is_final_for_the_task_blocks_the_approach_and_is_asked_once() {
+    let mut stage = Stage::new(delete_notes_script("rm notes.txt")).await;
+    let path = notes(&stage);
+    let task = stage.runtime.submit("delete notes.txt").expect("submitted");
+    let (end, asked) = answering(&mut stage, &task, Some(Decision::Deny)).await;
+    assert_eq!(asked, 1, "{}", stage.transcript().join("\n"));
+    assert_eq!(std::fs::read_to_string(&path).expect("kept"), "keep me");
+    let directives: Vec<PlanDirective> = stage.all(&task, |m| match m {
+        Message::PlanDirective(d) => Some(d),
+        _ => None,
+    });
+    let first = directives
+        .first()
+        .expect("GGS directed a replan after the denial");
+    assert_eq!(
+        first.directive,
+        ReplanDirective::ChangeApproach,
+        "{first:?}"
+    );
+    assert!(
+        first.rationale.contains("denial is final"),
+        "{}",
+        first.rationale
+    );
+    assert!(
+        first.blocked_targets.iter().any(|t| t == "rm notes.txt"),
+        "{:?}",
+        first.blocked_targets
+    );
+    assert!(
+        directives.iter().all(|d| !matches!(
+            d.directive,
+            ReplanDirective::Refine | ReplanDirective::ChangePath
+        )),
+        "a denial is never sent to another target: {directives:?}"
+    );
+    let result = final_result(&end);
+    assert_eq!(result.directive, TerminalDirective::Abandon);
+    assert!(
+        result.summary.starts_with(LAW1_PREFIX),
+        "{}",
+        result.summary
+    );
     stage.stop().await;
 }
 

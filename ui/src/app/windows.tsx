@@ -33,6 +33,7 @@ export function PopupWindow({ session }: { session: Session }) {
       skipped={session.skipped}
       openPanel={(tab, focus) => void session.backend.invoke('open_panel', { tab, focus })}
       hide={() => void session.backend.invoke('hide_popup', {})}
+      sandbox={session.settings.view.value.value?.sandbox ?? null}
     />
   );
 }

@@ -10,6 +10,7 @@ export const en = {
   'app.open.audit': 'Audit',
   'app.open.settings': 'Settings',
   'app.gap': '{count} bus messages were missed while the view fell behind; the pipeline may be incomplete.',
+  'app.sandboxOff': 'Law 1: {description}',
 
   'popup.placeholder': 'What should I do?',
   'popup.hint': '↵ run · ↑↓ history · esc hide',
@@ -311,6 +312,7 @@ export const en = {
   'settings.apiKey.clear': 'Remove key',
   'settings.apiKey.cleared': 'Will be removed on save',
   'settings.keychain.none': 'No keychain: {backend}',
+  'settings.sandbox': 'Sandbox for shell commands',
   'settings.budgets': 'Budgets',
   'settings.ggs': 'Goal Gradient Solver',
   'settings.memory': 'Memory thresholds',

@@ -11,6 +11,7 @@ export const zhCN: Messages = {
   'app.open.audit': '审计',
   'app.open.settings': '设置',
   'app.gap': '视图落后时漏掉了 {count} 条总线消息，流水线可能不完整。',
+  'app.sandboxOff': '第一法则：{description}',
 
   'popup.placeholder': '要我做什么？',
   'popup.hint': '↵ 执行 · ↑↓ 历史 · esc 隐藏',
@@ -312,6 +313,7 @@ export const zhCN: Messages = {
   'settings.apiKey.clear': '移除密钥',
   'settings.apiKey.cleared': '保存时移除',
   'settings.keychain.none': '没有钥匙串：{backend}',
+  'settings.sandbox': 'Shell 命令的沙箱',
   'settings.budgets': '预算',
   'settings.ggs': '目标梯度求解器',
   'settings.memory': '记忆阈值',

@@ -736,11 +736,21 @@ export type LawsConfig = LawsConfig_Serialize;
 export type LawsConfig_Deserialize = {
 	/**  Unanswered Law 1 confirmations are denied after this long. */
 	confirm_timeout_secs?: number,
+	/**
+	 *  Shortcuts the user allowed for good, by exact name: running one of them does not
+	 *  ask. Every other Shortcut asks (its steps cannot be seen).
+	 */
+	allowed_shortcuts?: string[],
 };
 
 export type LawsConfig_Serialize = {
 	/**  Unanswered Law 1 confirmations are denied after this long. */
 	confirm_timeout_secs: number,
+	/**
+	 *  Shortcuts the user allowed for good, by exact name: running one of them does not
+	 *  ask. Every other Shortcut asks (its steps cannot be seen).
+	 */
+	allowed_shortcuts: string[],
 };
 
 /**  The four layers of the pyramid. */
@@ -1587,6 +1597,23 @@ export type SOPRecord = {
 };
 
 /**
+ *  Whether shell commands run in Law 1's sandbox here; while it is off, every command
+ *  artoo cannot prove harmless asks first, and the app says so.
+ */
+export type SandboxInfo = {
+	on: boolean,
+	/**  One sentence: how it works, or why it is off. */
+	description: string,
+};
+
+/**  `tools.sandbox` in settings.toml. */
+export type SandboxSetting = 
+/**  Use it where it works. */
+"auto" | 
+/**  Never use it. */
+"off";
+
+/**
  *  One earlier exchange of the session, given to R1 to resolve references ("do it again",
  *  "wrong", "answer in Chinese"). The entry point keeps the last five; R1 keeps no state.
  */
@@ -1619,6 +1646,7 @@ export type SettingsView_Deserialize = {
 	settings: Settings_Deserialize,
 	keys: TierKeys,
 	keychain: KeychainInfo,
+	sandbox: SandboxInfo,
 	settings_path: string,
 };
 
@@ -1626,6 +1654,7 @@ export type SettingsView_Serialize = {
 	settings: Settings_Serialize,
 	keys: TierKeys,
 	keychain: KeychainInfo,
+	sandbox: SandboxInfo,
 	settings_path: string,
 };
 
@@ -2034,6 +2063,11 @@ export type ToolsConfig_Deserialize = {
 	search_timeout_secs?: number,
 	/**  Upper bound on directory entries visited by the bounded home walk. */
 	walk_limit_entries?: number,
+	/**
+	 *  Whether shell commands run in the OS sandbox (`tools::sandbox`). Off, every
+	 *  command artoo cannot prove reversible asks first.
+	 */
+	sandbox?: SandboxSetting,
 };
 
 export type ToolsConfig_Serialize = {
@@ -2046,6 +2080,11 @@ export type ToolsConfig_Serialize = {
 	search_timeout_secs: number,
 	/**  Upper bound on directory entries visited by the bounded home walk. */
 	walk_limit_entries: number,
+	/**
+	 *  Whether shell commands run in the OS sandbox (`tools::sandbox`). Off, every
+	 *  command artoo cannot prove reversible asks first.
+	 */
+	sandbox: SandboxSetting,
 };
 
 export type Trend = "improving" | "stable" | "worsening";

@@ -61,6 +61,7 @@ export type {
   ProviderPreset,
   RecallRef,
   RunStatus,
+  SandboxInfo,
   SettingsView,
   TaskReplay,
   TaskRun,

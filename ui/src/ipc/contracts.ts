@@ -562,11 +562,21 @@ export type LawsConfig = LawsConfig_Serialize;
 export type LawsConfig_Deserialize = {
 	/**  Unanswered Law 1 confirmations are denied after this long. */
 	confirm_timeout_secs?: number,
+	/**
+	 *  Shortcuts the user allowed for good, by exact name: running one of them does not
+	 *  ask. Every other Shortcut asks (its steps cannot be seen).
+	 */
+	allowed_shortcuts?: string[],
 };
 
 export type LawsConfig_Serialize = {
 	/**  Unanswered Law 1 confirmations are denied after this long. */
 	confirm_timeout_secs: number,
+	/**
+	 *  Shortcuts the user allowed for good, by exact name: running one of them does not
+	 *  ask. Every other Shortcut asks (its steps cannot be seen).
+	 */
+	allowed_shortcuts: string[],
 };
 
 /**  The four layers of the pyramid. */
@@ -1221,6 +1231,13 @@ export type SOPRecord = {
 	sigma: number | null,
 };
 
+/**  `tools.sandbox` in settings.toml. */
+export type SandboxSetting = 
+/**  Use it where it works. */
+"auto" | 
+/**  Never use it. */
+"off";
+
 /**
  *  One earlier exchange of the session, given to R1 to resolve references ("do it again",
  *  "wrong", "answer in Chinese"). The entry point keeps the last five; R1 keeps no state.
@@ -1572,6 +1589,11 @@ export type ToolsConfig_Deserialize = {
 	search_timeout_secs?: number,
 	/**  Upper bound on directory entries visited by the bounded home walk. */
 	walk_limit_entries?: number,
+	/**
+	 *  Whether shell commands run in the OS sandbox (`tools::sandbox`). Off, every
+	 *  command artoo cannot prove reversible asks first.
+	 */
+	sandbox?: SandboxSetting,
 };
 
 export type ToolsConfig_Serialize = {
@@ -1584,6 +1606,11 @@ export type ToolsConfig_Serialize = {
 	search_timeout_secs: number,
 	/**  Upper bound on directory entries visited by the bounded home walk. */
 	walk_limit_entries: number,
+	/**
+	 *  Whether shell commands run in the OS sandbox (`tools::sandbox`). Off, every
+	 *  command artoo cannot prove reversible asks first.
+	 */
+	sandbox: SandboxSetting,
 };
 
 export type Trend = "improving" | "stable" | "worsening";

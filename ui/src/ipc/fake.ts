@@ -69,6 +69,8 @@ export interface FakeOptions {
   model?: 'ready' | 'first_run' | 'unreachable';
   /** The UI language of the fake's settings. */
   language?: 'en' | 'zh-CN';
+  /** Whether Law 1's sandbox works (off: every unproven command asks, and the app says so). */
+  sandbox?: boolean;
   /** Window requests the shell would carry out (the browser preview shows them). */
   onWindow?: (request: { kind: 'hide_popup' } | { kind: 'open_panel'; tab: PanelTab; focus: PanelFocus | null }) => void;
 }
@@ -119,6 +121,7 @@ export class FakeBackend implements Backend {
       keychain: options.keychain ?? true,
       model: options.model ?? 'ready',
       language: options.language ?? 'en',
+      sandbox: options.sandbox ?? true,
       onWindow: options.onWindow,
     };
     this.memory = new FakeMemory(
@@ -679,6 +682,12 @@ export class FakeBackend implements Backend {
       keychain: this.options.keychain
         ? { available: true, backend: 'macOS Keychain' }
         : { available: false, backend: 'no keychain on this system: keys are read from BRAIN_API_KEY / TOOL_API_KEY / OPENAI_API_KEY only' },
+      sandbox: this.options.sandbox
+        ? { on: true, description: 'the sandbox is on (Seatbelt (sandbox-exec))' }
+        : {
+            on: false,
+            description: 'the sandbox is off: bubblewrap (bwrap) is not installed. Every command artoo cannot prove harmless asks first.',
+          },
       settings_path: '~/.artoo/settings.toml',
     };
   }

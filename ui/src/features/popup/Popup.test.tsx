@@ -27,6 +27,10 @@ describe('the popup', () => {
     await h.advance(10);
   }
 
+  it('says nothing about the sandbox while it works', () => {
+    expect(screen.queryByTestId('sandbox-off')).toBeNull();
+  });
+
   it('focuses the task input and runs a task on Enter, showing each role', async () => {
     expect(document.activeElement).toBe(input());
     await submit(TASK);
@@ -185,6 +189,29 @@ describe('the idle popup', () => {
     expect(items[1]?.textContent).toContain('abandoned');
     fireEvent.click(items[1]?.querySelector('button') as HTMLElement);
     expect(openPanel).toHaveBeenCalledWith('tasks', { kind: 'task', task_id: runs[1]?.task_id });
+    h.dispose();
+  });
+});
+
+describe('the popup without a sandbox', () => {
+  it('says that the sandbox is off and why, so the user knows unproven commands will ask', async () => {
+    const h = harness({ sandbox: false });
+    const s = h.session;
+    await s.settings.load();
+    render(
+      <Popup
+        pipeline={s.pipeline}
+        approvals={s.approvals}
+        now={s.now}
+        skipped={s.skipped}
+        openPanel={vi.fn()}
+        hide={vi.fn()}
+        sandbox={s.settings.view.value.value?.sandbox ?? null}
+      />,
+    );
+    const notice = screen.getByTestId('sandbox-off');
+    expect(notice.textContent).toContain('Law 1: the sandbox is off: bubblewrap (bwrap) is not installed');
+    expect(notice.textContent).toContain('asks first');
     h.dispose();
   });
 });

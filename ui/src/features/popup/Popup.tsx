@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { locale, t, tn } from '../../i18n';
 import type { MemoryRecall, Value } from '../../ipc/contracts';
-import type { PanelFocus, PanelTab, TaskRun } from '../../ipc/commands';
+import type { PanelFocus, PanelTab, SandboxInfo, TaskRun } from '../../ipc/commands';
 import { clock, integer, relative, seconds } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { Chip, ErrorText, type Tone } from '../../shared/widgets';
@@ -32,9 +32,11 @@ export interface PopupProps {
   skipped: ReadonlySignal<number>;
   openPanel: (tab: PanelTab, focus: PanelFocus | null) => void;
   hide: () => void;
+  /** Law 1's sandbox; while it is off the popup says so (every unproven command asks). */
+  sandbox?: SandboxInfo | null;
 }
 
-export function Popup({ pipeline, recent, approvals, model, settings, now, skipped, openPanel, hide }: PopupProps) {
+export function Popup({ pipeline, recent, approvals, model, settings, now, skipped, openPanel, hide, sandbox }: PopupProps) {
   const task = pipeline.current.value;
   const running = pipeline.running.value;
   const status = model?.status.value ?? null;
@@ -99,6 +101,11 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
       </p>
       {pipeline.error.value ? <ErrorText>{pipeline.error.value.message}</ErrorText> : null}
       {skipped.value > 0 ? <p class="callout warn small">{t('app.gap', { count: skipped.value })}</p> : null}
+      {sandbox && !sandbox.on ? (
+        <p class="callout warn small" data-testid="sandbox-off" role="status">
+          {t('app.sandboxOff', { description: sandbox.description })}
+        </p>
+      ) : null}
       <ResolvedNotices approvals={approvals} />
 
       {status && (status.phase === 'unreachable' || (status.phase === 'not_configured' && !status.first_run)) ? <ModelUnreachable status={status} openPanel={openPanel} /> : null}

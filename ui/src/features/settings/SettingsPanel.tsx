@@ -125,6 +125,9 @@ export function SettingsPanel({ settings, test }: { settings: SettingsStore; tes
             </Field>
           ))}
           <h3>{t('settings.laws')}</h3>
+          <p class={`callout small${view.sandbox.on ? '' : ' warn'}`} data-testid="settings-sandbox">
+            {t('settings.sandbox')}: {view.sandbox.description}
+          </p>
           <Field label={t('settings.confirmTimeout')} htmlFor="confirm-timeout">
             <NumberInput id="confirm-timeout" value={draft.laws.confirm_timeout_secs} step={10} onChange={(v) => settings.edit((d) => void (d.laws.confirm_timeout_secs = Math.round(v)))} />
           </Field>

@@ -9,7 +9,7 @@ describe('the settings panel', () => {
   let h: Harness;
   afterEach(() => h.dispose());
 
-  async function open(options: { keychain?: boolean } = {}) {
+  async function open(options: { keychain?: boolean; sandbox?: boolean } = {}) {
     h = harness(options);
     render(<SettingsPanel settings={h.session.settings} test={h.session.model.test} />);
     await h.advance(50);
@@ -65,6 +65,17 @@ describe('the settings panel', () => {
     await open({ keychain: false });
     expect(screen.getByText(/No keychain: no keychain on this system/)).toBeTruthy();
     expect(field('API key').disabled).toBe(true);
+  });
+
+  it('says whether Law 1 sandboxes shell commands, and why not when it does not', async () => {
+    await open();
+    expect(screen.getByTestId('settings-sandbox').textContent).toContain('the sandbox is on');
+    h.dispose();
+    document.body.innerHTML = '';
+    await open({ sandbox: false });
+    const off = screen.getByTestId('settings-sandbox');
+    expect(off.textContent).toContain('the sandbox is off: bubblewrap (bwrap) is not installed');
+    expect(off.className).toContain('warn');
   });
 
   it('shows a rejected value with the field the backend named, and keeps the draft', async () => {

@@ -49,7 +49,7 @@ export function defaultSettings(): Settings {
       dreamer_after_task_secs: 5,
       max_constraints: 10,
     },
-    laws: { confirm_timeout_secs: 120 },
+    laws: { confirm_timeout_secs: 120, allowed_shortcuts: [] },
     tools: {
       shell_timeout_secs: 30,
       output_limit_chars: 4000,
@@ -57,6 +57,7 @@ export function defaultSettings(): Settings {
       search_url: 'https://html.duckduckgo.com/html/',
       search_timeout_secs: 15,
       walk_limit_entries: 200_000,
+      sandbox: 'auto',
     },
     auditor: { report_period_secs: 300, drift_window_tasks: 20 },
     retention: {

@@ -1,0 +1,496 @@
+//! Law 1's second wall: the OS sandbox in which every shell command runs that the user
+//! did not confirm. The classifier is the first wall; when it misjudges a command, the
+//! command can fail here, but it cannot destroy anything.
+//!
+//! Inside, a command cannot delete, empty, overwrite or re-permission an existing file
+//! anywhere — the workspace included — nor write outside the workspace, the paths the
+//! classifier proved it creates and a temp folder of its own (`TMPDIR`), nor reach the
+//! network unless the classifier proved a network read, nor talk to a server over a
+//! Unix socket, nor see or signal other processes. New files stay free.
+//!
+//! - Linux (`linux`, `changes`, `seccomp`): bubblewrap namespaces with the home folder
+//!   and the workspace as overlays. After the command ends, its upper folders are read:
+//!   new entries where they may go are kept, appends to workspace files are kept, and
+//!   everything else is refused and named in the result ("the sandbox refused: delete
+//!   ~/a.txt"). The real folders are never written by the command itself.
+//! - macOS (`seatbelt`): a Seatbelt profile for `sandbox-exec` that denies those writes
+//!   as they happen. Generated here and tested as text; its behaviour on a Mac is not
+//!   verified by this project's tests.
+//! - Elsewhere, or when the sandbox cannot start (bubblewrap missing, user namespaces
+//!   disabled) or is turned off in settings: [`Status::Off`] with the reason, and every
+//!   command the classifier cannot prove reversible asks instead.
+//!
+//! **Invariant:** a sandboxed call either reports [`Outcome`] with every refused change
+//! named, or fails; nothing it did outside the places new entries may go is kept.
+
+#[cfg(target_os = "linux")]
+mod changes;
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "macos")]
+mod macos;
+pub mod seatbelt;
+#[cfg(target_os = "linux")]
+mod seccomp;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
+
+use super::ToolError;
+use super::process::{BaseEnv, Finished};
+use crate::contracts::PathEffect;
+
+/// Whether commands can run in the sandbox here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// It works; the text names the mechanism.
+    On(&'static str),
+    /// It cannot be used, and why, in plain words.
+    Off(String),
+}
+
+impl Status {
+    pub fn is_on(&self) -> bool {
+        matches!(self, Status::On(_))
+    }
+
+    /// One line for the CLI and the desktop app.
+    pub fn describe(&self) -> String {
+        match self {
+            Status::On(how) => format!("the sandbox is on ({how})"),
+            Status::Off(why) => format!(
+                "the sandbox is off: {why}. Every command artoo cannot prove harmless asks first."
+            ),
+        }
+    }
+}
+
+/// What the classifier proved about one command, for its sandbox.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Paths the command provably creates (or fills with new entries), outside the
+    /// workspace too: new entries there are kept.
+    pub creates: Vec<PathBuf>,
+    /// A proven network read: the network stays reachable.
+    pub network: bool,
+}
+
+/// The result of a sandboxed call.
+#[derive(Debug)]
+pub struct Outcome {
+    pub finished: Finished,
+    /// What the sandbox did not let through, each with the verb of what was tried.
+    pub refused: Vec<PathEffect>,
+    /// New entries that should have been kept but could not be, with why.
+    pub not_kept: Vec<(PathBuf, String)>,
+}
+
+/// Where one call runs.
+pub struct Confinement<'a> {
+    pub workspace: &'a Path,
+    pub home: &'a Path,
+    pub plan: &'a Plan,
+    pub timeout: Duration,
+}
+
+/// The sandbox of one shell tool: its children's environment and the probe of whether
+/// it works, made once.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    env: BaseEnv,
+    status: Arc<OnceCell<Status>>,
+}
+
+impl Sandbox {
+    /// The sandbox for children that inherit this process's environment. The probe is
+    /// shared by every such sandbox of the process.
+    pub fn standard() -> Self {
+        static STATUS: OnceLock<Arc<OnceCell<Status>>> = OnceLock::new();
+        Self {
+            env: BaseEnv::Inherit,
+            status: STATUS.get_or_init(|| Arc::new(OnceCell::new())).clone(),
+        }
+    }
+
+    /// A sandbox whose children see exactly `env` (which also decides where `bwrap` is
+    /// looked up), probed on its own.
+    pub fn with_env(env: BaseEnv) -> Self {
+        Self {
+            env,
+            status: Arc::new(OnceCell::new()),
+        }
+    }
+
+    /// Whether the sandbox works here, probed on first use by running a command in it.
+    pub async fn status(&self) -> &Status {
+        self.status
+            .get_or_init(|| async { probe(&self.env).await })
+            .await
+    }
+
+    /// Runs `bash -c command` in the workspace, inside the sandbox.
+    pub async fn run(
+        &self,
+        command: &str,
+        at: Confinement<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Outcome, ToolError> {
+        platform::run(&self.env, command, at, cancel).await
+    }
+}
+
+async fn probe(env: &BaseEnv) -> Status {
+    if let Some(why) = platform::unsupported() {
+        return Status::Off(why);
+    }
+    platform::probe(env).await
+}
+
+/// Cache and history files programs write on their own in the home folder. They are
+/// dropped, not kept, and not counted as refusals of the command.
+#[cfg(target_os = "linux")]
+fn is_quiet_cache(path: &Path, home: &Path) -> bool {
+    const QUIET: &[&str] = &[
+        ".cache",
+        ".wget-hsts",
+        ".lesshst",
+        ".python_history",
+        ".node_repl_history",
+        ".bash_history",
+        ".zsh_history",
+        ".sqlite_history",
+        ".psql_history",
+        ".mysql_history",
+        ".viminfo",
+        ".npm",
+        ".rnd",
+        ".local/state",
+        "Library/Caches",
+        "Library/Logs",
+    ];
+    path.strip_prefix(home)
+        .is_ok_and(|rel| QUIET.iter().any(|q| rel.starts_with(q)))
+}
+
+/// Where a new entry may be kept: in the workspace, under a path the classifier proved
+/// the command creates, or on the way to one (`mkdir -p ~/a/b` makes `~/a` too); never
+/// where it would configure the system. Only entries that did not exist are asked about.
+#[cfg(target_os = "linux")]
+fn may_keep(path: &Path, workspace: &Path, home: &Path, plan: &Plan) -> bool {
+    !crate::laws::classify::is_sensitive_path(path, home)
+        && (path.starts_with(workspace)
+            || plan
+                .creates
+                .iter()
+                .any(|c| path.starts_with(c) || c.starts_with(path)))
+}
+
+/// The sentence the model reads when the sandbox refused something.
+pub fn refusal_message(refused: &[PathEffect]) -> String {
+    let what = refused
+        .iter()
+        .map(|r| format!("{} {}", r.effect, r.path.display()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "The sandbox refused: {what}; nothing was changed there. To do it anyway, call shell again with the same command and \"unsandboxed\": true (the user is asked first)."
+    )
+}
+
+#[cfg(target_os = "linux")]
+mod platform {
+    use std::ffi::OsString;
+    use std::io::Write as _;
+    use std::path::{Path, PathBuf};
+
+    use tokio_util::sync::CancellationToken;
+
+    use super::changes::{self, Place};
+    use super::linux::{self, Grants, Layout};
+    use super::{Confinement, Outcome, Plan, Status, is_quiet_cache, may_keep, seccomp};
+    use crate::contracts::PathEffect;
+    use crate::tools::ToolError;
+    use crate::tools::process::{self, BaseEnv, Input, Spec};
+
+    /// Exit status of the setup script when it could not build the sandbox.
+    const SETUP_FAILED: i32 = 125;
+
+    pub fn unsupported() -> Option<String> {
+        seccomp::program().is_none().then(|| {
+            format!(
+                "there is no socket filter for this processor ({})",
+                std::env::consts::ARCH
+            )
+        })
+    }
+
+    /// Runs `true` in a sandbox over two scratch folders.
+    pub async fn probe(env: &BaseEnv) -> Status {
+        let scratch = std::env::temp_dir().join(format!(
+            "artoo-sandbox-probe-{}",
+            uuid::Uuid::new_v4().simple()
+        ));
+        let (home, ws) = (scratch.join("home"), scratch.join("ws"));
+        if let Err(e) = std::fs::create_dir_all(&ws).and(std::fs::create_dir_all(&home)) {
+            return Status::Off(format!(
+                "cannot prepare a probe in {}: {e}",
+                scratch.display()
+            ));
+        }
+        let plan = Plan::default();
+        let result = run(
+            env,
+            "true",
+            Confinement {
+                workspace: &ws,
+                home: &home,
+                plan: &plan,
+                timeout: std::time::Duration::from_secs(20),
+            },
+            &CancellationToken::new(),
+        )
+        .await;
+        let _ = std::fs::remove_dir_all(&scratch);
+        match result {
+            Ok(o) if o.finished.status.success() => {
+                Status::On("bubblewrap with overlays of the home folder and the workspace")
+            }
+            Ok(o) => Status::Off(format!(
+                "a test command failed inside it: {}",
+                o.finished.stderr.trim()
+            )),
+            Err(ToolError::SandboxUnavailable(why)) => Status::Off(why),
+            Err(e) => Status::Off(e.to_string()),
+        }
+    }
+
+    /// A folder for the call's upper folders that none of the overlays covers.
+    fn temp_root(roots: &[PathBuf]) -> Result<PathBuf, ToolError> {
+        let candidates = [std::env::temp_dir(), PathBuf::from("/var/tmp")];
+        let mut why = String::new();
+        for c in candidates {
+            match linux::unusable(&c, roots) {
+                None => return Ok(c),
+                Some(reason) => why = reason,
+            }
+        }
+        Err(ToolError::SandboxUnavailable(why))
+    }
+
+    pub async fn run(
+        env: &BaseEnv,
+        command: &str,
+        at: Confinement<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Outcome, ToolError> {
+        // A folder that does not exist has nothing to protect (and nothing to mount on).
+        let roots: Vec<PathBuf> = linux::roots(at.home, at.workspace)
+            .into_iter()
+            .filter(|r| r.is_dir())
+            .collect();
+        let temp = temp_root(&roots)?;
+        let filter = seccomp::program()
+            .ok_or_else(|| ToolError::SandboxUnavailable("no socket filter here".into()))?;
+        let layout = Layout::create(&temp, &roots).map_err(|e| {
+            ToolError::SandboxUnavailable(format!(
+                "cannot prepare its folders in {}: {e}",
+                temp.display()
+            ))
+        })?;
+        let filter_path = layout.dir.join("filter.bpf");
+        let stdin = std::fs::File::create(&filter_path)
+            .and_then(|mut f| f.write_all(&seccomp::bytes(&filter)))
+            .and_then(|()| std::fs::File::open(&filter_path))
+            .map_err(|e| {
+                ToolError::SandboxUnavailable(format!("cannot write its socket filter: {e}"))
+            })?;
+        let argv: Vec<OsString> = vec!["bash".into(), "-c".into(), command.into()];
+        let args = linux::bwrap_args(
+            &layout,
+            &Grants {
+                network: at.plan.network,
+            },
+            linux::ids(),
+            at.workspace,
+            &argv,
+        );
+        let finished = match process::run(
+            Spec {
+                program: "bwrap",
+                args,
+                cwd: Some(at.workspace),
+                env,
+                home: Some(at.home),
+                stdin: Input::File(stdin),
+                timeout: at.timeout,
+            },
+            cancel,
+        )
+        .await
+        {
+            Err(ToolError::NotFound(_)) => {
+                return Err(ToolError::SandboxUnavailable(
+                    "bubblewrap (bwrap) is not installed".into(),
+                ));
+            }
+            other => other?,
+        };
+        if let Some(why) = setup_failure(&finished) {
+            return Err(ToolError::SandboxUnavailable(why));
+        }
+        let workspace = at.workspace.to_path_buf();
+        let home = at.home.to_path_buf();
+        let plan = at.plan.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            let layers: Vec<changes::Layer> = layout.layers.iter().map(|(l, _)| l.clone()).collect();
+            let place = |p: &Path| {
+                if may_keep(p, &workspace, &home, &plan) {
+                    Place::Keep
+                } else if is_quiet_cache(p, &home) {
+                    Place::DropQuietly
+                } else {
+                    Place::Refuse
+                }
+            };
+            let appendable = |p: &Path| may_keep(p, &workspace, &home, &plan);
+            let result = changes::scan(&layers, &place, &appendable).map(|c| {
+                let applied = changes::apply(&c.kept);
+                let refused = c
+                    .refused
+                    .iter()
+                    .map(|r| PathEffect {
+                        path: r.path.clone(),
+                        exists: r.what.existed(),
+                        effect: r.what.verb().to_string(),
+                    })
+                    .collect::<Vec<_>>();
+                (refused, applied.failed)
+            });
+            drop(layout);
+            result
+        })
+        .await
+        .map_err(|e| ToolError::Failed(format!("the sandbox's check of the changes failed: {e}")))?
+        .map_err(|e| ToolError::Failed(format!("the sandbox could not read what the command changed, so nothing of it was kept: {e}")))?;
+        Ok(Outcome {
+            finished,
+            refused: outcome.0,
+            not_kept: outcome.1,
+        })
+    }
+
+    /// bubblewrap's or the setup script's own failure, before the command ran.
+    fn setup_failure(f: &process::Finished) -> Option<String> {
+        let first = f
+            .stderr
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        if first.starts_with("bwrap:") {
+            return Some(format!("bubblewrap could not start it ({first})"));
+        }
+        (f.status.code() == Some(SETUP_FAILED) && f.stderr.contains("artoo-sandbox:"))
+            .then(|| format!("it could not be set up ({})", f.stderr.trim()))
+    }
+}
+
+#[cfg(target_os = "macos")]
+mod platform {
+    pub use super::macos::{probe, run};
+
+    pub fn unsupported() -> Option<String> {
+        None
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+mod platform {
+    use tokio_util::sync::CancellationToken;
+
+    use super::{Confinement, Outcome, Status};
+    use crate::tools::ToolError;
+    use crate::tools::process::BaseEnv;
+
+    pub fn unsupported() -> Option<String> {
+        Some(format!("artoo has no sandbox for {}", std::env::consts::OS))
+    }
+
+    pub async fn probe(_env: &BaseEnv) -> Status {
+        Status::Off(unsupported().unwrap_or_default())
+    }
+
+    pub async fn run(
+        _env: &BaseEnv,
+        _command: &str,
+        _at: Confinement<'_>,
+        _cancel: &CancellationToken,
+    ) -> Result<Outcome, ToolError> {
+        Err(ToolError::SandboxUnavailable(
+            unsupported().unwrap_or_default(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn caches_are_quiet_and_sensitive_places_never_keep_new_entries() {
+        let home = Path::new("/home/u");
+        let ws = Path::new("/home/u/ws");
+        let plan = Plan {
+            creates: vec![PathBuf::from("/home/u/backup")],
+            network: false,
+        };
+        assert!(is_quiet_cache(Path::new("/home/u/.cache/pip/x"), home));
+        assert!(!is_quiet_cache(Path::new("/home/u/.ssh/config"), home));
+        assert!(may_keep(Path::new("/home/u/ws/out.txt"), ws, home, &plan));
+        assert!(may_keep(Path::new("/home/u/backup/a.txt"), ws, home, &plan));
+        assert!(!may_keep(Path::new("/home/u/notes.txt"), ws, home, &plan));
+        let deep = Plan {
+            creates: vec![PathBuf::from("/home/u/a/b")],
+            network: false,
+        };
+        assert!(
+            may_keep(Path::new("/home/u/a"), ws, home, &deep),
+            "a parent made on the way"
+        );
+        assert!(!may_keep(Path::new("/home/u/a/other"), ws, home, &deep));
+        assert!(!may_keep(
+            Path::new("/home/u/ws/.git/hooks/pre-commit"),
+            ws,
+            home,
+            &plan
+        ));
+        assert!(!may_keep(Path::new("/home/u/.bashrc"), ws, home, &plan));
+    }
+
+    #[test]
+    fn the_refusal_names_each_operation_and_how_to_ask() {
+        let m = refusal_message(&[
+            PathEffect {
+                path: "/h/a.txt".into(),
+                exists: true,
+                effect: "delete".into(),
+            },
+            PathEffect {
+                path: "/h/b.txt".into(),
+                exists: true,
+                effect: "overwrite".into(),
+            },
+        ]);
+        assert!(
+            m.starts_with("The sandbox refused: delete /h/a.txt, overwrite /h/b.txt;"),
+            "{m}"
+        );
+        assert!(m.contains("\"unsandboxed\": true"), "{m}");
+    }
+}
