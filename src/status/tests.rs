@@ -8,7 +8,7 @@ use crate::cli::samples::{SUB, TASK, envelope, message, samples};
 use crate::contracts::MessageKind;
 
 /// The kinds that never start a phase of their own.
-const QUIET: [MessageKind; 8] = [
+const QUIET: [MessageKind; 9] = [
     MessageKind::MemoryResponse,
     MessageKind::SubTaskClosed,
     MessageKind::GracefulFailure,
@@ -17,6 +17,8 @@ const QUIET: [MessageKind; 8] = [
     MessageKind::AuditQuery,
     MessageKind::AuditReport,
     MessageKind::LlmCall,
+    // The budget only tells GGS how long the task may take; the user sees the task start.
+    MessageKind::TaskBudget,
 ];
 
 /// Words that belong to the pipeline view, never to a status line.
