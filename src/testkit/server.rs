@@ -386,11 +386,24 @@ impl ScriptedServer {
             .collect()
     }
 
-    /// Waits until at least `n` requests have arrived.
+    /// Waits until at least `n` requests have arrived. A scenario whose pipeline never
+    /// makes the call it waits for fails here after a minute (naming what did arrive)
+    /// instead of hanging the suite.
     pub async fn wait_for_requests(&self, n: usize) {
         let mut rx = self.state.arrived.subscribe();
-        // The sender lives as long as `self`, so this ends only when `n` is reached.
-        let _ = rx.wait_for(|count| *count >= n).await;
+        let waited = tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            rx.wait_for(|count| *count >= n),
+        )
+        .await;
+        if waited.is_err() {
+            let seen: Vec<String> = self
+                .requests()
+                .into_iter()
+                .map(|r| format!("{} {}", r.path, r.role.unwrap_or_default()))
+                .collect();
+            panic!("waited 60 s for {n} model request(s); these arrived: {seen:?}");
+        }
     }
 
     /// Steps of `role` not used yet.
