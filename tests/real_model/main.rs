@@ -21,7 +21,6 @@ use tokio_util::sync::CancellationToken;
 mod built_in;
 mod everyday;
 mod executor;
-mod pipeline;
 mod validators;
 
 fn endpoint() -> (String, String) {
