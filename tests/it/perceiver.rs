@@ -266,18 +266,53 @@ fn the_fast_path_filter_decides_its_whole_corpus_as_written() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-#[tokio::test]
-async fn a_task_becomes_a_task_spec_with_the_runtimes_id_and_the_verbatim_input_in_one_call() {
+/// One earlier turn, so R1 has something to resolve and makes its structured call.
+fn earlier_turn() -> Vec<SessionTurn> {
+    vec![SessionTurn {
+        input: "what is in ~/Downloads?".into(),
+        summary: "12 files, 5 of them PDFs".into(),
+    }]
+}
+
+/// A request that names its folder.
+const PDFS: &str = "  find the 3 biggest pdfs in ~/Downloads\t";
+
+/// Submits [`PDFS`] with `history`; its TaskSpec carries the runtime's id and the input
+/// byte for byte.
+async fn pdfs_spec(history: Vec<SessionTurn>) -> (R1, artoo::contracts::TaskSpec) {
     let mut r1 = R1::start(script("perceiver", "task.json")).await;
-    let raw = "  find the 3 biggest pdfs in ~/Downloads\t";
-    let task = r1.submit(raw, vec![]);
+    let task = r1.submit(PDFS, history);
     let env = r1.rig.first(MessageKind::TaskSpec).await;
-    let spec = spec_of(&env);
+    let spec = spec_of(&env).clone();
     assert_eq!(spec.task_id, task);
     assert_eq!(
-        spec.raw_input, raw,
+        spec.raw_input, PDFS,
         "raw_input is the submitted text, byte for byte"
     );
+    (r1, spec)
+}
+
+#[tokio::test]
+async fn a_request_naming_a_place_with_no_history_is_carried_in_the_users_words_without_a_call() {
+    assert_eq!(route(PDFS), Route::NeedsTools);
+    let (mut r1, spec) = pdfs_spec(vec![]).await;
+    assert_eq!(
+        spec.intent, "find the 3 biggest pdfs in ~/Downloads",
+        "the intent is the user's words, whitespace normalised"
+    );
+    assert_eq!(spec.constraints.scope, None);
+    assert_eq!(spec.constraints.deadline, None);
+    r1.rig.settle().await;
+    assert!(r1.rig.server.requests().is_empty(), "no model call");
+    assert_eq!(
+        r1.rig.transcript(),
+        ["User → R1 TaskSubmitted", "R1 → R2 TaskSpec"]
+    );
+}
+
+#[tokio::test]
+async fn a_task_with_session_history_becomes_a_task_spec_in_one_structured_call() {
+    let (mut r1, spec) = pdfs_spec(earlier_turn()).await;
     assert_eq!(
         spec.intent,
         "Find the three largest PDF files in ~/Downloads"
@@ -287,7 +322,17 @@ async fn a_task_becomes_a_task_spec_with_the_runtimes_id_and_the_verbatim_input_
     assert_eq!(r1.rig.server.requests_from(Role::Perceiver).len(), 1);
     let request = &r1.rig.server.requests_from(Role::Perceiver)[0];
     assert_eq!(request.response_format(), Some("json_schema"));
-    assert!(r1.rig.prompts(Role::Perceiver)[0].contains("Session history: (none)"));
+    let prompt = &r1.rig.prompts(Role::Perceiver)[0];
+    assert!(
+        prompt.contains("[1] User: what is in ~/Downloads?\n    Result: 12 files, 5 of them PDFs"),
+        "{prompt}"
+    );
+    assert!(
+        r1.rig
+            .system_prompt(Role::Perceiver, 0)
+            .starts_with("artoo is an assistant"),
+        "the system prompt opens with the shared preamble"
+    );
     r1.rig.settle().await;
     assert_eq!(
         r1.rig.transcript(),
@@ -310,7 +355,11 @@ async fn a_greeting_takes_the_fast_path_in_one_free_text_call() {
     let requests = r1.rig.server.requests_from(Role::Perceiver);
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].response_format(), None, "a free-text call");
-    assert!(r1.rig.system_prompt(Role::Perceiver, 0).contains("Law 0"));
+    assert!(
+        r1.rig
+            .system_prompt(Role::Perceiver, 0)
+            .contains("0. Never deceive")
+    );
     r1.rig.settle().await;
     assert_eq!(
         r1.rig.transcript(),
@@ -343,7 +392,8 @@ async fn a_question_needing_fresh_data_never_takes_the_fast_path_even_when_the_m
         route("what's the weather in Paris today?"),
         Route::NeedsTools
     );
-    r1.submit("what's the weather in Paris today?", vec![]);
+    // Session history makes R1 ask the model, which answers "chat".
+    r1.submit("what's the weather in Paris today?", earlier_turn());
     let env = r1.rig.first(MessageKind::TaskSpec).await;
     assert_eq!(spec_of(&env).intent, "Find out the weather in Paris today");
     r1.rig.settle().await;
@@ -357,6 +407,7 @@ async fn paraphrased_small_talk_is_answered_from_the_one_structured_call() {
     r1.submit("hey buddy, long time no see", vec![]);
     let env = r1.rig.first(MessageKind::ChatReply).await;
     assert_eq!(chat_of(&env), "Good to see you again! What shall we do?");
+    assert!(r1.rig.prompts(Role::Perceiver)[0].contains("Session history: (none)"));
     r1.rig.settle().await;
     assert!(r1.rig.of(MessageKind::TaskSpec).is_empty());
     assert_eq!(r1.rig.server.requests_from(Role::Perceiver).len(), 1);
@@ -399,15 +450,19 @@ async fn references_and_amendments_are_resolved_from_the_session_history() {
         "{prompt}"
     );
     let system = r1.rig.system_prompt(Role::Perceiver, 0);
-    assert!(system.contains("An amendment to the previous request"));
-    assert!(system.contains("A negative reaction to the previous result"));
-    assert!(system.contains("Keep relative time words exactly"));
+    assert!(
+        system.contains("An amendment (another language"),
+        "{system}"
+    );
+    assert!(system.contains("A complaint about the previous result"));
+    assert!(system.contains("Keep relative time words as written"));
 }
 
 #[tokio::test]
 async fn a_dropped_time_word_is_quoted_back_and_the_corrected_intent_is_used() {
     let mut r1 = R1::start(script("perceiver", "dropped_time_word.json")).await;
-    r1.submit("remind me tomorrow to call Ann", vec![]);
+    // A time word routes the input to tools; the history makes R1 ask the model.
+    r1.submit("remind me tomorrow to call Ann", earlier_turn());
     let env = r1.rig.first(MessageKind::TaskSpec).await;
     assert_eq!(spec_of(&env).intent, "Remind the user tomorrow to call Ann");
     let prompts = r1.rig.prompts(Role::Perceiver);
@@ -498,7 +553,7 @@ async fn an_unanswered_clarification_times_out_and_r1_proceeds() {
 #[tokio::test]
 async fn malformed_output_falls_back_to_the_users_own_words() {
     let mut r1 = R1::start(script("perceiver", "malformed.json")).await;
-    r1.submit("count my notes", vec![]);
+    r1.submit("count my notes", earlier_turn());
     let env = r1.rig.first(MessageKind::TaskSpec).await;
     let spec = spec_of(&env);
     assert_eq!(spec.intent, "count my notes");
@@ -521,7 +576,7 @@ async fn an_unreachable_endpoint_still_yields_a_faithful_task_spec() {
 #[tokio::test]
 async fn nothing_is_published_after_a_cancel_during_the_model_call() {
     let mut r1 = R1::start(script("perceiver", "hang.json")).await;
-    let task = r1.submit("find my tax forms", vec![]);
+    let task = r1.submit("find my tax forms", earlier_turn());
     r1.rig.server.wait_for_requests(1).await;
     r1.rig.cancellations.cancel(&task);
     r1.rig.bus.handle(Role::User).publish(
