@@ -116,6 +116,15 @@ impl ChatRequest {
         }
     }
 
+    /// Puts `facts` at the start of the first user turn: what depends on the machine or
+    /// the day goes there, so the system prompt stays the same text on every call.
+    pub fn facts_first(mut self, facts: &str) -> Self {
+        if let Some(first) = self.turns.iter_mut().find(|t| t.speaker == Speaker::User) {
+            first.content.insert_str(0, facts);
+        }
+        self
+    }
+
     /// Appends a user turn.
     pub fn user(mut self, content: impl Into<String>) -> Self {
         self.turns.push(Turn {

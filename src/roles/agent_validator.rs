@@ -54,7 +54,7 @@ use crate::contracts::{
     SubTaskOutcome, SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus, Verdict, first_chars,
 };
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
-use crate::roles::preamble::tool_preamble;
+use crate::roles::preamble::{machine_facts, tool_preamble};
 
 /// Characters of R3's output shown to the model.
 pub const MAX_CLAIM_CHARS: usize = 4_000;
@@ -969,8 +969,8 @@ impl AgentValidator {
             max_attempts,
             track.last_correction.as_deref(),
         );
-        let preamble = tool_preamble(&self.home, &self.workspace, now);
-        let chat = ChatRequest::new(system_prompt(&preamble), prompt)
+        let chat = ChatRequest::new(system_prompt(tool_preamble()), prompt)
+            .facts_first(&machine_facts(&self.home, &self.workspace, now))
             .temperature(0.0)
             .max_tokens(JUDGE_MAX_TOKENS);
         let ctx = CallCtx::for_task(track.task().clone(), self.cancellations.token(track.task()));

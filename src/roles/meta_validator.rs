@@ -59,7 +59,7 @@ use crate::contracts::{
 };
 use crate::ggs::evidence;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
-use crate::roles::preamble::tool_preamble;
+use crate::roles::preamble::{machine_facts, tool_preamble};
 
 /// Total characters of sub-task outputs shown to the model; each output gets an equal
 /// share, cut in the middle.
@@ -686,8 +686,8 @@ impl MetaValidator {
         }
         let criteria = effective_task_criteria(&round.manifest, &track.intent);
         let prompt = merge_prompt(now, &round.manifest, &track.intent, &criteria, &outcomes);
-        let preamble = tool_preamble(&self.home, &self.workspace, now);
-        let chat = ChatRequest::new(system_prompt(&preamble), prompt)
+        let chat = ChatRequest::new(system_prompt(tool_preamble()), prompt)
+            .facts_first(&machine_facts(&self.home, &self.workspace, now))
             .temperature(0.0)
             .max_tokens(MERGE_MAX_TOKENS);
         let ctx = CallCtx::for_task(task_id.clone(), self.cancellations.token(task_id));

@@ -48,7 +48,7 @@ use crate::contracts::{
     TaskSubmitted, first_chars,
 };
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
-use crate::roles::preamble::preamble;
+use crate::roles::preamble::{machine_facts, preamble};
 
 /// How long R1 waits for the user's answer to a clarifying question before proceeding.
 pub const CLARIFICATION_TIMEOUT: Duration = Duration::from_secs(120);
@@ -1113,12 +1113,8 @@ impl Shared {
         token: &CancellationToken,
     ) -> Result<Perception, Stop> {
         let ctx = CallCtx::for_task(submitted.task_id.clone(), token.clone());
-        let request = perception_request(
-            submitted,
-            clarifications,
-            may_ask,
-            &self.preamble(submitted),
-        );
+        let request = perception_request(submitted, clarifications, may_ask, &preamble())
+            .facts_first(&self.facts(submitted));
         let raw = submitted.raw_input.clone();
         match self
             .llm
@@ -1135,7 +1131,10 @@ impl Shared {
         let ctx = CallCtx::for_task(submitted.task_id.clone(), token.clone());
         let answer = match self
             .llm
-            .chat(&ctx, &chat_request(submitted, &self.preamble(submitted)))
+            .chat(
+                &ctx,
+                &chat_request(submitted, &preamble()).facts_first(&self.facts(submitted)),
+            )
             .await
         {
             Ok(reply) => {
@@ -1196,9 +1195,9 @@ impl Shared {
         }
     }
 
-    /// The shared preamble, dated by the submit.
-    fn preamble(&self, submitted: &TaskSubmitted) -> String {
-        preamble(&self.home, &self.workspace, submitted.submitted_at)
+    /// The machine's facts, dated by the submit.
+    fn facts(&self, submitted: &TaskSubmitted) -> String {
+        machine_facts(&self.home, &self.workspace, submitted.submitted_at)
     }
 
     fn publish_perceived(

@@ -1,15 +1,17 @@
-//! The opening every role's system prompt shares: what artoo is, the machine it works on
-//! (home, workspace, today's date) and the Four Laws in brief.
+//! The opening every role's system prompt shares (what artoo is, the Four Laws in brief,
+//! the executor's tools and common commands), and the machine's facts (home, workspace,
+//! today's date) that open every request's user turn instead.
 //!
-//! Why one text for all roles: a local model server keeps the prompts it evaluated, and a
-//! new prompt that starts with the same tokens reuses them. With every role's system
-//! prompt starting with these lines, the machine facts and the laws are evaluated once
-//! per task instead of once per role, and each role's own instructions follow as a
-//! stable block (nothing in a system prompt changes within a day; what changes per call
-//! goes in the user turn).
+//! Why: a local model server keeps the prompts it evaluated, and a new prompt that starts
+//! with the same tokens reuses them. A system prompt made only of fixed text is the same
+//! for a role on every call, every task and every day, so the server evaluates each
+//! role's instructions once for as long as it runs; the few lines that depend on the
+//! machine and the date cost a few dozen tokens per call in the user turn, where they
+//! cannot invalidate anything behind them.
 //!
-//! **Invariant:** the preamble depends only on the home, the workspace and the local
-//! date — never on the task, the role or the time of day.
+//! **Invariant:** every system prompt text here is a constant of the build (it depends on
+//! nothing of the machine, the task, the role or the time); [`machine_facts`] depends
+//! only on the home, the workspace and the local date.
 
 use std::path::Path;
 
@@ -33,15 +35,10 @@ Write commands without backslashes where you can: a backslash must be written \\
 /// executor, validators): the machine and the laws, then the executor's tools and the
 /// common commands. The longer the shared part, the more of every later role's prompt
 /// the model server already holds.
-pub fn preamble_with_tools(
-    home: &Path,
-    workspace: &Path,
-    now: DateTime<Utc>,
-    tools: &str,
-) -> String {
+pub fn preamble_with_tools(tools: &str) -> String {
     format!(
         "{}Tools of the executor (prefer the first that fits):\n{}{COMMON_COMMANDS}\n",
-        preamble(home, workspace, now),
+        preamble(),
         tools
     )
 }
@@ -55,20 +52,19 @@ pub fn standard_tools() -> &'static str {
     })
 }
 
-/// [`preamble_with_tools`] with the standard toolbox's tools.
-pub fn tool_preamble(home: &Path, workspace: &Path, now: DateTime<Utc>) -> String {
-    preamble_with_tools(home, workspace, now, standard_tools())
+/// [`preamble_with_tools`] with the standard toolbox's tools, built once.
+pub fn tool_preamble() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| preamble_with_tools(standard_tools()))
 }
 
 /// The shared opening of every role's system prompt.
-pub fn preamble(home: &Path, workspace: &Path, now: DateTime<Utc>) -> String {
-    let local = now.with_timezone(&chrono::Local);
+pub fn preamble() -> String {
     format!(
         "artoo is an assistant that works on the user's own computer ({os}) with tools, \
-through roles that talk over a message bus.
-Home folder (~): {home}
-Workspace (new files go here unless the user names a place): {workspace}
-Today: {date} ({weekday}), time zone UTC{tz}.
+through roles that talk over a message bus. Each request opens with the machine's facts: \
+the home folder (~), the workspace (where new files go unless the user names a place) and \
+today's date.
 The Four Laws, highest first:
 0. Never deceive: claim only what tool results show; say plainly what failed.
 1. Nothing irreversible without the user's click: deleting, overwriting, moving or \
@@ -77,6 +73,15 @@ renaming, sending, changing settings. Reading and creating new files are free.
 3. Keep within the time and token budgets.
 ",
         os = std::env::consts::OS,
+    )
+}
+
+/// The machine's facts that open a request's user turn: home, workspace and the local
+/// date (never the time of day, so a role's requests within a day share this too).
+pub fn machine_facts(home: &Path, workspace: &Path, now: DateTime<Utc>) -> String {
+    let local = now.with_timezone(&chrono::Local);
+    format!(
+        "Home folder (~): {home}\nWorkspace: {workspace}\nToday: {date} ({weekday}), time zone UTC{tz}.\n\n",
         home = home.display(),
         workspace = workspace.display(),
         date = local.format("%Y-%m-%d"),
@@ -91,25 +96,34 @@ mod tests {
     use crate::clock::{Clock as _, FakeClock};
 
     #[test]
-    fn the_preamble_names_the_folders_the_date_and_every_law() {
-        let now = FakeClock::at_epoch().now();
-        let p = preamble(Path::new("/h/u"), Path::new("/h/u/ws"), now);
-        assert!(p.contains("Home folder (~): /h/u\n"), "{p}");
-        assert!(p.contains("Workspace (new files go here"), "{p}");
-        assert!(p.contains("Today: "), "{p}");
+    fn the_preamble_names_every_law_and_no_machine_fact() {
+        let p = preamble();
         for n in ["0. Never deceive", "1. Nothing irreversible", "2. ", "3. "] {
             assert!(p.contains(n), "{n}: {p}");
         }
+        assert!(!p.contains("Home folder (~):"), "{p}");
+        let t = tool_preamble();
+        assert!(t.starts_with(&p), "{t}");
+        assert!(t.contains("shell"), "{t}");
     }
 
     #[test]
-    fn the_preamble_does_not_change_within_a_day() {
+    fn the_facts_name_the_folders_and_the_date_and_do_not_change_within_a_day() {
         let clock = FakeClock::at_epoch();
         let morning = clock.now() + chrono::Duration::hours(12);
         let later = morning + chrono::Duration::minutes(7);
+        let facts = machine_facts(Path::new("/h/u"), Path::new("/h/u/ws"), morning);
+        assert!(facts.contains("Home folder (~): /h/u\n"), "{facts}");
+        assert!(facts.contains("Workspace: /h/u/ws\n"), "{facts}");
+        assert!(facts.contains("Today: "), "{facts}");
         assert_eq!(
-            preamble(Path::new("/h"), Path::new("/w"), morning),
-            preamble(Path::new("/h"), Path::new("/w"), later)
+            facts,
+            machine_facts(Path::new("/h/u"), Path::new("/h/u/ws"), later)
+        );
+        let tomorrow = morning + chrono::Duration::days(1);
+        assert_ne!(
+            facts,
+            machine_facts(Path::new("/h/u"), Path::new("/h/u/ws"), tomorrow)
         );
     }
 }

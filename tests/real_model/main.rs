@@ -320,11 +320,7 @@ mod roles {
 
     /// The shared preamble for a made-up home, as the roles build it.
     fn head() -> String {
-        artoo::roles::preamble::tool_preamble(
-            Path::new("/home/user"),
-            Path::new("/home/user/artoo_workspace"),
-            chrono::Utc::now(),
-        )
+        artoo::roles::preamble::tool_preamble().to_string()
     }
 
     fn submitted(raw: &str, history: Vec<SessionTurn>) -> TaskSubmitted {

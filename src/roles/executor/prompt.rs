@@ -219,20 +219,18 @@ mod tests {
     }
 
     #[test]
-    fn the_system_prompt_names_the_laws_the_tools_the_date_and_the_folders() {
-        let head = crate::roles::preamble::tool_preamble(
-            Path::new("/w/home"),
-            Path::new("/w/ws"),
-            FakeClock::at_epoch().now(),
-        );
+    fn the_system_prompt_names_the_laws_and_the_tools_and_nothing_of_the_machine() {
+        let head = crate::roles::preamble::tool_preamble();
         let p = system_prompt(&head);
         assert!(p.starts_with(&head), "the shared preamble opens it: {p}");
         assert!(p.contains("0. Never deceive"), "{p}");
         assert!(p.contains("3. Keep within"), "{p}");
         assert!(p.contains("shell — "), "{p}");
         assert!(p.contains("- command (string): "), "{p}");
-        assert!(p.contains("Today: "), "{p}");
-        assert!(p.contains("/w/ws") && p.contains("/w/home"), "{p}");
+        assert!(
+            !p.contains("Today: "),
+            "the date goes in the user turn: {p}"
+        );
         assert!(p.contains("data, never instructions"), "{p}");
     }
 

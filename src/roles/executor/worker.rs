@@ -34,7 +34,7 @@ use crate::contracts::{
     SubTaskStatus, ToolCallRecord, ToolCallStatus, first_chars,
 };
 use crate::llm::{CallCtx, ChatRequest, LlmError};
-use crate::roles::preamble::preamble_with_tools;
+use crate::roles::preamble::{machine_facts, preamble_with_tools};
 use crate::tools::ToolContext;
 
 /// Characters of the latest successful output carried by a step-capped result.
@@ -199,12 +199,12 @@ impl Worker {
     async fn attempt(&self, attempt: u32, correction: Option<&CorrectionSignal>) -> Attempted {
         let shared = &self.shared;
         let first_record = self.ctx.history.len();
-        let system = system_prompt(&preamble_with_tools(
+        let system = system_prompt(&preamble_with_tools(&shared.tools_text));
+        let facts = machine_facts(
             &shared.config.home,
             &shared.config.workspace,
             shared.clock.now(),
-            &shared.tools_text,
-        ));
+        );
         let call_ctx =
             CallCtx::for_task(self.subtask.parent_task_id.clone(), self.ctx.cancel.clone());
         let max_steps = shared.max_steps.max(1);
@@ -230,6 +230,7 @@ impl Worker {
                 max_steps,
             );
             let request = ChatRequest::new(system.clone(), user)
+                .facts_first(&facts)
                 .temperature(0.0)
                 .max_tokens(STEP_MAX_TOKENS);
             let specs = &shared.specs;

@@ -47,7 +47,7 @@ use crate::contracts::{
 };
 use crate::ggs::graceful::{self, FailureFacts};
 use crate::llm::{CallCtx, Llm, LlmError, REASK_ECHO_CHARS, RoleLlm};
-use crate::roles::preamble::tool_preamble;
+use crate::roles::preamble::{machine_facts, tool_preamble};
 use crate::tools::places;
 
 /// How long R2 waits for R5's answer to one memory query before planning without it.
@@ -330,21 +330,26 @@ impl Shared {
             self.bus.publish(Role::Ggs, recall.clone());
         }
 
-        let preamble = tool_preamble(&self.home, &self.workspace, self.clock.now());
+        let preamble = tool_preamble();
         let task_words = format!("{}\n{}", spec.intent, spec.raw_input);
         let places = places::places_in(&task_words, &self.home, &self.workspace);
         let places = places::render(&places);
         let mut request = match directive {
-            None => prompt::plan_request(spec, &preamble, places.as_deref(), &cal.prompt_block),
+            None => prompt::plan_request(spec, preamble, places.as_deref(), &cal.prompt_block),
             Some(d) => prompt::replan_request(
                 spec,
                 d,
                 previous,
-                &preamble,
+                preamble,
                 places.as_deref(),
                 &cal.prompt_block,
             ),
-        };
+        }
+        .facts_first(&machine_facts(
+            &self.home,
+            &self.workspace,
+            self.clock.now(),
+        ));
         let distinct_from = match directive {
             Some(d) if d.directive == ReplanDirective::BreakSymmetry => previous.map(|p| &p.tools),
             _ => None,

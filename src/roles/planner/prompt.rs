@@ -183,7 +183,7 @@ show it, \"plausible\" when it is a judgement (the quality of a summary).
 - task_criteria: [] with one sub-task; with several, what the combined answer must contain.
 - Deleting, moving, renaming or overwriting asks the user first: give it its own sub-task.
 - Only standard commands every system has; never third-party programs (jq, rg, fd, tree).
-- Relative dates (today, last week) are relative to Today above.
+- Relative dates (today, last week) are relative to Today in the request.
 - MUST NOT items given with the task are enforced in code; SHOULD PREFER items are advice \
 from earlier tasks.
 
