@@ -756,7 +756,16 @@ impl Toolbox {
                 )
             });
         let caution = guards::caution_tool(tool, prepared.tool, &ctx.confirm_tools);
-        let wants_out = runner.sandbox().is_some() && shell::unsandboxed(&prepared.input);
+        // Running outside the sandbox is asked for only after the sandbox refused this
+        // very command in the task: a model that sets the flag up front (small models
+        // fill every optional field) runs inside it, which keeps everything just as safe
+        // and spares the user a dialog about nothing.
+        let wants_out = runner.sandbox().is_some()
+            && shell::unsandboxed(&prepared.input)
+            && prepared
+                .action
+                .as_ref()
+                .is_some_and(|a| !ctx.history.refusal_of(&a.command()).is_empty());
         let allowed_shortcut = matches!(&prepared.action, Some(Law1Action::Shortcut(name))
             if ctx.config.laws.allowed_shortcuts.iter().any(|a| a == name));
         let sandbox_off: Option<String> = match runner.sandbox() {

@@ -57,6 +57,28 @@ impl Shell {
     }
 }
 
+/// Names of the executor's own tools that are not programs of this system: a small
+/// model that has just read the tool list writes them into shell commands.
+#[cfg(target_os = "macos")]
+const TOOLS_NOT_PROGRAMS: &[&str] = &["read_file", "write_file", "glob"];
+#[cfg(not(target_os = "macos"))]
+const TOOLS_NOT_PROGRAMS: &[&str] = &["read_file", "write_file", "glob", "mdfind"];
+
+/// The tool a command runs as if it were a program (at the start of the command or of
+/// one of its pipeline or list parts), if any.
+fn tool_as_program(command: &str) -> Option<&'static str> {
+    command
+        .split(['|', ';', '&', '(', '\n', '`'])
+        .filter_map(|part| {
+            part.split_whitespace()
+                .find(|w| !w.contains('=') && *w != "sudo" && *w != "command")
+        })
+        .find_map(|program| {
+            let name = program.rsplit('/').next().unwrap_or(program);
+            TOOLS_NOT_PROGRAMS.iter().copied().find(|t| *t == name)
+        })
+}
+
 /// Whether the call asks to run outside the sandbox.
 pub(super) fn unsandboxed(input: &Value) -> bool {
     input.get("unsandboxed").and_then(Value::as_bool) == Some(true)
@@ -108,6 +130,12 @@ impl Tool for Shell {
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let command = super::str_param(input, "command")?;
         let timeout = timeout_of(input, ctx)?;
+        if let Some(tool) = tool_as_program(command) {
+            return Err(ToolError::InvalidInput(format!(
+                "`{tool}` is one of your tools, not a program of this system: call the \
+                 `{tool}` tool itself instead of shell"
+            )));
+        }
         if let Some(v) = input.get("unsandboxed")
             && !v.is_null()
             && !v.is_boolean()
@@ -285,4 +313,37 @@ fn format_output(stdout: &str, stderr: &str, status: std::process::ExitStatus) -
         out.push_str("(no output)");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tool_as_program;
+
+    #[test]
+    fn a_tool_written_as_a_program_is_found_wherever_a_program_starts() {
+        for (command, tool) in [
+            ("read_file ~/notes/a.txt", "read_file"),
+            ("ls ~/notes | write_file out.txt", "write_file"),
+            ("cd ~ && glob '*.md'", "glob"),
+            ("X=1 read_file a", "read_file"),
+            ("echo $(read_file a)", "read_file"),
+        ] {
+            assert_eq!(tool_as_program(command), Some(tool), "{command}");
+        }
+        #[cfg(not(target_os = "macos"))]
+        assert_eq!(tool_as_program("mdfind -name x.pdf"), Some("mdfind"));
+    }
+
+    #[test]
+    fn a_tool_name_as_an_argument_or_inside_a_word_is_not_a_program() {
+        for command in [
+            "grep -r read_file src",
+            "ls ~/glob_results",
+            "echo write_file",
+            "cat notes/read_file.txt",
+            "ls -1 ~/Downloads/*.pdf | wc -l",
+        ] {
+            assert_eq!(tool_as_program(command), None, "{command}");
+        }
+    }
 }

@@ -342,6 +342,37 @@ async fn an_approved_rerun_outside_the_sandbox_says_what_it_tried_and_takes_effe
 }
 
 #[tokio::test]
+async fn asking_to_leave_the_sandbox_before_it_refused_anything_runs_inside_it_unasked() {
+    let w = World::new();
+    let responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let ctx = w.ctx();
+    // A new file: free inside the sandbox, so the flag buys nothing and asks nothing.
+    let r = Toolbox::standard()
+        .call(
+            &ctx,
+            "shell",
+            json!({ "command": "echo hi > fresh.txt", "unsandboxed": true }),
+        )
+        .await;
+    assert_ok(&r);
+    assert!(requests(&responder).is_empty(), "nothing to ask about");
+    assert!(w.ws.join("fresh.txt").exists());
+    // A destructive command with the flag still meets the sandbox first.
+    let before = w.snapshot();
+    let r = Toolbox::standard()
+        .call(
+            &ctx,
+            "shell",
+            json!({ "command": "c=rm; $c keep.txt", "unsandboxed": true }),
+        )
+        .await;
+    refusal(&r);
+    assert!(requests(&responder).is_empty());
+    assert_eq!(w.snapshot(), before);
+}
+
+#[tokio::test]
 async fn a_denied_effect_is_not_asked_again_in_the_task_in_any_wording() {
     let w = World::new();
     let responder =
