@@ -549,6 +549,15 @@ impl Rig {
                 session_history: vec![],
             },
         );
+        r.user.publish(
+            Role::Ggs,
+            TaskBudget {
+                task_id: task.clone(),
+                raw_input: INTENT.into(),
+                submitted_at: self.now(),
+                time_budget_ms: 120_000,
+            },
+        );
         r.r1.publish(Role::Observer, llm(task, Role::Perceiver, None));
         r.r1.publish(
             Role::User,
