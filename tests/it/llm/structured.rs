@@ -36,7 +36,7 @@ fn ask() -> ChatRequest {
 }
 
 #[tokio::test]
-async fn the_schema_goes_out_as_response_format_and_in_the_prompt() {
+async fn the_schema_goes_out_as_response_format_and_a_field_guide_in_the_prompt() {
     let rig = Rig::new(Script::new().role(
         Role::Perceiver,
         [Step::reply(r#"{"intent": "list files"}"#)],
@@ -56,7 +56,10 @@ async fn the_schema_goes_out_as_response_format_and_in_the_prompt() {
     assert_eq!(format["schema"]["required"][0], "intent");
     let system = &request.messages()[0].1;
     assert!(system.starts_with("Perceive."), "{system}");
-    assert!(system.contains("\"intent\""), "{system}");
+    // Under constrained decoding the server holds the schema; the prompt gets a compact
+    // field guide instead of the schema's JSON.
+    assert!(system.contains("\n  - intent (string)"), "{system}");
+    assert!(!system.contains("\"properties\""), "{system}");
 }
 
 #[tokio::test]
@@ -270,6 +273,12 @@ async fn an_endpoint_without_any_response_format_falls_back_to_the_prompt() {
     assert_eq!(out.mode, OutputMode::PromptOnly);
     assert_eq!(rig.server.requests().len(), 3);
     assert_eq!(rig.server.requests()[2].response_format(), None);
+    // Nothing constrains the reply: the prompt carries the whole schema.
+    let system = &rig.server.requests()[2].messages()[0].1;
+    assert!(
+        system.contains("must match this JSON Schema") && system.contains("\"properties\""),
+        "{system}"
+    );
     assert_eq!(
         rig.llm.output_mode(Tier::Tool),
         Some(OutputMode::PromptOnly)
