@@ -185,7 +185,8 @@ async fn cancelling_mid_task_stops_it_and_nothing_of_it_starts_afterwards() {
         .runtime
         .submit("count the files in my workspace")
         .expect("submitted");
-    stage.server.wait_for_requests(2).await;
+    // R2's call hangs (R1 makes none: the request names its folder, with no history).
+    stage.server.wait_for_requests(1).await;
     assert!(
         stage
             .runtime
@@ -318,16 +319,8 @@ fn process_running(command: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
+    // R1 needs no model call: the request names its folder and there is no history.
     let script = Script::new()
-        .role(
-            Role::Perceiver,
-            [Step::reply(perception(
-                "task",
-                "Count the files in the workspace",
-                None,
-                None,
-            ))],
-        )
         .role(
             Role::Planner,
             [Step::reply(plan(
@@ -383,7 +376,7 @@ async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
         stage.transcript().join("\n")
     );
     for (role, n) in [
-        (Role::Perceiver, 1),
+        (Role::Perceiver, 0),
         (Role::Planner, 1),
         (Role::Executor, 2),
         (Role::AgentValidator, 1),
