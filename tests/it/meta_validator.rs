@@ -336,14 +336,17 @@ async fn all_matched_outputs_are_merged_and_accepted_only_when_every_criterion_p
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].model(), Some(artoo::testkit::BRAIN_MODEL));
     let user = &requests[0].messages()[1].1;
-    assert!(user.starts_with("Today's date: "), "{user}");
+    assert!(user.contains("Local time: "), "{user}");
     assert!(user.contains("USER'S REQUEST (verbatim): tidy up my reports folder please"));
     assert!(user.contains("1. every report is named\n2. a total is reported"));
     assert!(
         user.contains("output of list the reports") && user.contains("output of sum their sizes")
     );
     let system = &requests[0].messages()[0].1;
-    assert!(system.contains("ambiguous or incomplete, the criterion is unmet"));
+    assert!(
+        system.contains("When the evidence is ambiguous or incomplete, it is unmet."),
+        "{system}"
+    );
     quiet(&mut ggs).await;
 }
 
@@ -507,18 +510,54 @@ async fn a_plan_without_task_criteria_is_judged_on_its_intent() {
         mut ggs,
         task,
         a,
-        ..
+        b,
     } = setup(script).await;
-    first_plan(&rig, &task, &[&a], &[]);
-    matched(&rig, &[&a]);
+    first_plan(&rig, &task, &[&a, &b], &[]);
+    matched(&rig, &[&a, &b]);
     let env = to_ggs(&mut ggs).await;
     let Message::OutcomeSummary(s) = &env.message else {
         panic!("expected acceptance");
     };
+    assert_eq!(s.task_criteria_verdicts.len(), 1);
     assert_eq!(
         s.task_criteria_verdicts[0].criterion,
         "The merged output accomplishes this: tidy the reports folder"
     );
+    assert_eq!(rig.calls_from(Role::MetaValidator), 1);
+}
+
+#[tokio::test]
+async fn one_matched_sub_task_without_task_criteria_is_the_result_without_a_merge_call() {
+    // Nothing scripted for R4b: a model call would fail the round.
+    let Setup {
+        rig,
+        mut ggs,
+        task,
+        a,
+        ..
+    } = setup(Script::new()).await;
+    first_plan(&rig, &task, &[&a], &[]);
+    matched(&rig, &[&a]);
+    let env = to_ggs(&mut ggs).await;
+    let Message::OutcomeSummary(s) = &env.message else {
+        panic!("expected acceptance, got {:?}", env.message.kind());
+    };
+    assert_eq!(s.merged_output, json!("output of list the reports"));
+    assert_eq!(s.summary, "output of list the reports");
+    // R4a's verdicts on the sub-task's own criteria are the task's.
+    assert_eq!(
+        s.task_criteria_verdicts
+            .iter()
+            .map(|v| (v.criterion.as_str(), v.verdict))
+            .collect::<Vec<_>>(),
+        [("every report is listed", Verdict::Pass)]
+    );
+    assert_eq!(
+        s.outcomes.iter().map(|o| o.subtask_id).collect::<Vec<_>>(),
+        [a.subtask_id]
+    );
+    assert_eq!(rig.calls_from(Role::MetaValidator), 0);
+    quiet(&mut ggs).await;
 }
 
 // ---------------------------------------------------------------------------------------
