@@ -380,7 +380,10 @@ impl TaskState {
         self.last_elapsed_ms = elapsed_ms;
         self.last_seen = now;
         self.law1.add(Law1Tally::of(outcomes.iter().copied()));
-        let round_inputs = evidence::failed_inputs(&outcomes, &self.intent);
+        // What the task names is never blocked: the intent R1 wrote and the user's own
+        // words (a paraphrase may drop a path the user wrote).
+        let task_words = format!("{}\n{}", self.intent, self.raw_input);
+        let round_inputs = evidence::failed_inputs(&outcomes, &task_words);
         for input in &round_inputs {
             if !self.blocked.iter().any(|b| b.target == input.target) {
                 self.blocked.push(input.clone());

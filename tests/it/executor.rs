@@ -305,6 +305,48 @@ async fn the_step_cap_ends_the_attempt_with_what_was_done() {
 }
 
 #[tokio::test]
+async fn a_model_that_will_not_finish_at_the_last_step_leaves_what_the_calls_showed() {
+    let intent = "find the largest file";
+    let criterion = "the output names the largest file";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [fail_for(intent, criterion)]),
+        |c| {
+            c.budgets.executor_max_steps = 2;
+            c.budgets.max_retries = 0;
+        },
+    )
+    .await;
+    let d = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            shell(&format!("ls {d}")),
+            // The last turn may only finish; a tool call there is unusable, twice.
+            shell(&format!("ls -l {d}")),
+            shell(&format!("ls -la {d}")),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    fx.outcome().await;
+    let sent = results(&fx.seen());
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        sent[0].status,
+        ExecutionStatus::Uncertain,
+        "{}",
+        sent[0].output
+    );
+    assert_eq!(sent[0].tool_calls.len(), 1);
+    assert!(
+        sent[0].output.contains("model call failed at step 2") && sent[0].output.contains("a.txt"),
+        "{}",
+        sent[0].output
+    );
+}
+
+#[tokio::test]
 async fn a_completed_claim_without_a_successful_call_is_pushed_back_then_sent_as_uncertain() {
     let intent = "count the files";
     let criterion = "the output is 3";

@@ -262,15 +262,21 @@ impl Worker {
                 }
                 Err(LlmError::Cancelled) => return Attempted::Cancelled,
                 Err(e) => {
-                    return Attempted::Result(self.result(
-                        attempt,
-                        ExecutionStatus::Failed,
-                        format!(
-                            "the executor's model call failed at step {step}: {} ({e})",
-                            e.plain()
-                        ),
-                        first_record,
-                    ));
+                    // What the calls already showed is kept: with a successful call the
+                    // attempt ends as the step cap ends it (uncertain, the latest output),
+                    // with the model's failure said first.
+                    let why = format!(
+                        "the executor's model call failed at step {step}: {} ({e})",
+                        e.plain()
+                    );
+                    let records = self.records_since(first_record);
+                    let (status, output) = match step_capped(step, &records, &observed) {
+                        (ExecutionStatus::Uncertain, shown) => {
+                            (ExecutionStatus::Uncertain, format!("{why}\n{shown}"))
+                        }
+                        _ => (ExecutionStatus::Failed, why),
+                    };
+                    return Attempted::Result(self.result(attempt, status, output, first_record));
                 }
             };
             nudge = None;
