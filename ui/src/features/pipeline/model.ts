@@ -194,6 +194,9 @@ export function reduce(task: TaskView, env: Envelope, params: ArrowParams = DEFA
   switch (m.type) {
     case 'TaskSubmitted':
       return { ...base, rawInput: m.payload.raw_input, startedAt: m.payload.submitted_at, roles: { ...roles, R1: 'active' } };
+    case 'TaskBudget':
+      // Only R7 acts on it; the flow shows it.
+      return base;
     case 'ClarificationRequest':
       return { ...base, phase: 'clarifying', clarification: m.payload, roles: { ...roles, R1: 'waiting' } };
     case 'ClarificationAnswer':
@@ -398,6 +401,8 @@ export function describe(env: Envelope, params: ArrowParams = DEFAULT_ARROW_PARA
   switch (m.type) {
     case 'TaskSubmitted':
       return clip(m.payload.raw_input);
+    case 'TaskBudget':
+      return `${Math.round(m.payload.time_budget_ms / 1000)} s for the whole task`;
     case 'ClarificationRequest':
       return clip(m.payload.question);
     case 'ClarificationAnswer':
