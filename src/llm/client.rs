@@ -516,14 +516,30 @@ impl RoleLlm {
         T: DeserializeOwned + JsonSchema + 'static,
         F: Fn(&T) -> Result<(), String>,
     {
-        let schema = OutputSchema::of::<T>();
+        self.structured_checked_with(ctx, request, &OutputSchema::of::<T>(), check)
+            .await
+    }
+
+    /// [`RoleLlm::structured_checked`] against a schema built at run time rather than
+    /// `T`'s own (R3's step schema names the tools of this runtime).
+    pub async fn structured_checked_with<T, F>(
+        &self,
+        ctx: &CallCtx,
+        request: &ChatRequest,
+        schema: &OutputSchema,
+        check: F,
+    ) -> Result<Structured<T>, LlmError>
+    where
+        T: DeserializeOwned,
+        F: Fn(&T) -> Result<(), String>,
+    {
         let mut messages = request.wire_messages(Some(schema.instruction()));
         let mut n_asks = 0;
         loop {
             n_asks += 1;
             let started = Instant::now();
             let (outcome, mode) = self
-                .exchange_structured(ctx, request, &messages, &schema)
+                .exchange_structured(ctx, request, &messages, schema)
                 .await;
             let reply = match outcome {
                 Ok(reply) => reply,

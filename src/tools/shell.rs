@@ -2,6 +2,7 @@
 //! scrubbed from the environment and the whole process tree killed when the call ends.
 //! The `find` guards rewrite the command first (see `guards`).
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -36,16 +37,18 @@ impl Shell {
 
 const PARAMS: &[Param] = &[
     Param {
-        name: "command",
-        kind: "string",
+        name: Cow::Borrowed("command"),
+        kind: Cow::Borrowed("string"),
         required: true,
-        about: "a bash command line; runs in the workspace folder",
+        about: Cow::Borrowed("a bash command line; runs in the workspace folder"),
     },
     Param {
-        name: "timeout_secs",
-        kind: "integer",
+        name: Cow::Borrowed("timeout_secs"),
+        kind: Cow::Borrowed("integer"),
         required: false,
-        about: "seconds before the command is stopped (default from settings, at most 600)",
+        about: Cow::Borrowed(
+            "seconds before the command is stopped (default from settings, at most 600)",
+        ),
     },
 ];
 
@@ -64,10 +67,12 @@ fn timeout_of(input: &Value, ctx: &ToolContext) -> Result<u64, ToolError> {
 impl Tool for Shell {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::Shell.as_str(),
+            name: Cow::Borrowed(ToolName::Shell.as_str()),
             priority: 7,
-            summary: "General bash for counting, aggregation or anything the tools above do not cover. Never use find on personal folders (use mdfind).",
-            params: PARAMS,
+            summary: Cow::Borrowed(
+                "General bash for counting, aggregation or anything the tools above do not cover. Never use find on personal folders (use mdfind).",
+            ),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
@@ -83,7 +88,7 @@ impl Tool for Shell {
         };
         match guards::rewrite_find(command, &ctx.config.home) {
             FindRewrite::Unchanged => Ok(Prepared {
-                tool: "shell",
+                tool: Cow::Borrowed("shell"),
                 input: with_timeout(command),
                 target: command.to_string(),
                 action: Some(Law1Action::Shell(command.to_string())),
@@ -91,7 +96,7 @@ impl Tool for Shell {
                 approved: false,
             }),
             FindRewrite::Stripped(stripped) => Ok(Prepared {
-                tool: "shell",
+                tool: Cow::Borrowed("shell"),
                 input: with_timeout(&stripped),
                 target: stripped.clone(),
                 action: Some(Law1Action::Shell(stripped)),
@@ -113,7 +118,7 @@ impl Tool for Shell {
                     input["type"] = json!(k.to_string());
                 }
                 Ok(Prepared {
-                    tool: "mdfind",
+                    tool: Cow::Borrowed("mdfind"),
                     input,
                     target: query,
                     action: None,

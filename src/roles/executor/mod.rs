@@ -44,7 +44,7 @@ use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskId};
 use crate::laws::ConfirmationBroker;
-use crate::llm::{Llm, LlmError, RoleLlm};
+use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
 use crate::roles::dispatcher::SubTaskCompletions;
 use crate::tools::{ToolContext, ToolSpec, Toolbox};
 
@@ -58,6 +58,8 @@ pub(crate) struct Shared {
     toolbox: Toolbox,
     /// The tools offered to the model on this platform, in priority order.
     specs: Vec<ToolSpec>,
+    /// The step schema for exactly those tools.
+    schema: OutputSchema,
     broker: ConfirmationBroker,
     config: Arc<Config>,
     clock: SharedClock,
@@ -101,6 +103,7 @@ impl Executor {
             broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config),
             bus: handle,
             specs: step::offered_specs(&toolbox),
+            schema: step::output_schema(&step::offered_specs(&toolbox)),
             toolbox,
             max_steps: config.budgets.executor_max_steps,
             time_budget: Duration::from_millis(config.budgets.time_budget_ms),
@@ -121,6 +124,16 @@ impl Executor {
 
     fn shared_mut(&mut self) -> &mut Shared {
         Arc::get_mut(&mut self.shared).expect("overrides are applied before the executor runs")
+    }
+
+    /// Replaces the standard chain (the runtime adds the tools of MCP servers to it);
+    /// the prompt's tool list and the step schema follow.
+    pub fn with_toolbox(mut self, toolbox: Toolbox) -> Self {
+        let shared = self.shared_mut();
+        shared.specs = step::offered_specs(&toolbox);
+        shared.schema = step::output_schema(&shared.specs);
+        shared.toolbox = toolbox;
+        self
     }
 
     /// Overrides the time budget of one sub-task (`Config.budgets.time_budget_ms`).

@@ -203,7 +203,7 @@ impl Worker {
             let specs = &shared.specs;
             let reply = shared
                 .llm
-                .structured_checked::<NextStep, _>(&call_ctx, &request, |s| {
+                .structured_checked_with::<NextStep, _>(&call_ctx, &request, &shared.schema, |s| {
                     s.action(specs).map(|_| ())
                 })
                 .await;
@@ -231,7 +231,7 @@ impl Worker {
             nudge = None;
             match action {
                 Action::CallTool { tool, input } => {
-                    let result = shared.toolbox.call(&self.ctx, tool, input).await;
+                    let result = shared.toolbox.call(&self.ctx, &tool, input).await;
                     if self.ctx.cancel.is_cancelled() {
                         return Attempted::Cancelled;
                     }
