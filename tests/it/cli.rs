@@ -463,6 +463,8 @@ mod law1_prompt {
             reversible_alternative: can_trash.then(|| "move it to the Trash".to_string()),
             can_trash,
             expires_at: chrono::Utc::now() + chrono::Duration::seconds(120),
+            scopes: vec![artoo::contracts::ApprovalScope::Once],
+            grant: None,
         }
     }
 
