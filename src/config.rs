@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::mcp::{McpConfig, McpServerConfig};
+
 /// File name of the user-editable settings inside the data dir.
 pub const SETTINGS_FILE: &str = "settings.toml";
 
@@ -367,6 +369,7 @@ pub struct Settings {
     pub tools: ToolsConfig,
     pub auditor: AuditorConfig,
     pub ui: UiConfig,
+    pub mcp: McpConfig,
 }
 
 /// The validated configuration of one process.
@@ -386,6 +389,8 @@ pub struct Config {
     pub tools: ToolsConfig,
     pub auditor: AuditorConfig,
     pub ui: UiConfig,
+    /// The MCP servers whose tools R3 may call.
+    pub mcp: McpConfig,
 }
 
 /// Where configuration comes from: a lookup for environment variables.
@@ -472,6 +477,7 @@ impl Config {
             tools: settings.tools,
             auditor: settings.auditor,
             ui: settings.ui,
+            mcp: settings.mcp,
         };
         apply_tier_env(&mut config.llm.brain, "BRAIN", env);
         apply_tier_env(&mut config.llm.tool, "TOOL", env);
@@ -504,6 +510,7 @@ impl Config {
             tools: settings.tools,
             auditor: settings.auditor,
             ui: settings.ui,
+            mcp: settings.mcp,
         }
     }
 
@@ -543,6 +550,7 @@ impl Config {
             tools: self.tools.clone(),
             auditor: self.auditor.clone(),
             ui: self.ui.clone(),
+            mcp: self.mcp.clone(),
         }
     }
 
@@ -572,6 +580,7 @@ impl Config {
         candidate.tools = settings.tools.clone();
         candidate.auditor = settings.auditor.clone();
         candidate.ui = settings.ui.clone();
+        candidate.mcp = settings.mcp.clone();
         candidate.validate()?;
         let text = toml::to_string_pretty(settings)
             .map_err(|e| invalid("settings", format!("cannot serialise: {e}")))?;
@@ -702,6 +711,13 @@ impl Config {
         positive("memory.max_constraints", m.max_constraints)?;
 
         positive("laws.confirm_timeout_secs", self.laws.confirm_timeout_secs)?;
+        positive("mcp.connect_timeout_secs", self.mcp.connect_timeout_secs)?;
+        positive("mcp.call_timeout_secs", self.mcp.call_timeout_secs)?;
+        for (name, server) in &self.mcp.servers {
+            server
+                .validate(name)
+                .map_err(|why| invalid(&format!("mcp.servers.{name}"), why))?;
+        }
 
         let t = &self.tools;
         positive("tools.shell_timeout_secs", t.shell_timeout_secs)?;
