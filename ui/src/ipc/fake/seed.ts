@@ -60,6 +60,13 @@ export function defaultSettings(): Settings {
     },
     auditor: { report_period_secs: 300, drift_window_tasks: 20 },
     ui: { hotkey: 'CommandOrControl+Shift+Space', language: 'en', launch_at_login: false },
+    mcp: {
+      connect_timeout_secs: 30,
+      call_timeout_secs: 60,
+      servers: {
+        files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'], env: {}, tools: [], enabled: true },
+      },
+    },
   };
 }
 
