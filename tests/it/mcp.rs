@@ -627,3 +627,76 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
     assert!(third.responder.requests().is_empty());
     third.stop().await;
 }
+
+/// `artoo mcp …` as a user runs it: the binary with only the environment given here.
+fn artoo_cli(dirs: &Dirs, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_artoo"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dirs.workspace.parent().expect("home"))
+        .env("ARTOO_DATA_DIR", &dirs.data)
+        .env("ARTOO_WORKSPACE", &dirs.workspace)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+fn said(output: &std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "status {:?}\n{}\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_cli_imports_a_claude_desktop_config_lists_its_tools_and_revokes_grants() {
+    let dirs = Dirs::new();
+    let config = dirs.workspace.join("claude_desktop_config.json");
+    std::fs::write(
+        &config,
+        json!({
+            "mcpServers": {
+                "files": {"command": npm_server("filesystem"), "args": [&dirs.workspace]},
+                "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+            }
+        })
+        .to_string(),
+    )
+    .expect("config");
+    let import = said(&artoo_cli(
+        &dirs,
+        &["mcp", "import", &config.to_string_lossy()],
+    ));
+    assert!(import.contains("added 1 server(s): files"), "{import}");
+    assert!(import.contains("skipped: old: a legacy SSE"), "{import}");
+    let settings = std::fs::read_to_string(dirs.data.join("settings.toml")).expect("saved");
+    assert!(settings.contains("[mcp.servers.files]"), "{settings}");
+
+    let list = said(&artoo_cli(&dirs, &["mcp", "list"]));
+    assert!(list.contains("files.read_text_file  [read-only]"), "{list}");
+    assert!(list.contains("files.write_file  [asks]"), "{list}");
+
+    let grants = GrantStore::in_dir(&dirs.data);
+    let subject = |tool: &str| artoo::contracts::GrantSubject {
+        server: "files".into(),
+        origin: "o".into(),
+        tool: tool.into(),
+        fingerprint: "f".into(),
+    };
+    for tool in ["write_file", "move_file"] {
+        grants
+            .add(subject(tool), chrono::Utc::now())
+            .expect("grant");
+    }
+    let listed = said(&artoo_cli(&dirs, &["mcp", "grants"]));
+    assert!(listed.contains("files.write_file  (o)"), "{listed}");
+    let revoked = said(&artoo_cli(&dirs, &["mcp", "revoke", "files", "write_file"]));
+    assert!(revoked.contains("revoked 1 grant(s)"), "{revoked}");
+    assert!(!grants.allows(&subject("write_file")));
+    assert!(grants.allows(&subject("move_file")));
+}
