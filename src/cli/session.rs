@@ -138,7 +138,7 @@ pub struct Finished {
 /// A question waiting for the user.
 #[derive(Clone, Debug)]
 enum Ask {
-    Confirm(ConfirmationRequest),
+    Confirm(Box<ConfirmationRequest>),
     Clarify(ClarificationRequest),
 }
 
@@ -247,7 +247,8 @@ impl Driver<'_> {
             Message::ToolCallEvent(e) => self.usage.record_tool_call(e.record.duration_ms),
             Message::ConfirmationRequest(request) => {
                 if self.console.input.interactive() {
-                    self.queue.push_back(Ask::Confirm(request.clone()));
+                    self.queue
+                        .push_back(Ask::Confirm(Box::new(request.clone())));
                 } else {
                     self.console.say(format!(
                         "  Law 1: denied `{}` — nobody can confirm it (not an interactive terminal)",
