@@ -349,7 +349,8 @@ pub async fn build_server(
     let wheels = tmp.0.join("wheels");
     let cmake_pin = format!("cmake=={CMAKE_VERSION}");
     let ninja_pin = format!("ninja=={NINJA_VERSION}");
-    pip.download(&wheels, &[&cmake_pin, &ninja_pin], None).await?;
+    pip.download(&wheels, &[&cmake_pin, &ninja_pin], None)
+        .await?;
     let tools = tmp.0.join("tools");
     for prefix in ["cmake-", "ninja-"] {
         let wheel = find_file(&wheels, |n| n.starts_with(prefix) && n.ends_with(".whl"))
@@ -371,7 +372,8 @@ pub async fn build_server(
 
     let sdist = tmp.0.join("sdist");
     let source_pin = format!("llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}");
-    pip.download(&sdist, &[&source_pin], Some("llama-cpp-python")).await?;
+    pip.download(&sdist, &[&source_pin], Some("llama-cpp-python"))
+        .await?;
     let archive = sdist.join(format!(
         "llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}.tar.gz"
     ));
