@@ -265,7 +265,7 @@ async fn a_failed_attempt_is_corrected_and_the_retry_that_matches_closes_the_sub
     let requests = rig.server.requests_from(Role::AgentValidator);
     assert_eq!(requests.len(), 2);
     let user = &requests[1].messages()[1].1;
-    assert!(user.starts_with("Today's date: "), "{user}");
+    assert!(user.contains("Local time: "), "{user}");
     assert!(user.contains("ATTEMPT 2 of at most 3."), "{user}");
     assert!(user.contains("The previous attempt was corrected because: sizes are missing"));
     assert_eq!(requests[1].model(), Some(artoo::testkit::TOOL_MODEL));
@@ -600,11 +600,7 @@ async fn the_evidence_grounding_corpus_is_judged_as_the_rules_say() {
 
 #[test]
 fn the_system_prompt_states_the_evidence_rules() {
-    let head = artoo::roles::preamble::preamble(
-        std::path::Path::new("/h"),
-        std::path::Path::new("/h/ws"),
-        chrono::Utc::now(),
-    );
+    let head = artoo::roles::preamble::preamble();
     let prompt = artoo::roles::agent_validator::system_prompt(&head);
     for rule in [
         "TOOL CALLS are the ground truth",
