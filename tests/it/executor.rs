@@ -201,9 +201,15 @@ async fn one_tool_call_then_a_finish_reaches_the_validator_with_its_record() {
         "{}",
         prompts[1]
     );
-    let system = &fx.rig.server.requests_from(Role::Executor)[0].messages()[0].1;
-    assert!(system.contains("Law 0 — Never deceive"), "{system}");
-    assert!(system.contains(&fx.rig.config.workspace.display().to_string()));
+    let messages = fx.rig.server.requests_from(Role::Executor)[0].messages();
+    let system = &messages[0].1;
+    assert!(system.contains("0. Never deceive: "), "{system}");
+    // The machine's facts reach the model with the request.
+    let workspace = fx.rig.config.workspace.display().to_string();
+    assert!(
+        messages.iter().any(|(_, text)| text.contains(&workspace)),
+        "{messages:?}"
+    );
 }
 
 #[tokio::test]
@@ -235,6 +241,15 @@ async fn malformed_model_output_is_re_asked_once_then_the_attempt_fails_honestly
     assert_eq!(fx.rig.calls_from(Role::AgentValidator), 0);
 }
 
+/// The schema an R3 request asked for, as text.
+fn asked_schema(request: &artoo::testkit::RecordedRequest) -> String {
+    request
+        .body
+        .pointer("/response_format/json_schema/schema")
+        .map(Value::to_string)
+        .unwrap_or_default()
+}
+
 #[tokio::test]
 async fn the_step_cap_ends_the_attempt_with_what_was_done() {
     let intent = "find the largest file";
@@ -253,9 +268,14 @@ async fn the_step_cap_ends_the_attempt_with_what_was_done() {
         [
             shell(&format!("ls {d}")),
             shell(&format!("ls -a {d}")),
-            shell(&format!("ls -l {d}")),
+            // The last turn may only finish: the model says what the results show.
+            finish(
+                "uncertain",
+                "a.txt b.txt c.txt",
+                "Listed the files; sizes unseen.",
+            ),
             // Never asked for: the cap comes first.
-            finish("completed", "c.txt", "found it"),
+            shell(&format!("ls -l {d}")),
         ],
     );
     let s = task_subtask(&fx.dir, intent, criterion);
@@ -266,15 +286,22 @@ async fn the_step_cap_ends_the_attempt_with_what_was_done() {
     let sent = results(&fx.seen());
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0].status, ExecutionStatus::Uncertain);
-    assert_eq!(sent[0].tool_calls.len(), 3);
+    assert_eq!(sent[0].tool_calls.len(), 2);
     assert!(
-        sent[0].output.starts_with("Stopped after 3 model turns"),
+        sent[0].output.contains("a.txt b.txt c.txt") && sent[0].output.contains("sizes unseen"),
         "{}",
         sent[0].output
     );
-    assert!(sent[0].output.contains("a.txt"), "{}", sent[0].output);
     assert_eq!(fx.rig.calls_from(Role::Executor), 3);
     assert!(fx.r3_prompts()[2].contains("This is your last step"));
+    // The turns before the cap offer the tools; the last one only the finish.
+    let requests = fx.rig.server.requests_from(Role::Executor);
+    assert!(asked_schema(&requests[1]).contains("call_tool"));
+    let last = asked_schema(&requests[2]);
+    assert!(
+        last.contains("status") && !last.contains("call_tool"),
+        "{last}"
+    );
 }
 
 #[tokio::test]
