@@ -157,13 +157,16 @@ fn contains_number(text: &str, number: &str) -> bool {
     folded.match_indices(number).any(|(at, _)| {
         let before = folded[..at].chars().next_back();
         let after = folded[at + number.len()..].chars().next();
+        // A whole number: no digit or decimal point before it, no digit after it, and
+        // not the integer part of a longer decimal ("3" inside "3.5").
+        let decimal_follows = after == Some('.')
+            && folded[at + number.len() + 1..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit());
         !before.is_some_and(|c| c.is_ascii_digit() || c == '.')
             && !after.is_some_and(|c| c.is_ascii_digit())
-            && !(after == Some('.')
-                && folded[at + number.len() + 1..]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_digit()))
+            && !decimal_follows
     })
 }
 

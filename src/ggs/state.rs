@@ -27,9 +27,9 @@ use chrono::{DateTime, Utc};
 
 use super::decide::{self, Decision, Inputs, Reason};
 use super::evidence::{self, FailedInput, Law1Tally};
-use super::grounding;
 use super::feedback::{self, Feedback, PreferredRule};
 use super::graceful::{self, FailureFacts, MIN_NEXT_MOVES};
+use super::grounding;
 use super::loss::{self, Assessment, Unobserved};
 use super::writes;
 use crate::config::{Budgets, GgsParams};

@@ -248,7 +248,7 @@ fn type_of(prop: &Value) -> (String, Option<&Value>) {
                 .join("|")
         })
     };
-    if let Some(choices) = prop.get("enum").and_then(|e| values(e)) {
+    if let Some(choices) = prop.get("enum").and_then(values) {
         return (format!("one of {choices}"), None);
     }
     let ty = match prop.get("type") {

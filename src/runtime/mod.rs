@@ -29,8 +29,7 @@ use crate::config::Config;
 use crate::contracts::{
     ApprovalScope, AuditQuery, AuditReport, ClarificationRequest, ConfirmationRequest, Decision,
     DecisionSource, Message, QueryId, RequestId, Role, SessionTurn, TaskBudget, TaskCancelled,
-    TaskId,
-    TaskSubmitted,
+    TaskId, TaskSubmitted,
 };
 use crate::ggs::Ggs;
 use crate::llm::{Llm, LlmError, TaskUsage};

@@ -96,9 +96,7 @@ const PARAMS: &[Param] = &[
         name: Cow::Borrowed("timeout_secs"),
         kind: Cow::Borrowed("integer"),
         required: false,
-        about: Cow::Borrowed(
-            "seconds before the command is stopped; leave it out for the default",
-        ),
+        about: Cow::Borrowed("seconds before the command is stopped; leave it out for the default"),
     },
     Param {
         name: Cow::Borrowed("unsandboxed"),

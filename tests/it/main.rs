@@ -18,9 +18,9 @@ mod perceiver;
 mod pipeline;
 mod planner;
 mod private_trash;
-mod tags;
 #[cfg(target_os = "linux")]
 mod sandbox;
+mod tags;
 mod tasklog;
 mod tools;
 #[cfg(feature = "specta")]

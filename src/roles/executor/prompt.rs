@@ -199,9 +199,7 @@ pub fn state_prompt(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::{Clock as _, FakeClock};
     use crate::contracts::{Criterion, FailureClass, SubTaskId, TaskId, ToolCallRecord};
-    use std::path::Path;
 
     fn subtask() -> SubTask {
         SubTask {
@@ -221,8 +219,8 @@ mod tests {
     #[test]
     fn the_system_prompt_names_the_laws_and_the_tools_and_nothing_of_the_machine() {
         let head = crate::roles::preamble::tool_preamble();
-        let p = system_prompt(&head);
-        assert!(p.starts_with(&head), "the shared preamble opens it: {p}");
+        let p = system_prompt(head);
+        assert!(p.starts_with(head), "the shared preamble opens it: {p}");
         assert!(p.contains("0. Never deceive"), "{p}");
         assert!(p.contains("3. Keep within"), "{p}");
         assert!(p.contains("shell — "), "{p}");

@@ -97,7 +97,7 @@ async fn a_whole_task_uses_a_tool_of_a_real_mcp_server() {
     assert_eq!(event.record.confirmation, None, "read-only: nothing asked");
     // R4a judged that record (grounding like every other tool).
     let results = stage.all(&task, super::pick!(Message::ExecutionResult));
-    assert_eq!(results[0].tool_calls, [event.record.clone()]);
+    assert_eq!(results[0].tool_calls, std::slice::from_ref(&event.record));
 
     // R3's prompt lists the tool and its step schema offers it.
     let requests = stage.server.requests();
