@@ -382,6 +382,90 @@ async fn approval_scopes_reach_exactly_as_far_as_chosen_and_grants_revoke() {
     bench.stop().await;
 }
 
+/// The two Law 1 memories meet in one gate: a denial is final for its task (the tool's
+/// effect is refused without asking, whatever its arguments), and an `always` grant
+/// given later in another task does not reach back into the task that denied it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denial_stays_final_for_its_task_even_after_an_always_grant() {
+    let dirs = Dirs::new();
+    let bench = Bench::start(
+        dirs.config(&[("files", filesystem_server(&dirs.workspace))]),
+        ConfirmationPolicy::scoped_script([
+            (Decision::Deny, ApprovalScope::Once),
+            (Decision::Approve, ApprovalScope::Always),
+        ]),
+    )
+    .await;
+    let write = |name: &str| json!({"path": dirs.workspace.join(name), "content": "x"});
+    let denying = TaskId::mint();
+    let first = bench
+        .toolbox
+        .call(&bench.ctx(&denying), "files.write_file", write("a.txt"))
+        .await;
+    assert_eq!(first.record.status, ToolCallStatus::Denied);
+    assert_eq!(bench.responder.requests().len(), 1);
+    // Other arguments, same task: refused without asking.
+    let second = bench
+        .toolbox
+        .call(&bench.ctx(&denying), "files.write_file", write("b.txt"))
+        .await;
+    assert_eq!(second.record.status, ToolCallStatus::Denied);
+    assert!(
+        second.for_model.contains("already denied"),
+        "{}",
+        second.for_model
+    );
+    assert_eq!(bench.responder.requests().len(), 1);
+    // Another task asks, and the user allows the tool always.
+    let granted = bench
+        .toolbox
+        .call(
+            &bench.ctx(&TaskId::mint()),
+            "files.write_file",
+            write("c.txt"),
+        )
+        .await;
+    assert_eq!(
+        granted.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        granted.for_model
+    );
+    assert_eq!(bench.responder.requests().len(), 2);
+    let covered = bench
+        .toolbox
+        .call(
+            &bench.ctx(&TaskId::mint()),
+            "files.write_file",
+            write("d.txt"),
+        )
+        .await;
+    assert_eq!(covered.record.status, ToolCallStatus::Ok);
+    assert!(
+        covered.for_model.contains("always allows"),
+        "{}",
+        covered.for_model
+    );
+    assert_eq!(bench.responder.requests().len(), 2);
+    // Back in the task that denied it: still refused, without asking.
+    let after = bench
+        .toolbox
+        .call(&bench.ctx(&denying), "files.write_file", write("e.txt"))
+        .await;
+    assert_eq!(after.record.status, ToolCallStatus::Denied);
+    assert_eq!(bench.responder.requests().len(), 2);
+    for (name, written) in [
+        ("a.txt", false),
+        ("b.txt", false),
+        ("c.txt", true),
+        ("d.txt", true),
+        ("e.txt", false),
+    ] {
+        assert_eq!(dirs.workspace.join(name).exists(), written, "{name}");
+    }
+    bench.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_everything_server_answers_over_stdio() {
     let dirs = Dirs::new();
