@@ -148,6 +148,7 @@ impl Traffic {
                     subtask_id,
                     attempt,
                     record: call.clone(),
+                    granted: None,
                 },
             );
             self.r3.publish(

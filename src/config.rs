@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::mcp::{McpConfig, McpServerConfig};
+
 /// File name of the user-editable settings inside the data dir.
 pub const SETTINGS_FILE: &str = "settings.toml";
 
@@ -422,6 +424,7 @@ pub struct Settings {
     pub auditor: AuditorConfig,
     pub retention: RetentionConfig,
     pub ui: UiConfig,
+    pub mcp: McpConfig,
 }
 
 /// The validated configuration of one process.
@@ -442,6 +445,8 @@ pub struct Config {
     pub auditor: AuditorConfig,
     pub retention: RetentionConfig,
     pub ui: UiConfig,
+    /// The MCP servers whose tools R3 may call.
+    pub mcp: McpConfig,
 }
 
 /// Where configuration comes from: a lookup for environment variables.
@@ -529,6 +534,7 @@ impl Config {
             auditor: settings.auditor,
             retention: settings.retention,
             ui: settings.ui,
+            mcp: settings.mcp,
         };
         apply_tier_env(&mut config.llm.brain, "BRAIN", env);
         apply_tier_env(&mut config.llm.tool, "TOOL", env);
@@ -562,6 +568,7 @@ impl Config {
             auditor: settings.auditor,
             retention: settings.retention,
             ui: settings.ui,
+            mcp: settings.mcp,
         }
     }
 
@@ -602,6 +609,7 @@ impl Config {
             auditor: self.auditor.clone(),
             retention: self.retention.clone(),
             ui: self.ui.clone(),
+            mcp: self.mcp.clone(),
         }
     }
 
@@ -632,6 +640,7 @@ impl Config {
         candidate.auditor = settings.auditor.clone();
         candidate.retention = settings.retention.clone();
         candidate.ui = settings.ui.clone();
+        candidate.mcp = settings.mcp.clone();
         candidate.validate()?;
         let text = toml::to_string_pretty(settings)
             .map_err(|e| invalid("settings", format!("cannot serialise: {e}")))?;
@@ -762,6 +771,13 @@ impl Config {
         positive("memory.max_constraints", m.max_constraints)?;
 
         positive("laws.confirm_timeout_secs", self.laws.confirm_timeout_secs)?;
+        positive("mcp.connect_timeout_secs", self.mcp.connect_timeout_secs)?;
+        positive("mcp.call_timeout_secs", self.mcp.call_timeout_secs)?;
+        for (name, server) in &self.mcp.servers {
+            server
+                .validate(name)
+                .map_err(|why| invalid(&format!("mcp.servers.{name}"), why))?;
+        }
 
         let t = &self.tools;
         positive("tools.shell_timeout_secs", t.shell_timeout_secs)?;

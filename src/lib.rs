@@ -50,6 +50,7 @@ pub mod ggs;
 pub mod laws;
 pub mod llm;
 pub mod local_llm;
+pub mod mcp;
 pub mod memory;
 mod recent;
 pub mod retention;

@@ -44,6 +44,9 @@ enum Command {
     /// Inspect the audit log: verify its hash chain, show reports, events, task
     /// timelines and the calibration view.
     Audit(artoo::auditor::cli::AuditArgs),
+    /// MCP servers: list them and their tools, import a Claude Desktop / Cursor config,
+    /// list and revoke "always allow" grants.
+    Mcp(artoo::mcp::cli::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
     let result = match (cli.command, cli.task) {
         (Some(Command::Config), _) => print_config(&config),
         (Some(Command::Audit(args)), _) => artoo::auditor::cli::run(&config, args),
+        (Some(Command::Mcp(args)), _) => artoo::mcp::cli::run(&config, args),
         (Some(Command::Run { text: words }), _) | (None, words) if !words.is_empty() => {
             // `artoo -v run TEXT`: a flag before the subcommand leaves `run` among the
             // words of a bare task; it names the subcommand, not part of the task.

@@ -7,8 +7,11 @@
 
 use artoo::auditor::{AnomalyFilter, AuditHistory, EventFilter, EventKind};
 use artoo::contracts::{
-    AuditReport, Decision, Level, Megram, MegramId, Potentials, ReportId, RequestId, TaskId,
+    ApprovalScope, AuditReport, Decision, GrantSubject, Level, Megram, MegramId, Potentials,
+    ReportId, RequestId, TaskId,
 };
+use artoo::laws::grants::{Grant, GrantStore};
+use artoo::mcp::{McpImport, McpServerStatus};
 use artoo::memory::{ForgetTarget as CoreForget, Remember};
 use artoo::tasklog::{Event, RunId, RunStatus as LogStatus, RunSummary, TaskLogDir};
 use tauri::ipc::Channel;
@@ -62,10 +65,12 @@ pub async fn answer_confirmation(
     shell: State<'_, Shell>,
     request_id: RequestId,
     decision: Decision,
+    scope: Option<ApprovalScope>,
 ) -> IpcResult<()> {
+    // The core narrows a scope the request did not offer to this call only.
     Ok(shell
         .core()?
-        .answer_confirmation(request_id, decision)
+        .answer_confirmation_scoped(request_id, decision, scope.unwrap_or_default())
         .await?)
 }
 
@@ -489,6 +494,46 @@ pub async fn save_settings<R: Runtime>(
     }
     shell.apply(&settings, changes).await;
     settings_view(&shell).await
+}
+
+// ---- MCP servers and standing grants ------------------------------------------------
+
+/// Every configured MCP server as the running core connected it (empty while the core
+/// is not running).
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub fn mcp_status(shell: State<'_, Shell>) -> Vec<McpServerStatus> {
+    shell.core().map(|rt| rt.mcp_status()).unwrap_or_default()
+}
+
+/// Reads the `mcpServers` block of a Claude Desktop / Cursor style JSON config. Nothing
+/// is saved: the panel adds the servers to its draft and the user saves.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub fn mcp_import(json: String) -> IpcResult<McpImport> {
+    artoo::mcp::import_mcp_servers(&json).map_err(IpcError::invalid)
+}
+
+/// The standing "always allow" grants of the data dir.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn mcp_grants(shell: State<'_, Shell>) -> IpcResult<Vec<Grant>> {
+    let store = GrantStore::in_dir(&shell.config().data_dir);
+    blocking(move || store.list().map_err(|e| IpcError::internal(e.to_string()))).await
+}
+
+/// Revokes exactly one grant; the remaining grants come back.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn mcp_revoke(shell: State<'_, Shell>, subject: GrantSubject) -> IpcResult<Vec<Grant>> {
+    let store = GrantStore::in_dir(&shell.config().data_dir);
+    blocking(move || {
+        store
+            .revoke(&subject)
+            .and_then(|_| store.list())
+            .map_err(|e| IpcError::internal(e.to_string()))
+    })
+    .await
 }
 
 /// How long "Test connection" waits for its one token.

@@ -425,4 +425,5 @@ fn apply_settings(config: &mut Config, s: &Settings) {
     config.tools = s.tools.clone();
     config.auditor = s.auditor.clone();
     config.ui = s.ui.clone();
+    config.mcp = s.mcp.clone();
 }

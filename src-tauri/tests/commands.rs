@@ -592,3 +592,61 @@ fn a_first_run_waits_for_a_choice_and_never_saves_half_a_provider_or_an_untested
     );
     assert!(!settings_file.exists(), "nothing was written");
 }
+
+#[test]
+fn the_panels_import_mcp_servers_and_revoke_grants_the_popup_cannot() {
+    use artoo::contracts::GrantSubject;
+    use artoo::laws::grants::GrantStore;
+    let desk = desk(true);
+    let import = call(
+        &desk.panels,
+        "mcp_import",
+        json!({"json": r#"{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/w"]}, "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}}"#}),
+    )
+    .expect("imported");
+    assert_eq!(import["servers"]["files"]["command"], "npx");
+    assert_eq!(import["skipped"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        code(call(&desk.panels, "mcp_import", json!({"json": "{}"}))),
+        "invalid_input"
+    );
+    // No server configured: nothing connected, nothing to list.
+    assert_eq!(call(&desk.panels, "mcp_status", json!({})), Ok(json!([])));
+
+    let store = GrantStore::in_dir(&desk.shell.config().data_dir);
+    let subject = |tool: &str| GrantSubject {
+        server: "files".into(),
+        origin: "npx -y @modelcontextprotocol/server-filesystem /w".into(),
+        tool: tool.into(),
+        fingerprint: "ab".into(),
+    };
+    for tool in ["write_file", "move_file"] {
+        store
+            .add(subject(tool), chrono::Utc::now())
+            .expect("a grant");
+    }
+    let listed = call(&desk.panels, "mcp_grants", json!({})).expect("grants");
+    assert_eq!(listed.as_array().map(Vec::len), Some(2));
+    let left = call(
+        &desk.panels,
+        "mcp_revoke",
+        json!({"subject": serde_json::to_value(subject("write_file")).expect("json")}),
+    )
+    .expect("revoked");
+    assert_eq!(left.as_array().map(Vec::len), Some(1));
+    assert_eq!(left[0]["subject"]["tool"], "move_file");
+    assert!(!store.allows(&subject("write_file")));
+
+    for (cmd, args) in [
+        ("mcp_grants", json!({})),
+        ("mcp_import", json!({"json": "{}"})),
+        (
+            "mcp_revoke",
+            json!({"subject": serde_json::to_value(subject("move_file")).expect("json")}),
+        ),
+    ] {
+        let error = call(&desk.popup, cmd, args).expect_err("the ACL rejects");
+        assert!(error.to_string().contains("not allowed"), "{cmd}: {error}");
+    }
+    assert!(store.allows(&subject("move_file")));
+}

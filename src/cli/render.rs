@@ -9,8 +9,8 @@ use serde_json::Value;
 use crate::bus::Envelope;
 use crate::config::GgsParams;
 use crate::contracts::{
-    ConfirmationRequest, FinalResult, Gradient, Loss, Message, MessageKind, Role, SubTaskStatus,
-    TerminalDirective, ToolCallRecord, Verdict,
+    ApprovalScope, ConfirmationRequest, FinalResult, Gradient, Loss, Message, MessageKind, Role,
+    SubTaskStatus, TerminalDirective, ToolCallRecord, Verdict,
 };
 use crate::ggs::decide::gradient_label;
 use crate::memory::{GroupSummary, MegramView};
@@ -494,6 +494,16 @@ pub fn confirmation_prompt(request: &ConfirmationRequest, paint: Paint) -> Vec<S
     if let Some(alt) = &request.reversible_alternative {
         lines.push(format!("  instead:    {alt}"));
     }
+    if let Some(grant) = &request
+        .grant
+        .as_ref()
+        .filter(|_| request.scopes.contains(&ApprovalScope::Always))
+    {
+        lines.push(format!(
+            "  always:     would allow `{}` of the MCP server `{}` ({}) in every task, until revoked",
+            grant.tool, grant.server, grant.origin
+        ));
+    }
     lines.push(format!(
         "  expires:    {} (then it is denied)",
         request.expires_at.format("%H:%M:%S UTC")
@@ -518,13 +528,39 @@ pub fn sandbox_notice(status: &crate::tools::sandbox::Status, paint: Paint) -> O
     (!status.is_on()).then(|| paint.yellow(&format!("⚠ Law 1: {}", status.describe())))
 }
 
-/// The question of the Law 1 prompt; `t` only when Trash is offered.
-pub fn confirmation_question(request: &ConfirmationRequest) -> String {
-    if request.can_trash {
-        "Approve? [y]es / [n]o / [t] move to Trash instead: ".into()
-    } else {
-        "Approve? [y]es / [n]o: ".into()
+/// The answers a request offers, as (key, label), in the order the prompt shows them:
+/// `s` only when the task scope is offered, `a` only with a named grant, `t` only when
+/// Trash is offered.
+fn confirmation_choices(request: &ConfirmationRequest) -> Vec<(&'static str, &'static str)> {
+    let mut choices = vec![("y", "[y]es, once")];
+    if request.scopes.contains(&ApprovalScope::Task) {
+        choices.push(("s", "[s]ame for the rest of this task"));
     }
+    if request.scopes.contains(&ApprovalScope::Always) && request.grant.is_some() {
+        choices.push(("a", "[a]lways allow this tool"));
+    }
+    choices.push(("n", "[n]o"));
+    if request.can_trash {
+        choices.push(("t", "[t] move to Trash instead"));
+    }
+    choices
+}
+
+/// The question of the Law 1 prompt.
+pub fn confirmation_question(request: &ConfirmationRequest) -> String {
+    let labels: Vec<&str> = confirmation_choices(request)
+        .into_iter()
+        .map(|(_, label)| label)
+        .collect();
+    format!("Approve? {}: ", labels.join(" / "))
+}
+
+/// The keys that answer a request, for the reminder after an unclear answer.
+pub fn confirmation_keys(request: &ConfirmationRequest) -> Vec<&'static str> {
+    confirmation_choices(request)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect()
 }
 
 /// An output value as the user reads it: strings raw, anything else pretty JSON,

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::bus::{Envelope, Tap, TapEvent};
 use crate::contracts::{
-    ClarificationRequest, ConfirmationRequest, Decision, Message, RequestId, TaskId,
+    ApprovalScope, ClarificationRequest, ConfirmationRequest, Decision, Message, RequestId, TaskId,
 };
 use crate::runtime::{Runtime, RuntimeError, TaskEnd};
 use crate::status::{Lang, StatusBoard};
@@ -138,17 +138,28 @@ pub struct Finished {
 /// A question waiting for the user.
 #[derive(Clone, Debug)]
 enum Ask {
-    Confirm(ConfirmationRequest),
+    Confirm(Box<ConfirmationRequest>),
     Clarify(ClarificationRequest),
 }
 
 /// The answer typed at a Law 1 prompt. Enter alone, or anything unclear, is no answer:
 /// nothing is ever approved by default.
-pub fn parse_decision(line: &str, can_trash: bool) -> Option<Decision> {
+pub fn parse_decision(
+    line: &str,
+    can_trash: bool,
+    scopes: &[ApprovalScope],
+) -> Option<(Decision, ApprovalScope)> {
+    let offered = |scope| scopes.contains(&scope);
     match line.trim().to_lowercase().as_str() {
-        "y" | "yes" => Some(Decision::Approve),
-        "n" | "no" => Some(Decision::Deny),
-        "t" | "trash" if can_trash => Some(Decision::Trash),
+        "y" | "yes" => Some((Decision::Approve, ApprovalScope::Once)),
+        "s" | "same" if offered(ApprovalScope::Task) => {
+            Some((Decision::Approve, ApprovalScope::Task))
+        }
+        "a" | "always" if offered(ApprovalScope::Always) => {
+            Some((Decision::Approve, ApprovalScope::Always))
+        }
+        "n" | "no" => Some((Decision::Deny, ApprovalScope::Once)),
+        "t" | "trash" if can_trash => Some((Decision::Trash, ApprovalScope::Once)),
         _ => None,
     }
 }
@@ -236,7 +247,8 @@ impl Driver<'_> {
             Message::ToolCallEvent(e) => self.usage.record_tool_call(e.record.duration_ms),
             Message::ConfirmationRequest(request) => {
                 if self.console.input.interactive() {
-                    self.queue.push_back(Ask::Confirm(request.clone()));
+                    self.queue
+                        .push_back(Ask::Confirm(Box::new(request.clone())));
                 } else {
                     self.console.say(format!(
                         "  Law 1: denied `{}` — nobody can confirm it (not an interactive terminal)",
@@ -315,20 +327,23 @@ impl Driver<'_> {
             (Read::Eof, Ask::Confirm(request)) => {
                 self.current = None;
                 self.console.say("  (no more input: denied)");
-                self.decide(request, Decision::Deny).await;
+                self.decide(request, Decision::Deny, ApprovalScope::Once)
+                    .await;
             }
             (Read::Line(line), Ask::Confirm(request)) => {
-                match parse_decision(&line, request.can_trash) {
-                    Some(decision) => {
+                match parse_decision(&line, request.can_trash, &request.scopes) {
+                    Some((decision, scope)) => {
                         self.current = None;
-                        self.decide(request, decision).await;
+                        self.decide(request, decision, scope).await;
                     }
                     None => {
                         // Enter alone never approves: ask again.
-                        self.console.say(if request.can_trash {
-                            "  Type y, n or t."
+                        let keys = render::confirmation_keys(request);
+                        let (last, rest) = keys.split_last().unwrap_or((&"n", &[]));
+                        self.console.say(if rest.is_empty() {
+                            format!("  Type {last}.")
                         } else {
-                            "  Type y or n."
+                            format!("  Type {} or {last}.", rest.join(", "))
                         });
                         self.console
                             .input
@@ -353,10 +368,15 @@ impl Driver<'_> {
         }
     }
 
-    async fn decide(&mut self, request: &ConfirmationRequest, decision: Decision) {
+    async fn decide(
+        &mut self,
+        request: &ConfirmationRequest,
+        decision: Decision,
+        scope: ApprovalScope,
+    ) {
         if let Err(e) = self
             .rt
-            .answer_confirmation(request.request_id, decision)
+            .answer_confirmation_scoped(request.request_id, decision, scope)
             .await
         {
             self.console.say(format!("  (answer not sent: {e})"));
@@ -391,25 +411,54 @@ impl Driver<'_> {
 mod tests {
     use super::*;
 
+    const ALL: [ApprovalScope; 3] = [
+        ApprovalScope::Once,
+        ApprovalScope::Task,
+        ApprovalScope::Always,
+    ];
+
+    fn decision(line: &str, can_trash: bool) -> Option<Decision> {
+        parse_decision(line, can_trash, &ALL).map(|(d, _)| d)
+    }
+
     #[test]
     fn enter_alone_or_an_unclear_word_never_approves() {
-        for line in ["", "  ", "ok", "sure", "approve?", "yess"] {
-            assert_eq!(parse_decision(line, true), None, "{line:?}");
+        for line in ["", "  ", "ok", "sure", "approve?", "yess", "al"] {
+            assert_eq!(parse_decision(line, true, &ALL), None, "{line:?}");
         }
     }
 
     #[test]
     fn y_n_and_t_answer_a_law1_prompt() {
-        assert_eq!(parse_decision("y", false), Some(Decision::Approve));
-        assert_eq!(parse_decision(" YES ", false), Some(Decision::Approve));
-        assert_eq!(parse_decision("n", false), Some(Decision::Deny));
-        assert_eq!(parse_decision("No", true), Some(Decision::Deny));
-        assert_eq!(parse_decision("t", true), Some(Decision::Trash));
-        assert_eq!(parse_decision("trash", true), Some(Decision::Trash));
+        assert_eq!(decision("y", false), Some(Decision::Approve));
+        assert_eq!(decision(" YES ", false), Some(Decision::Approve));
+        assert_eq!(decision("n", false), Some(Decision::Deny));
+        assert_eq!(decision("No", true), Some(Decision::Deny));
+        assert_eq!(decision("t", true), Some(Decision::Trash));
+        assert_eq!(decision("trash", true), Some(Decision::Trash));
     }
 
     #[test]
     fn trash_is_no_answer_when_it_is_not_offered() {
-        assert_eq!(parse_decision("t", false), None);
+        assert_eq!(decision("t", false), None);
+    }
+
+    #[test]
+    fn s_and_a_widen_an_approval_only_as_far_as_offered() {
+        assert_eq!(
+            parse_decision("y", false, &ALL),
+            Some((Decision::Approve, ApprovalScope::Once))
+        );
+        assert_eq!(
+            parse_decision("s", false, &ALL),
+            Some((Decision::Approve, ApprovalScope::Task))
+        );
+        assert_eq!(
+            parse_decision("always", false, &ALL),
+            Some((Decision::Approve, ApprovalScope::Always))
+        );
+        let no_always = [ApprovalScope::Once, ApprovalScope::Task];
+        assert_eq!(parse_decision("a", false, &no_always), None);
+        assert_eq!(parse_decision("s", false, &[ApprovalScope::Once]), None);
     }
 }

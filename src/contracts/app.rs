@@ -42,6 +42,45 @@ pub struct ConfirmationRequest {
     pub can_trash: bool,
     /// When the request is denied automatically.
     pub expires_at: DateTime<Utc>,
+    /// How far an approval may reach: always `once` and `task`; `always` only for a tool
+    /// of an MCP server, named in `grant`.
+    #[serde(default = "once_only")]
+    pub scopes: Vec<ApprovalScope>,
+    /// The exact MCP tool an `always` approval would allow from now on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<GrantSubject>,
+}
+
+fn once_only() -> Vec<ApprovalScope> {
+    vec![ApprovalScope::Once]
+}
+
+/// How far one approval reaches (Law 1). Anything the user did not choose is `once`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalScope {
+    /// This call only.
+    #[default]
+    Once,
+    /// This exact effect (same tool, same command, same targets) for the rest of the task.
+    Task,
+    /// This exact tool of this exact MCP server, in every task, until revoked.
+    Always,
+}
+
+/// One tool of one MCP server, as an `always` grant names it: the server's name, how it
+/// is reached (its command line or URL) and the fingerprint of the tool's definition as
+/// the user saw it. A grant applies only while all of them are the same.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct GrantSubject {
+    pub server: String,
+    /// The command line of a stdio server or the URL of an HTTP one.
+    pub origin: String,
+    pub tool: String,
+    /// SHA-256 of the tool's definition (name, description, input schema, annotations).
+    pub fingerprint: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -76,6 +115,9 @@ pub struct ConfirmationDecision {
     pub task_id: TaskId,
     pub decision: Decision,
     pub source: DecisionSource,
+    /// How far an approval reaches; a scope the request did not offer counts as `once`.
+    #[serde(default)]
+    pub scope: ApprovalScope,
 }
 
 /// User → R7: a task was submitted with this time budget. The budget bounds the whole
@@ -150,4 +192,7 @@ pub struct ToolCallEvent {
     pub subtask_id: SubTaskId,
     pub attempt: u32,
     pub record: ToolCallRecord,
+    /// Set when an earlier approval of wider scope let the call run without asking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granted: Option<ApprovalScope>,
 }

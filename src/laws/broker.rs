@@ -12,11 +12,19 @@
 //! what was denied ([`crate::laws::classify::Effect::signature`]), and the tools refuse
 //! the same effect again, in any wording, without asking ([`ConfirmationBroker::denied`]).
 //!
+//! Approval scopes: an approval covers this call (`once`), this exact effect for the
+//! rest of the task (`task`: same tool, command, description and paths — kept in
+//! memory for the last [`TASK_GRANTS_KEPT`] tasks), or, for a tool of an MCP server,
+//! that exact tool from now on (`always`: kept in the [`GrantStore`]). A later request
+//! that a grant covers is approved without being published.
+//!
 //! **Invariant:** every request ends in exactly one [`Confirmation`], and anything but
 //! an explicit answer from the user — a timeout, a closed bus, a cancelled task, a reply
-//! that does not match the request, "Trash" where Trash was not offered — is a denial.
+//! that does not match the request, "Trash" where Trash was not offered — is a denial;
+//! a grant never covers more than the request the user answered showed (a scope that
+//! was not offered counts as `once`).
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -28,10 +36,16 @@ use crate::bus::{Bus, BusHandle};
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{
-    ConfirmationDecision, ConfirmationRequest, Decision, DecisionSource, Message, RequestId, Role,
-    SubTaskId, TaskId,
+    ApprovalScope, ConfirmationDecision, ConfirmationRequest, Decision, DecisionSource,
+    GrantSubject, Message, RequestId, Role, SubTaskId, TaskId,
 };
 use crate::laws::classify::Assessment;
+use crate::laws::grants::GrantStore;
+
+/// Tasks whose `task`-scope approvals are remembered (oldest forgotten first).
+pub const TASK_GRANTS_KEPT: usize = 64;
+/// `task`-scope approvals remembered per task.
+pub const TASK_GRANTS_PER_TASK: usize = 256;
 
 /// The answer to one confirmation request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +53,50 @@ pub struct Confirmation {
     pub request_id: RequestId,
     pub decision: Decision,
     pub source: DecisionSource,
+    /// Set when an earlier approval of this scope answered without asking.
+    pub granted: Option<ApprovalScope>,
+}
+
+/// `task`-scope approvals: the exact effects approved, per task.
+#[derive(Debug, Default)]
+struct TaskGrants {
+    tasks: VecDeque<(TaskId, HashSet<String>)>,
+}
+
+impl TaskGrants {
+    fn contains(&self, task: &TaskId, key: &str) -> bool {
+        self.tasks
+            .iter()
+            .any(|(t, keys)| t == task && keys.contains(key))
+    }
+
+    fn insert(&mut self, task: &TaskId, key: String) {
+        if let Some((_, keys)) = self.tasks.iter_mut().find(|(t, _)| t == task) {
+            if keys.len() < TASK_GRANTS_PER_TASK {
+                keys.insert(key);
+            }
+            return;
+        }
+        self.tasks.push_back((task.clone(), HashSet::from([key])));
+        while self.tasks.len() > TASK_GRANTS_KEPT {
+            self.tasks.pop_front();
+        }
+    }
+}
+
+/// The effect a request shows, as the key of a `task`-scope approval: everything the
+/// user saw except the ids and the expiry.
+fn effect_key(request: &ConfirmationRequest) -> String {
+    serde_json::json!([
+        request.tool,
+        request.command,
+        request.description,
+        request.paths,
+        request.reversible,
+        request.can_trash,
+        request.grant,
+    ])
+    .to_string()
 }
 
 /// Tasks whose denials are remembered; older ones are forgotten (their tasks ended).
@@ -83,6 +141,9 @@ pub struct ConfirmationBroker {
     clock: SharedClock,
     timeout: Duration,
     denials: Arc<Mutex<Denials>>,
+    task_grants: Arc<Mutex<TaskGrants>>,
+    /// Where `always` approvals live; without it, `always` is never offered.
+    always: Option<GrantStore>,
 }
 
 impl fmt::Debug for ConfirmationBroker {
@@ -113,6 +174,8 @@ impl ConfirmationBroker {
             clock,
             timeout,
             denials: Arc::default(),
+            task_grants: Arc::default(),
+            always: None,
         }
     }
 
@@ -144,13 +207,66 @@ impl ConfirmationBroker {
         answer
     }
 
-    /// A broker with the configured timeout (`laws.confirm_timeout_secs`).
+    /// A broker with the configured timeout (`laws.confirm_timeout_secs`) and the data
+    /// dir's standing grants.
     pub fn from_config(bus: BusHandle, clock: SharedClock, config: &Config) -> Self {
         Self::new(
             bus,
             clock,
             Duration::from_secs(config.laws.confirm_timeout_secs),
         )
+        .with_grants(GrantStore::in_dir(&config.data_dir))
+    }
+
+    /// Keeps `always` approvals in `store` (and offers them).
+    pub fn with_grants(mut self, store: GrantStore) -> Self {
+        self.always = Some(store);
+        self
+    }
+
+    /// Offers `always` for this request, naming exactly what it would allow.
+    pub fn offer_always(&self, request: &mut ConfirmationRequest, subject: GrantSubject) {
+        if self.always.is_some() && !request.scopes.contains(&ApprovalScope::Always) {
+            request.scopes.push(ApprovalScope::Always);
+            request.grant = Some(subject);
+        }
+    }
+
+    /// The standing approval that covers `request`, if any.
+    fn standing(&self, request: &ConfirmationRequest) -> Option<ApprovalScope> {
+        let grants = self.task_grants.lock().unwrap_or_else(|e| e.into_inner());
+        if grants.contains(&request.task_id, &effect_key(request)) {
+            return Some(ApprovalScope::Task);
+        }
+        drop(grants);
+        match (&self.always, &request.grant) {
+            (Some(store), Some(subject)) if store.allows(subject) => Some(ApprovalScope::Always),
+            _ => None,
+        }
+    }
+
+    /// Records the user's approval at the scope they chose, if the request offered it.
+    fn remember(&self, request: &ConfirmationRequest, scope: ApprovalScope) -> ApprovalScope {
+        let scope = if request.scopes.contains(&scope) {
+            scope
+        } else {
+            ApprovalScope::Once
+        };
+        match (scope, &self.always, &request.grant) {
+            (ApprovalScope::Task, _, _) => {
+                self.task_grants
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(&request.task_id, effect_key(request));
+            }
+            (ApprovalScope::Always, Some(store), Some(subject)) => {
+                if let Err(e) = store.add(subject.clone(), self.clock.now()) {
+                    tracing::warn!(error = %e, "the standing grant could not be saved; it covers this call only");
+                }
+            }
+            _ => {}
+        }
+        scope
     }
 
     /// The executor's publisher (tool-call events go out through it too).
@@ -179,10 +295,13 @@ impl ConfirmationBroker {
             reversible_alternative: a.reversible_alternative(),
             can_trash: a.trash_paths().is_some(),
             expires_at,
+            scopes: vec![ApprovalScope::Once, ApprovalScope::Task],
+            grant: None,
         }
     }
 
-    /// Publishes `request` and waits for its decision, the timeout or `cancel`.
+    /// Approves at once when a standing approval covers `request`; otherwise publishes
+    /// it and waits for its decision, the timeout or `cancel`.
     pub async fn confirm(
         &self,
         request: ConfirmationRequest,
@@ -192,9 +311,18 @@ impl ConfirmationBroker {
             request_id: request.request_id,
             decision: Decision::Deny,
             source,
+            granted: None,
         };
         if cancel.is_cancelled() {
             return deny(DecisionSource::Dropped);
+        }
+        if let Some(scope) = self.standing(&request) {
+            return Confirmation {
+                request_id: request.request_id,
+                decision: Decision::Approve,
+                source: DecisionSource::User,
+                granted: Some(scope),
+            };
         }
         let pending = self.bus.request(Role::User, request.clone());
         tokio::select! {
@@ -214,7 +342,10 @@ impl ConfirmationBroker {
                             Decision::Trash if !request.can_trash => Decision::Deny,
                             other => other,
                         };
-                        Confirmation { request_id: request.request_id, decision, source: d.source }
+                        if decision == Decision::Approve && d.source == DecisionSource::User {
+                            self.remember(&request, d.scope);
+                        }
+                        Confirmation { request_id: request.request_id, decision, source: d.source, granted: None }
                     }
                     _ => deny(DecisionSource::Dropped),
                 },
@@ -230,22 +361,28 @@ pub enum ConfirmationPolicy {
     Deny,
     /// Trash where it is offered, deny otherwise.
     TrashOrDeny,
-    /// These decisions in order; deny once they run out.
-    Script(Arc<Mutex<VecDeque<Decision>>>),
+    /// These decisions (each with the scope of an approval) in order; deny once they
+    /// run out.
+    Script(Arc<Mutex<VecDeque<(Decision, ApprovalScope)>>>),
     /// Never answers (requests run into their timeout).
     Silent,
 }
 
 impl ConfirmationPolicy {
     pub fn script(decisions: impl IntoIterator<Item = Decision>) -> Self {
+        Self::scoped_script(decisions.into_iter().map(|d| (d, ApprovalScope::Once)))
+    }
+
+    pub fn scoped_script(decisions: impl IntoIterator<Item = (Decision, ApprovalScope)>) -> Self {
         ConfirmationPolicy::Script(Arc::new(Mutex::new(decisions.into_iter().collect())))
     }
 
-    fn decide(&self, request: &ConfirmationRequest) -> Option<Decision> {
+    fn decide(&self, request: &ConfirmationRequest) -> Option<(Decision, ApprovalScope)> {
+        let once = |d| Some((d, ApprovalScope::Once));
         match self {
-            ConfirmationPolicy::Approve => Some(Decision::Approve),
-            ConfirmationPolicy::Deny => Some(Decision::Deny),
-            ConfirmationPolicy::TrashOrDeny => Some(if request.can_trash {
+            ConfirmationPolicy::Approve => once(Decision::Approve),
+            ConfirmationPolicy::Deny => once(Decision::Deny),
+            ConfirmationPolicy::TrashOrDeny => once(if request.can_trash {
                 Decision::Trash
             } else {
                 Decision::Deny
@@ -255,7 +392,7 @@ impl ConfirmationPolicy {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .pop_front()
-                    .unwrap_or(Decision::Deny),
+                    .unwrap_or((Decision::Deny, ApprovalScope::Once)),
             ),
             ConfirmationPolicy::Silent => None,
         }
@@ -285,7 +422,7 @@ impl ConfirmationResponder {
                 log.lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push(request.clone());
-                if let Some(decision) = policy.decide(request) {
+                if let Some((decision, scope)) = policy.decide(request) {
                     user.reply(
                         Role::Executor,
                         envelope.id,
@@ -294,6 +431,7 @@ impl ConfirmationResponder {
                             task_id: request.task_id.clone(),
                             decision,
                             source,
+                            scope,
                         },
                     );
                 }

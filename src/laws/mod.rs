@@ -14,6 +14,8 @@ pub const LAW1_PREFIX: &str = "[LAW1]";
 
 pub mod broker;
 pub mod classify;
+pub mod grants;
+pub mod mcp;
 
 pub use broker::{Confirmation, ConfirmationBroker, ConfirmationPolicy, ConfirmationResponder};
 pub use classify::{

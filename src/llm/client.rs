@@ -576,7 +576,23 @@ impl RoleLlm {
         T: DeserializeOwned + JsonSchema + 'static,
         F: Fn(&T) -> Result<(), String>,
     {
-        let schema = OutputSchema::of::<T>();
+        self.structured_checked_with(ctx, request, &OutputSchema::of::<T>(), check)
+            .await
+    }
+
+    /// [`RoleLlm::structured_checked`] against a schema built at run time rather than
+    /// `T`'s own (R3's step schema names the tools of this runtime).
+    pub async fn structured_checked_with<T, F>(
+        &self,
+        ctx: &CallCtx,
+        request: &ChatRequest,
+        schema: &OutputSchema,
+        check: F,
+    ) -> Result<Structured<T>, LlmError>
+    where
+        T: DeserializeOwned,
+        F: Fn(&T) -> Result<(), String>,
+    {
         let ep = self.endpoint();
         let first_mode = self
             .llm
@@ -590,7 +606,7 @@ impl RoleLlm {
             n_asks += 1;
             let started = Instant::now();
             let (outcome, mode) = self
-                .exchange_structured(ctx, request, &mut messages, &schema)
+                .exchange_structured(ctx, request, &mut messages, schema)
                 .await;
             let reply = match outcome {
                 Ok(reply) => reply,

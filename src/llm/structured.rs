@@ -133,7 +133,13 @@ impl OutputSchema {
             .into_generator()
             .into_root_schema_for::<T>()
             .to_value();
-        let mut name: String = T::schema_name()
+        Self::from_value(&T::schema_name(), schema)
+    }
+
+    /// A schema built at run time (the executor's step schema once the tools of MCP
+    /// servers are known), named `name`.
+    pub fn from_value(name: &str, schema: Value) -> Self {
+        let mut name: String = name
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || c == '_' || c == '-' {

@@ -18,8 +18,9 @@ use tokio::sync::{Notify, watch};
 use crate::bus::{BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
 use crate::contracts::{
-    ClarificationAnswer, ClarificationRequest, ConfirmationDecision, ConfirmationRequest, Decision,
-    DecisionSource, EnvelopeId, FinalResult, Message, RequestId, Role, SessionTurn, TaskId,
+    ApprovalScope, ClarificationAnswer, ClarificationRequest, ConfirmationDecision,
+    ConfirmationRequest, Decision, DecisionSource, EnvelopeId, FinalResult, Message, RequestId,
+    Role, SessionTurn, TaskId,
 };
 use crate::llm::UsageLedger;
 use crate::recent::Recent;
@@ -244,7 +245,12 @@ impl Desk {
         self.cancellations.finish(task);
         self.usage.finish_task(task);
         for open in dropped {
-            self.publish_decision(&open, Decision::Deny, DecisionSource::Dropped);
+            self.publish_decision(
+                &open,
+                Decision::Deny,
+                DecisionSource::Dropped,
+                ApprovalScope::Once,
+            );
         }
         true
     }
@@ -256,6 +262,7 @@ impl Desk {
         request_id: RequestId,
         decision: Decision,
         source: DecisionSource,
+        scope: ApprovalScope,
         grace: Duration,
     ) -> Result<(), AnswerError> {
         let open = self
@@ -268,7 +275,7 @@ impl Desk {
             })
             .await
             .ok_or(AnswerError::NoSuchConfirmation(request_id))??;
-        self.publish_decision(&open, decision, source);
+        self.publish_decision(&open, decision, source, scope);
         Ok(())
     }
 
@@ -316,6 +323,7 @@ impl Desk {
         open: &OpenConfirmation,
         decision: Decision,
         source: DecisionSource,
+        scope: ApprovalScope,
     ) {
         self.user.reply(
             open.from,
@@ -325,6 +333,7 @@ impl Desk {
                 task_id: open.request.task_id.clone(),
                 decision,
                 source,
+                scope,
             },
         );
     }
@@ -340,7 +349,12 @@ impl Desk {
         let open: Vec<OpenConfirmation> =
             self.lock().confirmations.drain().map(|(_, c)| c).collect();
         for c in open {
-            self.publish_decision(&c, Decision::Deny, DecisionSource::Dropped);
+            self.publish_decision(
+                &c,
+                Decision::Deny,
+                DecisionSource::Dropped,
+                ApprovalScope::Once,
+            );
         }
     }
 
@@ -356,7 +370,12 @@ impl Desk {
                         from: env.from,
                         request: request.clone(),
                     };
-                    self.publish_decision(&open, Decision::Deny, DecisionSource::Dropped);
+                    self.publish_decision(
+                        &open,
+                        Decision::Deny,
+                        DecisionSource::Dropped,
+                        ApprovalScope::Once,
+                    );
                     return;
                 }
                 self.lock().confirmations.insert(
@@ -373,7 +392,12 @@ impl Desk {
                     tokio::time::sleep(confirm_timeout).await;
                     let expired = desk.lock().confirmations.remove(&id);
                     if let Some(open) = expired {
-                        desk.publish_decision(&open, Decision::Deny, DecisionSource::Timeout);
+                        desk.publish_decision(
+                            &open,
+                            Decision::Deny,
+                            DecisionSource::Timeout,
+                            ApprovalScope::Once,
+                        );
                     }
                 });
             }
@@ -510,6 +534,8 @@ mod tests {
                 reversible_alternative: None,
                 can_trash: true,
                 expires_at: chrono::Utc::now() + chrono::Duration::minutes(10),
+                scopes: vec![ApprovalScope::Once],
+                grant: None,
             },
         );
         let reply = tokio::time::timeout(Duration::from_secs(5), executor.recv())

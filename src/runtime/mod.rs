@@ -27,12 +27,13 @@ use crate::cancel::Cancellations;
 use crate::clock::{SharedClock, SystemClock};
 use crate::config::Config;
 use crate::contracts::{
-    AuditQuery, AuditReport, ClarificationRequest, ConfirmationRequest, Decision, DecisionSource,
-    Message, QueryId, RequestId, Role, SessionTurn, TaskBudget, TaskCancelled, TaskId,
-    TaskSubmitted,
+    ApprovalScope, AuditQuery, AuditReport, ClarificationRequest, ConfirmationRequest, Decision,
+    DecisionSource, Message, QueryId, RequestId, Role, SessionTurn, TaskBudget, TaskCancelled,
+    TaskId, TaskSubmitted,
 };
 use crate::ggs::Ggs;
 use crate::llm::{Llm, LlmError, TaskUsage};
+use crate::mcp::{McpHub, McpServerStatus};
 use crate::memory::{Memory, MemoryError, MemoryOperator, MemoryRole};
 use crate::retention::{self, Limits};
 use crate::roles::agent_validator::AgentValidator;
@@ -42,6 +43,7 @@ use crate::roles::meta_validator::MetaValidator;
 use crate::roles::perceiver::Perceiver;
 use crate::roles::planner::Planner;
 use crate::tasklog::{self, TaskLogDir, TaskLogHandle, TaskLogWriter};
+use crate::tools::Toolbox;
 
 /// How long an answer may wait for the desk to register a request the caller already saw
 /// on a tap (the tap and the user inbox receive the same publish).
@@ -101,6 +103,7 @@ pub struct Runtime {
     operator: MemoryOperator,
     tasklog: TaskLogHandle,
     audit: AuditHistory,
+    mcp: McpHub,
     roles: std::sync::Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -133,6 +136,9 @@ impl Runtime {
         let perceiver = Perceiver::new(&config, &bus, &llm, cancellations.clone())?;
         let planner = Planner::new(&config, &bus, &llm, clock.clone(), cancellations.clone())?;
         let dispatcher = Dispatcher::new(&bus, cancellations.clone());
+        // MCP servers join R3's chain after the built-in tools; one that does not
+        // connect is reported in `mcp_status` and left out.
+        let mcp = McpHub::connect(&config).await;
         let executor = Executor::new(
             config.clone(),
             &bus,
@@ -140,7 +146,8 @@ impl Runtime {
             cancellations.clone(),
             clock.clone(),
             dispatcher.completions(),
-        )?;
+        )?
+        .with_toolbox(Toolbox::standard().extended(mcp.tools()));
         let agent_validator =
             AgentValidator::new(&config, &bus, &llm, cancellations.clone(), clock.clone());
         let meta_validator =
@@ -191,6 +198,7 @@ impl Runtime {
             memory,
             operator,
             tasklog,
+            mcp,
             roles: std::sync::Mutex::new(roles),
         })
     }
@@ -285,14 +293,32 @@ impl Runtime {
         Ok(self.desk.end_task(task, TaskEnd::Cancelled))
     }
 
-    /// Answers a Law 1 request from the user.
+    /// Answers a Law 1 request from the user, for this call only.
     pub async fn answer_confirmation(
         &self,
         request_id: RequestId,
         decision: Decision,
     ) -> Result<(), RuntimeError> {
+        self.answer_confirmation_scoped(request_id, decision, ApprovalScope::Once)
+            .await
+    }
+
+    /// Answers a Law 1 request from the user; an approval reaches as far as `scope`
+    /// when the request offered it (else this call only).
+    pub async fn answer_confirmation_scoped(
+        &self,
+        request_id: RequestId,
+        decision: Decision,
+        scope: ApprovalScope,
+    ) -> Result<(), RuntimeError> {
         self.desk
-            .answer_confirmation(request_id, decision, DecisionSource::User, ANSWER_GRACE)
+            .answer_confirmation(
+                request_id,
+                decision,
+                DecisionSource::User,
+                scope,
+                ANSWER_GRACE,
+            )
             .await?;
         Ok(())
     }
@@ -304,6 +330,7 @@ impl Runtime {
                 request_id,
                 Decision::Deny,
                 DecisionSource::NonInteractive,
+                ApprovalScope::Once,
                 ANSWER_GRACE,
             )
             .await?;
@@ -355,6 +382,11 @@ impl Runtime {
     /// Memory itself (potentials, Dreamer status).
     pub fn memory_store(&self) -> &Memory {
         &self.memory
+    }
+
+    /// Every configured MCP server: connected or why not, with the tools it offers.
+    pub fn mcp_status(&self) -> Vec<McpServerStatus> {
+        self.mcp.status()
     }
 
     pub fn audit_history(&self) -> &AuditHistory {
@@ -415,6 +447,7 @@ impl Runtime {
         if drained.is_err() {
             tracing::warn!("some roles did not stop within {SHUTDOWN_GRACE:?}");
         }
+        self.mcp.close().await;
         let _ = self.tasklog.close().await;
         if let Err(e) = self.memory.close().await {
             tracing::warn!(error = %e, "memory did not close cleanly");

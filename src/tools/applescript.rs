@@ -1,6 +1,7 @@
 //! `applescript`: controls macOS apps through `osascript` (the script goes in on stdin).
 //! Elsewhere it is an explicit environmental failure, never a silent no-op.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -15,10 +16,12 @@ use super::{
 pub struct AppleScript;
 
 const PARAMS: &[Param] = &[Param {
-    name: "script",
-    kind: "string",
+    name: Cow::Borrowed("script"),
+    kind: Cow::Borrowed("string"),
     required: true,
-    about: "AppleScript source, e.g. tell application \"Calendar\" to get name of every calendar",
+    about: Cow::Borrowed(
+        "AppleScript source, e.g. tell application \"Calendar\" to get name of every calendar",
+    ),
 }];
 
 /// Off macOS, the explicit environmental failure the model and R4a can read.
@@ -68,10 +71,12 @@ pub(super) async fn run_app_program(
 impl Tool for AppleScript {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::Applescript.as_str(),
+            name: Cow::Borrowed(ToolName::Applescript.as_str()),
             priority: 4,
-            summary: "Control macOS apps (Mail, Calendar, Reminders, Music, Finder…) with AppleScript.",
-            params: PARAMS,
+            summary: Cow::Borrowed(
+                "Control macOS apps (Mail, Calendar, Reminders, Music, Finder…) with AppleScript.",
+            ),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
@@ -79,7 +84,7 @@ impl Tool for AppleScript {
         let script = super::str_param(input, "script")?;
         require_macos("applescript")?;
         Ok(Prepared {
-            tool: "applescript",
+            tool: Cow::Borrowed("applescript"),
             input: json!({ "script": script }),
             target: super::first_line(script),
             action: Some(Law1Action::AppleScript(script.to_string())),

@@ -3,6 +3,7 @@
 //! version dropped them and `**/*.go` matched nothing (digest #15, #32). A pattern
 //! without a `/` matches file names at any depth.
 
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -19,16 +20,18 @@ pub struct Glob;
 
 const PARAMS: &[Param] = &[
     Param {
-        name: "pattern",
-        kind: "string",
+        name: Cow::Borrowed("pattern"),
+        kind: Cow::Borrowed("string"),
         required: true,
-        about: "e.g. \"*.md\" (any depth), \"src/**/*.rs\", \"~/Documents/*.pdf\"",
+        about: Cow::Borrowed("e.g. \"*.md\" (any depth), \"src/**/*.rs\", \"~/Documents/*.pdf\""),
     },
     Param {
-        name: "root",
-        kind: "string",
+        name: Cow::Borrowed("root"),
+        kind: Cow::Borrowed("string"),
         required: false,
-        about: "folder to search from (default: the sub-task's folder, else the workspace); ignored for absolute patterns",
+        about: Cow::Borrowed(
+            "folder to search from (default: the sub-task's folder, else the workspace); ignored for absolute patterns",
+        ),
     },
 ];
 
@@ -122,10 +125,10 @@ fn matcher(pattern: &str) -> Result<GlobMatcher, ToolError> {
 impl Tool for Glob {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::Glob.as_str(),
+            name: Cow::Borrowed(ToolName::Glob.as_str()),
             priority: 2,
-            summary: "File search by name pattern, recursive under a folder.",
-            params: PARAMS,
+            summary: Cow::Borrowed("File search by name pattern, recursive under a folder."),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
@@ -135,7 +138,7 @@ impl Tool for Glob {
         let p = plan(pattern, root, ctx)?;
         matcher(&p.pattern)?;
         Ok(Prepared {
-            tool: "glob",
+            tool: Cow::Borrowed("glob"),
             input: json!({ "pattern": pattern.trim(), "root": p.root.to_string_lossy() }),
             target: pattern.trim().to_string(),
             action: None,

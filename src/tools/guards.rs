@@ -462,6 +462,8 @@ fn redirect_plan(args: &[String], home: &Path) -> Option<(String, PathBuf, Optio
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
 
     #[test]
@@ -526,7 +528,7 @@ mod tests {
     #[test]
     fn a_blocked_target_matches_as_a_whole_token_or_a_parent_folder() {
         let p = Prepared {
-            tool: "shell",
+            tool: Cow::Borrowed("shell"),
             input: serde_json::json!({"command": "ls ~/Downloads/movies"}),
             target: "ls ~/Downloads/movies".into(),
             action: None,
@@ -544,7 +546,7 @@ mod tests {
     #[test]
     fn the_apps_own_data_directory_is_off_limits_in_any_spelling() {
         let call = |command: &str| Prepared {
-            tool: "shell",
+            tool: Cow::Borrowed("shell"),
             input: serde_json::json!({ "command": command }),
             target: command.into(),
             action: None,

@@ -3,6 +3,7 @@
 //! index may be stale), walks the home folder within `tools.walk_limit_entries`. Every
 //! path answers with the same shape: one existing absolute path per line.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -47,22 +48,24 @@ impl Mdfind {
 
 const PARAMS: &[Param] = &[
     Param {
-        name: "query",
-        kind: "string",
+        name: Cow::Borrowed("query"),
+        kind: Cow::Borrowed("string"),
         required: true,
-        about: "a file name or part of one; * and ? work as wildcards (e.g. \"*.pdf\", \"invoice\")",
+        about: Cow::Borrowed(
+            "a file name or part of one; * and ? work as wildcards (e.g. \"*.pdf\", \"invoice\")",
+        ),
     },
     Param {
-        name: "onlyin",
-        kind: "string",
+        name: Cow::Borrowed("onlyin"),
+        kind: Cow::Borrowed("string"),
         required: false,
-        about: "folder to search in (default: the home folder)",
+        about: Cow::Borrowed("folder to search in (default: the home folder)"),
     },
     Param {
-        name: "type",
-        kind: "string",
+        name: Cow::Borrowed("type"),
+        kind: Cow::Borrowed("string"),
         required: false,
-        about: "\"f\" for files only, \"d\" for folders only",
+        about: Cow::Borrowed("\"f\" for files only, \"d\" for folders only"),
     },
 ];
 
@@ -191,10 +194,12 @@ fn render(search: &Search, mut found: Vec<PathBuf>, source: &str) -> String {
 impl Tool for Mdfind {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::Mdfind.as_str(),
+            name: Cow::Borrowed(ToolName::Mdfind.as_str()),
             priority: 1,
-            summary: "Personal file search by name (Spotlight on macOS, the file index elsewhere). Always use it for files outside the project.",
-            params: PARAMS,
+            summary: Cow::Borrowed(
+                "Personal file search by name (Spotlight on macOS, the file index elsewhere). Always use it for files outside the project.",
+            ),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
@@ -208,7 +213,7 @@ impl Tool for Mdfind {
             executed["redirected_from"] = orig.clone();
         }
         Ok(Prepared {
-            tool: "mdfind",
+            tool: Cow::Borrowed("mdfind"),
             input: executed,
             target: s.query,
             action: None,

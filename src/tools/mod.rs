@@ -32,6 +32,7 @@ pub mod trash;
 mod walk;
 mod write_file;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::future::Future;
@@ -46,6 +47,7 @@ pub use applescript::AppleScript;
 pub use glob::Glob;
 pub use mdfind::{Locate, Mdfind};
 pub use name::ToolName;
+pub(crate) use process::scrub_env;
 pub use read_file::ReadFile;
 pub use search::Search;
 pub use shell::Shell;
@@ -56,11 +58,12 @@ use crate::config::Config;
 use crate::config::SandboxSetting;
 use crate::contracts::PathEffect;
 use crate::contracts::{
-    Decision, DecisionSource, EVIDENCE_HEAD_CHARS, Role, SubTaskId, TaskId, ToolCallEvent,
-    ToolCallRecord, ToolCallStatus, first_chars,
+    ApprovalScope, Decision, DecisionSource, EVIDENCE_HEAD_CHARS, Role, SubTaskId, TaskId,
+    ToolCallEvent, ToolCallRecord, ToolCallStatus, first_chars,
 };
 use crate::laws::broker::{ConfirmationBroker, GatedAction};
 use crate::laws::classify::{self, Action, Assessment, FsView, Scope, Verdict};
+use crate::laws::mcp::McpGate;
 
 /// Why a tool could not do its work. Reported to the model and R4a as an `error`
 /// record; never ends the task.
@@ -161,37 +164,56 @@ pub struct ToolResult {
     pub for_model: String,
 }
 
+/// Text of a spec: fixed for the built-in tools, owned for tools learned at run time
+/// (an MCP server's).
+pub type SpecText = Cow<'static, str>;
+
 /// One parameter of a tool, for the executor's prompt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
-    pub name: &'static str,
-    pub kind: &'static str,
+    pub name: SpecText,
+    /// A JSON Schema type: `string`, `integer`, `number`, `boolean`, `array`, `object`.
+    pub kind: SpecText,
     pub required: bool,
-    pub about: &'static str,
+    pub about: SpecText,
 }
 
 /// A tool as the model is told about it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolSpec {
-    pub name: &'static str,
-    /// Position in the seed's priority chain (1 = try first).
+    pub name: SpecText,
+    /// Position in the chain (1 = try first); the built-in tools take 1–8 (the seed's
+    /// order), MCP tools come after them.
     pub priority: u8,
-    pub summary: &'static str,
-    pub params: &'static [Param],
+    pub summary: SpecText,
+    pub params: Cow<'static, [Param]>,
+}
+
+impl ToolSpec {
+    /// Whether the tool is one of the built-in chain (not learned from an MCP server).
+    pub fn is_built_in(&self) -> bool {
+        ToolName::parse(&self.name).is_some()
+    }
 }
 
 /// A Law 1 action a prepared call would take.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Law1Action {
     Shell(String),
-    WriteFile { path: PathBuf, append: bool },
+    WriteFile {
+        path: PathBuf,
+        append: bool,
+    },
     AppleScript(String),
     Shortcut(String),
+    /// A call of a tool of an MCP server, with what Law 1 knows of that tool.
+    Mcp(McpGate),
 }
 
 impl Law1Action {
-    fn as_action(&self) -> Action<'_> {
-        match self {
+    /// The assessment of the action: the classifier's, or the MCP gate rule's.
+    fn assess(&self, scope: &Scope<'_>) -> Assessment {
+        let action = match self {
             Law1Action::Shell(c) => Action::Shell(c),
             Law1Action::WriteFile { path, append } => Action::WriteFile {
                 path,
@@ -199,7 +221,9 @@ impl Law1Action {
             },
             Law1Action::AppleScript(s) => Action::AppleScript(s),
             Law1Action::Shortcut(n) => Action::Shortcut { name: n },
-        }
+            Law1Action::Mcp(gate) => return gate.assess(),
+        };
+        classify::classify(&action, scope)
     }
 
     /// The exact action, as shown in the confirmation dialog.
@@ -212,6 +236,7 @@ impl Law1Action {
                 path.display()
             ),
             Law1Action::Shortcut(n) => format!("shortcuts run \"{n}\""),
+            Law1Action::Mcp(gate) => gate.call.clone(),
         }
     }
 }
@@ -221,7 +246,7 @@ impl Law1Action {
 pub struct Prepared {
     /// The tool that runs (the personal-path `find` redirect turns `shell` into
     /// `mdfind`).
-    pub tool: &'static str,
+    pub tool: SpecText,
     /// The parameters as executed, a JSON object.
     pub input: Value,
     /// The primary target: path, query or command.
@@ -500,7 +525,7 @@ pub(crate) fn opt_str_param<'a>(
 /// The tools of the executor, by name.
 #[derive(Clone)]
 pub struct Toolbox {
-    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    tools: BTreeMap<SpecText, Arc<dyn Tool>>,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -537,17 +562,36 @@ impl Toolbox {
         }
     }
 
+    /// This toolbox with `more` tools after its own. A tool whose name is taken already
+    /// is left out (a built-in tool is never replaced).
+    pub fn extended(mut self, more: Vec<Arc<dyn Tool>>) -> Self {
+        for tool in more {
+            let name = tool.spec().name;
+            if self.tools.contains_key(&name) {
+                tracing::warn!(%name, "a tool of that name exists; the second one is left out");
+                continue;
+            }
+            self.tools.insert(name, tool);
+        }
+        self
+    }
+
     /// Specs in priority order, for the executor's prompt.
     pub fn specs(&self) -> Vec<ToolSpec> {
         let mut specs: Vec<ToolSpec> = self.tools.values().map(|t| t.spec()).collect();
-        specs.sort_by_key(|s| (s.priority, s.name));
+        specs.sort_by(|a, b| (a.priority, &a.name).cmp(&(b.priority, &b.name)));
         specs
     }
 
     /// Runs one call through every guard. Never fails: the outcome is data.
     pub async fn call(&self, ctx: &ToolContext, tool: &str, input: Value) -> ToolResult {
         let started = tokio::time::Instant::now();
-        let (prepared, outcome, confirmation) = self.decide_and_run(ctx, tool, &input).await;
+        let Decided {
+            prepared,
+            outcome,
+            confirmation,
+            granted,
+        } = self.decide_and_run(ctx, tool, &input).await;
         let (record_tool, record_input, target, note) = match &prepared {
             Some(p) => (
                 p.tool.to_string(),
@@ -580,6 +624,9 @@ impl Toolbox {
         if let Some(note) = &note {
             let _ = writeln!(for_model, "({note})");
         }
+        if let Some(scope) = granted {
+            let _ = writeln!(for_model, "({})", granted_note(scope));
+        }
         match &outcome {
             ToolOutcome::Ok { output } => for_model.push_str(&guards::head_tail(output, limit)),
             ToolOutcome::Error { message, output } => {
@@ -604,6 +651,7 @@ impl Toolbox {
                 subtask_id: ctx.subtask_id,
                 attempt: ctx.attempt,
                 record: record.clone(),
+                granted,
             },
         );
         ToolResult {
@@ -613,80 +661,82 @@ impl Toolbox {
         }
     }
 
-    async fn decide_and_run(
-        &self,
-        ctx: &ToolContext,
-        tool: &str,
-        input: &Value,
-    ) -> (Option<Prepared>, ToolOutcome, Option<Decision>) {
+    async fn decide_and_run(&self, ctx: &ToolContext, tool: &str, input: &Value) -> Decided {
         let refuse = |reason: String| ToolOutcome::Refused { reason };
         if ctx.cancel.is_cancelled() {
-            return (
+            return Decided::early(
                 None,
                 refuse("Refused: the task was cancelled; nothing starts after a cancel.".into()),
-                None,
             );
         }
         let Some(first) = self.tools.get(tool) else {
-            let names: Vec<&str> = self.tools.keys().copied().collect();
-            return (
+            let names: Vec<&str> = self.tools.keys().map(AsRef::as_ref).collect();
+            return Decided::early(
                 None,
                 refuse(format!(
                     "Refused: there is no tool `{tool}`. Available tools: {}.",
                     names.join(", ")
                 )),
-                None,
             );
         };
         if let Some(reason) = guards::blocked_tool(tool, &ctx.blocked_tools) {
-            return (None, refuse(reason), None);
+            return Decided::early(None, refuse(reason));
         }
         if !input.is_object() {
             let err = ToolError::InvalidInput("the parameters must be a JSON object".into());
-            return (None, error_outcome(&err), None);
+            return Decided::early(None, error_outcome(&err));
         }
         let prepared = match first.prepare(input, ctx) {
             Ok(p) => p,
-            Err(err) => return (None, error_outcome(&err), None),
+            Err(err) => return Decided::early(None, error_outcome(&err)),
         };
-        if let Some(reason) = guards::blocked_tool(prepared.tool, &ctx.blocked_tools) {
-            return (Some(prepared), refuse(reason), None);
+        if let Some(reason) = guards::blocked_tool(&prepared.tool, &ctx.blocked_tools) {
+            return Decided::early(Some(prepared), refuse(reason));
         }
         if let Some(reason) =
             guards::blocked_target(&prepared, &ctx.blocked_targets, &ctx.config.home)
         {
-            return (Some(prepared), refuse(reason), None);
+            return Decided::early(Some(prepared), refuse(reason));
         }
         if let Some(reason) = guards::app_data(&prepared, &ctx.config.data_dir, &ctx.config.home) {
-            return (Some(prepared), refuse(reason), None);
+            return Decided::early(Some(prepared), refuse(reason));
         }
-        if let Some((n, earlier)) = ctx.history.identical(prepared.tool, &prepared.input) {
-            return (
+        if let Some((n, earlier)) = ctx.history.identical(&prepared.tool, &prepared.input) {
+            return Decided::early(
                 Some(prepared),
                 refuse(guards::duplicate_message(n, &earlier)),
-                None,
             );
         }
-        let Some(runner) = self.tools.get(prepared.tool).cloned() else {
+        let Some(runner) = self.tools.get(&prepared.tool).cloned() else {
             let err = ToolError::Failed(format!(
                 "the rewritten call needs the tool `{}`, which is not available",
                 prepared.tool
             ));
-            return (Some(prepared), error_outcome(&err), None);
+            return Decided::early(Some(prepared), error_outcome(&err));
         };
 
         let mut prepared = prepared;
-        let (confirmation, trash_instead) =
+        let (confirmation, granted, trash_instead) =
             match self.law1_gate(ctx, tool, &mut prepared, &runner).await {
-                Gate::Run { confirmation } => (confirmation, None),
+                Gate::Run {
+                    confirmation,
+                    granted,
+                } => (confirmation, granted, None),
                 Gate::Trash {
                     paths,
                     confirmation,
-                } => (confirmation, Some(paths)),
+                } => (confirmation, None, Some(paths)),
                 Gate::Stop {
                     outcome,
                     confirmation,
-                } => return (Some(prepared), outcome, confirmation),
+                } => {
+                    return Decided {
+                        prepared: Some(prepared),
+                        outcome,
+                        confirmation,
+                        granted: None,
+                    };
+                }
             };
 
         let run = async {
@@ -727,14 +777,21 @@ impl Toolbox {
             }
             Err(err) => error_outcome(&err),
         };
-        (Some(prepared), outcome, confirmation)
+        Decided {
+            prepared: Some(prepared),
+            outcome,
+            confirmation,
+            granted,
+        }
     }
 
     /// Law 1 for one prepared call: classify it, then run it as it is (proven
     /// reversible), run it in the sandbox (unproven, or proven where there is one), or
     /// ask the user (irreversible, unproven with no sandbox, a memory Caution tool, or a
-    /// request to run outside the sandbox). A denial by the user is final for the task:
-    /// the same effect is refused again without asking.
+    /// request to run outside the sandbox, an MCP tool not declared read-only). An
+    /// earlier approval for the rest of the task, or a standing grant of an MCP tool,
+    /// approves without asking. A denial by the user is final for the task: the same
+    /// effect is refused again without asking, before any grant is consulted.
     async fn law1_gate(
         &self,
         ctx: &ToolContext,
@@ -746,16 +803,13 @@ impl Toolbox {
             .action
             .as_ref()
             .map_or_else(Assessment::reversible, |a| {
-                classify::classify(
-                    &a.as_action(),
-                    &Scope {
-                        cwd: &ctx.config.workspace,
-                        home: &ctx.config.home,
-                        fs: &RealFs,
-                    },
-                )
+                a.assess(&Scope {
+                    cwd: &ctx.config.workspace,
+                    home: &ctx.config.home,
+                    fs: &RealFs,
+                })
             });
-        let caution = guards::caution_tool(tool, prepared.tool, &ctx.confirm_tools);
+        let caution = guards::caution_tool(tool, &prepared.tool, &ctx.confirm_tools);
         // Running outside the sandbox is asked for only after the sandbox refused this
         // very command in the task: a model that sets the flag up front (small models
         // fill every optional field) runs inside it, which keeps everything just as safe
@@ -789,7 +843,10 @@ impl Toolbox {
                     network: assessment.network_read(),
                 });
             }
-            return Gate::Run { confirmation: None };
+            return Gate::Run {
+                confirmation: None,
+                granted: None,
+            };
         }
 
         let command = prepared
@@ -804,10 +861,13 @@ impl Toolbox {
         let mut request = ctx.broker.request_for(GatedAction {
             task_id: &ctx.task_id,
             subtask_id: Some(ctx.subtask_id),
-            tool: prepared.tool,
+            tool: &prepared.tool,
             command: &command,
             assessment: &assessment,
         });
+        if let Some(Law1Action::Mcp(gate)) = &prepared.action {
+            ctx.broker.offer_always(&mut request, gate.subject());
+        }
         let mut lines: Vec<String> = Vec::new();
         if !request.description.is_empty() {
             lines.push(request.description.clone());
@@ -880,7 +940,10 @@ impl Toolbox {
         match answer.decision {
             Decision::Approve => {
                 prepared.approved = true;
-                Gate::Run { confirmation }
+                Gate::Run {
+                    confirmation,
+                    granted: answer.granted,
+                }
             }
             // The broker only passes Trash through where it was offered; the check is
             // repeated here so that no path ever runs the command.
@@ -917,7 +980,11 @@ impl Toolbox {
 /// What the Law 1 gate decided for a call.
 enum Gate {
     /// Run the prepared call (in the sandbox when `Prepared::sandbox` is set).
-    Run { confirmation: Option<Decision> },
+    Run {
+        confirmation: Option<Decision>,
+        /// The wider approval that let it run without asking, if one did.
+        granted: Option<ApprovalScope>,
+    },
     /// Move these paths to the Trash instead of running the command.
     Trash {
         paths: Vec<PathBuf>,
@@ -928,6 +995,40 @@ enum Gate {
         outcome: ToolOutcome,
         confirmation: Option<Decision>,
     },
+}
+
+/// What the guards and the Law 1 gate decided about one call, and how it ended.
+struct Decided {
+    prepared: Option<Prepared>,
+    outcome: ToolOutcome,
+    /// The Law 1 decision, when the gate fired.
+    confirmation: Option<Decision>,
+    /// The wider approval that let the call run without asking, if one did.
+    granted: Option<ApprovalScope>,
+}
+
+impl Decided {
+    /// Ended before the Law 1 gate (refused, invalid, unknown).
+    fn early(prepared: Option<Prepared>, outcome: ToolOutcome) -> Self {
+        Self {
+            prepared,
+            outcome,
+            confirmation: None,
+            granted: None,
+        }
+    }
+}
+
+/// Said to the model when a standing approval let a call run without asking.
+fn granted_note(scope: ApprovalScope) -> &'static str {
+    match scope {
+        ApprovalScope::Always => {
+            "the user always allows this tool of this server, so it ran without asking"
+        }
+        ApprovalScope::Task | ApprovalScope::Once => {
+            "the user approved this exact action earlier in this task, so it ran without asking"
+        }
+    }
 }
 
 /// The classifier's verb for a verb the sandbox reports, so both sign the same effect.

@@ -87,7 +87,8 @@ mod tests {
 
     #[test]
     fn the_standard_toolbox_registers_exactly_the_chain_in_order() {
-        let names: Vec<&str> = Toolbox::standard().specs().iter().map(|s| s.name).collect();
+        let specs = Toolbox::standard().specs();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_ref()).collect();
         let chain: Vec<&str> = ToolName::CHAIN.iter().map(|t| t.as_str()).collect();
         assert_eq!(names, chain);
     }

@@ -1,6 +1,8 @@
 //! `read_file`: one file's text, capped at `tools.read_limit_bytes`. A binary file is
 //! named as binary (size and kind), never dumped.
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 use std::io::Read;
 use std::path::Path;
@@ -38,10 +40,10 @@ fn read_head(path: &Path, limit: u64) -> Result<(u64, Vec<u8>), ToolError> {
 pub struct ReadFile;
 
 const PARAMS: &[Param] = &[Param {
-    name: "path",
-    kind: "string",
+    name: Cow::Borrowed("path"),
+    kind: Cow::Borrowed("string"),
     required: true,
-    about: "absolute, ~/…, or relative to the sub-task's folder",
+    about: Cow::Borrowed("absolute, ~/…, or relative to the sub-task's folder"),
 }];
 
 /// A readable name for common binary formats, from their first bytes.
@@ -75,10 +77,12 @@ fn binary_kind(head: &[u8]) -> &'static str {
 impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::ReadFile.as_str(),
+            name: Cow::Borrowed(ToolName::ReadFile.as_str()),
             priority: 3,
-            summary: "Read one text file (large files are cut; binary files are only described).",
-            params: PARAMS,
+            summary: Cow::Borrowed(
+                "Read one text file (large files are cut; binary files are only described).",
+            ),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
@@ -86,7 +90,7 @@ impl Tool for ReadFile {
         let path = ctx.resolve_read_path(super::str_param(input, "path")?);
         let shown = path.to_string_lossy().into_owned();
         Ok(Prepared {
-            tool: "read_file",
+            tool: Cow::Borrowed("read_file"),
             input: json!({ "path": shown }),
             target: shown,
             action: None,

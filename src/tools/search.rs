@@ -2,6 +2,7 @@
 //! tests point it at a local server). A timeout, a network failure or a CAPTCHA page is
 //! an explicit "search unavailable — do not guess" error, never an empty success.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -51,10 +52,10 @@ impl Search {
 }
 
 const PARAMS: &[Param] = &[Param {
-    name: "query",
-    kind: "string",
+    name: Cow::Borrowed("query"),
+    kind: Cow::Borrowed("string"),
     required: true,
-    about: "what to search the web for",
+    about: Cow::Borrowed("what to search the web for"),
 }];
 
 /// One search hit.
@@ -142,17 +143,19 @@ fn is_challenge(html: &str) -> bool {
 impl Tool for Search {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::Search.as_str(),
+            name: Cow::Borrowed(ToolName::Search.as_str()),
             priority: 8,
-            summary: "Web search (DuckDuckGo). Returns the top results as title, snippet, URL.",
-            params: PARAMS,
+            summary: Cow::Borrowed(
+                "Web search (DuckDuckGo). Returns the top results as title, snippet, URL.",
+            ),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
     fn prepare(&self, input: &Value, _ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let query = super::str_param(input, "query")?.trim();
         Ok(Prepared {
-            tool: "search",
+            tool: Cow::Borrowed("search"),
             input: json!({ "query": query }),
             target: query.to_string(),
             action: None,

@@ -4,6 +4,7 @@
 //! the call, it runs inside the OS sandbox (`sandbox`), whose refusals come back as
 //! [`ToolError::SandboxRefused`]; `"unsandboxed": true` asks the user to run it outside.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -86,22 +87,24 @@ pub(super) fn unsandboxed(input: &Value) -> bool {
 
 const PARAMS: &[Param] = &[
     Param {
-        name: "command",
-        kind: "string",
+        name: Cow::Borrowed("command"),
+        kind: Cow::Borrowed("string"),
         required: true,
-        about: "a bash command line; runs in the workspace folder",
+        about: Cow::Borrowed("a bash command line; runs in the workspace folder"),
     },
     Param {
-        name: "timeout_secs",
-        kind: "integer",
+        name: Cow::Borrowed("timeout_secs"),
+        kind: Cow::Borrowed("integer"),
         required: false,
-        about: "seconds before the command is stopped; leave it out for the default",
+        about: Cow::Borrowed("seconds before the command is stopped; leave it out for the default"),
     },
     Param {
-        name: "unsandboxed",
-        kind: "boolean",
+        name: Cow::Borrowed("unsandboxed"),
+        kind: Cow::Borrowed("boolean"),
         required: false,
-        about: "true only to rerun a command the sandbox refused; the user is asked first",
+        about: Cow::Borrowed(
+            "true only to rerun a command the sandbox refused; the user is asked first",
+        ),
     },
 ];
 
@@ -120,10 +123,12 @@ fn timeout_of(input: &Value, ctx: &ToolContext) -> Result<u64, ToolError> {
 impl Tool for Shell {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::Shell.as_str(),
+            name: Cow::Borrowed(ToolName::Shell.as_str()),
             priority: 7,
-            summary: "General bash for counting, aggregation or anything the tools above do not cover. Never use find on personal folders (use mdfind).",
-            params: PARAMS,
+            summary: Cow::Borrowed(
+                "General bash for counting, aggregation or anything the tools above do not cover. Never use find on personal folders (use mdfind).",
+            ),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
@@ -156,7 +161,7 @@ impl Tool for Shell {
         };
         match guards::rewrite_find(command, &ctx.config.home) {
             FindRewrite::Unchanged => Ok(Prepared {
-                tool: "shell",
+                tool: Cow::Borrowed("shell"),
                 input: with_timeout(command),
                 target: command.to_string(),
                 action: Some(Law1Action::Shell(command.to_string())),
@@ -165,7 +170,7 @@ impl Tool for Shell {
                 sandbox: None,
             }),
             FindRewrite::Stripped(stripped) => Ok(Prepared {
-                tool: "shell",
+                tool: Cow::Borrowed("shell"),
                 input: with_timeout(&stripped),
                 target: stripped.clone(),
                 action: Some(Law1Action::Shell(stripped)),
@@ -188,7 +193,7 @@ impl Tool for Shell {
                     input["type"] = json!(k.to_string());
                 }
                 Ok(Prepared {
-                    tool: "mdfind",
+                    tool: Cow::Borrowed("mdfind"),
                     input,
                     target: query,
                     action: None,

@@ -1,6 +1,8 @@
 //! `shortcuts`: runs a named Shortcut (`shortcuts run NAME`). macOS only; elsewhere an
 //! explicit environmental failure.
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use super::applescript::{require_macos, run_app_program};
@@ -14,26 +16,26 @@ pub struct Shortcuts;
 
 const PARAMS: &[Param] = &[
     Param {
-        name: "name",
-        kind: "string",
+        name: Cow::Borrowed("name"),
+        kind: Cow::Borrowed("string"),
         required: true,
-        about: "the Shortcut's name exactly as in the Shortcuts app",
+        about: Cow::Borrowed("the Shortcut's name exactly as in the Shortcuts app"),
     },
     Param {
-        name: "input",
-        kind: "string",
+        name: Cow::Borrowed("input"),
+        kind: Cow::Borrowed("string"),
         required: false,
-        about: "a file path to pass as the Shortcut's input",
+        about: Cow::Borrowed("a file path to pass as the Shortcut's input"),
     },
 ];
 
 impl Tool for Shortcuts {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::Shortcuts.as_str(),
+            name: Cow::Borrowed(ToolName::Shortcuts.as_str()),
             priority: 5,
-            summary: "Run a named Apple Shortcut (iCloud-synced).",
-            params: PARAMS,
+            summary: Cow::Borrowed("Run a named Apple Shortcut (iCloud-synced)."),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
@@ -46,7 +48,7 @@ impl Tool for Shortcuts {
             executed["input"] = json!(ctx.resolve_path(f).to_string_lossy());
         }
         Ok(Prepared {
-            tool: "shortcuts",
+            tool: Cow::Borrowed("shortcuts"),
             input: executed,
             target: name.to_string(),
             action: Some(Law1Action::Shortcut(name.to_string())),

@@ -2,6 +2,7 @@
 //! (the Go version polluted repositories, digest #70); `~` is home. Creating a file is
 //! reversible; overwriting an existing one is gated by Law 1 before `run` is reached.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -17,22 +18,22 @@ pub struct WriteFile;
 
 const PARAMS: &[Param] = &[
     Param {
-        name: "path",
-        kind: "string",
+        name: Cow::Borrowed("path"),
+        kind: Cow::Borrowed("string"),
         required: true,
-        about: "file name (saved in the workspace), ~/…, or an absolute path",
+        about: Cow::Borrowed("file name (saved in the workspace), ~/…, or an absolute path"),
     },
     Param {
-        name: "content",
-        kind: "string",
+        name: Cow::Borrowed("content"),
+        kind: Cow::Borrowed("string"),
         required: true,
-        about: "the text to write",
+        about: Cow::Borrowed("the text to write"),
     },
     Param {
-        name: "append",
-        kind: "boolean",
+        name: Cow::Borrowed("append"),
+        kind: Cow::Borrowed("boolean"),
         required: false,
-        about: "add to the end instead of creating/replacing (default false)",
+        about: Cow::Borrowed("add to the end instead of creating/replacing (default false)"),
     },
 ];
 
@@ -71,10 +72,12 @@ fn temp_sibling(path: &Path) -> PathBuf {
 impl Tool for WriteFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: ToolName::WriteFile.as_str(),
+            name: Cow::Borrowed(ToolName::WriteFile.as_str()),
             priority: 3,
-            summary: "Write generated text to a file; bare names go to the workspace folder. Replacing an existing file asks the user.",
-            params: PARAMS,
+            summary: Cow::Borrowed(
+                "Write generated text to a file; bare names go to the workspace folder. Replacing an existing file asks the user.",
+            ),
+            params: Cow::Borrowed(PARAMS),
         }
     }
 
@@ -94,7 +97,7 @@ impl Tool for WriteFile {
             executed["append"] = json!(true);
         }
         Ok(Prepared {
-            tool: "write_file",
+            tool: Cow::Borrowed("write_file"),
             input: executed,
             target: shown,
             action: Some(Law1Action::WriteFile { path, append }),

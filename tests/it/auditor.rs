@@ -343,6 +343,8 @@ fn confirmation(task: &TaskId, expires_at: DateTime<Utc>) -> ConfirmationRequest
         reversible_alternative: Some("move to Trash".into()),
         can_trash: true,
         expires_at,
+        scopes: vec![artoo::contracts::ApprovalScope::Once],
+        grant: None,
     }
 }
 
@@ -493,6 +495,7 @@ impl Rig {
                     subtask_id: sub.subtask_id,
                     attempt: 1,
                     record: record(true),
+                    granted: None,
                 },
             );
             if i == 1 {
@@ -610,6 +613,7 @@ impl Rig {
                     task_id: task.clone(),
                     decision: Decision::Approve,
                     source: DecisionSource::User,
+                    scope: artoo::contracts::ApprovalScope::Once,
                 },
             );
             summary = format!("{LAW1_PREFIX} {summary}; old.mp4 deleted as you approved");
@@ -1162,6 +1166,7 @@ async fn success_claimed_above_delta_or_a_hidden_law1_gate_violates_law0() {
             task_id: hidden_gate.clone(),
             decision: Decision::Deny,
             source: DecisionSource::User,
+            scope: artoo::contracts::ApprovalScope::Once,
         },
     );
     r.r7.publish(
@@ -1270,6 +1275,7 @@ async fn an_approval_not_given_by_the_user_violates_law1() {
             task_id: task.clone(),
             decision: Decision::Approve,
             source: DecisionSource::Timeout,
+            scope: artoo::contracts::ApprovalScope::Once,
         },
     );
     let late = confirmation(&task, rig.now() + chrono::Duration::seconds(60));
@@ -1282,6 +1288,7 @@ async fn an_approval_not_given_by_the_user_violates_law1() {
             task_id: task.clone(),
             decision: Decision::Trash,
             source: DecisionSource::User,
+            scope: artoo::contracts::ApprovalScope::Once,
         },
     );
     let report = rig.query().await;

@@ -521,6 +521,8 @@ mod law1_prompt {
             reversible_alternative: can_trash.then(|| "move it to the Trash".to_string()),
             can_trash,
             expires_at: chrono::Utc::now() + chrono::Duration::seconds(120),
+            scopes: vec![artoo::contracts::ApprovalScope::Once],
+            grant: None,
         }
     }
 
@@ -532,6 +534,16 @@ mod law1_prompt {
         answers: impl BufRead + Send + 'static,
         interactive: bool,
         can_trash: bool,
+    ) -> (ConfirmationDecision, Vec<String>) {
+        ask_with(desk, answers, interactive, |task| request(task, can_trash)).await
+    }
+
+    /// [`ask`] with the request `make` builds for the running task.
+    async fn ask_with(
+        desk: &Desk,
+        answers: impl BufRead + Send + 'static,
+        interactive: bool,
+        make: impl FnOnce(artoo::contracts::TaskId) -> ConfirmationRequest,
     ) -> (ConfirmationDecision, Vec<String>) {
         let sink = Sink::lines();
         let mut console = Console {
@@ -551,7 +563,7 @@ mod law1_prompt {
             let reply = rt
                 .bus()
                 .handle(Role::Executor)
-                .request(Role::User, request(task.clone(), can_trash))
+                .request(Role::User, make(task.clone()))
                 .await
                 .expect("an answer");
             rt.cancel(&task, "the test is done").expect("known task");
@@ -590,6 +602,53 @@ mod law1_prompt {
             lines.iter().filter(|l| l.contains("Type y or n.")).count(),
             2,
             "asked again after Enter and after `maybe`: {text}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_always_allows_exactly_the_mcp_tool_the_prompt_names() {
+        use artoo::contracts::{ApprovalScope, GrantSubject};
+        let desk = desk(|_| {}).await;
+        let (decision, lines) = ask_with(&desk, Cursor::new("\nx\na\n"), true, |task| {
+            ConfirmationRequest {
+                tool: "files.write_file".into(),
+                scopes: vec![
+                    ApprovalScope::Once,
+                    ApprovalScope::Task,
+                    ApprovalScope::Always,
+                ],
+                grant: Some(GrantSubject {
+                    server: "files".into(),
+                    origin: "mcp-server-filesystem /w".into(),
+                    tool: "write_file".into(),
+                    fingerprint: "ab".into(),
+                }),
+                ..request(task, false)
+            }
+        })
+        .await;
+        assert_eq!(
+            (decision.decision, decision.source, decision.scope),
+            (
+                Decision::Approve,
+                DecisionSource::User,
+                ApprovalScope::Always
+            )
+        );
+        let text = lines.join("\n");
+        assert!(
+            text.contains(
+                "always:     would allow `write_file` of the MCP server `files` (mcp-server-filesystem /w) in every task, until revoked"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| l.contains("Type y, s, a or n."))
+                .count(),
+            2,
+            "Enter and `x` answer nothing: {text}"
         );
     }
 

@@ -10,6 +10,7 @@ mod executor;
 mod ggs;
 mod law1;
 mod llm;
+mod mcp;
 mod memory;
 mod meta_validator;
 mod no_tauri;

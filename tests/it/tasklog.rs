@@ -107,6 +107,7 @@ impl Pipeline {
                 subtask_id: subtask,
                 attempt,
                 record: record.clone(),
+                granted: None,
             },
         );
         record
@@ -583,6 +584,8 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             reversible_alternative: None,
             can_trash: false,
             expires_at: p.now() + Duration::seconds(120),
+            scopes: vec![artoo::contracts::ApprovalScope::Once],
+            grant: None,
         },
     );
     p.tick(4_000);
@@ -593,6 +596,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             task_id: task.clone(),
             decision: Decision::Approve,
             source: DecisionSource::User,
+            scope: artoo::contracts::ApprovalScope::Once,
         },
     );
     let w = p.tool(

@@ -193,6 +193,11 @@ test('the popup in dark mode, and the whole UI in Simplified Chinese', async ({ 
   await expect(settings).toContainText('已保存到');
   await page.getByTestId('tray').click();
   await shot(page, '10-settings-zh-dark');
+  // The MCP section: the configured server with what connected, import, grants.
+  const mcp = settings.getByTestId('mcp-settings');
+  await mcp.scrollIntoViewIfNeeded();
+  await expect(mcp.getByTestId('mcp-state-files')).toHaveText('已连接 · 2 个工具');
+  await shot(page, '12-settings-mcp-zh-dark');
 });
 
 test('the panels window opens on the tab its URL names, and ⌘-digits switch tabs', async ({ page }) => {

@@ -221,6 +221,12 @@ impl Assessment {
         Self::default()
     }
 
+    /// An action with these effects and no Trash alternative (rules outside the
+    /// classifier, such as the MCP gate, build their assessments with it).
+    pub fn irreversible(effects: Vec<Effect>) -> Self {
+        Self::from_effects(effects, None)
+    }
+
     fn from_effects(effects: Vec<Effect>, trash: Option<Vec<PathBuf>>) -> Self {
         let mut seen = BTreeSet::new();
         let effects: Vec<Effect> = effects

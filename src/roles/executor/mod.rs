@@ -44,7 +44,7 @@ use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskId};
 use crate::laws::ConfirmationBroker;
-use crate::llm::{Llm, LlmError, RoleLlm};
+use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
 use crate::roles::dispatcher::SubTaskCompletions;
 use crate::tools::{ToolContext, ToolSpec, Toolbox, places};
 
@@ -60,6 +60,8 @@ pub(crate) struct Shared {
     specs: Vec<ToolSpec>,
     /// `specs` as prompt text.
     tools_text: String,
+    /// The step schema for exactly those tools.
+    schema: OutputSchema,
     broker: ConfirmationBroker,
     config: Arc<Config>,
     clock: SharedClock,
@@ -98,12 +100,14 @@ impl Executor {
     ) -> Result<Executor, LlmError> {
         let handle = bus.handle(Role::Executor);
         let toolbox = Toolbox::standard();
+        let specs = step::offered_specs(&toolbox);
         let shared = Shared {
             llm: llm.for_role(handle.clone())?,
             broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config),
             bus: handle,
-            tools_text: prompt::tool_list(&step::offered_specs(&toolbox)),
-            specs: step::offered_specs(&toolbox),
+            tools_text: prompt::tool_list(&specs),
+            schema: step::output_schema(&specs),
+            specs,
             toolbox,
             max_steps: config.budgets.executor_max_steps,
             time_budget: Duration::from_millis(config.budgets.time_budget_ms),
@@ -124,6 +128,17 @@ impl Executor {
 
     fn shared_mut(&mut self) -> &mut Shared {
         Arc::get_mut(&mut self.shared).expect("overrides are applied before the executor runs")
+    }
+
+    /// Replaces the standard chain (the runtime adds the tools of MCP servers to it);
+    /// the prompt's tool list and the step schema follow.
+    pub fn with_toolbox(mut self, toolbox: Toolbox) -> Self {
+        let shared = self.shared_mut();
+        shared.specs = step::offered_specs(&toolbox);
+        shared.schema = step::output_schema(&shared.specs);
+        shared.tools_text = prompt::tool_list(&shared.specs);
+        shared.toolbox = toolbox;
+        self
     }
 
     /// Overrides the time budget of one sub-task (`Config.budgets.time_budget_ms`).

@@ -32,7 +32,7 @@ pub fn tool_list(specs: &[ToolSpec]) -> String {
     let mut out = String::new();
     for (i, s) in specs.iter().enumerate() {
         let _ = writeln!(out, "{}. {} — {}", i + 1, s.name, s.summary);
-        for p in s.params {
+        for p in s.params.iter() {
             let _ = writeln!(
                 out,
                 "   - {} ({}{}): {}",

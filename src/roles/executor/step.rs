@@ -23,6 +23,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::contracts::ExecutionStatus;
+use crate::llm::OutputSchema;
 use crate::tools::{ToolName, ToolSpec, Toolbox};
 
 /// The decision of one turn.
@@ -74,7 +75,7 @@ pub struct NextStep {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     CallTool {
-        tool: &'static str,
+        tool: String,
         input: Value,
     },
     Finish {
@@ -85,13 +86,19 @@ pub enum Action {
     },
 }
 
-/// The tools a model may be offered on this platform, in priority order.
+/// The tools a model may be offered on this platform, in priority order: the built-in
+/// tools this platform has, then every tool learned at run time (MCP).
 pub fn offered_specs(toolbox: &Toolbox) -> Vec<ToolSpec> {
     toolbox
         .specs()
         .into_iter()
-        .filter(|s| ToolName::parse(s.name).is_some_and(ToolName::is_available))
+        .filter(|s| ToolName::parse(&s.name).is_none_or(ToolName::is_available))
         .collect()
+}
+
+/// The step schema for exactly these tools, ready for a structured call.
+pub fn output_schema(specs: &[ToolSpec]) -> OutputSchema {
+    OutputSchema::from_value(&NextStep::schema_name(), schema_for(specs))
 }
 
 /// A value as the text a result carries: strings verbatim, other JSON compact.
@@ -108,7 +115,13 @@ impl NextStep {
     pub fn action(&self, specs: &[ToolSpec]) -> Result<Action, String> {
         match self.next {
             StepKind::CallTool => {
-                let names = || specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", ");
+                let names = || {
+                    specs
+                        .iter()
+                        .map(|s| s.name.as_ref())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
                 let Some(name) = self.tool.as_deref().filter(|t| !t.trim().is_empty()) else {
                     return Err(format!(
                         "`next` is \"call_tool\" but `tool` is missing: name one of {}",
@@ -126,7 +139,7 @@ impl NextStep {
                 };
                 let input = tool_input(spec, self.tool_input.as_ref())?;
                 Ok(Action::CallTool {
-                    tool: spec.name,
+                    tool: spec.name.to_string(),
                     input,
                 })
             }
@@ -159,7 +172,7 @@ fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
         .params
         .iter()
         .filter(|p| p.required)
-        .map(|p| p.name)
+        .map(|p| p.name.as_ref())
         .collect();
     match raw {
         Some(Value::Object(map)) => {
@@ -185,7 +198,7 @@ fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
 
 fn param_schema(kind: &str, about: &str) -> Value {
     let ty = match kind {
-        "integer" | "boolean" | "number" => kind,
+        "integer" | "boolean" | "number" | "array" | "object" => kind,
         _ => "string",
     };
     json!({ "type": ty, "description": about })
@@ -194,14 +207,14 @@ fn param_schema(kind: &str, about: &str) -> Value {
 /// The schema of one tool's branch: `next` fixed to `call_tool`, `tool` to its name.
 fn tool_branch(spec: &ToolSpec) -> Value {
     let mut params = Map::new();
-    for p in spec.params {
-        params.insert(p.name.to_string(), param_schema(p.kind, p.about));
+    for p in spec.params.iter() {
+        params.insert(p.name.to_string(), param_schema(&p.kind, &p.about));
     }
     let required: Vec<&str> = spec
         .params
         .iter()
         .filter(|p| p.required)
-        .map(|p| p.name)
+        .map(|p| p.name.as_ref())
         .collect();
     json!({
         "type": "object",
@@ -308,7 +321,7 @@ mod tests {
 
     fn shell_call(command: &str) -> Result<Action, String> {
         Ok(Action::CallTool {
-            tool: "shell",
+            tool: "shell".into(),
             input: json!({ "command": command }),
         })
     }

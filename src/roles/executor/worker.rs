@@ -243,9 +243,12 @@ impl Worker {
             } else {
                 shared
                     .llm
-                    .structured_checked::<NextStep, _>(&call_ctx, &request, |s| {
-                        s.action(specs).map(|_| ())
-                    })
+                    .structured_checked_with::<NextStep, _>(
+                        &call_ctx,
+                        &request,
+                        &shared.schema,
+                        |s| s.action(specs).map(|_| ()),
+                    )
                     .await
                     .map(|s| s.value.action(specs))
             };
@@ -282,7 +285,7 @@ impl Worker {
             nudge = None;
             match action {
                 Action::CallTool { tool, input } => {
-                    let key = CallKey::of(tool, &input);
+                    let key = CallKey::of(&tool, &input);
                     if let Some((_, n)) = called.iter().find(|(k, _)| *k == key) {
                         // Never run twice. A small model repeats a call when it does not
                         // know how to finish; the result it keeps asking for is the answer
@@ -303,7 +306,7 @@ impl Worker {
                         // shown again rather than run again.
                         earlier
                     } else {
-                        let result = shared.toolbox.call(&self.ctx, tool, input).await;
+                        let result = shared.toolbox.call(&self.ctx, &tool, input).await;
                         if self.ctx.cancel.is_cancelled() {
                             return Attempted::Cancelled;
                         }

@@ -7,6 +7,7 @@ mod directives;
 mod law1;
 mod loops;
 mod malformed;
+mod mcp;
 mod memory;
 mod partial;
 mod property;

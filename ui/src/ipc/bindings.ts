@@ -11,7 +11,7 @@ export const commands = {
 	submitTask: (text: string) => typedError<TaskId, IpcError>(__TAURI_INVOKE("submit_task", { text })),
 	cancelTask: (taskId: TaskId) => typedError<null, IpcError>(__TAURI_INVOKE("cancel_task", { task_id: taskId })),
 	answerClarification: (taskId: TaskId, answer: string) => typedError<null, IpcError>(__TAURI_INVOKE("answer_clarification", { task_id: taskId, answer })),
-	answerConfirmation: (requestId: RequestId, decision: Decision) => typedError<null, IpcError>(__TAURI_INVOKE("answer_confirmation", { request_id: requestId, decision })),
+	answerConfirmation: (requestId: RequestId, decision: Decision, scope: ApprovalScope | null) => typedError<null, IpcError>(__TAURI_INVOKE("answer_confirmation", { request_id: requestId, decision, scope })),
 	memoryGroups: () => typedError<MemoryMap_Serialize, IpcError>(__TAURI_INVOKE("memory_groups")),
 	memoryGroup: (space: string, entity: string) => typedError<MemoryGroupDetail_Serialize, IpcError>(__TAURI_INVOKE("memory_group", { space, entity })),
 	memoryRemember: (level: Level, space: string, entity: string, content: string) => typedError<Megram_Serialize, IpcError>(__TAURI_INVOKE("memory_remember", { level, space, entity, content })),
@@ -39,6 +39,20 @@ export const commands = {
 	 *  one-token call to it succeeded. Nothing else of the settings changes.
 	 */
 	chooseModel: (tier: TierConfig_Deserialize | null, key: string | null) => typedError<ModelStatus_Serialize, IpcError>(__TAURI_INVOKE("choose_model", { tier, key })),
+	/**
+	 *  Every configured MCP server as the running core connected it (empty while the core
+	 *  is not running).
+	 */
+	mcpStatus: () => __TAURI_INVOKE<McpServerStatus_Serialize[]>("mcp_status"),
+	/**
+	 *  Reads the `mcpServers` block of a Claude Desktop / Cursor style JSON config. Nothing
+	 *  is saved: the panel adds the servers to its draft and the user saves.
+	 */
+	mcpImport: (json: string) => typedError<McpImport_Serialize, IpcError>(__TAURI_INVOKE("mcp_import", { json })),
+	/**  The standing "always allow" grants of the data dir. */
+	mcpGrants: () => typedError<Grant[], IpcError>(__TAURI_INVOKE("mcp_grants")),
+	/**  Revokes exactly one grant; the remaining grants come back. */
+	mcpRevoke: (subject: GrantSubject) => typedError<Grant[], IpcError>(__TAURI_INVOKE("mcp_revoke", { subject })),
 	hidePopup: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_popup")),
 	openPanel: (tab: PanelTab, focus: PanelFocus | null) => typedError<null, IpcError>(__TAURI_INVOKE("open_panel", { tab, focus })),
 	subscribeEvents: (channel: Channel<UiEvent_Deserialize>) => __TAURI_INVOKE<number>("subscribe_events", { channel }),
@@ -48,6 +62,15 @@ export const commands = {
 /* Types */
 /**  The anomaly an audit event carries (its first finding), or `none`. */
 export type AnomalyKind = "none" | "boundary_violation" | "convergence_failure" | "ggs_thrashing" | "drift" | "law0" | "law1" | "law3" | "tap_gap" | "log_recovery";
+
+/**  How far one approval reaches (Law 1). Anything the user did not choose is `once`. */
+export type ApprovalScope = 
+/**  This call only. */
+"once" | 
+/**  This exact effect (same tool, same command, same targets) for the rest of the task. */
+"task" | 
+/**  This exact tool of this exact MCP server, in every task, until revoked. */
+"always";
 
 /**  One entry of the hash-chained audit log. */
 export type AuditEvent = AuditEvent_Serialize;
@@ -253,11 +276,26 @@ export type ClarificationRequest = {
 };
 
 /**  User → Executor: the answer to one [`ConfirmationRequest`]. */
-export type ConfirmationDecision = {
+export type ConfirmationDecision = ConfirmationDecision_Serialize;
+
+/**  User → Executor: the answer to one [`ConfirmationRequest`]. */
+export type ConfirmationDecision_Deserialize = {
 	request_id: RequestId,
 	task_id: TaskId,
 	decision: Decision,
 	source: DecisionSource,
+	/**  How far an approval reaches; a scope the request did not offer counts as `once`. */
+	scope?: ApprovalScope,
+};
+
+/**  User → Executor: the answer to one [`ConfirmationRequest`]. */
+export type ConfirmationDecision_Serialize = {
+	request_id: RequestId,
+	task_id: TaskId,
+	decision: Decision,
+	source: DecisionSource,
+	/**  How far an approval reaches; a scope the request did not offer counts as `once`. */
+	scope: ApprovalScope,
 };
 
 /**  Executor → User: an irreversible action waits for this specific approval (Law 1). */
@@ -282,6 +320,13 @@ export type ConfirmationRequest_Deserialize = {
 	can_trash: boolean,
 	/**  When the request is denied automatically. */
 	expires_at: string,
+	/**
+	 *  How far an approval may reach: always `once` and `task`; `always` only for a tool
+	 *  of an MCP server, named in `grant`.
+	 */
+	scopes?: ApprovalScope[],
+	/**  The exact MCP tool an `always` approval would allow from now on. */
+	grant?: GrantSubject | null,
 };
 
 /**  Executor → User: an irreversible action waits for this specific approval (Law 1). */
@@ -303,6 +348,13 @@ export type ConfirmationRequest_Serialize = {
 	can_trash: boolean,
 	/**  When the request is denied automatically. */
 	expires_at: string,
+	/**
+	 *  How far an approval may reach: always `once` and `task`; `always` only for a tool
+	 *  of an MCP server, named in `grant`.
+	 */
+	scopes: ApprovalScope[],
+	/**  The exact MCP tool an `always` approval would allow from now on. */
+	grant?: GrantSubject,
 };
 
 /**  The result of "Test connection": a real one-token call. */
@@ -711,6 +763,26 @@ export type GracefulFailureRequest = {
 /**  Seed 002's trajectory label. */
 export type Gradient = "improving" | "stable" | "worsening" | "plateau";
 
+/**  One standing approval. */
+export type Grant = {
+	subject: GrantSubject,
+	granted_at: string,
+};
+
+/**
+ *  One tool of one MCP server, as an `always` grant names it: the server's name, how it
+ *  is reached (its command line or URL) and the fingerprint of the tool's definition as
+ *  the user saw it. A grant applies only while all of them are the same.
+ */
+export type GrantSubject = {
+	server: string,
+	/**  The command line of a stdio server or the URL of an HTTP one. */
+	origin: string,
+	tool: string,
+	/**  SHA-256 of the tool's definition (name, description, input schema, annotations). */
+	fingerprint: string,
+};
+
 /**  What a rejected command resolves to in the webview. */
 export type IpcError = {
 	code: IpcErrorCode,
@@ -882,6 +954,117 @@ export type Loss = {
 export type MatchedOutput = {
 	subtask_id: SubTaskId,
 	output: Value,
+};
+
+/**  `[mcp]`: the MCP servers artoo connects to at start, and the bounds of their calls. */
+export type McpConfig = McpConfig_Serialize;
+
+/**  `[mcp]`: the MCP servers artoo connects to at start, and the bounds of their calls. */
+export type McpConfig_Deserialize = {
+	/**  How long one server may take to start and list its tools. */
+	connect_timeout_secs?: number,
+	/**  How long one tool call may take. */
+	call_timeout_secs?: number,
+	/**  By name; the name prefixes the server's tools (`files.read_text_file`). */
+	servers?: { [key in string]: McpServerConfig_Deserialize },
+};
+
+/**  `[mcp]`: the MCP servers artoo connects to at start, and the bounds of their calls. */
+export type McpConfig_Serialize = {
+	/**  How long one server may take to start and list its tools. */
+	connect_timeout_secs: number,
+	/**  How long one tool call may take. */
+	call_timeout_secs: number,
+	/**  By name; the name prefixes the server's tools (`files.read_text_file`). */
+	servers: { [key in string]: McpServerConfig_Serialize },
+};
+
+/**  What an import found. */
+export type McpImport = McpImport_Serialize;
+
+/**  What an import found. */
+export type McpImport_Deserialize = {
+	/**  Usable servers by (possibly adjusted) name. */
+	servers: { [key in string]: McpServerConfig_Deserialize },
+	/**  Entries left out, each with why. */
+	skipped: string[],
+};
+
+/**  What an import found. */
+export type McpImport_Serialize = {
+	/**  Usable servers by (possibly adjusted) name. */
+	servers: { [key in string]: McpServerConfig_Serialize },
+	/**  Entries left out, each with why. */
+	skipped: string[],
+};
+
+/**  One server: a program speaking MCP over stdio, or a Streamable HTTP endpoint. */
+export type McpServerConfig = McpServerConfig_Serialize;
+
+/**  One server: a program speaking MCP over stdio, or a Streamable HTTP endpoint. */
+export type McpServerConfig_Deserialize = {
+	/**  The program of a stdio server (looked up on `PATH`). */
+	command?: string | null,
+	args?: string[],
+	/**  Extra environment variables of a stdio server (kept in settings.toml as written). */
+	env?: { [key in string]: string },
+	/**  The endpoint of a Streamable HTTP server. */
+	url?: string | null,
+	/**  Only these tools of the server are offered (all when empty). */
+	tools?: string[],
+	enabled?: boolean,
+};
+
+/**  One server: a program speaking MCP over stdio, or a Streamable HTTP endpoint. */
+export type McpServerConfig_Serialize = {
+	/**  The program of a stdio server (looked up on `PATH`). */
+	command?: string,
+	args: string[],
+	/**  Extra environment variables of a stdio server (kept in settings.toml as written). */
+	env: { [key in string]: string },
+	/**  The endpoint of a Streamable HTTP server. */
+	url?: string,
+	/**  Only these tools of the server are offered (all when empty). */
+	tools: string[],
+	enabled: boolean,
+};
+
+/**  What Settings and `artoo mcp list` show of one server. */
+export type McpServerStatus = McpServerStatus_Serialize;
+
+/**  What Settings and `artoo mcp list` show of one server. */
+export type McpServerStatus_Deserialize = {
+	name: string,
+	/**  Its command line or URL. */
+	origin: string,
+	enabled: boolean,
+	connected: boolean,
+	/**  Why it is not connected. */
+	error?: string | null,
+	tools: McpToolStatus[],
+};
+
+/**  What Settings and `artoo mcp list` show of one server. */
+export type McpServerStatus_Serialize = {
+	name: string,
+	/**  Its command line or URL. */
+	origin: string,
+	enabled: boolean,
+	connected: boolean,
+	/**  Why it is not connected. */
+	error: string | null,
+	tools: McpToolStatus[],
+};
+
+/**  One offered tool of a connected server. */
+export type McpToolStatus = {
+	/**  The name the executor calls it by (`<server>.<tool>`). */
+	name: string,
+	summary: string,
+	/**  Declares `readOnlyHint: true` (runs without asking while unchanged). */
+	read_only: boolean,
+	/**  Its definition changed since it was first trusted (asks before each call). */
+	changed: boolean,
 };
 
 /**
@@ -1213,10 +1396,10 @@ export type Message = Message_Serialize;
 export type MessageKind = "TaskSubmitted" | "TaskBudget" | "ClarificationRequest" | "ClarificationAnswer" | "ChatReply" | "TaskSpec" | "MemoryQuery" | "MemoryResponse" | "MemoryRecall" | "DispatchManifest" | "SubTask" | "ExecutionResult" | "CorrectionSignal" | "SubTaskOutcome" | "SubTaskClosed" | "DispatchHalted" | "ReplanRequest" | "OutcomeSummary" | "PlanDirective" | "PlanningFailed" | "GracefulFailureRequest" | "GracefulFailure" | "FinalResult" | "Megram" | "MemoryOperatorChange" | "ConfirmationRequest" | "ConfirmationDecision" | "TaskCancelled" | "AuditQuery" | "AuditReport" | "LlmCall" | "ToolCallEvent";
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Deserialize } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
+export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Deserialize } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision_Deserialize } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Serialize } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
+export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Serialize } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision_Serialize } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
 
 /**  A failure class that may be split between the two (GGS directive, gap trajectory). */
 export type MixedFailureClass = "logical" | "environmental" | "mixed";
@@ -1689,6 +1872,7 @@ export type Settings_Deserialize = {
 	auditor?: AuditorConfig_Deserialize,
 	retention?: RetentionConfig_Deserialize,
 	ui?: UiConfig_Deserialize,
+	mcp?: McpConfig_Deserialize,
 };
 
 /**
@@ -1706,6 +1890,7 @@ export type Settings_Serialize = {
 	auditor: AuditorConfig_Serialize,
 	retention: RetentionConfig_Serialize,
 	ui: UiConfig_Serialize,
+	mcp: McpConfig_Serialize,
 };
 
 /**  What the built-in model is doing while it gets ready. */
@@ -1979,6 +2164,8 @@ export type ToolCallEvent_Deserialize = {
 	subtask_id: SubTaskId,
 	attempt: number,
 	record: ToolCallRecord_Deserialize,
+	/**  Set when an earlier approval of wider scope let the call run without asking. */
+	granted?: ApprovalScope | null,
 };
 
 /**  Executor → Observer: one tool call as it finishes (live pipeline, task log). */
@@ -1987,6 +2174,8 @@ export type ToolCallEvent_Serialize = {
 	subtask_id: SubTaskId,
 	attempt: number,
 	record: ToolCallRecord_Serialize,
+	/**  Set when an earlier approval of wider scope let the call run without asking. */
+	granted?: ApprovalScope,
 };
 
 /**

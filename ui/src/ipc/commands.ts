@@ -9,8 +9,10 @@ import type {
   SettingsUpdate_Deserialize,
 } from './bindings';
 import type {
+  ApprovalScope,
   AuditReport,
   Decision,
+  GrantSubject,
   TierConfig,
   Level,
   Megram,
@@ -24,6 +26,9 @@ import type {
   AuditEventPage,
   ChainVerification,
   ConnectionTest,
+  Grant,
+  McpImport,
+  McpServerStatus,
   ModelStatus,
   ForgetTarget,
   MemoryGroupDetail,
@@ -44,9 +49,13 @@ export type {
   ChainVerification,
   ConnectionTest,
   ForgetTarget,
+  Grant,
   KeyChange,
   KeychainInfo,
   KeyStatus,
+  McpImport,
+  McpServerStatus,
+  McpToolStatus,
   MegramView,
   MemoryGroup,
   MemoryGroupDetail,
@@ -82,7 +91,7 @@ export interface Commands {
   submit_task: { args: { text: string }; result: TaskId };
   cancel_task: { args: { task_id: TaskId }; result: null };
   answer_clarification: { args: { task_id: TaskId; answer: string }; result: null };
-  answer_confirmation: { args: { request_id: RequestId; decision: Decision }; result: null };
+  answer_confirmation: { args: { request_id: RequestId; decision: Decision; scope: ApprovalScope | null }; result: null };
   memory_groups: { args: NoArgs; result: MemoryMap };
   memory_group: { args: { space: string; entity: string }; result: MemoryGroupDetail };
   memory_remember: {
@@ -104,6 +113,10 @@ export interface Commands {
   model_status: { args: NoArgs; result: ModelStatus };
   test_connection: { args: { tier: TierConfig; key: string | null }; result: ConnectionTest };
   choose_model: { args: { tier: TierConfig | null; key: string | null }; result: ModelStatus };
+  mcp_status: { args: NoArgs; result: McpServerStatus[] };
+  mcp_import: { args: { json: string }; result: McpImport };
+  mcp_grants: { args: NoArgs; result: Grant[] };
+  mcp_revoke: { args: { subject: GrantSubject }; result: Grant[] };
   hide_popup: { args: NoArgs; result: null };
   open_panel: { args: { tab: PanelTab; focus: PanelFocus | null }; result: null };
 }
@@ -135,6 +148,10 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'model_status',
   'test_connection',
   'choose_model',
+  'mcp_status',
+  'mcp_import',
+  'mcp_grants',
+  'mcp_revoke',
   'hide_popup',
   'open_panel',
 ];

@@ -49,7 +49,7 @@ describe('the fake backend', () => {
     expect(kinds(live()).at(-1)).toBe('ConfirmationRequest');
     if (request.message.type !== 'ConfirmationRequest') throw new Error('not a request');
     expect(request.message.payload.can_trash).toBe(true);
-    const answered = fake.invoke('answer_confirmation', { request_id: request.message.payload.request_id, decision: 'approve' });
+    const answered = fake.invoke('answer_confirmation', { request_id: request.message.payload.request_id, decision: 'approve', scope: null });
     await vi.advanceTimersByTimeAsync(200);
     await answered;
     const final = await runUntil('FinalResult');

@@ -5,8 +5,10 @@
 
 import { FakeStatus } from './fake/status';
 import type {
+  ApprovalScope,
   AuditReport,
   ConfirmationRequest,
+  GrantSubject,
   Decision,
   Envelope,
   GapTrend,
@@ -29,7 +31,10 @@ import type {
   CommandName,
   CommandResult,
   ConnectionTest,
+  Grant,
   KeyTier,
+  McpImport,
+  McpServerStatus,
   ModelStatus,
   PanelFocus,
   PanelTab,
@@ -99,6 +104,7 @@ export class FakeBackend implements Backend {
   private readonly options: Required<Omit<FakeOptions, 'onWindow'>> & Pick<FakeOptions, 'onWindow'>;
   private settings: Settings = defaultSettings();
   private readonly keys: Record<KeyTier, boolean> = { brain: false, tool: false };
+  private grants: Grant[] = [];
   private readonly memory: FakeMemory;
   private readonly log: Envelope[] = [];
   private readonly audit: AuditEvent[] = [];
@@ -181,7 +187,7 @@ export class FakeBackend implements Backend {
       }
       case 'answer_confirmation': {
         const a = args as CommandArgs<'answer_confirmation'>;
-        return this.answerConfirmation(a.request_id, a.decision);
+        return this.answerConfirmation(a.request_id, a.decision, a.scope);
       }
       case 'memory_groups':
         return {
@@ -245,6 +251,17 @@ export class FakeBackend implements Backend {
         return this.testConnection(args as CommandArgs<'test_connection'>);
       case 'choose_model':
         return this.chooseModel(args as CommandArgs<'choose_model'>);
+      case 'mcp_status':
+        return this.mcpStatus();
+      case 'mcp_import':
+        return importMcpServers((args as CommandArgs<'mcp_import'>).json);
+      case 'mcp_grants':
+        return structuredClone(this.grants);
+      case 'mcp_revoke': {
+        const { subject } = args as CommandArgs<'mcp_revoke'>;
+        this.grants = this.grants.filter((g) => JSON.stringify(g.subject) !== JSON.stringify(subject));
+        return structuredClone(this.grants);
+      }
       case 'hide_popup':
         this.options.onWindow?.({ kind: 'hide_popup' });
         return null;
@@ -359,14 +376,14 @@ export class FakeBackend implements Backend {
         this.publish('R3', 'User', { type: 'ConfirmationRequest', payload: request }, taskId);
         if (!live || task === null) {
           const decision: Decision = 'approve';
-          this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: request.request_id, task_id: taskId, decision, source: 'user' } }, taskId);
+          this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: request.request_id, task_id: taskId, decision, source: 'user', scope: 'once' } }, taskId);
           return Promise.resolve({ decision, source: 'user' });
         }
         return new Promise<Confirmation>((resolve) => {
           const wait = Math.max(0, Date.parse(request.expires_at) - this.now());
           const timer = setTimeout(() => {
             task.confirmations.delete(request.request_id);
-            this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: request.request_id, task_id: taskId, decision: 'deny', source: 'timeout' } }, taskId);
+            this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: request.request_id, task_id: taskId, decision: 'deny', source: 'timeout', scope: 'once' } }, taskId);
             resolve({ decision: 'deny', source: 'timeout' });
           }, wait);
           task.confirmations.set(request.request_id, { request, pending: { resolve }, timer });
@@ -489,7 +506,7 @@ export class FakeBackend implements Backend {
     if (!task) throw new IpcError('not_found', `task ${taskId} is not running`);
     for (const [requestId, { timer }] of task.confirmations) {
       clearTimeout(timer);
-      this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: requestId, task_id: taskId, decision: 'deny', source: 'dropped' } }, taskId);
+      this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: requestId, task_id: taskId, decision: 'deny', source: 'dropped', scope: 'once' } }, taskId);
     }
     task.confirmations.clear();
     this.stopTask(task);
@@ -507,7 +524,7 @@ export class FakeBackend implements Backend {
     return null;
   }
 
-  private async answerConfirmation(requestId: string, decision: Decision): Promise<null> {
+  private async answerConfirmation(requestId: string, decision: Decision, asked: ApprovalScope | null): Promise<null> {
     for (const task of this.live.values()) {
       const entry = task.confirmations.get(requestId);
       if (!entry) continue;
@@ -519,7 +536,12 @@ export class FakeBackend implements Backend {
       if (!task.confirmations.has(requestId)) break;
       task.confirmations.delete(requestId);
       clearTimeout(entry.timer);
-      this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: requestId, task_id: entry.request.task_id, decision, source: 'user' } }, entry.request.task_id);
+      // As the broker does: a scope the request did not offer is this call only.
+      const scope: ApprovalScope = asked !== null && entry.request.scopes.includes(asked) ? asked : 'once';
+      if (decision === 'approve' && scope === 'always' && entry.request.grant) {
+        this.grants = [...this.grants, { subject: entry.request.grant, granted_at: iso(this.now()) }];
+      }
+      this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: requestId, task_id: entry.request.task_id, decision, source: 'user', scope } }, entry.request.task_id);
       entry.pending.resolve({ decision, source: 'user' });
       return null;
     }
@@ -671,6 +693,35 @@ export class FakeBackend implements Backend {
   tamperAuditEvent(seq: number, detail: string): void {
     const e = this.audit.find((x) => x.seq === seq);
     if (e) e.detail = detail;
+  }
+
+  // ---- MCP servers -----------------------------------------------------------------
+
+  /** The configured servers as a running core would report them: an enabled server
+   * connects, a filesystem server offers its read and write tools. */
+  private mcpStatus(): McpServerStatus[] {
+    return Object.entries(this.settings.mcp.servers).map(([name, server]) => {
+      const origin = server.url ?? [server.command ?? '', ...server.args].join(' ');
+      const files = origin.includes('server-filesystem');
+      return {
+        name,
+        origin,
+        enabled: server.enabled,
+        connected: server.enabled,
+        error: null,
+        tools: server.enabled && files
+          ? [
+              { name: `${name}.read_text_file`, summary: 'Read the complete contents of a file as text.', read_only: true, changed: false },
+              { name: `${name}.write_file`, summary: 'Create a new file or completely overwrite an existing file with new content.', read_only: false, changed: false },
+            ]
+          : [],
+      };
+    });
+  }
+
+  /** Test hook: a standing grant, as an "always" approval leaves one. */
+  grantAlways(subject: GrantSubject): void {
+    this.grants = [...this.grants, { subject, granted_at: iso(this.now()) }];
   }
 
   // ---- settings ------------------------------------------------------------------
@@ -830,6 +881,48 @@ function validate(s: Settings): void {
   }
   if (s.ui.language !== 'en' && s.ui.language !== 'zh-CN') throw bad('ui.language', `"${s.ui.language}" is not one of "en", "zh-CN"`);
   if (s.ui.hotkey.trim().length === 0) throw bad('ui.hotkey', 'must not be empty');
+  for (const [name, server] of Object.entries(s.mcp.servers)) {
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(name)) throw bad(`mcp.servers.${name}`, `the server name \`${name}\` must be 1 to 32 letters, digits, \`-\` or \`_\``);
+    const command = server.command?.trim() ?? '';
+    const url = server.url?.trim() ?? '';
+    if ((command === '') === (url === '')) throw bad(`mcp.servers.${name}`, `server \`${name}\` needs exactly one of a command or a url`);
+    if (url !== '' && !/^https?:\/\/\S+$/.test(url)) throw bad(`mcp.servers.${name}`, `server \`${name}\`: the url must be http or https`);
+  }
+}
+
+/** The `mcpServers` block of a Claude Desktop / Cursor config, read as the core reads it. */
+function importMcpServers(json: string): McpImport {
+  let root: unknown;
+  try {
+    root = JSON.parse(json);
+  } catch (e) {
+    throw new IpcError('invalid_input', `not a JSON config: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const block = (root as { mcpServers?: unknown; servers?: unknown } | null)?.mcpServers ?? (root as { servers?: unknown } | null)?.servers;
+  if (typeof block !== 'object' || block === null) throw new IpcError('invalid_input', 'the config has no "mcpServers" object');
+  const out: McpImport = { servers: {}, skipped: [] };
+  for (const [raw, entry] of Object.entries(block as Record<string, Record<string, unknown>>)) {
+    const name = raw.trim().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 32) || 'server';
+    const kind = String(entry.type ?? entry.transport ?? '').toLowerCase();
+    if (kind === 'sse') {
+      out.skipped.push(`${raw}: a legacy SSE server; artoo speaks Streamable HTTP and stdio`);
+      continue;
+    }
+    const command = typeof entry.command === 'string' ? entry.command : null;
+    const url = typeof entry.url === 'string' ? entry.url : null;
+    if ((command === null) === (url === null)) {
+      out.skipped.push(`${raw}: server \`${name}\` needs a command or a url`);
+      continue;
+    }
+    out.servers[name] = {
+      ...(command !== null ? { command } : { url: url ?? '' }),
+      args: Array.isArray(entry.args) ? entry.args.map(String) : [],
+      env: Object.fromEntries(Object.entries((entry.env as Record<string, unknown> | undefined) ?? {}).map(([k, v]) => [k, String(v)])),
+      tools: [],
+      enabled: entry.disabled !== true,
+    };
+  }
+  return out;
 }
 
 export function createFakeBackend(options: FakeOptions = {}): FakeBackend {

@@ -21,6 +21,19 @@ const REQUEST: ConfirmationRequest = {
   reversible_alternative: null,
   can_trash: false,
   expires_at: new Date(T0 + 90_000).toISOString(),
+  scopes: ['once'],
+};
+
+/** An MCP tool's request: every scope offered, `always` naming exactly one tool. */
+const MCP_REQUEST: ConfirmationRequest = {
+  ...REQUEST,
+  request_id: 'r-2',
+  tool: 'files.write_file',
+  description: 'whatever `write_file` of the MCP server `files` does',
+  command: 'files.write_file {"path":"/w/notes.txt","content":"x"}',
+  paths: [],
+  scopes: ['once', 'task', 'always'],
+  grant: { server: 'files', origin: 'npx -y @modelcontextprotocol/server-filesystem /w', tool: 'write_file', fingerprint: 'ab12' },
 };
 
 function envelope(seq: number, message: Envelope['message']): Envelope {
@@ -70,7 +83,31 @@ describe('the Law 1 dialog', () => {
     fireEvent.keyDown(approve, { key: 'Enter' });
     expect(invoke).not.toHaveBeenCalled();
     fireEvent.keyDown(approve, { key: 'Escape' });
-    expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-1', decision: 'deny' });
+    expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-1', decision: 'deny', scope: null });
+  });
+
+  it('offers wider approvals only where the request does, says what they allow, and never takes one on Enter', async () => {
+    const invoke = vi.fn().mockResolvedValue(null);
+    const { approvals } = renderWith({ invoke, subscribe: () => () => undefined } as unknown as Backend);
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: REQUEST }));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(screen.queryByTestId('law1-approve-task')).toBeNull();
+    expect(screen.queryByTestId('law1-approve-always')).toBeNull();
+    approvals.handle(envelope(2, { type: 'ConfirmationDecision', payload: { request_id: 'r-1', task_id: 'task_1', decision: 'deny', source: 'user', scope: 'once' } }));
+    approvals.handle(envelope(3, { type: 'ConfirmationRequest', payload: MCP_REQUEST }));
+    await vi.advanceTimersByTimeAsync(20);
+    const always = screen.getByTestId('law1-approve-always') as HTMLButtonElement;
+    const task = screen.getByTestId('law1-approve-task') as HTMLButtonElement;
+    expect([always.disabled, task.disabled]).toEqual([true, true]);
+    expect(screen.getByTestId('law1-always-scope').textContent).toBe(
+      '“Always allow” lets write_file of the MCP server files (npx -y @modelcontextprotocol/server-filesystem /w) run without asking in every task, while its definition stays the same, until you revoke it in Settings.',
+    );
+    await vi.advanceTimersByTimeAsync(ARM_DELAY_MS);
+    always.focus();
+    fireEvent.keyDown(always, { key: 'Enter' });
+    expect(invoke).not.toHaveBeenCalled();
+    fireEvent.click(always);
+    expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-2', decision: 'approve', scope: 'always' });
   });
 
   it('denies once on Escape pressed inside the dialog', async () => {
@@ -93,7 +130,7 @@ describe('the Law 1 dialog', () => {
       input.focus();
       fireEvent.keyDown(input, { key: 'Escape' });
       expect(invoke).toHaveBeenCalledTimes(1);
-      expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-1', decision: 'deny' });
+      expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-1', decision: 'deny', scope: null });
     } finally {
       input.remove();
     }

@@ -1,14 +1,16 @@
 // The Law 1 dialog: an irreversible action waits for this specific approval. It looks
 // unlike every informational card (warning band, Law 1 badge, modal), says what will
 // happen in plain words, shows the exact command, and counts down to the automatic
-// denial. Enter never approves; Esc denies; Approve is armed only after a short delay so
-// a click meant for something else cannot land on it.
+// denial. Enter never approves; Esc denies; every Approve button is armed only after a
+// short delay so a click meant for something else cannot land on it. Where the request
+// offers them, an approval can reach the rest of the task or, for an MCP tool, always;
+// the dialog says exactly what the wider approval would allow.
 
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { t } from '../../i18n';
-import type { ConfirmationRequest, Decision } from '../../ipc/contracts';
+import type { ApprovalScope, ConfirmationRequest, Decision } from '../../ipc/contracts';
 import { clock } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { ErrorText } from '../../shared/widgets';
@@ -29,7 +31,7 @@ export function Law1Dialog({ approvals, now }: { approvals: ApprovalsStore; now:
       sending={approvals.sending.value[request.request_id] ?? null}
       error={approvals.errors.value[request.request_id]?.message ?? null}
       now={now.value}
-      onAnswer={(decision) => void approvals.answer(request.request_id, decision)}
+      onAnswer={(decision, scope) => void approvals.answer(request.request_id, decision, scope)}
     />
   );
 }
@@ -47,7 +49,7 @@ export function Law1Sheet({
   sending: Decision | null;
   error: string | null;
   now: number;
-  onAnswer: (decision: Decision) => void;
+  onAnswer: (decision: Decision, scope?: ApprovalScope) => void;
 }) {
   const deny = useRef<HTMLButtonElement>(null);
   const [armed, setArmed] = useState(false);
@@ -62,6 +64,8 @@ export function Law1Sheet({
   }, []);
 
   const busy = sending !== null;
+  const offersTask = request.scopes.includes('task');
+  const grant = request.scopes.includes('always') ? (request.grant ?? null) : null;
   const latest = useRef({ busy, onAnswer });
   latest.current = { busy, onAnswer };
   useEffect(() => {
@@ -185,6 +189,12 @@ export function Law1Sheet({
               <span class="muted">{t('law1.enterHint')}</span>
             </div>
           </div>
+          {offersTask ? <p class="small muted">{t('law1.scopeTask')}</p> : null}
+          {grant ? (
+            <p class="small" data-testid="law1-always-scope">
+              {t('law1.scopeAlways', { tool: grant.tool, server: grant.server, origin: grant.origin })}
+            </p>
+          ) : null}
           {busy ? <p class="small muted">{t('law1.sending')}</p> : null}
           {error ? <ErrorText>{error}</ErrorText> : null}
         </div>
@@ -209,6 +219,16 @@ export function Law1Sheet({
           >
             {t('law1.approve')}
           </button>
+          {offersTask ? (
+            <button type="button" class="btn large destructive" disabled={busy || !armed} data-testid="law1-approve-task" onClick={() => onAnswer('approve', 'task')}>
+              {t('law1.approveTask')}
+            </button>
+          ) : null}
+          {grant ? (
+            <button type="button" class="btn large destructive" disabled={busy || !armed} data-testid="law1-approve-always" onClick={() => onAnswer('approve', 'always')}>
+              {t('law1.approveAlways')}
+            </button>
+          ) : null}
         </footer>
         {waiting > 0 ? <p class="law1-more small muted">{t('law1.more', { count: waiting })}</p> : null}
       </div>

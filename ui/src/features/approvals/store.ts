@@ -5,7 +5,7 @@
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
-import type { ConfirmationRequest, Decision, DecisionSource, Envelope, RequestId } from '../../ipc/contracts';
+import type { ApprovalScope, ConfirmationRequest, Decision, DecisionSource, Envelope, RequestId } from '../../ipc/contracts';
 
 export interface ResolvedNotice {
   requestId: RequestId;
@@ -24,7 +24,9 @@ export interface ApprovalsStore {
   handle(envelope: Envelope): void;
   /** Re-reads a task's recorded envelopes (after a tap gap) so no open request is missed. */
   resync(envelopes: readonly Envelope[]): void;
-  answer(requestId: RequestId, decision: Decision): Promise<void>;
+  /** `scope` widens an approval (the rest of the task, or always for an MCP tool); the
+   * core narrows a scope the request did not offer to this call only. */
+  answer(requestId: RequestId, decision: Decision, scope?: ApprovalScope): Promise<void>;
   dismissNotice(requestId: RequestId): void;
 }
 
@@ -71,12 +73,12 @@ export function createApprovalsStore(backend: Backend): ApprovalsStore {
         if (e.message.type === 'ConfirmationRequest' && !decided.has(e.message.payload.request_id)) handle(e);
       }
     },
-    async answer(requestId, decision) {
+    async answer(requestId, decision, scope) {
       if (sending.value[requestId] || !pending.value.some((r) => r.request_id === requestId)) return;
       sending.value = { ...sending.value, [requestId]: decision };
       errors.value = without(errors.value, requestId);
       try {
-        await backend.invoke('answer_confirmation', { request_id: requestId, decision });
+        await backend.invoke('answer_confirmation', { request_id: requestId, decision, scope: scope ?? null });
       } catch (reason) {
         sending.value = without(sending.value, requestId);
         errors.value = { ...errors.value, [requestId]: IpcError.from(reason) };

@@ -1,6 +1,7 @@
 // Settings: provider presets, base URL and model per tier, API keys that go to the OS
 // keychain (never a file, never read back), budgets and GGS hyper-parameters, the Law 1
-// timeout, the global hotkey, launch at login and the language.
+// timeout, the global hotkey, launch at login and the language; MCP servers and standing
+// grants (McpSection).
 
 import { useEffect, useState } from 'preact/hooks';
 
@@ -9,6 +10,7 @@ import type { Settings, TierConfig } from '../../ipc/contracts';
 import type { ConnectionTest, KeyTier, ProviderPreset } from '../../ipc/commands';
 import { Icon } from '../../shared/icons';
 import { ErrorText, Field, Switch } from '../../shared/widgets';
+import { McpSection } from './McpSection';
 import type { SettingsStore } from './store';
 
 type GgsKey = keyof Settings['ggs'];
@@ -132,6 +134,8 @@ export function SettingsPanel({ settings, test }: { settings: SettingsStore; tes
             <NumberInput id="confirm-timeout" value={draft.laws.confirm_timeout_secs} step={10} onChange={(v) => settings.edit((d) => void (d.laws.confirm_timeout_secs = Math.round(v)))} />
           </Field>
         </section>
+
+        <McpSection settings={settings} />
 
         <section class="settings-group">
           <h3>{t('settings.app')}</h3>

@@ -100,6 +100,65 @@ describe('the settings panel', () => {
     expect(screen.getByRole('button', { name: '保存' })).toBeTruthy();
   });
 
+  it('lists the MCP servers with what connected, and imports a Claude Desktop config into the draft', async () => {
+    await open();
+    expect(screen.getByTestId('mcp-state-files').textContent).toBe('Connected · 2 tools');
+    expect(screen.getByTestId('mcp-server-files').textContent).toContain('files.write_file');
+    const config = JSON.stringify({
+      mcpServers: {
+        files: { command: 'npx', args: ['-y', 'other'] },
+        everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] },
+        old: { type: 'sse', url: 'https://example.invalid/sse' },
+      },
+    });
+    fireEvent.input(screen.getByLabelText('Config JSON'), { target: { value: config } });
+    fireEvent.click(screen.getByRole('button', { name: 'Import' }));
+    await h.advance(10);
+    const said = screen.getByTestId('mcp-import-result').textContent ?? '';
+    expect(said).toContain('Added: everything.');
+    expect(said).toContain('Already configured, kept: files.');
+    expect(said).toContain('old: a legacy SSE server');
+    expect(screen.getByTestId('mcp-state-everything').textContent).toBe('Connects after you save');
+    expect(screen.getByTestId('mcp-server-files').textContent).toContain('/Users/me/Documents');
+    fireEvent.click(save());
+    await h.advance(50);
+    expect(screen.getByTestId('mcp-state-everything').textContent).toBe('Connected · 0 tools');
+  });
+
+  it('adds, turns off and removes a server as part of the draft', async () => {
+    await open();
+    fireEvent.input(screen.getByLabelText('Name'), { target: { value: 'remote' } });
+    fireEvent.input(screen.getByLabelText('Command or URL'), { target: { value: 'http://127.0.0.1:3001/mcp' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
+    await h.advance(10);
+    expect(screen.getByTestId('mcp-server-remote').textContent).toContain('http://127.0.0.1:3001/mcp');
+    fireEvent.click(screen.getByLabelText('Use the server files'));
+    await h.advance(10);
+    expect(screen.getByTestId('mcp-state-files').textContent).toBe('Turned off');
+    fireEvent.click(screen.getByRole('button', { name: 'Remove the server remote' }));
+    await h.advance(10);
+    expect(screen.queryByTestId('mcp-server-remote')).toBeNull();
+    expect(save().disabled).toBe(false);
+    fireEvent.click(save());
+    await h.advance(50);
+    const saved = await h.fake.invoke('get_settings', {});
+    expect(Object.keys(saved.settings.mcp.servers)).toEqual(['files']);
+    expect(saved.settings.mcp.servers.files?.enabled).toBe(false);
+  });
+
+  it('lists standing grants and revokes one at once', async () => {
+    h = harness();
+    h.fake.grantAlways({ server: 'files', origin: 'npx -y @modelcontextprotocol/server-filesystem /w', tool: 'write_file', fingerprint: 'ab12' });
+    render(<SettingsPanel settings={h.session.settings} />);
+    await h.advance(50);
+    const grants = screen.getByTestId('mcp-grants');
+    expect(grants.textContent).toContain('files.write_file');
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke always allowing files.write_file' }));
+    await h.advance(10);
+    expect(screen.getByTestId('mcp-grants').textContent).toContain('None: every MCP tool that is not read-only asks.');
+    expect(await h.fake.invoke('mcp_grants', {})).toEqual([]);
+  });
+
   it('records a hotkey as a Tauri accelerator', async () => {
     expect(accelerator({ key: 'k', code: 'KeyK', metaKey: true, ctrlKey: false, altKey: false, shiftKey: true })).toBe('CommandOrControl+Shift+K');
     expect(accelerator({ key: ' ', code: 'Space', metaKey: false, ctrlKey: true, altKey: true, shiftKey: false })).toBe('CommandOrControl+Alt+Space');

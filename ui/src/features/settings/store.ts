@@ -4,8 +4,8 @@
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
-import type { Settings } from '../../ipc/contracts';
-import type { KeyChange, KeyTier, ProviderPreset, SettingsView } from '../../ipc/commands';
+import type { GrantSubject, Settings } from '../../ipc/contracts';
+import type { Grant, KeyChange, KeyTier, McpServerStatus, ProviderPreset, SettingsView } from '../../ipc/commands';
 import { resource, type Resource } from '../../shared/resource';
 
 export interface SettingsStore {
@@ -17,13 +17,28 @@ export interface SettingsStore {
   readonly saving: ReadonlySignal<boolean>;
   readonly error: ReadonlySignal<IpcError | null>;
   readonly savedAt: ReadonlySignal<number | null>;
+  /** The MCP servers as the running core connected them. */
+  readonly mcp: Resource<McpServerStatus[]>;
+  /** Standing "always allow" grants (data dir). */
+  readonly grants: Resource<Grant[]>;
+  /** What the last import did, or why it failed. */
+  readonly imported: ReadonlySignal<McpImported | null>;
   load(): Promise<void>;
   edit(change: (draft: Settings) => void): void;
   setKey(tier: KeyTier, change: KeyChange): void;
   applyPreset(preset: ProviderPreset): void;
   revert(): void;
   save(): Promise<boolean>;
+  /** Adds the servers of a pasted `mcpServers` JSON config to the draft (a name already
+   * configured keeps its server); the user saves as for any other change. */
+  importMcp(json: string): Promise<void>;
+  /** Revokes one standing grant at once (not part of the draft). */
+  revoke(subject: GrantSubject): Promise<void>;
 }
+
+export type McpImported =
+  | { ok: true; added: string[]; kept: string[]; skipped: string[] }
+  | { ok: false; error: string };
 
 const KEEP: Record<KeyTier, KeyChange> = { brain: { kind: 'keep' }, tool: { kind: 'keep' } };
 
@@ -35,6 +50,9 @@ export function createSettingsStore(backend: Backend, onSaved: (view: SettingsVi
   const saving = signal(false);
   const error = signal<IpcError | null>(null);
   const savedAt = signal<number | null>(null);
+  const mcp = resource(() => backend.invoke('mcp_status', {}));
+  const grants = resource(() => backend.invoke('mcp_grants', {}));
+  const imported = signal<McpImported | null>(null);
 
   const dirty = computed(() => {
     const saved = view.value.value?.settings;
@@ -60,8 +78,11 @@ export function createSettingsStore(backend: Backend, onSaved: (view: SettingsVi
     saving,
     error,
     savedAt,
+    mcp,
+    grants,
+    imported,
     async load() {
-      await Promise.all([view.load(), presets.load()]);
+      await Promise.all([view.load(), presets.load(), mcp.load(), grants.load()]);
       const v = view.value.value;
       if (v) {
         reset(v);
@@ -105,12 +126,43 @@ export function createSettingsStore(backend: Backend, onSaved: (view: SettingsVi
         reset(saved);
         savedAt.value = Date.now();
         onSaved(saved);
+        // The core restarts with the new servers; read what it connected.
+        void mcp.load();
         return true;
       } catch (reason) {
         error.value = IpcError.from(reason);
         return false;
       } finally {
         saving.value = false;
+      }
+    },
+    async importMcp(json) {
+      if (!draft.value) return;
+      try {
+        const found = await backend.invoke('mcp_import', { json });
+        const next = structuredClone(draft.value);
+        const added: string[] = [];
+        const kept: string[] = [];
+        for (const [name, server] of Object.entries(found.servers)) {
+          if (name in next.mcp.servers) {
+            kept.push(name);
+          } else {
+            next.mcp.servers[name] = server;
+            added.push(name);
+          }
+        }
+        draft.value = next;
+        savedAt.value = null;
+        imported.value = { ok: true, added, kept, skipped: found.skipped };
+      } catch (reason) {
+        imported.value = { ok: false, error: IpcError.from(reason).message };
+      }
+    },
+    async revoke(subject) {
+      try {
+        grants.set(await backend.invoke('mcp_revoke', { subject }));
+      } catch (reason) {
+        error.value = IpcError.from(reason);
       }
     },
   };

@@ -604,6 +604,7 @@ export async function duplicatesScript(run: Run): Promise<void> {
     reversible_alternative: 'Move them to the Trash instead (they can be put back).',
     can_trash: true,
     expires_at: iso(host.now() + timeoutSecs * 1000),
+    scopes: ['once', 'task'],
   });
 
   if (answer.decision === 'deny') {

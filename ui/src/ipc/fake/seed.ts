@@ -69,6 +69,13 @@ export function defaultSettings(): Settings {
       journal_mb: 256,
     },
     ui: { hotkey: 'CommandOrControl+Shift+Space', language: 'en', launch_at_login: false },
+    mcp: {
+      connect_timeout_secs: 30,
+      call_timeout_secs: 60,
+      servers: {
+        files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Documents'], env: {}, tools: [], enabled: true },
+      },
+    },
   };
 }
 

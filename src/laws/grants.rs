@@ -1,0 +1,216 @@
+//! Standing Law 1 approvals that outlive a task: "always allow this tool of this MCP
+//! server", kept in `<data dir>/grants.json`, listed in Settings and revocable.
+//!
+//! The file is read on every check, so a grant revoked in one process (the desktop
+//! app's Settings, the `artoo mcp revoke` command) stops applying in every other at
+//! once. Writes replace the file atomically (a temporary file renamed over it).
+//!
+//! **Invariant:** a grant applies only to a subject equal in every field — server name,
+//! origin (command line or URL), tool name and definition fingerprint — to the one the
+//! user approved; a file that cannot be read or parsed allows nothing.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::contracts::GrantSubject;
+
+/// The file under the data dir.
+pub const GRANTS_FILE: &str = "grants.json";
+
+/// Writes `value` as pretty JSON to `path`, replacing it atomically (a temporary file
+/// renamed over it); the directory is created when missing.
+pub(crate) fn replace_json(path: &Path, value: &impl Serialize) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// One standing approval.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Grant {
+    pub subject: GrantSubject,
+    pub granted_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct GrantFile {
+    version: u32,
+    grants: Vec<Grant>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GrantError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not a grants file: {message}")]
+    Parse { path: PathBuf, message: String },
+}
+
+/// The standing grants of one data dir. Cheap to clone; clones share one write lock.
+#[derive(Clone, Debug)]
+pub struct GrantStore {
+    path: PathBuf,
+    write: Arc<Mutex<()>>,
+}
+
+impl GrantStore {
+    pub fn in_dir(data_dir: &Path) -> Self {
+        Self {
+            path: data_dir.join(GRANTS_FILE),
+            write: Arc::new(Mutex::new(())),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&self) -> Result<GrantFile, GrantError> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| GrantError::Parse {
+                path: self.path.clone(),
+                message: e.to_string(),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(GrantFile::default()),
+            Err(source) => Err(GrantError::Io {
+                path: self.path.clone(),
+                source,
+            }),
+        }
+    }
+
+    fn write_file(&self, file: &GrantFile) -> Result<(), GrantError> {
+        replace_json(&self.path, file).map_err(|source| GrantError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// Every standing grant, oldest first.
+    pub fn list(&self) -> Result<Vec<Grant>, GrantError> {
+        Ok(self.read()?.grants)
+    }
+
+    /// Whether a grant covers exactly this subject. Unreadable file: no.
+    pub fn allows(&self, subject: &GrantSubject) -> bool {
+        match self.read() {
+            Ok(file) => file.grants.iter().any(|g| &g.subject == subject),
+            Err(e) => {
+                tracing::warn!(error = %e, "standing grants unreadable; none applies");
+                false
+            }
+        }
+    }
+
+    /// Adds a grant (once: the same subject again keeps the first).
+    pub fn add(&self, subject: GrantSubject, at: DateTime<Utc>) -> Result<(), GrantError> {
+        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let mut file = self.read()?;
+        if file.grants.iter().any(|g| g.subject == subject) {
+            return Ok(());
+        }
+        file.version = 1;
+        file.grants.push(Grant {
+            subject,
+            granted_at: at,
+        });
+        self.write_file(&file)
+    }
+
+    /// Removes the grant of exactly this subject; false when there was none.
+    pub fn revoke(&self, subject: &GrantSubject) -> Result<bool, GrantError> {
+        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let mut file = self.read()?;
+        let before = file.grants.len();
+        file.grants.retain(|g| &g.subject != subject);
+        if file.grants.len() == before {
+            return Ok(false);
+        }
+        file.version = 1;
+        self.write_file(&file)?;
+        Ok(true)
+    }
+
+    /// Removes every grant of one server (by name); returns how many went.
+    pub fn revoke_server(&self, server: &str) -> Result<usize, GrantError> {
+        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let mut file = self.read()?;
+        let before = file.grants.len();
+        file.grants.retain(|g| g.subject.server != server);
+        let removed = before - file.grants.len();
+        if removed > 0 {
+            file.version = 1;
+            self.write_file(&file)?;
+        }
+        Ok(removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(tool: &str, fingerprint: &str) -> GrantSubject {
+        GrantSubject {
+            server: "files".into(),
+            origin: "mcp-server-filesystem /w".into(),
+            tool: tool.into(),
+            fingerprint: fingerprint.into(),
+        }
+    }
+
+    #[test]
+    fn a_grant_allows_exactly_its_subject_and_survives_a_new_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = GrantStore::in_dir(dir.path());
+        assert!(store.list().unwrap().is_empty());
+        store.add(subject("write_file", "f1"), Utc::now()).unwrap();
+        store.add(subject("write_file", "f1"), Utc::now()).unwrap();
+        let again = GrantStore::in_dir(dir.path());
+        assert_eq!(again.list().unwrap().len(), 1);
+        assert!(again.allows(&subject("write_file", "f1")));
+        // Another definition, tool, origin or server is another subject.
+        assert!(!again.allows(&subject("write_file", "f2")));
+        assert!(!again.allows(&subject("move_file", "f1")));
+        let mut elsewhere = subject("write_file", "f1");
+        elsewhere.origin = "mcp-server-filesystem /".into();
+        assert!(!again.allows(&elsewhere));
+    }
+
+    #[test]
+    fn revoking_removes_the_grant_everywhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = GrantStore::in_dir(dir.path());
+        let b = GrantStore::in_dir(dir.path());
+        a.add(subject("write_file", "f1"), Utc::now()).unwrap();
+        a.add(subject("move_file", "f1"), Utc::now()).unwrap();
+        assert!(b.revoke(&subject("write_file", "f1")).unwrap());
+        assert!(!b.revoke(&subject("write_file", "f1")).unwrap());
+        assert!(!a.allows(&subject("write_file", "f1")));
+        assert!(a.allows(&subject("move_file", "f1")));
+        assert_eq!(a.revoke_server("files").unwrap(), 1);
+        assert!(a.list().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_damaged_file_allows_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = GrantStore::in_dir(dir.path());
+        store.add(subject("write_file", "f1"), Utc::now()).unwrap();
+        std::fs::write(store.path(), "{ not json").unwrap();
+        assert!(!store.allows(&subject("write_file", "f1")));
+        assert!(store.list().is_err());
+    }
+}

@@ -1,0 +1,182 @@
+//! Trust on first use for MCP tool definitions, in `<data dir>/mcp-trust.json`.
+//!
+//! The first time artoo meets a server (by its origin: command line or URL), it records
+//! the fingerprint of every tool's definition. Later, a tool whose definition differs
+//! from the recorded one — or a tool the server did not have then — is *changed*: Law 1
+//! asks before each of its calls until the user approves one, which records the new
+//! definition.
+//!
+//! **Invariant:** a definition becomes trusted only on a server's first use or through
+//! a user's approval of a call of exactly that definition; a file that cannot be read
+//! trusts nothing (every tool counts as changed, nothing is overwritten).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+pub const TRUST_FILE: &str = "mcp-trust.json";
+
+/// SHA-256 (hex) of what a tool's definition tells a client: name, title, description,
+/// input and output schemas and annotations. Keys are sorted, so the same definition
+/// always gives the same fingerprint.
+pub fn fingerprint(tool: &rmcp::model::Tool) -> String {
+    let canonical = json!({
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": Value::Object((*tool.input_schema).clone()),
+        "outputSchema": tool.output_schema.as_ref().map(|s| Value::Object((**s).clone())),
+        "annotations": tool.annotations,
+    });
+    let digest = Sha256::digest(canonical.to_string().as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct TrustFile {
+    version: u32,
+    /// Origin → tool name → fingerprint.
+    servers: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// The trusted tool definitions of one data dir. Cheap to clone; clones share a lock.
+#[derive(Clone, Debug)]
+pub struct TrustStore {
+    path: PathBuf,
+    write: Arc<Mutex<()>>,
+}
+
+impl TrustStore {
+    pub fn in_dir(data_dir: &Path) -> Self {
+        Self {
+            path: data_dir.join(TRUST_FILE),
+            write: Arc::new(Mutex::new(())),
+        }
+    }
+
+    fn read(&self) -> Option<TrustFile> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => match serde_json::from_str(&text) {
+                Ok(file) => Some(file),
+                Err(e) => {
+                    tracing::warn!(path = %self.path.display(), error = %e, "MCP trust file unreadable; every tool counts as changed");
+                    None
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(TrustFile::default()),
+            Err(e) => {
+                tracing::warn!(path = %self.path.display(), error = %e, "MCP trust file unreadable; every tool counts as changed");
+                None
+            }
+        }
+    }
+
+    fn write_file(&self, file: &TrustFile) {
+        if let Err(e) = crate::laws::grants::replace_json(&self.path, file) {
+            tracing::warn!(path = %self.path.display(), error = %e, "MCP trust not saved");
+        }
+    }
+
+    /// The tools of `origin` whose definitions are not the trusted ones. On a server's
+    /// first use every definition is recorded and none is changed.
+    pub fn changed(&self, origin: &str, tools: &[(String, String)]) -> BTreeSet<String> {
+        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(mut file) = self.read() else {
+            return tools.iter().map(|(name, _)| name.clone()).collect();
+        };
+        match file.servers.get(origin) {
+            Some(known) => tools
+                .iter()
+                .filter(|(name, fp)| known.get(name) != Some(fp))
+                .map(|(name, _)| name.clone())
+                .collect(),
+            None => {
+                file.version = 1;
+                file.servers
+                    .insert(origin.to_string(), tools.iter().cloned().collect());
+                self.write_file(&file);
+                BTreeSet::new()
+            }
+        }
+    }
+
+    /// Records `fingerprint` as the trusted definition of `tool` (the user approved a
+    /// call of it).
+    pub fn accept(&self, origin: &str, tool: &str, fingerprint: &str) {
+        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(mut file) = self.read() else {
+            return;
+        };
+        file.version = 1;
+        file.servers
+            .entry(origin.to_string())
+            .or_default()
+            .insert(tool.to_string(), fingerprint.to_string());
+        self.write_file(&file);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(n, f)| (n.to_string(), f.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn first_use_trusts_and_later_changes_are_found_until_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TrustStore::in_dir(dir.path());
+        assert!(
+            store
+                .changed("srv a", &tools(&[("x", "1"), ("y", "2")]))
+                .is_empty()
+        );
+        let again = TrustStore::in_dir(dir.path());
+        assert!(
+            again
+                .changed("srv a", &tools(&[("x", "1"), ("y", "2")]))
+                .is_empty()
+        );
+        let changed = again.changed("srv a", &tools(&[("x", "1"), ("y", "3"), ("z", "4")]));
+        assert_eq!(changed, BTreeSet::from(["y".into(), "z".into()]));
+        again.accept("srv a", "y", "3");
+        let changed = again.changed("srv a", &tools(&[("x", "1"), ("y", "3"), ("z", "4")]));
+        assert_eq!(changed, BTreeSet::from(["z".into()]));
+        // Another origin is another server, trusted on its own first use.
+        assert!(again.changed("srv b", &tools(&[("y", "9")])).is_empty());
+    }
+
+    #[test]
+    fn an_unreadable_file_trusts_nothing_and_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TrustStore::in_dir(dir.path());
+        std::fs::write(dir.path().join(TRUST_FILE), "garbage").unwrap();
+        let changed = store.changed("srv", &tools(&[("x", "1")]));
+        assert_eq!(changed, BTreeSet::from(["x".into()]));
+        store.accept("srv", "x", "1");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(TRUST_FILE)).unwrap(),
+            "garbage"
+        );
+    }
+
+    #[test]
+    fn the_fingerprint_follows_the_definition() {
+        let schema: serde_json::Map<String, Value> =
+            serde_json::from_value(json!({"type": "object"})).unwrap();
+        let a = rmcp::model::Tool::new("echo", "Echoes", Arc::new(schema));
+        let mut b = a.clone();
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        b.description = Some("Echoes, and deletes your files".into());
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+        assert_eq!(fingerprint(&a).len(), 64);
+    }
+}
