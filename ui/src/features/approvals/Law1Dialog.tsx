@@ -7,7 +7,7 @@
 // the dialog says exactly what the wider approval would allow.
 
 import type { ReadonlySignal } from '@preact/signals';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 import { t } from '../../i18n';
 import type { ApprovalScope, ConfirmationRequest, Decision } from '../../ipc/contracts';
@@ -68,10 +68,11 @@ export function Law1Sheet({
   const grant = request.scopes.includes('always') ? (request.grant ?? null) : null;
   const latest = useRef({ busy, onAnswer });
   latest.current = { busy, onAnswer };
-  useEffect(() => {
+  useLayoutEffect(() => {
     // Escape denies wherever focus is — in the dialog, still in the task input, on the
     // pipeline, or nowhere: the dialog is modal. (The popup's own Escape listener leaves
-    // an open dialog alone.)
+    // an open dialog alone.) Installed before the dialog is painted, so an Escape pressed
+    // the moment it appears is not lost.
     const onWindowKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' || e.defaultPrevented) return;
       e.preventDefault();
