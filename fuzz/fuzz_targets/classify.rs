@@ -283,7 +283,8 @@ fuzz_target!(|input: Input| {
         // classifier sees another command; it must then still not prove it, so the
         // call runs in the sandbox, which holds a verb that acts on no path.
         assert!(
-            a.is_irreversible() || (a.verdict() == Verdict::Sandbox && !a.unproven_description().is_empty()),
+            a.is_irreversible()
+                || (a.verdict() == Verdict::Sandbox && !a.unproven_description().is_empty()),
             "a verb that acts on no path was neither asked about nor left to the sandbox: {cmd:?}"
         );
     }
