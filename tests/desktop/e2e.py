@@ -278,7 +278,8 @@ class App:
         return self.js("return document.body.textContent")
 
     def type_task(self, text):
-        box = wait_for("the task input", lambda: self.find("textarea, input[type=text]"))
+        box = wait_for("the task input", lambda: self.find(".task-input textarea")
+                       or self.find("textarea, input[type=text]"))
         wd(self.base, "POST", f"{self.s}/element/{box}/value", {"text": text + "\ue007"})
 
     def click(self, element):
