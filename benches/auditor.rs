@@ -124,6 +124,7 @@ impl Traffic {
             error: None,
             duration_ms: 40,
             confirmation: None,
+            failed_exit: None,
         };
         for attempt in 1..=8u32 {
             self.r3.publish(

@@ -53,12 +53,24 @@ pub struct ToolCallRecord {
     /// it to prefix the task's summary with `[LAW1]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmation: Option<crate::contracts::Decision>,
+    /// The exit status of a shell command that failed yet printed something, so the call
+    /// is `ok` (its output is shown and judged) — but it is no proof of anything: such a
+    /// call grounds no claim (Law 0). Not set for a success or the quiet status 1 with
+    /// which `grep`, `diff` and `test` answer "no".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_exit: Option<i32>,
 }
 
 impl ToolCallRecord {
     /// True when the call did not produce usable output.
     pub fn failed(&self) -> bool {
         self.status != ToolCallStatus::Ok
+    }
+
+    /// Whether what the call returned can back a claim: it ran, and, if it was a shell
+    /// command, the command did not fail.
+    pub fn grounds(&self) -> bool {
+        self.status == ToolCallStatus::Ok && self.failed_exit.is_none()
     }
 }
 
@@ -102,6 +114,8 @@ enum ToolCallRepr {
         duration_ms: u64,
         #[serde(default)]
         confirmation: Option<crate::contracts::Decision>,
+        #[serde(default)]
+        failed_exit: Option<i32>,
     },
 }
 
@@ -121,6 +135,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                     error: None,
                     duration_ms: 0,
                     confirmation: None,
+                    failed_exit: None,
                 }
             }
             ToolCallRepr::Structured {
@@ -132,6 +147,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 error,
                 duration_ms,
                 confirmation,
+                failed_exit,
             } => ToolCallRecord {
                 tool,
                 input,
@@ -141,6 +157,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 error,
                 duration_ms,
                 confirmation,
+                failed_exit,
             },
         })
     }

@@ -198,6 +198,7 @@ mod tests {
                 error: None,
                 duration_ms: 1,
                 confirmation: None,
+                failed_exit: None,
             }],
         }
     }

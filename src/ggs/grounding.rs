@@ -44,6 +44,111 @@ pub fn unverified(answer: &str, evidence: &[&str]) -> Vec<String> {
     out
 }
 
+/// What `report` states about this computer that `given` (the words the work was asked
+/// in) does not: paths and file names, and counts or sizes of things on it — a number
+/// followed by files, folders, lines, bytes and the like, or written as a size (`12MB`).
+/// Such facts can only come from looking. Other numbers are left alone: a sub-task that
+/// computes or rewords from its context needs no tool.
+pub fn machine_claims(report: &str, given: &[&str]) -> Vec<String> {
+    let haystack = given.join("\n");
+    let tokens = tokens(report);
+    let mut out: Vec<String> = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        if out.len() >= MAX_UNVERIFIED {
+            break;
+        }
+        let claim = if token.starts_with('/') && token.len() > 1 || token.starts_with("~/") {
+            (!haystack.contains(token.as_str())).then(|| token.clone())
+        } else if is_file_name(token) && !token.contains('/') {
+            (!haystack.contains(token.as_str())).then(|| token.clone())
+        } else if let Some(number) = number_of(token) {
+            // The unit follows the number, or one word later ("5 .txt files",
+            // "3 PDF documents").
+            let unit = (i + 1..=i + 2)
+                .take_while(|&j| j < tokens.len())
+                .find(|&j| is_machine_unit(&tokens[j]));
+            let claim = match unit {
+                Some(j) => Some(tokens[i..=j].join(" ")),
+                None => is_size(token).then(|| token.clone()),
+            };
+            claim.filter(|_| !contains_number(&haystack, &number))
+        } else {
+            cjk_count(token)
+                .filter(|n| !contains_number(&haystack, n))
+                .map(|_| token.clone())
+        };
+        if let Some(claim) = claim
+            && !out.contains(&claim)
+        {
+            out.push(claim);
+        }
+    }
+    out
+}
+
+/// Words that make a number a fact about the machine.
+const MACHINE_UNITS: &[&str] = &[
+    "file",
+    "folder",
+    "directory",
+    "directories",
+    "dir",
+    "line",
+    "byte",
+    "kb",
+    "mb",
+    "gb",
+    "kib",
+    "mib",
+    "gib",
+    "tb",
+    "row",
+    "entry",
+    "entries",
+    "item",
+    "process",
+    "processes",
+    "word",
+    "character",
+    "char",
+    "image",
+    "photo",
+    "video",
+    "document",
+    "pdf",
+    "log",
+];
+
+fn is_machine_unit(word: &str) -> bool {
+    let w = word.to_lowercase();
+    let singular = w.strip_suffix('s').unwrap_or(&w);
+    MACHINE_UNITS.contains(&w.as_str()) || MACHINE_UNITS.contains(&singular)
+}
+
+/// `12MB`, `3.5G`, `900KiB`: a size.
+fn is_size(token: &str) -> bool {
+    let unit = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',');
+    !unit.is_empty()
+        && [
+            "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb", "b",
+        ]
+        .contains(&unit.to_lowercase().as_str())
+}
+
+/// A count written the Chinese way, digits then a counter of things on a computer
+/// (`3个文件`, `12行`, `5个`): the digits.
+fn cjk_count(token: &str) -> Option<String> {
+    let digits: String = token.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let rest = &token[digits.len()..];
+    ["个", "行", "字节", "项", "张", "份"]
+        .iter()
+        .any(|counter| rest.starts_with(counter))
+        .then_some(digits)
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Item {
     Number(String),
@@ -87,22 +192,29 @@ fn is_file_name(token: &str) -> bool {
     }
 }
 
-/// Numbers (with `,` thousands separators folded), paths and file names of a text.
-fn items(text: &str) -> Vec<Item> {
-    let mut out = Vec::new();
-    for raw in text.split(|c: char| {
+/// The words of a text, stripped of the punctuation around them.
+fn tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| {
         c.is_whitespace()
             || matches!(
                 c,
                 '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | '|' | '*' | '='
             )
-    }) {
-        let token = raw
-            .trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '!' | '?' | '，' | '。' | '：'))
-            .trim_end_matches('.');
-        if token.is_empty() {
-            continue;
-        }
+    })
+    .map(|raw| {
+        raw.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '!' | '?' | '，' | '。' | '：'))
+            .trim_end_matches('.')
+    })
+    .filter(|t| !t.is_empty())
+    .map(str::to_string)
+    .collect()
+}
+
+/// Numbers (with `,` thousands separators folded), paths and file names of a text.
+fn items(text: &str) -> Vec<Item> {
+    let mut out = Vec::new();
+    for token in tokens(text) {
+        let token = token.as_str();
         if token.starts_with('/') && token.len() > 1 || token.starts_with("~/") {
             out.push(Item::Path(token.to_string()));
         } else if is_file_name(token) && !token.contains('/') {
@@ -241,6 +353,33 @@ mod tests {
             ["movie.mkv", "~/Movies/x"]
         );
         assert!(unverified("~/Downloads/video2.mp4", &evidence).is_empty());
+    }
+
+    #[test]
+    fn what_only_looking_could_show_is_a_machine_claim() {
+        let given = ["Count the PDF files in ~/Documents"];
+        assert_eq!(
+            machine_claims("There are 4 PDF files in ~/Documents.", &given),
+            ["4 PDF"]
+        );
+        assert_eq!(
+            machine_claims("There are 5 .txt files.", &given),
+            ["5 .txt files"]
+        );
+        assert!(machine_claims("I looked in ~/Documents", &given).is_empty());
+        assert_eq!(
+            machine_claims("There are 4 files: a.pdf and b.pdf", &given),
+            ["4 files", "a.pdf", "b.pdf"]
+        );
+        assert_eq!(
+            machine_claims("It takes 12MB on disk, in /var/log/x", &[]),
+            ["12MB", "/var/log/x"]
+        );
+        assert_eq!(machine_claims("共有 3个文件", &[]), ["3个文件"]);
+        // Computing or rewording from the given words needs no look.
+        assert!(machine_claims("17 × 23 = 391", &["What is 17 times 23?"]).is_empty());
+        assert!(machine_claims("The report has 3 lines", &["write 3 lines"]).is_empty());
+        assert!(machine_claims("Renamed notes.txt", &["rename notes.txt to old.txt"]).is_empty());
     }
 
     #[test]

@@ -457,6 +457,7 @@ mod tests {
             error: Some("timeout".into()),
             duration_ms: 30_000,
             confirmation: None,
+            failed_exit: None,
         });
         let a = assess([&o], &[], Some("1/1 failed"));
         // Units: "a" passed (w 1) + the sub-task itself failed (w 1): D = 1/2.

@@ -37,7 +37,7 @@ use crate::contracts::{
     FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, MatchedOutput, Megram,
     MemoryRecall, OutcomeSummary, PlanDirective, PlanningFailed, PrevDirective, Recommendation,
     ReplanDirective, ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective,
-    ToolCallStatus, UnrunSubTask, first_chars,
+    UnrunSubTask, first_chars,
 };
 
 /// At most this many matched outputs are kept per task for a graceful failure.
@@ -207,7 +207,7 @@ impl TaskState {
         let inputs: Vec<String> = outcomes
             .iter()
             .flat_map(|o| o.tool_calls.iter())
-            .filter(|c| c.status == ToolCallStatus::Ok)
+            .filter(|c| c.grounds())
             .flat_map(|c| [c.output_head.clone(), c.target.clone(), c.input.to_string()])
             .collect();
         let mut evidence: Vec<&str> = inputs.iter().map(String::as_str).collect();
@@ -912,7 +912,7 @@ fn used_tools(outcomes: &[&SubTaskOutcome]) -> String {
         .iter()
         .filter(|o| o.status == SubTaskStatus::Matched)
         .flat_map(|o| o.tool_calls.iter())
-        .filter(|c| c.status == ToolCallStatus::Ok)
+        .filter(|c| c.grounds())
     {
         let named = format!(
             "{}: {}",

@@ -53,6 +53,7 @@ use crate::contracts::{
     FailureClass, GapPoint, Message, MixedFailureClass, Role, SubTask, SubTaskClosed, SubTaskId,
     SubTaskOutcome, SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus, Verdict, first_chars,
 };
+use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
 
@@ -351,16 +352,39 @@ pub fn verdicts_from(
         .collect())
 }
 
-/// Overrules passes no tool result can back: when the attempt called tools and none of
-/// the calls ended ok (all refused, denied or failed), nothing shows the work done, so
-/// no criterion is met, whatever the model judged (Law 0; a small model rubber-stamps an
-/// executor's claim). An attempt with no calls at all is left to the model: a sub-task
-/// answerable from its context is judged on the report.
+/// Overrules passes no tool result can back (Law 0; a small model rubber-stamps an
+/// executor's claim):
+/// - when the attempt called tools and none of the calls grounds anything (all refused,
+///   denied, failed, or shell commands that exited with a failure), nothing shows the
+///   work done, so no criterion is met, whatever the model judged;
+/// - when the attempt made no call at all, it is judged on its report only if the report
+///   states nothing about this computer that the sub-task's own words do not already
+///   say: a path, a file name or a count of files, lines or bytes ([`grounding::machine_claims`])
+///   can only come from looking, so a report that names one without a call is not
+///   matched. A sub-task answerable from its context (arithmetic, rewording) still passes.
 pub fn ground_in_calls(
     mut verdicts: Vec<CriterionVerdict>,
     calls: &[ToolCallRecord],
+    report: &str,
+    given: &[&str],
 ) -> Vec<CriterionVerdict> {
-    if calls.is_empty() || calls.iter().any(|c| c.status == ToolCallStatus::Ok) {
+    if calls.is_empty() {
+        let claims = grounding::machine_claims(report, given);
+        if claims.is_empty() {
+            return verdicts;
+        }
+        for v in verdicts.iter_mut().filter(|v| !v.failed()) {
+            v.verdict = Verdict::Fail;
+            v.failure_class = Some(FailureClass::Logical);
+            v.evidence = format!(
+                "the attempt made no tool call, yet its report states what only a tool could \
+                 show about this computer ({}); the model's pass is overruled",
+                claims.join(", ")
+            );
+        }
+        return verdicts;
+    }
+    if calls.iter().any(ToolCallRecord::grounds) {
         return verdicts;
     }
     let class = if calls
@@ -461,7 +485,14 @@ fn status_line(call: &ToolCallRecord) -> String {
             } else {
                 ""
             };
-            format!("ok{approved}, {} ms", call.duration_ms)
+            match call.failed_exit {
+                Some(code) => format!(
+                    "ran but FAILED with exit status {code}{approved}; its output proves \
+                     nothing, {} ms",
+                    call.duration_ms
+                ),
+                None => format!("ok{approved}, {} ms", call.duration_ms),
+            }
         }
         ToolCallStatus::Error => format!("ERROR: {}", error.unwrap_or_default()),
         ToolCallStatus::Denied => format!(
@@ -1041,7 +1072,11 @@ impl AgentValidator {
                 return self.close(id, closing, Some(request));
             }
         };
-        let verdicts = ground_in_calls(verdicts, calls);
+        let given = [
+            track.subtask.intent.as_str(),
+            track.subtask.context.as_str(),
+        ];
+        let verdicts = ground_in_calls(verdicts, calls, &request.result.output, &given);
         track.points.push(gap_point(attempt, &verdicts));
         let Some(first_unmet) = verdicts.iter().find(|v| v.failed()).cloned() else {
             let output = Value::String(request.result.output.clone());
@@ -1244,6 +1279,7 @@ mod tests {
             error: error.map(Into::into),
             duration_ms: 1,
             confirmation: None,
+            failed_exit: None,
         }
     }
 
@@ -1256,22 +1292,45 @@ mod tests {
             )]
         };
         let refused = vec![call("shell", ToolCallStatus::Refused, Some("MUST NOT"))];
-        let v = ground_in_calls(pass(), &refused);
+        let v = ground_in_calls(pass(), &refused, "", &[]);
         assert!(v[0].failed());
         assert_eq!(v[0].failure_class, Some(FailureClass::Logical));
         let denied = vec![call("shell", ToolCallStatus::Denied, None)];
         assert_eq!(
-            ground_in_calls(pass(), &denied)[0].failure_class,
+            ground_in_calls(pass(), &denied, "", &[])[0].failure_class,
             Some(FailureClass::Environmental)
         );
         let one_ok = vec![
             call("shell", ToolCallStatus::Error, Some("exit 1")),
             call("shell", ToolCallStatus::Ok, None),
         ];
-        assert!(!ground_in_calls(pass(), &one_ok)[0].failed());
+        assert!(!ground_in_calls(pass(), &one_ok, "", &[])[0].failed());
+        // A command that exited with a failure ran, but shows nothing.
+        let mut failed_exit = call("shell", ToolCallStatus::Ok, None);
+        failed_exit.failed_exit = Some(2);
+        let v = ground_in_calls(pass(), &[failed_exit], "", &[]);
+        assert!(v[0].failed(), "{v:?}");
+    }
+
+    #[test]
+    fn an_attempt_without_calls_passes_only_when_it_claims_nothing_about_the_computer() {
+        let pass = || {
+            vec![CriterionVerdict::for_criterion(
+                &Criterion::new("the output gives the count"),
+                Verdict::Pass,
+            )]
+        };
+        let given = ["Count the text files in ~/notes", ""];
+        let v = ground_in_calls(pass(), &[], "There are 7 files in ~/notes", &given);
+        assert!(v[0].failed(), "{v:?}");
+        assert_eq!(v[0].failure_class, Some(FailureClass::Logical));
+        assert!(v[0].evidence.contains("7 files"), "{}", v[0].evidence);
+        let v = ground_in_calls(pass(), &[], "The largest is movie.mkv", &given);
+        assert!(v[0].failed(), "{v:?}");
+        let sum = ["Add the figures 12 and 30 given in the context", ""];
         assert!(
-            !ground_in_calls(pass(), &[])[0].failed(),
-            "no calls: judged on the report"
+            !ground_in_calls(pass(), &[], "12 + 30 = 42", &sum)[0].failed(),
+            "arithmetic on the given words needs no tool"
         );
     }
 

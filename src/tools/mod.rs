@@ -609,6 +609,10 @@ impl Toolbox {
                 ("", Some(reason.clone()))
             }
         };
+        let failed_exit = match &outcome {
+            ToolOutcome::Ok { output } if record_tool == "shell" => shell::failed_exit(output),
+            _ => None,
+        };
         let record = ToolCallRecord {
             tool: record_tool,
             input: record_input,
@@ -618,6 +622,7 @@ impl Toolbox {
             error,
             duration_ms,
             confirmation,
+            failed_exit,
         };
         let limit = ctx.config.tools.output_limit_chars;
         let mut for_model = String::new();

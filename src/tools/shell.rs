@@ -295,6 +295,39 @@ fn command_failure(stdout: &str, stderr: &str, status: std::process::ExitStatus)
     Some(format!("{how}: {}", stderr.trim()))
 }
 
+/// How a shell call's output shows a failed command: the exit status it reports, when
+/// the command did not succeed and the status is not an answer. `grep`, `diff`, `cmp` and
+/// `test` say "no" with status 1 and a quiet stderr (no match, the files differ), which is
+/// a result; any other non-zero status, a 1 with a complaint on stderr, or a stop by a
+/// signal (reported as 128 + the signal, as shells do) is a failure. Reads the lines
+/// [`format_output`] writes, so the two stay together here.
+pub(crate) fn failed_exit(output: &str) -> Option<i32> {
+    let mut complained = false;
+    let mut status = None;
+    for line in output.lines() {
+        if line == STDERR_MARK {
+            complained = true;
+        } else if let Some(code) = line
+            .strip_prefix("[exit status ")
+            .and_then(|rest| rest.strip_suffix(']'))
+            .and_then(|code| code.parse::<i32>().ok())
+        {
+            status = Some(code);
+        } else if let Some(signal) = line
+            .strip_prefix("[stopped by signal ")
+            .and_then(|rest| rest.strip_suffix(']'))
+            .and_then(|n| n.parse::<i32>().ok())
+        {
+            status = Some(128 + signal);
+        } else if line == "[stopped by a signal]" {
+            status = Some(128);
+        }
+    }
+    status.filter(|&code| code != 0 && (code != 1 || complained))
+}
+
+const STDERR_MARK: &str = "[stderr]";
+
 /// stdout, then stderr and the exit status when they say something.
 fn format_output(stdout: &str, stderr: &str, status: std::process::ExitStatus) -> String {
     let mut out = stdout.trim_end_matches('\n').to_string();
@@ -302,16 +335,18 @@ fn format_output(stdout: &str, stderr: &str, status: std::process::ExitStatus) -
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str("[stderr]\n");
+        out.push_str(STDERR_MARK);
+        out.push('\n');
         out.push_str(stderr.trim_end_matches('\n'));
     }
     if !status.success() {
         if !out.is_empty() {
             out.push('\n');
         }
-        match status.code() {
-            Some(code) => out.push_str(&format!("[exit status {code}]")),
-            None => out.push_str("[stopped by a signal]"),
+        match (status.code(), signal_of(status)) {
+            (Some(code), _) => out.push_str(&format!("[exit status {code}]")),
+            (None, Some(signal)) => out.push_str(&format!("[stopped by signal {signal}]")),
+            (None, None) => out.push_str("[stopped by a signal]"),
         }
     }
     if out.is_empty() {
@@ -320,9 +355,52 @@ fn format_output(stdout: &str, stderr: &str, status: std::process::ExitStatus) -
     out
 }
 
+#[cfg(unix)]
+fn signal_of(status: std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(&status)
+}
+
+#[cfg(not(unix))]
+fn signal_of(_: std::process::ExitStatus) -> Option<i32> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::tool_as_program;
+    use super::{failed_exit, format_output};
+
+    #[cfg(unix)]
+    fn exited(code: i32) -> std::process::ExitStatus {
+        std::os::unix::process::ExitStatusExt::from_raw(code << 8)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_failed_exit_is_read_back_from_the_output_the_shell_formats() {
+        // Success, and the quiet 1 of grep/diff/test, are answers.
+        assert_eq!(failed_exit(&format_output("a\n", "", exited(0))), None);
+        assert_eq!(failed_exit(&format_output("", "", exited(1))), None);
+        assert_eq!(failed_exit(&format_output("0\n", "", exited(1))), None);
+        // A complaint with status 1, any higher status, a signal: failures.
+        assert_eq!(
+            failed_exit(&format_output("a\n", "cat: b: No such file\n", exited(1))),
+            Some(1)
+        );
+        assert_eq!(failed_exit(&format_output("a\n", "", exited(2))), Some(2));
+        let killed = std::os::unix::process::ExitStatusExt::from_raw(9);
+        let text = format_output("partial\n", "", killed);
+        assert!(text.ends_with("[stopped by signal 9]"), "{text}");
+        assert_eq!(failed_exit(&text), Some(137));
+        // Lines the sandbox appends after the status do not hide it.
+        let kept = format!(
+            "{}\n(not kept: /x: outside)",
+            format_output("", "e\n", exited(3))
+        );
+        assert_eq!(failed_exit(&kept), Some(3));
+        // Text that only mentions a status is not one.
+        assert_eq!(failed_exit("the log says [exit status 2] here"), None);
+    }
 
     #[test]
     fn a_tool_written_as_a_program_is_found_wherever_a_program_starts() {

@@ -172,6 +172,7 @@ fn record(ok: bool) -> ToolCallRecord {
         error: (!ok).then(|| "No such file or directory".into()),
         duration_ms: 12,
         confirmation: None,
+        failed_exit: None,
     }
 }
 

@@ -177,6 +177,7 @@ pub fn call(tool: &str, target: &str, status: ToolCallStatus, output: &str) -> T
         error: None,
         duration_ms: 7,
         confirmation: None,
+        failed_exit: None,
     }
 }
 

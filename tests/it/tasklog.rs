@@ -313,6 +313,7 @@ fn shell(target: &str, status: ToolCallStatus, output: &str, duration_ms: u64) -
         error: (status != ToolCallStatus::Ok).then(|| output.to_string()),
         duration_ms,
         confirmation: None,
+        failed_exit: None,
     }
 }
 
@@ -540,6 +541,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             error: None,
             duration_ms: 120,
             confirmation: None,
+            failed_exit: None,
         },
     );
     p.llm(task, &p.r3, (1000, 70, 500), r#"{"action":"result"}"#);
@@ -612,6 +614,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             error: None,
             duration_ms: 5,
             confirmation: Some(Decision::Approve),
+            failed_exit: None,
         },
     );
     p.llm(task, &p.r3, (1000, 50, 300), r#"{"action":"result"}"#);

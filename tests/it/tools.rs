@@ -462,6 +462,14 @@ async fn a_command_that_only_complains_and_exits_non_zero_is_a_failed_call() {
         out.starts_with("alpha") && out.contains("[exit status 1]"),
         "{out}"
     );
+    // ... but it failed, so it backs no claim.
+    assert_eq!(partial.record.failed_exit, Some(1));
+    assert!(!partial.record.grounds());
+    assert_eq!(
+        nothing.record.failed_exit, None,
+        "grep's quiet 1 is an answer"
+    );
+    assert!(nothing.record.grounds());
 }
 
 #[tokio::test]

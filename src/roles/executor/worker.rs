@@ -429,8 +429,10 @@ pub fn repeated(seen: &Observed, n: usize) -> (FinishStatus, String) {
     }
 }
 
+/// Whether some call of the attempt shows anything (a shell command that exited with a
+/// failure does not).
 fn any_ok(records: &[ToolCallRecord]) -> bool {
-    records.iter().any(|r| r.status == ToolCallStatus::Ok)
+    records.iter().any(ToolCallRecord::grounds)
 }
 
 /// The first Law 1 denial of the attempt, as the toolbox reported it.
@@ -539,6 +541,7 @@ mod tests {
             error: error.map(Into::into),
             duration_ms: 1,
             confirmation: None,
+            failed_exit: None,
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod abandon;
 mod directives;
+mod honest;
 mod law1;
 mod loops;
 mod malformed;

@@ -1662,6 +1662,13 @@ export type ToolCallRecord_Deserialize = {
 	 *  it to prefix the task's summary with `[LAW1]`.
 	 */
 	confirmation?: Decision | null,
+	/**
+	 *  The exit status of a shell command that failed yet printed something, so the call
+	 *  is `ok` (its output is shown and judged) — but it is no proof of anything: such a
+	 *  call grounds no claim (Law 0). Not set for a success or the quiet status 1 with
+	 *  which `grep`, `diff` and `test` answer "no".
+	 */
+	failed_exit?: number | null,
 };
 
 /**
@@ -1692,6 +1699,13 @@ export type ToolCallRecord_Serialize = {
 	 *  it to prefix the task's summary with `[LAW1]`.
 	 */
 	confirmation?: Decision,
+	/**
+	 *  The exit status of a shell command that failed yet printed something, so the call
+	 *  is `ok` (its output is shown and judged) — but it is no proof of anything: such a
+	 *  call grounds no claim (Law 0). Not set for a success or the quiet status 1 with
+	 *  which `grep`, `diff` and `test` answer "no".
+	 */
+	failed_exit?: number,
 };
 
 /**  How a single tool call ended. */
