@@ -5,7 +5,9 @@ use artoo::contracts::{Message, MessageKind, Role, TerminalDirective};
 use artoo::testkit::{Script, Step};
 use serde_json::json;
 
-use super::replies::{GRACEFUL_FAILURE_REQUEST, Sub, call, finish, judged, next_moves, plan, task};
+use super::replies::{
+    GRACEFUL_FAILURE_REQUEST, Sub, call, finish, judged, merge, next_moves, plan, task,
+};
 use super::{Stage, final_result};
 
 const FOUND: &str = "the output names the file";
@@ -19,9 +21,19 @@ const ROUND: [&str; 3] = [
 const MOVES: [&str; 2] = ["Tell me where the figure is.", "Open notes.txt yourself."];
 
 /// Round k reads notes{k}.txt (read_file, shell, read_file) and R4a judges it as
-/// `verdicts[k]` says (whether the file was found; the cause of the unmet criteria). R3's
-/// finish of round k waits `latency_ms[k]`.
+/// `verdicts[k]` says (whether the file was found; the cause of the unmet criteria); the
+/// figure is never quoted. R3's finish of round k waits `latency_ms[k]`.
 fn rounds(verdicts: [(bool, &str); 3], latency_ms: [u64; 3]) -> Script {
+    rounds_quoting(verdicts, latency_ms, None)
+}
+
+/// Like [`rounds`]; in round `quoted` (if any) the figure is quoted, the sub-task
+/// matches and R4b accepts the merged answer.
+fn rounds_quoting(
+    verdicts: [(bool, &str); 3],
+    latency_ms: [u64; 3],
+    quoted: Option<usize>,
+) -> Script {
     let mut script = Script::new()
         .role(Role::Perceiver, [Step::reply(task("Give the Q3 revenue"))])
         .role(
@@ -78,7 +90,7 @@ fn rounds(verdicts: [(bool, &str); 3], latency_ms: [u64; 3]) -> Script {
                 [Step::reply(judged(
                     &[
                         (FOUND, found_met, "read_file returned notes.txt"),
-                        (QUOTED, false, "the notes hold no figure"),
+                        (QUOTED, quoted == Some(k), "the notes' figure"),
                     ],
                     cause,
                     "No figure in the notes.",
@@ -87,8 +99,17 @@ fn rounds(verdicts: [(bool, &str); 3], latency_ms: [u64; 3]) -> Script {
                 .when(intent)],
             );
     }
-    script
+    script.role(
+        Role::MetaValidator,
+        [Step::reply(merge(
+            json!(REVENUE),
+            &[(TASK_CRITERION, true, "the merged answer gives it")],
+            "The Q3 revenue was found in the notes.",
+        ))],
+    )
 }
+
+const REVENUE: &str = "Q3 revenue: 4.2M";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_loss_that_worsens_on_two_rounds_in_a_row_trips_the_law2_kill_switch() {
@@ -183,6 +204,64 @@ async fn a_spent_budget_abandons_on_budget_pressure_before_another_replan() {
     assert_eq!(result.next_moves, MOVES);
     assert_eq!(result.replans, 1);
     assert_eq!(stage.count(&task, MessageKind::PlanDirective), 1);
+    assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_within_delta_is_delivered_even_after_two_worsening_rounds() {
+    // Ω dominates the loss (λ = 1, small α and β) and each replan adds 0.3 to it, so L
+    // rises on every round — also on the third, where the figure is quoted and D = 0.
+    // Success within δ (with Ω < θ) is decided before the kill-switch is consulted.
+    let script = rounds_quoting(
+        [(true, "logical"), (true, "logical"), (true, "logical")],
+        [0; 3],
+        Some(2),
+    );
+    let mut stage = Stage::configured(script, |c| {
+        c.budgets.max_retries = 0;
+        c.budgets.max_replans = 2;
+        c.ggs.alpha = 0.05;
+        c.ggs.beta = 0.05;
+        c.ggs.lambda = 1.0;
+    })
+    .await;
+    for k in 0..2 {
+        std::fs::write(
+            stage.workspace.join(format!("notes{k}.txt")),
+            "Q3: see the archive",
+        )
+        .expect("notes");
+    }
+    std::fs::write(stage.workspace.join("notes2.txt"), REVENUE).expect("notes");
+    let (task, end) = stage.run("what was the Q3 revenue?").await;
+    let result = final_result(&end);
+    stage.settle().await;
+
+    let grads: Vec<f64> = stage
+        .all(&task, super::pick!(Message::PlanDirective))
+        .iter()
+        .map(|d| d.grad_l)
+        .collect();
+    assert_eq!(grads.len(), 2, "{}", stage.transcript().join("\n"));
+    assert!(grads[1] > 0.1, "the second round worsened: {grads:?}");
+    assert!(
+        result.grad_l > 0.1,
+        "and the third: a kill-switch streak of two ({result:?})"
+    );
+    assert!(result.loss.omega < 0.8, "{result:?}");
+    assert_ne!(
+        result.directive,
+        TerminalDirective::Abandon,
+        "D = 0 ≤ δ delivers, whatever ∇L: {result:?}"
+    );
+    assert!(!result.summary.contains("Law 2"), "{}", result.summary);
+    assert_eq!(result.output, json!(REVENUE));
+    let writes = stage.all(&task, super::pick!(Message::Megram));
+    assert!(
+        writes.iter().all(|w| w.megram.state != "abandon"),
+        "no abandon Megram for a round within δ: {writes:?}"
+    );
     assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);
     stage.stop().await;
 }
