@@ -18,16 +18,22 @@
 //! that exact tool from now on (`always`: kept in the [`GrantStore`]). A later request
 //! that a grant covers is approved without being published.
 //!
+//! Files the task made: a file `write_file` created in a task (it did not exist before)
+//! is the task's own while it stays as the task left it. Replacing it loses nothing of
+//! the user's, so it is not asked about ([`ConfirmationBroker::task_owns`]); a change by
+//! anything else since (its modification time moved) makes it the user's again.
+//!
 //! **Invariant:** every request ends in exactly one [`Confirmation`], and anything but
 //! an explicit answer from the user — a timeout, a closed bus, a cancelled task, a reply
 //! that does not match the request, "Trash" where Trash was not offered — is a denial;
 //! a grant never covers more than the request the user answered showed (a scope that
 //! was not offered counts as `once`).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -133,6 +139,43 @@ impl Denials {
     }
 }
 
+/// Files each task created, with their modification time when the task last wrote them.
+#[derive(Debug, Default)]
+struct Made {
+    tasks: VecDeque<(TaskId, HashMap<PathBuf, SystemTime>)>,
+}
+
+impl Made {
+    fn note(&mut self, task: &TaskId, path: PathBuf, modified: SystemTime) {
+        if let Some((_, files)) = self.tasks.iter_mut().find(|(t, _)| t == task) {
+            if files.len() < TASK_GRANTS_PER_TASK || files.contains_key(&path) {
+                files.insert(path, modified);
+            }
+            return;
+        }
+        self.tasks
+            .push_back((task.clone(), HashMap::from([(path, modified)])));
+        while self.tasks.len() > TASK_GRANTS_KEPT {
+            self.tasks.pop_front();
+        }
+    }
+
+    fn modified(&self, task: &TaskId, path: &Path) -> Option<SystemTime> {
+        self.tasks
+            .iter()
+            .find(|(t, _)| t == task)
+            .and_then(|(_, files)| files.get(path).copied())
+    }
+}
+
+/// The modification time of `path`, not following a final symlink.
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .and_then(|m| m.modified().ok())
+}
+
 /// Asks the user to confirm irreversible actions. Cheap to clone; clones share what
 /// the user denied.
 #[derive(Clone)]
@@ -142,6 +185,7 @@ pub struct ConfirmationBroker {
     timeout: Duration,
     denials: Arc<Mutex<Denials>>,
     task_grants: Arc<Mutex<TaskGrants>>,
+    made: Arc<Mutex<Made>>,
     /// Where `always` approvals live; without it, `always` is never offered.
     always: Option<GrantStore>,
 }
@@ -175,8 +219,31 @@ impl ConfirmationBroker {
             timeout,
             denials: Arc::default(),
             task_grants: Arc::default(),
+            made: Arc::default(),
             always: None,
         }
+    }
+
+    /// Records that `task` wrote the file at `path` and owns it: it created it, or it
+    /// owned it already. Its current modification time is what "unchanged" means.
+    pub fn note_made(&self, task: &TaskId, path: &Path) {
+        if let Some(at) = modified(path) {
+            self.made
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .note(task, path.to_path_buf(), at);
+        }
+    }
+
+    /// Whether `path` is a file `task` created and nothing has changed since it last
+    /// wrote it: replacing it takes nothing from the user.
+    pub fn task_owns(&self, task: &TaskId, path: &Path) -> bool {
+        let noted = self
+            .made
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .modified(task, path);
+        noted.is_some_and(|at| modified(path) == Some(at))
     }
 
     /// The first of `signatures` the user already denied in `task`, if any: that effect

@@ -127,59 +127,90 @@ impl Tool for WriteFile {
                     path.display()
                 )));
             }
-            let bytes = content.len();
-            if append {
-                let mut f = tokio::fs::OpenOptions::new()
-                    .append(true)
-                    .create(true)
-                    .open(&path)
-                    .await
-                    .map_err(io("open"))?;
-                f.write_all(content.as_bytes())
-                    .await
-                    .map_err(io("append to"))?;
-                f.flush().await.map_err(io("append to"))?;
-                return Ok(format!("appended {bytes} bytes to {}", path.display()));
+            // Created by this call, or made earlier in the task and untouched since: the
+            // task's own file, whose replacement asks nobody (the Law 1 gate checked).
+            let new = matches!(
+                tokio::fs::symlink_metadata(&path).await,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound
+            );
+            let owned = !new && ctx.broker.task_owns(&ctx.task_id, &path);
+            let written = self.write(call, &path, content, append, owned).await;
+            if written.is_ok() && (new || owned) {
+                ctx.broker.note_made(&ctx.task_id, &path);
             }
-            if call.approved && tokio::fs::symlink_metadata(&path).await.is_ok() {
-                // The user approved overwriting exactly this file: replace atomically.
-                let tmp = temp_sibling(&path);
-                tokio::fs::write(&tmp, content.as_bytes())
-                    .await
-                    .map_err(io("write next to"))?;
-                if let Err(e) = tokio::fs::rename(&tmp, &path).await {
-                    let _ = tokio::fs::remove_file(&tmp).await;
-                    return Err(ToolError::io(
-                        format!("cannot replace {}", path.display()),
-                        e,
-                    ));
-                }
-                return Ok(format!("replaced {} ({bytes} bytes)", path.display()));
-            }
-            // A new file: refuse to clobber one that appeared since it was checked.
-            let mut f = match tokio::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
+            written
+        })
+    }
+}
+
+impl WriteFile {
+    /// Writes; an existing file is replaced only when the user approved it or `owned`
+    /// (the task made it and it is unchanged since).
+    async fn write(
+        &self,
+        call: &Prepared,
+        path: &Path,
+        content: &str,
+        append: bool,
+        owned: bool,
+    ) -> Result<String, ToolError> {
+        let io = |what: &str| {
+            let what = format!("cannot {what} {}", path.display());
+            move |e| ToolError::io(what, e)
+        };
+        let bytes = content.len();
+        if append {
+            let mut f = tokio::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
                 .open(&path)
                 .await
-            {
-                Ok(f) => f,
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    return Err(ToolError::Failed(format!(
-                        "{} appeared while writing; it was not overwritten. Call write_file again to be asked.",
-                        path.display()
-                    )));
-                }
-                Err(e) => {
-                    return Err(ToolError::io(
-                        format!("cannot create {}", path.display()),
-                        e,
-                    ));
-                }
-            };
-            f.write_all(content.as_bytes()).await.map_err(io("write"))?;
-            f.flush().await.map_err(io("write"))?;
-            Ok(format!("wrote {bytes} bytes to {}", path.display()))
-        })
+                .map_err(io("open"))?;
+            f.write_all(content.as_bytes())
+                .await
+                .map_err(io("append to"))?;
+            f.flush().await.map_err(io("append to"))?;
+            return Ok(format!("appended {bytes} bytes to {}", path.display()));
+        }
+        if (call.approved || owned) && tokio::fs::symlink_metadata(path).await.is_ok() {
+            // The user approved overwriting exactly this file, or the task made it:
+            // replace atomically.
+            let tmp = temp_sibling(path);
+            tokio::fs::write(&tmp, content.as_bytes())
+                .await
+                .map_err(io("write next to"))?;
+            if let Err(e) = tokio::fs::rename(&tmp, &path).await {
+                let _ = tokio::fs::remove_file(&tmp).await;
+                return Err(ToolError::io(
+                    format!("cannot replace {}", path.display()),
+                    e,
+                ));
+            }
+            return Ok(format!("replaced {} ({bytes} bytes)", path.display()));
+        }
+        // A new file: refuse to clobber one that appeared since it was checked.
+        let mut f = match tokio::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .await
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(ToolError::Failed(format!(
+                    "{} appeared while writing; it was not overwritten. Call write_file again to be asked.",
+                    path.display()
+                )));
+            }
+            Err(e) => {
+                return Err(ToolError::io(
+                    format!("cannot create {}", path.display()),
+                    e,
+                ));
+            }
+        };
+        f.write_all(content.as_bytes()).await.map_err(io("write"))?;
+        f.flush().await.map_err(io("write"))?;
+        Ok(format!("wrote {bytes} bytes to {}", path.display()))
     }
 }

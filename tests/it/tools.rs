@@ -536,6 +536,81 @@ async fn overwriting_with_write_file_asks_and_a_denial_leaves_the_file_untouched
 }
 
 #[tokio::test]
+async fn rewriting_a_file_the_task_created_does_not_ask_until_something_else_changes_it() {
+    let rig = Rig::new();
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let first = rig.ctx();
+    // Another sub-task of the same task: the broker is the runtime's, shared.
+    let second = ToolContext::new(
+        first.task_id.clone(),
+        SubTaskId::mint(),
+        Arc::clone(&rig.config),
+        first.broker.clone(),
+    );
+    let tools = toolbox();
+    let write = |path: &str, content: &str| json!({"path": path, "content": content});
+    let file = rig.ws.join("report.md");
+
+    let made = tools
+        .call(&first, "write_file", write("report.md", "draft"))
+        .await;
+    assert_eq!(made.record.status, ToolCallStatus::Ok, "{}", made.for_model);
+    let rewritten = tools
+        .call(&second, "write_file", write("report.md", "final"))
+        .await;
+    assert_eq!(
+        rewritten.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        rewritten.for_model
+    );
+    assert_eq!(rewritten.record.confirmation, None);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "final");
+    assert!(
+        responder.requests().is_empty(),
+        "{:?}",
+        responder.requests()
+    );
+
+    // Another task did not make it: replacing it there asks (denied here).
+    let other_task = ToolContext::new(
+        TaskId::mint(),
+        SubTaskId::mint(),
+        Arc::clone(&rig.config),
+        first.broker.clone(),
+    );
+    let elsewhere = tools
+        .call(&other_task, "write_file", write("report.md", "other"))
+        .await;
+    assert_eq!(elsewhere.record.status, ToolCallStatus::Denied);
+    assert_eq!(responder.requests().len(), 1);
+
+    // Changed by someone else since: it is the user's again, and asks.
+    std::fs::write(&file, "the user's edit").unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .and_then(|f| f.set_modified(later))
+        .unwrap();
+    let after_edit = tools
+        .call(&second, "write_file", write("report.md", "again"))
+        .await;
+    assert_eq!(after_edit.record.status, ToolCallStatus::Denied);
+    assert_eq!(responder.requests().len(), 2);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "the user's edit");
+
+    // A file that was there before the task is never the task's.
+    let theirs = rig.write("artoo_workspace/theirs.md", "original");
+    let replaced = tools
+        .call(&first, "write_file", write("theirs.md", "mine"))
+        .await;
+    assert_eq!(replaced.record.status, ToolCallStatus::Denied);
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "original");
+}
+
+#[tokio::test]
 async fn an_approval_performs_exactly_the_approved_action_and_nothing_wider() {
     let rig = Rig::new();
     let a = rig.write("artoo_workspace/a.txt", "a");
