@@ -209,7 +209,13 @@ impl Tool for Glob {
             if total > MAX_RESULTS {
                 lines.push(format!("(… and {} more)", total - MAX_RESULTS));
             }
-            if !complete {
+            if complete {
+                // Counted here, not left to a small model reading the list.
+                lines.push(format!(
+                    "({total} {} matched {pattern})",
+                    if total == 1 { "file" } else { "files" }
+                ));
+            } else {
                 lines.push(format!(
                     "(stopped after {limit} entries; results may be incomplete — give a narrower root)"
                 ));

@@ -770,14 +770,19 @@ async fn glob_honours_directory_parts_and_expands_home() {
     assert!(!out.contains("top.rs"), "{out}");
 
     let names = tools.call(&ctx, "glob", json!({"pattern": "*.rs"})).await;
-    assert_eq!(output(&names.outcome).lines().count(), 3);
+    let listed: Vec<&str> = output(&names.outcome).lines().collect();
+    assert_eq!(listed.len(), 4, "{listed:?}");
+    assert_eq!(listed[3], "(3 files matched *.rs)", "the count is given");
 
     let home = tools
         .call(&ctx, "glob", json!({"pattern": "~/Documents/*.pdf"}))
         .await;
     assert_eq!(
         output(&home.outcome),
-        rig.home.join("Documents/plan.pdf").to_string_lossy()
+        format!(
+            "{}\n(1 file matched ~/Documents/*.pdf)",
+            rig.home.join("Documents/plan.pdf").display()
+        )
     );
 
     let none = tools.call(&ctx, "glob", json!({"pattern": "*.xyz"})).await;
