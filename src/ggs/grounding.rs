@@ -15,10 +15,12 @@ use std::collections::BTreeSet;
 /// Items listed at most.
 pub const MAX_UNVERIFIED: usize = 5;
 
-/// The items of `answer` that no evidence text shows.
-pub fn unverified(answer: &str, evidence: &[&str]) -> Vec<String> {
-    let haystack: String = evidence.join("\n");
-    let derived = derived_numbers(evidence);
+/// The items of `answer` that neither the tools' `outputs` nor the `words` the work was
+/// asked and done with (the user's request, the calls' inputs) show. Counts and sums are
+/// derived from the outputs only: a line of prose or a command is not a listing.
+pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
+    let haystack: String = outputs.iter().chain(words).copied().collect::<Vec<_>>().join("\n");
+    let derived = derived_numbers(outputs);
     let mut out: Vec<String> = Vec::new();
     let mut seen = BTreeSet::new();
     for item in items(answer) {
@@ -39,6 +41,24 @@ pub fn unverified(answer: &str, evidence: &[&str]) -> Vec<String> {
         };
         if !shown {
             out.push(item.text().to_string());
+        }
+    }
+    out
+}
+
+/// The numbers of `answer` that the outputs and words do not show (nor the outputs
+/// derive, as in [`unverified`]): a small model misreads a lone number in a tool result.
+pub fn unshown_numbers(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
+    let haystack: String = outputs.iter().chain(words).copied().collect::<Vec<_>>().join("\n");
+    let derived = derived_numbers(outputs);
+    let mut out: Vec<String> = Vec::new();
+    for item in items(answer) {
+        if let Item::Number(n) = item
+            && !contains_number(&haystack, &n)
+            && !parse(&n).is_some_and(|v| derived.contains(&key(v)))
+            && !out.contains(&n)
+        {
+            out.push(n);
         }
     }
     out
@@ -287,7 +307,9 @@ fn key(v: f64) -> i64 {
 }
 
 /// Numbers one evidence text implies: its count of non-empty lines, of whitespace
-/// separated entries, and the sum of each column of numbers.
+/// separated entries, and the sum of each column of numbers. A text of bare numbers
+/// (`wc -l` printed `2`) is values, not a listing: its lines are not counted, or a
+/// count of one would back any "1".
 fn derived_numbers(evidence: &[&str]) -> BTreeSet<i64> {
     let mut out = BTreeSet::new();
     for text in evidence {
@@ -296,11 +318,14 @@ fn derived_numbers(evidence: &[&str]) -> BTreeSet<i64> {
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .collect();
-        out.insert(key(lines.len() as f64));
-        out.insert(key(text.split_whitespace().count() as f64));
-        // A header line does not count as an entry.
-        if lines.len() > 1 {
-            out.insert(key(lines.len() as f64 - 1.0));
+        let listing = lines.iter().any(|l| number_of(l).is_none());
+        if listing {
+            out.insert(key(lines.len() as f64));
+            out.insert(key(text.split_whitespace().count() as f64));
+            // A header line does not count as an entry.
+            if lines.len() > 1 {
+                out.insert(key(lines.len() as f64 - 1.0));
+            }
         }
         let mut columns: Vec<f64> = Vec::new();
         for line in &lines {
@@ -326,19 +351,36 @@ mod tests {
 
     #[test]
     fn numbers_no_tool_printed_are_unverified() {
-        assert_eq!(unverified("The product is 1513.", &["37 * 41"]), ["1513"]);
-        assert!(unverified("There are 2 files.", &["2\n"]).is_empty());
-        assert!(unverified("1,234 bytes", &["size 1234"]).is_empty());
-        assert!(unverified("12 apples", &["112 apples"]) == ["12"]);
+        assert_eq!(unverified("The product is 1513.", &[], &["37 * 41"]), ["1513"]);
+        assert!(unverified("There are 2 files.", &["2\n"], &[]).is_empty());
+        assert!(unverified("1,234 bytes", &["size 1234"], &[]).is_empty());
+        assert!(unverified("12 apples", &["112 apples"], &[]) == ["12"]);
+    }
+
+    #[test]
+    fn a_lone_number_is_a_value_not_a_listing_of_one() {
+        let words = ["find ~/Downloads -name '*.pdf' | wc -l", "Count the PDFs"];
+        assert_eq!(unverified("There is 1 PDF.", &["2"], &words), ["1"]);
+        assert_eq!(unshown_numbers("There is 1 PDF.", &["2"], &words), ["1"]);
+        assert!(unshown_numbers("There are 2 PDFs.", &["2\n"], &words).is_empty());
+        assert!(unverified("1 file", &["report.pdf"], &[]).is_empty());
+        assert_eq!(
+            unshown_numbers("3 files, see notes.md", &["a.txt\nb.txt"], &[]),
+            ["3"],
+            "only numbers"
+        );
+        // A one-line command or request is not a listing of one.
+        assert_eq!(unshown_numbers("1", &[], &["ls ~/notes/*.txt | wc -l"]), ["1"]);
     }
 
     #[test]
     fn counts_of_a_listing_and_sums_of_a_column_are_shown() {
-        assert!(unverified("3 files", &["a.txt\nb.txt\nc.md\n"]).is_empty());
+        assert!(unverified("3 files", &["a.txt\nb.txt\nc.md\n"], &[]).is_empty());
         assert!(
             unverified(
                 "The total is 20.",
-                &["name,amount\napples,3\npears,5\nplums,12\n"]
+                &["name,amount\napples,3\npears,5\nplums,12\n"],
+                &[]
             )
             .is_empty()
         );
@@ -346,13 +388,16 @@ mod tests {
 
     #[test]
     fn paths_and_file_names_must_appear_in_the_evidence() {
-        let evidence = ["/home/u/Downloads/video2.mp4\t120000", "ls -S ~/Downloads"];
-        assert!(unverified("The largest is video2.mp4 (120000 bytes).", &evidence).is_empty());
+        let evidence = ["/home/u/Downloads/video2.mp4\t120000"];
+        let words = ["ls -S ~/Downloads"];
+        assert!(
+            unverified("The largest is video2.mp4 (120000 bytes).", &evidence, &words).is_empty()
+        );
         assert_eq!(
-            unverified("The largest is movie.mkv in ~/Movies/x", &evidence),
+            unverified("The largest is movie.mkv in ~/Movies/x", &evidence, &words),
             ["movie.mkv", "~/Movies/x"]
         );
-        assert!(unverified("~/Downloads/video2.mp4", &evidence).is_empty());
+        assert!(unverified("~/Downloads/video2.mp4", &evidence, &words).is_empty());
     }
 
     #[test]
@@ -384,6 +429,6 @@ mod tests {
 
     #[test]
     fn plain_words_are_not_items() {
-        assert!(unverified("Done. The folder is empty, e.g. nothing", &[]).is_empty());
+        assert!(unverified("Done. The folder is empty, e.g. nothing", &[], &[]).is_empty());
     }
 }

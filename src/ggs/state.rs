@@ -37,7 +37,7 @@ use crate::contracts::{
     FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, MatchedOutput, Megram,
     MemoryRecall, OutcomeSummary, PlanDirective, PlanningFailed, PrevDirective, Recommendation,
     ReplanDirective, ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective,
-    UnrunSubTask, first_chars,
+    ToolCallRecord, UnrunSubTask, first_chars,
 };
 
 /// At most this many matched outputs are kept per task for a graceful failure.
@@ -204,16 +204,18 @@ impl TaskState {
             other => other.to_string(),
         };
         let answer = format!("{summary}\n{output_text}");
-        let inputs: Vec<String> = outcomes
+        let calls: Vec<&ToolCallRecord> = outcomes
             .iter()
             .flat_map(|o| o.tool_calls.iter())
             .filter(|c| c.grounds())
-            .flat_map(|c| [c.output_head.clone(), c.target.clone(), c.input.to_string()])
             .collect();
-        let mut evidence: Vec<&str> = inputs.iter().map(String::as_str).collect();
-        evidence.push(&self.intent);
-        evidence.push(&self.raw_input);
-        let missing = grounding::unverified(&answer, &evidence);
+        let outputs: Vec<&str> = calls.iter().map(|c| c.output_head.as_str()).collect();
+        let inputs: Vec<String> = calls.iter().map(|c| c.input.to_string()).collect();
+        let mut words: Vec<&str> = calls.iter().map(|c| c.target.as_str()).collect();
+        words.extend(inputs.iter().map(String::as_str));
+        words.push(&self.intent);
+        words.push(&self.raw_input);
+        let missing = grounding::unverified(&answer, &outputs, &words);
         if missing.is_empty() {
             summary
         } else {

@@ -33,6 +33,7 @@ use crate::contracts::{
     CorrectionSignal, ExecutionResult, ExecutionStatus, Message, Role, SubTask, SubTaskClosed,
     SubTaskStatus, ToolCallRecord, ToolCallStatus, first_chars,
 };
+use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
 use crate::roles::preamble::{machine_facts, preamble_with_tools};
 use crate::tools::ToolContext;
@@ -44,6 +45,18 @@ pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
 pub const UNBACKED_NUDGE: &str = "Your finish was not accepted: no tool call has succeeded \
 in this attempt, so nothing shows your output. Call a tool to get it, or finish with status \
 \"uncertain\" or \"failed\" and say why.";
+
+/// What the model is told when its finish states numbers no result shows: a small model
+/// misreads a lone number (`wc -l` printed 2; it wrote 1). It gets one more turn, to
+/// finish only.
+pub fn misquote_nudge(unshown: &[String]) -> String {
+    format!(
+        "Your finish was not accepted: it states {}, which none of the TOOL RESULTS above \
+         shows. Read the results again and finish with the numbers exactly as they appear \
+         there.",
+        unshown.join(", ")
+    )
+}
 
 /// Marks the output of a `completed` claim no tool result backs.
 pub const UNBACKED_PREFIX: &str =
@@ -213,6 +226,7 @@ impl Worker {
         let mut called: Vec<(CallKey, usize)> = Vec::new();
         let mut nudge: Option<String> = None;
         let mut nudged = false;
+        let mut misquote_checked = false;
         let mut must_finish = false;
         let mut stalled = 0u32;
         for step in 1..=max_steps {
@@ -346,6 +360,19 @@ impl Worker {
                         nudge = Some(UNBACKED_NUDGE.to_string());
                         continue;
                     }
+                    if status == FinishStatus::Completed
+                        && !unbacked
+                        && !misquote_checked
+                        && step < max_steps
+                    {
+                        misquote_checked = true;
+                        let unshown = self.unshown_numbers(&output, &observed);
+                        if !unshown.is_empty() {
+                            nudge = Some(misquote_nudge(&unshown));
+                            must_finish = true;
+                            continue;
+                        }
+                    }
                     let (status, output) = honest_finish(status, &output, &summary, &records);
                     return Attempted::Result(self.result(attempt, status, output, first_record));
                 }
@@ -354,6 +381,20 @@ impl Worker {
         let records = self.records_since(first_record);
         let (status, output) = step_capped(max_steps, &records, &observed);
         Attempted::Result(self.result(attempt, status, output, first_record))
+    }
+
+    /// The numbers of a finish that none of the attempt's results (nor the sub-task's
+    /// own words) shows.
+    fn unshown_numbers(&self, output: &str, observed: &[Observed]) -> Vec<String> {
+        let ok: Vec<&Observed> = observed
+            .iter()
+            .filter(|o| o.status == ToolCallStatus::Ok)
+            .collect();
+        let outputs: Vec<&str> = ok.iter().map(|o| o.text.as_str()).collect();
+        let mut words: Vec<&str> = ok.iter().map(|o| o.input.as_str()).collect();
+        words.push(&self.subtask.intent);
+        words.push(&self.subtask.context);
+        grounding::unshown_numbers(output, &outputs, &words)
     }
 
     /// The result of an identical call that succeeded in an earlier attempt.

@@ -132,7 +132,9 @@ async fn an_r4a_endpoint_failing_with_500_fails_the_subtask_at_once_without_a_re
         c.llm.retry_base_ms = 1;
     })
     .await;
-    std::fs::write(stage.workspace.join("a.txt"), "x").expect("write");
+    for f in ["a.txt", "b.txt"] {
+        std::fs::write(stage.workspace.join(f), "x").expect("write");
+    }
     let (task, end) = stage.run("how many txt files are in my workspace?").await;
     let result = final_result(&end);
     stage.settle().await;

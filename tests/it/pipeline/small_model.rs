@@ -13,7 +13,7 @@ use artoo::testkit::{Script, Step};
 use serde_json::json;
 
 use super::replies::{Sub, call, finish, merge, perception, plan, verdicts};
-use super::{Stage, final_result, pick};
+use super::{Stage, final_result, mentions, pick};
 
 const COUNT: &str = "the output gives the number of .txt files";
 
@@ -105,6 +105,54 @@ async fn a_repeated_call_is_not_run_twice_and_its_result_ends_the_attempt() {
         results[0].status,
         artoo::contracts::ExecutionStatus::Completed
     );
+    assert_eq!(result.output, json!("2"));
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finish_that_misreads_the_number_a_tool_printed_gets_one_turn_to_correct_it() {
+    let script = Script::new()
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan(
+                "Count the .txt files",
+                "Folder: ~/notes",
+            ))],
+        )
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
+                )),
+                // wc printed 2; a small model writes the result's index instead.
+                Step::reply(finish("completed", "1", "Counted the files.")),
+                Step::reply(finish("completed", "2", "Counted the files.")),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "wc -l printed 2")]))],
+        );
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let (task, end) = stage.run("how many .txt files are in ~/notes?").await;
+    let result = final_result(&end);
+    stage.settle().await;
+    let r3 = stage.server.requests_from(Role::Executor);
+    assert_eq!(r3.len(), 3, "one more turn, no more");
+    assert!(
+        mentions(&r3[2], "it states 1, which none of the TOOL RESULTS"),
+        "the turn names the misread number"
+    );
+    assert!(
+        !mentions(&r3[1], "which none of the TOOL RESULTS"),
+        "no push-back before the finish"
+    );
+    let results = stage.all(&task, pick!(Message::ExecutionResult));
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].output, "2");
     assert_eq!(result.output, json!("2"));
     stage.stop().await;
 }
