@@ -11,7 +11,7 @@
 #
 # Environment: LOCAL_LLM_DIR (default <repo>/.local-llm), LOCAL_LLM_PORT (8080),
 # LOCAL_LLM_MODEL (qwen2.5-coder-0.5b, or qwen2.5-coder-1.5b for the stronger variant),
-# LOCAL_LLM_THREADS (2), LOCAL_LLM_CTX (16384).
+# LOCAL_LLM_THREADS (2), LOCAL_LLM_CTX (16384), LOCAL_LLM_PARALLEL (slots, 1).
 #
 # Do not start the server while compiling: both compete for the same cores and a short
 # JSON call goes from ≈0.7 s to 8–20 s.
@@ -23,6 +23,7 @@ PORT="${LOCAL_LLM_PORT:-8080}"
 MODEL="${LOCAL_LLM_MODEL:-qwen2.5-coder-0.5b}"
 THREADS="${LOCAL_LLM_THREADS:-2}"
 CTX="${LOCAL_LLM_CTX:-16384}"
+PARALLEL="${LOCAL_LLM_PARALLEL:-1}"
 
 LLAMA_CPP_PYTHON_VERSION="0.3.36"
 CMAKE_VERSION="3.31.6"
@@ -189,7 +190,7 @@ cmd_start() {
   fi
   mkdir -p "$DIR"
   nohup "$SERVER_BIN" --model "$GGUF" --alias "$MODEL" \
-    --host 127.0.0.1 --port "$PORT" -c "$CTX" -t "$THREADS" -np 1 --no-webui \
+    --host 127.0.0.1 --port "$PORT" -c "$CTX" -t "$THREADS" -np "$PARALLEL" --no-webui \
     > "$LOG_FILE" 2>&1 &
   echo $! > "$PID_FILE"
   local deadline=$((SECONDS + 180))

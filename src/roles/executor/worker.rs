@@ -9,6 +9,9 @@
 //!   `uncertain`, its output marked as backed by no tool result. A sub-task answerable
 //!   from its context (a summary of earlier outputs) can still be matched by R4a, which
 //!   judges such criteria on the report; anything about the computer cannot.
+//! - A `completed` finish that states a number none of the attempt's results shows (nor
+//!   derives, nor the sub-task's words) gets one more, finish-only turn naming that
+//!   number: a small model misreads the lone number a counting command printed.
 //! - A Law 1 denial in the attempt makes the result `failed`, whatever the model said,
 //!   with the denial first in the output (`[LAW1] …`): the denied action did not happen
 //!   and must not be sought another way.
