@@ -19,7 +19,12 @@ pub const MAX_UNVERIFIED: usize = 5;
 /// asked and done with (the user's request, the calls' inputs) show. Counts and sums are
 /// derived from the outputs only: a line of prose or a command is not a listing.
 pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let haystack: String = outputs.iter().chain(words).copied().collect::<Vec<_>>().join("\n");
+    let haystack: String = outputs
+        .iter()
+        .chain(words)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
     let derived = derived_numbers(outputs);
     let mut out: Vec<String> = Vec::new();
     let mut seen = BTreeSet::new();
@@ -49,7 +54,12 @@ pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String>
 /// The numbers of `answer` that the outputs and words do not show (nor the outputs
 /// derive, as in [`unverified`]): a small model misreads a lone number in a tool result.
 pub fn unshown_numbers(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let haystack: String = outputs.iter().chain(words).copied().collect::<Vec<_>>().join("\n");
+    let haystack: String = outputs
+        .iter()
+        .chain(words)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
     let derived = derived_numbers(outputs);
     let mut out: Vec<String> = Vec::new();
     for item in items(answer) {
@@ -81,21 +91,10 @@ pub fn machine_claims(report: &str, given: &[&str]) -> Vec<String> {
             (!haystack.contains(token.as_str())).then(|| token.clone())
         } else if is_file_name(token) && !token.contains('/') {
             (!haystack.contains(token.as_str())).then(|| token.clone())
-        } else if let Some(number) = number_of(token) {
-            // The unit follows the number, or one word later ("5 .txt files",
-            // "3 PDF documents").
-            let unit = (i + 1..=i + 2)
-                .take_while(|&j| j < tokens.len())
-                .find(|&j| is_machine_unit(&tokens[j]));
-            let claim = match unit {
-                Some(j) => Some(tokens[i..=j].join(" ")),
-                None => is_size(token).then(|| token.clone()),
-            };
-            claim.filter(|_| !contains_number(&haystack, &number))
         } else {
-            cjk_count(token)
-                .filter(|n| !contains_number(&haystack, n))
-                .map(|_| token.clone())
+            measured(&tokens, i)
+                .filter(|(_, number)| !contains_number(&haystack, number))
+                .map(|(claim, _)| claim)
         };
         if let Some(claim) = claim
             && !out.contains(&claim)
@@ -104,6 +103,70 @@ pub fn machine_claims(report: &str, given: &[&str]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The counts and sizes of things on this computer that `report` states and the tools'
+/// `outputs` neither show nor derive (nor the `words` of the request and the calls):
+/// `3 files`, `12 lines`, `40MB`, or a report that is a number and nothing else. A
+/// small model misreads the lone number a counting command printed; such a count is not
+/// a result.
+pub fn unshown_counts(report: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
+    let haystack: String = outputs
+        .iter()
+        .chain(words)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    let derived = derived_numbers(outputs);
+    let shown = |n: &str| {
+        contains_number(&haystack, n) || parse(n).is_some_and(|v| derived.contains(&key(v)))
+    };
+    let tokens = tokens(report);
+    if let [only] = tokens.as_slice()
+        && let Some(number) = number_of(only)
+    {
+        return if shown(&number) {
+            vec![]
+        } else {
+            vec![only.clone()]
+        };
+    }
+    let mut out: Vec<String> = Vec::new();
+    for i in 0..tokens.len() {
+        if let Some((claim, number)) = measured(&tokens, i)
+            && !shown(&number)
+            && !out.contains(&claim)
+            && out.len() < MAX_UNVERIFIED
+        {
+            out.push(claim);
+        }
+    }
+    out
+}
+
+/// The token at `i` as a measure of something on the machine — a number whose unit
+/// follows it or one word later ("5 .txt files", "3 PDF documents"), a size (`12MB`), a
+/// Chinese count (`3个文件`) — with the number itself.
+fn measured(tokens: &[String], i: usize) -> Option<(String, String)> {
+    let token = &tokens[i];
+    if let Some(number) = number_of(token) {
+        // "6.67 per row" is a rate, not a count of rows.
+        if tokens
+            .get(i + 1)
+            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "per" | "each" | "a"))
+        {
+            return None;
+        }
+        let unit = (i + 1..=i + 2)
+            .take_while(|&j| j < tokens.len())
+            .find(|&j| is_machine_unit(&tokens[j]));
+        let claim = match unit {
+            Some(j) => Some(tokens[i..=j].join(" ")),
+            None => is_size(token).then(|| token.clone()),
+        };
+        return claim.map(|c| (c, number));
+    }
+    cjk_count(token).map(|n| (token.clone(), n))
 }
 
 /// Words that make a number a fact about the machine.
@@ -351,7 +414,10 @@ mod tests {
 
     #[test]
     fn numbers_no_tool_printed_are_unverified() {
-        assert_eq!(unverified("The product is 1513.", &[], &["37 * 41"]), ["1513"]);
+        assert_eq!(
+            unverified("The product is 1513.", &[], &["37 * 41"]),
+            ["1513"]
+        );
         assert!(unverified("There are 2 files.", &["2\n"], &[]).is_empty());
         assert!(unverified("1,234 bytes", &["size 1234"], &[]).is_empty());
         assert!(unverified("12 apples", &["112 apples"], &[]) == ["12"]);
@@ -370,7 +436,31 @@ mod tests {
             "only numbers"
         );
         // A one-line command or request is not a listing of one.
-        assert_eq!(unshown_numbers("1", &[], &["ls ~/notes/*.txt | wc -l"]), ["1"]);
+        assert_eq!(
+            unshown_numbers("1", &[], &["ls ~/notes/*.txt | wc -l"]),
+            ["1"]
+        );
+    }
+
+    #[test]
+    fn a_count_no_output_shows_is_unshown_and_other_numbers_are_left_alone() {
+        let words = ["ls -1 ~/notes/*.txt | wc -l"];
+        assert_eq!(unshown_counts("3", &["2"], &words), ["3"]);
+        assert!(unshown_counts("2", &["2"], &words).is_empty());
+        assert_eq!(
+            unshown_counts("There are 3 .txt files in ~/notes", &["2"], &words),
+            ["3 .txt files"]
+        );
+        assert!(unshown_counts("There are 2 .txt files", &["2"], &words).is_empty());
+        assert!(
+            unshown_counts("2 files: a.txt, b.txt", &["a.txt\nb.txt"], &[]).is_empty(),
+            "a listing's count"
+        );
+        assert!(
+            unshown_counts("The average is 6.67 per row", &["3\n5\n12"], &[]).is_empty(),
+            "a computed value is no count of things"
+        );
+        assert_eq!(unshown_counts("共 3个文件", &["2"], &[]), ["3个文件"]);
     }
 
     #[test]
@@ -391,7 +481,12 @@ mod tests {
         let evidence = ["/home/u/Downloads/video2.mp4\t120000"];
         let words = ["ls -S ~/Downloads"];
         assert!(
-            unverified("The largest is video2.mp4 (120000 bytes).", &evidence, &words).is_empty()
+            unverified(
+                "The largest is video2.mp4 (120000 bytes).",
+                &evidence,
+                &words
+            )
+            .is_empty()
         );
         assert_eq!(
             unverified("The largest is movie.mkv in ~/Movies/x", &evidence, &words),

@@ -357,6 +357,10 @@ pub fn verdicts_from(
 /// - when the attempt called tools and none of the calls grounds anything (all refused,
 ///   denied, failed, or shell commands that exited with a failure), nothing shows the
 ///   work done, so no criterion is met, whatever the model judged;
+/// - when some call shows something, a count of things on this computer that the report
+///   states (`3 files`, a report that is only a number) must be one the outputs show or
+///   derive ([`grounding::unshown_counts`]): a small model misreads the lone number `wc`
+///   printed, and a validator of the same size passes it;
 /// - when the attempt made no call at all, it is judged on its report only if the report
 ///   states nothing about this computer that the sub-task's own words do not already
 ///   say: a path, a file name or a count of files, lines or bytes ([`grounding::machine_claims`])
@@ -385,6 +389,37 @@ pub fn ground_in_calls(
         return verdicts;
     }
     if calls.iter().any(ToolCallRecord::grounds) {
+        let shown: Vec<&ToolCallRecord> = calls.iter().filter(|c| c.grounds()).collect();
+        let outputs: Vec<&str> = shown.iter().map(|c| c.output_head.as_str()).collect();
+        let inputs: Vec<String> = shown.iter().map(|c| c.input.to_string()).collect();
+        let mut words: Vec<&str> = shown.iter().map(|c| c.target.as_str()).collect();
+        words.extend(inputs.iter().map(String::as_str));
+        words.extend_from_slice(given);
+        let counts = grounding::unshown_counts(report, &outputs, &words);
+        if counts.is_empty() {
+            return verdicts;
+        }
+        let printed = shown
+            .iter()
+            .rev()
+            .find(|c| !c.output_head.trim().is_empty())
+            .map(|c| {
+                format!(
+                    "; `{}` printed: {}",
+                    first_chars(&c.target, 80),
+                    first_chars(c.output_head.trim(), 120)
+                )
+            })
+            .unwrap_or_default();
+        for v in verdicts.iter_mut().filter(|v| !v.failed()) {
+            v.verdict = Verdict::Fail;
+            v.failure_class = Some(FailureClass::Logical);
+            v.evidence = format!(
+                "the report states {}, which no tool output shows{printed}; the model's pass is \
+                 overruled",
+                counts.join(", ")
+            );
+        }
         return verdicts;
     }
     let class = if calls
@@ -1310,6 +1345,24 @@ mod tests {
         failed_exit.failed_exit = Some(2);
         let v = ground_in_calls(pass(), &[failed_exit], "", &[]);
         assert!(v[0].failed(), "{v:?}");
+    }
+
+    #[test]
+    fn a_count_the_outputs_do_not_show_is_overruled_and_one_they_show_is_not() {
+        let pass = || {
+            vec![CriterionVerdict::for_criterion(
+                &Criterion::new("the output gives the count"),
+                Verdict::Pass,
+            )]
+        };
+        let mut wc = call("shell", ToolCallStatus::Ok, None);
+        wc.output_head = "2".into();
+        let calls = [wc];
+        let v = ground_in_calls(pass(), &calls, "3", &["Count the .txt files"]);
+        assert!(v[0].failed(), "{v:?}");
+        assert!(v[0].evidence.contains("printed: 2"), "{}", v[0].evidence);
+        let v = ground_in_calls(pass(), &calls, "There are 2 .txt files", &[]);
+        assert!(!v[0].failed(), "{v:?}");
     }
 
     #[test]

@@ -199,3 +199,53 @@ async fn a_plausible_criterion_failing_every_attempt_weighs_more_than_one_that_v
     assert!((varying - 2.5 / 3.0).abs() < 1e-9, "{varying}");
     assert!(consistent > varying);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_count_the_tool_did_not_print_is_not_matched_and_the_retry_reads_it_right() {
+    let count = call("shell", json!({"command": "ls -1 *.txt | wc -l"}));
+    let script = Script::new()
+        .role(Role::Perceiver, [Step::reply(task(INTENT))])
+        .role(
+            Role::Planner,
+            [Step::reply(plan(&[], &[Sub::new(1, INTENT, &[COUNT])]))],
+        )
+        .role(
+            Role::Executor,
+            [
+                // wc prints 2; the model says 3, and again when told no result shows it.
+                Step::reply(count),
+                Step::reply(finish("completed", "3", "Counted.")),
+                Step::reply(finish("completed", "3", "Counted.")),
+                // After the correction it lists the files and counts them right.
+                Step::reply(call("shell", json!({"command": "ls -1 *.txt"}))),
+                Step::reply(finish("completed", "2", "Counted.")),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [
+                Step::reply(verdicts(&[(COUNT, true, "the report says 3")])),
+                Step::reply(verdicts(&[(COUNT, true, "[1] printed 2")])),
+            ],
+        );
+    let mut stage = Stage::new(script).await;
+    for f in ["a.txt", "b.txt"] {
+        std::fs::write(stage.workspace.join(f), "x").expect("write");
+    }
+    let (task, end) = stage.run("how many txt files are in my workspace?").await;
+    let result = final_result(&end);
+    stage.settle().await;
+
+    let corrections = stage.all(&task, super::pick!(Message::CorrectionSignal));
+    assert_eq!(corrections.len(), 1, "{}", stage.transcript().join("\n"));
+    assert!(
+        corrections[0].what_was_wrong.contains("states 3")
+            && corrections[0].what_was_wrong.contains("printed: 2"),
+        "{}",
+        corrections[0].what_was_wrong
+    );
+    assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
+    assert_eq!(result.output, json!("2"));
+    assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);
+    stage.stop().await;
+}
