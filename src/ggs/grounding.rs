@@ -19,12 +19,7 @@ pub const MAX_UNVERIFIED: usize = 5;
 /// asked and done with (the user's request, the calls' inputs) show. Counts and sums are
 /// derived from the outputs only: a line of prose or a command is not a listing.
 pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let haystack: String = outputs
-        .iter()
-        .chain(words)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n");
+    let haystack = haystack(outputs, words);
     let derived = derived_numbers(outputs);
     let mut out: Vec<String> = Vec::new();
     let mut seen = BTreeSet::new();
@@ -54,12 +49,7 @@ pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String>
 /// The numbers of `answer` that the outputs and words do not show (nor the outputs
 /// derive, as in [`unverified`]): a small model misreads a lone number in a tool result.
 pub fn unshown_numbers(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let haystack: String = outputs
-        .iter()
-        .chain(words)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n");
+    let haystack = haystack(outputs, words);
     let derived = derived_numbers(outputs);
     let mut out: Vec<String> = Vec::new();
     for item in items(answer) {
@@ -72,6 +62,23 @@ pub fn unshown_numbers(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<St
         }
     }
     out
+}
+
+/// The text numbers and names are looked up in: the outputs as they are, and the words
+/// without their command-line options — the `1` of `ls -1` or `head -1` shows no count.
+fn haystack(outputs: &[&str], words: &[&str]) -> String {
+    let mut text = outputs.join("\n");
+    for w in words {
+        text.push('\n');
+        let kept: Vec<&str> = w
+            .split(' ')
+            .filter(|t| {
+                !(t.starts_with('-') && t[1..].chars().next().is_some_and(|c| c.is_alphanumeric()))
+            })
+            .collect();
+        text.push_str(&kept.join(" "));
+    }
+    text
 }
 
 /// What `report` states about this computer that `given` (the words the work was asked
@@ -111,12 +118,7 @@ pub fn machine_claims(report: &str, given: &[&str]) -> Vec<String> {
 /// small model misreads the lone number a counting command printed; such a count is not
 /// a result.
 pub fn unshown_counts(report: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let haystack: String = outputs
-        .iter()
-        .chain(words)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n");
+    let haystack = haystack(outputs, words);
     let derived = derived_numbers(outputs);
     let shown = |n: &str| {
         contains_number(&haystack, n) || parse(n).is_some_and(|v| derived.contains(&key(v)))
@@ -435,11 +437,16 @@ mod tests {
             ["3"],
             "only numbers"
         );
-        // A one-line command or request is not a listing of one.
+        // A one-line command or request is not a listing of one, and an option's
+        // digits are no number of the answer.
         assert_eq!(
             unshown_numbers("1", &[], &["ls ~/notes/*.txt | wc -l"]),
             ["1"]
         );
+        let listed = ["{\"command\":\"ls -1 /home/u/notes/*.txt | wc -l\"}"];
+        assert_eq!(unshown_counts("1", &["2"], &listed), ["1"]);
+        assert_eq!(unshown_numbers("1", &["2"], &listed), ["1"]);
+        assert!(unshown_numbers("the top 5", &[], &["show the top 5"]).is_empty());
     }
 
     #[test]
