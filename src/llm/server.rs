@@ -50,12 +50,10 @@ impl ServerKind {
     /// cost about 4,600 evaluated tokens per task against 3,100 (docs/llm.md).
     pub fn slot_for(self, role: Role) -> Option<u32> {
         match self {
-            ServerKind::LlamaServer { slots } if slots as usize >= MODEL_ROLES.len() => {
-                MODEL_ROLES
-                    .iter()
-                    .position(|r| *r == role)
-                    .map(|index| index as u32)
-            }
+            ServerKind::LlamaServer { slots } if slots as usize >= MODEL_ROLES.len() => MODEL_ROLES
+                .iter()
+                .position(|r| *r == role)
+                .map(|index| index as u32),
             _ => None,
         }
     }
