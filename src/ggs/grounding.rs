@@ -19,8 +19,8 @@ pub const MAX_UNVERIFIED: usize = 5;
 /// asked and done with (the user's request, the calls' inputs) show. Counts and sums are
 /// derived from the outputs only: a line of prose or a command is not a listing.
 pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let haystack = haystack(outputs, words);
-    let derived = derived_numbers(outputs);
+    let evidence = Evidence::new(outputs, words);
+    let haystack = &evidence.text;
     let mut out: Vec<String> = Vec::new();
     let mut seen = BTreeSet::new();
     for item in items(answer) {
@@ -28,9 +28,7 @@ pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String>
             continue;
         }
         let shown = match &item {
-            Item::Number(n) => {
-                contains_number(&haystack, n) || parse(n).is_some_and(|v| derived.contains(&key(v)))
-            }
+            Item::Number(n) => evidence.shows_number(n),
             Item::Path(p) => {
                 haystack.contains(p.as_str())
                     || p.strip_prefix("~/")
@@ -49,13 +47,11 @@ pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String>
 /// The numbers of `answer` that the outputs and words do not show (nor the outputs
 /// derive, as in [`unverified`]): a small model misreads a lone number in a tool result.
 pub fn unshown_numbers(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let haystack = haystack(outputs, words);
-    let derived = derived_numbers(outputs);
+    let evidence = Evidence::new(outputs, words);
     let mut out: Vec<String> = Vec::new();
     for item in items(answer) {
         if let Item::Number(n) = item
-            && !contains_number(&haystack, &n)
-            && !parse(&n).is_some_and(|v| derived.contains(&key(v)))
+            && !evidence.shows_number(&n)
             && !out.contains(&n)
         {
             out.push(n);
@@ -64,21 +60,37 @@ pub fn unshown_numbers(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<St
     out
 }
 
-/// The text numbers and names are looked up in: the outputs as they are, and the words
-/// without their command-line options — the `1` of `ls -1` or `head -1` shows no count.
-fn haystack(outputs: &[&str], words: &[&str]) -> String {
-    let mut text = outputs.join("\n");
-    for w in words {
-        text.push('\n');
-        let kept: Vec<&str> = w
-            .split(' ')
-            .filter(|t| {
-                !(t.starts_with('-') && t[1..].chars().next().is_some_and(|c| c.is_alphanumeric()))
-            })
-            .collect();
-        text.push_str(&kept.join(" "));
+/// What an answer is checked against: the text numbers and names are looked up in (the
+/// outputs as they are, the words without their command-line options — the `1` of
+/// `ls -1` or `head -1` shows no count), and the numbers the outputs derive.
+struct Evidence {
+    text: String,
+    derived: BTreeSet<i64>,
+}
+
+impl Evidence {
+    fn new(outputs: &[&str], words: &[&str]) -> Self {
+        let mut text = outputs.join("\n");
+        for w in words {
+            text.push('\n');
+            let kept: Vec<&str> = w
+                .split(' ')
+                .filter(|t| {
+                    !(t.starts_with('-')
+                        && t[1..].chars().next().is_some_and(|c| c.is_alphanumeric()))
+                })
+                .collect();
+            text.push_str(&kept.join(" "));
+        }
+        Self {
+            text,
+            derived: derived_numbers(outputs),
+        }
     }
-    text
+
+    fn shows_number(&self, n: &str) -> bool {
+        contains_number(&self.text, n) || parse(n).is_some_and(|v| self.derived.contains(&key(v)))
+    }
 }
 
 /// What `report` states about this computer that `given` (the words the work was asked
@@ -118,11 +130,8 @@ pub fn machine_claims(report: &str, given: &[&str]) -> Vec<String> {
 /// small model misreads the lone number a counting command printed; such a count is not
 /// a result.
 pub fn unshown_counts(report: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let haystack = haystack(outputs, words);
-    let derived = derived_numbers(outputs);
-    let shown = |n: &str| {
-        contains_number(&haystack, n) || parse(n).is_some_and(|v| derived.contains(&key(v)))
-    };
+    let evidence = Evidence::new(outputs, words);
+    let shown = |n: &str| evidence.shows_number(n);
     let tokens = tokens(report);
     if let [only] = tokens.as_slice()
         && let Some(number) = number_of(only)

@@ -841,9 +841,13 @@ impl Toolbox {
         let verdict = assessment.verdict();
         // Rewriting a file this task created, unchanged since, takes nothing from the
         // user: only the task's own words are replaced.
-        let own_file = matches!(&prepared.action, Some(Law1Action::WriteFile { path, .. })
-            if ctx.broker.task_owns(&ctx.task_id, path));
-        let irreversible = verdict == Verdict::Ask && !allowed_shortcut && !own_file;
+        // (Asked of the broker only for a call that would otherwise ask: it reads the
+        // file's metadata.)
+        let own_file = || {
+            matches!(&prepared.action, Some(Law1Action::WriteFile { path, .. })
+                if ctx.broker.task_owns(&ctx.task_id, path))
+        };
+        let irreversible = verdict == Verdict::Ask && !allowed_shortcut && !own_file();
         let unproven_unheld = verdict == Verdict::Sandbox && !has_sandbox;
         if !(irreversible || caution.is_some() || wants_out || unproven_unheld) {
             if has_sandbox {
