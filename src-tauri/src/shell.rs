@@ -4,7 +4,9 @@
 //!
 //! **Invariant:** at most one core runtime owns the data directory at a time — a restart
 //! shuts the old one down (closing its bus, memory and audit log) before the next starts —
-//! and a restart never interrupts a running task: it waits until none is running.
+//! and a restart never interrupts a running task: it waits until none is running. The
+//! windows are told the model is ready only once the core runs, since "ready" opens the
+//! popup's input.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -168,7 +170,7 @@ impl Shell {
             progress: None,
             first_run,
         };
-        match config.model_source() {
+        let verdict = match config.model_source() {
             Err(e) => {
                 self.set_model(status(
                     ModelSourceKind::Unset,
@@ -192,14 +194,23 @@ impl Shell {
                 ));
                 return;
             }
-            Ok(ModelSource::BuiltIn) => {
-                if let Err(why) = self.start_local(&mut config, first_run).await {
+            Ok(ModelSource::BuiltIn) => match self.start_local(&mut config, first_run).await {
+                Ok(ready) => ready,
+                Err(why) => {
                     self.set_core(Core::Stopped(why));
                     return;
                 }
-            }
+            },
             Ok(ModelSource::Configured) => self.check_provider(&config, first_run).await,
-        }
+        };
+        // The windows hear the model's verdict only once the core can take a task: the
+        // popup opens its input on "ready", and a submission before the core runs would
+        // be refused as unavailable.
+        self.start_core(config).await;
+        self.set_model(verdict);
+    }
+
+    async fn start_core(&self, config: Config) {
         match Runtime::start(config, RuntimeOptions::default()).await {
             Ok(runtime) => {
                 let runtime = Arc::new(runtime);
@@ -229,8 +240,13 @@ impl Shell {
     }
 
     /// Starts (or keeps) the built-in model and points `config` at it, reporting progress
-    /// to the windows. Returns why it could not.
-    async fn start_local(&self, config: &mut Config, first_run: bool) -> Result<(), String> {
+    /// to the windows. Returns its ready status, for the caller to announce once the core
+    /// runs, or why it could not start.
+    async fn start_local(
+        &self,
+        config: &mut Config,
+        first_run: bool,
+    ) -> Result<ModelStatus, String> {
         let model = LocalModel::from_config(config);
         let name = model.spec.name.to_string();
         let mut local = self.inner.local.lock().await;
@@ -281,7 +297,7 @@ impl Shell {
             return Err("the built-in model did not start".into());
         };
         config.use_local_endpoint(&server.base_url(), server.model());
-        self.set_model(ModelStatus {
+        Ok(ModelStatus {
             source: ModelSourceKind::BuiltIn,
             phase: ModelPhase::Ready,
             model: Some(server.model().to_string()),
@@ -289,13 +305,13 @@ impl Shell {
             detail: None,
             progress: None,
             first_run,
-        });
-        Ok(())
+        })
     }
 
     /// Asks a configured provider for one token, so the popup can say it is unreachable
     /// before the user types. The core starts either way (the endpoint may come back).
-    async fn check_provider(&self, config: &Config, first_run: bool) {
+    /// Returns the verdict, for the caller to announce once the core runs.
+    async fn check_provider(&self, config: &Config, first_run: bool) -> ModelStatus {
         if let Some(old) = self.inner.local.lock().await.take() {
             old.stop().await;
         }
@@ -310,7 +326,7 @@ impl Shell {
             first_run,
         });
         let report = artoo::llm::check_reachable(tier, PROBE_TIMEOUT).await;
-        self.set_model(ModelStatus {
+        ModelStatus {
             source: ModelSourceKind::Provider,
             phase: if report.ok {
                 ModelPhase::Ready
@@ -322,7 +338,7 @@ impl Shell {
             detail: report.error,
             progress: None,
             first_run,
-        });
+        }
     }
 
     /// Shuts the core down (running tasks cancelled, memory and logs closed) and the

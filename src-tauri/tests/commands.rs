@@ -1,6 +1,7 @@
 //! The shell's commands on Tauri's mock runtime, with the app's real context (so the
 //! per-window capabilities apply) over a real core in temp dirs. The model endpoint is a
-//! closed port: these tests exercise the shell, not the pipeline.
+//! closed port (or, where the model must answer, the scripted server): these tests
+//! exercise the shell, not the pipeline.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -649,4 +650,54 @@ fn the_panels_import_mcp_servers_and_revoke_grants_the_popup_cannot() {
         assert!(error.to_string().contains("not allowed"), "{cmd}: {error}");
     }
     assert!(store.allows(&subject("move_file")));
+}
+
+/// The popup takes a task once the model is reported ready, so by then the core must be
+/// there to take it: a slow core start used to leave a window in which the input was
+/// open and every submission was refused as unavailable.
+#[test]
+fn the_model_is_reported_ready_only_once_the_core_takes_tasks() {
+    use artoo::testkit::{Script, ScriptedServer};
+    let server = ScriptedServer::start_dedicated(Script::new()).expect("the scripted server");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut config = config(&dir, true);
+    for tier in [&mut config.llm.brain, &mut config.llm.tool] {
+        tier.base_url = Some(server.base_url());
+    }
+    let shell = Shell::new(config, Keychain::Disabled(NO_KEYCHAIN.into()));
+    // For each model status the windows are told: its phase, and whether a task could be
+    // submitted at that moment.
+    let seen: Arc<Mutex<Vec<(String, bool)>>> = Arc::default();
+    let (sink, watched) = (seen.clone(), shell.clone());
+    let channel = Channel::new(move |body: InvokeResponseBody| {
+        let event = body.deserialize::<Value>().expect("json");
+        if event["kind"] == "model" {
+            let phase = event["model"]["phase"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            sink.lock()
+                .expect("lock")
+                .push((phase, watched.core().is_ok()));
+        }
+        Ok(())
+    });
+    shell.hub().subscribe(desktop::POPUP, channel, &[]);
+    tauri::async_runtime::block_on(shell.start());
+
+    let seen = seen.lock().expect("lock").clone();
+    assert!(
+        seen.iter().any(|(phase, _)| phase == "ready"),
+        "the scripted model is reachable: {seen:?}"
+    );
+    for (phase, core_running) in &seen {
+        if phase == "ready" {
+            assert!(
+                core_running,
+                "ready was announced before the core ran: {seen:?}"
+            );
+        }
+    }
+    assert!(shell.is_running());
+    tauri::async_runtime::block_on(shell.stop("the test is over"));
 }
