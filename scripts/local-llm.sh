@@ -11,7 +11,9 @@
 #
 # Environment: LOCAL_LLM_DIR (default <repo>/.local-llm), LOCAL_LLM_PORT (8080),
 # LOCAL_LLM_MODEL (qwen2.5-coder-0.5b, or qwen2.5-coder-1.5b for the stronger variant),
-# LOCAL_LLM_THREADS (2), LOCAL_LLM_CTX (16384), LOCAL_LLM_PARALLEL (slots, 1).
+# LOCAL_LLM_THREADS (2), LOCAL_LLM_CTX (16384), LOCAL_LLM_PARALLEL (slots, 1). The roles'
+# evaluated instructions are saved in $LOCAL_LLM_DIR/slots/<model> (--slot-save-path)
+# and restored by the next server, as the app's built-in server does.
 #
 # Do not start the server while compiling: both compete for the same cores and a short
 # JSON call goes from ≈0.7 s to 8–20 s.
@@ -24,6 +26,7 @@ MODEL="${LOCAL_LLM_MODEL:-qwen2.5-coder-0.5b}"
 THREADS="${LOCAL_LLM_THREADS:-2}"
 CTX="${LOCAL_LLM_CTX:-16384}"
 PARALLEL="${LOCAL_LLM_PARALLEL:-1}"
+SNAPSHOTS="$DIR/slots/$MODEL"
 
 LLAMA_CPP_PYTHON_VERSION="0.3.36"
 CMAKE_VERSION="3.31.6"
@@ -188,10 +191,14 @@ cmd_start() {
   if pgrep -x rustc >/dev/null 2>&1 || pgrep -x cc1plus >/dev/null 2>&1; then
     say "warning: a compile is running; calls will be much slower until it ends"
   fi
-  mkdir -p "$DIR"
+  mkdir -p "$DIR" "$SNAPSHOTS"
+  # The roles' evaluated instructions, saved for the next start (as the app's built-in
+  # server does): keep the newest 24 snapshots.
+  find "$SNAPSHOTS" -maxdepth 1 -name 'artoo-*.bin' -printf '%T@ %p\n' | sort -rn \
+    | tail -n +25 | cut -d' ' -f2- | xargs -r rm -f --
   nohup "$SERVER_BIN" --model "$GGUF" --alias "$MODEL" \
     --host 127.0.0.1 --port "$PORT" -c "$CTX" -t "$THREADS" -np "$PARALLEL" --no-webui \
-    > "$LOG_FILE" 2>&1 &
+    --slot-save-path "$SNAPSHOTS" > "$LOG_FILE" 2>&1 &
   echo $! > "$PID_FILE"
   local deadline=$((SECONDS + 180))
   until curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; do

@@ -23,7 +23,8 @@ use crate::contracts::{LlmCall, Role, TaskId};
 use super::error::LlmError;
 use super::extract::{self, ExtractError};
 use super::http::{HttpStatus, Transport, clip};
-use super::server::{self, ServerKind};
+use super::server::{self, ServerInfo, ServerKind};
+use super::snapshots::{self, Snapshots};
 use super::structured::{
     ModeMemory, OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS, reask_prompt,
     rejects_response_format,
@@ -212,9 +213,13 @@ struct Endpoint {
     model: String,
     enable_thinking: bool,
     client: Client<OpenAIConfig>,
-    /// For the one-time `/props` probe.
+    /// For the one-time `/props` probe and a llama-server's slot requests.
     http: reqwest::Client,
-    server: tokio::sync::OnceCell<ServerKind>,
+    /// Sent on the server's own endpoints too (a llama-server started with `--api-key`).
+    api_key: Option<String>,
+    server: tokio::sync::OnceCell<ServerInfo>,
+    /// Shared with the other tier when both name the same server.
+    snapshots: Arc<Snapshots>,
     /// Set when the server answered a grammar with an error: send schemas instead.
     grammar_refused: AtomicBool,
 }
@@ -253,7 +258,7 @@ impl Endpoint {
             .unwrap_or_default();
         let openai = OpenAIConfig::new()
             .with_api_base(base_url.clone())
-            .with_api_key(key);
+            .with_api_key(key.clone());
         // `Client::build` with the transport's client: `with_config` would load the
         // system's CA certificates once more per endpoint, for a client never used.
         let client = Client::build(transport.http_client().clone(), openai)
@@ -265,24 +270,37 @@ impl Endpoint {
             enable_thinking: config.enable_thinking,
             client,
             http: transport.http_client().clone(),
+            api_key: (!key.is_empty()).then(|| key.clone()),
             server: tokio::sync::OnceCell::new(),
+            snapshots: Arc::default(),
             grammar_refused: AtomicBool::new(false),
         })
     }
 
     /// What kind of server this is, asked once (the first call waits for the probe;
     /// a cancelled task does not wait for it).
-    async fn server(&self, ctx: &CallCtx) -> ServerKind {
-        if let Some(kind) = self.server.get() {
-            return *kind;
+    async fn server(&self, ctx: &CallCtx) -> &ServerInfo {
+        if let Some(info) = self.server.get() {
+            return info;
         }
         let probe = self
             .server
             .get_or_init(|| server::probe(&self.http, &self.base_url));
         tokio::select! {
             biased;
-            () = ctx.cancel.cancelled() => ServerKind::Generic,
-            kind = probe => *kind,
+            () = ctx.cancel.cancelled() => &server::GENERIC,
+            info = probe => info,
+        }
+    }
+
+    /// What the snapshot requests need of this endpoint.
+    fn snapshot_server<'a>(&'a self, info: &'a ServerInfo) -> snapshots::Server<'a> {
+        snapshots::Server {
+            http: &self.http,
+            base_url: &self.base_url,
+            api_key: self.api_key.as_deref(),
+            model: &self.model,
+            info,
         }
     }
 }
@@ -324,10 +342,17 @@ impl Llm {
                 base_url: String::new(),
                 message: format!("cannot initialise the HTTP client: {e}"),
             })?;
+        let brain = Endpoint::new(Tier::Brain, &config.brain, &transport)?;
+        let mut tool = Endpoint::new(Tier::Tool, &config.tool, &transport)?;
+        // Both tiers on one server (the built-in model) share its slots: what one tier's
+        // call leaves in a slot is what the other tier's next call finds there.
+        if tool.base_url == brain.base_url {
+            tool.snapshots = Arc::clone(&brain.snapshots);
+        }
         Ok(Llm {
             shared: Arc::new(Shared {
-                brain: Endpoint::new(Tier::Brain, &config.brain, &transport)?,
-                tool: Endpoint::new(Tier::Tool, &config.tool, &transport)?,
+                brain,
+                tool,
                 call_timeout: Duration::from_secs(config.call_timeout_secs),
                 max_attempts: config.max_attempts.max(1),
                 retry_base: Duration::from_millis(config.retry_base_ms),
@@ -686,7 +711,7 @@ impl RoleLlm {
             }
             // A llama-server gets the compact grammar instead of the schema (same
             // objects, no whitespace to generate), unless it refused one before.
-            let grammar = match (mode, ep.server(ctx).await) {
+            let grammar = match (mode, ep.server(ctx).await.kind) {
                 (OutputMode::JsonSchema, ServerKind::LlamaServer { .. })
                     if !ep.grammar_refused.load(Ordering::Relaxed) =>
                 {
@@ -744,7 +769,14 @@ impl RoleLlm {
     ) -> Result<Reply, LlmError> {
         let shared = &self.llm.shared;
         let ep = self.endpoint();
-        let server = ep.server(ctx).await;
+        let info = ep.server(ctx).await;
+        let server = info.kind;
+        // The slot this call is addressed to: the only one, or the role's own.
+        let slot = snapshots::slot_for(server, self.role);
+        let system = messages
+            .first()
+            .filter(|m| m.role == "system")
+            .map(|m| m.content.as_str());
         let wire = WireRequest {
             model: &ep.model,
             messages,
@@ -754,7 +786,7 @@ impl RoleLlm {
             max_tokens: Some(request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
             enable_thinking: ep.enable_thinking.then_some(true),
             cache_prompt: server.keeps_prompt_cache().then_some(true),
-            id_slot: server.slot_for(self.role),
+            id_slot: slot,
             grammar,
         };
         let mut attempt = 1;
@@ -763,11 +795,27 @@ impl RoleLlm {
                 return Err(LlmError::Cancelled);
             }
             let send = async {
-                ep.client
-                    .chat()
-                    .header(ROLE_HEADER, self.role.short())?
-                    .create_byot::<_, WireResponse>(&wire)
-                    .await
+                // Within the call's time bound: the slot is held, and its snapshot
+                // restored or made, before the request goes out.
+                let held = match (slot, system) {
+                    (Some(slot), Some(system)) => {
+                        let server = ep.snapshot_server(info);
+                        ep.snapshots.hold(&server, self.role, slot, system).await
+                    }
+                    _ => None,
+                };
+                let sent = async {
+                    ep.client
+                        .chat()
+                        .header(ROLE_HEADER, self.role.short())?
+                        .create_byot::<_, WireResponse>(&wire)
+                        .await
+                }
+                .await;
+                if let Some(held) = held {
+                    held.called(sent.is_ok());
+                }
+                sent
             };
             let outcome = tokio::select! {
                 biased;

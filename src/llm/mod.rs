@@ -21,6 +21,7 @@ pub mod grammar;
 mod http;
 pub mod probe;
 pub mod server;
+mod snapshots;
 mod structured;
 pub mod tier;
 mod usage;

@@ -59,32 +59,70 @@ impl ServerKind {
     }
 }
 
+/// What the one-time probe learned about an endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerInfo {
+    pub kind: ServerKind,
+    /// The weights and the server build, as `/props` names them: a saved prompt cache is
+    /// only ever restored into the server that made it (see [`super::snapshots`]).
+    pub identity: String,
+}
+
+impl ServerInfo {
+    pub const GENERIC: ServerInfo = ServerInfo {
+        kind: ServerKind::Generic,
+        identity: String::new(),
+    };
+}
+
+/// [`ServerInfo::GENERIC`] with a `'static` address.
+pub static GENERIC: ServerInfo = ServerInfo::GENERIC;
+
 #[derive(Deserialize)]
 struct Props {
     total_slots: Option<u32>,
+    #[serde(default)]
+    model_path: String,
+    #[serde(default)]
+    build_info: String,
 }
 
 /// The server kind a `/props` body describes.
 pub fn kind_from_props(body: &str) -> ServerKind {
+    info_from_props(body).kind
+}
+
+/// The server a `/props` body describes.
+pub fn info_from_props(body: &str) -> ServerInfo {
     match serde_json::from_str::<Props>(body) {
         Ok(Props {
             total_slots: Some(slots),
-        }) if slots >= 1 => ServerKind::LlamaServer { slots },
-        _ => ServerKind::Generic,
+            model_path,
+            build_info,
+        }) if slots >= 1 => ServerInfo {
+            kind: ServerKind::LlamaServer { slots },
+            identity: format!("{model_path}\n{build_info}"),
+        },
+        _ => ServerInfo::GENERIC,
     }
 }
 
 /// Where the `/props` of an OpenAI-style base URL lives: llama-server serves it at the
 /// root, beside `/v1`.
 pub fn props_url(base_url: &str) -> String {
+    format!("{}/props", server_root(base_url))
+}
+
+/// The server's root for its own endpoints (`/props`, `/slots`): the base URL without
+/// its `/v1`.
+pub fn server_root(base_url: &str) -> &str {
     let root = base_url.trim_end_matches('/');
-    let root = root.strip_suffix("/v1").unwrap_or(root);
-    format!("{root}/props")
+    root.strip_suffix("/v1").unwrap_or(root)
 }
 
 /// Asks the endpoint what it is. Never fails: anything but a llama-server answer is
 /// [`ServerKind::Generic`].
-pub async fn probe(client: &reqwest::Client, base_url: &str) -> ServerKind {
+pub async fn probe(client: &reqwest::Client, base_url: &str) -> ServerInfo {
     let answer = async {
         let response = client
             .get(props_url(base_url))
@@ -98,8 +136,8 @@ pub async fn probe(client: &reqwest::Client, base_url: &str) -> ServerKind {
         response.text().await.ok()
     };
     match answer.await {
-        Some(body) => kind_from_props(&body),
-        None => ServerKind::Generic,
+        Some(body) => info_from_props(&body),
+        None => ServerInfo::GENERIC,
     }
 }
 

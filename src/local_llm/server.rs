@@ -19,6 +19,34 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(180);
 const STOP_GRACE: Duration = Duration::from_secs(5);
 const POLL: Duration = Duration::from_millis(200);
 
+/// How many prompt snapshots a model's folder keeps: a set for each role's
+/// instructions (they change with artoo's version and the MCP tools configured), newest
+/// first.
+pub const SNAPSHOTS_KEPT: usize = 24;
+
+/// Deletes all but the `keep` newest snapshots artoo saved in `dir` (each is tens of
+/// megabytes; an older one is only made again if its prompt comes back). Best effort.
+pub fn prune_snapshots(dir: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut saved: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("artoo-") && name.ends_with(".bin")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    saved.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
+    for (_, path) in saved.into_iter().skip(keep) {
+        if let Err(e) = std::fs::remove_file(&path) {
+            tracing::debug!(path = %path.display(), error = %e, "could not delete an old prompt snapshot");
+        }
+    }
+}
+
 /// A running llama-server.
 #[derive(Debug)]
 pub struct LocalServer {
@@ -40,18 +68,21 @@ fn free_port() -> Result<u16, LocalError> {
 
 impl LocalServer {
     /// Starts `binary` serving `weights` as `model` and waits until it is ready.
+    /// Its prompt snapshots go to `snapshots` (created if missing).
     pub async fn start(
         binary: &Path,
         weights: &Path,
         model: &str,
         args: &ServerArgs,
         log: &Path,
+        snapshots: &Path,
     ) -> Result<LocalServer, LocalError> {
         let port = free_port()?;
+        std::fs::create_dir_all(snapshots).map_err(|e| LocalError::io(snapshots, e))?;
         let log_file = std::fs::File::create(log).map_err(|e| LocalError::io(log, e))?;
         let err_file = log_file.try_clone().map_err(|e| LocalError::io(log, e))?;
         let child = Command::new(binary)
-            .args(args.argv(weights, model, port))
+            .args(args.argv(weights, model, port, snapshots))
             .stdin(Stdio::null())
             .stdout(log_file)
             .stderr(err_file)
@@ -141,5 +172,44 @@ impl LocalServer {
             }
         }
         let _ = self.child.kill().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pruning_keeps_the_newest_snapshots_and_nothing_else_is_touched() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = std::time::SystemTime::now() - Duration::from_secs(3600);
+        for i in 0..5u64 {
+            let path = dir.path().join(format!("artoo-{i:016x}.bin"));
+            std::fs::write(&path, b"kv").expect("write");
+            let file = std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .expect("open");
+            file.set_modified(base + Duration::from_secs(60 * i))
+                .expect("set mtime");
+        }
+        std::fs::write(dir.path().join("someone-else.bin"), b"x").expect("write");
+        prune_snapshots(dir.path(), 2);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("read")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "artoo-0000000000000003.bin",
+                "artoo-0000000000000004.bin",
+                "someone-else.bin"
+            ]
+        );
+        // A folder that does not exist yet is no error.
+        prune_snapshots(&dir.path().join("missing"), 2);
     }
 }

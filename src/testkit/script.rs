@@ -66,6 +66,10 @@ pub struct Script {
     /// as every other provider does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llama_slots: Option<u32>,
+    /// As a llama-server started with `--slot-save-path`: `POST /slots/N?action=save`
+    /// keeps a snapshot's name and `restore` finds it; otherwise both answer 501.
+    #[serde(default)]
+    pub slot_save: bool,
     /// Steps per role short name (`R1` … `R5`).
     #[serde(default)]
     pub roles: BTreeMap<String, Vec<Step>>,
@@ -78,6 +82,7 @@ impl Default for Script {
             response_formats: default_formats(),
             cycle: false,
             llama_slots: None,
+            slot_save: false,
             roles: BTreeMap::new(),
         }
     }
@@ -134,6 +139,12 @@ impl Script {
     /// Serves as a llama-server with `slots` slots (see [`Script::llama_slots`]).
     pub fn llama_server(mut self, slots: u32) -> Self {
         self.llama_slots = Some(slots);
+        self
+    }
+
+    /// Serves as a llama-server that saves and restores slots (see [`Script::slot_save`]).
+    pub fn slot_save(mut self) -> Self {
+        self.slot_save = true;
         self
     }
 }

@@ -1,6 +1,10 @@
 //! The scripted OpenAI-compatible server: `/v1/chat/completions` answers from the script
 //! of the role named in the request's role header; `/v1/models` lists the script's
 //! models. Every request is recorded before it is answered.
+//!
+//! As a llama-server (when the script says so) it also answers `/props`, takes a call
+//! asking for no tokens (`max_tokens: 0`, which only evaluates the prompt) without using
+//! a step, and keeps the names of saved slots for `/slots/N?action=save|restore`.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -88,6 +92,7 @@ struct ChatBody {
     model: Option<String>,
     format: Option<String>,
     contents: Vec<String>,
+    max_tokens: Option<u64>,
 }
 
 #[derive(serde::Deserialize)]
@@ -96,6 +101,7 @@ struct WireBody {
     #[serde(default)]
     messages: Vec<WireMessage>,
     response_format: Option<WireFormat>,
+    max_tokens: Option<u64>,
 }
 
 #[derive(serde::Deserialize)]
@@ -121,6 +127,7 @@ impl ChatBody {
                     .into_iter()
                     .map(|m| m.content.unwrap_or_default())
                     .collect(),
+                max_tokens: wire.max_tokens,
             });
         }
         let value: Value = serde_json::from_slice(body).ok()?;
@@ -130,6 +137,7 @@ impl ChatBody {
             contents: messages_of(&value)
                 .map(|(_, content)| content.to_string())
                 .collect(),
+            max_tokens: value.get("max_tokens").and_then(Value::as_u64),
         })
     }
 
@@ -152,6 +160,9 @@ struct State {
     formats: Vec<String>,
     cycle: bool,
     llama_slots: Option<u32>,
+    slot_save: bool,
+    /// File names of the slots saved so far.
+    saved_slots: Mutex<std::collections::HashSet<String>>,
     queues: Mutex<HashMap<String, Queue>>,
     requests: Mutex<Vec<Stored>>,
     arrived: watch::Sender<usize>,
@@ -213,6 +224,8 @@ impl State {
             models: script.models,
             formats: script.response_formats,
             llama_slots: script.llama_slots,
+            slot_save: script.slot_save,
+            saved_slots: Mutex::default(),
             cycle: script.cycle,
             queues: Mutex::new(queues),
             requests: Mutex::new(Vec::new()),
@@ -244,6 +257,46 @@ impl State {
             }
             None if queue.used.iter().all(|u| *u) => Err(NoStep::Exhausted(queue.steps.len())),
             None => Err(NoStep::NoMatch),
+        }
+    }
+
+    /// `POST /slots/N?action=save|restore` as llama-server answers it: 501 when it was
+    /// started without a save path; a restore of a name never saved is refused.
+    fn slot_action(&self, path: &str, query: &str, body: &Bytes) -> HttpResponse {
+        if !self.slot_save {
+            return json_response(
+                StatusCode::NOT_IMPLEMENTED,
+                &json!({"error": {"code": 501, "message": "This server does not support slots action. Start it with `--slot-save-path`", "type": "not_supported_error"}}),
+            );
+        }
+        let slot = path
+            .strip_prefix("/slots/")
+            .and_then(|n| n.parse::<u32>().ok());
+        let name = serde_json::from_slice::<Value>(body).ok().and_then(|v| {
+            v.get("filename")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+        let (Some(slot), Some(name)) = (slot, name) else {
+            return error_response(StatusCode::BAD_REQUEST, "Invalid request", None);
+        };
+        if self.llama_slots.is_none_or(|n| slot >= n) {
+            return error_response(StatusCode::BAD_REQUEST, "Invalid slot ID", None);
+        }
+        match query {
+            "action=save" => {
+                lock(&self.saved_slots).insert(name.clone());
+                json_response(StatusCode::OK, &json!({"id_slot": slot, "filename": name}))
+            }
+            "action=restore" if lock(&self.saved_slots).contains(&name) => {
+                json_response(StatusCode::OK, &json!({"id_slot": slot, "filename": name}))
+            }
+            "action=restore" => error_response(
+                StatusCode::BAD_REQUEST,
+                "Unable to restore slot: No available space in KV cache or invalid slot save file",
+                None,
+            ),
+            _ => error_response(StatusCode::BAD_REQUEST, "Invalid action", None),
         }
     }
 
@@ -487,6 +540,7 @@ async fn handle(
     shutdown: &CancellationToken,
     request: Request<Incoming>,
 ) -> HttpResponse {
+    let request_query = request.uri().query().map(str::to_string);
     let head = Head {
         method: request.method().clone(),
         path: request.uri().path().to_string(),
@@ -516,10 +570,19 @@ async fn handle(
         (&Method::GET, "/props") => match state.llama_slots {
             Some(slots) => json_response(
                 StatusCode::OK,
-                &json!({"total_slots": slots, "model_path": "scripted.gguf"}),
+                &json!({"total_slots": slots, "model_path": "scripted.gguf", "build_info": "scripted"}),
             ),
             None => error_response(StatusCode::NOT_FOUND, "no route GET /props", None),
         },
+        (&Method::POST, path) if path.starts_with("/slots/") && state.llama_slots.is_some() => {
+            let query = request_query.as_deref().unwrap_or_default();
+            let head = Head {
+                path: format!("{path}?{query}"),
+                ..head
+            };
+            state.record(&head, &body, None);
+            state.slot_action(path, query, &body)
+        }
         (&Method::POST, "/v1/chat/completions") => {
             let Some(chat) = ChatBody::parse(&body) else {
                 state.record(&head, &body, None);
@@ -532,6 +595,25 @@ async fn handle(
                     format!("response_format type '{format}' is not supported by this model");
                 state.record(&head, &body, None);
                 return error_response(StatusCode::BAD_REQUEST, &message, Some("response_format"));
+            }
+            // A llama-server evaluates the prompt of a call that asks for no tokens and
+            // generates nothing: no step of the script is its answer.
+            if state.llama_slots.is_some() && chat.max_tokens == Some(0) {
+                state.record(&head, &body, None);
+                let model = chat.model.as_deref().unwrap_or("scripted");
+                return answer(
+                    Action::Reply(ScriptedReply {
+                        content: String::new(),
+                        reasoning_content: None,
+                        prompt_tokens: None,
+                        completion_tokens: Some(0),
+                        finish_reason: Some("length".into()),
+                    }),
+                    model,
+                    chat.prompt_chars(),
+                    shutdown,
+                )
+                .await;
             }
             let Some(role) = &head.role else {
                 state.record(&head, &body, None);

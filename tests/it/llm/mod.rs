@@ -5,6 +5,7 @@ mod calls;
 mod extraction;
 mod probe;
 mod scripted_server;
+mod snapshots;
 mod structured;
 
 use std::path::PathBuf;
