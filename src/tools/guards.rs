@@ -1,6 +1,7 @@
 //! The guards the seed names, in code: head + tail truncation of tool output, the
 //! personal-path `find` redirect to mdfind, the `-maxdepth` strip, duplicate-call
-//! refusal and per-task MUST NOT enforcement (blocked tools and targets).
+//! refusal and per-task MUST NOT enforcement (blocked tools and targets); and the
+//! refusal of a command bash itself would reject as a syntax error.
 //!
 //! **Invariant:** truncation cuts on character boundaries and never returns more than
 //! the limit; a refusal always says why and what to do instead.
@@ -16,6 +17,50 @@ use serde_json::Value;
 
 use super::Prepared;
 use crate::contracts::{ToolCallRecord, ToolCallStatus, first_chars};
+
+/// Why bash would reject `command` before running any of it (or would read it as no
+/// one means it), when it would: a small
+/// model that mangles the escaping of `-exec … \;` or a quote writes such commands, and
+/// asking the user to approve one (the classifier cannot read it, so it would ask) only
+/// to see it fail helps nobody. Bash is asked (`bash -n`: read, never run) only when the
+/// classifier's own parser could not read the command; when bash cannot be asked, the
+/// command goes on to the Law 1 gate as before.
+pub fn syntax_error(command: &str) -> Option<String> {
+    // Bash reads a lone backslash at the very end as a literal one; no command needs
+    // that, and it is what is left of `\;` when the escaping slipped.
+    let trailing = command
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(|c| *c == '\\')
+        .count();
+    if trailing % 2 == 1 {
+        return Some("it ends with a lone backslash".into());
+    }
+    if crate::laws::classify::parse_bounded(command).is_ok() {
+        return None;
+    }
+    let checked = std::process::Command::new("bash")
+        .args(["-n", "-c", command])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if checked.status.success() {
+        return None;
+    }
+    let stderr = String::from_utf8_lossy(&checked.stderr);
+    let first = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("syntax error");
+    // `bash: -c: line 1: unexpected EOF …` → `line 1: unexpected EOF …`
+    let message = first
+        .trim()
+        .trim_start_matches("bash: ")
+        .trim_start_matches("-c: ")
+        .to_string();
+    Some(first_chars(&message, 200))
+}
 
 /// Keeps the first third and the end of `s` within `limit` characters, with a marker
 /// saying how much was left out. The model sees both the context and the result.
@@ -462,6 +507,26 @@ fn redirect_plan(args: &[String], home: &Path) -> Option<(String, PathBuf, Optio
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn bash_is_asked_about_syntax_only_when_our_parser_gives_up() {
+        assert_eq!(syntax_error("ls -1 ~/notes/*.txt | wc -l"), None);
+        let open_quote = syntax_error("echo \"unterminated").expect("bash rejects it");
+        assert!(open_quote.contains("unexpected EOF"), "{open_quote}");
+        assert!(!open_quote.starts_with("bash:"), "{open_quote}");
+        assert_eq!(
+            syntax_error("find . -exec rm {} \\").as_deref(),
+            Some("it ends with a lone backslash")
+        );
+        assert_eq!(
+            syntax_error("echo a\\\\"),
+            None,
+            "an escaped backslash is one"
+        );
+        assert_eq!(syntax_error("if true; then echo ok; fi"), None);
+        assert!(syntax_error("if true; then echo ok").is_some());
+    }
+
     use std::borrow::Cow;
 
     use super::*;

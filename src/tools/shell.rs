@@ -141,6 +141,13 @@ impl Tool for Shell {
                  `{tool}` tool itself instead of shell"
             )));
         }
+        if let Some(error) = guards::syntax_error(command) {
+            return Err(ToolError::InvalidInput(format!(
+                "bash cannot read this command ({error}); nothing ran. Write it again with \
+                 every quote closed and no trailing backslash (for find, end -exec with + \
+                 instead of \\;)"
+            )));
+        }
         if let Some(v) = input.get("unsandboxed")
             && !v.is_null()
             && !v.is_boolean()

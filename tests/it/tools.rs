@@ -948,3 +948,55 @@ async fn an_unknown_tool_is_refused_naming_the_available_ones() {
     assert_eq!(r.record.status, ToolCallStatus::Refused);
     assert!(r.for_model.contains("no tool `browser`") && r.for_model.contains("mdfind"));
 }
+
+#[tokio::test]
+async fn a_command_bash_cannot_read_is_refused_before_anyone_is_asked() {
+    let rig = Rig::new();
+    let log = rig.write("logs/a.log", "x");
+    let archive = rig.home.join("logs/archive");
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Approve, DecisionSource::User);
+    let ctx = rig.ctx();
+    let logs = rig.home.join("logs");
+    // What a small model makes of `-exec mv {} DIR/ \;` once its JSON escaping slips:
+    // a trailing backslash, or a quote left open.
+    for command in [
+        format!(
+            "mkdir -p {a} && find {l} -name '*.log' -exec mv {{}} {a}/ \\",
+            a = archive.display(),
+            l = logs.display()
+        ),
+        format!(
+            "find {l} -name '*.log' -exec mv {{}} {a}/ \";",
+            a = archive.display(),
+            l = logs.display()
+        ),
+    ] {
+        let r = toolbox()
+            .call(&ctx, "shell", json!({ "command": command }))
+            .await;
+        // An invalid input, like any other: the model reads why, and nothing ran.
+        assert_eq!(r.record.status, ToolCallStatus::Error, "{command}");
+        assert!(
+            r.for_model.contains("bash cannot read this command")
+                && r.for_model.contains("nothing ran"),
+            "{}",
+            r.for_model
+        );
+    }
+    assert!(responder.requests().is_empty(), "nobody was asked");
+    assert!(log.exists() && !archive.exists(), "nothing ran");
+
+    // A command bash reads is not refused for the classifier's sake: this one (a
+    // here-document inside a subshell that reuses its delimiter) is one our parser does
+    // not read, and it runs.
+    let r = toolbox()
+        .call(
+            &ctx,
+            "shell",
+            json!({ "command": "(cat <<EOF\nEOF\n) && echo fine" }),
+        )
+        .await;
+    assert_eq!(r.record.status, ToolCallStatus::Ok, "{}", r.for_model);
+    assert!(output(&r.outcome).contains("fine"), "{}", r.for_model);
+}
