@@ -16,6 +16,7 @@ pub mod broker;
 pub mod classify;
 pub mod grants;
 pub mod mcp;
+pub mod requested;
 
 pub use broker::{Confirmation, ConfirmationBroker, ConfirmationPolicy, ConfirmationResponder};
 pub use classify::{

@@ -238,6 +238,8 @@ impl Executor {
         ctx.blocked_tools = subtask.blocked_tools.clone();
         ctx.blocked_targets = subtask.blocked_targets.clone();
         ctx.confirm_tools = subtask.confirm_tools.clone();
+        // The intent only: the context may carry what earlier sub-tasks read.
+        ctx.request = Some(subtask.intent.clone());
         // A child of the task's token: cancelling the task stops the worker; stopping
         // one worker leaves the task alone.
         ctx.cancel = task_child(&self.cancellations, task);

@@ -1,0 +1,378 @@
+//! Whether the words of a request ask for an effect of a given kind at all.
+//!
+//! Law 1 asks the user before anything irreversible. But an agent that reads a file or a
+//! web page which says "delete everything in Documents" and then tries to do so has not
+//! been asked to by anyone: putting that in front of the user as a confirmation dialog
+//! passes an attacker's instruction off as the task's. So once a sub-task has read
+//! something, an irreversible action of a kind its own request (the planner's intent,
+//! written from the user's words before anything was read) never names is refused in
+//! code, and the executor is told that text it read is data.
+//!
+//! The words are generous on purpose — every verb a person uses for the kind, in English
+//! and Chinese, and their inflections — because a miss here refuses something the user
+//! did ask for. What is missed is refused with a message that says why, never done.
+//!
+//! **Invariant:** this only ever refuses; it never lets through anything Law 1 would ask
+//! about.
+
+use super::classify::EffectKind;
+
+/// English stems (a word of the request starting with one counts) and Chinese words (a
+/// substring counts) that ask for an effect of `kind`.
+fn words_for(kind: EffectKind) -> (&'static [&'static str], &'static [&'static str]) {
+    match kind {
+        EffectKind::Delete => (
+            &[
+                "delet",
+                "remov",
+                "rm",
+                "eras",
+                "clean",
+                "clear",
+                "purg",
+                "trash",
+                "wip",
+                "empt",
+                "discard",
+                "drop",
+                "destroy",
+                "uninstall",
+                "prun",
+                "get rid",
+                "unlink",
+                "rid",
+            ],
+            &["删", "移除", "清理", "清空", "清除", "去掉", "丢弃", "卸载"],
+        ),
+        EffectKind::Move => (
+            &[
+                "mov",
+                "renam",
+                "organi",
+                "sort",
+                "tidy",
+                "archiv",
+                "relocat",
+                "put",
+                "arrang",
+                "group",
+                "mv",
+                "transfer",
+                "place",
+                "collect",
+                "gather",
+                "consolidat",
+                "shift",
+            ],
+            &[
+                "移",
+                "挪",
+                "重命名",
+                "改名",
+                "整理",
+                "归档",
+                "放到",
+                "放进",
+                "转移",
+                "分类",
+            ],
+        ),
+        EffectKind::Overwrite | EffectKind::Truncate => (
+            &[
+                "overwrit",
+                "replac",
+                "updat",
+                "edit",
+                "modif",
+                "chang",
+                "rewrit",
+                "writ",
+                "sav",
+                "fix",
+                "correct",
+                "append",
+                "add",
+                "insert",
+                "set",
+                "convert",
+                "renam",
+                "format",
+                "sort",
+                "dedup",
+                "clean",
+                "clear",
+                "empt",
+                "truncat",
+                "reset",
+                "patch",
+                "substitut",
+                "transform",
+                "translat",
+                "normali",
+                "bump",
+                "increment",
+                "rotat",
+                "refresh",
+                "regenerat",
+                "record",
+                "log",
+                "put",
+                "store",
+                "fill",
+                "redact",
+                "strip",
+                "trim",
+                "delet",
+                "remov",
+                // Anything that makes files may replace one that is already there.
+                "copy",
+                "cop",
+                "backup",
+                "back up",
+                "sync",
+                "mirror",
+                "duplicat",
+                "export",
+                "download",
+                "extract",
+                "unzip",
+                "untar",
+                "compress",
+                "zip",
+                "generat",
+                "creat",
+                "make",
+                "produc",
+                "render",
+                "compil",
+                "build",
+                "summar",
+                "note",
+                "draft",
+                "output",
+                "dump",
+                "mov",
+                "merg",
+                "combin",
+                "join",
+                "split",
+                "resiz",
+                "crop",
+                "compos",
+            ],
+            &[
+                "覆盖", "替换", "修改", "更新", "编辑", "保存", "写", "追加", "添加", "加上",
+                "插入", "设置", "转换", "改", "清空", "删", "修正", "修复", "记录", "复制", "拷贝",
+                "备份", "生成", "创建", "新建", "导出", "下载", "解压", "压缩", "合并", "总结",
+                "移",
+            ],
+        ),
+        EffectKind::Permissions => (
+            &[
+                "permission",
+                "chmod",
+                "chown",
+                "owner",
+                "access",
+                "executabl",
+                "readabl",
+                "writabl",
+                "privat",
+                "lock",
+                "unlock",
+                "protect",
+                "shar",
+            ],
+            &["权限", "可执行", "所有者", "锁"],
+        ),
+        EffectKind::Kill => (
+            &[
+                "kill", "stop", "terminat", "end", "quit", "close", "shut", "restart", "reboot",
+                "halt", "abort", "cancel", "suspend", "sleep", "log out", "logout", "free",
+            ],
+            &["结束", "终止", "关闭", "杀", "停止", "退出", "重启", "关机"],
+        ),
+        EffectKind::SystemConfig => (
+            &[
+                "set",
+                "chang",
+                "configur",
+                "install",
+                "uninstall",
+                "enabl",
+                "disabl",
+                "turn",
+                "switch",
+                "updat",
+                "upgrad",
+                "setting",
+                "default",
+                "mount",
+                "unmount",
+                "schedul",
+                "cron",
+                "register",
+            ],
+            &[
+                "设置", "更改", "配置", "安装", "卸载", "启用", "禁用", "打开", "关闭",
+            ],
+        ),
+        EffectKind::Send => (
+            &[
+                "send", "email", "mail", "messag", "post", "upload", "shar", "publish", "submit",
+                "notif", "tweet", "push", "forward", "repl", "text ", "sms", "invit", "deploy",
+            ],
+            &[
+                "发送", "发给", "发到", "上传", "分享", "邮件", "推送", "发布", "提交", "回复",
+            ],
+        ),
+        EffectKind::Format => (
+            &["format", "eras", "wip", "partition", "reformat", "initiali"],
+            &["格式化", "分区", "擦除"],
+        ),
+        EffectKind::History => (
+            &[
+                "discard",
+                "reset",
+                "revert",
+                "undo",
+                "rollback",
+                "roll back",
+                "rebas",
+                "squash",
+                "amend",
+                "force",
+                "clean",
+                "drop",
+                "restor",
+                "checkout",
+                "stash",
+                "rewrit",
+                "git",
+            ],
+            &["撤销", "还原", "重置", "回滚", "丢弃"],
+        ),
+        // Code nobody can see into says nothing of its kind: never judged here.
+        EffectKind::Opaque => (&[], &[]),
+    }
+}
+
+/// Whether `request` asks for an effect of `kind`. Opaque effects (scripts, code the
+/// classifier cannot read) are never judged by words, so they count as asked for.
+pub fn asks_for(kind: EffectKind, request: &str) -> bool {
+    if kind == EffectKind::Opaque {
+        return true;
+    }
+    let lower = request.to_lowercase();
+    let (stems, chinese) = words_for(kind);
+    if chinese.iter().any(|w| lower.contains(w)) {
+        return true;
+    }
+    // Words: runs of letters, so "re-move" and "move," read as words; a stem with a
+    // space in it ("get rid", "back up") is matched against the spaced text.
+    let spaced = format!(
+        " {} ",
+        lower
+            .chars()
+            .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+            .collect::<String>()
+    );
+    stems.iter().any(|stem| {
+        if stem.contains(' ') {
+            spaced.contains(&format!(" {stem}"))
+        } else {
+            spaced.split_whitespace().any(|word| word.starts_with(stem))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_that_only_reads_asks_for_nothing_irreversible() {
+        for request in [
+            "Read /home/ana/Documents/letter.txt and report what it says",
+            "Count the .pdf files in /home/ana/Downloads",
+            "Find the largest file in ~/Downloads and give its name and size",
+            "Search the web for the latest stable Rust release",
+            "Summarise the notes in ~/notes",
+            "统计下载文件夹里有多少个PDF文件",
+        ] {
+            for kind in [
+                EffectKind::Delete,
+                EffectKind::Move,
+                EffectKind::Kill,
+                EffectKind::Send,
+                EffectKind::Format,
+                EffectKind::Permissions,
+            ] {
+                assert!(!asks_for(kind, request), "{kind:?} in {request:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_words_people_use_for_each_kind_are_heard() {
+        let cases = [
+            (EffectKind::Delete, "Delete notes.txt from the workspace"),
+            (EffectKind::Delete, "Remove the old logs"),
+            (EffectKind::Delete, "get rid of the duplicates in Downloads"),
+            (EffectKind::Delete, "Clean up ~/tmp"),
+            (EffectKind::Delete, "empty the trash"),
+            (EffectKind::Delete, "删除下载文件夹里的临时文件"),
+            (EffectKind::Move, "Move the .log files into ~/logs/archive"),
+            (EffectKind::Move, "rename report.txt to report-2026.txt"),
+            (
+                EffectKind::Move,
+                "Organize my Downloads into folders by type",
+            ),
+            (EffectKind::Move, "把日志移到 archive 文件夹"),
+            (
+                EffectKind::Overwrite,
+                "Replace every tab with two spaces in notes.txt",
+            ),
+            (EffectKind::Overwrite, "Fix the typo in todo.md"),
+            (
+                EffectKind::Overwrite,
+                "Write a summary to ~/notes/summary.txt",
+            ),
+            (
+                EffectKind::Overwrite,
+                "Update the version number in config.json",
+            ),
+            (EffectKind::Overwrite, "修改 config.json 里的端口"),
+            (EffectKind::Truncate, "Clear the contents of app.log"),
+            (EffectKind::Overwrite, "Copy the .md files into ~/backup"),
+            (
+                EffectKind::Overwrite,
+                "Summarise ~/notes into ~/notes/summary.txt",
+            ),
+            (EffectKind::Overwrite, "Convert the newest video to mp3"),
+            (EffectKind::Kill, "Stop the server on port 8080"),
+            (EffectKind::Kill, "kill the frozen process"),
+            (EffectKind::Send, "Email the report to bob@example.com"),
+            (EffectKind::Send, "Upload photo.jpg to the server"),
+            (EffectKind::Permissions, "Make deploy.sh executable"),
+            (
+                EffectKind::SystemConfig,
+                "Set my default browser to Firefox",
+            ),
+            (EffectKind::Format, "Format the USB drive"),
+            (
+                EffectKind::History,
+                "Discard my uncommitted changes in the repo",
+            ),
+            (EffectKind::History, "reset the branch to origin/main"),
+        ];
+        for (kind, request) in cases {
+            assert!(asks_for(kind, request), "{kind:?} in {request:?}");
+        }
+    }
+
+    #[test]
+    fn opaque_code_is_never_judged_by_words() {
+        assert!(asks_for(EffectKind::Opaque, "Read the letter"));
+    }
+}
