@@ -4,6 +4,7 @@
 //! path answers with the same shape: one existing absolute path per line.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -172,11 +173,22 @@ fn render(search: &Search, mut found: Vec<PathBuf>, source: &str) -> String {
     found.sort();
     found.dedup();
     if found.is_empty() {
-        return format!(
+        let mut answer = format!(
             "(no files found with name matching \"{}\" under {}; searched {source})",
             search.query,
             search.root.display()
         );
+        // Words rather than a name pattern: the model may be after files whose text
+        // mentions them, which a name search never finds.
+        if matches!(search.name, NameQuery::Substring(_)) {
+            let quoted = search.query.replace('\'', "'\\''");
+            let _ = write!(
+                answer,
+                "\nmdfind matches names only. For files whose text mentions it, call shell with: grep -ril '{quoted}' '{}'",
+                search.root.display()
+            );
+        }
+        return answer;
     }
     let total = found.len();
     let mut out: Vec<String> = found

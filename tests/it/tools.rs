@@ -833,6 +833,41 @@ async fn mdfind_falls_back_to_a_bounded_walk_without_an_index() {
     assert!(output(&r.outcome).contains("results may be incomplete"));
 }
 
+#[tokio::test]
+async fn a_name_search_that_finds_nothing_for_words_says_how_to_search_the_text() {
+    let rig = Rig::new();
+    let notes = rig.home.join("notes");
+    rig.write("notes/monday.txt", "remember to fix bug 42");
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(
+            &ctx,
+            "mdfind",
+            json!({"query": "fix bug", "onlyin": notes.to_string_lossy()}),
+        )
+        .await;
+    let out = output(&r.outcome);
+    let hint = format!("grep -ril 'fix bug' '{}'", notes.display());
+    assert!(
+        out.contains("no files found") && out.contains(&hint),
+        "{out}"
+    );
+    // The hint runs as written and finds the file.
+    let r = toolbox()
+        .call(&ctx, "shell", json!({ "command": hint }))
+        .await;
+    assert!(output(&r.outcome).contains("monday.txt"), "{}", r.for_model);
+    // A name pattern that matches nothing is only that.
+    let r = toolbox()
+        .call(
+            &ctx,
+            "mdfind",
+            json!({"query": "*.pdf", "onlyin": notes.to_string_lossy()}),
+        )
+        .await;
+    assert!(!output(&r.outcome).contains("grep"), "{}", r.for_model);
+}
+
 /// A one-page fake search engine on loopback; `answer: false` accepts and stays silent.
 async fn fake_search(answer: bool) -> (String, tokio::task::JoinHandle<Vec<String>>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
