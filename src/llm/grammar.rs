@@ -10,8 +10,8 @@
 //! escape a backslash otherwise spirals into `\u0020` runs until its token cap).
 //!
 //! What it supports is what the roles' schemas use: objects with properties, `anyOf` /
-//! `oneOf` branches, `const`, `enum`, type lists, arrays, strings, integers, numbers,
-//! booleans, null, and "any value". A schema it cannot read yields `None`, and the call
+//! `oneOf` branches, `const`, `enum`, type lists, arrays (with `minItems` 1 and
+//! `maxItems`), strings, integers, numbers, booleans, null, and "any value". A schema it cannot read yields `None`, and the call
 //! falls back to `response_format`.
 //!
 //! **Invariant:** every text the grammar admits is one JSON value that the schema admits.
@@ -153,11 +153,20 @@ impl Grammar {
                         None => "value".into(),
                     };
                     let min = obj.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+                    let max = obj.get("maxItems").and_then(Value::as_u64);
+                    // Items after the first: any number, or up to `maxItems` (a bound
+                    // stops a small model that lists the same kind of thing on and on).
+                    let more = match max {
+                        Some(max) => format!("{{0,{}}}", max.saturating_sub(1)),
+                        None => "*".into(),
+                    };
                     let name = self.name(hint);
-                    let body = if min >= 1 {
-                        format!("\"[\" {item} (\",\" {item})* \"]\"")
+                    let body = if max == Some(0) {
+                        "\"[\" \"]\"".to_string()
+                    } else if min >= 1 {
+                        format!("\"[\" {item} (\",\" {item}){more} \"]\"")
                     } else {
-                        format!("\"[\" ({item} (\",\" {item})*)? \"]\"")
+                        format!("\"[\" ({item} (\",\" {item}){more})? \"]\"")
                     };
                     self.rules.insert(name.clone(), body);
                     Some(name)
@@ -270,6 +279,25 @@ mod tests {
             "{g}"
         );
         assert!(g.contains(r#"",\"output\":" string"#), "{g}");
+    }
+
+    #[test]
+    fn max_items_bounds_the_repetition() {
+        let array = |bounds: serde_json::Value| {
+            let mut schema = json!({"type": "array", "items": {"type": "integer"}});
+            if let (Some(s), Some(b)) = (schema.as_object_mut(), bounds.as_object()) {
+                s.extend(b.clone());
+            }
+            compact_gbnf(&schema).expect("a grammar")
+        };
+        assert!(
+            array(json!({"maxItems": 4})).contains(r#"::= "[" (integer ("," integer){0,3})? "]""#)
+        );
+        assert!(
+            array(json!({"minItems": 1, "maxItems": 2}))
+                .contains(r#"::= "[" integer ("," integer){0,1} "]""#)
+        );
+        assert!(array(json!({"maxItems": 0})).contains(r#"::= "[" "]""#));
     }
 
     #[test]

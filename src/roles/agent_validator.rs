@@ -209,8 +209,8 @@ impl From<UnmetCause> for FailureClass {
 pub struct CriterionJudgement {
     /// The criterion, copied verbatim.
     pub criterion: String,
-    /// The call number and the part of its output that decides it, quoted (like: [1]
-    /// printed 2).
+    /// The call number and the few words of its output that decide it (like: [1]
+    /// printed 2); one short line, never the whole call.
     pub evidence: String,
     /// True only when the evidence positively shows the criterion holds.
     pub met: bool,

@@ -29,6 +29,7 @@ quote paths):
 - sum a CSV column: awk -F, 'NR>1 {s+=$2} END {print s}' FILE
 - folders only: ls -d DIR/*/
 - copy into a new folder: mkdir -p NEW && cp DIR/*.md NEW/
+- move files of a type into a folder: mkdir -p DEST && mv DIR/*.log DEST/
 Write commands without backslashes where you can: a backslash must be written \\\\ in JSON.";
 
 /// The shared opening of every role's system prompt that deals with tools (planner,

@@ -209,7 +209,7 @@ impl Tool for Mdfind {
             name: Cow::Borrowed(ToolName::Mdfind.as_str()),
             priority: 1,
             summary: Cow::Borrowed(
-                "Personal file search by name (Spotlight on macOS, the file index elsewhere). Always use it for files outside the project.",
+                "Personal file search by name (Spotlight on macOS, the file index elsewhere), for files outside the project. Names only: for the text inside files use grep in shell.",
             ),
             params: Cow::Borrowed(PARAMS),
         }

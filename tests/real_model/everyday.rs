@@ -437,11 +437,24 @@ async fn turn(
                         "tool call: {} {} -> {:?}",
                         call.record.tool, call.record.target, call.record.status
                     ),
-                    Message::LlmCall(call) => seen.calls.push((
-                        call.role.short().to_string(),
-                        call.prompt_tokens,
-                        call.completion_tokens,
-                    )),
+                    Message::LlmCall(call) => {
+                        // For the suite's per-task log: a runaway or failed call, as it read.
+                        if call.completion_tokens >= 250 || call.error.is_some() {
+                            let head: String = call.response.chars().take(600).collect();
+                            println!(
+                                "model call: {} {}→{} tokens, error {:?}: {head}",
+                                call.role.short(),
+                                call.prompt_tokens,
+                                call.completion_tokens,
+                                call.error
+                            );
+                        }
+                        seen.calls.push((
+                            call.role.short().to_string(),
+                            call.prompt_tokens,
+                            call.completion_tokens,
+                        ));
+                    }
                     _ => {}
                 }
             }

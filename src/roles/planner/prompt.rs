@@ -100,18 +100,28 @@ pub struct DraftSubTask {
     /// Equal numbers run in parallel; a larger one runs later with the earlier outputs.
     pub sequence: i64,
     /// What the tool output must show for this sub-task to be done.
+    #[schemars(length(max = MAX_CRITERIA))]
     pub success_criteria: Vec<DraftCriterion>,
     /// The tools this sub-task uses.
     pub tools: Vec<ToolName>,
 }
 
+/// The most sub-tasks a plan may have: an everyday task needs one to three, and a small
+/// model that starts listing every step it can think of (one plan ran to its token cap
+/// with sub-task after sub-task) is stopped by the grammar here.
+pub const MAX_SUBTASKS: usize = 4;
+/// The most criteria a sub-task or the task may have.
+pub const MAX_CRITERIA: usize = 4;
+
 /// R2's plan (seed 003 "R2 Output Contract", without ids).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanDraft {
     /// As few as the task allows; usually one.
+    #[schemars(length(max = MAX_SUBTASKS))]
     pub subtasks: Vec<DraftSubTask>,
     /// With several sub-tasks: what the combined answer must contain. Empty with one.
     #[serde(default)]
+    #[schemars(length(max = MAX_CRITERIA))]
     pub task_criteria: Vec<DraftCriterion>,
 }
 
