@@ -370,10 +370,40 @@ fn contains_number(text: &str, number: &str) -> bool {
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_digit());
-        !before.is_some_and(|c| c.is_ascii_digit() || c == '.')
+        // Nor a piece of a word: the `4` of `/tmp/.tmporr4y7` or of `file_4` shows no
+        // count. Letters may follow only as a size unit (`12MB`).
+        let word_char = |c: char| c.is_alphanumeric() || c == '_';
+        let rest = &folded[at + number.len()..];
+        let unit_follows = after.is_some_and(char::is_alphabetic) && {
+            let letters: String = rest.chars().take_while(|c| word_char(*c)).collect();
+            is_size_unit(&letters)
+        };
+        !before.is_some_and(|c| word_char(c) || c == '.')
             && !after.is_some_and(|c| c.is_ascii_digit())
+            && (!after.is_some_and(word_char) || unit_follows)
             && !decimal_follows
     })
+}
+
+/// A size unit written right after a number: `k`, `KB`, `MiB`, `G`, `bytes`.
+fn is_size_unit(letters: &str) -> bool {
+    matches!(
+        letters.to_ascii_lowercase().as_str(),
+        "b" | "k"
+            | "kb"
+            | "kib"
+            | "m"
+            | "mb"
+            | "mib"
+            | "g"
+            | "gb"
+            | "gib"
+            | "t"
+            | "tb"
+            | "tib"
+            | "bytes"
+            | "byte"
+    )
 }
 
 fn key(v: f64) -> i64 {
@@ -432,6 +462,21 @@ mod tests {
         assert!(unverified("There are 2 files.", &["2\n"], &[]).is_empty());
         assert!(unverified("1,234 bytes", &["size 1234"], &[]).is_empty());
         assert!(unverified("12 apples", &["112 apples"], &[]) == ["12"]);
+    }
+
+    #[test]
+    fn digits_inside_a_word_or_a_temp_path_show_no_number() {
+        // The real-model run that counted .txt files under /tmp/.tmporr4y7: the answer 4
+        // was "shown" by the folder's name.
+        let call = ["ls -1 /tmp/.tmporr4y7/home/notes/*.txt | wc -l"];
+        assert_eq!(unshown_counts("4", &["2"], &call), ["4"]);
+        assert!(unshown_counts("2", &["2"], &call).is_empty());
+        assert_eq!(unshown_numbers("3", &["file_3.txt v3"], &[]), ["3"]);
+        // Units and punctuation around a number still leave it a number.
+        assert!(unshown_numbers("12 MB", &["12MB"], &[]).is_empty());
+        assert!(unshown_numbers("5", &["total: 5."], &[]).is_empty());
+        assert!(unshown_numbers("2026", &["report-2026.pdf"], &[]).is_empty());
+        assert_eq!(unshown_numbers("4", &["4x4y"], &[]), ["4"]);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use chrono::{DateTime, Utc};
 /// often than not, and these are standard on every system.
 const COMMON_COMMANDS: &str = "Commands for common requests (standard on every system; \
 quote paths):
-- count files of a type: ls -1 DIR/*.txt | wc -l (recursive: find DIR -name '*.txt' | wc -l)
+- count files of a type: ls -1 DIR/*.txt | wc -l (several types at once: ls -1 DIR/*.jpg DIR/*.png | wc -l; recursive: find DIR -name '*.txt' | wc -l)
 - largest / newest file: ls -S DIR | head -1 / ls -t DIR | head -1 (sizes: ls -lS DIR)
 - lines of a file: wc -l < FILE
 - files mentioning a text: grep -ril 'text' DIR
