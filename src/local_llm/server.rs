@@ -22,7 +22,7 @@ const POLL: Duration = Duration::from_millis(200);
 /// How many prompt snapshots a model's folder keeps: a set for each role's
 /// instructions (they change with artoo's version and the MCP tools configured), newest
 /// first.
-pub const SNAPSHOTS_KEPT: usize = 24;
+pub const SNAPSHOTS_KEPT: usize = 12;
 
 /// Deletes all but the `keep` newest snapshots artoo saved in `dir` (each is tens of
 /// megabytes; an older one is only made again if its prompt comes back). Best effort.
