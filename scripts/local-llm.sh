@@ -193,9 +193,9 @@ cmd_start() {
   fi
   mkdir -p "$DIR" "$SNAPSHOTS"
   # The roles' evaluated instructions, saved for the next start (as the app's built-in
-  # server does): keep the newest 12 snapshots.
+  # server does): keep the newest 16 snapshots.
   find "$SNAPSHOTS" -maxdepth 1 -name 'artoo-*.bin' -printf '%T@ %p\n' | sort -rn \
-    | tail -n +13 | cut -d' ' -f2- | xargs -r rm -f --
+    | tail -n +17 | cut -d' ' -f2- | xargs -r rm -f --
   nohup "$SERVER_BIN" --model "$GGUF" --alias "$MODEL" \
     --host 127.0.0.1 --port "$PORT" -c "$CTX" -t "$THREADS" -np "$PARALLEL" --no-webui \
     --slot-save-path "$SNAPSHOTS" > "$LOG_FILE" 2>&1 &

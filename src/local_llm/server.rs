@@ -19,10 +19,11 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(180);
 const STOP_GRACE: Duration = Duration::from_secs(5);
 const POLL: Duration = Duration::from_millis(200);
 
-/// How many prompt snapshots a model's folder keeps: a set for each role's
-/// instructions (they change with artoo's version and the MCP tools configured), newest
-/// first.
-pub const SNAPSHOTS_KEPT: usize = 12;
+/// How many prompt snapshots a model's folder keeps, newest first: one per system prompt
+/// in use (the roles and their variants: 14 in the real-model CI step, most of them a
+/// few megabytes, about 250 MB in all for the 1.5B model). Older prompt versions (a new
+/// release of artoo, other MCP tools) fall off the end.
+pub const SNAPSHOTS_KEPT: usize = 16;
 
 /// Deletes all but the `keep` newest snapshots artoo saved in `dir` (each is tens of
 /// megabytes; an older one is only made again if its prompt comes back). Best effort.
