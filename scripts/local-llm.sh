@@ -194,8 +194,8 @@ cmd_start() {
   mkdir -p "$DIR" "$SNAPSHOTS"
   # The roles' evaluated instructions, saved for the next start (as the app's built-in
   # server does): keep the newest 16 snapshots.
-  find "$SNAPSHOTS" -maxdepth 1 -name 'artoo-*.bin' -printf '%T@ %p\n' | sort -rn \
-    | tail -n +17 | cut -d' ' -f2- | xargs -r rm -f --
+  { ls -1t "$SNAPSHOTS"/artoo-*.bin 2>/dev/null || true; } | tail -n +17 \
+    | while IFS= read -r old; do rm -f -- "$old"; done
   nohup "$SERVER_BIN" --model "$GGUF" --alias "$MODEL" \
     --host 127.0.0.1 --port "$PORT" -c "$CTX" -t "$THREADS" -np "$PARALLEL" --no-webui \
     --slot-save-path "$SNAPSHOTS" > "$LOG_FILE" 2>&1 &
