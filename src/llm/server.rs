@@ -68,15 +68,11 @@ pub struct ServerInfo {
     pub identity: String,
 }
 
-impl ServerInfo {
-    pub const GENERIC: ServerInfo = ServerInfo {
-        kind: ServerKind::Generic,
-        identity: String::new(),
-    };
-}
-
-/// [`ServerInfo::GENERIC`] with a `'static` address.
-pub static GENERIC: ServerInfo = ServerInfo::GENERIC;
+/// What every endpoint that is not a llama-server is.
+pub static GENERIC: ServerInfo = ServerInfo {
+    kind: ServerKind::Generic,
+    identity: String::new(),
+};
 
 #[derive(Deserialize)]
 struct Props {
@@ -85,11 +81,6 @@ struct Props {
     model_path: String,
     #[serde(default)]
     build_info: String,
-}
-
-/// The server kind a `/props` body describes.
-pub fn kind_from_props(body: &str) -> ServerKind {
-    info_from_props(body).kind
 }
 
 /// The server a `/props` body describes.
@@ -103,7 +94,7 @@ pub fn info_from_props(body: &str) -> ServerInfo {
             kind: ServerKind::LlamaServer { slots },
             identity: format!("{model_path}\n{build_info}"),
         },
-        _ => ServerInfo::GENERIC,
+        _ => GENERIC.clone(),
     }
 }
 
@@ -137,7 +128,7 @@ pub async fn probe(client: &reqwest::Client, base_url: &str) -> ServerInfo {
     };
     match answer.await {
         Some(body) => info_from_props(&body),
-        None => ServerInfo::GENERIC,
+        None => GENERIC.clone(),
     }
 }
 
@@ -148,18 +139,18 @@ mod tests {
     #[test]
     fn only_an_answer_naming_slots_is_a_llama_server() {
         assert_eq!(
-            kind_from_props(r#"{"total_slots": 4, "model_path": "m.gguf"}"#),
+            info_from_props(r#"{"total_slots": 4, "model_path": "m.gguf"}"#).kind,
             ServerKind::LlamaServer { slots: 4 }
         );
         assert_eq!(
-            kind_from_props(r#"{"total_slots": 0}"#),
+            info_from_props(r#"{"total_slots": 0}"#).kind,
             ServerKind::Generic
         );
         assert_eq!(
-            kind_from_props(r#"{"object": "list"}"#),
+            info_from_props(r#"{"object": "list"}"#).kind,
             ServerKind::Generic
         );
-        assert_eq!(kind_from_props("not found"), ServerKind::Generic);
+        assert_eq!(info_from_props("not found").kind, ServerKind::Generic);
     }
 
     #[test]

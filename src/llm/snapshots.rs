@@ -40,7 +40,7 @@ use super::wire::ROLE_HEADER;
 /// The slots of one endpoint, as far as snapshots go.
 #[derive(Debug, Default)]
 pub(super) struct Snapshots {
-    /// Cleared once the server says it keeps no snapshots (started without
+    /// Set once the server says it keeps no snapshots (started without
     /// `--slot-save-path`), and nothing is tried again.
     unsupported: AtomicBool,
     /// Per slot: the key of the system prompt it holds, when this client knows it.

@@ -21,15 +21,21 @@ fn outcome(stage: &Stage, task: &artoo::contracts::TaskId) -> SubTaskOutcome {
     outcomes[0].clone()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_count_without_a_look_or_from_a_failed_command_is_not_matched_however_the_model_judges() {
-    // The validator's model passes every attempt; code decides what counts.
-    let script = Script::new()
+/// The counting task, perceived and planned as one sub-task; each test scripts the
+/// executor and the validator.
+fn counting() -> Script {
+    Script::new()
         .role(Role::Perceiver, [Step::reply(task(INTENT))])
         .role(
             Role::Planner,
             [Step::reply(plan(&[], &[Sub::new(1, INTENT, &[COUNT])]))],
         )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_count_without_a_look_or_from_a_failed_command_is_not_matched_however_the_model_judges() {
+    // The validator's model passes every attempt; code decides what counts.
+    let script = counting()
         .role(
             Role::Executor,
             [
@@ -203,12 +209,7 @@ async fn a_plausible_criterion_failing_every_attempt_weighs_more_than_one_that_v
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_count_the_tool_did_not_print_is_not_matched_and_the_retry_reads_it_right() {
     let count = call("shell", json!({"command": "ls -1 *.txt | wc -l"}));
-    let script = Script::new()
-        .role(Role::Perceiver, [Step::reply(task(INTENT))])
-        .role(
-            Role::Planner,
-            [Step::reply(plan(&[], &[Sub::new(1, INTENT, &[COUNT])]))],
-        )
+    let script = counting()
         .role(
             Role::Executor,
             [
