@@ -62,6 +62,7 @@ pub mod tasklog;
 pub mod telemetry;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod text;
 pub mod tools;
 
 pub use bus::Bus;

@@ -74,13 +74,7 @@ impl ToolCallRecord {
     }
 }
 
-/// Keeps the first `n` characters of `s`, never splitting a UTF-8 sequence.
-pub fn first_chars(s: &str, n: usize) -> String {
-    match s.char_indices().nth(n) {
-        Some((idx, _)) => s[..idx].to_string(),
-        None => s.to_string(),
-    }
-}
+pub use crate::text::first_chars;
 
 impl fmt::Display for ToolCallRecord {
     /// The seed's string form: `tool_name: input → firstN(output, 200)`.
@@ -330,14 +324,6 @@ impl SubTaskOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn first_chars_never_splits_a_multibyte_character() {
-        assert_eq!(first_chars("héllo", 2), "hé");
-        assert_eq!(first_chars("日本語テキスト", 3), "日本語");
-        assert_eq!(first_chars("ab", 10), "ab");
-        assert_eq!(first_chars("", 3), "");
-    }
 
     #[test]
     fn seed_string_tool_calls_parse_into_records() {

@@ -22,7 +22,7 @@ use crate::contracts::{LlmCall, Role, TaskId};
 
 use super::error::LlmError;
 use super::extract::{self, ExtractError};
-use super::http::{HttpStatus, Transport, clip};
+use super::http::{HttpStatus, Transport};
 use super::server::{self, ServerInfo, ServerKind};
 use super::snapshots::{self, Snapshots};
 use super::structured::{
@@ -32,6 +32,7 @@ use super::structured::{
 use super::tier::Tier;
 use super::usage::{CallUsage, UsageLedger};
 use super::wire::{ROLE_HEADER, WireMessage, WireRequest, WireResponse};
+use crate::text::clip;
 
 /// The generation cap of a call whose role set none. Every call is capped: a small model
 /// that starts repeating itself would otherwise generate until its context is full, and a

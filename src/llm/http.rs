@@ -14,6 +14,8 @@ use async_openai::middleware::HttpRequestFactory;
 use chrono::{DateTime, Utc};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
+use crate::text::clip;
+
 /// Error bodies longer than this are cut (they end up in messages and logs).
 const MAX_ERROR_BODY_CHARS: usize = 2_000;
 
@@ -50,14 +52,6 @@ pub fn retry_after(headers: &HeaderMap, now: DateTime<Utc>) -> Option<Duration> 
         .ok()?
         .with_timezone(&Utc);
     Some((at - now).to_std().unwrap_or(Duration::ZERO))
-}
-
-/// The first `max_chars` characters of `text` (with `…` when cut), on a char boundary.
-pub(crate) fn clip(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }
 
 /// The tower service async-openai sends through.

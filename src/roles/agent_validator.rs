@@ -43,7 +43,7 @@ use serde_json::Value;
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
-use super::dispatcher::{clip_middle, sleep_until};
+use super::dispatcher::sleep_until;
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
 use crate::clock::SharedClock;
@@ -56,6 +56,7 @@ use crate::contracts::{
 use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
+use crate::text::{Keep, elide_middle};
 
 /// Characters of R3's output shown to the model.
 pub const MAX_CLAIM_CHARS: usize = 4_000;
@@ -653,7 +654,7 @@ pub fn judgement_prompt(
         let _ = writeln!(
             out,
             "Context the executor was given:\n{}",
-            clip_middle(subtask.context.trim(), MAX_CONTEXT_CHARS)
+            elide_middle(subtask.context.trim(), MAX_CONTEXT_CHARS, Keep::Balanced)
         );
     }
     let _ = writeln!(out, "\nSUCCESS CRITERIA:");
@@ -678,7 +679,7 @@ pub fn judgement_prompt(
     let claim = if result.output.trim().is_empty() {
         "(empty)".to_string()
     } else {
-        clip_middle(result.output.trim(), MAX_CLAIM_CHARS)
+        elide_middle(result.output.trim(), MAX_CLAIM_CHARS, Keep::Balanced)
     };
     let _ = writeln!(
         out,

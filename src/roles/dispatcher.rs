@@ -40,6 +40,7 @@ use crate::contracts::{
     DispatchHalted, DispatchManifest, Message, Role, SubTask, SubTaskClosed, SubTaskId,
     SubTaskStatus, TaskId, UnrunSubTask, first_chars,
 };
+use crate::text::{Keep, elide_middle};
 
 /// How long a manifest waits for the sub-tasks it names. R2 publishes them right after
 /// the manifest, so this only fires when the planner failed half-way.
@@ -99,34 +100,6 @@ pub fn sequence_groups(
     groups.into_iter().collect()
 }
 
-/// `text` cut to at most `max_chars` characters: its start and its end, with a marker
-/// saying how many characters were left out. Never splits a character.
-pub fn clip_middle(text: &str, max_chars: usize) -> String {
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_string();
-    }
-    let marker = |omitted: usize| format!("\n…[{omitted} characters left out]…\n");
-    let reserve = marker(total).chars().count();
-    if max_chars <= reserve {
-        return first_chars(text, max_chars);
-    }
-    let room = max_chars - reserve;
-    let head = room / 2;
-    let tail = room - head;
-    let head_end = text.char_indices().nth(head).map_or(text.len(), |(i, _)| i);
-    let tail_start = text
-        .char_indices()
-        .nth(total - tail)
-        .map_or(text.len(), |(i, _)| i);
-    format!(
-        "{}{}{}",
-        &text[..head_end],
-        marker(total - head - tail),
-        &text[tail_start..]
-    )
-}
-
 /// An output as text for a prompt: strings verbatim, other values as JSON.
 pub fn output_text(output: &Value) -> String {
     match output {
@@ -149,7 +122,7 @@ pub fn inject_prior_outputs(context: &str, prior: &[PriorOutput]) -> String {
                 "[step {} · {}]\n{}",
                 p.sequence,
                 first_chars(&p.intent, 120),
-                clip_middle(&output_text(&p.output), share)
+                elide_middle(&output_text(&p.output), share, Keep::Balanced)
             )
         })
         .collect();
@@ -654,22 +627,6 @@ mod tests {
         let groups = sequence_groups(&m, &mut pool);
         assert_eq!(groups.len(), 1);
         assert_eq!(groups[0].1.len(), 1);
-    }
-
-    #[test]
-    fn clipping_keeps_both_ends_and_respects_the_limit() {
-        let text: String = "αβγδε".repeat(1000);
-        let clipped = clip_middle(&text, 300);
-        assert!(
-            clipped.chars().count() <= 300,
-            "{}",
-            clipped.chars().count()
-        );
-        assert!(clipped.starts_with("αβγδε"));
-        assert!(clipped.ends_with("αβγδε"));
-        assert!(clipped.contains("characters left out"));
-        assert_eq!(clip_middle("short", 300), "short");
-        assert_eq!(clip_middle(&text, 5).chars().count(), 5);
     }
 
     #[test]

@@ -47,7 +47,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
 use super::agent_validator::{CriterionJudgement, check_judgements, reply_skeleton, verdicts_from};
-use super::dispatcher::{clip_middle, output_text, sleep_until};
+use super::dispatcher::{output_text, sleep_until};
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
 use crate::clock::SharedClock;
@@ -60,6 +60,7 @@ use crate::contracts::{
 use crate::ggs::evidence;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
+use crate::text::{Keep, elide_middle};
 
 /// Total characters of sub-task outputs shown to the model; each output gets an equal
 /// share, cut in the middle.
@@ -198,7 +199,11 @@ pub fn merge_prompt(
             .map(|v| v.criterion.as_str())
             .collect();
         let _ = writeln!(out, "[{}] checked: {}", i + 1, checked.join("; "));
-        let _ = writeln!(out, "{}", clip_middle(&output_text(&o.output), share));
+        let _ = writeln!(
+            out,
+            "{}",
+            elide_middle(&output_text(&o.output), share, Keep::Balanced)
+        );
         if i + 1 < outcomes.len() {
             let _ = writeln!(out, "---");
         }

@@ -24,6 +24,7 @@ use crate::contracts::{
 };
 use crate::llm::UsageLedger;
 use crate::recent::Recent;
+use crate::text::clip;
 
 /// Turns of session history sent with each task (seed 003 R1: the last five).
 pub const SESSION_TURNS: usize = 5;
@@ -419,13 +420,6 @@ impl Desk {
             }
             _ => {}
         }
-    }
-}
-
-fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
     }
 }
 

@@ -15,10 +15,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::bus::Envelope;
-use crate::cli::render::clip;
 use crate::contracts::{
     Message, Role, SubTaskId, SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus,
 };
+use crate::text::one_line;
 
 mod words;
 
@@ -105,7 +105,7 @@ impl StatusBoard {
             Some(home) => tilde(text, home),
             None => text.to_string(),
         };
-        clip(&text, QUOTE_CHARS)
+        one_line(&text, QUOTE_CHARS)
     }
 
     fn step(&self, task: &TaskId, id: &SubTaskId) -> Option<(usize, usize)> {

@@ -62,36 +62,6 @@ pub fn syntax_error(command: &str) -> Option<String> {
     Some(first_chars(&message, 200))
 }
 
-/// Keeps the first third and the end of `s` within `limit` characters, with a marker
-/// saying how much was left out. The model sees both the context and the result.
-pub fn head_tail(s: &str, limit: usize) -> String {
-    let total = s.chars().count();
-    if total <= limit {
-        return s.to_string();
-    }
-    let marker_for = |omitted: usize| format!("\n…[{omitted} characters omitted]…\n");
-    // The marker's own length depends on the count; reserve for the widest one.
-    let reserve = marker_for(total).chars().count();
-    if limit <= reserve {
-        return first_chars(s, limit);
-    }
-    let room = limit - reserve;
-    let head = room / 3;
-    let tail = room - head;
-    let omitted = total - head - tail;
-    let head_end = s.char_indices().nth(head).map_or(s.len(), |(i, _)| i);
-    let tail_start = s
-        .char_indices()
-        .nth(total - tail)
-        .map_or(s.len(), |(i, _)| i);
-    format!(
-        "{}{}{}",
-        &s[..head_end],
-        marker_for(omitted),
-        &s[tail_start..]
-    )
-}
-
 /// A refusal when `tool` is blocked for this task.
 pub fn blocked_tool(tool: &str, blocked: &[String]) -> Option<String> {
     blocked
@@ -530,17 +500,6 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
-
-    #[test]
-    fn head_tail_keeps_both_ends_within_the_limit_on_char_boundaries() {
-        let s: String = "日本語のテキスト".repeat(1000);
-        let cut = head_tail(&s, 4000);
-        assert!(cut.chars().count() <= 4000, "{}", cut.chars().count());
-        assert!(cut.starts_with("日本語"));
-        assert!(cut.ends_with("テキスト"));
-        assert!(cut.contains("characters omitted"));
-        assert_eq!(head_tail("short", 4000), "short");
-    }
 
     #[test]
     fn find_on_a_personal_path_by_name_goes_to_mdfind() {

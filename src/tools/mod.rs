@@ -65,6 +65,7 @@ use crate::laws::broker::{ConfirmationBroker, GatedAction};
 use crate::laws::classify::{self, Action, Assessment, FsView, Scope, Verdict};
 use crate::laws::mcp::McpGate;
 use crate::laws::requested;
+use crate::text::{Keep, elide_middle};
 
 /// Why a tool could not do its work. Reported to the model and R4a as an `error`
 /// record; never ends the task.
@@ -640,14 +641,16 @@ impl Toolbox {
             let _ = writeln!(for_model, "({})", granted_note(scope));
         }
         match &outcome {
-            ToolOutcome::Ok { output } => for_model.push_str(&guards::head_tail(output, limit)),
+            ToolOutcome::Ok { output } => {
+                for_model.push_str(&elide_middle(output, limit, Keep::MostlyEnd))
+            }
             ToolOutcome::Error { message, output } => {
                 let _ = write!(for_model, "ERROR: {message}");
                 if !output.is_empty() {
                     let _ = write!(
                         for_model,
                         "\nOutput before the error:\n{}",
-                        guards::head_tail(output, limit)
+                        elide_middle(output, limit, Keep::MostlyEnd)
                     );
                 }
             }
@@ -782,7 +785,7 @@ impl Toolbox {
                     let limit = ctx.config.tools.output_limit_chars;
                     reason.push_str(&format!(
                         "\nWhat the command printed:\n{}",
-                        guards::head_tail(&output, limit)
+                        elide_middle(&output, limit, Keep::MostlyEnd)
                     ));
                 }
                 ToolOutcome::Refused { reason }

@@ -135,7 +135,7 @@ async fn long_output_is_cut_to_head_and_tail_on_char_boundaries() {
     assert!(r.for_model.chars().count() <= rig.config.tools.output_limit_chars);
     assert!(r.for_model.starts_with("START\n日本語"));
     assert!(r.for_model.trim_end().ends_with("END"));
-    assert!(r.for_model.contains("characters omitted"));
+    assert!(r.for_model.contains("characters left out"));
     assert_eq!(
         r.record.output_head.chars().count(),
         artoo::contracts::EVIDENCE_HEAD_CHARS

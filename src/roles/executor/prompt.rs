@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use super::step::value_text;
 use crate::contracts::{CorrectionSignal, SubTask, ToolCallStatus, first_chars};
 use crate::roles::agent_validator::effective_criteria;
-use crate::roles::dispatcher::clip_middle;
+use crate::text::{Keep, elide_middle};
 use crate::tools::{ToolResult, ToolSpec};
 
 /// Characters of all tool results of an attempt shown to the model; beyond it the list
@@ -128,7 +128,7 @@ pub fn render_results(observed: &[Observed]) -> String {
             text
         );
     }
-    clip_middle(out.trim_end(), MAX_RESULTS_CHARS)
+    elide_middle(out.trim_end(), MAX_RESULTS_CHARS, Keep::Balanced)
 }
 
 /// What the previous attempt got wrong and what to do instead.
@@ -167,7 +167,7 @@ pub fn state_prompt(
         let _ = writeln!(
             out,
             "CONTEXT:\n{}",
-            clip_middle(subtask.context.trim(), MAX_CONTEXT_CHARS)
+            elide_middle(subtask.context.trim(), MAX_CONTEXT_CHARS, Keep::Balanced)
         );
     }
     if let Some(places) = places {

@@ -1,0 +1,149 @@
+//! Cutting text to a size: the one place that decides how a long string is shortened for
+//! a prompt, a log line, a status line or a stored record.
+//!
+//! Invariant: every function here counts characters, not bytes, and never splits a
+//! character; a text already within the limit comes back unchanged.
+
+/// The first `max` characters of `text`, borrowed.
+pub fn prefix(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    }
+}
+
+/// The first `max` characters of `text`, owned.
+pub fn first_chars(text: &str, max: usize) -> String {
+    prefix(text, max).to_string()
+}
+
+/// The first `max` characters of `text`, with `…` appended when something was cut (so
+/// the result may be one character longer than `max`).
+pub fn clip(text: &str, max: usize) -> String {
+    let kept = prefix(text, max);
+    if kept.len() < text.len() {
+        format!("{kept}…")
+    } else {
+        text.to_string()
+    }
+}
+
+/// `text` as one line (runs of whitespace, newlines included, become one space), at most
+/// `max` characters long, the last of them `…` when something was cut.
+pub fn one_line(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > max {
+        format!("{}…", prefix(&line, max.saturating_sub(1)))
+    } else {
+        line
+    }
+}
+
+/// How much of the kept room [`elide_middle`] gives to the start of the text; the rest
+/// goes to its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Half the start, half the end: a text whose both ends matter alike (a context, a
+    /// claim, prior outputs).
+    Balanced,
+    /// A third the start, two thirds the end: a command's output, whose result and
+    /// errors come last.
+    MostlyEnd,
+}
+
+/// `text` within `max` characters: its start and its end, joined by a marker that says
+/// how many characters were left out. When even the marker does not fit, the start alone.
+pub fn elide_middle(text: &str, max: usize, keep: Keep) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return text.to_string();
+    }
+    let marker = |omitted: usize| format!("\n…[{omitted} characters left out]…\n");
+    // The marker's length depends on the count; reserve for the widest one.
+    let reserve = marker(total).chars().count();
+    if max <= reserve {
+        return first_chars(text, max);
+    }
+    let room = max - reserve;
+    let head = match keep {
+        Keep::Balanced => room / 2,
+        Keep::MostlyEnd => room / 3,
+    };
+    let tail = room - head;
+    let head_end = text.char_indices().nth(head).map_or(text.len(), |(i, _)| i);
+    let tail_start = text
+        .char_indices()
+        .nth(total - tail)
+        .map_or(text.len(), |(i, _)| i);
+    format!(
+        "{}{}{}",
+        &text[..head_end],
+        marker(total - head - tail),
+        &text[tail_start..]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_and_first_chars_never_split_a_multibyte_character() {
+        assert_eq!(prefix("héllo", 2), "hé");
+        assert_eq!(first_chars("日本語テキスト", 3), "日本語");
+        assert_eq!(first_chars("ab", 10), "ab");
+        assert_eq!(first_chars("", 3), "");
+    }
+
+    #[test]
+    fn clip_marks_a_cut_and_leaves_a_short_text_alone() {
+        assert_eq!(clip("abcdef", 3), "abc…");
+        assert_eq!(clip("abc", 3), "abc");
+        assert_eq!(clip("日本語テキスト", 2), "日本…");
+    }
+
+    #[test]
+    fn one_line_collapses_whitespace_and_stays_within_the_limit() {
+        assert_eq!(one_line("a\n  b\tc", 10), "a b c");
+        let cut = one_line("one two three four", 8);
+        assert_eq!(cut, "one two…");
+        assert_eq!(cut.chars().count(), 8);
+        assert_eq!(one_line("exactly8", 8), "exactly8");
+    }
+
+    #[test]
+    fn elide_middle_keeps_both_ends_within_the_limit() {
+        let text: String = (0..2_000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        for keep in [Keep::Balanced, Keep::MostlyEnd] {
+            let cut = elide_middle(&text, 300, keep);
+            assert!(
+                cut.chars().count() <= 300,
+                "{keep:?}: {}",
+                cut.chars().count()
+            );
+            assert!(cut.starts_with("abc"));
+            assert!(cut.ends_with(&text[text.len() - 20..]));
+            assert!(cut.contains("characters left out"));
+        }
+        assert_eq!(elide_middle("short", 300, Keep::Balanced), "short");
+        assert_eq!(elide_middle(&text, 5, Keep::MostlyEnd), "abcde");
+    }
+
+    #[test]
+    fn elide_middle_gives_the_end_more_room_when_asked() {
+        let text = "x".repeat(1_000) + &"y".repeat(1_000);
+        let balanced = elide_middle(&text, 400, Keep::Balanced);
+        let end = elide_middle(&text, 400, Keep::MostlyEnd);
+        let xs = |s: &str| s.chars().filter(|&c| c == 'x').count();
+        assert!(
+            xs(&end) < xs(&balanced),
+            "{} vs {}",
+            xs(&end),
+            xs(&balanced)
+        );
+        let cjk = elide_middle(&"日本語".repeat(200), 100, Keep::MostlyEnd);
+        assert!(cjk.chars().count() <= 100);
+    }
+}
