@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::mcp::{McpConfig, McpServerConfig};
+pub use crate::mcp::config::{McpConfig, McpServerConfig};
 
 /// File name of the user-editable settings inside the data dir.
 pub const SETTINGS_FILE: &str = "settings.toml";
@@ -142,7 +142,7 @@ pub struct LocalLlmConfig {
 impl Default for LocalLlmConfig {
     fn default() -> Self {
         Self {
-            model: crate::local_llm::DEFAULT_MODEL.into(),
+            model: crate::local_llm::pins::DEFAULT_MODEL.into(),
             dir: None,
         }
     }
@@ -804,8 +804,8 @@ impl Config {
                 return Err(invalid(&format!("{field}.model"), "must not be empty"));
             }
         }
-        if crate::local_llm::ModelSpec::find(&l.local.model).is_none() {
-            let names: Vec<&str> = crate::local_llm::MODELS.iter().map(|m| m.name).collect();
+        if crate::local_llm::pins::ModelSpec::find(&l.local.model).is_none() {
+            let names: Vec<&str> = crate::local_llm::pins::MODELS.iter().map(|m| m.name).collect();
             return Err(invalid(
                 "llm.local.model",
                 format!("{:?} is not one of {}", l.local.model, names.join(", ")),
@@ -1001,7 +1001,7 @@ mod tests {
         let c = Config::load(&env(&[("HOME", home)])).unwrap();
         assert_eq!(c.model_source().unwrap(), ModelSource::BuiltIn);
         assert_eq!(c.local_llm_dir(), dir.path().join(".artoo/local-llm"));
-        assert_eq!(c.llm.local.model, crate::local_llm::DEFAULT_MODEL);
+        assert_eq!(c.llm.local.model, crate::local_llm::pins::DEFAULT_MODEL);
 
         let half = Config::load(&env(&[("HOME", home), ("TOOL_MODEL", "m")])).unwrap();
         let err = half.model_source().unwrap_err().to_string();

@@ -168,6 +168,21 @@ pub struct SubTask {
     pub confirm_tools: Vec<String>,
 }
 
+impl SubTask {
+    /// The criteria a validator judges: the plan's, or, when the planner gave none, the
+    /// intent itself, so that nothing passes vacuously.
+    pub fn criteria_to_judge(&self) -> Vec<Criterion> {
+        if self.success_criteria.is_empty() {
+            vec![Criterion::new(format!(
+                "The tool calls show that this was done: {}",
+                self.intent
+            ))]
+        } else {
+            self.success_criteria.clone()
+        }
+    }
+}
+
 /// R2 → R4b: the fan-in gate's expectation for one planning round.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -667,7 +667,7 @@ mod tests {
                 .iter()
                 .all(|p| p.about.chars().count() <= MAX_PARAM_CHARS + 20)
         );
-        let listed = crate::roles::executor::prompt::tool_list(std::slice::from_ref(&spec));
+        let listed = crate::tools::tool_list(std::slice::from_ref(&spec));
         assert!(listed.chars().count() < 1_200, "{listed}");
     }
 

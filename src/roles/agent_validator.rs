@@ -92,19 +92,6 @@ pub const INFRASTRUCTURE_MARKERS: &[&str] = &[
     "rate limit",
 ];
 
-/// The sub-task when R2 gave no criteria: the intent itself is judged, so nothing matches
-/// vacuously.
-pub fn effective_criteria(subtask: &SubTask) -> Vec<Criterion> {
-    if subtask.success_criteria.is_empty() {
-        vec![Criterion::new(format!(
-            "The tool calls show that this was done: {}",
-            subtask.intent
-        ))]
-    } else {
-        subtask.success_criteria.clone()
-    }
-}
-
 /// The date line every validator prompt opens with, in the user's local time zone.
 pub fn today_line(now: DateTime<Utc>) -> String {
     let local = now.with_timezone(&chrono::Local);
@@ -940,7 +927,7 @@ impl AgentValidator {
         self.tracks.insert(
             subtask.subtask_id,
             Track {
-                criteria: effective_criteria(subtask),
+                criteria: subtask.criteria_to_judge(),
                 subtask: subtask.clone(),
                 points: Vec::new(),
                 calls: Vec::new(),
@@ -1565,7 +1552,7 @@ mod tests {
         let p = judgement_prompt(
             crate::clock::FakeClock::at_epoch().now(),
             &subtask,
-            &effective_criteria(&subtask),
+            &subtask.criteria_to_judge(),
             &r,
             1,
             3,
@@ -1599,7 +1586,7 @@ mod tests {
             blocked_targets: vec![],
             confirm_tools: vec![],
         };
-        let c = effective_criteria(&subtask);
+        let c = subtask.criteria_to_judge();
         assert_eq!(c.len(), 1);
         assert!(c[0].criterion.contains("rename a.txt to b.txt"));
     }

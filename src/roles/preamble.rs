@@ -47,10 +47,7 @@ pub fn preamble_with_tools(tools: &str) -> String {
 /// The standard toolbox's tool list as prompt text, built once.
 pub fn standard_tools() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    TEXT.get_or_init(|| {
-        let specs = crate::roles::executor::step::offered_specs(&crate::tools::Toolbox::standard());
-        crate::roles::executor::prompt::tool_list(&specs)
-    })
+    TEXT.get_or_init(|| crate::tools::tool_list(&crate::tools::Toolbox::standard().offered_specs()))
 }
 
 /// [`preamble_with_tools`] with the standard toolbox's tools, built once.

@@ -100,12 +100,12 @@ impl Executor {
     ) -> Result<Executor, LlmError> {
         let handle = bus.handle(Role::Executor);
         let toolbox = Toolbox::standard();
-        let specs = step::offered_specs(&toolbox);
+        let specs = toolbox.offered_specs();
         let shared = Shared {
             llm: llm.for_role(handle.clone())?,
             broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config),
             bus: handle,
-            tools_text: prompt::tool_list(&specs),
+            tools_text: crate::tools::tool_list(&specs),
             schema: step::output_schema(&specs),
             specs,
             toolbox,
@@ -134,9 +134,9 @@ impl Executor {
     /// the prompt's tool list and the step schema follow.
     pub fn with_toolbox(mut self, toolbox: Toolbox) -> Self {
         let shared = self.shared_mut();
-        shared.specs = step::offered_specs(&toolbox);
+        shared.specs = toolbox.offered_specs();
         shared.schema = step::output_schema(&shared.specs);
-        shared.tools_text = prompt::tool_list(&shared.specs);
+        shared.tools_text = crate::tools::tool_list(&shared.specs);
         shared.toolbox = toolbox;
         self
     }

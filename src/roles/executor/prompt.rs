@@ -15,9 +15,8 @@ use std::fmt::Write as _;
 
 use super::step::value_text;
 use crate::contracts::{CorrectionSignal, SubTask, ToolCallStatus, first_chars};
-use crate::roles::agent_validator::effective_criteria;
 use crate::text::{Keep, elide_middle};
-use crate::tools::{ToolResult, ToolSpec};
+use crate::tools::ToolResult;
 
 /// Characters of all tool results of an attempt shown to the model; beyond it the list
 /// is cut in the middle, so the first results and the latest stay visible.
@@ -26,25 +25,6 @@ pub const MAX_RESULTS_CHARS: usize = 12_000;
 pub const MAX_CONTEXT_CHARS: usize = 8_000;
 /// Calls of the failed attempt named in a correction.
 pub const MAX_AVOID_SHOWN: usize = 10;
-
-/// The tool list: name, what it is for, and its parameters.
-pub fn tool_list(specs: &[ToolSpec]) -> String {
-    let mut out = String::new();
-    for (i, s) in specs.iter().enumerate() {
-        let _ = writeln!(out, "{}. {} — {}", i + 1, s.name, s.summary);
-        for p in s.params.iter() {
-            let _ = writeln!(
-                out,
-                "   - {} ({}{}): {}",
-                p.name,
-                p.kind,
-                if p.required { "" } else { ", optional" },
-                p.about
-            );
-        }
-    }
-    out
-}
 
 /// R3's system prompt: the shared preamble with the tools (`roles::preamble`), then how
 /// to work, with a worked example. Nothing in it depends on the sub-task or the time of
@@ -174,7 +154,7 @@ pub fn state_prompt(
         let _ = writeln!(out, "PLACES:\n{places}");
     }
     let _ = writeln!(out, "\nCHECKS the validator applies to your tool results:");
-    for (i, c) in effective_criteria(subtask).iter().enumerate() {
+    for (i, c) in subtask.criteria_to_judge().iter().enumerate() {
         let _ = writeln!(out, "{}. {}", i + 1, c.criterion.trim());
     }
     if let Some(c) = correction {

@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 
 use crate::contracts::ExecutionStatus;
 use crate::llm::OutputSchema;
-use crate::tools::{ToolName, ToolSpec, Toolbox};
+use crate::tools::{ToolSpec, Toolbox};
 
 /// The decision of one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -84,16 +84,6 @@ pub enum Action {
         output: String,
         summary: String,
     },
-}
-
-/// The tools a model may be offered on this platform, in priority order: the built-in
-/// tools this platform has, then every tool learned at run time (MCP).
-pub fn offered_specs(toolbox: &Toolbox) -> Vec<ToolSpec> {
-    toolbox
-        .specs()
-        .into_iter()
-        .filter(|s| ToolName::parse(&s.name).is_none_or(ToolName::is_available))
-        .collect()
 }
 
 /// The step schema for exactly these tools, ready for a structured call.
@@ -302,7 +292,7 @@ impl JsonSchema for NextStep {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let specs = offered_specs(&Toolbox::standard());
+        let specs = Toolbox::standard().offered_specs();
         Schema::try_from(schema_for(&specs)).expect("the step schema is a JSON object")
     }
 }
@@ -312,7 +302,7 @@ mod tests {
     use super::*;
 
     fn specs() -> Vec<ToolSpec> {
-        offered_specs(&Toolbox::standard())
+        Toolbox::standard().offered_specs()
     }
 
     fn step(v: Value) -> NextStep {

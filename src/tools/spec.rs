@@ -1,0 +1,64 @@
+//! How a tool is described to the model: its name, its place in the priority chain, a
+//! summary and its parameters, and the numbered list the prompts show.
+//!
+//! Invariant: the list the model reads is built from the same specs the toolbox runs, so
+//! a tool is never offered that cannot be called, nor called that was never offered.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use super::ToolName;
+
+/// Why a tool could not do its work. Reported to the model and R4a as an `error`
+/// record; never ends the task.
+
+/// Text of a spec: fixed for the built-in tools, owned for tools learned at run time
+/// (an MCP server's).
+pub type SpecText = Cow<'static, str>;
+
+/// One parameter of a tool, for the executor's prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: SpecText,
+    /// A JSON Schema type: `string`, `integer`, `number`, `boolean`, `array`, `object`.
+    pub kind: SpecText,
+    pub required: bool,
+    pub about: SpecText,
+}
+
+/// A tool as the model is told about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolSpec {
+    pub name: SpecText,
+    /// Position in the chain (1 = try first); the built-in tools take 1–8 (the seed's
+    /// order), MCP tools come after them.
+    pub priority: u8,
+    pub summary: SpecText,
+    pub params: Cow<'static, [Param]>,
+}
+
+impl ToolSpec {
+    /// Whether the tool is one of the built-in chain (not learned from an MCP server).
+    pub fn is_built_in(&self) -> bool {
+        ToolName::parse(&self.name).is_some()
+    }
+}
+
+/// The tool list: name, what it is for, and its parameters.
+pub fn tool_list(specs: &[ToolSpec]) -> String {
+    let mut out = String::new();
+    for (i, s) in specs.iter().enumerate() {
+        let _ = writeln!(out, "{}. {} — {}", i + 1, s.name, s.summary);
+        for p in s.params.iter() {
+            let _ = writeln!(
+                out,
+                "   - {} ({}{}): {}",
+                p.name,
+                p.kind,
+                if p.required { "" } else { ", optional" },
+                p.about
+            );
+        }
+    }
+    out
+}

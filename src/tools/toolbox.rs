@@ -1,0 +1,179 @@
+//! The toolbox: the executor's tools by name, the specs it offers the model, and the entry
+//! point of one call.
+//!
+//! Invariant: every call, whatever its outcome, yields exactly one record, published as a
+//! tool-call event and kept in the sub-task's history.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{
+    AppleScript, Glob, Mdfind, ReadFile, Search, Shell, Shortcuts, SpecText, Tool, ToolContext,
+    ToolName, ToolOutcome, ToolResult, ToolSpec, WriteFile, shell,
+};
+
+use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord, first_chars};
+use crate::text::{Keep, elide_middle};
+
+/// Why a tool could not do its work. Reported to the model and R4a as an `error`
+/// record; never ends the task.
+use super::gate::{Decided, granted_note, target_of};
+
+/// The tools of the executor, by name.
+#[derive(Clone)]
+pub struct Toolbox {
+    pub(super) tools: BTreeMap<SpecText, Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.tools.keys()).finish()
+    }
+}
+
+impl Default for Toolbox {
+    fn default() -> Self {
+        Self::standard()
+    }
+}
+
+impl Toolbox {
+    /// The seed's chain: mdfind, glob, read_file, write_file, applescript, shortcuts,
+    /// shell, search.
+    pub fn standard() -> Self {
+        Self::with_tools(vec![
+            Arc::new(Mdfind::new()),
+            Arc::new(Glob),
+            Arc::new(ReadFile),
+            Arc::new(WriteFile),
+            Arc::new(AppleScript),
+            Arc::new(Shortcuts),
+            Arc::new(Shell::new()),
+            Arc::new(Search::new()),
+        ])
+    }
+
+    pub fn with_tools(tools: Vec<Arc<dyn Tool>>) -> Self {
+        Self {
+            tools: tools.into_iter().map(|t| (t.spec().name, t)).collect(),
+        }
+    }
+
+    /// This toolbox with `more` tools after its own. A tool whose name is taken already
+    /// is left out (a built-in tool is never replaced).
+    pub fn extended(mut self, more: Vec<Arc<dyn Tool>>) -> Self {
+        for tool in more {
+            let name = tool.spec().name;
+            if self.tools.contains_key(&name) {
+                tracing::warn!(%name, "a tool of that name exists; the second one is left out");
+                continue;
+            }
+            self.tools.insert(name, tool);
+        }
+        self
+    }
+
+    /// Specs in priority order, for the executor's prompt.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        let mut specs: Vec<ToolSpec> = self.tools.values().map(|t| t.spec()).collect();
+        specs.sort_by(|a, b| (a.priority, &a.name).cmp(&(b.priority, &b.name)));
+        specs
+    }
+
+    /// Runs one call through every guard. Never fails: the outcome is data.
+    /// The tools a model may be offered on this platform, in priority order: the built-in
+    /// tools this platform has, then every tool learned at run time (MCP).
+    pub fn offered_specs(&self) -> Vec<ToolSpec> {
+        self.specs()
+            .into_iter()
+            .filter(|s| ToolName::parse(&s.name).is_none_or(ToolName::is_available))
+            .collect()
+    }
+
+    pub async fn call(&self, ctx: &ToolContext, tool: &str, input: Value) -> ToolResult {
+        let started = tokio::time::Instant::now();
+        let Decided {
+            prepared,
+            outcome,
+            confirmation,
+            granted,
+        } = self.decide_and_run(ctx, tool, &input).await;
+        let (record_tool, record_input, target, note) = match &prepared {
+            Some(p) => (
+                p.tool.to_string(),
+                p.input.clone(),
+                p.target.clone(),
+                p.note.clone(),
+            ),
+            None => (tool.to_string(), input.clone(), target_of(&input), None),
+        };
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let (output, error) = match &outcome {
+            ToolOutcome::Ok { output } => (output.as_str(), None),
+            ToolOutcome::Error { message, output } => (output.as_str(), Some(message.clone())),
+            ToolOutcome::Denied { reason } | ToolOutcome::Refused { reason } => {
+                ("", Some(reason.clone()))
+            }
+        };
+        let failed_exit = match &outcome {
+            ToolOutcome::Ok { output } if record_tool == "shell" => shell::failed_exit(output),
+            _ => None,
+        };
+        let record = ToolCallRecord {
+            tool: record_tool,
+            input: record_input,
+            target,
+            output_head: first_chars(output, EVIDENCE_HEAD_CHARS),
+            status: outcome.status(),
+            error,
+            duration_ms,
+            confirmation,
+            failed_exit,
+        };
+        let limit = ctx.config.tools.output_limit_chars;
+        let mut for_model = String::new();
+        if let Some(note) = &note {
+            let _ = writeln!(for_model, "({note})");
+        }
+        if let Some(scope) = granted {
+            let _ = writeln!(for_model, "({})", granted_note(scope));
+        }
+        match &outcome {
+            ToolOutcome::Ok { output } => {
+                for_model.push_str(&elide_middle(output, limit, Keep::MostlyEnd))
+            }
+            ToolOutcome::Error { message, output } => {
+                let _ = write!(for_model, "ERROR: {message}");
+                if !output.is_empty() {
+                    let _ = write!(
+                        for_model,
+                        "\nOutput before the error:\n{}",
+                        elide_middle(output, limit, Keep::MostlyEnd)
+                    );
+                }
+            }
+            ToolOutcome::Denied { reason } | ToolOutcome::Refused { reason } => {
+                for_model.push_str(reason)
+            }
+        }
+        ctx.history.push(record.clone());
+        ctx.broker.bus().publish(
+            Role::Observer,
+            ToolCallEvent {
+                task_id: ctx.task_id.clone(),
+                subtask_id: ctx.subtask_id,
+                attempt: ctx.attempt,
+                record: record.clone(),
+                granted,
+            },
+        );
+        ToolResult {
+            outcome,
+            record,
+            for_model,
+        }
+    }
+}
