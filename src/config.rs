@@ -805,7 +805,10 @@ impl Config {
             }
         }
         if crate::local_llm::pins::ModelSpec::find(&l.local.model).is_none() {
-            let names: Vec<&str> = crate::local_llm::pins::MODELS.iter().map(|m| m.name).collect();
+            let names: Vec<&str> = crate::local_llm::pins::MODELS
+                .iter()
+                .map(|m| m.name)
+                .collect();
             return Err(invalid(
                 "llm.local.model",
                 format!("{:?} is not one of {}", l.local.model, names.join(", ")),

@@ -218,11 +218,10 @@ impl AuditHistory {
             events.push(event);
             true
         })?;
-        // One manifest per round goes to R4b (another copy may go to the dispatcher).
+        // One manifest envelope per round.
         let rounds = events
             .iter()
             .filter(|e| e.kind == EventKind::Message(MessageKind::DispatchManifest))
-            .filter(|e| e.to == Some(Role::MetaValidator))
             .count();
         let outcome = events
             .iter()

@@ -9,6 +9,9 @@
 //!   and the bus counts drops per tap. A stalled tap costs publishers O(1).
 //! - Request/reply: [`BusHandle::request`] publishes and waits for the envelope whose
 //!   `in_reply_to` names it; the reply is still seen by every tap.
+//! - One envelope per fact: the roles [`crate::contracts::LISTENERS`] names for a
+//!   (kind, sender) hear an envelope besides its addressee, before it, in the same publish
+//!   (a reply too).
 //!
 //! **Invariant:** roles receive a [`BusHandle`] (publish as their own role) and an
 //! [`Inbox`], never a reference to another role; observers receive a [`Tap`], which has
@@ -30,7 +33,7 @@ pub use envelope::Envelope;
 pub use tap::{Tap, TapEvent};
 
 use crate::clock::SharedClock;
-use crate::contracts::{AuditReport, EnvelopeId, Message, Role};
+use crate::contracts::{AuditReport, EnvelopeId, Message, Role, listeners};
 
 /// Default buffer of a tap: enough for any realistic burst of one task.
 pub const DEFAULT_TAP_CAPACITY: usize = 16_384;
@@ -215,6 +218,21 @@ impl Bus {
             t.push(&env);
         }
 
+        let routes = self.inner.routes.read().unwrap_or_else(|e| e.into_inner());
+        let mut delivered = false;
+        let mut deliver = |senders: &Vec<RoleSender>| {
+            for tx in senders {
+                delivered |= tx.send(Arc::clone(&env)).is_ok();
+            }
+        };
+        // Listeners before the addressee: none of them can see a reply to the envelope
+        // before the envelope itself.
+        for role in listeners(env.message.kind(), env.from).filter(|r| *r != env.to) {
+            if let Some(senders) = routes.get(&role) {
+                deliver(senders);
+            }
+        }
+
         if let Some(reply_to) = env.in_reply_to {
             let waiter = lock(&self.inner.pending).remove(&reply_to);
             if let Some(tx) = waiter {
@@ -225,13 +243,6 @@ impl Bus {
             }
         }
 
-        let routes = self.inner.routes.read().unwrap_or_else(|e| e.into_inner());
-        let mut delivered = false;
-        let mut deliver = |senders: &Vec<RoleSender>| {
-            for tx in senders {
-                delivered |= tx.send(Arc::clone(&env)).is_ok();
-            }
-        };
         if env.to == Role::All {
             for senders in routes.values() {
                 deliver(senders);
@@ -446,6 +457,60 @@ mod tests {
             seen += 1;
         }
         assert_eq!(seen, 2);
+    }
+
+    fn closed(task: &TaskId) -> crate::contracts::SubTaskClosed {
+        crate::contracts::SubTaskClosed {
+            subtask_id: crate::contracts::SubTaskId::mint(),
+            parent_task_id: task.clone(),
+            status: crate::contracts::SubTaskStatus::Matched,
+            output: serde_json::Value::Null,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_listener_hears_one_envelope_with_its_addressee_and_taps_see_it_once() {
+        let bus = Bus::new(SystemClock::shared());
+        let mut tap = bus.tap("t", 8);
+        let mut executor = bus.subscribe(Role::Executor);
+        let mut dispatcher = bus.subscribe(Role::Dispatcher);
+        let mut planner = bus.subscribe(Role::Planner);
+        let task = TaskId::mint();
+        let id = bus
+            .handle(Role::AgentValidator)
+            .publish(Role::Executor, closed(&task));
+
+        let heard = dispatcher
+            .try_recv()
+            .expect("the dispatcher hears the close");
+        assert_eq!(heard.id, id);
+        assert_eq!(heard.to, Role::Executor, "the addressee stays the executor");
+        assert_eq!(executor.try_recv().map(|e| e.id), Some(id));
+        assert!(dispatcher.try_recv().is_none(), "heard once");
+        assert!(planner.try_recv().is_none());
+        assert!(matches!(tap.try_recv(), Some(TapEvent::Message(e)) if e.id == id));
+        assert!(tap.try_recv().is_none(), "one fact, one envelope");
+    }
+
+    #[tokio::test]
+    async fn a_listener_hears_a_reply_its_requester_takes() {
+        let bus = Bus::new(SystemClock::shared());
+        let mut validator_inbox = bus.subscribe(Role::AgentValidator);
+        let mut executor_inbox = bus.subscribe(Role::Executor);
+        let mut dispatcher = bus.subscribe(Role::Dispatcher);
+        let task = TaskId::mint();
+        let pending = bus
+            .handle(Role::Executor)
+            .request(Role::AgentValidator, cancel(&task));
+        let request = validator_inbox.recv().await.unwrap();
+        bus.handle(Role::AgentValidator)
+            .reply(Role::Executor, request.id, closed(&task));
+        let reply = pending.await.unwrap();
+        assert_eq!(dispatcher.try_recv().map(|e| e.id), Some(reply.id));
+        assert!(
+            executor_inbox.try_recv().is_none(),
+            "the requester took the reply; its inbox does not get a second copy"
+        );
     }
 
     #[tokio::test]

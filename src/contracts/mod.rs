@@ -183,18 +183,20 @@ pub const ROUTES: &[Route] = {
         route(K::MemoryQuery, Planner, Memory),
         route(K::MemoryResponse, Memory, Planner),
         route(K::MemoryRecall, Planner, Ggs),
-        // R2 hands the plan to R4b (fan-in expectation) and to the dispatcher, which
-        // releases sequence groups to the effector agents (R3 + R4a pairs).
-        route(K::DispatchManifest, Planner, MetaValidator),
+        // R2 hands the plan to the dispatcher (R4b hears the manifest: its fan-in
+        // expectation), which releases sequence groups to the effector agents (R3 + R4a
+        // pairs; R4a hears each released sub-task).
         route(K::DispatchManifest, Planner, Dispatcher),
         route(K::SubTask, Planner, Dispatcher),
         route(K::SubTask, Dispatcher, Executor),
-        route(K::SubTask, Dispatcher, AgentValidator),
         route(K::DispatchHalted, Dispatcher, MetaValidator),
-        // The fast loop: R3 requests a verdict; R4a replies with a correction or closes.
+        // The fast loop: R3 requests a verdict; R4a replies with a correction or closes
+        // (the dispatcher hears the close). R3 closes a sub-task itself, as failed, only
+        // when R4a gave no verdict at all.
         route(K::ExecutionResult, Executor, AgentValidator),
         route(K::CorrectionSignal, AgentValidator, Executor),
         route(K::SubTaskClosed, AgentValidator, Executor),
+        route(K::SubTaskClosed, Executor, Dispatcher),
         route(K::SubTaskOutcome, AgentValidator, MetaValidator),
         route(K::ReplanRequest, MetaValidator, Ggs),
         route(K::OutcomeSummary, MetaValidator, Ggs),
@@ -219,6 +221,40 @@ pub const ROUTES: &[Route] = {
         route(K::ToolCallEvent, Executor, Observer),
     ]
 };
+
+/// A role that hears every envelope of one kind from one sender besides the role it is
+/// addressed to: one fact is one envelope, however many roles act on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Listener {
+    pub kind: MessageKind,
+    pub from: Role,
+    pub hears: Role,
+}
+
+const fn listen(kind: MessageKind, from: Role, hears: Role) -> Listener {
+    Listener { kind, from, hears }
+}
+
+/// Who else hears a routed envelope. The bus delivers to these roles before the
+/// addressee, within one publish, so a listener always holds the envelope before any
+/// reply to it can exist (R4a knows a sub-task's criteria before R3 can report on it).
+pub const LISTENERS: &[Listener] = {
+    use MessageKind as K;
+    use Role::*;
+    &[
+        listen(K::DispatchManifest, Planner, MetaValidator),
+        listen(K::SubTask, Dispatcher, AgentValidator),
+        listen(K::SubTaskClosed, AgentValidator, Dispatcher),
+    ]
+};
+
+/// The roles that hear an envelope of `kind` from `from` besides its addressee.
+pub fn listeners(kind: MessageKind, from: Role) -> impl Iterator<Item = Role> {
+    LISTENERS
+        .iter()
+        .filter(move |l| l.kind == kind && l.from == from)
+        .map(|l| l.hears)
+}
 
 /// Whether `(kind, from, to)` is a flow of the contract table.
 pub fn is_allowed(kind: MessageKind, from: Role, to: Role) -> bool {
@@ -257,6 +293,26 @@ mod tests {
                 assert_eq!(r.from, Role::Ggs, "{:?}", r);
             }
         }
+    }
+
+    #[test]
+    fn every_listener_hears_a_routed_flow_addressed_to_another_role() {
+        for l in LISTENERS {
+            let routed: Vec<_> = ROUTES
+                .iter()
+                .filter(|r| r.kind == l.kind && r.from == l.from)
+                .collect();
+            assert!(!routed.is_empty(), "{l:?} hears a flow with no route");
+            assert!(
+                routed.iter().all(|r| r.to != l.hears),
+                "{l:?} is also an addressee: it would get the envelope twice"
+            );
+        }
+        assert_eq!(
+            listeners(MessageKind::SubTask, Role::Dispatcher).collect::<Vec<_>>(),
+            vec![Role::AgentValidator]
+        );
+        assert_eq!(listeners(MessageKind::SubTask, Role::Planner).count(), 0);
     }
 
     #[test]

@@ -183,7 +183,8 @@ impl SubTask {
     }
 }
 
-/// R2 → R4b: the fan-in gate's expectation for one planning round.
+/// R2 → dispatcher, heard by R4b: one planning round's sub-tasks, and the fan-in gate's
+/// expectation for it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct DispatchManifest {

@@ -10,12 +10,13 @@
 //!   first (so the validator knows its criteria before any result can reach it), then to
 //!   R3, with the matched outputs of every earlier group appended to its `context`,
 //!   bounded by [`MAX_INJECTED_CHARS`].
-//! - It learns that a sub-task ended from the executor side through [`SubTaskCompletions`]:
-//!   the executor worker hands over the `SubTaskClosed` reply R4a sent to its
-//!   `ExecutionResult` request (or a failed one of its own if the fast loop could not
-//!   finish). When a group has ended, a failed sub-task stops every later group and a
-//!   `DispatchHalted` tells R4b which sub-tasks were not run; otherwise the next group is
-//!   released.
+//! - Each released sub-task is one envelope addressed to R3 that R4a hears too (the bus
+//!   delivers it to R4a first).
+//! - It learns that a sub-task ended on the bus: it hears every `SubTaskClosed` R4a sends
+//!   R3 (a reply to an `ExecutionResult`, or a close of its own when R3 went silent), and
+//!   gets the failed close R3 sends when R4a gave no verdict at all. When a group has
+//!   ended, a failed sub-task stops every later group and a `DispatchHalted` tells R4b
+//!   which sub-tasks were not run; otherwise the next group is released.
 //! - A newer manifest for the task (a replan round) supersedes the old one: its groups
 //!   not yet released are dropped and late completions of the old round are ignored.
 //!   `TaskCancelled` (or a cancelled token in [`Cancellations`]) drops the task; nothing of
@@ -31,7 +32,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
@@ -56,26 +56,6 @@ pub const FINISHED_TASKS_REMEMBERED: usize = 4096;
 /// The heading of the block of earlier outputs in a sub-task's context.
 pub const PRIOR_OUTPUTS_HEADING: &str =
     "Outputs of earlier steps (use them directly; do not re-run their discovery):";
-
-/// How the executor side tells the dispatcher that a sub-task's fast loop ended. Cheap to
-/// clone; the executor component keeps one.
-///
-/// The executor worker calls [`SubTaskCompletions::closed`] with the `SubTaskClosed`
-/// reply R4a sent to its `ExecutionResult` request, or with a `SubTaskClosed` R4a
-/// published to `Role::Executor` when it closed a sub-task on its own (the executor went
-/// silent). If the worker cannot finish a sub-task at all it reports a failed one itself,
-/// so the group still ends.
-#[derive(Clone, Debug)]
-pub struct SubTaskCompletions {
-    tx: mpsc::UnboundedSender<SubTaskClosed>,
-}
-
-impl SubTaskCompletions {
-    /// Reports that a sub-task ended. Returns false when the dispatcher has stopped.
-    pub fn closed(&self, closed: SubTaskClosed) -> bool {
-        self.tx.send(closed).is_ok()
-    }
-}
 
 /// One earlier group's output, kept for the context of later groups.
 #[derive(Clone, Debug, PartialEq)]
@@ -198,8 +178,6 @@ pub struct Dispatcher {
     bus: BusHandle,
     inbox: Inbox,
     cancellations: Cancellations,
-    completions_tx: mpsc::UnboundedSender<SubTaskClosed>,
-    completions_rx: mpsc::UnboundedReceiver<SubTaskClosed>,
     assembly_timeout: Duration,
     tasks: HashMap<TaskId, TaskState>,
     finished: FinishedTasks,
@@ -208,13 +186,10 @@ pub struct Dispatcher {
 impl Dispatcher {
     /// Subscribes now, so nothing addressed to the dispatcher after this call is missed.
     pub fn new(bus: &Bus, cancellations: Cancellations) -> Self {
-        let (completions_tx, completions_rx) = mpsc::unbounded_channel();
         Self {
             bus: bus.handle(Role::Dispatcher),
             inbox: bus.subscribe(Role::Dispatcher),
             cancellations,
-            completions_tx,
-            completions_rx,
             assembly_timeout: ASSEMBLY_TIMEOUT,
             tasks: HashMap::new(),
             finished: FinishedTasks::default(),
@@ -225,13 +200,6 @@ impl Dispatcher {
     pub fn with_assembly_timeout(mut self, timeout: Duration) -> Self {
         self.assembly_timeout = timeout;
         self
-    }
-
-    /// The handle the executor side reports sub-task ends through.
-    pub fn completions(&self) -> SubTaskCompletions {
-        SubTaskCompletions {
-            tx: self.completions_tx.clone(),
-        }
     }
 
     /// Runs [`Dispatcher::run`] on the current tokio runtime.
@@ -248,7 +216,6 @@ impl Dispatcher {
                     Some(env) => self.on_envelope(&env),
                     None => break,
                 },
-                Some(closed) = self.completions_rx.recv() => self.on_closed(closed),
                 () = sleep_until(deadline), if deadline.is_some() => self.on_deadlines(),
             }
         }
@@ -266,6 +233,11 @@ impl Dispatcher {
             Message::TaskCancelled(c) => self.cancel(&c.task_id),
             Message::DispatchManifest(m) if env.from == Role::Planner => self.on_manifest(m),
             Message::SubTask(s) if env.from == Role::Planner => self.on_subtask(s),
+            Message::SubTaskClosed(c)
+                if matches!(env.from, Role::AgentValidator | Role::Executor) =>
+            {
+                self.on_closed(c.clone())
+            }
             other => tracing::warn!(from = %env.from, kind = other.kind().name(),
                 "the dispatcher ignores a message it has no contract for"),
         }
@@ -381,8 +353,7 @@ impl Dispatcher {
         let mut released = Vec::with_capacity(group.len());
         for mut subtask in group {
             subtask.context = inject_prior_outputs(&subtask.context, &plan.prior);
-            // R4a first: it must hold the criteria before any result can reach it.
-            self.bus.publish(Role::AgentValidator, subtask.clone());
+            // R4a hears it before R3 gets it: it holds the criteria before any result.
             self.bus.publish(Role::Executor, subtask.clone());
             released.push(subtask);
         }

@@ -145,7 +145,6 @@ impl Runtime {
             &llm,
             cancellations.clone(),
             clock.clone(),
-            dispatcher.completions(),
         )?
         .with_toolbox(Toolbox::standard().extended(mcp.tools()));
         let agent_validator =

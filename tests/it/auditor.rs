@@ -393,12 +393,10 @@ impl Rig {
             task_criteria: vec![Criterion::new("the answer names the largest file")],
             round,
         };
-        r.r2.publish(Role::MetaValidator, manifest.clone());
         r.r2.publish(Role::Dispatcher, manifest);
         for sub in subs {
             r.r2.publish(Role::Dispatcher, sub.clone());
             r.dispatcher.publish(Role::Executor, sub.clone());
-            r.dispatcher.publish(Role::AgentValidator, sub.clone());
         }
     }
 

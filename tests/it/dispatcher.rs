@@ -1,6 +1,6 @@
 //! The dispatcher over a real bus with the real R4a (its model scripted over real HTTP):
-//! a test R3 consumes `Role::Executor` sub-tasks, asks R4a for verdicts and reports each
-//! sub-task's end through `SubTaskCompletions`; the test watches R4b's inbox.
+//! a test R3 consumes `Role::Executor` sub-tasks and asks R4a for verdicts; the dispatcher
+//! hears each close R4a sends on the bus. The test watches R4b's inbox.
 //!
 //! This module also holds the rig the R4a and R4b tests share.
 
@@ -13,7 +13,7 @@ use artoo::config::Config;
 use artoo::contracts::*;
 use artoo::llm::Llm;
 use artoo::roles::agent_validator::AgentValidator;
-use artoo::roles::dispatcher::{Dispatcher, PRIOR_OUTPUTS_HEADING, SubTaskCompletions};
+use artoo::roles::dispatcher::{Dispatcher, PRIOR_OUTPUTS_HEADING};
 use artoo::roles::meta_validator::MetaValidator;
 use artoo::testkit::{Script, ScriptedServer, Step, llm_config};
 use artoo::{FakeClock, SharedClock};
@@ -234,12 +234,8 @@ pub type Behaviour = Arc<dyn Fn(&SubTask, u32) -> (ExecutionStatus, String) + Se
 
 /// A test R3: every sub-task it receives is "executed" by `behave` (one ok shell call
 /// whose output is the claimed output) and sent to R4a as a request until R4a closes it;
-/// the close is reported to the dispatcher through `completions`.
-pub fn spawn_test_executor(
-    bus: &Bus,
-    completions: SubTaskCompletions,
-    behave: Behaviour,
-) -> mpsc::UnboundedReceiver<R3Event> {
+/// the dispatcher hears that close on the bus.
+pub fn spawn_test_executor(bus: &Bus, behave: Behaviour) -> mpsc::UnboundedReceiver<R3Event> {
     let mut inbox = bus.subscribe(Role::Executor);
     let handle = bus.handle(Role::Executor);
     let (events, rx) = mpsc::unbounded_channel();
@@ -250,12 +246,7 @@ pub fn spawn_test_executor(
             };
             let subtask = subtask.clone();
             let _ = events.send(R3Event::Received(subtask.clone()));
-            let (handle, completions, behave, events) = (
-                handle.clone(),
-                completions.clone(),
-                behave.clone(),
-                events.clone(),
-            );
+            let (handle, behave, events) = (handle.clone(), behave.clone(), events.clone());
             tokio::spawn(async move {
                 let mut attempt = 1;
                 loop {
@@ -278,7 +269,6 @@ pub fn spawn_test_executor(
                         }
                         Message::SubTaskClosed(c) => {
                             let _ = events.send(R3Event::Closed(c.clone()));
-                            completions.closed(c.clone());
                             return;
                         }
                         other => panic!("unexpected reply {:?}", other.kind()),
@@ -290,11 +280,21 @@ pub fn spawn_test_executor(
     rx
 }
 
-/// Every R4b-bound message until `n` outcomes and halts arrived.
+/// The next envelope R4b gets other than a manifest it hears from R2.
+pub async fn r4b_next(inbox: &mut Inbox) -> Arc<Envelope> {
+    loop {
+        let env = next(inbox).await;
+        if !matches!(env.message, Message::DispatchManifest(_)) {
+            return env;
+        }
+    }
+}
+
+/// The next `n` outcomes and halts R4b gets (the manifests it hears from R2 skipped).
 async fn r4b_messages(inbox: &mut Inbox, n: usize) -> Vec<Arc<Envelope>> {
     let mut got = Vec::new();
     while got.len() < n {
-        got.push(next(inbox).await);
+        got.push(r4b_next(inbox).await);
     }
     got
 }
@@ -356,7 +356,7 @@ fn r4a_request_for(rig: &Rig, intent: &str) -> artoo::testkit::RecordedRequest {
 fn effectors(rig: &Rig, behave: Behaviour) -> (Inbox, mpsc::UnboundedReceiver<R3Event>) {
     let r4b = rig.bus.subscribe(Role::MetaValidator);
     let dispatcher = rig.dispatcher();
-    let r3 = spawn_test_executor(&rig.bus, dispatcher.completions(), behave);
+    let r3 = spawn_test_executor(&rig.bus, behave);
     dispatcher.spawn();
     rig.agent_validator().spawn();
     (r4b, r3)
@@ -542,7 +542,7 @@ async fn sub_tasks_that_arrive_before_their_manifest_still_run() {
     r2.publish(Role::Dispatcher, s.clone());
     r2.publish(Role::Dispatcher, manifest(&task, 0, &[&s], &[]));
     assert_eq!(next_release(&mut r3).await.subtask_id, s.subtask_id);
-    let env = next(&mut r4b).await;
+    let env = r4b_next(&mut r4b).await;
     assert!(
         matches!(&env.message, Message::SubTaskOutcome(o) if o.status == SubTaskStatus::Matched)
     );
@@ -553,7 +553,6 @@ async fn a_replan_supersedes_the_groups_the_old_round_had_not_released() {
     let script = Script::new().role(Role::AgentValidator, [pass_for("fresh", "ok")]);
     let rig = Rig::new(script).await;
     let dispatcher = rig.dispatcher();
-    let completions = dispatcher.completions();
     let mut r3 = rig.bus.subscribe(Role::Executor);
     dispatcher.spawn();
 
@@ -575,12 +574,15 @@ async fn a_replan_supersedes_the_groups_the_old_round_had_not_released() {
     assert!(matches!(&got.message, Message::SubTask(s) if s.subtask_id == fresh.subtask_id));
 
     // The old group's late end releases nothing of the old plan.
-    completions.closed(SubTaskClosed {
-        subtask_id: old1.subtask_id,
-        parent_task_id: task.clone(),
-        status: SubTaskStatus::Matched,
-        output: json!("old"),
-    });
+    rig.bus.handle(Role::Executor).publish(
+        Role::Dispatcher,
+        SubTaskClosed {
+            subtask_id: old1.subtask_id,
+            parent_task_id: task.clone(),
+            status: SubTaskStatus::Matched,
+            output: json!("old"),
+        },
+    );
     quiet(&mut r3).await;
 }
 
@@ -604,7 +606,6 @@ async fn a_cancelled_task_releases_nothing_more() {
     let rig = Rig::new(Script::new().role(Role::AgentValidator, [Step::hang()])).await;
     let mut r4b = rig.bus.subscribe(Role::MetaValidator);
     let dispatcher = rig.dispatcher();
-    let completions = dispatcher.completions();
     let mut r3 = rig.bus.subscribe(Role::Executor);
     dispatcher.spawn();
     rig.agent_validator().spawn();
@@ -631,17 +632,20 @@ async fn a_cancelled_task_releases_nothing_more() {
     rig.server.wait_for_requests(1).await;
     rig.cancel(&task);
     // Even if the executor side reports the sub-task's end, group 2 never starts.
-    completions.closed(SubTaskClosed {
-        subtask_id: a.subtask_id,
-        parent_task_id: task.clone(),
-        status: SubTaskStatus::Matched,
-        output: json!("done"),
-    });
+    rig.bus.handle(Role::Executor).publish(
+        Role::Dispatcher,
+        SubTaskClosed {
+            subtask_id: a.subtask_id,
+            parent_task_id: task.clone(),
+            status: SubTaskStatus::Matched,
+            output: json!("done"),
+        },
+    );
     let cancelled = next(&mut r3).await;
     assert!(matches!(cancelled.message, Message::TaskCancelled(_)));
     quiet(&mut r3).await;
     // R4a published nothing for the cancelled task and never answered.
-    let cancelled = next(&mut r4b).await;
+    let cancelled = r4b_next(&mut r4b).await;
     assert!(matches!(cancelled.message, Message::TaskCancelled(_)));
     quiet(&mut r4b).await;
     assert!(
@@ -667,6 +671,11 @@ async fn a_plan_whose_sub_tasks_never_all_arrive_is_halted_whole() {
     let r2 = bus.handle(Role::Planner);
     r2.publish(Role::Dispatcher, manifest(&task, 0, &[&a, &lost], &[]));
     r2.publish(Role::Dispatcher, a.clone());
+    let heard = next_within(&mut r4b, Duration::from_secs(1)).await;
+    assert!(
+        matches!(heard.message, Message::DispatchManifest(_)),
+        "R4b hears the manifest"
+    );
 
     let started = tokio::time::Instant::now();
     let env = next_within(&mut r4b, Duration::from_secs(600)).await;

@@ -17,7 +17,7 @@ use artoo::roles::executor::worker::UNBACKED_PREFIX;
 use artoo::testkit::{Script, Step};
 use serde_json::{Value, json};
 
-use super::dispatcher::{Rig, fail_for, manifest, next, pass_for, subtask};
+use super::dispatcher::{Rig, fail_for, manifest, pass_for, r4b_next, subtask};
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -74,7 +74,6 @@ fn spawn_roles(rig: &Rig, r4a: AgentValidator) {
 
 fn spawn_roles_with(rig: &Rig, r4a: AgentValidator, tweak: impl FnOnce(Executor) -> Executor) {
     let dispatcher = rig.dispatcher();
-    let completions = dispatcher.completions();
     dispatcher.spawn();
     r4a.spawn();
     let r3 = Executor::new(
@@ -83,7 +82,6 @@ fn spawn_roles_with(rig: &Rig, r4a: AgentValidator, tweak: impl FnOnce(Executor)
         &rig.llm,
         rig.cancellations.clone(),
         rig.clock.clone(),
-        completions,
     )
     .expect("R3 runs on the tool tier");
     tweak(r3).spawn();
@@ -102,7 +100,7 @@ impl Effectors {
     /// The next `SubTaskOutcome` R4b receives.
     async fn outcome(&mut self) -> SubTaskOutcome {
         loop {
-            let env = next(&mut self.r4b).await;
+            let env = r4b_next(&mut self.r4b).await;
             if let Message::SubTaskOutcome(o) = &env.message {
                 return o.clone();
             }
@@ -573,7 +571,8 @@ async fn cancelling_mid_attempt_stops_the_tool_and_nothing_follows() {
     assert_eq!(fx.rig.calls_from(Role::Executor), 1);
     while let Some(env) = fx.r4b.try_recv() {
         assert!(
-            matches!(env.message, Message::TaskCancelled(_)),
+            matches!(env.message, Message::TaskCancelled(_))
+                || matches!(env.message, Message::DispatchManifest(_) if env.seq < cancelled_seq),
             "R4b got {:?} for a cancelled task",
             env.message.kind()
         );
@@ -639,7 +638,7 @@ async fn a_close_published_by_the_validator_stops_the_worker_and_ends_the_group(
     r2.publish(Role::Dispatcher, a.clone());
     r2.publish(Role::Dispatcher, b.clone());
 
-    let outcome = match &next(&mut r4b).await.message {
+    let outcome = match &r4b_next(&mut r4b).await.message {
         Message::SubTaskOutcome(o) => o.clone(),
         other => panic!("expected an outcome, got {:?}", other.kind()),
     };
@@ -647,8 +646,8 @@ async fn a_close_published_by_the_validator_stops_the_worker_and_ends_the_group(
         (outcome.subtask_id, outcome.status),
         (a.subtask_id, SubTaskStatus::Failed)
     );
-    // The dispatcher learned of the close through R3 and halted the later group.
-    match &next(&mut r4b).await.message {
+    // The dispatcher heard R4a's close on the bus and halted the later group.
+    match &r4b_next(&mut r4b).await.message {
         Message::DispatchHalted(h) => assert_eq!(h.skipped, vec![b.subtask_id]),
         other => panic!("expected a halt, got {:?}", other.kind()),
     }
@@ -668,7 +667,7 @@ async fn the_time_budget_stops_a_hanging_attempt_and_the_sub_task_fails_as_timed
     r2.publish(Role::Dispatcher, manifest(&task, 0, &[&a], &["done"]));
     r2.publish(Role::Dispatcher, a.clone());
 
-    let outcome = match &next(&mut r4b).await.message {
+    let outcome = match &r4b_next(&mut r4b).await.message {
         Message::SubTaskOutcome(o) => o.clone(),
         other => panic!("expected an outcome, got {:?}", other.kind()),
     };

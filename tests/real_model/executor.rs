@@ -34,19 +34,11 @@ async fn the_executor_lists_a_folder_and_finishes_with_the_count() {
     let mut r4b = bus.subscribe(Role::MetaValidator);
     let mut tap = bus.tap("real-r3", 10_000);
     let dispatcher = Dispatcher::new(&bus, cancellations.clone());
-    let completions = dispatcher.completions();
     dispatcher.spawn();
     AgentValidator::new(&config, &bus, &llm, cancellations.clone(), clock.clone()).spawn();
-    Executor::new(
-        Arc::new(config.clone()),
-        &bus,
-        &llm,
-        cancellations,
-        clock,
-        completions,
-    )
-    .expect("R3 runs on the tool tier")
-    .spawn();
+    Executor::new(Arc::new(config.clone()), &bus, &llm, cancellations, clock)
+        .expect("R3 runs on the tool tier")
+        .spawn();
 
     let task = TaskId::mint();
     let subtask = SubTask {

@@ -15,8 +15,7 @@
 //! - Each attempt ends in an `ExecutionResult` request to R4a with the attempt number
 //!   and the attempt's tool-call records. A `CorrectionSignal` reply starts the next
 //!   attempt with what was wrong, what to do and the calls to avoid in its prompt; a
-//!   `SubTaskClosed` reply ends the worker, and the close goes to the dispatcher through
-//!   [`SubTaskCompletions`].
+//!   `SubTaskClosed` reply ends the worker; the dispatcher hears that close on the bus.
 //! - `TaskCancelled` (or the task's token) stops every worker of the task at once — its
 //!   model calls and tool processes are dropped — and nothing of the task starts or is
 //!   published afterwards.
@@ -45,7 +44,6 @@ use crate::config::Config;
 use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskId};
 use crate::laws::ConfirmationBroker;
 use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
-use crate::roles::dispatcher::SubTaskCompletions;
 use crate::tools::{ToolContext, ToolSpec, Toolbox, places};
 
 /// Cancelled tasks remembered to refuse their late sub-tasks (oldest forgotten first).
@@ -81,9 +79,8 @@ pub struct Executor {
     inbox: Inbox,
     shared: Arc<Shared>,
     cancellations: Cancellations,
-    completions: SubTaskCompletions,
     running: HashMap<SubTaskId, Running>,
-    workers: JoinSet<(SubTaskId, Option<SubTaskClosed>)>,
+    workers: JoinSet<(SubTaskId, worker::End)>,
     cancelled: VecDeque<TaskId>,
 }
 
@@ -96,7 +93,6 @@ impl Executor {
         llm: &Llm,
         cancellations: Cancellations,
         clock: SharedClock,
-        completions: SubTaskCompletions,
     ) -> Result<Executor, LlmError> {
         let handle = bus.handle(Role::Executor);
         let toolbox = Toolbox::standard();
@@ -119,7 +115,6 @@ impl Executor {
             inbox: bus.subscribe(Role::Executor),
             shared: Arc::new(shared),
             cancellations,
-            completions,
             running: HashMap::new(),
             workers: JoinSet::new(),
             cancelled: VecDeque::new(),
@@ -169,7 +164,7 @@ impl Executor {
                 },
                 Some(joined) = self.workers.join_next(), if !self.workers.is_empty() => {
                     match joined {
-                        Ok((id, closed)) => self.on_worker_end(id, closed),
+                        Ok((id, end)) => self.on_worker_end(id, end),
                         Err(e) if e.is_cancelled() => {}
                         Err(e) => tracing::error!(error = %e, "an executor worker failed"),
                     }
@@ -266,7 +261,7 @@ impl Executor {
     }
 
     /// R4a closed a sub-task without being asked (the worker was silent too long): the
-    /// worker stops and the close goes to the dispatcher.
+    /// worker stops. The dispatcher heard the close itself.
     fn on_closed_by_validator(&mut self, closed: SubTaskClosed) {
         let Some(running) = self.running.remove(&closed.subtask_id) else {
             tracing::debug!(subtask = %closed.subtask_id, "close for no running worker ignored");
@@ -275,17 +270,19 @@ impl Executor {
         running.abort.abort();
         tracing::info!(subtask = %closed.subtask_id, status = ?closed.status,
             "the validator closed the sub-task on its own");
-        self.completions.closed(closed);
     }
 
-    fn on_worker_end(&mut self, id: SubTaskId, closed: Option<SubTaskClosed>) {
+    fn on_worker_end(&mut self, id: SubTaskId, end: worker::End) {
         let Some(running) = self.running.remove(&id) else {
-            return; // already reported or cancelled
+            return; // closed by R4a on its own, or cancelled
         };
-        match closed {
-            Some(closed) if !self.is_cancelled(&running.task) => {
-                self.completions.closed(closed);
+        match end {
+            // Without a verdict nobody else closes the sub-task: the dispatcher's group
+            // would never end.
+            worker::End::Unjudged(closed) if !self.is_cancelled(&running.task) => {
+                self.shared.bus.publish(Role::Dispatcher, closed);
             }
+            worker::End::Closed => {}
             _ => tracing::debug!(subtask = %id, "worker ended with its task cancelled"),
         }
     }

@@ -96,23 +96,35 @@ pub(super) struct Worker {
     pub done: std::sync::Mutex<Vec<(CallKey, Observed)>>,
 }
 
+/// How a worker's fast loop ended.
+#[derive(Debug)]
+pub enum End {
+    /// R4a closed the sub-task; the dispatcher heard the close on the bus.
+    Closed,
+    /// R4a gave no verdict (it never answered, or answered with something else): the
+    /// worker's own failed close, which the executor sends the dispatcher.
+    Unjudged(SubTaskClosed),
+    /// The task was cancelled.
+    Cancelled,
+}
+
 impl Worker {
-    /// Runs attempts until R4a closes the sub-task. `None` when the task was cancelled.
-    pub async fn run(self) -> Option<SubTaskClosed> {
+    /// Runs attempts until R4a closes the sub-task.
+    pub async fn run(self) -> End {
         let cancel = self.ctx.cancel.clone();
         tokio::select! {
             biased;
-            () = cancel.cancelled() => None,
-            closed = self.fast_loop() => closed,
+            () = cancel.cancelled() => End::Cancelled,
+            end = self.fast_loop() => end,
         }
     }
 
-    async fn fast_loop(mut self) -> Option<SubTaskClosed> {
+    async fn fast_loop(mut self) -> End {
         let mut correction: Option<CorrectionSignal> = None;
         let mut attempt = 1;
         loop {
             if self.ctx.cancel.is_cancelled() {
-                return None;
+                return End::Cancelled;
             }
             self.ctx.attempt = attempt;
             let first_record = self.ctx.history.len();
@@ -123,7 +135,7 @@ impl Worker {
             .await
             {
                 Ok(Attempted::Result(r)) => r,
-                Ok(Attempted::Cancelled) => return None,
+                Ok(Attempted::Cancelled) => return End::Cancelled,
                 Err(_elapsed) => self.result(
                     attempt,
                     ExecutionStatus::Failed,
@@ -136,7 +148,7 @@ impl Worker {
                 ),
             };
             if self.ctx.cancel.is_cancelled() {
-                return None;
+                return End::Cancelled;
             }
             let pending = self
                 .shared
@@ -148,9 +160,9 @@ impl Worker {
             let reply_by = self.deadline.max(Instant::now()) + self.shared.reply_grace;
             let reply = match tokio::time::timeout_at(reply_by, pending).await {
                 Ok(Ok(env)) => env,
-                Ok(Err(_closed)) => return Some(self.failed("the bus closed")),
+                Ok(Err(_closed)) => return End::Unjudged(self.failed("the bus closed")),
                 Err(_elapsed) => {
-                    return Some(self.failed(&format!(
+                    return End::Unjudged(self.failed(&format!(
                         "the validator did not answer attempt {attempt} within the time budget"
                     )));
                 }
@@ -162,13 +174,13 @@ impl Worker {
                     correction = Some(c.clone());
                     attempt += 1;
                 }
-                Message::SubTaskClosed(c) if reply.from == Role::AgentValidator => {
-                    return Some(c.clone());
+                Message::SubTaskClosed(_) if reply.from == Role::AgentValidator => {
+                    return End::Closed;
                 }
                 other => {
                     tracing::warn!(from = %reply.from, kind = other.kind().name(),
                         "unexpected reply to an ExecutionResult");
-                    return Some(self.failed("the validator's reply was not a verdict"));
+                    return End::Unjudged(self.failed("the validator's reply was not a verdict"));
                 }
             }
         }

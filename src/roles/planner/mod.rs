@@ -451,7 +451,7 @@ impl Shared {
             task_criteria: criteria(&draft.task_criteria),
             round,
         };
-        self.bus.publish(Role::MetaValidator, manifest.clone());
+        // One envelope: R4b hears the manifest the dispatcher gets.
         self.bus.publish(Role::Dispatcher, manifest);
         for subtask in subtasks {
             self.bus.publish(Role::Dispatcher, subtask);

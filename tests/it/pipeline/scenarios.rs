@@ -384,5 +384,27 @@ async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
     ] {
         assert_eq!(stage.llm_calls(&task, role), n, "{role}");
     }
+    // One fact, one envelope: one manifest, and each sub-task once from R2 and once
+    // released, so the task log records the real traffic as one round.
+    assert_eq!(stage.count(&task, MessageKind::DispatchManifest), 1);
+    assert_eq!(stage.count(&task, MessageKind::SubTask), 2);
+    stage
+        .runtime
+        .flush_task_log()
+        .await
+        .expect("the task log flushes");
+    let log = stage.runtime.task_logs();
+    let run = log
+        .latest_of(&task)
+        .expect("the task log reads")
+        .expect("the run was logged");
+    let summary = log
+        .summary(&run.run_id)
+        .expect("the summary reads")
+        .expect("the run has a summary");
+    assert_eq!(summary.rounds, 1, "{summary:?}");
+    let trajectory = run.trajectory();
+    assert_eq!(trajectory.rounds.len(), 1);
+    assert_eq!(trajectory.rounds[0].subtasks.len(), 1);
     stage.stop().await;
 }

@@ -367,10 +367,16 @@ export type DispatchHalted_Serialize = {
 	unrun: UnrunSubTask_Serialize[],
 };
 
-/**  R2 → R4b: the fan-in gate's expectation for one planning round. */
+/**
+ *  R2 → dispatcher, heard by R4b: one planning round's sub-tasks, and the fan-in gate's
+ *  expectation for it.
+ */
 export type DispatchManifest = DispatchManifest_Serialize;
 
-/**  R2 → R4b: the fan-in gate's expectation for one planning round. */
+/**
+ *  R2 → dispatcher, heard by R4b: one planning round's sub-tasks, and the fan-in gate's
+ *  expectation for it.
+ */
 export type DispatchManifest_Deserialize = {
 	task_id: TaskId,
 	subtask_ids: SubTaskId[],
@@ -383,7 +389,10 @@ export type DispatchManifest_Deserialize = {
 	round?: number,
 };
 
-/**  R2 → R4b: the fan-in gate's expectation for one planning round. */
+/**
+ *  R2 → dispatcher, heard by R4b: one planning round's sub-tasks, and the fan-in gate's
+ *  expectation for it.
+ */
 export type DispatchManifest_Serialize = {
 	task_id: TaskId,
 	subtask_ids: SubTaskId[],
