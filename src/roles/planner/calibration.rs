@@ -40,7 +40,6 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::prompt::ToolName;
 use crate::bus::BusHandle;
 use crate::contracts::{
     ConstraintKind, Level, Megram, MegramId, MemoryAction, MemoryQuery, MemoryRecall,
@@ -49,6 +48,7 @@ use crate::contracts::{
 };
 use crate::laws::FOUR_LAWS;
 use crate::tags;
+use crate::tools::ToolName;
 
 /// The operator's memory space ("remember …" from the CLI or the memory panel).
 pub const USER_SPACE: &str = "global:user";

@@ -29,9 +29,10 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
 
-use super::prompt::{
-    CRITERION_EXAMPLE, DraftCriterion, DraftMode, DraftSubTask, EXAMPLE_FOLDER, PlanDraft, ToolName,
+use super::draft::{
+    CRITERION_EXAMPLE, DraftCriterion, DraftMode, DraftSubTask, EXAMPLE_FOLDER, PlanDraft,
 };
+use crate::tools::ToolName;
 
 /// Programs a plan must not rely on: usually not installed (digest #86).
 pub const THIRD_PARTY_CLIS: &[&str] = &[
