@@ -22,7 +22,6 @@
 
 mod criteria;
 mod mention;
-mod repair;
 mod target;
 #[cfg(test)]
 mod tests;
@@ -33,12 +32,11 @@ use std::path::Path;
 
 use self::criteria::{is_blank, is_example};
 use self::target::{contains_token, expand_home};
-use super::draft::{DraftCriterion, DraftSubTask, PlanDraft};
+use super::draft::{DraftCriterion, DraftMode, DraftSubTask, PlanDraft};
 use crate::tools::ToolName;
 
 pub use self::criteria::is_vague;
 pub use self::mention::mentions_tool;
-pub use self::repair::repair;
 
 /// Programs a plan must not rely on: usually not installed.
 pub const THIRD_PARTY_CLIS: &[&str] = &[
@@ -264,4 +262,36 @@ fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Ve
             });
         }
     }
+}
+
+/// A plan the model could not fix itself, mended by code where the fix cannot change
+/// what the plan does: criteria that copy the example or check nothing are dropped (a
+/// sub-task left without one gets a plausible criterion that its output answers its
+/// intent), an empty intent takes the task's, a sub-task without tools gets the shell,
+/// and tools this computer lacks are dropped. Violations of MUST NOT rules (blocked
+/// tools or targets, third-party programs, a repeated tool set) are never mended: the
+/// plan stays rejected.
+pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> PlanDraft {
+    let keep = |c: &DraftCriterion| {
+        !is_blank(c) && !is_vague(&c.criterion) && !is_example(&c.criterion, rules.task)
+    };
+    let mut out = draft.clone();
+    for s in &mut out.subtasks {
+        if s.intent.trim().is_empty() {
+            s.intent = task_intent.trim().to_string();
+        }
+        s.success_criteria.retain(keep);
+        if s.success_criteria.is_empty() {
+            s.success_criteria.push(DraftCriterion {
+                criterion: format!("the output answers: {}", s.intent.trim()),
+                mode: DraftMode::Plausible,
+            });
+        }
+        s.tools.retain(|t| t.is_available());
+        if s.tools.is_empty() {
+            s.tools.push(ToolName::Shell);
+        }
+    }
+    out.task_criteria.retain(keep);
+    out
 }
