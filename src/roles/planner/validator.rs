@@ -5,13 +5,13 @@
 //! criterion or no tool; when it uses a blocked tool, a tool this platform lacks, a
 //! blocked target or a third-party program that is usually not installed; when a
 //! criterion is the prompt's example copied verbatim (small models do) or checks nothing
-//! ([`criteria`]); or, on `break_symmetry`, when its tool set equals the previous plan's.
+//! (`criteria`); or, on `break_symmetry`, when its tool set equals the previous plan's.
 //!
 //! How tool use is detected: the plan schema makes every sub-task declare the tools it
 //! will use (`tools`, an enum of the executor's tools, at least one). A declared blocked
-//! tool is a violation. The prose (intent and context) is scanned too ([`mention`]), so a
+//! tool is a violation. The prose (intent and context) is scanned too (`mention`), so a
 //! plan cannot declare `glob` and describe a shell pipeline. A blocked target counts when
-//! it occurs in the intent or context as a whole token ([`target`]). The executor refuses
+//! it occurs in the intent or context as a whole token (`target`). The executor refuses
 //! blocked tools and targets again at call time; this is the first of the two lines.
 //!
 //! A plan the model could not fix itself may be mended ([`repair`]) where the mend cannot
