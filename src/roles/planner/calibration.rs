@@ -33,9 +33,9 @@
 //! Megram content by the `tool: target` listing GGS writes ("Used: shell: du -sh …"),
 //! matched against the executor's tool names.
 //!
-//! The parts: asking memory ([`recall`]'s file), deriving constraints from one group's
-//! answer (`derive`), and writing the prompt block and sub-task context (`block`); this
-//! file puts them together. The parts never import this file.
+//! The parts: asking memory (`recall`), deriving one group's constraints (`derive`), and
+//! writing the prompt block and the sub-task context (`block`); this file puts them
+//! together, and none of them imports it.
 //!
 //! **Invariant:** [`calibrate`] is pure and every constraint it emits names its source and
 //! the Megrams behind it; a cut constraint enforces nothing.
