@@ -52,18 +52,30 @@ pub(crate) fn potentials() -> Value {
     json!({"attention": 1.5, "decision": -0.8, "action": "Avoid"})
 }
 
-/// One envelope of every message kind, as the roles send them.
+/// One envelope of every message kind, as the roles send them, in the order a task
+/// meets them.
 pub(crate) fn samples() -> Vec<Envelope> {
+    [
+        intake_samples(),
+        planning_samples(),
+        execution_samples(),
+        control_samples(),
+        oversight_samples(),
+    ]
+    .concat()
+}
+
+/// A sub-task outcome with two criteria, the second failing when `status` is `failed`.
+fn outcome(status: &str) -> Value {
+    json!({"subtask_id": SUB, "parent_task_id": TASK, "status": status, "output": "3 files",
+           "failure_reason": if status == "failed" { json!("max retries reached") } else { Value::Null },
+           "gap_trajectory": [{"attempt": 1, "score": 0.5, "unmet_criteria": ["sizes listed"], "failure_class": "logical"}],
+           "criteria_verdicts": [verdict("paths listed", "pass"), verdict("sizes listed", if status == "failed" { "fail" } else { "pass" })]})
+}
+
+/// The task from submission to its spec.
+fn intake_samples() -> Vec<Envelope> {
     use Role::*;
-    let outcome = |status: &str| {
-        json!({"subtask_id": SUB, "parent_task_id": TASK, "status": status, "output": "3 files",
-               "failure_reason": if status == "failed" { json!("max retries reached") } else { Value::Null },
-               "gap_trajectory": [{"attempt": 1, "score": 0.5, "unmet_criteria": ["sizes listed"], "failure_class": "logical"}],
-               "criteria_verdicts": [verdict("paths listed", "pass"), verdict("sizes listed", if status == "failed" { "fail" } else { "pass" })]})
-    };
-    let megram = json!({"id": SUB, "level": "M", "created_at": at(), "last_recalled_at": null,
-        "space": "intent:count_files", "entity": "tool:shell", "content": "ls worked", "state": "accept",
-        "f": 0.9, "sigma": 1.0, "k": 0.05});
     vec![
         envelope(
             User,
@@ -113,6 +125,13 @@ pub(crate) fn samples() -> Vec<Envelope> {
                 json!({"task_id": TASK, "intent": "Find the largest PDF", "constraints": {"scope": "~/Downloads", "deadline": null}, "raw_input": "find the largest pdf"}),
             ),
         ),
+    ]
+}
+
+/// Memory consulted and the plan dispatched.
+fn planning_samples() -> Vec<Envelope> {
+    use Role::*;
+    vec![
         envelope(
             Planner,
             Memory,
@@ -155,6 +174,13 @@ pub(crate) fn samples() -> Vec<Envelope> {
                 json!({"subtask_id": SUB, "parent_task_id": TASK, "intent": "List PDFs with sizes", "context": "", "success_criteria": ["paths listed", "sizes listed"], "sequence": 1, "blocked_tools": ["search"]}),
             ),
         ),
+    ]
+}
+
+/// Sub-tasks executed and judged.
+fn execution_samples() -> Vec<Envelope> {
+    use Role::*;
+    vec![
         envelope(
             Executor,
             Observer,
@@ -217,6 +243,16 @@ pub(crate) fn samples() -> Vec<Envelope> {
             "task_criteria_verdicts": [verdict("names one file", "pass")]}),
             ),
         ),
+    ]
+}
+
+/// GGS steering, the end of a task, and memory writes.
+fn control_samples() -> Vec<Envelope> {
+    use Role::*;
+    let megram = json!({"id": SUB, "level": "M", "created_at": at(), "last_recalled_at": null,
+        "space": "intent:count_files", "entity": "tool:shell", "content": "ls worked", "state": "accept",
+        "f": 0.9, "sigma": 1.0, "k": 0.05});
+    vec![
         envelope(
             Ggs,
             Planner,
@@ -273,6 +309,13 @@ pub(crate) fn samples() -> Vec<Envelope> {
                 json!({"operation": "remember", "megram_ids": [SUB], "detail": "remember C [global:user / env:local]"}),
             ),
         ),
+    ]
+}
+
+/// Law 1, cancellation, the auditor and model calls.
+fn oversight_samples() -> Vec<Envelope> {
+    use Role::*;
+    vec![
         envelope(
             Executor,
             User,

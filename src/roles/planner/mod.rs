@@ -1,4 +1,4 @@
-//! R2 Planner (seed 003 "R2"): the actuator of the medium loop. Consumes its inbox:
+//! R2 Planner: the actuator of the medium loop. Consumes its inbox:
 //! - `TaskSpec` from R1 → the task's first plan (round 0);
 //! - `PlanDirective` from R7 → a replan of that task under the directive;
 //! - `GracefulFailureRequest` from R7 (a request) → one `GracefulFailure` reply;
@@ -6,22 +6,22 @@
 //!
 //! Every plan and replan: the Memory Calibration Protocol ([`calibration`]: one
 //! `MemoryQuery` per memory group to R5, no model call) → `MemoryRecall` to R7 → one
-//! model call for `{task_criteria, subtasks}` ([`prompt`]) → the plan validator
-//! ([`validator`]), re-asking at most `budgets.plan_reasks` times with the violations
-//! quoted → runtime-minted `SubTaskId`s → `DispatchManifest` to R4b and to the
+//! model call for `{task_criteria, subtasks}` ([`prompt`], answered as a [`draft`]) → the
+//! plan validator ([`validator`]), re-asking at most `budgets.plan_reasks` times with the
+//! violations quoted → runtime-minted `SubTaskId`s → `DispatchManifest` to R4b and to the
 //! dispatcher, then each `SubTask` to the dispatcher, each carrying the task's MUST NOT
 //! tools and targets and the Caution tools it must confirm. No valid plan → one
 //! `PlanningFailed` to R7, which abandons honestly.
 //!
 //! State is kept per task (the spec, the last plan dispatched), so a directive is always
-//! planned against its own task's spec (the Go planner kept only the newest spec). Each
-//! task's rounds run one after another in their own spawned job; tasks never wait for
-//! each other.
+//! planned against its own task's spec, never against a newer task's. Each task's rounds
+//! run one after another in their own spawned job; tasks never wait for each other.
 //!
 //! **Invariant:** R2 publishes nothing for a task after it was cancelled, never hangs on
 //! memory (every query is bounded), and every plan it dispatches passed the validator.
 
 pub mod calibration;
+pub mod draft;
 pub mod prompt;
 pub mod validator;
 
@@ -34,7 +34,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use self::calibration::{Answer, Calibration, CautionGate};
-use self::prompt::{DraftCriterion, GracefulDraft, PlanDraft, PlanSummary, ToolName};
+use self::draft::{DraftCriterion, GracefulDraft, PlanDraft};
+use self::prompt::PlanSummary;
 use self::validator::PlanRules;
 use crate::bus::{Bus, BusHandle, Inbox};
 use crate::cancel::Cancellations;
@@ -48,7 +49,7 @@ use crate::contracts::{
 use crate::ggs::graceful::{self, FailureFacts};
 use crate::llm::{CallCtx, Llm, LlmError, REASK_ECHO_CHARS, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
-use crate::tools::places;
+use crate::tools::{ToolName, places};
 
 /// How long R2 waits for R5's answer to one memory query before planning without it.
 pub const MEMORY_TIMEOUT: Duration = Duration::from_secs(3);

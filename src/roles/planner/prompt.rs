@@ -1,153 +1,35 @@
-//! What R2 says to the model and what it asks back: the plan schema ([`PlanDraft`]), the
-//! graceful-failure schema ([`GracefulDraft`]), when to use each of the executor's tools
-//! (their names, [`ToolName`], belong to `crate::tools`), and the requests for a first
-//! plan, a replan under a `PlanDirective`, a re-ask quoting the plan validator, and the
-//! graceful failure.
+//! What R2 says to the model: the system prompt with its worked example, when to use
+//! each of the executor's tools, and the requests for a first plan, a replan under a
+//! `PlanDirective`, a re-ask quoting the plan validator, and the graceful failure. The
+//! shapes the model answers with live in [`super::draft`] (the plan and graceful-failure
+//! schemas are re-exported here).
 //!
 //! Schema property order is alphabetical (see docs/llm.md), so field names are chosen for
 //! the order the model writes them in: each sub-task's `context` and `intent` come before
 //! its `success_criteria` and `tools`, and `subtasks` before `task_criteria` — the criteria
 //! about the merged output are written once the sub-tasks exist.
 //!
-//! **Invariant:** nothing the model writes here carries an id; sub-task ids and parent
-//! ids are minted by the runtime after the plan validator accepted the plan.
+//! **Invariant:** a system prompt never depends on the task (it is a stable prefix the
+//! model server keeps cached); everything about the task goes in the user message.
 
 use std::collections::BTreeSet;
 use std::fmt;
 
 use chrono::{DateTime, TimeZone, Utc};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
+use super::draft::{CRITERION_EXAMPLE, EXAMPLE_FOLDER};
 use super::validator::Violation;
 use crate::contracts::{
-    Criterion, CriterionMode, GracefulFailureRequest, MixedFailureClass, PlanDirective,
-    ReplanDirective, TaskSpec, Urgency,
+    GracefulFailureRequest, MixedFailureClass, PlanDirective, ReplanDirective, TaskSpec, Urgency,
 };
 use crate::llm::ChatRequest;
+use crate::tools::ToolName;
 
-pub use crate::tools::ToolName;
+/// The shapes the model answers with, where callers of the prompt have always found them.
+pub use super::draft::{GracefulDraft, PlanDraft};
 
-/// How a criterion can be judged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DraftMode {
-    Verifiable,
-    Plausible,
-}
-
-impl From<DraftMode> for CriterionMode {
-    fn from(value: DraftMode) -> Self {
-        match value {
-            DraftMode::Verifiable => CriterionMode::Verifiable,
-            DraftMode::Plausible => CriterionMode::Plausible,
-        }
-    }
-}
-
-/// One success criterion as the model writes it: `{criterion, mode}`. A plain string is
-/// read too (a verifiable criterion): models that drop the object still say what to check.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
-pub struct DraftCriterion {
-    /// What a correct result shows, concretely (a number, a name, a path, a file's state).
-    pub criterion: String,
-    /// verifiable: a tool result can show it; plausible: a judgement (a summary's quality).
-    pub mode: DraftMode,
-}
-
-impl<'de> Deserialize<'de> for DraftCriterion {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Form {
-            Text(String),
-            Object {
-                criterion: String,
-                #[serde(default)]
-                mode: Option<DraftMode>,
-            },
-        }
-        Ok(match Form::deserialize(deserializer)? {
-            Form::Text(criterion) => DraftCriterion::verifiable(criterion),
-            Form::Object { criterion, mode } => DraftCriterion {
-                criterion,
-                mode: mode.unwrap_or(DraftMode::Verifiable),
-            },
-        })
-    }
-}
-
-impl DraftCriterion {
-    pub fn verifiable(text: impl Into<String>) -> Self {
-        Self {
-            criterion: text.into(),
-            mode: DraftMode::Verifiable,
-        }
-    }
-
-    pub fn to_criterion(&self) -> Criterion {
-        Criterion::with_mode(self.criterion.trim(), self.mode.into())
-    }
-}
-
-/// One sub-task as the model proposes it. No ids: the runtime mints them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct DraftSubTask {
-    /// Everything the executor needs: exact absolute paths, names, patterns, units.
-    pub context: String,
-    /// One action for one executor, in one sentence.
-    pub intent: String,
-    /// Equal numbers run in parallel; a larger one runs later with the earlier outputs.
-    pub sequence: i64,
-    /// What the tool output must show for this sub-task to be done.
-    #[schemars(length(max = MAX_CRITERIA))]
-    pub success_criteria: Vec<DraftCriterion>,
-    /// The tools this sub-task uses.
-    pub tools: Vec<ToolName>,
-}
-
-/// The most sub-tasks a plan may have: an everyday task needs one to three, and a small
-/// model that starts listing every step it can think of (one plan ran to its token cap
-/// with sub-task after sub-task) is stopped by the grammar here.
-pub const MAX_SUBTASKS: usize = 4;
-/// The most criteria a sub-task or the task may have.
-pub const MAX_CRITERIA: usize = 4;
-
-/// R2's plan (seed 003 "R2 Output Contract", without ids).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct PlanDraft {
-    /// As few as the task allows; usually one.
-    #[schemars(length(max = MAX_SUBTASKS))]
-    pub subtasks: Vec<DraftSubTask>,
-    /// With several sub-tasks: what the combined answer must contain. Empty with one.
-    #[serde(default)]
-    #[schemars(length(max = MAX_CRITERIA))]
-    pub task_criteria: Vec<DraftCriterion>,
-}
-
-impl PlanDraft {
-    /// Every tool the plan declares.
-    pub fn tool_set(&self) -> BTreeSet<ToolName> {
-        self.subtasks
-            .iter()
-            .flat_map(|s| s.tools.iter().copied())
-            .collect()
-    }
-}
-
-/// The model's part of a graceful failure: only what to try next. What was accomplished
-/// is quoted by code from the matched outputs — a model's account of it could claim more
-/// than happened (Law 0), and a small model does.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct GracefulDraft {
-    /// Two or three concrete next moves for the user, each naming a specific file,
-    /// folder, setting, permission or rewording of the request.
-    #[schemars(length(min = 2, max = 3))]
-    pub next_moves: Vec<String>,
-}
-
-/// `Today's date` in the user's time zone (the Go version used UTC and was a day off for
-/// half of every day east of Greenwich).
+/// `Today's date` in the user's time zone: a UTC date is a day off for half of every day
+/// east of Greenwich.
 pub fn today_line<Tz: TimeZone>(now: DateTime<Utc>, tz: &Tz) -> String
 where
     Tz::Offset: fmt::Display,
@@ -160,14 +42,6 @@ where
         local.format("%:z")
     )
 }
-
-/// The worked example of the system prompt. It is about one folder of one made-up user,
-/// so a model that pastes it into another task is caught by the plan validator (a
-/// criterion naming that folder while the task does not).
-pub const EXAMPLE_FOLDER: &str = "/home/ana/Music";
-
-/// The criterion of the worked example.
-pub const CRITERION_EXAMPLE: &str = "the output gives the total size of /home/ana/Music";
 
 /// R2's system prompt: the shared preamble with the executor's tools
 /// (`roles::preamble::tool_preamble`), then the rules of a plan. Nothing in it depends
@@ -289,7 +163,9 @@ fn join_tools<'a>(tools: impl IntoIterator<Item = &'a ToolName>) -> String {
     }
 }
 
-/// What each directive asks of the new plan (seed 003 "Directive Semantics").
+/// What each directive asks of the new plan: refine keeps approach and tools, change_path
+/// keeps the kind of tools and changes the target, change_approach and break_symmetry
+/// change the method.
 pub fn directive_semantics(directive: ReplanDirective) -> &'static str {
     match directive {
         ReplanDirective::Refine => {
@@ -313,7 +189,8 @@ pub fn directive_semantics(directive: ReplanDirective) -> &'static str {
     }
 }
 
-/// How ∇L's sign changes the prompt (seed 003 "∇L Sign as Urgency Modulator").
+/// How ∇L's sign changes the prompt: a falling loss leaves latitude, a growing one asks
+/// for aggressive change.
 pub fn urgency_line(urgency: Urgency) -> &'static str {
     match urgency {
         Urgency::Low => {
@@ -328,7 +205,7 @@ pub fn urgency_line(urgency: Urgency) -> &'static str {
     }
 }
 
-/// Where to look for the fix, by failure class (digest #68: environment first when mixed).
+/// Where to look for the fix, by failure class; when mixed, the environment comes first.
 pub fn failure_class_guidance(class: MixedFailureClass) -> &'static str {
     match class {
         MixedFailureClass::Environmental => {

@@ -1,0 +1,46 @@
+//! Pipeline details of a task's intake and end: the submission, its budget, the
+//! clarification exchange, a chat reply, the task spec, a cancellation.
+//!
+//! **Invariant:** each detail is one line, cut to the live line's limits.
+
+use std::fmt::Write as _;
+
+use super::{DETAIL_CHARS, ITEM_CHARS};
+use crate::cli::render::text::{clip, plural};
+use crate::contracts::{ClarificationAnswer, ClarificationRequest, TaskSpec, TaskSubmitted};
+
+pub(super) fn task_submitted(m: &TaskSubmitted) -> String {
+    let mut s = clip(&m.raw_input, DETAIL_CHARS);
+    if !m.session_history.is_empty() {
+        let _ = write!(
+            s,
+            " · {} of history",
+            plural(m.session_history.len(), "turn", "turns")
+        );
+    }
+    s
+}
+
+pub(super) fn clarification_request(m: &ClarificationRequest) -> String {
+    format!("round {}: {}", m.round, clip(&m.question, DETAIL_CHARS))
+}
+
+/// An empty answer means "go ahead with what you have".
+pub(super) fn clarification_answer(m: &ClarificationAnswer) -> String {
+    if m.answer.trim().is_empty() {
+        "(proceed)".into()
+    } else {
+        clip(&m.answer, DETAIL_CHARS)
+    }
+}
+
+pub(super) fn task_spec(m: &TaskSpec) -> String {
+    let mut s = clip(&m.intent, DETAIL_CHARS);
+    if let Some(scope) = &m.constraints.scope {
+        let _ = write!(s, " · scope {}", clip(scope, ITEM_CHARS));
+    }
+    if let Some(deadline) = &m.constraints.deadline {
+        let _ = write!(s, " · by {deadline}");
+    }
+    s
+}

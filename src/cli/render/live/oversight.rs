@@ -1,0 +1,50 @@
+//! Pipeline details of what watches over the work: Law 1 requests and decisions, the
+//! auditor's reports, and model-call records.
+//!
+//! **Invariant:** a Law 1 request line always says whether the action can be undone.
+
+use std::fmt::Write as _;
+
+use super::{DETAIL_CHARS, ITEM_CHARS};
+use crate::cli::render::text::{clip, plural, snake};
+use crate::contracts::{AuditReport, ConfirmationDecision, ConfirmationRequest, LlmCall};
+
+pub(super) fn confirmation_request(m: &ConfirmationRequest) -> String {
+    format!(
+        "{} {} · {}",
+        m.tool,
+        if m.reversible {
+            "reversible"
+        } else {
+            "IRREVERSIBLE"
+        },
+        clip(&m.command, DETAIL_CHARS)
+    )
+}
+
+pub(super) fn confirmation_decision(m: &ConfirmationDecision) -> String {
+    format!("{} ({})", snake(&m.decision), snake(&m.source))
+}
+
+pub(super) fn audit_report(m: &AuditReport) -> String {
+    format!(
+        "{} · {} · {} tasks",
+        snake(&m.trigger),
+        plural(m.anomalies.len(), "anomaly", "anomalies"),
+        m.tasks_observed
+    )
+}
+
+pub(super) fn llm_call(m: &LlmCall) -> String {
+    let mut s = format!(
+        "{} · {}+{} tok · {:.1} s",
+        m.model,
+        m.prompt_tokens,
+        m.completion_tokens,
+        m.elapsed_ms as f64 / 1000.0
+    );
+    if let Some(e) = &m.error {
+        let _ = write!(s, " · error: {}", clip(e, ITEM_CHARS));
+    }
+    s
+}

@@ -1,0 +1,99 @@
+//! Pipeline details of planning and control: the dispatch manifest, each sub-task, GGS's
+//! plan directive, a planning failure, the graceful-failure exchange, the final result.
+//!
+//! **Invariant:** a plan directive is the only message with continuation lines — its
+//! rationale and what it blocks are worth reading in full.
+
+use std::fmt::Write as _;
+
+use super::{DETAIL_CHARS, ITEM_CHARS};
+use crate::cli::render::text::{clip, loss_line, plural, snake, succeeded};
+use crate::config::GgsParams;
+use crate::contracts::{
+    DispatchManifest, FinalResult, GracefulFailure, GracefulFailureRequest, PlanDirective,
+    PlanningFailed, SubTask,
+};
+use crate::ggs::decide::gradient_label;
+
+pub(super) fn dispatch_manifest(m: &DispatchManifest) -> String {
+    format!(
+        "round {} · {} · {}",
+        m.round,
+        plural(m.subtask_ids.len(), "sub-task", "sub-tasks"),
+        plural(m.task_criteria.len(), "task criterion", "task criteria")
+    )
+}
+
+pub(super) fn subtask(m: &SubTask) -> String {
+    let mut s = format!("#{} {}", m.sequence, clip(&m.intent, ITEM_CHARS));
+    if let Some((first, rest)) = m.success_criteria.split_first() {
+        let _ = write!(s, " | {}", clip(&first.criterion, 32));
+        if !rest.is_empty() {
+            let _ = write!(s, " (+{})", rest.len());
+        }
+    }
+    if !m.blocked_tools.is_empty() {
+        let _ = write!(s, " · MUST NOT {}", m.blocked_tools.join(", "));
+    }
+    if !m.confirm_tools.is_empty() {
+        let _ = write!(s, " · confirm {}", m.confirm_tools.join(", "));
+    }
+    s
+}
+
+/// The loss with its arrow and the directive's transition, then the rationale and any
+/// blocked tools and targets as continuation lines.
+pub(super) fn plan_directive(m: &PlanDirective, ggs: &GgsParams) -> (String, Vec<String>) {
+    let mut more = Vec::new();
+    let gradient = m
+        .gradient
+        .unwrap_or_else(|| gradient_label(m.grad_l, m.loss.d, ggs));
+    more.push(format!("why: {}", clip(&m.rationale, 160)));
+    if !m.blocked_tools.is_empty() || !m.blocked_targets.is_empty() {
+        more.push(format!(
+            "MUST NOT: tools [{}] · targets [{}]",
+            m.blocked_tools.join(", "),
+            clip(&m.blocked_targets.join(", "), 100)
+        ));
+    }
+    let detail = format!(
+        "{} {}→{} · {} urgency · round {}",
+        loss_line(&m.loss, m.grad_l, gradient),
+        snake(&m.prev_directive),
+        snake(&m.directive),
+        snake(&m.urgency),
+        m.round
+    );
+    (detail, more)
+}
+
+pub(super) fn planning_failed(m: &PlanningFailed) -> String {
+    format!("round {} · {}", m.round, clip(&m.reason, DETAIL_CHARS))
+}
+
+pub(super) fn graceful_failure_request(m: &GracefulFailureRequest) -> String {
+    format!(
+        "{} · {} matched",
+        clip(&m.reason, DETAIL_CHARS),
+        m.matched_outputs.len()
+    )
+}
+
+pub(super) fn graceful_failure(m: &GracefulFailure) -> String {
+    format!(
+        "{} · {}",
+        plural(m.next_moves.len(), "next move", "next moves"),
+        clip(&m.accomplished, ITEM_CHARS)
+    )
+}
+
+pub(super) fn final_result(m: &FinalResult, ggs: &GgsParams) -> String {
+    let gradient = gradient_label(m.grad_l, m.loss.d, ggs);
+    format!(
+        "{} {} {} · {}",
+        if succeeded(m.directive) { "✅" } else { "❌" },
+        snake(&m.directive),
+        loss_line(&m.loss, m.grad_l, gradient),
+        plural(m.replans as usize, "replan", "replans")
+    )
+}

@@ -1,0 +1,398 @@
+//! The plan validator's cases: what each rule rejects, what it lets through, and what
+//! the repair mends.
+
+use super::*;
+use crate::roles::planner::draft::CRITERION_EXAMPLE;
+use std::path::PathBuf;
+
+fn subtask(intent: &str, context: &str, tools: &[ToolName]) -> DraftSubTask {
+    DraftSubTask {
+        context: context.into(),
+        intent: intent.into(),
+        sequence: 1,
+        success_criteria: vec![DraftCriterion::verifiable(
+            "the output lists at least one path",
+        )],
+        tools: tools.to_vec(),
+    }
+}
+
+fn plan(subtasks: Vec<DraftSubTask>) -> PlanDraft {
+    PlanDraft {
+        subtasks,
+        task_criteria: vec![DraftCriterion::verifiable(
+            "the answer names the largest file",
+        )],
+    }
+}
+
+fn home() -> PathBuf {
+    PathBuf::from("/home/u")
+}
+
+fn rules<'a>(tools: &'a [String], targets: &'a [String], home: &'a Path) -> PlanRules<'a> {
+    PlanRules {
+        blocked_tools: tools,
+        blocked_targets: targets,
+        distinct_from: None,
+        home,
+        task: "find the largest file in ~/Downloads",
+    }
+}
+
+#[test]
+fn a_clean_plan_passes() {
+    let h = home();
+    let p = plan(vec![subtask(
+        "Find the three largest PDF files in ~/Downloads",
+        "Use glob with pattern *.pdf under ~/Downloads, then sort by size.",
+        &[ToolName::Glob, ToolName::Shell],
+    )]);
+    assert_eq!(validate(&p, &rules(&[], &[], &h)), vec![]);
+}
+
+#[test]
+fn an_empty_plan_and_empty_fields_are_rejected() {
+    let h = home();
+    let empty = PlanDraft {
+        subtasks: vec![],
+        task_criteria: vec![DraftCriterion::verifiable(" ")],
+    };
+    assert_eq!(
+        validate(&empty, &rules(&[], &[], &h)),
+        vec![Violation::NoSubtasks]
+    );
+    let mut s = subtask(" ", "", &[]);
+    s.success_criteria.clear();
+    assert_eq!(
+        validate(&plan(vec![s]), &rules(&[], &[], &h)),
+        vec![
+            Violation::EmptyIntent { subtask: 1 },
+            Violation::NoCriteria { subtask: 1 },
+            Violation::NoTools { subtask: 1 },
+        ]
+    );
+}
+
+#[test]
+fn a_declared_blocked_tool_is_rejected_once_per_subtask() {
+    let h = home();
+    let blocked = vec!["shell".to_string()];
+    let p = plan(vec![
+        subtask(
+            "Count the lines",
+            "Run `wc -l` in the shell.",
+            &[ToolName::Shell],
+        ),
+        subtask("List PDFs", "pattern *.pdf", &[ToolName::Glob]),
+    ]);
+    assert_eq!(
+        validate(&p, &rules(&blocked, &[], &h)),
+        vec![Violation::BlockedTool {
+            subtask: 1,
+            tool: "shell".into()
+        }]
+    );
+}
+
+#[test]
+fn a_blocked_tool_described_in_prose_is_rejected_even_when_not_declared() {
+    let h = home();
+    let blocked = vec!["shell".to_string(), "mdfind".to_string()];
+    let p = plan(vec![
+        subtask(
+            "Count the lines",
+            "Use the shell: wc -l notes.txt",
+            &[ToolName::ReadFile],
+        ),
+        subtask(
+            "Locate report.pdf",
+            "Ask mdfind for report.pdf",
+            &[ToolName::Glob],
+        ),
+    ]);
+    let v = validate(&p, &rules(&blocked, &[], &h));
+    assert_eq!(
+        v,
+        vec![
+            Violation::BlockedTool {
+                subtask: 1,
+                tool: "shell".into()
+            },
+            Violation::BlockedTool {
+                subtask: 2,
+                tool: "mdfind".into()
+            },
+        ]
+    );
+}
+
+#[test]
+fn english_words_that_name_tools_only_count_as_tool_references() {
+    assert!(!mentions_tool(
+        "Search the Downloads folder for invoices",
+        "search"
+    ));
+    assert!(!mentions_tool("a shell-shaped icon", "shell"));
+    assert!(mentions_tool(
+        "Do a web search for the release date",
+        "search"
+    ));
+    assert!(mentions_tool("run it with `glob`", "glob"));
+    assert!(mentions_tool("Use glob to list *.md", "glob"));
+    assert!(mentions_tool("the shell command wc -l", "shell"));
+    assert!(mentions_tool("Tell Finder via osascript", "applescript"));
+    assert!(mentions_tool("then read_file each match", "read_file"));
+    // Obeying the block is not using the tool.
+    assert!(!mentions_tool("Do not use the shell for this.", "shell"));
+    assert!(!mentions_tool(
+        "without mdfind: walk the folder with glob",
+        "mdfind"
+    ));
+    assert!(!mentions_tool("don't call `search`", "search"));
+}
+
+#[test]
+fn a_blocked_target_is_rejected_as_a_whole_token_or_a_parent_folder() {
+    let h = home();
+    let targets = vec!["~/Downloads/old".to_string()];
+    let hit = plan(vec![subtask(
+        "List the files",
+        "Look inside /home/u/Downloads/old/2024 for invoices.",
+        &[ToolName::Glob],
+    )]);
+    assert_eq!(
+        validate(&hit, &rules(&[], &targets, &h)),
+        vec![Violation::BlockedTarget {
+            subtask: 1,
+            target: "~/Downloads/old".into()
+        }]
+    );
+    let sentence_end = plan(vec![subtask(
+        "List the files",
+        "The files are in ~/downloads/old.",
+        &[ToolName::Glob],
+    )]);
+    assert_eq!(validate(&sentence_end, &rules(&[], &targets, &h)).len(), 1);
+    let other = plan(vec![subtask(
+        "List the files",
+        "Look inside ~/Downloads/older and ~/Downloads/old.zip",
+        &[ToolName::Glob],
+    )]);
+    assert_eq!(validate(&other, &rules(&[], &targets, &h)), vec![]);
+}
+
+#[test]
+fn third_party_programs_are_rejected_but_words_containing_them_are_not() {
+    let h = home();
+    let p = plan(vec![subtask(
+        "Count lines of code",
+        "Run cloc on ~/src, or tokei if present",
+        &[ToolName::Shell],
+    )]);
+    assert_eq!(
+        validate(&p, &rules(&[], &[], &h)),
+        vec![
+            Violation::ThirdPartyCli {
+                subtask: 1,
+                program: "cloc".into()
+            },
+            Violation::ThirdPartyCli {
+                subtask: 1,
+                program: "tokei".into()
+            },
+        ]
+    );
+    let fine = plan(vec![subtask(
+        "Count the JSON files in the batch folder",
+        "Use find ~/batch -name '*.json' | wc -l; the order of fields does not matter",
+        &[ToolName::Shell],
+    )]);
+    assert_eq!(validate(&fine, &rules(&[], &[], &h)), vec![]);
+}
+
+#[test]
+fn break_symmetry_rejects_the_previous_tool_set_but_not_a_new_one() {
+    let h = home();
+    let previous: BTreeSet<ToolName> = [ToolName::Shell, ToolName::Glob].into();
+    let mut r = rules(&[], &[], &h);
+    r.distinct_from = Some(&previous);
+    let same = plan(vec![
+        subtask("a", "b", &[ToolName::Glob]),
+        subtask("c", "d", &[ToolName::Shell]),
+    ]);
+    assert_eq!(
+        validate(&same, &r),
+        vec![Violation::RepeatedToolSet {
+            tools: vec![ToolName::Glob, ToolName::Shell]
+        }]
+    );
+    let novel = plan(vec![subtask(
+        "a",
+        "b",
+        &[ToolName::Mdfind, ToolName::Shell],
+    )]);
+    assert_eq!(validate(&novel, &r), vec![]);
+}
+
+#[test]
+fn tools_this_platform_lacks_are_rejected_off_macos() {
+    let h = home();
+    let p = plan(vec![subtask(
+        "Make a reminder",
+        "Reminders app",
+        &[ToolName::Applescript],
+    )]);
+    let v = validate(&p, &rules(&[], &[], &h));
+    if cfg!(target_os = "macos") {
+        assert_eq!(v, vec![]);
+    } else {
+        assert_eq!(
+            v,
+            vec![Violation::UnavailableTool {
+                subtask: 1,
+                tool: ToolName::Applescript
+            }]
+        );
+    }
+}
+
+#[test]
+fn a_criterion_copied_from_the_prompts_example_is_rejected() {
+    let h = home();
+    let mut s = subtask(
+        "Count the notes",
+        "glob *.md under ~/notes",
+        &[ToolName::Glob],
+    );
+    s.success_criteria = vec![DraftCriterion::verifiable(format!(
+        "{}.",
+        CRITERION_EXAMPLE.to_uppercase()
+    ))];
+    let mut p = plan(vec![s.clone()]);
+    p.task_criteria = vec![DraftCriterion::verifiable(CRITERION_EXAMPLE)];
+    assert_eq!(
+        validate(&p, &rules(&[], &[], &h)),
+        vec![
+            Violation::CopiedExample { subtask: 0 },
+            Violation::CopiedExample { subtask: 1 },
+        ]
+    );
+    // Any criterion naming the example's made-up home is pasted, unless the task
+    // itself is about that place.
+    s.success_criteria = vec![DraftCriterion::verifiable(
+        "the output lists the .md files in /home/ana/notes",
+    )];
+    let pasted = plan(vec![s]);
+    assert_eq!(
+        validate(&pasted, &rules(&[], &[], &h)),
+        vec![Violation::CopiedExample { subtask: 1 }]
+    );
+    let mut r = rules(&[], &[], &h);
+    r.task = "how big is /home/ana/notes?";
+    assert_eq!(validate(&pasted, &r), vec![]);
+}
+
+#[test]
+fn a_plan_needs_no_task_criteria() {
+    let h = home();
+    let one = PlanDraft {
+        subtasks: vec![subtask("Count the notes", "~/notes", &[ToolName::Shell])],
+        task_criteria: vec![],
+    };
+    assert_eq!(validate(&one, &rules(&[], &[], &h)), vec![]);
+    let two = PlanDraft {
+        subtasks: vec![
+            subtask("Count the notes", "~/notes", &[ToolName::Shell]),
+            subtask("Count the logs", "~/logs", &[ToolName::Shell]),
+        ],
+        task_criteria: vec![],
+    };
+    assert_eq!(
+        validate(&two, &rules(&[], &[], &h)),
+        vec![],
+        "R4b judges several sub-tasks on the intent"
+    );
+}
+
+#[test]
+fn criteria_that_only_say_the_work_is_done_are_vague() {
+    for vague in [
+        "The task is completed successfully.",
+        "the output is correct",
+        "The sub-task has been executed without errors",
+        "The user is satisfied",
+    ] {
+        assert!(is_vague(vague), "{vague}");
+    }
+    for concrete in [
+        "the output gives the number of .txt files in /home/u/notes",
+        "summary.txt exists in the workspace",
+        "the answer is 20",
+        "the output names the largest file",
+    ] {
+        assert!(!is_vague(concrete), "{concrete}");
+    }
+    let h = home();
+    let mut s = subtask("Count the notes", "~/notes", &[ToolName::Shell]);
+    s.success_criteria = vec![DraftCriterion::verifiable("The task is done.")];
+    assert_eq!(
+        validate(&plan(vec![s]), &rules(&[], &[], &h)),
+        vec![Violation::VagueCriterion {
+            subtask: 1,
+            criterion: "The task is done.".into()
+        }]
+    );
+}
+
+#[test]
+fn code_mends_what_does_not_change_the_plan_and_never_a_must_not_rule() {
+    let h = home();
+    let mut s = subtask("", "~/notes", &[]);
+    s.success_criteria = vec![
+        DraftCriterion::verifiable(CRITERION_EXAMPLE),
+        DraftCriterion::verifiable("the task is completed"),
+    ];
+    let draft = PlanDraft {
+        subtasks: vec![
+            s.clone(),
+            subtask("Count the logs", "~/logs", &[ToolName::Shell]),
+        ],
+        task_criteria: vec![],
+    };
+    let r = rules(&[], &[], &h);
+    assert!(!validate(&draft, &r).is_empty());
+    let mended = repair(&draft, "count my notes and logs", &r);
+    assert_eq!(validate(&mended, &r), vec![], "{mended:?}");
+    let first = &mended.subtasks[0];
+    assert_eq!(first.intent, "count my notes and logs");
+    assert_eq!(first.tools, vec![ToolName::Shell]);
+    assert_eq!(first.success_criteria.len(), 1);
+    assert_eq!(first.success_criteria[0].mode, DraftMode::Plausible);
+    assert!(
+        first.success_criteria[0]
+            .criterion
+            .contains("count my notes and logs")
+    );
+
+    let blocked = vec!["shell".to_string()];
+    let rb = rules(&blocked, &[], &h);
+    let uses_blocked = plan(vec![subtask("Count", "run wc", &[ToolName::Shell])]);
+    assert!(
+        !validate(&repair(&uses_blocked, "count", &rb), &rb).is_empty(),
+        "a blocked tool stays a violation"
+    );
+}
+
+#[test]
+fn violations_read_as_instructions_for_the_model() {
+    let text = Violation::BlockedTool {
+        subtask: 2,
+        tool: "shell".into(),
+    }
+    .to_string();
+    assert!(
+        text.contains("sub-task 2") && text.contains("`shell`"),
+        "{text}"
+    );
+}
