@@ -45,12 +45,14 @@ use rusty_leveldb::{
 use tokio::sync::oneshot;
 
 use super::cache::{GroupCache, RecordCache};
-use super::dreamer::{Candidate, Distillation, StepResult};
+use super::error::MemoryError;
 use super::keys::{self, IndexEntry};
 use super::megram::{self as mg, BANKRUPT_K};
-use super::operator::{ForgetReport, ForgetTarget, GroupSummary, LevelCounts, MegramView};
 use super::potentials::{self, Accumulator};
-use super::{MemoryError, Recall};
+use super::types::{
+    Candidate, Distillation, ForgetReport, ForgetTarget, GroupSummary, LevelCounts, MegramView,
+    Recall, StepResult,
+};
 use crate::clock::SharedClock;
 use crate::config::MemoryParams;
 use crate::contracts::{Level, Megram, MegramId, Potentials, SOPRecord};
