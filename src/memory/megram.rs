@@ -41,6 +41,12 @@ pub const EPISODIC_K: f64 = 0.05;
 /// planner's prompt.
 pub const MAX_SOP_CHARS: usize = 400;
 
+/// Whether entries of `level` are episodic (M and K): those GC may collect and a
+/// consolidation may distil.
+pub fn is_episodic(level: Level) -> bool {
+    matches!(level, Level::M | Level::K)
+}
+
 /// Whether `state` is a terminal macro-state (accept, success, abandon): the end of a
 /// task, which schedules the Dreamer's post-task pass.
 pub fn is_terminal_state(state: &str) -> bool {
