@@ -15,6 +15,8 @@
 //! cancelled pass leaves a consistent store; it is logged and simply runs again next
 //! period. At most one C entry per group per pass.
 
+pub(crate) mod plan;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;

@@ -1,5 +1,6 @@
 //! The store thread's half of a Dreamer pass: the IO of a bounded step over whole groups
-//! and of a consolidation.
+//! and of a consolidation. What to collect, demote, offer or mark is decided by the pure
+//! rules in [`crate::memory::dreamer::plan`]; this file only reads and writes.
 //!
 //! **Invariant:** a step never splits a group and applies everything it decided in one
 //! batch; a consolidation writes its C entry and marks its sources in one batch, or
@@ -11,17 +12,11 @@ use rusty_leveldb::{DBIterator, LdbIterator, WriteBatch};
 
 use super::Store;
 use super::records::{already_stored, corrupt, decode_entry, delete_keys, put_new, storage};
-use crate::contracts::{Level, Megram, MegramId};
+use crate::contracts::{Megram, MegramId};
+use crate::memory::dreamer::plan;
 use crate::memory::error::MemoryError;
 use crate::memory::keys::{self, IndexEntry};
-use crate::memory::megram::{self as mg, BANKRUPT_K};
-use crate::memory::potentials::{self, Accumulator};
-use crate::memory::types::{Candidate, Distillation, StepResult};
-
-/// Whether a C rule of valence `sigma` is contradicted by its group's live decision.
-fn contradicted(sigma: f64, group_decision: f64) -> bool {
-    sigma * group_decision < 0.0
-}
+use crate::memory::types::StepResult;
 
 /// One group's entries during a Dreamer step.
 struct GroupScan {
@@ -87,6 +82,8 @@ impl Store {
         Ok(result)
     }
 
+    /// Applies the Dreamer's plan for one group: its collections and demotions join the
+    /// step's batch, and a qualifying group becomes a candidate.
     fn dream_group(
         &mut self,
         g: GroupScan,
@@ -97,57 +94,21 @@ impl Store {
         let (space, entity) = keys::decode_group_prefix(&g.prefix)
             .ok_or_else(|| corrupt(&g.prefix, "undecodable group"))?;
         result.groups += 1;
-        let group_decision = potentials::accumulate(&g.entries, now_ms).decision;
-
-        let mut sources: Vec<(MegramId, i64)> = Vec::new();
-        let mut pool = Accumulator::default();
-        for (id, entry) in &g.entries {
-            if !mg::is_episodic(entry.level) {
-                continue;
-            }
-            let c = potentials::live(entry, now_ms);
-            if c.attention < self.params.gc_below {
-                self.cache.invalidate(&g.prefix);
-                delete_keys(batch, &space, &entity, *id, entry);
-                result.gc_deleted += 1;
-            } else if !entry.consolidated {
-                pool.add(c);
-                sources.push((*id, entry.created_ms));
-            }
+        let group_plan = plan::plan_group(&g.entries, now_ms, &self.params);
+        for (id, entry) in &group_plan.collect {
+            self.cache.invalidate(&g.prefix);
+            delete_keys(batch, &space, &entity, *id, entry);
+            result.gc_deleted += 1;
         }
-
-        // Trust bankruptcy is for a rule that reality contradicts: the group's live
-        // decision has the opposite sign of the rule's valence (a Best Practice in a
-        // group that now fails, a Constraint in a group that now succeeds). A Constraint
-        // in a failing group agrees with the evidence and keeps its authority.
-        for (id, entry) in g
-            .entries
-            .iter()
-            .filter(|(_, e)| e.level == Level::C && contradicted(e.sigma, group_decision))
-        {
-            let mut m = self.load_indexed(*id, entry)?;
-            m.level = Level::K;
-            m.k = BANKRUPT_K;
-            self.stage_level_and_k(batch, &m)?;
+        for (id, entry) in &group_plan.bankrupt {
+            let demoted = plan::demote(self.load_indexed(*id, entry)?);
+            self.stage_level_and_k(batch, &demoted)?;
             result.bankrupt.push(*id);
         }
-
-        if pool.attention >= self.params.consolidate_attention
-            && pool.decision.abs() >= self.params.consolidate_decision
-        {
-            sources.sort_by_key(|(id, created)| (std::cmp::Reverse(*created), *id));
-            result.candidates.push(Candidate {
-                space,
-                entity,
-                kind: if pool.decision > 0.0 {
-                    Distillation::BestPractice
-                } else {
-                    Distillation::Constraint
-                },
-                attention: pool.attention,
-                decision: pool.decision,
-                sources: sources.into_iter().map(|(id, _)| id).collect(),
-            });
+        if let Some(qualified) = group_plan.qualified {
+            result
+                .candidates
+                .push(qualified.into_candidate(space, entity));
         }
         Ok(())
     }
@@ -162,38 +123,25 @@ impl Store {
         rule: Megram,
         sources: &[MegramId],
     ) -> Result<usize, MemoryError> {
-        mg::validate(&rule)?;
-        if rule.level != Level::C || rule.space != space || rule.entity != entity {
-            return Err(MemoryError::Invalid(format!(
-                "a consolidation writes a C entry into its own group ({space} / {entity})"
-            )));
-        }
+        plan::check_rule(space, entity, &rule)?;
         // One scan of the group instead of a read per source: point reads on a large
         // store trigger LevelDB seek compactions on this thread.
         let prefix = keys::group_prefix(space, entity);
         let current: HashMap<MegramId, IndexEntry> =
             self.scan_group(&prefix)?.into_iter().collect();
         self.cache.invalidate(&prefix);
+        let marks = plan::sources_to_mark(&current, sources);
+        if marks.is_empty() {
+            return Ok(0);
+        }
         let mut batch = WriteBatch::default();
-        let mut marked = 0;
-        for id in sources {
-            let Some(entry) = current.get(id).copied() else {
-                continue;
-            };
-            if entry.consolidated || !mg::is_episodic(entry.level) {
-                continue;
-            }
-            let key = keys::index_key(space, entity, *id);
+        for (id, entry) in &marks {
             batch.put(&keys::consolidated_key(*id), rule.id.to_string().as_bytes());
             let marked_entry = IndexEntry {
                 consolidated: true,
-                ..entry
+                ..*entry
             };
-            batch.put(&key, &marked_entry.encode());
-            marked += 1;
-        }
-        if marked == 0 {
-            return Ok(0);
+            batch.put(&keys::index_key(space, entity, *id), &marked_entry.encode());
         }
         if self.recent_ids.contains(&rule.id) || self.db.get(&keys::megram_key(rule.id)).is_some() {
             return Err(already_stored(rule.id));
@@ -201,6 +149,6 @@ impl Store {
         self.recent_ids.insert(rule.id);
         put_new(&mut batch, &rule)?;
         self.commit(batch)?;
-        Ok(marked)
+        Ok(marks.len())
     }
 }
