@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use rusty_leveldb::{DBIterator, LdbIterator, WriteBatch};
 
 use super::Store;
-use super::records::{already_stored, corrupt, decode_entry, delete_keys, put_new, storage};
+use super::records::{corrupt, decode_entry, delete_keys, put_new, storage};
 use crate::contracts::{Megram, MegramId};
 use crate::memory::dreamer::plan;
 use crate::memory::error::MemoryError;
@@ -143,10 +143,8 @@ impl Store {
             };
             batch.put(&keys::index_key(space, entity, *id), &marked_entry.encode());
         }
-        if self.recent_ids.contains(&rule.id) || self.db.get(&keys::megram_key(rule.id)).is_some() {
-            return Err(already_stored(rule.id));
-        }
-        self.recent_ids.insert(rule.id);
+        self.refuse_stored(rule.id)?;
+        self.recent_ids.insert(rule.id, |_| {});
         put_new(&mut batch, &rule)?;
         self.commit(batch)?;
         Ok(marks.len())

@@ -42,7 +42,7 @@ mod records;
 mod tests;
 
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -60,6 +60,7 @@ use super::types::{ForgetReport, ForgetTarget, GroupSummary, MegramView, Recall,
 use crate::clock::SharedClock;
 use crate::config::MemoryParams;
 use crate::contracts::{Level, Megram, MegramId, Potentials, SOPRecord};
+use crate::recent::Recent;
 use durable_env::DurableEnv;
 use records::{already_stored, corrupt, put_new, scan_prefix, storage};
 
@@ -241,7 +242,7 @@ struct Store {
     /// Ids of every T entry, so no write can land on one.
     t_ids: HashSet<MegramId>,
     /// The last [`RECENT_IDS`] ids written, so a replayed delivery is refused.
-    recent_ids: RecentIds,
+    recent_ids: Recent<MegramId>,
     /// Recently queried groups' index entries.
     cache: GroupCache,
     records: RecordCache,
@@ -252,33 +253,6 @@ struct Store {
     /// Stored `intent:` spaces of older builds, by the space of the kind they name now;
     /// `None` until first needed.
     aliases: Option<HashMap<String, Vec<String>>>,
-}
-
-/// A bounded set of the most recently written ids (oldest forgotten first).
-#[derive(Default)]
-struct RecentIds {
-    order: VecDeque<MegramId>,
-    set: HashSet<MegramId>,
-}
-
-impl RecentIds {
-    fn contains(&self, id: &MegramId) -> bool {
-        self.set.contains(id)
-    }
-
-    /// False if `id` is already in the window.
-    fn insert(&mut self, id: MegramId) -> bool {
-        if !self.set.insert(id) {
-            return false;
-        }
-        self.order.push_back(id);
-        if self.order.len() > RECENT_IDS
-            && let Some(old) = self.order.pop_front()
-        {
-            self.set.remove(&old);
-        }
-        true
-    }
 }
 
 /// Whether the store thread keeps serving after a command.
@@ -317,7 +291,7 @@ impl Store {
             params,
             sync_log,
             t_ids: HashSet::new(),
-            recent_ids: RecentIds::default(),
+            recent_ids: Recent::new(RECENT_IDS),
             cache: GroupCache::default(),
             records: RecordCache::default(),
             pending: Vec::new(),
@@ -610,7 +584,7 @@ impl Store {
         if m.level == Level::T || self.t_ids.contains(&m.id) {
             return Err(MemoryError::Immutable(m.id));
         }
-        if !self.recent_ids.insert(m.id) {
+        if !self.recent_ids.insert(m.id, |_| {}) {
             return Err(already_stored(m.id));
         }
         Ok(())

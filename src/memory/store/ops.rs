@@ -9,7 +9,7 @@
 use rusty_leveldb::WriteBatch;
 
 use super::Store;
-use super::records::{already_stored, corrupt, decode_entry, delete_keys, put_new, scan_prefix};
+use super::records::{corrupt, decode_entry, delete_keys, put_new, scan_prefix};
 use crate::contracts::{Level, Megram, MegramId};
 use crate::memory::error::MemoryError;
 use crate::memory::keys::{self, IndexEntry};
@@ -34,9 +34,7 @@ impl Store {
         if self.t_ids.contains(&m.id) {
             return Err(MemoryError::Immutable(m.id));
         }
-        if self.recent_ids.contains(&m.id) || self.db.get(&keys::megram_key(m.id)).is_some() {
-            return Err(already_stored(m.id));
-        }
+        self.refuse_stored(m.id)?;
         let mut batch = WriteBatch::default();
         put_new(&mut batch, &m)?;
         self.commit(batch)?;
@@ -45,7 +43,7 @@ impl Store {
             m.id,
             IndexEntry::of(&m),
         );
-        self.recent_ids.insert(m.id);
+        self.recent_ids.insert(m.id, |_| {});
         if m.level == Level::T {
             self.t_ids.insert(m.id);
         }

@@ -98,6 +98,15 @@ pub(super) fn put_new(batch: &mut WriteBatch, m: &Megram) -> Result<(), MemoryEr
 }
 
 impl Store {
+    /// Refuses an id written recently or stored: the store is append-only, and a
+    /// synchronous append can afford the lookup.
+    pub(super) fn refuse_stored(&mut self, id: MegramId) -> Result<(), MemoryError> {
+        if self.recent_ids.contains(&id) || self.db.get(&keys::megram_key(id)).is_some() {
+            return Err(already_stored(id));
+        }
+        Ok(())
+    }
+
     /// The record under `m|<id>` with its effective last recall (`r|` wins if later).
     pub(super) fn load(&mut self, id: MegramId) -> Result<Option<Megram>, MemoryError> {
         let key = keys::megram_key(id);

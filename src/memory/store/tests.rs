@@ -423,16 +423,15 @@ fn logs_sync_on_request_while_tables_manifests_and_current_always_sync() {
 
 #[test]
 fn the_replay_window_forgets_the_oldest_id_first() {
-    let mut recent = RecentIds::default();
+    let mut recent = Recent::new(RECENT_IDS);
     let first = MegramId::mint();
-    assert!(recent.insert(first));
-    assert!(!recent.insert(first));
+    assert!(recent.insert(first, |_| {}));
+    assert!(!recent.insert(first, |_| {}));
     for _ in 0..RECENT_IDS {
-        recent.insert(MegramId::mint());
+        recent.insert(MegramId::mint(), |_| {});
     }
     assert!(!recent.contains(&first));
-    assert_eq!(recent.order.len(), RECENT_IDS);
-    assert_eq!(recent.set.len(), RECENT_IDS);
+    assert_eq!(recent.len(), RECENT_IDS);
 }
 
 #[test]
