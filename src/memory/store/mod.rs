@@ -436,6 +436,12 @@ impl Store {
         };
         // Reads and changes see every write queued before them.
         self.commit_pending();
+        self.answer(cmd);
+        Flow::Continue
+    }
+
+    /// Serves a read or a change and sends its reply (a caller that gave up is no error).
+    fn answer(&mut self, cmd: Command) {
         match cmd {
             Command::Recall {
                 space,
@@ -509,10 +515,9 @@ impl Store {
                 let _ = reply.send(result);
             }
             Command::Write(_) | Command::Close { .. } => {
-                // Taken care of above; the compiler cannot see it through the rebinding.
+                // Taken care of by `handle`, which never passes them here.
             }
         }
-        Flow::Continue
     }
 
     /// [`Self::commit_appends`] for a batch that may rewrite or delete existing records:
