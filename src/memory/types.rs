@@ -3,8 +3,9 @@
 //! The store produces them; the handle, the operator API and the Dreamer consume them.
 //!
 //! **Invariant:** plain data with no behaviour beyond small derived facts (a level
-//! total, a distillation's valence and state), and no import of the store, the operator API or the
-//! Dreamer, so those modules depend on this one and never on each other's internals.
+//! total, a distillation's valence and state), and no import of the store, the operator
+//! API or the Dreamer, so those modules depend on this one and never on each other's
+//! internals.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
