@@ -41,6 +41,13 @@ impl<T: Eq + Hash + Clone> Recent<T> {
         true
     }
 
+    /// How many ids are kept (at most the capacity).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        debug_assert_eq!(self.ids.len(), self.order.len());
+        self.order.len()
+    }
+
     pub(crate) fn clear(&mut self) {
         self.ids.clear();
         self.order.clear();

@@ -8,14 +8,14 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::MemoryError;
+use super::error::MemoryError;
 use crate::contracts::{Level, MacroState, Megram, MegramId};
 use crate::laws::{FOUR_LAWS, Law};
 
 /// `state` of the Four Laws' T entries.
 pub const STATE_LAW: &str = "law";
-/// `state` of an operator-injected T entry (the Go `/remember T`). No prompt reads
-/// them, so they can no longer be created; those an older build stored can be forgotten.
+/// `state` of an operator-injected T entry (what `/remember T` once stored). No prompt
+/// reads them, so they can no longer be created; those an older build stored can be forgotten.
 pub const STATE_PERSONA: &str = "persona";
 /// `state` of an operator-injected M/K/C entry.
 pub const STATE_USER_INJECTED: &str = "user-injected";
@@ -28,16 +28,24 @@ pub const STATE_CONSTRAINT: &str = "constraint";
 
 /// The space of the Four Laws' T entries; each law is its own entity (`law:<n>`).
 pub const LAW_SPACE: &str = "laws";
-/// Default tags of an operator `remember` without tags (as the Go `/remember`).
+/// Default tags of an operator `remember` given no tags.
 pub const DEFAULT_SPACE: &str = "global:user";
 pub const DEFAULT_ENTITY: &str = "env:local";
 
-/// The decay rate a C entry reverts to when it goes bankrupt (seed 003).
+/// The decay rate a C entry reverts to when it goes bankrupt: the episodic rate, so a
+/// demoted rule fades like any other K entry.
 pub const BANKRUPT_K: f64 = 0.05;
 /// Decay rate of operator-injected M/K entries and of negative feedback.
 pub const EPISODIC_K: f64 = 0.05;
-/// Longest SOP text kept from a distillation (the Go fix for #74 cut at 400).
+/// Longest SOP text kept from a distillation: a runaway answer must not crowd the
+/// planner's prompt.
 pub const MAX_SOP_CHARS: usize = 400;
+
+/// Whether entries of `level` are episodic (M and K): those GC may collect and a
+/// consolidation may distil.
+pub fn is_episodic(level: Level) -> bool {
+    matches!(level, Level::M | Level::K)
+}
 
 /// Whether `state` is a terminal macro-state (accept, success, abandon): the end of a
 /// task, which schedules the Dreamer's post-task pass.
@@ -112,7 +120,7 @@ pub fn law_megrams(now: DateTime<Utc>) -> Vec<Megram> {
     FOUR_LAWS.iter().map(|law| law_megram(law, now)).collect()
 }
 
-/// An operator-injected entry with the Go `/remember` magnitudes: T = (1.0, σ, 0,
+/// An operator-injected entry with the `/remember` magnitudes: T = (1.0, σ, 0,
 /// persona), C = (1.0, σ, 0, user-injected), K/M = (0.9, σ, 0.05, user-injected).
 pub fn remembered(
     level: Level,

@@ -15,84 +15,15 @@
 //! `MemoryOperatorChange` from `Role::User`, after it is stored, so the auditor sees it;
 //! and no operation here can delete, demote or overwrite one of the Four Laws.
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::error::MemoryError;
+use super::handle::Memory;
 use super::megram::{self as mg, DEFAULT_ENTITY, DEFAULT_SPACE};
-use super::{Memory, MemoryError};
+use super::store::Command;
+pub use super::types::{ForgetReport, ForgetTarget, GroupSummary, LevelCounts, MegramView};
 use crate::bus::{Bus, BusHandle};
-use crate::contracts::{
-    Level, Megram, MegramId, MemoryOperation, MemoryOperatorChange, Potentials, Role,
-};
-
-/// Megrams of each level in a group.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct LevelCounts {
-    pub m: usize,
-    pub k: usize,
-    pub c: usize,
-    pub t: usize,
-}
-
-impl LevelCounts {
-    pub fn total(&self) -> usize {
-        self.m + self.k + self.c + self.t
-    }
-}
-
-/// One (space, entity) group as the memory panel lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct GroupSummary {
-    pub space: String,
-    pub entity: String,
-    /// Live potentials now (consolidated sources excluded: their C entry speaks for them).
-    pub potentials: Potentials,
-    pub levels: LevelCounts,
-    /// How many of the group's entries were distilled into a C entry.
-    pub consolidated: usize,
-    /// Creation time of the group's newest entry.
-    pub newest: DateTime<Utc>,
-}
-
-/// One Megram with its live contribution to the group's potentials.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct MegramView {
-    /// The record, with its effective last recall.
-    pub megram: Megram,
-    /// The C entry this Megram was distilled into, if any.
-    pub consolidated_into: Option<MegramId>,
-    /// False for a consolidated source: it no longer adds to the potentials.
-    pub counted: bool,
-    /// |f|·e^(−kΔt) now (0 when not counted).
-    pub attention: f64,
-    /// σ·f·e^(−kΔt) now (0 when not counted).
-    pub decision: f64,
-}
-
-/// What to forget.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "snake_case")]
-pub enum ForgetTarget {
-    /// One entry; an error if it is a T entry.
-    Id(MegramId),
-    /// Every entry whose id starts with these hex digits (the Go `/forget <prefix>`).
-    IdPrefix(String),
-    /// A whole group.
-    Group { space: String, entity: String },
-}
-
-/// What a forget did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct ForgetReport {
-    pub forgotten: Vec<MegramId>,
-    /// T entries the target matched and that were kept.
-    pub kept_immutable: Vec<MegramId>,
-}
+use crate::contracts::{Level, Megram, MegramId, MemoryOperation, MemoryOperatorChange, Role};
 
 /// An operator-injected entry. f, k and state follow the level (see
 /// [`mg::remembered`]); `sigma` is +1 for "prefer this", −1 for "never do this".
@@ -107,8 +38,8 @@ pub struct Remember {
 }
 
 impl Remember {
-    /// A C-level best practice in `global:user` / `env:local`, as the Go `/remember`
-    /// did by default.
+    /// A C-level best practice in `global:user` / `env:local`: what `/remember` stores
+    /// when told nothing else.
     pub fn new(content: impl Into<String>) -> Self {
         Self {
             level: Level::C,
@@ -162,7 +93,7 @@ impl MemoryOperator {
     pub async fn groups(&self) -> Result<Vec<GroupSummary>, MemoryError> {
         self.memory
             .store()
-            .call(|reply| super::store::Command::Groups { reply })
+            .call(|reply| Command::Groups { reply })
             .await
     }
 
@@ -170,7 +101,7 @@ impl MemoryOperator {
         let (space, entity) = (space.to_string(), entity.to_string());
         self.memory
             .store()
-            .call(|reply| super::store::Command::Group {
+            .call(|reply| Command::Group {
                 space,
                 entity,
                 reply,
@@ -199,7 +130,7 @@ impl MemoryOperator {
         let stored = self
             .memory
             .store()
-            .call(|reply| super::store::Command::Insert {
+            .call(|reply| Command::Insert {
                 megram: Box::new(megram),
                 reply,
             })
@@ -231,7 +162,7 @@ impl MemoryOperator {
         let report = self
             .memory
             .store()
-            .call(|reply| super::store::Command::Forget { target, reply })
+            .call(|reply| Command::Forget { target, reply })
             .await?;
         if !report.forgotten.is_empty() {
             let mut detail = format!("forget {what}: {} entries", report.forgotten.len());
@@ -248,7 +179,7 @@ impl MemoryOperator {
         let pinned = self
             .memory
             .store()
-            .call(|reply| super::store::Command::Pin { id, reply })
+            .call(|reply| Command::Pin { id, reply })
             .await?;
         self.publish(
             MemoryOperation::Pin,

@@ -1,5 +1,5 @@
-//! Dual-channel potentials (seed 003 "Dual-Channel Convolution Potentials"): pure
-//! functions of an entry's f, σ, k, its decay reference time and the clock's now.
+//! Dual-channel convolution potentials: pure functions of an entry's f, σ, k, its decay
+//! reference time and the clock's now.
 //!
 //! - attention M_att = Σ |fᵢ|·e^(−kᵢ·Δtᵢ) — unsigned energy: is there history here?
 //! - decision  M_dec = Σ σᵢ·fᵢ·e^(−kᵢ·Δtᵢ) — signed preference: prefer or avoid?
@@ -12,8 +12,9 @@
 //! **Invariant:** no I/O and no clock reads here; every function is deterministic in its
 //! arguments.
 
+use super::keys::IndexEntry;
 use crate::config::MemoryParams;
-use crate::contracts::{MemoryAction, Potentials};
+use crate::contracts::{MegramId, MemoryAction, Potentials};
 
 const MS_PER_DAY: f64 = 86_400_000.0;
 
@@ -78,6 +79,26 @@ impl Accumulator {
     }
 }
 
+/// A stored entry's live contribution at `now_ms`, from its index entry alone.
+pub fn live(entry: &IndexEntry, now_ms: i64) -> Contribution {
+    contribution(
+        entry.f,
+        entry.sigma,
+        entry.k,
+        days_since(entry.reference_ms(), now_ms),
+    )
+}
+
+/// A group's live sums at `now_ms`. Consolidated sources are left out: the C entry
+/// distilled from them speaks for them.
+pub fn accumulate(entries: &[(MegramId, IndexEntry)], now_ms: i64) -> Accumulator {
+    let mut acc = Accumulator::default();
+    for (_, e) in entries.iter().filter(|(_, e)| !e.consolidated) {
+        acc.add(live(e, now_ms));
+    }
+    acc
+}
+
 /// The potentials of a group with no entries.
 pub fn empty_potentials(params: &MemoryParams) -> Potentials {
     Accumulator::default().potentials(params)
@@ -132,7 +153,7 @@ mod tests {
 
     #[test]
     fn half_lives_match_the_seed_for_each_decay_class() {
-        // Seed 003: k = 0.05 → ~14 d, k = 0.2 → ~3.5 d, k = 0.5 → ~1.4 d.
+        // Half-life ln 2 / k: k = 0.05 → ~14 d, k = 0.2 → ~3.5 d, k = 0.5 → ~1.4 d.
         for (k, half_life_days) in [(0.05, 13.86), (0.2, 3.466), (0.5, 1.386)] {
             let g = decay(k, half_life_days);
             assert!((g - 0.5).abs() < 1e-3, "k={k}: e^(-kΔt) = {g}");

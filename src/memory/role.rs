@@ -1,8 +1,8 @@
 //! The R5 role on the bus: consumes everything addressed to `Role::Memory`.
 //!
 //! - `Megram` from GGS → [`Memory::write`] (fire-and-forget; a terminal state schedules
-//!   the Dreamer's post-task pass). Writes from any other role are refused (seed 003:
-//!   GGS is the sole writer) and logged; the auditor sees them on its tap anyway. A
+//!   the Dreamer's post-task pass). Writes from any other role are refused (GGS is the
+//!   sole writer) and logged; the auditor sees them on its tap anyway. A
 //!   write marked `against_rule` is GGS's negative feedback: it is recorded with
 //!   [`Memory::record_negative_feedback`] against that rule, and only against a
 //!   Dreamer-distilled Best Practice (C, σ > 0) — the operator's own rules and the T
@@ -15,8 +15,9 @@
 //! **Invariant:** the role answers every `MemoryQuery` exactly once, and it ends when
 //! the bus closes, leaving the store open for its owner to close.
 
+use super::handle::Memory;
 use super::megram::STATE_BEST_PRACTICE;
-use super::{Memory, potentials};
+use super::potentials;
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::contracts::{Level, MegramId, MemoryQuery, MemoryResponse, Message, Role};
 

@@ -1,20 +1,12 @@
-//! The Dreamer: R5's background pass over the whole store (seed 003 "Dreamer").
+//! The Dreamer: R5's background pass over the whole store.
 //!
-//! One pass walks every (space, entity) group in bounded steps on the store thread, so
-//! queries interleave with it:
-//! 1. **GC** — an M/K entry whose live attention is below `gc_below` is hard-deleted with
-//!    all its keys (recall-aware: Δt counts from the later of creation and last recall);
-//! 2. **trust bankruptcy** — a C entry that reality contradicts drops to K with k = 0.05:
-//!    the group's live decision (consolidated sources excluded, negative feedback and the
-//!    rules themselves included) has the opposite sign of the entry's σ. The seed states
-//!    it for rules of positive valence (decision < 0); it is silent on Constraints, and a
-//!    Constraint (σ < 0) in a failing group is the evidence agreeing with it, so it keeps
-//!    its authority until the group turns positive (the "never" stopped being true);
-//! 3. **upward consolidation** — a group whose unconsolidated M/K entries reach
-//!    attention ≥ `consolidate_attention` and |decision| ≥ `consolidate_decision` gets one
-//!    [`Distiller`] call; the answer becomes a C entry (k = 0) and the sources are marked
-//!    consolidated (`c|<id>`), so they are never promoted twice and no longer count in
-//!    the potentials (the C entry speaks for them).
+//! A pass walks every (space, entity) group in bounded steps on the store thread, so
+//! queries interleave with it. Each step applies GC and trust bankruptcy as the pure
+//! rules in [`plan`] decide; the groups that qualify for upward consolidation come back
+//! here, where each gets one [`Distiller`] call (at most [`MAX_DISTILLATIONS_PER_PASS`]
+//! per pass) whose answer the store writes as a C entry (k = 0) while marking the
+//! sources consolidated, so they are never promoted twice and no longer count in the
+//! potentials (the C entry speaks for them).
 //!
 //! The pass runs every `dreamer_period_secs` and once `dreamer_after_task_secs` after a
 //! terminal write (debounced: a later task end pushes it back).
@@ -22,6 +14,8 @@
 //! **Invariant:** every step and every consolidation is one atomic batch, so a failed or
 //! cancelled pass leaves a consistent store; it is logged and simply runs again next
 //! period. At most one C entry per group per pass.
+
+pub(crate) mod plan;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -33,9 +27,10 @@ use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::MemoryError;
-use super::megram::{self as mg, MAX_SOP_CHARS, STATE_BEST_PRACTICE, STATE_CONSTRAINT};
+use super::error::MemoryError;
+use super::megram::{self as mg, MAX_SOP_CHARS};
 use super::store::{Command, StoreHandle};
+pub use super::types::{Candidate, Distillation, StepResult};
 use crate::clock::SharedClock;
 use crate::contracts::{Level, Megram, MegramId};
 
@@ -49,33 +44,6 @@ pub const DISTILL_SOURCES: usize = 10;
 /// A distillation that takes longer is a failure (retried next pass), so a stuck model
 /// call can never stall the Dreamer.
 pub const DISTILL_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// What a consolidation distils.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "snake_case")]
-pub enum Distillation {
-    /// Decision ≥ threshold: a rule to prefer.
-    BestPractice,
-    /// Decision ≤ −threshold: an absolute constraint.
-    Constraint,
-}
-
-impl Distillation {
-    pub fn sigma(self) -> f64 {
-        match self {
-            Distillation::BestPractice => 1.0,
-            Distillation::Constraint => -1.0,
-        }
-    }
-
-    pub fn state(self) -> &'static str {
-        match self {
-            Distillation::BestPractice => STATE_BEST_PRACTICE,
-            Distillation::Constraint => STATE_CONSTRAINT,
-        }
-    }
-}
 
 /// One distillation asked of the LLM layer.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,30 +71,6 @@ pub type DistillFuture<'a> =
 /// layer implements it; the Dreamer never runs it on a hot path.
 pub trait Distiller: Send + Sync + 'static {
     fn distil<'a>(&'a self, request: &'a DistillRequest) -> DistillFuture<'a>;
-}
-
-/// A group that qualified for consolidation during a scan.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Candidate {
-    pub space: String,
-    pub entity: String,
-    pub kind: Distillation,
-    pub attention: f64,
-    pub decision: f64,
-    /// Its unconsolidated M/K entries, newest first.
-    pub sources: Vec<MegramId>,
-}
-
-/// What one store-side step of a pass did.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct StepResult {
-    pub scanned: usize,
-    pub groups: usize,
-    pub gc_deleted: usize,
-    pub bankrupt: Vec<MegramId>,
-    pub candidates: Vec<Candidate>,
-    /// Where the next step starts; `None` when the pass has seen every group.
-    pub next: Option<Vec<u8>>,
 }
 
 /// What one Dreamer pass did.
@@ -192,7 +136,7 @@ impl Schedule {
     }
 }
 
-/// State shared by the Dreamer task and the [`super::Memory`] handle.
+/// State shared by the Dreamer task and the [`crate::memory::Memory`] handle.
 pub(crate) struct DreamerShared {
     pub(crate) task_ended: Notify,
     /// One pass at a time (the periodic task and `Memory::dream`).
@@ -384,6 +328,7 @@ impl From<MemoryError> for ConsolidationError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::megram::STATE_CONSTRAINT;
 
     #[test]
     fn the_periodic_pass_is_due_one_period_after_start_and_after_each_pass() {

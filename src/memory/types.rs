@@ -1,0 +1,144 @@
+//! The values that cross between the store thread and its callers: what a recall
+//! returns, what the operator API lists and forgets, and what a Dreamer step hands back.
+//! The store produces them; the handle, the operator API and the Dreamer consume them.
+//!
+//! **Invariant:** plain data with no behaviour beyond small derived facts (a level
+//! total, a distillation's valence and state), and no import of the store, the operator
+//! API or the Dreamer, so those modules depend on this one and never on each other's
+//! internals.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::megram::{STATE_BEST_PRACTICE, STATE_CONSTRAINT};
+use crate::contracts::{Megram, MegramId, Potentials, SOPRecord};
+
+/// What R2 gets for one group: the C-level SOPs (recall stamped), the live potentials,
+/// and the newest unconsolidated M/K entries behind them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recall {
+    pub sops: Vec<SOPRecord>,
+    pub potentials: Potentials,
+    /// Newest first, at most `memory.max_constraints`.
+    pub recent: Vec<Megram>,
+}
+
+/// Megrams of each level in a group.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct LevelCounts {
+    pub m: usize,
+    pub k: usize,
+    pub c: usize,
+    pub t: usize,
+}
+
+impl LevelCounts {
+    pub fn total(&self) -> usize {
+        self.m + self.k + self.c + self.t
+    }
+}
+
+/// One (space, entity) group as the memory panel lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct GroupSummary {
+    pub space: String,
+    pub entity: String,
+    /// Live potentials now (consolidated sources excluded: their C entry speaks for them).
+    pub potentials: Potentials,
+    pub levels: LevelCounts,
+    /// How many of the group's entries were distilled into a C entry.
+    pub consolidated: usize,
+    /// Creation time of the group's newest entry.
+    pub newest: DateTime<Utc>,
+}
+
+/// One Megram with its live contribution to the group's potentials.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MegramView {
+    /// The record, with its effective last recall.
+    pub megram: Megram,
+    /// The C entry this Megram was distilled into, if any.
+    pub consolidated_into: Option<MegramId>,
+    /// False for a consolidated source: it no longer adds to the potentials.
+    pub counted: bool,
+    /// |f|·e^(−kΔt) now (0 when not counted).
+    pub attention: f64,
+    /// σ·f·e^(−kΔt) now (0 when not counted).
+    pub decision: f64,
+}
+
+/// What to forget.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ForgetTarget {
+    /// One entry; an error if it is a T entry.
+    Id(MegramId),
+    /// Every entry whose id starts with these hex digits (what `/forget <prefix>` takes).
+    IdPrefix(String),
+    /// A whole group.
+    Group { space: String, entity: String },
+}
+
+/// What a forget did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ForgetReport {
+    pub forgotten: Vec<MegramId>,
+    /// T entries the target matched and that were kept.
+    pub kept_immutable: Vec<MegramId>,
+}
+
+/// What a consolidation distils.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Distillation {
+    /// Decision ≥ threshold: a rule to prefer.
+    BestPractice,
+    /// Decision ≤ −threshold: an absolute constraint.
+    Constraint,
+}
+
+impl Distillation {
+    pub fn sigma(self) -> f64 {
+        match self {
+            Distillation::BestPractice => 1.0,
+            Distillation::Constraint => -1.0,
+        }
+    }
+
+    pub fn state(self) -> &'static str {
+        match self {
+            Distillation::BestPractice => STATE_BEST_PRACTICE,
+            Distillation::Constraint => STATE_CONSTRAINT,
+        }
+    }
+}
+
+/// A group that qualified for consolidation during a scan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub space: String,
+    pub entity: String,
+    pub kind: Distillation,
+    pub attention: f64,
+    pub decision: f64,
+    /// Its unconsolidated M/K entries, newest first.
+    pub sources: Vec<MegramId>,
+}
+
+/// What one store-side step of a pass did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepResult {
+    pub scanned: usize,
+    pub groups: usize,
+    pub gc_deleted: usize,
+    pub bankrupt: Vec<MegramId>,
+    pub candidates: Vec<Candidate>,
+    /// Where the next step starts; `None` when the pass has seen every group.
+    pub next: Option<Vec<u8>>,
+}
