@@ -93,6 +93,7 @@ mod tests {
         assert_eq!(first_chars("日本語テキスト", 3), "日本語");
         assert_eq!(first_chars("ab", 10), "ab");
         assert_eq!(first_chars("", 3), "");
+        assert_eq!(prefix("🤖🤖", 1), "🤖");
     }
 
     #[test]

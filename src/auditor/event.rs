@@ -14,8 +14,8 @@ use super::canonical::sha256_hex;
 use crate::bus::Envelope;
 use crate::contracts::{
     EnvelopeId, ExecutionStatus, MacroState, Message, MessageKind, Role, SubTaskStatus, TaskId,
-    first_chars,
 };
+use crate::text::first_chars;
 
 /// Characters of a message summary kept in an event.
 pub const DETAIL_CHARS: usize = 240;

@@ -173,7 +173,7 @@ pub async fn run(command: Command, rt: &Runtime, console: &Console) -> Flow {
                 m.space,
                 m.entity,
                 m.sigma,
-                render::clip(&m.content, 80)
+                crate::text::one_line(&m.content, 80)
             )),
             Err(e) => console.say(format!("(not remembered: {e})")),
         },

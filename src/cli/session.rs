@@ -252,7 +252,7 @@ impl Driver<'_> {
                 } else {
                     self.console.say(format!(
                         "  Law 1: denied `{}` — nobody can confirm it (not an interactive terminal)",
-                        render::clip(&request.command, 80)
+                        crate::text::one_line(&request.command, 80)
                     ));
                     if let Err(e) = self.rt.deny_non_interactive(request.request_id).await {
                         tracing::debug!(error = %e, "the request closed before the denial");

@@ -74,7 +74,7 @@ impl ToolCallRecord {
     }
 }
 
-pub use crate::text::first_chars;
+use crate::text::first_chars;
 
 impl fmt::Display for ToolCallRecord {
     /// The seed's string form: `tool_name: input → firstN(output, 200)`.

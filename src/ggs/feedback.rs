@@ -26,9 +26,8 @@
 use chrono::{DateTime, Utc};
 
 use super::writes;
-use crate::contracts::{
-    ConstraintKind, Megram, MegramId, MemoryRecall, SubTaskOutcome, first_chars,
-};
+use crate::contracts::{ConstraintKind, Megram, MegramId, MemoryRecall, SubTaskOutcome};
+use crate::text::first_chars;
 use crate::tools::ToolName;
 
 /// `RecalledConstraint::source` of a C rule (the planner's `calibration::source::SOP`).

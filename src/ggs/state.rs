@@ -37,8 +37,9 @@ use crate::contracts::{
     FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, MatchedOutput, Megram,
     MemoryRecall, OutcomeSummary, PlanDirective, PlanningFailed, PrevDirective, Recommendation,
     ReplanDirective, ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective,
-    ToolCallRecord, UnrunSubTask, first_chars,
+    ToolCallRecord, UnrunSubTask,
 };
+use crate::text::first_chars;
 
 /// At most this many matched outputs are kept per task for a graceful failure.
 pub const MAX_MATCHED_OUTPUTS: usize = 8;
@@ -654,7 +655,7 @@ impl TaskState {
                     "the meta-validator advised stopping (D={:.3} > δ={}): {}",
                     loss.d,
                     params.delta,
-                    crate::contracts::first_chars(gap, 400)
+                    crate::text::first_chars(gap, 400)
                 ),
                 None => format!(
                     "the meta-validator's plan budget ran out with the result still short (D={:.3} > δ={})",

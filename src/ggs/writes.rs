@@ -15,9 +15,10 @@
 use chrono::{DateTime, Utc};
 
 use super::evidence::FailedInput;
-use crate::contracts::{Level, MacroState, Megram, MegramId, first_chars};
+use crate::contracts::{Level, MacroState, Megram, MegramId};
 use crate::memory::megram::{EPISODIC_K, STATE_NEGATIVE_FEEDBACK};
 use crate::tags;
+use crate::text::first_chars;
 
 /// Longest content of a Megram GGS writes (the Go fix for #74 kept 400 characters).
 pub const MAX_CONTENT_CHARS: usize = 400;

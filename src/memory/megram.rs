@@ -169,14 +169,6 @@ pub fn negative_feedback(rule: &Megram, content: &str, now: DateTime<Utc>) -> Me
     }
 }
 
-/// Cuts `text` to at most `max` characters, on a character boundary.
-pub fn truncate_chars(text: &str, max: usize) -> &str {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => &text[..cut],
-        None => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,12 +261,5 @@ mod tests {
             (m.f, m.k, m.state.as_str()),
             (0.9, 0.05, STATE_USER_INJECTED)
         );
-    }
-
-    #[test]
-    fn truncation_never_splits_a_character() {
-        assert_eq!(truncate_chars("意图整理", 2), "意图");
-        assert_eq!(truncate_chars("abc", 10), "abc");
-        assert_eq!(truncate_chars("🤖🤖", 1), "🤖");
     }
 }

@@ -144,7 +144,7 @@ impl MemoryOperator {
                 stored.space,
                 stored.entity,
                 stored.sigma,
-                mg::truncate_chars(&stored.content, DETAIL_CHARS)
+                crate::text::prefix(&stored.content, DETAIL_CHARS)
             ),
         );
         Ok(stored)
@@ -189,7 +189,7 @@ impl MemoryOperator {
                 pinned.level.as_str(),
                 pinned.space,
                 pinned.entity,
-                mg::truncate_chars(&pinned.content, DETAIL_CHARS)
+                crate::text::prefix(&pinned.content, DETAIL_CHARS)
             ),
         );
         Ok(pinned)

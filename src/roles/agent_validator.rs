@@ -51,11 +51,12 @@ use crate::config::Config;
 use crate::contracts::{
     CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, ExecutionStatus,
     FailureClass, GapPoint, Message, MixedFailureClass, Role, SubTask, SubTaskClosed, SubTaskId,
-    SubTaskOutcome, SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus, Verdict, first_chars,
+    SubTaskOutcome, SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus, Verdict,
 };
 use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
+use crate::text::first_chars;
 use crate::text::{Keep, elide_middle};
 
 /// Characters of R3's output shown to the model.

@@ -38,8 +38,9 @@ use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
 use crate::contracts::{
     DispatchHalted, DispatchManifest, Message, Role, SubTask, SubTaskClosed, SubTaskId,
-    SubTaskStatus, TaskId, UnrunSubTask, first_chars,
+    SubTaskStatus, TaskId, UnrunSubTask,
 };
+use crate::text::first_chars;
 use crate::text::{Keep, elide_middle};
 
 /// How long a manifest waits for the sub-tasks it names. R2 publishes them right after

@@ -55,11 +55,12 @@ use crate::config::Config;
 use crate::contracts::{
     Criterion, CriterionVerdict, DispatchHalted, DispatchManifest, FailureClass, Message,
     OutcomeSummary, Recommendation, ReplanRequest, Role, SubTaskId, SubTaskOutcome, SubTaskStatus,
-    TaskId, UnrunSubTask, first_chars,
+    TaskId, UnrunSubTask,
 };
 use crate::ggs::evidence;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
+use crate::text::first_chars;
 use crate::text::{Keep, elide_middle};
 
 /// Total characters of sub-task outputs shown to the model; each output gets an equal

@@ -45,10 +45,11 @@ use crate::cancel::Cancellations;
 use crate::config::Config;
 use crate::contracts::{
     ChatReply, ClarificationRequest, Constraints, Message, Role, SessionTurn, TaskSpec,
-    TaskSubmitted, first_chars,
+    TaskSubmitted,
 };
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, preamble};
+use crate::text::first_chars;
 
 /// How long R1 waits for the user's answer to a clarifying question before proceeding.
 pub const CLARIFICATION_TIMEOUT: Duration = Duration::from_secs(120);

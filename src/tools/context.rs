@@ -17,9 +17,6 @@ use crate::contracts::{SubTaskId, TaskId, ToolCallRecord};
 use crate::laws::broker::ConfirmationBroker;
 use crate::laws::classify::{self, FsView};
 
-/// Why a tool could not do its work. Reported to the model and R4a as an `error`
-/// record; never ends the task.
-
 /// The calls of one sub-task so far, across its attempts, and what the sandbox refused
 /// of each command. Cheap to clone; clones share.
 #[derive(Clone, Debug, Default)]

@@ -17,15 +17,13 @@ use super::{
 
 use crate::config::SandboxSetting;
 use crate::contracts::{
-    ApprovalScope, Decision, DecisionSource, EVIDENCE_HEAD_CHARS, ToolCallStatus, first_chars,
+    ApprovalScope, Decision, DecisionSource, EVIDENCE_HEAD_CHARS, ToolCallStatus,
 };
 use crate::laws::broker::GatedAction;
 use crate::laws::classify::{self, Assessment, Scope, Verdict};
 use crate::laws::requested;
+use crate::text::first_chars;
 use crate::text::{Keep, elide_middle};
-
-/// Why a tool could not do its work. Reported to the model and R4a as an `error`
-/// record; never ends the task.
 
 impl Toolbox {
     pub(super) async fn decide_and_run(

@@ -16,7 +16,8 @@ use brush_parser::word::{Parameter, ParameterExpr, TildeExpr, WordPiece};
 use serde_json::Value;
 
 use super::Prepared;
-use crate::contracts::{ToolCallRecord, ToolCallStatus, first_chars};
+use crate::contracts::{ToolCallRecord, ToolCallStatus};
+use crate::text::first_chars;
 
 /// Why bash would reject `command` before running any of it (or would read it as no
 /// one means it), when it would: a small

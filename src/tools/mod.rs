@@ -61,12 +61,10 @@ pub use write_file::WriteFile;
 
 use crate::config::Config;
 use crate::config::SandboxSetting;
-use crate::contracts::{EVIDENCE_HEAD_CHARS, first_chars};
+use crate::contracts::EVIDENCE_HEAD_CHARS;
 use crate::laws::classify::{self, Action, Assessment, Scope};
 use crate::laws::mcp::McpGate;
-
-/// Why a tool could not do its work. Reported to the model and R4a as an `error`
-/// record; never ends the task.
+use crate::text::first_chars;
 
 /// A Law 1 action a prepared call would take.
 #[derive(Clone, Debug, PartialEq, Eq)]

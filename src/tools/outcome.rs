@@ -9,9 +9,6 @@ use crate::contracts::{ToolCallRecord, ToolCallStatus};
 
 /// Why a tool could not do its work. Reported to the model and R4a as an `error`
 /// record; never ends the task.
-
-/// Why a tool could not do its work. Reported to the model and R4a as an `error`
-/// record; never ends the task.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
     #[error("invalid input: {0}")]

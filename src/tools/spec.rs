@@ -9,9 +9,6 @@ use std::fmt::Write as _;
 
 use super::ToolName;
 
-/// Why a tool could not do its work. Reported to the model and R4a as an `error`
-/// record; never ends the task.
-
 /// Text of a spec: fixed for the built-in tools, owned for tools learned at run time
 /// (an MCP server's).
 pub type SpecText = Cow<'static, str>;

@@ -15,11 +15,10 @@ use super::{
     ToolName, ToolOutcome, ToolResult, ToolSpec, WriteFile, shell,
 };
 
-use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord, first_chars};
+use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
+use crate::text::first_chars;
 use crate::text::{Keep, elide_middle};
 
-/// Why a tool could not do its work. Reported to the model and R4a as an `error`
-/// record; never ends the task.
 use super::gate::{Decided, granted_note, target_of};
 
 /// The tools of the executor, by name.

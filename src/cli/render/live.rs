@@ -13,10 +13,11 @@ mod memory;
 mod oversight;
 mod plan;
 
-use super::text::{Paint, clip, snake};
+use super::text::{Paint, snake};
 use crate::bus::Envelope;
 use crate::config::GgsParams;
 use crate::contracts::{Message, MessageKind, Role};
+use crate::text::one_line;
 
 /// Longest payload excerpt on a pipeline line.
 const DETAIL_CHARS: usize = 96;
@@ -57,7 +58,7 @@ pub fn describe(message: &Message, ggs: &GgsParams) -> (String, Vec<String>) {
         Message::TaskSubmitted(m) => intake::task_submitted(m),
         Message::ClarificationRequest(m) => intake::clarification_request(m),
         Message::ClarificationAnswer(m) => intake::clarification_answer(m),
-        Message::ChatReply(m) => clip(&m.answer, DETAIL_CHARS),
+        Message::ChatReply(m) => one_line(&m.answer, DETAIL_CHARS),
         Message::TaskSpec(m) => intake::task_spec(m),
         Message::MemoryQuery(m) => format!("[{} / {}]", m.space, m.entity),
         Message::MemoryResponse(m) => memory::memory_response(m),
@@ -80,7 +81,7 @@ pub fn describe(message: &Message, ggs: &GgsParams) -> (String, Vec<String>) {
         Message::MemoryOperatorChange(m) => memory::operator_change(m),
         Message::ConfirmationRequest(m) => oversight::confirmation_request(m),
         Message::ConfirmationDecision(m) => oversight::confirmation_decision(m),
-        Message::TaskCancelled(m) => clip(&m.reason, DETAIL_CHARS),
+        Message::TaskCancelled(m) => one_line(&m.reason, DETAIL_CHARS),
         Message::AuditQuery(_) => "on-demand".into(),
         Message::AuditReport(m) => oversight::audit_report(m),
         Message::LlmCall(m) => oversight::llm_call(m),

@@ -3,9 +3,10 @@
 //!
 //! **Invariant:** pure; ages are measured from the `now` passed in, never the clock.
 
+use crate::text::one_line;
 use std::fmt::Write as _;
 
-use super::text::{clip, f2, group, plural, signed};
+use super::text::{f2, group, plural, signed};
 use crate::memory::{GroupSummary, MegramView};
 
 /// `/memory`: one line per (space, entity) group with its live potentials and action.
@@ -53,7 +54,7 @@ pub fn megram_rows(views: &[MegramView], now: chrono::DateTime<chrono::Utc>) -> 
                 f2(v.attention),
                 signed(v.decision),
                 age_text(age),
-                clip(&m.content, 120)
+                one_line(&m.content, 120)
             );
             if let Some(into) = v.consolidated_into {
                 let _ = write!(line, "  (consolidated into C {into})");

@@ -22,4 +22,4 @@ pub use self::memory::{megram_rows, memory_groups};
 pub use self::replay::trajectory;
 pub use self::result::{cost_block, output_text, result_block, thousands};
 pub use self::runs::run_list;
-pub use self::text::{Paint, arrow, clip, succeeded};
+pub use self::text::{Paint, arrow, succeeded};

@@ -5,10 +5,11 @@
 //! **Invariant:** only what the log holds is shown; anything missing is said to be
 //! missing ("not logged", "log incomplete"), never filled in.
 
+use crate::text::one_line;
 use std::fmt::Write as _;
 
 use super::result::cost_block;
-use super::text::{arrow, clip, f2, group, pct, plural, seconds, signed, snake, succeeded};
+use super::text::{arrow, f2, group, pct, plural, seconds, signed, snake, succeeded};
 use crate::config::GgsParams;
 use crate::contracts::{Potentials, SubTaskStatus};
 use crate::ggs::decide::gradient_label;
@@ -27,27 +28,27 @@ pub fn trajectory(t: &Trajectory, run_id: &str, ggs: &GgsParams) -> Vec<String> 
             .unwrap_or_default()
     )];
     if let Some(input) = &t.raw_input {
-        lines.push(format!("› {}", clip(input, 100)));
+        lines.push(format!("› {}", one_line(input, 100)));
     }
     if let Some(intent) = &t.intent {
-        lines.push(format!("intent: {}", clip(intent, 100)));
+        lines.push(format!("intent: {}", one_line(intent, 100)));
     }
     for c in &t.clarifications {
         lines.push(format!(
             "clarification {}: {} → {}",
             c.round,
-            clip(&c.question, 60),
+            one_line(&c.question, 60),
             c.answer
                 .as_deref()
                 .map_or("(no answer)".to_string(), |a| if a.trim().is_empty() {
                     "(proceed)".to_string()
                 } else {
-                    clip(a, 40)
+                    one_line(a, 40)
                 })
         ));
     }
     if let Some(reply) = &t.chat_reply {
-        lines.push(format!("chat reply: {}", clip(reply, 100)));
+        lines.push(format!("chat reply: {}", one_line(reply, 100)));
     }
     for round in &t.rounds {
         lines.extend(round_lines(round, ggs));
@@ -55,7 +56,7 @@ pub fn trajectory(t: &Trajectory, run_id: &str, ggs: &GgsParams) -> Vec<String> 
     for law1 in &t.law1 {
         let what = law1.request.as_ref().map_or_else(
             || "(request not logged)".to_string(),
-            |r| clip(&r.command, 60),
+            |r| one_line(&r.command, 60),
         );
         let answer = law1.decision.as_ref().map_or_else(
             || "unanswered".to_string(),
@@ -68,14 +69,14 @@ pub fn trajectory(t: &Trajectory, run_id: &str, ggs: &GgsParams) -> Vec<String> 
             "result: {} {} — {}",
             if succeeded(r.directive) { "✅" } else { "❌" },
             snake(&r.directive),
-            clip(&r.summary, 100)
+            one_line(&r.summary, 100)
         ));
         for (i, m) in r.next_moves.iter().enumerate() {
-            lines.push(format!("  {}. {}", i + 1, clip(m, 100)));
+            lines.push(format!("  {}. {}", i + 1, one_line(m, 100)));
         }
     }
     if let Some(reason) = &t.cancelled {
-        lines.push(format!("cancelled: {}", clip(reason, 100)));
+        lines.push(format!("cancelled: {}", one_line(reason, 100)));
     }
     if t.skipped_messages > 0 || t.unreadable_lines > 0 || t.truncated {
         lines.push(format!(
@@ -113,13 +114,13 @@ fn round_lines(round: &Round, ggs: &GgsParams) -> Vec<String> {
         ));
     }
     if let Some(a) = &round.accepted {
-        lines.push(format!("  R4b accepted: {}", clip(&a.summary, 80)));
+        lines.push(format!("  R4b accepted: {}", one_line(&a.summary, 80)));
     }
     if let Some(r) = &round.replan {
-        lines.push(format!("  R4b replan: {}", clip(&r.gap_summary, 80)));
+        lines.push(format!("  R4b replan: {}", one_line(&r.gap_summary, 80)));
     }
     if let Some(f) = &round.planning_failed {
-        lines.push(format!("  planning failed: {}", clip(&f.reason, 80)));
+        lines.push(format!("  planning failed: {}", one_line(&f.reason, 80)));
     }
     if let Some(d) = &round.decision {
         lines.push(decision_line(d, ggs));
@@ -157,7 +158,7 @@ fn memory_query_line(q: &MemoryQuery) -> String {
 fn subtask_line(s: &SubtaskTrace) -> String {
     let intent = s.begin.as_ref().map_or_else(
         || "(not logged)".to_string(),
-        |b| format!("#{} {}", b.sequence, clip(&b.intent, 60)),
+        |b| format!("#{} {}", b.sequence, one_line(&b.intent, 60)),
     );
     let (mark, why) = match &s.end {
         Some(e) if e.status == SubTaskStatus::Matched => ("✓", String::new()),
@@ -165,7 +166,7 @@ fn subtask_line(s: &SubtaskTrace) -> String {
             "✗",
             e.failure_reason
                 .as_deref()
-                .map(|r| format!(" — {}", clip(r, 60)))
+                .map(|r| format!(" — {}", one_line(r, 60)))
                 .unwrap_or_default(),
         ),
         None => ("…", String::new()),
@@ -193,7 +194,7 @@ fn decision_line(d: &GgsDecision, ggs: &GgsParams) -> String {
         d.directive.as_str()
     );
     if let Some(why) = &d.rationale {
-        let _ = write!(line, " — {}", clip(why, 80));
+        let _ = write!(line, " — {}", one_line(why, 80));
     }
     line
 }

@@ -6,11 +6,12 @@
 //! appear only on the final dim details line; output equal to the summary is not
 //! repeated.
 
+use crate::text::one_line;
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::text::{Paint, clip, f2, pct, plural, seconds, signed, snake, succeeded};
+use super::text::{Paint, f2, pct, plural, seconds, signed, snake, succeeded};
 use crate::contracts::FinalResult;
 use crate::runtime::TaskEnd;
 use crate::tasklog::Usage;
@@ -41,7 +42,7 @@ pub fn result_block(end: &TaskEnd, input: &str, usage: &Usage, paint: Paint) -> 
     }
     lines.insert(
         1.min(lines.len()),
-        paint.dim(&format!("› {}", clip(input, 100))),
+        paint.dim(&format!("› {}", one_line(input, 100))),
     );
     lines.push(String::new());
     lines.extend(cost_block(usage));

@@ -3,8 +3,9 @@
 //! **Invariant:** pure; one line per run, numbered from 1 in the order given, and a run
 //! whose input was not logged still gets its line.
 
-use super::text::{clip, plural};
+use super::text::plural;
 use crate::tasklog::RunSummary;
+use crate::text::one_line;
 
 /// `/replay` without a run: the newest runs, numbered for `/replay N`.
 pub fn run_list(runs: &[RunSummary]) -> Vec<String> {
@@ -20,7 +21,7 @@ pub fn run_list(runs: &[RunSummary]) -> Vec<String> {
                 r.started_at.format("%Y-%m-%d %H:%M:%S"),
                 r.status.as_str(),
                 plural(r.rounds as usize, "round", "rounds"),
-                clip(
+                one_line(
                     r.intent
                         .as_deref()
                         .or(r.raw_input.as_deref())

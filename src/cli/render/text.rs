@@ -57,15 +57,6 @@ pub fn arrow(gradient: Gradient) -> &'static str {
     }
 }
 
-/// One line of text, whitespace collapsed, cut at `max` characters with an ellipsis.
-pub fn clip(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(max.saturating_sub(1)) {
-        Some((cut, _)) if line.chars().count() > max => format!("{}…", &line[..cut]),
-        _ => line,
-    }
-}
-
 pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -118,17 +109,4 @@ pub fn succeeded(directive: TerminalDirective) -> bool {
 
 pub(super) fn seconds(ms: u64) -> String {
     format!("{:.1}", ms as f64 / 1000.0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clipping_keeps_one_line_and_marks_the_cut() {
-        assert_eq!(clip("a\n b\tc", 10), "a b c");
-        assert_eq!(clip("abcdefghij", 5), "abcd…");
-        assert_eq!(clip("日本語テキスト", 4), "日本語…");
-        assert_eq!(clip("abcde", 5), "abcde");
-    }
 }

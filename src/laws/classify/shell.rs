@@ -14,7 +14,7 @@ use brush_parser::{Parser, ParserOptions};
 
 use super::text;
 use super::{Assessment, Effect, EffectKind, Existence, Scope, Target, Unproven};
-use crate::contracts::first_chars;
+use crate::text::first_chars;
 
 /// Nested scripts (`bash -c`, `eval`, `$(…)`) deeper than this are not followed.
 const MAX_DEPTH: usize = 12;

@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::error::MemoryError;
-use super::megram::{self as mg, MAX_SOP_CHARS};
+use super::megram::MAX_SOP_CHARS;
 use super::store::{Command, StoreHandle};
 pub use super::types::{Candidate, Distillation, StepResult};
 use crate::clock::SharedClock;
@@ -260,7 +260,7 @@ impl Dreamer {
             last_recalled_at: None,
             space: candidate.space.clone(),
             entity: candidate.entity.clone(),
-            content: mg::truncate_chars(text, MAX_SOP_CHARS).to_string(),
+            content: crate::text::first_chars(text, MAX_SOP_CHARS),
             state: candidate.kind.state().into(),
             f: 1.0,
             sigma: candidate.kind.sigma(),

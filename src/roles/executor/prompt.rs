@@ -14,7 +14,8 @@
 use std::fmt::Write as _;
 
 use super::step::value_text;
-use crate::contracts::{CorrectionSignal, SubTask, ToolCallStatus, first_chars};
+use crate::contracts::{CorrectionSignal, SubTask, ToolCallStatus};
+use crate::text::first_chars;
 use crate::text::{Keep, elide_middle};
 use crate::tools::ToolResult;
 

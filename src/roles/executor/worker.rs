@@ -34,11 +34,12 @@ use super::prompt::{Observed, state_prompt, system_prompt};
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use crate::contracts::{
     CorrectionSignal, ExecutionResult, ExecutionStatus, Message, Role, SubTask, SubTaskClosed,
-    SubTaskStatus, ToolCallRecord, ToolCallStatus, first_chars,
+    SubTaskStatus, ToolCallRecord, ToolCallStatus,
 };
 use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
 use crate::roles::preamble::{machine_facts, preamble_with_tools};
+use crate::text::first_chars;
 use crate::tools::ToolContext;
 
 /// Characters of the latest successful output carried by a step-capped result.

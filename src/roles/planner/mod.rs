@@ -44,11 +44,11 @@ use crate::config::Config;
 use crate::contracts::{
     Criterion, DispatchManifest, EnvelopeId, GracefulFailure, GracefulFailureRequest, Message,
     PlanDirective, PlanningFailed, ReplanDirective, Role, SubTask, SubTaskId, TaskId, TaskSpec,
-    first_chars,
 };
 use crate::ggs::graceful::{self, FailureFacts};
 use crate::llm::{CallCtx, Llm, LlmError, REASK_ECHO_CHARS, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
+use crate::text::first_chars;
 use crate::tools::{ToolName, places};
 
 /// How long R2 waits for R5's answer to one memory query before planning without it.

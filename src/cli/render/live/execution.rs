@@ -4,10 +4,11 @@
 //! **Invariant:** a verdict line counts the criteria that passed out of all judged, and a
 //! failure names what was unmet when it is known, its reason otherwise.
 
+use crate::text::one_line;
 use std::fmt::Write as _;
 
 use super::ITEM_CHARS;
-use crate::cli::render::text::{clip, f2, plural, snake};
+use crate::cli::render::text::{f2, plural, snake};
 use crate::contracts::{
     CorrectionSignal, CriterionVerdict, DispatchHalted, ExecutionResult, OutcomeSummary,
     ReplanRequest, SubTaskOutcome, SubTaskStatus, ToolCallEvent, ToolCallRecord, Verdict,
@@ -18,11 +19,11 @@ fn tool_detail(r: &ToolCallRecord) -> String {
         "{} {} · {} ({} ms)",
         r.tool,
         snake(&r.status),
-        clip(&r.target, ITEM_CHARS),
+        one_line(&r.target, ITEM_CHARS),
         r.duration_ms
     );
     if let Some(err) = &r.error {
-        let _ = write!(s, " · {}", clip(err, ITEM_CHARS));
+        let _ = write!(s, " · {}", one_line(err, ITEM_CHARS));
     }
     if let Some(decision) = r.confirmation {
         let _ = write!(s, " · Law 1: {}", snake(&decision));
@@ -56,8 +57,8 @@ pub(super) fn correction_signal(m: &CorrectionSignal) -> String {
         "attempt {} {} · unmet: {} · do: {}",
         m.attempt_number,
         snake(&m.failure_class),
-        clip(&m.failed_criterion, ITEM_CHARS),
-        clip(&m.what_to_do, ITEM_CHARS)
+        one_line(&m.failed_criterion, ITEM_CHARS),
+        one_line(&m.what_to_do, ITEM_CHARS)
     )
 }
 
@@ -84,10 +85,10 @@ fn failed_outcome(m: &SubTaskOutcome) -> String {
         let _ = write!(
             s,
             " · unmet: {}",
-            clip(&p.unmet_criteria.join("; "), ITEM_CHARS)
+            one_line(&p.unmet_criteria.join("; "), ITEM_CHARS)
         );
     } else if let Some(reason) = &m.failure_reason {
-        let _ = write!(s, " · {}", clip(reason, ITEM_CHARS));
+        let _ = write!(s, " · {}", one_line(reason, ITEM_CHARS));
     }
     s
 }
@@ -96,7 +97,7 @@ pub(super) fn dispatch_halted(m: &DispatchHalted) -> String {
     format!(
         "{} skipped · {}",
         m.skipped.len(),
-        clip(&m.reason, ITEM_CHARS)
+        one_line(&m.reason, ITEM_CHARS)
     )
 }
 
@@ -105,7 +106,7 @@ pub(super) fn replan_request(m: &ReplanRequest) -> String {
     let mut s = format!(
         "{}/{total} failed · {}",
         m.failed_outcomes.len(),
-        clip(&m.gap_summary, ITEM_CHARS)
+        one_line(&m.gap_summary, ITEM_CHARS)
     );
     if !m.task_criteria_verdicts.is_empty() {
         let _ = write!(s, " · task {}", verdicts_passed(&m.task_criteria_verdicts));
@@ -114,7 +115,7 @@ pub(super) fn replan_request(m: &ReplanRequest) -> String {
 }
 
 pub(super) fn outcome_summary(m: &OutcomeSummary) -> String {
-    let mut s = format!("accepted · {}", clip(&m.summary, ITEM_CHARS));
+    let mut s = format!("accepted · {}", one_line(&m.summary, ITEM_CHARS));
     if !m.task_criteria_verdicts.is_empty() {
         let _ = write!(s, " · task {}", verdicts_passed(&m.task_criteria_verdicts));
     }

@@ -3,14 +3,15 @@
 //!
 //! **Invariant:** each detail is one line, cut to the live line's limits.
 
+use crate::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::cli::render::text::{clip, plural};
+use crate::cli::render::text::plural;
 use crate::contracts::{ClarificationAnswer, ClarificationRequest, TaskSpec, TaskSubmitted};
 
 pub(super) fn task_submitted(m: &TaskSubmitted) -> String {
-    let mut s = clip(&m.raw_input, DETAIL_CHARS);
+    let mut s = one_line(&m.raw_input, DETAIL_CHARS);
     if !m.session_history.is_empty() {
         let _ = write!(
             s,
@@ -22,7 +23,7 @@ pub(super) fn task_submitted(m: &TaskSubmitted) -> String {
 }
 
 pub(super) fn clarification_request(m: &ClarificationRequest) -> String {
-    format!("round {}: {}", m.round, clip(&m.question, DETAIL_CHARS))
+    format!("round {}: {}", m.round, one_line(&m.question, DETAIL_CHARS))
 }
 
 /// An empty answer means "go ahead with what you have".
@@ -30,14 +31,14 @@ pub(super) fn clarification_answer(m: &ClarificationAnswer) -> String {
     if m.answer.trim().is_empty() {
         "(proceed)".into()
     } else {
-        clip(&m.answer, DETAIL_CHARS)
+        one_line(&m.answer, DETAIL_CHARS)
     }
 }
 
 pub(super) fn task_spec(m: &TaskSpec) -> String {
-    let mut s = clip(&m.intent, DETAIL_CHARS);
+    let mut s = one_line(&m.intent, DETAIL_CHARS);
     if let Some(scope) = &m.constraints.scope {
-        let _ = write!(s, " · scope {}", clip(scope, ITEM_CHARS));
+        let _ = write!(s, " · scope {}", one_line(scope, ITEM_CHARS));
     }
     if let Some(deadline) = &m.constraints.deadline {
         let _ = write!(s, " · by {deadline}");

@@ -4,10 +4,11 @@
 //! **Invariant:** a recall line counts the constraints from the laws but quotes the first
 //! one memory added, because the laws are in every plan and memory's addition is the news.
 
+use crate::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::cli::render::text::{clip, group, plural, snake};
+use crate::cli::render::text::{group, plural, snake};
 use crate::contracts::{MegramWrite, MemoryOperatorChange, MemoryRecall, MemoryResponse};
 
 pub(super) fn memory_response(m: &MemoryResponse) -> String {
@@ -17,7 +18,7 @@ pub(super) fn memory_response(m: &MemoryResponse) -> String {
         plural(m.sops.len(), "SOP", "SOPs")
     );
     if let Some(e) = &m.error {
-        let _ = write!(s, " · error: {}", clip(e, ITEM_CHARS));
+        let _ = write!(s, " · error: {}", one_line(e, ITEM_CHARS));
     }
     s
 }
@@ -38,11 +39,11 @@ pub(super) fn memory_recall(m: &MemoryRecall) -> String {
             s,
             ": {} {}",
             snake(&first.kind).to_uppercase().replace('_', " "),
-            clip(&first.text, ITEM_CHARS)
+            one_line(&first.text, ITEM_CHARS)
         );
     }
     if let Some(e) = &m.error {
-        let _ = write!(s, " · memory unavailable: {}", clip(e, ITEM_CHARS));
+        let _ = write!(s, " · memory unavailable: {}", one_line(e, ITEM_CHARS));
     }
     s
 }
@@ -62,6 +63,6 @@ pub(super) fn operator_change(m: &MemoryOperatorChange) -> String {
     format!(
         "{} · {}",
         snake(&m.operation),
-        clip(&m.detail, DETAIL_CHARS)
+        one_line(&m.detail, DETAIL_CHARS)
     )
 }

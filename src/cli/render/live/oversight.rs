@@ -3,10 +3,11 @@
 //!
 //! **Invariant:** a Law 1 request line always says whether the action can be undone.
 
+use crate::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::cli::render::text::{clip, plural, snake};
+use crate::cli::render::text::{plural, snake};
 use crate::contracts::{AuditReport, ConfirmationDecision, ConfirmationRequest, LlmCall};
 
 pub(super) fn confirmation_request(m: &ConfirmationRequest) -> String {
@@ -18,7 +19,7 @@ pub(super) fn confirmation_request(m: &ConfirmationRequest) -> String {
         } else {
             "IRREVERSIBLE"
         },
-        clip(&m.command, DETAIL_CHARS)
+        one_line(&m.command, DETAIL_CHARS)
     )
 }
 
@@ -44,7 +45,7 @@ pub(super) fn llm_call(m: &LlmCall) -> String {
         m.elapsed_ms as f64 / 1000.0
     );
     if let Some(e) = &m.error {
-        let _ = write!(s, " · error: {}", clip(e, ITEM_CHARS));
+        let _ = write!(s, " · error: {}", one_line(e, ITEM_CHARS));
     }
     s
 }

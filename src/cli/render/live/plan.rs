@@ -4,10 +4,11 @@
 //! **Invariant:** a plan directive is the only message with continuation lines — its
 //! rationale and what it blocks are worth reading in full.
 
+use crate::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::cli::render::text::{clip, loss_line, plural, snake, succeeded};
+use crate::cli::render::text::{loss_line, plural, snake, succeeded};
 use crate::config::GgsParams;
 use crate::contracts::{
     DispatchManifest, FinalResult, GracefulFailure, GracefulFailureRequest, PlanDirective,
@@ -25,9 +26,9 @@ pub(super) fn dispatch_manifest(m: &DispatchManifest) -> String {
 }
 
 pub(super) fn subtask(m: &SubTask) -> String {
-    let mut s = format!("#{} {}", m.sequence, clip(&m.intent, ITEM_CHARS));
+    let mut s = format!("#{} {}", m.sequence, one_line(&m.intent, ITEM_CHARS));
     if let Some((first, rest)) = m.success_criteria.split_first() {
-        let _ = write!(s, " | {}", clip(&first.criterion, 32));
+        let _ = write!(s, " | {}", one_line(&first.criterion, 32));
         if !rest.is_empty() {
             let _ = write!(s, " (+{})", rest.len());
         }
@@ -48,12 +49,12 @@ pub(super) fn plan_directive(m: &PlanDirective, ggs: &GgsParams) -> (String, Vec
     let gradient = m
         .gradient
         .unwrap_or_else(|| gradient_label(m.grad_l, m.loss.d, ggs));
-    more.push(format!("why: {}", clip(&m.rationale, 160)));
+    more.push(format!("why: {}", one_line(&m.rationale, 160)));
     if !m.blocked_tools.is_empty() || !m.blocked_targets.is_empty() {
         more.push(format!(
             "MUST NOT: tools [{}] · targets [{}]",
             m.blocked_tools.join(", "),
-            clip(&m.blocked_targets.join(", "), 100)
+            one_line(&m.blocked_targets.join(", "), 100)
         ));
     }
     let detail = format!(
@@ -68,13 +69,13 @@ pub(super) fn plan_directive(m: &PlanDirective, ggs: &GgsParams) -> (String, Vec
 }
 
 pub(super) fn planning_failed(m: &PlanningFailed) -> String {
-    format!("round {} · {}", m.round, clip(&m.reason, DETAIL_CHARS))
+    format!("round {} · {}", m.round, one_line(&m.reason, DETAIL_CHARS))
 }
 
 pub(super) fn graceful_failure_request(m: &GracefulFailureRequest) -> String {
     format!(
         "{} · {} matched",
-        clip(&m.reason, DETAIL_CHARS),
+        one_line(&m.reason, DETAIL_CHARS),
         m.matched_outputs.len()
     )
 }
@@ -83,7 +84,7 @@ pub(super) fn graceful_failure(m: &GracefulFailure) -> String {
     format!(
         "{} · {}",
         plural(m.next_moves.len(), "next move", "next moves"),
-        clip(&m.accomplished, ITEM_CHARS)
+        one_line(&m.accomplished, ITEM_CHARS)
     )
 }
 

@@ -11,8 +11,9 @@ use chrono::{DateTime, Utc};
 
 use crate::contracts::{
     ConstraintKind, Level, Megram, MegramId, MemoryAction, MemoryResponse, Potentials,
-    RecalledConstraint, SOPRecord, first_chars,
+    RecalledConstraint, SOPRecord,
 };
+use crate::text::first_chars;
 use crate::tools::ToolName;
 
 /// Characters of one Megram's content quoted in a constraint.
