@@ -222,6 +222,124 @@ fn rg(w: &mut Walker<'_>, c: &Call<'_>) {
     }
 }
 
+/// What sed's options say: whether it edits in place and keeps a backup, its scripts
+/// (`None` for one only known at run time), and the words that are not options.
+#[derive(Default)]
+struct SedArgs<'a> {
+    in_place: bool,
+    backup: bool,
+    scripts: Vec<Option<String>>,
+    script_file: bool,
+    unknown_option: Option<String>,
+    operands: Vec<&'a Arg>,
+}
+
+impl<'a> SedArgs<'a> {
+    // GNU: `-i`, `-i.bak`, `--in-place[=SUF]`, clusters like `-Ei`;
+    // BSD/macOS: `-i ''` (no backup) or `-i .bak`.
+    fn read(rest: &'a [Arg]) -> Self {
+        let mut a = SedArgs::default();
+        let mut i = 0;
+        while i < rest.len() {
+            let t = rest[i].text();
+            if t == "--in-place" {
+                a.in_place = true;
+            } else if let Some(suffix) = t.strip_prefix("--in-place=") {
+                a.in_place = true;
+                a.backup |= !suffix.is_empty();
+            } else if matches!(t, "-e" | "--expression") {
+                a.scripts.push(rest.get(i + 1).and_then(|a| a.lit.clone()));
+                i += 1;
+            } else if let Some(e) = t.strip_prefix("--expression=") {
+                a.scripts.push(Some(e.to_string()));
+            } else if matches!(t, "-f" | "--file") || t.starts_with("--file=") {
+                a.script_file = true;
+                i += usize::from(!t.contains('='));
+            } else if let Some(long) = t.strip_prefix("--") {
+                let key = long.split('=').next().unwrap_or(long);
+                if known::long_option(
+                    key,
+                    &[
+                        "quiet",
+                        "silent",
+                        "debug",
+                        "posix",
+                        "sandbox",
+                        "separate",
+                        "null-data",
+                        "zero-terminated",
+                        "regexp-extended",
+                        "unbuffered",
+                        "line-length",
+                        "follow-symlinks",
+                        "help",
+                        "version",
+                    ],
+                )
+                .is_none()
+                {
+                    a.unknown_option = Some(t.to_string());
+                }
+            } else if let Some(flags) = t.strip_prefix('-').filter(|f| !f.is_empty()) {
+                a.cluster(flags, t, rest, &mut i);
+            } else {
+                a.operands.push(&rest[i]);
+            }
+            i += 1;
+        }
+        a
+    }
+
+    /// A cluster of short options (`-nE`, `-i.bak`, `-e SCRIPT`); `i` moves past the
+    /// words the cluster takes as values.
+    fn cluster(&mut self, flags: &str, t: &str, rest: &[Arg], i: &mut usize) {
+        for (pos, c) in flags.char_indices() {
+            match c {
+                'n' | 'E' | 'r' | 's' | 'u' | 'z' => {}
+                'i' => {
+                    self.in_place = true;
+                    let suffix = &flags[pos + 1..];
+                    if !suffix.is_empty() {
+                        self.backup = true;
+                    } else if let Some(next) = rest.get(*i + 1).map(Arg::text) {
+                        if next.is_empty() {
+                            *i += 1; // BSD: explicit empty suffix
+                        } else if next.starts_with('.') && !next.contains([' ', '/', ';']) {
+                            self.backup = true;
+                            *i += 1;
+                        }
+                    }
+                    break;
+                }
+                'e' => {
+                    let glued = &flags[pos + 1..];
+                    if glued.is_empty() {
+                        self.scripts
+                            .push(rest.get(*i + 1).and_then(|a| a.lit.clone()));
+                        *i += 1;
+                    } else {
+                        self.scripts.push(Some(glued.to_string()));
+                    }
+                    break;
+                }
+                'f' => {
+                    self.script_file = true;
+                    *i += usize::from(flags[pos + 1..].is_empty());
+                    break;
+                }
+                'l' => {
+                    *i += usize::from(flags[pos + 1..].is_empty());
+                    break;
+                }
+                _ => {
+                    self.unknown_option = Some(t.to_string());
+                    break;
+                }
+            }
+        }
+    }
+}
+
 fn sed(w: &mut Walker<'_>, c: &Call<'_>) {
     let Call {
         rest,
@@ -229,104 +347,14 @@ fn sed(w: &mut Walker<'_>, c: &Call<'_>) {
         source,
         ..
     } = *c;
-    // GNU: `-i`, `-i.bak`, `--in-place[=SUF]`, clusters like `-Ei`;
-    // BSD/macOS: `-i ''` (no backup) or `-i .bak`.
-    let mut in_place = false;
-    let mut backup = false;
-    let mut scripts: Vec<Option<String>> = Vec::new();
-    let mut script_file = false;
-    let mut unknown_option: Option<String> = None;
-    let mut operands: Vec<&Arg> = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        let t = rest[i].text();
-        if t == "--in-place" {
-            in_place = true;
-        } else if let Some(suffix) = t.strip_prefix("--in-place=") {
-            in_place = true;
-            backup |= !suffix.is_empty();
-        } else if matches!(t, "-e" | "--expression") {
-            scripts.push(rest.get(i + 1).and_then(|a| a.lit.clone()));
-            i += 1;
-        } else if let Some(e) = t.strip_prefix("--expression=") {
-            scripts.push(Some(e.to_string()));
-        } else if matches!(t, "-f" | "--file") || t.starts_with("--file=") {
-            script_file = true;
-            i += usize::from(!t.contains('='));
-        } else if let Some(long) = t.strip_prefix("--") {
-            let key = long.split('=').next().unwrap_or(long);
-            if known::long_option(
-                key,
-                &[
-                    "quiet",
-                    "silent",
-                    "debug",
-                    "posix",
-                    "sandbox",
-                    "separate",
-                    "null-data",
-                    "zero-terminated",
-                    "regexp-extended",
-                    "unbuffered",
-                    "line-length",
-                    "follow-symlinks",
-                    "help",
-                    "version",
-                ],
-            )
-            .is_none()
-            {
-                unknown_option = Some(t.to_string());
-            }
-        } else if let Some(flags) = t.strip_prefix('-').filter(|f| !f.is_empty()) {
-            for (pos, c) in flags.char_indices() {
-                match c {
-                    'n' | 'E' | 'r' | 's' | 'u' | 'z' => {}
-                    'i' => {
-                        in_place = true;
-                        let suffix = &flags[pos + 1..];
-                        if !suffix.is_empty() {
-                            backup = true;
-                        } else if let Some(next) = rest.get(i + 1).map(Arg::text) {
-                            if next.is_empty() {
-                                i += 1; // BSD: explicit empty suffix
-                            } else if next.starts_with('.') && !next.contains([' ', '/', ';']) {
-                                backup = true;
-                                i += 1;
-                            }
-                        }
-                        break;
-                    }
-                    'e' => {
-                        let glued = &flags[pos + 1..];
-                        if glued.is_empty() {
-                            scripts.push(rest.get(i + 1).and_then(|a| a.lit.clone()));
-                            i += 1;
-                        } else {
-                            scripts.push(Some(glued.to_string()));
-                        }
-                        break;
-                    }
-                    'f' => {
-                        script_file = true;
-                        i += usize::from(flags[pos + 1..].is_empty());
-                        break;
-                    }
-                    'l' => {
-                        i += usize::from(flags[pos + 1..].is_empty());
-                        break;
-                    }
-                    _ => {
-                        unknown_option = Some(t.to_string());
-                        break;
-                    }
-                }
-            }
-        } else {
-            operands.push(&rest[i]);
-        }
-        i += 1;
-    }
+    let SedArgs {
+        in_place,
+        backup,
+        mut scripts,
+        script_file,
+        unknown_option,
+        operands,
+    } = SedArgs::read(rest);
     let script_given = !scripts.is_empty() || script_file;
     if !script_given && let Some(first) = operands.first() {
         scripts.push(first.lit.clone());

@@ -5,6 +5,8 @@
 //! **Invariant:** deleting or replacing an existing file is always an effect; a path that does
 //! not exist yet is recorded as created, and one only known at run time as unproven.
 
+use std::path::Path;
+
 use super::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, parse};
 use crate::laws::classify::assessment::{EffectKind, Existence, Target};
@@ -253,6 +255,58 @@ fn mkdir(w: &mut Walker<'_>, c: &Call<'_>) {
     }
 }
 
+/// `cp a b DIR/`: each source lands at DIR/its name. A name already there is
+/// overwritten unless the command keeps old files.
+fn copy_into_folder(
+    w: &mut Walker<'_>,
+    path: &Path,
+    sources: &[&Arg],
+    source: &str,
+    extra: Option<&str>,
+    keeps_old: bool,
+) {
+    w.fills(path.to_path_buf());
+    for src in sources {
+        match src.fixed() {
+            Some(s) => {
+                let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
+                let landing = path.join(base);
+                if !w.scope.fs.exists(&landing) {
+                    w.new_path(landing, source.to_string());
+                } else if !keeps_old && !w.created_here(&landing) {
+                    let note = text::lookalike_note(&landing.to_string_lossy());
+                    w.push(
+                        EffectKind::Overwrite,
+                        Target::Path {
+                            path: landing,
+                            exists: Existence::Exists,
+                        },
+                        source.to_string(),
+                        note,
+                    );
+                }
+            }
+            None if keeps_old => {}
+            None => w.unproven(
+                source,
+                format!(
+                    "files in {} with the same names may exist; the sandbox keeps them",
+                    path.display()
+                ),
+            ),
+        }
+    }
+    if extra.is_some() && !keeps_old {
+        w.unproven(
+            source,
+            format!(
+                "files in {} with the same names may exist; the sandbox keeps them",
+                path.display()
+            ),
+        );
+    }
+}
+
 /// `cp`/`mv`/`install`/`ln`: overwriting an existing destination is irreversible, and
 /// so (as the user sees it) is moving an existing file away; a destination that does
 /// not exist yet is a path the command creates.
@@ -307,46 +361,7 @@ fn copy_like(w: &mut Walker<'_>, rest: &[Arg], source: &str, extra: Option<&str>
             exists: Existence::Exists,
         } if w.scope.fs.is_dir(&path) => {
             // Into an existing folder: each source lands at folder/basename.
-            w.fills(path.clone());
-            for src in &sources {
-                match src.fixed() {
-                    Some(s) => {
-                        let base = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
-                        let landing = path.join(base);
-                        if !w.scope.fs.exists(&landing) {
-                            w.new_path(landing, source.to_string());
-                        } else if !keeps_old && !w.created_here(&landing) {
-                            let note = text::lookalike_note(&landing.to_string_lossy());
-                            w.push(
-                                EffectKind::Overwrite,
-                                Target::Path {
-                                    path: landing,
-                                    exists: Existence::Exists,
-                                },
-                                source.to_string(),
-                                note,
-                            );
-                        }
-                    }
-                    None if keeps_old => {}
-                    None => w.unproven(
-                        source,
-                        format!(
-                            "files in {} with the same names may exist; the sandbox keeps them",
-                            path.display()
-                        ),
-                    ),
-                }
-            }
-            if extra.is_some() && !keeps_old {
-                w.unproven(
-                    source,
-                    format!(
-                        "files in {} with the same names may exist; the sandbox keeps them",
-                        path.display()
-                    ),
-                );
-            }
+            copy_into_folder(w, &path, &sources, source, extra, keeps_old);
         }
         Target::Path {
             path,

@@ -175,17 +175,10 @@ fn osascript(w: &mut Walker<'_>, c: &Call<'_>) {
     applescript::applescript_effects(w, &code, depth + 1);
 }
 
-pub(super) fn interpreter(w: &mut Walker<'_>, c: &Call<'_>) {
-    let Call {
-        name,
-        rest,
-        stdin,
-        extra,
-        depth,
-        source,
-    } = *c;
-    // Inline code: python -c, perl -e/-E, ruby -e, node -e/-p, php -r.
-    let code_flags: &[&str] = match name {
+/// The options that take inline code: `python -c`, `perl -e`/`-E`, `ruby -e`,
+/// `node -e`/`-p`, `php -r`.
+fn code_flags(name: &str) -> &'static [&'static str] {
+    match name {
         n if n.starts_with("python") => &["-c"],
         "perl" => &["-e", "-E"],
         "ruby" => &["-e"],
@@ -194,8 +187,12 @@ pub(super) fn interpreter(w: &mut Walker<'_>, c: &Call<'_>) {
         "lua" => &["-e"],
         "rscript" => &["-e"],
         _ => &[],
-    };
-    // `perl -i` and `ruby -i` edit files in place.
+    }
+}
+
+/// `perl -i` and `ruby -i` edit the files they are given in place; other interpreters
+/// have no such option.
+fn in_place_edit(w: &mut Walker<'_>, name: &str, rest: &[Arg], source: &str, extra: Option<&str>) {
     if name == "perl" || name == "ruby" {
         // `-i` in a flag cluster (`-pi`, `-i -pe`), without a backup suffix (`-i.bak`).
         let in_place = rest.iter().any(|a| {
@@ -217,6 +214,19 @@ pub(super) fn interpreter(w: &mut Walker<'_>, c: &Call<'_>) {
             w.each_path(EffectKind::Overwrite, &files, source, extra);
         }
     }
+}
+
+pub(super) fn interpreter(w: &mut Walker<'_>, c: &Call<'_>) {
+    let Call {
+        name,
+        rest,
+        stdin,
+        extra,
+        depth,
+        source,
+    } = *c;
+    let code_flags = code_flags(name);
+    in_place_edit(w, name, rest, source, extra);
     let mut i = 0;
     let mut saw_code = false;
     while i < rest.len() {

@@ -27,6 +27,7 @@ mod interp;
 mod media;
 mod net;
 mod pkg;
+mod runners;
 mod shells;
 mod system;
 mod vcs;
@@ -79,6 +80,7 @@ const TABLES: &[&[Rule]] = &[
     archive::RULES,
     media::RULES,
     wrappers::RULES,
+    runners::RULES,
     find::RULES,
     shells::RULES,
     interp::RULES,

@@ -7,7 +7,7 @@
 
 use super::generic::generic;
 use super::{Call, Rule, rule};
-use crate::laws::classify::args::{Arg, first_operand, parse};
+use crate::laws::classify::args::{Arg, Parsed, first_operand, parse};
 use crate::laws::classify::assessment::{EffectKind, Existence, Target};
 use crate::laws::classify::known;
 use crate::laws::classify::walker::Walker;
@@ -159,127 +159,131 @@ fn gsutil(w: &mut Walker<'_>, c: &Call<'_>) {
     generic(w, name, rest, source);
 }
 
+const CURL_SHORT: &str = "sSfLIiGvkq#NZgjnRl04610MJbu";
+
+const CURL_SHORT_VAL: &str = "dFTXoHuAeErbcKwmxYyzCQUPDa";
+
+const CURL_LONG_FLAGS: &[&str] = &[
+    "silent",
+    "show-error",
+    "fail",
+    "fail-with-body",
+    "location",
+    "head",
+    "include",
+    "get",
+    "verbose",
+    "insecure",
+    "compressed",
+    "progress-bar",
+    "no-progress-meter",
+    "http1.1",
+    "http2",
+    "http3",
+    "ipv4",
+    "ipv6",
+    "remote-name",
+    "remote-name-all",
+    "remote-header-name",
+    "create-dirs",
+    "no-buffer",
+    "globoff",
+    "ssl",
+    "tlsv1.2",
+    "tlsv1.3",
+    "location-trusted",
+    "retry-connrefused",
+    "retry-all-errors",
+    "no-keepalive",
+    "raw",
+    "list-only",
+    "disable",
+    "help",
+    "version",
+    "manual",
+    "basic",
+    "digest",
+    "ntlm",
+    "anyauth",
+    "netrc",
+    "netrc-optional",
+    "post301",
+    "post302",
+    "post303",
+    "crlf",
+    "append",
+    "ftp-create-dirs",
+    "expand-url",
+    "parallel",
+];
+
+const CURL_LONG_VALUES: &[&str] = &[
+    "data",
+    "data-binary",
+    "data-raw",
+    "data-urlencode",
+    "data-ascii",
+    "form",
+    "form-string",
+    "upload-file",
+    "request",
+    "output",
+    "json",
+    "header",
+    "user",
+    "user-agent",
+    "referer",
+    "cookie",
+    "cookie-jar",
+    "config",
+    "max-time",
+    "connect-timeout",
+    "proxy",
+    "url",
+    "write-out",
+    "retry",
+    "cacert",
+    "cert",
+    "key",
+    "resolve",
+    "range",
+    "dump-header",
+    "trace",
+    "trace-ascii",
+    "stderr",
+    "output-dir",
+    "max-filesize",
+    "limit-rate",
+    "speed-limit",
+    "speed-time",
+    "max-redirs",
+    "unix-socket",
+    "abstract-unix-socket",
+    "libcurl",
+    "etag-save",
+    "etag-compare",
+    "hsts",
+    "alt-svc",
+    "oauth2-bearer",
+    "time-cond",
+    "continue-at",
+    "interface",
+    "dns-servers",
+    "doh-url",
+    "connect-to",
+    "netrc-file",
+    "mail-from",
+    "mail-rcpt",
+    "url-query",
+    "variable",
+    "retry-delay",
+    "retry-max-time",
+    "parallel-max",
+];
+
 fn curl(w: &mut Walker<'_>, c: &Call<'_>) {
     let Call { rest, source, .. } = *c;
-    const SHORT: &str = "sSfLIiGvkq#NZgjnRl04610MJbu";
-    const SHORT_VAL: &str = "dFTXoHuAeErbcKwmxYyzCQUPDa";
-    const LONG_FLAGS: &[&str] = &[
-        "silent",
-        "show-error",
-        "fail",
-        "fail-with-body",
-        "location",
-        "head",
-        "include",
-        "get",
-        "verbose",
-        "insecure",
-        "compressed",
-        "progress-bar",
-        "no-progress-meter",
-        "http1.1",
-        "http2",
-        "http3",
-        "ipv4",
-        "ipv6",
-        "remote-name",
-        "remote-name-all",
-        "remote-header-name",
-        "create-dirs",
-        "no-buffer",
-        "globoff",
-        "ssl",
-        "tlsv1.2",
-        "tlsv1.3",
-        "location-trusted",
-        "retry-connrefused",
-        "retry-all-errors",
-        "no-keepalive",
-        "raw",
-        "list-only",
-        "disable",
-        "help",
-        "version",
-        "manual",
-        "basic",
-        "digest",
-        "ntlm",
-        "anyauth",
-        "netrc",
-        "netrc-optional",
-        "post301",
-        "post302",
-        "post303",
-        "crlf",
-        "append",
-        "ftp-create-dirs",
-        "expand-url",
-        "parallel",
-    ];
-    const LONG_VALUES: &[&str] = &[
-        "data",
-        "data-binary",
-        "data-raw",
-        "data-urlencode",
-        "data-ascii",
-        "form",
-        "form-string",
-        "upload-file",
-        "request",
-        "output",
-        "json",
-        "header",
-        "user",
-        "user-agent",
-        "referer",
-        "cookie",
-        "cookie-jar",
-        "config",
-        "max-time",
-        "connect-timeout",
-        "proxy",
-        "url",
-        "write-out",
-        "retry",
-        "cacert",
-        "cert",
-        "key",
-        "resolve",
-        "range",
-        "dump-header",
-        "trace",
-        "trace-ascii",
-        "stderr",
-        "output-dir",
-        "max-filesize",
-        "limit-rate",
-        "speed-limit",
-        "speed-time",
-        "max-redirs",
-        "unix-socket",
-        "abstract-unix-socket",
-        "libcurl",
-        "etag-save",
-        "etag-compare",
-        "hsts",
-        "alt-svc",
-        "oauth2-bearer",
-        "time-cond",
-        "continue-at",
-        "interface",
-        "dns-servers",
-        "doh-url",
-        "connect-to",
-        "netrc-file",
-        "mail-from",
-        "mail-rcpt",
-        "url-query",
-        "variable",
-        "retry-delay",
-        "retry-max-time",
-        "parallel-max",
-    ];
-    let p = parse(rest, SHORT_VAL, LONG_VALUES, false);
+    let p = parse(rest, CURL_SHORT_VAL, CURL_LONG_VALUES, false);
     let method = p
         .value("X")
         .or_else(|| p.value("request"))
@@ -309,6 +313,42 @@ fn curl(w: &mut Walker<'_>, c: &Call<'_>) {
     if sends {
         w.plain(EffectKind::Send, source);
     }
+    curl_outputs(w, &p, source);
+    let opts = known::Opts {
+        short: CURL_SHORT,
+        short_val: CURL_SHORT_VAL,
+        long: CURL_LONG_FLAGS,
+        long_val: CURL_LONG_VALUES,
+        digits: false,
+    };
+    let reads_only = network_read_args(
+        w,
+        source,
+        rest,
+        &opts,
+        &[
+            "config",
+            "K",
+            "unix-socket",
+            "abstract-unix-socket",
+            "J",
+            "remote-header-name",
+            "expand-url",
+            "variable",
+            "continue-at",
+            "C",
+            "append",
+            "a",
+        ],
+    );
+    if reads_only && !sends {
+        w.network = true;
+    }
+}
+
+/// The files curl writes: `-o` and the other options naming an output file, and with
+/// `-O` the last part of each address.
+fn curl_outputs(w: &mut Walker<'_>, p: &Parsed<'_>, source: &str) {
     let mut outputs: Vec<(Arg, &str)> = Vec::new();
     for (key, op) in [
         ("o", "curl -o"),
@@ -354,36 +394,6 @@ fn curl(w: &mut Walker<'_>, c: &Call<'_>) {
                 w.write_target(&Arg::literal(&name), "curl -O");
             }
         }
-    }
-    let opts = known::Opts {
-        short: SHORT,
-        short_val: SHORT_VAL,
-        long: LONG_FLAGS,
-        long_val: LONG_VALUES,
-        digits: false,
-    };
-    let reads_only = network_read_args(
-        w,
-        source,
-        rest,
-        &opts,
-        &[
-            "config",
-            "K",
-            "unix-socket",
-            "abstract-unix-socket",
-            "J",
-            "remote-header-name",
-            "expand-url",
-            "variable",
-            "continue-at",
-            "C",
-            "append",
-            "a",
-        ],
-    );
-    if reads_only && !sends {
-        w.network = true;
     }
 }
 
@@ -433,65 +443,69 @@ fn network_read_args(
     true
 }
 
+const WGET_SHORT: &str = "qvdnNcSrkpmEKFxb46";
+
+const WGET_SHORT_VAL: &str = "OoaPeUtTwilADRQ";
+
+const WGET_LONG_FLAGS: &[&str] = &[
+    "quiet",
+    "verbose",
+    "no-verbose",
+    "debug",
+    "server-response",
+    "spider",
+    "no-check-certificate",
+    "show-progress",
+    "continue",
+    "timestamping",
+    "no-clobber",
+    "recursive",
+    "mirror",
+    "page-requisites",
+    "convert-links",
+    "adjust-extension",
+    "inet4-only",
+    "inet6-only",
+    "help",
+    "version",
+    "no-hsts",
+    "no-cookies",
+    "content-disposition",
+    "trust-server-names",
+    "no-parent",
+];
+
+const WGET_LONG_VALUES: &[&str] = &[
+    "output-document",
+    "output-file",
+    "append-output",
+    "post-data",
+    "post-file",
+    "method",
+    "body-data",
+    "body-file",
+    "directory-prefix",
+    "user-agent",
+    "header",
+    "tries",
+    "timeout",
+    "input-file",
+    "wait",
+    "level",
+    "accept",
+    "reject",
+    "domains",
+    "execute",
+    "max-redirect",
+    "limit-rate",
+    "quota",
+    "progress",
+    "backups",
+];
+
 fn wget(w: &mut Walker<'_>, c: &Call<'_>) {
     let Call { rest, source, .. } = *c;
-    const SHORT: &str = "qvdnNcSrkpmEKFxb46";
-    const SHORT_VAL: &str = "OoaPeUtTwilADRQ";
-    const LONG_FLAGS: &[&str] = &[
-        "quiet",
-        "verbose",
-        "no-verbose",
-        "debug",
-        "server-response",
-        "spider",
-        "no-check-certificate",
-        "show-progress",
-        "continue",
-        "timestamping",
-        "no-clobber",
-        "recursive",
-        "mirror",
-        "page-requisites",
-        "convert-links",
-        "adjust-extension",
-        "inet4-only",
-        "inet6-only",
-        "help",
-        "version",
-        "no-hsts",
-        "no-cookies",
-        "content-disposition",
-        "trust-server-names",
-        "no-parent",
-    ];
-    const LONG_VALUES: &[&str] = &[
-        "output-document",
-        "output-file",
-        "append-output",
-        "post-data",
-        "post-file",
-        "method",
-        "body-data",
-        "body-file",
-        "directory-prefix",
-        "user-agent",
-        "header",
-        "tries",
-        "timeout",
-        "input-file",
-        "wait",
-        "level",
-        "accept",
-        "reject",
-        "domains",
-        "execute",
-        "max-redirect",
-        "limit-rate",
-        "quota",
-        "progress",
-        "backups",
-    ];
-    let p = parse(rest, SHORT_VAL, LONG_VALUES, false);
+    let p = parse(rest, WGET_SHORT_VAL, WGET_LONG_VALUES, false);
     let method = p.value("method").map(|v| v.text().to_ascii_uppercase());
     let sends = p.value("post-data").is_some()
         || p.value("post-file").is_some()
@@ -540,10 +554,10 @@ fn wget(w: &mut Walker<'_>, c: &Call<'_>) {
         w.fills(cwd);
     }
     let opts = known::Opts {
-        short: SHORT,
-        short_val: SHORT_VAL,
-        long: LONG_FLAGS,
-        long_val: LONG_VALUES,
+        short: WGET_SHORT,
+        short_val: WGET_SHORT_VAL,
+        long: WGET_LONG_FLAGS,
+        long_val: WGET_LONG_VALUES,
         digits: false,
     };
     let reads_only = network_read_args(

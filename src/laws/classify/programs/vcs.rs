@@ -6,12 +6,107 @@
 //! is an effect or unproven.
 
 use super::{Call, Rule, rule};
-use crate::laws::classify::args::{Arg, parse};
+use crate::laws::classify::args::{Arg, Parsed, Stdin, parse};
 use crate::laws::classify::assessment::{EffectKind, Existence, Target};
 use crate::laws::classify::known;
 use crate::laws::classify::walker::Walker;
 
 pub(super) const RULES: &[Rule] = &[rule(&["git"], git)];
+
+/// git's own options that take a value.
+const GIT_VALUE_OPTIONS: &[&str] = &[
+    "git-dir",
+    "work-tree",
+    "namespace",
+    "exec-path",
+    "config-env",
+    "super-prefix",
+];
+
+/// The long options of `git reset`.
+const RESET_OPTIONS: &[&str] = &[
+    "hard",
+    "soft",
+    "mixed",
+    "merge",
+    "keep",
+    "patch",
+    "quiet",
+    "pathspec-from-file",
+    "recurse-submodules",
+    "no-refresh",
+    "refresh",
+];
+
+/// The long options of `git push`.
+const PUSH_OPTIONS: &[&str] = &[
+    "force",
+    "force-with-lease",
+    "force-if-includes",
+    "mirror",
+    "delete",
+    "prune",
+    "all",
+    "tags",
+    "dry-run",
+    "set-upstream",
+    "verbose",
+    "quiet",
+    "follow-tags",
+    "atomic",
+    "no-verify",
+    "porcelain",
+    "progress",
+    "recurse-submodules",
+    "signed",
+    "push-option",
+    "repo",
+    "receive-pack",
+    "exec",
+    "thin",
+    "no-thin",
+    "ipv4",
+    "ipv6",
+];
+
+/// A git sub-command and the words after it.
+struct Sub<'a> {
+    name: String,
+    args: &'a [Arg],
+    parsed: Parsed<'a>,
+}
+
+impl Sub<'_> {
+    /// The long options among `known` that the sub-command was given (abbreviations
+    /// expanded).
+    fn longs(&self, known: &[&'static str]) -> Vec<&'static str> {
+        self.args
+            .iter()
+            .filter_map(|a| a.text().strip_prefix("--"))
+            .filter_map(|l| known::long_option(l.split('=').next().unwrap_or(l), known))
+            .collect()
+    }
+
+    fn has(&self, word: &str) -> bool {
+        self.args.iter().any(|a| a.text() == word)
+    }
+
+    fn shorts(&self, c: char) -> bool {
+        self.parsed.shorts.contains(c)
+    }
+
+    fn first(&self) -> Option<&str> {
+        self.args.first().map(Arg::text)
+    }
+
+    fn forced(&self) -> bool {
+        self.shorts('f') || self.has("--force")
+    }
+
+    fn new_branch(&self) -> bool {
+        self.shorts('b') || self.shorts('B') || self.has("--orphan")
+    }
+}
 
 fn git(w: &mut Walker<'_>, c: &Call<'_>) {
     let Call {
@@ -21,19 +116,38 @@ fn git(w: &mut Walker<'_>, c: &Call<'_>) {
         source,
         ..
     } = *c;
-    let p = parse(
-        rest,
-        "Cc",
-        &[
-            "git-dir",
-            "work-tree",
-            "namespace",
-            "exec-path",
-            "config-env",
-            "super-prefix",
-        ],
-        true,
-    );
+    let p = parse(rest, "Cc", GIT_VALUE_OPTIONS, true);
+    global_options(w, &p, source);
+    let args = &rest[p.rest.min(rest.len())..];
+    let Some(name) = args.first().map(|a| a.text().to_string()) else {
+        return;
+    };
+    let sub_args = &args[1..];
+    let sub = Sub {
+        name,
+        args: sub_args,
+        parsed: parse(sub_args, "", &[], false),
+    };
+    // (kind, what) of the one effect this sub-command has, if any.
+    let effect = work_effect(w, &sub, source).or_else(|| history_effect(&sub));
+    if let Some((kind, what)) = effect {
+        let target = if what.is_empty() {
+            Target::None
+        } else {
+            Target::Unknown(what.to_string())
+        };
+        w.push(kind, target, source.to_string(), None);
+        return;
+    }
+    if runs_commands(w, &sub, stdin, depth, source) {
+        return;
+    }
+    outputs(w, &sub);
+    read_only(w, &sub, source);
+}
+
+/// `-c key=value` and the options that point git at other folders or programs.
+fn global_options(w: &mut Walker<'_>, p: &Parsed<'_>, source: &str) {
     // `-c key=value` can make git run any command (aliases, editors, hooks, pagers,
     // ssh): only a few harmless namespaces are understood.
     for v in p.values_of("c") {
@@ -82,106 +196,58 @@ fn git(w: &mut Walker<'_>, c: &Call<'_>) {
     if let Some(dir) = p.value("C").cloned() {
         w.set_cwd(Some(&dir));
     }
-    let args = &rest[p.rest.min(rest.len())..];
-    let Some(sub) = args.first().map(|a| a.text().to_string()) else {
-        return;
-    };
-    let sub_args = &args[1..];
-    let sp = parse(sub_args, "", &[], false);
-    let longs = |known: &[&'static str]| -> Vec<&'static str> {
-        sub_args
-            .iter()
-            .filter_map(|a| a.text().strip_prefix("--"))
-            .filter_map(|l| known::long_option(l.split('=').next().unwrap_or(l), known))
-            .collect()
-    };
-    let has = |s: &str| sub_args.iter().any(|a| a.text() == s);
-    let shorts = |c: char| sp.shorts.contains(c);
-    let first = sub_args.first().map(Arg::text);
-    let forced = shorts('f') || has("--force");
-    let new_branch = shorts('b') || shorts('B') || has("--orphan");
-    let no_operands = sp.operands.is_empty();
-    // (kind, what) of the one effect this sub-command has, if any.
-    let effect: Option<(EffectKind, &str)> = match sub.as_str() {
+}
+
+/// The effect of a sub-command that discards work in the working copy or on a remote.
+fn work_effect(
+    w: &mut Walker<'_>,
+    sub: &Sub<'_>,
+    source: &str,
+) -> Option<(EffectKind, &'static str)> {
+    match sub.name.as_str() {
         "clean" => {
-            let l = longs(&["dry-run", "force", "interactive", "quiet", "exclude"]);
-            (!(shorts('n') || l.contains(&"dry-run")))
+            let l = sub.longs(&["dry-run", "force", "interactive", "quiet", "exclude"]);
+            (!(sub.shorts('n') || l.contains(&"dry-run")))
                 .then_some((EffectKind::Delete, "untracked files in the repository"))
         }
         "reset" => {
-            let l = longs(&[
-                "hard",
-                "soft",
-                "mixed",
-                "merge",
-                "keep",
-                "patch",
-                "quiet",
-                "pathspec-from-file",
-                "recurse-submodules",
-                "no-refresh",
-                "refresh",
-            ]);
+            let l = sub.longs(RESET_OPTIONS);
             (l.iter().any(|o| matches!(*o, "hard" | "merge" | "keep")))
                 .then_some((EffectKind::History, "uncommitted changes"))
         }
         // `git checkout <commit> <path>…` restores paths over the working copy.
         "checkout"
-            if has("--")
-                || has(".")
-                || forced
-                || shorts('p')
-                || has("--patch")
-                || has("--theirs")
-                || has("--ours")
-                || (!new_branch && sp.operands.len() >= 2) =>
+            if sub.has("--")
+                || sub.has(".")
+                || sub.forced()
+                || sub.shorts('p')
+                || sub.has("--patch")
+                || sub.has("--theirs")
+                || sub.has("--ours")
+                || (!sub.new_branch() && sub.parsed.operands.len() >= 2) =>
         {
             Some((
                 EffectKind::History,
                 "uncommitted changes to the named files",
             ))
         }
-        "restore" if !(has("--staged") || shorts('S')) || has("--worktree") || shorts('W') => {
+        "restore"
+            if !(sub.has("--staged") || sub.shorts('S'))
+                || sub.has("--worktree")
+                || sub.shorts('W') =>
+        {
             Some((
                 EffectKind::History,
                 "uncommitted changes to the named files",
             ))
         }
-        "switch" if has("--discard-changes") || forced => {
+        "switch" if sub.has("--discard-changes") || sub.forced() => {
             Some((EffectKind::History, "uncommitted changes"))
         }
         "push" => {
-            let l = longs(&[
-                "force",
-                "force-with-lease",
-                "force-if-includes",
-                "mirror",
-                "delete",
-                "prune",
-                "all",
-                "tags",
-                "dry-run",
-                "set-upstream",
-                "verbose",
-                "quiet",
-                "follow-tags",
-                "atomic",
-                "no-verify",
-                "porcelain",
-                "progress",
-                "recurse-submodules",
-                "signed",
-                "push-option",
-                "repo",
-                "receive-pack",
-                "exec",
-                "thin",
-                "no-thin",
-                "ipv4",
-                "ipv6",
-            ]);
-            (shorts('f')
-                || shorts('d')
+            let l = sub.longs(PUSH_OPTIONS);
+            (sub.shorts('f')
+                || sub.shorts('d')
                 || l.iter().any(|o| {
                     matches!(
                         *o,
@@ -193,61 +259,74 @@ fn git(w: &mut Walker<'_>, c: &Call<'_>) {
                             | "prune"
                     )
                 })
-                || sub_args.iter().any(|a| {
+                || sub.args.iter().any(|a| {
                     let t = a.text();
                     !t.starts_with('-') && (t.starts_with('+') || t.starts_with(':'))
                 }))
             .then_some((EffectKind::History, "commits or branches on the remote"))
         }
         "branch"
-            if shorts('D')
-                || shorts('M')
-                || shorts('C')
-                || ((has("--delete") || shorts('d')) && forced) =>
+            if sub.shorts('D')
+                || sub.shorts('M')
+                || sub.shorts('C')
+                || ((sub.has("--delete") || sub.shorts('d')) && sub.forced()) =>
         {
             Some((EffectKind::History, "a branch"))
         }
-        "stash" if matches!(first, Some("drop" | "clear")) => {
+        "stash" if matches!(sub.first(), Some("drop" | "clear")) => {
             Some((EffectKind::History, "stashed changes"))
         }
-        "rm" if !has("--cached") && !shorts('n') && !has("--dry-run") => {
-            let ops: Vec<&Arg> = sp.operands.clone();
+        "rm" if !sub.has("--cached") && !sub.shorts('n') && !sub.has("--dry-run") => {
+            let ops: Vec<&Arg> = sub.parsed.operands.clone();
             w.each_path(EffectKind::Delete, &ops, source, None);
             None
         }
-        "gc" if sub_args.iter().any(|a| a.text().starts_with("--prune")) => {
+        _ => None,
+    }
+}
+
+/// The effect of a sub-command that rewrites history, sends, or changes configuration.
+fn history_effect(sub: &Sub<'_>) -> Option<(EffectKind, &'static str)> {
+    match sub.name.as_str() {
+        "gc" if sub.args.iter().any(|a| a.text().starts_with("--prune")) => {
             Some((EffectKind::History, "unreachable commits"))
         }
         "prune" | "filter-branch" | "filter-repo" => {
             Some((EffectKind::History, "repository history"))
         }
-        "reflog" if matches!(first, Some("expire" | "delete")) => Some((
+        "reflog" if matches!(sub.first(), Some("expire" | "delete")) => Some((
             EffectKind::History,
             "the reflog (the safety net for lost commits)",
         )),
-        "update-ref" if shorts('d') => Some((EffectKind::History, "a reference")),
-        "worktree" if first == Some("prune") || (first == Some("remove") && forced) => Some((
-            EffectKind::History,
-            "a worktree and its uncommitted changes",
-        )),
-        "tag" if shorts('d') || has("--delete") || forced => Some((EffectKind::History, "a tag")),
-        "submodule" if has("deinit") && forced => {
+        "update-ref" if sub.shorts('d') => Some((EffectKind::History, "a reference")),
+        "worktree"
+            if sub.first() == Some("prune") || (sub.first() == Some("remove") && sub.forced()) =>
+        {
+            Some((
+                EffectKind::History,
+                "a worktree and its uncommitted changes",
+            ))
+        }
+        "tag" if sub.shorts('d') || sub.has("--delete") || sub.forced() => {
+            Some((EffectKind::History, "a tag"))
+        }
+        "submodule" if sub.has("deinit") && sub.forced() => {
             Some((EffectKind::History, "submodule working trees"))
         }
         "send-email" | "imap-send" => Some((EffectKind::Send, "")),
         "config"
-            if (has("--global") || has("--system"))
-                && (sp.operands.len() >= 2
-                    || has("--unset")
-                    || has("--unset-all")
-                    || has("--replace-all")
-                    || has("--add")) =>
+            if (sub.has("--global") || sub.has("--system"))
+                && (sub.parsed.operands.len() >= 2
+                    || sub.has("--unset")
+                    || sub.has("--unset-all")
+                    || sub.has("--replace-all")
+                    || sub.has("--add")) =>
         {
             Some((EffectKind::SystemConfig, ""))
         }
         "config"
-            if sp.operands.len() >= 2
-                && sp.operands.first().is_some_and(|k| {
+            if sub.parsed.operands.len() >= 2
+                && sub.parsed.operands.first().is_some_and(|k| {
                     let k = k.text().to_ascii_lowercase();
                     k.starts_with("alias.")
                         || k.starts_with("core.")
@@ -263,59 +342,70 @@ fn git(w: &mut Walker<'_>, c: &Call<'_>) {
             Some((EffectKind::SystemConfig, ""))
         }
         _ => None,
-    };
-    if let Some((kind, what)) = effect {
-        let target = if what.is_empty() {
-            Target::None
-        } else {
-            Target::Unknown(what.to_string())
-        };
-        w.push(kind, target, source.to_string(), None);
-        return;
     }
-    // Commands git runs for some sub-commands.
-    match sub.as_str() {
-        "bisect" if first == Some("run") => {
+}
+
+/// Commands git runs for some sub-commands. `true` when nothing more is to be checked.
+fn runs_commands(
+    w: &mut Walker<'_>,
+    sub: &Sub<'_>,
+    stdin: &Stdin,
+    depth: usize,
+    source: &str,
+) -> bool {
+    match sub.name.as_str() {
+        "bisect" if sub.first() == Some("run") => {
             w.unproven(source, "git bisect runs a command at each step");
-            if sub_args.len() > 1 {
-                w.argv(&sub_args[1..], stdin, None, depth);
+            if sub.args.len() > 1 {
+                w.argv(&sub.args[1..], stdin, None, depth);
             }
-            return;
+            return true;
         }
         "rebase" => {
-            for (i, a) in sub_args.iter().enumerate() {
+            for (i, a) in sub.args.iter().enumerate() {
                 if matches!(a.text(), "-x" | "--exec")
-                    && let Some(cmd) = sub_args.get(i + 1)
+                    && let Some(cmd) = sub.args.get(i + 1)
                 {
                     let cmd = cmd.clone();
                     w.shell_string(&cmd, depth, source);
                 }
             }
         }
-        "submodule" if first == Some("foreach") => {
-            if let Some(cmd) = sub_args.iter().skip(1).find(|a| !a.text().starts_with('-')) {
+        "submodule" if sub.first() == Some("foreach") => {
+            if let Some(cmd) = sub.args.iter().skip(1).find(|a| !a.text().starts_with('-')) {
                 let cmd = cmd.clone();
                 w.shell_string(&cmd, depth, source);
             }
         }
         _ => {}
     }
-    for out in sub_args
+    false
+}
+
+/// Files `--output` and `archive -o` write.
+fn outputs(w: &mut Walker<'_>, sub: &Sub<'_>) {
+    for out in sub
+        .args
         .iter()
         .filter_map(|a| a.text().strip_prefix("--output="))
     {
         w.write_target(&Arg::literal(out), "git --output");
     }
-    if matches!(sub.as_str(), "archive" | "bundle")
-        && let Some(i) = sub_args
+    if matches!(sub.name.as_str(), "archive" | "bundle")
+        && let Some(i) = sub
+            .args
             .iter()
             .position(|a| matches!(a.text(), "-o" | "--output"))
-        && let Some(out) = sub_args.get(i + 1)
+        && let Some(out) = sub.args.get(i + 1)
     {
         let out = out.clone();
         w.write_target(&out, "git archive -o");
     }
-    let read_only = match sub.as_str() {
+}
+
+/// Whether the sub-command only reads; `clone` and `ls-remote` are network reads.
+fn read_only(w: &mut Walker<'_>, sub: &Sub<'_>, source: &str) {
+    let read_only = match sub.name.as_str() {
         "status" | "log" | "diff" | "show" | "blame" | "annotate" | "grep" | "describe"
         | "shortlog" | "rev-parse" | "rev-list" | "ls-files" | "ls-tree" | "cat-file"
         | "show-ref" | "for-each-ref" | "count-objects" | "merge-base" | "name-rev" | "var"
@@ -323,22 +413,25 @@ fn git(w: &mut Walker<'_>, c: &Call<'_>) {
         | "whatchanged" | "version" | "help" | "cherry" | "range-diff" | "show-branch"
         | "verify-commit" | "verify-tag" | "archive" => true,
         "branch" => {
-            no_operands
-                || sub_args.iter().any(|a| {
+            sub.parsed.operands.is_empty()
+                || sub.args.iter().any(|a| {
                     matches!(
                         a.text(),
                         "--list" | "-l" | "--contains" | "--merged" | "--no-merged" | "--points-at"
                     )
                 })
         }
-        "tag" => no_operands || shorts('l') || has("--list"),
-        "remote" => no_operands || matches!(first, Some("-v" | "--verbose" | "get-url")),
-        "stash" => matches!(first, Some("list" | "show")),
-        "reflog" => matches!(first, None | Some("show")),
-        "worktree" => first == Some("list"),
-        "submodule" => matches!(first, None | Some("status" | "summary")),
+        "tag" => sub.parsed.operands.is_empty() || sub.shorts('l') || sub.has("--list"),
+        "remote" => {
+            sub.parsed.operands.is_empty()
+                || matches!(sub.first(), Some("-v" | "--verbose" | "get-url"))
+        }
+        "stash" => matches!(sub.first(), Some("list" | "show")),
+        "reflog" => matches!(sub.first(), None | Some("show")),
+        "worktree" => sub.first() == Some("list"),
+        "submodule" => matches!(sub.first(), None | Some("status" | "summary")),
         "config" => {
-            sub_args.iter().any(|a| {
+            sub.args.iter().any(|a| {
                 matches!(
                     a.text(),
                     "--get"
@@ -350,10 +443,10 @@ fn git(w: &mut Walker<'_>, c: &Call<'_>) {
                         | "list"
                         | "--show-origin"
                 )
-            }) || sp.operands.len() == 1
+            }) || sub.parsed.operands.len() == 1
         }
         "ls-remote" | "clone" => {
-            git_network_read(w, &sub, sub_args, source);
+            git_network_read(w, &sub.name, sub.args, source);
             return;
         }
         _ => false,
@@ -362,43 +455,45 @@ fn git(w: &mut Walker<'_>, c: &Call<'_>) {
         w.unproven(
             source,
             format!(
-                "`git {sub}` changes the repository or reaches a remote, which artoo does not check"
+                "`git {}` changes the repository or reaches a remote, which artoo does not check",
+                sub.name
             ),
         );
     }
 }
 
+const CLONE_SAFE: &[&str] = &[
+    "depth",
+    "branch",
+    "single-branch",
+    "no-single-branch",
+    "quiet",
+    "verbose",
+    "progress",
+    "no-tags",
+    "tags",
+    "heads",
+    "refs",
+    "shallow-since",
+    "shallow-exclude",
+    "filter",
+    "bare",
+    "mirror",
+    "origin",
+    "no-checkout",
+    "sparse",
+    "jobs",
+    "recurse-submodules",
+    "shallow-submodules",
+    "get-url",
+    "exit-code",
+    "symref",
+    "sort",
+];
+
 /// `git clone URL [DIR]` and `git ls-remote URL`: network reads; a clone creates its
 /// folder.
 fn git_network_read(w: &mut Walker<'_>, sub: &str, args: &[Arg], source: &str) {
-    const SAFE: &[&str] = &[
-        "depth",
-        "branch",
-        "single-branch",
-        "no-single-branch",
-        "quiet",
-        "verbose",
-        "progress",
-        "no-tags",
-        "tags",
-        "heads",
-        "refs",
-        "shallow-since",
-        "shallow-exclude",
-        "filter",
-        "bare",
-        "mirror",
-        "origin",
-        "no-checkout",
-        "sparse",
-        "jobs",
-        "recurse-submodules",
-        "shallow-submodules",
-        "get-url",
-        "exit-code",
-        "symref",
-        "sort",
-    ];
     let mut operands: Vec<&Arg> = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -409,7 +504,7 @@ fn git_network_read(w: &mut Walker<'_>, sub: &str, args: &[Arg], source: &str) {
         };
         if let Some(l) = t.strip_prefix("--") {
             let key = l.split('=').next().unwrap_or(l);
-            match known::long_option(key, SAFE) {
+            match known::long_option(key, CLONE_SAFE) {
                 Some(full) => {
                     if !l.contains('=')
                         && matches!(
