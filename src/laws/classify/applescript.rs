@@ -75,56 +75,13 @@ fn tokens(source: &str) -> Option<Vec<Tok>> {
             continue;
         }
         if c == '(' && chars.get(i + 1) == Some(&'*') {
-            let mut level = 1;
-            i += 2;
-            while i < chars.len() && level > 0 {
-                if chars[i] == '(' && chars.get(i + 1) == Some(&'*') {
-                    level += 1;
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&')') {
-                    level -= 1;
-                    i += 2;
-                } else {
-                    i += 1;
-                }
-            }
-            if level > 0 {
-                return None;
-            }
+            i = block_comment_end(&chars, i + 2)?;
             continue;
         }
         if c == '"' || c == '“' {
-            let close = if c == '"' { '"' } else { '”' };
-            let mut s = String::new();
-            i += 1;
-            let mut closed = false;
-            while i < chars.len() {
-                match chars[i] {
-                    '\\' if i + 1 < chars.len() => {
-                        let e = chars[i + 1];
-                        s.push(match e {
-                            'n' => '\n',
-                            't' => '\t',
-                            'r' => '\r',
-                            other => other,
-                        });
-                        i += 2;
-                    }
-                    ch if ch == close => {
-                        closed = true;
-                        i += 1;
-                        break;
-                    }
-                    ch => {
-                        s.push(ch);
-                        i += 1;
-                    }
-                }
-            }
-            if !closed {
-                return None;
-            }
+            let (s, next) = string_literal(&chars, i + 1, c)?;
             out.push(Tok::Str(s));
+            i = next;
             continue;
         }
         if c.is_alphanumeric() || c == '_' {
@@ -144,6 +101,57 @@ fn tokens(source: &str) -> Option<Vec<Tok>> {
         i += 1;
     }
     Some(out)
+}
+
+/// The end of a block comment `(* … *)` (nested ones included) whose body starts at
+/// `i`; `None` when it is not closed.
+fn block_comment_end(chars: &[char], mut i: usize) -> Option<usize> {
+    let mut level = 1;
+    while i < chars.len() && level > 0 {
+        if chars[i] == '(' && chars.get(i + 1) == Some(&'*') {
+            level += 1;
+            i += 2;
+        } else if chars[i] == '*' && chars.get(i + 1) == Some(&')') {
+            level -= 1;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    (level == 0).then_some(i)
+}
+
+/// A string literal opened by `open` whose text starts at `start`: its value and the
+/// index after its closing quote; `None` when it is not closed.
+fn string_literal(chars: &[char], start: usize, open: char) -> Option<(String, usize)> {
+    let close = if open == '"' { '"' } else { '”' };
+    let mut s = String::new();
+    let mut i = start;
+    let mut closed = false;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' if i + 1 < chars.len() => {
+                let e = chars[i + 1];
+                s.push(match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    other => other,
+                });
+                i += 2;
+            }
+            ch if ch == close => {
+                closed = true;
+                i += 1;
+                break;
+            }
+            ch => {
+                s.push(ch);
+                i += 1;
+            }
+        }
+    }
+    closed.then_some((s, i))
 }
 
 fn words_at(toks: &[Tok], i: usize, n: usize) -> Vec<&str> {
@@ -168,97 +176,9 @@ pub(super) fn applescript_effects(w: &mut Walker<'_>, source: &str, depth: usize
         );
         return;
     };
-    let push = |w: &mut Walker<'_>, kind: EffectKind, what: &str| {
-        let target = match kind {
-            EffectKind::Delete | EffectKind::Overwrite => Target::Unknown(what.to_string()),
-            _ => Target::None,
-        };
-        w.push(kind, target, shown.clone(), Some(what.to_string()));
-    };
     let mut i = 0;
     while i < toks.len() {
-        let ws = words_at(&toks, i, 3);
-        match ws.as_slice() {
-            ["do", "shell", "script", ..] => {
-                let literal = match (toks.get(i + 3), toks.get(i + 4)) {
-                    (Some(Tok::Str(s)), next) if next != Some(&Tok::Amp) => Some(s.clone()),
-                    _ => None,
-                };
-                match literal {
-                    Some(cmd) => {
-                        w.opaque(
-                            &shown,
-                            "`do shell script` runs a shell command outside the sandbox",
-                        );
-                        w.script(&cmd, depth + 1);
-                    }
-                    None => w.opaque(&shown, "`do shell script` runs a command built at run time"),
-                }
-                i += 3;
-                continue;
-            }
-            ["do", "script", ..] => {
-                w.opaque(&shown, "`do script` runs a command in Terminal");
-            }
-            ["run", "script", ..] | ["do", "javascript", ..] | ["load", "script", ..] => {
-                w.opaque(&shown, "it runs code that is only known when it runs");
-            }
-            ["empty", "trash", ..] | ["empty", "the", "trash"] => {
-                push(w, EffectKind::Delete, "everything in the Trash")
-            }
-            ["delete", ..] => push(w, EffectKind::Delete, "items the script deletes"),
-            ["erase", ..] => push(w, EffectKind::Delete, "what the script erases"),
-            ["remove", ..] => push(w, EffectKind::Delete, "what the script removes"),
-            ["move", ..] => {
-                let ahead = words_at(&toks, i, 40);
-                if ahead.contains(&"trash") {
-                    push(w, EffectKind::Delete, "items moved to the Trash");
-                } else if ahead.contains(&"replacing") {
-                    push(
-                        w,
-                        EffectKind::Overwrite,
-                        "items replaced at the destination",
-                    );
-                }
-            }
-            ["duplicate", ..] if words_at(&toks, i, 40).contains(&"replacing") => push(
-                w,
-                EffectKind::Overwrite,
-                "items replaced at the destination",
-            ),
-            ["send", ..] | ["reply", ..] | ["forward", ..] | ["redirect", ..] => {
-                push(w, EffectKind::Send, "a message or email")
-            }
-            ["quit", ..] => push(
-                w,
-                EffectKind::Kill,
-                "quits an application (unsaved work may be lost)",
-            ),
-            ["shut", "down", ..] | ["restart", ..] | ["log", "out", ..] => {
-                push(w, EffectKind::Kill, "shuts down, restarts or logs out")
-            }
-            ["close", ..] => {
-                let ahead = words_at(&toks, i, 12);
-                if ahead.windows(2).any(|p| p == ["saving", "no"]) {
-                    push(
-                        w,
-                        EffectKind::Delete,
-                        "unsaved changes of the closed documents",
-                    );
-                }
-            }
-            ["save", ..] => push(w, EffectKind::Overwrite, "documents saved over their files"),
-            ["write", ..] => push(w, EffectKind::Overwrite, "a file the script writes"),
-            ["set", "eof", ..] => push(w, EffectKind::Truncate, "a file the script truncates"),
-            ["keystroke", ..] | ["key", "code", ..] | ["click", ..] | ["perform", "action", ..] => {
-                w.opaque(
-                    &shown,
-                    "it types or clicks in other applications, whose effect cannot be checked",
-                )
-            }
-            _ => {}
-        }
-        i += 1;
+        i += statement(w, &toks, i, &shown, depth);
     }
     if toks.contains(&Tok::Raw) {
         w.opaque(
@@ -274,6 +194,116 @@ pub(super) fn applescript_effects(w: &mut Walker<'_>, source: &str, depth: usize
             );
         }
     }
+}
+
+/// Records an effect of the statement `shown` on targets described by `what`.
+fn push(w: &mut Walker<'_>, shown: &str, kind: EffectKind, what: &str) {
+    let target = match kind {
+        EffectKind::Delete | EffectKind::Overwrite => Target::Unknown(what.to_string()),
+        _ => Target::None,
+    };
+    w.push(kind, target, shown.to_string(), Some(what.to_string()));
+}
+
+/// Records the effect of the words at `toks[i]`; returns how many tokens to move on.
+fn statement(w: &mut Walker<'_>, toks: &[Tok], i: usize, shown: &str, depth: usize) -> usize {
+    let ws = words_at(toks, i, 3);
+    match ws.as_slice() {
+        ["do", "shell", "script", ..] => {
+            let literal = match (toks.get(i + 3), toks.get(i + 4)) {
+                (Some(Tok::Str(s)), next) if next != Some(&Tok::Amp) => Some(s.clone()),
+                _ => None,
+            };
+            match literal {
+                Some(cmd) => {
+                    w.opaque(
+                        shown,
+                        "`do shell script` runs a shell command outside the sandbox",
+                    );
+                    w.script(&cmd, depth + 1);
+                }
+                None => w.opaque(shown, "`do shell script` runs a command built at run time"),
+            }
+            return 3;
+        }
+        ["do", "script", ..] => {
+            w.opaque(shown, "`do script` runs a command in Terminal");
+        }
+        ["run", "script", ..] | ["do", "javascript", ..] | ["load", "script", ..] => {
+            w.opaque(shown, "it runs code that is only known when it runs");
+        }
+        ["empty", "trash", ..] | ["empty", "the", "trash"] => {
+            push(w, shown, EffectKind::Delete, "everything in the Trash")
+        }
+        ["delete", ..] => push(w, shown, EffectKind::Delete, "items the script deletes"),
+        ["erase", ..] => push(w, shown, EffectKind::Delete, "what the script erases"),
+        ["remove", ..] => push(w, shown, EffectKind::Delete, "what the script removes"),
+        ["move", ..] => {
+            let ahead = words_at(toks, i, 40);
+            if ahead.contains(&"trash") {
+                push(w, shown, EffectKind::Delete, "items moved to the Trash");
+            } else if ahead.contains(&"replacing") {
+                push(
+                    w,
+                    shown,
+                    EffectKind::Overwrite,
+                    "items replaced at the destination",
+                );
+            }
+        }
+        ["duplicate", ..] if words_at(toks, i, 40).contains(&"replacing") => push(
+            w,
+            shown,
+            EffectKind::Overwrite,
+            "items replaced at the destination",
+        ),
+        ["send", ..] | ["reply", ..] | ["forward", ..] | ["redirect", ..] => {
+            push(w, shown, EffectKind::Send, "a message or email")
+        }
+        ["quit", ..] => push(
+            w,
+            shown,
+            EffectKind::Kill,
+            "quits an application (unsaved work may be lost)",
+        ),
+        ["shut", "down", ..] | ["restart", ..] | ["log", "out", ..] => push(
+            w,
+            shown,
+            EffectKind::Kill,
+            "shuts down, restarts or logs out",
+        ),
+        ["close", ..] => {
+            let ahead = words_at(toks, i, 12);
+            if ahead.windows(2).any(|p| p == ["saving", "no"]) {
+                push(
+                    w,
+                    shown,
+                    EffectKind::Delete,
+                    "unsaved changes of the closed documents",
+                );
+            }
+        }
+        ["save", ..] => push(
+            w,
+            shown,
+            EffectKind::Overwrite,
+            "documents saved over their files",
+        ),
+        ["write", ..] => push(w, shown, EffectKind::Overwrite, "a file the script writes"),
+        ["set", "eof", ..] => push(
+            w,
+            shown,
+            EffectKind::Truncate,
+            "a file the script truncates",
+        ),
+        ["keystroke", ..] | ["key", "code", ..] | ["click", ..] | ["perform", "action", ..] => w
+            .opaque(
+                shown,
+                "it types or clicks in other applications, whose effect cannot be checked",
+            ),
+        _ => {}
+    }
+    1
 }
 
 /// Words that may start a statement that only reads, controls the flow or sets a

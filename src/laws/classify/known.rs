@@ -14,8 +14,10 @@
 //! option is left out (unproven), never put in.
 
 use super::args::Arg;
-pub(super) use super::known_table::{Known, NETWORK_READERS, Opts};
-use super::known_table::{PROGRAM_OPTIONS, READER_OPTIONS, READERS};
+pub(super) use super::known_readers::NETWORK_READERS;
+use super::known_readers::{READER_OPTIONS, READERS};
+use super::known_table::PROGRAM_OPTIONS;
+pub(super) use super::known_table::{Known, Opts};
 
 /// The entry of `name` in a table of `(names, entry)` rows.
 fn entry(table: &[(&[&str], Known)], name: &str) -> Option<Known> {

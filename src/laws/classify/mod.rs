@@ -26,6 +26,7 @@ mod applescript;
 mod args;
 mod assessment;
 mod known;
+mod known_readers;
 mod known_table;
 mod parse;
 mod programs;

@@ -236,128 +236,145 @@ pub(super) fn scan_sed(script: &str) -> ProgramScan {
     let mut scan = ProgramScan::default();
     let chars: Vec<char> = script.chars().collect();
     let mut i = 0;
-    let to_eol = |i: &mut usize| -> String {
-        let start = *i;
-        while *i < chars.len() && chars[*i] != '\n' {
-            *i += 1;
-        }
-        chars[start..*i]
-            .iter()
-            .collect::<String>()
-            .trim()
-            .to_string()
-    };
-    // Reads up to an unescaped `delim`; false when the script ends first.
-    let part = |i: &mut usize, delim: char| -> bool {
-        while *i < chars.len() {
-            match chars[*i] {
-                '\\' => *i += 2,
-                c if c == delim => {
-                    *i += 1;
-                    return true;
-                }
-                _ => *i += 1,
-            }
-        }
-        false
-    };
     while i < chars.len() {
-        // Addresses: line numbers, `$`, `/re/`, `\cREc`, ranges, steps, negation.
-        loop {
-            match chars.get(i) {
-                Some(c)
-                    if c.is_ascii_digit()
-                        || matches!(
-                            c,
-                            '$' | ',' | '!' | '~' | '+' | ' ' | '\t' | ';' | '\n' | '{' | '}'
-                        ) =>
-                {
-                    i += 1
-                }
-                Some('/') => {
-                    i += 1;
-                    if !part(&mut i, '/') {
-                        scan.unproven = Some("the sed script could not be read".into());
-                        return scan;
-                    }
-                    while matches!(chars.get(i), Some('I' | 'M')) {
-                        i += 1;
-                    }
-                }
-                Some('\\') => {
-                    let Some(&d) = chars.get(i + 1) else { break };
-                    i += 2;
-                    if !part(&mut i, d) {
-                        scan.unproven = Some("the sed script could not be read".into());
-                        return scan;
-                    }
-                }
-                _ => break,
-            }
+        if !skip_addresses(&chars, &mut i) {
+            scan.unproven = Some("the sed script could not be read".into());
+            return scan;
         }
         let Some(&cmd) = chars.get(i) else { break };
         i += 1;
-        match cmd {
-            's' | 'y' => {
-                let Some(&d) = chars.get(i) else {
-                    scan.unproven = Some("the sed script could not be read".into());
-                    return scan;
-                };
-                i += 1;
-                if !(part(&mut i, d) && part(&mut i, d)) {
-                    scan.unproven = Some("the sed script could not be read".into());
-                    return scan;
-                }
-                if cmd == 'y' {
-                    continue;
-                }
-                while let Some(&f) = chars.get(i) {
-                    match f {
-                        'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => i += 1,
-                        'e' => {
-                            scan.unproven = Some("the sed script runs commands (`e`)".into());
-                            return scan;
-                        }
-                        'w' => {
-                            i += 1;
-                            scan.writes.push(to_eol(&mut i));
-                            break;
-                        }
-                        _ => break,
-                    }
-                }
-            }
-            'w' | 'W' => scan.writes.push(to_eol(&mut i)),
-            'e' => {
-                scan.unproven = Some("the sed script runs commands (`e`)".into());
-                return scan;
-            }
-            'r' | 'R' | 'a' | 'i' | 'c' | '#' => {
-                to_eol(&mut i);
-            }
-            ':' | 'b' | 't' | 'T' => {
-                while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}') {
-                    i += 1;
-                }
-            }
-            'q' | 'Q' | 'l' | 'L' => {
-                while chars
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_digit() || *c == ' ')
-                {
-                    i += 1;
-                }
-            }
-            '=' | 'd' | 'D' | 'n' | 'N' | 'p' | 'P' | 'h' | 'H' | 'g' | 'G' | 'x' | 'z' | 'F' => {}
-            other => {
-                scan.unproven = Some(format!(
-                    "the sed script uses `{other}`, which artoo does not know"
-                ));
-                return scan;
-            }
+        if let Some(why) = sed_command(&chars, &mut i, cmd, &mut scan.writes) {
+            scan.unproven = Some(why);
+            return scan;
         }
     }
     scan
+}
+
+/// The rest of the line from `i`, trimmed; `i` ends at the line break.
+fn to_eol(chars: &[char], i: &mut usize) -> String {
+    let start = *i;
+    while *i < chars.len() && chars[*i] != '\n' {
+        *i += 1;
+    }
+    chars[start..*i]
+        .iter()
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// Reads up to an unescaped `delim`; false when the script ends first.
+fn part(chars: &[char], i: &mut usize, delim: char) -> bool {
+    while *i < chars.len() {
+        match chars[*i] {
+            '\\' => *i += 2,
+            c if c == delim => {
+                *i += 1;
+                return true;
+            }
+            _ => *i += 1,
+        }
+    }
+    false
+}
+
+/// Skips the addresses before a sed command: line numbers, `$`, `/re/`, `\cREc`,
+/// ranges, steps, negation. False when a regular expression is not closed.
+fn skip_addresses(chars: &[char], i: &mut usize) -> bool {
+    loop {
+        match chars.get(*i) {
+            Some(c)
+                if c.is_ascii_digit()
+                    || matches!(
+                        c,
+                        '$' | ',' | '!' | '~' | '+' | ' ' | '\t' | ';' | '\n' | '{' | '}'
+                    ) =>
+            {
+                *i += 1
+            }
+            Some('/') => {
+                *i += 1;
+                if !part(chars, i, '/') {
+                    return false;
+                }
+                while matches!(chars.get(*i), Some('I' | 'M')) {
+                    *i += 1;
+                }
+            }
+            Some('\\') => {
+                let Some(&d) = chars.get(*i + 1) else {
+                    return true;
+                };
+                *i += 2;
+                if !part(chars, i, d) {
+                    return false;
+                }
+            }
+            _ => return true,
+        }
+    }
+}
+
+/// Reads the sed command `cmd` whose arguments start at `i`, adding the files it
+/// writes to `writes`. `Some(why)` when the script cannot be proven.
+fn sed_command(
+    chars: &[char],
+    i: &mut usize,
+    cmd: char,
+    writes: &mut Vec<String>,
+) -> Option<String> {
+    match cmd {
+        's' | 'y' => {
+            let Some(&d) = chars.get(*i) else {
+                return Some("the sed script could not be read".into());
+            };
+            *i += 1;
+            if !(part(chars, i, d) && part(chars, i, d)) {
+                return Some("the sed script could not be read".into());
+            }
+            if cmd == 'y' {
+                return None;
+            }
+            while let Some(&f) = chars.get(*i) {
+                match f {
+                    'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => *i += 1,
+                    'e' => return Some("the sed script runs commands (`e`)".into()),
+                    'w' => {
+                        *i += 1;
+                        writes.push(to_eol(chars, i));
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        'w' | 'W' => writes.push(to_eol(chars, i)),
+        'e' => return Some("the sed script runs commands (`e`)".into()),
+        'r' | 'R' | 'a' | 'i' | 'c' | '#' => {
+            to_eol(chars, i);
+        }
+        ':' | 'b' | 't' | 'T' => {
+            while *i < chars.len() && !matches!(chars[*i], ';' | '\n' | '}') {
+                *i += 1;
+            }
+        }
+        'q' | 'Q' | 'l' | 'L' => {
+            while chars
+                .get(*i)
+                .is_some_and(|c| c.is_ascii_digit() || *c == ' ')
+            {
+                *i += 1;
+            }
+        }
+        '=' | 'd' | 'D' | 'n' | 'N' | 'p' | 'P' | 'h' | 'H' | 'g' | 'G' | 'x' | 'z' | 'F' => {}
+        other => {
+            return Some(format!(
+                "the sed script uses `{other}`, which artoo does not know"
+            ));
+        }
+    }
+    None
 }
 
 /// The first data-changing SQL keyword in `sql`, if any.
