@@ -200,6 +200,7 @@ pub(super) fn is_verb_always_gated(name: &str) -> bool {
     ) || is_disk_tool(name)
 }
 
+/// Tools that make file systems or partition tables, or erase disks.
 pub(super) fn is_disk_tool(name: &str) -> bool {
     name.starts_with("mkfs")
         || name.starts_with("newfs")
@@ -219,6 +220,7 @@ pub(super) fn is_disk_tool(name: &str) -> bool {
         )
 }
 
+/// Shells: their `-c` string and script files are walked as shell code.
 pub(super) fn is_shell(name: &str) -> bool {
     matches!(
         name,
@@ -226,6 +228,7 @@ pub(super) fn is_shell(name: &str) -> bool {
     )
 }
 
+/// Interpreters of other languages: their code is scanned, never proven.
 pub(super) fn is_interpreter(name: &str) -> bool {
     name.starts_with("python")
         || matches!(

@@ -86,9 +86,12 @@ const TABLES: &[&[Rule]] = &[
     interp::RULES,
 ];
 
+/// Whether a program name belongs to a family.
+type IsFamily = fn(&str) -> bool;
+
 /// Families of programs known by the shape of their name (`mkfs.ext4`, `python3.12`),
 /// consulted when no rule names the program.
-const FAMILIES: &[(fn(&str) -> bool, Handler)] = &[
+const FAMILIES: &[(IsFamily, Handler)] = &[
     (is_disk_tool, disk::format),
     (is_shell, shells::shell),
     (is_interpreter, interp::interpreter),

@@ -159,10 +159,13 @@ fn gsutil(w: &mut Walker<'_>, c: &Call<'_>) {
     generic(w, name, rest, source);
 }
 
+/// curl's short options without a value.
 const CURL_SHORT: &str = "sSfLIiGvkq#NZgjnRl04610MJbu";
 
+/// curl's short options that take a value.
 const CURL_SHORT_VAL: &str = "dFTXoHuAeErbcKwmxYyzCQUPDa";
 
+/// curl's long options without a value.
 const CURL_LONG_FLAGS: &[&str] = &[
     "silent",
     "show-error",
@@ -217,6 +220,7 @@ const CURL_LONG_FLAGS: &[&str] = &[
     "parallel",
 ];
 
+/// curl's long options that take a value.
 const CURL_LONG_VALUES: &[&str] = &[
     "data",
     "data-binary",
@@ -443,10 +447,13 @@ fn network_read_args(
     true
 }
 
+/// wget's short options without a value.
 const WGET_SHORT: &str = "qvdnNcSrkpmEKFxb46";
 
+/// wget's short options that take a value.
 const WGET_SHORT_VAL: &str = "OoaPeUtTwilADRQ";
 
+/// wget's long options without a value.
 const WGET_LONG_FLAGS: &[&str] = &[
     "quiet",
     "verbose",
@@ -475,6 +482,7 @@ const WGET_LONG_FLAGS: &[&str] = &[
     "no-parent",
 ];
 
+/// wget's long options that take a value.
 const WGET_LONG_VALUES: &[&str] = &[
     "output-document",
     "output-file",

@@ -135,6 +135,7 @@ fn fd(w: &mut Walker<'_>, c: &Call<'_>) {
     }
 }
 
+/// xargs's long options without a value.
 const XARGS_FLAGS: &[&str] = &[
     "null",
     "interactive",
@@ -148,6 +149,7 @@ const XARGS_FLAGS: &[&str] = &[
     "version",
 ];
 
+/// xargs's long options that take a value.
 const XARGS_VALUES: &[&str] = &[
     "arg-file",
     "delimiter",

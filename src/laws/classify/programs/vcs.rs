@@ -462,6 +462,7 @@ fn read_only(w: &mut Walker<'_>, sub: &Sub<'_>, source: &str) {
     }
 }
 
+/// The long options of `git clone` and `git ls-remote` that keep them a plain read.
 const CLONE_SAFE: &[&str] = &[
     "depth",
     "branch",
