@@ -3,7 +3,7 @@
 //! **Invariant:** unpacking into an existing folder is unproven (files there may be replaced);
 //! a compressor that replaces its input records the input's deletion.
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, parse};
 use crate::laws::classify::assessment::{EffectKind, Target};
 use crate::laws::classify::walker::Walker;

@@ -5,7 +5,7 @@
 //! rule cannot read, and any database server, are unproven.
 
 use super::generic::generic;
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Stdin, first_operand, parse};
 use crate::laws::classify::assessment::EffectKind;
 use crate::laws::classify::scan;

@@ -4,7 +4,7 @@
 //! **Invariant:** anything that can erase a disk is a Format effect unless its sub-command is
 //! one of the listed read-only ones.
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, first_operand, parse};
 use crate::laws::classify::assessment::EffectKind;
 use crate::laws::classify::walker::Walker;

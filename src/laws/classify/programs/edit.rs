@@ -5,7 +5,7 @@
 //! **Invariant:** an in-place edit without a backup is an Overwrite of each file; a script the
 //! rule cannot read is unproven.
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, parse};
 use crate::laws::classify::assessment::EffectKind;
 use crate::laws::classify::walker::Walker;

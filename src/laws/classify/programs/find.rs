@@ -4,7 +4,7 @@
 //! **Invariant:** a test or action this file does not list is unproven, and the command `-exec`
 //! runs is classified with the matched files as its run-time arguments.
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, Stdin};
 use crate::laws::classify::assessment::{EffectKind, Target};
 use crate::laws::classify::walker::Walker;

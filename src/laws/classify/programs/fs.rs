@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, parse};
 use crate::laws::classify::assessment::{EffectKind, Existence, Target};
 use crate::laws::classify::text;

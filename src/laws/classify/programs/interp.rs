@@ -6,7 +6,7 @@
 //! and everything else it does is unproven.
 
 use super::generic::generic;
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, Stdin, parse};
 use crate::laws::classify::assessment::{EffectKind, Target};
 use crate::laws::classify::walker::Walker;

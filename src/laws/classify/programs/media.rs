@@ -5,7 +5,7 @@
 //! **Invariant:** a file rewritten in place is an Overwrite of it; an output file goes through
 //! the walker's write rule (new: created; existing: overwritten).
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, parse};
 use crate::laws::classify::assessment::EffectKind;
 use crate::laws::classify::walker::Walker;

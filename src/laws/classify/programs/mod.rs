@@ -27,12 +27,14 @@ mod interp;
 mod media;
 mod net;
 mod pkg;
+mod rule;
 mod runners;
 mod shells;
 mod system;
 mod vcs;
 mod wrappers;
 
+use self::rule::{Call, Handler, Rule};
 use super::args::{Arg, Stdin, joined};
 use super::known::{self, Known};
 use super::text;
@@ -40,32 +42,6 @@ use super::walker::Walker;
 use super::words::{
     SYSTEM_BIN_DIRS, is_disk_tool, is_interpreter, is_secret_path, is_sender, is_shell,
 };
-
-/// One command handed to a rule: its folded program name and the words after it.
-#[derive(Clone, Copy)]
-pub(super) struct Call<'c> {
-    pub name: &'c str,
-    pub rest: &'c [Arg],
-    pub stdin: &'c Stdin,
-    /// Arguments a wrapper appends at run time (`xargs`, `find -exec`), in words.
-    pub extra: Option<&'c str>,
-    pub depth: usize,
-    /// The whole command as written.
-    pub source: &'c str,
-}
-
-/// Records the effects of one command of the programs a rule names.
-type Handler = fn(&mut Walker<'_>, &Call<'_>);
-
-/// One row of the table: the program names it covers and their handler.
-pub(super) struct Rule {
-    names: &'static [&'static str],
-    run: Handler,
-}
-
-const fn rule(names: &'static [&'static str], run: Handler) -> Rule {
-    Rule { names, run }
-}
 
 /// Every family's rules. Names are unique across them, so their order does not matter.
 const TABLES: &[&[Rule]] = &[

@@ -6,7 +6,7 @@
 //! not among the ones that make the result depend on more than the words.
 
 use super::generic::generic;
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, Parsed, first_operand, parse};
 use crate::laws::classify::assessment::{EffectKind, Existence, Target};
 use crate::laws::classify::known;

@@ -4,7 +4,7 @@
 //! **Invariant:** removing software is a SystemConfig effect; any sub-command that is not a
 //! listed query (installing, updating, fetching) is unproven.
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, parse};
 use crate::laws::classify::assessment::EffectKind;
 use crate::laws::classify::walker::Walker;

@@ -6,8 +6,8 @@
 //! at run time described in `extra`; a command that runs later or in a server is
 //! walked as conditional code and stays unproven.
 
+use super::rule::{Call, Rule, rule};
 use super::wrappers::{fallback_verbs, wrapped};
-use super::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, Stdin, joined, parse};
 use crate::laws::classify::known;
 use crate::laws::classify::walker::Walker;

@@ -5,7 +5,7 @@
 //! unproven when it is only known at run time; a script file is never proven, since it
 //! can change before it runs.
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, Stdin, joined, parse};
 use crate::laws::classify::text;
 use crate::laws::classify::walker::Walker;

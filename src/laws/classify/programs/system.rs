@@ -5,7 +5,7 @@
 //! **Invariant:** a command of these programs changes the system unless its sub-command or
 //! options are among the listed read-only ones.
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, parse};
 use crate::laws::classify::assessment::EffectKind;
 use crate::laws::classify::walker::Walker;

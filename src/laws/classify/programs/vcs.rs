@@ -5,7 +5,7 @@
 //! **Invariant:** a sub-command is proven only when it is listed as read-only; every other one
 //! is an effect or unproven.
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, Parsed, Stdin, parse};
 use crate::laws::classify::assessment::{EffectKind, Existence, Target};
 use crate::laws::classify::known;

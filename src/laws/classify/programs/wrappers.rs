@@ -6,7 +6,7 @@
 //! options must all be known; when option parsing may have gone wrong, a destructive
 //! program among the wrapper's words is taken as the command (fail closed).
 
-use super::{Call, Rule, rule};
+use super::rule::{Call, Rule, rule};
 use crate::laws::classify::args::{Arg, Stdin, parse};
 use crate::laws::classify::assessment::EffectKind;
 use crate::laws::classify::walker::Walker;
