@@ -1,115 +1,56 @@
 //! Walks a parsed shell program: every list, pipeline, compound command, function body,
 //! redirection, command substitution, process substitution and here-document, and hands
-//! each simple command (as evaluated words) to the program rules in `programs`.
+//! each simple command (as evaluated words) to the program table in `programs`.
+//!
+//! This is the top layer of the shell classifier: it builds the [`Walker`] with itself
+//! and the program table as its hooks, so that rules below can walk nested code without
+//! importing this module.
+//!
+//! **Invariant:** every part of the script is walked, whether or not it would run (both
+//! branches of an `if`, every function body); a `cd` whose running is uncertain makes
+//! the working folder unknown rather than guessed.
 
 use std::path::PathBuf;
 
 use brush_parser::ast::{
     AndOr, AndOrList, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
-    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, Program,
+    ExtendedTestExpr, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline,
     SimpleCommand, Word,
 };
-use brush_parser::word::{self, Parameter, ParameterExpr, TildeExpr, WordPiece};
-use brush_parser::{Parser, ParserOptions};
+use brush_parser::word::{Parameter, ParameterExpr, TildeExpr, WordPiece};
 
+use super::args::{Arg, Stdin};
+use super::assessment::{Assessment, Scope};
+use super::parse::{MAX_LEN, decode_ansi_c, parse_bounded, parse_word};
+use super::programs;
 use super::text;
-use super::{Assessment, Effect, EffectKind, Existence, Scope, Target, Unproven};
+use super::walker::{Hooks, Walker};
+use super::words::{is_code_variable, is_secret_path};
 use crate::text::first_chars;
 
 /// Nested scripts (`bash -c`, `eval`, `$(…)`) deeper than this are not followed.
 const MAX_DEPTH: usize = 12;
-/// Longer command lines are not analysed.
-const MAX_LEN: usize = 64 * 1024;
-/// Opening brackets and block keywords beyond this are not parsed: the parser recurses
-/// per level and must never exhaust a worker thread's stack.
-const MAX_OPENERS: usize = 40;
-/// Brackets nested deeper than this are not parsed: on unbalanced input the parser
-/// backtracks exponentially in the depth (found by fuzzing: 28 `(` took 2 min, and
-/// `u[!(${c[${c[${c[${c[${c[x)` — depth 12 — 3 s, each `${c[` multiplying by ~15;
-/// at depth 8 the worst shape found takes 15 ms).
-const MAX_NESTING: usize = 8;
-/// `${…}` expansions in one word, and in one command, beyond which nothing is parsed.
-const MAX_EXPANSIONS_PER_WORD: usize = 8;
-const MAX_EXPANSIONS_PER_COMMAND: usize = 64;
-/// Characters of a command kept in an effect's `source`.
-const SOURCE_CHARS: usize = 160;
 
 pub(super) fn classify_shell(command: &str, scope: &Scope<'_>) -> Assessment {
-    let mut w = Walker::new(scope);
+    let mut w = walker(scope);
     w.script(command, 0);
     w.finish()
 }
 
-/// One evaluated word: its literal value when it is fixed before the command runs.
-#[derive(Clone, Debug)]
-pub(super) struct Arg {
-    pub lit: Option<String>,
-    pub raw: String,
-    /// Unquoted glob or brace syntax: the shell expands it to unknown names.
-    pub glob: bool,
+/// A walker that walks nested shell code with this module and classifies each simple
+/// command with the program table.
+pub(super) fn walker<'a>(scope: &'a Scope<'a>) -> Walker<'a> {
+    Walker::new(
+        scope,
+        Hooks {
+            script: walk_script,
+            argv: programs::run,
+        },
+    )
 }
 
-impl Arg {
-    pub fn literal(s: &str) -> Self {
-        Arg {
-            lit: Some(s.to_string()),
-            raw: s.to_string(),
-            glob: false,
-        }
-    }
-
-    pub fn text(&self) -> &str {
-        self.lit.as_deref().unwrap_or(&self.raw)
-    }
-
-    /// The literal value when it is fixed and not a glob.
-    pub fn fixed(&self) -> Option<&str> {
-        if self.glob { None } else { self.lit.as_deref() }
-    }
-}
-
-/// Where a simple command's standard input comes from.
-#[derive(Clone, Debug)]
-pub(super) enum Stdin {
-    /// Nothing (the tool runs commands with stdin closed).
-    Closed,
-    /// A pipe or a file: content unknown to the classifier.
-    Unknown,
-    /// A here-document or here-string with this text.
-    Literal(String),
-}
-
-pub(super) struct Walker<'a> {
-    pub scope: &'a Scope<'a>,
-    /// `None` once a `cd` made the working directory unknowable.
-    pub cwd: Option<PathBuf>,
-    pub effects: Vec<Effect>,
-    /// Still true while every command seen is a plain deletion of named paths.
-    pub trash_ok: bool,
-    pub trash: Vec<PathBuf>,
-    /// Inside `ssh HOST …`: paths live on another machine.
-    pub remote: Option<String>,
-    /// > 0 inside branches, loops and function bodies, where a `cd` may or may not run.
-    conditional: u32,
-    /// Why parts of the command could not be proven reversible.
-    pub unproven: Vec<Unproven>,
-    /// New paths the command provably creates.
-    pub creates: Vec<PathBuf>,
-    /// Existing folders the command puts new entries into (names not all known).
-    pub fills: Vec<PathBuf>,
-    /// A proven network read was seen (a download, a lookup).
-    pub network: bool,
-    /// PATH (or a hashed program name) was changed: names may run other programs.
-    pub path_changed: bool,
-    /// Credential files the command names.
-    pub secrets: Vec<String>,
-    /// Programs in the command that can send data off this computer.
-    pub senders: Vec<String>,
-    /// Variables set from `$(mktemp …)` earlier in the command: each stands for a new
-    /// temporary file or folder of the command's own.
-    temps: Vec<String>,
-    /// Functions defined in the command (their bodies are walked where defined).
-    pub functions: Vec<String>,
+fn walk_script(w: &mut Walker<'_>, text: &str, depth: usize) {
+    w.walk(text, depth);
 }
 
 /// The stand-in path of a variable set from `$(mktemp …)`: it names no real file, and the
@@ -118,149 +59,9 @@ fn temp_path(var: &str) -> PathBuf {
     PathBuf::from(format!("/tmp/artoo-mktemp-{var}"))
 }
 
-impl<'a> Walker<'a> {
-    pub(super) fn new(scope: &'a Scope<'a>) -> Self {
-        Walker {
-            scope,
-            cwd: Some(scope.cwd.to_path_buf()),
-            effects: Vec::new(),
-            trash_ok: true,
-            trash: Vec::new(),
-            remote: None,
-            conditional: 0,
-            unproven: Vec::new(),
-            creates: Vec::new(),
-            fills: Vec::new(),
-            network: false,
-            path_changed: false,
-            secrets: Vec::new(),
-            senders: Vec::new(),
-            temps: Vec::new(),
-            functions: Vec::new(),
-        }
-    }
-
-    pub(super) fn finish(mut self) -> Assessment {
-        // A credential file and a program that can send it, in one command.
-        if let (Some(secret), Some(sender)) = (self.secrets.first(), self.senders.first()) {
-            let (secret, sender) = (secret.clone(), sender.clone());
-            self.push(
-                EffectKind::Send,
-                Target::None,
-                sender.clone(),
-                Some(format!(
-                    "{secret} holds credentials and `{sender}` can send it off this computer"
-                )),
-            );
-        }
-        let all_known_deletes = self.effects.iter().all(|e| {
-            e.kind == EffectKind::Delete
-                && matches!(
-                    e.target,
-                    Target::Path {
-                        exists: Existence::Exists | Existence::Missing,
-                        ..
-                    }
-                )
-        });
-        let mut paths = self.trash;
-        paths.sort();
-        paths.dedup();
-        let trash = (self.trash_ok && all_known_deletes).then_some(paths);
-        let mut a = Assessment::from_effects(self.effects, trash);
-        let mut seen = std::collections::HashSet::new();
-        a.unproven = self
-            .unproven
-            .into_iter()
-            .filter(|u| seen.insert(u.clone()))
-            .collect();
-        let mut creates = self.creates;
-        creates.extend(self.fills);
-        creates.sort();
-        creates.dedup();
-        a.creates = creates;
-        a.network_read = self.network;
-        a
-    }
-
-    /// Records a part of the command that cannot be proven reversible.
-    pub fn unproven(&mut self, source: &str, reason: impl Into<String>) {
-        let reason = match &self.remote {
-            Some(host) => format!("on {host}: {}", reason.into()),
-            None => reason.into(),
-        };
-        self.unproven.push(Unproven {
-            source: first_chars(source, SOURCE_CHARS),
-            reason,
-        });
-    }
-
-    /// A path that does not exist yet, which the command creates: reversible, unless it
-    /// configures the system (`/etc/sudoers.d/x`, `~/Library/LaunchAgents/x.plist`).
-    pub fn new_path(&mut self, path: PathBuf, source: String) {
-        if super::programs::is_sensitive_path(&path, self.scope.home) {
-            self.push(
-                EffectKind::SystemConfig,
-                Target::Path {
-                    path,
-                    exists: Existence::Missing,
-                },
-                source,
-                None,
-            );
-        } else {
-            self.create(path);
-        }
-    }
-
-    /// Records a path the command creates (it does not exist now).
-    pub fn create(&mut self, path: PathBuf) {
-        if self.remote.is_none() {
-            self.creates.push(path);
-        }
-    }
-
-    /// Records an existing folder the command puts new entries into. Unlike
-    /// [`Walker::create`], its content is not the command's own.
-    pub fn fills(&mut self, dir: PathBuf) {
-        if self.remote.is_none() && !super::programs::is_sensitive_path(&dir, self.scope.home) {
-            self.fills.push(dir);
-        }
-    }
-
-    /// Whether `path` is a path this command creates earlier on (or lies inside one).
-    pub fn created_here(&self, path: &std::path::Path) -> bool {
-        self.creates.iter().any(|c| path.starts_with(c))
-    }
-
-    pub fn push(&mut self, kind: EffectKind, target: Target, source: String, note: Option<String>) {
-        let note = match (&self.remote, note) {
-            (Some(host), Some(n)) => Some(format!("on {host}; {n}")),
-            (Some(host), None) => Some(format!("on {host}")),
-            (None, n) => n,
-        };
-        if kind != EffectKind::Delete {
-            self.trash_ok = false;
-        }
-        self.effects.push(Effect {
-            kind,
-            target,
-            source: first_chars(&source, SOURCE_CHARS),
-            note,
-        });
-    }
-
-    pub fn opaque(&mut self, source: &str, reason: impl Into<String>) {
-        self.push(
-            EffectKind::Opaque,
-            Target::None,
-            source.to_string(),
-            Some(reason.into()),
-        );
-    }
-
+impl Walker<'_> {
     /// Parses and walks `text`, a complete shell script.
-    pub fn script(&mut self, text: &str, depth: usize) {
+    fn walk(&mut self, text: &str, depth: usize) {
         if depth > MAX_DEPTH {
             self.opaque(text, "commands nested too deeply to check");
             return;
@@ -504,7 +305,7 @@ impl<'a> Walker<'a> {
                     } else {
                         self.temps.retain(|t| t != var);
                     }
-                    if super::programs::is_code_variable(var) {
+                    if is_code_variable(var) {
                         // Before a command it changes what that command runs; on its
                         // own (or exported) it changes every command after it.
                         let has_command = sc.word_or_name.is_some() && i < name_pos;
@@ -552,7 +353,7 @@ impl<'a> Walker<'a> {
                 format!("it sets {var}, which can make the program run something else"),
             );
         }
-        self.argv(&args, &stdin, None, depth);
+        programs::run(self, &args, &stdin, None, depth);
     }
 
     fn redirect(&mut self, r: &IoRedirect, stdin: &mut Stdin, depth: usize) {
@@ -568,7 +369,7 @@ impl<'a> Walker<'a> {
                             if let Some(path) = arg
                                 .fixed()
                                 .and_then(|f| text::resolve(f, self.cwd.as_deref()))
-                                && super::programs::is_secret_path(&path, self.scope.home)
+                                && is_secret_path(&path, self.scope.home)
                             {
                                 self.secrets.push(path.display().to_string());
                             }
@@ -642,135 +443,6 @@ impl<'a> Walker<'a> {
                 "a here-document could not be parsed",
             ),
         }
-    }
-
-    /// `> file`: overwriting an existing file is irreversible; creating one is not (it is
-    /// recorded as a path the command creates). A target only known at run time cannot
-    /// be proven either way.
-    pub fn write_target(&mut self, arg: &Arg, op: &str) {
-        self.trash_ok = false;
-        let source = format!("{op} {}", arg.text());
-        match self.path_target(arg) {
-            Target::Path { path, exists } => {
-                if is_harmless_device(&path) {
-                    return;
-                }
-                if path.starts_with("/dev/tcp") || path.starts_with("/dev/udp") {
-                    // bash opens a network connection for these names.
-                    self.push(EffectKind::Send, Target::None, source, None);
-                    return;
-                }
-                match exists {
-                    Existence::Missing => self.new_path(path, source),
-                    Existence::Exists if self.created_here(&path) => {}
-                    Existence::Exists => {
-                        let note = text::lookalike_note(&path.to_string_lossy());
-                        self.push(
-                            EffectKind::Overwrite,
-                            Target::Path { path, exists },
-                            source,
-                            note,
-                        );
-                    }
-                    Existence::Unknown if self.remote.is_some() => self.push(
-                        EffectKind::Overwrite,
-                        Target::Path { path, exists },
-                        source,
-                        None,
-                    ),
-                    Existence::Unknown => self.unproven(
-                        &source,
-                        "the file it writes is only known when the command runs",
-                    ),
-                }
-            }
-            _ => self.unproven(
-                &source,
-                "the file it writes is only known when the command runs",
-            ),
-        }
-    }
-
-    /// `>> file`: appending keeps what was there, except that appending to a shell
-    /// start-up file or system configuration changes how the computer behaves.
-    pub fn append_target(&mut self, arg: &Arg, op: &str) {
-        self.trash_ok = false;
-        let source = format!("{op} {}", arg.text());
-        match self.path_target(arg) {
-            Target::Path { path, exists } => {
-                if is_harmless_device(&path) {
-                    return;
-                }
-                if exists == Existence::Missing {
-                    self.new_path(path, source);
-                } else if super::programs::is_sensitive_path(&path, self.scope.home) {
-                    self.push(
-                        EffectKind::SystemConfig,
-                        Target::Path { path, exists },
-                        source,
-                        None,
-                    );
-                } else if exists == Existence::Unknown && self.remote.is_none() {
-                    self.unproven(
-                        &source,
-                        "the file it adds to is only known when the command runs",
-                    );
-                }
-            }
-            _ => self.unproven(
-                &source,
-                "the file it adds to is only known when the command runs",
-            ),
-        }
-    }
-
-    /// Resolves a word naming a path.
-    pub fn path_target(&self, arg: &Arg) -> Target {
-        let Some(lit) = arg.lit.as_deref() else {
-            return Target::Unknown(format!("`{}` (named only when the command runs)", arg.raw));
-        };
-        if arg.glob {
-            let place = match &self.cwd {
-                Some(c) if !lit.starts_with('/') => format!(" in {}", c.display()),
-                _ => String::new(),
-            };
-            return Target::Pattern(format!("{lit}{place}"));
-        }
-        if self.remote.is_some() {
-            return Target::Path {
-                path: PathBuf::from(lit),
-                exists: Existence::Unknown,
-            };
-        }
-        match text::resolve(lit, self.cwd.as_deref()) {
-            Some(path) => {
-                let exists = if self.scope.fs.exists(&path) {
-                    Existence::Exists
-                } else {
-                    Existence::Missing
-                };
-                Target::Path { path, exists }
-            }
-            None => Target::Path {
-                path: PathBuf::from(lit),
-                exists: Existence::Unknown,
-            },
-        }
-    }
-
-    pub fn set_cwd(&mut self, dir: Option<&Arg>) {
-        if self.conditional > 0 || self.remote.is_some() {
-            self.cwd = None;
-            return;
-        }
-        let next = match dir {
-            None => Some(self.scope.home.to_path_buf()),
-            Some(a) => match a.fixed() {
-                Some("-") | None => None,
-                Some(d) => text::resolve(d, self.cwd.as_deref()),
-            },
-        };
-        self.cwd = next;
     }
 
     /// Evaluates a word: walks every command substitution in it and returns its literal
@@ -895,447 +567,5 @@ impl<'a> Walker<'a> {
                 *value = None;
             }
         }
-    }
-}
-
-/// Writing to these never destroys data.
-fn is_harmless_device(path: &std::path::Path) -> bool {
-    let s = path.to_string_lossy();
-    matches!(
-        s.as_ref(),
-        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero"
-    ) || s.starts_with("/dev/fd/")
-}
-
-/// Parses a shell script within the limits that keep parsing fast and shallow; the
-/// error says, in plain words, why the script was not parsed.
-pub fn parse_bounded(text: &str) -> Result<Program, String> {
-    if text.len() > MAX_LEN {
-        return Err("the command is too long to check".into());
-    }
-    // Control characters have no place in a command an agent writes, and one (a form
-    // feed after a here-document operator: `<< \x0c<- `) sends the parser into an
-    // endless loop (found by fuzzing).
-    if text
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-    {
-        return Err("the command contains control characters".into());
-    }
-    // A here-document whose delimiter is missing, reads as empty or holds an expansion
-    // can make the parser loop without end: `<<\r;#`, `<<""(#&^`, `$[$[]<<\t\tF` and
-    // `<<${""<${` each allocated gigabytes (all found by fuzzing).
-    // Bash would take `<<''` (a body ending at the first empty line); a model has no
-    // reason to write one, and the answer for it is only "ask".
-    if heredoc_with_empty_delimiter(text) {
-        return Err("its here-document delimiter is empty or holds an expansion".into());
-    }
-    if openers(text) > MAX_OPENERS || nesting(text) > MAX_NESTING {
-        return Err("the command is nested too deeply to check".into());
-    }
-    if has_oversized_number(text) {
-        return Err("it contains a number too large to be a file descriptor or stack index".into());
-    }
-    if text.matches("${").count() > MAX_EXPANSIONS_PER_COMMAND
-        || text
-            .split_whitespace()
-            .any(|w| w.matches("${").count() > MAX_EXPANSIONS_PER_WORD)
-    {
-        return Err("it has too many ${…} expansions to check".into());
-    }
-    let options = ParserOptions::default();
-    contained(|| {
-        Parser::new(std::io::BufReader::new(text.as_bytes()), &options)
-            .parse_program()
-            .map_err(|err| format!("it could not be parsed: {err}"))
-    })
-    .unwrap_or_else(|| Err("the parser failed on it".into()))
-}
-
-/// Whether a here-document operator (`<<`, `<<-`) has a delimiter that is empty once
-/// the parser has read it. The parser ends a here-document where its body ends with
-/// the delimiter, so an empty one ends a body at every step without reading input,
-/// and it loops until memory runs out.
-///
-/// The parser reads the delimiter word two ways: at top level it skips the blanks after
-/// the operator; inside `$(…)`, `$[…]` and the like it keeps the first of them, so
-/// `<<\t\tEOF` there has the delimiter `\t` — empty once leading whitespace is
-/// trimmed. Either reading being empty counts. A run of `<` splits greedily into
-/// `<<<` here-strings, so `<<<<<` ends in a here-document operator.
-///
-/// Words are cut at the first blank or operator character whether or not it is quoted,
-/// so the piece looked at is a prefix of the parser's word: if quote removal leaves
-/// something of the prefix, it leaves it of the whole word too. Quoting around the
-/// operator itself is not tracked either. Both only make the check answer
-/// "irreversible" for a few odd spellings (`echo "<<"`), never "safe".
-fn heredoc_with_empty_delimiter(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let word_end = |from: usize| {
-        bytes[from.min(bytes.len())..]
-            .iter()
-            .position(|&b| ends_word(b))
-            .map_or(bytes.len(), |n| from + n)
-    };
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'<' {
-            i += 1;
-            continue;
-        }
-        let run = bytes[i..].iter().take_while(|&&b| b == b'<').count();
-        i += run;
-        if run % 3 != 2 {
-            continue;
-        }
-        let mut j = i;
-        if bytes.get(j) == Some(&b'-') {
-            j += 1;
-        }
-        // Inside a nested construct: the first blank is kept, the word runs to the next.
-        let nested_start = if matches!(bytes.get(j), Some(b' ' | b'\t')) {
-            j + 1
-        } else {
-            j
-        };
-        if delimiter_is_empty(&bytes[j..word_end(nested_start)]) {
-            return true;
-        }
-        // At top level: all the blanks are skipped.
-        while matches!(bytes.get(j), Some(b' ' | b'\t')) {
-            j += 1;
-        }
-        if delimiter_is_empty(&bytes[j..word_end(j)]) || expands(&bytes[j..]) {
-            return true;
-        }
-    }
-    false
-}
-
-/// Whether the word at the start of `rest` holds a `$` or a backquote. The parser reads
-/// an expansion in a here-document delimiter as a nested construct, and a token inside
-/// it can become the delimiter (`<<${""<${` is read as `""`: empty). The word runs to
-/// the first blank or operator character outside quotes, or to the end when a quote is
-/// left open, so it is never shorter than the parser's.
-fn expands(rest: &[u8]) -> bool {
-    let (mut single, mut double, mut escaped) = (false, false, false);
-    for &b in rest {
-        match b {
-            b'$' | b'`' => return true,
-            _ if escaped => escaped = false,
-            b'\\' if !single => escaped = true,
-            b'\'' if !double => single = !single,
-            b'"' if !single => double = !double,
-            _ if ends_word(b) && !single && !double => return false,
-            _ => {}
-        }
-    }
-    false
-}
-
-/// A blank, a line break or a character that starts an operator: what ends an
-/// unquoted word for the parser.
-fn ends_word(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')'
-    )
-}
-
-/// What the parser keeps of a here-document delimiter word: leading ASCII
-/// whitespace trimmed, then `'`, `"` and unescaped `\` removed.
-fn delimiter_is_empty(word: &[u8]) -> bool {
-    let mut escaped = false;
-    for &b in word.trim_ascii_start() {
-        match b {
-            _ if escaped => return false,
-            b'\\' => escaped = true,
-            b'\'' | b'"' => {}
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// Runs the third-party parser so that a bug in it (a panic) makes the answer
-/// "irreversible" instead of taking the caller down.
-fn contained<T>(f: impl FnOnce() -> T) -> Option<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
-}
-
-/// The pieces of a word (or here-document body), parsed within [`contained`].
-pub fn parse_word(text: &str, heredoc: bool) -> Option<Vec<word::WordPieceWithSource>> {
-    // Many nested `${…}` make the word parser backtrack for seconds (found by fuzzing).
-    // So do brackets nested deep around them (an array index left open swallows the
-    // rest of the word); a word without expansions has nothing to backtrack over.
-    if has_oversized_number(text)
-        || text.matches("${").count() > MAX_EXPANSIONS_PER_WORD
-        || (text.contains(['$', '`']) && nesting(text) > MAX_NESTING)
-    {
-        return None;
-    }
-    let options = ParserOptions::default();
-    contained(|| {
-        if heredoc {
-            word::parse_heredoc(text, &options).ok()
-        } else {
-            word::parse(text, &options).ok()
-        }
-    })
-    .flatten()
-}
-
-/// `11111111111>file` or `~+11111111111`: numbers that overflow make the parser panic
-/// (found by fuzzing); no real command has one.
-fn has_oversized_number(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut run = 0usize;
-    let mut start = 0usize;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b.is_ascii_digit() {
-            if run == 0 {
-                start = i;
-            }
-            run += 1;
-            continue;
-        }
-        if run > 9 {
-            let before = &bytes[..start];
-            let after_tilde =
-                before.ends_with(b"~") || before.ends_with(b"~+") || before.ends_with(b"~-");
-            if after_tilde || b == b'<' || b == b'>' {
-                return true;
-            }
-        }
-        run = 0;
-    }
-    run > 9 && {
-        let before = &bytes[..start];
-        before.ends_with(b"~") || before.ends_with(b"~+") || before.ends_with(b"~-")
-    }
-}
-
-/// The deepest nesting of `(`, `{` and `[`, quoted or not. Quotes do not stop the
-/// parser's backtracking — it parses expansions inside double quotes as deeply as
-/// outside — so they do not stop the count either. A closer closes only its own kind:
-/// in `${a[x}` the `}` is part of the unclosed index, which the parser keeps reading,
-/// so a closer of another kind is not counted (and one with nothing open neither).
-fn nesting(text: &str) -> usize {
-    let mut open: Vec<u8> = Vec::new();
-    let mut max = 0;
-    for b in text.bytes() {
-        match b {
-            b'(' | b'{' | b'[' => {
-                open.push(b);
-                max = max.max(open.len());
-            }
-            b')' | b'}' | b']' => {
-                let opener = match b {
-                    b')' => b'(',
-                    b'}' => b'{',
-                    _ => b'[',
-                };
-                if open.last() == Some(&opener) {
-                    open.pop();
-                }
-            }
-            _ => {}
-        }
-    }
-    max
-}
-
-/// Counts opening brackets and block keywords (an upper bound on nesting).
-fn openers(text: &str) -> usize {
-    let brackets = text
-        .chars()
-        .filter(|c| matches!(c, '(' | '{' | '`'))
-        .count();
-    let keywords = text
-        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-        .filter(|w| matches!(*w, "if" | "while" | "until" | "for" | "case" | "select"))
-        .count();
-    brackets + keywords
-}
-
-/// Decodes the body of `$'…'` (ANSI-C quoting).
-pub(super) fn decode_ansi_c(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(e) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        match e {
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            'r' => out.push('\r'),
-            'a' => out.push('\u{7}'),
-            'b' => out.push('\u{8}'),
-            'e' | 'E' => out.push('\u{1b}'),
-            'f' => out.push('\u{c}'),
-            'v' => out.push('\u{b}'),
-            '\\' | '\'' | '"' | '?' => out.push(e),
-            'x' | 'u' | 'U' => {
-                let max = match e {
-                    'x' => 2,
-                    'u' => 4,
-                    _ => 8,
-                };
-                let mut hex = String::new();
-                while hex.len() < max {
-                    match chars.peek() {
-                        Some(h) if h.is_ascii_hexdigit() => {
-                            hex.push(*h);
-                            chars.next();
-                        }
-                        _ => break,
-                    }
-                }
-                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                    Some(ch) if !hex.is_empty() => out.push(ch),
-                    _ => {
-                        out.push('\\');
-                        out.push(e);
-                        out.push_str(&hex);
-                    }
-                }
-            }
-            '0'..='7' => {
-                let mut oct = String::from(e);
-                while oct.len() < 3 {
-                    match chars.peek() {
-                        Some(o) if ('0'..='7').contains(o) => {
-                            oct.push(*o);
-                            chars.next();
-                        }
-                        _ => break,
-                    }
-                }
-                match u32::from_str_radix(&oct, 8).ok().and_then(char::from_u32) {
-                    Some(ch) => out.push(ch),
-                    None => out.push_str(&oct),
-                }
-            }
-            'c' => {
-                // Control character: \cX.
-                if let Some(x) = chars.next() {
-                    out.push(char::from_u32((x as u32) & 0x1f).unwrap_or(x));
-                }
-            }
-            other => {
-                out.push('\\');
-                out.push(other);
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ansi_c_quoting_decodes_hex_octal_and_unicode_escapes() {
-        assert_eq!(decode_ansi_c(r"\x72m"), "rm");
-        assert_eq!(decode_ansi_c(r"\162\155"), "rm");
-        assert_eq!(decode_ansi_c(r"\u0072m"), "rm");
-        assert_eq!(decode_ansi_c(r"a\nb\q"), "a\nb\\q");
-    }
-
-    #[test]
-    fn unbalanced_deep_nesting_is_refused_without_parsing() {
-        let deep = format!("{}%{{", "(".repeat(28));
-        let started = std::time::Instant::now();
-        assert!(parse_bounded(&deep).is_err());
-        assert!(started.elapsed() < std::time::Duration::from_secs(1));
-        assert_eq!(nesting("echo '((' \"[\" ]) (a) { b; } ${c[$i]}"), 3);
-        assert_eq!(nesting("${F[.}}${F[.}}"), 4);
-        // A word the parser took 17 s over (found by fuzzing).
-        let slow_word = "g13${Fg13${F[.}}$$$d$d$נ_%$d$d$d$d$\"__$$d%\"_$d$\"__%${Fg13${F[.}}$$$d$d$$d$\"__$$d%\"_$d$\"__%${Fg13${F[.}}$$$d$d$נ_%$d$d$d$\"__$$d%\"_$d$\"__%${Fg13${F[.}}$$$d$d$\"__%$d$d$d$\"__$$d%\"_$";
-        assert!(nesting(slow_word) > MAX_NESTING);
-        assert!(parse_word(slow_word, false).is_none());
-        let script = "cat > stats.py <<'EOF'\nimport sys, re\nrows = [l.split(',') for l in open(sys.argv[1])]\nprint({k: len([r for r in rows if r[0] == k]) for k in set(r[0] for r in rows)})\nprint(re.findall(r'[(\\[]', '([x'))\nEOF";
-        assert!(nesting(script) <= MAX_NESTING, "{}", nesting(script));
-        assert!(parse_bounded(script).is_ok());
-        for slow in [
-            "u[!(${c[${c[${c[${c[${c[x)",
-            "u[!(\"${c[${c[${c[${c[${c[x\")",
-            "u[!($[($[${c[${c[())${c[${c[&fase>$:)kw{^z _)|I\"\\\"\"I",
-        ] {
-            assert!(nesting(slow) > MAX_NESTING, "{slow}");
-            assert!(parse_bounded(slow).is_err(), "{slow}");
-        }
-        assert!(parse_bounded("echo $(( ${a[$((i + 1))]} * 2 ))").is_ok());
-        assert!(parse_bounded("( ( ( ls ) ) )").is_ok());
-        assert!(parse_bounded("<< \u{c}<- ").is_err());
-        assert!(parse_bounded("1 11111111111>> x").is_err());
-        assert!(parse_word("~+99999999999", false).is_none());
-        assert!(parse_word("~/a1234567890", false).is_some());
-        assert!(parse_bounded("ls 2>/dev/null").is_ok());
-    }
-
-    #[test]
-    fn a_here_document_with_an_empty_delimiter_is_refused_without_parsing() {
-        for text in [
-            "<<\r;#",
-            "cat <<",
-            "cat << \n",
-            "cat <<- ;",
-            "cat <<|x",
-            "<<\t\r",
-            "<<\"\"(#&^",
-            "cat <<''",
-            "cat <<- \"\" ; echo",
-            "cat <<\\",
-            "cat <<\\\nx",
-            "cat <<\r\"'\n",
-            "echo ok; cat <<'' >f",
-            "=-<<<<<\r<< I/O ",
-            "<<\r ",
-            "cat <<<<<\"\"",
-            "$[$[]<<\t\tF\t",
-            "echo $(cat << \tEOF)",
-            "x=$(cat <<- '' )",
-            "<<${\"\"|${{<<${",
-            "<<\"a ${\"\"<${",
-            "<<\\ ${\"\"<${",
-            "cat <<{${\"\"<${",
-            "cat <<E`x`",
-        ] {
-            assert!(heredoc_with_empty_delimiter(text), "{text:?}");
-            assert!(parse_bounded(text).is_err(), "{text:?}");
-        }
-        for text in [
-            "cat <<EOF\nhi\nEOF",
-            "cat <<- 'END'\n\thi\nEND",
-            "grep x <<< \"$v\"",
-            "echo a<<b",
-            "echo '<<<'",
-            "cat <<\\EOF\nx\nEOF",
-            "cat <<\\\\",
-            "cat <<\"\\\"\"",
-            "cat <<\"a b\"\nx\na b",
-            "cat <<<<EOF",
-            "cat <<<<<<x",
-            "echo $(cat << EOF\nx\nEOF\n)",
-            "cat <<EOF >\"$out\"\n$HOME\nEOF",
-            "cat <<'EOF' | grep \"$x\"\nEOF",
-        ] {
-            assert!(!heredoc_with_empty_delimiter(text), "{text:?}");
-        }
-        assert!(parse_bounded("cat <<EOF\nhi\nEOF\n").is_ok());
-    }
-
-    #[test]
-    fn openers_counts_brackets_and_block_keywords() {
-        assert_eq!(openers("ls"), 0);
-        assert_eq!(openers("if true; then (ls); fi"), 2);
-        assert_eq!(openers("$(a `b`)"), 3);
     }
 }
