@@ -2,7 +2,7 @@
 //! on the local machine.
 //!
 //! Code map:
-//! - [`contracts`] — the seed's JSON contracts and the closed [`contracts::Message`] list.
+//! - [`contracts`] — the JSON contracts and the closed [`contracts::Message`] list.
 //! - [`bus`] — the observable message bus: role inboxes (lossless), taps (bounded, with
 //!   gap markers), request/reply.
 //! - [`config`] — one validated [`Config`] (defaults → settings.toml → environment).

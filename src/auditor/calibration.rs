@@ -1,4 +1,4 @@
-//! The calibration view (seed roadmap: tune the GGS hyper-parameters from audit data):
+//! The calibration view, for tuning the GGS hyper-parameters from audit data:
 //! per replan directive, how often the next round improved D; per task class, how many
 //! rounds tasks took to succeed. Counted incrementally over the whole history and
 //! persisted with the auditor's state, so reading it never rescans the log.

@@ -1,9 +1,9 @@
-//! The observable message bus (seed 003 "Architectural Constraint: Observable Message
-//! Bus"). Every inter-role message is an [`Envelope`] published here.
+//! The observable message bus. Every inter-role message is an [`Envelope`] published
+//! here, so what the roles said to each other is always all there is to audit.
 //!
 //! - `publish` is synchronous: it never blocks and never awaits.
 //! - Role subscribers ([`Inbox`]) receive **every** message addressed to their role, in
-//!   publish order. Control traffic is never dropped (the Go bus dropped at 64 slots).
+//!   publish order. Control traffic is never dropped, however far a role falls behind.
 //! - Taps ([`Tap`]) see every message. A tap is bounded; one that falls behind loses the
 //!   oldest messages and then reads an explicit [`TapEvent::Gap`] with the exact count,
 //!   and the bus counts drops per tap. A stalled tap costs publishers O(1).

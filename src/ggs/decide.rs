@@ -1,6 +1,6 @@
-//! The macro-state decision (seed 003 "Macro-State Decision Table", seed 000 §5.3 and
-//! Appendix A): a diagnostic cascade over (Ω, D, |∇L|, P), the Law 2 kill-switch, the
-//! replan budget, and ∇L's sign as an urgency modulator.
+//! The macro-state decision: a diagnostic cascade over (Ω, D, |∇L|, P) that covers all
+//! 24 cells of the decision table, the Law 2 kill-switch, the replan budget, and ∇L's
+//! sign as an urgency modulator.
 //!
 //! ```text
 //! Ω ≥ θ                                             → abandon  (budget pressure)
@@ -13,7 +13,7 @@
 //! |∇L| ≥ ε   refine         change_approach
 //! ```
 //!
-//! The seed's invariant is that Ω < θ and D ≤ δ is success regardless of P and ∇L, so
+//! Ω < θ and D ≤ δ is success regardless of P and ∇L, so
 //! the Law 2 kill-switch sits after the distance test: it stops a run that diverges
 //! *away* from its goal, and a round that reached the goal is not diverging, whatever its
 //! loss did on the way. A replan directive is overridden by `abandon` when another replan
@@ -91,7 +91,7 @@ pub struct Decision {
     pub gradient: Gradient,
 }
 
-/// The seed's cascade for the 24 cells, without the accept path and the guards:
+/// The cascade over the 24 cells, without the accept path and the guards:
 /// Ω first, then D, then (|∇L|, P).
 pub fn cascade(loss: &Loss, grad_l: f64, params: &GgsParams) -> MacroState {
     if at_least(loss.omega, params.theta) {
@@ -150,7 +150,7 @@ pub fn gradient_label(grad_l: f64, d: f64, params: &GgsParams) -> Gradient {
 /// The macro-state of one round.
 pub fn decide(inputs: &Inputs, params: &GgsParams, max_replans: u32) -> Decision {
     let loss = &inputs.loss;
-    // The seed's cascade, with accept as the D = 0 case of success: Ω ≥ θ abandons on
+    // The cascade, with accept as the D = 0 case of success: Ω ≥ θ abandons on
     // every path (accept included); D ≤ δ delivers regardless of P and ∇L. The Law 2
     // kill-switch, the replan budget and R4b's advice only matter when another replan
     // would be needed; the kill-switch applies regardless of Ω (it is checked first).

@@ -1,8 +1,8 @@
 //! What GGS takes from the executor's structured [`ToolCallRecord`]s: the failed inputs
 //! that become `blocked_targets`, the tools that become `blocked_tools`, and whether a
 //! Law 1 gate fired. Only the records' `tool`, `target`, `status`, `error` and
-//! `confirmation` fields are read — no prose is ever parsed (the Go version parsed the
-//! evidence strings, the format drifted, and its blocked_targets stayed empty).
+//! `confirmation` fields are read — no prose is ever parsed, so a change in how a model
+//! words its output cannot empty the blocked targets.
 //!
 //! A **failed input** of a round is a concrete resource the environment did not hold:
 //! a call ended in an error whose message says a path does not exist, is not

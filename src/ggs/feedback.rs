@@ -1,6 +1,6 @@
-//! Negative feedback against a recalled Best Practice (seed 003 "MemoryService":
-//! `RecordNegativeFeedback` appends a negative-σ Megram for a stale SOP; seed 000 §7
-//! "M > C": fresh evidence that contradicts an old rule takes its authority away).
+//! Negative feedback against a recalled Best Practice: a negative-σ Megram appended for a
+//! stale SOP, because fresh evidence that contradicts an old rule takes its authority
+//! away (an episode outweighs a rule that failed it).
 //!
 //! R2 tells GGS what memory made it prefer for each round: its `MemoryRecall`s, whose
 //! SHOULD PREFER constraints of source `sop` name the C rules in force. When that round
@@ -10,7 +10,7 @@
 //! Two of them outweigh a rule of full magnitude, so the Dreamer's trust bankruptcy then
 //! demotes it.
 //!
-//! Choices where the seed is silent:
+//! What counts, precisely:
 //! - *followed*: a rule that names executor tools was followed when the round called one
 //!   of them; a rule that names none was followed by being in force for the plan (R2 was
 //!   told to prefer it, and nothing observable says otherwise);

@@ -1,5 +1,5 @@
-//! R7 Goal Gradient Solver: the controller of the medium loop (seed 003 "R7", seed 000
-//! §5 and Appendices A/B). R4b is the sensor, R2 the actuator; GGS turns each round's
+//! R7 Goal Gradient Solver: the controller of the medium loop. R4b is the sensor, R2 the
+//! actuator; GGS turns each round's
 //! verdicts into a loss L = αD + β(1−Ω)P + λΩ, its change ∇L, and one macro-state — a
 //! `PlanDirective` that tells R2 what kind of change to make, or a `FinalResult`.
 //!

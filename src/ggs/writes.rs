@@ -1,4 +1,4 @@
-//! The Megrams GGS writes (seed 003 "Memory Writes", "GGS Quantization Matrix"). GGS is
+//! The Megrams GGS writes and their (f, σ, k) per macro-state. GGS is
 //! the sole writer to R5: a write is a `Megram` message published to the memory role,
 //! which is both the fire-and-forget write and the record every tap observes.
 //!
@@ -20,7 +20,8 @@ use crate::memory::megram::{EPISODIC_K, STATE_NEGATIVE_FEEDBACK};
 use crate::tags;
 use crate::text::first_chars;
 
-/// Longest content of a Megram GGS writes (the Go fix for #74 kept 400 characters).
+/// Longest content of a Megram GGS writes: enough for an intent and its outcome, small
+/// enough that a memory group's recall stays a short prompt.
 pub const MAX_CONTENT_CHARS: usize = 400;
 
 /// One row of the quantization matrix.

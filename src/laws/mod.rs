@@ -1,4 +1,4 @@
-//! The T layer: the Four Laws, in strict priority order (seed 003 §9). They are seeded
+//! The T layer: the Four Laws, in strict priority order. They are seeded
 //! into memory as timeless T-level Megrams and quoted in role prompts; nothing may
 //! override, demote or delete them.
 //!

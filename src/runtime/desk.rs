@@ -26,7 +26,8 @@ use crate::llm::UsageLedger;
 use crate::recent::Recent;
 use crate::text::clip;
 
-/// Turns of session history sent with each task (seed 003 R1: the last five).
+/// Turns of session history sent with each task: the last five, enough to resolve "it"
+/// and "the same folder" without crowding the perceiver's prompt.
 pub const SESSION_TURNS: usize = 5;
 
 /// The longest result summary kept in one history turn.

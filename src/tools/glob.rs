@@ -1,6 +1,6 @@
 //! `glob`: project file search by pattern, recursive. `~` expands to home; directory
-//! parts of a pattern are honoured (`src/**/*.rs`, `~/Documents/*.pdf`) — the Go
-//! version dropped them and `**/*.go` matched nothing (digest #15, #32). A pattern
+//! parts of a pattern are honoured (`src/**/*.rs`, `~/Documents/*.pdf`), so `**/*.go`
+//! finds Go files at any depth. A pattern
 //! without a `/` matches file names at any depth.
 
 use std::borrow::Cow;

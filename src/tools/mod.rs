@@ -1,6 +1,6 @@
-//! The executor's tools (seed 003 "Tool Priority Chain"): mdfind, glob, read_file,
-//! write_file, applescript, shortcuts, shell and search, each behind one [`Tool`] trait,
-//! and the [`Toolbox`] that runs a call through the guards the seed names.
+//! The executor's tools, in priority order: mdfind, glob, read_file, write_file,
+//! applescript, shortcuts, shell and search, each behind one [`Tool`] trait, and the
+//! [`Toolbox`] that runs a call through the guards.
 //!
 //! One call, in order: refuse if the task was cancelled; look up the tool; refuse a
 //! blocked tool; `prepare` (validate, apply code-side rewrites: the personal-path `find`

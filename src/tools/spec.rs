@@ -27,7 +27,7 @@ pub struct Param {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolSpec {
     pub name: SpecText,
-    /// Position in the chain (1 = try first); the built-in tools take 1–8 (the seed's
+    /// Position in the chain (1 = try first); the built-in tools take 1–8 (the chain's
     /// order), MCP tools come after them.
     pub priority: u8,
     pub summary: SpecText,

@@ -40,7 +40,7 @@ impl Default for Toolbox {
 }
 
 impl Toolbox {
-    /// The seed's chain: mdfind, glob, read_file, write_file, applescript, shortcuts,
+    /// The standard chain: mdfind, glob, read_file, write_file, applescript, shortcuts,
     /// shell, search.
     pub fn standard() -> Self {
         Self::with_tools(vec![

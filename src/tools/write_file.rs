@@ -1,5 +1,5 @@
 //! `write_file`: writes text to a file. Bare and relative names land in the workspace
-//! (the Go version polluted repositories, digest #70); `~` is home. Creating a file is
+//! (never the current directory, which may be someone's repository); `~` is home. Creating a file is
 //! reversible; overwriting an existing one is gated by Law 1 before `run` is reached.
 
 use std::borrow::Cow;

@@ -18,7 +18,7 @@ describe('the pipeline model', () => {
     return live();
   }
 
-  it('labels the gradient as the seed does: beyond ε it has a direction, else plateau while D > δ', () => {
+  it('labels the gradient as GGS does: beyond ε it has a direction, else plateau while D > δ', () => {
     const p = { epsilon: 0.1, delta: 0.3 };
     expect(gradientOf(0.11, 0.5, p)).toBe('worsening');
     expect(gradientOf(-0.11, 0.5, p)).toBe('improving');

@@ -1,5 +1,5 @@
-// The seed's loss and macro-state cascade, so the fake's scripted runs carry numbers a
-// real GGS would have produced for the same round (seed 003 "R7").
+// The loss and macro-state cascade, so the fake's scripted runs carry numbers a real GGS
+// would have produced for the same round.
 
 import type { GgsParams, Budgets, Gradient, Loss, MacroState, Urgency } from '../contracts';
 
@@ -33,7 +33,7 @@ export function computeLoss(input: RoundInput, ggs: GgsParams, budgets: Budgets)
   return { D: input.d, P: input.p, Omega: omega, L: l };
 }
 
-/** The seed's diagnostic cascade: Ω first, then D, then (|∇L|, P). */
+/** The diagnostic cascade: Ω first, then D, then (|∇L|, P). */
 export function decide(
   input: RoundInput,
   prevL: number | null,
@@ -59,7 +59,7 @@ export function decide(
   return { loss, gradL, state, gradient, urgency };
 }
 
-/** f, σ, k of the seed's Quantization Matrix. */
+/** f, σ, k of GGS's quantization matrix. */
 export const QUANTIZATION: Record<MacroState, { f: number; sigma: number; k: number }> = {
   abandon: { f: 0.95, sigma: -1, k: 0.05 },
   accept: { f: 0.9, sigma: 1, k: 0.05 },

@@ -1,4 +1,4 @@
-// The fake's MKCT store: Megrams in memory with the seed's dual-channel potentials,
+// The fake's MKCT store: Megrams in memory with the dual-channel potentials,
 // computed live from the fake clock exactly as R5 defines them.
 
 import type { Level, Megram, MemoryAction, Potentials } from '../contracts';

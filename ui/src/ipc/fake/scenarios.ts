@@ -1,5 +1,5 @@
 // Scripted runs of the whole hierarchy for the fake backend: every message a real run
-// puts on the bus, in the seed's shapes, paced like a real run. The live default run
+// puts on the bus, in the contracts' shapes, paced like a real run. The live default run
 // has a failed sub-task, a GGS replan (change_path), a Law 1 confirmation and either a
 // result or an honest graceful failure depending on the user's decision.
 

@@ -5,7 +5,7 @@ import type { Megram, Settings } from '../contracts';
 import type { ProviderPreset } from '../commands';
 import { DAY_MS, IdMint, iso } from './support';
 
-/** The defaults of src/config.rs (seed 000 Appendix B), with a local model configured. */
+/** The defaults of src/config.rs, with a local model configured. */
 export function defaultSettings(): Settings {
   return {
     workspace: '~/artoo_workspace',
