@@ -5,6 +5,7 @@
 //! Traffic is a realistic mix of one task's fast and medium loop (executions, model and
 //! tool calls, corrections, outcomes, GGS directives, Megram writes, final results),
 //! published from the roles that send it on a real bus.
+#![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
 use std::path::Path;
 use std::time::{Duration, Instant};

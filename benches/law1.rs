@@ -3,6 +3,7 @@
 //! both are latency added to each one. The sandbox group runs the same shell tool call
 //! with the sandbox on and off (Linux: bubblewrap with overlays); the difference is
 //! what the sandbox adds.
+#![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
 use std::hint::black_box;
 use std::path::Path;

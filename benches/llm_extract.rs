@@ -1,5 +1,6 @@
 //! JSON extraction cost: a clean reply, a typical polluted one, a large object, and the
 //! worst case the caps allow (512 KiB of quote-and-brace noise).
+#![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
 use std::hint::black_box;
 

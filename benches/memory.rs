@@ -9,6 +9,7 @@
 //!   copy of it. Target: ≤ 10 s.
 //!
 //! The raw baseline opens LevelDB directly: it measures the library, not artoo.
+#![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
 use std::hint::black_box;
 use std::path::Path;

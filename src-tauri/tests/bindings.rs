@@ -2,6 +2,7 @@
 //! the commands and DTOs. This test renders them and fails when the committed file has
 //! drifted. Regenerate with `ARTOO_BLESS_TS=1 cargo test -p artoo-desktop --test bindings`
 //! (or `npm run bindings`).
+#![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
 use std::path::Path;
 

@@ -2,6 +2,7 @@
 //! per-window capabilities apply) over a real core in temp dirs. The model endpoint is a
 //! closed port (or, where the model must answer, the scripted server): these tests
 //! exercise the shell, not the pipeline.
+#![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

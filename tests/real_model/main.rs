@@ -6,6 +6,7 @@
 //!
 //! Each test asks for one role-shaped object and requires a valid, parsed one. The
 //! pipeline adds every role's real prompt here.
+#![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
 use std::time::Duration;
 
