@@ -1,4 +1,7 @@
 //! Loading, layering, validation and saving of the configuration.
+//!
+//! **Invariant:** every test passes its environment in explicitly and keeps files in a
+//! temporary or nonexistent directory, so none depends on the machine it runs on.
 
 use super::*;
 use std::collections::HashMap;

@@ -1,4 +1,6 @@
 //! The tables' order and coverage, lemmas, and the tokenizer.
+//!
+//! **Invariant:** these tests call pure functions only: no files, no clock, no runtime.
 
 use super::chinese::{ZhEntry, zh_entry};
 use super::words::{Item, lemma_candidates, singular, stem, tokens};
