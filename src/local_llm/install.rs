@@ -330,6 +330,23 @@ pub async fn build_server(
         return Ok(());
     }
     progress(Progress::new(Stage::Build, 0, 0));
+    require_compiler().await?;
+    let parent = dest
+        .parent()
+        .ok_or_else(|| LocalError::io(dest, "no parent directory"))?;
+    std::fs::create_dir_all(parent).map_err(|e| LocalError::io(parent, e))?;
+    let tmp = TempDir::new(parent, "build")?;
+
+    let (cmake, ninja) = build_tools(&tmp.0, pip).await?;
+    let src = llama_source(&tmp.0, pip).await?;
+    let build = tmp.0.join("build");
+    configure(&cmake, &ninja, &src, &build).await?;
+    compile(&cmake, &build, progress).await?;
+    install_binary(&build.join("bin/llama-server"), dest)
+}
+
+/// A C++ compiler must answer `c++ --version` before anything is downloaded.
+async fn require_compiler() -> Result<(), LocalError> {
     let compiler = Command::new("c++")
         .arg("--version")
         .stdin(Stdio::null())
@@ -340,18 +357,18 @@ pub async fn build_server(
     if !compiler.is_ok_and(|s| s.success()) {
         return Err(LocalError::NoCompiler);
     }
-    let parent = dest
-        .parent()
-        .ok_or_else(|| LocalError::io(dest, "no parent directory"))?;
-    std::fs::create_dir_all(parent).map_err(|e| LocalError::io(parent, e))?;
-    let tmp = TempDir::new(parent, "build")?;
+    Ok(())
+}
 
-    let wheels = tmp.0.join("wheels");
+/// Downloads the pinned cmake and ninja wheels into `tmp` and unpacks them; their
+/// executables.
+async fn build_tools(tmp: &Path, pip: &Pip) -> Result<(PathBuf, PathBuf), LocalError> {
+    let wheels = tmp.join("wheels");
     let cmake_pin = format!("cmake=={CMAKE_VERSION}");
     let ninja_pin = format!("ninja=={NINJA_VERSION}");
     pip.download(&wheels, &[&cmake_pin, &ninja_pin], None)
         .await?;
-    let tools = tmp.0.join("tools");
+    let tools = tmp.join("tools");
     for prefix in ["cmake-", "ninja-"] {
         let wheel = find_file(&wheels, |n| n.starts_with(prefix) && n.ends_with(".whl"))
             .ok_or_else(|| LocalError::Step {
@@ -369,8 +386,13 @@ pub async fn build_server(
             detail: "cmake or ninja missing inside their wheels".into(),
         });
     };
+    Ok((cmake, ninja))
+}
 
-    let sdist = tmp.0.join("sdist");
+/// Downloads the pinned llama-cpp-python sdist into `tmp` and unpacks it; the
+/// llama.cpp source tree it vendors.
+async fn llama_source(tmp: &Path, pip: &Pip) -> Result<PathBuf, LocalError> {
+    let sdist = tmp.join("sdist");
     let source_pin = format!("llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}");
     pip.download(&sdist, &[&source_pin], Some("llama-cpp-python"))
         .await?;
@@ -378,10 +400,9 @@ pub async fn build_server(
         "llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}.tar.gz"
     ));
     let mut untar = Command::new("tar");
-    untar.arg("-xzf").arg(&archive).arg("-C").arg(&tmp.0);
+    untar.arg("-xzf").arg(&archive).arg("-C").arg(tmp);
     run(untar, "unpacking the llama.cpp source").await?;
     let src = tmp
-        .0
         .join(format!("llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}"))
         .join("vendor/llama.cpp");
     if !src.join("CMakeLists.txt").is_file() {
@@ -390,24 +411,34 @@ pub async fn build_server(
             detail: "vendor/llama.cpp missing in the sdist".into(),
         });
     }
+    Ok(src)
+}
 
-    let build = tmp.0.join("build");
-    let mut configure = Command::new(&cmake);
+async fn configure(cmake: &Path, ninja: &Path, src: &Path, build: &Path) -> Result<(), LocalError> {
+    let mut configure = Command::new(cmake);
     configure
         .arg("-S")
-        .arg(&src)
+        .arg(src)
         .arg("-B")
-        .arg(&build)
+        .arg(build)
         .args(["-G", "Ninja"])
         .arg(format!("-DCMAKE_MAKE_PROGRAM={}", ninja.display()))
         .args(cmake_options());
-    run(configure, "cmake configure").await?;
+    run(configure, "cmake configure").await
+}
 
+/// Builds the `llama-server` target, reporting ninja's `[n/m]` steps as progress; on
+/// failure the error carries the tail of the build's output.
+async fn compile(
+    cmake: &Path,
+    build: &Path,
+    progress: &(dyn Fn(Progress) + Send + Sync),
+) -> Result<(), LocalError> {
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut compile = Command::new(&cmake);
+    let mut compile = Command::new(cmake);
     compile
         .arg("--build")
-        .arg(&build)
+        .arg(build)
         .args(["--target", "llama-server", "-j", &jobs.to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -451,9 +482,14 @@ pub async fn build_server(
             detail: tail_lines(&log, 30),
         });
     }
-    let built = build.join("bin/llama-server");
+    Ok(())
+}
+
+/// Copies the built server next to `dest`, makes it executable and renames it into
+/// place, so `dest` is either absent or complete.
+fn install_binary(built: &Path, dest: &Path) -> Result<(), LocalError> {
     let staged = dest.with_extension("new");
-    std::fs::copy(&built, &staged).map_err(|e| LocalError::io(&built, e))?;
+    std::fs::copy(built, &staged).map_err(|e| LocalError::io(built, e))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -141,13 +141,54 @@ impl StatusBoard {
                 );
                 w.plan(m.subtask_ids.len(), m.round)
             }
+            Message::SubTask(_)
+            | Message::ToolCallEvent(_)
+            | Message::ExecutionResult(_)
+            | Message::CorrectionSignal(_)
+            | Message::SubTaskOutcome(_) => return self.step_line(env),
+            Message::DispatchHalted(m) => w.halted(m.skipped.len()),
+            Message::ReplanRequest(m) => w.reviewing(
+                m.failed_outcomes.len(),
+                m.failed_outcomes.len() + m.matched_outcomes.len(),
+            ),
+            Message::OutcomeSummary(_) => w.checking_whole(),
+            Message::PlanDirective(m) => w.replan(m.directive, &self.short(&m.failed_criterion)),
+            Message::PlanningFailed(m) => w.no_plan(&self.short(&m.reason)),
+            Message::GracefulFailureRequest(_) => w.giving_up(),
+            Message::FinalResult(m) => {
+                self.plans.remove(&m.task_id);
+                w.finished(m.directive)
+            }
+            Message::ConfirmationRequest(m) => w.approval(&self.short(&m.description)),
+            Message::ConfirmationDecision(m) => w.decided(m.decision, m.source),
+            Message::TaskCancelled(m) => {
+                self.plans.remove(&m.task_id);
+                w.cancelled()
+            }
+            Message::MemoryResponse(_)
+            | Message::SubTaskClosed(_)
+            | Message::GracefulFailure(_)
+            | Message::Megram(_)
+            | Message::MemoryOperatorChange(_)
+            | Message::AuditQuery(_)
+            | Message::AuditReport(_)
+            | Message::LlmCall(_)
+            | Message::TaskBudget(_) => return None,
+        };
+        Some(line)
+    }
+
+    /// The line of an envelope about one step of the plan: released, acting, checked,
+    /// corrected or closed. `None` for a sub-task not yet released to the executor.
+    fn step_line(&mut self, env: &Envelope) -> Option<String> {
+        let w = self.words;
+        let line = match &env.message {
             // The planner hands sub-tasks to the dispatcher; a step starts when the
             // dispatcher releases it to the executor.
             Message::SubTask(m) if env.from == Role::Dispatcher && env.to == Role::Executor => {
                 let at = self.step(&m.parent_task_id, &m.subtask_id);
                 w.step_start(at, &self.short(&m.intent))
             }
-            Message::SubTask(_) => return None,
             Message::ToolCallEvent(m) => {
                 let at = self.step(&m.task_id, &m.subtask_id);
                 let activity = self.activity(&m.record);
@@ -189,34 +230,7 @@ impl StatusBoard {
                     }
                 }
             }
-            Message::DispatchHalted(m) => w.halted(m.skipped.len()),
-            Message::ReplanRequest(m) => w.reviewing(
-                m.failed_outcomes.len(),
-                m.failed_outcomes.len() + m.matched_outcomes.len(),
-            ),
-            Message::OutcomeSummary(_) => w.checking_whole(),
-            Message::PlanDirective(m) => w.replan(m.directive, &self.short(&m.failed_criterion)),
-            Message::PlanningFailed(m) => w.no_plan(&self.short(&m.reason)),
-            Message::GracefulFailureRequest(_) => w.giving_up(),
-            Message::FinalResult(m) => {
-                self.plans.remove(&m.task_id);
-                w.finished(m.directive)
-            }
-            Message::ConfirmationRequest(m) => w.approval(&self.short(&m.description)),
-            Message::ConfirmationDecision(m) => w.decided(m.decision, m.source),
-            Message::TaskCancelled(m) => {
-                self.plans.remove(&m.task_id);
-                w.cancelled()
-            }
-            Message::MemoryResponse(_)
-            | Message::SubTaskClosed(_)
-            | Message::GracefulFailure(_)
-            | Message::Megram(_)
-            | Message::MemoryOperatorChange(_)
-            | Message::AuditQuery(_)
-            | Message::AuditReport(_)
-            | Message::LlmCall(_)
-            | Message::TaskBudget(_) => return None,
+            _ => return None,
         };
         Some(line)
     }

@@ -1,6 +1,6 @@
 //! Memory tags and the one definition of "the same kind of task": the `(space, entity)`
-//! pairs under which GGS writes Megrams and the planner looks them up (seed 003 "Tag
-//! conventions"), and the task classes of the auditor's calibration report.
+//! pairs under which GGS writes Megrams and the planner looks them up, and the task
+//! classes of the auditor's calibration report.
 //!
 //! - Micro-events (action states): space `tool:<name>`, entity `path:<target>`.
 //! - Macro-events (terminal states): space `intent:<slug>`, entity `env:local`.
@@ -8,8 +8,8 @@
 //! The intent slug is the bucket of a kind of task ([`kind`]): the action the intent
 //! asks for and what it acts on, as concepts, so paraphrases of one job share it —
 //! "Find the 3 largest videos in ~/Downloads" and "Which videos in Downloads are the
-//! biggest?" are both `find_largest_video` — while different jobs stay apart. The seed
-//! takes the intent's first three words; that splits a job by its wording (verb,
+//! biggest?" are both `find_largest_video` — while different jobs stay apart. Taking the
+//! intent's first three words instead would split a job by its wording (verb,
 //! articles, word order, numbers, paths), and memory only learns (Exploit, Avoid,
 //! consolidation) when one job's Megrams meet in one group. Labels are Chinese for a
 //! Chinese intent (`查找_最大_视频`), so its characters are kept and two Chinese jobs never

@@ -1,4 +1,4 @@
-//! The guards the seed names, in code: head + tail truncation of tool output, the
+//! The executor's guards, in code: head + tail truncation of tool output, the
 //! personal-path `find` redirect to mdfind, the `-maxdepth` strip, duplicate-call
 //! refusal and per-task MUST NOT enforcement (blocked tools and targets); and the
 //! refusal of a command bash itself would reject as a syntax error.
@@ -208,9 +208,9 @@ pub fn duplicate_message(n: usize, earlier: &ToolCallRecord) -> String {
 pub enum FindRewrite {
     /// Not a `find` the guards change.
     Unchanged,
-    /// `-maxdepth N` removed (the model's depth limits made searches miss, digest #1).
+    /// `-maxdepth N` removed (depth limits the model picks make searches miss files).
     Stripped(String),
-    /// A `find` on a personal path, answered by the file index instead (digest #14).
+    /// A `find` on a personal path, answered by the file index instead.
     Mdfind {
         query: String,
         onlyin: PathBuf,
@@ -348,16 +348,50 @@ pub fn rewrite_find(command: &str, home: &Path) -> FindRewrite {
             }
         }
     }
-    let is_find = |sc: &SimpleCommand| {
-        sc.word_or_name
-            .as_ref()
-            .and_then(|w| literal(&w.value, home))
-            .is_some_and(|n| n == "find" || n.ends_with("/find"))
-    };
+    let (stripped, changed) = strip_maxdepth(command, &simple, home);
 
-    // Strip `-maxdepth N` from every find, by source position.
+    // Redirect: the whole command is one `find` on a personal path, selecting by name.
+    if pipelines == 1
+        && simple.len() == 1
+        && is_find(&simple[0], home)
+        && program.complete_commands.len() == 1
+    {
+        let sc = &simple[0];
+        let args: Option<Vec<String>> = words_of(sc)[1..]
+            .iter()
+            .map(|w| literal(&w.value, home))
+            .collect();
+        if let (true, Some(args)) = (only_stderr_redirects(sc), args)
+            && let Some(r) = redirect_plan(&args, home)
+        {
+            return FindRewrite::Mdfind {
+                query: r.0,
+                onlyin: r.1,
+                kind: r.2,
+                original: stripped,
+            };
+        }
+    }
+    if changed {
+        FindRewrite::Stripped(stripped)
+    } else {
+        FindRewrite::Unchanged
+    }
+}
+
+/// Whether `sc` runs `find` (by name or by a path ending in `/find`).
+fn is_find(sc: &SimpleCommand, home: &Path) -> bool {
+    sc.word_or_name
+        .as_ref()
+        .and_then(|w| literal(&w.value, home))
+        .is_some_and(|n| n == "find" || n.ends_with("/find"))
+}
+
+/// `command` with `-maxdepth N` cut from every `find` in `simple`, by source position,
+/// and whether anything was cut.
+fn strip_maxdepth(command: &str, simple: &[SimpleCommand], home: &Path) -> (String, bool) {
     let mut cuts: Vec<(usize, usize)> = Vec::new();
-    for sc in simple.iter().filter(|sc| is_find(sc)) {
+    for sc in simple.iter().filter(|sc| is_find(sc, home)) {
         let words = words_of(sc);
         for (i, w) in words.iter().enumerate() {
             if w.value == "-maxdepth"
@@ -385,50 +419,26 @@ pub fn rewrite_find(command: &str, home: &Path) -> FindRewrite {
         };
         stripped.replace_range(bs..be, "");
     }
-    let changed = !cuts.is_empty();
+    (stripped, !cuts.is_empty())
+}
 
-    // Redirect: the whole command is one `find` on a personal path, selecting by name.
-    if pipelines == 1
-        && simple.len() == 1
-        && is_find(&simple[0])
-        && program.complete_commands.len() == 1
-    {
-        let sc = &simple[0];
-        let only_stderr_redirects =
-            sc.suffix
-                .iter()
-                .flat_map(|s| s.0.iter())
-                .all(|item| match item {
-                    CommandPrefixOrSuffixItem::IoRedirect(IoRedirect::File(
-                        Some(2),
-                        IoFileRedirectKind::Write,
-                        IoFileRedirectTarget::Filename(w),
-                    )) => w.value == "/dev/null",
-                    CommandPrefixOrSuffixItem::IoRedirect(_)
-                    | CommandPrefixOrSuffixItem::ProcessSubstitution(..) => false,
-                    _ => true,
-                })
-                && sc.prefix.is_none();
-        let args: Option<Vec<String>> = words_of(sc)[1..]
-            .iter()
-            .map(|w| literal(&w.value, home))
-            .collect();
-        if let (true, Some(args)) = (only_stderr_redirects, args)
-            && let Some(r) = redirect_plan(&args, home)
-        {
-            return FindRewrite::Mdfind {
-                query: r.0,
-                onlyin: r.1,
-                kind: r.2,
-                original: stripped,
-            };
-        }
-    }
-    if changed {
-        FindRewrite::Stripped(stripped)
-    } else {
-        FindRewrite::Unchanged
-    }
+/// Whether the only redirections of `sc` send stderr to `/dev/null` (and it has no
+/// prefix such as an assignment).
+fn only_stderr_redirects(sc: &SimpleCommand) -> bool {
+    sc.suffix
+        .iter()
+        .flat_map(|s| s.0.iter())
+        .all(|item| match item {
+            CommandPrefixOrSuffixItem::IoRedirect(IoRedirect::File(
+                Some(2),
+                IoFileRedirectKind::Write,
+                IoFileRedirectTarget::Filename(w),
+            )) => w.value == "/dev/null",
+            CommandPrefixOrSuffixItem::IoRedirect(_)
+            | CommandPrefixOrSuffixItem::ProcessSubstitution(..) => false,
+            _ => true,
+        })
+        && sc.prefix.is_none()
 }
 
 /// `find ROOT [-type f|d] -name|-iname PATTERN [-print]` on a personal ROOT, with no

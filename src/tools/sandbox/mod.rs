@@ -287,27 +287,7 @@ mod platform {
         at: Confinement<'_>,
         cancel: &CancellationToken,
     ) -> Result<Outcome, ToolError> {
-        // A folder that does not exist has nothing to protect (and nothing to mount on).
-        let roots: Vec<PathBuf> = linux::roots(at.home, at.workspace)
-            .into_iter()
-            .filter(|r| r.is_dir())
-            .collect();
-        let temp = temp_root(&roots)?;
-        let filter = seccomp::program()
-            .ok_or_else(|| ToolError::SandboxUnavailable("no socket filter here".into()))?;
-        let layout = Layout::create(&temp, &roots).map_err(|e| {
-            ToolError::SandboxUnavailable(format!(
-                "cannot prepare its folders in {}: {e}",
-                temp.display()
-            ))
-        })?;
-        let filter_path = layout.dir.join("filter.bpf");
-        let stdin = std::fs::File::create(&filter_path)
-            .and_then(|mut f| f.write_all(&seccomp::bytes(&filter)))
-            .and_then(|()| std::fs::File::open(&filter_path))
-            .map_err(|e| {
-                ToolError::SandboxUnavailable(format!("cannot write its socket filter: {e}"))
-            })?;
+        let (layout, stdin) = prepare(&at)?;
         let argv: Vec<OsString> = vec!["bash".into(), "-c".into(), command.into()];
         let args = linux::bwrap_args(
             &layout,
@@ -342,10 +322,51 @@ mod platform {
         if let Some(why) = setup_failure(&finished) {
             return Err(ToolError::SandboxUnavailable(why));
         }
+        let outcome = settle(layout, &at).await?;
+        Ok(Outcome {
+            finished,
+            refused: outcome.0,
+            not_kept: outcome.1,
+        })
+    }
+
+    /// The call's folders (overlay layers, upper folders) and its socket filter, opened
+    /// as the file bubblewrap reads it from.
+    fn prepare(at: &Confinement<'_>) -> Result<(Layout, std::fs::File), ToolError> {
+        // A folder that does not exist has nothing to protect (and nothing to mount on).
+        let roots: Vec<PathBuf> = linux::roots(at.home, at.workspace)
+            .into_iter()
+            .filter(|r| r.is_dir())
+            .collect();
+        let temp = temp_root(&roots)?;
+        let filter = seccomp::program()
+            .ok_or_else(|| ToolError::SandboxUnavailable("no socket filter here".into()))?;
+        let layout = Layout::create(&temp, &roots).map_err(|e| {
+            ToolError::SandboxUnavailable(format!(
+                "cannot prepare its folders in {}: {e}",
+                temp.display()
+            ))
+        })?;
+        let filter_path = layout.dir.join("filter.bpf");
+        let stdin = std::fs::File::create(&filter_path)
+            .and_then(|mut f| f.write_all(&seccomp::bytes(&filter)))
+            .and_then(|()| std::fs::File::open(&filter_path))
+            .map_err(|e| {
+                ToolError::SandboxUnavailable(format!("cannot write its socket filter: {e}"))
+            })?;
+        Ok((layout, stdin))
+    }
+
+    /// Reads what the command changed in the overlays, keeps what it may keep and
+    /// returns what was refused and what could not be kept; the layout is removed after.
+    async fn settle(
+        layout: Layout,
+        at: &Confinement<'_>,
+    ) -> Result<(Vec<PathEffect>, Vec<(PathBuf, String)>), ToolError> {
         let workspace = at.workspace.to_path_buf();
         let home = at.home.to_path_buf();
         let plan = at.plan.clone();
-        let outcome = tokio::task::spawn_blocking(move || {
+        tokio::task::spawn_blocking(move || {
             let layers: Vec<changes::Layer> = layout.layers.iter().map(|(l, _)| l.clone()).collect();
             let place = |p: &Path| {
                 if may_keep(p, &workspace, &home, &plan) {
@@ -375,12 +396,7 @@ mod platform {
         })
         .await
         .map_err(|e| ToolError::Failed(format!("the sandbox's check of the changes failed: {e}")))?
-        .map_err(|e| ToolError::Failed(format!("the sandbox could not read what the command changed, so nothing of it was kept: {e}")))?;
-        Ok(Outcome {
-            finished,
-            refused: outcome.0,
-            not_kept: outcome.1,
-        })
+        .map_err(|e| ToolError::Failed(format!("the sandbox could not read what the command changed, so nothing of it was kept: {e}")))
     }
 
     /// bubblewrap's or the setup script's own failure, before the command ran.

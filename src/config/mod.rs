@@ -1,0 +1,172 @@
+//! One [`Config`], loaded once at start-up and passed down as a value.
+//!
+//! Sources, later wins: built-in defaults (the tuned hyper-parameters in `sections`) →
+//! `settings.toml` in the data dir (the UI edits it) → environment.
+//!
+//! **Invariant:** this is the only module that reads the process environment, and only
+//! through [`Config::from_process_env`]; everything below receives a `Config`. API keys
+//! are never read from or written to the settings file.
+
+use std::fmt;
+use std::path::PathBuf;
+
+pub use crate::mcp::config::{McpConfig, McpServerConfig};
+
+mod env;
+mod sections;
+mod settings_file;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+pub use env::EnvSource;
+pub use sections::{
+    AuditorConfig, Budgets, GgsParams, LawsConfig, LlmConfig, LocalLlmConfig, MemoryParams,
+    ModelSource, RetentionConfig, SandboxSetting, Settings, TierConfig, ToolsConfig, UiConfig,
+};
+
+/// File name of the user-editable settings inside the data dir.
+pub const SETTINGS_FILE: &str = "settings.toml";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("invalid value for `{field}`: {reason}")]
+    Invalid { field: String, reason: String },
+    #[error("cannot parse {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no home directory: HOME is not set. Set HOME, or ARTOO_DATA_DIR and ARTOO_WORKSPACE")]
+    NoHome,
+    #[error(
+        "the {tier} model tier is not configured: missing {missing}. Set {tier_upper}_* or OPENAI_* (see README: Configuration)"
+    )]
+    TierIncomplete {
+        tier: &'static str,
+        tier_upper: &'static str,
+        missing: String,
+    },
+}
+
+fn invalid(field: &str, reason: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        field: field.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// A secret that never shows up in logs or debug output.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+/// The validated configuration of one process.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// `~/.artoo` unless `ARTOO_DATA_DIR` says otherwise.
+    pub data_dir: PathBuf,
+    /// `~/artoo_workspace` unless `ARTOO_WORKSPACE` or the settings say otherwise.
+    pub workspace: PathBuf,
+    /// The user's home directory (`~` expansion, personal-path checks).
+    pub home: PathBuf,
+    pub llm: LlmConfig,
+    pub ggs: GgsParams,
+    pub budgets: Budgets,
+    pub memory: MemoryParams,
+    pub laws: LawsConfig,
+    pub tools: ToolsConfig,
+    pub auditor: AuditorConfig,
+    pub retention: RetentionConfig,
+    pub ui: UiConfig,
+    /// The MCP servers whose tools R3 may call.
+    pub mcp: McpConfig,
+}
+
+impl Config {
+    pub fn with_dirs(data_dir: impl Into<PathBuf>, workspace: impl Into<PathBuf>) -> Config {
+        let data_dir = data_dir.into();
+        let settings = Settings::default();
+        Config {
+            home: data_dir.clone(),
+            data_dir,
+            workspace: workspace.into(),
+            llm: settings.llm,
+            ggs: settings.ggs,
+            budgets: settings.budgets,
+            memory: settings.memory,
+            laws: settings.laws,
+            tools: settings.tools,
+            auditor: settings.auditor,
+            retention: settings.retention,
+            ui: settings.ui,
+            mcp: settings.mcp,
+        }
+    }
+
+    /// Where the built-in model's weights and server live.
+    pub fn local_llm_dir(&self) -> PathBuf {
+        self.llm
+            .local
+            .dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("local-llm"))
+    }
+
+    /// The built-in model when no tier names an endpoint or a model; the configured
+    /// provider when both tiers are complete; an error naming what is missing when one
+    /// is half set (a typo must not silently fall back to another model).
+    pub fn model_source(&self) -> Result<ModelSource, ConfigError> {
+        let blank = |t: &TierConfig| t.base_url.is_none() && t.model.is_none();
+        if blank(&self.llm.brain) && blank(&self.llm.tool) {
+            return Ok(ModelSource::BuiltIn);
+        }
+        self.require_llm().map(|()| ModelSource::Configured)
+    }
+
+    /// Points both tiers at a running built-in model.
+    pub fn use_local_endpoint(&mut self, base_url: &str, model: &str) {
+        for tier in [&mut self.llm.brain, &mut self.llm.tool] {
+            tier.base_url = Some(base_url.to_string());
+            tier.model = Some(model.to_string());
+            tier.api_key = None;
+        }
+    }
+
+    /// Fails unless both tiers name an endpoint and a model (keys may legitimately be
+    /// absent for local servers).
+    pub fn require_llm(&self) -> Result<(), ConfigError> {
+        for (tier, upper, cfg) in [
+            ("brain", "BRAIN", &self.llm.brain),
+            ("tool", "TOOL", &self.llm.tool),
+        ] {
+            let missing = cfg.missing();
+            if !missing.is_empty() {
+                return Err(ConfigError::TierIncomplete {
+                    tier,
+                    tier_upper: upper,
+                    missing: missing.join(" and "),
+                });
+            }
+        }
+        Ok(())
+    }
+}
