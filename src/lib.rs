@@ -32,8 +32,6 @@
 //! - [`laws`] — the Four Laws (T layer); the Law 1 classifier and confirmation broker.
 //! - [`tools`] — the executor's tools behind the Law 1 gate; the only code that spawns
 //!   processes or writes files.
-//! - [`cli`] — the `artoo` command line: one-shot and REPL, live pipeline lines, Law 1
-//!   and clarification prompts, Ctrl+C as cancel, result and cost, slash commands.
 //!
 //! Nothing in this crate depends on the desktop shell.
 
@@ -42,7 +40,6 @@
 pub mod auditor;
 pub mod bus;
 pub mod cancel;
-pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod contracts;

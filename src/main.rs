@@ -1,12 +1,17 @@
-//! The `artoo` command line.
+//! The `artoo` command line: parses the arguments and hands them to [`cli`].
+//!
+//! **Invariant:** the command line is compiled into this binary only; the `artoo`
+//! library, which the desktop app links, has no CLI module.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+mod cli;
+
 use artoo::Config;
-use artoo::cli::{self, Exit, Options};
+use cli::{Exit, Options};
 
 #[derive(Parser)]
 #[command(
@@ -43,10 +48,10 @@ enum Command {
     Config,
     /// Inspect the audit log: verify its hash chain, show reports, events, task
     /// timelines and the calibration view.
-    Audit(artoo::auditor::cli::AuditArgs),
+    Audit(cli::audit::AuditArgs),
     /// MCP servers: list them and their tools, import a Claude Desktop / Cursor config,
     /// list and revoke "always allow" grants.
-    Mcp(artoo::mcp::cli::McpArgs),
+    Mcp(cli::mcp::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,8 +78,8 @@ fn main() -> ExitCode {
     };
     let result = match (cli.command, cli.task) {
         (Some(Command::Config), _) => print_config(&config),
-        (Some(Command::Audit(args)), _) => artoo::auditor::cli::run(&config, args),
-        (Some(Command::Mcp(args)), _) => artoo::mcp::cli::run(&config, args),
+        (Some(Command::Audit(args)), _) => cli::audit::run(&config, args),
+        (Some(Command::Mcp(args)), _) => cli::mcp::run(&config, args),
         (Some(Command::Run { text: words }), _) | (None, words) if !words.is_empty() => {
             // `artoo -v run TEXT`: a flag before the subcommand leaves `run` among the
             // words of a bare task; it names the subcommand, not part of the task.

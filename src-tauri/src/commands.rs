@@ -2,8 +2,8 @@
 //! a thin translation: arguments → one core call → a DTO; failures → `IpcError`.
 //!
 //! **Invariant:** no command decides anything the core decides (plans, verdicts, Law 1):
-//! it forwards the user's input and reports what the core recorded. Blocking reads (files,
-//! keychain) run on the blocking pool, never on the event loop.
+//! it forwards the user's input and reports what the core recorded. Blocking IO (files,
+//! settings.toml, keychain) runs on the blocking pool, never on the event loop.
 
 use artoo::auditor::{AnomalyFilter, AuditHistory, EventFilter, EventKind};
 use artoo::contracts::{
@@ -29,6 +29,15 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| IpcError::internal(format!("a background read failed: {e}")))?
+}
+
+/// Writes settings.toml on the blocking pool.
+async fn save_settings_file(
+    config: &std::sync::Arc<artoo::Config>,
+    settings: &artoo::config::Settings,
+) -> IpcResult<()> {
+    let (config, settings) = (std::sync::Arc::clone(config), settings.clone());
+    blocking(move || Ok(config.save_settings(&settings)?)).await
 }
 
 // ---- the popup ---------------------------------------------------------------------
@@ -479,12 +488,12 @@ pub async fn save_settings<R: Runtime>(
     if hotkey_changed {
         desktop::swap_hotkey(&app, &old_hotkey, &new_hotkey)?;
     }
-    if let Err(e) = config.save_settings(&settings) {
+    if let Err(e) = save_settings_file(&config, &settings).await {
         if hotkey_changed {
             // Put the old hotkey back: nothing of a rejected update stays in effect.
             let _ = desktop::swap_hotkey(&app, &new_hotkey, &old_hotkey);
         }
-        return Err(e.into());
+        return Err(e);
     }
     let keychain = shell.keychain().clone();
     let (brain, tool) = (keys.brain.clone(), keys.tool.clone());
@@ -613,7 +622,7 @@ pub async fn choose_model(
     let keychain = shell.keychain().clone();
     let (brain, tool) = (change.clone(), change.clone());
     blocking(move || keychain.check([&brain, &tool])).await?;
-    config.save_settings(&settings)?;
+    save_settings_file(&config, &settings).await?;
     let keychain = shell.keychain().clone();
     let (brain, tool) = (change.clone(), change.clone());
     blocking(move || keychain.apply([&brain, &tool])).await?;

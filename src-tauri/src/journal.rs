@@ -7,9 +7,11 @@
 //!
 //! **Invariant:** the journal reads a tap separate from the UI stream, so a slow webview
 //! never costs the journal an envelope; a line that cannot be read back is skipped, never
-//! fatal, and a file name is always derived from a checked task id.
+//! fatal, and a file name is always derived from a checked task id. Writing never blocks
+//! the async workers: the queued envelopes go to the blocking pool as one batch, into task
+//! files the recorder keeps open between batches (and closes before every prune).
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,6 +20,13 @@ use artoo::SharedClock;
 use artoo::bus::{Envelope, Tap, TapEvent};
 use artoo::contracts::TaskId;
 use artoo::retention::{self, Limits, Pruned};
+
+/// The most task files the recorder keeps open; writing to another closes the one
+/// written least recently.
+const OPEN_FILES: usize = 8;
+
+/// The most envelopes one trip to the blocking pool writes.
+const BATCH: usize = 256;
 
 #[derive(Clone, Debug)]
 pub struct Journal {
@@ -43,17 +52,6 @@ impl Journal {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         plain.then(|| self.dir.join(format!("{id}.jsonl")))
-    }
-
-    pub fn append(&self, envelope: &Envelope) -> std::io::Result<()> {
-        let Some(path) = envelope.task_id.as_ref().and_then(|t| self.path(t)) else {
-            return Ok(());
-        };
-        let mut line = serde_json::to_vec(envelope).map_err(std::io::Error::other)?;
-        line.push(b'\n');
-        std::fs::create_dir_all(&self.dir)?;
-        let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-        file.write_all(&line)
     }
 
     /// Every envelope recorded for `task`, in bus order; `None` when nothing was recorded.
@@ -93,9 +91,13 @@ impl Journal {
     /// and every [`retention::PRUNE_PERIOD`].
     pub async fn record(self, mut tap: Tap, limits: Limits, clock: SharedClock) {
         let mut prune = tokio::time::interval(retention::PRUNE_PERIOD);
+        let mut writer = Writer::new(self.clone());
         loop {
             tokio::select! {
                 _ = prune.tick() => {
+                    // A handle kept open on a file the prune deletes would write into
+                    // nothing: the next envelope of that task opens its file again.
+                    writer.close_all();
                     let journal = self.clone();
                     let now = clock.now();
                     match tokio::task::spawn_blocking(move || journal.prune(now, limits)).await {
@@ -108,17 +110,114 @@ impl Journal {
                 }
                 event = tap.recv() => match event {
                     Some(TapEvent::Message(envelope)) => {
-                        if let Err(e) = self.append(&envelope) {
-                            tracing::warn!(error = %e, dir = %self.dir.display(), "cannot journal an envelope");
+                        let mut batch = vec![envelope];
+                        while batch.len() < BATCH {
+                            match tap.try_recv() {
+                                Some(TapEvent::Message(envelope)) => batch.push(envelope),
+                                Some(TapEvent::Gap { skipped }) => fell_behind(skipped),
+                                None => break,
+                            }
                         }
+                        writer = writer.write_on_blocking_pool(batch).await;
                     }
-                    Some(TapEvent::Gap { skipped }) => {
-                        tracing::warn!(skipped, "the envelope journal fell behind the bus");
-                    }
+                    Some(TapEvent::Gap { skipped }) => fell_behind(skipped),
                     None => return,
                 },
             }
         }
+    }
+}
+
+fn fell_behind(skipped: u64) {
+    tracing::warn!(skipped, "the envelope journal fell behind the bus");
+}
+
+/// The recorder's open task files, lent to the blocking pool for each batch.
+struct Writer {
+    journal: Journal,
+    /// Least recently written first.
+    open: Vec<(PathBuf, File)>,
+}
+
+impl Writer {
+    fn new(journal: Journal) -> Self {
+        Self {
+            journal,
+            open: Vec::new(),
+        }
+    }
+
+    fn close_all(&mut self) {
+        self.open.clear();
+    }
+
+    /// Writes `batch` on the blocking pool and hands the writer back.
+    async fn write_on_blocking_pool(mut self, batch: Vec<Arc<Envelope>>) -> Self {
+        let journal = self.journal.clone();
+        match tokio::task::spawn_blocking(move || {
+            self.write(&batch);
+            self
+        })
+        .await
+        {
+            Ok(writer) => writer,
+            Err(e) => {
+                tracing::warn!(error = %e, "the journal writer failed; its batch is lost");
+                Writer::new(journal)
+            }
+        }
+    }
+
+    /// Appends `batch` as JSON lines, one write per task file, in bus order within each.
+    fn write(&mut self, batch: &[Arc<Envelope>]) {
+        let mut lines: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        for envelope in batch {
+            let Some(path) = envelope.task_id.as_ref().and_then(|t| self.journal.path(t)) else {
+                continue;
+            };
+            let line = match serde_json::to_vec(envelope.as_ref()) {
+                Ok(line) => line,
+                Err(e) => {
+                    self.failed(&e.to_string());
+                    continue;
+                }
+            };
+            let at = match lines.iter().position(|(p, _)| *p == path) {
+                Some(at) => at,
+                None => {
+                    lines.push((path, Vec::new()));
+                    lines.len() - 1
+                }
+            };
+            lines[at].1.extend_from_slice(&line);
+            lines[at].1.push(b'\n');
+        }
+        for (path, bytes) in lines {
+            if let Err(e) = self.append(path, &bytes) {
+                self.failed(&e.to_string());
+            }
+        }
+    }
+
+    fn append(&mut self, path: PathBuf, bytes: &[u8]) -> std::io::Result<()> {
+        let mut file = match self.open.iter().position(|(p, _)| *p == path) {
+            Some(at) => self.open.remove(at).1,
+            None => {
+                std::fs::create_dir_all(&self.journal.dir)?;
+                OpenOptions::new().create(true).append(true).open(&path)?
+            }
+        };
+        // A failed write drops the handle: the next batch opens the file afresh.
+        file.write_all(bytes)?;
+        if self.open.len() >= OPEN_FILES {
+            self.open.remove(0);
+        }
+        self.open.push((path, file));
+        Ok(())
+    }
+
+    fn failed(&self, error: &str) {
+        tracing::warn!(%error, dir = %self.journal.dir.display(), "cannot journal an envelope");
     }
 }
 
@@ -153,5 +252,51 @@ mod tests {
         assert_eq!(pruned.files, 1);
         assert!(!old.exists() && kept.exists());
         assert!(other.exists(), "only the journal's own files are pruned");
+    }
+
+    /// `count` envelopes of `task`, numbered from `first`.
+    fn of_task(task: &str, first: u64, count: u64) -> Vec<Arc<Envelope>> {
+        use artoo::testkit::samples::samples;
+        let template = samples()
+            .into_iter()
+            .find(|e| e.task_id.is_some())
+            .expect("a sample names a task");
+        (first..first + count)
+            .map(|seq| {
+                let mut envelope = template.clone();
+                envelope.seq = seq;
+                envelope.task_id = Some(TaskId::from_existing(task));
+                Arc::new(envelope)
+            })
+            .collect()
+    }
+
+    fn seqs(journal: &Journal, task: &str) -> Vec<u64> {
+        let loaded = journal.load(&TaskId::from_existing(task)).unwrap();
+        loaded.unwrap_or_default().iter().map(|e| e.seq).collect()
+    }
+
+    #[tokio::test]
+    async fn batches_land_in_their_task_files_in_bus_order_across_reopens() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::new(dir.path());
+        let mut writer = Writer::new(journal.clone());
+        let tasks: Vec<String> = (0..OPEN_FILES + 2).map(|i| format!("task_{i}")).collect();
+        // Interleaved tasks, more of them than files kept open.
+        let mut batch = Vec::new();
+        for (i, task) in tasks.iter().enumerate() {
+            batch.extend(of_task(task, 1, 2));
+            batch.extend(of_task(&tasks[(i + 1) % tasks.len()], 10 + i as u64, 1));
+        }
+        writer = writer.write_on_blocking_pool(batch).await;
+        writer.close_all();
+        writer = writer
+            .write_on_blocking_pool(of_task(&tasks[0], 100, 1))
+            .await;
+        drop(writer);
+        let last = tasks.len() as u64 - 1;
+        assert_eq!(seqs(&journal, &tasks[0]), vec![1, 2, 10 + last, 100]);
+        assert_eq!(seqs(&journal, &tasks[1]), vec![1, 2, 10]);
+        assert_eq!(seqs(&journal, "task_none"), Vec::<u64>::new());
     }
 }

@@ -22,7 +22,6 @@
 
 pub mod calibration;
 pub mod canonical;
-pub mod cli;
 pub mod detect;
 pub mod event;
 pub mod history;

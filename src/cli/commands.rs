@@ -3,11 +3,11 @@
 
 use uuid::Uuid;
 
-use crate::contracts::{Level, MegramId};
-use crate::memory::operator::T_REFUSED;
-use crate::memory::{ForgetTarget, Remember};
-use crate::runtime::Runtime;
-use crate::tasklog::{RunId, TaskLogDir};
+use artoo::contracts::{Level, MegramId};
+use artoo::memory::operator::T_REFUSED;
+use artoo::memory::{ForgetTarget, Remember};
+use artoo::runtime::Runtime;
+use artoo::tasklog::{RunId, TaskLogDir};
 
 use super::render;
 use super::session::Console;
@@ -152,7 +152,7 @@ pub async fn run(command: Command, rt: &Runtime, console: &Console) -> Flow {
         Command::Audit => match rt.audit_now().await {
             Ok(report) => {
                 let mut buf = Vec::new();
-                match crate::auditor::cli::print_report(&mut buf, &report, "the current window") {
+                match crate::cli::audit::print_report(&mut buf, &report, "the current window") {
                     Ok(()) => console.print(
                         &String::from_utf8_lossy(&buf)
                             .lines()
@@ -173,7 +173,7 @@ pub async fn run(command: Command, rt: &Runtime, console: &Console) -> Flow {
                 m.space,
                 m.entity,
                 m.sigma,
-                crate::text::one_line(&m.content, 80)
+                artoo::text::one_line(&m.content, 80)
             )),
             Err(e) => console.say(format!("(not remembered: {e})")),
         },
@@ -266,7 +266,7 @@ fn find_run(logs: &TaskLogDir, target: &ReplayTarget) -> Result<Option<RunId>, S
                     by_name.len()
                 ));
             }
-            let task = crate::contracts::TaskId::from_existing(name);
+            let task = artoo::contracts::TaskId::from_existing(name);
             match logs.runs_of(&task) {
                 Ok(runs) => runs
                     .into_iter()

@@ -50,7 +50,8 @@ impl Input {
     }
 
     /// Lines from `reader` instead of stdin, answering as a terminal would when
-    /// `interactive` (embedding, tests).
+    /// `interactive` (tests).
+    #[cfg(test)]
     pub fn from_reader(reader: impl BufRead + Send + 'static, interactive: bool) -> Input {
         Self::serve(interactive, move |rx| serve_pipe(rx, reader))
     }

@@ -4,7 +4,10 @@
 //! `/memory`, `/remember`, `/forget`, `/replay`).
 //!
 //! [`render`] is pure (envelope → lines); [`session`] drives one task; [`commands`] parses
-//! and runs the slash commands; [`input`] owns stdin. A slash command is the same
+//! and runs the slash commands; [`input`] owns stdin; [`audit`] and [`mcp`] are the
+//! `artoo audit` and `artoo mcp` subcommands. These modules belong to the `artoo` binary
+//! and reach the core through `artoo::…`, so the library the desktop app links carries
+//! no clap, rustyline or anyhow code. A slash command is the same
 //! command in the REPL and as `artoo run /audit` (or `artoo /memory`): one parser decides
 //! what is a command, and a command never reaches a model as a task.
 //!
@@ -12,23 +15,25 @@
 //! an explicit `y` typed at a terminal; without a terminal it is denied as
 //! non-interactive, and Enter, EOF or Ctrl+C never approve.
 
+pub mod audit;
 pub mod commands;
 pub mod input;
+#[cfg(test)]
+mod law1_prompt;
+pub mod mcp;
 pub mod progress;
 pub mod render;
-#[cfg(test)]
-pub(crate) mod samples;
 pub mod session;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use crate::bus::Tap;
-use crate::config::{Config, ModelSource};
-use crate::contracts::TerminalDirective;
-use crate::local_llm::{LocalModel, LocalServer, Progress};
-use crate::runtime::{Runtime, RuntimeOptions, TaskEnd};
-use crate::status::Lang;
+use artoo::bus::Tap;
+use artoo::config::{Config, ModelSource};
+use artoo::contracts::TerminalDirective;
+use artoo::local_llm::{LocalModel, LocalServer, Progress};
+use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
+use artoo::status::Lang;
 
 use commands::Flow;
 use input::{Blocks, Input, Interrupts, Read};
@@ -149,7 +154,7 @@ async fn start(mut config: Config, options: Options, purpose: Purpose) -> Result
     let history = interactive.then(|| config.data_dir.join("history"));
     let interrupts =
         Interrupts::listen().map_err(|e| fail(format!("cannot listen for Ctrl+C: {e}")))?;
-    let sandbox = crate::tools::sandbox_status(&config).await;
+    let sandbox = artoo::tools::sandbox_status(&config).await;
     let runtime = Runtime::start(config, RuntimeOptions::default())
         .await
         .map_err(|e| fail(format!("cannot start: {e}")))?;

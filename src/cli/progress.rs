@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::sync::Mutex;
 
-use crate::local_llm::{Progress, Stage};
+use artoo::local_llm::{Progress, Stage};
 
 /// Width of the bar in cells.
 const WIDTH: usize = 24;

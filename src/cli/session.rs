@@ -4,15 +4,15 @@
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use crate::bus::{Envelope, Tap, TapEvent};
-use crate::contracts::{
+use artoo::bus::{Envelope, Tap, TapEvent};
+use artoo::contracts::{
     ApprovalScope, ClarificationRequest, ConfirmationRequest, Decision, Message, RequestId, TaskId,
 };
-use crate::runtime::{Runtime, RuntimeError, TaskEnd};
-use crate::status::{Lang, StatusBoard};
-use crate::tasklog::Usage;
+use artoo::runtime::{Runtime, RuntimeError, TaskEnd};
+use artoo::status::{Lang, StatusBoard};
+use artoo::tasklog::Usage;
 
 use super::input::{Input, Interrupts, Read};
 use super::render::{self, LineStyle};
@@ -25,13 +25,15 @@ pub const CANCEL_REASON: &str = "cancelled by the user (Ctrl+C)";
 pub enum Sink {
     #[default]
     Stdout,
-    /// Kept in memory (embedding, tests).
-    Lines(Arc<Mutex<Vec<String>>>),
+    /// Kept in memory (tests).
+    #[cfg(test)]
+    Lines(std::sync::Arc<Mutex<Vec<String>>>),
 }
 
+#[cfg(test)]
 impl Sink {
     pub fn lines() -> Sink {
-        Sink::Lines(Arc::default())
+        Sink::Lines(std::sync::Arc::default())
     }
 
     /// What a [`Sink::Lines`] holds so far (empty for stdout).
@@ -92,6 +94,7 @@ impl Console {
                 }
                 let _ = out.flush();
             }
+            #[cfg(test)]
             Sink::Lines(kept) => kept
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -126,7 +129,6 @@ impl Console {
 /// How a task ended, with its cost as seen on the bus.
 #[derive(Debug)]
 pub struct Finished {
-    pub task_id: TaskId,
     pub end: TaskEnd,
     /// Model calls per role and tool calls, from the task's `LlmCall`/`ToolCallEvent`
     /// records (the same figures the usage ledger counts).
@@ -221,7 +223,6 @@ pub async fn run_task(
         driver.on_event(event).await;
     }
     Ok(Finished {
-        task_id: driver.task,
         end,
         usage: driver.usage,
         lost: driver.lost,
@@ -252,7 +253,7 @@ impl Driver<'_> {
                 } else {
                     self.console.say(format!(
                         "  Law 1: denied `{}` — nobody can confirm it (not an interactive terminal)",
-                        crate::text::one_line(&request.command, 80)
+                        artoo::text::one_line(&request.command, 80)
                     ));
                     if let Err(e) = self.rt.deny_non_interactive(request.request_id).await {
                         tracing::debug!(error = %e, "the request closed before the denial");

@@ -17,7 +17,6 @@
 //! guard and the Law 1 gate), with arguments that name every required parameter, and
 //! never after the runtime closed the hub; a stdio server's process does not outlive it.
 
-pub mod cli;
 pub mod config;
 pub mod trust;
 

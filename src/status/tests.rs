@@ -4,8 +4,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::cli::samples::{SUB, TASK, envelope, message, samples};
 use crate::contracts::MessageKind;
+use crate::testkit::samples::{SUB, TASK, envelope, message, samples};
 
 /// The kinds that never start a phase of their own.
 const QUIET: [MessageKind; 9] = [

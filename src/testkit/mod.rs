@@ -9,6 +9,7 @@
 //! **Invariant:** the server binds only 127.0.0.1 and answers only from its script; it
 //! never forwards a request anywhere.
 
+pub mod samples;
 mod script;
 mod server;
 

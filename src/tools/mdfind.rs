@@ -2,6 +2,9 @@
 //! index (`plocate`/`locate`) and, when that is missing, unbuilt or finds nothing (the
 //! index may be stale), walks the home folder within `tools.walk_limit_entries`. Every
 //! path answers with the same shape: one existing absolute path per line.
+//!
+//! **Invariant:** every answer is checked against the disk (a stale index entry is
+//! dropped), and those per-hit `stat`s run on the blocking pool, not on the async workers.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -100,6 +103,7 @@ impl NameQuery {
 }
 
 /// What to look for, validated.
+#[derive(Clone, Debug)]
 struct Search {
     query: String,
     root: PathBuf,
@@ -145,6 +149,18 @@ impl Search {
             .map(PathBuf::from)
             .filter(|p| self.keep(p))
             .collect()
+    }
+
+    /// [`Search::kept`] on the blocking pool: it `stat`s every hit, and an index can
+    /// answer thousands, which must not stall the async workers.
+    async fn kept_off_runtime(&self, stdout: String) -> Vec<PathBuf> {
+        let search = self.clone();
+        match tokio::task::spawn_blocking(move || search.kept(&stdout)).await {
+            Ok(kept) => kept,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // The runtime is shutting down: nobody waits for the answer.
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Keeps existing paths under the root, of the right kind, whose name matches.
@@ -298,7 +314,7 @@ impl Mdfind {
                         tracing::debug!(program, stderr = %done.stderr.trim(), "locate index unusable");
                         continue;
                     }
-                    return Ok(Some(search.kept(&done.stdout)));
+                    return Ok(Some(search.kept_off_runtime(done.stdout).await));
                 }
                 Err(ToolError::NotFound(_)) => continue,
                 Err(ToolError::Cancelled) => return Err(ToolError::Cancelled),
@@ -344,7 +360,8 @@ async fn spotlight(search: &Search, ctx: &ToolContext) -> Result<String, ToolErr
             done.stderr.trim()
         )));
     }
-    Ok(render(search, search.kept(&done.stdout), "Spotlight"))
+    let found = search.kept_off_runtime(done.stdout).await;
+    Ok(render(search, found, "Spotlight"))
 }
 
 /// A bounded walk of the root: hidden folders and dependency caches are skipped.

@@ -1811,30 +1811,28 @@ async fn a_clean_log_of_100_000_events_verifies() {
 // The CLI.
 // ---------------------------------------------------------------------------------------
 
-/// `artoo audit <args>` run in-process (the binary in a shared target directory may be
-/// another branch's build): its output, or the error `main` would exit 1 with.
+/// `artoo audit <args>` run by the binary on the config's data dir: its output, or what it
+/// printed before the error `main` exits with.
 fn artoo_audit(config: &Config, args: &[&str]) -> Result<String, String> {
-    #[derive(clap::Parser)]
-    struct Cli {
-        #[command(subcommand)]
-        command: artoo::auditor::cli::AuditCommand,
+    let home = config.data_dir.parent().expect("the data dir has a parent");
+    std::fs::create_dir_all(&config.workspace).expect("workspace");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_artoo"))
+        .arg("audit")
+        .args(args)
+        .env_clear()
+        .env("HOME", home)
+        .env("ARTOO_DATA_DIR", &config.data_dir)
+        .env("ARTOO_WORKSPACE", &config.workspace)
+        .output()
+        .expect("the binary runs");
+    let text = String::from_utf8(output.stdout).expect("the CLI prints UTF-8");
+    if output.status.success() {
+        return Ok(text);
     }
-    let cli =
-        <Cli as clap::Parser>::try_parse_from(std::iter::once("audit").chain(args.iter().copied()))
-            .map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    let result = artoo::auditor::cli::run_to(
-        config,
-        artoo::auditor::cli::AuditArgs {
-            command: cli.command,
-        },
-        &mut out,
-    );
-    let text = String::from_utf8(out).expect("the CLI prints UTF-8");
-    match result {
-        Ok(()) => Ok(text),
-        Err(e) => Err(format!("{text}error: {e}")),
-    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let error = stderr.trim_start();
+    let error = error.strip_prefix("Error: ").unwrap_or(error);
+    Err(format!("{text}error: {error}"))
 }
 
 #[tokio::test(start_paused = true)]

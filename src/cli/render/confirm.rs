@@ -6,7 +6,7 @@
 //! cannot be undone, and it offers only the answers the request allows (task scope,
 //! "always" with a named grant, Trash when trashing is possible).
 
-use crate::contracts::{ApprovalScope, ConfirmationRequest};
+use artoo::contracts::{ApprovalScope, ConfirmationRequest};
 
 use super::text::Paint;
 
@@ -75,7 +75,7 @@ fn p_law1(paint: Paint, tool: &str, reversible: bool) -> String {
 
 /// The warning shown when a session starts without the sandbox (`None` while it is
 /// on): why it is off, and that every command artoo cannot prove harmless asks.
-pub fn sandbox_notice(status: &crate::tools::sandbox::Status, paint: Paint) -> Option<String> {
+pub fn sandbox_notice(status: &artoo::tools::sandbox::Status, paint: Paint) -> Option<String> {
     (!status.is_on()).then(|| paint.yellow(&format!("⚠ Law 1: {}", status.describe())))
 }
 
@@ -117,12 +117,12 @@ pub fn confirmation_keys(request: &ConfirmationRequest) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::samples::*;
-    use crate::contracts::{Message, MessageKind};
+    use artoo::contracts::{Message, MessageKind};
+    use artoo::testkit::samples::*;
 
     #[test]
     fn a_session_without_the_sandbox_starts_with_a_warning_saying_why() {
-        use crate::tools::sandbox::Status;
+        use artoo::tools::sandbox::Status;
         let plain = Paint { enabled: false };
         assert_eq!(sandbox_notice(&Status::On("bubblewrap"), plain), None);
         let off = sandbox_notice(

@@ -14,10 +14,10 @@ mod oversight;
 mod plan;
 
 use super::text::{Paint, snake};
-use crate::bus::Envelope;
-use crate::config::GgsParams;
-use crate::contracts::{Message, MessageKind, Role};
-use crate::text::one_line;
+use artoo::bus::Envelope;
+use artoo::config::GgsParams;
+use artoo::contracts::{Message, MessageKind};
+use artoo::text::one_line;
 
 /// Longest payload excerpt on a pipeline line.
 const DETAIL_CHARS: usize = 96;
@@ -38,6 +38,7 @@ pub struct LineStyle {
 
 impl LineStyle {
     /// The pipeline lines, without colour.
+    #[cfg(test)]
     pub fn plain(verbose: bool) -> Self {
         Self {
             pipeline: true,
@@ -116,15 +117,6 @@ pub fn pipeline_lines(env: &Envelope, style: &LineStyle) -> Vec<String> {
     lines
 }
 
-/// Every role a pipeline line can name, so tests can tell a role line from others.
-pub fn is_role_line(line: &str) -> bool {
-    let trimmed = line.trim_start();
-    Role::ALL_ROLES
-        .iter()
-        .chain([Role::Observer, Role::All].iter())
-        .any(|r| trimmed.starts_with(&format!("{} →", r.short())))
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -133,7 +125,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::cli::samples::*;
+    use artoo::testkit::samples::*;
 
     fn lines_of(kind: MessageKind, verbose: bool) -> Vec<String> {
         let env = samples()

@@ -3,11 +3,11 @@
 //!
 //! **Invariant:** pure; ages are measured from the `now` passed in, never the clock.
 
-use crate::text::one_line;
+use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::text::{f2, group, plural, signed};
-use crate::memory::{GroupSummary, MegramView};
+use artoo::memory::{GroupSummary, MegramView};
 
 /// `/memory`: one line per (space, entity) group with its live potentials and action.
 pub fn memory_groups(groups: &[GroupSummary]) -> Vec<String> {

@@ -17,9 +17,9 @@ mod text;
 pub use self::confirm::{
     confirmation_keys, confirmation_prompt, confirmation_question, sandbox_notice,
 };
-pub use self::live::{LineStyle, describe, is_role_line, pipeline_lines, shown};
+pub use self::live::{LineStyle, pipeline_lines, shown};
 pub use self::memory::{megram_rows, memory_groups};
 pub use self::replay::trajectory;
-pub use self::result::{cost_block, output_text, result_block, thousands};
+pub use self::result::result_block;
 pub use self::runs::run_list;
-pub use self::text::{Paint, arrow, succeeded};
+pub use self::text::Paint;

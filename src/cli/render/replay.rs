@@ -5,16 +5,16 @@
 //! **Invariant:** only what the log holds is shown; anything missing is said to be
 //! missing ("not logged", "log incomplete"), never filled in.
 
-use crate::text::one_line;
+use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::result::cost_block;
 use super::text::{arrow, f2, group, pct, plural, seconds, signed, snake, succeeded};
-use crate::config::GgsParams;
-use crate::contracts::{Potentials, SubTaskStatus};
-use crate::ggs::decide::gradient_label;
-use crate::tasklog::event::{GgsDecision, MemoryQuery};
-use crate::tasklog::{Round, SubtaskTrace, Trajectory};
+use artoo::config::GgsParams;
+use artoo::contracts::{Potentials, SubTaskStatus};
+use artoo::ggs::decide::gradient_label;
+use artoo::tasklog::event::{GgsDecision, MemoryQuery};
+use artoo::tasklog::{Round, SubtaskTrace, Trajectory};
 
 /// `/replay`: a run's trajectory without re-running it — rounds with memory, plan,
 /// sub-tasks and verdicts, GGS's D/P/Ω/L/∇L with the arrow, directives, the result.

@@ -6,15 +6,15 @@
 //! appear only on the final dim details line; output equal to the summary is not
 //! repeated.
 
-use crate::text::one_line;
+use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
 use super::text::{Paint, f2, pct, plural, seconds, signed, snake, succeeded};
-use crate::contracts::FinalResult;
-use crate::runtime::TaskEnd;
-use crate::tasklog::Usage;
+use artoo::contracts::FinalResult;
+use artoo::runtime::TaskEnd;
+use artoo::tasklog::Usage;
 
 /// An output value as the user reads it: strings raw, anything else pretty JSON,
 /// nothing for null or a string equal to the summary.
@@ -51,7 +51,7 @@ pub fn result_block(end: &TaskEnd, input: &str, usage: &Usage, paint: Paint) -> 
 
 fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
     let mut lines = Vec::new();
-    let (summary, law1) = crate::status::plain_summary(&r.summary);
+    let (summary, law1) = artoo::status::plain_summary(&r.summary);
     let head = if succeeded(r.directive) {
         paint.green("✅ Done")
     } else {
@@ -148,8 +148,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::cli::samples::*;
-    use crate::contracts::{Loss, Role, TaskId, TerminalDirective};
+    use artoo::contracts::{Loss, Role, TaskId, TerminalDirective};
+    use artoo::testkit::samples::*;
 
     fn final_result(
         directive: TerminalDirective,
@@ -168,7 +168,7 @@ mod tests {
             },
             grad_l: 0.0,
             replans: 0,
-            prev_directive: crate::contracts::PrevDirective::Init,
+            prev_directive: artoo::contracts::PrevDirective::Init,
             directive,
             next_moves,
         }

@@ -4,8 +4,8 @@
 //! whose input was not logged still gets its line.
 
 use super::text::plural;
-use crate::tasklog::RunSummary;
-use crate::text::one_line;
+use artoo::tasklog::RunSummary;
+use artoo::text::one_line;
 
 /// `/replay` without a run: the newest runs, numbered for `/replay N`.
 pub fn run_list(runs: &[RunSummary]) -> Vec<String> {

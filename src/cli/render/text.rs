@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::contracts::{Gradient, Loss, Potentials, TerminalDirective};
+use artoo::contracts::{Gradient, Loss, Potentials, TerminalDirective};
 
 /// ANSI styling, or none (pipes, files, tests).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,6 +16,7 @@ pub struct Paint {
 }
 
 impl Paint {
+    #[cfg(test)]
     pub const PLAIN: Paint = Paint { enabled: false };
 
     fn wrap(self, code: &str, text: &str) -> String {

@@ -4,12 +4,12 @@
 //! **Invariant:** a verdict line counts the criteria that passed out of all judged, and a
 //! failure names what was unmet when it is known, its reason otherwise.
 
-use crate::text::one_line;
+use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::ITEM_CHARS;
 use crate::cli::render::text::{f2, plural, snake};
-use crate::contracts::{
+use artoo::contracts::{
     CorrectionSignal, CriterionVerdict, DispatchHalted, ExecutionResult, OutcomeSummary,
     ReplanRequest, SubTaskOutcome, SubTaskStatus, ToolCallEvent, ToolCallRecord, Verdict,
 };

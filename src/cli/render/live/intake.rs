@@ -3,12 +3,12 @@
 //!
 //! **Invariant:** each detail is one line, cut to the live line's limits.
 
-use crate::text::one_line;
+use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
 use crate::cli::render::text::plural;
-use crate::contracts::{ClarificationAnswer, ClarificationRequest, TaskSpec, TaskSubmitted};
+use artoo::contracts::{ClarificationAnswer, ClarificationRequest, TaskSpec, TaskSubmitted};
 
 pub(super) fn task_submitted(m: &TaskSubmitted) -> String {
     let mut s = one_line(&m.raw_input, DETAIL_CHARS);

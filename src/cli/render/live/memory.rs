@@ -4,12 +4,12 @@
 //! **Invariant:** a recall line counts the constraints from the laws but quotes the first
 //! one memory added, because the laws are in every plan and memory's addition is the news.
 
-use crate::text::one_line;
+use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
 use crate::cli::render::text::{group, plural, snake};
-use crate::contracts::{MegramWrite, MemoryOperatorChange, MemoryRecall, MemoryResponse};
+use artoo::contracts::{MegramWrite, MemoryOperatorChange, MemoryRecall, MemoryResponse};
 
 pub(super) fn memory_response(m: &MemoryResponse) -> String {
     let mut s = format!(

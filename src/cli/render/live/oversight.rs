@@ -3,12 +3,12 @@
 //!
 //! **Invariant:** a Law 1 request line always says whether the action can be undone.
 
-use crate::text::one_line;
+use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
 use crate::cli::render::text::{plural, snake};
-use crate::contracts::{AuditReport, ConfirmationDecision, ConfirmationRequest, LlmCall};
+use artoo::contracts::{AuditReport, ConfirmationDecision, ConfirmationRequest, LlmCall};
 
 pub(super) fn confirmation_request(m: &ConfirmationRequest) -> String {
     format!(

@@ -4,17 +4,17 @@
 //! **Invariant:** a plan directive is the only message with continuation lines — its
 //! rationale and what it blocks are worth reading in full.
 
-use crate::text::one_line;
+use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
 use crate::cli::render::text::{loss_line, plural, snake, succeeded};
-use crate::config::GgsParams;
-use crate::contracts::{
+use artoo::config::GgsParams;
+use artoo::contracts::{
     DispatchManifest, FinalResult, GracefulFailure, GracefulFailureRequest, PlanDirective,
     PlanningFailed, SubTask,
 };
-use crate::ggs::decide::gradient_label;
+use artoo::ggs::decide::gradient_label;
 
 pub(super) fn dispatch_manifest(m: &DispatchManifest) -> String {
     format!(

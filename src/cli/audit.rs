@@ -11,14 +11,14 @@ use anyhow::{Context, anyhow, bail};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::Config;
-use crate::clock::{Clock, SystemClock};
-use crate::contracts::{AuditReport, ReportId, Role, TaskId};
+use artoo::Config;
+use artoo::clock::{Clock, SystemClock};
+use artoo::contracts::{AuditReport, ReportId, Role, TaskId};
 
-use super::calibration::CalibrationView;
-use super::event::{AnomalyKind, AuditEvent, EventKind};
-use super::history::{AnomalyFilter, AuditHistory, EventFilter, TaskTimeline};
-use super::verify::VerifyReport;
+use artoo::auditor::{
+    AnomalyFilter, AnomalyKind, AuditEvent, AuditHistory, CalibrationView, EventFilter, EventKind,
+    TaskTimeline, VerifyReport,
+};
 
 /// How times are shown to people (the log and `--json` keep full precision).
 const TIME: &str = "%Y-%m-%d %H:%M:%S UTC";
@@ -261,8 +261,8 @@ fn print_json<T: Serialize + ?Sized>(out: &mut dyn Write, value: &T) -> anyhow::
 
 pub fn print_report(out: &mut dyn Write, r: &AuditReport, origin: &str) -> anyhow::Result<()> {
     let trigger = match r.trigger {
-        crate::contracts::AuditTrigger::Periodic => "periodic",
-        crate::contracts::AuditTrigger::OnDemand => "on-demand",
+        artoo::contracts::AuditTrigger::Periodic => "periodic",
+        artoo::contracts::AuditTrigger::OnDemand => "on-demand",
     };
     writeln!(out, "Audit report {} ({trigger}; {origin})", r.report_id)?;
     writeln!(

@@ -1,14 +1,17 @@
 //! `artoo mcp …`: list the configured servers and their tools, import an `mcpServers`
 //! JSON config into the settings, list and revoke standing grants.
+//!
+//! **Invariant:** the settings file and the grant store are changed only by the
+//! subcommand the user typed (`import`, `revoke`); `list` and `grants` only read.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use super::{McpHub, import_mcp_servers};
-use crate::config::Config;
-use crate::laws::grants::GrantStore;
+use artoo::config::Config;
+use artoo::laws::grants::GrantStore;
+use artoo::mcp::{McpHub, import_mcp_servers};
 
 #[derive(Args, Debug)]
 pub struct McpArgs {

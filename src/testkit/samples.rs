@@ -1,5 +1,9 @@
 //! One envelope of every message kind, as the roles send them: shared by the tests of
-//! everything that describes a message (the pipeline lines, the status lines).
+//! everything that describes a message (the library's status lines, the `artoo` binary's
+//! pipeline lines), and [`is_role_line`] to tell a pipeline line from other output.
+//!
+//! **Invariant:** test data only — fixed ids and times, so a description of a sample
+//! is the same on every run; nothing outside tests uses this module.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -7,22 +11,22 @@ use serde_json::{Value, json};
 use crate::bus::Envelope;
 use crate::contracts::{EnvelopeId, Message, Role};
 
-pub(crate) const TASK: &str = "task_0123456789ab";
-pub(crate) const SUB: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
-pub(crate) const REQ: &str = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+pub const TASK: &str = "task_0123456789ab";
+pub const SUB: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
+pub const REQ: &str = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 
-pub(crate) fn at() -> DateTime<Utc> {
+pub fn at() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-02-27T10:00:00Z")
         .expect("a valid time")
         .with_timezone(&Utc)
 }
 
-pub(crate) fn message(kind: &str, payload: Value) -> Message {
+pub fn message(kind: &str, payload: Value) -> Message {
     serde_json::from_value(json!({"type": kind, "payload": payload}))
         .unwrap_or_else(|e| panic!("{kind}: {e}"))
 }
 
-pub(crate) fn envelope(from: Role, to: Role, message: Message) -> Envelope {
+pub fn envelope(from: Role, to: Role, message: Message) -> Envelope {
     Envelope {
         id: EnvelopeId::mint(),
         seq: 1,
@@ -35,26 +39,26 @@ pub(crate) fn envelope(from: Role, to: Role, message: Message) -> Envelope {
     }
 }
 
-pub(crate) fn verdict(criterion: &str, verdict: &str) -> Value {
+pub fn verdict(criterion: &str, verdict: &str) -> Value {
     json!({"criterion": criterion, "verdict": verdict, "failure_class": null, "evidence": "shell: ls → 3"})
 }
 
-pub(crate) fn tool_record(status: &str) -> Value {
+pub fn tool_record(status: &str) -> Value {
     json!({"tool": "shell", "input": {"command": "ls ~/Downloads"}, "target": "ls ~/Downloads",
            "output_head": "a.pdf", "status": status, "error": null, "duration_ms": 12})
 }
 
-pub(crate) fn loss(d: f64, p: f64, omega: f64, l: f64) -> Value {
+pub fn loss(d: f64, p: f64, omega: f64, l: f64) -> Value {
     json!({"D": d, "P": p, "Omega": omega, "L": l})
 }
 
-pub(crate) fn potentials() -> Value {
+pub fn potentials() -> Value {
     json!({"attention": 1.5, "decision": -0.8, "action": "Avoid"})
 }
 
 /// One envelope of every message kind, as the roles send them, in the order a task
 /// meets them.
-pub(crate) fn samples() -> Vec<Envelope> {
+pub fn samples() -> Vec<Envelope> {
     [
         intake_samples(),
         planning_samples(),
@@ -368,4 +372,13 @@ fn oversight_samples() -> Vec<Envelope> {
             ),
         ),
     ]
+}
+
+/// Every role a pipeline line can name, so tests can tell a role line from others.
+pub fn is_role_line(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    Role::ALL_ROLES
+        .iter()
+        .chain([Role::Observer, Role::All].iter())
+        .any(|r| trimmed.starts_with(&format!("{} →", r.short())))
 }
