@@ -1,12 +1,12 @@
-//! The loss of one medium-loop round (seed 000 §5.1, seed 003 "R7"):
+//! The loss of one medium-loop round, as R7 computes it:
 //!
 //! ```text
 //! L = α·D + β_eff·P + λ·Ω,   β_eff = β·(1 − Ω)
 //! ```
 //!
 //! **D** is taken over every criterion verdict of the round — each sub-task's criteria
-//! **and** R4b's task-criteria verdicts (the Go version ignored the latter, so an R4b
-//! rejection with every sub-task matched became "success"). Every verdict weighs 1 in the
+//! **and** R4b's task-criteria verdicts (without the latter, an R4b rejection with every
+//! sub-task matched would read as "success"). Every verdict weighs 1 in the
 //! denominator; a failed one contributes:
 //! - verifiable (or no mode): 1.0;
 //! - plausible, sub-task criterion: k/N, with k the attempts in which it was unmet and N
@@ -193,10 +193,41 @@ pub fn assess_round<'a>(
     unobserved: Unobserved<'_>,
     rejection: Option<&str>,
 ) -> Assessment {
-    let mut total_weight = 0.0;
-    let mut failed = Vec::new();
-
+    let mut units = Units::default();
     for (idx, outcome) in outcomes.into_iter().enumerate() {
+        units.add_outcome(idx, outcome);
+    }
+    units.add_task_verdicts(task_criteria_verdicts);
+    units.add_unobserved(&unobserved);
+    if let Some(gap) = rejection
+        && units.failed.is_empty()
+    {
+        units.total_weight += 1.0;
+        units.failed.push(FailedUnit {
+            criterion: if gap.trim().is_empty() {
+                "R4b rejected the round".to_string()
+            } else {
+                gap.to_string()
+            },
+            weight: 1.0,
+            class: UnitClass::Unclassified,
+            source: UnitSource::Rejection,
+        });
+    }
+    units.into_assessment()
+}
+
+/// The logical units of a round counted so far, in the order [`assess_round`] visits
+/// them (sub-tasks, task criteria, unobserved work, a bare rejection).
+#[derive(Default)]
+struct Units {
+    total_weight: f64,
+    failed: Vec<FailedUnit>,
+}
+
+impl Units {
+    /// One sub-task's verdicts, plus one unit when it failed without a failing verdict.
+    fn add_outcome(&mut self, idx: usize, outcome: &SubTaskOutcome) {
         let last_class = outcome
             .gap_trajectory
             .last()
@@ -204,7 +235,7 @@ pub fn assess_round<'a>(
             .map(UnitClass::from_mixed);
         let mut any_failed_verdict = false;
         for verdict in &outcome.criteria_verdicts {
-            total_weight += 1.0;
+            self.total_weight += 1.0;
             if !verdict.failed() {
                 continue;
             }
@@ -221,7 +252,7 @@ pub fn assess_round<'a>(
                 .map(UnitClass::from)
                 .or(last_class)
                 .unwrap_or(UnitClass::Unclassified);
-            failed.push(FailedUnit {
+            self.failed.push(FailedUnit {
                 criterion: verdict.criterion.clone(),
                 weight,
                 class,
@@ -230,10 +261,10 @@ pub fn assess_round<'a>(
         }
         let sub_task_failed = outcome.status == SubTaskStatus::Failed;
         if outcome.criteria_verdicts.is_empty() {
-            total_weight += 1.0;
+            self.total_weight += 1.0;
         } else if sub_task_failed && !any_failed_verdict {
             // The verdicts say nothing failed yet the sub-task did: one more unit.
-            total_weight += 1.0;
+            self.total_weight += 1.0;
         }
         if sub_task_failed && !any_failed_verdict {
             let class = last_class.unwrap_or_else(|| {
@@ -247,7 +278,7 @@ pub fn assess_round<'a>(
                     UnitClass::Unclassified
                 }
             });
-            failed.push(FailedUnit {
+            self.failed.push(FailedUnit {
                 criterion: outcome
                     .failure_reason
                     .clone()
@@ -260,95 +291,92 @@ pub fn assess_round<'a>(
         }
     }
 
-    for verdict in task_criteria_verdicts {
-        total_weight += 1.0;
-        if verdict.failed() {
-            failed.push(FailedUnit {
-                criterion: verdict.criterion.clone(),
-                weight: 1.0,
-                class: verdict
-                    .failure_class
-                    .map(UnitClass::from)
-                    .unwrap_or(UnitClass::Unclassified),
-                source: UnitSource::TaskCriterion,
-            });
+    /// R4b's verdicts on the task criteria: one unit each.
+    fn add_task_verdicts(&mut self, verdicts: &[CriterionVerdict]) {
+        for verdict in verdicts {
+            self.total_weight += 1.0;
+            if verdict.failed() {
+                self.failed.push(FailedUnit {
+                    criterion: verdict.criterion.clone(),
+                    weight: 1.0,
+                    class: verdict
+                        .failure_class
+                        .map(UnitClass::from)
+                        .unwrap_or(UnitClass::Unclassified),
+                    source: UnitSource::TaskCriterion,
+                });
+            }
         }
     }
 
-    for (idx, unrun) in unobserved.unrun.iter().enumerate() {
-        let why = if unrun.reason.trim().is_empty() {
-            format!("sub-task {} produced no outcome", unrun.subtask_id)
-        } else {
-            unrun.reason.trim().to_string()
-        };
-        let units: Vec<String> = if unrun.success_criteria.is_empty() {
-            vec![why]
-        } else {
-            unrun
-                .success_criteria
-                .iter()
-                .map(|c| format!("{} (not shown: {why})", c.criterion))
-                .collect()
-        };
-        for criterion in units {
-            total_weight += 1.0;
-            failed.push(FailedUnit {
-                criterion,
+    /// Planned but never observed: each criterion of an unrun sub-task (or the sub-task
+    /// itself when its criteria are unknown) and each unjudged task criterion fails.
+    fn add_unobserved(&mut self, unobserved: &Unobserved<'_>) {
+        for (idx, unrun) in unobserved.unrun.iter().enumerate() {
+            let why = if unrun.reason.trim().is_empty() {
+                format!("sub-task {} produced no outcome", unrun.subtask_id)
+            } else {
+                unrun.reason.trim().to_string()
+            };
+            let units: Vec<String> = if unrun.success_criteria.is_empty() {
+                vec![why]
+            } else {
+                unrun
+                    .success_criteria
+                    .iter()
+                    .map(|c| format!("{} (not shown: {why})", c.criterion))
+                    .collect()
+            };
+            for criterion in units {
+                self.total_weight += 1.0;
+                self.failed.push(FailedUnit {
+                    criterion,
+                    weight: 1.0,
+                    class: UnitClass::Unobserved,
+                    source: UnitSource::UnrunSubTask(idx),
+                });
+            }
+        }
+        for criterion in unobserved.unjudged_task_criteria {
+            self.total_weight += 1.0;
+            self.failed.push(FailedUnit {
+                criterion: format!("{} (not judged)", criterion.criterion),
                 weight: 1.0,
                 class: UnitClass::Unobserved,
-                source: UnitSource::UnrunSubTask(idx),
+                source: UnitSource::UnjudgedTaskCriterion,
             });
         }
     }
-    for criterion in unobserved.unjudged_task_criteria {
-        total_weight += 1.0;
-        failed.push(FailedUnit {
-            criterion: format!("{} (not judged)", criterion.criterion),
-            weight: 1.0,
-            class: UnitClass::Unobserved,
-            source: UnitSource::UnjudgedTaskCriterion,
-        });
-    }
 
-    if let Some(gap) = rejection
-        && failed.is_empty()
-    {
-        total_weight += 1.0;
-        failed.push(FailedUnit {
-            criterion: if gap.trim().is_empty() {
-                "R4b rejected the round".to_string()
-            } else {
-                gap.to_string()
-            },
-            weight: 1.0,
-            class: UnitClass::Unclassified,
-            source: UnitSource::Rejection,
+    fn into_assessment(self) -> Assessment {
+        let Units {
+            total_weight,
+            failed,
+        } = self;
+        let weighted_failures: f64 = failed.iter().map(|u| u.weight).sum();
+        let (logical, environmental) = failed.iter().fold((0.0, 0.0), |(l, e), u| {
+            let (dl, de) = u.class.shares();
+            (l + dl, e + de)
         });
-    }
-
-    let weighted_failures: f64 = failed.iter().map(|u| u.weight).sum();
-    let (logical, environmental) = failed.iter().fold((0.0, 0.0), |(l, e), u| {
-        let (dl, de) = u.class.shares();
-        (l + dl, e + de)
-    });
-    let d = if total_weight > 0.0 {
-        unit_interval(weighted_failures / total_weight)
-    } else {
-        0.0
-    };
-    let p = if logical + environmental > 0.0 {
-        unit_interval(logical / (logical + environmental))
-    } else {
-        0.0
-    };
-    Assessment {
-        d,
-        p,
-        weighted_failures,
-        total_weight,
-        logical,
-        environmental,
-        failed,
+        let d = if total_weight > 0.0 {
+            unit_interval(weighted_failures / total_weight)
+        } else {
+            0.0
+        };
+        let p = if logical + environmental > 0.0 {
+            unit_interval(logical / (logical + environmental))
+        } else {
+            0.0
+        };
+        Assessment {
+            d,
+            p,
+            weighted_failures,
+            total_weight,
+            logical,
+            environmental,
+            failed,
+        }
     }
 }
 

@@ -22,31 +22,26 @@
 //! **Invariant:** no IO and no awaiting — the role task does the publishing; a round
 //! yields exactly one [`Step`], and only terminal steps carry a `FinalResult`.
 
-use crate::laws::LAW1_PREFIX;
 use chrono::{DateTime, Utc};
 
-use super::decide::{self, Decision, Inputs, Reason};
+use super::decide::{self, Decision, Inputs};
 use super::evidence::{self, FailedInput, Law1Tally};
 use super::feedback::{self, Feedback, PreferredRule};
-use super::graceful::{self, FailureFacts, MIN_NEXT_MOVES};
 use super::grounding;
 use super::loss::{self, Assessment, Unobserved};
 use super::writes;
 use crate::config::{Budgets, GgsParams};
 use crate::contracts::{
-    FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, MatchedOutput, Megram,
+    Criterion, CriterionVerdict, FinalResult, Loss, MacroState, MatchedOutput, Megram,
     MemoryRecall, OutcomeSummary, PlanDirective, PlanningFailed, PrevDirective, Recommendation,
-    ReplanDirective, ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective,
-    ToolCallRecord, UnrunSubTask,
+    ReplanDirective, ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, ToolCallRecord,
+    UnrunSubTask,
 };
-use crate::text::first_chars;
+mod terminal;
+pub use terminal::PendingAbandon;
 
 /// At most this many matched outputs are kept per task for a graceful failure.
 pub const MAX_MATCHED_OUTPUTS: usize = 8;
-/// At most this many `tool: target` pairs are named in a terminal Megram.
-const MAX_TOOLS_NAMED: usize = 5;
-/// A target named in a terminal Megram is cut to this many characters.
-const TARGET_CHARS_NAMED: usize = 80;
 
 /// The hyper-parameters and budgets GGS runs with (from `Config.ggs` and
 /// `Config.budgets`).
@@ -297,44 +292,24 @@ impl TaskState {
     ) -> Step {
         let params = &settings.params;
         let max_replans = settings.budgets.max_replans;
-        let (outcomes, verdicts, rejection, elapsed_ms, sensor_abandon, intent) = match observation
-        {
-            Observation::Rejected(r) => (
-                r.outcomes().collect::<Vec<_>>(),
-                r.task_criteria_verdicts.as_slice(),
-                Some(r.gap_summary.as_str()),
-                r.elapsed_ms,
-                r.recommendation == Recommendation::Abandon,
-                r.intent.as_str(),
-            ),
-            Observation::Accepted(s) => (
-                s.outcomes.iter().collect(),
-                s.task_criteria_verdicts.as_slice(),
-                None,
-                s.elapsed_ms,
-                false,
-                s.intent.as_str(),
-            ),
-        };
-        self.adopt_intent(intent);
+        let facts = RoundFacts::of(observation);
+        self.adopt_intent(facts.intent);
+        let outcomes = facts.outcomes;
         let all_matched = outcomes.iter().all(|o| o.status == SubTaskStatus::Matched);
-        let (unrun, unjudged) = match observation {
-            Observation::Rejected(r) => (unrun_of(r), r.unjudged_task_criteria.as_slice()),
-            Observation::Accepted(_) => (Vec::new(), &[][..]),
-        };
 
         let assessment = loss::assess_round(
             outcomes.iter().copied(),
-            verdicts,
+            facts.verdicts,
             Unobserved {
-                unrun: &unrun,
-                unjudged_task_criteria: unjudged,
+                unrun: &facts.unrun,
+                unjudged_task_criteria: facts.unjudged,
             },
-            rejection,
+            facts.rejection,
         );
         // R4b's clock only moves forward; a missing elapsed_ms (0) keeps the last one.
         // The task's own clock (from the submit) is the longer one when known.
-        let elapsed_ms = elapsed_ms
+        let elapsed_ms = facts
+            .elapsed_ms
             .max(self.last_elapsed_ms)
             .max(self.since_submit_ms(now).unwrap_or(0));
         let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
@@ -351,11 +326,58 @@ impl TaskState {
             accepted: matches!(observation, Observation::Accepted(_)) && all_matched,
             worsening_streak,
             replans: self.replans,
-            sensor_abandon,
+            sensor_abandon: facts.sensor_abandon,
         };
         let mut decision = decide::decide(&inputs, params, max_replans);
         let mut rationale = decide::rationale(&decision, &inputs, params, max_replans);
-        let round_denials = evidence::denials(&outcomes);
+        self.apply_denials(&outcomes, &mut decision, &mut rationale);
+        tracing::info!(task = %self.task_id, d = loss.d, p = loss.p, omega = loss.omega,
+            l = loss.l, grad_l, state = decision.state.as_str(), "GGS decision");
+
+        self.l_prev = Some(loss.l);
+        self.last_dp = Some((loss.d, loss.p));
+        self.worsening_streak = worsening_streak;
+        self.last_elapsed_ms = elapsed_ms;
+        self.last_seen = now;
+        self.law1.add(Law1Tally::of(outcomes.iter().copied()));
+        let round_inputs = self.block_failed_inputs(&outcomes);
+        self.remember_matched(&outcomes);
+        let feedback =
+            self.failed_round_feedback(&decision, loss, &outcomes, &assessment, params, now);
+
+        let round = Round {
+            outcomes: &outcomes,
+            assessment: &assessment,
+            loss,
+            grad_l,
+            decision,
+            rationale,
+            round_inputs,
+            worsening_streak,
+            gap: facts.rejection,
+            feedback,
+        };
+        match decision.state {
+            MacroState::Refine
+            | MacroState::ChangePath
+            | MacroState::ChangeApproach
+            | MacroState::BreakSymmetry => self.replan(round, now),
+            MacroState::Accept | MacroState::Success => {
+                Step::Finish(self.finish(round, observation, params, now))
+            }
+            MacroState::Abandon => Step::Abandon(self.abandon(round, settings)),
+        }
+    }
+
+    /// Records the round's Law 1 denials and turns a directive that would keep the
+    /// denied approach into `change_approach`.
+    fn apply_denials(
+        &mut self,
+        outcomes: &[&SubTaskOutcome],
+        decision: &mut Decision,
+        rationale: &mut String,
+    ) {
+        let round_denials = evidence::denials(outcomes);
         for d in &round_denials {
             if !self.denied.iter().any(|b| b.target == d.target) {
                 self.denied.push(d.clone());
@@ -374,26 +396,32 @@ impl TaskState {
                  the approach is blocked (change_approach), not retried on another target.",
             );
         }
-        tracing::info!(task = %self.task_id, d = loss.d, p = loss.p, omega = loss.omega,
-            l = loss.l, grad_l, state = decision.state.as_str(), "GGS decision");
+    }
 
-        self.l_prev = Some(loss.l);
-        self.last_dp = Some((loss.d, loss.p));
-        self.worsening_streak = worsening_streak;
-        self.last_elapsed_ms = elapsed_ms;
-        self.last_seen = now;
-        self.law1.add(Law1Tally::of(outcomes.iter().copied()));
+    /// The round's failed inputs, each added to the task's blocked list once.
+    fn block_failed_inputs(&mut self, outcomes: &[&SubTaskOutcome]) -> Vec<FailedInput> {
         // What the task names is never blocked: the intent R1 wrote and the user's own
         // words (a paraphrase may drop a path the user wrote).
         let task_words = format!("{}\n{}", self.intent, self.raw_input);
-        let round_inputs = evidence::failed_inputs(&outcomes, &task_words);
+        let round_inputs = evidence::failed_inputs(outcomes, &task_words);
         for input in &round_inputs {
             if !self.blocked.iter().any(|b| b.target == input.target) {
                 self.blocked.push(input.clone());
             }
         }
-        self.remember_matched(&outcomes);
+        round_inputs
+    }
 
+    /// Negative feedback against the Best Practices a failed round followed.
+    fn failed_round_feedback(
+        &self,
+        decision: &Decision,
+        loss: Loss,
+        outcomes: &[&SubTaskOutcome],
+        assessment: &Assessment,
+        params: &GgsParams,
+        now: DateTime<Utc>,
+    ) -> Vec<Feedback> {
         // A round that failed (a replan, or an abandon with D > δ) corrects the Best
         // Practices it followed; the rules of another round say nothing about this one.
         let failed = match decision.state {
@@ -401,39 +429,16 @@ impl TaskState {
             MacroState::Abandon => !decide::within_threshold(loss.d, params),
             _ => true,
         };
-        let feedback = if failed && self.preferred_round == self.replans {
+        if failed && self.preferred_round == self.replans {
             feedback::against_followed(
                 &self.preferred,
-                &outcomes,
+                outcomes,
                 self.replans,
                 assessment.primary_criterion(),
                 now,
             )
         } else {
             Vec::new()
-        };
-
-        let round = Round {
-            outcomes: &outcomes,
-            assessment: &assessment,
-            loss,
-            grad_l,
-            decision,
-            rationale,
-            round_inputs,
-            worsening_streak,
-            gap: rejection,
-            feedback,
-        };
-        match decision.state {
-            MacroState::Refine
-            | MacroState::ChangePath
-            | MacroState::ChangeApproach
-            | MacroState::BreakSymmetry => self.replan(round, now),
-            MacroState::Accept | MacroState::Success => {
-                Step::Finish(self.finish(round, observation, params, now))
-            }
-            MacroState::Abandon => Step::Abandon(self.abandon(round, settings)),
         }
     }
 
@@ -544,185 +549,6 @@ impl TaskState {
             feedback: round.feedback,
         }
     }
-
-    fn finish(
-        &self,
-        round: Round<'_>,
-        observation: Observation<'_>,
-        params: &GgsParams,
-        now: DateTime<Utc>,
-    ) -> Finish {
-        let accept = round.decision.state == MacroState::Accept;
-        let unmet = unmet_list(round.assessment);
-        let within = format!(
-            "within the convergence threshold (D={:.3} ≤ δ={})",
-            round.loss.d, params.delta
-        );
-        let (summary, output) = match observation {
-            Observation::Accepted(s) => {
-                let base = if s.summary.trim().is_empty() {
-                    "Done: every sub-task met its criteria and the merged output was accepted."
-                        .to_string()
-                } else {
-                    s.summary.trim().to_string()
-                };
-                let summary = if accept {
-                    base
-                } else {
-                    format!("{base} (Delivered {within}; not met: {unmet}.)")
-                };
-                (summary, s.merged_output.clone())
-            }
-            Observation::Rejected(_) => {
-                let matched: Vec<&SubTaskOutcome> = round
-                    .outcomes
-                    .iter()
-                    .copied()
-                    .filter(|o| o.status == SubTaskStatus::Matched)
-                    .collect();
-                let summary = format!(
-                    "Delivered {within}: {} of {} sub-task(s) matched; not met: {unmet}.",
-                    matched.len(),
-                    round.outcomes.len()
-                );
-                let output = match matched.as_slice() {
-                    [] => serde_json::Value::Null,
-                    [one] => one.output.clone(),
-                    many => {
-                        serde_json::Value::Array(many.iter().map(|o| o.output.clone()).collect())
-                    }
-                };
-                (summary, output)
-            }
-        };
-        let summary = self.grounded(summary, &output, round.outcomes);
-        let summary = self.with_law1(summary);
-        let directive = if accept {
-            TerminalDirective::Accept
-        } else {
-            TerminalDirective::Success
-        };
-        let used = used_tools(round.outcomes);
-        let content = format!(
-            "Succeeded ({}, D={:.2}) on \"{}\" after {} replan(s). Used: {}. Result: {}",
-            round.decision.state.as_str(),
-            round.loss.d,
-            self.intent,
-            self.replans,
-            if used.is_empty() {
-                "no tools".to_string()
-            } else {
-                used
-            },
-            summary
-        );
-        Finish {
-            result: FinalResult {
-                task_id: self.task_id.clone(),
-                summary,
-                output,
-                loss: round.loss,
-                grad_l: round.grad_l,
-                replans: self.replans,
-                prev_directive: self.prev_directive,
-                directive,
-                next_moves: Vec::new(),
-            },
-            megram: Some(writes::terminal_megram(
-                round.decision.state,
-                &self.intent,
-                &content,
-                now,
-            )),
-            feedback: Vec::new(),
-        }
-    }
-
-    fn abandon(&self, round: Round<'_>, settings: &Settings) -> PendingAbandon {
-        let params = &settings.params;
-        let loss = round.loss;
-        let summary_reason = match round.decision.reason {
-            Reason::KillSwitch => format!(
-                "the loss worsened on {} consecutive rounds (∇L={:+.3} > ε={}), so Law 2 stopped the run",
-                round.worsening_streak, round.grad_l, params.epsilon
-            ),
-            Reason::ReplanBudget => format!(
-                "all {} replans were used and the result is still short (D={:.3} > δ={})",
-                settings.budgets.max_replans, loss.d, params.delta
-            ),
-            Reason::SensorAbandon => match round.gap.map(str::trim).filter(|g| !g.is_empty()) {
-                Some(gap) => format!(
-                    "the meta-validator advised stopping (D={:.3} > δ={}): {}",
-                    loss.d,
-                    params.delta,
-                    crate::text::first_chars(gap, 400)
-                ),
-                None => format!(
-                    "the meta-validator's plan budget ran out with the result still short (D={:.3} > δ={})",
-                    loss.d, params.delta
-                ),
-            },
-            _ => format!(
-                "the budget ran out (Ω={:.3} ≥ θ={}) with D={:.3}",
-                loss.omega, params.theta, loss.d
-            ),
-        };
-        let mut failures: Vec<String> = round
-            .assessment
-            .failed
-            .iter()
-            .map(|u| u.criterion.clone())
-            .collect();
-        failures.extend(
-            self.blocked
-                .iter()
-                .map(|b| format!("{} on \"{}\": {}", b.tool, b.target, b.why)),
-        );
-        self.pending_abandon(AbandonParts {
-            loss,
-            grad_l: round.grad_l,
-            rationale: round.rationale,
-            summary_reason,
-            failures,
-            failed_criterion: round.assessment.primary_criterion().to_string(),
-            within_threshold: decide::within_threshold(loss.d, params),
-            feedback: round.feedback,
-            params,
-            budgets: &settings.budgets,
-        })
-    }
-
-    fn pending_abandon(&self, parts: AbandonParts<'_>) -> PendingAbandon {
-        let replan_share =
-            f64::from(self.replans) / f64::from(parts.budgets.max_replans.max(1)) * parts.params.w1;
-        let time_share = self.last_elapsed_ms as f64 / parts.budgets.time_budget_ms.max(1) as f64
-            * parts.params.w2;
-        PendingAbandon {
-            request: GracefulFailureRequest {
-                task_id: self.task_id.clone(),
-                intent: self.intent.clone(),
-                reason: parts.rationale,
-                matched_outputs: self.matched.clone(),
-                failures: parts.failures,
-            },
-            summary_reason: parts.summary_reason,
-            loss: parts.loss,
-            grad_l: parts.grad_l,
-            replans: self.replans,
-            prev_directive: self.prev_directive,
-            law1: self.law1,
-            failed_inputs: self.blocked.clone(),
-            failed_criterion: parts.failed_criterion,
-            out_of_time: time_share > replan_share,
-            elapsed_ms: self.last_elapsed_ms,
-            within_threshold: parts.within_threshold,
-            feedback: parts.feedback,
-        }
-    }
-
-    fn with_law1(&self, summary: String) -> String {
-        law1_prefixed(self.law1, summary)
-    }
 }
 
 /// The pieces an abandon is built from.
@@ -744,6 +570,47 @@ fn summary_reason_line(seconds: f64) -> String {
     format!("the task did not end within its time budget of {seconds:.0} s")
 }
 
+/// What R4b's report of a round says, whichever way the round went.
+struct RoundFacts<'a> {
+    outcomes: Vec<&'a SubTaskOutcome>,
+    verdicts: &'a [CriterionVerdict],
+    /// R4b's gap summary of a rejected round.
+    rejection: Option<&'a str>,
+    elapsed_ms: u64,
+    /// R4b recommended abandoning.
+    sensor_abandon: bool,
+    intent: &'a str,
+    unrun: Vec<UnrunSubTask>,
+    unjudged: &'a [Criterion],
+}
+
+impl<'a> RoundFacts<'a> {
+    fn of(observation: Observation<'a>) -> Self {
+        match observation {
+            Observation::Rejected(r) => RoundFacts {
+                outcomes: r.outcomes().collect(),
+                verdicts: r.task_criteria_verdicts.as_slice(),
+                rejection: Some(r.gap_summary.as_str()),
+                elapsed_ms: r.elapsed_ms,
+                sensor_abandon: r.recommendation == Recommendation::Abandon,
+                intent: r.intent.as_str(),
+                unrun: unrun_of(r),
+                unjudged: r.unjudged_task_criteria.as_slice(),
+            },
+            Observation::Accepted(s) => RoundFacts {
+                outcomes: s.outcomes.iter().collect(),
+                verdicts: s.task_criteria_verdicts.as_slice(),
+                rejection: None,
+                elapsed_ms: s.elapsed_ms,
+                sensor_abandon: false,
+                intent: s.intent.as_str(),
+                unrun: Vec::new(),
+                unjudged: &[],
+            },
+        }
+    }
+}
+
 /// Everything of one round the message builders need.
 struct Round<'a> {
     outcomes: &'a [&'a SubTaskOutcome],
@@ -757,111 +624,6 @@ struct Round<'a> {
     /// R4b's gap summary of a rejected round.
     gap: Option<&'a str>,
     feedback: Vec<Feedback>,
-}
-
-/// An abandon waiting for R2's graceful-failure reply (or the timeout).
-#[derive(Clone, Debug)]
-pub struct PendingAbandon {
-    /// The request to publish to R2.
-    pub request: GracefulFailureRequest,
-    summary_reason: String,
-    loss: Loss,
-    grad_l: f64,
-    replans: u32,
-    prev_directive: PrevDirective,
-    law1: Law1Tally,
-    failed_inputs: Vec<FailedInput>,
-    failed_criterion: String,
-    out_of_time: bool,
-    elapsed_ms: u64,
-    within_threshold: bool,
-    feedback: Vec<Feedback>,
-}
-
-impl PendingAbandon {
-    pub fn task_id(&self) -> &TaskId {
-        &self.request.task_id
-    }
-
-    /// The abandon `FinalResult` and its terminal Megram. With R2's reply, its account of
-    /// what was accomplished and its next moves are used (topped up to two moves from the
-    /// code-built ones); without it (timeout, no planner, empty reply) the code-built
-    /// fallback: matched outputs verbatim and concrete next moves.
-    pub fn complete(self, reply: Option<&GracefulFailure>, now: DateTime<Utc>) -> Finish {
-        let facts = FailureFacts {
-            matched_outputs: &self.request.matched_outputs,
-            failed_inputs: &self.failed_inputs,
-            failed_criterion: &self.failed_criterion,
-            law1: self.law1,
-            out_of_time: self.out_of_time,
-            elapsed_ms: self.elapsed_ms,
-            replans: self.replans,
-        };
-        let reply = reply
-            .filter(|r| r.task_id == self.request.task_id && !r.accomplished.trim().is_empty());
-        let (accomplished, next_moves) = match reply {
-            Some(r) => {
-                let mut moves = graceful::dedup(r.next_moves.clone());
-                if moves.len() < MIN_NEXT_MOVES {
-                    moves.extend(graceful::next_moves(&facts));
-                    moves = graceful::dedup(moves);
-                }
-                (r.accomplished.trim().to_string(), moves)
-            }
-            None => (
-                graceful::accomplished(&self.request.matched_outputs),
-                graceful::next_moves(&facts),
-            ),
-        };
-        let summary = law1_prefixed(
-            self.law1,
-            format!(
-                "Abandoned after {} replan(s): {}. {accomplished}",
-                self.replans, self.summary_reason
-            ),
-        );
-        let tried: Vec<String> = self
-            .failed_inputs
-            .iter()
-            .take(MAX_TOOLS_NAMED)
-            .map(|b| format!("{}: {}", b.tool, first_chars(&b.target, TARGET_CHARS_NAMED)))
-            .collect();
-        let content = format!(
-            "Failed (abandon) on \"{}\" after {} replan(s): {}. Tried: {}. Gap: {}",
-            self.request.intent,
-            self.replans,
-            self.summary_reason,
-            if tried.is_empty() {
-                "nothing that failed on a specific input".to_string()
-            } else {
-                tried.join("; ")
-            },
-            if self.failed_criterion.is_empty() {
-                "-"
-            } else {
-                &self.failed_criterion
-            }
-        );
-        // Law 3: the budget, not the approach, ended a round within δ; no σ −1 for it.
-        let megram = (!self.within_threshold).then(|| {
-            writes::terminal_megram(MacroState::Abandon, &self.request.intent, &content, now)
-        });
-        Finish {
-            megram,
-            feedback: self.feedback,
-            result: FinalResult {
-                task_id: self.request.task_id,
-                summary,
-                output: serde_json::Value::Null,
-                loss: self.loss,
-                grad_l: self.grad_l,
-                replans: self.replans,
-                prev_directive: self.prev_directive,
-                directive: TerminalDirective::Abandon,
-                next_moves,
-            },
-        }
-    }
 }
 
 /// The sub-tasks of a rejected round without an outcome: R4b's `unrun_subtasks`, plus
@@ -880,51 +642,4 @@ fn unrun_of(r: &ReplanRequest) -> Vec<UnrunSubTask> {
         }
     }
     unrun
-}
-
-/// `[LAW1]`-prefixes a summary when any Law 1 gate fired during the task.
-fn law1_prefixed(law1: Law1Tally, summary: String) -> String {
-    if law1.total() == 0 {
-        return summary;
-    }
-    format!(
-        "{LAW1_PREFIX} {} action(s) needed your confirmation (approved {}, denied {}, moved to Trash {}). {summary}",
-        law1.total(),
-        law1.approved,
-        law1.denied,
-        law1.trashed
-    )
-}
-
-fn unmet_list(assessment: &Assessment) -> String {
-    if assessment.failed.is_empty() {
-        return "nothing".to_string();
-    }
-    assessment
-        .failed
-        .iter()
-        .map(|u| u.criterion.as_str())
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// `tool: target` of the calls that produced output in matched sub-tasks.
-fn used_tools(outcomes: &[&SubTaskOutcome]) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    for call in outcomes
-        .iter()
-        .filter(|o| o.status == SubTaskStatus::Matched)
-        .flat_map(|o| o.tool_calls.iter())
-        .filter(|c| c.grounds())
-    {
-        let named = format!(
-            "{}: {}",
-            call.tool,
-            first_chars(&call.target, TARGET_CHARS_NAMED)
-        );
-        if !seen.contains(&named) && seen.len() < MAX_TOOLS_NAMED {
-            seen.push(named);
-        }
-    }
-    seen.join("; ")
 }
