@@ -25,7 +25,7 @@ use crate::contracts::{
 use super::calibration::{Calibration, UNCLASSIFIED, task_class};
 use super::event::{AnomalyKind, Finding, parse_macro_state};
 
-/// Prefix GGS puts on a summary when a Law 1 gate fired during the task (seed 000 §9).
+/// Prefix GGS puts on a summary when a Law 1 gate fired during the task.
 pub use crate::laws::LAW1_PREFIX;
 
 /// Tasks whose history the detectors keep; the least recently seen finished task is

@@ -1,4 +1,4 @@
-//! R6 Auditor (seed 003 "R6", seed 000 §8): a lateral observer whose principal is the
+//! R6 Auditor: a lateral observer whose principal is the
 //! human operator. It reads every bus message through a [`Tap`], appends one
 //! [`AuditEvent`] per message to a hash-chained log in `<data_dir>/audit/` (separate from
 //! memory; no role is given its path), runs the anomaly detectors, keeps window

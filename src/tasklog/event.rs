@@ -4,8 +4,7 @@
 //! `kind` is always the first key (the reader peeks at it to skip bulky lines), `seq` is the
 //! bus sequence number of the envelope the line was derived from (absent on lines the
 //! writer makes itself: `gap`, and `task_end` at shutdown), and `after_end: true` marks a
-//! line that arrived after its run had ended. Field names follow seed 000 §11.3 and the
-//! contracts; fields are only ever added, so every old file stays readable.
+//! line that arrived after its run had ended. Field names follow the contracts; fields are only ever added, so every old file stays readable.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -319,7 +318,7 @@ pub struct OutcomeSummary {
 pub struct GgsDecision {
     /// The planning round this decision judged.
     pub round: u32,
-    /// D, P, Omega, L with the seed's capitalised keys.
+    /// D, P, Omega, L, with capitalised keys as the formulas write them.
     #[serde(flatten)]
     pub loss: Loss,
     pub grad_l: f64,

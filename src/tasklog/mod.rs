@@ -1,4 +1,4 @@
-//! The per-run decision log (seed 000 §11.3): every key decision of a task — plans,
+//! The per-run decision log: every key decision of a task — plans,
 //! sub-tasks, model calls with full prompts, tool calls, verdicts, corrections, GGS
 //! decisions (D, P, Ω, L, ∇L), directives, memory reads and writes, Law 1 requests and
 //! decisions — written as JSONL from a bus tap, and read back into a [`Trajectory`] without
@@ -16,7 +16,7 @@
 //!   and reported, never fatal.
 //!
 //! **Invariant:** every run gets a file of its own, created with `create_new`: a reused
-//! task id never appends to, or replays, an older run (the Go version did, digest §2.6/§8),
+//! task id never appends to, or replays, an older run,
 //! and nothing the writer sees about a run is dropped without a line saying so.
 
 pub mod event;
