@@ -204,14 +204,7 @@ impl Builder {
             self.t.late_lines += 1;
         }
         match &line.event {
-            Event::TaskBegin(b) => {
-                if self.t.task_id.is_none() {
-                    self.t.task_id = Some(b.task_id.clone());
-                    self.t.raw_input = b.raw_input.clone();
-                    self.t.started_at = Some(line.ts);
-                    self.t.partial = b.partial;
-                }
-            }
+            Event::TaskBegin(b) => self.begin(b, line.ts),
             Event::TaskSpec(s) => {
                 self.t.intent = Some(s.intent.clone());
                 if self.t.raw_input.is_none() {
@@ -223,17 +216,7 @@ impl Builder {
                 question: c.question.clone(),
                 answer: None,
             }),
-            Event::ClarificationAnswer(a) => {
-                if let Some(open) = self
-                    .t
-                    .clarifications
-                    .iter_mut()
-                    .rev()
-                    .find(|c| c.answer.is_none())
-                {
-                    open.answer = Some(a.answer.clone());
-                }
-            }
+            Event::ClarificationAnswer(a) => self.answer_clarification(&a.answer),
             Event::ChatReply(r) => self.t.chat_reply = Some(r.answer.clone()),
             Event::MemoryQuery(q) => self.round(q.round).memory_queries.push(q.clone()),
             Event::Plan(p) => {
@@ -266,14 +249,7 @@ impl Builder {
             }
             Event::Replan(r) => self.round(r.round).replan = Some(r.clone()),
             Event::OutcomeSummary(s) => self.round(s.round).accepted = Some(s.clone()),
-            Event::GgsDecision(d) => {
-                // A straggling decision (e.g. a FinalResult after a cancel) does not
-                // overwrite the one the run ended with.
-                let round = self.round(d.round);
-                if round.decision.is_none() || !line.after_end {
-                    round.decision = Some(d.clone());
-                }
-            }
+            Event::GgsDecision(d) => self.decision(d, line.after_end),
             Event::PlanDirective(d) => {
                 self.round(d.round).directive = Some(d.clone());
                 self.current_round = d.round + 1;
@@ -290,22 +266,8 @@ impl Builder {
                 }
             }
             Event::MemoryWrite(w) => self.t.memory_writes.push(w.clone()),
-            Event::Law1Request(r) => match self.law1(r.request_id) {
-                Some(exchange) => exchange.request = Some(r.clone()),
-                None => self.t.law1.push(Law1Exchange {
-                    request_id: r.request_id,
-                    request: Some(r.clone()),
-                    decision: None,
-                }),
-            },
-            Event::Law1Decision(d) => match self.law1(d.request_id) {
-                Some(exchange) => exchange.decision = Some(d.clone()),
-                None => self.t.law1.push(Law1Exchange {
-                    request_id: d.request_id,
-                    request: None,
-                    decision: Some(d.clone()),
-                }),
-            },
+            Event::Law1Request(r) => self.law1_exchange(r.request_id).request = Some(r.clone()),
+            Event::Law1Decision(d) => self.law1_exchange(d.request_id).decision = Some(d.clone()),
             Event::LlmCall(c) => {
                 if !line.after_end {
                     self.tally.record_llm_call(c);
@@ -326,8 +288,51 @@ impl Builder {
         }
     }
 
-    fn law1(&mut self, id: RequestId) -> Option<&mut Law1Exchange> {
-        self.t.law1.iter_mut().find(|e| e.request_id == id)
+    fn begin(&mut self, b: &event::TaskBegin, at: DateTime<Utc>) {
+        if self.t.task_id.is_none() {
+            self.t.task_id = Some(b.task_id.clone());
+            self.t.raw_input = b.raw_input.clone();
+            self.t.started_at = Some(at);
+            self.t.partial = b.partial;
+        }
+    }
+
+    /// The answer goes to the latest question still open.
+    fn answer_clarification(&mut self, answer: &str) {
+        if let Some(open) = self
+            .t
+            .clarifications
+            .iter_mut()
+            .rev()
+            .find(|c| c.answer.is_none())
+        {
+            open.answer = Some(answer.to_string());
+        }
+    }
+
+    /// A straggling decision (a FinalResult after a cancel, say) does not overwrite the
+    /// one the run ended with.
+    fn decision(&mut self, d: &GgsDecision, after_end: bool) {
+        let round = self.round(d.round);
+        if round.decision.is_none() || !after_end {
+            round.decision = Some(d.clone());
+        }
+    }
+
+    /// The exchange of a Law 1 request, opened by whichever half arrives first.
+    fn law1_exchange(&mut self, id: RequestId) -> &mut Law1Exchange {
+        let at = match self.t.law1.iter().position(|e| e.request_id == id) {
+            Some(at) => at,
+            None => {
+                self.t.law1.push(Law1Exchange {
+                    request_id: id,
+                    request: None,
+                    decision: None,
+                });
+                self.t.law1.len() - 1
+            }
+        };
+        &mut self.t.law1[at]
     }
 
     fn finish(mut self) -> Trajectory {
