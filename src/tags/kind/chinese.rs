@@ -4,8 +4,8 @@
 //! **Invariant:** every character of a run is either matched by exactly one table entry
 //! or is part of an unknown word; what follows a location marker is weak until an action.
 
-use super::read::{Named, Seen};
 use super::{Class, concept, in_map, in_set, lx};
+use super::{Named, Seen};
 
 /// What a Chinese table entry is.
 pub(super) enum ZhEntry {

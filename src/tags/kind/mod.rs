@@ -45,6 +45,22 @@ mod words;
 use read::read;
 use resolve::resolve;
 
+/// What a word or phrase named.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Seen {
+    Concept(&'static str),
+    /// "into a PDF" at the end of a clause: a conversion unless a stronger verb rules.
+    ConvertHint,
+    Unknown(String),
+}
+
+/// One thing named, and whether it sat in a location phrase (weak: where, not what).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Named {
+    pub(super) seen: Seen,
+    pub(super) weak: bool,
+}
+
 /// The marker in [`lx::EN_PHRASES`] for "the next word is not the task's verb".
 const SKIP_NEXT: &str = "skip";
 

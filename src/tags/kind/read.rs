@@ -6,23 +6,7 @@
 
 use super::chinese::chinese_run;
 use super::words::{Item, lemma_candidates, singular, stem, tokens};
-use super::{SKIP_NEXT, concept, en_phrase, en_word, in_map, in_set, is_action, lx};
-
-/// What a word or phrase named.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Seen {
-    Concept(&'static str),
-    /// "into a PDF" at the end of a clause: a conversion unless a stronger verb rules.
-    ConvertHint,
-    Unknown(String),
-}
-
-/// One thing named, and whether it sat in a location phrase (weak: where, not what).
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Named {
-    pub(super) seen: Seen,
-    pub(super) weak: bool,
-}
+use super::{Named, SKIP_NEXT, Seen, concept, en_phrase, en_word, in_map, in_set, is_action, lx};
 
 #[derive(Default)]
 pub(super) struct Reading {

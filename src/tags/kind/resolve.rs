@@ -4,7 +4,8 @@
 //! **Invariant:** the slug is the action's label followed by the other labels sorted
 //! and deduplicated, joined by `_`; it is never empty (the action defaults to `find`).
 
-use super::read::{Reading, Seen};
+use super::Seen;
+use super::read::Reading;
 use super::{Class, class_of, concept, in_set, lx};
 
 /// At most this many unknown words stand for what a task acts on.
