@@ -77,5 +77,4 @@ mod tests {
         assert!(check_merge(&one, &j).is_ok(), "an empty list is an answer");
         assert!(check_merge(&two, &j).is_err());
     }
-
 }

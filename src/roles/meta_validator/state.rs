@@ -21,8 +21,7 @@ use super::super::dispatcher::output_text;
 use super::schema::MergeJudgement;
 use crate::contracts::{
     Criterion, CriterionVerdict, DispatchManifest, FailureClass, Message, OutcomeSummary,
-    Recommendation, ReplanRequest, SubTaskId, SubTaskOutcome, SubTaskStatus, TaskId,
-    UnrunSubTask,
+    Recommendation, ReplanRequest, SubTaskId, SubTaskOutcome, SubTaskStatus, TaskId, UnrunSubTask,
 };
 use crate::ggs::evidence;
 use crate::text::first_chars;
@@ -126,6 +125,8 @@ fn single_summary(output: &Value, intent: &str) -> String {
 }
 
 /// What a complete round comes to before any model call.
+// One value per round, consumed at once: boxing the message would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Gate {
     /// The round's one message to GGS, decided by code alone.
     Send(Message),
@@ -226,9 +227,8 @@ pub(super) fn judge(
         .as_ref()
         .map(|r| effective_task_criteria(&r.manifest, &track.intent))
         .unwrap_or_default();
-    let judged = judged.and_then(|j| {
-        verdicts_from(&criteria, &j.criteria, FailureClass::Logical).map(|v| (j, v))
-    });
+    let judged = judged
+        .and_then(|j| verdicts_from(&criteria, &j.criteria, FailureClass::Logical).map(|v| (j, v)));
     let (judgement, verdicts) = match judged {
         Ok(judged) => judged,
         Err(problem) => {
@@ -433,7 +433,6 @@ mod tests {
         assert!(c[0].criterion.contains("find the largest file"));
     }
 
-
     fn outcome(task: &TaskId, status: SubTaskStatus) -> SubTaskOutcome {
         SubTaskOutcome {
             subtask_id: SubTaskId::mint(),
@@ -487,7 +486,12 @@ mod tests {
     #[test]
     fn an_incomplete_round_is_not_gated() {
         let task = TaskId::mint();
-        let t = track(&task, vec![outcome(&task, SubTaskStatus::Matched)], 1, vec![]);
+        let t = track(
+            &task,
+            vec![outcome(&task, SubTaskStatus::Matched)],
+            1,
+            vec![],
+        );
         assert!(gate(&task, &t, FakeClock::at_epoch().now(), 2).is_none());
     }
 
@@ -516,7 +520,12 @@ mod tests {
     #[test]
     fn a_halted_sub_task_is_named_as_unrun() {
         let task = TaskId::mint();
-        let mut t = track(&task, vec![outcome(&task, SubTaskStatus::Matched)], 1, vec![]);
+        let mut t = track(
+            &task,
+            vec![outcome(&task, SubTaskStatus::Matched)],
+            1,
+            vec![],
+        );
         let round = t.round.as_mut().expect("the round was built");
         let skipped = round.expected[1];
         round.skipped.insert(skipped);
@@ -534,7 +543,12 @@ mod tests {
     #[test]
     fn one_matched_sub_task_without_task_criteria_is_the_result() {
         let task = TaskId::mint();
-        let t = track(&task, vec![outcome(&task, SubTaskStatus::Matched)], 0, vec![]);
+        let t = track(
+            &task,
+            vec![outcome(&task, SubTaskStatus::Matched)],
+            0,
+            vec![],
+        );
         match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
             Some(Gate::Send(Message::OutcomeSummary(s))) => assert_eq!(s.summary, "a.txt"),
             _ => panic!("expected an outcome summary"),

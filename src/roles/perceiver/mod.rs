@@ -53,12 +53,12 @@ pub use self::prompt::{
     Clarification, HISTORY_SUMMARY_CHARS, HISTORY_TURNS, PERCEIVE_MAX_TOKENS, chat_request,
     chat_system, perceive_system, perception_request,
 };
+use self::route::fallback_intent;
 pub use self::route::{
     Opening, Route, Verdict, constraints_of, dropped_time_words, is_iso8601, opening, route,
     verdict,
 };
 pub use self::schema::{Kind, PerceivedConstraints, Perception};
-use self::route::fallback_intent;
 use crate::bus::{Bus, BusHandle, Inbox};
 use crate::cancel::Cancellations;
 use crate::config::Config;

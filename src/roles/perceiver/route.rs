@@ -207,9 +207,11 @@ pub fn verdict(route: Route, perception: &Perception, may_ask: bool) -> Verdict 
         Kind::Chat if route != Route::NeedsTools => {
             Verdict::Reply(non_blank(&perception.reply).unwrap_or_default().to_string())
         }
-        Kind::Clarify if may_ask => {
-            Verdict::Ask(non_blank(&perception.question).unwrap_or_default().to_string())
-        }
+        Kind::Clarify if may_ask => Verdict::Ask(
+            non_blank(&perception.question)
+                .unwrap_or_default()
+                .to_string(),
+        ),
         _ => Verdict::Forward,
     }
 }
