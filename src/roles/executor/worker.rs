@@ -23,6 +23,7 @@
 //! **Invariant:** every `ExecutionResult` carries exactly the tool-call records of its
 //! attempt, and its status is never more confident than those records allow.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -71,6 +72,59 @@ enum Attempted {
     Result(ExecutionResult),
     /// The task was cancelled: nothing more is published for it.
     Cancelled,
+}
+
+/// What one attempt's tool loop has seen and said so far.
+struct Progress {
+    /// The sub-task's first tool-call record of this attempt.
+    first_record: usize,
+    observed: Vec<Observed>,
+    /// Canonical calls of this attempt, by the result number they produced.
+    called: Vec<(CallKey, usize)>,
+    /// What the next turn is told first (a push-back), if anything.
+    nudge: Option<String>,
+    /// The unbacked-finish push-back was given.
+    nudged: bool,
+    /// The finish's numbers were checked against the results.
+    misquote_checked: bool,
+    /// Only a finish is asked for from now on.
+    must_finish: bool,
+    /// Calls in a row that failed or were refused.
+    stalled: u32,
+}
+
+impl Progress {
+    fn new(first_record: usize) -> Self {
+        Self {
+            first_record,
+            observed: Vec::new(),
+            called: Vec::new(),
+            nudge: None,
+            nudged: false,
+            misquote_checked: false,
+            must_finish: false,
+            stalled: 0,
+        }
+    }
+
+    /// Records a call's result; after [`STALL_LIMIT`] failures in a row the model is
+    /// made to finish.
+    fn record_call(&mut self, key: CallKey, seen: Observed) {
+        self.stalled = if seen.status == ToolCallStatus::Ok {
+            0
+        } else {
+            self.stalled + 1
+        };
+        self.observed.push(seen);
+        self.called.push((key, self.observed.len()));
+        if self.stalled >= STALL_LIMIT {
+            self.must_finish = true;
+            self.nudge = Some(format!(
+                "The last {STALL_LIMIT} calls failed or were refused. Finish now: \
+                 say what the results show and why the rest could not be done."
+            ));
+        }
+    }
 }
 
 /// Model turns in a row whose calls all failed or were refused before the attempt is
@@ -227,7 +281,7 @@ impl Worker {
     /// One attempt: at most `max_steps` model turns.
     async fn attempt(&self, attempt: u32, correction: Option<&CorrectionSignal>) -> Attempted {
         let shared = &self.shared;
-        let first_record = self.ctx.history.len();
+        let mut progress = Progress::new(self.ctx.history.len());
         let system = system_prompt(&preamble_with_tools(&shared.tools_text));
         let facts = machine_facts(
             &shared.config.home,
@@ -237,25 +291,16 @@ impl Worker {
         let call_ctx =
             CallCtx::for_task(self.subtask.parent_task_id.clone(), self.ctx.cancel.clone());
         let max_steps = shared.max_steps.max(1);
-        let mut observed: Vec<Observed> = Vec::new();
-        // Canonical calls of this attempt, by the result number they produced.
-        let mut called: Vec<(CallKey, usize)> = Vec::new();
-        let mut nudge: Option<String> = None;
-        let mut nudged = false;
-        let mut misquote_checked = false;
-        let mut must_finish = false;
-        let mut stalled = 0u32;
         for step in 1..=max_steps {
             if self.ctx.cancel.is_cancelled() {
                 return Attempted::Cancelled;
             }
-            let last = step == max_steps;
             let user = state_prompt(
                 &self.subtask,
                 self.places.as_deref(),
                 correction,
-                &observed,
-                nudge.as_deref(),
+                &progress.observed,
+                progress.nudge.as_deref(),
                 step,
                 max_steps,
             );
@@ -263,26 +308,8 @@ impl Worker {
                 .facts_first(&facts)
                 .temperature(0.0)
                 .max_tokens(STEP_MAX_TOKENS);
-            let specs = &shared.specs;
-            let reply = if must_finish || last {
-                shared
-                    .llm
-                    .structured::<FinishStep>(&call_ctx, &request)
-                    .await
-                    .map(|s| Ok(s.value.action()))
-            } else {
-                shared
-                    .llm
-                    .structured_checked_with::<NextStep, _>(
-                        &call_ctx,
-                        &request,
-                        &shared.schema,
-                        |s| s.action(specs).map(|_| ()),
-                    )
-                    .await
-                    .map(|s| s.value.action(specs))
-            };
-            let action = match reply {
+            let finish_only = progress.must_finish || step == max_steps;
+            let action = match self.next_action(&call_ctx, &request, finish_only).await {
                 Ok(Ok(action)) => action,
                 Ok(Err(problem)) => {
                     // The check above already passed this reply; kept honest regardless.
@@ -290,113 +317,174 @@ impl Worker {
                         attempt,
                         ExecutionStatus::Failed,
                         format!("the executor's model gave no usable next step: {problem}"),
-                        first_record,
+                        progress.first_record,
                     ));
                 }
                 Err(LlmError::Cancelled) => return Attempted::Cancelled,
-                Err(e) => {
-                    // What the calls already showed is kept: with a successful call the
-                    // attempt ends as the step cap ends it (uncertain, the latest output),
-                    // with the model's failure said first.
-                    let why = format!(
-                        "the executor's model call failed at step {step}: {} ({e})",
-                        e.plain()
-                    );
-                    let records = self.records_since(first_record);
-                    let (status, output) = match step_capped(step, &records, &observed) {
-                        (ExecutionStatus::Uncertain, shown) => {
-                            (ExecutionStatus::Uncertain, format!("{why}\n{shown}"))
-                        }
-                        _ => (ExecutionStatus::Failed, why),
-                    };
-                    return Attempted::Result(self.result(attempt, status, output, first_record));
-                }
+                Err(e) => return self.model_failed(attempt, step, &e, &progress),
             };
-            nudge = None;
-            match action {
+            progress.nudge = None;
+            let turn = match action {
                 Action::CallTool { tool, input } => {
-                    let key = CallKey::of(&tool, &input);
-                    if let Some((_, n)) = called.iter().find(|(k, _)| *k == key) {
-                        // Never run twice. A small model repeats a call when it does not
-                        // know how to finish; the result it keeps asking for is the answer
-                        // it has, so the attempt ends with that result, verbatim (asking
-                        // the model to restate it invites a misquote).
-                        let records = self.records_since(first_record);
-                        let (status, output) = repeated(&observed[*n - 1], *n);
-                        let (status, output) = honest_finish(status, &output, "", &records);
-                        return Attempted::Result(self.result(
-                            attempt,
-                            status,
-                            output,
-                            first_record,
-                        ));
-                    }
-                    let seen = if let Some(earlier) = self.earlier_ok(&key) {
-                        // The same call succeeded in an earlier attempt: its result is
-                        // shown again rather than run again.
-                        earlier
-                    } else {
-                        let result = shared.toolbox.call(&self.ctx, &tool, input).await;
-                        if self.ctx.cancel.is_cancelled() {
-                            return Attempted::Cancelled;
-                        }
-                        let seen = Observed::of(&result);
-                        if seen.status == ToolCallStatus::Ok {
-                            self.remember_ok(key.clone(), &seen);
-                        }
-                        seen
-                    };
-                    stalled = if seen.status == ToolCallStatus::Ok {
-                        0
-                    } else {
-                        stalled + 1
-                    };
-                    observed.push(seen);
-                    called.push((key, observed.len()));
-                    if stalled >= STALL_LIMIT {
-                        must_finish = true;
-                        nudge = Some(format!(
-                            "The last {STALL_LIMIT} calls failed or were refused. Finish now: \
-                             say what the results show and why the rest could not be done."
-                        ));
-                    }
+                    self.call_tool(attempt, &mut progress, &tool, input).await
                 }
                 Action::Finish {
                     status,
                     output,
                     summary,
-                } => {
-                    let records = self.records_since(first_record);
-                    // A denial settles the attempt (failed) before any push-back.
-                    let unbacked = status == FinishStatus::Completed
-                        && !any_ok(&records)
-                        && denial(&records).is_none();
-                    if unbacked && !nudged && !must_finish && step + 1 < max_steps {
-                        nudged = true;
-                        nudge = Some(UNBACKED_NUDGE.to_string());
-                        continue;
-                    }
-                    if status == FinishStatus::Completed
-                        && !unbacked
-                        && !misquote_checked
-                        && step < max_steps
-                    {
-                        misquote_checked = true;
-                        let unshown = self.unshown_numbers(&output, &observed);
-                        if !unshown.is_empty() {
-                            nudge = Some(misquote_nudge(&unshown));
-                            must_finish = true;
-                            continue;
-                        }
-                    }
-                    let (status, output) = honest_finish(status, &output, &summary, &records);
-                    return Attempted::Result(self.result(attempt, status, output, first_record));
-                }
+                } => self.finish(
+                    attempt,
+                    &mut progress,
+                    (step, max_steps),
+                    status,
+                    &output,
+                    &summary,
+                ),
+            };
+            if let ControlFlow::Break(end) = turn {
+                return end;
             }
         }
-        let records = self.records_since(first_record);
-        let (status, output) = step_capped(max_steps, &records, &observed);
-        Attempted::Result(self.result(attempt, status, output, first_record))
+        let records = self.records_since(progress.first_record);
+        let (status, output) = step_capped(max_steps, &records, &progress.observed);
+        Attempted::Result(self.result(attempt, status, output, progress.first_record))
+    }
+
+    /// The model's next step: a finish only when `finish_only`, else a call or a finish
+    /// checked against the offered tools.
+    async fn next_action(
+        &self,
+        call_ctx: &CallCtx,
+        request: &ChatRequest,
+        finish_only: bool,
+    ) -> Result<Result<Action, String>, LlmError> {
+        let shared = &self.shared;
+        let specs = &shared.specs;
+        if finish_only {
+            shared
+                .llm
+                .structured::<FinishStep>(call_ctx, request)
+                .await
+                .map(|s| Ok(s.value.action()))
+        } else {
+            shared
+                .llm
+                .structured_checked_with::<NextStep, _>(call_ctx, request, &shared.schema, |s| {
+                    s.action(specs).map(|_| ())
+                })
+                .await
+                .map(|s| s.value.action(specs))
+        }
+    }
+
+    /// The attempt's end when the model call failed at `step`. What the calls already
+    /// showed is kept: with a successful call the attempt ends as the step cap ends it
+    /// (uncertain, the latest output), with the model's failure said first.
+    fn model_failed(
+        &self,
+        attempt: u32,
+        step: u32,
+        e: &LlmError,
+        progress: &Progress,
+    ) -> Attempted {
+        let why = format!(
+            "the executor's model call failed at step {step}: {} ({e})",
+            e.plain()
+        );
+        let records = self.records_since(progress.first_record);
+        let (status, output) = match step_capped(step, &records, &progress.observed) {
+            (ExecutionStatus::Uncertain, shown) => {
+                (ExecutionStatus::Uncertain, format!("{why}\n{shown}"))
+            }
+            _ => (ExecutionStatus::Failed, why),
+        };
+        Attempted::Result(self.result(attempt, status, output, progress.first_record))
+    }
+
+    /// Runs (or recalls) one tool call; breaks with the attempt's end on a repeated call
+    /// or a cancel.
+    async fn call_tool(
+        &self,
+        attempt: u32,
+        progress: &mut Progress,
+        tool: &str,
+        input: Value,
+    ) -> ControlFlow<Attempted> {
+        let key = CallKey::of(tool, &input);
+        if let Some((_, n)) = progress.called.iter().find(|(k, _)| *k == key) {
+            // Never run twice. A small model repeats a call when it does not know how to
+            // finish; the result it keeps asking for is the answer it has, so the attempt
+            // ends with that result, verbatim (asking the model to restate it invites a
+            // misquote).
+            let records = self.records_since(progress.first_record);
+            let (status, output) = repeated(&progress.observed[*n - 1], *n);
+            let (status, output) = honest_finish(status, &output, "", &records);
+            return ControlFlow::Break(Attempted::Result(self.result(
+                attempt,
+                status,
+                output,
+                progress.first_record,
+            )));
+        }
+        let seen = if let Some(earlier) = self.earlier_ok(&key) {
+            // The same call succeeded in an earlier attempt: its result is shown again
+            // rather than run again.
+            earlier
+        } else {
+            let result = self.shared.toolbox.call(&self.ctx, tool, input).await;
+            if self.ctx.cancel.is_cancelled() {
+                return ControlFlow::Break(Attempted::Cancelled);
+            }
+            let seen = Observed::of(&result);
+            if seen.status == ToolCallStatus::Ok {
+                self.remember_ok(key.clone(), &seen);
+            }
+            seen
+        };
+        progress.record_call(key, seen);
+        ControlFlow::Continue(())
+    }
+
+    /// Weighs a finish: pushes back once on an unbacked `completed` and once on numbers
+    /// no result shows (continue), else breaks with the honest result.
+    fn finish(
+        &self,
+        attempt: u32,
+        progress: &mut Progress,
+        (step, max_steps): (u32, u32),
+        status: FinishStatus,
+        output: &str,
+        summary: &str,
+    ) -> ControlFlow<Attempted> {
+        let records = self.records_since(progress.first_record);
+        // A denial settles the attempt (failed) before any push-back.
+        let unbacked =
+            status == FinishStatus::Completed && !any_ok(&records) && denial(&records).is_none();
+        if unbacked && !progress.nudged && !progress.must_finish && step + 1 < max_steps {
+            progress.nudged = true;
+            progress.nudge = Some(UNBACKED_NUDGE.to_string());
+            return ControlFlow::Continue(());
+        }
+        if status == FinishStatus::Completed
+            && !unbacked
+            && !progress.misquote_checked
+            && step < max_steps
+        {
+            progress.misquote_checked = true;
+            let unshown = self.unshown_numbers(output, &progress.observed);
+            if !unshown.is_empty() {
+                progress.nudge = Some(misquote_nudge(&unshown));
+                progress.must_finish = true;
+                return ControlFlow::Continue(());
+            }
+        }
+        let (status, output) = honest_finish(status, output, summary, &records);
+        ControlFlow::Break(Attempted::Result(self.result(
+            attempt,
+            status,
+            output,
+            progress.first_record,
+        )))
     }
 
     /// The numbers of a finish that none of the attempt's results (nor the sub-task's
@@ -585,87 +673,4 @@ pub fn reply_grace(call_timeout: Duration) -> Duration {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn record(status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
-        ToolCallRecord {
-            tool: "shell".into(),
-            input: serde_json::json!({"command": "rm a"}),
-            target: "rm a".into(),
-            output_head: String::new(),
-            status,
-            error: error.map(Into::into),
-            duration_ms: 1,
-            confirmation: None,
-            failed_exit: None,
-        }
-    }
-
-    #[test]
-    fn a_completed_claim_without_a_successful_call_goes_out_as_uncertain() {
-        let (status, output) = honest_finish(
-            FinishStatus::Completed,
-            "42",
-            "counted",
-            &[record(ToolCallStatus::Error, Some("No such file"))],
-        );
-        assert_eq!(status, ExecutionStatus::Uncertain);
-        assert!(output.starts_with(UNBACKED_PREFIX), "{output}");
-        assert!(output.contains("42"));
-        let (status, output) = honest_finish(
-            FinishStatus::Completed,
-            "42",
-            "counted",
-            &[record(ToolCallStatus::Ok, None)],
-        );
-        assert_eq!(
-            (status, output.as_str()),
-            (ExecutionStatus::Completed, "42")
-        );
-    }
-
-    #[test]
-    fn a_law1_denial_makes_the_attempt_fail_with_the_denial_first() {
-        let denied = record(
-            ToolCallStatus::Denied,
-            Some("[LAW1] The user denied it: delete a. Nothing was changed."),
-        );
-        let (status, output) = honest_finish(
-            FinishStatus::Completed,
-            "done",
-            "deleted it",
-            &[record(ToolCallStatus::Ok, None), denied],
-        );
-        assert_eq!(status, ExecutionStatus::Failed);
-        assert!(output.starts_with("[LAW1] The user denied it"), "{output}");
-    }
-
-    #[test]
-    fn honest_statuses_keep_the_summary_before_the_output() {
-        let (status, output) = honest_finish(FinishStatus::Failed, "", "no such folder", &[]);
-        assert_eq!(
-            (status, output.as_str()),
-            (ExecutionStatus::Failed, "no such folder")
-        );
-    }
-
-    #[test]
-    fn the_step_cap_is_uncertain_with_the_latest_output_or_failed_without_any() {
-        let ok = Observed {
-            tool: "shell".into(),
-            input: "ls".into(),
-            status: ToolCallStatus::Ok,
-            text: "a.txt".into(),
-        };
-        let (status, output) = step_capped(3, &[record(ToolCallStatus::Ok, None)], &[ok]);
-        assert_eq!(status, ExecutionStatus::Uncertain);
-        assert!(
-            output.starts_with("Stopped after 3 model turns"),
-            "{output}"
-        );
-        assert!(output.ends_with("a.txt"), "{output}");
-        let (status, _) = step_capped(3, &[], &[]);
-        assert_eq!(status, ExecutionStatus::Failed);
-    }
-}
+mod tests;

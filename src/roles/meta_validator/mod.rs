@@ -1,0 +1,502 @@
+//! R4b Meta-Validator: the fan-in gate and sensor of the medium loop.
+//!
+//! - Fan-in per `DispatchManifest` (per task and round): it waits for the outcome of
+//!   every sub-task the manifest names, minus those a `DispatchHalted` says were not run.
+//!   A newer manifest for the task supersedes the round being collected or judged;
+//!   outcomes of superseded rounds are ignored.
+//! - Code gate, no model call: any failed outcome, any sub-task not run, or a plan
+//!   without sub-tasks → `ReplanRequest` to R7 with a gap summary built from the failure
+//!   reasons, the fast-loop attempts (`correction_count`), and `recommendation: abandon`
+//!   once this task's plan count shows the replan budget spent (`plans > max_replans`,
+//!   the same budget GGS counts). The request names every sub-task that was not run
+//!   (`unrun_subtasks`, with the criteria the dispatcher reported) and every task
+//!   criterion that was therefore never judged (`unjudged_task_criteria`): none of them
+//!   was shown to pass, so GGS counts each against D.
+//! - Every sub-task matched → one brain-tier model call merges the outputs into concrete
+//!   data and judges each task criterion (a plan without task criteria is judged on its
+//!   intent, so nothing is accepted vacuously). The code accepts only when every
+//!   criterion is met (→ `OutcomeSummary`); otherwise the verdicts go to GGS in
+//!   `task_criteria_verdicts` of a `ReplanRequest`, so a rejection raises D. The prompt
+//!   makes ambiguity a rejection. A model error or a verdict still unusable after the
+//!   model layer's re-ask is a `ReplanRequest` too, with every task criterion unjudged —
+//!   never a hang, never a success.
+//! - Every message to R7 carries the task's `intent` (from the manifest's TaskSpec) and
+//!   `elapsed_ms` since the task's first manifest.
+//! - A round still incomplete after the task's time budget plus [`ROUND_GRACE`] (the
+//!   effectors stopped answering) is sent to GGS as a `ReplanRequest` recommending
+//!   abandon, naming the sub-tasks with no outcome as unrun and the task criteria as
+//!   unjudged.
+//! - `TaskCancelled` drops the task and cancels its model call; nothing more is sent.
+//!
+//! The parts: `state` holds the pure fan-in (a round's manifest, outcomes and halts →
+//! the gate's decision, or the message a judgement comes to), `schema` the reply the
+//! model fills, `prompt` its prompts; this file the bus actor, its deadlines and the
+//! model call.
+//!
+//! **Invariant:** each round R4b collects ends in at most one message to R7, which is an
+//! `OutcomeSummary` only if every sub-task matched and the code saw a passing verdict
+//! for every task criterion; a `ReplanRequest` names every planned sub-task without an
+//! outcome and every task criterion without a verdict; a cancelled task gets none.
+
+mod prompt;
+mod schema;
+mod state;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+pub use self::prompt::{MAX_OUTPUTS_CHARS, MERGE_MAX_TOKENS, merge_prompt, system_prompt};
+pub use self::schema::{MergeJudgement, check_merge};
+use self::state::{Gate, Phase, Round, TaskTrack, expired, gate, judge};
+pub use self::state::{effective_task_criteria, missing_subject};
+use super::dispatcher::sleep_until;
+use crate::bus::{Bus, BusHandle, Envelope, Inbox};
+use crate::cancel::Cancellations;
+use crate::clock::SharedClock;
+use crate::config::Config;
+use crate::contracts::{
+    DispatchHalted, DispatchManifest, Message, Role, SubTaskId, SubTaskOutcome, TaskId,
+};
+use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
+use crate::roles::preamble::{machine_facts, tool_preamble};
+
+/// Extra time, beyond the task's time budget, before an incomplete round is given up.
+pub const ROUND_GRACE: Duration = Duration::from_secs(60);
+/// Outcomes held per task before their manifest arrives.
+pub const MAX_EARLY_OUTCOMES: usize = 256;
+/// Tasks tracked at once; the least recently active idle ones are forgotten first.
+pub const MAX_TRACKED_TASKS: usize = 1024;
+/// Cancelled task ids remembered to ignore late traffic.
+pub const CANCELLED_REMEMBERED: usize = 4096;
+
+type Judged = (TaskId, u64, Result<MergeJudgement, LlmError>);
+
+/// R4b wired to the bus.
+pub struct MetaValidator {
+    bus: BusHandle,
+    inbox: Inbox,
+    llm: RoleLlm,
+    cancellations: Cancellations,
+    clock: SharedClock,
+    max_replans: u32,
+    round_timeout: Duration,
+    tasks: HashMap<TaskId, TaskTrack>,
+    cancelled: VecDeque<TaskId>,
+    judging: JoinSet<Judged>,
+    /// Collecting deadlines, soonest first: (deadline, round generation, task). An entry
+    /// whose round has moved on is dropped when it reaches the top, so the next deadline
+    /// costs no scan over the (up to [`MAX_TRACKED_TASKS`]) finished tasks kept.
+    deadlines: BinaryHeap<Reverse<(Instant, u64, TaskId)>>,
+    generation: u64,
+    activity: u64,
+    home: std::path::PathBuf,
+    workspace: std::path::PathBuf,
+}
+
+impl MetaValidator {
+    /// Subscribes now, so nothing addressed to R4b after this call is missed.
+    pub fn new(
+        config: &Config,
+        bus: &Bus,
+        llm: &Llm,
+        cancellations: Cancellations,
+        clock: SharedClock,
+    ) -> Self {
+        let handle = bus.handle(Role::MetaValidator);
+        Self {
+            llm: llm
+                .for_role(handle.clone())
+                .expect("R4b runs on the brain tier"),
+            bus: handle,
+            inbox: bus.subscribe(Role::MetaValidator),
+            cancellations,
+            clock,
+            max_replans: config.budgets.max_replans,
+            round_timeout: Duration::from_millis(config.budgets.time_budget_ms) + ROUND_GRACE,
+            tasks: HashMap::new(),
+            cancelled: VecDeque::new(),
+            judging: JoinSet::new(),
+            deadlines: BinaryHeap::new(),
+            home: config.home.clone(),
+            workspace: config.workspace.clone(),
+            generation: 0,
+            activity: 0,
+        }
+    }
+
+    /// Overrides how long a round may wait for its outcomes.
+    pub fn with_round_timeout(mut self, timeout: Duration) -> Self {
+        self.round_timeout = timeout;
+        self
+    }
+
+    /// Runs [`MetaValidator::run`] on the current tokio runtime.
+    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(self.run())
+    }
+
+    /// Serves until the bus closes; a model call still running then is aborted.
+    pub async fn run(mut self) {
+        loop {
+            let deadline = self.next_deadline();
+            tokio::select! {
+                env = self.inbox.recv() => match env {
+                    Some(env) => self.on_envelope(&env),
+                    None => break,
+                },
+                Some(joined) = self.judging.join_next(), if !self.judging.is_empty() => {
+                    match joined {
+                        Ok((task, generation, judged)) => self.on_judged(&task, generation, judged),
+                        Err(e) if e.is_cancelled() => {}
+                        Err(e) => tracing::error!(error = %e, "an R4b judgement task failed"),
+                    }
+                }
+                () = sleep_until(deadline), if deadline.is_some() => self.on_deadlines(),
+            }
+        }
+        self.judging.abort_all();
+    }
+
+    /// The soonest deadline of a round still collecting.
+    fn next_deadline(&mut self) -> Option<Instant> {
+        while let Some(Reverse((deadline, generation, task))) = self.deadlines.peek() {
+            if self.is_collecting(task, *generation) {
+                return Some(*deadline);
+            }
+            self.deadlines.pop();
+        }
+        None
+    }
+
+    fn is_collecting(&self, task: &TaskId, generation: u64) -> bool {
+        self.tasks
+            .get(task)
+            .and_then(|t| t.round.as_ref())
+            .is_some_and(|r| r.generation == generation && matches!(r.phase, Phase::Collecting))
+    }
+
+    fn is_cancelled(&self, task: &TaskId) -> bool {
+        self.cancelled.contains(task) || self.cancellations.is_cancelled(task)
+    }
+
+    fn on_envelope(&mut self, env: &Arc<Envelope>) {
+        match &env.message {
+            Message::TaskCancelled(c) => self.cancel(&c.task_id),
+            Message::DispatchManifest(m) if env.from == Role::Planner => {
+                self.on_manifest(m, env.timestamp)
+            }
+            Message::SubTaskOutcome(o) if env.from == Role::AgentValidator => self.on_outcome(o),
+            Message::DispatchHalted(h) if env.from == Role::Dispatcher => self.on_halted(h),
+            other => tracing::warn!(from = %env.from, kind = other.kind().name(),
+                "R4b ignores a message it has no contract for"),
+        }
+    }
+
+    fn cancel(&mut self, task: &TaskId) {
+        self.cancellations.cancel(task);
+        if let Some(track) = self.tasks.remove(task)
+            && let Some(Round {
+                phase: Phase::Judging { abort },
+                ..
+            }) = &track.round
+        {
+            abort.abort();
+        }
+        if !self.cancelled.contains(task) {
+            self.cancelled.push_back(task.clone());
+            while self.cancelled.len() > CANCELLED_REMEMBERED {
+                self.cancelled.pop_front();
+            }
+        }
+    }
+
+    fn touch(&mut self, task: &TaskId) {
+        self.activity += 1;
+        if let Some(t) = self.tasks.get_mut(task) {
+            t.last_active = self.activity;
+        }
+    }
+
+    /// Forgets the least recently active tasks that are not collecting or judging.
+    fn evict(&mut self) {
+        while self.tasks.len() > MAX_TRACKED_TASKS {
+            let idle = self
+                .tasks
+                .iter()
+                .filter(|(_, t)| {
+                    t.round
+                        .as_ref()
+                        .is_none_or(|r| matches!(r.phase, Phase::Done))
+                })
+                .min_by_key(|(_, t)| t.last_active)
+                .map(|(id, _)| id.clone());
+            match idle {
+                Some(id) => {
+                    self.tasks.remove(&id);
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn on_manifest(&mut self, manifest: &DispatchManifest, at: DateTime<Utc>) {
+        let task_id = manifest.task_id.clone();
+        if self.is_cancelled(&task_id) {
+            return;
+        }
+        let track = self
+            .tasks
+            .entry(task_id.clone())
+            .or_insert_with(|| TaskTrack {
+                intent: String::new(),
+                first_manifest_at: at,
+                plans: 0,
+                round: None,
+                early: HashMap::new(),
+                last_active: 0,
+            });
+        if let Some(current) = &track.round {
+            if manifest.round < current.manifest.round
+                || (manifest.round == current.manifest.round
+                    && manifest.subtask_ids == current.manifest.subtask_ids)
+            {
+                tracing::warn!(task = %task_id, round = manifest.round,
+                    current = current.manifest.round, "stale or repeated manifest ignored");
+                return;
+            }
+            if let Phase::Judging { abort } = &current.phase {
+                abort.abort();
+            }
+            if !matches!(current.phase, Phase::Done) {
+                tracing::info!(task = %task_id, old = current.manifest.round, new = manifest.round,
+                    "a newer plan supersedes the round being collected");
+            }
+        }
+        if let Some(spec) = &manifest.task_spec
+            && !spec.intent.trim().is_empty()
+        {
+            track.intent = spec.intent.clone();
+        }
+        track.plans += 1;
+        self.generation += 1;
+        let mut expected = Vec::with_capacity(manifest.subtask_ids.len());
+        for id in &manifest.subtask_ids {
+            if !expected.contains(id) {
+                expected.push(*id);
+            }
+        }
+        let mut outcomes = HashMap::new();
+        for id in &expected {
+            if let Some(o) = track.early.remove(id) {
+                outcomes.insert(*id, o);
+            }
+        }
+        // What is left belongs to no plan R4b knows: a superseded round's stragglers.
+        track.early.clear();
+        let deadline = Instant::now() + self.round_timeout;
+        track.round = Some(Round {
+            generation: self.generation,
+            manifest: manifest.clone(),
+            expected,
+            outcomes,
+            skipped: HashSet::new(),
+            halt_reasons: Vec::new(),
+            unrun: HashMap::new(),
+            phase: Phase::Collecting,
+        });
+        self.deadlines
+            .push(Reverse((deadline, self.generation, task_id.clone())));
+        self.touch(&task_id);
+        self.evict();
+        self.evaluate_if_complete(&task_id);
+    }
+
+    fn on_outcome(&mut self, outcome: &SubTaskOutcome) {
+        let task_id = outcome.parent_task_id.clone();
+        if self.is_cancelled(&task_id) {
+            return;
+        }
+        let Some(track) = self.tasks.get_mut(&task_id) else {
+            tracing::warn!(task = %task_id, subtask = %outcome.subtask_id,
+                "an outcome arrived before any manifest of its task; held");
+            let now = self.clock.now();
+            let track = self
+                .tasks
+                .entry(task_id.clone())
+                .or_insert_with(|| TaskTrack {
+                    intent: String::new(),
+                    first_manifest_at: now,
+                    plans: 0,
+                    round: None,
+                    early: HashMap::new(),
+                    last_active: 0,
+                });
+            track.early.insert(outcome.subtask_id, outcome.clone());
+            return;
+        };
+        let Some(round) = track.round.as_mut() else {
+            if track.early.len() < MAX_EARLY_OUTCOMES {
+                track.early.insert(outcome.subtask_id, outcome.clone());
+            }
+            return;
+        };
+        if !round.expected.contains(&outcome.subtask_id) {
+            tracing::debug!(task = %task_id, subtask = %outcome.subtask_id,
+                "outcome of a sub-task outside the current round (superseded) ignored");
+            return;
+        }
+        if !matches!(round.phase, Phase::Collecting) {
+            tracing::debug!(task = %task_id, subtask = %outcome.subtask_id,
+                "outcome after the round was evaluated ignored");
+            return;
+        }
+        if round.outcomes.contains_key(&outcome.subtask_id) {
+            tracing::warn!(subtask = %outcome.subtask_id, "a second outcome for a sub-task ignored");
+            return;
+        }
+        round.outcomes.insert(outcome.subtask_id, outcome.clone());
+        self.touch(&task_id);
+        self.evaluate_if_complete(&task_id);
+    }
+
+    fn on_halted(&mut self, halted: &DispatchHalted) {
+        let task_id = halted.task_id.clone();
+        if self.is_cancelled(&task_id) {
+            return;
+        }
+        let Some(round) = self.tasks.get_mut(&task_id).and_then(|t| t.round.as_mut()) else {
+            return;
+        };
+        if !matches!(round.phase, Phase::Collecting) {
+            return;
+        }
+        let mine: Vec<SubTaskId> = halted
+            .skipped
+            .iter()
+            .filter(|id| round.expected.contains(id))
+            .copied()
+            .collect();
+        if mine.is_empty() {
+            tracing::debug!(task = %task_id, "a halt of a superseded round ignored");
+            return;
+        }
+        for unrun in &halted.unrun {
+            if mine.contains(&unrun.subtask_id) {
+                let mut unrun = unrun.clone();
+                if unrun.reason.trim().is_empty() {
+                    unrun.reason = halted.reason.clone();
+                }
+                round.unrun.insert(unrun.subtask_id, unrun);
+            }
+        }
+        round.skipped.extend(mine);
+        round.halt_reasons.push(halted.reason.clone());
+        self.evaluate_if_complete(&task_id);
+    }
+
+    fn evaluate_if_complete(&mut self, task_id: &TaskId) {
+        let now = self.clock.now();
+        let Some(track) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        let Some(gate) = gate(task_id, track, now, self.max_replans) else {
+            return;
+        };
+        let Some(round) = track.round.as_mut() else {
+            return;
+        };
+        let criteria = match gate {
+            Gate::Send(message) => {
+                round.phase = Phase::Done;
+                self.bus.publish(Role::Ggs, message);
+                return;
+            }
+            Gate::Merge { criteria } => criteria,
+        };
+        let outcomes = round.outcomes_in_order();
+        let prompt = merge_prompt(now, &round.manifest, &track.intent, &criteria, &outcomes);
+        let chat = ChatRequest::new(system_prompt(tool_preamble()), prompt)
+            .facts_first(&machine_facts(&self.home, &self.workspace, now))
+            .temperature(0.0)
+            .max_tokens(MERGE_MAX_TOKENS);
+        let ctx = CallCtx::for_task(task_id.clone(), self.cancellations.token(task_id));
+        let checked = criteria;
+        let llm = self.llm.clone();
+        let generation = round.generation;
+        let task = task_id.clone();
+        let abort = self.judging.spawn(async move {
+            let judged = llm
+                .structured_checked::<MergeJudgement, _>(&ctx, &chat, |j| check_merge(&checked, j))
+                .await
+                .map(|s| s.value);
+            (task, generation, judged)
+        });
+        round.phase = Phase::Judging { abort };
+    }
+
+    fn on_judged(
+        &mut self,
+        task_id: &TaskId,
+        generation: u64,
+        judged: Result<MergeJudgement, LlmError>,
+    ) {
+        let now = self.clock.now();
+        let Some(track) = self.tasks.get_mut(task_id) else {
+            return; // cancelled meanwhile
+        };
+        let Some(round) = track.round.as_mut() else {
+            return;
+        };
+        if round.generation != generation || !matches!(round.phase, Phase::Judging { .. }) {
+            tracing::debug!(task = %task_id, "judgement of a superseded round ignored");
+            return;
+        }
+        round.phase = Phase::Done;
+        let judged = match judged {
+            Err(LlmError::Cancelled) => {
+                tracing::debug!(task = %task_id, "R4b's judgement was cancelled with its task");
+                let task = task_id.clone();
+                return self.cancel(&task);
+            }
+            Err(e) => Err(e.to_string()),
+            Ok(j) => Ok(j),
+        };
+        let message = judge(task_id, track, now, self.max_replans, judged);
+        self.bus.publish(Role::Ggs, message);
+    }
+
+    fn on_deadlines(&mut self) {
+        let now_instant = Instant::now();
+        let now = self.clock.now();
+        let mut expired_tasks = Vec::new();
+        while let Some(Reverse((deadline, _, _))) = self.deadlines.peek()
+            && *deadline <= now_instant
+        {
+            let Some(Reverse((_, generation, task))) = self.deadlines.pop() else {
+                break;
+            };
+            if self.is_collecting(&task, generation) {
+                expired_tasks.push(task);
+            }
+        }
+        for task_id in expired_tasks {
+            let Some(track) = self.tasks.get_mut(&task_id) else {
+                continue;
+            };
+            let Some(request) = expired(track, now, self.max_replans, self.round_timeout) else {
+                continue;
+            };
+            if let Some(round) = track.round.as_mut() {
+                round.phase = Phase::Done;
+            }
+            tracing::warn!(task = %task_id, gap = %request.gap_summary, "round given up");
+            self.bus.publish(Role::Ggs, request);
+        }
+    }
+}

@@ -1,0 +1,593 @@
+//! R4b's fan-in as pure data and functions, with no bus, model or clock of its own: a
+//! round is the manifest's sub-tasks, the outcomes that came in and those a halt says were
+//! not run; once every sub-task is accounted for, [`gate`] decides by code alone (a replan
+//! request, or a lone sub-task's output as the result) or asks for the model's merge, and
+//! [`judge`] turns that merge into the round's message. [`expired`] gives up a round past
+//! its deadline.
+//!
+//! **Invariant:** a round yields an `OutcomeSummary` only when every planned sub-task
+//! matched and every task criterion has a passing verdict; every `ReplanRequest` names
+//! the planned sub-tasks without an outcome and the task criteria without a verdict.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use tokio::task::AbortHandle;
+
+use super::super::agent_validator::verdicts_from;
+use super::super::dispatcher::output_text;
+use super::schema::MergeJudgement;
+use crate::contracts::{
+    Criterion, CriterionVerdict, DispatchManifest, FailureClass, Message, OutcomeSummary,
+    Recommendation, ReplanRequest, SubTaskId, SubTaskOutcome, SubTaskStatus, TaskId, UnrunSubTask,
+};
+use crate::ggs::evidence;
+use crate::text::first_chars;
+
+pub(super) enum Phase {
+    /// Waiting for outcomes until the deadline queued in `MetaValidator::deadlines`.
+    Collecting,
+    Judging {
+        abort: AbortHandle,
+    },
+    /// The round's message to R7 was sent.
+    Done,
+}
+
+/// One planning round of one task.
+pub(super) struct Round {
+    pub(super) generation: u64,
+    pub(super) manifest: DispatchManifest,
+    /// The manifest's sub-tasks, once each, in manifest order.
+    pub(super) expected: Vec<SubTaskId>,
+    pub(super) outcomes: HashMap<SubTaskId, SubTaskOutcome>,
+    pub(super) skipped: HashSet<SubTaskId>,
+    pub(super) halt_reasons: Vec<String>,
+    /// What the dispatcher reported of each skipped sub-task (its criteria).
+    pub(super) unrun: HashMap<SubTaskId, UnrunSubTask>,
+    pub(super) phase: Phase,
+}
+
+impl Round {
+    pub(super) fn complete(&self) -> bool {
+        self.expected
+            .iter()
+            .all(|id| self.outcomes.contains_key(id) || self.skipped.contains(id))
+    }
+
+    pub(super) fn outcomes_in_order(&self) -> Vec<&SubTaskOutcome> {
+        self.expected
+            .iter()
+            .filter_map(|id| self.outcomes.get(id))
+            .collect()
+    }
+
+    /// Every expected sub-task without an outcome, in manifest order: skipped ones with
+    /// what the dispatcher said of them, the others (never reported) with `reason`.
+    pub(super) fn unrun(&self, reason: &str) -> Vec<UnrunSubTask> {
+        self.expected
+            .iter()
+            .filter(|id| !self.outcomes.contains_key(id))
+            .map(|id| {
+                self.unrun.get(id).cloned().unwrap_or_else(|| UnrunSubTask {
+                    subtask_id: *id,
+                    success_criteria: Vec::new(),
+                    reason: if self.skipped.contains(id) {
+                        self.halt_reasons.join("; ")
+                    } else {
+                        reason.to_string()
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+pub(super) struct TaskTrack {
+    pub(super) intent: String,
+    pub(super) first_manifest_at: DateTime<Utc>,
+    /// Manifests received: 1 + the replans directed so far.
+    pub(super) plans: u32,
+    pub(super) round: Option<Round>,
+    /// Outcomes that arrived before a manifest naming them.
+    pub(super) early: HashMap<SubTaskId, SubTaskOutcome>,
+    pub(super) last_active: u64,
+}
+
+/// The task criteria R4b judges: the manifest's, or the intent when R2 gave none.
+pub fn effective_task_criteria(manifest: &DispatchManifest, intent: &str) -> Vec<Criterion> {
+    if manifest.task_criteria.is_empty() {
+        let goal = if intent.trim().is_empty() {
+            "the user's request"
+        } else {
+            intent.trim()
+        };
+        vec![Criterion::new(format!(
+            "The merged output accomplishes this: {goal}"
+        ))]
+    } else {
+        manifest.task_criteria.clone()
+    }
+}
+
+/// The summary of a single sub-task's result: the output itself when it is one short
+/// line, else a pointer to the output below it.
+fn single_summary(output: &Value, intent: &str) -> String {
+    let text = output_text(output);
+    let text = text.trim();
+    if !text.is_empty() && !text.contains('\n') && text.chars().count() <= 200 {
+        text.to_string()
+    } else {
+        format!("Result of: {}", first_chars(intent.trim(), 160))
+    }
+}
+
+/// What a complete round comes to before any model call.
+// One value per round, consumed at once: boxing the message would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Gate {
+    /// The round's one message to GGS, decided by code alone.
+    Send(Message),
+    /// Every sub-task matched: the model merges the outputs and judges these criteria.
+    Merge { criteria: Vec<Criterion> },
+}
+
+/// The code gate on the task's current round; `None` while the round is still waiting
+/// for outcomes or was already decided.
+pub(super) fn gate(
+    task_id: &TaskId,
+    track: &TaskTrack,
+    now: DateTime<Utc>,
+    max_replans: u32,
+) -> Option<Gate> {
+    let round = track.round.as_ref()?;
+    if !matches!(round.phase, Phase::Collecting) || !round.complete() {
+        return None;
+    }
+    let outcomes = round.outcomes_in_order();
+    let failed: Vec<&SubTaskOutcome> = outcomes
+        .iter()
+        .copied()
+        .filter(|o| o.status == SubTaskStatus::Failed)
+        .collect();
+    if !failed.is_empty() || !round.skipped.is_empty() || round.expected.is_empty() {
+        // No model call when anything failed or did not run. What did not run and the
+        // task criteria nobody judged go to GGS as unobserved.
+        let request = gate_request(track, round, &failed, now, max_replans);
+        return Some(Gate::Send(request.into()));
+    }
+    if let [only] = outcomes.as_slice()
+        && round.manifest.task_criteria.is_empty()
+    {
+        // One sub-task and no task criterion of its own: the task's result is that
+        // sub-task's output, whose criteria R4a already judged on tool evidence
+        // (matched = every one passed). A model merge would only paraphrase it.
+        let summary = OutcomeSummary {
+            task_id: task_id.clone(),
+            intent: track.intent.clone(),
+            merged_output: only.output.clone(),
+            summary: single_summary(&only.output, &track.intent),
+            task_criteria_verdicts: only.criteria_verdicts.clone(),
+            outcomes: vec![(*only).clone()],
+            elapsed_ms: elapsed_ms(track.first_manifest_at, now),
+        };
+        return Some(Gate::Send(summary.into()));
+    }
+    Some(Gate::Merge {
+        criteria: effective_task_criteria(&round.manifest, &track.intent),
+    })
+}
+
+/// The request of a round stopped by the code gate: what failed, what did not run, and
+/// every task criterion as unjudged. When each failure is the task's own subject missing,
+/// no plan can make it exist, so the recommendation is to abandon.
+fn gate_request(
+    track: &TaskTrack,
+    round: &Round,
+    failed: &[&SubTaskOutcome],
+    now: DateTime<Utc>,
+    max_replans: u32,
+) -> ReplanRequest {
+    let mut gap = gate_gap(round, failed);
+    let subject = round
+        .manifest
+        .task_spec
+        .as_ref()
+        .map(|s| format!("{}\n{}", s.intent, s.raw_input))
+        .unwrap_or_else(|| track.intent.clone());
+    let missing = missing_subject(&subject, failed);
+    if !missing.is_empty() {
+        gap = format!(
+            "what the task names does not exist or cannot be reached: {} ({gap})",
+            missing.join(", ")
+        );
+    }
+    let mut request = replan_request(track, now, max_replans, gap, vec![]);
+    request.unrun_subtasks = round.unrun("not run");
+    request.unjudged_task_criteria = effective_task_criteria(&round.manifest, &track.intent);
+    if !missing.is_empty() {
+        request.recommendation = Recommendation::Abandon;
+    }
+    request
+}
+
+/// The round's one message to GGS once the model judged it: `judged` is the model's
+/// judgement, or why there is none. Accepted only when every task criterion is met.
+pub(super) fn judge(
+    task_id: &TaskId,
+    track: &TaskTrack,
+    now: DateTime<Utc>,
+    max_replans: u32,
+    judged: Result<MergeJudgement, String>,
+) -> Message {
+    let criteria = track
+        .round
+        .as_ref()
+        .map(|r| effective_task_criteria(&r.manifest, &track.intent))
+        .unwrap_or_default();
+    let judged = judged
+        .and_then(|j| verdicts_from(&criteria, &j.criteria, FailureClass::Logical).map(|v| (j, v)));
+    let (judgement, verdicts) = match judged {
+        Ok(judged) => judged,
+        Err(problem) => {
+            let gap = format!(
+                "every sub-task matched, but the meta-validator could not judge the merged \
+                 output against the task criteria: {problem}"
+            );
+            let mut request = replan_request(track, now, max_replans, gap, vec![]);
+            request.unjudged_task_criteria = criteria;
+            return request.into();
+        }
+    };
+    let unmet: Vec<&CriterionVerdict> = verdicts.iter().filter(|v| v.failed()).collect();
+    if unmet.is_empty() {
+        let outcomes = track
+            .round
+            .as_ref()
+            .map(|r| r.outcomes_in_order().into_iter().cloned().collect())
+            .unwrap_or_default();
+        return OutcomeSummary {
+            task_id: task_id.clone(),
+            intent: track.intent.clone(),
+            merged_output: judgement.combined_output,
+            summary: judgement.summary.trim().to_string(),
+            task_criteria_verdicts: verdicts,
+            outcomes,
+            elapsed_ms: elapsed_ms(track.first_manifest_at, now),
+        }
+        .into();
+    }
+    let gap = format!(
+        "every sub-task matched, but the merged output fails {} of {} task criteria: {}",
+        unmet.len(),
+        verdicts.len(),
+        unmet
+            .iter()
+            .map(|v| format!("\"{}\" ({})", v.criterion, first_chars(&v.evidence, 200)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    replan_request(track, now, max_replans, gap, verdicts).into()
+}
+
+/// The request of a round still incomplete at its deadline: the sub-tasks with no
+/// outcome count as failed and unrun, every task criterion as unjudged, and the task is
+/// to be abandoned (the effectors stopped answering).
+pub(super) fn expired(
+    track: &TaskTrack,
+    now: DateTime<Utc>,
+    max_replans: u32,
+    round_timeout: Duration,
+) -> Option<ReplanRequest> {
+    let round = track.round.as_ref()?;
+    let missing: Vec<SubTaskId> = round
+        .expected
+        .iter()
+        .filter(|id| !round.outcomes.contains_key(id) && !round.skipped.contains(id))
+        .copied()
+        .collect();
+    let unrun = round.unrun(&format!(
+        "reported no outcome within {}s",
+        round_timeout.as_secs()
+    ));
+    let unjudged = effective_task_criteria(&round.manifest, &track.intent);
+    let gap = format!(
+        "{} of {} sub-task(s) reported no outcome within {}s (the effectors stopped \
+         answering): {}",
+        missing.len(),
+        round.expected.len(),
+        round_timeout.as_secs(),
+        missing
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut request = replan_request(track, now, max_replans, gap, vec![]);
+    request.failed_subtasks.extend(missing);
+    request.unrun_subtasks = unrun;
+    request.unjudged_task_criteria = unjudged;
+    request.recommendation = Recommendation::Abandon;
+    Some(request)
+}
+
+pub(super) fn elapsed_ms(since: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
+    u64::try_from((now - since).num_milliseconds()).unwrap_or(0)
+}
+
+/// The resources the task itself names (a file, a folder, a URL) that every failed
+/// sub-task ran into as missing or unreachable. Non-empty only when each failed sub-task
+/// has such a call: then the failure is the environment's answer to the task, and
+/// another plan cannot change it.
+pub fn missing_subject(subject: &str, failed: &[&SubTaskOutcome]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for outcome in failed {
+        let hit = outcome.tool_calls.iter().find_map(|c| {
+            let text = c.error.clone().unwrap_or_else(|| c.output_head.clone());
+            evidence::missing_resource(&text).filter(|r| evidence::names(subject, r))
+        });
+        match hit {
+            Some(resource) => {
+                if !found.contains(&resource) {
+                    found.push(resource);
+                }
+            }
+            None => return Vec::new(),
+        }
+    }
+    found
+}
+
+/// The gap summary of a round stopped by the code gate.
+fn gate_gap(round: &Round, failed: &[&SubTaskOutcome]) -> String {
+    let mut parts = Vec::new();
+    if round.expected.is_empty() {
+        parts.push("the plan had no sub-tasks".to_string());
+    }
+    if !failed.is_empty() {
+        let reasons: Vec<String> = failed
+            .iter()
+            .map(|o| {
+                o.failure_reason
+                    .clone()
+                    .unwrap_or_else(|| format!("sub-task {} failed", o.subtask_id))
+            })
+            .collect();
+        parts.push(format!(
+            "{} of {} sub-task(s) failed: {}",
+            failed.len(),
+            round.expected.len(),
+            reasons.join("; ")
+        ));
+    }
+    if !round.skipped.is_empty() {
+        parts.push(format!(
+            "{} sub-task(s) were not run ({})",
+            round.skipped.len(),
+            round.halt_reasons.join("; ")
+        ));
+    }
+    parts.join("; ")
+}
+
+pub(super) fn replan_request(
+    track: &TaskTrack,
+    now: DateTime<Utc>,
+    max_replans: u32,
+    gap_summary: String,
+    task_criteria_verdicts: Vec<CriterionVerdict>,
+) -> ReplanRequest {
+    let round = track
+        .round
+        .as_ref()
+        .expect("a replan request is built for the current round");
+    let outcomes = round.outcomes_in_order();
+    let (failed, matched): (Vec<&SubTaskOutcome>, Vec<&SubTaskOutcome>) = outcomes
+        .into_iter()
+        .partition(|o| o.status == SubTaskStatus::Failed);
+    let correction_count = round
+        .outcomes
+        .values()
+        .map(|o| u32::try_from(o.gap_trajectory.len()).unwrap_or(u32::MAX))
+        .fold(0u32, u32::saturating_add);
+    ReplanRequest {
+        task_id: round.manifest.task_id.clone(),
+        intent: track.intent.clone(),
+        gap_summary,
+        failed_subtasks: failed.iter().map(|o| o.subtask_id).collect(),
+        failed_outcomes: failed.into_iter().cloned().collect(),
+        matched_outcomes: matched.into_iter().cloned().collect(),
+        task_criteria_verdicts,
+        unrun_subtasks: Vec::new(),
+        unjudged_task_criteria: Vec::new(),
+        correction_count,
+        elapsed_ms: elapsed_ms(track.first_manifest_at, now),
+        // The same budget GGS counts: plans = 1 + replans directed.
+        recommendation: if track.plans > max_replans {
+            Recommendation::Abandon
+        } else {
+            Recommendation::Replan
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{Clock as _, FakeClock};
+
+    #[test]
+    fn a_plan_without_task_criteria_is_judged_on_its_intent() {
+        let m = DispatchManifest {
+            task_id: TaskId::mint(),
+            subtask_ids: vec![],
+            task_spec: None,
+            dispatched_at: FakeClock::at_epoch().now(),
+            task_criteria: vec![],
+            round: 0,
+        };
+        let c = effective_task_criteria(&m, "find the largest file");
+        assert_eq!(c.len(), 1);
+        assert!(c[0].criterion.contains("find the largest file"));
+    }
+
+    fn outcome(task: &TaskId, status: SubTaskStatus) -> SubTaskOutcome {
+        SubTaskOutcome {
+            subtask_id: SubTaskId::mint(),
+            parent_task_id: task.clone(),
+            status,
+            output: Value::String("a.txt".into()),
+            failure_reason: None,
+            gap_trajectory: vec![],
+            criteria_verdicts: vec![],
+            tool_calls: vec![],
+        }
+    }
+
+    /// A task whose current round planned `outcomes`' sub-tasks plus `unreported` more,
+    /// with `outcomes` in.
+    fn track(
+        task: &TaskId,
+        outcomes: Vec<SubTaskOutcome>,
+        unreported: usize,
+        task_criteria: Vec<Criterion>,
+    ) -> TaskTrack {
+        let mut expected: Vec<SubTaskId> = outcomes.iter().map(|o| o.subtask_id).collect();
+        expected.extend((0..unreported).map(|_| SubTaskId::mint()));
+        let at = FakeClock::at_epoch().now();
+        TaskTrack {
+            intent: "list files".into(),
+            first_manifest_at: at,
+            plans: 1,
+            round: Some(Round {
+                generation: 1,
+                manifest: DispatchManifest {
+                    task_id: task.clone(),
+                    subtask_ids: expected.clone(),
+                    task_spec: None,
+                    dispatched_at: at,
+                    task_criteria,
+                    round: 0,
+                },
+                expected,
+                outcomes: outcomes.into_iter().map(|o| (o.subtask_id, o)).collect(),
+                skipped: HashSet::new(),
+                halt_reasons: Vec::new(),
+                unrun: HashMap::new(),
+                phase: Phase::Collecting,
+            }),
+            early: HashMap::new(),
+            last_active: 0,
+        }
+    }
+
+    #[test]
+    fn an_incomplete_round_is_not_gated() {
+        let task = TaskId::mint();
+        let t = track(
+            &task,
+            vec![outcome(&task, SubTaskStatus::Matched)],
+            1,
+            vec![],
+        );
+        assert!(gate(&task, &t, FakeClock::at_epoch().now(), 2).is_none());
+    }
+
+    #[test]
+    fn a_failed_sub_task_is_a_replan_request_without_a_model_call() {
+        let task = TaskId::mint();
+        let t = track(
+            &task,
+            vec![
+                outcome(&task, SubTaskStatus::Matched),
+                outcome(&task, SubTaskStatus::Failed),
+            ],
+            0,
+            vec![Criterion::new("names every file")],
+        );
+        match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
+            Some(Gate::Send(Message::ReplanRequest(r))) => {
+                assert_eq!(r.failed_subtasks.len(), 1);
+                assert_eq!(r.unjudged_task_criteria.len(), 1);
+                assert_eq!(r.recommendation, Recommendation::Replan);
+            }
+            _ => panic!("expected a replan request"),
+        }
+    }
+
+    #[test]
+    fn a_halted_sub_task_is_named_as_unrun() {
+        let task = TaskId::mint();
+        let mut t = track(
+            &task,
+            vec![outcome(&task, SubTaskStatus::Matched)],
+            1,
+            vec![],
+        );
+        let round = t.round.as_mut().expect("the round was built");
+        let skipped = round.expected[1];
+        round.skipped.insert(skipped);
+        round.halt_reasons.push("an earlier step failed".into());
+        match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
+            Some(Gate::Send(Message::ReplanRequest(r))) => {
+                assert_eq!(r.unrun_subtasks.len(), 1);
+                assert_eq!(r.unrun_subtasks[0].subtask_id, skipped);
+                assert_eq!(r.unrun_subtasks[0].reason, "an earlier step failed");
+            }
+            _ => panic!("expected a replan request"),
+        }
+    }
+
+    #[test]
+    fn one_matched_sub_task_without_task_criteria_is_the_result() {
+        let task = TaskId::mint();
+        let t = track(
+            &task,
+            vec![outcome(&task, SubTaskStatus::Matched)],
+            0,
+            vec![],
+        );
+        match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
+            Some(Gate::Send(Message::OutcomeSummary(s))) => assert_eq!(s.summary, "a.txt"),
+            _ => panic!("expected an outcome summary"),
+        }
+    }
+
+    #[test]
+    fn several_matched_sub_tasks_go_to_the_models_merge() {
+        let task = TaskId::mint();
+        let t = track(
+            &task,
+            vec![
+                outcome(&task, SubTaskStatus::Matched),
+                outcome(&task, SubTaskStatus::Matched),
+            ],
+            0,
+            vec![],
+        );
+        match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
+            Some(Gate::Merge { criteria }) => assert_eq!(criteria.len(), 1),
+            _ => panic!("expected a merge"),
+        }
+    }
+
+    #[test]
+    fn an_unusable_judgement_leaves_every_task_criterion_unjudged() {
+        let task = TaskId::mint();
+        let t = track(
+            &task,
+            vec![
+                outcome(&task, SubTaskStatus::Matched),
+                outcome(&task, SubTaskStatus::Matched),
+            ],
+            0,
+            vec![Criterion::new("c"), Criterion::new("d")],
+        );
+        match judge(&task, &t, FakeClock::at_epoch().now(), 2, Err("no".into())) {
+            Message::ReplanRequest(r) => assert_eq!(r.unjudged_task_criteria.len(), 2),
+            _ => panic!("expected a replan request"),
+        }
+    }
+}
