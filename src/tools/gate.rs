@@ -429,10 +429,7 @@ fn effect_verb(refused: &str) -> &str {
 }
 
 fn error_outcome(err: &ToolError) -> ToolOutcome {
-    ToolOutcome::Error {
-        message: err.to_string(),
-        output: err.partial_output().to_string(),
-    }
+    ToolOutcome::from(err)
 }
 
 /// Why an irreversible action is refused without asking anyone: the sub-task has read

@@ -33,8 +33,8 @@ use super::Shared;
 use super::prompt::{Observed, state_prompt, system_prompt};
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use crate::contracts::{
-    CorrectionSignal, ExecutionResult, ExecutionStatus, Message, Role, SubTask, SubTaskClosed,
-    SubTaskStatus, ToolCallRecord, ToolCallStatus,
+    CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role, SubTask,
+    SubTaskClosed, SubTaskStatus, ToolCallRecord, ToolCallStatus,
 };
 use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
@@ -137,16 +137,20 @@ impl Worker {
             {
                 Ok(Attempted::Result(r)) => r,
                 Ok(Attempted::Cancelled) => return End::Cancelled,
-                Err(_elapsed) => self.result(
-                    attempt,
-                    ExecutionStatus::Failed,
-                    format!(
-                        "timed out: the sub-task's time budget ({} s) ran out during attempt \
-                         {attempt}; the attempt was stopped",
-                        self.shared.time_budget.as_secs_f64()
-                    ),
-                    first_record,
-                ),
+                Err(_elapsed) => {
+                    let mut r = self.result(
+                        attempt,
+                        ExecutionStatus::Failed,
+                        format!(
+                            "timed out: the sub-task's time budget ({} s) ran out during \
+                             attempt {attempt}; the attempt was stopped",
+                            self.shared.time_budget.as_secs_f64()
+                        ),
+                        first_record,
+                    );
+                    r.interrupted = Some(Interruption::TimeBudget);
+                    r
+                }
             };
             if self.ctx.cancel.is_cancelled() {
                 return End::Cancelled;
@@ -221,6 +225,7 @@ impl Worker {
             output,
             tool_calls: self.records_since(first_record),
             attempt,
+            interrupted: None,
         }
     }
 
@@ -309,7 +314,11 @@ impl Worker {
                         }
                         _ => (ExecutionStatus::Failed, why),
                     };
-                    return Attempted::Result(self.result(attempt, status, output, first_record));
+                    let mut r = self.result(attempt, status, output, first_record);
+                    if e.is_environmental() {
+                        r.interrupted = Some(Interruption::ModelUnavailable);
+                    }
+                    return Attempted::Result(r);
                 }
             };
             nudge = None;
@@ -598,6 +607,7 @@ mod tests {
             error: error.map(Into::into),
             duration_ms: 1,
             confirmation: None,
+            failure: None,
             failed_exit: None,
         }
     }
