@@ -123,6 +123,7 @@ impl Traffic {
             output_head: "2.1G\t/home/u/Downloads/big.mp4".into(),
             status: ToolCallStatus::Ok,
             error: None,
+            failure: None,
             duration_ms: 40,
             confirmation: None,
             failed_exit: None,
@@ -162,6 +163,7 @@ impl Traffic {
                     output: "big.mp4 2.1G".into(),
                     tool_calls: vec![call.clone()],
                     attempt,
+                    interrupted: None,
                 },
             );
             self.r4a.publish(

@@ -30,6 +30,49 @@ pub enum ToolCallStatus {
     Refused,
 }
 
+/// What kind of failure ended a tool call that could not do its work: the closed list R4a
+/// and GGS branch on, so nobody re-derives it from the error's wording. Each tool error
+/// maps to exactly one kind (`ToolError::failure` in the tools module):
+/// - `timeout`: the call ran out of time (a command's timeout, an I/O time-out);
+/// - `cancelled`: the task was cancelled while the call ran;
+/// - `network`: the network or a remote service could not be reached (web search
+///   unavailable, connection refused or reset, host unreachable);
+/// - `not_found`: a file, folder, program or entry the call named does not exist;
+/// - `invalid`: the input was malformed (bad JSON shape, bad pattern, unknown option);
+/// - `unavailable`: the tool or the sandbox cannot run on this machine;
+/// - `failed`: anything else — the tool ran and failed (a command's error exit, a refused
+///   write, an I/O error of no kind above).
+///
+/// Timeout, cancelled, network and unavailable are the environment's doing
+/// ([`ToolFailure::is_infrastructure`]); not-found, invalid and failed answer what the
+/// model asked for, and are the model's to handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ToolFailure {
+    Timeout,
+    Cancelled,
+    Network,
+    NotFound,
+    Invalid,
+    Unavailable,
+    Failed,
+}
+
+impl ToolFailure {
+    /// Whether retrying the same sub-task cannot help: the environment, not the model's
+    /// choice of call, stopped it.
+    pub fn is_infrastructure(self) -> bool {
+        match self {
+            ToolFailure::Timeout
+            | ToolFailure::Cancelled
+            | ToolFailure::Network
+            | ToolFailure::Unavailable => true,
+            ToolFailure::NotFound | ToolFailure::Invalid | ToolFailure::Failed => false,
+        }
+    }
+}
+
 /// The evidence record of one tool call — the single structured type R3 produces, R4a
 /// grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
 /// downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
@@ -48,6 +91,10 @@ pub struct ToolCallRecord {
     pub output_head: String,
     pub status: ToolCallStatus,
     pub error: Option<String>,
+    /// The kind of an `error` call's failure; `None` for other statuses and for records
+    /// written before the kind was kept (their `error` text is all there is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<ToolFailure>,
     pub duration_ms: u64,
     /// Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
     /// it to prefix the task's summary with `[LAW1]`.
@@ -105,6 +152,8 @@ enum ToolCallRepr {
         #[serde(default)]
         error: Option<String>,
         #[serde(default)]
+        failure: Option<ToolFailure>,
+        #[serde(default)]
         duration_ms: u64,
         #[serde(default)]
         confirmation: Option<crate::contracts::Decision>,
@@ -127,6 +176,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                     output_head: first_chars(output.trim(), EVIDENCE_HEAD_CHARS),
                     status: ToolCallStatus::Ok,
                     error: None,
+                    failure: None,
                     duration_ms: 0,
                     confirmation: None,
                     failed_exit: None,
@@ -139,6 +189,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 output_head,
                 status,
                 error,
+                failure,
                 duration_ms,
                 confirmation,
                 failed_exit,
@@ -149,6 +200,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 output_head,
                 status,
                 error,
+                failure,
                 duration_ms,
                 confirmation,
                 failed_exit,
@@ -166,6 +218,19 @@ pub enum ExecutionStatus {
     Failed,
 }
 
+/// Why R3 itself stopped an attempt when the environment, not the sub-task, stopped it.
+/// R4a classes such a failure as environmental without reading R3's prose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Interruption {
+    /// The sub-task's time budget ran out during the attempt.
+    TimeBudget,
+    /// The executor's own model call failed for an environmental reason (endpoint
+    /// unreachable, time-out, rate limit).
+    ModelUnavailable,
+}
+
 /// R3 → R4a.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -180,6 +245,9 @@ pub struct ExecutionResult {
     /// 1 for the first execution, 2.. after corrections.
     #[serde(default = "one")]
     pub attempt: u32,
+    /// Set when the environment stopped the attempt (absent in older logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interruption>,
 }
 
 fn one() -> u32 {

@@ -222,6 +222,7 @@ mod tests {
             error: error.map(Into::into),
             duration_ms: 1,
             confirmation: None,
+            failure: None,
             failed_exit: None,
         }
     }

@@ -197,6 +197,7 @@ mod tests {
                 error: None,
                 duration_ms: 1,
                 confirmation: None,
+                failure: None,
                 failed_exit: None,
             }],
         }

@@ -485,6 +485,7 @@ mod tests {
             error: Some("timeout".into()),
             duration_ms: 30_000,
             confirmation: None,
+            failure: None,
             failed_exit: None,
         });
         let a = assess([&o], &[], Some("1/1 failed"));

@@ -19,7 +19,8 @@ use crate::config::SandboxSetting;
 use crate::contracts::{
     ApprovalScope, Decision, DecisionSource, EVIDENCE_HEAD_CHARS, ToolCallStatus,
 };
-use crate::laws::broker::GatedAction;
+use crate::contracts::{ConfirmationRequest, PathEffect};
+use crate::laws::broker::{Confirmation, GatedAction};
 use crate::laws::classify::{self, Assessment, Scope, Verdict};
 use crate::laws::requested;
 use crate::text::first_chars;
@@ -32,60 +33,10 @@ impl Toolbox {
         tool: &str,
         input: &Value,
     ) -> Decided {
-        let refuse = |reason: String| ToolOutcome::Refused { reason };
-        if ctx.cancel.is_cancelled() {
-            return Decided::early(
-                None,
-                refuse("Refused: the task was cancelled; nothing starts after a cancel.".into()),
-            );
-        }
-        let Some(first) = self.tools.get(tool) else {
-            let names: Vec<&str> = self.tools.keys().map(AsRef::as_ref).collect();
-            return Decided::early(
-                None,
-                refuse(format!(
-                    "Refused: there is no tool `{tool}`. Available tools: {}.",
-                    names.join(", ")
-                )),
-            );
+        let (mut prepared, runner) = match self.guard(ctx, tool, input) {
+            Ok(ready) => ready,
+            Err(decided) => return *decided,
         };
-        if let Some(reason) = guards::blocked_tool(tool, &ctx.blocked_tools) {
-            return Decided::early(None, refuse(reason));
-        }
-        if !input.is_object() {
-            let err = ToolError::InvalidInput("the parameters must be a JSON object".into());
-            return Decided::early(None, error_outcome(&err));
-        }
-        let prepared = match first.prepare(input, ctx) {
-            Ok(p) => p,
-            Err(err) => return Decided::early(None, error_outcome(&err)),
-        };
-        if let Some(reason) = guards::blocked_tool(&prepared.tool, &ctx.blocked_tools) {
-            return Decided::early(Some(prepared), refuse(reason));
-        }
-        if let Some(reason) =
-            guards::blocked_target(&prepared, &ctx.blocked_targets, &ctx.config.home)
-        {
-            return Decided::early(Some(prepared), refuse(reason));
-        }
-        if let Some(reason) = guards::app_data(&prepared, &ctx.config.data_dir, &ctx.config.home) {
-            return Decided::early(Some(prepared), refuse(reason));
-        }
-        if let Some((n, earlier)) = ctx.history.identical(&prepared.tool, &prepared.input) {
-            return Decided::early(
-                Some(prepared),
-                refuse(guards::duplicate_message(n, &earlier)),
-            );
-        }
-        let Some(runner) = self.tools.get(&prepared.tool).cloned() else {
-            let err = ToolError::Failed(format!(
-                "the rewritten call needs the tool `{}`, which is not available",
-                prepared.tool
-            ));
-            return Decided::early(Some(prepared), error_outcome(&err));
-        };
-
-        let mut prepared = prepared;
         let (confirmation, granted, trash_instead) =
             match self.law1_gate(ctx, tool, &mut prepared, &runner).await {
                 Gate::Run {
@@ -155,6 +106,72 @@ impl Toolbox {
         }
     }
 
+    /// The guards before Law 1: cancellation, an unknown or blocked tool, bad input,
+    /// blocked targets, the app's own data, a repeated call. `Err` is how the call ended.
+    fn guard(
+        &self,
+        ctx: &ToolContext,
+        tool: &str,
+        input: &Value,
+    ) -> Result<(Prepared, Arc<dyn Tool>), Box<Decided>> {
+        let refuse = |reason: String| ToolOutcome::Refused { reason };
+        if ctx.cancel.is_cancelled() {
+            return Err(Box::new(Decided::early(
+                None,
+                refuse("Refused: the task was cancelled; nothing starts after a cancel.".into()),
+            )));
+        }
+        let Some(first) = self.tools.get(tool) else {
+            let names: Vec<&str> = self.tools.keys().map(AsRef::as_ref).collect();
+            return Err(Box::new(Decided::early(
+                None,
+                refuse(format!(
+                    "Refused: there is no tool `{tool}`. Available tools: {}.",
+                    names.join(", ")
+                )),
+            )));
+        };
+        if let Some(reason) = guards::blocked_tool(tool, &ctx.blocked_tools) {
+            return Err(Box::new(Decided::early(None, refuse(reason))));
+        }
+        if !input.is_object() {
+            let err = ToolError::InvalidInput("the parameters must be a JSON object".into());
+            return Err(Box::new(Decided::early(None, error_outcome(&err))));
+        }
+        let prepared = match first.prepare(input, ctx) {
+            Ok(p) => p,
+            Err(err) => return Err(Box::new(Decided::early(None, error_outcome(&err)))),
+        };
+        if let Some(reason) = guards::blocked_tool(&prepared.tool, &ctx.blocked_tools) {
+            return Err(Box::new(Decided::early(Some(prepared), refuse(reason))));
+        }
+        if let Some(reason) =
+            guards::blocked_target(&prepared, &ctx.blocked_targets, &ctx.config.home)
+        {
+            return Err(Box::new(Decided::early(Some(prepared), refuse(reason))));
+        }
+        if let Some(reason) = guards::app_data(&prepared, &ctx.config.data_dir, &ctx.config.home) {
+            return Err(Box::new(Decided::early(Some(prepared), refuse(reason))));
+        }
+        if let Some((n, earlier)) = ctx.history.identical(&prepared.tool, &prepared.input) {
+            return Err(Box::new(Decided::early(
+                Some(prepared),
+                refuse(guards::duplicate_message(n, &earlier)),
+            )));
+        }
+        let Some(runner) = self.tools.get(&prepared.tool).cloned() else {
+            let err = ToolError::Failed(format!(
+                "the rewritten call needs the tool `{}`, which is not available",
+                prepared.tool
+            ));
+            return Err(Box::new(Decided::early(
+                Some(prepared),
+                error_outcome(&err),
+            )));
+        };
+        Ok((prepared, runner))
+    }
+
     /// Law 1 for one prepared call: classify it, then run it as it is (proven
     /// reversible), run it in the sandbox (unproven, or proven where there is one), or
     /// ask the user (irreversible, unproven with no sandbox, a memory Caution tool, or a
@@ -180,28 +197,10 @@ impl Toolbox {
                 })
             });
         let caution = guards::caution_tool(tool, &prepared.tool, &ctx.confirm_tools);
-        // Running outside the sandbox is asked for only after the sandbox refused this
-        // very command in the task: a model that sets the flag up front (small models
-        // fill every optional field) runs inside it, which keeps everything just as safe
-        // and spares the user a dialog about nothing.
-        let wants_out = runner.sandbox().is_some()
-            && shell::unsandboxed(&prepared.input)
-            && prepared
-                .action
-                .as_ref()
-                .is_some_and(|a| !ctx.history.refusal_of(&a.command()).is_empty());
+        let wants_out = wants_out(ctx, prepared, runner);
         let allowed_shortcut = matches!(&prepared.action, Some(Law1Action::Shortcut(name))
             if ctx.config.laws.allowed_shortcuts.iter().any(|a| a == name));
-        let sandbox_off: Option<String> = match runner.sandbox() {
-            None => None,
-            Some(_) if ctx.config.tools.sandbox == SandboxSetting::Off => {
-                Some("it is turned off in settings (tools.sandbox = \"off\")".into())
-            }
-            Some(sb) => match sb.status().await {
-                sandbox::Status::On(_) => None,
-                sandbox::Status::Off(why) => Some(why.clone()),
-            },
-        };
+        let sandbox_off = sandbox_off(ctx, runner).await;
         let has_sandbox = runner.sandbox().is_some() && sandbox_off.is_none();
         let verdict = assessment.verdict();
         // Rewriting a file this task created, unchanged since, takes nothing from the
@@ -256,21 +255,85 @@ impl Toolbox {
         if let Some(Law1Action::Mcp(gate)) = &prepared.action {
             ctx.broker.offer_always(&mut request, gate.subject());
         }
+        let asking = Asking {
+            assessment: &assessment,
+            tried: &tried,
+            wants_out,
+            unproven_unheld,
+            sandbox_off: sandbox_off.as_deref(),
+        };
+        asking.describe(&mut request, caution);
+        let signatures = asking.signatures(&command);
+        if let Some(denied) = ctx.broker.denied(&ctx.task_id, &signatures) {
+            return Gate::denied_before(&denied);
+        }
+        let description = request.description.clone();
+        let answer = ctx
+            .broker
+            .confirm_effects(request, &signatures, &ctx.cancel)
+            .await;
+        answered(ctx, answer, &assessment, &description, prepared)
+    }
+}
+
+/// Whether the call asks to run outside the sandbox, and may. Running outside is asked
+/// for only after the sandbox refused this very command in the task: a model that sets
+/// the flag up front (small models fill every optional field) runs inside it, which
+/// keeps everything just as safe and spares the user a dialog about nothing.
+fn wants_out(ctx: &ToolContext, prepared: &Prepared, runner: &Arc<dyn Tool>) -> bool {
+    runner.sandbox().is_some()
+        && shell::unsandboxed(&prepared.input)
+        && prepared
+            .action
+            .as_ref()
+            .is_some_and(|a| !ctx.history.refusal_of(&a.command()).is_empty())
+}
+
+/// Why the runner's sandbox cannot hold this call, if it has one and it is off.
+async fn sandbox_off(ctx: &ToolContext, runner: &Arc<dyn Tool>) -> Option<String> {
+    match runner.sandbox() {
+        None => None,
+        Some(_) if ctx.config.tools.sandbox == SandboxSetting::Off => {
+            Some("it is turned off in settings (tools.sandbox = \"off\")".into())
+        }
+        Some(sb) => match sb.status().await {
+            sandbox::Status::On(_) => None,
+            sandbox::Status::Off(why) => Some(why.clone()),
+        },
+    }
+}
+
+/// Why a gated call asks the user: what the dialog must say beyond the action itself.
+struct Asking<'a> {
+    assessment: &'a Assessment,
+    /// What the sandbox refused of this command earlier in the task (when asking to run
+    /// it outside).
+    tried: &'a [PathEffect],
+    wants_out: bool,
+    /// Not proven harmless, and no sandbox holds it.
+    unproven_unheld: bool,
+    sandbox_off: Option<&'a str>,
+}
+
+impl Asking<'_> {
+    /// Completes the request's description, paths and reversibility for the dialog.
+    fn describe(&self, request: &mut ConfirmationRequest, caution: Option<String>) {
         let mut lines: Vec<String> = Vec::new();
         if !request.description.is_empty() {
             lines.push(request.description.clone());
         }
-        if unproven_unheld && !wants_out {
-            lines.push(assessment.unproven_description());
-            if let Some(why) = &sandbox_off {
+        if self.unproven_unheld && !self.wants_out {
+            lines.push(self.assessment.unproven_description());
+            if let Some(why) = self.sandbox_off {
                 lines.push(format!(
                     "It cannot be proven harmless, and the sandbox that would hold it is off: {why}."
                 ));
             }
         }
-        if wants_out {
-            if !tried.is_empty() {
-                let what: Vec<String> = tried
+        if self.wants_out {
+            if !self.tried.is_empty() {
+                let what: Vec<String> = self
+                    .tried
                     .iter()
                     .map(|t| format!("{} {}", t.effect, t.path.display()))
                     .collect();
@@ -282,7 +345,7 @@ impl Toolbox {
             lines.push(
                 "Approving runs it outside the sandbox, where nothing stops what it does.".into(),
             );
-            for t in &tried {
+            for t in self.tried {
                 if !request.paths.contains(t) {
                     request.paths.push(t.clone());
                 }
@@ -293,73 +356,78 @@ impl Toolbox {
             lines.push(caution);
         }
         request.description = lines.join("\n");
-        if unproven_unheld {
+        if self.unproven_unheld {
             request.reversible = false;
         }
+    }
 
-        let mut signatures: Vec<String> =
-            assessment.effects().iter().map(|e| e.signature()).collect();
+    /// The effects a decision about this call covers: a denial of any of them is final
+    /// for the task.
+    fn signatures(&self, command: &str) -> Vec<String> {
+        let mut signatures: Vec<String> = self
+            .assessment
+            .effects()
+            .iter()
+            .map(|e| e.signature())
+            .collect();
         signatures.extend(
-            tried
+            self.tried
                 .iter()
                 .map(|t| classify::path_signature(effect_verb(&t.effect), &t.path)),
         );
-        if signatures.is_empty() || wants_out || unproven_unheld {
+        if signatures.is_empty() || self.wants_out || self.unproven_unheld {
             signatures.push(format!(
                 "run: {}",
                 command.split_whitespace().collect::<Vec<_>>().join(" ")
             ));
         }
-        if let Some(denied) = ctx.broker.denied(&ctx.task_id, &signatures) {
-            let reason = format!(
-                "[LAW1] The user already denied this in this task ({denied}). A denial is final for the task: do not try it again in any form; report that it was not done."
-            );
-            return Gate::Stop {
-                outcome: ToolOutcome::Denied { reason },
-                confirmation: None,
-            };
-        }
-        let description = request.description.clone();
-        let answer = ctx
-            .broker
-            .confirm_effects(request, &signatures, &ctx.cancel)
-            .await;
-        let confirmation = Some(answer.decision);
-        match answer.decision {
-            Decision::Approve => {
-                prepared.approved = true;
-                Gate::Run {
-                    confirmation,
-                    granted: answer.granted,
-                }
-            }
-            // The broker only passes Trash through where it was offered; the check is
-            // repeated here so that no path ever runs the command.
-            Decision::Trash if assessment.trash_paths().is_some() => Gate::Trash {
-                paths: assessment
-                    .trash_paths()
-                    .map(<[PathBuf]>::to_vec)
-                    .unwrap_or_default(),
+        signatures
+    }
+}
+
+/// The gate's decision from the user's answer (or the timeout's, or the broker's).
+fn answered(
+    ctx: &ToolContext,
+    answer: Confirmation,
+    assessment: &Assessment,
+    description: &str,
+    prepared: &mut Prepared,
+) -> Gate {
+    let confirmation = Some(answer.decision);
+    match answer.decision {
+        Decision::Approve => {
+            prepared.approved = true;
+            Gate::Run {
                 confirmation,
-            },
-            Decision::Trash | Decision::Deny => {
-                let why = match answer.source {
-                    DecisionSource::User => "The user denied it".to_string(),
-                    DecisionSource::Timeout => format!(
-                        "Nobody answered within {} s, so it was not done",
-                        ctx.broker.timeout().as_secs()
-                    ),
-                    DecisionSource::Dropped => "The confirmation was abandoned (task cancelled or app closed), so it was not done".to_string(),
-                    DecisionSource::NonInteractive => "This session cannot ask the user, so it was not done".to_string(),
-                };
-                let reason = format!(
-                    "[LAW1] {why}: {}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.",
-                    description.replace('\n', "; ")
-                );
-                Gate::Stop {
-                    outcome: ToolOutcome::Denied { reason },
-                    confirmation,
-                }
+                granted: answer.granted,
+            }
+        }
+        // The broker only passes Trash through where it was offered; the check is
+        // repeated here so that no path ever runs the command.
+        Decision::Trash if assessment.trash_paths().is_some() => Gate::Trash {
+            paths: assessment
+                .trash_paths()
+                .map(<[PathBuf]>::to_vec)
+                .unwrap_or_default(),
+            confirmation,
+        },
+        Decision::Trash | Decision::Deny => {
+            let why = match answer.source {
+                DecisionSource::User => "The user denied it".to_string(),
+                DecisionSource::Timeout => format!(
+                    "Nobody answered within {} s, so it was not done",
+                    ctx.broker.timeout().as_secs()
+                ),
+                DecisionSource::Dropped => "The confirmation was abandoned (task cancelled or app closed), so it was not done".to_string(),
+                DecisionSource::NonInteractive => "This session cannot ask the user, so it was not done".to_string(),
+            };
+            let reason = format!(
+                "[LAW1] {why}: {}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.",
+                description.replace('\n', "; ")
+            );
+            Gate::Stop {
+                outcome: ToolOutcome::Denied { reason },
+                confirmation,
             }
         }
     }
@@ -383,6 +451,19 @@ enum Gate {
         outcome: ToolOutcome,
         confirmation: Option<Decision>,
     },
+}
+
+impl Gate {
+    /// The same effect was denied earlier in the task: refused without asking again.
+    fn denied_before(denied: &str) -> Self {
+        let reason = format!(
+            "[LAW1] The user already denied this in this task ({denied}). A denial is final for the task: do not try it again in any form; report that it was not done."
+        );
+        Gate::Stop {
+            outcome: ToolOutcome::Denied { reason },
+            confirmation: None,
+        }
+    }
 }
 
 /// What the guards and the Law 1 gate decided about one call, and how it ended.
@@ -429,10 +510,7 @@ fn effect_verb(refused: &str) -> &str {
 }
 
 fn error_outcome(err: &ToolError) -> ToolOutcome {
-    ToolOutcome::Error {
-        message: err.to_string(),
-        output: err.partial_output().to_string(),
-    }
+    ToolOutcome::from(err)
 }
 
 /// Why an irreversible action is refused without asking anyone: the sub-task has read

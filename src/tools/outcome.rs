@@ -5,7 +5,7 @@
 //! model and the validators read.
 
 use super::sandbox;
-use crate::contracts::{ToolCallRecord, ToolCallStatus};
+use crate::contracts::{ToolCallRecord, ToolCallStatus, ToolFailure};
 
 /// Why a tool could not do its work. Reported to the model and R4a as an `error`
 /// record; never ends the task.
@@ -54,6 +54,25 @@ impl ToolError {
         }
     }
 
+    /// The kind of this failure, for the record R4a and GGS branch on. A search that
+    /// could not reach its service is `network`; an I/O error takes the kind of its
+    /// `std::io::ErrorKind` where one fits; a sandbox that cannot start is `unavailable`;
+    /// a sandbox refusal is `failed` (the gate reports it as a refusal anyway).
+    pub fn failure(&self) -> ToolFailure {
+        match self {
+            ToolError::InvalidInput(_) => ToolFailure::Invalid,
+            ToolError::Unavailable { .. } | ToolError::SandboxUnavailable(_) => {
+                ToolFailure::Unavailable
+            }
+            ToolError::NotFound(_) => ToolFailure::NotFound,
+            ToolError::Timeout { .. } => ToolFailure::Timeout,
+            ToolError::SearchUnavailable(_) => ToolFailure::Network,
+            ToolError::Cancelled => ToolFailure::Cancelled,
+            ToolError::Io { source, .. } => io_failure(source.kind()),
+            ToolError::Failed(_) | ToolError::SandboxRefused { .. } => ToolFailure::Failed,
+        }
+    }
+
     /// Output produced before the failure (a timed-out command's partial output).
     pub(super) fn partial_output(&self) -> &str {
         match self {
@@ -61,6 +80,25 @@ impl ToolError {
             ToolError::SandboxRefused { output, .. } => output,
             _ => "",
         }
+    }
+}
+
+fn io_failure(kind: std::io::ErrorKind) -> ToolFailure {
+    use std::io::ErrorKind as K;
+    match kind {
+        K::NotFound => ToolFailure::NotFound,
+        K::TimedOut => ToolFailure::Timeout,
+        K::ConnectionRefused
+        | K::ConnectionReset
+        | K::ConnectionAborted
+        | K::NotConnected
+        | K::AddrNotAvailable
+        | K::HostUnreachable
+        | K::NetworkUnreachable
+        | K::NetworkDown => ToolFailure::Network,
+        K::InvalidInput | K::InvalidData => ToolFailure::Invalid,
+        K::Unsupported => ToolFailure::Unavailable,
+        _ => ToolFailure::Failed,
     }
 }
 
@@ -74,6 +112,7 @@ pub enum ToolOutcome {
     Error {
         message: String,
         output: String,
+        failure: ToolFailure,
     },
     /// Law 1: the user (or the timeout) said no.
     Denied {
@@ -96,6 +135,16 @@ impl ToolOutcome {
     }
 }
 
+impl From<&ToolError> for ToolOutcome {
+    fn from(err: &ToolError) -> Self {
+        ToolOutcome::Error {
+            message: err.to_string(),
+            output: err.partial_output().to_string(),
+            failure: err.failure(),
+        }
+    }
+}
+
 /// What the executor gets back from one call.
 #[derive(Clone, Debug)]
 pub struct ToolResult {
@@ -104,4 +153,27 @@ pub struct ToolResult {
     pub record: ToolCallRecord,
     /// What the model sees: the output cut to head + tail, or the reason.
     pub for_model: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_file_is_not_found_and_a_timeout_is_infrastructure() {
+        let missing = ToolError::NotFound("/Users/me/network_config.txt does not exist".into());
+        assert_eq!(missing.failure(), ToolFailure::NotFound);
+        assert!(!missing.failure().is_infrastructure());
+        let timeout = ToolError::Timeout {
+            secs: 30,
+            partial: String::new(),
+        };
+        assert_eq!(timeout.failure(), ToolFailure::Timeout);
+        assert!(timeout.failure().is_infrastructure());
+        let refused = ToolError::io(
+            "connecting",
+            std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+        );
+        assert_eq!(refused.failure(), ToolFailure::Network);
+    }
 }

@@ -110,11 +110,15 @@ impl Toolbox {
             None => (tool.to_string(), input.clone(), target_of(&input), None),
         };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let (output, error) = match &outcome {
-            ToolOutcome::Ok { output } => (output.as_str(), None),
-            ToolOutcome::Error { message, output } => (output.as_str(), Some(message.clone())),
+        let (output, error, failure) = match &outcome {
+            ToolOutcome::Ok { output } => (output.as_str(), None, None),
+            ToolOutcome::Error {
+                message,
+                output,
+                failure,
+            } => (output.as_str(), Some(message.clone()), Some(*failure)),
             ToolOutcome::Denied { reason } | ToolOutcome::Refused { reason } => {
-                ("", Some(reason.clone()))
+                ("", Some(reason.clone()), None)
             }
         };
         let failed_exit = match &outcome {
@@ -128,6 +132,7 @@ impl Toolbox {
             output_head: first_chars(output, EVIDENCE_HEAD_CHARS),
             status: outcome.status(),
             error,
+            failure,
             duration_ms,
             confirmation,
             failed_exit,
@@ -144,7 +149,9 @@ impl Toolbox {
             ToolOutcome::Ok { output } => {
                 for_model.push_str(&elide_middle(output, limit, Keep::MostlyEnd))
             }
-            ToolOutcome::Error { message, output } => {
+            ToolOutcome::Error {
+                message, output, ..
+            } => {
                 let _ = write!(for_model, "ERROR: {message}");
                 if !output.is_empty() {
                     let _ = write!(

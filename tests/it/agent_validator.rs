@@ -50,6 +50,9 @@ pub struct Case {
     pub criteria: Vec<String>,
     pub status: ExecutionStatus,
     pub output: String,
+    /// Set when the environment stopped R3's attempt (its model endpoint, its budget).
+    #[serde(default)]
+    pub interrupted: Option<artoo::contracts::Interruption>,
     pub tool_calls: Vec<ToolCallRecord>,
     #[serde(default)]
     pub good_verdict: Vec<GoodVerdict>,
@@ -107,6 +110,7 @@ fn result(
         output: format!("attempt {attempt} done"),
         tool_calls: calls,
         attempt,
+        interrupted: None,
     }
 }
 
@@ -533,6 +537,7 @@ async fn the_evidence_grounding_corpus_is_judged_as_the_rules_say() {
             output: case.output.clone(),
             tool_calls: case.tool_calls.clone(),
             attempt: 1,
+            interrupted: case.interrupted,
         };
         let env = reply(ask(&rig, r)).await;
         let name = &case.name;

@@ -172,6 +172,7 @@ fn record(ok: bool) -> ToolCallRecord {
         error: (!ok).then(|| "No such file or directory".into()),
         duration_ms: 12,
         confirmation: None,
+        failure: None,
         failed_exit: None,
     }
 }
@@ -208,6 +209,7 @@ fn execution(sub: &SubTask, attempt: u32, status: ExecutionStatus) -> ExecutionR
         output: "big.mp4".into(),
         tool_calls: vec![record(status != ExecutionStatus::Failed)],
         attempt,
+        interrupted: None,
     }
 }
 

@@ -177,6 +177,7 @@ pub fn call(tool: &str, target: &str, status: ToolCallStatus, output: &str) -> T
         error: None,
         duration_ms: 7,
         confirmation: None,
+        failure: None,
         failed_exit: None,
     }
 }
@@ -258,6 +259,7 @@ pub fn spawn_test_executor(bus: &Bus, behave: Behaviour) -> mpsc::UnboundedRecei
                         output: output.clone(),
                         tool_calls: vec![call("shell", "ls reports", ToolCallStatus::Ok, &output)],
                         attempt,
+                        interrupted: None,
                     };
                     let Ok(reply) = handle.request(Role::AgentValidator, result).await else {
                         return;
@@ -627,6 +629,7 @@ async fn a_cancelled_task_releases_nothing_more() {
             output: "done".into(),
             tool_calls: vec![call("shell", "ls", ToolCallStatus::Ok, "a")],
             attempt: 1,
+            interrupted: None,
         },
     );
     rig.server.wait_for_requests(1).await;

@@ -109,6 +109,7 @@ fn call(tool: &str, target: &str, status: ToolCallStatus) -> ToolCallRecord {
         }),
         duration_ms: 5,
         confirmation: None,
+        failure: None,
         failed_exit: None,
     }
 }

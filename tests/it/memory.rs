@@ -464,6 +464,7 @@ async fn a_best_practice_followed_by_a_failed_task_is_corrected_through_ggs_and_
             error: None,
             duration_ms: 5,
             confirmation: None,
+            failure: None,
             failed_exit: None,
         }],
     };

@@ -242,6 +242,7 @@ impl Pipeline {
                 output: output.into(),
                 tool_calls,
                 attempt,
+                interrupted: None,
             },
         );
     }
@@ -313,6 +314,7 @@ fn shell(target: &str, status: ToolCallStatus, output: &str, duration_ms: u64) -
         error: (status != ToolCallStatus::Ok).then(|| output.to_string()),
         duration_ms,
         confirmation: None,
+        failure: None,
         failed_exit: None,
     }
 }
@@ -541,6 +543,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             error: None,
             duration_ms: 120,
             confirmation: None,
+            failure: None,
             failed_exit: None,
         },
     );
@@ -614,6 +617,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             error: None,
             duration_ms: 5,
             confirmation: Some(Decision::Approve),
+            failure: None,
             failed_exit: None,
         },
     );

@@ -325,10 +325,20 @@ async fn a_shell_timeout_kills_the_whole_process_tree() {
             json!({"command": "sleep 300 & echo $! > grandchild.pid; echo started; wait", "timeout_secs": 2}),
         )
         .await;
-    let ToolOutcome::Error { message, output } = &r.outcome else {
+    let ToolOutcome::Error {
+        message,
+        output,
+        failure,
+    } = &r.outcome
+    else {
         panic!("{:?}", r.outcome)
     };
     assert!(message.contains("timed out after 2 s"), "{message}");
+    assert_eq!(*failure, artoo::contracts::ToolFailure::Timeout);
+    assert_eq!(
+        r.record.failure,
+        Some(artoo::contracts::ToolFailure::Timeout)
+    );
     assert!(
         output.contains("started"),
         "partial output is kept: {output:?}"
@@ -944,10 +954,14 @@ async fn a_search_that_times_out_says_unavailable_do_not_guess() {
     let r = toolbox()
         .call(&rig.ctx(), "search", json!({"query": "anything"}))
         .await;
-    let ToolOutcome::Error { message, .. } = &r.outcome else {
+    let ToolOutcome::Error {
+        message, failure, ..
+    } = &r.outcome
+    else {
         panic!("{:?}", r.outcome)
     };
     assert!(message.starts_with("search unavailable"), "{message}");
+    assert_eq!(*failure, artoo::contracts::ToolFailure::Network);
     assert!(message.contains("do not guess"), "{message}");
 }
 

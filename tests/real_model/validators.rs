@@ -148,6 +148,7 @@ async fn the_agent_validator_answers_every_corpus_case_with_a_parsed_verdict() {
                 output: case.output.clone(),
                 tool_calls: case.tool_calls.clone(),
                 attempt: 1,
+                interrupted: case.interrupted,
             },
         );
         let reply = tokio::time::timeout(Duration::from_secs(600), reply)

@@ -34,8 +34,8 @@ use super::Shared;
 use super::prompt::{Observed, state_prompt, system_prompt};
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use crate::contracts::{
-    CorrectionSignal, ExecutionResult, ExecutionStatus, Message, Role, SubTask, SubTaskClosed,
-    SubTaskStatus, ToolCallRecord, ToolCallStatus,
+    CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role, SubTask,
+    SubTaskClosed, SubTaskStatus, ToolCallRecord, ToolCallStatus,
 };
 use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
@@ -191,16 +191,20 @@ impl Worker {
             {
                 Ok(Attempted::Result(r)) => r,
                 Ok(Attempted::Cancelled) => return End::Cancelled,
-                Err(_elapsed) => self.result(
-                    attempt,
-                    ExecutionStatus::Failed,
-                    format!(
-                        "timed out: the sub-task's time budget ({} s) ran out during attempt \
-                         {attempt}; the attempt was stopped",
-                        self.shared.time_budget.as_secs_f64()
-                    ),
-                    first_record,
-                ),
+                Err(_elapsed) => {
+                    let mut r = self.result(
+                        attempt,
+                        ExecutionStatus::Failed,
+                        format!(
+                            "timed out: the sub-task's time budget ({} s) ran out during \
+                             attempt {attempt}; the attempt was stopped",
+                            self.shared.time_budget.as_secs_f64()
+                        ),
+                        first_record,
+                    );
+                    r.interrupted = Some(Interruption::TimeBudget);
+                    r
+                }
             };
             if self.ctx.cancel.is_cancelled() {
                 return End::Cancelled;
@@ -275,6 +279,7 @@ impl Worker {
             output,
             tool_calls: self.records_since(first_record),
             attempt,
+            interrupted: None,
         }
     }
 
@@ -398,7 +403,11 @@ impl Worker {
             }
             _ => (ExecutionStatus::Failed, why),
         };
-        Attempted::Result(self.result(attempt, status, output, progress.first_record))
+        let mut result = self.result(attempt, status, output, progress.first_record);
+        if e.is_environmental() {
+            result.interrupted = Some(Interruption::ModelUnavailable);
+        }
+        Attempted::Result(result)
     }
 
     /// Runs (or recalls) one tool call; breaks with the attempt's end on a repeated call

@@ -455,6 +455,8 @@ export type ExecutionResult_Deserialize = {
 	tool_calls: ToolCallRecord_Deserialize[],
 	/**  1 for the first execution, 2.. after corrections. */
 	attempt?: number,
+	/**  Set when the environment stopped the attempt (absent in older logs). */
+	interrupted?: Interruption | null,
 };
 
 /**  R3 → R4a. */
@@ -468,6 +470,8 @@ export type ExecutionResult_Serialize = {
 	tool_calls: ToolCallRecord_Serialize[],
 	/**  1 for the first execution, 2.. after corrections. */
 	attempt: number,
+	/**  Set when the environment stopped the attempt (absent in older logs). */
+	interrupted?: Interruption,
 };
 
 export type ExecutionStatus = "completed" | "uncertain" | "failed";
@@ -624,6 +628,19 @@ export type GrantSubject = {
 	/**  SHA-256 of the tool's definition (name, description, input schema, annotations). */
 	fingerprint: string,
 };
+
+/**
+ *  Why R3 itself stopped an attempt when the environment, not the sub-task, stopped it.
+ *  R4a classes such a failure as environmental without reading R3's prose.
+ */
+export type Interruption = 
+/**  The sub-task's time budget ran out during the attempt. */
+"time_budget" | 
+/**
+ *  The executor's own model call failed for an environmental reason (endpoint
+ *  unreachable, time-out, rate limit).
+ */
+"model_unavailable";
 
 /**  Law 1 confirmations seen in the window. */
 export type Law1Stats = {
@@ -1665,6 +1682,11 @@ export type ToolCallRecord_Deserialize = {
 	output_head: string,
 	status: ToolCallStatus,
 	error?: string | null,
+	/**
+	 *  The kind of an `error` call's failure; `None` for other statuses and for records
+	 *  written before the kind was kept (their `error` text is all there is).
+	 */
+	failure?: ToolFailure | null,
 	duration_ms: number,
 	/**
 	 *  Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
@@ -1702,6 +1724,11 @@ export type ToolCallRecord_Serialize = {
 	output_head: string,
 	status: ToolCallStatus,
 	error: string | null,
+	/**
+	 *  The kind of an `error` call's failure; `None` for other statuses and for records
+	 *  written before the kind was kept (their `error` text is all there is).
+	 */
+	failure?: ToolFailure,
 	duration_ms: number,
 	/**
 	 *  Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
@@ -1734,6 +1761,26 @@ export type ToolCallStatus =
 "denied" | 
 /**  Refused in code before running: blocked tool/target, duplicate call. */
 "refused";
+
+/**
+ *  What kind of failure ended a tool call that could not do its work: the closed list R4a
+ *  and GGS branch on, so nobody re-derives it from the error's wording. Each tool error
+ *  maps to exactly one kind (`ToolError::failure` in the tools module):
+ *  - `timeout`: the call ran out of time (a command's timeout, an I/O time-out);
+ *  - `cancelled`: the task was cancelled while the call ran;
+ *  - `network`: the network or a remote service could not be reached (web search
+ *    unavailable, connection refused or reset, host unreachable);
+ *  - `not_found`: a file, folder, program or entry the call named does not exist;
+ *  - `invalid`: the input was malformed (bad JSON shape, bad pattern, unknown option);
+ *  - `unavailable`: the tool or the sandbox cannot run on this machine;
+ *  - `failed`: anything else — the tool ran and failed (a command's error exit, a refused
+ *    write, an I/O error of no kind above).
+ * 
+ *  Timeout, cancelled, network and unavailable are the environment's doing
+ *  ([`ToolFailure::is_infrastructure`]); not-found, invalid and failed answer what the
+ *  model asked for, and are the model's to handle.
+ */
+export type ToolFailure = "timeout" | "cancelled" | "network" | "not_found" | "invalid" | "unavailable" | "failed";
 
 export type ToolHealth = {
 	execution_failures: number,

@@ -15,6 +15,7 @@ fn record(status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
         error: error.map(Into::into),
         duration_ms: 1,
         confirmation: None,
+        failure: None,
         failed_exit: None,
     }
 }

@@ -1,0 +1,45 @@
+//! Records and results for R4a's unit tests: one tool call of a given status, and an
+//! attempt's result holding given calls. No invariant beyond building valid contracts.
+
+use crate::contracts::{
+    ExecutionResult, ExecutionStatus, SubTaskId, TaskId, ToolCallRecord, ToolCallStatus,
+    ToolFailure,
+};
+
+pub(super) fn call(tool: &str, status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
+    ToolCallRecord {
+        tool: tool.into(),
+        input: serde_json::json!({"command": "x"}),
+        target: "x".into(),
+        output_head: String::new(),
+        status,
+        error: error.map(Into::into),
+        duration_ms: 1,
+        confirmation: None,
+        failure: None,
+        failed_exit: None,
+    }
+}
+
+/// A call that ended in an error of `kind`.
+pub(super) fn failed_call(tool: &str, kind: ToolFailure, error: &str) -> ToolCallRecord {
+    let mut c = call(tool, ToolCallStatus::Error, Some(error));
+    c.failure = Some(kind);
+    c
+}
+
+pub(super) fn result(
+    status: ExecutionStatus,
+    calls: Vec<ToolCallRecord>,
+    output: &str,
+) -> ExecutionResult {
+    ExecutionResult {
+        subtask_id: SubTaskId::mint(),
+        parent_task_id: TaskId::mint(),
+        status,
+        output: output.into(),
+        tool_calls: calls,
+        attempt: 1,
+        interrupted: None,
+    }
+}
