@@ -42,6 +42,9 @@ struct Case {
     status: ExecutionStatus,
     output: String,
     tool_calls: Vec<ToolCallRecord>,
+    /// Set when the environment, not the model, ended R3's attempt.
+    #[serde(default)]
+    interrupted: Option<artoo::contracts::Interruption>,
     #[serde(default)]
     good_verdict: Vec<GoodVerdict>,
     #[serde(default)]

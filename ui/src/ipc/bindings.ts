@@ -206,13 +206,13 @@ export type AuditorConfig_Serialize = {
 export type Budgets = Budgets_Serialize;
 
 export type Budgets_Deserialize = {
-	/**  Fast-loop corrections per sub-task (seed: maxRetries = 2). */
+	/**  Fast-loop corrections per sub-task (default 2). */
 	max_retries?: number,
-	/**  Medium-loop replans per task (seed: maxReplans = 3). */
+	/**  Medium-loop replans per task (default 3). */
 	max_replans?: number,
 	/**
-	 *  Wall-clock budget of a whole task, from submit to its result. The seed's
-	 *  300 000 ms fits a hosted model; 120 000 ms is chosen for a small local model on two
+	 *  Wall-clock budget of a whole task, from submit to its result. 300 000 ms
+	 *  fits a hosted model; 120 000 ms is chosen for a small local model on two
 	 *  cores, where a task that has not ended in two minutes is looping, not converging
 	 *  (docs/real-model.md), and the user gets the graceful result instead of a wait.
 	 */
@@ -229,13 +229,13 @@ export type Budgets_Deserialize = {
 };
 
 export type Budgets_Serialize = {
-	/**  Fast-loop corrections per sub-task (seed: maxRetries = 2). */
+	/**  Fast-loop corrections per sub-task (default 2). */
 	max_retries: number,
-	/**  Medium-loop replans per task (seed: maxReplans = 3). */
+	/**  Medium-loop replans per task (default 3). */
 	max_replans: number,
 	/**
-	 *  Wall-clock budget of a whole task, from submit to its result. The seed's
-	 *  300 000 ms fits a hosted model; 120 000 ms is chosen for a small local model on two
+	 *  Wall-clock budget of a whole task, from submit to its result. 300 000 ms
+	 *  fits a hosted model; 120 000 ms is chosen for a small local model on two
 	 *  cores, where a task that has not ended in two minutes is looping, not converging
 	 *  (docs/real-model.md), and the user gets the graceful result instead of a wait.
 	 */
@@ -520,10 +520,16 @@ export type DispatchHalted_Serialize = {
 	unrun: UnrunSubTask_Serialize[],
 };
 
-/**  R2 → R4b: the fan-in gate's expectation for one planning round. */
+/**
+ *  R2 → dispatcher, heard by R4b: one planning round's sub-tasks, and the fan-in gate's
+ *  expectation for it.
+ */
 export type DispatchManifest = DispatchManifest_Serialize;
 
-/**  R2 → R4b: the fan-in gate's expectation for one planning round. */
+/**
+ *  R2 → dispatcher, heard by R4b: one planning round's sub-tasks, and the fan-in gate's
+ *  expectation for it.
+ */
 export type DispatchManifest_Deserialize = {
 	task_id: TaskId,
 	subtask_ids: SubTaskId[],
@@ -536,7 +542,10 @@ export type DispatchManifest_Deserialize = {
 	round?: number,
 };
 
-/**  R2 → R4b: the fan-in gate's expectation for one planning round. */
+/**
+ *  R2 → dispatcher, heard by R4b: one planning round's sub-tasks, and the fan-in gate's
+ *  expectation for it.
+ */
 export type DispatchManifest_Serialize = {
 	task_id: TaskId,
 	subtask_ids: SubTaskId[],
@@ -599,6 +608,8 @@ export type ExecutionResult_Deserialize = {
 	tool_calls: ToolCallRecord_Deserialize[],
 	/**  1 for the first execution, 2.. after corrections. */
 	attempt?: number,
+	/**  Set when the environment stopped the attempt (absent in older logs). */
+	interrupted?: Interruption | null,
 };
 
 /**  R3 → R4a. */
@@ -612,6 +623,8 @@ export type ExecutionResult_Serialize = {
 	tool_calls: ToolCallRecord_Serialize[],
 	/**  1 for the first execution, 2.. after corrections. */
 	attempt: number,
+	/**  Set when the environment stopped the attempt (absent in older logs). */
+	interrupted?: Interruption,
 };
 
 export type ExecutionStatus = "completed" | "uncertain" | "failed";
@@ -692,10 +705,10 @@ export type GapTrend = {
 	trend: Trend,
 };
 
-/**  GGS hyper-parameters (seed 000 Appendix B, v0.8 defaults). */
+/**  GGS hyper-parameters; the defaults are the tuned values the loss and decision rules were calibrated with. */
 export type GgsParams = GgsParams_Serialize;
 
-/**  GGS hyper-parameters (seed 000 Appendix B, v0.8 defaults). */
+/**  GGS hyper-parameters; the defaults are the tuned values the loss and decision rules were calibrated with. */
 export type GgsParams_Deserialize = {
 	/**  α: weight on intent-result distance D. */
 	alpha?: number | null,
@@ -719,7 +732,7 @@ export type GgsParams_Deserialize = {
 	kill_after_worsening?: number,
 };
 
-/**  GGS hyper-parameters (seed 000 Appendix B, v0.8 defaults). */
+/**  GGS hyper-parameters; the defaults are the tuned values the loss and decision rules were calibrated with. */
 export type GgsParams_Serialize = {
 	/**  α: weight on intent-result distance D. */
 	alpha: number | null,
@@ -782,6 +795,19 @@ export type GrantSubject = {
 	/**  SHA-256 of the tool's definition (name, description, input schema, annotations). */
 	fingerprint: string,
 };
+
+/**
+ *  Why R3 itself stopped an attempt when the environment, not the sub-task, stopped it.
+ *  R4a classes such a failure as environmental without reading R3's prose.
+ */
+export type Interruption = 
+/**  The sub-task's time budget ran out during the attempt. */
+"time_budget" | 
+/**
+ *  The executor's own model call failed for an environmental reason (endpoint
+ *  unreachable, time-out, rate limit).
+ */
+"model_unavailable";
 
 /**  What a rejected command resolves to in the webview. */
 export type IpcError = {
@@ -1248,10 +1274,10 @@ export type MemoryOperatorChange = {
 	detail: string,
 };
 
-/**  MKCT thresholds (seed 003 "R5"). */
+/**  MKCT thresholds used by the memory role (R5). */
 export type MemoryParams = MemoryParams_Serialize;
 
-/**  MKCT thresholds (seed 003 "R5"). */
+/**  MKCT thresholds used by the memory role (R5). */
 export type MemoryParams_Deserialize = {
 	/**  M_att below this → Ignore. */
 	attention_floor?: number | null,
@@ -1272,7 +1298,7 @@ export type MemoryParams_Deserialize = {
 	max_constraints?: number,
 };
 
-/**  MKCT thresholds (seed 003 "R5"). */
+/**  MKCT thresholds used by the memory role (R5). */
 export type MemoryParams_Serialize = {
 	/**  M_att below this → Ignore. */
 	attention_floor: number | null,
@@ -2207,6 +2233,11 @@ export type ToolCallRecord_Deserialize = {
 	output_head: string,
 	status: ToolCallStatus,
 	error?: string | null,
+	/**
+	 *  The kind of an `error` call's failure; `None` for other statuses and for records
+	 *  written before the kind was kept (their `error` text is all there is).
+	 */
+	failure?: ToolFailure | null,
 	duration_ms: number,
 	/**
 	 *  Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
@@ -2244,6 +2275,11 @@ export type ToolCallRecord_Serialize = {
 	output_head: string,
 	status: ToolCallStatus,
 	error: string | null,
+	/**
+	 *  The kind of an `error` call's failure; `None` for other statuses and for records
+	 *  written before the kind was kept (their `error` text is all there is).
+	 */
+	failure?: ToolFailure,
 	duration_ms: number,
 	/**
 	 *  Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
@@ -2276,6 +2312,26 @@ export type ToolCallStatus =
 "denied" | 
 /**  Refused in code before running: blocked tool/target, duplicate call. */
 "refused";
+
+/**
+ *  What kind of failure ended a tool call that could not do its work: the closed list R4a
+ *  and GGS branch on, so nobody re-derives it from the error's wording. Each tool error
+ *  maps to exactly one kind (`ToolError::failure` in the tools module):
+ *  - `timeout`: the call ran out of time (a command's timeout, an I/O time-out);
+ *  - `cancelled`: the task was cancelled while the call ran;
+ *  - `network`: the network or a remote service could not be reached (web search
+ *    unavailable, connection refused or reset, host unreachable);
+ *  - `not_found`: a file, folder, program or entry the call named does not exist;
+ *  - `invalid`: the input was malformed (bad JSON shape, bad pattern, unknown option);
+ *  - `unavailable`: the tool or the sandbox cannot run on this machine;
+ *  - `failed`: anything else — the tool ran and failed (a command's error exit, a refused
+ *    write, an I/O error of no kind above).
+ * 
+ *  Timeout, cancelled, network and unavailable are the environment's doing
+ *  ([`ToolFailure::is_infrastructure`]); not-found, invalid and failed answer what the
+ *  model asked for, and are the model's to handle.
+ */
+export type ToolFailure = "timeout" | "cancelled" | "network" | "not_found" | "invalid" | "unavailable" | "failed";
 
 export type ToolHealth = {
 	execution_failures: number,

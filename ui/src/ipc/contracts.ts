@@ -74,13 +74,13 @@ export type AuditorConfig_Serialize = {
 export type Budgets = Budgets_Serialize;
 
 export type Budgets_Deserialize = {
-	/**  Fast-loop corrections per sub-task (seed: maxRetries = 2). */
+	/**  Fast-loop corrections per sub-task (default 2). */
 	max_retries?: number,
-	/**  Medium-loop replans per task (seed: maxReplans = 3). */
+	/**  Medium-loop replans per task (default 3). */
 	max_replans?: number,
 	/**
-	 *  Wall-clock budget of a whole task, from submit to its result. The seed's
-	 *  300 000 ms fits a hosted model; 120 000 ms is chosen for a small local model on two
+	 *  Wall-clock budget of a whole task, from submit to its result. 300 000 ms
+	 *  fits a hosted model; 120 000 ms is chosen for a small local model on two
 	 *  cores, where a task that has not ended in two minutes is looping, not converging
 	 *  (docs/real-model.md), and the user gets the graceful result instead of a wait.
 	 */
@@ -97,13 +97,13 @@ export type Budgets_Deserialize = {
 };
 
 export type Budgets_Serialize = {
-	/**  Fast-loop corrections per sub-task (seed: maxRetries = 2). */
+	/**  Fast-loop corrections per sub-task (default 2). */
 	max_retries: number,
-	/**  Medium-loop replans per task (seed: maxReplans = 3). */
+	/**  Medium-loop replans per task (default 3). */
 	max_replans: number,
 	/**
-	 *  Wall-clock budget of a whole task, from submit to its result. The seed's
-	 *  300 000 ms fits a hosted model; 120 000 ms is chosen for a small local model on two
+	 *  Wall-clock budget of a whole task, from submit to its result. 300 000 ms
+	 *  fits a hosted model; 120 000 ms is chosen for a small local model on two
 	 *  cores, where a task that has not ended in two minutes is looping, not converging
 	 *  (docs/real-model.md), and the user gets the graceful result instead of a wait.
 	 */
@@ -544,10 +544,10 @@ export type GapTrend = {
 	trend: Trend,
 };
 
-/**  GGS hyper-parameters (seed 000 Appendix B, v0.8 defaults). */
+/**  GGS hyper-parameters; the defaults are the tuned values the loss and decision rules were calibrated with. */
 export type GgsParams = GgsParams_Serialize;
 
-/**  GGS hyper-parameters (seed 000 Appendix B, v0.8 defaults). */
+/**  GGS hyper-parameters; the defaults are the tuned values the loss and decision rules were calibrated with. */
 export type GgsParams_Deserialize = {
 	/**  α: weight on intent-result distance D. */
 	alpha?: number | null,
@@ -571,7 +571,7 @@ export type GgsParams_Deserialize = {
 	kill_after_worsening?: number,
 };
 
-/**  GGS hyper-parameters (seed 000 Appendix B, v0.8 defaults). */
+/**  GGS hyper-parameters; the defaults are the tuned values the loss and decision rules were calibrated with. */
 export type GgsParams_Serialize = {
 	/**  α: weight on intent-result distance D. */
 	alpha: number | null,
@@ -939,10 +939,10 @@ export type MemoryOperatorChange = {
 	detail: string,
 };
 
-/**  MKCT thresholds (seed 003 "R5"). */
+/**  MKCT thresholds used by the memory role (R5). */
 export type MemoryParams = MemoryParams_Serialize;
 
-/**  MKCT thresholds (seed 003 "R5"). */
+/**  MKCT thresholds used by the memory role (R5). */
 export type MemoryParams_Deserialize = {
 	/**  M_att below this → Ignore. */
 	attention_floor?: number | null,
@@ -963,7 +963,7 @@ export type MemoryParams_Deserialize = {
 	max_constraints?: number,
 };
 
-/**  MKCT thresholds (seed 003 "R5"). */
+/**  MKCT thresholds used by the memory role (R5). */
 export type MemoryParams_Serialize = {
 	/**  M_att below this → Ignore. */
 	attention_floor: number | null,
