@@ -1,4 +1,4 @@
-//! Contracts the app adds to the seed: Law 1 confirmations, clarification, cancellation,
+//! Contracts of the app around the pipeline: Law 1 confirmations, clarification, cancellation,
 //! the conversational fast path and observability records.
 
 use std::path::PathBuf;

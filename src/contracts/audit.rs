@@ -1,4 +1,4 @@
-//! Auditor contracts (seed 003 "R6").
+//! Auditor contracts: the audit query, reports and events.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,8 @@ pub struct Law1Stats {
     pub trashed: u64,
 }
 
-/// R6 → User (seed 003 contract, plus id, window_end and Law 1 counts).
+/// R6 → User: one report over a window of bus traffic, with its id, the window's end and
+/// the Law 1 counts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct AuditReport {

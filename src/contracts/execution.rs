@@ -7,8 +7,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::ids::{SubTaskId, TaskId};
 use super::task::{Criterion, CriterionMode};
 
-/// Number of output characters kept in an evidence record. The seed keeps 200; a listing
-/// or a small file's text is longer, and the delivered answer is checked against this
+/// Number of output characters kept in an evidence record. A listing or a small file's text
+/// is longer than a line, and the delivered answer is checked against this
 /// record (Law 0), so it keeps 2 000. Prompts show less of it (R4a: 600).
 pub const EVIDENCE_HEAD_CHARS: usize = 2_000;
 
@@ -75,7 +75,7 @@ impl ToolFailure {
 
 /// The evidence record of one tool call — the single structured type R3 produces, R4a
 /// grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
-/// downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
+/// downstream re-parses prose, so no change in a model's wording can lose evidence.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ToolCallRecord {
@@ -124,7 +124,7 @@ impl ToolCallRecord {
 use crate::text::first_chars;
 
 impl fmt::Display for ToolCallRecord {
-    /// The seed's string form: `tool_name: input → firstN(output, 200)`.
+    /// The one-line string form: `tool_name: input → firstN(output, 200)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {} → ", self.tool, self.target)?;
         match (&self.status, &self.error) {
@@ -308,7 +308,7 @@ pub enum Verdict {
     Fail,
 }
 
-/// One criterion judged once (seed 002 adds `mode`).
+/// One criterion judged once, with the mode it was judged in.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CriterionVerdict {

@@ -1,6 +1,6 @@
 //! Identifier newtypes. Every id that routes traffic is minted here by the runtime;
-//! none is ever parsed out of model output (the Go version trusted LLM-written subtask
-//! ids and misrouted results when the model repeated them, digest #27).
+//! none is ever parsed out of model output, so a model that repeats or invents an id
+//! cannot misroute a result.
 
 use std::fmt;
 use std::sync::Arc;
@@ -72,7 +72,7 @@ uuid_id!(
     QueryId
 );
 
-/// A user task. The seed asks for a "short snake_case string"; the runtime mints it at
+/// A user task. The runtime mints it at
 /// submission (`task_` + 12 hex digits) so it is unique per run and never model-written.
 /// Shared (`Arc<str>`) because every envelope of the task carries a copy.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -25,7 +25,7 @@ pub struct ReplanRequest {
     #[serde(default)]
     pub intent: String,
     pub gap_summary: String,
-    /// Outcomes with status `failed` (seed 003).
+    /// Outcomes with status `failed`.
     pub failed_outcomes: Vec<SubTaskOutcome>,
     /// Outcomes with status `matched`, so GGS sees every criterion of the round.
     #[serde(default)]
@@ -45,7 +45,7 @@ pub struct ReplanRequest {
     /// was unusable). None was shown to pass, so each counts against D.
     #[serde(default)]
     pub unjudged_task_criteria: Vec<Criterion>,
-    /// Fast-loop attempts summed over the round's outcomes (seed 002).
+    /// Fast-loop attempts summed over the round's outcomes.
     #[serde(default)]
     pub correction_count: u32,
     #[serde(default)]
@@ -85,7 +85,7 @@ pub struct OutcomeSummary {
     pub elapsed_ms: u64,
 }
 
-/// The four loss components. Serialised with the seed's capitalised keys.
+/// The four loss components, serialised with capitalised keys as the formulas write them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Loss {
@@ -201,7 +201,7 @@ impl From<ReplanDirective> for PrevDirective {
     }
 }
 
-/// ∇L sign as an urgency modulator (roadmap v0.9, made concrete).
+/// ∇L's sign as an urgency modulator: how much latitude R2 has in the next plan.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
@@ -225,7 +225,7 @@ pub enum Gradient {
     Plateau,
 }
 
-/// R7 → R2 (seed 003 contract, plus urgency, gradient and round).
+/// R7 → R2: what kind of change the next plan must make, with urgency, gradient and round.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PlanDirective {

@@ -1,4 +1,4 @@
-//! MKCT memory contracts (seed 003 "R5").
+//! MKCT memory contracts: Megrams, queries, recalls and the operator's changes.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
-//! The seed's JSON contracts as serde types, with the seed's exact field names and enum
-//! spellings, plus the messages the app adds (Law 1, clarification, cancellation,
-//! observability). [`Message`] is the closed list of everything that crosses the bus, and
+//! The JSON contracts as serde types, with their exact field names and enum spellings
+//! (stored logs and memory depend on them), plus the messages the app adds (Law 1,
+//! clarification, cancellation, observability). [`Message`] is the closed list of everything that crosses the bus, and
 //! [`ROUTES`] is the table of which role may send which message to which role.
 //!
 //! **Invariant:** ids that route traffic are minted by the runtime ([`ids`]); no contract

@@ -35,7 +35,7 @@ pub struct Constraints {
     pub deadline: Option<String>,
 }
 
-/// R1 → R2 (seed 003 "R1 Output Contract").
+/// R1 → R2: the task as understood, with its constraints.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct TaskSpec {
@@ -47,7 +47,7 @@ pub struct TaskSpec {
     pub raw_input: String,
 }
 
-/// How a failed criterion weighs in D (roadmap v0.9 "structured criteria mode").
+/// How a failed criterion weighs in D.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
@@ -58,9 +58,9 @@ pub enum CriterionMode {
     Plausible,
 }
 
-/// A success criterion. The seed writes criteria as plain strings and defers
-/// `{criterion, mode}` objects; both forms are accepted and a criterion without a mode
-/// serialises back as a plain string, so seed-shaped JSON round-trips unchanged.
+/// A success criterion: a plain string or a `{criterion, mode}` object. Both forms are
+/// accepted, and a criterion without a mode serialises back as a plain string, so
+/// plain-string JSON round-trips unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "specta", derive(specta::Type), specta(type = CriterionShape))]
 pub struct Criterion {
@@ -90,7 +90,7 @@ impl Criterion {
 }
 
 /// The exported TypeScript shape of a serialised [`Criterion`] (what its `Serialize` impl
-/// writes): the seed's plain string without a mode, an object with one.
+/// writes): a plain string without a mode, an object with one.
 #[cfg(feature = "specta")]
 #[derive(Serialize, specta::Type)]
 #[serde(untagged)]
@@ -163,7 +163,7 @@ pub struct SubTask {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocked_targets: Vec<String>,
     /// Tools of a memory `Caution` approach: every call of them asks for confirmation in
-    /// this task (seed: "proceed with confirmation gate").
+    /// this task.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub confirm_tools: Vec<String>,
 }
@@ -190,7 +190,7 @@ impl SubTask {
 pub struct DispatchManifest {
     pub task_id: TaskId,
     pub subtask_ids: Vec<SubTaskId>,
-    /// Embedded for R4b's context (seed 002).
+    /// Embedded for R4b's context.
     pub task_spec: Option<TaskSpec>,
     pub dispatched_at: DateTime<Utc>,
     /// Assertions about the COMBINED output; R4b judges these.

@@ -148,10 +148,16 @@ export type AuditQuery = {
 	query_id: QueryId,
 };
 
-/**  R6 → User (seed 003 contract, plus id, window_end and Law 1 counts). */
+/**
+ *  R6 → User: one report over a window of bus traffic, with its id, the window's end and
+ *  the Law 1 counts.
+ */
 export type AuditReport = AuditReport_Serialize;
 
-/**  R6 → User (seed 003 contract, plus id, window_end and Law 1 counts). */
+/**
+ *  R6 → User: one report over a window of bus traffic, with its id, the window's end and
+ *  the Law 1 counts.
+ */
 export type AuditReport_Deserialize = {
 	report_id: ReportId,
 	trigger: AuditTrigger,
@@ -169,7 +175,10 @@ export type AuditReport_Deserialize = {
 	query_id?: QueryId | null,
 };
 
-/**  R6 → User (seed 003 contract, plus id, window_end and Law 1 counts). */
+/**
+ *  R6 → User: one report over a window of bus traffic, with its id, the window's end and
+ *  the Law 1 counts.
+ */
 export type AuditReport_Serialize = {
 	report_id: ReportId,
 	trigger: AuditTrigger,
@@ -431,13 +440,13 @@ export type CorrectionSignal_Serialize = {
 };
 
 /**
- *  A success criterion. The seed writes criteria as plain strings and defers
- *  `{criterion, mode}` objects; both forms are accepted and a criterion without a mode
- *  serialises back as a plain string, so seed-shaped JSON round-trips unchanged.
+ *  A success criterion: a plain string or a `{criterion, mode}` object. Both forms are
+ *  accepted, and a criterion without a mode serialises back as a plain string, so
+ *  plain-string JSON round-trips unchanged.
  */
 export type Criterion = string | { criterion: string; mode: CriterionMode };
 
-/**  How a failed criterion weighs in D (roadmap v0.9 "structured criteria mode"). */
+/**  How a failed criterion weighs in D. */
 export type CriterionMode = 
 /**  Checkable against tool output; a failure counts 1.0. */
 "verifiable" | 
@@ -446,14 +455,14 @@ export type CriterionMode =
 
 /**
  *  The exported TypeScript shape of a serialised [`Criterion`] (what its `Serialize` impl
- *  writes): the seed's plain string without a mode, an object with one.
+ *  writes): a plain string without a mode, an object with one.
  */
 export type CriterionShape = string | { criterion: string; mode: CriterionMode };
 
-/**  One criterion judged once (seed 002 adds `mode`). */
+/**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict = CriterionVerdict_Serialize;
 
-/**  One criterion judged once (seed 002 adds `mode`). */
+/**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict_Deserialize = {
 	criterion: string,
 	mode?: CriterionMode | null,
@@ -462,7 +471,7 @@ export type CriterionVerdict_Deserialize = {
 	evidence?: string,
 };
 
-/**  One criterion judged once (seed 002 adds `mode`). */
+/**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict_Serialize = {
 	criterion: string,
 	mode: CriterionMode | null,
@@ -533,7 +542,7 @@ export type DispatchManifest = DispatchManifest_Serialize;
 export type DispatchManifest_Deserialize = {
 	task_id: TaskId,
 	subtask_ids: SubTaskId[],
-	/**  Embedded for R4b's context (seed 002). */
+	/**  Embedded for R4b's context. */
 	task_spec?: TaskSpec_Deserialize | null,
 	dispatched_at: string,
 	/**  Assertions about the COMBINED output; R4b judges these. */
@@ -549,7 +558,7 @@ export type DispatchManifest_Deserialize = {
 export type DispatchManifest_Serialize = {
 	task_id: TaskId,
 	subtask_ids: SubTaskId[],
-	/**  Embedded for R4b's context (seed 002). */
+	/**  Embedded for R4b's context. */
 	task_spec: TaskSpec_Serialize | null,
 	dispatched_at: string,
 	/**  Assertions about the COMBINED output; R4b judges these. */
@@ -968,7 +977,7 @@ export type LocalLlmConfig_Serialize = {
 	dir: string | null,
 };
 
-/**  The four loss components. Serialised with the seed's capitalised keys. */
+/**  The four loss components, serialised with capitalised keys as the formulas write them. */
 export type Loss = {
 	D: number | null,
 	P: number | null,
@@ -1529,10 +1538,10 @@ export type PathEffect = {
 	effect: string,
 };
 
-/**  R7 → R2 (seed 003 contract, plus urgency, gradient and round). */
+/**  R7 → R2: what kind of change the next plan must make, with urgency, gradient and round. */
 export type PlanDirective = PlanDirective_Serialize;
 
-/**  R7 → R2 (seed 003 contract, plus urgency, gradient and round). */
+/**  R7 → R2: what kind of change the next plan must make, with urgency, gradient and round. */
 export type PlanDirective_Deserialize = {
 	task_id: TaskId,
 	loss: Loss,
@@ -1552,7 +1561,7 @@ export type PlanDirective_Deserialize = {
 	round?: number,
 };
 
-/**  R7 → R2 (seed 003 contract, plus urgency, gradient and round). */
+/**  R7 → R2: what kind of change the next plan must make, with urgency, gradient and round. */
 export type PlanDirective_Serialize = {
 	task_id: TaskId,
 	loss: Loss,
@@ -1692,7 +1701,7 @@ export type ReplanRequest_Deserialize = {
 	 */
 	intent?: string,
 	gap_summary: string,
-	/**  Outcomes with status `failed` (seed 003). */
+	/**  Outcomes with status `failed`. */
 	failed_outcomes: SubTaskOutcome_Deserialize[],
 	/**  Outcomes with status `matched`, so GGS sees every criterion of the round. */
 	matched_outcomes?: SubTaskOutcome_Deserialize[],
@@ -1713,7 +1722,7 @@ export type ReplanRequest_Deserialize = {
 	 *  was unusable). None was shown to pass, so each counts against D.
 	 */
 	unjudged_task_criteria?: Criterion[],
-	/**  Fast-loop attempts summed over the round's outcomes (seed 002). */
+	/**  Fast-loop attempts summed over the round's outcomes. */
 	correction_count?: number,
 	elapsed_ms?: number,
 	recommendation?: Recommendation,
@@ -1728,7 +1737,7 @@ export type ReplanRequest_Serialize = {
 	 */
 	intent: string,
 	gap_summary: string,
-	/**  Outcomes with status `failed` (seed 003). */
+	/**  Outcomes with status `failed`. */
 	failed_outcomes: SubTaskOutcome_Serialize[],
 	/**  Outcomes with status `matched`, so GGS sees every criterion of the round. */
 	matched_outcomes: SubTaskOutcome_Serialize[],
@@ -1749,7 +1758,7 @@ export type ReplanRequest_Serialize = {
 	 *  was unusable). None was shown to pass, so each counts against D.
 	 */
 	unjudged_task_criteria: Criterion[],
-	/**  Fast-loop attempts summed over the round's outcomes (seed 002). */
+	/**  Fast-loop attempts summed over the round's outcomes. */
 	correction_count: number,
 	elapsed_ms: number,
 	recommendation: Recommendation,
@@ -1799,7 +1808,7 @@ export type RetentionConfig_Serialize = {
 	journal_mb: number,
 };
 
-/**  A bus address. Serialised with the seed's short names (`R1` … `R7`). */
+/**  A bus address, serialised with the roles' short names (`R1` … `R7`). */
 export type Role = 
 /**  The human: CLI or desktop UI. */
 "User" | "R1" | "R2" | 
@@ -2005,7 +2014,7 @@ export type SubTask_Deserialize = {
 	blocked_targets?: string[],
 	/**
 	 *  Tools of a memory `Caution` approach: every call of them asks for confirmation in
-	 *  this task (seed: "proceed with confirmation gate").
+	 *  this task.
 	 */
 	confirm_tools?: string[],
 };
@@ -2034,7 +2043,7 @@ export type SubTask_Serialize = {
 	blocked_targets?: string[],
 	/**
 	 *  Tools of a memory `Caution` approach: every call of them asks for confirmation in
-	 *  this task (seed: "proceed with confirmation gate").
+	 *  this task.
 	 */
 	confirm_tools?: string[],
 };
@@ -2059,7 +2068,7 @@ export type TaskCancelled = {
 };
 
 /**
- *  A user task. The seed asks for a "short snake_case string"; the runtime mints it at
+ *  A user task. The runtime mints it at
  *  submission (`task_` + 12 hex digits) so it is unique per run and never model-written.
  *  Shared (`Arc<str>`) because every envelope of the task carries a copy.
  */
@@ -2113,10 +2122,10 @@ export type TaskRun_Serialize = {
 	law1: boolean,
 };
 
-/**  R1 → R2 (seed 003 "R1 Output Contract"). */
+/**  R1 → R2: the task as understood, with its constraints. */
 export type TaskSpec = TaskSpec_Serialize;
 
-/**  R1 → R2 (seed 003 "R1 Output Contract"). */
+/**  R1 → R2: the task as understood, with its constraints. */
 export type TaskSpec_Deserialize = {
 	task_id: TaskId,
 	intent: string,
@@ -2125,7 +2134,7 @@ export type TaskSpec_Deserialize = {
 	raw_input: string,
 };
 
-/**  R1 → R2 (seed 003 "R1 Output Contract"). */
+/**  R1 → R2: the task as understood, with its constraints. */
 export type TaskSpec_Serialize = {
 	task_id: TaskId,
 	intent: string,
@@ -2207,14 +2216,14 @@ export type ToolCallEvent_Serialize = {
 /**
  *  The evidence record of one tool call — the single structured type R3 produces, R4a
  *  grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
- *  downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
+ *  downstream re-parses prose, so no change in a model's wording can lose evidence.
  */
 export type ToolCallRecord = ToolCallRecord_Serialize;
 
 /**
  *  The evidence record of one tool call — the single structured type R3 produces, R4a
  *  grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
- *  downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
+ *  downstream re-parses prose, so no change in a model's wording can lose evidence.
  */
 export type ToolCallRecord_Deserialize = {
 	/**  Tool name as the executor knows it (`shell`, `glob`, `read_file`, …). */
@@ -2256,7 +2265,7 @@ export type ToolCallRecord_Deserialize = {
 /**
  *  The evidence record of one tool call — the single structured type R3 produces, R4a
  *  grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
- *  downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
+ *  downstream re-parses prose, so no change in a model's wording can lose evidence.
  */
 export type ToolCallRecord_Serialize = {
 	/**  Tool name as the executor knows it (`shell`, `glob`, `read_file`, …). */
@@ -2457,7 +2466,7 @@ export type UnrunSubTask_Serialize = {
 	reason: string,
 };
 
-/**  ∇L sign as an urgency modulator (roadmap v0.9, made concrete). */
+/**  ∇L's sign as an urgency modulator: how much latitude R2 has in the next plan. */
 export type Urgency = 
 /**  ∇L < −ε: the trajectory is helping; apply the directive with latitude. */
 "low" | "normal" | 

@@ -16,10 +16,16 @@ export type AuditQuery = {
 	query_id: QueryId,
 };
 
-/**  R6 → User (seed 003 contract, plus id, window_end and Law 1 counts). */
+/**
+ *  R6 → User: one report over a window of bus traffic, with its id, the window's end and
+ *  the Law 1 counts.
+ */
 export type AuditReport = AuditReport_Serialize;
 
-/**  R6 → User (seed 003 contract, plus id, window_end and Law 1 counts). */
+/**
+ *  R6 → User: one report over a window of bus traffic, with its id, the window's end and
+ *  the Law 1 counts.
+ */
 export type AuditReport_Deserialize = {
 	report_id: ReportId,
 	trigger: AuditTrigger,
@@ -37,7 +43,10 @@ export type AuditReport_Deserialize = {
 	query_id?: QueryId | null,
 };
 
-/**  R6 → User (seed 003 contract, plus id, window_end and Law 1 counts). */
+/**
+ *  R6 → User: one report over a window of bus traffic, with its id, the window's end and
+ *  the Law 1 counts.
+ */
 export type AuditReport_Serialize = {
 	report_id: ReportId,
 	trigger: AuditTrigger,
@@ -278,13 +287,13 @@ export type CorrectionSignal_Serialize = {
 };
 
 /**
- *  A success criterion. The seed writes criteria as plain strings and defers
- *  `{criterion, mode}` objects; both forms are accepted and a criterion without a mode
- *  serialises back as a plain string, so seed-shaped JSON round-trips unchanged.
+ *  A success criterion: a plain string or a `{criterion, mode}` object. Both forms are
+ *  accepted, and a criterion without a mode serialises back as a plain string, so
+ *  plain-string JSON round-trips unchanged.
  */
 export type Criterion = string | { criterion: string; mode: CriterionMode };
 
-/**  How a failed criterion weighs in D (roadmap v0.9 "structured criteria mode"). */
+/**  How a failed criterion weighs in D. */
 export type CriterionMode = 
 /**  Checkable against tool output; a failure counts 1.0. */
 "verifiable" | 
@@ -293,14 +302,14 @@ export type CriterionMode =
 
 /**
  *  The exported TypeScript shape of a serialised [`Criterion`] (what its `Serialize` impl
- *  writes): the seed's plain string without a mode, an object with one.
+ *  writes): a plain string without a mode, an object with one.
  */
 export type CriterionShape = string | { criterion: string; mode: CriterionMode };
 
-/**  One criterion judged once (seed 002 adds `mode`). */
+/**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict = CriterionVerdict_Serialize;
 
-/**  One criterion judged once (seed 002 adds `mode`). */
+/**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict_Deserialize = {
 	criterion: string,
 	mode?: CriterionMode | null,
@@ -309,7 +318,7 @@ export type CriterionVerdict_Deserialize = {
 	evidence?: string,
 };
 
-/**  One criterion judged once (seed 002 adds `mode`). */
+/**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict_Serialize = {
 	criterion: string,
 	mode: CriterionMode | null,
@@ -380,7 +389,7 @@ export type DispatchManifest = DispatchManifest_Serialize;
 export type DispatchManifest_Deserialize = {
 	task_id: TaskId,
 	subtask_ids: SubTaskId[],
-	/**  Embedded for R4b's context (seed 002). */
+	/**  Embedded for R4b's context. */
 	task_spec?: TaskSpec_Deserialize | null,
 	dispatched_at: string,
 	/**  Assertions about the COMBINED output; R4b judges these. */
@@ -396,7 +405,7 @@ export type DispatchManifest_Deserialize = {
 export type DispatchManifest_Serialize = {
 	task_id: TaskId,
 	subtask_ids: SubTaskId[],
-	/**  Embedded for R4b's context (seed 002). */
+	/**  Embedded for R4b's context. */
 	task_spec: TaskSpec_Serialize | null,
 	dispatched_at: string,
 	/**  Assertions about the COMBINED output; R4b judges these. */
@@ -766,7 +775,7 @@ export type LocalLlmConfig_Serialize = {
 	dir: string | null,
 };
 
-/**  The four loss components. Serialised with the seed's capitalised keys. */
+/**  The four loss components, serialised with capitalised keys as the formulas write them. */
 export type Loss = {
 	D: number | null,
 	P: number | null,
@@ -1121,10 +1130,10 @@ export type PathEffect = {
 	effect: string,
 };
 
-/**  R7 → R2 (seed 003 contract, plus urgency, gradient and round). */
+/**  R7 → R2: what kind of change the next plan must make, with urgency, gradient and round. */
 export type PlanDirective = PlanDirective_Serialize;
 
-/**  R7 → R2 (seed 003 contract, plus urgency, gradient and round). */
+/**  R7 → R2: what kind of change the next plan must make, with urgency, gradient and round. */
 export type PlanDirective_Deserialize = {
 	task_id: TaskId,
 	loss: Loss,
@@ -1144,7 +1153,7 @@ export type PlanDirective_Deserialize = {
 	round?: number,
 };
 
-/**  R7 → R2 (seed 003 contract, plus urgency, gradient and round). */
+/**  R7 → R2: what kind of change the next plan must make, with urgency, gradient and round. */
 export type PlanDirective_Serialize = {
 	task_id: TaskId,
 	loss: Loss,
@@ -1252,7 +1261,7 @@ export type ReplanRequest_Deserialize = {
 	 */
 	intent?: string,
 	gap_summary: string,
-	/**  Outcomes with status `failed` (seed 003). */
+	/**  Outcomes with status `failed`. */
 	failed_outcomes: SubTaskOutcome_Deserialize[],
 	/**  Outcomes with status `matched`, so GGS sees every criterion of the round. */
 	matched_outcomes?: SubTaskOutcome_Deserialize[],
@@ -1273,7 +1282,7 @@ export type ReplanRequest_Deserialize = {
 	 *  was unusable). None was shown to pass, so each counts against D.
 	 */
 	unjudged_task_criteria?: Criterion[],
-	/**  Fast-loop attempts summed over the round's outcomes (seed 002). */
+	/**  Fast-loop attempts summed over the round's outcomes. */
 	correction_count?: number,
 	elapsed_ms?: number,
 	recommendation?: Recommendation,
@@ -1288,7 +1297,7 @@ export type ReplanRequest_Serialize = {
 	 */
 	intent: string,
 	gap_summary: string,
-	/**  Outcomes with status `failed` (seed 003). */
+	/**  Outcomes with status `failed`. */
 	failed_outcomes: SubTaskOutcome_Serialize[],
 	/**  Outcomes with status `matched`, so GGS sees every criterion of the round. */
 	matched_outcomes: SubTaskOutcome_Serialize[],
@@ -1309,7 +1318,7 @@ export type ReplanRequest_Serialize = {
 	 *  was unusable). None was shown to pass, so each counts against D.
 	 */
 	unjudged_task_criteria: Criterion[],
-	/**  Fast-loop attempts summed over the round's outcomes (seed 002). */
+	/**  Fast-loop attempts summed over the round's outcomes. */
 	correction_count: number,
 	elapsed_ms: number,
 	recommendation: Recommendation,
@@ -1359,7 +1368,7 @@ export type RetentionConfig_Serialize = {
 	journal_mb: number,
 };
 
-/**  A bus address. Serialised with the seed's short names (`R1` … `R7`). */
+/**  A bus address, serialised with the roles' short names (`R1` … `R7`). */
 export type Role = 
 /**  The human: CLI or desktop UI. */
 "User" | "R1" | "R2" | 
@@ -1508,7 +1517,7 @@ export type SubTask_Deserialize = {
 	blocked_targets?: string[],
 	/**
 	 *  Tools of a memory `Caution` approach: every call of them asks for confirmation in
-	 *  this task (seed: "proceed with confirmation gate").
+	 *  this task.
 	 */
 	confirm_tools?: string[],
 };
@@ -1537,7 +1546,7 @@ export type SubTask_Serialize = {
 	blocked_targets?: string[],
 	/**
 	 *  Tools of a memory `Caution` approach: every call of them asks for confirmation in
-	 *  this task (seed: "proceed with confirmation gate").
+	 *  this task.
 	 */
 	confirm_tools?: string[],
 };
@@ -1562,16 +1571,16 @@ export type TaskCancelled = {
 };
 
 /**
- *  A user task. The seed asks for a "short snake_case string"; the runtime mints it at
+ *  A user task. The runtime mints it at
  *  submission (`task_` + 12 hex digits) so it is unique per run and never model-written.
  *  Shared (`Arc<str>`) because every envelope of the task carries a copy.
  */
 export type TaskId = string;
 
-/**  R1 → R2 (seed 003 "R1 Output Contract"). */
+/**  R1 → R2: the task as understood, with its constraints. */
 export type TaskSpec = TaskSpec_Serialize;
 
-/**  R1 → R2 (seed 003 "R1 Output Contract"). */
+/**  R1 → R2: the task as understood, with its constraints. */
 export type TaskSpec_Deserialize = {
 	task_id: TaskId,
 	intent: string,
@@ -1580,7 +1589,7 @@ export type TaskSpec_Deserialize = {
 	raw_input: string,
 };
 
-/**  R1 → R2 (seed 003 "R1 Output Contract"). */
+/**  R1 → R2: the task as understood, with its constraints. */
 export type TaskSpec_Serialize = {
 	task_id: TaskId,
 	intent: string,
@@ -1656,14 +1665,14 @@ export type ToolCallEvent_Serialize = {
 /**
  *  The evidence record of one tool call — the single structured type R3 produces, R4a
  *  grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
- *  downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
+ *  downstream re-parses prose, so no change in a model's wording can lose evidence.
  */
 export type ToolCallRecord = ToolCallRecord_Serialize;
 
 /**
  *  The evidence record of one tool call — the single structured type R3 produces, R4a
  *  grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
- *  downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
+ *  downstream re-parses prose, so no change in a model's wording can lose evidence.
  */
 export type ToolCallRecord_Deserialize = {
 	/**  Tool name as the executor knows it (`shell`, `glob`, `read_file`, …). */
@@ -1705,7 +1714,7 @@ export type ToolCallRecord_Deserialize = {
 /**
  *  The evidence record of one tool call — the single structured type R3 produces, R4a
  *  grounds its verdicts on and GGS derives `blocked_tools`/`blocked_targets` from. Nothing
- *  downstream re-parses prose (the Go version did, and its blocked_targets stayed empty).
+ *  downstream re-parses prose, so no change in a model's wording can lose evidence.
  */
 export type ToolCallRecord_Serialize = {
 	/**  Tool name as the executor knows it (`shell`, `glob`, `read_file`, …). */
@@ -1875,7 +1884,7 @@ export type UnrunSubTask_Serialize = {
 	reason: string,
 };
 
-/**  ∇L sign as an urgency modulator (roadmap v0.9, made concrete). */
+/**  ∇L's sign as an urgency modulator: how much latitude R2 has in the next plan. */
 export type Urgency = 
 /**  ∇L < −ε: the trajectory is helping; apply the directive with latitude. */
 "low" | "normal" | 
