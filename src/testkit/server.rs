@@ -584,79 +584,7 @@ async fn handle(
             state.slot_action(path, query, &body)
         }
         (&Method::POST, "/v1/chat/completions") => {
-            let Some(chat) = ChatBody::parse(&body) else {
-                state.record(&head, &body, None);
-                return error_response(StatusCode::BAD_REQUEST, "the body is not JSON", None);
-            };
-            if let Some(format) = &chat.format
-                && !state.formats.iter().any(|f| f == format)
-            {
-                let message =
-                    format!("response_format type '{format}' is not supported by this model");
-                state.record(&head, &body, None);
-                return error_response(StatusCode::BAD_REQUEST, &message, Some("response_format"));
-            }
-            // A llama-server evaluates the prompt of a call that asks for no tokens and
-            // generates nothing: no step of the script is its answer.
-            if state.llama_slots.is_some() && chat.max_tokens == Some(0) {
-                state.record(&head, &body, None);
-                let model = chat.model.as_deref().unwrap_or("scripted");
-                return answer(
-                    Action::Reply(ScriptedReply {
-                        content: String::new(),
-                        reasoning_content: None,
-                        prompt_tokens: None,
-                        completion_tokens: Some(0),
-                        finish_reason: Some("length".into()),
-                    }),
-                    model,
-                    chat.prompt_chars(),
-                    shutdown,
-                )
-                .await;
-            }
-            let Some(role) = &head.role else {
-                state.record(&head, &body, None);
-                return error_response(
-                    StatusCode::BAD_REQUEST,
-                    &format!("missing {ROLE_HEADER} header"),
-                    None,
-                );
-            };
-            let picked = state.pick(role, &chat);
-            state.record(&head, &body, picked.as_ref().ok().map(|(i, _)| *i));
-            let step = match picked {
-                Ok((_, step)) => step,
-                Err(NoStep::NoScript) => {
-                    return error_response(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        &format!("the script has no steps for {role}"),
-                        None,
-                    );
-                }
-                Err(NoStep::Exhausted(n)) => {
-                    return error_response(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        &format!("the script for {role} is exhausted after {n} step(s)"),
-                        None,
-                    );
-                }
-                Err(NoStep::NoMatch) => {
-                    return error_response(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        &format!("no remaining step for {role} matches this request"),
-                        None,
-                    );
-                }
-            };
-            if step.latency_ms > 0 {
-                tokio::select! {
-                    () = shutdown.cancelled() => return error_response(StatusCode::SERVICE_UNAVAILABLE, "shutting down", None),
-                    () = tokio::time::sleep(Duration::from_millis(step.latency_ms)) => {}
-                }
-            }
-            let model = chat.model.as_deref().unwrap_or("scripted");
-            answer(step.action, model, chat.prompt_chars(), shutdown).await
+            chat_completion(state, shutdown, &head, &body).await
         }
         _ => {
             state.record(&head, &body, None);
@@ -667,6 +595,88 @@ async fn handle(
             )
         }
     }
+}
+
+/// `/v1/chat/completions`: the next step of the requesting role's script (an
+/// evaluate-only call of a llama-server takes none), after its latency.
+async fn chat_completion(
+    state: &State,
+    shutdown: &CancellationToken,
+    head: &Head,
+    body: &Bytes,
+) -> HttpResponse {
+    let Some(chat) = ChatBody::parse(body) else {
+        state.record(head, body, None);
+        return error_response(StatusCode::BAD_REQUEST, "the body is not JSON", None);
+    };
+    if let Some(format) = &chat.format
+        && !state.formats.iter().any(|f| f == format)
+    {
+        let message = format!("response_format type '{format}' is not supported by this model");
+        state.record(head, body, None);
+        return error_response(StatusCode::BAD_REQUEST, &message, Some("response_format"));
+    }
+    // A llama-server evaluates the prompt of a call that asks for no tokens and
+    // generates nothing: no step of the script is its answer.
+    if state.llama_slots.is_some() && chat.max_tokens == Some(0) {
+        state.record(head, body, None);
+        let model = chat.model.as_deref().unwrap_or("scripted");
+        return answer(
+            Action::Reply(ScriptedReply {
+                content: String::new(),
+                reasoning_content: None,
+                prompt_tokens: None,
+                completion_tokens: Some(0),
+                finish_reason: Some("length".into()),
+            }),
+            model,
+            chat.prompt_chars(),
+            shutdown,
+        )
+        .await;
+    }
+    let Some(role) = &head.role else {
+        state.record(head, body, None);
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            &format!("missing {ROLE_HEADER} header"),
+            None,
+        );
+    };
+    let picked = state.pick(role, &chat);
+    state.record(head, body, picked.as_ref().ok().map(|(i, _)| *i));
+    let step = match picked {
+        Ok((_, step)) => step,
+        Err(NoStep::NoScript) => {
+            return error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("the script has no steps for {role}"),
+                None,
+            );
+        }
+        Err(NoStep::Exhausted(n)) => {
+            return error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("the script for {role} is exhausted after {n} step(s)"),
+                None,
+            );
+        }
+        Err(NoStep::NoMatch) => {
+            return error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("no remaining step for {role} matches this request"),
+                None,
+            );
+        }
+    };
+    if step.latency_ms > 0 {
+        tokio::select! {
+            () = shutdown.cancelled() => return error_response(StatusCode::SERVICE_UNAVAILABLE, "shutting down", None),
+            () = tokio::time::sleep(Duration::from_millis(step.latency_ms)) => {}
+        }
+    }
+    let model = chat.model.as_deref().unwrap_or("scripted");
+    answer(step.action, model, chat.prompt_chars(), shutdown).await
 }
 
 async fn answer(
