@@ -17,9 +17,9 @@ use serde::{Deserialize, Serialize};
 use crate::Config;
 use crate::bus::Envelope;
 use crate::contracts::{
-    ConfirmationDecision, Decision, DecisionSource, ExecutionStatus, FinalResult, Loss, MacroState,
-    MegramWrite, Message, PlanDirective, ReplanDirective, RequestId, Role, TaskId,
-    TerminalDirective, is_allowed,
+    ConfirmationDecision, ConfirmationRequest, Decision, DecisionSource, ExecutionStatus,
+    FinalResult, Loss, MacroState, MegramWrite, Message, PlanDirective, ReplanDirective, RequestId,
+    Role, TaskId, TerminalDirective, is_allowed,
 };
 
 use super::calibration::{Calibration, UNCLASSIFIED, task_class};
@@ -247,6 +247,17 @@ impl TaskTrack {
     fn note(&self) -> &'static str {
         if self.after_gap { AFTER_GAP_NOTE } else { "" }
     }
+
+    /// A Law 1 gate fired: the request stays open (the oldest dropped past the bound)
+    /// until its decision arrives.
+    fn open_request(&mut self, request: &ConfirmationRequest) {
+        self.law1_gate = true;
+        if self.open_requests.len() == MAX_OPEN_REQUESTS {
+            self.open_requests.remove(0);
+        }
+        self.open_requests
+            .push((request.request_id, request.expires_at));
+    }
 }
 
 /// All detector state, persisted with the window.
@@ -264,15 +275,7 @@ impl Detectors {
         boundary(env, &mut findings);
 
         let Some(task) = env.task_id.as_ref() else {
-            if let (Message::Megram(write), Role::Ggs) = (&env.message, env.from) {
-                findings.push(Finding::new(
-                    AnomalyKind::Law3,
-                    format!(
-                        "GGS wrote Megram {}/{} (state={}) without a task: no decision backs it",
-                        write.megram.space, write.megram.entity, write.megram.state
-                    ),
-                ));
-            }
+            untasked_write(env, &mut findings);
             return findings;
         };
         self.make_room_for(task);
@@ -304,15 +307,7 @@ impl Detectors {
             Message::CorrectionSignal(_) => {
                 track.sample.count(env.to, DriftMetric::Retries, 1, 0);
             }
-            Message::ConfirmationRequest(request) => {
-                track.law1_gate = true;
-                if track.open_requests.len() == MAX_OPEN_REQUESTS {
-                    track.open_requests.remove(0);
-                }
-                track
-                    .open_requests
-                    .push((request.request_id, request.expires_at));
-            }
+            Message::ConfirmationRequest(request) => track.open_request(request),
             Message::ConfirmationDecision(decision) => {
                 law1(track, task, env.timestamp, decision, &mut findings);
             }
@@ -641,6 +636,19 @@ fn finish(
         params.drift_window_tasks,
         findings,
     );
+}
+
+/// A Megram GGS wrote outside any task: no decision backs it (Law 3).
+fn untasked_write(env: &Envelope, findings: &mut Vec<Finding>) {
+    if let (Message::Megram(write), Role::Ggs) = (&env.message, env.from) {
+        findings.push(Finding::new(
+            AnomalyKind::Law3,
+            format!(
+                "GGS wrote Megram {}/{} (state={}) without a task: no decision backs it",
+                write.megram.space, write.megram.entity, write.megram.state
+            ),
+        ));
+    }
 }
 
 #[cfg(test)]
