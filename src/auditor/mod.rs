@@ -186,33 +186,7 @@ impl Auditor {
         let now = clock.now();
 
         let mut recovery = tail_findings(&tail);
-        let (window, detectors) = match state::load(&dir) {
-            Ok(Some(saved)) => {
-                recovery.extend(checkpoint_findings(&saved.checkpoint, &tail));
-                (saved.window, saved.detectors)
-            }
-            Ok(None) => {
-                if tail.head.next_seq > 0 {
-                    recovery.push(Finding::new(
-                        AnomalyKind::LogRecovery,
-                        format!(
-                            "the log holds {} events but the checkpoint ({}) is missing; statistics start afresh",
-                            tail.head.next_seq,
-                            state::STATE_FILE
-                        ),
-                    ));
-                }
-                (WindowStats::new(now), Detectors::default())
-            }
-            Err(e) => {
-                let moved = state::quarantine(&dir, now).map_err(io)?;
-                recovery.push(Finding::new(
-                    AnomalyKind::LogRecovery,
-                    format!("{e}; it was moved to {moved} and a new window starts"),
-                ));
-                (WindowStats::new(now), Detectors::default())
-            }
-        };
+        let (window, detectors) = restore_state(&dir, &tail, now, &mut recovery)?;
 
         let files = LogFiles::open(&dir, tail.segment, lock).map_err(io)?;
         let chain = ChainWriter::new(&tail, options.max_segment_bytes);
@@ -614,4 +588,41 @@ fn checkpoint_findings(checkpoint: &log::Checkpoint, tail: &Tail) -> Vec<Finding
         return Vec::new();
     };
     vec![Finding::new(AnomalyKind::LogRecovery, text)]
+}
+
+/// The window and detector state saved beside the log, or a fresh start with a finding
+/// that says why (no checkpoint for a non-empty log, or an unreadable one, quarantined).
+fn restore_state(
+    dir: &Path,
+    tail: &Tail,
+    now: chrono::DateTime<chrono::Utc>,
+    recovery: &mut Vec<Finding>,
+) -> Result<(WindowStats, Detectors), AuditError> {
+    match state::load(dir) {
+        Ok(Some(saved)) => {
+            recovery.extend(checkpoint_findings(&saved.checkpoint, tail));
+            Ok((saved.window, saved.detectors))
+        }
+        Ok(None) => {
+            if tail.head.next_seq > 0 {
+                recovery.push(Finding::new(
+                    AnomalyKind::LogRecovery,
+                    format!(
+                        "the log holds {} events but the checkpoint ({}) is missing; statistics start afresh",
+                        tail.head.next_seq,
+                        state::STATE_FILE
+                    ),
+                ));
+            }
+            Ok((WindowStats::new(now), Detectors::default()))
+        }
+        Err(e) => {
+            let moved = state::quarantine(dir, now).map_err(|e| AuditError::io(dir, e))?;
+            recovery.push(Finding::new(
+                AnomalyKind::LogRecovery,
+                format!("{e}; it was moved to {moved} and a new window starts"),
+            ));
+            Ok((WindowStats::new(now), Detectors::default()))
+        }
+    }
 }
