@@ -231,6 +231,22 @@ impl Walk {
     }
 }
 
+impl Walk {
+    /// A walk that starts where the prune checkpoint says the log now starts (at the
+    /// genesis when nothing was pruned).
+    fn after(pruned: Option<&retention::PruneCheckpoint>) -> Walk {
+        Walk {
+            expected_seq: pruned.map_or(0, |p| p.first_seq),
+            prev: pruned.map_or_else(|| GENESIS.to_string(), |p| p.prev.clone()),
+            last_segment: pruned.map(|p| p.first_segment.saturating_sub(1)),
+            segment_starts: Vec::new(),
+            report_digests: HashMap::new(),
+            prune_digests: Vec::new(),
+            broken: None,
+        }
+    }
+}
+
 /// Verifies the audit log in `dir` (see the module documentation).
 pub fn verify(dir: &Path) -> Result<VerifyReport, AuditError> {
     let io = |e| AuditError::io(dir, e);
@@ -259,17 +275,7 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, AuditError> {
             });
         }
     };
-    let mut walk = Walk {
-        expected_seq: pruned.as_ref().map_or(0, |p| p.first_seq),
-        prev: pruned
-            .as_ref()
-            .map_or_else(|| GENESIS.to_string(), |p| p.prev.clone()),
-        last_segment: pruned.as_ref().map(|p| p.first_segment.saturating_sub(1)),
-        segment_starts: Vec::new(),
-        report_digests: HashMap::new(),
-        prune_digests: Vec::new(),
-        broken: None,
-    };
+    let mut walk = Walk::after(pruned.as_ref());
     let first_kept = pruned.as_ref().map_or(0, |p| p.first_segment);
     if first_kept > 0 {
         // Reports recorded in segments a stopped prune did not remove yet.
