@@ -69,6 +69,15 @@ impl Clock for FakeClock {
     }
 }
 
+/// Sleeps until `deadline`, or forever without one: the deadline branch of an actor's
+/// `select!` that fires only when there is something to wait for.
+pub async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -83,6 +83,16 @@ pub fn elide_middle(text: &str, max: usize, keep: Keep) -> String {
     )
 }
 
+/// A JSON output as text for a prompt: a string verbatim, nothing as `(no output)`,
+/// anything else as pretty JSON.
+pub fn output_text(output: &serde_json::Value) -> String {
+    match output {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "(no output)".to_string(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

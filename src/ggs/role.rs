@@ -29,6 +29,7 @@ use super::feedback::Feedback;
 use super::state::{Finish, Observation, PendingAbandon, Settings, Step, TaskState};
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::clock::SharedClock;
+use crate::clock::sleep_until;
 use crate::config::Config;
 use crate::contracts::{MegramWrite, Message, Role, TaskBudget, TaskId};
 use crate::recent::Recent;
@@ -382,13 +383,6 @@ impl Deadlines {
             }
         }
         out
-    }
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }
 

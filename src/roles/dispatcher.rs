@@ -36,12 +36,13 @@ use tokio::time::Instant;
 
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
+use crate::clock::sleep_until;
 use crate::contracts::{
     DispatchHalted, DispatchManifest, Message, Role, SubTask, SubTaskClosed, SubTaskId,
     SubTaskStatus, TaskId, UnrunSubTask,
 };
 use crate::text::first_chars;
-use crate::text::{Keep, elide_middle};
+use crate::text::{Keep, elide_middle, output_text};
 
 /// How long a manifest waits for the sub-tasks it names. R2 publishes them right after
 /// the manifest, so this only fires when the planner failed half-way.
@@ -79,15 +80,6 @@ pub fn sequence_groups(
         }
     }
     groups.into_iter().collect()
-}
-
-/// An output as text for a prompt: strings verbatim, other values as JSON.
-pub fn output_text(output: &Value) -> String {
-    match output {
-        Value::String(s) => s.clone(),
-        Value::Null => "(no output)".to_string(),
-        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
-    }
 }
 
 /// `context` with the earlier groups' outputs appended, bounded by [`MAX_INJECTED_CHARS`].
@@ -523,14 +515,6 @@ fn unrun_of(subtask: &SubTask) -> UnrunSubTask {
         subtask_id: subtask.subtask_id,
         success_criteria: subtask.success_criteria.clone(),
         reason: String::new(),
-    }
-}
-
-/// Sleeps until `deadline`, or forever without one (a `select!` branch that never fires).
-pub(crate) async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }
 

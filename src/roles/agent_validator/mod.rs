@@ -48,10 +48,10 @@ use serde_json::Value;
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
-use super::dispatcher::sleep_until;
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
 use crate::clock::SharedClock;
+use crate::clock::sleep_until;
 use crate::config::Config;
 use crate::contracts::{
     CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, FailureClass,

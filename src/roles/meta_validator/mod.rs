@@ -55,10 +55,10 @@ pub use self::prompt::{MAX_OUTPUTS_CHARS, MERGE_MAX_TOKENS, merge_prompt, system
 pub use self::schema::{MergeJudgement, check_merge};
 use self::state::{Gate, Phase, Round, TaskTrack, expired, gate, judge};
 pub use self::state::{effective_task_criteria, missing_subject};
-use super::dispatcher::sleep_until;
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::cancel::Cancellations;
 use crate::clock::SharedClock;
+use crate::clock::sleep_until;
 use crate::config::Config;
 use crate::contracts::{
     DispatchHalted, DispatchManifest, Message, Role, SubTaskId, SubTaskOutcome, TaskId,

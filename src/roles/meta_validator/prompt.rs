@@ -10,9 +10,9 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 
 use super::super::agent_validator::reply_skeleton;
-use super::super::dispatcher::output_text;
 use crate::contracts::{Criterion, DispatchManifest, SubTaskOutcome};
 use crate::text::first_chars;
+use crate::text::output_text;
 use crate::text::{Keep, elide_middle};
 
 /// Total characters of sub-task outputs shown to the model; each output gets an equal

@@ -17,7 +17,6 @@ use serde_json::Value;
 use tokio::task::AbortHandle;
 
 use super::super::agent_validator::verdicts_from;
-use super::super::dispatcher::output_text;
 use super::schema::MergeJudgement;
 use crate::contracts::{
     Criterion, CriterionVerdict, DispatchManifest, FailureClass, Message, OutcomeSummary,
@@ -25,6 +24,7 @@ use crate::contracts::{
 };
 use crate::ggs::evidence;
 use crate::text::first_chars;
+use crate::text::output_text;
 
 pub(super) enum Phase {
     /// Waiting for outcomes until the deadline queued in `MetaValidator::deadlines`.
