@@ -70,6 +70,17 @@ describe('the Law 1 dialog', () => {
     expect(screen.getByTestId('law1-countdown').textContent).toContain('1:30');
   });
 
+  it('never shows more time than the request grants when the clock it reads lags the arrival', async () => {
+    const { approvals, now } = renderWith({ invoke: vi.fn(), subscribe: () => () => undefined } as unknown as Backend);
+    // The request was made 0.6 s after the last tick of `now`.
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: { ...REQUEST, expires_at: new Date(T0 + 600 + 90_000).toISOString() } }));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(screen.getByTestId('law1-countdown').textContent).toContain('1:30');
+    now.value = T0 + 1_600;
+    await vi.advanceTimersByTimeAsync(20);
+    expect(screen.getByTestId('law1-countdown').textContent).toContain('1:29');
+  });
+
   it('never approves on Enter, arms Approve only after a delay, and denies on Escape', async () => {
     const invoke = vi.fn().mockResolvedValue(null);
     const { approvals } = renderWith({ invoke, subscribe: () => () => undefined } as unknown as Backend);

@@ -54,8 +54,11 @@ export function Law1Sheet({
   const deny = useRef<HTMLButtonElement>(null);
   const [armed, setArmed] = useState(false);
   const expires = Date.parse(request.expires_at);
-  const [total] = useState(() => Math.max(1, expires - now));
-  const remaining = Math.max(0, expires - now);
+  // `now` ticks once a second, so it can lag the request's arrival by up to a second;
+  // whole seconds of the window, never more than the window, keep the first frame from
+  // showing more time than the backend granted.
+  const [total] = useState(() => Math.max(1000, Math.floor((expires - now) / 1000) * 1000));
+  const remaining = Math.min(total, Math.max(0, expires - now));
 
   useEffect(() => {
     deny.current?.focus();
