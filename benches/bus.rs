@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use artoo::SystemClock;
 use artoo::bus::{Bus, BusHandle, Tap};
-use artoo::contracts::{Role, TaskCancelled, TaskId};
+use artoo::contracts::{Role, TaskClosed, TaskId};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const BURST: u64 = 10_000;
@@ -18,10 +18,7 @@ fn burst(handle: &BusHandle, task: &TaskId) {
     for _ in 0..BURST {
         black_box(handle.publish(
             Role::Planner,
-            TaskCancelled {
-                task_id: task.clone(),
-                reason: String::new(),
-            },
+            TaskClosed::cancelled(task.clone(), String::new()),
         ));
     }
 }

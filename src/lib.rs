@@ -6,7 +6,9 @@
 //! - [`bus`] — the observable message bus: role inboxes (lossless), taps (bounded, with
 //!   gap markers), request/reply.
 //! - [`config`] — one validated [`Config`] (defaults → settings.toml → environment).
-//! - [`cancel`] — per-task cancellation tokens (nothing starts after a cancel).
+//! - [`lifecycle`] — the task registry: live, closed or cancelled, with each task's
+//!   cancellation token (nothing starts after a task closed).
+//! - [`limits`] — every timeout and per-task memory bound, checked together.
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
@@ -39,12 +41,13 @@
 
 pub mod auditor;
 pub mod bus;
-pub mod cancel;
 pub mod clock;
 pub mod config;
 pub mod contracts;
 pub mod ggs;
 pub mod laws;
+pub mod lifecycle;
+pub mod limits;
 pub mod llm;
 pub mod local_llm;
 pub mod mcp;

@@ -24,12 +24,12 @@ pub const PRUNE_PERIOD: std::time::Duration = std::time::Duration::from_secs(6 *
 
 /// How much of one kind of record is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct Keep {
     pub max_age: Duration,
     pub max_bytes: u64,
 }
 
-impl Limits {
+impl Keep {
     /// From whole days and mebibytes, as the settings give them.
     pub fn from_days_and_mb(days: u32, mb: u64) -> Self {
         Self {
@@ -59,7 +59,7 @@ pub struct Pruned {
 /// The indices of `files` to delete, oldest first: everything older than the age limit,
 /// then the oldest of the rest until the total fits the size limit; never a file
 /// modified within [`KEEP_RECENT`] of `now`.
-pub fn select(files: &[Candidate], now: DateTime<Utc>, limits: Limits) -> Vec<usize> {
+pub fn select(files: &[Candidate], now: DateTime<Utc>, limits: Keep) -> Vec<usize> {
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by_key(|&i| (files[i].modified, files[i].path.clone()));
     let deletable = |i: usize| files[i].modified < now - KEEP_RECENT;
@@ -101,12 +101,7 @@ pub fn candidates(dir: &Path, suffix: &str) -> io::Result<Vec<Candidate>> {
 }
 
 /// Deletes what [`select`] picks among the `suffix` files of `dir`.
-pub fn prune_dir(
-    dir: &Path,
-    suffix: &str,
-    now: DateTime<Utc>,
-    limits: Limits,
-) -> io::Result<Pruned> {
+pub fn prune_dir(dir: &Path, suffix: &str, now: DateTime<Utc>, limits: Keep) -> io::Result<Pruned> {
     let files = candidates(dir, suffix)?;
     let mut pruned = Pruned {
         kept_bytes: files.iter().map(|f| f.bytes).sum(),
@@ -146,7 +141,7 @@ mod tests {
             file("b", 10, 30, now),
             file("d", 1, 50, now),
         ];
-        let limits = Limits {
+        let limits = Keep {
             max_age: Duration::days(90),
             max_bytes: 100,
         };
@@ -166,7 +161,7 @@ mod tests {
             modified: now - Duration::minutes(5),
             bytes: 10_000,
         };
-        let limits = Limits {
+        let limits = Keep {
             max_age: Duration::days(1),
             max_bytes: 1,
         };
@@ -175,7 +170,7 @@ mod tests {
 
     #[test]
     fn limits_come_from_days_and_mebibytes() {
-        let l = Limits::from_days_and_mb(90, 512);
+        let l = Keep::from_days_and_mb(90, 512);
         assert_eq!(l.max_age, Duration::days(90));
         assert_eq!(l.max_bytes, 512 * 1024 * 1024);
     }

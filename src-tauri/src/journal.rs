@@ -19,7 +19,7 @@ use std::sync::Arc;
 use artoo::SharedClock;
 use artoo::bus::{Envelope, Tap, TapEvent};
 use artoo::contracts::TaskId;
-use artoo::retention::{self, Limits, Pruned};
+use artoo::retention::{self, Keep, Pruned};
 
 /// The most task files the recorder keeps open; writing to another closes the one
 /// written least recently.
@@ -82,14 +82,14 @@ impl Journal {
     pub fn prune(
         &self,
         now: chrono::DateTime<chrono::Utc>,
-        limits: Limits,
+        limits: Keep,
     ) -> std::io::Result<Pruned> {
         retention::prune_dir(&self.dir, ".jsonl", now, limits)
     }
 
     /// Appends everything `tap` yields until the bus closes, pruning to `limits` at start
     /// and every [`retention::PRUNE_PERIOD`].
-    pub async fn record(self, mut tap: Tap, limits: Limits, clock: SharedClock) {
+    pub async fn record(self, mut tap: Tap, limits: Keep, clock: SharedClock) {
         let mut prune = tokio::time::interval(retention::PRUNE_PERIOD);
         let mut writer = Writer::new(self.clone());
         loop {
@@ -247,7 +247,7 @@ mod tests {
         aged(&kept, 2);
         aged(&other, 400);
         let pruned = journal
-            .prune(chrono::Utc::now(), Limits::from_days_and_mb(30, 256))
+            .prune(chrono::Utc::now(), Keep::from_days_and_mb(30, 256))
             .unwrap();
         assert_eq!(pruned.files, 1);
         assert!(!old.exists() && kept.exists());

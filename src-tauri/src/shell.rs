@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use artoo::config::{ApiKey, Config, LlmConfig, ModelSource, Settings, TierConfig};
 use artoo::local_llm::{LocalModel, LocalServer, Progress};
-use artoo::retention::Limits;
+use artoo::retention::Keep;
 use artoo::runtime::{Runtime, RuntimeOptions};
 use artoo::status::Lang;
 use artoo::{SharedClock, SystemClock};
@@ -226,7 +226,7 @@ impl Shell {
                 let retention = &runtime.config().retention;
                 tokio::spawn(self.journal().record(
                     runtime.tap("desktop-journal"),
-                    Limits::from_days_and_mb(retention.journal_days, retention.journal_mb),
+                    Keep::from_days_and_mb(retention.journal_days, retention.journal_mb),
                     runtime.clock().clone(),
                 ));
                 self.set_core(Core::Running(runtime));

@@ -348,7 +348,7 @@ impl Detectors {
             Message::Megram(write) if env.from == Role::Ggs => {
                 law3(track, task, write, &mut findings);
             }
-            Message::TaskCancelled(_) => {
+            Message::TaskClosed(_) => {
                 track.finished = true;
                 track.pending_directive = None;
             }

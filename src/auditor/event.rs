@@ -434,7 +434,7 @@ pub fn describe(message: &Message) -> (String, Option<MacroState>) {
         Message::ConfirmationDecision(m) => {
             format!("{} ({})", serde_plain(&m.decision), serde_plain(&m.source))
         }
-        Message::TaskCancelled(m) => m.reason.clone(),
+        Message::TaskClosed(m) => m.end.to_string(),
         Message::AuditQuery(m) => format!("query {}", m.query_id),
         Message::AuditReport(m) => format!(
             "report {} {}: {} tasks, {} violations, {} drift alerts, {} anomalies",

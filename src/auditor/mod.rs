@@ -44,7 +44,7 @@ use crate::Config;
 use crate::bus::{AuditOutbox, Bus, Envelope, Inbox, Tap, TapEvent};
 use crate::clock::SharedClock;
 use crate::contracts::{AuditReport, AuditTrigger, EnvelopeId, Message, Role};
-use crate::retention::Limits;
+use crate::retention::Keep;
 
 pub use calibration::{Calibration, CalibrationView, task_class};
 pub use detect::{DetectorParams, Detectors, LAW1_PREFIX};
@@ -150,7 +150,7 @@ pub struct Auditor {
     state_dirty: bool,
     last_state_write: Instant,
     status: watch::Sender<AuditorStatus>,
-    retention: Limits,
+    retention: Keep,
 }
 
 /// Whether a flush must write the state file.
@@ -211,7 +211,7 @@ impl Auditor {
             last_state_write: Instant::now(),
             status,
             dir: dir.clone(),
-            retention: Limits::from_days_and_mb(
+            retention: Keep::from_days_and_mb(
                 config.retention.audit_days,
                 config.retention.audit_mb,
             ),

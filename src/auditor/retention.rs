@@ -32,7 +32,7 @@ use super::REPORTS_FILE;
 use super::canonical::digest_of;
 use super::event::report_line_digest;
 use super::log::{for_each_line, list_segments, segment_name};
-use crate::retention::{self, Candidate, Limits};
+use crate::retention::{self, Candidate, Keep};
 
 /// The checkpoint of the pruned start, in the audit directory.
 pub const PRUNED_FILE: &str = "pruned.json";
@@ -84,12 +84,7 @@ pub fn write(dir: &Path, checkpoint: &PruneCheckpoint) -> io::Result<()> {
 
 /// The first segment to keep when the sealed segments before `current` exceed the
 /// limits; `None` when nothing is to go.
-pub fn plan(
-    dir: &Path,
-    current: u32,
-    now: DateTime<Utc>,
-    limits: Limits,
-) -> io::Result<Option<u32>> {
+pub fn plan(dir: &Path, current: u32, now: DateTime<Utc>, limits: Keep) -> io::Result<Option<u32>> {
     let segments = list_segments(dir)?;
     let mut files = Vec::new();
     let mut current_bytes = 0;
@@ -110,7 +105,7 @@ pub fn plan(
     }
     let candidates: Vec<Candidate> = files.iter().map(|(_, c)| c.clone()).collect();
     // The current segment counts towards the size but can never go.
-    let limits = Limits {
+    let limits = Keep {
         max_bytes: limits.max_bytes.saturating_sub(current_bytes),
         ..limits
     };

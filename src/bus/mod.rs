@@ -396,13 +396,10 @@ impl AuditOutbox {
 mod tests {
     use super::*;
     use crate::clock::SystemClock;
-    use crate::contracts::{AuditQuery, QueryId, TaskCancelled, TaskId};
+    use crate::contracts::{AuditQuery, QueryId, TaskClosed, TaskId};
 
-    fn cancel(task: &TaskId) -> TaskCancelled {
-        TaskCancelled {
-            task_id: task.clone(),
-            reason: "test".into(),
-        }
+    fn cancel(task: &TaskId) -> TaskClosed {
+        TaskClosed::cancelled(task.clone(), "test")
     }
 
     #[tokio::test]

@@ -270,7 +270,7 @@ impl Driver<'_> {
                 }
                 self.queue.retain(|a| !matches!(a, Ask::Clarify(_)));
             }
-            Message::ChatReply(_) | Message::FinalResult(_) | Message::TaskCancelled(_) => {
+            Message::ChatReply(_) | Message::FinalResult(_) | Message::TaskClosed(_) => {
                 return true;
             }
             _ => {}

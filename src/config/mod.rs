@@ -102,6 +102,15 @@ pub struct Config {
 }
 
 impl Config {
+    /// The runtime's timeouts and per-task memory bounds, with the two that the settings
+    /// choose (the Law 1 confirmation window and the task's time budget).
+    pub fn limits(&self) -> crate::limits::Limits {
+        crate::limits::Limits::new(
+            std::time::Duration::from_secs(self.laws.confirm_timeout_secs),
+            std::time::Duration::from_millis(self.budgets.time_budget_ms),
+        )
+    }
+
     pub fn with_dirs(data_dir: impl Into<PathBuf>, workspace: impl Into<PathBuf>) -> Config {
         let data_dir = data_dir.into();
         let settings = Settings::default();

@@ -68,6 +68,16 @@ impl Config {
 
     fn validate_laws_and_mcp(&self) -> Result<(), ConfigError> {
         positive("laws.confirm_timeout_secs", self.laws.confirm_timeout_secs)?;
+        // The settings-driven limits must also fit the fixed ones (an answer's grace
+        // period ends before the confirmation window does).
+        self.limits().check().map_err(|e| {
+            let field = match e.field {
+                "answer_grace" | "confirm_timeout" => "laws.confirm_timeout_secs",
+                "task_budget" => "budgets.time_budget_ms",
+                other => other,
+            };
+            invalid(field, e.reason)
+        })?;
         positive("mcp.connect_timeout_secs", self.mcp.connect_timeout_secs)?;
         positive("mcp.call_timeout_secs", self.mcp.call_timeout_secs)?;
         for (name, server) in &self.mcp.servers {

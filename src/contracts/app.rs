@@ -133,12 +133,56 @@ pub struct TaskBudget {
     pub time_budget_ms: u64,
 }
 
-/// User → all roles: the task was cancelled; nothing of it may start after this.
+/// User → every role: the task is over. The runtime sends it once per task, for every
+/// way a task ends; each role lets go of what it keeps for the task, and nothing of it
+/// starts afterwards.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct TaskCancelled {
+pub struct TaskClosed {
     pub task_id: TaskId,
-    pub reason: String,
+    pub end: TaskClosure,
+}
+
+/// How a task ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TaskClosure {
+    /// GGS delivered its `FinalResult` (accepted, succeeded or abandoned).
+    Finished,
+    /// R1 answered it as conversation, without a plan.
+    Answered,
+    /// The user cancelled it.
+    Cancelled { reason: String },
+}
+
+impl TaskClosed {
+    /// The close of a task the user cancelled.
+    pub fn cancelled(task_id: TaskId, reason: impl Into<String>) -> Self {
+        Self {
+            task_id,
+            end: TaskClosure::Cancelled {
+                reason: reason.into(),
+            },
+        }
+    }
+}
+
+impl TaskClosure {
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, TaskClosure::Cancelled { .. })
+    }
+}
+
+impl std::fmt::Display for TaskClosure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TaskClosure::Finished => f.write_str("finished"),
+            TaskClosure::Answered => f.write_str("answered"),
+            TaskClosure::Cancelled { reason } if reason.is_empty() => f.write_str("cancelled"),
+            TaskClosure::Cancelled { reason } => write!(f, "cancelled: {reason}"),
+        }
+    }
 }
 
 /// R1 → User: a clarifying question (at most two rounds).

@@ -30,7 +30,7 @@ pub struct ReplanRequest {
     /// Outcomes with status `matched`, so GGS sees every criterion of the round.
     #[serde(default)]
     pub matched_outcomes: Vec<SubTaskOutcome>,
-    /// Seed 002.
+    /// The sub-tasks that ended failed this round.
     #[serde(default)]
     pub failed_subtasks: Vec<SubTaskId>,
     /// R4b's verdicts on the task criteria; empty when the code gate fired before any
@@ -214,7 +214,7 @@ pub enum Urgency {
     High,
 }
 
-/// Seed 002's trajectory label.
+/// Which way the loss moved between rounds, as GGS reads its gradient.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]

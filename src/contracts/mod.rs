@@ -44,7 +44,7 @@ macro_rules! has_task {
 has_task!(task_id: DispatchHalted, TaskSubmitted, TaskBudget, TaskSpec, DispatchManifest, ReplanRequest, OutcomeSummary,
     PlanDirective, FinalResult, GracefulFailureRequest, GracefulFailure, PlanningFailed,
     MemoryQuery, MemoryResponse, MemoryRecall, ConfirmationRequest, ConfirmationDecision,
-    TaskCancelled, ClarificationRequest, ClarificationAnswer, ChatReply, ToolCallEvent);
+    TaskClosed, ClarificationRequest, ClarificationAnswer, ChatReply, ToolCallEvent);
 has_task!(parent_task_id: SubTask, ExecutionResult, CorrectionSignal, SubTaskOutcome, SubTaskClosed);
 
 impl HasTask for MegramWrite {
@@ -148,7 +148,7 @@ messages! {
     MemoryOperatorChange(MemoryOperatorChange),
     ConfirmationRequest(ConfirmationRequest),
     ConfirmationDecision(ConfirmationDecision),
-    TaskCancelled(TaskCancelled),
+    TaskClosed(TaskClosed),
     AuditQuery(AuditQuery),
     AuditReport(AuditReport),
     LlmCall(LlmCall),
@@ -168,8 +168,7 @@ const fn route(kind: MessageKind, from: Role, to: Role) -> Route {
 }
 
 /// The contract table: every legitimate flow of the system. Anything else on the bus is a
-/// boundary violation (the auditor reports it). Seed 003's role contracts plus the app's
-/// additions.
+/// boundary violation (the auditor reports it).
 pub const ROUTES: &[Route] = {
     use MessageKind as K;
     use Role::*;
@@ -209,7 +208,7 @@ pub const ROUTES: &[Route] = {
         route(K::MemoryOperatorChange, User, Memory),
         route(K::ConfirmationRequest, Executor, User),
         route(K::ConfirmationDecision, User, Executor),
-        route(K::TaskCancelled, User, All),
+        route(K::TaskClosed, User, All),
         route(K::AuditQuery, User, Auditor),
         route(K::AuditReport, Auditor, User),
         route(K::LlmCall, Perceiver, Observer),

@@ -152,7 +152,7 @@ pub struct SubTask {
     pub success_criteria: Vec<Criterion>,
     /// Same number = parallel; groups run in ascending order.
     pub sequence: i64,
-    /// Seed 002 field; `null` unless the plan names one.
+    /// A deadline the plan names for the sub-task, as written; `null` unless it names one.
     #[serde(default)]
     pub deadline: Option<String>,
     /// The task's MUST NOT tools (GGS blocked_tools ∪ memory Avoid). The plan validator

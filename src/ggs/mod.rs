@@ -28,5 +28,5 @@ pub mod state;
 pub mod writes;
 
 pub use feedback::Feedback;
-pub use role::{GRACEFUL_FAILURE_TIMEOUT, Ggs};
+pub use role::Ggs;
 pub use state::{Finish, Observation, PendingAbandon, Settings, Step, TaskState};

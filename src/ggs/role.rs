@@ -3,18 +3,18 @@
 //! - `PlanningFailed` from R2 → abandon honestly;
 //! - `MemoryRecall` from R2 → the Best Practices in force for the round, so a failed
 //!   round can send negative feedback against those it followed ([`super::feedback`]);
-//! - `TaskCancelled` → drop the task's state; nothing more is published for it.
+//! - `TaskClosed` → drop the task's state; nothing more is published for it.
 //!
 //! Publishes `PlanDirective` → R2, `FinalResult` → User, `Megram` → R5 (that publish is
 //! the fire-and-forget memory write: GGS never touches the store and never waits for it;
 //! a write marked `against_rule` is negative feedback R5 records against that rule),
 //! and on abandon one `GracefulFailureRequest` → R2 through [`BusHandle::request`], bounded
-//! by [`GRACEFUL_FAILURE_TIMEOUT`]. The wait runs in its own task so other tasks' rounds
-//! are not held up; if no reply comes, GGS completes the abandon with the code-built
+//! by the graceful-failure timeout of [`crate::limits::Limits`]. The wait runs in its own
+//! task so other tasks' rounds are not held up; if no reply comes, GGS completes the abandon with the code-built
 //! graceful failure. GGS is the only emitter of `FinalResult`, on every path.
 //!
 //! **Invariant:** exactly one `FinalResult` per task that reaches a terminal state, and
-//! none for a cancelled task; a task that ended ignores later traffic.
+//! none for a task closed before that; a task that ended ignores later traffic.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -32,12 +32,7 @@ use crate::clock::SharedClock;
 use crate::clock::sleep_until;
 use crate::config::Config;
 use crate::contracts::{MegramWrite, Message, Role, TaskBudget, TaskId};
-use crate::recent::Recent;
-
-/// How long GGS waits for R2's graceful-failure reply before using its own.
-pub const GRACEFUL_FAILURE_TIMEOUT: Duration = Duration::from_secs(30);
-/// Ended task ids remembered to ignore late traffic (bounded; oldest forgotten first).
-pub const ENDED_TASKS_REMEMBERED: usize = 4096;
+use crate::lifecycle::Registry;
 
 /// R7: the Goal Gradient Solver wired to the bus.
 pub struct Ggs {
@@ -46,11 +41,12 @@ pub struct Ggs {
     clock: SharedClock,
     settings: Settings,
     graceful_timeout: Duration,
+    registry: Registry,
 }
 
 impl Ggs {
     /// Subscribes now, so nothing addressed to R7 after this call is missed.
-    pub fn new(config: &Config, bus: &Bus, clock: SharedClock) -> Self {
+    pub fn new(config: &Config, bus: &Bus, clock: SharedClock, registry: Registry) -> Self {
         Self {
             bus: bus.handle(Role::Ggs),
             inbox: bus.subscribe(Role::Ggs),
@@ -59,11 +55,13 @@ impl Ggs {
                 params: config.ggs.clone(),
                 budgets: config.budgets.clone(),
             },
-            graceful_timeout: GRACEFUL_FAILURE_TIMEOUT,
+            graceful_timeout: config.limits().graceful_failure_timeout,
+            registry,
         }
     }
 
-    /// Overrides [`GRACEFUL_FAILURE_TIMEOUT`].
+    /// Overrides how long GGS waits for R2's graceful failure
+    /// (`Limits::graceful_failure_timeout`).
     pub fn with_graceful_timeout(mut self, timeout: Duration) -> Self {
         self.graceful_timeout = timeout;
         self
@@ -92,13 +90,14 @@ impl Ggs {
             let Some(task_id) = env.task_id.clone() else {
                 continue;
             };
-            if let Message::TaskCancelled(_) = env.message {
+            if let Message::TaskClosed(c) = &env.message {
+                self.registry.heard(c);
                 tasks.remove(&task_id);
                 deadlines.remove(&task_id);
-                ended.cancel(task_id);
+                ended.close(&task_id);
                 continue;
             }
-            if ended.contains(&task_id) {
+            if ended.contains(&task_id) || self.registry.is_closed(&task_id) {
                 tracing::debug!(task = %task_id, kind = env.message.kind().name(),
                     "GGS ignores traffic of an ended task");
                 continue;
@@ -161,7 +160,7 @@ impl Ggs {
         tasks: &mut HashMap<TaskId, TaskState>,
         ended: &mut Ended,
     ) {
-        if let Some(finishing) = ended.finishing.get(task_id) {
+        if let Some(finishing) = ended.finishing(task_id) {
             finishing.hurry.cancel();
             return;
         }
@@ -386,40 +385,32 @@ impl Deadlines {
     }
 }
 
-/// Tasks that ended (terminal or cancelled), bounded, with the tokens of an abandon
-/// still being completed.
+/// Tasks GGS ended whose close the runtime has not announced yet, with the tokens of an
+/// abandon still being completed. A task leaves on `TaskClosed`; from then on the
+/// registry says it is closed.
+#[derive(Default)]
 struct Ended {
-    ids: Recent<TaskId>,
-    finishing: HashMap<TaskId, Finishing>,
-}
-
-impl Default for Ended {
-    fn default() -> Self {
-        Self {
-            ids: Recent::new(ENDED_TASKS_REMEMBERED),
-            finishing: HashMap::new(),
-        }
-    }
+    finishing: HashMap<TaskId, Option<Finishing>>,
 }
 
 impl Ended {
     fn contains(&self, task_id: &TaskId) -> bool {
-        self.ids.contains(task_id)
+        self.finishing.contains_key(task_id)
+    }
+
+    fn finishing(&self, task_id: &TaskId) -> Option<&Finishing> {
+        self.finishing.get(task_id)?.as_ref()
     }
 
     fn end(&mut self, task_id: TaskId, finishing: Option<Finishing>) {
-        if let Some(token) = finishing {
-            self.finishing.insert(task_id.clone(), token);
-        }
-        self.ids.insert(task_id, |old| {
-            self.finishing.remove(&old);
-        });
+        self.finishing.insert(task_id, finishing);
     }
 
-    fn cancel(&mut self, task_id: TaskId) {
-        if let Some(tokens) = self.finishing.remove(&task_id) {
+    /// The task closed: an abandon still being completed stops (after its result went
+    /// out, stopping it changes nothing).
+    fn close(&mut self, task_id: &TaskId) {
+        if let Some(Some(tokens)) = self.finishing.remove(task_id) {
             tokens.cancel.cancel();
         }
-        self.end(task_id, None);
     }
 }

@@ -37,5 +37,5 @@ pub use http::retry_after;
 pub use probe::{ConnectionReport, check_reachable, test_connection};
 pub use structured::{OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS};
 pub use tier::{MODEL_ROLES, PRESETS, Preset, Tier};
-pub use usage::{CallUsage, ENDED_TASKS_REMEMBERED, RoleUsage, TaskUsage, UsageLedger};
+pub use usage::{CallUsage, RoleUsage, TaskUsage, UsageLedger};
 pub use wire::ROLE_HEADER;

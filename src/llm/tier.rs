@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::config::TierConfig;
 use crate::contracts::Role;
 
-/// A model tier. Seed 002 "Intelligence constraint": R4b judges R2's plan, so it never
-/// runs on a weaker tier than R2 — both are on the brain tier.
+/// A model tier. R4b judges R2's plan, so it never runs on a weaker tier than R2: both
+/// are on the brain tier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]

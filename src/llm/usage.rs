@@ -1,9 +1,10 @@
 //! Usage accounting: model calls, prompt/completion tokens and wall time, per role per
 //! task — what the task log's `task_end`, the cost report and the UI show.
 //!
-//! **Invariant:** the per-task map holds the running tasks plus at most
-//! [`ENDED_TASKS_REMEMBERED`] ended ones, so a process that runs for weeks does not grow
-//! with every task it ever ran; the lifetime totals count every call.
+//! **Invariant:** the per-task map lets a task go when the task registry forgets it
+//! ([`UsageLedger::forget`]), so it holds the live tasks plus the registry's window of
+//! closed ones and a process that runs for weeks does not grow with every task it ever
+//! ran; the lifetime totals count every call.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -12,12 +13,6 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::contracts::{Role, TaskId};
-use crate::recent::Recent;
-
-/// Ended tasks whose usage stays readable (oldest forgotten first): long enough for a
-/// caller that learns of the end to read what the task spent, and for a model call that
-/// finishes just after its task ended to be counted with it.
-pub const ENDED_TASKS_REMEMBERED: usize = 256;
 
 /// What one role spent. `wall_ms` includes retries and backoff: it is the time the role
 /// waited on the model.
@@ -92,30 +87,18 @@ impl TaskUsage {
     }
 }
 
+#[derive(Default)]
 struct Ledger {
-    /// Running tasks and the ended ones in `ended`.
+    /// Live tasks and the closed ones the registry still remembers.
     tasks: HashMap<TaskId, TaskUsage>,
-    /// Ended tasks still in `tasks`.
-    ended: Recent<TaskId>,
     /// Calls outside any task (the Dreamer's distillation).
     background: TaskUsage,
     /// Everything since start-up.
     lifetime: TaskUsage,
 }
 
-impl Default for Ledger {
-    fn default() -> Self {
-        Self {
-            tasks: HashMap::new(),
-            ended: Recent::new(ENDED_TASKS_REMEMBERED),
-            background: TaskUsage::default(),
-            lifetime: TaskUsage::default(),
-        }
-    }
-}
-
-/// Shared, cheap to clone. The runtime calls [`UsageLedger::finish_task`] when a task
-/// ends, so the per-task map holds only running tasks and a bounded window of ended ones.
+/// Shared, cheap to clone. The runtime calls [`UsageLedger::forget`] for every task the
+/// registry forgets, so the per-task map is bounded by the registry's window.
 #[derive(Clone, Default)]
 pub struct UsageLedger {
     inner: Arc<Mutex<Ledger>>,
@@ -151,20 +134,15 @@ impl UsageLedger {
         self.lock().tasks.get(task).cloned().unwrap_or_default()
     }
 
-    /// Marks the task ended and returns what it spent. Its usage stays readable until
-    /// [`ENDED_TASKS_REMEMBERED`] later tasks have ended; the lifetime totals keep it for
-    /// good. Finishing a task twice changes nothing.
-    pub fn finish_task(&self, task: &TaskId) -> TaskUsage {
-        let mut guard = self.lock();
-        let Ledger { tasks, ended, .. } = &mut *guard;
-        let usage = tasks.entry(task.clone()).or_default().clone();
-        ended.insert(task.clone(), |old| {
-            tasks.remove(&old);
-        });
-        usage
+    /// Lets the tasks' usage go (the lifetime totals keep it for good).
+    pub fn forget(&self, forgotten: &[TaskId]) {
+        let mut ledger = self.lock();
+        for task in forgotten {
+            ledger.tasks.remove(task);
+        }
     }
 
-    /// Tasks the ledger holds usage for (running and recently ended).
+    /// Tasks the ledger holds usage for (live and recently closed).
     pub fn tracked_tasks(&self) -> usize {
         self.lock().tasks.len()
     }
@@ -218,44 +196,28 @@ mod tests {
         assert_eq!(ledger.background().role(Role::Memory).calls, 1);
         assert_eq!(ledger.lifetime().total().calls, 5);
 
-        assert_eq!(ledger.finish_task(&a), ua);
-        assert_eq!(
-            ledger.task(&a),
-            ua,
-            "a just-ended task's usage stays readable"
-        );
+        assert_eq!(ledger.task(&a), ua, "usage stays readable until forgotten");
         assert_eq!(ledger.lifetime().total().calls, 5);
     }
 
     #[test]
-    fn ended_tasks_are_forgotten_beyond_the_window_but_stay_in_the_lifetime_totals() {
+    fn forgotten_tasks_leave_the_map_but_stay_in_the_lifetime_totals() {
         let ledger = UsageLedger::new();
         let first = TaskId::mint();
-        ledger.record(Some(&first), Role::Planner, call(10, 1, 1, false));
-        ledger.finish_task(&first);
-        // A call that finishes after its task ended is still counted with it.
-        ledger.record(Some(&first), Role::MetaValidator, call(5, 1, 1, true));
-        assert_eq!(ledger.task(&first).total().calls, 2);
-
         let running = TaskId::mint();
+        ledger.record(Some(&first), Role::Planner, call(10, 1, 1, false));
+        // A call that finishes after its task closed is still counted with it.
+        ledger.record(Some(&first), Role::MetaValidator, call(5, 1, 1, true));
         ledger.record(Some(&running), Role::Executor, call(1, 1, 1, false));
-        for _ in 0..ENDED_TASKS_REMEMBERED * 4 {
-            let t = TaskId::mint();
-            ledger.record(Some(&t), Role::Perceiver, call(1, 1, 1, false));
-            ledger.finish_task(&t);
-            ledger.finish_task(&t);
-        }
-        assert_eq!(
-            ledger.tracked_tasks(),
-            ENDED_TASKS_REMEMBERED + 1,
-            "the running task and the last ended ones"
-        );
+        assert_eq!(ledger.task(&first).total().calls, 2);
+        assert_eq!(ledger.tracked_tasks(), 2);
+
+        ledger.forget(std::slice::from_ref(&first));
+        ledger.forget(std::slice::from_ref(&first));
+        assert_eq!(ledger.tracked_tasks(), 1, "only the running task is left");
         assert_eq!(ledger.task(&first), TaskUsage::default());
         assert_eq!(ledger.task(&running).total().calls, 1);
-        assert_eq!(
-            ledger.lifetime().total().calls,
-            3 + ENDED_TASKS_REMEMBERED as u64 * 4
-        );
+        assert_eq!(ledger.lifetime().total().calls, 3);
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! one sequence group at a time.
 //!
 //! - Consumes `DispatchManifest` and `SubTask`s from R2 (its `Role::Dispatcher` inbox) and
-//!   `TaskCancelled`. A plan starts once every sub-task its manifest names has arrived;
-//!   if some never arrive within [`ASSEMBLY_TIMEOUT`], nothing of the plan runs and R4b
+//!   `TaskClosed`. A plan starts once every sub-task its manifest names has arrived;
+//!   if some never arrive within the assembly timeout of [`crate::limits::Limits`]
+//!   (R2 publishes them right after the manifest, so it fires only when the planner
+//!   failed half-way), nothing of the plan runs and R4b
 //!   is told so by a `DispatchHalted` naming them all.
 //! - Groups run in ascending `sequence` order — any `i64`, negatives and gaps included —
 //!   and the sub-tasks of one group run in parallel. Each released sub-task goes to R4a
@@ -19,8 +21,8 @@
 //!   which sub-tasks were not run; otherwise the next group is released.
 //! - A newer manifest for the task (a replan round) supersedes the old one: its groups
 //!   not yet released are dropped and late completions of the old round are ignored.
-//!   `TaskCancelled` (or a cancelled token in [`Cancellations`]) drops the task; nothing of
-//!   it is released afterwards.
+//!   `TaskClosed` drops everything the dispatcher keeps for the task, and nothing of a
+//!   task the [`Registry`] says is closed is released afterwards.
 //!
 //! **Invariant:** a plan never hangs in the dispatcher — every manifest either runs each
 //! of its groups in ascending order until one fails, is halted with every unrun sub-task
@@ -35,25 +37,19 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
-use crate::cancel::Cancellations;
 use crate::clock::sleep_until;
 use crate::contracts::{
     DispatchHalted, DispatchManifest, Message, Role, SubTask, SubTaskClosed, SubTaskId,
     SubTaskStatus, TaskId, UnrunSubTask,
 };
+use crate::lifecycle::Registry;
+use crate::limits::Limits;
 use crate::text::first_chars;
 use crate::text::{Keep, elide_middle, output_text};
 
-/// How long a manifest waits for the sub-tasks it names. R2 publishes them right after
-/// the manifest, so this only fires when the planner failed half-way.
-pub const ASSEMBLY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Total characters of earlier outputs appended to one sub-task's context; each earlier
 /// output gets an equal share, cut in the middle so its start and its end stay visible.
 pub const MAX_INJECTED_CHARS: usize = 12_000;
-/// Sub-tasks held per task while waiting for their manifest.
-pub const MAX_WAITING_SUBTASKS: usize = 256;
-/// Finished and cancelled task ids remembered to ignore late traffic (oldest dropped first).
-pub const FINISHED_TASKS_REMEMBERED: usize = 4096;
 
 /// The heading of the block of earlier outputs in a sub-task's context.
 pub const PRIOR_OUTPUTS_HEADING: &str =
@@ -134,62 +130,35 @@ struct TaskState {
     plan: Option<Plan>,
 }
 
-/// Why a task no longer dispatches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Finished {
-    /// Every plan up to this round finished (ran, halted or failed to assemble).
-    Round(u32),
-    Cancelled,
-}
-
-/// A bounded memory of finished tasks, oldest forgotten first.
-#[derive(Default)]
-struct FinishedTasks {
-    order: VecDeque<TaskId>,
-    by_task: HashMap<TaskId, Finished>,
-}
-
-impl FinishedTasks {
-    fn get(&self, task: &TaskId) -> Option<Finished> {
-        self.by_task.get(task).copied()
-    }
-
-    fn set(&mut self, task: TaskId, finished: Finished) {
-        if self.by_task.insert(task.clone(), finished).is_none() {
-            self.order.push_back(task);
-        }
-        while self.order.len() > FINISHED_TASKS_REMEMBERED {
-            if let Some(old) = self.order.pop_front() {
-                self.by_task.remove(&old);
-            }
-        }
-    }
-}
-
 /// The dispatcher wired to the bus.
 pub struct Dispatcher {
     bus: BusHandle,
     inbox: Inbox,
-    cancellations: Cancellations,
+    registry: Registry,
     assembly_timeout: Duration,
+    /// Sub-tasks held per task while they wait for their manifest.
+    max_waiting: usize,
     tasks: HashMap<TaskId, TaskState>,
-    finished: FinishedTasks,
+    /// The newest round whose plan finished (ran, halted or failed to assemble), per live
+    /// task, so a stale manifest of that round or an older one is not run again.
+    finished: HashMap<TaskId, u32>,
 }
 
 impl Dispatcher {
     /// Subscribes now, so nothing addressed to the dispatcher after this call is missed.
-    pub fn new(bus: &Bus, cancellations: Cancellations) -> Self {
+    pub fn new(bus: &Bus, registry: Registry, limits: &Limits) -> Self {
         Self {
             bus: bus.handle(Role::Dispatcher),
             inbox: bus.subscribe(Role::Dispatcher),
-            cancellations,
-            assembly_timeout: ASSEMBLY_TIMEOUT,
+            registry,
+            assembly_timeout: limits.assembly_timeout,
+            max_waiting: limits.waiting_subtasks,
             tasks: HashMap::new(),
-            finished: FinishedTasks::default(),
+            finished: HashMap::new(),
         }
     }
 
-    /// Overrides [`ASSEMBLY_TIMEOUT`].
+    /// Overrides how long a manifest waits for its sub-tasks.
     pub fn with_assembly_timeout(mut self, timeout: Duration) -> Self {
         self.assembly_timeout = timeout;
         self
@@ -223,7 +192,10 @@ impl Dispatcher {
 
     fn on_envelope(&mut self, env: &Arc<Envelope>) {
         match &env.message {
-            Message::TaskCancelled(c) => self.cancel(&c.task_id),
+            Message::TaskClosed(c) => {
+                self.registry.heard(c);
+                self.close(&c.task_id);
+            }
             Message::DispatchManifest(m) if env.from == Role::Planner => self.on_manifest(m),
             Message::SubTask(s) if env.from == Role::Planner => self.on_subtask(s),
             Message::SubTaskClosed(c)
@@ -236,28 +208,23 @@ impl Dispatcher {
         }
     }
 
-    fn is_cancelled(&self, task: &TaskId) -> bool {
-        self.finished.get(task) == Some(Finished::Cancelled)
-            || self.cancellations.is_cancelled(task)
-    }
-
-    fn cancel(&mut self, task: &TaskId) {
+    /// Drops what the dispatcher keeps for a task that closed.
+    fn close(&mut self, task: &TaskId) {
         if self.tasks.remove(task).is_some() {
-            tracing::info!(task = %task, "dispatch stopped: the task was cancelled");
+            tracing::info!(task = %task, "dispatch stopped: the task closed");
         }
-        self.finished.set(task.clone(), Finished::Cancelled);
+        self.finished.remove(task);
     }
 
     fn on_manifest(&mut self, manifest: &DispatchManifest) {
         let task = &manifest.task_id;
-        if self.is_cancelled(task) {
-            return self.cancel(task);
+        if self.registry.is_closed(task) {
+            return self.close(task);
         }
         let state = self.tasks.entry(task.clone()).or_default();
         let newest = match (&state.plan, self.finished.get(task)) {
             (Some(plan), _) => Some(plan.manifest.round),
-            (None, Some(Finished::Round(round))) => Some(round),
-            _ => None,
+            (None, round) => round.copied(),
         };
         if newest.is_some_and(|newest| manifest.round <= newest) {
             tracing::warn!(task = %task, round = manifest.round, ?newest,
@@ -284,8 +251,8 @@ impl Dispatcher {
 
     fn on_subtask(&mut self, subtask: &SubTask) {
         let task = &subtask.parent_task_id;
-        if self.is_cancelled(task) {
-            return self.cancel(task);
+        if self.registry.is_closed(task) {
+            return self.close(task);
         }
         let state = self.tasks.entry(task.clone()).or_default();
         if state.waiting.contains_key(&subtask.subtask_id) {
@@ -293,7 +260,7 @@ impl Dispatcher {
                 "a sub-task arrived twice; the first copy is kept");
             return;
         }
-        if state.waiting.len() >= MAX_WAITING_SUBTASKS {
+        if state.waiting.len() >= self.max_waiting {
             tracing::warn!(task = %task, subtask = %subtask.subtask_id,
                 "too many sub-tasks waiting for a manifest; this one is dropped");
             return;
@@ -333,8 +300,8 @@ impl Dispatcher {
 
     /// Releases the next group, or finishes the plan when none is left.
     fn release_next(&mut self, task: &TaskId) {
-        if self.is_cancelled(task) {
-            return self.cancel(task);
+        if self.registry.is_closed(task) {
+            return self.close(task);
         }
         let Some(plan) = self.tasks.get_mut(task).and_then(|s| s.plan.as_mut()) else {
             return;
@@ -360,7 +327,7 @@ impl Dispatcher {
 
     fn finish(&mut self, task: &TaskId, round: u32) {
         self.tasks.remove(task);
-        self.finished.set(task.clone(), Finished::Round(round));
+        self.finished.insert(task.clone(), round);
     }
 
     fn on_closed(&mut self, closed: SubTaskClosed) {

@@ -1,13 +1,15 @@
 //! The user's desk: everything addressed to `Role::User`, kept so an entry point (the CLI,
 //! the desktop shell) can answer it — open Law 1 requests, open clarifying questions —
 //! and so a task's end reaches whoever waits for it. It also keeps the rolling session
-//! history R1 uses to resolve references. A task's end is where its per-task state in
-//! the runtime is let go: its cancellation token and its running usage.
+//! history R1 uses to resolve references. A task's end happens here: the desk closes it
+//! in the task registry (its token stops leftover work) and announces it to every role
+//! with one `TaskClosed`.
 //!
 //! **Invariant:** every Law 1 request gets exactly one answer on the bus — the user's,
 //! or `deny` when it expires, when its task is cancelled, or when the runtime stops — and
-//! a request that was answered can never be answered again. The desk holds the running
-//! tasks plus at most [`ENDED_TASKS_REMEMBERED`] ended ones.
+//! a request that was answered can never be answered again. Every task that ends gets
+//! exactly one `TaskClosed`. The desk holds the running tasks plus the closed ones the
+//! registry still remembers, and lets a task go (with its usage) when the registry does.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -16,14 +18,13 @@ use std::time::Duration;
 use tokio::sync::{Notify, watch};
 
 use crate::bus::{BusHandle, Envelope, Inbox};
-use crate::cancel::Cancellations;
 use crate::contracts::{
     ApprovalScope, ClarificationAnswer, ClarificationRequest, ConfirmationDecision,
     ConfirmationRequest, Decision, DecisionSource, EnvelopeId, FinalResult, Message, RequestId,
-    Role, SessionTurn, TaskId,
+    Role, SessionTurn, TaskClosed, TaskClosure, TaskId,
 };
+use crate::lifecycle::Registry;
 use crate::llm::UsageLedger;
-use crate::recent::Recent;
 use crate::text::clip;
 
 /// Turns of session history sent with each task: the last five, enough to resolve "it"
@@ -32,12 +33,6 @@ pub const SESSION_TURNS: usize = 5;
 
 /// The longest result summary kept in one history turn.
 const TURN_SUMMARY_CHARS: usize = 400;
-
-/// Ended tasks the desk still knows (oldest forgotten first), so a late `wait` still
-/// gets the end, a late `cancel` is told the task had ended, and a Law 1 request that
-/// arrives after its task ended is denied at once — the same window the usage ledger
-/// keeps, since the desk ends a task in both.
-pub use crate::llm::ENDED_TASKS_REMEMBERED;
 
 /// How a task ended, as its submitter sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,26 +85,13 @@ struct TaskEntry {
     end: watch::Sender<Option<TaskEnd>>,
 }
 
+#[derive(Default)]
 struct State {
-    /// Running tasks and the ended ones in `ended`.
+    /// Running tasks and the closed ones the registry still remembers.
     tasks: HashMap<TaskId, TaskEntry>,
-    /// Ended tasks still in `tasks`.
-    ended: Recent<TaskId>,
     confirmations: HashMap<RequestId, OpenConfirmation>,
     clarifications: HashMap<TaskId, OpenClarification>,
     history: VecDeque<SessionTurn>,
-}
-
-impl Default for State {
-    fn default() -> Self {
-        Self {
-            tasks: HashMap::new(),
-            ended: Recent::new(ENDED_TASKS_REMEMBERED),
-            confirmations: HashMap::new(),
-            clarifications: HashMap::new(),
-            history: VecDeque::new(),
-        }
-    }
 }
 
 /// Shared between the runtime's methods and the task reading the user inbox.
@@ -119,19 +101,19 @@ pub struct Desk {
     /// Wakes callers waiting for a request the inbox task has not registered yet.
     seen: Arc<Notify>,
     user: BusHandle,
-    /// Released when a task ends: the registry must not keep ended tasks' tokens.
-    cancellations: Cancellations,
-    /// Told when a task ends, so its per-task usage is bounded too.
+    /// Where a task is closed; it says which closed tasks to let go.
+    tasks: Registry,
+    /// Told which tasks the registry forgot, so per-task usage is bounded by its window.
     usage: UsageLedger,
 }
 
 impl Desk {
-    pub fn new(user: BusHandle, cancellations: Cancellations, usage: UsageLedger) -> Self {
+    pub fn new(user: BusHandle, tasks: Registry, usage: UsageLedger) -> Self {
         Self {
             state: Arc::new(Mutex::new(State::default())),
             seen: Arc::new(Notify::new()),
             user,
-            cancellations,
+            tasks,
             usage,
         }
     }
@@ -207,45 +189,78 @@ impl Desk {
         self.lock().tasks.len()
     }
 
-    /// Ends a task (first end wins), records the history turn and answers what it left
-    /// open with `deny`/`Dropped` and an empty clarification. The task's token and
-    /// usage are released; the desk forgets the oldest ended task beyond
-    /// [`ENDED_TASKS_REMEMBERED`].
+    /// Ends a task by its result or a chat answer; see [`Self::close`].
     pub fn end_task(&self, task: &TaskId, end: TaskEnd) -> bool {
-        let dropped = {
-            let mut st = self.lock();
-            let Some(entry) = st.tasks.get_mut(task) else {
-                return false;
-            };
-            if entry.end.borrow().is_some() {
-                return false;
-            }
-            let turn = SessionTurn {
-                input: std::mem::take(&mut entry.input),
-                summary: clip(&end.summary(), TURN_SUMMARY_CHARS),
-            };
-            entry.end.send_replace(Some(end));
-            let State { tasks, ended, .. } = &mut *st;
-            ended.insert(task.clone(), |old| {
-                tasks.remove(&old);
-            });
-            st.history.push_back(turn);
-            while st.history.len() > SESSION_TURNS {
-                st.history.pop_front();
-            }
-            let ids: Vec<RequestId> = st
-                .confirmations
-                .values()
-                .filter(|c| &c.request.task_id == task)
-                .map(|c| c.request.request_id)
-                .collect();
-            st.clarifications.remove(task);
-            ids.into_iter()
-                .filter_map(|id| st.confirmations.remove(&id))
-                .collect::<Vec<_>>()
+        let closure = match &end {
+            TaskEnd::Final(_) => TaskClosure::Finished,
+            TaskEnd::Chat(_) => TaskClosure::Answered,
+            TaskEnd::Cancelled => TaskClosure::Cancelled {
+                reason: String::new(),
+            },
         };
-        self.cancellations.finish(task);
-        self.usage.finish_task(task);
+        self.close(task, end, closure)
+    }
+
+    /// Ends a task because the user cancelled it; see [`Self::close`].
+    pub fn cancel_task(&self, task: &TaskId, reason: &str) -> bool {
+        let closure = TaskClosure::Cancelled {
+            reason: reason.to_string(),
+        };
+        self.close(task, TaskEnd::Cancelled, closure)
+    }
+
+    /// Ends a task (the first end wins; returns false for a later one): records the
+    /// history turn, closes the task in the registry (its token stops what is still
+    /// running), announces `TaskClosed` to every role, then denies the Law 1 requests it
+    /// left open. Tasks the registry forgets to make room are let go here and in the
+    /// usage ledger.
+    fn close(&self, task: &TaskId, end: TaskEnd, closure: TaskClosure) -> bool {
+        let mut st = self.lock();
+        let Some(entry) = st.tasks.get_mut(task) else {
+            return false;
+        };
+        if entry.end.borrow().is_some() {
+            return false;
+        }
+        let turn = SessionTurn {
+            input: std::mem::take(&mut entry.input),
+            summary: clip(&end.summary(), TURN_SUMMARY_CHARS),
+        };
+        // Closed and announced before the waiter wakes: whoever waits for the end finds
+        // the close on the bus already. (The registry and the bus never call back into
+        // the desk, so both are safe under its lock.)
+        let forgotten = self
+            .tasks
+            .close(task, closure.is_cancelled())
+            .unwrap_or_default();
+        self.user.publish(
+            Role::All,
+            TaskClosed {
+                task_id: task.clone(),
+                end: closure,
+            },
+        );
+        entry.end.send_replace(Some(end));
+        st.history.push_back(turn);
+        while st.history.len() > SESSION_TURNS {
+            st.history.pop_front();
+        }
+        for old in &forgotten {
+            st.tasks.remove(old);
+        }
+        let ids: Vec<RequestId> = st
+            .confirmations
+            .values()
+            .filter(|c| &c.request.task_id == task)
+            .map(|c| c.request.request_id)
+            .collect();
+        st.clarifications.remove(task);
+        let dropped: Vec<OpenConfirmation> = ids
+            .into_iter()
+            .filter_map(|id| st.confirmations.remove(&id))
+            .collect();
+        drop(st);
+        self.usage.forget(&forgotten);
         for open in dropped {
             self.publish_decision(
                 &open,
@@ -363,9 +378,7 @@ impl Desk {
     fn on_envelope(&self, env: &Arc<Envelope>, confirm_timeout: Duration) {
         match &env.message {
             Message::ConfirmationRequest(request) => {
-                if !self.is_running(&request.task_id)
-                    && self.lock().tasks.contains_key(&request.task_id)
-                {
+                if self.tasks.is_closed(&request.task_id) {
                     // Its task already ended: the asking side must not wait.
                     let open = OpenConfirmation {
                         envelope: env.id,
@@ -429,25 +442,29 @@ mod tests {
     use super::*;
     use crate::bus::Bus;
     use crate::clock::SystemClock;
+    use crate::lifecycle::TaskState;
     use crate::llm::CallUsage;
     use tokio_util::sync::CancellationToken;
+
+    /// Closed tasks the rig's registry remembers.
+    const WINDOW: usize = 16;
 
     struct Rig {
         bus: Bus,
         desk: Desk,
-        cancellations: Cancellations,
+        tasks: Registry,
         usage: UsageLedger,
     }
 
     fn rig() -> Rig {
         let bus = Bus::new(SystemClock::shared());
-        let cancellations = Cancellations::new(CancellationToken::new());
+        let tasks = Registry::new(CancellationToken::new(), WINDOW);
         let usage = UsageLedger::new();
-        let desk = Desk::new(bus.handle(Role::User), cancellations.clone(), usage.clone());
+        let desk = Desk::new(bus.handle(Role::User), tasks.clone(), usage.clone());
         Rig {
             bus,
             desk,
-            cancellations,
+            tasks,
             usage,
         }
     }
@@ -456,7 +473,7 @@ mod tests {
     fn run_one(rig: &Rig, end: TaskEnd) -> TaskId {
         let task = TaskId::mint();
         rig.desk.open_task(&task, "what does the note say?");
-        let _ = rig.cancellations.token(&task);
+        let _ = rig.tasks.token(&task);
         rig.usage.record(
             Some(&task),
             Role::Planner,
@@ -472,22 +489,22 @@ mod tests {
     }
 
     #[test]
-    fn ended_tasks_release_their_desk_entry_token_and_usage_beyond_the_window() {
+    fn closed_tasks_release_their_desk_entry_token_and_usage_when_the_registry_forgets_them() {
         let rig = rig();
         let running = TaskId::mint();
         rig.desk.open_task(&running, "still working");
-        let _ = rig.cancellations.token(&running);
+        let _ = rig.tasks.token(&running);
         let first = run_one(&rig, TaskEnd::Chat("hello".into()));
-        for i in 0..ENDED_TASKS_REMEMBERED * 3 {
+        for i in 0..WINDOW * 3 {
             run_one(&rig, TaskEnd::Chat(format!("answer {i}")));
         }
         assert_eq!(
             rig.desk.tracked_tasks(),
-            ENDED_TASKS_REMEMBERED + 1,
+            WINDOW + 1,
             "the running task and the last ended ones, not every task ever run"
         );
-        assert_eq!(rig.cancellations.live_tasks(), 1);
-        assert_eq!(rig.usage.tracked_tasks(), ENDED_TASKS_REMEMBERED);
+        assert_eq!(rig.tasks.live_tasks(), 1);
+        assert_eq!(rig.usage.tracked_tasks(), WINDOW);
         assert!(
             rig.desk.watch(&first).is_none(),
             "the oldest end is forgotten"
@@ -503,8 +520,11 @@ mod tests {
         let mut executor = rig.bus.subscribe(Role::Executor);
         tokio::spawn(rig.desk.clone().run(user_inbox, Duration::from_secs(600)));
         let task = run_one(&rig, TaskEnd::Chat("done".into()));
-        for _ in 0..ENDED_TASKS_REMEMBERED - 1 {
-            run_one(&rig, TaskEnd::Cancelled);
+        for _ in 0..WINDOW - 1 {
+            let other = TaskId::mint();
+            rig.desk.open_task(&other, "never mind");
+            assert!(rig.desk.cancel_task(&other, "the user changed their mind"));
+            assert_eq!(rig.tasks.state(&other), TaskState::Cancelled);
         }
         let end = rig.desk.watch(&task).expect("still remembered");
         assert_eq!(*end.borrow(), Some(TaskEnd::Chat("done".into())));
@@ -533,10 +553,25 @@ mod tests {
                 grant: None,
             },
         );
-        let reply = tokio::time::timeout(Duration::from_secs(5), executor.recv())
-            .await
-            .expect("denied at once, not after the timeout")
-            .expect("the bus is open");
+        // Every role heard each end once, then the denial.
+        let mut closes = Vec::new();
+        let reply = loop {
+            let env = tokio::time::timeout(Duration::from_secs(5), executor.recv())
+                .await
+                .expect("denied at once, not after the timeout")
+                .expect("the bus is open");
+            match &env.message {
+                Message::TaskClosed(c) => closes.push(c.clone()),
+                _ => break env,
+            }
+        };
+        assert_eq!(closes.len(), WINDOW);
+        assert_eq!(closes[0].task_id, task);
+        assert_eq!(closes[0].end, TaskClosure::Answered);
+        assert!(closes[1..].iter().all(|c| c.end
+            == TaskClosure::Cancelled {
+                reason: "the user changed their mind".into()
+            }));
         match &reply.message {
             Message::ConfirmationDecision(d) => {
                 assert_eq!(d.request_id, request_id);

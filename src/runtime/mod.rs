@@ -5,8 +5,9 @@
 //! memory, audit history and task logs.
 //!
 //! **Invariant:** observers attach before any role can publish, so no message of any task
-//! escapes the auditor or the task log; a cancelled task gets `TaskCancelled` on the bus
-//! and its token cancelled before `cancel` returns, and nothing of it starts afterwards.
+//! escapes the auditor or the task log; a cancelled task is closed in the registry (its
+//! token cancelled) and announced with `TaskClosed` before `cancel` returns, and nothing
+//! of it starts afterwards.
 
 pub mod desk;
 pub mod distiller;
@@ -23,19 +24,20 @@ pub use distiller::LlmDistiller;
 
 use crate::auditor::{AuditError, AuditHistory, Auditor};
 use crate::bus::{Bus, BusHandle, DEFAULT_TAP_CAPACITY, Tap};
-use crate::cancel::Cancellations;
 use crate::clock::{SharedClock, SystemClock};
 use crate::config::Config;
 use crate::contracts::{
     ApprovalScope, AuditQuery, AuditReport, ClarificationRequest, ConfirmationRequest, Decision,
-    DecisionSource, Message, QueryId, RequestId, Role, SessionTurn, TaskBudget, TaskCancelled,
-    TaskId, TaskSubmitted,
+    DecisionSource, Message, QueryId, RequestId, Role, SessionTurn, TaskBudget, TaskId,
+    TaskSubmitted,
 };
 use crate::ggs::Ggs;
+use crate::lifecycle::Registry;
+use crate::limits::Limits;
 use crate::llm::{Llm, LlmError, TaskUsage};
 use crate::mcp::{McpHub, McpServerStatus};
 use crate::memory::{Memory, MemoryError, MemoryOperator, MemoryRole};
-use crate::retention::{self, Limits};
+use crate::retention::{self, Keep};
 use crate::roles::agent_validator::AgentValidator;
 use crate::roles::dispatcher::Dispatcher;
 use crate::roles::executor::Executor;
@@ -44,16 +46,6 @@ use crate::roles::perceiver::Perceiver;
 use crate::roles::planner::Planner;
 use crate::tasklog::{self, TaskLogDir, TaskLogHandle, TaskLogWriter};
 use crate::tools::Toolbox;
-
-/// How long an answer may wait for the desk to register a request the caller already saw
-/// on a tap (the tap and the user inbox receive the same publish).
-pub const ANSWER_GRACE: Duration = Duration::from_secs(2);
-
-/// The on-demand audit report must come back within this (docs/ui.md: ≤ 3 s).
-pub const AUDIT_QUERY_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// How long shutdown waits for the roles to drain after the bus closes.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
@@ -96,7 +88,8 @@ pub struct Runtime {
     bus: Bus,
     user: BusHandle,
     llm: Llm,
-    cancellations: Cancellations,
+    limits: Limits,
+    tasks: Registry,
     root: CancellationToken,
     desk: Desk,
     memory: Memory,
@@ -115,13 +108,14 @@ impl Runtime {
         let clock = options.clock;
         let bus = Bus::new(clock.clone());
         let root = CancellationToken::new();
-        let cancellations = Cancellations::new(root.child_token());
+        let limits = config.limits();
+        let tasks = Registry::new(root.child_token(), limits.closed_tasks_remembered);
         let llm = Llm::new(&config.llm, clock.clone())?;
 
         // Observers first: from here on nothing published escapes them.
         let auditor = Auditor::open(&bus, &config, clock.clone())?;
         let (tasklog_writer, tasklog) =
-            TaskLogWriter::on_bus(&bus, &config.data_dir, clock.clone());
+            TaskLogWriter::on_bus(&bus, &config.data_dir, clock.clone(), limits.task_runs_kept);
 
         let distiller =
             LlmDistiller::new(llm.for_role(bus.handle(Role::Memory))?, root.child_token());
@@ -130,28 +124,21 @@ impl Runtime {
         let operator = MemoryOperator::new(memory.clone(), &bus);
 
         let user = bus.handle(Role::User);
-        let desk = Desk::new(user.clone(), cancellations.clone(), llm.usage().clone());
+        let desk = Desk::new(user.clone(), tasks.clone(), llm.usage().clone());
         let user_inbox = bus.subscribe(Role::User);
 
-        let perceiver = Perceiver::new(&config, &bus, &llm, cancellations.clone())?;
-        let planner = Planner::new(&config, &bus, &llm, clock.clone(), cancellations.clone())?;
-        let dispatcher = Dispatcher::new(&bus, cancellations.clone());
+        let perceiver = Perceiver::new(&config, &bus, &llm, tasks.clone())?;
+        let planner = Planner::new(&config, &bus, &llm, clock.clone(), tasks.clone())?;
+        let dispatcher = Dispatcher::new(&bus, tasks.clone(), &limits);
         // MCP servers join R3's chain after the built-in tools; one that does not
         // connect is reported in `mcp_status` and left out.
         let mcp = McpHub::connect(&config).await;
-        let executor = Executor::new(
-            config.clone(),
-            &bus,
-            &llm,
-            cancellations.clone(),
-            clock.clone(),
-        )?
-        .with_toolbox(Toolbox::standard().extended(mcp.tools()));
+        let executor = Executor::new(config.clone(), &bus, &llm, tasks.clone(), clock.clone())?
+            .with_toolbox(Toolbox::standard().extended(mcp.tools()));
         let agent_validator =
-            AgentValidator::new(&config, &bus, &llm, cancellations.clone(), clock.clone());
-        let meta_validator =
-            MetaValidator::new(&config, &bus, &llm, cancellations.clone(), clock.clone());
-        let ggs = Ggs::new(&config, &bus, clock.clone());
+            AgentValidator::new(&config, &bus, &llm, tasks.clone(), clock.clone());
+        let meta_validator = MetaValidator::new(&config, &bus, &llm, tasks.clone(), clock.clone());
+        let ggs = Ggs::new(&config, &bus, clock.clone(), tasks.clone());
 
         let audit_cancel = root.child_token();
         let roles = vec![
@@ -162,10 +149,7 @@ impl Runtime {
             }),
             tokio::spawn(tasklog_writer.run()),
             tokio::spawn(memory_role.run()),
-            tokio::spawn(desk.clone().run(
-                user_inbox,
-                Duration::from_secs(config.laws.confirm_timeout_secs),
-            )),
+            tokio::spawn(desk.clone().run(user_inbox, limits.confirm_timeout)),
             tokio::spawn(perceiver.run()),
             tokio::spawn(planner.run()),
             dispatcher.spawn(),
@@ -175,7 +159,7 @@ impl Runtime {
             tokio::spawn(ggs.run()),
             tokio::spawn(prune_task_logs(
                 tasklog::tasks_dir(&config.data_dir),
-                Limits::from_days_and_mb(
+                Keep::from_days_and_mb(
                     config.retention.task_logs_days,
                     config.retention.task_logs_mb,
                 ),
@@ -191,7 +175,8 @@ impl Runtime {
             bus,
             user,
             llm,
-            cancellations,
+            limits,
+            tasks,
             root,
             desk,
             memory,
@@ -232,7 +217,7 @@ impl Runtime {
         let task_id = TaskId::mint();
         let (session_history, _) = self.desk.open_task(&task_id, text);
         // Register the token now so a cancel racing the first role still reaches it.
-        let _ = self.cancellations.token(&task_id);
+        let _ = self.tasks.token(&task_id);
         let submitted_at = self.clock.now();
         self.user.publish(
             Role::Perceiver,
@@ -272,8 +257,9 @@ impl Runtime {
         Ok(end)
     }
 
-    /// Cancels a task: its token first (nothing new starts), then `TaskCancelled` to every
-    /// role, then its open Law 1 requests are denied. Returns false when it had ended.
+    /// Cancels a task: it is closed in the registry (its token first, so nothing new
+    /// starts), `TaskClosed` goes to every role, then its open Law 1 requests are denied.
+    /// Returns false when it had ended.
     pub fn cancel(&self, task: &TaskId, reason: &str) -> Result<bool, RuntimeError> {
         if self.desk.watch(task).is_none() {
             return Err(RuntimeError::UnknownTask(task.clone()));
@@ -281,15 +267,7 @@ impl Runtime {
         if !self.desk.is_running(task) {
             return Ok(false);
         }
-        self.cancellations.cancel(task);
-        self.user.publish(
-            Role::All,
-            TaskCancelled {
-                task_id: task.clone(),
-                reason: reason.to_string(),
-            },
-        );
-        Ok(self.desk.end_task(task, TaskEnd::Cancelled))
+        Ok(self.desk.cancel_task(task, reason))
     }
 
     /// Answers a Law 1 request from the user, for this call only.
@@ -316,7 +294,7 @@ impl Runtime {
                 decision,
                 DecisionSource::User,
                 scope,
-                ANSWER_GRACE,
+                self.limits.answer_grace,
             )
             .await?;
         Ok(())
@@ -330,7 +308,7 @@ impl Runtime {
                 Decision::Deny,
                 DecisionSource::NonInteractive,
                 ApprovalScope::Once,
-                ANSWER_GRACE,
+                self.limits.answer_grace,
             )
             .await?;
         Ok(())
@@ -343,7 +321,7 @@ impl Runtime {
         answer: &str,
     ) -> Result<(), RuntimeError> {
         self.desk
-            .answer_clarification(task, answer, ANSWER_GRACE)
+            .answer_clarification(task, answer, self.limits.answer_grace)
             .await?;
         Ok(())
     }
@@ -417,8 +395,9 @@ impl Runtime {
                 query_id: QueryId::mint(),
             },
         );
-        match tokio::time::timeout(AUDIT_QUERY_TIMEOUT, pending).await {
-            Err(_) => Err(RuntimeError::AuditTimeout(AUDIT_QUERY_TIMEOUT)),
+        let timeout = self.limits.audit_query_timeout;
+        match tokio::time::timeout(timeout, pending).await {
+            Err(_) => Err(RuntimeError::AuditTimeout(timeout)),
             Ok(Err(_closed)) => Err(RuntimeError::Stopped),
             Ok(Ok(env)) => match &env.message {
                 Message::AuditReport(report) => Ok(report.clone()),
@@ -437,14 +416,14 @@ impl Runtime {
         self.bus.close();
         let roles: Vec<JoinHandle<()>> =
             std::mem::take(&mut *self.roles.lock().unwrap_or_else(|e| e.into_inner()));
-        let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+        let drained = tokio::time::timeout(self.limits.shutdown_grace, async {
             for role in roles {
                 let _ = role.await;
             }
         })
         .await;
         if drained.is_err() {
-            tracing::warn!("some roles did not stop within {SHUTDOWN_GRACE:?}");
+            tracing::warn!(grace = ?self.limits.shutdown_grace, "some roles did not stop in time");
         }
         self.mcp.close().await;
         let _ = self.tasklog.close().await;
@@ -458,7 +437,7 @@ impl Runtime {
 /// older than the age limit, then the oldest until the directory fits the size limit.
 async fn prune_task_logs(
     dir: PathBuf,
-    limits: Limits,
+    limits: Keep,
     clock: SharedClock,
     cancel: CancellationToken,
 ) {

@@ -161,8 +161,12 @@ impl StatusBoard {
             }
             Message::ConfirmationRequest(m) => w.approval(&self.short(&m.description)),
             Message::ConfirmationDecision(m) => w.decided(m.decision, m.source),
-            Message::TaskCancelled(m) => {
+            Message::TaskClosed(m) => {
                 self.plans.remove(&m.task_id);
+                // A result or a chat answer already said how the task ended.
+                if !m.end.is_cancelled() {
+                    return None;
+                }
                 w.cancelled()
             }
             Message::MemoryResponse(_)

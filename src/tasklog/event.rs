@@ -27,7 +27,7 @@ pub struct LogLine {
     pub ts: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seq: Option<u64>,
-    /// The run had already ended (FinalResult, TaskCancelled or ChatReply) when this
+    /// The run had already ended (a result, a chat answer or a cancel) when this
     /// arrived: a straggler, kept rather than dropped.
     #[serde(default, skip_serializing_if = "is_false")]
     pub after_end: bool,

@@ -29,7 +29,6 @@ pub const FLUSH_INTERVAL: Duration = Duration::from_millis(500);
 /// A run whose buffer grows past this is written at once rather than at the next tick.
 const FLUSH_BYTES: usize = 256 * 1024;
 /// Ended runs remembered so that their stragglers land in the right file.
-const MAX_ENDED_RUNS: usize = 256;
 const COMMAND_CAPACITY: usize = 16;
 /// Name of the writer's tap in bus statistics.
 const TAP_NAME: &str = "tasklog";
@@ -89,13 +88,19 @@ pub struct TaskLogWriter {
 
 impl TaskLogWriter {
     /// A writer for the runs seen on `tap`, into `dir` (usually [`tasks_dir`]). `clock`
-    /// stamps the lines that no envelope carries (gaps, shutdown).
-    pub fn new(tap: Tap, dir: impl Into<PathBuf>, clock: SharedClock) -> (Self, TaskLogHandle) {
+    /// stamps the lines that no envelope carries (gaps, shutdown). At most `runs_kept`
+    /// written ended runs stay in memory (`Limits::task_runs_kept`).
+    pub fn new(
+        tap: Tap,
+        dir: impl Into<PathBuf>,
+        clock: SharedClock,
+        runs_kept: usize,
+    ) -> (Self, TaskLogHandle) {
         let dir = dir.into();
         let (tx, rx) = mpsc::channel(COMMAND_CAPACITY);
         let writer = TaskLogWriter {
             tap,
-            recorder: Recorder::new(dir.clone(), clock),
+            recorder: Recorder::new(dir.clone(), clock, runs_kept),
             commands: rx,
         };
         (writer, TaskLogHandle { commands: tx, dir })
@@ -103,11 +108,17 @@ impl TaskLogWriter {
 
     /// A writer on its own tap of `bus`, writing to `<data_dir>/tasks`. Create it before
     /// the first task is submitted: a tap sees only what is published after it exists.
-    pub fn on_bus(bus: &Bus, data_dir: &Path, clock: SharedClock) -> (Self, TaskLogHandle) {
+    pub fn on_bus(
+        bus: &Bus,
+        data_dir: &Path,
+        clock: SharedClock,
+        runs_kept: usize,
+    ) -> (Self, TaskLogHandle) {
         Self::new(
             bus.tap(TAP_NAME, DEFAULT_TAP_CAPACITY),
             tasks_dir(data_dir),
             clock,
+            runs_kept,
         )
     }
 
@@ -238,10 +249,12 @@ struct Recorder {
     current: HashMap<TaskId, RunKey>,
     /// Ended runs, oldest first, for eviction.
     ended: VecDeque<RunKey>,
+    /// Written ended runs kept in memory; older ones are forgotten.
+    runs_kept: usize,
 }
 
 impl Recorder {
-    fn new(dir: PathBuf, clock: SharedClock) -> Self {
+    fn new(dir: PathBuf, clock: SharedClock, runs_kept: usize) -> Self {
         Self {
             dir,
             clock,
@@ -249,6 +262,7 @@ impl Recorder {
             runs: HashMap::new(),
             current: HashMap::new(),
             ended: VecDeque::new(),
+            runs_kept: runs_kept.max(1),
         }
     }
 
@@ -417,11 +431,11 @@ impl Recorder {
         self.evict();
     }
 
-    /// Forgets written ended runs beyond [`MAX_ENDED_RUNS`], and superseded runs at once.
+    /// Forgets written ended runs beyond `runs_kept`, and superseded runs at once.
     fn evict(&mut self) {
         let written = |run: &RunState| run.pending.is_empty() && !run.sync_pending;
         let mut keep = VecDeque::with_capacity(self.ended.len());
-        let excess = self.ended.len().saturating_sub(MAX_ENDED_RUNS);
+        let excess = self.ended.len().saturating_sub(self.runs_kept);
         for (idx, key) in std::mem::take(&mut self.ended).into_iter().enumerate() {
             let Some(run) = self.runs.get(&key) else {
                 continue;

@@ -342,8 +342,8 @@ fn oversight_samples() -> Vec<Envelope> {
             User,
             All,
             message(
-                "TaskCancelled",
-                json!({"task_id": TASK, "reason": "cancelled by the user (Ctrl+C)"}),
+                "TaskClosed",
+                json!({"task_id": TASK, "end": {"kind": "cancelled", "reason": "cancelled by the user (Ctrl+C)"}}),
             ),
         ),
         envelope(

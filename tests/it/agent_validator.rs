@@ -485,7 +485,7 @@ async fn a_cancelled_task_gets_no_verdict_and_its_model_call_stops() {
     rig.cancel(&task);
     assert!(matches!(
         next(&mut r4b).await.message,
-        Message::TaskCancelled(_)
+        Message::TaskClosed(_)
     ));
     quiet(&mut r4b).await;
     assert!(

@@ -702,10 +702,7 @@ impl Rig {
         r.r1.publish(Role::Planner, spec(cancelled, "Tidy up the desktop"));
         r.user.publish(
             Role::All,
-            TaskCancelled {
-                task_id: cancelled.clone(),
-                reason: "cancelled by the user".into(),
-            },
+            TaskClosed::cancelled(cancelled.clone(), "cancelled by the user"),
         );
         r.user.publish(
             Role::Memory,

@@ -4,21 +4,21 @@
 use std::sync::Arc;
 
 use artoo::bus::{Bus, TapEvent};
-use artoo::contracts::{Message, Role, TaskCancelled, TaskId};
+use artoo::contracts::{Message, Role, TaskClosed, TaskClosure, TaskId};
 use artoo::{FakeClock, SystemClock};
 
 const BURST: usize = 100_000;
 
-fn numbered(task: &TaskId, i: usize) -> TaskCancelled {
-    TaskCancelled {
-        task_id: task.clone(),
-        reason: i.to_string(),
-    }
+fn numbered(task: &TaskId, i: usize) -> TaskClosed {
+    TaskClosed::cancelled(task.clone(), i.to_string())
 }
 
 fn number(msg: &Message) -> usize {
     match msg {
-        Message::TaskCancelled(c) => c.reason.parse().unwrap(),
+        Message::TaskClosed(TaskClosed {
+            end: TaskClosure::Cancelled { reason },
+            ..
+        }) => reason.parse().unwrap(),
         other => panic!("unexpected {other:?}"),
     }
 }

@@ -408,8 +408,8 @@ async fn ctrl_c_cancels_a_task_waiting_on_a_slow_reply_and_exits_130() {
     assert_eq!(status.code(), Some(130), "{text}");
     let cancelled = seen
         .iter()
-        .position(|l| l.contains("User → All") && l.contains("TaskCancelled"))
-        .unwrap_or_else(|| panic!("TaskCancelled on the pipeline: {text}"));
+        .position(|l| l.contains("User → All") && l.contains("TaskClosed"))
+        .unwrap_or_else(|| panic!("TaskClosed on the pipeline: {text}"));
     let after: Vec<&String> = seen[cancelled + 1..]
         .iter()
         .filter(|l| is_role_line(l))

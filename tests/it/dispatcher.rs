@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use artoo::bus::{Bus, Envelope, Inbox};
-use artoo::cancel::Cancellations;
 use artoo::config::Config;
 use artoo::contracts::*;
+use artoo::lifecycle::Registry;
 use artoo::llm::Llm;
 use artoo::roles::agent_validator::AgentValidator;
 use artoo::roles::dispatcher::{Dispatcher, PRIOR_OUTPUTS_HEADING};
@@ -32,7 +32,7 @@ pub struct Rig {
     pub clock: Arc<FakeClock>,
     pub config: Config,
     pub llm: Llm,
-    pub cancellations: Cancellations,
+    pub registry: Registry,
     _dir: tempfile::TempDir,
 }
 
@@ -56,7 +56,7 @@ impl Rig {
             clock,
             config,
             llm,
-            cancellations: Cancellations::new(CancellationToken::new()),
+            registry: Registry::new(CancellationToken::new(), 4096),
             _dir: dir,
         }
     }
@@ -70,7 +70,7 @@ impl Rig {
             &self.config,
             &self.bus,
             &self.llm,
-            self.cancellations.clone(),
+            self.registry.clone(),
             self.shared_clock(),
         )
     }
@@ -80,24 +80,21 @@ impl Rig {
             &self.config,
             &self.bus,
             &self.llm,
-            self.cancellations.clone(),
+            self.registry.clone(),
             self.shared_clock(),
         )
     }
 
     pub fn dispatcher(&self) -> Dispatcher {
-        Dispatcher::new(&self.bus, self.cancellations.clone())
+        Dispatcher::new(&self.bus, self.registry.clone(), &self.config.limits())
     }
 
     /// Cancels a task the way the runtime does: token first, then the broadcast.
     pub fn cancel(&self, task: &TaskId) {
-        self.cancellations.cancel(task);
+        self.registry.close(task, true);
         self.bus.handle(Role::User).publish(
             Role::All,
-            TaskCancelled {
-                task_id: task.clone(),
-                reason: "the user pressed Ctrl+C".into(),
-            },
+            TaskClosed::cancelled(task.clone(), "the user pressed Ctrl+C"),
         );
     }
 
@@ -645,11 +642,11 @@ async fn a_cancelled_task_releases_nothing_more() {
         },
     );
     let cancelled = next(&mut r3).await;
-    assert!(matches!(cancelled.message, Message::TaskCancelled(_)));
+    assert!(matches!(cancelled.message, Message::TaskClosed(_)));
     quiet(&mut r3).await;
     // R4a published nothing for the cancelled task and never answered.
     let cancelled = r4b_next(&mut r4b).await;
-    assert!(matches!(cancelled.message, Message::TaskCancelled(_)));
+    assert!(matches!(cancelled.message, Message::TaskClosed(_)));
     quiet(&mut r4b).await;
     assert!(
         tokio::time::timeout(Duration::from_millis(200), pending)
@@ -665,9 +662,13 @@ async fn a_plan_whose_sub_tasks_never_all_arrive_is_halted_whole() {
     let bus = Bus::new(clock);
     let mut r4b = bus.subscribe(Role::MetaValidator);
     let mut r3 = bus.subscribe(Role::Executor);
-    Dispatcher::new(&bus, Cancellations::new(CancellationToken::new()))
-        .with_assembly_timeout(Duration::from_secs(5))
-        .spawn();
+    Dispatcher::new(
+        &bus,
+        Registry::new(CancellationToken::new(), 4096),
+        &artoo::Config::with_dirs("/unused", "/unused").limits(),
+    )
+    .with_assembly_timeout(Duration::from_secs(5))
+    .spawn();
     let task = TaskId::mint();
     let a = subtask(&task, 1, "alpha", &["ok"]);
     let lost = subtask(&task, 2, "lost", &["ok"]);

@@ -80,7 +80,7 @@ fn spawn_roles_with(rig: &Rig, r4a: AgentValidator, tweak: impl FnOnce(Executor)
         Arc::new(rig.config.clone()),
         &rig.bus,
         &rig.llm,
-        rig.cancellations.clone(),
+        rig.registry.clone(),
         rig.clock.clone(),
     )
     .expect("R3 runs on the tool tier");
@@ -549,7 +549,7 @@ async fn cancelling_mid_attempt_stops_the_tool_and_nothing_follows() {
     fx.rig.cancel(&s.parent_task_id);
     let cancelled_seq = loop {
         match fx.tap.recv().await {
-            Some(TapEvent::Message(env)) if matches!(env.message, Message::TaskCancelled(_)) => {
+            Some(TapEvent::Message(env)) if matches!(env.message, Message::TaskClosed(_)) => {
                 break env.seq;
             }
             Some(_) => {}
@@ -571,7 +571,7 @@ async fn cancelling_mid_attempt_stops_the_tool_and_nothing_follows() {
     assert_eq!(fx.rig.calls_from(Role::Executor), 1);
     while let Some(env) = fx.r4b.try_recv() {
         assert!(
-            matches!(env.message, Message::TaskCancelled(_))
+            matches!(env.message, Message::TaskClosed(_))
                 || matches!(env.message, Message::DispatchManifest(_) if env.seq < cancelled_seq),
             "R4b got {:?} for a cancelled task",
             env.message.kind()

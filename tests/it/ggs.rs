@@ -9,13 +9,21 @@ use artoo::config::{Budgets, GgsParams};
 use artoo::contracts::*;
 use artoo::ggs::decide::{self, Inputs, Reason};
 use artoo::ggs::loss;
-use artoo::ggs::{GRACEFUL_FAILURE_TIMEOUT, Ggs, Observation, Settings, Step, TaskState};
+use artoo::ggs::{Ggs, Observation, Settings, Step, TaskState};
+use artoo::lifecycle::Registry;
 use artoo::{Clock, Config, FakeClock, tags};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------
 // Builders
 // ---------------------------------------------------------------------------------------
+
+/// How long GGS waits for R2's graceful failure with the default settings.
+fn graceful_timeout() -> Duration {
+    Config::with_dirs("/unused", "/unused")
+        .limits()
+        .graceful_failure_timeout
+}
 
 fn params() -> GgsParams {
     GgsParams::default()
@@ -1244,7 +1252,8 @@ impl Rig {
         let planner = bus.subscribe(Role::Planner);
         let user = bus.subscribe(Role::User);
         let memory = bus.subscribe(Role::Memory);
-        let ggs = Ggs::new(&config, &bus, clock.clone());
+        let registry = Registry::new(tokio_util::sync::CancellationToken::new(), 4096);
+        let ggs = Ggs::new(&config, &bus, clock.clone(), registry);
         tokio::spawn(ggs.run());
         Rig {
             bus,
@@ -1276,7 +1285,7 @@ impl Rig {
 
 async fn next(inbox: &mut Inbox) -> std::sync::Arc<Envelope> {
     // Virtual time (paused clock): long enough for GGS's graceful-failure timeout.
-    tokio::time::timeout(GRACEFUL_FAILURE_TIMEOUT * 4, inbox.recv())
+    tokio::time::timeout(graceful_timeout() * 4, inbox.recv())
         .await
         .expect("a message in time")
         .expect("bus open")
@@ -1668,7 +1677,7 @@ async fn the_fallback_waits_for_the_graceful_failure_timeout_and_no_longer() {
     rig.r4b(r);
     let _request = next(&mut rig.planner).await;
     let result = final_result(&mut rig).await;
-    assert_eq!(start.elapsed(), GRACEFUL_FAILURE_TIMEOUT);
+    assert_eq!(start.elapsed(), graceful_timeout());
     assert_eq!(result.directive, TerminalDirective::Abandon);
     assert!(
         result.summary.contains(
@@ -1827,23 +1836,20 @@ async fn a_task_cancelled_while_its_abandon_waits_gets_no_final_result_and_no_me
     let _request = next(&mut rig.planner).await;
     rig.bus.handle(Role::User).publish(
         Role::All,
-        TaskCancelled {
-            task_id: task.clone(),
-            reason: "user pressed stop".into(),
-        },
+        TaskClosed::cancelled(task.clone(), "user pressed stop"),
     );
-    tokio::time::sleep(GRACEFUL_FAILURE_TIMEOUT * 3).await;
+    tokio::time::sleep(graceful_timeout() * 3).await;
     // The cancellation itself reaches every subscribed role; nothing else may follow.
     while let Some(env) = rig.user.try_recv() {
         assert!(
-            matches!(env.message, Message::TaskCancelled(_)),
+            matches!(env.message, Message::TaskClosed(_)),
             "{:?}",
             env.message
         );
     }
     while let Some(env) = rig.memory.try_recv() {
         assert!(
-            matches!(env.message, Message::TaskCancelled(_)),
+            matches!(env.message, Message::TaskClosed(_)),
             "{:?}",
             env.message
         );
@@ -1851,13 +1857,9 @@ async fn a_task_cancelled_while_its_abandon_waits_gets_no_final_result_and_no_me
 
     // A cancelled task's late rounds are ignored too.
     let other = TaskId::mint();
-    rig.bus.handle(Role::User).publish(
-        Role::All,
-        TaskCancelled {
-            task_id: other.clone(),
-            reason: "stop".into(),
-        },
-    );
+    rig.bus
+        .handle(Role::User)
+        .publish(Role::All, TaskClosed::cancelled(other.clone(), "stop"));
     rig.r4b(replan_request(
         &other,
         vec![env_failure(&other, "shell", "x")],
@@ -1866,7 +1868,7 @@ async fn a_task_cancelled_while_its_abandon_waits_gets_no_final_result_and_no_me
     tokio::time::sleep(Duration::from_secs(1)).await;
     while let Some(env) = rig.planner.try_recv() {
         assert!(
-            matches!(env.message, Message::TaskCancelled(_)),
+            matches!(env.message, Message::TaskClosed(_)),
             "{:?}",
             env.message
         );

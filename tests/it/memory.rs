@@ -435,9 +435,14 @@ async fn a_best_practice_followed_by_a_failed_task_is_corrected_through_ggs_and_
     let mut config = artoo::Config::with_dirs(h.dir.path().join("data"), h.dir.path().join("ws"));
     config.budgets.max_replans = 0;
     tokio::spawn(
-        artoo::ggs::Ggs::new(&config, &h.bus, shared(clock))
-            .with_graceful_timeout(StdDuration::from_millis(20))
-            .run(),
+        artoo::ggs::Ggs::new(
+            &config,
+            &h.bus,
+            shared(clock),
+            artoo::lifecycle::Registry::new(tokio_util::sync::CancellationToken::new(), 4096),
+        )
+        .with_graceful_timeout(StdDuration::from_millis(20))
+        .run(),
     );
 
     // R2 recalls the rule, follows it (calls mdfind), and the task fails.

@@ -652,7 +652,7 @@ async fn a_cancelled_task_gets_nothing_from_r4b() {
     rig.cancel(&task);
     assert!(matches!(
         next(&mut ggs).await.message,
-        Message::TaskCancelled(_)
+        Message::TaskClosed(_)
     ));
     quiet(&mut ggs).await;
     // Nothing of the task starts again.

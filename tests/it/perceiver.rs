@@ -7,12 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use artoo::bus::{Bus, Envelope, Tap, TapEvent};
-use artoo::cancel::Cancellations;
 use artoo::config::Config;
 use artoo::contracts::{
-    ClarificationAnswer, Message, MessageKind, Role, SessionTurn, TaskCancelled, TaskId,
-    TaskSubmitted,
+    ClarificationAnswer, Message, MessageKind, Role, SessionTurn, TaskClosed, TaskId, TaskSubmitted,
 };
+use artoo::lifecycle::Registry;
 use artoo::llm::Llm;
 use artoo::roles::perceiver::{Perceiver, Route, route};
 use artoo::testkit::{Script, ScriptedServer, Step, llm_config};
@@ -38,7 +37,7 @@ pub struct Rig {
     pub llm: Llm,
     pub bus: Bus,
     pub clock: Arc<FakeClock>,
-    pub cancellations: Cancellations,
+    pub registry: Registry,
     pub config: Config,
     tap: Tap,
     /// Every envelope read from the tap so far, in publish order.
@@ -66,7 +65,7 @@ impl Rig {
             llm,
             bus,
             clock,
-            cancellations: Cancellations::new(CancellationToken::new()),
+            registry: Registry::new(CancellationToken::new(), 4096),
             config,
             tap,
             seen: Vec::new(),
@@ -174,7 +173,7 @@ impl R1 {
 
     fn start_rig(rig: Rig, clarification_timeout: Duration) -> R1 {
         let user = rig.bus.subscribe(Role::User);
-        let perceiver = Perceiver::new(&rig.config, &rig.bus, &rig.llm, rig.cancellations.clone())
+        let perceiver = Perceiver::new(&rig.config, &rig.bus, &rig.llm, rig.registry.clone())
             .expect("R1 has a model tier")
             .with_clarification_timeout(clarification_timeout);
         tokio::spawn(perceiver.run());
@@ -578,13 +577,10 @@ async fn nothing_is_published_after_a_cancel_during_the_model_call() {
     let mut r1 = R1::start(script("perceiver", "hang.json")).await;
     let task = r1.submit("find my tax forms", earlier_turn());
     r1.rig.server.wait_for_requests(1).await;
-    r1.rig.cancellations.cancel(&task);
+    r1.rig.registry.close(&task, true);
     r1.rig.bus.handle(Role::User).publish(
         Role::All,
-        TaskCancelled {
-            task_id: task.clone(),
-            reason: "user pressed Ctrl+C".into(),
-        },
+        TaskClosed::cancelled(task.clone(), "user pressed Ctrl+C"),
     );
     // The cancelled call is still recorded as an LlmCall.
     r1.rig
@@ -609,7 +605,7 @@ async fn nothing_is_published_after_a_cancel_during_a_clarification() {
     .await;
     let task = r1.submit("shorten it", vec![]);
     let q = r1.question().await;
-    r1.rig.cancellations.cancel(&task);
+    r1.rig.registry.close(&task, true);
     r1.answer(&q, "the quarterly one");
     r1.rig.settle().await;
     assert!(r1.rig.of(MessageKind::TaskSpec).is_empty());
@@ -620,7 +616,7 @@ async fn nothing_is_published_after_a_cancel_during_a_clarification() {
 async fn a_task_submitted_after_its_cancel_is_never_perceived() {
     let mut r1 = R1::start(script("perceiver", "task.json")).await;
     let task = TaskId::mint();
-    r1.rig.cancellations.cancel(&task);
+    r1.rig.registry.close(&task, true);
     r1.rig.bus.handle(Role::User).publish(
         Role::Perceiver,
         TaskSubmitted {

@@ -13,7 +13,7 @@ use artoo::contracts::{
     ConstraintKind, Constraints, DispatchManifest, GracefulFailureRequest, Level, Loss,
     MatchedOutput, Megram, MegramId, MemoryAction, MemoryRecall, MemoryResponse, Message,
     MessageKind, MixedFailureClass, PlanDirective, Potentials, PrevDirective, ReplanDirective,
-    Role, SOPRecord, SubTask, SubTaskId, TaskCancelled, TaskId, TaskSpec, Urgency,
+    Role, SOPRecord, SubTask, SubTaskId, TaskClosed, TaskId, TaskSpec, Urgency,
 };
 use artoo::roles::planner::Planner;
 use artoo::testkit::Script;
@@ -25,6 +25,20 @@ use artoo::roles::perceiver::Perceiver;
 
 /// What the fake R5 answers per memory space; other spaces get empty memory.
 type MemoryBook = HashMap<String, (Potentials, Vec<Megram>, Vec<SOPRecord>)>;
+
+/// How long R2 waits for memory with the default settings.
+fn memory_timeout() -> Duration {
+    artoo::Config::with_dirs("/unused", "/unused")
+        .limits()
+        .memory_query_timeout
+}
+
+/// How long GGS waits for R2's graceful failure with the default settings.
+fn graceful_timeout() -> Duration {
+    artoo::Config::with_dirs("/unused", "/unused")
+        .limits()
+        .graceful_failure_timeout
+}
 
 fn ignore() -> Potentials {
     Potentials {
@@ -108,7 +122,7 @@ impl R2 {
             &rig.bus,
             &rig.llm,
             rig.clock.clone(),
-            rig.cancellations.clone(),
+            rig.registry.clone(),
         )
         .expect("R2 has a model tier");
         tokio::spawn(planner.run());
@@ -486,8 +500,7 @@ async fn memory_that_does_not_answer_is_planned_without_and_the_recall_says_so()
     let (_, subs) = r2.plan(0).await;
     let waited = started.elapsed();
     assert!(
-        waited >= artoo::roles::planner::MEMORY_TIMEOUT
-            && waited < artoo::roles::planner::MEMORY_TIMEOUT * 2,
+        waited >= memory_timeout() && waited < memory_timeout() * 2,
         "both groups are queried at once and bounded: {waited:?}"
     );
     assert_eq!(subs.len(), 2);
@@ -864,7 +877,7 @@ async fn graceful_failure_answers_within_its_budget_when_the_model_hangs() {
         &rig.bus,
         &rig.llm,
         rig.clock.clone(),
-        rig.cancellations.clone(),
+        rig.registry.clone(),
     )
     .unwrap()
     .with_graceful_budget(Duration::from_secs(5));
@@ -877,7 +890,7 @@ async fn graceful_failure_answers_within_its_budget_when_the_model_hangs() {
         .await
         .unwrap();
     assert!(started.elapsed() >= Duration::from_secs(5));
-    assert!(started.elapsed() < artoo::ggs::GRACEFUL_FAILURE_TIMEOUT);
+    assert!(started.elapsed() < graceful_timeout());
     assert!(
         matches!(&reply.message, Message::GracefulFailure(g) if g.accomplished.contains("inv-1.pdf"))
     );
@@ -888,13 +901,10 @@ async fn nothing_is_published_after_a_cancel_during_the_plan_call() {
     let mut r2 = R2::start(script("planner", "hang.json"), MemoryBook::new()).await;
     let spec = r2.spec(INTENT);
     r2.rig.server.wait_for_requests(1).await;
-    r2.rig.cancellations.cancel(&spec.task_id);
+    r2.rig.registry.close(&spec.task_id, true);
     r2.rig.bus.handle(Role::User).publish(
         Role::All,
-        TaskCancelled {
-            task_id: spec.task_id.clone(),
-            reason: "cancelled".into(),
-        },
+        TaskClosed::cancelled(spec.task_id.clone(), "cancelled"),
     );
     r2.rig
         .until("the cancelled call's record", |seen| {
@@ -930,8 +940,8 @@ async fn nothing_is_published_after_a_cancel_during_the_memory_wait() {
     let mut r2 = R2::start_rig(rig); // no R5: the queries wait
     let spec = r2.spec(INTENT);
     r2.rig.first(MessageKind::MemoryQuery).await;
-    r2.rig.cancellations.cancel(&spec.task_id);
-    tokio::time::sleep(artoo::roles::planner::MEMORY_TIMEOUT * 2).await;
+    r2.rig.registry.close(&spec.task_id, true);
+    tokio::time::sleep(memory_timeout() * 2).await;
     r2.rig.settle().await;
     assert!(r2.rig.of(MessageKind::MemoryRecall).is_empty());
     assert!(r2.rig.of(MessageKind::DispatchManifest).is_empty());
@@ -948,7 +958,7 @@ async fn r1_and_r2_together_take_at_most_one_model_call_each_from_submission_to_
         &r2.rig.config,
         &r2.rig.bus,
         &r2.rig.llm,
-        r2.rig.cancellations.clone(),
+        r2.rig.registry.clone(),
     )
     .unwrap();
     tokio::spawn(perceiver.run());

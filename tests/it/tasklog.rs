@@ -54,7 +54,7 @@ impl Pipeline {
 
     /// Starts a task log writer on this bus, writing under `data_dir`.
     fn start_log(&self, data_dir: &Path) -> (TaskLogHandle, tokio::task::JoinHandle<()>) {
-        let (writer, handle) = TaskLogWriter::on_bus(&self.bus, data_dir, self.clock.clone());
+        let (writer, handle) = TaskLogWriter::on_bus(&self.bus, data_dir, self.clock.clone(), 256);
         (handle, tokio::spawn(writer.run()))
     }
 
@@ -296,10 +296,7 @@ impl Pipeline {
     fn cancel(&self, task: &TaskId) {
         self.user.publish(
             Role::All,
-            TaskCancelled {
-                task_id: task.clone(),
-                reason: "user pressed Ctrl+C".into(),
-            },
+            TaskClosed::cancelled(task.clone(), "user pressed Ctrl+C"),
         );
     }
 }
@@ -967,7 +964,8 @@ async fn a_tap_gap_is_written_into_every_open_run_with_the_exact_count() {
     let data = tempfile::tempdir().unwrap();
     let p = Pipeline::new();
     let clock: Arc<dyn Clock> = p.clock.clone();
-    let (writer, log) = TaskLogWriter::new(p.bus.tap("tasklog", 4), tasks_dir(data.path()), clock);
+    let (writer, log) =
+        TaskLogWriter::new(p.bus.tap("tasklog", 4), tasks_dir(data.path()), clock, 256);
     tokio::spawn(writer.run());
     let a = TaskId::from_existing("task_a");
     let b = TaskId::from_existing("task_b");

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use artoo::bus::{Bus, TapEvent};
-use artoo::cancel::Cancellations;
 use artoo::config::Config;
 use artoo::contracts::*;
+use artoo::lifecycle::Registry;
 use artoo::roles::agent_validator::AgentValidator;
 use artoo::roles::dispatcher::Dispatcher;
 use artoo::roles::executor::Executor;
@@ -30,13 +30,13 @@ async fn the_executor_lists_a_folder_and_finishes_with_the_count() {
     let clock: SharedClock = SystemClock::shared();
     let bus = Bus::new(clock.clone());
     let llm = super::llm();
-    let cancellations = Cancellations::new(CancellationToken::new());
+    let registry = Registry::new(CancellationToken::new(), 4096);
     let mut r4b = bus.subscribe(Role::MetaValidator);
     let mut tap = bus.tap("real-r3", 10_000);
-    let dispatcher = Dispatcher::new(&bus, cancellations.clone());
+    let dispatcher = Dispatcher::new(&bus, registry.clone(), &config.limits());
     dispatcher.spawn();
-    AgentValidator::new(&config, &bus, &llm, cancellations.clone(), clock.clone()).spawn();
-    Executor::new(Arc::new(config.clone()), &bus, &llm, cancellations, clock)
+    AgentValidator::new(&config, &bus, &llm, registry.clone(), clock.clone()).spawn();
+    Executor::new(Arc::new(config.clone()), &bus, &llm, registry, clock)
         .expect("R3 runs on the tool tier")
         .spawn();
 

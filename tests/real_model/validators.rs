@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use artoo::bus::{Bus, Envelope, Inbox};
-use artoo::cancel::Cancellations;
 use artoo::config::Config;
 use artoo::contracts::*;
+use artoo::lifecycle::Registry;
 use artoo::roles::agent_validator::AgentValidator;
 use artoo::roles::meta_validator::MetaValidator;
 use artoo::{SharedClock, SystemClock};
@@ -62,7 +62,7 @@ struct Roles {
     bus: Bus,
     config: Config,
     llm: artoo::llm::Llm,
-    cancellations: Cancellations,
+    registry: Registry,
     clock: SharedClock,
     _dir: tempfile::TempDir,
 }
@@ -77,7 +77,7 @@ fn roles() -> Roles {
         bus: Bus::new(clock.clone()),
         config,
         llm,
-        cancellations: Cancellations::new(CancellationToken::new()),
+        registry: Registry::new(CancellationToken::new(), 4096),
         clock,
         _dir: dir,
     }
@@ -89,7 +89,7 @@ impl Roles {
             &self.config,
             &self.bus,
             &self.llm,
-            self.cancellations.clone(),
+            self.registry.clone(),
             self.clock.clone(),
         )
     }
@@ -99,7 +99,7 @@ impl Roles {
             &self.config,
             &self.bus,
             &self.llm,
-            self.cancellations.clone(),
+            self.registry.clone(),
             self.clock.clone(),
         )
     }

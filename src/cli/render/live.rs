@@ -82,7 +82,7 @@ pub fn describe(message: &Message, ggs: &GgsParams) -> (String, Vec<String>) {
         Message::MemoryOperatorChange(m) => memory::operator_change(m),
         Message::ConfirmationRequest(m) => oversight::confirmation_request(m),
         Message::ConfirmationDecision(m) => oversight::confirmation_decision(m),
-        Message::TaskCancelled(m) => one_line(&m.reason, DETAIL_CHARS),
+        Message::TaskClosed(m) => one_line(&m.end.to_string(), DETAIL_CHARS),
         Message::AuditQuery(_) => "on-demand".into(),
         Message::AuditReport(m) => oversight::audit_report(m),
         Message::LlmCall(m) => oversight::llm_call(m),

@@ -24,11 +24,11 @@
 //! - A model error: environmental ones (timeout, unreachable, rate limit …) fail the
 //!   sub-task at once as infrastructure; a verdict still unusable after the model
 //!   layer's re-ask fails it as a "scoring error" without a class. Never a hang.
-//! - `TaskCancelled` drops the task's sub-tasks and cancels their model calls; nothing
-//!   more is published for them.
+//! - `TaskClosed` drops the task's sub-tasks and stops their model calls; nothing more
+//!   is published for them.
 //!
 //! **Invariant:** every sub-task R4a opens is closed exactly once — one `SubTaskOutcome`
-//! to R4b and a `SubTaskClosed` to R3 — unless its task is cancelled, and `matched` is
+//! to R4b and a `SubTaskClosed` to R3 — unless its task closed first, and `matched` is
 //! only ever set by the code when every criterion has a passing verdict.
 
 mod judge;
@@ -49,7 +49,6 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
-use crate::cancel::Cancellations;
 use crate::clock::SharedClock;
 use crate::clock::sleep_until;
 use crate::config::Config;
@@ -58,6 +57,7 @@ use crate::contracts::{
     GapPoint, Message, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskOutcome, SubTaskStatus,
     TaskId, ToolCallRecord,
 };
+use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
 use crate::text::first_chars;
@@ -73,9 +73,6 @@ pub use prompt::{
     judgement_prompt, render_calls, reply_skeleton, system_prompt, today_line,
 };
 pub use schema::{CriterionJudgement, Judgement, UnmetCause};
-
-/// Closed sub-tasks remembered, to answer a late or repeated request (oldest first out).
-pub const CLOSED_REMEMBERED: usize = 4096;
 
 // ---------------------------------------------------------------------------------------
 // The role
@@ -149,51 +146,19 @@ impl Closing {
 
 type Judged = (SubTaskId, Result<Judgement, LlmError>);
 
-/// Bounded memory of closed sub-tasks and cancelled tasks.
-#[derive(Default)]
-struct Closed {
-    order: VecDeque<SubTaskId>,
-    by_id: HashMap<SubTaskId, SubTaskClosed>,
-    cancelled: VecDeque<TaskId>,
-}
-
-impl Closed {
-    fn remember(&mut self, closed: SubTaskClosed) {
-        if self
-            .by_id
-            .insert(closed.subtask_id, closed.clone())
-            .is_none()
-        {
-            self.order.push_back(closed.subtask_id);
-        }
-        while self.order.len() > CLOSED_REMEMBERED {
-            if let Some(old) = self.order.pop_front() {
-                self.by_id.remove(&old);
-            }
-        }
-    }
-
-    fn cancel(&mut self, task: TaskId) {
-        if !self.cancelled.contains(&task) {
-            self.cancelled.push_back(task);
-        }
-        while self.cancelled.len() > CLOSED_REMEMBERED {
-            self.cancelled.pop_front();
-        }
-    }
-}
-
 /// R4a wired to the bus.
 pub struct AgentValidator {
     bus: BusHandle,
     inbox: Inbox,
     llm: RoleLlm,
-    cancellations: Cancellations,
+    registry: Registry,
     clock: SharedClock,
     max_retries: u32,
     attempt_timeout: Duration,
     tracks: HashMap<SubTaskId, Track>,
-    closed: Closed,
+    /// The sub-tasks of live tasks that closed, to answer a late or repeated request the
+    /// same way; a task's go when it closes.
+    closed: HashMap<SubTaskId, SubTaskClosed>,
     judging: JoinSet<Judged>,
     home: PathBuf,
     workspace: PathBuf,
@@ -207,7 +172,7 @@ impl AgentValidator {
         config: &Config,
         bus: &Bus,
         llm: &Llm,
-        cancellations: Cancellations,
+        registry: Registry,
         clock: SharedClock,
     ) -> Self {
         let handle = bus.handle(Role::AgentValidator);
@@ -217,12 +182,12 @@ impl AgentValidator {
                 .expect("R4a runs on the tool tier"),
             bus: handle,
             inbox: bus.subscribe(Role::AgentValidator),
-            cancellations,
+            registry,
             clock,
             max_retries: config.budgets.max_retries,
             attempt_timeout: Duration::from_millis(config.budgets.time_budget_ms),
             tracks: HashMap::new(),
-            closed: Closed::default(),
+            closed: HashMap::new(),
             judging: JoinSet::new(),
             home: config.home.clone(),
             workspace: config.workspace.clone(),
@@ -272,13 +237,12 @@ impl AgentValidator {
             .min()
     }
 
-    fn is_cancelled(&self, task: &TaskId) -> bool {
-        self.closed.cancelled.contains(task) || self.cancellations.is_cancelled(task)
-    }
-
     fn on_envelope(&mut self, env: &Arc<Envelope>) {
         match &env.message {
-            Message::TaskCancelled(c) => self.cancel(&c.task_id),
+            Message::TaskClosed(c) => {
+                self.registry.heard(c);
+                self.close_task(&c.task_id);
+            }
             Message::SubTask(s) if env.from == Role::Dispatcher => self.open(s),
             Message::ExecutionResult(r) if env.from == Role::Executor => self.on_result(Request {
                 id: env.id,
@@ -290,9 +254,9 @@ impl AgentValidator {
         }
     }
 
-    fn cancel(&mut self, task: &TaskId) {
-        self.cancellations.cancel(task);
-        self.closed.cancel(task.clone());
+    /// Drops a closed task's sub-tasks and stops their model calls.
+    fn close_task(&mut self, task: &TaskId) {
+        self.closed.retain(|_, c| &c.parent_task_id != task);
         self.tracks.retain(|_, t| {
             if t.task() != task {
                 return true;
@@ -305,11 +269,11 @@ impl AgentValidator {
     }
 
     fn open(&mut self, subtask: &SubTask) {
-        if self.is_cancelled(&subtask.parent_task_id) {
+        if self.registry.is_closed(&subtask.parent_task_id) {
             return;
         }
         if self.tracks.contains_key(&subtask.subtask_id)
-            || self.closed.by_id.contains_key(&subtask.subtask_id)
+            || self.closed.contains_key(&subtask.subtask_id)
         {
             tracing::warn!(subtask = %subtask.subtask_id, "a sub-task was opened twice; the first is kept");
             return;
@@ -333,10 +297,10 @@ impl AgentValidator {
     fn on_result(&mut self, request: Request) {
         let id = request.result.subtask_id;
         let task = request.result.parent_task_id.clone();
-        if self.is_cancelled(&task) {
+        if self.registry.is_closed(&task) {
             return;
         }
-        if let Some(closed) = self.closed.by_id.get(&id) {
+        if let Some(closed) = self.closed.get(&id) {
             // A repeated or late request gets the answer the sub-task closed with.
             self.bus.reply(request.from, request.id, closed.clone());
             return;
@@ -381,7 +345,7 @@ impl AgentValidator {
         };
         // The close before the outcome, as in `close`.
         self.bus.reply(request.from, request.id, closed.clone());
-        self.closed.remember(closed);
+        self.closed.insert(closed.subtask_id, closed);
         self.bus.publish(Role::MetaValidator, outcome);
     }
 
@@ -417,7 +381,7 @@ impl AgentValidator {
             .facts_first(&machine_facts(&self.home, &self.workspace, now))
             .temperature(0.0)
             .max_tokens(JUDGE_MAX_TOKENS);
-        let ctx = CallCtx::for_task(track.task().clone(), self.cancellations.token(track.task()));
+        let ctx = CallCtx::for_task(track.task().clone(), self.registry.token(track.task()));
         let criteria = track.criteria.clone();
         let llm = self.llm.clone();
         let abort = self.judging.spawn(async move {
@@ -449,7 +413,7 @@ impl AgentValidator {
             Err(LlmError::Cancelled) => {
                 let task = track.task().clone();
                 tracing::debug!(subtask = %id, "judgement cancelled with its task");
-                return self.cancel(&task);
+                return self.close_task(&task);
             }
             Err(e) => {
                 let (reason, class) = model_failure(&e);
@@ -598,7 +562,7 @@ impl AgentValidator {
         for queued in track.queued {
             self.bus.reply(queued.from, queued.id, closed.clone());
         }
-        self.closed.remember(closed);
+        self.closed.insert(closed.subtask_id, closed);
         // The outcome last: it can end the round (R4b → R7 → FinalResult) at once, on
         // another thread, so everything else of the sub-task must already be on the bus.
         // R4b waits for the outcome whatever the executor side does meanwhile.

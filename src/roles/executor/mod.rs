@@ -3,7 +3,7 @@
 //!
 //! - Consumes `SubTask` from the dispatcher (its `Role::Executor` inbox), a
 //!   `SubTaskClosed` R4a publishes when it closed a sub-task on its own, and
-//!   `TaskCancelled`. Each sub-task runs in its own worker ([`worker`]), so a slow one
+//!   `TaskClosed`. Each sub-task runs in its own worker ([`worker`]), so a slow one
 //!   never holds up another.
 //! - A worker runs attempts. An attempt is a tool loop of at most
 //!   `Config.budgets.executor_max_steps` model turns; each turn is one schema-constrained
@@ -16,19 +16,19 @@
 //!   and the attempt's tool-call records. A `CorrectionSignal` reply starts the next
 //!   attempt with what was wrong, what to do and the calls to avoid in its prompt; a
 //!   `SubTaskClosed` reply ends the worker; the dispatcher hears that close on the bus.
-//! - `TaskCancelled` (or the task's token) stops every worker of the task at once — its
+//! - `TaskClosed` (or the task's token) stops every worker of the task at once — its
 //!   model calls and tool processes are dropped — and nothing of the task starts or is
 //!   published afterwards.
 //!
 //! **Invariant:** every sub-task the executor starts is reported to the dispatcher
 //! exactly once — with R4a's close, or a failed close of its own when R4a cannot answer
-//! — unless its task is cancelled, and then nothing more is published for it.
+//! — unless its task closed first, and then nothing more is published for it.
 
 pub mod prompt;
 pub mod step;
 pub mod worker;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,16 +38,13 @@ use tokio_util::sync::CancellationToken;
 
 use self::worker::Worker;
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
-use crate::cancel::Cancellations;
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskId};
 use crate::laws::ConfirmationBroker;
+use crate::lifecycle::Registry;
 use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
 use crate::tools::{ToolContext, ToolSpec, Toolbox, places};
-
-/// Cancelled tasks remembered to refuse their late sub-tasks (oldest forgotten first).
-pub const CANCELLED_REMEMBERED: usize = 4096;
 
 /// What every worker shares.
 pub(crate) struct Shared {
@@ -78,10 +75,9 @@ struct Running {
 pub struct Executor {
     inbox: Inbox,
     shared: Arc<Shared>,
-    cancellations: Cancellations,
+    registry: Registry,
     running: HashMap<SubTaskId, Running>,
     workers: JoinSet<(SubTaskId, worker::End)>,
-    cancelled: VecDeque<TaskId>,
 }
 
 impl Executor {
@@ -91,7 +87,7 @@ impl Executor {
         config: Arc<Config>,
         bus: &Bus,
         llm: &Llm,
-        cancellations: Cancellations,
+        registry: Registry,
         clock: SharedClock,
     ) -> Result<Executor, LlmError> {
         let handle = bus.handle(Role::Executor);
@@ -114,10 +110,9 @@ impl Executor {
         Ok(Executor {
             inbox: bus.subscribe(Role::Executor),
             shared: Arc::new(shared),
-            cancellations,
+            registry,
             running: HashMap::new(),
             workers: JoinSet::new(),
-            cancelled: VecDeque::new(),
         })
     }
 
@@ -176,7 +171,10 @@ impl Executor {
 
     fn on_envelope(&mut self, env: &Arc<Envelope>) {
         match &env.message {
-            Message::TaskCancelled(c) => self.cancel(&c.task_id),
+            Message::TaskClosed(c) => {
+                self.registry.heard(c);
+                self.close(&c.task_id);
+            }
             Message::SubTask(s) if env.from == Role::Dispatcher => self.start(s),
             Message::SubTaskClosed(c) if env.from == Role::AgentValidator => {
                 self.on_closed_by_validator(c.clone())
@@ -191,32 +189,22 @@ impl Executor {
         }
     }
 
-    fn is_cancelled(&self, task: &TaskId) -> bool {
-        self.cancelled.contains(task) || self.cancellations.is_cancelled(task)
-    }
-
-    fn cancel(&mut self, task: &TaskId) {
-        self.cancellations.cancel(task);
-        if !self.cancelled.contains(task) {
-            self.cancelled.push_back(task.clone());
-            while self.cancelled.len() > CANCELLED_REMEMBERED {
-                self.cancelled.pop_front();
-            }
-        }
+    /// Stops every worker of a task that closed.
+    fn close(&mut self, task: &TaskId) {
         self.running.retain(|id, r| {
             if &r.task != task {
                 return true;
             }
             r.abort.abort();
-            tracing::info!(subtask = %id, "worker stopped: the task was cancelled");
+            tracing::info!(subtask = %id, "worker stopped: the task closed");
             false
         });
     }
 
     fn start(&mut self, subtask: &SubTask) {
         let task = &subtask.parent_task_id;
-        if self.is_cancelled(task) {
-            tracing::debug!(subtask = %subtask.subtask_id, "sub-task of a cancelled task not started");
+        if self.registry.is_closed(task) {
+            tracing::debug!(subtask = %subtask.subtask_id, "sub-task of a closed task not started");
             return;
         }
         if self.running.contains_key(&subtask.subtask_id) {
@@ -237,7 +225,7 @@ impl Executor {
         ctx.request = Some(subtask.intent.clone());
         // A child of the task's token: cancelling the task stops the worker; stopping
         // one worker leaves the task alone.
-        ctx.cancel = task_child(&self.cancellations, task);
+        ctx.cancel = task_child(&self.registry, task);
         let words = format!("{}\n{}", subtask.intent, subtask.context);
         let places = places::places_in(&words, &shared.config.home, &shared.config.workspace);
         ctx.folder = places::working_folder(&places);
@@ -274,20 +262,20 @@ impl Executor {
 
     fn on_worker_end(&mut self, id: SubTaskId, end: worker::End) {
         let Some(running) = self.running.remove(&id) else {
-            return; // closed by R4a on its own, or cancelled
+            return; // closed by R4a on its own, or its task closed
         };
         match end {
             // Without a verdict nobody else closes the sub-task: the dispatcher's group
             // would never end.
-            worker::End::Unjudged(closed) if !self.is_cancelled(&running.task) => {
+            worker::End::Unjudged(closed) if !self.registry.is_closed(&running.task) => {
                 self.shared.bus.publish(Role::Dispatcher, closed);
             }
             worker::End::Closed => {}
-            _ => tracing::debug!(subtask = %id, "worker ended with its task cancelled"),
+            _ => tracing::debug!(subtask = %id, "worker ended with its task closed"),
         }
     }
 }
 
-fn task_child(cancellations: &Cancellations, task: &TaskId) -> CancellationToken {
-    cancellations.token(task).child_token()
+fn task_child(registry: &Registry, task: &TaskId) -> CancellationToken {
+    registry.token(task).child_token()
 }

@@ -22,11 +22,11 @@
 //!   never a hang, never a success.
 //! - Every message to R7 carries the task's `intent` (from the manifest's TaskSpec) and
 //!   `elapsed_ms` since the task's first manifest.
-//! - A round still incomplete after the task's time budget plus [`ROUND_GRACE`] (the
-//!   effectors stopped answering) is sent to GGS as a `ReplanRequest` recommending
-//!   abandon, naming the sub-tasks with no outcome as unrun and the task criteria as
+//! - A round still incomplete after the task's time budget plus the round grace of
+//!   [`crate::limits::Limits`] (the effectors stopped answering) is sent to GGS as a
+//!   `ReplanRequest` recommending abandon, naming the sub-tasks with no outcome as unrun and the task criteria as
 //!   unjudged.
-//! - `TaskCancelled` drops the task and cancels its model call; nothing more is sent.
+//! - `TaskClosed` drops the task and stops its model call; nothing more is sent.
 //!
 //! The parts: `state` holds the pure fan-in (a round's manifest, outcomes and halts →
 //! the gate's decision, or the message a judgement comes to), `schema` the reply the
@@ -43,7 +43,7 @@ mod schema;
 mod state;
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,24 +56,15 @@ pub use self::schema::{MergeJudgement, check_merge};
 use self::state::{Gate, Phase, Round, TaskTrack, expired, gate, judge};
 pub use self::state::{effective_task_criteria, missing_subject};
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
-use crate::cancel::Cancellations;
 use crate::clock::SharedClock;
 use crate::clock::sleep_until;
 use crate::config::Config;
 use crate::contracts::{
     DispatchHalted, DispatchManifest, Message, Role, SubTaskId, SubTaskOutcome, TaskId,
 };
+use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
-
-/// Extra time, beyond the task's time budget, before an incomplete round is given up.
-pub const ROUND_GRACE: Duration = Duration::from_secs(60);
-/// Outcomes held per task before their manifest arrives.
-pub const MAX_EARLY_OUTCOMES: usize = 256;
-/// Tasks tracked at once; the least recently active idle ones are forgotten first.
-pub const MAX_TRACKED_TASKS: usize = 1024;
-/// Cancelled task ids remembered to ignore late traffic.
-pub const CANCELLED_REMEMBERED: usize = 4096;
 
 type Judged = (TaskId, u64, Result<MergeJudgement, LlmError>);
 
@@ -82,16 +73,19 @@ pub struct MetaValidator {
     bus: BusHandle,
     inbox: Inbox,
     llm: RoleLlm,
-    cancellations: Cancellations,
+    registry: Registry,
     clock: SharedClock,
     max_replans: u32,
     round_timeout: Duration,
     tasks: HashMap<TaskId, TaskTrack>,
-    cancelled: VecDeque<TaskId>,
+    /// Live tasks followed at once; the least recently active idle ones go first.
+    max_tasks: usize,
+    /// Outcomes held per task before their manifest arrives.
+    max_early_outcomes: usize,
     judging: JoinSet<Judged>,
     /// Collecting deadlines, soonest first: (deadline, round generation, task). An entry
     /// whose round has moved on is dropped when it reaches the top, so the next deadline
-    /// costs no scan over the (up to [`MAX_TRACKED_TASKS`]) finished tasks kept.
+    /// costs no scan over the idle tasks kept.
     deadlines: BinaryHeap<Reverse<(Instant, u64, TaskId)>>,
     generation: u64,
     activity: u64,
@@ -105,22 +99,24 @@ impl MetaValidator {
         config: &Config,
         bus: &Bus,
         llm: &Llm,
-        cancellations: Cancellations,
+        registry: Registry,
         clock: SharedClock,
     ) -> Self {
         let handle = bus.handle(Role::MetaValidator);
+        let limits = config.limits();
         Self {
             llm: llm
                 .for_role(handle.clone())
                 .expect("R4b runs on the brain tier"),
             bus: handle,
             inbox: bus.subscribe(Role::MetaValidator),
-            cancellations,
+            registry,
             clock,
             max_replans: config.budgets.max_replans,
-            round_timeout: Duration::from_millis(config.budgets.time_budget_ms) + ROUND_GRACE,
+            round_timeout: limits.task_budget + limits.round_grace,
             tasks: HashMap::new(),
-            cancelled: VecDeque::new(),
+            max_tasks: limits.live_tasks_tracked,
+            max_early_outcomes: limits.early_outcomes,
             judging: JoinSet::new(),
             deadlines: BinaryHeap::new(),
             home: config.home.clone(),
@@ -181,13 +177,12 @@ impl MetaValidator {
             .is_some_and(|r| r.generation == generation && matches!(r.phase, Phase::Collecting))
     }
 
-    fn is_cancelled(&self, task: &TaskId) -> bool {
-        self.cancelled.contains(task) || self.cancellations.is_cancelled(task)
-    }
-
     fn on_envelope(&mut self, env: &Arc<Envelope>) {
         match &env.message {
-            Message::TaskCancelled(c) => self.cancel(&c.task_id),
+            Message::TaskClosed(c) => {
+                self.registry.heard(c);
+                self.close(&c.task_id);
+            }
             Message::DispatchManifest(m) if env.from == Role::Planner => {
                 self.on_manifest(m, env.timestamp)
             }
@@ -198,8 +193,8 @@ impl MetaValidator {
         }
     }
 
-    fn cancel(&mut self, task: &TaskId) {
-        self.cancellations.cancel(task);
+    /// Drops a closed task and stops its model call.
+    fn close(&mut self, task: &TaskId) {
         if let Some(track) = self.tasks.remove(task)
             && let Some(Round {
                 phase: Phase::Judging { abort },
@@ -207,12 +202,6 @@ impl MetaValidator {
             }) = &track.round
         {
             abort.abort();
-        }
-        if !self.cancelled.contains(task) {
-            self.cancelled.push_back(task.clone());
-            while self.cancelled.len() > CANCELLED_REMEMBERED {
-                self.cancelled.pop_front();
-            }
         }
     }
 
@@ -225,7 +214,7 @@ impl MetaValidator {
 
     /// Forgets the least recently active tasks that are not collecting or judging.
     fn evict(&mut self) {
-        while self.tasks.len() > MAX_TRACKED_TASKS {
+        while self.tasks.len() > self.max_tasks {
             let idle = self
                 .tasks
                 .iter()
@@ -247,7 +236,7 @@ impl MetaValidator {
 
     fn on_manifest(&mut self, manifest: &DispatchManifest, at: DateTime<Utc>) {
         let task_id = manifest.task_id.clone();
-        if self.is_cancelled(&task_id) {
+        if self.registry.is_closed(&task_id) {
             return;
         }
         let track = self
@@ -319,7 +308,7 @@ impl MetaValidator {
 
     fn on_outcome(&mut self, outcome: &SubTaskOutcome) {
         let task_id = outcome.parent_task_id.clone();
-        if self.is_cancelled(&task_id) {
+        if self.registry.is_closed(&task_id) {
             return;
         }
         let Some(track) = self.tasks.get_mut(&task_id) else {
@@ -341,7 +330,7 @@ impl MetaValidator {
             return;
         };
         let Some(round) = track.round.as_mut() else {
-            if track.early.len() < MAX_EARLY_OUTCOMES {
+            if track.early.len() < self.max_early_outcomes {
                 track.early.insert(outcome.subtask_id, outcome.clone());
             }
             return;
@@ -367,7 +356,7 @@ impl MetaValidator {
 
     fn on_halted(&mut self, halted: &DispatchHalted) {
         let task_id = halted.task_id.clone();
-        if self.is_cancelled(&task_id) {
+        if self.registry.is_closed(&task_id) {
             return;
         }
         let Some(round) = self.tasks.get_mut(&task_id).and_then(|t| t.round.as_mut()) else {
@@ -425,7 +414,7 @@ impl MetaValidator {
             .facts_first(&machine_facts(&self.home, &self.workspace, now))
             .temperature(0.0)
             .max_tokens(MERGE_MAX_TOKENS);
-        let ctx = CallCtx::for_task(task_id.clone(), self.cancellations.token(task_id));
+        let ctx = CallCtx::for_task(task_id.clone(), self.registry.token(task_id));
         let checked = criteria;
         let llm = self.llm.clone();
         let generation = round.generation;
@@ -462,7 +451,7 @@ impl MetaValidator {
             Err(LlmError::Cancelled) => {
                 tracing::debug!(task = %task_id, "R4b's judgement was cancelled with its task");
                 let task = task_id.clone();
-                return self.cancel(&task);
+                return self.close(&task);
             }
             Err(e) => Err(e.to_string()),
             Ok(j) => Ok(j),

@@ -60,11 +60,11 @@ pub use self::route::{
 };
 pub use self::schema::{Kind, PerceivedConstraints, Perception};
 use crate::bus::{Bus, BusHandle, Inbox};
-use crate::cancel::Cancellations;
 use crate::config::Config;
 use crate::contracts::{
     ChatReply, ClarificationRequest, Constraints, Message, Role, TaskSpec, TaskSubmitted,
 };
+use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, preamble};
 
@@ -80,7 +80,7 @@ pub struct Perceiver {
 struct Shared {
     bus: BusHandle,
     llm: RoleLlm,
-    cancellations: Cancellations,
+    registry: Registry,
     clarification_rounds: u32,
     clarification_timeout: Duration,
     home: PathBuf,
@@ -93,7 +93,7 @@ impl Perceiver {
         config: &Config,
         bus: &Bus,
         llm: &Llm,
-        cancellations: Cancellations,
+        registry: Registry,
     ) -> Result<Self, LlmError> {
         let handle = bus.handle(Role::Perceiver);
         Ok(Self {
@@ -101,7 +101,7 @@ impl Perceiver {
             shared: Arc::new(Shared {
                 llm: llm.for_role(handle.clone())?,
                 bus: handle,
-                cancellations,
+                registry,
                 clarification_rounds: config.budgets.clarification_rounds,
                 clarification_timeout: CLARIFICATION_TIMEOUT,
                 home: config.home.clone(),
@@ -143,7 +143,7 @@ enum Stop {
 
 impl Shared {
     async fn perceive(self: Arc<Self>, submitted: TaskSubmitted) {
-        let token = self.cancellations.token(&submitted.task_id);
+        let token = self.registry.token(&submitted.task_id);
         if token.is_cancelled() {
             return;
         }

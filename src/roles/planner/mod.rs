@@ -2,7 +2,7 @@
 //! - `TaskSpec` from R1 → the task's first plan (round 0);
 //! - `PlanDirective` from R7 → a replan of that task under the directive;
 //! - `GracefulFailureRequest` from R7 (a request) → one `GracefulFailure` reply;
-//! - `TaskCancelled` → the task's state is dropped; nothing more is published for it.
+//! - `TaskClosed` → the task's state is dropped; nothing more is published for it.
 //!
 //! Every plan and replan: the Memory Calibration Protocol ([`calibration`]: one
 //! `MemoryQuery` per memory group to R5, no model call) → `MemoryRecall` to R7 → one
@@ -38,7 +38,6 @@ use self::draft::{DraftCriterion, GracefulDraft, PlanDraft};
 use self::prompt::PlanSummary;
 use self::validator::PlanRules;
 use crate::bus::{Bus, BusHandle, Inbox};
-use crate::cancel::Cancellations;
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{
@@ -46,19 +45,11 @@ use crate::contracts::{
     PlanDirective, PlanningFailed, ReplanDirective, Role, SubTask, SubTaskId, TaskId, TaskSpec,
 };
 use crate::ggs::graceful::{self, FailureFacts};
+use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, Llm, LlmError, REASK_ECHO_CHARS, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
 use crate::text::first_chars;
 use crate::tools::{ToolName, places};
-
-/// How long R2 waits for R5's answer to one memory query before planning without it.
-pub const MEMORY_TIMEOUT: Duration = Duration::from_secs(3);
-/// R2 answers a graceful-failure request within this, so GGS, which waits
-/// [`crate::ggs::GRACEFUL_FAILURE_TIMEOUT`], gets R2's version rather than its own.
-pub const GRACEFUL_BUDGET: Duration = Duration::from_secs(25);
-/// Tasks whose state R2 keeps; the least recently used is forgotten first (a finished
-/// task is never announced to R2, so the bound is what frees it).
-pub const MAX_TASKS_REMEMBERED: usize = 256;
 
 /// R2 wired to the bus.
 pub struct Planner {
@@ -70,13 +61,15 @@ struct Shared {
     bus: BusHandle,
     llm: RoleLlm,
     clock: SharedClock,
-    cancellations: Cancellations,
+    registry: Registry,
     plan_reasks: u32,
     max_constraints: usize,
     home: PathBuf,
     workspace: PathBuf,
     memory_timeout: Duration,
     graceful_budget: Duration,
+    /// Live tasks whose state R2 keeps at once.
+    max_tasks: usize,
 }
 
 impl Planner {
@@ -86,33 +79,35 @@ impl Planner {
         bus: &Bus,
         llm: &Llm,
         clock: SharedClock,
-        cancellations: Cancellations,
+        registry: Registry,
     ) -> Result<Self, LlmError> {
         let handle = bus.handle(Role::Planner);
+        let limits = config.limits();
         Ok(Self {
             inbox: bus.subscribe(Role::Planner),
             shared: Arc::new(Shared {
                 llm: llm.for_role(handle.clone())?,
                 bus: handle,
                 clock,
-                cancellations,
+                registry,
                 plan_reasks: config.budgets.plan_reasks,
                 max_constraints: config.memory.max_constraints,
                 home: config.home.clone(),
                 workspace: config.workspace.clone(),
-                memory_timeout: MEMORY_TIMEOUT,
-                graceful_budget: GRACEFUL_BUDGET,
+                memory_timeout: limits.memory_query_timeout,
+                graceful_budget: limits.graceful_reply_budget,
+                max_tasks: limits.live_tasks_tracked,
             }),
         })
     }
 
-    /// Overrides [`MEMORY_TIMEOUT`].
+    /// Overrides how long R2 waits for memory (`Limits::memory_query_timeout`).
     pub fn with_memory_timeout(mut self, timeout: Duration) -> Self {
         self.shared_mut().memory_timeout = timeout;
         self
     }
 
-    /// Overrides [`GRACEFUL_BUDGET`].
+    /// Overrides R2's graceful-failure budget (`Limits::graceful_reply_budget`).
     pub fn with_graceful_budget(mut self, budget: Duration) -> Self {
         self.shared_mut().graceful_budget = budget;
         self
@@ -125,7 +120,7 @@ impl Planner {
     /// Serves until the bus closes, then waits for the jobs still running.
     pub async fn run(mut self) {
         let tracker = TaskTracker::new();
-        let mut tasks = Tasks::default();
+        let mut tasks = Tasks::new(self.shared.max_tasks);
         while let Some(env) = self.inbox.recv().await {
             let shared = Arc::clone(&self.shared);
             match &env.message {
@@ -148,7 +143,8 @@ impl Planner {
                     let spec = tasks.remove(&r.task_id).map(|e| e.spec);
                     tracker.spawn(shared.graceful(env.id, r.clone(), spec));
                 }
-                Message::TaskCancelled(c) => {
+                Message::TaskClosed(c) => {
+                    shared.registry.heard(c);
                     tasks.remove(&c.task_id);
                 }
                 _ => {}
@@ -176,17 +172,26 @@ struct TaskEntry {
     last_used: u64,
 }
 
-/// Per-task state, bounded by [`MAX_TASKS_REMEMBERED`].
-#[derive(Default)]
+/// Per-task state of live tasks (a task's goes when it closes), bounded: past `max`
+/// the least recently used is forgotten first.
 struct Tasks {
     map: HashMap<TaskId, TaskEntry>,
     tick: u64,
+    max: usize,
 }
 
 impl Tasks {
+    fn new(max: usize) -> Self {
+        Self {
+            map: HashMap::new(),
+            tick: 0,
+            max,
+        }
+    }
+
     fn start(&mut self, spec: TaskSpec) -> (Arc<TaskSpec>, PlanSlot) {
         self.tick += 1;
-        if !self.map.contains_key(&spec.task_id) && self.map.len() >= MAX_TASKS_REMEMBERED {
+        if !self.map.contains_key(&spec.task_id) && self.map.len() >= self.max {
             let oldest = self
                 .map
                 .iter()
@@ -242,7 +247,7 @@ impl Shared {
         directive: Option<PlanDirective>,
         slot: PlanSlot,
     ) {
-        let token = self.cancellations.token(&spec.task_id);
+        let token = self.registry.token(&spec.task_id);
         let mut previous = tokio::select! {
             () = token.cancelled() => return,
             guard = slot.lock() => guard,
@@ -275,7 +280,7 @@ impl Shared {
     /// A directive for a task R2 holds no spec for (never seen, or forgotten): there is
     /// nothing to plan against, so GGS must abandon rather than wait.
     fn unknown_task(&self, d: &PlanDirective) {
-        if self.cancellations.is_cancelled(&d.task_id) {
+        if self.registry.is_closed(&d.task_id) {
             return;
         }
         self.bus.publish(
@@ -467,7 +472,7 @@ impl Shared {
         request: GracefulFailureRequest,
         spec: Option<Arc<TaskSpec>>,
     ) {
-        let token = self.cancellations.token(&request.task_id);
+        let token = self.registry.token(&request.task_id);
         if token.is_cancelled() {
             return;
         }
@@ -565,22 +570,18 @@ mod tests {
     }
 
     #[test]
-    fn the_graceful_budget_ends_before_ggs_stops_waiting() {
-        assert!(GRACEFUL_BUDGET < crate::ggs::GRACEFUL_FAILURE_TIMEOUT);
-    }
-
-    #[test]
     fn task_state_is_per_task_and_bounded_by_least_recent_use() {
-        let mut tasks = Tasks::default();
+        const MAX: usize = 32;
+        let mut tasks = Tasks::new(MAX);
         tasks.start(spec("task_first"));
-        for i in 0..MAX_TASKS_REMEMBERED - 1 {
+        for i in 0..MAX - 1 {
             tasks.start(spec(&format!("task_{i}")));
         }
         // Touch the first, so the next start evicts task_0 instead.
         let (first, _) = tasks.get(&TaskId::from_existing("task_first")).unwrap();
         assert_eq!(first.intent, "intent of task_first");
         tasks.start(spec("task_new"));
-        assert_eq!(tasks.map.len(), MAX_TASKS_REMEMBERED);
+        assert_eq!(tasks.map.len(), MAX);
         assert!(tasks.get(&TaskId::from_existing("task_0")).is_none());
         assert!(tasks.get(&TaskId::from_existing("task_first")).is_some());
         let (other, _) = tasks.get(&TaskId::from_existing("task_5")).unwrap();

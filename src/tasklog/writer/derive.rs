@@ -53,9 +53,13 @@ pub(super) fn derive(run: &mut RunState, message: &Message) -> (Vec<Event>, Opti
             let events = final_result(run, m);
             return (events, Some(m.directive.into()));
         }
-        Message::TaskCancelled(m) => {
+        Message::TaskClosed(m) => {
+            // A result or a chat answer already ended the run; only a cancel is news.
+            let c::TaskClosure::Cancelled { reason } = &m.end else {
+                return (Vec::new(), None);
+            };
             let cancelled = event::Cancelled {
-                reason: m.reason.clone(),
+                reason: reason.clone(),
             };
             return (vec![cancelled.into()], Some(RunStatus::Cancelled));
         }

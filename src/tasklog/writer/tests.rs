@@ -4,6 +4,9 @@ use super::*;
 use crate::clock::{Clock, FakeClock};
 use crate::contracts::Role;
 
+/// Written ended runs the recorders under test keep.
+const RUNS_KEPT: usize = 16;
+
 fn envelope(seq: u64, message: impl Into<Message>) -> Envelope {
     let message = message.into();
     Envelope {
@@ -53,15 +56,13 @@ fn file_names_sort_by_start_time_then_seq_and_carry_a_safe_task_id() {
 
 #[test]
 fn a_message_of_an_unknown_task_opens_a_partial_run() {
-    let mut rec = Recorder::new(PathBuf::from("/nonexistent"), FakeClock::at_epoch());
+    let mut rec = Recorder::new(
+        PathBuf::from("/nonexistent"),
+        FakeClock::at_epoch(),
+        RUNS_KEPT,
+    );
     let task = TaskId::from_existing("task_late");
-    rec.record_message(&envelope(
-        3,
-        c::TaskCancelled {
-            task_id: task.clone(),
-            reason: "user".into(),
-        },
-    ));
+    rec.record_message(&envelope(3, c::TaskClosed::cancelled(task.clone(), "user")));
     let run = rec.runs.values().next().unwrap();
     let kinds: Vec<_> = lines(run).iter().map(|l| l["kind"].clone()).collect();
     assert_eq!(kinds, ["task_begin", "cancelled", "task_end"]);
@@ -71,7 +72,11 @@ fn a_message_of_an_unknown_task_opens_a_partial_run() {
 
 #[test]
 fn resubmitting_an_open_task_id_ends_the_old_run_and_opens_another_file() {
-    let mut rec = Recorder::new(PathBuf::from("/nonexistent"), FakeClock::at_epoch());
+    let mut rec = Recorder::new(
+        PathBuf::from("/nonexistent"),
+        FakeClock::at_epoch(),
+        RUNS_KEPT,
+    );
     let task = TaskId::from_existing("task_again");
     rec.record_message(&envelope(0, submitted(&task)));
     rec.record_message(&envelope(5, submitted(&task)));
@@ -86,17 +91,15 @@ fn resubmitting_an_open_task_id_ends_the_old_run_and_opens_another_file() {
 
 #[test]
 fn written_ended_runs_beyond_the_cap_are_forgotten_but_open_ones_are_kept() {
-    let mut rec = Recorder::new(PathBuf::from("/nonexistent"), FakeClock::at_epoch());
-    for i in 0..(MAX_ENDED_RUNS as u64 + 10) {
+    let mut rec = Recorder::new(
+        PathBuf::from("/nonexistent"),
+        FakeClock::at_epoch(),
+        RUNS_KEPT,
+    );
+    for i in 0..(RUNS_KEPT as u64 + 10) {
         let task = TaskId::from_existing(format!("task_{i}"));
         rec.record_message(&envelope(2 * i, submitted(&task)));
-        rec.record_message(&envelope(
-            2 * i + 1,
-            c::TaskCancelled {
-                task_id: task,
-                reason: "x".into(),
-            },
-        ));
+        rec.record_message(&envelope(2 * i + 1, c::TaskClosed::cancelled(task, "x")));
     }
     let open = TaskId::from_existing("task_open");
     rec.record_message(&envelope(10_000, submitted(&open)));
@@ -111,8 +114,8 @@ fn written_ended_runs_beyond_the_cap_are_forgotten_but_open_ones_are_kept() {
         })
         .collect();
     rec.apply(outcomes);
-    assert_eq!(rec.ended.len(), MAX_ENDED_RUNS);
-    assert_eq!(rec.runs.len(), MAX_ENDED_RUNS + 1);
+    assert_eq!(rec.ended.len(), RUNS_KEPT);
+    assert_eq!(rec.runs.len(), RUNS_KEPT + 1);
     assert!(rec.current.contains_key(&open));
     assert!(!rec.current.contains_key(&TaskId::from_existing("task_0")));
 }

@@ -94,10 +94,11 @@ async fn run_broken(broken: Role) -> (Stage, TaskId) {
     assert!(
         kinds[end_at + 1..]
             .iter()
-            .all(|k| *k == MessageKind::Megram),
-        "nothing of the task after its end but the memory write: {:?}",
+            .all(|k| matches!(k, MessageKind::Megram | MessageKind::TaskClosed)),
+        "nothing of the task after its end but the memory write and its close: {:?}",
         &kinds[end_at + 1..]
     );
+    assert_eq!(stage.count(&task, MessageKind::TaskClosed), 1, "one close");
     (stage, task)
 }
 

@@ -117,7 +117,7 @@ impl Stage {
         let ending = match &end {
             TaskEnd::Final(_) => Some(MessageKind::FinalResult),
             TaskEnd::Chat(_) => Some(MessageKind::ChatReply),
-            TaskEnd::Cancelled => Some(MessageKind::TaskCancelled),
+            TaskEnd::Cancelled => Some(MessageKind::TaskClosed),
         };
         if let Some(kind) = ending {
             let task = task.clone();

@@ -107,9 +107,15 @@ async fn one_task(per_role: Vec<(Role, Vec<Answer>)>) -> Result<(), TestCaseErro
     prop_assert!(
         kinds[end_at + 1..]
             .iter()
-            .all(|k| *k == MessageKind::Megram),
+            .all(|k| matches!(k, MessageKind::Megram | MessageKind::TaskClosed)),
         "after the end: {:?}\n{}",
         &kinds[end_at + 1..],
+        transcript
+    );
+    prop_assert_eq!(
+        stage.count(&task, MessageKind::TaskClosed),
+        1,
+        "one close\n{}",
         transcript
     );
     stage.stop().await;

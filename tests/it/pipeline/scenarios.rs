@@ -283,13 +283,13 @@ async fn cancelling_while_r3_runs_a_tool_stops_the_command_and_nothing_of_the_ta
     stage.stop().await;
 }
 
-/// The task's last message is its TaskCancelled, and the runtime runs nothing.
+/// The task's last message is its TaskClosed, and the runtime runs nothing.
 fn assert_nothing_after_the_cancel(stage: &Stage, task: &artoo::contracts::TaskId) {
     let kinds = stage.kinds(task);
     let at = kinds
         .iter()
-        .position(|k| *k == MessageKind::TaskCancelled)
-        .expect("TaskCancelled on the bus");
+        .position(|k| *k == MessageKind::TaskClosed)
+        .expect("TaskClosed on the bus");
     assert!(
         kinds[at + 1..].is_empty(),
         "nothing of the task after the cancel: {:?}",
@@ -388,6 +388,14 @@ async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
     // released, so the task log records the real traffic as one round.
     assert_eq!(stage.count(&task, MessageKind::DispatchManifest), 1);
     assert_eq!(stage.count(&task, MessageKind::SubTask), 2);
+    // The end is announced to every role once, after the result.
+    let closes = stage.all(&task, pick!(Message::TaskClosed));
+    assert_eq!(closes.len(), 1);
+    assert_eq!(closes[0].end, artoo::contracts::TaskClosure::Finished);
+    let kinds = stage.kinds(&task);
+    let closed_at = kinds.iter().position(|k| *k == MessageKind::TaskClosed);
+    let result_at = kinds.iter().position(|k| *k == MessageKind::FinalResult);
+    assert!(closed_at > result_at, "{kinds:?}");
     stage
         .runtime
         .flush_task_log()

@@ -782,7 +782,7 @@ export type GracefulFailureRequest = {
 	failures: string[],
 };
 
-/**  Seed 002's trajectory label. */
+/**  Which way the loss moved between rounds, as GGS reads its gradient. */
 export type Gradient = "improving" | "stable" | "worsening" | "plateau";
 
 /**  One standing approval. */
@@ -1428,13 +1428,13 @@ export type MemoryThresholds = {
 export type Message = Message_Serialize;
 
 /**  The type of a [`Message`] without its payload. */
-export type MessageKind = "TaskSubmitted" | "TaskBudget" | "ClarificationRequest" | "ClarificationAnswer" | "ChatReply" | "TaskSpec" | "MemoryQuery" | "MemoryResponse" | "MemoryRecall" | "DispatchManifest" | "SubTask" | "ExecutionResult" | "CorrectionSignal" | "SubTaskOutcome" | "SubTaskClosed" | "DispatchHalted" | "ReplanRequest" | "OutcomeSummary" | "PlanDirective" | "PlanningFailed" | "GracefulFailureRequest" | "GracefulFailure" | "FinalResult" | "Megram" | "MemoryOperatorChange" | "ConfirmationRequest" | "ConfirmationDecision" | "TaskCancelled" | "AuditQuery" | "AuditReport" | "LlmCall" | "ToolCallEvent";
+export type MessageKind = "TaskSubmitted" | "TaskBudget" | "ClarificationRequest" | "ClarificationAnswer" | "ChatReply" | "TaskSpec" | "MemoryQuery" | "MemoryResponse" | "MemoryRecall" | "DispatchManifest" | "SubTask" | "ExecutionResult" | "CorrectionSignal" | "SubTaskOutcome" | "SubTaskClosed" | "DispatchHalted" | "ReplanRequest" | "OutcomeSummary" | "PlanDirective" | "PlanningFailed" | "GracefulFailureRequest" | "GracefulFailure" | "FinalResult" | "Megram" | "MemoryOperatorChange" | "ConfirmationRequest" | "ConfirmationDecision" | "TaskClosed" | "AuditQuery" | "AuditReport" | "LlmCall" | "ToolCallEvent";
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Deserialize } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision_Deserialize } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
+export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Deserialize } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision_Deserialize } | { type: "TaskClosed"; payload: TaskClosed } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Serialize } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision_Serialize } | { type: "TaskCancelled"; payload: TaskCancelled } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
+export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Serialize } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision_Serialize } | { type: "TaskClosed"; payload: TaskClosed } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
 
 /**  A failure class that may be split between the two (GGS directive, gap trajectory). */
 export type MixedFailureClass = "logical" | "environmental" | "mixed";
@@ -1705,7 +1705,7 @@ export type ReplanRequest_Deserialize = {
 	failed_outcomes: SubTaskOutcome_Deserialize[],
 	/**  Outcomes with status `matched`, so GGS sees every criterion of the round. */
 	matched_outcomes?: SubTaskOutcome_Deserialize[],
-	/**  Seed 002. */
+	/**  The sub-tasks that ended failed this round. */
 	failed_subtasks?: SubTaskId[],
 	/**
 	 *  R4b's verdicts on the task criteria; empty when the code gate fired before any
@@ -1741,7 +1741,7 @@ export type ReplanRequest_Serialize = {
 	failed_outcomes: SubTaskOutcome_Serialize[],
 	/**  Outcomes with status `matched`, so GGS sees every criterion of the round. */
 	matched_outcomes: SubTaskOutcome_Serialize[],
-	/**  Seed 002. */
+	/**  The sub-tasks that ended failed this round. */
 	failed_subtasks: SubTaskId[],
 	/**
 	 *  R4b's verdicts on the task criteria; empty when the code gate fired before any
@@ -2003,7 +2003,7 @@ export type SubTask_Deserialize = {
 	success_criteria: Criterion[],
 	/**  Same number = parallel; groups run in ascending order. */
 	sequence: number,
-	/**  Seed 002 field; `null` unless the plan names one. */
+	/**  A deadline the plan names for the sub-task, as written; `null` unless it names one. */
 	deadline?: string | null,
 	/**
 	 *  The task's MUST NOT tools (GGS blocked_tools ∪ memory Avoid). The plan validator
@@ -2032,7 +2032,7 @@ export type SubTask_Serialize = {
 	success_criteria: Criterion[],
 	/**  Same number = parallel; groups run in ascending order. */
 	sequence: number,
-	/**  Seed 002 field; `null` unless the plan names one. */
+	/**  A deadline the plan names for the sub-task, as written; `null` unless it names one. */
 	deadline: string | null,
 	/**
 	 *  The task's MUST NOT tools (GGS blocked_tools ∪ memory Avoid). The plan validator
@@ -2061,11 +2061,24 @@ export type TaskBudget = {
 	time_budget_ms: number,
 };
 
-/**  User → all roles: the task was cancelled; nothing of it may start after this. */
-export type TaskCancelled = {
+/**
+ *  User → every role: the task is over. The runtime sends it once per task, for every
+ *  way a task ends; each role lets go of what it keeps for the task, and nothing of it
+ *  starts afterwards.
+ */
+export type TaskClosed = {
 	task_id: TaskId,
-	reason: string,
+	end: TaskClosure,
 };
+
+/**  How a task ended. */
+export type TaskClosure = 
+/**  GGS delivered its `FinalResult` (accepted, succeeded or abandoned). */
+{ kind: "finished" } | 
+/**  R1 answered it as conversation, without a plan. */
+{ kind: "answered" } | 
+/**  The user cancelled it. */
+{ kind: "cancelled"; reason: string };
 
 /**
  *  A user task. The runtime mints it at

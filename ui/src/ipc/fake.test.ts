@@ -57,6 +57,12 @@ describe('the fake backend', () => {
     expect(final.message.payload.directive).toBe('accept');
     expect(final.message.payload.summary.startsWith('[LAW1] ')).toBe(true);
     expect(final.message.payload.replans).toBe(1);
+    // The end is announced to every role once, after the result, as the runtime does.
+    const closed = await runUntil('TaskClosed');
+    expect(closed.to).toBe('All');
+    expect(closed.message.type === 'TaskClosed' && closed.message.payload.end).toEqual({ kind: 'finished' });
+    expect(kinds(live()).filter((k) => k === 'TaskClosed')).toHaveLength(1);
+    expect(kinds(live()).indexOf('TaskClosed')).toBeGreaterThan(kinds(live()).indexOf('FinalResult'));
     const runs = await fake.invoke('task_runs', {});
     expect(runs[0]).toMatchObject({ task_id: taskId, status: 'accept', law1: true, replans: 1 });
   });
@@ -75,14 +81,14 @@ describe('the fake backend', () => {
     expect(final.message.payload.next_moves?.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('stops a cancelled task: a pending confirmation is dropped and nothing is published after TaskCancelled', async () => {
+  it('stops a cancelled task: a pending confirmation is dropped and nothing is published after TaskClosed', async () => {
     const taskId = await fake.invoke('submit_task', { text: 'Delete the duplicate installers in my Downloads folder' });
     await runUntil('ConfirmationRequest');
     await fake.invoke('cancel_task', { task_id: taskId });
     const after = live().length;
     await vi.advanceTimersByTimeAsync(300_000);
     expect(live().length).toBe(after);
-    expect(kinds(live()).slice(-2)).toEqual(['ConfirmationDecision', 'TaskCancelled']);
+    expect(kinds(live()).slice(-2)).toEqual(['ConfirmationDecision', 'TaskClosed']);
   });
 
   it('asks a clarifying question for a two-word task and carries the answer into raw_input', async () => {
@@ -97,6 +103,8 @@ describe('the fake backend', () => {
     await fake.invoke('submit_task', { text: 'hello' });
     await runUntil('ChatReply');
     expect(kinds(live())).not.toContain('TaskSpec');
+    const closed = await runUntil('TaskClosed');
+    expect(closed.message.type === 'TaskClosed' && closed.message.payload.end).toEqual({ kind: 'answered' });
   });
 
   it('refuses a second task while one runs, with the busy code', async () => {

@@ -443,7 +443,7 @@ export class FakeBackend implements Backend {
         record.run.status = 'chat';
         record.run.ended_at = e.timestamp;
       }
-      if (m.type === 'TaskCancelled') {
+      if (m.type === 'TaskClosed' && m.payload.end.kind === 'cancelled') {
         record.run.status = 'cancelled';
         record.run.ended_at = e.timestamp;
       }
@@ -510,7 +510,7 @@ export class FakeBackend implements Backend {
     }
     task.confirmations.clear();
     this.stopTask(task);
-    this.publish('User', 'All', { type: 'TaskCancelled', payload: { task_id: taskId, reason: 'cancelled by the user' } }, taskId);
+    this.publish('User', 'All', { type: 'TaskClosed', payload: { task_id: taskId, end: { kind: 'cancelled', reason: 'cancelled by the user' } } }, taskId);
     return null;
   }
 

@@ -15,7 +15,7 @@ const MESSAGE_KINDS: readonly MessageKind[] = [
   'TaskSubmitted', 'ClarificationRequest', 'ClarificationAnswer', 'ChatReply', 'TaskSpec', 'MemoryQuery', 'MemoryResponse', 'MemoryRecall',
   'DispatchManifest', 'SubTask', 'ExecutionResult', 'CorrectionSignal', 'SubTaskOutcome', 'ReplanRequest', 'OutcomeSummary', 'PlanDirective',
   'PlanningFailed', 'GracefulFailureRequest', 'GracefulFailure', 'FinalResult', 'Megram', 'MemoryOperatorChange', 'ConfirmationRequest',
-  'ConfirmationDecision', 'TaskCancelled', 'AuditQuery', 'AuditReport', 'LlmCall', 'ToolCallEvent',
+  'ConfirmationDecision', 'TaskClosed', 'AuditQuery', 'AuditReport', 'LlmCall', 'ToolCallEvent',
 ];
 
 function findings(r: AuditReport): number {

@@ -354,10 +354,13 @@ export function reduce(task: TaskView, env: Envelope, params: ArrowParams = DEFA
       return { ...base, phase: 'approval', law1: true, roles: { ...roles, R3: 'waiting' } };
     case 'ConfirmationDecision':
       return { ...base, phase: 'executing', roles: { ...roles, R3: 'active' } };
-    case 'TaskCancelled': {
+    case 'TaskClosed': {
+      // A result or a chat answer already ended the task; only a cancel changes it here.
+      const end = m.payload.end;
+      if (end.kind !== 'cancelled') return base;
       const stopped: Record<PipelineRole, RoleActivity> = { ...roles };
       for (const role of PIPELINE_ROLES) if (stopped[role] === 'active' || stopped[role] === 'waiting') stopped[role] = 'idle';
-      return { ...base, phase: 'cancelled', cancelled: m.payload.reason, replanning: null, clarification: null, roles: stopped };
+      return { ...base, phase: 'cancelled', cancelled: end.reason, replanning: null, clarification: null, roles: stopped };
     }
     case 'LlmCall': {
       const c = m.payload;
@@ -468,8 +471,10 @@ export function describe(env: Envelope, params: ArrowParams = DEFAULT_ARROW_PARA
       return clip(m.payload.command);
     case 'ConfirmationDecision':
       return `${m.payload.decision} (${m.payload.source})`;
-    case 'TaskCancelled':
-      return clip(m.payload.reason);
+    case 'TaskClosed': {
+      const end = m.payload.end;
+      return end.kind === 'cancelled' ? clip(end.reason ? `cancelled: ${end.reason}` : 'cancelled') : end.kind;
+    }
     case 'AuditQuery':
       return 'on-demand';
     case 'AuditReport':

@@ -79,7 +79,7 @@ export function createPipelineStore(backend: Backend): PipelineStore {
     map.set(id, next);
     tasks.value = map;
     if (envelope.message.type === 'TaskSubmitted') currentId.value = id;
-    if (envelope.message.type === 'TaskCancelled' && id === currentId.value) cancelling.value = false;
+    if (envelope.message.type === 'TaskClosed' && id === currentId.value) cancelling.value = false;
   }
 
   async function submit(text: string): Promise<void> {

@@ -143,7 +143,7 @@ describe('the popup', () => {
     fireEvent.click(screen.getByTestId('cancel'));
     await h.advance(10);
     expect(screen.getByText('Cancelled: cancelled by the user')).toBeTruthy();
-    expect(h.fake.transcript().at(-1)?.message.type).toBe('TaskCancelled');
+    expect(h.fake.transcript().at(-1)?.message.type).toBe('TaskClosed');
   });
 
   it('hides on Escape and opens the panels from the header', async () => {

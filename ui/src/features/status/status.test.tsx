@@ -49,7 +49,7 @@ const KINDS: Record<MessageKind, true> = {
   MemoryOperatorChange: true,
   ConfirmationRequest: true,
   ConfirmationDecision: true,
-  TaskCancelled: true,
+  TaskClosed: true,
   AuditQuery: true,
   AuditReport: true,
   LlmCall: true,

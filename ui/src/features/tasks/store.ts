@@ -50,7 +50,7 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
     error,
     handle(envelope) {
       const type = envelope.message.type;
-      if ((type === 'FinalResult' || type === 'TaskCancelled' || type === 'ChatReply' || type === 'TaskSubmitted') && runs.value.value) {
+      if ((type === 'FinalResult' || type === 'TaskClosed' || type === 'ChatReply' || type === 'TaskSubmitted') && runs.value.value) {
         void runs.load();
       }
     },

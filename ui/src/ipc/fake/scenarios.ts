@@ -337,6 +337,7 @@ export class Run {
       },
     });
     this.writeMegram(outcome.state, `intent:${slug(intent)}`, 'env:local', text);
+    this.send('User', 'All', { type: 'TaskClosed', payload: { task_id: this.taskId, end: { kind: 'finished' } } });
   }
 
   writeMegram(state: MacroState, space: string, entity: string, content: string): void {
@@ -396,6 +397,7 @@ export async function chatScript(run: Run): Promise<void> {
         'Hi! Tell me what to do on this Mac — find, tidy, rename or summarise files — and I will plan it, run it and check the result. Anything irreversible waits for your click.',
     },
   });
+  run.send('User', 'All', { type: 'TaskClosed', payload: { task_id: run.taskId, end: { kind: 'answered' } } });
 }
 
 const INSTALLERS = [

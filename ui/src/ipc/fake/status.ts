@@ -75,8 +75,8 @@ export class FakeStatus {
       case 'FinalResult':
         this.plans.delete(m.payload.task_id);
         return m.payload.directive === 'abandon' ? pick('Could not finish.', '未能完成。') : pick('Done.', '完成。');
-      case 'TaskCancelled':
-        return pick('Cancelled.', '已取消。');
+      case 'TaskClosed':
+        return m.payload.end.kind === 'cancelled' ? pick('Cancelled.', '已取消。') : null;
       default:
         return null;
     }
