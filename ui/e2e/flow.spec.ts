@@ -69,9 +69,12 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
 
   // Law 1: an irreversible delete waits for the click. From here time moves only when
   // the test moves it, so the countdown reads the same on a loaded machine.
-  await page.clock.pauseAt(await page.evaluate(() => Date.now() + 1));
+  // (Half a second ahead: the page's clock keeps running until the pause lands.)
+  await page.clock.pauseAt(await page.evaluate(() => Date.now() + 500));
   const dialog = page.getByTestId('law1-dialog');
   await runUntilVisible(page, dialog, 10_000);
+  // Effects (focusing Deny) run after paint, on timers the paused clock must release.
+  await page.clock.runFor(100);
   await expect(dialog).toHaveAttribute('role', 'alertdialog');
   await expect(page.getByTestId('law1-effect')).toContainText('Delete ~/Downloads/Zoom (1).pkg (exists)');
   await expect(dialog).toContainText('Cannot be undone');
