@@ -132,14 +132,33 @@ pub enum ConstraintKind {
     Caution,
 }
 
+/// What a recalled constraint came from. The wire names are the snake_case variant
+/// names, as they were when this was a free string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ConstraintSource {
+    /// One of the Four Laws, injected into every plan.
+    Law,
+    /// A tool the configuration blocks outright.
+    BlockedTool,
+    /// A target (path, host) the configuration blocks.
+    BlockedTarget,
+    /// The potentials of a memory group (Exploit, Avoid, Caution).
+    Memory,
+    /// A C-level SOP served by memory.
+    Sop,
+    /// Fresh M/K evidence that contradicts an SOP and overrides it.
+    FreshEvidence,
+}
+
 /// One constraint R2 injected, with what it came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RecalledConstraint {
     pub kind: ConstraintKind,
     pub text: String,
-    /// `memory`, `sop`, `law`, `blocked_tool`, `blocked_target`.
-    pub source: String,
+    pub source: ConstraintSource,
     #[serde(default)]
     pub megram_ids: Vec<MegramId>,
 }
@@ -180,4 +199,40 @@ pub struct MemoryOperatorChange {
     pub operation: MemoryOperation,
     pub megram_ids: Vec<MegramId>,
     pub detail: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constraint_sources_keep_their_wire_names() {
+        let cases = [
+            ("law", ConstraintSource::Law),
+            ("blocked_tool", ConstraintSource::BlockedTool),
+            ("blocked_target", ConstraintSource::BlockedTarget),
+            ("memory", ConstraintSource::Memory),
+            ("sop", ConstraintSource::Sop),
+            ("fresh_evidence", ConstraintSource::FreshEvidence),
+        ];
+        for (wire, source) in cases {
+            let json = format!("\"{wire}\"");
+            assert_eq!(
+                serde_json::from_str::<ConstraintSource>(&json).unwrap(),
+                source
+            );
+            assert_eq!(serde_json::to_string(&source).unwrap(), json);
+        }
+        assert!(serde_json::from_str::<ConstraintSource>("\"Law\"").is_err());
+    }
+
+    #[test]
+    fn a_recorded_constraint_parses_with_its_source() {
+        let c: RecalledConstraint = serde_json::from_str(
+            r#"{"kind": "must_not", "text": "t", "source": "blocked_target"}"#,
+        )
+        .unwrap();
+        assert_eq!(c.source, ConstraintSource::BlockedTarget);
+        assert!(c.megram_ids.is_empty());
+    }
 }

@@ -1930,7 +1930,7 @@ fn recall_preferring(task: &TaskId, round: u32, rules: &[&SOPRecord]) -> MemoryR
             .map(|r| RecalledConstraint {
                 kind: ConstraintKind::ShouldPrefer,
                 text: format!("SHOULD PREFER (SOP): {}", r.content),
-                source: "sop".into(),
+                source: ConstraintSource::Sop,
                 megram_ids: vec![r.id],
             })
             .collect(),

@@ -12,8 +12,8 @@ use artoo::bus::{Bus, TapEvent};
 use artoo::clock::{Clock, FakeClock, SharedClock};
 use artoo::config::MemoryParams;
 use artoo::contracts::{
-    ConstraintKind, Level, Megram, MegramId, MegramWrite, MemoryAction, MemoryOperation,
-    MemoryQuery, MemoryResponse, Message, RecalledConstraint, Role, TaskId,
+    ConstraintKind, ConstraintSource, Level, Megram, MegramId, MegramWrite, MemoryAction,
+    MemoryOperation, MemoryQuery, MemoryResponse, Message, RecalledConstraint, Role, TaskId,
 };
 use artoo::memory::megram::{STATE_BEST_PRACTICE, STATE_CONSTRAINT, law_id};
 use artoo::memory::{
@@ -415,7 +415,9 @@ async fn calibrated(
 
 fn prefers(recalls: &[artoo::contracts::MemoryRecall], rule: MegramId) -> bool {
     recalls.iter().flat_map(|r| &r.constraints).any(|c| {
-        c.kind == ConstraintKind::ShouldPrefer && c.source == "sop" && c.megram_ids.contains(&rule)
+        c.kind == ConstraintKind::ShouldPrefer
+            && c.source == ConstraintSource::Sop
+            && c.megram_ids.contains(&rule)
     })
 }
 

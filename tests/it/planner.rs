@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use artoo::bus::{Bus, Envelope};
 use artoo::contracts::{
-    ConstraintKind, Constraints, DispatchManifest, GracefulFailureRequest, Level, Loss,
-    MatchedOutput, Megram, MegramId, MemoryAction, MemoryRecall, MemoryResponse, Message,
+    ConstraintKind, ConstraintSource, Constraints, DispatchManifest, GracefulFailureRequest, Level,
+    Loss, MatchedOutput, Megram, MegramId, MemoryAction, MemoryRecall, MemoryResponse, Message,
     MessageKind, MixedFailureClass, PlanDirective, Potentials, PrevDirective, ReplanDirective,
     Role, SOPRecord, SubTask, SubTaskId, TaskCancelled, TaskId, TaskSpec, Urgency,
 };
@@ -320,7 +320,7 @@ async fn the_first_plan_costs_one_call_and_is_one_manifest_envelope() {
         recalls[0]
             .constraints
             .iter()
-            .filter(|c| c.source == "law")
+            .filter(|c| c.source == ConstraintSource::Law)
             .count(),
         4
     );
@@ -386,7 +386,7 @@ async fn memory_avoid_becomes_must_not_in_the_prompt_and_on_every_subtask() {
     let must_not = recall
         .constraints
         .iter()
-        .find(|c| c.source == "memory")
+        .find(|c| c.source == ConstraintSource::Memory)
         .expect("a memory constraint");
     assert_eq!(must_not.kind, ConstraintKind::MustNot);
     assert_eq!(must_not.megram_ids, vec![failed.id]);
@@ -502,7 +502,7 @@ async fn memory_that_does_not_answer_is_planned_without_and_the_recall_says_so()
         recalls[0]
             .constraints
             .iter()
-            .filter(|c| c.source == "law")
+            .filter(|c| c.source == ConstraintSource::Law)
             .count(),
         4
     );

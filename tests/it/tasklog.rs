@@ -504,7 +504,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
         vec![RecalledConstraint {
             kind: ConstraintKind::MustNot,
             text: "MUST NOT run `ls -S ~/Downloads` (the folder does not exist)".into(),
-            source: "blocked_target".into(),
+            source: ConstraintSource::BlockedTarget,
             megram_ids: vec![],
         }],
     );

@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 
 use artoo::contracts::{
-    ConstraintKind, Megram, MemoryAction, MemoryRecall, Message, MessageKind, Role, TaskId,
-    TerminalDirective,
+    ConstraintKind, ConstraintSource, Megram, MemoryAction, MemoryRecall, Message, MessageKind,
+    Role, TaskId, TerminalDirective,
 };
 use artoo::testkit::{Script, Step};
 use serde_json::json;
@@ -171,7 +171,7 @@ async fn after_a_success_the_next_similar_task_recalls_exploit_and_r2_is_told_to
     let prefer = recall
         .constraints
         .iter()
-        .find(|c| c.kind == ConstraintKind::ShouldPrefer && c.source == "memory")
+        .find(|c| c.kind == ConstraintKind::ShouldPrefer && c.source == ConstraintSource::Memory)
         .expect("a SHOULD PREFER from memory");
     assert_eq!(
         prefer.megram_ids,
@@ -272,7 +272,7 @@ async fn after_a_failed_task_the_next_similar_task_recalls_avoid_and_its_tools_a
     let must_not = recall
         .constraints
         .iter()
-        .find(|c| c.kind == ConstraintKind::MustNot && c.source == "memory")
+        .find(|c| c.kind == ConstraintKind::MustNot && c.source == ConstraintSource::Memory)
         .expect("a MUST NOT from memory");
     assert_eq!(
         must_not.megram_ids,
