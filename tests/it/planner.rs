@@ -11,9 +11,10 @@ use std::time::Duration;
 use artoo::bus::{Bus, Envelope};
 use artoo::contracts::{
     ConstraintKind, ConstraintSource, Constraints, DispatchManifest, GracefulFailureRequest, Level,
-    Loss, MatchedOutput, Megram, MegramId, MemoryAction, MemoryRecall, MemoryResponse, Message,
-    MessageKind, MixedFailureClass, PlanDirective, Potentials, PrevDirective, ReplanDirective,
-    Role, SOPRecord, SubTask, SubTaskId, TaskCancelled, TaskId, TaskSpec, Urgency,
+    Loss, MatchedOutput, Megram, MegramId, MegramOrigin, MemoryAction, MemoryRecall,
+    MemoryResponse, Message, MessageKind, MixedFailureClass, PlanDirective, Potentials,
+    PrevDirective, ReplanDirective, Role, SOPRecord, SubTask, SubTaskId, TaskCancelled, TaskId,
+    TaskSpec, Urgency,
 };
 use artoo::roles::planner::Planner;
 use artoo::testkit::Script;
@@ -228,7 +229,11 @@ fn megram(content: &str, sigma: f64, days_old: i64, now: chrono::DateTime<chrono
         space: artoo::tags::intent_space(INTENT),
         entity: "env:local".into(),
         content: content.into(),
-        state: if sigma > 0.0 { "success" } else { "abandon" }.into(),
+        state: if sigma > 0.0 {
+            MegramOrigin::Success
+        } else {
+            MegramOrigin::Abandon
+        },
         f: 0.9,
         sigma,
         k: 0.05,

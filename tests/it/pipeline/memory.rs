@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 
 use artoo::contracts::{
-    ConstraintKind, ConstraintSource, Megram, MemoryAction, MemoryRecall, Message, MessageKind,
-    Role, TaskId, TerminalDirective,
+    ConstraintKind, ConstraintSource, Megram, MegramOrigin, MemoryAction, MemoryRecall, Message,
+    MessageKind, Role, TaskId, TerminalDirective,
 };
 use artoo::testkit::{Script, Step};
 use serde_json::json;
@@ -156,7 +156,7 @@ async fn after_a_success_the_next_similar_task_recalls_exploit_and_r2_is_told_to
         "a fresh store has no history"
     );
     let written = terminal_megram(&stage, &first);
-    assert_eq!(written.state, "accept");
+    assert_eq!(written.state, MegramOrigin::Accept);
 
     let (second, end) = stage.run("count the files in my workspace").await;
     assert_eq!(final_result(&end).directive, TerminalDirective::Accept);
@@ -261,7 +261,7 @@ async fn after_a_failed_task_the_next_similar_task_recalls_avoid_and_its_tools_a
     assert_eq!(final_result(&end).directive, TerminalDirective::Abandon);
     stage.settle().await;
     let written = terminal_megram(&stage, &first);
-    assert_eq!(written.state, "abandon");
+    assert_eq!(written.state, MegramOrigin::Abandon);
     assert!(written.content.contains("read_file"), "{}", written.content);
 
     let (second, end) = stage.run("what is the first line of my notes?").await;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::contracts::{
-    Level, Loss, Megram, MegramId, MemoryResponse, MixedFailureClass, PrevDirective,
+    Level, Loss, Megram, MegramId, MegramOrigin, MemoryResponse, MixedFailureClass, PrevDirective,
     ReplanDirective, SOPRecord, Urgency,
 };
 use crate::tools::ToolName;
@@ -24,7 +24,7 @@ fn megram(content: &str, sigma: f64, days_old: i64, level: Level) -> Megram {
         space: "intent:find-videos".into(),
         entity: "env:local".into(),
         content: content.into(),
-        state: "success".into(),
+        state: MegramOrigin::Success,
         f: 0.8,
         sigma,
         k: 0.05,
