@@ -89,9 +89,9 @@ fn path_named_by(target: &str) -> Option<String> {
     Some(kept.join("/")).filter(|p| !p.is_empty() && p != "~")
 }
 
-/// A tool call as the executor records it. An errored call's message names the path its
-/// target refers to as missing, the way `ls` or `cat` does; a target without a path gets
-/// an error that names nothing.
+/// A tool call as the executor records it. An errored call failed as not-found, and its
+/// message names the path its target refers to, the way `ls` or `cat` does; a target
+/// without a path gets an error that names nothing.
 fn call(tool: &str, target: &str, status: ToolCallStatus) -> ToolCallRecord {
     ToolCallRecord {
         tool: tool.into(),
@@ -109,7 +109,7 @@ fn call(tool: &str, target: &str, status: ToolCallStatus) -> ToolCallRecord {
         }),
         duration_ms: 5,
         confirmation: None,
-        failure: None,
+        failure: (status == ToolCallStatus::Error).then_some(ToolFailure::NotFound),
         failed_exit: None,
     }
 }
