@@ -513,6 +513,6 @@ fn a_record_with_an_unknown_state_is_reported_corrupt() {
     value["state"] = "consolidated".into();
     let raw = serde_json::to_vec(&value).unwrap();
     store.db.put(&keys::megram_key(m.id), &raw).unwrap();
-    let err = store.load(m.id).err().expect("an unknown state is refused");
+    let err = store.load(m.id).expect_err("an unknown state is refused");
     assert!(matches!(err, MemoryError::Corrupt { .. }), "{err}");
 }
