@@ -256,7 +256,7 @@ impl Traffic {
                     space: "intent:find-largest".into(),
                     entity: "env:local".into(),
                     content: "du -ah | sort -rh lists the largest files".into(),
-                    state: "accept".into(),
+                    state: MegramOrigin::Accept,
                     f: 0.8,
                     sigma: 1.0,
                     k: 0.05,

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use artoo::clock::{Clock, FakeClock, SharedClock};
 use artoo::config::MemoryParams;
-use artoo::contracts::{Level, Megram, MegramId};
+use artoo::contracts::{Level, Megram, MegramId, MegramOrigin};
 use artoo::memory::keys::{self, IndexEntry};
 use artoo::memory::{DistillFuture, DistillRequest, Distiller, Memory};
 use chrono::Duration as ChronoDuration;
@@ -48,15 +48,15 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// GGS quantisation (seed 003), weighted like a store that has been collected: the
 /// fast-decaying classes are rare.
-fn quantised(i: usize) -> (&'static str, f64, f64, f64) {
+fn quantised(i: usize) -> (MegramOrigin, f64, f64, f64) {
     match i % 50 {
-        0 => ("refine", 0.10, 0.5, 0.5),
-        1 => ("change_path", 0.30, 0.0, 0.2),
-        n if n % 5 == 0 => ("abandon", 0.95, -1.0, 0.05),
-        n if n % 5 == 1 => ("accept", 0.90, 1.0, 0.05),
-        n if n % 5 == 2 => ("change_approach", 0.85, -1.0, 0.05),
-        n if n % 5 == 3 => ("success", 0.80, 1.0, 0.05),
-        _ => ("break_symmetry", 0.75, 1.0, 0.05),
+        0 => (MegramOrigin::Refine, 0.10, 0.5, 0.5),
+        1 => (MegramOrigin::ChangePath, 0.30, 0.0, 0.2),
+        n if n % 5 == 0 => (MegramOrigin::Abandon, 0.95, -1.0, 0.05),
+        n if n % 5 == 1 => (MegramOrigin::Accept, 0.90, 1.0, 0.05),
+        n if n % 5 == 2 => (MegramOrigin::ChangeApproach, 0.85, -1.0, 0.05),
+        n if n % 5 == 3 => (MegramOrigin::Success, 0.80, 1.0, 0.05),
+        _ => (MegramOrigin::BreakSymmetry, 0.75, 1.0, 0.05),
     }
 }
 
@@ -78,7 +78,7 @@ fn sample_megram(i: usize, space: String, created: chrono::DateTime<chrono::Utc>
              Result: summarised {} sections into the weekly report draft ({state}).",
             i % 17
         ),
-        state: state.into(),
+        state,
         f,
         sigma,
         k,

@@ -23,7 +23,7 @@ use crate::contracts::{
 };
 
 use super::calibration::{Calibration, UNCLASSIFIED, task_class};
-use super::event::{AnomalyKind, Finding, parse_macro_state};
+use super::event::{AnomalyKind, Finding};
 
 /// Prefix GGS puts on a summary when a Law 1 gate fired during the task.
 pub use crate::laws::LAW1_PREFIX;
@@ -504,7 +504,7 @@ fn law0(
 
 fn law3(track: &TaskTrack, task: &TaskId, write: &MegramWrite, findings: &mut Vec<Finding>) {
     let m = &write.megram;
-    let problem = match (track.decision, parse_macro_state(&m.state)) {
+    let problem = match (track.decision, m.state.macro_state()) {
         (None, _) => Some("was written before any GGS decision for the task".to_string()),
         (Some(_), None) => Some("records a state that is not a GGS macro-state".to_string()),
         (Some(decision), Some(state)) if state != decision.state => Some(format!(

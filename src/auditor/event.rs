@@ -278,21 +278,6 @@ pub fn report_line_digest(report_json: &[u8]) -> String {
     sha256_hex(&bytes)
 }
 
-/// Parses a Megram `state` written as a macro-state.
-pub fn parse_macro_state(text: &str) -> Option<MacroState> {
-    [
-        MacroState::Accept,
-        MacroState::Success,
-        MacroState::Refine,
-        MacroState::ChangePath,
-        MacroState::ChangeApproach,
-        MacroState::BreakSymmetry,
-        MacroState::Abandon,
-    ]
-    .into_iter()
-    .find(|s| s.as_str() == text)
-}
-
 /// A one-line summary of a payload, and the macro-state it carries if any.
 pub fn describe(message: &Message) -> (String, Option<MacroState>) {
     let mut state = None;
@@ -412,7 +397,7 @@ pub fn describe(message: &Message) -> (String, Option<MacroState>) {
             )
         }
         Message::Megram(m) => {
-            state = parse_macro_state(&m.megram.state);
+            state = m.megram.state.macro_state();
             format!(
                 "{} {}/{} state={} f={:.2} σ={:+.2} k={:.2}",
                 m.megram.level.as_str(),

@@ -37,7 +37,8 @@ pub enum ToolCallStatus {
 /// - `cancelled`: the task was cancelled while the call ran;
 /// - `network`: the network or a remote service could not be reached (web search
 ///   unavailable, connection refused or reset, host unreachable);
-/// - `not_found`: a file, folder, program or entry the call named does not exist;
+/// - `not_found`: a file, folder, program, web page or entry the call named does not
+///   exist (GGS blocks the path or URL the error names; nothing else blocks a target);
 /// - `invalid`: the input was malformed (bad JSON shape, bad pattern, unknown option);
 /// - `unavailable`: the tool or the sandbox cannot run on this machine;
 /// - `failed`: anything else — the tool ran and failed (a command's error exit, a refused

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::ids::{MegramId, TaskId};
+use super::medium::MacroState;
 
 /// The four layers of the pyramid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -30,6 +31,121 @@ impl Level {
     }
 }
 
+/// Where a Megram came from: the GGS macro-state of the round that wrote it, or the
+/// origin of an entry GGS did not write. Serialised as the same strings the field held
+/// when it was free text (macro-states in snake_case, other origins hyphenated), so
+/// stored records and recorded messages keep parsing. Every value any build has written
+/// is a variant; a string outside the set is rejected rather than guessed at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum MegramOrigin {
+    Accept,
+    Success,
+    Refine,
+    ChangePath,
+    ChangeApproach,
+    BreakSymmetry,
+    Abandon,
+    /// One of the Four Laws' T entries.
+    Law,
+    /// An operator-injected T entry; no longer created, but older stores hold some.
+    Persona,
+    /// An operator-injected M/K/C entry.
+    #[serde(rename = "user-injected")]
+    UserInjected,
+    /// Appended against a Best Practice that was followed in a failed round.
+    #[serde(rename = "negative-feedback")]
+    NegativeFeedback,
+    /// A Dreamer-distilled C entry of positive valence.
+    #[serde(rename = "best-practice")]
+    BestPractice,
+    /// A Dreamer-distilled C entry of negative valence.
+    Constraint,
+}
+
+impl MegramOrigin {
+    /// Every origin, macro-states first.
+    pub const ALL: [MegramOrigin; 13] = [
+        MegramOrigin::Accept,
+        MegramOrigin::Success,
+        MegramOrigin::Refine,
+        MegramOrigin::ChangePath,
+        MegramOrigin::ChangeApproach,
+        MegramOrigin::BreakSymmetry,
+        MegramOrigin::Abandon,
+        MegramOrigin::Law,
+        MegramOrigin::Persona,
+        MegramOrigin::UserInjected,
+        MegramOrigin::NegativeFeedback,
+        MegramOrigin::BestPractice,
+        MegramOrigin::Constraint,
+    ];
+
+    /// The wire name (the string the serialised form holds).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MegramOrigin::Accept => "accept",
+            MegramOrigin::Success => "success",
+            MegramOrigin::Refine => "refine",
+            MegramOrigin::ChangePath => "change_path",
+            MegramOrigin::ChangeApproach => "change_approach",
+            MegramOrigin::BreakSymmetry => "break_symmetry",
+            MegramOrigin::Abandon => "abandon",
+            MegramOrigin::Law => "law",
+            MegramOrigin::Persona => "persona",
+            MegramOrigin::UserInjected => "user-injected",
+            MegramOrigin::NegativeFeedback => "negative-feedback",
+            MegramOrigin::BestPractice => "best-practice",
+            MegramOrigin::Constraint => "constraint",
+        }
+    }
+
+    /// The GGS macro-state this entry was written in, if GGS wrote it.
+    pub fn macro_state(self) -> Option<MacroState> {
+        Some(match self {
+            MegramOrigin::Accept => MacroState::Accept,
+            MegramOrigin::Success => MacroState::Success,
+            MegramOrigin::Refine => MacroState::Refine,
+            MegramOrigin::ChangePath => MacroState::ChangePath,
+            MegramOrigin::ChangeApproach => MacroState::ChangeApproach,
+            MegramOrigin::BreakSymmetry => MacroState::BreakSymmetry,
+            MegramOrigin::Abandon => MacroState::Abandon,
+            MegramOrigin::Law
+            | MegramOrigin::Persona
+            | MegramOrigin::UserInjected
+            | MegramOrigin::NegativeFeedback
+            | MegramOrigin::BestPractice
+            | MegramOrigin::Constraint => return None,
+        })
+    }
+
+    /// Whether GGS wrote this entry at the end of a task (accept, success, abandon).
+    pub fn is_terminal(self) -> bool {
+        self.macro_state().is_some_and(MacroState::is_terminal)
+    }
+}
+
+impl From<MacroState> for MegramOrigin {
+    fn from(state: MacroState) -> Self {
+        match state {
+            MacroState::Accept => MegramOrigin::Accept,
+            MacroState::Success => MegramOrigin::Success,
+            MacroState::Refine => MegramOrigin::Refine,
+            MacroState::ChangePath => MegramOrigin::ChangePath,
+            MacroState::ChangeApproach => MegramOrigin::ChangeApproach,
+            MacroState::BreakSymmetry => MegramOrigin::BreakSymmetry,
+            MacroState::Abandon => MegramOrigin::Abandon,
+        }
+    }
+}
+
+impl std::fmt::Display for MegramOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The Megram 11-tuple ⟨ID, Level, created_at, last_recalled_at, space, entity, content,
 /// state, f, σ, k⟩.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,9 +158,8 @@ pub struct Megram {
     pub space: String,
     pub entity: String,
     pub content: String,
-    /// GGS macro-state at creation, or the origin of a non-GGS entry
-    /// (`user-injected`, `persona`, `law`, `negative-feedback`, …).
-    pub state: String,
+    /// GGS macro-state at creation, or the origin of a non-GGS entry.
+    pub state: MegramOrigin,
     /// Stimulus magnitude in [0, 1].
     pub f: f64,
     /// Valence in [−1, +1].
@@ -132,14 +247,33 @@ pub enum ConstraintKind {
     Caution,
 }
 
+/// What a recalled constraint came from. The wire names are the snake_case variant
+/// names, as they were when this was a free string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum ConstraintSource {
+    /// One of the Four Laws, injected into every plan.
+    Law,
+    /// A tool GGS blocked for the task after a logical failure.
+    BlockedTool,
+    /// A target (path, URL, command) that failed earlier in the task, blocked by GGS.
+    BlockedTarget,
+    /// The potentials of a memory group (Exploit, Avoid, Caution).
+    Memory,
+    /// A C-level SOP served by memory.
+    Sop,
+    /// Fresh M/K evidence that contradicts an SOP and overrides it.
+    FreshEvidence,
+}
+
 /// One constraint R2 injected, with what it came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RecalledConstraint {
     pub kind: ConstraintKind,
     pub text: String,
-    /// `memory`, `sop`, `law`, `blocked_tool`, `blocked_target`.
-    pub source: String,
+    pub source: ConstraintSource,
     #[serde(default)]
     pub megram_ids: Vec<MegramId>,
 }
@@ -180,4 +314,117 @@ pub struct MemoryOperatorChange {
     pub operation: MemoryOperation,
     pub megram_ids: Vec<MegramId>,
     pub detail: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constraint_sources_keep_their_wire_names() {
+        let cases = [
+            ("law", ConstraintSource::Law),
+            ("blocked_tool", ConstraintSource::BlockedTool),
+            ("blocked_target", ConstraintSource::BlockedTarget),
+            ("memory", ConstraintSource::Memory),
+            ("sop", ConstraintSource::Sop),
+            ("fresh_evidence", ConstraintSource::FreshEvidence),
+        ];
+        for (wire, source) in cases {
+            let json = format!("\"{wire}\"");
+            assert_eq!(
+                serde_json::from_str::<ConstraintSource>(&json).unwrap(),
+                source
+            );
+            assert_eq!(serde_json::to_string(&source).unwrap(), json);
+        }
+        assert!(serde_json::from_str::<ConstraintSource>("\"Law\"").is_err());
+    }
+
+    #[test]
+    fn a_recorded_constraint_parses_with_its_source() {
+        let c: RecalledConstraint = serde_json::from_str(
+            r#"{"kind": "must_not", "text": "t", "source": "blocked_target"}"#,
+        )
+        .unwrap();
+        assert_eq!(c.source, ConstraintSource::BlockedTarget);
+        assert!(c.megram_ids.is_empty());
+    }
+
+    /// Every string a build has written into `Megram.state`, with its variant.
+    const ORIGINS: [(&str, MegramOrigin); 13] = [
+        ("accept", MegramOrigin::Accept),
+        ("success", MegramOrigin::Success),
+        ("refine", MegramOrigin::Refine),
+        ("change_path", MegramOrigin::ChangePath),
+        ("change_approach", MegramOrigin::ChangeApproach),
+        ("break_symmetry", MegramOrigin::BreakSymmetry),
+        ("abandon", MegramOrigin::Abandon),
+        ("law", MegramOrigin::Law),
+        ("persona", MegramOrigin::Persona),
+        ("user-injected", MegramOrigin::UserInjected),
+        ("negative-feedback", MegramOrigin::NegativeFeedback),
+        ("best-practice", MegramOrigin::BestPractice),
+        ("constraint", MegramOrigin::Constraint),
+    ];
+
+    #[test]
+    fn megram_origins_parse_from_and_serialise_to_the_stored_strings() {
+        for (wire, origin) in ORIGINS {
+            let json = format!("\"{wire}\"");
+            assert_eq!(
+                serde_json::from_str::<MegramOrigin>(&json).unwrap(),
+                origin,
+                "{wire}"
+            );
+            assert_eq!(serde_json::to_string(&origin).unwrap(), json);
+            assert_eq!(origin.as_str(), wire);
+            assert_eq!(origin.to_string(), wire);
+        }
+        let listed: Vec<MegramOrigin> = ORIGINS.iter().map(|(_, o)| *o).collect();
+        assert_eq!(listed, MegramOrigin::ALL);
+    }
+
+    #[test]
+    fn a_state_outside_the_set_is_rejected_not_guessed() {
+        for bad in ["Accept", "user_injected", "consolidated", ""] {
+            assert!(
+                serde_json::from_str::<MegramOrigin>(&format!("\"{bad}\"")).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn macro_state_origins_map_both_ways_and_others_have_none() {
+        for (_, origin) in ORIGINS {
+            match origin.macro_state() {
+                Some(state) => {
+                    assert_eq!(MegramOrigin::from(state), origin);
+                    assert_eq!(state.as_str(), origin.as_str());
+                }
+                None => assert!(!origin.is_terminal(), "{origin}"),
+            }
+        }
+        let terminal: Vec<MegramOrigin> = MegramOrigin::ALL
+            .into_iter()
+            .filter(|o| o.is_terminal())
+            .collect();
+        assert_eq!(
+            terminal,
+            [
+                MegramOrigin::Accept,
+                MegramOrigin::Success,
+                MegramOrigin::Abandon
+            ]
+        );
+    }
+
+    #[test]
+    fn a_megram_recorded_with_a_hyphenated_origin_round_trips_unchanged() {
+        let text = r#"{"id":"6c617773-0000-4000-8000-000000000001","level":"C","created_at":"2026-01-01T00:00:00Z","last_recalled_at":null,"space":"global:user","entity":"env:local","content":"c","state":"user-injected","f":1.0,"sigma":1.0,"k":0.0}"#;
+        let m: Megram = serde_json::from_str(text).unwrap();
+        assert_eq!(m.state, MegramOrigin::UserInjected);
+        assert_eq!(serde_json::to_string(&m).unwrap(), text);
+    }
 }

@@ -1,13 +1,12 @@
 //! What GGS takes from the executor's structured [`ToolCallRecord`]s: the failed inputs
 //! that become `blocked_targets`, the tools that become `blocked_tools`, and whether a
-//! Law 1 gate fired. Only the records' `tool`, `target`, `status`, `error` and
-//! `confirmation` fields are read — no prose is ever parsed, so a change in how a model
-//! words its output cannot empty the blocked targets.
+//! Law 1 gate fired. Only the records' `tool`, `target`, `status`, `failure`, `error`
+//! and `confirmation` fields are read — no model prose is ever parsed, so a change in how
+//! a model words its output cannot empty the blocked targets.
 //!
 //! A **failed input** of a round is a concrete resource the environment did not hold:
-//! a call ended in an error whose message says a path does not exist, is not
-//! permitted, or a host did not answer, and the resource is the path (or URL) that
-//! message names. Only that resource is blocked for later rounds — never a glob pattern
+//! a call failed as not-found (the kind the tool recorded, never guessed from the
+//! wording), and the resource is the path (or URL) its error message names. Only that resource is blocked for later rounds — never a glob pattern
 //! or a whole command line (the next plan needs the pattern, and a command fails for
 //! many reasons), never a call that code refused (refusals are not the environment),
 //! and never the subject of the task (a file the user asked about that is missing is
@@ -22,7 +21,9 @@
 
 use std::collections::HashSet;
 
-use crate::contracts::{Decision, SubTaskOutcome, SubTaskStatus, ToolCallStatus};
+use crate::contracts::{
+    Decision, SubTaskOutcome, SubTaskStatus, ToolCallRecord, ToolCallStatus, ToolFailure,
+};
 
 /// One failed input: the tool and the exact target (path, query or command) it failed on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,7 +46,7 @@ pub fn failed_inputs(outcomes: &[&SubTaskOutcome], subject: &str) -> Vec<FailedI
                 call.target.trim().to_string(),
                 format!("denied: {}", error.trim()),
             ),
-            ToolCallStatus::Error => match missing_resource(error) {
+            ToolCallStatus::Error => match missing_resource(call) {
                 Some(resource) if !names(subject, &resource) => {
                     (resource, format!("error: {}", error.trim()))
                 }
@@ -64,30 +65,20 @@ pub fn failed_inputs(outcomes: &[&SubTaskOutcome], subject: &str) -> Vec<FailedI
     out
 }
 
-/// Words of an error message that say the environment lacks a resource.
-const ENVIRONMENT_MARKERS: &[&str] = &[
-    "no such file",
-    "does not exist",
-    "not found",
-    "cannot access",
-    "permission denied",
-    "operation not permitted",
-    "not a directory",
-    "could not resolve",
-    "name or service not known",
-    "connection refused",
-    "network is unreachable",
-    "no route to host",
-];
-
-/// The path or URL an environmental error message names, if it says one is missing,
-/// forbidden or unreachable.
-pub fn missing_resource(error: &str) -> Option<String> {
-    let lower = error.to_lowercase();
-    if !ENVIRONMENT_MARKERS.iter().any(|m| lower.contains(m)) {
+/// The path or URL a call found missing: the call failed as not-found (its typed
+/// [`ToolFailure`], set by the tool that ran it) and its error message names one. A call
+/// of any other kind — a timeout, a refused write, a record without a kind — never
+/// names a missing resource, whatever its message says.
+pub fn missing_resource(call: &ToolCallRecord) -> Option<String> {
+    if call.failure != Some(ToolFailure::NotFound) {
         return None;
     }
-    error
+    named_resource(call.error.as_deref()?)
+}
+
+/// The first absolute path, home path or URL a message names.
+fn named_resource(message: &str) -> Option<String> {
+    message
         .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '‘' | '’' | '(' | ')'))
         .map(|t| t.trim_end_matches([':', ',', ';', '.']))
         .find(|t| {
@@ -205,7 +196,7 @@ impl Law1Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::{SubTaskId, TaskId, ToolCallRecord};
+    use crate::contracts::{SubTaskId, TaskId};
 
     fn call(
         tool: &str,
@@ -227,6 +218,14 @@ mod tests {
         }
     }
 
+    /// An `error` call of the given kind.
+    fn failed(tool: &str, target: &str, failure: ToolFailure, error: &str) -> ToolCallRecord {
+        ToolCallRecord {
+            failure: Some(failure),
+            ..call(tool, target, ToolCallStatus::Error, Some(error))
+        }
+    }
+
     fn outcome(calls: Vec<ToolCallRecord>) -> SubTaskOutcome {
         SubTaskOutcome {
             subtask_id: SubTaskId::mint(),
@@ -243,17 +242,17 @@ mod tests {
     #[test]
     fn only_the_missing_path_an_error_names_is_blocked_not_the_pattern_or_command() {
         let o = outcome(vec![
-            call(
+            failed(
                 "glob",
                 "*.txt in /home/user",
-                ToolCallStatus::Error,
-                Some("the folder /home/user does not exist"),
+                ToolFailure::NotFound,
+                "the folder /home/user does not exist",
             ),
-            call(
+            failed(
                 "shell",
                 "find /home/user/notes -name '*.txt' | wc -l",
-                ToolCallStatus::Error,
-                Some("find: '/home/user/notes': No such file or directory"),
+                ToolFailure::NotFound,
+                "find: '/home/user/notes': No such file or directory",
             ),
             call(
                 "glob",
@@ -261,11 +260,11 @@ mod tests {
                 ToolCallStatus::Refused,
                 Some("Refused: this exact call already ran"),
             ),
-            call(
+            failed(
                 "shell",
-                "wc -l x",
-                ToolCallStatus::Error,
-                Some("exit status 2: syntax error"),
+                "wc -l /home/user/x",
+                ToolFailure::Failed,
+                "exit status 2: syntax error in /home/user/x",
             ),
         ]);
         let got = failed_inputs(&[&o], "count the .txt files in my notes folder");
@@ -275,16 +274,60 @@ mod tests {
 
     #[test]
     fn the_subject_of_the_task_is_never_blocked() {
-        let o = outcome(vec![call(
+        let o = outcome(vec![failed(
             "read_file",
             "/h/notes/friday.txt",
-            ToolCallStatus::Error,
-            Some("no such file: /h/notes/friday.txt"),
+            ToolFailure::NotFound,
+            "no such file: /h/notes/friday.txt",
         )]);
         assert!(
             failed_inputs(&[&o], "read ~/notes/friday.txt and tell me what it says").is_empty()
         );
         assert_eq!(failed_inputs(&[&o], "read my monday notes").len(), 1);
+    }
+
+    #[test]
+    fn only_a_not_found_failure_names_a_missing_resource_whatever_the_message_says() {
+        let says_missing = "ls: cannot access '/h/gone': No such file or directory";
+        let by_kind =
+            |failure| missing_resource(&failed("shell", "ls /h/gone", failure, says_missing));
+        assert_eq!(by_kind(ToolFailure::NotFound).as_deref(), Some("/h/gone"));
+        for other in [
+            ToolFailure::Failed,
+            ToolFailure::Timeout,
+            ToolFailure::Network,
+            ToolFailure::Invalid,
+            ToolFailure::Unavailable,
+            ToolFailure::Cancelled,
+        ] {
+            assert_eq!(by_kind(other), None, "{other:?}");
+        }
+        // A record without a kind (written before kinds were kept) is not guessed at.
+        let untyped = call(
+            "shell",
+            "ls /h/gone",
+            ToolCallStatus::Error,
+            Some(says_missing),
+        );
+        assert_eq!(missing_resource(&untyped), None);
+        // A not-found whose message names no path or URL blocks nothing.
+        let bare = failed(
+            "shell",
+            "frobnicate",
+            ToolFailure::NotFound,
+            "frobnicate: command not found",
+        );
+        assert_eq!(missing_resource(&bare), None);
+        let url = failed(
+            "shell",
+            "fetch https://example.com/gone",
+            ToolFailure::NotFound,
+            "no such page: https://example.com/gone.",
+        );
+        assert_eq!(
+            missing_resource(&url).as_deref(),
+            Some("https://example.com/gone")
+        );
     }
 
     #[test]

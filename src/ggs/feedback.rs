@@ -26,12 +26,12 @@
 use chrono::{DateTime, Utc};
 
 use super::writes;
-use crate::contracts::{ConstraintKind, Megram, MegramId, MemoryRecall, SubTaskOutcome};
+use crate::contracts::{
+    ConstraintKind, ConstraintSource, Megram, MegramId, MemoryRecall, SubTaskOutcome,
+};
 use crate::text::first_chars;
 use crate::tools::ToolName;
 
-/// `RecalledConstraint::source` of a C rule (the planner's `calibration::source::SOP`).
-const SOURCE_SOP: &str = "sop";
 /// The space prefix of a task kind's group.
 const INTENT_PREFIX: &str = "intent:";
 /// Characters of the failed criterion quoted in a feedback Megram.
@@ -64,7 +64,7 @@ pub fn preferred_rules(recall: &MemoryRecall) -> Vec<PreferredRule> {
     for c in recall
         .constraints
         .iter()
-        .filter(|c| c.kind == ConstraintKind::ShouldPrefer && c.source == SOURCE_SOP)
+        .filter(|c| c.kind == ConstraintKind::ShouldPrefer && c.source == ConstraintSource::Sop)
     {
         for id in &c.megram_ids {
             let Some(sop) = recall.sops.iter().find(|s| s.id == *id && s.sigma > 0.0) else {
@@ -154,7 +154,7 @@ mod tests {
                 .map(|s| RecalledConstraint {
                     kind,
                     text: s.content.clone(),
-                    source: SOURCE_SOP.into(),
+                    source: ConstraintSource::Sop,
                     megram_ids: vec![s.id],
                 })
                 .collect(),

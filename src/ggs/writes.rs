@@ -15,8 +15,8 @@
 use chrono::{DateTime, Utc};
 
 use super::evidence::FailedInput;
-use crate::contracts::{Level, MacroState, Megram, MegramId};
-use crate::memory::megram::{EPISODIC_K, STATE_NEGATIVE_FEEDBACK};
+use crate::contracts::{Level, MacroState, Megram, MegramId, MegramOrigin};
+use crate::memory::megram::EPISODIC_K;
 use crate::tags;
 use crate::text::first_chars;
 
@@ -65,7 +65,7 @@ fn megram(
         space,
         entity,
         content: first_chars(content, MAX_CONTENT_CHARS),
-        state: state.as_str().to_string(),
+        state: MegramOrigin::from(state),
         f: q.f,
         sigma: q.sigma,
         k: q.k,
@@ -127,7 +127,7 @@ pub fn negative_feedback(space: &str, entity: &str, content: &str, now: DateTime
         space: space.to_string(),
         entity: entity.to_string(),
         content: first_chars(content, MAX_CONTENT_CHARS),
-        state: STATE_NEGATIVE_FEEDBACK.to_string(),
+        state: MegramOrigin::NegativeFeedback,
         f: 1.0,
         sigma: -1.0,
         k: EPISODIC_K,

@@ -127,7 +127,7 @@ impl Memory {
         if megram.level == Level::T {
             return Err(MemoryError::Immutable(megram.id));
         }
-        let terminal = megram::is_terminal_state(&megram.state);
+        let terminal = megram.state.is_terminal();
         self.inner.store.write(megram)?;
         if terminal {
             self.inner.dreamer.shared.task_ended.notify_one();

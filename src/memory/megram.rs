@@ -9,22 +9,8 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::error::MemoryError;
-use crate::contracts::{Level, MacroState, Megram, MegramId};
+use crate::contracts::{Level, Megram, MegramId, MegramOrigin};
 use crate::laws::{FOUR_LAWS, Law};
-
-/// `state` of the Four Laws' T entries.
-pub const STATE_LAW: &str = "law";
-/// `state` of an operator-injected T entry (what `/remember T` once stored). No prompt
-/// reads them, so they can no longer be created; those an older build stored can be forgotten.
-pub const STATE_PERSONA: &str = "persona";
-/// `state` of an operator-injected M/K/C entry.
-pub const STATE_USER_INJECTED: &str = "user-injected";
-/// `state` of a Megram appended by `record_negative_feedback`.
-pub const STATE_NEGATIVE_FEEDBACK: &str = "negative-feedback";
-/// `state` of a Dreamer-distilled C entry with positive valence.
-pub const STATE_BEST_PRACTICE: &str = "best-practice";
-/// `state` of a Dreamer-distilled C entry with negative valence.
-pub const STATE_CONSTRAINT: &str = "constraint";
 
 /// The space of the Four Laws' T entries; each law is its own entity (`law:<n>`).
 pub const LAW_SPACE: &str = "laws";
@@ -45,26 +31,6 @@ pub const MAX_SOP_CHARS: usize = 400;
 /// consolidation may distil.
 pub fn is_episodic(level: Level) -> bool {
     matches!(level, Level::M | Level::K)
-}
-
-/// Whether `state` is a terminal macro-state (accept, success, abandon): the end of a
-/// task, which schedules the Dreamer's post-task pass.
-pub fn is_terminal_state(state: &str) -> bool {
-    macro_state(state).is_some_and(MacroState::is_terminal)
-}
-
-/// The GGS macro-state named by `state`, if it is one.
-pub fn macro_state(state: &str) -> Option<MacroState> {
-    const ALL: [MacroState; 7] = [
-        MacroState::Accept,
-        MacroState::Success,
-        MacroState::Refine,
-        MacroState::ChangePath,
-        MacroState::ChangeApproach,
-        MacroState::BreakSymmetry,
-        MacroState::Abandon,
-    ];
-    ALL.into_iter().find(|s| s.as_str() == state)
 }
 
 /// Checks a Megram's numbers and tags before it may be stored.
@@ -108,7 +74,7 @@ fn law_megram(law: &Law, now: DateTime<Utc>) -> Megram {
         space: LAW_SPACE.into(),
         entity: format!("law:{}", law.number),
         content: format!("Law {} — {}: {}", law.number, law.title, law.text),
-        state: STATE_LAW.into(),
+        state: MegramOrigin::Law,
         f: 1.0,
         sigma: 1.0,
         k: 0.0,
@@ -131,9 +97,9 @@ pub fn remembered(
     now: DateTime<Utc>,
 ) -> Megram {
     let (f, k, state) = match level {
-        Level::T => (1.0, 0.0, STATE_PERSONA),
-        Level::C => (1.0, 0.0, STATE_USER_INJECTED),
-        Level::K | Level::M => (0.9, EPISODIC_K, STATE_USER_INJECTED),
+        Level::T => (1.0, 0.0, MegramOrigin::Persona),
+        Level::C => (1.0, 0.0, MegramOrigin::UserInjected),
+        Level::K | Level::M => (0.9, EPISODIC_K, MegramOrigin::UserInjected),
     };
     Megram {
         id: MegramId::mint(),
@@ -143,7 +109,7 @@ pub fn remembered(
         space: space.into(),
         entity: entity.into(),
         content: content.into(),
-        state: state.into(),
+        state,
         f,
         sigma,
         k,
@@ -162,7 +128,7 @@ pub fn negative_feedback(rule: &Megram, content: &str, now: DateTime<Utc>) -> Me
         space: rule.space.clone(),
         entity: rule.entity.clone(),
         content: content.into(),
-        state: STATE_NEGATIVE_FEEDBACK.into(),
+        state: MegramOrigin::NegativeFeedback,
         f: rule.f,
         sigma: -1.0,
         k: EPISODIC_K,
@@ -183,18 +149,6 @@ mod tests {
             1.0,
             FakeClock::at_epoch().now(),
         )
-    }
-
-    #[test]
-    fn terminal_states_are_accept_success_and_abandon_only() {
-        for s in ["accept", "success", "abandon"] {
-            assert!(is_terminal_state(s), "{s}");
-        }
-        for s in ["refine", "change_path", "change_approach", "break_symmetry"] {
-            assert!(!is_terminal_state(s), "{s}");
-        }
-        assert!(!is_terminal_state(STATE_USER_INJECTED));
-        assert!(!is_terminal_state("Accept"));
     }
 
     #[test]
@@ -253,13 +207,10 @@ mod tests {
     fn remembered_entries_use_the_go_magnitudes_per_level() {
         let now = FakeClock::at_epoch().now();
         let t = remembered(Level::T, "s", "e", "c", 1.0, now);
-        assert_eq!((t.f, t.k, t.state.as_str()), (1.0, 0.0, STATE_PERSONA));
+        assert_eq!((t.f, t.k, t.state), (1.0, 0.0, MegramOrigin::Persona));
         let c = remembered(Level::C, "s", "e", "c", -1.0, now);
         assert_eq!((c.f, c.sigma, c.k), (1.0, -1.0, 0.0));
         let m = remembered(Level::M, "s", "e", "c", 1.0, now);
-        assert_eq!(
-            (m.f, m.k, m.state.as_str()),
-            (0.9, 0.05, STATE_USER_INJECTED)
-        );
+        assert_eq!((m.f, m.k, m.state), (0.9, 0.05, MegramOrigin::UserInjected));
     }
 }

@@ -16,10 +16,9 @@
 //! the bus closes, leaving the store open for its owner to close.
 
 use super::handle::Memory;
-use super::megram::STATE_BEST_PRACTICE;
 use super::potentials;
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
-use crate::contracts::{Level, MegramId, MemoryQuery, MemoryResponse, Message, Role};
+use crate::contracts::{Level, MegramId, MegramOrigin, MemoryQuery, MemoryResponse, Message, Role};
 
 /// R5: a [`Memory`] wired to the bus.
 pub struct MemoryRole {
@@ -81,7 +80,10 @@ impl MemoryRole {
             tracing::debug!(%rule, "negative feedback against a rule no longer stored");
             return;
         };
-        if stored.level != Level::C || stored.sigma <= 0.0 || stored.state != STATE_BEST_PRACTICE {
+        if stored.level != Level::C
+            || stored.sigma <= 0.0
+            || stored.state != MegramOrigin::BestPractice
+        {
             tracing::warn!(%rule, level = stored.level.as_str(), state = %stored.state,
                 "negative feedback refused: only a distilled Best Practice is corrected");
             return;

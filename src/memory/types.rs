@@ -10,8 +10,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::megram::{STATE_BEST_PRACTICE, STATE_CONSTRAINT};
-use crate::contracts::{Megram, MegramId, Potentials, SOPRecord};
+use crate::contracts::{Megram, MegramId, MegramOrigin, Potentials, SOPRecord};
 
 /// What R2 gets for one group: the C-level SOPs (recall stamped), the live potentials,
 /// and the newest unconsolidated M/K entries behind them.
@@ -111,10 +110,10 @@ impl Distillation {
         }
     }
 
-    pub fn state(self) -> &'static str {
+    pub fn state(self) -> MegramOrigin {
         match self {
-            Distillation::BestPractice => STATE_BEST_PRACTICE,
-            Distillation::Constraint => STATE_CONSTRAINT,
+            Distillation::BestPractice => MegramOrigin::BestPractice,
+            Distillation::Constraint => MegramOrigin::Constraint,
         }
     }
 }

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use crate::bus::Envelope;
 use crate::contracts::{
-    Message, Role, SubTaskId, SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus,
+    ConstraintSource, Message, Role, SubTaskId, SubTaskStatus, TaskId, ToolCallRecord,
+    ToolCallStatus,
 };
 use crate::text::one_line;
 
@@ -129,7 +130,11 @@ impl StatusBoard {
             Message::MemoryQuery(_) => w.recalling(),
             Message::MemoryRecall(m) if m.round > 0 => return None,
             Message::MemoryRecall(m) => {
-                let lessons = m.constraints.iter().filter(|c| c.source != "law").count();
+                let lessons = m
+                    .constraints
+                    .iter()
+                    .filter(|c| c.source != ConstraintSource::Law)
+                    .count();
                 w.planning(lessons)
             }
             Message::DispatchManifest(m) => {

@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::contracts::{
     ConfirmationDecision, ConfirmationRequest, Criterion, CriterionMode, Decision, DispatchHalted,
     ExecutionStatus, FailureClass, GapPoint, Gradient, Level, LlmCall, Loss, MacroState, MegramId,
-    MemoryAction, MixedFailureClass, PrevDirective, RecalledConstraint, Recommendation,
-    ReplanDirective, Role, SOPRecord, SubTaskId, SubTaskStatus, TaskId, TerminalDirective,
-    ToolCallStatus, Urgency, Verdict,
+    MegramOrigin, MemoryAction, MixedFailureClass, PrevDirective, RecalledConstraint,
+    Recommendation, ReplanDirective, Role, SOPRecord, SubTaskId, SubTaskStatus, TaskId,
+    TerminalDirective, ToolCallStatus, Urgency, Verdict,
 };
 
 /// One line of a run file.
@@ -393,7 +393,7 @@ pub struct FinalResult {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MemoryWrite {
     pub megram_id: MegramId,
-    pub state: String,
+    pub state: MegramOrigin,
     pub level: Level,
     pub space: String,
     pub entity: String,

@@ -86,7 +86,8 @@ impl ToolError {
 fn io_failure(kind: std::io::ErrorKind) -> ToolFailure {
     use std::io::ErrorKind as K;
     match kind {
-        K::NotFound => ToolFailure::NotFound,
+        // A path whose parent is a file names nothing that exists either.
+        K::NotFound | K::NotADirectory => ToolFailure::NotFound,
         K::TimedOut => ToolFailure::Timeout,
         K::ConnectionRefused
         | K::ConnectionReset
@@ -175,5 +176,21 @@ mod tests {
             std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
         );
         assert_eq!(refused.failure(), ToolFailure::Network);
+    }
+
+    #[test]
+    fn an_io_error_that_names_nothing_existing_is_not_found() {
+        for kind in [
+            std::io::ErrorKind::NotFound,
+            std::io::ErrorKind::NotADirectory,
+        ] {
+            let err = ToolError::io("cannot open /h/a.txt/b", std::io::Error::from(kind));
+            assert_eq!(err.failure(), ToolFailure::NotFound, "{kind:?}");
+        }
+        let denied = ToolError::io(
+            "cannot open /h/secret",
+            std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        );
+        assert_eq!(denied.failure(), ToolFailure::Failed);
     }
 }

@@ -255,7 +255,7 @@ impl Tool for Shell {
                     });
                 }
                 if let Some(failure) = command_failure(&f.stdout, &f.stderr, f.status) {
-                    return Err(ToolError::Failed(failure));
+                    return Err(failure);
                 }
                 return Ok(output);
             }
@@ -275,7 +275,7 @@ impl Tool for Shell {
             if let Some(failure) =
                 command_failure(&finished.stdout, &finished.stderr, finished.status)
             {
-                return Err(ToolError::Failed(failure));
+                return Err(failure);
             }
             Ok(format_output(
                 &finished.stdout,
@@ -291,7 +291,13 @@ impl Tool for Shell {
 /// it as an ok call let a validator take "No such file" for work done. A non-zero exit
 /// with a quiet stderr stays a result — `grep` finding nothing is a valid empty answer —
 /// and so does one with stdout: the partial output is evidence, judged with its status.
-fn command_failure(stdout: &str, stderr: &str, status: std::process::ExitStatus) -> Option<String> {
+/// The failure is not-found when the command said something it named does not exist
+/// ([`reports_missing`]), so GGS and R4a need not read the message again.
+fn command_failure(
+    stdout: &str,
+    stderr: &str,
+    status: std::process::ExitStatus,
+) -> Option<ToolError> {
     if status.success() || !stdout.trim().is_empty() || stderr.trim().is_empty() {
         return None;
     }
@@ -299,7 +305,38 @@ fn command_failure(stdout: &str, stderr: &str, status: std::process::ExitStatus)
         Some(code) => format!("the command failed with exit status {code}"),
         None => "the command was stopped by a signal".to_string(),
     };
-    Some(format!("{how}: {}", stderr.trim()))
+    let message = format!("{how}: {}", stderr.trim());
+    Some(if reports_missing(stderr, status.code()) {
+        ToolError::NotFound(message)
+    } else {
+        ToolError::Failed(message)
+    })
+}
+
+/// The exit status a POSIX shell gives a command it cannot find.
+const COMMAND_NOT_FOUND: i32 = 127;
+
+/// How the system and the common command-line tools say that a path, a program or a web
+/// page does not exist: the C library's text for ENOENT and ENOTDIR, the shell's and
+/// macOS `open`'s wording, and curl's HTTP 404 and 410.
+const MISSING_COMPLAINTS: &[&str] = &[
+    "no such file or directory",
+    "not a directory",
+    "command not found",
+    "does not exist",
+    "returned error: 404",
+    "returned error: 410",
+];
+
+/// Whether a failed command's stderr (or its exit status) says that something it named
+/// does not exist. The text read here is the system's and the tools' own, never a
+/// model's: this is where a shell failure gets its kind, once.
+fn reports_missing(stderr: &str, code: Option<i32>) -> bool {
+    if code == Some(COMMAND_NOT_FOUND) {
+        return true;
+    }
+    let lower = stderr.to_lowercase();
+    MISSING_COMPLAINTS.iter().any(|m| lower.contains(m))
 }
 
 /// How a shell call's output shows a failed command: the exit status it reports, when
@@ -375,7 +412,8 @@ fn signal_of(_: std::process::ExitStatus) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::tool_as_program;
-    use super::{failed_exit, format_output};
+    use super::{command_failure, failed_exit, format_output};
+    use crate::contracts::ToolFailure;
 
     #[cfg(unix)]
     fn exited(code: i32) -> std::process::ExitStatus {
@@ -407,6 +445,45 @@ mod tests {
         assert_eq!(failed_exit(&kept), Some(3));
         // Text that only mentions a status is not one.
         assert_eq!(failed_exit("the log says [exit status 2] here"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_command_that_says_something_is_missing_fails_as_not_found() {
+        for (stderr, code) in [
+            (
+                "ls: cannot access '/h/gone': No such file or directory\n",
+                2,
+            ),
+            ("ls: /h/gone: No such file or directory\n", 1),
+            ("bash: line 1: cd: /h/gone: No such file or directory\n", 1),
+            ("cat: /h/a.txt/b: Not a directory\n", 1),
+            ("bash: line 1: frobnicate: command not found\n", 127),
+            ("The file /h/gone does not exist.\n", 1),
+            ("curl: (22) The requested URL returned error: 404\n", 22),
+            // The status alone says it: the shell could not find the program.
+            ("bash: frobnicate: something else\n", 127),
+        ] {
+            let err = command_failure("", stderr, exited(code)).expect("a failure");
+            assert_eq!(err.failure(), ToolFailure::NotFound, "{stderr}");
+            assert!(err.to_string().contains(stderr.trim()), "{err}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn other_failed_commands_stay_failed_and_answers_stay_answers() {
+        for (stderr, code) in [
+            ("rm: cannot remove '/h/a': Permission denied\n", 1),
+            ("bash: line 1: syntax error near unexpected token `)'\n", 2),
+            ("curl: (6) Could not resolve host: example.invalid\n", 6),
+        ] {
+            let err = command_failure("", stderr, exited(code)).expect("a failure");
+            assert_eq!(err.failure(), ToolFailure::Failed, "{stderr}");
+        }
+        // Output on stdout, or a quiet non-zero status, is a result, not a failure.
+        assert!(command_failure("a\n", "ls: b: No such file or directory\n", exited(1)).is_none());
+        assert!(command_failure("", "", exited(1)).is_none());
     }
 
     #[test]

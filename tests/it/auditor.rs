@@ -309,7 +309,7 @@ fn final_result(
     }
 }
 
-fn megram(task: Option<&TaskId>, state: &str, now: DateTime<Utc>) -> MegramWrite {
+fn megram(task: Option<&TaskId>, state: MegramOrigin, now: DateTime<Utc>) -> MegramWrite {
     MegramWrite {
         task_id: task.cloned(),
         megram: Megram {
@@ -320,7 +320,7 @@ fn megram(task: Option<&TaskId>, state: &str, now: DateTime<Utc>) -> MegramWrite
             space: "intent:find-largest".into(),
             entity: "env:local".into(),
             content: "listing ~/Downloads needs the expanded path".into(),
-            state: state.into(),
+            state,
             f: 0.8,
             sigma: 1.0,
             k: 0.05,
@@ -455,7 +455,10 @@ impl Rig {
                 "ffmpeg is missing; nothing was converted",
             ),
         );
-        r.r7.publish(Role::Memory, megram(Some(task), "abandon", self.now()));
+        r.r7.publish(
+            Role::Memory,
+            megram(Some(task), MegramOrigin::Abandon, self.now()),
+        );
     }
 
     /// One planning round: memory, manifest, two sub-tasks through the fast loop (one
@@ -600,7 +603,10 @@ impl Rig {
             },
         );
         self.directive(task, ReplanDirective::Refine, 0.5, 0.0, 1);
-        r.r7.publish(Role::Memory, megram(Some(task), "refine", self.now()));
+        r.r7.publish(
+            Role::Memory,
+            megram(Some(task), MegramOrigin::Refine, self.now()),
+        );
 
         let subs = self.round(task, 1, INTENT);
         let mut summary = "big.mp4 (2.1 GB) is the largest video".to_string();
@@ -639,7 +645,10 @@ impl Rig {
             Role::User,
             final_result(task, TerminalDirective::Accept, 0.0, -0.3, 1, &summary),
         );
-        r.r7.publish(Role::Memory, megram(Some(task), "accept", self.now()));
+        r.r7.publish(
+            Role::Memory,
+            megram(Some(task), MegramOrigin::Accept, self.now()),
+        );
     }
 
     /// A task the planner cannot plan: GGS abandons honestly, with a graceful failure.
@@ -685,7 +694,10 @@ impl Rig {
                 "I could not compile the report",
             ),
         );
-        r.r7.publish(Role::Memory, megram(Some(task), "abandon", self.now()));
+        r.r7.publish(
+            Role::Memory,
+            megram(Some(task), MegramOrigin::Abandon, self.now()),
+        );
     }
 
     /// Traffic outside tasks: a chat reply, a cancelled task, operator memory edits and
@@ -962,7 +974,10 @@ async fn every_class_of_boundary_violation_is_reported() {
     // A model call published under another role's name.
     r.r3.publish(Role::Observer, llm(&task, Role::Planner, None));
     // A Megram written by someone other than GGS.
-    r.r2.publish(Role::Memory, megram(Some(&task), "accept", rig.now()));
+    r.r2.publish(
+        Role::Memory,
+        megram(Some(&task), MegramOrigin::Accept, rig.now()),
+    );
 
     let report = rig.query().await;
     let v = &report.boundary_violations;
@@ -1212,20 +1227,29 @@ async fn a_megram_without_a_ggs_decision_behind_it_violates_law3() {
     let rig = Rig::start(config_in(dir.path()));
     let (early, contradicting, fine) = (TaskId::mint(), TaskId::mint(), TaskId::mint());
     let r7 = &rig.roles.r7;
-    r7.publish(Role::Memory, megram(Some(&early), "accept", rig.now()));
+    r7.publish(
+        Role::Memory,
+        megram(Some(&early), MegramOrigin::Accept, rig.now()),
+    );
     rig.directive(&contradicting, ReplanDirective::ChangePath, 0.5, 0.0, 1);
     r7.publish(
         Role::Memory,
-        megram(Some(&contradicting), "success", rig.now()),
+        megram(Some(&contradicting), MegramOrigin::Success, rig.now()),
     );
-    r7.publish(Role::Memory, megram(None, "accept", rig.now()));
+    r7.publish(Role::Memory, megram(None, MegramOrigin::Accept, rig.now()));
     rig.directive(&fine, ReplanDirective::ChangePath, 0.5, 0.0, 1);
-    r7.publish(Role::Memory, megram(Some(&fine), "change_path", rig.now()));
+    r7.publish(
+        Role::Memory,
+        megram(Some(&fine), MegramOrigin::ChangePath, rig.now()),
+    );
     r7.publish(
         Role::User,
         final_result(&fine, TerminalDirective::Accept, 0.0, -0.4, 1, "ok"),
     );
-    r7.publish(Role::Memory, megram(Some(&fine), "accept", rig.now()));
+    r7.publish(
+        Role::Memory,
+        megram(Some(&fine), MegramOrigin::Accept, rig.now()),
+    );
 
     let report = rig.query().await;
     let a = &report.anomalies;
@@ -1417,7 +1441,7 @@ async fn the_history_filters_events_by_task_type_role_and_anomaly_and_builds_tim
     rig.successful_task(&b, false);
     rig.roles.r7.publish(
         Role::Memory,
-        megram(Some(&TaskId::mint()), "accept", rig.now()),
+        megram(Some(&TaskId::mint()), MegramOrigin::Accept, rig.now()),
     );
     rig.query().await;
     let (config, seen) = rig.stop().await;
@@ -1840,9 +1864,10 @@ async fn the_audit_cli_verifies_lists_reports_events_timelines_and_calibration()
     let rig = Rig::start(config_in(dir.path()));
     let task = TaskId::mint();
     rig.successful_task(&task, true);
-    rig.roles
-        .r3
-        .publish(Role::Memory, megram(Some(&task), "accept", rig.now()));
+    rig.roles.r3.publish(
+        Role::Memory,
+        megram(Some(&task), MegramOrigin::Accept, rig.now()),
+    );
     let report = rig.query().await;
     let (config, _) = rig.stop().await;
 

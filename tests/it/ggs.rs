@@ -97,9 +97,9 @@ fn path_named_by(target: &str) -> Option<String> {
     Some(kept.join("/")).filter(|p| !p.is_empty() && p != "~")
 }
 
-/// A tool call as the executor records it. An errored call's message names the path its
-/// target refers to as missing, the way `ls` or `cat` does; a target without a path gets
-/// an error that names nothing.
+/// A tool call as the executor records it. An errored call failed as not-found, and its
+/// message names the path its target refers to, the way `ls` or `cat` does; a target
+/// without a path gets an error that names nothing.
 fn call(tool: &str, target: &str, status: ToolCallStatus) -> ToolCallRecord {
     ToolCallRecord {
         tool: tool.into(),
@@ -117,7 +117,7 @@ fn call(tool: &str, target: &str, status: ToolCallStatus) -> ToolCallRecord {
         }),
         duration_ms: 5,
         confirmation: None,
-        failure: None,
+        failure: (status == ToolCallStatus::Error).then_some(ToolFailure::NotFound),
         failed_exit: None,
     }
 }
@@ -908,7 +908,7 @@ fn a_budget_abandon_of_a_round_within_delta_writes_no_abandon_megram() {
         .complete(None, now())
         .megram
         .expect("an abandon Megram");
-    assert_eq!((megram.state.as_str(), megram.sigma), ("abandon", -1.0));
+    assert_eq!((megram.state, megram.sigma), (MegramOrigin::Abandon, -1.0));
 }
 
 #[test]
@@ -1321,7 +1321,7 @@ fn drain_megrams(inbox: &mut Inbox) -> Vec<Megram> {
     out
 }
 
-fn assert_quantum(m: &Megram, state: &str, f: f64, sigma: f64, k: f64) {
+fn assert_quantum(m: &Megram, state: MegramOrigin, f: f64, sigma: f64, k: f64) {
     assert_eq!(m.state, state);
     assert_eq!((m.f, m.sigma, m.k), (f, sigma, k), "{state}");
     assert_eq!(m.level, Level::M);
@@ -1375,7 +1375,7 @@ async fn three_rounds_accumulate_blocked_targets_then_the_replan_budget_abandons
         assert_eq!(megrams.len(), 1, "one Megram per failed input of the round");
         assert_eq!(megrams[0].space, "tool:shell");
         assert_eq!(megrams[0].entity, format!("path:{}", &target[3..]));
-        assert_quantum(&megrams[0], "change_path", 0.30, 0.0, 0.2);
+        assert_quantum(&megrams[0], MegramOrigin::ChangePath, 0.30, 0.0, 0.2);
     }
 
     // Round 4: three replans spent; one more would exceed maxReplans = 3.
@@ -1450,7 +1450,7 @@ async fn three_rounds_accumulate_blocked_targets_then_the_replan_budget_abandons
         tags::intent_space("Find the largest videos in Downloads")
     );
     assert_eq!(megrams[0].entity, "env:local");
-    assert_quantum(&megrams[0], "abandon", 0.95, -1.0, 0.05);
+    assert_quantum(&megrams[0], MegramOrigin::Abandon, 0.95, -1.0, 0.05);
     assert!(
         megrams[0].content.contains("shell: ~/A"),
         "{}",
@@ -1497,7 +1497,7 @@ async fn a_converging_run_is_accepted_with_its_loss_fields_and_one_terminal_megr
 
     let megrams = drain_megrams(&mut rig.memory);
     assert_eq!(megrams.len(), 1);
-    assert_quantum(&megrams[0], "accept", 0.90, 1.0, 0.05);
+    assert_quantum(&megrams[0], MegramOrigin::Accept, 0.90, 1.0, 0.05);
     assert_eq!(
         megrams[0].space,
         tags::intent_space("Find the largest videos in Downloads")
@@ -1555,7 +1555,7 @@ async fn a_round_within_the_convergence_threshold_is_delivered_as_success_with_m
     );
     let megrams = drain_megrams(&mut rig.memory);
     assert_eq!(megrams.len(), 1);
-    assert_quantum(&megrams[0], "success", 0.80, 1.0, 0.05);
+    assert_quantum(&megrams[0], MegramOrigin::Success, 0.80, 1.0, 0.05);
 }
 
 #[tokio::test(start_paused = true)]
@@ -1660,7 +1660,7 @@ async fn a_diverging_run_is_killed_after_two_worsening_rounds_and_falls_back_whe
     );
     let megrams = drain_megrams(&mut rig.memory);
     assert_eq!(megrams.len(), 1);
-    assert_quantum(&megrams[0], "abandon", 0.95, -1.0, 0.05);
+    assert_quantum(&megrams[0], MegramOrigin::Abandon, 0.95, -1.0, 0.05);
 }
 
 #[tokio::test(start_paused = true)]
@@ -1768,7 +1768,7 @@ async fn a_spent_time_budget_abandons_at_once_with_the_code_built_result() {
     assert!(rig.planner.try_recv().is_none(), "no request to R2");
     let megrams = drain_megrams(&mut rig.memory);
     assert_eq!(megrams.len(), 1);
-    assert_quantum(&megrams[0], "abandon", 0.95, -1.0, 0.05);
+    assert_quantum(&megrams[0], MegramOrigin::Abandon, 0.95, -1.0, 0.05);
 
     // A round that arrives after the end is ignored.
     rig.r4b(outcome_summary(
@@ -1932,7 +1932,7 @@ fn recall_preferring(task: &TaskId, round: u32, rules: &[&SOPRecord]) -> MemoryR
             .map(|r| RecalledConstraint {
                 kind: ConstraintKind::ShouldPrefer,
                 text: format!("SHOULD PREFER (SOP): {}", r.content),
-                source: "sop".into(),
+                source: ConstraintSource::Sop,
                 megram_ids: vec![r.id],
             })
             .collect(),
@@ -1985,8 +1985,8 @@ async fn a_followed_best_practice_of_a_failed_round_gets_negative_feedback_and_n
     assert_eq!(feedback[0].task_id, Some(task.clone()));
     let m = &feedback[0].megram;
     assert_eq!(
-        (m.space.as_str(), m.sigma, m.state.as_str()),
-        (space.as_str(), -1.0, "negative-feedback")
+        (m.space.as_str(), m.sigma, m.state),
+        (space.as_str(), -1.0, MegramOrigin::NegativeFeedback)
     );
     assert!(
         m.content.contains(&followed.id.to_string()),

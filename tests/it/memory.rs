@@ -12,10 +12,11 @@ use artoo::bus::{Bus, TapEvent};
 use artoo::clock::{Clock, FakeClock, SharedClock};
 use artoo::config::MemoryParams;
 use artoo::contracts::{
-    ConstraintKind, Level, Megram, MegramId, MegramWrite, MemoryAction, MemoryOperation,
-    MemoryQuery, MemoryResponse, Message, RecalledConstraint, Role, TaskId,
+    ConstraintKind, ConstraintSource, Level, Megram, MegramId, MegramOrigin, MegramWrite,
+    MemoryAction, MemoryOperation, MemoryQuery, MemoryResponse, Message, RecalledConstraint, Role,
+    TaskId,
 };
-use artoo::memory::megram::{STATE_BEST_PRACTICE, STATE_CONSTRAINT, law_id};
+use artoo::memory::megram::law_id;
 use artoo::memory::{
     DistillError, DistillFuture, DistillRequest, Distillation, Distiller, ForgetTarget, Memory,
     MemoryError, MemoryOperator, MemoryRole, Remember,
@@ -93,7 +94,14 @@ impl Harness {
 }
 
 /// A GGS-style Megram created now.
-fn megram(clock: &FakeClock, space: &str, state: &str, f: f64, sigma: f64, k: f64) -> Megram {
+fn megram(
+    clock: &FakeClock,
+    space: &str,
+    state: MegramOrigin,
+    f: f64,
+    sigma: f64,
+    k: f64,
+) -> Megram {
     Megram {
         id: MegramId::mint(),
         level: Level::M,
@@ -102,7 +110,7 @@ fn megram(clock: &FakeClock, space: &str, state: &str, f: f64, sigma: f64, k: f6
         space: space.into(),
         entity: LOCAL.into(),
         content: format!("{state} in {space}"),
-        state: state.into(),
+        state,
         f,
         sigma,
         k,
@@ -110,11 +118,11 @@ fn megram(clock: &FakeClock, space: &str, state: &str, f: f64, sigma: f64, k: f6
 }
 
 fn accept(clock: &FakeClock, space: &str) -> Megram {
-    megram(clock, space, "accept", 0.90, 1.0, 0.05)
+    megram(clock, space, MegramOrigin::Accept, 0.90, 1.0, 0.05)
 }
 
 fn abandon(clock: &FakeClock, space: &str) -> Megram {
-    megram(clock, space, "abandon", 0.95, -1.0, 0.05)
+    megram(clock, space, MegramOrigin::Abandon, 0.95, -1.0, 0.05)
 }
 
 fn close_to(a: f64, b: f64) -> bool {
@@ -171,7 +179,7 @@ async fn potentials_decay_at_the_seed_half_lives_on_the_fake_clock() {
         ("intent:fast", 0.5),
     ] {
         memory
-            .write(megram(clock, space, "accept", 1.0, 1.0, k))
+            .write(megram(clock, space, MegramOrigin::Accept, 1.0, 1.0, k))
             .unwrap();
     }
     let start = clock.now();
@@ -211,7 +219,14 @@ async fn query_mk_sums_the_group_and_names_the_action() {
 
     // change_path: attention without valence.
     for _ in 0..2 {
-        let dead_end = megram(clock, "intent:dead-end", "change_path", 0.3, 0.0, 0.2);
+        let dead_end = megram(
+            clock,
+            "intent:dead-end",
+            MegramOrigin::ChangePath,
+            0.3,
+            0.0,
+            0.2,
+        );
         memory.write(dead_end).unwrap();
     }
     let p = memory.query_mk("intent:dead-end", LOCAL).await.unwrap();
@@ -326,8 +341,8 @@ async fn a_distilled_constraint_keeps_its_authority_while_the_failures_agree_wit
     assert!(memory.dream().await.unwrap().bankrupt.is_empty());
     let stored = &memory.get(&[rule]).await.unwrap()[0];
     assert_eq!(
-        (stored.level, stored.k, stored.state.as_str()),
-        (Level::C, 0.0, STATE_CONSTRAINT)
+        (stored.level, stored.k, stored.state),
+        (Level::C, 0.0, MegramOrigin::Constraint)
     );
 
     // It still reaches R2 as a MUST NOT that names it.
@@ -415,7 +430,9 @@ async fn calibrated(
 
 fn prefers(recalls: &[artoo::contracts::MemoryRecall], rule: MegramId) -> bool {
     recalls.iter().flat_map(|r| &r.constraints).any(|c| {
-        c.kind == ConstraintKind::ShouldPrefer && c.source == "sop" && c.megram_ids.contains(&rule)
+        c.kind == ConstraintKind::ShouldPrefer
+            && c.source == ConstraintSource::Sop
+            && c.megram_ids.contains(&rule)
     })
 }
 
@@ -494,8 +511,10 @@ async fn a_best_practice_followed_by_a_failed_task_is_corrected_through_ggs_and_
     let recorded = async {
         loop {
             let view = h.operator.group(&space, LOCAL).await.unwrap();
-            let states: Vec<&str> = view.iter().map(|v| v.megram.state.as_str()).collect();
-            if states.contains(&"negative-feedback") && states.contains(&"abandon") {
+            let states: Vec<MegramOrigin> = view.iter().map(|v| v.megram.state).collect();
+            if states.contains(&MegramOrigin::NegativeFeedback)
+                && states.contains(&MegramOrigin::Abandon)
+            {
                 break view;
             }
             tokio::time::sleep(StdDuration::from_millis(10)).await;
@@ -506,7 +525,7 @@ async fn a_best_practice_followed_by_a_failed_task_is_corrected_through_ggs_and_
         .expect("the feedback reaches the store");
     let feedback = view
         .iter()
-        .find(|v| v.megram.state == "negative-feedback")
+        .find(|v| v.megram.state == MegramOrigin::NegativeFeedback)
         .unwrap();
     assert_eq!((feedback.megram.f, feedback.megram.sigma), (1.0, -1.0));
     assert!(feedback.megram.content.contains(&rule.to_string()));
@@ -564,8 +583,8 @@ async fn recall_refreshes_decay_from_the_recall_time() {
 async fn gc_forgets_faded_episodes_but_keeps_recent_ones_and_rules() {
     let h = Harness::new().await;
     let (clock, memory) = (&h.clock, &h.memory);
-    let refine = megram(clock, "intent:gc", "refine", 0.10, 0.5, 0.5);
-    let change_path = megram(clock, "intent:gc", "change_path", 0.30, 0.0, 0.2);
+    let refine = megram(clock, "intent:gc", MegramOrigin::Refine, 0.10, 0.5, 0.5);
+    let change_path = megram(clock, "intent:gc", MegramOrigin::ChangePath, 0.30, 0.0, 0.2);
     let accepted = accept(clock, "intent:gc");
     for m in [&refine, &change_path, &accepted] {
         memory.write(m.clone()).unwrap();
@@ -649,14 +668,14 @@ async fn a_qualifying_group_is_distilled_once_into_a_c_rule_and_not_double_count
     assert_eq!(sops[0].sigma, 1.0);
     let rule = &memory.get(&[sops[0].id]).await.unwrap()[0];
     assert_eq!(
-        (rule.level, rule.k, rule.f, rule.state.as_str()),
-        (Level::C, 0.0, 1.0, STATE_BEST_PRACTICE)
+        (rule.level, rule.k, rule.f, rule.state),
+        (Level::C, 0.0, 1.0, MegramOrigin::BestPractice)
     );
     let constraint = &memory.query_c("intent:migrate", LOCAL).await.unwrap()[0];
     assert_eq!(constraint.sigma, -1.0);
     assert_eq!(
         memory.get(&[constraint.id]).await.unwrap()[0].state,
-        STATE_CONSTRAINT
+        MegramOrigin::Constraint
     );
 
     // The sources are marked and no longer counted: the C rule speaks for them.
@@ -1119,7 +1138,7 @@ async fn a_terminal_write_brings_a_dreamer_pass_shortly_after_the_task() {
         .await
         .unwrap();
     let mut status = memory.dreamer_status();
-    let faded = megram(&clock, "intent:t", "refine", 0.1, 0.5, 0.5);
+    let faded = megram(&clock, "intent:t", MegramOrigin::Refine, 0.1, 0.5, 0.5);
     memory.write(faded.clone()).unwrap();
     clock.advance(Duration::days(1));
 
@@ -1137,7 +1156,14 @@ async fn a_terminal_write_brings_a_dreamer_pass_shortly_after_the_task() {
     // A non-terminal write does not bring the pass forward: the next one is periodic.
     let since = tokio::time::Instant::now();
     memory
-        .write(megram(&clock, "intent:t", "refine", 0.1, 0.5, 0.5))
+        .write(megram(
+            &clock,
+            "intent:t",
+            MegramOrigin::Refine,
+            0.1,
+            0.5,
+            0.5,
+        ))
         .unwrap();
     status.changed().await.unwrap();
     assert!(
@@ -1169,7 +1195,7 @@ fn crash_megram(run: u64, seq: u64, at: DateTime<Utc>) -> Megram {
         space: format!("intent:crash-{run}"),
         entity: LOCAL.into(),
         content: format!("run {run} write {seq} {}", "x".repeat((seq % 200) as usize)),
-        state: "accept".into(),
+        state: MegramOrigin::Accept,
         f: 0.9,
         sigma: 1.0,
         k: 0.05,
@@ -1367,7 +1393,14 @@ async fn write_fixture(dir: &Path) {
         .write(Megram {
             entity: "path:/tmp/a|b 100%".into(),
             content: "rm refused".into(),
-            ..megram(&clock, "tool:shell", "change_approach", 0.85, -1.0, 0.05)
+            ..megram(
+                &clock,
+                "tool:shell",
+                MegramOrigin::ChangeApproach,
+                0.85,
+                -1.0,
+                0.05,
+            )
         })
         .unwrap();
     operator

@@ -10,10 +10,11 @@ use std::time::Duration;
 
 use artoo::bus::{Bus, Envelope};
 use artoo::contracts::{
-    ConstraintKind, Constraints, DispatchManifest, GracefulFailureRequest, Level, Loss,
-    MatchedOutput, Megram, MegramId, MemoryAction, MemoryRecall, MemoryResponse, Message,
-    MessageKind, MixedFailureClass, PlanDirective, Potentials, PrevDirective, ReplanDirective,
-    Role, SOPRecord, SubTask, SubTaskId, TaskClosed, TaskId, TaskSpec, Urgency,
+    ConstraintKind, ConstraintSource, Constraints, DispatchManifest, GracefulFailureRequest, Level,
+    Loss, MatchedOutput, Megram, MegramId, MegramOrigin, MemoryAction, MemoryRecall,
+    MemoryResponse, Message, MessageKind, MixedFailureClass, PlanDirective, Potentials,
+    PrevDirective, ReplanDirective, Role, SOPRecord, SubTask, SubTaskId, TaskClosed, TaskId,
+    TaskSpec, Urgency,
 };
 use artoo::roles::planner::Planner;
 use artoo::testkit::Script;
@@ -242,7 +243,11 @@ fn megram(content: &str, sigma: f64, days_old: i64, now: chrono::DateTime<chrono
         space: artoo::tags::intent_space(INTENT),
         entity: "env:local".into(),
         content: content.into(),
-        state: if sigma > 0.0 { "success" } else { "abandon" }.into(),
+        state: if sigma > 0.0 {
+            MegramOrigin::Success
+        } else {
+            MegramOrigin::Abandon
+        },
         f: 0.9,
         sigma,
         k: 0.05,
@@ -334,7 +339,7 @@ async fn the_first_plan_costs_one_call_and_is_one_manifest_envelope() {
         recalls[0]
             .constraints
             .iter()
-            .filter(|c| c.source == "law")
+            .filter(|c| c.source == ConstraintSource::Law)
             .count(),
         4
     );
@@ -400,7 +405,7 @@ async fn memory_avoid_becomes_must_not_in_the_prompt_and_on_every_subtask() {
     let must_not = recall
         .constraints
         .iter()
-        .find(|c| c.source == "memory")
+        .find(|c| c.source == ConstraintSource::Memory)
         .expect("a memory constraint");
     assert_eq!(must_not.kind, ConstraintKind::MustNot);
     assert_eq!(must_not.megram_ids, vec![failed.id]);
@@ -515,7 +520,7 @@ async fn memory_that_does_not_answer_is_planned_without_and_the_recall_says_so()
         recalls[0]
             .constraints
             .iter()
-            .filter(|c| c.source == "law")
+            .filter(|c| c.source == ConstraintSource::Law)
             .count(),
         4
     );

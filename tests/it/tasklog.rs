@@ -270,7 +270,7 @@ impl Pipeline {
         outcome
     }
 
-    fn megram(&self, task: &TaskId, state: &str, space: &str, f: f64, sigma: f64, k: f64) {
+    fn megram(&self, task: &TaskId, state: MegramOrigin, space: &str, f: f64, sigma: f64, k: f64) {
         self.r7.publish(
             Role::Memory,
             MegramWrite {
@@ -283,7 +283,7 @@ impl Pipeline {
                     space: space.into(),
                     entity: "env:local".into(),
                     content: format!("{state}: {space}"),
-                    state: state.into(),
+                    state,
                     f,
                     sigma,
                     k,
@@ -480,7 +480,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
     );
     p.megram(
         task,
-        "change_path",
+        MegramOrigin::ChangePath,
         "target:ls -S ~/Downloads",
         0.30,
         0.0,
@@ -501,7 +501,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
         vec![RecalledConstraint {
             kind: ConstraintKind::MustNot,
             text: "MUST NOT run `ls -S ~/Downloads` (the folder does not exist)".into(),
-            source: "blocked_target".into(),
+            source: ConstraintSource::BlockedTarget,
             megram_ids: vec![],
         }],
     );
@@ -673,7 +673,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
         },
     );
     // GGS writes its terminal Megram after the result: a straggler of an ended run.
-    p.megram(task, "accept", &space, 0.90, 1.0, 0.05);
+    p.megram(task, MegramOrigin::Accept, &space, 0.90, 1.0, 0.05);
     FullTask {
         started,
         finished,

@@ -428,6 +428,54 @@ async fn the_shell_runs_in_the_workspace_without_the_apps_keys() {
 }
 
 #[tokio::test]
+async fn a_missing_file_folder_or_program_is_recorded_as_not_found_with_the_path_for_ggs() {
+    use artoo::contracts::ToolFailure;
+    use artoo::ggs::evidence::missing_resource;
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    let tools = toolbox();
+    let gone = rig.ws.join("gone").join("notes.txt");
+    let gone = gone.display().to_string();
+
+    for (tool, input) in [
+        ("shell", json!({"command": format!("cat {gone}")})),
+        ("shell", json!({"command": format!("ls {gone}")})),
+        ("read_file", json!({"path": gone})),
+    ] {
+        let r = tools.call(&ctx, tool, input.clone()).await;
+        assert_eq!(r.record.status, ToolCallStatus::Error, "{input}: {r:?}");
+        assert_eq!(r.record.failure, Some(ToolFailure::NotFound), "{input}");
+        assert_eq!(
+            missing_resource(&r.record).as_deref(),
+            Some(gone.as_str()),
+            "{input}"
+        );
+    }
+
+    let no_program = tools
+        .call(
+            &ctx,
+            "shell",
+            json!({"command": "artoo-no-such-program --help"}),
+        )
+        .await;
+    assert_eq!(
+        no_program.record.failure,
+        Some(ToolFailure::NotFound),
+        "{no_program:?}"
+    );
+    // It names no path, so it blocks no target.
+    assert_eq!(missing_resource(&no_program.record), None);
+
+    // A command that fails for another reason is not a missing resource.
+    let other = tools
+        .call(&ctx, "shell", json!({"command": "echo broken >&2; exit 3"}))
+        .await;
+    assert_eq!(other.record.failure, Some(ToolFailure::Failed), "{other:?}");
+    assert_eq!(missing_resource(&other.record), None);
+}
+
+#[tokio::test]
 async fn a_command_that_only_complains_and_exits_non_zero_is_a_failed_call() {
     let rig = Rig::new();
     let ctx = rig.ctx();

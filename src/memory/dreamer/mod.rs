@@ -261,7 +261,7 @@ impl Dreamer {
             space: candidate.space.clone(),
             entity: candidate.entity.clone(),
             content: crate::text::first_chars(text, MAX_SOP_CHARS),
-            state: candidate.kind.state().into(),
+            state: candidate.kind.state(),
             f: 1.0,
             sigma: candidate.kind.sigma(),
             k: 0.0,
@@ -328,7 +328,7 @@ impl From<MemoryError> for ConsolidationError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::megram::STATE_CONSTRAINT;
+    use crate::contracts::MegramOrigin;
 
     #[test]
     fn the_periodic_pass_is_due_one_period_after_start_and_after_each_pass() {
@@ -363,6 +363,6 @@ mod tests {
     fn distillations_carry_the_valence_of_their_group() {
         assert_eq!(Distillation::BestPractice.sigma(), 1.0);
         assert_eq!(Distillation::Constraint.sigma(), -1.0);
-        assert_eq!(Distillation::Constraint.state(), STATE_CONSTRAINT);
+        assert_eq!(Distillation::Constraint.state(), MegramOrigin::Constraint);
     }
 }

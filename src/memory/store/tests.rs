@@ -1,6 +1,7 @@
 use super::durable_env::SyncPolicy;
 use super::*;
 use crate::clock::{Clock, FakeClock};
+use crate::contracts::MegramOrigin;
 use crate::memory::megram::BANKRUPT_K;
 use crate::memory::types::Distillation;
 use chrono::Duration;
@@ -18,7 +19,7 @@ fn megram(clock: &Arc<FakeClock>, space: &str, entity: &str, f: f64, sigma: f64,
         space: space.into(),
         entity: entity.into(),
         content: format!("{space} / {entity}"),
-        state: "accept".into(),
+        state: MegramOrigin::Accept,
         f,
         sigma,
         k,
@@ -194,7 +195,7 @@ fn consolidation_marks_sources_without_rewriting_their_records() {
         level: Level::C,
         k: 0.0,
         f: 1.0,
-        state: mg::STATE_BEST_PRACTICE.into(),
+        state: MegramOrigin::BestPractice,
         content: "Use the template.".into(),
         ..megram(&clock, "intent:r", "env:local", 1.0, 1.0, 0.0)
     };
@@ -474,4 +475,44 @@ fn a_second_opener_gets_a_lock_error_naming_the_directory() {
         .expect("the second open fails");
     assert!(matches!(&err, MemoryError::Locked { dir: d } if d == dir.path()));
     assert!(err.to_string().contains(&dir.path().display().to_string()));
+}
+
+#[test]
+fn records_stored_with_each_state_string_load_as_their_origin() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::at_epoch();
+    let mut store = open(dir.path(), &clock);
+    for origin in MegramOrigin::ALL {
+        let m = megram(&clock, "intent:legacy", "env:local", 0.5, 1.0, 0.05);
+        write_now(&mut store, &m);
+        // The record as an older build wrote it, with `state` as free text.
+        let raw = format!(
+            r#"{{"id":"{}","level":"M","created_at":"1970-01-01T00:00:00Z","last_recalled_at":null,"space":"intent:legacy","entity":"env:local","content":"c","state":"{}","f":0.5,"sigma":1.0,"k":0.05}}"#,
+            m.id,
+            origin.as_str()
+        );
+        store
+            .db
+            .put(&keys::megram_key(m.id), raw.as_bytes())
+            .unwrap();
+        let loaded = store.load(m.id).unwrap().expect("stored");
+        assert_eq!(loaded.state, origin);
+        let back = serde_json::to_value(&loaded).unwrap();
+        assert_eq!(back["state"], origin.as_str());
+    }
+}
+
+#[test]
+fn a_record_with_an_unknown_state_is_reported_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = FakeClock::at_epoch();
+    let mut store = open(dir.path(), &clock);
+    let m = megram(&clock, "intent:legacy", "env:local", 0.5, 1.0, 0.05);
+    write_now(&mut store, &m);
+    let mut value = serde_json::to_value(&m).unwrap();
+    value["state"] = "consolidated".into();
+    let raw = serde_json::to_vec(&value).unwrap();
+    store.db.put(&keys::megram_key(m.id), &raw).unwrap();
+    let err = store.load(m.id).expect_err("an unknown state is refused");
+    assert!(matches!(err, MemoryError::Corrupt { .. }), "{err}");
 }

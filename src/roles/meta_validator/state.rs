@@ -200,7 +200,7 @@ fn gate_request(
     let missing = missing_subject(&subject, failed);
     if !missing.is_empty() {
         gap = format!(
-            "what the task names does not exist or cannot be reached: {} ({gap})",
+            "what the task names does not exist: {} ({gap})",
             missing.join(", ")
         );
     }
@@ -318,16 +318,16 @@ pub(super) fn elapsed_ms(since: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
 }
 
 /// The resources the task itself names (a file, a folder, a URL) that every failed
-/// sub-task ran into as missing or unreachable. Non-empty only when each failed sub-task
+/// sub-task ran into as missing (a call that failed as not-found, naming it). Non-empty only when each failed sub-task
 /// has such a call: then the failure is the environment's answer to the task, and
 /// another plan cannot change it.
 pub fn missing_subject(subject: &str, failed: &[&SubTaskOutcome]) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for outcome in failed {
-        let hit = outcome.tool_calls.iter().find_map(|c| {
-            let text = c.error.clone().unwrap_or_else(|| c.output_head.clone());
-            evidence::missing_resource(&text).filter(|r| evidence::names(subject, r))
-        });
+        let hit = outcome
+            .tool_calls
+            .iter()
+            .find_map(|c| evidence::missing_resource(c).filter(|r| evidence::names(subject, r)));
         match hit {
             Some(resource) => {
                 if !found.contains(&resource) {
@@ -417,6 +417,7 @@ pub(super) fn replan_request(
 mod tests {
     use super::*;
     use crate::clock::{Clock as _, FakeClock};
+    use crate::contracts::{ToolCallRecord, ToolCallStatus, ToolFailure};
 
     #[test]
     fn a_plan_without_task_criteria_is_judged_on_its_intent() {
@@ -431,6 +432,43 @@ mod tests {
         let c = effective_task_criteria(&m, "find the largest file");
         assert_eq!(c.len(), 1);
         assert!(c[0].criterion.contains("find the largest file"));
+    }
+
+    fn read_failing(task: &TaskId, failure: ToolFailure) -> SubTaskOutcome {
+        let mut o = outcome(task, SubTaskStatus::Failed);
+        o.tool_calls.push(ToolCallRecord {
+            tool: "read_file".into(),
+            input: Value::Null,
+            target: "/home/u/Notes/plan.txt".into(),
+            output_head: String::new(),
+            status: ToolCallStatus::Error,
+            error: Some("no such file: /home/u/Notes/plan.txt".into()),
+            failure: Some(failure),
+            duration_ms: 1,
+            confirmation: None,
+            failed_exit: None,
+        });
+        o
+    }
+
+    #[test]
+    fn the_subject_is_missing_only_when_every_failed_sub_task_found_it_not_found() {
+        let task = TaskId::mint();
+        let subject = "summarise ~/Notes/plan.txt";
+        let a = read_failing(&task, ToolFailure::NotFound);
+        let b = read_failing(&task, ToolFailure::NotFound);
+        assert_eq!(
+            missing_subject(subject, &[&a, &b]),
+            ["/home/u/Notes/plan.txt"]
+        );
+        // The same words under another kind of failure say nothing about existence.
+        let denied = read_failing(&task, ToolFailure::Failed);
+        assert!(missing_subject(subject, &[&a, &denied]).is_empty());
+        // A failed sub-task that never met the missing file leaves room for another plan.
+        let other = outcome(&task, SubTaskStatus::Failed);
+        assert!(missing_subject(subject, &[&a, &other]).is_empty());
+        // A missing file the task does not name is not its subject.
+        assert!(missing_subject("summarise my week", &[&a]).is_empty());
     }
 
     fn outcome(task: &TaskId, status: SubTaskStatus) -> SubTaskOutcome {

@@ -51,12 +51,12 @@ use chrono::{DateTime, Utc};
 use self::block::{prompt_block, subtask_context};
 use self::derive::{Derived, caution_gate, constraint, derive_group, push_unique, rank};
 use crate::contracts::{
-    ConstraintKind, MemoryAction, MemoryRecall, PlanDirective, Potentials, RecalledConstraint,
-    TaskId,
+    ConstraintKind, ConstraintSource, MemoryAction, MemoryRecall, PlanDirective, Potentials,
+    RecalledConstraint, TaskId,
 };
 use crate::laws::FOUR_LAWS;
 
-pub use self::derive::{CautionGate, QUOTE_CHARS, QUOTES_PER_CONSTRAINT, source, tools_named};
+pub use self::derive::{CautionGate, QUOTE_CHARS, QUOTES_PER_CONSTRAINT, tools_named};
 pub use self::recall::{Answer, Group, USER_SPACE, groups, recall};
 
 /// Everything the calibration feeds into the plan.
@@ -142,7 +142,7 @@ fn fixed_constraints(directive: Option<&PlanDirective>) -> Fixed {
             constraint(
                 ConstraintKind::MustNot,
                 format!("Law {} — {}: {}", l.number, l.title, l.text),
-                source::LAW,
+                ConstraintSource::Law,
                 Vec::new(),
             )
         })
@@ -152,13 +152,13 @@ fn fixed_constraints(directive: Option<&PlanDirective>) -> Fixed {
             (
                 &d.blocked_tools,
                 &mut must_not_tools,
-                source::BLOCKED_TOOL,
+                ConstraintSource::BlockedTool,
                 "MUST NOT use the tool `{}`: the controller blocked it after a logical failure (code-enforced).",
             ),
             (
                 &d.blocked_targets,
                 &mut must_not_targets,
-                source::BLOCKED_TARGET,
+                ConstraintSource::BlockedTarget,
                 "MUST NOT use or mention the target `{}`: it failed before in this task (code-enforced).",
             ),
         ];

@@ -138,7 +138,7 @@ fn memory_write(m: &c::MegramWrite) -> Event {
     let g = &m.megram;
     event::MemoryWrite {
         megram_id: g.id,
-        state: g.state.clone(),
+        state: g.state,
         level: g.level,
         space: g.space.clone(),
         entity: g.entity.clone(),

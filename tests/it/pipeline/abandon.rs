@@ -1,7 +1,7 @@
 //! Abandons GGS reaches from real traffic, each an honest graceful failure: the Law 2
 //! kill-switch when the loss worsens on consecutive rounds, and budget pressure (Ω ≥ θ).
 
-use artoo::contracts::{Message, MessageKind, Role, TerminalDirective};
+use artoo::contracts::{MegramOrigin, Message, MessageKind, Role, TerminalDirective};
 use artoo::testkit::{Script, Step};
 use serde_json::json;
 
@@ -259,7 +259,9 @@ async fn a_round_within_delta_is_delivered_even_after_two_worsening_rounds() {
     assert_eq!(result.output, json!(REVENUE));
     let writes = stage.all(&task, super::pick!(Message::Megram));
     assert!(
-        writes.iter().all(|w| w.megram.state != "abandon"),
+        writes
+            .iter()
+            .all(|w| w.megram.state != MegramOrigin::Abandon),
         "no abandon Megram for a round within δ: {writes:?}"
     );
     assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);

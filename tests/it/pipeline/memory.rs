@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 
 use artoo::contracts::{
-    ConstraintKind, Megram, MemoryAction, MemoryRecall, Message, MessageKind, Role, TaskId,
-    TerminalDirective,
+    ConstraintKind, ConstraintSource, Megram, MegramOrigin, MemoryAction, MemoryRecall, Message,
+    MessageKind, Role, TaskId, TerminalDirective,
 };
 use artoo::testkit::{Script, Step};
 use serde_json::json;
@@ -156,7 +156,7 @@ async fn after_a_success_the_next_similar_task_recalls_exploit_and_r2_is_told_to
         "a fresh store has no history"
     );
     let written = terminal_megram(&stage, &first);
-    assert_eq!(written.state, "accept");
+    assert_eq!(written.state, MegramOrigin::Accept);
 
     let (second, end) = stage.run("count the files in my workspace").await;
     assert_eq!(final_result(&end).directive, TerminalDirective::Accept);
@@ -171,7 +171,7 @@ async fn after_a_success_the_next_similar_task_recalls_exploit_and_r2_is_told_to
     let prefer = recall
         .constraints
         .iter()
-        .find(|c| c.kind == ConstraintKind::ShouldPrefer && c.source == "memory")
+        .find(|c| c.kind == ConstraintKind::ShouldPrefer && c.source == ConstraintSource::Memory)
         .expect("a SHOULD PREFER from memory");
     assert_eq!(
         prefer.megram_ids,
@@ -261,7 +261,7 @@ async fn after_a_failed_task_the_next_similar_task_recalls_avoid_and_its_tools_a
     assert_eq!(final_result(&end).directive, TerminalDirective::Abandon);
     stage.settle().await;
     let written = terminal_megram(&stage, &first);
-    assert_eq!(written.state, "abandon");
+    assert_eq!(written.state, MegramOrigin::Abandon);
     assert!(written.content.contains("read_file"), "{}", written.content);
 
     let (second, end) = stage.run("what is the first line of my notes?").await;
@@ -272,7 +272,7 @@ async fn after_a_failed_task_the_next_similar_task_recalls_avoid_and_its_tools_a
     let must_not = recall
         .constraints
         .iter()
-        .find(|c| c.kind == ConstraintKind::MustNot && c.source == "memory")
+        .find(|c| c.kind == ConstraintKind::MustNot && c.source == ConstraintSource::Memory)
         .expect("a MUST NOT from memory");
     assert_eq!(
         must_not.megram_ids,

@@ -5,7 +5,7 @@
 //! is told it was abandoned. The models' answers are the fixture
 //! `tests/fixtures/llm/partial_plan.json`.
 
-use artoo::contracts::{Message, MessageKind, Role, TerminalDirective};
+use artoo::contracts::{MegramOrigin, Message, MessageKind, Role, TerminalDirective};
 use artoo::testkit::Script;
 
 use super::{Stage, final_result, pick};
@@ -76,13 +76,13 @@ async fn a_plan_halted_after_one_failed_look_up_is_abandoned_not_reported_as_suc
     assert!(
         writes
             .iter()
-            .all(|w| w.megram.sigma < 0.0 || w.megram.state != "success"),
+            .all(|w| w.megram.sigma < 0.0 || w.megram.state != MegramOrigin::Success),
         "no success Megram reinforces the failure: {writes:?}"
     );
     assert!(
         writes
             .iter()
-            .any(|w| w.megram.state == "abandon" && w.megram.sigma < 0.0),
+            .any(|w| w.megram.state == MegramOrigin::Abandon && w.megram.sigma < 0.0),
         "{writes:?}"
     );
     assert!(

@@ -235,6 +235,24 @@ export type ConfirmationRequest_Serialize = {
 /**  How a recalled memory constrains the plan. */
 export type ConstraintKind = "should_prefer" | "must_not" | "caution";
 
+/**
+ *  What a recalled constraint came from. The wire names are the snake_case variant
+ *  names, as they were when this was a free string.
+ */
+export type ConstraintSource = 
+/**  One of the Four Laws, injected into every plan. */
+"law" | 
+/**  A tool GGS blocked for the task after a logical failure. */
+"blocked_tool" | 
+/**  A target (path, URL, command) that failed earlier in the task, blocked by GGS. */
+"blocked_target" | 
+/**  The potentials of a memory group (Exploit, Avoid, Caution). */
+"memory" | 
+/**  A C-level SOP served by memory. */
+"sop" | 
+/**  Fresh M/K evidence that contradicts an SOP and overrides it. */
+"fresh_evidence";
+
 export type Constraints = Constraints_Serialize;
 
 export type Constraints_Deserialize = {
@@ -858,6 +876,27 @@ export type Megram = Megram_Serialize;
 /**  One Megram in the MKCT store. */
 export type MegramId = string;
 
+/**
+ *  Where a Megram came from: the GGS macro-state of the round that wrote it, or the
+ *  origin of an entry GGS did not write. Serialised as the same strings the field held
+ *  when it was free text (macro-states in snake_case, other origins hyphenated), so
+ *  stored records and recorded messages keep parsing. Every value any build has written
+ *  is a variant; a string outside the set is rejected rather than guessed at.
+ */
+export type MegramOrigin = "accept" | "success" | "refine" | "change_path" | "change_approach" | "break_symmetry" | "abandon" | 
+/**  One of the Four Laws' T entries. */
+"law" | 
+/**  An operator-injected T entry; no longer created, but older stores hold some. */
+"persona" | 
+/**  An operator-injected M/K/C entry. */
+"user-injected" | 
+/**  Appended against a Best Practice that was followed in a failed round. */
+"negative-feedback" | 
+/**  A Dreamer-distilled C entry of positive valence. */
+"best-practice" | 
+/**  A Dreamer-distilled C entry of negative valence. */
+"constraint";
+
 /**  GGS → R5: one fire-and-forget write, published so observers see every write. */
 export type MegramWrite = MegramWrite_Serialize;
 
@@ -897,11 +936,8 @@ export type Megram_Deserialize = {
 	space: string,
 	entity: string,
 	content: string,
-	/**
-	 *  GGS macro-state at creation, or the origin of a non-GGS entry
-	 *  (`user-injected`, `persona`, `law`, `negative-feedback`, …).
-	 */
-	state: string,
+	/**  GGS macro-state at creation, or the origin of a non-GGS entry. */
+	state: MegramOrigin,
 	/**  Stimulus magnitude in [0, 1]. */
 	f: number | null,
 	/**  Valence in [−1, +1]. */
@@ -922,11 +958,8 @@ export type Megram_Serialize = {
 	space: string,
 	entity: string,
 	content: string,
-	/**
-	 *  GGS macro-state at creation, or the origin of a non-GGS entry
-	 *  (`user-injected`, `persona`, `law`, `negative-feedback`, …).
-	 */
-	state: string,
+	/**  GGS macro-state at creation, or the origin of a non-GGS entry. */
+	state: MegramOrigin,
 	/**  Stimulus magnitude in [0, 1]. */
 	f: number | null,
 	/**  Valence in [−1, +1]. */
@@ -1229,8 +1262,7 @@ export type RecalledConstraint = RecalledConstraint_Serialize;
 export type RecalledConstraint_Deserialize = {
 	kind: ConstraintKind,
 	text: string,
-	/**  `memory`, `sop`, `law`, `blocked_tool`, `blocked_target`. */
-	source: string,
+	source: ConstraintSource,
 	megram_ids?: MegramId[],
 };
 
@@ -1238,8 +1270,7 @@ export type RecalledConstraint_Deserialize = {
 export type RecalledConstraint_Serialize = {
 	kind: ConstraintKind,
 	text: string,
-	/**  `memory`, `sop`, `law`, `blocked_tool`, `blocked_target`. */
-	source: string,
+	source: ConstraintSource,
 	megram_ids: MegramId[],
 };
 
@@ -1792,7 +1823,8 @@ export type ToolCallStatus =
  *  - `cancelled`: the task was cancelled while the call ran;
  *  - `network`: the network or a remote service could not be reached (web search
  *    unavailable, connection refused or reset, host unreachable);
- *  - `not_found`: a file, folder, program or entry the call named does not exist;
+ *  - `not_found`: a file, folder, program, web page or entry the call named does not
+ *    exist (GGS blocks the path or URL the error names; nothing else blocks a target);
  *  - `invalid`: the input was malformed (bad JSON shape, bad pattern, unknown option);
  *  - `unavailable`: the tool or the sandbox cannot run on this machine;
  *  - `failed`: anything else — the tool ran and failed (a command's error exit, a refused

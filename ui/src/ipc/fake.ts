@@ -573,7 +573,7 @@ export class FakeBackend implements Backend {
       space: a.space.trim(),
       entity: a.entity.trim(),
       content,
-      state: 'user-injected',
+      state: 'user-injected' as const,
       f: timeless ? 1 : 0.9,
       sigma: 1,
       k: timeless ? 0 : 0.05,

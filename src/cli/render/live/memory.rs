@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
 use crate::cli::render::text::{group, plural, snake};
-use artoo::contracts::{MegramWrite, MemoryOperatorChange, MemoryRecall, MemoryResponse};
+use artoo::contracts::{
+    ConstraintSource, MegramWrite, MemoryOperatorChange, MemoryRecall, MemoryResponse,
+};
 
 pub(super) fn memory_response(m: &MemoryResponse) -> String {
     let mut s = format!(
@@ -29,12 +31,20 @@ pub(super) fn memory_recall(m: &MemoryRecall) -> String {
         group(&m.space, &m.entity, &m.potentials),
         plural(m.constraints.len(), "constraint", "constraints")
     );
-    let laws = m.constraints.iter().filter(|c| c.source == "law").count();
+    let laws = m
+        .constraints
+        .iter()
+        .filter(|c| c.source == ConstraintSource::Law)
+        .count();
     if laws > 0 {
         let _ = write!(s, " ({laws} from the laws)");
     }
     // The laws are in every plan; what memory added is the news.
-    if let Some(first) = m.constraints.iter().find(|c| c.source != "law") {
+    if let Some(first) = m
+        .constraints
+        .iter()
+        .find(|c| c.source != ConstraintSource::Law)
+    {
         let _ = write!(
             s,
             ": {} {}",

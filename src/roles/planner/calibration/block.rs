@@ -4,9 +4,9 @@
 //! **Invariant:** the laws are never repeated in the block (every role's system prompt
 //! already opens with them), and an unavailable memory group is always named.
 
-use super::derive::{CautionGate, source};
+use super::derive::CautionGate;
 use super::recall::{Answer, Group};
-use crate::contracts::{ConstraintKind, RecalledConstraint};
+use crate::contracts::{ConstraintKind, ConstraintSource, RecalledConstraint};
 
 fn bullet_list(items: &[&RecalledConstraint], kind: ConstraintKind) -> Vec<String> {
     items
@@ -27,8 +27,10 @@ pub(super) fn prompt_block(
     answers: &[(Group, Answer)],
 ) -> String {
     let mut out = String::new();
-    let blocks: Vec<&RecalledConstraint> =
-        fixed.iter().filter(|c| c.source != source::LAW).collect();
+    let blocks: Vec<&RecalledConstraint> = fixed
+        .iter()
+        .filter(|c| c.source != ConstraintSource::Law)
+        .collect();
     let mut must_not = bullet_list(&blocks, ConstraintKind::MustNot);
     must_not.extend(bullet_list(memory, ConstraintKind::MustNot));
     if !must_not.is_empty() {

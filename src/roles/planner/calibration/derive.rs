@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 
 use crate::contracts::{
-    ConstraintKind, Level, Megram, MegramId, MemoryAction, MemoryResponse, Potentials,
-    RecalledConstraint, SOPRecord,
+    ConstraintKind, ConstraintSource, Level, Megram, MegramId, MemoryAction, MemoryResponse,
+    Potentials, RecalledConstraint, SOPRecord,
 };
 use crate::text::first_chars;
 use crate::tools::ToolName;
@@ -20,16 +20,6 @@ use crate::tools::ToolName;
 pub const QUOTE_CHARS: usize = 240;
 /// Megrams quoted per potentials constraint.
 pub const QUOTES_PER_CONSTRAINT: usize = 2;
-
-/// Constraint sources, as `RecalledConstraint::source` names them.
-pub mod source {
-    pub const LAW: &str = "law";
-    pub const BLOCKED_TOOL: &str = "blocked_tool";
-    pub const BLOCKED_TARGET: &str = "blocked_target";
-    pub const MEMORY: &str = "memory";
-    pub const SOP: &str = "sop";
-    pub const FRESH_EVIDENCE: &str = "fresh_evidence";
-}
 
 /// The tools a Caution group gates.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,13 +53,13 @@ pub(super) fn rank(kind: ConstraintKind) -> u8 {
 pub(super) fn constraint(
     kind: ConstraintKind,
     text: String,
-    source: &str,
+    source: ConstraintSource,
     megram_ids: Vec<MegramId>,
 ) -> RecalledConstraint {
     RecalledConstraint {
         kind,
         text,
-        source: source.to_string(),
+        source,
         megram_ids,
     }
 }
@@ -238,7 +228,7 @@ fn derive_exploit(r: &MemoryResponse) -> PotentialsConstraint {
     let constraint = constraint(
         ConstraintKind::ShouldPrefer,
         text,
-        source::MEMORY,
+        ConstraintSource::Memory,
         ids(&positive),
     );
     (constraint, Vec::new(), None)
@@ -266,7 +256,7 @@ fn derive_avoid(r: &MemoryResponse) -> PotentialsConstraint {
     let constraint = constraint(
         ConstraintKind::MustNot,
         text,
-        source::MEMORY,
+        ConstraintSource::Memory,
         ids(&negative),
     );
     (constraint, names(&blocked), None)
@@ -290,7 +280,12 @@ fn derive_caution(r: &MemoryResponse) -> PotentialsConstraint {
     text.push_str(&format!(
         " — every use of {gate} asks the user for confirmation in this task."
     ));
-    let constraint = constraint(ConstraintKind::Caution, text, source::MEMORY, ids(&all));
+    let constraint = constraint(
+        ConstraintKind::Caution,
+        text,
+        ConstraintSource::Memory,
+        ids(&all),
+    );
     (constraint, Vec::new(), Some(names(&tools)))
 }
 
@@ -318,7 +313,12 @@ fn derive_sop(group: usize, sop: &SOPRecord, recent: &[Megram], now: DateTime<Ut
         } else {
             "MUST NOT (proven constraint)"
         };
-        constraint(kind, format!("{lead}: {rule}"), source::SOP, vec![sop.id])
+        constraint(
+            kind,
+            format!("{lead}: {rule}"),
+            ConstraintSource::Sop,
+            vec![sop.id],
+        )
     } else {
         // The latest objective evidence wins over an older consolidated rule for this task.
         let kind = if sop.sigma > 0.0 {
@@ -334,7 +334,7 @@ fn derive_sop(group: usize, sop: &SOPRecord, recent: &[Megram], now: DateTime<Ut
                 "Recent evidence overrides the older rule «{rule}» for this task: {}",
                 quote(&contradicting)
             ),
-            source::FRESH_EVIDENCE,
+            ConstraintSource::FreshEvidence,
             ids,
         )
     };

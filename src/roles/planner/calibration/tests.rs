@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::contracts::{
-    Level, Loss, Megram, MegramId, MemoryResponse, MixedFailureClass, PrevDirective,
+    Level, Loss, Megram, MegramId, MegramOrigin, MemoryResponse, MixedFailureClass, PrevDirective,
     ReplanDirective, SOPRecord, Urgency,
 };
 use crate::tools::ToolName;
@@ -24,7 +24,7 @@ fn megram(content: &str, sigma: f64, days_old: i64, level: Level) -> Megram {
         space: "intent:find-videos".into(),
         entity: "env:local".into(),
         content: content.into(),
-        state: "success".into(),
+        state: MegramOrigin::Success,
         f: 0.8,
         sigma,
         k: 0.05,
@@ -93,7 +93,7 @@ fn memory_constraints(c: &Calibration) -> Vec<&RecalledConstraint> {
     c.recalls
         .iter()
         .flat_map(|r| r.constraints.iter())
-        .filter(|c| c.source != source::LAW)
+        .filter(|c| c.source != ConstraintSource::Law)
         .collect()
 }
 
@@ -119,7 +119,7 @@ fn the_four_laws_are_always_present_even_with_empty_memory() {
     let laws: Vec<_> = c.recalls[0]
         .constraints
         .iter()
-        .filter(|c| c.source == source::LAW)
+        .filter(|c| c.source == ConstraintSource::Law)
         .collect();
     assert_eq!(laws.len(), 4);
     // The laws open every role's system prompt; the plan request does not repeat
@@ -264,7 +264,7 @@ fn fresh_m_evidence_overrides_a_contradicted_sop_for_this_task() {
     let m = memory_constraints(&c);
     assert_eq!(m.len(), 1);
     assert_eq!(m[0].kind, ConstraintKind::MustNot);
-    assert_eq!(m[0].source, source::FRESH_EVIDENCE);
+    assert_eq!(m[0].source, ConstraintSource::FreshEvidence);
     assert_eq!(m[0].megram_ids, vec![fresh_failure.id, rule.id]);
     assert!(!c.prompt_block.contains("SHOULD PREFER (proven practice)"));
 
@@ -281,8 +281,8 @@ fn fresh_m_evidence_overrides_a_contradicted_sop_for_this_task() {
     );
     let m = memory_constraints(&c);
     assert_eq!(
-        (m[0].kind, m[0].source.as_str()),
-        (ConstraintKind::ShouldPrefer, source::SOP)
+        (m[0].kind, m[0].source),
+        (ConstraintKind::ShouldPrefer, ConstraintSource::Sop)
     );
 }
 
@@ -317,17 +317,20 @@ fn memory_entries_are_capped_but_laws_and_directive_blocks_are_not() {
         5,
     );
     let m = memory_constraints(&c);
-    let from_memory = m.iter().filter(|c| c.source == source::SOP).count();
+    let from_memory = m
+        .iter()
+        .filter(|c| c.source == ConstraintSource::Sop)
+        .count();
     assert_eq!(from_memory, 5);
     // The seven MUST NOT rules come first, so the five kept are all MUST NOT.
     assert!(
         m.iter()
-            .filter(|c| c.source == source::SOP)
+            .filter(|c| c.source == ConstraintSource::Sop)
             .all(|c| c.kind == ConstraintKind::MustNot)
     );
     assert_eq!(
         m.iter()
-            .filter(|c| c.source == source::BLOCKED_TARGET)
+            .filter(|c| c.source == ConstraintSource::BlockedTarget)
             .count(),
         2
     );

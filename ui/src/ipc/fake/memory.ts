@@ -116,7 +116,8 @@ export class FakeMemory {
           age_days: ageDays(megram, now),
           live_attention: live.att,
           live_decision: live.dec,
-          consolidated: megram.state === 'consolidated',
+          // The fake has no Dreamer: no entry is ever distilled into a rule.
+          consolidated: false,
         };
       })
       .sort((a, b) => b.megram.created_at.localeCompare(a.megram.created_at));

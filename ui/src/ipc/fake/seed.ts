@@ -1,7 +1,7 @@
 // What a week of use leaves behind, for the fake backend: Megrams across the pyramid,
 // default settings and the provider presets.
 
-import type { Megram, Settings } from '../contracts';
+import type { Megram, MegramOrigin, Settings } from '../contracts';
 import type { ProviderPreset } from '../commands';
 import { DAY_MS, IdMint, iso } from './support';
 
@@ -99,7 +99,7 @@ interface Spec {
   space: string;
   entity: string;
   content: string;
-  state: string;
+  state: MegramOrigin;
   f: number;
   sigma: number;
   k: number;
@@ -108,9 +108,9 @@ interface Spec {
 }
 
 const SPECS: Spec[] = [
-  ...LAWS.map((content) => ({ level: 'T' as const, space: 'thinking:laws', entity: 'env:all', content, state: 'law', f: 1, sigma: 1, k: 0, daysAgo: 30 })),
+  ...LAWS.map((content) => ({ level: 'T' as const, space: 'thinking:laws', entity: 'env:all', content, state: 'law' as const, f: 1, sigma: 1, k: 0, daysAgo: 30 })),
   { level: 'C', space: 'global:user', entity: 'env:local', content: 'Answer in English unless I write in Chinese.', state: 'user-injected', f: 1, sigma: 1, k: 0, daysAgo: 12 },
-  { level: 'C', space: 'intent:find_the_5_largest_video', entity: 'env:local', content: 'Best practice: use mdfind with kMDItemContentTypeTree == public.movie, then sort by size.', state: 'consolidated-sop', f: 1, sigma: 1, k: 0, daysAgo: 6, recalledDaysAgo: 1 },
+  { level: 'C', space: 'intent:find_the_5_largest_video', entity: 'env:local', content: 'Best practice: use mdfind with kMDItemContentTypeTree == public.movie, then sort by size.', state: 'best-practice', f: 1, sigma: 1, k: 0, daysAgo: 6, recalledDaysAgo: 1 },
   { level: 'M', space: 'intent:find_the_5_largest_video', entity: 'env:local', content: 'Succeeded. Tools: mdfind. Result: the 5 largest videos.', state: 'success', f: 0.8, sigma: 1, k: 0.05, daysAgo: 3 },
   { level: 'M', space: 'intent:find_the_5_largest_video', entity: 'env:local', content: 'Succeeded. Tools: mdfind, shell. Result: 5 videos, largest first.', state: 'accept', f: 0.9, sigma: 1, k: 0.05, daysAgo: 1 },
   { level: 'M', space: 'tool:shell', entity: 'path:~/Library/Mobile Documents', content: 'find over iCloud Drive hung for 6 minutes and was killed.', state: 'abandon', f: 0.95, sigma: -1, k: 0.05, daysAgo: 4 },
