@@ -55,6 +55,9 @@ pub enum ToolFailure {
     Cancelled,
     Network,
     NotFound,
+    /// The system refused access to what the call named (permission denied, operation
+    /// not permitted).
+    Forbidden,
     Invalid,
     Unavailable,
     Failed,
@@ -69,7 +72,10 @@ impl ToolFailure {
             | ToolFailure::Cancelled
             | ToolFailure::Network
             | ToolFailure::Unavailable => true,
-            ToolFailure::NotFound | ToolFailure::Invalid | ToolFailure::Failed => false,
+            ToolFailure::NotFound
+            | ToolFailure::Forbidden
+            | ToolFailure::Invalid
+            | ToolFailure::Failed => false,
         }
     }
 }

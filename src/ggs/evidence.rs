@@ -5,8 +5,9 @@
 //! a model words its output cannot empty the blocked targets.
 //!
 //! A **failed input** of a round is a concrete resource the environment did not hold:
-//! a call failed as not-found (the kind the tool recorded, never guessed from the
-//! wording), and the resource is the path (or URL) its error message names. Only that resource is blocked for later rounds — never a glob pattern
+//! a call failed as not-found, forbidden or unreachable (the kind the tool recorded,
+//! never guessed from the wording), and the resource is the path (or URL) its error
+//! message names. Only that resource is blocked for later rounds — never a glob pattern
 //! or a whole command line (the next plan needs the pattern, and a command fails for
 //! many reasons), never a call that code refused (refusals are not the environment),
 //! and never the subject of the task (a file the user asked about that is missing is
@@ -46,7 +47,7 @@ pub fn failed_inputs(outcomes: &[&SubTaskOutcome], subject: &str) -> Vec<FailedI
                 call.target.trim().to_string(),
                 format!("denied: {}", error.trim()),
             ),
-            ToolCallStatus::Error => match missing_resource(call) {
+            ToolCallStatus::Error => match unusable_resource(call) {
                 Some(resource) if !names(subject, &resource) => {
                     (resource, format!("error: {}", error.trim()))
                 }
@@ -74,6 +75,17 @@ pub fn missing_resource(call: &ToolCallRecord) -> Option<String> {
         return None;
     }
     named_resource(call.error.as_deref()?)
+}
+
+/// The path or URL a call could not use: it failed as not-found, forbidden (the system
+/// refused access) or network (the host did not answer), and its error names one.
+pub fn unusable_resource(call: &ToolCallRecord) -> Option<String> {
+    match call.failure? {
+        ToolFailure::NotFound | ToolFailure::Forbidden | ToolFailure::Network => {
+            named_resource(call.error.as_deref()?)
+        }
+        _ => None,
+    }
 }
 
 /// The first absolute path, home path or URL a message names.
@@ -287,6 +299,39 @@ mod tests {
     }
 
     #[test]
+    fn a_forbidden_or_unreachable_resource_is_blocked_but_is_never_called_missing() {
+        let o = outcome(vec![
+            failed(
+                "shell",
+                "ls /srv/private",
+                ToolFailure::Forbidden,
+                "ls: cannot open directory '/srv/private': Permission denied",
+            ),
+            failed(
+                "web_search",
+                "rust news",
+                ToolFailure::Network,
+                "https://search.invalid/html did not answer",
+            ),
+            failed(
+                "shell",
+                "grep x /srv/log",
+                ToolFailure::Failed,
+                "grep: /srv/log: Input/output error",
+            ),
+        ]);
+        let got = failed_inputs(&[&o], "summarise the report");
+        let targets: Vec<&str> = got.iter().map(|f| f.target.as_str()).collect();
+        assert_eq!(targets, ["/srv/private", "https://search.invalid/html"]);
+        let forbidden = &o.tool_calls[0];
+        assert_eq!(
+            missing_resource(forbidden),
+            None,
+            "forbidden is not missing"
+        );
+    }
+
+    #[test]
     fn only_a_not_found_failure_names_a_missing_resource_whatever_the_message_says() {
         let says_missing = "ls: cannot access '/h/gone': No such file or directory";
         let by_kind =
@@ -294,6 +339,7 @@ mod tests {
         assert_eq!(by_kind(ToolFailure::NotFound).as_deref(), Some("/h/gone"));
         for other in [
             ToolFailure::Failed,
+            ToolFailure::Forbidden,
             ToolFailure::Timeout,
             ToolFailure::Network,
             ToolFailure::Invalid,

@@ -20,6 +20,8 @@ pub enum ToolError {
     },
     #[error("{0}")]
     NotFound(String),
+    #[error("{0}")]
+    Forbidden(String),
     #[error("timed out after {secs} s; the command and every process it started were stopped")]
     Timeout { secs: u64, partial: String },
     #[error("search unavailable ({0}) — do not guess: report that the web could not be searched")]
@@ -65,6 +67,7 @@ impl ToolError {
                 ToolFailure::Unavailable
             }
             ToolError::NotFound(_) => ToolFailure::NotFound,
+            ToolError::Forbidden(_) => ToolFailure::Forbidden,
             ToolError::Timeout { .. } => ToolFailure::Timeout,
             ToolError::SearchUnavailable(_) => ToolFailure::Network,
             ToolError::Cancelled => ToolFailure::Cancelled,
@@ -88,6 +91,7 @@ fn io_failure(kind: std::io::ErrorKind) -> ToolFailure {
     match kind {
         // A path whose parent is a file names nothing that exists either.
         K::NotFound | K::NotADirectory => ToolFailure::NotFound,
+        K::PermissionDenied | K::ReadOnlyFilesystem => ToolFailure::Forbidden,
         K::TimedOut => ToolFailure::Timeout,
         K::ConnectionRefused
         | K::ConnectionReset
@@ -191,6 +195,15 @@ mod tests {
             "cannot open /h/secret",
             std::io::Error::from(std::io::ErrorKind::PermissionDenied),
         );
-        assert_eq!(denied.failure(), ToolFailure::Failed);
+        assert_eq!(
+            denied.failure(),
+            ToolFailure::Forbidden,
+            "refused, not missing"
+        );
+        let other = ToolError::io(
+            "cannot read /h/disk",
+            std::io::Error::from(std::io::ErrorKind::Interrupted),
+        );
+        assert_eq!(other.failure(), ToolFailure::Failed);
     }
 }

@@ -308,6 +308,8 @@ fn command_failure(
     let message = format!("{how}: {}", stderr.trim());
     Some(if reports_missing(stderr, status.code()) {
         ToolError::NotFound(message)
+    } else if reports_forbidden(stderr) {
+        ToolError::Forbidden(message)
     } else {
         ToolError::Failed(message)
     })
@@ -337,6 +339,19 @@ fn reports_missing(stderr: &str, code: Option<i32>) -> bool {
     }
     let lower = stderr.to_lowercase();
     MISSING_COMPLAINTS.iter().any(|m| lower.contains(m))
+}
+
+/// How the C library says the system refused access (EACCES, EPERM, EROFS).
+const FORBIDDEN_COMPLAINTS: &[&str] = &[
+    "permission denied",
+    "operation not permitted",
+    "read-only file system",
+];
+
+/// Whether a failed command's stderr says the system refused it access to something.
+fn reports_forbidden(stderr: &str) -> bool {
+    let lower = stderr.to_lowercase();
+    FORBIDDEN_COMPLAINTS.iter().any(|m| lower.contains(m))
 }
 
 /// How a shell call's output shows a failed command: the exit status it reports, when
@@ -475,6 +490,12 @@ mod tests {
     fn other_failed_commands_stay_failed_and_answers_stay_answers() {
         for (stderr, code) in [
             ("rm: cannot remove '/h/a': Permission denied\n", 1),
+            ("touch: cannot touch '/h/b': Operation not permitted\n", 1),
+        ] {
+            let err = command_failure("", stderr, exited(code)).expect("a failure");
+            assert_eq!(err.failure(), ToolFailure::Forbidden, "{stderr}");
+        }
+        for (stderr, code) in [
             ("bash: line 1: syntax error near unexpected token `)'\n", 2),
             ("curl: (6) Could not resolve host: example.invalid\n", 6),
         ] {

@@ -31,7 +31,10 @@ fn infrastructure(call: &ToolCallRecord) -> Option<ToolFailure> {
         | ToolFailure::Cancelled
         | ToolFailure::Network
         | ToolFailure::Unavailable) => Some(kind),
-        ToolFailure::NotFound | ToolFailure::Invalid | ToolFailure::Failed => None,
+        ToolFailure::NotFound
+        | ToolFailure::Forbidden
+        | ToolFailure::Invalid
+        | ToolFailure::Failed => None,
     }
 }
 

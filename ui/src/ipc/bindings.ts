@@ -2385,7 +2385,12 @@ export type ToolCallStatus =
  *  ([`ToolFailure::is_infrastructure`]); not-found, invalid and failed answer what the
  *  model asked for, and are the model's to handle.
  */
-export type ToolFailure = "timeout" | "cancelled" | "network" | "not_found" | "invalid" | "unavailable" | "failed";
+export type ToolFailure = "timeout" | "cancelled" | "network" | "not_found" | 
+/**
+ *  The system refused access to what the call named (permission denied, operation
+ *  not permitted).
+ */
+"forbidden" | "invalid" | "unavailable" | "failed";
 
 export type ToolHealth = {
 	execution_failures: number,
