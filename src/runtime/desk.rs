@@ -11,13 +11,16 @@
 //! exactly one `TaskClosed`. The desk holds the running tasks plus the closed ones the
 //! registry still remembers, and lets a task go (with its usage) when the registry does.
 
-use std::collections::{HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::sync::{Notify, watch};
+use tokio::time::Instant;
 
 use crate::bus::{BusHandle, Envelope, Inbox};
+use crate::clock::sleep_until;
 use crate::contracts::{
     ApprovalScope, ClarificationAnswer, ClarificationRequest, ConfirmationDecision,
     ConfirmationRequest, Decision, DecisionSource, EnvelopeId, FinalResult, Message, RequestId,
@@ -358,9 +361,30 @@ impl Desk {
     /// Serves the user inbox until the bus closes. A Law 1 request nobody answers is
     /// denied on the bus after `confirm_timeout`, so every observer sees it close.
     pub async fn run(self, mut inbox: Inbox, confirm_timeout: Duration) {
-        while let Some(env) = inbox.recv().await {
-            self.on_envelope(&env, confirm_timeout);
-            self.seen.notify_waiters();
+        // Expiries of the Law 1 requests this loop registered, soonest first. An entry
+        // whose request was answered meanwhile finds nothing to deny.
+        let mut expiries: BinaryHeap<Reverse<(Instant, RequestId)>> = BinaryHeap::new();
+        loop {
+            let next = expiries.peek().map(|Reverse((at, _))| *at);
+            tokio::select! {
+                env = inbox.recv() => match env {
+                    Some(env) => {
+                        if let Some(id) = self.on_envelope(&env) {
+                            expiries.push(Reverse((Instant::now() + confirm_timeout, id)));
+                        }
+                        self.seen.notify_waiters();
+                    }
+                    None => break,
+                },
+                () = sleep_until(next), if next.is_some() => {
+                    while let Some(Reverse((at, id))) = expiries.peek().copied()
+                        && at <= Instant::now()
+                    {
+                        expiries.pop();
+                        self.expire(id);
+                    }
+                }
+            }
         }
         // The runtime is stopping: nothing open may stay unanswered.
         let open: Vec<OpenConfirmation> =
@@ -375,7 +399,22 @@ impl Desk {
         }
     }
 
-    fn on_envelope(&self, env: &Arc<Envelope>, confirm_timeout: Duration) {
+    /// Denies a Law 1 request nobody answered in time.
+    fn expire(&self, id: RequestId) {
+        let expired = self.lock().confirmations.remove(&id);
+        if let Some(open) = expired {
+            self.publish_decision(
+                &open,
+                Decision::Deny,
+                DecisionSource::Timeout,
+                ApprovalScope::Once,
+            );
+        }
+    }
+
+    /// Handles one envelope addressed to the user; returns the id of a Law 1 request it
+    /// opened, whose expiry the loop now owns.
+    fn on_envelope(&self, env: &Arc<Envelope>) -> Option<RequestId> {
         match &env.message {
             Message::ConfirmationRequest(request) => {
                 if self.tasks.is_closed(&request.task_id) {
@@ -391,7 +430,7 @@ impl Desk {
                         DecisionSource::Dropped,
                         ApprovalScope::Once,
                     );
-                    return;
+                    return None;
                 }
                 self.lock().confirmations.insert(
                     request.request_id,
@@ -401,20 +440,7 @@ impl Desk {
                         request: request.clone(),
                     },
                 );
-                let desk = self.clone();
-                let id = request.request_id;
-                tokio::spawn(async move {
-                    tokio::time::sleep(confirm_timeout).await;
-                    let expired = desk.lock().confirmations.remove(&id);
-                    if let Some(open) = expired {
-                        desk.publish_decision(
-                            &open,
-                            Decision::Deny,
-                            DecisionSource::Timeout,
-                            ApprovalScope::Once,
-                        );
-                    }
-                });
+                return Some(request.request_id);
             }
             Message::ClarificationRequest(request) => {
                 self.lock().clarifications.insert(
@@ -434,6 +460,7 @@ impl Desk {
             }
             _ => {}
         }
+        None
     }
 }
 
@@ -513,6 +540,73 @@ mod tests {
         assert_eq!(rig.desk.history().len(), SESSION_TURNS);
     }
 
+    /// A Law 1 request of `task` for an irreversible delete.
+    fn request(request_id: RequestId, task: &TaskId) -> ConfirmationRequest {
+        ConfirmationRequest {
+            request_id,
+            task_id: task.clone(),
+            subtask_id: None,
+            tool: "shell".into(),
+            description: "deletes note.txt".into(),
+            command: "rm note.txt".into(),
+            paths: vec![],
+            reversible: false,
+            reversible_alternative: None,
+            can_trash: true,
+            expires_at: chrono::Utc::now() + chrono::Duration::minutes(10),
+            scopes: vec![ApprovalScope::Once],
+            grant: None,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unanswered_request_is_denied_when_it_expires_and_an_answered_one_never_is() {
+        let rig = rig();
+        let user_inbox = rig.bus.subscribe(Role::User);
+        let mut executor = rig.bus.subscribe(Role::Executor);
+        tokio::spawn(rig.desk.clone().run(user_inbox, Duration::from_secs(120)));
+        let task = TaskId::mint();
+        rig.desk.open_task(&task, "delete the note");
+        let r3 = rig.bus.handle(Role::Executor);
+        let (answered, ignored) = (RequestId::mint(), RequestId::mint());
+        r3.publish(Role::User, request(answered, &task));
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        r3.publish(Role::User, request(ignored, &task));
+        rig.desk
+            .answer_confirmation(
+                answered,
+                Decision::Approve,
+                DecisionSource::User,
+                ApprovalScope::Once,
+                Duration::from_secs(1),
+            )
+            .await
+            .expect("open");
+        let mut decisions = Vec::new();
+        let started = tokio::time::Instant::now();
+        while decisions.len() < 2 {
+            let env = executor.recv().await.expect("the bus is open");
+            if let Message::ConfirmationDecision(d) = &env.message {
+                decisions.push((d.request_id, d.source, started.elapsed()));
+            }
+        }
+        assert_eq!(decisions[0].0, answered);
+        assert_eq!(decisions[0].1, DecisionSource::User);
+        assert_eq!(decisions[1].0, ignored);
+        assert_eq!(decisions[1].1, DecisionSource::Timeout);
+        assert_eq!(
+            decisions[1].2,
+            Duration::from_secs(120),
+            "120 s after it was asked"
+        );
+        tokio::time::sleep(Duration::from_secs(600)).await;
+        assert!(
+            executor.try_recv().is_none(),
+            "the answered request is never denied"
+        );
+        assert!(rig.desk.open_confirmations().is_empty());
+    }
+
     #[tokio::test]
     async fn a_recently_ended_task_still_reports_its_end_and_denies_a_late_law1_request() {
         let rig = rig();
@@ -535,24 +629,9 @@ mod tests {
         );
 
         let request_id = RequestId::mint();
-        rig.bus.handle(Role::Executor).publish(
-            Role::User,
-            ConfirmationRequest {
-                request_id,
-                task_id: task.clone(),
-                subtask_id: None,
-                tool: "shell".into(),
-                description: "deletes note.txt".into(),
-                command: "rm note.txt".into(),
-                paths: vec![],
-                reversible: false,
-                reversible_alternative: None,
-                can_trash: true,
-                expires_at: chrono::Utc::now() + chrono::Duration::minutes(10),
-                scopes: vec![ApprovalScope::Once],
-                grant: None,
-            },
-        );
+        rig.bus
+            .handle(Role::Executor)
+            .publish(Role::User, request(request_id, &task));
         // Every role heard each end once, then the denial.
         let mut closes = Vec::new();
         let reply = loop {
