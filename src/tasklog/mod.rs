@@ -6,8 +6,9 @@
 //!
 //! - [`TaskLogWriter`] consumes a read-only [`crate::bus::Tap`] and writes
 //!   `<data_dir>/tasks/<start>_<seq>_<task_id>.jsonl`, one file per run. A run starts at
-//!   `TaskSubmitted` and ends at `FinalResult`, a cancel or `ChatReply` with a
-//!   `task_end` line (status, duration, per-role model usage, tool time). Lines that
+//!   `TaskSubmitted` and ends at the task's `TaskClosed` (after its result, chat answer
+//!   or cancel) with a `task_end` line (status, duration, per-role model usage, tool
+//!   time). Lines that
 //!   arrive later go to the same file flagged `after_end: true`; a tap gap becomes a
 //!   `gap` line in every open run. The line format is in [`event`].
 //! - [`TaskLogDir`] lists runs newest first and loads one; [`Run::trajectory`] rebuilds

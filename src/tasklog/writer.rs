@@ -214,6 +214,8 @@ struct RunState {
     plans: u32,
     replans: u32,
     skipped: u64,
+    /// How the task ended (its result or chat answer), until its close ends the run.
+    outcome: Option<RunStatus>,
     ended: bool,
     /// The run ended since the last write: sync the file then.
     sync_pending: bool,
@@ -346,6 +348,7 @@ impl Recorder {
             plans: 0,
             replans: 0,
             skipped: 0,
+            outcome: None,
             ended: false,
             sync_pending: false,
             io_failed: false,

@@ -2006,3 +2006,31 @@ async fn pruning_old_segments_keeps_the_chain_verifiable_and_a_forged_start_is_c
     std::fs::write(&pruned_path, original_checkpoint).unwrap();
     assert_eq!(verify(&config).broken.unwrap().kind, BreakKind::Missing);
 }
+
+/// Real traffic, not a hand-built transcript: every golden transcript (recorded from the
+/// runtime, see `golden`) replayed onto a bus breaks no contract and raises no anomaly,
+/// and the on-demand report counts its task and its Law 1 answers.
+#[tokio::test]
+async fn the_real_traffic_of_every_golden_transcript_is_clean_to_the_auditor() {
+    for scenario in crate::golden::SCENARIOS {
+        let envelopes = crate::golden::transcript(scenario.name);
+        let dir = tempfile::tempdir().unwrap();
+        let rig = Rig::start(config_in(dir.path()));
+        for env in envelopes.iter().filter(|e| e.from != Role::Auditor) {
+            rig.bus
+                .handle(env.from)
+                .publish(env.to, env.message.clone());
+        }
+        let report = rig.query().await;
+        let name = scenario.name;
+        assert_clean(&report);
+        assert_eq!(report.tasks_observed, 1, "{name}");
+        let asked = envelopes
+            .iter()
+            .filter(|e| e.message.kind() == MessageKind::ConfirmationRequest)
+            .count() as u64;
+        assert_eq!(report.law1.requests, asked, "{name}: {:?}", report.law1);
+        assert_eq!(report.law1.approved, asked, "{name}: the scenarios approve");
+        rig.stop().await;
+    }
+}

@@ -9,6 +9,7 @@ mod contracts;
 mod dispatcher;
 mod executor;
 mod ggs;
+mod golden;
 mod law1;
 mod llm;
 mod mcp;

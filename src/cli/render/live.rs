@@ -167,6 +167,43 @@ mod tests {
         }
     }
 
+    /// The traffic the runtime really sends (the golden transcripts under
+    /// `tests/fixtures/transcripts/`): every envelope renders as its role-to-role line,
+    /// in one line each, with no raw JSON.
+    #[test]
+    fn every_envelope_of_the_golden_transcripts_renders_as_one_readable_line() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the transcripts exist")
+            .map(|e| e.expect("an entry").path())
+            .collect();
+        files.sort();
+        assert!(files.len() >= 3, "{files:?}");
+        for path in files {
+            let text = std::fs::read_to_string(&path).expect("readable");
+            let envelopes: Vec<Envelope> = serde_json::from_str(&text).expect("a transcript");
+            assert!(!envelopes.is_empty(), "{}", path.display());
+            for env in &envelopes {
+                let lines = pipeline_lines(env, &LineStyle::plain(true));
+                let head = &lines[0];
+                assert!(
+                    head.contains(&format!("{} →", env.from.short()))
+                        && head.contains(env.message.kind().name()),
+                    "{}: {head}",
+                    path.display()
+                );
+                for line in &lines {
+                    assert!(
+                        !line.contains('\n') && !line.contains("{\""),
+                        "{}: {line}",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_plan_directive_shows_the_arrow_the_loss_the_transition_and_the_rationale() {
         let lines = lines_of(MessageKind::PlanDirective, false);

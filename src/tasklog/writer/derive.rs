@@ -10,7 +10,9 @@ use crate::contracts::{self as c, Message};
 use crate::tasklog::event::{self, Event, RunStatus};
 
 /// The events `message` adds to `run`'s log, and the status the run ends with if the
-/// message ends it.
+/// message ends it. A run ends at the task's `TaskClosed`, the one announcement of every
+/// end, so what the end sets off before it (GGS's memory writes after its result) is
+/// part of the run; the result or chat answer before it says how the run ended.
 pub(super) fn derive(run: &mut RunState, message: &Message) -> (Vec<Event>, Option<RunStatus>) {
     let events: Vec<Event> = match message {
         // The budget is the config's; the run's end records the time it took.
@@ -19,7 +21,10 @@ pub(super) fn derive(run: &mut RunState, message: &Message) -> (Vec<Event>, Opti
         Message::TaskSpec(m) => vec![task_spec(m)],
         Message::ClarificationRequest(m) => vec![clarification(m)],
         Message::ClarificationAnswer(m) => vec![clarification_answer(m)],
-        Message::ChatReply(m) => return (vec![chat_reply(m)], Some(RunStatus::Answered)),
+        Message::ChatReply(m) => {
+            run.outcome = Some(RunStatus::Answered);
+            vec![chat_reply(m)]
+        }
         // The request/reply pair behind a calibration; the MemoryRecall R2 publishes
         // afterwards carries what memory said and what R2 made of it.
         Message::MemoryQuery(_) | Message::MemoryResponse(_) => vec![],
@@ -50,18 +55,22 @@ pub(super) fn derive(run: &mut RunState, message: &Message) -> (Vec<Event>, Opti
         Message::GracefulFailureRequest(m) => vec![graceful_failure_request(m)],
         Message::GracefulFailure(m) => vec![graceful_failure(m)],
         Message::FinalResult(m) => {
-            let events = final_result(run, m);
-            return (events, Some(m.directive.into()));
+            run.outcome = Some(m.directive.into());
+            final_result(run, m)
         }
         Message::TaskClosed(m) => {
-            // A result or a chat answer already ended the run; only a cancel is news.
-            let c::TaskClosure::Cancelled { reason } = &m.end else {
-                return (Vec::new(), None);
+            let status = match &m.end {
+                c::TaskClosure::Cancelled { reason } => {
+                    let cancelled = event::Cancelled {
+                        reason: reason.clone(),
+                    };
+                    return (vec![cancelled.into()], Some(RunStatus::Cancelled));
+                }
+                c::TaskClosure::Answered => RunStatus::Answered,
+                // The result was lost to a tap gap: the run still ends here.
+                c::TaskClosure::Finished => run.outcome.unwrap_or(RunStatus::Unfinished),
             };
-            let cancelled = event::Cancelled {
-                reason: reason.clone(),
-            };
-            return (vec![cancelled.into()], Some(RunStatus::Cancelled));
+            return (Vec::new(), Some(run.outcome.unwrap_or(status)));
         }
         // Task-less traffic; filtered out before this point.
         Message::AuditQuery(_) | Message::AuditReport(_) | Message::MemoryOperatorChange(_) => {

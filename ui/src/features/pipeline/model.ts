@@ -113,7 +113,7 @@ export interface ArrowParams {
 
 export const DEFAULT_ARROW_PARAMS: ArrowParams = { epsilon: 0.1, delta: 0.3 };
 
-/** Seed 002's trajectory label: worsening/improving beyond ε, else plateau while D > δ. */
+/** The label GGS gives the gradient: worsening/improving beyond ε, else plateau while D > δ. */
 export function gradientOf(gradL: number, d: number, params: ArrowParams): Gradient {
   if (gradL > params.epsilon) return 'worsening';
   if (gradL < -params.epsilon) return 'improving';
