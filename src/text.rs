@@ -93,6 +93,11 @@ pub fn output_text(output: &serde_json::Value) -> String {
     }
 }
 
+/// `n` and the noun for it: "1 entry", "3 entries".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -82,21 +82,7 @@ impl Config {
         let home = home.unwrap_or_else(|| data_dir.clone());
         let workspace = expand_home(&workspace.to_string_lossy(), &home);
 
-        let mut config = Config {
-            data_dir,
-            workspace,
-            home,
-            llm: settings.llm,
-            ggs: settings.ggs,
-            budgets: settings.budgets,
-            memory: settings.memory,
-            laws: settings.laws,
-            tools: settings.tools,
-            auditor: settings.auditor,
-            retention: settings.retention,
-            ui: settings.ui,
-            mcp: settings.mcp,
-        };
+        let mut config = Config::from_settings(data_dir, workspace, home, settings);
         apply_tier_env(&mut config.llm.brain, "BRAIN", env);
         apply_tier_env(&mut config.llm.tool, "TOOL", env);
         if let Some(url) = var("ARTOO_SEARCH_URL") {

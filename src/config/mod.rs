@@ -113,11 +113,26 @@ impl Config {
 
     pub fn with_dirs(data_dir: impl Into<PathBuf>, workspace: impl Into<PathBuf>) -> Config {
         let data_dir = data_dir.into();
-        let settings = Settings::default();
-        Config {
-            home: data_dir.clone(),
+        Config::from_settings(
+            data_dir.clone(),
+            workspace.into(),
             data_dir,
-            workspace: workspace.into(),
+            Settings::default(),
+        )
+    }
+
+    /// A configuration of `settings` for these directories (not yet validated, no
+    /// environment applied).
+    fn from_settings(
+        data_dir: PathBuf,
+        workspace: PathBuf,
+        home: PathBuf,
+        settings: Settings,
+    ) -> Config {
+        Config {
+            home,
+            data_dir,
+            workspace,
             llm: settings.llm,
             ggs: settings.ggs,
             budgets: settings.budgets,

@@ -58,9 +58,7 @@ pub fn arrow(gradient: Gradient) -> &'static str {
     }
 }
 
-pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub(super) use artoo::text::plural;
 
 pub(super) fn f2(x: f64) -> String {
     format!("{x:.2}")

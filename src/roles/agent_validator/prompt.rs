@@ -13,7 +13,7 @@ use crate::contracts::{
     Criterion, ExecutionResult, ExecutionStatus, SubTask, ToolCallRecord, ToolCallStatus,
 };
 use crate::text::first_chars;
-use crate::text::{Keep, elide_middle};
+use crate::text::{Keep, elide_middle, plural};
 
 /// Characters of R3's output shown to the model.
 pub const MAX_CLAIM_CHARS: usize = 4_000;
@@ -246,15 +246,10 @@ pub fn judgement_prompt(
     );
     let _ = write!(
         out,
-        "\nJudge the success criteria, not the tool calls: `criteria` holds exactly {n} \
+        "\nJudge the success criteria, not the tool calls: `criteria` holds exactly \
          {entries}, one per success criterion above, in that order, shaped like this:\n{}",
         reply_skeleton(criteria),
-        n = criteria.len(),
-        entries = if criteria.len() == 1 {
-            "entry"
-        } else {
-            "entries"
-        },
+        entries = plural(criteria.len(), "entry", "entries"),
     );
     out
 }

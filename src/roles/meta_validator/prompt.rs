@@ -13,7 +13,7 @@ use super::super::agent_validator::reply_skeleton;
 use crate::contracts::{Criterion, DispatchManifest, SubTaskOutcome};
 use crate::text::first_chars;
 use crate::text::output_text;
-use crate::text::{Keep, elide_middle};
+use crate::text::{Keep, elide_middle, plural};
 
 /// Total characters of sub-task outputs shown to the model; each output gets an equal
 /// share, cut in the middle.
@@ -94,15 +94,10 @@ pub fn merge_prompt(
     let _ = write!(
         out,
         "\nMerge the outputs into combined_output, then judge the task criteria: \
-         `criteria` holds exactly {n} {entries}, one per task criterion above, in that order, \
+         `criteria` holds exactly {entries}, one per task criterion above, in that order, \
          shaped like this:\n{}",
         reply_skeleton(criteria),
-        n = criteria.len(),
-        entries = if criteria.len() == 1 {
-            "entry"
-        } else {
-            "entries"
-        },
+        entries = plural(criteria.len(), "entry", "entries"),
     );
     out
 }
