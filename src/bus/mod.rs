@@ -9,6 +9,10 @@
 //!   and the bus counts drops per tap. A stalled tap costs publishers O(1).
 //! - Request/reply: [`BusHandle::request`] publishes and waits for the envelope whose
 //!   `in_reply_to` names it; the reply is still seen by every tap.
+//! - The route check lives here and nowhere else: an envelope whose (kind, sender,
+//!   addressee) is not a flow of [`crate::contracts::ROUTES`] reaches every tap (the
+//!   auditor reports it as a boundary violation) but no role, and is counted once in
+//!   [`BusStats::unrouted`]. A role therefore only ever reads routed traffic.
 //! - One envelope per fact: the roles [`crate::contracts::LISTENERS`] names for a
 //!   (kind, sender) hear an envelope besides its addressee, before it, in the same publish
 //!   (a reply too).
@@ -33,7 +37,7 @@ pub use envelope::Envelope;
 pub use tap::{Tap, TapEvent};
 
 use crate::clock::SharedClock;
-use crate::contracts::{AuditReport, EnvelopeId, Message, Role, listeners};
+use crate::contracts::{AuditReport, EnvelopeId, Message, Role, is_allowed, listeners};
 
 /// Default buffer of a tap: enough for any realistic burst of one task.
 pub const DEFAULT_TAP_CAPACITY: usize = 16_384;
@@ -55,6 +59,7 @@ pub(crate) struct Inner {
     closed: AtomicBool,
     published: AtomicU64,
     undelivered: AtomicU64,
+    unrouted: AtomicU64,
 }
 
 /// The bus. Cheap to clone; all clones are the same bus.
@@ -70,6 +75,8 @@ pub struct BusStats {
     /// Messages addressed to a role nobody subscribed to (observability records,
     /// for instance); taps still saw them.
     pub undelivered: u64,
+    /// Envelopes outside the route table: taps saw them, no role did.
+    pub unrouted: u64,
     pub taps: Vec<TapStats>,
 }
 
@@ -93,6 +100,7 @@ impl Bus {
                 closed: AtomicBool::new(false),
                 published: AtomicU64::new(0),
                 undelivered: AtomicU64::new(0),
+                unrouted: AtomicU64::new(0),
             }),
         }
     }
@@ -143,6 +151,7 @@ impl Bus {
         BusStats {
             published: self.inner.published.load(Ordering::Relaxed),
             undelivered: self.inner.undelivered.load(Ordering::Relaxed),
+            unrouted: self.inner.unrouted.load(Ordering::Relaxed),
             taps: taps
                 .iter()
                 .map(|t| TapStats {
@@ -218,6 +227,13 @@ impl Bus {
             t.push(&env);
         }
 
+        let kind = env.message.kind();
+        if !is_allowed(kind, env.from, env.to) {
+            self.inner.unrouted.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(kind = kind.name(), from = %env.from, to = %env.to,
+                "an envelope outside the route table reached only the taps");
+            return id;
+        }
         let routes = self.inner.routes.read().unwrap_or_else(|e| e.into_inner());
         let mut delivered = false;
         let mut deliver = |senders: &Vec<RoleSender>| {
@@ -396,10 +412,40 @@ impl AuditOutbox {
 mod tests {
     use super::*;
     use crate::clock::SystemClock;
-    use crate::contracts::{AuditQuery, QueryId, TaskClosed, TaskId};
+    use crate::contracts::{
+        AuditQuery, ClarificationAnswer, ClarificationRequest, ExecutionResult, ExecutionStatus,
+        QueryId, SubTaskId, TaskClosed, TaskId,
+    };
 
     fn cancel(task: &TaskId) -> TaskClosed {
         TaskClosed::cancelled(task.clone(), "test")
+    }
+
+    fn question(task: &TaskId) -> ClarificationRequest {
+        ClarificationRequest {
+            task_id: task.clone(),
+            question: "which folder?".into(),
+            round: 1,
+        }
+    }
+
+    fn answer(task: &TaskId) -> ClarificationAnswer {
+        ClarificationAnswer {
+            task_id: task.clone(),
+            answer: "Downloads".into(),
+        }
+    }
+
+    fn attempt(task: &TaskId) -> ExecutionResult {
+        ExecutionResult {
+            subtask_id: SubTaskId::mint(),
+            parent_task_id: task.clone(),
+            status: ExecutionStatus::Completed,
+            output: String::new(),
+            tool_calls: vec![],
+            attempt: 1,
+            interrupted: None,
+        }
     }
 
     #[tokio::test]
@@ -438,14 +484,14 @@ mod tests {
     async fn request_receives_the_matching_reply_and_taps_see_both() {
         let bus = Bus::new(SystemClock::shared());
         let mut tap = bus.tap("t", 8);
-        let mut auditor_inbox = bus.subscribe(Role::Auditor);
+        let mut user_inbox = bus.subscribe(Role::User);
+        let perceiver = bus.handle(Role::Perceiver);
         let user = bus.handle(Role::User);
-        let auditor = bus.handle(Role::Auditor);
         let task = TaskId::mint();
 
-        let pending = user.request(Role::Auditor, cancel(&task));
-        let req = auditor_inbox.recv().await.unwrap();
-        auditor.reply(Role::User, req.id, cancel(&task));
+        let pending = perceiver.request(Role::User, question(&task));
+        let req = user_inbox.recv().await.unwrap();
+        user.reply(Role::Perceiver, req.id, answer(&task));
         let reply = pending.await.unwrap();
         assert_eq!(reply.in_reply_to, Some(req.id));
 
@@ -498,7 +544,7 @@ mod tests {
         let task = TaskId::mint();
         let pending = bus
             .handle(Role::Executor)
-            .request(Role::AgentValidator, cancel(&task));
+            .request(Role::AgentValidator, attempt(&task));
         let request = validator_inbox.recv().await.unwrap();
         bus.handle(Role::AgentValidator)
             .reply(Role::Executor, request.id, closed(&task));
@@ -513,15 +559,44 @@ mod tests {
     #[tokio::test]
     async fn a_reply_nobody_waits_for_still_reaches_the_addressed_role() {
         let bus = Bus::new(SystemClock::shared());
-        let mut user_inbox = bus.subscribe(Role::User);
+        let mut perceiver_inbox = bus.subscribe(Role::Perceiver);
         let task = TaskId::mint();
-        let pending = bus.handle(Role::User).request(Role::Auditor, cancel(&task));
+        let pending = bus
+            .handle(Role::Perceiver)
+            .request(Role::User, question(&task));
         let request_id = pending.request_id();
         drop(pending);
-        bus.handle(Role::Auditor)
-            .reply(Role::User, request_id, cancel(&task));
-        let late = user_inbox.recv().await.unwrap();
+        bus.handle(Role::User)
+            .reply(Role::Perceiver, request_id, answer(&task));
+        let late = perceiver_inbox.recv().await.unwrap();
         assert_eq!(late.in_reply_to, Some(request_id));
+    }
+
+    #[tokio::test]
+    async fn an_envelope_outside_the_route_table_reaches_the_taps_and_no_role() {
+        let bus = Bus::new(SystemClock::shared());
+        let mut tap = bus.tap("t", 8);
+        let mut ggs = bus.subscribe(Role::Ggs);
+        let mut validator = bus.subscribe(Role::AgentValidator);
+        let task = TaskId::mint();
+        // The executor may not report a round to GGS, nor reply to R4a with a close.
+        let stray = bus.handle(Role::Executor).publish(Role::Ggs, cancel(&task));
+        let pending = bus
+            .handle(Role::Executor)
+            .request(Role::AgentValidator, cancel(&task));
+        assert!(ggs.try_recv().is_none());
+        assert!(validator.try_recv().is_none());
+        assert!(matches!(tap.try_recv(), Some(TapEvent::Message(e)) if e.id == stray));
+        assert!(
+            matches!(tap.try_recv(), Some(TapEvent::Message(e)) if e.id == pending.request_id())
+        );
+        let stats = bus.stats();
+        assert_eq!((stats.unrouted, stats.published), (2, 2));
+
+        // A routed envelope after them is delivered and not counted as unrouted.
+        bus.handle(Role::User).publish(Role::All, cancel(&task));
+        assert!(ggs.try_recv().is_some());
+        assert_eq!(bus.stats().unrouted, 2);
     }
 
     #[tokio::test]
@@ -529,9 +604,12 @@ mod tests {
         let bus = Bus::new(SystemClock::shared());
         let mut inbox = bus.subscribe(Role::Planner);
         let mut tap = bus.tap("t", 4);
-        let pending = bus
-            .handle(Role::User)
-            .request(Role::Auditor, cancel(&TaskId::mint()));
+        let pending = bus.handle(Role::User).request(
+            Role::Auditor,
+            AuditQuery {
+                query_id: QueryId::mint(),
+            },
+        );
         bus.close();
         assert!(inbox.recv().await.is_none());
         // The request itself was tapped before the close.

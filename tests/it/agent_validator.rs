@@ -117,7 +117,7 @@ fn result(
 fn open(rig: &Rig, s: &SubTask) {
     rig.bus
         .handle(Role::Dispatcher)
-        .publish(Role::AgentValidator, s.clone());
+        .publish(Role::Executor, s.clone());
 }
 
 fn ask(rig: &Rig, r: ExecutionResult) -> PendingReply {
@@ -427,12 +427,13 @@ async fn an_unreachable_validator_endpoint_fails_at_once() {
 async fn a_silent_executor_is_closed_after_the_attempt_timeout() {
     let rig = Rig::new(Script::new()).await;
     let mut r4b = rig.bus.subscribe(Role::MetaValidator);
-    let mut r3 = rig.bus.subscribe(Role::Executor);
     rig.agent_validator()
         .with_attempt_timeout(Duration::from_secs(90))
         .spawn();
     let s = subtask(&TaskId::mint(), 1, "x", &["c"]);
     open(&rig, &s);
+    // Subscribed after the sub-task was released, so it reads only what R4a says.
+    let mut r3 = rig.bus.subscribe(Role::Executor);
     let started = tokio::time::Instant::now();
     let o = outcome_of(&next_within(&mut r4b, Duration::from_secs(600)).await);
     assert!(started.elapsed() >= Duration::from_secs(90));

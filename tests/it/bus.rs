@@ -33,7 +33,7 @@ async fn a_burst_with_a_stalled_tap_loses_nothing_on_role_queues_and_reports_the
     let task = TaskId::mint();
 
     for i in 0..BURST {
-        user.publish(Role::Planner, numbered(&task, i));
+        user.publish(Role::All, numbered(&task, i));
     }
 
     // The role queue holds every message, in order.
@@ -82,7 +82,7 @@ async fn a_gap_is_reported_again_after_the_tap_falls_behind_a_second_time() {
     let user = bus.handle(Role::User);
     let task = TaskId::mint();
     for i in 0..5 {
-        user.publish(Role::Planner, numbered(&task, i));
+        user.publish(Role::All, numbered(&task, i));
     }
     assert!(matches!(
         tap.recv().await,
@@ -90,7 +90,7 @@ async fn a_gap_is_reported_again_after_the_tap_falls_behind_a_second_time() {
     ));
     assert!(matches!(tap.recv().await, Some(TapEvent::Message(e)) if number(&e.message) == 3));
     for i in 5..8 {
-        user.publish(Role::Planner, numbered(&task, i));
+        user.publish(Role::All, numbered(&task, i));
     }
     // 4 was still buffered; 5,6,7 arrive into a 2-slot buffer: 4 and 5 are evicted.
     assert!(matches!(
@@ -111,10 +111,10 @@ async fn concurrent_publishers_keep_their_own_order_and_lose_nothing() {
     let tasks: Vec<TaskId> = (0..publishers).map(|_| TaskId::mint()).collect();
     let mut joins = Vec::new();
     for task in tasks.clone() {
-        let handle = bus.handle(Role::MetaValidator);
+        let handle = bus.handle(Role::User);
         joins.push(std::thread::spawn(move || {
             for i in 0..per {
-                handle.publish(Role::Ggs, numbered(&task, i));
+                handle.publish(Role::All, numbered(&task, i));
             }
         }));
     }
@@ -142,7 +142,7 @@ async fn a_waiting_tap_wakes_when_a_message_is_published() {
     let reader = tokio::spawn(async move { tap.recv().await });
     tokio::task::yield_now().await;
     bus.handle(Role::User)
-        .publish(Role::Planner, numbered(&TaskId::mint(), 7));
+        .publish(Role::All, numbered(&TaskId::mint(), 7));
     let got = tokio::time::timeout(std::time::Duration::from_secs(5), reader)
         .await
         .expect("the tap woke up")

@@ -59,7 +59,7 @@ fn outcome(
 fn plan(rig: &Rig, m: &DispatchManifest) {
     rig.bus
         .handle(Role::Planner)
-        .publish(Role::MetaValidator, m.clone());
+        .publish(Role::Dispatcher, m.clone());
 }
 
 fn report(rig: &Rig, o: &SubTaskOutcome) {

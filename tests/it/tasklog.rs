@@ -24,6 +24,7 @@ struct Pipeline {
     user: BusHandle,
     r1: BusHandle,
     r2: BusHandle,
+    dispatcher: BusHandle,
     r3: BusHandle,
     r4a: BusHandle,
     r4b: BusHandle,
@@ -41,6 +42,7 @@ impl Pipeline {
             user: bus.handle(Role::User),
             r1: bus.handle(Role::Perceiver),
             r2: bus.handle(Role::Planner),
+            dispatcher: bus.handle(Role::Dispatcher),
             r3: bus.handle(Role::Executor),
             r4a: bus.handle(Role::AgentValidator),
             r4b: bus.handle(Role::MetaValidator),
@@ -195,7 +197,7 @@ impl Pipeline {
             r#"{"task_criteria":[…],"subtasks":[…]}"#,
         );
         self.r2.publish(
-            Role::MetaValidator,
+            Role::Dispatcher,
             DispatchManifest {
                 task_id: task.clone(),
                 subtask_ids: subtasks.iter().map(|s| s.0).collect(),
@@ -206,7 +208,7 @@ impl Pipeline {
             },
         );
         for &(id, sequence, intent, criterion) in subtasks {
-            self.r2.publish(
+            self.dispatcher.publish(
                 Role::Executor,
                 SubTask {
                     subtask_id: id,
