@@ -36,14 +36,14 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::bus::{Bus, BusHandle, Envelope, Inbox};
-use crate::clock::sleep_until;
+use crate::bus::{Bus, BusHandle, Envelope};
 use crate::contracts::{
     DispatchHalted, DispatchManifest, Message, Role, SubTask, SubTaskClosed, SubTaskId,
-    SubTaskStatus, TaskId, UnrunSubTask,
+    SubTaskStatus, TaskClosed, TaskId, UnrunSubTask,
 };
 use crate::lifecycle::Registry;
 use crate::limits::Limits;
+use crate::roles::runner::{Actor, Cx, Runner};
 use crate::text::first_chars;
 use crate::text::{Keep, elide_middle, output_text};
 
@@ -116,7 +116,7 @@ struct Running {
 struct Plan {
     manifest: DispatchManifest,
     /// Set while the manifest's sub-tasks are still arriving.
-    assembly_deadline: Option<Instant>,
+    assembling: bool,
     /// Groups not yet released, ascending.
     pending: VecDeque<(i64, Vec<SubTask>)>,
     running: Option<Running>,
@@ -131,9 +131,11 @@ struct TaskState {
 }
 
 /// The dispatcher wired to the bus.
-pub struct Dispatcher {
+pub struct Dispatcher(Runner<Dispatch>);
+
+/// The dispatcher's state and reactions.
+struct Dispatch {
     bus: BusHandle,
-    inbox: Inbox,
     registry: Registry,
     assembly_timeout: Duration,
     /// Sub-tasks held per task while they wait for their manifest.
@@ -147,20 +149,24 @@ pub struct Dispatcher {
 impl Dispatcher {
     /// Subscribes now, so nothing addressed to the dispatcher after this call is missed.
     pub fn new(bus: &Bus, registry: Registry, limits: &Limits) -> Self {
-        Self {
+        let dispatch = Dispatch {
             bus: bus.handle(Role::Dispatcher),
-            inbox: bus.subscribe(Role::Dispatcher),
-            registry,
+            registry: registry.clone(),
             assembly_timeout: limits.assembly_timeout,
             max_waiting: limits.waiting_subtasks,
             tasks: HashMap::new(),
             finished: HashMap::new(),
-        }
+        };
+        Self(Runner::new(
+            dispatch,
+            bus.subscribe(Role::Dispatcher),
+            registry,
+        ))
     }
 
     /// Overrides how long a manifest waits for its sub-tasks.
     pub fn with_assembly_timeout(mut self, timeout: Duration) -> Self {
-        self.assembly_timeout = timeout;
+        self.0.actor_mut().assembly_timeout = timeout;
         self
     }
 
@@ -170,44 +176,36 @@ impl Dispatcher {
     }
 
     /// Serves until the bus closes.
-    pub async fn run(mut self) {
-        loop {
-            let deadline = self.next_deadline();
-            tokio::select! {
-                env = self.inbox.recv() => match env {
-                    Some(env) => self.on_envelope(&env),
-                    None => break,
-                },
-                () = sleep_until(deadline), if deadline.is_some() => self.on_deadlines(),
-            }
-        }
+    pub async fn run(self) {
+        self.0.run().await;
     }
+}
 
-    fn next_deadline(&self) -> Option<Instant> {
-        self.tasks
-            .values()
-            .filter_map(|t| t.plan.as_ref()?.assembly_deadline)
-            .min()
-    }
+impl Actor for Dispatch {
+    type Done = ();
+    /// The round whose manifest is still waiting for its sub-tasks.
+    type Timer = u32;
 
-    fn on_envelope(&mut self, env: &Arc<Envelope>) {
+    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
         match &env.message {
-            Message::TaskClosed(c) => {
-                self.registry.heard(c);
-                self.close(&c.task_id);
-            }
-            Message::DispatchManifest(m) if env.from == Role::Planner => self.on_manifest(m),
-            Message::SubTask(s) if env.from == Role::Planner => self.on_subtask(s),
-            Message::SubTaskClosed(c)
-                if matches!(env.from, Role::AgentValidator | Role::Executor) =>
-            {
-                self.on_closed(c.clone())
-            }
+            Message::DispatchManifest(m) => self.on_manifest(m, cx),
+            Message::SubTask(s) => self.on_subtask(s),
+            Message::SubTaskClosed(c) => self.on_closed(c.clone()),
             other => tracing::warn!(from = %env.from, kind = other.kind().name(),
                 "the dispatcher ignores a message it has no contract for"),
         }
     }
 
+    fn on_deadline(&mut self, task: TaskId, round: u32, _cx: &mut Cx<'_, Self>) {
+        self.assembly_expired(&task, round);
+    }
+
+    fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
+        self.close(&closed.task_id);
+    }
+}
+
+impl Dispatch {
     /// Drops what the dispatcher keeps for a task that closed.
     fn close(&mut self, task: &TaskId) {
         if self.tasks.remove(task).is_some() {
@@ -216,7 +214,7 @@ impl Dispatcher {
         self.finished.remove(task);
     }
 
-    fn on_manifest(&mut self, manifest: &DispatchManifest) {
+    fn on_manifest(&mut self, manifest: &DispatchManifest, cx: &mut Cx<'_, Self>) {
         let task = &manifest.task_id;
         if self.registry.is_closed(task) {
             return self.close(task);
@@ -239,9 +237,10 @@ impl Dispatcher {
             tracing::info!(task = %task, old_round = old.manifest.round, new_round = manifest.round,
                 unreleased, "a replan supersedes the previous plan");
         }
+        cx.at(Instant::now() + self.assembly_timeout, task, manifest.round);
         state.plan = Some(Plan {
             manifest: manifest.clone(),
-            assembly_deadline: Some(Instant::now() + self.assembly_timeout),
+            assembling: true,
             pending: VecDeque::new(),
             running: None,
             prior: Vec::new(),
@@ -277,7 +276,7 @@ impl Dispatcher {
         let Some(plan) = state.plan.as_mut() else {
             return;
         };
-        if plan.assembly_deadline.is_none() {
+        if !plan.assembling {
             return; // already running
         }
         if !plan
@@ -288,7 +287,7 @@ impl Dispatcher {
         {
             return;
         }
-        plan.assembly_deadline = None;
+        plan.assembling = false;
         plan.pending = sequence_groups(&plan.manifest, &mut state.waiting);
         if !state.waiting.is_empty() {
             tracing::warn!(task = %task, stray = state.waiting.len(),
@@ -421,58 +420,47 @@ impl Dispatcher {
         );
     }
 
-    fn on_deadlines(&mut self) {
-        let now = Instant::now();
-        let expired: Vec<TaskId> = self
-            .tasks
-            .iter()
-            .filter(|(_, s)| {
-                s.plan
-                    .as_ref()
-                    .and_then(|p| p.assembly_deadline)
-                    .is_some_and(|d| d <= now)
-            })
-            .map(|(t, _)| t.clone())
-            .collect();
-        for task in expired {
-            let Some(state) = self.tasks.get(&task) else {
-                continue;
-            };
-            let Some(plan) = state.plan.as_ref() else {
-                continue;
-            };
-            let missing: Vec<String> = plan
-                .manifest
-                .subtask_ids
-                .iter()
-                .filter(|id| !state.waiting.contains_key(id))
-                .map(ToString::to_string)
-                .collect();
-            let mut skipped: Vec<UnrunSubTask> = Vec::new();
-            for id in &plan.manifest.subtask_ids {
-                if !skipped.iter().any(|u| u.subtask_id == *id) {
-                    skipped.push(state.waiting.get(id).map_or_else(
-                        || UnrunSubTask {
-                            subtask_id: *id,
-                            success_criteria: Vec::new(),
-                            reason: String::new(),
-                        },
-                        unrun_of,
-                    ));
-                }
-            }
-            let reason = format!(
-                "the plan never arrived complete: {} of its {} sub-task(s) ({}) did not reach \
-                 the dispatcher within {}s, so none of it was run",
-                missing.len(),
-                skipped.len(),
-                missing.join(", "),
-                self.assembly_timeout.as_secs_f64()
-            );
-            let round = plan.manifest.round;
-            self.halt(&task, skipped, reason);
-            self.finish(&task, round);
+    /// The round `round` of `task` did not arrive complete in time: nothing of it runs.
+    fn assembly_expired(&mut self, task: &TaskId, round: u32) {
+        let Some(state) = self.tasks.get(task) else {
+            return;
+        };
+        let Some(plan) = state.plan.as_ref().filter(|p| p.assembling) else {
+            return;
+        };
+        if plan.manifest.round != round {
+            return; // a newer round superseded it
         }
+        let missing: Vec<String> = plan
+            .manifest
+            .subtask_ids
+            .iter()
+            .filter(|id| !state.waiting.contains_key(id))
+            .map(ToString::to_string)
+            .collect();
+        let mut skipped: Vec<UnrunSubTask> = Vec::new();
+        for id in &plan.manifest.subtask_ids {
+            if !skipped.iter().any(|u| u.subtask_id == *id) {
+                skipped.push(state.waiting.get(id).map_or_else(
+                    || UnrunSubTask {
+                        subtask_id: *id,
+                        success_criteria: Vec::new(),
+                        reason: String::new(),
+                    },
+                    unrun_of,
+                ));
+            }
+        }
+        let reason = format!(
+            "the plan never arrived complete: {} of its {} sub-task(s) ({}) did not reach \
+             the dispatcher within {}s, so none of it was run",
+            missing.len(),
+            skipped.len(),
+            missing.join(", "),
+            self.assembly_timeout.as_secs_f64()
+        );
+        self.halt(task, skipped, reason);
+        self.finish(task, round);
     }
 }
 

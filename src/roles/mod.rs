@@ -11,3 +11,4 @@ pub mod meta_validator;
 pub mod perceiver;
 pub mod planner;
 pub mod preamble;
+pub mod runner;

@@ -45,21 +45,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
-use crate::bus::{Bus, BusHandle, Envelope, Inbox};
+use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
-use crate::clock::sleep_until;
 use crate::config::Config;
 use crate::contracts::{
     CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, FailureClass,
     GapPoint, Message, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskOutcome, SubTaskStatus,
-    TaskId, ToolCallRecord,
+    TaskClosed, TaskId, ToolCallRecord,
 };
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
+use crate::roles::runner::{Actor, Cx, Runner, TimerId};
 use crate::text::first_chars;
 
 pub use judge::{
@@ -86,13 +85,10 @@ struct Request {
 }
 
 enum Phase {
-    /// Waiting for R3's next attempt, at most until the deadline.
-    Awaiting { deadline: Instant },
+    /// Waiting for R3's next attempt, at most until the deadline of this timer.
+    Awaiting { timer: TimerId },
     /// The model is judging this request.
-    Judging {
-        request: Request,
-        abort: AbortHandle,
-    },
+    Judging { request: Request },
 }
 
 /// One open sub-task.
@@ -147,9 +143,11 @@ impl Closing {
 type Judged = (SubTaskId, Result<Judgement, LlmError>);
 
 /// R4a wired to the bus.
-pub struct AgentValidator {
+pub struct AgentValidator(Runner<Validate>);
+
+/// R4a's state and reactions.
+struct Validate {
     bus: BusHandle,
-    inbox: Inbox,
     llm: RoleLlm,
     registry: Registry,
     clock: SharedClock,
@@ -159,7 +157,6 @@ pub struct AgentValidator {
     /// The sub-tasks of live tasks that closed, to answer a late or repeated request the
     /// same way; a task's go when it closes.
     closed: HashMap<SubTaskId, SubTaskClosed>,
-    judging: JoinSet<Judged>,
     home: PathBuf,
     workspace: PathBuf,
 }
@@ -176,27 +173,30 @@ impl AgentValidator {
         clock: SharedClock,
     ) -> Self {
         let handle = bus.handle(Role::AgentValidator);
-        Self {
+        let validate = Validate {
             llm: llm
                 .for_role(handle.clone())
                 .expect("R4a runs on the tool tier"),
             bus: handle,
-            inbox: bus.subscribe(Role::AgentValidator),
-            registry,
+            registry: registry.clone(),
             clock,
             max_retries: config.budgets.max_retries,
             attempt_timeout: Duration::from_millis(config.budgets.time_budget_ms),
             tracks: HashMap::new(),
             closed: HashMap::new(),
-            judging: JoinSet::new(),
             home: config.home.clone(),
             workspace: config.workspace.clone(),
-        }
+        };
+        Self(Runner::new(
+            validate,
+            bus.subscribe(Role::AgentValidator),
+            registry,
+        ))
     }
 
     /// Overrides how long R4a waits for an attempt before closing the sub-task.
     pub fn with_attempt_timeout(mut self, timeout: Duration) -> Self {
-        self.attempt_timeout = timeout;
+        self.0.actor_mut().attempt_timeout = timeout;
         self
     }
 
@@ -206,69 +206,53 @@ impl AgentValidator {
     }
 
     /// Serves until the bus closes; model calls still running then are aborted.
-    pub async fn run(mut self) {
-        loop {
-            let deadline = self.next_deadline();
-            tokio::select! {
-                env = self.inbox.recv() => match env {
-                    Some(env) => self.on_envelope(&env),
-                    None => break,
-                },
-                Some(joined) = self.judging.join_next(), if !self.judging.is_empty() => {
-                    match joined {
-                        Ok((id, judged)) => self.on_judged(id, judged),
-                        Err(e) if e.is_cancelled() => {}
-                        Err(e) => tracing::error!(error = %e, "an R4a judgement task failed"),
-                    }
-                }
-                () = sleep_until(deadline), if deadline.is_some() => self.on_deadlines(),
-            }
-        }
-        self.judging.abort_all();
+    pub async fn run(self) {
+        self.0.run().await;
     }
+}
 
-    fn next_deadline(&self) -> Option<Instant> {
-        self.tracks
-            .values()
-            .filter_map(|t| match t.phase {
-                Phase::Awaiting { deadline } => Some(deadline),
-                Phase::Judging { .. } => None,
-            })
-            .min()
-    }
+impl Actor for Validate {
+    type Done = Judged;
+    /// The sub-task whose next attempt is due.
+    type Timer = SubTaskId;
 
-    fn on_envelope(&mut self, env: &Arc<Envelope>) {
+    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
         match &env.message {
-            Message::TaskClosed(c) => {
-                self.registry.heard(c);
-                self.close_task(&c.task_id);
-            }
-            Message::SubTask(s) if env.from == Role::Dispatcher => self.open(s),
-            Message::ExecutionResult(r) if env.from == Role::Executor => self.on_result(Request {
-                id: env.id,
-                from: env.from,
-                result: r.clone(),
-            }),
+            Message::SubTask(s) => self.open(s, cx),
+            Message::ExecutionResult(r) => self.on_result(
+                Request {
+                    id: env.id,
+                    from: env.from,
+                    result: r.clone(),
+                },
+                cx,
+            ),
             other => tracing::warn!(from = %env.from, kind = other.kind().name(),
                 "R4a ignores a message it has no contract for"),
         }
     }
 
-    /// Drops a closed task's sub-tasks and stops their model calls.
-    fn close_task(&mut self, task: &TaskId) {
-        self.closed.retain(|_, c| &c.parent_task_id != task);
-        self.tracks.retain(|_, t| {
-            if t.task() != task {
-                return true;
-            }
-            if let Phase::Judging { abort, .. } = &t.phase {
-                abort.abort();
-            }
-            false
-        });
+    fn on_done(&mut self, _task: TaskId, (id, judged): Judged, cx: &mut Cx<'_, Self>) {
+        self.on_judged(id, judged, cx);
     }
 
-    fn open(&mut self, subtask: &SubTask) {
+    fn on_deadline(&mut self, _task: TaskId, id: SubTaskId, _cx: &mut Cx<'_, Self>) {
+        self.attempt_overdue(id);
+    }
+
+    fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
+        self.close_task(&closed.task_id);
+    }
+}
+
+impl Validate {
+    /// Drops a closed task's sub-tasks (the runner stopped their model calls).
+    fn close_task(&mut self, task: &TaskId) {
+        self.closed.retain(|_, c| &c.parent_task_id != task);
+        self.tracks.retain(|_, t| t.task() != task);
+    }
+
+    fn open(&mut self, subtask: &SubTask, cx: &mut Cx<'_, Self>) {
         if self.registry.is_closed(&subtask.parent_task_id) {
             return;
         }
@@ -287,14 +271,18 @@ impl AgentValidator {
                 calls: Vec::new(),
                 last_correction: None,
                 phase: Phase::Awaiting {
-                    deadline: Instant::now() + self.attempt_timeout,
+                    timer: cx.at(
+                        Instant::now() + self.attempt_timeout,
+                        &subtask.parent_task_id,
+                        subtask.subtask_id,
+                    ),
                 },
                 queued: VecDeque::new(),
             },
         );
     }
 
-    fn on_result(&mut self, request: Request) {
+    fn on_result(&mut self, request: Request, cx: &mut Cx<'_, Self>) {
         let id = request.result.subtask_id;
         let task = request.result.parent_task_id.clone();
         if self.registry.is_closed(&task) {
@@ -312,7 +300,7 @@ impl AgentValidator {
             track.queued.push_back(request);
             return;
         }
-        self.judge(id, request);
+        self.judge(id, request, cx);
     }
 
     /// A result for a sub-task the dispatcher never opened: it cannot be judged without
@@ -350,12 +338,15 @@ impl AgentValidator {
     }
 
     /// Judges one attempt: the code's immediate rules first, then the model.
-    fn judge(&mut self, id: SubTaskId, request: Request) {
+    fn judge(&mut self, id: SubTaskId, request: Request, cx: &mut Cx<'_, Self>) {
         let now = self.clock.now();
         let max_attempts = self.max_retries.saturating_add(1);
         let Some(track) = self.tracks.get_mut(&id) else {
             return;
         };
+        if let Phase::Awaiting { timer } = track.phase {
+            cx.cancel(timer);
+        }
         let attempt = track.attempts() + 1;
         if request.result.attempt != attempt {
             tracing::debug!(subtask = %id, executor = request.result.attempt, validator = attempt,
@@ -384,7 +375,7 @@ impl AgentValidator {
         let ctx = CallCtx::for_task(track.task().clone(), self.registry.token(track.task()));
         let criteria = track.criteria.clone();
         let llm = self.llm.clone();
-        let abort = self.judging.spawn(async move {
+        cx.spawn(track.task(), async move {
             let judged = llm
                 .structured_checked::<Judgement, _>(&ctx, &chat, |j| {
                     check_judgements(&criteria, &j.criteria)
@@ -393,19 +384,29 @@ impl AgentValidator {
                 .map(|s| s.value);
             (id, judged)
         });
-        track.phase = Phase::Judging { request, abort };
+        track.phase = Phase::Judging { request };
     }
 
-    fn on_judged(&mut self, id: SubTaskId, judged: Result<Judgement, LlmError>) {
+    fn on_judged(
+        &mut self,
+        id: SubTaskId,
+        judged: Result<Judgement, LlmError>,
+        cx: &mut Cx<'_, Self>,
+    ) {
         let Some(track) = self.tracks.get_mut(&id) else {
             return; // cancelled meanwhile
         };
-        let Phase::Judging { request, .. } = std::mem::replace(
-            &mut track.phase,
-            Phase::Awaiting {
-                deadline: Instant::now() + self.attempt_timeout,
-            },
-        ) else {
+        if !matches!(track.phase, Phase::Judging { .. }) {
+            return;
+        }
+        let timer = cx.at(
+            Instant::now() + self.attempt_timeout,
+            track.task(),
+            track.subtask.subtask_id,
+        );
+        let Phase::Judging { request } =
+            std::mem::replace(&mut track.phase, Phase::Awaiting { timer })
+        else {
             return;
         };
         let judgement = match judged {
@@ -439,7 +440,7 @@ impl AgentValidator {
         track
             .points
             .push(gap_point(track.attempts() + 1, &verdicts));
-        self.correct_or_close(id, request, &judgement, verdicts);
+        self.correct_or_close(id, request, &judgement, verdicts, cx);
     }
 
     /// After a usable judgement of the attempt just recorded: close the sub-task as
@@ -451,6 +452,7 @@ impl AgentValidator {
         request: Request,
         judgement: &Judgement,
         verdicts: Vec<CriterionVerdict>,
+        cx: &mut Cx<'_, Self>,
     ) {
         let Some(track) = self.tracks.get_mut(&id) else {
             return;
@@ -518,14 +520,14 @@ impl AgentValidator {
         };
         track.last_correction = Some(what_was_wrong);
         self.bus.reply(request.from, request.id, correction);
-        self.drain_queue(id);
+        self.drain_queue(id, cx);
     }
 
     /// Handles a request that arrived while the previous one was being judged.
-    fn drain_queue(&mut self, id: SubTaskId) {
+    fn drain_queue(&mut self, id: SubTaskId, cx: &mut Cx<'_, Self>) {
         let next = self.tracks.get_mut(&id).and_then(|t| t.queued.pop_front());
         if let Some(next) = next {
-            self.judge(id, next);
+            self.judge(id, next, cx);
         }
     }
 
@@ -569,27 +571,22 @@ impl AgentValidator {
         self.bus.publish(Role::MetaValidator, outcome);
     }
 
-    fn on_deadlines(&mut self) {
-        let now = Instant::now();
-        let expired: Vec<SubTaskId> = self
-            .tracks
-            .iter()
-            .filter(|(_, t)| matches!(t.phase, Phase::Awaiting { deadline } if deadline <= now))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in expired {
-            let Some(track) = self.tracks.get_mut(&id) else {
-                continue;
-            };
-            let attempt = track.attempts() + 1;
-            let reason = format!(
-                "the executor sent no result for attempt {attempt} within {}s",
-                self.attempt_timeout.as_secs()
-            );
-            tracing::warn!(subtask = %id, %reason, "sub-task closed without a result");
-            let closing = track.fail_attempt(reason, Some(FailureClass::Environmental));
-            self.close(id, closing, None);
+    /// R3 sent nothing for the sub-task's next attempt in time: it closes as failed.
+    fn attempt_overdue(&mut self, id: SubTaskId) {
+        let Some(track) = self.tracks.get_mut(&id) else {
+            return;
+        };
+        if !matches!(track.phase, Phase::Awaiting { .. }) {
+            return;
         }
+        let attempt = track.attempts() + 1;
+        let reason = format!(
+            "the executor sent no result for attempt {attempt} within {}s",
+            self.attempt_timeout.as_secs()
+        );
+        tracing::warn!(subtask = %id, %reason, "sub-task closed without a result");
+        let closing = track.fail_attempt(reason, Some(FailureClass::Environmental));
+        self.close(id, closing, None);
     }
 }
 

@@ -42,36 +42,36 @@ mod prompt;
 mod schema;
 mod state;
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 pub use self::prompt::{MAX_OUTPUTS_CHARS, MERGE_MAX_TOKENS, merge_prompt, system_prompt};
 pub use self::schema::{MergeJudgement, check_merge};
 use self::state::{Gate, Phase, Round, TaskTrack, expired, gate, judge};
 pub use self::state::{effective_task_criteria, missing_subject};
-use crate::bus::{Bus, BusHandle, Envelope, Inbox};
+use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
-use crate::clock::sleep_until;
 use crate::config::Config;
 use crate::contracts::{
-    DispatchHalted, DispatchManifest, Message, Role, SubTaskId, SubTaskOutcome, TaskId,
+    DispatchHalted, DispatchManifest, Message, Role, SubTaskId, SubTaskOutcome, TaskClosed, TaskId,
 };
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
+use crate::roles::runner::{Actor, Cx, Runner};
 
 type Judged = (TaskId, u64, Result<MergeJudgement, LlmError>);
 
 /// R4b wired to the bus.
-pub struct MetaValidator {
+pub struct MetaValidator(Runner<Gatekeeper>);
+
+/// R4b's state and reactions.
+struct Gatekeeper {
     bus: BusHandle,
-    inbox: Inbox,
     llm: RoleLlm,
     registry: Registry,
     clock: SharedClock,
@@ -82,11 +82,6 @@ pub struct MetaValidator {
     max_tasks: usize,
     /// Outcomes held per task before their manifest arrives.
     max_early_outcomes: usize,
-    judging: JoinSet<Judged>,
-    /// Collecting deadlines, soonest first: (deadline, round generation, task). An entry
-    /// whose round has moved on is dropped when it reaches the top, so the next deadline
-    /// costs no scan over the idle tasks kept.
-    deadlines: BinaryHeap<Reverse<(Instant, u64, TaskId)>>,
     generation: u64,
     activity: u64,
     home: std::path::PathBuf,
@@ -104,31 +99,33 @@ impl MetaValidator {
     ) -> Self {
         let handle = bus.handle(Role::MetaValidator);
         let limits = config.limits();
-        Self {
+        let gatekeeper = Gatekeeper {
             llm: llm
                 .for_role(handle.clone())
                 .expect("R4b runs on the brain tier"),
             bus: handle,
-            inbox: bus.subscribe(Role::MetaValidator),
-            registry,
+            registry: registry.clone(),
             clock,
             max_replans: config.budgets.max_replans,
             round_timeout: limits.task_budget + limits.round_grace,
             tasks: HashMap::new(),
             max_tasks: limits.live_tasks_tracked,
             max_early_outcomes: limits.early_outcomes,
-            judging: JoinSet::new(),
-            deadlines: BinaryHeap::new(),
             home: config.home.clone(),
             workspace: config.workspace.clone(),
             generation: 0,
             activity: 0,
-        }
+        };
+        Self(Runner::new(
+            gatekeeper,
+            bus.subscribe(Role::MetaValidator),
+            registry,
+        ))
     }
 
     /// Overrides how long a round may wait for its outcomes.
     pub fn with_round_timeout(mut self, timeout: Duration) -> Self {
-        self.round_timeout = timeout;
+        self.0.actor_mut().round_timeout = timeout;
         self
     }
 
@@ -138,71 +135,52 @@ impl MetaValidator {
     }
 
     /// Serves until the bus closes; a model call still running then is aborted.
-    pub async fn run(mut self) {
-        loop {
-            let deadline = self.next_deadline();
-            tokio::select! {
-                env = self.inbox.recv() => match env {
-                    Some(env) => self.on_envelope(&env),
-                    None => break,
-                },
-                Some(joined) = self.judging.join_next(), if !self.judging.is_empty() => {
-                    match joined {
-                        Ok((task, generation, judged)) => self.on_judged(&task, generation, judged),
-                        Err(e) if e.is_cancelled() => {}
-                        Err(e) => tracing::error!(error = %e, "an R4b judgement task failed"),
-                    }
-                }
-                () = sleep_until(deadline), if deadline.is_some() => self.on_deadlines(),
-            }
-        }
-        self.judging.abort_all();
+    pub async fn run(self) {
+        self.0.run().await;
     }
+}
 
-    /// The soonest deadline of a round still collecting.
-    fn next_deadline(&mut self) -> Option<Instant> {
-        while let Some(Reverse((deadline, generation, task))) = self.deadlines.peek() {
-            if self.is_collecting(task, *generation) {
-                return Some(*deadline);
-            }
-            self.deadlines.pop();
-        }
-        None
-    }
+impl Actor for Gatekeeper {
+    type Done = Judged;
+    /// The generation of the round whose outcomes are due.
+    type Timer = u64;
 
-    fn is_collecting(&self, task: &TaskId, generation: u64) -> bool {
-        self.tasks
-            .get(task)
-            .and_then(|t| t.round.as_ref())
-            .is_some_and(|r| r.generation == generation && matches!(r.phase, Phase::Collecting))
-    }
-
-    fn on_envelope(&mut self, env: &Arc<Envelope>) {
+    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
         match &env.message {
-            Message::TaskClosed(c) => {
-                self.registry.heard(c);
-                self.close(&c.task_id);
-            }
-            Message::DispatchManifest(m) if env.from == Role::Planner => {
-                self.on_manifest(m, env.timestamp)
-            }
-            Message::SubTaskOutcome(o) if env.from == Role::AgentValidator => self.on_outcome(o),
-            Message::DispatchHalted(h) if env.from == Role::Dispatcher => self.on_halted(h),
+            Message::DispatchManifest(m) => self.on_manifest(m, env.timestamp, cx),
+            Message::SubTaskOutcome(o) => self.on_outcome(o, cx),
+            Message::DispatchHalted(h) => self.on_halted(h, cx),
             other => tracing::warn!(from = %env.from, kind = other.kind().name(),
                 "R4b ignores a message it has no contract for"),
         }
     }
 
-    /// Drops a closed task and stops its model call.
-    fn close(&mut self, task: &TaskId) {
-        if let Some(track) = self.tasks.remove(task)
-            && let Some(Round {
-                phase: Phase::Judging { abort },
-                ..
-            }) = &track.round
-        {
-            abort.abort();
+    fn on_done(
+        &mut self,
+        _task: TaskId,
+        (task, generation, judged): Judged,
+        _cx: &mut Cx<'_, Self>,
+    ) {
+        self.on_judged(&task, generation, judged);
+    }
+
+    fn on_deadline(&mut self, task: TaskId, generation: u64, _cx: &mut Cx<'_, Self>) {
+        if self.is_collecting(&task, generation) {
+            self.round_overdue(&task);
         }
+    }
+
+    fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
+        self.tasks.remove(&closed.task_id);
+    }
+}
+
+impl Gatekeeper {
+    fn is_collecting(&self, task: &TaskId, generation: u64) -> bool {
+        self.tasks
+            .get(task)
+            .and_then(|t| t.round.as_ref())
+            .is_some_and(|r| r.generation == generation && matches!(r.phase, Phase::Collecting))
     }
 
     fn touch(&mut self, task: &TaskId) {
@@ -234,7 +212,12 @@ impl MetaValidator {
         }
     }
 
-    fn on_manifest(&mut self, manifest: &DispatchManifest, at: DateTime<Utc>) {
+    fn on_manifest(
+        &mut self,
+        manifest: &DispatchManifest,
+        at: DateTime<Utc>,
+        cx: &mut Cx<'_, Self>,
+    ) {
         let task_id = manifest.task_id.clone();
         if self.registry.is_closed(&task_id) {
             return;
@@ -288,7 +271,11 @@ impl MetaValidator {
         }
         // What is left belongs to no plan R4b knows: a superseded round's stragglers.
         track.early.clear();
-        let deadline = Instant::now() + self.round_timeout;
+        cx.at(
+            Instant::now() + self.round_timeout,
+            &task_id,
+            self.generation,
+        );
         track.round = Some(Round {
             generation: self.generation,
             manifest: manifest.clone(),
@@ -299,14 +286,12 @@ impl MetaValidator {
             unrun: HashMap::new(),
             phase: Phase::Collecting,
         });
-        self.deadlines
-            .push(Reverse((deadline, self.generation, task_id.clone())));
         self.touch(&task_id);
         self.evict();
-        self.evaluate_if_complete(&task_id);
+        self.evaluate_if_complete(&task_id, cx);
     }
 
-    fn on_outcome(&mut self, outcome: &SubTaskOutcome) {
+    fn on_outcome(&mut self, outcome: &SubTaskOutcome, cx: &mut Cx<'_, Self>) {
         let task_id = outcome.parent_task_id.clone();
         if self.registry.is_closed(&task_id) {
             return;
@@ -351,10 +336,10 @@ impl MetaValidator {
         }
         round.outcomes.insert(outcome.subtask_id, outcome.clone());
         self.touch(&task_id);
-        self.evaluate_if_complete(&task_id);
+        self.evaluate_if_complete(&task_id, cx);
     }
 
-    fn on_halted(&mut self, halted: &DispatchHalted) {
+    fn on_halted(&mut self, halted: &DispatchHalted, cx: &mut Cx<'_, Self>) {
         let task_id = halted.task_id.clone();
         if self.registry.is_closed(&task_id) {
             return;
@@ -386,10 +371,10 @@ impl MetaValidator {
         }
         round.skipped.extend(mine);
         round.halt_reasons.push(halted.reason.clone());
-        self.evaluate_if_complete(&task_id);
+        self.evaluate_if_complete(&task_id, cx);
     }
 
-    fn evaluate_if_complete(&mut self, task_id: &TaskId) {
+    fn evaluate_if_complete(&mut self, task_id: &TaskId, cx: &mut Cx<'_, Self>) {
         let now = self.clock.now();
         let Some(track) = self.tasks.get_mut(task_id) else {
             return;
@@ -419,7 +404,7 @@ impl MetaValidator {
         let llm = self.llm.clone();
         let generation = round.generation;
         let task = task_id.clone();
-        let abort = self.judging.spawn(async move {
+        let abort = cx.spawn(task_id, async move {
             let judged = llm
                 .structured_checked::<MergeJudgement, _>(&ctx, &chat, |j| check_merge(&checked, j))
                 .await
@@ -450,8 +435,8 @@ impl MetaValidator {
         let judged = match judged {
             Err(LlmError::Cancelled) => {
                 tracing::debug!(task = %task_id, "R4b's judgement was cancelled with its task");
-                let task = task_id.clone();
-                return self.close(&task);
+                self.tasks.remove(task_id);
+                return;
             }
             Err(e) => Err(e.to_string()),
             Ok(j) => Ok(j),
@@ -460,32 +445,19 @@ impl MetaValidator {
         self.bus.publish(Role::Ggs, message);
     }
 
-    fn on_deadlines(&mut self) {
-        let now_instant = Instant::now();
+    /// The round of `task_id` still lacks outcomes after its time: it is given up.
+    fn round_overdue(&mut self, task_id: &TaskId) {
         let now = self.clock.now();
-        let mut expired_tasks = Vec::new();
-        while let Some(Reverse((deadline, _, _))) = self.deadlines.peek()
-            && *deadline <= now_instant
-        {
-            let Some(Reverse((_, generation, task))) = self.deadlines.pop() else {
-                break;
-            };
-            if self.is_collecting(&task, generation) {
-                expired_tasks.push(task);
-            }
+        let Some(track) = self.tasks.get_mut(task_id) else {
+            return;
+        };
+        let Some(request) = expired(track, now, self.max_replans, self.round_timeout) else {
+            return;
+        };
+        if let Some(round) = track.round.as_mut() {
+            round.phase = Phase::Done;
         }
-        for task_id in expired_tasks {
-            let Some(track) = self.tasks.get_mut(&task_id) else {
-                continue;
-            };
-            let Some(request) = expired(track, now, self.max_replans, self.round_timeout) else {
-                continue;
-            };
-            if let Some(round) = track.round.as_mut() {
-                round.phase = Phase::Done;
-            }
-            tracing::warn!(task = %task_id, gap = %request.gap_summary, "round given up");
-            self.bus.publish(Role::Ggs, request);
-        }
+        tracing::warn!(task = %task_id, gap = %request.gap_summary, "round given up");
+        self.bus.publish(Role::Ggs, request);
     }
 }

@@ -1,0 +1,455 @@
+//! The one way a role runs on the bus. A role is an [`Actor`]: it reacts to a routed
+//! envelope, to the end of a job it started, and to a deadline it set, and it changes
+//! nothing outside itself except by publishing. The [`Runner`] owns everything else:
+//!
+//! - the role's inbox (the bus already dropped every envelope outside the route table,
+//!   so an actor reads routed traffic only);
+//! - the jobs in flight (model calls, tool loops, a planning round), each tied to the
+//!   task it works for, in one join set: none is detached, none outlives the role;
+//! - one deadline heap;
+//! - the end of a task: on `TaskClosed` the runner tells the registry, aborts the task's
+//!   jobs and forgets its deadlines before the actor hears of it, so no actor has to
+//!   remember which of its jobs and timers belonged to the task.
+//!
+//! **Invariant:** after an actor is told a task closed, it hears nothing more of that
+//! task from the runner: no job end, no deadline.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::task::{AbortHandle, JoinSet};
+use tokio::time::Instant;
+
+use crate::bus::{Envelope, Inbox};
+use crate::clock::sleep_until;
+use crate::contracts::{Message, TaskClosed, TaskId};
+use crate::lifecycle::Registry;
+
+/// A role's reactions. Each handler runs to completion before the next event, on the
+/// runner's task, so an actor's state needs no lock.
+pub trait Actor: Send + 'static {
+    /// What a job of this role ends with.
+    type Done: Send + 'static;
+    /// What a deadline of this role carries back when it falls due.
+    type Timer: Send + 'static;
+
+    /// A routed envelope addressed to (or heard by) this role, other than `TaskClosed`.
+    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>);
+
+    /// A job started with [`Cx::spawn`] finished (it was not aborted).
+    fn on_done(&mut self, _task: TaskId, _done: Self::Done, _cx: &mut Cx<'_, Self>) {}
+
+    /// A deadline set with [`Cx::at`] fell due and was not cancelled.
+    fn on_deadline(&mut self, _task: TaskId, _timer: Self::Timer, _cx: &mut Cx<'_, Self>) {}
+
+    /// The task closed; its jobs are already aborted and its deadlines forgotten.
+    fn on_task_closed(&mut self, _closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {}
+}
+
+/// Names a deadline so its setter can cancel it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimerId(u64);
+
+/// What an actor may ask of its runner while it handles an event.
+pub struct Cx<'a, A: Actor + ?Sized> {
+    jobs: &'a mut Jobs<A::Done>,
+    timers: &'a mut Timers<A::Timer>,
+}
+
+impl<A: Actor + ?Sized> Cx<'_, A> {
+    /// Runs `job` for `task`; its result comes back through [`Actor::on_done`]. The job
+    /// is aborted when the task closes or the role stops; the handle aborts it sooner.
+    pub fn spawn(
+        &mut self,
+        task: &TaskId,
+        job: impl Future<Output = A::Done> + Send + 'static,
+    ) -> AbortHandle {
+        self.jobs.spawn(task, job)
+    }
+
+    /// Calls [`Actor::on_deadline`] with `timer` at `when`, unless `task` closes first.
+    pub fn at(&mut self, when: Instant, task: &TaskId, timer: A::Timer) -> TimerId {
+        self.timers.set(when, task, timer)
+    }
+
+    /// Forgets a deadline that has not fallen due; a no-op for one that has.
+    pub fn cancel(&mut self, timer: TimerId) {
+        self.timers.cancel(timer);
+    }
+}
+
+/// Runs one [`Actor`] until the bus closes.
+pub struct Runner<A: Actor> {
+    actor: A,
+    inbox: Inbox,
+    registry: Registry,
+    jobs: Jobs<A::Done>,
+    timers: Timers<A::Timer>,
+}
+
+impl<A: Actor> Runner<A> {
+    pub fn new(actor: A, inbox: Inbox, registry: Registry) -> Self {
+        Self {
+            actor,
+            inbox,
+            registry,
+            jobs: Jobs::default(),
+            timers: Timers::default(),
+        }
+    }
+
+    /// The actor, to adjust before the runner starts.
+    pub fn actor_mut(&mut self) -> &mut A {
+        &mut self.actor
+    }
+
+    /// Serves until the bus closes; jobs still running then are aborted.
+    pub async fn run(mut self) {
+        loop {
+            let deadline = self.timers.next_due();
+            tokio::select! {
+                env = self.inbox.recv() => match env {
+                    Some(env) => self.on_envelope(&env),
+                    None => break,
+                },
+                Some((task, done)) = self.jobs.next(), if !self.jobs.is_empty() => {
+                    let mut cx = Cx { jobs: &mut self.jobs, timers: &mut self.timers };
+                    self.actor.on_done(task, done, &mut cx);
+                }
+                () = sleep_until(deadline), if deadline.is_some() => self.on_due(),
+            }
+        }
+        self.jobs.set.abort_all();
+    }
+
+    fn on_envelope(&mut self, env: &Arc<Envelope>) {
+        let mut cx = Cx {
+            jobs: &mut self.jobs,
+            timers: &mut self.timers,
+        };
+        match &env.message {
+            Message::TaskClosed(closed) => {
+                self.registry.heard(closed);
+                cx.jobs.abort_task(&closed.task_id);
+                cx.timers.forget_task(&closed.task_id);
+                self.actor.on_task_closed(closed, &mut cx);
+            }
+            _ => self.actor.on_message(env, &mut cx),
+        }
+    }
+
+    fn on_due(&mut self) {
+        let now = Instant::now();
+        while let Some((task, timer)) = self.timers.pop_due(now) {
+            let mut cx = Cx {
+                jobs: &mut self.jobs,
+                timers: &mut self.timers,
+            };
+            self.actor.on_deadline(task, timer, &mut cx);
+        }
+    }
+}
+
+/// The jobs in flight, each tied to its task.
+struct Jobs<D> {
+    set: JoinSet<D>,
+    task_of: HashMap<tokio::task::Id, TaskId>,
+    of_task: HashMap<TaskId, Vec<AbortHandle>>,
+}
+
+impl<D> Default for Jobs<D> {
+    fn default() -> Self {
+        Self {
+            set: JoinSet::new(),
+            task_of: HashMap::new(),
+            of_task: HashMap::new(),
+        }
+    }
+}
+
+impl<D: Send + 'static> Jobs<D> {
+    fn spawn(
+        &mut self,
+        task: &TaskId,
+        job: impl Future<Output = D> + Send + 'static,
+    ) -> AbortHandle {
+        let handle = self.set.spawn(job);
+        self.task_of.insert(handle.id(), task.clone());
+        self.of_task
+            .entry(task.clone())
+            .or_default()
+            .push(handle.clone());
+        handle
+    }
+
+    fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// The next job to finish, with its task; aborted jobs are passed over.
+    async fn next(&mut self) -> Option<(TaskId, D)> {
+        loop {
+            let (id, outcome) = match self.set.join_next_with_id().await? {
+                Ok((id, done)) => (id, Some(done)),
+                Err(e) => {
+                    if e.is_panic() {
+                        tracing::error!(error = %e, "a role's job panicked");
+                    }
+                    (e.id(), None)
+                }
+            };
+            let Some(task) = self.forget(id) else {
+                continue;
+            };
+            if let Some(done) = outcome {
+                return Some((task, done));
+            }
+        }
+    }
+
+    fn forget(&mut self, id: tokio::task::Id) -> Option<TaskId> {
+        let task = self.task_of.remove(&id)?;
+        if let Some(handles) = self.of_task.get_mut(&task) {
+            handles.retain(|h| h.id() != id);
+            if handles.is_empty() {
+                self.of_task.remove(&task);
+            }
+        }
+        Some(task)
+    }
+
+    /// Aborts every job of `task`; a job that already finished is not reported.
+    fn abort_task(&mut self, task: &TaskId) {
+        for handle in self.of_task.remove(task).unwrap_or_default() {
+            handle.abort();
+            self.task_of.remove(&handle.id());
+        }
+    }
+}
+
+/// One heap of deadlines. A cancelled or forgotten deadline stays in the heap until it
+/// reaches the top, where it is dropped, so cancelling costs no search.
+struct Timers<T> {
+    heap: BinaryHeap<Reverse<(Instant, u64)>>,
+    set: HashMap<u64, (TaskId, T)>,
+    next: u64,
+}
+
+impl<T> Default for Timers<T> {
+    fn default() -> Self {
+        Self {
+            heap: BinaryHeap::new(),
+            set: HashMap::new(),
+            next: 0,
+        }
+    }
+}
+
+impl<T> Timers<T> {
+    fn set(&mut self, when: Instant, task: &TaskId, timer: T) -> TimerId {
+        let id = self.next;
+        self.next += 1;
+        self.heap.push(Reverse((when, id)));
+        self.set.insert(id, (task.clone(), timer));
+        TimerId(id)
+    }
+
+    fn cancel(&mut self, timer: TimerId) {
+        self.set.remove(&timer.0);
+    }
+
+    fn forget_task(&mut self, task: &TaskId) {
+        self.set.retain(|_, (t, _)| t != task);
+    }
+
+    /// The soonest live deadline.
+    fn next_due(&mut self) -> Option<Instant> {
+        while let Some(Reverse((when, id))) = self.heap.peek() {
+            if self.set.contains_key(id) {
+                return Some(*when);
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
+    /// The soonest live deadline at or before `now`, removed.
+    fn pop_due(&mut self, now: Instant) -> Option<(TaskId, T)> {
+        while self.next_due()? <= now {
+            let Reverse((_, id)) = self.heap.pop()?;
+            if let Some(entry) = self.set.remove(&id) {
+                return Some(entry);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::bus::Bus;
+    use crate::clock::SystemClock;
+    use crate::contracts::{ClarificationAnswer, Role};
+
+    /// Records what it hears; starts a job or a deadline on request.
+    struct Probe {
+        heard: tokio::sync::mpsc::UnboundedSender<String>,
+    }
+
+    enum Ask {
+        Job(Duration),
+        Timer(Duration),
+        TimerCancelled(Duration),
+    }
+
+    fn ask(answer: &str) -> Option<Ask> {
+        let (kind, ms) = answer.split_once(' ')?;
+        let after = Duration::from_millis(ms.parse().ok()?);
+        Some(match kind {
+            "job" => Ask::Job(after),
+            "timer" => Ask::Timer(after),
+            "cancelled" => Ask::TimerCancelled(after),
+            _ => return None,
+        })
+    }
+
+    impl Actor for Probe {
+        type Done = String;
+        type Timer = String;
+
+        fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
+            let Message::ClarificationAnswer(a) = &env.message else {
+                return;
+            };
+            let task = &a.task_id;
+            match ask(&a.answer) {
+                Some(Ask::Job(after)) => {
+                    let label = a.answer.clone();
+                    cx.spawn(task, async move {
+                        tokio::time::sleep(after).await;
+                        label
+                    });
+                }
+                Some(Ask::Timer(after)) => {
+                    cx.at(Instant::now() + after, task, a.answer.clone());
+                }
+                Some(Ask::TimerCancelled(after)) => {
+                    let id = cx.at(Instant::now() + after, task, a.answer.clone());
+                    cx.cancel(id);
+                }
+                None => {}
+            }
+        }
+
+        fn on_done(&mut self, _task: TaskId, done: String, _cx: &mut Cx<'_, Self>) {
+            let _ = self.heard.send(format!("done {done}"));
+        }
+
+        fn on_deadline(&mut self, _task: TaskId, timer: String, _cx: &mut Cx<'_, Self>) {
+            let _ = self.heard.send(format!("due {timer}"));
+        }
+
+        fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
+            let _ = self.heard.send(format!("closed {}", closed.task_id));
+        }
+    }
+
+    struct Rig {
+        bus: Bus,
+        registry: Registry,
+        heard: tokio::sync::mpsc::UnboundedReceiver<String>,
+    }
+
+    fn start() -> Rig {
+        let bus = Bus::new(SystemClock::shared());
+        let registry = Registry::new(tokio_util::sync::CancellationToken::new(), 16);
+        let (tx, heard) = tokio::sync::mpsc::unbounded_channel();
+        let runner = Runner::new(
+            Probe { heard: tx },
+            bus.subscribe(Role::Perceiver),
+            registry.clone(),
+        );
+        tokio::spawn(runner.run());
+        Rig {
+            bus,
+            registry,
+            heard,
+        }
+    }
+
+    impl Rig {
+        fn tell(&self, task: &TaskId, answer: &str) {
+            self.bus.handle(Role::User).publish(
+                Role::Perceiver,
+                ClarificationAnswer {
+                    task_id: task.clone(),
+                    answer: answer.into(),
+                },
+            );
+        }
+
+        fn close(&self, task: &TaskId) {
+            self.bus
+                .handle(Role::User)
+                .publish(Role::All, TaskClosed::cancelled(task.clone(), "test"));
+        }
+
+        async fn next(&mut self) -> String {
+            tokio::time::timeout(Duration::from_secs(60), self.heard.recv())
+                .await
+                .expect("the actor heard something in time")
+                .expect("the runner is alive")
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn jobs_and_deadlines_come_back_in_time_order() {
+        let mut rig = start();
+        let task = TaskId::mint();
+        rig.tell(&task, "timer 300");
+        rig.tell(&task, "job 100");
+        rig.tell(&task, "cancelled 50");
+        rig.tell(&task, "timer 200");
+        assert_eq!(rig.next().await, "done job 100");
+        assert_eq!(rig.next().await, "due timer 200");
+        assert_eq!(rig.next().await, "due timer 300");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_closed_task_hears_no_job_end_and_no_deadline_and_the_registry_knows() {
+        let mut rig = start();
+        let (closing, other) = (TaskId::mint(), TaskId::mint());
+        rig.tell(&closing, "job 100");
+        rig.tell(&closing, "timer 100");
+        rig.tell(&other, "job 200");
+        rig.close(&closing);
+        assert_eq!(rig.next().await, format!("closed {closing}"));
+        assert!(rig.registry.is_closed(&closing));
+        // The other task's job is untouched; nothing of the closed one comes back.
+        assert_eq!(rig.next().await, "done job 200");
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(rig.heard.try_recv().is_err());
+    }
+
+    #[test]
+    fn a_cancelled_or_forgotten_deadline_never_falls_due() {
+        let now = Instant::now();
+        let (a, b) = (TaskId::mint(), TaskId::mint());
+        let mut timers = Timers::default();
+        let first = timers.set(now, &a, 1);
+        timers.set(now + Duration::from_secs(1), &b, 2);
+        timers.set(now + Duration::from_secs(2), &a, 3);
+        timers.cancel(first);
+        assert_eq!(timers.next_due(), Some(now + Duration::from_secs(1)));
+        timers.forget_task(&a);
+        let later = now + Duration::from_secs(10);
+        assert_eq!(timers.pop_due(later).map(|(_, t)| t), Some(2));
+        assert_eq!(timers.pop_due(later).map(|(_, t)| t), None);
+        assert_eq!(timers.next_due(), None);
+    }
+}
