@@ -16,159 +16,164 @@
 //! **Invariant:** exactly one `FinalResult` per task that reaches a terminal state, and
 //! none for a task closed before that; a task that ended ignores later traffic.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
-
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use super::feedback::Feedback;
 use super::state::{Finish, Observation, PendingAbandon, Settings, Step, TaskState};
-use crate::bus::{Bus, BusHandle, Envelope, Inbox};
+use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
-use crate::clock::sleep_until;
 use crate::config::Config;
-use crate::contracts::{MegramWrite, Message, Role, TaskBudget, TaskId};
+use crate::contracts::{MegramWrite, Message, Role, TaskBudget, TaskClosed, TaskId};
 use crate::lifecycle::Registry;
+use crate::roles::runner::{Actor, Cx, Runner, TimerId};
 
 /// R7: the Goal Gradient Solver wired to the bus.
-pub struct Ggs {
+pub struct Ggs(Runner<Solver>);
+
+/// R7's state and reactions.
+struct Solver {
     bus: BusHandle,
-    inbox: Inbox,
     clock: SharedClock,
     settings: Settings,
     graceful_timeout: Duration,
     registry: Registry,
+    tasks: HashMap<TaskId, TaskState>,
+    /// Tasks GGS ended whose close the runtime has not announced yet; an abandon still
+    /// being completed holds the token that makes it deliver the code-built graceful
+    /// failure at once. A task leaves on `TaskClosed`, when the registry takes over.
+    ended: HashMap<TaskId, Option<CancellationToken>>,
+    /// The armed time budget of each task, until it finishes or closes.
+    budgets: HashMap<TaskId, TimerId>,
 }
 
 impl Ggs {
     /// Subscribes now, so nothing addressed to R7 after this call is missed.
     pub fn new(config: &Config, bus: &Bus, clock: SharedClock, registry: Registry) -> Self {
-        Self {
+        let solver = Solver {
             bus: bus.handle(Role::Ggs),
-            inbox: bus.subscribe(Role::Ggs),
             clock,
             settings: Settings {
                 params: config.ggs.clone(),
                 budgets: config.budgets.clone(),
             },
             graceful_timeout: config.limits().graceful_failure_timeout,
-            registry,
-        }
+            registry: registry.clone(),
+            tasks: HashMap::new(),
+            ended: HashMap::new(),
+            budgets: HashMap::new(),
+        };
+        Self(Runner::new(solver, bus.subscribe(Role::Ggs), registry))
     }
 
     /// Overrides how long GGS waits for R2's graceful failure
     /// (`Limits::graceful_failure_timeout`).
     pub fn with_graceful_timeout(mut self, timeout: Duration) -> Self {
-        self.graceful_timeout = timeout;
+        self.0.actor_mut().graceful_timeout = timeout;
         self
     }
 
-    /// Serves until the bus closes, then waits for abandons still being completed.
-    pub async fn run(mut self) {
-        let tracker = TaskTracker::new();
-        let mut tasks: HashMap<TaskId, TaskState> = HashMap::new();
-        let mut ended = Ended::default();
-        let mut deadlines = Deadlines::default();
-        loop {
-            let next = deadlines.next();
-            let env = tokio::select! {
-                env = self.inbox.recv() => match env {
-                    Some(env) => env,
-                    None => break,
-                },
-                () = sleep_until(next), if next.is_some() => {
-                    for (task_id, budget) in deadlines.due(Instant::now()) {
-                        self.out_of_budget(&task_id, &budget, &mut tasks, &mut ended);
-                    }
-                    continue;
-                }
-            };
-            let Some(task_id) = env.task_id.clone() else {
-                continue;
-            };
-            if let Message::TaskClosed(c) = &env.message {
-                self.registry.heard(c);
-                tasks.remove(&task_id);
-                deadlines.remove(&task_id);
-                ended.close(&task_id);
-                continue;
+    /// Serves until the bus closes; an abandon still being completed then is dropped.
+    pub async fn run(self) {
+        self.0.run().await;
+    }
+}
+
+impl Actor for Solver {
+    type Done = ();
+    /// The budget of the task whose time ran out.
+    type Timer = Arc<TaskBudget>;
+
+    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
+        let Some(task_id) = env.task_id.clone() else {
+            return;
+        };
+        if self.ended.contains_key(&task_id) || self.registry.is_closed(&task_id) {
+            tracing::debug!(task = %task_id, kind = env.message.kind().name(),
+                "GGS ignores traffic of an ended task");
+            return;
+        }
+        if let Message::TaskBudget(b) = &env.message {
+            let now = self.clock.now();
+            state_for(&mut self.tasks, &task_id, "", now)
+                .set_submitted(b.submitted_at, &b.raw_input);
+            let at = Instant::now() + Duration::from_millis(b.time_budget_ms);
+            let timer = cx.at(at, &task_id, Arc::new(b.clone()));
+            if let Some(old) = self.budgets.insert(task_id, timer) {
+                cx.cancel(old);
             }
-            if ended.contains(&task_id) || self.registry.is_closed(&task_id) {
-                tracing::debug!(task = %task_id, kind = env.message.kind().name(),
-                    "GGS ignores traffic of an ended task");
-                continue;
+            return;
+        }
+        let Some(step) = self.step(env) else {
+            return;
+        };
+        match step {
+            Step::Replan {
+                directive,
+                megrams,
+                feedback,
+            } => {
+                self.bus.publish(Role::Planner, directive);
+                write_megrams(&self.bus, &task_id, megrams);
+                write_feedback(&self.bus, &task_id, feedback);
             }
-            if let Message::TaskBudget(b) = &env.message {
-                if env.from == Role::User {
-                    let now = self.clock.now();
-                    state_for(&mut tasks, &task_id, "", now)
-                        .set_submitted(b.submitted_at, &b.raw_input);
-                    deadlines.add(b, Instant::now());
+            Step::Finish(finish) => {
+                self.tasks.remove(&task_id);
+                if let Some(timer) = self.budgets.remove(&task_id) {
+                    cx.cancel(timer);
                 }
-                continue;
+                self.ended.insert(task_id, None);
+                deliver(&self.bus, finish);
             }
-            let Some(step) = self.step(&env, &mut tasks) else {
-                continue;
-            };
-            match step {
-                Step::Replan {
-                    directive,
-                    megrams,
-                    feedback,
-                } => {
-                    self.bus.publish(Role::Planner, directive);
-                    self.write(&task_id, megrams);
-                    write_feedback(&self.bus, &task_id, feedback);
-                }
-                Step::Finish(finish) => {
-                    tasks.remove(&task_id);
-                    deadlines.remove(&task_id);
-                    ended.end(task_id, None);
-                    self.deliver(finish);
-                }
-                Step::Abandon(pending) => {
-                    tasks.remove(&task_id);
-                    let tokens = Finishing::default();
-                    // The graceful part may still take a model call: the task's deadline
-                    // stays armed and hurries it (see `out_of_budget`).
-                    ended.end(task_id, Some(tokens.clone()));
-                    tracker.spawn(complete_abandon(
+            Step::Abandon(pending) => {
+                self.tasks.remove(&task_id);
+                // The graceful part may still take a model call: the task's budget
+                // stays armed and hurries it (see `out_of_budget`).
+                let hurry = CancellationToken::new();
+                self.ended.insert(task_id.clone(), Some(hurry.clone()));
+                cx.spawn(
+                    &task_id,
+                    complete_abandon(
                         self.bus.clone(),
                         self.clock.clone(),
                         self.graceful_timeout,
                         pending,
-                        tokens,
-                    ));
-                }
+                        hurry,
+                    ),
+                );
             }
         }
-        tracker.close();
-        tracker.wait().await;
     }
 
+    fn on_deadline(&mut self, task: TaskId, budget: Arc<TaskBudget>, _cx: &mut Cx<'_, Self>) {
+        self.budgets.remove(&task);
+        self.out_of_budget(&task, &budget);
+    }
+
+    fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
+        self.tasks.remove(&closed.task_id);
+        self.ended.remove(&closed.task_id);
+        self.budgets.remove(&closed.task_id);
+    }
+}
+
+impl Solver {
     /// A task's budget ran out. Still running: abandon now with the code-built graceful
     /// result (no model call: the budget is spent). Being abandoned: the graceful part
     /// stops waiting for R2 and goes out code-built. Ended: nothing.
-    fn out_of_budget(
-        &self,
-        task_id: &TaskId,
-        budget: &TaskBudget,
-        tasks: &mut HashMap<TaskId, TaskState>,
-        ended: &mut Ended,
-    ) {
-        if let Some(finishing) = ended.finishing(task_id) {
-            finishing.hurry.cancel();
-            return;
-        }
-        if ended.contains(task_id) {
-            return;
+    fn out_of_budget(&mut self, task_id: &TaskId, budget: &TaskBudget) {
+        match self.ended.get(task_id) {
+            Some(Some(hurry)) => return hurry.cancel(),
+            Some(None) => return,
+            None => {}
         }
         let now = self.clock.now();
-        let mut state = tasks
+        let mut state = self
+            .tasks
             .remove(task_id)
             .unwrap_or_else(|| TaskState::new(task_id.clone(), "", now));
         if state.intent().is_empty() {
@@ -181,44 +186,36 @@ impl Ggs {
         tracing::info!(task = %task_id, budget_ms = budget.time_budget_ms,
             "the task's time budget ran out; abandoning");
         let pending = state.budget_exhausted(budget.time_budget_ms, &self.settings, now);
-        ended.end(task_id.clone(), None);
-        self.deliver(pending.complete(None, now));
+        self.ended.insert(task_id.clone(), None);
+        deliver(&self.bus, pending.complete(None, now));
     }
 
-    fn step(&self, env: &Envelope, tasks: &mut HashMap<TaskId, TaskState>) -> Option<Step> {
+    fn step(&mut self, env: &Envelope) -> Option<Step> {
         let now = self.clock.now();
-        let expect = |role: Role| {
-            let ok = env.from == role;
-            if !ok {
-                tracing::warn!(from = %env.from, kind = env.message.kind().name(),
-                    "GGS refuses a message from a role that may not send it");
-            }
-            ok
-        };
         match &env.message {
-            Message::ReplanRequest(r) if expect(Role::MetaValidator) => {
-                Some(state_for(tasks, &r.task_id, &r.intent, now).observe(
+            Message::ReplanRequest(r) => Some(
+                state_for(&mut self.tasks, &r.task_id, &r.intent, now).observe(
                     Observation::Rejected(r),
                     &self.settings,
                     now,
-                ))
-            }
-            Message::OutcomeSummary(s) if expect(Role::MetaValidator) => {
-                Some(state_for(tasks, &s.task_id, &s.intent, now).observe(
+                ),
+            ),
+            Message::OutcomeSummary(s) => Some(
+                state_for(&mut self.tasks, &s.task_id, &s.intent, now).observe(
                     Observation::Accepted(s),
                     &self.settings,
                     now,
-                ))
-            }
-            Message::PlanningFailed(f) if expect(Role::Planner) => Some(Step::Abandon(
-                state_for(tasks, &f.task_id, &f.intent, now).planning_failed(
+                ),
+            ),
+            Message::PlanningFailed(f) => Some(Step::Abandon(
+                state_for(&mut self.tasks, &f.task_id, &f.intent, now).planning_failed(
                     f,
                     &self.settings,
                     now,
                 ),
             )),
-            Message::MemoryRecall(r) if expect(Role::Planner) => {
-                state_for(tasks, &r.task_id, "", now).recalled(r);
+            Message::MemoryRecall(r) => {
+                state_for(&mut self.tasks, &r.task_id, "", now).recalled(r);
                 None
             }
             Message::GracefulFailure(_) => {
@@ -227,14 +224,6 @@ impl Ggs {
             }
             _ => None,
         }
-    }
-
-    fn write(&self, task_id: &TaskId, megrams: Vec<crate::contracts::Megram>) {
-        write_megrams(&self.bus, task_id, megrams);
-    }
-
-    fn deliver(&self, finish: Finish) {
-        deliver(&self.bus, finish);
     }
 }
 
@@ -282,22 +271,17 @@ fn deliver(bus: &BusHandle, finish: Finish) {
     write_feedback(bus, &task_id, finish.feedback);
 }
 
-/// Asks R2 for the graceful-failure part, waits at most `timeout`, then delivers — unless
-/// the task was cancelled meanwhile.
+/// Asks R2 for the graceful-failure part, waits at most `timeout` (or until `hurry`),
+/// then delivers. A task that closes meanwhile aborts this job.
 async fn complete_abandon(
     bus: BusHandle,
     clock: SharedClock,
     timeout: Duration,
     pending: PendingAbandon,
-    tokens: Finishing,
+    hurry: CancellationToken,
 ) {
-    let Finishing {
-        cancel: cancelled,
-        hurry,
-    } = tokens;
     let reply = bus.request(Role::Planner, pending.request.clone());
     let reply = tokio::select! {
-        () = cancelled.cancelled() => return,
         () = hurry.cancelled() => {
             tracing::info!(task = %pending.task_id(),
                 "the time budget ran out during the graceful failure; using the code-built one");
@@ -323,94 +307,5 @@ async fn complete_abandon(
             }
         },
     };
-    if cancelled.is_cancelled() {
-        return;
-    }
     deliver(&bus, pending.complete(reply.as_ref(), clock.now()));
-}
-
-/// The tokens of an abandon still being completed: `cancel` drops it (the user
-/// cancelled), `hurry` makes it deliver the code-built graceful failure now (the budget
-/// ran out).
-#[derive(Clone, Default)]
-struct Finishing {
-    cancel: CancellationToken,
-    hurry: CancellationToken,
-}
-
-/// The armed time budgets, soonest first.
-#[derive(Default)]
-struct Deadlines {
-    heap: BinaryHeap<Reverse<(Instant, TaskId)>>,
-    budgets: HashMap<TaskId, TaskBudget>,
-}
-
-impl Deadlines {
-    fn add(&mut self, budget: &TaskBudget, now: Instant) {
-        let at = now + Duration::from_millis(budget.time_budget_ms);
-        self.heap.push(Reverse((at, budget.task_id.clone())));
-        self.budgets.insert(budget.task_id.clone(), budget.clone());
-    }
-
-    fn remove(&mut self, task_id: &TaskId) {
-        // The heap entry is dropped lazily when it comes up.
-        self.budgets.remove(task_id);
-    }
-
-    /// The soonest deadline still armed.
-    fn next(&mut self) -> Option<Instant> {
-        while let Some(Reverse((at, task))) = self.heap.peek() {
-            if self.budgets.contains_key(task) {
-                return Some(*at);
-            }
-            self.heap.pop();
-        }
-        None
-    }
-
-    /// The budgets due at `now`, disarmed.
-    fn due(&mut self, now: Instant) -> Vec<(TaskId, TaskBudget)> {
-        let mut out = Vec::new();
-        while let Some(Reverse((at, _))) = self.heap.peek() {
-            if *at > now {
-                break;
-            }
-            if let Some(Reverse((_, task))) = self.heap.pop()
-                && let Some(budget) = self.budgets.remove(&task)
-            {
-                out.push((task, budget));
-            }
-        }
-        out
-    }
-}
-
-/// Tasks GGS ended whose close the runtime has not announced yet, with the tokens of an
-/// abandon still being completed. A task leaves on `TaskClosed`; from then on the
-/// registry says it is closed.
-#[derive(Default)]
-struct Ended {
-    finishing: HashMap<TaskId, Option<Finishing>>,
-}
-
-impl Ended {
-    fn contains(&self, task_id: &TaskId) -> bool {
-        self.finishing.contains_key(task_id)
-    }
-
-    fn finishing(&self, task_id: &TaskId) -> Option<&Finishing> {
-        self.finishing.get(task_id)?.as_ref()
-    }
-
-    fn end(&mut self, task_id: TaskId, finishing: Option<Finishing>) {
-        self.finishing.insert(task_id, finishing);
-    }
-
-    /// The task closed: an abandon still being completed stops (after its result went
-    /// out, stopping it changes nothing).
-    fn close(&mut self, task_id: &TaskId) {
-        if let Some(Some(tokens)) = self.finishing.remove(task_id) {
-            tokens.cancel.cancel();
-        }
-    }
 }

@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 pub use desk::{AnswerError, Desk, SESSION_TURNS, TaskEnd};
 pub use distiller::LlmDistiller;
@@ -97,7 +97,9 @@ pub struct Runtime {
     tasklog: TaskLogHandle,
     audit: AuditHistory,
     mcp: McpHub,
-    roles: std::sync::Mutex<Vec<JoinHandle<()>>>,
+    /// Every long-running task of the runtime: the roles, the observers, the pruner.
+    /// Nothing the runtime starts is detached; shutdown waits for all of it.
+    roles: TaskTracker,
 }
 
 impl Runtime {
@@ -141,32 +143,32 @@ impl Runtime {
         let ggs = Ggs::new(&config, &bus, clock.clone(), tasks.clone());
 
         let audit_cancel = root.child_token();
-        let roles = vec![
-            tokio::spawn(async move {
-                if let Err(e) = auditor.run(audit_cancel).await {
-                    tracing::error!(error = %e, "the auditor stopped");
-                }
-            }),
-            tokio::spawn(tasklog_writer.run()),
-            tokio::spawn(memory_role.run()),
-            tokio::spawn(desk.clone().run(user_inbox, limits.confirm_timeout)),
-            tokio::spawn(perceiver.run()),
-            tokio::spawn(planner.run()),
-            dispatcher.spawn(),
-            executor.spawn(),
-            agent_validator.spawn(),
-            meta_validator.spawn(),
-            tokio::spawn(ggs.run()),
-            tokio::spawn(prune_task_logs(
-                tasklog::tasks_dir(&config.data_dir),
-                Keep::from_days_and_mb(
-                    config.retention.task_logs_days,
-                    config.retention.task_logs_mb,
-                ),
-                clock.clone(),
-                root.child_token(),
-            )),
-        ];
+        let roles = TaskTracker::new();
+        roles.spawn(async move {
+            if let Err(e) = auditor.run(audit_cancel).await {
+                tracing::error!(error = %e, "the auditor stopped");
+            }
+        });
+        roles.spawn(tasklog_writer.run());
+        roles.spawn(memory_role.run());
+        roles.spawn(desk.clone().run(user_inbox, limits.confirm_timeout));
+        roles.spawn(perceiver.run());
+        roles.spawn(planner.run());
+        roles.spawn(dispatcher.run());
+        roles.spawn(executor.run());
+        roles.spawn(agent_validator.run());
+        roles.spawn(meta_validator.run());
+        roles.spawn(ggs.run());
+        roles.spawn(prune_task_logs(
+            tasklog::tasks_dir(&config.data_dir),
+            Keep::from_days_and_mb(
+                config.retention.task_logs_days,
+                config.retention.task_logs_mb,
+            ),
+            clock.clone(),
+            root.child_token(),
+        ));
+        roles.close();
         tracing::info!(data_dir = %config.data_dir.display(), "runtime started");
         Ok(Runtime {
             audit: AuditHistory::new(&config.data_dir),
@@ -183,7 +185,7 @@ impl Runtime {
             operator,
             tasklog,
             mcp,
-            roles: std::sync::Mutex::new(roles),
+            roles,
         })
     }
 
@@ -414,14 +416,7 @@ impl Runtime {
         }
         self.root.cancel();
         self.bus.close();
-        let roles: Vec<JoinHandle<()>> =
-            std::mem::take(&mut *self.roles.lock().unwrap_or_else(|e| e.into_inner()));
-        let drained = tokio::time::timeout(self.limits.shutdown_grace, async {
-            for role in roles {
-                let _ = role.await;
-            }
-        })
-        .await;
+        let drained = tokio::time::timeout(self.limits.shutdown_grace, self.roles.wait()).await;
         if drained.is_err() {
             tracing::warn!(grace = ?self.limits.shutdown_grace, "some roles did not stop in time");
         }

@@ -222,12 +222,15 @@ pub async fn run(spec: Spec<'_>, cancel: &CancellationToken) -> Result<Finished,
     let mut guard = GroupGuard {
         pgid: child.id().and_then(|id| i32::try_from(id).ok()),
     };
-    if let (Some(text), Some(mut stdin)) = (text, child.stdin.take()) {
-        tokio::spawn(async move {
+    // The input is fed beside the wait (a large one fills the pipe until the child
+    // reads it) and stopped with the child, so the writer never outlives the call.
+    let feed = match (text, child.stdin.take()) {
+        (Some(text), Some(mut stdin)) => Some(tokio::spawn(async move {
             // A child that exits without reading its input is not an error here.
             let _ = stdin.write_all(text.as_bytes()).await;
-        });
-    }
+        })),
+        _ => None,
+    };
     let out = child.stdout.take().map(|s| tokio::spawn(capture(s)));
     let err = child.stderr.take().map(|s| tokio::spawn(capture(s)));
 
@@ -244,6 +247,9 @@ pub async fn run(spec: Spec<'_>, cancel: &CancellationToken) -> Result<Finished,
     };
     // Leave nothing behind: background jobs and grandchildren go with the group.
     guard.kill();
+    if let Some(feed) = feed {
+        feed.abort();
+    }
     let cancelled = matches!(end, End::Cancelled);
     let status = match end {
         End::Exited(s) => Some(s),

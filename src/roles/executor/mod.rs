@@ -32,18 +32,19 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::task::AbortHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use self::worker::Worker;
-use crate::bus::{Bus, BusHandle, Envelope, Inbox};
+use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
-use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskId};
+use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskClosed, TaskId};
 use crate::laws::ConfirmationBroker;
 use crate::lifecycle::Registry;
 use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
+use crate::roles::runner::{Actor, Cx, Runner};
 use crate::tools::{ToolContext, ToolSpec, Toolbox, places};
 
 /// What every worker shares.
@@ -72,12 +73,13 @@ struct Running {
 }
 
 /// R3 wired to the bus.
-pub struct Executor {
-    inbox: Inbox,
+pub struct Executor(Runner<Execute>);
+
+/// R3's state and reactions.
+struct Execute {
     shared: Arc<Shared>,
     registry: Registry,
     running: HashMap<SubTaskId, Running>,
-    workers: JoinSet<(SubTaskId, worker::End)>,
 }
 
 impl Executor {
@@ -107,17 +109,21 @@ impl Executor {
             config,
             clock,
         };
-        Ok(Executor {
-            inbox: bus.subscribe(Role::Executor),
+        let execute = Execute {
             shared: Arc::new(shared),
-            registry,
+            registry: registry.clone(),
             running: HashMap::new(),
-            workers: JoinSet::new(),
-        })
+        };
+        Ok(Executor(Runner::new(
+            execute,
+            bus.subscribe(Role::Executor),
+            registry,
+        )))
     }
 
     fn shared_mut(&mut self) -> &mut Shared {
-        Arc::get_mut(&mut self.shared).expect("overrides are applied before the executor runs")
+        Arc::get_mut(&mut self.0.actor_mut().shared)
+            .expect("overrides are applied before the executor runs")
     }
 
     /// Replaces the standard chain (the runtime adds the tools of MCP servers to it);
@@ -150,32 +156,18 @@ impl Executor {
     }
 
     /// Serves until the bus closes; workers still running then are aborted.
-    pub async fn run(mut self) {
-        loop {
-            tokio::select! {
-                env = self.inbox.recv() => match env {
-                    Some(env) => self.on_envelope(&env),
-                    None => break,
-                },
-                Some(joined) = self.workers.join_next(), if !self.workers.is_empty() => {
-                    match joined {
-                        Ok((id, end)) => self.on_worker_end(id, end),
-                        Err(e) if e.is_cancelled() => {}
-                        Err(e) => tracing::error!(error = %e, "an executor worker failed"),
-                    }
-                }
-            }
-        }
-        self.workers.abort_all();
+    pub async fn run(self) {
+        self.0.run().await;
     }
+}
 
-    fn on_envelope(&mut self, env: &Arc<Envelope>) {
+impl Actor for Execute {
+    type Done = (SubTaskId, worker::End);
+    type Timer = ();
+
+    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
         match &env.message {
-            Message::TaskClosed(c) => {
-                self.registry.heard(c);
-                self.close(&c.task_id);
-            }
-            Message::SubTask(s) if env.from == Role::Dispatcher => self.start(s),
+            Message::SubTask(s) => self.start(s, cx),
             Message::SubTaskClosed(c) if env.from == Role::AgentValidator => {
                 self.on_closed_by_validator(c.clone())
             }
@@ -189,19 +181,28 @@ impl Executor {
         }
     }
 
-    /// Stops every worker of a task that closed.
+    fn on_done(&mut self, _task: TaskId, (id, end): Self::Done, _cx: &mut Cx<'_, Self>) {
+        self.on_worker_end(id, end);
+    }
+
+    fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
+        self.close(&closed.task_id);
+    }
+}
+
+impl Execute {
+    /// Forgets the workers of a task that closed (the runner stopped them).
     fn close(&mut self, task: &TaskId) {
         self.running.retain(|id, r| {
             if &r.task != task {
                 return true;
             }
-            r.abort.abort();
             tracing::info!(subtask = %id, "worker stopped: the task closed");
             false
         });
     }
 
-    fn start(&mut self, subtask: &SubTask) {
+    fn start(&mut self, subtask: &SubTask, cx: &mut Cx<'_, Self>) {
         let task = &subtask.parent_task_id;
         if self.registry.is_closed(task) {
             tracing::debug!(subtask = %subtask.subtask_id, "sub-task of a closed task not started");
@@ -238,7 +239,7 @@ impl Executor {
             ctx,
         };
         let id = subtask.subtask_id;
-        let abort = self.workers.spawn(async move { (id, worker.run().await) });
+        let abort = cx.spawn(task, async move { (id, worker.run().await) });
         self.running.insert(
             id,
             Running {

@@ -46,7 +46,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 pub use self::arithmetic::computed_lines;
 pub use self::prompt::{
@@ -59,7 +58,7 @@ pub use self::route::{
     verdict,
 };
 pub use self::schema::{Kind, PerceivedConstraints, Perception};
-use crate::bus::{Bus, BusHandle, Inbox};
+use crate::bus::{Bus, BusHandle, Envelope};
 use crate::config::Config;
 use crate::contracts::{
     ChatReply, ClarificationRequest, Constraints, Message, Role, TaskSpec, TaskSubmitted,
@@ -67,13 +66,16 @@ use crate::contracts::{
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, preamble};
+use crate::roles::runner::{Actor, Cx, Runner};
 
 /// How long R1 waits for the user's answer to a clarifying question before proceeding.
 pub const CLARIFICATION_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// R1 wired to the bus.
-pub struct Perceiver {
-    inbox: Inbox,
+pub struct Perceiver(Runner<Perceive>);
+
+/// R1's reactions: one perception job per submitted task.
+struct Perceive {
     shared: Arc<Shared>,
 }
 
@@ -96,42 +98,49 @@ impl Perceiver {
         registry: Registry,
     ) -> Result<Self, LlmError> {
         let handle = bus.handle(Role::Perceiver);
-        Ok(Self {
-            inbox: bus.subscribe(Role::Perceiver),
+        let perceive = Perceive {
             shared: Arc::new(Shared {
                 llm: llm.for_role(handle.clone())?,
                 bus: handle,
-                registry,
+                registry: registry.clone(),
                 clarification_rounds: config.budgets.clarification_rounds,
                 clarification_timeout: CLARIFICATION_TIMEOUT,
                 home: config.home.clone(),
                 workspace: config.workspace.clone(),
             }),
-        })
+        };
+        Ok(Self(Runner::new(
+            perceive,
+            bus.subscribe(Role::Perceiver),
+            registry,
+        )))
     }
 
     /// Overrides [`CLARIFICATION_TIMEOUT`].
     pub fn with_clarification_timeout(mut self, timeout: Duration) -> Self {
-        Arc::get_mut(&mut self.shared)
+        Arc::get_mut(&mut self.0.actor_mut().shared)
             .expect("the perceiver is configured before it runs")
             .clarification_timeout = timeout;
         self
     }
 
-    /// Serves until the bus closes, then waits for perceptions still running.
-    pub async fn run(mut self) {
-        let tracker = TaskTracker::new();
-        while let Some(env) = self.inbox.recv().await {
-            if let Message::TaskSubmitted(submitted) = &env.message {
-                if env.from != Role::User {
-                    tracing::warn!(from = %env.from, "R1 refuses a TaskSubmitted not from the user");
-                    continue;
-                }
-                tracker.spawn(Arc::clone(&self.shared).perceive(submitted.clone()));
-            }
+    /// Serves until the bus closes; perceptions still running then are dropped.
+    pub async fn run(self) {
+        self.0.run().await;
+    }
+}
+
+impl Actor for Perceive {
+    type Done = ();
+    type Timer = ();
+
+    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
+        // A clarification answer is the reply to R1's own request and reaches the job
+        // that asked; only a new task starts work here.
+        if let Message::TaskSubmitted(submitted) = &env.message {
+            let job = Arc::clone(&self.shared).perceive(submitted.clone());
+            cx.spawn(&submitted.task_id, job);
         }
-        tracker.close();
-        tracker.wait().await;
     }
 }
 

@@ -31,30 +31,34 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use self::calibration::{Answer, Calibration, CautionGate};
 use self::draft::{DraftCriterion, GracefulDraft, PlanDraft};
 use self::prompt::PlanSummary;
 use self::validator::PlanRules;
-use crate::bus::{Bus, BusHandle, Inbox};
+use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{
     Criterion, DispatchManifest, EnvelopeId, GracefulFailure, GracefulFailureRequest, Message,
-    PlanDirective, PlanningFailed, ReplanDirective, Role, SubTask, SubTaskId, TaskId, TaskSpec,
+    PlanDirective, PlanningFailed, ReplanDirective, Role, SubTask, SubTaskId, TaskClosed, TaskId,
+    TaskSpec,
 };
 use crate::ggs::graceful::{self, FailureFacts};
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, Llm, LlmError, REASK_ECHO_CHARS, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
+use crate::roles::runner::{Actor, Cx, Runner};
 use crate::text::first_chars;
 use crate::tools::{ToolName, places};
 
 /// R2 wired to the bus.
-pub struct Planner {
-    inbox: Inbox,
+pub struct Planner(Runner<Plan>);
+
+/// R2's reactions: one planning job per round, one graceful-failure job per abandon.
+struct Plan {
     shared: Arc<Shared>,
+    tasks: Tasks,
 }
 
 struct Shared {
@@ -68,8 +72,6 @@ struct Shared {
     workspace: PathBuf,
     memory_timeout: Duration,
     graceful_budget: Duration,
-    /// Live tasks whose state R2 keeps at once.
-    max_tasks: usize,
 }
 
 impl Planner {
@@ -83,22 +85,26 @@ impl Planner {
     ) -> Result<Self, LlmError> {
         let handle = bus.handle(Role::Planner);
         let limits = config.limits();
-        Ok(Self {
-            inbox: bus.subscribe(Role::Planner),
+        let plan = Plan {
+            tasks: Tasks::new(limits.live_tasks_tracked),
             shared: Arc::new(Shared {
                 llm: llm.for_role(handle.clone())?,
                 bus: handle,
                 clock,
-                registry,
+                registry: registry.clone(),
                 plan_reasks: config.budgets.plan_reasks,
                 max_constraints: config.memory.max_constraints,
                 home: config.home.clone(),
                 workspace: config.workspace.clone(),
                 memory_timeout: limits.memory_query_timeout,
                 graceful_budget: limits.graceful_reply_budget,
-                max_tasks: limits.live_tasks_tracked,
             }),
-        })
+        };
+        Ok(Self(Runner::new(
+            plan,
+            bus.subscribe(Role::Planner),
+            registry,
+        )))
     }
 
     /// Overrides how long R2 waits for memory (`Limits::memory_query_timeout`).
@@ -114,53 +120,45 @@ impl Planner {
     }
 
     fn shared_mut(&mut self) -> &mut Shared {
-        Arc::get_mut(&mut self.shared).expect("the planner is configured before it runs")
+        Arc::get_mut(&mut self.0.actor_mut().shared)
+            .expect("the planner is configured before it runs")
     }
 
-    /// Serves until the bus closes, then waits for the jobs still running.
-    pub async fn run(mut self) {
-        let tracker = TaskTracker::new();
-        let mut tasks = Tasks::new(self.shared.max_tasks);
-        while let Some(env) = self.inbox.recv().await {
-            let shared = Arc::clone(&self.shared);
-            match &env.message {
-                Message::TaskSpec(spec) if sent_by(env.from, Role::Perceiver, "TaskSpec") => {
-                    let (spec, slot) = tasks.start(spec.clone());
-                    tracker.spawn(shared.plan(spec, None, slot));
-                }
-                Message::PlanDirective(d) if sent_by(env.from, Role::Ggs, "PlanDirective") => {
-                    match tasks.get(&d.task_id) {
-                        Some((spec, slot)) => {
-                            tracker.spawn(shared.plan(spec, Some(d.clone()), slot));
-                        }
-                        None => shared.unknown_task(d),
-                    }
-                }
-                Message::GracefulFailureRequest(r)
-                    if sent_by(env.from, Role::Ggs, "GracefulFailureRequest") =>
-                {
-                    // The task is ending: this is the last R2 hears of it.
-                    let spec = tasks.remove(&r.task_id).map(|e| e.spec);
-                    tracker.spawn(shared.graceful(env.id, r.clone(), spec));
-                }
-                Message::TaskClosed(c) => {
-                    shared.registry.heard(c);
-                    tasks.remove(&c.task_id);
-                }
-                _ => {}
-            }
-        }
-        tracker.close();
-        tracker.wait().await;
+    /// Serves until the bus closes; jobs still running then are dropped.
+    pub async fn run(self) {
+        self.0.run().await;
     }
 }
 
-fn sent_by(from: Role, role: Role, kind: &str) -> bool {
-    let ok = from == role;
-    if !ok {
-        tracing::warn!(%from, kind, "R2 refuses a message from a role that may not send it");
+impl Actor for Plan {
+    type Done = ();
+    type Timer = ();
+
+    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
+        let shared = Arc::clone(&self.shared);
+        match &env.message {
+            Message::TaskSpec(spec) => {
+                let (spec, slot) = self.tasks.start(spec.clone());
+                cx.spawn(&spec.task_id.clone(), shared.plan(spec, None, slot));
+            }
+            Message::PlanDirective(d) => match self.tasks.get(&d.task_id) {
+                Some((spec, slot)) => {
+                    cx.spawn(&d.task_id, shared.plan(spec, Some(d.clone()), slot));
+                }
+                None => shared.unknown_task(d),
+            },
+            Message::GracefulFailureRequest(r) => {
+                // The task is ending: this is the last R2 hears of it.
+                let spec = self.tasks.remove(&r.task_id).map(|e| e.spec);
+                cx.spawn(&r.task_id, shared.graceful(env.id, r.clone(), spec));
+            }
+            _ => {}
+        }
     }
-    ok
+
+    fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
+        self.tasks.remove(&closed.task_id);
+    }
 }
 
 type PlanSlot = Arc<tokio::sync::Mutex<Option<PlanSummary>>>;
@@ -478,17 +476,9 @@ impl Shared {
         }
         // A child token ends the call at the budget, so the call is still recorded.
         let budget = token.child_token();
-        let timer = {
-            let budget = budget.clone();
-            let after = self.graceful_budget;
-            tokio::spawn(async move {
-                tokio::time::sleep(after).await;
-                budget.cancel();
-            })
-        };
-        let ctx = CallCtx::for_task(request.task_id.clone(), budget);
+        let ctx = CallCtx::for_task(request.task_id.clone(), budget.clone());
         let chat = prompt::graceful_request(&request, spec.as_deref());
-        let outcome = self
+        let call = self
             .llm
             .structured_checked::<GracefulDraft, _>(&ctx, &chat, |g| {
                 if graceful::dedup(g.next_moves.clone()).len() < graceful::MIN_NEXT_MOVES {
@@ -500,9 +490,17 @@ impl Shared {
                 } else {
                     Ok(())
                 }
-            })
-            .await;
-        timer.abort();
+            });
+        // The budget is watched in this job, not in a task of its own: when it ends the
+        // call is cancelled and still comes back (recorded), so it is awaited to the end.
+        tokio::pin!(call);
+        let outcome = tokio::select! {
+            outcome = &mut call => outcome,
+            () = tokio::time::sleep(self.graceful_budget) => {
+                budget.cancel();
+                call.await
+            }
+        };
         if token.is_cancelled() {
             return;
         }
