@@ -54,18 +54,18 @@ impl FakeClock {
     }
 
     pub fn advance(&self, by: Duration) {
-        let mut now = self.now.lock().unwrap_or_else(|e| e.into_inner());
+        let mut now = crate::sync::lock(&self.now);
         *now += by;
     }
 
     pub fn set(&self, to: DateTime<Utc>) {
-        *self.now.lock().unwrap_or_else(|e| e.into_inner()) = to;
+        *crate::sync::lock(&self.now) = to;
     }
 }
 
 impl Clock for FakeClock {
     fn now(&self) -> DateTime<Utc> {
-        *self.now.lock().unwrap_or_else(|e| e.into_inner())
+        *crate::sync::lock(&self.now)
     }
 }
 

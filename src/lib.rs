@@ -28,6 +28,7 @@
 //!   usage accounting; [`testkit`] (feature `testkit`) is its scripted server.
 //! - [`local_llm`] — the built-in model: llama-server and its weights from package
 //!   registries, run as a child process when no provider is configured.
+//! - [`sync`] — locks that recover from a panicking holder.
 //! - [`status`] — one plain-language status line per phase of a task, in the UI language.
 //! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
 //! - [`auditor`] — R6: tap reader, hash-chained audit log, detectors, reports, history.
@@ -57,6 +58,7 @@ pub mod retention;
 pub mod roles;
 pub mod runtime;
 pub mod status;
+pub mod sync;
 pub mod tags;
 pub mod tasklog;
 pub mod telemetry;

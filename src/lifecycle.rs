@@ -58,7 +58,7 @@ impl Registry {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.state)
     }
 
     /// The task's token, created on first use as a child of the root token; a closed

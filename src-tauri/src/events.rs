@@ -58,7 +58,7 @@ pub struct Hub {
 impl Hub {
     fn lock(&self) -> MutexGuard<'_, HubState> {
         // A panic while holding the lock leaves plain data behind; keep serving.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        artoo::sync::lock(&self.state)
     }
 
     /// Registers `channel` for `window`: sends it the envelopes of `running` tasks it

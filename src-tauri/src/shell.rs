@@ -85,11 +85,7 @@ impl Shell {
     }
 
     pub fn config(&self) -> Arc<Config> {
-        self.inner
-            .config
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        artoo::sync::read(&self.inner.config).clone()
     }
 
     pub fn hub(&self) -> &Hub {
@@ -110,12 +106,12 @@ impl Shell {
 
     /// What runs after the fan-out of every envelope (set once by the desktop layer).
     pub fn set_hook(&self, hook: EnvelopeHook) {
-        *self.inner.hook.lock().unwrap_or_else(|e| e.into_inner()) = Some(hook);
+        *artoo::sync::lock(&self.inner.hook) = Some(hook);
     }
 
     /// The running core, or `unavailable` saying why there is none.
     pub fn core(&self) -> IpcResult<Arc<Runtime>> {
-        match &*self.inner.core.read().unwrap_or_else(|e| e.into_inner()) {
+        match &*artoo::sync::read(&self.inner.core) {
             Core::Running(rt) => Ok(rt.clone()),
             Core::Stopped(why) => Err(IpcError::unavailable(why.clone())),
         }
@@ -126,7 +122,7 @@ impl Shell {
     }
 
     fn set_core(&self, core: Core) {
-        *self.inner.core.write().unwrap_or_else(|e| e.into_inner()) = core;
+        *artoo::sync::write(&self.inner.core) = core;
     }
 
     /// Starts the core with the configuration in force, unless one is running. Failure
@@ -138,16 +134,12 @@ impl Shell {
 
     /// The model as last reported.
     pub fn model_status(&self) -> ModelStatus {
-        self.inner
-            .model
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        artoo::sync::lock(&self.inner.model).clone()
     }
 
     /// Records the model's state and tells every window.
     fn set_model(&self, status: ModelStatus) {
-        *self.inner.model.lock().unwrap_or_else(|e| e.into_inner()) = status.clone();
+        *artoo::sync::lock(&self.inner.model) = status.clone();
         self.inner.hub.broadcast(&UiEvent::Model { model: status });
     }
 
@@ -214,12 +206,7 @@ impl Shell {
         match Runtime::start(config, RuntimeOptions::default()).await {
             Ok(runtime) => {
                 let runtime = Arc::new(runtime);
-                let hook = self
-                    .inner
-                    .hook
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .clone();
+                let hook = artoo::sync::lock(&self.inner.hook).clone();
                 // Both taps attach before the core is visible to commands, so the stream
                 // and the journal see every task from its first envelope.
                 tokio::spawn(self.inner.hub.clone().pump(runtime.tap("desktop-ui"), hook));
@@ -353,7 +340,7 @@ impl Shell {
 
     async fn stop_locked(&self, why: &str) {
         let old = std::mem::replace(
-            &mut *self.inner.core.write().unwrap_or_else(|e| e.into_inner()),
+            &mut *artoo::sync::write(&self.inner.core),
             Core::Stopped(why.to_string()),
         );
         if let Core::Running(runtime) = old {
@@ -384,7 +371,7 @@ impl Shell {
         })
         .await
         .expect("filling keys from the keychain does not panic");
-        *self.inner.config.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
+        *artoo::sync::write(&self.inner.config) = Arc::new(next);
 
         if self.inner.restart_pending.swap(true, Ordering::SeqCst) {
             return; // a restart is already waiting; it will read the newest config

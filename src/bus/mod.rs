@@ -24,11 +24,12 @@
 mod envelope;
 mod tap;
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::task::{Context, Poll};
 
 use tokio::sync::{mpsc, oneshot};
@@ -43,12 +44,6 @@ use crate::contracts::{AuditReport, EnvelopeId, Message, Role, is_allowed, liste
 pub const DEFAULT_TAP_CAPACITY: usize = 16_384;
 
 type RoleSender = mpsc::UnboundedSender<Arc<Envelope>>;
-
-/// Locks a std mutex, recovering the data if a panicking thread poisoned it: the bus
-/// state stays consistent because every critical section is a single push/pop.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 pub(crate) struct Inner {
     clock: SharedClock,
@@ -117,7 +112,7 @@ impl Bus {
     pub fn subscribe(&self, role: Role) -> Inbox {
         let (tx, rx) = mpsc::unbounded_channel();
         if !self.inner.closed.load(Ordering::Acquire) {
-            let mut routes = self.inner.routes.write().unwrap_or_else(|e| e.into_inner());
+            let mut routes = crate::sync::write(&self.inner.routes);
             routes.entry(role).or_default().push(tx);
         }
         Inbox { role, rx }
@@ -129,7 +124,7 @@ impl Bus {
         if self.inner.closed.load(Ordering::Acquire) {
             shared.close();
         } else {
-            let mut taps = self.inner.taps.write().unwrap_or_else(|e| e.into_inner());
+            let mut taps = crate::sync::write(&self.inner.taps);
             taps.push(Arc::clone(&shared));
         }
         Tap {
@@ -147,7 +142,7 @@ impl Bus {
     }
 
     pub fn stats(&self) -> BusStats {
-        let taps = self.inner.taps.read().unwrap_or_else(|e| e.into_inner());
+        let taps = crate::sync::read(&self.inner.taps);
         BusStats {
             published: self.inner.published.load(Ordering::Relaxed),
             undelivered: self.inner.undelivered.load(Ordering::Relaxed),
@@ -168,18 +163,8 @@ impl Bus {
     /// requests fail. Publishing afterwards is a no-op.
     pub fn close(&self) {
         self.inner.closed.store(true, Ordering::Release);
-        self.inner
-            .routes
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-        for t in self
-            .inner
-            .taps
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-        {
+        crate::sync::write(&self.inner.routes).clear();
+        for t in crate::sync::read(&self.inner.taps).iter() {
             t.close();
         }
         lock(&self.inner.pending).clear();
@@ -217,13 +202,7 @@ impl Bus {
         self.inner.published.fetch_add(1, Ordering::Relaxed);
 
         // Taps first: an observer never learns of a message after its consequences.
-        for t in self
-            .inner
-            .taps
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-        {
+        for t in crate::sync::read(&self.inner.taps).iter() {
             t.push(&env);
         }
 
@@ -234,7 +213,7 @@ impl Bus {
                 "an envelope outside the route table reached only the taps");
             return id;
         }
-        let routes = self.inner.routes.read().unwrap_or_else(|e| e.into_inner());
+        let routes = crate::sync::read(&self.inner.routes);
         let mut delivered = false;
         let mut deliver = |senders: &Vec<RoleSender>| {
             for tx in senders {

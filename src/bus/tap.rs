@@ -128,7 +128,7 @@ impl Drop for Tap {
     fn drop(&mut self) {
         self.shared.close();
         if let Some(bus) = self.bus.upgrade() {
-            let mut taps = bus.taps.write().unwrap_or_else(|e| e.into_inner());
+            let mut taps = crate::sync::write(&bus.taps);
             taps.retain(|t| !Arc::ptr_eq(t, &self.shared));
         }
     }

@@ -46,7 +46,7 @@ impl Bar {
     /// The lines to print for `progress` (with `text` saying what it is), if any.
     pub fn render(&self, progress: &Progress, text: &str) -> Option<String> {
         let tenth = progress.fraction().map_or(0, |f| (f * 10.0).floor() as u64);
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = artoo::sync::lock(&self.last);
         let done = progress.stage == Stage::Ready;
         if self.terminal {
             let end = if done { "\n" } else { "" };

@@ -40,7 +40,7 @@ impl Sink {
     pub fn taken(&self) -> Vec<String> {
         match self {
             Sink::Stdout => Vec::new(),
-            Sink::Lines(lines) => lines.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            Sink::Lines(lines) => artoo::sync::lock(lines).clone(),
         }
     }
 }
@@ -60,7 +60,7 @@ impl StatusLines {
 
     /// The line `env` begins, unless it repeats the line before.
     fn next(&self, env: &Envelope) -> Option<String> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = artoo::sync::lock(&self.state);
         let (board, last) = &mut *state;
         let line = board.line(env)?;
         if last.as_deref() == Some(line.as_str()) {
@@ -95,10 +95,7 @@ impl Console {
                 let _ = out.flush();
             }
             #[cfg(test)]
-            Sink::Lines(kept) => kept
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .extend_from_slice(lines),
+            Sink::Lines(kept) => artoo::sync::lock(kept).extend_from_slice(lines),
         }
     }
 

@@ -228,31 +228,21 @@ impl ConfirmationBroker {
     /// owned it already. Its current modification time is what "unchanged" means.
     pub fn note_made(&self, task: &TaskId, path: &Path) {
         if let Some(at) = modified(path) {
-            self.made
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .note(task, path.to_path_buf(), at);
+            crate::sync::lock(&self.made).note(task, path.to_path_buf(), at);
         }
     }
 
     /// Whether `path` is a file `task` created and nothing has changed since it last
     /// wrote it: replacing it takes nothing from the user.
     pub fn task_owns(&self, task: &TaskId, path: &Path) -> bool {
-        let noted = self
-            .made
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .modified(task, path);
+        let noted = crate::sync::lock(&self.made).modified(task, path);
         noted.is_some_and(|at| modified(path) == Some(at))
     }
 
     /// The first of `signatures` the user already denied in `task`, if any: that effect
     /// is not asked about again in the task.
     pub fn denied(&self, task: &TaskId, signatures: &[String]) -> Option<String> {
-        self.denials
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .find(task, signatures)
+        crate::sync::lock(&self.denials).find(task, signatures)
     }
 
     /// Asks like [`ConfirmationBroker::confirm`] and, when the user says no, remembers
@@ -266,10 +256,7 @@ impl ConfirmationBroker {
         let task = request.task_id.clone();
         let answer = self.confirm(request, cancel).await;
         if answer.decision == Decision::Deny && answer.source == DecisionSource::User {
-            self.denials
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .add(&task, signatures);
+            crate::sync::lock(&self.denials).add(&task, signatures);
         }
         answer
     }
@@ -301,7 +288,7 @@ impl ConfirmationBroker {
 
     /// The standing approval that covers `request`, if any.
     fn standing(&self, request: &ConfirmationRequest) -> Option<ApprovalScope> {
-        let grants = self.task_grants.lock().unwrap_or_else(|e| e.into_inner());
+        let grants = crate::sync::lock(&self.task_grants);
         if grants.contains(&request.task_id, &effect_key(request)) {
             return Some(ApprovalScope::Task);
         }
@@ -321,10 +308,7 @@ impl ConfirmationBroker {
         };
         match (scope, &self.always, &request.grant) {
             (ApprovalScope::Task, _, _) => {
-                self.task_grants
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(&request.task_id, effect_key(request));
+                crate::sync::lock(&self.task_grants).insert(&request.task_id, effect_key(request));
             }
             (ApprovalScope::Always, Some(store), Some(subject)) => {
                 if let Err(e) = store.add(subject.clone(), self.clock.now()) {
@@ -455,9 +439,7 @@ impl ConfirmationPolicy {
                 Decision::Deny
             }),
             ConfirmationPolicy::Script(queue) => Some(
-                queue
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
+                crate::sync::lock(queue)
                     .pop_front()
                     .unwrap_or((Decision::Deny, ApprovalScope::Once)),
             ),
@@ -486,9 +468,7 @@ impl ConfirmationResponder {
                 let Message::ConfirmationRequest(request) = &envelope.message else {
                     continue;
                 };
-                log.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(request.clone());
+                crate::sync::lock(&log).push(request.clone());
                 if let Some((decision, scope)) = policy.decide(request) {
                     user.reply(
                         Role::Executor,
@@ -509,7 +489,7 @@ impl ConfirmationResponder {
 
     /// Every request answered (or ignored) so far.
     pub fn requests(&self) -> Vec<ConfirmationRequest> {
-        self.seen.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        crate::sync::lock(&self.seen).clone()
     }
 }
 

@@ -116,7 +116,7 @@ impl GrantStore {
 
     /// Adds a grant (once: the same subject again keeps the first).
     pub fn add(&self, subject: GrantSubject, at: DateTime<Utc>) -> Result<(), GrantError> {
-        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = crate::sync::lock(&self.write);
         let mut file = self.read()?;
         if file.grants.iter().any(|g| g.subject == subject) {
             return Ok(());
@@ -131,7 +131,7 @@ impl GrantStore {
 
     /// Removes the grant of exactly this subject; false when there was none.
     pub fn revoke(&self, subject: &GrantSubject) -> Result<bool, GrantError> {
-        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = crate::sync::lock(&self.write);
         let mut file = self.read()?;
         let before = file.grants.len();
         file.grants.retain(|g| &g.subject != subject);
@@ -145,7 +145,7 @@ impl GrantStore {
 
     /// Removes every grant of one server (by name); returns how many went.
     pub fn revoke_server(&self, server: &str) -> Result<usize, GrantError> {
-        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = crate::sync::lock(&self.write);
         let mut file = self.read()?;
         let before = file.grants.len();
         file.grants.retain(|g| g.subject.server != server);

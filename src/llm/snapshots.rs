@@ -181,12 +181,7 @@ impl Snapshots {
             }
             SlotAnswer::Refused(_) => {}
         }
-        if self
-            .failed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&key)
-        {
+        if crate::sync::lock(&self.failed).contains(&key) {
             return false;
         }
         if let Err(why) = evaluate_only(server, role, slot, system).await {
@@ -200,10 +195,7 @@ impl Snapshots {
             SlotAnswer::Unsupported => self.unsupported.store(true, Ordering::Relaxed),
             SlotAnswer::Refused(why) => {
                 tracing::warn!(%role, slot, snapshot = %name, error = %why, "the server did not save a prompt snapshot");
-                self.failed
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(key);
+                crate::sync::lock(&self.failed).insert(key);
             }
         }
         // Evaluated either way: the call that follows reuses it.

@@ -54,7 +54,7 @@ pub(crate) struct ModeMemory {
 
 impl ModeMemory {
     fn lock(&self) -> MutexGuard<'_, HashMap<(String, String), OutputMode>> {
-        self.modes.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.modes)
     }
 
     pub(crate) fn get(&self, base_url: &str, model: &str) -> Option<OutputMode> {
@@ -109,17 +109,11 @@ impl OutputSchema {
         static CACHE: OnceLock<RwLock<HashMap<TypeId, Arc<OutputSchema>>>> = OnceLock::new();
         let cache = CACHE.get_or_init(Default::default);
         let key = TypeId::of::<T>();
-        if let Some(hit) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(hit) = crate::sync::read(cache).get(&key) {
             return Arc::clone(hit);
         }
         let made = Arc::new(Self::generate::<T>());
-        Arc::clone(
-            cache
-                .write()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(key)
-                .or_insert(made),
-        )
+        Arc::clone(crate::sync::write(cache).entry(key).or_insert(made))
     }
 
     /// Draft-07 with every sub-schema inlined: `$ref`s are where providers' schema

@@ -112,7 +112,7 @@ impl UsageLedger {
     fn lock(&self) -> MutexGuard<'_, Ledger> {
         // Every critical section is one map update: the data stays consistent even if a
         // holder panicked.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.inner)
     }
 
     pub fn record(&self, task: Option<&TaskId>, role: Role, call: CallUsage) {

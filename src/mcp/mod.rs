@@ -576,7 +576,7 @@ async fn connect_one(
                     let mut reader = BufReader::new(stderr).lines();
                     while let Ok(Some(line)) = reader.next_line().await {
                         tracing::debug!(server = %name, "{line}");
-                        let mut kept = lines.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut kept = crate::sync::lock(&lines);
                         if kept.len() < STDERR_LINES {
                             kept.push(line);
                         }
@@ -588,7 +588,7 @@ async fn connect_one(
                 Err(e) => {
                     // Give the reader a moment to collect why the program stopped.
                     tokio::time::sleep(Duration::from_millis(100)).await;
-                    let said = lines.lock().unwrap_or_else(|e| e.into_inner()).join(" | ");
+                    let said = crate::sync::lock(&lines).join(" | ");
                     return Err(if said.is_empty() {
                         format!("`{command}` did not speak MCP: {e}")
                     } else {

@@ -84,7 +84,7 @@ impl TrustStore {
     /// The tools of `origin` whose definitions are not the trusted ones. On a server's
     /// first use every definition is recorded and none is changed.
     pub fn changed(&self, origin: &str, tools: &[(String, String)]) -> BTreeSet<String> {
-        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = crate::sync::lock(&self.write);
         let Some(mut file) = self.read() else {
             return tools.iter().map(|(name, _)| name.clone()).collect();
         };
@@ -107,7 +107,7 @@ impl TrustStore {
     /// Records `fingerprint` as the trusted definition of `tool` (the user approved a
     /// call of it).
     pub fn accept(&self, origin: &str, tool: &str, fingerprint: &str) {
-        let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = crate::sync::lock(&self.write);
         let Some(mut file) = self.read() else {
             return;
         };

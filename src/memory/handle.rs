@@ -224,12 +224,7 @@ impl Memory {
     /// Later calls return [`MemoryError::Closed`]; closing twice is fine.
     pub async fn close(&self) -> Result<(), MemoryError> {
         self.inner.cancel.cancel();
-        let task = self
-            .inner
-            .dreamer_task
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let task = crate::sync::lock(&self.inner.dreamer_task).take();
         if let Some(task) = task
             && let Err(e) = task.await
         {

@@ -122,7 +122,7 @@ impl Desk {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.state)
     }
 
     /// Registers a task before its `TaskSubmitted` is published; returns the history to

@@ -6,10 +6,11 @@
 //! asking for no tokens (`max_tokens: 0`, which only evaluates the prompt) without using
 //! a step, and keeps the names of saved slots for `/slots/N?action=save|restore`.
 
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
@@ -189,11 +190,6 @@ impl Stored {
             step: self.step,
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each critical section is a push or a lookup: poisoning cannot leave it half done.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A request's method, path and role header.

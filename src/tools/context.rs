@@ -51,9 +51,7 @@ impl CallHistory {
 
     /// What the sandbox refused when `command` last ran in it.
     pub fn refusal_of(&self, command: &str) -> Vec<PathEffect> {
-        self.refusals
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.refusals)
             .iter()
             .rev()
             .find(|(c, _)| c == command)
@@ -62,10 +60,7 @@ impl CallHistory {
     }
 
     pub(super) fn remember_refusal(&self, command: &str, refused: Vec<PathEffect>) {
-        self.refusals
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((command.to_string(), refused));
+        crate::sync::lock(&self.refusals).push((command.to_string(), refused));
     }
 
     /// The earlier call with exactly this tool and input, with its 1-based number.
@@ -78,7 +73,7 @@ impl CallHistory {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ToolCallRecord>> {
-        self.records.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.records)
     }
 }
 

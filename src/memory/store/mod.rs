@@ -191,7 +191,7 @@ impl StoreHandle {
     }
 
     fn send(&self, cmd: Command) -> Result<(), MemoryError> {
-        let guard = self.tx.read().unwrap_or_else(|e| e.into_inner());
+        let guard = crate::sync::read(&self.tx);
         match guard.as_ref() {
             Some(tx) => tx.send(cmd).map_err(|_| MemoryError::Closed),
             None => Err(MemoryError::Closed),
@@ -217,7 +217,7 @@ impl StoreHandle {
     pub(crate) async fn close(&self) -> Result<(), MemoryError> {
         let (reply, rx) = oneshot::channel();
         {
-            let mut guard = self.tx.write().unwrap_or_else(|e| e.into_inner());
+            let mut guard = crate::sync::write(&self.tx);
             let Some(tx) = guard.take() else {
                 return Ok(());
             };
@@ -229,7 +229,7 @@ impl StoreHandle {
     }
 
     pub(crate) fn is_closed(&self) -> bool {
-        self.tx.read().unwrap_or_else(|e| e.into_inner()).is_none()
+        crate::sync::read(&self.tx).is_none()
     }
 }
 /// The thread-side store. Lives and dies on the store thread.

@@ -512,7 +512,7 @@ impl Worker {
 
     /// The result of an identical call that succeeded in an earlier attempt.
     fn earlier_ok(&self, key: &CallKey) -> Option<Observed> {
-        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let done = crate::sync::lock(&self.done);
         done.iter().find(|(k, _)| k == key).map(|(_, o)| Observed {
             text: format!(
                 "(the same call ran in an earlier attempt; its result:)\n{}",
@@ -523,7 +523,7 @@ impl Worker {
     }
 
     fn remember_ok(&self, key: CallKey, seen: &Observed) {
-        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let mut done = crate::sync::lock(&self.done);
         if done.len() < MAX_REMEMBERED_CALLS {
             done.push((key, seen.clone()));
         }
