@@ -384,9 +384,7 @@ impl ConfirmationBroker {
                 Ok(Err(_closed)) => deny(DecisionSource::Dropped),
                 Ok(Ok(envelope)) => match &envelope.message {
                     Message::ConfirmationDecision(d)
-                        if envelope.from == Role::User
-                            && d.request_id == request.request_id
-                            && d.task_id == request.task_id =>
+                        if d.request_id == request.request_id && d.task_id == request.task_id =>
                     {
                         let decision = match d.decision {
                             // Trash is an answer only to deletions that offered it.

@@ -47,11 +47,6 @@ impl MemoryRole {
     async fn handle(&self, env: &Envelope) {
         match &env.message {
             Message::Megram(write) => {
-                if env.from != Role::Ggs {
-                    tracing::warn!(from = %env.from, id = %write.megram.id,
-                        "memory write refused: only GGS writes to R5");
-                    return;
-                }
                 if let Some(rule) = write.against_rule {
                     self.feedback(rule, &write.megram.content).await;
                 } else if let Err(e) = self.memory.write(write.megram.clone()) {

@@ -168,9 +168,7 @@ impl Actor for Execute {
     fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
         match &env.message {
             Message::SubTask(s) => self.start(s, cx),
-            Message::SubTaskClosed(c) if env.from == Role::AgentValidator => {
-                self.on_closed_by_validator(c.clone())
-            }
+            Message::SubTaskClosed(c) => self.on_closed_by_validator(c.clone()),
             // A reply whose requester had stopped waiting (a confirmation after its
             // timeout, a verdict after the worker ended) falls through to the inbox.
             _ if env.in_reply_to.is_some() => {

@@ -227,13 +227,13 @@ impl Worker {
                 }
             };
             match &reply.message {
-                Message::CorrectionSignal(c) if reply.from == Role::AgentValidator => {
+                Message::CorrectionSignal(c) => {
                     tracing::debug!(subtask = %self.subtask.subtask_id, attempt,
                         what_to_do = %c.what_to_do, "correction received");
                     correction = Some(c.clone());
                     attempt += 1;
                 }
-                Message::SubTaskClosed(_) if reply.from == Role::AgentValidator => {
+                Message::SubTaskClosed(_) => {
                     return End::Closed;
                 }
                 other => {
