@@ -9,9 +9,10 @@
 //! the fire-and-forget memory write: GGS never touches the store and never waits for it;
 //! a write marked `against_rule` is negative feedback R5 records against that rule),
 //! and on abandon one `GracefulFailureRequest` → R2 through [`BusHandle::request`], bounded
-//! by the graceful-failure timeout of [`crate::limits::Limits`]. The wait runs in its own
-//! task so other tasks' rounds are not held up; if no reply comes, GGS completes the abandon with the code-built
-//! graceful failure. GGS is the only emitter of `FinalResult`, on every path.
+//! by the graceful-failure timeout of [`crate::limits::Limits`]. The wait is a job of the
+//! task on the role's runner, so other tasks' rounds are not held up and a close stops
+//! it; if no reply comes, GGS completes the abandon with the code-built graceful failure.
+//! GGS is the only emitter of `FinalResult`, on every path.
 //!
 //! **Invariant:** exactly one `FinalResult` per task that reaches a terminal state, and
 //! none for a task closed before that; a task that ended ignores later traffic.
