@@ -48,7 +48,7 @@ pub(crate) use context::resolve_user_path;
 pub use context::{CallHistory, RealFs, ToolContext};
 pub use glob::Glob;
 pub use mdfind::{Locate, Mdfind};
-pub use name::ToolName;
+pub use name::{McpToolName, ToolName, ToolRef};
 pub use outcome::{ToolError, ToolOutcome, ToolResult};
 pub(crate) use process::scrub_env;
 pub use read_file::ReadFile;
