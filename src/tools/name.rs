@@ -84,6 +84,18 @@ impl fmt::Display for ToolName {
     }
 }
 
+/// The tools' names, joined by `sep`, as prose and logs list them.
+pub fn join_names<'a, T: fmt::Display + 'a>(
+    tools: impl IntoIterator<Item = &'a T>,
+    sep: &str,
+) -> String {
+    tools
+        .into_iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 /// A tool of an MCP server, as the executor calls it: `<server>.<tool>`. The server's
 /// name never holds a `.` ([`crate::mcp::config::valid_name`]), so the first `.` splits
 /// the two; the tool's own name is the server's and may hold anything.
@@ -142,7 +154,9 @@ impl fmt::Debug for McpToolName {
 /// it) and written as the chain spells it; any other name is kept exactly as written.
 /// Whether an MCP tool's server is connected is not part of the name: a name of MCP
 /// shape is [`ToolRef::Mcp`] whether or not its server answers today.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Ordered by the name as written, so a list of tools sorts as their names do.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "specta", derive(specta::Type), specta(type = String))]
 pub enum ToolRef {
     Builtin(ToolName),
@@ -178,6 +192,25 @@ impl ToolRef {
             ToolRef::Builtin(tool) => Some(*tool),
             _ => None,
         }
+    }
+}
+
+impl Ord for ToolRef {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let rank = |r: &ToolRef| match r {
+            ToolRef::Builtin(_) => 0,
+            ToolRef::Mcp(_) => 1,
+            ToolRef::Unknown(_) => 2,
+        };
+        self.as_str()
+            .cmp(other.as_str())
+            .then_with(|| rank(self).cmp(&rank(other)))
+    }
+}
+
+impl PartialOrd for ToolRef {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -226,7 +259,7 @@ mod tests {
     #[test]
     fn the_standard_toolbox_registers_exactly_the_chain_in_order() {
         let specs = Toolbox::standard().specs();
-        let names: Vec<&str> = specs.iter().map(|s| s.name.as_ref()).collect();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         let chain: Vec<&str> = ToolName::CHAIN.iter().map(|t| t.as_str()).collect();
         assert_eq!(names, chain);
     }
@@ -271,7 +304,10 @@ mod tests {
         assert_eq!(mcp.server(), "files");
         assert_eq!(mcp.tool(), "read_text_file");
         assert_eq!(mcp.as_str(), "files.read_text_file");
-        assert_eq!(McpToolName::new("files", "read_text_file").as_ref(), Some(mcp));
+        assert_eq!(
+            McpToolName::new("files", "read_text_file").as_ref(),
+            Some(mcp)
+        );
         assert_eq!(r.builtin(), None);
         let json = serde_json::to_string(&r).unwrap();
         assert_eq!(json, "\"files.read_text_file\"");

@@ -123,7 +123,7 @@ fn timeout_of(input: &Value, ctx: &ToolContext) -> Result<u64, ToolError> {
 impl Tool for Shell {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::Shell.as_str()),
+            name: ToolName::Shell.into(),
             priority: 7,
             summary: Cow::Borrowed(
                 "General bash for counting, aggregation or anything the tools above do not cover. Never use find on personal folders (use mdfind).",
@@ -168,7 +168,7 @@ impl Tool for Shell {
         };
         match guards::rewrite_find(command, &ctx.config.home) {
             FindRewrite::Unchanged => Ok(Prepared {
-                tool: Cow::Borrowed("shell"),
+                tool: ToolName::Shell.into(),
                 input: with_timeout(command),
                 target: command.to_string(),
                 action: Some(Law1Action::Shell(command.to_string())),
@@ -177,7 +177,7 @@ impl Tool for Shell {
                 sandbox: None,
             }),
             FindRewrite::Stripped(stripped) => Ok(Prepared {
-                tool: Cow::Borrowed("shell"),
+                tool: ToolName::Shell.into(),
                 input: with_timeout(&stripped),
                 target: stripped.clone(),
                 action: Some(Law1Action::Shell(stripped)),
@@ -200,7 +200,7 @@ impl Tool for Shell {
                     input["type"] = json!(k.to_string());
                 }
                 Ok(Prepared {
-                    tool: Cow::Borrowed("mdfind"),
+                    tool: ToolName::Mdfind.into(),
                     input,
                     target: query,
                     action: None,
