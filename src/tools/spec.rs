@@ -34,13 +34,6 @@ pub struct ToolSpec {
     pub params: Cow<'static, [Param]>,
 }
 
-impl ToolSpec {
-    /// Whether the tool is one of the built-in chain (not learned from an MCP server).
-    pub fn is_built_in(&self) -> bool {
-        self.name.builtin().is_some()
-    }
-}
-
 /// The tool list: name, what it is for, and its parameters.
 pub fn tool_list(specs: &[ToolSpec]) -> String {
     let mut out = String::new();

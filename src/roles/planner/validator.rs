@@ -223,7 +223,8 @@ fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Ve
             continue;
         }
         let declared = s.tools.iter().any(|t| blocked == t);
-        if (declared || mentions_tool(&prose, name)) && blocked_seen.insert(name.to_lowercase()) {
+        if (declared || mentions_tool(&prose, blocked)) && blocked_seen.insert(name.to_lowercase())
+        {
             out.push(Violation::BlockedTool {
                 subtask: n,
                 tool: blocked.clone(),

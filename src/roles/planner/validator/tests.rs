@@ -131,25 +131,46 @@ fn a_blocked_tool_described_in_prose_is_rejected_even_when_not_declared() {
 fn english_words_that_name_tools_only_count_as_tool_references() {
     assert!(!mentions_tool(
         "Search the Downloads folder for invoices",
-        "search"
+        &ToolName::Search.into()
     ));
-    assert!(!mentions_tool("a shell-shaped icon", "shell"));
+    assert!(!mentions_tool(
+        "a shell-shaped icon",
+        &ToolName::Shell.into()
+    ));
     assert!(mentions_tool(
         "Do a web search for the release date",
-        "search"
+        &ToolName::Search.into()
     ));
-    assert!(mentions_tool("run it with `glob`", "glob"));
-    assert!(mentions_tool("Use glob to list *.md", "glob"));
-    assert!(mentions_tool("the shell command wc -l", "shell"));
-    assert!(mentions_tool("Tell Finder via osascript", "applescript"));
-    assert!(mentions_tool("then read_file each match", "read_file"));
+    assert!(mentions_tool("run it with `glob`", &ToolName::Glob.into()));
+    assert!(mentions_tool(
+        "Use glob to list *.md",
+        &ToolName::Glob.into()
+    ));
+    assert!(mentions_tool(
+        "the shell command wc -l",
+        &ToolName::Shell.into()
+    ));
+    assert!(mentions_tool(
+        "Tell Finder via osascript",
+        &ToolName::Applescript.into()
+    ));
+    assert!(mentions_tool(
+        "then read_file each match",
+        &ToolName::ReadFile.into()
+    ));
     // Obeying the block is not using the tool.
-    assert!(!mentions_tool("Do not use the shell for this.", "shell"));
+    assert!(!mentions_tool(
+        "Do not use the shell for this.",
+        &ToolName::Shell.into()
+    ));
     assert!(!mentions_tool(
         "without mdfind: walk the folder with glob",
-        "mdfind"
+        &ToolName::Mdfind.into()
     ));
-    assert!(!mentions_tool("don't call `search`", "search"));
+    assert!(!mentions_tool(
+        "don't call `search`",
+        &ToolName::Search.into()
+    ));
 }
 
 #[test]
