@@ -101,28 +101,31 @@ impl Words {
     /// What a tool call does, in words.
     pub fn activity(self, tool: &ToolRef, target: &str) -> String {
         use ToolName as T;
-        let builtin = tool.builtin();
-        let en = match builtin {
-            Some(T::Mdfind) => format!("searching your files for {target}"),
-            Some(T::Glob) => format!("listing {target}"),
-            Some(T::ReadFile) => format!("reading {target}"),
-            Some(T::WriteFile) => format!("writing {target}"),
-            Some(T::Shell) => format!("running `{target}`"),
-            Some(T::Search) => format!("searching the web for {target}"),
-            Some(T::Applescript) => "running an AppleScript".to_string(),
-            Some(T::Shortcuts) => format!("running the shortcut {target}"),
-            None => format!("using {tool} on {target}"),
-        };
-        let zh = match builtin {
-            Some(T::Mdfind) => format!("在你的文件中搜索 {target}"),
-            Some(T::Glob) => format!("列出 {target}"),
-            Some(T::ReadFile) => format!("读取 {target}"),
-            Some(T::WriteFile) => format!("写入 {target}"),
-            Some(T::Shell) => format!("运行 `{target}`"),
-            Some(T::Search) => format!("在网上搜索 {target}"),
-            Some(T::Applescript) => "运行一段 AppleScript".to_string(),
-            Some(T::Shortcuts) => format!("运行快捷指令 {target}"),
-            None => format!("用 {tool} 处理 {target}"),
+        let (en, zh) = match tool.builtin() {
+            Some(T::Mdfind) => (
+                format!("searching your files for {target}"),
+                format!("在你的文件中搜索 {target}"),
+            ),
+            Some(T::Glob) => (format!("listing {target}"), format!("列出 {target}")),
+            Some(T::ReadFile) => (format!("reading {target}"), format!("读取 {target}")),
+            Some(T::WriteFile) => (format!("writing {target}"), format!("写入 {target}")),
+            Some(T::Shell) => (format!("running `{target}`"), format!("运行 `{target}`")),
+            Some(T::Search) => (
+                format!("searching the web for {target}"),
+                format!("在网上搜索 {target}"),
+            ),
+            Some(T::Applescript) => (
+                "running an AppleScript".to_string(),
+                "运行一段 AppleScript".to_string(),
+            ),
+            Some(T::Shortcuts) => (
+                format!("running the shortcut {target}"),
+                format!("运行快捷指令 {target}"),
+            ),
+            None => (
+                format!("using {tool} on {target}"),
+                format!("用 {tool} 处理 {target}"),
+            ),
         };
         self.pick(en, zh)
     }

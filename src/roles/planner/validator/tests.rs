@@ -129,48 +129,27 @@ fn a_blocked_tool_described_in_prose_is_rejected_even_when_not_declared() {
 
 #[test]
 fn english_words_that_name_tools_only_count_as_tool_references() {
-    assert!(!mentions_tool(
-        "Search the Downloads folder for invoices",
-        &ToolName::Search.into()
-    ));
-    assert!(!mentions_tool(
-        "a shell-shaped icon",
-        &ToolName::Shell.into()
-    ));
-    assert!(mentions_tool(
-        "Do a web search for the release date",
-        &ToolName::Search.into()
-    ));
-    assert!(mentions_tool("run it with `glob`", &ToolName::Glob.into()));
-    assert!(mentions_tool(
-        "Use glob to list *.md",
-        &ToolName::Glob.into()
-    ));
-    assert!(mentions_tool(
-        "the shell command wc -l",
-        &ToolName::Shell.into()
-    ));
-    assert!(mentions_tool(
-        "Tell Finder via osascript",
-        &ToolName::Applescript.into()
-    ));
-    assert!(mentions_tool(
-        "then read_file each match",
-        &ToolName::ReadFile.into()
-    ));
-    // Obeying the block is not using the tool.
-    assert!(!mentions_tool(
-        "Do not use the shell for this.",
-        &ToolName::Shell.into()
-    ));
-    assert!(!mentions_tool(
-        "without mdfind: walk the folder with glob",
-        &ToolName::Mdfind.into()
-    ));
-    assert!(!mentions_tool(
-        "don't call `search`",
-        &ToolName::Search.into()
-    ));
+    use ToolName as T;
+    for (text, tool, mentioned) in [
+        ("Search the Downloads folder for invoices", T::Search, false),
+        ("a shell-shaped icon", T::Shell, false),
+        ("Do a web search for the release date", T::Search, true),
+        ("run it with `glob`", T::Glob, true),
+        ("Use glob to list *.md", T::Glob, true),
+        ("the shell command wc -l", T::Shell, true),
+        ("Tell Finder via osascript", T::Applescript, true),
+        ("then read_file each match", T::ReadFile, true),
+        // Obeying the block is not using the tool.
+        ("Do not use the shell for this.", T::Shell, false),
+        (
+            "without mdfind: walk the folder with glob",
+            T::Mdfind,
+            false,
+        ),
+        ("don't call `search`", T::Search, false),
+    ] {
+        assert_eq!(mentions_tool(text, &tool.into()), mentioned, "{text}");
+    }
 }
 
 #[test]
