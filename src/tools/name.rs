@@ -108,12 +108,6 @@ pub struct McpToolName {
 }
 
 impl McpToolName {
-    /// The name of `tool` of `server`, or `None` when `server` cannot be a server's
-    /// name or `tool` is empty.
-    pub fn new(server: &str, tool: &str) -> Option<Self> {
-        Self::parse(&format!("{server}.{tool}"))
-    }
-
     /// The MCP tool `name` means, exactly as written, if it has that shape.
     pub fn parse(name: &str) -> Option<Self> {
         let (server, tool) = name.split_once('.')?;
@@ -304,10 +298,6 @@ mod tests {
         assert_eq!(mcp.server(), "files");
         assert_eq!(mcp.tool(), "read_text_file");
         assert_eq!(mcp.as_str(), "files.read_text_file");
-        assert_eq!(
-            McpToolName::new("files", "read_text_file").as_ref(),
-            Some(mcp)
-        );
         assert_eq!(r.builtin(), None);
         let json = serde_json::to_string(&r).unwrap();
         assert_eq!(json, "\"files.read_text_file\"");
@@ -331,7 +321,7 @@ mod tests {
             assert_eq!(json, serde_json::to_string(name).unwrap());
             assert_eq!(serde_json::from_str::<ToolRef>(&json).unwrap(), r);
         }
-        assert_eq!(McpToolName::new("bad server", "t"), None);
-        assert_eq!(McpToolName::new("srv", ""), None);
+        assert_eq!(McpToolName::parse("bad server.t"), None);
+        assert_eq!(McpToolName::parse("srv."), None);
     }
 }
