@@ -7,6 +7,7 @@
 //! published from the roles that send it on a real bus.
 #![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
+use artoo::tools::ToolName;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -117,7 +118,7 @@ impl Traffic {
         );
         let subtask_id = SubTaskId::mint();
         let call = ToolCallRecord {
-            tool: "shell".into(),
+            tool: ToolName::Shell.into(),
             input: serde_json::json!({"command": "du -ah ~/Downloads | sort -rh | head"}),
             target: "du -ah ~/Downloads".into(),
             output_head: "2.1G\t/home/u/Downloads/big.mp4".into(),
@@ -404,7 +405,7 @@ fn burst(c: &mut Criterion) {
             .stats()
             .taps
             .iter()
-            .find(|t| t.name == "auditor")
+            .find(|t| t.name.as_str() == "auditor")
             .map_or(0, |t| t.queued);
         max_backlog = max_backlog.max(queued);
     }

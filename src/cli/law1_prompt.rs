@@ -18,6 +18,7 @@ use artoo::contracts::{
 };
 use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 use artoo::testkit::{Script, ScriptedServer, llm_config};
+use artoo::tools::{ToolName, ToolRef};
 
 /// The longest one exchange may take (scripted replies are instant).
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -73,7 +74,7 @@ fn request(task: artoo::contracts::TaskId, can_trash: bool) -> ConfirmationReque
         request_id: RequestId::mint(),
         task_id: task,
         subtask_id: None,
-        tool: "shell".into(),
+        tool: ToolName::Shell.into(),
         description: "delete 1 file".into(),
         command: "rm /tmp/artoo-cli-test/old.log".into(),
         paths: vec![PathEffect {
@@ -175,7 +176,7 @@ async fn a_always_allows_exactly_the_mcp_tool_the_prompt_names() {
     let desk = desk(|_| {}).await;
     let (decision, lines) = ask_with(&desk, Cursor::new("\nx\na\n"), true, |task| {
         ConfirmationRequest {
-            tool: "files.write_file".into(),
+            tool: ToolRef::parse("files.write_file"),
             scopes: vec![
                 ApprovalScope::Once,
                 ApprovalScope::Task,

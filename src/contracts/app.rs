@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::execution::ToolCallRecord;
 use super::ids::{RequestId, SubTaskId, TaskId};
 use super::role::Role;
+use crate::tools::ToolRef;
 
 /// What a gated action would do to one path.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,7 +29,7 @@ pub struct ConfirmationRequest {
     pub request_id: RequestId,
     pub task_id: TaskId,
     pub subtask_id: Option<SubTaskId>,
-    pub tool: String,
+    pub tool: ToolRef,
     /// The effect in plain words.
     pub description: String,
     /// The exact command or action that will run if approved.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::ids::{SubTaskId, TaskId};
 use super::task::{Criterion, CriterionMode};
+use crate::tools::ToolRef;
 
 /// Number of output characters kept in an evidence record. A listing or a small file's text
 /// is longer than a line, and the delivered answer is checked against this
@@ -86,8 +87,9 @@ impl ToolFailure {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ToolCallRecord {
-    /// Tool name as the executor knows it (`shell`, `glob`, `read_file`, …).
-    pub tool: String,
+    /// The tool as the executor knows it (`shell`, `glob`, `read_file`, an MCP server's
+    /// `files.read_text_file`, …).
+    pub tool: ToolRef,
     /// The parameters exactly as executed (after code-side rewrites such as the find
     /// redirect), as a JSON object.
     pub input: serde_json::Value,
@@ -148,7 +150,7 @@ enum ToolCallRepr {
     /// Seed form `"tool_name: input → output"`; kept readable for old logs and fixtures.
     Seed(String),
     Structured {
-        tool: String,
+        tool: ToolRef,
         #[serde(default)]
         input: serde_json::Value,
         #[serde(default)]
@@ -177,7 +179,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 let (target, output) = rest.split_once('→').unwrap_or((rest, ""));
                 let target = target.trim().to_string();
                 ToolCallRecord {
-                    tool: tool.trim().to_string(),
+                    tool: ToolRef::parse(tool.trim()),
                     input: serde_json::Value::String(target.clone()),
                     target,
                     output_head: first_chars(output.trim(), EVIDENCE_HEAD_CHARS),
@@ -404,7 +406,7 @@ mod tests {
     fn seed_string_tool_calls_parse_into_records() {
         let rec: ToolCallRecord =
             serde_json::from_str(r#""shell: ls ~/Downloads → a.mp4\nb.mkv""#).unwrap();
-        assert_eq!(rec.tool, "shell");
+        assert_eq!(rec.tool, crate::tools::ToolName::Shell);
         assert_eq!(rec.target, "ls ~/Downloads");
         assert_eq!(rec.output_head, "a.mp4\nb.mkv");
         assert_eq!(rec.to_string(), "shell: ls ~/Downloads → a.mp4\nb.mkv");

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::execution::{CriterionVerdict, MixedFailureClass, SubTaskOutcome, UnrunSubTask};
 use super::ids::{SubTaskId, TaskId};
 use super::task::Criterion;
+use crate::tools::ToolRef;
 
 /// R4b's advice to GGS. GGS still decides; R4b never ends a task itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -233,7 +234,7 @@ pub struct PlanDirective {
     pub loss: Loss,
     pub prev_directive: PrevDirective,
     pub directive: ReplanDirective,
-    pub blocked_tools: Vec<String>,
+    pub blocked_tools: Vec<ToolRef>,
     pub blocked_targets: Vec<String>,
     pub failed_criterion: String,
     pub failure_class: MixedFailureClass,

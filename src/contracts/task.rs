@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::ids::{SubTaskId, TaskId};
+use crate::tools::ToolRef;
 
 /// One earlier exchange of the session, given to R1 to resolve references ("do it again",
 /// "wrong", "answer in Chinese"). The entry point keeps the last five; R1 keeps no state.
@@ -158,14 +159,14 @@ pub struct SubTask {
     /// The task's MUST NOT tools (GGS blocked_tools ∪ memory Avoid). The plan validator
     /// is the first line; the executor refuses these in code as the second.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub blocked_tools: Vec<String>,
+    pub blocked_tools: Vec<ToolRef>,
     /// The task's accumulated blocked targets (paths, queries, commands): refused in code.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocked_targets: Vec<String>,
     /// Tools of a memory `Caution` approach: every call of them asks for confirmation in
     /// this task.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub confirm_tools: Vec<String>,
+    pub confirm_tools: Vec<ToolRef>,
 }
 
 impl SubTask {

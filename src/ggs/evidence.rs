@@ -25,11 +25,12 @@ use std::collections::HashSet;
 use crate::contracts::{
     Decision, SubTaskOutcome, SubTaskStatus, ToolCallRecord, ToolCallStatus, ToolFailure,
 };
+use crate::tools::ToolRef;
 
 /// One failed input: the tool and the exact target (path, query or command) it failed on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedInput {
-    pub tool: String,
+    pub tool: ToolRef,
     pub target: String,
     /// The error, the denial, or the environmental criterion that failed.
     pub why: String,
@@ -57,7 +58,7 @@ pub fn failed_inputs(outcomes: &[&SubTaskOutcome], subject: &str) -> Vec<FailedI
         };
         if seen.insert(target.clone()) {
             out.push(FailedInput {
-                tool: call.tool.trim().to_string(),
+                tool: call.tool.clone(),
                 target,
                 why,
             });
@@ -147,7 +148,7 @@ pub fn denials(outcomes: &[&SubTaskOutcome]) -> Vec<FailedInput> {
         .filter(|c| c.status == ToolCallStatus::Denied)
         .filter(|c| seen.insert(c.target.trim().to_string()))
         .map(|c| FailedInput {
-            tool: c.tool.trim().to_string(),
+            tool: c.tool.clone(),
             target: c.target.trim().to_string(),
             why: c.error.clone().unwrap_or_else(|| "denied".into()),
         })
@@ -157,15 +158,15 @@ pub fn denials(outcomes: &[&SubTaskOutcome]) -> Vec<FailedInput> {
 /// Tools used by the round's failing sub-tasks; when no sub-task failed (R4b rejected the
 /// merged output), every sub-task of the round produced the rejected result, so the tools
 /// of all of them.
-pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<String> {
+pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
     let any_failed = outcomes.iter().any(|o| o.status == SubTaskStatus::Failed);
     let mut seen = HashSet::new();
     outcomes
         .iter()
         .filter(|o| !any_failed || o.status == SubTaskStatus::Failed)
         .flat_map(|o| o.tool_calls.iter())
-        .map(|c| c.tool.trim().to_string())
-        .filter(|t| !t.is_empty() && seen.insert(t.clone()))
+        .map(|c| c.tool.clone())
+        .filter(|t| !t.as_str().trim().is_empty() && seen.insert(t.clone()))
         .collect()
 }
 
@@ -217,7 +218,7 @@ mod tests {
         error: Option<&str>,
     ) -> ToolCallRecord {
         ToolCallRecord {
-            tool: tool.into(),
+            tool: ToolRef::parse(tool),
             input: serde_json::json!({}),
             target: target.into(),
             output_head: String::new(),

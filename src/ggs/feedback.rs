@@ -104,7 +104,7 @@ pub fn followed(rule: &PreferredRule, outcomes: &[&SubTaskOutcome]) -> bool {
         || outcomes
             .iter()
             .flat_map(|o| o.tool_calls.iter())
-            .any(|c| ToolName::parse(&c.tool).is_some_and(|t| rule.tools.contains(&t)))
+            .any(|c| c.tool.builtin().is_some_and(|t| rule.tools.contains(&t)))
 }
 
 /// One feedback request per followed rule of a failed round.
@@ -143,6 +143,7 @@ mod tests {
         MemoryAction, Potentials, RecalledConstraint, SOPRecord, SubTaskId, SubTaskStatus, TaskId,
         ToolCallRecord, ToolCallStatus,
     };
+    use crate::tools::ToolRef;
 
     fn recall(space: &str, sops: Vec<SOPRecord>, kind: ConstraintKind) -> MemoryRecall {
         MemoryRecall {
@@ -189,7 +190,7 @@ mod tests {
             gap_trajectory: vec![],
             criteria_verdicts: vec![],
             tool_calls: vec![ToolCallRecord {
-                tool: tool.into(),
+                tool: ToolRef::parse(tool),
                 input: serde_json::json!({}),
                 target: "x".into(),
                 output_head: String::new(),

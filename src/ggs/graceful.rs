@@ -127,6 +127,7 @@ pub fn dedup(moves: Vec<String>) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::contracts::SubTaskId;
+    use crate::tools::ToolName;
 
     #[test]
     fn matched_outputs_are_quoted_verbatim() {
@@ -152,7 +153,7 @@ mod tests {
     #[test]
     fn next_moves_are_specific_and_bounded() {
         let inputs = vec![FailedInput {
-            tool: "shell".into(),
+            tool: ToolName::Shell.into(),
             target: "ffmpeg -i a.mp4 a.mp3".into(),
             why: "error: command not found".into(),
         }];

@@ -419,6 +419,7 @@ fn unit_interval(x: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::contracts::{Criterion, GapPoint, SubTaskId, TaskId, ToolCallRecord, Verdict};
+    use crate::tools::ToolName;
 
     fn verdict(c: &str, v: Verdict, class: Option<FailureClass>) -> CriterionVerdict {
         let mut verdict = CriterionVerdict::for_criterion(&Criterion::new(c), v);
@@ -477,7 +478,7 @@ mod tests {
         );
         o.failure_reason = Some("executor timed out".into());
         o.tool_calls.push(ToolCallRecord {
-            tool: "shell".into(),
+            tool: ToolName::Shell.into(),
             input: serde_json::json!({"command": "sleep 99"}),
             target: "sleep 99".into(),
             output_head: String::new(),

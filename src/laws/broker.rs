@@ -47,6 +47,7 @@ use crate::contracts::{
 };
 use crate::laws::classify::Assessment;
 use crate::laws::grants::GrantStore;
+use crate::tools::ToolRef;
 
 /// Tasks whose `task`-scope approvals are remembered (oldest forgotten first).
 pub const TASK_GRANTS_KEPT: usize = 64;
@@ -204,7 +205,7 @@ impl fmt::Debug for ConfirmationBroker {
 pub struct GatedAction<'a> {
     pub task_id: &'a TaskId,
     pub subtask_id: Option<SubTaskId>,
-    pub tool: &'a str,
+    pub tool: &'a ToolRef,
     /// The exact command or action that runs if approved.
     pub command: &'a str,
     pub assessment: &'a Assessment,
@@ -338,7 +339,7 @@ impl ConfirmationBroker {
             request_id: RequestId::mint(),
             task_id: action.task_id.clone(),
             subtask_id: action.subtask_id,
-            tool: action.tool.to_string(),
+            tool: action.tool.clone(),
             description: a.description(),
             command: action.command.to_string(),
             paths: a.path_effects(),
@@ -505,6 +506,7 @@ mod tests {
     use crate::clock::{Clock, FakeClock};
     use crate::laws::classify::testing::MemFs;
     use crate::laws::classify::{Action, Scope, classify};
+    use crate::tools::ToolName;
 
     fn setup(timeout_secs: u64) -> (Bus, ConfirmationBroker) {
         let clock = FakeClock::at_epoch();
@@ -528,7 +530,7 @@ mod tests {
         broker.request_for(GatedAction {
             task_id: task,
             subtask_id: None,
-            tool: "shell",
+            tool: &ToolName::Shell.into(),
             command: "rm a.txt",
             assessment: &a,
         })

@@ -43,7 +43,7 @@ use crate::config::Config;
 use crate::contracts::EVIDENCE_HEAD_CHARS;
 use crate::laws::mcp::McpGate;
 use crate::tools::{
-    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolSpec,
+    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolRef, ToolSpec,
 };
 
 /// The chain position of every MCP tool: after the eight built-in tools.
@@ -347,7 +347,7 @@ pub fn spec_of(server: &str, tool: &rmcp::model::Tool) -> (ToolSpec, Vec<String>
         .or(tool.title.as_deref())
         .unwrap_or(&tool.name);
     let spec = ToolSpec {
-        name: Cow::Owned(format!("{server}.{}", tool.name)),
+        name: ToolRef::parse(&format!("{server}.{}", tool.name)),
         priority: MCP_PRIORITY,
         summary: Cow::Owned(short(summary, MAX_SUMMARY_CHARS)),
         params: Cow::Owned(params),
@@ -374,7 +374,7 @@ pub struct McpServerStatus {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct McpToolStatus {
     /// The name the executor calls it by (`<server>.<tool>`).
-    pub name: String,
+    pub name: ToolRef,
     pub summary: String,
     /// Declares `readOnlyHint: true` (runs without asking while unchanged).
     pub read_only: bool,
@@ -534,7 +534,7 @@ fn offer(
         tools: tools
             .iter()
             .map(|t| McpToolStatus {
-                name: t.spec.name.to_string(),
+                name: t.spec.name.clone(),
                 summary: t.spec.summary.to_string(),
                 read_only: t.read_only_hint == Some(true),
                 changed: t.changed.load(Ordering::SeqCst),
@@ -648,7 +648,7 @@ mod tests {
             "inputSchema": {"type": "object", "properties": properties, "required": ["zpath", "count"]},
         }));
         let (spec, required) = spec_of("srv", &def);
-        assert_eq!(spec.name, "srv.big");
+        assert!(matches!(&spec.name, ToolRef::Mcp(m) if m.server() == "srv" && m.tool() == "big"));
         assert_eq!(spec.summary, "Does a thing.");
         assert_eq!(spec.priority, MCP_PRIORITY);
         assert_eq!(spec.params.len(), MAX_PARAMS);

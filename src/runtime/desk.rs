@@ -471,6 +471,7 @@ mod tests {
     use crate::clock::SystemClock;
     use crate::lifecycle::TaskState;
     use crate::llm::CallUsage;
+    use crate::tools::ToolName;
     use tokio_util::sync::CancellationToken;
 
     /// Closed tasks the rig's registry remembers.
@@ -546,7 +547,7 @@ mod tests {
             request_id,
             task_id: task.clone(),
             subtask_id: None,
-            tool: "shell".into(),
+            tool: ToolName::Shell.into(),
             description: "deletes note.txt".into(),
             command: "rm note.txt".into(),
             paths: vec![],

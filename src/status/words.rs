@@ -2,6 +2,7 @@
 //! new phase cannot be worded in one language and forgotten in the other.
 
 use crate::contracts::{Decision, DecisionSource, ReplanDirective, TerminalDirective};
+use crate::tools::{ToolName, ToolRef};
 
 use super::Lang;
 
@@ -98,28 +99,33 @@ impl Words {
     }
 
     /// What a tool call does, in words.
-    pub fn activity(self, tool: &str, target: &str) -> String {
-        let en = match tool {
-            "mdfind" => format!("searching your files for {target}"),
-            "glob" => format!("listing {target}"),
-            "read_file" => format!("reading {target}"),
-            "write_file" => format!("writing {target}"),
-            "shell" => format!("running `{target}`"),
-            "search" => format!("searching the web for {target}"),
-            "applescript" => "running an AppleScript".to_string(),
-            "shortcuts" => format!("running the shortcut {target}"),
-            other => format!("using {other} on {target}"),
-        };
-        let zh = match tool {
-            "mdfind" => format!("在你的文件中搜索 {target}"),
-            "glob" => format!("列出 {target}"),
-            "read_file" => format!("读取 {target}"),
-            "write_file" => format!("写入 {target}"),
-            "shell" => format!("运行 `{target}`"),
-            "search" => format!("在网上搜索 {target}"),
-            "applescript" => "运行一段 AppleScript".to_string(),
-            "shortcuts" => format!("运行快捷指令 {target}"),
-            other => format!("用 {other} 处理 {target}"),
+    pub fn activity(self, tool: &ToolRef, target: &str) -> String {
+        use ToolName as T;
+        let (en, zh) = match tool.builtin() {
+            Some(T::Mdfind) => (
+                format!("searching your files for {target}"),
+                format!("在你的文件中搜索 {target}"),
+            ),
+            Some(T::Glob) => (format!("listing {target}"), format!("列出 {target}")),
+            Some(T::ReadFile) => (format!("reading {target}"), format!("读取 {target}")),
+            Some(T::WriteFile) => (format!("writing {target}"), format!("写入 {target}")),
+            Some(T::Shell) => (format!("running `{target}`"), format!("运行 `{target}`")),
+            Some(T::Search) => (
+                format!("searching the web for {target}"),
+                format!("在网上搜索 {target}"),
+            ),
+            Some(T::Applescript) => (
+                "running an AppleScript".to_string(),
+                "运行一段 AppleScript".to_string(),
+            ),
+            Some(T::Shortcuts) => (
+                format!("running the shortcut {target}"),
+                format!("运行快捷指令 {target}"),
+            ),
+            None => (
+                format!("using {tool} on {target}"),
+                format!("用 {tool} 处理 {target}"),
+            ),
         };
         self.pick(en, zh)
     }

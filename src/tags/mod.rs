@@ -30,6 +30,8 @@ pub mod lexicon;
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::tools::ToolRef;
+
 /// Entity of every terminal Megram.
 pub const ENV_LOCAL: &str = "env:local";
 /// The space prefix of a kind of task.
@@ -63,8 +65,8 @@ pub fn canonical_intent_space(space: &str) -> Option<String> {
 
 /// `tool:<name>` — the space of an action Megram. Tool names are identifiers, so they are
 /// trimmed and lower-cased; a blank name becomes `unknown`.
-pub fn tool_space(tool: &str) -> String {
-    let name = tool.trim().to_lowercase();
+pub fn tool_space(tool: &ToolRef) -> String {
+    let name = tool.as_str().trim().to_lowercase();
     if name.is_empty() {
         "tool:unknown".to_string()
     } else {
@@ -192,8 +194,12 @@ mod tests {
 
     #[test]
     fn tool_and_path_tags_are_normalised_and_never_blank() {
-        assert_eq!(tool_space(" Shell "), "tool:shell");
-        assert_eq!(tool_space(""), "tool:unknown");
+        assert_eq!(tool_space(&ToolRef::parse(" Shell ")), "tool:shell");
+        assert_eq!(tool_space(&ToolRef::parse("")), "tool:unknown");
+        assert_eq!(
+            tool_space(&ToolRef::parse("Files.read_text_file")),
+            "tool:files.read_text_file"
+        );
         assert_eq!(
             path_entity(" ls   -la\n~/Downloads "),
             "path:ls -la ~/Downloads"

@@ -16,6 +16,7 @@ use crate::contracts::{
     Recommendation, ReplanDirective, Role, SOPRecord, SubTaskId, SubTaskStatus, TaskId,
     TerminalDirective, ToolCallStatus, Urgency, Verdict,
 };
+use crate::tools::ToolRef;
 
 /// One line of a run file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -225,7 +226,7 @@ pub struct Execution {
 pub struct ToolCall {
     pub subtask_id: SubTaskId,
     pub attempt: u32,
-    pub tool: String,
+    pub tool: ToolRef,
     pub input: serde_json::Value,
     pub target: String,
     pub output_head: String,
@@ -341,7 +342,7 @@ pub struct PlanDirective {
     /// The round whose outcome produced this directive (the next plan is `round + 1`).
     pub round: u32,
     pub directive: ReplanDirective,
-    pub blocked_tools: Vec<String>,
+    pub blocked_tools: Vec<ToolRef>,
     pub blocked_targets: Vec<String>,
     #[serde(default)]
     pub failed_criterion: String,

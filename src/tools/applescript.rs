@@ -25,7 +25,7 @@ const PARAMS: &[Param] = &[Param {
 }];
 
 /// Off macOS, the explicit environmental failure the model and R4a can read.
-pub(super) fn require_macos(tool: &'static str) -> Result<(), ToolError> {
+pub(super) fn require_macos(tool: ToolName) -> Result<(), ToolError> {
     if cfg!(target_os = "macos") {
         Ok(())
     } else {
@@ -71,7 +71,7 @@ pub(super) async fn run_app_program(
 impl Tool for AppleScript {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::Applescript.as_str()),
+            name: ToolName::Applescript.into(),
             priority: 4,
             summary: Cow::Borrowed(
                 "Control macOS apps (Mail, Calendar, Reminders, Music, Finder…) with AppleScript.",
@@ -82,9 +82,9 @@ impl Tool for AppleScript {
 
     fn prepare(&self, input: &Value, _ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let script = super::str_param(input, "script")?;
-        require_macos("applescript")?;
+        require_macos(ToolName::Applescript)?;
         Ok(Prepared {
-            tool: Cow::Borrowed("applescript"),
+            tool: ToolName::Applescript.into(),
             input: json!({ "script": script }),
             target: super::first_line(script),
             action: Some(Law1Action::AppleScript(script.to_string())),

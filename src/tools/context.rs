@@ -16,6 +16,7 @@ use crate::contracts::PathEffect;
 use crate::contracts::{SubTaskId, TaskId, ToolCallRecord};
 use crate::laws::broker::ConfirmationBroker;
 use crate::laws::classify::{self, FsView};
+use crate::tools::ToolRef;
 
 /// The calls of one sub-task so far, across its attempts, and what the sandbox refused
 /// of each command. Cheap to clone; clones share.
@@ -64,11 +65,15 @@ impl CallHistory {
     }
 
     /// The earlier call with exactly this tool and input, with its 1-based number.
-    pub(super) fn identical(&self, tool: &str, input: &Value) -> Option<(usize, ToolCallRecord)> {
+    pub(super) fn identical(
+        &self,
+        tool: &ToolRef,
+        input: &Value,
+    ) -> Option<(usize, ToolCallRecord)> {
         self.lock()
             .iter()
             .enumerate()
-            .find(|(_, r)| r.tool == tool && r.input == *input)
+            .find(|(_, r)| r.tool == *tool && r.input == *input)
             .map(|(i, r)| (i + 1, r.clone()))
     }
 
@@ -84,12 +89,12 @@ pub struct ToolContext {
     pub subtask_id: SubTaskId,
     pub attempt: u32,
     /// Tools the plan directive forbids (refused in code).
-    pub blocked_tools: Vec<String>,
+    pub blocked_tools: Vec<ToolRef>,
     /// Paths, queries or commands the plan directive forbids (refused in code).
     pub blocked_targets: Vec<String>,
     /// Tools of a memory Caution approach: every call of them asks the user first in
     /// this task, even when Law 1's classifier calls the action reversible.
-    pub confirm_tools: Vec<String>,
+    pub confirm_tools: Vec<ToolRef>,
     pub history: CallHistory,
     pub cancel: CancellationToken,
     pub config: Arc<Config>,

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    Law1Action, Prepared, RealFs, Tool, ToolContext, ToolError, ToolOutcome, Toolbox, guards,
-    sandbox, shell, trash,
+    Law1Action, Prepared, RealFs, Tool, ToolContext, ToolError, ToolOutcome, ToolRef, Toolbox,
+    guards, sandbox, shell, trash,
 };
 
 use crate::config::SandboxSetting;
@@ -30,7 +30,7 @@ impl Toolbox {
     pub(super) async fn decide_and_run(
         &self,
         ctx: &ToolContext,
-        tool: &str,
+        tool: &ToolRef,
         input: &Value,
     ) -> Decided {
         let (mut prepared, runner) = match self.guard(ctx, tool, input) {
@@ -111,7 +111,7 @@ impl Toolbox {
     fn guard(
         &self,
         ctx: &ToolContext,
-        tool: &str,
+        tool: &ToolRef,
         input: &Value,
     ) -> Result<(Prepared, Arc<dyn Tool>), Box<Decided>> {
         let refuse = |reason: String| ToolOutcome::Refused { reason };
@@ -122,7 +122,7 @@ impl Toolbox {
             )));
         }
         let Some(first) = self.tools.get(tool) else {
-            let names: Vec<&str> = self.tools.keys().map(AsRef::as_ref).collect();
+            let names: Vec<&str> = self.tools.keys().map(ToolRef::as_str).collect();
             return Err(Box::new(Decided::early(
                 None,
                 refuse(format!(
@@ -182,7 +182,7 @@ impl Toolbox {
     async fn law1_gate(
         &self,
         ctx: &ToolContext,
-        tool: &str,
+        tool: &ToolRef,
         prepared: &mut Prepared,
         runner: &Arc<dyn Tool>,
     ) -> Gate {

@@ -125,7 +125,7 @@ fn matcher(pattern: &str) -> Result<GlobMatcher, ToolError> {
 impl Tool for Glob {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::Glob.as_str()),
+            name: ToolName::Glob.into(),
             priority: 2,
             summary: Cow::Borrowed("File search by name pattern, recursive under a folder."),
             params: Cow::Borrowed(PARAMS),
@@ -138,7 +138,7 @@ impl Tool for Glob {
         let p = plan(pattern, root, ctx)?;
         matcher(&p.pattern)?;
         Ok(Prepared {
-            tool: Cow::Borrowed("glob"),
+            tool: ToolName::Glob.into(),
             input: json!({ "pattern": pattern.trim(), "root": p.root.to_string_lossy() }),
             target: pattern.trim().to_string(),
             action: None,

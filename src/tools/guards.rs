@@ -15,7 +15,7 @@ use brush_parser::ast::{
 use brush_parser::word::{Parameter, ParameterExpr, TildeExpr, WordPiece};
 use serde_json::Value;
 
-use super::Prepared;
+use super::{Prepared, ToolRef};
 use crate::contracts::{ToolCallRecord, ToolCallStatus};
 use crate::text::first_chars;
 
@@ -64,11 +64,8 @@ pub fn syntax_error(command: &str) -> Option<String> {
 }
 
 /// A refusal when `tool` is blocked for this task.
-pub fn blocked_tool(tool: &str, blocked: &[String]) -> Option<String> {
-    blocked
-        .iter()
-        .any(|b| b.trim().eq_ignore_ascii_case(tool))
-        .then(|| {
+pub fn blocked_tool(tool: &ToolRef, blocked: &[ToolRef]) -> Option<String> {
+    blocked.contains(tool).then(|| {
             format!(
                 "Refused: the plan forbids the tool `{tool}` for this task (MUST NOT). Use a different tool."
             )
@@ -78,15 +75,14 @@ pub fn blocked_tool(tool: &str, blocked: &[String]) -> Option<String> {
 /// The confirmation text when the called tool — as requested or after a rewrite — is
 /// one of the task's Caution tools (memory marks its approach as risky for this kind of
 /// task, so each use asks the user, reversible or not).
-pub fn caution_tool(requested: &str, runs: &str, confirm_tools: &[String]) -> Option<String> {
-    let listed = |tool: &str| {
-        confirm_tools
-            .iter()
-            .any(|c| c.trim().eq_ignore_ascii_case(tool))
-    };
+pub fn caution_tool(
+    requested: &ToolRef,
+    runs: &ToolRef,
+    confirm_tools: &[ToolRef],
+) -> Option<String> {
     [requested, runs]
         .into_iter()
-        .find(|t| listed(t))
+        .find(|t| confirm_tools.contains(t))
         .map(|tool| {
             format!(
                 "Memory marks `{tool}` as a Caution approach for tasks like this one, so each use \
@@ -508,9 +504,8 @@ mod tests {
         assert!(syntax_error("if true; then echo ok").is_some());
     }
 
-    use std::borrow::Cow;
-
     use super::*;
+    use crate::tools::ToolName;
 
     #[test]
     fn find_on_a_personal_path_by_name_goes_to_mdfind() {
@@ -563,7 +558,7 @@ mod tests {
     #[test]
     fn a_blocked_target_matches_as_a_whole_token_or_a_parent_folder() {
         let p = Prepared {
-            tool: Cow::Borrowed("shell"),
+            tool: ToolName::Shell.into(),
             input: serde_json::json!({"command": "ls ~/Downloads/movies"}),
             target: "ls ~/Downloads/movies".into(),
             action: None,
@@ -581,7 +576,7 @@ mod tests {
     #[test]
     fn the_apps_own_data_directory_is_off_limits_in_any_spelling() {
         let call = |command: &str| Prepared {
-            tool: Cow::Borrowed("shell"),
+            tool: ToolName::Shell.into(),
             input: serde_json::json!({ "command": command }),
             target: command.into(),
             action: None,

@@ -222,7 +222,7 @@ fn render(search: &Search, mut found: Vec<PathBuf>, source: &str) -> String {
 impl Tool for Mdfind {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::Mdfind.as_str()),
+            name: ToolName::Mdfind.into(),
             priority: 1,
             summary: Cow::Borrowed(
                 "Personal file search by name (Spotlight on macOS, the file index elsewhere), for files outside the project. Names only: for the text inside files use grep in shell.",
@@ -241,7 +241,7 @@ impl Tool for Mdfind {
             executed["redirected_from"] = orig.clone();
         }
         Ok(Prepared {
-            tool: Cow::Borrowed("mdfind"),
+            tool: ToolName::Mdfind.into(),
             input: executed,
             target: s.query,
             action: None,

@@ -48,7 +48,7 @@ pub(crate) use context::resolve_user_path;
 pub use context::{CallHistory, RealFs, ToolContext};
 pub use glob::Glob;
 pub use mdfind::{Locate, Mdfind};
-pub use name::ToolName;
+pub use name::{McpToolName, ToolName, ToolRef, join_names};
 pub use outcome::{ToolError, ToolOutcome, ToolResult};
 pub(crate) use process::scrub_env;
 pub use read_file::ReadFile;
@@ -116,7 +116,7 @@ impl Law1Action {
 pub struct Prepared {
     /// The tool that runs (the personal-path `find` redirect turns `shell` into
     /// `mdfind`).
-    pub tool: SpecText,
+    pub tool: ToolRef,
     /// The parameters as executed, a JSON object.
     pub input: Value,
     /// The primary target: path, query or command.

@@ -1,15 +1,19 @@
 //! The names of the executor's tools: the one vocabulary the tools register under, the
 //! planner's plans name, memory's `tool:` spaces use and the executor's next-step schema
-//! offers the model.
+//! offers the model — and [`ToolRef`], the one type everything else names a tool by
+//! (records, plans, confirmations, memory, GGS), built-in, MCP or unknown.
 //!
 //! **Invariant:** every tool of [`super::Toolbox::standard`] is registered under
 //! [`ToolName::as_str`] of exactly one variant, in [`ToolName::CHAIN`] order (a test
-//! pins it), so a name is never spelled twice.
+//! pins it), so a name is never spelled twice; a [`ToolRef`] is written as exactly the
+//! name it was read from, except that a built-in name is written as the chain spells it.
 
 use std::fmt;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::mcp::config::valid_name;
 
 /// A tool of the executor's priority chain.
 #[derive(
@@ -80,6 +84,167 @@ impl fmt::Display for ToolName {
     }
 }
 
+/// The tools' names, joined by `sep`, as prose and logs list them.
+pub fn join_names<'a, T: fmt::Display + 'a>(
+    tools: impl IntoIterator<Item = &'a T>,
+    sep: &str,
+) -> String {
+    tools
+        .into_iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// A tool of an MCP server, as the executor calls it: `<server>.<tool>`. The server's
+/// name never holds a `.` ([`crate::mcp::config::valid_name`]), so the first `.` splits
+/// the two; the tool's own name is the server's and may hold anything.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct McpToolName {
+    /// `<server>.<tool>`, as written.
+    name: String,
+    /// Where the `.` is.
+    dot: usize,
+}
+
+impl McpToolName {
+    /// The MCP tool `name` means, exactly as written, if it has that shape.
+    pub fn parse(name: &str) -> Option<Self> {
+        let (server, tool) = name.split_once('.')?;
+        (valid_name(server) && !tool.is_empty()).then(|| Self {
+            name: name.to_string(),
+            dot: server.len(),
+        })
+    }
+
+    /// The server's name (a key of `[mcp.servers]`).
+    pub fn server(&self) -> &str {
+        &self.name[..self.dot]
+    }
+
+    /// The tool's own name on its server.
+    pub fn tool(&self) -> &str {
+        &self.name[self.dot + 1..]
+    }
+
+    /// `<server>.<tool>`.
+    pub fn as_str(&self) -> &str {
+        &self.name
+    }
+}
+
+impl fmt::Debug for McpToolName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "McpToolName({:?})", self.name)
+    }
+}
+
+/// A tool as anything names it — a record, a plan, a memory, a confirmation, a model:
+/// one of the built-in chain, a tool of an MCP server, or a name no tool answers to.
+///
+/// It is written as the plain name the tool is called by (`shell`, `files.read_text_file`)
+/// and read back from it, so stored records, memories and logs keep their strings. A
+/// built-in tool's name is read ignoring case and surrounding blanks (as models write
+/// it) and written as the chain spells it; any other name is kept exactly as written.
+/// Whether an MCP tool's server is connected is not part of the name: a name of MCP
+/// shape is [`ToolRef::Mcp`] whether or not its server answers today.
+///
+/// Ordered by the name as written, so a list of tools sorts as their names do.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "specta", derive(specta::Type), specta(type = String))]
+pub enum ToolRef {
+    Builtin(ToolName),
+    Mcp(McpToolName),
+    /// A name that is neither a built-in tool nor of MCP shape, as written.
+    Unknown(String),
+}
+
+impl ToolRef {
+    /// What `name` names (see the type's docs); never fails.
+    pub fn parse(name: &str) -> Self {
+        if let Some(tool) = ToolName::parse(name) {
+            ToolRef::Builtin(tool)
+        } else if let Some(tool) = McpToolName::parse(name) {
+            ToolRef::Mcp(tool)
+        } else {
+            ToolRef::Unknown(name.to_string())
+        }
+    }
+
+    /// The name the tool is called by, as written on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ToolRef::Builtin(tool) => tool.as_str(),
+            ToolRef::Mcp(tool) => tool.as_str(),
+            ToolRef::Unknown(name) => name,
+        }
+    }
+
+    /// The built-in tool this names, if it names one.
+    pub fn builtin(&self) -> Option<ToolName> {
+        match self {
+            ToolRef::Builtin(tool) => Some(*tool),
+            _ => None,
+        }
+    }
+}
+
+impl Ord for ToolRef {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let rank = |r: &ToolRef| match r {
+            ToolRef::Builtin(_) => 0,
+            ToolRef::Mcp(_) => 1,
+            ToolRef::Unknown(_) => 2,
+        };
+        self.as_str()
+            .cmp(other.as_str())
+            .then_with(|| rank(self).cmp(&rank(other)))
+    }
+}
+
+impl PartialOrd for ToolRef {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl From<ToolName> for ToolRef {
+    fn from(tool: ToolName) -> Self {
+        ToolRef::Builtin(tool)
+    }
+}
+
+impl From<McpToolName> for ToolRef {
+    fn from(tool: McpToolName) -> Self {
+        ToolRef::Mcp(tool)
+    }
+}
+
+impl PartialEq<ToolName> for ToolRef {
+    fn eq(&self, other: &ToolName) -> bool {
+        self.builtin() == Some(*other)
+    }
+}
+
+impl fmt::Display for ToolRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ToolRef {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolRef {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Ok(ToolRef::parse(&name))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,7 +253,7 @@ mod tests {
     #[test]
     fn the_standard_toolbox_registers_exactly_the_chain_in_order() {
         let specs = Toolbox::standard().specs();
-        let names: Vec<&str> = specs.iter().map(|s| s.name.as_ref()).collect();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         let chain: Vec<&str> = ToolName::CHAIN.iter().map(|t| t.as_str()).collect();
         assert_eq!(names, chain);
     }
@@ -101,5 +266,62 @@ mod tests {
         }
         assert_eq!(ToolName::parse(" Shell "), Some(ToolName::Shell));
         assert_eq!(ToolName::parse("cloc"), None);
+    }
+
+    #[test]
+    fn every_built_in_tool_ref_round_trips_through_its_wire_name() {
+        for tool in ToolName::CHAIN {
+            let r = ToolRef::from(tool);
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", tool.as_str()));
+            assert_eq!(serde_json::from_str::<ToolRef>(&json).unwrap(), r);
+            assert_eq!(ToolRef::parse(tool.as_str()), r);
+            assert_eq!(r.to_string(), tool.as_str());
+            assert_eq!(r, tool);
+            assert_eq!(r.builtin(), Some(tool));
+        }
+        // As models write them: read as the tool, written as the chain spells it.
+        assert_eq!(ToolRef::parse(" Shell "), ToolName::Shell);
+        assert_eq!(
+            serde_json::to_string(&serde_json::from_str::<ToolRef>("\"READ_FILE\"").unwrap())
+                .unwrap(),
+            "\"read_file\""
+        );
+    }
+
+    #[test]
+    fn an_mcp_name_is_its_server_and_tool_and_round_trips() {
+        let r = ToolRef::parse("files.read_text_file");
+        let ToolRef::Mcp(mcp) = &r else {
+            panic!("{r:?} is not an MCP tool");
+        };
+        assert_eq!(mcp.server(), "files");
+        assert_eq!(mcp.tool(), "read_text_file");
+        assert_eq!(mcp.as_str(), "files.read_text_file");
+        assert_eq!(r.builtin(), None);
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(json, "\"files.read_text_file\"");
+        assert_eq!(serde_json::from_str::<ToolRef>(&json).unwrap(), r);
+        // The first `.` ends the server's name; the tool's own name keeps the rest.
+        let dotted = ToolRef::parse("srv-1.v2.list");
+        assert!(
+            matches!(&dotted, ToolRef::Mcp(m) if m.server() == "srv-1" && m.tool() == "v2.list"),
+            "{dotted:?}"
+        );
+        assert_eq!(dotted.to_string(), "srv-1.v2.list");
+    }
+
+    #[test]
+    fn a_name_no_tool_answers_to_stays_unknown_with_its_text() {
+        for name in ["cloc", "", " ", "Bash ", ".tool", "srv.", "a b.c", "x/y.z"] {
+            let r = ToolRef::parse(name);
+            assert_eq!(r, ToolRef::Unknown(name.to_string()), "{name:?}");
+            assert_eq!(r.as_str(), name);
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, serde_json::to_string(name).unwrap());
+            assert_eq!(serde_json::from_str::<ToolRef>(&json).unwrap(), r);
+        }
+        assert_eq!(McpToolName::parse("bad server.t"), None);
+        assert_eq!(McpToolName::parse("srv."), None);
     }
 }

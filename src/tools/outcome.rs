@@ -15,7 +15,7 @@ pub enum ToolError {
     InvalidInput(String),
     #[error("{tool} is unavailable on this platform ({platform}): it needs macOS")]
     Unavailable {
-        tool: &'static str,
+        tool: super::ToolName,
         platform: &'static str,
     },
     #[error("{0}")]

@@ -77,7 +77,7 @@ fn binary_kind(head: &[u8]) -> &'static str {
 impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::ReadFile.as_str()),
+            name: ToolName::ReadFile.into(),
             priority: 3,
             summary: Cow::Borrowed(
                 "Read one text file (large files are cut; binary files are only described).",
@@ -90,7 +90,7 @@ impl Tool for ReadFile {
         let path = ctx.resolve_read_path(super::str_param(input, "path")?);
         let shown = path.to_string_lossy().into_owned();
         Ok(Prepared {
-            tool: Cow::Borrowed("read_file"),
+            tool: ToolName::ReadFile.into(),
             input: json!({ "path": shown }),
             target: shown,
             action: None,

@@ -143,7 +143,7 @@ fn is_challenge(html: &str) -> bool {
 impl Tool for Search {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::Search.as_str()),
+            name: ToolName::Search.into(),
             priority: 8,
             summary: Cow::Borrowed(
                 "Web search (DuckDuckGo). Returns the top results as title, snippet, URL.",
@@ -155,7 +155,7 @@ impl Tool for Search {
     fn prepare(&self, input: &Value, _ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let query = super::str_param(input, "query")?.trim();
         Ok(Prepared {
-            tool: Cow::Borrowed("search"),
+            tool: ToolName::Search.into(),
             input: json!({ "query": query }),
             target: query.to_string(),
             action: None,

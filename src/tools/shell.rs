@@ -61,13 +61,18 @@ impl Shell {
 /// Names of the executor's own tools that are not programs of this system: a small
 /// model that has just read the tool list writes them into shell commands.
 #[cfg(target_os = "macos")]
-const TOOLS_NOT_PROGRAMS: &[&str] = &["read_file", "write_file", "glob"];
+const TOOLS_NOT_PROGRAMS: &[ToolName] = &[ToolName::ReadFile, ToolName::WriteFile, ToolName::Glob];
 #[cfg(not(target_os = "macos"))]
-const TOOLS_NOT_PROGRAMS: &[&str] = &["read_file", "write_file", "glob", "mdfind"];
+const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
+    ToolName::ReadFile,
+    ToolName::WriteFile,
+    ToolName::Glob,
+    ToolName::Mdfind,
+];
 
 /// The tool a command runs as if it were a program (at the start of the command or of
 /// one of its pipeline or list parts), if any.
-fn tool_as_program(command: &str) -> Option<&'static str> {
+fn tool_as_program(command: &str) -> Option<ToolName> {
     command
         .split(['|', ';', '&', '(', '\n', '`'])
         .filter_map(|part| {
@@ -76,7 +81,10 @@ fn tool_as_program(command: &str) -> Option<&'static str> {
         })
         .find_map(|program| {
             let name = program.rsplit('/').next().unwrap_or(program);
-            TOOLS_NOT_PROGRAMS.iter().copied().find(|t| *t == name)
+            TOOLS_NOT_PROGRAMS
+                .iter()
+                .copied()
+                .find(|t| t.as_str() == name)
         })
 }
 
@@ -123,7 +131,7 @@ fn timeout_of(input: &Value, ctx: &ToolContext) -> Result<u64, ToolError> {
 impl Tool for Shell {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::Shell.as_str()),
+            name: ToolName::Shell.into(),
             priority: 7,
             summary: Cow::Borrowed(
                 "General bash for counting, aggregation or anything the tools above do not cover. Never use find on personal folders (use mdfind).",
@@ -168,7 +176,7 @@ impl Tool for Shell {
         };
         match guards::rewrite_find(command, &ctx.config.home) {
             FindRewrite::Unchanged => Ok(Prepared {
-                tool: Cow::Borrowed("shell"),
+                tool: ToolName::Shell.into(),
                 input: with_timeout(command),
                 target: command.to_string(),
                 action: Some(Law1Action::Shell(command.to_string())),
@@ -177,7 +185,7 @@ impl Tool for Shell {
                 sandbox: None,
             }),
             FindRewrite::Stripped(stripped) => Ok(Prepared {
-                tool: Cow::Borrowed("shell"),
+                tool: ToolName::Shell.into(),
                 input: with_timeout(&stripped),
                 target: stripped.clone(),
                 action: Some(Law1Action::Shell(stripped)),
@@ -200,7 +208,7 @@ impl Tool for Shell {
                     input["type"] = json!(k.to_string());
                 }
                 Ok(Prepared {
-                    tool: Cow::Borrowed("mdfind"),
+                    tool: ToolName::Mdfind.into(),
                     input,
                     target: query,
                     action: None,
@@ -429,6 +437,7 @@ mod tests {
     use super::tool_as_program;
     use super::{command_failure, failed_exit, format_output};
     use crate::contracts::ToolFailure;
+    use crate::tools::ToolName;
 
     #[cfg(unix)]
     fn exited(code: i32) -> std::process::ExitStatus {
@@ -510,16 +519,19 @@ mod tests {
     #[test]
     fn a_tool_written_as_a_program_is_found_wherever_a_program_starts() {
         for (command, tool) in [
-            ("read_file ~/notes/a.txt", "read_file"),
-            ("ls ~/notes | write_file out.txt", "write_file"),
-            ("cd ~ && glob '*.md'", "glob"),
-            ("X=1 read_file a", "read_file"),
-            ("echo $(read_file a)", "read_file"),
+            ("read_file ~/notes/a.txt", ToolName::ReadFile),
+            ("ls ~/notes | write_file out.txt", ToolName::WriteFile),
+            ("cd ~ && glob '*.md'", ToolName::Glob),
+            ("X=1 read_file a", ToolName::ReadFile),
+            ("echo $(read_file a)", ToolName::ReadFile),
         ] {
             assert_eq!(tool_as_program(command), Some(tool), "{command}");
         }
         #[cfg(not(target_os = "macos"))]
-        assert_eq!(tool_as_program("mdfind -name x.pdf"), Some("mdfind"));
+        assert_eq!(
+            tool_as_program("mdfind -name x.pdf"),
+            Some(ToolName::Mdfind)
+        );
     }
 
     #[test]

@@ -32,7 +32,7 @@ const PARAMS: &[Param] = &[
 impl Tool for Shortcuts {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::Shortcuts.as_str()),
+            name: ToolName::Shortcuts.into(),
             priority: 5,
             summary: Cow::Borrowed("Run a named Apple Shortcut (iCloud-synced)."),
             params: Cow::Borrowed(PARAMS),
@@ -42,13 +42,13 @@ impl Tool for Shortcuts {
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let name = super::str_param(input, "name")?;
         let file = super::opt_str_param(input, "input")?;
-        require_macos("shortcuts")?;
+        require_macos(ToolName::Shortcuts)?;
         let mut executed = json!({ "name": name });
         if let Some(f) = file {
             executed["input"] = json!(ctx.resolve_path(f).to_string_lossy());
         }
         Ok(Prepared {
-            tool: Cow::Borrowed("shortcuts"),
+            tool: ToolName::Shortcuts.into(),
             input: executed,
             target: name.to_string(),
             action: Some(Law1Action::Shortcut(name.to_string())),

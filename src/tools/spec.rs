@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::ToolName;
+use super::ToolRef;
 
 /// Text of a spec: fixed for the built-in tools, owned for tools learned at run time
 /// (an MCP server's).
@@ -26,19 +26,12 @@ pub struct Param {
 /// A tool as the model is told about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolSpec {
-    pub name: SpecText,
+    pub name: ToolRef,
     /// Position in the chain (1 = try first); the built-in tools take 1–8 (the chain's
     /// order), MCP tools come after them.
     pub priority: u8,
     pub summary: SpecText,
     pub params: Cow<'static, [Param]>,
-}
-
-impl ToolSpec {
-    /// Whether the tool is one of the built-in chain (not learned from an MCP server).
-    pub fn is_built_in(&self) -> bool {
-        ToolName::parse(&self.name).is_some()
-    }
 }
 
 /// The tool list: name, what it is for, and its parameters.

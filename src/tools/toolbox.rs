@@ -11,8 +11,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    AppleScript, Glob, Mdfind, ReadFile, Search, Shell, Shortcuts, SpecText, Tool, ToolContext,
-    ToolName, ToolOutcome, ToolResult, ToolSpec, WriteFile, shell,
+    AppleScript, Glob, Mdfind, ReadFile, Search, Shell, Shortcuts, Tool, ToolContext, ToolName,
+    ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
 };
 
 use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
@@ -24,7 +24,7 @@ use super::gate::{Decided, granted_note, target_of};
 /// The tools of the executor, by name.
 #[derive(Clone)]
 pub struct Toolbox {
-    pub(super) tools: BTreeMap<SpecText, Arc<dyn Tool>>,
+    pub(super) tools: BTreeMap<ToolRef, Arc<dyn Tool>>,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -82,17 +82,17 @@ impl Toolbox {
         specs
     }
 
-    /// Runs one call through every guard. Never fails: the outcome is data.
     /// The tools a model may be offered on this platform, in priority order: the built-in
     /// tools this platform has, then every tool learned at run time (MCP).
     pub fn offered_specs(&self) -> Vec<ToolSpec> {
         self.specs()
             .into_iter()
-            .filter(|s| ToolName::parse(&s.name).is_none_or(ToolName::is_available))
+            .filter(|s| s.name.builtin().is_none_or(ToolName::is_available))
             .collect()
     }
 
-    pub async fn call(&self, ctx: &ToolContext, tool: &str, input: Value) -> ToolResult {
+    /// Runs one call through every guard. Never fails: the outcome is data.
+    pub async fn call(&self, ctx: &ToolContext, tool: &ToolRef, input: Value) -> ToolResult {
         let started = tokio::time::Instant::now();
         let Decided {
             prepared,
@@ -102,12 +102,12 @@ impl Toolbox {
         } = self.decide_and_run(ctx, tool, &input).await;
         let (record_tool, record_input, target, note) = match &prepared {
             Some(p) => (
-                p.tool.to_string(),
+                p.tool.clone(),
                 p.input.clone(),
                 p.target.clone(),
                 p.note.clone(),
             ),
-            None => (tool.to_string(), input.clone(), target_of(&input), None),
+            None => (tool.clone(), input.clone(), target_of(&input), None),
         };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let (output, error, failure) = match &outcome {
@@ -122,7 +122,9 @@ impl Toolbox {
             }
         };
         let failed_exit = match &outcome {
-            ToolOutcome::Ok { output } if record_tool == "shell" => shell::failed_exit(output),
+            ToolOutcome::Ok { output } if record_tool == ToolName::Shell => {
+                shell::failed_exit(output)
+            }
             _ => None,
         };
         let record = ToolCallRecord {

@@ -72,7 +72,7 @@ fn temp_sibling(path: &Path) -> PathBuf {
 impl Tool for WriteFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: Cow::Borrowed(ToolName::WriteFile.as_str()),
+            name: ToolName::WriteFile.into(),
             priority: 3,
             summary: Cow::Borrowed(
                 "Write generated text to a file; bare names go to the workspace folder. Replacing an existing file asks the user.",
@@ -97,7 +97,7 @@ impl Tool for WriteFile {
             executed["append"] = json!(true);
         }
         Ok(Prepared {
-            tool: Cow::Borrowed("write_file"),
+            tool: ToolName::WriteFile.into(),
             input: executed,
             target: shown,
             action: Some(Law1Action::WriteFile { path, append }),

@@ -3,6 +3,7 @@
 //! clean runs, tap gaps, restarts, the history API, verification of a tampered log and
 //! the `artoo audit` CLI.
 
+use artoo::tools::ToolName;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -156,7 +157,7 @@ fn loss(d: f64) -> Loss {
 
 fn record(ok: bool) -> ToolCallRecord {
     ToolCallRecord {
-        tool: "shell".into(),
+        tool: ToolName::Shell.into(),
         input: json!({"command": "ls -S ~/Downloads"}),
         target: "ls -S ~/Downloads".into(),
         output_head: if ok {
@@ -334,7 +335,7 @@ fn confirmation(task: &TaskId, expires_at: DateTime<Utc>) -> ConfirmationRequest
         request_id: RequestId::mint(),
         task_id: task.clone(),
         subtask_id: None,
-        tool: "shell".into(),
+        tool: ToolName::Shell.into(),
         description: "delete 1 file".into(),
         command: "rm ~/Downloads/old.mp4".into(),
         paths: vec![PathEffect {

@@ -2,6 +2,7 @@
 //! adds). Every field the seed names must survive parse → serialise unchanged; fields the
 //! app adds may appear, nothing the seed wrote may change or vanish.
 
+use artoo::tools::ToolName;
 use std::path::PathBuf;
 
 use artoo::contracts::*;
@@ -101,7 +102,7 @@ fn execution_result_round_trips_and_seed_tool_calls_become_records() {
     let seed = fixture("ExecutionResult");
     let r: ExecutionResult = round_trip("ExecutionResult", &["tool_calls"]);
     assert_eq!(r.status, ExecutionStatus::Completed);
-    assert_eq!(r.tool_calls[0].tool, "shell");
+    assert_eq!(r.tool_calls[0].tool, ToolName::Shell);
     assert_eq!(r.tool_calls[0].target, "find ~/Downloads -name '*.mp4'");
     assert_eq!(
         r.tool_calls[0].to_string(),

@@ -4,6 +4,7 @@
 //!
 //! This module also holds the rig the R4a and R4b tests share.
 
+use artoo::tools::ToolRef;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -166,7 +167,7 @@ pub fn manifest(
 
 pub fn call(tool: &str, target: &str, status: ToolCallStatus, output: &str) -> ToolCallRecord {
     ToolCallRecord {
-        tool: tool.into(),
+        tool: ToolRef::parse(tool),
         input: json!({ "command": target }),
         target: target.into(),
         output_head: output.into(),

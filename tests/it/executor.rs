@@ -2,6 +2,7 @@
 //! temp dirs; both models are scripted over real HTTP. The test plays R2 (publishes the
 //! plan) and the user (confirmations, cancellation), and reads R4b's inbox and a tap.
 
+use artoo::tools::ToolName;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -465,7 +466,7 @@ async fn blocked_tools_and_targets_are_refused_in_code() {
         ],
     );
     let mut s = task_subtask(&fx.dir, "read a.txt", "the output holds the text of a.txt");
-    s.blocked_tools = vec!["shell".into()];
+    s.blocked_tools = vec![ToolName::Shell.into()];
     s.blocked_targets = vec![secret.display().to_string()];
     fx.plan(&[&s]);
 
@@ -507,14 +508,14 @@ async fn a_confirm_tools_tool_asks_the_user_and_a_denial_fails_honestly() {
         "find the text files",
         "the output names the .txt files",
     );
-    s.confirm_tools = vec!["glob".into()];
+    s.confirm_tools = vec![ToolName::Glob.into()];
     fx.plan(&[&s]);
 
     let outcome = fx.outcome().await;
     assert_eq!(outcome.status, SubTaskStatus::Failed);
     let asked = user.requests();
     assert_eq!(asked.len(), 1);
-    assert_eq!(asked[0].tool, "glob");
+    assert_eq!(asked[0].tool, ToolName::Glob);
     assert!(asked[0].reversible, "{:?}", asked[0]);
     assert!(asked[0].description.contains("Caution"), "{:?}", asked[0]);
     let sent = results(&fx.seen());

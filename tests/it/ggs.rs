@@ -2,6 +2,7 @@
 //! threshold, the Law 2 kill-switch, the replan budget, accept vs success, loss arithmetic
 //! with hand-computed numbers, properties, and multi-round runs of the role over a real bus.
 
+use artoo::tools::{ToolName, ToolRef};
 use std::time::Duration;
 
 use artoo::bus::{Bus, Envelope, Inbox};
@@ -102,7 +103,7 @@ fn path_named_by(target: &str) -> Option<String> {
 /// without a path gets an error that names nothing.
 fn call(tool: &str, target: &str, status: ToolCallStatus) -> ToolCallRecord {
     ToolCallRecord {
-        tool: tool.into(),
+        tool: ToolRef::parse(tool),
         input: serde_json::json!({ "target": target }),
         target: target.into(),
         output_head: if status == ToolCallStatus::Ok {
@@ -688,7 +689,7 @@ fn an_r4b_rejection_with_every_sub_task_matched_is_never_success() {
     assert_eq!(directive.directive, ReplanDirective::BreakSymmetry);
     assert_eq!(directive.failed_criterion, "sizes are shown");
     // No sub-task failed: every sub-task produced the rejected output, so its tools.
-    assert_eq!(directive.blocked_tools, vec!["glob".to_string()]);
+    assert_eq!(directive.blocked_tools, vec![ToolRef::from(ToolName::Glob)]);
     assert!(directive.blocked_targets.is_empty());
 
     // Even with no verdict at all, a rejection is a failure.
@@ -781,7 +782,10 @@ fn blocked_targets_come_from_structured_records_only_and_logical_failures_block_
         panic!("replan expected");
     };
     assert_eq!(directive.directive, ReplanDirective::BreakSymmetry);
-    assert_eq!(directive.blocked_tools, vec!["shell".to_string()]);
+    assert_eq!(
+        directive.blocked_tools,
+        vec![ToolRef::from(ToolName::Shell)]
+    );
     assert!(directive.blocked_targets.is_empty());
     assert!(state.blocked_targets().is_empty());
     assert!(megrams.is_empty());

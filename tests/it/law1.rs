@@ -1,6 +1,7 @@
 //! Law 1: the classifier corpus (tests/fixtures/law1) and the confirmation gate end to
 //! end — ask, deny, approve exactly, move to Trash and put back.
 
+use artoo::tools::ToolName;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -308,7 +309,11 @@ async fn destructive_cases_the_sandbox_holds_change_nothing_when_run() {
         );
         let ctx = ToolContext::new(TaskId::mint(), SubTaskId::mint(), Arc::new(config), broker);
         let result = Toolbox::standard()
-            .call(&ctx, "shell", serde_json::json!({ "command": case }))
+            .call(
+                &ctx,
+                &ToolName::Shell.into(),
+                serde_json::json!({ "command": case }),
+            )
             .await;
         ran += 1;
         let after = snapshot(dir.path());

@@ -6,6 +6,7 @@
 //! Calls go through the real toolbox (every guard and the Law 1 gate) with a
 //! `ConfirmationResponder` answering as the user.
 
+use artoo::tools::ToolRef;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -161,7 +162,7 @@ async fn filesystem_tools_over_stdio_join_the_chain_after_the_built_in_tools() {
     let read_only = status[0]
         .tools
         .iter()
-        .find(|t| t.name == "files.read_text_file")
+        .find(|t| t.name.as_str() == "files.read_text_file")
         .expect("listed");
     assert!(read_only.read_only && !read_only.changed);
 
@@ -172,12 +173,12 @@ async fn filesystem_tools_over_stdio_join_the_chain_after_the_built_in_tools() {
         .toolbox
         .call(
             &bench.ctx(&task),
-            "files.read_text_file",
+            &ToolRef::parse("files.read_text_file"),
             json!({"path": path, "head": null}),
         )
         .await;
     assert_eq!(ok_output(&result.outcome), "milk, eggs");
-    assert_eq!(result.record.tool, "files.read_text_file");
+    assert_eq!(result.record.tool, ToolRef::parse("files.read_text_file"));
     assert_eq!(result.record.target, path.to_string_lossy());
     assert_eq!(
         result.record.input,
@@ -203,7 +204,11 @@ async fn filesystem_tools_over_stdio_join_the_chain_after_the_built_in_tools() {
     // A missing required parameter never reaches the server.
     let missing = bench
         .toolbox
-        .call(&bench.ctx(&task), "files.read_text_file", json!({}))
+        .call(
+            &bench.ctx(&task),
+            &ToolRef::parse("files.read_text_file"),
+            json!({}),
+        )
         .await;
     assert_eq!(missing.record.status, ToolCallStatus::Error);
     assert!(
@@ -228,7 +233,7 @@ async fn a_destructive_mcp_call_asks_and_a_denial_changes_nothing() {
         .toolbox
         .call(
             &bench.ctx(&TaskId::mint()),
-            "files.write_file",
+            &ToolRef::parse("files.write_file"),
             json!({"path": path, "content": "gone"}),
         )
         .await;
@@ -243,7 +248,7 @@ async fn a_destructive_mcp_call_asks_and_a_denial_changes_nothing() {
     let requests = bench.responder.requests();
     assert_eq!(requests.len(), 1);
     let request = &requests[0];
-    assert_eq!(request.tool, "files.write_file");
+    assert_eq!(request.tool, ToolRef::parse("files.write_file"));
     assert!(!request.reversible);
     assert!(
         request.command.starts_with("files.write_file {"),
@@ -296,7 +301,11 @@ async fn approval_scopes_reach_exactly_as_far_as_chosen_and_grants_revoke() {
     // 1: asked, approved for the rest of the task.
     let first = bench
         .toolbox
-        .call(&bench.ctx(&task), "files.create_directory", dir("a"))
+        .call(
+            &bench.ctx(&task),
+            &ToolRef::parse("files.create_directory"),
+            dir("a"),
+        )
         .await;
     assert_eq!(
         first.record.status,
@@ -308,7 +317,11 @@ async fn approval_scopes_reach_exactly_as_far_as_chosen_and_grants_revoke() {
     // The same effect in another sub-task of the task: not asked again.
     let again = bench
         .toolbox
-        .call(&bench.ctx(&task), "files.create_directory", dir("a"))
+        .call(
+            &bench.ctx(&task),
+            &ToolRef::parse("files.create_directory"),
+            dir("a"),
+        )
         .await;
     assert_eq!(again.record.status, ToolCallStatus::Ok);
     assert!(
@@ -320,7 +333,11 @@ async fn approval_scopes_reach_exactly_as_far_as_chosen_and_grants_revoke() {
     // 2: another effect asks (approved once).
     bench
         .toolbox
-        .call(&bench.ctx(&task), "files.create_directory", dir("b"))
+        .call(
+            &bench.ctx(&task),
+            &ToolRef::parse("files.create_directory"),
+            dir("b"),
+        )
         .await;
     assert_eq!(bench.responder.requests().len(), 2);
     // The task grant never reaches another task.
@@ -328,7 +345,11 @@ async fn approval_scopes_reach_exactly_as_far_as_chosen_and_grants_revoke() {
     // 3: asked again in another task; approved always.
     bench
         .toolbox
-        .call(&bench.ctx(&other), "files.create_directory", dir("a"))
+        .call(
+            &bench.ctx(&other),
+            &ToolRef::parse("files.create_directory"),
+            dir("a"),
+        )
         .await;
     assert_eq!(bench.responder.requests().len(), 3);
     let grants = GrantStore::in_dir(&dirs.data);
@@ -340,7 +361,7 @@ async fn approval_scopes_reach_exactly_as_far_as_chosen_and_grants_revoke() {
         .toolbox
         .call(
             &bench.ctx(&TaskId::mint()),
-            "files.create_directory",
+            &ToolRef::parse("files.create_directory"),
             dir("c"),
         )
         .await;
@@ -355,7 +376,7 @@ async fn approval_scopes_reach_exactly_as_far_as_chosen_and_grants_revoke() {
         .toolbox
         .call(
             &bench.ctx(&TaskId::mint()),
-            "files.write_file",
+            &ToolRef::parse("files.write_file"),
             json!({"path": dirs.workspace.join("x.txt"), "content": "x"}),
         )
         .await;
@@ -372,7 +393,7 @@ async fn approval_scopes_reach_exactly_as_far_as_chosen_and_grants_revoke() {
         .toolbox
         .call(
             &bench.ctx(&TaskId::mint()),
-            "files.create_directory",
+            &ToolRef::parse("files.create_directory"),
             dir("d"),
         )
         .await;
@@ -400,14 +421,22 @@ async fn a_denial_stays_final_for_its_task_even_after_an_always_grant() {
     let denying = TaskId::mint();
     let first = bench
         .toolbox
-        .call(&bench.ctx(&denying), "files.write_file", write("a.txt"))
+        .call(
+            &bench.ctx(&denying),
+            &ToolRef::parse("files.write_file"),
+            write("a.txt"),
+        )
         .await;
     assert_eq!(first.record.status, ToolCallStatus::Denied);
     assert_eq!(bench.responder.requests().len(), 1);
     // Other arguments, same task: refused without asking.
     let second = bench
         .toolbox
-        .call(&bench.ctx(&denying), "files.write_file", write("b.txt"))
+        .call(
+            &bench.ctx(&denying),
+            &ToolRef::parse("files.write_file"),
+            write("b.txt"),
+        )
         .await;
     assert_eq!(second.record.status, ToolCallStatus::Denied);
     assert!(
@@ -421,7 +450,7 @@ async fn a_denial_stays_final_for_its_task_even_after_an_always_grant() {
         .toolbox
         .call(
             &bench.ctx(&TaskId::mint()),
-            "files.write_file",
+            &ToolRef::parse("files.write_file"),
             write("c.txt"),
         )
         .await;
@@ -436,7 +465,7 @@ async fn a_denial_stays_final_for_its_task_even_after_an_always_grant() {
         .toolbox
         .call(
             &bench.ctx(&TaskId::mint()),
-            "files.write_file",
+            &ToolRef::parse("files.write_file"),
             write("d.txt"),
         )
         .await;
@@ -450,7 +479,11 @@ async fn a_denial_stays_final_for_its_task_even_after_an_always_grant() {
     // Back in the task that denied it: still refused, without asking.
     let after = bench
         .toolbox
-        .call(&bench.ctx(&denying), "files.write_file", write("e.txt"))
+        .call(
+            &bench.ctx(&denying),
+            &ToolRef::parse("files.write_file"),
+            write("e.txt"),
+        )
         .await;
     assert_eq!(after.record.status, ToolCallStatus::Denied);
     assert_eq!(bench.responder.requests().len(), 2);
@@ -483,7 +516,7 @@ async fn the_everything_server_answers_over_stdio() {
         .toolbox
         .call(
             &bench.ctx(&task),
-            "everything.echo",
+            &ToolRef::parse("everything.echo"),
             json!({"message": "hi"}),
         )
         .await;
@@ -492,7 +525,7 @@ async fn the_everything_server_answers_over_stdio() {
         .toolbox
         .call(
             &bench.ctx(&task),
-            "everything.get-sum",
+            &ToolRef::parse("everything.get-sum"),
             json!({"a": 2, "b": 40}),
         )
         .await;
@@ -502,7 +535,7 @@ async fn the_everything_server_answers_over_stdio() {
         .toolbox
         .call(
             &bench.ctx(&task),
-            "everything.toggle-simulated-logging",
+            &ToolRef::parse("everything.toggle-simulated-logging"),
             json!({}),
         )
         .await;
@@ -567,7 +600,7 @@ async fn a_streamable_http_server_is_reached_by_its_url() {
         .toolbox
         .call(
             &bench.ctx(&TaskId::mint()),
-            "remote.echo",
+            &ToolRef::parse("remote.echo"),
             json!({"message": "over http"}),
         )
         .await;
@@ -638,7 +671,12 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
     .await;
     let status = first.hub.status();
     assert!(status[0].connected, "{status:?}");
-    assert!(status[0].tools.iter().any(|t| t.name == "srv.echo"));
+    assert!(
+        status[0]
+            .tools
+            .iter()
+            .any(|t| t.name.as_str() == "srv.echo")
+    );
     assert!(
         status[0].tools.iter().all(|t| !t.changed),
         "first use trusts"
@@ -654,7 +692,7 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
     let read = second.hub.status()[0]
         .tools
         .iter()
-        .find(|t| t.name == "srv.read_text_file")
+        .find(|t| t.name.as_str() == "srv.read_text_file")
         .cloned()
         .expect("the new server's tool");
     assert!(read.read_only && read.changed, "{read:?}");
@@ -663,7 +701,7 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
         .toolbox
         .call(
             &second.ctx(&TaskId::mint()),
-            "srv.read_text_file",
+            &ToolRef::parse("srv.read_text_file"),
             json!({"path": path}),
         )
         .await;
@@ -688,14 +726,14 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
     assert!(
         !tools
             .iter()
-            .find(|t| t.name == "srv.read_text_file")
+            .find(|t| t.name.as_str() == "srv.read_text_file")
             .unwrap()
             .changed
     );
     assert!(
         tools
             .iter()
-            .find(|t| t.name == "srv.list_directory")
+            .find(|t| t.name.as_str() == "srv.list_directory")
             .unwrap()
             .changed
     );
@@ -703,7 +741,7 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
         .toolbox
         .call(
             &third.ctx(&TaskId::mint()),
-            "srv.read_text_file",
+            &ToolRef::parse("srv.read_text_file"),
             json!({"path": path}),
         )
         .await;

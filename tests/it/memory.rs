@@ -1,6 +1,7 @@
 //! R5 memory: the MemoryService behaviour through the public API, the Dreamer, the
 //! operator API, the bus role, crash safety and the committed format fixture.
 
+use artoo::tools::ToolName;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -478,7 +479,7 @@ async fn a_best_practice_followed_by_a_failed_task_is_corrected_through_ggs_and_
         gap_trajectory: vec![],
         criteria_verdicts: vec![],
         tool_calls: vec![artoo::contracts::ToolCallRecord {
-            tool: "mdfind".into(),
+            tool: ToolName::Mdfind.into(),
             input: serde_json::json!({"query": "kind:movie"}),
             target: "kind:movie".into(),
             output_head: String::new(),

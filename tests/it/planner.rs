@@ -4,6 +4,7 @@
 //! subscribers play R5 (answering `MemoryQuery`), and observe as R4b, the dispatcher and
 //! R7.
 
+use artoo::tools::{ToolName, ToolRef};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -396,7 +397,7 @@ async fn memory_avoid_becomes_must_not_in_the_prompt_and_on_every_subtask() {
     let mut r2 = R2::start(script("planner", "glob_plan.json"), book).await;
     r2.spec(INTENT);
     let (_, subs) = r2.plan(0).await;
-    assert_eq!(subs[0].blocked_tools, vec!["shell".to_string()]);
+    assert_eq!(subs[0].blocked_tools, vec![ToolRef::from(ToolName::Shell)]);
     let prompt = &r2.rig.prompts(Role::Planner)[0];
     assert!(prompt.contains("MUST NOT repeat the approach that failed for this kind of task"));
     assert!(prompt.contains("blocked tools for this task: shell"));
@@ -438,7 +439,11 @@ async fn memory_caution_puts_the_approachs_tools_behind_confirmation_on_every_su
     let (_, subs) = r2.plan(0).await;
     assert_eq!(subs.len(), 2);
     for s in &subs {
-        assert_eq!(s.confirm_tools, vec!["glob".to_string()], "{s:?}");
+        assert_eq!(
+            s.confirm_tools,
+            vec![ToolRef::from(ToolName::Glob)],
+            "{s:?}"
+        );
         assert!(s.blocked_tools.is_empty());
     }
     assert!(
@@ -545,7 +550,7 @@ async fn a_plan_using_a_tool_memory_avoids_is_re_asked_quoting_the_violation_the
         subs[0].intent,
         "List every PDF file in ~/Downloads with its size"
     );
-    assert_eq!(subs[0].blocked_tools, vec!["shell".to_string()]);
+    assert_eq!(subs[0].blocked_tools, vec![ToolRef::from(ToolName::Shell)]);
     // The plan and one re-ask.
     assert_eq!(r2.calls(), 2);
     let reask = &r2.rig.prompts(Role::Planner)[1];
@@ -720,7 +725,7 @@ async fn change_approach_refuses_a_blocked_tool_with_high_urgency() {
         Urgency::High,
         MixedFailureClass::Logical,
     );
-    d.blocked_tools = vec!["shell".into()];
+    d.blocked_tools = vec![ToolName::Shell.into()];
     replan(ReplanCase {
         fixture: "replan_change_approach.json",
         directive: d,

@@ -5,6 +5,7 @@
 //! the user approves runs outside and takes effect. Without a sandbox, every unproven
 //! call asks.
 
+use artoo::tools::ToolName;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -103,7 +104,7 @@ impl World {
 
 async fn shell(ctx: &ToolContext, command: &str) -> ToolResult {
     Toolbox::standard()
-        .call(ctx, "shell", json!({ "command": command }))
+        .call(ctx, &ToolName::Shell.into(), json!({ "command": command }))
         .await
 }
 
@@ -315,7 +316,7 @@ async fn an_approved_rerun_outside_the_sandbox_says_what_it_tried_and_takes_effe
     let again = Toolbox::standard()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({ "command": command, "unsandboxed": true }),
         )
         .await;
@@ -351,7 +352,7 @@ async fn asking_to_leave_the_sandbox_before_it_refused_anything_runs_inside_it_u
     let r = Toolbox::standard()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({ "command": "echo hi > fresh.txt", "unsandboxed": true }),
         )
         .await;
@@ -363,7 +364,7 @@ async fn asking_to_leave_the_sandbox_before_it_refused_anything_runs_inside_it_u
     let r = Toolbox::standard()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({ "command": "c=rm; $c keep.txt", "unsandboxed": true }),
         )
         .await;
@@ -395,7 +396,7 @@ async fn a_denied_effect_is_not_asked_again_in_the_task_in_any_wording() {
     let out = Toolbox::standard()
         .call(
             &later,
-            "shell",
+            &ToolName::Shell.into(),
             json!({ "command": sneaky, "unsandboxed": true }),
         )
         .await;
@@ -434,7 +435,7 @@ async fn without_a_sandbox_every_unproven_call_asks_and_proven_ones_run() {
     let unproven = toolbox
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({ "command": "c=rm; /bin/$c keep.txt" }),
         )
         .await;
@@ -453,7 +454,7 @@ async fn without_a_sandbox_every_unproven_call_asks_and_proven_ones_run() {
     let proven = toolbox
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({ "command": "/bin/echo hello > hello.txt" }),
         )
         .await;
@@ -483,7 +484,7 @@ async fn a_timed_out_sandboxed_command_leaves_no_process_and_keeps_nothing() {
     let r = Toolbox::standard()
         .call(
             &w.ctx(),
-            "shell",
+            &ToolName::Shell.into(),
             json!({"command": "c=sleep; echo x > made.txt; ($c 301.25 &) ; $c 301.25", "timeout_secs": 1}),
         )
         .await;

@@ -2,6 +2,7 @@
 //! failed fast loop, a GGS replan, a Law 1 confirmation, acceptance), the writer turns it
 //! into a run file from its tap, and the reader rebuilds the trajectory from the file.
 
+use artoo::tools::ToolName;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -305,7 +306,7 @@ impl Pipeline {
 
 fn shell(target: &str, status: ToolCallStatus, output: &str, duration_ms: u64) -> ToolCallRecord {
     ToolCallRecord {
-        tool: "shell".into(),
+        tool: ToolName::Shell.into(),
         input: json!({ "command": target }),
         target: target.into(),
         output_head: output.into(),
@@ -534,7 +535,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
         s2,
         1,
         ToolCallRecord {
-            tool: "glob".into(),
+            tool: ToolName::Glob.into(),
             input: json!({ "pattern": "*", "root": "~" }),
             target: "~".into(),
             output_head: "/home/u/big.iso 4700000000".into(),
@@ -576,7 +577,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
             request_id,
             task_id: task.clone(),
             subtask_id: Some(s3),
-            tool: "write_file".into(),
+            tool: ToolName::WriteFile.into(),
             description: "overwrite summary.txt (it exists)".into(),
             command: "write_file ~/artoo_workspace/summary.txt".into(),
             paths: vec![PathEffect {
@@ -608,7 +609,7 @@ fn full_task(p: &Pipeline, task: &TaskId) -> FullTask {
         s3,
         1,
         ToolCallRecord {
-            tool: "write_file".into(),
+            tool: ToolName::WriteFile.into(),
             input: json!({ "path": "~/artoo_workspace/summary.txt", "content": "big.iso" }),
             target: "/home/u/artoo_workspace/summary.txt".into(),
             output_head: "wrote 7 bytes".into(),
@@ -857,7 +858,7 @@ async fn a_full_task_with_a_replan_and_a_law1_confirmation_is_logged_and_replaye
     assert_eq!(t.law1.len(), 1);
     let law1 = &t.law1[0];
     assert_eq!(law1.request_id, run.request_id);
-    assert_eq!(law1.request.as_ref().unwrap().tool, "write_file");
+    assert_eq!(law1.request.as_ref().unwrap().tool, ToolName::WriteFile);
     assert_eq!(law1.request.as_ref().unwrap().paths[0].effect, "overwrite");
     let decision = law1.decision.as_ref().unwrap();
     assert_eq!(
@@ -1062,7 +1063,7 @@ async fn a_crash_truncated_file_with_a_newer_kind_still_lists_and_replays() {
     assert_eq!((d0.loss.d, d0.loss.p), (1.0, 1.0));
     assert_eq!(
         t.rounds[0].directive.as_ref().unwrap().blocked_tools,
-        ["mdfind"]
+        [ToolName::Mdfind]
     );
     assert!(t.rounds[1].plan.is_some());
     assert!(

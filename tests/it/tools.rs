@@ -2,6 +2,7 @@
 //! truncation, the find guards, refusals, process-tree kills, the Law 1 gate and the
 //! Trash.
 
+use artoo::tools::{ToolName, ToolRef};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -126,7 +127,7 @@ async fn long_output_is_cut_to_head_and_tail_on_char_boundaries() {
     let r = toolbox()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({"command": "echo START; for i in $(seq 1 3000); do printf '日本語'; done; echo; echo END"}),
         )
         .await;
@@ -150,9 +151,13 @@ async fn every_call_yields_one_evidence_record_published_and_kept_in_the_history
     let ctx = rig.ctx();
     let file = rig.write("artoo_workspace/notes.txt", "first line\nsecond line\n");
     let r = toolbox()
-        .call(&ctx, "read_file", json!({"path": "notes.txt"}))
+        .call(
+            &ctx,
+            &ToolName::ReadFile.into(),
+            json!({"path": "notes.txt"}),
+        )
         .await;
-    assert_eq!(r.record.tool, "read_file");
+    assert_eq!(r.record.tool, ToolName::ReadFile);
     assert_eq!(r.record.status, ToolCallStatus::Ok);
     assert_eq!(r.record.input, json!({"path": file.to_string_lossy()}));
     assert_eq!(r.record.target, file.to_string_lossy());
@@ -162,7 +167,11 @@ async fn every_call_yields_one_evidence_record_published_and_kept_in_the_history
     assert_eq!(ctx.history.records(), vec![r.record.clone()]);
 
     let missing = toolbox()
-        .call(&ctx, "read_file", json!({"path": "~/missing.txt"}))
+        .call(
+            &ctx,
+            &ToolName::ReadFile.into(),
+            json!({"path": "~/missing.txt"}),
+        )
         .await;
     assert_eq!(missing.record.status, ToolCallStatus::Error);
     assert!(
@@ -198,11 +207,11 @@ async fn find_on_a_personal_path_is_answered_by_mdfind_and_ignores_maxdepth() {
     let r = toolbox()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({"command": "find ~ -maxdepth 1 -name 'report*' 2>/dev/null"}),
         )
         .await;
-    assert_eq!(r.record.tool, "mdfind");
+    assert_eq!(r.record.tool, ToolName::Mdfind);
     assert_eq!(r.record.input["query"], "report*");
     assert_eq!(
         r.record.input["onlyin"],
@@ -221,11 +230,11 @@ async fn find_on_a_personal_path_is_answered_by_mdfind_and_ignores_maxdepth() {
     let kept = toolbox()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({"command": "find ~/Documents -path '*/q3/*' -name '*.pdf'"}),
         )
         .await;
-    assert_eq!(kept.record.tool, "shell");
+    assert_eq!(kept.record.tool, ToolName::Shell);
     assert!(output(&kept.outcome).contains("report-final.pdf"));
 }
 
@@ -237,11 +246,11 @@ async fn maxdepth_is_stripped_before_find_runs_in_the_workspace() {
     let r = toolbox()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({"command": "find . -maxdepth 1 -name '*.txt'"}),
         )
         .await;
-    assert_eq!(r.record.tool, "shell");
+    assert_eq!(r.record.tool, ToolName::Shell);
     assert_eq!(r.record.input["command"], "find . -name '*.txt'");
     assert!(output(&r.outcome).contains("./a/b/deep.txt"));
     assert!(r.for_model.starts_with("(-maxdepth was removed"));
@@ -254,12 +263,12 @@ async fn an_identical_call_in_the_same_subtask_is_refused_with_a_message() {
     let ctx = rig.ctx();
     let tools = toolbox();
     let first = tools
-        .call(&ctx, "read_file", json!({"path": "a.txt"}))
+        .call(&ctx, &ToolName::ReadFile.into(), json!({"path": "a.txt"}))
         .await;
     assert_eq!(first.record.status, ToolCallStatus::Ok);
     // Written differently, executed identically.
     let again = tools
-        .call(&ctx, "read_file", json!({"path": "./a.txt"}))
+        .call(&ctx, &ToolName::ReadFile.into(), json!({"path": "./a.txt"}))
         .await;
     assert_eq!(again.record.status, ToolCallStatus::Refused);
     let ToolOutcome::Refused { reason } = &again.outcome else {
@@ -273,7 +282,7 @@ async fn an_identical_call_in_the_same_subtask_is_refused_with_a_message() {
     // Another sub-task has its own history.
     let other = rig.ctx();
     let fresh = tools
-        .call(&other, "read_file", json!({"path": "a.txt"}))
+        .call(&other, &ToolName::ReadFile.into(), json!({"path": "a.txt"}))
         .await;
     assert_eq!(fresh.record.status, ToolCallStatus::Ok);
 }
@@ -284,16 +293,22 @@ async fn blocked_tools_and_targets_are_refused_in_code() {
     rig.write("secret/plan.txt", "x");
     rig.write("artoo_workspace/ok.txt", "fine");
     let mut ctx = rig.ctx();
-    ctx.blocked_tools = vec!["shell".into()];
+    ctx.blocked_tools = vec![ToolName::Shell.into()];
     ctx.blocked_targets = vec!["~/secret".into()];
     let tools = toolbox();
 
-    let shell = tools.call(&ctx, "shell", json!({"command": "ls"})).await;
+    let shell = tools
+        .call(&ctx, &ToolName::Shell.into(), json!({"command": "ls"}))
+        .await;
     assert_eq!(shell.record.status, ToolCallStatus::Refused);
     assert!(shell.for_model.contains("forbids the tool `shell`"));
 
     let read = tools
-        .call(&ctx, "read_file", json!({"path": "~/secret/plan.txt"}))
+        .call(
+            &ctx,
+            &ToolName::ReadFile.into(),
+            json!({"path": "~/secret/plan.txt"}),
+        )
         .await;
     assert_eq!(read.record.status, ToolCallStatus::Refused);
     assert!(read.for_model.contains("forbids the target `~/secret`"));
@@ -301,14 +316,14 @@ async fn blocked_tools_and_targets_are_refused_in_code() {
     let glob = tools
         .call(
             &ctx,
-            "glob",
+            &ToolName::Glob.into(),
             json!({"pattern": "*.txt", "root": "~/secret"}),
         )
         .await;
     assert_eq!(glob.record.status, ToolCallStatus::Refused);
 
     let fine = tools
-        .call(&ctx, "read_file", json!({"path": "ok.txt"}))
+        .call(&ctx, &ToolName::ReadFile.into(), json!({"path": "ok.txt"}))
         .await;
     assert_eq!(output(&fine.outcome), "fine");
 }
@@ -321,7 +336,7 @@ async fn a_shell_timeout_kills_the_whole_process_tree() {
     let r = toolbox()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({"command": "sleep 300 & echo $! > grandchild.pid; echo started; wait", "timeout_secs": 2}),
         )
         .await;
@@ -366,7 +381,7 @@ async fn cancelling_the_task_kills_the_running_command_and_its_children() {
             toolbox()
                 .call(
                     &ctx,
-                    "shell",
+                    &ToolName::Shell.into(),
                     json!({"command": "sleep 300 & echo $! > child.pid; wait"}),
                 )
                 .await
@@ -392,7 +407,11 @@ async fn cancelling_the_task_kills_the_running_command_and_its_children() {
     assert!(wait_dead(pid).await, "the child {pid} survived the cancel");
 
     let after = toolbox()
-        .call(&ctx, "shell", json!({"command": "echo late"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "echo late"}),
+        )
         .await;
     assert_eq!(after.record.status, ToolCallStatus::Refused);
 }
@@ -412,7 +431,11 @@ async fn the_shell_runs_in_the_workspace_without_the_apps_keys() {
     ];
     let tools = Toolbox::with_tools(vec![Arc::new(Shell::with_env(env))]);
     let r = tools
-        .call(&ctx, "shell", json!({"command": "pwd; env"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "pwd; env"}),
+        )
         .await;
     let out = output(&r.outcome);
     assert!(out.starts_with(&*rig.ws.to_string_lossy()), "{out}");
@@ -438,11 +461,11 @@ async fn a_missing_file_folder_or_program_is_recorded_as_not_found_with_the_path
     let gone = gone.display().to_string();
 
     for (tool, input) in [
-        ("shell", json!({"command": format!("cat {gone}")})),
-        ("shell", json!({"command": format!("ls {gone}")})),
-        ("read_file", json!({"path": gone})),
+        (ToolName::Shell, json!({"command": format!("cat {gone}")})),
+        (ToolName::Shell, json!({"command": format!("ls {gone}")})),
+        (ToolName::ReadFile, json!({"path": gone})),
     ] {
-        let r = tools.call(&ctx, tool, input.clone()).await;
+        let r = tools.call(&ctx, &tool.into(), input.clone()).await;
         assert_eq!(r.record.status, ToolCallStatus::Error, "{input}: {r:?}");
         assert_eq!(r.record.failure, Some(ToolFailure::NotFound), "{input}");
         assert_eq!(
@@ -455,7 +478,7 @@ async fn a_missing_file_folder_or_program_is_recorded_as_not_found_with_the_path
     let no_program = tools
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({"command": "artoo-no-such-program --help"}),
         )
         .await;
@@ -469,7 +492,11 @@ async fn a_missing_file_folder_or_program_is_recorded_as_not_found_with_the_path
 
     // A command that fails for another reason is not a missing resource.
     let other = tools
-        .call(&ctx, "shell", json!({"command": "echo broken >&2; exit 3"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "echo broken >&2; exit 3"}),
+        )
         .await;
     assert_eq!(other.record.failure, Some(ToolFailure::Failed), "{other:?}");
     assert_eq!(missing_resource(&other.record), None);
@@ -483,7 +510,11 @@ async fn a_command_that_only_complains_and_exits_non_zero_is_a_failed_call() {
     let tools = toolbox();
 
     let missing = tools
-        .call(&ctx, "shell", json!({"command": "cat missing.txt"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "cat missing.txt"}),
+        )
         .await;
     assert_eq!(missing.record.status, ToolCallStatus::Error, "{missing:?}");
     let error = missing
@@ -501,7 +532,11 @@ async fn a_command_that_only_complains_and_exits_non_zero_is_a_failed_call() {
 
     // grep without a match is an empty answer, not a failure.
     let nothing = tools
-        .call(&ctx, "shell", json!({"command": "grep omega found.txt"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "grep omega found.txt"}),
+        )
         .await;
     assert_eq!(nothing.record.status, ToolCallStatus::Ok, "{nothing:?}");
     assert!(output(&nothing.outcome).contains("[exit status 1]"));
@@ -510,7 +545,7 @@ async fn a_command_that_only_complains_and_exits_non_zero_is_a_failed_call() {
     let partial = tools
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({"command": "cat found.txt missing.txt"}),
         )
         .await;
@@ -539,7 +574,7 @@ async fn write_file_puts_bare_names_in_the_workspace_without_asking() {
     let r = toolbox()
         .call(
             &ctx,
-            "write_file",
+            &ToolName::WriteFile.into(),
             json!({"path": "summary.md", "content": "# Summary\n"}),
         )
         .await;
@@ -565,7 +600,7 @@ async fn overwriting_with_write_file_asks_and_a_denial_leaves_the_file_untouched
     let r = toolbox()
         .call(
             &ctx,
-            "write_file",
+            &ToolName::WriteFile.into(),
             json!({"path": "report.md", "content": "replacement"}),
         )
         .await;
@@ -583,7 +618,7 @@ async fn overwriting_with_write_file_asks_and_a_denial_leaves_the_file_untouched
     let req = &requests[0];
     assert_eq!(req.task_id, ctx.task_id);
     assert_eq!(req.subtask_id, Some(ctx.subtask_id));
-    assert_eq!(req.tool, "write_file");
+    assert_eq!(req.tool, ToolName::WriteFile);
     assert!(!req.reversible && req.can_trash);
     assert!(req.description.contains("Overwrite"), "{}", req.description);
     assert_eq!(req.paths.len(), 1);
@@ -611,11 +646,19 @@ async fn rewriting_a_file_the_task_created_does_not_ask_until_something_else_cha
     let file = rig.ws.join("report.md");
 
     let made = tools
-        .call(&first, "write_file", write("report.md", "draft"))
+        .call(
+            &first,
+            &ToolName::WriteFile.into(),
+            write("report.md", "draft"),
+        )
         .await;
     assert_eq!(made.record.status, ToolCallStatus::Ok, "{}", made.for_model);
     let rewritten = tools
-        .call(&second, "write_file", write("report.md", "final"))
+        .call(
+            &second,
+            &ToolName::WriteFile.into(),
+            write("report.md", "final"),
+        )
         .await;
     assert_eq!(
         rewritten.record.status,
@@ -639,7 +682,11 @@ async fn rewriting_a_file_the_task_created_does_not_ask_until_something_else_cha
         first.broker.clone(),
     );
     let elsewhere = tools
-        .call(&other_task, "write_file", write("report.md", "other"))
+        .call(
+            &other_task,
+            &ToolName::WriteFile.into(),
+            write("report.md", "other"),
+        )
         .await;
     assert_eq!(elsewhere.record.status, ToolCallStatus::Denied);
     assert_eq!(responder.requests().len(), 1);
@@ -653,7 +700,11 @@ async fn rewriting_a_file_the_task_created_does_not_ask_until_something_else_cha
         .and_then(|f| f.set_modified(later))
         .unwrap();
     let after_edit = tools
-        .call(&second, "write_file", write("report.md", "again"))
+        .call(
+            &second,
+            &ToolName::WriteFile.into(),
+            write("report.md", "again"),
+        )
         .await;
     assert_eq!(after_edit.record.status, ToolCallStatus::Denied);
     assert_eq!(responder.requests().len(), 2);
@@ -662,7 +713,11 @@ async fn rewriting_a_file_the_task_created_does_not_ask_until_something_else_cha
     // A file that was there before the task is never the task's.
     let theirs = rig.write("artoo_workspace/theirs.md", "original");
     let replaced = tools
-        .call(&first, "write_file", write("theirs.md", "mine"))
+        .call(
+            &first,
+            &ToolName::WriteFile.into(),
+            write("theirs.md", "mine"),
+        )
         .await;
     assert_eq!(replaced.record.status, ToolCallStatus::Denied);
     assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "original");
@@ -681,7 +736,11 @@ async fn an_approval_performs_exactly_the_approved_action_and_nothing_wider() {
     let ctx = rig.ctx();
     let tools = toolbox();
     let first = tools
-        .call(&ctx, "shell", json!({"command": "rm a.txt"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "rm a.txt"}),
+        )
         .await;
     assert_eq!(
         first.record.status,
@@ -695,7 +754,11 @@ async fn an_approval_performs_exactly_the_approved_action_and_nothing_wider() {
 
     // A wider compound command is a new action: it asks again (and is denied here).
     let wider = tools
-        .call(&ctx, "shell", json!({"command": "rm b.txt && echo gone"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "rm b.txt && echo gone"}),
+        )
         .await;
     assert_eq!(wider.record.status, ToolCallStatus::Denied);
     assert!(b.exists());
@@ -718,7 +781,11 @@ async fn an_unanswered_confirmation_is_denied_after_the_configured_timeout() {
     let ctx = rig.ctx();
     let started = tokio::time::Instant::now();
     let r = toolbox()
-        .call(&ctx, "shell", json!({"command": "rm keep.txt"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "rm keep.txt"}),
+        )
         .await;
     assert_eq!(r.record.status, ToolCallStatus::Denied);
     assert_eq!(r.record.confirmation, Some(Decision::Deny));
@@ -761,7 +828,11 @@ async fn trash_round_trip(home: &Path) {
         ConfirmationBroker::from_config(bus.handle(Role::Executor), SystemClock::shared(), &config);
     let ctx = ToolContext::new(TaskId::mint(), SubTaskId::mint(), Arc::new(config), broker);
     let r = toolbox()
-        .call(&ctx, "shell", json!({"command": "rm -rf drafts"}))
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({"command": "rm -rf drafts"}),
+        )
         .await;
     assert_eq!(r.record.status, ToolCallStatus::Ok, "{}", r.for_model);
     assert_eq!(r.record.confirmation, Some(Decision::Trash));
@@ -791,7 +862,11 @@ async fn read_file_is_capped_on_a_char_boundary_and_names_binary_files() {
     let ctx = rig.ctx();
     let tools = toolbox();
     let r = tools
-        .call(&ctx, "read_file", json!({"path": "long.txt"}))
+        .call(
+            &ctx,
+            &ToolName::ReadFile.into(),
+            json!({"path": "long.txt"}),
+        )
         .await;
     let out = output(&r.outcome);
     assert!(out.starts_with(&"é".repeat(50)), "{out}");
@@ -801,7 +876,11 @@ async fn read_file_is_capped_on_a_char_boundary_and_names_binary_files() {
     );
 
     let bin = tools
-        .call(&ctx, "read_file", json!({"path": "image.png"}))
+        .call(
+            &ctx,
+            &ToolName::ReadFile.into(),
+            json!({"path": "image.png"}),
+        )
         .await;
     let out = output(&bin.outcome);
     assert!(out.contains("binary file (PNG image, 16 bytes)"), "{out}");
@@ -818,7 +897,11 @@ async fn glob_honours_directory_parts_and_expands_home() {
     let ctx = rig.ctx();
     let tools = toolbox();
     let nested = tools
-        .call(&ctx, "glob", json!({"pattern": "src/**/*.rs"}))
+        .call(
+            &ctx,
+            &ToolName::Glob.into(),
+            json!({"pattern": "src/**/*.rs"}),
+        )
         .await;
     let out = output(&nested.outcome);
     assert!(
@@ -827,13 +910,19 @@ async fn glob_honours_directory_parts_and_expands_home() {
     );
     assert!(!out.contains("top.rs"), "{out}");
 
-    let names = tools.call(&ctx, "glob", json!({"pattern": "*.rs"})).await;
+    let names = tools
+        .call(&ctx, &ToolName::Glob.into(), json!({"pattern": "*.rs"}))
+        .await;
     let listed: Vec<&str> = output(&names.outcome).lines().collect();
     assert_eq!(listed.len(), 4, "{listed:?}");
     assert_eq!(listed[3], "(3 files matched *.rs)", "the count is given");
 
     let home = tools
-        .call(&ctx, "glob", json!({"pattern": "~/Documents/*.pdf"}))
+        .call(
+            &ctx,
+            &ToolName::Glob.into(),
+            json!({"pattern": "~/Documents/*.pdf"}),
+        )
         .await;
     assert_eq!(
         output(&home.outcome),
@@ -843,7 +932,9 @@ async fn glob_honours_directory_parts_and_expands_home() {
         )
     );
 
-    let none = tools.call(&ctx, "glob", json!({"pattern": "*.xyz"})).await;
+    let none = tools
+        .call(&ctx, &ToolName::Glob.into(), json!({"pattern": "*.xyz"}))
+        .await;
     assert!(output(&none.outcome).starts_with("(no files matched pattern *.xyz under"));
 }
 
@@ -863,7 +954,9 @@ async fn mdfind_uses_the_locate_index_when_one_is_built() {
     assert!(built.success());
     let tools = Toolbox::with_tools(vec![Arc::new(Mdfind::with_locate(Locate::Database(db)))]);
     let ctx = rig.ctx();
-    let r = tools.call(&ctx, "mdfind", json!({"query": "report"})).await;
+    let r = tools
+        .call(&ctx, &ToolName::Mdfind.into(), json!({"query": "report"}))
+        .await;
     let out = output(&r.outcome);
     assert!(out.starts_with(&*report.to_string_lossy()), "{out}");
     assert!(out.contains("searched the locate index"), "{out}");
@@ -876,7 +969,11 @@ async fn mdfind_falls_back_to_a_bounded_walk_without_an_index() {
     rig.write(".hidden/invoice.pdf", "%PDF");
     let ctx = rig.ctx();
     let r = toolbox()
-        .call(&ctx, "mdfind", json!({"query": "*.pdf", "type": "f"}))
+        .call(
+            &ctx,
+            &ToolName::Mdfind.into(),
+            json!({"query": "*.pdf", "type": "f"}),
+        )
         .await;
     let out = output(&r.outcome);
     assert_eq!(out.lines().next(), Some(&*pdf.to_string_lossy()));
@@ -886,7 +983,11 @@ async fn mdfind_falls_back_to_a_bounded_walk_without_an_index() {
     let tight = Rig::with(|c| c.tools.walk_limit_entries = 2);
     tight.write("a/b/c/d.pdf", "");
     let r = toolbox()
-        .call(&tight.ctx(), "mdfind", json!({"query": "d.pdf"}))
+        .call(
+            &tight.ctx(),
+            &ToolName::Mdfind.into(),
+            json!({"query": "d.pdf"}),
+        )
         .await;
     assert!(output(&r.outcome).contains("results may be incomplete"));
 }
@@ -900,7 +1001,7 @@ async fn a_name_search_that_finds_nothing_for_words_says_how_to_search_the_text(
     let r = toolbox()
         .call(
             &ctx,
-            "mdfind",
+            &ToolName::Mdfind.into(),
             json!({"query": "fix bug", "onlyin": notes.to_string_lossy()}),
         )
         .await;
@@ -912,14 +1013,14 @@ async fn a_name_search_that_finds_nothing_for_words_says_how_to_search_the_text(
     );
     // The hint runs as written and finds the file.
     let r = toolbox()
-        .call(&ctx, "shell", json!({ "command": hint }))
+        .call(&ctx, &ToolName::Shell.into(), json!({ "command": hint }))
         .await;
     assert!(output(&r.outcome).contains("monday.txt"), "{}", r.for_model);
     // A name pattern that matches nothing is only that.
     let r = toolbox()
         .call(
             &ctx,
-            "mdfind",
+            &ToolName::Mdfind.into(),
             json!({"query": "*.pdf", "onlyin": notes.to_string_lossy()}),
         )
         .await;
@@ -982,7 +1083,11 @@ async fn search_posts_the_query_to_the_configured_endpoint_and_lists_results() {
     let (url, server) = fake_search(true).await;
     let rig = Rig::with(|c| c.tools.search_url = url.clone());
     let r = toolbox()
-        .call(&rig.ctx(), "search", json!({"query": "weather in Paris"}))
+        .call(
+            &rig.ctx(),
+            &ToolName::Search.into(),
+            json!({"query": "weather in Paris"}),
+        )
         .await;
     assert_eq!(
         output(&r.outcome),
@@ -1000,7 +1105,11 @@ async fn a_search_that_times_out_says_unavailable_do_not_guess() {
         c.tools.search_timeout_secs = 5;
     });
     let r = toolbox()
-        .call(&rig.ctx(), "search", json!({"query": "anything"}))
+        .call(
+            &rig.ctx(),
+            &ToolName::Search.into(),
+            json!({"query": "anything"}),
+        )
         .await;
     let ToolOutcome::Error {
         message, failure, ..
@@ -1021,12 +1130,12 @@ async fn applescript_and_shortcuts_fail_explicitly_off_macos() {
     let tools = toolbox();
     for (tool, input) in [
         (
-            "applescript",
+            ToolName::Applescript,
             json!({"script": "tell application \"Finder\" to activate"}),
         ),
-        ("shortcuts", json!({"name": "Get Weather"})),
+        (ToolName::Shortcuts, json!({"name": "Get Weather"})),
     ] {
-        let r = tools.call(&ctx, tool, input).await;
+        let r = tools.call(&ctx, &tool.into(), input).await;
         assert_eq!(r.record.status, ToolCallStatus::Error);
         assert!(
             r.for_model.contains("unavailable on this platform"),
@@ -1040,7 +1149,7 @@ async fn applescript_and_shortcuts_fail_explicitly_off_macos() {
 async fn an_unknown_tool_is_refused_naming_the_available_ones() {
     let rig = Rig::new();
     let r = toolbox()
-        .call(&rig.ctx(), "browser", json!({"url": "x"}))
+        .call(&rig.ctx(), &ToolRef::parse("browser"), json!({"url": "x"}))
         .await;
     assert_eq!(r.record.status, ToolCallStatus::Refused);
     assert!(r.for_model.contains("no tool `browser`") && r.for_model.contains("mdfind"));
@@ -1070,7 +1179,7 @@ async fn a_command_bash_cannot_read_is_refused_before_anyone_is_asked() {
         ),
     ] {
         let r = toolbox()
-            .call(&ctx, "shell", json!({ "command": command }))
+            .call(&ctx, &ToolName::Shell.into(), json!({ "command": command }))
             .await;
         // An invalid input, like any other: the model reads why, and nothing ran.
         assert_eq!(r.record.status, ToolCallStatus::Error, "{command}");
@@ -1090,7 +1199,7 @@ async fn a_command_bash_cannot_read_is_refused_before_anyone_is_asked() {
     let r = toolbox()
         .call(
             &ctx,
-            "shell",
+            &ToolName::Shell.into(),
             json!({ "command": "(cat <<EOF\nEOF\n) && echo fine" }),
         )
         .await;

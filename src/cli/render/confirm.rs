@@ -14,7 +14,7 @@ use super::text::Paint;
 /// can be undone, and the exact command.
 pub fn confirmation_prompt(request: &ConfirmationRequest, paint: Paint) -> Vec<String> {
     let mut lines = vec![
-        p_law1(paint, &request.tool, request.reversible),
+        p_law1(paint, request.tool.as_str(), request.reversible),
         // One effect per line (and one per operation the sandbox refused), aligned.
         format!(
             "  effect:     {}",

@@ -6,6 +6,7 @@
 //! missing ("not logged", "log incomplete"), never filled in.
 
 use artoo::text::one_line;
+use artoo::tools::join_names;
 use std::fmt::Write as _;
 
 use super::result::cost_block;
@@ -130,7 +131,7 @@ fn round_lines(round: &Round, ggs: &GgsParams) -> Vec<String> {
             "  directive {} · {} class · blocked tools [{}] · {} blocked targets",
             snake(&p.directive),
             snake(&p.failure_class),
-            p.blocked_tools.join(", "),
+            join_names(&p.blocked_tools, ", "),
             p.blocked_targets.len()
         ));
     }

@@ -5,10 +5,11 @@ use crate::contracts::{
     ExecutionResult, ExecutionStatus, SubTaskId, TaskId, ToolCallRecord, ToolCallStatus,
     ToolFailure,
 };
+use crate::tools::ToolRef;
 
 pub(super) fn call(tool: &str, status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
     ToolCallRecord {
-        tool: tool.into(),
+        tool: ToolRef::parse(tool),
         input: serde_json::json!({"command": "x"}),
         target: "x".into(),
         output_head: String::new(),

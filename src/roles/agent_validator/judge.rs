@@ -11,6 +11,7 @@ use crate::contracts::{
 };
 use crate::ggs::grounding;
 use crate::text::first_chars;
+use crate::tools::ToolRef;
 
 use super::schema::CriterionJudgement;
 
@@ -303,13 +304,13 @@ pub(super) fn unmet_summary(verdicts: &[CriterionVerdict]) -> String {
 
 /// The calls of a failed attempt the executor must not repeat, once each.
 pub(super) fn calls_to_avoid(calls: &[ToolCallRecord]) -> Vec<ToolCallRecord> {
-    let mut seen: Vec<(&str, &str)> = Vec::new();
+    let mut seen: Vec<(&ToolRef, &str)> = Vec::new();
     let mut out = Vec::new();
     for c in calls {
         if out.len() >= MAX_CALLS_TO_AVOID {
             break;
         }
-        let key = (c.tool.as_str(), c.target.as_str());
+        let key = (&c.tool, c.target.as_str());
         if !seen.contains(&key) {
             seen.push(key);
             out.push(c.clone());

@@ -26,16 +26,7 @@ fn infrastructure(call: &ToolCallRecord) -> Option<ToolFailure> {
     if call.status != ToolCallStatus::Error {
         return None;
     }
-    match call.failure? {
-        kind @ (ToolFailure::Timeout
-        | ToolFailure::Cancelled
-        | ToolFailure::Network
-        | ToolFailure::Unavailable) => Some(kind),
-        ToolFailure::NotFound
-        | ToolFailure::Forbidden
-        | ToolFailure::Invalid
-        | ToolFailure::Failed => None,
-    }
+    call.failure.filter(|kind| kind.is_infrastructure())
 }
 
 /// The rule checked before any model call: R3 reported `failed`, or a tool call hit an

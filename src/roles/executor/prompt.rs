@@ -17,7 +17,7 @@ use super::step::value_text;
 use crate::contracts::{CorrectionSignal, SubTask, ToolCallStatus};
 use crate::text::first_chars;
 use crate::text::{Keep, elide_middle};
-use crate::tools::ToolResult;
+use crate::tools::{ToolRef, ToolResult};
 
 /// Characters of all tool results of an attempt shown to the model; beyond it the list
 /// is cut in the middle, so the first results and the latest stay visible.
@@ -60,7 +60,7 @@ finishes with what [1] printed:
 /// One tool result of the current attempt, as the model saw it come back.
 #[derive(Clone, Debug)]
 pub struct Observed {
-    pub tool: String,
+    pub tool: ToolRef,
     pub input: String,
     pub status: ToolCallStatus,
     /// The toolbox's text for the model: output cut to head + tail, or the reason.
@@ -181,6 +181,7 @@ pub fn state_prompt(
 mod tests {
     use super::*;
     use crate::contracts::{Criterion, FailureClass, SubTaskId, TaskId, ToolCallRecord};
+    use crate::tools::ToolName;
 
     fn subtask() -> SubTask {
         SubTask {
@@ -225,7 +226,7 @@ mod tests {
             what_was_wrong: "it printed names".into(),
             what_to_do: "pipe ls into wc -l".into(),
             calls_to_avoid: vec![ToolCallRecord {
-                tool: "shell".into(),
+                tool: ToolName::Shell.into(),
                 input: serde_json::json!({"command": "ls /tmp/x"}),
                 target: "ls /tmp/x".into(),
                 output_head: String::new(),
@@ -238,7 +239,7 @@ mod tests {
             }],
         };
         let observed = vec![Observed {
-            tool: "shell".into(),
+            tool: ToolName::Shell.into(),
             input: r#"{"command":"ls /tmp/x | wc -l"}"#.into(),
             status: ToolCallStatus::Ok,
             text: "3".into(),
@@ -273,7 +274,7 @@ mod tests {
     fn many_long_results_are_cut_in_the_middle() {
         let observed: Vec<Observed> = (0..20)
             .map(|i| Observed {
-                tool: "shell".into(),
+                tool: ToolName::Shell.into(),
                 input: format!("cmd {i}"),
                 status: ToolCallStatus::Ok,
                 text: "x".repeat(3_000),

@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 
 use crate::contracts::ExecutionStatus;
 use crate::llm::OutputSchema;
-use crate::tools::{ToolSpec, Toolbox};
+use crate::tools::{ToolRef, ToolSpec, Toolbox};
 
 /// The decision of one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -75,7 +75,7 @@ pub struct NextStep {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     CallTool {
-        tool: String,
+        tool: ToolRef,
         input: Value,
     },
     Finish {
@@ -108,7 +108,7 @@ impl NextStep {
                 let names = || {
                     specs
                         .iter()
-                        .map(|s| s.name.as_ref())
+                        .map(|s| s.name.as_str())
                         .collect::<Vec<_>>()
                         .join(", ")
                 };
@@ -120,7 +120,7 @@ impl NextStep {
                 };
                 let Some(spec) = specs
                     .iter()
-                    .find(|s| s.name.eq_ignore_ascii_case(name.trim()))
+                    .find(|s| s.name.as_str().eq_ignore_ascii_case(name.trim()))
                 else {
                     return Err(format!(
                         "there is no tool \"{name}\": `tool` must be one of {}",
@@ -129,7 +129,7 @@ impl NextStep {
                 };
                 let input = tool_input(spec, self.tool_input.as_ref())?;
                 Ok(Action::CallTool {
-                    tool: spec.name.to_string(),
+                    tool: spec.name.clone(),
                     input,
                 })
             }
@@ -311,7 +311,7 @@ mod tests {
 
     fn shell_call(command: &str) -> Result<Action, String> {
         Ok(Action::CallTool {
-            tool: "shell".into(),
+            tool: crate::tools::ToolName::Shell.into(),
             input: json!({ "command": command }),
         })
     }

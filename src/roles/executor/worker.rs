@@ -41,7 +41,7 @@ use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
 use crate::roles::preamble::{machine_facts, preamble_with_tools};
 use crate::text::first_chars;
-use crate::tools::ToolContext;
+use crate::tools::{ToolContext, ToolRef};
 
 /// Characters of the latest successful output carried by a step-capped result.
 pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
@@ -416,7 +416,7 @@ impl Worker {
         &self,
         attempt: u32,
         progress: &mut Progress,
-        tool: &str,
+        tool: &ToolRef,
         input: Value,
     ) -> ControlFlow<Attempted> {
         let key = CallKey::of(tool, &input);
@@ -534,12 +534,12 @@ impl Worker {
 /// folded, so `ls  /a` and `ls /a ` are the same call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallKey {
-    tool: String,
+    tool: ToolRef,
     input: Value,
 }
 
 impl CallKey {
-    pub fn of(tool: &str, input: &Value) -> Self {
+    pub fn of(tool: &ToolRef, input: &Value) -> Self {
         fn canon(v: &Value) -> Value {
             match v {
                 Value::String(s) => {
@@ -556,7 +556,7 @@ impl CallKey {
             }
         }
         Self {
-            tool: tool.to_string(),
+            tool: tool.clone(),
             input: canon(input),
         }
     }

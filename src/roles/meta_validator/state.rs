@@ -418,6 +418,7 @@ mod tests {
     use super::*;
     use crate::clock::{Clock as _, FakeClock};
     use crate::contracts::{ToolCallRecord, ToolCallStatus, ToolFailure};
+    use crate::tools::ToolName;
 
     #[test]
     fn a_plan_without_task_criteria_is_judged_on_its_intent() {
@@ -437,7 +438,7 @@ mod tests {
     fn read_failing(task: &TaskId, failure: ToolFailure) -> SubTaskOutcome {
         let mut o = outcome(task, SubTaskStatus::Failed);
         o.tool_calls.push(ToolCallRecord {
-            tool: "read_file".into(),
+            tool: ToolName::ReadFile.into(),
             input: Value::Null,
             target: "/home/u/Notes/plan.txt".into(),
             output_head: String::new(),

@@ -49,12 +49,15 @@ mod tests;
 use chrono::{DateTime, Utc};
 
 use self::block::{prompt_block, subtask_context};
-use self::derive::{Derived, caution_gate, constraint, derive_group, push_unique, rank};
+use self::derive::{
+    Derived, caution_gate, constraint, derive_group, push_unique, push_unique_tool, rank,
+};
 use crate::contracts::{
     ConstraintKind, ConstraintSource, MemoryAction, MemoryRecall, PlanDirective, Potentials,
     RecalledConstraint, TaskId,
 };
 use crate::laws::FOUR_LAWS;
+use crate::tools::ToolRef;
 
 pub use self::derive::{CautionGate, QUOTE_CHARS, QUOTES_PER_CONSTRAINT, tools_named};
 pub use self::recall::{Answer, Group, USER_SPACE, groups, recall};
@@ -66,7 +69,7 @@ pub struct Calibration {
     /// directive's blocks.
     pub recalls: Vec<MemoryRecall>,
     /// GGS `blocked_tools` ∪ memory Avoid tools.
-    pub must_not_tools: Vec<String>,
+    pub must_not_tools: Vec<ToolRef>,
     /// GGS `blocked_targets`.
     pub must_not_targets: Vec<String>,
     pub caution: CautionGate,
@@ -108,7 +111,7 @@ pub fn calibrate(input: Input<'_>) -> Calibration {
     } = fixed_constraints(input.directive);
     for d in &derived {
         for tool in &d.blocks {
-            push_unique(&mut must_not_tools, tool);
+            push_unique_tool(&mut must_not_tools, ToolRef::from(*tool));
         }
     }
     let caution = caution_gate(&derived, &must_not_tools);
@@ -129,12 +132,12 @@ pub fn calibrate(input: Input<'_>) -> Calibration {
 struct Fixed {
     constraints: Vec<RecalledConstraint>,
     /// GGS `blocked_tools`, before memory's Avoid tools join them.
-    must_not_tools: Vec<String>,
+    must_not_tools: Vec<ToolRef>,
     must_not_targets: Vec<String>,
 }
 
 fn fixed_constraints(directive: Option<&PlanDirective>) -> Fixed {
-    let mut must_not_tools: Vec<String> = Vec::new();
+    let mut must_not_tools: Vec<ToolRef> = Vec::new();
     let mut must_not_targets: Vec<String> = Vec::new();
     let mut fixed: Vec<RecalledConstraint> = FOUR_LAWS
         .iter()
@@ -148,30 +151,41 @@ fn fixed_constraints(directive: Option<&PlanDirective>) -> Fixed {
         })
         .collect();
     if let Some(d) = directive {
-        let blocks = [
-            (
-                &d.blocked_tools,
-                &mut must_not_tools,
+        let mut must_not = |source, text: String| {
+            fixed.push(constraint(
+                ConstraintKind::MustNot,
+                text,
+                source,
+                Vec::new(),
+            ));
+        };
+        for tool in d
+            .blocked_tools
+            .iter()
+            .filter(|t| !t.as_str().trim().is_empty())
+        {
+            push_unique_tool(&mut must_not_tools, tool.clone());
+            must_not(
                 ConstraintSource::BlockedTool,
-                "MUST NOT use the tool `{}`: the controller blocked it after a logical failure (code-enforced).",
-            ),
-            (
-                &d.blocked_targets,
-                &mut must_not_targets,
+                format!(
+                    "MUST NOT use the tool `{}`: the controller blocked it after a logical failure (code-enforced).",
+                    tool.as_str().trim()
+                ),
+            );
+        }
+        for target in d
+            .blocked_targets
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+        {
+            push_unique(&mut must_not_targets, target);
+            must_not(
                 ConstraintSource::BlockedTarget,
-                "MUST NOT use or mention the target `{}`: it failed before in this task (code-enforced).",
-            ),
-        ];
-        for (items, set, source, template) in blocks {
-            for item in items.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
-                push_unique(set, item);
-                fixed.push(constraint(
-                    ConstraintKind::MustNot,
-                    template.replace("{}", item),
-                    source,
-                    Vec::new(),
-                ));
-            }
+                format!(
+                    "MUST NOT use or mention the target `{target}`: it failed before in this task (code-enforced)."
+                ),
+            );
         }
     }
     Fixed {

@@ -50,7 +50,7 @@ use crate::llm::{CallCtx, Llm, LlmError, REASK_ECHO_CHARS, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
 use crate::roles::runner::{Actor, Cx, Runner};
 use crate::text::first_chars;
-use crate::tools::{ToolName, places};
+use crate::tools::{ToolRef, places};
 
 /// R2 wired to the bus.
 pub struct Planner(Runner<Plan>);
@@ -413,15 +413,14 @@ impl Shared {
 
     /// Mints the ids and publishes the manifest (R4b, dispatcher) and the sub-tasks.
     fn dispatch(&self, spec: &TaskSpec, draft: &PlanDraft, cal: &Calibration, round: u32) {
-        let confirm_tools: Vec<String> = match &cal.caution {
+        let confirm_tools: Vec<ToolRef> = match &cal.caution {
             CautionGate::None => Vec::new(),
-            CautionGate::Tools(tools) => tools.clone(),
+            CautionGate::Tools(tools) => tools.iter().copied().map(ToolRef::from).collect(),
             CautionGate::PlanTools => draft
                 .tool_set()
                 .into_iter()
-                .map(ToolName::as_str)
-                .filter(|t| !cal.must_not_tools.iter().any(|b| b.eq_ignore_ascii_case(t)))
-                .map(str::to_string)
+                .filter(|t| !cal.must_not_tools.iter().any(|b| b == t))
+                .map(ToolRef::from)
                 .collect(),
         };
         let criteria = |drafts: &[DraftCriterion]| -> Vec<Criterion> {

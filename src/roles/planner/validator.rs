@@ -33,7 +33,7 @@ use std::path::Path;
 use self::criteria::{is_blank, is_example};
 use self::target::{contains_token, expand_home};
 use super::draft::{DraftCriterion, DraftMode, DraftSubTask, PlanDraft};
-use crate::tools::ToolName;
+use crate::tools::{ToolName, ToolRef};
 
 pub use self::criteria::is_vague;
 pub use self::mention::mentions_tool;
@@ -47,7 +47,7 @@ pub const THIRD_PARTY_CLIS: &[&str] = &[
 #[derive(Clone, Copy, Debug)]
 pub struct PlanRules<'a> {
     /// MUST NOT tools: GGS `blocked_tools` ∪ memory Avoid.
-    pub blocked_tools: &'a [String],
+    pub blocked_tools: &'a [ToolRef],
     /// MUST NOT targets: GGS `blocked_targets` (accumulated).
     pub blocked_targets: &'a [String],
     /// On `break_symmetry`: the previous plan's tool set, which the new one must not equal.
@@ -74,7 +74,7 @@ pub enum Violation {
     },
     BlockedTool {
         subtask: usize,
-        tool: String,
+        tool: ToolRef,
     },
     UnavailableTool {
         subtask: usize,
@@ -218,18 +218,16 @@ fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Ve
     let prose = format!("{}\n{}", s.intent, s.context);
     let mut blocked_seen = BTreeSet::new();
     for blocked in rules.blocked_tools {
-        let name = blocked.trim();
+        let name = blocked.as_str().trim();
         if name.is_empty() {
             continue;
         }
-        let declared = s
-            .tools
-            .iter()
-            .any(|t| t.as_str().eq_ignore_ascii_case(name));
-        if (declared || mentions_tool(&prose, name)) && blocked_seen.insert(name.to_lowercase()) {
+        let declared = s.tools.iter().any(|t| blocked == t);
+        if (declared || mentions_tool(&prose, blocked)) && blocked_seen.insert(name.to_lowercase())
+        {
             out.push(Violation::BlockedTool {
                 subtask: n,
-                tool: name.to_string(),
+                tool: blocked.clone(),
             });
         }
     }

@@ -8,6 +8,7 @@ use artoo::contracts::{
     Message, MessageKind, ReplanDirective, Role, TerminalDirective, ToolCallStatus,
 };
 use artoo::testkit::{Script, Step};
+use artoo::tools::ToolName;
 use serde_json::json;
 
 use super::replies::{Sub, call, finish, merge, plan, task, verdicts};
@@ -282,7 +283,10 @@ async fn the_loss_walks_change_path_change_approach_refine_then_delivers() {
         directives[2].blocked_targets
     );
     assert!(
-        directives[1].blocked_tools.iter().any(|t| t == "shell"),
+        directives[1]
+            .blocked_tools
+            .iter()
+            .any(|t| *t == ToolName::Shell),
         "the tool of the logical failure is blocked: {:?}",
         directives[1]
     );

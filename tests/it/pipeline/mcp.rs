@@ -6,6 +6,7 @@
 use artoo::contracts::{Decision, Message, MessageKind, Role, TerminalDirective, ToolCallStatus};
 use artoo::laws::LAW1_PREFIX;
 use artoo::testkit::{Script, Step};
+use artoo::tools::ToolRef;
 use serde_json::json;
 
 use super::replies::{Sub, call, finish, merge, plan, task, verdicts};
@@ -87,7 +88,7 @@ async fn a_whole_task_uses_a_tool_of_a_real_mcp_server() {
     let Message::ToolCallEvent(event) = &calls[0].message else {
         unreachable!()
     };
-    assert_eq!(event.record.tool, "files.list_directory");
+    assert_eq!(event.record.tool, ToolRef::parse("files.list_directory"));
     assert_eq!(event.record.status, ToolCallStatus::Ok);
     assert!(
         event.record.output_head.contains("[FILE] groceries.txt"),
@@ -181,7 +182,7 @@ async fn a_destructive_mcp_call_in_a_task_asks_and_denied_changes_nothing() {
             if answered.contains(&request.request_id) {
                 continue;
             }
-            assert_eq!(request.tool, "files.write_file");
+            assert_eq!(request.tool, ToolRef::parse("files.write_file"));
             assert!(request.grant.is_some(), "always is offered for an MCP tool");
             answered.push(request.request_id);
             stage
@@ -205,7 +206,7 @@ async fn a_destructive_mcp_call_in_a_task_asks_and_denied_changes_nothing() {
     // The first call was asked and denied; the replans' repeats are refused in code
     // (the denied target is blocked for the task). None ran.
     let events = stage.all(&task, super::pick!(Message::ToolCallEvent));
-    assert_eq!(events[0].record.tool, "files.write_file");
+    assert_eq!(events[0].record.tool, ToolRef::parse("files.write_file"));
     assert_eq!(events[0].record.status, ToolCallStatus::Denied);
     assert!(
         events.iter().all(|e| e.record.status != ToolCallStatus::Ok),

@@ -3,6 +3,7 @@
 //! success an Exploit (SHOULD PREFER), after a failure an Avoid (MUST NOT) whose tools the
 //! plan validator then refuses.
 
+use artoo::tools::ToolName;
 use std::collections::HashSet;
 
 use artoo::contracts::{
@@ -289,7 +290,10 @@ async fn after_a_failed_task_the_next_similar_task_recalls_avoid_and_its_tools_a
     let distinct: HashSet<_> = subtasks.iter().map(|s| s.subtask_id).collect();
     assert_eq!(distinct.len(), 1, "only the corrected plan was dispatched");
     assert!(
-        subtasks[0].blocked_tools.iter().any(|t| t == "read_file"),
+        subtasks[0]
+            .blocked_tools
+            .iter()
+            .any(|t| *t == ToolName::ReadFile),
         "{:?}",
         subtasks[0]
     );

@@ -4,6 +4,7 @@
 
 use artoo::contracts::{Message, MessageKind, ReplanDirective, Role, TerminalDirective, Verdict};
 use artoo::testkit::{Script, Step};
+use artoo::tools::ToolName;
 use serde_json::json;
 
 use super::replies::{
@@ -135,7 +136,10 @@ async fn r4b_rejecting_all_matched_outputs_starts_a_second_round_not_a_success()
         ReplanDirective::BreakSymmetry,
         "a rejected whole result asks for a new approach: {d:?}"
     );
-    assert!(d.blocked_tools.iter().any(|t| t == "shell"), "{d:?}");
+    assert!(
+        d.blocked_tools.iter().any(|t| *t == ToolName::Shell),
+        "{d:?}"
+    );
     let r2 = stage.server.requests_from(Role::Planner);
     assert_eq!(r2.len(), 3, "a plan, a replan, one re-ask");
     assert!(

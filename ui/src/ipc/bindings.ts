@@ -315,7 +315,7 @@ export type ConfirmationRequest_Deserialize = {
 	request_id: RequestId,
 	task_id: TaskId,
 	subtask_id?: SubTaskId | null,
-	tool: string,
+	tool: ToolRef,
 	/**  The effect in plain words. */
 	description: string,
 	/**  The exact command or action that will run if approved. */
@@ -343,7 +343,7 @@ export type ConfirmationRequest_Serialize = {
 	request_id: RequestId,
 	task_id: TaskId,
 	subtask_id: SubTaskId | null,
-	tool: string,
+	tool: ToolRef,
 	/**  The effect in plain words. */
 	description: string,
 	/**  The exact command or action that will run if approved. */
@@ -1112,7 +1112,7 @@ export type McpServerStatus_Serialize = {
 /**  One offered tool of a connected server. */
 export type McpToolStatus = {
 	/**  The name the executor calls it by (`<server>.<tool>`). */
-	name: string,
+	name: ToolRef,
 	summary: string,
 	/**  Declares `readOnlyHint: true` (runs without asking while unchanged). */
 	read_only: boolean,
@@ -1580,7 +1580,7 @@ export type PlanDirective_Deserialize = {
 	loss: Loss,
 	prev_directive: PrevDirective,
 	directive: ReplanDirective,
-	blocked_tools: string[],
+	blocked_tools: ToolRef[],
 	blocked_targets: string[],
 	failed_criterion: string,
 	failure_class: MixedFailureClass,
@@ -1600,7 +1600,7 @@ export type PlanDirective_Serialize = {
 	loss: Loss,
 	prev_directive: PrevDirective,
 	directive: ReplanDirective,
-	blocked_tools: string[],
+	blocked_tools: ToolRef[],
 	blocked_targets: string[],
 	failed_criterion: string,
 	failure_class: MixedFailureClass,
@@ -2040,14 +2040,14 @@ export type SubTask_Deserialize = {
 	 *  The task's MUST NOT tools (GGS blocked_tools ∪ memory Avoid). The plan validator
 	 *  is the first line; the executor refuses these in code as the second.
 	 */
-	blocked_tools?: string[],
+	blocked_tools?: ToolRef[],
 	/**  The task's accumulated blocked targets (paths, queries, commands): refused in code. */
 	blocked_targets?: string[],
 	/**
 	 *  Tools of a memory `Caution` approach: every call of them asks for confirmation in
 	 *  this task.
 	 */
-	confirm_tools?: string[],
+	confirm_tools?: ToolRef[],
 };
 
 /**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
@@ -2069,14 +2069,14 @@ export type SubTask_Serialize = {
 	 *  The task's MUST NOT tools (GGS blocked_tools ∪ memory Avoid). The plan validator
 	 *  is the first line; the executor refuses these in code as the second.
 	 */
-	blocked_tools?: string[],
+	blocked_tools?: ToolRef[],
 	/**  The task's accumulated blocked targets (paths, queries, commands): refused in code. */
 	blocked_targets?: string[],
 	/**
 	 *  Tools of a memory `Caution` approach: every call of them asks for confirmation in
 	 *  this task.
 	 */
-	confirm_tools?: string[],
+	confirm_tools?: ToolRef[],
 };
 
 /**
@@ -2270,8 +2270,11 @@ export type ToolCallRecord = ToolCallRecord_Serialize;
  *  downstream re-parses prose, so no change in a model's wording can lose evidence.
  */
 export type ToolCallRecord_Deserialize = {
-	/**  Tool name as the executor knows it (`shell`, `glob`, `read_file`, …). */
-	tool: string,
+	/**
+	 *  The tool as the executor knows it (`shell`, `glob`, `read_file`, an MCP server's
+	 *  `files.read_text_file`, …).
+	 */
+	tool: ToolRef,
 	/**
 	 *  The parameters exactly as executed (after code-side rewrites such as the find
 	 *  redirect), as a JSON object.
@@ -2312,8 +2315,11 @@ export type ToolCallRecord_Deserialize = {
  *  downstream re-parses prose, so no change in a model's wording can lose evidence.
  */
 export type ToolCallRecord_Serialize = {
-	/**  Tool name as the executor knows it (`shell`, `glob`, `read_file`, …). */
-	tool: string,
+	/**
+	 *  The tool as the executor knows it (`shell`, `glob`, `read_file`, an MCP server's
+	 *  `files.read_text_file`, …).
+	 */
+	tool: ToolRef,
 	/**
 	 *  The parameters exactly as executed (after code-side rewrites such as the find
 	 *  redirect), as a JSON object.
@@ -2397,6 +2403,21 @@ export type ToolHealth = {
 	environmental_retries: number,
 	logical_retries: number,
 };
+
+/**
+ *  A tool as anything names it — a record, a plan, a memory, a confirmation, a model:
+ *  one of the built-in chain, a tool of an MCP server, or a name no tool answers to.
+ * 
+ *  It is written as the plain name the tool is called by (`shell`, `files.read_text_file`)
+ *  and read back from it, so stored records, memories and logs keep their strings. A
+ *  built-in tool's name is read ignoring case and surrounding blanks (as models write
+ *  it) and written as the chain spells it; any other name is kept exactly as written.
+ *  Whether an MCP tool's server is connected is not part of the name: a name of MCP
+ *  shape is [`ToolRef::Mcp`] whether or not its server answers today.
+ * 
+ *  Ordered by the name as written, so a list of tools sorts as their names do.
+ */
+export type ToolRef = string;
 
 export type ToolsConfig = ToolsConfig_Serialize;
 

@@ -5,6 +5,7 @@
 //! rationale and what it blocks are worth reading in full.
 
 use artoo::text::one_line;
+use artoo::tools::join_names;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
@@ -34,10 +35,10 @@ pub(super) fn subtask(m: &SubTask) -> String {
         }
     }
     if !m.blocked_tools.is_empty() {
-        let _ = write!(s, " · MUST NOT {}", m.blocked_tools.join(", "));
+        let _ = write!(s, " · MUST NOT {}", join_names(&m.blocked_tools, ", "));
     }
     if !m.confirm_tools.is_empty() {
-        let _ = write!(s, " · confirm {}", m.confirm_tools.join(", "));
+        let _ = write!(s, " · confirm {}", join_names(&m.confirm_tools, ", "));
     }
     s
 }
@@ -53,7 +54,7 @@ pub(super) fn plan_directive(m: &PlanDirective, ggs: &GgsParams) -> (String, Vec
     if !m.blocked_tools.is_empty() || !m.blocked_targets.is_empty() {
         more.push(format!(
             "MUST NOT: tools [{}] · targets [{}]",
-            m.blocked_tools.join(", "),
+            join_names(&m.blocked_tools, ", "),
             one_line(&m.blocked_targets.join(", "), 100)
         ));
     }

@@ -4,10 +4,11 @@
 //! **Invariant:** these tests build records by hand; nothing here runs a tool or a model.
 
 use super::*;
+use crate::tools::ToolName;
 
 fn record(status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
     ToolCallRecord {
-        tool: "shell".into(),
+        tool: ToolName::Shell.into(),
         input: serde_json::json!({"command": "rm a"}),
         target: "rm a".into(),
         output_head: String::new(),
@@ -71,7 +72,7 @@ fn honest_statuses_keep_the_summary_before_the_output() {
 #[test]
 fn the_step_cap_is_uncertain_with_the_latest_output_or_failed_without_any() {
     let ok = Observed {
-        tool: "shell".into(),
+        tool: ToolName::Shell.into(),
         input: "ls".into(),
         status: ToolCallStatus::Ok,
         text: "a.txt".into(),

@@ -7,6 +7,7 @@
 use super::derive::CautionGate;
 use super::recall::{Answer, Group};
 use crate::contracts::{ConstraintKind, ConstraintSource, RecalledConstraint};
+use crate::tools::join_names;
 
 fn bullet_list(items: &[&RecalledConstraint], kind: ConstraintKind) -> Vec<String> {
     items
@@ -44,7 +45,7 @@ pub(super) fn prompt_block(
         if let CautionGate::Tools(tools) = caution {
             out.push_str(&format!(
                 "(The executor will ask the user before each use of: {}.)\n",
-                tools.join(", ")
+                join_names(tools, ", ")
             ));
         }
     }

@@ -14,7 +14,7 @@ use crate::contracts::{
     Potentials, RecalledConstraint, SOPRecord,
 };
 use crate::text::first_chars;
-use crate::tools::ToolName;
+use crate::tools::{ToolName, ToolRef, join_names};
 
 /// Characters of one Megram's content quoted in a constraint.
 pub const QUOTE_CHARS: usize = 240;
@@ -27,7 +27,7 @@ pub enum CautionGate {
     /// No Caution group.
     None,
     /// The tools named in the Caution groups' Megrams.
-    Tools(Vec<String>),
+    Tools(Vec<ToolName>),
     /// A Caution group whose Megrams name no tool: the plan's own tools are gated.
     PlanTools,
 }
@@ -37,9 +37,9 @@ pub(super) struct Derived {
     pub(super) group: usize,
     pub(super) constraint: RecalledConstraint,
     /// Tools this constraint makes MUST NOT (Avoid).
-    pub(super) blocks: Vec<String>,
+    pub(super) blocks: Vec<ToolName>,
     /// Tools this constraint gates (Caution); `Some(empty)` = the plan's tools.
-    pub(super) gates: Option<Vec<String>>,
+    pub(super) gates: Option<Vec<ToolName>>,
 }
 
 pub(super) fn rank(kind: ConstraintKind) -> u8 {
@@ -70,18 +70,24 @@ pub(super) fn push_unique(list: &mut Vec<String>, item: &str) {
     }
 }
 
+pub(super) fn push_unique_tool<T: PartialEq>(list: &mut Vec<T>, tool: T) {
+    if !list.contains(&tool) {
+        list.push(tool);
+    }
+}
+
 /// The Caution gate of the derived constraints. A Caution approach whose tools are
 /// unknown gates the whole plan: the stricter reading wins over another group's named
 /// tools. Tools already MUST NOT are not gated (they are refused outright).
-pub(super) fn caution_gate(derived: &[Derived], must_not_tools: &[String]) -> CautionGate {
-    let mut gated: Option<Vec<String>> = None;
+pub(super) fn caution_gate(derived: &[Derived], must_not_tools: &[ToolRef]) -> CautionGate {
+    let mut gated: Option<Vec<ToolName>> = None;
     let mut gate_plan_tools = false;
     for d in derived {
         if let Some(tools) = &d.gates {
             gate_plan_tools |= tools.is_empty();
             let all = gated.get_or_insert_with(Vec::new);
             for t in tools {
-                push_unique(all, t);
+                push_unique_tool(all, *t);
             }
         }
     }
@@ -89,9 +95,9 @@ pub(super) fn caution_gate(derived: &[Derived], must_not_tools: &[String]) -> Ca
         None => CautionGate::None,
         Some(_) if gate_plan_tools => CautionGate::PlanTools,
         Some(tools) => {
-            let tools: Vec<String> = tools
+            let tools: Vec<ToolName> = tools
                 .into_iter()
-                .filter(|t| !must_not_tools.iter().any(|b| b.eq_ignore_ascii_case(t)))
+                .filter(|t| !must_not_tools.iter().any(|b| b == t))
                 .collect();
             if tools.is_empty() {
                 CautionGate::PlanTools
@@ -152,10 +158,6 @@ pub fn tools_named(megram: &Megram) -> BTreeSet<ToolName> {
     out
 }
 
-fn names(tools: &BTreeSet<ToolName>) -> Vec<String> {
-    tools.iter().map(|t| t.as_str().to_string()).collect()
-}
-
 fn potentials_note(p: &Potentials) -> String {
     format!("M_att={:.2}, M_dec={:+.2}", p.attention, p.decision)
 }
@@ -188,7 +190,7 @@ pub(super) fn derive_group(
 }
 
 /// What a potentials constraint adds besides itself: tools it blocks, tools it gates.
-type PotentialsConstraint = (RecalledConstraint, Vec<String>, Option<Vec<String>>);
+type PotentialsConstraint = (RecalledConstraint, Vec<ToolName>, Option<Vec<ToolName>>);
 
 fn positive(r: &MemoryResponse) -> Vec<&Megram> {
     r.recent.iter().filter(|m| m.sigma > 0.0).collect()
@@ -250,7 +252,7 @@ fn derive_avoid(r: &MemoryResponse) -> PotentialsConstraint {
     if !blocked.is_empty() {
         text.push_str(&format!(
             " — blocked tools for this task: {}",
-            names(&blocked).join(", ")
+            join_names(&blocked, ", ")
         ));
     }
     let constraint = constraint(
@@ -259,7 +261,7 @@ fn derive_avoid(r: &MemoryResponse) -> PotentialsConstraint {
         ConstraintSource::Memory,
         ids(&negative),
     );
-    (constraint, names(&blocked), None)
+    (constraint, blocked.into_iter().collect(), None)
 }
 
 fn derive_caution(r: &MemoryResponse) -> PotentialsConstraint {
@@ -268,7 +270,7 @@ fn derive_caution(r: &MemoryResponse) -> PotentialsConstraint {
     let gate = if tools.is_empty() {
         "each tool of the plan".to_string()
     } else {
-        names(&tools).join(", ")
+        join_names(&tools, ", ")
     };
     let mut text = format!(
         "CAUTION: this kind of task has both succeeded and failed ({})",
@@ -286,7 +288,7 @@ fn derive_caution(r: &MemoryResponse) -> PotentialsConstraint {
         ConstraintSource::Memory,
         ids(&all),
     );
-    (constraint, Vec::new(), Some(names(&tools)))
+    (constraint, Vec::new(), Some(tools.into_iter().collect()))
 }
 
 fn derive_sop(group: usize, sop: &SOPRecord, recent: &[Megram], now: DateTime<Utc>) -> Derived {

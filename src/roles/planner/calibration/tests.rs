@@ -6,7 +6,7 @@ use crate::contracts::{
     Level, Loss, Megram, MegramId, MegramOrigin, MemoryResponse, MixedFailureClass, PrevDirective,
     ReplanDirective, SOPRecord, Urgency,
 };
-use crate::tools::ToolName;
+use crate::tools::{ToolName, ToolRef};
 use chrono::Duration as ChronoDuration;
 
 fn now() -> DateTime<Utc> {
@@ -178,7 +178,7 @@ fn avoid_becomes_must_not_and_blocks_the_tools_only_failures_used() {
     let m = memory_constraints(&c);
     assert_eq!(m[0].kind, ConstraintKind::MustNot);
     assert_eq!(m[0].megram_ids, vec![bad.id]);
-    assert_eq!(c.must_not_tools, vec!["shell".to_string()]);
+    assert_eq!(c.must_not_tools, vec![ToolRef::from(ToolName::Shell)]);
     assert!(
         c.prompt_block
             .contains("blocked tools for this task: shell")
@@ -198,7 +198,7 @@ fn caution_gates_the_approachs_tools_or_the_plans_own_when_none_are_named() {
         None,
         10,
     );
-    assert_eq!(c.caution, CautionGate::Tools(vec!["shell".into()]));
+    assert_eq!(c.caution, CautionGate::Tools(vec![ToolName::Shell]));
     let m = memory_constraints(&c);
     assert_eq!(m[0].kind, ConstraintKind::Caution);
     assert_eq!(m[0].megram_ids.len(), 2);
@@ -296,7 +296,7 @@ fn memory_entries_are_capped_but_laws_and_directive_blocks_are_not() {
         loss: Loss::default(),
         prev_directive: PrevDirective::Init,
         directive: ReplanDirective::ChangePath,
-        blocked_tools: vec!["search".into()],
+        blocked_tools: vec![ToolName::Search.into()],
         blocked_targets: vec!["~/Old".into(), "~/Older".into()],
         failed_criterion: String::new(),
         failure_class: MixedFailureClass::Environmental,
@@ -334,7 +334,7 @@ fn memory_entries_are_capped_but_laws_and_directive_blocks_are_not() {
             .count(),
         2
     );
-    assert_eq!(c.must_not_tools, vec!["search".to_string()]);
+    assert_eq!(c.must_not_tools, vec![ToolRef::from(ToolName::Search)]);
     assert_eq!(
         c.must_not_targets,
         vec!["~/Old".to_string(), "~/Older".to_string()]

@@ -10,8 +10,15 @@
 //! **Invariant:** a pure function of the text and the name; a negated mention is never a
 //! use.
 
-/// Names that are not English words: any whole-word mention is a use of the tool.
-const IDENTIFIER_NAMES: &[&str] = &["mdfind", "read_file", "write_file", "applescript"];
+use crate::tools::{ToolName, ToolRef};
+
+/// Tools whose names are not English words: any whole-word mention is a use of the tool.
+const IDENTIFIER_NAMES: &[ToolName] = &[
+    ToolName::Mdfind,
+    ToolName::ReadFile,
+    ToolName::WriteFile,
+    ToolName::Applescript,
+];
 
 /// Words after which (within two words) an English-word tool name refers to the tool.
 const TOOL_CUES_BEFORE: &[&str] = &[
@@ -28,19 +35,22 @@ const NEGATIONS: &[&str] = &[
     "not", "never", "no", "without", "avoid", "avoiding", "instead", "except", "don", "t",
 ];
 
-/// Whether `text` refers to the tool `name` as something to use (see the module docs).
-pub fn mentions_tool(text: &str, name: &str) -> bool {
-    let name = name.trim().to_lowercase();
+/// Whether `text` refers to `tool` as something to use (see the module docs).
+pub fn mentions_tool(text: &str, tool: &ToolRef) -> bool {
+    let name = tool.as_str().trim().to_lowercase();
     if name.is_empty() {
         return false;
     }
     let lower = text.to_lowercase();
-    let aliases: Vec<&str> = if name == "applescript" {
+    let aliases: Vec<&str> = if *tool == ToolName::Applescript {
         vec!["applescript", "osascript"]
     } else {
         vec![name.as_str()]
     };
-    let identifier = IDENTIFIER_NAMES.contains(&name.as_str()) || name.contains('_');
+    let identifier = tool
+        .builtin()
+        .is_some_and(|t| IDENTIFIER_NAMES.contains(&t))
+        || name.contains('_');
     let tokens = tokens(&lower);
     for (i, token) in tokens.iter().enumerate() {
         if !aliases.contains(&token.word) {

@@ -30,7 +30,7 @@ fn home() -> PathBuf {
     PathBuf::from("/home/u")
 }
 
-fn rules<'a>(tools: &'a [String], targets: &'a [String], home: &'a Path) -> PlanRules<'a> {
+fn rules<'a>(tools: &'a [ToolRef], targets: &'a [String], home: &'a Path) -> PlanRules<'a> {
     PlanRules {
         blocked_tools: tools,
         blocked_targets: targets,
@@ -77,7 +77,7 @@ fn an_empty_plan_and_empty_fields_are_rejected() {
 #[test]
 fn a_declared_blocked_tool_is_rejected_once_per_subtask() {
     let h = home();
-    let blocked = vec!["shell".to_string()];
+    let blocked = vec![ToolRef::from(ToolName::Shell)];
     let p = plan(vec![
         subtask(
             "Count the lines",
@@ -90,7 +90,7 @@ fn a_declared_blocked_tool_is_rejected_once_per_subtask() {
         validate(&p, &rules(&blocked, &[], &h)),
         vec![Violation::BlockedTool {
             subtask: 1,
-            tool: "shell".into()
+            tool: ToolName::Shell.into()
         }]
     );
 }
@@ -98,7 +98,7 @@ fn a_declared_blocked_tool_is_rejected_once_per_subtask() {
 #[test]
 fn a_blocked_tool_described_in_prose_is_rejected_even_when_not_declared() {
     let h = home();
-    let blocked = vec!["shell".to_string(), "mdfind".to_string()];
+    let blocked = vec![ToolName::Shell.into(), ToolName::Mdfind.into()];
     let p = plan(vec![
         subtask(
             "Count the lines",
@@ -117,11 +117,11 @@ fn a_blocked_tool_described_in_prose_is_rejected_even_when_not_declared() {
         vec![
             Violation::BlockedTool {
                 subtask: 1,
-                tool: "shell".into()
+                tool: ToolName::Shell.into()
             },
             Violation::BlockedTool {
                 subtask: 2,
-                tool: "mdfind".into()
+                tool: ToolName::Mdfind.into()
             },
         ]
     );
@@ -129,27 +129,27 @@ fn a_blocked_tool_described_in_prose_is_rejected_even_when_not_declared() {
 
 #[test]
 fn english_words_that_name_tools_only_count_as_tool_references() {
-    assert!(!mentions_tool(
-        "Search the Downloads folder for invoices",
-        "search"
-    ));
-    assert!(!mentions_tool("a shell-shaped icon", "shell"));
-    assert!(mentions_tool(
-        "Do a web search for the release date",
-        "search"
-    ));
-    assert!(mentions_tool("run it with `glob`", "glob"));
-    assert!(mentions_tool("Use glob to list *.md", "glob"));
-    assert!(mentions_tool("the shell command wc -l", "shell"));
-    assert!(mentions_tool("Tell Finder via osascript", "applescript"));
-    assert!(mentions_tool("then read_file each match", "read_file"));
-    // Obeying the block is not using the tool.
-    assert!(!mentions_tool("Do not use the shell for this.", "shell"));
-    assert!(!mentions_tool(
-        "without mdfind: walk the folder with glob",
-        "mdfind"
-    ));
-    assert!(!mentions_tool("don't call `search`", "search"));
+    use ToolName as T;
+    for (text, tool, mentioned) in [
+        ("Search the Downloads folder for invoices", T::Search, false),
+        ("a shell-shaped icon", T::Shell, false),
+        ("Do a web search for the release date", T::Search, true),
+        ("run it with `glob`", T::Glob, true),
+        ("Use glob to list *.md", T::Glob, true),
+        ("the shell command wc -l", T::Shell, true),
+        ("Tell Finder via osascript", T::Applescript, true),
+        ("then read_file each match", T::ReadFile, true),
+        // Obeying the block is not using the tool.
+        ("Do not use the shell for this.", T::Shell, false),
+        (
+            "without mdfind: walk the folder with glob",
+            T::Mdfind,
+            false,
+        ),
+        ("don't call `search`", T::Search, false),
+    ] {
+        assert_eq!(mentions_tool(text, &tool.into()), mentioned, "{text}");
+    }
 }
 
 #[test]
@@ -375,7 +375,7 @@ fn code_mends_what_does_not_change_the_plan_and_never_a_must_not_rule() {
             .contains("count my notes and logs")
     );
 
-    let blocked = vec!["shell".to_string()];
+    let blocked = vec![ToolRef::from(ToolName::Shell)];
     let rb = rules(&blocked, &[], &h);
     let uses_blocked = plan(vec![subtask("Count", "run wc", &[ToolName::Shell])]);
     assert!(
@@ -388,7 +388,7 @@ fn code_mends_what_does_not_change_the_plan_and_never_a_must_not_rule() {
 fn violations_read_as_instructions_for_the_model() {
     let text = Violation::BlockedTool {
         subtask: 2,
-        tool: "shell".into(),
+        tool: ToolName::Shell.into(),
     }
     .to_string();
     assert!(
