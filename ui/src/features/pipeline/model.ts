@@ -102,6 +102,7 @@ export interface TaskView {
   cost: Partial<Record<Role, RoleCost>>;
   tools: { calls: number; ms: number };
   flow: FlowLine[];
+  /** The bus seq of the last envelope folded in; -1 before any (the bus counts from 0). */
   lastSeq: number;
 }
 
@@ -160,7 +161,7 @@ export function emptyTask(taskId: TaskId, rawInput: string, at: string): TaskVie
     cost: {},
     tools: { calls: 0, ms: 0 },
     flow: [],
-    lastSeq: 0,
+    lastSeq: -1,
   };
 }
 
