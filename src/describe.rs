@@ -129,7 +129,7 @@ pub fn describe(message: &Message, ggs: &GgsParams) -> Summary {
 pub struct DescribedEnvelope {
     #[serde(flatten)]
     pub envelope: Arc<Envelope>,
-    /// [`describe`]'s line for the envelope's message.
+    /// The summary line of the envelope's message (`describe`).
     pub line: String,
 }
 
