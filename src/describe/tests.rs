@@ -1,4 +1,3 @@
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::json;
@@ -7,12 +6,12 @@ use super::*;
 use crate::contracts::MessageKind;
 use crate::testkit::samples::{TASK, loss, message, samples};
 
-fn line_of(kind: MessageKind) -> String {
+fn summary_of(kind: MessageKind) -> Summary {
     let env = samples()
         .into_iter()
         .find(|e| e.message.kind() == kind)
-        .expect("a sample of every kind");
-    describe(&env.message, &GgsParams::default()).line
+        .unwrap_or_else(|| panic!("no sample of {}", kind.name()));
+    describe(&env.message, &GgsParams::default())
 }
 
 fn assert_bounded(summary: &Summary, what: &str) {
@@ -26,12 +25,8 @@ fn assert_bounded(summary: &Summary, what: &str) {
 
 #[test]
 fn every_message_kind_yields_a_bounded_line() {
-    let kinds: BTreeSet<MessageKind> = samples().iter().map(|e| e.message.kind()).collect();
-    let all: BTreeSet<MessageKind> = MessageKind::ALL.iter().copied().collect();
-    assert_eq!(kinds, all, "a sample of every message kind");
-    for env in samples() {
-        let summary = describe(&env.message, &GgsParams::default());
-        assert_bounded(&summary, env.message.kind().name());
+    for &kind in MessageKind::ALL {
+        assert_bounded(&summary_of(kind), kind.name());
     }
 }
 
@@ -111,18 +106,14 @@ fn the_arrow_follows_the_gradient_when_the_directive_does_not_name_it() {
 #[test]
 fn a_halted_dispatch_counts_what_it_skipped_and_says_why() {
     assert_eq!(
-        line_of(MessageKind::DispatchHalted),
+        summary_of(MessageKind::DispatchHalted).line,
         "1 skipped · group 1 failed"
     );
 }
 
 #[test]
 fn a_final_result_carries_its_outcome_loss_replans_and_summary() {
-    let env = samples()
-        .into_iter()
-        .find(|e| e.message.kind() == MessageKind::FinalResult)
-        .expect("a final result");
-    let summary = describe(&env.message, &GgsParams::default());
+    let summary = summary_of(MessageKind::FinalResult);
     assert_eq!(
         summary.line,
         "❌ abandon ↓ D=1.00 P=0.00 ∇L=-0.20 Ω=95% · 3 replans · Gave up: sizes missing"
@@ -148,11 +139,7 @@ fn only_decisions_and_megrams_carry_a_macro_state() {
 
 #[test]
 fn a_joined_summary_keeps_the_continuation_lines_in_one_bounded_line() {
-    let env = samples()
-        .into_iter()
-        .find(|e| e.message.kind() == MessageKind::PlanDirective)
-        .expect("a directive");
-    let summary = describe(&env.message, &GgsParams::default());
+    let summary = summary_of(MessageKind::PlanDirective);
     let joined = summary.joined(LINE_CHARS);
     assert!(joined.starts_with(&summary.line), "{joined}");
     assert!(

@@ -10,19 +10,17 @@ use std::path::Path;
 use artoo::bus::Envelope;
 use artoo::config::Settings;
 use artoo::contracts::{MacroState, Message, MessageKind, Role};
-use artoo::describe::DescribedEnvelope;
 use specta::Types;
 use specta_typescript::Typescript;
 use specta_util::Remapper;
 
-const HEADER: &str = "// Generated from the Rust contracts (src/contracts, src/bus/envelope.rs, src/describe.rs,\n\
-// src/config.rs) by tests/it/ts_contracts.rs. Never edit by hand: run `npm run contracts`.\n\
+const HEADER: &str = "// Generated from the Rust contracts (src/contracts, src/bus/envelope.rs, src/config.rs) by\n\
+// tests/it/ts_contracts.rs. Never edit by hand: run `npm run contracts`.\n\
 /* eslint-disable */";
 
 fn render() -> String {
     let types = Types::default()
         .register::<Envelope>()
-        .register::<DescribedEnvelope>()
         .register::<Message>()
         .register::<MessageKind>()
         .register::<Role>()

@@ -2,8 +2,7 @@
 // (tauri.ts) or the in-memory fake in a browser and in tests (fake.ts). Everything the
 // UI knows arrives as a command result or an event on the stream; nothing else.
 
-import type { DescribedEnvelope } from './contracts';
-import type { CommandArgs, CommandName, CommandResult, ModelStatus, PanelFocus, PanelTab } from './commands';
+import type { CommandArgs, CommandName, CommandResult, DescribedEnvelope, ModelStatus, PanelFocus, PanelTab } from './commands';
 
 /** What the event stream carries: bus traffic, tap gaps and panel navigation. */
 export type UiEvent =

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import type { DescribedEnvelope } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
 import { replay } from './model';
 
 const DIR = fileURLToPath(new URL('../../../../tests/fixtures/transcripts/', import.meta.url));

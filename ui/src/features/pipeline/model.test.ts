@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { DescribedEnvelope } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
 import { harness, type Harness, TASK } from '../../test-util';
 import { ARROWS, emptyTask, gradientOf, reduce, replay } from './model';
 

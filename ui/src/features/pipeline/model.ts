@@ -6,7 +6,6 @@
 
 import type {
   ClarificationRequest,
-  DescribedEnvelope,
   FinalResult,
   Gradient,
   Loss,
@@ -17,6 +16,7 @@ import type {
   TaskId,
   ToolCallRecord,
 } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
 
 /** The roles drawn in the pipeline strip, in loop order. */
 export const PIPELINE_ROLES = ['R1', 'R2', 'R3', 'R4a', 'R4b', 'R7', 'R5'] as const;

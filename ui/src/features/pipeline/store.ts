@@ -3,7 +3,8 @@
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
-import type { DescribedEnvelope, TaskId } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
+import type { TaskId } from '../../ipc/contracts';
 import { type ArrowParams, DEFAULT_ARROW_PARAMS, emptyTask, isFinished, reduce, replay, type TaskView } from './model';
 
 export interface PipelineStore {

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { Popup } from '../popup/Popup';
 import { harness, type Harness } from '../../test-util';
-import type { DescribedEnvelope, MessageKind } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
+import type { MessageKind } from '../../ipc/contracts';
 import rows from './lines.generated.json';
 
 interface Row {
