@@ -30,6 +30,8 @@
 //!   registries, run as a child process when no provider is configured.
 //! - [`sync`] — locks that recover from a panicking holder.
 //! - [`status`] — one plain-language status line per phase of a task, in the UI language.
+//! - [`describe`] — one line of data per bus message, for the CLI's pipeline, the audit
+//!   log and the desktop's message flow.
 //! - [`memory`] — R5: the MKCT store on LevelDB, potentials, the Dreamer, operator API.
 //! - [`auditor`] — R6: tap reader, hash-chained audit log, detectors, reports, history.
 //! - [`laws`] — the Four Laws (T layer); the Law 1 classifier and confirmation broker.
@@ -45,6 +47,7 @@ pub mod bus;
 pub mod clock;
 pub mod config;
 pub mod contracts;
+pub mod describe;
 pub mod ggs;
 pub mod laws;
 pub mod lifecycle;

@@ -10,6 +10,7 @@ use artoo::contracts::{
     ApprovalScope, AuditReport, Decision, GrantSubject, Level, Megram, MegramId, Potentials,
     ReportId, RequestId, TaskId,
 };
+use artoo::describe::DescribedEnvelope;
 use artoo::laws::grants::{Grant, GrantStore};
 use artoo::mcp::{McpImport, McpServerStatus};
 use artoo::memory::{ForgetTarget as CoreForget, Remember};
@@ -415,6 +416,7 @@ pub async fn task_runs(shell: State<'_, Shell>) -> IpcResult<Vec<TaskRun>> {
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<TaskReplay> {
     let logs = TaskLogDir::new(&shell.config().data_dir);
+    let ggs = shell.config().ggs.clone();
     let journal = shell.journal();
     blocking(move || {
         let run_id = RunId::parse(run_id)?;
@@ -432,6 +434,10 @@ pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<T
                     logs.path().display()
                 ))
             })?;
+        let envelopes = envelopes
+            .into_iter()
+            .map(|e| DescribedEnvelope::new(e, &ggs))
+            .collect();
         Ok(TaskReplay { run, envelopes })
     })
     .await

@@ -5,14 +5,12 @@
 //! **Invariant:** these are plain data with no behaviour; every field is computed from the
 //! core's own records at the time of the call, never cached or invented here.
 
-use std::sync::Arc;
-
-use artoo::bus::Envelope;
 use artoo::config::Settings;
 use artoo::contracts::{
     Level, Loss, Megram, MegramId, MessageKind, Potentials, RecalledConstraint, ReportId, Role,
     TaskId,
 };
+use artoo::describe::DescribedEnvelope;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
@@ -39,10 +37,11 @@ pub enum PanelFocus {
 #[derive(Clone, Debug, Serialize, Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum UiEvent {
-    /// One bus envelope, with the plain-language status line it begins (written by the
-    /// core, in the UI language; null when it begins no new phase).
+    /// One bus envelope with the core's one-line summary of it (`line`), and the
+    /// plain-language status line it begins (written by the core, in the UI language; null
+    /// when it begins no new phase).
     Envelope {
-        envelope: Arc<Envelope>,
+        envelope: DescribedEnvelope,
         status: Option<String>,
     },
     /// The model changed state (starting with progress, ready, unreachable).
@@ -251,11 +250,12 @@ pub struct TaskRun {
     pub law1: bool,
 }
 
-/// Everything the run put on the bus, in order: the UI replays it through the same reducer.
+/// Everything the run put on the bus, in order, each envelope with the core's line for it:
+/// the UI replays it through the same reducer.
 #[derive(Clone, Debug, Serialize, Type)]
 pub struct TaskReplay {
     pub run: TaskRun,
-    pub envelopes: Vec<Arc<Envelope>>,
+    pub envelopes: Vec<DescribedEnvelope>,
 }
 
 // ---- settings --------------------------------------------------------------------

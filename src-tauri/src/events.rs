@@ -1,5 +1,6 @@
 //! The one event stream to the webviews: a single bus tap fanned out to every
-//! `subscribe_events` channel, with the envelopes of still-running tasks replayed to a new
+//! `subscribe_events` channel, each envelope with the core's line for it and the status
+//! line it begins, with the envelopes of still-running tasks replayed to a new
 //! subscriber first, tap gaps forwarded as `gap` events, and panel navigation addressed
 //! to one window (kept for the window's first subscriber when its page is still loading:
 //! the panels window is created on first open).
@@ -11,8 +12,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use artoo::Config;
 use artoo::bus::{Envelope, Tap, TapEvent};
+use artoo::config::GgsParams;
 use artoo::contracts::TaskId;
+use artoo::describe::DescribedEnvelope;
 use artoo::status::{Lang, StatusBoard};
 use tauri::ipc::Channel;
 
@@ -26,8 +30,8 @@ const LIVE_ENVELOPES_PER_TASK: usize = 4096;
 /// the popup up while a task needs the user).
 pub type EnvelopeHook = Arc<dyn Fn(&Envelope) + Send + Sync>;
 
-/// An envelope with the status line it begins.
-type Described = (Arc<Envelope>, Option<String>);
+/// An envelope with its line and the status line it begins.
+type Described = (DescribedEnvelope, Option<String>);
 
 struct Subscriber {
     id: u32,
@@ -45,6 +49,8 @@ struct HubState {
     /// Writes each envelope's status line (one board for every window, so all show the
     /// same words).
     board: StatusBoard,
+    /// ε and δ for the gradient arrow of the envelopes' lines.
+    ggs: GgsParams,
     /// The last navigation addressed to a window none of whose pages had subscribed yet.
     pending_navigation: HashMap<String, UiEvent>,
 }
@@ -68,7 +74,7 @@ impl Hub {
         let mut state = self.lock();
         state.live.retain(|task, _| running.contains(task));
         let mut backlog: Vec<Described> = state.live.values().flatten().cloned().collect();
-        backlog.sort_by_key(|(e, _)| e.seq);
+        backlog.sort_by_key(|(e, _)| e.envelope.seq);
         for (envelope, status) in backlog {
             if channel
                 .send(UiEvent::Envelope { envelope, status })
@@ -108,17 +114,15 @@ impl Hub {
         let ui = match event {
             TapEvent::Message(envelope) => {
                 let status = state.board.line(envelope);
-                if let Some(task) = &envelope.task_id {
+                let envelope = DescribedEnvelope::new(envelope.clone(), &state.ggs);
+                if let Some(task) = &envelope.envelope.task_id {
                     let kept = state.live.entry(task.clone()).or_default();
                     if kept.len() >= LIVE_ENVELOPES_PER_TASK {
                         kept.remove(0);
                     }
                     kept.push((envelope.clone(), status.clone()));
                 }
-                UiEvent::Envelope {
-                    envelope: envelope.clone(),
-                    status,
-                }
+                UiEvent::Envelope { envelope, status }
             }
             TapEvent::Gap { skipped } => UiEvent::Gap { skipped: *skipped },
         };
@@ -127,10 +131,16 @@ impl Hub {
             .retain(|s| s.channel.send(ui.clone()).is_ok());
     }
 
-    /// The language and home directory of the status lines from now on (set when the
-    /// core starts, so no task's plan is forgotten mid-way).
-    pub fn set_language(&self, lang: Lang, home: Option<std::path::PathBuf>) {
-        self.lock().board = StatusBoard::new(lang, home);
+    /// The language and home directory of the status lines and the GGS thresholds of the
+    /// envelopes' lines from now on (set when the core starts, so no task's plan is
+    /// forgotten mid-way).
+    pub fn configure(&self, config: &Config) {
+        let mut state = self.lock();
+        state.board = StatusBoard::new(
+            Lang::from_tag(&config.ui.language),
+            Some(config.home.clone()),
+        );
+        state.ggs = config.ggs.clone();
     }
 
     /// Sends `event` to every subscriber of every window.

@@ -148,10 +148,7 @@ impl Shell {
             return;
         }
         let mut config = (*self.config()).clone();
-        self.inner.hub.set_language(
-            Lang::from_tag(&config.ui.language),
-            Some(config.home.clone()),
-        );
+        self.inner.hub.configure(&config);
         let first_run = !config.settings_path().exists();
         let status = |source, phase, detail: Option<String>| ModelStatus {
             source,

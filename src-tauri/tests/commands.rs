@@ -197,6 +197,10 @@ fn a_late_subscriber_first_gets_the_envelopes_of_running_tasks_then_live_traffic
     hub.publish(&TapEvent::Gap { skipped: 3 });
     let seen = seen.lock().expect("lock");
     assert_eq!(tasks(&seen), [running.to_string(), running.to_string()]);
+    // Each envelope arrives with the core's line for its message.
+    for event in seen.iter().filter(|e| e["kind"] == "envelope") {
+        assert_eq!(event["envelope"]["line"], "x", "{event}");
+    }
     assert_eq!(
         seen.last().expect("the gap"),
         &json!({"kind": "gap", "skipped": 3})

@@ -12,10 +12,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::canonical::sha256_hex;
 use crate::bus::Envelope;
-use crate::contracts::{
-    EnvelopeId, ExecutionStatus, MacroState, Message, MessageKind, Role, SubTaskStatus, TaskId,
-};
-use crate::text::first_chars;
+use crate::config::GgsParams;
+use crate::contracts::{EnvelopeId, MacroState, Message, MessageKind, Role, TaskId};
+use crate::describe::describe;
 
 /// Characters of a message summary kept in an event.
 pub const DETAIL_CHARS: usize = 240;
@@ -208,14 +207,16 @@ pub struct AuditEvent {
 
 impl AuditEvent {
     /// The unchained record of one bus message.
-    pub fn for_envelope(env: &Envelope, anomalies: Vec<Finding>) -> Self {
-        let (detail, state) = describe(&env.message);
+    /// Its detail is the message's line ([`describe`]) with its continuation lines, cut
+    /// to [`DETAIL_CHARS`]; `ggs` gives ε and δ for the gradient arrow.
+    pub fn for_envelope(env: &Envelope, anomalies: Vec<Finding>, ggs: &GgsParams) -> Self {
+        let summary = describe(&env.message, ggs);
         let digest = message_digest(&env.message);
         Self {
             anomalies,
             at: env.timestamp,
             bus_seq: Some(env.seq),
-            detail,
+            detail: summary.joined(DETAIL_CHARS),
             digest: Some(digest),
             envelope_id: Some(env.id),
             from: Some(env.from),
@@ -224,7 +225,7 @@ impl AuditEvent {
             kind: EventKind::Message(env.message.kind()),
             prev: String::new(),
             seq: 0,
-            state,
+            state: summary.state,
             task_id: env.task_id.clone(),
             to: Some(env.to),
         }
@@ -276,202 +277,6 @@ pub fn report_line_digest(report_json: &[u8]) -> String {
     bytes.extend_from_slice(report_json);
     bytes.push(b'}');
     sha256_hex(&bytes)
-}
-
-/// A one-line summary of a payload, and the macro-state it carries if any.
-pub fn describe(message: &Message) -> (String, Option<MacroState>) {
-    let mut state = None;
-    let text = match message {
-        Message::TaskSubmitted(m) => m.raw_input.clone(),
-        Message::TaskBudget(m) => format!("time budget {} s", m.time_budget_ms / 1000),
-        Message::ClarificationRequest(m) => format!("round {}: {}", m.round, m.question),
-        Message::ClarificationAnswer(m) if m.answer.trim().is_empty() => {
-            "(proceed as understood)".into()
-        }
-        Message::ClarificationAnswer(m) => m.answer.clone(),
-        Message::ChatReply(m) => m.answer.clone(),
-        Message::TaskSpec(m) => m.intent.clone(),
-        Message::MemoryQuery(m) => format!("{}/{}", m.space, m.entity),
-        Message::MemoryResponse(m) => format!(
-            "{}/{}: {} SOPs, att {:.2} dec {:.2} → {:?}{}",
-            m.space,
-            m.entity,
-            m.sops.len(),
-            m.potentials.attention,
-            m.potentials.decision,
-            m.potentials.action,
-            m.error
-                .as_deref()
-                .map(|e| format!(", error: {e}"))
-                .unwrap_or_default()
-        ),
-        Message::MemoryRecall(m) => format!(
-            "{}/{} round {}: {} constraints",
-            m.space,
-            m.entity,
-            m.round,
-            m.constraints.len()
-        ),
-        Message::DispatchManifest(m) => format!(
-            "round {}: {} sub-tasks, {} task criteria",
-            m.round,
-            m.subtask_ids.len(),
-            m.task_criteria.len()
-        ),
-        Message::SubTask(m) => format!("#{} {}", m.sequence, m.intent),
-        Message::ExecutionResult(m) => format!(
-            "attempt {}: {} ({} tool calls, {} failed)",
-            m.attempt,
-            match m.status {
-                ExecutionStatus::Completed => "completed",
-                ExecutionStatus::Uncertain => "uncertain",
-                ExecutionStatus::Failed => "failed",
-            },
-            m.tool_calls.len(),
-            m.tool_calls.iter().filter(|c| c.failed()).count()
-        ),
-        Message::CorrectionSignal(m) => format!(
-            "attempt {} {:?}: {}",
-            m.attempt_number, m.failure_class, m.failed_criterion
-        ),
-        Message::SubTaskOutcome(m) => format!(
-            "{} after {} attempts{}",
-            match m.status {
-                SubTaskStatus::Matched => "matched",
-                SubTaskStatus::Failed => "failed",
-            },
-            m.gap_trajectory.len(),
-            m.failure_reason
-                .as_deref()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default()
-        ),
-        Message::SubTaskClosed(m) => match m.status {
-            SubTaskStatus::Matched => "matched: the fast loop is closed".to_string(),
-            SubTaskStatus::Failed => "failed: the fast loop is closed".to_string(),
-        },
-        Message::DispatchHalted(m) => {
-            format!("{} later sub-tasks not run: {}", m.skipped.len(), m.reason)
-        }
-        Message::ReplanRequest(m) => format!(
-            "{}/{} failed, {} corrections, recommends {:?}: {}",
-            m.failed_outcomes.len(),
-            m.failed_outcomes.len() + m.matched_outcomes.len(),
-            m.correction_count,
-            m.recommendation,
-            m.gap_summary
-        ),
-        Message::OutcomeSummary(m) => format!("{} outcomes: {}", m.outcomes.len(), m.summary),
-        Message::PlanDirective(m) => {
-            let directive = MacroState::from(m.directive);
-            state = Some(directive);
-            format!(
-                "round {} {}→{} D={:.3} P={:.3} Ω={:.3} L={:.3} ∇L={:+.3}: {}",
-                m.round,
-                serde_plain(&m.prev_directive),
-                directive.as_str(),
-                m.loss.d,
-                m.loss.p,
-                m.loss.omega,
-                m.loss.l,
-                m.grad_l,
-                m.rationale
-            )
-        }
-        Message::PlanningFailed(m) => format!("round {}: {}", m.round, m.reason),
-        Message::GracefulFailureRequest(m) => m.reason.clone(),
-        Message::GracefulFailure(m) => m.accomplished.clone(),
-        Message::FinalResult(m) => {
-            let directive = MacroState::from(m.directive);
-            state = Some(directive);
-            format!(
-                "{} D={:.3} P={:.3} Ω={:.3} L={:.3} ∇L={:+.3}, {} replans: {}",
-                directive.as_str(),
-                m.loss.d,
-                m.loss.p,
-                m.loss.omega,
-                m.loss.l,
-                m.grad_l,
-                m.replans,
-                m.summary
-            )
-        }
-        Message::Megram(m) => {
-            state = m.megram.state.macro_state();
-            format!(
-                "{} {}/{} state={} f={:.2} σ={:+.2} k={:.2}",
-                m.megram.level.as_str(),
-                m.megram.space,
-                m.megram.entity,
-                m.megram.state,
-                m.megram.f,
-                m.megram.sigma,
-                m.megram.k
-            )
-        }
-        Message::MemoryOperatorChange(m) => format!(
-            "{} {} megrams: {}",
-            serde_plain(&m.operation),
-            m.megram_ids.len(),
-            m.detail
-        ),
-        Message::ConfirmationRequest(m) => format!("{}: {}", m.tool, m.description),
-        Message::ConfirmationDecision(m) => {
-            format!("{} ({})", serde_plain(&m.decision), serde_plain(&m.source))
-        }
-        Message::TaskClosed(m) => m.end.to_string(),
-        Message::AuditQuery(m) => format!("query {}", m.query_id),
-        Message::AuditReport(m) => format!(
-            "report {} {}: {} tasks, {} violations, {} drift alerts, {} anomalies",
-            m.report_id,
-            serde_plain(&m.trigger),
-            m.tasks_observed,
-            m.boundary_violations.len(),
-            m.drift_alerts.len(),
-            m.anomalies.len()
-        ),
-        Message::LlmCall(m) => format!(
-            "{} {}: {}+{} tokens, {} ms{}",
-            m.role,
-            m.model,
-            m.prompt_tokens,
-            m.completion_tokens,
-            m.elapsed_ms,
-            m.error
-                .as_deref()
-                .map(|e| format!(", error: {e}"))
-                .unwrap_or_default()
-        ),
-        Message::ToolCallEvent(m) => format!("attempt {}: {}", m.attempt, m.record),
-    };
-    (one_line(&text), state)
-}
-
-/// A serde unit-variant's name (`"on-demand"`, `"approve"`, …) without quotes.
-fn serde_plain<T: Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(s)) => s,
-        Ok(other) => other.to_string(),
-        Err(_) => String::from("?"),
-    }
-}
-
-/// Collapses whitespace runs (newlines included) and keeps [`DETAIL_CHARS`] characters.
-fn one_line(text: &str) -> String {
-    let tidy = text.len() <= DETAIL_CHARS
-        && !text.starts_with(' ')
-        && !text.ends_with(' ')
-        && !text.contains("  ")
-        && !text.contains(|c: char| c.is_whitespace() && c != ' ');
-    if tidy {
-        return text.to_string();
-    }
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if collapsed.chars().count() > DETAIL_CHARS {
-        format!("{}…", first_chars(&collapsed, DETAIL_CHARS - 1))
-    } else {
-        collapsed
-    }
 }
 
 #[cfg(test)]
@@ -528,17 +333,27 @@ mod tests {
     }
 
     #[test]
-    fn tidy_details_are_kept_and_untidy_ones_collapsed() {
-        assert_eq!(one_line("attempt 1: ok"), "attempt 1: ok");
-        assert_eq!(one_line(" a\tb  c\n"), "a b c");
-    }
-
-    #[test]
-    fn details_are_single_lines_of_bounded_length() {
+    fn an_event_details_its_message_in_one_bounded_line_with_the_continuations() {
+        use crate::testkit::samples::{TASK, message, samples};
+        let ggs = GgsParams::default();
+        for env in samples() {
+            let event = AuditEvent::for_envelope(&env, vec![], &ggs);
+            let summary = describe(&env.message, &ggs);
+            assert!(event.detail.starts_with(&summary.line), "{}", event.detail);
+            for more in &summary.more {
+                assert!(event.detail.contains(more.as_str()), "{}", event.detail);
+            }
+            assert_eq!(event.state, summary.state);
+        }
         let long = format!("line one\nline two {}", "x".repeat(1000));
-        let line = one_line(&long);
-        assert!(!line.contains('\n'));
-        assert_eq!(line.chars().count(), DETAIL_CHARS);
-        assert!(line.starts_with("line one line two"));
+        let mut env = samples().remove(0);
+        env.message = message(
+            "TaskSubmitted",
+            serde_json::json!({"task_id": TASK, "raw_input": long, "submitted_at": "2026-02-27T10:00:00Z"}),
+        );
+        let detail = AuditEvent::for_envelope(&env, vec![], &ggs).detail;
+        assert!(!detail.contains('\n'));
+        assert!(detail.chars().count() <= DETAIL_CHARS);
+        assert!(detail.starts_with("line one line two"), "{detail}");
     }
 }

@@ -43,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 use crate::Config;
 use crate::bus::{AuditOutbox, Bus, Envelope, Inbox, Tap, TapEvent};
 use crate::clock::SharedClock;
+use crate::config::GgsParams;
 use crate::contracts::{AuditReport, AuditTrigger, EnvelopeId, Message, Role};
 use crate::retention::Keep;
 
@@ -141,6 +142,8 @@ pub struct Auditor {
     outbox: AuditOutbox,
     clock: SharedClock,
     params: DetectorParams,
+    /// ε and δ for the gradient arrow of the events' lines.
+    ggs: GgsParams,
     period: Duration,
     options: AuditorOptions,
     chain: ChainWriter,
@@ -201,6 +204,7 @@ impl Auditor {
             outbox: bus.audit_outbox(),
             clock,
             params: DetectorParams::from_config(config),
+            ggs: config.ggs.clone(),
             period: Duration::from_secs(config.auditor.report_period_secs),
             options,
             chain,
@@ -370,7 +374,8 @@ impl Auditor {
             TapEvent::Message(env) => {
                 let findings = self.detectors.observe(&env, &self.params);
                 self.window.record(&env, &findings, self.params.epsilon);
-                self.chain.append(AuditEvent::for_envelope(&env, findings));
+                self.chain
+                    .append(AuditEvent::for_envelope(&env, findings, &self.ggs));
             }
             TapEvent::Gap { skipped } => {
                 let finding = Finding::new(

@@ -1,10 +1,13 @@
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::*;
+use crate::config::GgsParams;
 use crate::contracts::MessageKind;
+use crate::describe::DescribedEnvelope;
 use crate::testkit::samples::{SUB, TASK, envelope, message, samples};
 
 /// The kinds that never start a phase of their own.
@@ -211,8 +214,9 @@ fn a_law1_summary_reads_without_its_marker() {
 }
 
 /// The status line of every sample envelope in both languages, as the UI's tests read
-/// them: `ui/src/features/status/lines.generated.json`. `ARTOO_BLESS_TS=1` rewrites it;
-/// otherwise a stale file fails here (run `npm run contracts`).
+/// them: `ui/src/features/status/lines.generated.json`, each envelope as the shell sends
+/// it (with its summary line). `ARTOO_BLESS_TS=1` rewrites it; otherwise a stale file
+/// fails here (run `npm run contracts`).
 #[test]
 fn the_ui_reads_the_same_lines_the_core_writes() {
     let mut en = StatusBoard::new(Lang::En, Some("/home/u".into()));
@@ -221,7 +225,8 @@ fn the_ui_reads_the_same_lines_the_core_writes() {
         .iter()
         .enumerate()
         .map(|(i, env)| {
-            let mut envelope = serde_json::to_value(env).expect("envelopes serialise");
+            let described = DescribedEnvelope::new(Arc::new(env.clone()), &GgsParams::default());
+            let mut envelope = serde_json::to_value(described).expect("envelopes serialise");
             envelope["id"] = json!(format!("00000000-0000-4000-8000-{i:012}"));
             json!({
                 "kind": env.message.kind().name(),

@@ -1538,7 +1538,7 @@ async fn the_history_filters_events_by_task_type_role_and_anomaly_and_builds_tim
         .find(|e| e.kind == EventKind::Message(MessageKind::FinalResult))
         .unwrap();
     assert!(
-        final_event.detail.starts_with("accept D=0.000"),
+        final_event.detail.starts_with("✅ accept ") && final_event.detail.contains(" D=0.00 "),
         "{}",
         final_event.detail
     );

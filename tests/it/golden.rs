@@ -11,6 +11,10 @@
 //! ids are numbered in order of first appearance; the temporary directory becomes `$TMP`;
 //! wall times measured on the machine become 0; prompts (which carry machine facts) are
 //! left out of `LlmCall`s, and so are the token counts derived from them.
+//!
+//! Each envelope is kept as the desktop sends it to the UI, with the core's line for it
+//! (`DescribedEnvelope`, written from the normalised envelope), so the UI's tests read the
+//! lines the core writes; readers of plain envelopes skip the `line`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +22,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use artoo::bus::{Envelope, TapEvent};
+use artoo::config::GgsParams;
 use artoo::contracts::{Decision, Message, TaskId};
+use artoo::describe::DescribedEnvelope;
 use artoo::runtime::{Runtime, RuntimeOptions};
 use artoo::testkit::{Script, ScriptedServer, llm_config};
 use artoo::{Config, FakeClock};
@@ -105,6 +111,7 @@ async fn record(scenario: &Scenario) -> Value {
     config.home = home;
     config.llm = llm_config(&server.base_url());
     (scenario.adjust)(&mut config);
+    let ggs = config.ggs.clone();
     let runtime = Runtime::start(
         config,
         RuntimeOptions {
@@ -148,7 +155,7 @@ async fn record(scenario: &Scenario) -> Value {
     }
     runtime.shutdown().await;
     server.shutdown().await;
-    normalise(&seen, &root)
+    described(normalise(&seen, &root), &ggs)
 }
 
 /// Fields whose value is a wall time measured on this machine.
@@ -183,6 +190,17 @@ fn normalise(seen: &[Arc<Envelope>], root: &Path) -> Value {
         }
     }
     value
+}
+
+/// The normalised envelopes, each with its line.
+fn described(normalised: Value, ggs: &GgsParams) -> Value {
+    let envelopes: Vec<Arc<Envelope>> =
+        serde_json::from_value(normalised).expect("normalised envelopes read back");
+    let described: Vec<DescribedEnvelope> = envelopes
+        .into_iter()
+        .map(|e| DescribedEnvelope::new(e, ggs))
+        .collect();
+    serde_json::to_value(described).expect("envelopes serialise")
 }
 
 fn walk(value: &mut Value, key: Option<&str>, f: &mut dyn FnMut(Option<&str>, &mut Value)) {

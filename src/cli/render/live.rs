@@ -1,28 +1,16 @@
 //! The live pipeline: one bus envelope as `from → to  Kind  essentials`, with
 //! continuation lines where a message carries a reason worth reading in full. The
-//! essentials of each message are written by one small function per message, grouped by
-//! what the messages are about: `intake`, `memory`, `plan`, `execution` and
-//! `oversight`.
+//! essentials are the core's line for the message (`artoo::describe`, the same the audit
+//! log and the desktop show); this module adds the roles, the kind, paint and layout.
 //!
 //! **Invariant:** every message kind renders as a line that names its sender, receiver and
 //! kind; model-call records and messages of no task are shown only when verbose.
 
-mod execution;
-mod intake;
-mod memory;
-mod oversight;
-mod plan;
-
-use super::text::{Paint, snake};
+use super::text::Paint;
 use artoo::bus::Envelope;
 use artoo::config::GgsParams;
-use artoo::contracts::{Message, MessageKind};
-use artoo::text::one_line;
-
-/// Longest payload excerpt on a pipeline line.
-const DETAIL_CHARS: usize = 96;
-/// Longest excerpt of a nested item (a criterion, a constraint) on a pipeline line.
-const ITEM_CHARS: usize = 48;
+use artoo::contracts::MessageKind;
+use artoo::describe::describe;
 
 /// How the live pipeline is drawn.
 #[derive(Clone, Debug)]
@@ -49,47 +37,6 @@ impl LineStyle {
     }
 }
 
-/// The essentials of one message as one line (data, not prose), plus continuation lines
-/// for the few messages that carry a reason worth reading in full (a replan's rationale
-/// and blocked tools/targets).
-pub fn describe(message: &Message, ggs: &GgsParams) -> (String, Vec<String>) {
-    let detail = match message {
-        Message::PlanDirective(m) => return plan::plan_directive(m, ggs),
-        Message::TaskBudget(m) => format!("time budget {} s", m.time_budget_ms / 1000),
-        Message::TaskSubmitted(m) => intake::task_submitted(m),
-        Message::ClarificationRequest(m) => intake::clarification_request(m),
-        Message::ClarificationAnswer(m) => intake::clarification_answer(m),
-        Message::ChatReply(m) => one_line(&m.answer, DETAIL_CHARS),
-        Message::TaskSpec(m) => intake::task_spec(m),
-        Message::MemoryQuery(m) => format!("[{} / {}]", m.space, m.entity),
-        Message::MemoryResponse(m) => memory::memory_response(m),
-        Message::MemoryRecall(m) => memory::memory_recall(m),
-        Message::DispatchManifest(m) => plan::dispatch_manifest(m),
-        Message::SubTask(m) => plan::subtask(m),
-        Message::ToolCallEvent(m) => execution::tool_call_event(m),
-        Message::ExecutionResult(m) => execution::execution_result(m),
-        Message::CorrectionSignal(m) => execution::correction_signal(m),
-        Message::SubTaskOutcome(m) => execution::subtask_outcome(m),
-        Message::SubTaskClosed(m) => format!("{} · fast loop closed", snake(&m.status)),
-        Message::DispatchHalted(m) => execution::dispatch_halted(m),
-        Message::ReplanRequest(m) => execution::replan_request(m),
-        Message::OutcomeSummary(m) => execution::outcome_summary(m),
-        Message::PlanningFailed(m) => plan::planning_failed(m),
-        Message::GracefulFailureRequest(m) => plan::graceful_failure_request(m),
-        Message::GracefulFailure(m) => plan::graceful_failure(m),
-        Message::FinalResult(m) => plan::final_result(m, ggs),
-        Message::Megram(m) => memory::megram(m),
-        Message::MemoryOperatorChange(m) => memory::operator_change(m),
-        Message::ConfirmationRequest(m) => oversight::confirmation_request(m),
-        Message::ConfirmationDecision(m) => oversight::confirmation_decision(m),
-        Message::TaskClosed(m) => one_line(&m.end.to_string(), DETAIL_CHARS),
-        Message::AuditQuery(_) => "on-demand".into(),
-        Message::AuditReport(m) => oversight::audit_report(m),
-        Message::LlmCall(m) => oversight::llm_call(m),
-    };
-    (detail, Vec::new())
-}
-
 /// Whether the live pipeline shows this envelope: model-call records and messages of
 /// no task (background writes, audit queries) only when verbose.
 pub fn shown(env: &Envelope, style: &LineStyle) -> bool {
@@ -103,17 +50,17 @@ pub fn pipeline_lines(env: &Envelope, style: &LineStyle) -> Vec<String> {
         return Vec::new();
     }
     let p = style.paint;
-    let (detail, more) = describe(&env.message, &style.ggs);
+    let summary = describe(&env.message, &style.ggs);
     let kind = env.message.kind().name();
     let head = format!(
         "{} {} {} {}",
         p.dim(&format!("{:>10} →", env.from.short())),
         p.dim(&format!("{:<10}", env.to.short())),
         p.bold(&format!("{kind:<22}")),
-        detail
+        summary.line
     );
     let mut lines = vec![head.trim_end().to_string()];
-    lines.extend(more.into_iter().map(|m| format!("{:>24}{m}", "")));
+    lines.extend(summary.more.into_iter().map(|m| format!("{:>24}{m}", "")));
     lines
 }
 
@@ -121,8 +68,6 @@ pub fn pipeline_lines(env: &Envelope, style: &LineStyle) -> Vec<String> {
 mod tests {
     use std::collections::BTreeSet;
     use std::sync::Arc;
-
-    use serde_json::json;
 
     use super::*;
     use artoo::testkit::samples::*;
@@ -224,23 +169,6 @@ mod tests {
             !is_role_line(&lines[1]),
             "continuation lines are not role lines"
         );
-    }
-
-    #[test]
-    fn the_arrow_follows_the_gradient_when_the_directive_does_not_name_it() {
-        let ggs = GgsParams::default();
-        let arrow_of = |grad_l: f64, d: f64| {
-            let m = message(
-                "PlanDirective",
-                json!({"task_id": TASK, "loss": loss(d, 0.0, 0.1, 0.5), "prev_directive": "refine", "directive": "refine",
-                "blocked_tools": [], "blocked_targets": [], "failed_criterion": "", "failure_class": "logical", "budget_pressure": 0.1, "grad_l": grad_l, "rationale": "r"}),
-            );
-            describe(&m, &ggs).0.chars().next().expect("an arrow")
-        };
-        assert_eq!(arrow_of(0.3, 1.0), '↑');
-        assert_eq!(arrow_of(-0.3, 1.0), '↓');
-        assert_eq!(arrow_of(0.0, 1.0), '⊥');
-        assert_eq!(arrow_of(0.0, 0.1), '→');
     }
 
     #[test]

@@ -2,16 +2,16 @@
 // (tauri.ts) or the in-memory fake in a browser and in tests (fake.ts). Everything the
 // UI knows arrives as a command result or an event on the stream; nothing else.
 
-import type { Envelope } from './contracts';
-import type { CommandArgs, CommandName, CommandResult, ModelStatus, PanelFocus, PanelTab } from './commands';
+import type { CommandArgs, CommandName, CommandResult, DescribedEnvelope, ModelStatus, PanelFocus, PanelTab } from './commands';
 
 /** What the event stream carries: bus traffic, tap gaps and panel navigation. */
 export type UiEvent =
   /**
-   * One bus envelope, with the plain-language status line it begins (written by the
-   * core, in the UI language; null when it begins no new phase).
+   * One bus envelope with the core's one-line summary of it (`line`), and the
+   * plain-language status line it begins (written by the core, in the UI language; null
+   * when it begins no new phase).
    */
-  | { kind: 'envelope'; envelope: Envelope; status?: string | null }
+  | { kind: 'envelope'; envelope: DescribedEnvelope; status?: string | null }
   /** The shell's tap fell behind and `skipped` envelopes are gone for good. */
   | { kind: 'gap'; skipped: number }
   /** The shell opened the panels window on a tab (tray menu, a "why" link). */

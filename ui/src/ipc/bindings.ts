@@ -512,6 +512,30 @@ export type DecisionSource = "user" |
 "non_interactive";
 
 /**
+ *  A bus envelope with its summary line, as the desktop shell sends it to the UI and the
+ *  golden transcripts keep it: the envelope's own fields, and `line`.
+ */
+export type DescribedEnvelope = DescribedEnvelope_Serialize;
+
+/**
+ *  A bus envelope with its summary line, as the desktop shell sends it to the UI and the
+ *  golden transcripts keep it: the envelope's own fields, and `line`.
+ */
+export type DescribedEnvelope_Deserialize = {
+	/**  The summary line of the envelope's message (`describe`). */
+	line: string,
+} & Envelope_Deserialize;
+
+/**
+ *  A bus envelope with its summary line, as the desktop shell sends it to the UI and the
+ *  golden transcripts keep it: the envelope's own fields, and `line`.
+ */
+export type DescribedEnvelope_Serialize = {
+	/**  The summary line of the envelope's message (`describe`). */
+	line: string,
+} & Envelope_Serialize;
+
+/**
  *  Dispatcher → R4b: a sequence group failed, so these later sub-tasks of the plan were
  *  not run (a failed group stops later groups); R4b must not wait for them.
  */
@@ -2118,19 +2142,28 @@ export type TaskClosure =
  */
 export type TaskId = string;
 
-/**  Everything the run put on the bus, in order: the UI replays it through the same reducer. */
+/**
+ *  Everything the run put on the bus, in order, each envelope with the core's line for it:
+ *  the UI replays it through the same reducer.
+ */
 export type TaskReplay = TaskReplay_Serialize;
 
-/**  Everything the run put on the bus, in order: the UI replays it through the same reducer. */
+/**
+ *  Everything the run put on the bus, in order, each envelope with the core's line for it:
+ *  the UI replays it through the same reducer.
+ */
 export type TaskReplay_Deserialize = {
 	run: TaskRun_Deserialize,
-	envelopes: Envelope_Deserialize[],
+	envelopes: DescribedEnvelope_Deserialize[],
 };
 
-/**  Everything the run put on the bus, in order: the UI replays it through the same reducer. */
+/**
+ *  Everything the run put on the bus, in order, each envelope with the core's line for it:
+ *  the UI replays it through the same reducer.
+ */
 export type TaskReplay_Serialize = {
 	run: TaskRun_Serialize,
-	envelopes: Envelope_Serialize[],
+	envelopes: DescribedEnvelope_Serialize[],
 };
 
 /**  One run of a task, from its task log (a new run for every submission). */
@@ -2479,10 +2512,11 @@ export type UiEvent = UiEvent_Serialize;
 /**  What the event stream carries: bus traffic, tap gaps and panel navigation. */
 export type UiEvent_Deserialize = 
 /**
- *  One bus envelope, with the plain-language status line it begins (written by the
- *  core, in the UI language; null when it begins no new phase).
+ *  One bus envelope with the core's one-line summary of it (`line`), and the
+ *  plain-language status line it begins (written by the core, in the UI language; null
+ *  when it begins no new phase).
  */
-{ kind: "envelope"; envelope: Envelope_Deserialize; status?: string | null } | 
+{ kind: "envelope"; envelope: DescribedEnvelope_Deserialize; status?: string | null } | 
 /**  The model changed state (starting with progress, ready, unreachable). */
 { kind: "model"; model: ModelStatus_Deserialize } | 
 /**  The shell's tap fell behind and `skipped` envelopes are gone for good. */
@@ -2493,10 +2527,11 @@ export type UiEvent_Deserialize =
 /**  What the event stream carries: bus traffic, tap gaps and panel navigation. */
 export type UiEvent_Serialize = 
 /**
- *  One bus envelope, with the plain-language status line it begins (written by the
- *  core, in the UI language; null when it begins no new phase).
+ *  One bus envelope with the core's one-line summary of it (`line`), and the
+ *  plain-language status line it begins (written by the core, in the UI language; null
+ *  when it begins no new phase).
  */
-{ kind: "envelope"; envelope: Envelope_Serialize; status: string | null } | 
+{ kind: "envelope"; envelope: DescribedEnvelope_Serialize; status: string | null } | 
 /**  The model changed state (starting with progress, ready, unreachable). */
 { kind: "model"; model: ModelStatus_Serialize } | 
 /**  The shell's tap fell behind and `skipped` envelopes are gone for good. */

@@ -48,6 +48,7 @@ export type {
   AuditEventPage,
   ChainVerification,
   ConnectionTest,
+  DescribedEnvelope,
   ForgetTarget,
   Grant,
   KeyChange,

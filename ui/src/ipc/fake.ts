@@ -3,6 +3,7 @@
 // with live potentials, a hash-chained audit log with reports, task runs for replay, and
 // settings with a keychain. The browser preview and every UI test run against it.
 
+import { fakeLine } from './fake/line';
 import { FakeStatus } from './fake/status';
 import type {
   ApprovalScope,
@@ -31,6 +32,7 @@ import type {
   CommandName,
   CommandResult,
   ConnectionTest,
+  DescribedEnvelope,
   Grant,
   KeyTier,
   McpImport,
@@ -82,7 +84,7 @@ export interface FakeOptions {
 
 interface RunRecord {
   run: TaskRun;
-  envelopes: Envelope[];
+  envelopes: DescribedEnvelope[];
 }
 
 interface Pending<T> {
@@ -106,7 +108,7 @@ export class FakeBackend implements Backend {
   private readonly keys: Record<KeyTier, boolean> = { brain: false, tool: false };
   private grants: Grant[] = [];
   private readonly memory: FakeMemory;
-  private readonly log: Envelope[] = [];
+  private readonly log: DescribedEnvelope[] = [];
   private readonly audit: AuditEvent[] = [];
   private readonly reports: AuditReport[] = [];
   private readonly runs = new Map<string, RunRecord>();
@@ -169,7 +171,7 @@ export class FakeBackend implements Backend {
   }
 
   /** Every envelope published so far (tests assert on the bus transcript). */
-  transcript(): readonly Envelope[] {
+  transcript(): readonly DescribedEnvelope[] {
     return this.log;
   }
 
@@ -281,9 +283,9 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.listeners]) listener(event);
   }
 
-  private publish(from: Role, to: Role, message: Message, taskId: string | null): Envelope {
+  private publish(from: Role, to: Role, message: Message, taskId: string | null): DescribedEnvelope {
     this.seq += 1;
-    const envelope: Envelope = {
+    const envelope: DescribedEnvelope = {
       id: this.ids.uuid(),
       seq: this.seq,
       timestamp: iso(this.now()),
@@ -291,6 +293,7 @@ export class FakeBackend implements Backend {
       to,
       ...(taskId === null ? {} : { task_id: taskId }),
       message,
+      line: fakeLine(message),
     };
     this.log.push(envelope);
     if (taskId !== null) this.runFor(taskId)?.envelopes.push(envelope);

@@ -1,6 +1,7 @@
 // The pipeline view over the traffic the runtime really sends: the golden transcripts
 // recorded from it (tests/fixtures/transcripts/, blessed with the Rust tests), not a
-// transcript written by hand.
+// transcript written by hand. Each envelope is kept as the shell sends it, with the line
+// the core wrote for it.
 // @vitest-environment node
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,16 +9,16 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import type { Envelope } from '../../ipc/contracts';
-import { describe as describeEnvelope, replay } from './model';
+import type { DescribedEnvelope } from '../../ipc/commands';
+import { replay } from './model';
 
 const DIR = fileURLToPath(new URL('../../../../tests/fixtures/transcripts/', import.meta.url));
 const FILES = readdirSync(DIR)
   .filter((f) => f.endsWith('.json'))
   .sort();
 
-function load(file: string): Envelope[] {
-  return JSON.parse(readFileSync(`${DIR}${file}`, 'utf8')) as Envelope[];
+function load(file: string): DescribedEnvelope[] {
+  return JSON.parse(readFileSync(`${DIR}${file}`, 'utf8')) as DescribedEnvelope[];
 }
 
 describe('the pipeline view over recorded runtime traffic', () => {
@@ -46,7 +47,9 @@ describe('the pipeline view over recorded runtime traffic', () => {
       expect(task.law1).toBe(envelopes.some((e) => e.message.type === 'ConfirmationRequest'));
       const decisions = envelopes.filter((e) => e.message.type === 'PlanDirective' || e.message.type === 'FinalResult');
       if (final) expect(task.rounds).toHaveLength(decisions.length);
-      for (const e of envelopes) expect(describeEnvelope(e).length, `${file}: ${e.message.type}`).toBeGreaterThan(0);
+      for (const e of envelopes) expect(e.line.length, `${file}: ${e.message.type}`).toBeGreaterThan(0);
+      const ofTask = envelopes.filter((e) => e.task_id === task.taskId);
+      expect(task.flow.map((l) => l.detail)).toEqual(ofTask.map((e) => e.line));
     });
   }
 });

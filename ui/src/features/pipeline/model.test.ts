@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { Envelope } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
 import { harness, type Harness, TASK } from '../../test-util';
-import { ARROWS, describe as describeEnvelope, emptyTask, gradientOf, reduce, replay } from './model';
+import { ARROWS, emptyTask, gradientOf, reduce, replay } from './model';
 
 describe('the pipeline model', () => {
   let h: Harness | undefined;
@@ -10,7 +10,7 @@ describe('the pipeline model', () => {
   const live = () => (h ? h.fake.transcript().filter((e) => e.task_id === taskId) : []);
   afterEach(() => h?.dispose());
 
-  async function transcriptUntil(kind: Envelope['message']['type']): Promise<Envelope[]> {
+  async function transcriptUntil(kind: DescribedEnvelope['message']['type']): Promise<DescribedEnvelope[]> {
     const current = harness();
     h = current;
     taskId = await current.fake.invoke('submit_task', { text: TASK });
@@ -67,17 +67,18 @@ describe('the pipeline model', () => {
     if (!first?.task_id) throw new Error('no envelope');
     let task = emptyTask(first.task_id, '', first.timestamp);
     for (const e of envelopes) task = reduce(task, e);
-    const again = reduce(task, envelopes[1] as Envelope);
+    const again = reduce(task, envelopes[1] as DescribedEnvelope);
     expect(again).toBe(task);
-    const foreign = reduce(task, { ...(envelopes.at(-1) as Envelope), seq: 10_000, task_id: 'task_other' });
+    const foreign = reduce(task, { ...(envelopes.at(-1) as DescribedEnvelope), seq: 10_000, task_id: 'task_other' });
     expect(foreign).toBe(task);
   });
 
-  it('summarises a directive like the terminal pipeline did: arrow, transition, numbers', async () => {
+  it('shows each envelope in the message flow with the line it arrived with', async () => {
     const envelopes = await transcriptUntil('PlanDirective');
-    const directive = envelopes.find((e) => e.message.type === 'PlanDirective') as Envelope;
-    expect(describeEnvelope(directive)).toMatch(/^⊥ init→change_path D=0\.50 P=0\.00 ∇L=0\.00 Ω=\d+%$/);
+    const task = replay(envelopes);
+    expect(task?.flow.map((l) => [l.seq, l.kind, l.detail])).toEqual(envelopes.map((e) => [e.seq, e.message.type, e.line]));
   });
+
   it('marks the sub-tasks a halted dispatch skipped, and judges once the rest have closed', async () => {
     const envelopes = await transcriptUntil('TaskSpec');
     const first = envelopes[0];
@@ -85,8 +86,8 @@ describe('the pipeline model', () => {
     const id = first.task_id;
     let task = emptyTask(id, '', first.timestamp);
     for (const e of envelopes) task = reduce(task, e);
-    let seq = (envelopes.at(-1) as Envelope).seq;
-    const env = (from: Envelope['from'], to: Envelope['to'], message: Envelope['message']): Envelope => ({
+    let seq = (envelopes.at(-1) as DescribedEnvelope).seq;
+    const env = (from: DescribedEnvelope['from'], to: DescribedEnvelope['to'], message: DescribedEnvelope['message']): DescribedEnvelope => ({
       id: `e${++seq}`,
       seq,
       timestamp: first.timestamp,
@@ -94,8 +95,9 @@ describe('the pipeline model', () => {
       to,
       task_id: id,
       message,
+      line: `line ${seq}`,
     });
-    const sub = (subtask_id: string, sequence: number): Envelope['message'] => ({
+    const sub = (subtask_id: string, sequence: number): DescribedEnvelope['message'] => ({
       type: 'SubTask',
       payload: { subtask_id, parent_task_id: id, intent: `step ${sequence}`, success_criteria: ['done'], context: '', deadline: null, sequence, blocked_tools: [], blocked_targets: [], confirm_tools: [] },
     });
@@ -108,13 +110,13 @@ describe('the pipeline model', () => {
     task = reduce(task, env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed', unrun: [] } }));
     expect(task.subtasks.find((s) => s.id === 's2')?.status).toBe('skipped');
     expect(task.subtasks.find((s) => s.id === 's2')?.failure).toBe('group 1 failed');
-    expect(describeEnvelope(env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed', unrun: [] } }))).toBe('1 skipped · group 1 failed');
+    expect(task.flow.at(-1)).toMatchObject({ seq, kind: 'DispatchHalted', detail: `line ${seq}` });
     task = reduce(
       task,
       env('R4a', 'R4b', {
         type: 'SubTaskOutcome',
         payload: { subtask_id: 's1', parent_task_id: id, status: 'failed', output: null, failure_reason: 'no', failure_class: 'logical', criteria_verdicts: [], gap_trajectory: [], tool_calls: [] },
-      } as unknown as Envelope['message']),
+      } as unknown as DescribedEnvelope['message']),
     );
     expect(task.phase).toBe('judging');
   });

@@ -1,11 +1,11 @@
 // The live pipeline as data: a pure fold of one task's bus envelopes into what the popup
 // and the replay timeline draw — each role's state, the sub-tasks, the loss per round with
-// its gradient arrow, the directive and rationale while R2 replans, the result and the
-// cost per role. The same reducer serves live traffic and recorded runs.
+// its gradient arrow, the directive and rationale while R2 replans, the result, the cost
+// per role and the message flow, whose lines are the core's (each envelope arrives with
+// its `line`, src/describe.rs). The same reducer serves live traffic and recorded runs.
 
 import type {
   ClarificationRequest,
-  Envelope,
   FinalResult,
   Gradient,
   Loss,
@@ -16,6 +16,7 @@ import type {
   TaskId,
   ToolCallRecord,
 } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
 
 /** The roles drawn in the pipeline strip, in loop order. */
 export const PIPELINE_ROLES = ['R1', 'R2', 'R3', 'R4a', 'R4b', 'R7', 'R5'] as const;
@@ -74,7 +75,7 @@ export interface FlowLine {
   from: Role;
   to: Role;
   kind: MessageKind;
-  /** A one-line summary of the payload (data, not prose). */
+  /** The core's one-line summary of the payload (data, not prose). */
   detail: string;
 }
 
@@ -102,6 +103,7 @@ export interface TaskView {
   cost: Partial<Record<Role, RoleCost>>;
   tools: { calls: number; ms: number };
   flow: FlowLine[];
+  /** The bus seq of the last envelope folded in; -1 before any (the bus counts from 0). */
   lastSeq: number;
 }
 
@@ -160,7 +162,7 @@ export function emptyTask(taskId: TaskId, rawInput: string, at: string): TaskVie
     cost: {},
     tools: { calls: 0, ms: 0 },
     flow: [],
-    lastSeq: 0,
+    lastSeq: -1,
   };
 }
 
@@ -181,13 +183,13 @@ function num(x: number | null | undefined): number {
 }
 
 /** Folds one envelope into the task. Envelopes of other tasks and repeats are ignored. */
-export function reduce(task: TaskView, env: Envelope, params: ArrowParams = DEFAULT_ARROW_PARAMS): TaskView {
+export function reduce(task: TaskView, env: DescribedEnvelope, params: ArrowParams = DEFAULT_ARROW_PARAMS): TaskView {
   if (env.task_id !== task.taskId || env.seq <= task.lastSeq) return task;
   const base: TaskView = {
     ...task,
     updatedAt: env.timestamp,
     lastSeq: env.seq,
-    flow: [...task.flow, { seq: env.seq, at: env.timestamp, from: env.from, to: env.to, kind: env.message.type, detail: describe(env, params) }],
+    flow: [...task.flow, { seq: env.seq, at: env.timestamp, from: env.from, to: env.to, kind: env.message.type, detail: env.line }],
   };
   const roles = { ...task.roles };
   const m = env.message;
@@ -385,107 +387,8 @@ export function reduce(task: TaskView, env: Envelope, params: ArrowParams = DEFA
   }
 }
 
-function clip(text: string, max = 72): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-function f2(x: number | null | undefined): string {
-  return x === null || x === undefined ? '—' : x.toFixed(2);
-}
-
-function pct(x: number | null | undefined): string {
-  return x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`;
-}
-
-/** The one-line summary of a message shown in the message flow. */
-export function describe(env: Envelope, params: ArrowParams = DEFAULT_ARROW_PARAMS): string {
-  const m = env.message;
-  switch (m.type) {
-    case 'TaskSubmitted':
-      return clip(m.payload.raw_input);
-    case 'TaskBudget':
-      return `${Math.round(m.payload.time_budget_ms / 1000)} s for the whole task`;
-    case 'ClarificationRequest':
-      return clip(m.payload.question);
-    case 'ClarificationAnswer':
-      return m.payload.answer.trim().length > 0 ? clip(m.payload.answer) : '(proceed)';
-    case 'ChatReply':
-      return clip(m.payload.answer);
-    case 'TaskSpec':
-      return clip(m.payload.intent);
-    case 'MemoryQuery':
-      return `[${m.payload.space} / ${m.payload.entity}]`;
-    case 'MemoryResponse':
-      return `${m.payload.potentials.action} att ${f2(m.payload.potentials.attention)} dec ${f2(m.payload.potentials.decision)} · ${m.payload.sops.length} SOP`;
-    case 'MemoryRecall': {
-      const first = m.payload.constraints[0];
-      return `${m.payload.potentials.action} · ${m.payload.constraints.length} constraint${m.payload.constraints.length === 1 ? '' : 's'}${first ? `: ${clip(first.text, 48)}` : ''}`;
-    }
-    case 'DispatchManifest':
-      return `round ${m.payload.round} · ${m.payload.subtask_ids.length} sub-task${m.payload.subtask_ids.length === 1 ? '' : 's'}`;
-    case 'SubTask': {
-      const [first, ...rest] = m.payload.success_criteria;
-      const criterion = first === undefined ? '' : typeof first === 'string' ? first : first.criterion;
-      return `#${m.payload.sequence} ${clip(m.payload.intent, 48)}${criterion ? ` | ${clip(criterion, 32)}` : ''}${rest.length > 0 ? ` (+${rest.length})` : ''}`;
-    }
-    case 'ToolCallEvent':
-      return `${m.payload.record.tool} ${m.payload.record.status} · ${clip(m.payload.record.target, 48)}`;
-    case 'ExecutionResult':
-      return `${m.payload.status} · attempt ${m.payload.attempt} · ${m.payload.tool_calls.length} call${m.payload.tool_calls.length === 1 ? '' : 's'}`;
-    case 'CorrectionSignal':
-      return `${m.payload.failure_class} · ${clip(m.payload.what_to_do, 56)}`;
-    case 'SubTaskOutcome': {
-      const o = m.payload;
-      const last = o.gap_trajectory.at(-1);
-      return o.status === 'matched' ? 'matched' : `failed · score ${f2(last?.score)} · unmet: ${clip((last?.unmet_criteria ?? []).join('; '), 40)}`;
-    }
-    case 'SubTaskClosed':
-      return `${m.payload.status} · fast loop closed`;
-    case 'DispatchHalted':
-      return `${m.payload.skipped.length} skipped · ${clip(m.payload.reason, 48)}`;
-    case 'ReplanRequest':
-      return `${m.payload.failed_outcomes.length}/${m.payload.failed_outcomes.length + m.payload.matched_outcomes.length} failed · ${clip(m.payload.gap_summary, 48)}`;
-    case 'OutcomeSummary':
-      return clip(m.payload.summary);
-    case 'PlanDirective': {
-      const d = m.payload;
-      const g = d.gradient ?? gradientOf(num(d.grad_l), num(d.loss.D), params);
-      return `${ARROWS[g]} ${d.prev_directive}→${d.directive} D=${f2(d.loss.D)} P=${f2(d.loss.P)} ∇L=${f2(d.grad_l)} Ω=${pct(d.loss.Omega)}`;
-    }
-    case 'PlanningFailed':
-      return clip(m.payload.reason);
-    case 'GracefulFailureRequest':
-      return clip(m.payload.reason);
-    case 'GracefulFailure':
-      return `${m.payload.next_moves.length} next moves`;
-    case 'FinalResult': {
-      const r = m.payload;
-      return `${r.directive} D=${f2(r.loss.D)} ∇L=${f2(r.grad_l)} Ω=${pct(r.loss.Omega)} · ${r.replans} replan${r.replans === 1 ? '' : 's'}`;
-    }
-    case 'Megram':
-      return `${m.payload.megram.state} → [${m.payload.megram.space} / ${m.payload.megram.entity}]`;
-    case 'MemoryOperatorChange':
-      return `${m.payload.operation} · ${m.payload.detail}`;
-    case 'ConfirmationRequest':
-      return clip(m.payload.command);
-    case 'ConfirmationDecision':
-      return `${m.payload.decision} (${m.payload.source})`;
-    case 'TaskClosed': {
-      const end = m.payload.end;
-      return end.kind === 'cancelled' ? clip(end.reason ? `cancelled: ${end.reason}` : 'cancelled') : end.kind;
-    }
-    case 'AuditQuery':
-      return 'on-demand';
-    case 'AuditReport':
-      return `${m.payload.trigger} · ${m.payload.anomalies.length} anomalies`;
-    case 'LlmCall':
-      return `${m.payload.model} · ${m.payload.prompt_tokens}+${m.payload.completion_tokens} tok · ${(m.payload.elapsed_ms / 1000).toFixed(1)} s${m.payload.error ? ` · ${clip(m.payload.error, 30)}` : ''}`;
-  }
-}
-
 /** Replays recorded envelopes (or a prefix of them) into a task view. */
-export function replay(envelopes: readonly Envelope[], params: ArrowParams = DEFAULT_ARROW_PARAMS): TaskView | null {
+export function replay(envelopes: readonly DescribedEnvelope[], params: ArrowParams = DEFAULT_ARROW_PARAMS): TaskView | null {
   const first = envelopes.find((e) => e.task_id);
   if (!first?.task_id) return null;
   let task = emptyTask(first.task_id, '', first.timestamp);

@@ -3,7 +3,8 @@
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
-import type { Envelope, TaskId } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
+import type { TaskId } from '../../ipc/contracts';
 import { type ArrowParams, DEFAULT_ARROW_PARAMS, emptyTask, isFinished, reduce, replay, type TaskView } from './model';
 
 export interface PipelineStore {
@@ -18,7 +19,7 @@ export interface PipelineStore {
   /** The latest status line of each task (one plain sentence per phase). */
   readonly status: ReadonlySignal<ReadonlyMap<TaskId, string>>;
   readonly arrowParams: { value: ArrowParams };
-  handle(envelope: Envelope, status?: string | null): void;
+  handle(envelope: DescribedEnvelope, status?: string | null): void;
   submit(text: string): Promise<void>;
   cancel(): Promise<void>;
   answerClarification(answer: string): Promise<void>;
@@ -28,7 +29,7 @@ export interface PipelineStore {
    * After a tap gap: rebuilds the current task from its recorded run so nothing the gap
    * swallowed stays missing; returns the run's envelopes (null when there is none).
    */
-  resync(): Promise<readonly Envelope[] | null>;
+  resync(): Promise<readonly DescribedEnvelope[] | null>;
   seedHistory(inputs: readonly string[]): void;
 }
 
@@ -44,7 +45,7 @@ export function createPipelineStore(backend: Backend): PipelineStore {
   const status = signal<ReadonlyMap<TaskId, string>>(new Map());
   const arrowParams = signal<ArrowParams>(DEFAULT_ARROW_PARAMS);
   /** Every envelope seen per task, for rebuilding a view after a gap (not rendered). */
-  const seen = new Map<TaskId, Envelope[]>();
+  const seen = new Map<TaskId, DescribedEnvelope[]>();
   const current = computed(() => (currentId.value ? tasks.value.get(currentId.value) ?? null : null));
   const running = computed(() => {
     const task = current.value;
@@ -55,7 +56,7 @@ export function createPipelineStore(backend: Backend): PipelineStore {
     history.value = [text, ...history.value.filter((h) => h !== text)].slice(0, HISTORY_LIMIT);
   }
 
-  function handle(envelope: Envelope, line?: string | null): void {
+  function handle(envelope: DescribedEnvelope, line?: string | null): void {
     const id = envelope.task_id;
     if (!id) return;
     if (line) {
@@ -152,7 +153,7 @@ export function createPipelineStore(backend: Backend): PipelineStore {
         if (!run) return null;
         const recorded = await backend.invoke('task_replay', { run_id: run.run_id });
         // The recording plus whatever arrived live (possibly after it was read), once each.
-        const byId = new Map<string, Envelope>();
+        const byId = new Map<string, DescribedEnvelope>();
         for (const e of [...recorded.envelopes, ...(seen.get(task.taskId) ?? [])]) byId.set(e.id, e);
         const merged = [...byId.values()].sort((a, b) => a.seq - b.seq);
         const rebuilt = replay(merged, arrowParams.value);

@@ -8,12 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { Popup } from '../popup/Popup';
 import { harness, type Harness } from '../../test-util';
-import type { Envelope, MessageKind } from '../../ipc/contracts';
+import type { DescribedEnvelope } from '../../ipc/commands';
+import type { MessageKind } from '../../ipc/contracts';
 import rows from './lines.generated.json';
 
 interface Row {
   kind: MessageKind;
-  envelope: Envelope;
+  envelope: DescribedEnvelope;
   en: string | null;
   'zh-CN': string | null;
 }

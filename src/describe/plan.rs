@@ -1,21 +1,22 @@
-//! Pipeline details of planning and control: the dispatch manifest, each sub-task, GGS's
-//! plan directive, a planning failure, the graceful-failure exchange, the final result.
+//! Lines of planning and control: the dispatch manifest, each sub-task, GGS's plan
+//! directive, a planning failure, the graceful-failure exchange, the final result.
 //!
 //! **Invariant:** a plan directive is the only message with continuation lines — its
-//! rationale and what it blocks are worth reading in full.
+//! rationale and what it blocks are worth reading in full — and a GGS decision always
+//! carries its macro-state.
 
-use artoo::text::one_line;
-use artoo::tools::join_names;
 use std::fmt::Write as _;
 
-use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::cli::render::text::{loss_line, plural, snake, succeeded};
-use artoo::config::GgsParams;
-use artoo::contracts::{
-    DispatchManifest, FinalResult, GracefulFailure, GracefulFailureRequest, PlanDirective,
-    PlanningFailed, SubTask,
+use super::spell::{loss_line, snake, succeeded};
+use super::{DETAIL_CHARS, ITEM_CHARS, Summary};
+use crate::config::GgsParams;
+use crate::contracts::{
+    DispatchManifest, FinalResult, GracefulFailure, GracefulFailureRequest, MacroState,
+    PlanDirective, PlanningFailed, SubTask,
 };
-use artoo::ggs::decide::gradient_label;
+use crate::ggs::decide::gradient_label;
+use crate::text::{one_line, plural};
+use crate::tools::join_names;
 
 pub(super) fn dispatch_manifest(m: &DispatchManifest) -> String {
     format!(
@@ -45,7 +46,7 @@ pub(super) fn subtask(m: &SubTask) -> String {
 
 /// The loss with its arrow and the directive's transition, then the rationale and any
 /// blocked tools and targets as continuation lines.
-pub(super) fn plan_directive(m: &PlanDirective, ggs: &GgsParams) -> (String, Vec<String>) {
+pub(super) fn plan_directive(m: &PlanDirective, ggs: &GgsParams) -> Summary {
     let mut more = Vec::new();
     let gradient = m
         .gradient
@@ -58,7 +59,7 @@ pub(super) fn plan_directive(m: &PlanDirective, ggs: &GgsParams) -> (String, Vec
             one_line(&m.blocked_targets.join(", "), 100)
         ));
     }
-    let detail = format!(
+    let line = format!(
         "{} {}→{} · {} urgency · round {}",
         loss_line(&m.loss, m.grad_l, gradient),
         snake(&m.prev_directive),
@@ -66,7 +67,11 @@ pub(super) fn plan_directive(m: &PlanDirective, ggs: &GgsParams) -> (String, Vec
         snake(&m.urgency),
         m.round
     );
-    (detail, more)
+    Summary {
+        line,
+        more,
+        state: Some(MacroState::from(m.directive)),
+    }
 }
 
 pub(super) fn planning_failed(m: &PlanningFailed) -> String {
@@ -89,13 +94,20 @@ pub(super) fn graceful_failure(m: &GracefulFailure) -> String {
     )
 }
 
-pub(super) fn final_result(m: &FinalResult, ggs: &GgsParams) -> String {
+/// The outcome with its loss, the replans it took and the start of its summary.
+pub(super) fn final_result(m: &FinalResult, ggs: &GgsParams) -> Summary {
     let gradient = gradient_label(m.grad_l, m.loss.d, ggs);
-    format!(
-        "{} {} {} · {}",
+    let line = format!(
+        "{} {} {} · {} · {}",
         if succeeded(m.directive) { "✅" } else { "❌" },
         snake(&m.directive),
         loss_line(&m.loss, m.grad_l, gradient),
-        plural(m.replans as usize, "replan", "replans")
-    )
+        plural(m.replans as usize, "replan", "replans"),
+        one_line(&m.summary, ITEM_CHARS)
+    );
+    Summary {
+        line,
+        more: Vec::new(),
+        state: Some(MacroState::from(m.directive)),
+    }
 }

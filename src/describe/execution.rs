@@ -1,18 +1,20 @@
-//! Pipeline details of the work on sub-tasks: tool calls, execution results, R4a's
-//! corrections and outcomes, a halted dispatch, and R4b's replan request or summary.
+//! Lines of the work on sub-tasks: tool calls, execution results, R4a's corrections and
+//! outcomes, the closing of a fast loop, a halted dispatch, and R4b's replan request or
+//! summary.
 //!
 //! **Invariant:** a verdict line counts the criteria that passed out of all judged, and a
 //! failure names what was unmet when it is known, its reason otherwise.
 
-use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::ITEM_CHARS;
-use crate::cli::render::text::{f2, plural, snake};
-use artoo::contracts::{
+use super::spell::{f2, snake};
+use crate::contracts::{
     CorrectionSignal, CriterionVerdict, DispatchHalted, ExecutionResult, OutcomeSummary,
-    ReplanRequest, SubTaskOutcome, SubTaskStatus, ToolCallEvent, ToolCallRecord, Verdict,
+    Recommendation, ReplanRequest, SubTaskClosed, SubTaskOutcome, SubTaskStatus, ToolCallEvent,
+    ToolCallRecord, Verdict,
 };
+use crate::text::{one_line, plural};
 
 fn tool_detail(r: &ToolCallRecord) -> String {
     let mut s = format!(
@@ -44,12 +46,17 @@ pub(super) fn tool_call_event(m: &ToolCallEvent) -> String {
 }
 
 pub(super) fn execution_result(m: &ExecutionResult) -> String {
-    format!(
+    let mut s = format!(
         "{} · attempt {} · {}",
         snake(&m.status),
         m.attempt,
         plural(m.tool_calls.len(), "tool call", "tool calls")
-    )
+    );
+    let failed = m.tool_calls.iter().filter(|c| c.failed()).count();
+    if failed > 0 {
+        let _ = write!(s, " ({failed} failed)");
+    }
+    s
 }
 
 pub(super) fn correction_signal(m: &CorrectionSignal) -> String {
@@ -93,6 +100,10 @@ fn failed_outcome(m: &SubTaskOutcome) -> String {
     s
 }
 
+pub(super) fn subtask_closed(m: &SubTaskClosed) -> String {
+    format!("{} · fast loop closed", snake(&m.status))
+}
+
 pub(super) fn dispatch_halted(m: &DispatchHalted) -> String {
     format!(
         "{} skipped · {}",
@@ -110,6 +121,9 @@ pub(super) fn replan_request(m: &ReplanRequest) -> String {
     );
     if !m.task_criteria_verdicts.is_empty() {
         let _ = write!(s, " · task {}", verdicts_passed(&m.task_criteria_verdicts));
+    }
+    if m.recommendation == Recommendation::Abandon {
+        s.push_str(" · recommends abandon");
     }
     s
 }

@@ -1,14 +1,14 @@
-//! Pipeline details of what watches over the work: Law 1 requests and decisions, the
+//! Lines of what watches over the work: Law 1 requests and decisions, the
 //! auditor's reports, and model-call records.
 //!
 //! **Invariant:** a Law 1 request line always says whether the action can be undone.
 
-use artoo::text::one_line;
 use std::fmt::Write as _;
 
+use super::spell::{seconds, snake};
 use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::cli::render::text::{plural, snake};
-use artoo::contracts::{AuditReport, ConfirmationDecision, ConfirmationRequest, LlmCall};
+use crate::contracts::{AuditReport, ConfirmationDecision, ConfirmationRequest, LlmCall};
+use crate::text::{one_line, plural};
 
 pub(super) fn confirmation_request(m: &ConfirmationRequest) -> String {
     format!(
@@ -29,20 +29,26 @@ pub(super) fn confirmation_decision(m: &ConfirmationDecision) -> String {
 
 pub(super) fn audit_report(m: &AuditReport) -> String {
     format!(
-        "{} · {} · {} tasks",
+        "{} · {} · {} tasks · {} · {}",
         snake(&m.trigger),
         plural(m.anomalies.len(), "anomaly", "anomalies"),
-        m.tasks_observed
+        m.tasks_observed,
+        plural(
+            m.boundary_violations.len(),
+            "boundary violation",
+            "boundary violations"
+        ),
+        plural(m.drift_alerts.len(), "drift alert", "drift alerts")
     )
 }
 
 pub(super) fn llm_call(m: &LlmCall) -> String {
     let mut s = format!(
-        "{} · {}+{} tok · {:.1} s",
+        "{} · {}+{} tok · {} s",
         m.model,
         m.prompt_tokens,
         m.completion_tokens,
-        m.elapsed_ms as f64 / 1000.0
+        seconds(m.elapsed_ms)
     );
     if let Some(e) = &m.error {
         let _ = write!(s, " · error: {}", one_line(e, ITEM_CHARS));

@@ -1,17 +1,17 @@
-//! Pipeline details of memory traffic: a query, its response, the recall R2 publishes,
+//! Lines of memory traffic: a query, its response, the recall R2 publishes,
 //! a Megram write, and an operator's change.
 //!
 //! **Invariant:** a recall line counts the constraints from the laws but quotes the first
 //! one memory added, because the laws are in every plan and memory's addition is the news.
 
-use artoo::text::one_line;
 use std::fmt::Write as _;
 
-use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::cli::render::text::{group, plural, snake};
-use artoo::contracts::{
+use super::spell::{f2, group, snake};
+use super::{DETAIL_CHARS, ITEM_CHARS, Summary};
+use crate::contracts::{
     ConstraintSource, MegramWrite, MemoryOperatorChange, MemoryRecall, MemoryResponse,
 };
+use crate::text::{one_line, plural};
 
 pub(super) fn memory_response(m: &MemoryResponse) -> String {
     let mut s = format!(
@@ -58,21 +58,30 @@ pub(super) fn memory_recall(m: &MemoryRecall) -> String {
     s
 }
 
-pub(super) fn megram(m: &MegramWrite) -> String {
-    format!(
-        "{} {} → [{} / {}] σ={:+}",
-        m.megram.level.as_str(),
-        m.megram.state,
-        m.megram.space,
-        m.megram.entity,
-        m.megram.sigma
-    )
+/// A write with its strength, valence and decay, and the macro-state it records.
+pub(super) fn megram(m: &MegramWrite) -> Summary {
+    let g = &m.megram;
+    Summary {
+        line: format!(
+            "{} {} → [{} / {}] f={} σ={:+} k={}",
+            g.level.as_str(),
+            g.state,
+            g.space,
+            g.entity,
+            f2(g.f),
+            g.sigma,
+            f2(g.k)
+        ),
+        more: Vec::new(),
+        state: g.state.macro_state(),
+    }
 }
 
 pub(super) fn operator_change(m: &MemoryOperatorChange) -> String {
     format!(
-        "{} · {}",
+        "{} · {} · {}",
         snake(&m.operation),
+        plural(m.megram_ids.len(), "megram", "megrams"),
         one_line(&m.detail, DETAIL_CHARS)
     )
 }

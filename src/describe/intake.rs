@@ -1,14 +1,15 @@
-//! Pipeline details of a task's intake and end: the submission, its budget, the
-//! clarification exchange, a chat reply, the task spec, a cancellation.
+//! Lines of a task's intake: the submission, its budget, the clarification exchange and
+//! the task spec.
 //!
-//! **Invariant:** each detail is one line, cut to the live line's limits.
+//! **Invariant:** each excerpt of the user's words is cut to the line's limits.
 
-use artoo::text::one_line;
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::cli::render::text::plural;
-use artoo::contracts::{ClarificationAnswer, ClarificationRequest, TaskSpec, TaskSubmitted};
+use crate::contracts::{
+    ClarificationAnswer, ClarificationRequest, TaskBudget, TaskSpec, TaskSubmitted,
+};
+use crate::text::{one_line, plural};
 
 pub(super) fn task_submitted(m: &TaskSubmitted) -> String {
     let mut s = one_line(&m.raw_input, DETAIL_CHARS);
@@ -20,6 +21,10 @@ pub(super) fn task_submitted(m: &TaskSubmitted) -> String {
         );
     }
     s
+}
+
+pub(super) fn task_budget(m: &TaskBudget) -> String {
+    format!("time budget {} s", m.time_budget_ms / 1000)
 }
 
 pub(super) fn clarification_request(m: &ClarificationRequest) -> String {
