@@ -5,7 +5,6 @@
 //! what the sandbox adds.
 #![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
 
-use artoo::tools::ToolName;
 use std::hint::black_box;
 use std::path::Path;
 
@@ -120,7 +119,7 @@ fn sandbox(c: &mut Criterion) {
                     let r = toolbox
                         .call(
                             &ctx,
-                            &ToolName::Shell.into(),
+                            &artoo::tools::ToolName::Shell.into(),
                             serde_json::json!({ "command": "wc -l data.csv" }),
                         )
                         .await;

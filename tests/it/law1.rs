@@ -1,7 +1,6 @@
 //! Law 1: the classifier corpus (tests/fixtures/law1) and the confirmation gate end to
 //! end — ask, deny, approve exactly, move to Trash and put back.
 
-use artoo::tools::ToolName;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -311,7 +310,7 @@ async fn destructive_cases_the_sandbox_holds_change_nothing_when_run() {
         let result = Toolbox::standard()
             .call(
                 &ctx,
-                &ToolName::Shell.into(),
+                &artoo::tools::ToolName::Shell.into(),
                 serde_json::json!({ "command": case }),
             )
             .await;
