@@ -476,7 +476,7 @@ mod roles {
             loss: Loss::default(),
             prev_directive: PrevDirective::Init,
             directive: ReplanDirective::ChangeApproach,
-            blocked_tools: vec!["shell".into()],
+            blocked_tools: vec![artoo::tools::ToolName::Shell.into()],
             blocked_targets: vec![],
             failed_criterion: "the output states one number".into(),
             failure_class: MixedFailureClass::Logical,
