@@ -139,9 +139,10 @@ async fn the_agent_validator_answers_every_corpus_case_with_a_parsed_verdict() {
             blocked_targets: vec![],
             confirm_tools: vec![],
         };
+        // Released to R3 as the dispatcher does; R4a hears it first.
         r.bus
             .handle(Role::Dispatcher)
-            .publish(Role::AgentValidator, subtask.clone());
+            .publish(Role::Executor, subtask.clone());
         let reply = r.bus.handle(Role::Executor).request(
             Role::AgentValidator,
             ExecutionResult {
@@ -205,8 +206,9 @@ async fn the_meta_validator_merges_matched_outputs_into_a_parsed_judgement() {
     r.meta_validator().spawn();
     let task = TaskId::mint();
     let ids = [SubTaskId::mint(), SubTaskId::mint()];
+    // Sent to the dispatcher as R2 does; R4b hears it.
     r.bus.handle(Role::Planner).publish(
-        Role::MetaValidator,
+        Role::Dispatcher,
         DispatchManifest {
             task_id: task.clone(),
             subtask_ids: ids.to_vec(),
