@@ -42,7 +42,6 @@ struct Solver {
     clock: SharedClock,
     settings: Settings,
     graceful_timeout: Duration,
-    registry: Registry,
     tasks: HashMap<TaskId, TaskState>,
     /// Tasks GGS ended whose close the runtime has not announced yet; an abandon still
     /// being completed holds the token that makes it deliver the code-built graceful
@@ -63,7 +62,6 @@ impl Ggs {
                 budgets: config.budgets.clone(),
             },
             graceful_timeout: config.limits().graceful_failure_timeout,
-            registry: registry.clone(),
             tasks: HashMap::new(),
             ended: HashMap::new(),
             budgets: HashMap::new(),
@@ -93,7 +91,7 @@ impl Actor for Solver {
         let Some(task_id) = env.task_id.clone() else {
             return;
         };
-        if self.ended.contains_key(&task_id) || self.registry.is_closed(&task_id) {
+        if self.ended.contains_key(&task_id) {
             tracing::debug!(task = %task_id, kind = env.message.kind().name(),
                 "GGS ignores traffic of an ended task");
             return;

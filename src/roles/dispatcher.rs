@@ -216,9 +216,6 @@ impl Dispatch {
 
     fn on_manifest(&mut self, manifest: &DispatchManifest, cx: &mut Cx<'_, Self>) {
         let task = &manifest.task_id;
-        if self.registry.is_closed(task) {
-            return self.close(task);
-        }
         let state = self.tasks.entry(task.clone()).or_default();
         let newest = match (&state.plan, self.finished.get(task)) {
             (Some(plan), _) => Some(plan.manifest.round),
@@ -250,9 +247,6 @@ impl Dispatch {
 
     fn on_subtask(&mut self, subtask: &SubTask) {
         let task = &subtask.parent_task_id;
-        if self.registry.is_closed(task) {
-            return self.close(task);
-        }
         let state = self.tasks.entry(task.clone()).or_default();
         if state.waiting.contains_key(&subtask.subtask_id) {
             tracing::warn!(task = %task, subtask = %subtask.subtask_id,

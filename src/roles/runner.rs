@@ -9,7 +9,8 @@
 //! - one deadline heap;
 //! - the end of a task: on `TaskClosed` the runner tells the registry, aborts the task's
 //!   jobs and forgets its deadlines before the actor hears of it, so no actor has to
-//!   remember which of its jobs and timers belonged to the task.
+//!   remember which of its jobs and timers belonged to the task; a later message of a
+//!   closed task is dropped before any actor sees it.
 //!
 //! **Invariant:** after an actor is told a task closed, it hears nothing more of that
 //! task from the runner: no job end, no deadline.
@@ -135,6 +136,17 @@ impl<A: Actor> Runner<A> {
                 cx.jobs.abort_task(&closed.task_id);
                 cx.timers.forget_task(&closed.task_id);
                 self.actor.on_task_closed(closed, &mut cx);
+            }
+            // A message of a task that already closed starts nothing, in any role.
+            _ if env
+                .task_id
+                .as_ref()
+                .is_some_and(|t| self.registry.is_closed(t)) =>
+            {
+                tracing::debug!(
+                    kind = env.message.kind().name(),
+                    "traffic of a closed task dropped"
+                );
             }
             _ => self.actor.on_message(env, &mut cx),
         }

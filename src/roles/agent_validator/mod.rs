@@ -253,9 +253,6 @@ impl Validate {
     }
 
     fn open(&mut self, subtask: &SubTask, cx: &mut Cx<'_, Self>) {
-        if self.registry.is_closed(&subtask.parent_task_id) {
-            return;
-        }
         if self.tracks.contains_key(&subtask.subtask_id)
             || self.closed.contains_key(&subtask.subtask_id)
         {
@@ -284,10 +281,6 @@ impl Validate {
 
     fn on_result(&mut self, request: Request, cx: &mut Cx<'_, Self>) {
         let id = request.result.subtask_id;
-        let task = request.result.parent_task_id.clone();
-        if self.registry.is_closed(&task) {
-            return;
-        }
         if let Some(closed) = self.closed.get(&id) {
             // A repeated or late request gets the answer the sub-task closed with.
             self.bus.reply(request.from, request.id, closed.clone());

@@ -202,10 +202,6 @@ impl Execute {
 
     fn start(&mut self, subtask: &SubTask, cx: &mut Cx<'_, Self>) {
         let task = &subtask.parent_task_id;
-        if self.registry.is_closed(task) {
-            tracing::debug!(subtask = %subtask.subtask_id, "sub-task of a closed task not started");
-            return;
-        }
         if self.running.contains_key(&subtask.subtask_id) {
             tracing::warn!(subtask = %subtask.subtask_id, "a sub-task arrived twice; the first keeps running");
             return;

@@ -219,9 +219,6 @@ impl Gatekeeper {
         cx: &mut Cx<'_, Self>,
     ) {
         let task_id = manifest.task_id.clone();
-        if self.registry.is_closed(&task_id) {
-            return;
-        }
         let track = self
             .tasks
             .entry(task_id.clone())
@@ -293,9 +290,6 @@ impl Gatekeeper {
 
     fn on_outcome(&mut self, outcome: &SubTaskOutcome, cx: &mut Cx<'_, Self>) {
         let task_id = outcome.parent_task_id.clone();
-        if self.registry.is_closed(&task_id) {
-            return;
-        }
         let Some(track) = self.tasks.get_mut(&task_id) else {
             tracing::warn!(task = %task_id, subtask = %outcome.subtask_id,
                 "an outcome arrived before any manifest of its task; held");
@@ -341,9 +335,6 @@ impl Gatekeeper {
 
     fn on_halted(&mut self, halted: &DispatchHalted, cx: &mut Cx<'_, Self>) {
         let task_id = halted.task_id.clone();
-        if self.registry.is_closed(&task_id) {
-            return;
-        }
         let Some(round) = self.tasks.get_mut(&task_id).and_then(|t| t.round.as_mut()) else {
             return;
         };

@@ -278,9 +278,6 @@ impl Shared {
     /// A directive for a task R2 holds no spec for (never seen, or forgotten): there is
     /// nothing to plan against, so GGS must abandon rather than wait.
     fn unknown_task(&self, d: &PlanDirective) {
-        if self.registry.is_closed(&d.task_id) {
-            return;
-        }
         self.bus.publish(
             Role::Ggs,
             PlanningFailed {
