@@ -12,8 +12,9 @@
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
 //! - [`laws`] — the Four Laws (T layer).
-//! - [`tasklog`] — the per-run JSONL decision log (from a bus tap) and its replay reader.
-//! - [`retention`] — age and size limits for task logs, the journal and audit segments.
+//! - [`tasklog`] — the recording of each run (its envelopes, from a bus tap) and the one
+//!   fold that reads it back as a trajectory.
+//! - [`retention`] — age and size limits for task logs and audit segments.
 //! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
 //! - [`roles`] — the pipeline roles as bus actors: R1 Perceiver (TaskSpec or a chat
 //!   reply), R2 Planner (memory calibration, plans, replans, graceful failure), the

@@ -1,5 +1,5 @@
 //! Retention of the app's own records, which otherwise grow for as long as it runs: the
-//! task logs (`tasks/`, full prompts included), the desktop's envelope journal and the
+//! task logs (`tasks/`, every envelope of each run, full prompts included) and the
 //! audit log's segments. Each has an age limit and a size limit in `[retention]` of
 //! `settings.toml` (see [`crate::config::RetentionConfig`] for the defaults).
 //!

@@ -14,7 +14,7 @@ use artoo::describe::DescribedEnvelope;
 use artoo::laws::grants::{Grant, GrantStore};
 use artoo::mcp::{McpImport, McpServerStatus};
 use artoo::memory::{ForgetTarget as CoreForget, Remember};
-use artoo::tasklog::{Event, RunId, RunStatus as LogStatus, RunSummary, TaskLogDir};
+use artoo::tasklog::{RunId, RunSummary, TaskLogDir};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
 
@@ -170,24 +170,19 @@ const RECALL_RUNS: usize = 50;
 fn recalls_of(logs: &TaskLogDir, space: &str, entity: &str) -> IpcResult<Vec<RecallRef>> {
     let mut recalls = Vec::new();
     for summary in logs.list(RECALL_RUNS)? {
-        let run = logs.load(&summary.run_id)?;
-        for line in &run.lines {
-            if let Event::MemoryQuery(q) = &line.event
-                && q.space == space
-                && q.entity == entity
-            {
-                recalls.push(RecallRef {
-                    task_id: summary.task_id.clone(),
-                    raw_input: summary.raw_input.clone().unwrap_or_default(),
-                    at: line.ts.to_rfc3339(),
-                    round: q.round,
-                    potentials: Potentials {
-                        attention: q.attention,
-                        decision: q.decision,
-                        action: q.action,
-                    },
-                    constraints: q.constraints.clone(),
-                });
+        let trajectory = logs.load(&summary.run_id)?.trajectory();
+        for round in &trajectory.rounds {
+            for r in &round.recalls {
+                if r.recall.space == space && r.recall.entity == entity {
+                    recalls.push(RecallRef {
+                        task_id: summary.task_id.clone(),
+                        raw_input: summary.raw_input.clone().unwrap_or_default(),
+                        at: r.at.to_rfc3339(),
+                        round: round.index,
+                        potentials: r.recall.potentials,
+                        constraints: r.recall.constraints.clone(),
+                    });
+                }
             }
         }
     }
@@ -366,50 +361,29 @@ pub async fn audit_verify(shell: State<'_, Shell>) -> IpcResult<ChainVerificatio
 
 // ---- task runs ---------------------------------------------------------------------
 
-/// Runs listed at most (each is read to compute its loss and Law 1 flag).
+/// Runs listed at most.
 const RUN_LIMIT: usize = 200;
 
-fn task_run(logs: &TaskLogDir, summary: RunSummary) -> IpcResult<TaskRun> {
-    let trajectory = logs.load(&summary.run_id)?.trajectory();
-    let status = match summary.status {
-        LogStatus::Open => RunStatus::Running,
-        LogStatus::Accepted => RunStatus::Accept,
-        LogStatus::Success => RunStatus::Success,
-        LogStatus::Abandoned => RunStatus::Abandon,
-        // The log ended before the task did: it was interrupted, like a cancel.
-        LogStatus::Cancelled | LogStatus::Unfinished => RunStatus::Cancelled,
-        LogStatus::Answered => RunStatus::Chat,
-    };
-    let last_decision = trajectory
-        .rounds
-        .iter()
-        .rev()
-        .find_map(|r| r.decision.as_ref());
-    Ok(TaskRun {
+fn task_run(summary: RunSummary) -> TaskRun {
+    TaskRun {
         run_id: summary.run_id.to_string(),
         task_id: summary.task_id,
         raw_input: summary.raw_input.unwrap_or_default(),
         intent: summary.intent,
         started_at: summary.started_at.to_rfc3339(),
-        ended_at: trajectory.ended_at.map(|t| t.to_rfc3339()),
-        status,
-        replans: last_decision.map_or(0, |d| d.replans),
-        loss: last_decision.map(|d| d.loss),
-        law1: !trajectory.law1.is_empty(),
-    })
+        ended_at: summary.ended_at.map(|t| t.to_rfc3339()),
+        status: summary.status,
+        replans: summary.replans,
+        loss: summary.loss,
+        law1: summary.law1,
+    }
 }
 
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_runs(shell: State<'_, Shell>) -> IpcResult<Vec<TaskRun>> {
     let logs = TaskLogDir::new(&shell.config().data_dir);
-    blocking(move || {
-        logs.list(RUN_LIMIT)?
-            .into_iter()
-            .map(|summary| task_run(&logs, summary))
-            .collect()
-    })
-    .await
+    blocking(move || Ok(logs.list(RUN_LIMIT)?.into_iter().map(task_run).collect())).await
 }
 
 #[specta::specta]
@@ -417,28 +391,22 @@ pub async fn task_runs(shell: State<'_, Shell>) -> IpcResult<Vec<TaskRun>> {
 pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<TaskReplay> {
     let logs = TaskLogDir::new(&shell.config().data_dir);
     let ggs = shell.config().ggs.clone();
-    let journal = shell.journal();
     blocking(move || {
         let run_id = RunId::parse(run_id)?;
         let summary = logs
             .summary(&run_id)?
             .ok_or_else(|| IpcError::not_found(format!("no task run {run_id}")))?;
-        let task = summary.task_id.clone();
-        let run = task_run(&logs, summary)?;
-        let envelopes = journal
-            .load(&task)
-            .map_err(|e| IpcError::internal(format!("the envelope journal: {e}")))?
-            .ok_or_else(|| {
-                IpcError::not_found(format!(
-                    "run {run_id} was recorded without its bus envelopes (it ran outside the desktop app); its task log is in {}",
-                    logs.path().display()
-                ))
-            })?;
-        let envelopes = envelopes
+        let recorded = logs.load(&run_id)?;
+        let envelopes = recorded
+            .envelopes()
             .into_iter()
             .map(|e| DescribedEnvelope::new(e, &ggs))
             .collect();
-        Ok(TaskReplay { run, envelopes })
+        Ok(TaskReplay {
+            run: task_run(summary),
+            trajectory: recorded.trajectory(),
+            envelopes,
+        })
     })
     .await
 }

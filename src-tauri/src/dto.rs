@@ -11,6 +11,7 @@ use artoo::contracts::{
     TaskId,
 };
 use artoo::describe::DescribedEnvelope;
+use artoo::tasklog::{RunStatus, Trajectory};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
@@ -223,17 +224,6 @@ pub enum ChainVerification {
 
 // ---- task runs -------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Type)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    Running,
-    Accept,
-    Success,
-    Abandon,
-    Cancelled,
-    Chat,
-}
-
 /// One run of a task, from its task log (a new run for every submission).
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct TaskRun {
@@ -250,11 +240,13 @@ pub struct TaskRun {
     pub law1: bool,
 }
 
-/// Everything the run put on the bus, in order, each envelope with the core's line for it:
-/// the UI replays it through the same reducer.
+/// One recorded run: what the core's fold made of it, and everything it put on the bus,
+/// in order, each envelope with the core's line for it (the UI steps through them with
+/// the reducer the popup uses live).
 #[derive(Clone, Debug, Serialize, Type)]
 pub struct TaskReplay {
     pub run: TaskRun,
+    pub trajectory: Trajectory,
     pub envelopes: Vec<DescribedEnvelope>,
 }
 

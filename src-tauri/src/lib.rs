@@ -7,7 +7,6 @@
 //! - [`shell`] — the core's lifecycle (start, restart with new settings, stop).
 //! - [`commands`] — every IPC command (docs/ui.md) with [`error::IpcError`] codes.
 //! - [`events`] — the event hub: one bus tap fanned out to the windows.
-//! - [`journal`] — each task's envelopes on disk, for replay.
 //! - [`keychain`] — API keys in the OS keychain.
 //! - [`desktop`] — tray, hotkey, popup/panels behaviour, notifications, login item.
 //! - [`dto`] — the command DTOs rendered to ui/src/ipc/bindings.ts.
@@ -22,7 +21,6 @@ pub mod desktop;
 pub mod dto;
 pub mod error;
 pub mod events;
-pub mod journal;
 pub mod keychain;
 pub mod shell;
 

@@ -14,7 +14,6 @@ use std::time::Duration;
 
 use artoo::config::{ApiKey, Config, LlmConfig, ModelSource, Settings, TierConfig};
 use artoo::local_llm::{LocalModel, LocalServer, Progress};
-use artoo::retention::Keep;
 use artoo::runtime::{Runtime, RuntimeOptions};
 use artoo::status::Lang;
 use artoo::{SharedClock, SystemClock};
@@ -22,7 +21,6 @@ use artoo::{SharedClock, SystemClock};
 use crate::dto::{KeyChange, ModelPhase, ModelProgress, ModelSourceKind, ModelStatus, UiEvent};
 use crate::error::{IpcError, IpcResult};
 use crate::events::{EnvelopeHook, Hub};
-use crate::journal::Journal;
 use crate::keychain::Keychain;
 
 /// How often a pending restart checks whether the last task has ended.
@@ -98,10 +96,6 @@ impl Shell {
 
     pub fn clock(&self) -> &SharedClock {
         &self.inner.clock
-    }
-
-    pub fn journal(&self) -> Journal {
-        Journal::new(&self.config().data_dir)
     }
 
     /// What runs after the fan-out of every envelope (set once by the desktop layer).
@@ -204,15 +198,9 @@ impl Shell {
             Ok(runtime) => {
                 let runtime = Arc::new(runtime);
                 let hook = artoo::sync::lock(&self.inner.hook).clone();
-                // Both taps attach before the core is visible to commands, so the stream
-                // and the journal see every task from its first envelope.
+                // The tap attaches before the core is visible to commands, so the stream
+                // sees every task from its first envelope.
                 tokio::spawn(self.inner.hub.clone().pump(runtime.tap("desktop-ui"), hook));
-                let retention = &runtime.config().retention;
-                tokio::spawn(self.journal().record(
-                    runtime.tap("desktop-journal"),
-                    Keep::from_days_and_mb(retention.journal_days, retention.journal_mb),
-                    runtime.clock().clone(),
-                ));
                 self.set_core(Core::Running(runtime));
                 tracing::info!("the core is running");
             }

@@ -416,7 +416,7 @@ fn a_run_is_listed_and_replays_from_its_envelopes() {
     )
     .expect("submitted");
     let mut run_id = String::new();
-    eventually("the run in the task logs and the journal", || {
+    eventually("the run in the task logs", || {
         let Ok(runs) = call(&desk.panels, "task_runs", json!({})) else {
             return false;
         };
@@ -432,6 +432,11 @@ fn a_run_is_listed_and_replays_from_its_envelopes() {
     let replay = call(&desk.popup, "task_replay", json!({"run_id": run_id})).expect("a replay");
     assert_eq!(replay["run"]["raw_input"], "count my photos");
     assert_eq!(replay["envelopes"][0]["message"]["type"], "TaskSubmitted");
+    assert_eq!(replay["trajectory"]["raw_input"], "count my photos");
+    assert_eq!(
+        replay["trajectory"]["task_id"], task,
+        "the fold of the same recording"
+    );
     assert_eq!(
         code(call(
             &desk.panels,

@@ -15,15 +15,14 @@ use chrono::{DateTime, Utc};
 use memchr::memmem;
 use serde::{Deserialize, Serialize};
 
-use crate::contracts::{
-    AuditReport, AuditTrigger, MacroState, MessageKind, ReportId, Role, TaskId,
-};
+use crate::contracts::{AuditReport, AuditTrigger, ReportId, Role, TaskId};
 
 use super::calibration::CalibrationView;
 use super::event::{AnomalyKind, AuditEvent, EventKind};
 use super::log::{for_each_line, for_each_line_rev};
 use super::verify::{BreakKind, VerifyReport, verify};
 use super::{AuditError, REPORTS_FILE, audit_dir, state};
+use crate::tasklog::{RunSummary, TaskLogDir};
 
 /// Pause before re-verifying the end of a log a live auditor is writing (its
 /// checkpoint trails the log by at most one flush interval).
@@ -117,17 +116,15 @@ enum Order {
     OldestFirst,
 }
 
-/// Everything the audit log says about one task, in order.
+/// Everything the audit log says about one task, in order, beside what the recording
+/// of its latest run says it did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskTimeline {
     pub task_id: TaskId,
     pub events: Vec<AuditEvent>,
-    pub started_at: Option<DateTime<Utc>>,
-    pub ended_at: Option<DateTime<Utc>>,
-    /// Planning rounds dispatched (DispatchManifests sent to R4b).
-    pub rounds: u32,
-    /// GGS's terminal directive, once the task finished.
-    pub outcome: Option<MacroState>,
+    /// The latest recorded run of the task, read through the task log's one fold;
+    /// `None` when the task logs hold no run of it (pruned, or another data dir).
+    pub run: Option<RunSummary>,
     /// Anomalies found on the task's events.
     pub anomalies: usize,
 }
@@ -136,6 +133,8 @@ pub struct TaskTimeline {
 #[derive(Clone, Debug)]
 pub struct AuditHistory {
     dir: PathBuf,
+    /// The recordings of the same data dir, for what a task's run did.
+    runs: TaskLogDir,
 }
 
 impl AuditHistory {
@@ -143,6 +142,7 @@ impl AuditHistory {
     pub fn new(data_dir: &Path) -> Self {
         Self {
             dir: audit_dir(data_dir),
+            runs: TaskLogDir::new(data_dir),
         }
     }
 
@@ -218,22 +218,16 @@ impl AuditHistory {
             events.push(event);
             true
         })?;
-        // One manifest envelope per round.
-        let rounds = events
-            .iter()
-            .filter(|e| e.kind == EventKind::Message(MessageKind::DispatchManifest))
-            .count();
-        let outcome = events
-            .iter()
-            .rev()
-            .find(|e| e.kind == EventKind::Message(MessageKind::FinalResult))
-            .and_then(|e| e.state);
+        let run = match self.runs.runs_of(task) {
+            Ok(runs) => runs.into_iter().next(),
+            Err(e) => {
+                tracing::warn!(task = %task, error = %e, "the task logs cannot be read");
+                None
+            }
+        };
         Ok(TaskTimeline {
             task_id: task.clone(),
-            started_at: events.first().map(|e| e.at),
-            ended_at: events.last().map(|e| e.at),
-            rounds: u32::try_from(rounds).unwrap_or(u32::MAX),
-            outcome,
+            run,
             anomalies: events.iter().map(|e| e.anomalies.len()).sum(),
             events,
         })

@@ -369,22 +369,32 @@ fn print_timeline(out: &mut dyn Write, t: &TaskTimeline) -> anyhow::Result<()> {
     }
     writeln!(
         out,
-        "Task {}: {} events, {} round(s), outcome {}, {} anomal{}",
+        "Task {}: {} events, {} anomal{}",
         t.task_id,
         t.events.len(),
-        t.rounds,
-        t.outcome.map_or("(not finished)", |s| s.as_str()),
         t.anomalies,
         if t.anomalies == 1 { "y" } else { "ies" }
     )?;
-    if let (Some(start), Some(end)) = (t.started_at, t.ended_at) {
-        writeln!(
-            out,
-            "from {} to {} ({:.1} s)",
-            start.format(TIME),
-            end.format(TIME),
-            (end - start).num_milliseconds() as f64 / 1000.0
-        )?;
+    match &t.run {
+        Some(run) => {
+            writeln!(
+                out,
+                "run {}: {} round(s), {}",
+                run.run_id,
+                run.rounds,
+                run.status.as_str()
+            )?;
+            if let Some(end) = run.ended_at {
+                writeln!(
+                    out,
+                    "from {} to {} ({:.1} s)",
+                    run.started_at.format(TIME),
+                    end.format(TIME),
+                    (end - run.started_at).num_milliseconds() as f64 / 1000.0
+                )?;
+            }
+        }
+        None => writeln!(out, "(the task logs hold no run of this task)")?,
     }
     for e in &t.events {
         print_event(out, e)?;

@@ -305,15 +305,12 @@ impl Default for AuditorConfig {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct RetentionConfig {
-    /// Task logs (`tasks/`, one file per run, full prompts included).
+    /// Task logs (`tasks/`, every envelope of a run in one file, full prompts included).
     pub task_logs_days: u32,
     pub task_logs_mb: u64,
     /// The audit log's sealed segments (`audit/`), pruned behind a checkpoint.
     pub audit_days: u32,
     pub audit_mb: u64,
-    /// The desktop app's envelope journal (`desktop/envelopes/`, one file per task).
-    pub journal_days: u32,
-    pub journal_mb: u64,
 }
 
 impl Default for RetentionConfig {
@@ -323,8 +320,6 @@ impl Default for RetentionConfig {
             task_logs_mb: 512,
             audit_days: 365,
             audit_mb: 1024,
-            journal_days: 30,
-            journal_mb: 256,
         }
     }
 }

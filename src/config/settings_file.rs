@@ -7,7 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+
 use super::{Config, ConfigError, LlmConfig, SETTINGS_FILE, Settings, TierConfig, invalid};
+
+/// `(section, key)` pairs the app once saved and no longer reads: the desktop's own
+/// envelope journal went when the task logs began recording every envelope.
+const RETIRED: &[(&str, &str)] = &[("retention", "journal_days"), ("retention", "journal_mb")];
 
 impl Config {
     pub(super) fn read_settings(path: &Path) -> Result<Settings, ConfigError> {
@@ -22,12 +28,20 @@ impl Config {
     }
 
     /// Parses settings TOML; unknown keys and wrongly typed values are errors that name
-    /// the key.
+    /// the key. Keys an earlier version wrote for something this one no longer has
+    /// ([`RETIRED`]) are dropped, so a file the app saved before still loads.
     pub fn parse_settings(text: &str, path: &Path) -> Result<Settings, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let parse_error = |e: toml::de::Error| ConfigError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),
-        })
+        };
+        let mut table: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        for (section, key) in RETIRED {
+            if let Some(toml::Value::Table(section)) = table.get_mut(*section) {
+                section.remove(*key);
+            }
+        }
+        Settings::deserialize(table).map_err(parse_error)
     }
 
     pub fn settings_path(&self) -> PathBuf {

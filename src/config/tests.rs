@@ -154,6 +154,22 @@ fn nothing_configured_means_the_built_in_model_and_half_configured_is_an_error()
 }
 
 #[test]
+fn a_retired_key_an_older_version_saved_still_loads_but_a_typo_beside_it_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(SETTINGS_FILE);
+    let vars = env(&[
+        ("ARTOO_DATA_DIR", dir.path().to_str().unwrap()),
+        ("HOME", "/h"),
+    ]);
+    let saved = "[retention]\ntask_logs_days = 7\njournal_days = 30\njournal_mb = 256\n";
+    std::fs::write(&p, saved).unwrap();
+    assert_eq!(Config::load(&vars).unwrap().retention.task_logs_days, 7);
+    std::fs::write(&p, format!("{saved}journal_dayz = 1\n")).unwrap();
+    let err = Config::load(&vars).unwrap_err();
+    assert!(err.to_string().contains("journal_dayz"), "{err}");
+}
+
+#[test]
 fn saved_settings_load_back_and_never_contain_keys() {
     let dir = tempfile::tempdir().unwrap();
     let vars = env(&[

@@ -142,9 +142,7 @@ impl Config {
         positive("retention.task_logs_days", r.task_logs_days)?;
         positive("retention.task_logs_mb", r.task_logs_mb)?;
         positive("retention.audit_days", r.audit_days)?;
-        positive("retention.audit_mb", r.audit_mb)?;
-        positive("retention.journal_days", r.journal_days)?;
-        positive("retention.journal_mb", r.journal_mb)
+        positive("retention.audit_mb", r.audit_mb)
     }
 
     fn validate_ui(&self) -> Result<(), ConfigError> {

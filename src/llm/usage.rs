@@ -1,5 +1,5 @@
 //! Usage accounting: model calls, prompt/completion tokens and wall time, per role per
-//! task — what the task log's `task_end`, the cost report and the UI show.
+//! task — what the cost report and the UI show.
 //!
 //! **Invariant:** the per-task map lets a task go when the task registry forgets it
 //! ([`UsageLedger::forget`]), so it holds the live tasks plus the registry's window of

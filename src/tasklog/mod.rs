@@ -1,27 +1,25 @@
-//! The per-run decision log: every key decision of a task — plans,
-//! sub-tasks, model calls with full prompts, tool calls, verdicts, corrections, GGS
-//! decisions (D, P, Ω, L, ∇L), directives, memory reads and writes, Law 1 requests and
-//! decisions — written as JSONL from a bus tap, and read back into a [`Trajectory`] without
-//! re-running anything.
+//! The recording of each run: every envelope of a task, as published, in a file of its
+//! own, and the one fold that reads a run back into a [`Trajectory`] without re-running
+//! anything.
 //!
 //! - [`TaskLogWriter`] consumes a read-only [`crate::bus::Tap`] and writes
-//!   `<data_dir>/tasks/<start>_<seq>_<task_id>.jsonl`, one file per run. A run starts at
-//!   `TaskSubmitted` and ends at the task's `TaskClosed` (after its result, chat answer
-//!   or cancel) with a `task_end` line (status, duration, per-role model usage, tool
-//!   time). Lines that
-//!   arrive later go to the same file flagged `after_end: true`; a tap gap becomes a
-//!   `gap` line in every open run. The line format is in [`event`].
-//! - [`TaskLogDir`] lists runs newest first and loads one; [`Run::trajectory`] rebuilds
-//!   the rounds, decisions, directives, memory queries, Law 1 exchanges, final result and
-//!   usage. A truncated last line (crash) and unknown kinds (newer versions) are skipped
+//!   `<data_dir>/tasks/<start>_<seq>_<task_id>.jsonl`, one file per run, one
+//!   [`Record`] per line. A run starts at `TaskSubmitted` and ends at the task's
+//!   `TaskClosed` (after its result, chat answer or cancel); what arrives later goes to
+//!   the same file, and the fold counts it as late. A tap gap becomes a `gap` record in
+//!   every open run, and a run the writer stops hearing before its close gets a `cut`.
+//! - [`TaskLogDir`] lists runs newest first and loads one; [`Run::trajectory`] folds the
+//!   rounds, decisions, directives, memory recalls, Law 1 exchanges, the result and the
+//!   cost, and [`Run::envelopes`] gives the desktop's Tasks panel the traffic itself. A
+//!   truncated last line (crash) and unknown message types (newer versions) are skipped
 //!   and reported, never fatal.
 //!
 //! **Invariant:** every run gets a file of its own, created with `create_new`: a reused
-//! task id never appends to, or replays, an older run,
-//! and nothing the writer sees about a run is dropped without a line saying so.
+//! task id never appends to, or replays, an older run, and nothing the writer sees about
+//! a run is dropped without a record saying so.
 
-pub mod event;
 mod reader;
+pub mod record;
 mod trajectory;
 mod writer;
 
@@ -29,9 +27,12 @@ use std::path::{Path, PathBuf};
 
 use crate::contracts::TaskId;
 
-pub use event::{Event, LogLine, RoleUsage, RunStatus, Usage};
 pub use reader::{Run, RunId, RunSummary, SkippedLine, TaskLogDir};
-pub use trajectory::{ClarificationExchange, Law1Exchange, Round, SubtaskTrace, Trajectory};
+pub use record::Record;
+pub use trajectory::{
+    ClarificationExchange, Fold, GgsDecision, Law1Exchange, Recall, RoleUsage, Round, RunStatus,
+    SubtaskTrace, Trajectory, Usage,
+};
 pub use writer::{FLUSH_INTERVAL, TaskLogHandle, TaskLogWriter, WriterStopped};
 
 /// Directory of the run files inside the data dir.

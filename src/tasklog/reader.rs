@@ -5,13 +5,15 @@ use std::fmt;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::event::{self, Event, LogLine, RunStatus};
-use super::trajectory::Trajectory;
+use super::record::{self, Record};
+use super::trajectory::{Fold, RunStatus, Trajectory};
 use super::{TaskLogError, file_safe_id, tasks_dir};
+use crate::bus::Envelope;
 use crate::contracts::TaskId;
 
 /// The name of one run file, e.g. `20260101T000000.000Z_000000000042_task_3f9a.jsonl`.
@@ -69,9 +71,17 @@ pub struct RunSummary {
     pub raw_input: Option<String>,
     pub intent: Option<String>,
     pub started_at: DateTime<Utc>,
+    /// When the task closed; `None` while the run is open.
+    pub ended_at: Option<DateTime<Utc>>,
     pub status: RunStatus,
     /// Plans dispatched.
     pub rounds: u32,
+    /// Replans GGS ordered.
+    pub replans: u32,
+    /// The loss of GGS's last decision.
+    pub loss: Option<crate::contracts::Loss>,
+    /// A Law 1 confirmation was asked for.
+    pub law1: bool,
     /// `None` while the run is open.
     pub duration_ms: Option<u64>,
     pub total_tokens: u64,
@@ -87,18 +97,17 @@ pub struct RunSummary {
 pub struct SkippedLine {
     /// 1-based.
     pub line_no: usize,
-    /// The line's kind, when it was a JSON object with one (a kind from a newer version,
-    /// or a known kind with fields this version cannot read).
+    /// The line's message type or note name, when it has one (a message kind from a
+    /// newer version, or a known kind with fields this version cannot read).
     pub kind: Option<String>,
     pub reason: String,
 }
 
 /// One run file, parsed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Run {
     pub run_id: RunId,
-    pub lines: Vec<LogLine>,
+    pub records: Vec<Record>,
     pub skipped: Vec<SkippedLine>,
     pub truncated: bool,
 }
@@ -108,13 +117,13 @@ impl Run {
     pub fn parse(run_id: RunId, bytes: &[u8]) -> Run {
         let mut run = Run {
             run_id,
-            lines: Vec::new(),
+            records: Vec::new(),
             skipped: Vec::new(),
             truncated: false,
         };
         for (idx, line, complete) in split_lines(bytes) {
             match parse_line(line) {
-                Ok(parsed) => run.lines.push(parsed),
+                Ok(record) => run.records.push(record),
                 Err(_) if !complete => run.truncated = true,
                 Err(skipped) => run.skipped.push(SkippedLine {
                     line_no: idx + 1,
@@ -126,10 +135,26 @@ impl Run {
     }
 
     pub fn trajectory(&self) -> Trajectory {
-        let mut trajectory = Trajectory::from_lines(&self.lines);
-        trajectory.truncated = self.truncated;
-        trajectory.unreadable_lines = self.skipped.len();
-        trajectory
+        let mut fold = Fold::default();
+        for record in &self.records {
+            fold.push(record);
+        }
+        fold.unreadable(self.skipped.len(), self.truncated);
+        fold.finish()
+    }
+
+    /// The run's envelopes in bus order, as they were published.
+    pub fn envelopes(&self) -> Vec<Arc<Envelope>> {
+        let mut envelopes: Vec<Arc<Envelope>> = self
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Envelope(e) => Some(Arc::clone(e)),
+                Record::Gap(_) | Record::Cut(_) => None,
+            })
+            .collect();
+        envelopes.sort_by_key(|e| e.seq);
+        envelopes
     }
 }
 
@@ -221,9 +246,9 @@ impl TaskLogDir {
         Ok(Run::parse(run_id.clone(), &bytes))
     }
 
-    /// The list row of one run, reading line by line and parsing only the lines a row
-    /// needs (model calls carry whole prompts and are skipped unparsed). `None` when the
-    /// file has no `task_begin` (not a run file).
+    /// The list row of one run. It folds only the lines a row needs, reading model
+    /// calls without their prompts; `None` when the file records no envelope (not a run
+    /// file, or one from a version that recorded another format).
     pub fn summary(&self, run_id: &RunId) -> Result<Option<RunSummary>, TaskLogError> {
         let path = self.dir.join(run_id.as_str());
         let io_err = |source| TaskLogError::Io {
@@ -232,11 +257,9 @@ impl TaskLogDir {
         };
         let mut reader = BufReader::new(File::open(&path).map_err(io_err)?);
         let mut buf = Vec::new();
-        let mut begin: Option<(event::TaskBegin, DateTime<Utc>)> = None;
-        let mut intent = None;
-        let mut end: Option<event::TaskEnd> = None;
-        let mut plans = 0;
-        let mut truncated = false;
+        let mut fold = Fold::default();
+        let mut any = false;
+        let mut first = true;
         loop {
             buf.clear();
             if reader.read_until(b'\n', &mut buf).map_err(io_err)? == 0 {
@@ -244,45 +267,123 @@ impl TaskLogDir {
             }
             let complete = buf.ends_with(b"\n");
             let line = trim_line(&buf);
-            // A last line without its newline is parsed whatever its kind: that is how a
-            // crash mid-write shows.
-            let wanted = match event::peek_kind(line) {
-                Some(_) if !complete => true,
-                Some(kind) => ["task_begin", "task_spec", "plan", "task_end"].contains(&kind),
-                None => !line.is_empty(),
-            };
-            if !wanted {
+            if line.is_empty() {
                 continue;
             }
-            match parse_line(line) {
-                Ok(parsed) => match parsed.event {
-                    Event::TaskBegin(b) if begin.is_none() => begin = Some((b, parsed.ts)),
-                    Event::TaskSpec(s) => intent = Some(s.intent),
-                    Event::Plan(_) => plans += 1,
-                    Event::TaskEnd(e) if end.is_none() => end = Some(e),
-                    _ => {}
-                },
-                Err(_) if !complete => truncated = true,
-                Err(_) => {}
+            let kind = record::peek(line);
+            let parsed = match kind {
+                Some("LlmCall") if complete && !first => slim_llm_call(line),
+                Some(kind) if complete && !first && !SUMMARY_KINDS.contains(&kind) => continue,
+                _ => parse_line(line).ok(),
+            };
+            first = false;
+            match parsed {
+                Some(record) => {
+                    any |= matches!(record, Record::Envelope(_));
+                    fold.push(&record);
+                }
+                // A last line without its newline is how a crash mid-write shows.
+                None if !complete => fold.unreadable(0, true),
+                None => {}
             }
         }
-        let Some((begin, started_at)) = begin else {
+        let t = fold.finish();
+        let (Some(task_id), Some(started_at), true) = (t.task_id.clone(), t.started_at, any) else {
             return Ok(None);
         };
         Ok(Some(RunSummary {
             run_id: run_id.clone(),
-            task_id: begin.task_id,
-            raw_input: begin.raw_input,
-            intent,
+            task_id,
+            raw_input: t.raw_input.clone(),
+            intent: t.intent().map(str::to_owned),
             started_at,
-            status: end.as_ref().map_or(RunStatus::Open, |e| e.status),
-            rounds: end.as_ref().map_or(plans, |e| e.rounds),
-            duration_ms: end.as_ref().map(|e| e.elapsed_ms),
-            total_tokens: end.as_ref().map_or(0, |e| e.usage.total_tokens),
-            partial: begin.partial,
-            truncated,
+            ended_at: t.ended_at,
+            status: t.status,
+            rounds: u32::try_from(t.plans()).unwrap_or(u32::MAX),
+            replans: t.replans(),
+            loss: t.decisions().last().map(|d| d.loss),
+            law1: !t.law1.is_empty(),
+            duration_ms: t.elapsed_ms,
+            total_tokens: t.usage.total_tokens,
+            partial: t.partial,
+            truncated: t.truncated,
         }))
     }
+}
+
+/// The message types a list row is folded from (model calls aside, read slim). The
+/// first record of a run is always folded too, whatever it is: it says when the run
+/// started and whether its submission was seen.
+const SUMMARY_KINDS: &[&str] = &[
+    "TaskSubmitted",
+    "TaskSpec",
+    "DispatchManifest",
+    "PlanDirective",
+    "FinalResult",
+    "ChatReply",
+    "ConfirmationRequest",
+    "TaskClosed",
+    "gap",
+    "cut",
+];
+
+/// A model call's line without its prompts and response: what a run's cost needs,
+/// parsed without copying the bulky strings.
+fn slim_llm_call(line: &[u8]) -> Option<Record> {
+    #[derive(Deserialize)]
+    struct Line {
+        envelope: Slim,
+    }
+    #[derive(Deserialize)]
+    struct Slim {
+        id: crate::contracts::EnvelopeId,
+        seq: u64,
+        timestamp: DateTime<Utc>,
+        from: crate::contracts::Role,
+        to: crate::contracts::Role,
+        #[serde(default)]
+        task_id: Option<TaskId>,
+        message: Tagged,
+    }
+    #[derive(Deserialize)]
+    struct Tagged {
+        payload: Call,
+    }
+    #[derive(Deserialize)]
+    struct Call {
+        task_id: Option<TaskId>,
+        role: crate::contracts::Role,
+        model: String,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        elapsed_ms: u64,
+        #[serde(default)]
+        error: Option<String>,
+    }
+    let Line { envelope: e } = serde_json::from_slice(line).ok()?;
+    let m = e.message.payload;
+    let call = crate::contracts::LlmCall {
+        task_id: m.task_id,
+        role: m.role,
+        model: m.model,
+        system_prompt: String::new(),
+        user_prompt: String::new(),
+        response: String::new(),
+        prompt_tokens: m.prompt_tokens,
+        completion_tokens: m.completion_tokens,
+        elapsed_ms: m.elapsed_ms,
+        error: m.error,
+    };
+    Some(Record::Envelope(Arc::new(Envelope {
+        id: e.id,
+        seq: e.seq,
+        timestamp: e.timestamp,
+        from: e.from,
+        to: e.to,
+        in_reply_to: None,
+        task_id: e.task_id,
+        message: crate::contracts::Message::LlmCall(call),
+    })))
 }
 
 /// Lines of a file with their index and whether they ended in a newline.
@@ -315,19 +416,23 @@ fn trim_line(line: &[u8]) -> &[u8] {
     line.trim_ascii()
 }
 
-fn parse_line(line: &[u8]) -> Result<LogLine, SkippedLine> {
-    serde_json::from_slice::<LogLine>(line).map_err(|err| {
-        let kind = serde_json::from_slice::<serde_json::Value>(line)
-            .ok()
-            .and_then(|v| v.get("kind")?.as_str().map(str::to_owned));
+fn parse_line(line: &[u8]) -> Result<Record, SkippedLine> {
+    serde_json::from_slice::<Record>(line).map_err(|err| {
+        let kind = record::peek(line).map(str::to_owned);
+        let reason = match &kind {
+            Some(kind)
+                if crate::contracts::MessageKind::ALL
+                    .iter()
+                    .all(|k| k.name() != kind)
+                    && !["gap", "cut"].contains(&kind.as_str()) =>
+            {
+                format!("unknown message type {kind:?}")
+            }
+            _ => err.to_string(),
+        };
         SkippedLine {
             line_no: 0,
-            reason: match &kind {
-                Some(kind) if !Event::KINDS.contains(&kind.as_str()) => {
-                    format!("unknown kind {kind:?}")
-                }
-                _ => err.to_string(),
-            },
+            reason,
             kind,
         }
     })
@@ -336,6 +441,8 @@ fn parse_line(line: &[u8]) -> Result<LogLine, SkippedLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const SUBMITTED: &str = r#"{"envelope":{"id":"00000000-0000-4000-8000-000000000001","seq":0,"timestamp":"2026-01-01T00:00:00Z","from":"User","to":"R1","task_id":"task_a","message":{"type":"TaskSubmitted","payload":{"task_id":"task_a","raw_input":"hi","submitted_at":"2026-01-01T00:00:00Z","session_history":[]}}}}"#;
 
     #[test]
     fn run_ids_are_plain_jsonl_file_names() {
@@ -347,38 +454,60 @@ mod tests {
 
     #[test]
     fn a_cut_off_last_line_marks_the_run_truncated_and_a_future_kind_is_skipped() {
-        let text = concat!(
-            r#"{"kind":"task_begin","task_id":"task_a","raw_input":"hi","ts":"2026-01-01T00:00:00Z","seq":0}"#,
-            "\n",
-            r#"{"kind":"hologram","x":1,"ts":"2026-01-01T00:00:00Z"}"#,
-            "\n",
-            r#"{"kind":"cancelled","reason":"us"#,
+        let text = format!(
+            "{SUBMITTED}\n{}\n{}",
+            r#"{"envelope":{"id":"00000000-0000-4000-8000-000000000002","seq":1,"timestamp":"2026-01-01T00:00:00Z","from":"User","to":"All","task_id":"task_a","message":{"type":"Hologram","payload":{"x":1}}}}"#,
+            r#"{"envelope":{"id":"00000000-0000-4000-8000-000000000003","seq":2,"#,
         );
         let run = Run::parse(RunId::parse("a.jsonl").unwrap(), text.as_bytes());
-        assert_eq!(run.lines.len(), 1);
+        assert_eq!(run.records.len(), 1);
         assert!(run.truncated);
         assert_eq!(run.skipped.len(), 1);
         assert_eq!(run.skipped[0].line_no, 2);
-        assert_eq!(run.skipped[0].kind.as_deref(), Some("hologram"));
-        assert!(run.skipped[0].reason.contains("unknown kind"));
+        assert_eq!(run.skipped[0].kind.as_deref(), Some("Hologram"));
+        assert!(run.skipped[0].reason.contains("unknown message type"));
+        let t = run.trajectory();
+        assert_eq!(t.raw_input.as_deref(), Some("hi"));
+        assert!(t.truncated && !t.partial);
+        assert_eq!(t.unreadable_lines, 1);
     }
 
     #[test]
     fn a_complete_but_corrupt_middle_line_is_skipped_not_called_truncation() {
-        let text = concat!(
-            r#"{"kind":"task_begin","task_id":"task_a","ts":"2026-01-01T00:00:00Z"}"#,
-            "\n",
-            "garbage\n",
-            r#"{"kind":"cancelled","reason":"user","ts":"2026-01-01T00:00:01Z"}"#,
+        let text = format!(
+            "{SUBMITTED}\ngarbage\n{}",
+            r#"{"cut":{"at":"2026-01-01T00:00:01Z"}}"#
         );
         let run = Run::parse(RunId::parse("a.jsonl").unwrap(), text.as_bytes());
         assert_eq!(
-            run.lines.len(),
+            run.records.len(),
             2,
             "a last line without newline still counts"
         );
         assert!(!run.truncated);
         assert_eq!(run.skipped[0].line_no, 2);
         assert_eq!(run.skipped[0].kind, None);
+        let t = run.trajectory();
+        assert_eq!(t.status, RunStatus::Unfinished);
+        assert_eq!(t.elapsed_ms, Some(1000));
+    }
+
+    #[test]
+    fn a_file_in_another_format_is_not_listed_as_a_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = TaskLogDir::at(dir.path());
+        let old = RunId::parse("20260101T000000.000Z_000000000000_task_old.jsonl").unwrap();
+        let new = RunId::parse("20260101T000001.000Z_000000000001_task_a.jsonl").unwrap();
+        std::fs::write(
+            dir.path().join(old.as_str()),
+            r#"{"kind":"task_begin","task_id":"task_old","ts":"2026-01-01T00:00:00Z"}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join(new.as_str()), format!("{SUBMITTED}\n")).unwrap();
+        let listed = logs.list(10).unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].run_id, new);
+        assert_eq!(listed[0].status, RunStatus::Open);
+        assert_eq!(listed[0].raw_input.as_deref(), Some("hi"));
     }
 }

@@ -1,30 +1,170 @@
-//! A run's trajectory rebuilt from its lines: what the CLI's `/replay`, the "Decisions"
-//! block after a task and the desktop Tasks panel render.
+//! The one fold of a recorded run: its records in, a [`Trajectory`] out. The CLI's
+//! `/replay` and "Decisions" block, the run list, the desktop's Tasks panel and the
+//! auditor's timeline all read a run through it.
+//!
+//! **Invariant:** [`Fold::push`] matches every [`Message`] variant without a catch-all,
+//! so a new message kind does not compile until the fold says where it goes (or that it
+//! goes nowhere); what arrives after the run's `TaskClosed` is kept, counted as late, and
+//! never changes how the run ended or what it cost.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::event::{self, Event, GgsDecision, LogLine, RunStatus, Usage};
+use super::record::Record;
+use crate::bus::Envelope;
 use crate::contracts::{
-    ConfirmationDecision, ConfirmationRequest, Loss, RequestId, SubTaskId, TaskId,
+    self as c, ConfirmationDecision, ConfirmationRequest, Gradient, LlmCall, Loss, MacroState,
+    Message, PrevDirective, RequestId, Role, SubTaskId, TaskId, TerminalDirective,
 };
 
-/// Everything a run decided, in order, without re-running it.
+/// How a run ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The task has not closed: it is still running, or the process died mid-task.
+    #[default]
+    Open,
+    /// GGS accepted R4b's verdict (D = 0).
+    Accepted,
+    /// GGS delivered within the convergence threshold (D ≤ δ).
+    Success,
+    Abandoned,
+    Cancelled,
+    /// R1's conversational fast path answered; no plan ran.
+    Answered,
+    /// The recording stopped before the task ended: the writer shut down, or the task
+    /// id was submitted again while this run was still open.
+    Unfinished,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Open => "open",
+            RunStatus::Accepted => "accepted",
+            RunStatus::Success => "success",
+            RunStatus::Abandoned => "abandoned",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Answered => "answered",
+            RunStatus::Unfinished => "unfinished",
+        }
+    }
+}
+
+impl From<TerminalDirective> for RunStatus {
+    fn from(value: TerminalDirective) -> Self {
+        match value {
+            TerminalDirective::Accept => RunStatus::Accepted,
+            TerminalDirective::Success => RunStatus::Success,
+            TerminalDirective::Abandon => RunStatus::Abandoned,
+        }
+    }
+}
+
+/// Model usage of one role within a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RoleUsage {
+    pub role: Role,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Summed call time; parallel calls overlap, so this can exceed the run's duration.
+    pub elapsed_ms: u64,
+    /// Calls that ended in an error.
+    pub errors: u64,
+}
+
+/// Cost of a run: model calls per role, and tool calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Usage {
+    /// In role order: R1, R2, R3, R4a, R4b, then the rest.
+    pub role_stats: Vec<RoleUsage>,
+    pub total_tokens: u64,
+    pub tool_call_count: u64,
+    pub tool_elapsed_ms: u64,
+}
+
+impl Usage {
+    pub fn record_llm_call(&mut self, call: &LlmCall) {
+        self.record_llm(
+            call.role,
+            call.prompt_tokens,
+            call.completion_tokens,
+            call.elapsed_ms,
+            call.error.is_some(),
+        );
+    }
+
+    pub fn record_llm(
+        &mut self,
+        role: Role,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        elapsed_ms: u64,
+        failed: bool,
+    ) {
+        let idx = match self.role_stats.binary_search_by(|s| s.role.cmp(&role)) {
+            Ok(idx) => idx,
+            Err(idx) => {
+                let fresh = RoleUsage {
+                    role,
+                    calls: 0,
+                    prompt_tokens: 0,
+                    completion_tokens: 0,
+                    elapsed_ms: 0,
+                    errors: 0,
+                };
+                self.role_stats.insert(idx, fresh);
+                idx
+            }
+        };
+        let stats = &mut self.role_stats[idx];
+        stats.calls += 1;
+        stats.prompt_tokens += prompt_tokens;
+        stats.completion_tokens += completion_tokens;
+        stats.elapsed_ms += elapsed_ms;
+        stats.errors += u64::from(failed);
+        self.total_tokens += prompt_tokens + completion_tokens;
+    }
+
+    pub fn record_tool_call(&mut self, duration_ms: u64) {
+        self.tool_call_count += 1;
+        self.tool_elapsed_ms += duration_ms;
+    }
+
+    /// Model calls over all roles.
+    pub fn llm_calls(&self) -> u64 {
+        self.role_stats.iter().map(|s| s.calls).sum()
+    }
+
+    /// Usage of one role, if it made any call.
+    pub fn role(&self, role: Role) -> Option<&RoleUsage> {
+        self.role_stats.iter().find(|s| s.role == role)
+    }
+}
+
+/// Everything a run did, in order, rebuilt without re-running it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Trajectory {
     pub task_id: Option<TaskId>,
+    /// The user's words; `None` when the submission was not recorded.
     pub raw_input: Option<String>,
-    /// R1's intent.
-    pub intent: Option<String>,
+    /// Earlier turns of the session R1 was given.
+    pub session_turns: usize,
+    /// R1's reading of the task.
+    pub spec: Option<c::TaskSpec>,
     pub started_at: Option<DateTime<Utc>>,
     pub ended_at: Option<DateTime<Utc>>,
     pub status: RunStatus,
-    /// From TaskSubmitted to the closing message; `None` while open.
+    /// From the first record to the task's close; `None` while open.
     pub elapsed_ms: Option<u64>,
-    /// The run's start was never seen.
+    /// The run's submission was never recorded: it starts at the first message seen.
     pub partial: bool,
     pub clarifications: Vec<ClarificationExchange>,
     /// The conversational fast path's answer.
@@ -32,22 +172,52 @@ pub struct Trajectory {
     /// Planning rounds in order (round 0 = the first plan).
     pub rounds: Vec<Round>,
     pub law1: Vec<Law1Exchange>,
-    pub graceful_failure_request: Option<event::GracefulFailureRequest>,
-    pub graceful_failure: Option<event::GracefulFailure>,
-    pub final_result: Option<event::FinalResult>,
-    pub memory_writes: Vec<event::MemoryWrite>,
+    pub graceful_failure_request: Option<c::GracefulFailureRequest>,
+    pub graceful_failure: Option<c::GracefulFailure>,
+    pub final_result: Option<c::FinalResult>,
+    pub memory_writes: Vec<c::Megram>,
     pub cancelled: Option<String>,
-    /// Per-role model usage and tool time: the run's `task_end`, or summed from its
-    /// `llm_call`/`tool_call` lines when it has none.
+    /// Model and tool cost up to the task's close.
     pub usage: Usage,
-    /// Bus messages the writer lost while the run was open (`gap` lines).
+    /// Bus messages lost to tap gaps while the run was open.
     pub skipped_messages: u64,
-    /// Lines that arrived after the run ended.
-    pub late_lines: usize,
+    /// Messages recorded after the task closed.
+    pub late_messages: usize,
     /// The file ends in a cut-off line.
     pub truncated: bool,
-    /// Lines that could not be read (unknown kinds, corrupt lines).
+    /// Lines that could not be read (newer message kinds, corrupt lines).
     pub unreadable_lines: usize,
+}
+
+impl Trajectory {
+    /// Folds a run's records, in file order.
+    pub fn fold<'a>(records: impl IntoIterator<Item = &'a Record>) -> Trajectory {
+        let mut fold = Fold::default();
+        for record in records {
+            fold.push(record);
+        }
+        fold.finish()
+    }
+
+    /// R1's intent.
+    pub fn intent(&self) -> Option<&str> {
+        self.spec.as_ref().map(|s| s.intent.as_str())
+    }
+
+    /// GGS's decisions in round order.
+    pub fn decisions(&self) -> impl Iterator<Item = &GgsDecision> {
+        self.rounds.iter().filter_map(|r| r.decision.as_ref())
+    }
+
+    /// The planning rounds that dispatched a plan.
+    pub fn plans(&self) -> usize {
+        self.rounds.iter().filter(|r| r.plan.is_some()).count()
+    }
+
+    /// Replans GGS ordered: the last decision's count.
+    pub fn replans(&self) -> u32 {
+        self.decisions().map(|d| d.replans).max().unwrap_or(0)
+    }
 }
 
 /// One planning round: what memory said, the plan, what ran, how it was judged and what
@@ -56,31 +226,30 @@ pub struct Trajectory {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Round {
     pub index: u32,
-    pub memory_queries: Vec<event::MemoryQuery>,
-    pub plan: Option<event::Plan>,
+    /// What memory said for each (space, entity) group before the plan.
+    pub recalls: Vec<Recall>,
+    pub plan: Option<c::DispatchManifest>,
     pub subtasks: Vec<SubtaskTrace>,
-    /// R4b's verdicts on the task criteria.
-    pub task_verdicts: Vec<event::CriterionVerdict>,
-    pub replan: Option<event::Replan>,
-    /// R4b accepted the merged output.
-    pub accepted: Option<event::OutcomeSummary>,
-    pub planning_failed: Option<event::PlanningFailed>,
-    /// Sub-tasks of this round's plan that never ran because an earlier group failed.
-    pub skipped: Vec<crate::contracts::SubTaskId>,
-    /// GGS's decision on this round (D, P, Ω, L, ∇L, directive).
+    /// R4b sent the round back, with its verdicts on the task criteria.
+    pub replan: Option<c::ReplanRequest>,
+    /// R4b accepted the merged output, with its verdicts on the task criteria.
+    pub accepted: Option<c::OutcomeSummary>,
+    pub planning_failed: Option<c::PlanningFailed>,
+    /// Sub-tasks of the plan that never ran because an earlier group failed.
+    pub skipped: Vec<SubTaskId>,
+    /// GGS's decision on this round.
     pub decision: Option<GgsDecision>,
     /// The directive that sent the task back to R2 after this round.
-    pub directive: Option<event::PlanDirective>,
+    pub directive: Option<c::PlanDirective>,
 }
 
 impl Round {
     fn new(index: u32) -> Self {
         Self {
             index,
-            memory_queries: Vec::new(),
+            recalls: Vec::new(),
             plan: None,
             subtasks: Vec::new(),
-            task_verdicts: Vec::new(),
             replan: None,
             accepted: None,
             planning_failed: None,
@@ -93,6 +262,23 @@ impl Round {
     pub fn loss(&self) -> Option<Loss> {
         self.decision.as_ref().map(|d| d.loss)
     }
+
+    /// R4b's verdicts on the task criteria, from whichever way it judged the round.
+    pub fn task_verdicts(&self) -> &[c::CriterionVerdict] {
+        match (&self.accepted, &self.replan) {
+            (Some(a), _) => &a.task_criteria_verdicts,
+            (None, Some(r)) => &r.task_criteria_verdicts,
+            (None, None) => &[],
+        }
+    }
+}
+
+/// What memory said for one (space, entity) group, and when R2 heard it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Recall {
+    pub at: DateTime<Utc>,
+    pub recall: c::MemoryRecall,
 }
 
 /// One sub-task's fast loop.
@@ -100,27 +286,44 @@ impl Round {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SubtaskTrace {
     pub subtask_id: SubTaskId,
-    /// `None` when its `subtask_begin` was lost to a gap.
-    pub begin: Option<event::SubtaskBegin>,
-    pub executions: Vec<event::Execution>,
-    pub tool_calls: Vec<event::ToolCall>,
-    pub corrections: Vec<event::Correction>,
-    pub verdicts: Vec<event::CriterionVerdict>,
-    pub end: Option<event::SubtaskEnd>,
+    /// `None` when the sub-task itself was lost to a gap.
+    pub subtask: Option<c::SubTask>,
+    /// R3's own account of each attempt (a claim; the tool calls are the evidence).
+    pub executions: Vec<c::ExecutionResult>,
+    pub tool_calls: Vec<c::ToolCallEvent>,
+    pub corrections: Vec<c::CorrectionSignal>,
+    /// R4a's close of the sub-task, with its verdicts on the last attempt.
+    pub outcome: Option<c::SubTaskOutcome>,
 }
 
 impl SubtaskTrace {
     fn new(subtask_id: SubTaskId) -> Self {
         Self {
             subtask_id,
-            begin: None,
+            subtask: None,
             executions: Vec::new(),
             tool_calls: Vec::new(),
             corrections: Vec::new(),
-            verdicts: Vec::new(),
-            end: None,
+            outcome: None,
         }
     }
+}
+
+/// GGS's decision on one round: a replan directive, or the terminal result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct GgsDecision {
+    /// The planning round this decision judged.
+    pub round: u32,
+    pub loss: Loss,
+    pub grad_l: f64,
+    pub directive: MacroState,
+    pub prev_directive: PrevDirective,
+    /// Why GGS chose the directive; a terminal result carries none.
+    pub rationale: Option<String>,
+    pub gradient: Option<Gradient>,
+    /// Replans so far, this decision included.
+    pub replans: u32,
 }
 
 /// A Law 1 confirmation and its answer.
@@ -128,12 +331,13 @@ impl SubtaskTrace {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Law1Exchange {
     pub request_id: RequestId,
-    /// `None` when only the decision was logged.
+    /// `None` when only the decision was recorded.
     pub request: Option<ConfirmationRequest>,
     /// `None` while unanswered.
     pub decision: Option<ConfirmationDecision>,
 }
 
+/// A question R1 asked and the user's answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ClarificationExchange {
@@ -142,180 +346,241 @@ pub struct ClarificationExchange {
     pub answer: Option<String>,
 }
 
-impl Trajectory {
-    /// Folds a run's lines, in file order.
-    pub fn from_lines(lines: &[LogLine]) -> Trajectory {
-        let mut builder = Builder::default();
-        for line in lines {
-            builder.add(line);
-        }
-        builder.finish()
-    }
-
-    /// GGS's decisions in round order.
-    pub fn decisions(&self) -> impl Iterator<Item = &GgsDecision> {
-        self.rounds.iter().filter_map(|r| r.decision.as_ref())
-    }
-
-    /// The number of planning rounds that dispatched a plan.
-    pub fn plans(&self) -> usize {
-        self.rounds.iter().filter(|r| r.plan.is_some()).count()
-    }
-}
-
+/// The fold in progress. Feed it records in file order with [`Fold::push`].
 #[derive(Default)]
-struct Builder {
+pub struct Fold {
     t: Trajectory,
     rounds: BTreeMap<u32, Round>,
-    /// Round of each sub-task, from its `subtask_begin`.
+    /// The round each sub-task was released in.
     subtask_round: BTreeMap<SubTaskId, u32>,
-    current_round: u32,
-    /// Usage summed from the lines, for runs without `task_end`.
-    tally: Usage,
-    end: Option<event::TaskEnd>,
+    /// The planning round in flight.
+    round: u32,
+    /// How the task ended (its result or chat answer), until its close ends the run.
+    outcome: Option<RunStatus>,
+    ended: bool,
 }
 
-impl Builder {
-    fn round(&mut self, index: u32) -> &mut Round {
+impl Fold {
+    pub fn push(&mut self, record: &Record) {
+        match record {
+            Record::Envelope(envelope) => self.envelope(envelope),
+            Record::Gap(gap) if !self.ended => self.t.skipped_messages += gap.skipped,
+            Record::Cut(cut) if !self.ended => self.end(RunStatus::Unfinished, cut.at),
+            Record::Gap(_) | Record::Cut(_) => {}
+        }
+    }
+
+    /// Counts lines the reader could not use.
+    pub fn unreadable(&mut self, lines: usize, truncated: bool) {
+        self.t.unreadable_lines += lines;
+        self.t.truncated |= truncated;
+    }
+
+    pub fn finish(mut self) -> Trajectory {
+        self.t.rounds = std::mem::take(&mut self.rounds).into_values().collect();
+        self.t
+    }
+
+    fn envelope(&mut self, env: &Envelope) {
+        if self.t.started_at.is_none() {
+            self.t.started_at = Some(env.timestamp);
+            self.t.task_id = env.task_id.clone();
+            self.t.partial = !matches!(env.message, Message::TaskSubmitted(_));
+        }
+        let late = self.ended;
+        self.t.late_messages += usize::from(late);
+        match &env.message {
+            Message::TaskSubmitted(m) => {
+                self.t.raw_input = Some(m.raw_input.clone());
+                self.t.session_turns = m.session_history.len();
+            }
+            Message::TaskSpec(m) => {
+                if self.t.raw_input.is_none() {
+                    self.t.raw_input = Some(m.raw_input.clone());
+                }
+                self.t.spec = Some(m.clone());
+            }
+            Message::ClarificationRequest(m) => self.t.clarifications.push(ClarificationExchange {
+                round: m.round,
+                question: m.question.clone(),
+                answer: None,
+            }),
+            Message::ClarificationAnswer(m) => self.answer_clarification(&m.answer),
+            Message::ChatReply(m) => {
+                self.outcome = Some(RunStatus::Answered);
+                self.t.chat_reply = Some(m.answer.clone());
+            }
+            Message::MemoryRecall(m) => {
+                // Recalls for a replan come after the directive advanced the round.
+                let index = m.round.max(self.round);
+                let recall = Recall {
+                    at: env.timestamp,
+                    recall: m.clone(),
+                };
+                self.round_mut(index).recalls.push(recall);
+            }
+            Message::Megram(m) => self.t.memory_writes.push(m.megram.clone()),
+            Message::DispatchManifest(m) => {
+                self.round = m.round;
+                self.round_mut(m.round).plan = Some(m.clone());
+            }
+            Message::SubTask(m) => {
+                self.subtask_round.insert(m.subtask_id, self.round);
+                self.subtask(m.subtask_id).subtask = Some(m.clone());
+            }
+            Message::PlanningFailed(m) => {
+                self.round = self.round.max(m.round);
+                self.round_mut(m.round).planning_failed = Some(m.clone());
+            }
+            Message::DispatchHalted(m) => {
+                let index = self.round;
+                self.round_mut(index).skipped.extend(&m.skipped);
+            }
+            Message::ExecutionResult(m) => self.subtask(m.subtask_id).executions.push(m.clone()),
+            Message::ToolCallEvent(m) => {
+                if !late {
+                    self.t.usage.record_tool_call(m.record.duration_ms);
+                }
+                self.subtask(m.subtask_id).tool_calls.push(m.clone());
+            }
+            Message::CorrectionSignal(m) => self.subtask(m.subtask_id).corrections.push(m.clone()),
+            Message::SubTaskOutcome(m) => self.subtask(m.subtask_id).outcome = Some(m.clone()),
+            Message::ReplanRequest(m) => {
+                let index = self.round;
+                self.round_mut(index).replan = Some(m.clone());
+            }
+            Message::OutcomeSummary(m) => {
+                let index = self.round;
+                self.round_mut(index).accepted = Some(m.clone());
+            }
+            Message::PlanDirective(m) => self.plan_directive(m, late),
+            Message::FinalResult(m) => self.final_result(m, late),
+            Message::GracefulFailureRequest(m) => self.t.graceful_failure_request = Some(m.clone()),
+            Message::GracefulFailure(m) => self.t.graceful_failure = Some(m.clone()),
+            Message::ConfirmationRequest(m) => {
+                self.law1_exchange(m.request_id).request = Some(m.clone());
+            }
+            Message::ConfirmationDecision(m) => {
+                self.law1_exchange(m.request_id).decision = Some(m.clone());
+            }
+            Message::LlmCall(m) if !late => self.t.usage.record_llm_call(m),
+            Message::TaskClosed(m) if !late => {
+                let status = match &m.end {
+                    c::TaskClosure::Cancelled { reason } => {
+                        self.t.cancelled = Some(reason.clone());
+                        RunStatus::Cancelled
+                    }
+                    c::TaskClosure::Answered => self.outcome.unwrap_or(RunStatus::Answered),
+                    // The result may have been lost to a gap: the run still ends here.
+                    c::TaskClosure::Finished => self.outcome.unwrap_or(RunStatus::Unfinished),
+                };
+                self.end(status, env.timestamp);
+            }
+            // A late model call or close changes nothing; the budget is the config's;
+            // the request/reply pair behind a calibration is summed up by the
+            // MemoryRecall R2 publishes after it; R4a's close notice to R3 repeats the
+            // SubTaskOutcome; audit and operator traffic belongs to no task.
+            Message::LlmCall(_)
+            | Message::TaskClosed(_)
+            | Message::TaskBudget(_)
+            | Message::MemoryQuery(_)
+            | Message::MemoryResponse(_)
+            | Message::SubTaskClosed(_)
+            | Message::AuditQuery(_)
+            | Message::AuditReport(_)
+            | Message::MemoryOperatorChange(_) => {}
+        }
+    }
+
+    fn end(&mut self, status: RunStatus, at: DateTime<Utc>) {
+        self.ended = true;
+        self.t.status = status;
+        self.t.ended_at = Some(at);
+        self.t.elapsed_ms = self
+            .t
+            .started_at
+            .map(|start| u64::try_from((at - start).num_milliseconds()).unwrap_or(0));
+    }
+
+    fn round_mut(&mut self, index: u32) -> &mut Round {
         self.rounds
             .entry(index)
             .or_insert_with(|| Round::new(index))
     }
 
     fn subtask(&mut self, id: SubTaskId) -> &mut SubtaskTrace {
-        let index = self
-            .subtask_round
-            .get(&id)
-            .copied()
-            .unwrap_or(self.current_round);
-        self.subtask_round.insert(id, index);
-        let round = self.round(index);
-        match round.subtasks.iter().position(|s| s.subtask_id == id) {
-            Some(pos) => &mut round.subtasks[pos],
+        let index = *self.subtask_round.entry(id).or_insert(self.round);
+        let round = self.round_mut(index);
+        let at = match round.subtasks.iter().position(|s| s.subtask_id == id) {
+            Some(at) => at,
             None => {
                 round.subtasks.push(SubtaskTrace::new(id));
-                round.subtasks.last_mut().expect("just pushed")
+                round.subtasks.len() - 1
             }
+        };
+        &mut round.subtasks[at]
+    }
+
+    /// A replan: GGS's decision on the round it judged, and the move to the next.
+    fn plan_directive(&mut self, m: &c::PlanDirective, late: bool) {
+        let judged = self.round;
+        // GGS numbers replans from 1; a directive without a number still means "the
+        // next round".
+        let next = if m.round > judged {
+            m.round
+        } else {
+            judged + 1
+        };
+        let decision = GgsDecision {
+            round: judged,
+            loss: m.loss,
+            grad_l: m.grad_l,
+            directive: m.directive.into(),
+            prev_directive: m.prev_directive,
+            rationale: Some(m.rationale.clone()),
+            gradient: m.gradient,
+            replans: next,
+        };
+        self.decide(decision, late);
+        self.round_mut(judged).directive = Some(m.clone());
+        self.round = next;
+    }
+
+    /// The terminal decision, on every path (the accept path's included).
+    fn final_result(&mut self, m: &c::FinalResult, late: bool) {
+        let decision = GgsDecision {
+            round: self.round,
+            loss: m.loss,
+            grad_l: m.grad_l,
+            directive: m.directive.into(),
+            prev_directive: m.prev_directive,
+            rationale: None,
+            gradient: None,
+            replans: m.replans,
+        };
+        self.decide(decision, late);
+        if self.t.final_result.is_none() {
+            self.t.final_result = Some(m.clone());
+        }
+        if !late {
+            self.outcome = Some(m.directive.into());
         }
     }
 
-    fn add(&mut self, line: &LogLine) {
-        if line.after_end {
-            self.t.late_lines += 1;
-        }
-        match &line.event {
-            Event::TaskBegin(b) => self.begin(b, line.ts),
-            Event::TaskSpec(s) => {
-                self.t.intent = Some(s.intent.clone());
-                if self.t.raw_input.is_none() {
-                    self.t.raw_input = Some(s.raw_input.clone());
-                }
-            }
-            Event::Clarification(c) => self.t.clarifications.push(ClarificationExchange {
-                round: c.round,
-                question: c.question.clone(),
-                answer: None,
-            }),
-            Event::ClarificationAnswer(a) => self.answer_clarification(&a.answer),
-            Event::ChatReply(r) => self.t.chat_reply = Some(r.answer.clone()),
-            Event::MemoryQuery(q) => self.round(q.round).memory_queries.push(q.clone()),
-            Event::Plan(p) => {
-                self.current_round = p.round;
-                self.round(p.round).plan = Some(p.clone());
-            }
-            Event::SubtaskBegin(b) => {
-                self.subtask_round.insert(b.subtask_id, b.round);
-                self.subtask(b.subtask_id).begin = Some(b.clone());
-            }
-            Event::Execution(e) => self.subtask(e.subtask_id).executions.push(e.clone()),
-            Event::ToolCall(c) => {
-                if !line.after_end {
-                    self.tally.record_tool_call(c.duration_ms);
-                }
-                self.subtask(c.subtask_id).tool_calls.push(c.clone());
-            }
-            Event::CriterionVerdict(v) => match v.subtask_id {
-                Some(id) => self.subtask(id).verdicts.push(v.clone()),
-                None => {
-                    let index = v.round.unwrap_or(self.current_round);
-                    self.round(index).task_verdicts.push(v.clone());
-                }
-            },
-            Event::Correction(c) => self.subtask(c.subtask_id).corrections.push(c.clone()),
-            Event::SubtaskEnd(e) => self.subtask(e.subtask_id).end = Some(e.clone()),
-            Event::DispatchHalted(h) => {
-                let round = self.current_round;
-                self.round(round).skipped.extend(h.skipped.iter().copied());
-            }
-            Event::Replan(r) => self.round(r.round).replan = Some(r.clone()),
-            Event::OutcomeSummary(s) => self.round(s.round).accepted = Some(s.clone()),
-            Event::GgsDecision(d) => self.decision(d, line.after_end),
-            Event::PlanDirective(d) => {
-                self.round(d.round).directive = Some(d.clone());
-                self.current_round = d.round + 1;
-            }
-            Event::PlanningFailed(f) => {
-                self.current_round = f.round;
-                self.round(f.round).planning_failed = Some(f.clone());
-            }
-            Event::GracefulFailureRequest(r) => self.t.graceful_failure_request = Some(r.clone()),
-            Event::GracefulFailure(g) => self.t.graceful_failure = Some(g.clone()),
-            Event::FinalResult(f) => {
-                if self.t.final_result.is_none() {
-                    self.t.final_result = Some(f.clone());
-                }
-            }
-            Event::MemoryWrite(w) => self.t.memory_writes.push(w.clone()),
-            Event::Law1Request(r) => self.law1_exchange(r.request_id).request = Some(r.clone()),
-            Event::Law1Decision(d) => self.law1_exchange(d.request_id).decision = Some(d.clone()),
-            Event::LlmCall(c) => {
-                if !line.after_end {
-                    self.tally.record_llm_call(c);
-                }
-            }
-            Event::Cancelled(c) => {
-                if self.t.cancelled.is_none() {
-                    self.t.cancelled = Some(c.reason.clone());
-                }
-            }
-            Event::Gap(g) => self.t.skipped_messages += g.skipped,
-            Event::TaskEnd(e) => {
-                if self.end.is_none() {
-                    self.end = Some(e.clone());
-                    self.t.ended_at = Some(line.ts);
-                }
-            }
-        }
-    }
-
-    fn begin(&mut self, b: &event::TaskBegin, at: DateTime<Utc>) {
-        if self.t.task_id.is_none() {
-            self.t.task_id = Some(b.task_id.clone());
-            self.t.raw_input = b.raw_input.clone();
-            self.t.started_at = Some(at);
-            self.t.partial = b.partial;
+    /// A straggling decision (a result after a cancel, say) does not overwrite the one
+    /// the run ended with.
+    fn decide(&mut self, decision: GgsDecision, late: bool) {
+        let round = self.round_mut(decision.round);
+        if round.decision.is_none() || !late {
+            round.decision = Some(decision);
         }
     }
 
     /// The answer goes to the latest question still open.
     fn answer_clarification(&mut self, answer: &str) {
-        if let Some(open) = self
-            .t
-            .clarifications
-            .iter_mut()
-            .rev()
-            .find(|c| c.answer.is_none())
-        {
+        let mut open = self.t.clarifications.iter_mut().rev();
+        if let Some(open) = open.find(|c| c.answer.is_none()) {
             open.answer = Some(answer.to_string());
-        }
-    }
-
-    /// A straggling decision (a FinalResult after a cancel, say) does not overwrite the
-    /// one the run ended with.
-    fn decision(&mut self, d: &GgsDecision, after_end: bool) {
-        let round = self.round(d.round);
-        if round.decision.is_none() || !after_end {
-            round.decision = Some(d.clone());
         }
     }
 
@@ -334,21 +599,28 @@ impl Builder {
         };
         &mut self.t.law1[at]
     }
+}
 
-    fn finish(mut self) -> Trajectory {
-        let mut t = self.t;
-        t.rounds = std::mem::take(&mut self.rounds).into_values().collect();
-        match self.end {
-            Some(end) => {
-                t.status = end.status;
-                t.elapsed_ms = Some(end.elapsed_ms);
-                t.usage = end.usage;
-            }
-            None => {
-                t.status = RunStatus::Open;
-                t.usage = self.tally;
-            }
-        }
-        t
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_keeps_roles_in_pipeline_order_and_sums_tokens() {
+        let mut usage = Usage::default();
+        usage.record_llm(Role::MetaValidator, 10, 5, 100, false);
+        usage.record_llm(Role::Perceiver, 3, 2, 10, false);
+        usage.record_llm(Role::Executor, 7, 1, 30, true);
+        usage.record_llm(Role::Perceiver, 1, 1, 5, false);
+        let roles: Vec<_> = usage.role_stats.iter().map(|s| s.role).collect();
+        assert_eq!(
+            roles,
+            vec![Role::Perceiver, Role::Executor, Role::MetaValidator]
+        );
+        assert_eq!(usage.total_tokens, 30);
+        assert_eq!(usage.llm_calls(), 4);
+        let r1 = usage.role(Role::Perceiver).unwrap();
+        assert_eq!((r1.calls, r1.prompt_tokens, r1.elapsed_ms), (2, 4, 15));
+        assert_eq!(usage.role(Role::Executor).unwrap().errors, 1);
     }
 }

@@ -1,6 +1,6 @@
-//! The writer: a tap reader that turns bus traffic into run files.
+//! The writer: a tap reader that records each run's envelopes in a file of its own.
 //!
-//! [`Recorder`] is the pure part (messages in, buffered lines out, no IO); the
+//! [`Recorder`] is the pure part (envelopes in, buffered records out, no IO); the
 //! [`TaskLogWriter`] task feeds it from the tap and writes its buffers to disk on the
 //! blocking pool at run end, [`FLUSH_INTERVAL`] after a line is buffered, when a buffer
 //! grows large, and on [`TaskLogHandle::flush`]/[`TaskLogHandle::close`].
@@ -9,20 +9,18 @@ use std::collections::{HashMap, VecDeque};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
-use super::event::{self, Event, LogLine, RunStatus, TaskEnd, Usage};
+use super::record::{Cut, Gap, Record};
 use super::{file_safe_id, tasks_dir};
 use crate::bus::{Bus, DEFAULT_TAP_CAPACITY, Envelope, Tap, TapEvent};
 use crate::clock::SharedClock;
-use crate::contracts::{self as c, Message, TaskId};
-
-mod derive;
-use derive::derive;
+use crate::contracts::{Message, TaskId};
 
 /// Lines reach the disk at most this long after they were published (plus the write).
 pub const FLUSH_INTERVAL: Duration = Duration::from_millis(500);
@@ -205,17 +203,9 @@ struct RunState {
     file_name: String,
     /// Set once the file exists.
     path: Option<PathBuf>,
-    started_at: DateTime<Utc>,
     pending: Vec<u8>,
     pending_lines: usize,
-    usage: Usage,
-    /// The planning round in flight (0 = the first plan).
-    round: u32,
-    plans: u32,
-    replans: u32,
-    skipped: u64,
-    /// How the task ended (its result or chat answer), until its close ends the run.
-    outcome: Option<RunStatus>,
+    /// The task closed (or the run was cut): later traffic is late.
     ended: bool,
     /// The run ended since the last write: sync the file then.
     sync_pending: bool,
@@ -241,7 +231,7 @@ struct JobOutcome {
     error: Option<io::Error>,
 }
 
-/// Turns tap events into buffered lines, per run. No IO.
+/// Turns tap events into buffered records, per run. No IO.
 struct Recorder {
     dir: PathBuf,
     clock: SharedClock,
@@ -271,16 +261,18 @@ impl Recorder {
     fn record(&mut self, event: TapEvent) {
         match event {
             TapEvent::Gap { skipped } => self.record_gap(skipped),
-            TapEvent::Message(env) => self.record_message(&env),
+            TapEvent::Message(env) => self.record_message(env),
         }
     }
 
     fn record_gap(&mut self, skipped: u64) {
-        let now = self.clock.now();
+        let gap = Record::Gap(Gap {
+            skipped,
+            at: self.clock.now(),
+        });
         let mut open = 0;
         for run in self.runs.values_mut().filter(|r| !r.ended) {
-            run.skipped += skipped;
-            push_line(run, Event::Gap(event::Gap { skipped }), now, None, false);
+            push_record(run, &gap);
             open += 1;
         }
         tracing::warn!(
@@ -290,90 +282,73 @@ impl Recorder {
         );
     }
 
-    fn record_message(&mut self, env: &Envelope) {
+    fn record_message(&mut self, env: Arc<Envelope>) {
         // Traffic of no task (audit, operator memory edits, the Dreamer's model calls)
         // belongs to no run.
-        let Some(task_id) = env.task_id.as_ref() else {
+        let Some(task_id) = env.task_id.clone() else {
             return;
         };
-        let key = match &env.message {
-            Message::TaskSubmitted(m) => self.open_run(task_id, env, Some(m)),
-            _ => match self.current.get(task_id) {
-                Some(&key) => key,
-                None => self.open_run(task_id, env, None),
-            },
+        let key = match (&env.message, self.current.get(&task_id)) {
+            (Message::TaskSubmitted(_), _) | (_, None) => self.open_run(&task_id, &env),
+            (_, Some(&key)) => key,
         };
         let Some(run) = self.runs.get_mut(&key) else {
             return;
         };
-        let after_end = run.ended;
-        let (events, closes) = derive(run, &env.message);
-        for event in events {
-            push_line(run, event, env.timestamp, Some(env.seq), after_end);
-        }
-        if let Some(status) = closes.filter(|_| !after_end) {
-            end_run(run, status, env.timestamp, Some(env.seq));
+        let closes = matches!(env.message, Message::TaskClosed(_)) && !run.ended;
+        push_record(run, &Record::Envelope(env));
+        if closes {
+            run.ended = true;
+            run.sync_pending = true;
             self.ended.push_back(key);
         }
     }
 
-    /// Opens a new run (a new file) for `task_id`. Without a TaskSubmitted the run is
-    /// partial: its start was never seen.
-    fn open_run(
-        &mut self,
-        task_id: &TaskId,
-        env: &Envelope,
-        submitted: Option<&c::TaskSubmitted>,
-    ) -> RunKey {
-        if let Some(old) = self.current.get(task_id).copied()
-            && let Some(run) = self.runs.get_mut(&old)
-            && !run.ended
-        {
-            // The same id was submitted again while its previous run was open: that run
-            // will hear nothing more under this id.
-            end_run(run, RunStatus::Unfinished, env.timestamp, None);
-            self.ended.push_back(old);
+    /// Opens a new run (a new file) for `task_id`, cutting the run the id had if it is
+    /// still open: that run will hear nothing more under this id.
+    fn open_run(&mut self, task_id: &TaskId, env: &Envelope) -> RunKey {
+        if let Some(old) = self.current.get(task_id).copied() {
+            self.cut(old, env.timestamp);
         }
         let key = self.next_key;
         self.next_key += 1;
-        let mut run = RunState {
+        let run = RunState {
             task_id: task_id.clone(),
             file_name: run_file_name(env.timestamp, env.seq, task_id),
             path: None,
-            started_at: env.timestamp,
             pending: Vec::new(),
             pending_lines: 0,
-            usage: Usage::default(),
-            round: 0,
-            plans: 0,
-            replans: 0,
-            skipped: 0,
-            outcome: None,
             ended: false,
             sync_pending: false,
             io_failed: false,
         };
-        if submitted.is_none() {
-            let begin = event::TaskBegin {
-                task_id: task_id.clone(),
-                raw_input: None,
-                submitted_at: None,
-                session_turns: 0,
-                partial: true,
-            };
-            push_line(&mut run, begin.into(), env.timestamp, None, false);
-        }
         self.runs.insert(key, run);
         self.current.insert(task_id.clone(), key);
         key
     }
 
-    /// Ends every open run as `unfinished` (shutdown).
+    /// Ends an open run without its task's close.
+    fn cut(&mut self, key: RunKey, at: DateTime<Utc>) {
+        let Some(run) = self.runs.get_mut(&key).filter(|r| !r.ended) else {
+            return;
+        };
+        push_record(run, &Record::Cut(Cut { at }));
+        run.ended = true;
+        run.sync_pending = true;
+        self.ended.push_back(key);
+    }
+
+    /// Cuts every open run (shutdown).
     fn end_open_runs(&mut self) {
         let now = self.clock.now();
-        for (&key, run) in self.runs.iter_mut().filter(|(_, r)| !r.ended) {
-            end_run(run, RunStatus::Unfinished, now, None);
-            self.ended.push_back(key);
+        let open: Vec<RunKey> = self
+            .runs
+            .iter()
+            .filter(|(_, r)| !r.ended)
+            .map(|(&key, _)| key)
+            .collect();
+        for key in open {
+            self.cut(key, now);
         }
     }
 
@@ -457,44 +432,18 @@ impl Recorder {
     }
 }
 
-fn push_line(
-    run: &mut RunState,
-    event: Event,
-    ts: DateTime<Utc>,
-    seq: Option<u64>,
-    after_end: bool,
-) {
-    let line = LogLine {
-        event,
-        ts,
-        seq,
-        after_end,
-    };
+fn push_record(run: &mut RunState, record: &Record) {
     let start = run.pending.len();
-    match serde_json::to_writer(&mut run.pending, &line) {
+    match serde_json::to_writer(&mut run.pending, record) {
         Ok(()) => {
             run.pending.push(b'\n');
             run.pending_lines += 1;
         }
         Err(err) => {
             run.pending.truncate(start);
-            tracing::warn!(task_id = %run.task_id, kind = line.kind(), %err, "task log line could not be encoded");
+            tracing::warn!(task_id = %run.task_id, %err, "task log record could not be encoded");
         }
     }
-}
-
-fn end_run(run: &mut RunState, status: RunStatus, ts: DateTime<Utc>, seq: Option<u64>) {
-    let end = TaskEnd {
-        status,
-        elapsed_ms: u64::try_from((ts - run.started_at).num_milliseconds()).unwrap_or(0),
-        rounds: run.plans,
-        replans: run.replans,
-        usage: run.usage.clone(),
-        skipped_messages: run.skipped,
-    };
-    push_line(run, end.into(), ts, seq, false);
-    run.ended = true;
-    run.sync_pending = true;
 }
 
 /// `<start, UTC, ms>_<bus seq>_<task id>.jsonl`: names sort by start time (the bus seq

@@ -17,6 +17,7 @@ use artoo::auditor::{
 };
 use artoo::bus::{Bus, BusHandle, Envelope, Inbox, Tap, TapEvent};
 use artoo::contracts::*;
+use artoo::tasklog::{RunStatus, TaskLogHandle, TaskLogWriter};
 use artoo::{Config, FakeClock};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -37,6 +38,8 @@ struct Rig {
     user_inbox: Inbox,
     witness: Tap,
     roles: Roles,
+    /// The task log of the same data dir, which the timelines read.
+    log: TaskLogHandle,
 }
 
 struct Roles {
@@ -69,6 +72,8 @@ impl Rig {
             Auditor::open_with(&bus, &config, clock.clone(), options).expect("auditor opens");
         let cancel = CancellationToken::new();
         let auditor = tokio::spawn(auditor.run(cancel.clone()));
+        let (writer, log) = TaskLogWriter::on_bus(&bus, &config.data_dir, clock.clone(), 256);
+        tokio::spawn(writer.run());
         let roles = Roles {
             user: bus.handle(Role::User),
             r1: bus.handle(Role::Perceiver),
@@ -89,6 +94,7 @@ impl Rig {
             user_inbox,
             witness,
             roles,
+            log,
         }
     }
 
@@ -123,6 +129,7 @@ impl Rig {
     /// Stops the auditor (it logs what is still buffered) and returns every envelope the
     /// witness tap saw.
     async fn stop(mut self) -> (Config, Vec<Arc<Envelope>>) {
+        self.log.close().await.expect("the task log closes");
         self.cancel.cancel();
         self.auditor
             .await
@@ -460,6 +467,7 @@ impl Rig {
             Role::Memory,
             megram(Some(task), MegramOrigin::Abandon, self.now()),
         );
+        self.close(task);
     }
 
     /// One planning round: memory, manifest, two sub-tasks through the fast loop (one
@@ -650,6 +658,18 @@ impl Rig {
             Role::Memory,
             megram(Some(task), MegramOrigin::Accept, self.now()),
         );
+        self.close(task);
+    }
+
+    /// The runtime's announcement that a task ended with its result.
+    fn close(&self, task: &TaskId) {
+        self.roles.user.publish(
+            Role::All,
+            TaskClosed {
+                task_id: task.clone(),
+                end: TaskClosure::Finished,
+            },
+        );
     }
 
     /// A task the planner cannot plan: GGS abandons honestly, with a graceful failure.
@@ -699,6 +719,7 @@ impl Rig {
             Role::Memory,
             megram(Some(task), MegramOrigin::Abandon, self.now()),
         );
+        self.close(task);
     }
 
     /// Traffic outside tasks: a chat reply, a cancelled task, operator memory edits and
@@ -1520,8 +1541,14 @@ async fn the_history_filters_events_by_task_type_role_and_anomaly_and_builds_tim
     assert_eq!(law3[0].kind, EventKind::Message(MessageKind::Megram));
 
     let timeline = history.timeline(&a).unwrap();
-    assert_eq!(timeline.rounds, 2);
-    assert_eq!(timeline.outcome, Some(MacroState::Accept));
+    let run = timeline.run.as_ref().expect("the task's run was recorded");
+    assert_eq!(run.task_id, a);
+    assert_eq!(run.rounds, 2);
+    assert_eq!(run.status, RunStatus::Accepted);
+    assert!(
+        history.timeline(&TaskId::mint()).unwrap().run.is_none(),
+        "no recording, no run"
+    );
     assert_eq!(timeline.anomalies, 0);
     assert_eq!(timeline.events.len(), of_a.len());
     assert_eq!(
@@ -1530,7 +1557,7 @@ async fn the_history_filters_events_by_task_type_role_and_anomaly_and_builds_tim
     );
     assert_eq!(
         timeline.events.last().unwrap().kind,
-        EventKind::Message(MessageKind::Megram)
+        EventKind::Message(MessageKind::TaskClosed)
     );
     let final_event = timeline
         .events
@@ -1912,10 +1939,8 @@ async fn the_audit_cli_verifies_lists_reports_events_timelines_and_calibration()
     assert!(artoo_audit(&config, &["events", "--role", "R9"]).is_err());
 
     let text = artoo_audit(&config, &["timeline", task.as_str()]).unwrap();
-    assert!(
-        text.contains("2 round(s), outcome accept, 1 anomaly"),
-        "{text}"
-    );
+    assert!(text.contains(" events, 1 anomaly"), "{text}");
+    assert!(text.contains(": 2 round(s), accepted"), "{text}");
 
     let text = artoo_audit(&config, &["calibrate"]).unwrap();
     assert!(text.contains("refine"), "{text}");
@@ -1962,6 +1987,10 @@ async fn pruning_old_segments_keeps_the_chain_verifiable_and_a_forged_start_is_c
     assert!(before.segments >= 3, "{}", before.segments);
     let audit = audit_dir(&config.data_dir);
     let reports_before = lines(&audit.join("reports.jsonl")).len();
+    let written = artoo::auditor::log::list_segments(&audit)
+        .unwrap()
+        .pop()
+        .expect("a segment is being written");
 
     // A year and more later, the sealed segments are past the age limit.
     config.retention.audit_days = 365;
@@ -1972,7 +2001,11 @@ async fn pruning_old_segments_keeps_the_chain_verifiable_and_a_forged_start_is_c
     drop(auditor);
     let kept = artoo::auditor::log::list_segments(&audit).unwrap();
     assert_eq!(removed, before.segments - 1, "every sealed segment went");
-    assert_eq!(kept.len(), 1, "the segment being written stays");
+    assert_eq!(kept[0], written, "the segment being written stays");
+    assert!(
+        kept.len() <= 2,
+        "only the prune's own record may have opened another: {kept:?}"
+    );
     assert!(audit.join("pruned.json").exists());
     let after = verify(&config);
     assert!(after.is_clean(), "{:?}", after.broken);

@@ -12,6 +12,9 @@
 //! wall times measured on the machine become 0; prompts (which carry machine facts) are
 //! left out of `LlmCall`s, and so are the token counts derived from them.
 //!
+//! Recording a scenario also checks that the runtime's task log holds exactly the task's
+//! envelopes, the ones the tap saw.
+//!
 //! Each envelope is kept as the desktop sends it to the UI, with the core's line for it
 //! (`DescribedEnvelope`, written from the normalised envelope), so the UI's tests read the
 //! lines the core writes; readers of plain envelopes skip the `line`.
@@ -26,6 +29,7 @@ use artoo::config::GgsParams;
 use artoo::contracts::{Decision, Message, TaskId};
 use artoo::describe::DescribedEnvelope;
 use artoo::runtime::{Runtime, RuntimeOptions};
+use artoo::tasklog::TaskLogDir;
 use artoo::testkit::{Script, ScriptedServer, llm_config};
 use artoo::{Config, FakeClock};
 use serde_json::Value;
@@ -155,6 +159,22 @@ async fn record(scenario: &Scenario) -> Value {
     }
     runtime.shutdown().await;
     server.shutdown().await;
+    // The runtime's own recording of the run is exactly the task's traffic.
+    let recorded = TaskLogDir::new(&root.join("data"))
+        .latest_of(&task)
+        .expect("the task logs read")
+        .unwrap_or_else(|| panic!("{}: the runtime recorded no run", scenario.name));
+    assert!(
+        recorded.skipped.is_empty() && !recorded.truncated,
+        "{}",
+        scenario.name
+    );
+    let of_task: Vec<Arc<Envelope>> = seen
+        .iter()
+        .filter(|e| e.task_id.as_ref() == Some(&task))
+        .cloned()
+        .collect();
+    assert_eq!(recorded.envelopes(), of_task, "{}", scenario.name);
     described(normalise(&seen, &root), &ggs)
 }
 

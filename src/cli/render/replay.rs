@@ -12,10 +12,9 @@ use std::fmt::Write as _;
 use super::result::cost_block;
 use super::text::{arrow, f2, group, pct, plural, seconds, signed, snake, succeeded};
 use artoo::config::GgsParams;
-use artoo::contracts::{Potentials, SubTaskStatus};
+use artoo::contracts::{MemoryRecall, SubTaskStatus};
 use artoo::ggs::decide::gradient_label;
-use artoo::tasklog::event::{GgsDecision, MemoryQuery};
-use artoo::tasklog::{Round, SubtaskTrace, Trajectory};
+use artoo::tasklog::{GgsDecision, Round, SubtaskTrace, Trajectory};
 
 /// `/replay`: a run's trajectory without re-running it — rounds with memory, plan,
 /// sub-tasks and verdicts, GGS's D/P/Ω/L/∇L with the arrow, directives, the result.
@@ -31,7 +30,7 @@ pub fn trajectory(t: &Trajectory, run_id: &str, ggs: &GgsParams) -> Vec<String> 
     if let Some(input) = &t.raw_input {
         lines.push(format!("› {}", one_line(input, 100)));
     }
-    if let Some(intent) = &t.intent {
+    if let Some(intent) = t.intent() {
         lines.push(format!("intent: {}", one_line(intent, 100)));
     }
     for c in &t.clarifications {
@@ -106,7 +105,7 @@ fn round_lines(round: &Round, ggs: &GgsParams) -> Vec<String> {
         },
     );
     lines.push(format!("round {}: {plan}", round.index));
-    lines.extend(round.memory_queries.iter().map(memory_query_line));
+    lines.extend(round.recalls.iter().map(|r| recall_line(&r.recall)));
     lines.extend(round.subtasks.iter().map(subtask_line));
     if !round.skipped.is_empty() {
         lines.push(format!(
@@ -138,30 +137,22 @@ fn round_lines(round: &Round, ggs: &GgsParams) -> Vec<String> {
     lines
 }
 
-fn memory_query_line(q: &MemoryQuery) -> String {
+fn recall_line(q: &MemoryRecall) -> String {
     format!(
         "  memory {} · {} · {}",
-        group(
-            &q.space,
-            &q.entity,
-            &Potentials {
-                attention: q.attention,
-                decision: q.decision,
-                action: q.action,
-            }
-        ),
-        plural(q.sop_count, "SOP", "SOPs"),
+        group(&q.space, &q.entity, &q.potentials),
+        plural(q.sops.len(), "SOP", "SOPs"),
         plural(q.constraints.len(), "constraint", "constraints")
     )
 }
 
 /// `✓`, `✗` (with the reason) or `…` (not closed), the intent, attempts and tool calls.
 fn subtask_line(s: &SubtaskTrace) -> String {
-    let intent = s.begin.as_ref().map_or_else(
+    let intent = s.subtask.as_ref().map_or_else(
         || "(not logged)".to_string(),
         |b| format!("#{} {}", b.sequence, one_line(&b.intent, 60)),
     );
-    let (mark, why) = match &s.end {
+    let (mark, why) = match &s.outcome {
         Some(e) if e.status == SubTaskStatus::Matched => ("✓", String::new()),
         Some(e) => (
             "✗",

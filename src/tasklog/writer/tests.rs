@@ -2,14 +2,15 @@
 
 use super::*;
 use crate::clock::{Clock, FakeClock};
-use crate::contracts::Role;
+use crate::contracts::{self as c, Role};
+use crate::tasklog::{RunStatus, Trajectory};
 
 /// Written ended runs the recorders under test keep.
 const RUNS_KEPT: usize = 16;
 
-fn envelope(seq: u64, message: impl Into<Message>) -> Envelope {
+fn envelope(seq: u64, message: impl Into<Message>) -> Arc<Envelope> {
     let message = message.into();
-    Envelope {
+    Arc::new(Envelope {
         id: c::EnvelopeId::mint(),
         seq,
         timestamp: FakeClock::at_epoch().now(),
@@ -18,7 +19,7 @@ fn envelope(seq: u64, message: impl Into<Message>) -> Envelope {
         in_reply_to: None,
         task_id: message.task_id().cloned(),
         message,
-    }
+    })
 }
 
 fn submitted(task: &TaskId) -> c::TaskSubmitted {
@@ -30,12 +31,17 @@ fn submitted(task: &TaskId) -> c::TaskSubmitted {
     }
 }
 
-fn lines(run: &RunState) -> Vec<serde_json::Value> {
+fn records(run: &RunState) -> Vec<Record> {
     run.pending
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .map(|l| serde_json::from_slice(l).unwrap())
         .collect()
+}
+
+/// The message type of each envelope record, and `gap` or `cut` for the notes.
+fn shape(run: &RunState) -> Vec<String> {
+    records(run).iter().map(|r| r.name().to_string()).collect()
 }
 
 #[test]
@@ -62,12 +68,35 @@ fn a_message_of_an_unknown_task_opens_a_partial_run() {
         RUNS_KEPT,
     );
     let task = TaskId::from_existing("task_late");
-    rec.record_message(&envelope(3, c::TaskClosed::cancelled(task.clone(), "user")));
+    rec.record_message(envelope(3, c::TaskClosed::cancelled(task.clone(), "user")));
     let run = rec.runs.values().next().unwrap();
-    let kinds: Vec<_> = lines(run).iter().map(|l| l["kind"].clone()).collect();
-    assert_eq!(kinds, ["task_begin", "cancelled", "task_end"]);
-    assert_eq!(lines(run)[0]["partial"], true);
-    assert_eq!(lines(run)[2]["status"], "cancelled");
+    assert_eq!(shape(run), ["TaskClosed"]);
+    assert!(run.ended && run.sync_pending);
+    let t = Trajectory::fold(&records(run));
+    assert!(t.partial);
+    assert_eq!(t.status, RunStatus::Cancelled);
+}
+
+#[test]
+fn a_gap_is_noted_in_open_runs_only_and_late_traffic_joins_its_ended_run() {
+    let mut rec = Recorder::new(
+        PathBuf::from("/nonexistent"),
+        FakeClock::at_epoch(),
+        RUNS_KEPT,
+    );
+    let open = TaskId::from_existing("task_open");
+    let done = TaskId::from_existing("task_done");
+    rec.record_message(envelope(0, submitted(&open)));
+    rec.record_message(envelope(1, submitted(&done)));
+    rec.record_message(envelope(2, c::TaskClosed::cancelled(done.clone(), "user")));
+    rec.record(TapEvent::Gap { skipped: 4 });
+    rec.record_message(envelope(9, c::TaskClosed::cancelled(done.clone(), "again")));
+    assert_eq!(shape(&rec.runs[&0]), ["TaskSubmitted", "gap"]);
+    assert_eq!(
+        shape(&rec.runs[&1]),
+        ["TaskSubmitted", "TaskClosed", "TaskClosed"]
+    );
+    assert_eq!(rec.runs.len(), 2, "late traffic opens no new run");
 }
 
 #[test]
@@ -78,13 +107,17 @@ fn resubmitting_an_open_task_id_ends_the_old_run_and_opens_another_file() {
         RUNS_KEPT,
     );
     let task = TaskId::from_existing("task_again");
-    rec.record_message(&envelope(0, submitted(&task)));
-    rec.record_message(&envelope(5, submitted(&task)));
+    rec.record_message(envelope(0, submitted(&task)));
+    rec.record_message(envelope(5, submitted(&task)));
     assert_eq!(rec.runs.len(), 2);
     let first = &rec.runs[&0];
     let second = &rec.runs[&1];
     assert_ne!(first.file_name, second.file_name);
-    assert_eq!(lines(first).last().unwrap()["status"], "unfinished");
+    assert_eq!(shape(first), ["TaskSubmitted", "cut"]);
+    assert_eq!(
+        Trajectory::fold(&records(first)).status,
+        RunStatus::Unfinished
+    );
     assert!(!second.ended);
     assert_eq!(rec.current[&task], 1);
 }
@@ -98,11 +131,11 @@ fn written_ended_runs_beyond_the_cap_are_forgotten_but_open_ones_are_kept() {
     );
     for i in 0..(RUNS_KEPT as u64 + 10) {
         let task = TaskId::from_existing(format!("task_{i}"));
-        rec.record_message(&envelope(2 * i, submitted(&task)));
-        rec.record_message(&envelope(2 * i + 1, c::TaskClosed::cancelled(task, "x")));
+        rec.record_message(envelope(2 * i, submitted(&task)));
+        rec.record_message(envelope(2 * i + 1, c::TaskClosed::cancelled(task, "x")));
     }
     let open = TaskId::from_existing("task_open");
-    rec.record_message(&envelope(10_000, submitted(&open)));
+    rec.record_message(envelope(10_000, submitted(&open)));
     let jobs = rec.take_jobs();
     let outcomes = jobs
         .into_iter()

@@ -277,6 +277,23 @@ export type ClarificationAnswer = {
 	answer: string,
 };
 
+/**  A question R1 asked and the user's answer. */
+export type ClarificationExchange = ClarificationExchange_Serialize;
+
+/**  A question R1 asked and the user's answer. */
+export type ClarificationExchange_Deserialize = {
+	round: number,
+	question: string,
+	answer?: string | null,
+};
+
+/**  A question R1 asked and the user's answer. */
+export type ClarificationExchange_Serialize = {
+	round: number,
+	question: string,
+	answer: string | null,
+};
+
 /**  R1 → User: a clarifying question (at most two rounds). */
 export type ClarificationRequest = {
 	task_id: TaskId,
@@ -756,6 +773,39 @@ export type GapTrend = {
 	trend: Trend,
 };
 
+/**  GGS's decision on one round: a replan directive, or the terminal result. */
+export type GgsDecision = GgsDecision_Serialize;
+
+/**  GGS's decision on one round: a replan directive, or the terminal result. */
+export type GgsDecision_Deserialize = {
+	/**  The planning round this decision judged. */
+	round: number,
+	loss: Loss,
+	grad_l: number | null,
+	directive: MacroState,
+	prev_directive: PrevDirective,
+	/**  Why GGS chose the directive; a terminal result carries none. */
+	rationale?: string | null,
+	gradient?: Gradient | null,
+	/**  Replans so far, this decision included. */
+	replans: number,
+};
+
+/**  GGS's decision on one round: a replan directive, or the terminal result. */
+export type GgsDecision_Serialize = {
+	/**  The planning round this decision judged. */
+	round: number,
+	loss: Loss,
+	grad_l: number | null,
+	directive: MacroState,
+	prev_directive: PrevDirective,
+	/**  Why GGS chose the directive; a terminal result carries none. */
+	rationale: string | null,
+	gradient: Gradient | null,
+	/**  Replans so far, this decision included. */
+	replans: number,
+};
+
 /**  GGS hyper-parameters; the defaults are the tuned values the loss and decision rules were calibrated with. */
 export type GgsParams = GgsParams_Serialize;
 
@@ -885,6 +935,27 @@ export type KeychainInfo = {
 	available: boolean,
 	/**  "macOS Keychain", "Secret Service", … or why there is none. */
 	backend: string,
+};
+
+/**  A Law 1 confirmation and its answer. */
+export type Law1Exchange = Law1Exchange_Serialize;
+
+/**  A Law 1 confirmation and its answer. */
+export type Law1Exchange_Deserialize = {
+	request_id: RequestId,
+	/**  `None` when only the decision was recorded. */
+	request?: ConfirmationRequest_Deserialize | null,
+	/**  `None` while unanswered. */
+	decision?: ConfirmationDecision_Deserialize | null,
+};
+
+/**  A Law 1 confirmation and its answer. */
+export type Law1Exchange_Serialize = {
+	request_id: RequestId,
+	/**  `None` when only the decision was recorded. */
+	request: ConfirmationRequest_Serialize | null,
+	/**  `None` while unanswered. */
+	decision: ConfirmationDecision_Serialize | null,
 };
 
 /**  Law 1 confirmations seen in the window. */
@@ -1026,6 +1097,12 @@ export type Loss = {
 	Omega: number | null,
 	L: number | null,
 };
+
+/**
+ *  The six macro-states plus `accept` (success with D = 0, every sub-task matched and
+ *  R4b accepted).
+ */
+export type MacroState = "accept" | "success" | "refine" | "change_path" | "change_approach" | "break_symmetry" | "abandon";
 
 /**  One matched sub-task's output, quoted verbatim in a graceful-failure request. */
 export type MatchedOutput = {
@@ -1696,6 +1773,9 @@ export type ProviderPreset = {
 /**  One on-demand audit query. */
 export type QueryId = string;
 
+/**  What memory said for one (space, entity) group, and when R2 heard it. */
+export type Recall = Recall_Serialize;
+
 /**  One planning round that recalled the group: what R2 made of it ("why recalled"). */
 export type RecallRef = RecallRef_Serialize;
 
@@ -1717,6 +1797,18 @@ export type RecallRef_Serialize = {
 	round: number,
 	potentials: Potentials,
 	constraints: RecalledConstraint_Serialize[],
+};
+
+/**  What memory said for one (space, entity) group, and when R2 heard it. */
+export type Recall_Deserialize = {
+	at: string,
+	recall: MemoryRecall_Deserialize,
+};
+
+/**  What memory said for one (space, entity) group, and when R2 heard it. */
+export type Recall_Serialize = {
+	at: string,
+	recall: MemoryRecall_Serialize,
 };
 
 /**  One constraint R2 injected, with what it came from. */
@@ -1836,15 +1928,12 @@ export type RetentionConfig = RetentionConfig_Serialize;
  *  days, then by total size in MiB (oldest first). See `crate::retention`.
  */
 export type RetentionConfig_Deserialize = {
-	/**  Task logs (`tasks/`, one file per run, full prompts included). */
+	/**  Task logs (`tasks/`, every envelope of a run in one file, full prompts included). */
 	task_logs_days?: number,
 	task_logs_mb?: number,
 	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
 	audit_days?: number,
 	audit_mb?: number,
-	/**  The desktop app's envelope journal (`desktop/envelopes/`, one file per task). */
-	journal_days?: number,
-	journal_mb?: number,
 };
 
 /**
@@ -1852,15 +1941,12 @@ export type RetentionConfig_Deserialize = {
  *  days, then by total size in MiB (oldest first). See `crate::retention`.
  */
 export type RetentionConfig_Serialize = {
-	/**  Task logs (`tasks/`, one file per run, full prompts included). */
+	/**  Task logs (`tasks/`, every envelope of a run in one file, full prompts included). */
 	task_logs_days: number,
 	task_logs_mb: number,
 	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
 	audit_days: number,
 	audit_mb: number,
-	/**  The desktop app's envelope journal (`desktop/envelopes/`, one file per task). */
-	journal_days: number,
-	journal_mb: number,
 };
 
 /**  A bus address, serialised with the roles' short names (`R1` … `R7`). */
@@ -1874,7 +1960,85 @@ export type Role =
 /**  Every subscribed role (cancellation). */
 "All";
 
-export type RunStatus = "running" | "accept" | "success" | "abandon" | "cancelled" | "chat";
+/**  Model usage of one role within a run. */
+export type RoleUsage = {
+	role: Role,
+	calls: number,
+	prompt_tokens: number,
+	completion_tokens: number,
+	/**  Summed call time; parallel calls overlap, so this can exceed the run's duration. */
+	elapsed_ms: number,
+	/**  Calls that ended in an error. */
+	errors: number,
+};
+
+/**
+ *  One planning round: what memory said, the plan, what ran, how it was judged and what
+ *  GGS decided.
+ */
+export type Round = Round_Serialize;
+
+/**
+ *  One planning round: what memory said, the plan, what ran, how it was judged and what
+ *  GGS decided.
+ */
+export type Round_Deserialize = {
+	index: number,
+	/**  What memory said for each (space, entity) group before the plan. */
+	recalls: Recall_Deserialize[],
+	plan?: DispatchManifest_Deserialize | null,
+	subtasks: SubtaskTrace_Deserialize[],
+	/**  R4b sent the round back, with its verdicts on the task criteria. */
+	replan?: ReplanRequest_Deserialize | null,
+	/**  R4b accepted the merged output, with its verdicts on the task criteria. */
+	accepted?: OutcomeSummary_Deserialize | null,
+	planning_failed?: PlanningFailed_Deserialize | null,
+	/**  Sub-tasks of the plan that never ran because an earlier group failed. */
+	skipped: SubTaskId[],
+	/**  GGS's decision on this round. */
+	decision?: GgsDecision_Deserialize | null,
+	/**  The directive that sent the task back to R2 after this round. */
+	directive?: PlanDirective_Deserialize | null,
+};
+
+/**
+ *  One planning round: what memory said, the plan, what ran, how it was judged and what
+ *  GGS decided.
+ */
+export type Round_Serialize = {
+	index: number,
+	/**  What memory said for each (space, entity) group before the plan. */
+	recalls: Recall_Serialize[],
+	plan: DispatchManifest_Serialize | null,
+	subtasks: SubtaskTrace_Serialize[],
+	/**  R4b sent the round back, with its verdicts on the task criteria. */
+	replan: ReplanRequest_Serialize | null,
+	/**  R4b accepted the merged output, with its verdicts on the task criteria. */
+	accepted: OutcomeSummary_Serialize | null,
+	planning_failed: PlanningFailed_Serialize | null,
+	/**  Sub-tasks of the plan that never ran because an earlier group failed. */
+	skipped: SubTaskId[],
+	/**  GGS's decision on this round. */
+	decision: GgsDecision_Serialize | null,
+	/**  The directive that sent the task back to R2 after this round. */
+	directive: PlanDirective_Serialize | null,
+};
+
+/**  How a run ended. */
+export type RunStatus = 
+/**  The task has not closed: it is still running, or the process died mid-task. */
+"open" | 
+/**  GGS accepted R4b's verdict (D = 0). */
+"accepted" | 
+/**  GGS delivered within the convergence threshold (D ≤ δ). */
+"success" | "abandoned" | "cancelled" | 
+/**  R1's conversational fast path answered; no plan ran. */
+"answered" | 
+/**
+ *  The recording stopped before the task ended: the writer shut down, or the task
+ *  id was submitted again while this run was still open.
+ */
+"unfinished";
 
 /**  A C-level SOP as served to R2. */
 export type SOPRecord = {
@@ -2103,6 +2267,35 @@ export type SubTask_Serialize = {
 	confirm_tools?: ToolRef[],
 };
 
+/**  One sub-task's fast loop. */
+export type SubtaskTrace = SubtaskTrace_Serialize;
+
+/**  One sub-task's fast loop. */
+export type SubtaskTrace_Deserialize = {
+	subtask_id: SubTaskId,
+	/**  `None` when the sub-task itself was lost to a gap. */
+	subtask?: SubTask_Deserialize | null,
+	/**  R3's own account of each attempt (a claim; the tool calls are the evidence). */
+	executions: ExecutionResult_Deserialize[],
+	tool_calls: ToolCallEvent_Deserialize[],
+	corrections: CorrectionSignal_Deserialize[],
+	/**  R4a's close of the sub-task, with its verdicts on the last attempt. */
+	outcome?: SubTaskOutcome_Deserialize | null,
+};
+
+/**  One sub-task's fast loop. */
+export type SubtaskTrace_Serialize = {
+	subtask_id: SubTaskId,
+	/**  `None` when the sub-task itself was lost to a gap. */
+	subtask: SubTask_Serialize | null,
+	/**  R3's own account of each attempt (a claim; the tool calls are the evidence). */
+	executions: ExecutionResult_Serialize[],
+	tool_calls: ToolCallEvent_Serialize[],
+	corrections: CorrectionSignal_Serialize[],
+	/**  R4a's close of the sub-task, with its verdicts on the last attempt. */
+	outcome: SubTaskOutcome_Serialize | null,
+};
+
 /**
  *  User → R7: a task was submitted with this time budget. The budget bounds the whole
  *  task, from submit to its `FinalResult`: GGS measures Ω's elapsed term from
@@ -2143,26 +2336,31 @@ export type TaskClosure =
 export type TaskId = string;
 
 /**
- *  Everything the run put on the bus, in order, each envelope with the core's line for it:
- *  the UI replays it through the same reducer.
+ *  One recorded run: what the core's fold made of it, and everything it put on the bus,
+ *  in order, each envelope with the core's line for it (the UI steps through them with
+ *  the reducer the popup uses live).
  */
 export type TaskReplay = TaskReplay_Serialize;
 
 /**
- *  Everything the run put on the bus, in order, each envelope with the core's line for it:
- *  the UI replays it through the same reducer.
+ *  One recorded run: what the core's fold made of it, and everything it put on the bus,
+ *  in order, each envelope with the core's line for it (the UI steps through them with
+ *  the reducer the popup uses live).
  */
 export type TaskReplay_Deserialize = {
 	run: TaskRun_Deserialize,
+	trajectory: Trajectory_Deserialize,
 	envelopes: DescribedEnvelope_Deserialize[],
 };
 
 /**
- *  Everything the run put on the bus, in order, each envelope with the core's line for it:
- *  the UI replays it through the same reducer.
+ *  One recorded run: what the core's fold made of it, and everything it put on the bus,
+ *  in order, each envelope with the core's line for it (the UI steps through them with
+ *  the reducer the popup uses live).
  */
 export type TaskReplay_Serialize = {
 	run: TaskRun_Serialize,
+	trajectory: Trajectory_Serialize,
 	envelopes: DescribedEnvelope_Serialize[],
 };
 
@@ -2488,6 +2686,87 @@ export type ToolsConfig_Serialize = {
 	sandbox: SandboxSetting,
 };
 
+/**  Everything a run did, in order, rebuilt without re-running it. */
+export type Trajectory = Trajectory_Serialize;
+
+/**  Everything a run did, in order, rebuilt without re-running it. */
+export type Trajectory_Deserialize = {
+	task_id?: TaskId | null,
+	/**  The user's words; `None` when the submission was not recorded. */
+	raw_input?: string | null,
+	/**  Earlier turns of the session R1 was given. */
+	session_turns: number,
+	/**  R1's reading of the task. */
+	spec?: TaskSpec_Deserialize | null,
+	started_at?: string | null,
+	ended_at?: string | null,
+	status: RunStatus,
+	/**  From the first record to the task's close; `None` while open. */
+	elapsed_ms?: number | null,
+	/**  The run's submission was never recorded: it starts at the first message seen. */
+	partial: boolean,
+	clarifications: ClarificationExchange_Deserialize[],
+	/**  The conversational fast path's answer. */
+	chat_reply?: string | null,
+	/**  Planning rounds in order (round 0 = the first plan). */
+	rounds: Round_Deserialize[],
+	law1: Law1Exchange_Deserialize[],
+	graceful_failure_request?: GracefulFailureRequest | null,
+	graceful_failure?: GracefulFailure | null,
+	final_result?: FinalResult_Deserialize | null,
+	memory_writes: Megram_Deserialize[],
+	cancelled?: string | null,
+	/**  Model and tool cost up to the task's close. */
+	usage: Usage,
+	/**  Bus messages lost to tap gaps while the run was open. */
+	skipped_messages: number,
+	/**  Messages recorded after the task closed. */
+	late_messages: number,
+	/**  The file ends in a cut-off line. */
+	truncated: boolean,
+	/**  Lines that could not be read (newer message kinds, corrupt lines). */
+	unreadable_lines: number,
+};
+
+/**  Everything a run did, in order, rebuilt without re-running it. */
+export type Trajectory_Serialize = {
+	task_id: TaskId | null,
+	/**  The user's words; `None` when the submission was not recorded. */
+	raw_input: string | null,
+	/**  Earlier turns of the session R1 was given. */
+	session_turns: number,
+	/**  R1's reading of the task. */
+	spec: TaskSpec_Serialize | null,
+	started_at: string | null,
+	ended_at: string | null,
+	status: RunStatus,
+	/**  From the first record to the task's close; `None` while open. */
+	elapsed_ms: number | null,
+	/**  The run's submission was never recorded: it starts at the first message seen. */
+	partial: boolean,
+	clarifications: ClarificationExchange_Serialize[],
+	/**  The conversational fast path's answer. */
+	chat_reply: string | null,
+	/**  Planning rounds in order (round 0 = the first plan). */
+	rounds: Round_Serialize[],
+	law1: Law1Exchange_Serialize[],
+	graceful_failure_request: GracefulFailureRequest | null,
+	graceful_failure: GracefulFailure | null,
+	final_result: FinalResult_Serialize | null,
+	memory_writes: Megram_Serialize[],
+	cancelled: string | null,
+	/**  Model and tool cost up to the task's close. */
+	usage: Usage,
+	/**  Bus messages lost to tap gaps while the run was open. */
+	skipped_messages: number,
+	/**  Messages recorded after the task closed. */
+	late_messages: number,
+	/**  The file ends in a cut-off line. */
+	truncated: boolean,
+	/**  Lines that could not be read (newer message kinds, corrupt lines). */
+	unreadable_lines: number,
+};
+
 export type Trend = "improving" | "stable" | "worsening";
 
 export type UiConfig = UiConfig_Serialize;
@@ -2578,6 +2857,15 @@ export type Urgency =
 "low" | "normal" | 
 /**  ∇L > ε: diverging; apply the directive aggressively. */
 "high";
+
+/**  Cost of a run: model calls per role, and tool calls. */
+export type Usage = {
+	/**  In role order: R1, R2, R3, R4a, R4b, then the rest. */
+	role_stats: RoleUsage[],
+	total_tokens: number,
+	tool_call_count: number,
+	tool_elapsed_ms: number,
+};
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

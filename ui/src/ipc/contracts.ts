@@ -1372,15 +1372,12 @@ export type RetentionConfig = RetentionConfig_Serialize;
  *  days, then by total size in MiB (oldest first). See `crate::retention`.
  */
 export type RetentionConfig_Deserialize = {
-	/**  Task logs (`tasks/`, one file per run, full prompts included). */
+	/**  Task logs (`tasks/`, every envelope of a run in one file, full prompts included). */
 	task_logs_days?: number,
 	task_logs_mb?: number,
 	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
 	audit_days?: number,
 	audit_mb?: number,
-	/**  The desktop app's envelope journal (`desktop/envelopes/`, one file per task). */
-	journal_days?: number,
-	journal_mb?: number,
 };
 
 /**
@@ -1388,15 +1385,12 @@ export type RetentionConfig_Deserialize = {
  *  days, then by total size in MiB (oldest first). See `crate::retention`.
  */
 export type RetentionConfig_Serialize = {
-	/**  Task logs (`tasks/`, one file per run, full prompts included). */
+	/**  Task logs (`tasks/`, every envelope of a run in one file, full prompts included). */
 	task_logs_days: number,
 	task_logs_mb: number,
 	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
 	audit_days: number,
 	audit_mb: number,
-	/**  The desktop app's envelope journal (`desktop/envelopes/`, one file per task). */
-	journal_days: number,
-	journal_mb: number,
 };
 
 /**  A bus address, serialised with the roles' short names (`R1` … `R7`). */

@@ -64,7 +64,7 @@ describe('the fake backend', () => {
     expect(kinds(live()).filter((k) => k === 'TaskClosed')).toHaveLength(1);
     expect(kinds(live()).indexOf('TaskClosed')).toBeGreaterThan(kinds(live()).indexOf('FinalResult'));
     const runs = await fake.invoke('task_runs', {});
-    expect(runs[0]).toMatchObject({ task_id: taskId, status: 'accept', law1: true, replans: 1 });
+    expect(runs[0]).toMatchObject({ task_id: taskId, status: 'accepted', law1: true, replans: 1 });
   });
 
   it('denies automatically when nobody answers before expires_at, and abandons honestly', async () => {

@@ -9,6 +9,7 @@ import type {
   ApprovalScope,
   AuditReport,
   ConfirmationRequest,
+  FinalResult,
   GrantSubject,
   Decision,
   Envelope,
@@ -16,6 +17,7 @@ import type {
   Message,
   Role,
   Settings,
+  TerminalDirective,
 } from './contracts';
 import {
   type Backend,
@@ -43,7 +45,7 @@ import type {
   SettingsView,
   TaskRun,
 } from './commands';
-import type { Stage } from './bindings';
+import type { Stage, Trajectory } from './bindings';
 import { FakeMemory } from './fake/memory';
 import {
   Cancelled,
@@ -86,6 +88,9 @@ interface RunRecord {
   run: TaskRun;
   envelopes: DescribedEnvelope[];
 }
+
+/** How a run that GGS ended is listed. */
+const RUN_STATUS: Record<TerminalDirective, TaskRun['status']> = { accept: 'accepted', success: 'success', abandon: 'abandoned' };
 
 interface Pending<T> {
   resolve: (value: T) => void;
@@ -239,7 +244,7 @@ export class FakeBackend implements Backend {
         const { run_id } = args as CommandArgs<'task_replay'>;
         const record = this.runs.get(run_id);
         if (!record) throw new IpcError('not_found', `no task run ${run_id}`);
-        return { run: record.run, envelopes: [...record.envelopes] };
+        return { run: record.run, trajectory: scriptedTrajectory(record), envelopes: [...record.envelopes] };
       }
       case 'get_settings':
         return this.settingsView();
@@ -419,7 +424,7 @@ export class FakeBackend implements Backend {
         intent: null,
         started_at: iso(this.now()),
         ended_at: null,
-        status: 'running',
+        status: 'open',
         replans: 0,
         loss: null,
         law1: false,
@@ -437,13 +442,13 @@ export class FakeBackend implements Backend {
       if (m.type === 'TaskSpec') record.run.intent = m.payload.intent;
       if (m.type === 'ConfirmationRequest') record.run.law1 = true;
       if (m.type === 'FinalResult') {
-        record.run.status = m.payload.directive;
+        record.run.status = RUN_STATUS[m.payload.directive];
         record.run.replans = m.payload.replans;
         record.run.loss = m.payload.loss;
         record.run.ended_at = e.timestamp;
       }
       if (m.type === 'ChatReply') {
-        record.run.status = 'chat';
+        record.run.status = 'answered';
         record.run.ended_at = e.timestamp;
       }
       if (m.type === 'TaskClosed' && m.payload.end.kind === 'cancelled') {
@@ -857,6 +862,70 @@ export class FakeBackend implements Backend {
     }
     this.virtualNow = null;
   }
+}
+
+/**
+ * What a scripted run decided, as the core's fold would list it: the run row and each GGS
+ * decision the script published. The rest of the fold (sub-task traces, cost) the
+ * scripts do not model, and stays empty.
+ */
+function scriptedTrajectory(record: RunRecord): Trajectory {
+  const rounds: Trajectory['rounds'] = [];
+  let final: FinalResult | null = null;
+  for (const e of record.envelopes) {
+    const m = e.message;
+    if (m.type !== 'PlanDirective' && m.type !== 'FinalResult') continue;
+    const terminal = m.type === 'FinalResult';
+    if (terminal) final = m.payload;
+    const p = m.payload;
+    rounds.push({
+      index: rounds.length,
+      recalls: [],
+      plan: null,
+      subtasks: [],
+      replan: null,
+      accepted: null,
+      planning_failed: null,
+      skipped: [],
+      decision: {
+        round: rounds.length,
+        loss: p.loss,
+        grad_l: p.grad_l,
+        directive: p.directive,
+        prev_directive: p.prev_directive,
+        rationale: m.type === 'PlanDirective' ? m.payload.rationale : null,
+        gradient: m.type === 'PlanDirective' ? m.payload.gradient ?? null : null,
+        replans: terminal ? m.payload.replans : rounds.length + 1,
+      },
+      directive: m.type === 'PlanDirective' ? m.payload : null,
+    });
+  }
+  const run = record.run;
+  return {
+    task_id: run.task_id,
+    raw_input: run.raw_input,
+    session_turns: 0,
+    spec: null,
+    started_at: run.started_at,
+    ended_at: run.ended_at,
+    status: run.status,
+    elapsed_ms: run.ended_at === null ? null : Date.parse(run.ended_at) - Date.parse(run.started_at),
+    partial: false,
+    clarifications: [],
+    chat_reply: null,
+    rounds,
+    law1: [],
+    graceful_failure_request: null,
+    graceful_failure: null,
+    final_result: final,
+    memory_writes: [],
+    cancelled: null,
+    usage: { role_stats: [], total_tokens: 0, tool_call_count: 0, tool_elapsed_ms: 0 },
+    skipped_messages: 0,
+    late_messages: 0,
+    truncated: false,
+    unreadable_lines: 0,
+  };
 }
 
 function validate(s: Settings): void {

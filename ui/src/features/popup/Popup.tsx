@@ -197,7 +197,7 @@ function TaskInput({ pipeline, disabled }: { pipeline: PipelineStore; disabled: 
   );
 }
 
-const RUN_TONE: Record<TaskRun['status'], Tone> = { running: 'info', accept: 'good', success: 'good', abandon: 'bad', cancelled: 'warn', chat: 'neutral' };
+const RUN_TONE: Record<TaskRun['status'], Tone> = { open: 'info', accepted: 'good', success: 'good', abandoned: 'bad', cancelled: 'warn', answered: 'neutral', unfinished: 'warn' };
 
 function Welcome({
   pipeline,

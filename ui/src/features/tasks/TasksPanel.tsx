@@ -17,12 +17,13 @@ import { lossChartConfig } from './chart';
 import type { TasksStore } from './store';
 
 const STATUS_TONE: Record<TaskRun['status'], Tone> = {
-  running: 'info',
-  accept: 'good',
+  open: 'info',
+  accepted: 'good',
   success: 'good',
-  abandon: 'bad',
+  abandoned: 'bad',
   cancelled: 'warn',
-  chat: 'neutral',
+  answered: 'neutral',
+  unfinished: 'warn',
 };
 
 const PLAY_STEP_MS = 350;
@@ -54,20 +55,20 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
     return () => clearTimeout(timer);
   }, [playing, step, total, tasks]);
 
-  const whole = tasks.whole.value;
+  const decisions = tasks.decisions.value;
   const dark = darkMode.value;
   const lang = locale.value;
   const chart = useMemo(
     () =>
-      whole && whole.rounds.length > 0
-        ? lossChartConfig(whole.rounds, palette(dark), {
+      decisions.length > 0
+        ? lossChartConfig(decisions, palette(dark), {
             round: t('tasks.chart.round'),
             directive: (d) => directiveName(d),
           })
         : null,
     // The labels depend on the language too.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [whole, dark, lang],
+    [decisions, dark, lang],
   );
 
   const view = tasks.view.value;

@@ -5,7 +5,13 @@ import type { AnnotationOptions } from 'chartjs-plugin-annotation';
 
 import type { AnyChartConfig } from '../../shared/chart';
 import { type Palette, withAlpha } from '../../shared/theme';
-import type { RoundPoint } from '../pipeline/model';
+import type { Loss } from '../../ipc/contracts';
+
+/** One GGS decision as the chart draws it. */
+export interface LossPoint {
+  loss: Loss;
+  directive: string;
+}
 
 export interface LossChartLabels {
   /** Axis title under the decision numbers. */
@@ -13,8 +19,8 @@ export interface LossChartLabels {
   directive: (d: string) => string;
 }
 
-export function lossChartConfig(rounds: readonly RoundPoint[], colors: Palette, labels: LossChartLabels): AnyChartConfig {
-  const series = (pick: (r: RoundPoint) => number | null) => rounds.map((r) => pick(r));
+export function lossChartConfig(rounds: readonly LossPoint[], colors: Palette, labels: LossChartLabels): AnyChartConfig {
+  const series = (pick: (r: LossPoint) => number | null) => rounds.map((r) => pick(r));
   const line = (label: string, color: string, data: (number | null)[], width: number, dash?: number[]) => ({
     label,
     data,

@@ -1,5 +1,6 @@
 // The tasks panel's state: past runs, the run being replayed and the replay position.
-// A replay feeds the recorded envelopes through the pipeline reducer, step by step.
+// A replay feeds the recorded envelopes through the pipeline reducer, step by step; what
+// the whole run decided comes from the core's fold of the recording (its trajectory).
 
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
@@ -8,6 +9,7 @@ import type { Envelope } from '../../ipc/contracts';
 import type { TaskReplay, TaskRun } from '../../ipc/commands';
 import { resource, type Resource } from '../../shared/resource';
 import { type ArrowParams, replay, type TaskView } from '../pipeline/model';
+import type { LossPoint } from './chart';
 
 export interface TasksStore {
   readonly runs: Resource<TaskRun[]>;
@@ -16,8 +18,8 @@ export interface TasksStore {
   readonly step: ReadonlySignal<number>;
   /** The run as it stood after `step` envelopes. */
   readonly view: ReadonlySignal<TaskView | null>;
-  /** The run at its end (the loss chart shows the whole trajectory). */
-  readonly whole: ReadonlySignal<TaskView | null>;
+  /** GGS's decisions over the whole run, from the core's fold, for the loss chart. */
+  readonly decisions: ReadonlySignal<LossPoint[]>;
   readonly error: ReadonlySignal<string | null>;
   handle(envelope: Envelope): void;
   open(runId: string): Promise<void>;
@@ -35,10 +37,9 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
     const r = recording.value;
     return r ? replay(r.envelopes.slice(0, Math.max(1, step.value)), arrowParams.value) : null;
   });
-  const whole = computed(() => {
-    const r = recording.value;
-    return r ? replay(r.envelopes, arrowParams.value) : null;
-  });
+  const decisions = computed(() =>
+    (recording.value?.trajectory.rounds ?? []).flatMap((r) => (r.decision ? [{ loss: r.decision.loss, directive: r.decision.directive }] : [])),
+  );
 
   return {
     runs,
@@ -46,7 +47,7 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
     recording,
     step,
     view,
-    whole,
+    decisions,
     error,
     handle(envelope) {
       const type = envelope.message.type;

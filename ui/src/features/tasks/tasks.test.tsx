@@ -4,18 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { palette } from '../../shared/theme';
 import { harness, type Harness } from '../../test-util';
-import type { RoundPoint } from '../pipeline/model';
-import { lossChartConfig } from './chart';
+import { type LossPoint, lossChartConfig } from './chart';
 import { TasksPanel } from './TasksPanel';
 
-const point = (l: number, d: number, directive: string): RoundPoint => ({
-  round: 0,
+const point = (l: number, d: number, directive: string): LossPoint => ({
   loss: { D: d, P: 1, Omega: 0.2, L: l },
-  gradL: 0,
-  gradient: 'plateau',
   directive,
-  rationale: null,
-  terminal: directive === 'abandon',
 });
 
 describe('the loss-trajectory chart', () => {

@@ -65,8 +65,6 @@ export function defaultSettings(): Settings {
       task_logs_mb: 512,
       audit_days: 365,
       audit_mb: 1024,
-      journal_days: 30,
-      journal_mb: 256,
     },
     ui: { hotkey: 'CommandOrControl+Shift+Space', language: 'en', launch_at_login: false },
     mcp: {
