@@ -35,6 +35,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio_util::task::AbortOnDropHandle;
 
 pub use config::{McpConfig, McpImport, McpServerConfig, Transport, import_mcp_servers};
 pub use trust::{TrustStore, fingerprint};
@@ -64,6 +65,8 @@ struct Server {
     origin: String,
     service: RunningService<RoleClient, ()>,
     call_timeout: Duration,
+    /// The reader of a stdio server's stderr: it goes with the server.
+    _stderr: Option<AbortOnDropHandle<()>>,
 }
 
 impl Server {
@@ -553,7 +556,7 @@ async fn connect_one(
     let transport = server
         .transport()
         .ok_or_else(|| format!("server `{name}` needs exactly one of a command or a url"))?;
-    let (service, stderr) = match transport {
+    let (service, stderr, reader) = match transport {
         Transport::Stdio { command, args } => {
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args)
@@ -569,10 +572,10 @@ async fn connect_one(
                 .spawn()
                 .map_err(|e| format!("`{command}` could not be started: {e}"))?;
             let lines = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-            if let Some(stderr) = stderr {
+            let reader = stderr.map(|stderr| {
                 let lines = Arc::clone(&lines);
                 let name = name.to_string();
-                tokio::spawn(async move {
+                AbortOnDropHandle::new(tokio::spawn(async move {
                     let mut reader = BufReader::new(stderr).lines();
                     while let Ok(Some(line)) = reader.next_line().await {
                         tracing::debug!(server = %name, "{line}");
@@ -581,10 +584,10 @@ async fn connect_one(
                             kept.push(line);
                         }
                     }
-                });
-            }
+                }))
+            });
             match ().serve(child).await {
-                Ok(service) => (service, lines),
+                Ok(service) => (service, lines, reader),
                 Err(e) => {
                     // Give the reader a moment to collect why the program stopped.
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -602,7 +605,7 @@ async fn connect_one(
             let service = ().serve(transport).await.map_err(|e| {
                 format!("{url} did not answer as a Streamable HTTP MCP server: {e}")
             })?;
-            (service, Arc::default())
+            (service, Arc::default(), None)
         }
     };
     drop(stderr);
@@ -617,6 +620,7 @@ async fn connect_one(
             origin: server.origin(),
             service,
             call_timeout: Duration::from_secs(config.mcp.call_timeout_secs),
+            _stderr: reader,
         },
         tools,
     ))
