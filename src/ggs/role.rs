@@ -66,7 +66,7 @@ impl Ggs {
             ended: HashMap::new(),
             budgets: HashMap::new(),
         };
-        Self(Runner::new(solver, bus.subscribe(Role::Ggs), registry))
+        Self(Runner::new(solver, bus, Role::Ggs, registry))
     }
 
     /// Overrides how long GGS waits for R2's graceful failure

@@ -1,6 +1,9 @@
 //! The one way a role runs on the bus. A role is an [`Actor`]: it reacts to a routed
 //! envelope, to the end of a job it started, and to a deadline it set, and it changes
-//! nothing outside itself except by publishing. The [`Runner`] owns everything else:
+//! nothing outside itself except through [`Effects`]: the messages it publishes and the
+//! deadlines it sets, which the runner carries out once the handler returns. A role's
+//! decisions can so live in plain state that takes a message and an `Effects` and is
+//! tested without a bus or a runtime. The [`Runner`] owns everything else:
 //!
 //! - the role's inbox (the bus already dropped every envelope outside the route table,
 //!   so an actor reads routed traffic only);
@@ -19,14 +22,55 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 
-use crate::bus::{Envelope, Inbox};
+use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::clock::sleep_until;
-use crate::contracts::{Message, TaskClosed, TaskId};
+use crate::contracts::{Message, Role, TaskClosed, TaskId};
 use crate::lifecycle::Registry;
+
+/// What a handler decided to do outside itself, in order: messages to publish as its
+/// role and deadlines to set. Collected while the handler runs, carried out by the
+/// runner right after it, before the next event.
+#[derive(Debug)]
+pub struct Effects<T> {
+    published: Vec<(Role, Message)>,
+    deadlines: Vec<(Duration, TaskId, T)>,
+}
+
+impl<T> Default for Effects<T> {
+    fn default() -> Self {
+        Self {
+            published: Vec::new(),
+            deadlines: Vec::new(),
+        }
+    }
+}
+
+impl<T> Effects<T> {
+    /// Publishes `message` to `to` as the role.
+    pub fn publish(&mut self, to: Role, message: impl Into<Message>) {
+        self.published.push((to, message.into()));
+    }
+
+    /// Sets a deadline `delay` from now for `task`; it comes back as `timer`.
+    pub fn after(&mut self, delay: Duration, task: &TaskId, timer: T) {
+        self.deadlines.push((delay, task.clone(), timer));
+    }
+
+    /// The messages published so far, in order.
+    pub fn published(&self) -> &[(Role, Message)] {
+        &self.published
+    }
+
+    /// The deadlines set so far, in order.
+    pub fn deadlines(&self) -> &[(Duration, TaskId, T)] {
+        &self.deadlines
+    }
+}
 
 /// A role's reactions. Each handler runs to completion before the next event, on the
 /// runner's task, so an actor's state needs no lock.
@@ -57,9 +101,20 @@ pub struct TimerId(u64);
 pub struct Cx<'a, A: Actor + ?Sized> {
     jobs: &'a mut Jobs<A::Done>,
     timers: &'a mut Timers<A::Timer>,
+    effects: &'a mut Effects<A::Timer>,
 }
 
 impl<A: Actor + ?Sized> Cx<'_, A> {
+    /// Publishes `message` to `to` as the role, once the handler returns.
+    pub fn publish(&mut self, to: Role, message: impl Into<Message>) {
+        self.effects.publish(to, message);
+    }
+
+    /// The effects of this handler, to hand to a role's plain state.
+    pub fn effects(&mut self) -> &mut Effects<A::Timer> {
+        self.effects
+    }
+
     /// Runs `job` for `task`; its result comes back through [`Actor::on_done`]. The job
     /// is aborted when the task closes or the role stops; the handle aborts it sooner.
     pub fn spawn(
@@ -85,19 +140,25 @@ impl<A: Actor + ?Sized> Cx<'_, A> {
 pub struct Runner<A: Actor> {
     actor: A,
     inbox: Inbox,
+    bus: BusHandle,
     registry: Registry,
     jobs: Jobs<A::Done>,
     timers: Timers<A::Timer>,
+    effects: Effects<A::Timer>,
 }
 
 impl<A: Actor> Runner<A> {
-    pub fn new(actor: A, inbox: Inbox, registry: Registry) -> Self {
+    /// Runs `actor` as `role` on `bus`. It subscribes now, so nothing addressed to the
+    /// role after this call is missed.
+    pub fn new(actor: A, bus: &Bus, role: Role, registry: Registry) -> Self {
         Self {
             actor,
-            inbox,
+            inbox: bus.subscribe(role),
+            bus: bus.handle(role),
             registry,
             jobs: Jobs::default(),
             timers: Timers::default(),
+            effects: Effects::default(),
         }
     }
 
@@ -116,19 +177,36 @@ impl<A: Actor> Runner<A> {
                     None => break,
                 },
                 Some((task, done)) = self.jobs.next(), if !self.jobs.is_empty() => {
-                    let mut cx = Cx { jobs: &mut self.jobs, timers: &mut self.timers };
+                    let mut cx = Cx {
+                        jobs: &mut self.jobs,
+                        timers: &mut self.timers,
+                        effects: &mut self.effects,
+                    };
                     self.actor.on_done(task, done, &mut cx);
                 }
                 () = sleep_until(deadline), if deadline.is_some() => self.on_due(),
             }
+            self.carry_out();
         }
         self.jobs.set.abort_all();
+    }
+
+    /// Publishes what the last handler published and sets the deadlines it set.
+    fn carry_out(&mut self) {
+        for (to, message) in self.effects.published.drain(..) {
+            self.bus.publish(to, message);
+        }
+        let now = Instant::now();
+        for (delay, task, timer) in self.effects.deadlines.drain(..) {
+            self.timers.set(now + delay, &task, timer);
+        }
     }
 
     fn on_envelope(&mut self, env: &Arc<Envelope>) {
         let mut cx = Cx {
             jobs: &mut self.jobs,
             timers: &mut self.timers,
+            effects: &mut self.effects,
         };
         match &env.message {
             Message::TaskClosed(closed) => {
@@ -158,6 +236,7 @@ impl<A: Actor> Runner<A> {
             let mut cx = Cx {
                 jobs: &mut self.jobs,
                 timers: &mut self.timers,
+                effects: &mut self.effects,
             };
             self.actor.on_deadline(task, timer, &mut cx);
         }
@@ -317,6 +396,8 @@ mod tests {
         Job(Duration),
         Timer(Duration),
         TimerCancelled(Duration),
+        /// A deadline and a reply, both as effects.
+        Effects(Duration),
     }
 
     fn ask(answer: &str) -> Option<Ask> {
@@ -326,6 +407,7 @@ mod tests {
             "job" => Ask::Job(after),
             "timer" => Ask::Timer(after),
             "cancelled" => Ask::TimerCancelled(after),
+            "effects" => Ask::Effects(after),
             _ => return None,
         })
     }
@@ -354,6 +436,16 @@ mod tests {
                     let id = cx.at(Instant::now() + after, task, a.answer.clone());
                     cx.cancel(id);
                 }
+                Some(Ask::Effects(after)) => {
+                    cx.effects().after(after, task, a.answer.clone());
+                    cx.publish(
+                        Role::User,
+                        crate::contracts::ChatReply {
+                            task_id: task.clone(),
+                            answer: a.answer.clone(),
+                        },
+                    );
+                }
                 None => {}
             }
         }
@@ -381,11 +473,7 @@ mod tests {
         let bus = Bus::new(SystemClock::shared());
         let registry = Registry::new(tokio_util::sync::CancellationToken::new(), 16);
         let (tx, heard) = tokio::sync::mpsc::unbounded_channel();
-        let runner = Runner::new(
-            Probe { heard: tx },
-            bus.subscribe(Role::Perceiver),
-            registry.clone(),
-        );
+        let runner = Runner::new(Probe { heard: tx }, &bus, Role::Perceiver, registry.clone());
         tokio::spawn(runner.run());
         Rig {
             bus,
@@ -446,6 +534,21 @@ mod tests {
         assert_eq!(rig.next().await, "done job 200");
         tokio::time::sleep(Duration::from_secs(5)).await;
         assert!(rig.heard.try_recv().is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn what_a_handler_publishes_and_sets_as_effects_is_carried_out_after_it() {
+        let mut rig = start();
+        let mut user = rig.bus.subscribe(Role::User);
+        let task = TaskId::mint();
+        rig.tell(&task, "effects 100");
+        let reply = tokio::time::timeout(Duration::from_secs(5), user.recv())
+            .await
+            .expect("the reply went out")
+            .expect("the bus is open");
+        assert_eq!(reply.from, Role::Perceiver, "published as the role");
+        assert!(matches!(&reply.message, Message::ChatReply(r) if r.answer == "effects 100"));
+        assert_eq!(rig.next().await, "due effects 100");
     }
 
     #[test]

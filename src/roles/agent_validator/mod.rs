@@ -187,11 +187,7 @@ impl AgentValidator {
             home: config.home.clone(),
             workspace: config.workspace.clone(),
         };
-        Self(Runner::new(
-            validate,
-            bus.subscribe(Role::AgentValidator),
-            registry,
-        ))
+        Self(Runner::new(validate, bus, Role::AgentValidator, registry))
     }
 
     /// Overrides how long R4a waits for an attempt before closing the sub-task.

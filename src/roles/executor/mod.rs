@@ -116,7 +116,8 @@ impl Executor {
         };
         Ok(Executor(Runner::new(
             execute,
-            bus.subscribe(Role::Executor),
+            bus,
+            Role::Executor,
             registry,
         )))
     }

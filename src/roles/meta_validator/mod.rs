@@ -116,11 +116,7 @@ impl MetaValidator {
             generation: 0,
             activity: 0,
         };
-        Self(Runner::new(
-            gatekeeper,
-            bus.subscribe(Role::MetaValidator),
-            registry,
-        ))
+        Self(Runner::new(gatekeeper, bus, Role::MetaValidator, registry))
     }
 
     /// Overrides how long a round may wait for its outcomes.

@@ -109,11 +109,7 @@ impl Perceiver {
                 workspace: config.workspace.clone(),
             }),
         };
-        Ok(Self(Runner::new(
-            perceive,
-            bus.subscribe(Role::Perceiver),
-            registry,
-        )))
+        Ok(Self(Runner::new(perceive, bus, Role::Perceiver, registry)))
     }
 
     /// Overrides [`CLARIFICATION_TIMEOUT`].

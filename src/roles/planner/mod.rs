@@ -100,11 +100,7 @@ impl Planner {
                 graceful_budget: limits.graceful_reply_budget,
             }),
         };
-        Ok(Self(Runner::new(
-            plan,
-            bus.subscribe(Role::Planner),
-            registry,
-        )))
+        Ok(Self(Runner::new(plan, bus, Role::Planner, registry)))
     }
 
     /// Overrides how long R2 waits for memory (`Limits::memory_query_timeout`).

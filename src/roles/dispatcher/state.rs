@@ -1,49 +1,18 @@
-//! The Dispatcher: releases a plan's sub-tasks to the effector agents (R3 + R4a pairs)
-//! one sequence group at a time.
-//!
-//! - Consumes `DispatchManifest` and `SubTask`s from R2 (its `Role::Dispatcher` inbox) and
-//!   `TaskClosed`. A plan starts once every sub-task its manifest names has arrived;
-//!   if some never arrive within the assembly timeout of [`crate::limits::Limits`]
-//!   (R2 publishes them right after the manifest, so it fires only when the planner
-//!   failed half-way), nothing of the plan runs and R4b
-//!   is told so by a `DispatchHalted` naming them all.
-//! - Groups run in ascending `sequence` order — any `i64`, negatives and gaps included —
-//!   and the sub-tasks of one group run in parallel. Each released sub-task goes to R4a
-//!   first (so the validator knows its criteria before any result can reach it), then to
-//!   R3, with the matched outputs of every earlier group appended to its `context`,
-//!   bounded by [`MAX_INJECTED_CHARS`].
-//! - Each released sub-task is one envelope addressed to R3 that R4a hears too (the bus
-//!   delivers it to R4a first).
-//! - It learns that a sub-task ended on the bus: it hears every `SubTaskClosed` R4a sends
-//!   R3 (a reply to an `ExecutionResult`, or a close of its own when R3 went silent), and
-//!   gets the failed close R3 sends when R4a gave no verdict at all. When a group has
-//!   ended, a failed sub-task stops every later group and a `DispatchHalted` tells R4b
-//!   which sub-tasks were not run; otherwise the next group is released.
-//! - A newer manifest for the task (a replan round) supersedes the old one: its groups
-//!   not yet released are dropped and late completions of the old round are ignored.
-//!   `TaskClosed` drops everything the dispatcher keeps for the task, and nothing of a
-//!   task the [`Registry`] says is closed is released afterwards.
-//!
-//! **Invariant:** a plan never hangs in the dispatcher — every manifest either runs each
-//! of its groups in ascending order until one fails, is halted with every unrun sub-task
-//! named to R4b, is superseded by a newer round, or is cancelled — and no sub-task is
-//! released after its task was cancelled or its group's predecessors failed.
+//! The dispatcher's decisions as plain state: manifests and sub-tasks in, released
+//! sub-tasks and halts out, through the handler's [`Effects`]. No bus, no runtime, no
+//! clock: the deadline of a plan still assembling is an effect too.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::time::Instant;
 
-use crate::bus::{Bus, BusHandle, Envelope};
 use crate::contracts::{
-    DispatchHalted, DispatchManifest, Message, Role, SubTask, SubTaskClosed, SubTaskId,
-    SubTaskStatus, TaskClosed, TaskId, UnrunSubTask,
+    DispatchHalted, DispatchManifest, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskStatus,
+    TaskId, UnrunSubTask,
 };
-use crate::lifecycle::Registry;
 use crate::limits::Limits;
-use crate::roles::runner::{Actor, Cx, Runner};
+use crate::roles::runner::Effects;
 use crate::text::first_chars;
 use crate::text::{Keep, elide_middle, output_text};
 
@@ -130,91 +99,41 @@ struct TaskState {
     plan: Option<Plan>,
 }
 
-/// The dispatcher wired to the bus.
-pub struct Dispatcher(Runner<Dispatch>);
-
-/// The dispatcher's state and reactions.
-struct Dispatch {
-    bus: BusHandle,
-    registry: Registry,
-    assembly_timeout: Duration,
+/// What the dispatcher keeps and decides: plain state, no bus and no clock. Every
+/// reaction takes the handler's [`Effects`] and leaves in it what goes out: released
+/// sub-tasks, halts, and the one deadline of a plan still assembling.
+pub(super) struct Dispatch {
+    pub(super) assembly_timeout: Duration,
     /// Sub-tasks held per task while they wait for their manifest.
-    max_waiting: usize,
+    pub(super) max_waiting: usize,
     tasks: HashMap<TaskId, TaskState>,
     /// The newest round whose plan finished (ran, halted or failed to assemble), per live
     /// task, so a stale manifest of that round or an older one is not run again.
     finished: HashMap<TaskId, u32>,
 }
 
-impl Dispatcher {
-    /// Subscribes now, so nothing addressed to the dispatcher after this call is missed.
-    pub fn new(bus: &Bus, registry: Registry, limits: &Limits) -> Self {
-        let dispatch = Dispatch {
-            bus: bus.handle(Role::Dispatcher),
-            registry: registry.clone(),
+/// The effects of one reaction; a deadline carries the round still assembling.
+pub(super) type Fx = Effects<u32>;
+
+impl Dispatch {
+    pub(super) fn new(limits: &Limits) -> Self {
+        Self {
             assembly_timeout: limits.assembly_timeout,
             max_waiting: limits.waiting_subtasks,
             tasks: HashMap::new(),
             finished: HashMap::new(),
-        };
-        Self(Runner::new(
-            dispatch,
-            bus.subscribe(Role::Dispatcher),
-            registry,
-        ))
-    }
-
-    /// Overrides how long a manifest waits for its sub-tasks.
-    pub fn with_assembly_timeout(mut self, timeout: Duration) -> Self {
-        self.0.actor_mut().assembly_timeout = timeout;
-        self
-    }
-
-    /// Runs [`Dispatcher::run`] on the current tokio runtime.
-    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(self.run())
-    }
-
-    /// Serves until the bus closes.
-    pub async fn run(self) {
-        self.0.run().await;
-    }
-}
-
-impl Actor for Dispatch {
-    type Done = ();
-    /// The round whose manifest is still waiting for its sub-tasks.
-    type Timer = u32;
-
-    fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
-        match &env.message {
-            Message::DispatchManifest(m) => self.on_manifest(m, cx),
-            Message::SubTask(s) => self.on_subtask(s),
-            Message::SubTaskClosed(c) => self.on_closed(c.clone()),
-            other => tracing::warn!(from = %env.from, kind = other.kind().name(),
-                "the dispatcher ignores a message it has no contract for"),
         }
     }
 
-    fn on_deadline(&mut self, task: TaskId, round: u32, _cx: &mut Cx<'_, Self>) {
-        self.assembly_expired(&task, round);
-    }
-
-    fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
-        self.close(&closed.task_id);
-    }
-}
-
-impl Dispatch {
     /// Drops what the dispatcher keeps for a task that closed.
-    fn close(&mut self, task: &TaskId) {
+    pub(super) fn close(&mut self, task: &TaskId) {
         if self.tasks.remove(task).is_some() {
             tracing::info!(task = %task, "dispatch stopped: the task closed");
         }
         self.finished.remove(task);
     }
 
-    fn on_manifest(&mut self, manifest: &DispatchManifest, cx: &mut Cx<'_, Self>) {
+    pub(super) fn on_manifest(&mut self, manifest: &DispatchManifest, fx: &mut Fx) {
         let task = &manifest.task_id;
         let state = self.tasks.entry(task.clone()).or_default();
         let newest = match (&state.plan, self.finished.get(task)) {
@@ -234,7 +153,7 @@ impl Dispatch {
             tracing::info!(task = %task, old_round = old.manifest.round, new_round = manifest.round,
                 unreleased, "a replan supersedes the previous plan");
         }
-        cx.at(Instant::now() + self.assembly_timeout, task, manifest.round);
+        fx.after(self.assembly_timeout, task, manifest.round);
         state.plan = Some(Plan {
             manifest: manifest.clone(),
             assembling: true,
@@ -242,10 +161,10 @@ impl Dispatch {
             running: None,
             prior: Vec::new(),
         });
-        self.try_start(task);
+        self.try_start(task, fx);
     }
 
-    fn on_subtask(&mut self, subtask: &SubTask) {
+    pub(super) fn on_subtask(&mut self, subtask: &SubTask, fx: &mut Fx) {
         let task = &subtask.parent_task_id;
         let state = self.tasks.entry(task.clone()).or_default();
         if state.waiting.contains_key(&subtask.subtask_id) {
@@ -259,11 +178,11 @@ impl Dispatch {
             return;
         }
         state.waiting.insert(subtask.subtask_id, subtask.clone());
-        self.try_start(task);
+        self.try_start(task, fx);
     }
 
     /// Starts the task's plan once every sub-task its manifest names has arrived.
-    fn try_start(&mut self, task: &TaskId) {
+    fn try_start(&mut self, task: &TaskId, fx: &mut Fx) {
         let Some(state) = self.tasks.get_mut(task) else {
             return;
         };
@@ -288,14 +207,11 @@ impl Dispatch {
                 "sub-tasks named by no manifest are dropped");
             state.waiting.clear();
         }
-        self.release_next(task);
+        self.release_next(task, fx);
     }
 
     /// Releases the next group, or finishes the plan when none is left.
-    fn release_next(&mut self, task: &TaskId) {
-        if self.registry.is_closed(task) {
-            return self.close(task);
-        }
+    fn release_next(&mut self, task: &TaskId, fx: &mut Fx) {
         let Some(plan) = self.tasks.get_mut(task).and_then(|s| s.plan.as_mut()) else {
             return;
         };
@@ -307,7 +223,7 @@ impl Dispatch {
         for mut subtask in group {
             subtask.context = inject_prior_outputs(&subtask.context, &plan.prior);
             // R4a hears it before R3 gets it: it holds the criteria before any result.
-            self.bus.publish(Role::Executor, subtask.clone());
+            fx.publish(Role::Executor, subtask.clone());
             released.push(subtask);
         }
         tracing::debug!(task = %task, sequence, n = released.len(), "sequence group released");
@@ -323,7 +239,7 @@ impl Dispatch {
         self.finished.insert(task.clone(), round);
     }
 
-    fn on_closed(&mut self, closed: SubTaskClosed) {
+    pub(super) fn on_closed(&mut self, closed: SubTaskClosed, fx: &mut Fx) {
         let task = closed.parent_task_id.clone();
         let Some(plan) = self.tasks.get_mut(&task).and_then(|s| s.plan.as_mut()) else {
             tracing::debug!(task = %task, subtask = %closed.subtask_id,
@@ -373,7 +289,7 @@ impl Dispatch {
                     output,
                 });
             }
-            return self.release_next(&task);
+            return self.release_next(&task, fx);
         }
         let skipped: Vec<UnrunSubTask> = plan
             .pending
@@ -395,27 +311,13 @@ impl Dispatch {
                     .join(", "),
                 skipped.len()
             );
-            self.halt(&task, skipped, reason);
+            halt(&task, skipped, reason, fx);
         }
         self.finish(&task, round);
     }
 
-    /// Tells R4b which sub-tasks of the plan will not run (with their criteria), and why.
-    fn halt(&self, task: &TaskId, unrun: Vec<UnrunSubTask>, reason: String) {
-        tracing::info!(task = %task, %reason, "dispatch halted");
-        self.bus.publish(
-            Role::MetaValidator,
-            DispatchHalted {
-                task_id: task.clone(),
-                skipped: unrun.iter().map(|u| u.subtask_id).collect(),
-                reason,
-                unrun,
-            },
-        );
-    }
-
     /// The round `round` of `task` did not arrive complete in time: nothing of it runs.
-    fn assembly_expired(&mut self, task: &TaskId, round: u32) {
+    pub(super) fn assembly_expired(&mut self, task: &TaskId, round: u32, fx: &mut Fx) {
         let Some(state) = self.tasks.get(task) else {
             return;
         };
@@ -453,9 +355,23 @@ impl Dispatch {
             missing.join(", "),
             self.assembly_timeout.as_secs_f64()
         );
-        self.halt(task, skipped, reason);
+        halt(task, skipped, reason, fx);
         self.finish(task, round);
     }
+}
+
+/// Tells R4b which sub-tasks of the plan will not run (with their criteria), and why.
+fn halt(task: &TaskId, unrun: Vec<UnrunSubTask>, reason: String, fx: &mut Fx) {
+    tracing::info!(task = %task, %reason, "dispatch halted");
+    fx.publish(
+        Role::MetaValidator,
+        DispatchHalted {
+            task_id: task.clone(),
+            skipped: unrun.iter().map(|u| u.subtask_id).collect(),
+            reason,
+            unrun,
+        },
+    );
 }
 
 /// A sub-task that will not run, as R4b is told of it (its reason is the halt's).
@@ -496,6 +412,150 @@ mod tests {
             task_criteria: vec![],
             round: 0,
         }
+    }
+
+    // ---- the decisions, without a bus or a runtime ----
+
+    use std::time::Duration;
+
+    use crate::contracts::Message;
+
+    fn dispatch() -> Dispatch {
+        Dispatch::new(&Limits::new(
+            Duration::from_secs(120),
+            Duration::from_secs(120),
+        ))
+    }
+
+    fn closed(sub: &SubTask, status: SubTaskStatus, output: &str) -> SubTaskClosed {
+        SubTaskClosed {
+            subtask_id: sub.subtask_id,
+            parent_task_id: sub.parent_task_id.clone(),
+            status,
+            output: Value::String(output.into()),
+        }
+    }
+
+    /// The intents of the sub-tasks released to R3, in order.
+    fn released(fx: &Fx) -> Vec<String> {
+        fx.published()
+            .iter()
+            .filter_map(|(to, m)| match m {
+                Message::SubTask(s) if *to == Role::Executor => Some(s.intent.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn halts(fx: &Fx) -> Vec<&DispatchHalted> {
+        fx.published()
+            .iter()
+            .filter_map(|(to, m)| match m {
+                Message::DispatchHalted(h) if *to == Role::MetaValidator => Some(h),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn groups_are_released_one_at_a_time_each_with_the_outputs_before_it() {
+        let task = TaskId::mint();
+        let (a, b) = (subtask(&task, 1, "a"), subtask(&task, 1, "b"));
+        let c = subtask(&task, 2, "c");
+        let mut d = dispatch();
+        let mut fx = Fx::default();
+        d.on_manifest(&manifest(&task, &[&a, &b, &c]), &mut fx);
+        assert!(released(&fx).is_empty(), "not before its sub-tasks arrived");
+        assert_eq!(fx.deadlines().len(), 1);
+        assert_eq!(fx.deadlines()[0].2, 0, "the assembly deadline of round 0");
+        for s in [&c, &a, &b] {
+            d.on_subtask(s, &mut fx);
+        }
+        assert_eq!(released(&fx), ["a", "b"]);
+
+        let mut fx = Fx::default();
+        d.on_closed(closed(&a, SubTaskStatus::Matched, "out of a"), &mut fx);
+        assert!(released(&fx).is_empty(), "b is still running");
+        d.on_closed(closed(&b, SubTaskStatus::Matched, "out of b"), &mut fx);
+        assert_eq!(released(&fx), ["c"]);
+        let Message::SubTask(sent) = &fx.published()[0].1 else {
+            panic!("a sub-task");
+        };
+        assert!(
+            sent.context.contains("[step 1 · a]\nout of a"),
+            "{}",
+            sent.context
+        );
+        assert!(sent.context.contains("out of b"));
+        assert!(halts(&fx).is_empty());
+    }
+
+    #[test]
+    fn a_failed_group_stops_every_later_one_and_r4b_hears_which() {
+        let task = TaskId::mint();
+        let a = subtask(&task, 1, "a");
+        let (b, c) = (subtask(&task, 2, "b"), subtask(&task, 3, "c"));
+        let mut d = dispatch();
+        let mut fx = Fx::default();
+        d.on_manifest(&manifest(&task, &[&a, &b, &c]), &mut fx);
+        for s in [&a, &b, &c] {
+            d.on_subtask(s, &mut fx);
+        }
+        let mut fx = Fx::default();
+        d.on_closed(closed(&a, SubTaskStatus::Failed, ""), &mut fx);
+        assert!(released(&fx).is_empty());
+        let halted = halts(&fx);
+        assert_eq!(halted.len(), 1);
+        assert_eq!(halted[0].skipped, vec![b.subtask_id, c.subtask_id]);
+        // The plan is over: a late close changes nothing.
+        let mut fx = Fx::default();
+        d.on_closed(closed(&a, SubTaskStatus::Matched, ""), &mut fx);
+        assert!(fx.published().is_empty());
+    }
+
+    #[test]
+    fn a_plan_that_never_arrives_whole_is_halted_whole_at_its_deadline() {
+        let task = TaskId::mint();
+        let (a, b) = (subtask(&task, 1, "a"), subtask(&task, 2, "b"));
+        let mut d = dispatch();
+        let mut fx = Fx::default();
+        d.on_manifest(&manifest(&task, &[&a, &b]), &mut fx);
+        d.on_subtask(&a, &mut fx);
+        d.assembly_expired(&task, 0, &mut fx);
+        assert!(released(&fx).is_empty());
+        let halted = halts(&fx);
+        assert_eq!(halted[0].skipped, vec![a.subtask_id, b.subtask_id]);
+        assert!(halted[0].reason.contains(&b.subtask_id.to_string()));
+        let mut fx = Fx::default();
+        d.on_subtask(&b, &mut fx);
+        assert!(released(&fx).is_empty(), "the halted round never starts");
+    }
+
+    #[test]
+    fn a_replan_supersedes_the_round_before_and_a_stale_manifest_is_ignored() {
+        let task = TaskId::mint();
+        let (a, b) = (subtask(&task, 1, "a"), subtask(&task, 2, "b"));
+        let mut d = dispatch();
+        let mut fx = Fx::default();
+        d.on_manifest(&manifest(&task, &[&a, &b]), &mut fx);
+        d.on_subtask(&a, &mut fx);
+        d.on_subtask(&b, &mut fx);
+        assert_eq!(released(&fx), ["a"]);
+
+        let retry = subtask(&task, 1, "retry");
+        let mut next = manifest(&task, &[&retry]);
+        next.round = 1;
+        let mut fx = Fx::default();
+        d.on_manifest(&next, &mut fx);
+        d.on_subtask(&retry, &mut fx);
+        assert_eq!(released(&fx), ["retry"]);
+        // Round 0's late close and its deadline change nothing now.
+        let mut fx = Fx::default();
+        d.on_closed(closed(&a, SubTaskStatus::Matched, ""), &mut fx);
+        d.assembly_expired(&task, 0, &mut fx);
+        d.on_manifest(&manifest(&task, &[&a]), &mut fx);
+        assert!(fx.published().is_empty(), "{:?}", fx.published());
+        assert!(fx.deadlines().is_empty());
     }
 
     #[test]
