@@ -29,15 +29,24 @@ use tokio::time::Instant;
 
 use crate::bus::{Bus, BusHandle, Envelope, Inbox};
 use crate::clock::sleep_until;
-use crate::contracts::{Message, Role, TaskClosed, TaskId};
+use crate::contracts::{EnvelopeId, Message, Role, TaskClosed, TaskId};
 use crate::lifecycle::Registry;
 
-/// What a handler decided to do outside itself, in order: messages to publish as its
-/// role and deadlines to set. Collected while the handler runs, carried out by the
-/// runner right after it, before the next event.
+/// One message a handler sends as its role.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    pub to: Role,
+    /// Set when the message answers a request.
+    pub in_reply_to: Option<EnvelopeId>,
+    pub message: Message,
+}
+
+/// What a handler decided to do outside itself, in order: messages to send as its role
+/// and deadlines to set. Collected while the handler runs, carried out by the runner
+/// right after it, before the next event.
 #[derive(Debug)]
 pub struct Effects<T> {
-    published: Vec<(Role, Message)>,
+    published: Vec<Outgoing>,
     deadlines: Vec<(Duration, TaskId, T)>,
 }
 
@@ -53,7 +62,20 @@ impl<T> Default for Effects<T> {
 impl<T> Effects<T> {
     /// Publishes `message` to `to` as the role.
     pub fn publish(&mut self, to: Role, message: impl Into<Message>) {
-        self.published.push((to, message.into()));
+        self.published.push(Outgoing {
+            to,
+            in_reply_to: None,
+            message: message.into(),
+        });
+    }
+
+    /// Answers the request `request` from `to` with `message`.
+    pub fn reply(&mut self, to: Role, request: EnvelopeId, message: impl Into<Message>) {
+        self.published.push(Outgoing {
+            to,
+            in_reply_to: Some(request),
+            message: message.into(),
+        });
     }
 
     /// Sets a deadline `delay` from now for `task`; it comes back as `timer`.
@@ -61,8 +83,8 @@ impl<T> Effects<T> {
         self.deadlines.push((delay, task.clone(), timer));
     }
 
-    /// The messages published so far, in order.
-    pub fn published(&self) -> &[(Role, Message)] {
+    /// The messages sent so far, in order.
+    pub fn published(&self) -> &[Outgoing] {
         &self.published
     }
 
@@ -193,8 +215,11 @@ impl<A: Actor> Runner<A> {
 
     /// Publishes what the last handler published and sets the deadlines it set.
     fn carry_out(&mut self) {
-        for (to, message) in self.effects.published.drain(..) {
-            self.bus.publish(to, message);
+        for out in self.effects.published.drain(..) {
+            match out.in_reply_to {
+                Some(request) => self.bus.reply(out.to, request, out.message),
+                None => self.bus.publish(out.to, out.message),
+            };
         }
         let now = Instant::now();
         for (delay, task, timer) in self.effects.deadlines.drain(..) {

@@ -440,8 +440,8 @@ mod tests {
     fn released(fx: &Fx) -> Vec<String> {
         fx.published()
             .iter()
-            .filter_map(|(to, m)| match m {
-                Message::SubTask(s) if *to == Role::Executor => Some(s.intent.clone()),
+            .filter_map(|o| match &o.message {
+                Message::SubTask(s) if o.to == Role::Executor => Some(s.intent.clone()),
                 _ => None,
             })
             .collect()
@@ -450,8 +450,8 @@ mod tests {
     fn halts(fx: &Fx) -> Vec<&DispatchHalted> {
         fx.published()
             .iter()
-            .filter_map(|(to, m)| match m {
-                Message::DispatchHalted(h) if *to == Role::MetaValidator => Some(h),
+            .filter_map(|o| match &o.message {
+                Message::DispatchHalted(h) if o.to == Role::MetaValidator => Some(h),
                 _ => None,
             })
             .collect()
@@ -478,7 +478,7 @@ mod tests {
         assert!(released(&fx).is_empty(), "b is still running");
         d.on_closed(closed(&b, SubTaskStatus::Matched, "out of b"), &mut fx);
         assert_eq!(released(&fx), ["c"]);
-        let Message::SubTask(sent) = &fx.published()[0].1 else {
+        let Message::SubTask(sent) = &fx.published()[0].message else {
             panic!("a sub-task");
         };
         assert!(
