@@ -31,7 +31,7 @@ use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{MegramWrite, Message, Role, TaskBudget, TaskClosed, TaskId};
 use crate::lifecycle::Registry;
-use crate::roles::runner::{Actor, Cx, Runner, TimerId};
+use crate::roles::runner::{Actor, Cx, Outbox, Runner, TimerId};
 
 /// R7: the Goal Gradient Solver wired to the bus.
 pub struct Ggs(Runner<Solver>);
@@ -116,9 +116,10 @@ impl Actor for Solver {
                 megrams,
                 feedback,
             } => {
-                self.bus.publish(Role::Planner, directive);
-                write_megrams(&self.bus, &task_id, megrams);
-                write_feedback(&self.bus, &task_id, feedback);
+                let fx = cx.effects();
+                fx.publish(Role::Planner, directive);
+                write_megrams(fx, &task_id, megrams);
+                write_feedback(fx, &task_id, feedback);
             }
             Step::Finish(finish) => {
                 self.tasks.remove(&task_id);
@@ -126,7 +127,7 @@ impl Actor for Solver {
                     cx.cancel(timer);
                 }
                 self.ended.insert(task_id, None);
-                deliver(&self.bus, finish);
+                deliver(cx.effects(), finish);
             }
             Step::Abandon(pending) => {
                 self.tasks.remove(&task_id);
@@ -148,9 +149,9 @@ impl Actor for Solver {
         }
     }
 
-    fn on_deadline(&mut self, task: TaskId, budget: Arc<TaskBudget>, _cx: &mut Cx<'_, Self>) {
+    fn on_deadline(&mut self, task: TaskId, budget: Arc<TaskBudget>, cx: &mut Cx<'_, Self>) {
         self.budgets.remove(&task);
-        self.out_of_budget(&task, &budget);
+        self.out_of_budget(&task, &budget, cx.effects());
     }
 
     fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
@@ -164,7 +165,7 @@ impl Solver {
     /// A task's budget ran out. Still running: abandon now with the code-built graceful
     /// result (no model call: the budget is spent). Being abandoned: the graceful part
     /// stops waiting for R2 and goes out code-built. Ended: nothing.
-    fn out_of_budget(&mut self, task_id: &TaskId, budget: &TaskBudget) {
+    fn out_of_budget(&mut self, task_id: &TaskId, budget: &TaskBudget, out: &mut impl Outbox) {
         match self.ended.get(task_id) {
             Some(Some(hurry)) => return hurry.cancel(),
             Some(None) => return,
@@ -186,7 +187,7 @@ impl Solver {
             "the task's time budget ran out; abandoning");
         let pending = state.budget_exhausted(budget.time_budget_ms, &self.settings, now);
         self.ended.insert(task_id.clone(), None);
-        deliver(&self.bus, pending.complete(None, now));
+        deliver(out, pending.complete(None, now));
     }
 
     fn step(&mut self, env: &Envelope) -> Option<Step> {
@@ -237,37 +238,34 @@ fn state_for<'a>(
         .or_insert_with(|| TaskState::new(task_id.clone(), intent, now))
 }
 
-fn write_megrams(bus: &BusHandle, task_id: &TaskId, megrams: Vec<crate::contracts::Megram>) {
+fn write_megrams(out: &mut impl Outbox, task_id: &TaskId, megrams: Vec<crate::contracts::Megram>) {
     for megram in megrams {
-        bus.publish(
-            Role::Memory,
-            MegramWrite {
-                task_id: Some(task_id.clone()),
-                megram,
-                against_rule: None,
-            },
-        );
+        let write = MegramWrite {
+            task_id: Some(task_id.clone()),
+            megram,
+            against_rule: None,
+        };
+        out.send(Role::Memory, write.into());
     }
 }
 
-fn write_feedback(bus: &BusHandle, task_id: &TaskId, feedback: Vec<Feedback>) {
+fn write_feedback(out: &mut impl Outbox, task_id: &TaskId, feedback: Vec<Feedback>) {
     for f in feedback {
-        bus.publish(
-            Role::Memory,
-            MegramWrite {
-                task_id: Some(task_id.clone()),
-                megram: f.megram,
-                against_rule: Some(f.rule),
-            },
-        );
+        let write = MegramWrite {
+            task_id: Some(task_id.clone()),
+            megram: f.megram,
+            against_rule: Some(f.rule),
+        };
+        out.send(Role::Memory, write.into());
     }
 }
 
-fn deliver(bus: &BusHandle, finish: Finish) {
+/// The task's result to the user, then what it teaches memory.
+fn deliver(out: &mut impl Outbox, finish: Finish) {
     let task_id = finish.result.task_id.clone();
-    bus.publish(Role::User, finish.result);
-    write_megrams(bus, &task_id, finish.megram.into_iter().collect());
-    write_feedback(bus, &task_id, finish.feedback);
+    out.send(Role::User, finish.result.into());
+    write_megrams(out, &task_id, finish.megram.into_iter().collect());
+    write_feedback(out, &task_id, finish.feedback);
 }
 
 /// Asks R2 for the graceful-failure part, waits at most `timeout` (or until `hurry`),
@@ -306,5 +304,6 @@ async fn complete_abandon(
             }
         },
     };
-    deliver(&bus, pending.complete(reply.as_ref(), clock.now()));
+    let mut bus = bus;
+    deliver(&mut bus, pending.complete(reply.as_ref(), clock.now()));
 }

@@ -32,6 +32,25 @@ use crate::clock::sleep_until;
 use crate::contracts::{EnvelopeId, Message, Role, TaskClosed, TaskId};
 use crate::lifecycle::Registry;
 
+/// Where a role's messages go: a handler's [`Effects`], or, inside a job that runs
+/// beside the role, its bus handle. Lets one function build what goes out for both.
+pub trait Outbox {
+    /// Sends `message` to `to` as the role.
+    fn send(&mut self, to: Role, message: Message);
+}
+
+impl<T> Outbox for Effects<T> {
+    fn send(&mut self, to: Role, message: Message) {
+        self.publish(to, message);
+    }
+}
+
+impl Outbox for BusHandle {
+    fn send(&mut self, to: Role, message: Message) {
+        self.publish(to, message);
+    }
+}
+
 /// One message a handler sends as its role.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outgoing {

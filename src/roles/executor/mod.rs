@@ -180,8 +180,8 @@ impl Actor for Execute {
         }
     }
 
-    fn on_done(&mut self, _task: TaskId, (id, end): Self::Done, _cx: &mut Cx<'_, Self>) {
-        self.on_worker_end(id, end);
+    fn on_done(&mut self, _task: TaskId, (id, end): Self::Done, cx: &mut Cx<'_, Self>) {
+        self.on_worker_end(id, end, cx);
     }
 
     fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
@@ -256,7 +256,7 @@ impl Execute {
             "the validator closed the sub-task on its own");
     }
 
-    fn on_worker_end(&mut self, id: SubTaskId, end: worker::End) {
+    fn on_worker_end(&mut self, id: SubTaskId, end: worker::End, cx: &mut Cx<'_, Self>) {
         let Some(running) = self.running.remove(&id) else {
             return; // closed by R4a on its own, or its task closed
         };
@@ -264,7 +264,7 @@ impl Execute {
             // Without a verdict nobody else closes the sub-task: the dispatcher's group
             // would never end.
             worker::End::Unjudged(closed) if !self.registry.is_closed(&running.task) => {
-                self.shared.bus.publish(Role::Dispatcher, closed);
+                cx.publish(Role::Dispatcher, closed);
             }
             worker::End::Closed => {}
             _ => tracing::debug!(subtask = %id, "worker ended with its task closed"),

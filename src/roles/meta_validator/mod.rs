@@ -53,7 +53,7 @@ pub use self::prompt::{MAX_OUTPUTS_CHARS, MERGE_MAX_TOKENS, merge_prompt, system
 pub use self::schema::{MergeJudgement, check_merge};
 use self::state::{Gate, Phase, Round, TaskTrack, expired, gate, judge};
 pub use self::state::{effective_task_criteria, missing_subject};
-use crate::bus::{Bus, BusHandle, Envelope};
+use crate::bus::{Bus, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{
@@ -71,7 +71,6 @@ pub struct MetaValidator(Runner<Gatekeeper>);
 
 /// R4b's state and reactions.
 struct Gatekeeper {
-    bus: BusHandle,
     llm: RoleLlm,
     registry: Registry,
     clock: SharedClock,
@@ -97,13 +96,11 @@ impl MetaValidator {
         registry: Registry,
         clock: SharedClock,
     ) -> Self {
-        let handle = bus.handle(Role::MetaValidator);
         let limits = config.limits();
         let gatekeeper = Gatekeeper {
             llm: llm
-                .for_role(handle.clone())
+                .for_role(bus.handle(Role::MetaValidator))
                 .expect("R4b runs on the brain tier"),
-            bus: handle,
             registry: registry.clone(),
             clock,
             max_replans: config.budgets.max_replans,
@@ -155,14 +152,14 @@ impl Actor for Gatekeeper {
         &mut self,
         _task: TaskId,
         (task, generation, judged): Judged,
-        _cx: &mut Cx<'_, Self>,
+        cx: &mut Cx<'_, Self>,
     ) {
-        self.on_judged(&task, generation, judged);
+        self.on_judged(&task, generation, judged, cx);
     }
 
-    fn on_deadline(&mut self, task: TaskId, generation: u64, _cx: &mut Cx<'_, Self>) {
+    fn on_deadline(&mut self, task: TaskId, generation: u64, cx: &mut Cx<'_, Self>) {
         if self.is_collecting(&task, generation) {
-            self.round_overdue(&task);
+            self.round_overdue(&task, cx);
         }
     }
 
@@ -375,7 +372,7 @@ impl Gatekeeper {
         let criteria = match gate {
             Gate::Send(message) => {
                 round.phase = Phase::Done;
-                self.bus.publish(Role::Ggs, message);
+                cx.publish(Role::Ggs, message);
                 return;
             }
             Gate::Merge { criteria } => criteria,
@@ -406,6 +403,7 @@ impl Gatekeeper {
         task_id: &TaskId,
         generation: u64,
         judged: Result<MergeJudgement, LlmError>,
+        cx: &mut Cx<'_, Self>,
     ) {
         let now = self.clock.now();
         let Some(track) = self.tasks.get_mut(task_id) else {
@@ -429,11 +427,11 @@ impl Gatekeeper {
             Ok(j) => Ok(j),
         };
         let message = judge(task_id, track, now, self.max_replans, judged);
-        self.bus.publish(Role::Ggs, message);
+        cx.publish(Role::Ggs, message);
     }
 
     /// The round of `task_id` still lacks outcomes after its time: it is given up.
-    fn round_overdue(&mut self, task_id: &TaskId) {
+    fn round_overdue(&mut self, task_id: &TaskId, cx: &mut Cx<'_, Self>) {
         let now = self.clock.now();
         let Some(track) = self.tasks.get_mut(task_id) else {
             return;
@@ -445,6 +443,6 @@ impl Gatekeeper {
             round.phase = Phase::Done;
         }
         tracing::warn!(task = %task_id, gap = %request.gap_summary, "round given up");
-        self.bus.publish(Role::Ggs, request);
+        cx.publish(Role::Ggs, request);
     }
 }
