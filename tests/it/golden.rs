@@ -120,6 +120,15 @@ pub const SCENARIOS: &[Scenario] = &[
         clarification: "",
     },
     Scenario {
+        name: "replan_law1_trashed",
+        fixture: "replan_law1",
+        input: "delete the old draft in my workspace",
+        files: &[("draft-old.txt", "old"), ("notes.txt", "keep me")],
+        adjust: no_retries,
+        law1: AtLaw1::Answer(Decision::Trash),
+        clarification: "",
+    },
+    Scenario {
         name: "replan_law1_cancelled",
         fixture: "replan_law1",
         input: "delete the old draft in my workspace",
