@@ -18,12 +18,20 @@
 //! Each envelope is kept as the desktop sends it to the UI, with the core's line for it
 //! (`DescribedEnvelope`, written from the normalised envelope), so the UI's tests read the
 //! lines the core writes; readers of plain envelopes skip the `line`.
+//!
+//! Beside the traffic, `tests/fixtures/recorded/<scenario>.json` keeps what the runtime
+//! recorded of the run in its data directory, normalised with the same id mapping: the
+//! task log's row and fold of the run (`RunSummary`, `Trajectory`), the auditor's events,
+//! reports and chain verification (hashes numbered in order of appearance, so the chain's
+//! links stay visible), and the memory store's groups with their Megrams and potentials
+//! after the run. The UI's fake backend replays these instead of simulating a pipeline.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use artoo::auditor::{AuditEvent, AuditHistory, EventFilter};
 use artoo::bus::{Envelope, TapEvent};
 use artoo::config::GgsParams;
 use artoo::contracts::{Decision, Message, TaskId};
@@ -34,16 +42,30 @@ use artoo::testkit::{Script, ScriptedServer, llm_config};
 use artoo::{Config, FakeClock};
 use serde_json::Value;
 
+/// What the user does when a Law 1 request reaches them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtLaw1 {
+    Answer(Decision),
+    /// Cancels the task instead of answering.
+    Cancel,
+}
+
 /// One recorded scenario: the fixture it runs and what the user does.
 pub struct Scenario {
-    /// The fixture under `tests/fixtures/llm/` and the transcript's file name.
+    /// The transcript's file name.
     pub name: &'static str,
+    /// The model script under `tests/fixtures/llm/`.
+    pub fixture: &'static str,
     /// What the user types.
     pub input: &'static str,
     /// Files in the workspace before the task.
     pub files: &'static [(&'static str, &'static str)],
     /// Settings the scenario needs.
     pub adjust: fn(&mut Config),
+    /// What the user does at a Law 1 request.
+    pub law1: AtLaw1,
+    /// What the user answers to a clarifying question.
+    pub clarification: &'static str,
 }
 
 fn defaults(_: &mut Config) {}
@@ -52,25 +74,86 @@ fn no_retries(config: &mut Config) {
     config.budgets.max_retries = 0;
 }
 
+fn one_replan(config: &mut Config) {
+    config.budgets.max_retries = 0;
+    config.budgets.max_replans = 1;
+}
+
+const APPROVE: AtLaw1 = AtLaw1::Answer(Decision::Approve);
+
 /// Every recorded scenario.
 pub const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "list_workspace",
+        fixture: "list_workspace",
         input: "what files are in my workspace?",
         files: &[("a.txt", "alpha"), ("b.txt", "bravo")],
         adjust: defaults,
+        law1: APPROVE,
+        clarification: "",
     },
     Scenario {
         name: "greeting",
+        fixture: "greeting",
         input: "hello",
         files: &[],
         adjust: defaults,
+        law1: APPROVE,
+        clarification: "",
     },
     Scenario {
         name: "replan_law1",
+        fixture: "replan_law1",
         input: "delete the old draft in my workspace",
         files: &[("draft-old.txt", "old"), ("notes.txt", "keep me")],
         adjust: no_retries,
+        law1: APPROVE,
+        clarification: "",
+    },
+    Scenario {
+        name: "replan_law1_denied",
+        fixture: "replan_law1_denied",
+        input: "delete the old draft in my workspace",
+        files: &[("draft-old.txt", "old"), ("notes.txt", "keep me")],
+        adjust: one_replan,
+        law1: AtLaw1::Answer(Decision::Deny),
+        clarification: "",
+    },
+    Scenario {
+        name: "replan_law1_trashed",
+        fixture: "replan_law1",
+        input: "delete the old draft in my workspace",
+        files: &[("draft-old.txt", "old"), ("notes.txt", "keep me")],
+        adjust: no_retries,
+        law1: AtLaw1::Answer(Decision::Trash),
+        clarification: "",
+    },
+    Scenario {
+        name: "replan_law1_cancelled",
+        fixture: "replan_law1",
+        input: "delete the old draft in my workspace",
+        files: &[("draft-old.txt", "old"), ("notes.txt", "keep me")],
+        adjust: no_retries,
+        law1: AtLaw1::Cancel,
+        clarification: "",
+    },
+    Scenario {
+        name: "clarify",
+        fixture: "clarify",
+        input: "tidy up",
+        files: &[("a.txt", "alpha"), ("b.txt", "bravo")],
+        adjust: defaults,
+        law1: APPROVE,
+        clarification: "list the files in my workspace",
+    },
+    Scenario {
+        name: "abandon",
+        fixture: "abandon",
+        input: "read the report in my drafts folder",
+        files: &[("notes.txt", "keep me")],
+        adjust: one_replan,
+        law1: APPROVE,
+        clarification: "",
     },
 ];
 
@@ -96,8 +179,15 @@ pub fn task_of(envelopes: &[Envelope]) -> TaskId {
         .expect("a transcript of a task names it")
 }
 
-/// Runs one scenario through the real runtime and returns its normalised traffic.
-async fn record(scenario: &Scenario) -> Value {
+/// What one recording keeps: the traffic, and what the runtime wrote of the run.
+struct Recorded {
+    transcript: Value,
+    run: Value,
+}
+
+/// Runs one scenario through the real runtime and returns its normalised traffic and
+/// records.
+async fn record(scenario: &Scenario) -> Recorded {
     let dirs = tempfile::tempdir().expect("temp dir");
     let root = dirs.path().canonicalize().expect("temp dir resolves");
     let home = root.join("home");
@@ -108,10 +198,11 @@ async fn record(scenario: &Scenario) -> Value {
     }
     let fixture = fixtures()
         .join("llm")
-        .join(format!("{}.json", scenario.name));
+        .join(format!("{}.json", scenario.fixture));
     let script = Script::from_file(&fixture).expect("the fixture parses");
     let server = ScriptedServer::start(script).await.expect("server starts");
-    let mut config = Config::with_dirs(root.join("data"), &workspace);
+    let data = root.join("data");
+    let mut config = Config::with_dirs(data.clone(), &workspace);
     config.home = home;
     config.llm = llm_config(&server.base_url());
     (scenario.adjust)(&mut config);
@@ -134,10 +225,21 @@ async fn record(scenario: &Scenario) -> Value {
                 Some(TapEvent::Message(env)) => {
                     seen.push(Arc::clone(&env));
                     match &env.message {
-                        Message::ConfirmationRequest(r) => runtime
-                            .answer_confirmation(r.request_id, Decision::Approve)
+                        Message::ConfirmationRequest(r) => match scenario.law1 {
+                            AtLaw1::Answer(decision) => runtime
+                                .answer_confirmation(r.request_id, decision)
+                                .await
+                                .expect("the request is open"),
+                            AtLaw1::Cancel => {
+                                runtime
+                                    .cancel(&task, "cancelled by the user")
+                                    .expect("the task runs");
+                            }
+                        },
+                        Message::ClarificationRequest(_) => runtime
+                            .answer_clarification(&task, scenario.clarification)
                             .await
-                            .expect("the request is open"),
+                            .expect("the question is open"),
                         Message::TaskClosed(c) if c.task_id == task => break,
                         _ => {}
                     }
@@ -150,17 +252,30 @@ async fn record(scenario: &Scenario) -> Value {
     tokio::time::timeout(RECORDING_TIMEOUT, reading)
         .await
         .unwrap_or_else(|_| panic!("{}: the task did not close", scenario.name));
-    // What the end sets off (memory writes) lands before the runtime stops.
+    // What the end sets off (memory writes, a cancel's denials) lands before the runtime
+    // stops.
     tokio::time::sleep(Duration::from_millis(200)).await;
     while let Some(event) = tap.try_recv() {
         if let TapEvent::Message(env) = event {
             seen.push(env);
         }
     }
+    // An on-demand report over the window the run fell in, as the audit panel asks for
+    // one (its query and report are not the task's traffic, so not the transcript's).
+    let report = runtime.audit_now().await.expect("the auditor reports");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut asked: Vec<Arc<Envelope>> = Vec::new();
+    while let Some(event) = tap.try_recv() {
+        if let TapEvent::Message(env) = event {
+            asked.push(env);
+        }
+    }
+    let memory = memory_snapshot(&runtime).await;
     runtime.shutdown().await;
     server.shutdown().await;
     // The runtime's own recording of the run is exactly the task's traffic.
-    let recorded = TaskLogDir::new(&root.join("data"))
+    let logs = TaskLogDir::new(&data);
+    let recorded = logs
         .latest_of(&task)
         .expect("the task logs read")
         .unwrap_or_else(|| panic!("{}: the runtime recorded no run", scenario.name));
@@ -175,24 +290,77 @@ async fn record(scenario: &Scenario) -> Value {
         .cloned()
         .collect();
     assert_eq!(recorded.envelopes(), of_task, "{}", scenario.name);
-    described(normalise(&seen, &root), &ggs)
+    let summary = logs
+        .summary(&recorded.run_id)
+        .expect("the task logs read")
+        .expect("the run is listed");
+
+    let history = AuditHistory::new(&data);
+    let events = history
+        .events(&EventFilter {
+            limit: usize::MAX,
+            ..EventFilter::default()
+        })
+        .expect("the audit log reads");
+    let reports = history.reports(usize::MAX).expect("the reports read");
+    let verify = history.verify().expect("the audit log verifies");
+    assert!(
+        verify.is_clean(),
+        "{}: the auditor's chain is broken: {verify:?}",
+        scenario.name
+    );
+
+    assert!(
+        reports.iter().any(|r| r.report_id == report.report_id),
+        "{}: the on-demand report is kept",
+        scenario.name
+    );
+
+    let mut ids = Ids::default();
+    let transcript = described(normalise(&seen, &root, &mut ids), &ggs);
+    let mut run = serde_json::json!({
+        "summary": summary,
+        "trajectory": recorded.trajectory(),
+        "audit": { "events": events, "reports": reports, "verify": verify },
+        "memory": memory,
+    });
+    let asked = normalise(&asked, &root, &mut ids);
+    normalise_value(&mut run, &root, &mut ids);
+    audit_details_of(&mut run["audit"]["events"], [&transcript, &asked], &ggs);
+    without_prompt_tokens(&mut run);
+    run["summary"]["total_tokens"] = run["trajectory"]["usage"]["total_tokens"].clone();
+    Recorded { transcript, run }
+}
+
+/// Every memory group after the run, with its Megrams as the memory panel reads them.
+async fn memory_snapshot(runtime: &Runtime) -> Value {
+    let mut groups = Vec::new();
+    for group in runtime.memory().groups().await.expect("memory groups read") {
+        let megrams = runtime
+            .memory()
+            .group(&group.space, &group.entity)
+            .await
+            .expect("a memory group reads");
+        groups.push(serde_json::json!({ "group": group, "megrams": megrams }));
+    }
+    Value::Array(groups)
 }
 
 /// Fields whose value is a wall time measured on this machine.
-const WALL_TIMES: &[&str] = &["elapsed_ms", "duration_ms", "wall_ms", "latency_ms"];
+const WALL_TIMES: &[&str] = &[
+    "elapsed_ms",
+    "duration_ms",
+    "wall_ms",
+    "latency_ms",
+    "tool_elapsed_ms",
+];
 /// `LlmCall` fields that carry the prompts (with machine facts) or follow from them.
 const PROMPT_FIELDS: &[&str] = &["system_prompt", "user_prompt", "prompt_tokens"];
 
-fn normalise(seen: &[Arc<Envelope>], root: &Path) -> Value {
+fn normalise(seen: &[Arc<Envelope>], root: &Path, ids: &mut Ids) -> Value {
     let plain: Vec<&Envelope> = seen.iter().map(Arc::as_ref).collect();
     let mut value = serde_json::to_value(plain).expect("envelopes serialise");
-    let mut ids = Ids::default();
-    let root = root.display().to_string();
-    walk(&mut value, None, &mut |key, v| match v {
-        Value::String(s) => *s = ids.replace(&s.replace(&root, "$TMP")),
-        Value::Number(_) if key.is_some_and(|k| WALL_TIMES.contains(&k)) => *v = Value::from(0),
-        _ => {}
-    });
+    normalise_value(&mut value, root, ids);
     if let Value::Array(envelopes) = &mut value {
         for env in envelopes {
             if env["message"]["type"] == "LlmCall" {
@@ -210,6 +378,64 @@ fn normalise(seen: &[Arc<Envelope>], root: &Path) -> Value {
         }
     }
     value
+}
+
+/// Ids, the temporary directory, wall times and hashes of `value`, made the same on every
+/// run.
+fn normalise_value(value: &mut Value, root: &Path, ids: &mut Ids) {
+    let root = root.display().to_string();
+    walk(value, None, &mut |key, v| match v {
+        Value::String(s) => *s = ids.replace(&s.replace(&root, "$TMP")),
+        Value::Number(_) if key.is_some_and(|k| WALL_TIMES.contains(&k)) => *v = Value::from(0),
+        _ => {}
+    });
+}
+
+/// Each audit event of a bus message with the detail the auditor writes for the
+/// normalised envelope (its own detail measured wall times and prompt tokens).
+fn audit_details_of(events: &mut Value, traffic: [&Value; 2], ggs: &GgsParams) {
+    let mut envelopes: Vec<Envelope> = Vec::new();
+    for part in traffic {
+        let part: Vec<Envelope> =
+            serde_json::from_value(part.clone()).expect("the traffic reads back");
+        envelopes.extend(part);
+    }
+    for event in events.as_array_mut().expect("events are a list") {
+        let Some(id) = event.get("envelope_id").and_then(Value::as_str) else {
+            continue;
+        };
+        let env = envelopes
+            .iter()
+            .find(|e| e.id.to_string() == id)
+            .unwrap_or_else(|| {
+                panic!("the audit log names envelope {id}, which the tap never saw")
+            });
+        event["detail"] = Value::from(AuditEvent::for_envelope(env, vec![], ggs).detail);
+    }
+}
+
+/// Prompt token counts (they follow from the prompts, which carry machine facts) as 0,
+/// and token totals as the completion tokens alone.
+fn without_prompt_tokens(value: &mut Value) {
+    match value {
+        Value::Array(items) => items.iter_mut().for_each(without_prompt_tokens),
+        Value::Object(map) => {
+            if map.contains_key("prompt_tokens") {
+                map.insert("prompt_tokens".into(), Value::from(0));
+            }
+            for v in map.values_mut() {
+                without_prompt_tokens(v);
+            }
+            if let Some(stats) = map.get("role_stats").and_then(Value::as_array) {
+                let completion: u64 = stats
+                    .iter()
+                    .filter_map(|s| s["completion_tokens"].as_u64())
+                    .sum();
+                map.insert("total_tokens".into(), Value::from(completion));
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The normalised envelopes, each with its line.
@@ -235,14 +461,28 @@ fn walk(value: &mut Value, key: Option<&str>, f: &mut dyn FnMut(Option<&str>, &m
     }
 }
 
-/// Ids (UUIDs and task ids) numbered in order of first appearance, wherever they occur.
+/// Ids (UUIDs and task ids) numbered in order of first appearance, wherever they occur;
+/// and SHA-256 hashes (the audit chain's), numbered apart in order of first appearance,
+/// so a hash and the `prev` that names it stay equal. The chain's genesis stays as is.
 #[derive(Default)]
 struct Ids {
     seen: HashMap<String, String>,
+    hashes: HashMap<String, String>,
 }
 
 impl Ids {
     fn replace(&mut self, text: &str) -> String {
+        if text.len() == 64
+            && text.bytes().all(|b| b.is_ascii_hexdigit())
+            && text.bytes().any(|b| b != b'0')
+        {
+            let next = self.hashes.len() + 1;
+            return self
+                .hashes
+                .entry(text.to_string())
+                .or_insert_with(|| format!("{next:064x}"))
+                .clone();
+        }
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while !rest.is_empty() {
@@ -293,33 +533,60 @@ fn id_at(text: &str) -> Option<usize> {
     uuid.then_some(36)
 }
 
+/// Writes `value` to `path` when blessing, else fails unless `path` holds it.
+fn bless_or_compare(path: &Path, value: &Value, bless: bool) {
+    let text = serde_json::to_string_pretty(value).expect("serialises") + "\n";
+    if bless {
+        std::fs::write(path, text).expect("golden file written");
+        return;
+    }
+    let kept = std::fs::read_to_string(path).unwrap_or_default();
+    if kept == text {
+        return;
+    }
+    let kept: Value = serde_json::from_str(&kept).unwrap_or(Value::Null);
+    let (at, kept, recorded) = first_difference("", &kept, value);
+    panic!(
+        "{} is stale at {at}:\nkept:     {kept}\nrecorded: {recorded}\n\
+         (ARTOO_BLESS_TS=1 records it again)",
+        path.display(),
+    );
+}
+
+/// Where two JSON values first differ: the path and the two values there.
+fn first_difference(at: &str, a: &Value, b: &Value) -> (String, Value, Value) {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            if let Some(i) = (0..x.len()).find(|&i| x[i] != y[i]) {
+                return first_difference(&format!("{at}/{i}"), &x[i], &y[i]);
+            }
+        }
+        (Value::Object(x), Value::Object(y)) if x.keys().eq(y.keys()) => {
+            if let Some(k) = x.keys().find(|k| x[*k] != y[*k]) {
+                return first_difference(&format!("{at}/{k}"), &x[k], &y[k]);
+            }
+        }
+        _ => {}
+    }
+    (at.to_string(), a.clone(), b.clone())
+}
+
 #[tokio::test]
 async fn the_golden_transcripts_are_what_the_runtime_sends() {
     let bless = std::env::var_os("ARTOO_BLESS_TS").is_some();
     for scenario in SCENARIOS {
         let recorded = record(scenario).await;
-        let path = fixtures()
-            .join("transcripts")
-            .join(format!("{}.json", scenario.name));
-        let text = serde_json::to_string_pretty(&recorded).expect("serialises") + "\n";
-        if bless {
-            std::fs::write(&path, text).expect("transcript written");
-            continue;
-        }
-        let kept = std::fs::read_to_string(&path).unwrap_or_default();
-        if kept != text {
-            let kept: Value = serde_json::from_str(&kept).unwrap_or(Value::Null);
-            let at = (0..)
-                .find(|&i| kept.get(i) != recorded.get(i))
-                .expect("they differ somewhere");
-            panic!(
-                "{} is stale from envelope {at}:\nkept:     {}\nrecorded: {}\n\
-                 (ARTOO_BLESS_TS=1 records it again)",
-                path.display(),
-                kept.get(at).unwrap_or(&Value::Null),
-                recorded.get(at).unwrap_or(&Value::Null),
-            );
-        }
+        let name = format!("{}.json", scenario.name);
+        bless_or_compare(
+            &fixtures().join("transcripts").join(&name),
+            &recorded.transcript,
+            bless,
+        );
+        bless_or_compare(
+            &fixtures().join("recorded").join(&name),
+            &recorded.run,
+            bless,
+        );
     }
 }
 

@@ -333,9 +333,14 @@ fn assert_fold_tells(name: &str, t: &Trajectory, envelopes: &[Envelope]) {
     );
 
     // How it ended.
+    let cancelled = envelopes.iter().any(|e| {
+        matches!(&e.message, Message::TaskClosed(c)
+            if matches!(c.end, TaskClosure::Cancelled { .. }))
+    });
     let status = match (results.first(), replies.first()) {
         (Some(f), _) => RunStatus::from(f.directive),
         (None, Some(_)) => RunStatus::Answered,
+        (None, None) if cancelled => RunStatus::Cancelled,
         (None, None) => RunStatus::Open,
     };
     assert_eq!(t.status, status, "{name}");

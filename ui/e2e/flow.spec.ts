@@ -13,7 +13,8 @@ const SHOTS = fileURLToPath(new URL('../../target/ui-screenshots/', import.meta.
 mkdirSync(SHOTS, { recursive: true });
 
 const START = new Date('2026-03-02T09:00:00+01:00');
-const TASK = 'Delete the duplicate installers in my Downloads folder';
+// The fake answers a deletion with the golden recording replan_law1 (fake/recorded.ts).
+const TASK = 'delete the old draft in my workspace';
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.clock.runFor(50);
@@ -61,9 +62,8 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   await expect(replan).toContainText('R2 is replanning: change path');
   await expect(page.getByTestId('rationale')).toContainText('Plateau');
   await expect(page.getByTestId('gradient')).toContainText('⊥ plateau');
-  await expect(page.getByTestId('loss-row')).toContainText('0.50');
+  await expect(page.getByTestId('loss-row')).toContainText('0.60');
   await expect(page.locator('.role[data-role="R2"]')).toHaveAttribute('data-activity', 'active');
-  await expect(replan.locator('code.blocked')).toHaveText('~/Downloads/Installers');
   await expect(page.getByTestId('phase')).toHaveText('Replanning');
   await shot(page, '02-pipeline-replanning');
 
@@ -76,10 +76,10 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   // Effects (focusing Deny) run after paint, on timers the paused clock must release.
   await page.clock.runFor(100);
   await expect(dialog).toHaveAttribute('role', 'alertdialog');
-  await expect(page.getByTestId('law1-effect')).toContainText('Delete ~/Downloads/Zoom (1).pkg (exists)');
+  await expect(page.getByTestId('law1-effect')).toContainText('Delete ~/artoo_workspace/draft-old.txt (exists)');
   await expect(dialog).toContainText('Cannot be undone');
-  await expect(page.getByTestId('law1-command')).toContainText('rm "$HOME/Downloads/Zoom (1).pkg"');
-  await expect(dialog.locator('.law1-paths li')).toHaveCount(3);
+  await expect(page.getByTestId('law1-command')).toContainText('rm draft-old.txt');
+  await expect(dialog.locator('.law1-paths li')).toHaveCount(1);
   await expect(page.getByTestId('law1-countdown')).toContainText('Denied automatically in 2:00');
   await expect(dialog.getByRole('button', { name: 'Move to Trash' })).toBeVisible();
   await expect(dialog.getByRole('button', { name: 'Deny' })).toBeFocused();
@@ -105,7 +105,7 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   const result = page.getByTestId('result');
   await runUntilVisible(page, result, 15_000);
   await expect(result).toContainText('✅');
-  await expect(page.getByTestId('summary')).toHaveText(/^Deleted 3 duplicate installers/);
+  await expect(page.getByTestId('summary')).toContainText('Deleted draft-old.txt; notes.txt is untouched.');
   await expect(page.getByTestId('result-details')).toContainText('accept');
   await page.getByTestId('result-details').locator('summary').click();
   await expect(page.getByTestId('cost')).toContainText('R2');
@@ -122,9 +122,9 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   await expect(groups).toContainText('thinking:laws');
   await expect(groups).toContainText('Exploit');
   await expect(groups).toContainText('Avoid');
-  await groups.getByText('intent:delete_the_duplicate_installers_in').click();
+  await groups.getByText('intent:delete_oldest').click();
   const detail = page.getByTestId('group-detail');
-  await expect(detail).toContainText('[LAW1] Deleted 3 duplicate installers');
+  await expect(detail).toContainText('Deleted draft-old.txt');
   await expect(page.getByTestId('why-recalled')).toContainText(TASK);
   await expect(page.getByTestId('why-recalled')).toContainText('MUST NOT');
   await page.getByTestId('tray').click();
@@ -142,7 +142,8 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   await page.getByTestId('audit-verify').click();
   await expect(page.getByTestId('chain')).toContainText('Chain intact');
   await panels.getByRole('checkbox', { name: 'Anomalies only' }).check();
-  await expect(page.getByTestId('audit-events')).toContainText('convergence_failure');
+  // The recorded runs raise no anomaly.
+  await expect(page.getByTestId('audit-events')).toContainText('No event matches.');
   await shot(page, '06-audit-history');
 
   // The run, replayable with its loss trajectory.
@@ -170,9 +171,9 @@ test('denying the Law 1 request ends in an honest graceful failure', async ({ pa
   const result = page.getByTestId('result');
   await runUntilVisible(page, result, 15_000);
   await expect(result).toContainText('❌');
-  await expect(page.getByTestId('summary')).toHaveText(/^Nothing deleted/);
-  await expect(page.getByTestId('next-moves').locator('li')).toHaveCount(3);
-  await expect(page.getByTestId('accomplished')).toContainText('Zoom.pkg = ~/Downloads/Zoom (1).pkg');
+  await expect(page.getByTestId('summary')).toContainText('denied 1');
+  await expect(page.getByTestId('next-moves').locator('li')).toHaveCount(2);
+  await expect(page.getByTestId('next-moves')).toContainText('Delete draft-old.txt yourself.');
   await shot(page, '08-popup-denied');
 });
 
@@ -184,9 +185,9 @@ test('the popup in dark mode, and the whole UI in Simplified Chinese', async ({ 
   await input.press('Enter');
   const question = page.getByTestId('clarification');
   await runUntilVisible(page, question, 5_000);
-  await expect(question).toContainText('Which folder');
+  await expect(question).toContainText('What should I tidy up');
   await shot(page, '09-dark-clarification');
-  await question.getByRole('textbox').fill('duplicate installers in Downloads');
+  await question.getByRole('textbox').fill('list the files in my workspace');
   await question.getByRole('button', { name: 'Answer' }).click();
   await expect(question).toBeHidden();
   await page.getByTestId('cancel').click();

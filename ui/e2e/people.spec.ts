@@ -14,7 +14,8 @@ const SHOTS = fileURLToPath(new URL('../../target/ui-screenshots/', import.meta.
 mkdirSync(SHOTS, { recursive: true });
 
 const START = new Date('2026-03-02T09:00:00+01:00');
-const TASK = 'Delete the duplicate installers in my Downloads folder';
+// The fake answers a deletion with the golden recording replan_law1 (fake/recorded.ts).
+const TASK = 'delete the old draft in my workspace';
 
 type Lang = 'en' | 'zh-CN';
 type Theme = 'light' | 'dark';
@@ -72,7 +73,7 @@ for (const lang of ['en', 'zh-CN'] as const) {
       // A step is running: one plain line says which.
       await expect(async () => {
         await page.clock.runFor(250);
-        await expect(status).toHaveText(lang === 'en' ? /^Step 1 of 2: / : /^第 1\/2 步：/, { timeout: 1 });
+        await expect(status).toHaveText(lang === 'en' ? /^Step 1 of 1: / : /^第 1\/1 步：/, { timeout: 1 });
       }).toPass({ timeout: 20_000 });
       await accessible(page, name('running'));
       await shot(page, name('1-running'));
@@ -80,7 +81,7 @@ for (const lang of ['en', 'zh-CN'] as const) {
       const dialog = page.getByTestId('law1-dialog');
       await runUntilVisible(page, dialog, 30_000);
       await expect(status).toHaveText(lang === 'en' ? /^Waiting for your approval: / : /^等待你的批准：/);
-      if (lang === 'zh-CN') await expect(page.getByTestId('law1-effect')).toContainText('删除 ~/Downloads/Zoom (1).pkg（已存在）');
+      if (lang === 'zh-CN') await expect(page.getByTestId('law1-effect')).toContainText('~/artoo_workspace/draft-old.txt');
       await page.clock.runFor(1_000);
       await accessible(page, name('law1'));
       await shot(page, name('2-law1'));
@@ -103,7 +104,7 @@ for (const lang of ['en', 'zh-CN'] as const) {
       await page.clock.runFor(300);
       const result = page.getByTestId('result');
       await runUntilVisible(page, result, 20_000);
-      await expect(page.getByTestId('next-moves').locator('li')).toHaveCount(3);
+      await expect(page.getByTestId('next-moves').locator('li')).toHaveCount(2);
       await expect(page.getByTestId('accomplished')).toBeVisible();
       // The pipeline, one click away, explains each number in words.
       await page.getByTestId('pipeline-details').locator('summary').click();

@@ -8,7 +8,8 @@ import { locale } from './i18n';
 import { createFakeBackend, type FakeBackend } from './ipc/fake';
 
 export const T0 = Date.parse('2026-03-02T09:00:00Z');
-export const TASK = 'Delete the duplicate installers in my Downloads folder';
+// Played from the golden recording replan_law1 (the fake answers a deletion with it).
+export const TASK = 'delete the old draft in my workspace';
 
 export interface Harness {
   fake: FakeBackend;

@@ -39,8 +39,11 @@ describe('the fake backend', () => {
     throw new Error(`${kind} never arrived; saw ${kinds(live()).join(', ')}`);
   }
 
-  it('replans with a change_path directive, then waits for the Law 1 decision before going on', async () => {
-    const taskId = await fake.invoke('submit_task', { text: 'Delete the duplicate installers in my Downloads folder' });
+  it('plays the recorded replan: a change_path directive, then waits for the Law 1 decision before going on', async () => {
+    const taskId = await fake.invoke('submit_task', { text: 'delete the old draft in my workspace' });
+    // Fresh ids, not the recording's numbered ones.
+    expect(taskId).toMatch(/^task_[0-9a-f]{12}$/);
+    expect(taskId).not.toBe('task_000000000002');
     const directive = await runUntil('PlanDirective');
     expect(directive.message.type === 'PlanDirective' && directive.message.payload.directive).toBe('change_path');
     const request = await runUntil('ConfirmationRequest');
@@ -65,10 +68,20 @@ describe('the fake backend', () => {
     expect(kinds(live()).indexOf('TaskClosed')).toBeGreaterThan(kinds(live()).indexOf('FinalResult'));
     const runs = await fake.invoke('task_runs', {});
     expect(runs[0]).toMatchObject({ task_id: taskId, status: 'accepted', law1: true, replans: 1 });
+    // The replay's fold is the core's fold of the recorded run, re-keyed to this run.
+    const replay = await fake.invoke('task_replay', { run_id: runs[0]?.run_id ?? '' });
+    expect(replay.trajectory.task_id).toBe(taskId);
+    expect(replay.trajectory.status).toBe('accepted');
+    expect(replay.trajectory.final_result).toEqual(final.message.payload);
+    expect(replay.trajectory.rounds.map((r) => r.decision?.directive)).toEqual(['change_path', 'accept']);
+    expect(replay.trajectory.law1[0]?.request?.request_id).toBe(request.message.payload.request_id);
+    expect(replay.envelopes.map((e) => e.message.type)).toEqual(kinds(live()));
+    const ids = new Set(replay.envelopes.map((e) => e.id));
+    expect(ids.size).toBe(replay.envelopes.length);
   });
 
   it('denies automatically when nobody answers before expires_at, and abandons honestly', async () => {
-    await fake.invoke('submit_task', { text: 'Delete the duplicate installers in my Downloads folder' });
+    await fake.invoke('submit_task', { text: 'delete the old draft in my workspace' });
     await runUntil('ConfirmationRequest');
     const decision = await runUntil('ConfirmationDecision', 200_000);
     expect(decision.message.type === 'ConfirmationDecision' && decision.message.payload).toMatchObject({
@@ -81,22 +94,44 @@ describe('the fake backend', () => {
     expect(final.message.payload.next_moves?.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('stops a cancelled task: a pending confirmation is dropped and nothing is published after TaskClosed', async () => {
-    const taskId = await fake.invoke('submit_task', { text: 'Delete the duplicate installers in my Downloads folder' });
+  it('stops a cancelled task as the runtime did: TaskClosed, then the open request dropped, then nothing', async () => {
+    const taskId = await fake.invoke('submit_task', { text: 'delete the old draft in my workspace' });
     await runUntil('ConfirmationRequest');
     await fake.invoke('cancel_task', { task_id: taskId });
     const after = live().length;
     await vi.advanceTimersByTimeAsync(300_000);
     expect(live().length).toBe(after);
-    expect(kinds(live()).slice(-2)).toEqual(['ConfirmationDecision', 'TaskClosed']);
+    expect(kinds(live()).slice(-2)).toEqual(['TaskClosed', 'ConfirmationDecision']);
+    const [closed, dropped] = live().slice(-2);
+    expect(closed?.message.type === 'TaskClosed' && closed.message.payload.end.kind).toBe('cancelled');
+    expect(dropped?.message.type === 'ConfirmationDecision' && dropped.message.payload).toMatchObject({ decision: 'deny', source: 'dropped' });
+    const runs = await fake.invoke('task_runs', {});
+    expect(runs[0]).toMatchObject({ task_id: taskId, status: 'cancelled' });
   });
 
-  it('asks a clarifying question for a two-word task and carries the answer into raw_input', async () => {
+  it('asks the recorded clarifying question for a two-word task and goes on after the answer', async () => {
     const taskId = await fake.invoke('submit_task', { text: 'clean up' });
-    await runUntil('ClarificationRequest');
-    await fake.invoke('answer_clarification', { task_id: taskId, answer: 'duplicate installers in Downloads' });
+    const question = await runUntil('ClarificationRequest');
+    expect(question.message.type === 'ClarificationRequest' && question.message.payload.question).toMatch(/tidy up/);
+    // Nothing goes on until the user answers.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(kinds(live()).at(-1)).toBe('ClarificationRequest');
+    await fake.invoke('answer_clarification', { task_id: taskId, answer: 'list my files' });
+    const answer = await runUntil('ClarificationAnswer');
+    expect(answer.message.type === 'ClarificationAnswer' && answer.message.payload.answer).toBe('list my files');
     const spec = await runUntil('TaskSpec');
-    expect(spec.message.type === 'TaskSpec' && spec.message.payload.raw_input).toContain('Clarification: duplicate installers');
+    expect(spec.message.type === 'TaskSpec' && spec.message.payload.intent).toBe('list the files in the workspace');
+    const final = await runUntil('FinalResult');
+    expect(final.message.type === 'FinalResult' && final.message.payload.directive).toBe('accept');
+  });
+
+  it('plays the recorded honest abandon, with the next moves R2 wrote', async () => {
+    await fake.invoke('submit_task', { text: 'read the report in my drafts folder' });
+    const final = await runUntil('FinalResult');
+    if (final.message.type !== 'FinalResult') throw new Error('not a result');
+    expect(final.message.payload.directive).toBe('abandon');
+    expect(final.message.payload.output).toBeNull();
+    expect(kinds(live())).toContain('GracefulFailure');
   });
 
   it('answers a greeting on the fast path without a pipeline', async () => {
@@ -108,7 +143,7 @@ describe('the fake backend', () => {
   });
 
   it('refuses a second task while one runs, with the busy code', async () => {
-    await fake.invoke('submit_task', { text: 'Delete the duplicate installers in my Downloads folder' });
+    await fake.invoke('submit_task', { text: 'delete the old draft in my workspace' });
     await expect(fake.invoke('submit_task', { text: 'another' })).rejects.toMatchObject({ code: 'busy' });
   });
 
@@ -135,7 +170,7 @@ describe('the fake backend', () => {
   });
 
   it('publishes one memory recall per group per round, the task kind first, as the core does', async () => {
-    await fake.invoke('submit_task', { text: 'Delete the duplicate installers in my Downloads folder' });
+    await fake.invoke('submit_task', { text: 'delete the old draft in my workspace' });
     await runUntil('DispatchManifest');
     const recalls = live().flatMap((e) => (e.message.type === 'MemoryRecall' ? [e] : []));
     expect(recalls.map((e) => (e.message.type === 'MemoryRecall' ? e.message.payload.space : ''))).toEqual([

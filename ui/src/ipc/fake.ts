@@ -1,7 +1,9 @@
 // An in-memory Backend that behaves like the shell over a running core: a bus with
-// sequence numbers, scripted task runs (replan, Law 1, clarification, chat), MKCT memory
-// with live potentials, a hash-chained audit log with reports, task runs for replay, and
-// settings with a keychain. The browser preview and every UI test run against it.
+// sequence numbers, task runs played back from golden recordings of the real runtime
+// (fake/recorded.ts: chat, clarification, replan, Law 1 approve / deny / Trash / cancel,
+// abandon) with the core's own fold of each run for replay, MKCT memory with live
+// potentials, a hash-chained audit log with reports, and settings with a keychain. The
+// browser preview and every UI test run against it.
 
 import { fakeLine } from './fake/line';
 import { FakeStatus } from './fake/status';
@@ -9,15 +11,14 @@ import type {
   ApprovalScope,
   AuditReport,
   ConfirmationRequest,
-  FinalResult,
   GrantSubject,
   Decision,
+  DecisionSource,
   Envelope,
   GapTrend,
   Message,
   Role,
   Settings,
-  TerminalDirective,
 } from './contracts';
 import {
   type Backend,
@@ -48,16 +49,17 @@ import type {
 import type { Stage, Trajectory } from './bindings';
 import { FakeMemory } from './fake/memory';
 import {
-  Cancelled,
-  chatScript,
-  type Confirmation,
-  duplicatesScript,
-  isGreeting,
-  Run,
-  type ScriptHost,
-  videosScript,
-  weatherScript,
-} from './fake/scenarios';
+  AFTER_DECISION,
+  CANCELLED_AT_LAW1,
+  paceMs,
+  RECORDED_AT,
+  recording,
+  type Recording,
+  Rekey,
+  type ScenarioName,
+  scenarioFor,
+  taskRun,
+} from './fake/recorded';
 import { defaultSettings, PROVIDER_PRESETS, seedMegrams } from './fake/seed';
 import { DAY_MS, fnv1a64, IdMint, iso } from './fake/support';
 
@@ -87,21 +89,34 @@ export interface FakeOptions {
 interface RunRecord {
   run: TaskRun;
   envelopes: DescribedEnvelope[];
+  /** The recording's fold of the run, re-keyed; null until the run closed. */
+  trajectory: Trajectory | null;
 }
 
-/** How a run that GGS ended is listed. */
-const RUN_STATUS: Record<TerminalDirective, TaskRun['status']> = { accept: 'accepted', success: 'success', abandon: 'abandoned' };
-
-interface Pending<T> {
-  resolve: (value: T) => void;
+/** The user's answer to a Law 1 request, as the broker publishes it. */
+interface Answer {
+  decision: Decision;
+  source: DecisionSource;
+  scope: ApprovalScope;
 }
 
-interface LiveTask {
-  run: Run;
+/** A task being played from a recording. */
+interface PlayedTask {
+  taskId: string;
+  /** The task id in the recordings. */
+  recordedTask: string;
+  scenario: ScenarioName;
+  record: RunRecord;
+  rekey: Rekey;
+  /** False while seeding: no waiting, the recorded answers. */
+  live: boolean;
   timers: Set<ReturnType<typeof setTimeout>>;
-  sleepers: Set<(error: Cancelled) => void>;
-  confirmations: Map<string, { request: ConfirmationRequest; pending: Pending<Confirmation>; timer: ReturnType<typeof setTimeout> }>;
-  clarification: Pending<string> | null;
+  /** Ends the current pause early (a cancel). */
+  wake: (() => void) | null;
+  waiting:
+    | { kind: 'confirmation'; request: ConfirmationRequest; resolve: (answer: Answer | null) => void }
+    | { kind: 'clarification'; resolve: (answer: string | null) => void }
+    | null;
   cancelled: boolean;
 }
 
@@ -117,7 +132,7 @@ export class FakeBackend implements Backend {
   private readonly audit: AuditEvent[] = [];
   private readonly reports: AuditReport[] = [];
   private readonly runs = new Map<string, RunRecord>();
-  private readonly live = new Map<string, LiveTask>();
+  private readonly live = new Map<string, PlayedTask>();
   private seq = 0;
   private readonly status = new FakeStatus();
   private model: ModelStatus;
@@ -244,7 +259,7 @@ export class FakeBackend implements Backend {
         const { run_id } = args as CommandArgs<'task_replay'>;
         const record = this.runs.get(run_id);
         if (!record) throw new IpcError('not_found', `no task run ${run_id}`);
-        return { run: record.run, trajectory: scriptedTrajectory(record), envelopes: [...record.envelopes] };
+        return { run: record.run, trajectory: record.trajectory ?? unfolded(record.run), envelopes: [...record.envelopes] };
       }
       case 'get_settings':
         return this.settingsView();
@@ -288,7 +303,8 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.listeners]) listener(event);
   }
 
-  private publish(from: Role, to: Role, message: Message, taskId: string | null): DescribedEnvelope {
+  /** Publishes a message of no task (operator changes, audit queries). */
+  private publish(from: Role, to: Role, message: Message): DescribedEnvelope {
     this.seq += 1;
     const envelope: DescribedEnvelope = {
       id: this.ids.uuid(),
@@ -296,21 +312,13 @@ export class FakeBackend implements Backend {
       timestamp: iso(this.now()),
       from,
       to,
-      ...(taskId === null ? {} : { task_id: taskId }),
       message,
       line: fakeLine(message),
     };
     this.log.push(envelope);
-    if (taskId !== null) this.runFor(taskId)?.envelopes.push(envelope);
     this.appendAudit(envelope);
     this.emit({ kind: 'envelope', envelope, status: this.status.line(envelope, this.settings.ui.language === 'zh-CN' ? 'zh-CN' : 'en') });
     return envelope;
-  }
-
-  private runFor(taskId: string): RunRecord | undefined {
-    let latest: RunRecord | undefined;
-    for (const record of this.runs.values()) if (record.run.task_id === taskId) latest = record;
-    return latest;
   }
 
   private appendAudit(envelope: Envelope): void {
@@ -351,74 +359,20 @@ export class FakeBackend implements Backend {
   }
 
   // ---- tasks ---------------------------------------------------------------------
-
-  private host(task: LiveTask | null): ScriptHost {
-    const live = this.virtualNow === null;
-    return {
-      ids: this.ids,
-      memory: this.memory,
-      now: () => this.now(),
-      settings: () => this.settings,
-      sleep: (ms: number) => {
-        if (!live || task === null) {
-          this.virtualNow = (this.virtualNow ?? this.now()) + ms;
-          return Promise.resolve();
-        }
-        return new Promise<void>((resolve, reject) => {
-          if (task.cancelled) {
-            reject(new Cancelled());
-            return;
-          }
-          const timer = setTimeout(() => {
-            task.timers.delete(timer);
-            task.sleepers.delete(reject);
-            resolve();
-          }, ms / this.options.speed);
-          task.timers.add(timer);
-          task.sleepers.add(reject);
-        });
-      },
-      publish: (from, to, message) => this.publish(from, to, message, this.taskOf(message)),
-      confirm: (request) => {
-        const taskId = request.task_id;
-        this.publish('R3', 'User', { type: 'ConfirmationRequest', payload: request }, taskId);
-        if (!live || task === null) {
-          const decision: Decision = 'approve';
-          this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: request.request_id, task_id: taskId, decision, source: 'user', scope: 'once' } }, taskId);
-          return Promise.resolve({ decision, source: 'user' });
-        }
-        return new Promise<Confirmation>((resolve) => {
-          const wait = Math.max(0, Date.parse(request.expires_at) - this.now());
-          const timer = setTimeout(() => {
-            task.confirmations.delete(request.request_id);
-            this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: request.request_id, task_id: taskId, decision: 'deny', source: 'timeout', scope: 'once' } }, taskId);
-            resolve({ decision: 'deny', source: 'timeout' });
-          }, wait);
-          task.confirmations.set(request.request_id, { request, pending: { resolve }, timer });
-        });
-      },
-      clarify: (question, round) => {
-        const taskId = task?.run.taskId ?? '';
-        this.publish('R1', 'User', { type: 'ClarificationRequest', payload: { task_id: taskId, question, round } }, taskId);
-        if (!live || task === null) return Promise.resolve('');
-        return new Promise<string>((resolve) => {
-          task.clarification = { resolve };
-        });
-      },
-    };
-  }
-
-  private taskOf(message: Message): string | null {
-    const payload = message.payload as { task_id?: unknown; parent_task_id?: unknown };
-    if (typeof payload.task_id === 'string') return payload.task_id;
-    if (typeof payload.parent_task_id === 'string') return payload.parent_task_id;
-    return null;
-  }
+  //
+  // A task is a golden recording played back (fake/recorded.ts): its envelopes, re-keyed
+  // to fresh ids and the fake's clock and seq, published one by one at the fake's pace.
+  // At a Law 1 request the playback waits for the user and goes on with the recording
+  // whose recorded answer is the user's (approve, deny or Move to Trash; a request that
+  // expires goes on as denied); at a clarifying question it waits for the answer. The
+  // decision and the answer are published as the user gave them, as the shell would. A
+  // cancel while a Law 1 request is open plays the recorded cancel; elsewhere the fake
+  // closes the task as the runtime does (TaskClosed, cancelled).
 
   private newRun(taskId: string, rawInput: string): RunRecord {
     const record: RunRecord = {
       run: {
-        run_id: `run_${this.ids.uuid().slice(0, 8)}`,
+        run_id: `${iso(this.now()).replace(/[-:]/g, '')}_${this.ids.uuid().slice(0, 12).replace('-', '0')}_${taskId}.jsonl`,
         task_id: taskId,
         raw_input: rawInput,
         intent: null,
@@ -430,127 +384,221 @@ export class FakeBackend implements Backend {
         law1: false,
       },
       envelopes: [],
+      trajectory: null,
     };
     this.runs.set(record.run.run_id, record);
     return record;
   }
 
-  /** Folds a run's envelopes into its summary row. */
-  private finishRun(record: RunRecord): void {
-    for (const e of record.envelopes) {
-      const m = e.message;
-      if (m.type === 'TaskSpec') record.run.intent = m.payload.intent;
-      if (m.type === 'ConfirmationRequest') record.run.law1 = true;
-      if (m.type === 'FinalResult') {
-        record.run.status = RUN_STATUS[m.payload.directive];
-        record.run.replans = m.payload.replans;
-        record.run.loss = m.payload.loss;
-        record.run.ended_at = e.timestamp;
-      }
-      if (m.type === 'ChatReply') {
-        record.run.status = 'answered';
-        record.run.ended_at = e.timestamp;
-      }
-      if (m.type === 'TaskClosed' && m.payload.end.kind === 'cancelled') {
-        record.run.status = 'cancelled';
-        record.run.ended_at = e.timestamp;
-      }
-    }
-  }
-
-  private sessionHistory(): { input: string; summary: string }[] {
-    const turns: { input: string; summary: string }[] = [];
-    for (const record of this.runs.values()) {
-      const final = record.envelopes.find((e) => e.message.type === 'FinalResult' || e.message.type === 'ChatReply');
-      if (!final) continue;
-      const m = final.message;
-      const summary = m.type === 'FinalResult' ? m.payload.summary : m.type === 'ChatReply' ? m.payload.answer : '';
-      turns.push({ input: record.run.raw_input, summary: summary.slice(0, 300) });
-    }
-    return turns.slice(-5);
+  /** The played run's row and fold: the recording's, re-keyed, on the fake's clock. */
+  private finishRun(task: PlayedTask, played: Recording): void {
+    const record = task.record;
+    const started = Date.parse(record.run.started_at);
+    const ended = record.envelopes.at(-1)?.timestamp ?? iso(this.now());
+    const shift = started - RECORDED_AT;
+    const summary = task.rekey.value(played.run.summary, shift);
+    const trajectory = task.rekey.value(played.run.trajectory, shift);
+    trajectory.ended_at = ended;
+    trajectory.elapsed_ms = Date.parse(ended) - started;
+    record.run = { ...taskRun(summary), run_id: record.run.run_id, started_at: record.run.started_at, ended_at: ended };
+    record.trajectory = trajectory;
   }
 
   private submit(text: string): string {
     const raw = text.trim();
     if (raw.length === 0) throw new IpcError('invalid_input', 'the task is empty');
     if (this.live.size > 0) throw new IpcError('busy', 'a task is already running; cancel it or wait for its result');
-    const taskId = this.ids.taskId();
-    const record = this.newRun(taskId, raw);
-    const task: LiveTask = {
-      run: null as unknown as Run,
-      timers: new Set(),
-      sleepers: new Set(),
-      confirmations: new Map(),
-      clarification: null,
-      cancelled: false,
-    };
-    const host = this.host(task);
-    task.run = new Run(host, taskId, raw);
-    this.live.set(taskId, task);
-    this.publish('User', 'R1', { type: 'TaskSubmitted', payload: { task_id: taskId, raw_input: raw, submitted_at: iso(this.now()), session_history: this.sessionHistory() } }, taskId);
-    const script = isGreeting(raw) ? chatScript : duplicatesScript;
-    script(task.run)
-      .catch((error: unknown) => {
-        if (!(error instanceof Cancelled)) console.error('fake backend script failed', error);
-      })
-      .finally(() => {
-        this.live.delete(taskId);
-        this.finishRun(record);
-      });
-    return taskId;
+    const task = this.startTask(scenarioFor(raw), true);
+    this.live.set(task.taskId, task);
+    void this.play(task, recording(task.scenario), 0).finally(() => this.live.delete(task.taskId));
+    return task.taskId;
   }
 
-  private stopTask(task: LiveTask): void {
+  private startTask(scenario: ScenarioName, live: boolean): PlayedTask {
+    const first = recording(scenario);
+    const rekey = new Rekey(this.ids);
+    const recordedTask = first.run.summary.task_id;
+    const taskId = rekey.id(recordedTask);
+    const record = this.newRun(taskId, first.run.summary.raw_input ?? '');
+    return { taskId, recordedTask, scenario, record, rekey, live, timers: new Set(), wake: null, waiting: null, cancelled: false };
+  }
+
+  /** Plays `from` onwards of `played`'s traffic of the task; returns when the task closed. */
+  private async play(task: PlayedTask, played: Recording, from: number): Promise<void> {
+    const envelopes = played.transcript;
+    for (let i = from; i < envelopes.length; i++) {
+      const recorded = envelopes[i];
+      if (!recorded || recorded.task_id !== task.recordedTask) continue;
+      await this.pause(task, paceMs(recorded));
+      if (task.cancelled) return;
+      const m = recorded.message;
+      if (m.type === 'ConfirmationRequest') {
+        const request = this.publishRecorded(task, recorded).message;
+        if (request.type !== 'ConfirmationRequest') return;
+        const answer = await this.awaitConfirmation(task, request.payload);
+        if (answer === null) return;
+        const next = recording(AFTER_DECISION[answer.decision]);
+        const at = next.transcript.findIndex((e) => e.message.type === 'ConfirmationRequest');
+        const decision = next.transcript[at + 1];
+        if (!decision || decision.message.type !== 'ConfirmationDecision') throw new Error(`${next.name}: no decision after the request`);
+        this.publishRecorded(task, decision, (payload) => ({ ...payload, ...answer }));
+        await this.play(task, next, at + 2);
+        return;
+      }
+      if (m.type === 'ClarificationRequest') {
+        this.publishRecorded(task, recorded);
+        const answer = await this.awaitClarification(task);
+        if (answer === null) return;
+        const reply = envelopes[i + 1];
+        if (!reply || reply.message.type !== 'ClarificationAnswer') throw new Error(`${played.name}: no answer after the question`);
+        this.publishRecorded(task, reply, (payload) => ({ ...payload, answer }));
+        i += 1;
+        continue;
+      }
+      this.publishRecorded(task, recorded);
+      if (m.type === 'TaskClosed') {
+        this.finishRun(task, played);
+        return;
+      }
+    }
+  }
+
+  /** Publishes one recorded envelope of `task`, re-keyed, on the fake's clock and seq. */
+  private publishRecorded(task: PlayedTask, recorded: DescribedEnvelope, edit?: (payload: Record<string, unknown>) => unknown): DescribedEnvelope {
+    const shift = this.now() - Date.parse(recorded.timestamp);
+    const fresh = task.rekey.value(recorded, shift);
+    if (edit) (fresh.message as { payload: unknown }).payload = edit(fresh.message.payload as unknown as Record<string, unknown>);
+    this.seq += 1;
+    const envelope: DescribedEnvelope = { ...fresh, id: fresh.id, seq: this.seq, timestamp: iso(this.now()) };
+    this.log.push(envelope);
+    task.record.envelopes.push(envelope);
+    this.keepInMemory(task, envelope);
+    this.appendAudit(envelope);
+    this.emit({ kind: 'envelope', envelope, status: this.status.line(envelope, this.settings.ui.language === 'zh-CN' ? 'zh-CN' : 'en') });
+    return envelope;
+  }
+
+  /** What a played envelope leaves in the fake's memory: the Megrams written, the recalls. */
+  private keepInMemory(task: PlayedTask, envelope: DescribedEnvelope): void {
+    const m = envelope.message;
+    if (m.type === 'Megram') this.memory.add(m.payload.megram);
+    if (m.type === 'MemoryRecall') {
+      const p = m.payload;
+      this.memory.recordRecall(p.space, p.entity, {
+        task_id: task.taskId,
+        raw_input: task.record.run.raw_input,
+        at: envelope.timestamp,
+        round: p.round ?? 0,
+        potentials: p.potentials,
+        constraints: p.constraints,
+      });
+    }
+  }
+
+  /** Waits `ms` (scaled by speed) while live; advances the virtual clock while seeding. */
+  private pause(task: PlayedTask, ms: number): Promise<void> {
+    if (!task.live) {
+      this.virtualNow = (this.virtualNow ?? this.now()) + ms;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        task.timers.delete(timer);
+        task.wake = null;
+        resolve();
+      }, ms / this.options.speed);
+      task.timers.add(timer);
+      task.wake = resolve;
+    });
+  }
+
+  private awaitConfirmation(task: PlayedTask, request: ConfirmationRequest): Promise<Answer | null> {
+    if (!task.live) {
+      // Seeding plays a recording straight through: the answer it recorded.
+      const recorded = recording(task.scenario).transcript.find((e) => e.message.type === 'ConfirmationDecision')?.message;
+      const decision = recorded?.type === 'ConfirmationDecision' ? recorded.payload.decision : 'approve';
+      return Promise.resolve({ decision, source: 'user', scope: 'once' });
+    }
+    return new Promise((resolve) => {
+      const wait = Math.max(0, Date.parse(request.expires_at) - this.now());
+      const timer = setTimeout(() => {
+        task.timers.delete(timer);
+        task.waiting = null;
+        resolve({ decision: 'deny', source: 'timeout', scope: 'once' });
+      }, wait);
+      task.timers.add(timer);
+      task.waiting = { kind: 'confirmation', request, resolve: (a) => { clearTimeout(timer); task.timers.delete(timer); resolve(a); } };
+    });
+  }
+
+  private awaitClarification(task: PlayedTask): Promise<string | null> {
+    if (!task.live) {
+      const recorded = recording(task.scenario).transcript.find((e) => e.message.type === 'ClarificationAnswer')?.message;
+      return Promise.resolve(recorded?.type === 'ClarificationAnswer' ? recorded.payload.answer : '');
+    }
+    return new Promise((resolve) => {
+      task.waiting = { kind: 'clarification', resolve };
+    });
+  }
+
+  private stopTask(task: PlayedTask): void {
     task.cancelled = true;
     for (const timer of task.timers) clearTimeout(timer);
     task.timers.clear();
-    for (const reject of task.sleepers) reject(new Cancelled());
-    task.sleepers.clear();
-    for (const { timer } of task.confirmations.values()) clearTimeout(timer);
+    task.wake?.();
+    task.wake = null;
+    const waiting = task.waiting;
+    task.waiting = null;
+    if (waiting?.kind === 'confirmation') waiting.resolve(null);
+    if (waiting?.kind === 'clarification') waiting.resolve(null);
   }
 
   private cancel(taskId: string): null {
     const task = this.live.get(taskId);
     if (!task) throw new IpcError('not_found', `task ${taskId} is not running`);
-    for (const [requestId, { timer }] of task.confirmations) {
-      clearTimeout(timer);
-      this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: requestId, task_id: taskId, decision: 'deny', source: 'dropped', scope: 'once' } }, taskId);
-    }
-    task.confirmations.clear();
+    const atLaw1 = task.waiting?.kind === 'confirmation';
     this.stopTask(task);
-    this.publish('User', 'All', { type: 'TaskClosed', payload: { task_id: taskId, end: { kind: 'cancelled', reason: 'cancelled by the user' } } }, taskId);
+    const cancelled = recording(CANCELLED_AT_LAW1);
+    if (atLaw1) {
+      // As recorded: TaskClosed to every role, then the open request denied as dropped.
+      const at = cancelled.transcript.findIndex((e) => e.message.type === 'ConfirmationRequest');
+      for (const e of cancelled.transcript.slice(at + 1)) if (e.task_id === task.recordedTask) this.publishRecorded(task, e);
+      this.finishRun(task, cancelled);
+    } else {
+      const closed = cancelled.transcript.find((e) => e.message.type === 'TaskClosed');
+      if (closed) this.publishRecorded(task, closed);
+      task.record.run = { ...task.record.run, status: 'cancelled', ended_at: iso(this.now()) };
+    }
+    this.live.delete(taskId);
     return null;
   }
 
   private answerClarification(taskId: string, answer: string): null {
     const task = this.live.get(taskId);
-    const pending = task?.clarification;
-    if (!task || !pending) throw new IpcError('not_found', `task ${taskId} is not waiting for a clarification`);
-    task.clarification = null;
-    this.publish('User', 'R1', { type: 'ClarificationAnswer', payload: { task_id: taskId, answer } }, taskId);
-    pending.resolve(answer);
+    const waiting = task?.waiting;
+    if (!task || waiting?.kind !== 'clarification') throw new IpcError('not_found', `task ${taskId} is not waiting for a clarification`);
+    task.waiting = null;
+    waiting.resolve(answer);
     return null;
   }
 
   private async answerConfirmation(requestId: string, decision: Decision, asked: ApprovalScope | null): Promise<null> {
     for (const task of this.live.values()) {
-      const entry = task.confirmations.get(requestId);
-      if (!entry) continue;
-      if (decision === 'trash' && !entry.request.can_trash) {
+      const waiting = task.waiting;
+      if (waiting?.kind !== 'confirmation' || waiting.request.request_id !== requestId) continue;
+      if (decision === 'trash' && !waiting.request.can_trash) {
         throw new IpcError('invalid_input', 'this action cannot be answered with Move to Trash');
       }
       // The broker takes a moment to publish: the UI must wait for the decision on the bus.
       await new Promise((resolve) => setTimeout(resolve, 120 / this.options.speed));
-      if (!task.confirmations.has(requestId)) break;
-      task.confirmations.delete(requestId);
-      clearTimeout(entry.timer);
+      if (task.waiting !== waiting) break;
+      task.waiting = null;
       // As the broker does: a scope the request did not offer is this call only.
-      const scope: ApprovalScope = asked !== null && entry.request.scopes.includes(asked) ? asked : 'once';
-      if (decision === 'approve' && scope === 'always' && entry.request.grant) {
-        this.grants = [...this.grants, { subject: entry.request.grant, granted_at: iso(this.now()) }];
+      const scope: ApprovalScope = asked !== null && waiting.request.scopes.includes(asked) ? asked : 'once';
+      if (decision === 'approve' && scope === 'always' && waiting.request.grant) {
+        this.grants = [...this.grants, { subject: waiting.request.grant, granted_at: iso(this.now()) }];
       }
-      this.publish('User', 'R3', { type: 'ConfirmationDecision', payload: { request_id: requestId, task_id: entry.request.task_id, decision, source: 'user', scope } }, entry.request.task_id);
-      entry.pending.resolve({ decision, source: 'user' });
+      waiting.resolve({ decision, source: 'user', scope });
       return null;
     }
     throw new IpcError('not_found', 'this confirmation was already answered or has expired');
@@ -559,7 +607,7 @@ export class FakeBackend implements Backend {
   // ---- memory --------------------------------------------------------------------
 
   private operatorChange(operation: 'remember' | 'forget' | 'pin', ids: string[], detail: string): void {
-    this.publish('User', 'R5', { type: 'MemoryOperatorChange', payload: { operation, megram_ids: ids, detail } }, null);
+    this.publish('User', 'R5', { type: 'MemoryOperatorChange', payload: { operation, megram_ids: ids, detail } });
   }
 
   private remember(a: CommandArgs<'memory_remember'>) {
@@ -676,12 +724,12 @@ export class FakeBackend implements Backend {
 
   private async auditQuery(): Promise<AuditReport> {
     const queryId = this.ids.uuid();
-    this.publish('User', 'R6', { type: 'AuditQuery', payload: { query_id: queryId } }, null);
+    this.publish('User', 'R6', { type: 'AuditQuery', payload: { query_id: queryId } });
     await new Promise((resolve) => setTimeout(resolve, 700 / this.options.speed));
     const report = { ...this.buildReport('on-demand', this.lastReportAt, this.now()), query_id: queryId };
     this.lastReportAt = this.now();
     this.reports.push(report);
-    this.publish('R6', 'User', { type: 'AuditReport', payload: report }, null);
+    this.publish('R6', 'User', { type: 'AuditReport', payload: report });
     return report;
   }
 
@@ -838,24 +886,20 @@ export class FakeBackend implements Backend {
 
   // ---- seeded history ------------------------------------------------------------
 
+  /** A week of use: recordings played on a virtual clock, nothing reaching listeners. */
   private async seedHistory(): Promise<void> {
     const now = this.options.now();
     for (const m of seedMegrams(this.ids, now)) this.memory.add(m);
-    const past = [
-      { at: now - 3 * DAY_MS, text: 'Find the 5 largest video files in ~/Movies and ~/Downloads', script: videosScript },
-      { at: now - 2 * DAY_MS, text: 'Will it rain in Paris tomorrow?', script: weatherScript },
-      { at: now - 0.3 * DAY_MS, text: 'hello', script: chatScript },
+    const past: { at: number; scenario: ScenarioName }[] = [
+      { at: now - 3 * DAY_MS, scenario: 'list_workspace' },
+      { at: now - 2 * DAY_MS, scenario: 'abandon' },
+      { at: now - 0.3 * DAY_MS, scenario: 'greeting' },
     ];
     this.lastReportAt = now - 4 * DAY_MS;
     for (const p of past) {
       this.virtualNow = p.at;
-      const taskId = this.ids.taskId();
-      const record = this.newRun(taskId, p.text);
-      const host = this.host(null);
-      const run = new Run(host, taskId, p.text);
-      this.publish('User', 'R1', { type: 'TaskSubmitted', payload: { task_id: taskId, raw_input: p.text, submitted_at: iso(p.at), session_history: [] } }, taskId);
-      await p.script(run);
-      this.finishRun(record);
+      const task = this.startTask(p.scenario, false);
+      await this.play(task, recording(p.scenario), 0);
       const end = this.virtualNow + 60_000;
       this.reports.push(this.buildReport('periodic', this.lastReportAt, end));
       this.lastReportAt = end;
@@ -865,42 +909,11 @@ export class FakeBackend implements Backend {
 }
 
 /**
- * What a scripted run decided, as the core's fold would list it: the run row and each GGS
- * decision the script published. The rest of the fold (sub-task traces, cost) the
- * scripts do not model, and stays empty.
+ * The fold of a run no recording ends where it ended (still open, or cancelled before a
+ * Law 1 request): the fake folds nothing itself, so it says only what the run row says
+ * and leaves the rest empty; the envelopes beside it are the run's.
  */
-function scriptedTrajectory(record: RunRecord): Trajectory {
-  const rounds: Trajectory['rounds'] = [];
-  let final: FinalResult | null = null;
-  for (const e of record.envelopes) {
-    const m = e.message;
-    if (m.type !== 'PlanDirective' && m.type !== 'FinalResult') continue;
-    const terminal = m.type === 'FinalResult';
-    if (terminal) final = m.payload;
-    const p = m.payload;
-    rounds.push({
-      index: rounds.length,
-      recalls: [],
-      plan: null,
-      subtasks: [],
-      replan: null,
-      accepted: null,
-      planning_failed: null,
-      skipped: [],
-      decision: {
-        round: rounds.length,
-        loss: p.loss,
-        grad_l: p.grad_l,
-        directive: p.directive,
-        prev_directive: p.prev_directive,
-        rationale: m.type === 'PlanDirective' ? m.payload.rationale : null,
-        gradient: m.type === 'PlanDirective' ? m.payload.gradient ?? null : null,
-        replans: terminal ? m.payload.replans : rounds.length + 1,
-      },
-      directive: m.type === 'PlanDirective' ? m.payload : null,
-    });
-  }
-  const run = record.run;
+function unfolded(run: TaskRun): Trajectory {
   return {
     task_id: run.task_id,
     raw_input: run.raw_input,
@@ -913,11 +926,11 @@ function scriptedTrajectory(record: RunRecord): Trajectory {
     partial: false,
     clarifications: [],
     chat_reply: null,
-    rounds,
+    rounds: [],
     law1: [],
     graceful_failure_request: null,
     graceful_failure: null,
-    final_result: final,
+    final_result: null,
     memory_writes: [],
     cancelled: null,
     usage: { role_stats: [], total_tokens: 0, tool_call_count: 0, tool_elapsed_ms: 0 },

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { MemoryGroup, MemoryThresholds } from '../../ipc/commands';
 import { palette } from '../../shared/theme';
-import { harness, type Harness, TASK } from '../../test-util';
+import { harness, type Harness } from '../../test-util';
 import { bounds, potentialsChartConfig, regions } from './chart';
 import { MemoryPanel } from './MemoryPanel';
 
@@ -116,13 +116,12 @@ describe('the memory panel', () => {
   });
 
   it('says why a group was recalled, from the planning rounds that used it', async () => {
-    const id = await h.fake.invoke('submit_task', { text: TASK });
-    await h.until(() => h.fake.transcript().some((e) => e.task_id === id && e.message.type === 'DispatchManifest'));
-    fireEvent.click(rowOf('intent:delete_the_duplicate_installers_in'));
+    // The seeded list_workspace run recalled its kind's group with the Four Laws as
+    // constraints, and its accepted result wrote a Megram there.
+    fireEvent.click(rowOf('intent:find'));
     await h.advance(50);
     const why = screen.getByTestId('why-recalled');
-    expect(why.textContent).toContain(TASK);
+    expect(why.textContent).toContain('what files are in my workspace?');
     expect(why.textContent).toContain('MUST NOT');
-    expect(why.textContent).toContain('SHOULD PREFER');
   });
 });

@@ -36,6 +36,8 @@ describe('the pipeline view over recorded runtime traffic', () => {
       if (final?.message.type === 'FinalResult') {
         expect(task.phase).toBe('done');
         expect(task.result?.summary).toBe(final.message.payload.summary);
+      } else if (envelopes.some((e) => e.message.type === 'TaskClosed' && e.message.payload.end.kind === 'cancelled')) {
+        expect(task.phase).toBe('cancelled');
       } else {
         const chat = envelopes.find((e) => e.message.type === 'ChatReply');
         expect(chat).toBeDefined();

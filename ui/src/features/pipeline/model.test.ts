@@ -36,8 +36,9 @@ describe('the pipeline model', () => {
     expect(task?.roles.R7).toBe('done');
     expect(task?.rounds).toHaveLength(1);
     expect(task?.rounds[0]?.gradient).toBe('plateau');
-    expect(task?.subtasks.map((s) => s.status)).toEqual(['matched', 'failed']);
-    expect(task?.subtasks[1]?.attempt).toBe(2);
+    // As recorded (replan_law1): the one sub-task failed on its only attempt.
+    expect(task?.subtasks.map((s) => s.status)).toEqual(['failed']);
+    expect(task?.subtasks[0]?.attempt).toBe(1);
 
     await h?.until(() => live().some((e) => e.message.type === 'DispatchManifest' && e.message.payload.round === 1));
     const after = replay(live());
@@ -55,9 +56,10 @@ describe('the pipeline model', () => {
   it('adds up the cost of every model call per role', async () => {
     const envelopes = await transcriptUntil('PlanDirective');
     const task = replay(envelopes);
-    const calls = envelopes.flatMap((e) => (e.message.type === 'LlmCall' && e.message.payload.role === 'R4a' ? [e.message.payload] : []));
-    expect(task?.cost.R4a?.calls).toBe(calls.length);
-    expect(task?.cost.R4a?.promptTokens).toBe(calls.reduce((s, c) => s + c.prompt_tokens, 0));
+    const calls = envelopes.flatMap((e) => (e.message.type === 'LlmCall' && e.message.payload.role === 'R3' ? [e.message.payload] : []));
+    expect(calls.length).toBeGreaterThan(0);
+    expect(task?.cost.R3?.calls).toBe(calls.length);
+    expect(task?.cost.R3?.completionTokens).toBe(calls.reduce((s, c) => s + c.completion_tokens, 0));
     expect(task?.tools.calls).toBe(envelopes.filter((e) => e.message.type === 'ToolCallEvent').length);
   });
 

@@ -355,6 +355,9 @@ export function reduce(task: TaskView, env: DescribedEnvelope, params: ArrowPara
     case 'ConfirmationRequest':
       return { ...base, phase: 'approval', law1: true, roles: { ...roles, R3: 'waiting' } };
     case 'ConfirmationDecision':
+      // A cancel closes the task first and then denies its open requests, as dropped:
+      // the task stays cancelled.
+      if (task.phase === 'cancelled') return base;
       return { ...base, phase: 'executing', roles: { ...roles, R3: 'active' } };
     case 'TaskClosed': {
       // A result or a chat answer already ended the task; only a cancel changes it here.

@@ -41,9 +41,9 @@ describe('the tasks panel', () => {
 
   it('lists past runs with their outcome and opens the newest for replay at its end', () => {
     const runs = screen.getAllByRole('option');
-    expect(runs.map((r) => r.querySelector('.list-title')?.textContent)).toEqual(['hello', 'Will it rain in Paris tomorrow?', 'Find the 5 largest video files in ~/Movies and ~/Downloads']);
+    expect(runs.map((r) => r.querySelector('.list-title')?.textContent)).toEqual(['hello', 'read the report in my drafts folder', 'what files are in my workspace?']);
     expect(runs[1]?.textContent).toContain('abandoned');
-    expect(runs[1]?.textContent).toContain('3 replans');
+    expect(runs[1]?.textContent).toContain('1 replan');
     expect(screen.getByTestId('step').textContent).toMatch(/^Step (\d+) of \1$/);
   });
 

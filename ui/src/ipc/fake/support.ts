@@ -54,14 +54,3 @@ export const DAY_MS = 86_400_000;
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
-
-/** A stable, Unicode-aware slug (GGS tags terminal Megrams `intent:<slug>`). */
-export function slug(text: string): string {
-  const words = text
-    .toLowerCase()
-    .normalize('NFKC')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0)
-    .slice(0, 5);
-  return words.length > 0 ? words.join('_') : 'task';
-}
