@@ -20,16 +20,16 @@
 //! **Invariant:** the auditor holds a `Tap`, an `Inbox` and an [`AuditOutbox`] — it can
 //! publish audit reports to the user and nothing else, so it cannot instruct any role.
 
-pub mod calibration;
+pub(crate) mod calibration;
 pub mod canonical;
 pub mod detect;
-pub mod event;
+pub(crate) mod event;
 pub mod history;
 pub mod log;
 pub mod retention;
-pub mod state;
+pub(crate) mod state;
 pub mod verify;
-pub mod window;
+pub(crate) mod window;
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -157,7 +157,7 @@ impl WindowStats {
         self.findings(std::slice::from_ref(finding));
     }
 
-    pub fn findings(&mut self, findings: &[Finding]) {
+    pub(crate) fn findings(&mut self, findings: &[Finding]) {
         for f in findings {
             match f.kind {
                 AnomalyKind::BoundaryViolation => self.boundary_violations.add(&f.description),

@@ -170,7 +170,7 @@ impl Bus {
         lock(&self.inner.pending).clear();
     }
 
-    pub fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         self.inner.closed.load(Ordering::Acquire)
     }
 

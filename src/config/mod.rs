@@ -68,7 +68,7 @@ impl ApiKey {
         Self(key.into())
     }
 
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }

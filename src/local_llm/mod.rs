@@ -157,7 +157,7 @@ impl LocalModel {
         self.dir.join("models").join(self.spec.file_name())
     }
 
-    pub fn server_binary(&self) -> PathBuf {
+    pub(crate) fn server_binary(&self) -> PathBuf {
         self.dir.join("bin").join("llama-server")
     }
 

@@ -31,13 +31,13 @@ use crate::contracts::{Level, Megram, MegramId};
 /// The format written by this build. Bump it (and add a migration in the store) when a
 /// key or value layout changes.
 pub const FORMAT_VERSION: u32 = 1;
-pub const FORMAT_KEY: &[u8] = b"v|format";
+pub(crate) const FORMAT_KEY: &[u8] = b"v|format";
 
-pub const MEGRAM_PREFIX: &[u8] = b"m|";
-pub const INDEX_PREFIX: &[u8] = b"x|";
-pub const LEVEL_PREFIX: &[u8] = b"l|";
-pub const RECALL_PREFIX: &[u8] = b"r|";
-pub const CONSOLIDATED_PREFIX: &[u8] = b"c|";
+pub(crate) const MEGRAM_PREFIX: &[u8] = b"m|";
+pub(crate) const INDEX_PREFIX: &[u8] = b"x|";
+pub(crate) const LEVEL_PREFIX: &[u8] = b"l|";
+pub(crate) const RECALL_PREFIX: &[u8] = b"r|";
+pub(crate) const CONSOLIDATED_PREFIX: &[u8] = b"c|";
 
 /// Length of a hyphenated UUID.
 const ID_LEN: usize = 36;
@@ -93,15 +93,15 @@ pub fn megram_key(id: MegramId) -> Vec<u8> {
     id_key(MEGRAM_PREFIX, id)
 }
 
-pub fn recall_key(id: MegramId) -> Vec<u8> {
+pub(crate) fn recall_key(id: MegramId) -> Vec<u8> {
     id_key(RECALL_PREFIX, id)
 }
 
-pub fn consolidated_key(id: MegramId) -> Vec<u8> {
+pub(crate) fn consolidated_key(id: MegramId) -> Vec<u8> {
     id_key(CONSOLIDATED_PREFIX, id)
 }
 
-pub fn level_prefix(level: Level) -> Vec<u8> {
+pub(crate) fn level_prefix(level: Level) -> Vec<u8> {
     let mut key = LEVEL_PREFIX.to_vec();
     key.extend_from_slice(level.as_str().as_bytes());
     key.push(b'|');
@@ -167,7 +167,7 @@ pub fn decode_group_prefix(prefix: &[u8]) -> Option<(String, String)> {
     Some((space, entity))
 }
 
-pub fn level_byte(level: Level) -> u8 {
+pub(crate) fn level_byte(level: Level) -> u8 {
     match level {
         Level::M => b'M',
         Level::K => b'K',
@@ -176,7 +176,7 @@ pub fn level_byte(level: Level) -> u8 {
     }
 }
 
-pub fn level_from_byte(b: u8) -> Option<Level> {
+pub(crate) fn level_from_byte(b: u8) -> Option<Level> {
     match b {
         b'M' => Some(Level::M),
         b'K' => Some(Level::K),
@@ -266,11 +266,11 @@ impl IndexEntry {
     }
 }
 
-pub fn to_ms(t: DateTime<Utc>) -> i64 {
+pub(crate) fn to_ms(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
 
-pub fn from_ms(ms: i64) -> DateTime<Utc> {
+pub(crate) fn from_ms(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms)
         .single()
         .unwrap_or(DateTime::<Utc>::MIN_UTC)

@@ -9,7 +9,7 @@
 //! token cancelled) and announced with `TaskClosed` before `cancel` returns, and nothing
 //! of it starts afterwards.
 
-pub mod desk;
+pub(crate) mod desk;
 pub mod distiller;
 
 use std::path::PathBuf;

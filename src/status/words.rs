@@ -52,7 +52,7 @@ impl Words {
         )
     }
 
-    pub fn proceeding(self) -> String {
+    pub(crate) fn proceeding(self) -> String {
         self.pick("Going ahead as understood…", "按已理解的意思继续…")
     }
 
@@ -68,7 +68,7 @@ impl Words {
         self.pick(format!("Understood: {intent}"), format!("已理解：{intent}"))
     }
 
-    pub fn recalling(self) -> String {
+    pub(crate) fn recalling(self) -> String {
         self.pick("Checking what worked before…", "正在回顾以往的经验…")
     }
 
@@ -93,7 +93,7 @@ impl Words {
         }
     }
 
-    pub fn step_start(self, at: Option<(usize, usize)>, intent: &str) -> String {
+    pub(crate) fn step_start(self, at: Option<(usize, usize)>, intent: &str) -> String {
         let s = step(self.0, at);
         self.pick(format!("{s}: {intent}"), format!("{s}：{intent}"))
     }
@@ -130,12 +130,17 @@ impl Words {
         self.pick(en, zh)
     }
 
-    pub fn step_doing(self, at: Option<(usize, usize)>, activity: &str) -> String {
+    pub(crate) fn step_doing(self, at: Option<(usize, usize)>, activity: &str) -> String {
         let s = step(self.0, at);
         self.pick(format!("{s}: {activity}"), format!("{s}：{activity}"))
     }
 
-    pub fn step_snag(self, at: Option<(usize, usize)>, activity: &str, error: &str) -> String {
+    pub(crate) fn step_snag(
+        self,
+        at: Option<(usize, usize)>,
+        activity: &str,
+        error: &str,
+    ) -> String {
         let s = step(self.0, at);
         match (self.0, error.is_empty()) {
             (Lang::En, true) => format!("{s}: {activity} did not work"),
@@ -145,7 +150,7 @@ impl Words {
         }
     }
 
-    pub fn step_denied(self, at: Option<(usize, usize)>, activity: &str) -> String {
+    pub(crate) fn step_denied(self, at: Option<(usize, usize)>, activity: &str) -> String {
         let s = step(self.0, at);
         self.pick(
             format!("{s}: not done, as you decided ({activity})"),
@@ -153,7 +158,7 @@ impl Words {
         )
     }
 
-    pub fn checking_step(self, at: Option<(usize, usize)>) -> String {
+    pub(crate) fn checking_step(self, at: Option<(usize, usize)>) -> String {
         let s = step(self.0, at);
         self.pick(
             format!("{s}: checking the result…"),
@@ -169,12 +174,12 @@ impl Words {
         )
     }
 
-    pub fn step_done(self, at: Option<(usize, usize)>) -> String {
+    pub(crate) fn step_done(self, at: Option<(usize, usize)>) -> String {
         let s = step(self.0, at);
         self.pick(format!("{s} done."), format!("{s}已完成。"))
     }
 
-    pub fn step_failed(self, at: Option<(usize, usize)>, why: &str) -> String {
+    pub(crate) fn step_failed(self, at: Option<(usize, usize)>, why: &str) -> String {
         let s = step(self.0, at);
         match (self.0, why.is_empty()) {
             (Lang::En, true) => format!("{s} failed."),
@@ -192,14 +197,14 @@ impl Words {
         }
     }
 
-    pub fn reviewing(self, failed: usize, total: usize) -> String {
+    pub(crate) fn reviewing(self, failed: usize, total: usize) -> String {
         self.pick(
             format!("{failed} of {total} steps fell short — looking for a better way…"),
             format!("{total} 步中有 {failed} 步未达成——正在寻找更好的办法…"),
         )
     }
 
-    pub fn checking_whole(self) -> String {
+    pub(crate) fn checking_whole(self) -> String {
         self.pick(
             "All steps done — checking the whole result…",
             "所有步骤已完成——正在检查整体结果…",
@@ -223,14 +228,14 @@ impl Words {
         }
     }
 
-    pub fn no_plan(self, reason: &str) -> String {
+    pub(crate) fn no_plan(self, reason: &str) -> String {
         self.pick(
             format!("Could not make a workable plan: {reason}"),
             format!("没能制定出可行的计划：{reason}"),
         )
     }
 
-    pub fn giving_up(self) -> String {
+    pub(crate) fn giving_up(self) -> String {
         self.pick(
             "Stopping — writing down what was done and what to try next…",
             "停止执行——正在整理已完成的部分和下一步建议…",

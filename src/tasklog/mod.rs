@@ -19,7 +19,7 @@
 //! a run is dropped without a record saying so.
 
 mod reader;
-pub mod record;
+pub(crate) mod record;
 mod trajectory;
 mod writer;
 

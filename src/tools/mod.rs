@@ -24,7 +24,7 @@ pub mod guards;
 mod mdfind;
 mod name;
 mod outcome;
-pub mod places;
+pub(crate) mod places;
 mod process;
 mod read_file;
 pub mod sandbox;
