@@ -395,7 +395,12 @@ impl ConfirmationBroker {
                         if decision == Decision::Approve && d.source == DecisionSource::User {
                             self.remember(&request, d.scope);
                         }
-                        Confirmation { request_id: request.request_id, decision, source: d.source, granted: None }
+                        Confirmation {
+                            request_id: request.request_id,
+                            decision,
+                            source: d.source,
+                            granted: None,
+                        }
                     }
                     _ => deny(DecisionSource::Dropped),
                 },
