@@ -152,11 +152,13 @@ impl ChatRequest {
         self
     }
 
+    /// Sets the sampling temperature.
     pub fn temperature(mut self, temperature: f32) -> Self {
         self.temperature = Some(temperature);
         self
     }
 
+    /// Caps the reply's tokens.
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);
         self
@@ -393,6 +395,7 @@ impl Llm {
         })
     }
 
+    /// Tokens and calls spent so far, per task and role.
     pub fn usage(&self) -> &UsageLedger {
         &self.shared.usage
     }
