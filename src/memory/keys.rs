@@ -89,6 +89,7 @@ fn id_key(prefix: &[u8], id: MegramId) -> Vec<u8> {
     key
 }
 
+/// The key of a Megram's record.
 pub fn megram_key(id: MegramId) -> Vec<u8> {
     id_key(MEGRAM_PREFIX, id)
 }
@@ -108,6 +109,7 @@ pub(crate) fn level_prefix(level: Level) -> Vec<u8> {
     key
 }
 
+/// The key of a Megram's entry in the per-level index.
 pub fn level_key(level: Level, id: MegramId) -> Vec<u8> {
     id_key(&level_prefix(level), id)
 }
@@ -123,6 +125,7 @@ pub fn group_prefix(space: &str, entity: &str) -> Vec<u8> {
     key
 }
 
+/// The key of a Megram's entry in its group's index.
 pub fn index_key(space: &str, entity: &str, id: MegramId) -> Vec<u8> {
     id_key(&group_prefix(space, entity), id)
 }
@@ -189,13 +192,19 @@ pub(crate) fn level_from_byte(b: u8) -> Option<Level> {
 /// What an `x|` value holds: everything the potentials, GC and bankruptcy need.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IndexEntry {
+    /// The entry's level.
     pub level: Level,
     /// The entry's evidence was distilled into a C Megram; it no longer counts.
     pub consolidated: bool,
+    /// Stimulus magnitude in [0, 1].
     pub f: f64,
+    /// Valence in [−1, +1].
     pub sigma: f64,
+    /// Decay rate per day; 0 is timeless.
     pub k: f64,
+    /// Creation time, in Unix milliseconds.
     pub created_ms: i64,
+    /// Last recall, in Unix milliseconds; None until first recalled.
     pub recalled_ms: Option<i64>,
 }
 
@@ -225,6 +234,7 @@ impl IndexEntry {
             .map_or(self.created_ms, |r| r.max(self.created_ms))
     }
 
+    /// The fixed-size value stored under the index key.
     pub fn encode(&self) -> [u8; ENTRY_LEN] {
         let mut out = [0u8; ENTRY_LEN];
         out[0] = ENTRY_LAYOUT;
@@ -245,6 +255,7 @@ impl IndexEntry {
         out
     }
 
+    /// Reads a stored value; None when its size or layout byte is not this version's.
     pub fn decode(bytes: &[u8]) -> Option<IndexEntry> {
         if bytes.len() != ENTRY_LEN || bytes[0] != ENTRY_LAYOUT {
             return None;

@@ -41,11 +41,11 @@ impl Words {
         if self.en() { en.into() } else { zh.into() }
     }
 
-    pub fn reading(self) -> String {
+    pub(crate) fn reading(self) -> String {
         self.pick("Reading your request…", "正在理解你的请求…")
     }
 
-    pub fn question(self, question: &str) -> String {
+    pub(crate) fn question(self, question: &str) -> String {
         self.pick(
             format!("A question for you: {question}"),
             format!("需要你回答一个问题：{question}"),
@@ -56,15 +56,15 @@ impl Words {
         self.pick("Going ahead as understood…", "按已理解的意思继续…")
     }
 
-    pub fn answered(self) -> String {
+    pub(crate) fn answered(self) -> String {
         self.pick("Thanks — going on with your answer…", "收到你的回答，继续…")
     }
 
-    pub fn chat(self) -> String {
+    pub(crate) fn chat(self) -> String {
         self.pick("Answered.", "已回答。")
     }
 
-    pub fn understood(self, intent: &str) -> String {
+    pub(crate) fn understood(self, intent: &str) -> String {
         self.pick(format!("Understood: {intent}"), format!("已理解：{intent}"))
     }
 
@@ -72,7 +72,7 @@ impl Words {
         self.pick("Checking what worked before…", "正在回顾以往的经验…")
     }
 
-    pub fn planning(self, lessons: usize) -> String {
+    pub(crate) fn planning(self, lessons: usize) -> String {
         match (self.0, lessons) {
             (Lang::En, 0) => "Planning…".into(),
             (Lang::En, 1) => "Planning, with 1 lesson from earlier tasks…".into(),
@@ -82,7 +82,7 @@ impl Words {
         }
     }
 
-    pub fn plan(self, steps: usize, round: u32) -> String {
+    pub(crate) fn plan(self, steps: usize, round: u32) -> String {
         match (self.0, round, steps) {
             (Lang::En, 0, 1) => "Planning 1 step…".into(),
             (Lang::En, 0, n) => format!("Planning {n} steps…"),
@@ -99,7 +99,7 @@ impl Words {
     }
 
     /// What a tool call does, in words.
-    pub fn activity(self, tool: &ToolRef, target: &str) -> String {
+    pub(crate) fn activity(self, tool: &ToolRef, target: &str) -> String {
         use ToolName as T;
         let (en, zh) = match tool.builtin() {
             Some(T::Mdfind) => (
@@ -166,7 +166,7 @@ impl Words {
         )
     }
 
-    pub fn retry(self, at: Option<(usize, usize)>, wrong: &str, next: &str) -> String {
+    pub(crate) fn retry(self, at: Option<(usize, usize)>, wrong: &str, next: &str) -> String {
         let s = step(self.0, at);
         self.pick(
             format!("{s} fell short: {wrong} — trying again: {next}"),
@@ -189,7 +189,7 @@ impl Words {
         }
     }
 
-    pub fn halted(self, skipped: usize) -> String {
+    pub(crate) fn halted(self, skipped: usize) -> String {
         match (self.0, skipped) {
             (Lang::En, 1) => "Holding back the next step until the plan is fixed…".into(),
             (Lang::En, n) => format!("Holding back the next {n} steps until the plan is fixed…"),
@@ -211,7 +211,7 @@ impl Words {
         )
     }
 
-    pub fn replan(self, directive: ReplanDirective, unmet: &str) -> String {
+    pub(crate) fn replan(self, directive: ReplanDirective, unmet: &str) -> String {
         let (en, zh) = match directive {
             ReplanDirective::Refine => ("Fixing the plan", "正在修正计划"),
             ReplanDirective::ChangePath => {
@@ -242,21 +242,21 @@ impl Words {
         )
     }
 
-    pub fn finished(self, directive: TerminalDirective) -> String {
+    pub(crate) fn finished(self, directive: TerminalDirective) -> String {
         match directive {
             TerminalDirective::Abandon => self.pick("Could not finish.", "未能完成。"),
             TerminalDirective::Accept | TerminalDirective::Success => self.pick("Done.", "完成。"),
         }
     }
 
-    pub fn approval(self, effect: &str) -> String {
+    pub(crate) fn approval(self, effect: &str) -> String {
         self.pick(
             format!("Waiting for your approval: {effect}"),
             format!("等待你的批准：{effect}"),
         )
     }
 
-    pub fn decided(self, decision: Decision, source: DecisionSource) -> String {
+    pub(crate) fn decided(self, decision: Decision, source: DecisionSource) -> String {
         match (decision, source) {
             (Decision::Approve, _) => self.pick("Approved — going on…", "已批准——继续…"),
             (Decision::Trash, _) => self.pick(
@@ -282,7 +282,7 @@ impl Words {
         }
     }
 
-    pub fn cancelled(self) -> String {
+    pub(crate) fn cancelled(self) -> String {
         self.pick("Cancelled.", "已取消。")
     }
 }
