@@ -33,6 +33,7 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// The kind's name in the log: the message type, or `tap_gap`, `auditor_started`, `retention`.
     pub fn name(self) -> &'static str {
         match self {
             EventKind::Message(kind) => kind.name(),
@@ -103,6 +104,7 @@ pub enum AnomalyKind {
 }
 
 impl AnomalyKind {
+    /// Every kind, in the order reports list them.
     pub const ALL: [AnomalyKind; 9] = [
         AnomalyKind::BoundaryViolation,
         AnomalyKind::ConvergenceFailure,
@@ -115,6 +117,7 @@ impl AnomalyKind {
         AnomalyKind::LogRecovery,
     ];
 
+    /// The snake_case name written in the log.
     pub fn as_str(self) -> &'static str {
         match self {
             AnomalyKind::BoundaryViolation => "boundary_violation",
@@ -129,6 +132,8 @@ impl AnomalyKind {
         }
     }
 
+    /// Reads a name as written in the log or typed by a user (`-` or `_`); None when no kind has
+    /// it.
     pub fn parse(name: &str) -> Option<AnomalyKind> {
         let name = name.replace('-', "_");
         AnomalyKind::ALL
@@ -146,11 +151,14 @@ impl fmt::Display for AnomalyKind {
 /// One anomaly found on one event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
+    /// What was found, in one line.
     pub description: String,
+    /// The kind of anomaly.
     pub kind: AnomalyKind,
 }
 
 impl Finding {
+    /// A finding of `kind`.
     pub fn new(kind: AnomalyKind, description: impl Into<String>) -> Self {
         Self {
             description: description.into(),
@@ -168,6 +176,7 @@ impl fmt::Display for Finding {
 /// One line of the audit log. `seq`, `prev` and `hash` are filled by the log writer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AuditEvent {
+    /// What the detectors found on this event; empty for most.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub anomalies: Vec<Finding>,
     /// The envelope's bus timestamp; the auditor's clock for gaps and start-ups.
@@ -181,15 +190,19 @@ pub struct AuditEvent {
     /// elsewhere (the task log, the report history) can be checked against the chain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The envelope's id; None for events that are not a bus message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub envelope_id: Option<EnvelopeId>,
+    /// The sender; None for events that are not a bus message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Role>,
     /// This event's own hash; never part of the hashed bytes, appended to the line.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hash: String,
+    /// The request a reply answers; None for other messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_reply_to: Option<EnvelopeId>,
+    /// What the event records.
     pub kind: EventKind,
     /// Hash of the previous event (across segment files); [`super::canonical::GENESIS`]
     /// for the first.
@@ -199,8 +212,10 @@ pub struct AuditEvent {
     /// The macro-state a GGS decision or a Megram carries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<MacroState>,
+    /// The task the message belongs to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_id: Option<TaskId>,
+    /// The addressee; None for events that are not a bus message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<Role>,
 }
@@ -257,6 +272,7 @@ impl AuditEvent {
         }
     }
 
+    /// Whether a detector found an anomaly of `kind` here.
     pub fn has_anomaly(&self, kind: AnomalyKind) -> bool {
         self.anomalies.iter().any(|f| f.kind == kind)
     }

@@ -39,16 +39,20 @@ pub const DEFAULT_EVENT_LIMIT: usize = 100;
 pub enum AnomalyFilter {
     /// Events with at least one anomaly.
     Any,
+    /// Events with an anomaly of this kind.
     Kind(AnomalyKind),
 }
 
 /// A query over the event log. Unset fields match everything.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EventFilter {
+    /// Only this task's events.
     pub task: Option<TaskId>,
+    /// Only events of this kind.
     pub kind: Option<EventKind>,
     /// Sender or receiver.
     pub role: Option<Role>,
+    /// Only events with anomalies.
     pub anomaly: Option<AnomalyFilter>,
     /// Only events numbered below this (paging back through history).
     pub before_seq: Option<u64>,
@@ -57,6 +61,7 @@ pub struct EventFilter {
 }
 
 impl EventFilter {
+    /// Whether `e` passes every set field.
     pub fn matches(&self, e: &AuditEvent) -> bool {
         self.task
             .as_ref()
@@ -120,7 +125,9 @@ enum Order {
 /// of its latest run says it did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskTimeline {
+    /// The task.
     pub task_id: TaskId,
+    /// Its audit events, oldest first.
     pub events: Vec<AuditEvent>,
     /// The latest recorded run of the task, read through the task log's one fold;
     /// `None` when the task logs hold no run of it (pruned, or another data dir).
@@ -146,6 +153,7 @@ impl AuditHistory {
         }
     }
 
+    /// The audit directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -158,6 +166,7 @@ impl AuditHistory {
         Ok(all)
     }
 
+    /// The report with this id; None when no report has it.
     pub fn report(&self, id: ReportId) -> Result<Option<AuditReport>, AuditError> {
         Ok(self
             .all_reports()?

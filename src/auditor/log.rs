@@ -111,7 +111,7 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    pub fn genesis() -> Self {
+    pub(crate) fn genesis() -> Self {
         Self {
             next_seq: 0,
             hash: GENESIS.to_string(),
@@ -152,7 +152,7 @@ impl ChainWriter {
         self.segment
     }
 
-    pub fn pending_bytes(&self) -> usize {
+    pub(crate) fn pending_bytes(&self) -> usize {
         self.pending_bytes
     }
 

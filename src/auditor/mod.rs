@@ -20,16 +20,16 @@
 //! **Invariant:** the auditor holds a `Tap`, an `Inbox` and an [`AuditOutbox`] — it can
 //! publish audit reports to the user and nothing else, so it cannot instruct any role.
 
-pub mod calibration;
+pub(crate) mod calibration;
 pub mod canonical;
 pub mod detect;
-pub mod event;
+pub(crate) mod event;
 pub mod history;
 pub mod log;
 pub mod retention;
-pub mod state;
+pub(crate) mod state;
 pub mod verify;
-pub mod window;
+pub(crate) mod window;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -76,20 +76,27 @@ pub fn audit_dir(data_dir: &Path) -> PathBuf {
     data_dir.join(AUDIT_DIR)
 }
 
+/// Why the audit log could not be opened, written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
+    /// A log file could not be read or written.
     #[error("audit log {path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The error the system gave.
         #[source]
         source: io::Error,
     },
+    /// Another process audits this data directory.
     #[error(
         "another artoo process is already auditing {0}; there is one auditor per data directory"
     )]
     Locked(PathBuf),
+    /// The auditor's saved state could not be read or written.
     #[error("{0}")]
     State(String),
+    /// The writer task is gone (it panicked or the runtime shut down).
     #[error("the audit log writer task was lost (it panicked or the runtime shut down)")]
     WriterLost,
 }
@@ -106,8 +113,11 @@ impl AuditError {
 /// Tuning that is not user configuration (tests and benchmarks change it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuditorOptions {
+    /// Envelopes the auditor's tap holds before it drops (and logs a gap).
     pub tap_capacity: usize,
+    /// A log segment is sealed and a new one started past this size, in bytes.
     pub max_segment_bytes: u64,
+    /// How often buffered events are written to disk.
     pub flush_interval: Duration,
 }
 
@@ -130,6 +140,7 @@ pub struct AuditorStatus {
     pub events_flushed: u64,
     /// Bus messages the tap lost (each loss is an anomaly in the log).
     pub messages_lost: u64,
+    /// Reports sent to the user so far.
     pub reports_published: u64,
 }
 
@@ -172,6 +183,7 @@ impl Auditor {
         Self::open_with(bus, config, clock, AuditorOptions::default())
     }
 
+    /// Opens the auditor with non-default tuning (tests and benchmarks).
     pub fn open_with(
         bus: &Bus,
         config: &Config,

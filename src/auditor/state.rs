@@ -17,7 +17,7 @@ use super::detect::Detectors;
 use super::log::Checkpoint;
 use super::window::WindowStats;
 
-pub const STATE_FILE: &str = "state.json";
+pub(crate) const STATE_FILE: &str = "state.json";
 /// Bumped when the format changes incompatibly.
 pub const STATE_VERSION: u32 = 1;
 

@@ -69,23 +69,32 @@ impl Tally {
 /// The statistics of the current report window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WindowStats {
+    /// Where the window starts.
     pub window_start: DateTime<Utc>,
     /// Bus messages seen, audit traffic (queries and reports) excluded.
     pub messages: u64,
     /// Messages the tap lost.
     pub lost: u64,
+    /// Tasks with any message in the window.
     pub tasks: HashSet<TaskId>,
+    /// Fast-loop corrections in the window.
     pub total_corrections: u64,
     /// Latest ∇L trend of each task that had a GGS decision in the window.
     pub gap_trends: BTreeMap<TaskId, Trend>,
+    /// Route-table violations seen.
     pub boundary_violations: Tally,
+    /// Role drift alerts seen.
     pub drift_alerts: Tally,
+    /// Every other finding.
     pub anomalies: Tally,
+    /// Tool failures and retries.
     pub tool_health: ToolHealth,
+    /// Law 1 confirmation counts.
     pub law1: Law1Stats,
 }
 
 impl WindowStats {
+    /// An empty window starting at `window_start`.
     pub fn new(window_start: DateTime<Utc>) -> Self {
         Self {
             window_start,
@@ -157,7 +166,7 @@ impl WindowStats {
         self.findings(std::slice::from_ref(finding));
     }
 
-    pub fn findings(&mut self, findings: &[Finding]) {
+    pub(crate) fn findings(&mut self, findings: &[Finding]) {
         for f in findings {
             match f.kind {
                 AnomalyKind::BoundaryViolation => self.boundary_violations.add(&f.description),

@@ -66,24 +66,32 @@ pub struct Bus {
 /// Counters for the UI, the auditor and benchmarks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BusStats {
+    /// Envelopes published since start.
     pub published: u64,
     /// Messages addressed to a role nobody subscribed to (observability records,
     /// for instance); taps still saw them.
     pub undelivered: u64,
     /// Envelopes outside the route table: taps saw them, no role did.
     pub unrouted: u64,
+    /// One entry per open tap.
     pub taps: Vec<TapStats>,
 }
 
+/// Counters of one tap.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TapStats {
+    /// The tap's name, e.g. `auditor`.
     pub name: String,
+    /// How many envelopes it holds before it drops.
     pub capacity: usize,
+    /// Envelopes waiting to be read.
     pub queued: usize,
+    /// Envelopes dropped because it was full (each drop run becomes a gap marker).
     pub dropped: u64,
 }
 
 impl Bus {
+    /// A bus that stamps envelopes with `clock`.
     pub fn new(clock: SharedClock) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -141,6 +149,7 @@ impl Bus {
         }
     }
 
+    /// Counters as of now.
     pub fn stats(&self) -> BusStats {
         let taps = crate::sync::read(&self.inner.taps);
         BusStats {
@@ -170,7 +179,7 @@ impl Bus {
         lock(&self.inner.pending).clear();
     }
 
-    pub fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         self.inner.closed.load(Ordering::Acquire)
     }
 
@@ -260,6 +269,7 @@ pub struct BusHandle {
 }
 
 impl BusHandle {
+    /// The role this handle publishes as.
     pub fn role(&self) -> Role {
         self.role
     }
@@ -346,6 +356,7 @@ pub struct Inbox {
 }
 
 impl Inbox {
+    /// The role whose inbox this is.
     pub fn role(&self) -> Role {
         self.role
     }
@@ -355,6 +366,7 @@ impl Inbox {
         self.rx.recv().await
     }
 
+    /// The next envelope if one is waiting, without waiting.
     pub fn try_recv(&mut self) -> Option<Arc<Envelope>> {
         self.rx.try_recv().ok()
     }
@@ -364,6 +376,7 @@ impl Inbox {
         self.rx.len()
     }
 
+    /// Whether nothing is waiting.
     pub fn is_empty(&self) -> bool {
         self.rx.is_empty()
     }
@@ -376,6 +389,7 @@ pub struct AuditOutbox {
 }
 
 impl AuditOutbox {
+    /// Publishes a report to the user; returns its envelope id.
     pub fn publish(&self, report: AuditReport) -> EnvelopeId {
         self.handle.publish(Role::User, report)
     }

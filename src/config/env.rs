@@ -12,6 +12,7 @@ use super::{ApiKey, Config, ConfigError, SETTINGS_FILE, TierConfig};
 
 /// Where configuration comes from: a lookup for environment variables.
 pub trait EnvSource {
+    /// The variable's value; None when it is unset.
     fn var(&self, key: &str) -> Option<String>;
 }
 

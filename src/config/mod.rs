@@ -28,26 +28,47 @@ pub use sections::{
 /// File name of the user-editable settings inside the data dir.
 pub const SETTINGS_FILE: &str = "settings.toml";
 
+/// Why a configuration could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// A value is out of its range or malformed.
     #[error("invalid value for `{field}`: {reason}")]
-    Invalid { field: String, reason: String },
+    Invalid {
+        /// The dotted setting name, e.g. `budgets.max_retries`.
+        field: String,
+        /// What is wrong with the value.
+        reason: String,
+    },
+    /// `settings.toml` is not valid TOML or does not fit the schema.
     #[error("cannot parse {path}: {message}")]
-    Parse { path: PathBuf, message: String },
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// `settings.toml` exists but could not be read.
     #[error("cannot read {path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The error the system gave.
         #[source]
         source: std::io::Error,
     },
+    /// HOME is not set, so the default data dir and workspace cannot be found.
     #[error("no home directory: HOME is not set. Set HOME, or ARTOO_DATA_DIR and ARTOO_WORKSPACE")]
     NoHome,
+    /// A model tier lacks its endpoint, its model or both.
     #[error(
         "the {tier} model tier is not configured: missing {missing}. Set {tier_upper}_* or OPENAI_* (see README: Configuration)"
     )]
     TierIncomplete {
+        /// `brain` or `tool`.
         tier: &'static str,
+        /// The tier's environment prefix, e.g. `BRAIN`.
         tier_upper: &'static str,
+        /// What is missing, e.g. `base URL`.
         missing: String,
     },
 }
@@ -64,11 +85,12 @@ fn invalid(field: &str, reason: impl Into<String>) -> ConfigError {
 pub struct ApiKey(String);
 
 impl ApiKey {
+    /// Wraps a key.
     pub fn new(key: impl Into<String>) -> Self {
         Self(key.into())
     }
 
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -88,14 +110,23 @@ pub struct Config {
     pub workspace: PathBuf,
     /// The user's home directory (`~` expansion, personal-path checks).
     pub home: PathBuf,
+    /// Model tiers and call bounds.
     pub llm: LlmConfig,
+    /// GGS's thresholds and weights.
     pub ggs: GgsParams,
+    /// What one task may spend.
     pub budgets: Budgets,
+    /// Memory decay and consolidation thresholds.
     pub memory: MemoryParams,
+    /// Law 1 confirmation settings.
     pub laws: LawsConfig,
+    /// Limits of the executor's tools.
     pub tools: ToolsConfig,
+    /// Report period and detector thresholds.
     pub auditor: AuditorConfig,
+    /// How long task logs and audit segments are kept.
     pub retention: RetentionConfig,
+    /// Desktop preferences.
     pub ui: UiConfig,
     /// The MCP servers whose tools R3 may call.
     pub mcp: McpConfig,
@@ -111,6 +142,8 @@ impl Config {
         )
     }
 
+    /// The defaults for these directories, with no settings file and no environment; the data dir
+    /// holds the settings.
     pub fn with_dirs(data_dir: impl Into<PathBuf>, workspace: impl Into<PathBuf>) -> Config {
         let data_dir = data_dir.into();
         Config::from_settings(

@@ -15,7 +15,9 @@ use super::{ApiKey, McpConfig};
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct TierConfig {
+    /// The OpenAI-compatible endpoint, e.g. `http://localhost:8080/v1`; None until configured.
     pub base_url: Option<String>,
+    /// The model name to ask the endpoint for; None until configured.
     pub model: Option<String>,
     /// Sends `"enable_thinking": true` (Qwen3-style reasoning switches).
     pub enable_thinking: bool,
@@ -37,6 +39,7 @@ impl TierConfig {
     }
 }
 
+/// The `[llm]` section: the two model tiers and how calls to them are bounded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
@@ -45,11 +48,14 @@ pub struct LlmConfig {
     pub brain: TierConfig,
     /// R3, R4a.
     pub tool: TierConfig,
+    /// Bound on opening a connection to an endpoint, in seconds.
     pub connect_timeout_secs: u64,
     /// Whole-call bound, retries excluded.
     pub call_timeout_secs: u64,
     /// Attempts per call on 429/5xx/transport errors (1 = no retry).
     pub max_attempts: u32,
+    /// The first retry's back-off, in milliseconds; it doubles per attempt, up to a cap, unless the
+    /// endpoint says how long to wait.
     pub retry_base_ms: u64,
     /// The built-in model, used while neither tier names an endpoint or a model.
     pub local: LocalLlmConfig,
@@ -142,6 +148,7 @@ impl Default for GgsParams {
     }
 }
 
+/// The `[budgets]` section: what one task may spend.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
@@ -194,6 +201,7 @@ pub struct MemoryParams {
     pub consolidate_attention: f64,
     /// … and |decision| at or above this.
     pub consolidate_decision: f64,
+    /// Seconds between the Dreamer's background passes.
     pub dreamer_period_secs: u64,
     /// Delay after a task ends before the Dreamer's extra pass.
     pub dreamer_after_task_secs: u64,
@@ -217,6 +225,7 @@ impl Default for MemoryParams {
     }
 }
 
+/// The `[laws]` section: Law 1 confirmation settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
@@ -237,16 +246,20 @@ impl Default for LawsConfig {
     }
 }
 
+/// The `[tools]` section: limits of the executor's tools.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolsConfig {
+    /// A shell command is killed after this many seconds.
     pub shell_timeout_secs: u64,
     /// Tool output shown to the model: head + tail within this many characters.
     pub output_limit_chars: usize,
+    /// `read_file` reads at most this many bytes of a file.
     pub read_limit_bytes: u64,
     /// DuckDuckGo HTML endpoint by default; tests point it at a local fake.
     pub search_url: String,
+    /// Bound on one web search, in seconds.
     pub search_timeout_secs: u64,
     /// Upper bound on directory entries visited by the bounded home walk.
     pub walk_limit_entries: usize,
@@ -281,10 +294,12 @@ impl Default for ToolsConfig {
     }
 }
 
+/// The `[auditor]` section: report period and detector thresholds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct AuditorConfig {
+    /// Seconds between periodic audit reports.
     pub report_period_secs: u64,
     /// Tasks in the sliding window of the role-drift detector.
     pub drift_window_tasks: usize,
@@ -307,9 +322,11 @@ impl Default for AuditorConfig {
 pub struct RetentionConfig {
     /// Task logs (`tasks/`, every envelope of a run in one file, full prompts included).
     pub task_logs_days: u32,
+    /// Total size of the task logs kept, in megabytes; the oldest go first.
     pub task_logs_mb: u64,
     /// The audit log's sealed segments (`audit/`), pruned behind a checkpoint.
     pub audit_days: u32,
+    /// Total size of the sealed audit segments kept, in megabytes.
     pub audit_mb: u64,
 }
 
@@ -324,13 +341,16 @@ impl Default for RetentionConfig {
     }
 }
 
+/// The `[ui]` section: desktop preferences.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct UiConfig {
+    /// The global shortcut that opens the popup, in Tauri's accelerator syntax.
     pub hotkey: String,
     /// `en` or `zh-CN`.
     pub language: String,
+    /// Whether the desktop app starts when the user logs in.
     pub launch_at_login: bool,
 }
 
@@ -350,15 +370,27 @@ impl Default for UiConfig {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
+    /// The folder tasks work in; None keeps the default (`~/artoo_workspace`, or
+    /// `ARTOO_WORKSPACE`).
     pub workspace: Option<PathBuf>,
+    /// The `[llm]` section.
     pub llm: LlmConfig,
+    /// The `[ggs]` section.
     pub ggs: GgsParams,
+    /// The `[budgets]` section.
     pub budgets: Budgets,
+    /// The `[memory]` section.
     pub memory: MemoryParams,
+    /// The `[laws]` section.
     pub laws: LawsConfig,
+    /// The `[tools]` section.
     pub tools: ToolsConfig,
+    /// The `[auditor]` section.
     pub auditor: AuditorConfig,
+    /// The `[retention]` section.
     pub retention: RetentionConfig,
+    /// The `[ui]` section.
     pub ui: UiConfig,
+    /// The `[mcp]` section.
     pub mcp: McpConfig,
 }

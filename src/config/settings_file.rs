@@ -44,6 +44,7 @@ impl Config {
         Settings::deserialize(table).map_err(parse_error)
     }
 
+    /// Where `settings.toml` lives: in the data dir.
     pub fn settings_path(&self) -> PathBuf {
         self.data_dir.join(SETTINGS_FILE)
     }

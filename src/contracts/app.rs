@@ -15,6 +15,7 @@ use crate::tools::ToolRef;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PathEffect {
+    /// A file or folder the action would touch.
     pub path: PathBuf,
     /// Whether the path existed when the request was made.
     pub exists: bool,
@@ -26,14 +27,19 @@ pub struct PathEffect {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ConfirmationRequest {
+    /// The id the answer must carry.
     pub request_id: RequestId,
+    /// The task whose executor asks.
     pub task_id: TaskId,
+    /// The sub-task that made the call; None when no sub-task did.
     pub subtask_id: Option<SubTaskId>,
+    /// The tool that would run.
     pub tool: ToolRef,
     /// The effect in plain words.
     pub description: String,
     /// The exact command or action that will run if approved.
     pub command: String,
+    /// Each file or folder the action touches, with what happens to it.
     pub paths: Vec<PathEffect>,
     /// Whether every effect can be undone.
     pub reversible: bool,
@@ -76,19 +82,24 @@ pub enum ApprovalScope {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct GrantSubject {
+    /// The MCP server's name in the settings.
     pub server: String,
     /// The command line of a stdio server or the URL of an HTTP one.
     pub origin: String,
+    /// The tool's name on that server.
     pub tool: String,
     /// SHA-256 of the tool's definition (name, description, input schema, annotations).
     pub fingerprint: String,
 }
 
+/// The answer to a Law 1 request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
+    /// Run the action as asked.
     Approve,
+    /// Do not run it; the denial goes back to the model as data.
     Deny,
     /// Deletions only: move the targets to the Trash instead (reversible).
     Trash,
@@ -99,6 +110,7 @@ pub enum Decision {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionSource {
+    /// The user answered.
     User,
     /// Nobody answered in time: deny.
     Timeout,
@@ -112,9 +124,13 @@ pub enum DecisionSource {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ConfirmationDecision {
+    /// The request this answers.
     pub request_id: RequestId,
+    /// The task of the request.
     pub task_id: TaskId,
+    /// What was decided.
     pub decision: Decision,
+    /// Who or what decided.
     pub source: DecisionSource,
     /// How far an approval reaches; a scope the request did not offer counts as `once`.
     #[serde(default)]
@@ -127,10 +143,13 @@ pub struct ConfirmationDecision {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct TaskBudget {
+    /// The task the budget is for.
     pub task_id: TaskId,
     /// The user's words, for the result if the task ends before anything else is known.
     pub raw_input: String,
+    /// When the task was submitted; the budget runs from here.
     pub submitted_at: DateTime<Utc>,
+    /// The whole task's time budget, in milliseconds.
     pub time_budget_ms: u64,
 }
 
@@ -140,7 +159,9 @@ pub struct TaskBudget {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct TaskClosed {
+    /// The task that closed.
     pub task_id: TaskId,
+    /// How it ended.
     pub end: TaskClosure,
 }
 
@@ -154,7 +175,10 @@ pub enum TaskClosure {
     /// R1 answered it as conversation, without a plan.
     Answered,
     /// The user cancelled it.
-    Cancelled { reason: String },
+    Cancelled {
+        /// Why, as the user or the entry point gave it.
+        reason: String,
+    },
 }
 
 impl TaskClosed {
@@ -170,7 +194,7 @@ impl TaskClosed {
 }
 
 impl TaskClosure {
-    pub fn is_cancelled(&self) -> bool {
+    pub(crate) fn is_cancelled(&self) -> bool {
         matches!(self, TaskClosure::Cancelled { .. })
     }
 }
@@ -190,8 +214,11 @@ impl std::fmt::Display for TaskClosure {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ClarificationRequest {
+    /// The task being clarified.
     pub task_id: TaskId,
+    /// The question, in the user's language.
     pub question: String,
+    /// 1 for the first question, 2 for the second; there is no third.
     pub round: u32,
 }
 
@@ -199,7 +226,9 @@ pub struct ClarificationRequest {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ClarificationAnswer {
+    /// The task being clarified.
     pub task_id: TaskId,
+    /// The user's answer; empty means proceed as understood.
     pub answer: String,
 }
 
@@ -208,7 +237,9 @@ pub struct ClarificationAnswer {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ChatReply {
+    /// The task the reply closes.
     pub task_id: TaskId,
+    /// The answer, in the user's language.
     pub answer: String,
 }
 
@@ -216,15 +247,25 @@ pub struct ChatReply {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct LlmCall {
+    /// The task the call served; None for calls outside a task (the Dreamer, probes).
     pub task_id: Option<TaskId>,
+    /// The role that made the call.
     pub role: Role,
+    /// The model name the endpoint was asked for.
     pub model: String,
+    /// The system prompt sent.
     pub system_prompt: String,
+    /// The user prompt sent.
     pub user_prompt: String,
+    /// The model's reply text; empty when the call failed.
     pub response: String,
+    /// Tokens in the prompt, as the endpoint counted them.
     pub prompt_tokens: u64,
+    /// Tokens in the reply, as the endpoint counted them.
     pub completion_tokens: u64,
+    /// Wall time of the call, in milliseconds.
     pub elapsed_ms: u64,
+    /// Why the call failed; None when it succeeded.
     #[serde(default)]
     pub error: Option<String>,
 }
@@ -233,9 +274,13 @@ pub struct LlmCall {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ToolCallEvent {
+    /// The task the call belongs to.
     pub task_id: TaskId,
+    /// The sub-task that made the call.
     pub subtask_id: SubTaskId,
+    /// The fast-loop attempt it was made in, 1 for the first.
     pub attempt: u32,
+    /// The call as the evidence records it.
     pub record: ToolCallRecord,
     /// Set when an earlier approval of wider scope let the call run without asking.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -52,15 +52,22 @@ pub enum ToolCallStatus {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolFailure {
+    /// The call ran past its time limit and was stopped.
     Timeout,
+    /// The task was cancelled while the call ran.
     Cancelled,
+    /// A network failure: DNS, a refused or reset connection, an unreachable host.
     Network,
+    /// What the call named does not exist.
     NotFound,
     /// The system refused access to what the call named (permission denied, operation
     /// not permitted).
     Forbidden,
+    /// The call's input was malformed.
     Invalid,
+    /// The tool or the sandbox cannot run on this machine.
     Unavailable,
+    /// The tool ran and failed for any other reason.
     Failed,
 }
 
@@ -98,12 +105,15 @@ pub struct ToolCallRecord {
     pub target: String,
     /// First [`EVIDENCE_HEAD_CHARS`] characters of the output (char-boundary safe).
     pub output_head: String,
+    /// How the call ended.
     pub status: ToolCallStatus,
+    /// The error text of an `error` or `denied` call; None when the call succeeded.
     pub error: Option<String>,
     /// The kind of an `error` call's failure; `None` for other statuses and for records
     /// written before the kind was kept (their `error` text is all there is).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<ToolFailure>,
+    /// Wall time of the call, in milliseconds.
     pub duration_ms: u64,
     /// Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
     /// it to prefix the task's summary with `[LAW1]`.
@@ -218,12 +228,16 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
     }
 }
 
+/// R3's own reading of how an attempt went. A claim: R4a judges the tool calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ExecutionStatus {
+    /// R3 believes the sub-task is done.
     Completed,
+    /// R3 did something but cannot tell whether it met the criteria.
     Uncertain,
+    /// R3 could not do the sub-task.
     Failed,
 }
 
@@ -244,12 +258,15 @@ pub enum Interruption {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ExecutionResult {
+    /// The sub-task this attempt belongs to.
     pub subtask_id: SubTaskId,
     /// Added so every fast-loop message can be attributed to its task by observers.
     pub parent_task_id: TaskId,
+    /// R3's own reading of the attempt; R4a judges it against the tool calls.
     pub status: ExecutionStatus,
     /// R3's own account — a claim; `tool_calls` are the ground truth.
     pub output: String,
+    /// Every tool call of the attempt, in the order they ran: the evidence R4a judges.
     pub tool_calls: Vec<ToolCallRecord>,
     /// 1 for the first execution, 2.. after corrections.
     #[serde(default = "one")]
@@ -279,8 +296,11 @@ pub enum FailureClass {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum MixedFailureClass {
+    /// Every failure was the plan's or the model's doing.
     Logical,
+    /// Every failure was the environment's doing.
     Environmental,
+    /// Some failures of each kind.
     Mixed,
 }
 
@@ -297,23 +317,33 @@ impl From<FailureClass> for MixedFailureClass {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CorrectionSignal {
+    /// The sub-task to retry.
     pub subtask_id: SubTaskId,
+    /// The task the sub-task belongs to.
     pub parent_task_id: TaskId,
+    /// The attempt that was judged; the retry is the next one.
     pub attempt_number: u32,
+    /// The criterion the attempt failed first.
     pub failed_criterion: String,
+    /// Whether the failure was logical or environmental.
     pub failure_class: FailureClass,
+    /// R4a's account of the gap, citing the tool calls.
     pub what_was_wrong: String,
+    /// R4a's concrete advice for the next attempt.
     pub what_to_do: String,
     /// Calls of the previous attempt the executor must not repeat.
     #[serde(default)]
     pub calls_to_avoid: Vec<ToolCallRecord>,
 }
 
+/// A judge's ruling on one criterion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// The evidence shows the criterion is met.
     Pass,
+    /// The evidence does not show the criterion is met.
     Fail,
 }
 
@@ -321,17 +351,24 @@ pub enum Verdict {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CriterionVerdict {
+    /// The criterion's text, as the plan stated it.
     pub criterion: String,
+    /// How the criterion can be checked; None counts as verifiable.
     #[serde(default)]
     pub mode: Option<CriterionMode>,
+    /// Whether it was met.
     pub verdict: Verdict,
+    /// Whether a failure was logical or environmental; None for a pass or when the judge gave no
+    /// class.
     #[serde(default)]
     pub failure_class: Option<FailureClass>,
+    /// The tool output or reasoning the verdict rests on; empty when none was given.
     #[serde(default)]
     pub evidence: String,
 }
 
 impl CriterionVerdict {
+    /// A verdict on `criterion` with its text and mode, no class and no evidence.
     pub fn for_criterion(criterion: &Criterion, verdict: Verdict) -> Self {
         Self {
             criterion: criterion.criterion.clone(),
@@ -342,10 +379,12 @@ impl CriterionVerdict {
         }
     }
 
+    /// Whether the verdict is a fail.
     pub fn failed(&self) -> bool {
         self.verdict == Verdict::Fail
     }
 
+    /// The criterion's mode, verifiable when it has none.
     pub fn effective_mode(&self) -> CriterionMode {
         self.mode.unwrap_or(CriterionMode::Verifiable)
     }
@@ -355,18 +394,24 @@ impl CriterionVerdict {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct GapPoint {
+    /// The attempt number, 1 for the first.
     pub attempt: u32,
     /// Share of criteria passed in this attempt, in [0, 1].
     pub score: f64,
+    /// The criteria this attempt did not meet, by text.
     pub unmet_criteria: Vec<String>,
+    /// The class of this attempt's failures; None when it passed or nothing classed them.
     pub failure_class: Option<MixedFailureClass>,
 }
 
+/// How a sub-task's fast loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum SubTaskStatus {
+    /// Every criterion of the sub-task was met.
     Matched,
+    /// The fast loop ended with some criterion unmet.
     Failed,
 }
 
@@ -374,13 +419,21 @@ pub enum SubTaskStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SubTaskOutcome {
+    /// The sub-task that ended.
     pub subtask_id: SubTaskId,
+    /// The task it belongs to.
     pub parent_task_id: TaskId,
+    /// Whether it matched.
     pub status: SubTaskStatus,
+    /// The final attempt's output, as R4a read it; `null` when there was none.
     pub output: serde_json::Value,
+    /// Why it failed; None when it matched.
     pub failure_reason: Option<String>,
+    /// One point per attempt, oldest first.
     pub gap_trajectory: Vec<GapPoint>,
+    /// R4a's verdicts on the final attempt.
     pub criteria_verdicts: Vec<CriterionVerdict>,
+    /// The final attempt's tool calls.
     #[serde(default)]
     pub tool_calls: Vec<ToolCallRecord>,
 }
@@ -445,8 +498,11 @@ mod tests {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SubTaskClosed {
+    /// The sub-task that ended.
     pub subtask_id: SubTaskId,
+    /// The task it belongs to.
     pub parent_task_id: TaskId,
+    /// Whether it matched.
     pub status: SubTaskStatus,
     /// The matched output, injected into the context of later sequence groups.
     pub output: serde_json::Value,
@@ -457,8 +513,11 @@ pub struct SubTaskClosed {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct DispatchHalted {
+    /// The task whose round stopped early.
     pub task_id: TaskId,
+    /// The sub-tasks that were never started.
     pub skipped: Vec<SubTaskId>,
+    /// Why the dispatcher stopped, in plain words.
     pub reason: String,
     /// Each skipped sub-task with its success criteria, so R4b can tell GGS what was
     /// left unshown (absent in older logs: then only the ids are known).
@@ -472,6 +531,7 @@ pub struct DispatchHalted {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct UnrunSubTask {
+    /// The sub-task that produced no outcome.
     pub subtask_id: SubTaskId,
     /// Its success criteria; empty when they are unknown to the sender.
     #[serde(default)]

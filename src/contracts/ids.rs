@@ -22,6 +22,7 @@ macro_rules! uuid_id {
                 Self(Uuid::new_v4())
             }
 
+            /// The raw UUID.
             pub fn as_uuid(&self) -> Uuid {
                 self.0
             }
@@ -92,6 +93,7 @@ impl TaskId {
         Self(Arc::from(id.as_ref()))
     }
 
+    /// The id's text.
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -12,7 +12,9 @@ use crate::tools::ToolRef;
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Recommendation {
+    /// Another plan may still close the gap.
     Replan,
+    /// No plan is likely to close the gap; R4b suggests ending the task.
     Abandon,
 }
 
@@ -20,11 +22,13 @@ pub enum Recommendation {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ReplanRequest {
+    /// The task whose round fell short.
     pub task_id: TaskId,
     /// The task's intent (from the TaskSpec R4b holds), for GGS's terminal Megram tag
     /// and graceful-failure request.
     #[serde(default)]
     pub intent: String,
+    /// R4b's plain account of what the merged output still lacks.
     pub gap_summary: String,
     /// Outcomes with status `failed`.
     pub failed_outcomes: Vec<SubTaskOutcome>,
@@ -49,8 +53,10 @@ pub struct ReplanRequest {
     /// Fast-loop attempts summed over the round's outcomes.
     #[serde(default)]
     pub correction_count: u32,
+    /// Wall time of the task so far, in milliseconds; feeds Ω.
     #[serde(default)]
     pub elapsed_ms: u64,
+    /// R4b's advice; replan when the field is absent.
     #[serde(default = "replan")]
     pub recommendation: Recommendation,
 }
@@ -60,6 +66,7 @@ fn replan() -> Recommendation {
 }
 
 impl ReplanRequest {
+    /// Every outcome of the round: the failed ones first, then the matched ones.
     pub fn outcomes(&self) -> impl Iterator<Item = &SubTaskOutcome> {
         self.failed_outcomes
             .iter()
@@ -71,17 +78,22 @@ impl ReplanRequest {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct OutcomeSummary {
+    /// The task whose round was accepted.
     pub task_id: TaskId,
     /// The task's intent (from the TaskSpec R4b holds), for GGS's terminal Megram tag.
     #[serde(default)]
     pub intent: String,
     /// Concrete data, not a prose summary.
     pub merged_output: serde_json::Value,
+    /// R4b's one-paragraph account of the merged output.
     pub summary: String,
+    /// R4b's verdicts on the task criteria; all passed when R4b accepted.
     #[serde(default)]
     pub task_criteria_verdicts: Vec<CriterionVerdict>,
+    /// The matched outcome of every sub-task in the round.
     #[serde(default)]
     pub outcomes: Vec<SubTaskOutcome>,
+    /// Wall time of the task so far, in milliseconds; feeds Ω.
     #[serde(default)]
     pub elapsed_ms: u64,
 }
@@ -90,12 +102,16 @@ pub struct OutcomeSummary {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Loss {
+    /// D, the intent-result distance: the weighted share of failed criteria, in [0, 1].
     #[serde(rename = "D")]
     pub d: f64,
+    /// P, the process implausibility: the logical share of the failures, in [0, 1].
     #[serde(rename = "P")]
     pub p: f64,
+    /// Ω, the resource cost: replans and elapsed time against their budgets, in [0, 1].
     #[serde(rename = "Omega")]
     pub omega: f64,
+    /// L = α·D + β_eff·P + λ·Ω, the value GGS drives down.
     #[serde(rename = "L")]
     pub l: f64,
 }
@@ -106,16 +122,26 @@ pub struct Loss {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum MacroState {
+    /// D = 0, every sub-task matched and R4b accepted: the task is done.
     Accept,
+    /// D within δ: close enough to the intent to end the task.
     Success,
+    /// The loss is moving and the failures are environmental: keep the approach, tighten its
+    /// parameters.
     Refine,
+    /// The loss is flat and the failures are environmental: same approach, a different target.
     ChangePath,
+    /// The loss is moving but the failures are logical: switch to a different tool class.
     ChangeApproach,
+    /// The loss is flat and the failures are logical: block the failing tools and demand a new
+    /// approach.
     BreakSymmetry,
+    /// The budget is spent (Ω ≥ θ) or the task cannot be done: end with a graceful failure.
     Abandon,
 }
 
 impl MacroState {
+    /// The snake_case name, as it appears on the wire and in the task log.
     pub fn as_str(self) -> &'static str {
         match self {
             MacroState::Accept => "accept",
@@ -128,6 +154,7 @@ impl MacroState {
         }
     }
 
+    /// Whether the state ends the task (accept, success or abandon).
     pub fn is_terminal(self) -> bool {
         matches!(
             self,
@@ -141,9 +168,13 @@ impl MacroState {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ReplanDirective {
+    /// See [`MacroState::Refine`].
     Refine,
+    /// See [`MacroState::ChangePath`].
     ChangePath,
+    /// See [`MacroState::ChangeApproach`].
     ChangeApproach,
+    /// See [`MacroState::BreakSymmetry`].
     BreakSymmetry,
 }
 
@@ -163,8 +194,11 @@ impl From<ReplanDirective> for MacroState {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum TerminalDirective {
+    /// See [`MacroState::Accept`].
     Accept,
+    /// See [`MacroState::Success`].
     Success,
+    /// See [`MacroState::Abandon`].
     Abandon,
 }
 
@@ -183,11 +217,16 @@ impl From<TerminalDirective> for MacroState {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum PrevDirective {
+    /// No replan yet: the first plan.
     #[default]
     Init,
+    /// The previous round was told to refine.
     Refine,
+    /// The previous round was told to change path.
     ChangePath,
+    /// The previous round was told to change approach.
     ChangeApproach,
+    /// The previous round was told to break symmetry.
     BreakSymmetry,
 }
 
@@ -209,6 +248,7 @@ impl From<ReplanDirective> for PrevDirective {
 pub enum Urgency {
     /// ∇L < −ε: the trajectory is helping; apply the directive with latitude.
     Low,
+    /// |∇L| ≤ ε: no clear direction; apply the directive as written.
     #[default]
     Normal,
     /// ∇L > ε: diverging; apply the directive aggressively.
@@ -220,9 +260,13 @@ pub enum Urgency {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Gradient {
+    /// ∇L < −ε: the loss is falling.
     Improving,
+    /// |∇L| ≤ ε with D within δ: settled near the goal.
     Stable,
+    /// ∇L > ε: the loss is rising.
     Worsening,
+    /// |∇L| ≤ ε with D above δ: stuck short of the goal.
     Plateau,
 }
 
@@ -230,20 +274,32 @@ pub enum Gradient {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PlanDirective {
+    /// The task to replan.
     pub task_id: TaskId,
+    /// The loss of the round that was just judged.
     pub loss: Loss,
+    /// The directive the round that was just judged ran under.
     pub prev_directive: PrevDirective,
+    /// The kind of change the next plan must make.
     pub directive: ReplanDirective,
+    /// Tools the next plan must not use (the failing ones, under break_symmetry).
     pub blocked_tools: Vec<ToolRef>,
+    /// Paths, hosts or other targets the next plan must avoid.
     pub blocked_targets: Vec<String>,
+    /// The first criterion that failed, quoted for the planner; empty when none failed.
     pub failed_criterion: String,
+    /// Whether the round's failures were logical, environmental or both.
     pub failure_class: MixedFailureClass,
     /// Ω, for display.
     pub budget_pressure: f64,
+    /// ∇L, the change in L since the previous round; 0 on the first replan.
     pub grad_l: f64,
+    /// Why GGS chose the directive, with the numbers it compared.
     pub rationale: String,
+    /// How much latitude the planner has, from the sign of ∇L.
     #[serde(default)]
     pub urgency: Urgency,
+    /// The trajectory label; None when there was no earlier round to compare.
     #[serde(default)]
     pub gradient: Option<Gradient>,
     /// 1 for the first replan.
@@ -255,15 +311,21 @@ pub struct PlanDirective {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct FinalResult {
+    /// The task that ended.
     pub task_id: TaskId,
     /// Prefixed `[LAW1]` whenever a confirmation gate fired during the task.
     pub summary: String,
     /// Merged output; `null` on abandon.
     pub output: serde_json::Value,
+    /// The loss of the last round.
     pub loss: Loss,
+    /// ∇L of the last round.
     pub grad_l: f64,
+    /// How many replans were directed before the task ended.
     pub replans: u32,
+    /// The directive the last round ran under.
     pub prev_directive: PrevDirective,
+    /// How the task ended.
     pub directive: TerminalDirective,
     /// Graceful failure: 2–3 concrete next moves (abandon only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -274,7 +336,9 @@ pub struct FinalResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MatchedOutput {
+    /// The sub-task that matched.
     pub subtask_id: SubTaskId,
+    /// Its output, verbatim.
     pub output: serde_json::Value,
 }
 
@@ -282,10 +346,15 @@ pub struct MatchedOutput {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct GracefulFailureRequest {
+    /// The task being abandoned.
     pub task_id: TaskId,
+    /// The task's intent, as the perceiver stated it.
     pub intent: String,
+    /// Why GGS abandoned, in plain words.
     pub reason: String,
+    /// What did succeed, quoted so the reply cannot overstate it.
     pub matched_outputs: Vec<MatchedOutput>,
+    /// One line per failure the reply should explain.
     pub failures: Vec<String>,
 }
 
@@ -293,9 +362,11 @@ pub struct GracefulFailureRequest {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct GracefulFailure {
+    /// The abandoned task.
     pub task_id: TaskId,
     /// What was actually accomplished, quoting matched outputs verbatim.
     pub accomplished: String,
+    /// Two or three concrete things the user could try next.
     pub next_moves: Vec<String>,
 }
 
@@ -304,11 +375,14 @@ pub struct GracefulFailure {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PlanningFailed {
+    /// The task no plan could be made for.
     pub task_id: TaskId,
     /// The task's intent (from the TaskSpec R2 holds), for GGS's terminal Megram tag and
     /// graceful-failure request.
     #[serde(default)]
     pub intent: String,
+    /// Why planning failed (the validator's last objection or the model error).
     pub reason: String,
+    /// The replan round that failed; 0 for the first plan.
     pub round: u32,
 }

@@ -21,6 +21,7 @@ pub enum Level {
 }
 
 impl Level {
+    /// The level's one-letter name: `M`, `K`, `C` or `T`.
     pub fn as_str(self) -> &'static str {
         match self {
             Level::M => "M",
@@ -40,12 +41,19 @@ impl Level {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum MegramOrigin {
+    /// Written by GGS when a task was accepted.
     Accept,
+    /// Written by GGS when a task succeeded.
     Success,
+    /// Written by GGS on a refine round.
     Refine,
+    /// Written by GGS on a change_path round.
     ChangePath,
+    /// Written by GGS on a change_approach round.
     ChangeApproach,
+    /// Written by GGS on a break_symmetry round.
     BreakSymmetry,
+    /// Written by GGS when a task was abandoned.
     Abandon,
     /// One of the Four Laws' T entries.
     Law,
@@ -151,12 +159,19 @@ impl std::fmt::Display for MegramOrigin {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Megram {
+    /// The record's key in the store.
     pub id: MegramId,
+    /// Which layer of the pyramid it lives in.
     pub level: Level,
+    /// When it was written; decay runs from here until the first recall.
     pub created_at: DateTime<Utc>,
+    /// When it was last served to a planner; decay then runs from here. None until first recalled.
     pub last_recalled_at: Option<DateTime<Utc>>,
+    /// The group's first half: `intent:<slug>` for a kind of task, `tool:<name>` for a tool.
     pub space: String,
+    /// The group's second half: `env:local` for a task, `path:<target>` for a tool call.
     pub entity: String,
+    /// What happened, in one or two sentences a planner can read.
     pub content: String,
     /// GGS macro-state at creation, or the origin of a non-GGS entry.
     pub state: MegramOrigin,
@@ -172,10 +187,15 @@ pub struct Megram {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SOPRecord {
+    /// The C entry's id.
     pub id: MegramId,
+    /// The group it was distilled for.
     pub space: String,
+    /// The group it was distilled for, second half.
     pub entity: String,
+    /// The procedure or constraint, in plain words.
     pub content: String,
+    /// Its valence in [−1, +1]: above 0 a practice to follow, below 0 one to avoid.
     pub sigma: f64,
 }
 
@@ -183,9 +203,13 @@ pub struct SOPRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub enum MemoryAction {
+    /// Too little history (attention below the floor) to say anything.
     Ignore,
+    /// The history is good: prefer what worked.
     Exploit,
+    /// The history is bad: steer clear.
     Avoid,
+    /// History exists but points neither way: proceed with care.
     Caution,
 }
 
@@ -193,8 +217,11 @@ pub enum MemoryAction {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Potentials {
+    /// M_att = Σ |f|·e^(−kΔt): how much decayed history the group holds, ≥ 0.
     pub attention: f64,
+    /// M_dec = Σ σ·f·e^(−kΔt): the signed preference, above 0 for good outcomes.
     pub decision: f64,
+    /// What the planner should do with the group, from the two potentials.
     pub action: MemoryAction,
 }
 
@@ -202,7 +229,9 @@ pub struct Potentials {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MegramWrite {
+    /// The task the write came from; None for writes no task caused (laws, the operator).
     pub task_id: Option<TaskId>,
+    /// The record to store.
     pub megram: Megram,
     /// Set when the write is negative feedback against this C rule (a recalled Best
     /// Practice was followed and the round failed): R5 records it with
@@ -215,8 +244,11 @@ pub struct MegramWrite {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MemoryQuery {
+    /// The task asking.
     pub task_id: TaskId,
+    /// The group asked about, first half.
     pub space: String,
+    /// The group asked about, second half.
     pub entity: String,
 }
 
@@ -224,15 +256,22 @@ pub struct MemoryQuery {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MemoryResponse {
+    /// The task that asked.
     pub task_id: TaskId,
+    /// The group asked about, first half.
     pub space: String,
+    /// The group asked about, second half.
     pub entity: String,
+    /// The C-level SOPs of the group.
     pub sops: Vec<SOPRecord>,
+    /// The group's potentials at the time of the query.
     pub potentials: Potentials,
     /// The M/K Megrams behind the potentials, newest first (bounded), so R2 can quote
     /// fresh evidence and the UI can say why a constraint was injected.
     #[serde(default)]
     pub recent: Vec<Megram>,
+    /// Why the store could not answer; None when it did (an answer with no SOPs is still an
+    /// answer).
     #[serde(default)]
     pub error: Option<String>,
 }
@@ -242,8 +281,11 @@ pub struct MemoryResponse {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ConstraintKind {
+    /// Do this when it fits.
     ShouldPrefer,
+    /// Never do this.
     MustNot,
+    /// Be careful here; the outcome has been mixed.
     Caution,
 }
 
@@ -271,9 +313,13 @@ pub enum ConstraintSource {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RecalledConstraint {
+    /// How strongly it binds the plan.
     pub kind: ConstraintKind,
+    /// The constraint as the planner was told it.
     pub text: String,
+    /// What it came from.
     pub source: ConstraintSource,
+    /// The memory records behind it; empty for laws and blocked tools or targets.
     #[serde(default)]
     pub megram_ids: Vec<MegramId>,
 }
@@ -283,12 +329,19 @@ pub struct RecalledConstraint {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MemoryRecall {
+    /// The task being planned.
     pub task_id: TaskId,
+    /// The group that was consulted, first half.
     pub space: String,
+    /// The group that was consulted, second half.
     pub entity: String,
+    /// The SOPs the planner was shown.
     pub sops: Vec<SOPRecord>,
+    /// The group's potentials at the time of the recall.
     pub potentials: Potentials,
+    /// Every constraint the planner injected, with its source.
     pub constraints: Vec<RecalledConstraint>,
+    /// The replan round the plan belongs to; 0 for the first plan.
     #[serde(default)]
     pub round: u32,
     /// Why memory could not be consulted for this group (no answer in time, a store
@@ -302,8 +355,11 @@ pub struct MemoryRecall {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryOperation {
+    /// The user added a memory.
     Remember,
+    /// The user deleted memories.
     Forget,
+    /// The user made memories timeless (k = 0).
     Pin,
 }
 
@@ -311,8 +367,11 @@ pub enum MemoryOperation {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct MemoryOperatorChange {
+    /// What the user did.
     pub operation: MemoryOperation,
+    /// The records it touched.
     pub megram_ids: Vec<MegramId>,
+    /// A plain account of the change, for the audit log.
     pub detail: String,
 }
 

@@ -28,6 +28,7 @@ pub use task::*;
 
 /// The task a payload belongs to, if any (for task logs, the auditor and the UI).
 pub trait HasTask {
+    /// The task, or None for payloads that belong to no task.
     fn task_id(&self) -> Option<&TaskId>;
 }
 
@@ -85,12 +86,14 @@ macro_rules! messages {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[cfg_attr(feature = "specta", derive(specta::Type))]
         pub enum MessageKind {
-            $($variant,)*
+            $(#[doc = concat!("The kind of [`Message::", stringify!($variant), "`].")] $variant,)*
         }
 
         impl MessageKind {
+            /// Every kind, in declaration order.
             pub const ALL: &'static [MessageKind] = &[$(MessageKind::$variant,)*];
 
+            /// The kind's name, as the `type` tag of the serialised message holds it.
             pub fn name(self) -> &'static str {
                 match self {
                     $(MessageKind::$variant => stringify!($variant),)*
@@ -99,12 +102,14 @@ macro_rules! messages {
         }
 
         impl Message {
+            /// The message's kind.
             pub fn kind(&self) -> MessageKind {
                 match self {
                     $(Message::$variant(_) => MessageKind::$variant,)*
                 }
             }
 
+            /// The task the payload belongs to, if any.
             pub fn task_id(&self) -> Option<&TaskId> {
                 match self {
                     $(Message::$variant(payload) => HasTask::task_id(payload),)*
@@ -121,45 +126,80 @@ macro_rules! messages {
 }
 
 messages! {
+    /// User → R1: a new task as typed.
     TaskSubmitted(TaskSubmitted),
+    /// User → R7: the task's time budget, measured from submit.
     TaskBudget(TaskBudget),
+    /// R1 → User: a question before the task can be understood.
     ClarificationRequest(ClarificationRequest),
+    /// User → R1: the answer to a clarifying question.
     ClarificationAnswer(ClarificationAnswer),
+    /// R1 → User: a conversational answer; the task ends without a plan.
     ChatReply(ChatReply),
+    /// R1 → R2: the task as understood.
     TaskSpec(TaskSpec),
+    /// R2 → R5: a request for one group's SOPs and potentials.
     MemoryQuery(MemoryQuery),
+    /// R5 → R2: the answer to a memory query.
     MemoryResponse(MemoryResponse),
+    /// R2 → R7: what memory said before a plan, and what R2 made of it.
     MemoryRecall(MemoryRecall),
+    /// R2 → dispatcher and R4b: one planning round's sub-tasks.
     DispatchManifest(DispatchManifest),
+    /// R2 → dispatcher → R3: one sub-task to execute.
     SubTask(SubTask),
+    /// R3 → R4a: one attempt, with its tool calls as evidence.
     ExecutionResult(ExecutionResult),
+    /// R4a → R3: what to fix in the next attempt.
     CorrectionSignal(CorrectionSignal),
+    /// R4a → R4b: the final word on one sub-task.
     SubTaskOutcome(SubTaskOutcome),
+    /// R4a → R3: the fast loop of a sub-task is over.
     SubTaskClosed(SubTaskClosed),
+    /// Dispatcher → R4b: later sub-tasks of the round will not run.
     DispatchHalted(DispatchHalted),
+    /// R4b → R7: the round did not meet its criteria.
     ReplanRequest(ReplanRequest),
+    /// R4b → R7: the round met every criterion.
     OutcomeSummary(OutcomeSummary),
+    /// R7 → R2: how the next plan must change.
     PlanDirective(PlanDirective),
+    /// R2 → R7: no valid plan could be made.
     PlanningFailed(PlanningFailed),
+    /// R7 → R2: explain an abandoned task honestly.
     GracefulFailureRequest(GracefulFailureRequest),
+    /// R2 → R7: the explanation of an abandoned task.
     GracefulFailure(GracefulFailure),
+    /// R7 → User: how the task ended. GGS is the only sender.
     FinalResult(FinalResult),
+    /// R7 → R5: one memory write.
     Megram(MegramWrite),
+    /// User → R5: a change made through the memory operator API.
     MemoryOperatorChange(MemoryOperatorChange),
+    /// R3 → User: a Law 1 approval request.
     ConfirmationRequest(ConfirmationRequest),
+    /// User → R3: the answer to a Law 1 request.
     ConfirmationDecision(ConfirmationDecision),
+    /// User → every role: the task is over; let go of it.
     TaskClosed(TaskClosed),
+    /// User → R6: a request for a report now.
     AuditQuery(AuditQuery),
+    /// R6 → User: one audit report.
     AuditReport(AuditReport),
+    /// Role → observers: one model call, in full.
     LlmCall(LlmCall),
+    /// R3 → observers: one tool call as it finishes.
     ToolCallEvent(ToolCallEvent),
 }
 
 /// One allowed (message type, sender, receiver) triple.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Route {
+    /// The message type.
     pub kind: MessageKind,
+    /// The role that may send it.
     pub from: Role,
+    /// The role it is addressed to.
     pub to: Role,
 }
 
@@ -225,8 +265,11 @@ pub const ROUTES: &[Route] = {
 /// addressed to: one fact is one envelope, however many roles act on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Listener {
+    /// The message type.
     pub kind: MessageKind,
+    /// The sender.
     pub from: Role,
+    /// A role that receives it besides the addressee.
     pub hears: Role,
 }
 

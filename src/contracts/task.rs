@@ -11,7 +11,9 @@ use crate::tools::ToolRef;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SessionTurn {
+    /// What the user typed in that turn.
     pub input: String,
+    /// The summary of what the turn's task did.
     pub summary: String,
 }
 
@@ -19,13 +21,18 @@ pub struct SessionTurn {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct TaskSubmitted {
+    /// The id the runtime minted for the task.
     pub task_id: TaskId,
+    /// The user's input, verbatim.
     pub raw_input: String,
+    /// When the user submitted it.
     pub submitted_at: DateTime<Utc>,
+    /// Earlier turns of the same session, oldest first; empty for a fresh session.
     #[serde(default)]
     pub session_history: Vec<SessionTurn>,
 }
 
+/// Limits the user set on a task. Every field is optional; the default has none.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Constraints {
@@ -40,8 +47,11 @@ pub struct Constraints {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct TaskSpec {
+    /// The task being specified.
     pub task_id: TaskId,
+    /// What the user wants, stated as one outcome.
     pub intent: String,
+    /// Limits the user set.
     #[serde(default)]
     pub constraints: Constraints,
     /// Verbatim user input, set by code — never by the model.
@@ -65,11 +75,14 @@ pub enum CriterionMode {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "specta", derive(specta::Type), specta(type = CriterionShape))]
 pub struct Criterion {
+    /// The assertion, in plain words.
     pub criterion: String,
+    /// How it can be checked; None counts as verifiable.
     pub mode: Option<CriterionMode>,
 }
 
 impl Criterion {
+    /// A criterion without a mode.
     pub fn new(text: impl Into<String>) -> Self {
         Self {
             criterion: text.into(),
@@ -77,6 +90,7 @@ impl Criterion {
         }
     }
 
+    /// A criterion with a mode.
     pub fn with_mode(text: impl Into<String>, mode: CriterionMode) -> Self {
         Self {
             criterion: text.into(),
@@ -144,12 +158,16 @@ impl<'de> Deserialize<'de> for Criterion {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SubTask {
+    /// The id the runtime minted for the sub-task.
     pub subtask_id: SubTaskId,
+    /// The task it belongs to.
     pub parent_task_id: TaskId,
+    /// What this sub-task must achieve.
     pub intent: String,
     /// Everything the executor needs beyond the intent; earlier groups' outputs are
     /// appended here by the dispatcher.
     pub context: String,
+    /// Assertions R4a checks against the tool calls.
     pub success_criteria: Vec<Criterion>,
     /// Same number = parallel; groups run in ascending order.
     pub sequence: i64,
@@ -189,10 +207,13 @@ impl SubTask {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct DispatchManifest {
+    /// The task being dispatched.
     pub task_id: TaskId,
+    /// Every sub-task of the round, in plan order.
     pub subtask_ids: Vec<SubTaskId>,
     /// Embedded for R4b's context.
     pub task_spec: Option<TaskSpec>,
+    /// When the round was dispatched.
     pub dispatched_at: DateTime<Utc>,
     /// Assertions about the COMBINED output; R4b judges these.
     pub task_criteria: Vec<Criterion>,

@@ -56,7 +56,9 @@ use crate::contracts::{
 /// How one failed unit weighs in P.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnitClass {
+    /// The plan or the model was wrong.
     Logical,
+    /// The environment stopped it.
     Environmental,
     /// Counted one half on each side.
     Mixed,
@@ -102,6 +104,7 @@ pub enum UnitSource {
     SubTaskCriterion(usize),
     /// A failed sub-task without a failing verdict.
     SubTask(usize),
+    /// A task criterion R4b judged failed.
     TaskCriterion,
     /// R4b rejected the round without any failing verdict.
     Rejection,
@@ -115,7 +118,9 @@ pub enum UnitSource {
 /// criteria without a verdict.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Unobserved<'a> {
+    /// Planned sub-tasks that produced no outcome.
     pub unrun: &'a [UnrunSubTask],
+    /// Task criteria nobody judged.
     pub unjudged_task_criteria: &'a [Criterion],
 }
 
@@ -126,14 +131,18 @@ pub struct FailedUnit {
     pub criterion: String,
     /// Contribution to D's numerator, in (0, 1].
     pub weight: f64,
+    /// How it weighs in P.
     pub class: UnitClass,
+    /// Where it came from.
     pub source: UnitSource,
 }
 
 /// D and P of one round with what they were computed from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assessment {
+    /// D, in [0, 1].
     pub d: f64,
+    /// P, in [0, 1].
     pub p: f64,
     /// Σ of the failed units' weights (D's numerator).
     pub weighted_failures: f64,
@@ -141,7 +150,9 @@ pub struct Assessment {
     pub total_weight: f64,
     /// Logical and environmental counts behind P (halves from mixed units).
     pub logical: f64,
+    /// Environmental counts behind P (halves from mixed units).
     pub environmental: f64,
+    /// Every failed unit, in the order they were found.
     pub failed: Vec<FailedUnit>,
 }
 

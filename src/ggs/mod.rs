@@ -19,12 +19,12 @@
 
 pub mod decide;
 pub mod evidence;
-pub mod feedback;
+pub(crate) mod feedback;
 pub mod graceful;
 pub mod grounding;
 pub mod loss;
 pub mod role;
-pub mod state;
+pub(crate) mod state;
 pub mod writes;
 
 pub use feedback::Feedback;

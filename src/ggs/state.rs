@@ -47,7 +47,9 @@ pub const MAX_MATCHED_OUTPUTS: usize = 8;
 /// `Config.budgets`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
+    /// GGS's thresholds and weights.
     pub params: GgsParams,
+    /// What one task may spend.
     pub budgets: Budgets,
 }
 
@@ -66,8 +68,11 @@ pub enum Step {
     /// Send the task back to R2, write one Megram per failed input of the round, and
     /// ask R5 for negative feedback against each followed Best Practice.
     Replan {
+        /// The directive to R2.
         directive: PlanDirective,
+        /// One Megram per failed input of the round.
         megrams: Vec<Megram>,
+        /// Negative feedback against each Best Practice the round followed.
         feedback: Vec<Feedback>,
     },
     /// Deliver the result and write the terminal Megram.
@@ -79,7 +84,9 @@ pub enum Step {
 /// A terminal result and its Megram (none for an abandon within δ, see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finish {
+    /// The result to deliver.
     pub result: FinalResult,
+    /// The terminal Megram; None for an abandon within δ.
     pub megram: Option<Megram>,
     /// Negative feedback against the Best Practices a failed last round followed.
     pub feedback: Vec<Feedback>,
@@ -115,6 +122,7 @@ pub struct TaskState {
 }
 
 impl TaskState {
+    /// The state of a task GGS has just heard of.
     pub fn new(task_id: TaskId, intent: &str, now: DateTime<Utc>) -> Self {
         Self {
             submitted_at: None,
@@ -150,10 +158,12 @@ impl TaskState {
         }
     }
 
+    /// The task.
     pub fn task_id(&self) -> &TaskId {
         &self.task_id
     }
 
+    /// The task's intent, trimmed; empty when it was not known.
     pub fn intent(&self) -> &str {
         &self.intent
     }
@@ -163,14 +173,17 @@ impl TaskState {
         self.replans
     }
 
+    /// L of the previous round; None before the first decision.
     pub fn l_prev(&self) -> Option<f64> {
         self.l_prev
     }
 
+    /// Consecutive rounds in which ∇L was worsening.
     pub fn worsening_streak(&self) -> u32 {
         self.worsening_streak
     }
 
+    /// The directive the current round runs under.
     pub fn prev_directive(&self) -> PrevDirective {
         self.prev_directive
     }

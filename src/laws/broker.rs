@@ -57,8 +57,11 @@ pub const TASK_GRANTS_PER_TASK: usize = 256;
 /// The answer to one confirmation request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Confirmation {
+    /// The request answered.
     pub request_id: RequestId,
+    /// What was decided.
     pub decision: Decision,
+    /// Who or what decided.
     pub source: DecisionSource,
     /// Set when an earlier approval of this scope answered without asking.
     pub granted: Option<ApprovalScope>,
@@ -203,11 +206,15 @@ impl fmt::Debug for ConfirmationBroker {
 /// What a gated action is, for [`ConfirmationBroker::request_for`].
 #[derive(Clone, Copy, Debug)]
 pub struct GatedAction<'a> {
+    /// The task asking.
     pub task_id: &'a TaskId,
+    /// The sub-task asking; None when no sub-task is.
     pub subtask_id: Option<SubTaskId>,
+    /// The tool that would run.
     pub tool: &'a ToolRef,
     /// The exact command or action that runs if approved.
     pub command: &'a str,
+    /// What Law 1's classifier found.
     pub assessment: &'a Assessment,
 }
 
@@ -326,6 +333,7 @@ impl ConfirmationBroker {
         &self.bus
     }
 
+    /// How long a request waits before it is denied.
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
@@ -395,7 +403,12 @@ impl ConfirmationBroker {
                         if decision == Decision::Approve && d.source == DecisionSource::User {
                             self.remember(&request, d.scope);
                         }
-                        Confirmation { request_id: request.request_id, decision, source: d.source, granted: None }
+                        Confirmation {
+                            request_id: request.request_id,
+                            decision,
+                            source: d.source,
+                            granted: None,
+                        }
                     }
                     _ => deny(DecisionSource::Dropped),
                 },
@@ -407,7 +420,9 @@ impl ConfirmationBroker {
 /// How a [`ConfirmationResponder`] answers.
 #[derive(Clone)]
 pub enum ConfirmationPolicy {
+    /// Approve everything, once.
     Approve,
+    /// Deny everything.
     Deny,
     /// Trash where it is offered, deny otherwise.
     TrashOrDeny,
@@ -419,10 +434,12 @@ pub enum ConfirmationPolicy {
 }
 
 impl ConfirmationPolicy {
+    /// Answers with `decisions` in order, each for one call only.
     pub fn script(decisions: impl IntoIterator<Item = Decision>) -> Self {
         Self::scoped_script(decisions.into_iter().map(|d| (d, ApprovalScope::Once)))
     }
 
+    /// Answers with `decisions` in order, each with its scope.
     pub fn scoped_script(decisions: impl IntoIterator<Item = (Decision, ApprovalScope)>) -> Self {
         ConfirmationPolicy::Script(Arc::new(Mutex::new(decisions.into_iter().collect())))
     }

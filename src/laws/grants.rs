@@ -36,7 +36,9 @@ pub(crate) fn replace_json(path: &Path, value: &impl Serialize) -> std::io::Resu
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Grant {
+    /// The MCP tool the grant allows.
     pub subject: GrantSubject,
+    /// When the user gave it.
     pub granted_at: DateTime<Utc>,
 }
 
@@ -46,16 +48,26 @@ struct GrantFile {
     grants: Vec<Grant>,
 }
 
+/// Why the grants file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum GrantError {
+    /// The file could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The error the system gave.
         #[source]
         source: std::io::Error,
     },
+    /// The file is not a grants file.
     #[error("{path} is not a grants file: {message}")]
-    Parse { path: PathBuf, message: String },
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
 }
 
 /// The standing grants of one data dir. Cheap to clone; clones share one write lock.
@@ -66,6 +78,7 @@ pub struct GrantStore {
 }
 
 impl GrantStore {
+    /// The grants of the data dir `data_dir`.
     pub fn in_dir(data_dir: &Path) -> Self {
         Self {
             path: data_dir.join(GRANTS_FILE),
@@ -73,6 +86,7 @@ impl GrantStore {
         }
     }
 
+    /// The grants file.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -56,11 +56,14 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// Dreamer) and the token that cancels it.
 #[derive(Clone, Debug)]
 pub struct CallCtx {
+    /// The task the call serves; None for background work (the Dreamer, probes).
     pub task_id: Option<TaskId>,
+    /// Cancels the call: the task's token, or the app's for background work.
     pub cancel: CancellationToken,
 }
 
 impl CallCtx {
+    /// The context of a call made for `task_id`.
     pub fn for_task(task_id: TaskId, cancel: CancellationToken) -> Self {
         Self {
             task_id: Some(task_id),
@@ -68,6 +71,7 @@ impl CallCtx {
         }
     }
 
+    /// The context of a call outside any task.
     pub fn background(cancel: CancellationToken) -> Self {
         Self {
             task_id: None,
@@ -79,26 +83,36 @@ impl CallCtx {
 /// Who speaks a turn of the conversation after the system prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Speaker {
+    /// The user, or the role's code speaking for it.
     User,
+    /// The model (an earlier reply).
     Assistant,
 }
 
+/// One turn of a conversation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Turn {
+    /// Who speaks.
     pub speaker: Speaker,
+    /// What is said.
     pub content: String,
 }
 
 /// A system prompt and the turns after it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChatRequest {
+    /// The system prompt.
     pub system: String,
+    /// The turns after it, oldest first.
     pub turns: Vec<Turn>,
+    /// Sampling temperature; None leaves the endpoint's default.
     pub temperature: Option<f32>,
+    /// Cap on the reply's tokens; None leaves the endpoint's default.
     pub max_tokens: Option<u32>,
 }
 
 impl ChatRequest {
+    /// A request with one user turn.
     pub fn new(system: impl Into<String>, user: impl Into<String>) -> Self {
         Self {
             system: system.into(),
@@ -138,11 +152,13 @@ impl ChatRequest {
         self
     }
 
+    /// Sets the sampling temperature.
     pub fn temperature(mut self, temperature: f32) -> Self {
         self.temperature = Some(temperature);
         self
     }
 
+    /// Caps the reply's tokens.
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);
         self
@@ -178,9 +194,13 @@ pub struct Reply {
     pub content: String,
     /// `reasoning_content` when the endpoint separates it.
     pub reasoning: Option<String>,
+    /// The model that answered, as the endpoint names it.
     pub model: String,
+    /// Why the model stopped (`stop`, `length`, …); None when the endpoint did not say.
     pub finish_reason: Option<String>,
+    /// Prompt tokens, as the endpoint counted them; 0 when it did not report usage.
     pub prompt_tokens: u64,
+    /// Reply tokens, as the endpoint counted them; 0 when it did not report usage.
     pub completion_tokens: u64,
 }
 
@@ -194,8 +214,11 @@ impl Reply {
 /// A parsed, validated object and the reply it came from.
 #[derive(Clone, Debug)]
 pub struct Structured<T> {
+    /// The parsed and validated object.
     pub value: T,
+    /// The reply it was parsed from.
     pub reply: Reply,
+    /// How the endpoint was asked for JSON (schema, any object, or the prompt alone).
     pub mode: OutputMode,
     /// 1, or 2 when the re-ask was needed.
     pub n_asks: u32,
@@ -323,8 +346,11 @@ pub struct Llm {
 /// Where a tier points, for the UI and logs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EndpointInfo {
+    /// The tier.
     pub tier: Tier,
+    /// The endpoint's base URL.
     pub base_url: String,
+    /// The model name.
     pub model: String,
 }
 
@@ -369,10 +395,12 @@ impl Llm {
         })
     }
 
+    /// Tokens and calls spent so far, per task and role.
     pub fn usage(&self) -> &UsageLedger {
         &self.shared.usage
     }
 
+    /// Where `tier` points.
     pub fn endpoint(&self, tier: Tier) -> EndpointInfo {
         let ep = self.endpoint_of(tier);
         EndpointInfo {

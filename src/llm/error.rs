@@ -8,6 +8,8 @@ use crate::contracts::Role;
 use super::extract::ExtractError;
 use super::tier::Tier;
 
+/// Why a model call gave no usable answer. Callers branch on the variant: some are the
+/// environment's doing, some the model's.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LlmError {
     /// The tier has no base URL or model: the user has not configured it.
@@ -15,10 +17,18 @@ pub enum LlmError {
         "the {tier} model tier is not configured: missing {missing}. Set {upper}_* or OPENAI_* (see README: Configuration)",
         upper = tier.env_prefix()
     )]
-    NotConfigured { tier: Tier, missing: String },
+    NotConfigured {
+        /// The tier.
+        tier: Tier,
+        /// What is missing: `base URL`, `model` or both.
+        missing: String,
+    },
     /// The role never talks to a model (the GGS, the auditor, …).
     #[error("role {role} has no model tier")]
-    NoTier { role: Role },
+    NoTier {
+        /// The role.
+        role: Role,
+    },
     /// The caller's cancellation token fired (the task was cancelled or the app is
     /// shutting down).
     #[error("the model call was cancelled")]
@@ -26,31 +36,60 @@ pub enum LlmError {
     /// One attempt took longer than the per-call bound. Not retried: the endpoint already
     /// had the whole budget.
     #[error("the model endpoint did not answer within {}s", .after.as_secs_f64())]
-    Timeout { after: Duration },
+    Timeout {
+        /// The per-call bound that ran out.
+        after: Duration,
+    },
     /// The endpoint could not be reached (refused, DNS, TLS, reset) on every attempt.
     #[error("cannot reach the model endpoint {base_url}: {message}")]
-    Unreachable { base_url: String, message: String },
+    Unreachable {
+        /// The endpoint.
+        base_url: String,
+        /// The transport error.
+        message: String,
+    },
     /// 429 on every attempt, or a Retry-After longer than we are willing to wait.
     #[error("the model endpoint is rate-limiting{}", .retry_after.map(|d| format!(" (retry after {}s)", d.as_secs())).unwrap_or_default())]
-    RateLimited { retry_after: Option<Duration> },
+    RateLimited {
+        /// How long the endpoint asked us to wait, when it said.
+        retry_after: Option<Duration>,
+    },
     /// 401/403: the key is missing, wrong or lacks access.
     #[error("the model endpoint refused the API key ({status}): {message}")]
-    Unauthorized { status: u16, message: String },
+    Unauthorized {
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint's error text.
+        message: String,
+    },
     /// Any other HTTP error (4xx, or 5xx after the last retry).
     #[error("the model endpoint answered HTTP {status}: {message}")]
-    Api { status: u16, message: String },
+    Api {
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint's error text.
+        message: String,
+    },
     /// A 200 answer that is not a chat completion (unparseable body, an `error` object,
     /// no choices).
     #[error("the model endpoint sent an unusable answer: {message}")]
-    Protocol { message: String },
+    Protocol {
+        /// What was wrong with the answer.
+        message: String,
+    },
     /// The model's reply held no usable JSON object even after the bounded re-ask. `raw`
     /// is the last reply, for the task log.
     #[error("{role}: the model's reply is not a usable {expected} after {n_asks} ask(s): {error}")]
     InvalidOutput {
+        /// The role that asked.
         role: Role,
+        /// What was asked for, e.g. `TaskSpec`.
         expected: String,
+        /// How many times the model was asked.
         n_asks: u32,
+        /// Why the last reply was rejected.
         error: ExtractError,
+        /// The last reply, verbatim.
         raw: String,
     },
 }

@@ -38,35 +38,61 @@ pub const LOOKAHEAD_BYTES: usize = 256;
 /// the re-ask, so it says what to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExtractError {
+    /// The reply is empty.
     #[error("the reply is empty")]
     Empty,
+    /// The reply holds reasoning and no answer.
     #[error("the reply holds only reasoning (a <think> block or reasoning_content) and no answer")]
     OnlyReasoning,
+    /// The reply holds no JSON object.
     #[error("the reply contains no JSON object")]
     NoObject,
+    /// The object is cut off before it closes.
     #[error("the JSON object is cut off before it closes (near `{near}`)")]
-    Truncated { near: String },
+    Truncated {
+        /// The text around where it stops.
+        near: String,
+    },
+    /// The JSON is malformed.
     #[error("the JSON is malformed near `{near}`: {reason}")]
-    Malformed { near: String, reason: String },
+    Malformed {
+        /// The text around the fault.
+        near: String,
+        /// What the parser found wrong.
+        reason: String,
+    },
+    /// The JSON nests deeper than the parser accepts.
     #[error("the JSON nests deeper than {MAX_DEPTH} levels")]
     TooDeep,
+    /// The reply is larger than the parser accepts.
     #[error("the reply is {len} bytes, more than the {MAX_REPLY_BYTES} accepted")]
-    TooLarge { len: usize },
+    TooLarge {
+        /// The reply's size, in bytes.
+        len: usize,
+    },
     /// The model stopped at the call's token cap before the object was usable.
     #[error(
         "the reply was cut off at the {max_tokens}-token limit before it was complete; write a \
          shorter object (fewer, briefer words in every text field)"
     )]
-    CutOff { max_tokens: u32 },
+    CutOff {
+        /// The call's token cap.
+        max_tokens: u32,
+    },
     /// A JSON object was read but is not what was asked for.
     #[error("the JSON object does not match what was asked: {reason}")]
-    Rejected { reason: String },
+    Rejected {
+        /// How it differs from what was asked.
+        reason: String,
+    },
 }
 
 /// A reply split into what the model answered and what it thought on the way.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SplitReply {
+    /// What the model answered, without reasoning.
     pub answer: String,
+    /// What it thought on the way; empty when it gave none.
     pub reasoning: String,
 }
 

@@ -20,7 +20,7 @@ pub mod extract;
 pub mod grammar;
 mod http;
 pub mod probe;
-pub mod server;
+pub(crate) mod server;
 mod snapshots;
 mod structured;
 pub mod tier;

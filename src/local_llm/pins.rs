@@ -82,7 +82,7 @@ pub const DEFAULT_MODEL: &str = "qwen2.5-coder-1.5b";
 pub const LLAMA_CPP_PYTHON_VERSION: &str = "0.3.36";
 /// The build tools, as wheels (no system cmake needed).
 pub const CMAKE_VERSION: &str = "3.31.6";
-pub const NINJA_VERSION: &str = "1.11.1.4";
+pub(crate) const NINJA_VERSION: &str = "1.11.1.4";
 
 /// How llama-server is launched: the one place these values live. The child-process
 /// manager passes [`ServerArgs::argv`]; docs/llm.md shows [`ServerArgs::doc_line`] (a test

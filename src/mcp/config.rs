@@ -52,6 +52,7 @@ pub struct McpServerConfig {
     /// The program of a stdio server (looked up on `PATH`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The arguments of a stdio server's program.
     pub args: Vec<String>,
     /// Extra environment variables of a stdio server (kept in settings.toml as written).
     pub env: BTreeMap<String, String>,
@@ -60,6 +61,7 @@ pub struct McpServerConfig {
     pub url: Option<String>,
     /// Only these tools of the server are offered (all when empty).
     pub tools: Vec<String>,
+    /// Whether the server is started; a disabled one keeps its settings.
     pub enabled: bool,
 }
 
@@ -79,16 +81,22 @@ impl Default for McpServerConfig {
 /// How a server is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport<'a> {
+    /// A child process speaking MCP on stdin and stdout.
     Stdio {
+        /// The program.
         command: &'a str,
+        /// Its arguments.
         args: &'a [String],
     },
+    /// A Streamable HTTP endpoint.
     Http {
+        /// The endpoint's URL.
         url: &'a str,
     },
 }
 
 impl McpServerConfig {
+    /// A stdio server running `command` with `args`; the other fields keep their defaults.
     pub fn stdio(command: impl Into<String>, args: &[&str]) -> Self {
         Self {
             command: Some(command.into()),
@@ -97,6 +105,7 @@ impl McpServerConfig {
         }
     }
 
+    /// An HTTP server at `url`; the other fields keep their defaults.
     pub fn http(url: impl Into<String>) -> Self {
         Self {
             url: Some(url.into()),

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-pub const TRUST_FILE: &str = "mcp-trust.json";
+pub(crate) const TRUST_FILE: &str = "mcp-trust.json";
 
 /// SHA-256 (hex) of what a tool's definition tells a client: name, title, description,
 /// input and output schemas and annotations. Keys are sorted, so the same definition

@@ -232,8 +232,4 @@ impl Memory {
         }
         self.inner.store.close().await
     }
-
-    pub fn is_closed(&self) -> bool {
-        self.inner.store.is_closed()
-    }
 }

@@ -31,13 +31,13 @@ use crate::contracts::{Level, Megram, MegramId};
 /// The format written by this build. Bump it (and add a migration in the store) when a
 /// key or value layout changes.
 pub const FORMAT_VERSION: u32 = 1;
-pub const FORMAT_KEY: &[u8] = b"v|format";
+pub(crate) const FORMAT_KEY: &[u8] = b"v|format";
 
-pub const MEGRAM_PREFIX: &[u8] = b"m|";
-pub const INDEX_PREFIX: &[u8] = b"x|";
-pub const LEVEL_PREFIX: &[u8] = b"l|";
-pub const RECALL_PREFIX: &[u8] = b"r|";
-pub const CONSOLIDATED_PREFIX: &[u8] = b"c|";
+pub(crate) const MEGRAM_PREFIX: &[u8] = b"m|";
+pub(crate) const INDEX_PREFIX: &[u8] = b"x|";
+pub(crate) const LEVEL_PREFIX: &[u8] = b"l|";
+pub(crate) const RECALL_PREFIX: &[u8] = b"r|";
+pub(crate) const CONSOLIDATED_PREFIX: &[u8] = b"c|";
 
 /// Length of a hyphenated UUID.
 const ID_LEN: usize = 36;
@@ -89,25 +89,27 @@ fn id_key(prefix: &[u8], id: MegramId) -> Vec<u8> {
     key
 }
 
+/// The key of a Megram's record.
 pub fn megram_key(id: MegramId) -> Vec<u8> {
     id_key(MEGRAM_PREFIX, id)
 }
 
-pub fn recall_key(id: MegramId) -> Vec<u8> {
+pub(crate) fn recall_key(id: MegramId) -> Vec<u8> {
     id_key(RECALL_PREFIX, id)
 }
 
-pub fn consolidated_key(id: MegramId) -> Vec<u8> {
+pub(crate) fn consolidated_key(id: MegramId) -> Vec<u8> {
     id_key(CONSOLIDATED_PREFIX, id)
 }
 
-pub fn level_prefix(level: Level) -> Vec<u8> {
+pub(crate) fn level_prefix(level: Level) -> Vec<u8> {
     let mut key = LEVEL_PREFIX.to_vec();
     key.extend_from_slice(level.as_str().as_bytes());
     key.push(b'|');
     key
 }
 
+/// The key of a Megram's entry in the per-level index.
 pub fn level_key(level: Level, id: MegramId) -> Vec<u8> {
     id_key(&level_prefix(level), id)
 }
@@ -123,6 +125,7 @@ pub fn group_prefix(space: &str, entity: &str) -> Vec<u8> {
     key
 }
 
+/// The key of a Megram's entry in its group's index.
 pub fn index_key(space: &str, entity: &str, id: MegramId) -> Vec<u8> {
     id_key(&group_prefix(space, entity), id)
 }
@@ -167,7 +170,7 @@ pub fn decode_group_prefix(prefix: &[u8]) -> Option<(String, String)> {
     Some((space, entity))
 }
 
-pub fn level_byte(level: Level) -> u8 {
+pub(crate) fn level_byte(level: Level) -> u8 {
     match level {
         Level::M => b'M',
         Level::K => b'K',
@@ -176,7 +179,7 @@ pub fn level_byte(level: Level) -> u8 {
     }
 }
 
-pub fn level_from_byte(b: u8) -> Option<Level> {
+pub(crate) fn level_from_byte(b: u8) -> Option<Level> {
     match b {
         b'M' => Some(Level::M),
         b'K' => Some(Level::K),
@@ -189,13 +192,19 @@ pub fn level_from_byte(b: u8) -> Option<Level> {
 /// What an `x|` value holds: everything the potentials, GC and bankruptcy need.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IndexEntry {
+    /// The entry's level.
     pub level: Level,
     /// The entry's evidence was distilled into a C Megram; it no longer counts.
     pub consolidated: bool,
+    /// Stimulus magnitude in [0, 1].
     pub f: f64,
+    /// Valence in [−1, +1].
     pub sigma: f64,
+    /// Decay rate per day; 0 is timeless.
     pub k: f64,
+    /// Creation time, in Unix milliseconds.
     pub created_ms: i64,
+    /// Last recall, in Unix milliseconds; None until first recalled.
     pub recalled_ms: Option<i64>,
 }
 
@@ -225,6 +234,7 @@ impl IndexEntry {
             .map_or(self.created_ms, |r| r.max(self.created_ms))
     }
 
+    /// The fixed-size value stored under the index key.
     pub fn encode(&self) -> [u8; ENTRY_LEN] {
         let mut out = [0u8; ENTRY_LEN];
         out[0] = ENTRY_LAYOUT;
@@ -245,6 +255,7 @@ impl IndexEntry {
         out
     }
 
+    /// Reads a stored value; None when its size or layout byte is not this version's.
     pub fn decode(bytes: &[u8]) -> Option<IndexEntry> {
         if bytes.len() != ENTRY_LEN || bytes[0] != ENTRY_LAYOUT {
             return None;
@@ -266,11 +277,11 @@ impl IndexEntry {
     }
 }
 
-pub fn to_ms(t: DateTime<Utc>) -> i64 {
+pub(crate) fn to_ms(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
 
-pub fn from_ms(ms: i64) -> DateTime<Utc> {
+pub(crate) fn from_ms(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms)
         .single()
         .unwrap_or(DateTime::<Utc>::MIN_UTC)

@@ -16,7 +16,7 @@ use crate::laws::{FOUR_LAWS, Law};
 pub const LAW_SPACE: &str = "laws";
 /// Default tags of an operator `remember` given no tags.
 pub const DEFAULT_SPACE: &str = "global:user";
-pub const DEFAULT_ENTITY: &str = "env:local";
+pub(crate) const DEFAULT_ENTITY: &str = "env:local";
 
 /// The decay rate a C entry reverts to when it goes bankrupt: the episodic rate, so a
 /// demoted rule fades like any other K entry.

@@ -30,10 +30,15 @@ use crate::contracts::{Level, Megram, MegramId, MemoryOperation, MemoryOperatorC
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Remember {
+    /// The level to store it at (M, K or C; never T).
     pub level: Level,
+    /// The group's space.
     pub space: String,
+    /// The group's entity.
     pub entity: String,
+    /// What to remember, in plain words.
     pub content: String,
+    /// Its valence in [−1, +1].
     pub sigma: f64,
 }
 
@@ -50,17 +55,20 @@ impl Remember {
         }
     }
 
+    /// Sets the level.
     pub fn level(mut self, level: Level) -> Self {
         self.level = level;
         self
     }
 
+    /// Sets the group.
     pub fn tags(mut self, space: impl Into<String>, entity: impl Into<String>) -> Self {
         self.space = space.into();
         self.entity = entity.into();
         self
     }
 
+    /// Sets the valence.
     pub fn sigma(mut self, sigma: f64) -> Self {
         self.sigma = sigma;
         self
@@ -83,6 +91,7 @@ pub struct MemoryOperator {
 }
 
 impl MemoryOperator {
+    /// An operator over `memory` that reports its changes on `bus`.
     pub fn new(memory: Memory, bus: &Bus) -> Self {
         Self {
             memory,
@@ -90,6 +99,7 @@ impl MemoryOperator {
         }
     }
 
+    /// Every group in the store, with its counts and live potentials.
     pub async fn groups(&self) -> Result<Vec<GroupSummary>, MemoryError> {
         self.memory
             .store()
@@ -97,6 +107,7 @@ impl MemoryOperator {
             .await
     }
 
+    /// Every entry of one group.
     pub async fn group(&self, space: &str, entity: &str) -> Result<Vec<MegramView>, MemoryError> {
         let (space, entity) = (space.to_string(), entity.to_string());
         self.memory

@@ -16,7 +16,9 @@ use crate::contracts::{Megram, MegramId, MegramOrigin, Potentials, SOPRecord};
 /// and the newest unconsolidated M/K entries behind them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recall {
+    /// The group's C-level SOPs.
     pub sops: Vec<SOPRecord>,
+    /// The group's live potentials.
     pub potentials: Potentials,
     /// Newest first, at most `memory.max_constraints`.
     pub recent: Vec<Megram>,
@@ -26,13 +28,18 @@ pub struct Recall {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct LevelCounts {
+    /// M entries: episodic facts.
     pub m: usize,
+    /// K entries: task-scoped knowledge.
     pub k: usize,
+    /// C entries: SOPs and constraints.
     pub c: usize,
+    /// T entries: the laws.
     pub t: usize,
 }
 
 impl LevelCounts {
+    /// All levels together.
     pub fn total(&self) -> usize {
         self.m + self.k + self.c + self.t
     }
@@ -42,10 +49,13 @@ impl LevelCounts {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct GroupSummary {
+    /// The group's space.
     pub space: String,
+    /// The group's entity.
     pub entity: String,
     /// Live potentials now (consolidated sources excluded: their C entry speaks for them).
     pub potentials: Potentials,
+    /// Its entries per level.
     pub levels: LevelCounts,
     /// How many of the group's entries were distilled into a C entry.
     pub consolidated: usize,
@@ -79,13 +89,19 @@ pub enum ForgetTarget {
     /// Every entry whose id starts with these hex digits (what `/forget <prefix>` takes).
     IdPrefix(String),
     /// A whole group.
-    Group { space: String, entity: String },
+    Group {
+        /// The group's space.
+        space: String,
+        /// The group's entity.
+        entity: String,
+    },
 }
 
 /// What a forget did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ForgetReport {
+    /// The entries deleted.
     pub forgotten: Vec<MegramId>,
     /// T entries the target matched and that were kept.
     pub kept_immutable: Vec<MegramId>,
@@ -103,6 +119,7 @@ pub enum Distillation {
 }
 
 impl Distillation {
+    /// The valence the distilled C entry gets: +1 or −1.
     pub fn sigma(self) -> f64 {
         match self {
             Distillation::BestPractice => 1.0,
@@ -110,6 +127,7 @@ impl Distillation {
         }
     }
 
+    /// The origin the distilled C entry records.
     pub fn state(self) -> MegramOrigin {
         match self {
             Distillation::BestPractice => MegramOrigin::BestPractice,
@@ -121,10 +139,15 @@ impl Distillation {
 /// A group that qualified for consolidation during a scan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
+    /// The group's space.
     pub space: String,
+    /// The group's entity.
     pub entity: String,
+    /// What it would distil into.
     pub kind: Distillation,
+    /// The group's attention potential at the scan.
     pub attention: f64,
+    /// The group's decision potential at the scan.
     pub decision: f64,
     /// Its unconsolidated M/K entries, newest first.
     pub sources: Vec<MegramId>,
@@ -133,10 +156,15 @@ pub struct Candidate {
 /// What one store-side step of a pass did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepResult {
+    /// Entries read in this step.
     pub scanned: usize,
+    /// Groups completed in this step.
     pub groups: usize,
+    /// Decayed entries deleted.
     pub gc_deleted: usize,
+    /// C entries deleted because their trust went bankrupt.
     pub bankrupt: Vec<MegramId>,
+    /// Groups that qualified for consolidation.
     pub candidates: Vec<Candidate>,
     /// Where the next step starts; `None` when the pass has seen every group.
     pub next: Option<Vec<u8>>,

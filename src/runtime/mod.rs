@@ -9,7 +9,7 @@
 //! token cancelled) and announced with `TaskClosed` before `cancel` returns, and nothing
 //! of it starts afterwards.
 
-pub mod desk;
+pub(crate) mod desk;
 pub mod distiller;
 
 use std::path::PathBuf;
@@ -47,22 +47,31 @@ use crate::roles::planner::Planner;
 use crate::tasklog::{self, TaskLogDir, TaskLogHandle, TaskLogWriter};
 use crate::tools::Toolbox;
 
+/// Why a runtime call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
+    /// The model client could not be built or a call failed.
     #[error("the model client: {0}")]
     Llm(#[from] LlmError),
+    /// The memory store failed.
     #[error("memory: {0}")]
     Memory(#[from] MemoryError),
+    /// The audit log failed.
     #[error("the auditor: {0}")]
     Audit(#[from] AuditError),
+    /// An answer to a Law 1 request or a question was not accepted.
     #[error(transparent)]
     Answer(#[from] AnswerError),
+    /// No live task has this id.
     #[error("unknown task {0}")]
     UnknownTask(TaskId),
+    /// The submitted text was empty.
     #[error("the task text is empty")]
     EmptyTask,
+    /// The auditor did not answer an on-demand query in time.
     #[error("the auditor did not answer within {0:?}")]
     AuditTimeout(Duration),
+    /// The runtime has shut down.
     #[error("the runtime has stopped")]
     Stopped,
 }
@@ -70,6 +79,7 @@ pub enum RuntimeError {
 /// What the runtime is started with besides the configuration.
 #[derive(Clone)]
 pub struct RuntimeOptions {
+    /// The clock every role reads: the system clock, or a fake one in tests.
     pub clock: SharedClock,
 }
 
@@ -189,10 +199,12 @@ impl Runtime {
         })
     }
 
+    /// The validated configuration the runtime runs with.
     pub fn config(&self) -> &Arc<Config> {
         &self.config
     }
 
+    /// The clock the runtime runs on.
     pub fn clock(&self) -> &SharedClock {
         &self.clock
     }
@@ -328,18 +340,22 @@ impl Runtime {
         Ok(())
     }
 
+    /// Law 1 requests still waiting for an answer.
     pub fn open_confirmations(&self) -> Vec<ConfirmationRequest> {
         self.desk.open_confirmations()
     }
 
+    /// Clarifying questions still waiting for an answer.
     pub fn open_clarifications(&self) -> Vec<ClarificationRequest> {
         self.desk.open_clarifications()
     }
 
+    /// The tasks still running.
     pub fn running_tasks(&self) -> Vec<TaskId> {
         self.desk.running()
     }
 
+    /// The session's turns so far, oldest first.
     pub fn session_history(&self) -> Vec<SessionTurn> {
         self.desk.history()
     }
@@ -349,6 +365,7 @@ impl Runtime {
         self.llm.usage().task(task)
     }
 
+    /// The model client, shared with the roles.
     pub fn llm(&self) -> &Llm {
         &self.llm
     }
@@ -368,14 +385,17 @@ impl Runtime {
         self.mcp.status()
     }
 
+    /// The audit log's read side: events and timelines.
     pub fn audit_history(&self) -> &AuditHistory {
         &self.audit
     }
 
+    /// The task-log directory, for listing and reading runs.
     pub fn task_logs(&self) -> TaskLogDir {
         TaskLogDir::new(&self.config.data_dir)
     }
 
+    /// Where this runtime writes its task logs.
     pub fn task_log_dir(&self) -> PathBuf {
         self.tasklog.dir().to_path_buf()
     }

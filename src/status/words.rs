@@ -41,38 +41,38 @@ impl Words {
         if self.en() { en.into() } else { zh.into() }
     }
 
-    pub fn reading(self) -> String {
+    pub(crate) fn reading(self) -> String {
         self.pick("Reading your request…", "正在理解你的请求…")
     }
 
-    pub fn question(self, question: &str) -> String {
+    pub(crate) fn question(self, question: &str) -> String {
         self.pick(
             format!("A question for you: {question}"),
             format!("需要你回答一个问题：{question}"),
         )
     }
 
-    pub fn proceeding(self) -> String {
+    pub(crate) fn proceeding(self) -> String {
         self.pick("Going ahead as understood…", "按已理解的意思继续…")
     }
 
-    pub fn answered(self) -> String {
+    pub(crate) fn answered(self) -> String {
         self.pick("Thanks — going on with your answer…", "收到你的回答，继续…")
     }
 
-    pub fn chat(self) -> String {
+    pub(crate) fn chat(self) -> String {
         self.pick("Answered.", "已回答。")
     }
 
-    pub fn understood(self, intent: &str) -> String {
+    pub(crate) fn understood(self, intent: &str) -> String {
         self.pick(format!("Understood: {intent}"), format!("已理解：{intent}"))
     }
 
-    pub fn recalling(self) -> String {
+    pub(crate) fn recalling(self) -> String {
         self.pick("Checking what worked before…", "正在回顾以往的经验…")
     }
 
-    pub fn planning(self, lessons: usize) -> String {
+    pub(crate) fn planning(self, lessons: usize) -> String {
         match (self.0, lessons) {
             (Lang::En, 0) => "Planning…".into(),
             (Lang::En, 1) => "Planning, with 1 lesson from earlier tasks…".into(),
@@ -82,7 +82,7 @@ impl Words {
         }
     }
 
-    pub fn plan(self, steps: usize, round: u32) -> String {
+    pub(crate) fn plan(self, steps: usize, round: u32) -> String {
         match (self.0, round, steps) {
             (Lang::En, 0, 1) => "Planning 1 step…".into(),
             (Lang::En, 0, n) => format!("Planning {n} steps…"),
@@ -93,13 +93,13 @@ impl Words {
         }
     }
 
-    pub fn step_start(self, at: Option<(usize, usize)>, intent: &str) -> String {
+    pub(crate) fn step_start(self, at: Option<(usize, usize)>, intent: &str) -> String {
         let s = step(self.0, at);
         self.pick(format!("{s}: {intent}"), format!("{s}：{intent}"))
     }
 
     /// What a tool call does, in words.
-    pub fn activity(self, tool: &ToolRef, target: &str) -> String {
+    pub(crate) fn activity(self, tool: &ToolRef, target: &str) -> String {
         use ToolName as T;
         let (en, zh) = match tool.builtin() {
             Some(T::Mdfind) => (
@@ -130,12 +130,17 @@ impl Words {
         self.pick(en, zh)
     }
 
-    pub fn step_doing(self, at: Option<(usize, usize)>, activity: &str) -> String {
+    pub(crate) fn step_doing(self, at: Option<(usize, usize)>, activity: &str) -> String {
         let s = step(self.0, at);
         self.pick(format!("{s}: {activity}"), format!("{s}：{activity}"))
     }
 
-    pub fn step_snag(self, at: Option<(usize, usize)>, activity: &str, error: &str) -> String {
+    pub(crate) fn step_snag(
+        self,
+        at: Option<(usize, usize)>,
+        activity: &str,
+        error: &str,
+    ) -> String {
         let s = step(self.0, at);
         match (self.0, error.is_empty()) {
             (Lang::En, true) => format!("{s}: {activity} did not work"),
@@ -145,7 +150,7 @@ impl Words {
         }
     }
 
-    pub fn step_denied(self, at: Option<(usize, usize)>, activity: &str) -> String {
+    pub(crate) fn step_denied(self, at: Option<(usize, usize)>, activity: &str) -> String {
         let s = step(self.0, at);
         self.pick(
             format!("{s}: not done, as you decided ({activity})"),
@@ -153,7 +158,7 @@ impl Words {
         )
     }
 
-    pub fn checking_step(self, at: Option<(usize, usize)>) -> String {
+    pub(crate) fn checking_step(self, at: Option<(usize, usize)>) -> String {
         let s = step(self.0, at);
         self.pick(
             format!("{s}: checking the result…"),
@@ -161,7 +166,7 @@ impl Words {
         )
     }
 
-    pub fn retry(self, at: Option<(usize, usize)>, wrong: &str, next: &str) -> String {
+    pub(crate) fn retry(self, at: Option<(usize, usize)>, wrong: &str, next: &str) -> String {
         let s = step(self.0, at);
         self.pick(
             format!("{s} fell short: {wrong} — trying again: {next}"),
@@ -169,12 +174,12 @@ impl Words {
         )
     }
 
-    pub fn step_done(self, at: Option<(usize, usize)>) -> String {
+    pub(crate) fn step_done(self, at: Option<(usize, usize)>) -> String {
         let s = step(self.0, at);
         self.pick(format!("{s} done."), format!("{s}已完成。"))
     }
 
-    pub fn step_failed(self, at: Option<(usize, usize)>, why: &str) -> String {
+    pub(crate) fn step_failed(self, at: Option<(usize, usize)>, why: &str) -> String {
         let s = step(self.0, at);
         match (self.0, why.is_empty()) {
             (Lang::En, true) => format!("{s} failed."),
@@ -184,7 +189,7 @@ impl Words {
         }
     }
 
-    pub fn halted(self, skipped: usize) -> String {
+    pub(crate) fn halted(self, skipped: usize) -> String {
         match (self.0, skipped) {
             (Lang::En, 1) => "Holding back the next step until the plan is fixed…".into(),
             (Lang::En, n) => format!("Holding back the next {n} steps until the plan is fixed…"),
@@ -192,21 +197,21 @@ impl Words {
         }
     }
 
-    pub fn reviewing(self, failed: usize, total: usize) -> String {
+    pub(crate) fn reviewing(self, failed: usize, total: usize) -> String {
         self.pick(
             format!("{failed} of {total} steps fell short — looking for a better way…"),
             format!("{total} 步中有 {failed} 步未达成——正在寻找更好的办法…"),
         )
     }
 
-    pub fn checking_whole(self) -> String {
+    pub(crate) fn checking_whole(self) -> String {
         self.pick(
             "All steps done — checking the whole result…",
             "所有步骤已完成——正在检查整体结果…",
         )
     }
 
-    pub fn replan(self, directive: ReplanDirective, unmet: &str) -> String {
+    pub(crate) fn replan(self, directive: ReplanDirective, unmet: &str) -> String {
         let (en, zh) = match directive {
             ReplanDirective::Refine => ("Fixing the plan", "正在修正计划"),
             ReplanDirective::ChangePath => {
@@ -223,35 +228,35 @@ impl Words {
         }
     }
 
-    pub fn no_plan(self, reason: &str) -> String {
+    pub(crate) fn no_plan(self, reason: &str) -> String {
         self.pick(
             format!("Could not make a workable plan: {reason}"),
             format!("没能制定出可行的计划：{reason}"),
         )
     }
 
-    pub fn giving_up(self) -> String {
+    pub(crate) fn giving_up(self) -> String {
         self.pick(
             "Stopping — writing down what was done and what to try next…",
             "停止执行——正在整理已完成的部分和下一步建议…",
         )
     }
 
-    pub fn finished(self, directive: TerminalDirective) -> String {
+    pub(crate) fn finished(self, directive: TerminalDirective) -> String {
         match directive {
             TerminalDirective::Abandon => self.pick("Could not finish.", "未能完成。"),
             TerminalDirective::Accept | TerminalDirective::Success => self.pick("Done.", "完成。"),
         }
     }
 
-    pub fn approval(self, effect: &str) -> String {
+    pub(crate) fn approval(self, effect: &str) -> String {
         self.pick(
             format!("Waiting for your approval: {effect}"),
             format!("等待你的批准：{effect}"),
         )
     }
 
-    pub fn decided(self, decision: Decision, source: DecisionSource) -> String {
+    pub(crate) fn decided(self, decision: Decision, source: DecisionSource) -> String {
         match (decision, source) {
             (Decision::Approve, _) => self.pick("Approved — going on…", "已批准——继续…"),
             (Decision::Trash, _) => self.pick(
@@ -277,7 +282,7 @@ impl Words {
         }
     }
 
-    pub fn cancelled(self) -> String {
+    pub(crate) fn cancelled(self) -> String {
         self.pick("Cancelled.", "已取消。")
     }
 }

@@ -19,7 +19,7 @@
 //! a run is dropped without a record saying so.
 
 mod reader;
-pub mod record;
+pub(crate) mod record;
 mod trajectory;
 mod writer;
 
@@ -64,12 +64,16 @@ fn file_safe_id(task_id: &TaskId) -> String {
 /// Errors of the reader. The writer has none: it logs IO failures and carries on.
 #[derive(Debug, thiserror::Error)]
 pub enum TaskLogError {
+    /// A task-log file or the directory could not be read.
     #[error("cannot read {path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The error the system gave.
         #[source]
         source: std::io::Error,
     },
+    /// The name is not a plain run file name.
     #[error("not a run file name: {0:?}")]
     InvalidRunId(String),
 }

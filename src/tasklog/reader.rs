@@ -24,6 +24,7 @@ use crate::contracts::TaskId;
 pub struct RunId(String);
 
 impl RunId {
+    /// Accepts a plain `.jsonl` file name: not empty, no leading dot, no path separator.
     pub fn parse(name: impl Into<String>) -> Result<Self, TaskLogError> {
         let name = name.into();
         let plain = !name.is_empty()
@@ -37,6 +38,7 @@ impl RunId {
         }
     }
 
+    /// The file name.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -66,13 +68,19 @@ impl fmt::Display for RunId {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RunSummary {
+    /// The run file.
     pub run_id: RunId,
+    /// The task it recorded.
     pub task_id: TaskId,
+    /// The user's words; None when the submission was not recorded.
     pub raw_input: Option<String>,
+    /// R1's reading of the task; None when there was no task spec.
     pub intent: Option<String>,
+    /// Time of the run's first record.
     pub started_at: DateTime<Utc>,
     /// When the task closed; `None` while the run is open.
     pub ended_at: Option<DateTime<Utc>>,
+    /// How the run stands or ended.
     pub status: RunStatus,
     /// Plans dispatched.
     pub rounds: u32,
@@ -84,6 +92,7 @@ pub struct RunSummary {
     pub law1: bool,
     /// `None` while the run is open.
     pub duration_ms: Option<u64>,
+    /// Model tokens spent, prompt and completion.
     pub total_tokens: u64,
     /// The run's start was never seen.
     pub partial: bool,
@@ -100,15 +109,20 @@ pub struct SkippedLine {
     /// The line's message type or note name, when it has one (a message kind from a
     /// newer version, or a known kind with fields this version cannot read).
     pub kind: Option<String>,
+    /// Why the line could not be used.
     pub reason: String,
 }
 
 /// One run file, parsed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
+    /// The file it was read from.
     pub run_id: RunId,
+    /// Every line that parsed, in order.
     pub records: Vec<Record>,
+    /// Every line that did not.
     pub skipped: Vec<SkippedLine>,
+    /// The file ends in a cut-off line (the process died while writing).
     pub truncated: bool,
 }
 
@@ -134,6 +148,7 @@ impl Run {
         run
     }
 
+    /// Folds the records into the run's trajectory.
     pub fn trajectory(&self) -> Trajectory {
         let mut fold = Fold::default();
         for record in &self.records {
@@ -175,6 +190,7 @@ impl TaskLogDir {
         Self { dir: dir.into() }
     }
 
+    /// The directory.
     pub fn path(&self) -> &Path {
         &self.dir
     }
@@ -240,6 +256,7 @@ impl TaskLogDir {
         }
     }
 
+    /// Reads and parses one run file.
     pub fn load(&self, run_id: &RunId) -> Result<Run, TaskLogError> {
         let path = self.dir.join(run_id.as_str());
         let bytes = fs::read(&path).map_err(|source| TaskLogError::Io { path, source })?;

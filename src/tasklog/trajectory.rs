@@ -31,7 +31,9 @@ pub enum RunStatus {
     Accepted,
     /// GGS delivered within the convergence threshold (D ≤ δ).
     Success,
+    /// GGS abandoned the task and delivered a graceful failure.
     Abandoned,
+    /// The user cancelled the task.
     Cancelled,
     /// R1's conversational fast path answered; no plan ran.
     Answered,
@@ -41,6 +43,7 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// The status's lowercase name, as the CLI and the UI show it.
     pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Open => "open",
@@ -68,9 +71,13 @@ impl From<TerminalDirective> for RunStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RoleUsage {
+    /// The role that made the calls.
     pub role: Role,
+    /// Model calls made.
     pub calls: u64,
+    /// Prompt tokens over those calls.
     pub prompt_tokens: u64,
+    /// Completion tokens over those calls.
     pub completion_tokens: u64,
     /// Summed call time; parallel calls overlap, so this can exceed the run's duration.
     pub elapsed_ms: u64,
@@ -84,12 +91,16 @@ pub struct RoleUsage {
 pub struct Usage {
     /// In role order: R1, R2, R3, R4a, R4b, then the rest.
     pub role_stats: Vec<RoleUsage>,
+    /// Prompt and completion tokens over every role.
     pub total_tokens: u64,
+    /// Tool calls made.
     pub tool_call_count: u64,
+    /// Summed tool-call time, in milliseconds; parallel calls overlap.
     pub tool_elapsed_ms: u64,
 }
 
 impl Usage {
+    /// Counts one recorded model call.
     pub fn record_llm_call(&mut self, call: &LlmCall) {
         self.record_llm(
             call.role,
@@ -100,6 +111,7 @@ impl Usage {
         );
     }
 
+    /// Counts one model call by its parts; `failed` counts it as an error too.
     pub fn record_llm(
         &mut self,
         role: Role,
@@ -132,6 +144,7 @@ impl Usage {
         self.total_tokens += prompt_tokens + completion_tokens;
     }
 
+    /// Counts one tool call of `duration_ms` milliseconds.
     pub fn record_tool_call(&mut self, duration_ms: u64) {
         self.tool_call_count += 1;
         self.tool_elapsed_ms += duration_ms;
@@ -152,6 +165,7 @@ impl Usage {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Trajectory {
+    /// The task; None when no record named one.
     pub task_id: Option<TaskId>,
     /// The user's words; `None` when the submission was not recorded.
     pub raw_input: Option<String>,
@@ -159,23 +173,33 @@ pub struct Trajectory {
     pub session_turns: usize,
     /// R1's reading of the task.
     pub spec: Option<c::TaskSpec>,
+    /// Time of the first record; None for an empty run.
     pub started_at: Option<DateTime<Utc>>,
+    /// Time of the task's close; None while open.
     pub ended_at: Option<DateTime<Utc>>,
+    /// How the run stands or ended.
     pub status: RunStatus,
     /// From the first record to the task's close; `None` while open.
     pub elapsed_ms: Option<u64>,
     /// The run's submission was never recorded: it starts at the first message seen.
     pub partial: bool,
+    /// R1's questions and the user's answers, in order.
     pub clarifications: Vec<ClarificationExchange>,
     /// The conversational fast path's answer.
     pub chat_reply: Option<String>,
     /// Planning rounds in order (round 0 = the first plan).
     pub rounds: Vec<Round>,
+    /// Every Law 1 request and its decision, in order.
     pub law1: Vec<Law1Exchange>,
+    /// GGS's request for an honest account, when it abandoned.
     pub graceful_failure_request: Option<c::GracefulFailureRequest>,
+    /// R2's honest account, when one came.
     pub graceful_failure: Option<c::GracefulFailure>,
+    /// The task's result; None while open, or when it ended without one.
     pub final_result: Option<c::FinalResult>,
+    /// Every Megram GGS wrote for the task, in order.
     pub memory_writes: Vec<c::Megram>,
+    /// Why the task was cancelled; None unless it was.
     pub cancelled: Option<String>,
     /// Model and tool cost up to the task's close.
     pub usage: Usage,
@@ -225,15 +249,19 @@ impl Trajectory {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Round {
+    /// The round number, 0 for the first plan.
     pub index: u32,
     /// What memory said for each (space, entity) group before the plan.
     pub recalls: Vec<Recall>,
+    /// The round's dispatched plan; None when planning failed or the manifest was lost.
     pub plan: Option<c::DispatchManifest>,
+    /// Each sub-task of the plan, in release order.
     pub subtasks: Vec<SubtaskTrace>,
     /// R4b sent the round back, with its verdicts on the task criteria.
     pub replan: Option<c::ReplanRequest>,
     /// R4b accepted the merged output, with its verdicts on the task criteria.
     pub accepted: Option<c::OutcomeSummary>,
+    /// Set when no valid plan came out of the round.
     pub planning_failed: Option<c::PlanningFailed>,
     /// Sub-tasks of the plan that never ran because an earlier group failed.
     pub skipped: Vec<SubTaskId>,
@@ -259,6 +287,7 @@ impl Round {
         }
     }
 
+    /// The loss GGS computed for the round, once it decided.
     pub fn loss(&self) -> Option<Loss> {
         self.decision.as_ref().map(|d| d.loss)
     }
@@ -277,7 +306,9 @@ impl Round {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Recall {
+    /// When the recall was published.
     pub at: DateTime<Utc>,
+    /// What memory said and what R2 made of it.
     pub recall: c::MemoryRecall,
 }
 
@@ -285,12 +316,15 @@ pub struct Recall {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SubtaskTrace {
+    /// The sub-task.
     pub subtask_id: SubTaskId,
     /// `None` when the sub-task itself was lost to a gap.
     pub subtask: Option<c::SubTask>,
     /// R3's own account of each attempt (a claim; the tool calls are the evidence).
     pub executions: Vec<c::ExecutionResult>,
+    /// Every tool call, in the order they finished.
     pub tool_calls: Vec<c::ToolCallEvent>,
+    /// R4a's corrections between attempts.
     pub corrections: Vec<c::CorrectionSignal>,
     /// R4a's close of the sub-task, with its verdicts on the last attempt.
     pub outcome: Option<c::SubTaskOutcome>,
@@ -315,12 +349,17 @@ impl SubtaskTrace {
 pub struct GgsDecision {
     /// The planning round this decision judged.
     pub round: u32,
+    /// The round's loss.
     pub loss: Loss,
+    /// ∇L: the change in L since the previous round.
     pub grad_l: f64,
+    /// What GGS decided.
     pub directive: MacroState,
+    /// The directive the round ran under.
     pub prev_directive: PrevDirective,
     /// Why GGS chose the directive; a terminal result carries none.
     pub rationale: Option<String>,
+    /// The trajectory label; None on a first round or in older logs.
     pub gradient: Option<Gradient>,
     /// Replans so far, this decision included.
     pub replans: u32,
@@ -330,6 +369,7 @@ pub struct GgsDecision {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Law1Exchange {
+    /// The request's id; the request and the decision are matched by it.
     pub request_id: RequestId,
     /// `None` when only the decision was recorded.
     pub request: Option<ConfirmationRequest>,
@@ -341,8 +381,11 @@ pub struct Law1Exchange {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ClarificationExchange {
+    /// 1 or 2.
     pub round: u32,
+    /// R1's question.
     pub question: String,
+    /// The user's answer; None while unanswered.
     pub answer: Option<String>,
 }
 
@@ -361,6 +404,7 @@ pub struct Fold {
 }
 
 impl Fold {
+    /// Folds one record in; records must come in log order.
     pub fn push(&mut self, record: &Record) {
         match record {
             Record::Envelope(envelope) => self.envelope(envelope),
@@ -376,6 +420,7 @@ impl Fold {
         self.t.truncated |= truncated;
     }
 
+    /// The trajectory of everything pushed.
     pub fn finish(mut self) -> Trajectory {
         self.t.rounds = std::mem::take(&mut self.rounds).into_values().collect();
         self.t

@@ -11,21 +11,27 @@ use serde_json::{Value, json};
 use crate::bus::Envelope;
 use crate::contracts::{EnvelopeId, Message, Role};
 
+/// A fixed task id for samples.
 pub const TASK: &str = "task_0123456789ab";
+/// A fixed sub-task id for samples.
 pub const SUB: &str = "0f8fad5b-d9cb-469f-a165-70867728950e";
+/// A fixed request id for samples.
 pub const REQ: &str = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 
+/// A fixed instant, 2026-02-27 10:00 UTC, for samples.
 pub fn at() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-02-27T10:00:00Z")
         .expect("a valid time")
         .with_timezone(&Utc)
 }
 
+/// A message of type `kind` from a JSON payload; panics when it does not parse.
 pub fn message(kind: &str, payload: Value) -> Message {
     serde_json::from_value(json!({"type": kind, "payload": payload}))
         .unwrap_or_else(|e| panic!("{kind}: {e}"))
 }
 
+/// An envelope from `from` to `to`, stamped [`at`].
 pub fn envelope(from: Role, to: Role, message: Message) -> Envelope {
     Envelope {
         id: EnvelopeId::mint(),
@@ -39,19 +45,23 @@ pub fn envelope(from: Role, to: Role, message: Message) -> Envelope {
     }
 }
 
+/// A verdict on `criterion` as JSON, with shell evidence.
 pub fn verdict(criterion: &str, verdict: &str) -> Value {
     json!({"criterion": criterion, "verdict": verdict, "failure_class": null, "evidence": "shell: ls → 3"})
 }
 
+/// A shell tool-call record as JSON, with the given status.
 pub fn tool_record(status: &str) -> Value {
     json!({"tool": "shell", "input": {"command": "ls ~/Downloads"}, "target": "ls ~/Downloads",
            "output_head": "a.pdf", "status": status, "error": null, "duration_ms": 12})
 }
 
+/// A loss as JSON, with the capitalised keys.
 pub fn loss(d: f64, p: f64, omega: f64, l: f64) -> Value {
     json!({"D": d, "P": p, "Omega": omega, "L": l})
 }
 
+/// Potentials as JSON that advise avoiding.
 pub fn potentials() -> Value {
     json!({"attention": 1.5, "decision": -0.8, "action": "Avoid"})
 }

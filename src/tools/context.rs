@@ -30,18 +30,22 @@ pub struct CallHistory {
 type Refusal = (String, Vec<PathEffect>);
 
 impl CallHistory {
+    /// An empty history.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Every record so far, in call order.
     pub fn records(&self) -> Vec<ToolCallRecord> {
         self.lock().clone()
     }
 
+    /// How many calls were recorded.
     pub fn len(&self) -> usize {
         self.lock().len()
     }
 
+    /// Whether no call was recorded.
     pub fn is_empty(&self) -> bool {
         self.lock().is_empty()
     }
@@ -85,8 +89,11 @@ impl CallHistory {
 /// Everything one call needs: who asks, what is forbidden, how to ask the user.
 #[derive(Clone, Debug)]
 pub struct ToolContext {
+    /// The task the call is for.
     pub task_id: TaskId,
+    /// The sub-task the call is for.
     pub subtask_id: SubTaskId,
+    /// The fast-loop attempt, 1 for the first.
     pub attempt: u32,
     /// Tools the plan directive forbids (refused in code).
     pub blocked_tools: Vec<ToolRef>,
@@ -95,9 +102,13 @@ pub struct ToolContext {
     /// Tools of a memory Caution approach: every call of them asks the user first in
     /// this task, even when Law 1's classifier calls the action reversible.
     pub confirm_tools: Vec<ToolRef>,
+    /// The calls made so far in this sub-task.
     pub history: CallHistory,
+    /// Cancels the call with the task.
     pub cancel: CancellationToken,
+    /// The configuration, for tool limits.
     pub config: Arc<Config>,
+    /// Asks the user under Law 1.
     pub broker: ConfirmationBroker,
     /// The sub-task's request (its intent, written by the planner from the user's words
     /// before anything was read). Once the sub-task has read something, an irreversible
@@ -111,6 +122,8 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
+    /// A context for the first attempt of a sub-task: nothing blocked, no history, its own
+    /// cancellation token.
     pub fn new(
         task_id: TaskId,
         subtask_id: SubTaskId,

@@ -24,7 +24,7 @@ pub mod guards;
 mod mdfind;
 mod name;
 mod outcome;
-pub mod places;
+pub(crate) mod places;
 mod process;
 mod read_file;
 pub mod sandbox;
@@ -69,12 +69,18 @@ use crate::text::first_chars;
 /// A Law 1 action a prepared call would take.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Law1Action {
+    /// A shell command line.
     Shell(String),
+    /// A file write.
     WriteFile {
+        /// The file, absolute.
         path: PathBuf,
+        /// Whether it appends rather than replaces.
         append: bool,
     },
+    /// An AppleScript program.
     AppleScript(String),
+    /// A Shortcut, by name.
     Shortcut(String),
     /// A call of a tool of an MCP server, with what Law 1 knows of that tool.
     Mcp(McpGate),
@@ -135,10 +141,12 @@ pub struct Prepared {
     pub sandbox: Option<sandbox::Plan>,
 }
 
+/// What a tool's call returns: its output text, or why it failed.
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, ToolError>> + Send + 'a>>;
 
 /// One tool of the chain.
 pub trait Tool: Send + Sync {
+    /// The tool's name, description and parameters, as offered to the model.
     fn spec(&self) -> ToolSpec;
 
     /// Validates `input`, applies rewrites and names the target and the Law 1 action.

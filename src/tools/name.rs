@@ -21,18 +21,27 @@ use crate::mcp::config::valid_name;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum ToolName {
+    /// Personal file search by name: Spotlight on macOS, the locate index or a bounded home walk
+    /// elsewhere.
     Mdfind,
+    /// Files matching a pattern.
     Glob,
+    /// One file's text.
     ReadFile,
+    /// Writes or appends a file.
     WriteFile,
     // Off macOS these two are not in any schema offered to a model, so a constrained
     // model cannot name them; plan validation and the toolbox refuse them again for
     // endpoints that ignore the schema.
+    /// Runs an AppleScript program (macOS only).
     #[cfg_attr(not(target_os = "macos"), serde(skip_deserializing))]
     Applescript,
+    /// Runs a named Shortcut (macOS only).
     #[cfg_attr(not(target_os = "macos"), serde(skip_deserializing))]
     Shortcuts,
+    /// Runs a `bash -c` command line.
     Shell,
+    /// A web search.
     Search,
 }
 
@@ -153,7 +162,9 @@ impl fmt::Debug for McpToolName {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "specta", derive(specta::Type), specta(type = String))]
 pub enum ToolRef {
+    /// A built-in tool.
     Builtin(ToolName),
+    /// A tool of a configured MCP server.
     Mcp(McpToolName),
     /// A name that is neither a built-in tool nor of MCP shape, as written.
     Unknown(String),

@@ -11,29 +11,47 @@ use crate::contracts::{ToolCallRecord, ToolCallStatus, ToolFailure};
 /// record; never ends the task.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
+    /// The call's arguments were malformed or out of range.
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// The tool needs macOS and this is another platform.
     #[error("{tool} is unavailable on this platform ({platform}): it needs macOS")]
     Unavailable {
+        /// The tool.
         tool: super::ToolName,
+        /// The platform this is, as Rust names it.
         platform: &'static str,
     },
+    /// What the call named does not exist.
     #[error("{0}")]
     NotFound(String),
+    /// The system refused access to what the call named.
     #[error("{0}")]
     Forbidden(String),
+    /// The call ran out of time; it and every process it started were stopped.
     #[error("timed out after {secs} s; the command and every process it started were stopped")]
-    Timeout { secs: u64, partial: String },
+    Timeout {
+        /// The time limit, in seconds.
+        secs: u64,
+        /// What it printed before it was stopped.
+        partial: String,
+    },
+    /// The web search could not be reached or gave no usable answer.
     #[error("search unavailable ({0}) — do not guess: report that the web could not be searched")]
     SearchUnavailable(String),
+    /// The task was cancelled while the call ran.
     #[error("cancelled: the task was cancelled, so the call was stopped")]
     Cancelled,
+    /// A file-system operation failed.
     #[error("{context}: {source}")]
     Io {
+        /// What was being done, e.g. `cannot read ~/notes.txt`.
         context: String,
+        /// The error the system gave.
         #[source]
         source: std::io::Error,
     },
+    /// The tool ran and failed (a command's error exit, a refused write).
     #[error("{0}")]
     Failed(String),
     /// The sandbox could not run the command (not installed, cannot start here).
@@ -42,6 +60,7 @@ pub enum ToolError {
     /// The command ran in the sandbox, which refused some of what it did.
     #[error("{}", sandbox::refusal_message(refused))]
     SandboxRefused {
+        /// Each change the sandbox refused.
         refused: Vec<crate::contracts::PathEffect>,
         /// What the command printed (it ran; its refused changes were not kept).
         output: String,
@@ -110,26 +129,34 @@ fn io_failure(kind: std::io::ErrorKind) -> ToolFailure {
 /// How one call ended, as data.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ToolOutcome {
+    /// The call did what it was asked.
     Ok {
+        /// What it produced.
         output: String,
     },
     /// The tool could not do it (bad input, missing file, timeout, platform).
     Error {
+        /// Why it failed.
         message: String,
+        /// What it printed before failing; empty when nothing.
         output: String,
+        /// The kind of failure.
         failure: ToolFailure,
     },
     /// Law 1: the user (or the timeout) said no.
     Denied {
+        /// Why, as the user or the timeout gave it.
         reason: String,
     },
     /// Refused in code before running (cancelled, blocked, duplicate, unknown tool).
     Refused {
+        /// What stopped it.
         reason: String,
     },
 }
 
 impl ToolOutcome {
+    /// The status the evidence record carries.
     pub fn status(&self) -> ToolCallStatus {
         match self {
             ToolOutcome::Ok { .. } => ToolCallStatus::Ok,
@@ -153,6 +180,7 @@ impl From<&ToolError> for ToolOutcome {
 /// What the executor gets back from one call.
 #[derive(Clone, Debug)]
 pub struct ToolResult {
+    /// How the call ended.
     pub outcome: ToolOutcome,
     /// The evidence record (also published and kept in the call history).
     pub record: ToolCallRecord,

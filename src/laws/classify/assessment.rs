@@ -18,17 +18,29 @@ pub enum Action<'a> {
     /// A `bash -c` command line.
     Shell(&'a str),
     /// `write_file` to an absolute path.
-    WriteFile { path: &'a Path, append: bool },
+    /// `write_file` to an absolute path.
+    WriteFile {
+        /// The file.
+        path: &'a Path,
+        /// Whether the write appends rather than replaces.
+        append: bool,
+    },
     /// An AppleScript program (`osascript`).
     AppleScript(&'a str),
     /// Running a named Shortcut.
-    Shortcut { name: &'a str },
+    /// Running a named Shortcut.
+    Shortcut {
+        /// The Shortcut's name.
+        name: &'a str,
+    },
 }
 
 /// What the classifier may know about the file system. Production passes the real
 /// disk (`tools::RealFs`); tests pass a fixed set.
 pub trait FsView {
+    /// Whether a path exists now.
     fn exists(&self, path: &Path) -> bool;
+    /// Whether a path is a directory now.
     fn is_dir(&self, path: &Path) -> bool;
     /// The text of a small script a command would run (`bash x.sh`, `source x`), so
     /// its commands can be checked too. `None` when it is missing, large or binary.
@@ -40,20 +52,26 @@ pub trait FsView {
 pub struct Scope<'a> {
     /// Working directory of shell commands (the workspace).
     pub cwd: &'a Path,
+    /// The user's home directory (`~` and personal-path checks).
     pub home: &'a Path,
+    /// What the classifier may know about the disk.
     pub fs: &'a dyn FsView,
 }
 
 /// The kind of harm an effect can do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EffectKind {
+    /// Removing files or folders.
     Delete,
+    /// Replacing a file's content.
     Overwrite,
+    /// Emptying a file.
     Truncate,
     /// Recursive or mass permission/ownership change.
     Permissions,
     /// Stopping processes or the computer.
     Kill,
+    /// Changing system settings, services or installed software.
     SystemConfig,
     /// Mail, messages, data posted to a server.
     Send,
@@ -89,7 +107,9 @@ impl EffectKind {
 /// Whether a path existed when the action was classified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Existence {
+    /// The path existed.
     Exists,
+    /// The path did not exist.
     Missing,
     /// Relative to a directory only known at run time, or on another machine.
     Unknown,
@@ -98,8 +118,11 @@ pub enum Existence {
 /// What an effect acts on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
+    /// One path.
     Path {
+        /// The path, absolute.
         path: PathBuf,
+        /// Whether it existed.
         exists: Existence,
     },
     /// A glob, e.g. `*.txt in /home/u/ws`.
@@ -113,7 +136,9 @@ pub enum Target {
 /// One irreversible thing an action would do.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Effect {
+    /// What harm it can do.
     pub kind: EffectKind,
+    /// What it acts on.
     pub target: Target,
     /// The command (or script fragment) responsible, as written.
     pub source: String,
@@ -137,6 +162,7 @@ pub enum Verdict {
 pub struct Unproven {
     /// The command (or fragment) responsible, as written.
     pub source: String,
+    /// Why its effects could not be proven safe.
     pub reason: String,
 }
 
@@ -223,6 +249,7 @@ impl Assessment {
         !self.effects.is_empty()
     }
 
+    /// What Law 1 does with the action: run it, sandbox it, or ask the user.
     pub fn verdict(&self) -> Verdict {
         if !self.effects.is_empty() {
             Verdict::Ask
@@ -264,6 +291,7 @@ impl Assessment {
             .join("\n")
     }
 
+    /// Every irreversible effect found, without duplicates.
     pub fn effects(&self) -> &[Effect] {
         &self.effects
     }

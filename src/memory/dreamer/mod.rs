@@ -48,11 +48,15 @@ pub const DISTILL_TIMEOUT: Duration = Duration::from_secs(120);
 /// One distillation asked of the LLM layer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DistillRequest {
+    /// What to distil: a practice to follow or a constraint.
     pub kind: Distillation,
+    /// The group's space.
     pub space: String,
+    /// The group's entity.
     pub entity: String,
     /// The group's unconsolidated M/K potentials that qualified it.
     pub attention: f64,
+    /// The group's decision potential that qualified it.
     pub decision: f64,
     /// Up to [`DISTILL_SOURCES`] source Megrams, newest first.
     pub sources: Vec<Megram>,
@@ -70,6 +74,7 @@ pub type DistillFuture<'a> =
 /// Turns a cluster of Megrams into one actionable rule (one or two sentences). The LLM
 /// layer implements it; the Dreamer never runs it on a hot path.
 pub trait Distiller: Send + Sync + 'static {
+    /// Writes the rule for `request`, in one or two sentences.
     fn distil<'a>(&'a self, request: &'a DistillRequest) -> DistillFuture<'a>;
 }
 
@@ -77,8 +82,11 @@ pub trait Distiller: Send + Sync + 'static {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct DreamReport {
+    /// Entries read in the pass.
     pub scanned: usize,
+    /// Groups the pass went through.
     pub groups: usize,
+    /// Decayed entries deleted.
     pub gc_deleted: usize,
     /// C entries demoted to K.
     pub bankrupt: Vec<MegramId>,
@@ -95,6 +103,7 @@ pub struct DreamReport {
 pub struct DreamerStatus {
     /// Passes finished, successful or not.
     pub passes: u64,
+    /// The report of the last successful pass; None before one.
     pub last_report: Option<DreamReport>,
     /// The error of the last pass, if it failed.
     pub last_error: Option<String>,

@@ -227,10 +227,6 @@ impl StoreHandle {
         }
         rx.await.map_err(|_| MemoryError::Closed)?
     }
-
-    pub(crate) fn is_closed(&self) -> bool {
-        crate::sync::read(&self.tx).is_none()
-    }
 }
 /// The thread-side store. Lives and dies on the store thread.
 struct Store {

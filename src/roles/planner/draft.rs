@@ -72,7 +72,7 @@ impl DraftCriterion {
         }
     }
 
-    pub fn to_criterion(&self) -> Criterion {
+    pub(crate) fn to_criterion(&self) -> Criterion {
         Criterion::with_mode(self.criterion.trim(), self.mode.into())
     }
 }

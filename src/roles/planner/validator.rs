@@ -62,42 +62,66 @@ pub struct PlanRules<'a> {
 /// One reason a plan is rejected. Sub-task numbers are 1-based, as the model reads them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Violation {
+    /// The plan has no sub-task.
     NoSubtasks,
+    /// A sub-task's intent is empty.
     EmptyIntent {
+        /// The sub-task, 1-based.
         subtask: usize,
     },
+    /// A sub-task has no success criterion.
     NoCriteria {
+        /// The sub-task, 1-based.
         subtask: usize,
     },
+    /// A sub-task lists no tool.
     NoTools {
+        /// The sub-task, 1-based.
         subtask: usize,
     },
+    /// A sub-task uses a tool GGS blocked for this task.
     BlockedTool {
+        /// The sub-task, 1-based.
         subtask: usize,
+        /// The blocked tool.
         tool: ToolRef,
     },
+    /// A sub-task uses a tool this computer does not have.
     UnavailableTool {
+        /// The sub-task, 1-based.
         subtask: usize,
+        /// The missing tool.
         tool: ToolName,
     },
+    /// A sub-task names a target that failed earlier in the task.
     BlockedTarget {
+        /// The sub-task, 1-based.
         subtask: usize,
+        /// The blocked target.
         target: String,
     },
+    /// A sub-task relies on a third-party program that is usually not installed.
     ThirdPartyCli {
+        /// The sub-task, 1-based.
         subtask: usize,
+        /// The program.
         program: String,
     },
+    /// Under break_symmetry, the plan uses the same tool set as the previous one.
     RepeatedToolSet {
+        /// That tool set.
         tools: Vec<ToolName>,
     },
     /// A criterion copied from the prompt's example (`subtask` 0 = a task criterion).
     CopiedExample {
+        /// The sub-task, 1-based; 0 for a task criterion.
         subtask: usize,
     },
     /// A criterion that no tool output can confirm ("the task is done").
     VagueCriterion {
+        /// The sub-task, 1-based; 0 for a task criterion.
         subtask: usize,
+        /// The criterion's text.
         criterion: String,
     },
 }

@@ -13,6 +13,7 @@ export type ApprovalScope =
 
 /**  User → R6: an on-demand report request from the human operator. */
 export type AuditQuery = {
+	/**  The id the report's answer will carry. */
 	query_id: QueryId,
 };
 
@@ -27,17 +28,29 @@ export type AuditReport = AuditReport_Serialize;
  *  the Law 1 counts.
  */
 export type AuditReport_Deserialize = {
+	/**  The report's id. */
 	report_id: ReportId,
+	/**  Why the report was written. */
 	trigger: AuditTrigger,
+	/**  Start of the window of bus traffic the report covers. */
 	window_start: string,
+	/**  End of the window. */
 	window_end: string,
+	/**  Tasks with any message in the window. */
 	tasks_observed: number,
+	/**  Fast-loop corrections sent in the window. */
 	total_corrections: number,
+	/**  One trend per task that got a directive or a final result in the window. */
 	gap_trends: GapTrend[],
+	/**  Messages that broke the route table, one line each. */
 	boundary_violations: string[],
+	/**  Roles whose failure, retry or model-error rate rose over the window, one line each. */
 	drift_alerts: string[],
+	/**  Every other finding, one line each. */
 	anomalies: string[],
+	/**  Tool failures and retries in the window. */
 	tool_health: ToolHealth,
+	/**  Law 1 confirmation counts for the window. */
 	law1?: Law1Stats,
 	/**  Set when the report answers an on-demand query. */
 	query_id?: QueryId | null,
@@ -48,40 +61,64 @@ export type AuditReport_Deserialize = {
  *  the Law 1 counts.
  */
 export type AuditReport_Serialize = {
+	/**  The report's id. */
 	report_id: ReportId,
+	/**  Why the report was written. */
 	trigger: AuditTrigger,
+	/**  Start of the window of bus traffic the report covers. */
 	window_start: string,
+	/**  End of the window. */
 	window_end: string,
+	/**  Tasks with any message in the window. */
 	tasks_observed: number,
+	/**  Fast-loop corrections sent in the window. */
 	total_corrections: number,
+	/**  One trend per task that got a directive or a final result in the window. */
 	gap_trends: GapTrend[],
+	/**  Messages that broke the route table, one line each. */
 	boundary_violations: string[],
+	/**  Roles whose failure, retry or model-error rate rose over the window, one line each. */
 	drift_alerts: string[],
+	/**  Every other finding, one line each. */
 	anomalies: string[],
+	/**  Tool failures and retries in the window. */
 	tool_health: ToolHealth,
+	/**  Law 1 confirmation counts for the window. */
 	law1: Law1Stats,
 	/**  Set when the report answers an on-demand query. */
 	query_id: QueryId | null,
 };
 
-export type AuditTrigger = "periodic" | "on-demand";
+/**  What made the auditor write a report. */
+export type AuditTrigger = 
+/**  The report interval elapsed. */
+"periodic" | 
+/**  The user asked for a report. */
+"on-demand";
 
+/**  The `[auditor]` section: report period and detector thresholds. */
 export type AuditorConfig = AuditorConfig_Serialize;
 
+/**  The `[auditor]` section: report period and detector thresholds. */
 export type AuditorConfig_Deserialize = {
+	/**  Seconds between periodic audit reports. */
 	report_period_secs?: number,
 	/**  Tasks in the sliding window of the role-drift detector. */
 	drift_window_tasks?: number,
 };
 
+/**  The `[auditor]` section: report period and detector thresholds. */
 export type AuditorConfig_Serialize = {
+	/**  Seconds between periodic audit reports. */
 	report_period_secs: number,
 	/**  Tasks in the sliding window of the role-drift detector. */
 	drift_window_tasks: number,
 };
 
+/**  The `[budgets]` section: what one task may spend. */
 export type Budgets = Budgets_Serialize;
 
+/**  The `[budgets]` section: what one task may spend. */
 export type Budgets_Deserialize = {
 	/**  Fast-loop corrections per sub-task (default 2). */
 	max_retries?: number,
@@ -105,6 +142,7 @@ export type Budgets_Deserialize = {
 	clarification_rounds?: number,
 };
 
+/**  The `[budgets]` section: what one task may spend. */
 export type Budgets_Serialize = {
 	/**  Fast-loop corrections per sub-task (default 2). */
 	max_retries: number,
@@ -133,20 +171,27 @@ export type Budgets_Serialize = {
  *  Not a task result, so it is not a FinalResult (GGS is the only emitter of those).
  */
 export type ChatReply = {
+	/**  The task the reply closes. */
 	task_id: TaskId,
+	/**  The answer, in the user's language. */
 	answer: string,
 };
 
 /**  User → R1, the reply to a [`ClarificationRequest`]. Empty = proceed as understood. */
 export type ClarificationAnswer = {
+	/**  The task being clarified. */
 	task_id: TaskId,
+	/**  The user's answer; empty means proceed as understood. */
 	answer: string,
 };
 
 /**  R1 → User: a clarifying question (at most two rounds). */
 export type ClarificationRequest = {
+	/**  The task being clarified. */
 	task_id: TaskId,
+	/**  The question, in the user's language. */
 	question: string,
+	/**  1 for the first question, 2 for the second; there is no third. */
 	round: number,
 };
 
@@ -155,9 +200,13 @@ export type ConfirmationDecision = ConfirmationDecision_Serialize;
 
 /**  User → Executor: the answer to one [`ConfirmationRequest`]. */
 export type ConfirmationDecision_Deserialize = {
+	/**  The request this answers. */
 	request_id: RequestId,
+	/**  The task of the request. */
 	task_id: TaskId,
+	/**  What was decided. */
 	decision: Decision,
+	/**  Who or what decided. */
 	source: DecisionSource,
 	/**  How far an approval reaches; a scope the request did not offer counts as `once`. */
 	scope?: ApprovalScope,
@@ -165,9 +214,13 @@ export type ConfirmationDecision_Deserialize = {
 
 /**  User → Executor: the answer to one [`ConfirmationRequest`]. */
 export type ConfirmationDecision_Serialize = {
+	/**  The request this answers. */
 	request_id: RequestId,
+	/**  The task of the request. */
 	task_id: TaskId,
+	/**  What was decided. */
 	decision: Decision,
+	/**  Who or what decided. */
 	source: DecisionSource,
 	/**  How far an approval reaches; a scope the request did not offer counts as `once`. */
 	scope: ApprovalScope,
@@ -178,14 +231,19 @@ export type ConfirmationRequest = ConfirmationRequest_Serialize;
 
 /**  Executor → User: an irreversible action waits for this specific approval (Law 1). */
 export type ConfirmationRequest_Deserialize = {
+	/**  The id the answer must carry. */
 	request_id: RequestId,
+	/**  The task whose executor asks. */
 	task_id: TaskId,
+	/**  The sub-task that made the call; None when no sub-task did. */
 	subtask_id?: SubTaskId | null,
+	/**  The tool that would run. */
 	tool: ToolRef,
 	/**  The effect in plain words. */
 	description: string,
 	/**  The exact command or action that will run if approved. */
 	command: string,
+	/**  Each file or folder the action touches, with what happens to it. */
 	paths: PathEffect[],
 	/**  Whether every effect can be undone. */
 	reversible: boolean,
@@ -206,14 +264,19 @@ export type ConfirmationRequest_Deserialize = {
 
 /**  Executor → User: an irreversible action waits for this specific approval (Law 1). */
 export type ConfirmationRequest_Serialize = {
+	/**  The id the answer must carry. */
 	request_id: RequestId,
+	/**  The task whose executor asks. */
 	task_id: TaskId,
+	/**  The sub-task that made the call; None when no sub-task did. */
 	subtask_id: SubTaskId | null,
+	/**  The tool that would run. */
 	tool: ToolRef,
 	/**  The effect in plain words. */
 	description: string,
 	/**  The exact command or action that will run if approved. */
 	command: string,
+	/**  Each file or folder the action touches, with what happens to it. */
 	paths: PathEffect[],
 	/**  Whether every effect can be undone. */
 	reversible: boolean,
@@ -233,7 +296,13 @@ export type ConfirmationRequest_Serialize = {
 };
 
 /**  How a recalled memory constrains the plan. */
-export type ConstraintKind = "should_prefer" | "must_not" | "caution";
+export type ConstraintKind = 
+/**  Do this when it fits. */
+"should_prefer" | 
+/**  Never do this. */
+"must_not" | 
+/**  Be careful here; the outcome has been mixed. */
+"caution";
 
 /**
  *  What a recalled constraint came from. The wire names are the snake_case variant
@@ -253,8 +322,10 @@ export type ConstraintSource =
 /**  Fresh M/K evidence that contradicts an SOP and overrides it. */
 "fresh_evidence";
 
+/**  Limits the user set on a task. Every field is optional; the default has none. */
 export type Constraints = Constraints_Serialize;
 
+/**  Limits the user set on a task. Every field is optional; the default has none. */
 export type Constraints_Deserialize = {
 	/**  Free text; `null` when the user set no scope. */
 	scope?: string | null,
@@ -265,6 +336,7 @@ export type Constraints_Deserialize = {
 	deadline?: string | null,
 };
 
+/**  Limits the user set on a task. Every field is optional; the default has none. */
 export type Constraints_Serialize = {
 	/**  Free text; `null` when the user set no scope. */
 	scope: string | null,
@@ -280,12 +352,19 @@ export type CorrectionSignal = CorrectionSignal_Serialize;
 
 /**  R4a → R3: one fast-loop correction. */
 export type CorrectionSignal_Deserialize = {
+	/**  The sub-task to retry. */
 	subtask_id: SubTaskId,
+	/**  The task the sub-task belongs to. */
 	parent_task_id: TaskId,
+	/**  The attempt that was judged; the retry is the next one. */
 	attempt_number: number,
+	/**  The criterion the attempt failed first. */
 	failed_criterion: string,
+	/**  Whether the failure was logical or environmental. */
 	failure_class: FailureClass,
+	/**  R4a's account of the gap, citing the tool calls. */
 	what_was_wrong: string,
+	/**  R4a's concrete advice for the next attempt. */
 	what_to_do: string,
 	/**  Calls of the previous attempt the executor must not repeat. */
 	calls_to_avoid?: ToolCallRecord_Deserialize[],
@@ -293,12 +372,19 @@ export type CorrectionSignal_Deserialize = {
 
 /**  R4a → R3: one fast-loop correction. */
 export type CorrectionSignal_Serialize = {
+	/**  The sub-task to retry. */
 	subtask_id: SubTaskId,
+	/**  The task the sub-task belongs to. */
 	parent_task_id: TaskId,
+	/**  The attempt that was judged; the retry is the next one. */
 	attempt_number: number,
+	/**  The criterion the attempt failed first. */
 	failed_criterion: string,
+	/**  Whether the failure was logical or environmental. */
 	failure_class: FailureClass,
+	/**  R4a's account of the gap, citing the tool calls. */
 	what_was_wrong: string,
+	/**  R4a's concrete advice for the next attempt. */
 	what_to_do: string,
 	/**  Calls of the previous attempt the executor must not repeat. */
 	calls_to_avoid: ToolCallRecord_Serialize[],
@@ -329,28 +415,51 @@ export type CriterionVerdict = CriterionVerdict_Serialize;
 
 /**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict_Deserialize = {
+	/**  The criterion's text, as the plan stated it. */
 	criterion: string,
+	/**  How the criterion can be checked; None counts as verifiable. */
 	mode?: CriterionMode | null,
+	/**  Whether it was met. */
 	verdict: Verdict,
+	/**
+	 *  Whether a failure was logical or environmental; None for a pass or when the judge gave no
+	 *  class.
+	 */
 	failure_class?: FailureClass | null,
+	/**  The tool output or reasoning the verdict rests on; empty when none was given. */
 	evidence?: string,
 };
 
 /**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict_Serialize = {
+	/**  The criterion's text, as the plan stated it. */
 	criterion: string,
+	/**  How the criterion can be checked; None counts as verifiable. */
 	mode: CriterionMode | null,
+	/**  Whether it was met. */
 	verdict: Verdict,
+	/**
+	 *  Whether a failure was logical or environmental; None for a pass or when the judge gave no
+	 *  class.
+	 */
 	failure_class: FailureClass | null,
+	/**  The tool output or reasoning the verdict rests on; empty when none was given. */
 	evidence: string,
 };
 
-export type Decision = "approve" | "deny" | 
+/**  The answer to a Law 1 request. */
+export type Decision = 
+/**  Run the action as asked. */
+"approve" | 
+/**  Do not run it; the denial goes back to the model as data. */
+"deny" | 
 /**  Deletions only: move the targets to the Trash instead (reversible). */
 "trash";
 
 /**  Who or what produced a decision. */
-export type DecisionSource = "user" | 
+export type DecisionSource = 
+/**  The user answered. */
+"user" | 
 /**  Nobody answered in time: deny. */
 "timeout" | 
 /**  The asking side went away (UI closed, task cancelled): deny. */
@@ -369,8 +478,11 @@ export type DispatchHalted = DispatchHalted_Serialize;
  *  not run (a failed group stops later groups); R4b must not wait for them.
  */
 export type DispatchHalted_Deserialize = {
+	/**  The task whose round stopped early. */
 	task_id: TaskId,
+	/**  The sub-tasks that were never started. */
 	skipped: SubTaskId[],
+	/**  Why the dispatcher stopped, in plain words. */
 	reason: string,
 	/**
 	 *  Each skipped sub-task with its success criteria, so R4b can tell GGS what was
@@ -384,8 +496,11 @@ export type DispatchHalted_Deserialize = {
  *  not run (a failed group stops later groups); R4b must not wait for them.
  */
 export type DispatchHalted_Serialize = {
+	/**  The task whose round stopped early. */
 	task_id: TaskId,
+	/**  The sub-tasks that were never started. */
 	skipped: SubTaskId[],
+	/**  Why the dispatcher stopped, in plain words. */
 	reason: string,
 	/**
 	 *  Each skipped sub-task with its success criteria, so R4b can tell GGS what was
@@ -405,10 +520,13 @@ export type DispatchManifest = DispatchManifest_Serialize;
  *  expectation for it.
  */
 export type DispatchManifest_Deserialize = {
+	/**  The task being dispatched. */
 	task_id: TaskId,
+	/**  Every sub-task of the round, in plan order. */
 	subtask_ids: SubTaskId[],
 	/**  Embedded for R4b's context. */
 	task_spec?: TaskSpec_Deserialize | null,
+	/**  When the round was dispatched. */
 	dispatched_at: string,
 	/**  Assertions about the COMBINED output; R4b judges these. */
 	task_criteria: Criterion[],
@@ -421,10 +539,13 @@ export type DispatchManifest_Deserialize = {
  *  expectation for it.
  */
 export type DispatchManifest_Serialize = {
+	/**  The task being dispatched. */
 	task_id: TaskId,
+	/**  Every sub-task of the round, in plan order. */
 	subtask_ids: SubTaskId[],
 	/**  Embedded for R4b's context. */
 	task_spec: TaskSpec_Serialize | null,
+	/**  When the round was dispatched. */
 	dispatched_at: string,
 	/**  Assertions about the COMBINED output; R4b judges these. */
 	task_criteria: Criterion[],
@@ -473,12 +594,15 @@ export type ExecutionResult = ExecutionResult_Serialize;
 
 /**  R3 → R4a. */
 export type ExecutionResult_Deserialize = {
+	/**  The sub-task this attempt belongs to. */
 	subtask_id: SubTaskId,
 	/**  Added so every fast-loop message can be attributed to its task by observers. */
 	parent_task_id: TaskId,
+	/**  R3's own reading of the attempt; R4a judges it against the tool calls. */
 	status: ExecutionStatus,
 	/**  R3's own account — a claim; `tool_calls` are the ground truth. */
 	output: string,
+	/**  Every tool call of the attempt, in the order they ran: the evidence R4a judges. */
 	tool_calls: ToolCallRecord_Deserialize[],
 	/**  1 for the first execution, 2.. after corrections. */
 	attempt?: number,
@@ -488,12 +612,15 @@ export type ExecutionResult_Deserialize = {
 
 /**  R3 → R4a. */
 export type ExecutionResult_Serialize = {
+	/**  The sub-task this attempt belongs to. */
 	subtask_id: SubTaskId,
 	/**  Added so every fast-loop message can be attributed to its task by observers. */
 	parent_task_id: TaskId,
+	/**  R3's own reading of the attempt; R4a judges it against the tool calls. */
 	status: ExecutionStatus,
 	/**  R3's own account — a claim; `tool_calls` are the ground truth. */
 	output: string,
+	/**  Every tool call of the attempt, in the order they ran: the evidence R4a judges. */
 	tool_calls: ToolCallRecord_Serialize[],
 	/**  1 for the first execution, 2.. after corrections. */
 	attempt: number,
@@ -501,7 +628,14 @@ export type ExecutionResult_Serialize = {
 	interrupted?: Interruption,
 };
 
-export type ExecutionStatus = "completed" | "uncertain" | "failed";
+/**  R3's own reading of how an attempt went. A claim: R4a judges the tool calls. */
+export type ExecutionStatus = 
+/**  R3 believes the sub-task is done. */
+"completed" | 
+/**  R3 did something but cannot tell whether it met the criteria. */
+"uncertain" | 
+/**  R3 could not do the sub-task. */
+"failed";
 
 /**  Why a criterion failed. */
 export type FailureClass = 
@@ -515,15 +649,21 @@ export type FinalResult = FinalResult_Serialize;
 
 /**  R7 → User. GGS is the only emitter, on every path. */
 export type FinalResult_Deserialize = {
+	/**  The task that ended. */
 	task_id: TaskId,
 	/**  Prefixed `[LAW1]` whenever a confirmation gate fired during the task. */
 	summary: string,
 	/**  Merged output; `null` on abandon. */
 	output: Value,
+	/**  The loss of the last round. */
 	loss: Loss,
+	/**  ∇L of the last round. */
 	grad_l: number | null,
+	/**  How many replans were directed before the task ended. */
 	replans: number,
+	/**  The directive the last round ran under. */
 	prev_directive: PrevDirective,
+	/**  How the task ended. */
 	directive: TerminalDirective,
 	/**  Graceful failure: 2–3 concrete next moves (abandon only). */
 	next_moves?: string[],
@@ -531,15 +671,21 @@ export type FinalResult_Deserialize = {
 
 /**  R7 → User. GGS is the only emitter, on every path. */
 export type FinalResult_Serialize = {
+	/**  The task that ended. */
 	task_id: TaskId,
 	/**  Prefixed `[LAW1]` whenever a confirmation gate fired during the task. */
 	summary: string,
 	/**  Merged output; `null` on abandon. */
 	output: Value,
+	/**  The loss of the last round. */
 	loss: Loss,
+	/**  ∇L of the last round. */
 	grad_l: number | null,
+	/**  How many replans were directed before the task ended. */
 	replans: number,
+	/**  The directive the last round ran under. */
 	prev_directive: PrevDirective,
+	/**  How the task ended. */
 	directive: TerminalDirective,
 	/**  Graceful failure: 2–3 concrete next moves (abandon only). */
 	next_moves?: string[],
@@ -550,24 +696,33 @@ export type GapPoint = GapPoint_Serialize;
 
 /**  One attempt of the fast loop, as seen by R4a. */
 export type GapPoint_Deserialize = {
+	/**  The attempt number, 1 for the first. */
 	attempt: number,
 	/**  Share of criteria passed in this attempt, in [0, 1]. */
 	score: number | null,
+	/**  The criteria this attempt did not meet, by text. */
 	unmet_criteria: string[],
+	/**  The class of this attempt's failures; None when it passed or nothing classed them. */
 	failure_class?: MixedFailureClass | null,
 };
 
 /**  One attempt of the fast loop, as seen by R4a. */
 export type GapPoint_Serialize = {
+	/**  The attempt number, 1 for the first. */
 	attempt: number,
 	/**  Share of criteria passed in this attempt, in [0, 1]. */
 	score: number | null,
+	/**  The criteria this attempt did not meet, by text. */
 	unmet_criteria: string[],
+	/**  The class of this attempt's failures; None when it passed or nothing classed them. */
 	failure_class: MixedFailureClass | null,
 };
 
+/**  The latest trend of one task directed or finished in the window. */
 export type GapTrend = {
+	/**  The task. */
 	task_id: TaskId,
+	/**  Which way its loss moved. */
 	trend: Trend,
 };
 
@@ -624,23 +779,38 @@ export type GgsParams_Serialize = {
 
 /**  R2 → R7, the reply to a [`GracefulFailureRequest`]. */
 export type GracefulFailure = {
+	/**  The abandoned task. */
 	task_id: TaskId,
 	/**  What was actually accomplished, quoting matched outputs verbatim. */
 	accomplished: string,
+	/**  Two or three concrete things the user could try next. */
 	next_moves: string[],
 };
 
 /**  R7 → R2 on abandon: "say what was actually accomplished and what to try next". */
 export type GracefulFailureRequest = {
+	/**  The task being abandoned. */
 	task_id: TaskId,
+	/**  The task's intent, as the perceiver stated it. */
 	intent: string,
+	/**  Why GGS abandoned, in plain words. */
 	reason: string,
+	/**  What did succeed, quoted so the reply cannot overstate it. */
 	matched_outputs: MatchedOutput[],
+	/**  One line per failure the reply should explain. */
 	failures: string[],
 };
 
 /**  Which way the loss moved between rounds, as GGS reads its gradient. */
-export type Gradient = "improving" | "stable" | "worsening" | "plateau";
+export type Gradient = 
+/**  ∇L < −ε: the loss is falling. */
+"improving" | 
+/**  |∇L| ≤ ε with D within δ: settled near the goal. */
+"stable" | 
+/**  ∇L > ε: the loss is rising. */
+"worsening" | 
+/**  |∇L| ≤ ε with D above δ: stuck short of the goal. */
+"plateau";
 
 /**
  *  One tool of one MCP server, as an `always` grant names it: the server's name, how it
@@ -648,9 +818,11 @@ export type Gradient = "improving" | "stable" | "worsening" | "plateau";
  *  the user saw it. A grant applies only while all of them are the same.
  */
 export type GrantSubject = {
+	/**  The MCP server's name in the settings. */
 	server: string,
 	/**  The command line of a stdio server or the URL of an HTTP one. */
 	origin: string,
+	/**  The tool's name on that server. */
 	tool: string,
 	/**  SHA-256 of the tool's definition (name, description, input schema, annotations). */
 	fingerprint: string,
@@ -671,15 +843,25 @@ export type Interruption =
 
 /**  Law 1 confirmations seen in the window. */
 export type Law1Stats = {
+	/**  Confirmation requests raised. */
 	requests: number,
+	/**  Requests the user approved. */
 	approved: number,
+	/**
+	 *  Requests denied, by the user or because the asking side went away; time-outs are counted
+	 *  apart.
+	 */
 	denied: number,
+	/**  Requests nobody answered in time (each one a denial). */
 	timed_out: number,
+	/**  Deletions the user sent to the Trash instead. */
 	trashed: number,
 };
 
+/**  The `[laws]` section: Law 1 confirmation settings. */
 export type LawsConfig = LawsConfig_Serialize;
 
+/**  The `[laws]` section: Law 1 confirmation settings. */
 export type LawsConfig_Deserialize = {
 	/**  Unanswered Law 1 confirmations are denied after this long. */
 	confirm_timeout_secs?: number,
@@ -690,6 +872,7 @@ export type LawsConfig_Deserialize = {
 	allowed_shortcuts?: string[],
 };
 
+/**  The `[laws]` section: Law 1 confirmation settings. */
 export type LawsConfig_Serialize = {
 	/**  Unanswered Law 1 confirmations are denied after this long. */
 	confirm_timeout_secs: number,
@@ -716,59 +899,92 @@ export type LlmCall = LlmCall_Serialize;
 
 /**  Role → Observer: one model call, in full, for the task log and the cost report. */
 export type LlmCall_Deserialize = {
+	/**  The task the call served; None for calls outside a task (the Dreamer, probes). */
 	task_id?: TaskId | null,
+	/**  The role that made the call. */
 	role: Role,
+	/**  The model name the endpoint was asked for. */
 	model: string,
+	/**  The system prompt sent. */
 	system_prompt: string,
+	/**  The user prompt sent. */
 	user_prompt: string,
+	/**  The model's reply text; empty when the call failed. */
 	response: string,
+	/**  Tokens in the prompt, as the endpoint counted them. */
 	prompt_tokens: number,
+	/**  Tokens in the reply, as the endpoint counted them. */
 	completion_tokens: number,
+	/**  Wall time of the call, in milliseconds. */
 	elapsed_ms: number,
+	/**  Why the call failed; None when it succeeded. */
 	error?: string | null,
 };
 
 /**  Role → Observer: one model call, in full, for the task log and the cost report. */
 export type LlmCall_Serialize = {
+	/**  The task the call served; None for calls outside a task (the Dreamer, probes). */
 	task_id: TaskId | null,
+	/**  The role that made the call. */
 	role: Role,
+	/**  The model name the endpoint was asked for. */
 	model: string,
+	/**  The system prompt sent. */
 	system_prompt: string,
+	/**  The user prompt sent. */
 	user_prompt: string,
+	/**  The model's reply text; empty when the call failed. */
 	response: string,
+	/**  Tokens in the prompt, as the endpoint counted them. */
 	prompt_tokens: number,
+	/**  Tokens in the reply, as the endpoint counted them. */
 	completion_tokens: number,
+	/**  Wall time of the call, in milliseconds. */
 	elapsed_ms: number,
+	/**  Why the call failed; None when it succeeded. */
 	error: string | null,
 };
 
+/**  The `[llm]` section: the two model tiers and how calls to them are bounded. */
 export type LlmConfig = LlmConfig_Serialize;
 
+/**  The `[llm]` section: the two model tiers and how calls to them are bounded. */
 export type LlmConfig_Deserialize = {
 	/**  R1, R2, R4b (R4b never runs on a weaker tier than R2). */
 	brain?: TierConfig_Deserialize,
 	/**  R3, R4a. */
 	tool?: TierConfig_Deserialize,
+	/**  Bound on opening a connection to an endpoint, in seconds. */
 	connect_timeout_secs?: number,
 	/**  Whole-call bound, retries excluded. */
 	call_timeout_secs?: number,
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts?: number,
+	/**
+	 *  The first retry's back-off, in milliseconds; it doubles per attempt, up to a cap, unless the
+	 *  endpoint says how long to wait.
+	 */
 	retry_base_ms?: number,
 	/**  The built-in model, used while neither tier names an endpoint or a model. */
 	local?: LocalLlmConfig_Deserialize,
 };
 
+/**  The `[llm]` section: the two model tiers and how calls to them are bounded. */
 export type LlmConfig_Serialize = {
 	/**  R1, R2, R4b (R4b never runs on a weaker tier than R2). */
 	brain: TierConfig_Serialize,
 	/**  R3, R4a. */
 	tool: TierConfig_Serialize,
+	/**  Bound on opening a connection to an endpoint, in seconds. */
 	connect_timeout_secs: number,
 	/**  Whole-call bound, retries excluded. */
 	call_timeout_secs: number,
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts: number,
+	/**
+	 *  The first retry's back-off, in milliseconds; it doubles per attempt, up to a cap, unless the
+	 *  endpoint says how long to wait.
+	 */
 	retry_base_ms: number,
 	/**  The built-in model, used while neither tier names an endpoint or a model. */
 	local: LocalLlmConfig_Serialize,
@@ -795,9 +1011,13 @@ export type LocalLlmConfig_Serialize = {
 
 /**  The four loss components, serialised with capitalised keys as the formulas write them. */
 export type Loss = {
+	/**  D, the intent-result distance: the weighted share of failed criteria, in [0, 1]. */
 	D: number | null,
+	/**  P, the process implausibility: the logical share of the failures, in [0, 1]. */
 	P: number | null,
+	/**  Ω, the resource cost: replans and elapsed time against their budgets, in [0, 1]. */
 	Omega: number | null,
+	/**  L = α·D + β_eff·P + λ·Ω, the value GGS drives down. */
 	L: number | null,
 };
 
@@ -805,11 +1025,33 @@ export type Loss = {
  *  The six macro-states plus `accept` (success with D = 0, every sub-task matched and
  *  R4b accepted).
  */
-export type MacroState = "accept" | "success" | "refine" | "change_path" | "change_approach" | "break_symmetry" | "abandon";
+export type MacroState = 
+/**  D = 0, every sub-task matched and R4b accepted: the task is done. */
+"accept" | 
+/**  D within δ: close enough to the intent to end the task. */
+"success" | 
+/**
+ *  The loss is moving and the failures are environmental: keep the approach, tighten its
+ *  parameters.
+ */
+"refine" | 
+/**  The loss is flat and the failures are environmental: same approach, a different target. */
+"change_path" | 
+/**  The loss is moving but the failures are logical: switch to a different tool class. */
+"change_approach" | 
+/**
+ *  The loss is flat and the failures are logical: block the failing tools and demand a new
+ *  approach.
+ */
+"break_symmetry" | 
+/**  The budget is spent (Ω ≥ θ) or the task cannot be done: end with a graceful failure. */
+"abandon";
 
 /**  One matched sub-task's output, quoted verbatim in a graceful-failure request. */
 export type MatchedOutput = {
+	/**  The sub-task that matched. */
 	subtask_id: SubTaskId,
+	/**  Its output, verbatim. */
 	output: Value,
 };
 
@@ -843,6 +1085,7 @@ export type McpServerConfig = McpServerConfig_Serialize;
 export type McpServerConfig_Deserialize = {
 	/**  The program of a stdio server (looked up on `PATH`). */
 	command?: string | null,
+	/**  The arguments of a stdio server's program. */
 	args?: string[],
 	/**  Extra environment variables of a stdio server (kept in settings.toml as written). */
 	env?: { [key in string]: string },
@@ -850,6 +1093,7 @@ export type McpServerConfig_Deserialize = {
 	url?: string | null,
 	/**  Only these tools of the server are offered (all when empty). */
 	tools?: string[],
+	/**  Whether the server is started; a disabled one keeps its settings. */
 	enabled?: boolean,
 };
 
@@ -857,6 +1101,7 @@ export type McpServerConfig_Deserialize = {
 export type McpServerConfig_Serialize = {
 	/**  The program of a stdio server (looked up on `PATH`). */
 	command?: string,
+	/**  The arguments of a stdio server's program. */
 	args: string[],
 	/**  Extra environment variables of a stdio server (kept in settings.toml as written). */
 	env: { [key in string]: string },
@@ -864,6 +1109,7 @@ export type McpServerConfig_Serialize = {
 	url?: string,
 	/**  Only these tools of the server are offered (all when empty). */
 	tools: string[],
+	/**  Whether the server is started; a disabled one keeps its settings. */
 	enabled: boolean,
 };
 
@@ -883,7 +1129,21 @@ export type MegramId = string;
  *  stored records and recorded messages keep parsing. Every value any build has written
  *  is a variant; a string outside the set is rejected rather than guessed at.
  */
-export type MegramOrigin = "accept" | "success" | "refine" | "change_path" | "change_approach" | "break_symmetry" | "abandon" | 
+export type MegramOrigin = 
+/**  Written by GGS when a task was accepted. */
+"accept" | 
+/**  Written by GGS when a task succeeded. */
+"success" | 
+/**  Written by GGS on a refine round. */
+"refine" | 
+/**  Written by GGS on a change_path round. */
+"change_path" | 
+/**  Written by GGS on a change_approach round. */
+"change_approach" | 
+/**  Written by GGS on a break_symmetry round. */
+"break_symmetry" | 
+/**  Written by GGS when a task was abandoned. */
+"abandon" | 
 /**  One of the Four Laws' T entries. */
 "law" | 
 /**  An operator-injected T entry; no longer created, but older stores hold some. */
@@ -902,7 +1162,9 @@ export type MegramWrite = MegramWrite_Serialize;
 
 /**  GGS → R5: one fire-and-forget write, published so observers see every write. */
 export type MegramWrite_Deserialize = {
+	/**  The task the write came from; None for writes no task caused (laws, the operator). */
 	task_id?: TaskId | null,
+	/**  The record to store. */
 	megram: Megram_Deserialize,
 	/**
 	 *  Set when the write is negative feedback against this C rule (a recalled Best
@@ -914,7 +1176,9 @@ export type MegramWrite_Deserialize = {
 
 /**  GGS → R5: one fire-and-forget write, published so observers see every write. */
 export type MegramWrite_Serialize = {
+	/**  The task the write came from; None for writes no task caused (laws, the operator). */
 	task_id: TaskId | null,
+	/**  The record to store. */
 	megram: Megram_Serialize,
 	/**
 	 *  Set when the write is negative feedback against this C rule (a recalled Best
@@ -929,12 +1193,19 @@ export type MegramWrite_Serialize = {
  *  state, f, σ, k⟩.
  */
 export type Megram_Deserialize = {
+	/**  The record's key in the store. */
 	id: MegramId,
+	/**  Which layer of the pyramid it lives in. */
 	level: Level,
+	/**  When it was written; decay runs from here until the first recall. */
 	created_at: string,
+	/**  When it was last served to a planner; decay then runs from here. None until first recalled. */
 	last_recalled_at?: string | null,
+	/**  The group's first half: `intent:<slug>` for a kind of task, `tool:<name>` for a tool. */
 	space: string,
+	/**  The group's second half: `env:local` for a task, `path:<target>` for a tool call. */
 	entity: string,
+	/**  What happened, in one or two sentences a planner can read. */
 	content: string,
 	/**  GGS macro-state at creation, or the origin of a non-GGS entry. */
 	state: MegramOrigin,
@@ -951,12 +1222,19 @@ export type Megram_Deserialize = {
  *  state, f, σ, k⟩.
  */
 export type Megram_Serialize = {
+	/**  The record's key in the store. */
 	id: MegramId,
+	/**  Which layer of the pyramid it lives in. */
 	level: Level,
+	/**  When it was written; decay runs from here until the first recall. */
 	created_at: string,
+	/**  When it was last served to a planner; decay then runs from here. None until first recalled. */
 	last_recalled_at: string | null,
+	/**  The group's first half: `intent:<slug>` for a kind of task, `tool:<name>` for a tool. */
 	space: string,
+	/**  The group's second half: `env:local` for a task, `path:<target>` for a tool call. */
 	entity: string,
+	/**  What happened, in one or two sentences a planner can read. */
 	content: string,
 	/**  GGS macro-state at creation, or the origin of a non-GGS entry. */
 	state: MegramOrigin,
@@ -969,15 +1247,32 @@ export type Megram_Serialize = {
 };
 
 /**  Planner effect of a group's potentials. */
-export type MemoryAction = "Ignore" | "Exploit" | "Avoid" | "Caution";
+export type MemoryAction = 
+/**  Too little history (attention below the floor) to say anything. */
+"Ignore" | 
+/**  The history is good: prefer what worked. */
+"Exploit" | 
+/**  The history is bad: steer clear. */
+"Avoid" | 
+/**  History exists but points neither way: proceed with care. */
+"Caution";
 
 /**  Operator action on memory (UI / CLI), published for the auditor. */
-export type MemoryOperation = "remember" | "forget" | "pin";
+export type MemoryOperation = 
+/**  The user added a memory. */
+"remember" | 
+/**  The user deleted memories. */
+"forget" | 
+/**  The user made memories timeless (k = 0). */
+"pin";
 
 /**  User → R5: a change made through the operator API. */
 export type MemoryOperatorChange = {
+	/**  What the user did. */
 	operation: MemoryOperation,
+	/**  The records it touched. */
 	megram_ids: MegramId[],
+	/**  A plain account of the change, for the audit log. */
 	detail: string,
 };
 
@@ -998,6 +1293,7 @@ export type MemoryParams_Deserialize = {
 	consolidate_attention?: number | null,
 	/**  … and |decision| at or above this. */
 	consolidate_decision?: number | null,
+	/**  Seconds between the Dreamer's background passes. */
 	dreamer_period_secs?: number,
 	/**  Delay after a task ends before the Dreamer's extra pass. */
 	dreamer_after_task_secs?: number,
@@ -1019,6 +1315,7 @@ export type MemoryParams_Serialize = {
 	consolidate_attention: number | null,
 	/**  … and |decision| at or above this. */
 	consolidate_decision: number | null,
+	/**  Seconds between the Dreamer's background passes. */
 	dreamer_period_secs: number,
 	/**  Delay after a task ends before the Dreamer's extra pass. */
 	dreamer_after_task_secs: number,
@@ -1028,8 +1325,11 @@ export type MemoryParams_Serialize = {
 
 /**  R2 → R5: the calibration reads for one (space, entity) group. */
 export type MemoryQuery = {
+	/**  The task asking. */
 	task_id: TaskId,
+	/**  The group asked about, first half. */
 	space: string,
+	/**  The group asked about, second half. */
 	entity: string,
 };
 
@@ -1044,12 +1344,19 @@ export type MemoryRecall = MemoryRecall_Serialize;
  *  which Best Practices were in force for the round; observers show it).
  */
 export type MemoryRecall_Deserialize = {
+	/**  The task being planned. */
 	task_id: TaskId,
+	/**  The group that was consulted, first half. */
 	space: string,
+	/**  The group that was consulted, second half. */
 	entity: string,
+	/**  The SOPs the planner was shown. */
 	sops: SOPRecord[],
+	/**  The group's potentials at the time of the recall. */
 	potentials: Potentials,
+	/**  Every constraint the planner injected, with its source. */
 	constraints: RecalledConstraint_Deserialize[],
+	/**  The replan round the plan belongs to; 0 for the first plan. */
 	round?: number,
 	/**
 	 *  Why memory could not be consulted for this group (no answer in time, a store
@@ -1063,12 +1370,19 @@ export type MemoryRecall_Deserialize = {
  *  which Best Practices were in force for the round; observers show it).
  */
 export type MemoryRecall_Serialize = {
+	/**  The task being planned. */
 	task_id: TaskId,
+	/**  The group that was consulted, first half. */
 	space: string,
+	/**  The group that was consulted, second half. */
 	entity: string,
+	/**  The SOPs the planner was shown. */
 	sops: SOPRecord[],
+	/**  The group's potentials at the time of the recall. */
 	potentials: Potentials,
+	/**  Every constraint the planner injected, with its source. */
 	constraints: RecalledConstraint_Serialize[],
+	/**  The replan round the plan belongs to; 0 for the first plan. */
 	round: number,
 	/**
 	 *  Why memory could not be consulted for this group (no answer in time, a store
@@ -1082,31 +1396,49 @@ export type MemoryResponse = MemoryResponse_Serialize;
 
 /**  R5 → R2, the reply to a [`MemoryQuery`]. */
 export type MemoryResponse_Deserialize = {
+	/**  The task that asked. */
 	task_id: TaskId,
+	/**  The group asked about, first half. */
 	space: string,
+	/**  The group asked about, second half. */
 	entity: string,
+	/**  The C-level SOPs of the group. */
 	sops: SOPRecord[],
+	/**  The group's potentials at the time of the query. */
 	potentials: Potentials,
 	/**
 	 *  The M/K Megrams behind the potentials, newest first (bounded), so R2 can quote
 	 *  fresh evidence and the UI can say why a constraint was injected.
 	 */
 	recent?: Megram_Deserialize[],
+	/**
+	 *  Why the store could not answer; None when it did (an answer with no SOPs is still an
+	 *  answer).
+	 */
 	error?: string | null,
 };
 
 /**  R5 → R2, the reply to a [`MemoryQuery`]. */
 export type MemoryResponse_Serialize = {
+	/**  The task that asked. */
 	task_id: TaskId,
+	/**  The group asked about, first half. */
 	space: string,
+	/**  The group asked about, second half. */
 	entity: string,
+	/**  The C-level SOPs of the group. */
 	sops: SOPRecord[],
+	/**  The group's potentials at the time of the query. */
 	potentials: Potentials,
 	/**
 	 *  The M/K Megrams behind the potentials, newest first (bounded), so R2 can quote
 	 *  fresh evidence and the UI can say why a constraint was injected.
 	 */
 	recent: Megram_Serialize[],
+	/**
+	 *  Why the store could not answer; None when it did (an answer with no SOPs is still an
+	 *  answer).
+	 */
 	error: string | null,
 };
 
@@ -1117,45 +1449,190 @@ export type Message = Message_Serialize;
 export type MessageKind = "TaskSubmitted" | "TaskBudget" | "ClarificationRequest" | "ClarificationAnswer" | "ChatReply" | "TaskSpec" | "MemoryQuery" | "MemoryResponse" | "MemoryRecall" | "DispatchManifest" | "SubTask" | "ExecutionResult" | "CorrectionSignal" | "SubTaskOutcome" | "SubTaskClosed" | "DispatchHalted" | "ReplanRequest" | "OutcomeSummary" | "PlanDirective" | "PlanningFailed" | "GracefulFailureRequest" | "GracefulFailure" | "FinalResult" | "Megram" | "MemoryOperatorChange" | "ConfirmationRequest" | "ConfirmationDecision" | "TaskClosed" | "AuditQuery" | "AuditReport" | "LlmCall" | "ToolCallEvent";
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Deserialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Deserialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | { type: "SubTask"; payload: SubTask_Deserialize } | { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Deserialize } | { type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | { type: "PlanDirective"; payload: PlanDirective_Deserialize } | { type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Deserialize } | { type: "Megram"; payload: MegramWrite_Deserialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision_Deserialize } | { type: "TaskClosed"; payload: TaskClosed } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Deserialize } | { type: "LlmCall"; payload: LlmCall_Deserialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
+export type Message_Deserialize = 
+/**  User → R1: a new task as typed. */
+{ type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | 
+/**  User → R7: the task's time budget, measured from submit. */
+{ type: "TaskBudget"; payload: TaskBudget } | 
+/**  R1 → User: a question before the task can be understood. */
+{ type: "ClarificationRequest"; payload: ClarificationRequest } | 
+/**  User → R1: the answer to a clarifying question. */
+{ type: "ClarificationAnswer"; payload: ClarificationAnswer } | 
+/**  R1 → User: a conversational answer; the task ends without a plan. */
+{ type: "ChatReply"; payload: ChatReply } | 
+/**  R1 → R2: the task as understood. */
+{ type: "TaskSpec"; payload: TaskSpec_Deserialize } | 
+/**  R2 → R5: a request for one group's SOPs and potentials. */
+{ type: "MemoryQuery"; payload: MemoryQuery } | 
+/**  R5 → R2: the answer to a memory query. */
+{ type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | 
+/**  R2 → R7: what memory said before a plan, and what R2 made of it. */
+{ type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | 
+/**  R2 → dispatcher and R4b: one planning round's sub-tasks. */
+{ type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | 
+/**  R2 → dispatcher → R3: one sub-task to execute. */
+{ type: "SubTask"; payload: SubTask_Deserialize } | 
+/**  R3 → R4a: one attempt, with its tool calls as evidence. */
+{ type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | 
+/**  R4a → R3: what to fix in the next attempt. */
+{ type: "CorrectionSignal"; payload: CorrectionSignal_Deserialize } | 
+/**  R4a → R4b: the final word on one sub-task. */
+{ type: "SubTaskOutcome"; payload: SubTaskOutcome_Deserialize } | 
+/**  R4a → R3: the fast loop of a sub-task is over. */
+{ type: "SubTaskClosed"; payload: SubTaskClosed } | 
+/**  Dispatcher → R4b: later sub-tasks of the round will not run. */
+{ type: "DispatchHalted"; payload: DispatchHalted_Deserialize } | 
+/**  R4b → R7: the round did not meet its criteria. */
+{ type: "ReplanRequest"; payload: ReplanRequest_Deserialize } | 
+/**  R4b → R7: the round met every criterion. */
+{ type: "OutcomeSummary"; payload: OutcomeSummary_Deserialize } | 
+/**  R7 → R2: how the next plan must change. */
+{ type: "PlanDirective"; payload: PlanDirective_Deserialize } | 
+/**  R2 → R7: no valid plan could be made. */
+{ type: "PlanningFailed"; payload: PlanningFailed_Deserialize } | 
+/**  R7 → R2: explain an abandoned task honestly. */
+{ type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | 
+/**  R2 → R7: the explanation of an abandoned task. */
+{ type: "GracefulFailure"; payload: GracefulFailure } | 
+/**  R7 → User: how the task ended. GGS is the only sender. */
+{ type: "FinalResult"; payload: FinalResult_Deserialize } | 
+/**  R7 → R5: one memory write. */
+{ type: "Megram"; payload: MegramWrite_Deserialize } | 
+/**  User → R5: a change made through the memory operator API. */
+{ type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | 
+/**  R3 → User: a Law 1 approval request. */
+{ type: "ConfirmationRequest"; payload: ConfirmationRequest_Deserialize } | 
+/**  User → R3: the answer to a Law 1 request. */
+{ type: "ConfirmationDecision"; payload: ConfirmationDecision_Deserialize } | 
+/**  User → every role: the task is over; let go of it. */
+{ type: "TaskClosed"; payload: TaskClosed } | 
+/**  User → R6: a request for a report now. */
+{ type: "AuditQuery"; payload: AuditQuery } | 
+/**  R6 → User: one audit report. */
+{ type: "AuditReport"; payload: AuditReport_Deserialize } | 
+/**  Role → observers: one model call, in full. */
+{ type: "LlmCall"; payload: LlmCall_Deserialize } | 
+/**  R3 → observers: one tool call as it finishes. */
+{ type: "ToolCallEvent"; payload: ToolCallEvent_Deserialize };
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
-export type Message_Serialize = { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | { type: "TaskBudget"; payload: TaskBudget } | { type: "ClarificationRequest"; payload: ClarificationRequest } | { type: "ClarificationAnswer"; payload: ClarificationAnswer } | { type: "ChatReply"; payload: ChatReply } | { type: "TaskSpec"; payload: TaskSpec_Serialize } | { type: "MemoryQuery"; payload: MemoryQuery } | { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | { type: "SubTask"; payload: SubTask_Serialize } | { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | { type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | { type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | { type: "SubTaskClosed"; payload: SubTaskClosed } | { type: "DispatchHalted"; payload: DispatchHalted_Serialize } | { type: "ReplanRequest"; payload: ReplanRequest_Serialize } | { type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | { type: "PlanDirective"; payload: PlanDirective_Serialize } | { type: "PlanningFailed"; payload: PlanningFailed_Serialize } | { type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | { type: "GracefulFailure"; payload: GracefulFailure } | { type: "FinalResult"; payload: FinalResult_Serialize } | { type: "Megram"; payload: MegramWrite_Serialize } | { type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | { type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | { type: "ConfirmationDecision"; payload: ConfirmationDecision_Serialize } | { type: "TaskClosed"; payload: TaskClosed } | { type: "AuditQuery"; payload: AuditQuery } | { type: "AuditReport"; payload: AuditReport_Serialize } | { type: "LlmCall"; payload: LlmCall_Serialize } | { type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
+export type Message_Serialize = 
+/**  User → R1: a new task as typed. */
+{ type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | 
+/**  User → R7: the task's time budget, measured from submit. */
+{ type: "TaskBudget"; payload: TaskBudget } | 
+/**  R1 → User: a question before the task can be understood. */
+{ type: "ClarificationRequest"; payload: ClarificationRequest } | 
+/**  User → R1: the answer to a clarifying question. */
+{ type: "ClarificationAnswer"; payload: ClarificationAnswer } | 
+/**  R1 → User: a conversational answer; the task ends without a plan. */
+{ type: "ChatReply"; payload: ChatReply } | 
+/**  R1 → R2: the task as understood. */
+{ type: "TaskSpec"; payload: TaskSpec_Serialize } | 
+/**  R2 → R5: a request for one group's SOPs and potentials. */
+{ type: "MemoryQuery"; payload: MemoryQuery } | 
+/**  R5 → R2: the answer to a memory query. */
+{ type: "MemoryResponse"; payload: MemoryResponse_Serialize } | 
+/**  R2 → R7: what memory said before a plan, and what R2 made of it. */
+{ type: "MemoryRecall"; payload: MemoryRecall_Serialize } | 
+/**  R2 → dispatcher and R4b: one planning round's sub-tasks. */
+{ type: "DispatchManifest"; payload: DispatchManifest_Serialize } | 
+/**  R2 → dispatcher → R3: one sub-task to execute. */
+{ type: "SubTask"; payload: SubTask_Serialize } | 
+/**  R3 → R4a: one attempt, with its tool calls as evidence. */
+{ type: "ExecutionResult"; payload: ExecutionResult_Serialize } | 
+/**  R4a → R3: what to fix in the next attempt. */
+{ type: "CorrectionSignal"; payload: CorrectionSignal_Serialize } | 
+/**  R4a → R4b: the final word on one sub-task. */
+{ type: "SubTaskOutcome"; payload: SubTaskOutcome_Serialize } | 
+/**  R4a → R3: the fast loop of a sub-task is over. */
+{ type: "SubTaskClosed"; payload: SubTaskClosed } | 
+/**  Dispatcher → R4b: later sub-tasks of the round will not run. */
+{ type: "DispatchHalted"; payload: DispatchHalted_Serialize } | 
+/**  R4b → R7: the round did not meet its criteria. */
+{ type: "ReplanRequest"; payload: ReplanRequest_Serialize } | 
+/**  R4b → R7: the round met every criterion. */
+{ type: "OutcomeSummary"; payload: OutcomeSummary_Serialize } | 
+/**  R7 → R2: how the next plan must change. */
+{ type: "PlanDirective"; payload: PlanDirective_Serialize } | 
+/**  R2 → R7: no valid plan could be made. */
+{ type: "PlanningFailed"; payload: PlanningFailed_Serialize } | 
+/**  R7 → R2: explain an abandoned task honestly. */
+{ type: "GracefulFailureRequest"; payload: GracefulFailureRequest } | 
+/**  R2 → R7: the explanation of an abandoned task. */
+{ type: "GracefulFailure"; payload: GracefulFailure } | 
+/**  R7 → User: how the task ended. GGS is the only sender. */
+{ type: "FinalResult"; payload: FinalResult_Serialize } | 
+/**  R7 → R5: one memory write. */
+{ type: "Megram"; payload: MegramWrite_Serialize } | 
+/**  User → R5: a change made through the memory operator API. */
+{ type: "MemoryOperatorChange"; payload: MemoryOperatorChange } | 
+/**  R3 → User: a Law 1 approval request. */
+{ type: "ConfirmationRequest"; payload: ConfirmationRequest_Serialize } | 
+/**  User → R3: the answer to a Law 1 request. */
+{ type: "ConfirmationDecision"; payload: ConfirmationDecision_Serialize } | 
+/**  User → every role: the task is over; let go of it. */
+{ type: "TaskClosed"; payload: TaskClosed } | 
+/**  User → R6: a request for a report now. */
+{ type: "AuditQuery"; payload: AuditQuery } | 
+/**  R6 → User: one audit report. */
+{ type: "AuditReport"; payload: AuditReport_Serialize } | 
+/**  Role → observers: one model call, in full. */
+{ type: "LlmCall"; payload: LlmCall_Serialize } | 
+/**  R3 → observers: one tool call as it finishes. */
+{ type: "ToolCallEvent"; payload: ToolCallEvent_Serialize };
 
 /**  A failure class that may be split between the two (GGS directive, gap trajectory). */
-export type MixedFailureClass = "logical" | "environmental" | "mixed";
+export type MixedFailureClass = 
+/**  Every failure was the plan's or the model's doing. */
+"logical" | 
+/**  Every failure was the environment's doing. */
+"environmental" | 
+/**  Some failures of each kind. */
+"mixed";
 
 /**  R4b → R7: every sub-task matched and R4b accepted the merged output. */
 export type OutcomeSummary = OutcomeSummary_Serialize;
 
 /**  R4b → R7: every sub-task matched and R4b accepted the merged output. */
 export type OutcomeSummary_Deserialize = {
+	/**  The task whose round was accepted. */
 	task_id: TaskId,
 	/**  The task's intent (from the TaskSpec R4b holds), for GGS's terminal Megram tag. */
 	intent?: string,
 	/**  Concrete data, not a prose summary. */
 	merged_output: Value,
+	/**  R4b's one-paragraph account of the merged output. */
 	summary: string,
+	/**  R4b's verdicts on the task criteria; all passed when R4b accepted. */
 	task_criteria_verdicts?: CriterionVerdict_Deserialize[],
+	/**  The matched outcome of every sub-task in the round. */
 	outcomes?: SubTaskOutcome_Deserialize[],
+	/**  Wall time of the task so far, in milliseconds; feeds Ω. */
 	elapsed_ms?: number,
 };
 
 /**  R4b → R7: every sub-task matched and R4b accepted the merged output. */
 export type OutcomeSummary_Serialize = {
+	/**  The task whose round was accepted. */
 	task_id: TaskId,
 	/**  The task's intent (from the TaskSpec R4b holds), for GGS's terminal Megram tag. */
 	intent: string,
 	/**  Concrete data, not a prose summary. */
 	merged_output: Value,
+	/**  R4b's one-paragraph account of the merged output. */
 	summary: string,
+	/**  R4b's verdicts on the task criteria; all passed when R4b accepted. */
 	task_criteria_verdicts: CriterionVerdict_Serialize[],
+	/**  The matched outcome of every sub-task in the round. */
 	outcomes: SubTaskOutcome_Serialize[],
+	/**  Wall time of the task so far, in milliseconds; feeds Ω. */
 	elapsed_ms: number,
 };
 
 /**  What a gated action would do to one path. */
 export type PathEffect = {
+	/**  A file or folder the action would touch. */
 	path: string,
 	/**  Whether the path existed when the request was made. */
 	exists: boolean,
@@ -1168,19 +1645,31 @@ export type PlanDirective = PlanDirective_Serialize;
 
 /**  R7 → R2: what kind of change the next plan must make, with urgency, gradient and round. */
 export type PlanDirective_Deserialize = {
+	/**  The task to replan. */
 	task_id: TaskId,
+	/**  The loss of the round that was just judged. */
 	loss: Loss,
+	/**  The directive the round that was just judged ran under. */
 	prev_directive: PrevDirective,
+	/**  The kind of change the next plan must make. */
 	directive: ReplanDirective,
+	/**  Tools the next plan must not use (the failing ones, under break_symmetry). */
 	blocked_tools: ToolRef[],
+	/**  Paths, hosts or other targets the next plan must avoid. */
 	blocked_targets: string[],
+	/**  The first criterion that failed, quoted for the planner; empty when none failed. */
 	failed_criterion: string,
+	/**  Whether the round's failures were logical, environmental or both. */
 	failure_class: MixedFailureClass,
 	/**  Ω, for display. */
 	budget_pressure: number | null,
+	/**  ∇L, the change in L since the previous round; 0 on the first replan. */
 	grad_l: number | null,
+	/**  Why GGS chose the directive, with the numbers it compared. */
 	rationale: string,
+	/**  How much latitude the planner has, from the sign of ∇L. */
 	urgency?: Urgency,
+	/**  The trajectory label; None when there was no earlier round to compare. */
 	gradient?: Gradient | null,
 	/**  1 for the first replan. */
 	round?: number,
@@ -1188,19 +1677,31 @@ export type PlanDirective_Deserialize = {
 
 /**  R7 → R2: what kind of change the next plan must make, with urgency, gradient and round. */
 export type PlanDirective_Serialize = {
+	/**  The task to replan. */
 	task_id: TaskId,
+	/**  The loss of the round that was just judged. */
 	loss: Loss,
+	/**  The directive the round that was just judged ran under. */
 	prev_directive: PrevDirective,
+	/**  The kind of change the next plan must make. */
 	directive: ReplanDirective,
+	/**  Tools the next plan must not use (the failing ones, under break_symmetry). */
 	blocked_tools: ToolRef[],
+	/**  Paths, hosts or other targets the next plan must avoid. */
 	blocked_targets: string[],
+	/**  The first criterion that failed, quoted for the planner; empty when none failed. */
 	failed_criterion: string,
+	/**  Whether the round's failures were logical, environmental or both. */
 	failure_class: MixedFailureClass,
 	/**  Ω, for display. */
 	budget_pressure: number | null,
+	/**  ∇L, the change in L since the previous round; 0 on the first replan. */
 	grad_l: number | null,
+	/**  Why GGS chose the directive, with the numbers it compared. */
 	rationale: string,
+	/**  How much latitude the planner has, from the sign of ∇L. */
 	urgency: Urgency,
+	/**  The trajectory label; None when there was no earlier round to compare. */
 	gradient: Gradient | null,
 	/**  1 for the first replan. */
 	round: number,
@@ -1217,13 +1718,16 @@ export type PlanningFailed = PlanningFailed_Serialize;
  *  honestly; R2 never emits a FinalResult itself.
  */
 export type PlanningFailed_Deserialize = {
+	/**  The task no plan could be made for. */
 	task_id: TaskId,
 	/**
 	 *  The task's intent (from the TaskSpec R2 holds), for GGS's terminal Megram tag and
 	 *  graceful-failure request.
 	 */
 	intent?: string,
+	/**  Why planning failed (the validator's last objection or the model error). */
 	reason: string,
+	/**  The replan round that failed; 0 for the first plan. */
 	round: number,
 };
 
@@ -1232,25 +1736,41 @@ export type PlanningFailed_Deserialize = {
  *  honestly; R2 never emits a FinalResult itself.
  */
 export type PlanningFailed_Serialize = {
+	/**  The task no plan could be made for. */
 	task_id: TaskId,
 	/**
 	 *  The task's intent (from the TaskSpec R2 holds), for GGS's terminal Megram tag and
 	 *  graceful-failure request.
 	 */
 	intent: string,
+	/**  Why planning failed (the validator's last objection or the model error). */
 	reason: string,
+	/**  The replan round that failed; 0 for the first plan. */
 	round: number,
 };
 
 /**  Live dual-channel potentials of one (space, entity) group. */
 export type Potentials = {
+	/**  M_att = Σ |f|·e^(−kΔt): how much decayed history the group holds, ≥ 0. */
 	attention: number | null,
+	/**  M_dec = Σ σ·f·e^(−kΔt): the signed preference, above 0 for good outcomes. */
 	decision: number | null,
+	/**  What the planner should do with the group, from the two potentials. */
 	action: MemoryAction,
 };
 
 /**  The directive of the previous round; `init` before the first replan. */
-export type PrevDirective = "init" | "refine" | "change_path" | "change_approach" | "break_symmetry";
+export type PrevDirective = 
+/**  No replan yet: the first plan. */
+"init" | 
+/**  The previous round was told to refine. */
+"refine" | 
+/**  The previous round was told to change path. */
+"change_path" | 
+/**  The previous round was told to change approach. */
+"change_approach" | 
+/**  The previous round was told to break symmetry. */
+"break_symmetry";
 
 /**  One on-demand audit query. */
 export type QueryId = string;
@@ -1260,37 +1780,59 @@ export type RecalledConstraint = RecalledConstraint_Serialize;
 
 /**  One constraint R2 injected, with what it came from. */
 export type RecalledConstraint_Deserialize = {
+	/**  How strongly it binds the plan. */
 	kind: ConstraintKind,
+	/**  The constraint as the planner was told it. */
 	text: string,
+	/**  What it came from. */
 	source: ConstraintSource,
+	/**  The memory records behind it; empty for laws and blocked tools or targets. */
 	megram_ids?: MegramId[],
 };
 
 /**  One constraint R2 injected, with what it came from. */
 export type RecalledConstraint_Serialize = {
+	/**  How strongly it binds the plan. */
 	kind: ConstraintKind,
+	/**  The constraint as the planner was told it. */
 	text: string,
+	/**  What it came from. */
 	source: ConstraintSource,
+	/**  The memory records behind it; empty for laws and blocked tools or targets. */
 	megram_ids: MegramId[],
 };
 
 /**  R4b's advice to GGS. GGS still decides; R4b never ends a task itself. */
-export type Recommendation = "replan" | "abandon";
+export type Recommendation = 
+/**  Another plan may still close the gap. */
+"replan" | 
+/**  No plan is likely to close the gap; R4b suggests ending the task. */
+"abandon";
 
 /**  A directive that sends the task back to R2. */
-export type ReplanDirective = "refine" | "change_path" | "change_approach" | "break_symmetry";
+export type ReplanDirective = 
+/**  See [`MacroState::Refine`]. */
+"refine" | 
+/**  See [`MacroState::ChangePath`]. */
+"change_path" | 
+/**  See [`MacroState::ChangeApproach`]. */
+"change_approach" | 
+/**  See [`MacroState::BreakSymmetry`]. */
+"break_symmetry";
 
 /**  R4b → R7: the round did not meet its criteria. */
 export type ReplanRequest = ReplanRequest_Serialize;
 
 /**  R4b → R7: the round did not meet its criteria. */
 export type ReplanRequest_Deserialize = {
+	/**  The task whose round fell short. */
 	task_id: TaskId,
 	/**
 	 *  The task's intent (from the TaskSpec R4b holds), for GGS's terminal Megram tag
 	 *  and graceful-failure request.
 	 */
 	intent?: string,
+	/**  R4b's plain account of what the merged output still lacks. */
 	gap_summary: string,
 	/**  Outcomes with status `failed`. */
 	failed_outcomes: SubTaskOutcome_Deserialize[],
@@ -1315,18 +1857,22 @@ export type ReplanRequest_Deserialize = {
 	unjudged_task_criteria?: Criterion[],
 	/**  Fast-loop attempts summed over the round's outcomes. */
 	correction_count?: number,
+	/**  Wall time of the task so far, in milliseconds; feeds Ω. */
 	elapsed_ms?: number,
+	/**  R4b's advice; replan when the field is absent. */
 	recommendation?: Recommendation,
 };
 
 /**  R4b → R7: the round did not meet its criteria. */
 export type ReplanRequest_Serialize = {
+	/**  The task whose round fell short. */
 	task_id: TaskId,
 	/**
 	 *  The task's intent (from the TaskSpec R4b holds), for GGS's terminal Megram tag
 	 *  and graceful-failure request.
 	 */
 	intent: string,
+	/**  R4b's plain account of what the merged output still lacks. */
 	gap_summary: string,
 	/**  Outcomes with status `failed`. */
 	failed_outcomes: SubTaskOutcome_Serialize[],
@@ -1351,7 +1897,9 @@ export type ReplanRequest_Serialize = {
 	unjudged_task_criteria: Criterion[],
 	/**  Fast-loop attempts summed over the round's outcomes. */
 	correction_count: number,
+	/**  Wall time of the task so far, in milliseconds; feeds Ω. */
 	elapsed_ms: number,
+	/**  R4b's advice; replan when the field is absent. */
 	recommendation: Recommendation,
 };
 
@@ -1374,9 +1922,11 @@ export type RetentionConfig = RetentionConfig_Serialize;
 export type RetentionConfig_Deserialize = {
 	/**  Task logs (`tasks/`, every envelope of a run in one file, full prompts included). */
 	task_logs_days?: number,
+	/**  Total size of the task logs kept, in megabytes; the oldest go first. */
 	task_logs_mb?: number,
 	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
 	audit_days?: number,
+	/**  Total size of the sealed audit segments kept, in megabytes. */
 	audit_mb?: number,
 };
 
@@ -1387,18 +1937,36 @@ export type RetentionConfig_Deserialize = {
 export type RetentionConfig_Serialize = {
 	/**  Task logs (`tasks/`, every envelope of a run in one file, full prompts included). */
 	task_logs_days: number,
+	/**  Total size of the task logs kept, in megabytes; the oldest go first. */
 	task_logs_mb: number,
 	/**  The audit log's sealed segments (`audit/`), pruned behind a checkpoint. */
 	audit_days: number,
+	/**  Total size of the sealed audit segments kept, in megabytes. */
 	audit_mb: number,
 };
 
 /**  A bus address, serialised with the roles' short names (`R1` … `R7`). */
 export type Role = 
 /**  The human: CLI or desktop UI. */
-"User" | "R1" | "R2" | 
+"User" | 
+/**  R1: turns the user's input into a task spec, a question or a chat reply. */
+"R1" | 
+/**  R2: plans sub-tasks, consulting memory, and replans on GGS's directives. */
+"R2" | 
 /**  Sequence groups between R2 and the effector agents. */
-"Dispatcher" | "R3" | "R4a" | "R4b" | "R5" | "R6" | "R7" | 
+"Dispatcher" | 
+/**  R3: runs one sub-task with tools. */
+"R3" | 
+/**  R4a: judges each attempt of a sub-task against its criteria. */
+"R4a" | 
+/**  R4b: judges the merged output of a round against the task. */
+"R4b" | 
+/**  R5: the MKCT store. */
+"R5" | 
+/**  R6: reads a tap of the bus and reports on it. */
+"R6" | 
+/**  R7: the Goal Gradient Solver that decides each round's macro-state. */
+"R7" | 
 /**  Observability records (model calls, tool calls) that no role acts on; taps see them. */
 "Observer" | 
 /**  Every subscribed role (cancellation). */
@@ -1406,10 +1974,15 @@ export type Role =
 
 /**  A C-level SOP as served to R2. */
 export type SOPRecord = {
+	/**  The C entry's id. */
 	id: MegramId,
+	/**  The group it was distilled for. */
 	space: string,
+	/**  The group it was distilled for, second half. */
 	entity: string,
+	/**  The procedure or constraint, in plain words. */
 	content: string,
+	/**  Its valence in [−1, +1]: above 0 a practice to follow, below 0 one to avoid. */
 	sigma: number | null,
 };
 
@@ -1425,7 +1998,9 @@ export type SandboxSetting =
  *  "wrong", "answer in Chinese"). The entry point keeps the last five; R1 keeps no state.
  */
 export type SessionTurn = {
+	/**  What the user typed in that turn. */
 	input: string,
+	/**  The summary of what the turn's task did. */
 	summary: string,
 };
 
@@ -1440,16 +2015,30 @@ export type Settings = Settings_Serialize;
  *  there (the data dir is where the file lives).
  */
 export type Settings_Deserialize = {
+	/**
+	 *  The folder tasks work in; None keeps the default (`~/artoo_workspace`, or
+	 *  `ARTOO_WORKSPACE`).
+	 */
 	workspace?: string | null,
+	/**  The `[llm]` section. */
 	llm?: LlmConfig_Deserialize,
+	/**  The `[ggs]` section. */
 	ggs?: GgsParams_Deserialize,
+	/**  The `[budgets]` section. */
 	budgets?: Budgets_Deserialize,
+	/**  The `[memory]` section. */
 	memory?: MemoryParams_Deserialize,
+	/**  The `[laws]` section. */
 	laws?: LawsConfig_Deserialize,
+	/**  The `[tools]` section. */
 	tools?: ToolsConfig_Deserialize,
+	/**  The `[auditor]` section. */
 	auditor?: AuditorConfig_Deserialize,
+	/**  The `[retention]` section. */
 	retention?: RetentionConfig_Deserialize,
+	/**  The `[ui]` section. */
 	ui?: UiConfig_Deserialize,
+	/**  The `[mcp]` section. */
 	mcp?: McpConfig_Deserialize,
 };
 
@@ -1458,16 +2047,30 @@ export type Settings_Deserialize = {
  *  there (the data dir is where the file lives).
  */
 export type Settings_Serialize = {
+	/**
+	 *  The folder tasks work in; None keeps the default (`~/artoo_workspace`, or
+	 *  `ARTOO_WORKSPACE`).
+	 */
 	workspace: string | null,
+	/**  The `[llm]` section. */
 	llm: LlmConfig_Serialize,
+	/**  The `[ggs]` section. */
 	ggs: GgsParams_Serialize,
+	/**  The `[budgets]` section. */
 	budgets: Budgets_Serialize,
+	/**  The `[memory]` section. */
 	memory: MemoryParams_Serialize,
+	/**  The `[laws]` section. */
 	laws: LawsConfig_Serialize,
+	/**  The `[tools]` section. */
 	tools: ToolsConfig_Serialize,
+	/**  The `[auditor]` section. */
 	auditor: AuditorConfig_Serialize,
+	/**  The `[retention]` section. */
 	retention: RetentionConfig_Serialize,
+	/**  The `[ui]` section. */
 	ui: UiConfig_Serialize,
+	/**  The `[mcp]` section. */
 	mcp: McpConfig_Serialize,
 };
 
@@ -1479,8 +2082,11 @@ export type SubTask = SubTask_Serialize;
  *  corrections are coming. (The outcome itself goes to R4b as a `SubTaskOutcome`.)
  */
 export type SubTaskClosed = {
+	/**  The sub-task that ended. */
 	subtask_id: SubTaskId,
+	/**  The task it belongs to. */
 	parent_task_id: TaskId,
+	/**  Whether it matched. */
 	status: SubTaskStatus,
 	/**  The matched output, injected into the context of later sequence groups. */
 	output: Value,
@@ -1494,40 +2100,65 @@ export type SubTaskOutcome = SubTaskOutcome_Serialize;
 
 /**  R4a → R4b: the final word on one sub-task. */
 export type SubTaskOutcome_Deserialize = {
+	/**  The sub-task that ended. */
 	subtask_id: SubTaskId,
+	/**  The task it belongs to. */
 	parent_task_id: TaskId,
+	/**  Whether it matched. */
 	status: SubTaskStatus,
+	/**  The final attempt's output, as R4a read it; `null` when there was none. */
 	output: Value,
+	/**  Why it failed; None when it matched. */
 	failure_reason?: string | null,
+	/**  One point per attempt, oldest first. */
 	gap_trajectory: GapPoint_Deserialize[],
+	/**  R4a's verdicts on the final attempt. */
 	criteria_verdicts: CriterionVerdict_Deserialize[],
+	/**  The final attempt's tool calls. */
 	tool_calls?: ToolCallRecord_Deserialize[],
 };
 
 /**  R4a → R4b: the final word on one sub-task. */
 export type SubTaskOutcome_Serialize = {
+	/**  The sub-task that ended. */
 	subtask_id: SubTaskId,
+	/**  The task it belongs to. */
 	parent_task_id: TaskId,
+	/**  Whether it matched. */
 	status: SubTaskStatus,
+	/**  The final attempt's output, as R4a read it; `null` when there was none. */
 	output: Value,
+	/**  Why it failed; None when it matched. */
 	failure_reason: string | null,
+	/**  One point per attempt, oldest first. */
 	gap_trajectory: GapPoint_Serialize[],
+	/**  R4a's verdicts on the final attempt. */
 	criteria_verdicts: CriterionVerdict_Serialize[],
+	/**  The final attempt's tool calls. */
 	tool_calls: ToolCallRecord_Serialize[],
 };
 
-export type SubTaskStatus = "matched" | "failed";
+/**  How a sub-task's fast loop ended. */
+export type SubTaskStatus = 
+/**  Every criterion of the sub-task was met. */
+"matched" | 
+/**  The fast loop ended with some criterion unmet. */
+"failed";
 
 /**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
 export type SubTask_Deserialize = {
+	/**  The id the runtime minted for the sub-task. */
 	subtask_id: SubTaskId,
+	/**  The task it belongs to. */
 	parent_task_id: TaskId,
+	/**  What this sub-task must achieve. */
 	intent: string,
 	/**
 	 *  Everything the executor needs beyond the intent; earlier groups' outputs are
 	 *  appended here by the dispatcher.
 	 */
 	context: string,
+	/**  Assertions R4a checks against the tool calls. */
 	success_criteria: Criterion[],
 	/**  Same number = parallel; groups run in ascending order. */
 	sequence: number,
@@ -1549,14 +2180,18 @@ export type SubTask_Deserialize = {
 
 /**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
 export type SubTask_Serialize = {
+	/**  The id the runtime minted for the sub-task. */
 	subtask_id: SubTaskId,
+	/**  The task it belongs to. */
 	parent_task_id: TaskId,
+	/**  What this sub-task must achieve. */
 	intent: string,
 	/**
 	 *  Everything the executor needs beyond the intent; earlier groups' outputs are
 	 *  appended here by the dispatcher.
 	 */
 	context: string,
+	/**  Assertions R4a checks against the tool calls. */
 	success_criteria: Criterion[],
 	/**  Same number = parallel; groups run in ascending order. */
 	sequence: number,
@@ -1582,10 +2217,13 @@ export type SubTask_Serialize = {
  *  `submitted_at`, and when the budget runs out it delivers the graceful result at once.
  */
 export type TaskBudget = {
+	/**  The task the budget is for. */
 	task_id: TaskId,
 	/**  The user's words, for the result if the task ends before anything else is known. */
 	raw_input: string,
+	/**  When the task was submitted; the budget runs from here. */
 	submitted_at: string,
+	/**  The whole task's time budget, in milliseconds. */
 	time_budget_ms: number,
 };
 
@@ -1595,7 +2233,9 @@ export type TaskBudget = {
  *  starts afterwards.
  */
 export type TaskClosed = {
+	/**  The task that closed. */
 	task_id: TaskId,
+	/**  How it ended. */
 	end: TaskClosure,
 };
 
@@ -1606,7 +2246,9 @@ export type TaskClosure =
 /**  R1 answered it as conversation, without a plan. */
 { kind: "answered" } | 
 /**  The user cancelled it. */
-{ kind: "cancelled"; reason: string };
+{ kind: "cancelled"; 
+/**  Why, as the user or the entry point gave it. */
+reason: string };
 
 /**
  *  A user task. The runtime mints it at
@@ -1620,8 +2262,11 @@ export type TaskSpec = TaskSpec_Serialize;
 
 /**  R1 → R2: the task as understood, with its constraints. */
 export type TaskSpec_Deserialize = {
+	/**  The task being specified. */
 	task_id: TaskId,
+	/**  What the user wants, stated as one outcome. */
 	intent: string,
+	/**  Limits the user set. */
 	constraints?: Constraints_Deserialize,
 	/**  Verbatim user input, set by code — never by the model. */
 	raw_input: string,
@@ -1629,8 +2274,11 @@ export type TaskSpec_Deserialize = {
 
 /**  R1 → R2: the task as understood, with its constraints. */
 export type TaskSpec_Serialize = {
+	/**  The task being specified. */
 	task_id: TaskId,
+	/**  What the user wants, stated as one outcome. */
 	intent: string,
+	/**  Limits the user set. */
 	constraints: Constraints_Serialize,
 	/**  Verbatim user input, set by code — never by the model. */
 	raw_input: string,
@@ -1641,29 +2289,45 @@ export type TaskSubmitted = TaskSubmitted_Serialize;
 
 /**  User → R1: free text as typed, plus the session history the entry point keeps. */
 export type TaskSubmitted_Deserialize = {
+	/**  The id the runtime minted for the task. */
 	task_id: TaskId,
+	/**  The user's input, verbatim. */
 	raw_input: string,
+	/**  When the user submitted it. */
 	submitted_at: string,
+	/**  Earlier turns of the same session, oldest first; empty for a fresh session. */
 	session_history?: SessionTurn[],
 };
 
 /**  User → R1: free text as typed, plus the session history the entry point keeps. */
 export type TaskSubmitted_Serialize = {
+	/**  The id the runtime minted for the task. */
 	task_id: TaskId,
+	/**  The user's input, verbatim. */
 	raw_input: string,
+	/**  When the user submitted it. */
 	submitted_at: string,
+	/**  Earlier turns of the same session, oldest first; empty for a fresh session. */
 	session_history: SessionTurn[],
 };
 
 /**  A directive that ends the task. */
-export type TerminalDirective = "accept" | "success" | "abandon";
+export type TerminalDirective = 
+/**  See [`MacroState::Accept`]. */
+"accept" | 
+/**  See [`MacroState::Success`]. */
+"success" | 
+/**  See [`MacroState::Abandon`]. */
+"abandon";
 
 /**  One model tier: endpoint, model and key. */
 export type TierConfig = TierConfig_Serialize;
 
 /**  One model tier: endpoint, model and key. */
 export type TierConfig_Deserialize = {
+	/**  The OpenAI-compatible endpoint, e.g. `http://localhost:8080/v1`; None until configured. */
 	base_url?: string | null,
+	/**  The model name to ask the endpoint for; None until configured. */
 	model?: string | null,
 	/**  Sends `"enable_thinking": true` (Qwen3-style reasoning switches). */
 	enable_thinking?: boolean,
@@ -1671,7 +2335,9 @@ export type TierConfig_Deserialize = {
 
 /**  One model tier: endpoint, model and key. */
 export type TierConfig_Serialize = {
+	/**  The OpenAI-compatible endpoint, e.g. `http://localhost:8080/v1`; None until configured. */
 	base_url: string | null,
+	/**  The model name to ask the endpoint for; None until configured. */
 	model: string | null,
 	/**  Sends `"enable_thinking": true` (Qwen3-style reasoning switches). */
 	enable_thinking: boolean,
@@ -1682,9 +2348,13 @@ export type ToolCallEvent = ToolCallEvent_Serialize;
 
 /**  Executor → Observer: one tool call as it finishes (live pipeline, task log). */
 export type ToolCallEvent_Deserialize = {
+	/**  The task the call belongs to. */
 	task_id: TaskId,
+	/**  The sub-task that made the call. */
 	subtask_id: SubTaskId,
+	/**  The fast-loop attempt it was made in, 1 for the first. */
 	attempt: number,
+	/**  The call as the evidence records it. */
 	record: ToolCallRecord_Deserialize,
 	/**  Set when an earlier approval of wider scope let the call run without asking. */
 	granted?: ApprovalScope | null,
@@ -1692,9 +2362,13 @@ export type ToolCallEvent_Deserialize = {
 
 /**  Executor → Observer: one tool call as it finishes (live pipeline, task log). */
 export type ToolCallEvent_Serialize = {
+	/**  The task the call belongs to. */
 	task_id: TaskId,
+	/**  The sub-task that made the call. */
 	subtask_id: SubTaskId,
+	/**  The fast-loop attempt it was made in, 1 for the first. */
 	attempt: number,
+	/**  The call as the evidence records it. */
 	record: ToolCallRecord_Serialize,
 	/**  Set when an earlier approval of wider scope let the call run without asking. */
 	granted?: ApprovalScope,
@@ -1730,13 +2404,16 @@ export type ToolCallRecord_Deserialize = {
 	target: string,
 	/**  First [`EVIDENCE_HEAD_CHARS`] characters of the output (char-boundary safe). */
 	output_head: string,
+	/**  How the call ended. */
 	status: ToolCallStatus,
+	/**  The error text of an `error` or `denied` call; None when the call succeeded. */
 	error?: string | null,
 	/**
 	 *  The kind of an `error` call's failure; `None` for other statuses and for records
 	 *  written before the kind was kept (their `error` text is all there is).
 	 */
 	failure?: ToolFailure | null,
+	/**  Wall time of the call, in milliseconds. */
 	duration_ms: number,
 	/**
 	 *  Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
@@ -1775,13 +2452,16 @@ export type ToolCallRecord_Serialize = {
 	target: string,
 	/**  First [`EVIDENCE_HEAD_CHARS`] characters of the output (char-boundary safe). */
 	output_head: string,
+	/**  How the call ended. */
 	status: ToolCallStatus,
+	/**  The error text of an `error` or `denied` call; None when the call succeeded. */
 	error: string | null,
 	/**
 	 *  The kind of an `error` call's failure; `None` for other statuses and for records
 	 *  written before the kind was kept (their `error` text is all there is).
 	 */
 	failure?: ToolFailure,
+	/**  Wall time of the call, in milliseconds. */
 	duration_ms: number,
 	/**
 	 *  Set when a Law 1 gate fired for this call: the decision that came back. GGS uses
@@ -1834,16 +2514,34 @@ export type ToolCallStatus =
  *  ([`ToolFailure::is_infrastructure`]); not-found, invalid and failed answer what the
  *  model asked for, and are the model's to handle.
  */
-export type ToolFailure = "timeout" | "cancelled" | "network" | "not_found" | 
+export type ToolFailure = 
+/**  The call ran past its time limit and was stopped. */
+"timeout" | 
+/**  The task was cancelled while the call ran. */
+"cancelled" | 
+/**  A network failure: DNS, a refused or reset connection, an unreachable host. */
+"network" | 
+/**  What the call named does not exist. */
+"not_found" | 
 /**
  *  The system refused access to what the call named (permission denied, operation
  *  not permitted).
  */
-"forbidden" | "invalid" | "unavailable" | "failed";
+"forbidden" | 
+/**  The call's input was malformed. */
+"invalid" | 
+/**  The tool or the sandbox cannot run on this machine. */
+"unavailable" | 
+/**  The tool ran and failed for any other reason. */
+"failed";
 
+/**  Tool failures and retries counted over the window. */
 export type ToolHealth = {
+	/**  Attempts the executor itself reported as failed. */
 	execution_failures: number,
+	/**  Fast-loop corrections classed as environmental. */
 	environmental_retries: number,
+	/**  Fast-loop corrections classed as logical. */
 	logical_retries: number,
 };
 
@@ -1862,15 +2560,20 @@ export type ToolHealth = {
  */
 export type ToolRef = string;
 
+/**  The `[tools]` section: limits of the executor's tools. */
 export type ToolsConfig = ToolsConfig_Serialize;
 
+/**  The `[tools]` section: limits of the executor's tools. */
 export type ToolsConfig_Deserialize = {
+	/**  A shell command is killed after this many seconds. */
 	shell_timeout_secs?: number,
 	/**  Tool output shown to the model: head + tail within this many characters. */
 	output_limit_chars?: number,
+	/**  `read_file` reads at most this many bytes of a file. */
 	read_limit_bytes?: number,
 	/**  DuckDuckGo HTML endpoint by default; tests point it at a local fake. */
 	search_url?: string,
+	/**  Bound on one web search, in seconds. */
 	search_timeout_secs?: number,
 	/**  Upper bound on directory entries visited by the bounded home walk. */
 	walk_limit_entries?: number,
@@ -1881,13 +2584,17 @@ export type ToolsConfig_Deserialize = {
 	sandbox?: SandboxSetting,
 };
 
+/**  The `[tools]` section: limits of the executor's tools. */
 export type ToolsConfig_Serialize = {
+	/**  A shell command is killed after this many seconds. */
 	shell_timeout_secs: number,
 	/**  Tool output shown to the model: head + tail within this many characters. */
 	output_limit_chars: number,
+	/**  `read_file` reads at most this many bytes of a file. */
 	read_limit_bytes: number,
 	/**  DuckDuckGo HTML endpoint by default; tests point it at a local fake. */
 	search_url: string,
+	/**  Bound on one web search, in seconds. */
 	search_timeout_secs: number,
 	/**  Upper bound on directory entries visited by the bounded home walk. */
 	walk_limit_entries: number,
@@ -1898,21 +2605,35 @@ export type ToolsConfig_Serialize = {
 	sandbox: SandboxSetting,
 };
 
-export type Trend = "improving" | "stable" | "worsening";
+/**  Which way a task's loss moved at its latest round, read from ∇L against ε. */
+export type Trend = 
+/**  ∇L < −ε: the loss fell. */
+"improving" | 
+/**  |∇L| ≤ ε. */
+"stable" | 
+/**  ∇L > ε: the loss rose. */
+"worsening";
 
+/**  The `[ui]` section: desktop preferences. */
 export type UiConfig = UiConfig_Serialize;
 
+/**  The `[ui]` section: desktop preferences. */
 export type UiConfig_Deserialize = {
+	/**  The global shortcut that opens the popup, in Tauri's accelerator syntax. */
 	hotkey?: string,
 	/**  `en` or `zh-CN`. */
 	language?: string,
+	/**  Whether the desktop app starts when the user logs in. */
 	launch_at_login?: boolean,
 };
 
+/**  The `[ui]` section: desktop preferences. */
 export type UiConfig_Serialize = {
+	/**  The global shortcut that opens the popup, in Tauri's accelerator syntax. */
 	hotkey: string,
 	/**  `en` or `zh-CN`. */
 	language: string,
+	/**  Whether the desktop app starts when the user logs in. */
 	launch_at_login: boolean,
 };
 
@@ -1929,6 +2650,7 @@ export type UnrunSubTask = UnrunSubTask_Serialize;
  *  R4b gave the round up. None of its criteria was shown to pass.
  */
 export type UnrunSubTask_Deserialize = {
+	/**  The sub-task that produced no outcome. */
 	subtask_id: SubTaskId,
 	/**  Its success criteria; empty when they are unknown to the sender. */
 	success_criteria?: Criterion[],
@@ -1942,6 +2664,7 @@ export type UnrunSubTask_Deserialize = {
  *  R4b gave the round up. None of its criteria was shown to pass.
  */
 export type UnrunSubTask_Serialize = {
+	/**  The sub-task that produced no outcome. */
 	subtask_id: SubTaskId,
 	/**  Its success criteria; empty when they are unknown to the sender. */
 	success_criteria: Criterion[],
@@ -1952,10 +2675,17 @@ export type UnrunSubTask_Serialize = {
 /**  ∇L's sign as an urgency modulator: how much latitude R2 has in the next plan. */
 export type Urgency = 
 /**  ∇L < −ε: the trajectory is helping; apply the directive with latitude. */
-"low" | "normal" | 
+"low" | 
+/**  |∇L| ≤ ε: no clear direction; apply the directive as written. */
+"normal" | 
 /**  ∇L > ε: diverging; apply the directive aggressively. */
 "high";
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
-export type Verdict = "pass" | "fail";
+/**  A judge's ruling on one criterion. */
+export type Verdict = 
+/**  The evidence shows the criterion is met. */
+"pass" | 
+/**  The evidence does not show the criterion is met. */
+"fail";
