@@ -455,15 +455,7 @@ impl Fold {
                 self.outcome = Some(RunStatus::Answered);
                 self.t.chat_reply = Some(m.answer.clone());
             }
-            Message::MemoryRecall(m) => {
-                // Recalls for a replan come after the directive advanced the round.
-                let index = m.round.max(self.round);
-                let recall = Recall {
-                    at: env.timestamp,
-                    recall: m.clone(),
-                };
-                self.round_mut(index).recalls.push(recall);
-            }
+            Message::MemoryRecall(m) => self.recalled(m, env.timestamp),
             Message::Megram(m) => self.t.memory_writes.push(m.megram.clone()),
             Message::DispatchManifest(m) => {
                 self.round = m.round;
@@ -509,18 +501,7 @@ impl Fold {
                 self.law1_exchange(m.request_id).decision = Some(m.clone());
             }
             Message::LlmCall(m) if !late => self.t.usage.record_llm_call(m),
-            Message::TaskClosed(m) if !late => {
-                let status = match &m.end {
-                    c::TaskClosure::Cancelled { reason } => {
-                        self.t.cancelled = Some(reason.clone());
-                        RunStatus::Cancelled
-                    }
-                    c::TaskClosure::Answered => self.outcome.unwrap_or(RunStatus::Answered),
-                    // The result may have been lost to a gap: the run still ends here.
-                    c::TaskClosure::Finished => self.outcome.unwrap_or(RunStatus::Unfinished),
-                };
-                self.end(status, env.timestamp);
-            }
+            Message::TaskClosed(m) if !late => self.closed(m, env.timestamp),
             // A late model call or close changes nothing; the budget is the config's;
             // the request/reply pair behind a calibration is summed up by the
             // MemoryRecall R2 publishes after it; R4a's close notice to R3 repeats the
@@ -535,6 +516,31 @@ impl Fold {
             | Message::AuditReport(_)
             | Message::MemoryOperatorChange(_) => {}
         }
+    }
+
+    /// The task's close ends the run, with the result or answer heard before it.
+    fn closed(&mut self, m: &c::TaskClosed, at: DateTime<Utc>) {
+        let status = match &m.end {
+            c::TaskClosure::Cancelled { reason } => {
+                self.t.cancelled = Some(reason.clone());
+                RunStatus::Cancelled
+            }
+            c::TaskClosure::Answered => self.outcome.unwrap_or(RunStatus::Answered),
+            // The result may have been lost to a gap: the run still ends here.
+            c::TaskClosure::Finished => self.outcome.unwrap_or(RunStatus::Unfinished),
+        };
+        self.end(status, at);
+    }
+
+    /// What memory said before a plan; recalls for a replan come after the directive
+    /// advanced the round.
+    fn recalled(&mut self, m: &c::MemoryRecall, at: DateTime<Utc>) {
+        let index = m.round.max(self.round);
+        let recall = Recall {
+            at,
+            recall: m.clone(),
+        };
+        self.round_mut(index).recalls.push(recall);
     }
 
     fn end(&mut self, status: RunStatus, at: DateTime<Utc>) {
