@@ -261,9 +261,9 @@ async fn record(scenario: &Scenario) -> Recorded {
             seen.push(env);
         }
     }
-    // Two on-demand reports, as the audit panel asks for them: one over the window the
-    // run fell in, then one over the empty window after it (their queries and reports
-    // are not the task's traffic, so not the transcript's).
+    // Two on-demand reports, as the audit panel asks for them, over the window the run
+    // fell in (an on-demand report closes no window, so the second covers it again; their
+    // queries and reports are not the task's traffic, so not the transcript's).
     let report = runtime.audit_now().await.expect("the auditor reports");
     let again = runtime
         .audit_now()
@@ -327,11 +327,14 @@ async fn record(scenario: &Scenario) -> Recorded {
     let mut run = serde_json::json!({
         "summary": summary,
         "trajectory": recorded.trajectory(),
-        "audit": { "events": events, "reports": reports, "verify": verify, "asked": asked },
+        "audit": { "events": events, "reports": reports, "verify": verify },
         "memory": memory,
-        "operator": { "steps": operator, "changes": changes },
+        "operator": { "steps": operator },
     });
     normalise_value(&mut run, &root, &mut ids);
+    // Normalised already: in place only now, or their ids would be numbered twice.
+    run["audit"]["asked"] = asked.clone();
+    run["operator"]["changes"] = changes.clone();
     audit_details_of(
         &mut run["audit"]["events"],
         [&transcript, &asked, &changes],
