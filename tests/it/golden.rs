@@ -23,8 +23,10 @@
 //! recorded of the run in its data directory, normalised with the same id mapping: the
 //! task log's row and fold of the run (`RunSummary`, `Trajectory`), the auditor's events,
 //! reports and chain verification (hashes numbered in order of appearance, so the chain's
-//! links stay visible), and the memory store's groups with their Megrams and potentials
-//! after the run. The UI's fake backend replays these instead of simulating a pipeline.
+//! links stay visible), the memory store's groups with their Megrams and potentials
+//! after the run, and what the memory operator API answered when driven after it
+//! (remember, pin, forget). The UI's fake backend replays these instead of simulating a
+//! pipeline, an auditor or a memory.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
