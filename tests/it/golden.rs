@@ -23,8 +23,10 @@
 //! recorded of the run in its data directory, normalised with the same id mapping: the
 //! task log's row and fold of the run (`RunSummary`, `Trajectory`), the auditor's events,
 //! reports and chain verification (hashes numbered in order of appearance, so the chain's
-//! links stay visible), and the memory store's groups with their Megrams and potentials
-//! after the run. The UI's fake backend replays these instead of simulating a pipeline.
+//! links stay visible), the memory store's groups with their Megrams and potentials
+//! after the run, and what the memory operator API answered when driven after it
+//! (remember, pin, forget). The UI's fake backend replays these instead of simulating a
+//! pipeline, an auditor or a memory.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,8 +36,9 @@ use std::time::Duration;
 use artoo::auditor::{AuditEvent, AuditHistory, EventFilter};
 use artoo::bus::{Envelope, TapEvent};
 use artoo::config::GgsParams;
-use artoo::contracts::{Decision, Message, TaskId};
+use artoo::contracts::{Decision, Level, MegramId, Message, TaskId};
 use artoo::describe::DescribedEnvelope;
+use artoo::memory::{ForgetTarget as CoreForget, Remember};
 use artoo::runtime::{Runtime, RuntimeOptions};
 use artoo::tasklog::TaskLogDir;
 use artoo::testkit::{Script, ScriptedServer, llm_config};
@@ -260,17 +263,18 @@ async fn record(scenario: &Scenario) -> Recorded {
             seen.push(env);
         }
     }
-    // An on-demand report over the window the run fell in, as the audit panel asks for
-    // one (its query and report are not the task's traffic, so not the transcript's).
+    // Two on-demand reports, as the audit panel asks for them, over the window the run
+    // fell in (an on-demand report closes no window, so the second covers it again; their
+    // queries and reports are not the task's traffic, so not the transcript's).
     let report = runtime.audit_now().await.expect("the auditor reports");
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let mut asked: Vec<Arc<Envelope>> = Vec::new();
-    while let Some(event) = tap.try_recv() {
-        if let TapEvent::Message(env) = event {
-            asked.push(env);
-        }
-    }
+    let again = runtime
+        .audit_now()
+        .await
+        .expect("the auditor reports again");
+    let asked = drained(&mut tap).await;
     let memory = memory_snapshot(&runtime).await;
+    let written = recorded_write(&memory);
+    let (operator, changes) = operate(&runtime, &mut tap, written).await;
     runtime.shutdown().await;
     server.shutdown().await;
     // The runtime's own recording of the run is exactly the task's traffic.
@@ -310,26 +314,153 @@ async fn record(scenario: &Scenario) -> Recorded {
         scenario.name
     );
 
-    assert!(
-        reports.iter().any(|r| r.report_id == report.report_id),
-        "{}: the on-demand report is kept",
-        scenario.name
-    );
+    for asked in [&report, &again] {
+        assert!(
+            reports.iter().any(|r| r.report_id == asked.report_id),
+            "{}: the on-demand reports are kept",
+            scenario.name
+        );
+    }
 
     let mut ids = Ids::default();
     let transcript = described(normalise(&seen, &root, &mut ids), &ggs);
+    let asked = described(normalise(&asked, &root, &mut ids), &ggs);
+    let changes = described(normalise(&changes, &root, &mut ids), &ggs);
     let mut run = serde_json::json!({
         "summary": summary,
         "trajectory": recorded.trajectory(),
         "audit": { "events": events, "reports": reports, "verify": verify },
         "memory": memory,
+        "operator": { "steps": operator },
     });
-    let asked = normalise(&asked, &root, &mut ids);
     normalise_value(&mut run, &root, &mut ids);
-    audit_details_of(&mut run["audit"]["events"], [&transcript, &asked], &ggs);
+    // Normalised already: in place only now, or their ids would be numbered twice.
+    run["audit"]["asked"] = asked.clone();
+    run["operator"]["changes"] = changes.clone();
+    audit_details_of(
+        &mut run["audit"]["events"],
+        [&transcript, &asked, &changes],
+        &ggs,
+    );
     without_prompt_tokens(&mut run);
     run["summary"]["total_tokens"] = run["trajectory"]["usage"]["total_tokens"].clone();
     Recorded { transcript, run }
+}
+
+/// What the tap holds once the auditor and the memory have published (their replies
+/// land at once; the sleep only lets them reach the tap).
+async fn drained(tap: &mut artoo::bus::Tap) -> Vec<Arc<Envelope>> {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut out = Vec::new();
+    while let Some(event) = tap.try_recv() {
+        if let TapEvent::Message(env) = event {
+            out.push(env);
+        }
+    }
+    out
+}
+
+/// The Megram the run wrote (the first group's that is not a law), if it wrote one.
+fn recorded_write(memory: &Value) -> Option<MegramId> {
+    memory.as_array()?.iter().find_map(|g| {
+        let view = g["megrams"].as_array()?.first()?;
+        (view["megram"]["state"] != "law")
+            .then(|| serde_json::from_value(view["megram"]["id"].clone()).ok())
+            .flatten()
+    })
+}
+
+/// Contents remembered per level; each into a group of its own, so no step's result
+/// depends on another's.
+const REMEMBERED: &[(Level, &str, &str)] = &[
+    (
+        Level::C,
+        "remembered:c",
+        "Answer in English unless I write in Chinese.",
+    ),
+    (
+        Level::K,
+        "remembered:k",
+        "The drafts folder holds only old copies.",
+    ),
+    (Level::M, "remembered:m", "Keep installers for a week."),
+    (Level::T, "remembered:t", "Always be terse."),
+];
+
+/// The memory operator API after the run, as the memory panel drives it: remember at
+/// every level, pin and then forget the run's Megram, forget a law. Each step keeps
+/// what the API returned (or its error) and its group afterwards; the changes it
+/// published on the bus are returned beside the steps.
+async fn operate(
+    runtime: &Runtime,
+    tap: &mut artoo::bus::Tap,
+    written: Option<MegramId>,
+) -> (Value, Vec<Arc<Envelope>>) {
+    let memory = runtime.memory();
+    let mut steps = Vec::new();
+    let outcome = |r: Result<Value, String>| match r {
+        Ok(v) => serde_json::json!({ "ok": v }),
+        Err(e) => serde_json::json!({ "error": e }),
+    };
+    let group_after = |space: String, entity: String| async move {
+        let views = memory.group(&space, &entity).await.expect("a group reads");
+        let group = memory
+            .groups()
+            .await
+            .expect("groups read")
+            .into_iter()
+            .find(|g| g.space == space && g.entity == entity);
+        group.map(|g| serde_json::json!({ "group": g, "megrams": views }))
+    };
+    for &(level, space, content) in REMEMBERED {
+        let entity = "env:local";
+        let r = memory
+            .remember(Remember::new(content).level(level).tags(space, entity))
+            .await;
+        steps.push(serde_json::json!({
+            "action": "remember",
+            "level": level,
+            "space": space,
+            "entity": entity,
+            "result": outcome(r.map(|m| serde_json::to_value(m).expect("serialises")).map_err(|e| e.to_string())),
+            "after": group_after(space.into(), entity.into()).await,
+        }));
+    }
+    if let Some(id) = written {
+        let pinned = memory.pin(id).await;
+        let tags = pinned
+            .as_ref()
+            .map(|m| (m.space.clone(), m.entity.clone()))
+            .expect("the run's Megram pins");
+        steps.push(serde_json::json!({
+            "action": "pin",
+            "id": id,
+            "result": outcome(pinned.map(|m| serde_json::to_value(m).expect("serialises")).map_err(|e| e.to_string())),
+            "after": group_after(tags.0.clone(), tags.1.clone()).await,
+        }));
+        let forgot = memory.forget(CoreForget::Id(id)).await;
+        steps.push(serde_json::json!({
+            "action": "forget",
+            "id": id,
+            "result": outcome(forgot.map(|r| serde_json::to_value(r).expect("serialises")).map_err(|e| e.to_string())),
+            "after": group_after(tags.0, tags.1).await,
+        }));
+    }
+    let law = memory
+        .group("laws", "law:0")
+        .await
+        .expect("the laws read")
+        .first()
+        .map(|v| v.megram.id)
+        .expect("Law 0 is stored");
+    let refused = memory.forget(CoreForget::Id(law)).await;
+    steps.push(serde_json::json!({
+        "action": "forget",
+        "id": law,
+        "result": outcome(refused.map(|r| serde_json::to_value(r).expect("serialises")).map_err(|e| e.to_string())),
+        "after": group_after("laws".into(), "law:0".into()).await,
+    }));
+    (Value::Array(steps), drained(tap).await)
 }
 
 /// Every memory group after the run, with its Megrams as the memory panel reads them.
@@ -393,7 +524,7 @@ fn normalise_value(value: &mut Value, root: &Path, ids: &mut Ids) {
 
 /// Each audit event of a bus message with the detail the auditor writes for the
 /// normalised envelope (its own detail measured wall times and prompt tokens).
-fn audit_details_of(events: &mut Value, traffic: [&Value; 2], ggs: &GgsParams) {
+fn audit_details_of(events: &mut Value, traffic: [&Value; 3], ggs: &GgsParams) {
     let mut envelopes: Vec<Envelope> = Vec::new();
     for part in traffic {
         let part: Vec<Envelope> =

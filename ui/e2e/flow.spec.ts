@@ -119,7 +119,7 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   await expect(panels).toHaveAttribute('data-tab', 'memory');
   await expect(page.getByTestId('potentials-map').locator('canvas')).toBeVisible();
   const groups = page.getByTestId('memory-groups');
-  await expect(groups).toContainText('thinking:laws');
+  await expect(groups).toContainText('law:0');
   await expect(groups).toContainText('Exploit');
   await expect(groups).toContainText('Avoid');
   await groups.getByText('intent:delete_oldest').click();
@@ -216,6 +216,6 @@ test('the panels window opens on the tab its URL names, and ⌘-digits switch ta
   await expect(page.getByTestId('audit-reports').locator('li')).toHaveCount(3);
   await page.keyboard.press('Control+2');
   await expect(panels).toHaveAttribute('data-tab', 'memory');
-  await expect(page.getByTestId('memory-groups')).toContainText('global:user');
+  await expect(page.getByTestId('memory-groups')).toContainText('intent:read');
   await shot(page, '11-panels-window');
 });

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import type { UiEvent } from './backend';
-import { IpcError } from './backend';
 import type { Envelope, MessageKind } from './contracts';
 import { createFakeBackend, type FakeBackend } from './fake';
 
@@ -78,6 +77,12 @@ describe('the fake backend', () => {
     expect(replay.envelopes.map((e) => e.message.type)).toEqual(kinds(live()));
     const ids = new Set(replay.envelopes.map((e) => e.id));
     expect(ids.size).toBe(replay.envelopes.length);
+    // The auditor's log of the run and its report are the recorded ones, re-keyed.
+    const logged = await fake.invoke('audit_events', { filter: { task_id: taskId, message_type: null, anomalies_only: false, before_seq: null, limit: 1000 } });
+    expect(logged.events.map((e) => e.message_type).reverse()).toEqual(kinds(live()));
+    const asked = fake.invoke('audit_query', {});
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await asked).toMatchObject({ tasks_observed: 1, law1: { requests: 1, approved: 1 }, gap_trends: [{ task_id: taskId, trend: 'improving' }] });
   });
 
   it('denies automatically when nobody answers before expires_at, and abandons honestly', async () => {
@@ -147,18 +152,34 @@ describe('the fake backend', () => {
     await expect(fake.invoke('submit_task', { text: 'another' })).rejects.toMatchObject({ code: 'busy' });
   });
 
-  it('computes live potentials and refuses to forget the Four Laws', async () => {
+  it('serves the memory the recorded runs left, with the store\'s potentials, and refuses to forget a law', async () => {
     const map = await fake.invoke('memory_groups', {});
-    const laws = map.groups.find((g) => g.space === 'thinking:laws');
-    expect(laws?.potentials.action).toBe('Exploit');
-    expect(laws?.potentials.attention).toBeCloseTo(4, 5);
-    const detail = await fake.invoke('memory_group', { space: 'thinking:laws', entity: 'env:all' });
+    const law = map.groups.find((g) => g.space === 'laws' && g.entity === 'law:0');
+    expect(law?.potentials).toEqual({ attention: 1, decision: 1, action: 'Exploit' });
+    // The seeded abandon wrote a Megram the store weighs as one to avoid.
+    const read = map.groups.find((g) => g.space === 'intent:read');
+    expect(read?.potentials).toEqual({ attention: 0.95, decision: -0.95, action: 'Avoid' });
+    const detail = await fake.invoke('memory_group', { space: 'laws', entity: 'law:0' });
     const id = detail.megrams[0]?.megram.id ?? '';
-    await expect(fake.invoke('memory_forget', { target: { kind: 'megram', id } })).rejects.toBeInstanceOf(IpcError);
-    const music = await fake.invoke('memory_group', { space: 'tool:mdfind', entity: 'path:~/Music/Music' });
-    // change_path Megrams carry σ = 0: attention without preference.
-    expect(music.potentials.decision).toBe(0);
-    expect(music.megrams.every((m) => m.live_attention < 0.3)).toBe(true);
+    await expect(fake.invoke('memory_forget', { target: { kind: 'megram', id } })).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('T layer') });
+    // What no recording did is not made up.
+    await expect(fake.invoke('memory_pin', { id })).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(fake.invoke('memory_forget', { target: { kind: 'group', space: 'intent:read', entity: 'env:local' } })).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('pins and forgets a run\'s Megram as the recorded memory operator did', async () => {
+    const found = await fake.invoke('memory_group', { space: 'intent:find', entity: 'env:local' });
+    const megram = found.megrams[0]?.megram;
+    if (!megram) throw new Error('no Megram');
+    expect(megram.k).toBe(0.05);
+    const pinned = await fake.invoke('memory_pin', { id: megram.id });
+    expect(pinned).toMatchObject({ id: megram.id, k: 0, content: megram.content });
+    expect(live().at(-1)?.message).toMatchObject({ type: 'MemoryOperatorChange', payload: { operation: 'pin', megram_ids: [megram.id] } });
+    expect((await fake.invoke('memory_group', { space: 'intent:find', entity: 'env:local' })).megrams[0]?.megram.k).toBe(0);
+    expect(await fake.invoke('memory_forget', { target: { kind: 'megram', id: megram.id } })).toBe(1);
+    expect((await fake.invoke('memory_groups', {})).groups.some((g) => g.space === 'intent:find')).toBe(false);
+    const page = await fake.invoke('audit_events', { filter: { task_id: null, message_type: 'MemoryOperatorChange', anomalies_only: false, before_seq: null, limit: 10 } });
+    expect(page.total).toBe(2);
   });
 
   it('refuses to remember a T entry, as the core does', async () => {
@@ -166,7 +187,12 @@ describe('the fake backend', () => {
       fake.invoke('memory_remember', { level: 'T', space: 'global:user', entity: 'env:local', content: 'be terse' }),
     ).rejects.toMatchObject({ code: 'invalid_input' });
     const c = await fake.invoke('memory_remember', { level: 'C', space: 'global:user', entity: 'env:local', content: 'be terse' });
-    expect(c.state).toBe('user-injected');
+    // The recorded C entry, with what was typed: timeless, held with full weight.
+    expect(c).toMatchObject({ level: 'C', state: 'user-injected', space: 'global:user', entity: 'env:local', content: 'be terse', f: 1, k: 0 });
+    const group = await fake.invoke('memory_group', { space: 'global:user', entity: 'env:local' });
+    expect(group.megrams.map((m) => m.megram.id)).toEqual([c.id]);
+    expect(group.potentials).toEqual({ attention: 1, decision: 1, action: 'Exploit' });
+    expect(live().at(-1)?.line).toContain('be terse');
   });
 
   it('publishes one memory recall per group per round, the task kind first, as the core does', async () => {
@@ -182,25 +208,36 @@ describe('the fake backend', () => {
     expect(first?.type === 'MemoryRecall' && first.payload.constraints.filter((c) => c.source === 'law').length).toBe(4);
   });
 
-  it('keeps an intact hash chain and names the first tampered event', async () => {
-    const ok = await fake.invoke('audit_verify', {});
-    expect(ok.status).toBe('intact');
-    const page = await fake.invoke('audit_events', { filter: { task_id: null, message_type: null, anomalies_only: false, before_seq: null, limit: 5 } });
-    const victim = page.events[2];
-    if (!victim) throw new Error('no events');
-    fake.tamperAuditEvent(victim.seq, 'edited');
-    const broken = await fake.invoke('audit_verify', {});
-    expect(broken).toMatchObject({ status: 'broken', first_broken_seq: victim.seq });
+  it("serves the recorded auditor's log, chained, and its check of it", async () => {
+    const all = await fake.invoke('audit_events', { filter: { task_id: null, message_type: null, anomalies_only: false, before_seq: null, limit: 1000 } });
+    const log = [...all.events].reverse();
+    expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i));
+    // Each recorded run's chain starts at the auditor's start, from the genesis.
+    const starts = log.filter((e) => e.message_type === 'AuditorStarted');
+    expect(starts).toHaveLength(3);
+    expect(starts.every((e) => e.prev_hash === '0'.repeat(64))).toBe(true);
+    for (let i = 1; i < log.length; i++) {
+      const [before, e] = [log[i - 1], log[i]];
+      if (e && before && e.message_type !== 'AuditorStarted') expect(e.prev_hash).toBe(before.hash);
+    }
+    const runs = await fake.invoke('task_runs', {});
+    const tasks = new Set(log.flatMap((e) => (e.task_id ? [e.task_id] : [])));
+    expect([...tasks].sort()).toEqual(runs.map((r) => r.task_id).sort());
+    const check = await fake.invoke('audit_verify', {});
+    expect(check).toMatchObject({ status: 'intact', events_checked: log.length, head_hash: log.at(-1)?.hash });
   });
 
   it('answers an on-demand audit with a report published on the bus', async () => {
     const pending = fake.invoke('audit_query', {});
     await vi.advanceTimersByTimeAsync(1000);
     const report = await pending;
-    expect(report.trigger).toBe('on-demand');
+    // The second report the auditor wrote after the last recorded run (the greeting).
+    expect(report).toMatchObject({ trigger: 'on-demand', tasks_observed: 1, gap_trends: [] });
     expect(kinds(live())).toEqual(['AuditQuery', 'AuditReport']);
     const history = await fake.invoke('audit_reports', {});
     expect(history[0]?.report_id).toBe(report.report_id);
+    // No recording holds a third report after the run.
+    await expect(fake.invoke('audit_query', {})).rejects.toMatchObject({ code: 'unavailable' });
   });
 
   it('rejects settings out of range naming the field, and never echoes a key back', async () => {

@@ -1,11 +1,11 @@
 // An in-memory Backend that behaves like the shell over a running core: a bus with
 // sequence numbers, task runs played back from golden recordings of the real runtime
 // (fake/recorded.ts: chat, clarification, replan, Law 1 approve / deny / Trash / cancel,
-// abandon) with the core's own fold of each run for replay, MKCT memory with live
-// potentials, a hash-chained audit log with reports, and settings with a keychain. The
-// browser preview and every UI test run against it.
+// abandon) with the core's own fold of each run for replay, the memory store and the
+// auditor's log and reports as the runtime left them after those runs (fake/memory.ts,
+// fake/audit.ts), and settings with a keychain. The browser preview and every UI test run
+// against it.
 
-import { fakeLine } from './fake/line';
 import { FakeStatus } from './fake/status';
 import type {
   ApprovalScope,
@@ -14,10 +14,7 @@ import type {
   GrantSubject,
   Decision,
   DecisionSource,
-  Envelope,
-  GapTrend,
-  Message,
-  Role,
+  Megram,
   Settings,
 } from './contracts';
 import {
@@ -27,10 +24,6 @@ import {
   type Unsubscribe,
 } from './backend';
 import type {
-  AnomalyKind,
-  AuditEvent,
-  AuditEventPage,
-  ChainVerification,
   CommandArgs,
   CommandName,
   CommandResult,
@@ -47,28 +40,31 @@ import type {
   TaskRun,
 } from './commands';
 import type { Stage, Trajectory } from './bindings';
-import { FakeMemory } from './fake/memory';
+import { RecordedAuditLog } from './fake/audit';
+import { RecordedMemory, type Source } from './fake/memory';
 import {
   AFTER_DECISION,
   CANCELLED_AT_LAW1,
   paceMs,
   RECORDED_AT,
   recording,
+  type RecordedRun,
+  type RecordedStep,
   type Recording,
   Rekey,
   type ScenarioName,
   scenarioFor,
   taskRun,
 } from './fake/recorded';
-import { defaultSettings, PROVIDER_PRESETS, seedMegrams } from './fake/seed';
-import { DAY_MS, fnv1a64, IdMint, iso } from './fake/support';
+import { defaultSettings, PROVIDER_PRESETS } from './fake/seed';
+import { DAY_MS, IdMint, iso } from './fake/support';
 
 export interface FakeOptions {
   /** Time scale of scripted runs: 2 runs them twice as fast. Law 1 timeouts are not scaled. */
   speed?: number;
   /** Wall clock in ms (tests pass a fake). */
   now?: () => number;
-  /** Seed a week of history (memory, runs, audit). */
+  /** Seed a week of history: recorded runs, with the memory and audit they left. */
   seed?: boolean;
   /** Whether an OS keychain exists. */
   keychain?: boolean;
@@ -127,10 +123,11 @@ export class FakeBackend implements Backend {
   private settings: Settings = defaultSettings();
   private readonly keys: Record<KeyTier, boolean> = { brain: false, tool: false };
   private grants: Grant[] = [];
-  private readonly memory: FakeMemory;
+  private readonly memory = new RecordedMemory();
   private readonly log: DescribedEnvelope[] = [];
-  private readonly audit: AuditEvent[] = [];
-  private readonly reports: AuditReport[] = [];
+  private readonly audit = new RecordedAuditLog();
+  /** The last recorded run played: the on-demand reports and operator answers it holds. */
+  private latest: (Source & { name: ScenarioName; asked: number }) | null = null;
   private readonly runs = new Map<string, RunRecord>();
   private readonly live = new Map<string, PlayedTask>();
   private seq = 0;
@@ -138,7 +135,6 @@ export class FakeBackend implements Backend {
   private model: ModelStatus;
   /** While seeding history, the clock is virtual and nothing reaches listeners. */
   private virtualNow: number | null = null;
-  private lastReportAt: number;
   private readonly ready: Promise<void>;
 
   constructor(options: FakeOptions = {}) {
@@ -152,15 +148,6 @@ export class FakeBackend implements Backend {
       sandbox: options.sandbox ?? true,
       onWindow: options.onWindow,
     };
-    this.memory = new FakeMemory(
-      () => ({
-        attention_floor: this.settings.memory.attention_floor ?? 0.5,
-        exploit_above: this.settings.memory.exploit_above ?? 0.2,
-        avoid_below: this.settings.memory.avoid_below ?? -0.2,
-      }),
-      () => this.now(),
-    );
-    this.lastReportAt = this.now();
     this.settings.ui.language = this.options.language;
     this.model = initialModel(this.options.model, this.settings);
     this.ready = this.options.seed ? this.seedHistory() : Promise.resolve();
@@ -222,7 +209,7 @@ export class FakeBackend implements Backend {
         };
       case 'memory_group': {
         const a = args as CommandArgs<'memory_group'>;
-        const detail = this.memory.detail(a.space, a.entity);
+        const detail = this.memory.detail(a.space, a.entity, this.now(), [...this.runs.values()]);
         if (!detail) throw new IpcError('not_found', `no memory group ${a.space} / ${a.entity}`);
         return detail;
       }
@@ -230,29 +217,22 @@ export class FakeBackend implements Backend {
         return this.remember(args as CommandArgs<'memory_remember'>);
       case 'memory_forget':
         return this.forget(args as CommandArgs<'memory_forget'>);
-      case 'memory_pin': {
-        const { id } = args as CommandArgs<'memory_pin'>;
-        const current = this.memory.find(id);
-        if (!current) throw new IpcError('not_found', `no Megram ${id}`);
-        if (current.level === 'T') throw new IpcError('forbidden', 'T-level entries are immutable');
-        const pinned = this.memory.pin(id);
-        this.operatorChange('pin', [id], `pinned ${current.space} / ${current.entity}`);
-        return pinned;
-      }
+      case 'memory_pin':
+        return this.pin((args as CommandArgs<'memory_pin'>).id);
       case 'audit_reports':
-        return [...this.reports].reverse();
+        return this.audit.reports();
       case 'audit_report': {
         const { id } = args as CommandArgs<'audit_report'>;
-        const report = this.reports.find((r) => r.report_id === id);
+        const report = this.audit.report(id);
         if (!report) throw new IpcError('not_found', `no audit report ${id}`);
         return report;
       }
       case 'audit_events':
-        return this.auditEvents(args as CommandArgs<'audit_events'>);
+        return this.audit.page((args as CommandArgs<'audit_events'>).filter);
       case 'audit_query':
-        return this.auditQuery();
+        return this.ask(true);
       case 'audit_verify':
-        return this.verify();
+        return this.audit.verify(iso(this.now()));
       case 'task_runs':
         return [...this.runs.values()].map((r) => r.run).reverse();
       case 'task_replay': {
@@ -303,59 +283,15 @@ export class FakeBackend implements Backend {
     for (const listener of [...this.listeners]) listener(event);
   }
 
-  /** Publishes a message of no task (operator changes, audit queries). */
-  private publish(from: Role, to: Role, message: Message): DescribedEnvelope {
+  /** Publishes a recorded envelope of no task (an audit query or report, an operator
+   * change), re-keyed by `rekey`, on the fake's clock and seq. */
+  private publishAs(recorded: DescribedEnvelope, rekey: Rekey, edit: <T>(value: T) => T = (v) => v): DescribedEnvelope {
+    const fresh = edit(rekey.value(recorded, this.now() - Date.parse(recorded.timestamp)));
     this.seq += 1;
-    const envelope: DescribedEnvelope = {
-      id: this.ids.uuid(),
-      seq: this.seq,
-      timestamp: iso(this.now()),
-      from,
-      to,
-      message,
-      line: fakeLine(message),
-    };
+    const envelope: DescribedEnvelope = { ...fresh, seq: this.seq, timestamp: iso(this.now()) };
     this.log.push(envelope);
-    this.appendAudit(envelope);
     this.emit({ kind: 'envelope', envelope, status: this.status.line(envelope, this.settings.ui.language === 'zh-CN' ? 'zh-CN' : 'en') });
     return envelope;
-  }
-
-  private appendAudit(envelope: Envelope): void {
-    const m = envelope.message;
-    let anomaly: AnomalyKind = 'none';
-    let detail = '';
-    if (m.type === 'PlanDirective') {
-      detail = `${m.payload.directive} D=${(m.payload.loss.D ?? 0).toFixed(2)} ∇L=${(m.payload.grad_l ?? 0).toFixed(2)}`;
-      if (m.payload.gradient === 'worsening') {
-        anomaly = 'convergence_failure';
-        detail = `loss worsening: ${detail}`;
-      }
-    } else if (m.type === 'FinalResult') {
-      detail = `${m.payload.directive}: ${m.payload.summary}`;
-    } else if (m.type === 'ConfirmationDecision') {
-      detail = `${m.payload.decision} (${m.payload.source})`;
-    } else if (m.type === 'ConfirmationRequest') {
-      detail = m.payload.command;
-    } else if (m.type === 'SubTaskOutcome') {
-      detail = m.payload.status;
-    } else if (m.type === 'ToolCallEvent') {
-      detail = `${m.payload.record.tool} ${m.payload.record.status}: ${m.payload.record.target}`;
-    }
-    const prev = this.audit.at(-1)?.hash ?? '0'.repeat(16);
-    const body = JSON.stringify([envelope.seq, envelope.timestamp, envelope.from, envelope.to, m.type, anomaly, detail]);
-    this.audit.push({
-      seq: envelope.seq,
-      timestamp: envelope.timestamp,
-      from: envelope.from,
-      to: envelope.to,
-      message_type: m.type,
-      task_id: envelope.task_id ?? null,
-      anomaly,
-      detail,
-      prev_hash: prev,
-      hash: fnv1a64(prev + body),
-    });
   }
 
   // ---- tasks ---------------------------------------------------------------------
@@ -402,6 +338,15 @@ export class FakeBackend implements Backend {
     trajectory.elapsed_ms = Date.parse(ended) - started;
     record.run = { ...taskRun(summary), run_id: record.run.run_id, started_at: record.run.started_at, ended_at: ended };
     record.trajectory = trajectory;
+    // What the auditor logged of the run up to the first query after it, and the memory
+    // the run left.
+    const audit = played.run.audit;
+    if (audit.verify.broken !== null) throw new Error(`${played.name}: the recorded chain is broken`);
+    const firstQuery = audit.events.findIndex((e) => e.kind === 'AuditQuery');
+    this.audit.append(task.rekey.value(audit.events.slice(0, firstQuery < 0 ? undefined : firstQuery), shift));
+    const source: Source = { run: played.run, rekey: task.rekey, shift };
+    this.memory.take(task.rekey.value(played.run.memory, shift), source);
+    this.latest = { ...source, name: played.name, asked: 0 };
   }
 
   private submit(text: string): string {
@@ -472,27 +417,8 @@ export class FakeBackend implements Backend {
     const envelope: DescribedEnvelope = { ...fresh, id: fresh.id, seq: this.seq, timestamp: iso(this.now()) };
     this.log.push(envelope);
     task.record.envelopes.push(envelope);
-    this.keepInMemory(task, envelope);
-    this.appendAudit(envelope);
     this.emit({ kind: 'envelope', envelope, status: this.status.line(envelope, this.settings.ui.language === 'zh-CN' ? 'zh-CN' : 'en') });
     return envelope;
-  }
-
-  /** What a played envelope leaves in the fake's memory: the Megrams written, the recalls. */
-  private keepInMemory(task: PlayedTask, envelope: DescribedEnvelope): void {
-    const m = envelope.message;
-    if (m.type === 'Megram') this.memory.add(m.payload.megram);
-    if (m.type === 'MemoryRecall') {
-      const p = m.payload;
-      this.memory.recordRecall(p.space, p.entity, {
-        task_id: task.taskId,
-        raw_input: task.record.run.raw_input,
-        at: envelope.timestamp,
-        round: p.round ?? 0,
-        potentials: p.potentials,
-        constraints: p.constraints,
-      });
-    }
   }
 
   /** Waits `ms` (scaled by speed) while live; advances the virtual clock while seeding. */
@@ -604,151 +530,109 @@ export class FakeBackend implements Backend {
     throw new IpcError('not_found', 'this confirmation was already answered or has expired');
   }
 
-  // ---- memory --------------------------------------------------------------------
+  // ---- memory ------------------------------------------------------------------
+  //
+  // Served from what the memory operator API answered in the recordings (fake/memory.ts
+  // says which actions that covers): the answer, the group afterwards, the change it
+  // published and the auditor's event of it, re-keyed.
 
-  private operatorChange(operation: 'remember' | 'forget' | 'pin', ids: string[], detail: string): void {
-    this.publish('User', 'R5', { type: 'MemoryOperatorChange', payload: { operation, megram_ids: ids, detail } });
+  /** The recorded step of the run `source` for this action, or `unavailable`. */
+  private step(source: Source | null, matches: (s: RecordedStep) => boolean, what: string): RecordedStep {
+    const step = source?.run.operator.steps.find(matches);
+    if (!step) throw new IpcError('unavailable', `this preview plays recorded runs, and none of them recorded ${what}`);
+    return step;
   }
 
-  private remember(a: CommandArgs<'memory_remember'>) {
-    const content = a.content.trim();
-    if (content.length === 0) throw new IpcError('invalid_input', 'say what to remember');
-    if (a.space.trim().length === 0 || a.entity.trim().length === 0) {
-      throw new IpcError('invalid_input', 'a Megram needs a space and an entity');
+  /** Publishes the change the recorded step about `recordedId` published, and appends the
+   * auditor's event of it, both re-keyed by `rekey` (and edited by `edit`). */
+  private changed(run: RecordedRun, recordedId: string, rekey: Rekey, edit: <T>(value: T) => T = (v) => v): void {
+    const change = run.operator.changes.find((e) => e.message.type === 'MemoryOperatorChange' && e.message.payload.megram_ids.includes(recordedId));
+    if (!change) return;
+    this.publishAs(change, rekey, edit);
+    const event = run.audit.events.find((e) => e.envelope_id === change.id);
+    if (event) this.audit.append([edit(rekey.value(event, this.now() - Date.parse(event.at)))]);
+  }
+
+  private remember(a: CommandArgs<'memory_remember'>): Megram {
+    const [space, entity, content] = [a.space.trim(), a.entity.trim(), a.content.trim()];
+    if (content.length === 0 || space.length === 0 || entity.length === 0) {
+      throw new IpcError('invalid_input', 'space, entity and content must not be empty');
     }
-    if (a.level === 'T') {
-      // As the core: no prompt reads an operator T entry, so none can be made.
-      throw new IpcError('invalid_input', 'the T layer holds the Four Laws, fixed in code; remember a C rule instead');
+    const step = this.step(this.latest, (s) => s.action === 'remember' && s.level === a.level, `remembering at level ${a.level}`);
+    if (step.action !== 'remember') throw new Error('not a remember step');
+    if ('error' in step.result) throw new IpcError('invalid_input', step.result.error);
+    const recorded = step.result.ok as Megram;
+    if (this.memory.has(space, entity)) {
+      throw new IpcError('unavailable', `this preview plays recorded runs, which remembered only into a new group; ${space} / ${entity} has entries`);
     }
-    const timeless = a.level === 'C';
-    const megram = {
-      id: this.ids.uuid(),
-      level: a.level,
-      created_at: iso(this.now()),
-      last_recalled_at: null,
-      space: a.space.trim(),
-      entity: a.entity.trim(),
-      content,
-      state: 'user-injected' as const,
-      f: timeless ? 1 : 0.9,
-      sigma: 1,
-      k: timeless ? 0 : 0.05,
-    };
-    this.memory.add(megram);
-    this.operatorChange('remember', [megram.id], `${megram.level} ${megram.space} / ${megram.entity}`);
+    // What the user typed stands in for what the recorder typed, as a played answer to a
+    // clarifying question does: the store keeps both verbatim, and a new group of one
+    // entry has the same potentials whatever it says.
+    const swap = <T,>(value: T): T => substitute(value, [
+      [recorded.content, content],
+      [`[${step.space} / ${step.entity}]`, `[${space} / ${entity}]`],
+    ], { space, entity });
+    // Fresh ids for the entry: remembering twice makes two entries.
+    const fresh: Source = { run: (this.latest as Source).run, rekey: new Rekey(this.ids), shift: this.now() - RECORDED_AT };
+    const megram = swap(fresh.rekey.value(recorded, fresh.shift));
+    this.memory.put(space, entity, swap(fresh.rekey.value(step.after, fresh.shift)), fresh);
+    this.changed(fresh.run, recorded.id, fresh.rekey, swap);
     return megram;
+  }
+
+  private pin(id: string): Megram {
+    const found = this.memory.find(id);
+    if (!found) throw new IpcError('not_found', `no Megram ${id}`);
+    const step = this.step(found.source, (s) => s.action === 'pin' && found.source.rekey.id(s.id) === id, `pinning this entry`);
+    if ('error' in step.result) throw new IpcError('invalid_input', found.source.rekey.value(step.result.error, 0));
+    const pinned = found.source.rekey.value(step.result.ok as Megram, found.source.shift);
+    this.memory.put(found.megram.space, found.megram.entity, found.source.rekey.value(step.after, found.source.shift), found.source);
+    if (step.action === 'pin') this.changed(found.source.run, step.id, found.source.rekey);
+    return pinned;
   }
 
   private forget(a: CommandArgs<'memory_forget'>): number {
     const target = a.target;
-    if (target.kind === 'megram') {
-      const m = this.memory.find(target.id);
-      if (!m) throw new IpcError('not_found', `no Megram ${target.id}`);
-      if (m.state === 'law') throw new IpcError('forbidden', 'the Four Laws cannot be forgotten');
+    if (target.kind === 'group') {
+      throw new IpcError('unavailable', 'this preview plays recorded runs, and none of them recorded forgetting a whole group');
     }
-    const removed = this.memory.forget((m) =>
-      target.kind === 'megram' ? m.id === target.id : m.space === target.space && m.entity === target.entity,
-    );
-    if (removed.length > 0) this.operatorChange('forget', removed, target.kind === 'megram' ? 'one Megram' : `group ${target.space} / ${target.entity}`);
-    return removed.length;
+    const found = this.memory.find(target.id);
+    if (!found) throw new IpcError('not_found', `no Megram ${target.id}`);
+    const step = this.step(found.source, (s) => s.action === 'forget' && found.source.rekey.id(s.id) === target.id, 'forgetting this entry');
+    if ('error' in step.result) {
+      throw new IpcError(found.megram.level === 'T' ? 'forbidden' : 'invalid_input', found.source.rekey.value(step.result.error, 0));
+    }
+    const report = step.result.ok as { forgotten: string[] };
+    this.memory.put(found.megram.space, found.megram.entity, found.source.rekey.value(step.after, found.source.shift), found.source);
+    if (step.action === 'forget') this.changed(found.source.run, step.id, found.source.rekey);
+    return report.forgotten.length;
   }
 
   // ---- audit ---------------------------------------------------------------------
 
-  private auditEvents(a: CommandArgs<'audit_events'>): AuditEventPage {
-    const f = a.filter;
-    const matching = this.audit.filter(
-      (e) =>
-        (f.task_id === null || e.task_id === f.task_id) &&
-        (f.message_type === null || e.message_type === f.message_type) &&
-        (!f.anomalies_only || e.anomaly !== 'none'),
-    );
-    const before = f.before_seq;
-    const page = matching.filter((e) => before === null || e.seq < before).slice(-Math.max(1, f.limit)).reverse();
-    return { events: page, total: matching.length };
-  }
-
-  private buildReport(trigger: AuditReport['trigger'], from: number, to: number): AuditReport {
-    const inWindow = this.log.filter((e) => {
-      const t = Date.parse(e.timestamp);
-      return t > from && t <= to;
-    });
-    const trends = new Map<string, GapTrend['trend']>();
-    let corrections = 0;
-    const health = { execution_failures: 0, environmental_retries: 0, logical_retries: 0 };
-    const law1 = { requests: 0, approved: 0, denied: 0, timed_out: 0, trashed: 0 };
-    const anomalies: string[] = [];
-    let tasks = 0;
-    for (const e of inWindow) {
-      const m = e.message;
-      if (m.type === 'DispatchManifest') tasks += 1;
-      if (m.type === 'ReplanRequest') corrections += m.payload.correction_count;
-      if (m.type === 'ExecutionResult' && m.payload.status === 'failed') health.execution_failures += 1;
-      if (m.type === 'CorrectionSignal') {
-        if (m.payload.failure_class === 'environmental') health.environmental_retries += 1;
-        else health.logical_retries += 1;
-      }
-      if (m.type === 'PlanDirective') {
-        const g = m.payload.gradient;
-        trends.set(m.payload.task_id, g === 'worsening' ? 'worsening' : g === 'improving' ? 'improving' : 'stable');
-        if (g === 'worsening') {
-          anomalies.push(`convergence_failure: ${m.payload.task_id} loss rose by ${(m.payload.grad_l ?? 0).toFixed(2)} (${m.payload.directive})`);
-        }
-      }
-      if (m.type === 'ConfirmationRequest') law1.requests += 1;
-      if (m.type === 'ConfirmationDecision') {
-        const d = m.payload;
-        if (d.source === 'timeout') law1.timed_out += 1;
-        else if (d.decision === 'approve') law1.approved += 1;
-        else if (d.decision === 'trash') law1.trashed += 1;
-        else law1.denied += 1;
-      }
+  /**
+   * An on-demand report: the next one the auditor wrote after the last recorded run (it
+   * was asked twice; an on-demand report closes no window, so both cover the run), its
+   * query and report published and their events logged. A third has no recording.
+   */
+  private async ask(live: boolean): Promise<AuditReport> {
+    const latest = this.latest;
+    const pair = latest?.asked ?? 0;
+    const asked = latest?.run.audit.asked ?? [];
+    const [query, answer] = [asked[2 * pair], asked[2 * pair + 1]];
+    if (!latest || !query || !answer) {
+      throw new IpcError('unavailable', 'this preview plays recorded runs, and the auditor recorded no further report after the last one: run a task first');
     }
-    const drift = health.environmental_retries + health.logical_retries >= 5 ? [`R3 retry rate rose: ${health.environmental_retries + health.logical_retries} corrections in the window`] : [];
-    return {
-      report_id: this.ids.uuid(),
-      trigger,
-      window_start: iso(from),
-      window_end: iso(to),
-      tasks_observed: tasks,
-      total_corrections: corrections,
-      gap_trends: [...trends].map(([task_id, trend]) => ({ task_id, trend })),
-      boundary_violations: [],
-      drift_alerts: drift,
-      anomalies,
-      tool_health: health,
-      law1,
-      query_id: null,
-    };
-  }
-
-  private async auditQuery(): Promise<AuditReport> {
-    const queryId = this.ids.uuid();
-    this.publish('User', 'R6', { type: 'AuditQuery', payload: { query_id: queryId } });
-    await new Promise((resolve) => setTimeout(resolve, 700 / this.options.speed));
-    const report = { ...this.buildReport('on-demand', this.lastReportAt, this.now()), query_id: queryId };
-    this.lastReportAt = this.now();
-    this.reports.push(report);
-    this.publish('R6', 'User', { type: 'AuditReport', payload: report });
+    latest.asked += 1;
+    this.publishAs(query, latest.rekey);
+    if (live) await new Promise((resolve) => setTimeout(resolve, 700 / this.options.speed));
+    const published = this.publishAs(answer, latest.rekey);
+    if (published.message.type !== 'AuditReport') throw new Error(`${latest.name}: no report after the query`);
+    const report = published.message.payload;
+    this.audit.keep(report);
+    const events = latest.run.audit.events.filter((e) => e.envelope_id === query.id || e.envelope_id === answer.id);
+    this.audit.append(latest.rekey.value(events, this.now() - RECORDED_AT));
     return report;
-  }
-
-  private verify(): ChainVerification {
-    let prev = '0'.repeat(16);
-    for (const e of this.audit) {
-      const body = JSON.stringify([e.seq, e.timestamp, e.from, e.to, e.message_type, e.anomaly, e.detail]);
-      if (e.prev_hash !== prev || e.hash !== fnv1a64(prev + body)) {
-        return { status: 'broken', events_checked: this.audit.length, first_broken_seq: e.seq, reason: 'hash does not match the event', checked_at: iso(this.now()) };
-      }
-      prev = e.hash;
-    }
-    return { status: 'intact', events_checked: this.audit.length, head_hash: prev, checked_at: iso(this.now()) };
-  }
-
-  /** Test hook: edits one logged event's detail the way an attacker would. */
-  tamperAuditEvent(seq: number, detail: string): void {
-    const e = this.audit.find((x) => x.seq === seq);
-    if (e) e.detail = detail;
   }
 
   // ---- MCP servers -----------------------------------------------------------------
@@ -889,20 +773,18 @@ export class FakeBackend implements Backend {
   /** A week of use: recordings played on a virtual clock, nothing reaching listeners. */
   private async seedHistory(): Promise<void> {
     const now = this.options.now();
-    for (const m of seedMegrams(this.ids, now)) this.memory.add(m);
     const past: { at: number; scenario: ScenarioName }[] = [
       { at: now - 3 * DAY_MS, scenario: 'list_workspace' },
       { at: now - 2 * DAY_MS, scenario: 'abandon' },
       { at: now - 0.3 * DAY_MS, scenario: 'greeting' },
     ];
-    this.lastReportAt = now - 4 * DAY_MS;
     for (const p of past) {
       this.virtualNow = p.at;
       const task = this.startTask(p.scenario, false);
       await this.play(task, recording(p.scenario), 0);
-      const end = this.virtualNow + 60_000;
-      this.reports.push(this.buildReport('periodic', this.lastReportAt, end));
-      this.lastReportAt = end;
+      // The user looked at the audit after each run: the report the auditor wrote then.
+      this.virtualNow += 60_000;
+      await this.ask(false);
     }
     this.virtualNow = null;
   }
@@ -1032,4 +914,20 @@ function initialModel(kind: 'ready' | 'first_run' | 'unreachable', settings: Set
     default:
       return { source: 'provider', phase: 'ready', model: brain.model ?? null, base_url: brain.base_url ?? null, detail: null, progress: null, first_run: false };
   }
+}
+
+/** `value` with recorded strings replaced: whole strings and parts of longer ones, and the
+ * `space` / `entity` fields set. */
+function substitute<T>(value: T, parts: [string, string][], tags: { space: string; entity: string }): T {
+  const walk = (v: unknown, key: string | null): unknown => {
+    if (typeof v === 'string') {
+      if (key === 'space') return tags.space;
+      if (key === 'entity') return tags.entity;
+      return parts.reduce((text, [from, to]) => (from === '' ? text : text.split(from).join(to)), v);
+    }
+    if (Array.isArray(v)) return v.map((x) => walk(x, key));
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(value, null) as T;
 }

@@ -50,52 +50,50 @@ describe('the memory panel', () => {
   afterEach(() => h.dispose());
 
   const table = () => screen.getByTestId('memory-groups');
-  const rowOf = (space: string) => within(table()).getByText(space).closest('tr') as HTMLElement;
+  const rowOf = (text: string) => within(table()).getByText(text).closest('tr') as HTMLElement;
 
-  it('lists every group with M_att, M_dec and its action', () => {
-    const laws = rowOf('thinking:laws');
-    expect(laws.textContent).toContain('4.00');
-    expect(laws.textContent).toContain('Exploit');
-    expect(rowOf('intent:summarise_my_meeting_notes').textContent).toContain('Ignore');
-    expect(rowOf('tool:mdfind').textContent).toContain('Caution');
+  it('lists every group the recorded runs left, with the store\'s M_att, M_dec and action', () => {
+    const law = rowOf('law:0');
+    expect(law.textContent).toContain('laws');
+    expect(law.textContent).toContain('1.00');
+    expect(law.textContent).toContain('Exploit');
+    expect(rowOf('intent:read').textContent).toContain('Avoid');
+    expect(rowOf('intent:find').textContent).toContain('Exploit');
     expect(screen.getByTestId('potentials-map')).toBeTruthy();
   });
 
-  it("shows a group's Megrams with level, state, f, σ, k, age and live contributions", async () => {
-    fireEvent.click(rowOf('tool:mdfind'));
+  it("shows a group's Megrams with level, state, f, σ, k and the store's live contributions", async () => {
+    fireEvent.click(rowOf('intent:read'));
     await h.advance(50);
     const detail = screen.getByTestId('group-detail');
-    expect(detail.textContent).toContain('Music library is not indexed by Spotlight.');
+    expect(detail.textContent).toContain('Failed (abandon) on "read the report in my drafts folder"');
     const megram = detail.querySelector('.megram') as HTMLElement;
     expect(megram.querySelector('.level')?.textContent).toBe('M');
-    expect(megram.textContent).toContain('change_path');
-    expect(megram.textContent).toContain('f 0.30');
-    expect(megram.textContent).toContain('k 0.20');
-    // σ = 0: attention without preference; decay e^(−0.2·0.2 d) of 0.3.
-    expect(megram.textContent).toContain(`att ${(0.3 * Math.exp(-0.2 * 0.2)).toFixed(3)}`);
-    expect(megram.textContent).toContain('dec 0.000');
-    expect(megram.textContent).toContain('5 h');
+    expect(megram.textContent).toContain('abandon');
+    expect(megram.textContent).toContain('f 0.95');
+    expect(megram.textContent).toContain('k 0.05');
+    expect(megram.textContent).toContain('att 0.950');
   });
 
-  it('pins a Megram (timeless) and forgets one only after the inline confirmation', async () => {
-    fireEvent.click(rowOf('tool:mdfind'));
+  it('pins a Megram (timeless) and forgets it only after the inline confirmation', async () => {
+    fireEvent.click(rowOf('intent:find'));
     await h.advance(50);
     fireEvent.click(screen.getAllByRole('button', { name: 'Pin' })[0] as HTMLElement);
     await h.advance(50);
     expect(screen.getByTestId('group-detail').textContent).toContain('Timeless');
     expect(h.fake.transcript().at(-1)?.message.type).toBe('MemoryOperatorChange');
 
-    const before = screen.getByTestId('group-detail').querySelectorAll('.megram').length;
     fireEvent.click(screen.getAllByRole('button', { name: 'Forget' })[0] as HTMLElement);
     await h.advance(50);
-    expect(screen.getByTestId('group-detail').querySelectorAll('.megram').length).toBe(before);
+    expect(screen.getByTestId('group-detail').querySelectorAll('.megram').length).toBe(1);
     fireEvent.click(screen.getByRole('button', { name: 'Forget for good?' }));
     await h.advance(50);
-    expect(screen.getByTestId('group-detail').querySelectorAll('.megram').length).toBe(before - 1);
+    // It was the group's only entry: the group is gone.
+    expect(within(table()).queryByText('intent:find')).toBeNull();
   });
 
   it('never offers to forget or pin the Four Laws', async () => {
-    fireEvent.click(rowOf('thinking:laws'));
+    fireEvent.click(rowOf('law:0'));
     await h.advance(50);
     const detail = screen.getByTestId('group-detail');
     expect(within(detail).queryByRole('button', { name: 'Forget' })).toBeNull();

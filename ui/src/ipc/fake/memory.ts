@@ -1,158 +1,122 @@
-// The fake's MKCT store: Megrams in memory with the dual-channel potentials,
-// computed live from the fake clock exactly as R5 defines them.
+// The fake's memory: the groups the real memory store held after the runs the fake played
+// (the blessed `memory` of each recording), re-keyed with the run's ids and clock. The
+// potentials, the live contributions and the actions are the store's; nothing here derives
+// them. Each recording starts from a fresh store (the Four Laws), so a group is shown as
+// the most recent played run that holds it left it.
+//
+// The operator actions (remember, pin, forget) are served from what the real memory
+// operator API answered when the recorder drove it after each run (`operator.steps`):
+// remembering at a level into a group of its own, pinning and then forgetting the run's
+// Megram, forgetting a law. The fake answers an action with the recorded answer of the
+// same action and shows the recorded group afterwards; an action no recording holds
+// (pinning any other entry, forgetting a whole group, forgetting one of several entries,
+// remembering into a group that already has entries) is refused as `unavailable`, because
+// its outcome would have to be computed.
 
-import type { Level, Megram, MemoryAction, Potentials } from '../contracts';
-import type {
-  MegramView,
-  MemoryGroup,
-  MemoryGroupDetail,
-  MemoryThresholds,
-  RecallRef,
-} from '../commands';
+import type { Megram } from '../contracts';
+import type { MegramView, MemoryGroup, MemoryGroupDetail, RecallRef, TaskRun } from '../commands';
+import type { Trajectory } from '../bindings';
+import type { RecordedGroup, RecordedRun, Rekey } from './recorded';
 import { DAY_MS } from './support';
 
-export const LEVELS: readonly Level[] = ['M', 'K', 'C', 'T'];
-
-function num(value: number | null): number {
-  return value ?? 0;
+/** The recorded run a group's state came from, with the re-keying and clock shift it was
+ * played with, so its recorded operator steps can be matched and re-keyed alike. */
+export interface Source {
+  run: RecordedRun;
+  rekey: Rekey;
+  shift: number;
 }
 
-/** Days since the later of creation and last recall. */
-export function ageDays(megram: Megram, nowMs: number): number {
-  const created = Date.parse(megram.created_at);
-  const recalled = megram.last_recalled_at ? Date.parse(megram.last_recalled_at) : created;
-  return Math.max(0, (nowMs - Math.max(created, recalled)) / DAY_MS);
+interface Held {
+  state: RecordedGroup;
+  source: Source;
 }
 
-export function liveContribution(megram: Megram, nowMs: number): { att: number; dec: number } {
-  const decay = Math.exp(-num(megram.k) * ageDays(megram, nowMs));
-  const f = num(megram.f);
-  return { att: Math.abs(f) * decay, dec: num(megram.sigma) * f * decay };
-}
-
-export function actionOf(attention: number, decision: number, t: MemoryThresholds): MemoryAction {
-  if (attention < t.attention_floor) return 'Ignore';
-  if (decision > t.exploit_above) return 'Exploit';
-  if (decision < t.avoid_below) return 'Avoid';
-  return 'Caution';
-}
-
-function groupKey(space: string, entity: string): string {
+function key(space: string, entity: string): string {
   return `${space}\u0000${entity}`;
 }
 
-export class FakeMemory {
-  private megrams: Megram[] = [];
-  private readonly recalls = new Map<string, RecallRef[]>();
+/** The group row the desktop sends (`memory_groups` in src-tauri). */
+function groupRow(g: RecordedGroup): MemoryGroup {
+  const s = g.group;
+  return {
+    space: s.space,
+    entity: s.entity,
+    potentials: s.potentials,
+    counts: { M: s.levels.m, K: s.levels.k, C: s.levels.c, T: s.levels.t },
+    last_activity: s.newest,
+  };
+}
 
-  constructor(
-    private readonly thresholds: () => MemoryThresholds,
-    private readonly now: () => number,
-  ) {}
+/** A Megram's age as the desktop gives it: days since its creation or last recall. */
+function ageDays(m: Megram, nowMs: number): number {
+  const created = Date.parse(m.created_at);
+  const last = Math.max(created, m.last_recalled_at ? Date.parse(m.last_recalled_at) : created);
+  return Math.max(0, nowMs - last) / DAY_MS;
+}
 
-  all(): readonly Megram[] {
-    return this.megrams;
-  }
+export class RecordedMemory {
+  private readonly held = new Map<string, Held>();
 
-  add(megram: Megram): void {
-    this.megrams.push(megram);
-  }
-
-  find(id: string): Megram | undefined {
-    return this.megrams.find((m) => m.id === id);
-  }
-
-  inGroup(space: string, entity: string): Megram[] {
-    return this.megrams.filter((m) => m.space === space && m.entity === entity);
-  }
-
-  potentials(space: string, entity: string): Potentials {
-    let attention = 0;
-    let decision = 0;
-    const now = this.now();
-    for (const m of this.inGroup(space, entity)) {
-      const live = liveContribution(m, now);
-      attention += live.att;
-      decision += live.dec;
+  /** Takes a played run's groups (already re-keyed). */
+  take(groups: readonly RecordedGroup[], source: Source): void {
+    for (const g of groups) {
+      const k = key(g.group.space, g.group.entity);
+      this.held.delete(k);
+      this.held.set(k, { state: g, source });
     }
-    return { attention, decision, action: actionOf(attention, decision, this.thresholds()) };
+  }
+
+  /** Puts a group's state after an action; null removes it. */
+  put(space: string, entity: string, after: RecordedGroup | null, source: Source): void {
+    const k = key(space, entity);
+    this.held.delete(k);
+    if (after) this.held.set(k, { state: after, source });
   }
 
   groups(): MemoryGroup[] {
-    const seen = new Map<string, MemoryGroup>();
-    for (const m of this.megrams) {
-      const key = groupKey(m.space, m.entity);
-      let group = seen.get(key);
-      if (!group) {
-        group = {
-          space: m.space,
-          entity: m.entity,
-          potentials: this.potentials(m.space, m.entity),
-          counts: { M: 0, K: 0, C: 0, T: 0 },
-          last_activity: null,
-        };
-        seen.set(key, group);
-      }
-      group.counts[m.level] += 1;
-      const touched = m.last_recalled_at ?? m.created_at;
-      if (group.last_activity === null || touched > group.last_activity) {
-        group.last_activity = touched;
+    return [...this.held.values()].reverse().map((h) => groupRow(h.state));
+  }
+
+  has(space: string, entity: string): boolean {
+    return this.held.has(key(space, entity));
+  }
+
+  /** The held entry with this id, with its group and the run it came from. */
+  find(id: string): { megram: Megram; group: RecordedGroup; source: Source } | null {
+    for (const h of this.held.values()) {
+      const view = h.state.megrams.find((v) => v.megram.id === id);
+      if (view) return { megram: view.megram, group: h.state, source: h.source };
+    }
+    return null;
+  }
+
+  /** The group's detail as the desktop builds it; the recalls come from the runs' folds. */
+  detail(space: string, entity: string, nowMs: number, runs: readonly { run: TaskRun; trajectory: Trajectory | null }[]): MemoryGroupDetail | null {
+    const h = this.held.get(key(space, entity));
+    if (!h) return null;
+    const megrams: MegramView[] = h.state.megrams.map((v) => ({
+      megram: v.megram,
+      age_days: ageDays(v.megram, nowMs),
+      live_attention: v.attention,
+      live_decision: v.decision,
+      consolidated: v.consolidated_into !== null,
+    }));
+    return { space, entity, potentials: h.state.group.potentials, megrams, recalls: recallsOf(runs, space, entity) };
+  }
+}
+
+/** Every planning round of the runs that recalled the group, newest first (`recalls_of`
+ * in src-tauri). */
+function recallsOf(runs: readonly { run: TaskRun; trajectory: Trajectory | null }[], space: string, entity: string): RecallRef[] {
+  const out: RecallRef[] = [];
+  for (const { run, trajectory } of runs) {
+    for (const round of trajectory?.rounds ?? []) {
+      for (const r of round.recalls) {
+        if (r.recall.space !== space || r.recall.entity !== entity) continue;
+        out.push({ task_id: run.task_id, raw_input: run.raw_input, at: r.at, round: round.index, potentials: r.recall.potentials, constraints: r.recall.constraints });
       }
     }
-    return [...seen.values()].sort((a, b) =>
-      (b.last_activity ?? '').localeCompare(a.last_activity ?? ''),
-    );
   }
-
-  detail(space: string, entity: string): MemoryGroupDetail | null {
-    const members = this.inGroup(space, entity);
-    if (members.length === 0) return null;
-    const now = this.now();
-    const megrams: MegramView[] = members
-      .map((megram) => {
-        const live = liveContribution(megram, now);
-        return {
-          megram,
-          age_days: ageDays(megram, now),
-          live_attention: live.att,
-          live_decision: live.dec,
-          // The fake has no Dreamer: no entry is ever distilled into a rule.
-          consolidated: false,
-        };
-      })
-      .sort((a, b) => b.megram.created_at.localeCompare(a.megram.created_at));
-    return {
-      space,
-      entity,
-      potentials: this.potentials(space, entity),
-      megrams,
-      recalls: [...(this.recalls.get(groupKey(space, entity)) ?? [])].reverse(),
-    };
-  }
-
-  recordRecall(space: string, entity: string, recall: RecallRef): void {
-    const key = groupKey(space, entity);
-    const list = this.recalls.get(key) ?? [];
-    list.push(recall);
-    this.recalls.set(key, list);
-  }
-
-  /** Removes Megrams; the Four Laws are never removed (a persona T entry an older build
-   * stored is). Returns the ids removed. */
-  forget(predicate: (m: Megram) => boolean): string[] {
-    const removed = this.megrams.filter((m) => m.state !== 'law' && predicate(m)).map((m) => m.id);
-    const gone = new Set(removed);
-    this.megrams = this.megrams.filter((m) => !gone.has(m.id));
-    return removed;
-  }
-
-  /** Pinning makes an entry timeless (k = 0). */
-  pin(id: string): Megram | null {
-    const index = this.megrams.findIndex((m) => m.id === id);
-    const current = this.megrams[index];
-    if (!current) return null;
-    const pinned: Megram = { ...current, k: 0 };
-    this.megrams[index] = pinned;
-    return pinned;
-  }
+  return out.sort((a, b) => b.at.localeCompare(a.at));
 }

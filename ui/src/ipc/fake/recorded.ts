@@ -4,12 +4,14 @@
 //   tests/fixtures/recorded/<scenario>.json     what the runtime recorded of the run: the
 //                                               task log's row and fold (`Trajectory`),
 //                                               the auditor's chain, the memory store
-// A recording is normalised: ids numbered in order of appearance, every time on a clock
-// that stood at 2026-01-01T00:00:00Z, wall times 0, the temporary home as `$TMP/home`.
-// The fake gives each played run fresh ids and its own clock; it invents no traffic.
+//                                               and its operator API's answers
+// A recording is normalised: ids numbered in order of appearance, the audit chain's
+// hashes numbered apart, every time on a clock that stood at 2026-01-01T00:00:00Z, wall
+// times 0, the temporary home as `$TMP/home`. The fake gives each played run fresh ids,
+// fresh hashes and its own clock; it invents no traffic.
 
-import type { RunStatus, Trajectory } from '../bindings';
-import type { Loss } from '../contracts';
+import type { AnomalyKind, Potentials, RunStatus, Trajectory } from '../bindings';
+import type { AuditReport, Level, Loss, Megram, MegramId, Role } from '../contracts';
 import type { DescribedEnvelope, TaskRun } from '../commands';
 import { IdMint, iso } from './support';
 
@@ -27,9 +29,73 @@ export interface RecordedSummary {
   law1: boolean;
 }
 
+/** One entry of the auditor's hash-chained log (`AuditEvent` in src/auditor). */
+export interface RecordedAuditEvent {
+  seq: number;
+  at: string;
+  kind: string;
+  from?: Role;
+  to?: Role;
+  task_id?: string;
+  envelope_id?: string;
+  detail: string;
+  anomalies?: { kind: AnomalyKind; description: string }[];
+  prev: string;
+  hash: string;
+}
+
+/** What the auditor recorded of a run: its log, its reports, its own check of the chain
+ * (the recorder refuses a broken one), and the two on-demand queries after the run with
+ * their reports (both over the window the run fell in). */
+export interface RecordedAudit {
+  events: RecordedAuditEvent[];
+  reports: AuditReport[];
+  verify: { broken: null; events: number; head: { hash: string; next_seq: number } };
+  asked: DescribedEnvelope[];
+}
+
+/** A memory group as the store summarises it (`GroupSummary` in src/memory). */
+export interface RecordedGroupSummary {
+  space: string;
+  entity: string;
+  potentials: Potentials;
+  levels: { m: number; k: number; c: number; t: number };
+  newest: string;
+  consolidated: number;
+}
+
+/** One Megram of a group with its live contributions (`MegramView` in src/memory). */
+export interface RecordedMegramView {
+  megram: Megram;
+  attention: number;
+  decision: number;
+  counted: boolean;
+  consolidated_into: MegramId | null;
+}
+
+export interface RecordedGroup {
+  group: RecordedGroupSummary;
+  megrams: RecordedMegramView[];
+}
+
+/** One call of the memory operator API after the run: what it returned or its error,
+ * and its group afterwards (null once the group is empty). */
+export type RecordedStep = (
+  | { action: 'remember'; level: Level; space: string; entity: string }
+  | { action: 'pin'; id: MegramId }
+  | { action: 'forget'; id: MegramId }
+) & {
+  result: { ok: unknown } | { error: string };
+  after: RecordedGroup | null;
+};
+
 export interface RecordedRun {
   summary: RecordedSummary;
   trajectory: Trajectory;
+  audit: RecordedAudit;
+  memory: RecordedGroup[];
+  /** The steps, and the operator changes they published on the bus. */
+  operator: { steps: RecordedStep[]; changes: DescribedEnvelope[] };
 }
 
 export interface Recording {
@@ -110,11 +176,14 @@ export const CANCELLED_AT_LAW1: ScenarioName = 'replan_law1_cancelled';
 export const RECORDED_AT = Date.parse('2026-01-01T00:00:00Z');
 
 const RECORDED_ID = /task_\d{12}|00000000-0000-4000-8000-\d{12}/g;
+/** A numbered chain hash; the genesis (all zeros) stays as it is. */
+const RECORDED_HASH = /^(?!0{64}$)[0-9a-f]{64}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /**
  * Fresh ids for one played run: every recorded id (task, envelope, sub-task, request…)
- * gets one new id, the same wherever it occurs, in every recording the run plays.
+ * and every chain hash gets one new value, the same wherever it occurs, in every
+ * recording the run plays.
  */
 export class Rekey {
   private readonly ids = new Map<string, string>();
@@ -130,6 +199,15 @@ export class Rekey {
     return fresh;
   }
 
+  private hash(recorded: string): string {
+    let fresh = this.ids.get(recorded);
+    if (fresh === undefined) {
+      fresh = this.mint.hash();
+      this.ids.set(recorded, fresh);
+    }
+    return fresh;
+  }
+
   /** A copy of `value` with fresh ids, times moved by `shiftMs`, and `~` for the home. */
   value<T>(value: T, shiftMs: number): T {
     return this.walk(value, shiftMs) as T;
@@ -138,6 +216,7 @@ export class Rekey {
   private walk(value: unknown, shiftMs: number): unknown {
     if (typeof value === 'string') {
       if (TIMESTAMP.test(value)) return iso(Date.parse(value) + shiftMs);
+      if (RECORDED_HASH.test(value)) return this.hash(value);
       return value.replace(RECORDED_ID, (id) => this.id(id)).replaceAll('$TMP/home/', '~/');
     }
     if (Array.isArray(value)) return value.map((v) => this.walk(v, shiftMs));

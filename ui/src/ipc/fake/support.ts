@@ -32,21 +32,15 @@ export class IdMint {
     return `${this.hex(8)}-${this.hex(4)}-4${this.hex(3)}-${variant}${this.hex(3)}-${this.hex(12)}`;
   }
 
+  /** A SHA-256-shaped hash (64 hex digits) standing for one recorded chain hash. */
+  hash(): string {
+    return this.hex(64);
+  }
+
   /** A task id as the runtime mints them: `task_` + 12 hex digits. */
   taskId(): string {
     return `task_${this.hex(12)}`;
   }
-}
-
-/** FNV-1a over UTF-16 code units, 64-bit, as 16 hex digits: the fake's chain hash. */
-export function fnv1a64(text: string): string {
-  let hash = 0xcbf29ce484222325n;
-  const prime = 0x100000001b3n;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= BigInt(text.charCodeAt(i));
-    hash = (hash * prime) & 0xffffffffffffffffn;
-  }
-  return hash.toString(16).padStart(16, '0');
 }
 
 export const DAY_MS = 86_400_000;
