@@ -9,6 +9,8 @@
 mod confirm;
 mod live;
 mod memory;
+#[cfg(test)]
+mod recorded;
 mod replay;
 mod result;
 mod runs;
