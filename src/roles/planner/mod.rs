@@ -23,9 +23,9 @@
 pub mod calibration;
 pub mod draft;
 pub mod prompt;
+mod state;
 pub mod validator;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,14 +35,14 @@ use tokio_util::sync::CancellationToken;
 use self::calibration::{Answer, Calibration, CautionGate};
 use self::draft::{DraftCriterion, GracefulDraft, PlanDraft};
 use self::prompt::PlanSummary;
+use self::state::{PlanSlot, Tasks};
 use self::validator::PlanRules;
 use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{
     Criterion, DispatchManifest, EnvelopeId, GracefulFailure, GracefulFailureRequest, Message,
-    PlanDirective, PlanningFailed, ReplanDirective, Role, SubTask, SubTaskId, TaskClosed, TaskId,
-    TaskSpec,
+    PlanDirective, PlanningFailed, ReplanDirective, Role, SubTask, SubTaskId, TaskClosed, TaskSpec,
 };
 use crate::ggs::graceful::{self, FailureFacts};
 use crate::lifecycle::Registry;
@@ -154,68 +154,6 @@ impl Actor for Plan {
 
     fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
         self.tasks.remove(&closed.task_id);
-    }
-}
-
-type PlanSlot = Arc<tokio::sync::Mutex<Option<PlanSummary>>>;
-
-struct TaskEntry {
-    spec: Arc<TaskSpec>,
-    /// The last plan dispatched; its lock also keeps a task's rounds in order.
-    plan: PlanSlot,
-    last_used: u64,
-}
-
-/// Per-task state of live tasks (a task's goes when it closes), bounded: past `max`
-/// the least recently used is forgotten first.
-struct Tasks {
-    map: HashMap<TaskId, TaskEntry>,
-    tick: u64,
-    max: usize,
-}
-
-impl Tasks {
-    fn new(max: usize) -> Self {
-        Self {
-            map: HashMap::new(),
-            tick: 0,
-            max,
-        }
-    }
-
-    fn start(&mut self, spec: TaskSpec) -> (Arc<TaskSpec>, PlanSlot) {
-        self.tick += 1;
-        if !self.map.contains_key(&spec.task_id) && self.map.len() >= self.max {
-            let oldest = self
-                .map
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(id, _)| id.clone());
-            if let Some(id) = oldest {
-                self.map.remove(&id);
-            }
-        }
-        let entry = TaskEntry {
-            spec: Arc::new(spec),
-            plan: Arc::new(tokio::sync::Mutex::new(None)),
-            last_used: self.tick,
-        };
-        let out = (Arc::clone(&entry.spec), Arc::clone(&entry.plan));
-        self.map.insert(entry.spec.task_id.clone(), entry);
-        out
-    }
-
-    fn get(&mut self, task_id: &TaskId) -> Option<(Arc<TaskSpec>, PlanSlot)> {
-        self.tick += 1;
-        let tick = self.tick;
-        self.map.get_mut(task_id).map(|e| {
-            e.last_used = tick;
-            (Arc::clone(&e.spec), Arc::clone(&e.plan))
-        })
-    }
-
-    fn remove(&mut self, task_id: &TaskId) -> Option<TaskEntry> {
-        self.map.remove(task_id)
     }
 }
 
@@ -548,35 +486,7 @@ fn code_built(request: &GracefulFailureRequest) -> GracefulFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::{Constraints, MatchedOutput};
-
-    fn spec(id: &str) -> TaskSpec {
-        TaskSpec {
-            task_id: TaskId::from_existing(id),
-            intent: format!("intent of {id}"),
-            constraints: Constraints::default(),
-            raw_input: id.into(),
-        }
-    }
-
-    #[test]
-    fn task_state_is_per_task_and_bounded_by_least_recent_use() {
-        const MAX: usize = 32;
-        let mut tasks = Tasks::new(MAX);
-        tasks.start(spec("task_first"));
-        for i in 0..MAX - 1 {
-            tasks.start(spec(&format!("task_{i}")));
-        }
-        // Touch the first, so the next start evicts task_0 instead.
-        let (first, _) = tasks.get(&TaskId::from_existing("task_first")).unwrap();
-        assert_eq!(first.intent, "intent of task_first");
-        tasks.start(spec("task_new"));
-        assert_eq!(tasks.map.len(), MAX);
-        assert!(tasks.get(&TaskId::from_existing("task_0")).is_none());
-        assert!(tasks.get(&TaskId::from_existing("task_first")).is_some());
-        let (other, _) = tasks.get(&TaskId::from_existing("task_5")).unwrap();
-        assert_eq!(other.intent, "intent of task_5");
-    }
+    use crate::contracts::{MatchedOutput, TaskId};
 
     #[test]
     fn the_graceful_failure_quotes_outputs_verbatim_and_bounds_the_moves() {
