@@ -60,7 +60,7 @@ pub struct ClassStats {
 
 /// The cumulative counters behind the view.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Calibration {
+pub(crate) struct Calibration {
     /// Keyed by directive name (`refine`, `change_path`, …).
     pub directives: BTreeMap<String, DirectiveStats>,
     pub classes: BTreeMap<String, ClassStats>,

@@ -262,7 +262,7 @@ impl TaskTrack {
 
 /// All detector state, persisted with the window.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Detectors {
+pub(crate) struct Detectors {
     tasks: HashMap<TaskId, TaskTrack>,
     drift: DriftWindow,
     pub calibration: Calibration,

@@ -38,7 +38,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::task::AbortOnDropHandle;
 
 pub use config::{McpConfig, McpImport, McpServerConfig, Transport, import_mcp_servers};
-pub use trust::{TrustStore, fingerprint};
+pub(crate) use trust::TrustStore;
+pub use trust::fingerprint;
 
 use crate::config::Config;
 use crate::contracts::EVIDENCE_HEAD_CHARS;

@@ -29,7 +29,7 @@ use crate::tools::{ToolRef, ToolSpec, Toolbox};
 /// The decision of one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StepKind {
+pub(crate) enum StepKind {
     CallTool,
     Finish,
 }
@@ -55,7 +55,7 @@ impl From<FinishStatus> for ExecutionStatus {
 
 /// One reply of the model, as sent. See [`NextStep::action`] for what it means.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct NextStep {
+pub(crate) struct NextStep {
     #[serde(default)]
     pub evidence: String,
     pub next: StepKind,
