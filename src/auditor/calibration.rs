@@ -184,9 +184,12 @@ pub struct ClassRow {
     pub rounds_to_success: BTreeMap<u32, u64>,
 }
 
+/// The calibration counters as rows for `artoo audit calibration`, directives first.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CalibrationView {
+    /// One row per replan directive GGS has issued, in name order.
     pub directives: Vec<DirectiveRow>,
+    /// One row per task class that has finished at least once, in name order.
     pub classes: Vec<ClassRow>,
 }
 

@@ -62,6 +62,7 @@ pub struct DetectorParams {
 }
 
 impl DetectorParams {
+    /// The thresholds as `config` sets them.
     pub fn from_config(config: &Config) -> Self {
         Self {
             delta: config.ggs.delta,
