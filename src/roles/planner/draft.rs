@@ -65,6 +65,7 @@ impl<'de> Deserialize<'de> for DraftCriterion {
 }
 
 impl DraftCriterion {
+    /// A criterion a tool result can show.
     pub fn verifiable(text: impl Into<String>) -> Self {
         Self {
             criterion: text.into(),
