@@ -90,11 +90,11 @@ impl Shell {
         &self.inner.hub
     }
 
-    pub fn keychain(&self) -> &Keychain {
+    pub(crate) fn keychain(&self) -> &Keychain {
         &self.inner.keychain
     }
 
-    pub fn clock(&self) -> &SharedClock {
+    pub(crate) fn clock(&self) -> &SharedClock {
         &self.inner.clock
     }
 
