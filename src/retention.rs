@@ -44,7 +44,7 @@ impl Keep {
 /// One file that retention may delete.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
-    /// The file.
+    /// The file's path.
     pub path: PathBuf,
     /// When it was last written.
     pub modified: DateTime<Utc>,

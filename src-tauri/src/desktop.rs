@@ -24,7 +24,9 @@ use crate::dto::PanelTab;
 use crate::error::{IpcError, IpcErrorCode, IpcResult};
 use crate::shell::Shell;
 
+/// The label of the popup window, opened from the tray and the hotkey.
 pub const POPUP: &str = "popup";
+/// The label of the panels window: tasks, memory, audit and settings.
 pub const PANELS: &str = "panels";
 
 /// The gap between the menu bar and the popup.
