@@ -13,7 +13,7 @@
 //! tool, a finish without a status, or a call without input is a problem the model layer
 //! quotes back in its one re-ask.
 //!
-//! **Invariant:** a [`NextStep`] that passes [`NextStep::action`] names a tool of the
+//! **Invariant:** a `NextStep` that passes `NextStep::action` names a tool of the
 //! toolbox with a JSON object as input, or a finish with a status.
 
 use std::borrow::Cow;
