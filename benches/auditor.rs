@@ -6,6 +6,7 @@
 //! tool calls, corrections, outcomes, GGS directives, Megram writes, final results),
 //! published from the roles that send it on a real bus.
 #![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
+#![allow(missing_docs)] // criterion_group! defines an undocumented `pub fn` per group
 
 use artoo::tools::ToolName;
 use std::path::Path;

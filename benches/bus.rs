@@ -3,6 +3,7 @@
 //! Each iteration publishes a burst of [`BURST`] messages to a role whose inbox, like the
 //! taps, is drained concurrently by tokio tasks; criterion reports per-message figures.
 #![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
+#![allow(missing_docs)] // criterion_group! defines an undocumented `pub fn` per group
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -4,6 +4,7 @@
 //! with the sandbox on and off (Linux: bubblewrap with overlays); the difference is
 //! what the sandbox adds.
 #![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
+#![allow(missing_docs)] // criterion_group! defines an undocumented `pub fn` per group
 
 use std::hint::black_box;
 use std::path::Path;

@@ -1,6 +1,7 @@
 //! JSON extraction cost: a clean reply, a typical polluted one, a large object, and the
 //! worst case the caps allow (512 KiB of quote-and-brace noise).
 #![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
+#![allow(missing_docs)] // criterion_group! defines an undocumented `pub fn` per group
 
 use std::hint::black_box;
 

@@ -10,6 +10,7 @@
 //!
 //! The raw baseline opens LevelDB directly: it measures the library, not artoo.
 #![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
+#![allow(missing_docs)] // criterion_group! defines an undocumented `pub fn` per group
 
 use std::hint::black_box;
 use std::path::Path;

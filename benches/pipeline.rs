@@ -5,6 +5,7 @@
 //! Every task runs the real runtime, the real HTTP client and a real in-process tool
 //! (`read_file`), so the "framework overhead" figure is everything but model latency.
 #![allow(clippy::unwrap_used)] // a test may unwrap: a panic is its failure report
+#![allow(missing_docs)] // criterion_group! defines an undocumented `pub fn` per group
 
 use std::time::{Duration, Instant};
 

@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 
 /// A source of the current time.
 pub trait Clock: Send + Sync + 'static {
+    /// The current time, in UTC.
     fn now(&self) -> DateTime<Utc>;
 }
 
@@ -26,6 +27,7 @@ impl Clock for SystemClock {
 }
 
 impl SystemClock {
+    /// The system clock behind a [`SharedClock`].
     pub fn shared() -> SharedClock {
         Arc::new(SystemClock)
     }
@@ -38,6 +40,7 @@ pub struct FakeClock {
 }
 
 impl FakeClock {
+    /// A clock that reads `start` until it is moved.
     pub fn new(start: DateTime<Utc>) -> Arc<Self> {
         Arc::new(Self {
             now: Mutex::new(start),
@@ -53,11 +56,13 @@ impl FakeClock {
         )
     }
 
+    /// Moves the clock forward by `by`.
     pub fn advance(&self, by: Duration) {
         let mut now = crate::sync::lock(&self.now);
         *now += by;
     }
 
+    /// Sets the clock to `to`, which may lie in the past.
     pub fn set(&self, to: DateTime<Utc>) {
         *crate::sync::lock(&self.now) = to;
     }

@@ -127,6 +127,7 @@ pub fn describe(message: &Message, ggs: &GgsParams) -> Summary {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct DescribedEnvelope {
+    /// The envelope as sent, its fields flattened into this object.
     #[serde(flatten)]
     pub envelope: Arc<Envelope>,
     /// The summary line of the envelope's message (`describe`).
@@ -134,6 +135,7 @@ pub struct DescribedEnvelope {
 }
 
 impl DescribedEnvelope {
+    /// Describes `envelope`; `ggs` supplies the thresholds its summary line reads numbers against.
     pub fn new(envelope: Arc<Envelope>, ggs: &GgsParams) -> Self {
         let line = describe(&envelope.message, ggs).line;
         Self { envelope, line }

@@ -55,7 +55,9 @@ pub struct Limits {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("limit `{field}`: {reason}")]
 pub struct LimitsError {
+    /// The setting that is out of range, as named in the settings file.
     pub field: &'static str,
+    /// What is wrong with its value.
     pub reason: String,
 }
 

@@ -25,7 +25,9 @@ pub const PRUNE_PERIOD: std::time::Duration = std::time::Duration::from_secs(6 *
 /// How much of one kind of record is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Keep {
+    /// Files older than this are deleted.
     pub max_age: Duration,
+    /// The most bytes the kind may take; the oldest files go first until the rest fits.
     pub max_bytes: u64,
 }
 
@@ -42,15 +44,20 @@ impl Keep {
 /// One file that retention may delete.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
+    /// The file's path.
     pub path: PathBuf,
+    /// When it was last written.
     pub modified: DateTime<Utc>,
+    /// Its size in bytes.
     pub bytes: u64,
 }
 
 /// What one pruning did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pruned {
+    /// Files deleted.
     pub files: usize,
+    /// Bytes those files took.
     pub bytes: u64,
     /// Bytes kept after pruning.
     pub kept_bytes: u64,

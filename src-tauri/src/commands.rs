@@ -43,12 +43,15 @@ async fn save_settings_file(
 
 // ---- the popup ---------------------------------------------------------------------
 
+/// Submits the user's text as a new task and returns its id at once; `invalid_input` when the text
+/// is empty.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn submit_task(shell: State<'_, Shell>, text: String) -> IpcResult<TaskId> {
     Ok(shell.core()?.submit(&text)?)
 }
 
+/// Cancels a running task; `not_found` when no such task runs.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn cancel_task(shell: State<'_, Shell>, task_id: TaskId) -> IpcResult<()> {
@@ -56,6 +59,7 @@ pub async fn cancel_task(shell: State<'_, Shell>, task_id: TaskId) -> IpcResult<
     Ok(())
 }
 
+/// Answers the clarifying question open for `task_id`; `not_found` when none is open.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn answer_clarification(
@@ -69,6 +73,8 @@ pub async fn answer_clarification(
         .await?)
 }
 
+/// Answers an open Law 1 request; `scope` widens an approval beyond this one call where the request
+/// offered it (this call only when None).
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn answer_confirmation(
@@ -86,6 +92,7 @@ pub async fn answer_confirmation(
 
 // ---- memory ------------------------------------------------------------------------
 
+/// Every memory group with its live potentials, and the thresholds they are read against.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn memory_groups(shell: State<'_, Shell>) -> IpcResult<MemoryMap> {
@@ -117,6 +124,8 @@ pub async fn memory_groups(shell: State<'_, Shell>) -> IpcResult<MemoryMap> {
     Ok(MemoryMap { thresholds, groups })
 }
 
+/// One group's Megrams with their live contributions, and the recent planning rounds that recalled
+/// it, newest first.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn memory_group(
@@ -190,6 +199,8 @@ fn recalls_of(logs: &TaskLogDir, space: &str, entity: &str) -> IpcResult<Vec<Rec
     Ok(recalls)
 }
 
+/// Stores a new Megram at `level` under `space` and `entity`; `invalid_input` when any of the three
+/// texts is empty.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn memory_remember(
@@ -210,6 +221,8 @@ pub async fn memory_remember(
     Ok(shell.core()?.memory().remember(remember).await?)
 }
 
+/// Forgets one Megram or a whole group and returns how many entries went; `forbidden` for a T-layer
+/// entry, which is never forgotten.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn memory_forget(shell: State<'_, Shell>, target: ForgetTarget) -> IpcResult<u32> {
@@ -229,6 +242,7 @@ pub async fn memory_forget(shell: State<'_, Shell>, target: ForgetTarget) -> Ipc
     Ok(report.forgotten.len() as u32)
 }
 
+/// Pins a Megram so it no longer decays, and returns it as stored.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn memory_pin(shell: State<'_, Shell>, id: MegramId) -> IpcResult<Megram> {
@@ -244,6 +258,7 @@ fn history(shell: &Shell) -> AuditHistory {
     AuditHistory::new(&shell.config().data_dir)
 }
 
+/// The stored audit reports, newest first, at most 500.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn audit_reports(shell: State<'_, Shell>) -> IpcResult<Vec<AuditReport>> {
@@ -251,6 +266,7 @@ pub async fn audit_reports(shell: State<'_, Shell>) -> IpcResult<Vec<AuditReport
     blocking(move || Ok(history.reports(REPORT_LIMIT)?)).await
 }
 
+/// One stored audit report; `not_found` when there is none with this id.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn audit_report(shell: State<'_, Shell>, id: ReportId) -> IpcResult<AuditReport> {
@@ -263,6 +279,7 @@ pub async fn audit_report(shell: State<'_, Shell>, id: ReportId) -> IpcResult<Au
     .await
 }
 
+/// One page of audit events matching `filter`, newest first, with the total that match.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn audit_events(
@@ -332,12 +349,14 @@ fn audit_event(e: artoo::auditor::AuditEvent) -> AuditEvent {
     }
 }
 
+/// Asks the auditor for a report now and waits for it (`timeout` when it does not come).
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn audit_query(shell: State<'_, Shell>) -> IpcResult<AuditReport> {
     Ok(shell.core()?.audit_now().await?)
 }
 
+/// Walks the audit log's hash chain and says whether it is intact or where it breaks.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn audit_verify(shell: State<'_, Shell>) -> IpcResult<ChainVerification> {
@@ -379,6 +398,7 @@ fn task_run(summary: RunSummary) -> TaskRun {
     }
 }
 
+/// The recorded task runs, newest first, at most 200.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_runs(shell: State<'_, Shell>) -> IpcResult<Vec<TaskRun>> {
@@ -386,6 +406,7 @@ pub async fn task_runs(shell: State<'_, Shell>) -> IpcResult<Vec<TaskRun>> {
     blocking(move || Ok(logs.list(RUN_LIMIT)?.into_iter().map(task_run).collect())).await
 }
 
+/// One recorded run: its summary, its trajectory and every envelope it logged.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<TaskReplay> {
@@ -430,12 +451,15 @@ async fn settings_view(shell: &Shell) -> IpcResult<SettingsView> {
     })
 }
 
+/// The settings as saved, with the state of the keys, the keychain and the sandbox.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn get_settings(shell: State<'_, Shell>) -> IpcResult<SettingsView> {
     settings_view(&shell).await
 }
 
+/// Validates and saves the settings and key changes, restarting the core when they need it; returns
+/// the settings as now saved.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn save_settings<R: Runtime>(
@@ -522,6 +546,7 @@ pub async fn mcp_revoke(shell: State<'_, Shell>, subject: GrantSubject) -> IpcRe
 /// How long "Test connection" waits for its one token.
 const TEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// The model as it stands now.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub fn model_status(shell: State<'_, Shell>) -> ModelStatus {
@@ -604,6 +629,7 @@ pub async fn choose_model(
     Ok(shell.model_status())
 }
 
+/// The endpoints offered for a provider, in the order shown.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub fn provider_presets() -> Vec<ProviderPreset> {
@@ -663,12 +689,14 @@ pub fn provider_presets() -> Vec<ProviderPreset> {
 
 // ---- windows and the stream ----------------------------------------------------------
 
+/// Hides the popup window.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub fn hide_popup<R: Runtime>(app: AppHandle<R>) -> IpcResult<()> {
     desktop::hide_popup(&app)
 }
 
+/// Opens the panels window on `tab`, focused on `focus` when given.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub fn open_panel<R: Runtime>(
@@ -682,6 +710,8 @@ pub fn open_panel<R: Runtime>(
     Ok(())
 }
 
+/// Subscribes this window to the event stream and returns the subscription id; tasks already
+/// running are announced first.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub fn subscribe_events<R: Runtime>(
@@ -696,6 +726,7 @@ pub fn subscribe_events<R: Runtime>(
     shell.hub().subscribe(window.label(), channel, &running)
 }
 
+/// Ends the subscription `id`; `not_found` when there is none.
 #[specta::specta]
 #[tauri::command(rename_all = "snake_case")]
 pub fn unsubscribe_events(shell: State<'_, Shell>, id: u32) -> IpcResult<()> {

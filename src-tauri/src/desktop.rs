@@ -24,7 +24,9 @@ use crate::dto::PanelTab;
 use crate::error::{IpcError, IpcErrorCode, IpcResult};
 use crate::shell::Shell;
 
+/// The label of the popup window, opened from the tray and the hotkey.
 pub const POPUP: &str = "popup";
+/// The label of the panels window: tasks, memory, audit and settings.
 pub const PANELS: &str = "panels";
 
 /// The gap between the menu bar and the popup.
@@ -48,7 +50,7 @@ fn needs_user<R: Runtime>(app: &AppHandle<R>) -> bool {
         })
 }
 
-pub fn hide_popup<R: Runtime>(app: &AppHandle<R>) -> IpcResult<()> {
+pub(crate) fn hide_popup<R: Runtime>(app: &AppHandle<R>) -> IpcResult<()> {
     window(app, POPUP)?.hide().map_err(window_error)
 }
 
@@ -72,7 +74,7 @@ pub fn show_popup<R: Runtime>(app: &AppHandle<R>, tray: Option<Rect>) -> IpcResu
     popup.set_focus().map_err(window_error)
 }
 
-pub fn toggle_popup<R: Runtime>(app: &AppHandle<R>, tray: Option<Rect>) -> IpcResult<()> {
+pub(crate) fn toggle_popup<R: Runtime>(app: &AppHandle<R>, tray: Option<Rect>) -> IpcResult<()> {
     let popup = window(app, POPUP)?;
     let shown = popup.is_visible().unwrap_or(false) && popup.is_focused().unwrap_or(false);
     if shown && !needs_user(app) {
@@ -115,7 +117,7 @@ fn panels_window<R: Runtime>(app: &AppHandle<R>) -> IpcResult<WebviewWindow<R>> 
     Ok(panels)
 }
 
-pub fn show_panels<R: Runtime>(app: &AppHandle<R>) -> IpcResult<()> {
+pub(crate) fn show_panels<R: Runtime>(app: &AppHandle<R>) -> IpcResult<()> {
     let panels = panels_window(app)?;
     panels.show().map_err(window_error)?;
     panels.unminimize().map_err(window_error)?;

@@ -19,9 +19,13 @@ use specta::Type;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Type)]
 #[serde(rename_all = "snake_case")]
 pub enum PanelTab {
+    /// Runs and their replays.
     Tasks,
+    /// Memory groups and their Megrams.
     Memory,
+    /// Audit reports, events and the chain check.
     Audit,
+    /// The model, keys and other settings.
     Settings,
 }
 
@@ -29,9 +33,23 @@ pub enum PanelTab {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PanelFocus {
-    Group { space: String, entity: String },
-    Task { task_id: TaskId },
-    Report { report_id: ReportId },
+    /// A memory group.
+    Group {
+        /// The group's space.
+        space: String,
+        /// The group's entity.
+        entity: String,
+    },
+    /// A task's run.
+    Task {
+        /// The task to show.
+        task_id: TaskId,
+    },
+    /// An audit report.
+    Report {
+        /// The report to show.
+        report_id: ReportId,
+    },
 }
 
 /// What the event stream carries: bus traffic, tap gaps and panel navigation.
@@ -42,16 +60,26 @@ pub enum UiEvent {
     /// plain-language status line it begins (written by the core, in the UI language; null
     /// when it begins no new phase).
     Envelope {
+        /// The envelope and its summary line.
         envelope: DescribedEnvelope,
+        /// The status line it begins; null when it begins no new phase.
         status: Option<String>,
     },
     /// The model changed state (starting with progress, ready, unreachable).
-    Model { model: ModelStatus },
+    Model {
+        /// The model's new state.
+        model: ModelStatus,
+    },
     /// The shell's tap fell behind and `skipped` envelopes are gone for good.
-    Gap { skipped: u64 },
+    Gap {
+        /// How many envelopes were lost; at least 1.
+        skipped: u64,
+    },
     /// The shell opened the panels window on a tab (tray menu, a "why" link).
     Navigate {
+        /// The tab to show.
         tab: PanelTab,
+        /// What to select on it; null selects nothing.
         focus: Option<PanelFocus>,
     },
 }
@@ -64,10 +92,13 @@ pub enum UiEvent {
 /// so serde never writes them as `null`; they render as a plain TS `number`.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct MemoryThresholds {
+    /// Below this attention a group is ignored.
     #[specta(type = Finite)]
     pub attention_floor: f64,
+    /// Above this decision a group's approach is preferred.
     #[specta(type = Finite)]
     pub exploit_above: f64,
+    /// Below this decision a group's approach is avoided.
     #[specta(type = Finite)]
     pub avoid_below: f64,
 }
@@ -82,12 +113,16 @@ pub struct Finite(i32);
 /// Megrams per level (`Record<Level, number>` in TypeScript).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Type)]
 pub struct LevelCounts {
+    /// M entries: episodic facts.
     #[serde(rename = "M")]
     pub m: u32,
+    /// K entries: task-scoped knowledge.
     #[serde(rename = "K")]
     pub k: u32,
+    /// C entries: SOPs and constraints.
     #[serde(rename = "C")]
     pub c: u32,
+    /// T entries: the laws, never forgotten.
     #[serde(rename = "T")]
     pub t: u32,
 }
@@ -95,23 +130,31 @@ pub struct LevelCounts {
 /// One (space, entity) group with its live potentials.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct MemoryGroup {
+    /// The group's space.
     pub space: String,
+    /// The group's entity.
     pub entity: String,
+    /// Its live potentials and the planner action they mean.
     pub potentials: Potentials,
+    /// Its entries per level.
     pub counts: LevelCounts,
     /// Newest created_at or last_recalled_at in the group.
     pub last_activity: Option<String>,
 }
 
+/// Every memory group, and the thresholds their potentials are read against.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct MemoryMap {
+    /// The thresholds of the planner actions.
     pub thresholds: MemoryThresholds,
+    /// The groups.
     pub groups: Vec<MemoryGroup>,
 }
 
 /// A Megram with its live contribution to both channels at the time of the call.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct MegramView {
+    /// The entry as stored.
     pub megram: Megram,
     /// Days since the later of created_at and last_recalled_at.
     #[specta(type = Finite)]
@@ -129,28 +172,51 @@ pub struct MegramView {
 /// One planning round that recalled the group: what R2 made of it ("why recalled").
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct RecallRef {
+    /// The task that was planned.
     pub task_id: TaskId,
+    /// The user's words; empty when the run did not record them.
     pub raw_input: String,
+    /// When memory was recalled, RFC 3339.
     pub at: String,
+    /// The planning round, 0 for the first plan.
     pub round: u32,
+    /// The group's potentials at that time.
     pub potentials: Potentials,
+    /// What R2 derived from the group for the plan.
     pub constraints: Vec<RecalledConstraint>,
 }
 
+/// One memory group in full: its entries and the rounds that recalled it.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct MemoryGroupDetail {
+    /// The group's space.
     pub space: String,
+    /// The group's entity.
     pub entity: String,
+    /// Its live potentials.
     pub potentials: Potentials,
+    /// Its entries, with their live contributions.
     pub megrams: Vec<MegramView>,
+    /// Recent planning rounds that recalled it, newest first.
     pub recalls: Vec<RecallRef>,
 }
 
+/// What to forget.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ForgetTarget {
-    Megram { id: MegramId },
-    Group { space: String, entity: String },
+    /// One entry.
+    Megram {
+        /// The entry to forget.
+        id: MegramId,
+    },
+    /// Every entry of a group, except T-layer entries.
+    Group {
+        /// The group's space.
+        space: String,
+        /// The group's entity.
+        entity: String,
+    },
 }
 
 // ---- audit -----------------------------------------------------------------------
@@ -159,65 +225,99 @@ pub enum ForgetTarget {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Type)]
 #[serde(rename_all = "snake_case")]
 pub enum AnomalyKind {
+    /// No anomaly.
     None,
+    /// A flow outside the contract table, or a payload that contradicts its envelope.
     BoundaryViolation,
+    /// A task's loss worsened across consecutive rounds.
     ConvergenceFailure,
+    /// Consecutive break_symmetry directives without D decreasing.
     GgsThrashing,
+    /// A role's failure, retry or model-error rate rose over the task window.
     Drift,
+    /// A success claimed with D > δ, or a summary hiding a Law 1 gate.
     Law0,
+    /// An irreversible action approved by anything but the user.
     Law1,
+    /// A Megram write not backed by a GGS decision for its task.
     Law3,
+    /// The auditor lost messages.
     TapGap,
+    /// Start-up found the log and its checkpoint disagreeing (a crash or tampering).
     LogRecovery,
 }
 
 /// One entry of the hash-chained audit log.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct AuditEvent {
+    /// The event's number in the chain, from 0.
     pub seq: u64,
+    /// When it was recorded, RFC 3339.
     pub timestamp: String,
     /// `null` for the auditor's own records (tap gaps, start-ups, prunes).
     pub from: Option<Role>,
+    /// The role it was addressed to; null for the auditor's own records.
     pub to: Option<Role>,
     /// `TapGap`, `AuditorStarted` and `Retention` besides the bus message types.
     pub message_type: String,
+    /// The task it belongs to; null when it belongs to none.
     pub task_id: Option<TaskId>,
+    /// Its first anomaly, or `none`.
     pub anomaly: AnomalyKind,
     /// The payload summary, then each finding's description.
     pub detail: String,
+    /// The hash of the event before it.
     pub prev_hash: String,
+    /// The hash of this event, chained to `prev_hash`.
     pub hash: String,
 }
 
+/// Which audit events to list.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Type)]
 pub struct AuditEventFilter {
+    /// Only this task's events; null for all tasks.
     pub task_id: Option<TaskId>,
+    /// Only this message type; null for all.
     pub message_type: Option<MessageKind>,
+    /// Only events that carry an anomaly.
     pub anomalies_only: bool,
     /// Page backwards from this seq (exclusive); null = newest.
     pub before_seq: Option<u64>,
+    /// The most events in the page; 0 means 100.
     pub limit: u32,
 }
 
+/// One page of audit events.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct AuditEventPage {
+    /// The events, newest first.
     pub events: Vec<AuditEvent>,
     /// Events matching the filter in the whole log.
     pub total: u64,
 }
 
+/// The result of walking the audit log's hash chain.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ChainVerification {
+    /// Every event links to the one before it.
     Intact {
+        /// Events read.
         events_checked: u64,
+        /// The hash of the last event.
         head_hash: String,
+        /// When the check ran, RFC 3339.
         checked_at: String,
     },
+    /// The chain breaks.
     Broken {
+        /// Events read before the break.
         events_checked: u64,
+        /// The number of the first event that does not link.
         first_broken_seq: u64,
+        /// What was found there.
         reason: String,
+        /// When the check ran, RFC 3339.
         checked_at: String,
     },
 }
@@ -227,14 +327,23 @@ pub enum ChainVerification {
 /// One run of a task, from its task log (a new run for every submission).
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct TaskRun {
+    /// The run's id, which names its log file.
     pub run_id: String,
+    /// The task it ran.
     pub task_id: TaskId,
+    /// The user's words; empty when the run did not record them.
     pub raw_input: String,
+    /// R1's reading of the task; null when there was no task spec.
     pub intent: Option<String>,
+    /// When the run began, RFC 3339.
     pub started_at: String,
+    /// When the task closed, RFC 3339; null while it is open.
     pub ended_at: Option<String>,
+    /// How it stands or ended.
     pub status: RunStatus,
+    /// Replans GGS ordered.
     pub replans: u32,
+    /// The loss of GGS's last decision; null before the first.
     pub loss: Option<Loss>,
     /// A Law 1 gate fired during the run.
     pub law1: bool,
@@ -245,13 +354,17 @@ pub struct TaskRun {
 /// the reducer the popup uses live).
 #[derive(Clone, Debug, Serialize, Type)]
 pub struct TaskReplay {
+    /// The run's summary.
     pub run: TaskRun,
+    /// Its rounds and decisions.
     pub trajectory: Trajectory,
+    /// Every envelope it logged, in order, with its summary line.
     pub envelopes: Vec<DescribedEnvelope>,
 }
 
 // ---- settings --------------------------------------------------------------------
 
+/// Whether a tier has an API key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Type)]
 pub struct KeyStatus {
     /// A key is stored for this tier (its value never leaves the backend).
@@ -261,12 +374,16 @@ pub struct KeyStatus {
 /// Key status per tier (`Record<KeyTier, KeyStatus>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Type)]
 pub struct TierKeys {
+    /// The brain tier's key.
     pub brain: KeyStatus,
+    /// The tool tier's key.
     pub tool: KeyStatus,
 }
 
+/// Where API keys are stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Type)]
 pub struct KeychainInfo {
+    /// Keys can be stored.
     pub available: bool,
     /// "macOS Keychain", "Secret Service", … or why there is none.
     pub backend: String,
@@ -276,47 +393,74 @@ pub struct KeychainInfo {
 /// artoo cannot prove harmless asks first, and the app says so.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Type)]
 pub struct SandboxInfo {
+    /// Shell commands run in the sandbox.
     pub on: bool,
     /// One sentence: how it works, or why it is off.
     pub description: String,
 }
 
+/// The settings as the Settings tab shows them.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct SettingsView {
+    /// The settings as saved.
     pub settings: Settings,
+    /// Which tiers have a key.
     pub keys: TierKeys,
+    /// Where keys are kept.
     pub keychain: KeychainInfo,
+    /// Whether commands run in the sandbox.
     pub sandbox: SandboxInfo,
+    /// The settings file's path.
     pub settings_path: String,
 }
 
+/// What to do with one tier's key.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KeyChange {
+    /// Leave it as it is.
     Keep,
-    Set { key: String },
+    /// Store a new key.
+    Set {
+        /// The key, never shown again.
+        key: String,
+    },
+    /// Delete the stored key.
     Clear,
 }
 
+/// The key change of each tier.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Type)]
 pub struct KeyChanges {
+    /// For the brain tier.
     pub brain: KeyChange,
+    /// For the tool tier.
     pub tool: KeyChange,
 }
 
+/// What "Save" sends.
 #[derive(Clone, Debug, PartialEq, Deserialize, Type)]
 pub struct SettingsUpdate {
+    /// The settings to save whole.
     pub settings: Settings,
+    /// The key changes.
     pub keys: KeyChanges,
 }
 
+/// An endpoint the settings offer, with suggested models.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Type)]
 pub struct ProviderPreset {
+    /// Stable id.
     pub id: String,
+    /// The name shown.
     pub name: String,
+    /// The OpenAI-compatible endpoint.
     pub base_url: String,
+    /// The suggested brain model; empty when it depends on what the user has.
     pub brain_model: String,
+    /// The suggested tool model; empty when it depends on what the user has.
     pub tool_model: String,
+    /// The endpoint refuses calls without an API key.
     pub needs_key: bool,
 }
 
@@ -350,6 +494,7 @@ pub enum ModelSourceKind {
 pub enum ModelPhase {
     /// Being fetched, built or loaded (see `progress`).
     Starting,
+    /// It answers.
     Ready,
     /// It did not answer or did not start (see `detail`).
     Unreachable,
@@ -360,21 +505,30 @@ pub enum ModelPhase {
 /// One progress report of the built-in model, with its sentence in the UI language.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct ModelProgress {
+    /// What is being done.
     pub stage: artoo::local_llm::Stage,
+    /// Units done: chunks or build steps; 0 where nothing is counted.
     pub done: u32,
+    /// Units in all; 0 where nothing is counted.
     pub total: u32,
+    /// The sentence for the user, in the UI language.
     pub text: String,
 }
 
 /// The model artoo talks to, as the popup and the onboarding view show it.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct ModelStatus {
+    /// Where the model comes from.
     pub source: ModelSourceKind,
+    /// What it is doing.
     pub phase: ModelPhase,
+    /// The model name; null when none is set.
     pub model: Option<String>,
+    /// The endpoint; null when none is set.
     pub base_url: Option<String>,
     /// Why it is unreachable or not configured, in words.
     pub detail: Option<String>,
+    /// The latest progress while it is starting; null otherwise.
     pub progress: Option<ModelProgress>,
     /// No settings were ever saved: the onboarding view shows.
     pub first_run: bool,
@@ -383,8 +537,12 @@ pub struct ModelStatus {
 /// The result of "Test connection": a real one-token call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Type)]
 pub struct ConnectionTest {
+    /// The endpoint answered.
     pub ok: bool,
+    /// The model that answered; null when none did.
     pub model: Option<String>,
+    /// How long the call took, in milliseconds.
     pub latency_ms: u32,
+    /// Why it failed; null when it did not.
     pub error: Option<String>,
 }

@@ -15,15 +15,25 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum IpcErrorCode {
+    /// The request itself is wrong: an empty text, a bad id or value.
     InvalidInput,
+    /// What it names does not exist, or is no longer open.
     NotFound,
+    /// The action is never allowed, such as forgetting a T-layer entry.
     Forbidden,
+    /// Something already running blocks it.
     Busy,
+    /// The settings do not validate.
     ConfigInvalid,
+    /// The system keychain cannot be used.
     KeychainUnavailable,
+    /// Another app holds the global shortcut.
     HotkeyConflict,
+    /// The core did not answer in time.
     Timeout,
+    /// The core is not running: no model is set up yet, or it failed to start.
     Unavailable,
+    /// Anything else; the message says what.
     Internal,
 }
 
@@ -31,11 +41,14 @@ pub enum IpcErrorCode {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, specta::Type, thiserror::Error)]
 #[error("{code:?}: {message}")]
 pub struct IpcError {
+    /// What the UI branches on.
     pub code: IpcErrorCode,
+    /// A sentence for the user.
     pub message: String,
 }
 
 impl IpcError {
+    /// An error with `code` and `message`.
     pub fn new(code: IpcErrorCode, message: impl Into<String>) -> Self {
         Self {
             code,
@@ -43,14 +56,17 @@ impl IpcError {
         }
     }
 
+    /// An `invalid_input` error.
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new(IpcErrorCode::InvalidInput, message)
     }
 
+    /// A `not_found` error.
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(IpcErrorCode::NotFound, message)
     }
 
+    /// An `internal` error.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(IpcErrorCode::Internal, message)
     }
@@ -61,6 +77,7 @@ impl IpcError {
     }
 }
 
+/// What every command returns.
 pub type IpcResult<T> = Result<T, IpcError>;
 
 impl From<RuntimeError> for IpcError {

@@ -104,10 +104,6 @@ impl Hub {
         state.subscribers.len() != before
     }
 
-    pub fn subscriber_count(&self) -> usize {
-        self.lock().subscribers.len()
-    }
-
     /// Sends one tap event to every subscriber; drops subscribers whose webview is gone.
     pub fn publish(&self, event: &TapEvent) {
         let mut state = self.lock();

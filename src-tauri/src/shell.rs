@@ -57,6 +57,7 @@ pub struct Shell {
 }
 
 impl Shell {
+    /// A shell with `config` and `keychain` whose core is not started yet.
     pub fn new(config: Config, keychain: Keychain) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -82,19 +83,21 @@ impl Shell {
         }
     }
 
+    /// The configuration in force; replaced whole when settings are saved.
     pub fn config(&self) -> Arc<Config> {
         artoo::sync::read(&self.inner.config).clone()
     }
 
+    /// The event stream's subscribers.
     pub fn hub(&self) -> &Hub {
         &self.inner.hub
     }
 
-    pub fn keychain(&self) -> &Keychain {
+    pub(crate) fn keychain(&self) -> &Keychain {
         &self.inner.keychain
     }
 
-    pub fn clock(&self) -> &SharedClock {
+    pub(crate) fn clock(&self) -> &SharedClock {
         &self.inner.clock
     }
 
@@ -111,6 +114,7 @@ impl Shell {
         }
     }
 
+    /// True when the core is running.
     pub fn is_running(&self) -> bool {
         self.core().is_ok()
     }

@@ -60,7 +60,7 @@ pub struct ClassStats {
 
 /// The cumulative counters behind the view.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Calibration {
+pub(crate) struct Calibration {
     /// Keyed by directive name (`refine`, `change_path`, …).
     pub directives: BTreeMap<String, DirectiveStats>,
     pub classes: BTreeMap<String, ClassStats>,
@@ -184,9 +184,12 @@ pub struct ClassRow {
     pub rounds_to_success: BTreeMap<u32, u64>,
 }
 
+/// The calibration counters as rows for `artoo audit calibration`, directives first.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CalibrationView {
+    /// One row per replan directive GGS has issued, in name order.
     pub directives: Vec<DirectiveRow>,
+    /// One row per task class that has finished at least once, in name order.
     pub classes: Vec<ClassRow>,
 }
 

@@ -62,6 +62,7 @@ pub struct DetectorParams {
 }
 
 impl DetectorParams {
+    /// The thresholds as `config` sets them.
     pub fn from_config(config: &Config) -> Self {
         Self {
             delta: config.ggs.delta,
@@ -262,7 +263,7 @@ impl TaskTrack {
 
 /// All detector state, persisted with the window.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Detectors {
+pub(crate) struct Detectors {
     tasks: HashMap<TaskId, TaskTrack>,
     drift: DriftWindow,
     pub calibration: Calibration,

@@ -97,7 +97,9 @@ pub fn writer_is_live(dir: &Path) -> bool {
 /// Bytes waiting to be appended to one segment.
 #[derive(Debug)]
 pub struct Chunk {
+    /// The segment the bytes go to.
     pub segment: u32,
+    /// Whole event lines, each ending in a newline.
     pub bytes: Vec<u8>,
 }
 
@@ -143,6 +145,7 @@ impl ChainWriter {
         }
     }
 
+    /// The last event numbered so far, pending or written.
     pub fn head(&self) -> &Checkpoint {
         &self.head
     }
@@ -233,6 +236,8 @@ impl LogFiles {
         }
     }
 
+    /// Opens segment `segment` of `dir` for appending; `lock` is the directory lock from
+    /// [`LogFiles::lock`], held until this is dropped.
     pub fn open(dir: &Path, segment: u32, lock: File) -> io::Result<Self> {
         let file = open_append(&dir.join(segment_name(segment)))?;
         Ok(Self {
@@ -265,9 +270,11 @@ impl LogFiles {
 /// What start-up found at the end of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tail {
+    /// The last event the log holds, or the start checkpoint when it holds none.
     pub head: Checkpoint,
     /// Segment the next event goes to, and its current size.
     pub segment: u32,
+    /// Bytes already in that segment.
     pub segment_bytes: u64,
     /// Bytes of an unterminated last line that were cut off (a write torn by a crash).
     pub torn_bytes: Option<(u64, String)>,
@@ -382,9 +389,11 @@ fn count_lines(segments: &[(u32, PathBuf)]) -> io::Result<u64> {
 /// One line of a segment file, as read back.
 #[derive(Debug)]
 pub struct RawLine<'a> {
+    /// The segment file the line is in.
     pub segment: u32,
     /// 1-based line number within the segment.
     pub line: u64,
+    /// The line without its newline.
     pub bytes: &'a [u8],
     /// False for a final line without its newline (being written, or torn).
     pub terminated: bool,

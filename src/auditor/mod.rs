@@ -47,8 +47,9 @@ use crate::config::GgsParams;
 use crate::contracts::{AuditReport, AuditTrigger, EnvelopeId, Message, Role};
 use crate::retention::Keep;
 
-pub use calibration::{Calibration, CalibrationView, task_class};
-pub use detect::{DetectorParams, Detectors, LAW1_PREFIX};
+pub use calibration::{CalibrationView, task_class};
+pub(crate) use detect::Detectors;
+pub use detect::{DetectorParams, LAW1_PREFIX};
 pub use event::{AnomalyKind, AuditEvent, EventKind, Finding};
 pub use history::{AnomalyFilter, AuditHistory, EventFilter, TaskTimeline};
 pub use verify::{BreakKind, BrokenLink, VerifyReport};

@@ -46,6 +46,7 @@ pub struct PruneCheckpoint {
     pub first_seq: u64,
     /// The hash the first kept event links to (the last pruned event's hash).
     pub prev: String,
+    /// When the prune that wrote this checkpoint ran.
     pub pruned_at: DateTime<Utc>,
 }
 

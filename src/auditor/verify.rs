@@ -69,6 +69,7 @@ pub enum BreakKind {
 /// Where verification stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BrokenLink {
+    /// What kind of break it is.
     pub kind: BreakKind,
     /// The file the break is in (segment, `reports.jsonl` or `state.json`).
     pub file: String,
@@ -76,6 +77,7 @@ pub struct BrokenLink {
     pub line: Option<u64>,
     /// The event number the chain expected at that point.
     pub seq: Option<u64>,
+    /// What was found there, in one sentence.
     pub message: String,
 }
 
@@ -97,16 +99,20 @@ impl fmt::Display for BrokenLink {
 pub struct VerifyReport {
     /// Events read before the first break (all of them on a clean log).
     pub events: u64,
+    /// Segment files in the log directory.
     pub segments: usize,
+    /// Stored reports checked against the digests the chain recorded.
     pub reports: u64,
     /// The chain's end as read.
     pub head: Checkpoint,
     /// An auditor process held the log while it was read.
     pub live_writer: bool,
+    /// The first break; None when the whole log verified.
     pub broken: Option<BrokenLink>,
 }
 
 impl VerifyReport {
+    /// True when no break was found.
     pub fn is_clean(&self) -> bool {
         self.broken.is_none()
     }

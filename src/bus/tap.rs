@@ -10,10 +10,12 @@ use super::{Envelope, Inner, lock};
 /// behind to keep.
 #[derive(Clone, Debug)]
 pub enum TapEvent {
+    /// A message published on the bus, in publish order.
     Message(Arc<Envelope>),
     /// `skipped` messages were published while this tap's buffer was full; they were
     /// evicted oldest-first and are not coming back.
     Gap {
+        /// How many messages were lost; at least 1.
         skipped: u64,
     },
 }
@@ -96,6 +98,7 @@ pub struct Tap {
 }
 
 impl Tap {
+    /// The name the tap was opened with, for diagnostics.
     pub fn name(&self) -> &str {
         &self.shared.name
     }

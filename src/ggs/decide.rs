@@ -47,6 +47,7 @@ fn at_most(x: f64, threshold: f64) -> bool {
 /// Everything the decision depends on, for one round of one task.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Inputs {
+    /// The round's loss and its parts.
     pub loss: Loss,
     /// ∇L = L − L_prev (0 on the first round).
     pub grad_l: f64,
@@ -82,12 +83,16 @@ pub enum Reason {
 /// The outcome of [`decide`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decision {
+    /// The macro-state to move to.
     pub state: MacroState,
+    /// Which rule of the cascade decided.
     pub reason: Reason,
     /// What the action grid chose before a guard overrode it (`None` when the cascade
     /// stopped before the grid).
     pub grid: Option<MacroState>,
+    /// How hard the round pressed, from Ω and the budget.
     pub urgency: Urgency,
+    /// The trend of L, from ∇L against ε.
     pub gradient: Gradient,
 }
 

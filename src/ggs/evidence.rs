@@ -30,7 +30,9 @@ use crate::tools::ToolRef;
 /// One failed input: the tool and the exact target (path, query or command) it failed on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedInput {
+    /// The tool that failed.
     pub tool: ToolRef,
+    /// The path, query or command it failed on, as the call gave it.
     pub target: String,
     /// The error, the denial, or the environmental criterion that failed.
     pub why: String,
@@ -173,12 +175,16 @@ pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
 /// Law 1 gates that fired in a round, by the decision that came back.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Law1Tally {
+    /// Requests the user (or a grant) approved.
     pub approved: u32,
+    /// Requests denied, by the user or by expiry.
     pub denied: u32,
+    /// Deletions the user sent to the Trash instead.
     pub trashed: u32,
 }
 
 impl Law1Tally {
+    /// Counts the Law 1 decisions recorded in `outcomes`.
     pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a SubTaskOutcome>) -> Self {
         let mut tally = Self::default();
         for decision in outcomes
@@ -195,10 +201,12 @@ impl Law1Tally {
         tally
     }
 
+    /// All Law 1 requests of the round, whatever their answer.
     pub fn total(&self) -> u32 {
         self.approved + self.denied + self.trashed
     }
 
+    /// Adds another round's counts to these.
     pub fn add(&mut self, other: Law1Tally) {
         self.approved += other.approved;
         self.denied += other.denied;

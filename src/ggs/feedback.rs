@@ -51,7 +51,9 @@ pub struct PreferredRule {
 /// A feedback request: the Megram GGS publishes and the rule it is against.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Feedback {
+    /// The Best Practice the feedback is about.
     pub rule: MegramId,
+    /// The feedback Megram to store in memory.
     pub megram: Megram,
 }
 

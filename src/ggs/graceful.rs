@@ -17,14 +17,19 @@ pub const MIN_NEXT_MOVES: usize = 2;
 /// What the fallback is built from.
 #[derive(Clone, Debug, Default)]
 pub struct FailureFacts<'a> {
+    /// The sub-task outputs that did match their criteria, for the partial result.
     pub matched_outputs: &'a [MatchedOutput],
+    /// The exact inputs that failed, with why.
     pub failed_inputs: &'a [FailedInput],
     /// The criterion that drove D in the last round.
     pub failed_criterion: &'a str,
+    /// The Law 1 requests of the task and how they were answered.
     pub law1: Law1Tally,
     /// The time share of the budget was the larger part of Ω.
     pub out_of_time: bool,
+    /// Time the task ran, in milliseconds.
     pub elapsed_ms: u64,
+    /// Replans the task went through before it stopped.
     pub replans: u32,
 }
 

@@ -22,7 +22,9 @@ pub struct McpGate {
     pub tool: String,
     /// SHA-256 of the tool's definition as the server sent it this time.
     pub fingerprint: String,
+    /// The tool's `readOnlyHint` annotation; None when the server did not send one.
     pub read_only_hint: Option<bool>,
+    /// The tool's `destructiveHint` annotation; None when the server did not send one.
     pub destructive_hint: Option<bool>,
     /// The definition differs from the one trusted for this server and tool.
     pub changed: bool,

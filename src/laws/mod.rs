@@ -26,8 +26,11 @@ pub use classify::{
 /// One law of the T layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Law {
+    /// The law's number, 0 to 3; each law holds subject to those with smaller numbers.
     pub number: u8,
+    /// A short name for the law.
     pub title: &'static str,
+    /// The law as the models are told it.
     pub text: &'static str,
 }
 

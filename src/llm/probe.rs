@@ -12,6 +12,7 @@ use crate::config::TierConfig;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ConnectionReport {
+    /// The endpoint answered a chat request.
     pub ok: bool,
     /// The model the endpoint says answered (its `model` field), else the one asked for.
     pub model: Option<String>,

@@ -91,6 +91,7 @@ pub(crate) fn rejects_response_format(message: &str) -> bool {
 pub struct OutputSchema {
     /// `[A-Za-z0-9_-]{1,64}`, as `json_schema.name` requires.
     pub name: String,
+    /// The JSON Schema the reply must satisfy.
     pub schema: Value,
     instruction: String,
     constrained_instruction: String,

@@ -46,6 +46,7 @@ impl Tier {
         }
     }
 
+    /// The tier's name in settings and logs: `brain` or `tool`.
     pub fn name(self) -> &'static str {
         match self {
             Tier::Brain => "brain",
@@ -75,7 +76,9 @@ impl fmt::Display for Tier {
 pub struct Preset {
     /// Stable identifier for settings and the UI.
     pub id: &'static str,
+    /// The name shown in the settings UI.
     pub name: &'static str,
+    /// The OpenAI-compatible endpoint, ending in `/v1`.
     pub base_url: &'static str,
     /// Suggested model for the brain tier; `None` when it depends on what the user pulled.
     pub brain_model: Option<&'static str>,
@@ -105,6 +108,7 @@ impl Preset {
         }
     }
 
+    /// The preset with id `id`; None when there is none.
     pub fn find(id: &str) -> Option<&'static Preset> {
         PRESETS.iter().find(|p| p.id == id)
     }
@@ -113,6 +117,7 @@ impl Preset {
 /// Default port of `scripts/local-llm.sh` (llama-server's own default).
 pub const LOCAL_LLAMA_SERVER_URL: &str = "http://127.0.0.1:8080/v1";
 
+/// The endpoints the settings offer, in the order shown.
 pub const PRESETS: &[Preset] = &[
     Preset {
         id: "openai",

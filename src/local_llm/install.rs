@@ -21,7 +21,9 @@ use super::{LocalError, Progress, Stage};
 /// local wheel directory with `PIP_NO_INDEX`/`PIP_FIND_LINKS`).
 #[derive(Clone, Debug)]
 pub struct Pip {
+    /// The Python interpreter to run, by name on `PATH` or by path.
     pub python: OsString,
+    /// Variables added to pip's and Python's environment, in order.
     pub env: Vec<(OsString, OsString)>,
 }
 

@@ -19,7 +19,9 @@ pub struct ModelSpec {
     pub chunk_prefix: &'static str,
     /// Import name inside the wheel: the member is `{chunk_module}{n}/data/part{nn}.bin`.
     pub chunk_module: &'static str,
+    /// How many chunk wheels the model is split into, numbered from 1.
     pub chunks: u32,
+    /// The version every chunk wheel is published under.
     pub chunk_version: &'static str,
     /// Size of the joined file in bytes.
     pub size: u64,
@@ -48,6 +50,7 @@ impl ModelSpec {
         format!("{}-instruct-q4_k_m.gguf", self.name)
     }
 
+    /// The packaged model named `name`; None when artoo does not package it.
     pub fn find(name: &str) -> Option<&'static ModelSpec> {
         MODELS.iter().find(|m| m.name == name)
     }

@@ -38,7 +38,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::task::AbortOnDropHandle;
 
 pub use config::{McpConfig, McpImport, McpServerConfig, Transport, import_mcp_servers};
-pub use trust::{TrustStore, fingerprint};
+pub(crate) use trust::TrustStore;
+pub use trust::fingerprint;
 
 use crate::config::Config;
 use crate::contracts::EVIDENCE_HEAD_CHARS;
@@ -362,13 +363,17 @@ pub fn spec_of(server: &str, tool: &rmcp::model::Tool) -> (ToolSpec, Vec<String>
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct McpServerStatus {
+    /// The server's name in the settings; tools are called `<name>.<tool>`.
     pub name: String,
     /// Its command line or URL.
     pub origin: String,
+    /// The settings turn it on; a disabled server is not started.
     pub enabled: bool,
+    /// It started and listed its tools.
     pub connected: bool,
     /// Why it is not connected.
     pub error: Option<String>,
+    /// The tools it offers; empty while it is not connected.
     pub tools: Vec<McpToolStatus>,
 }
 
@@ -378,6 +383,7 @@ pub struct McpServerStatus {
 pub struct McpToolStatus {
     /// The name the executor calls it by (`<server>.<tool>`).
     pub name: ToolRef,
+    /// The tool's description as the server gave it, cut to one short line.
     pub summary: String,
     /// Declares `readOnlyHint: true` (runs without asking while unchanged).
     pub read_only: bool,

@@ -45,7 +45,7 @@ struct TrustFile {
 
 /// The trusted tool definitions of one data dir. Cheap to clone; clones share a lock.
 #[derive(Clone, Debug)]
-pub struct TrustStore {
+pub(crate) struct TrustStore {
     path: PathBuf,
     write: Arc<Mutex<()>>,
 }

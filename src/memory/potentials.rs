@@ -32,10 +32,14 @@ pub fn decay(k: f64, days: f64) -> f64 {
 /// One entry's live contribution to both channels.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Contribution {
+    /// How much the entry draws notice: |f| times its decay, never negative.
     pub attention: f64,
+    /// Which way it pushes: σ times f times its decay; positive favours the approach.
     pub decision: f64,
 }
 
+/// One entry's contribution `days` days after its reference time, from its stimulus magnitude `f`
+/// (0 to 1), valence `sigma` (−1 to +1) and decay rate `k` per day.
 pub fn contribution(f: f64, sigma: f64, k: f64, days: f64) -> Contribution {
     let g = decay(k, days);
     Contribution {
@@ -60,16 +64,20 @@ pub fn action(attention: f64, decision: f64, params: &MemoryParams) -> MemoryAct
 /// Sums contributions of one group.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Accumulator {
+    /// The summed attention of the group's live entries.
     pub attention: f64,
+    /// The summed decision of the group's live entries.
     pub decision: f64,
 }
 
 impl Accumulator {
+    /// Adds one entry's contribution.
     pub fn add(&mut self, c: Contribution) {
         self.attention += c.attention;
         self.decision += c.decision;
     }
 
+    /// The group's potentials, with the planner action `params` set for them.
     pub fn potentials(&self, params: &MemoryParams) -> Potentials {
         Potentials {
             attention: self.attention,

@@ -54,9 +54,11 @@ impl Outbox for BusHandle {
 /// One message a handler sends as its role.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outgoing {
+    /// The role the message is addressed to.
     pub to: Role,
     /// Set when the message answers a request.
     pub in_reply_to: Option<EnvelopeId>,
+    /// The message itself.
     pub message: Message,
 }
 

@@ -62,10 +62,13 @@ impl TaskEnd {
 /// Why an answer could not be delivered.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AnswerError {
+    /// No Law 1 request with this id is open.
     #[error("no open Law 1 request {0}: it was answered, expired or never existed")]
     NoSuchConfirmation(RequestId),
+    /// The task has no clarifying question open.
     #[error("task {0} has no open clarifying question")]
     NoSuchClarification(TaskId),
+    /// Move to Trash was chosen for a request that is not a deletion.
     #[error("Move to Trash is offered only for deletions")]
     TrashNotOffered,
 }
@@ -111,6 +114,7 @@ pub struct Desk {
 }
 
 impl Desk {
+    /// A desk with nothing open, whose answers go out through `user`.
     pub fn new(user: BusHandle, tasks: Registry, usage: UsageLedger) -> Self {
         Self {
             state: Arc::new(Mutex::new(State::default())),
@@ -167,10 +171,12 @@ impl Desk {
             .collect()
     }
 
+    /// The session's finished turns, oldest first; at most [`SESSION_TURNS`].
     pub fn history(&self) -> Vec<SessionTurn> {
         self.lock().history.iter().cloned().collect()
     }
 
+    /// The Law 1 requests still waiting for an answer.
     pub fn open_confirmations(&self) -> Vec<ConfirmationRequest> {
         self.lock()
             .confirmations
@@ -179,6 +185,7 @@ impl Desk {
             .collect()
     }
 
+    /// The clarifying questions still waiting for an answer.
     pub fn open_clarifications(&self) -> Vec<ClarificationRequest> {
         self.lock()
             .clarifications

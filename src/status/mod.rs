@@ -31,8 +31,10 @@ const QUOTE_CHARS: usize = 72;
 /// The languages of the UI.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {
+    /// English.
     #[default]
     En,
+    /// Simplified Chinese.
     ZhCn,
 }
 
@@ -45,6 +47,7 @@ impl Lang {
         }
     }
 
+    /// The `ui.language` setting for this language: `en` or `zh-CN`.
     pub fn tag(self) -> &'static str {
         match self {
             Lang::En => "en",
@@ -87,6 +90,7 @@ impl StatusBoard {
         }
     }
 
+    /// The language the lines are written in.
     pub fn lang(&self) -> Lang {
         self.words.0
     }

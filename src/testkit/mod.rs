@@ -22,6 +22,7 @@ use crate::config::{LlmConfig, TierConfig};
 
 /// Model names the scripted server reports per tier.
 pub const BRAIN_MODEL: &str = "scripted-brain";
+/// The model name of the tool tier.
 pub const TOOL_MODEL: &str = "scripted-tool";
 
 /// An [`LlmConfig`] whose tiers both point at `base_url` (models [`BRAIN_MODEL`] and

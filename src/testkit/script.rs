@@ -22,16 +22,22 @@ use serde::{Deserialize, Serialize};
 use crate::contracts::Role;
 use crate::llm::tier::MODEL_ROLES;
 
+/// Why a script could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
+    /// The file could not be read.
     #[error("cannot read script {path}: {source}")]
     Io {
+        /// The script file.
         path: PathBuf,
+        /// The read error.
         #[source]
         source: std::io::Error,
     },
+    /// The text is not a valid script.
     #[error("invalid script: {0}")]
     Parse(#[from] serde_json::Error),
+    /// A role name is not one of the model roles.
     #[error("unknown role {0:?} in script (use R1, R2, R3, R4a, R4b or R5)")]
     UnknownRole(String),
 }
@@ -49,6 +55,7 @@ fn default_formats() -> Vec<String> {
     vec!["json_schema".into(), "json_object".into()]
 }
 
+/// What the scripted server answers, step by step for each role.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Script {
     /// What `/v1/models` lists.
@@ -89,16 +96,19 @@ impl Default for Script {
 }
 
 impl Script {
+    /// An empty script with the default models and response formats.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Reads a script from JSON text and checks its role names.
     pub fn from_json(text: &str) -> Result<Self, ScriptError> {
         let script: Script = serde_json::from_str(text)?;
         script.check()?;
         Ok(script)
     }
 
+    /// Reads a script from a JSON file and checks its role names.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, ScriptError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Io {
@@ -126,11 +136,13 @@ impl Script {
         self
     }
 
+    /// Accepts only these `response_format` types.
     pub fn response_formats(mut self, formats: &[&str]) -> Self {
         self.response_formats = formats.iter().map(|f| f.to_string()).collect();
         self
     }
 
+    /// Starts each role's steps over when they run out.
     pub fn cycle(mut self) -> Self {
         self.cycle = true;
         self
@@ -159,6 +171,7 @@ pub struct Step {
     /// parallel, such as executors of one sequence group).
     #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
+    /// What the server answers.
     #[serde(flatten)]
     pub action: Action,
 }
@@ -167,6 +180,7 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+/// How the server answers one request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -180,22 +194,29 @@ pub enum Action {
     Malformed(String),
 }
 
+/// A chat completion the server sends back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScriptedReply {
+    /// The assistant message's text.
     pub content: String,
+    /// Sent as the message's `reasoning_content`; None sends none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_content: Option<String>,
     /// Defaults to a character estimate when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_tokens: Option<u64>,
+    /// Defaults to a character estimate of `content` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_tokens: Option<u64>,
+    /// The choice's `finish_reason`; defaults to `stop` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
 }
 
+/// An error answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScriptedHttpError {
+    /// The HTTP status, such as 429 or 500.
     pub status: u16,
     /// Sent verbatim as the Retry-After header.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -214,6 +235,7 @@ impl Step {
         }
     }
 
+    /// A step that answers with `content`.
     pub fn reply(content: impl Into<String>) -> Self {
         Self::of(Action::Reply(ScriptedReply {
             content: content.into(),
@@ -224,6 +246,7 @@ impl Step {
         }))
     }
 
+    /// A step that answers with HTTP status `status`.
     pub fn http_error(status: u16) -> Self {
         Self::of(Action::HttpError(ScriptedHttpError {
             status,
@@ -232,19 +255,23 @@ impl Step {
         }))
     }
 
+    /// A step that accepts the request and never answers.
     pub fn hang() -> Self {
         Self::of(Action::Hang {})
     }
 
+    /// A step that answers 200 with `body` verbatim.
     pub fn malformed(body: impl Into<String>) -> Self {
         Self::of(Action::Malformed(body.into()))
     }
 
+    /// Waits `ms` milliseconds before answering.
     pub fn latency_ms(mut self, ms: u64) -> Self {
         self.latency_ms = ms;
         self
     }
 
+    /// Answers only a request whose messages contain `text`.
     pub fn when(mut self, text: impl Into<String>) -> Self {
         self.when = Some(text.into());
         self
@@ -267,6 +294,7 @@ impl Step {
         self
     }
 
+    /// Adds `reasoning_content` to a reply; other steps are unchanged.
     pub fn reasoning(mut self, text: impl Into<String>) -> Self {
         if let Action::Reply(r) = &mut self.action {
             r.reasoning_content = Some(text.into());
@@ -274,6 +302,7 @@ impl Step {
         self
     }
 
+    /// Sets the Retry-After header of an error; other steps are unchanged.
     pub fn retry_after(mut self, value: impl Into<String>) -> Self {
         if let Action::HttpError(e) = &mut self.action {
             e.retry_after = Some(value.into());
@@ -281,6 +310,7 @@ impl Step {
         self
     }
 
+    /// Sets the body of an error; other steps are unchanged.
     pub fn body(mut self, body: impl Into<String>) -> Self {
         if let Action::HttpError(e) = &mut self.action {
             e.body = Some(body.into());

@@ -35,7 +35,9 @@ use super::script::{Action, Script, ScriptedReply, Step};
 pub struct RecordedRequest {
     /// The role header's value (`R1` …), if any.
     pub role: Option<String>,
+    /// The HTTP method, such as `POST`.
     pub method: String,
+    /// The request path, such as `/v1/chat/completions`.
     pub path: String,
     /// The JSON body (`null` for GET or an unparseable body).
     pub body: Value,
@@ -44,6 +46,7 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
+    /// The `model` field of the body; None when the body has none.
     pub fn model(&self) -> Option<&str> {
         model_of(&self.body)
     }
@@ -410,6 +413,7 @@ impl ScriptedServer {
         })
     }
 
+    /// The address the server listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }

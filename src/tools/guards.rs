@@ -208,8 +208,11 @@ pub enum FindRewrite {
     Stripped(String),
     /// A `find` on a personal path, answered by the file index instead.
     Mdfind {
+        /// The `-name` pattern to look for.
         query: String,
+        /// The folder to search under.
         onlyin: PathBuf,
+        /// `f` for files only, `d` for folders only; None for both.
         kind: Option<char>,
         /// The command after stripping, kept for the record.
         original: String,

@@ -41,10 +41,12 @@ pub struct Mdfind {
 }
 
 impl Mdfind {
+    /// The tool with the system's locate index as its Linux fallback.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// The tool with `locate` as its Linux fallback.
     pub fn with_locate(locate: Locate) -> Self {
         Self { locate }
     }

@@ -27,6 +27,7 @@ pub struct Search {
 }
 
 impl Search {
+    /// The tool, with its HTTP clients built on first use.
     pub fn new() -> Self {
         Self::default()
     }

@@ -33,6 +33,8 @@ impl Default for Shell {
 }
 
 impl Shell {
+    /// The tool as the app runs it: children inherit the app's environment (scrubbed) and run in
+    /// the standard sandbox.
     pub fn new() -> Self {
         Self {
             env: BaseEnv::Inherit,

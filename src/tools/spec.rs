@@ -16,21 +16,27 @@ pub type SpecText = Cow<'static, str>;
 /// One parameter of a tool, for the executor's prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
+    /// The parameter's name in the call's JSON.
     pub name: SpecText,
     /// A JSON Schema type: `string`, `integer`, `number`, `boolean`, `array`, `object`.
     pub kind: SpecText,
+    /// The call must give it.
     pub required: bool,
+    /// What the parameter means, in one line for the model.
     pub about: SpecText,
 }
 
 /// A tool as the model is told about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolSpec {
+    /// The name the model calls the tool by.
     pub name: ToolRef,
     /// Position in the chain (1 = try first); the built-in tools take 1–8 (the chain's
     /// order), MCP tools come after them.
     pub priority: u8,
+    /// What the tool does, in one line for the model.
     pub summary: SpecText,
+    /// Its parameters, in the order the model is shown them.
     pub params: Cow<'static, [Param]>,
 }
 

@@ -55,6 +55,7 @@ impl Toolbox {
         ])
     }
 
+    /// A toolbox of exactly `tools`, looked up by their spec names.
     pub fn with_tools(tools: Vec<Arc<dyn Tool>>) -> Self {
         Self {
             tools: tools.into_iter().map(|t| (t.spec().name, t)).collect(),

@@ -228,6 +228,7 @@ pub struct PendingAbandon {
 }
 
 impl PendingAbandon {
+    /// The task being abandoned.
     pub fn task_id(&self) -> &TaskId {
         &self.request.task_id
     }

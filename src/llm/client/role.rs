@@ -34,14 +34,17 @@ use crate::llm::wire::{ROLE_HEADER, WireMessage, WireRequest, WireResponse};
 use crate::text::clip;
 
 impl RoleLlm {
+    /// The role these calls are made for.
     pub fn role(&self) -> Role {
         self.role
     }
 
+    /// The model tier the role uses.
     pub fn tier(&self) -> Tier {
         self.tier
     }
 
+    /// The model name sent with each call.
     pub fn model(&self) -> &str {
         &self.endpoint().model
     }

@@ -65,7 +65,7 @@ pub use prompt::{
     CALL_OUTPUT_SHOWN, JUDGE_MAX_TOKENS, MAX_CALLS_SHOWN, MAX_CLAIM_CHARS, MAX_CONTEXT_CHARS,
     judgement_prompt, render_calls, reply_skeleton, system_prompt, today_line,
 };
-pub use schema::{CriterionJudgement, Judgement, UnmetCause};
+pub use schema::{CriterionJudgement, Judgement};
 use state::{Judge, Request, Timer, Validation};
 
 type Judged = (SubTaskId, Result<Judgement, LlmError>);

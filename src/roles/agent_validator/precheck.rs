@@ -14,7 +14,9 @@ use crate::text::first_chars;
 /// A failure decided by the code before (or instead of) a model verdict.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImmediateFailure {
+    /// Why the attempt failed, in one sentence for the validator's report.
     pub reason: String,
+    /// Whether the approach or the environment is to blame.
     pub class: FailureClass,
 }
 

@@ -12,11 +12,12 @@ use serde::Deserialize;
 
 use crate::contracts::FailureClass;
 
+// Plain comments, not doc comments, on this enum and its variants: doc comments
 // would become schema descriptions, and small models copy those into their answers as if
 // they were criteria (the system prompt explains the two causes instead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum UnmetCause {
+pub(crate) enum UnmetCause {
     // The approach, the command or the output is wrong.
     Logical,
     // The environment blocked it: missing file or path, permission denied, network,
@@ -45,7 +46,7 @@ pub struct CriterionJudgement {
     pub met: bool,
     /// For an unmet criterion: "environmental" or "logical"; null when met.
     #[serde(default)]
-    pub unmet_cause: Option<UnmetCause>,
+    pub(crate) unmet_cause: Option<UnmetCause>,
 }
 
 /// R4a's answer about one attempt.

@@ -27,8 +27,11 @@ pub const PRIOR_OUTPUTS_HEADING: &str =
 /// One earlier group's output, kept for the context of later groups.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PriorOutput {
+    /// The sequence group the output came from.
     pub sequence: i64,
+    /// The intent of the sub-task that produced it.
     pub intent: String,
+    /// What the sub-task produced.
     pub output: Value,
 }
 

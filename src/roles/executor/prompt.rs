@@ -60,14 +60,18 @@ finishes with what [1] printed:
 /// One tool result of the current attempt, as the model saw it come back.
 #[derive(Clone, Debug)]
 pub struct Observed {
+    /// The tool that was called.
     pub tool: ToolRef,
+    /// The call's input as text, strings verbatim and other JSON compact.
     pub input: String,
+    /// How the call ended.
     pub status: ToolCallStatus,
     /// The toolbox's text for the model: output cut to head + tail, or the reason.
     pub text: String,
 }
 
 impl Observed {
+    /// What the model saw of `result`.
     pub fn of(result: &ToolResult) -> Self {
         Self {
             tool: result.record.tool.clone(),

@@ -13,7 +13,7 @@
 //! tool, a finish without a status, or a call without input is a problem the model layer
 //! quotes back in its one re-ask.
 //!
-//! **Invariant:** a [`NextStep`] that passes [`NextStep::action`] names a tool of the
+//! **Invariant:** a `NextStep` that passes `NextStep::action` names a tool of the
 //! toolbox with a JSON object as input, or a finish with a status.
 
 use std::borrow::Cow;
@@ -29,7 +29,7 @@ use crate::tools::{ToolRef, ToolSpec, Toolbox};
 /// The decision of one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StepKind {
+pub(crate) enum StepKind {
     CallTool,
     Finish,
 }
@@ -38,8 +38,11 @@ pub enum StepKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FinishStatus {
+    /// The attempt did what the sub-task asked.
     Completed,
+    /// It did something, but the results do not show whether it is enough.
     Uncertain,
+    /// It could not do what was asked.
     Failed,
 }
 
@@ -55,7 +58,7 @@ impl From<FinishStatus> for ExecutionStatus {
 
 /// One reply of the model, as sent. See [`NextStep::action`] for what it means.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct NextStep {
+pub(crate) struct NextStep {
     #[serde(default)]
     pub evidence: String,
     pub next: StepKind,
@@ -74,14 +77,20 @@ pub struct NextStep {
 /// What the executor does next.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
+    /// Call one tool.
     CallTool {
+        /// The tool to call.
         tool: ToolRef,
+        /// Its arguments, as the tool's parameters describe them.
         input: Value,
     },
+    /// End the attempt.
     Finish {
+        /// How the model says the attempt ended.
         status: FinishStatus,
         /// The data the attempt produced, as text.
         output: String,
+        /// One sentence: what was done, or why it could not be done.
         summary: String,
     },
 }
@@ -244,14 +253,18 @@ fn finish_branch() -> Value {
 /// progress, so the attempt ends with what the results show instead of looping.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct FinishStep {
+    /// The data the attempt produced; None when the model gave none.
     #[serde(default)]
     pub output: Option<Value>,
+    /// How the model says the attempt ended.
     pub status: FinishStatus,
+    /// One sentence: what was done, or why it could not be done; empty when the model left it out.
     #[serde(default)]
     pub summary: String,
 }
 
 impl FinishStep {
+    /// The step as an executor action.
     pub fn action(&self) -> Action {
         Action::Finish {
             status: self.status,

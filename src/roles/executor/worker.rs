@@ -533,7 +533,7 @@ impl Worker {
 /// A call with its input canonicalised: strings trimmed and their runs of whitespace
 /// folded, so `ls  /a` and `ls /a ` are the same call.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CallKey {
+pub(crate) struct CallKey {
     tool: ToolRef,
     input: Value,
 }

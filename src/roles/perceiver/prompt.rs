@@ -86,7 +86,9 @@ pub(super) fn history_block(history: &[SessionTurn]) -> String {
 /// One clarification round: the question asked and the user's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clarification {
+    /// The question R1 asked, as shown to the user.
     pub question: String,
+    /// The user's answer, as typed.
     pub answer: String,
 }
 

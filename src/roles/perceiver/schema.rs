@@ -37,7 +37,7 @@ pub struct PerceivedConstraints {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Perception {
     #[serde(default)]
-    pub constraints: PerceivedConstraints,
+    pub(crate) constraints: PerceivedConstraints,
     /// Always: the user's goal, faithfully restated in one sentence.
     pub intent: String,
     /// task, chat or clarify.

@@ -72,6 +72,7 @@ pub struct Calibration {
     pub must_not_tools: Vec<ToolRef>,
     /// GGS `blocked_targets`.
     pub must_not_targets: Vec<String>,
+    /// The tools a Caution group in memory gates behind confirmation.
     pub caution: CautionGate,
     /// The constraint block of the planning prompt.
     pub prompt_block: String,
@@ -83,12 +84,17 @@ pub struct Calibration {
 /// What [`calibrate`] works from.
 #[derive(Clone, Copy, Debug)]
 pub struct Input<'a> {
+    /// The task being planned.
     pub task_id: &'a TaskId,
+    /// The planning round: 0 for the first plan, else the replan directive's round.
     pub round: u32,
     /// Each group with its answer, intent group first.
     pub answers: &'a [(Group, Answer)],
+    /// GGS's replan directive; None for the first plan.
     pub directive: Option<&'a PlanDirective>,
+    /// The most memory constraints kept (`memory.max_constraints`).
     pub max_constraints: usize,
+    /// The time memory's decay is read at.
     pub now: DateTime<Utc>,
 }
 

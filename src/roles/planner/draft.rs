@@ -18,7 +18,7 @@ use crate::tools::ToolName;
 /// How a criterion can be judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum DraftMode {
+pub(crate) enum DraftMode {
     Verifiable,
     Plausible,
 }
@@ -39,7 +39,7 @@ pub struct DraftCriterion {
     /// What a correct result shows, concretely (a number, a name, a path, a file's state).
     pub criterion: String,
     /// verifiable: a tool result can show it; plausible: a judgement (a summary's quality).
-    pub mode: DraftMode,
+    pub(crate) mode: DraftMode,
 }
 
 impl<'de> Deserialize<'de> for DraftCriterion {
@@ -65,6 +65,7 @@ impl<'de> Deserialize<'de> for DraftCriterion {
 }
 
 impl DraftCriterion {
+    /// A criterion a tool result can show.
     pub fn verifiable(text: impl Into<String>) -> Self {
         Self {
             criterion: text.into(),

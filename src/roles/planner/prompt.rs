@@ -134,13 +134,16 @@ pub fn plan_request(
 /// What R2 remembers of the plan it dispatched last for a task.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanSummary {
+    /// The round of the plan: 0 for the first, then one more per replan.
     pub round: u32,
     /// `(sequence, intent, tools)` per sub-task, in plan order.
     pub subtasks: Vec<(i64, String, Vec<ToolName>)>,
+    /// Every tool the plan's sub-tasks use.
     pub tools: BTreeSet<ToolName>,
 }
 
 impl PlanSummary {
+    /// The summary of `draft`, dispatched in round `round`.
     pub fn of(draft: &PlanDraft, round: u32) -> Self {
         Self {
             round,

@@ -22,9 +22,13 @@ pub enum Class {
 
 /// A concept: its id, class, English and Chinese labels.
 pub struct Concept {
+    /// The concept's stable slug, such as `archive`.
     pub id: &'static str,
+    /// What the concept contributes to a kind of task.
     pub class: Class,
+    /// The English label.
     pub en: &'static str,
+    /// The Chinese label.
     pub zh: &'static str,
 }
 

@@ -54,6 +54,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// True when commands run in the sandbox.
     pub fn is_on(&self) -> bool {
         matches!(self, Status::On(_))
     }
@@ -82,6 +83,7 @@ pub struct Plan {
 /// The result of a sandboxed call.
 #[derive(Debug)]
 pub struct Outcome {
+    /// How the command ended, with its output.
     pub finished: Finished,
     /// What the sandbox did not let through, each with the verb of what was tried.
     pub refused: Vec<PathEffect>,
@@ -91,9 +93,13 @@ pub struct Outcome {
 
 /// Where one call runs.
 pub struct Confinement<'a> {
+    /// The folder the command runs in and may add to.
     pub workspace: &'a Path,
+    /// The user's home folder.
     pub home: &'a Path,
+    /// What the classifier proved about the command.
     pub plan: &'a Plan,
+    /// How long the command may run before it is killed.
     pub timeout: Duration,
 }
 

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 /// Everything one profile is written from. Paths must be canonical (`/private/tmp`,
 /// not `/tmp`): Seatbelt matches resolved paths.
 pub struct Profile<'a> {
+    /// The folder the command runs in.
     pub workspace: &'a Path,
     /// The call's own temp folder (`TMPDIR`).
     pub tmp: &'a Path,

@@ -8,25 +8,63 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 
 /** Commands */
 export const commands = {
+	/**
+	 *  Submits the user's text as a new task and returns its id at once; `invalid_input` when the text
+	 *  is empty.
+	 */
 	submitTask: (text: string) => typedError<TaskId, IpcError>(__TAURI_INVOKE("submit_task", { text })),
+	/**  Cancels a running task; `not_found` when no such task runs. */
 	cancelTask: (taskId: TaskId) => typedError<null, IpcError>(__TAURI_INVOKE("cancel_task", { task_id: taskId })),
+	/**  Answers the clarifying question open for `task_id`; `not_found` when none is open. */
 	answerClarification: (taskId: TaskId, answer: string) => typedError<null, IpcError>(__TAURI_INVOKE("answer_clarification", { task_id: taskId, answer })),
+	/**
+	 *  Answers an open Law 1 request; `scope` widens an approval beyond this one call where the request
+	 *  offered it (this call only when None).
+	 */
 	answerConfirmation: (requestId: RequestId, decision: Decision, scope: ApprovalScope | null) => typedError<null, IpcError>(__TAURI_INVOKE("answer_confirmation", { request_id: requestId, decision, scope })),
+	/**  Every memory group with its live potentials, and the thresholds they are read against. */
 	memoryGroups: () => typedError<MemoryMap_Serialize, IpcError>(__TAURI_INVOKE("memory_groups")),
+	/**
+	 *  One group's Megrams with their live contributions, and the recent planning rounds that recalled
+	 *  it, newest first.
+	 */
 	memoryGroup: (space: string, entity: string) => typedError<MemoryGroupDetail_Serialize, IpcError>(__TAURI_INVOKE("memory_group", { space, entity })),
+	/**
+	 *  Stores a new Megram at `level` under `space` and `entity`; `invalid_input` when any of the three
+	 *  texts is empty.
+	 */
 	memoryRemember: (level: Level, space: string, entity: string, content: string) => typedError<Megram_Serialize, IpcError>(__TAURI_INVOKE("memory_remember", { level, space, entity, content })),
+	/**
+	 *  Forgets one Megram or a whole group and returns how many entries went; `forbidden` for a T-layer
+	 *  entry, which is never forgotten.
+	 */
 	memoryForget: (target: ForgetTarget) => typedError<number, IpcError>(__TAURI_INVOKE("memory_forget", { target })),
+	/**  Pins a Megram so it no longer decays, and returns it as stored. */
 	memoryPin: (id: MegramId) => typedError<Megram_Serialize, IpcError>(__TAURI_INVOKE("memory_pin", { id })),
+	/**  The stored audit reports, newest first, at most 500. */
 	auditReports: () => typedError<AuditReport_Serialize[], IpcError>(__TAURI_INVOKE("audit_reports")),
+	/**  One stored audit report; `not_found` when there is none with this id. */
 	auditReport: (id: ReportId) => typedError<AuditReport_Serialize, IpcError>(__TAURI_INVOKE("audit_report", { id })),
+	/**  One page of audit events matching `filter`, newest first, with the total that match. */
 	auditEvents: (filter: AuditEventFilter_Deserialize) => typedError<AuditEventPage_Serialize, IpcError>(__TAURI_INVOKE("audit_events", { filter })),
+	/**  Asks the auditor for a report now and waits for it (`timeout` when it does not come). */
 	auditQuery: () => typedError<AuditReport_Serialize, IpcError>(__TAURI_INVOKE("audit_query")),
+	/**  Walks the audit log's hash chain and says whether it is intact or where it breaks. */
 	auditVerify: () => typedError<ChainVerification, IpcError>(__TAURI_INVOKE("audit_verify")),
+	/**  The recorded task runs, newest first, at most 200. */
 	taskRuns: () => typedError<TaskRun_Serialize[], IpcError>(__TAURI_INVOKE("task_runs")),
+	/**  One recorded run: its summary, its trajectory and every envelope it logged. */
 	taskReplay: (runId: string) => typedError<TaskReplay_Serialize, IpcError>(__TAURI_INVOKE("task_replay", { run_id: runId })),
+	/**  The settings as saved, with the state of the keys, the keychain and the sandbox. */
 	getSettings: () => typedError<SettingsView_Serialize, IpcError>(__TAURI_INVOKE("get_settings")),
+	/**
+	 *  Validates and saves the settings and key changes, restarting the core when they need it; returns
+	 *  the settings as now saved.
+	 */
 	saveSettings: (update: SettingsUpdate_Deserialize) => typedError<SettingsView_Serialize, IpcError>(__TAURI_INVOKE("save_settings", { update })),
+	/**  The endpoints offered for a provider, in the order shown. */
 	providerPresets: () => __TAURI_INVOKE<ProviderPreset[]>("provider_presets"),
+	/**  The model as it stands now. */
 	modelStatus: () => __TAURI_INVOKE<ModelStatus_Serialize>("model_status"),
 	/**
 	 *  A real one-token call to `tier` (with `key`, or the key already stored for the brain
@@ -53,15 +91,42 @@ export const commands = {
 	mcpGrants: () => typedError<Grant[], IpcError>(__TAURI_INVOKE("mcp_grants")),
 	/**  Revokes exactly one grant; the remaining grants come back. */
 	mcpRevoke: (subject: GrantSubject) => typedError<Grant[], IpcError>(__TAURI_INVOKE("mcp_revoke", { subject })),
+	/**  Hides the popup window. */
 	hidePopup: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_popup")),
+	/**  Opens the panels window on `tab`, focused on `focus` when given. */
 	openPanel: (tab: PanelTab, focus: PanelFocus | null) => typedError<null, IpcError>(__TAURI_INVOKE("open_panel", { tab, focus })),
+	/**
+	 *  Subscribes this window to the event stream and returns the subscription id; tasks already
+	 *  running are announced first.
+	 */
 	subscribeEvents: (channel: Channel<UiEvent_Deserialize>) => __TAURI_INVOKE<number>("subscribe_events", { channel }),
+	/**  Ends the subscription `id`; `not_found` when there is none. */
 	unsubscribeEvents: (id: number) => typedError<null, IpcError>(__TAURI_INVOKE("unsubscribe_events", { id })),
 };
 
 /* Types */
 /**  The anomaly an audit event carries (its first finding), or `none`. */
-export type AnomalyKind = "none" | "boundary_violation" | "convergence_failure" | "ggs_thrashing" | "drift" | "law0" | "law1" | "law3" | "tap_gap" | "log_recovery";
+export type AnomalyKind = 
+/**  No anomaly. */
+"none" | 
+/**  A flow outside the contract table, or a payload that contradicts its envelope. */
+"boundary_violation" | 
+/**  A task's loss worsened across consecutive rounds. */
+"convergence_failure" | 
+/**  Consecutive break_symmetry directives without D decreasing. */
+"ggs_thrashing" | 
+/**  A role's failure, retry or model-error rate rose over the task window. */
+"drift" | 
+/**  A success claimed with D > δ, or a summary hiding a Law 1 gate. */
+"law0" | 
+/**  An irreversible action approved by anything but the user. */
+"law1" | 
+/**  A Megram write not backed by a GGS decision for its task. */
+"law3" | 
+/**  The auditor lost messages. */
+"tap_gap" | 
+/**  Start-up found the log and its checkpoint disagreeing (a crash or tampering). */
+"log_recovery";
 
 /**  How far one approval reaches (Law 1). Anything the user did not choose is `once`. */
 export type ApprovalScope = 
@@ -75,35 +140,51 @@ export type ApprovalScope =
 /**  One entry of the hash-chained audit log. */
 export type AuditEvent = AuditEvent_Serialize;
 
+/**  Which audit events to list. */
 export type AuditEventFilter = AuditEventFilter_Serialize;
 
+/**  Which audit events to list. */
 export type AuditEventFilter_Deserialize = {
+	/**  Only this task's events; null for all tasks. */
 	task_id?: TaskId | null,
+	/**  Only this message type; null for all. */
 	message_type?: MessageKind | null,
+	/**  Only events that carry an anomaly. */
 	anomalies_only: boolean,
 	/**  Page backwards from this seq (exclusive); null = newest. */
 	before_seq?: number | null,
+	/**  The most events in the page; 0 means 100. */
 	limit: number,
 };
 
+/**  Which audit events to list. */
 export type AuditEventFilter_Serialize = {
+	/**  Only this task's events; null for all tasks. */
 	task_id: TaskId | null,
+	/**  Only this message type; null for all. */
 	message_type: MessageKind | null,
+	/**  Only events that carry an anomaly. */
 	anomalies_only: boolean,
 	/**  Page backwards from this seq (exclusive); null = newest. */
 	before_seq: number | null,
+	/**  The most events in the page; 0 means 100. */
 	limit: number,
 };
 
+/**  One page of audit events. */
 export type AuditEventPage = AuditEventPage_Serialize;
 
+/**  One page of audit events. */
 export type AuditEventPage_Deserialize = {
+	/**  The events, newest first. */
 	events: AuditEvent_Deserialize[],
 	/**  Events matching the filter in the whole log. */
 	total: number,
 };
 
+/**  One page of audit events. */
 export type AuditEventPage_Serialize = {
+	/**  The events, newest first. */
 	events: AuditEvent_Serialize[],
 	/**  Events matching the filter in the whole log. */
 	total: number,
@@ -111,35 +192,49 @@ export type AuditEventPage_Serialize = {
 
 /**  One entry of the hash-chained audit log. */
 export type AuditEvent_Deserialize = {
+	/**  The event's number in the chain, from 0. */
 	seq: number,
+	/**  When it was recorded, RFC 3339. */
 	timestamp: string,
 	/**  `null` for the auditor's own records (tap gaps, start-ups, prunes). */
 	from?: Role | null,
+	/**  The role it was addressed to; null for the auditor's own records. */
 	to?: Role | null,
 	/**  `TapGap`, `AuditorStarted` and `Retention` besides the bus message types. */
 	message_type: string,
+	/**  The task it belongs to; null when it belongs to none. */
 	task_id?: TaskId | null,
+	/**  Its first anomaly, or `none`. */
 	anomaly: AnomalyKind,
 	/**  The payload summary, then each finding's description. */
 	detail: string,
+	/**  The hash of the event before it. */
 	prev_hash: string,
+	/**  The hash of this event, chained to `prev_hash`. */
 	hash: string,
 };
 
 /**  One entry of the hash-chained audit log. */
 export type AuditEvent_Serialize = {
+	/**  The event's number in the chain, from 0. */
 	seq: number,
+	/**  When it was recorded, RFC 3339. */
 	timestamp: string,
 	/**  `null` for the auditor's own records (tap gaps, start-ups, prunes). */
 	from: Role | null,
+	/**  The role it was addressed to; null for the auditor's own records. */
 	to: Role | null,
 	/**  `TapGap`, `AuditorStarted` and `Retention` besides the bus message types. */
 	message_type: string,
+	/**  The task it belongs to; null when it belongs to none. */
 	task_id: TaskId | null,
+	/**  Its first anomaly, or `none`. */
 	anomaly: AnomalyKind,
 	/**  The payload summary, then each finding's description. */
 	detail: string,
+	/**  The hash of the event before it. */
 	prev_hash: string,
+	/**  The hash of this event, chained to `prev_hash`. */
 	hash: string,
 };
 
@@ -298,7 +393,26 @@ export type Budgets_Serialize = {
 	clarification_rounds: number,
 };
 
-export type ChainVerification = { status: "intact"; events_checked: number; head_hash: string; checked_at: string } | { status: "broken"; events_checked: number; first_broken_seq: number; reason: string; checked_at: string };
+/**  The result of walking the audit log's hash chain. */
+export type ChainVerification = 
+/**  Every event links to the one before it. */
+{ status: "intact"; 
+/**  Events read. */
+events_checked: number; 
+/**  The hash of the last event. */
+head_hash: string; 
+/**  When the check ran, RFC 3339. */
+checked_at: string } | 
+/**  The chain breaks. */
+{ status: "broken"; 
+/**  Events read before the break. */
+events_checked: number; 
+/**  The number of the first event that does not link. */
+first_broken_seq: number; 
+/**  What was found there. */
+reason: string; 
+/**  When the check ran, RFC 3339. */
+checked_at: string };
 
 /**
  *  R1 → User: the conversational fast path (greetings, questions about artoo itself).
@@ -457,17 +571,25 @@ export type ConnectionTest = ConnectionTest_Serialize;
 
 /**  The result of "Test connection": a real one-token call. */
 export type ConnectionTest_Deserialize = {
+	/**  The endpoint answered. */
 	ok: boolean,
+	/**  The model that answered; null when none did. */
 	model?: string | null,
+	/**  How long the call took, in milliseconds. */
 	latency_ms: number,
+	/**  Why it failed; null when it did not. */
 	error?: string | null,
 };
 
 /**  The result of "Test connection": a real one-token call. */
 export type ConnectionTest_Serialize = {
+	/**  The endpoint answered. */
 	ok: boolean,
+	/**  The model that answered; null when none did. */
 	model: string | null,
+	/**  How long the call took, in milliseconds. */
 	latency_ms: number,
+	/**  Why it failed; null when it did not. */
 	error: string | null,
 };
 
@@ -761,31 +883,41 @@ export type EnvelopeId = string;
 
 /**  One message on the bus, with who sent it to whom and when. */
 export type Envelope_Deserialize = {
+	/**  Unique per envelope; replies name it in `in_reply_to`. */
 	id: EnvelopeId,
 	/**  Bus-wide publish order (monotonic per bus). */
 	seq: number,
+	/**  When it was published, by the bus's clock. */
 	timestamp: string,
+	/**  The role that published it. */
 	from: Role,
+	/**  The role it is addressed to. */
 	to: Role,
 	/**  Set on replies to a [`super::BusHandle::request`]. */
 	in_reply_to?: EnvelopeId | null,
 	/**  The task the message belongs to, when it has one. */
 	task_id?: TaskId | null,
+	/**  What is said. */
 	message: Message_Deserialize,
 };
 
 /**  One message on the bus, with who sent it to whom and when. */
 export type Envelope_Serialize = {
+	/**  Unique per envelope; replies name it in `in_reply_to`. */
 	id: EnvelopeId,
 	/**  Bus-wide publish order (monotonic per bus). */
 	seq: number,
+	/**  When it was published, by the bus's clock. */
 	timestamp: string,
+	/**  The role that published it. */
 	from: Role,
+	/**  The role it is addressed to. */
 	to: Role,
 	/**  Set on replies to a [`super::BusHandle::request`]. */
 	in_reply_to?: EnvelopeId,
 	/**  The task the message belongs to, when it has one. */
 	task_id?: TaskId,
+	/**  What is said. */
 	message: Message_Serialize,
 };
 
@@ -897,7 +1029,18 @@ export type FinalResult_Serialize = {
  */
 export type Finite = number;
 
-export type ForgetTarget = { kind: "megram"; id: MegramId } | { kind: "group"; space: string; entity: string };
+/**  What to forget. */
+export type ForgetTarget = 
+/**  One entry. */
+{ kind: "megram"; 
+/**  The entry to forget. */
+id: MegramId } | 
+/**  Every entry of a group, except T-layer entries. */
+{ kind: "group"; 
+/**  The group's space. */
+space: string; 
+/**  The group's entity. */
+entity: string };
 
 /**  One attempt of the fast loop, as seen by R4a. */
 export type GapPoint = GapPoint_Serialize;
@@ -1102,26 +1245,63 @@ export type Interruption =
 
 /**  What a rejected command resolves to in the webview. */
 export type IpcError = {
+	/**  What the UI branches on. */
 	code: IpcErrorCode,
+	/**  A sentence for the user. */
 	message: string,
 };
 
 /**  The codes the UI branches on (`IpcErrorCode` in ui/src/ipc/backend.ts). */
-export type IpcErrorCode = "invalid_input" | "not_found" | "forbidden" | "busy" | "config_invalid" | "keychain_unavailable" | "hotkey_conflict" | "timeout" | "unavailable" | "internal";
+export type IpcErrorCode = 
+/**  The request itself is wrong: an empty text, a bad id or value. */
+"invalid_input" | 
+/**  What it names does not exist, or is no longer open. */
+"not_found" | 
+/**  The action is never allowed, such as forgetting a T-layer entry. */
+"forbidden" | 
+/**  Something already running blocks it. */
+"busy" | 
+/**  The settings do not validate. */
+"config_invalid" | 
+/**  The system keychain cannot be used. */
+"keychain_unavailable" | 
+/**  Another app holds the global shortcut. */
+"hotkey_conflict" | 
+/**  The core did not answer in time. */
+"timeout" | 
+/**  The core is not running: no model is set up yet, or it failed to start. */
+"unavailable" | 
+/**  Anything else; the message says what. */
+"internal";
 
-export type KeyChange = { kind: "keep" } | { kind: "set"; key: string } | { kind: "clear" };
+/**  What to do with one tier's key. */
+export type KeyChange = 
+/**  Leave it as it is. */
+{ kind: "keep" } | 
+/**  Store a new key. */
+{ kind: "set"; 
+/**  The key, never shown again. */
+key: string } | 
+/**  Delete the stored key. */
+{ kind: "clear" };
 
+/**  The key change of each tier. */
 export type KeyChanges = {
+	/**  For the brain tier. */
 	brain: KeyChange,
+	/**  For the tool tier. */
 	tool: KeyChange,
 };
 
+/**  Whether a tier has an API key. */
 export type KeyStatus = {
 	/**  A key is stored for this tier (its value never leaves the backend). */
 	stored: boolean,
 };
 
+/**  Where API keys are stored. */
 export type KeychainInfo = {
+	/**  Keys can be stored. */
 	available: boolean,
 	/**  "macOS Keychain", "Secret Service", … or why there is none. */
 	backend: string,
@@ -1205,9 +1385,13 @@ export type Level =
 
 /**  Megrams per level (`Record<Level, number>` in TypeScript). */
 export type LevelCounts = {
+	/**  M entries: episodic facts. */
 	M: number,
+	/**  K entries: task-scoped knowledge. */
 	K: number,
+	/**  C entries: SOPs and constraints. */
 	C: number,
+	/**  T entries: the laws, never forgotten. */
 	T: number,
 };
 
@@ -1454,25 +1638,33 @@ export type McpServerStatus = McpServerStatus_Serialize;
 
 /**  What Settings and `artoo mcp list` show of one server. */
 export type McpServerStatus_Deserialize = {
+	/**  The server's name in the settings; tools are called `<name>.<tool>`. */
 	name: string,
 	/**  Its command line or URL. */
 	origin: string,
+	/**  The settings turn it on; a disabled server is not started. */
 	enabled: boolean,
+	/**  It started and listed its tools. */
 	connected: boolean,
 	/**  Why it is not connected. */
 	error?: string | null,
+	/**  The tools it offers; empty while it is not connected. */
 	tools: McpToolStatus[],
 };
 
 /**  What Settings and `artoo mcp list` show of one server. */
 export type McpServerStatus_Serialize = {
+	/**  The server's name in the settings; tools are called `<name>.<tool>`. */
 	name: string,
 	/**  Its command line or URL. */
 	origin: string,
+	/**  The settings turn it on; a disabled server is not started. */
 	enabled: boolean,
+	/**  It started and listed its tools. */
 	connected: boolean,
 	/**  Why it is not connected. */
 	error: string | null,
+	/**  The tools it offers; empty while it is not connected. */
 	tools: McpToolStatus[],
 };
 
@@ -1480,6 +1672,7 @@ export type McpServerStatus_Serialize = {
 export type McpToolStatus = {
 	/**  The name the executor calls it by (`<server>.<tool>`). */
 	name: ToolRef,
+	/**  The tool's description as the server gave it, cut to one short line. */
 	summary: string,
 	/**  Declares `readOnlyHint: true` (runs without asking while unchanged). */
 	read_only: boolean,
@@ -1536,6 +1729,7 @@ export type MegramView = MegramView_Serialize;
 
 /**  A Megram with its live contribution to both channels at the time of the call. */
 export type MegramView_Deserialize = {
+	/**  The entry as stored. */
 	megram: Megram_Deserialize,
 	/**  Days since the later of created_at and last_recalled_at. */
 	age_days: Finite,
@@ -1549,6 +1743,7 @@ export type MegramView_Deserialize = {
 
 /**  A Megram with its live contribution to both channels at the time of the call. */
 export type MegramView_Serialize = {
+	/**  The entry as stored. */
 	megram: Megram_Serialize,
 	/**  Days since the later of created_at and last_recalled_at. */
 	age_days: Finite,
@@ -1663,29 +1858,46 @@ export type MemoryAction =
 /**  One (space, entity) group with its live potentials. */
 export type MemoryGroup = MemoryGroup_Serialize;
 
+/**  One memory group in full: its entries and the rounds that recalled it. */
 export type MemoryGroupDetail = MemoryGroupDetail_Serialize;
 
+/**  One memory group in full: its entries and the rounds that recalled it. */
 export type MemoryGroupDetail_Deserialize = {
+	/**  The group's space. */
 	space: string,
+	/**  The group's entity. */
 	entity: string,
+	/**  Its live potentials. */
 	potentials: Potentials,
+	/**  Its entries, with their live contributions. */
 	megrams: MegramView_Deserialize[],
+	/**  Recent planning rounds that recalled it, newest first. */
 	recalls: RecallRef_Deserialize[],
 };
 
+/**  One memory group in full: its entries and the rounds that recalled it. */
 export type MemoryGroupDetail_Serialize = {
+	/**  The group's space. */
 	space: string,
+	/**  The group's entity. */
 	entity: string,
+	/**  Its live potentials. */
 	potentials: Potentials,
+	/**  Its entries, with their live contributions. */
 	megrams: MegramView_Serialize[],
+	/**  Recent planning rounds that recalled it, newest first. */
 	recalls: RecallRef_Serialize[],
 };
 
 /**  One (space, entity) group with its live potentials. */
 export type MemoryGroup_Deserialize = {
+	/**  The group's space. */
 	space: string,
+	/**  The group's entity. */
 	entity: string,
+	/**  Its live potentials and the planner action they mean. */
 	potentials: Potentials,
+	/**  Its entries per level. */
 	counts: LevelCounts,
 	/**  Newest created_at or last_recalled_at in the group. */
 	last_activity?: string | null,
@@ -1693,23 +1905,34 @@ export type MemoryGroup_Deserialize = {
 
 /**  One (space, entity) group with its live potentials. */
 export type MemoryGroup_Serialize = {
+	/**  The group's space. */
 	space: string,
+	/**  The group's entity. */
 	entity: string,
+	/**  Its live potentials and the planner action they mean. */
 	potentials: Potentials,
+	/**  Its entries per level. */
 	counts: LevelCounts,
 	/**  Newest created_at or last_recalled_at in the group. */
 	last_activity: string | null,
 };
 
+/**  Every memory group, and the thresholds their potentials are read against. */
 export type MemoryMap = MemoryMap_Serialize;
 
+/**  Every memory group, and the thresholds their potentials are read against. */
 export type MemoryMap_Deserialize = {
+	/**  The thresholds of the planner actions. */
 	thresholds: MemoryThresholds,
+	/**  The groups. */
 	groups: MemoryGroup_Deserialize[],
 };
 
+/**  Every memory group, and the thresholds their potentials are read against. */
 export type MemoryMap_Serialize = {
+	/**  The thresholds of the planner actions. */
 	thresholds: MemoryThresholds,
+	/**  The groups. */
 	groups: MemoryGroup_Serialize[],
 };
 
@@ -1905,8 +2128,11 @@ export type MemoryResponse_Serialize = {
  *  so serde never writes them as `null`; they render as a plain TS `number`.
  */
 export type MemoryThresholds = {
+	/**  Below this attention a group is ignored. */
 	attention_floor: Finite,
+	/**  Above this decision a group's approach is preferred. */
 	exploit_above: Finite,
+	/**  Below this decision a group's approach is avoided. */
 	avoid_below: Finite,
 };
 
@@ -2062,7 +2288,9 @@ export type MixedFailureClass =
 /**  What the model is doing. */
 export type ModelPhase = 
 /**  Being fetched, built or loaded (see `progress`). */
-"starting" | "ready" | 
+"starting" | 
+/**  It answers. */
+"ready" | 
 /**  It did not answer or did not start (see `detail`). */
 "unreachable" | 
 /**  No model is chosen: the onboarding view asks. */
@@ -2070,9 +2298,13 @@ export type ModelPhase =
 
 /**  One progress report of the built-in model, with its sentence in the UI language. */
 export type ModelProgress = {
+	/**  What is being done. */
 	stage: Stage,
+	/**  Units done: chunks or build steps; 0 where nothing is counted. */
 	done: number,
+	/**  Units in all; 0 where nothing is counted. */
 	total: number,
+	/**  The sentence for the user, in the UI language. */
 	text: string,
 };
 
@@ -2090,12 +2322,17 @@ export type ModelStatus = ModelStatus_Serialize;
 
 /**  The model artoo talks to, as the popup and the onboarding view show it. */
 export type ModelStatus_Deserialize = {
+	/**  Where the model comes from. */
 	source: ModelSourceKind,
+	/**  What it is doing. */
 	phase: ModelPhase,
+	/**  The model name; null when none is set. */
 	model?: string | null,
+	/**  The endpoint; null when none is set. */
 	base_url?: string | null,
 	/**  Why it is unreachable or not configured, in words. */
 	detail?: string | null,
+	/**  The latest progress while it is starting; null otherwise. */
 	progress?: ModelProgress | null,
 	/**  No settings were ever saved: the onboarding view shows. */
 	first_run: boolean,
@@ -2103,12 +2340,17 @@ export type ModelStatus_Deserialize = {
 
 /**  The model artoo talks to, as the popup and the onboarding view show it. */
 export type ModelStatus_Serialize = {
+	/**  Where the model comes from. */
 	source: ModelSourceKind,
+	/**  What it is doing. */
 	phase: ModelPhase,
+	/**  The model name; null when none is set. */
 	model: string | null,
+	/**  The endpoint; null when none is set. */
 	base_url: string | null,
 	/**  Why it is unreachable or not configured, in words. */
 	detail: string | null,
+	/**  The latest progress while it is starting; null otherwise. */
 	progress: ModelProgress | null,
 	/**  No settings were ever saved: the onboarding view shows. */
 	first_run: boolean,
@@ -2154,10 +2396,32 @@ export type OutcomeSummary_Serialize = {
 };
 
 /**  What a panel should show when it opens. */
-export type PanelFocus = { kind: "group"; space: string; entity: string } | { kind: "task"; task_id: TaskId } | { kind: "report"; report_id: ReportId };
+export type PanelFocus = 
+/**  A memory group. */
+{ kind: "group"; 
+/**  The group's space. */
+space: string; 
+/**  The group's entity. */
+entity: string } | 
+/**  A task's run. */
+{ kind: "task"; 
+/**  The task to show. */
+task_id: TaskId } | 
+/**  An audit report. */
+{ kind: "report"; 
+/**  The report to show. */
+report_id: ReportId };
 
 /**  A tab of the panels window. */
-export type PanelTab = "tasks" | "memory" | "audit" | "settings";
+export type PanelTab = 
+/**  Runs and their replays. */
+"tasks" | 
+/**  Memory groups and their Megrams. */
+"memory" | 
+/**  Audit reports, events and the chain check. */
+"audit" | 
+/**  The model, keys and other settings. */
+"settings";
 
 /**  What a gated action would do to one path. */
 export type PathEffect = {
@@ -2301,12 +2565,19 @@ export type PrevDirective =
 /**  The previous round was told to break symmetry. */
 "break_symmetry";
 
+/**  An endpoint the settings offer, with suggested models. */
 export type ProviderPreset = {
+	/**  Stable id. */
 	id: string,
+	/**  The name shown. */
 	name: string,
+	/**  The OpenAI-compatible endpoint. */
 	base_url: string,
+	/**  The suggested brain model; empty when it depends on what the user has. */
 	brain_model: string,
+	/**  The suggested tool model; empty when it depends on what the user has. */
 	tool_model: string,
+	/**  The endpoint refuses calls without an API key. */
 	needs_key: boolean,
 };
 
@@ -2321,21 +2592,33 @@ export type RecallRef = RecallRef_Serialize;
 
 /**  One planning round that recalled the group: what R2 made of it ("why recalled"). */
 export type RecallRef_Deserialize = {
+	/**  The task that was planned. */
 	task_id: TaskId,
+	/**  The user's words; empty when the run did not record them. */
 	raw_input: string,
+	/**  When memory was recalled, RFC 3339. */
 	at: string,
+	/**  The planning round, 0 for the first plan. */
 	round: number,
+	/**  The group's potentials at that time. */
 	potentials: Potentials,
+	/**  What R2 derived from the group for the plan. */
 	constraints: RecalledConstraint_Deserialize[],
 };
 
 /**  One planning round that recalled the group: what R2 made of it ("why recalled"). */
 export type RecallRef_Serialize = {
+	/**  The task that was planned. */
 	task_id: TaskId,
+	/**  The user's words; empty when the run did not record them. */
 	raw_input: string,
+	/**  When memory was recalled, RFC 3339. */
 	at: string,
+	/**  The planning round, 0 for the first plan. */
 	round: number,
+	/**  The group's potentials at that time. */
 	potentials: Potentials,
+	/**  What R2 derived from the group for the plan. */
 	constraints: RecalledConstraint_Serialize[],
 };
 
@@ -2667,6 +2950,7 @@ export type SOPRecord = {
  *  artoo cannot prove harmless asks first, and the app says so.
  */
 export type SandboxInfo = {
+	/**  Shell commands run in the sandbox. */
 	on: boolean,
 	/**  One sentence: how it works, or why it is off. */
 	description: string,
@@ -2696,33 +2980,53 @@ export type SessionTurn = {
  */
 export type Settings = Settings_Serialize;
 
+/**  What "Save" sends. */
 export type SettingsUpdate = SettingsUpdate_Serialize;
 
+/**  What "Save" sends. */
 export type SettingsUpdate_Deserialize = {
+	/**  The settings to save whole. */
 	settings: Settings_Deserialize,
+	/**  The key changes. */
 	keys: KeyChanges,
 };
 
+/**  What "Save" sends. */
 export type SettingsUpdate_Serialize = {
+	/**  The settings to save whole. */
 	settings: Settings_Serialize,
+	/**  The key changes. */
 	keys: KeyChanges,
 };
 
+/**  The settings as the Settings tab shows them. */
 export type SettingsView = SettingsView_Serialize;
 
+/**  The settings as the Settings tab shows them. */
 export type SettingsView_Deserialize = {
+	/**  The settings as saved. */
 	settings: Settings_Deserialize,
+	/**  Which tiers have a key. */
 	keys: TierKeys,
+	/**  Where keys are kept. */
 	keychain: KeychainInfo,
+	/**  Whether commands run in the sandbox. */
 	sandbox: SandboxInfo,
+	/**  The settings file's path. */
 	settings_path: string,
 };
 
+/**  The settings as the Settings tab shows them. */
 export type SettingsView_Serialize = {
+	/**  The settings as saved. */
 	settings: Settings_Serialize,
+	/**  Which tiers have a key. */
 	keys: TierKeys,
+	/**  Where keys are kept. */
 	keychain: KeychainInfo,
+	/**  Whether commands run in the sandbox. */
 	sandbox: SandboxInfo,
+	/**  The settings file's path. */
 	settings_path: string,
 };
 
@@ -3036,8 +3340,11 @@ export type TaskReplay = TaskReplay_Serialize;
  *  the reducer the popup uses live).
  */
 export type TaskReplay_Deserialize = {
+	/**  The run's summary. */
 	run: TaskRun_Deserialize,
+	/**  Its rounds and decisions. */
 	trajectory: Trajectory_Deserialize,
+	/**  Every envelope it logged, in order, with its summary line. */
 	envelopes: DescribedEnvelope_Deserialize[],
 };
 
@@ -3047,8 +3354,11 @@ export type TaskReplay_Deserialize = {
  *  the reducer the popup uses live).
  */
 export type TaskReplay_Serialize = {
+	/**  The run's summary. */
 	run: TaskRun_Serialize,
+	/**  Its rounds and decisions. */
 	trajectory: Trajectory_Serialize,
+	/**  Every envelope it logged, in order, with its summary line. */
 	envelopes: DescribedEnvelope_Serialize[],
 };
 
@@ -3057,14 +3367,23 @@ export type TaskRun = TaskRun_Serialize;
 
 /**  One run of a task, from its task log (a new run for every submission). */
 export type TaskRun_Deserialize = {
+	/**  The run's id, which names its log file. */
 	run_id: string,
+	/**  The task it ran. */
 	task_id: TaskId,
+	/**  The user's words; empty when the run did not record them. */
 	raw_input: string,
+	/**  R1's reading of the task; null when there was no task spec. */
 	intent?: string | null,
+	/**  When the run began, RFC 3339. */
 	started_at: string,
+	/**  When the task closed, RFC 3339; null while it is open. */
 	ended_at?: string | null,
+	/**  How it stands or ended. */
 	status: RunStatus,
+	/**  Replans GGS ordered. */
 	replans: number,
+	/**  The loss of GGS's last decision; null before the first. */
 	loss?: Loss | null,
 	/**  A Law 1 gate fired during the run. */
 	law1: boolean,
@@ -3072,14 +3391,23 @@ export type TaskRun_Deserialize = {
 
 /**  One run of a task, from its task log (a new run for every submission). */
 export type TaskRun_Serialize = {
+	/**  The run's id, which names its log file. */
 	run_id: string,
+	/**  The task it ran. */
 	task_id: TaskId,
+	/**  The user's words; empty when the run did not record them. */
 	raw_input: string,
+	/**  R1's reading of the task; null when there was no task spec. */
 	intent: string | null,
+	/**  When the run began, RFC 3339. */
 	started_at: string,
+	/**  When the task closed, RFC 3339; null while it is open. */
 	ended_at: string | null,
+	/**  How it stands or ended. */
 	status: RunStatus,
+	/**  Replans GGS ordered. */
 	replans: number,
+	/**  The loss of GGS's last decision; null before the first. */
 	loss: Loss | null,
 	/**  A Law 1 gate fired during the run. */
 	law1: boolean,
@@ -3173,7 +3501,9 @@ export type TierConfig_Serialize = {
 
 /**  Key status per tier (`Record<KeyTier, KeyStatus>`). */
 export type TierKeys = {
+	/**  The brain tier's key. */
 	brain: KeyStatus,
+	/**  The tool tier's key. */
 	tool: KeyStatus,
 };
 
@@ -3584,13 +3914,25 @@ export type UiEvent_Deserialize =
  *  plain-language status line it begins (written by the core, in the UI language; null
  *  when it begins no new phase).
  */
-{ kind: "envelope"; envelope: DescribedEnvelope_Deserialize; status?: string | null } | 
+{ kind: "envelope"; 
+/**  The envelope and its summary line. */
+envelope: DescribedEnvelope_Deserialize; 
+/**  The status line it begins; null when it begins no new phase. */
+status?: string | null } | 
 /**  The model changed state (starting with progress, ready, unreachable). */
-{ kind: "model"; model: ModelStatus_Deserialize } | 
+{ kind: "model"; 
+/**  The model's new state. */
+model: ModelStatus_Deserialize } | 
 /**  The shell's tap fell behind and `skipped` envelopes are gone for good. */
-{ kind: "gap"; skipped: number } | 
+{ kind: "gap"; 
+/**  How many envelopes were lost; at least 1. */
+skipped: number } | 
 /**  The shell opened the panels window on a tab (tray menu, a "why" link). */
-{ kind: "navigate"; tab: PanelTab; focus?: PanelFocus | null };
+{ kind: "navigate"; 
+/**  The tab to show. */
+tab: PanelTab; 
+/**  What to select on it; null selects nothing. */
+focus?: PanelFocus | null };
 
 /**  What the event stream carries: bus traffic, tap gaps and panel navigation. */
 export type UiEvent_Serialize = 
@@ -3599,13 +3941,25 @@ export type UiEvent_Serialize =
  *  plain-language status line it begins (written by the core, in the UI language; null
  *  when it begins no new phase).
  */
-{ kind: "envelope"; envelope: DescribedEnvelope_Serialize; status: string | null } | 
+{ kind: "envelope"; 
+/**  The envelope and its summary line. */
+envelope: DescribedEnvelope_Serialize; 
+/**  The status line it begins; null when it begins no new phase. */
+status: string | null } | 
 /**  The model changed state (starting with progress, ready, unreachable). */
-{ kind: "model"; model: ModelStatus_Serialize } | 
+{ kind: "model"; 
+/**  The model's new state. */
+model: ModelStatus_Serialize } | 
 /**  The shell's tap fell behind and `skipped` envelopes are gone for good. */
-{ kind: "gap"; skipped: number } | 
+{ kind: "gap"; 
+/**  How many envelopes were lost; at least 1. */
+skipped: number } | 
 /**  The shell opened the panels window on a tab (tray menu, a "why" link). */
-{ kind: "navigate"; tab: PanelTab; focus: PanelFocus | null };
+{ kind: "navigate"; 
+/**  The tab to show. */
+tab: PanelTab; 
+/**  What to select on it; null selects nothing. */
+focus: PanelFocus | null };
 
 /**
  *  A planned sub-task that produced no outcome in its round: the dispatcher never ran it

@@ -561,31 +561,41 @@ export type EnvelopeId = string;
 
 /**  One message on the bus, with who sent it to whom and when. */
 export type Envelope_Deserialize = {
+	/**  Unique per envelope; replies name it in `in_reply_to`. */
 	id: EnvelopeId,
 	/**  Bus-wide publish order (monotonic per bus). */
 	seq: number,
+	/**  When it was published, by the bus's clock. */
 	timestamp: string,
+	/**  The role that published it. */
 	from: Role,
+	/**  The role it is addressed to. */
 	to: Role,
 	/**  Set on replies to a [`super::BusHandle::request`]. */
 	in_reply_to?: EnvelopeId | null,
 	/**  The task the message belongs to, when it has one. */
 	task_id?: TaskId | null,
+	/**  What is said. */
 	message: Message_Deserialize,
 };
 
 /**  One message on the bus, with who sent it to whom and when. */
 export type Envelope_Serialize = {
+	/**  Unique per envelope; replies name it in `in_reply_to`. */
 	id: EnvelopeId,
 	/**  Bus-wide publish order (monotonic per bus). */
 	seq: number,
+	/**  When it was published, by the bus's clock. */
 	timestamp: string,
+	/**  The role that published it. */
 	from: Role,
+	/**  The role it is addressed to. */
 	to: Role,
 	/**  Set on replies to a [`super::BusHandle::request`]. */
 	in_reply_to?: EnvelopeId,
 	/**  The task the message belongs to, when it has one. */
 	task_id?: TaskId,
+	/**  What is said. */
 	message: Message_Serialize,
 };
 

@@ -15,7 +15,9 @@ pub const USER_SPACE: &str = "global:user";
 /// One (space, entity) group of memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
+    /// The memory space, such as an intent group or the user's space.
     pub space: String,
+    /// The entity within the space, such as the local machine.
     pub entity: String,
 }
 
@@ -36,6 +38,7 @@ pub fn groups(intent: &str) -> [Group; 2] {
 /// What one group's query came back with.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
+    /// R5 answered the query.
     Answered(MemoryResponse),
     /// Why memory could not be consulted.
     Unavailable(String),
