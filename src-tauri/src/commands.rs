@@ -414,10 +414,10 @@ pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<T
     let ggs = shell.config().ggs.clone();
     blocking(move || {
         let run_id = RunId::parse(run_id)?;
-        let summary = logs
-            .summary(&run_id)?
-            .ok_or_else(|| IpcError::not_found(format!("no task run {run_id}")))?;
         let recorded = logs.load(&run_id)?;
+        let trajectory = recorded.trajectory();
+        let summary = RunSummary::of(&run_id, &trajectory)
+            .ok_or_else(|| IpcError::not_found(format!("no task run {run_id}")))?;
         let envelopes = recorded
             .envelopes()
             .into_iter()
@@ -425,7 +425,7 @@ pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<T
             .collect();
         Ok(TaskReplay {
             run: task_run(summary),
-            trajectory: recorded.trajectory(),
+            trajectory,
             envelopes,
         })
     })

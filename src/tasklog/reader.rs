@@ -100,6 +100,29 @@ pub struct RunSummary {
     pub truncated: bool,
 }
 
+impl RunSummary {
+    /// The row of a run, from its fold; `None` when the fold saw no envelope.
+    pub fn of(run_id: &RunId, t: &Trajectory) -> Option<RunSummary> {
+        Some(RunSummary {
+            run_id: run_id.clone(),
+            task_id: t.task_id.clone()?,
+            raw_input: t.raw_input.clone(),
+            intent: t.intent().map(str::to_owned),
+            started_at: t.started_at?,
+            ended_at: t.ended_at,
+            status: t.status,
+            rounds: u32::try_from(t.plans()).unwrap_or(u32::MAX),
+            replans: t.replans(),
+            loss: t.decisions().last().map(|d| d.loss),
+            law1: !t.law1.is_empty(),
+            duration_ms: t.elapsed_ms,
+            total_tokens: t.usage.total_tokens,
+            partial: t.partial,
+            truncated: t.truncated,
+        })
+    }
+}
+
 /// A line the reader could not use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -150,12 +173,10 @@ impl Run {
 
     /// Folds the records into the run's trajectory.
     pub fn trajectory(&self) -> Trajectory {
-        let mut fold = Fold::default();
-        for record in &self.records {
-            fold.push(record);
-        }
-        fold.unreadable(self.skipped.len(), self.truncated);
-        fold.finish()
+        let mut t = Trajectory::fold(&self.records);
+        t.unreadable_lines = self.skipped.len();
+        t.truncated = self.truncated;
+        t
     }
 
     /// The run's envelopes in bus order, as they were published.
@@ -304,27 +325,10 @@ impl TaskLogDir {
                 None => {}
             }
         }
-        let t = fold.finish();
-        let (Some(task_id), Some(started_at), true) = (t.task_id.clone(), t.started_at, any) else {
+        if !any {
             return Ok(None);
-        };
-        Ok(Some(RunSummary {
-            run_id: run_id.clone(),
-            task_id,
-            raw_input: t.raw_input.clone(),
-            intent: t.intent().map(str::to_owned),
-            started_at,
-            ended_at: t.ended_at,
-            status: t.status,
-            rounds: u32::try_from(t.plans()).unwrap_or(u32::MAX),
-            replans: t.replans(),
-            loss: t.decisions().last().map(|d| d.loss),
-            law1: !t.law1.is_empty(),
-            duration_ms: t.elapsed_ms,
-            total_tokens: t.usage.total_tokens,
-            partial: t.partial,
-            truncated: t.truncated,
-        }))
+        }
+        Ok(RunSummary::of(run_id, &fold.finish()))
     }
 }
 
@@ -441,7 +445,7 @@ fn parse_line(line: &[u8]) -> Result<Record, SkippedLine> {
                 if crate::contracts::MessageKind::ALL
                     .iter()
                     .all(|k| k.name() != kind)
-                    && !["gap", "cut"].contains(&kind.as_str()) =>
+                    && !record::is_note(kind) =>
             {
                 format!("unknown message type {kind:?}")
             }

@@ -80,7 +80,12 @@ pub fn peek(line: &[u8]) -> Option<&str> {
     let rest = line.strip_prefix(b"{\"")?;
     let end = rest.iter().position(|&b| b == b'"')?;
     let name = std::str::from_utf8(&rest[..end]).ok()?;
-    ["gap", "cut"].contains(&name).then_some(name)
+    is_note(name).then_some(name)
+}
+
+/// Whether `name` is one of the writer's own notes rather than a message type.
+pub(crate) fn is_note(name: &str) -> bool {
+    ["gap", "cut"].contains(&name)
 }
 
 #[cfg(test)]
