@@ -39,14 +39,10 @@ pub struct Limits {
     pub memory_query_timeout: Duration,
     /// How long R4b waits for a round's last outcome before judging what it has.
     pub round_grace: Duration,
-    /// How long the dispatcher waits for the sub-tasks a manifest names.
-    pub assembly_timeout: Duration,
     /// Live tasks one validator or the auditor's detectors follow at once.
     pub live_tasks_tracked: usize,
     /// Outcomes R4b keeps for a round whose manifest has not arrived yet.
     pub early_outcomes: usize,
-    /// Sub-tasks the dispatcher holds for manifests that have not arrived yet.
-    pub waiting_subtasks: usize,
     /// Ended runs the task log keeps in memory after writing them.
     pub task_runs_kept: usize,
 }
@@ -75,10 +71,8 @@ impl Limits {
             graceful_reply_budget: Duration::from_secs(25),
             memory_query_timeout: Duration::from_secs(3),
             round_grace: Duration::from_secs(60),
-            assembly_timeout: Duration::from_secs(30),
             live_tasks_tracked: 1024,
             early_outcomes: 256,
-            waiting_subtasks: 256,
             task_runs_kept: 256,
         }
     }
@@ -95,7 +89,6 @@ impl Limits {
             ("graceful_reply_budget", self.graceful_reply_budget),
             ("memory_query_timeout", self.memory_query_timeout),
             ("round_grace", self.round_grace),
-            ("assembly_timeout", self.assembly_timeout),
         ];
         for (field, value) in durations {
             if value.is_zero() {
@@ -106,7 +99,6 @@ impl Limits {
             ("closed_tasks_remembered", self.closed_tasks_remembered),
             ("live_tasks_tracked", self.live_tasks_tracked),
             ("early_outcomes", self.early_outcomes),
-            ("waiting_subtasks", self.waiting_subtasks),
             ("task_runs_kept", self.task_runs_kept),
         ];
         for (field, value) in windows {

@@ -144,9 +144,9 @@ messages! {
     MemoryResponse(MemoryResponse),
     /// R2 → R7: what memory said before a plan, and what R2 made of it.
     MemoryRecall(MemoryRecall),
-    /// R2 → dispatcher and R4b: one planning round's sub-tasks.
+    /// R2 → dispatcher, heard by R4b: one planning round, its sub-tasks included.
     DispatchManifest(DispatchManifest),
-    /// R2 → dispatcher → R3: one sub-task to execute.
+    /// Dispatcher → R3, heard by R4a: one released sub-task to execute.
     SubTask(SubTask),
     /// R3 → R4a: one attempt, with its tool calls as evidence.
     ExecutionResult(ExecutionResult),
@@ -222,11 +222,10 @@ pub const ROUTES: &[Route] = {
         route(K::MemoryQuery, Planner, Memory),
         route(K::MemoryResponse, Memory, Planner),
         route(K::MemoryRecall, Planner, Ggs),
-        // R2 hands the plan to the dispatcher (R4b hears the manifest: its fan-in
-        // expectation), which releases sequence groups to the effector agents (R3 + R4a
-        // pairs; R4a hears each released sub-task).
+        // R2 hands the whole plan to the dispatcher in one manifest (R4b hears it: its
+        // fan-in expectation); the dispatcher releases sequence groups to the effector
+        // agents (R3 + R4a pairs; R4a hears each released sub-task).
         route(K::DispatchManifest, Planner, Dispatcher),
-        route(K::SubTask, Planner, Dispatcher),
         route(K::SubTask, Dispatcher, Executor),
         route(K::DispatchHalted, Dispatcher, MetaValidator),
         // The fast loop: R3 requests a verdict; R4a replies with a correction or closes
@@ -355,6 +354,12 @@ mod tests {
             vec![Role::AgentValidator]
         );
         assert_eq!(listeners(MessageKind::SubTask, Role::Planner).count(), 0);
+        // The plan reaches the dispatcher inside its manifest, not sub-task by sub-task.
+        assert!(!is_allowed(
+            MessageKind::SubTask,
+            Role::Planner,
+            Role::Dispatcher
+        ));
     }
 
     #[test]

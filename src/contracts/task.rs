@@ -154,7 +154,9 @@ impl<'de> Deserialize<'de> for Criterion {
     }
 }
 
-/// R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model.
+/// One step of a plan. R2 plans it inside the [`DispatchManifest`]; the dispatcher
+/// releases it to R3 as its own envelope, with earlier groups' outputs appended to its
+/// `context`. Ids are minted by the runtime, never by the model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SubTask {
@@ -209,8 +211,9 @@ impl SubTask {
 pub struct DispatchManifest {
     /// The task being dispatched.
     pub task_id: TaskId,
-    /// Every sub-task of the round, in plan order.
-    pub subtask_ids: Vec<SubTaskId>,
+    /// Every sub-task of the round, in plan order, as R2 planned it: the plan travels
+    /// once, here, and each sub-task once more only when it is released to R3.
+    pub subtasks: Vec<SubTask>,
     /// Embedded for R4b's context.
     pub task_spec: Option<TaskSpec>,
     /// When the round was dispatched.
@@ -220,4 +223,11 @@ pub struct DispatchManifest {
     /// 0 for the first plan, n for the n-th replan.
     #[serde(default)]
     pub round: u32,
+}
+
+impl DispatchManifest {
+    /// The round's sub-task ids, in plan order.
+    pub fn subtask_ids(&self) -> impl Iterator<Item = SubTaskId> + '_ {
+        self.subtasks.iter().map(|s| s.subtask_id)
+    }
 }

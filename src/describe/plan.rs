@@ -22,7 +22,7 @@ pub(super) fn dispatch_manifest(m: &DispatchManifest) -> String {
     format!(
         "round {} · {} · {}",
         m.round,
-        plural(m.subtask_ids.len(), "sub-task", "sub-tasks"),
+        plural(m.subtasks.len(), "sub-task", "sub-tasks"),
         plural(m.task_criteria.len(), "task criterion", "task criteria")
     )
 }

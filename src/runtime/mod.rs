@@ -141,7 +141,7 @@ impl Runtime {
 
         let perceiver = Perceiver::new(&config, &bus, &llm, tasks.clone())?;
         let planner = Planner::new(&config, &bus, &llm, clock.clone(), tasks.clone())?;
-        let dispatcher = Dispatcher::new(&bus, tasks.clone(), &limits);
+        let dispatcher = Dispatcher::new(&bus, tasks.clone());
         // MCP servers join R3's chain after the built-in tools; one that does not
         // connect is reported in `mcp_status` and left out.
         let mcp = McpHub::connect(&config).await;

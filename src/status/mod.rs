@@ -16,8 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::bus::Envelope;
 use crate::contracts::{
-    ConstraintSource, Message, Role, SubTaskId, SubTaskStatus, TaskId, ToolCallRecord,
-    ToolCallStatus,
+    ConstraintSource, Message, SubTaskId, SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus,
 };
 use crate::text::one_line;
 
@@ -145,10 +144,10 @@ impl StatusBoard {
                 self.plans.insert(
                     m.task_id.clone(),
                     Plan {
-                        steps: m.subtask_ids.clone(),
+                        steps: m.subtask_ids().collect(),
                     },
                 );
-                w.plan(m.subtask_ids.len(), m.round)
+                w.plan(m.subtasks.len(), m.round)
             }
             Message::SubTask(_)
             | Message::ToolCallEvent(_)
@@ -192,13 +191,12 @@ impl StatusBoard {
     }
 
     /// The line of an envelope about one step of the plan: released, acting, checked,
-    /// corrected or closed. `None` for a sub-task not yet released to the executor.
+    /// corrected or closed.
     fn step_line(&mut self, env: &Envelope) -> Option<String> {
         let w = self.words;
         let line = match &env.message {
-            // The planner hands sub-tasks to the dispatcher; a step starts when the
-            // dispatcher releases it to the executor.
-            Message::SubTask(m) if env.from == Role::Dispatcher && env.to == Role::Executor => {
+            // A step starts when the dispatcher releases it to the executor.
+            Message::SubTask(m) => {
                 let at = self.step(&m.parent_task_id, &m.subtask_id);
                 w.step_start(at, &self.short(&m.intent))
             }

@@ -255,7 +255,7 @@ pub struct Round {
     pub recalls: Vec<Recall>,
     /// The round's dispatched plan; None when planning failed or the manifest was lost.
     pub plan: Option<c::DispatchManifest>,
-    /// Each sub-task of the plan, in release order.
+    /// Each sub-task of the plan, in plan order.
     pub subtasks: Vec<SubtaskTrace>,
     /// R4b sent the round back, with its verdicts on the task criteria.
     pub replan: Option<c::ReplanRequest>,
@@ -318,7 +318,8 @@ pub struct Recall {
 pub struct SubtaskTrace {
     /// The sub-task.
     pub subtask_id: SubTaskId,
-    /// `None` when the sub-task itself was lost to a gap.
+    /// The sub-task as the dispatcher released it (earlier outputs in its context), or
+    /// as planned when it was never released; `None` when it was lost to a gap.
     pub subtask: Option<c::SubTask>,
     /// R3's own account of each attempt (a claim; the tool calls are the evidence).
     pub executions: Vec<c::ExecutionResult>,
@@ -394,7 +395,7 @@ pub struct ClarificationExchange {
 pub struct Fold {
     t: Trajectory,
     rounds: BTreeMap<u32, Round>,
-    /// The round each sub-task was released in.
+    /// The round each sub-task was planned in.
     subtask_round: BTreeMap<SubTaskId, u32>,
     /// The planning round in flight.
     round: u32,
@@ -460,11 +461,13 @@ impl Fold {
             Message::DispatchManifest(m) => {
                 self.round = m.round;
                 self.round_mut(m.round).plan = Some(m.clone());
+                for planned in &m.subtasks {
+                    self.subtask_round.insert(planned.subtask_id, m.round);
+                    self.subtask(planned.subtask_id).subtask = Some(planned.clone());
+                }
             }
-            Message::SubTask(m) => {
-                self.subtask_round.insert(m.subtask_id, self.round);
-                self.subtask(m.subtask_id).subtask = Some(m.clone());
-            }
+            // The release replaces the plan's copy: it is what R3 was given.
+            Message::SubTask(m) => self.subtask(m.subtask_id).subtask = Some(m.clone()),
             Message::PlanningFailed(m) => {
                 self.round = self.round.max(m.round);
                 self.round_mut(m.round).planning_failed = Some(m.clone());

@@ -177,7 +177,7 @@ fn planning_samples() -> Vec<Envelope> {
             MetaValidator,
             message(
                 "DispatchManifest",
-                json!({"task_id": TASK, "subtask_ids": [SUB], "task_spec": null, "dispatched_at": at(), "task_criteria": ["names one file"], "round": 1}),
+                json!({"task_id": TASK, "subtasks": [{"subtask_id": SUB, "parent_task_id": TASK, "intent": "List PDFs with sizes", "context": "", "success_criteria": ["paths listed", "sizes listed"], "sequence": 1, "blocked_tools": ["search"]}], "task_spec": null, "dispatched_at": at(), "task_criteria": ["names one file"], "round": 1}),
             ),
         ),
         envelope(

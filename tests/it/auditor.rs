@@ -397,7 +397,7 @@ impl Rig {
         let r = &self.roles;
         let manifest = DispatchManifest {
             task_id: task.clone(),
-            subtask_ids: subs.iter().map(|s| s.subtask_id).collect(),
+            subtasks: subs.to_vec(),
             task_spec: Some(spec(task, intent)),
             dispatched_at: self.now(),
             task_criteria: vec![Criterion::new("the answer names the largest file")],
@@ -405,7 +405,6 @@ impl Rig {
         };
         r.r2.publish(Role::Dispatcher, manifest);
         for sub in subs {
-            r.r2.publish(Role::Dispatcher, sub.clone());
             r.dispatcher.publish(Role::Executor, sub.clone());
         }
     }
@@ -758,7 +757,6 @@ impl Rig {
         let task = TaskId::mint();
         r.r1.publish(Role::Planner, spec(&task, "Rename the photos by date"));
         let sub = subtask(&task, 1);
-        r.r2.publish(Role::Dispatcher, sub.clone());
         r.dispatcher.publish(Role::Executor, sub.clone());
         for i in 0..executions {
             let status = if i < failed {

@@ -93,7 +93,8 @@ fn structured_criteria_keep_their_mode() {
 #[test]
 fn dispatch_manifest_round_trips() {
     let m: DispatchManifest = round_trip("DispatchManifest", &[]);
-    assert_eq!(m.subtask_ids.len(), 2);
+    assert_eq!(m.subtasks.len(), 2);
+    assert_eq!(m.subtasks[1].sequence, 2);
     assert!(m.task_spec.is_some());
 }
 

@@ -87,7 +87,7 @@ impl Rig {
     }
 
     pub fn dispatcher(&self) -> Dispatcher {
-        Dispatcher::new(&self.bus, self.registry.clone(), &self.config.limits())
+        Dispatcher::new(&self.bus, self.registry.clone())
     }
 
     /// Cancels a task the way the runtime does: token first, then the broadcast.
@@ -150,7 +150,7 @@ pub fn manifest(
 ) -> DispatchManifest {
     DispatchManifest {
         task_id: task.clone(),
-        subtask_ids: subtasks.iter().map(|s| s.subtask_id).collect(),
+        subtasks: subtasks.iter().map(|s| (*s).clone()).collect(),
         task_spec: Some(TaskSpec {
             task_id: task.clone(),
             intent: "tidy the reports folder".into(),
@@ -325,12 +325,9 @@ fn planner(rig: &Rig) -> artoo::bus::BusHandle {
     rig.bus.handle(Role::Planner)
 }
 
-fn publish_plan(rig: &Rig, m: &DispatchManifest, subtasks: &[&SubTask]) {
-    let r2 = planner(rig);
-    r2.publish(Role::Dispatcher, m.clone());
-    for s in subtasks {
-        r2.publish(Role::Dispatcher, (*s).clone());
-    }
+/// Publishes a plan the way R2 does: one manifest, its sub-tasks inside.
+fn publish_plan(rig: &Rig, m: &DispatchManifest) {
+    planner(rig).publish(Role::Dispatcher, m.clone());
 }
 
 fn echo_intent() -> Behaviour {
@@ -383,7 +380,7 @@ async fn groups_run_in_order_and_a_dependent_group_sees_the_parallel_groups_outp
     let a = subtask(&task, 1, "alpha", &["lists the reports"]);
     let b = subtask(&task, 1, "beta", &["counts the pages"]);
     let c = subtask(&task, 2, "gamma", &["writes the summary"]);
-    publish_plan(&rig, &manifest(&task, 0, &[&a, &b, &c], &[]), &[&c, &a, &b]);
+    publish_plan(&rig, &manifest(&task, 0, &[&a, &b, &c], &[]));
 
     // Both sub-tasks of group 1 are released together, before anything of group 2.
     let first = next_release(&mut r3).await;
@@ -449,11 +446,7 @@ async fn negative_and_gapped_sequences_run_in_ascending_order() {
     let late = subtask(&task, 42, "late", &["ok"]);
     let first = subtask(&task, -5, "first", &["ok"]);
     let middle = subtask(&task, 0, "middle", &["ok"]);
-    publish_plan(
-        &rig,
-        &manifest(&task, 0, &[&late, &first, &middle], &[]),
-        &[&late, &first, &middle],
-    );
+    publish_plan(&rig, &manifest(&task, 0, &[&late, &first, &middle], &[]));
 
     let order: Vec<String> = [
         next_release(&mut r3).await,
@@ -484,11 +477,7 @@ async fn a_failed_group_stops_later_groups_and_tells_r4b_what_was_not_run() {
     let b = subtask(&task, 1, "beta", &["ok"]);
     let c = subtask(&task, 2, "gamma", &["ok"]);
     let d = subtask(&task, 3, "delta", &["ok"]);
-    publish_plan(
-        &rig,
-        &manifest(&task, 0, &[&a, &b, &c, &d], &[]),
-        &[&a, &b, &c, &d],
-    );
+    publish_plan(&rig, &manifest(&task, 0, &[&a, &b, &c, &d], &[]));
 
     let msgs = r4b_messages(&mut r4b, 3).await;
     let halted = msgs
@@ -531,24 +520,6 @@ async fn a_failed_group_stops_later_groups_and_tells_r4b_what_was_not_run() {
 }
 
 #[tokio::test]
-async fn sub_tasks_that_arrive_before_their_manifest_still_run() {
-    let script = Script::new().role(Role::AgentValidator, [pass_for("solo", "ok")]);
-    let rig = Rig::new(script).await;
-    let (mut r4b, mut r3) = effectors(&rig, echo_intent());
-
-    let task = TaskId::mint();
-    let s = subtask(&task, 1, "solo", &["ok"]);
-    let r2 = planner(&rig);
-    r2.publish(Role::Dispatcher, s.clone());
-    r2.publish(Role::Dispatcher, manifest(&task, 0, &[&s], &[]));
-    assert_eq!(next_release(&mut r3).await.subtask_id, s.subtask_id);
-    let env = r4b_next(&mut r4b).await;
-    assert!(
-        matches!(&env.message, Message::SubTaskOutcome(o) if o.status == SubTaskStatus::Matched)
-    );
-}
-
-#[tokio::test]
 async fn a_replan_supersedes_the_groups_the_old_round_had_not_released() {
     let script = Script::new().role(Role::AgentValidator, [pass_for("fresh", "ok")]);
     let rig = Rig::new(script).await;
@@ -559,17 +530,13 @@ async fn a_replan_supersedes_the_groups_the_old_round_had_not_released() {
     let task = TaskId::mint();
     let old1 = subtask(&task, 1, "old first", &["ok"]);
     let old2 = subtask(&task, 2, "old second", &["ok"]);
-    publish_plan(
-        &rig,
-        &manifest(&task, 0, &[&old1, &old2], &[]),
-        &[&old1, &old2],
-    );
+    publish_plan(&rig, &manifest(&task, 0, &[&old1, &old2], &[]));
     let got = next(&mut r3).await;
     assert!(matches!(&got.message, Message::SubTask(s) if s.subtask_id == old1.subtask_id));
 
     // A new round arrives while the old first group is still running.
     let fresh = subtask(&task, 1, "fresh", &["ok"]);
-    publish_plan(&rig, &manifest(&task, 1, &[&fresh], &[]), &[&fresh]);
+    publish_plan(&rig, &manifest(&task, 1, &[&fresh], &[]));
     let got = next(&mut r3).await;
     assert!(matches!(&got.message, Message::SubTask(s) if s.subtask_id == fresh.subtask_id));
 
@@ -594,10 +561,10 @@ async fn a_stale_manifest_of_an_earlier_round_is_ignored() {
     dispatcher.spawn();
     let task = TaskId::mint();
     let newer = subtask(&task, 1, "newer", &["ok"]);
-    publish_plan(&rig, &manifest(&task, 2, &[&newer], &[]), &[&newer]);
+    publish_plan(&rig, &manifest(&task, 2, &[&newer], &[]));
     next(&mut r3).await;
     let older = subtask(&task, 1, "older", &["ok"]);
-    publish_plan(&rig, &manifest(&task, 1, &[&older], &[]), &[&older]);
+    publish_plan(&rig, &manifest(&task, 1, &[&older], &[]));
     quiet(&mut r3).await;
 }
 
@@ -613,7 +580,7 @@ async fn a_cancelled_task_releases_nothing_more() {
     let task = TaskId::mint();
     let a = subtask(&task, 1, "alpha", &["ok"]);
     let b = subtask(&task, 2, "beta", &["ok"]);
-    publish_plan(&rig, &manifest(&task, 0, &[&a, &b], &[]), &[&a, &b]);
+    publish_plan(&rig, &manifest(&task, 0, &[&a, &b], &[]));
     let got = next(&mut r3).await;
     assert!(matches!(&got.message, Message::SubTask(s) if s.subtask_id == a.subtask_id));
 
@@ -657,52 +624,6 @@ async fn a_cancelled_task_releases_nothing_more() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_plan_whose_sub_tasks_never_all_arrive_is_halted_whole() {
-    let clock = FakeClock::at_epoch();
-    let bus = Bus::new(clock);
-    let mut r4b = bus.subscribe(Role::MetaValidator);
-    let mut r3 = bus.subscribe(Role::Executor);
-    Dispatcher::new(
-        &bus,
-        Registry::new(CancellationToken::new(), 4096),
-        &artoo::Config::with_dirs("/unused", "/unused").limits(),
-    )
-    .with_assembly_timeout(Duration::from_secs(5))
-    .spawn();
-    let task = TaskId::mint();
-    let a = subtask(&task, 1, "alpha", &["ok"]);
-    let lost = subtask(&task, 2, "lost", &["ok"]);
-    let r2 = bus.handle(Role::Planner);
-    r2.publish(Role::Dispatcher, manifest(&task, 0, &[&a, &lost], &[]));
-    r2.publish(Role::Dispatcher, a.clone());
-    let heard = next_within(&mut r4b, Duration::from_secs(1)).await;
-    assert!(
-        matches!(heard.message, Message::DispatchManifest(_)),
-        "R4b hears the manifest"
-    );
-
-    let started = tokio::time::Instant::now();
-    let env = next_within(&mut r4b, Duration::from_secs(600)).await;
-    let Message::DispatchHalted(h) = &env.message else {
-        panic!("expected a halt, got {:?}", env.message.kind());
-    };
-    assert!(started.elapsed() >= Duration::from_secs(5));
-    assert_eq!(h.skipped, vec![a.subtask_id, lost.subtask_id]);
-    // The criteria of the sub-task that arrived are known; the lost one's are not.
-    assert_eq!(h.unrun[0].success_criteria, a.success_criteria);
-    assert!(h.unrun[1].success_criteria.is_empty());
-    assert!(
-        h.reason.contains(&lost.subtask_id.to_string()),
-        "{}",
-        h.reason
-    );
-    assert!(
-        r3.try_recv().is_none(),
-        "nothing of an incomplete plan runs"
-    );
-}
-
 #[tokio::test]
 async fn a_fast_loop_correction_runs_inside_a_group_before_the_next_group_starts() {
     let script = Script::new().role(
@@ -727,7 +648,7 @@ async fn a_fast_loop_correction_runs_inside_a_group_before_the_next_group_starts
     let task = TaskId::mint();
     let a = subtask(&task, 1, "alpha", &["ok"]);
     let b = subtask(&task, 2, "beta", &["ok"]);
-    publish_plan(&rig, &manifest(&task, 0, &[&a, &b], &[]), &[&a, &b]);
+    publish_plan(&rig, &manifest(&task, 0, &[&a, &b], &[]));
 
     let mut seen = Vec::new();
     while seen.len() < 4 {

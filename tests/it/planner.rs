@@ -155,24 +155,21 @@ impl R2 {
     }
 
     /// The `n`-th (0-based) manifest (to the dispatcher, heard by R4b), with the sub-tasks
-    /// that follow it.
+    /// it holds. R2 sends no sub-task on its own: the manifest is the whole plan.
     async fn plan(&mut self, n: usize) -> (DispatchManifest, Vec<SubTask>) {
         self.rig
-            .until("a dispatched plan", |seen| {
-                let manifests: Vec<&DispatchManifest> = manifests(seen);
-                manifests.len() > n && {
-                    let ids = &manifests[n].subtask_ids;
-                    ids.iter()
-                        .all(|id| subtasks(seen).iter().any(|s| s.subtask_id == *id))
-                }
-            })
+            .until("a dispatched plan", |seen| manifests(seen).len() > n)
             .await;
         let manifest = manifests(&self.rig.seen)[n].clone();
-        let subs = subtasks(&self.rig.seen)
-            .into_iter()
-            .filter(|s| manifest.subtask_ids.contains(&s.subtask_id))
-            .cloned()
-            .collect();
+        assert!(
+            !self
+                .rig
+                .seen
+                .iter()
+                .any(|e| matches!(e.message, Message::SubTask(_))),
+            "R2 published a sub-task outside its manifest"
+        );
+        let subs = manifest.subtasks.clone();
         (manifest, subs)
     }
 
@@ -196,15 +193,6 @@ fn manifests(seen: &[Arc<Envelope>]) -> Vec<&DispatchManifest> {
     seen.iter()
         .filter_map(|e| match &e.message {
             Message::DispatchManifest(m) => Some(m),
-            _ => None,
-        })
-        .collect()
-}
-
-fn subtasks(seen: &[Arc<Envelope>]) -> Vec<&SubTask> {
-    seen.iter()
-        .filter_map(|e| match &e.message {
-            Message::SubTask(s) => Some(s),
             _ => None,
         })
         .collect()
@@ -274,8 +262,6 @@ async fn the_first_plan_costs_one_call_and_is_one_manifest_envelope() {
             "R2 → R7 MemoryRecall",
             "R2 → R7 MemoryRecall",
             "R2 → Dispatcher DispatchManifest",
-            "R2 → Dispatcher SubTask",
-            "R2 → Dispatcher SubTask",
         ]
     );
     assert_eq!(manifest.task_id, spec.task_id);
@@ -300,7 +286,7 @@ async fn the_first_plan_costs_one_call_and_is_one_manifest_envelope() {
     assert_eq!(subs.len(), 2);
     assert_ne!(subs[0].subtask_id, subs[1].subtask_id);
     assert_eq!(
-        manifest.subtask_ids,
+        manifest.subtask_ids().collect::<Vec<_>>(),
         vec![subs[0].subtask_id, subs[1].subtask_id]
     );
     assert!(subs.iter().all(|s| s.parent_task_id == spec.task_id));

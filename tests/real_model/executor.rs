@@ -33,7 +33,7 @@ async fn the_executor_lists_a_folder_and_finishes_with_the_count() {
     let registry = Registry::new(CancellationToken::new(), 4096);
     let mut r4b = bus.subscribe(Role::MetaValidator);
     let mut tap = bus.tap("real-r3", 10_000);
-    let dispatcher = Dispatcher::new(&bus, registry.clone(), &config.limits());
+    let dispatcher = Dispatcher::new(&bus, registry.clone());
     dispatcher.spawn();
     AgentValidator::new(&config, &bus, &llm, registry.clone(), clock.clone()).spawn();
     Executor::new(Arc::new(config.clone()), &bus, &llm, registry, clock)
@@ -58,14 +58,13 @@ async fn the_executor_lists_a_folder_and_finishes_with_the_count() {
         Role::Dispatcher,
         DispatchManifest {
             task_id: task.clone(),
-            subtask_ids: vec![subtask.subtask_id],
+            subtasks: vec![subtask.clone()],
             task_spec: None,
             dispatched_at: chrono::Utc::now(),
             task_criteria: vec![],
             round: 0,
         },
     );
-    r2.publish(Role::Dispatcher, subtask.clone());
 
     let outcome = loop {
         let env = tokio::time::timeout(Duration::from_secs(1800), r4b.recv())

@@ -211,7 +211,22 @@ async fn the_meta_validator_merges_matched_outputs_into_a_parsed_judgement() {
         Role::Dispatcher,
         DispatchManifest {
             task_id: task.clone(),
-            subtask_ids: ids.to_vec(),
+            subtasks: ids
+                .iter()
+                .zip(["List the PDF files in /tmp/reports", "Sum their sizes"])
+                .map(|(id, intent)| SubTask {
+                    subtask_id: *id,
+                    parent_task_id: task.clone(),
+                    intent: intent.into(),
+                    context: String::new(),
+                    success_criteria: vec![],
+                    sequence: 1,
+                    deadline: None,
+                    blocked_tools: vec![],
+                    blocked_targets: vec![],
+                    confirm_tools: vec![],
+                })
+                .collect(),
             task_spec: Some(TaskSpec {
                 task_id: task.clone(),
                 intent: "List the PDF files in /tmp/reports and their total size".into(),

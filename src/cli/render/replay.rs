@@ -99,7 +99,7 @@ fn round_lines(round: &Round, ggs: &GgsParams) -> Vec<String> {
         |p| {
             format!(
                 "{} · {}",
-                plural(p.subtask_ids.len(), "sub-task", "sub-tasks"),
+                plural(p.subtasks.len(), "sub-task", "sub-tasks"),
                 plural(p.task_criteria.len(), "task criterion", "task criteria")
             )
         },

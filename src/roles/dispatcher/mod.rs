@@ -1,12 +1,8 @@
 //! The Dispatcher: releases a plan's sub-tasks to the effector agents (R3 + R4a pairs)
 //! one sequence group at a time.
 //!
-//! - Consumes `DispatchManifest` and `SubTask`s from R2 (its `Role::Dispatcher` inbox) and
-//!   `TaskClosed`. A plan starts once every sub-task its manifest names has arrived;
-//!   if some never arrive within the assembly timeout of [`crate::limits::Limits`]
-//!   (R2 publishes them right after the manifest, so it fires only when the planner
-//!   failed half-way), nothing of the plan runs and R4b
-//!   is told so by a `DispatchHalted` naming them all.
+//! - Consumes `DispatchManifest` from R2 (its `Role::Dispatcher` inbox) — the whole plan
+//!   of one round, its sub-tasks inside — and `TaskClosed`.
 //! - Groups run in ascending `sequence` order — any `i64`, negatives and gaps included —
 //!   and the sub-tasks of one group run in parallel. Each released sub-task goes to R4a
 //!   first (so the validator knows its criteria before any result can reach it), then to
@@ -28,19 +24,16 @@
 //! of its groups in ascending order until one fails, is halted with every unrun sub-task
 //! named to R4b, is superseded by a newer round, or is cancelled — and no sub-task is
 //! released after its task was cancelled or its group's predecessors failed.
-
 //!
 //! The decisions live in [`state`] as plain state; this module wires them to the bus.
 
 mod state;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::bus::{Bus, Envelope};
-use crate::contracts::{Message, Role, TaskClosed, TaskId};
+use crate::contracts::{Message, Role, TaskClosed};
 use crate::lifecycle::Registry;
-use crate::limits::Limits;
 use crate::roles::runner::{Actor, Cx, Runner};
 
 use state::Dispatch;
@@ -53,19 +46,13 @@ pub struct Dispatcher(Runner<Dispatch>);
 
 impl Dispatcher {
     /// Subscribes now, so nothing addressed to the dispatcher after this call is missed.
-    pub fn new(bus: &Bus, registry: Registry, limits: &Limits) -> Self {
+    pub fn new(bus: &Bus, registry: Registry) -> Self {
         Self(Runner::new(
-            Dispatch::new(limits),
+            Dispatch::default(),
             bus,
             Role::Dispatcher,
             registry,
         ))
-    }
-
-    /// Overrides how long a manifest waits for its sub-tasks.
-    pub fn with_assembly_timeout(mut self, timeout: Duration) -> Self {
-        self.0.actor_mut().assembly_timeout = timeout;
-        self
     }
 
     /// Runs [`Dispatcher::run`] on the current tokio runtime.
@@ -81,21 +68,15 @@ impl Dispatcher {
 
 impl Actor for Dispatch {
     type Done = ();
-    /// The round whose manifest is still waiting for its sub-tasks.
-    type Timer = u32;
+    type Timer = ();
 
     fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
         match &env.message {
             Message::DispatchManifest(m) => self.on_manifest(m, cx.effects()),
-            Message::SubTask(s) => self.on_subtask(s, cx.effects()),
             Message::SubTaskClosed(c) => self.on_closed(c.clone(), cx.effects()),
             other => tracing::warn!(from = %env.from, kind = other.kind().name(),
                 "the dispatcher ignores a message it has no contract for"),
         }
-    }
-
-    fn on_deadline(&mut self, task: TaskId, round: u32, cx: &mut Cx<'_, Self>) {
-        self.assembly_expired(&task, round, cx.effects());
     }
 
     fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {

@@ -1,9 +1,8 @@
-//! The dispatcher's decisions as plain state: manifests and sub-tasks in, released
+//! The dispatcher's decisions as plain state: manifests and sub-task closes in, released
 //! sub-tasks and halts out, through the handler's [`Effects`]. No bus, no runtime, no
-//! clock: the deadline of a plan still assembling is an effect too.
+//! clock.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::time::Duration;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
@@ -11,7 +10,6 @@ use crate::contracts::{
     DispatchHalted, DispatchManifest, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskStatus,
     TaskId, UnrunSubTask,
 };
-use crate::limits::Limits;
 use crate::roles::runner::Effects;
 use crate::text::first_chars;
 use crate::text::{Keep, elide_middle, output_text};
@@ -36,15 +34,16 @@ pub struct PriorOutput {
 }
 
 /// A manifest's sub-tasks in release order: ascending sequence, manifest order within one
-/// sequence. Duplicate ids in the manifest are released once.
-pub fn sequence_groups(
-    manifest: &DispatchManifest,
-    pool: &mut HashMap<SubTaskId, SubTask>,
-) -> VecDeque<(i64, Vec<SubTask>)> {
+/// sequence. A sub-task listed twice is released once.
+pub fn sequence_groups(manifest: &DispatchManifest) -> VecDeque<(i64, Vec<SubTask>)> {
+    let mut seen = HashSet::new();
     let mut groups: BTreeMap<i64, Vec<SubTask>> = BTreeMap::new();
-    for id in &manifest.subtask_ids {
-        if let Some(subtask) = pool.remove(id) {
-            groups.entry(subtask.sequence).or_default().push(subtask);
+    for subtask in &manifest.subtasks {
+        if seen.insert(subtask.subtask_id) {
+            groups
+                .entry(subtask.sequence)
+                .or_default()
+                .push(subtask.clone());
         }
     }
     groups.into_iter().collect()
@@ -86,51 +85,32 @@ struct Running {
 
 /// One task's current plan.
 struct Plan {
-    manifest: DispatchManifest,
-    /// Set while the manifest's sub-tasks are still arriving.
-    assembling: bool,
+    round: u32,
     /// Groups not yet released, ascending.
     pending: VecDeque<(i64, Vec<SubTask>)>,
     running: Option<Running>,
     prior: Vec<PriorOutput>,
 }
 
-#[derive(Default)]
-struct TaskState {
-    /// Sub-tasks that arrived and are not running yet (their manifest may come later).
-    waiting: HashMap<SubTaskId, SubTask>,
-    plan: Option<Plan>,
-}
-
 /// What the dispatcher keeps and decides: plain state, no bus and no clock. Every
 /// reaction takes the handler's [`Effects`] and leaves in it what goes out: released
-/// sub-tasks, halts, and the one deadline of a plan still assembling.
+/// sub-tasks and halts.
+#[derive(Default)]
 pub(super) struct Dispatch {
-    pub(super) assembly_timeout: Duration,
-    /// Sub-tasks held per task while they wait for their manifest.
-    pub(super) max_waiting: usize,
-    tasks: HashMap<TaskId, TaskState>,
-    /// The newest round whose plan finished (ran, halted or failed to assemble), per live
-    /// task, so a stale manifest of that round or an older one is not run again.
+    /// The plan running per task.
+    plans: HashMap<TaskId, Plan>,
+    /// The newest round whose plan finished (ran or halted), per live task, so a stale
+    /// manifest of that round or an older one is not run again.
     finished: HashMap<TaskId, u32>,
 }
 
-/// The effects of one reaction; a deadline carries the round still assembling.
-pub(super) type Fx = Effects<u32>;
+/// The effects of one reaction; the dispatcher sets no deadlines.
+pub(super) type Fx = Effects<()>;
 
 impl Dispatch {
-    pub(super) fn new(limits: &Limits) -> Self {
-        Self {
-            assembly_timeout: limits.assembly_timeout,
-            max_waiting: limits.waiting_subtasks,
-            tasks: HashMap::new(),
-            finished: HashMap::new(),
-        }
-    }
-
     /// Drops what the dispatcher keeps for a task that closed.
     pub(super) fn close(&mut self, task: &TaskId) {
-        if self.tasks.remove(task).is_some() {
+        if self.plans.remove(task).is_some() {
             tracing::info!(task = %task, "dispatch stopped: the task closed");
         }
         self.finished.remove(task);
@@ -138,88 +118,39 @@ impl Dispatch {
 
     pub(super) fn on_manifest(&mut self, manifest: &DispatchManifest, fx: &mut Fx) {
         let task = &manifest.task_id;
-        let state = self.tasks.entry(task.clone()).or_default();
-        let newest = match (&state.plan, self.finished.get(task)) {
-            (Some(plan), _) => Some(plan.manifest.round),
+        let newest = match (self.plans.get(task), self.finished.get(task)) {
+            (Some(plan), _) => Some(plan.round),
             (None, round) => round.copied(),
         };
         if newest.is_some_and(|newest| manifest.round <= newest) {
             tracing::warn!(task = %task, round = manifest.round, ?newest,
                 "stale or repeated manifest ignored");
-            if state.plan.is_none() && state.waiting.is_empty() {
-                self.tasks.remove(task);
-            }
             return;
         }
-        if let Some(old) = state.plan.take() {
+        if let Some(old) = self.plans.remove(task) {
             let unreleased: usize = old.pending.iter().map(|(_, g)| g.len()).sum();
-            tracing::info!(task = %task, old_round = old.manifest.round, new_round = manifest.round,
+            tracing::info!(task = %task, old_round = old.round, new_round = manifest.round,
                 unreleased, "a replan supersedes the previous plan");
         }
-        fx.after(self.assembly_timeout, task, manifest.round);
-        state.plan = Some(Plan {
-            manifest: manifest.clone(),
-            assembling: true,
-            pending: VecDeque::new(),
-            running: None,
-            prior: Vec::new(),
-        });
-        self.try_start(task, fx);
-    }
-
-    pub(super) fn on_subtask(&mut self, subtask: &SubTask, fx: &mut Fx) {
-        let task = &subtask.parent_task_id;
-        let state = self.tasks.entry(task.clone()).or_default();
-        if state.waiting.contains_key(&subtask.subtask_id) {
-            tracing::warn!(task = %task, subtask = %subtask.subtask_id,
-                "a sub-task arrived twice; the first copy is kept");
-            return;
-        }
-        if state.waiting.len() >= self.max_waiting {
-            tracing::warn!(task = %task, subtask = %subtask.subtask_id,
-                "too many sub-tasks waiting for a manifest; this one is dropped");
-            return;
-        }
-        state.waiting.insert(subtask.subtask_id, subtask.clone());
-        self.try_start(task, fx);
-    }
-
-    /// Starts the task's plan once every sub-task its manifest names has arrived.
-    fn try_start(&mut self, task: &TaskId, fx: &mut Fx) {
-        let Some(state) = self.tasks.get_mut(task) else {
-            return;
-        };
-        let Some(plan) = state.plan.as_mut() else {
-            return;
-        };
-        if !plan.assembling {
-            return; // already running
-        }
-        if !plan
-            .manifest
-            .subtask_ids
-            .iter()
-            .all(|id| state.waiting.contains_key(id))
-        {
-            return;
-        }
-        plan.assembling = false;
-        plan.pending = sequence_groups(&plan.manifest, &mut state.waiting);
-        if !state.waiting.is_empty() {
-            tracing::warn!(task = %task, stray = state.waiting.len(),
-                "sub-tasks named by no manifest are dropped");
-            state.waiting.clear();
-        }
+        self.plans.insert(
+            task.clone(),
+            Plan {
+                round: manifest.round,
+                pending: sequence_groups(manifest),
+                running: None,
+                prior: Vec::new(),
+            },
+        );
         self.release_next(task, fx);
     }
 
     /// Releases the next group, or finishes the plan when none is left.
     fn release_next(&mut self, task: &TaskId, fx: &mut Fx) {
-        let Some(plan) = self.tasks.get_mut(task).and_then(|s| s.plan.as_mut()) else {
+        let Some(plan) = self.plans.get_mut(task) else {
             return;
         };
         let Some((sequence, group)) = plan.pending.pop_front() else {
-            let round = plan.manifest.round;
+            let round = plan.round;
             return self.finish(task, round);
         };
         let mut released = Vec::with_capacity(group.len());
@@ -238,13 +169,13 @@ impl Dispatch {
     }
 
     fn finish(&mut self, task: &TaskId, round: u32) {
-        self.tasks.remove(task);
+        self.plans.remove(task);
         self.finished.insert(task.clone(), round);
     }
 
     pub(super) fn on_closed(&mut self, closed: SubTaskClosed, fx: &mut Fx) {
         let task = closed.parent_task_id.clone();
-        let Some(plan) = self.tasks.get_mut(&task).and_then(|s| s.plan.as_mut()) else {
+        let Some(plan) = self.plans.get_mut(&task) else {
             tracing::debug!(task = %task, subtask = %closed.subtask_id,
                 "completion for a task with no running plan ignored");
             return;
@@ -299,7 +230,7 @@ impl Dispatch {
             .iter()
             .flat_map(|(_, group)| group.iter().map(unrun_of))
             .collect();
-        let round = plan.manifest.round;
+        let round = plan.round;
         if !skipped.is_empty() {
             let reason = format!(
                 "sequence group {} failed ({} of {} sub-task(s) failed: {}); the {} later \
@@ -317,49 +248,6 @@ impl Dispatch {
             halt(&task, skipped, reason, fx);
         }
         self.finish(&task, round);
-    }
-
-    /// The round `round` of `task` did not arrive complete in time: nothing of it runs.
-    pub(super) fn assembly_expired(&mut self, task: &TaskId, round: u32, fx: &mut Fx) {
-        let Some(state) = self.tasks.get(task) else {
-            return;
-        };
-        let Some(plan) = state.plan.as_ref().filter(|p| p.assembling) else {
-            return;
-        };
-        if plan.manifest.round != round {
-            return; // a newer round superseded it
-        }
-        let missing: Vec<String> = plan
-            .manifest
-            .subtask_ids
-            .iter()
-            .filter(|id| !state.waiting.contains_key(id))
-            .map(ToString::to_string)
-            .collect();
-        let mut skipped: Vec<UnrunSubTask> = Vec::new();
-        for id in &plan.manifest.subtask_ids {
-            if !skipped.iter().any(|u| u.subtask_id == *id) {
-                skipped.push(state.waiting.get(id).map_or_else(
-                    || UnrunSubTask {
-                        subtask_id: *id,
-                        success_criteria: Vec::new(),
-                        reason: String::new(),
-                    },
-                    unrun_of,
-                ));
-            }
-        }
-        let reason = format!(
-            "the plan never arrived complete: {} of its {} sub-task(s) ({}) did not reach \
-             the dispatcher within {}s, so none of it was run",
-            missing.len(),
-            skipped.len(),
-            missing.join(", "),
-            self.assembly_timeout.as_secs_f64()
-        );
-        halt(task, skipped, reason, fx);
-        self.finish(task, round);
     }
 }
 
@@ -409,7 +297,7 @@ mod tests {
     fn manifest(task: &TaskId, subtasks: &[&SubTask]) -> DispatchManifest {
         DispatchManifest {
             task_id: task.clone(),
-            subtask_ids: subtasks.iter().map(|s| s.subtask_id).collect(),
+            subtasks: subtasks.iter().map(|s| (*s).clone()).collect(),
             task_spec: None,
             dispatched_at: Utc::now(),
             task_criteria: vec![],
@@ -419,15 +307,10 @@ mod tests {
 
     // ---- the decisions, without a bus or a runtime ----
 
-    use std::time::Duration;
-
     use crate::contracts::Message;
 
     fn dispatch() -> Dispatch {
-        Dispatch::new(&Limits::new(
-            Duration::from_secs(120),
-            Duration::from_secs(120),
-        ))
+        Dispatch::default()
     }
 
     fn closed(sub: &SubTask, status: SubTaskStatus, output: &str) -> SubTaskClosed {
@@ -467,14 +350,13 @@ mod tests {
         let c = subtask(&task, 2, "c");
         let mut d = dispatch();
         let mut fx = Fx::default();
-        d.on_manifest(&manifest(&task, &[&a, &b, &c]), &mut fx);
-        assert!(released(&fx).is_empty(), "not before its sub-tasks arrived");
-        assert_eq!(fx.deadlines().len(), 1);
-        assert_eq!(fx.deadlines()[0].2, 0, "the assembly deadline of round 0");
-        for s in [&c, &a, &b] {
-            d.on_subtask(s, &mut fx);
-        }
-        assert_eq!(released(&fx), ["a", "b"]);
+        d.on_manifest(&manifest(&task, &[&c, &a, &b]), &mut fx);
+        assert_eq!(
+            released(&fx),
+            ["a", "b"],
+            "the lowest group first, in plan order"
+        );
+        assert!(fx.deadlines().is_empty());
 
         let mut fx = Fx::default();
         d.on_closed(closed(&a, SubTaskStatus::Matched, "out of a"), &mut fx);
@@ -501,9 +383,6 @@ mod tests {
         let mut d = dispatch();
         let mut fx = Fx::default();
         d.on_manifest(&manifest(&task, &[&a, &b, &c]), &mut fx);
-        for s in [&a, &b, &c] {
-            d.on_subtask(s, &mut fx);
-        }
         let mut fx = Fx::default();
         d.on_closed(closed(&a, SubTaskStatus::Failed, ""), &mut fx);
         assert!(released(&fx).is_empty());
@@ -517,32 +396,12 @@ mod tests {
     }
 
     #[test]
-    fn a_plan_that_never_arrives_whole_is_halted_whole_at_its_deadline() {
-        let task = TaskId::mint();
-        let (a, b) = (subtask(&task, 1, "a"), subtask(&task, 2, "b"));
-        let mut d = dispatch();
-        let mut fx = Fx::default();
-        d.on_manifest(&manifest(&task, &[&a, &b]), &mut fx);
-        d.on_subtask(&a, &mut fx);
-        d.assembly_expired(&task, 0, &mut fx);
-        assert!(released(&fx).is_empty());
-        let halted = halts(&fx);
-        assert_eq!(halted[0].skipped, vec![a.subtask_id, b.subtask_id]);
-        assert!(halted[0].reason.contains(&b.subtask_id.to_string()));
-        let mut fx = Fx::default();
-        d.on_subtask(&b, &mut fx);
-        assert!(released(&fx).is_empty(), "the halted round never starts");
-    }
-
-    #[test]
     fn a_replan_supersedes_the_round_before_and_a_stale_manifest_is_ignored() {
         let task = TaskId::mint();
         let (a, b) = (subtask(&task, 1, "a"), subtask(&task, 2, "b"));
         let mut d = dispatch();
         let mut fx = Fx::default();
         d.on_manifest(&manifest(&task, &[&a, &b]), &mut fx);
-        d.on_subtask(&a, &mut fx);
-        d.on_subtask(&b, &mut fx);
         assert_eq!(released(&fx), ["a"]);
 
         let retry = subtask(&task, 1, "retry");
@@ -550,15 +409,16 @@ mod tests {
         next.round = 1;
         let mut fx = Fx::default();
         d.on_manifest(&next, &mut fx);
-        d.on_subtask(&retry, &mut fx);
         assert_eq!(released(&fx), ["retry"]);
-        // Round 0's late close and its deadline change nothing now.
+        // Round 0's late close and its manifest, repeated, change nothing now.
         let mut fx = Fx::default();
         d.on_closed(closed(&a, SubTaskStatus::Matched, ""), &mut fx);
-        d.assembly_expired(&task, 0, &mut fx);
         d.on_manifest(&manifest(&task, &[&a]), &mut fx);
         assert!(fx.published().is_empty(), "{:?}", fx.published());
-        assert!(fx.deadlines().is_empty());
+        // Nor does round 1's once it finished.
+        d.on_closed(closed(&retry, SubTaskStatus::Matched, ""), &mut fx);
+        d.on_manifest(&next, &mut fx);
+        assert!(fx.published().is_empty(), "{:?}", fx.published());
     }
 
     #[test]
@@ -569,11 +429,7 @@ mod tests {
         let c = subtask(&task, 7, "c");
         let d = subtask(&task, 0, "d");
         let m = manifest(&task, &[&a, &b, &c, &d]);
-        let mut pool: HashMap<_, _> = [&a, &b, &c, &d]
-            .iter()
-            .map(|s| (s.subtask_id, (*s).clone()))
-            .collect();
-        let groups = sequence_groups(&m, &mut pool);
+        let groups = sequence_groups(&m);
         let shape: Vec<(i64, Vec<&str>)> = groups
             .iter()
             .map(|(seq, g)| (*seq, g.iter().map(|s| s.intent.as_str()).collect()))
@@ -582,17 +438,14 @@ mod tests {
             shape,
             vec![(-3, vec!["b"]), (0, vec!["d"]), (7, vec!["a", "c"])]
         );
-        assert!(pool.is_empty());
     }
 
     #[test]
-    fn a_repeated_id_in_the_manifest_is_released_once() {
+    fn a_repeated_sub_task_in_the_manifest_is_released_once() {
         let task = TaskId::mint();
         let a = subtask(&task, 1, "a");
-        let mut m = manifest(&task, &[&a]);
-        m.subtask_ids.push(a.subtask_id);
-        let mut pool = HashMap::from([(a.subtask_id, a.clone())]);
-        let groups = sequence_groups(&m, &mut pool);
+        let m = manifest(&task, &[&a, &a]);
+        let groups = sequence_groups(&m);
         assert_eq!(groups.len(), 1);
         assert_eq!(groups[0].1.len(), 1);
     }

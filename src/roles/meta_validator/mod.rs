@@ -226,7 +226,7 @@ impl Gatekeeper {
         if let Some(current) = &track.round {
             if manifest.round < current.manifest.round
                 || (manifest.round == current.manifest.round
-                    && manifest.subtask_ids == current.manifest.subtask_ids)
+                    && manifest.subtask_ids().eq(current.manifest.subtask_ids()))
             {
                 tracing::warn!(task = %task_id, round = manifest.round,
                     current = current.manifest.round, "stale or repeated manifest ignored");
@@ -247,10 +247,10 @@ impl Gatekeeper {
         }
         track.plans += 1;
         self.generation += 1;
-        let mut expected = Vec::with_capacity(manifest.subtask_ids.len());
-        for id in &manifest.subtask_ids {
-            if !expected.contains(id) {
-                expected.push(*id);
+        let mut expected = Vec::with_capacity(manifest.subtasks.len());
+        for id in manifest.subtask_ids() {
+            if !expected.contains(&id) {
+                expected.push(id);
             }
         }
         let mut outcomes = HashMap::new();

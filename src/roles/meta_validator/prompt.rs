@@ -114,7 +114,7 @@ mod tests {
         let task = TaskId::mint();
         let m = DispatchManifest {
             task_id: task.clone(),
-            subtask_ids: vec![],
+            subtasks: vec![],
             task_spec: Some(TaskSpec {
                 task_id: task.clone(),
                 intent: "list files".into(),

@@ -424,7 +424,7 @@ mod tests {
     fn a_plan_without_task_criteria_is_judged_on_its_intent() {
         let m = DispatchManifest {
             task_id: TaskId::mint(),
-            subtask_ids: vec![],
+            subtasks: vec![],
             task_spec: None,
             dispatched_at: FakeClock::at_epoch().now(),
             task_criteria: vec![],
@@ -504,7 +504,7 @@ mod tests {
                 generation: 1,
                 manifest: DispatchManifest {
                     task_id: task.clone(),
-                    subtask_ids: expected.clone(),
+                    subtasks: vec![],
                     task_spec: None,
                     dispatched_at: at,
                     task_criteria,

@@ -8,8 +8,8 @@
 //! `MemoryQuery` per memory group to R5, no model call) → `MemoryRecall` to R7 → one
 //! model call for `{task_criteria, subtasks}` ([`prompt`], answered as a [`draft`]) → the
 //! plan validator ([`validator`]), re-asking at most `budgets.plan_reasks` times with the
-//! violations quoted → runtime-minted `SubTaskId`s → `DispatchManifest` to R4b and to the
-//! dispatcher, then each `SubTask` to the dispatcher, each carrying the task's MUST NOT
+//! violations quoted → runtime-minted `SubTaskId`s → one `DispatchManifest` to the
+//! dispatcher (R4b hears it) holding every sub-task, each carrying the task's MUST NOT
 //! tools and targets and the Caution tools it must confirm. No valid plan → one
 //! `PlanningFailed` to R7, which abandons honestly.
 //!
@@ -342,7 +342,7 @@ impl Shared {
         Ok(PlanSummary::of(&draft, directive.map_or(0, |d| d.round)))
     }
 
-    /// Mints the ids and publishes the manifest (R4b, dispatcher) and the sub-tasks.
+    /// Mints the ids and publishes the plan: one manifest, its sub-tasks inside.
     fn dispatch(&self, spec: &TaskSpec, draft: &PlanDraft, cal: &Calibration, round: u32) {
         let confirm_tools: Vec<ToolRef> = match &cal.caution {
             CautionGate::None => Vec::new(),
@@ -379,7 +379,7 @@ impl Shared {
             .collect();
         let manifest = DispatchManifest {
             task_id: spec.task_id.clone(),
-            subtask_ids: subtasks.iter().map(|s| s.subtask_id).collect(),
+            subtasks,
             task_spec: Some(spec.clone()),
             dispatched_at: self.clock.now(),
             task_criteria: criteria(&draft.task_criteria),
@@ -387,9 +387,6 @@ impl Shared {
         };
         // One envelope: R4b hears the manifest the dispatcher gets.
         self.bus.publish(Role::Dispatcher, manifest);
-        for subtask in subtasks {
-            self.bus.publish(Role::Dispatcher, subtask);
-        }
     }
 
     /// Answers GGS's graceful-failure request: one model call within the budget, else an

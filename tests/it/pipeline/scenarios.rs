@@ -384,10 +384,10 @@ async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
     ] {
         assert_eq!(stage.llm_calls(&task, role), n, "{role}");
     }
-    // One fact, one envelope: one manifest, and each sub-task once from R2 and once
-    // released, so the task log records the real traffic as one round.
+    // One fact, one envelope: the plan is one manifest with the sub-task inside, and
+    // the sub-task travels once more only as its release to R3 (R4a hears that one).
     assert_eq!(stage.count(&task, MessageKind::DispatchManifest), 1);
-    assert_eq!(stage.count(&task, MessageKind::SubTask), 2);
+    assert_eq!(stage.count(&task, MessageKind::SubTask), 1);
     // The end is announced to every role once, after the result.
     let closes = stage.all(&task, pick!(Message::TaskClosed));
     assert_eq!(closes.len(), 1);

@@ -100,6 +100,7 @@ export const en = {
   'pipeline.laws': 'the Four Laws ({count})',
   'pipeline.urgency.high': 'high urgency',
   'pipeline.urgency.low': 'low urgency',
+  'sub.queued': 'queued',
   'sub.running': 'running',
   'sub.validating': 'validating',
   'sub.correcting': 'correcting',

@@ -101,6 +101,7 @@ export const zhCN: Messages = {
   'pipeline.laws': '四大定律（{count} 条）',
   'pipeline.urgency.high': '高紧迫度',
   'pipeline.urgency.low': '低紧迫度',
+  'sub.queued': '排队中',
   'sub.running': '执行中',
   'sub.validating': '验证中',
   'sub.correcting': '纠正中',

@@ -844,8 +844,11 @@ export type DispatchManifest = DispatchManifest_Serialize;
 export type DispatchManifest_Deserialize = {
 	/**  The task being dispatched. */
 	task_id: TaskId,
-	/**  Every sub-task of the round, in plan order. */
-	subtask_ids: SubTaskId[],
+	/**
+	 *  Every sub-task of the round, in plan order, as R2 planned it: the plan travels
+	 *  once, here, and each sub-task once more only when it is released to R3.
+	 */
+	subtasks: SubTask_Deserialize[],
 	/**  Embedded for R4b's context. */
 	task_spec?: TaskSpec_Deserialize | null,
 	/**  When the round was dispatched. */
@@ -863,8 +866,11 @@ export type DispatchManifest_Deserialize = {
 export type DispatchManifest_Serialize = {
 	/**  The task being dispatched. */
 	task_id: TaskId,
-	/**  Every sub-task of the round, in plan order. */
-	subtask_ids: SubTaskId[],
+	/**
+	 *  Every sub-task of the round, in plan order, as R2 planned it: the plan travels
+	 *  once, here, and each sub-task once more only when it is released to R3.
+	 */
+	subtasks: SubTask_Serialize[],
 	/**  Embedded for R4b's context. */
 	task_spec: TaskSpec_Serialize | null,
 	/**  When the round was dispatched. */
@@ -2162,9 +2168,9 @@ export type Message_Deserialize =
 { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | 
 /**  R2 → R7: what memory said before a plan, and what R2 made of it. */
 { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | 
-/**  R2 → dispatcher and R4b: one planning round's sub-tasks. */
+/**  R2 → dispatcher, heard by R4b: one planning round, its sub-tasks included. */
 { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | 
-/**  R2 → dispatcher → R3: one sub-task to execute. */
+/**  Dispatcher → R3, heard by R4a: one released sub-task to execute. */
 { type: "SubTask"; payload: SubTask_Deserialize } | 
 /**  R3 → R4a: one attempt, with its tool calls as evidence. */
 { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | 
@@ -2229,9 +2235,9 @@ export type Message_Serialize =
 { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | 
 /**  R2 → R7: what memory said before a plan, and what R2 made of it. */
 { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | 
-/**  R2 → dispatcher and R4b: one planning round's sub-tasks. */
+/**  R2 → dispatcher, heard by R4b: one planning round, its sub-tasks included. */
 { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | 
-/**  R2 → dispatcher → R3: one sub-task to execute. */
+/**  Dispatcher → R3, heard by R4a: one released sub-task to execute. */
 { type: "SubTask"; payload: SubTask_Serialize } | 
 /**  R3 → R4a: one attempt, with its tool calls as evidence. */
 { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | 
@@ -2868,7 +2874,7 @@ export type Round_Deserialize = {
 	recalls: Recall_Deserialize[],
 	/**  The round's dispatched plan; None when planning failed or the manifest was lost. */
 	plan?: DispatchManifest_Deserialize | null,
-	/**  Each sub-task of the plan, in release order. */
+	/**  Each sub-task of the plan, in plan order. */
 	subtasks: SubtaskTrace_Deserialize[],
 	/**  R4b sent the round back, with its verdicts on the task criteria. */
 	replan?: ReplanRequest_Deserialize | null,
@@ -2895,7 +2901,7 @@ export type Round_Serialize = {
 	recalls: Recall_Serialize[],
 	/**  The round's dispatched plan; None when planning failed or the manifest was lost. */
 	plan: DispatchManifest_Serialize | null,
-	/**  Each sub-task of the plan, in release order. */
+	/**  Each sub-task of the plan, in plan order. */
 	subtasks: SubtaskTrace_Serialize[],
 	/**  R4b sent the round back, with its verdicts on the task criteria. */
 	replan: ReplanRequest_Serialize | null,
@@ -3109,7 +3115,11 @@ export type Stage =
 /**  Serving. */
 "ready";
 
-/**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
+/**
+ *  One step of a plan. R2 plans it inside the [`DispatchManifest`]; the dispatcher
+ *  releases it to R3 as its own envelope, with earlier groups' outputs appended to its
+ *  `context`. Ids are minted by the runtime, never by the model.
+ */
 export type SubTask = SubTask_Serialize;
 
 /**
@@ -3180,7 +3190,11 @@ export type SubTaskStatus =
 /**  The fast loop ended with some criterion unmet. */
 "failed";
 
-/**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
+/**
+ *  One step of a plan. R2 plans it inside the [`DispatchManifest`]; the dispatcher
+ *  releases it to R3 as its own envelope, with earlier groups' outputs appended to its
+ *  `context`. Ids are minted by the runtime, never by the model.
+ */
 export type SubTask_Deserialize = {
 	/**  The id the runtime minted for the sub-task. */
 	subtask_id: SubTaskId,
@@ -3213,7 +3227,11 @@ export type SubTask_Deserialize = {
 	confirm_tools?: ToolRef[],
 };
 
-/**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
+/**
+ *  One step of a plan. R2 plans it inside the [`DispatchManifest`]; the dispatcher
+ *  releases it to R3 as its own envelope, with earlier groups' outputs appended to its
+ *  `context`. Ids are minted by the runtime, never by the model.
+ */
 export type SubTask_Serialize = {
 	/**  The id the runtime minted for the sub-task. */
 	subtask_id: SubTaskId,
@@ -3253,7 +3271,10 @@ export type SubtaskTrace = SubtaskTrace_Serialize;
 export type SubtaskTrace_Deserialize = {
 	/**  The sub-task. */
 	subtask_id: SubTaskId,
-	/**  `None` when the sub-task itself was lost to a gap. */
+	/**
+	 *  The sub-task as the dispatcher released it (earlier outputs in its context), or
+	 *  as planned when it was never released; `None` when it was lost to a gap.
+	 */
 	subtask?: SubTask_Deserialize | null,
 	/**  R3's own account of each attempt (a claim; the tool calls are the evidence). */
 	executions: ExecutionResult_Deserialize[],
@@ -3269,7 +3290,10 @@ export type SubtaskTrace_Deserialize = {
 export type SubtaskTrace_Serialize = {
 	/**  The sub-task. */
 	subtask_id: SubTaskId,
-	/**  `None` when the sub-task itself was lost to a gap. */
+	/**
+	 *  The sub-task as the dispatcher released it (earlier outputs in its context), or
+	 *  as planned when it was never released; `None` when it was lost to a gap.
+	 */
 	subtask: SubTask_Serialize | null,
 	/**  R3's own account of each attempt (a claim; the tool calls are the evidence). */
 	executions: ExecutionResult_Serialize[],

@@ -522,8 +522,11 @@ export type DispatchManifest = DispatchManifest_Serialize;
 export type DispatchManifest_Deserialize = {
 	/**  The task being dispatched. */
 	task_id: TaskId,
-	/**  Every sub-task of the round, in plan order. */
-	subtask_ids: SubTaskId[],
+	/**
+	 *  Every sub-task of the round, in plan order, as R2 planned it: the plan travels
+	 *  once, here, and each sub-task once more only when it is released to R3.
+	 */
+	subtasks: SubTask_Deserialize[],
 	/**  Embedded for R4b's context. */
 	task_spec?: TaskSpec_Deserialize | null,
 	/**  When the round was dispatched. */
@@ -541,8 +544,11 @@ export type DispatchManifest_Deserialize = {
 export type DispatchManifest_Serialize = {
 	/**  The task being dispatched. */
 	task_id: TaskId,
-	/**  Every sub-task of the round, in plan order. */
-	subtask_ids: SubTaskId[],
+	/**
+	 *  Every sub-task of the round, in plan order, as R2 planned it: the plan travels
+	 *  once, here, and each sub-task once more only when it is released to R3.
+	 */
+	subtasks: SubTask_Serialize[],
 	/**  Embedded for R4b's context. */
 	task_spec: TaskSpec_Serialize | null,
 	/**  When the round was dispatched. */
@@ -1478,9 +1484,9 @@ export type Message_Deserialize =
 { type: "MemoryResponse"; payload: MemoryResponse_Deserialize } | 
 /**  R2 → R7: what memory said before a plan, and what R2 made of it. */
 { type: "MemoryRecall"; payload: MemoryRecall_Deserialize } | 
-/**  R2 → dispatcher and R4b: one planning round's sub-tasks. */
+/**  R2 → dispatcher, heard by R4b: one planning round, its sub-tasks included. */
 { type: "DispatchManifest"; payload: DispatchManifest_Deserialize } | 
-/**  R2 → dispatcher → R3: one sub-task to execute. */
+/**  Dispatcher → R3, heard by R4a: one released sub-task to execute. */
 { type: "SubTask"; payload: SubTask_Deserialize } | 
 /**  R3 → R4a: one attempt, with its tool calls as evidence. */
 { type: "ExecutionResult"; payload: ExecutionResult_Deserialize } | 
@@ -1545,9 +1551,9 @@ export type Message_Serialize =
 { type: "MemoryResponse"; payload: MemoryResponse_Serialize } | 
 /**  R2 → R7: what memory said before a plan, and what R2 made of it. */
 { type: "MemoryRecall"; payload: MemoryRecall_Serialize } | 
-/**  R2 → dispatcher and R4b: one planning round's sub-tasks. */
+/**  R2 → dispatcher, heard by R4b: one planning round, its sub-tasks included. */
 { type: "DispatchManifest"; payload: DispatchManifest_Serialize } | 
-/**  R2 → dispatcher → R3: one sub-task to execute. */
+/**  Dispatcher → R3, heard by R4a: one released sub-task to execute. */
 { type: "SubTask"; payload: SubTask_Serialize } | 
 /**  R3 → R4a: one attempt, with its tool calls as evidence. */
 { type: "ExecutionResult"; payload: ExecutionResult_Serialize } | 
@@ -2084,7 +2090,11 @@ export type Settings_Serialize = {
 	mcp: McpConfig_Serialize,
 };
 
-/**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
+/**
+ *  One step of a plan. R2 plans it inside the [`DispatchManifest`]; the dispatcher
+ *  releases it to R3 as its own envelope, with earlier groups' outputs appended to its
+ *  `context`. Ids are minted by the runtime, never by the model.
+ */
 export type SubTask = SubTask_Serialize;
 
 /**
@@ -2155,7 +2165,11 @@ export type SubTaskStatus =
 /**  The fast loop ended with some criterion unmet. */
 "failed";
 
-/**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
+/**
+ *  One step of a plan. R2 plans it inside the [`DispatchManifest`]; the dispatcher
+ *  releases it to R3 as its own envelope, with earlier groups' outputs appended to its
+ *  `context`. Ids are minted by the runtime, never by the model.
+ */
 export type SubTask_Deserialize = {
 	/**  The id the runtime minted for the sub-task. */
 	subtask_id: SubTaskId,
@@ -2188,7 +2202,11 @@ export type SubTask_Deserialize = {
 	confirm_tools?: ToolRef[],
 };
 
-/**  R2 → R3 (via the dispatcher). Ids are minted by the runtime, never by the model. */
+/**
+ *  One step of a plan. R2 plans it inside the [`DispatchManifest`]; the dispatcher
+ *  releases it to R3 as its own envelope, with earlier groups' outputs appended to its
+ *  `context`. Ids are minted by the runtime, never by the model.
+ */
 export type SubTask_Serialize = {
 	/**  The id the runtime minted for the sub-task. */
 	subtask_id: SubTaskId,

@@ -103,12 +103,15 @@ describe('the pipeline model', () => {
       type: 'SubTask',
       payload: { subtask_id, parent_task_id: id, intent: `step ${sequence}`, success_criteria: ['done'], context: '', deadline: null, sequence, blocked_tools: [], blocked_targets: [], confirm_tools: [] },
     });
+    const planned = [sub('s1', 1), sub('s2', 2)].map((m) => (m.type === 'SubTask' ? m.payload : null)).filter((s) => s !== null);
     task = reduce(
       task,
-      env('R2', 'R4b', { type: 'DispatchManifest', payload: { task_id: id, subtask_ids: ['s1', 's2'], task_spec: null, dispatched_at: first.timestamp, task_criteria: [], round: 0 } }),
+      env('R2', 'Dispatcher', { type: 'DispatchManifest', payload: { task_id: id, subtasks: planned, task_spec: null, dispatched_at: first.timestamp, task_criteria: [], round: 0 } }),
     );
+    // The whole plan shows at once; a step runs when the dispatcher releases it.
+    expect(task.subtasks.map((s) => [s.id, s.status])).toEqual([['s1', 'queued'], ['s2', 'queued']]);
     task = reduce(task, env('Dispatcher', 'R3', sub('s1', 1)));
-    task = reduce(task, env('Dispatcher', 'R3', sub('s2', 2)));
+    expect(task.subtasks.map((s) => [s.id, s.status])).toEqual([['s1', 'running'], ['s2', 'queued']]);
     task = reduce(task, env('Dispatcher', 'R4b', { type: 'DispatchHalted', payload: { task_id: id, skipped: ['s2'], reason: 'group 1 failed', unrun: [] } }));
     expect(task.subtasks.find((s) => s.id === 's2')?.status).toBe('skipped');
     expect(task.subtasks.find((s) => s.id === 's2')?.failure).toBe('group 1 failed');

@@ -13,6 +13,7 @@ import type {
   MessageKind,
   PlanDirective,
   Role,
+  SubTask,
   TaskId,
   ToolCallRecord,
 } from '../../ipc/contracts';
@@ -37,7 +38,7 @@ export type Phase =
   | 'chat'
   | 'cancelled';
 
-export type SubTaskProgress = 'running' | 'validating' | 'correcting' | 'matched' | 'failed' | 'skipped';
+export type SubTaskProgress = 'queued' | 'running' | 'validating' | 'correcting' | 'matched' | 'failed' | 'skipped';
 
 export interface SubTaskView {
   id: string;
@@ -178,6 +179,21 @@ function updateSubtask(
   return task.subtasks.map((s) => (s.id === id ? change(s) : s));
 }
 
+/** A sub-task of the plan as the pipeline shows it, at its first sighting. */
+function subtaskView(s: SubTask, round: number, status: SubTaskProgress): SubTaskView {
+  return {
+    id: s.subtask_id,
+    round,
+    sequence: s.sequence,
+    intent: s.intent,
+    criteria: s.success_criteria.map((c) => (typeof c === 'string' ? c : c.criterion)),
+    status,
+    attempt: 1,
+    tools: [],
+    failure: null,
+  };
+}
+
 function num(x: number | null | undefined): number {
   return x ?? 0;
 }
@@ -219,29 +235,28 @@ export function reduce(task: TaskView, env: DescribedEnvelope, params: ArrowPara
       return { ...base, roles: { ...roles, R5: m.payload.error ? 'failed' : 'done' } };
     case 'MemoryRecall':
       return { ...base, recalls: [...task.recalls, m.payload], roles: { ...roles, R5: 'done' } };
-    case 'DispatchManifest':
+    case 'DispatchManifest': {
+      // The whole plan arrives at once; each step waits until the dispatcher releases it.
+      const round = m.payload.round;
+      const planned = m.payload.subtasks.map((s) => subtaskView(s, round, 'queued'));
+      const ids = new Set(planned.map((s) => s.id));
       return {
         ...base,
         phase: 'executing',
-        round: m.payload.round,
+        round,
         replanning: null,
+        subtasks: [...task.subtasks.filter((x) => !ids.has(x.id)), ...planned],
         roles: { ...roles, R2: 'done', R3: 'active', R4a: 'idle', R4b: 'waiting', R7: 'idle' },
       };
+    }
     case 'SubTask': {
       const s = m.payload;
-      const criteria = s.success_criteria.map((c) => (typeof c === 'string' ? c : c.criterion));
-      const view: SubTaskView = {
-        id: s.subtask_id,
-        round: task.round,
-        sequence: s.sequence,
-        intent: s.intent,
-        criteria,
-        status: 'running',
-        attempt: 1,
-        tools: [],
-        failure: null,
-      };
-      return { ...base, subtasks: [...task.subtasks.filter((x) => x.id !== s.subtask_id), view], roles: { ...roles, R3: 'active' } };
+      const released = subtaskView(s, task.round, 'running');
+      const known = task.subtasks.some((x) => x.id === s.subtask_id);
+      const subtasks = known
+        ? updateSubtask(task, s.subtask_id, (x) => ({ ...released, round: x.round }))
+        : [...task.subtasks, released];
+      return { ...base, subtasks, roles: { ...roles, R3: 'active' } };
     }
     case 'ToolCallEvent': {
       const r = m.payload.record;

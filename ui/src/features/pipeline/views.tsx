@@ -104,6 +104,7 @@ export function ReplanCallout({ directive }: { directive: PlanDirective }) {
 }
 
 const SUB_TONE: Record<SubTaskView['status'], Tone> = {
+  queued: 'neutral',
   running: 'info',
   validating: 'info',
   correcting: 'warn',

@@ -3,7 +3,7 @@
 // real wording is the core's: features/status/lines.generated.json holds it for every
 // message kind, and the UI's tests check the popup against that file.
 
-import type { Envelope, Role } from '../contracts';
+import type { Envelope } from '../contracts';
 
 type Lang = 'en' | 'zh-CN';
 
@@ -30,13 +30,12 @@ export class FakeStatus {
       case 'MemoryQuery':
         return pick('Checking what worked before…', '正在回顾以往的经验…');
       case 'DispatchManifest': {
-        this.plans.set(m.payload.task_id, [...m.payload.subtask_ids]);
-        const n = m.payload.subtask_ids.length;
+        this.plans.set(m.payload.task_id, m.payload.subtasks.map((s) => s.subtask_id));
+        const n = m.payload.subtasks.length;
         if ((m.payload.round ?? 0) > 0) return pick(`New plan: ${n} steps…`, `新的计划：共 ${n} 步…`);
         return pick(`Planning ${n} steps…`, `计划分 ${n} 步完成…`);
       }
       case 'SubTask':
-        if (!released(envelope.from, envelope.to)) return null;
         return `${step(task, m.payload.subtask_id)}${pick(': ', '：')}${m.payload.intent}`;
       case 'ToolCallEvent': {
         const s = step(task, m.payload.subtask_id);
@@ -81,9 +80,4 @@ export class FakeStatus {
         return null;
     }
   }
-}
-
-/** A sub-task starts when it reaches the executor (the fake's planner sends it there itself). */
-function released(from: Role, to: Role): boolean {
-  return (from === 'Dispatcher' || from === 'R2') && to === 'R3';
 }
