@@ -8,7 +8,8 @@
 //! - A worker runs attempts. An attempt is a tool loop of at most
 //!   `Config.budgets.executor_max_steps` model turns; each turn is one schema-constrained
 //!   next step ([`step`]: call one tool with its input, or finish with a status, the
-//!   output as data and a summary). Every call goes through the [`Toolbox`] with the
+//!   output as data and a summary; the schema, written from the toolbox's specs, in
+//!   [`schema`]). Every call goes through the [`Toolbox`] with the
 //!   sub-task's `blocked_tools`, `blocked_targets` and `confirm_tools`, and its result —
 //!   not the model's prose — is shown on the next turn ([`prompt`]). The code holds the
 //!   model to Law 0 ([`worker`]'s honesty rules).
@@ -29,6 +30,7 @@
 //! — unless its task closed first, and then nothing more is published for it.
 
 pub mod prompt;
+mod schema;
 mod state;
 pub mod step;
 pub mod worker;
@@ -101,7 +103,7 @@ impl Executor {
             broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config),
             bus: handle,
             tools_text: crate::tools::tool_list(&specs),
-            schema: step::output_schema(&specs),
+            schema: schema::output_schema(&specs),
             specs,
             toolbox,
             max_steps: config.budgets.executor_max_steps,
@@ -134,7 +136,7 @@ impl Executor {
     pub fn with_toolbox(mut self, toolbox: Toolbox) -> Self {
         let shared = self.shared_mut();
         shared.specs = toolbox.offered_specs();
-        shared.schema = step::output_schema(&shared.specs);
+        shared.schema = schema::output_schema(&shared.specs);
         shared.tools_text = crate::tools::tool_list(&shared.specs);
         shared.toolbox = toolbox;
         self
