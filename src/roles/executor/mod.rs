@@ -8,7 +8,8 @@
 //! - A worker runs attempts. An attempt is a tool loop of at most
 //!   `Config.budgets.executor_max_steps` model turns; each turn is one schema-constrained
 //!   next step ([`step`]: call one tool with its input, or finish with a status, the
-//!   output as data and a summary). Every call goes through the [`Toolbox`] with the
+//!   output as data and a summary; the schema, written from the toolbox's specs, in
+//!   [`schema`]). Every call goes through the [`Toolbox`] with the
 //!   sub-task's `blocked_tools`, `blocked_targets` and `confirm_tools`, and its result —
 //!   not the model's prose — is shown on the next turn ([`prompt`]). The code holds the
 //!   model to Law 0 ([`worker`]'s honesty rules).
@@ -20,11 +21,17 @@
 //!   model calls and tool processes are dropped — and nothing of the task starts or is
 //!   published afterwards.
 //!
+//! The decisions of which worker starts, which stops and which end the dispatcher must
+//! hear of live in [`state`] as plain state; this module keeps the workers' abort handles
+//! and spawns them.
+//!
 //! **Invariant:** every sub-task the executor starts is reported to the dispatcher
 //! exactly once — with R4a's close, or a failed close of its own when R4a cannot answer
 //! — unless its task closed first, and then nothing more is published for it.
 
 pub mod prompt;
+mod schema;
+mod state;
 pub mod step;
 pub mod worker;
 
@@ -36,11 +43,12 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use self::state::Workers;
 use self::worker::Worker;
 use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
-use crate::contracts::{Message, Role, SubTask, SubTaskClosed, SubTaskId, TaskClosed, TaskId};
+use crate::contracts::{Message, Role, SubTask, SubTaskId, TaskClosed, TaskId};
 use crate::laws::ConfirmationBroker;
 use crate::lifecycle::Registry;
 use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
@@ -66,20 +74,15 @@ pub(crate) struct Shared {
     reply_grace: Duration,
 }
 
-/// A running worker.
-struct Running {
-    task: TaskId,
-    abort: AbortHandle,
-}
-
 /// R3 wired to the bus.
 pub struct Executor(Runner<Execute>);
 
-/// R3's state and reactions.
+/// R3's wiring: its decisions, the workers' abort handles, and what workers share.
 struct Execute {
     shared: Arc<Shared>,
     registry: Registry,
-    running: HashMap<SubTaskId, Running>,
+    state: Workers,
+    aborts: HashMap<SubTaskId, AbortHandle>,
 }
 
 impl Executor {
@@ -100,7 +103,7 @@ impl Executor {
             broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config),
             bus: handle,
             tools_text: crate::tools::tool_list(&specs),
-            schema: step::output_schema(&specs),
+            schema: schema::output_schema(&specs),
             specs,
             toolbox,
             max_steps: config.budgets.executor_max_steps,
@@ -112,7 +115,8 @@ impl Executor {
         let execute = Execute {
             shared: Arc::new(shared),
             registry: registry.clone(),
-            running: HashMap::new(),
+            state: Workers::default(),
+            aborts: HashMap::new(),
         };
         Ok(Executor(Runner::new(
             execute,
@@ -132,7 +136,7 @@ impl Executor {
     pub fn with_toolbox(mut self, toolbox: Toolbox) -> Self {
         let shared = self.shared_mut();
         shared.specs = toolbox.offered_specs();
-        shared.schema = step::output_schema(&shared.specs);
+        shared.schema = schema::output_schema(&shared.specs);
         shared.tools_text = crate::tools::tool_list(&shared.specs);
         shared.toolbox = toolbox;
         self
@@ -169,7 +173,11 @@ impl Actor for Execute {
     fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
         match &env.message {
             Message::SubTask(s) => self.start(s, cx),
-            Message::SubTaskClosed(c) => self.on_closed_by_validator(c.clone()),
+            Message::SubTaskClosed(c) => {
+                if let Some(stop) = self.state.closed_by_validator(c) {
+                    self.stop(stop);
+                }
+            }
             // A reply whose requester had stopped waiting (a confirmation after its
             // timeout, a verdict after the worker ended) falls through to the inbox.
             _ if env.in_reply_to.is_some() => {
@@ -180,33 +188,26 @@ impl Actor for Execute {
         }
     }
 
-    fn on_done(&mut self, _task: TaskId, (id, end): Self::Done, cx: &mut Cx<'_, Self>) {
-        self.on_worker_end(id, end, cx);
+    fn on_done(&mut self, task: TaskId, (id, end): Self::Done, cx: &mut Cx<'_, Self>) {
+        self.aborts.remove(&id);
+        let task_open = !self.registry.is_closed(&task);
+        self.state.ended(id, end, task_open, cx.effects());
     }
 
     fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
-        self.close(&closed.task_id);
+        // The runner already aborted the task's workers.
+        for id in self.state.close(&closed.task_id) {
+            self.aborts.remove(&id);
+        }
     }
 }
 
 impl Execute {
-    /// Forgets the workers of a task that closed (the runner stopped them).
-    fn close(&mut self, task: &TaskId) {
-        self.running.retain(|id, r| {
-            if &r.task != task {
-                return true;
-            }
-            tracing::info!(subtask = %id, "worker stopped: the task closed");
-            false
-        });
-    }
-
     fn start(&mut self, subtask: &SubTask, cx: &mut Cx<'_, Self>) {
-        let task = &subtask.parent_task_id;
-        if self.running.contains_key(&subtask.subtask_id) {
-            tracing::warn!(subtask = %subtask.subtask_id, "a sub-task arrived twice; the first keeps running");
+        if !self.state.start(subtask) {
             return;
         }
+        let task = &subtask.parent_task_id;
         let shared = Arc::clone(&self.shared);
         let mut ctx = ToolContext::new(
             task.clone(),
@@ -235,39 +236,13 @@ impl Execute {
         };
         let id = subtask.subtask_id;
         let abort = cx.spawn(task, async move { (id, worker.run().await) });
-        self.running.insert(
-            id,
-            Running {
-                task: task.clone(),
-                abort,
-            },
-        );
+        self.aborts.insert(id, abort);
     }
 
-    /// R4a closed a sub-task without being asked (the worker was silent too long): the
-    /// worker stops. The dispatcher heard the close itself.
-    fn on_closed_by_validator(&mut self, closed: SubTaskClosed) {
-        let Some(running) = self.running.remove(&closed.subtask_id) else {
-            tracing::debug!(subtask = %closed.subtask_id, "close for no running worker ignored");
-            return;
-        };
-        running.abort.abort();
-        tracing::info!(subtask = %closed.subtask_id, status = ?closed.status,
-            "the validator closed the sub-task on its own");
-    }
-
-    fn on_worker_end(&mut self, id: SubTaskId, end: worker::End, cx: &mut Cx<'_, Self>) {
-        let Some(running) = self.running.remove(&id) else {
-            return; // closed by R4a on its own, or its task closed
-        };
-        match end {
-            // Without a verdict nobody else closes the sub-task: the dispatcher's group
-            // would never end.
-            worker::End::Unjudged(closed) if !self.registry.is_closed(&running.task) => {
-                cx.publish(Role::Dispatcher, closed);
-            }
-            worker::End::Closed => {}
-            _ => tracing::debug!(subtask = %id, "worker ended with its task closed"),
+    /// Stops the worker of `id` at once.
+    fn stop(&mut self, id: SubTaskId) {
+        if let Some(abort) = self.aborts.remove(&id) {
+            abort.abort();
         }
     }
 }

@@ -1,12 +1,6 @@
 //! What R3 asks the model for on each turn of its tool loop: one next step, either one
-//! tool call or the finish.
-//!
-//! The schema is written from the toolbox's own specs, one branch per tool, so a model
-//! under constrained decoding can only name a tool this platform has and, once it named
-//! it, is led to that tool's parameter names. Property order is alphabetical (docs/llm.md):
-//! `next` — the decision — comes first, then either `tool` and `tool_input`, or
-//! `output`, `status` and `summary`. (No free-text reasoning field: on a local model every
-//! generated token costs about 80 ms, and the results are quoted in the prompt anyway.)
+//! tool call or the finish, and what a reply means. The schema the model is held to is
+//! written in `schema`.
 //!
 //! Parsing is lenient where the meaning is unambiguous (a bare string for a tool with
 //! one required parameter, a number as output) and strict where it is not: an unknown
@@ -16,15 +10,11 @@
 //! **Invariant:** a `NextStep` that passes `NextStep::action` names a tool of the
 //! toolbox with a JSON object as input, or a finish with a status.
 
-use std::borrow::Cow;
-
-use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::contracts::ExecutionStatus;
-use crate::llm::OutputSchema;
-use crate::tools::{ToolRef, ToolSpec, Toolbox};
+use crate::tools::{ToolRef, ToolSpec};
 
 /// The decision of one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -93,11 +83,6 @@ pub enum Action {
         /// One sentence: what was done, or why it could not be done.
         summary: String,
     },
-}
-
-/// The step schema for exactly these tools, ready for a structured call.
-pub fn output_schema(specs: &[ToolSpec]) -> OutputSchema {
-    OutputSchema::from_value(&NextStep::schema_name(), schema_for(specs))
 }
 
 /// A value as the text a result carries: strings verbatim, other JSON compact.
@@ -195,60 +180,6 @@ fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
     }
 }
 
-fn param_schema(kind: &str, about: &str) -> Value {
-    let ty = match kind {
-        "integer" | "boolean" | "number" | "array" | "object" => kind,
-        _ => "string",
-    };
-    json!({ "type": ty, "description": about })
-}
-
-/// The schema of one tool's branch: `next` fixed to `call_tool`, `tool` to its name.
-fn tool_branch(spec: &ToolSpec) -> Value {
-    let mut params = Map::new();
-    for p in spec.params.iter() {
-        params.insert(p.name.to_string(), param_schema(&p.kind, &p.about));
-    }
-    let required: Vec<&str> = spec
-        .params
-        .iter()
-        .filter(|p| p.required)
-        .map(|p| p.name.as_ref())
-        .collect();
-    json!({
-        "type": "object",
-        "properties": {
-            "next": { "const": "call_tool" },
-            "tool": { "const": spec.name },
-            "tool_input": {
-                "type": "object",
-                "properties": params,
-                "required": required,
-            },
-        },
-        "required": ["next", "tool", "tool_input"],
-    })
-}
-
-fn finish_branch() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "next": { "const": "finish" },
-            "output": {
-                "type": "string",
-                "description": "The answer as data copied or computed from the tool results (names, numbers, paths, text). Empty when nothing was found out.",
-            },
-            "status": { "enum": ["completed", "uncertain", "failed"] },
-            "summary": {
-                "type": "string",
-                "description": "One sentence: what was done, or why it could not be done.",
-            },
-        },
-        "required": ["next", "output", "status", "summary"],
-    })
-}
-
 /// A step that may only finish: asked for when the model repeats a call or makes no
 /// progress, so the attempt ends with what the results show instead of looping.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -280,39 +211,10 @@ impl FinishStep {
     }
 }
 
-impl JsonSchema for FinishStep {
-    fn schema_name() -> Cow<'static, str> {
-        "FinishStep".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        Schema::try_from(finish_branch()).expect("the finish schema is a JSON object")
-    }
-}
-
-/// The whole schema for the tools offered on this platform.
-pub fn schema_for(specs: &[ToolSpec]) -> Value {
-    let mut branches: Vec<Value> = specs.iter().map(tool_branch).collect();
-    branches.push(finish_branch());
-    // `anyOf`, not `oneOf`: the branches exclude each other by their constants anyway,
-    // and more providers accept `anyOf` in a response format.
-    json!({ "type": "object", "anyOf": branches })
-}
-
-impl JsonSchema for NextStep {
-    fn schema_name() -> Cow<'static, str> {
-        "NextStep".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let specs = Toolbox::standard().offered_specs();
-        Schema::try_from(schema_for(&specs)).expect("the step schema is a JSON object")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Toolbox;
 
     fn specs() -> Vec<ToolSpec> {
         Toolbox::standard().offered_specs()
@@ -380,41 +282,6 @@ mod tests {
                 output: "3".into(),
                 summary: "counted".into()
             })
-        );
-    }
-
-    #[test]
-    fn the_schema_has_one_branch_per_offered_tool_and_the_finish() {
-        let schema = crate::llm::OutputSchema::of::<NextStep>().schema.clone();
-        let branches = schema["anyOf"].as_array().expect("branches");
-        assert_eq!(branches.len(), specs().len() + 1);
-        let text = schema.to_string();
-        assert!(text.contains("\"const\":\"read_file\""), "{text}");
-        assert_eq!(
-            text.contains("\"applescript\""),
-            cfg!(target_os = "macos"),
-            "only tools this platform has are offered"
-        );
-        let shell = branches
-            .iter()
-            .find(|b| b["properties"]["tool"]["const"] == "shell")
-            .expect("a shell branch");
-        assert_eq!(
-            shell["properties"]["tool_input"]["required"],
-            json!(["command"])
-        );
-        // Alphabetical order puts the decision first, then the finish's fields (docs/llm.md).
-        let keys: Vec<&String> = branches
-            .last()
-            .and_then(|b| b["properties"].as_object())
-            .expect("finish properties")
-            .keys()
-            .collect();
-        assert_eq!(
-            keys,
-            ["next", "output", "status", "summary"]
-                .iter()
-                .collect::<Vec<_>>()
         );
     }
 }

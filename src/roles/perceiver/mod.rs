@@ -6,11 +6,11 @@
 //! - a `ChatReply` to the user — the conversational fast path (greetings, thanks, small
 //!   talk, questions about artoo itself), answered in one model call.
 //!
-//! The parts: `vocabulary` holds the word lists; `route` the pure decisions (the code
+//! The parts: `vocabulary` holds the word lists; `route` the pure rules (the code
 //! pre-filter, the first step on a request, what to do with a perception, the checks a
-//! perception must pass); `schema` the `Perception` the model fills; `prompt` the two
-//! prompts and their user turns; `arithmetic` the sums code works out for the prompt;
-//! this file the bus actor that carries those decisions out.
+//! perception must pass); `state` the conversation of each task, driven by its events;
+//! `schema` the `Perception` the model fills; `prompt` the two prompts and their user
+//! turns; `arithmetic` the sums code works out for the prompt; this file the wiring.
 //!
 //! **The fast path.** A code pre-filter ([`route`]) decides first:
 //! [`Route::Chat`] when the whole input is a greeting or a question about artoo from a
@@ -24,45 +24,50 @@
 //! the weather today" needs tools).
 //!
 //! **Clarification.** Only when the model finds no reasonable interpretation: a
-//! `ClarificationRequest` to the user through `BusHandle::request`, at most
-//! `budgets.clarification_rounds` rounds. An empty answer, a timeout or a closed bus means
-//! "proceed" — with the interpretation the model already gave, so no extra call. After
-//! the last round the model is told it may not ask again. An empty TaskSpec is never
-//! published: the intent is required, and if the model fails altogether the user's own
-//! words become the intent.
+//! `ClarificationRequest` to the user, at most `budgets.clarification_rounds` rounds,
+//! each numbered from 1. The user's `ClarificationAnswer` comes back as a reply to it. An
+//! empty answer or none within the clarification timeout means "proceed" — with the
+//! interpretation the model already gave, so no extra call. After the last round the
+//! model is told it may not ask again. An empty TaskSpec is never published: the intent
+//! is required, and if the model fails altogether the user's own words (and any answers
+//! they gave) become the intent.
 //!
-//! **Invariant:** one `TaskSubmitted` yields at most one `TaskSpec` or `ChatReply` (and
-//! nothing at all once the task is cancelled), and R1 never writes `task_id` or
-//! `raw_input` from model output.
+//! **The shape.** The decisions live in `state` as plain state — a task submitted, a
+//! model call's result, the user's answer or its deadline in; what to publish, the
+//! answer's deadline and the next model call out — and this file wires it to the bus: it
+//! runs each model call the state asks for as a job of its task, and a job only returns
+//! what the model said; it publishes nothing. A task whose registry entry closed hears
+//! nothing more, even before its `TaskClosed` arrives.
+//!
+//! **Invariant:** one task yields at most one `TaskSpec` or `ChatReply` (and nothing at
+//! all once it is closed or cancelled), and R1 never writes `task_id` or `raw_input` from
+//! model output.
 
 mod arithmetic;
 mod prompt;
 mod route;
 mod schema;
+mod state;
 mod vocabulary;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio_util::sync::CancellationToken;
-
 pub use self::arithmetic::computed_lines;
 pub use self::prompt::{
     Clarification, HISTORY_SUMMARY_CHARS, HISTORY_TURNS, PERCEIVE_MAX_TOKENS, chat_request,
     chat_system, perceive_system, perception_request,
 };
-use self::route::fallback_intent;
 pub use self::route::{
     Opening, Route, Verdict, constraints_of, dropped_time_words, is_iso8601, opening, route,
     verdict,
 };
 pub use self::schema::{Kind, PerceivedConstraints, Perception};
-use crate::bus::{Bus, BusHandle, Envelope};
+use self::state::{Call, Done, Intake, Timer};
+use crate::bus::{Bus, Envelope};
 use crate::config::Config;
-use crate::contracts::{
-    ChatReply, ClarificationRequest, Constraints, Message, Role, TaskSpec, TaskSubmitted,
-};
+use crate::contracts::{Message, Role, TaskClosed, TaskId, TaskSubmitted};
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, preamble};
@@ -74,17 +79,11 @@ pub const CLARIFICATION_TIMEOUT: Duration = Duration::from_secs(120);
 /// R1 wired to the bus.
 pub struct Perceiver(Runner<Perceive>);
 
-/// R1's reactions: one perception job per submitted task.
+/// R1's wiring: its decisions, and what they need from outside.
 struct Perceive {
-    shared: Arc<Shared>,
-}
-
-struct Shared {
-    bus: BusHandle,
+    state: Intake,
     llm: RoleLlm,
     registry: Registry,
-    clarification_rounds: u32,
-    clarification_timeout: Duration,
     home: PathBuf,
     workspace: PathBuf,
 }
@@ -97,208 +96,110 @@ impl Perceiver {
         llm: &Llm,
         registry: Registry,
     ) -> Result<Self, LlmError> {
-        let handle = bus.handle(Role::Perceiver);
         let perceive = Perceive {
-            shared: Arc::new(Shared {
-                llm: llm.for_role(handle.clone())?,
-                bus: handle,
-                registry: registry.clone(),
-                clarification_rounds: config.budgets.clarification_rounds,
-                clarification_timeout: CLARIFICATION_TIMEOUT,
-                home: config.home.clone(),
-                workspace: config.workspace.clone(),
-            }),
+            state: Intake::new(config.budgets.clarification_rounds, CLARIFICATION_TIMEOUT),
+            llm: llm.for_role(bus.handle(Role::Perceiver))?,
+            registry: registry.clone(),
+            home: config.home.clone(),
+            workspace: config.workspace.clone(),
         };
         Ok(Self(Runner::new(perceive, bus, Role::Perceiver, registry)))
     }
 
     /// Overrides [`CLARIFICATION_TIMEOUT`].
     pub fn with_clarification_timeout(mut self, timeout: Duration) -> Self {
-        Arc::get_mut(&mut self.0.actor_mut().shared)
-            .expect("the perceiver is configured before it runs")
-            .clarification_timeout = timeout;
+        self.0.actor_mut().state.clarification_timeout = timeout;
         self
     }
 
-    /// Serves until the bus closes; perceptions still running then are dropped.
+    /// Serves until the bus closes; model calls still running then are dropped.
     pub async fn run(self) {
         self.0.run().await;
     }
 }
 
 impl Actor for Perceive {
-    type Done = ();
-    type Timer = ();
+    type Done = Done;
+    type Timer = Timer;
 
     fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
-        // A clarification answer is the reply to R1's own request and reaches the job
-        // that asked; only a new task starts work here.
-        if let Message::TaskSubmitted(submitted) = &env.message {
-            let job = Arc::clone(&self.shared).perceive(submitted.clone());
-            cx.spawn(&submitted.task_id, job);
-        }
-    }
-}
-
-/// Why perception stopped without a model answer.
-enum Stop {
-    Cancelled,
-    Failed(LlmError),
-}
-
-impl Shared {
-    async fn perceive(self: Arc<Self>, submitted: TaskSubmitted) {
-        let token = self.registry.token(&submitted.task_id);
-        if token.is_cancelled() {
-            return;
-        }
-        let route = match opening(&submitted.raw_input, &submitted.session_history) {
-            Opening::Empty => {
-                // Nothing to carry into the system, and nothing for a model to answer.
-                self.chat_reply(
-                    &submitted,
-                    "Your message was empty. Tell me what you would like me to do.".into(),
-                );
-                return;
+        let call = match &env.message {
+            Message::TaskSubmitted(submitted) => self.state.submit(submitted, cx.effects()),
+            // The user's answer to R1's question is a reply to it.
+            Message::ClarificationAnswer(answer) if env.in_reply_to.is_some() => {
+                self.state.on_answer(answer, cx.effects())
             }
-            Opening::Chat => return self.fast_path(&submitted, &token).await,
-            Opening::Verbatim(intent) => {
-                self.task_spec(&submitted, intent, Constraints::default(), &token);
-                return;
-            }
-            Opening::Perceive(route) => route,
-        };
-        let mut clarifications: Vec<Clarification> = Vec::new();
-        loop {
-            let may_ask = (clarifications.len() as u32) < self.clarification_rounds;
-            let perception = match self
-                .perceive_once(&submitted, &clarifications, may_ask, &token)
-                .await
-            {
-                Ok(p) => p,
-                Err(Stop::Cancelled) => return,
-                Err(Stop::Failed(error)) => {
-                    tracing::warn!(task = %submitted.task_id, %error,
-                        "no usable perception; the user's words become the intent");
-                    let intent = fallback_intent(&submitted.raw_input, &clarifications);
-                    self.task_spec(&submitted, intent, Constraints::default(), &token);
-                    return;
-                }
-            };
-            if token.is_cancelled() {
-                return;
-            }
-            match verdict(route, &perception, may_ask) {
-                Verdict::Reply(reply) => {
-                    self.chat_reply(&submitted, reply);
-                    return;
-                }
-                Verdict::Ask(question) => {
-                    let round = clarifications.len() as u32 + 1;
-                    match self.ask(&submitted, &question, round, &token).await {
-                        Some(answer) => clarifications.push(Clarification { question, answer }),
-                        None if token.is_cancelled() => return,
-                        // Empty answer or no answer: proceed as understood.
-                        None => {
-                            self.publish_perceived(&submitted, perception, &token);
-                            return;
-                        }
-                    }
-                }
-                Verdict::Forward => {
-                    self.publish_perceived(&submitted, perception, &token);
-                    return;
-                }
-            }
-        }
-    }
-
-    async fn perceive_once(
-        &self,
-        submitted: &TaskSubmitted,
-        clarifications: &[Clarification],
-        may_ask: bool,
-        token: &CancellationToken,
-    ) -> Result<Perception, Stop> {
-        let ctx = CallCtx::for_task(submitted.task_id.clone(), token.clone());
-        let request = perception_request(submitted, clarifications, may_ask, &preamble())
-            .facts_first(&self.facts(submitted));
-        let raw = submitted.raw_input.clone();
-        match self
-            .llm
-            .structured_checked::<Perception, _>(&ctx, &request, |p| p.check(&raw))
-            .await
-        {
-            Ok(out) => Ok(out.value),
-            Err(LlmError::Cancelled) => Err(Stop::Cancelled),
-            Err(e) => Err(Stop::Failed(e)),
-        }
-    }
-
-    async fn fast_path(&self, submitted: &TaskSubmitted, token: &CancellationToken) {
-        let ctx = CallCtx::for_task(submitted.task_id.clone(), token.clone());
-        let answer = match self
-            .llm
-            .chat(
-                &ctx,
-                &chat_request(submitted, &preamble()).facts_first(&self.facts(submitted)),
-            )
-            .await
-        {
-            Ok(reply) => {
-                let text = reply.answer();
-                if text.is_empty() {
-                    "The model sent an empty answer. Please ask again.".to_string()
-                } else {
-                    text
-                }
-            }
-            Err(LlmError::Cancelled) => return,
-            Err(e) => format!("I could not get an answer from the model: {e}"),
-        };
-        if token.is_cancelled() {
-            return;
-        }
-        self.chat_reply(submitted, answer);
-    }
-
-    /// Asks the user; `None` on an empty answer, a timeout, a closed bus or a cancel.
-    async fn ask(
-        &self,
-        submitted: &TaskSubmitted,
-        question: &str,
-        round: u32,
-        token: &CancellationToken,
-    ) -> Option<String> {
-        let pending = self.bus.request(
-            Role::User,
-            ClarificationRequest {
-                task_id: submitted.task_id.clone(),
-                question: question.to_string(),
-                round,
-            },
-        );
-        let waited = tokio::select! {
-            () = token.cancelled() => return None,
-            waited = tokio::time::timeout(self.clarification_timeout, pending) => waited,
-        };
-        match waited {
-            Ok(Ok(env)) => match &env.message {
-                Message::ClarificationAnswer(a) => {
-                    Some(a.answer.trim().to_string()).filter(|a| !a.is_empty())
-                }
-                other => {
-                    tracing::warn!(
-                        kind = other.kind().name(),
-                        "unexpected reply to a clarification"
-                    );
-                    None
-                }
-            },
-            Ok(Err(_closed)) => None,
-            Err(_elapsed) => {
-                tracing::info!(task = %submitted.task_id, round, "no clarification in time; proceeding");
+            other => {
+                tracing::debug!(from = %env.from, kind = other.kind().name(),
+                    "R1 ignores a message it has no use for");
                 None
+            }
+        };
+        self.call(call, cx);
+    }
+
+    fn on_done(&mut self, task: TaskId, done: Done, cx: &mut Cx<'_, Self>) {
+        if self.closed(&task) {
+            return;
+        }
+        let call = self.state.on_done(&task, done, cx.effects());
+        self.call(call, cx);
+    }
+
+    fn on_deadline(&mut self, task: TaskId, round: Timer, cx: &mut Cx<'_, Self>) {
+        if self.closed(&task) {
+            return;
+        }
+        self.state.answer_overdue(&task, round, cx.effects());
+    }
+
+    fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
+        self.state.close(&closed.task_id);
+    }
+}
+
+impl Perceive {
+    /// Whether `task` closed (or the runtime stops), though its `TaskClosed` may not have
+    /// arrived yet; the state forgets it then.
+    fn closed(&mut self, task: &TaskId) -> bool {
+        let closed = self.registry.is_closed(task);
+        if closed {
+            self.state.close(task);
+        }
+        closed
+    }
+
+    /// Makes the model call the state asks for, as a job of its task.
+    fn call(&self, call: Option<Call>, cx: &mut Cx<'_, Self>) {
+        let Some(call) = call else {
+            return;
+        };
+        let task = call.task().clone();
+        let ctx = CallCtx::for_task(task.clone(), self.registry.token(&task));
+        let llm = self.llm.clone();
+        match call {
+            Call::Chat { submitted } => {
+                let request =
+                    chat_request(&submitted, &preamble()).facts_first(&self.facts(&submitted));
+                cx.spawn(&task, async move {
+                    Done::Answered(llm.chat(&ctx, &request).await.map(|reply| reply.answer()))
+                });
+            }
+            Call::Perceive {
+                submitted,
+                clarifications,
+                may_ask,
+            } => {
+                let request = perception_request(&submitted, &clarifications, may_ask, &preamble())
+                    .facts_first(&self.facts(&submitted));
+                let raw = submitted.raw_input;
+                cx.spawn(&task, async move {
+                    let perceived = llm
+                        .structured_checked::<Perception, _>(&ctx, &request, |p| p.check(&raw))
+                        .await
+                        .map(|out| out.value);
+                    Done::Perceived(perceived)
+                });
             }
         }
     }
@@ -306,51 +207,5 @@ impl Shared {
     /// The machine's facts, dated by the submit.
     fn facts(&self, submitted: &TaskSubmitted) -> String {
         machine_facts(&self.home, &self.workspace, submitted.submitted_at)
-    }
-
-    fn publish_perceived(
-        &self,
-        submitted: &TaskSubmitted,
-        perception: Perception,
-        token: &CancellationToken,
-    ) {
-        let constraints = constraints_of(&perception.constraints);
-        self.task_spec(
-            submitted,
-            perception.intent.trim().to_string(),
-            constraints,
-            token,
-        );
-    }
-
-    fn task_spec(
-        &self,
-        submitted: &TaskSubmitted,
-        intent: String,
-        constraints: Constraints,
-        token: &CancellationToken,
-    ) {
-        if token.is_cancelled() {
-            return;
-        }
-        self.bus.publish(
-            Role::Planner,
-            TaskSpec {
-                task_id: submitted.task_id.clone(),
-                intent,
-                constraints,
-                raw_input: submitted.raw_input.clone(),
-            },
-        );
-    }
-
-    fn chat_reply(&self, submitted: &TaskSubmitted, answer: String) {
-        self.bus.publish(
-            Role::User,
-            ChatReply {
-                task_id: submitted.task_id.clone(),
-                answer,
-            },
-        );
     }
 }
