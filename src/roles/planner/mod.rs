@@ -6,7 +6,7 @@
 //!
 //! Every plan and replan: the Memory Calibration Protocol ([`calibration`]: one
 //! `MemoryQuery` per memory group to R5, no model call) → `MemoryRecall` to R7 → one
-//! model call for `{task_criteria, subtasks}` ([`prompt`], answered as a [`draft`]) → the
+//! model call for `{task_criteria, subtasks}` ([`prompt`], answered in the shapes of [`schema`]) → the
 //! plan validator ([`validator`]), re-asking at most `budgets.plan_reasks` times with the
 //! violations quoted → runtime-minted `SubTaskId`s → one `DispatchManifest` to the
 //! dispatcher (R4b hears it) holding every sub-task, each carrying the task's MUST NOT
@@ -21,8 +21,8 @@
 //! memory (every query is bounded), and every plan it dispatches passed the validator.
 
 pub mod calibration;
-pub mod draft;
 pub mod prompt;
+pub mod schema;
 mod state;
 pub mod validator;
 
@@ -33,8 +33,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use self::calibration::{Answer, Calibration, CautionGate};
-use self::draft::{DraftCriterion, GracefulDraft, PlanDraft};
 use self::prompt::PlanSummary;
+use self::schema::{DraftCriterion, GracefulDraft, PlanDraft};
 use self::state::{PlanSlot, Tasks};
 use self::validator::PlanRules;
 use crate::bus::{Bus, BusHandle, Envelope};

@@ -1,7 +1,7 @@
 //! What R2 says to the model: the system prompt with its worked example, when to use
 //! each of the executor's tools, and the requests for a first plan, a replan under a
 //! `PlanDirective`, a re-ask quoting the plan validator, and the graceful failure. The
-//! shapes the model answers with live in [`super::draft`] (the plan and graceful-failure
+//! shapes the model answers with live in [`super::schema`] (the plan and graceful-failure
 //! schemas are re-exported here).
 //!
 //! Schema property order is alphabetical (see docs/llm.md), so field names are chosen for
@@ -17,7 +17,7 @@ use std::fmt;
 
 use chrono::{DateTime, TimeZone, Utc};
 
-use super::draft::{CRITERION_EXAMPLE, EXAMPLE_FOLDER};
+use super::schema::{CRITERION_EXAMPLE, EXAMPLE_FOLDER};
 use super::validator::Violation;
 use crate::contracts::{
     GracefulFailureRequest, MixedFailureClass, PlanDirective, ReplanDirective, TaskSpec, Urgency,
@@ -26,7 +26,7 @@ use crate::llm::ChatRequest;
 use crate::tools::ToolName;
 
 /// The shapes the model answers with, where callers of the prompt have always found them.
-pub use super::draft::{GracefulDraft, PlanDraft};
+pub use super::schema::{GracefulDraft, PlanDraft};
 
 /// `Today's date` in the user's time zone: a UTC date is a day off for half of every day
 /// east of Greenwich.

@@ -32,7 +32,7 @@ use std::path::Path;
 
 use self::criteria::{is_blank, is_example};
 use self::target::{contains_token, expand_home};
-use super::draft::{DraftCriterion, DraftMode, DraftSubTask, PlanDraft};
+use super::schema::{DraftCriterion, DraftMode, DraftSubTask, PlanDraft};
 use crate::tools::{ToolName, ToolRef};
 
 pub use self::criteria::is_vague;

@@ -4,7 +4,7 @@
 //! **Invariant:** these are pure predicates on one criterion's text; a criterion that
 //! names anything concrete (a number, a name, a path) is never vague.
 
-use crate::roles::planner::draft::{CRITERION_EXAMPLE, DraftCriterion, EXAMPLE_FOLDER};
+use crate::roles::planner::schema::{CRITERION_EXAMPLE, DraftCriterion, EXAMPLE_FOLDER};
 
 pub(super) fn is_blank(c: &DraftCriterion) -> bool {
     c.criterion.trim().is_empty()

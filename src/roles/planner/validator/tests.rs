@@ -2,7 +2,7 @@
 //! the repair mends.
 
 use super::*;
-use crate::roles::planner::draft::CRITERION_EXAMPLE;
+use crate::roles::planner::schema::CRITERION_EXAMPLE;
 use std::path::PathBuf;
 
 fn subtask(intent: &str, context: &str, tools: &[ToolName]) -> DraftSubTask {
