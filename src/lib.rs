@@ -16,6 +16,8 @@
 //!   fold that reads it back as a trajectory.
 //! - [`retention`] — age and size limits for task logs and audit segments.
 //! - [`ggs`] — R7 Goal Gradient Solver: loss, gradient, macro-state, directives, Megram writes.
+//! - [`actor`] — the one way a role runs on the bus: an [`actor::Actor`]'s handlers
+//!   leave [`actor::Effects`]; its [`actor::Runner`] owns the inbox, jobs and deadlines.
 //! - [`roles`] — the pipeline roles as bus actors: R1 Perceiver (TaskSpec or a chat
 //!   reply), R2 Planner (memory calibration, plans, replans, graceful failure), the
 //!   dispatcher (sequence groups), R4a Agent-Validator and R4b Meta-Validator.
@@ -43,6 +45,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod actor;
 pub mod auditor;
 pub mod bus;
 pub mod clock;

@@ -10,9 +10,11 @@
 use std::fmt;
 use std::path::PathBuf;
 
-pub use crate::mcp::config::{McpConfig, McpServerConfig};
+pub use mcp::{McpConfig, McpServerConfig};
 
 mod env;
+pub mod mcp;
+pub mod pins;
 mod sections;
 mod settings_file;
 #[cfg(test)]

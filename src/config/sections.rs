@@ -89,7 +89,7 @@ pub struct LocalLlmConfig {
 impl Default for LocalLlmConfig {
     fn default() -> Self {
         Self {
-            model: crate::local_llm::pins::DEFAULT_MODEL.into(),
+            model: crate::config::pins::DEFAULT_MODEL.into(),
             dir: None,
         }
     }

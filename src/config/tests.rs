@@ -131,7 +131,7 @@ fn nothing_configured_means_the_built_in_model_and_half_configured_is_an_error()
     let c = Config::load(&env(&[("HOME", home)])).unwrap();
     assert_eq!(c.model_source().unwrap(), ModelSource::BuiltIn);
     assert_eq!(c.local_llm_dir(), dir.path().join(".artoo/local-llm"));
-    assert_eq!(c.llm.local.model, crate::local_llm::pins::DEFAULT_MODEL);
+    assert_eq!(c.llm.local.model, crate::config::pins::DEFAULT_MODEL);
 
     let half = Config::load(&env(&[("HOME", home), ("TOOL_MODEL", "m")])).unwrap();
     let err = half.model_source().unwrap_err().to_string();

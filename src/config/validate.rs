@@ -116,11 +116,8 @@ impl Config {
                 return Err(invalid(&format!("{field}.model"), "must not be empty"));
             }
         }
-        if crate::local_llm::pins::ModelSpec::find(&l.local.model).is_none() {
-            let names: Vec<&str> = crate::local_llm::pins::MODELS
-                .iter()
-                .map(|m| m.name)
-                .collect();
+        if crate::config::pins::ModelSpec::find(&l.local.model).is_none() {
+            let names: Vec<&str> = crate::config::pins::MODELS.iter().map(|m| m.name).collect();
             return Err(invalid(
                 "llm.local.model",
                 format!("{:?} is not one of {}", l.local.model, names.join(", ")),

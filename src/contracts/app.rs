@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::execution::ToolCallRecord;
 use super::ids::{RequestId, SubTaskId, TaskId};
 use super::role::Role;
-use crate::tools::ToolRef;
+use super::tool::ToolRef;
 
 /// What a gated action would do to one path.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::ids::{SubTaskId, TaskId};
 use super::task::{Criterion, CriterionMode};
-use crate::tools::ToolRef;
+use super::tool::ToolRef;
 
 /// Number of output characters kept in an evidence record. A listing or a small file's text
 /// is longer than a line, and the delivered answer is checked against this
@@ -459,7 +459,7 @@ mod tests {
     fn seed_string_tool_calls_parse_into_records() {
         let rec: ToolCallRecord =
             serde_json::from_str(r#""shell: ls ~/Downloads → a.mp4\nb.mkv""#).unwrap();
-        assert_eq!(rec.tool, crate::tools::ToolName::Shell);
+        assert_eq!(rec.tool, crate::contracts::ToolName::Shell);
         assert_eq!(rec.target, "ls ~/Downloads");
         assert_eq!(rec.output_head, "a.mp4\nb.mkv");
         assert_eq!(rec.to_string(), "shell: ls ~/Downloads → a.mp4\nb.mkv");

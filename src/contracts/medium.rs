@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::execution::{CriterionVerdict, MixedFailureClass, SubTaskOutcome, UnrunSubTask};
 use super::ids::{SubTaskId, TaskId};
 use super::task::Criterion;
-use crate::tools::ToolRef;
+use super::tool::ToolRef;
 
 /// R4b's advice to GGS. GGS still decides; R4b never ends a task itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

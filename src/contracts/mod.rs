@@ -14,6 +14,7 @@ pub mod medium;
 pub mod memory;
 pub mod role;
 pub mod task;
+pub mod tool;
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +26,7 @@ pub use medium::*;
 pub use memory::*;
 pub use role::Role;
 pub use task::*;
+pub use tool::{MAX_SERVER_NAME, McpToolName, ToolName, ToolRef, join_names, valid_server_name};
 
 /// The task a payload belongs to, if any (for task logs, the auditor and the UI).
 pub trait HasTask {

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::ids::{SubTaskId, TaskId};
-use crate::tools::ToolRef;
+use super::tool::ToolRef;
 
 /// One earlier exchange of the session, given to R1 to resolve references ("do it again",
 /// "wrong", "answer in Chinese"). The entry point keeps the last five; R1 keeps no state.

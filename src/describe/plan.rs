@@ -10,13 +10,13 @@ use std::fmt::Write as _;
 use super::spell::{loss_line, snake, succeeded};
 use super::{DETAIL_CHARS, ITEM_CHARS, Summary};
 use crate::config::GgsParams;
+use crate::contracts::join_names;
 use crate::contracts::{
     DispatchManifest, FinalResult, GracefulFailure, GracefulFailureRequest, MacroState,
     PlanDirective, PlanningFailed, SubTask,
 };
 use crate::ggs::decide::gradient_label;
 use crate::text::{one_line, plural};
-use crate::tools::join_names;
 
 pub(super) fn dispatch_manifest(m: &DispatchManifest) -> String {
     format!(

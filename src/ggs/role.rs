@@ -26,12 +26,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::feedback::Feedback;
 use super::state::{Finish, Observation, PendingAbandon, Settings, Step, TaskState};
+use crate::actor::{Actor, Cx, Outbox, Runner, TimerId};
 use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{MegramWrite, Message, Role, TaskBudget, TaskClosed, TaskId};
 use crate::lifecycle::Registry;
-use crate::roles::runner::{Actor, Cx, Outbox, Runner, TimerId};
 
 /// R7: the Goal Gradient Solver wired to the bus.
 pub struct Ggs(Runner<Solver>);

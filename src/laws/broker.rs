@@ -41,13 +41,13 @@ use tokio_util::sync::CancellationToken;
 use crate::bus::{Bus, BusHandle};
 use crate::clock::SharedClock;
 use crate::config::Config;
+use crate::contracts::ToolRef;
 use crate::contracts::{
     ApprovalScope, ConfirmationDecision, ConfirmationRequest, Decision, DecisionSource,
     GrantSubject, Message, RequestId, Role, SubTaskId, TaskId,
 };
 use crate::laws::classify::Assessment;
 use crate::laws::grants::GrantStore;
-use crate::tools::ToolRef;
 
 /// Tasks whose `task`-scope approvals are remembered (oldest forgotten first).
 pub const TASK_GRANTS_KEPT: usize = 64;
@@ -521,9 +521,9 @@ mod tests {
 
     use super::*;
     use crate::clock::{Clock, FakeClock};
+    use crate::contracts::ToolName;
     use crate::laws::classify::testing::MemFs;
     use crate::laws::classify::{Action, Scope, classify};
-    use crate::tools::ToolName;
 
     fn setup(timeout_secs: u64) -> (Bus, ConfirmationBroker) {
         let clock = FakeClock::at_epoch();

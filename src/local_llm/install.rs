@@ -14,8 +14,8 @@ use sha2::{Digest, Sha256};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-use super::pins::{CMAKE_VERSION, LLAMA_CPP_PYTHON_VERSION, ModelSpec, NINJA_VERSION};
 use super::{LocalError, Progress, Stage};
+use crate::config::pins::{CMAKE_VERSION, LLAMA_CPP_PYTHON_VERSION, ModelSpec, NINJA_VERSION};
 
 /// How pip and Python are run: the interpreter and extra environment (tests point pip at a
 /// local wheel directory with `PIP_NO_INDEX`/`PIP_FIND_LINKS`).

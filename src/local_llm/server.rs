@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::process::{Child, Command};
 
 use super::LocalError;
-use super::pins::ServerArgs;
+use crate::config::pins::ServerArgs;
 
 /// How long loading the weights may take before start-up counts as failed.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(180);

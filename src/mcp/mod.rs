@@ -17,7 +17,6 @@
 //! guard and the Law 1 gate), with arguments that name every required parameter, and
 //! never after the runtime closed the hub; a stdio server's process does not outlive it.
 
-pub mod config;
 pub mod trust;
 
 use std::borrow::Cow;
@@ -37,7 +36,9 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::task::AbortOnDropHandle;
 
-pub use config::{McpConfig, McpImport, McpServerConfig, Transport, import_mcp_servers};
+pub use crate::config::mcp::{
+    McpConfig, McpImport, McpServerConfig, Transport, import_mcp_servers,
+};
 pub(crate) use trust::TrustStore;
 pub use trust::fingerprint;
 

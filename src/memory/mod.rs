@@ -11,12 +11,12 @@
 //! - [`potentials`] — the dual-channel convolution and the action, pure.
 //! - [`dreamer`] — the background pass: GC, trust bankruptcy and upward consolidation
 //!   through [`Distiller`]; the decisions themselves are pure functions in
-//!   [`dreamer::plan`], which the store thread applies.
+//!   [`dream_rules`], which the store thread applies.
 //! - [`role`] — the R5 bus role: GGS writes in, R2 queries answered.
 //! - [`operator`] — the panel/CLI API: groups, a group's entries, remember, forget, pin.
 //!
 //! Dependencies point one way: `handle`, `operator`, `role` and `dreamer` talk to the
-//! store; the store uses `dreamer::plan`, `cache`, `keys`, `megram` and `potentials`;
+//! store; the store uses `dream_rules`, `cache`, `keys`, `megram` and `potentials`;
 //! all of them share `types` and `error`, which import no other memory module.
 //!
 //! **Invariant:** the Four Laws (the T layer, seeded on every open) are never deleted,
@@ -25,6 +25,7 @@
 //! the store once `flush` or `close` returns.
 
 mod cache;
+mod dream_rules;
 pub mod dreamer;
 mod error;
 mod handle;

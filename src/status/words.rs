@@ -2,7 +2,7 @@
 //! new phase cannot be worded in one language and forgotten in the other.
 
 use crate::contracts::{Decision, DecisionSource, ReplanDirective, TerminalDirective};
-use crate::tools::{ToolName, ToolRef};
+use crate::contracts::{ToolName, ToolRef};
 
 use super::Lang;
 

@@ -30,7 +30,7 @@ pub mod lexicon;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::tools::ToolRef;
+use crate::contracts::ToolRef;
 
 /// Entity of every terminal Megram.
 pub const ENV_LOCAL: &str = "env:local";

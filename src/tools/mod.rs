@@ -22,7 +22,6 @@ mod gate;
 mod glob;
 pub mod guards;
 mod mdfind;
-mod name;
 mod outcome;
 pub(crate) mod places;
 mod process;
@@ -43,12 +42,12 @@ use std::pin::Pin;
 
 use serde_json::Value;
 
+pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
 pub(crate) use context::resolve_user_path;
 pub use context::{CallHistory, RealFs, ToolContext};
 pub use glob::Glob;
 pub use mdfind::{Locate, Mdfind};
-pub use name::{McpToolName, ToolName, ToolRef, join_names};
 pub use outcome::{ToolError, ToolOutcome, ToolResult};
 pub(crate) use process::scrub_env;
 pub use read_file::ReadFile;

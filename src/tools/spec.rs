@@ -40,6 +40,17 @@ pub struct ToolSpec {
     pub params: Cow<'static, [Param]>,
 }
 
+impl ToolSpec {
+    /// The names of the parameters a call must give, in the order the model is shown them.
+    pub fn required_params(&self) -> Vec<&str> {
+        self.params
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name.as_ref())
+            .collect()
+    }
+}
+
 /// The tool list: name, what it is for, and its parameters.
 pub fn tool_list(specs: &[ToolSpec]) -> String {
     let mut out = String::new();

@@ -186,3 +186,17 @@ impl Toolbox {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contracts::ToolName;
+
+    #[test]
+    fn the_standard_toolbox_registers_exactly_the_chain_in_order() {
+        let specs = Toolbox::standard().specs();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        let chain: Vec<&str> = ToolName::CHAIN.iter().map(|t| t.as_str()).collect();
+        assert_eq!(names, chain);
+    }
+}

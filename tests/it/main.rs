@@ -11,6 +11,7 @@ mod executor;
 mod ggs;
 mod golden;
 mod law1;
+mod layers;
 mod llm;
 mod mcp;
 mod memory;

@@ -2,7 +2,7 @@
 //!
 //! A pass walks every (space, entity) group in bounded steps on the store thread, so
 //! queries interleave with it. Each step applies GC and trust bankruptcy as the pure
-//! rules in [`plan`] decide; the groups that qualify for upward consolidation come back
+//! rules in [`super::dream_rules`] decide; the groups that qualify for upward consolidation come back
 //! here, where each gets one [`Distiller`] call (at most [`MAX_DISTILLATIONS_PER_PASS`]
 //! per pass) whose answer the store writes as a C entry (k = 0) while marking the
 //! sources consolidated, so they are never promoted twice and no longer count in the
@@ -14,8 +14,6 @@
 //! **Invariant:** every step and every consolidation is one atomic batch, so a failed or
 //! cancelled pass leaves a consistent store; it is logged and simply runs again next
 //! period. At most one C entry per group per pass.
-
-pub(crate) mod plan;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,6 +1,6 @@
 //! The store thread's half of a Dreamer pass: the IO of a bounded step over whole groups
 //! and of a consolidation. What to collect, demote, offer or mark is decided by the pure
-//! rules in [`crate::memory::dreamer::plan`]; this file only reads and writes.
+//! rules in [`crate::memory::dream_rules`]; this file only reads and writes.
 //!
 //! **Invariant:** a step never splits a group and applies everything it decided in one
 //! batch; a consolidation writes its C entry and marks its sources in one batch, or
@@ -13,7 +13,7 @@ use rusty_leveldb::{DBIterator, LdbIterator, WriteBatch};
 use super::Store;
 use super::records::{corrupt, decode_entry, delete_keys, put_new, storage};
 use crate::contracts::{Megram, MegramId};
-use crate::memory::dreamer::plan;
+use crate::memory::dream_rules;
 use crate::memory::error::MemoryError;
 use crate::memory::keys::{self, IndexEntry};
 use crate::memory::types::StepResult;
@@ -94,14 +94,14 @@ impl Store {
         let (space, entity) = keys::decode_group_prefix(&g.prefix)
             .ok_or_else(|| corrupt(&g.prefix, "undecodable group"))?;
         result.groups += 1;
-        let group_plan = plan::plan_group(&g.entries, now_ms, &self.params);
+        let group_plan = dream_rules::plan_group(&g.entries, now_ms, &self.params);
         for (id, entry) in &group_plan.collect {
             self.cache.invalidate(&g.prefix);
             delete_keys(batch, &space, &entity, *id, entry);
             result.gc_deleted += 1;
         }
         for (id, entry) in &group_plan.bankrupt {
-            let demoted = plan::demote(self.load_indexed(*id, entry)?);
+            let demoted = dream_rules::demote(self.load_indexed(*id, entry)?);
             self.stage_level_and_k(batch, &demoted)?;
             result.bankrupt.push(*id);
         }
@@ -123,14 +123,14 @@ impl Store {
         rule: Megram,
         sources: &[MegramId],
     ) -> Result<usize, MemoryError> {
-        plan::check_rule(space, entity, &rule)?;
+        dream_rules::check_rule(space, entity, &rule)?;
         // One scan of the group instead of a read per source: point reads on a large
         // store trigger LevelDB seek compactions on this thread.
         let prefix = keys::group_prefix(space, entity);
         let current: HashMap<MegramId, IndexEntry> =
             self.scan_group(&prefix)?.into_iter().collect();
         self.cache.invalidate(&prefix);
-        let marks = plan::sources_to_mark(&current, sources);
+        let marks = dream_rules::sources_to_mark(&current, sources);
         if marks.is_empty() {
             return Ok(0);
         }

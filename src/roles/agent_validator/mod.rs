@@ -47,6 +47,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
@@ -54,7 +55,6 @@ use crate::contracts::{Message, Role, SubTaskId, TaskClosed, TaskId};
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
-use crate::roles::runner::{Actor, Cx, Runner};
 
 pub use judge::{
     MAX_CALLS_TO_AVOID, align_judgements, attempt_class, check_judgements, gap_point,

@@ -15,13 +15,13 @@ use super::judge::{
 use super::precheck::{self, precheck};
 use super::prompt::judgement_prompt;
 use super::schema::Judgement;
+use crate::actor::Effects;
 use crate::contracts::{
     CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, FailureClass,
     GapPoint, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskOutcome, SubTaskStatus, TaskId,
     ToolCallRecord,
 };
 use crate::llm::LlmError;
-use crate::roles::runner::Effects;
 use crate::text::first_chars;
 
 /// One `ExecutionResult` request waiting for an answer.

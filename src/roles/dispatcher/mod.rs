@@ -31,10 +31,10 @@ mod state;
 
 use std::sync::Arc;
 
+use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, Envelope};
 use crate::contracts::{Message, Role, TaskClosed};
 use crate::lifecycle::Registry;
-use crate::roles::runner::{Actor, Cx, Runner};
 
 use state::Dispatch;
 pub use state::{

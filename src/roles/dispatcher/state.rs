@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
+use crate::actor::Effects;
 use crate::contracts::{
     DispatchHalted, DispatchManifest, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskStatus,
     TaskId, UnrunSubTask,
 };
-use crate::roles::runner::Effects;
 use crate::text::first_chars;
 use crate::text::{Keep, elide_middle, output_text};
 

@@ -45,6 +45,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::state::Workers;
 use self::worker::Worker;
+use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
@@ -52,7 +53,6 @@ use crate::contracts::{Message, Role, SubTask, SubTaskId, TaskClosed, TaskId};
 use crate::laws::ConfirmationBroker;
 use crate::lifecycle::Registry;
 use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
-use crate::roles::runner::{Actor, Cx, Runner};
 use crate::tools::{ToolContext, ToolSpec, Toolbox, places};
 
 /// What every worker shares.

@@ -61,12 +61,7 @@ fn tool_branch(spec: &ToolSpec) -> Value {
     for p in spec.params.iter() {
         params.insert(p.name.to_string(), param_schema(&p.kind, &p.about));
     }
-    let required: Vec<&str> = spec
-        .params
-        .iter()
-        .filter(|p| p.required)
-        .map(|p| p.name.as_ref())
-        .collect();
+    let required = spec.required_params();
     json!({
         "type": "object",
         "properties": {

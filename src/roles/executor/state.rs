@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 
 use super::worker::End;
+use crate::actor::Effects;
 use crate::contracts::{Role, SubTask, SubTaskClosed, SubTaskId, TaskId};
-use crate::roles::runner::Effects;
 
 /// The effects of one reaction; R3 sets no deadline.
 pub(super) type Fx = Effects<()>;

@@ -152,12 +152,7 @@ impl NextStep {
 /// The input object of a call. A bare string is accepted for a tool with exactly one
 /// required parameter (small models write `"tool_input": "ls -l"`).
 fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
-    let required: Vec<&str> = spec
-        .params
-        .iter()
-        .filter(|p| p.required)
-        .map(|p| p.name.as_ref())
-        .collect();
+    let required = spec.required_params();
     match raw {
         Some(Value::Object(map)) => {
             if let Some(missing) = required.iter().find(|r| !map.contains_key(**r)) {

@@ -53,6 +53,7 @@ pub use self::prompt::{MAX_OUTPUTS_CHARS, MERGE_MAX_TOKENS, merge_prompt, system
 pub use self::schema::{MergeJudgement, check_merge};
 use self::state::{Gate, Phase, Round, TaskTrack, expired, gate, judge};
 pub use self::state::{effective_task_criteria, missing_subject};
+use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
@@ -62,7 +63,6 @@ use crate::contracts::{
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
-use crate::roles::runner::{Actor, Cx, Runner};
 
 type Judged = (TaskId, u64, Result<MergeJudgement, LlmError>);
 

@@ -65,13 +65,13 @@ pub use self::route::{
 };
 pub use self::schema::{Kind, PerceivedConstraints, Perception};
 use self::state::{Call, Done, Intake, Timer};
+use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, Envelope};
 use crate::config::Config;
 use crate::contracts::{Message, Role, TaskClosed, TaskId, TaskSubmitted};
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, preamble};
-use crate::roles::runner::{Actor, Cx, Runner};
 
 /// How long R1 waits for the user's answer to a clarifying question before proceeding.
 pub const CLARIFICATION_TIMEOUT: Duration = Duration::from_secs(120);

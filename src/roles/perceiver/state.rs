@@ -15,12 +15,12 @@ use std::time::Duration;
 use super::prompt::Clarification;
 use super::route::{Opening, Route, Verdict, constraints_of, fallback_intent, opening, verdict};
 use super::schema::Perception;
+use crate::actor::Effects;
 use crate::contracts::{
     ChatReply, ClarificationAnswer, ClarificationRequest, Constraints, Role, TaskId, TaskSpec,
     TaskSubmitted,
 };
 use crate::llm::LlmError;
-use crate::roles::runner::Effects;
 
 /// The reply to an input with nothing in it.
 const EMPTY_INPUT_REPLY: &str = "Your message was empty. Tell me what you would like me to do.";

@@ -3,17 +3,30 @@
 //! offers the model — and [`ToolRef`], the one type everything else names a tool by
 //! (records, plans, confirmations, memory, GGS), built-in, MCP or unknown.
 //!
-//! **Invariant:** every tool of [`super::Toolbox::standard`] is registered under
-//! [`ToolName::as_str`] of exactly one variant, in [`ToolName::CHAIN`] order (a test
-//! pins it), so a name is never spelled twice; a [`ToolRef`] is written as exactly the
-//! name it was read from, except that a built-in name is written as the chain spells it.
+//! **Invariant:** every tool of the standard toolbox is registered under
+//! [`ToolName::as_str`] of exactly one variant, in [`ToolName::CHAIN`] order (a test of
+//! the toolbox pins it), so a name is never spelled twice; a [`ToolRef`] is written as
+//! exactly the name it was read from, except that a built-in name is written as the chain
+//! spells it. The names live with the contracts because every contract that names a tool
+//! uses them; the tools themselves depend on this, never the other way round.
 
 use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::mcp::config::valid_name;
+/// The longest name an MCP server may have.
+pub const MAX_SERVER_NAME: usize = 32;
+
+/// Whether `name` can be an MCP server's name: 1 to [`MAX_SERVER_NAME`] ASCII letters,
+/// digits, `-` or `_` (so never a `.`, which separates it from a tool's own name).
+pub fn valid_server_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_SERVER_NAME
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
 
 /// A tool of the executor's priority chain.
 #[derive(
@@ -106,7 +119,7 @@ pub fn join_names<'a, T: fmt::Display + 'a>(
 }
 
 /// A tool of an MCP server, as the executor calls it: `<server>.<tool>`. The server's
-/// name never holds a `.` ([`crate::mcp::config::valid_name`]), so the first `.` splits
+/// name never holds a `.` ([`valid_server_name`]), so the first `.` splits
 /// the two; the tool's own name is the server's and may hold anything.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct McpToolName {
@@ -120,7 +133,7 @@ impl McpToolName {
     /// The MCP tool `name` means, exactly as written, if it has that shape.
     pub fn parse(name: &str) -> Option<Self> {
         let (server, tool) = name.split_once('.')?;
-        (valid_name(server) && !tool.is_empty()).then(|| Self {
+        (valid_server_name(server) && !tool.is_empty()).then(|| Self {
             name: name.to_string(),
             dot: server.len(),
         })
@@ -259,15 +272,6 @@ impl<'de> Deserialize<'de> for ToolRef {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Toolbox;
-
-    #[test]
-    fn the_standard_toolbox_registers_exactly_the_chain_in_order() {
-        let specs = Toolbox::standard().specs();
-        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-        let chain: Vec<&str> = ToolName::CHAIN.iter().map(|t| t.as_str()).collect();
-        assert_eq!(names, chain);
-    }
 
     #[test]
     fn names_round_trip_and_unknown_names_are_none() {

@@ -18,8 +18,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Longest server name (it prefixes every tool name of the server).
-pub const MAX_SERVER_NAME: usize = 32;
+use crate::contracts::{MAX_SERVER_NAME, valid_server_name};
 
 /// `[mcp]`: the MCP servers artoo connects to at start, and the bounds of their calls.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -146,7 +145,7 @@ impl McpServerConfig {
 
     /// Checks one server; the error says what is wrong in words.
     pub fn validate(&self, name: &str) -> Result<(), String> {
-        if !valid_name(name) {
+        if !valid_server_name(name) {
             return Err(format!(
                 "the server name `{name}` must be 1 to {MAX_SERVER_NAME} letters, digits, `-` or `_`"
             ));
@@ -167,15 +166,6 @@ impl McpServerConfig {
             Some(Transport::Stdio { .. }) => Ok(()),
         }
     }
-}
-
-/// Whether `name` can be a server name.
-pub fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_SERVER_NAME
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// One word of a command line as a shell would need it written.
