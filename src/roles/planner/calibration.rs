@@ -8,9 +8,10 @@
 //!    Chinese" apply to every task). Action Megrams (`tool:<name>` / `path:<target>`) are
 //!    not queried: within a task GGS already turns the failed inputs into blocked targets,
 //!    and before a plan exists there is no target to look up.
-//! 2. One `MemoryQuery` per group ([`recall`]: QueryC + QueryMK + the recent M/K
-//!    Megrams behind the potentials), bounded by a timeout. No answer or a store error →
-//!    the group is *unavailable*: the plan is made without it and the recall says so.
+//! 2. One `MemoryQuery` per group (R5 answers with QueryC + QueryMK + the recent M/K
+//!    Megrams behind the potentials), all of a round bounded by one timeout. No answer
+//!    in time ([`overdue`]) or a store error ([`answer_of`]) → the group is
+//!    *unavailable*: the plan is made without it and the recall says so.
 //! 3. [`calibrate`] maps each group (pure):
 //!    - potentials Exploit → SHOULD PREFER, quoting the successful Megrams;
 //!    - Avoid → MUST NOT, quoting the failed Megrams; the tools named in them (and not in
@@ -33,9 +34,9 @@
 //! Megram content by the `tool: target` listing GGS writes ("Used: shell: du -sh …"),
 //! matched against the executor's tool names.
 //!
-//! The parts: asking memory (`recall`), deriving one group's constraints (`derive`), and
-//! writing the prompt block and the sub-task context (`block`); this file puts them
-//! together, and none of them imports it.
+//! The parts: the groups and what their answers come to (`recall`), deriving one
+//! group's constraints (`derive`), and writing the prompt block and the sub-task context
+//! (`block`); this file puts them together, and none of them imports it.
 //!
 //! **Invariant:** [`calibrate`] is pure and every constraint it emits names its source and
 //! the Megrams behind it; a cut constraint enforces nothing.
@@ -60,7 +61,7 @@ use crate::laws::FOUR_LAWS;
 use crate::tools::ToolRef;
 
 pub use self::derive::{CautionGate, QUOTE_CHARS, QUOTES_PER_CONSTRAINT, tools_named};
-pub use self::recall::{Answer, Group, USER_SPACE, groups, recall};
+pub use self::recall::{Answer, Group, USER_SPACE, answer_of, groups, overdue};
 
 /// Everything the calibration feeds into the plan.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,12 +1,12 @@
-//! Asking R5 about one memory group, and which groups R2 asks about.
+//! Which memory groups R2 asks R5 about, and what an answer (or none) comes to.
 //!
-//! **Invariant:** [`recall`] never waits longer than its timeout and never fails: a
-//! memory that cannot answer is an [`Answer::Unavailable`] saying why.
+//! **Invariant:** every group ends in an [`Answer`]: R5's reads, or
+//! [`Answer::Unavailable`] saying why memory could not be consulted (a store error, or
+//! no answer in time); a group is never left without one.
 
 use std::time::Duration;
 
-use crate::bus::BusHandle;
-use crate::contracts::{MemoryQuery, MemoryResponse, Message, Role, TaskId};
+use crate::contracts::MemoryResponse;
 use crate::tags;
 
 /// The operator's memory space ("remember …" from the CLI or the memory panel).
@@ -44,31 +44,19 @@ pub enum Answer {
     Unavailable(String),
 }
 
-/// Asks R5 about one group and waits at most `timeout`.
-pub async fn recall(bus: &BusHandle, task_id: &TaskId, group: &Group, timeout: Duration) -> Answer {
-    let pending = bus.request(
-        Role::Memory,
-        MemoryQuery {
-            task_id: task_id.clone(),
-            space: group.space.clone(),
-            entity: group.entity.clone(),
-        },
-    );
-    match tokio::time::timeout(timeout, pending).await {
-        Ok(Ok(env)) => match &env.message {
-            Message::MemoryResponse(r) => match &r.error {
-                Some(e) => Answer::Unavailable(format!("memory error: {e}")),
-                None => Answer::Answered(r.clone()),
-            },
-            other => Answer::Unavailable(format!(
-                "memory answered with {} instead of a MemoryResponse",
-                other.kind().name()
-            )),
-        },
-        Ok(Err(closed)) => Answer::Unavailable(closed.to_string()),
-        Err(_) => Answer::Unavailable(format!(
-            "memory did not answer within {} s",
-            timeout.as_secs_f64()
-        )),
+/// What R5's answer to one group's query says: the group's reads, or, when the store
+/// failed, why memory could not be consulted.
+pub fn answer_of(response: &MemoryResponse) -> Answer {
+    match &response.error {
+        Some(e) => Answer::Unavailable(format!("memory error: {e}")),
+        None => Answer::Answered(response.clone()),
     }
+}
+
+/// A group R5 did not answer within `timeout`.
+pub fn overdue(timeout: Duration) -> Answer {
+    Answer::Unavailable(format!(
+        "memory did not answer within {} s",
+        timeout.as_secs_f64()
+    ))
 }

@@ -1,0 +1,640 @@
+//! R2's decisions, driven with no bus, no model and no clock.
+
+use super::*;
+use crate::contracts::{
+    Constraints, Loss, MatchedOutput, MemoryAction, Message, MixedFailureClass, Potentials,
+    PrevDirective, SubTaskId, Urgency,
+};
+use crate::ggs::graceful;
+use crate::llm::Speaker;
+use crate::roles::planner::schema::{DraftCriterion, DraftSubTask};
+use crate::tools::ToolName;
+
+const TIMEOUT: Duration = Duration::from_secs(3);
+
+fn settings() -> Settings {
+    Settings {
+        plan_reasks: 1,
+        max_constraints: 8,
+        live_tasks: 4,
+        memory_timeout: TIMEOUT,
+        home: PathBuf::from("/home/u"),
+    }
+}
+
+fn plans() -> Plans {
+    Plans::new(settings())
+}
+
+fn now() -> DateTime<Utc> {
+    DateTime::default()
+}
+
+fn spec_of(id: &str) -> TaskSpec {
+    TaskSpec {
+        task_id: TaskId::from_existing(id),
+        intent: format!("Find the largest PDF files in ~/Downloads ({id})"),
+        constraints: Constraints::default(),
+        raw_input: "which PDFs in Downloads are biggest?".into(),
+    }
+}
+
+fn spec() -> TaskSpec {
+    spec_of(TaskId::mint().as_ref())
+}
+
+fn directive(task: &TaskId, kind: ReplanDirective, round: u32) -> PlanDirective {
+    PlanDirective {
+        task_id: task.clone(),
+        loss: Loss {
+            d: 0.5,
+            p: 0.4,
+            omega: 0.3,
+            l: 0.5,
+        },
+        prev_directive: PrevDirective::Init,
+        directive: kind,
+        blocked_tools: vec![],
+        blocked_targets: vec![],
+        failed_criterion: "the output lists the PDFs by size".into(),
+        failure_class: MixedFailureClass::Environmental,
+        budget_pressure: 0.3,
+        grad_l: 0.0,
+        rationale: "D above δ".into(),
+        urgency: Urgency::Normal,
+        gradient: None,
+        round,
+    }
+}
+
+fn subtask(context: &str, tools: &[ToolName]) -> DraftSubTask {
+    DraftSubTask {
+        context: context.into(),
+        intent: "List the PDF files in ~/Downloads by size".into(),
+        sequence: 1,
+        success_criteria: vec![DraftCriterion::verifiable(
+            "the output lists at least one path ending in .pdf",
+        )],
+        tools: tools.to_vec(),
+    }
+}
+
+/// A plan the validator accepts.
+fn valid() -> Drafted {
+    drafted(subtask(
+        "Use glob with pattern *.pdf under ~/Downloads.",
+        &[ToolName::Glob],
+    ))
+}
+
+/// A plan no re-ask budget mends: it relies on a program that is usually missing.
+fn invalid() -> Drafted {
+    drafted(subtask("Pipe the listing through jq.", &[ToolName::Shell]))
+}
+
+fn drafted(subtask: DraftSubTask) -> Drafted {
+    Drafted {
+        reply: format!("{{\"subtasks\":[\"{}\"]}}", subtask.context),
+        draft: PlanDraft {
+            subtasks: vec![subtask],
+            task_criteria: vec![],
+        },
+    }
+}
+
+fn request() -> ChatRequest {
+    ChatRequest::new("system", "plan this")
+}
+
+fn planned(outcome: Result<Drafted, LlmError>) -> Done {
+    Done::Planned {
+        request: request(),
+        outcome,
+    }
+}
+
+fn response(task: &TaskId, group: &Group) -> MemoryResponse {
+    MemoryResponse {
+        task_id: task.clone(),
+        space: group.space.clone(),
+        entity: group.entity.clone(),
+        sops: vec![],
+        potentials: Potentials {
+            attention: 0.0,
+            decision: 0.0,
+            action: MemoryAction::Ignore,
+        },
+        recent: vec![],
+        error: None,
+    }
+}
+
+/// What went out: the message type and to whom.
+fn sent(fx: &Fx) -> Vec<(&'static str, Role)> {
+    fx.published()
+        .iter()
+        .map(|o| (o.message.kind().name(), o.to))
+        .collect()
+}
+
+fn queries(fx: &Fx) -> Vec<Group> {
+    fx.published()
+        .iter()
+        .filter_map(|o| match &o.message {
+            Message::MemoryQuery(q) => Some(Group {
+                space: q.space.clone(),
+                entity: q.entity.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn last_message(fx: &Fx) -> &Message {
+    match fx.published().last() {
+        Some(out) => &out.message,
+        None => panic!("nothing was published"),
+    }
+}
+
+fn failed(fx: &Fx) -> &PlanningFailed {
+    match last_message(fx) {
+        Message::PlanningFailed(f) => f,
+        other => panic!("not PlanningFailed: {other:?}"),
+    }
+}
+
+impl Plans {
+    fn holds(&self, task: &TaskId) -> bool {
+        self.tasks.contains_key(task)
+    }
+
+    fn keeps(&self, task: &TaskId) -> bool {
+        self.tasks.get(task).is_some_and(|t| t.kept)
+    }
+}
+
+/// Starts `spec`'s first round: both memory queries out with one deadline.
+fn submitted(state: &mut Plans, spec: &TaskSpec) -> Vec<Group> {
+    let mut fx = Fx::default();
+    state.on_spec(spec, &mut fx);
+    assert_eq!(
+        sent(&fx),
+        [("MemoryQuery", Role::Memory), ("MemoryQuery", Role::Memory)]
+    );
+    let groups = queries(&fx);
+    assert_eq!(groups, calibration::groups(&spec.intent));
+    assert_eq!(fx.deadlines().len(), 1);
+    assert_eq!(fx.deadlines()[0].0, TIMEOUT);
+    groups
+}
+
+/// Answers every query of the round in flight: the recalls go out and the plan call is
+/// asked for.
+fn answered(state: &mut Plans, task: &TaskId, groups: &[Group]) -> Call {
+    let mut fx = Fx::default();
+    let first = state.on_memory(&response(task, &groups[0]), now(), &mut fx);
+    assert!(first.is_none(), "the round waits for every group");
+    assert!(fx.published().is_empty());
+    let call = state.on_memory(&response(task, &groups[1]), now(), &mut fx);
+    assert_eq!(
+        sent(&fx),
+        [("MemoryRecall", Role::Ggs), ("MemoryRecall", Role::Ggs)]
+    );
+    call.expect("the plan call is asked for")
+}
+
+#[test]
+fn a_spec_is_calibrated_then_planned_then_dispatched_as_one_manifest() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    let call = answered(&mut state, task, &groups);
+    let Call::Plan {
+        spec: asked,
+        directive,
+        previous,
+        constraints,
+    } = call
+    else {
+        panic!("not a plan call: {call:?}");
+    };
+    assert_eq!(*asked, spec);
+    assert_eq!((directive, previous), (None, None));
+    assert_eq!(constraints, "", "memory said nothing");
+
+    let mut fx = Fx::default();
+    assert_eq!(
+        state.on_done(task, planned(Ok(valid())), now(), &mut fx),
+        None
+    );
+    assert_eq!(sent(&fx), [("DispatchManifest", Role::Dispatcher)]);
+    let Message::DispatchManifest(manifest) = last_message(&fx) else {
+        panic!("not a manifest");
+    };
+    assert_eq!(manifest.task_id, *task);
+    assert_eq!(manifest.round, 0);
+    assert_eq!(manifest.subtasks.len(), 1);
+    assert_eq!(manifest.subtasks[0].parent_task_id, *task);
+    assert_eq!(manifest.task_spec.as_ref(), Some(&spec));
+    assert!(fx.deadlines().is_empty());
+    assert!(state.keeps(task), "kept for the replans");
+}
+
+#[test]
+fn memory_that_does_not_answer_in_time_is_planned_without() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    let mut fx = Fx::default();
+    assert!(
+        state
+            .on_memory(&response(task, &groups[0]), now(), &mut fx)
+            .is_none()
+    );
+    let call = state.memory_overdue(task, 1, now(), &mut fx);
+    let Some(Call::Plan { constraints, .. }) = call else {
+        panic!("not a plan call: {call:?}");
+    };
+    assert!(
+        constraints.contains("this plan is made without it"),
+        "{constraints}"
+    );
+    let recalls: Vec<&crate::contracts::MemoryRecall> = fx
+        .published()
+        .iter()
+        .filter_map(|o| match &o.message {
+            Message::MemoryRecall(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(recalls.len(), 2);
+    assert_eq!(recalls[0].error, None);
+    assert_eq!(
+        recalls[1].error.as_deref(),
+        Some("memory did not answer within 3 s")
+    );
+
+    // The late answer is counted out: it is not taken for the next round's.
+    let mut fx = Fx::default();
+    state.on_done(task, planned(Ok(valid())), now(), &mut fx);
+    state.on_directive(&directive(task, ReplanDirective::Refine, 1), &mut fx);
+    let mut fx = Fx::default();
+    assert!(
+        state
+            .on_memory(&response(task, &groups[1]), now(), &mut fx)
+            .is_none()
+    );
+    assert!(fx.published().is_empty());
+    let call = answered(&mut state, task, &groups);
+    assert!(
+        matches!(
+            call,
+            Call::Plan {
+                directive: Some(_),
+                ..
+            }
+        ),
+        "{call:?}"
+    );
+}
+
+#[test]
+fn an_invalid_plan_is_re_asked_quoting_the_violations_then_dispatched() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+
+    let mut fx = Fx::default();
+    let call = state.on_done(task, planned(Ok(invalid())), now(), &mut fx);
+    assert!(fx.published().is_empty(), "nothing before a valid plan");
+    let Some(Call::Reask {
+        task: asked,
+        request,
+    }) = call
+    else {
+        panic!("not a re-ask: {call:?}");
+    };
+    assert_eq!(asked, *task);
+    let turns: Vec<(Speaker, &str)> = request
+        .turns
+        .iter()
+        .map(|t| (t.speaker, t.content.as_str()))
+        .collect();
+    assert_eq!(
+        turns.len(),
+        3,
+        "the request, the rejected plan, the violations"
+    );
+    assert_eq!(turns[0], (Speaker::User, "plan this"));
+    assert_eq!(turns[1].0, Speaker::Assistant);
+    assert!(turns[1].1.contains("jq"));
+    assert!(turns[2].1.contains("The plan validator rejected this plan"));
+    assert!(
+        turns[2].1.contains("jq"),
+        "the violation is quoted: {}",
+        turns[2].1
+    );
+
+    let mut fx = Fx::default();
+    let done = Done::Planned {
+        request,
+        outcome: Ok(valid()),
+    };
+    assert_eq!(state.on_done(task, done, now(), &mut fx), None);
+    assert_eq!(sent(&fx), [("DispatchManifest", Role::Dispatcher)]);
+}
+
+#[test]
+fn a_plan_still_invalid_after_the_re_asks_fails_planning() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+    let mut fx = Fx::default();
+    let call = state.on_done(task, planned(Ok(invalid())), now(), &mut fx);
+    assert!(matches!(call, Some(Call::Reask { .. })));
+    let call = state.on_done(task, planned(Ok(invalid())), now(), &mut fx);
+    assert_eq!(call, None, "one re-ask allowed");
+    assert_eq!(sent(&fx), [("PlanningFailed", Role::Ggs)]);
+    let failure = failed(&fx);
+    assert_eq!(failure.task_id, *task);
+    assert_eq!(failure.intent, spec.intent);
+    assert_eq!(failure.round, 0);
+    assert!(
+        failure
+            .reason
+            .starts_with("the plan validator rejected the plan after 1 re-ask(s):"),
+        "{}",
+        failure.reason
+    );
+
+    // A model that gives no plan at all fails the round as plainly.
+    let mut fx = Fx::default();
+    state.on_directive(&directive(task, ReplanDirective::Refine, 1), &mut fx);
+    answered(&mut state, task, &groups);
+    let broken = Err(LlmError::Timeout {
+        after: Duration::from_secs(60),
+    });
+    let mut fx = Fx::default();
+    assert_eq!(state.on_done(task, planned(broken), now(), &mut fx), None);
+    let failure = failed(&fx);
+    assert_eq!(failure.round, 1);
+    assert!(failure.reason.starts_with("no plan could be made: "));
+}
+
+#[test]
+fn a_directive_during_a_round_waits_then_plans_against_the_plan_that_round_left() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+
+    let mut fx = Fx::default();
+    state.on_directive(&directive(task, ReplanDirective::BreakSymmetry, 1), &mut fx);
+    assert!(
+        fx.published().is_empty(),
+        "it waits for the round in flight"
+    );
+    assert!(fx.deadlines().is_empty());
+
+    // The first round ends: its manifest, then the waiting round's queries.
+    let mut fx = Fx::default();
+    assert_eq!(
+        state.on_done(task, planned(Ok(valid())), now(), &mut fx),
+        None
+    );
+    assert_eq!(
+        sent(&fx),
+        [
+            ("DispatchManifest", Role::Dispatcher),
+            ("MemoryQuery", Role::Memory),
+            ("MemoryQuery", Role::Memory),
+        ]
+    );
+    assert_eq!(fx.deadlines()[0].2, 2, "the second round's deadline");
+    let call = answered(&mut state, task, &groups);
+    let Call::Plan {
+        directive: Some(d),
+        previous: Some(previous),
+        ..
+    } = call
+    else {
+        panic!("not a replan against the previous plan: {call:?}");
+    };
+    assert_eq!(d.round, 1);
+    assert_eq!(previous, PlanSummary::of(&valid().draft, 0));
+
+    // Break symmetry: the same tools again are rejected.
+    let mut fx = Fx::default();
+    let call = state.on_done(task, planned(Ok(valid())), now(), &mut fx);
+    assert!(matches!(call, Some(Call::Reask { .. })), "{call:?}");
+}
+
+#[test]
+fn a_graceful_request_is_answered_from_the_model_or_by_code_and_forgets_the_task() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+    let mut fx = Fx::default();
+    state.on_done(task, planned(Ok(valid())), now(), &mut fx);
+
+    let request = graceful_request(task);
+    let request_id = EnvelopeId::mint();
+    let call = state.on_graceful(request_id, &request);
+    let Call::Graceful {
+        request_id: id,
+        request: asked,
+        spec: kept,
+    } = &call
+    else {
+        panic!("not a graceful call: {call:?}");
+    };
+    assert_eq!((*id, asked), (request_id, &request));
+    assert_eq!(kept.as_deref(), Some(&spec));
+    assert!(!state.holds(task), "the task is forgotten");
+
+    let mut fx = Fx::default();
+    let done = Done::Graceful {
+        request_id,
+        request: request.clone(),
+        outcome: Ok(GracefulDraft {
+            next_moves: vec!["a".into(), "b".into()],
+        }),
+    };
+    assert_eq!(state.on_done(task, done, now(), &mut fx), None);
+    let out = &fx.published()[0];
+    assert_eq!((out.to, out.in_reply_to), (Role::Ggs, Some(request_id)));
+    let Message::GracefulFailure(g) = &out.message else {
+        panic!("not a GracefulFailure");
+    };
+    assert_eq!(g.next_moves, vec!["a", "b"]);
+
+    // The call failed (or its budget ran out): the code-built answer, still a reply.
+    let mut fx = Fx::default();
+    let done = Done::Graceful {
+        request_id,
+        request: request.clone(),
+        outcome: Err(LlmError::Cancelled),
+    };
+    state.on_done(task, done, now(), &mut fx);
+    let out = &fx.published()[0];
+    assert_eq!(out.in_reply_to, Some(request_id));
+    assert_eq!(out.message, Message::GracefulFailure(code_built(&request)));
+
+    // A directive after it finds no task.
+    let mut fx = Fx::default();
+    state.on_directive(&directive(task, ReplanDirective::Refine, 1), &mut fx);
+    assert_eq!(sent(&fx), [("PlanningFailed", Role::Ggs)]);
+}
+
+fn graceful_request(task: &TaskId) -> GracefulFailureRequest {
+    GracefulFailureRequest {
+        task_id: task.clone(),
+        intent: "rename the photos".into(),
+        reason: "budget exhausted".into(),
+        matched_outputs: vec![MatchedOutput {
+            subtask_id: SubTaskId::mint(),
+            output: serde_json::json!("IMG_1.jpg\nIMG_2.jpg"),
+        }],
+        failures: vec!["the rename was denied".into()],
+    }
+}
+
+#[test]
+fn the_graceful_failure_quotes_outputs_verbatim_and_bounds_the_moves() {
+    let request = graceful_request(&TaskId::from_existing("task_g"));
+    let g = composed(
+        &request,
+        GracefulDraft {
+            next_moves: vec!["a".into(), "b".into(), "c".into(), "d".into(), "a".into()],
+        },
+    );
+    assert_eq!(
+        g.accomplished,
+        "Completed 1 sub-task(s):\n1. IMG_1.jpg\nIMG_2.jpg"
+    );
+    assert_eq!(g.next_moves, vec!["a", "b", "c"]);
+
+    let fallback = code_built(&request);
+    assert_eq!(fallback.accomplished, g.accomplished);
+    assert!(fallback.next_moves.len() >= graceful::MIN_NEXT_MOVES);
+    assert!(fallback.next_moves[0].contains("the rename was denied"));
+}
+
+#[test]
+fn a_closed_task_publishes_nothing_more_and_is_forgotten() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    state.close(task);
+    assert!(!state.holds(task));
+    let mut fx = Fx::default();
+    assert!(
+        state
+            .on_memory(&response(task, &groups[0]), now(), &mut fx)
+            .is_none()
+    );
+    assert!(state.memory_overdue(task, 1, now(), &mut fx).is_none());
+    assert!(
+        state
+            .on_done(task, planned(Ok(valid())), now(), &mut fx)
+            .is_none()
+    );
+    assert!(fx.published().is_empty());
+    assert!(fx.deadlines().is_empty());
+}
+
+#[test]
+fn a_stale_deadline_changes_nothing() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+    let mut fx = Fx::default();
+    // Memory answered in time: the round's deadline falls due while it plans.
+    assert!(state.memory_overdue(task, 1, now(), &mut fx).is_none());
+    // A deadline of no round of this task.
+    assert!(state.memory_overdue(task, 7, now(), &mut fx).is_none());
+    assert!(fx.published().is_empty());
+    state.on_done(task, planned(Ok(valid())), now(), &mut fx);
+    assert_eq!(sent(&fx), [("DispatchManifest", Role::Dispatcher)]);
+}
+
+#[test]
+fn a_directive_for_a_task_r2_does_not_keep_fails_planning_at_once() {
+    let mut state = plans();
+    let task = TaskId::mint();
+    let mut fx = Fx::default();
+    state.on_directive(&directive(&task, ReplanDirective::Refine, 2), &mut fx);
+    assert_eq!(sent(&fx), [("PlanningFailed", Role::Ggs)]);
+    let failure = failed(&fx);
+    assert_eq!((&failure.task_id, failure.round), (&task, 2));
+    assert_eq!(failure.intent, "");
+    assert_eq!(
+        failure.reason,
+        "R2 holds no TaskSpec for this task, so it cannot replan it"
+    );
+    assert!(!state.holds(&task));
+}
+
+#[test]
+fn kept_tasks_are_bounded_by_least_recent_use() {
+    let mut state = plans();
+    let max = state.settings.live_tasks;
+    let mut fx = Fx::default();
+    state.on_spec(&spec_of("task_first"), &mut fx);
+    for i in 0..max - 1 {
+        state.on_spec(&spec_of(&format!("task_{i}")), &mut fx);
+    }
+    // Touch the first, so the next task forgets task_0 instead.
+    let first = TaskId::from_existing("task_first");
+    state.on_directive(&directive(&first, ReplanDirective::Refine, 1), &mut fx);
+    state.on_spec(&spec_of("task_new"), &mut fx);
+    assert!(!state.keeps(&TaskId::from_existing("task_0")));
+    assert!(state.keeps(&first));
+    assert!(state.keeps(&TaskId::from_existing("task_new")));
+    assert_eq!(state.tasks.values().filter(|t| t.kept).count(), max);
+
+    // The forgotten task's round in flight still ends as it would have; a directive for
+    // it finds no task.
+    let forgotten = TaskId::from_existing("task_0");
+    let groups = calibration::groups(&spec_of("task_0").intent);
+    let call = answered(&mut state, &forgotten, &groups);
+    assert!(matches!(call, Call::Plan { .. }));
+    let mut fx = Fx::default();
+    state.on_done(&forgotten, planned(Ok(valid())), now(), &mut fx);
+    assert_eq!(sent(&fx), [("DispatchManifest", Role::Dispatcher)]);
+    assert!(!state.holds(&forgotten), "gone once its round ended");
+    let mut fx = Fx::default();
+    state.on_directive(&directive(&forgotten, ReplanDirective::Refine, 1), &mut fx);
+    assert_eq!(sent(&fx), [("PlanningFailed", Role::Ggs)]);
+}
+
+#[test]
+fn a_cancelled_call_ends_its_round_silently_and_the_next_round_starts() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+    let mut fx = Fx::default();
+    state.on_directive(&directive(task, ReplanDirective::Refine, 1), &mut fx);
+    let mut fx = Fx::default();
+    let call = state.on_done(task, planned(Err(LlmError::Cancelled)), now(), &mut fx);
+    assert_eq!(call, None);
+    assert_eq!(
+        sent(&fx),
+        [("MemoryQuery", Role::Memory), ("MemoryQuery", Role::Memory)]
+    );
+}
