@@ -7,7 +7,7 @@
 //!
 //! - the role's inbox (the bus already dropped every envelope outside the route table,
 //!   so an actor reads routed traffic only);
-//! - the jobs in flight (model calls, tool loops, a planning round), each tied to the
+//! - the jobs in flight (model calls and tool loops), each tied to the
 //!   task it works for, in one join set: none is detached, none outlives the role;
 //! - one deadline heap;
 //! - the end of a task: on `TaskClosed` the runner tells the registry, aborts the task's

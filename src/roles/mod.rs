@@ -11,5 +11,3 @@ pub mod meta_validator;
 pub mod perceiver;
 pub mod planner;
 pub mod preamble;
-/// The runner every role runs on; it lives in [`crate::actor`] because R7 runs on it too.
-pub use crate::actor as runner;

@@ -47,6 +47,7 @@ use std::time::Duration;
 use self::prompt::PlanSummary;
 use self::schema::{GracefulDraft, PlanDraft};
 use self::state::{Call, Done, Drafted, Plans, Settings, Timer};
+use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
@@ -55,7 +56,6 @@ use crate::ggs::graceful;
 use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, ChatRequest, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, tool_preamble};
-use crate::roles::runner::{Actor, Cx, Runner};
 use crate::tools::places;
 
 /// R2 wired to the bus.

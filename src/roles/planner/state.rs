@@ -35,12 +35,12 @@ use super::compose::{code_built, composed, manifest};
 use super::prompt::{self, PlanSummary};
 use super::schema::{GracefulDraft, PlanDraft};
 use super::validator::{self, PlanRules, Violation};
+use crate::actor::Effects;
 use crate::contracts::{
     EnvelopeId, GracefulFailureRequest, MemoryQuery, MemoryResponse, PlanDirective, PlanningFailed,
     ReplanDirective, Role, TaskId, TaskSpec,
 };
 use crate::llm::{ChatRequest, LlmError, REASK_ECHO_CHARS};
-use crate::roles::runner::Effects;
 use crate::text::first_chars;
 
 /// A model call the state asks for: the wiring builds its request, runs it as a job of
