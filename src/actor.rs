@@ -12,11 +12,13 @@
 //! - one deadline heap;
 //! - the end of a task: on `TaskClosed` the runner tells the registry, aborts the task's
 //!   jobs and forgets its deadlines before the actor hears of it, so no actor has to
-//!   remember which of its jobs and timers belonged to the task; a later message of a
-//!   closed task is dropped before any actor sees it.
+//!   remember which of its jobs and timers belonged to the task. The registry learns of
+//!   a close before the `TaskClosed` reaches every inbox (the runtime closes a task,
+//!   then announces it), so from that moment a message, a job end or a deadline of the
+//!   task is dropped before any actor sees it: no role has to ask the registry itself.
 //!
-//! **Invariant:** after an actor is told a task closed, it hears nothing more of that
-//! task from the runner: no job end, no deadline.
+//! **Invariant:** once a task is closed in the registry, an actor hears nothing more of
+//! it but its `TaskClosed`: no message, no job end, no deadline.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -220,12 +222,16 @@ impl<A: Actor> Runner<A> {
                     None => break,
                 },
                 Some((task, done)) = self.jobs.next(), if !self.jobs.is_empty() => {
-                    let mut cx = Cx {
-                        jobs: &mut self.jobs,
-                        timers: &mut self.timers,
-                        effects: &mut self.effects,
-                    };
-                    self.actor.on_done(task, done, &mut cx);
+                    if self.registry.is_closed(&task) {
+                        tracing::debug!(task = %task, "a job of a closed task ended; dropped");
+                    } else {
+                        let mut cx = Cx {
+                            jobs: &mut self.jobs,
+                            timers: &mut self.timers,
+                            effects: &mut self.effects,
+                        };
+                        self.actor.on_done(task, done, &mut cx);
+                    }
                 }
                 () = sleep_until(deadline), if deadline.is_some() => self.on_due(),
             }
@@ -279,6 +285,9 @@ impl<A: Actor> Runner<A> {
     fn on_due(&mut self) {
         let now = Instant::now();
         while let Some((task, timer)) = self.timers.pop_due(now) {
+            if self.registry.is_closed(&task) {
+                continue; // its `TaskClosed` is on the way and will forget the rest
+            }
             let mut cx = Cx {
                 jobs: &mut self.jobs,
                 timers: &mut self.timers,
@@ -580,6 +589,27 @@ mod tests {
         assert_eq!(rig.next().await, "done job 200");
         tokio::time::sleep(Duration::from_secs(5)).await;
         assert!(rig.heard.try_recv().is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_task_closed_in_the_registry_hears_nothing_more_before_its_close_arrives() {
+        let mut rig = start();
+        let (closing, other) = (TaskId::mint(), TaskId::mint());
+        rig.tell(&closing, "job 100");
+        rig.tell(&closing, "timer 150");
+        rig.tell(&other, "job 200");
+        // The runtime closes a task in the registry first; its `TaskClosed` comes later.
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        rig.registry.close(&closing, true);
+        assert_eq!(rig.next().await, "done job 200");
+        rig.tell(&closing, "job 1");
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(
+            rig.heard.try_recv().is_err(),
+            "no job end, deadline or message"
+        );
+        rig.close(&closing);
+        assert_eq!(rig.next().await, format!("closed {closing}"));
     }
 
     #[tokio::test(start_paused = true)]

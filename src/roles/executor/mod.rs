@@ -188,10 +188,9 @@ impl Actor for Execute {
         }
     }
 
-    fn on_done(&mut self, task: TaskId, (id, end): Self::Done, cx: &mut Cx<'_, Self>) {
+    fn on_done(&mut self, _task: TaskId, (id, end): Self::Done, cx: &mut Cx<'_, Self>) {
         self.aborts.remove(&id);
-        let task_open = !self.registry.is_closed(&task);
-        self.state.ended(id, end, task_open, cx.effects());
+        self.state.ended(id, end, cx.effects());
     }
 
     fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {

@@ -49,17 +49,17 @@ impl Workers {
         Some(closed.subtask_id)
     }
 
-    /// The worker of `id` ended as `end`; `task_open` says whether its task is still
-    /// open. Without a verdict nobody else closes the sub-task, so the worker's own
-    /// failed close goes to the dispatcher, whose group would otherwise never end.
-    pub(super) fn ended(&mut self, id: SubTaskId, end: End, task_open: bool, fx: &mut Fx) {
+    /// The worker of `id` ended as `end` (the runner reports no end of a closed task).
+    /// Without a verdict nobody else closes the sub-task, so the worker's own failed
+    /// close goes to the dispatcher, whose group would otherwise never end.
+    pub(super) fn ended(&mut self, id: SubTaskId, end: End, fx: &mut Fx) {
         if self.running.remove(&id).is_none() {
             return; // closed by R4a on its own, or its task closed
         }
         match end {
-            End::Unjudged(closed) if task_open => fx.publish(Role::Dispatcher, closed),
+            End::Unjudged(closed) => fx.publish(Role::Dispatcher, closed),
             End::Closed => {}
-            _ => tracing::debug!(subtask = %id, "worker ended with its task closed"),
+            _ => tracing::debug!(subtask = %id, "worker ended cancelled"),
         }
     }
 
@@ -117,7 +117,7 @@ mod tests {
         assert!(!workers.start(&sub), "the first keeps running");
         // Once its worker ended, the same sub-task may start again.
         let mut fx = Fx::default();
-        workers.ended(sub.subtask_id, End::Closed, true, &mut fx);
+        workers.ended(sub.subtask_id, End::Closed, &mut fx);
         assert!(workers.start(&sub));
     }
 
@@ -135,7 +135,7 @@ mod tests {
         assert_eq!(workers.closed_by_validator(&closed(&sub)), None);
         // The stopped worker's end, should it come, reports nothing to the dispatcher.
         let mut fx = Fx::default();
-        workers.ended(sub.subtask_id, End::Unjudged(closed(&sub)), true, &mut fx);
+        workers.ended(sub.subtask_id, End::Unjudged(closed(&sub)), &mut fx);
         assert!(fx.published().is_empty());
         assert_eq!(workers.close(&task), vec![other.subtask_id]);
     }
@@ -147,34 +147,28 @@ mod tests {
         let sub = subtask(&task);
         workers.start(&sub);
         let mut fx = Fx::default();
-        workers.ended(sub.subtask_id, End::Unjudged(closed(&sub)), true, &mut fx);
+        workers.ended(sub.subtask_id, End::Unjudged(closed(&sub)), &mut fx);
         assert_eq!(fx.published().len(), 1);
         let out = &fx.published()[0];
         assert_eq!(out.to, Role::Dispatcher);
         assert_eq!(out.in_reply_to, None);
         assert!(matches!(&out.message, Message::SubTaskClosed(c) if *c == closed(&sub)));
         // Its end is reported once.
-        workers.ended(sub.subtask_id, End::Unjudged(closed(&sub)), true, &mut fx);
+        workers.ended(sub.subtask_id, End::Unjudged(closed(&sub)), &mut fx);
         assert_eq!(fx.published().len(), 1);
     }
 
     #[test]
-    fn a_worker_that_ended_judged_or_with_its_task_closed_reports_nothing() {
+    fn a_worker_that_ended_judged_or_cancelled_reports_nothing() {
         let mut workers = Workers::default();
         let task = TaskId::mint();
-        let (judged, late, cancelled) = (subtask(&task), subtask(&task), subtask(&task));
-        for sub in [&judged, &late, &cancelled] {
+        let (judged, cancelled) = (subtask(&task), subtask(&task));
+        for sub in [&judged, &cancelled] {
             workers.start(sub);
         }
         let mut fx = Fx::default();
-        workers.ended(judged.subtask_id, End::Closed, true, &mut fx);
-        workers.ended(
-            late.subtask_id,
-            End::Unjudged(closed(&late)),
-            false,
-            &mut fx,
-        );
-        workers.ended(cancelled.subtask_id, End::Cancelled, false, &mut fx);
+        workers.ended(judged.subtask_id, End::Closed, &mut fx);
+        workers.ended(cancelled.subtask_id, End::Cancelled, &mut fx);
         assert!(fx.published().is_empty());
         assert!(workers.close(&task).is_empty(), "every worker left once");
     }
@@ -194,7 +188,7 @@ mod tests {
         assert_eq!(stopped, expected);
         // A late end of a forgotten worker publishes nothing.
         let mut fx = Fx::default();
-        workers.ended(a.subtask_id, End::Unjudged(closed(&a)), true, &mut fx);
+        workers.ended(a.subtask_id, End::Unjudged(closed(&a)), &mut fx);
         assert!(fx.published().is_empty());
         assert_eq!(workers.close(&other), vec![c.subtask_id]);
     }

@@ -139,17 +139,11 @@ impl Actor for Perceive {
     }
 
     fn on_done(&mut self, task: TaskId, done: Done, cx: &mut Cx<'_, Self>) {
-        if self.closed(&task) {
-            return;
-        }
         let call = self.state.on_done(&task, done, cx.effects());
         self.call(call, cx);
     }
 
     fn on_deadline(&mut self, task: TaskId, round: Timer, cx: &mut Cx<'_, Self>) {
-        if self.closed(&task) {
-            return;
-        }
         self.state.answer_overdue(&task, round, cx.effects());
     }
 
@@ -159,16 +153,6 @@ impl Actor for Perceive {
 }
 
 impl Perceive {
-    /// Whether `task` closed (or the runtime stops), though its `TaskClosed` may not have
-    /// arrived yet; the state forgets it then.
-    fn closed(&mut self, task: &TaskId) -> bool {
-        let closed = self.registry.is_closed(task);
-        if closed {
-            self.state.close(task);
-        }
-        closed
-    }
-
     /// Makes the model call the state asks for, as a job of its task.
     fn call(&self, call: Option<Call>, cx: &mut Cx<'_, Self>) {
         let Some(call) = call else {

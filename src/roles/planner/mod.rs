@@ -147,9 +147,6 @@ impl Actor for Plan {
     }
 
     fn on_done(&mut self, task: TaskId, done: Done, cx: &mut Cx<'_, Self>) {
-        if self.closed(&task) {
-            return;
-        }
         let call = self
             .state
             .on_done(&task, done, self.clock.now(), cx.effects());
@@ -157,9 +154,6 @@ impl Actor for Plan {
     }
 
     fn on_deadline(&mut self, task: TaskId, round: Timer, cx: &mut Cx<'_, Self>) {
-        if self.closed(&task) {
-            return;
-        }
         let call = self
             .state
             .memory_overdue(&task, round, self.clock.now(), cx.effects());
@@ -172,16 +166,6 @@ impl Actor for Plan {
 }
 
 impl Plan {
-    /// Whether `task` closed (or the runtime stops), though its `TaskClosed` may not have
-    /// arrived yet; the state forgets it then.
-    fn closed(&mut self, task: &TaskId) -> bool {
-        let closed = self.registry.is_closed(task);
-        if closed {
-            self.state.close(task);
-        }
-        closed
-    }
-
     /// Makes the model call the state asks for, as a job of its task.
     fn call(&self, call: Option<Call>, cx: &mut Cx<'_, Self>) {
         let Some(call) = call else {
