@@ -9,14 +9,16 @@
 //! **Invariant:** the server binds only 127.0.0.1 and answers only from its script; it
 //! never forwards a request anywhere.
 
+mod request;
 pub mod samples;
 mod script;
 mod server;
 
+pub use request::RecordedRequest;
 pub use script::{
     Action, Script, ScriptError, ScriptedHttpError, ScriptedReply, Step, calling_role,
 };
-pub use server::{RecordedRequest, ScriptedServer};
+pub use server::ScriptedServer;
 
 use crate::config::{LlmConfig, TierConfig};
 
