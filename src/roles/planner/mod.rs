@@ -174,26 +174,14 @@ impl Plan {
         let task = call.task().clone();
         let token = self.registry.token(&task);
         let llm = self.llm.clone();
-        match call {
+        let request = match call {
             Call::Plan {
                 spec,
                 directive,
                 previous,
                 constraints,
-            } => {
-                let request =
-                    self.plan_request(&spec, directive.as_ref(), previous.as_ref(), &constraints);
-                cx.spawn(
-                    &task,
-                    plan_call(llm, CallCtx::for_task(task.clone(), token), request),
-                );
-            }
-            Call::Reask { request, .. } => {
-                cx.spawn(
-                    &task,
-                    plan_call(llm, CallCtx::for_task(task.clone(), token), request),
-                );
-            }
+            } => self.plan_request(&spec, directive.as_ref(), previous.as_ref(), &constraints),
+            Call::Reask { request, .. } => request,
             Call::Graceful {
                 request_id,
                 request,
@@ -210,8 +198,11 @@ impl Plan {
                         outcome,
                     }
                 });
+                return;
             }
-        }
+        };
+        let ctx = CallCtx::for_task(task.clone(), token);
+        cx.spawn(&task, plan_call(llm, ctx, request));
     }
 
     /// The request of a round's first ask: the machine's facts, the places the task
