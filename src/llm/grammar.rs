@@ -6,15 +6,20 @@
 //! costs about 80 ms, so the indentation alone is seconds per plan. This grammar admits
 //! exactly the same objects written without any whitespace between tokens, every
 //! property present and in schema order (a field the type reads as optional may be
-//! `null`), and strings with the escapes JSON has but `\u` (a small model that cannot
-//! escape a backslash otherwise spirals into `\u0020` runs until its token cap).
+//! `null`), and strings in which a backslash may precede any printable character but
+//! `u`. No `\u`: a small model that cannot escape a backslash otherwise spirals into
+//! `\u0020` runs until its token cap. Any other character: a model that writes a shell's
+//! `\;` or a pattern's `\d` without doubling the backslash would otherwise be pushed
+//! onto one of JSON's escapes (`\n` where `\;` belonged), and the command would change
+//! meaning. The reader ([`super::extract`]) keeps such a backslash as text.
 //!
 //! What it supports is what the roles' schemas use: objects with properties, `anyOf` /
 //! `oneOf` branches, `const`, `enum`, type lists, arrays (with `minItems` 1 and
 //! `maxItems`), strings, integers, numbers, booleans, null, and "any value". A schema it cannot read yields `None`, and the call
 //! falls back to `response_format`.
 //!
-//! **Invariant:** every text the grammar admits is one JSON value that the schema admits.
+//! **Invariant:** every text the grammar admits, read by [`super::extract`], is one JSON
+//! value that the schema admits.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -37,9 +42,9 @@ pub fn compact_gbnf(schema: &Value) -> Option<String> {
 }
 
 /// The shared primitive rules. Strings: any character but the quote, the backslash and
-/// control characters, or one of JSON's two-character escapes.
+/// control characters, or a backslash and any printable character but `u`.
 const PRIMITIVES: &str = r#"string ::= "\"" char* "\""
-char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt]
+char ::= [^"\\\x7F\x00-\x1F] | "\\" [^u\x7F\x00-\x1F]
 integer ::= "-"? ("0" | [1-9] [0-9]*)
 number ::= "-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [-+]? [0-9]+)?
 boolean ::= "true" | "false"
@@ -261,7 +266,36 @@ mod tests {
             g.contains(r#"root-steps ::= "[" integer ("," integer)* "]""#),
             "{g}"
         );
-        assert!(!g.contains(r#""u""#), "no \\u escapes: {g}");
+        assert!(
+            g.contains(r#"char ::= [^"\\\x7F\x00-\x1F] | "\\" [^u\x7F\x00-\x1F]"#),
+            "{g}"
+        );
+    }
+
+    /// The string rule lets a backslash stand before any printable character but `u`;
+    /// the reader must turn every such string into the text the model meant: JSON's
+    /// escapes decoded, any other backslash kept (a shell's `\;`, a pattern's `\d`).
+    #[test]
+    fn every_escape_the_grammar_admits_reads_as_the_text_meant() {
+        for c in (' '..='~').filter(|c| *c != 'u') {
+            let reply = format!(r#"{{"command":"a\{c}b"}}"#);
+            let value = crate::llm::extract::first_object(&reply)
+                .unwrap_or_else(|e| panic!("{reply}: {e}"));
+            let meant = match c {
+                '"' | '\\' | '/' => format!("a{c}b"),
+                'b' => "a\u{8}b".to_string(),
+                'f' => "a\u{c}b".to_string(),
+                'n' => "a\nb".to_string(),
+                'r' => "a\rb".to_string(),
+                't' => "a\tb".to_string(),
+                '\'' => "a'b".to_string(),
+                _ => format!("a\\{c}b"),
+            };
+            assert_eq!(value["command"], meant, "{reply}");
+        }
+        let find = crate::llm::extract::first_object(r#"{"command":"find . -exec ls {} \;"}"#)
+            .expect("an object");
+        assert_eq!(find["command"], r"find . -exec ls {} \;");
     }
 
     #[test]
