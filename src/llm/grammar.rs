@@ -343,6 +343,38 @@ mod tests {
         assert!(compact_gbnf(&json!(42)).is_none());
     }
 
+    /// A plan's lists are bounded in the grammar itself, so a model repeating one item
+    /// (a sub-task, a criterion, a tool) must close the list instead of running to its
+    /// token cap.
+    #[test]
+    fn a_plans_lists_are_bounded() {
+        use crate::roles::planner::schema::{MAX_CRITERIA, MAX_SUBTASKS, MAX_TOOLS};
+        let schema = crate::llm::OutputSchema::of::<crate::roles::planner::prompt::PlanDraft>();
+        let g = compact_gbnf(&schema.schema).expect("a grammar");
+        let rule = |field: &str| {
+            g.lines()
+                .find(|l| l.split(" ::= ").next().is_some_and(|n| n.ends_with(field)))
+                .unwrap_or_else(|| panic!("no rule for {field}: {g}"))
+                .to_string()
+        };
+        let tools = rule("-tools");
+        assert!(
+            tools.contains(&format!("){{0,{}}}", MAX_TOOLS - 1)),
+            "{tools}"
+        );
+        assert!(!tools.contains(")*"), "{tools}");
+        let subtasks = rule("-subtasks");
+        assert!(
+            subtasks.contains(&format!("){{0,{}}}", MAX_SUBTASKS - 1)),
+            "{subtasks}"
+        );
+        let criteria = rule("-success-criteria");
+        assert!(
+            criteria.contains(&format!("){{0,{}}}", MAX_CRITERIA - 1)),
+            "{criteria}"
+        );
+    }
+
     #[test]
     fn every_role_schema_converts() {
         use crate::llm::OutputSchema;

@@ -91,6 +91,7 @@ pub struct DraftSubTask {
     #[schemars(length(max = MAX_CRITERIA))]
     pub success_criteria: Vec<DraftCriterion>,
     /// The tools this sub-task uses.
+    #[schemars(length(min = 1, max = MAX_TOOLS))]
     pub tools: Vec<ToolName>,
 }
 
@@ -100,6 +101,10 @@ pub struct DraftSubTask {
 pub const MAX_SUBTASKS: usize = 4;
 /// The most criteria a sub-task or the task may have.
 pub const MAX_CRITERIA: usize = 4;
+/// The most tools a sub-task may declare. One action needs one to three; a small model
+/// that falls into repeating `"shell","shell",…` (one plan ran to its token cap so) is
+/// stopped by the grammar here.
+pub const MAX_TOOLS: usize = 4;
 
 /// R2's plan: the sub-tasks and the criteria of their merged output, without ids.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
