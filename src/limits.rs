@@ -45,6 +45,9 @@ pub struct Limits {
     pub early_outcomes: usize,
     /// Ended runs the task log keeps in memory after writing them.
     pub task_runs_kept: usize,
+    /// Law 1 approvals for the rest of a task, and files a task made, the confirmation
+    /// broker keeps per live task (each kind; a task's denials are all kept).
+    pub law1_effects_per_task: usize,
 }
 
 /// Why a [`Limits`] cannot be used.
@@ -74,6 +77,7 @@ impl Limits {
             live_tasks_tracked: 1024,
             early_outcomes: 256,
             task_runs_kept: 256,
+            law1_effects_per_task: 256,
         }
     }
 
@@ -100,6 +104,7 @@ impl Limits {
             ("live_tasks_tracked", self.live_tasks_tracked),
             ("early_outcomes", self.early_outcomes),
             ("task_runs_kept", self.task_runs_kept),
+            ("law1_effects_per_task", self.law1_effects_per_task),
         ];
         for (field, value) in windows {
             if value == 0 {

@@ -13,10 +13,14 @@
 //! the same effect again, in any wording, without asking ([`ConfirmationBroker::denied`]).
 //!
 //! Approval scopes: an approval covers this call (`once`), this exact effect for the
-//! rest of the task (`task`: same tool, command, description and paths — kept in
-//! memory for the last [`TASK_GRANTS_KEPT`] tasks), or, for a tool of an MCP server,
-//! that exact tool from now on (`always`: kept in the [`GrantStore`]). A later request
-//! that a grant covers is approved without being published.
+//! rest of the task (`task`: same tool, command, description and paths), or, for a
+//! tool of an MCP server, that exact tool from now on (`always`: kept in the
+//! [`GrantStore`]). A later request that a grant covers is approved without being
+//! published.
+//!
+//! What the broker keeps about a task (denials, `task` approvals, files it made) lives
+//! as long as the task: the executor calls [`ConfirmationBroker::forget`] when the task
+//! closes, and nothing is added for a task whose token is cancelled.
 //!
 //! Files the task made: a file `write_file` created in a task (it did not exist before)
 //! is the task's own while it stays as the task left it. Replacing it loses nothing of
@@ -48,11 +52,7 @@ use crate::contracts::{
 };
 use crate::laws::classify::Assessment;
 use crate::laws::grants::GrantStore;
-
-/// Tasks whose `task`-scope approvals are remembered (oldest forgotten first).
-pub const TASK_GRANTS_KEPT: usize = 64;
-/// `task`-scope approvals remembered per task.
-pub const TASK_GRANTS_PER_TASK: usize = 256;
+use crate::limits::Limits;
 
 /// The answer to one confirmation request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,33 +65,6 @@ pub struct Confirmation {
     pub source: DecisionSource,
     /// Set when an earlier approval of this scope answered without asking.
     pub granted: Option<ApprovalScope>,
-}
-
-/// `task`-scope approvals: the exact effects approved, per task.
-#[derive(Debug, Default)]
-struct TaskGrants {
-    tasks: VecDeque<(TaskId, HashSet<String>)>,
-}
-
-impl TaskGrants {
-    fn contains(&self, task: &TaskId, key: &str) -> bool {
-        self.tasks
-            .iter()
-            .any(|(t, keys)| t == task && keys.contains(key))
-    }
-
-    fn insert(&mut self, task: &TaskId, key: String) {
-        if let Some((_, keys)) = self.tasks.iter_mut().find(|(t, _)| t == task) {
-            if keys.len() < TASK_GRANTS_PER_TASK {
-                keys.insert(key);
-            }
-            return;
-        }
-        self.tasks.push_back((task.clone(), HashSet::from([key])));
-        while self.tasks.len() > TASK_GRANTS_KEPT {
-            self.tasks.pop_front();
-        }
-    }
 }
 
 /// The effect a request shows, as the key of a `task`-scope approval: everything the
@@ -109,66 +82,34 @@ fn effect_key(request: &ConfirmationRequest) -> String {
     .to_string()
 }
 
-/// Tasks whose denials are remembered; older ones are forgotten (their tasks ended).
-const REMEMBERED_TASKS: usize = 256;
-
-/// What the user denied, per task.
+/// What the broker keeps about one live task. It goes when the task closes
+/// ([`ConfirmationBroker::forget`]).
 #[derive(Debug, Default)]
-struct Denials {
-    tasks: VecDeque<(TaskId, Vec<String>)>,
+struct TaskLaw1 {
+    /// Signatures of the effects the user denied. Not bounded: each took a user's click.
+    denied: Vec<String>,
+    /// The exact effects approved for the rest of the task (`task` scope).
+    approved: HashSet<String>,
+    /// Files the task made, with their modification time when it last wrote them.
+    made: HashMap<PathBuf, SystemTime>,
 }
 
-impl Denials {
-    fn add(&mut self, task: &TaskId, signatures: &[String]) {
-        let entry = match self.tasks.iter().position(|(t, _)| t == task) {
-            Some(i) => &mut self.tasks[i].1,
-            None => {
-                if self.tasks.len() == REMEMBERED_TASKS {
-                    self.tasks.pop_front();
-                }
-                self.tasks.push_back((task.clone(), Vec::new()));
-                &mut self.tasks.back_mut().expect("just pushed").1
-            }
-        };
-        for s in signatures {
-            if !entry.contains(s) {
-                entry.push(s.clone());
-            }
-        }
-    }
-
-    fn find(&self, task: &TaskId, signatures: &[String]) -> Option<String> {
-        let (_, denied) = self.tasks.iter().find(|(t, _)| t == task)?;
-        signatures.iter().find(|s| denied.contains(s)).cloned()
-    }
-}
-
-/// Files each task created, with their modification time when the task last wrote them.
+/// The Law 1 memory of the live tasks.
 #[derive(Debug, Default)]
-struct Made {
-    tasks: VecDeque<(TaskId, HashMap<PathBuf, SystemTime>)>,
+struct Memory {
+    tasks: HashMap<TaskId, TaskLaw1>,
 }
 
-impl Made {
-    fn note(&mut self, task: &TaskId, path: PathBuf, modified: SystemTime) {
-        if let Some((_, files)) = self.tasks.iter_mut().find(|(t, _)| t == task) {
-            if files.len() < TASK_GRANTS_PER_TASK || files.contains_key(&path) {
-                files.insert(path, modified);
-            }
-            return;
-        }
-        self.tasks
-            .push_back((task.clone(), HashMap::from([(path, modified)])));
-        while self.tasks.len() > TASK_GRANTS_KEPT {
-            self.tasks.pop_front();
-        }
+impl Memory {
+    /// The task's record to add to; none once the task is over (`live` cancelled), so a
+    /// worker that outlives its task's close cannot bring the record back after
+    /// [`ConfirmationBroker::forget`].
+    fn record(&mut self, task: &TaskId, live: &CancellationToken) -> Option<&mut TaskLaw1> {
+        (!live.is_cancelled()).then(|| self.tasks.entry(task.clone()).or_default())
     }
 
-    fn modified(&self, task: &TaskId, path: &Path) -> Option<SystemTime> {
-        self.tasks
-            .iter()
-            .find(|(t, _)| t == task)
-            .and_then(|(_, files)| files.get(path).copied())
+    fn task(&self, task: &TaskId) -> Option<&TaskLaw1> {
+        self.tasks.get(task)
     }
 }
 
@@ -187,9 +128,9 @@ pub struct ConfirmationBroker {
     bus: BusHandle,
     clock: SharedClock,
     timeout: Duration,
-    denials: Arc<Mutex<Denials>>,
-    task_grants: Arc<Mutex<TaskGrants>>,
-    made: Arc<Mutex<Made>>,
+    /// Approvals and files made kept per task, at most.
+    per_task: usize,
+    memory: Arc<Mutex<Memory>>,
     /// Where `always` approvals live; without it, `always` is never offered.
     always: Option<GrantStore>,
 }
@@ -219,38 +160,56 @@ pub struct GatedAction<'a> {
 }
 
 impl ConfirmationBroker {
-    /// `bus` publishes as the executor (the contract route is Executor → User).
-    pub fn new(bus: BusHandle, clock: SharedClock, timeout: Duration) -> Self {
+    /// `bus` publishes as the executor (the contract route is Executor → User). Requests
+    /// wait `limits.confirm_timeout`; each task keeps at most
+    /// `limits.law1_effects_per_task` approvals and files made.
+    pub fn new(bus: BusHandle, clock: SharedClock, limits: &Limits) -> Self {
         Self {
             bus,
             clock,
-            timeout,
-            denials: Arc::default(),
-            task_grants: Arc::default(),
-            made: Arc::default(),
+            timeout: limits.confirm_timeout,
+            per_task: limits.law1_effects_per_task,
+            memory: Arc::default(),
             always: None,
         }
     }
 
+    /// Lets go of everything kept about `task`: its denials, its `task`-scope
+    /// approvals and the files it made. The executor calls it when the task closes.
+    pub fn forget(&self, task: &TaskId) {
+        crate::sync::lock(&self.memory).tasks.remove(task);
+    }
+
     /// Records that `task` wrote the file at `path` and owns it: it created it, or it
     /// owned it already. Its current modification time is what "unchanged" means.
-    pub fn note_made(&self, task: &TaskId, path: &Path) {
-        if let Some(at) = modified(path) {
-            crate::sync::lock(&self.made).note(task, path.to_path_buf(), at);
+    /// Nothing is recorded once `live` (the task's token) is cancelled.
+    pub fn note_made(&self, task: &TaskId, path: &Path, live: &CancellationToken) {
+        let Some(at) = modified(path) else {
+            return;
+        };
+        let mut memory = crate::sync::lock(&self.memory);
+        if let Some(record) = memory.record(task, live)
+            && (record.made.len() < self.per_task || record.made.contains_key(path))
+        {
+            record.made.insert(path.to_path_buf(), at);
         }
     }
 
     /// Whether `path` is a file `task` created and nothing has changed since it last
     /// wrote it: replacing it takes nothing from the user.
     pub fn task_owns(&self, task: &TaskId, path: &Path) -> bool {
-        let noted = crate::sync::lock(&self.made).modified(task, path);
+        let noted = crate::sync::lock(&self.memory)
+            .task(task)
+            .and_then(|t| t.made.get(path).copied());
         noted.is_some_and(|at| modified(path) == Some(at))
     }
 
     /// The first of `signatures` the user already denied in `task`, if any: that effect
     /// is not asked about again in the task.
     pub fn denied(&self, task: &TaskId, signatures: &[String]) -> Option<String> {
-        crate::sync::lock(&self.denials).find(task, signatures)
+        let memory = crate::sync::lock(&self.memory);
+        let denied = &memory.task(task)?.denied;
+        signatures.iter().find(|s| denied.contains(s)).cloned()
     }
 
     /// Asks like [`ConfirmationBroker::confirm`] and, when the user says no, remembers
@@ -264,20 +223,22 @@ impl ConfirmationBroker {
         let task = request.task_id.clone();
         let answer = self.confirm(request, cancel).await;
         if answer.decision == Decision::Deny && answer.source == DecisionSource::User {
-            crate::sync::lock(&self.denials).add(&task, signatures);
+            let mut memory = crate::sync::lock(&self.memory);
+            if let Some(record) = memory.record(&task, cancel) {
+                for s in signatures {
+                    if !record.denied.contains(s) {
+                        record.denied.push(s.clone());
+                    }
+                }
+            }
         }
         answer
     }
 
-    /// A broker with the configured timeout (`laws.confirm_timeout_secs`) and the data
-    /// dir's standing grants.
+    /// A broker with the configured limits (the timeout is `laws.confirm_timeout_secs`)
+    /// and the data dir's standing grants.
     pub fn from_config(bus: BusHandle, clock: SharedClock, config: &Config) -> Self {
-        Self::new(
-            bus,
-            clock,
-            Duration::from_secs(config.laws.confirm_timeout_secs),
-        )
-        .with_grants(GrantStore::in_dir(&config.data_dir))
+        Self::new(bus, clock, &config.limits()).with_grants(GrantStore::in_dir(&config.data_dir))
     }
 
     /// Keeps `always` approvals in `store` (and offers them).
@@ -296,19 +257,26 @@ impl ConfirmationBroker {
 
     /// The standing approval that covers `request`, if any.
     fn standing(&self, request: &ConfirmationRequest) -> Option<ApprovalScope> {
-        let grants = crate::sync::lock(&self.task_grants);
-        if grants.contains(&request.task_id, &effect_key(request)) {
+        let approved = crate::sync::lock(&self.memory)
+            .task(&request.task_id)
+            .is_some_and(|t| t.approved.contains(&effect_key(request)));
+        if approved {
             return Some(ApprovalScope::Task);
         }
-        drop(grants);
         match (&self.always, &request.grant) {
             (Some(store), Some(subject)) if store.allows(subject) => Some(ApprovalScope::Always),
             _ => None,
         }
     }
 
-    /// Records the user's approval at the scope they chose, if the request offered it.
-    fn remember(&self, request: &ConfirmationRequest, scope: ApprovalScope) -> ApprovalScope {
+    /// Records the user's approval at the scope they chose, if the request offered it
+    /// (a `task` approval only while `live`, the task's token, is not cancelled).
+    fn remember(
+        &self,
+        request: &ConfirmationRequest,
+        scope: ApprovalScope,
+        live: &CancellationToken,
+    ) -> ApprovalScope {
         let scope = if request.scopes.contains(&scope) {
             scope
         } else {
@@ -316,7 +284,12 @@ impl ConfirmationBroker {
         };
         match (scope, &self.always, &request.grant) {
             (ApprovalScope::Task, _, _) => {
-                crate::sync::lock(&self.task_grants).insert(&request.task_id, effect_key(request));
+                let mut memory = crate::sync::lock(&self.memory);
+                if let Some(record) = memory.record(&request.task_id, live)
+                    && record.approved.len() < self.per_task
+                {
+                    record.approved.insert(effect_key(request));
+                }
             }
             (ApprovalScope::Always, Some(store), Some(subject)) => {
                 if let Err(e) = store.add(subject.clone(), self.clock.now()) {
@@ -401,7 +374,7 @@ impl ConfirmationBroker {
                             other => other,
                         };
                         if decision == Decision::Approve && d.source == DecisionSource::User {
-                            self.remember(&request, d.scope);
+                            self.remember(&request, d.scope, cancel);
                         }
                         Confirmation {
                             request_id: request.request_id,
@@ -528,11 +501,8 @@ mod tests {
     fn setup(timeout_secs: u64) -> (Bus, ConfirmationBroker) {
         let clock = FakeClock::at_epoch();
         let bus = Bus::new(clock.clone());
-        let broker = ConfirmationBroker::new(
-            bus.handle(Role::Executor),
-            clock,
-            Duration::from_secs(timeout_secs),
-        );
+        let limits = Limits::new(Duration::from_secs(timeout_secs), Duration::from_secs(120));
+        let broker = ConfirmationBroker::new(bus.handle(Role::Executor), clock, &limits);
         (bus, broker)
     }
 
@@ -637,6 +607,72 @@ mod tests {
         assert_eq!(c.decision, Decision::Deny);
         assert_eq!(broker.clone().denied(&task, &sig), Some(sig[0].clone()));
         assert_eq!(broker.denied(&other, &sig), None);
+    }
+
+    /// A task's denials, `task` approvals and files made live as long as the task:
+    /// after `forget` the same effect is asked about again and the file is the user's.
+    #[tokio::test]
+    async fn forgetting_a_task_lets_go_of_all_it_kept() {
+        let (bus, broker) = setup(120);
+        let responder = ConfirmationResponder::spawn(
+            &bus,
+            ConfirmationPolicy::scoped_script([
+                (Decision::Deny, ApprovalScope::Once),
+                (Decision::Approve, ApprovalScope::Task),
+                (Decision::Approve, ApprovalScope::Once),
+            ]),
+            DecisionSource::User,
+        );
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let made = dir.path().join("made.txt");
+        std::fs::write(&made, "x").expect("written");
+        let (task, other) = (TaskId::mint(), TaskId::mint());
+        let live = CancellationToken::new();
+        let sig = vec!["delete: /h/ws/a.txt".to_string()];
+        broker
+            .confirm_effects(rm_request(&broker, &task), &sig, &live)
+            .await;
+        broker.confirm(rm_request(&broker, &task), &live).await;
+        broker.note_made(&task, &made, &live);
+        assert_eq!(broker.denied(&task, &sig), Some(sig[0].clone()));
+        assert!(broker.task_owns(&task, &made));
+        let covered = broker.confirm(rm_request(&broker, &task), &live).await;
+        assert_eq!(covered.granted, Some(ApprovalScope::Task));
+        assert_eq!(
+            responder.requests().len(),
+            2,
+            "the task approval answered the third"
+        );
+
+        broker.forget(&other);
+        assert_eq!(
+            broker.denied(&task, &sig),
+            Some(sig[0].clone()),
+            "another task's end"
+        );
+
+        broker.forget(&task);
+        assert_eq!(broker.denied(&task, &sig), None);
+        assert!(!broker.task_owns(&task, &made));
+        let asked = broker.confirm(rm_request(&broker, &task), &live).await;
+        assert_eq!((asked.decision, asked.granted), (Decision::Approve, None));
+        assert_eq!(responder.requests().len(), 3, "asked again after forget");
+    }
+
+    /// A worker that outlives its task's close must not bring the task's record back.
+    #[test]
+    fn nothing_is_kept_for_a_task_whose_token_is_cancelled() {
+        let (_bus, broker) = setup(120);
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let made = dir.path().join("made.txt");
+        std::fs::write(&made, "x").expect("written");
+        let task = TaskId::mint();
+        let ended = CancellationToken::new();
+        ended.cancel();
+        broker.note_made(&task, &made, &ended);
+        assert!(!broker.task_owns(&task, &made));
+        broker.note_made(&task, &made, &CancellationToken::new());
+        assert!(broker.task_owns(&task, &made));
     }
 
     #[tokio::test(start_paused = true)]

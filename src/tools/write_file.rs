@@ -136,7 +136,7 @@ impl Tool for WriteFile {
             let owned = !new && ctx.broker.task_owns(&ctx.task_id, &path);
             let written = self.write(call, &path, content, append, owned).await;
             if written.is_ok() && (new || owned) {
-                ctx.broker.note_made(&ctx.task_id, &path);
+                ctx.broker.note_made(&ctx.task_id, &path, &ctx.cancel);
             }
             written
         })

@@ -198,6 +198,7 @@ impl Actor for Execute {
         for id in self.state.close(&closed.task_id) {
             self.aborts.remove(&id);
         }
+        self.shared.broker.forget(&closed.task_id);
     }
 }
 
