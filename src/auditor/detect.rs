@@ -28,9 +28,6 @@ use super::event::{AnomalyKind, Finding};
 /// Prefix GGS puts on a summary when a Law 1 gate fired during the task.
 pub use crate::laws::LAW1_PREFIX;
 
-/// Tasks whose history the detectors keep; the least recently seen finished task is
-/// forgotten first.
-pub const MAX_TRACKED_TASKS: usize = 1024;
 /// Confirmation requests remembered per task.
 const MAX_OPEN_REQUESTS: usize = 64;
 /// Consecutive worsening rounds that make a convergence failure ("across rounds").
@@ -59,6 +56,9 @@ pub struct DetectorParams {
     pub kill_after_worsening: u32,
     /// Finished tasks in the drift window.
     pub drift_window_tasks: usize,
+    /// Tasks whose history the detectors keep (`Limits::live_tasks_tracked`); past it,
+    /// finished tasks are forgotten first, least recently seen first.
+    pub tracked_tasks: usize,
 }
 
 impl DetectorParams {
@@ -69,6 +69,7 @@ impl DetectorParams {
             epsilon: config.ggs.epsilon,
             kill_after_worsening: config.ggs.kill_after_worsening,
             drift_window_tasks: config.auditor.drift_window_tasks,
+            tracked_tasks: config.limits().live_tasks_tracked,
         }
     }
 }
@@ -279,7 +280,7 @@ impl Detectors {
             untasked_write(env, &mut findings);
             return findings;
         };
-        self.make_room_for(task);
+        self.make_room_for(task, params.tracked_tasks);
         let track = self
             .tasks
             .entry(task.clone())
@@ -372,8 +373,8 @@ impl Detectors {
         self.tasks.len()
     }
 
-    fn make_room_for(&mut self, task: &TaskId) {
-        if self.tasks.len() < MAX_TRACKED_TASKS || self.tasks.contains_key(task) {
+    fn make_room_for(&mut self, task: &TaskId, max: usize) {
+        if self.tasks.len() < max || self.tasks.contains_key(task) {
             return;
         }
         // Forget an eighth at once — finished tasks first, least recently seen first —
@@ -383,7 +384,7 @@ impl Detectors {
             .iter()
             .map(|(id, t)| (!t.finished, t.last_seen, id.clone()))
             .collect();
-        let forget = (MAX_TRACKED_TASKS / 8).max(1);
+        let forget = (max / 8).max(1);
         order.select_nth_unstable(forget - 1);
         for (_, _, id) in order.into_iter().take(forget) {
             self.tasks.remove(&id);

@@ -9,6 +9,7 @@ fn params(window: usize) -> DetectorParams {
         epsilon: 0.1,
         kill_after_worsening: 2,
         drift_window_tasks: window,
+        tracked_tasks: 1024,
     }
 }
 
@@ -86,4 +87,38 @@ fn too_few_opportunities_raise_no_alert() {
     }
     assert!(findings.is_empty(), "2 executions per half are too few");
     assert_eq!(params(4).drift_window_tasks, 4);
+}
+
+/// The detectors follow at most `tracked_tasks` tasks (`Limits::live_tasks_tracked`),
+/// letting finished ones go first.
+#[test]
+fn the_detectors_follow_at_most_the_tracked_tasks_finished_ones_going_first() {
+    use crate::bus::Envelope;
+    use crate::clock::{Clock, FakeClock};
+    use crate::contracts::{EnvelopeId, TaskClosed, TaskClosure};
+    let mut params = params(6);
+    params.tracked_tasks = 8;
+    let closed = |task: &TaskId| Envelope {
+        id: EnvelopeId::mint(),
+        seq: 0,
+        timestamp: FakeClock::at_epoch().now(),
+        from: Role::User,
+        to: Role::Perceiver,
+        in_reply_to: None,
+        task_id: Some(task.clone()),
+        message: Message::TaskClosed(TaskClosed {
+            task_id: task.clone(),
+            end: TaskClosure::Finished,
+        }),
+    };
+    let mut detectors = Detectors::default();
+    for _ in 0..20 {
+        detectors.observe(&closed(&TaskId::mint()), &params);
+        assert!(
+            detectors.tracked_tasks() <= 8,
+            "{}",
+            detectors.tracked_tasks()
+        );
+    }
+    assert!(detectors.tracked_tasks() >= 7);
 }
