@@ -201,8 +201,11 @@ cmd_start() {
     --slot-save-path "$SNAPSHOTS" > "$LOG_FILE" 2>&1 &
   echo $! > "$PID_FILE"
   local deadline=$((SECONDS + 180))
+  local started; started="$(cat "$PID_FILE")"
   until curl -fsS "http://127.0.0.1:$PORT/health" >/dev/null 2>&1; do
-    if ! running_pid >/dev/null; then
+    # The started process itself, whatever its executable: for a moment after the fork
+    # it is still `nohup`, not yet llama-server.
+    if ! kill -0 "$started" 2>/dev/null; then
       tail -n 30 "$LOG_FILE" >&2
       rm -f "$PID_FILE"
       die "llama-server exited during start-up (log: $LOG_FILE)"
