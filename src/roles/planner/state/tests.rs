@@ -189,6 +189,15 @@ fn submitted(state: &mut Plans, spec: &TaskSpec) -> Vec<Group> {
     groups
 }
 
+/// A fresh task whose first round has asked for the plan call.
+fn planning() -> (Plans, TaskSpec) {
+    let mut state = plans();
+    let spec = spec();
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, &spec.task_id, &groups);
+    (state, spec)
+}
+
 /// Answers every query of the round in flight: the recalls go out and the plan call is
 /// asked for.
 fn answered(state: &mut Plans, task: &TaskId, groups: &[Group]) -> Call {
@@ -303,11 +312,8 @@ fn memory_that_does_not_answer_in_time_is_planned_without() {
 
 #[test]
 fn an_invalid_plan_is_re_asked_quoting_the_violations_then_dispatched() {
-    let mut state = plans();
-    let spec = spec();
+    let (mut state, spec) = planning();
     let task = &spec.task_id;
-    let groups = submitted(&mut state, &spec);
-    answered(&mut state, task, &groups);
 
     let mut fx = Fx::default();
     let call = state.on_done(task, planned(Ok(invalid())), now(), &mut fx);
@@ -351,11 +357,8 @@ fn an_invalid_plan_is_re_asked_quoting_the_violations_then_dispatched() {
 
 #[test]
 fn a_plan_still_invalid_after_the_re_asks_fails_planning() {
-    let mut state = plans();
-    let spec = spec();
+    let (mut state, spec) = planning();
     let task = &spec.task_id;
-    let groups = submitted(&mut state, &spec);
-    answered(&mut state, task, &groups);
     let mut fx = Fx::default();
     let call = state.on_done(task, planned(Ok(invalid())), now(), &mut fx);
     assert!(matches!(call, Some(Call::Reask { .. })));
@@ -377,7 +380,7 @@ fn a_plan_still_invalid_after_the_re_asks_fails_planning() {
     // A model that gives no plan at all fails the round as plainly.
     let mut fx = Fx::default();
     state.on_directive(&directive(task, ReplanDirective::Refine, 1), &mut fx);
-    answered(&mut state, task, &groups);
+    answered(&mut state, task, &calibration::groups(&spec.intent));
     let broken = Err(LlmError::Timeout {
         after: Duration::from_secs(60),
     });
@@ -390,11 +393,8 @@ fn a_plan_still_invalid_after_the_re_asks_fails_planning() {
 
 #[test]
 fn a_directive_during_a_round_waits_then_plans_against_the_plan_that_round_left() {
-    let mut state = plans();
-    let spec = spec();
+    let (mut state, spec) = planning();
     let task = &spec.task_id;
-    let groups = submitted(&mut state, &spec);
-    answered(&mut state, task, &groups);
 
     let mut fx = Fx::default();
     state.on_directive(&directive(task, ReplanDirective::BreakSymmetry, 1), &mut fx);
@@ -419,7 +419,7 @@ fn a_directive_during_a_round_waits_then_plans_against_the_plan_that_round_left(
         ]
     );
     assert_eq!(fx.deadlines()[0].2, 2, "the second round's deadline");
-    let call = answered(&mut state, task, &groups);
+    let call = answered(&mut state, task, &calibration::groups(&spec.intent));
     let Call::Plan {
         directive: Some(d),
         previous: Some(previous),
@@ -439,11 +439,8 @@ fn a_directive_during_a_round_waits_then_plans_against_the_plan_that_round_left(
 
 #[test]
 fn a_graceful_request_is_answered_from_the_model_or_by_code_and_forgets_the_task() {
-    let mut state = plans();
-    let spec = spec();
+    let (mut state, spec) = planning();
     let task = &spec.task_id;
-    let groups = submitted(&mut state, &spec);
-    answered(&mut state, task, &groups);
     let mut fx = Fx::default();
     state.on_done(task, planned(Ok(valid())), now(), &mut fx);
 
@@ -556,11 +553,8 @@ fn a_closed_task_publishes_nothing_more_and_is_forgotten() {
 
 #[test]
 fn a_stale_deadline_changes_nothing() {
-    let mut state = plans();
-    let spec = spec();
+    let (mut state, spec) = planning();
     let task = &spec.task_id;
-    let groups = submitted(&mut state, &spec);
-    answered(&mut state, task, &groups);
     let mut fx = Fx::default();
     // Memory answered in time: the round's deadline falls due while it plans.
     assert!(state.memory_overdue(task, 1, now(), &mut fx).is_none());
@@ -623,11 +617,8 @@ fn kept_tasks_are_bounded_by_least_recent_use() {
 
 #[test]
 fn a_cancelled_call_ends_its_round_silently_and_the_next_round_starts() {
-    let mut state = plans();
-    let spec = spec();
+    let (mut state, spec) = planning();
     let task = &spec.task_id;
-    let groups = submitted(&mut state, &spec);
-    answered(&mut state, task, &groups);
     let mut fx = Fx::default();
     state.on_directive(&directive(task, ReplanDirective::Refine, 1), &mut fx);
     let mut fx = Fx::default();
