@@ -67,7 +67,6 @@ struct Plan {
     llm: RoleLlm,
     clock: SharedClock,
     registry: Registry,
-    home: PathBuf,
     workspace: PathBuf,
     graceful_budget: Duration,
 }
@@ -93,7 +92,6 @@ impl Planner {
             llm: llm.for_role(bus.handle(Role::Planner))?,
             clock,
             registry: registry.clone(),
-            home: config.home.clone(),
             workspace: config.workspace.clone(),
             graceful_budget: limits.graceful_reply_budget,
         };
@@ -216,7 +214,8 @@ impl Plan {
     ) -> ChatRequest {
         let preamble = tool_preamble();
         let task_words = format!("{}\n{}", spec.intent, spec.raw_input);
-        let places = places::places_in(&task_words, &self.home, &self.workspace);
+        let home = &self.state.settings.home;
+        let places = places::places_in(&task_words, home, &self.workspace);
         let places = places::render(&places);
         match directive {
             None => prompt::plan_request(spec, preamble, places.as_deref(), constraints),
@@ -224,11 +223,7 @@ impl Plan {
                 prompt::replan_request(spec, d, previous, preamble, places.as_deref(), constraints)
             }
         }
-        .facts_first(&machine_facts(
-            &self.home,
-            &self.workspace,
-            self.clock.now(),
-        ))
+        .facts_first(&machine_facts(home, &self.workspace, self.clock.now()))
     }
 }
 
