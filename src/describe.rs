@@ -87,7 +87,6 @@ impl From<String> for Summary {
 pub fn describe(message: &Message, ggs: &GgsParams) -> Summary {
     let summary = match message {
         Message::TaskSubmitted(m) => intake::task_submitted(m).into(),
-        Message::TaskBudget(m) => intake::task_budget(m).into(),
         Message::ClarificationRequest(m) => intake::clarification_request(m).into(),
         Message::ClarificationAnswer(m) => intake::clarification_answer(m).into(),
         Message::ChatReply(m) => one_line(&m.answer, DETAIL_CHARS).into(),

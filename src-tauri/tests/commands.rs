@@ -171,6 +171,7 @@ fn a_late_subscriber_first_gets_the_envelopes_of_running_tasks_then_live_traffic
                 raw_input: "x".into(),
                 submitted_at: clock.now(),
                 session_history: vec![],
+                time_budget_ms: 120_000,
             },
         );
     };
@@ -199,7 +200,7 @@ fn a_late_subscriber_first_gets_the_envelopes_of_running_tasks_then_live_traffic
     assert_eq!(tasks(&seen), [running.to_string(), running.to_string()]);
     // Each envelope arrives with the core's line for its message.
     for event in seen.iter().filter(|e| e["kind"] == "envelope") {
-        assert_eq!(event["envelope"]["line"], "x", "{event}");
+        assert_eq!(event["envelope"]["line"], "x · budget 120 s", "{event}");
     }
     assert_eq!(
         seen.last().expect("the gap"),

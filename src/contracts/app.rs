@@ -137,22 +137,6 @@ pub struct ConfirmationDecision {
     pub scope: ApprovalScope,
 }
 
-/// User → R7: a task was submitted with this time budget. The budget bounds the whole
-/// task, from submit to its `FinalResult`: GGS measures Ω's elapsed term from
-/// `submitted_at`, and when the budget runs out it delivers the graceful result at once.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct TaskBudget {
-    /// The task the budget is for.
-    pub task_id: TaskId,
-    /// The user's words, for the result if the task ends before anything else is known.
-    pub raw_input: String,
-    /// When the task was submitted; the budget runs from here.
-    pub submitted_at: DateTime<Utc>,
-    /// The whole task's time budget, in milliseconds.
-    pub time_budget_ms: u64,
-}
-
 /// User → every role: the task is over. The runtime sends it once per task, for every
 /// way a task ends; each role lets go of what it keeps for the task, and nothing of it
 /// starts afterwards.

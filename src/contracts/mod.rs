@@ -44,7 +44,7 @@ macro_rules! has_task {
     };
 }
 
-has_task!(task_id: DispatchHalted, TaskSubmitted, TaskBudget, TaskSpec, DispatchManifest, ReplanRequest, OutcomeSummary,
+has_task!(task_id: DispatchHalted, TaskSubmitted, TaskSpec, DispatchManifest, ReplanRequest, OutcomeSummary,
     PlanDirective, FinalResult, GracefulFailureRequest, GracefulFailure, PlanningFailed,
     MemoryQuery, MemoryResponse, MemoryRecall, ConfirmationRequest, ConfirmationDecision,
     TaskClosed, ClarificationRequest, ClarificationAnswer, ChatReply, ToolCallEvent);
@@ -128,10 +128,8 @@ macro_rules! messages {
 }
 
 messages! {
-    /// User → R1: a new task as typed.
+    /// User → R1: a new task as typed, with its time budget (R7 listens).
     TaskSubmitted(TaskSubmitted),
-    /// User → R7: the task's time budget, measured from submit.
-    TaskBudget(TaskBudget),
     /// R1 → User: a question before the task can be understood.
     ClarificationRequest(ClarificationRequest),
     /// User → R1: the answer to a clarifying question.
@@ -216,7 +214,6 @@ pub const ROUTES: &[Route] = {
     use Role::*;
     &[
         route(K::TaskSubmitted, User, Perceiver),
-        route(K::TaskBudget, User, Ggs),
         route(K::ClarificationRequest, Perceiver, User),
         route(K::ClarificationAnswer, User, Perceiver),
         route(K::ChatReply, Perceiver, User),
@@ -285,6 +282,7 @@ pub const LISTENERS: &[Listener] = {
     use MessageKind as K;
     use Role::*;
     &[
+        listen(K::TaskSubmitted, User, Ggs),
         listen(K::DispatchManifest, Planner, MetaValidator),
         listen(K::SubTask, Dispatcher, AgentValidator),
         listen(K::SubTaskClosed, AgentValidator, Dispatcher),

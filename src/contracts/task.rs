@@ -17,7 +17,11 @@ pub struct SessionTurn {
     pub summary: String,
 }
 
-/// User → R1: free text as typed, plus the session history the entry point keeps.
+/// User → R1 (and R7, which listens): free text as typed, plus the session history the
+/// entry point keeps and the task's time budget. The budget bounds the whole task, from
+/// submit to its `FinalResult`: GGS measures Ω's elapsed term from `submitted_at` and,
+/// when the budget runs out, delivers the graceful result at once. Riding on the
+/// submission itself, the budget reaches GGS before anything a role does for the task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct TaskSubmitted {
@@ -30,6 +34,10 @@ pub struct TaskSubmitted {
     /// Earlier turns of the same session, oldest first; empty for a fresh session.
     #[serde(default)]
     pub session_history: Vec<SessionTurn>,
+    /// The whole task's time budget, in milliseconds (0 only in records written before
+    /// the submission carried it).
+    #[serde(default)]
+    pub time_budget_ms: u64,
 }
 
 /// Limits the user set on a task. Every field is optional; the default has none.

@@ -1,14 +1,12 @@
-//! Lines of a task's intake: the submission, its budget, the clarification exchange and
-//! the task spec.
+//! Lines of a task's intake: the submission with its budget, the clarification exchange
+//! and the task spec.
 //!
 //! **Invariant:** each excerpt of the user's words is cut to the line's limits.
 
 use std::fmt::Write as _;
 
 use super::{DETAIL_CHARS, ITEM_CHARS};
-use crate::contracts::{
-    ClarificationAnswer, ClarificationRequest, TaskBudget, TaskSpec, TaskSubmitted,
-};
+use crate::contracts::{ClarificationAnswer, ClarificationRequest, TaskSpec, TaskSubmitted};
 use crate::text::{one_line, plural};
 
 pub(super) fn task_submitted(m: &TaskSubmitted) -> String {
@@ -20,11 +18,10 @@ pub(super) fn task_submitted(m: &TaskSubmitted) -> String {
             plural(m.session_history.len(), "turn", "turns")
         );
     }
+    if m.time_budget_ms > 0 {
+        let _ = write!(s, " · budget {} s", m.time_budget_ms.div_ceil(1000));
+    }
     s
-}
-
-pub(super) fn task_budget(m: &TaskBudget) -> String {
-    format!("time budget {} s", m.time_budget_ms / 1000)
 }
 
 pub(super) fn clarification_request(m: &ClarificationRequest) -> String {

@@ -1,4 +1,6 @@
 //! R7 on the bus. Consumes its inbox:
+//! - `TaskSubmitted` (R7 listens to the user's submission) → arm the whole task's time
+//!   budget, measured from `submitted_at`;
 //! - `ReplanRequest` / `OutcomeSummary` from R4b → one round of [`TaskState::observe`];
 //! - `PlanningFailed` from R2 → abandon honestly;
 //! - `MemoryRecall` from R2 → the Best Practices in force for the round, so a failed
@@ -30,7 +32,7 @@ use crate::actor::{Actor, Cx, Outbox, Runner, TimerId};
 use crate::bus::{Bus, BusHandle, Envelope};
 use crate::clock::SharedClock;
 use crate::config::Config;
-use crate::contracts::{MegramWrite, Message, Role, TaskBudget, TaskClosed, TaskId};
+use crate::contracts::{MegramWrite, Message, Role, TaskClosed, TaskId, TaskSubmitted};
 use crate::lifecycle::Registry;
 
 /// R7: the Goal Gradient Solver wired to the bus.
@@ -84,8 +86,8 @@ impl Ggs {
 
 impl Actor for Solver {
     type Done = ();
-    /// The budget of the task whose time ran out.
-    type Timer = Arc<TaskBudget>;
+    /// The submission whose time budget ran out.
+    type Timer = Arc<TaskSubmitted>;
 
     fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
         let Some(task_id) = env.task_id.clone() else {
@@ -96,7 +98,7 @@ impl Actor for Solver {
                 "GGS ignores traffic of an ended task");
             return;
         }
-        if let Message::TaskBudget(b) = &env.message {
+        if let Message::TaskSubmitted(b) = &env.message {
             let now = self.clock.now();
             state_for(&mut self.tasks, &task_id, "", now)
                 .set_submitted(b.submitted_at, &b.raw_input);
@@ -149,7 +151,7 @@ impl Actor for Solver {
         }
     }
 
-    fn on_deadline(&mut self, task: TaskId, budget: Arc<TaskBudget>, cx: &mut Cx<'_, Self>) {
+    fn on_deadline(&mut self, task: TaskId, budget: Arc<TaskSubmitted>, cx: &mut Cx<'_, Self>) {
         self.budgets.remove(&task);
         self.out_of_budget(&task, &budget, cx.effects());
     }
@@ -165,7 +167,7 @@ impl Solver {
     /// A task's budget ran out. Still running: abandon now with the code-built graceful
     /// result (no model call: the budget is spent). Being abandoned: the graceful part
     /// stops waiting for R2 and goes out code-built. Ended: nothing.
-    fn out_of_budget(&mut self, task_id: &TaskId, budget: &TaskBudget, out: &mut impl Outbox) {
+    fn out_of_budget(&mut self, task_id: &TaskId, budget: &TaskSubmitted, out: &mut impl Outbox) {
         match self.ended.get(task_id) {
             Some(Some(hurry)) => return hurry.cancel(),
             Some(None) => return,

@@ -109,7 +109,7 @@ pub struct TaskState {
     matched: Vec<MatchedOutput>,
     last_elapsed_ms: u64,
     last_seen: DateTime<Utc>,
-    /// When the user submitted the task (from its `TaskBudget`): Ω's elapsed term runs
+    /// When the user submitted the task (from its `TaskSubmitted`): Ω's elapsed term runs
     /// from here, not from the first plan.
     submitted_at: Option<DateTime<Utc>>,
     /// The user's words, from the task's budget announcement.

@@ -28,8 +28,7 @@ use crate::clock::{SharedClock, SystemClock};
 use crate::config::Config;
 use crate::contracts::{
     ApprovalScope, AuditQuery, AuditReport, ClarificationRequest, ConfirmationRequest, Decision,
-    DecisionSource, Message, QueryId, RequestId, Role, SessionTurn, TaskBudget, TaskId,
-    TaskSubmitted,
+    DecisionSource, Message, QueryId, RequestId, Role, SessionTurn, TaskId, TaskSubmitted,
 };
 use crate::ggs::Ggs;
 use crate::lifecycle::Registry;
@@ -232,24 +231,15 @@ impl Runtime {
         let (session_history, _) = self.desk.open_task(&task_id, text);
         // Register the token now so a cancel racing the first role still reaches it.
         let _ = self.tasks.token(&task_id);
-        let submitted_at = self.clock.now();
+        // One envelope: R1 reads the words, GGS (a listener, served first) arms the
+        // whole-task budget before any role can act on the task.
         self.user.publish(
             Role::Perceiver,
             TaskSubmitted {
                 task_id: task_id.clone(),
                 raw_input: text.to_string(),
-                submitted_at,
+                submitted_at: self.clock.now(),
                 session_history,
-            },
-        );
-        // GGS arms the whole-task budget. Publishing is synchronous, so it is in GGS's
-        // inbox before anything a role does for the task could reach GGS.
-        self.user.publish(
-            Role::Ggs,
-            TaskBudget {
-                task_id: task_id.clone(),
-                raw_input: text.to_string(),
-                submitted_at,
                 time_budget_ms: self.config.budgets.time_budget_ms,
             },
         );

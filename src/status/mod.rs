@@ -184,8 +184,7 @@ impl StatusBoard {
             | Message::MemoryOperatorChange(_)
             | Message::AuditQuery(_)
             | Message::AuditReport(_)
-            | Message::LlmCall(_)
-            | Message::TaskBudget(_) => return None,
+            | Message::LlmCall(_) => return None,
         };
         Some(line)
     }

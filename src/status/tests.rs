@@ -11,7 +11,7 @@ use crate::describe::DescribedEnvelope;
 use crate::testkit::samples::{SUB, TASK, envelope, message, samples};
 
 /// The kinds that never start a phase of their own.
-const QUIET: [MessageKind; 9] = [
+const QUIET: [MessageKind; 8] = [
     MessageKind::MemoryResponse,
     MessageKind::SubTaskClosed,
     MessageKind::GracefulFailure,
@@ -20,8 +20,6 @@ const QUIET: [MessageKind; 9] = [
     MessageKind::AuditQuery,
     MessageKind::AuditReport,
     MessageKind::LlmCall,
-    // The budget only tells GGS how long the task may take; the user sees the task start.
-    MessageKind::TaskBudget,
 ];
 
 /// Words that belong to the pipeline view, never to a status line.

@@ -505,13 +505,12 @@ impl Fold {
             }
             Message::LlmCall(m) if !late => self.t.usage.record_llm_call(m),
             Message::TaskClosed(m) if !late => self.closed(m, env.timestamp),
-            // A late model call or close changes nothing; the budget is the config's;
+            // A late model call or close changes nothing;
             // the request/reply pair behind a calibration is summed up by the
             // MemoryRecall R2 publishes after it; R4a's close notice to R3 repeats the
             // SubTaskOutcome; audit and operator traffic belongs to no task.
             Message::LlmCall(_)
             | Message::TaskClosed(_)
-            | Message::TaskBudget(_)
             | Message::MemoryQuery(_)
             | Message::MemoryResponse(_)
             | Message::SubTaskClosed(_)

@@ -96,15 +96,7 @@ fn intake_samples() -> Vec<Envelope> {
             Perceiver,
             message(
                 "TaskSubmitted",
-                json!({"task_id": TASK, "raw_input": "find the largest pdf", "submitted_at": at(), "session_history": [{"input": "hi", "summary": "hello"}]}),
-            ),
-        ),
-        envelope(
-            User,
-            Ggs,
-            message(
-                "TaskBudget",
-                json!({"task_id": TASK, "raw_input": "find the largest pdf", "submitted_at": at(), "time_budget_ms": 120000}),
+                json!({"task_id": TASK, "raw_input": "find the largest pdf", "submitted_at": at(), "session_history": [{"input": "hi", "summary": "hello"}], "time_budget_ms": 120000}),
             ),
         ),
         envelope(

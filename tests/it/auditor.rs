@@ -562,14 +562,6 @@ impl Rig {
                 raw_input: INTENT.into(),
                 submitted_at: self.now(),
                 session_history: vec![],
-            },
-        );
-        r.user.publish(
-            Role::Ggs,
-            TaskBudget {
-                task_id: task.clone(),
-                raw_input: INTENT.into(),
-                submitted_at: self.now(),
                 time_budget_ms: 120_000,
             },
         );

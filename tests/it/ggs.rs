@@ -1269,14 +1269,16 @@ impl Rig {
         }
     }
 
-    /// What the runtime publishes right after a submit: the task's time budget, from now.
+    /// What the runtime publishes on a submit; GGS hears it and arms the task's time
+    /// budget, from now.
     fn submit(&self, task: &TaskId) {
         self.bus.handle(Role::User).publish(
-            Role::Ggs,
-            TaskBudget {
+            Role::Perceiver,
+            TaskSubmitted {
                 task_id: task.clone(),
                 raw_input: "find the largest videos in my downloads".into(),
                 submitted_at: self.clock.now(),
+                session_history: vec![],
                 time_budget_ms: Budgets::default().time_budget_ms,
             },
         );

@@ -189,6 +189,7 @@ impl R1 {
                 raw_input: raw.to_string(),
                 submitted_at: self.rig.clock.now(),
                 session_history: history,
+                time_budget_ms: 120_000,
             },
         );
         task_id
@@ -624,6 +625,7 @@ async fn a_task_submitted_after_its_cancel_is_never_perceived() {
             raw_input: "find pdfs".into(),
             submitted_at: r1.rig.clock.now(),
             session_history: vec![],
+            time_budget_ms: 120_000,
         },
     );
     r1.rig.settle().await;

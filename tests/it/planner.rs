@@ -966,6 +966,7 @@ async fn r1_and_r2_together_take_at_most_one_model_call_each_from_submission_to_
             raw_input: "find the 3 biggest pdfs in ~/Downloads".into(),
             submitted_at: r2.rig.clock.now(),
             session_history: vec![],
+            time_budget_ms: 120_000,
         },
     );
     let (manifest, subs) = r2.plan(0).await;

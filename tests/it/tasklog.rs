@@ -101,6 +101,7 @@ impl Pipeline {
                 raw_input: raw_input.into(),
                 submitted_at: self.now(),
                 session_history: vec![],
+                time_budget_ms: 120_000,
             },
         );
     }

@@ -330,6 +330,7 @@ mod roles {
             raw_input: raw.into(),
             submitted_at: chrono::Utc::now(),
             session_history: history,
+            time_budget_ms: 120_000,
         }
     }
 

@@ -28,6 +28,7 @@ fn submitted(task: &TaskId) -> c::TaskSubmitted {
         raw_input: "count files".into(),
         submitted_at: FakeClock::at_epoch().now(),
         session_history: vec![],
+        time_budget_ms: 120_000,
     }
 }
 

@@ -1462,14 +1462,12 @@ export type MemoryResponse_Serialize = {
 export type Message = Message_Serialize;
 
 /**  The type of a [`Message`] without its payload. */
-export type MessageKind = "TaskSubmitted" | "TaskBudget" | "ClarificationRequest" | "ClarificationAnswer" | "ChatReply" | "TaskSpec" | "MemoryQuery" | "MemoryResponse" | "MemoryRecall" | "DispatchManifest" | "SubTask" | "ExecutionResult" | "CorrectionSignal" | "SubTaskOutcome" | "SubTaskClosed" | "DispatchHalted" | "ReplanRequest" | "OutcomeSummary" | "PlanDirective" | "PlanningFailed" | "GracefulFailureRequest" | "GracefulFailure" | "FinalResult" | "Megram" | "MemoryOperatorChange" | "ConfirmationRequest" | "ConfirmationDecision" | "TaskClosed" | "AuditQuery" | "AuditReport" | "LlmCall" | "ToolCallEvent";
+export type MessageKind = "TaskSubmitted" | "ClarificationRequest" | "ClarificationAnswer" | "ChatReply" | "TaskSpec" | "MemoryQuery" | "MemoryResponse" | "MemoryRecall" | "DispatchManifest" | "SubTask" | "ExecutionResult" | "CorrectionSignal" | "SubTaskOutcome" | "SubTaskClosed" | "DispatchHalted" | "ReplanRequest" | "OutcomeSummary" | "PlanDirective" | "PlanningFailed" | "GracefulFailureRequest" | "GracefulFailure" | "FinalResult" | "Megram" | "MemoryOperatorChange" | "ConfirmationRequest" | "ConfirmationDecision" | "TaskClosed" | "AuditQuery" | "AuditReport" | "LlmCall" | "ToolCallEvent";
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
 export type Message_Deserialize = 
-/**  User → R1: a new task as typed. */
+/**  User → R1: a new task as typed, with its time budget (R7 listens). */
 { type: "TaskSubmitted"; payload: TaskSubmitted_Deserialize } | 
-/**  User → R7: the task's time budget, measured from submit. */
-{ type: "TaskBudget"; payload: TaskBudget } | 
 /**  R1 → User: a question before the task can be understood. */
 { type: "ClarificationRequest"; payload: ClarificationRequest } | 
 /**  User → R1: the answer to a clarifying question. */
@@ -1533,10 +1531,8 @@ export type Message_Deserialize =
 
 /**  Everything that crosses the bus. Serialised as `{"type": "<Name>", "payload": …}`. */
 export type Message_Serialize = 
-/**  User → R1: a new task as typed. */
+/**  User → R1: a new task as typed, with its time budget (R7 listens). */
 { type: "TaskSubmitted"; payload: TaskSubmitted_Serialize } | 
-/**  User → R7: the task's time budget, measured from submit. */
-{ type: "TaskBudget"; payload: TaskBudget } | 
 /**  R1 → User: a question before the task can be understood. */
 { type: "ClarificationRequest"; payload: ClarificationRequest } | 
 /**  User → R1: the answer to a clarifying question. */
@@ -2240,22 +2236,6 @@ export type SubTask_Serialize = {
 };
 
 /**
- *  User → R7: a task was submitted with this time budget. The budget bounds the whole
- *  task, from submit to its `FinalResult`: GGS measures Ω's elapsed term from
- *  `submitted_at`, and when the budget runs out it delivers the graceful result at once.
- */
-export type TaskBudget = {
-	/**  The task the budget is for. */
-	task_id: TaskId,
-	/**  The user's words, for the result if the task ends before anything else is known. */
-	raw_input: string,
-	/**  When the task was submitted; the budget runs from here. */
-	submitted_at: string,
-	/**  The whole task's time budget, in milliseconds. */
-	time_budget_ms: number,
-};
-
-/**
  *  User → every role: the task is over. The runtime sends it once per task, for every
  *  way a task ends; each role lets go of what it keeps for the task, and nothing of it
  *  starts afterwards.
@@ -2312,10 +2292,22 @@ export type TaskSpec_Serialize = {
 	raw_input: string,
 };
 
-/**  User → R1: free text as typed, plus the session history the entry point keeps. */
+/**
+ *  User → R1 (and R7, which listens): free text as typed, plus the session history the
+ *  entry point keeps and the task's time budget. The budget bounds the whole task, from
+ *  submit to its `FinalResult`: GGS measures Ω's elapsed term from `submitted_at` and,
+ *  when the budget runs out, delivers the graceful result at once. Riding on the
+ *  submission itself, the budget reaches GGS before anything a role does for the task.
+ */
 export type TaskSubmitted = TaskSubmitted_Serialize;
 
-/**  User → R1: free text as typed, plus the session history the entry point keeps. */
+/**
+ *  User → R1 (and R7, which listens): free text as typed, plus the session history the
+ *  entry point keeps and the task's time budget. The budget bounds the whole task, from
+ *  submit to its `FinalResult`: GGS measures Ω's elapsed term from `submitted_at` and,
+ *  when the budget runs out, delivers the graceful result at once. Riding on the
+ *  submission itself, the budget reaches GGS before anything a role does for the task.
+ */
 export type TaskSubmitted_Deserialize = {
 	/**  The id the runtime minted for the task. */
 	task_id: TaskId,
@@ -2325,9 +2317,20 @@ export type TaskSubmitted_Deserialize = {
 	submitted_at: string,
 	/**  Earlier turns of the same session, oldest first; empty for a fresh session. */
 	session_history?: SessionTurn[],
+	/**
+	 *  The whole task's time budget, in milliseconds (0 only in records written before
+	 *  the submission carried it).
+	 */
+	time_budget_ms?: number,
 };
 
-/**  User → R1: free text as typed, plus the session history the entry point keeps. */
+/**
+ *  User → R1 (and R7, which listens): free text as typed, plus the session history the
+ *  entry point keeps and the task's time budget. The budget bounds the whole task, from
+ *  submit to its `FinalResult`: GGS measures Ω's elapsed term from `submitted_at` and,
+ *  when the budget runs out, delivers the graceful result at once. Riding on the
+ *  submission itself, the budget reaches GGS before anything a role does for the task.
+ */
 export type TaskSubmitted_Serialize = {
 	/**  The id the runtime minted for the task. */
 	task_id: TaskId,
@@ -2337,6 +2340,11 @@ export type TaskSubmitted_Serialize = {
 	submitted_at: string,
 	/**  Earlier turns of the same session, oldest first; empty for a fresh session. */
 	session_history: SessionTurn[],
+	/**
+	 *  The whole task's time budget, in milliseconds (0 only in records written before
+	 *  the submission carried it).
+	 */
+	time_budget_ms: number,
 };
 
 /**  A directive that ends the task. */

@@ -16,6 +16,7 @@ fn submitted(raw: &str, history: Vec<SessionTurn>) -> TaskSubmitted {
         raw_input: raw.into(),
         submitted_at: chrono::DateTime::default(),
         session_history: history,
+        time_budget_ms: 120_000,
     }
 }
 

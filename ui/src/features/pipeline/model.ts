@@ -212,9 +212,6 @@ export function reduce(task: TaskView, env: DescribedEnvelope, params: ArrowPara
   switch (m.type) {
     case 'TaskSubmitted':
       return { ...base, rawInput: m.payload.raw_input, startedAt: m.payload.submitted_at, roles: { ...roles, R1: 'active' } };
-    case 'TaskBudget':
-      // Only R7 acts on it; the flow shows it.
-      return base;
     case 'ClarificationRequest':
       return { ...base, phase: 'clarifying', clarification: m.payload, roles: { ...roles, R1: 'waiting' } };
     case 'ClarificationAnswer':

@@ -24,7 +24,6 @@ const ROWS = rows as unknown as Row[];
 /** Every kind, so a new message kind without a line here fails the typecheck. */
 const KINDS: Record<MessageKind, true> = {
   TaskSubmitted: true,
-  TaskBudget: true,
   ClarificationRequest: true,
   ClarificationAnswer: true,
   ChatReply: true,
@@ -58,7 +57,7 @@ const KINDS: Record<MessageKind, true> = {
 };
 
 /** Kinds that begin no phase of their own: records, memory writes, audits, replies. */
-const QUIET: readonly MessageKind[] = ['MemoryResponse', 'SubTaskClosed', 'GracefulFailure', 'Megram', 'MemoryOperatorChange', 'AuditQuery', 'AuditReport', 'LlmCall', 'TaskBudget'];
+const QUIET: readonly MessageKind[] = ['MemoryResponse', 'SubTaskClosed', 'GracefulFailure', 'Megram', 'MemoryOperatorChange', 'AuditQuery', 'AuditReport', 'LlmCall'];
 
 /** What belongs to the pipeline view, never to a status line. */
 const INTERNAL = [/\bR[1-7]a?b?\b/, /\[LAW1\]/, /\baccept\b/, /\babandon\b/, /change_path/, /\btok\b/, /D=/, /∇L/, /Ω/];
