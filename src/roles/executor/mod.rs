@@ -30,6 +30,7 @@
 //! — unless its task closed first, and then nothing more is published for it.
 
 pub mod prompt;
+mod quote;
 mod schema;
 mod state;
 pub mod step;

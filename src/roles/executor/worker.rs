@@ -32,6 +32,7 @@ use tokio::time::Instant;
 
 use super::Shared;
 use super::prompt::{Observed, state_prompt, system_prompt};
+use super::quote::{stale_quote, stale_quote_nudge};
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use crate::contracts::{
     CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role, SubTask,
@@ -85,7 +86,7 @@ struct Progress {
     nudge: Option<String>,
     /// The unbacked-finish push-back was given.
     nudged: bool,
-    /// The finish's numbers were checked against the results.
+    /// The finish was checked against the results (its numbers, a superseded copy).
     misquote_checked: bool,
     /// Only a finish is asked for from now on.
     must_finish: bool,
@@ -455,7 +456,8 @@ impl Worker {
     }
 
     /// Weighs a finish: pushes back once on an unbacked `completed` and once on numbers
-    /// no result shows (continue), else breaks with the honest result.
+    /// no result shows or on a copy of a result a later call superseded (continue), else
+    /// breaks with the honest result.
     fn finish(
         &self,
         attempt: u32,
@@ -481,8 +483,13 @@ impl Worker {
         {
             progress.misquote_checked = true;
             let unshown = self.unshown_numbers(output, &progress.observed);
-            if !unshown.is_empty() {
-                progress.nudge = Some(misquote_nudge(&unshown));
+            let nudge = if unshown.is_empty() {
+                stale_quote(output, &progress.observed).map(|q| stale_quote_nudge(&q))
+            } else {
+                Some(misquote_nudge(&unshown))
+            };
+            if let Some(nudge) = nudge {
+                progress.nudge = Some(nudge);
                 progress.must_finish = true;
                 return ControlFlow::Continue(());
             }

@@ -158,6 +158,67 @@ async fn a_finish_that_misreads_the_number_a_tool_printed_gets_one_turn_to_corre
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finish_that_copies_a_result_a_later_call_superseded_gets_one_turn_to_correct_it() {
+    let script = Script::new()
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan(
+                "Count the .txt files",
+                "Folder: ~/notes",
+            ))],
+        )
+        .role(
+            Role::Executor,
+            [
+                // A first try that finds nothing, in words.
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.text 2>/dev/null || echo 'no files match *.text in notes'"}),
+                )),
+                Step::reply(call(
+                    "shell",
+                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
+                )),
+                // A small model copies the first result it saw, not the count.
+                Step::reply(finish(
+                    "completed",
+                    "no files match *.text in notes",
+                    "Counted the files.",
+                )),
+                Step::reply(finish("completed", "2", "Counted the files.")),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "wc -l printed 2")]))],
+        );
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let (task, end) = stage.run("how many .txt files are in ~/notes?").await;
+    let result = final_result(&end);
+    stage.settle().await;
+    let r3 = stage.server.requests_from(Role::Executor);
+    assert_eq!(r3.len(), 4, "one more turn, no more");
+    assert!(
+        mentions(
+            &r3[3],
+            "it repeats TOOL RESULT [1], but a later call, [2], returned:\n2\n"
+        ),
+        "the turn names the superseded result: {:?}",
+        r3[3].messages().last()
+    );
+    assert!(
+        !mentions(&r3[2], "Your finish was not accepted"),
+        "no push-back before the finish"
+    );
+    let results = stage.all(&task, pick!(Message::ExecutionResult));
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].output, "2");
+    assert_eq!(result.output, json!("2"));
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_attempt_whose_calls_keep_failing_is_made_to_finish_early() {
     let script = Script::new()
         .role(
