@@ -30,7 +30,7 @@
 //! — unless its task closed first, and then nothing more is published for it.
 
 pub mod prompt;
-mod quote;
+mod review;
 mod schema;
 mod state;
 pub mod step;
@@ -229,6 +229,7 @@ impl Execute {
         ctx.folder = places::working_folder(&places);
         let worker = Worker {
             deadline: Instant::now() + shared.time_budget,
+            files: review::named_files(&subtask.intent, &places),
             places: places::render(&places),
             done: std::sync::Mutex::new(Vec::new()),
             shared,

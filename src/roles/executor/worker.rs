@@ -10,8 +10,9 @@
 //!   from its context (a summary of earlier outputs) can still be matched by R4a, which
 //!   judges such criteria on the report; anything about the computer cannot.
 //! - A `completed` finish that states a number none of the attempt's results shows (nor
-//!   derives, nor the sub-task's words) gets one more, finish-only turn naming that
-//!   number: a small model misreads the lone number a counting command printed.
+//!   derives, nor the sub-task's words), or that copies a result a later call
+//!   superseded, gets one more, finish-only turn saying so; one that leaves a file the
+//!   sub-task names untouched gets one more turn, tools allowed ([`super::review`]).
 //! - A Law 1 denial in the attempt makes the result `failed`, whatever the model said,
 //!   with the denial first in the output (`[LAW1] …`): the denied action did not happen
 //!   and must not be sought another way.
@@ -32,7 +33,9 @@ use tokio::time::Instant;
 
 use super::Shared;
 use super::prompt::{Observed, state_prompt, system_prompt};
-use super::quote::{stale_quote, stale_quote_nudge};
+use super::review::{
+    UNBACKED_NUDGE, misquote_nudge, stale_quote, stale_quote_nudge, untouched, untouched_nudge,
+};
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use crate::contracts::{
     CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role, SubTask,
@@ -46,23 +49,6 @@ use crate::tools::{ToolContext, ToolRef};
 
 /// Characters of the latest successful output carried by a step-capped result.
 pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
-
-/// What the model is told when it claims success that no tool result shows.
-pub const UNBACKED_NUDGE: &str = "Your finish was not accepted: no tool call has succeeded \
-in this attempt, so nothing shows your output. Call a tool to get it, or finish with status \
-\"uncertain\" or \"failed\" and say why.";
-
-/// What the model is told when its finish states numbers no result shows: a small model
-/// misreads a lone number (`wc -l` printed 2; it wrote 1). It gets one more turn, to
-/// finish only.
-pub fn misquote_nudge(unshown: &[String]) -> String {
-    format!(
-        "Your finish was not accepted: it states {}, which none of the TOOL RESULTS above \
-         shows. Read the results again and finish with the numbers exactly as they appear \
-         there.",
-        unshown.join(", ")
-    )
-}
 
 /// Marks the output of a `completed` claim no tool result backs.
 pub const UNBACKED_PREFIX: &str =
@@ -88,6 +74,8 @@ struct Progress {
     nudged: bool,
     /// The finish was checked against the results (its numbers, a superseded copy).
     misquote_checked: bool,
+    /// The finish was checked for a file the sub-task names and no call touched.
+    files_checked: bool,
     /// Only a finish is asked for from now on.
     must_finish: bool,
     /// Calls in a row that failed or were refused.
@@ -103,6 +91,7 @@ impl Progress {
             nudge: None,
             nudged: false,
             misquote_checked: false,
+            files_checked: false,
             must_finish: false,
             stalled: 0,
         }
@@ -148,6 +137,8 @@ pub(super) struct Worker {
     pub deadline: Instant,
     /// The places the sub-task names, as prompt lines.
     pub places: Option<String>,
+    /// The files the sub-task names that its finish is checked to have touched.
+    pub files: Vec<String>,
     /// Calls that succeeded in this sub-task, with what the model saw.
     pub done: std::sync::Mutex<Vec<(CallKey, Observed)>>,
 }
@@ -455,9 +446,10 @@ impl Worker {
         ControlFlow::Continue(())
     }
 
-    /// Weighs a finish: pushes back once on an unbacked `completed` and once on numbers
-    /// no result shows or on a copy of a result a later call superseded (continue), else
-    /// breaks with the honest result.
+    /// Weighs a finish: pushes back once on an unbacked `completed`, once on a file the
+    /// sub-task names that no call touched, and once on numbers no result shows or on a
+    /// copy of a result a later call superseded (continue); else breaks with the honest
+    /// result.
     fn finish(
         &self,
         attempt: u32,
@@ -475,6 +467,19 @@ impl Worker {
             progress.nudged = true;
             progress.nudge = Some(UNBACKED_NUDGE.to_string());
             return ControlFlow::Continue(());
+        }
+        if status == FinishStatus::Completed
+            && denial(&records).is_none()
+            && !progress.files_checked
+            && !progress.must_finish
+            && step + 1 < max_steps
+        {
+            progress.files_checked = true;
+            let left = untouched(&self.files, &progress.observed);
+            if !left.is_empty() {
+                progress.nudge = Some(untouched_nudge(&left));
+                return ControlFlow::Continue(());
+            }
         }
         if status == FinishStatus::Completed
             && !unbacked

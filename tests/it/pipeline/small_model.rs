@@ -219,6 +219,69 @@ async fn a_finish_that_copies_a_result_a_later_call_superseded_gets_one_turn_to_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finish_that_never_wrote_the_file_the_sub_task_names_gets_one_more_turn_to_write_it() {
+    const WRITTEN: &str = "summary.txt holds a summary of the note";
+    let script = Script::new()
+        .role(
+            Role::Planner,
+            [Step::reply(plan(
+                &[],
+                &[Sub::new(
+                    1,
+                    "Write a short summary of ~/notes/a.txt into summary.txt in the workspace",
+                    &[WRITTEN],
+                )],
+            ))],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(
+                WRITTEN,
+                true,
+                "write_file wrote summary.txt",
+            )]))],
+        );
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let note = stage.home.join("notes/a.txt").display().to_string();
+    let summary = stage.workspace.join("summary.txt");
+    stage.server.push(
+        Role::Executor,
+        [
+            Step::reply(call("read_file", json!({"path": note}))),
+            // A small model reads the note and finishes with its text.
+            Step::reply(finish("completed", "x", "Read the note.")),
+            Step::reply(call(
+                "write_file",
+                json!({"path": summary.display().to_string(), "content": "The note says x."}),
+            )),
+            Step::reply(finish(
+                "completed",
+                "wrote summary.txt",
+                "Wrote the summary.",
+            )),
+        ],
+    );
+    let (_task, end) = stage
+        .run("write a short summary of ~/notes/a.txt into a new file summary.txt in my workspace")
+        .await;
+    let result = final_result(&end);
+    stage.settle().await;
+    let r3 = stage.server.requests_from(Role::Executor);
+    assert_eq!(r3.len(), 4, "one more turn, then the write and the finish");
+    assert!(
+        mentions(&r3[2], "the sub-task names summary.txt, which no call"),
+        "the turn names the untouched file"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&summary).expect("the summary was written"),
+        "The note says x."
+    );
+    assert_eq!(result.directive, TerminalDirective::Accept, "{result:?}");
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_attempt_whose_calls_keep_failing_is_made_to_finish_early() {
     let script = Script::new()
         .role(

@@ -1,0 +1,365 @@
+//! The push-backs a finish can get, each decided from the attempt's own results. A small
+//! model finishes early or from the wrong result, and a validator of the same size tends
+//! to accept what a tool printed; these checks give the executor one more turn instead.
+//!
+//! - **Unbacked**: `completed` with no successful call ([`UNBACKED_NUDGE`]).
+//! - **Misquote**: a number no result shows ([`misquote_nudge`]).
+//! - **Stale copy** ([`stale_quote`]): after two tries (a glob that matched nothing, then
+//!   a count that printed `3`) the finish copies the first result rather than the last.
+//!   It speaks up only when the finish contains a line of an earlier successful result
+//!   that the latest successful result lacks, and shows nothing of the latest result
+//!   (none of its lines, trimmed).
+//! - **Untouched file** ([`untouched`]): the sub-task names a file (written bare in its
+//!   intent, or a path that did not exist when it began) that no call of the attempt
+//!   used or showed: asked to write `summary.txt`, the model read the note and finished
+//!   with its text.
+//!
+//! **Invariant:** pure; every check reads only the results, the sub-task's words and the
+//! places resolved when it began, and none fires for an attempt with no successful call
+//! other than the unbacked one.
+
+use super::prompt::Observed;
+use crate::contracts::ToolCallStatus;
+use crate::text::first_chars;
+use crate::tools::places::{Place, PlaceKind};
+
+/// What the model is told when it claims success that no tool result shows.
+pub const UNBACKED_NUDGE: &str = "Your finish was not accepted: no tool call has succeeded \
+in this attempt, so nothing shows your output. Call a tool to get it, or finish with status \
+\"uncertain\" or \"failed\" and say why.";
+
+/// What the model is told when its finish states numbers no result shows: a small model
+/// misreads a lone number (`wc -l` printed 2; it wrote 1). It gets one more turn, to
+/// finish only.
+pub fn misquote_nudge(unshown: &[String]) -> String {
+    format!(
+        "Your finish was not accepted: it states {}, which none of the TOOL RESULTS above \
+         shows. Read the results again and finish with the numbers exactly as they appear \
+         there.",
+        unshown.join(", ")
+    )
+}
+
+/// Characters an earlier result's line must have before a finish counts as repeating
+/// it: short lines (`3`, `ok`) are too common to say where a finish copied from.
+const MIN_QUOTED_CHARS: usize = 12;
+
+/// An earlier result a finish repeats, and the later result it passed over. Results are
+/// numbered from 1 in the attempt's order, as the model's prompt lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleQuote {
+    /// The number of the result the finish repeats.
+    pub earlier: usize,
+    /// The number of the attempt's latest successful result.
+    pub latest: usize,
+    /// What the latest call returned, cut for the push-back.
+    pub latest_output: String,
+}
+
+fn normalise(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+fn lines(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines().map(normalise).filter(|l| !l.is_empty())
+}
+
+/// The earlier result `finish` repeats in place of the attempt's latest one, if it does.
+pub fn stale_quote(finish: &str, observed: &[Observed]) -> Option<StaleQuote> {
+    let ok: Vec<(usize, &Observed)> = observed
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.status == ToolCallStatus::Ok && !o.text.trim().is_empty())
+        .map(|(i, o)| (i + 1, o))
+        .collect();
+    let ((latest_n, latest), earlier) = ok.split_last()?;
+    let said = normalise(finish);
+    if lines(&latest.text).any(|l| said.contains(&l)) {
+        return None;
+    }
+    let seen_last = normalise(&latest.text);
+    let (copied, _) = earlier.iter().rev().find(|(_, o)| {
+        lines(&o.text).any(|l| {
+            l.chars().count() >= MIN_QUOTED_CHARS && said.contains(&l) && !seen_last.contains(&l)
+        })
+    })?;
+    Some(StaleQuote {
+        earlier: *copied,
+        latest: *latest_n,
+        latest_output: first_chars(latest.text.trim(), 300),
+    })
+}
+
+/// What the model is told when its finish repeats a superseded result. It gets one more
+/// turn, to finish only.
+pub fn stale_quote_nudge(q: &StaleQuote) -> String {
+    format!(
+        "Your finish was not accepted: it repeats TOOL RESULT [{}], but a later call, \
+         [{}], returned:\n{}\nFinish from the latest result, quoting it exactly as it \
+         appears.",
+        q.earlier, q.latest, q.latest_output
+    )
+}
+
+/// The file names a sub-task points at: the last part of each path it wrote that did not
+/// exist when it began (something it may have to make), and each file name written bare
+/// in its intent (`summary.txt`). Lower-cased, without repeats, in the order found.
+pub fn named_files(intent: &str, places: &[Place]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let missing = places
+        .iter()
+        .filter(|p| p.kind == PlaceKind::Missing)
+        .filter_map(|p| p.path.file_name()?.to_str().map(str::to_lowercase));
+    let bare = intent
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ',' | '(' | ')'))
+        .map(|t| t.trim_end_matches(['.', '?', '!', ':', ';', '，', '。', '？']))
+        .filter(|t| !t.contains('/') && !t.starts_with('~') && is_file_name(t))
+        .map(str::to_lowercase);
+    for name in missing.chain(bare) {
+        if name.chars().count() >= 3 && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// `stem.ext`: a stem that does not start with a dot and an extension of one to five
+/// letters or digits, not all digits (`3.5`, `v1.2` are no files), longer than `e.g`.
+fn is_file_name(token: &str) -> bool {
+    let Some((stem, ext)) = token.rsplit_once('.') else {
+        return false;
+    };
+    !stem.is_empty()
+        && !stem.starts_with('.')
+        // `e.g`, `i.e`: one letter on each side is an abbreviation.
+        && stem.chars().count() + ext.chars().count() > 2
+        && stem
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && (1..=5).contains(&ext.chars().count())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        && !ext.chars().all(|c| c.is_ascii_digit())
+        && !stem.chars().all(|c| c.is_ascii_digit() || c == '.')
+}
+
+/// The `names` (from [`named_files`]) that no call of the attempt used (its input) and no
+/// successful result showed. Empty when the attempt has no successful call: that case is
+/// the unbacked push-back's.
+pub fn untouched(names: &[String], observed: &[Observed]) -> Vec<String> {
+    if !observed.iter().any(|o| o.status == ToolCallStatus::Ok) {
+        return Vec::new();
+    }
+    let seen: Vec<String> = observed
+        .iter()
+        .map(|o| {
+            if o.status == ToolCallStatus::Ok {
+                format!("{}\n{}", o.input, o.text).to_lowercase()
+            } else {
+                o.input.to_lowercase()
+            }
+        })
+        .collect();
+    names
+        .iter()
+        .filter(|n| !seen.iter().any(|s| s.contains(n.as_str())))
+        .cloned()
+        .collect()
+}
+
+/// What the model is told when its finish leaves a file the sub-task names untouched.
+/// It may still call tools.
+pub fn untouched_nudge(names: &[String]) -> String {
+    format!(
+        "Your finish was not accepted: the sub-task names {}, which no call of this attempt \
+         used or showed. If the sub-task asks you to make or change it, do that now with a \
+         tool call; if nothing more is needed, finish again and say why.",
+        names.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::ToolRef;
+
+    fn seen(tool: &str, input: &str, status: ToolCallStatus, text: &str) -> Observed {
+        Observed {
+            tool: ToolRef::parse(tool),
+            input: input.into(),
+            status,
+            text: text.into(),
+        }
+    }
+
+    fn ok(tool: &str, input: &str, text: &str) -> Observed {
+        seen(tool, input, ToolCallStatus::Ok, text)
+    }
+
+    const EMPTY_GLOB: &str = "(no files matched pattern *.jpg;*.png under /home/u/Pictures)";
+
+    #[test]
+    fn a_finish_copying_an_empty_glob_after_a_count_is_questioned() {
+        let observed = [
+            ok("glob", "*.jpg;*.png", EMPTY_GLOB),
+            ok(
+                "shell",
+                "ls -1 ~/Pictures/*.jpg ~/Pictures/*.png | wc -l",
+                "3\n",
+            ),
+        ];
+        let q = stale_quote(&format!("{EMPTY_GLOB}\n{EMPTY_GLOB}"), &observed)
+            .expect("the finish repeats the glob's line and says nothing of the count");
+        assert_eq!((q.earlier, q.latest), (1, 2), "{q:?}");
+        assert_eq!(q.latest_output, "3");
+        let nudge = stale_quote_nudge(&q);
+        assert!(
+            nudge.contains("TOOL RESULT [1], but a later call, [2], returned:\n3\n"),
+            "{nudge}"
+        );
+    }
+
+    #[test]
+    fn a_finish_that_shows_the_latest_result_is_left_alone() {
+        let observed = [
+            ok("glob", "*.jpg;*.png", EMPTY_GLOB),
+            ok("shell", "ls | wc -l", "3"),
+        ];
+        // It may mention the first try, as long as it reports the latest.
+        let finish = format!("{EMPTY_GLOB}; counting with ls found 3 images");
+        assert_eq!(stale_quote(&finish, &observed), None);
+        assert_eq!(stale_quote("3", &observed), None);
+    }
+
+    #[test]
+    fn one_successful_call_or_a_short_line_is_never_questioned() {
+        let single = [ok(
+            "read_file",
+            "/home/u/notes/a.txt",
+            "meeting at 10\nbuy milk",
+        )];
+        assert_eq!(stale_quote("meeting at 10\nbuy milk", &single), None);
+        // "done" is the earlier result, but too short to say the finish copied it.
+        let short = [ok("shell", "touch a", "done"), ok("shell", "ls", "a.txt")];
+        assert_eq!(stale_quote("done", &short), None);
+    }
+
+    #[test]
+    fn failed_calls_and_lines_the_latest_result_repeats_do_not_count() {
+        // The earlier call failed: it is no result the finish could have copied.
+        let failed = [
+            seen(
+                "shell",
+                "cat missing.txt",
+                ToolCallStatus::Error,
+                "ERROR: cat: missing.txt: No such file or directory",
+            ),
+            ok("shell", "ls", "present.txt"),
+        ];
+        assert_eq!(
+            stale_quote("cat: missing.txt: No such file or directory", &failed),
+            None
+        );
+        // The latest result contains the copied line: the finish is no stale copy.
+        let grown = [
+            ok("shell", "ls", "/home/u/report-2026.pdf"),
+            ok(
+                "shell",
+                "ls -l",
+                "/home/u/report-2026.pdf\n/home/u/report-2025.pdf",
+            ),
+        ];
+        assert_eq!(stale_quote("x /home/u/report-2026.pdf", &grown), None);
+    }
+
+    #[test]
+    fn the_most_recent_earlier_result_the_finish_copies_is_named() {
+        let observed = [
+            ok("shell", "find ~ -name '*.log'", "/home/u/old/first.log"),
+            ok(
+                "shell",
+                "find ~/logs -name '*.log'",
+                "/home/u/logs/second.log",
+            ),
+            ok("shell", "find ~/logs -name '*.log' | wc -l", "7"),
+        ];
+        let q = stale_quote(
+            "/home/u/old/first.log and /home/u/logs/second.log",
+            &observed,
+        )
+        .expect("the finish copies earlier listings and omits the count");
+        assert_eq!((q.earlier, q.latest), (2, 3), "{q:?}");
+    }
+
+    fn place(said: &str, path: &str, kind: PlaceKind) -> Place {
+        Place {
+            said: said.into(),
+            path: path.into(),
+            kind,
+        }
+    }
+
+    #[test]
+    fn the_files_a_sub_task_names_are_new_paths_and_bare_file_names() {
+        let places = [
+            place("~/notes/monday.txt", "/h/notes/monday.txt", PlaceKind::File),
+            place("~/ws/Summary.txt", "/h/ws/Summary.txt", PlaceKind::Missing),
+            place("~/backup", "/h/backup", PlaceKind::Missing),
+            place("notes", "/h/notes", PlaceKind::Folder),
+        ];
+        let intent = "Write a summary of monday.txt into summary.txt (see report-2026.pdf, \
+                      version 3.5, v1.2, e.g. .bashrc and example.com.)";
+        assert_eq!(
+            named_files(intent, &places),
+            [
+                "summary.txt",
+                "backup",
+                "monday.txt",
+                "report-2026.pdf",
+                "example.com"
+            ]
+        );
+        assert!(named_files("Count the .txt files in ~/notes", &[]).is_empty());
+    }
+
+    #[test]
+    fn a_file_no_call_used_or_showed_is_untouched() {
+        let names = vec!["summary.txt".to_string(), "monday.txt".to_string()];
+        let read = ok("read_file", "/h/notes/monday.txt", "meeting at 10");
+        assert_eq!(
+            untouched(&names, std::slice::from_ref(&read)),
+            ["summary.txt"]
+        );
+        // A call that names it touches it, whatever it returned.
+        let write = seen(
+            "write_file",
+            r#"{"path":"/h/ws/summary.txt"}"#,
+            ToolCallStatus::Error,
+            "ERROR: forbidden",
+        );
+        assert!(untouched(&names, &[read.clone(), write]).is_empty());
+        // A listing that shows it counts too.
+        let ls = ok("shell", "ls /h/ws", "Summary.txt");
+        assert!(untouched(&names, &[read, ls]).is_empty());
+        let nudge = untouched_nudge(&["summary.txt".into()]);
+        assert!(
+            nudge.contains("names summary.txt, which no call"),
+            "{nudge}"
+        );
+    }
+
+    #[test]
+    fn an_attempt_without_a_successful_call_is_left_to_the_unbacked_check() {
+        let names = vec!["summary.txt".to_string()];
+        let failed = seen(
+            "read_file",
+            "/h/x.txt",
+            ToolCallStatus::Error,
+            "ERROR: missing",
+        );
+        assert!(untouched(&names, &[failed]).is_empty());
+        assert!(untouched(&names, &[]).is_empty());
+    }
+}
