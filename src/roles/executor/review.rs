@@ -104,23 +104,50 @@ pub fn stale_quote_nudge(q: &StaleQuote) -> String {
     )
 }
 
-/// The file names a sub-task points at: the last part of each path it wrote that did not
-/// exist when it began (something it may have to make), and each file name written bare
-/// in its intent (`summary.txt`). Lower-cased, without repeats, in the order found.
-pub fn named_files(intent: &str, places: &[Place]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+/// A file a sub-task names, and the folder a call that looked for it would name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedFile {
+    /// Its file name, lower-cased.
+    pub name: String,
+    /// Its folder, as the sub-task wrote it and as resolved, lower-cased; none for a
+    /// name written bare.
+    pub folders: Vec<String>,
+}
+
+/// The files a sub-task points at: each path it wrote that did not exist when it began
+/// (something it may have to make), and each file name written bare in its intent
+/// (`summary.txt`). Without repeats, in the order found.
+pub fn named_files(intent: &str, places: &[Place]) -> Vec<NamedFile> {
+    let mut out: Vec<NamedFile> = Vec::new();
     let missing = places
         .iter()
         .filter(|p| p.kind == PlaceKind::Missing)
-        .filter_map(|p| p.path.file_name()?.to_str().map(str::to_lowercase));
+        .filter_map(|p| {
+            let name = p.path.file_name()?.to_str()?.to_lowercase();
+            let said = p
+                .said
+                .rsplit_once('/')
+                .map(|(folder, _)| folder.to_string());
+            let resolved = p.path.parent().map(|f| f.display().to_string());
+            let folders = said
+                .into_iter()
+                .chain(resolved)
+                .map(|f| f.to_lowercase())
+                .filter(|f| f.chars().count() >= 2)
+                .collect();
+            Some(NamedFile { name, folders })
+        });
     let bare = intent
         .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ',' | '(' | ')'))
         .map(|t| t.trim_end_matches(['.', '?', '!', ':', ';', '，', '。', '？']))
         .filter(|t| !t.contains('/') && !t.starts_with('~') && is_file_name(t))
-        .map(str::to_lowercase);
-    for name in missing.chain(bare) {
-        if name.chars().count() >= 3 && !out.contains(&name) {
-            out.push(name);
+        .map(|t| NamedFile {
+            name: t.to_lowercase(),
+            folders: Vec::new(),
+        });
+    for file in missing.chain(bare) {
+        if file.name.chars().count() >= 3 && !out.iter().any(|f| f.name == file.name) {
+            out.push(file);
         }
     }
     out
@@ -145,27 +172,28 @@ fn is_file_name(token: &str) -> bool {
         && !stem.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
-/// The `names` (from [`named_files`]) that no call of the attempt used (its input) and no
-/// successful result showed. Empty when the attempt has no successful call: that case is
-/// the unbacked push-back's.
-pub fn untouched(names: &[String], observed: &[Observed]) -> Vec<String> {
+/// The names of the `files` (from [`named_files`]) the attempt never looked at: no call
+/// named the file or its folder (its input), and no successful result showed the file.
+/// Empty when the attempt has no successful call: that case is the unbacked push-back's.
+pub fn untouched(files: &[NamedFile], observed: &[Observed]) -> Vec<String> {
     if !observed.iter().any(|o| o.status == ToolCallStatus::Ok) {
         return Vec::new();
     }
-    let seen: Vec<String> = observed
+    let inputs: Vec<String> = observed.iter().map(|o| o.input.to_lowercase()).collect();
+    let outputs: Vec<String> = observed
         .iter()
-        .map(|o| {
-            if o.status == ToolCallStatus::Ok {
-                format!("{}\n{}", o.input, o.text).to_lowercase()
-            } else {
-                o.input.to_lowercase()
-            }
-        })
+        .filter(|o| o.status == ToolCallStatus::Ok)
+        .map(|o| o.text.to_lowercase())
         .collect();
-    names
+    let looked = |f: &NamedFile| {
+        inputs.iter().any(|i| {
+            i.contains(f.name.as_str()) || f.folders.iter().any(|d| i.contains(d.as_str()))
+        }) || outputs.iter().any(|o| o.contains(f.name.as_str()))
+    };
+    files
         .iter()
-        .filter(|n| !seen.iter().any(|s| s.contains(n.as_str())))
-        .cloned()
+        .filter(|f| !looked(f))
+        .map(|f| f.name.clone())
         .collect()
 }
 
@@ -173,9 +201,10 @@ pub fn untouched(names: &[String], observed: &[Observed]) -> Vec<String> {
 /// It may still call tools.
 pub fn untouched_nudge(names: &[String]) -> String {
     format!(
-        "Your finish was not accepted: the sub-task names {}, which no call of this attempt \
-         used or showed. If the sub-task asks you to make or change it, do that now with a \
-         tool call; if nothing more is needed, finish again and say why.",
+        "Your finish was not accepted: the sub-task names {}, and no call of this attempt \
+         looked at it or its folder. If the sub-task asks you to write it, write it now; \
+         if it asks about it, check it with a tool call. Do not make a file the sub-task \
+         does not ask for. If nothing more is needed, finish again and say why.",
         names.join(", ")
     )
 }
@@ -301,6 +330,10 @@ mod tests {
         }
     }
 
+    fn names(files: &[NamedFile]) -> Vec<&str> {
+        files.iter().map(|f| f.name.as_str()).collect()
+    }
+
     #[test]
     fn the_files_a_sub_task_names_are_new_paths_and_bare_file_names() {
         let places = [
@@ -311,8 +344,9 @@ mod tests {
         ];
         let intent = "Write a summary of monday.txt into summary.txt (see report-2026.pdf, \
                       version 3.5, v1.2, e.g. .bashrc and example.com.)";
+        let files = named_files(intent, &places);
         assert_eq!(
-            named_files(intent, &places),
+            names(&files),
             [
                 "summary.txt",
                 "backup",
@@ -321,15 +355,31 @@ mod tests {
                 "example.com"
             ]
         );
+        assert_eq!(files[0].folders, ["~/ws", "/h/ws"]);
+        // `~` alone is too short to say where a call looked; the resolved home is kept.
+        assert_eq!(files[1].folders, ["/h"]);
+        assert!(files[2].folders.is_empty());
         assert!(named_files("Count the .txt files in ~/notes", &[]).is_empty());
     }
 
+    fn summary() -> Vec<NamedFile> {
+        named_files(
+            "Write a summary of monday.txt into ~/ws/summary.txt",
+            &[place(
+                "~/ws/summary.txt",
+                "/h/ws/summary.txt",
+                PlaceKind::Missing,
+            )],
+        )
+    }
+
     #[test]
-    fn a_file_no_call_used_or_showed_is_untouched() {
-        let names = vec!["summary.txt".to_string(), "monday.txt".to_string()];
+    fn a_file_no_call_named_with_its_folder_nor_any_result_showed_is_untouched() {
+        let files = summary();
+        assert_eq!(names(&files), ["summary.txt", "monday.txt"]);
         let read = ok("read_file", "/h/notes/monday.txt", "meeting at 10");
         assert_eq!(
-            untouched(&names, std::slice::from_ref(&read)),
+            untouched(&files, std::slice::from_ref(&read)),
             ["summary.txt"]
         );
         // A call that names it touches it, whatever it returned.
@@ -339,27 +389,51 @@ mod tests {
             ToolCallStatus::Error,
             "ERROR: forbidden",
         );
-        assert!(untouched(&names, &[read.clone(), write]).is_empty());
-        // A listing that shows it counts too.
-        let ls = ok("shell", "ls /h/ws", "Summary.txt");
-        assert!(untouched(&names, &[read, ls]).is_empty());
+        assert!(untouched(&files, &[read.clone(), write]).is_empty());
+        // So does a call that looks in its folder, in either spelling.
+        for input in ["ls ~/ws", "ls -la /h/ws"] {
+            let ls = ok("shell", input, "other.txt");
+            assert!(untouched(&files, &[read.clone(), ls]).is_empty(), "{input}");
+        }
+        // And a result that shows it.
+        let find = ok("shell", "find /h -name '*.txt'", "/h/ws/Summary.txt");
+        assert!(untouched(&files, &[read.clone(), find]).is_empty());
+        // Another folder is no look at this one.
+        let elsewhere = ok("shell", "ls /h/notes", "monday.txt");
+        assert_eq!(untouched(&files, &[read, elsewhere]), ["summary.txt"]);
         let nudge = untouched_nudge(&["summary.txt".into()]);
         assert!(
-            nudge.contains("names summary.txt, which no call"),
+            nudge.contains("names summary.txt, and no call of this attempt looked"),
             "{nudge}"
         );
+        assert!(nudge.contains("Do not make a file"), "{nudge}");
+    }
+
+    #[test]
+    fn a_missing_file_the_attempt_looked_for_is_not_pushed_back() {
+        // "Read ~/notes/friday.txt": the file does not exist, and listing its folder is
+        // the look that shows so.
+        let files = named_files(
+            "Read ~/notes/friday.txt and report what it says",
+            &[place(
+                "~/notes/friday.txt",
+                "/h/notes/friday.txt",
+                PlaceKind::Missing,
+            )],
+        );
+        let ls = ok("shell", "ls ~/notes", "monday.txt");
+        assert!(untouched(&files, &[ls]).is_empty());
     }
 
     #[test]
     fn an_attempt_without_a_successful_call_is_left_to_the_unbacked_check() {
-        let names = vec!["summary.txt".to_string()];
         let failed = seen(
             "read_file",
             "/h/x.txt",
             ToolCallStatus::Error,
             "ERROR: missing",
         );
-        assert!(untouched(&names, &[failed]).is_empty());
-        assert!(untouched(&names, &[]).is_empty());
+        assert!(untouched(&summary(), &[failed]).is_empty());
+        assert!(untouched(&summary(), &[]).is_empty());
     }
 }

@@ -34,7 +34,8 @@ use tokio::time::Instant;
 use super::Shared;
 use super::prompt::{Observed, state_prompt, system_prompt};
 use super::review::{
-    UNBACKED_NUDGE, misquote_nudge, stale_quote, stale_quote_nudge, untouched, untouched_nudge,
+    NamedFile, UNBACKED_NUDGE, misquote_nudge, stale_quote, stale_quote_nudge, untouched,
+    untouched_nudge,
 };
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use crate::contracts::{
@@ -138,7 +139,7 @@ pub(super) struct Worker {
     /// The places the sub-task names, as prompt lines.
     pub places: Option<String>,
     /// The files the sub-task names that its finish is checked to have touched.
-    pub files: Vec<String>,
+    pub files: Vec<NamedFile>,
     /// Calls that succeeded in this sub-task, with what the model saw.
     pub done: std::sync::Mutex<Vec<(CallKey, Observed)>>,
 }

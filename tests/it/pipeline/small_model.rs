@@ -270,7 +270,10 @@ async fn a_finish_that_never_wrote_the_file_the_sub_task_names_gets_one_more_tur
     let r3 = stage.server.requests_from(Role::Executor);
     assert_eq!(r3.len(), 4, "one more turn, then the write and the finish");
     assert!(
-        mentions(&r3[2], "the sub-task names summary.txt, which no call"),
+        mentions(
+            &r3[2],
+            "the sub-task names summary.txt, and no call of this attempt looked"
+        ),
         "the turn names the untouched file"
     );
     assert_eq!(
