@@ -433,6 +433,18 @@ async fn turn(
                             seen.approved += 1;
                         }
                     }
+                    // For the suite's per-task log: what each executor was asked, and
+                    // what it reported.
+                    Message::SubTask(sub) => println!(
+                        "sub-task: {} | context: {}",
+                        sub.intent,
+                        sub.context.replace('\n', " | ")
+                    ),
+                    Message::ExecutionResult(result) => println!(
+                        "execution result: {:?}: {}",
+                        result.status,
+                        result.output.chars().take(200).collect::<String>().replace('\n', " | ")
+                    ),
                     Message::ToolCallEvent(call) => println!(
                         "tool call: {} {} -> {:?}",
                         call.record.tool, call.record.target, call.record.status
