@@ -1,5 +1,6 @@
 //! Cutting text to a size: the one place that decides how a long string is shortened for
-//! a prompt, a log line, a status line or a stored record.
+//! a prompt, a log line, a status line or a stored record; and folding it for a loose
+//! comparison.
 //!
 //! Invariant: every function here counts characters, not bytes, and never splits a
 //! character; a text already within the limit comes back unchanged.
@@ -37,6 +38,15 @@ pub fn one_line(text: &str, max: usize) -> String {
     } else {
         line
     }
+}
+
+/// `text` folded for comparing what a model wrote with what it copied: runs of whitespace
+/// as one space, lower case.
+pub fn fold(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// How much of the kept room [`elide_middle`] gives to the start of the text; the rest

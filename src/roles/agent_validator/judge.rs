@@ -10,22 +10,15 @@ use crate::contracts::{
     ToolCallStatus, Verdict,
 };
 use crate::ggs::grounding;
-use crate::text::first_chars;
+use crate::text::{first_chars, fold};
 use crate::tools::ToolRef;
 
 use super::schema::CriterionJudgement;
 
-fn normalise(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
 /// Whether a judgement names this criterion: the same words, or (for longer texts) one
 /// containing the other, since models copy criteria with small slips.
 fn names_criterion(judged: &str, criterion: &str) -> bool {
-    let (j, c) = (normalise(judged), normalise(criterion));
+    let (j, c) = (fold(judged), fold(criterion));
     j == c || (j.len() >= 12 && c.len() >= 12 && (j.contains(&c) || c.contains(&j)))
 }
 

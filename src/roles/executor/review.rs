@@ -20,7 +20,7 @@
 
 use super::prompt::Observed;
 use crate::contracts::ToolCallStatus;
-use crate::text::first_chars;
+use crate::text::{first_chars, fold};
 use crate::tools::places::{Place, PlaceKind};
 
 /// What the model is told when it claims success that no tool result shows.
@@ -56,15 +56,8 @@ pub struct StaleQuote {
     pub latest_output: String,
 }
 
-fn normalise(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
 fn lines(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.lines().map(normalise).filter(|l| !l.is_empty())
+    text.lines().map(fold).filter(|l| !l.is_empty())
 }
 
 /// The earlier result `finish` repeats in place of the attempt's latest one, if it does.
@@ -76,11 +69,11 @@ pub fn stale_quote(finish: &str, observed: &[Observed]) -> Option<StaleQuote> {
         .map(|(i, o)| (i + 1, o))
         .collect();
     let ((latest_n, latest), earlier) = ok.split_last()?;
-    let said = normalise(finish);
+    let said = fold(finish);
     if lines(&latest.text).any(|l| said.contains(&l)) {
         return None;
     }
-    let seen_last = normalise(&latest.text);
+    let seen_last = fold(&latest.text);
     let (copied, _) = earlier.iter().rev().find(|(_, o)| {
         lines(&o.text).any(|l| {
             l.chars().count() >= MIN_QUOTED_CHARS && said.contains(&l) && !seen_last.contains(&l)
