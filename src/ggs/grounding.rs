@@ -44,6 +44,18 @@ pub fn unverified(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String>
     out
 }
 
+/// The file names written bare in `text` (`summary.txt`; not a path, an abbreviation or
+/// a number), in the order written.
+pub fn file_names(text: &str) -> Vec<String> {
+    items(text)
+        .into_iter()
+        .filter_map(|item| match item {
+            Item::FileName(name) => Some(name),
+            Item::Number(_) | Item::Path(_) => None,
+        })
+        .collect()
+}
+
 /// The numbers of `answer` that the outputs and words do not show (nor the outputs
 /// derive, as in [`unverified`]): a small model misreads a lone number in a tool result.
 pub fn unshown_numbers(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {

@@ -20,6 +20,7 @@
 
 use super::prompt::Observed;
 use crate::contracts::ToolCallStatus;
+use crate::ggs::grounding;
 use crate::text::{first_chars, fold};
 use crate::tools::places::{Place, PlaceKind};
 
@@ -109,7 +110,8 @@ pub struct NamedFile {
 
 /// The files a sub-task points at: each path it wrote that did not exist when it began
 /// (something it may have to make), and each file name written bare in its intent
-/// (`summary.txt`). Without repeats, in the order found.
+/// (`summary.txt`, read by [`grounding::file_names`]). Without repeats, in the order
+/// found.
 pub fn named_files(intent: &str, places: &[Place]) -> Vec<NamedFile> {
     let mut out: Vec<NamedFile> = Vec::new();
     let missing = places
@@ -130,12 +132,10 @@ pub fn named_files(intent: &str, places: &[Place]) -> Vec<NamedFile> {
                 .collect();
             Some(NamedFile { name, folders })
         });
-    let bare = intent
-        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ',' | '(' | ')'))
-        .map(|t| t.trim_end_matches(['.', '?', '!', ':', ';', '，', '。', '？']))
-        .filter(|t| !t.contains('/') && !t.starts_with('~') && is_file_name(t))
-        .map(|t| NamedFile {
-            name: t.to_lowercase(),
+    let bare = grounding::file_names(intent)
+        .into_iter()
+        .map(|name| NamedFile {
+            name: name.to_lowercase(),
             folders: Vec::new(),
         });
     for file in missing.chain(bare) {
@@ -144,25 +144,6 @@ pub fn named_files(intent: &str, places: &[Place]) -> Vec<NamedFile> {
         }
     }
     out
-}
-
-/// `stem.ext`: a stem that does not start with a dot and an extension of one to five
-/// letters or digits, not all digits (`3.5`, `v1.2` are no files), longer than `e.g`.
-fn is_file_name(token: &str) -> bool {
-    let Some((stem, ext)) = token.rsplit_once('.') else {
-        return false;
-    };
-    !stem.is_empty()
-        && !stem.starts_with('.')
-        // `e.g`, `i.e`: one letter on each side is an abbreviation.
-        && stem.chars().count() + ext.chars().count() > 2
-        && stem
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        && (1..=5).contains(&ext.chars().count())
-        && ext.chars().all(|c| c.is_ascii_alphanumeric())
-        && !ext.chars().all(|c| c.is_ascii_digit())
-        && !stem.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
 /// The names of the `files` (from [`named_files`]) the attempt never looked at: no call
