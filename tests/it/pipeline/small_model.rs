@@ -21,6 +21,24 @@ fn one_sub_plan(intent: &str, context: &str) -> String {
     plan(&[], &[Sub::new(1, intent, &[COUNT]).context(context)])
 }
 
+/// The script of a one-sub-task count of the `.txt` files in ~/notes whose validator
+/// passes the count `2`; `executor` is what R3's model answers, turn by turn.
+fn counting_notes(executor: impl IntoIterator<Item = Step>) -> Script {
+    Script::new()
+        .role(
+            Role::Planner,
+            [Step::reply(one_sub_plan(
+                "Count the .txt files",
+                "Folder: ~/notes",
+            ))],
+        )
+        .role(Role::Executor, executor)
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(COUNT, true, "wc -l printed 2")]))],
+        )
+}
+
 fn write_notes(stage: &Stage) {
     let notes = stage.home.join("notes");
     std::fs::create_dir_all(&notes).expect("notes");
@@ -62,33 +80,18 @@ async fn the_time_budget_bounds_the_whole_task_from_submit_and_stops_its_work() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repeated_call_is_not_run_twice_and_its_result_ends_the_attempt() {
-    let script = Script::new()
-        .role(
-            Role::Planner,
-            [Step::reply(one_sub_plan(
-                "Count the .txt files",
-                "Folder: ~/notes",
-            ))],
-        )
-        .role(
-            Role::Executor,
-            [
-                Step::reply(call(
-                    "shell",
-                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
-                )),
-                // The same call again, with other spacing: it is not run, and the
-                // attempt ends with the result the model already has.
-                Step::reply(call(
-                    "shell",
-                    json!({"command": "ls  ~/notes/*.txt | wc -l "}),
-                )),
-            ],
-        )
-        .role(
-            Role::AgentValidator,
-            [Step::reply(verdicts(&[(COUNT, true, "wc -l printed 2")]))],
-        );
+    let script = counting_notes([
+        Step::reply(call(
+            "shell",
+            json!({"command": "ls ~/notes/*.txt | wc -l"}),
+        )),
+        // The same call again, with other spacing: it is not run, and the
+        // attempt ends with the result the model already has.
+        Step::reply(call(
+            "shell",
+            json!({"command": "ls  ~/notes/*.txt | wc -l "}),
+        )),
+    ]);
     let mut stage = Stage::new(script).await;
     write_notes(&stage);
     let (task, end) = stage.run("how many .txt files are in ~/notes?").await;
@@ -111,30 +114,15 @@ async fn a_repeated_call_is_not_run_twice_and_its_result_ends_the_attempt() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finish_that_misreads_the_number_a_tool_printed_gets_one_turn_to_correct_it() {
-    let script = Script::new()
-        .role(
-            Role::Planner,
-            [Step::reply(one_sub_plan(
-                "Count the .txt files",
-                "Folder: ~/notes",
-            ))],
-        )
-        .role(
-            Role::Executor,
-            [
-                Step::reply(call(
-                    "shell",
-                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
-                )),
-                // wc printed 2; a small model writes the result's index instead.
-                Step::reply(finish("completed", "1", "Counted the files.")),
-                Step::reply(finish("completed", "2", "Counted the files.")),
-            ],
-        )
-        .role(
-            Role::AgentValidator,
-            [Step::reply(verdicts(&[(COUNT, true, "wc -l printed 2")]))],
-        );
+    let script = counting_notes([
+        Step::reply(call(
+            "shell",
+            json!({"command": "ls ~/notes/*.txt | wc -l"}),
+        )),
+        // wc printed 2; a small model writes the result's index instead.
+        Step::reply(finish("completed", "1", "Counted the files.")),
+        Step::reply(finish("completed", "2", "Counted the files.")),
+    ]);
     let mut stage = Stage::new(script).await;
     write_notes(&stage);
     let (task, end) = stage.run("how many .txt files are in ~/notes?").await;
@@ -159,39 +147,24 @@ async fn a_finish_that_misreads_the_number_a_tool_printed_gets_one_turn_to_corre
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finish_that_copies_a_result_a_later_call_superseded_gets_one_turn_to_correct_it() {
-    let script = Script::new()
-        .role(
-            Role::Planner,
-            [Step::reply(one_sub_plan(
-                "Count the .txt files",
-                "Folder: ~/notes",
-            ))],
-        )
-        .role(
-            Role::Executor,
-            [
-                // A first try that finds nothing, in words.
-                Step::reply(call(
-                    "shell",
-                    json!({"command": "ls ~/notes/*.text 2>/dev/null || echo 'no files match *.text in notes'"}),
-                )),
-                Step::reply(call(
-                    "shell",
-                    json!({"command": "ls ~/notes/*.txt | wc -l"}),
-                )),
-                // A small model copies the first result it saw, not the count.
-                Step::reply(finish(
-                    "completed",
-                    "no files match *.text in notes",
-                    "Counted the files.",
-                )),
-                Step::reply(finish("completed", "2", "Counted the files.")),
-            ],
-        )
-        .role(
-            Role::AgentValidator,
-            [Step::reply(verdicts(&[(COUNT, true, "wc -l printed 2")]))],
-        );
+    let script = counting_notes([
+        // A first try that finds nothing, in words.
+        Step::reply(call(
+            "shell",
+            json!({"command": "ls ~/notes/*.text 2>/dev/null || echo 'no files match *.text in notes'"}),
+        )),
+        Step::reply(call(
+            "shell",
+            json!({"command": "ls ~/notes/*.txt | wc -l"}),
+        )),
+        // A small model copies the first result it saw, not the count.
+        Step::reply(finish(
+            "completed",
+            "no files match *.text in notes",
+            "Counted the files.",
+        )),
+        Step::reply(finish("completed", "2", "Counted the files.")),
+    ]);
     let mut stage = Stage::new(script).await;
     write_notes(&stage);
     let (task, end) = stage.run("how many .txt files are in ~/notes?").await;
