@@ -443,7 +443,7 @@ async fn turn(
                     Message::ExecutionResult(result) => println!(
                         "execution result: {:?}: {}",
                         result.status,
-                        result.output.chars().take(200).collect::<String>().replace('\n', " | ")
+                        artoo::text::one_line(&result.output, 200)
                     ),
                     Message::ToolCallEvent(call) => println!(
                         "tool call: {} {} -> {:?}",
