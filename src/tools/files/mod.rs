@@ -1,0 +1,251 @@
+//! `files`: lists or finds files under one folder, with typed parameters, so a small
+//! model asks for "the 5 largest PDFs in ~/Downloads" instead of improvising
+//! `ls | sort | head` or `find | wc -l` pipelines and misreading their output.
+//!
+//! [`Request::from_json`] reads the model's parameters leniently (aliases such as
+//! `sort: "largest"`, sizes such as `"1MB"`, booleans given as `"yes"`); [`run`] walks
+//! the folder and answers in compact text: a first line naming the folder and the
+//! filters, one row per match (`name<TAB>size<TAB>modified<TAB>ext`), a totals line, an
+//! optional per-group line, and notes for what was skipped. When nothing matched it
+//! says what the folder does hold, so the next attempt can adjust its filters.
+//!
+//! Invariants:
+//! - Read-only: the folder is only read (directory listings and metadata); nothing is
+//!   created, changed or deleted, and symlinks are listed as links, never followed.
+//! - Bounded: at most [`Limits::max_entries`] entries are read by the walk (the answer
+//!   then says it is partial), counting a folder's items reads at most as many again,
+//!   and at most [`Limits::max_shown`] rows are printed whatever `limit` asks for.
+//! - Never panics, on any name or metadata: non-UTF-8 names are shown lossily, odd
+//!   timestamps are shown as `-`, and unreadable entries are skipped and counted.
+//! - Names are shown exactly (spaces, accents, emoji intact; not quoted), except that
+//!   control characters are escaped (`\n`, `\t`, `\u{1b}`) so a row stays one line.
+//!
+//! The caller resolves `~` and relative folders before calling [`run`]; this module
+//! has no other dependency on the crate.
+
+mod params;
+mod report;
+mod scan;
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+use std::time::SystemTime;
+
+/// Rows shown when the call gives no `limit`.
+pub const DEFAULT_LIMIT: usize = 50;
+
+/// What to list: the model's parameters, read by [`Request::from_json`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Also look inside subfolders (rows then show paths relative to the folder).
+    pub recursive: bool,
+    /// Globs on the entry's name (not its path), case-insensitive; an entry matches
+    /// when any one matches. Empty: no name pattern.
+    pub patterns: Vec<String>,
+    /// Extensions, lowercase and without the dot (`pdf`, `tar.gz`); an entry matches
+    /// when its name ends with any one. Empty: any extension.
+    pub extensions: Vec<String>,
+    /// Files, folders or both.
+    pub kind: Kind,
+    /// The sort key (ties are broken by name, A to Z).
+    pub sort: Sort,
+    /// Sort from the largest / newest / Z end.
+    pub descending: bool,
+    /// Rows to show (the totals always count every match); capped by
+    /// [`Limits::max_shown`]. 0 shows only the counts.
+    pub limit: usize,
+    /// Adds a line counting the matches (and their bytes) per group.
+    pub group_by: Option<Group>,
+    /// Only files of at least this many bytes (folders and links are then left out).
+    pub min_size: Option<u64>,
+    /// Only files of at most this many bytes (folders and links are then left out).
+    pub max_size: Option<u64>,
+    /// Include names starting with `.` (and look inside such folders).
+    pub hidden: bool,
+    /// Only names containing this text, case-insensitive.
+    pub name_contains: Option<String>,
+}
+
+impl Default for Request {
+    /// Files in the folder itself, by name, [`DEFAULT_LIMIT`] rows, no filters.
+    fn default() -> Self {
+        Request {
+            recursive: false,
+            patterns: Vec::new(),
+            extensions: Vec::new(),
+            kind: Kind::Files,
+            sort: Sort::Name,
+            descending: false,
+            limit: DEFAULT_LIMIT,
+            group_by: None,
+            min_size: None,
+            max_size: None,
+            hidden: false,
+            name_contains: None,
+        }
+    }
+}
+
+/// Which entries to list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kind {
+    /// Files, and symlinks (which are shown as links, not followed).
+    #[default]
+    Files,
+    /// Folders only.
+    Folders,
+    /// Everything.
+    Any,
+}
+
+/// The sort key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// Name (relative path when recursive), case-insensitive.
+    #[default]
+    Name,
+    /// Size in bytes; folders come after files and sort by their item count.
+    Size,
+    /// Last modified time.
+    Modified,
+    /// Extension, case-insensitive (names without one first when ascending).
+    Extension,
+}
+
+/// What a group-by line counts per.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// Lowercase extension; `(none)` for names without one, `(folder)` for folders.
+    Extension,
+    /// The folder the entry is in, relative (`./` for the folder itself).
+    Folder,
+    /// File, folder or link.
+    Kind,
+}
+
+/// How much one call may read and print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Entries the walk reads at most before it stops and calls the listing partial.
+    pub max_entries: usize,
+    /// Rows printed at most, whatever the request's `limit`.
+    pub max_shown: usize,
+}
+
+impl Default for Limits {
+    /// 20 000 entries read, 200 rows shown.
+    fn default() -> Self {
+        Limits {
+            max_entries: 20_000,
+            max_shown: 200,
+        }
+    }
+}
+
+/// The parameters the model is shown: (name, JSON type, required, one-line meaning).
+pub const PARAMS: &[(&str, &str, bool, &str)] = &[
+    ("folder", "string", true, "absolute, ~/…, or relative"),
+    (
+        "recursive",
+        "boolean",
+        false,
+        "also look inside subfolders (default false)",
+    ),
+    (
+        "pattern",
+        "string",
+        false,
+        "glob on the file name, e.g. \"*.pdf\" or \"IMG_*\"; several separated by commas; {jpg,png} works; case-insensitive",
+    ),
+    (
+        "extensions",
+        "string",
+        false,
+        "e.g. \"jpg,png\"; case-insensitive, dot optional",
+    ),
+    (
+        "type",
+        "string",
+        false,
+        "\"files\" (default), \"folders\" or \"any\"",
+    ),
+    (
+        "sort",
+        "string",
+        false,
+        "\"name\" (default), \"size\", \"modified\" or \"extension\"; also \"largest\", \"smallest\", \"newest\", \"oldest\"",
+    ),
+    (
+        "order",
+        "string",
+        false,
+        "\"asc\" or \"desc\" (default: largest/newest first for size/modified, A to Z otherwise)",
+    ),
+    (
+        "limit",
+        "integer",
+        false,
+        "rows to show (default 50); the totals line always counts every match",
+    ),
+    (
+        "group_by",
+        "string",
+        false,
+        "\"extension\", \"folder\" or \"type\": adds counts and sizes per group",
+    ),
+    (
+        "min_size",
+        "string",
+        false,
+        "only files at least this big: bytes or e.g. \"1MB\", \"500 KB\", \"2 GiB\"",
+    ),
+    (
+        "max_size",
+        "string",
+        false,
+        "only files at most this big: bytes or e.g. \"10MB\"",
+    ),
+    (
+        "hidden",
+        "boolean",
+        false,
+        "include names starting with \".\" (default false)",
+    ),
+    (
+        "name_contains",
+        "string",
+        false,
+        "only names containing this text, case-insensitive",
+    ),
+];
+
+/// What the tool does, in one line for the model.
+pub const SUMMARY: &str = "list or find files under a folder with sizes and dates, sorted, counted, grouped (no shell pipelines needed)";
+
+impl Request {
+    /// Reads the model's parameters, leniently: aliases (`sort: "newest"`), strings for
+    /// booleans and numbers, sizes with units, lists as strings or arrays. `folder` and
+    /// unknown keys are ignored. An unknown value is an error naming the valid values.
+    pub fn from_json(input: &serde_json::Value) -> Result<Request, String> {
+        params::from_json(input)
+    }
+}
+
+/// Lists `folder` as `req` asks and returns the answer text. `shown_folder` is how the
+/// folder is named in the answer (`~/Downloads`); `now` dates the "modified … ago"
+/// summary. Errors: the folder is missing (with look-alike sibling names), is a file,
+/// cannot be read, or a pattern is not a valid glob.
+pub fn run(
+    folder: &Path,
+    shown_folder: &str,
+    req: &Request,
+    limits: &Limits,
+    now: SystemTime,
+) -> Result<String, String> {
+    let filter = scan::Filter::new(req)?;
+    report::check_folder(folder, shown_folder, limits)?;
+    let mut scanned = scan::scan(folder, req, &filter, limits);
+    report::arrange(&mut scanned, req, limits);
+    Ok(report::render(shown_folder, req, limits, &scanned, now))
+}
