@@ -1,0 +1,160 @@
+//! Reading a file within the byte limit, decoding it to text, and choosing its format.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::{Limits, Loaded, Request, delimited, json};
+
+/// The file at `path` as a table (or a finished answer), read within `limits`.
+pub(super) fn load(path: &Path, req: &Request, limits: &Limits) -> Result<Loaded, String> {
+    let name = path.display().to_string();
+    let bytes = read_bounded(path, &name, limits.max_bytes)?;
+    let (text, mut notes) = decode(&bytes);
+    drop(bytes);
+    if text.contains('\0') {
+        return Err(format!(
+            "{name} looks like a binary file (it contains NUL bytes), not a table"
+        ));
+    }
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let trimmed = text.trim_start();
+    let kind = match ext.as_str() {
+        "csv" | "tsv" | "tab" | "psv" => Kind::Delimited,
+        "json" | "geojson" => Kind::Json,
+        "jsonl" | "ndjson" | "jsonlines" => Kind::JsonLines,
+        _ if trimmed.starts_with(['{', '[']) => {
+            if serde_json::from_str::<serde_json::Value>(trimmed).is_ok() {
+                Kind::Json
+            } else if json::looks_like_lines(trimmed) {
+                Kind::JsonLines
+            } else {
+                Kind::Delimited
+            }
+        }
+        _ => Kind::Delimited,
+    };
+    match kind {
+        Kind::Delimited => {
+            let prefer_tab = matches!(ext.as_str(), "tsv" | "tab");
+            let mut table = delimited::read(&text, prefer_tab, limits.max_rows);
+            notes.append(&mut table.notes);
+            if req.json_path.is_some() {
+                notes.push("json_path was ignored: this file is not JSON".to_owned());
+            }
+            table.notes = notes;
+            table.name = name;
+            Ok(Loaded::Table(table))
+        }
+        Kind::Json => json::read(&text, name, notes, req, limits),
+        Kind::JsonLines => json::read_lines(&text, name, notes, limits.max_rows).map(Loaded::Table),
+    }
+}
+
+/// The formats a file can be read as.
+enum Kind {
+    /// CSV, TSV and other delimited text.
+    Delimited,
+    /// One JSON document.
+    Json,
+    /// One JSON value per line.
+    JsonLines,
+}
+
+/// The file's bytes, refused without reading when it is over `max_bytes`.
+fn read_bounded(path: &Path, name: &str, max_bytes: u64) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("no such file: {name}"),
+        _ => format!("cannot read {name}: {e}"),
+    })?;
+    if meta.is_dir() {
+        return Err(format!("{name} is a folder, not a file"));
+    }
+    if !meta.is_file() {
+        return Err(format!("{name} is not a regular file"));
+    }
+    let too_big = |size: u64| {
+        format!(
+            "{name} is {}, over this tool's limit of {}; it was not read (use a smaller extract)",
+            human_size(size),
+            human_size(max_bytes)
+        )
+    };
+    if meta.len() > max_bytes {
+        return Err(too_big(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
+    let cap = usize::try_from(meta.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(cap);
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// `12.3 MB`, `850 KB`, `120 bytes`.
+fn human_size(n: u64) -> String {
+    const KB: f64 = 1024.0;
+    let f = n as f64;
+    if f >= KB * KB * KB {
+        format!("{:.1} GB", f / (KB * KB * KB))
+    } else if f >= KB * KB {
+        format!("{:.1} MB", f / (KB * KB))
+    } else if f >= KB {
+        format!("{:.1} KB", f / KB)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// The bytes as text without a BOM: UTF-8 (lossily, and said), or UTF-16 when a BOM says so.
+fn decode(bytes: &[u8]) -> (String, Vec<String>) {
+    let mut notes = Vec::new();
+    let utf16 = |rest: &[u8], little: bool, notes: &mut Vec<String>| {
+        let units = rest.chunks_exact(2).map(|p| {
+            if little {
+                u16::from_le_bytes([p[0], p[1]])
+            } else {
+                u16::from_be_bytes([p[0], p[1]])
+            }
+        });
+        let mut bad = false;
+        let text: String = char::decode_utf16(units)
+            .map(|r| {
+                r.unwrap_or_else(|_| {
+                    bad = true;
+                    char::REPLACEMENT_CHARACTER
+                })
+            })
+            .collect();
+        notes.push(if bad || rest.len() % 2 == 1 {
+            "the file is UTF-16 with invalid parts; they were replaced by �".to_owned()
+        } else {
+            "the file is UTF-16; it was decoded".to_owned()
+        });
+        text
+    };
+    if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
+        return (utf16(rest, true, &mut notes), notes);
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
+        return (utf16(rest, false, &mut notes), notes);
+    }
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = match String::from_utf8_lossy(body) {
+        std::borrow::Cow::Borrowed(s) => s.to_owned(),
+        std::borrow::Cow::Owned(s) => {
+            notes.push(
+                "the file is not valid UTF-8; the bytes that could not be decoded were replaced by �"
+                    .to_owned(),
+            );
+            s
+        }
+    };
+    (text, notes)
+}
