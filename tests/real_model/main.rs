@@ -22,6 +22,8 @@ use tokio_util::sync::CancellationToken;
 mod built_in;
 mod everyday;
 mod executor;
+mod harness;
+mod kinds;
 mod validators;
 
 fn endpoint() -> (String, String) {
