@@ -115,6 +115,7 @@ impl Traffic {
                 intent: "Find the largest files in Downloads".into(),
                 constraints: Constraints::default(),
                 raw_input: "find the largest files in ~/Downloads".into(),
+                answer: Default::default(),
             },
         );
         let subtask_id = SubTaskId::mint();
@@ -129,6 +130,7 @@ impl Traffic {
             duration_ms: 40,
             confirmation: None,
             failed_exit: None,
+            effects: Vec::new(),
         };
         for attempt in 1..=8u32 {
             self.r3.publish(
@@ -244,6 +246,7 @@ impl Traffic {
                 prev_directive: PrevDirective::Refine,
                 directive: TerminalDirective::Accept,
                 next_moves: vec![],
+                effects: vec![],
             },
         );
         self.r7.publish(

@@ -8,6 +8,8 @@
 //! - [`config`] — one validated [`Config`] (defaults → settings.toml → environment).
 //! - [`lifecycle`] — the task registry: live, closed or cancelled, with each task's
 //!   cancellation token (nothing starts after a task closed).
+//! - [`calc`] — calculations by code: the arithmetic and date facts a request states.
+//! - [`checks`] — checks code makes of a delivered answer (its shape), below the roles.
 //! - [`limits`] — every timeout and per-task memory bound, checked together.
 //! - [`clock`] — [`Clock`]: real and fake time, passed down like the config.
 //! - [`telemetry`] — tracing to a rolling file in the data dir.
@@ -48,6 +50,8 @@
 pub mod actor;
 pub mod auditor;
 pub mod bus;
+pub(crate) mod calc;
+pub mod checks;
 pub mod clock;
 pub mod config;
 pub mod contracts;

@@ -125,6 +125,11 @@ pub struct ToolCallRecord {
     /// which `grep`, `diff` and `test` answer "no".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_exit: Option<i32>,
+    /// What the call measurably did to files — `create`, `append`, `overwrite` — from
+    /// the tool's own account or the sandbox's layer, never from the model's words. Empty
+    /// for a call that changed no file (and in records written before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<crate::contracts::PathEffect>,
 }
 
 impl ToolCallRecord {
@@ -178,6 +183,8 @@ enum ToolCallRepr {
         confirmation: Option<crate::contracts::Decision>,
         #[serde(default)]
         failed_exit: Option<i32>,
+        #[serde(default)]
+        effects: Vec<crate::contracts::PathEffect>,
     },
 }
 
@@ -199,6 +206,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                     duration_ms: 0,
                     confirmation: None,
                     failed_exit: None,
+                    effects: Vec::new(),
                 }
             }
             ToolCallRepr::Structured {
@@ -212,6 +220,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 duration_ms,
                 confirmation,
                 failed_exit,
+                effects,
             } => ToolCallRecord {
                 tool,
                 input,
@@ -223,6 +232,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 duration_ms,
                 confirmation,
                 failed_exit,
+                effects,
             },
         })
     }

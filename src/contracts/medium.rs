@@ -330,6 +330,11 @@ pub struct FinalResult {
     /// Graceful failure: 2–3 concrete next moves (abandon only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub next_moves: Vec<String>,
+    /// Every change the task made to files, measured from its tool calls (what a tool
+    /// wrote, what the sandbox kept), whatever the directive: the honest account of its
+    /// effects, shown on lines of their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<crate::contracts::PathEffect>,
 }
 
 /// One matched sub-task's output, quoted verbatim in a graceful-failure request.

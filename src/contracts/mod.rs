@@ -286,6 +286,8 @@ pub const LISTENERS: &[Listener] = {
         listen(K::DispatchManifest, Planner, MetaValidator),
         listen(K::SubTask, Dispatcher, AgentValidator),
         listen(K::SubTaskClosed, AgentValidator, Dispatcher),
+        // GGS keeps every measured change to files, for the result's account of effects.
+        listen(K::ToolCallEvent, Executor, Ggs),
     ]
 };
 

@@ -51,6 +51,59 @@ pub struct Constraints {
     pub deadline: Option<String>,
 }
 
+/// The kind of answer a request asks for, written by R1 from the user's words, so code
+/// can check that the delivered answer has that shape: asked *which* file, an answer
+/// that is only a size has the wrong shape, whatever the numbers say.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerShape {
+    /// Not said, or an action with no answer to check (also the value of records written
+    /// before the shape was kept).
+    #[default]
+    Any,
+    /// Which one: an item by its name (a file, a row, a person), not only its value.
+    Item,
+    /// One number: a count, a total, an average.
+    Number,
+    /// A value for each group: counts or totals per kind, per folder, per category.
+    PerGroup,
+    /// A list of items.
+    List,
+    /// A calendar date.
+    Date,
+    /// Yes or no.
+    YesNo,
+    /// A file the task writes.
+    File,
+    /// Free text: a summary, a quote, an explanation.
+    Text,
+}
+
+impl AnswerShape {
+    /// Whether nothing was said about the answer (the field is left out when written).
+    pub fn is_any(&self) -> bool {
+        *self == AnswerShape::Any
+    }
+
+    /// What the answer must hold, in words for a model; `None` when nothing was said.
+    pub fn words(self) -> Option<&'static str> {
+        Some(match self {
+            AnswerShape::Any => return None,
+            AnswerShape::Item => "which one: the item's name, with its value as evidence",
+            AnswerShape::Number => "one number",
+            AnswerShape::PerGroup => "a value for each group, every group named",
+            AnswerShape::List => "a list of the items",
+            AnswerShape::Date => "a calendar date (YYYY-MM-DD)",
+            AnswerShape::YesNo => "yes or no, with the evidence",
+            AnswerShape::File => "a file written where the user said",
+            AnswerShape::Text => "text (a summary or a quote)",
+        })
+    }
+}
+
 /// R1 → R2: the task as understood, with its constraints.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -64,6 +117,9 @@ pub struct TaskSpec {
     pub constraints: Constraints,
     /// Verbatim user input, set by code — never by the model.
     pub raw_input: String,
+    /// The kind of answer the user asked for; the delivered answer is checked against it.
+    #[serde(default, skip_serializing_if = "AnswerShape::is_any")]
+    pub answer: AnswerShape,
 }
 
 /// How a failed criterion weighs in D.

@@ -34,6 +34,10 @@ pub fn valid_server_name(name: &str) -> bool {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum ToolName {
+    /// Lists or finds files under a folder: sizes, dates, sorting, counts per group.
+    ListFiles,
+    /// Reads a CSV/TSV/JSON/JSON Lines file as a table and computes by column name.
+    ReadTable,
     /// Personal file search by name: Spotlight on macOS, the locate index or a bounded home walk
     /// elsewhere.
     Mdfind,
@@ -60,7 +64,9 @@ pub enum ToolName {
 
 impl ToolName {
     /// The chain, highest priority first.
-    pub const CHAIN: [ToolName; 8] = [
+    pub const CHAIN: [ToolName; 10] = [
+        ToolName::ListFiles,
+        ToolName::ReadTable,
         ToolName::Mdfind,
         ToolName::Glob,
         ToolName::ReadFile,
@@ -74,6 +80,8 @@ impl ToolName {
     /// The name the tool is registered and called by.
     pub const fn as_str(self) -> &'static str {
         match self {
+            ToolName::ListFiles => "list_files",
+            ToolName::ReadTable => "read_table",
             ToolName::Mdfind => "mdfind",
             ToolName::Glob => "glob",
             ToolName::ReadFile => "read_file",

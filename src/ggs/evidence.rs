@@ -236,6 +236,7 @@ mod tests {
             confirmation: None,
             failure: None,
             failed_exit: None,
+            effects: Vec::new(),
         }
     }
 

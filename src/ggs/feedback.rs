@@ -202,6 +202,7 @@ mod tests {
                 confirmation: None,
                 failure: None,
                 failed_exit: None,
+                effects: Vec::new(),
             }],
         }
     }

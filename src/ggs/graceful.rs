@@ -7,7 +7,7 @@
 //! matched output the text says nothing was completed.
 
 use super::evidence::{FailedInput, Law1Tally};
-use crate::contracts::MatchedOutput;
+use crate::contracts::{MatchedOutput, PathEffect};
 
 /// At most this many next moves reach the user.
 pub const MAX_NEXT_MOVES: usize = 3;
@@ -33,12 +33,16 @@ pub struct FailureFacts<'a> {
     pub replans: u32,
 }
 
-/// "What was actually accomplished", quoting every matched output verbatim.
-pub fn accomplished(matched: &[MatchedOutput]) -> String {
-    if matched.is_empty() {
+/// "What was actually accomplished", quoting every matched output verbatim, then every
+/// change the task made to files. "Nothing was completed" only when there is neither.
+pub fn accomplished(matched: &[MatchedOutput], effects: &[PathEffect]) -> String {
+    let mut text = if matched.is_empty() && effects.is_empty() {
         return "Nothing was completed: no sub-task met its criteria.".to_string();
-    }
-    let mut text = format!("Completed {} sub-task(s):", matched.len());
+    } else if matched.is_empty() {
+        "No sub-task met all its criteria, but the task did change files.".to_string()
+    } else {
+        format!("Completed {} sub-task(s):", matched.len())
+    };
     for (i, m) in matched.iter().enumerate() {
         let shown = match &m.output {
             serde_json::Value::String(s) => s.clone(),
@@ -46,7 +50,37 @@ pub fn accomplished(matched: &[MatchedOutput]) -> String {
         };
         text.push_str(&format!("\n{}. {shown}", i + 1));
     }
+    if !effects.is_empty() {
+        text.push_str(&format!("\n{}", effects_line(effects)));
+    }
     text
+}
+
+/// The task's changes to files in one line: `Changed: created a.txt, c.txt in /x/outbox;
+/// appended to /x/log.txt`.
+pub fn effects_line(effects: &[PathEffect]) -> String {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for e in effects {
+        let verb = match e.effect.as_str() {
+            "create" => "created",
+            "append" => "appended to",
+            "overwrite" => "replaced",
+            "delete" => "deleted",
+            "move" => "moved",
+            other => other,
+        }
+        .to_string();
+        let shown = e.path.display().to_string();
+        match groups.iter_mut().find(|(v, _)| *v == verb) {
+            Some((_, paths)) => paths.push(shown),
+            None => groups.push((verb, vec![shown])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .into_iter()
+        .map(|(verb, paths)| format!("{verb} {}", paths.join(", ")))
+        .collect();
+    format!("Changed: {}.", parts.join("; "))
 }
 
 /// Phrases of `LlmError::plain` that say the model itself failed (slow, unreachable,
@@ -146,12 +180,34 @@ mod tests {
                 output: serde_json::json!({"count": 3}),
             },
         ];
-        let text = accomplished(&matched);
+        let text = accomplished(&matched, &[]);
         assert!(text.contains("1. a.mp4\t734003200"), "{text}");
         assert!(text.contains("2. {\"count\":3}"), "{text}");
         assert_eq!(
-            accomplished(&[]),
+            accomplished(&[], &[]),
             "Nothing was completed: no sub-task met its criteria."
+        );
+    }
+
+    #[test]
+    fn a_change_on_disk_is_never_reported_as_nothing_done() {
+        let made = |p: &str, effect: &str| PathEffect {
+            path: p.into(),
+            exists: effect != "create",
+            effect: effect.into(),
+        };
+        let effects = [
+            made("/h/outbox/a.txt", "create"),
+            made("/h/outbox/c.txt", "create"),
+            made("/h/log.txt", "append"),
+        ];
+        let text = accomplished(&[], &effects);
+        assert!(!text.contains("Nothing was completed"), "{text}");
+        assert!(
+            text.ends_with(
+                "Changed: created /h/outbox/a.txt, /h/outbox/c.txt; appended to /h/log.txt."
+            ),
+            "{text}"
         );
     }
 

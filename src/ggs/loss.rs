@@ -499,6 +499,7 @@ mod tests {
             confirmation: None,
             failure: None,
             failed_exit: None,
+            effects: Vec::new(),
         });
         let a = assess([&o], &[], Some("1/1 failed"));
         // Units: "a" passed (w 1) + the sub-task itself failed (w 1): D = 1/2.

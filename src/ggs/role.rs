@@ -182,6 +182,7 @@ impl Solver {
             state = {
                 let mut fresh = TaskState::new(task_id.clone(), &budget.raw_input, now);
                 fresh.set_submitted(budget.submitted_at, &budget.raw_input);
+                fresh.note_effects(state.effects());
                 fresh
             };
         }
@@ -222,6 +223,13 @@ impl Solver {
             }
             Message::GracefulFailure(_) => {
                 tracing::debug!("late graceful-failure reply ignored");
+                None
+            }
+            Message::ToolCallEvent(call) => {
+                if !call.record.effects.is_empty() {
+                    state_for(&mut self.tasks, &call.task_id, "", now)
+                        .note_effects(&call.record.effects);
+                }
                 None
             }
             _ => None,

@@ -33,9 +33,9 @@ use super::writes;
 use crate::config::{Budgets, GgsParams};
 use crate::contracts::{
     Criterion, CriterionVerdict, FinalResult, Loss, MacroState, MatchedOutput, Megram,
-    MemoryRecall, OutcomeSummary, PlanDirective, PlanningFailed, PrevDirective, Recommendation,
-    ReplanDirective, ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId, ToolCallRecord,
-    UnrunSubTask,
+    MemoryRecall, OutcomeSummary, PathEffect, PlanDirective, PlanningFailed, PrevDirective,
+    Recommendation, ReplanDirective, ReplanRequest, SubTaskOutcome, SubTaskStatus, TaskId,
+    ToolCallRecord, UnrunSubTask,
 };
 mod terminal;
 pub use terminal::PendingAbandon;
@@ -119,6 +119,9 @@ pub struct TaskState {
     /// The Best Practices R2 was told to prefer for round `preferred_round`.
     preferred: Vec<PreferredRule>,
     preferred_round: u32,
+    /// What the task's calls did to files, in order, each path once (its latest effect
+    /// on top of the first: a file created then appended to stays "create").
+    effects: Vec<PathEffect>,
 }
 
 impl TaskState {
@@ -142,7 +145,22 @@ impl TaskState {
             last_seen: now,
             preferred: Vec::new(),
             preferred_round: 0,
+            effects: Vec::new(),
         }
+    }
+
+    /// A tool call's measured effects on files (GGS hears every call).
+    pub fn note_effects(&mut self, effects: &[PathEffect]) {
+        for e in effects {
+            if !self.effects.iter().any(|known| known.path == e.path) {
+                self.effects.push(e.clone());
+            }
+        }
+    }
+
+    /// What the task did to files so far.
+    pub fn effects(&self) -> &[PathEffect] {
+        &self.effects
     }
 
     /// R2's account of what memory made it prefer for a round (one per group).

@@ -1,5 +1,5 @@
 //! The opening every role's system prompt shares (what artoo is, the Four Laws in brief,
-//! the executor's tools and common commands), and the machine's facts (home, workspace,
+//! the executor's tools and the rules of using them well), and the machine's facts (home, workspace,
 //! today's date) that open every request's user turn instead.
 //!
 //! Why: a local model server keeps the prompts it evaluated, and a new prompt that starts
@@ -17,28 +17,33 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
-/// Commands that answer the requests people make most, for the planner and the
-/// executor: a small model picks a wrong pipeline for "largest" or "sum a column" more
-/// often than not, and these are standard on every system.
-const COMMON_COMMANDS: &str = "Commands for common requests (standard on every system; \
-quote paths):
-- count files of a type: ls -1 DIR/*.txt | wc -l (several types at once: ls -1 DIR/*.jpg DIR/*.png | wc -l; recursive: find DIR -name '*.txt' | wc -l)
-- largest / newest file: ls -S DIR | head -1 / ls -t DIR | head -1 (sizes: ls -lS DIR)
-- lines of a file: wc -l < FILE
-- files mentioning a text: grep -ril 'text' DIR
-- sum a CSV column: awk -F, 'NR>1 {s+=$2} END {print s}' FILE
-- folders only: ls -d DIR/*/
-- copy into a new folder: mkdir -p NEW && cp DIR/*.md NEW/
-- move files of a type into a folder: mkdir -p DEST && mv DIR/*.log DEST/
+/// How tools are used well, for the planner, the executor and the validators. These are
+/// rules of method that hold for any request — look before computing, let code compute,
+/// keep the user's paths, never retry a failure unchanged, one independent item at a
+/// time — not a command per kind of request: a recipe per kind makes a small model copy
+/// the recipe where it does not fit (the wrong column, the wrong file type).
+const WORKING_RULES: &str = "How the tools are used well:
+- Look before computing: when the structure of the data is not known yet (a file's \
+columns or keys, what a folder holds), the first call shows it (read_table with op \
+\"schema\", list_files), and the next call uses the names it showed.
+- Values come from a tool that computes them (list_files sorts, counts and groups files; \
+read_table counts, sums, averages and finds rows by column name; a command), never from \
+reading a listing or a text by eye.
+- A path the user wrote is used exactly as written, spaces and accents included; quote \
+it in a shell command.
+- A call that failed is never repeated unchanged: read its error, then change the call \
+to fit what is really there.
+- Independent items (several files, several values) get one call each, so one failure \
+does not stop the others.
 Write commands without backslashes where you can: a backslash must be written \\\\ in JSON.";
 
 /// The shared opening of every role's system prompt that deals with tools (planner,
 /// executor, validators): the machine and the laws, then the executor's tools and the
-/// common commands. The longer the shared part, the more of every later role's prompt
+/// working rules. The longer the shared part, the more of every later role's prompt
 /// the model server already holds.
 pub fn preamble_with_tools(tools: &str) -> String {
     format!(
-        "{}Tools of the executor (prefer the first that fits):\n{}{COMMON_COMMANDS}\n",
+        "{}Tools of the executor (prefer the first that fits):\n{}{WORKING_RULES}\n",
         preamble(),
         tools
     )

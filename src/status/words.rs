@@ -106,7 +106,11 @@ impl Words {
                 format!("searching your files for {target}"),
                 format!("在你的文件中搜索 {target}"),
             ),
-            Some(T::Glob) => (format!("listing {target}"), format!("列出 {target}")),
+            Some(T::Glob | T::ListFiles) => (format!("listing {target}"), format!("列出 {target}")),
+            Some(T::ReadTable) => (
+                format!("reading the table {target}"),
+                format!("读取表格 {target}"),
+            ),
             Some(T::ReadFile) => (format!("reading {target}"), format!("读取 {target}")),
             Some(T::WriteFile) => (format!("writing {target}"), format!("写入 {target}")),
             Some(T::Shell) => (format!("running `{target}`"), format!("运行 `{target}`")),

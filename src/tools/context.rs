@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::contracts::PathEffect;
-use crate::contracts::{SubTaskId, TaskId, ToolCallRecord};
+use crate::contracts::{SubTaskId, TaskId, ToolCallRecord, ToolCallStatus};
 use crate::laws::broker::ConfirmationBroker;
 use crate::laws::classify::{self, FsView};
 use crate::tools::ToolRef;
@@ -68,7 +68,10 @@ impl CallHistory {
         crate::sync::lock(&self.refusals).push((command.to_string(), refused));
     }
 
-    /// The earlier call with exactly this tool and input, with its 1-based number.
+    /// The earlier call with exactly this tool and input that ran (or was put to the
+    /// user), with its 1-based number. A call a guard refused never ran: if it comes
+    /// again, the same guard answers it again, or, where what made the guard refuse has
+    /// changed (a file written since), it runs.
     pub(super) fn identical(
         &self,
         tool: &ToolRef,
@@ -77,12 +80,179 @@ impl CallHistory {
         self.lock()
             .iter()
             .enumerate()
-            .find(|(_, r)| r.tool == *tool && r.input == *input)
+            .find(|(_, r)| {
+                r.tool == *tool && r.input == *input && r.status != ToolCallStatus::Refused
+            })
             .map(|(i, r)| (i + 1, r.clone()))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ToolCallRecord>> {
         crate::sync::lock(&self.records)
+    }
+}
+
+/// What the sub-tasks of one task learned about calls, shared across their attempts and
+/// the task's replans: every call that failed, and how many calls that could change
+/// files succeeded since the task began. Cheap to clone; clones share.
+///
+/// The rule it serves: a call that failed is not issued again in the task while nothing
+/// the task did could have changed what it saw — the same call would fail the same way,
+/// and a small model otherwise spends its whole budget retrying one broken command.
+/// "The same" is read after canonicalisation ([`canonical`]): blanks outside quotes do
+/// not make a call new.
+#[derive(Clone, Debug, Default)]
+pub struct TaskCalls {
+    inner: Arc<Mutex<TaskCallsInner>>,
+}
+
+#[derive(Debug, Default)]
+struct TaskCallsInner {
+    failed: Vec<FailedCall>,
+    /// Successful calls so far that could have changed files.
+    changes: u64,
+}
+
+#[derive(Debug)]
+struct FailedCall {
+    tool: ToolRef,
+    key: Value,
+    error: String,
+    /// [`TaskCallsInner::changes`] when it failed.
+    changes: u64,
+}
+
+/// An earlier failure of the same call in this task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EarlierFailure {
+    /// What the call said when it failed.
+    pub error: String,
+}
+
+impl TaskCalls {
+    /// An empty memory, for a new task.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The failure of the same call earlier in the task, if nothing that could change
+    /// files succeeded since.
+    pub fn failed_before(&self, tool: &ToolRef, input: &Value) -> Option<EarlierFailure> {
+        let key = canonical(input);
+        let inner = crate::sync::lock(&self.inner);
+        inner
+            .failed
+            .iter()
+            .rev()
+            .find(|f| f.tool == *tool && f.key == key && f.changes == inner.changes)
+            .map(|f| EarlierFailure {
+                error: f.error.clone(),
+            })
+    }
+
+    /// Takes note of one finished call: a failure is remembered; a success of a tool
+    /// that can change files makes every earlier failure worth one more try.
+    pub fn note(&self, record: &ToolCallRecord) {
+        let mut inner = crate::sync::lock(&self.inner);
+        let failed = record.status == ToolCallStatus::Error || record.failed_exit.is_some();
+        if failed {
+            let error = record
+                .error
+                .clone()
+                .or_else(|| {
+                    record
+                        .failed_exit
+                        .map(|code| format!("exit status {code}: {}", record.output_head))
+                })
+                .unwrap_or_default();
+            let changes = inner.changes;
+            inner.failed.push(FailedCall {
+                tool: record.tool.clone(),
+                key: canonical(&record.input),
+                error,
+                changes,
+            });
+        } else if record.status == ToolCallStatus::Ok && may_change_files(&record.tool) {
+            inner.changes += 1;
+        }
+    }
+}
+
+/// Whether a tool's success may have changed files: every tool but the ones that only
+/// read or search.
+fn may_change_files(tool: &ToolRef) -> bool {
+    use crate::contracts::ToolName;
+    !matches!(
+        tool.builtin(),
+        Some(
+            ToolName::Mdfind
+                | ToolName::Glob
+                | ToolName::ReadFile
+                | ToolName::ListFiles
+                | ToolName::ReadTable
+                | ToolName::Search
+        )
+    )
+}
+
+/// A call's parameters with every string's blanks outside quotes collapsed to one space
+/// and trimmed, so calls that differ only in spacing compare equal.
+pub fn canonical(input: &Value) -> Value {
+    match input {
+        Value::String(s) => Value::String(collapse_blanks(s)),
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), canonical(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// Runs of blanks outside single or double quotes become one space; the ends are
+/// trimmed. Quoted text is kept as written.
+fn collapse_blanks(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut quote: Option<char> = None;
+    let mut pending_space = false;
+    for c in s.trim().chars() {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            None if c.is_whitespace() => pending_space = true,
+            None => {
+                if pending_space {
+                    out.push(' ');
+                    pending_space = false;
+                }
+                if c == '\'' || c == '"' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Where a running call reports what it did to files (the file it wrote, what the
+/// sandbox kept of a command); the toolbox moves them into the call's record, so every
+/// effect of a task is data on the bus, not a claim in the model's words. Cheap to clone;
+/// clones share.
+#[derive(Clone, Debug, Default)]
+pub struct Effects(Arc<Mutex<Vec<PathEffect>>>);
+
+impl Effects {
+    /// Notes one effect of the running call.
+    pub fn note(&self, effect: PathEffect) {
+        crate::sync::lock(&self.0).push(effect);
+    }
+
+    /// The effects noted since the last take.
+    pub(super) fn take(&self) -> Vec<PathEffect> {
+        std::mem::take(&mut *crate::sync::lock(&self.0))
     }
 }
 
@@ -104,6 +274,11 @@ pub struct ToolContext {
     pub confirm_tools: Vec<ToolRef>,
     /// The calls made so far in this sub-task.
     pub history: CallHistory,
+    /// What the task's sub-tasks learned about calls (failures across attempts and
+    /// replans).
+    pub task_calls: TaskCalls,
+    /// What the running call did to files.
+    pub effects: Effects,
     /// Cancels the call with the task.
     pub cancel: CancellationToken,
     /// The configuration, for tool limits.
@@ -138,6 +313,8 @@ impl ToolContext {
             blocked_targets: Vec::new(),
             confirm_tools: Vec::new(),
             history: CallHistory::new(),
+            task_calls: TaskCalls::new(),
+            effects: Effects::default(),
             cancel: CancellationToken::new(),
             config,
             broker,
@@ -252,6 +429,105 @@ mod tests {
         assert_eq!(
             resolve_user_path("/etc/hosts", &home, &ws),
             PathBuf::from("/etc/hosts")
+        );
+    }
+
+    fn record(tool: ToolName, input: Value, status: ToolCallStatus) -> ToolCallRecord {
+        ToolCallRecord {
+            tool: tool.into(),
+            target: String::new(),
+            input,
+            output_head: String::new(),
+            status,
+            error: (status != ToolCallStatus::Ok).then(|| "jq: error: Cannot index array".into()),
+            failure: None,
+            duration_ms: 1,
+            confirmation: None,
+            failed_exit: None,
+            effects: Vec::new(),
+        }
+    }
+
+    use crate::contracts::ToolName;
+    use serde_json::json;
+
+    #[test]
+    fn a_failed_call_is_known_again_in_any_spacing_until_something_may_have_changed_files() {
+        let calls = TaskCalls::new();
+        let jq = json!({"command": "jq '.items[] | .name'   data.json"});
+        calls.note(&record(ToolName::Shell, jq.clone(), ToolCallStatus::Error));
+        // Another sub-task's clone sees it (shared), and blanks outside quotes do not count.
+        let other = calls.clone();
+        let respaced = json!({"command": " jq '.items[] | .name' data.json "});
+        let earlier = other
+            .failed_before(&ToolName::Shell.into(), &respaced)
+            .expect("the same call failed before");
+        assert!(earlier.error.contains("Cannot index array"), "{earlier:?}");
+        // Quoted text is part of the call: a different program is a different call.
+        let changed = json!({"command": "jq '.items[]  | .name' data.json"});
+        assert!(
+            other
+                .failed_before(&ToolName::Shell.into(), &changed)
+                .is_none()
+        );
+        // A different tool with the same input is a different call.
+        assert!(
+            other
+                .failed_before(&ToolName::ReadFile.into(), &jq)
+                .is_none()
+        );
+        // A read that succeeds changes nothing …
+        calls.note(&record(
+            ToolName::ReadFile,
+            json!({"path": "/d"}),
+            ToolCallStatus::Ok,
+        ));
+        assert!(calls.failed_before(&ToolName::Shell.into(), &jq).is_some());
+        // … a write that succeeds may have made the failed call work.
+        calls.note(&record(
+            ToolName::WriteFile,
+            json!({"path": "/d"}),
+            ToolCallStatus::Ok,
+        ));
+        assert!(calls.failed_before(&ToolName::Shell.into(), &jq).is_none());
+    }
+
+    #[test]
+    fn a_command_that_exited_with_an_error_counts_as_failed_and_a_success_does_not() {
+        let calls = TaskCalls::new();
+        let mut exited = record(
+            ToolName::Shell,
+            json!({"command": "ls x"}),
+            ToolCallStatus::Ok,
+        );
+        exited.failed_exit = Some(2);
+        exited.output_head = "ls: cannot access 'x'".into();
+        calls.note(&exited);
+        let earlier = calls
+            .failed_before(&ToolName::Shell.into(), &json!({"command": "ls x"}))
+            .expect("an error exit is a failure");
+        assert!(earlier.error.contains("exit status 2"), "{earlier:?}");
+        let fine = TaskCalls::new();
+        fine.note(&record(
+            ToolName::Glob,
+            json!({"pattern": "*.md"}),
+            ToolCallStatus::Ok,
+        ));
+        assert!(
+            fine.failed_before(&ToolName::Glob.into(), &json!({"pattern": "*.md"}))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn canonical_keeps_quoted_blanks_and_collapses_the_rest() {
+        assert_eq!(
+            collapse_blanks("  a   b\t'c  d'  \"e  f\" "),
+            "a b 'c  d' \"e  f\""
+        );
+        assert_eq!(
+            canonical(&json!({"a": ["x  y"], "n": 3})),
+            json!({"a": ["x y"], "n": 3})
         );
     }
 }

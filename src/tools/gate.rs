@@ -159,6 +159,13 @@ impl Toolbox {
                 refuse(guards::duplicate_message(n, &earlier)),
             )));
         }
+        if let Some(earlier) = ctx
+            .task_calls
+            .failed_before(&prepared.tool, &prepared.input)
+        {
+            let reason = guards::failed_before_message(&prepared, &earlier);
+            return Err(Box::new(Decided::early(Some(prepared), refuse(reason))));
+        }
         let Some(runner) = self.tools.get(&prepared.tool).cloned() else {
             let err = ToolError::Failed(format!(
                 "the rewritten call needs the tool `{}`, which is not available",

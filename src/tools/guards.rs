@@ -199,6 +199,20 @@ pub fn duplicate_message(n: usize, earlier: &ToolCallRecord) -> String {
     )
 }
 
+/// Why a call that already failed in this task is not issued again: nothing the task did
+/// since could have changed what it saw, so it would fail the same way.
+pub fn failed_before_message(call: &Prepared, earlier: &super::context::EarlierFailure) -> String {
+    format!(
+        "Refused: this exact call ({} {}) already failed earlier in this task ({}), and nothing \
+         has changed files since, so it would fail the same way. Look at what is there first \
+         (list the folder, or show the file's columns or keys) and change the call to fit what \
+         you saw.",
+        call.tool,
+        first_chars(&call.target, 120),
+        first_chars(earlier.error.trim(), 240)
+    )
+}
+
 /// What the `find` guards made of a shell command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FindRewrite {

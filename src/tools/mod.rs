@@ -1,5 +1,5 @@
-//! The executor's tools, in priority order: mdfind, glob, read_file, write_file,
-//! applescript, shortcuts, shell and search, each behind one [`Tool`] trait, and the
+//! The executor's tools, in priority order: list_files, read_table, mdfind, glob,
+//! read_file, write_file, applescript, shortcuts, shell and search, each behind one [`Tool`] trait, and the
 //! [`Toolbox`] that runs a call through the guards.
 //!
 //! One call, in order: refuse if the task was cancelled; look up the tool; refuse a
@@ -18,19 +18,23 @@
 
 mod applescript;
 mod context;
+mod files;
 mod gate;
 mod glob;
 pub mod guards;
+mod list_files;
 mod mdfind;
 mod outcome;
 pub(crate) mod places;
 mod process;
 mod read_file;
+mod read_table;
 pub mod sandbox;
 mod search;
 mod shell;
 mod shortcuts;
 mod spec;
+mod table;
 mod toolbox;
 pub mod trash;
 mod walk;
@@ -45,12 +49,16 @@ use serde_json::Value;
 pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
 pub(crate) use context::resolve_user_path;
-pub use context::{CallHistory, RealFs, ToolContext};
+pub use context::{
+    CallHistory, EarlierFailure, Effects, RealFs, TaskCalls, ToolContext, canonical,
+};
 pub use glob::Glob;
+pub use list_files::ListFiles;
 pub use mdfind::{Locate, Mdfind};
 pub use outcome::{ToolError, ToolOutcome, ToolResult};
 pub(crate) use process::scrub_env;
 pub use read_file::ReadFile;
+pub use read_table::ReadTable;
 pub use search::Search;
 pub use shell::Shell;
 pub use shortcuts::Shortcuts;

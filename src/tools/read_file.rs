@@ -78,7 +78,7 @@ impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::ReadFile.into(),
-            priority: 3,
+            priority: 5,
             summary: Cow::Borrowed(
                 "Read one text file (large files are cut; binary files are only described).",
             ),

@@ -63,9 +63,17 @@ impl Shell {
 /// Names of the executor's own tools that are not programs of this system: a small
 /// model that has just read the tool list writes them into shell commands.
 #[cfg(target_os = "macos")]
-const TOOLS_NOT_PROGRAMS: &[ToolName] = &[ToolName::ReadFile, ToolName::WriteFile, ToolName::Glob];
+const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
+    ToolName::ListFiles,
+    ToolName::ReadTable,
+    ToolName::ReadFile,
+    ToolName::WriteFile,
+    ToolName::Glob,
+];
 #[cfg(not(target_os = "macos"))]
 const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
+    ToolName::ListFiles,
+    ToolName::ReadTable,
     ToolName::ReadFile,
     ToolName::WriteFile,
     ToolName::Glob,
@@ -257,6 +265,9 @@ impl Tool for Shell {
                 let mut output = format_output(&f.stdout, &f.stderr, f.status);
                 for (path, why) in &outcome.not_kept {
                     output.push_str(&format!("\n(not kept: {}: {why})", path.display()));
+                }
+                for effect in &outcome.kept {
+                    ctx.effects.note(effect.clone());
                 }
                 if !outcome.refused.is_empty() {
                     return Err(ToolError::SandboxRefused {

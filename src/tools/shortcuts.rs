@@ -33,7 +33,7 @@ impl Tool for Shortcuts {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::Shortcuts.into(),
-            priority: 5,
+            priority: 6,
             summary: Cow::Borrowed("Run a named Apple Shortcut (iCloud-synced)."),
             params: Cow::Borrowed(PARAMS),
         }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    AppleScript, Glob, Mdfind, ReadFile, Search, Shell, Shortcuts, Tool, ToolContext, ToolName,
-    ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
+    AppleScript, Glob, ListFiles, Mdfind, ReadFile, ReadTable, Search, Shell, Shortcuts, Tool,
+    ToolContext, ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
 };
 
 use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
@@ -40,10 +40,12 @@ impl Default for Toolbox {
 }
 
 impl Toolbox {
-    /// The standard chain: mdfind, glob, read_file, write_file, applescript, shortcuts,
-    /// shell, search.
+    /// The standard chain: list_files, read_table, mdfind, glob, read_file, write_file,
+    /// applescript, shortcuts, shell, search.
     pub fn standard() -> Self {
         Self::with_tools(vec![
+            Arc::new(ListFiles),
+            Arc::new(ReadTable),
             Arc::new(Mdfind::new()),
             Arc::new(Glob),
             Arc::new(ReadFile),
@@ -139,6 +141,7 @@ impl Toolbox {
             duration_ms,
             confirmation,
             failed_exit,
+            effects: ctx.effects.take(),
         };
         let limit = ctx.config.tools.output_limit_chars;
         let mut for_model = String::new();
@@ -169,6 +172,7 @@ impl Toolbox {
             }
         }
         ctx.history.push(record.clone());
+        ctx.task_calls.note(&record);
         ctx.broker.bus().publish(
             Role::Observer,
             ToolCallEvent {

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+use crate::contracts::PathEffect;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
@@ -73,7 +74,7 @@ impl Tool for WriteFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::WriteFile.into(),
-            priority: 3,
+            priority: 5,
             summary: Cow::Borrowed(
                 "Write generated text to a file; bare names go to the workspace folder. Replacing an existing file asks the user.",
             ),
@@ -137,6 +138,18 @@ impl Tool for WriteFile {
             let written = self.write(call, &path, content, append, owned).await;
             if written.is_ok() && (new || owned) {
                 ctx.broker.note_made(&ctx.task_id, &path, &ctx.cancel);
+            }
+            if written.is_ok() {
+                let effect = match (new, append) {
+                    (true, _) => "create",
+                    (false, true) => "append",
+                    (false, false) => "overwrite",
+                };
+                ctx.effects.note(PathEffect {
+                    path: path.clone(),
+                    exists: !new,
+                    effect: effect.into(),
+                });
             }
             written
         })

@@ -182,6 +182,7 @@ fn record(ok: bool) -> ToolCallRecord {
         confirmation: None,
         failure: None,
         failed_exit: None,
+        effects: Vec::new(),
     }
 }
 
@@ -191,6 +192,7 @@ fn spec(task: &TaskId, intent: &str) -> TaskSpec {
         intent: intent.into(),
         constraints: Constraints::default(),
         raw_input: intent.into(),
+        answer: Default::default(),
     }
 }
 
@@ -314,6 +316,7 @@ fn final_result(
         prev_directive: PrevDirective::Refine,
         directive,
         next_moves: vec![],
+        effects: Vec::new(),
     }
 }
 

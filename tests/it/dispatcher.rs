@@ -156,6 +156,7 @@ pub fn manifest(
             intent: "tidy the reports folder".into(),
             constraints: Constraints::default(),
             raw_input: "tidy up my reports folder please".into(),
+            answer: Default::default(),
         }),
         dispatched_at: chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
             .expect("constant")
@@ -177,6 +178,7 @@ pub fn call(tool: &str, target: &str, status: ToolCallStatus, output: &str) -> T
         confirmation: None,
         failure: None,
         failed_exit: None,
+        effects: Vec::new(),
     }
 }
 

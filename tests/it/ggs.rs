@@ -120,6 +120,7 @@ fn call(tool: &str, target: &str, status: ToolCallStatus) -> ToolCallRecord {
         confirmation: None,
         failure: (status == ToolCallStatus::Error).then_some(ToolFailure::NotFound),
         failed_exit: None,
+        effects: Vec::new(),
     }
 }
 

@@ -138,6 +138,7 @@ impl R2 {
             intent: intent.to_string(),
             constraints: Constraints::default(),
             raw_input: intent.to_lowercase(),
+            answer: Default::default(),
         };
         self.rig
             .bus

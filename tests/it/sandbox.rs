@@ -145,6 +145,38 @@ async fn a_proven_command_runs_in_the_sandbox_and_sees_the_world() {
 }
 
 #[tokio::test]
+async fn what_the_sandbox_keeps_of_a_command_is_the_calls_measured_effects() {
+    let w = World::new();
+    let _responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let r = shell(
+        &w.ctx(),
+        "mkdir -p out && printf 'a\\n' > out/one.txt && printf 'b\\n' > out/two.txt && cat keep.txt",
+    )
+    .await;
+    assert_ok(&r);
+    let mut kept: Vec<(String, PathBuf, bool)> = r
+        .record
+        .effects
+        .iter()
+        .map(|e| (e.effect.clone(), e.path.clone(), e.exists))
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [
+            ("create".to_string(), w.ws.join("out/one.txt"), false),
+            ("create".to_string(), w.ws.join("out/two.txt"), false),
+        ],
+        "the new files, not the folder, and nothing for the file only read"
+    );
+    // A command that changes nothing has no effects.
+    let read = shell(&w.ctx(), "cat out/one.txt").await;
+    assert_ok(&read);
+    assert!(read.record.effects.is_empty(), "{:?}", read.record.effects);
+}
+
+#[tokio::test]
 async fn deleting_truncating_overwriting_or_re_permissioning_existing_files_is_refused() {
     let w = World::new();
     let responder =

@@ -115,6 +115,7 @@ impl Pipeline {
                 intent: intent.into(),
                 constraints: Constraints::default(),
                 raw_input: raw_input.into(),
+                answer: Default::default(),
             },
         );
     }

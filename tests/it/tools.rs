@@ -566,6 +566,143 @@ async fn a_command_that_only_complains_and_exits_non_zero_is_a_failed_call() {
 }
 
 #[tokio::test]
+async fn a_call_that_failed_is_not_repeated_in_another_sub_task_until_something_was_written() {
+    let rig = Rig::new();
+    let first = rig.ctx();
+    // Another sub-task of the same task (a replan's): it shares the task's memory of calls.
+    let mut second = rig.ctx();
+    second.task_id = first.task_id.clone();
+    second.task_calls = first.task_calls.clone();
+    let tools = toolbox();
+    let read = || json!({"path": "~/notes/missing.txt"});
+    let failed = tools.call(&first, &ToolName::ReadFile.into(), read()).await;
+    assert_eq!(failed.record.status, ToolCallStatus::Error);
+    let again = tools
+        .call(&second, &ToolName::ReadFile.into(), read())
+        .await;
+    let ToolOutcome::Refused { reason } = &again.outcome else {
+        panic!("the same failing call again: {:?}", again.outcome)
+    };
+    assert!(
+        reason.contains("already failed earlier in this task") && reason.contains("no such file"),
+        "the refusal quotes the earlier error: {reason}"
+    );
+    // Once the task wrote something, the world may have changed: the call runs again.
+    let wrote = tools
+        .call(
+            &second,
+            &ToolName::WriteFile.into(),
+            json!({"path": "~/notes/missing.txt", "content": "now here"}),
+        )
+        .await;
+    assert_eq!(
+        wrote.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        wrote.for_model
+    );
+    let third = tools
+        .call(&second, &ToolName::ReadFile.into(), read())
+        .await;
+    assert_eq!(
+        third.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        third.for_model
+    );
+}
+
+#[tokio::test]
+async fn write_file_reports_what_it_did_as_the_calls_effects() {
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    let tools = toolbox();
+    let write = |content: &str, append: bool| json!({"path": "log.md", "content": content, "append": append});
+    let made = tools
+        .call(&ctx, &ToolName::WriteFile.into(), write("a\n", false))
+        .await;
+    let added = tools
+        .call(&ctx, &ToolName::WriteFile.into(), write("b\n", true))
+        .await;
+    let effect = |r: &artoo::tools::ToolResult| {
+        r.record
+            .effects
+            .iter()
+            .map(|e| (e.effect.clone(), e.path.clone(), e.exists))
+            .collect::<Vec<_>>()
+    };
+    let file = rig.ws.join("log.md");
+    assert_eq!(effect(&made), [("create".to_string(), file.clone(), false)]);
+    assert_eq!(effect(&added), [("append".to_string(), file.clone(), true)]);
+    // A read has none.
+    let read = tools
+        .call(&ctx, &ToolName::ReadFile.into(), json!({"path": "log.md"}))
+        .await;
+    assert!(read.record.effects.is_empty());
+}
+
+#[tokio::test]
+async fn list_files_and_read_table_answer_from_the_files_with_typed_parameters() {
+    let rig = Rig::new();
+    rig.write("Downloads/small.pdf", "x");
+    rig.write("Downloads/big file é.pdf", &"y".repeat(5000));
+    rig.write("Downloads/photo.jpg", &"z".repeat(300));
+    rig.write(
+        "data/items.csv",
+        "id,name,weight\n1,\"Laptop, 14 inch\",1.4\n2,Anvil,54.5\n3,Sofa,40\n",
+    );
+    let ctx = rig.ctx();
+    let tools = Toolbox::standard();
+    let listed = tools
+        .call(
+            &ctx,
+            &ToolName::ListFiles.into(),
+            json!({"folder": "~/Downloads", "sort": "largest", "limit": 1, "group_by": "extension"}),
+        )
+        .await;
+    let text = output(&listed.outcome);
+    assert!(text.starts_with("~/Downloads (not recursive)"), "{text}");
+    assert!(
+        text.contains("big file é.pdf\t"),
+        "the name exactly, first: {text}"
+    );
+    assert!(!text.contains("small.pdf\t"), "the limit holds: {text}");
+    assert!(
+        text.contains("pdf = 2") && text.contains("jpg = 1"),
+        "{text}"
+    );
+    assert_eq!(
+        listed.record.target,
+        rig.home.join("Downloads").display().to_string()
+    );
+
+    let heaviest = tools
+        .call(
+            &ctx,
+            &ToolName::ReadTable.into(),
+            json!({"path": "~/data/items.csv", "op": "max_row", "column": "weight"}),
+        )
+        .await;
+    let text = output(&heaviest.outcome);
+    assert!(text.contains("name = \"Anvil\""), "{text}");
+
+    // A column that is not there: the error names the real ones, for the next attempt.
+    let wrong = tools
+        .call(
+            &ctx,
+            &ToolName::ReadTable.into(),
+            json!({"path": "~/data/items.csv", "op": "sum", "column": "price"}),
+        )
+        .await;
+    assert_eq!(wrong.record.status, ToolCallStatus::Error);
+    assert!(
+        wrong.for_model.contains("id, name, weight"),
+        "{}",
+        wrong.for_model
+    );
+}
+
+#[tokio::test]
 async fn write_file_puts_bare_names_in_the_workspace_without_asking() {
     let rig = Rig::new();
     let responder =

@@ -398,6 +398,7 @@ mod roles {
                 deadline: None,
             },
             raw_input: "how many markdown files are in ~/notes? save the number".into(),
+            answer: Default::default(),
         }
     }
 

@@ -232,6 +232,7 @@ async fn the_meta_validator_merges_matched_outputs_into_a_parsed_judgement() {
                 intent: "List the PDF files in /tmp/reports and their total size".into(),
                 constraints: Constraints::default(),
                 raw_input: "which PDFs are in /tmp/reports and how big are they together?".into(),
+                answer: Default::default(),
             }),
             dispatched_at: r.clock.now(),
             task_criteria: vec![

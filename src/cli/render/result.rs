@@ -62,6 +62,19 @@ fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
         lines.push(String::new());
         lines.extend(output.lines().map(str::to_string));
     }
+    if !r.effects.is_empty() {
+        lines.push(String::new());
+        lines.push("Files changed by this task:".into());
+        for e in &r.effects {
+            let verb = match e.effect.as_str() {
+                "create" => "created",
+                "append" => "appended to",
+                "overwrite" => "replaced",
+                other => other,
+            };
+            lines.push(format!("  {verb} {}", e.path.display()));
+        }
+    }
     if law1 {
         lines.push(String::new());
         lines.push(
@@ -171,6 +184,7 @@ mod tests {
             prev_directive: artoo::contracts::PrevDirective::Init,
             directive,
             next_moves,
+            effects: Vec::new(),
         }
     }
 

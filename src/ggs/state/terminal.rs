@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use super::{AbandonParts, Finish, Observation, Round, Settings, TaskState};
 use crate::config::GgsParams;
 use crate::contracts::{
-    FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, PrevDirective,
-    SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective,
+    FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, PathEffect,
+    PrevDirective, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective,
 };
 use crate::ggs::decide::{self, Reason};
 use crate::ggs::evidence::{FailedInput, Law1Tally};
@@ -110,6 +110,7 @@ impl TaskState {
                 prev_directive: self.prev_directive,
                 directive,
                 next_moves: Vec::new(),
+                effects: self.effects().to_vec(),
             },
             megram: Some(writes::terminal_megram(
                 round.decision.state,
@@ -197,6 +198,7 @@ impl TaskState {
             failed_inputs: self.blocked.clone(),
             failed_criterion: parts.failed_criterion,
             out_of_time: time_share > replan_share,
+            effects: self.effects().to_vec(),
             elapsed_ms: self.last_elapsed_ms,
             within_threshold: parts.within_threshold,
             feedback: parts.feedback,
@@ -225,6 +227,8 @@ pub struct PendingAbandon {
     elapsed_ms: u64,
     within_threshold: bool,
     feedback: Vec<Feedback>,
+    /// What the task did to files before it was abandoned.
+    effects: Vec<PathEffect>,
 }
 
 impl PendingAbandon {
@@ -247,8 +251,14 @@ impl PendingAbandon {
             elapsed_ms: self.elapsed_ms,
             replans: self.replans,
         };
-        let reply = reply
-            .filter(|r| r.task_id == self.request.task_id && !r.accomplished.trim().is_empty());
+        // With changes on disk, the account of what was accomplished is built by code
+        // from the measured effects: a model's "nothing was completed" must never stand
+        // beside a file the task made.
+        let reply = reply.filter(|r| {
+            r.task_id == self.request.task_id
+                && !r.accomplished.trim().is_empty()
+                && self.effects.is_empty()
+        });
         let (accomplished, next_moves) = match reply {
             Some(r) => {
                 let mut moves = graceful::dedup(r.next_moves.clone());
@@ -259,7 +269,7 @@ impl PendingAbandon {
                 (r.accomplished.trim().to_string(), moves)
             }
             None => (
-                graceful::accomplished(&self.request.matched_outputs),
+                graceful::accomplished(&self.request.matched_outputs, &self.effects),
                 graceful::next_moves(&facts),
             ),
         };
@@ -309,6 +319,7 @@ impl PendingAbandon {
                 prev_directive: self.prev_directive,
                 directive: TerminalDirective::Abandon,
                 next_moves,
+                effects: self.effects,
             },
         }
     }

@@ -19,6 +19,7 @@ pub(super) fn call(tool: &str, status: ToolCallStatus, error: Option<&str>) -> T
         confirmation: None,
         failure: None,
         failed_exit: None,
+        effects: Vec::new(),
     }
 }
 

@@ -54,7 +54,7 @@ use crate::contracts::{Message, Role, SubTask, SubTaskId, TaskClosed, TaskId};
 use crate::laws::ConfirmationBroker;
 use crate::lifecycle::Registry;
 use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
-use crate::tools::{ToolContext, ToolSpec, Toolbox, places};
+use crate::tools::{TaskCalls, ToolContext, ToolSpec, Toolbox, places};
 
 /// What every worker shares.
 pub(crate) struct Shared {
@@ -84,6 +84,9 @@ struct Execute {
     registry: Registry,
     state: Workers,
     aborts: HashMap<SubTaskId, AbortHandle>,
+    /// What each open task's sub-tasks learned about calls (failures are not retried
+    /// unchanged across attempts and replans).
+    calls: HashMap<TaskId, TaskCalls>,
 }
 
 impl Executor {
@@ -118,6 +121,7 @@ impl Executor {
             registry: registry.clone(),
             state: Workers::default(),
             aborts: HashMap::new(),
+            calls: HashMap::new(),
         };
         Ok(Executor(Runner::new(
             execute,
@@ -200,6 +204,7 @@ impl Actor for Execute {
             self.aborts.remove(&id);
         }
         self.shared.broker.forget(&closed.task_id);
+        self.calls.remove(&closed.task_id);
     }
 }
 
@@ -219,6 +224,7 @@ impl Execute {
         ctx.blocked_tools = subtask.blocked_tools.clone();
         ctx.blocked_targets = subtask.blocked_targets.clone();
         ctx.confirm_tools = subtask.confirm_tools.clone();
+        ctx.task_calls = self.calls.entry(task.clone()).or_default().clone();
         // The intent only: the context may carry what earlier sub-tasks read.
         ctx.request = Some(subtask.intent.clone());
         // A child of the task's token: cancelling the task stops the worker; stopping

@@ -222,6 +222,7 @@ impl Gatekeeper {
                 round: None,
                 early: HashMap::new(),
                 last_active: 0,
+                misfits: Vec::new(),
             });
         if let Some(current) = &track.round {
             if manifest.round < current.manifest.round
@@ -297,6 +298,7 @@ impl Gatekeeper {
                     round: None,
                     early: HashMap::new(),
                     last_active: 0,
+                    misfits: Vec::new(),
                 });
             track.early.insert(outcome.subtask_id, outcome.clone());
             return;
@@ -366,16 +368,26 @@ impl Gatekeeper {
         let Some(gate) = gate(task_id, track, now, self.max_replans) else {
             return;
         };
-        let Some(round) = track.round.as_mut() else {
-            return;
-        };
         let criteria = match gate {
+            Gate::Merge { criteria } => criteria,
             Gate::Send(message) => {
-                round.phase = Phase::Done;
+                if let Some(round) = track.round.as_mut() {
+                    round.phase = Phase::Done;
+                }
                 cx.publish(Role::Ggs, message);
                 return;
             }
-            Gate::Merge { criteria } => criteria,
+            Gate::Reshape { request, answer } => {
+                track.misfits.push(answer);
+                if let Some(round) = track.round.as_mut() {
+                    round.phase = Phase::Done;
+                }
+                cx.publish(Role::Ggs, request);
+                return;
+            }
+        };
+        let Some(round) = track.round.as_mut() else {
+            return;
         };
         let outcomes = round.outcomes_in_order();
         let prompt = merge_prompt(now, &round.manifest, &track.intent, &criteria, &outcomes);
@@ -426,7 +438,8 @@ impl Gatekeeper {
             Err(e) => Err(e.to_string()),
             Ok(j) => Ok(j),
         };
-        let message = judge(task_id, track, now, self.max_replans, judged);
+        let (message, misfit) = judge(task_id, track, now, self.max_replans, judged);
+        track.misfits.extend(misfit);
         cx.publish(Role::Ggs, message);
     }
 

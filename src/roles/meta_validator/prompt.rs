@@ -120,6 +120,7 @@ mod tests {
                 intent: "list files".into(),
                 constraints: Default::default(),
                 raw_input: "what's in /tmp/x?".into(),
+                answer: Default::default(),
             }),
             dispatched_at: FakeClock::at_epoch().now(),
             task_criteria: vec![Criterion::new("names every file")],

@@ -18,9 +18,11 @@ use tokio::task::AbortHandle;
 
 use super::super::agent_validator::verdicts_from;
 use super::schema::MergeJudgement;
+use crate::checks::shape::{self, Verdict};
 use crate::contracts::{
-    Criterion, CriterionVerdict, DispatchManifest, FailureClass, Message, OutcomeSummary,
-    Recommendation, ReplanRequest, SubTaskId, SubTaskOutcome, SubTaskStatus, TaskId, UnrunSubTask,
+    AnswerShape, Criterion, CriterionMode, CriterionVerdict, DispatchManifest, FailureClass,
+    Message, OutcomeSummary, Recommendation, ReplanRequest, SubTaskId, SubTaskOutcome,
+    SubTaskStatus, TaskId, ToolCallRecord, UnrunSubTask,
 };
 use crate::ggs::evidence;
 use crate::text::first_chars;
@@ -94,6 +96,8 @@ pub(super) struct TaskTrack {
     /// Outcomes that arrived before a manifest naming them.
     pub(super) early: HashMap<SubTaskId, SubTaskOutcome>,
     pub(super) last_active: u64,
+    /// Answers already sent back once for their shape.
+    pub(super) misfits: Vec<String>,
 }
 
 /// The task criteria R4b judges: the manifest's, or the intent when R2 gave none.
@@ -132,6 +136,12 @@ pub(super) enum Gate {
     Send(Message),
     /// Every sub-task matched: the model merges the outputs and judges these criteria.
     Merge { criteria: Vec<Criterion> },
+    /// Every sub-task matched, but the answer lacks the shape the task asks for: the
+    /// replan request, and the answer to remember (it is not sent back twice).
+    Reshape {
+        request: ReplanRequest,
+        answer: String,
+    },
 }
 
 /// The code gate on the task's current round; `None` while the round is still waiting
@@ -158,6 +168,16 @@ pub(super) fn gate(
         let request = gate_request(track, round, &failed, now, max_replans);
         return Some(Gate::Send(request.into()));
     }
+    if let Some(misfit) = shape_misfit(
+        track,
+        round,
+        &outcomes,
+        &output_of(&outcomes),
+        now,
+        max_replans,
+    ) {
+        return Some(misfit);
+    }
     if let [only] = outcomes.as_slice()
         && round.manifest.task_criteria.is_empty()
     {
@@ -177,6 +197,76 @@ pub(super) fn gate(
     }
     Some(Gate::Merge {
         criteria: effective_task_criteria(&round.manifest, &track.intent),
+    })
+}
+
+/// What the round's outputs say, as one text: the answer the shape check reads.
+fn output_of(outcomes: &[&SubTaskOutcome]) -> String {
+    outcomes
+        .iter()
+        .map(|o| output_text(&o.output))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The criterion a shape check stands for, as GGS and the planner read it.
+fn shape_criterion(shape: AnswerShape) -> Criterion {
+    let words = match shape {
+        AnswerShape::Item => "The answer names the item asked for, not only its value",
+        AnswerShape::Number => "The answer gives the number asked for",
+        AnswerShape::PerGroup => "The answer gives a value for each group",
+        AnswerShape::Date => "The answer gives the date asked for",
+        AnswerShape::File => "The file asked for is written",
+        _ => "The answer has the shape asked for",
+    };
+    Criterion {
+        criterion: words.to_string(),
+        mode: Some(CriterionMode::Verifiable),
+    }
+}
+
+/// The replan request of a round whose answer `answer` lacks the shape the task asks for
+/// (checked by code, [`crate::checks::shape`]); `None` when it fits, when code cannot
+/// check the shape, or when the same answer was already sent back once for its shape —
+/// then the model's judgement decides, so a check that misreads an answer costs one
+/// replan, never the task.
+fn shape_misfit(
+    track: &TaskTrack,
+    round: &Round,
+    outcomes: &[&SubTaskOutcome],
+    answer: &str,
+    now: DateTime<Utc>,
+    max_replans: u32,
+) -> Option<Gate> {
+    let spec = round.manifest.task_spec.as_ref()?;
+    let records: Vec<&ToolCallRecord> = outcomes.iter().flat_map(|o| &o.tool_calls).collect();
+    let request = format!("{}\n{}", spec.intent, spec.raw_input);
+    let Verdict::Misfit(why) = shape::check(spec.answer, &request, answer, &records) else {
+        return None;
+    };
+    if track
+        .misfits
+        .iter()
+        .any(|earlier| earlier.trim() == answer.trim())
+    {
+        return None;
+    }
+    let criterion = shape_criterion(spec.answer);
+    let verdict = CriterionVerdict {
+        evidence: why.clone(),
+        failure_class: Some(FailureClass::Logical),
+        ..CriterionVerdict::for_criterion(&criterion, crate::contracts::Verdict::Fail)
+    };
+    let request = replan_request(
+        track,
+        now,
+        max_replans,
+        format!("every sub-task matched, but the answer has the wrong shape: {why}"),
+        vec![verdict],
+    );
+    Some(Gate::Reshape {
+        request,
+        answer: answer.to_string(),
     })
 }
 
@@ -221,7 +311,7 @@ pub(super) fn judge(
     now: DateTime<Utc>,
     max_replans: u32,
     judged: Result<MergeJudgement, String>,
-) -> Message {
+) -> (Message, Option<String>) {
     let criteria = track
         .round
         .as_ref()
@@ -238,17 +328,30 @@ pub(super) fn judge(
             );
             let mut request = replan_request(track, now, max_replans, gap, vec![]);
             request.unjudged_task_criteria = criteria;
-            return request.into();
+            return (request.into(), None);
         }
     };
     let unmet: Vec<&CriterionVerdict> = verdicts.iter().filter(|v| v.failed()).collect();
+    if unmet.is_empty()
+        && let Some(round) = track.round.as_ref()
+        && let Some(Gate::Reshape { request, answer }) = shape_misfit(
+            track,
+            round,
+            &round.outcomes_in_order(),
+            &output_text(&judgement.combined_output),
+            now,
+            max_replans,
+        )
+    {
+        return (request.into(), Some(answer));
+    }
     if unmet.is_empty() {
         let outcomes = track
             .round
             .as_ref()
             .map(|r| r.outcomes_in_order().into_iter().cloned().collect())
             .unwrap_or_default();
-        return OutcomeSummary {
+        let summary = OutcomeSummary {
             task_id: task_id.clone(),
             intent: track.intent.clone(),
             merged_output: judgement.combined_output,
@@ -256,8 +359,8 @@ pub(super) fn judge(
             task_criteria_verdicts: verdicts,
             outcomes,
             elapsed_ms: elapsed_ms(track.first_manifest_at, now),
-        }
-        .into();
+        };
+        return (summary.into(), None);
     }
     let gap = format!(
         "every sub-task matched, but the merged output fails {} of {} task criteria: {}",
@@ -269,7 +372,10 @@ pub(super) fn judge(
             .collect::<Vec<_>>()
             .join("; ")
     );
-    replan_request(track, now, max_replans, gap, verdicts).into()
+    (
+        replan_request(track, now, max_replans, gap, verdicts).into(),
+        None,
+    )
 }
 
 /// The request of a round still incomplete at its deadline: the sub-tasks with no
@@ -448,6 +554,7 @@ mod tests {
             duration_ms: 1,
             confirmation: None,
             failed_exit: None,
+            effects: Vec::new(),
         });
         o
     }
@@ -519,6 +626,7 @@ mod tests {
             }),
             early: HashMap::new(),
             last_active: 0,
+            misfits: Vec::new(),
         }
     }
 
@@ -625,8 +733,76 @@ mod tests {
             vec![Criterion::new("c"), Criterion::new("d")],
         );
         match judge(&task, &t, FakeClock::at_epoch().now(), 2, Err("no".into())) {
-            Message::ReplanRequest(r) => assert_eq!(r.unjudged_task_criteria.len(), 2),
+            (Message::ReplanRequest(r), None) => assert_eq!(r.unjudged_task_criteria.len(), 2),
             _ => panic!("expected a replan request"),
         }
+    }
+
+    /// A one-sub-task round of a task that asks *which* product, answered with `answer`
+    /// after a table read that showed the row.
+    fn which_product(task: &TaskId, answer: &str) -> TaskTrack {
+        let mut o = outcome(task, SubTaskStatus::Matched);
+        o.output = Value::String(answer.into());
+        o.tool_calls = vec![ToolCallRecord {
+            tool: crate::contracts::ToolName::ReadTable.into(),
+            input: serde_json::json!({"op": "max_row"}),
+            target: "/h/products.csv".into(),
+            output_head: "row with the highest price (row 3): product = \"Desk, oak\", price = 450"
+                .into(),
+            status: ToolCallStatus::Ok,
+            error: None,
+            failure: None,
+            duration_ms: 1,
+            confirmation: None,
+            failed_exit: None,
+            effects: Vec::new(),
+        }];
+        let mut t = track(task, vec![o], 0, vec![]);
+        if let Some(round) = t.round.as_mut() {
+            round.manifest.task_spec = Some(crate::contracts::TaskSpec {
+                task_id: task.clone(),
+                intent: "Find the product with the highest price".into(),
+                constraints: Default::default(),
+                raw_input: "Which product has the highest price?".into(),
+                answer: AnswerShape::Item,
+            });
+        }
+        t
+    }
+
+    #[test]
+    fn an_answer_of_the_wrong_shape_is_sent_back_once_by_code() {
+        let task = TaskId::mint();
+        let mut t = which_product(&task, "450");
+        let now = FakeClock::at_epoch().now();
+        match gate(&task, &t, now, 2) {
+            Some(Gate::Reshape { request, answer }) => {
+                assert_eq!(answer, "450");
+                assert!(
+                    request.gap_summary.contains("wrong shape"),
+                    "{}",
+                    request.gap_summary
+                );
+                let v = &request.task_criteria_verdicts[0];
+                assert!(
+                    v.failed() && v.criterion.contains("names the item"),
+                    "{v:?}"
+                );
+                t.misfits.push(answer);
+            }
+            _ => panic!("expected the answer sent back for its shape"),
+        }
+        // The same answer a second time: code does not insist; the round goes on as
+        // before (here: a lone sub-task's output is the result).
+        assert!(matches!(
+            gate(&task, &t, now, 2),
+            Some(Gate::Send(Message::OutcomeSummary(_)))
+        ));
+        // The item named: accepted by code.
+        let right = which_product(&task, "Desk, oak (450)");
+        assert!(matches!(
+            gate(&task, &right, now, 2),
+            Some(Gate::Send(Message::OutcomeSummary(_)))
+        ));
     }
 }

@@ -43,7 +43,6 @@
 //! all once it is closed or cancelled), and R1 never writes `task_id` or `raw_input` from
 //! model output.
 
-mod arithmetic;
 mod prompt;
 mod route;
 mod schema;
@@ -54,7 +53,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use self::arithmetic::computed_lines;
 pub use self::prompt::{
     Clarification, HISTORY_SUMMARY_CHARS, HISTORY_TURNS, PERCEIVE_MAX_TOKENS, chat_request,
     chat_system, perceive_system, perception_request,
@@ -67,6 +65,7 @@ pub use self::schema::{Kind, PerceivedConstraints, Perception};
 use self::state::{Call, Done, Intake, Timer};
 use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, Envelope};
+pub use crate::calc::computed_lines;
 use crate::config::Config;
 use crate::contracts::{Message, Role, TaskClosed, TaskId, TaskSubmitted};
 use crate::lifecycle::Registry;

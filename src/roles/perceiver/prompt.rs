@@ -6,7 +6,7 @@
 //! model server's prompt cache holds across requests; everything that varies goes in the
 //! user turn.
 
-use super::arithmetic::computed_lines;
+use crate::calc::computed_lines;
 use crate::contracts::{SessionTurn, TaskSubmitted};
 use crate::llm::ChatRequest;
 use crate::text::first_chars;
@@ -38,13 +38,18 @@ reply: with kind chat, the answer itself, short, in the user's language; otherwi
 When a line \"Computed by code\" is given, use its numbers.
 constraints: deadline (an absolute date or time the user gave, ISO 8601) and scope (where \
 the task applies, if the user said); otherwise null.
+shape: the kind of answer the user asks for: \"item\" (which one: its name), \"number\" \
+(one count, total or value), \"per_group\" (a value for each kind or group), \"list\", \
+\"date\", \"yes_no\", \"file\" (a file to write), \"text\" (a summary or a quote), or \
+\"any\" (an action to carry out, or none of these).
 
 Examples:
 how many photos did I take last week? → {\"constraints\":{\"deadline\":null,\"scope\":null},\
 \"intent\":\"Count the photos the user took last week\",\"kind\":\"task\",\"question\":null,\
-\"reply\":null}
+\"reply\":null,\"shape\":\"number\"}
 what is 12 * 12? → {\"constraints\":{\"deadline\":null,\"scope\":null},\"intent\":\
-\"Compute 12 * 12\",\"kind\":\"chat\",\"question\":null,\"reply\":\"12 * 12 = 144\"}";
+\"Compute 12 * 12\",\"kind\":\"chat\",\"question\":null,\"reply\":\"12 * 12 = 144\",\
+\"shape\":\"number\"}";
 
 /// R1's system prompt: the shared preamble, then R1's rules.
 pub fn perceive_system(preamble: &str) -> String {

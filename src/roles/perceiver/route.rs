@@ -327,6 +327,7 @@ mod tests {
             kind,
             question: Some(" Which one? ".into()),
             reply: Some(" Hello! ".into()),
+            shape: Default::default(),
         }
     }
 
@@ -433,6 +434,7 @@ mod tests {
             constraints: PerceivedConstraints::default(),
             intent: "Summarise the meeting notes".into(),
             reply: None,
+            shape: Default::default(),
         };
         assert!(
             p.check("summarise yesterday's meeting notes")

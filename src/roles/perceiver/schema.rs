@@ -7,6 +7,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::contracts::AnswerShape;
+
 /// What the input is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -33,7 +35,8 @@ pub struct PerceivedConstraints {
 
 /// R1's one structured call. Properties are written in alphabetical order (see
 /// docs/llm.md), so the model restates the goal (`constraints`, `intent`) before it
-/// decides what the input is (`kind`), and only then writes a `question` or a `reply`.
+/// decides what the input is (`kind`), and only then writes a `question` or a `reply`, and
+/// last the `shape` of the answer asked for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Perception {
     #[serde(default)]
@@ -48,4 +51,7 @@ pub struct Perception {
     /// Only with kind chat: the short answer to the user; otherwise null.
     #[serde(default)]
     pub reply: Option<String>,
+    /// The kind of answer the user asks for (checked by code against the answer).
+    #[serde(default)]
+    pub shape: AnswerShape,
 }

@@ -17,8 +17,8 @@ use super::route::{Opening, Route, Verdict, constraints_of, fallback_intent, ope
 use super::schema::Perception;
 use crate::actor::Effects;
 use crate::contracts::{
-    ChatReply, ClarificationAnswer, ClarificationRequest, Constraints, Role, TaskId, TaskSpec,
-    TaskSubmitted,
+    AnswerShape, ChatReply, ClarificationAnswer, ClarificationRequest, Constraints, Role, TaskId,
+    TaskSpec, TaskSubmitted,
 };
 use crate::llm::LlmError;
 
@@ -156,7 +156,13 @@ impl Intake {
                 return None;
             }
             Opening::Verbatim(intent) => {
-                task_spec(submitted, intent, Constraints::default(), fx);
+                task_spec(
+                    submitted,
+                    intent,
+                    Constraints::default(),
+                    AnswerShape::Any,
+                    fx,
+                );
                 return None;
             }
             Opening::Chat => Route::Chat,
@@ -208,7 +214,13 @@ impl Intake {
                     "no usable perception; the user's words become the intent");
                 let submitted = &conversation.submitted;
                 let intent = fallback_intent(&submitted.raw_input, &conversation.clarifications);
-                task_spec(submitted, intent, Constraints::default(), fx);
+                task_spec(
+                    submitted,
+                    intent,
+                    Constraints::default(),
+                    AnswerShape::Any,
+                    fx,
+                );
                 return None;
             }
         };
@@ -308,12 +320,19 @@ fn forward(submitted: &TaskSubmitted, perception: Perception, fx: &mut Fx) {
         submitted,
         perception.intent.trim().to_string(),
         constraints,
+        perception.shape,
         fx,
     );
 }
 
 /// The `TaskSpec` for R2: the task's id and the submitted text are set by code.
-fn task_spec(submitted: &TaskSubmitted, intent: String, constraints: Constraints, fx: &mut Fx) {
+fn task_spec(
+    submitted: &TaskSubmitted,
+    intent: String,
+    constraints: Constraints,
+    answer: AnswerShape,
+    fx: &mut Fx,
+) {
     fx.publish(
         Role::Planner,
         TaskSpec {
@@ -321,6 +340,7 @@ fn task_spec(submitted: &TaskSubmitted, intent: String, constraints: Constraints
             intent,
             constraints,
             raw_input: submitted.raw_input.clone(),
+            answer,
         },
     );
 }

@@ -88,6 +88,14 @@ fn task_block(spec: &TaskSpec, places: Option<&str>, constraints: &str) -> Strin
     if !raw.is_empty() && raw != spec.intent.trim() {
         out.push_str(&format!("The user's words: {raw}\n"));
     }
+    if let Some(words) = spec.answer.words() {
+        out.push_str(&format!("The answer asked for: {words}\n"));
+    }
+    // Facts of arithmetic and the calendar the request states, so the plan's context and
+    // criteria carry computed values, never guessed ones.
+    for line in crate::calc::computed_lines(&format!("{}\n{raw}", spec.intent)) {
+        out.push_str(&format!("{line}\n"));
+    }
     if let Some(scope) = spec
         .constraints
         .scope

@@ -138,5 +138,6 @@ pub async fn run(
         finished,
         refused,
         not_kept: Vec::new(),
+        kept: Vec::new(),
     })
 }

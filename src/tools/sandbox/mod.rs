@@ -89,6 +89,8 @@ pub struct Outcome {
     pub refused: Vec<PathEffect>,
     /// New entries that should have been kept but could not be, with why.
     pub not_kept: Vec<(PathBuf, String)>,
+    /// What was kept of the command's changes: each path with `create` or `append`.
+    pub kept: Vec<PathEffect>,
 }
 
 /// Where one call runs.
@@ -331,8 +333,9 @@ mod platform {
         let outcome = settle(layout, &at).await?;
         Ok(Outcome {
             finished,
-            refused: outcome.0,
-            not_kept: outcome.1,
+            refused: outcome.refused,
+            not_kept: outcome.not_kept,
+            kept: outcome.kept,
         })
     }
 
@@ -363,12 +366,17 @@ mod platform {
         Ok((layout, stdin))
     }
 
+    /// What [`settle`] found: refused, not kept, kept.
+    struct Settled {
+        refused: Vec<PathEffect>,
+        not_kept: Vec<(PathBuf, String)>,
+        kept: Vec<PathEffect>,
+    }
+
     /// Reads what the command changed in the overlays, keeps what it may keep and
-    /// returns what was refused and what could not be kept; the layout is removed after.
-    async fn settle(
-        layout: Layout,
-        at: &Confinement<'_>,
-    ) -> Result<(Vec<PathEffect>, Vec<(PathBuf, String)>), ToolError> {
+    /// returns what was refused, what could not be kept and what was; the layout is
+    /// removed after.
+    async fn settle(layout: Layout, at: &Confinement<'_>) -> Result<Settled, ToolError> {
         let workspace = at.workspace.to_path_buf();
         let home = at.home.to_path_buf();
         let plan = at.plan.clone();
@@ -395,7 +403,26 @@ mod platform {
                         effect: r.what.verb().to_string(),
                     })
                     .collect::<Vec<_>>();
-                (refused, applied.failed)
+                let effect = |verb: &str| {
+                    let verb = verb.to_string();
+                    move |path: PathBuf| PathEffect {
+                        path,
+                        exists: verb == "append",
+                        effect: verb.clone(),
+                    }
+                };
+                let kept = applied
+                    .created
+                    .into_iter()
+                    .filter(|p| !p.is_dir())
+                    .map(effect("create"))
+                    .chain(applied.appended.into_iter().map(effect("append")))
+                    .collect();
+                Settled {
+                    refused,
+                    not_kept: applied.failed,
+                    kept,
+                }
             });
             drop(layout);
             result

@@ -254,6 +254,15 @@ async fn a_finish_that_never_wrote_the_file_the_sub_task_names_gets_one_more_tur
         "The note says x."
     );
     assert_eq!(result.directive, TerminalDirective::Accept, "{result:?}");
+    // The result accounts for the file the task made, measured from the call.
+    assert_eq!(
+        result
+            .effects
+            .iter()
+            .map(|e| (e.effect.as_str(), e.path.clone(), e.exists))
+            .collect::<Vec<_>>(),
+        [("create", summary.clone(), false)]
+    );
     stage.stop().await;
 }
 

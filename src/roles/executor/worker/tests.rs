@@ -18,6 +18,7 @@ fn record(status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
         confirmation: None,
         failure: None,
         failed_exit: None,
+        effects: Vec::new(),
     }
 }
 

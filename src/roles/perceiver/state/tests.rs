@@ -35,6 +35,7 @@ fn perception(kind: Kind, intent: &str) -> Perception {
         kind,
         question: (kind == Kind::Clarify).then(|| "Which ones?".into()),
         reply: (kind == Kind::Chat).then(|| "Hello!".into()),
+        shape: Default::default(),
     }
 }
 

@@ -36,6 +36,7 @@ fn spec_of(id: &str) -> TaskSpec {
         intent: format!("Find the largest PDF files in ~/Downloads ({id})"),
         constraints: Constraints::default(),
         raw_input: "which PDFs in Downloads are biggest?".into(),
+        answer: Default::default(),
     }
 }
 

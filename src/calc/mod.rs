@@ -1,0 +1,50 @@
+//! Calculations by code: the arithmetic and the date facts a request states, computed
+//! here so that no sum, product or date in an answer is a model's guess. Every role that
+//! shows a request to a model (R1 the user's words, R2 the task, R3 the sub-task) adds
+//! these lines as "Computed by code", and the model quotes them.
+//!
+//! **Invariant:** each line is a fact about numbers or dates written in the text it was
+//! computed from; nothing here decides which fact the user wants.
+
+mod arithmetic;
+mod dates;
+
+/// The calendar dates written in `text`, in order, each once.
+pub fn dates_in(text: &str) -> Vec<chrono::NaiveDate> {
+    dates::dates_in(text)
+}
+
+/// Every "Computed by code" line for `text`: its arithmetic, then its date facts, each
+/// once (a request's intent and its words often state the same expression).
+pub fn computed_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for line in arithmetic::computed_lines(&dates::without_numeric_dates(text))
+        .into_iter()
+        .chain(dates::computed_lines(text))
+    {
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_and_dates_come_together_in_that_order() {
+        let lines = computed_lines("Is 12 * 3 more than the days from 2026-01-01 to 2026-02-05?");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0], "Computed by code: 12 * 3 = 36");
+        assert!(lines[1].contains("is 35 days"), "{lines:?}");
+        assert_eq!(
+            computed_lines("2 + 2\n2 + 2"),
+            vec!["Computed by code: 2 + 2 = 4"]
+        );
+        // A date is not a subtraction.
+        let dated = computed_lines("What happened on 2026-01-01?");
+        assert!(dated.is_empty(), "{dated:?}");
+    }
+}

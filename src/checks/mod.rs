@@ -1,0 +1,9 @@
+//! Checks code makes of a delivered answer, below the roles that apply them: the
+//! verifiable part of the distance D that no model judges. A check either passes or
+//! names, in plain words, what the answer lacks; the role that applies it decides what a
+//! failure does to the round.
+//!
+//! - [`shape`]: the answer has the kind of content the request asked for (an item's name,
+//!   a number, a value per group, a date, a written file).
+
+pub mod shape;

@@ -1,0 +1,322 @@
+//! The answer's shape, checked by code: asked *which* file, an answer that is only a
+//! size has the wrong shape, however well its number is grounded; asked for counts *per*
+//! kind, one total is the wrong shape; asked for a file, a listing without a write is.
+//! R1 writes the shape the request asks for ([`AnswerShape`]); R4b checks the delivered
+//! answer against it with the round's tool records as the evidence.
+//!
+//! The rules, per shape:
+//! - `item`: the answer names something a tool showed — a word of a tool's output or
+//!   target that the request itself did not already say (a file name with a dot or a
+//!   digit counts even when the request named it) — not only numbers and units.
+//! - `number`: the answer holds a number.
+//! - `per_group`: the answer holds at least two label–number pairs, or one when a tool
+//!   showed a single group.
+//! - `date`: the answer holds a calendar date.
+//! - `file`: a call that can write a file succeeded.
+//! - `any`, `list`, `yes_no`, `text`: nothing code can check; the model judge does.
+//!
+//! **Invariant:** pure — a function of the shape, the request, the answer and the
+//! records; a shape code cannot check is reported as such ([`Verdict::Unchecked`]),
+//! never as a pass.
+
+use crate::contracts::{AnswerShape, ToolCallRecord, ToolCallStatus, ToolName};
+
+/// What code can say about an answer's shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The answer has the shape asked for.
+    Fits,
+    /// It does not; the text says what is missing, for the replan.
+    Misfit(String),
+    /// Code cannot check this shape: a model must judge it.
+    Unchecked,
+}
+
+/// Words that carry no item: units, the words of totals, and the most common function
+/// words of English. An answer made only of these and numbers names nothing.
+const NOT_NAMES: &[&str] = &[
+    "a", "an", "the", "is", "are", "was", "of", "in", "on", "at", "to", "and", "or", "it", "its",
+    "with", "by", "for", "from", "has", "have", "there", "this", "that", "which", "b", "kb", "mb",
+    "gb", "tb", "kib", "mib", "gib", "byte", "bytes", "file", "files", "folder", "folders", "row",
+    "rows", "line", "lines", "item", "items", "entry", "entries", "total", "sum", "mean",
+    "average", "count", "value", "values", "size", "day", "days", "found", "result",
+];
+
+/// The check of `answer` against `shape`, for the request `request`, with `records` as
+/// the evidence of what the tools showed.
+pub fn check(
+    shape: AnswerShape,
+    request: &str,
+    answer: &str,
+    records: &[&ToolCallRecord],
+) -> Verdict {
+    let ok: Vec<&ToolCallRecord> = records
+        .iter()
+        .copied()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .collect();
+    match shape {
+        AnswerShape::Any | AnswerShape::List | AnswerShape::YesNo | AnswerShape::Text => {
+            Verdict::Unchecked
+        }
+        AnswerShape::Number => fits(
+            tokens(answer).iter().any(|t| is_number(t)),
+            "the request asks for a number, and the answer holds none",
+        ),
+        AnswerShape::Date => fits(
+            !crate::calc::dates_in(answer).is_empty(),
+            "the request asks for a date, and the answer holds no calendar date (write it \
+             as YYYY-MM-DD)",
+        ),
+        AnswerShape::File => fits(
+            ok.iter().any(|r| can_write(r)),
+            "the request asks for a file to be written, and no call wrote one",
+        ),
+        AnswerShape::Item => item(request, answer, &ok),
+        AnswerShape::PerGroup => per_group(answer, &ok),
+    }
+}
+
+fn fits(ok: bool, why: &str) -> Verdict {
+    if ok {
+        Verdict::Fits
+    } else {
+        Verdict::Misfit(why.to_string())
+    }
+}
+
+/// Whether a successful call of `r` may have written a file.
+fn can_write(r: &ToolCallRecord) -> bool {
+    match r.tool.builtin() {
+        Some(ToolName::WriteFile | ToolName::Shell | ToolName::Applescript) => true,
+        Some(_) => false,
+        // An MCP tool may write; the record cannot say.
+        None => true,
+    }
+}
+
+/// Tokens of `text`: runs of letters, digits and the marks inside names (`.`, `_`, `-`),
+/// lower-cased, with the marks trimmed from the ends.
+fn tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-')))
+        .map(|t| t.trim_matches(|c: char| matches!(c, '.' | '_' | '-')))
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn is_number(t: &str) -> bool {
+    t.chars().any(|c| c.is_ascii_digit())
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-'))
+}
+
+/// A token that could name something: not a number, not a unit or function word, with at
+/// least two letters (one CJK character is a word).
+fn is_name(t: &str) -> bool {
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let cjk = t
+        .chars()
+        .any(|c| c.is_alphabetic() && !c.is_ascii() && c as u32 >= 0x2E80);
+    !is_number(t) && (letters >= 2 || cjk) && !NOT_NAMES.contains(&t)
+}
+
+/// A name the request itself may state and still count as the item: a file name or a
+/// token with a digit (`b.txt`, `video2`), which the request can only offer as a choice.
+fn is_specific(t: &str) -> bool {
+    t.contains('.') || t.chars().any(|c| c.is_ascii_digit())
+}
+
+fn item(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
+    if ok.is_empty() {
+        return Verdict::Unchecked;
+    }
+    let asked = tokens(request);
+    let shown = ok
+        .iter()
+        .map(|r| format!("{}\n{}", r.target, r.output_head).to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let names = tokens(answer)
+        .into_iter()
+        .filter(|t| is_name(t))
+        .filter(|t| is_specific(t) || !asked.contains(t))
+        .any(|t| shown.contains(&t));
+    if names {
+        Verdict::Fits
+    } else {
+        Verdict::Misfit(format!(
+            "the request asks which one, and the answer names no item the tools showed \
+             (it says only «{}»): give the item's name, with its value as evidence",
+            crate::text::one_line(answer, 80)
+        ))
+    }
+}
+
+fn per_group(answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
+    let toks = tokens(answer);
+    let pairs = toks
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| {
+            is_number(t)
+                && (i.checked_sub(1).is_some_and(|j| is_name(&toks[j]))
+                    || toks.get(i + 1).is_some_and(|n| is_name(n)))
+        })
+        .count();
+    // A tool's per-group line (`by extension: pdf = 3`, `count by city (1 group): …`) with
+    // a single group in it: then one pair is the whole answer.
+    let one_group = ok.iter().any(|r| {
+        r.output_head
+            .lines()
+            .any(|l| l.contains("by ") && l.matches(" = ").count() == 1)
+    });
+    fits(
+        pairs >= 2 || (pairs == 1 && one_group),
+        "the request asks for a value per group, and the answer does not give one per group \
+         (write each group with its own number)",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ok(tool: ToolName, target: &str, output: &str) -> ToolCallRecord {
+        ToolCallRecord {
+            tool: tool.into(),
+            input: json!({}),
+            target: target.into(),
+            output_head: output.into(),
+            status: ToolCallStatus::Ok,
+            error: None,
+            failure: None,
+            duration_ms: 1,
+            confirmation: None,
+            failed_exit: None,
+            effects: Vec::new(),
+        }
+    }
+
+    fn table_max() -> ToolCallRecord {
+        ok(
+            ToolName::ReadTable,
+            "/h/data/products.csv",
+            "products.csv (csv): 4 data rows, columns id, product, price, qty\n\
+             row with the highest price: id = 3, product = \"Desk, oak\", price = 450, qty = 2",
+        )
+    }
+
+    #[test]
+    fn an_item_question_answered_with_only_its_value_misfits() {
+        let request = "Which product in products.csv has the highest price?";
+        let records = [table_max()];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        assert!(matches!(
+            check(AnswerShape::Item, request, "450", &refs),
+            Verdict::Misfit(_)
+        ));
+        assert!(matches!(
+            check(
+                AnswerShape::Item,
+                request,
+                "The highest price is 450.",
+                &refs
+            ),
+            Verdict::Misfit(_)
+        ));
+        assert_eq!(
+            check(AnswerShape::Item, request, "Desk, oak (450)", &refs),
+            Verdict::Fits
+        );
+    }
+
+    #[test]
+    fn an_item_the_request_offered_counts_when_it_is_a_specific_name() {
+        let records = [ok(
+            ToolName::ListFiles,
+            "/h/notes",
+            "~/notes: 2 found\nb.txt\t9 B\nideas.md\t3 B",
+        )];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let request = "Which is bigger, b.txt or ideas.md?";
+        assert_eq!(
+            check(AnswerShape::Item, request, "b.txt", &refs),
+            Verdict::Fits
+        );
+        assert!(matches!(
+            check(AnswerShape::Item, request, "9 bytes", &refs),
+            Verdict::Misfit(_)
+        ));
+        // Without evidence there is nothing to compare with: a model judges.
+        assert_eq!(
+            check(AnswerShape::Item, request, "9", &[]),
+            Verdict::Unchecked
+        );
+    }
+
+    #[test]
+    fn per_group_needs_a_number_for_each_group() {
+        let records = [ok(
+            ToolName::ListFiles,
+            "/h/d",
+            "by extension: pdf = 3, jpg = 2, png = 1",
+        )];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        assert_eq!(
+            check(AnswerShape::PerGroup, "", "pdf: 3, jpg: 2, png: 1", &refs),
+            Verdict::Fits
+        );
+        assert!(matches!(
+            check(
+                AnswerShape::PerGroup,
+                "",
+                "There are 6 files in total.",
+                &refs
+            ),
+            Verdict::Misfit(_)
+        ));
+        let single = [ok(
+            ToolName::ReadTable,
+            "/h/x.csv",
+            "count by city (1 group): Paris = 4",
+        )];
+        let single: Vec<&ToolCallRecord> = single.iter().collect();
+        assert_eq!(
+            check(AnswerShape::PerGroup, "", "Paris: 4", &single),
+            Verdict::Fits
+        );
+    }
+
+    #[test]
+    fn numbers_dates_and_files_are_checked_and_free_text_is_not() {
+        assert_eq!(
+            check(AnswerShape::Number, "", "123 lines", &[]),
+            Verdict::Fits
+        );
+        assert!(matches!(
+            check(AnswerShape::Number, "", "many", &[]),
+            Verdict::Misfit(_)
+        ));
+        assert_eq!(
+            check(AnswerShape::Date, "", "It is 2026-06-13.", &[]),
+            Verdict::Fits
+        );
+        assert!(matches!(
+            check(AnswerShape::Date, "", "in 90 days", &[]),
+            Verdict::Misfit(_)
+        ));
+        let listing = [ok(ToolName::ListFiles, "/h/d", "a.pdf")];
+        let listing: Vec<&ToolCallRecord> = listing.iter().collect();
+        assert!(matches!(
+            check(AnswerShape::File, "", "a.pdf", &listing),
+            Verdict::Misfit(_)
+        ));
+        let wrote = [ok(ToolName::WriteFile, "/h/pdfs.txt", "wrote 6 bytes")];
+        let wrote: Vec<&ToolCallRecord> = wrote.iter().collect();
+        assert_eq!(check(AnswerShape::File, "", "saved", &wrote), Verdict::Fits);
+        assert_eq!(check(AnswerShape::Text, "", "", &[]), Verdict::Unchecked);
+        assert_eq!(check(AnswerShape::Any, "", "", &[]), Verdict::Unchecked);
+    }
+}

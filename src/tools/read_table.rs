@@ -1,0 +1,94 @@
+//! `read_table`: reads a CSV/TSV, JSON or JSON Lines file as a table — a real parser,
+//! quoting and delimiters included — shows its columns, and computes by column *name*
+//! (count, distinct, sum, mean, min, max, the row with the min or max, counts and sums
+//! per group), naming the rows it skipped and why. A recipe such as `awk -F, '{s+=$2}'`
+//! reads the wrong column or splits a quoted comma; this does neither. The parsing and
+//! computing live in [`super::table`]; this wraps them as a tool: the path is resolved
+//! once by code and the work runs on the blocking pool.
+//!
+//! Read-only: it never needs Law 1.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use super::list_files::params_of;
+use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec, table};
+
+/// Largest file read (a table tool's file is read whole, row by row).
+const MAX_BYTES: u64 = 128 * 1024 * 1024;
+/// Rows read at most; an answer over more says it covers only these.
+const MAX_ROWS: usize = 2_000_000;
+/// Rows shown at most.
+const MAX_SHOWN_ROWS: usize = 50;
+/// Characters of one cell shown at most.
+const MAX_CELL_CHARS: usize = 200;
+
+/// The read_table tool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadTable;
+
+fn path_param(input: &Value) -> Result<&str, ToolError> {
+    ["path", "file"]
+        .iter()
+        .find_map(|name| input.get(*name).and_then(Value::as_str))
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| ToolError::InvalidInput("`path` is required".into()))
+}
+
+impl Tool for ReadTable {
+    fn spec(&self) -> ToolSpec {
+        static PARAMS: OnceLock<Vec<Param>> = OnceLock::new();
+        ToolSpec {
+            name: ToolName::ReadTable.into(),
+            priority: 2,
+            summary: Cow::Borrowed(table::SUMMARY),
+            params: Cow::Owned(PARAMS.get_or_init(|| params_of(table::PARAMS)).clone()),
+        }
+    }
+
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        let path = ctx.resolve_read_path(path_param(input)?);
+        table::Request::from_json(input).map_err(ToolError::InvalidInput)?;
+        let shown = path.to_string_lossy().into_owned();
+        let mut executed = input.clone();
+        if let Some(map) = executed.as_object_mut() {
+            map.remove("file");
+            map.insert("path".into(), json!(shown));
+        }
+        Ok(Prepared {
+            tool: ToolName::ReadTable.into(),
+            input: executed,
+            target: shown,
+            action: None,
+            note: None,
+            approved: false,
+            sandbox: None,
+        })
+    }
+
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let path = ctx.resolve_read_path(path_param(&call.input)?);
+            let request =
+                table::Request::from_json(&call.input).map_err(ToolError::InvalidInput)?;
+            let limits = table::Limits {
+                max_bytes: MAX_BYTES,
+                max_rows: MAX_ROWS,
+                max_shown_rows: MAX_SHOWN_ROWS,
+                max_cell_chars: MAX_CELL_CHARS,
+            };
+            if !path.exists() {
+                return Err(ToolError::NotFound(format!(
+                    "no such file: {}",
+                    path.display()
+                )));
+            }
+            tokio::task::spawn_blocking(move || table::run(&path, &request, &limits))
+                .await
+                .map_err(|e| ToolError::Failed(format!("the table read did not complete: {e}")))?
+                .map_err(ToolError::Failed)
+        })
+    }
+}
