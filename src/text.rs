@@ -108,6 +108,26 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `text` with every occurrence of the home directory as a path prefix written `~`.
+pub fn tilde(text: &str, home: &std::path::Path) -> String {
+    let home = home.to_string_lossy();
+    let home = home.trim_end_matches('/');
+    if home.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(home) {
+        let after = &rest[i + home.len()..];
+        let ends = after.is_empty() || after.starts_with('/') || after.starts_with(' ');
+        out.push_str(&rest[..i]);
+        out.push_str(if ends { "~" } else { home });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

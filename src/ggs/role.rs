@@ -20,6 +20,7 @@
 //! none for a task closed before that; a task that ended ignores later traffic.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,6 +35,7 @@ use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{MegramWrite, Message, Role, TaskClosed, TaskId, TaskSubmitted};
 use crate::lifecycle::Registry;
+use crate::text::tilde;
 
 /// R7: the Goal Gradient Solver wired to the bus.
 pub struct Ggs(Runner<Solver>);
@@ -51,6 +53,8 @@ struct Solver {
     ended: HashMap<TaskId, Option<CancellationToken>>,
     /// The armed time budget of each task, until it finishes or closes.
     budgets: HashMap<TaskId, TimerId>,
+    /// The user's home folder: results show paths under it as `~/…`.
+    home: Arc<Path>,
 }
 
 impl Ggs {
@@ -64,6 +68,7 @@ impl Ggs {
                 budgets: config.budgets.clone(),
             },
             graceful_timeout: config.limits().graceful_failure_timeout,
+            home: Arc::from(config.home.as_path()),
             tasks: HashMap::new(),
             ended: HashMap::new(),
             budgets: HashMap::new(),
@@ -129,7 +134,7 @@ impl Actor for Solver {
                     cx.cancel(timer);
                 }
                 self.ended.insert(task_id, None);
-                deliver(cx.effects(), finish);
+                deliver(cx.effects(), finish, &self.home);
             }
             Step::Abandon(pending) => {
                 self.tasks.remove(&task_id);
@@ -145,6 +150,7 @@ impl Actor for Solver {
                         self.graceful_timeout,
                         pending,
                         hurry,
+                        Arc::clone(&self.home),
                     ),
                 );
             }
@@ -190,7 +196,7 @@ impl Solver {
             "the task's time budget ran out; abandoning");
         let pending = state.budget_exhausted(budget.time_budget_ms, &self.settings, now);
         self.ended.insert(task_id.clone(), None);
-        deliver(out, pending.complete(None, now));
+        deliver(out, pending.complete(None, now), &self.home);
     }
 
     fn step(&mut self, env: &Envelope) -> Option<Step> {
@@ -270,8 +276,18 @@ fn write_feedback(out: &mut impl Outbox, task_id: &TaskId, feedback: Vec<Feedbac
     }
 }
 
-/// The task's result to the user, then what it teaches memory.
-fn deliver(out: &mut impl Outbox, finish: Finish) {
+/// The task's result to the user, with paths under the home folder shown as `~/…` in
+/// its words (the measured effects keep their full paths: they are data), then what it
+/// teaches memory.
+fn deliver(out: &mut impl Outbox, mut finish: Finish, home: &Path) {
+    let result = &mut finish.result;
+    result.summary = tilde(&result.summary, home);
+    if let serde_json::Value::String(text) = &result.output {
+        result.output = serde_json::Value::String(tilde(text, home));
+    }
+    for m in &mut result.next_moves {
+        *m = tilde(m, home);
+    }
     let task_id = finish.result.task_id.clone();
     out.send(Role::User, finish.result.into());
     write_megrams(out, &task_id, finish.megram.into_iter().collect());
@@ -286,6 +302,7 @@ async fn complete_abandon(
     timeout: Duration,
     pending: PendingAbandon,
     hurry: CancellationToken,
+    home: Arc<Path>,
 ) {
     let reply = bus.request(Role::Planner, pending.request.clone());
     let reply = tokio::select! {
@@ -315,5 +332,62 @@ async fn complete_abandon(
         },
     };
     let mut bus = bus;
-    deliver(&mut bus, pending.complete(reply.as_ref(), clock.now()));
+    deliver(
+        &mut bus,
+        pending.complete(reply.as_ref(), clock.now()),
+        &home,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contracts::{FinalResult, Loss, PathEffect, PrevDirective, TerminalDirective};
+
+    struct Sent(Vec<(Role, Message)>);
+
+    impl Outbox for Sent {
+        fn send(&mut self, to: Role, message: Message) {
+            self.0.push((to, message));
+        }
+    }
+
+    #[test]
+    fn a_result_shows_paths_under_home_as_tilde_and_keeps_its_effects_whole() {
+        let effect = PathEffect {
+            path: "/home/ana/out/a.txt".into(),
+            exists: false,
+            effect: "create".into(),
+        };
+        let finish = Finish {
+            result: FinalResult {
+                task_id: TaskId::mint(),
+                summary: "Wrote /home/ana/out/a.txt (not /home/anab/x)".into(),
+                output: serde_json::json!("/home/ana/out/a.txt"),
+                loss: Loss {
+                    d: 0.0,
+                    p: 0.0,
+                    omega: 0.1,
+                    l: 0.04,
+                },
+                grad_l: 0.0,
+                replans: 0,
+                prev_directive: PrevDirective::Init,
+                directive: TerminalDirective::Accept,
+                next_moves: vec!["Open /home/ana/out".into()],
+                effects: vec![effect.clone()],
+            },
+            megram: None,
+            feedback: Vec::new(),
+        };
+        let mut sent = Sent(Vec::new());
+        deliver(&mut sent, finish, Path::new("/home/ana"));
+        let Some((Role::User, Message::FinalResult(r))) = sent.0.first() else {
+            panic!("the result goes to the user first: {:?}", sent.0.len())
+        };
+        assert_eq!(r.summary, "Wrote ~/out/a.txt (not /home/anab/x)");
+        assert_eq!(r.output, serde_json::json!("~/out/a.txt"));
+        assert_eq!(r.next_moves, ["Open ~/out"]);
+        assert_eq!(r.effects, [effect]);
+    }
 }

@@ -12,7 +12,7 @@
 //! close a request already described) give no line.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::bus::Envelope;
 use crate::contracts::{
@@ -106,7 +106,7 @@ impl StatusBoard {
 
     fn short(&self, text: &str) -> String {
         let text = match &self.home {
-            Some(home) => tilde(text, home),
+            Some(home) => crate::text::tilde(text, home),
             None => text.to_string(),
         };
         one_line(&text, QUOTE_CHARS)
@@ -250,26 +250,6 @@ impl StatusBoard {
         self.words
             .activity(&record.tool, &self.short(&record.target))
     }
-}
-
-/// `text` with every occurrence of the home directory as a path prefix written `~`.
-fn tilde(text: &str, home: &Path) -> String {
-    let home = home.to_string_lossy();
-    let home = home.trim_end_matches('/');
-    if home.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(home) {
-        let after = &rest[i + home.len()..];
-        let ends = after.is_empty() || after.starts_with('/') || after.starts_with(' ');
-        out.push_str(&rest[..i]);
-        out.push_str(if ends { "~" } else { home });
-        rest = after;
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::config::GgsParams;
 use crate::contracts::{MessageKind, Role};
 use crate::describe::DescribedEnvelope;
 use crate::testkit::samples::{SUB, TASK, envelope, message, samples};
+use crate::text::tilde;
 
 /// The kinds that never start a phase of their own.
 const QUIET: [MessageKind; 8] = [

@@ -128,6 +128,34 @@ export type AnomalyKind =
 /**  Start-up found the log and its checkpoint disagreeing (a crash or tampering). */
 "log_recovery";
 
+/**
+ *  The kind of answer a request asks for, written by R1 from the user's words, so code
+ *  can check that the delivered answer has that shape: asked *which* file, an answer
+ *  that is only a size has the wrong shape, whatever the numbers say.
+ */
+export type AnswerShape = 
+/**
+ *  Not said, or an action with no answer to check (also the value of records written
+ *  before the shape was kept).
+ */
+"any" | 
+/**  Which one: an item by its name (a file, a row, a person), not only its value. */
+"item" | 
+/**  One number: a count, a total, an average. */
+"number" | 
+/**  A value for each group: counts or totals per kind, per folder, per category. */
+"per_group" | 
+/**  A list of items. */
+"list" | 
+/**  A calendar date. */
+"date" | 
+/**  Yes or no. */
+"yes_no" | 
+/**  A file the task writes. */
+"file" | 
+/**  Free text: a summary, a quote, an explanation. */
+"text";
+
 /**  How far one approval reaches (Law 1). Anything the user did not choose is `once`. */
 export type ApprovalScope = 
 /**  This call only. */
@@ -1005,6 +1033,12 @@ export type FinalResult_Deserialize = {
 	directive: TerminalDirective,
 	/**  Graceful failure: 2–3 concrete next moves (abandon only). */
 	next_moves?: string[],
+	/**
+	 *  Every change the task made to files, measured from its tool calls (what a tool
+	 *  wrote, what the sandbox kept), whatever the directive: the honest account of its
+	 *  effects, shown on lines of their own.
+	 */
+	effects?: PathEffect[],
 };
 
 /**  R7 → User. GGS is the only emitter, on every path. */
@@ -1027,6 +1061,12 @@ export type FinalResult_Serialize = {
 	directive: TerminalDirective,
 	/**  Graceful failure: 2–3 concrete next moves (abandon only). */
 	next_moves?: string[],
+	/**
+	 *  Every change the task made to files, measured from its tool calls (what a tool
+	 *  wrote, what the sandbox kept), whatever the directive: the honest account of its
+	 *  effects, shown on lines of their own.
+	 */
+	effects?: PathEffect[],
 };
 
 /**
@@ -3430,6 +3470,8 @@ export type TaskSpec_Deserialize = {
 	constraints?: Constraints_Deserialize,
 	/**  Verbatim user input, set by code — never by the model. */
 	raw_input: string,
+	/**  The kind of answer the user asked for; the delivered answer is checked against it. */
+	answer?: AnswerShape,
 };
 
 /**  R1 → R2: the task as understood, with its constraints. */
@@ -3442,6 +3484,8 @@ export type TaskSpec_Serialize = {
 	constraints: Constraints_Serialize,
 	/**  Verbatim user input, set by code — never by the model. */
 	raw_input: string,
+	/**  The kind of answer the user asked for; the delivered answer is checked against it. */
+	answer?: AnswerShape,
 };
 
 /**
@@ -3623,6 +3667,12 @@ export type ToolCallRecord_Deserialize = {
 	 *  which `grep`, `diff` and `test` answer "no".
 	 */
 	failed_exit?: number | null,
+	/**
+	 *  What the call measurably did to files — `create`, `append`, `overwrite` — from
+	 *  the tool's own account or the sandbox's layer, never from the model's words. Empty
+	 *  for a call that changed no file (and in records written before it was kept).
+	 */
+	effects?: PathEffect[],
 };
 
 /**
@@ -3671,6 +3721,12 @@ export type ToolCallRecord_Serialize = {
 	 *  which `grep`, `diff` and `test` answer "no".
 	 */
 	failed_exit?: number,
+	/**
+	 *  What the call measurably did to files — `create`, `append`, `overwrite` — from
+	 *  the tool's own account or the sandbox's layer, never from the model's words. Empty
+	 *  for a call that changed no file (and in records written before it was kept).
+	 */
+	effects?: PathEffect[],
 };
 
 /**  How a single tool call ended. */

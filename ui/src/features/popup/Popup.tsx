@@ -380,6 +380,20 @@ export function plainSummary(summary: string): { text: string; law1: boolean } {
   return { text: summary.trim(), law1: false };
 }
 
+/** A measured change to a file, as a verb in the UI language. */
+function effectVerb(effect: string): string {
+  switch (effect) {
+    case 'create':
+      return t('result.effect.create');
+    case 'append':
+      return t('result.effect.append');
+    case 'overwrite':
+      return t('result.effect.overwrite');
+    default:
+      return effect;
+  }
+}
+
 export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () => void }) {
   const r = task.result;
   if (!r) return null;
@@ -418,6 +432,18 @@ export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () =
           <ul class="done-steps" data-testid="done-steps">
             {done.map((s) => (
               <li key={s.id}>{s.intent}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {r.effects && r.effects.length > 0 ? (
+        <div>
+          <h4>{t('result.effects')}</h4>
+          <ul class="effects selectable" data-testid="effects">
+            {r.effects.map((e) => (
+              <li key={`${e.effect}:${e.path}`}>
+                {effectVerb(e.effect)} {e.path}
+              </li>
             ))}
           </ul>
         </div>
