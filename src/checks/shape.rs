@@ -15,6 +15,10 @@
 //! - `file`: a call that can write a file succeeded.
 //! - `any`, `list`, `yes_no`, `text`: nothing code can check; the model judge does.
 //!
+//! For every checked shape but `file`, an answer that is a tool's output copied whole
+//! (three or more of its lines printed by a tool, and most of them) misfits: a listing
+//! is not a count, a table is not the row asked for.
+//!
 //! **Invariant:** pure — a function of the shape, the request, the answer and the
 //! records; a shape code cannot check is reported as such ([`Verdict::Unchecked`]),
 //! never as a pass.
@@ -59,6 +63,12 @@ pub fn check(
         AnswerShape::Any | AnswerShape::List | AnswerShape::YesNo | AnswerShape::Text => {
             Verdict::Unchecked
         }
+        _ if is_dump(answer, &ok) && shape != AnswerShape::File => Verdict::Misfit(format!(
+            "the answer is a copy of a tool's output ({} lines), not the {} asked for: \
+             take the answer from that output and state it",
+            answer.trim().lines().count(),
+            shape.words().unwrap_or("answer")
+        )),
         AnswerShape::Number => fits(
             tokens(answer).iter().any(|t| is_number(t)),
             "the request asks for a number, and the answer holds none",
@@ -75,6 +85,31 @@ pub fn check(
         AnswerShape::Item => item(request, answer, &ok),
         AnswerShape::PerGroup => per_group(answer, &ok),
     }
+}
+
+/// Lines of an answer that count as copied from a tool: this long at least.
+const MIN_COPIED_CHARS: usize = 4;
+
+/// Whether `answer` is a tool's output copied whole rather than an answer: at least
+/// three of its lines are (parts of) lines a tool printed, and they are most of its
+/// lines. A model that copies a listing often drops a column, so a line counts as
+/// copied when a printed line contains it.
+pub fn is_dump(answer: &str, ok: &[&ToolCallRecord]) -> bool {
+    let printed: Vec<String> = ok
+        .iter()
+        .flat_map(|r| r.output_head.lines())
+        .map(crate::text::fold)
+        .collect();
+    let lines: Vec<String> = answer
+        .lines()
+        .map(crate::text::fold)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let copied = lines
+        .iter()
+        .filter(|l| l.chars().count() >= MIN_COPIED_CHARS && printed.iter().any(|p| p.contains(*l)))
+        .count();
+    copied >= 3 && copied * 2 > lines.len()
 }
 
 fn fits(ok: bool, why: &str) -> Verdict {
@@ -287,6 +322,30 @@ mod tests {
             check(AnswerShape::PerGroup, "", "Paris: 4", &single),
             Verdict::Fits
         );
+    }
+
+    #[test]
+    fn a_tool_output_copied_whole_is_not_an_answer_of_a_checkable_shape() {
+        let listing = "~/Downloads (not recursive), files: 4 found\npaper.pdf\t8.0 KB\n\
+                       report.pdf\t3.0 KB\nvideo1.mp4\t50.0 KB\ntotal: 4 files";
+        let records = [ok(ToolName::ListFiles, "/h/Downloads", listing)];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let Verdict::Misfit(why) = check(AnswerShape::Number, "How many PDFs?", listing, &refs)
+        else {
+            panic!("a listing is not a count")
+        };
+        assert!(why.contains("copy of a tool's output (5 lines)"), "{why}");
+        assert_eq!(
+            check(AnswerShape::Number, "How many PDFs?", "2", &refs),
+            Verdict::Fits
+        );
+        // A list may well be the listing itself.
+        assert_eq!(
+            check(AnswerShape::List, "", listing, &refs),
+            Verdict::Unchecked
+        );
+        // Two copied lines of a longer answer do not make a dump.
+        assert!(!is_dump("paper.pdf\t8.0 KB\nreport.pdf\t3.0 KB", &refs));
     }
 
     #[test]

@@ -54,9 +54,7 @@ pub struct Constraints {
 /// The kind of answer a request asks for, written by R1 from the user's words, so code
 /// can check that the delivered answer has that shape: asked *which* file, an answer
 /// that is only a size has the wrong shape, whatever the numbers say.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerShape {
@@ -82,7 +80,49 @@ pub enum AnswerShape {
     Text,
 }
 
+/// A model fills the shape as one word of a closed list: the schema is a plain string
+/// enum (the variants' docs stay out of the grammar).
+impl schemars::JsonSchema for AnswerShape {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AnswerShape".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = AnswerShape::ALL.iter().map(|s| s.name()).collect();
+        schemars::Schema::try_from(serde_json::json!({ "type": "string", "enum": names }))
+            .expect("a string enum is a schema")
+    }
+}
+
 impl AnswerShape {
+    /// Every shape, in the order the prompts list them.
+    pub const ALL: [AnswerShape; 9] = [
+        AnswerShape::Item,
+        AnswerShape::Number,
+        AnswerShape::PerGroup,
+        AnswerShape::List,
+        AnswerShape::Date,
+        AnswerShape::YesNo,
+        AnswerShape::File,
+        AnswerShape::Text,
+        AnswerShape::Any,
+    ];
+
+    /// The shape's name as serialised.
+    pub const fn name(self) -> &'static str {
+        match self {
+            AnswerShape::Any => "any",
+            AnswerShape::Item => "item",
+            AnswerShape::Number => "number",
+            AnswerShape::PerGroup => "per_group",
+            AnswerShape::List => "list",
+            AnswerShape::Date => "date",
+            AnswerShape::YesNo => "yes_no",
+            AnswerShape::File => "file",
+            AnswerShape::Text => "text",
+        }
+    }
+
     /// Whether nothing was said about the answer (the field is left out when written).
     pub fn is_any(&self) -> bool {
         *self == AnswerShape::Any
@@ -251,6 +291,10 @@ pub struct SubTask {
     /// this task.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub confirm_tools: Vec<ToolRef>,
+    /// The shape of the task's answer, on the sub-tasks whose output is the answer (the
+    /// plan's last group); `any` on the others. The executor checks its finish against it.
+    #[serde(default, skip_serializing_if = "AnswerShape::is_any")]
+    pub answer: AnswerShape,
 }
 
 impl SubTask {

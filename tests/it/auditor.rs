@@ -208,6 +208,7 @@ fn subtask(task: &TaskId, sequence: i64) -> SubTask {
         blocked_tools: vec![],
         blocked_targets: vec![],
         confirm_tools: vec![],
+        answer: Default::default(),
     }
 }
 

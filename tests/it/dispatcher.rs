@@ -139,6 +139,7 @@ pub fn subtask(task: &TaskId, sequence: i64, intent: &str, criteria: &[&str]) ->
         blocked_tools: vec![],
         blocked_targets: vec![],
         confirm_tools: vec![],
+        answer: Default::default(),
     }
 }
 

@@ -52,6 +52,7 @@ async fn the_executor_lists_a_folder_and_finishes_with_the_count() {
         blocked_tools: vec![],
         blocked_targets: vec![],
         confirm_tools: vec![],
+        answer: Default::default(),
     };
     let r2 = bus.handle(Role::Planner);
     r2.publish(

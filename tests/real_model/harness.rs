@@ -20,8 +20,26 @@ use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 
 use super::llm_config;
 
-/// No task may still be running after this (the yardstick's per-task limit).
+/// No task may still be running after this on a machine of the speed the defaults were
+/// set on (the yardstick's per-task limit); see [`slowdown`].
 pub const HARD_LIMIT: Duration = Duration::from_secs(180);
+
+/// How many times slower this machine runs the model than the one the product's default
+/// time budget was set on: `ARTOO_REAL_MODEL_SLOWDOWN` (default 1; `scripts/real-model-suite
+/// --slowdown X`). The task's time budget, each model call's timeout and the hard limit
+/// scale with it, so a slow machine measures the product's answers, not its budget.
+pub fn slowdown() -> f64 {
+    std::env::var("ARTOO_REAL_MODEL_SLOWDOWN")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|f| f.is_finite() && *f >= 1.0)
+        .unwrap_or(1.0)
+}
+
+/// [`HARD_LIMIT`] on this machine.
+pub fn hard_limit() -> Duration {
+    HARD_LIMIT.mul_f64(slowdown())
+}
 
 /// How the user answers Law 1 requests in a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -784,7 +802,9 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
     let mut config = Config::with_dirs(&data, &workspace);
     config.home = home.clone();
     config.llm = llm_config();
-    config.llm.call_timeout_secs = 120;
+    config.llm.call_timeout_secs = (120.0 * slowdown()).round() as u64;
+    config.budgets.time_budget_ms =
+        (config.budgets.time_budget_ms as f64 * slowdown()).round() as u64;
     // No network in the yardstick: the search endpoint is a closed local port.
     config.tools.search_url = "http://127.0.0.1:9/html/".into();
     let runtime = Runtime::start(config, RuntimeOptions::default())
@@ -797,12 +817,12 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
     let mut ends = Vec::new();
     for text in task.turns {
         let turn = tokio::time::timeout(
-            HARD_LIMIT,
+            hard_limit(),
             turn(&runtime, suite.name, text, task.law1, &mut traffic),
         )
         .await;
         let (end, id) =
-            turn.unwrap_or_else(|_| panic!("{name}: still running after {HARD_LIMIT:?}"));
+            turn.unwrap_or_else(|_| panic!("{name}: still running after {:?}", hard_limit()));
         ends.push((end, id));
     }
     let wall = started.elapsed();
@@ -834,7 +854,7 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
         "{name}: files changed without an approved Law 1 request: {changed:?}"
     );
     assert!(
-        wall < HARD_LIMIT * task.turns.len() as u32,
+        wall < hard_limit() * task.turns.len() as u32,
         "{name}: took {wall:?}"
     );
 

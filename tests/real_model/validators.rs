@@ -138,6 +138,7 @@ async fn the_agent_validator_answers_every_corpus_case_with_a_parsed_verdict() {
             blocked_tools: vec![],
             blocked_targets: vec![],
             confirm_tools: vec![],
+            answer: Default::default(),
         };
         // Released to R3 as the dispatcher does; R4a hears it first.
         r.bus
@@ -225,6 +226,7 @@ async fn the_meta_validator_merges_matched_outputs_into_a_parsed_judgement() {
                     blocked_tools: vec![],
                     blocked_targets: vec![],
                     confirm_tools: vec![],
+                    answer: Default::default(),
                 })
                 .collect(),
             task_spec: Some(TaskSpec {

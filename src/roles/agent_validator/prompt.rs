@@ -274,6 +274,7 @@ mod tests {
             blocked_tools: vec![],
             blocked_targets: vec![],
             confirm_tools: vec![],
+            answer: Default::default(),
         };
         let mut ok = call("shell", ToolCallStatus::Ok, None);
         ok.output_head = "3".into();
@@ -321,6 +322,7 @@ mod tests {
             blocked_tools: vec![],
             blocked_targets: vec![],
             confirm_tools: vec![],
+            answer: Default::default(),
         };
         let c = subtask.criteria_to_judge();
         assert_eq!(c.len(), 1);

@@ -493,6 +493,7 @@ mod tests {
             blocked_tools: vec![],
             blocked_targets: vec![],
             confirm_tools: vec![],
+            answer: Default::default(),
         }
     }
 

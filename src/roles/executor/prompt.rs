@@ -151,6 +151,9 @@ pub fn state_prompt(
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "SUB-TASK: {}", subtask.intent.trim());
+    if let Some(words) = subtask.answer.words() {
+        let _ = writeln!(out, "THE ANSWER IN output: {words}");
+    }
     if !subtask.context.trim().is_empty() {
         let _ = writeln!(
             out,
@@ -206,6 +209,7 @@ mod tests {
             blocked_tools: vec![],
             blocked_targets: vec![],
             confirm_tools: vec![],
+            answer: Default::default(),
         }
     }
 

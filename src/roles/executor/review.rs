@@ -14,6 +14,9 @@
 //!   used or showed: asked to write `summary.txt`, the model read the note and finished
 //!   with its text.
 //!
+//! - **Shape** ([`shape_nudge`]): the finish lacks the shape of the answer the task asks
+//!   for, by `checks::shape` (a listing copied where a count is asked).
+//!
 //! **Invariant:** pure; every check reads only the results, the sub-task's words and the
 //! places resolved when it began, and none fires for an attempt with no successful call
 //! other than the unbacked one.
@@ -38,6 +41,16 @@ pub fn misquote_nudge(unshown: &[String]) -> String {
          shows. Read the results again and finish with the numbers exactly as they appear \
          there.",
         unshown.join(", ")
+    )
+}
+
+/// What the model is told when its finish lacks the shape of the answer the task asks
+/// for (`checks::shape`): a listing where a count is asked, a value where an item is. It
+/// gets one more turn, tools allowed.
+pub fn shape_nudge(why: &str) -> String {
+    format!(
+        "Your finish was not accepted: {why}. Use the TOOL RESULTS above (or one more call) \
+         and finish with the answer itself in output."
     )
 }
 

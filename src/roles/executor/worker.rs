@@ -34,10 +34,11 @@ use tokio::time::Instant;
 use super::Shared;
 use super::prompt::{Observed, state_prompt, system_prompt};
 use super::review::{
-    NamedFile, UNBACKED_NUDGE, misquote_nudge, stale_quote, stale_quote_nudge, untouched,
-    untouched_nudge,
+    NamedFile, UNBACKED_NUDGE, misquote_nudge, shape_nudge, stale_quote, stale_quote_nudge,
+    untouched, untouched_nudge,
 };
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
+use crate::checks::shape::{self, Verdict};
 use crate::contracts::{
     CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role, SubTask,
     SubTaskClosed, SubTaskStatus, ToolCallRecord, ToolCallStatus,
@@ -77,6 +78,8 @@ struct Progress {
     misquote_checked: bool,
     /// The finish was checked for a file the sub-task names and no call touched.
     files_checked: bool,
+    /// The finish was checked against the shape of the answer the task asks for.
+    shape_checked: bool,
     /// Only a finish is asked for from now on.
     must_finish: bool,
     /// Calls in a row that failed or were refused.
@@ -93,6 +96,7 @@ impl Progress {
             nudged: false,
             misquote_checked: false,
             files_checked: false,
+            shape_checked: false,
             must_finish: false,
             stalled: 0,
         }
@@ -497,6 +501,20 @@ impl Worker {
             if let Some(nudge) = nudge {
                 progress.nudge = Some(nudge);
                 progress.must_finish = true;
+                return ControlFlow::Continue(());
+            }
+        }
+        if status == FinishStatus::Completed
+            && !progress.shape_checked
+            && !progress.must_finish
+            && step + 1 < max_steps
+        {
+            progress.shape_checked = true;
+            let refs: Vec<&ToolCallRecord> = records.iter().collect();
+            if let Verdict::Misfit(why) =
+                shape::check(self.subtask.answer, &self.subtask.intent, output, &refs)
+            {
+                progress.nudge = Some(shape_nudge(&why));
                 return ControlFlow::Continue(());
             }
         }

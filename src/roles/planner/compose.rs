@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use super::calibration::{Calibration, CautionGate};
 use super::schema::{DraftCriterion, GracefulDraft, PlanDraft};
 use crate::contracts::{
-    Criterion, DispatchManifest, GracefulFailure, GracefulFailureRequest, SubTask, SubTaskId,
-    TaskSpec,
+    AnswerShape, Criterion, DispatchManifest, GracefulFailure, GracefulFailureRequest, SubTask,
+    SubTaskId, TaskSpec,
 };
 use crate::ggs::graceful::{self, FailureFacts};
 use crate::tools::ToolRef;
@@ -42,6 +42,14 @@ pub(super) fn manifest(
             .map(DraftCriterion::to_criterion)
             .collect()
     };
+    // The plan's last group delivers the answer: its sub-tasks carry the answer's shape,
+    // the plan's (R2 always reads the task), or R1's when the plan names none.
+    let answer = if draft.answer.is_any() {
+        spec.answer
+    } else {
+        draft.answer
+    };
+    let last_group = draft.subtasks.iter().map(|d| d.sequence).max();
     let subtasks: Vec<SubTask> = draft
         .subtasks
         .iter()
@@ -56,12 +64,20 @@ pub(super) fn manifest(
             blocked_tools: cal.must_not_tools.clone(),
             blocked_targets: cal.must_not_targets.clone(),
             confirm_tools: confirm_tools.clone(),
+            answer: if Some(d.sequence) == last_group {
+                answer
+            } else {
+                AnswerShape::Any
+            },
         })
         .collect();
     DispatchManifest {
         task_id: spec.task_id.clone(),
         subtasks,
-        task_spec: Some(spec.clone()),
+        task_spec: Some(TaskSpec {
+            answer,
+            ..spec.clone()
+        }),
         dispatched_at: now,
         task_criteria: criteria(&draft.task_criteria),
         round,

@@ -65,6 +65,11 @@ counted, the file's name or size, the text found, that a file now exists at a pa
 right content. Never only \"the task is done\". mode: \"verifiable\" when a tool result can \
 show it, \"plausible\" when it is a judgement (the quality of a summary).
 - task_criteria: [] with one sub-task; with several, what the combined answer must contain.
+- answer: the kind of answer the task asks for: \"item\" (which one: its name), \"number\" \
+(one count, total or value), \"per_group\" (a value for each kind or group), \"list\", \
+\"date\", \"yes_no\", \"file\" (a file to write), \"text\" (a summary or a quote), or \
+\"any\" (an action to carry out). The last sub-task's output must be that answer itself, \
+not a tool's whole output.
 - Deleting, moving, renaming or overwriting asks the user first: give it its own sub-task.
 - Only standard commands every system has; never third-party programs (jq, rg, fd, tree).
 - Relative dates (today, last week) are relative to Today in the request.
@@ -72,7 +77,7 @@ show it, \"plausible\" when it is a judgement (the quality of a summary).
 from earlier tasks.
 
 Example. Task: how big is my Music folder? Places: - Music → {folder} (folder)
-{{\"subtasks\":[{{\"context\":\"Folder: {folder}\",\"intent\":\"Measure the total size of \
+{{\"answer\":\"number\",\"subtasks\":[{{\"context\":\"Folder: {folder}\",\"intent\":\"Measure the total size of \
 {folder}\",\"sequence\":1,\"success_criteria\":[{{\"criterion\":\"{example}\",\"mode\":\
 \"verifiable\"}}],\"tools\":[\"shell\"]}}],\"task_criteria\":[]}}",
         folder = EXAMPLE_FOLDER,

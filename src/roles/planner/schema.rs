@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::contracts::{Criterion, CriterionMode};
+use crate::contracts::{AnswerShape, Criterion, CriterionMode};
 use crate::tools::ToolName;
 
 /// How a criterion can be judged.
@@ -109,6 +109,10 @@ pub const MAX_TOOLS: usize = 4;
 /// R2's plan: the sub-tasks and the criteria of their merged output, without ids.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanDraft {
+    /// The kind of answer the task asks for; the last group's sub-tasks deliver it and
+    /// code checks it.
+    #[serde(default)]
+    pub answer: AnswerShape,
     /// As few as the task allows; usually one.
     #[schemars(length(max = MAX_SUBTASKS))]
     pub subtasks: Vec<DraftSubTask>,

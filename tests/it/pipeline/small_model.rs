@@ -634,3 +634,57 @@ async fn one_matched_sub_task_without_task_criteria_is_the_result_without_a_merg
     assert_eq!(result.directive, TerminalDirective::Accept);
     stage.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finish_that_copies_a_listing_where_the_plan_asks_for_a_number_gets_one_more_turn() {
+    let mut planned: serde_json::Value =
+        serde_json::from_str(&one_sub_plan("Count the .txt files", "Folder: ~/notes"))
+            .expect("a plan");
+    planned["answer"] = json!("number");
+    let script = Script::new()
+        .role(Role::Planner, [Step::reply(planned.to_string())])
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(
+                COUNT,
+                true,
+                "the listing shows 2 .txt files",
+            )]))],
+        );
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let notes = stage.home.join("notes").display().to_string();
+    stage.server.push(
+        Role::Executor,
+        [
+            Step::reply(call(
+                "list_files",
+                json!({"folder": notes, "pattern": "*.txt"}),
+            )),
+            // A small model copies the tool's whole output as its answer.
+            Step::reply(finish(
+                "completed",
+                "~/notes (not recursive), files matching *.txt: 2 found\na.txt\t2 B\nb.txt\t2 B\ntotal: 2 files, 4 bytes (4 B)",
+                "Listed the notes.",
+            )),
+            Step::reply(finish("completed", "2", "2 .txt files in ~/notes.")),
+        ],
+    );
+    let (task, end) = stage.run("how many .txt files are in ~/notes?").await;
+    let result = final_result(&end);
+    stage.settle().await;
+    let r3 = stage.server.requests_from(Role::Executor);
+    assert_eq!(r3.len(), 3, "the listing, the copied finish, the answer");
+    assert!(
+        mentions(&r3[0], "THE ANSWER IN output: one number"),
+        "the executor is told the answer's shape"
+    );
+    assert!(
+        mentions(&r3[2], "is a copy of a tool's output"),
+        "the turn says the finish copied a listing"
+    );
+    let results = stage.all(&task, pick!(Message::ExecutionResult));
+    assert_eq!(results[0].output, "2");
+    assert_eq!(result.output, json!("2"));
+    stage.stop().await;
+}

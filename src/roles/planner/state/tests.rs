@@ -99,6 +99,7 @@ fn drafted(subtask: DraftSubTask) -> Drafted {
         draft: PlanDraft {
             subtasks: vec![subtask],
             task_criteria: vec![],
+            answer: Default::default(),
         },
     }
 }

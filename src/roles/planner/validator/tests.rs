@@ -19,6 +19,7 @@ fn subtask(intent: &str, context: &str, tools: &[ToolName]) -> DraftSubTask {
 
 fn plan(subtasks: Vec<DraftSubTask>) -> PlanDraft {
     PlanDraft {
+        answer: Default::default(),
         subtasks,
         task_criteria: vec![DraftCriterion::verifiable(
             "the answer names the largest file",
@@ -57,6 +58,7 @@ fn an_empty_plan_and_empty_fields_are_rejected() {
     let empty = PlanDraft {
         subtasks: vec![],
         task_criteria: vec![DraftCriterion::verifiable(" ")],
+        answer: Default::default(),
     };
     assert_eq!(
         validate(&empty, &rules(&[], &[], &h)),
@@ -299,6 +301,7 @@ fn a_plan_needs_no_task_criteria() {
     let one = PlanDraft {
         subtasks: vec![subtask("Count the notes", "~/notes", &[ToolName::Shell])],
         task_criteria: vec![],
+        answer: Default::default(),
     };
     assert_eq!(validate(&one, &rules(&[], &[], &h)), vec![]);
     let two = PlanDraft {
@@ -307,6 +310,7 @@ fn a_plan_needs_no_task_criteria() {
             subtask("Count the logs", "~/logs", &[ToolName::Shell]),
         ],
         task_criteria: vec![],
+        answer: Default::default(),
     };
     assert_eq!(
         validate(&two, &rules(&[], &[], &h)),
@@ -359,6 +363,7 @@ fn code_mends_what_does_not_change_the_plan_and_never_a_must_not_rule() {
             subtask("Count the logs", "~/logs", &[ToolName::Shell]),
         ],
         task_criteria: vec![],
+        answer: Default::default(),
     };
     let r = rules(&[], &[], &h);
     assert!(!validate(&draft, &r).is_empty());
