@@ -3261,6 +3261,11 @@ export type SubTask_Deserialize = {
 	 *  this task.
 	 */
 	confirm_tools?: ToolRef[],
+	/**
+	 *  The shape of the task's answer, on the sub-tasks whose output is the answer (the
+	 *  plan's last group); `any` on the others. The executor checks its finish against it.
+	 */
+	answer?: AnswerShape,
 };
 
 /**
@@ -3298,6 +3303,11 @@ export type SubTask_Serialize = {
 	 *  this task.
 	 */
 	confirm_tools?: ToolRef[],
+	/**
+	 *  The shape of the task's answer, on the sub-tasks whose output is the answer (the
+	 *  plan's last group); `any` on the others. The executor checks its finish against it.
+	 */
+	answer?: AnswerShape,
 };
 
 /**  One sub-task's fast loop. */

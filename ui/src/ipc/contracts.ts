@@ -2236,6 +2236,11 @@ export type SubTask_Deserialize = {
 	 *  this task.
 	 */
 	confirm_tools?: ToolRef[],
+	/**
+	 *  The shape of the task's answer, on the sub-tasks whose output is the answer (the
+	 *  plan's last group); `any` on the others. The executor checks its finish against it.
+	 */
+	answer?: AnswerShape,
 };
 
 /**
@@ -2273,6 +2278,11 @@ export type SubTask_Serialize = {
 	 *  this task.
 	 */
 	confirm_tools?: ToolRef[],
+	/**
+	 *  The shape of the task's answer, on the sub-tasks whose output is the answer (the
+	 *  plan's last group); `any` on the others. The executor checks its finish against it.
+	 */
+	answer?: AnswerShape,
 };
 
 /**
