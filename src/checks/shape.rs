@@ -123,7 +123,9 @@ fn fits(ok: bool, why: &str) -> Verdict {
 /// Whether a successful call of `r` may have written a file.
 fn can_write(r: &ToolCallRecord) -> bool {
     match r.tool.builtin() {
-        Some(ToolName::WriteFile | ToolName::Shell | ToolName::Applescript) => true,
+        Some(
+            ToolName::WriteFile | ToolName::CopyFiles | ToolName::Shell | ToolName::Applescript,
+        ) => true,
         Some(_) => false,
         // An MCP tool may write; the record cannot say.
         None => true,

@@ -38,6 +38,8 @@ pub enum ToolName {
     ListFiles,
     /// Reads a CSV/TSV/JSON/JSON Lines file as a table and computes by column name.
     ReadTable,
+    /// Copies files into a folder by code, item by item, never overwriting.
+    CopyFiles,
     /// Personal file search by name: Spotlight on macOS, the locate index or a bounded home walk
     /// elsewhere.
     Mdfind,
@@ -64,11 +66,12 @@ pub enum ToolName {
 
 impl ToolName {
     /// The chain, highest priority first.
-    pub const CHAIN: [ToolName; 10] = [
+    pub const CHAIN: [ToolName; 11] = [
         ToolName::ListFiles,
         ToolName::ReadTable,
         ToolName::Mdfind,
         ToolName::Glob,
+        ToolName::CopyFiles,
         ToolName::ReadFile,
         ToolName::WriteFile,
         ToolName::Applescript,
@@ -82,6 +85,7 @@ impl ToolName {
         match self {
             ToolName::ListFiles => "list_files",
             ToolName::ReadTable => "read_table",
+            ToolName::CopyFiles => "copy_files",
             ToolName::Mdfind => "mdfind",
             ToolName::Glob => "glob",
             ToolName::ReadFile => "read_file",

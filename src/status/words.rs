@@ -107,6 +107,10 @@ impl Words {
                 format!("在你的文件中搜索 {target}"),
             ),
             Some(T::Glob | T::ListFiles) => (format!("listing {target}"), format!("列出 {target}")),
+            Some(T::CopyFiles) => (
+                format!("copying files into {target}"),
+                format!("把文件复制到 {target}"),
+            ),
             Some(T::ReadTable) => (
                 format!("reading the table {target}"),
                 format!("读取表格 {target}"),

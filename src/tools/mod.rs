@@ -1,5 +1,5 @@
 //! The executor's tools, in priority order: list_files, read_table, mdfind, glob,
-//! read_file, write_file, applescript, shortcuts, shell and search, each behind one [`Tool`] trait, and the
+//! copy_files, read_file, write_file, applescript, shortcuts, shell and search, each behind one [`Tool`] trait, and the
 //! [`Toolbox`] that runs a call through the guards.
 //!
 //! One call, in order: refuse if the task was cancelled; look up the tool; refuse a
@@ -18,6 +18,7 @@
 
 mod applescript;
 mod context;
+mod copy_files;
 mod files;
 mod gate;
 mod glob;
@@ -52,6 +53,7 @@ pub(crate) use context::resolve_user_path;
 pub use context::{
     CallHistory, EarlierFailure, Effects, RealFs, TaskCalls, ToolContext, canonical,
 };
+pub use copy_files::CopyFiles;
 pub use glob::Glob;
 pub use list_files::ListFiles;
 pub use mdfind::{Locate, Mdfind};

@@ -66,6 +66,7 @@ impl Shell {
 const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::ListFiles,
     ToolName::ReadTable,
+    ToolName::CopyFiles,
     ToolName::ReadFile,
     ToolName::WriteFile,
     ToolName::Glob,
@@ -74,6 +75,7 @@ const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
 const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::ListFiles,
     ToolName::ReadTable,
+    ToolName::CopyFiles,
     ToolName::ReadFile,
     ToolName::WriteFile,
     ToolName::Glob,

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    AppleScript, Glob, ListFiles, Mdfind, ReadFile, ReadTable, Search, Shell, Shortcuts, Tool,
-    ToolContext, ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
+    AppleScript, CopyFiles, Glob, ListFiles, Mdfind, ReadFile, ReadTable, Search, Shell, Shortcuts,
+    Tool, ToolContext, ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
 };
 
 use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
@@ -40,7 +40,8 @@ impl Default for Toolbox {
 }
 
 impl Toolbox {
-    /// The standard chain: list_files, read_table, mdfind, glob, read_file, write_file,
+    /// The standard chain: list_files, read_table, mdfind, glob, copy_files, read_file,
+    /// write_file,
     /// applescript, shortcuts, shell, search.
     pub fn standard() -> Self {
         Self::with_tools(vec![
@@ -48,6 +49,7 @@ impl Toolbox {
             Arc::new(ReadTable),
             Arc::new(Mdfind::new()),
             Arc::new(Glob),
+            Arc::new(CopyFiles),
             Arc::new(ReadFile),
             Arc::new(WriteFile),
             Arc::new(AppleScript),

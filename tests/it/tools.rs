@@ -613,6 +613,70 @@ async fn a_call_that_failed_is_not_repeated_in_another_sub_task_until_something_
 }
 
 #[tokio::test]
+async fn copy_files_copies_each_item_asks_nothing_and_accounts_for_every_copy() {
+    let rig = Rig::new();
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    rig.write("Documents/lease.pdf", "%PDF lease");
+    rig.write("Documents/insurance.pdf", "%PDF insurance");
+    rig.write("to-print/insurance.pdf", "the user's own copy");
+    let ctx = rig.ctx();
+    let r = Toolbox::standard()
+        .call(
+            &ctx,
+            &ToolName::CopyFiles.into(),
+            json!({"from": "~/Documents", "names": "lease.pdf, warranty.pdf, insurance.pdf", "to": "~/to-print"}),
+        )
+        .await;
+    let text = output(&r.outcome);
+    assert!(
+        text.starts_with("copied 1 of 3 into ~/to-print: lease.pdf"),
+        "{text}"
+    );
+    assert!(text.contains("missing: warranty.pdf"), "{text}");
+    assert!(
+        text.contains("~/to-print/insurance.pdf already exists"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(rig.home.join("to-print/lease.pdf")).unwrap(),
+        "%PDF lease"
+    );
+    assert_eq!(
+        std::fs::read_to_string(rig.home.join("to-print/insurance.pdf")).unwrap(),
+        "the user's own copy",
+        "nothing is overwritten"
+    );
+    assert_eq!(
+        r.record
+            .effects
+            .iter()
+            .map(|e| (e.effect.as_str(), e.path.clone()))
+            .collect::<Vec<_>>(),
+        [("create", rig.home.join("to-print/lease.pdf"))]
+    );
+    assert!(
+        responder.requests().is_empty(),
+        "copying into a folder asks nobody"
+    );
+    // Outside the home folder and the workspace it does not copy at all.
+    let outside = Toolbox::standard()
+        .call(
+            &ctx,
+            &ToolName::CopyFiles.into(),
+            json!({"from": "~/Documents", "to": "/etc/artoo-copies"}),
+        )
+        .await;
+    assert_eq!(
+        outside.record.status,
+        ToolCallStatus::Error,
+        "{}",
+        outside.for_model
+    );
+    assert!(!Path::new("/etc/artoo-copies").exists());
+}
+
+#[tokio::test]
 async fn write_file_reports_what_it_did_as_the_calls_effects() {
     let rig = Rig::new();
     let ctx = rig.ctx();

@@ -734,10 +734,12 @@ async fn turn(
                     // For the suite's per-task log: what each executor was asked, and
                     // what it reported.
                     Message::SubTask(sub) => println!(
-                        "sub-task: {} | context: {}",
+                        "sub-task: {} | context: {} | answer: {}",
                         sub.intent,
-                        sub.context.replace('\n', " | ")
+                        sub.context.replace('\n', " | "),
+                        sub.answer.name()
                     ),
+                    Message::ReplanRequest(r) => println!("replan request: {}", r.gap_summary),
                     Message::ExecutionResult(result) => println!(
                         "execution result: {:?}: {}",
                         result.status,

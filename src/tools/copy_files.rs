@@ -1,0 +1,387 @@
+//! `copy_files`: copies files into a folder by code — the bytes of the files, never a
+//! model's retyping of them — one item at a time, so a missing item does not stop the
+//! others, and says per item what happened: copied, missing, or left alone because a
+//! file of that name is already there (nothing is ever overwritten).
+//!
+//! A small model asked to copy files otherwise chains `cp a x && cp b x && cp c x` (the
+//! first missing file stops the rest) or writes a file with `write_file` holding its own
+//! version of the text. Creating new files loses nothing, so no Law 1 dialog is needed;
+//! the destination must be under the home folder or the workspace and not a sensitive
+//! place (credentials, the app's data), and an existing file is never replaced.
+//!
+//! **Invariant:** only new files are created (`create_new`), each reported as an effect
+//! of the call; a file that exists is never written.
+
+use std::borrow::Cow;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use globset::GlobBuilder;
+use serde_json::{Value, json};
+
+use super::list_files::shown_path;
+use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec};
+use crate::contracts::PathEffect;
+
+/// Files copied by one call at most.
+const MAX_FILES: usize = 1000;
+
+/// The copy_files tool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CopyFiles;
+
+const PARAMS: &[Param] = &[
+    Param {
+        name: Cow::Borrowed("from"),
+        kind: Cow::Borrowed("string"),
+        required: true,
+        about: Cow::Borrowed("the folder the files are in (or one file), as the user wrote it"),
+    },
+    Param {
+        name: Cow::Borrowed("names"),
+        kind: Cow::Borrowed("string"),
+        required: false,
+        about: Cow::Borrowed(
+            "the files to copy, separated by commas: exact names or patterns like *.md (default: every file of the folder)",
+        ),
+    },
+    Param {
+        name: Cow::Borrowed("to"),
+        kind: Cow::Borrowed("string"),
+        required: true,
+        about: Cow::Borrowed("the folder to copy into (made if missing), as the user wrote it"),
+    },
+];
+
+/// The names a call gives: a string split at commas, semicolons and new lines, or an
+/// array of strings.
+fn names_of(input: &Value) -> Vec<String> {
+    let split = |s: &str| -> Vec<String> {
+        s.split([',', ';', '\n'])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    match input.get("names").or_else(|| input.get("pattern")) {
+        Some(Value::String(s)) => split(s),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .flat_map(split)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn param<'a>(input: &'a Value, names: &[&str]) -> Result<&'a str, ToolError> {
+    names
+        .iter()
+        .find_map(|n| input.get(*n).and_then(Value::as_str))
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| ToolError::InvalidInput(format!("`{}` is required", names[0])))
+}
+
+/// What happened to one item.
+#[derive(Debug, PartialEq, Eq)]
+enum Item {
+    Copied(PathBuf),
+    Missing(String),
+    Exists(PathBuf),
+    Failed(String, String),
+}
+
+/// The files of `from` that `names` select, in name order, and the names that selected
+/// nothing.
+fn select(from: &Path, names: &[String]) -> io::Result<(Vec<PathBuf>, Vec<String>)> {
+    if from.is_file() {
+        return Ok((vec![from.to_path_buf()], Vec::new()));
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(from)?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    if names.is_empty() {
+        return Ok((files, Vec::new()));
+    }
+    let mut chosen: Vec<PathBuf> = Vec::new();
+    let mut missing = Vec::new();
+    for name in names {
+        let base = Path::new(name)
+            .file_name()
+            .map(|b| b.to_string_lossy().into_owned())
+            .unwrap_or_else(|| name.clone());
+        let matcher = GlobBuilder::new(&base)
+            .case_insensitive(true)
+            .literal_separator(true)
+            .build()
+            .map(|g| g.compile_matcher());
+        let hits: Vec<&PathBuf> = files
+            .iter()
+            .filter(|f| {
+                let file = f
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default();
+                file == base || matcher.as_ref().is_ok_and(|m| m.is_match(file.as_ref()))
+            })
+            .collect();
+        if hits.is_empty() {
+            missing.push(name.clone());
+        }
+        for hit in hits {
+            if !chosen.contains(hit) {
+                chosen.push(hit.clone());
+            }
+        }
+    }
+    Ok((chosen, missing))
+}
+
+/// Copies `file` into `to` under its own name, never over an existing file.
+fn copy_one(file: &Path, to: &Path) -> Item {
+    let name = file.file_name().map(PathBuf::from).unwrap_or_default();
+    let target = to.join(&name);
+    let shown = name.display().to_string();
+    let result = std::fs::File::open(file).and_then(|mut src| {
+        let mut dst = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&target)?;
+        io::copy(&mut src, &mut dst).map(|_| ())
+    });
+    match result {
+        Ok(()) => Item::Copied(target),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Item::Exists(target),
+        Err(e) => {
+            // A half-written copy is not left behind.
+            if target.exists() {
+                let _ = std::fs::remove_file(&target);
+            }
+            Item::Failed(shown, e.to_string())
+        }
+    }
+}
+
+/// Copies what `names` select from `from` into `to`; `Err` only when nothing at all
+/// could be looked at.
+fn copy_all(from: &Path, names: &[String], to: &Path) -> Result<Vec<Item>, ToolError> {
+    if !from.exists() {
+        return Err(ToolError::NotFound(format!(
+            "no such folder or file: {}",
+            from.display()
+        )));
+    }
+    let (files, missing) = select(from, names)
+        .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
+    if files.len() > MAX_FILES {
+        return Err(ToolError::InvalidInput(format!(
+            "{} files match; copy_files copies at most {MAX_FILES} at a time: name fewer",
+            files.len()
+        )));
+    }
+    let mut items: Vec<Item> = missing.into_iter().map(Item::Missing).collect();
+    if !files.is_empty() {
+        std::fs::create_dir_all(to)
+            .map_err(|e| ToolError::io(format!("cannot make the folder {}", to.display()), e))?;
+    }
+    items.extend(files.iter().map(|f| copy_one(f, to)));
+    Ok(items)
+}
+
+/// The account of a call, item by item, paths as the user sees them.
+fn report(items: &[Item], from: &str, to: &str, home: &Path) -> String {
+    let copied: Vec<String> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Copied(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    let mut out = format!(
+        "copied {} of {} into {to}{}{}",
+        copied.len(),
+        items.len(),
+        if copied.is_empty() { "" } else { ": " },
+        copied.join(", ")
+    );
+    for item in items {
+        match item {
+            Item::Copied(_) => {}
+            Item::Missing(name) => out.push_str(&format!("\nmissing: {name} (not in {from})")),
+            Item::Exists(p) => out.push_str(&format!(
+                "\nnot copied: {} already exists (nothing is overwritten)",
+                shown_path(p, home)
+            )),
+            Item::Failed(name, why) => out.push_str(&format!("\nnot copied: {name}: {why}")),
+        }
+    }
+    out
+}
+
+impl Tool for CopyFiles {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: ToolName::CopyFiles.into(),
+            priority: 5,
+            summary: Cow::Borrowed(
+                "Copy files into a folder, each on its own (a missing one does not stop the others); never overwrites.",
+            ),
+            params: Cow::Borrowed(PARAMS),
+        }
+    }
+
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        let from = ctx.resolve_read_path(param(input, &["from", "source", "folder"])?);
+        let to = ctx.resolve_path(param(input, &["to", "destination", "target"])?);
+        let home = &ctx.config.home;
+        let allowed = to.starts_with(home) || to.starts_with(&ctx.config.workspace);
+        if !allowed || crate::laws::classify::is_sensitive_path(&to, home) {
+            return Err(ToolError::InvalidInput(format!(
+                "copy_files copies only into folders under the home folder or the workspace, \
+                 and not into {}",
+                to.display()
+            )));
+        }
+        let names = names_of(input);
+        let mut executed = json!({
+            "from": from.to_string_lossy(),
+            "to": to.to_string_lossy(),
+        });
+        if !names.is_empty() {
+            executed["names"] = json!(names.join(", "));
+        }
+        Ok(Prepared {
+            tool: ToolName::CopyFiles.into(),
+            input: executed,
+            target: to.to_string_lossy().into_owned(),
+            action: None,
+            note: None,
+            approved: false,
+            sandbox: None,
+        })
+    }
+
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let from = ctx.resolve_read_path(param(&call.input, &["from"])?);
+            let to = ctx.resolve_path(param(&call.input, &["to"])?);
+            let names = names_of(&call.input);
+            let items = {
+                let (from, to) = (from.clone(), to.clone());
+                tokio::task::spawn_blocking(move || copy_all(&from, &names, &to))
+                    .await
+                    .map_err(|e| ToolError::Failed(format!("the copy did not complete: {e}")))??
+            };
+            let home = &ctx.config.home;
+            for item in &items {
+                if let Item::Copied(path) = item {
+                    ctx.broker.note_made(&ctx.task_id, path, &ctx.cancel);
+                    ctx.effects.note(PathEffect {
+                        path: path.clone(),
+                        exists: false,
+                        effect: "create".into(),
+                    });
+                }
+            }
+            let text = report(
+                &items,
+                &shown_path(&from, home),
+                &shown_path(&to, home),
+                home,
+            );
+            if items.iter().any(|i| matches!(i, Item::Copied(_))) {
+                Ok(text)
+            } else if items.iter().all(|i| matches!(i, Item::Missing(_))) {
+                Err(ToolError::NotFound(text))
+            } else {
+                Err(ToolError::Failed(text))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_item_is_copied_on_its_own_and_a_missing_one_is_named() {
+        let dir = tempfile::tempdir().expect("dir");
+        let from = dir.path().join("docs");
+        let to = dir.path().join("to-print");
+        std::fs::create_dir_all(&from).expect("docs");
+        std::fs::write(from.join("lease.pdf"), b"%PDF lease").expect("lease");
+        std::fs::write(from.join("insurance.pdf"), b"%PDF insurance").expect("insurance");
+        let names: Vec<String> = ["lease.pdf", "warranty.pdf", "insurance.pdf"]
+            .map(String::from)
+            .to_vec();
+        let items = copy_all(&from, &names, &to).expect("copied");
+        assert_eq!(
+            items,
+            vec![
+                Item::Missing("warranty.pdf".into()),
+                Item::Copied(to.join("lease.pdf")),
+                Item::Copied(to.join("insurance.pdf")),
+            ]
+        );
+        assert_eq!(
+            std::fs::read(to.join("lease.pdf")).expect("copy"),
+            b"%PDF lease"
+        );
+        let text = report(&items, "~/docs", "~/to-print", dir.path());
+        assert!(
+            text.starts_with("copied 2 of 3 into ~/to-print: lease.pdf, insurance.pdf"),
+            "{text}"
+        );
+        assert!(
+            text.contains("missing: warranty.pdf (not in ~/docs)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn patterns_select_files_and_an_existing_file_is_never_overwritten() {
+        let dir = tempfile::tempdir().expect("dir");
+        let from = dir.path().join("notes");
+        let to = dir.path().join("backup");
+        std::fs::create_dir_all(&from).expect("notes");
+        std::fs::create_dir_all(&to).expect("backup");
+        std::fs::write(from.join("a.md"), "new a").expect("a");
+        std::fs::write(from.join("b.MD"), "b").expect("b");
+        std::fs::write(from.join("c.txt"), "c").expect("c");
+        std::fs::write(to.join("a.md"), "the user's a").expect("old a");
+        let items = copy_all(&from, &["*.md".to_string()], &to).expect("copied");
+        assert_eq!(
+            items,
+            vec![Item::Exists(to.join("a.md")), Item::Copied(to.join("b.MD"))]
+        );
+        assert_eq!(
+            std::fs::read_to_string(to.join("a.md")).expect("a"),
+            "the user's a"
+        );
+        assert!(!to.join("c.txt").exists());
+        // Every file when no names are given; a missing source folder is an error.
+        let all = copy_all(&from, &[], &dir.path().join("all")).expect("all");
+        assert_eq!(all.len(), 3);
+        assert!(matches!(
+            copy_all(&dir.path().join("nope"), &[], &to),
+            Err(ToolError::NotFound(_))
+        ));
+    }
+
+    #[test]
+    fn names_come_as_a_list_in_a_string_or_an_array() {
+        assert_eq!(
+            names_of(&json!({"names": "a.pdf, b.pdf;c.pdf"})),
+            ["a.pdf", "b.pdf", "c.pdf"]
+        );
+        assert_eq!(
+            names_of(&json!({"names": ["a.pdf", "b.pdf"]})),
+            ["a.pdf", "b.pdf"]
+        );
+        assert!(names_of(&json!({})).is_empty());
+    }
+}
