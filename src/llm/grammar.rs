@@ -147,7 +147,12 @@ impl Grammar {
                 Some(format!("({})", alts.join(" | ")))
             }
             Some(Value::String(t)) => match t.as_str() {
-                "string" => Some("string".into()),
+                // A bound stops a small model whose string runs on (digits, a repeated
+                // word) before the reply's token cap cuts the whole object off.
+                "string" => match obj.get("maxLength").and_then(Value::as_u64) {
+                    Some(max) => Some(format!("(\"\\\"\" char{{0,{max}}} \"\\\"\")")),
+                    None => Some("string".into()),
+                },
                 "integer" => Some("integer".into()),
                 "number" => Some("number".into()),
                 "boolean" => Some("boolean".into()),
@@ -332,6 +337,20 @@ mod tests {
                 .contains(r#"::= "[" integer ("," integer){0,1} "]""#)
         );
         assert!(array(json!({"maxItems": 0})).contains(r#"::= "[" "]""#));
+    }
+
+    #[test]
+    fn max_length_bounds_a_string() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"column": {"type": "string", "maxLength": 5}, "text": {"type": "string"}},
+            "required": ["column", "text"],
+        });
+        let g = compact_gbnf(&schema).expect("a grammar");
+        assert!(
+            g.contains(r#"\"column\":" ("\"" char{0,5} "\"") ",\"text\":" string"#),
+            "{g}"
+        );
     }
 
     #[test]

@@ -47,19 +47,36 @@ impl JsonSchema for NextStep {
     }
 }
 
-fn param_schema(kind: &str, about: &str) -> Value {
+/// Characters a short string parameter of a built-in tool may hold (a path, a pattern, a
+/// column name): a small model's string that runs on is cut here, not at the reply's
+/// token cap, which would throw the whole step away.
+pub const SHORT_STRING_CHARS: u64 = 300;
+
+/// Parameters of built-in tools that hold long text (a command line, a file's content,
+/// a script): never bounded.
+const LONG_TEXT: &[&str] = &["command", "content", "script", "input"];
+
+fn param_schema(kind: &str, about: &str, bounded: bool) -> Value {
     let ty = match kind {
         "integer" | "boolean" | "number" | "array" | "object" => kind,
         _ => "string",
     };
-    json!({ "type": ty, "description": about })
+    if ty == "string" && bounded {
+        json!({ "type": ty, "description": about, "maxLength": SHORT_STRING_CHARS })
+    } else {
+        json!({ "type": ty, "description": about })
+    }
 }
 
 /// The schema of one tool's branch: `next` fixed to `call_tool`, `tool` to its name.
 fn tool_branch(spec: &ToolSpec) -> Value {
     let mut params = Map::new();
+    // An MCP tool's parameters are its server's: only the built-in tools' short strings
+    // are bounded.
+    let builtin = spec.name.builtin().is_some();
     for p in spec.params.iter() {
-        params.insert(p.name.to_string(), param_schema(&p.kind, &p.about));
+        let bounded = builtin && !LONG_TEXT.contains(&p.name.as_ref());
+        params.insert(p.name.to_string(), param_schema(&p.kind, &p.about, bounded));
     }
     let required = spec.required_params();
     json!({
@@ -133,6 +150,16 @@ mod tests {
         assert_eq!(
             shell["properties"]["tool_input"]["required"],
             json!(["command"])
+        );
+        // A command line is long text; a column name is not.
+        assert!(shell["properties"]["tool_input"]["properties"]["command"]["maxLength"].is_null());
+        let table = branches
+            .iter()
+            .find(|b| b["properties"]["tool"]["const"] == "read_table")
+            .expect("a read_table branch");
+        assert_eq!(
+            table["properties"]["tool_input"]["properties"]["column"]["maxLength"],
+            json!(SHORT_STRING_CHARS)
         );
         // Alphabetical order puts the decision first, then the finish's fields (docs/llm.md).
         let keys: Vec<&String> = branches
