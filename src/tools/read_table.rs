@@ -37,6 +37,14 @@ fn path_param(input: &Value) -> Result<&str, ToolError> {
         .ok_or_else(|| ToolError::InvalidInput("`path` is required".into()))
 }
 
+/// The file to read: the wrapper's own parameter, before the engine's.
+const PATH: (&str, &str, bool, &str) = (
+    "path",
+    "string",
+    true,
+    "the file: absolute, ~/…, or relative to the sub-task's folder",
+);
+
 impl Tool for ReadTable {
     fn spec(&self) -> ToolSpec {
         static PARAMS: OnceLock<Vec<Param>> = OnceLock::new();
@@ -44,7 +52,15 @@ impl Tool for ReadTable {
             name: ToolName::ReadTable.into(),
             priority: 2,
             summary: Cow::Borrowed(table::SUMMARY),
-            params: Cow::Owned(PARAMS.get_or_init(|| params_of(table::PARAMS)).clone()),
+            params: Cow::Owned(
+                PARAMS
+                    .get_or_init(|| {
+                        let mut params = params_of(&[PATH]);
+                        params.extend(params_of(table::PARAMS));
+                        params
+                    })
+                    .clone(),
+            ),
         }
     }
 

@@ -199,6 +199,24 @@ mod tests {
     use crate::contracts::ToolName;
 
     #[test]
+    fn every_typed_tool_asks_for_what_it_acts_on() {
+        let specs = Toolbox::standard().specs();
+        let required = |tool: ToolName| -> Vec<String> {
+            specs
+                .iter()
+                .find(|s| s.name == tool)
+                .expect("a standard tool")
+                .required_params()
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(required(ToolName::ListFiles), ["folder"]);
+        assert_eq!(required(ToolName::ReadTable), ["path", "op"]);
+        assert_eq!(required(ToolName::CopyFiles), ["from", "to"]);
+    }
+
+    #[test]
     fn the_standard_toolbox_registers_exactly_the_chain_in_order() {
         let specs = Toolbox::standard().specs();
         let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
