@@ -87,6 +87,34 @@ pub fn check(
     }
 }
 
+/// For R3's own finish, whatever the shape but a list or a file: a look at a table's
+/// structure (read_table's schema view) copied whole is the look before computing passed
+/// off as the answer. Says so, leaving room for a sub-task that asks for the columns.
+pub fn copied_output(
+    shape: AnswerShape,
+    answer: &str,
+    records: &[&ToolCallRecord],
+) -> Option<String> {
+    let looks: Vec<&ToolCallRecord> = records
+        .iter()
+        .copied()
+        .filter(|r| {
+            r.status == ToolCallStatus::Ok
+                && r.tool == ToolName::ReadTable
+                && r.input.get("op").and_then(serde_json::Value::as_str) == Some("schema")
+        })
+        .collect();
+    let copied = !matches!(shape, AnswerShape::List | AnswerShape::File) && is_dump(answer, &looks);
+    copied.then(|| {
+        format!(
+            "the output copies the table's structure ({} lines), the look before computing, \
+             not the answer: compute what the sub-task asks for with the column names it \
+             showed (if it asks for the columns themselves, finish again with them)",
+            answer.trim().lines().count()
+        )
+    })
+}
+
 /// Lines of an answer that count as copied from a tool: this long at least.
 const MIN_COPIED_CHARS: usize = 4;
 
@@ -346,6 +374,17 @@ mod tests {
             check(AnswerShape::List, "", listing, &refs),
             Verdict::Unchecked
         );
+        // R3's own finish: a copied listing is an answer when nothing says otherwise …
+        assert!(copied_output(AnswerShape::Any, listing, &refs).is_none());
+        // … a copied look at a table's structure is not, whatever the shape but a list.
+        let schema = "t.csv: CSV (delimiter ',', header row), 3 data rows, 2 columns: a, b\n\
+                      columns:\n  a: text, e.g. \"x\"\n  b: number, e.g. 1";
+        let mut look = ok(ToolName::ReadTable, "/h/t.csv", schema);
+        look.input = json!({"op": "schema", "path": "/h/t.csv"});
+        let looks = [&look];
+        assert!(copied_output(AnswerShape::Any, schema, &looks).is_some());
+        assert!(copied_output(AnswerShape::List, schema, &looks).is_none());
+        assert!(copied_output(AnswerShape::Any, "b = 1", &looks).is_none());
         // Two copied lines of a longer answer do not make a dump.
         assert!(!is_dump("paper.pdf\t8.0 KB\nreport.pdf\t3.0 KB", &refs));
     }

@@ -511,9 +511,11 @@ impl Worker {
         {
             progress.shape_checked = true;
             let refs: Vec<&ToolCallRecord> = records.iter().collect();
-            if let Verdict::Misfit(why) =
-                shape::check(self.subtask.answer, &self.subtask.intent, output, &refs)
-            {
+            let why = match shape::check(self.subtask.answer, &self.subtask.intent, output, &refs) {
+                Verdict::Misfit(why) => Some(why),
+                _ => shape::copied_output(self.subtask.answer, output, &refs),
+            };
+            if let Some(why) = why {
                 progress.nudge = Some(shape_nudge(&why));
                 return ControlFlow::Continue(());
             }
