@@ -35,6 +35,18 @@ fn read_head(path: &Path, limit: u64) -> Result<(u64, Vec<u8>), ToolError> {
     Ok((meta.len(), bytes))
 }
 
+/// The counts of a whole file's text, as the last line of a read: lines (a last line
+/// without a newline counts), words (runs of non-blanks) and characters.
+fn counts_line(text: &str) -> String {
+    let plural = |n: usize, one: &str, many: &str| crate::text::plural(n, one, many);
+    format!(
+        "[the whole file: {}, {}, {}]",
+        plural(text.lines().count(), "line", "lines"),
+        plural(text.split_whitespace().count(), "word", "words"),
+        plural(text.chars().count(), "character", "characters")
+    )
+}
+
 /// The read_file tool.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReadFile;
@@ -142,11 +154,40 @@ impl Tool for ReadFile {
                     "\n[showing the first {} of {size} bytes]",
                     text.len()
                 ));
+            } else if !text.is_empty() {
+                // Counted by code, so a count of lines or words is copied, never counted
+                // by eye from the text.
+                let counts = counts_line(&text);
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str(&counts);
             }
             if text.is_empty() {
                 text = format!("({} is empty)", path.display());
             }
             Ok(text)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counts_line;
+
+    #[test]
+    fn a_whole_read_ends_with_its_counts_made_by_code() {
+        assert_eq!(
+            counts_line("meeting at 10\nbuy milk\ncall bob\nreview PR\nTODO: fix bug\n"),
+            "[the whole file: 5 lines, 12 words, 56 characters]"
+        );
+        assert_eq!(
+            counts_line("one\ntwo"),
+            "[the whole file: 2 lines, 2 words, 7 characters]"
+        );
+        assert_eq!(
+            counts_line("é ü\n"),
+            "[the whole file: 1 line, 2 words, 4 characters]"
+        );
     }
 }

@@ -161,7 +161,10 @@ async fn every_call_yields_one_evidence_record_published_and_kept_in_the_history
     assert_eq!(r.record.status, ToolCallStatus::Ok);
     assert_eq!(r.record.input, json!({"path": file.to_string_lossy()}));
     assert_eq!(r.record.target, file.to_string_lossy());
-    assert_eq!(r.record.output_head, "first line\nsecond line\n");
+    assert_eq!(
+        r.record.output_head,
+        "first line\nsecond line\n[the whole file: 2 lines, 4 words, 23 characters]"
+    );
     assert_eq!(r.record.error, None);
     assert_eq!(r.record.confirmation, None);
     assert_eq!(ctx.history.records(), vec![r.record.clone()]);
@@ -325,7 +328,10 @@ async fn blocked_tools_and_targets_are_refused_in_code() {
     let fine = tools
         .call(&ctx, &ToolName::ReadFile.into(), json!({"path": "ok.txt"}))
         .await;
-    assert_eq!(output(&fine.outcome), "fine");
+    assert_eq!(
+        output(&fine.outcome),
+        "fine\n[the whole file: 1 line, 1 word, 4 characters]"
+    );
 }
 
 #[tokio::test]
