@@ -67,13 +67,13 @@ pub enum ToolName {
 impl ToolName {
     /// The chain, highest priority first.
     pub const CHAIN: [ToolName; 11] = [
-        ToolName::ListFiles,
-        ToolName::ReadTable,
         ToolName::Mdfind,
         ToolName::Glob,
-        ToolName::CopyFiles,
         ToolName::ReadFile,
         ToolName::WriteFile,
+        ToolName::CopyFiles,
+        ToolName::ListFiles,
+        ToolName::ReadTable,
         ToolName::Applescript,
         ToolName::Shortcuts,
         ToolName::Shell,

@@ -19,13 +19,14 @@ use chrono::{DateTime, Utc};
 
 /// How tools are used well, for the planner, the executor and the validators. These are
 /// rules of method that hold for any request — look before computing, let code compute,
-/// keep the user's paths, never retry a failure unchanged, one independent item at a
-/// time — not a command per kind of request: a recipe per kind makes a small model copy
+/// keep the user's paths, never retry a failure unchanged — not a command per kind of
+/// request: a recipe per kind makes a small model copy
 /// the recipe where it does not fit (the wrong column, the wrong file type).
 const WORKING_RULES: &str = "How the tools are used well:
 - Look before computing: when the structure of the data is not known yet (a file's \
 columns or keys, what a folder holds), the first call shows it (read_table with op \
-\"schema\", list_files), and the next call uses the names it showed.
+\"schema\", list_files), and the next call, in the same sub-task, uses the names it \
+showed.
 - Values come from a tool that computes them (list_files sorts, counts and groups files; \
 read_table counts, sums, averages and finds rows by column name; a command), never from \
 reading a listing or a text by eye.
@@ -33,8 +34,6 @@ reading a listing or a text by eye.
 it in a shell command.
 - A call that failed is never repeated unchanged: read its error, then change the call \
 to fit what is really there.
-- Independent items (several files, several values) get one call each, so one failure \
-does not stop the others.
 Write commands without backslashes where you can: a backslash must be written \\\\ in JSON.";
 
 /// The shared opening of every role's system prompt that deals with tools (planner,

@@ -72,7 +72,7 @@ impl Tool for AppleScript {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::Applescript.into(),
-            priority: 6,
+            priority: 5,
             summary: Cow::Borrowed(
                 "Control macOS apps (Mail, Calendar, Reminders, Music, Finder…) with AppleScript.",
             ),

@@ -225,7 +225,7 @@ impl Tool for CopyFiles {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::CopyFiles.into(),
-            priority: 5,
+            priority: 4,
             summary: Cow::Borrowed(
                 "Copy files into a folder, each on its own (a missing one does not stop the others); never overwrites.",
             ),

@@ -126,7 +126,7 @@ impl Tool for Glob {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::Glob.into(),
-            priority: 4,
+            priority: 2,
             summary: Cow::Borrowed("File search by name pattern, recursive under a folder."),
             params: Cow::Borrowed(PARAMS),
         }

@@ -63,7 +63,7 @@ impl Tool for ListFiles {
         static PARAMS: OnceLock<Vec<Param>> = OnceLock::new();
         ToolSpec {
             name: ToolName::ListFiles.into(),
-            priority: 1,
+            priority: 4,
             summary: Cow::Borrowed(files::SUMMARY),
             params: Cow::Owned(PARAMS.get_or_init(|| params_of(files::PARAMS)).clone()),
         }

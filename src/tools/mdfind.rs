@@ -225,7 +225,7 @@ impl Tool for Mdfind {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::Mdfind.into(),
-            priority: 3,
+            priority: 1,
             summary: Cow::Borrowed(
                 "Personal file search by name (Spotlight on macOS, the file index elsewhere), for files outside the project. Names only: for the text inside files use grep in shell.",
             ),

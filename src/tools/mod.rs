@@ -1,6 +1,6 @@
-//! The executor's tools, in priority order: list_files, read_table, mdfind, glob,
-//! copy_files, read_file, write_file, applescript, shortcuts, shell and search, each behind one [`Tool`] trait, and the
-//! [`Toolbox`] that runs a call through the guards.
+//! The executor's tools, in priority order: mdfind, glob, read_file, write_file,
+//! copy_files, list_files, read_table, applescript, shortcuts, shell and search, each
+//! behind one [`Tool`] trait, and the [`Toolbox`] that runs a call through the guards.
 //!
 //! One call, in order: refuse if the task was cancelled; look up the tool; refuse a
 //! blocked tool; `prepare` (validate, apply code-side rewrites: the personal-path `find`

@@ -90,7 +90,7 @@ impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::ReadFile.into(),
-            priority: 5,
+            priority: 3,
             summary: Cow::Borrowed(
                 "Read one text file (large files are cut; binary files are only described).",
             ),

@@ -50,7 +50,7 @@ impl Tool for ReadTable {
         static PARAMS: OnceLock<Vec<Param>> = OnceLock::new();
         ToolSpec {
             name: ToolName::ReadTable.into(),
-            priority: 2,
+            priority: 4,
             summary: Cow::Borrowed(table::SUMMARY),
             params: Cow::Owned(
                 PARAMS

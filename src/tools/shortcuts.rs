@@ -33,7 +33,7 @@ impl Tool for Shortcuts {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::Shortcuts.into(),
-            priority: 6,
+            priority: 5,
             summary: Cow::Borrowed("Run a named Apple Shortcut (iCloud-synced)."),
             params: Cow::Borrowed(PARAMS),
         }

@@ -40,9 +40,8 @@ impl Default for Toolbox {
 }
 
 impl Toolbox {
-    /// The standard chain: list_files, read_table, mdfind, glob, copy_files, read_file,
-    /// write_file,
-    /// applescript, shortcuts, shell, search.
+    /// The standard chain: mdfind, glob, read_file, write_file, copy_files, list_files,
+    /// read_table, applescript, shortcuts, shell, search.
     pub fn standard() -> Self {
         Self::with_tools(vec![
             Arc::new(ListFiles),

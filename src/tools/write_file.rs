@@ -74,7 +74,7 @@ impl Tool for WriteFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::WriteFile.into(),
-            priority: 5,
+            priority: 3,
             summary: Cow::Borrowed(
                 "Write generated text to a file; bare names go to the workspace folder. Replacing an existing file asks the user.",
             ),

@@ -375,6 +375,11 @@ fn quotes(record: &str, delim: u8) -> Quotes {
     }
 }
 
+/// Whether any of the delimiters splits the start of `text`: a table has columns.
+pub(super) fn has_delimiter(text: &str) -> bool {
+    sniff(text, false).is_some()
+}
+
 /// The delimiter among `,` tab `;` `|` that splits the first records most consistently
 /// (quoted fields respected), or `None` when none occurs.
 fn sniff(text: &str, prefer_tab: bool) -> Option<u8> {

@@ -34,6 +34,14 @@ pub(super) fn load(path: &Path, req: &Request, limits: &Limits) -> Result<Loaded
                 Kind::Delimited
             }
         }
+        _ if !delimited::has_delimiter(&text) => {
+            // A note or a log is not a table: read as one, its first line would become
+            // a header and every count would be one short.
+            return Err(format!(
+                "{name} is plain text, not a table (no column separator in it); read it with \
+                 read_file, which also counts its lines and words"
+            ));
+        }
         _ => Kind::Delimited,
     };
     match kind {
@@ -70,7 +78,30 @@ fn read_bounded(path: &Path, name: &str, max_bytes: u64) -> Result<Vec<u8>, Stri
         _ => format!("cannot read {name}: {e}"),
     })?;
     if meta.is_dir() {
-        return Err(format!("{name} is a folder, not a file"));
+        let mut tables: Vec<String> = std::fs::read_dir(path)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| {
+                        let lower = n.to_lowercase();
+                        [".csv", ".tsv", ".json", ".jsonl", ".ndjson"]
+                            .iter()
+                            .any(|ext| lower.ends_with(ext))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        tables.sort();
+        tables.truncate(10);
+        return Err(if tables.is_empty() {
+            format!("{name} is a folder, not a file")
+        } else {
+            format!(
+                "{name} is a folder, not a file; the tables in it: {}",
+                tables.join(", ")
+            )
+        });
     }
     if !meta.is_file() {
         return Err(format!("{name} is not a regular file"));

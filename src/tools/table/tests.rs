@@ -874,3 +874,31 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn plain_text_is_not_read_as_a_table_and_a_folder_names_its_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let note = dir.path().join("monday.txt");
+    std::fs::write(
+        &note,
+        "meeting at 10\nbuy milk\ncall bob\nreview PR\nTODO: fix bug\n",
+    )
+    .unwrap();
+    let req = Request::from_json(&serde_json::json!({"op": "count"})).unwrap();
+    let err = run(&note, &req, &Limits::default()).unwrap_err();
+    assert!(
+        err.contains("plain text, not a table") && err.contains("read_file"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("expenses.csv"), "name,amount\napples,3\n").unwrap();
+    let err = run(dir.path(), &req, &Limits::default()).unwrap_err();
+    assert!(err.ends_with("the tables in it: expenses.csv"), "{err}");
+    // A one-column file with a table's extension is still a table.
+    let list = dir.path().join("names.csv");
+    std::fs::write(&list, "name\nana\nbob\n").unwrap();
+    assert!(
+        run(&list, &req, &Limits::default())
+            .unwrap()
+            .contains("count = 2 rows")
+    );
+}
