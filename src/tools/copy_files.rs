@@ -253,15 +253,11 @@ impl Tool for CopyFiles {
         if !names.is_empty() {
             executed["names"] = json!(names.join(", "));
         }
-        Ok(Prepared {
-            tool: ToolName::CopyFiles.into(),
-            input: executed,
-            target: to.to_string_lossy().into_owned(),
-            action: None,
-            note: None,
-            approved: false,
-            sandbox: None,
-        })
+        Ok(Prepared::plain(
+            ToolName::CopyFiles,
+            executed,
+            to.to_string_lossy().into_owned(),
+        ))
     }
 
     fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {

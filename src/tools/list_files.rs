@@ -80,15 +80,7 @@ impl Tool for ListFiles {
             }
             map.insert("folder".into(), json!(shown));
         }
-        Ok(Prepared {
-            tool: ToolName::ListFiles.into(),
-            input: executed,
-            target: shown,
-            action: None,
-            note: None,
-            approved: false,
-            sandbox: None,
-        })
+        Ok(Prepared::plain(ToolName::ListFiles, executed, shown))
     }
 
     fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {

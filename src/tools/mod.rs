@@ -150,6 +150,22 @@ pub struct Prepared {
     pub sandbox: Option<sandbox::Plan>,
 }
 
+impl Prepared {
+    /// A call no Law 1 question concerns (a read, a listing, a copy into new files), run
+    /// as given: no rewrite note, no sandbox.
+    pub(crate) fn plain(tool: ToolName, input: Value, target: String) -> Self {
+        Self {
+            tool: tool.into(),
+            input,
+            target,
+            action: None,
+            note: None,
+            approved: false,
+            sandbox: None,
+        }
+    }
+}
+
 /// What a tool's call returns: its output text, or why it failed.
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, ToolError>> + Send + 'a>>;
 

@@ -101,15 +101,11 @@ impl Tool for ReadFile {
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let path = ctx.resolve_read_path(super::str_param(input, "path")?);
         let shown = path.to_string_lossy().into_owned();
-        Ok(Prepared {
-            tool: ToolName::ReadFile.into(),
-            input: json!({ "path": shown }),
-            target: shown,
-            action: None,
-            note: None,
-            approved: false,
-            sandbox: None,
-        })
+        Ok(Prepared::plain(
+            ToolName::ReadFile,
+            json!({ "path": shown }),
+            shown,
+        ))
     }
 
     fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {

@@ -73,15 +73,7 @@ impl Tool for ReadTable {
             map.remove("file");
             map.insert("path".into(), json!(shown));
         }
-        Ok(Prepared {
-            tool: ToolName::ReadTable.into(),
-            input: executed,
-            target: shown,
-            action: None,
-            note: None,
-            approved: false,
-            sandbox: None,
-        })
+        Ok(Prepared::plain(ToolName::ReadTable, executed, shown))
     }
 
     fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
