@@ -21,8 +21,9 @@ pub struct Limits {
     pub closed_tasks_remembered: usize,
     /// An unanswered Law 1 request is denied after this long (settings: `laws`).
     pub confirm_timeout: Duration,
-    /// Wall-clock budget of a whole task (settings: `budgets.time_budget_ms`); R4a also
-    /// closes an attempt that R3 never reports on after this long.
+    /// The longest wall-clock budget a task can get (the settings' fixed
+    /// `budgets.time_budget_ms`, or the ceiling of the budgets derived from the model's
+    /// speed); R4a closes an attempt that R3 never reports on after this long.
     pub task_budget: Duration,
     /// How long an answer waits for the desk to register a request the caller already
     /// saw on a tap (the tap and the user's inbox receive the same publish).

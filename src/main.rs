@@ -136,6 +136,10 @@ fn print_config(config: &Config) -> anyhow::Result<()> {
             }
         );
     }
+    println!(
+        "model speed: {}",
+        artoo::llm::pace::summary_of(config, artoo::status::Lang::En)
+    );
     let settings = toml::to_string_pretty(&config.settings())?;
     println!("\n{settings}");
     Ok(())

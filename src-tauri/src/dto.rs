@@ -532,6 +532,10 @@ pub struct ModelStatus {
     pub progress: Option<ModelProgress>,
     /// No settings were ever saved: the onboarding view shows.
     pub first_run: bool,
+    /// Once ready: the model's speed measured here and what it means for a task ("≈10
+    /// tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget
+    /// 3 min)"), in the UI language; null before.
+    pub pace: Option<String>,
 }
 
 /// The result of "Test connection": a real one-token call.

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use artoo::config::{ApiKey, Config, LlmConfig, ModelSource, Settings, TierConfig};
-use artoo::local_llm::{LocalModel, LocalServer, Progress};
+use artoo::local_llm::{LocalModel, LocalServer, Progress, Stage};
 use artoo::runtime::{Runtime, RuntimeOptions};
 use artoo::status::Lang;
 use artoo::{SharedClock, SystemClock};
@@ -77,6 +77,7 @@ impl Shell {
                     detail: None,
                     progress: None,
                     first_run: false,
+                    pace: None,
                 }),
                 local: tokio::sync::Mutex::new(None),
             }),
@@ -156,6 +157,7 @@ impl Shell {
             detail,
             progress: None,
             first_run,
+            pace: None,
         };
         let verdict = match config.model_source() {
             Err(e) => {
@@ -193,8 +195,38 @@ impl Shell {
         // The windows hear the model's verdict only once the core can take a task: the
         // popup opens its input on "ready", and a submission before the core runs would
         // be refused as unavailable.
+        let lang = Lang::from_tag(&config.ui.language);
         self.start_core(config).await;
+        let verdict = self.prepared(verdict, lang).await;
         self.set_model(verdict);
+    }
+
+    /// On the built-in model: every role's instructions made ready and the speed
+    /// measured before the first task (progress as it starts). Then the verdict says how
+    /// fast the model runs here.
+    async fn prepared(&self, mut verdict: ModelStatus, lang: Lang) -> ModelStatus {
+        let Ok(runtime) = self.core() else {
+            return verdict;
+        };
+        if verdict.source == ModelSourceKind::BuiltIn {
+            let name = verdict.model.clone().unwrap_or_default();
+            let report = |done: usize, total: usize| {
+                let p = Progress::new(Stage::Prepare, done as u64, total as u64);
+                self.set_model(ModelStatus {
+                    phase: ModelPhase::Starting,
+                    progress: Some(ModelProgress {
+                        stage: p.stage,
+                        done: u32::try_from(p.done).unwrap_or(u32::MAX),
+                        total: u32::try_from(p.total).unwrap_or(u32::MAX),
+                        text: p.describe(&name, lang),
+                    }),
+                    ..verdict.clone()
+                });
+            };
+            runtime.prepare_model(&report).await;
+        }
+        verdict.pace = Some(runtime.pace_summary(lang));
+        verdict
     }
 
     async fn start_core(&self, config: Config) {
@@ -250,6 +282,7 @@ impl Shell {
                         text: p.describe(&reporting, lang),
                     }),
                     first_run,
+                    pace: None,
                 });
             };
             match model.start(&report).await {
@@ -264,6 +297,7 @@ impl Shell {
                         detail: Some(e.to_string()),
                         progress: None,
                         first_run,
+                        pace: None,
                     });
                     return Err(format!("the built-in model did not start: {e}"));
                 }
@@ -281,6 +315,7 @@ impl Shell {
             detail: None,
             progress: None,
             first_run,
+            pace: None,
         })
     }
 
@@ -300,6 +335,7 @@ impl Shell {
             detail: None,
             progress: None,
             first_run,
+            pace: None,
         });
         let report = artoo::llm::check_reachable(tier, PROBE_TIMEOUT).await;
         ModelStatus {
@@ -314,6 +350,7 @@ impl Shell {
             detail: report.error,
             progress: None,
             first_run,
+            pace: None,
         }
     }
 

@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use artoo::bus::Tap;
 use artoo::config::{Config, ModelSource};
 use artoo::contracts::TerminalDirective;
-use artoo::local_llm::{LocalModel, LocalServer, Progress};
+use artoo::local_llm::{LocalModel, LocalServer, Progress, Stage};
 use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 use artoo::status::Lang;
 
@@ -124,6 +124,20 @@ async fn start_local_model(config: &mut Config) -> Result<LocalServer, Exit> {
     Ok(server)
 }
 
+/// Makes the roles' instructions ready on the built-in model (evaluated once per model
+/// and saved, restored at later starts) and measures its speed, with the same progress
+/// bar as its start, so the first task costs no more model time than the second.
+async fn prepare_local_model(runtime: &Runtime, name: &str, lang: Lang) {
+    let bar = progress::Bar::new(std::io::stderr().is_terminal());
+    let report = |done: usize, total: usize| {
+        let p = Progress::new(Stage::Prepare, done as u64, total as u64);
+        bar.show(&p, &p.describe(name, lang));
+    };
+    runtime.prepare_model(&report).await;
+    let ready = Progress::new(Stage::Ready, 1, 1);
+    bar.show(&ready, &ready.describe(name, lang));
+}
+
 /// What the runtime is started for: tasks need a model endpoint (the built-in one when no
 /// provider is configured), slash commands (memory, audit, replay) do not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,9 +169,13 @@ async fn start(mut config: Config, options: Options, purpose: Purpose) -> Result
     let interrupts =
         Interrupts::listen().map_err(|e| fail(format!("cannot listen for Ctrl+C: {e}")))?;
     let sandbox = artoo::tools::sandbox_status(&config).await;
+    let lang = Lang::from_tag(&config.ui.language);
     let runtime = Runtime::start(config, RuntimeOptions::default())
         .await
         .map_err(|e| fail(format!("cannot start: {e}")))?;
+    if let Some(server) = &model {
+        prepare_local_model(&runtime, server.model(), lang).await;
+    }
     let console = Console {
         style,
         input: Input::start(interactive, history),
@@ -165,6 +183,13 @@ async fn start(mut config: Config, options: Options, purpose: Purpose) -> Result
         sink: session::Sink::Stdout,
         status,
     };
+    if let Some(server) = &model {
+        console.say(format!(
+            "built-in model {}: {}",
+            server.model(),
+            runtime.pace_summary(lang)
+        ));
+    }
     if let Some(notice) = render::sandbox_notice(&sandbox, console.style.paint) {
         console.say(notice);
     }

@@ -136,12 +136,28 @@ pub struct Config {
 
 impl Config {
     /// The runtime's timeouts and per-task memory bounds, with the two that the settings
-    /// choose (the Law 1 confirmation window and the task's time budget).
+    /// choose (the Law 1 confirmation window and the longest time budget a task can
+    /// get: the fixed one, or the ceiling of the budgets derived from the model's speed).
     pub fn limits(&self) -> crate::limits::Limits {
         crate::limits::Limits::new(
             std::time::Duration::from_secs(self.laws.confirm_timeout_secs),
-            std::time::Duration::from_millis(self.budgets.time_budget_ms),
+            self.longest_task_budget(),
         )
+    }
+
+    /// The settings' fixed task budget, if they fix one.
+    pub fn fixed_task_budget(&self) -> Option<std::time::Duration> {
+        self.budgets
+            .time_budget_ms
+            .map(std::time::Duration::from_millis)
+    }
+
+    /// The longest time budget any task can get with these settings: the backstops of
+    /// the roles that wait on each other (R4a, R4b, the executor) are at least this long,
+    /// so only GGS's budget of the task itself ever ends it for time.
+    pub fn longest_task_budget(&self) -> std::time::Duration {
+        self.fixed_task_budget()
+            .unwrap_or(crate::llm::pace::BUDGET_CEILING)
     }
 
     /// The defaults for these directories, with no settings file and no environment; the data dir
@@ -179,6 +195,11 @@ impl Config {
             ui: settings.ui,
             mcp: settings.mcp,
         }
+    }
+
+    /// Where the models' measured speeds are kept (`llm::pace`).
+    pub fn model_speed_file(&self) -> PathBuf {
+        self.data_dir.join("model-speed.json")
     }
 
     /// Where the built-in model's weights and server live.

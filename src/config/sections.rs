@@ -50,8 +50,10 @@ pub struct LlmConfig {
     pub tool: TierConfig,
     /// Bound on opening a connection to an endpoint, in seconds.
     pub connect_timeout_secs: u64,
-    /// Whole-call bound, retries excluded.
-    pub call_timeout_secs: u64,
+    /// Whole-call bound, retries excluded. Unset (the default): each call's own bound,
+    /// from its prompt and reply cap at the model's measured speed (`llm::pace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_timeout_secs: Option<u64>,
     /// Attempts per call on 429/5xx/transport errors (1 = no retry).
     pub max_attempts: u32,
     /// The first retry's back-off, in milliseconds; it doubles per attempt, up to a cap, unless the
@@ -67,7 +69,7 @@ impl Default for LlmConfig {
             brain: TierConfig::default(),
             tool: TierConfig::default(),
             connect_timeout_secs: 10,
-            call_timeout_secs: 120,
+            call_timeout_secs: None,
             max_attempts: 3,
             retry_base_ms: 500,
             local: LocalLlmConfig::default(),
@@ -157,11 +159,12 @@ pub struct Budgets {
     pub max_retries: u32,
     /// Medium-loop replans per task (default 3).
     pub max_replans: u32,
-    /// Wall-clock budget of a whole task, from submit to its result. 300 000 ms
-    /// fits a hosted model; 120 000 ms is chosen for a small local model on two
-    /// cores, where a task that has not ended in two minutes is looping, not converging
-    /// (docs/real-model.md), and the user gets the graceful result instead of a wait.
-    pub time_budget_ms: u64,
+    /// Wall-clock budget of a whole task, from submit to its result. Unset (the
+    /// default): three times a typical task's model work at the speed measured on this
+    /// machine, within 2 and 30 minutes (`llm::pace`), so a machine that runs the model
+    /// three times slower gets three times the time. A value here fixes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_budget_ms: Option<u64>,
     /// Model turns per executor attempt: one sub-task needs one to three calls and a
     /// finish; more turns are a loop the executor cuts short anyway.
     pub executor_max_steps: u32,
@@ -176,7 +179,7 @@ impl Default for Budgets {
         Self {
             max_retries: 2,
             max_replans: 3,
-            time_budget_ms: 120_000,
+            time_budget_ms: None,
             executor_max_steps: 6,
             plan_reasks: 1,
             clarification_rounds: 2,

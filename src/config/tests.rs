@@ -33,8 +33,8 @@ fn defaults_are_the_seed_hyper_parameters() {
             c.budgets.max_replans,
             c.budgets.time_budget_ms
         ),
-        (2, 3, 120_000),
-        "the seed's retries and replans; a whole-task budget for a local model"
+        (2, 3, None),
+        "the seed's retries and replans; the task budget follows the model's measured speed"
     );
     assert_eq!(c.data_dir, dir.path().join(".artoo"));
     assert_eq!(c.workspace, dir.path().join("artoo_workspace"));

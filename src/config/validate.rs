@@ -46,7 +46,9 @@ impl Config {
     fn validate_budgets(&self) -> Result<(), ConfigError> {
         let b = &self.budgets;
         positive("budgets.max_replans", b.max_replans)?;
-        positive("budgets.time_budget_ms", b.time_budget_ms)?;
+        if let Some(ms) = b.time_budget_ms {
+            positive("budgets.time_budget_ms", ms)?;
+        }
         positive("budgets.executor_max_steps", b.executor_max_steps)
     }
 
@@ -106,7 +108,9 @@ impl Config {
     fn validate_llm(&self) -> Result<(), ConfigError> {
         let l = &self.llm;
         positive("llm.connect_timeout_secs", l.connect_timeout_secs)?;
-        positive("llm.call_timeout_secs", l.call_timeout_secs)?;
+        if let Some(secs) = l.call_timeout_secs {
+            positive("llm.call_timeout_secs", secs)?;
+        }
         positive("llm.max_attempts", l.max_attempts)?;
         for (field, tier) in [("llm.brain", &l.brain), ("llm.tool", &l.tool)] {
             if let Some(url) = &tier.base_url {

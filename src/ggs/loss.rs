@@ -47,7 +47,7 @@
 //! **Invariant:** pure arithmetic over its arguments — no clock, no IO, no tokio; D, P
 //! and Ω are always finite and in [0, 1].
 
-use crate::config::{Budgets, GgsParams};
+use crate::config::GgsParams;
 use crate::contracts::{
     Criterion, CriterionMode, CriterionVerdict, FailureClass, Loss, MixedFailureClass,
     SubTaskOutcome, SubTaskStatus, ToolCallStatus, UnrunSubTask,
@@ -399,10 +399,24 @@ pub fn trajectory_consistency(k: usize, n: usize) -> f64 {
     k as f64 / n as f64
 }
 
+/// How much of a task's budgets a point of its run has used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spent {
+    /// Replans so far.
+    pub replans: u32,
+    /// Replans the task may make (`budgets.max_replans`).
+    pub max_replans: u32,
+    /// Time since the submit, in milliseconds.
+    pub elapsed_ms: u64,
+    /// The task's own time budget (fixed in the settings or derived from the model's
+    /// speed when it was submitted), in milliseconds.
+    pub budget_ms: u64,
+}
+
 /// Ω = w₁·replans/maxReplans + w₂·elapsed/time_budget, clamped to [0, 1].
-pub fn resource_cost(replans: u32, elapsed_ms: u64, params: &GgsParams, budgets: &Budgets) -> f64 {
-    let replan_share = f64::from(replans) / f64::from(budgets.max_replans.max(1));
-    let time_share = elapsed_ms as f64 / budgets.time_budget_ms.max(1) as f64;
+pub fn resource_cost(spent: Spent, params: &GgsParams) -> f64 {
+    let replan_share = f64::from(spent.replans) / f64::from(spent.max_replans.max(1));
+    let time_share = spent.elapsed_ms as f64 / spent.budget_ms.max(1) as f64;
     unit_interval(params.w1 * replan_share + params.w2 * time_share)
 }
 
@@ -601,11 +615,33 @@ mod tests {
     #[test]
     fn omega_is_clamped_and_survives_degenerate_budgets() {
         let params = GgsParams::default();
-        let mut budgets = Budgets::default();
-        assert_eq!(resource_cost(10, 10_000_000, &params, &budgets), 1.0);
-        budgets.max_replans = 0;
-        budgets.time_budget_ms = 0;
-        let omega = resource_cost(0, 0, &params, &budgets);
-        assert!((0.0..=1.0).contains(&omega));
+        let spent = Spent {
+            replans: 10,
+            max_replans: 3,
+            elapsed_ms: 10_000_000,
+            budget_ms: 120_000,
+        };
+        assert_eq!(resource_cost(spent, &params), 1.0);
+        let degenerate = Spent {
+            replans: 0,
+            max_replans: 0,
+            elapsed_ms: 0,
+            budget_ms: 0,
+        };
+        assert!((0.0..=1.0).contains(&resource_cost(degenerate, &params)));
+    }
+
+    #[test]
+    fn omega_s_time_term_is_measured_against_the_task_s_own_budget() {
+        let params = GgsParams::default();
+        let at = |budget_ms| Spent {
+            replans: 0,
+            max_replans: 3,
+            elapsed_ms: 60_000,
+            budget_ms,
+        };
+        // One minute is half of a two-minute budget and a sixth of a six-minute one.
+        assert!((resource_cost(at(120_000), &params) - params.w2 * 0.5).abs() < 1e-9);
+        assert!((resource_cost(at(360_000), &params) - params.w2 / 6.0).abs() < 1e-9);
     }
 }

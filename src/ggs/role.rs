@@ -66,6 +66,8 @@ impl Ggs {
             settings: Settings {
                 params: config.ggs.clone(),
                 budgets: config.budgets.clone(),
+                longest_budget_ms: u64::try_from(config.longest_task_budget().as_millis())
+                    .unwrap_or(u64::MAX),
             },
             graceful_timeout: config.limits().graceful_failure_timeout,
             home: Arc::from(config.home.as_path()),
@@ -105,8 +107,11 @@ impl Actor for Solver {
         }
         if let Message::TaskSubmitted(b) = &env.message {
             let now = self.clock.now();
-            state_for(&mut self.tasks, &task_id, "", now)
-                .set_submitted(b.submitted_at, &b.raw_input);
+            state_for(&mut self.tasks, &task_id, "", now).set_submitted(
+                b.submitted_at,
+                &b.raw_input,
+                b.time_budget_ms,
+            );
             let at = Instant::now() + Duration::from_millis(b.time_budget_ms);
             let timer = cx.at(at, &task_id, Arc::new(b.clone()));
             if let Some(old) = self.budgets.insert(task_id, timer) {
@@ -187,7 +192,11 @@ impl Solver {
         if state.intent().is_empty() {
             state = {
                 let mut fresh = TaskState::new(task_id.clone(), &budget.raw_input, now);
-                fresh.set_submitted(budget.submitted_at, &budget.raw_input);
+                fresh.set_submitted(
+                    budget.submitted_at,
+                    &budget.raw_input,
+                    budget.time_budget_ms,
+                );
                 fresh.note_effects(state.effects());
                 fresh
             };

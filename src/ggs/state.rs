@@ -51,6 +51,9 @@ pub struct Settings {
     pub params: GgsParams,
     /// What one task may spend.
     pub budgets: Budgets,
+    /// The longest time budget a task can get ([`crate::config::Config::longest_task_budget`]),
+    /// in milliseconds: Ω's yardstick for a task whose submission named none.
+    pub longest_budget_ms: u64,
 }
 
 /// What R4b reported for a round.
@@ -114,6 +117,8 @@ pub struct TaskState {
     submitted_at: Option<DateTime<Utc>>,
     /// The user's words, from the task's budget announcement.
     raw_input: String,
+    /// The task's own time budget, from its submission (0 until then).
+    budget_ms: u64,
     /// The last round's D and P, for a budget abandon between rounds.
     last_dp: Option<(f64, f64)>,
     /// The Best Practices R2 was told to prefer for round `preferred_round`.
@@ -130,6 +135,7 @@ impl TaskState {
         Self {
             submitted_at: None,
             raw_input: String::new(),
+            budget_ms: 0,
             last_dp: None,
             task_id,
             intent: intent.trim().to_string(),
@@ -211,10 +217,28 @@ impl TaskState {
         self.blocked.iter().map(|b| b.target.clone()).collect()
     }
 
-    /// Ω's clock starts at the submit; the user's words are evidence for the answer.
-    pub fn set_submitted(&mut self, at: DateTime<Utc>, raw_input: &str) {
+    /// Ω's clock starts at the submit and runs against the task's own budget; the
+    /// user's words are evidence for the answer.
+    pub fn set_submitted(&mut self, at: DateTime<Utc>, raw_input: &str, budget_ms: u64) {
         self.submitted_at = Some(at);
         self.raw_input = raw_input.trim().to_string();
+        self.budget_ms = budget_ms;
+    }
+
+    /// What the task has used of its budgets at `elapsed_ms`. A task whose submission
+    /// carried no budget (records older than that field) is measured against the
+    /// longest budget the settings allow.
+    fn spent(&self, elapsed_ms: u64, settings: &Settings) -> loss::Spent {
+        let budget_ms = match self.budget_ms {
+            0 => settings.longest_budget_ms,
+            ms => ms,
+        };
+        loss::Spent {
+            replans: self.replans,
+            max_replans: settings.budgets.max_replans,
+            elapsed_ms,
+            budget_ms,
+        }
     }
 
     /// The summary, with the answer's numbers, paths and file names that no tool output
@@ -276,7 +300,7 @@ impl TaskState {
             .max(self.last_elapsed_ms)
             .max(budget_ms);
         let (d, p) = self.last_dp.unwrap_or((1.0, 0.0));
-        let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
+        let omega = loss::resource_cost(self.spent(elapsed_ms, settings), params);
         let loss = loss::total_loss(d, p, omega, params);
         let grad_l = loss::gradient(loss.l, self.l_prev);
         self.l_prev = Some(loss.l);
@@ -302,7 +326,7 @@ impl TaskState {
             within_threshold: self.last_dp.is_some() && decide::within_threshold(loss.d, params),
             feedback: Vec::new(),
             params,
-            budgets: &settings.budgets,
+            settings,
         });
         pending.out_of_time = true;
         pending
@@ -343,7 +367,7 @@ impl TaskState {
             .elapsed_ms
             .max(self.last_elapsed_ms)
             .max(self.since_submit_ms(now).unwrap_or(0));
-        let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
+        let omega = loss::resource_cost(self.spent(elapsed_ms, settings), params);
         let loss = loss::total_loss(assessment.d, assessment.p, omega, params);
         let grad_l = loss::gradient(loss.l, self.l_prev);
         let worsening_streak = if decide::is_worsening(grad_l, params) {
@@ -489,7 +513,7 @@ impl TaskState {
             .last_elapsed_ms
             .saturating_add(since_ms)
             .max(self.since_submit_ms(now).unwrap_or(0));
-        let omega = loss::resource_cost(self.replans, elapsed_ms, params, &settings.budgets);
+        let omega = loss::resource_cost(self.spent(elapsed_ms, settings), params);
         let loss = loss::total_loss(1.0, 1.0, omega, params);
         let grad_l = loss::gradient(loss.l, self.l_prev);
         self.l_prev = Some(loss.l);
@@ -513,7 +537,7 @@ impl TaskState {
             within_threshold: false,
             feedback: Vec::new(),
             params,
-            budgets: &settings.budgets,
+            settings,
         })
     }
 
@@ -594,7 +618,7 @@ struct AbandonParts<'a> {
     within_threshold: bool,
     feedback: Vec<Feedback>,
     params: &'a GgsParams,
-    budgets: &'a Budgets,
+    settings: &'a Settings,
 }
 
 fn summary_reason_line(seconds: f64) -> String {

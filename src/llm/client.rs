@@ -18,6 +18,7 @@ use crate::contracts::{Role, TaskId};
 use super::error::LlmError;
 use super::extract::{self, ExtractError};
 use super::http::{HttpStatus, Transport};
+use super::pace::{self, Pace, Speed};
 use super::server::{self, ServerInfo};
 use super::snapshots::{self, Snapshots};
 use super::structured::{ModeMemory, OutputMode};
@@ -25,7 +26,10 @@ use super::tier::Tier;
 use super::usage::UsageLedger;
 use super::wire::{WireMessage, WireResponse};
 
+mod prepare;
 mod role;
+
+pub use prepare::{Instructions, MEASURE_ROLE, Readiness};
 
 /// The generation cap of a call whose role set none. Every call is capped: a small model
 /// that starts repeating itself would otherwise generate until its context is full, and a
@@ -239,6 +243,8 @@ struct Endpoint {
     snapshots: Arc<Snapshots>,
     /// Set when the server answered a grammar with an error: send schemas instead.
     grammar_refused: AtomicBool,
+    /// The name its measured speed is kept under ([`pace::key`]).
+    pace_key: String,
 }
 
 /// `https://host/v1/`, `https://host/v1/chat/completions` → `https://host/v1` (async-openai
@@ -282,7 +288,6 @@ impl Endpoint {
             .with_http_service(transport.clone());
         Ok(Self {
             tier,
-            base_url,
             model: model.clone(),
             enable_thinking: config.enable_thinking,
             client,
@@ -291,6 +296,8 @@ impl Endpoint {
             server: tokio::sync::OnceCell::new(),
             snapshots: Arc::default(),
             grammar_refused: AtomicBool::new(false),
+            pace_key: pace::key(model, &base_url),
+            base_url,
         })
     }
 
@@ -311,13 +318,19 @@ impl Endpoint {
     }
 
     /// What the snapshot requests need of this endpoint.
-    fn snapshot_server<'a>(&'a self, info: &'a ServerInfo) -> snapshots::Server<'a> {
+    fn snapshot_server<'a>(
+        &'a self,
+        info: &'a ServerInfo,
+        pace: &'a Pace,
+    ) -> snapshots::Server<'a> {
         snapshots::Server {
             http: &self.http,
             base_url: &self.base_url,
             api_key: self.api_key.as_deref(),
             model: &self.model,
             info,
+            pace,
+            pace_key: &self.pace_key,
         }
     }
 }
@@ -325,7 +338,9 @@ impl Endpoint {
 struct Shared {
     brain: Endpoint,
     tool: Endpoint,
-    call_timeout: Duration,
+    /// The settings' fixed call timeout; `None` derives each call's from the speed.
+    call_timeout: Option<Duration>,
+    pace: Pace,
     max_attempts: u32,
     retry_base: Duration,
     modes: ModeMemory,
@@ -355,8 +370,14 @@ pub struct EndpointInfo {
 }
 
 impl Llm {
-    /// A client for both tiers of `config`. Fails when a tier lacks its base URL or model.
+    /// A client for both tiers of `config` whose measured speeds are kept in memory only.
+    /// Fails when a tier lacks its base URL or model.
     pub fn new(config: &LlmConfig, clock: SharedClock) -> Result<Llm, LlmError> {
+        Llm::with_pace(config, clock, Pace::in_memory())
+    }
+
+    /// A client for both tiers of `config` that measures the models' speed into `pace`.
+    pub fn with_pace(config: &LlmConfig, clock: SharedClock, pace: Pace) -> Result<Llm, LlmError> {
         let transport = Transport::new(Duration::from_secs(config.connect_timeout_secs), clock)
             .map_err(|e| LlmError::Unreachable {
                 base_url: String::new(),
@@ -373,7 +394,8 @@ impl Llm {
             shared: Arc::new(Shared {
                 brain,
                 tool,
-                call_timeout: Duration::from_secs(config.call_timeout_secs),
+                call_timeout: config.call_timeout_secs.map(Duration::from_secs),
+                pace,
                 max_attempts: config.max_attempts.max(1),
                 retry_base: Duration::from_millis(config.retry_base_ms),
                 modes: ModeMemory::default(),
@@ -398,6 +420,27 @@ impl Llm {
     /// Tokens and calls spent so far, per task and role.
     pub fn usage(&self) -> &UsageLedger {
         &self.shared.usage
+    }
+
+    /// The speeds measured so far, kept per model.
+    pub fn pace(&self) -> &Pace {
+        &self.shared.pace
+    }
+
+    /// The measured speed of `tier`'s model.
+    pub fn speed(&self, tier: Tier) -> Speed {
+        self.shared.pace.speed(&self.endpoint_of(tier).pace_key)
+    }
+
+    /// How long a typical task takes with the speeds measured so far; `None` until both
+    /// tiers were measured.
+    pub fn task_estimate(&self) -> Option<Duration> {
+        pace::task_estimate(&self.speed(Tier::Brain), &self.speed(Tier::Tool))
+    }
+
+    /// The time budget a task gets when the settings fix none ([`pace::task_budget`]).
+    pub fn task_budget(&self) -> Duration {
+        pace::task_budget(self.task_estimate())
     }
 
     /// Where `tier` points.

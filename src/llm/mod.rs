@@ -19,6 +19,7 @@ mod error;
 pub mod extract;
 pub mod grammar;
 mod http;
+pub mod pace;
 pub mod probe;
 pub(crate) mod server;
 mod snapshots;
@@ -28,12 +29,13 @@ mod usage;
 mod wire;
 
 pub use client::{
-    CallCtx, ChatRequest, EndpointInfo, Llm, MAX_BACKOFF, MAX_RETRY_AFTER, Reply, RoleLlm, Speaker,
-    Structured, Turn,
+    CallCtx, ChatRequest, EndpointInfo, Instructions, Llm, MAX_BACKOFF, MAX_RETRY_AFTER,
+    MEASURE_ROLE, Readiness, Reply, RoleLlm, Speaker, Structured, Turn,
 };
 pub use error::LlmError;
 pub use extract::ExtractError;
 pub use http::retry_after;
+pub use pace::{Pace, Speed};
 pub use probe::{ConnectionReport, check_reachable, test_connection};
 pub use structured::{OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS};
 pub use tier::{MODEL_ROLES, PRESETS, Preset, Tier};

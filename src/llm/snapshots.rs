@@ -34,8 +34,9 @@ use serde_json::json;
 
 use crate::contracts::Role;
 
+use super::pace::Pace;
 use super::server::{ServerInfo, ServerKind, server_root};
-use super::wire::ROLE_HEADER;
+use super::wire::{ROLE_HEADER, WireResponse};
 
 /// The slots of one endpoint, as far as snapshots go.
 #[derive(Debug, Default)]
@@ -56,6 +57,9 @@ pub(super) struct Server<'a> {
     pub api_key: Option<&'a str>,
     pub model: &'a str,
     pub info: &'a ServerInfo,
+    /// Where the evaluation's measured speed goes, and under which name.
+    pub pace: &'a Pace,
+    pub pace_key: &'a str,
 }
 
 /// A slot held for one exchange; tell it what the slot holds afterwards.
@@ -257,11 +261,16 @@ async fn evaluate_only(
         .send()
         .await
         .map_err(|e| e.to_string())?;
-    if response.status().is_success() {
-        Ok(())
-    } else {
-        Err(format!("HTTP {}", response.status()))
+    if !response.status().is_success() {
+        return Err(format!("HTTP {}", response.status()));
     }
+    // The evaluation of a whole prompt is the best measure of the reading speed there is.
+    if let Ok(answer) = response.json::<WireResponse>().await
+        && let Some(timings) = answer.timings
+    {
+        server.pace.record(server.pace_key, &timings.sample());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

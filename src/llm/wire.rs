@@ -66,6 +66,37 @@ pub struct WireResponse {
     /// Some servers answer 200 with an error object.
     #[serde(default)]
     pub error: Option<Value>,
+    /// llama-server's own account of the call: tokens evaluated and generated, and the
+    /// time each took (the model's measured speed, [`super::pace`]).
+    #[serde(default)]
+    pub timings: Option<WireTimings>,
+}
+
+/// llama-server's `timings` object (the fields artoo reads).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+pub struct WireTimings {
+    /// Prompt tokens evaluated (those found in the cache are not counted).
+    #[serde(default)]
+    pub prompt_n: u64,
+    /// Milliseconds the evaluation took.
+    #[serde(default)]
+    pub prompt_ms: f64,
+    /// Tokens generated.
+    #[serde(default)]
+    pub predicted_n: u64,
+    /// Milliseconds the generation took.
+    #[serde(default)]
+    pub predicted_ms: f64,
+}
+
+impl WireTimings {
+    /// The call as a speed measurement.
+    pub fn sample(&self) -> super::pace::Sample {
+        super::pace::Sample {
+            prompt: Some((self.prompt_n, self.prompt_ms)),
+            output: (self.predicted_n, self.predicted_ms),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -121,6 +152,20 @@ pub struct WireUsage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn llama_server_timings_are_read_and_other_servers_have_none() {
+        let r: WireResponse = serde_json::from_str(
+            r#"{"choices":[],"timings":{"cache_n":0,"prompt_n":38,"prompt_ms":728.2,
+                "prompt_per_second":52.1,"predicted_n":40,"predicted_ms":3849.4}}"#,
+        )
+        .unwrap();
+        let t = r.timings.unwrap();
+        assert_eq!((t.prompt_n, t.predicted_n), (38, 40));
+        assert_eq!(t.sample().output, (40, 3849.4));
+        let plain: WireResponse = serde_json::from_str(r#"{"choices":[]}"#).unwrap();
+        assert_eq!(plain.timings, None);
+    }
 
     #[test]
     fn a_minimal_llama_server_answer_parses() {

@@ -93,6 +93,8 @@ pub enum Stage {
     Build,
     /// Loading the weights into llama-server.
     Start,
+    /// Evaluating the roles' instructions (`done` of `total`) and measuring the speed.
+    Prepare,
     /// Serving.
     Ready,
 }
@@ -137,6 +139,9 @@ impl Progress {
                 format!("Building the model server: step {done} of {total}…")
             }
             (Lang::En, Stage::Start) => format!("Starting the built-in model ({model})…"),
+            (Lang::En, Stage::Prepare) => {
+                format!("Preparing the roles' instructions: {done} of {total}…")
+            }
             (Lang::En, Stage::Ready) => format!("The built-in model ({model}) is ready."),
             (Lang::ZhCn, Stage::Check) => format!("正在检查内置模型（{model}）…"),
             (Lang::ZhCn, Stage::Fetch) => {
@@ -151,6 +156,9 @@ impl Progress {
             }
             (Lang::ZhCn, Stage::Build) => format!("正在构建模型服务器：第 {done} / {total} 步…"),
             (Lang::ZhCn, Stage::Start) => format!("正在启动内置模型（{model}）…"),
+            (Lang::ZhCn, Stage::Prepare) => {
+                format!("正在准备各角色的指令：第 {done} / {total} 项…")
+            }
             (Lang::ZhCn, Stage::Ready) => format!("内置模型（{model}）已就绪。"),
         }
     }
@@ -205,7 +213,8 @@ impl LocalModel {
     }
 
     /// Fetches and builds whatever is missing, then starts the server and waits until it
-    /// is ready, reporting each step.
+    /// answers, reporting each step. The caller reports [`Stage::Ready`] once it has
+    /// prepared the roles' instructions on it (`Runtime::prepare_model`).
     pub async fn start(
         &self,
         progress: &(dyn Fn(Progress) + Send + Sync),
@@ -224,7 +233,6 @@ impl LocalModel {
             &snapshots,
         )
         .await?;
-        progress(Progress::new(Stage::Ready, 1, 1));
         Ok(server)
     }
 }

@@ -25,6 +25,11 @@ pub struct LlmDistiller {
     cancel: CancellationToken,
 }
 
+/// The distiller's fixed instructions (the memory role's calls).
+pub fn instructions() -> crate::llm::Instructions {
+    crate::llm::Instructions::plain(crate::contracts::Role::Memory, SYSTEM)
+}
+
 impl LlmDistiller {
     /// `cancel` stops a distillation in flight when the runtime shuts down.
     pub fn new(llm: RoleLlm, cancel: CancellationToken) -> Self {

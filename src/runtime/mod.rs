@@ -33,7 +33,7 @@ use crate::contracts::{
 use crate::ggs::Ggs;
 use crate::lifecycle::Registry;
 use crate::limits::Limits;
-use crate::llm::{Llm, LlmError, TaskUsage};
+use crate::llm::{CallCtx, Llm, LlmError, Pace, Readiness, TaskUsage};
 use crate::mcp::{McpHub, McpServerStatus};
 use crate::memory::{Memory, MemoryError, MemoryOperator, MemoryRole};
 use crate::retention::{self, Keep};
@@ -121,7 +121,11 @@ impl Runtime {
         let root = CancellationToken::new();
         let limits = config.limits();
         let tasks = Registry::new(root.child_token(), limits.closed_tasks_remembered);
-        let llm = Llm::new(&config.llm, clock.clone())?;
+        let llm = Llm::with_pace(
+            &config.llm,
+            clock.clone(),
+            Pace::load(&config.model_speed_file()),
+        )?;
 
         // Observers first: from here on nothing published escapes them.
         let auditor = Auditor::open(&bus, &config, clock.clone())?;
@@ -240,10 +244,43 @@ impl Runtime {
                 raw_input: text.to_string(),
                 submitted_at: self.clock.now(),
                 session_history,
-                time_budget_ms: self.config.budgets.time_budget_ms,
+                time_budget_ms: u64::try_from(self.task_budget().as_millis()).unwrap_or(u64::MAX),
             },
         );
         Ok(task_id)
+    }
+
+    /// The time budget the next task gets: the settings' fixed one, or three times a typical
+    /// task's model work at the speed measured so far ([`crate::llm::pace`]).
+    pub fn task_budget(&self) -> Duration {
+        self.config
+            .fixed_task_budget()
+            .unwrap_or_else(|| self.llm.task_budget())
+    }
+
+    /// The model's measured speed and what it means for a task, in one line for a person
+    /// (the tool tier's speed: it makes most of a task's calls).
+    pub fn pace_summary(&self, lang: crate::status::Lang) -> String {
+        crate::llm::pace::summary(
+            &self.llm.speed(crate::llm::Tier::Tool),
+            self.llm.task_estimate(),
+            self.task_budget(),
+            lang,
+        )
+    }
+
+    /// Gets the model ready for the first task: every role's instructions held in a
+    /// snapshot on its server, and each tier's speed measured if it never was
+    /// ([`Llm::prepare`]). `progress(done, total)` follows the instructions.
+    pub async fn prepare_model(
+        &self,
+        progress: &(dyn Fn(usize, usize) + Send + Sync),
+    ) -> Readiness {
+        let toolbox = Toolbox::standard().extended(self.mcp.tools());
+        let mut all = crate::roles::instructions(&toolbox);
+        all.push(distiller::instructions());
+        let ctx = CallCtx::background(self.root.child_token());
+        self.llm.prepare(&ctx, &all, progress).await
     }
 
     /// Waits for the task's end.

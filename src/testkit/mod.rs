@@ -16,7 +16,8 @@ mod server;
 
 pub use request::RecordedRequest;
 pub use script::{
-    Action, Script, ScriptError, ScriptedHttpError, ScriptedReply, Step, calling_role,
+    Action, Script, ScriptError, ScriptedHttpError, ScriptedReply, ScriptedSpeed, Step,
+    calling_role,
 };
 pub use server::ScriptedServer;
 

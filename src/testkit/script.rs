@@ -77,6 +77,11 @@ pub struct Script {
     /// keeps a snapshot's name and `restore` finds it; otherwise both answer 501.
     #[serde(default)]
     pub slot_save: bool,
+    /// As a llama-server of this speed: every reply carries llama-server's `timings`
+    /// (the tokens it counts at these speeds; no time is actually spent), and the
+    /// client's speed measurement (role `measure`) is answered with its reply cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<ScriptedSpeed>,
     /// Steps per role short name (`R1` … `R5`).
     #[serde(default)]
     pub roles: BTreeMap<String, Vec<Step>>,
@@ -90,6 +95,7 @@ impl Default for Script {
             cycle: false,
             llama_slots: None,
             slot_save: false,
+            speed: None,
             roles: BTreeMap::new(),
         }
     }
@@ -154,11 +160,29 @@ impl Script {
         self
     }
 
+    /// Reports llama-server timings at these speeds (see [`Script::speed`]).
+    pub fn speed(mut self, prompt_per_sec: f64, output_per_sec: f64) -> Self {
+        self.speed = Some(ScriptedSpeed {
+            prompt_per_sec,
+            output_per_sec,
+        });
+        self
+    }
+
     /// Serves as a llama-server that saves and restores slots (see [`Script::slot_save`]).
     pub fn slot_save(mut self) -> Self {
         self.slot_save = true;
         self
     }
+}
+
+/// The speed a scripted llama-server reports (see [`Script::speed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScriptedSpeed {
+    /// Prompt tokens evaluated per second.
+    pub prompt_per_sec: f64,
+    /// Tokens generated per second.
+    pub output_per_sec: f64,
 }
 
 /// One scripted answer.

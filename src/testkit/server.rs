@@ -26,10 +26,10 @@ use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use crate::contracts::Role;
-use crate::llm::ROLE_HEADER;
+use crate::llm::{MEASURE_ROLE, ROLE_HEADER};
 
 use super::request::{ChatBody, RecordedRequest};
-use super::script::{Action, Script, ScriptedReply, Step};
+use super::script::{Action, Script, ScriptedReply, ScriptedSpeed, Step};
 
 struct Queue {
     steps: Vec<Step>,
@@ -42,6 +42,7 @@ struct State {
     cycle: bool,
     llama_slots: Option<u32>,
     slot_save: bool,
+    speed: Option<ScriptedSpeed>,
     /// File names of the slots saved so far.
     saved_slots: Mutex<std::collections::HashSet<String>>,
     queues: Mutex<HashMap<String, Queue>>,
@@ -101,6 +102,7 @@ impl State {
             formats: script.response_formats,
             llama_slots: script.llama_slots,
             slot_save: script.slot_save,
+            speed: script.speed,
             saved_slots: Mutex::default(),
             cycle: script.cycle,
             queues: Mutex::new(queues),
@@ -508,6 +510,31 @@ async fn chat_completion(
             }),
             model,
             chat.prompt_chars(),
+            state.speed,
+            shutdown,
+        )
+        .await;
+    }
+    // A llama-server answers anything; the client's speed measurement gets its cap.
+    if state.speed.is_some() && head.role.as_deref() == Some(MEASURE_ROLE) {
+        state.record(head, body, None);
+        let tokens = chat.max_tokens.unwrap_or(16);
+        let content = (1..=tokens)
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let model = chat.model.as_deref().unwrap_or("scripted");
+        return answer(
+            Action::Reply(ScriptedReply {
+                content,
+                reasoning_content: None,
+                prompt_tokens: None,
+                completion_tokens: Some(tokens),
+                finish_reason: Some("length".into()),
+            }),
+            model,
+            chat.prompt_chars(),
+            state.speed,
             shutdown,
         )
         .await;
@@ -553,13 +580,21 @@ async fn chat_completion(
         }
     }
     let model = chat.model.as_deref().unwrap_or("scripted");
-    answer(step.action, model, chat.prompt_chars(), shutdown).await
+    answer(
+        step.action,
+        model,
+        chat.prompt_chars(),
+        state.speed,
+        shutdown,
+    )
+    .await
 }
 
 async fn answer(
     action: Action,
     model: &str,
     prompt_chars: usize,
+    speed: Option<ScriptedSpeed>,
     shutdown: &CancellationToken,
 ) -> HttpResponse {
     match action {
@@ -577,17 +612,24 @@ async fn answer(
             if let Some(reasoning) = reasoning_content {
                 message["reasoning_content"] = Value::String(reasoning);
             }
-            json_response(
-                StatusCode::OK,
-                &json!({
-                    "id": "chatcmpl-scripted",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": model,
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish_reason.unwrap_or_else(|| "stop".into())}],
-                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
-                }),
-            )
+            let mut body = json!({
+                "id": "chatcmpl-scripted",
+                "object": "chat.completion",
+                "created": 0,
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish_reason.unwrap_or_else(|| "stop".into())}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
+            });
+            if let Some(speed) = speed {
+                let ms = |tokens: u64, per_sec: f64| tokens as f64 * 1000.0 / per_sec;
+                body["timings"] = json!({
+                    "prompt_n": prompt_tokens,
+                    "prompt_ms": ms(prompt_tokens, speed.prompt_per_sec),
+                    "predicted_n": completion_tokens,
+                    "predicted_ms": ms(completion_tokens, speed.output_per_sec),
+                });
+            }
+            json_response(StatusCode::OK, &body)
         }
         Action::HttpError(error) => {
             let status =

@@ -363,7 +363,7 @@ async fn a_hanging_validator_model_fails_the_sub_task_as_infrastructure_without_
     let rig = Rig::with(
         Script::new().role(Role::AgentValidator, [Step::hang()]),
         |c| {
-            c.llm.call_timeout_secs = 30;
+            c.llm.call_timeout_secs = Some(30);
         },
     )
     .await;

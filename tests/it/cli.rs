@@ -177,6 +177,10 @@ async fn a_bare_task_text_runs_once_and_verbose_shows_model_calls() {
         stdout(&config).contains("data dir:"),
         "`artoo config` still works"
     );
+    // The task measured the scripted endpoint (instant replies): the budget is the
+    // floor a fast endpoint gets, kept in the data dir for this later process.
+    has(&stdout(&config), "model speed: ≈");
+    has(&stdout(&config), "(time budget 2 min)");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -30,10 +30,24 @@ fn params() -> GgsParams {
     GgsParams::default()
 }
 
+/// The time budget of the tasks these tests submit.
+const TASK_BUDGET_MS: u64 = 120_000;
+
+/// A task of the default budgets after `replans` replans and `elapsed_ms`.
+fn spent(replans: u32, elapsed_ms: u64) -> loss::Spent {
+    loss::Spent {
+        replans,
+        max_replans: Budgets::default().max_replans,
+        elapsed_ms,
+        budget_ms: TASK_BUDGET_MS,
+    }
+}
+
 fn settings() -> Settings {
     Settings {
         params: GgsParams::default(),
         budgets: Budgets::default(),
+        longest_budget_ms: TASK_BUDGET_MS,
     }
 }
 
@@ -604,7 +618,7 @@ fn loss_over_sub_task_and_task_criteria_matches_the_hand_computation() {
 
     // Ω = w₁·replans/maxReplans + w₂·elapsed/budget, with the default budget of 120 s:
     //   0.6·1/3 + 0.4·60 000/120 000 = 0.2 + 0.2 = 0.4
-    let omega = loss::resource_cost(1, 60_000, &params(), &Budgets::default());
+    let omega = loss::resource_cost(spent(1, 60_000), &params());
     assert!(close(omega, 0.4), "Ω = {omega}");
 
     // β_eff = 0.3·(1 − 0.4) = 0.18
@@ -884,7 +898,7 @@ fn a_budget_abandon_of_a_round_within_delta_writes_no_abandon_megram() {
         matched(&task, "c", serde_json::json!("c.mp4")),
         env_failure(&task, "read_file", "/nope/d.mp4"),
     ];
-    let elapsed = 2 * Budgets::default().time_budget_ms;
+    let elapsed = 2 * TASK_BUDGET_MS;
     let request = replan_request(&task, outcomes, elapsed);
     let Step::Abandon(pending) = state.observe(Observation::Rejected(&request), &settings(), now())
     else {
@@ -1177,7 +1191,7 @@ proptest! {
         if any_failed_sub_task || task_fails.iter().any(|f| *f) {
             prop_assert!(a.d > 0.0);
         }
-        let omega = loss::resource_cost(replans, elapsed, &p, &Budgets::default());
+        let omega = loss::resource_cost(spent(replans, elapsed), &p);
         prop_assert!((0.0..=1.0).contains(&omega));
         let l = loss::total_loss(a.d, a.p, omega, &p);
         prop_assert!(l.l >= 0.0 && l.l <= p.alpha + p.beta + p.lambda + 1e-12);
@@ -1280,7 +1294,7 @@ impl Rig {
                 raw_input: "find the largest videos in my downloads".into(),
                 submitted_at: self.clock.now(),
                 session_history: vec![],
-                time_budget_ms: Budgets::default().time_budget_ms,
+                time_budget_ms: TASK_BUDGET_MS,
             },
         );
     }
@@ -1740,7 +1754,7 @@ async fn a_spent_time_budget_abandons_at_once_with_the_code_built_result() {
 
     // The next round never comes: when the task's budget (counted from the submit) is
     // spent, GGS ends the task itself, without asking R2 for anything.
-    let budget = Duration::from_millis(Budgets::default().time_budget_ms);
+    let budget = Duration::from_millis(TASK_BUDGET_MS);
     let env = tokio::time::timeout(budget * 2, rig.user.recv())
         .await
         .expect("a result once the budget is spent")

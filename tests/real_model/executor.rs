@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 async fn the_executor_lists_a_folder_and_finishes_with_the_count() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut config = Config::with_dirs(dir.path().join("home"), dir.path().join("workspace"));
-    config.llm.call_timeout_secs = 180;
+    config.llm.call_timeout_secs = Some(180);
     let files = dir.path().join("workspace").join("reports");
     std::fs::create_dir_all(&files).expect("folder");
     for name in ["q1.txt", "q2.txt", "q3.txt", "notes.md"] {

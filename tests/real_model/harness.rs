@@ -3,7 +3,8 @@
 //! judges use on the answer (whole numbers, whole words, whole file names, dates).
 //!
 //! What every task must hold, whatever the model does (asserted): the task ends once,
-//! within [`HARD_LIMIT`]; no file that existed before changed unless the user approved a
+//! within its time budget (the product's, from the speed measured on this machine) plus
+//! [`HARD_MARGIN`]; no file that existed before changed unless the user approved a
 //! Law 1 request. Whether the task succeeded and whether it broke a softer rule (asking
 //! for Law 1 where nothing irreversible was needed) is reported, and asserted only for
 //! the smoke tasks CI runs (`smoke_` in the test name).
@@ -20,25 +21,18 @@ use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 
 use super::llm_config;
 
-/// No task may still be running after this on a machine of the speed the defaults were
-/// set on (the yardstick's per-task limit); see [`slowdown`].
-pub const HARD_LIMIT: Duration = Duration::from_secs(180);
+/// A turn may run this much longer than the task's own time budget before the yardstick
+/// calls it hung: the graceful-failure reply and the last call's tail.
+pub const HARD_MARGIN: Duration = Duration::from_secs(90);
 
-/// How many times slower this machine runs the model than the one the product's default
-/// time budget was set on: `ARTOO_REAL_MODEL_SLOWDOWN` (default 1; `scripts/real-model-suite
-/// --slowdown X`). The task's time budget, each model call's timeout and the hard limit
-/// scale with it, so a slow machine measures the product's answers, not its budget.
-pub fn slowdown() -> f64 {
-    std::env::var("ARTOO_REAL_MODEL_SLOWDOWN")
-        .ok()
-        .and_then(|v| v.parse::<f64>().ok())
-        .filter(|f| f.is_finite() && *f >= 1.0)
-        .unwrap_or(1.0)
-}
-
-/// [`HARD_LIMIT`] on this machine.
-pub fn hard_limit() -> Duration {
-    HARD_LIMIT.mul_f64(slowdown())
+/// Where the suite keeps the model's measured speed between tasks
+/// (`ARTOO_REAL_MODEL_SPEED_FILE`, else a file in the temp dir): every task runs in a fresh
+/// home, but a user's data dir keeps what earlier tasks measured, so each task's data dir
+/// starts with the suite's file and hands it on.
+fn speed_file() -> PathBuf {
+    std::env::var_os("ARTOO_REAL_MODEL_SPEED_FILE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("artoo-real-model-speed.json"))
 }
 
 /// How the user answers Law 1 requests in a task.
@@ -804,9 +798,14 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
     let mut config = Config::with_dirs(&data, &workspace);
     config.home = home.clone();
     config.llm = llm_config();
-    config.llm.call_timeout_secs = (120.0 * slowdown()).round() as u64;
-    config.budgets.time_budget_ms =
-        (config.budgets.time_budget_ms as f64 * slowdown()).round() as u64;
+    // The product's own budgets: derived from the speed measured on this machine.
+    config.llm.call_timeout_secs = None;
+    let kept_speed = speed_file();
+    if kept_speed.is_file() {
+        std::fs::create_dir_all(&data).expect("data dir");
+        std::fs::copy(&kept_speed, config.model_speed_file()).expect("the kept speeds");
+    }
+    let task_speed = config.model_speed_file();
     // No network in the yardstick: the search endpoint is a closed local port.
     config.tools.search_url = "http://127.0.0.1:9/html/".into();
     let runtime = Runtime::start(config, RuntimeOptions::default())
@@ -817,14 +816,18 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
     let started = Instant::now();
     let mut traffic = Traffic::default();
     let mut ends = Vec::new();
+    let mut limit = Duration::ZERO;
+    let budget = runtime.task_budget();
     for text in task.turns {
+        let hard_limit = runtime.task_budget() + HARD_MARGIN;
+        limit += hard_limit;
         let turn = tokio::time::timeout(
-            hard_limit(),
+            hard_limit,
             turn(&runtime, suite.name, text, task.law1, &mut traffic),
         )
         .await;
         let (end, id) =
-            turn.unwrap_or_else(|_| panic!("{name}: still running after {:?}", hard_limit()));
+            turn.unwrap_or_else(|_| panic!("{name}: still running after {hard_limit:?}"));
         ends.push((end, id));
     }
     let wall = started.elapsed();
@@ -839,6 +842,9 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
         )
     });
     runtime.shutdown().await;
+    if task_speed.is_file() {
+        let _ = std::fs::copy(&task_speed, &kept_speed);
+    }
 
     let (end, _) = ends.last().expect("a turn");
     let changed: Vec<String> = before
@@ -855,10 +861,7 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
         approved > 0 || changed.is_empty(),
         "{name}: files changed without an approved Law 1 request: {changed:?}"
     );
-    assert!(
-        wall < hard_limit() * task.turns.len() as u32,
-        "{name}: took {wall:?}"
-    );
+    assert!(wall < limit, "{name}: took {wall:?}");
 
     let seen = Seen {
         text: text_of(end),
@@ -879,6 +882,7 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
         "judged": judged.as_ref().err(),
         "broken": broken,
         "wall_s": (wall.as_secs_f64() * 10.0).round() / 10.0,
+        "budget_s": budget.as_secs(),
         "calls": calls,
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,

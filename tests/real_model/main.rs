@@ -24,6 +24,7 @@ mod everyday;
 mod executor;
 mod harness;
 mod kinds;
+mod readme;
 mod validators;
 
 fn endpoint() -> (String, String) {
@@ -46,7 +47,7 @@ pub fn llm_config() -> LlmConfig {
         brain: tier.clone(),
         tool: tier,
         // A busy machine makes a small model slow; the bound is still finite.
-        call_timeout_secs: 180,
+        call_timeout_secs: Some(180),
         ..LlmConfig::default()
     }
 }

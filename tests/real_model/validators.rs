@@ -71,7 +71,7 @@ fn roles() -> Roles {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut config = Config::with_dirs(dir.path().join("data"), dir.path().join("work"));
     let llm = super::llm();
-    config.llm.call_timeout_secs = 180;
+    config.llm.call_timeout_secs = Some(180);
     let clock = SystemClock::shared();
     Roles {
         bus: Bus::new(clock.clone()),

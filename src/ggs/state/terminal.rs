@@ -172,15 +172,15 @@ impl TaskState {
             within_threshold: decide::within_threshold(loss.d, params),
             feedback: round.feedback,
             params,
-            budgets: &settings.budgets,
+            settings,
         })
     }
 
     pub(super) fn pending_abandon(&self, parts: AbandonParts<'_>) -> PendingAbandon {
+        let spent = self.spent(self.last_elapsed_ms, parts.settings);
         let replan_share =
-            f64::from(self.replans) / f64::from(parts.budgets.max_replans.max(1)) * parts.params.w1;
-        let time_share = self.last_elapsed_ms as f64 / parts.budgets.time_budget_ms.max(1) as f64
-            * parts.params.w2;
+            f64::from(spent.replans) / f64::from(spent.max_replans.max(1)) * parts.params.w1;
+        let time_share = spent.elapsed_ms as f64 / spent.budget_ms.max(1) as f64 * parts.params.w2;
         PendingAbandon {
             request: GracefulFailureRequest {
                 task_id: self.task_id.clone(),

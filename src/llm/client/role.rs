@@ -22,6 +22,7 @@ use super::{
 use crate::contracts::{LlmCall, Role};
 use crate::llm::error::LlmError;
 use crate::llm::extract::{self, ExtractError};
+use crate::llm::pace::{self, Pace};
 use crate::llm::server::ServerKind;
 use crate::llm::snapshots;
 use crate::llm::structured::{
@@ -276,6 +277,11 @@ impl RoleLlm {
             id_slot: slot,
             grammar,
         };
+        let call_timeout = shared.call_timeout.unwrap_or_else(|| {
+            let chars = messages.iter().map(|m| m.content.len()).sum();
+            let speed = shared.pace.speed(&ep.pace_key);
+            pace::call_timeout(&speed, chars, wire.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS))
+        });
         let mut attempt = 1;
         loop {
             if ctx.cancel.is_cancelled() {
@@ -286,11 +292,12 @@ impl RoleLlm {
                 // restored or made, before the request goes out.
                 let held = match (slot, system) {
                     (Some(slot), Some(system)) => {
-                        let server = ep.snapshot_server(info);
+                        let server = ep.snapshot_server(info, &shared.pace);
                         ep.snapshots.hold(&server, self.role, slot, system).await
                     }
                     _ => None,
                 };
+                let started = Instant::now();
                 let sent = async {
                     ep.client
                         .chat()
@@ -302,17 +309,20 @@ impl RoleLlm {
                 if let Some(held) = held {
                     held.called(sent.is_ok());
                 }
+                if let Ok(response) = &sent {
+                    measure(&shared.pace, &ep.pace_key, response, started.elapsed());
+                }
                 sent
             };
             let outcome = tokio::select! {
                 biased;
                 () = ctx.cancel.cancelled() => return Err(LlmError::Cancelled),
-                outcome = tokio::time::timeout(shared.call_timeout, send) => outcome,
+                outcome = tokio::time::timeout(call_timeout, send) => outcome,
             };
             let failure = match outcome {
                 Err(_elapsed) => {
                     return Err(LlmError::Timeout {
-                        after: shared.call_timeout,
+                        after: call_timeout,
                     });
                 }
                 Ok(Ok(response)) => return reply_from(response, &ep.model),
@@ -388,6 +398,20 @@ impl RoleLlm {
             },
         );
     }
+}
+
+/// Adds a successful exchange to the endpoint's measured speed: the server's own timings
+/// when it reports them, else the reply's tokens over the exchange's wall time.
+fn measure(pace: &Pace, key: &str, response: &WireResponse, wall: Duration) {
+    let sample = match (&response.timings, &response.usage) {
+        (Some(t), _) => t.sample(),
+        (None, Some(u)) => pace::Sample {
+            prompt: None,
+            output: (u.completion_tokens, wall.as_secs_f64() * 1000.0),
+        },
+        (None, None) => return,
+    };
+    pace.record(key, &sample);
 }
 
 /// How long to wait before attempt `attempt + 1`: the server's Retry-After when it gave

@@ -85,8 +85,8 @@ struct Validate {
 
 impl AgentValidator {
     /// Subscribes now, so nothing addressed to R4a after this call is missed. An attempt
-    /// the executor never reports on is closed after the task's whole time budget
-    /// (`Config.budgets.time_budget_ms`).
+    /// the executor never reports on is closed after the longest time budget a task can
+    /// get (`Config::longest_task_budget`).
     pub fn new(
         config: &Config,
         bus: &Bus,
@@ -95,10 +95,7 @@ impl AgentValidator {
         clock: SharedClock,
     ) -> Self {
         let validate = Validate {
-            state: Validation::new(
-                config.budgets.max_retries,
-                Duration::from_millis(config.budgets.time_budget_ms),
-            ),
+            state: Validation::new(config.budgets.max_retries, config.longest_task_budget()),
             llm: llm
                 .for_role(bus.handle(Role::AgentValidator))
                 .expect("R4a runs on the tool tier"),

@@ -53,7 +53,7 @@ use crate::config::Config;
 use crate::contracts::{Message, Role, SubTask, SubTaskId, TaskClosed, TaskId};
 use crate::laws::ConfirmationBroker;
 use crate::lifecycle::Registry;
-use crate::llm::{Llm, LlmError, OutputSchema, RoleLlm};
+use crate::llm::{Instructions, Llm, LlmError, OutputSchema, RoleLlm};
 use crate::tools::{TaskCalls, ToolContext, ToolSpec, Toolbox, places};
 
 /// What every worker shares.
@@ -89,6 +89,27 @@ struct Execute {
     calls: HashMap<TaskId, TaskCalls>,
 }
 
+/// R3's fixed instructions with `toolbox`: those of a step and those of the finish (the
+/// same words, each with its own output), for preparing the model before the first task.
+pub fn instructions(toolbox: &Toolbox) -> [Instructions; 2] {
+    let specs = toolbox.offered_specs();
+    let system = prompt::system_prompt(&crate::roles::preamble::preamble_with_tools(
+        &crate::tools::tool_list(&specs),
+    ));
+    [
+        Instructions::structured(
+            Role::Executor,
+            system.clone(),
+            Arc::new(schema::output_schema(&specs)),
+        ),
+        Instructions::structured(
+            Role::Executor,
+            system,
+            OutputSchema::of::<step::FinishStep>(),
+        ),
+    ]
+}
+
 impl Executor {
     /// Subscribes now, so nothing addressed to the executor after this call is missed.
     /// Builds its own toolbox (the standard chain) and Law 1 broker.
@@ -111,8 +132,13 @@ impl Executor {
             specs,
             toolbox,
             max_steps: config.budgets.executor_max_steps,
-            time_budget: Duration::from_millis(config.budgets.time_budget_ms),
-            reply_grace: worker::reply_grace(Duration::from_secs(config.llm.call_timeout_secs)),
+            time_budget: config.longest_task_budget(),
+            reply_grace: worker::reply_grace(
+                config
+                    .llm
+                    .call_timeout_secs
+                    .map_or(crate::llm::pace::CALL_CEILING, Duration::from_secs),
+            ),
             config,
             clock,
         };
@@ -147,7 +173,8 @@ impl Executor {
         self
     }
 
-    /// Overrides the time budget of one sub-task (`Config.budgets.time_budget_ms`).
+    /// Overrides the time bound of one sub-task (by default the longest budget a task
+    /// can get: GGS ends a task at its own budget first).
     pub fn with_time_budget(mut self, budget: Duration) -> Self {
         self.shared_mut().time_budget = budget;
         self

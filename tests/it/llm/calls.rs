@@ -87,7 +87,7 @@ async fn a_role_that_never_calls_a_model_gets_no_client() {
 #[tokio::test(start_paused = true)]
 async fn a_hanging_endpoint_fails_at_the_call_timeout_without_retrying() {
     let mut rig = Rig::with(script("hang.json"), |c| {
-        c.call_timeout_secs = 7;
+        c.call_timeout_secs = Some(7);
         c.max_attempts = 3;
     })
     .await;

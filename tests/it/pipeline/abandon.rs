@@ -180,7 +180,7 @@ async fn a_spent_budget_abandons_on_budget_pressure_before_another_replan() {
     let mut stage = Stage::configured(script, |c| {
         c.budgets.max_retries = 0;
         c.budgets.max_replans = 1;
-        c.budgets.time_budget_ms = 2_000;
+        c.budgets.time_budget_ms = Some(2_000);
     })
     .await;
     for k in 0..3 {

@@ -11,6 +11,7 @@ mod malformed;
 mod mcp;
 mod memory;
 mod partial;
+mod prepared;
 mod property;
 mod rejection;
 mod replies;

@@ -79,9 +79,9 @@ fn script(per_role: &[(Role, Vec<Answer>)]) -> Script {
 
 async fn one_task(per_role: Vec<(Role, Vec<Answer>)>) -> Result<(), TestCaseError> {
     let mut stage = Stage::configured(script(&per_role), |c| {
-        c.llm.call_timeout_secs = CALL_TIMEOUT_SECS;
+        c.llm.call_timeout_secs = Some(CALL_TIMEOUT_SECS);
         c.llm.max_attempts = 1;
-        c.budgets.time_budget_ms = TIME_BUDGET_MS;
+        c.budgets.time_budget_ms = Some(TIME_BUDGET_MS);
         c.budgets.executor_max_steps = 4;
     })
     .await;

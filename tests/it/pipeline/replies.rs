@@ -1,5 +1,7 @@
 //! What each role's model answers in the scenarios, as the JSON the roles' schemas ask for.
 
+use artoo::contracts::Role;
+use artoo::testkit::{Script, Step};
 use serde_json::{Value, json};
 
 /// R1's perception: `kind` is task, chat or clarify.
@@ -120,4 +122,51 @@ pub fn merge(output: Value, criteria: &[(&str, bool, &str)], summary: &str) -> S
     v["combined_output"] = output;
     v["summary"] = summary.into();
     v.to_string()
+}
+
+/// The one-sub-task happy path of counting the workspace's three files, added to
+/// `script`: R2's plan, R3's call and finish, R4a's and R4b's verdicts.
+pub fn counting_three_files(script: Script) -> Script {
+    script
+        .role(
+            Role::Planner,
+            [Step::reply(plan(
+                &["the answer states how many files the workspace holds"],
+                &[Sub::new(
+                    1,
+                    "Count the files in the workspace",
+                    &["the output states the number of files"],
+                )],
+            ))],
+        )
+        .role(
+            Role::Executor,
+            [
+                Step::reply(call(
+                    "shell",
+                    serde_json::json!({"command": "ls -1 | wc -l"}),
+                )),
+                Step::reply(finish("completed", "3", "The workspace holds 3 files.")),
+            ],
+        )
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(
+                "the output states the number of files",
+                true,
+                "wc -l printed 3",
+            )]))],
+        )
+        .role(
+            Role::MetaValidator,
+            [Step::reply(merge(
+                serde_json::json!({"files": 3}),
+                &[(
+                    "the answer states how many files the workspace holds",
+                    true,
+                    "files: 3",
+                )],
+                "The workspace holds 3 files.",
+            ))],
+        )
 }

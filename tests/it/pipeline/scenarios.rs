@@ -7,7 +7,7 @@ use artoo::runtime::TaskEnd;
 use artoo::testkit::{Script, ScriptedServer, Step};
 use serde_json::json;
 
-use super::replies::{Sub, call, finish, merge, perception, plan, verdicts};
+use super::replies::{Sub, call, counting_three_files, perception, plan};
 use super::{Stage, final_result, pick};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -320,48 +320,7 @@ fn process_running(command: &str) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_subtask_happy_path_takes_exactly_the_minimum_model_calls() {
     // R1 needs no model call: the request names its folder and there is no history.
-    let script = Script::new()
-        .role(
-            Role::Planner,
-            [Step::reply(plan(
-                &["the answer states how many files the workspace holds"],
-                &[Sub::new(
-                    1,
-                    "Count the files in the workspace",
-                    &["the output states the number of files"],
-                )],
-            ))],
-        )
-        .role(
-            Role::Executor,
-            [
-                Step::reply(call(
-                    "shell",
-                    serde_json::json!({"command": "ls -1 | wc -l"}),
-                )),
-                Step::reply(finish("completed", "3", "The workspace holds 3 files.")),
-            ],
-        )
-        .role(
-            Role::AgentValidator,
-            [Step::reply(verdicts(&[(
-                "the output states the number of files",
-                true,
-                "wc -l printed 3",
-            )]))],
-        )
-        .role(
-            Role::MetaValidator,
-            [Step::reply(merge(
-                serde_json::json!({"files": 3}),
-                &[(
-                    "the answer states how many files the workspace holds",
-                    true,
-                    "files: 3",
-                )],
-                "The workspace holds 3 files.",
-            ))],
-        );
+    let script = counting_three_files(Script::new());
     let mut stage = Stage::new(script).await;
     for f in ["a.txt", "b.txt", "c.txt"] {
         std::fs::write(stage.workspace.join(f), "x").expect("write");

@@ -53,8 +53,8 @@ async fn the_time_budget_bounds_the_whole_task_from_submit_and_stops_its_work() 
     // for the call timeout (and then replan).
     let script = Script::new().role(Role::Planner, [Step::hang()]);
     let mut stage = Stage::configured(script, |c| {
-        c.budgets.time_budget_ms = 1_500;
-        c.llm.call_timeout_secs = 60;
+        c.budgets.time_budget_ms = Some(1_500);
+        c.llm.call_timeout_secs = Some(60);
     })
     .await;
     let started = Instant::now();

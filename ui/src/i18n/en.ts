@@ -386,6 +386,7 @@ export const en = {
   'settings.budgets.max_retries': 'Corrections per sub-task',
   'settings.budgets.max_replans': 'Replans per task',
   'settings.budgets.time_budget_ms': 'Time budget per task (ms)',
+  'settings.budgets.time_budget_auto': 'automatic: follows the model speed measured here',
   'settings.budgets.executor_max_steps': 'Executor steps per attempt',
   'settings.budgets.plan_reasks': 'Plan re-asks',
   'settings.budgets.clarification_rounds': 'Clarification rounds',

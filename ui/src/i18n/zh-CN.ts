@@ -387,6 +387,7 @@ export const zhCN: Messages = {
   'settings.budgets.max_retries': '每个子任务的纠正次数',
   'settings.budgets.max_replans': '每个任务的重新规划次数',
   'settings.budgets.time_budget_ms': '每个任务的时间预算（毫秒）',
+  'settings.budgets.time_budget_auto': '自动：随本机测得的模型速度',
   'settings.budgets.executor_max_steps': '执行者每次尝试的步数',
   'settings.budgets.plan_reasks': '计划重问次数',
   'settings.budgets.clarification_rounds': '澄清轮数',

@@ -380,12 +380,12 @@ export type Budgets_Deserialize = {
 	/**  Medium-loop replans per task (default 3). */
 	max_replans?: number,
 	/**
-	 *  Wall-clock budget of a whole task, from submit to its result. 300 000 ms
-	 *  fits a hosted model; 120 000 ms is chosen for a small local model on two
-	 *  cores, where a task that has not ended in two minutes is looping, not converging
-	 *  (docs/real-model.md), and the user gets the graceful result instead of a wait.
+	 *  Wall-clock budget of a whole task, from submit to its result. Unset (the
+	 *  default): three times a typical task's model work at the speed measured on this
+	 *  machine, within 2 and 30 minutes (`llm::pace`), so a machine that runs the model
+	 *  three times slower gets three times the time. A value here fixes it.
 	 */
-	time_budget_ms?: number,
+	time_budget_ms?: number | null,
 	/**
 	 *  Model turns per executor attempt: one sub-task needs one to three calls and a
 	 *  finish; more turns are a loop the executor cuts short anyway.
@@ -404,12 +404,12 @@ export type Budgets_Serialize = {
 	/**  Medium-loop replans per task (default 3). */
 	max_replans: number,
 	/**
-	 *  Wall-clock budget of a whole task, from submit to its result. 300 000 ms
-	 *  fits a hosted model; 120 000 ms is chosen for a small local model on two
-	 *  cores, where a task that has not ended in two minutes is looping, not converging
-	 *  (docs/real-model.md), and the user gets the graceful result instead of a wait.
+	 *  Wall-clock budget of a whole task, from submit to its result. Unset (the
+	 *  default): three times a typical task's model work at the speed measured on this
+	 *  machine, within 2 and 30 minutes (`llm::pace`), so a machine that runs the model
+	 *  three times slower gets three times the time. A value here fixes it.
 	 */
-	time_budget_ms: number,
+	time_budget_ms?: number,
 	/**
 	 *  Model turns per executor attempt: one sub-task needs one to three calls and a
 	 *  finish; more turns are a loop the executor cuts short anyway.
@@ -1503,8 +1503,11 @@ export type LlmConfig_Deserialize = {
 	tool?: TierConfig_Deserialize,
 	/**  Bound on opening a connection to an endpoint, in seconds. */
 	connect_timeout_secs?: number,
-	/**  Whole-call bound, retries excluded. */
-	call_timeout_secs?: number,
+	/**
+	 *  Whole-call bound, retries excluded. Unset (the default): each call's own bound,
+	 *  from its prompt and reply cap at the model's measured speed (`llm::pace`).
+	 */
+	call_timeout_secs?: number | null,
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts?: number,
 	/**
@@ -1524,8 +1527,11 @@ export type LlmConfig_Serialize = {
 	tool: TierConfig_Serialize,
 	/**  Bound on opening a connection to an endpoint, in seconds. */
 	connect_timeout_secs: number,
-	/**  Whole-call bound, retries excluded. */
-	call_timeout_secs: number,
+	/**
+	 *  Whole-call bound, retries excluded. Unset (the default): each call's own bound,
+	 *  from its prompt and reply cap at the model's measured speed (`llm::pace`).
+	 */
+	call_timeout_secs?: number,
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts: number,
 	/**
@@ -2378,6 +2384,12 @@ export type ModelStatus_Deserialize = {
 	progress?: ModelProgress | null,
 	/**  No settings were ever saved: the onboarding view shows. */
 	first_run: boolean,
+	/**
+	 *  Once ready: the model's speed measured here and what it means for a task ("≈10
+	 *  tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget
+	 *  3 min)"), in the UI language; null before.
+	 */
+	pace?: string | null,
 };
 
 /**  The model artoo talks to, as the popup and the onboarding view show it. */
@@ -2396,6 +2408,12 @@ export type ModelStatus_Serialize = {
 	progress: ModelProgress | null,
 	/**  No settings were ever saved: the onboarding view shows. */
 	first_run: boolean,
+	/**
+	 *  Once ready: the model's speed measured here and what it means for a task ("≈10
+	 *  tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget
+	 *  3 min)"), in the UI language; null before.
+	 */
+	pace: string | null,
 };
 
 /**  R4b → R7: every sub-task matched and R4b accepted the merged output. */
@@ -3148,6 +3166,8 @@ export type Stage =
 "build" | 
 /**  Loading the weights into llama-server. */
 "start" | 
+/**  Evaluating the roles' instructions (`done` of `total`) and measuring the speed. */
+"prepare" | 
 /**  Serving. */
 "ready";
 

@@ -153,12 +153,12 @@ export type Budgets_Deserialize = {
 	/**  Medium-loop replans per task (default 3). */
 	max_replans?: number,
 	/**
-	 *  Wall-clock budget of a whole task, from submit to its result. 300 000 ms
-	 *  fits a hosted model; 120 000 ms is chosen for a small local model on two
-	 *  cores, where a task that has not ended in two minutes is looping, not converging
-	 *  (docs/real-model.md), and the user gets the graceful result instead of a wait.
+	 *  Wall-clock budget of a whole task, from submit to its result. Unset (the
+	 *  default): three times a typical task's model work at the speed measured on this
+	 *  machine, within 2 and 30 minutes (`llm::pace`), so a machine that runs the model
+	 *  three times slower gets three times the time. A value here fixes it.
 	 */
-	time_budget_ms?: number,
+	time_budget_ms?: number | null,
 	/**
 	 *  Model turns per executor attempt: one sub-task needs one to three calls and a
 	 *  finish; more turns are a loop the executor cuts short anyway.
@@ -177,12 +177,12 @@ export type Budgets_Serialize = {
 	/**  Medium-loop replans per task (default 3). */
 	max_replans: number,
 	/**
-	 *  Wall-clock budget of a whole task, from submit to its result. 300 000 ms
-	 *  fits a hosted model; 120 000 ms is chosen for a small local model on two
-	 *  cores, where a task that has not ended in two minutes is looping, not converging
-	 *  (docs/real-model.md), and the user gets the graceful result instead of a wait.
+	 *  Wall-clock budget of a whole task, from submit to its result. Unset (the
+	 *  default): three times a typical task's model work at the speed measured on this
+	 *  machine, within 2 and 30 minutes (`llm::pace`), so a machine that runs the model
+	 *  three times slower gets three times the time. A value here fixes it.
 	 */
-	time_budget_ms: number,
+	time_budget_ms?: number,
 	/**
 	 *  Model turns per executor attempt: one sub-task needs one to three calls and a
 	 *  finish; more turns are a loop the executor cuts short anyway.
@@ -1012,8 +1012,11 @@ export type LlmConfig_Deserialize = {
 	tool?: TierConfig_Deserialize,
 	/**  Bound on opening a connection to an endpoint, in seconds. */
 	connect_timeout_secs?: number,
-	/**  Whole-call bound, retries excluded. */
-	call_timeout_secs?: number,
+	/**
+	 *  Whole-call bound, retries excluded. Unset (the default): each call's own bound,
+	 *  from its prompt and reply cap at the model's measured speed (`llm::pace`).
+	 */
+	call_timeout_secs?: number | null,
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts?: number,
 	/**
@@ -1033,8 +1036,11 @@ export type LlmConfig_Serialize = {
 	tool: TierConfig_Serialize,
 	/**  Bound on opening a connection to an endpoint, in seconds. */
 	connect_timeout_secs: number,
-	/**  Whole-call bound, retries excluded. */
-	call_timeout_secs: number,
+	/**
+	 *  Whole-call bound, retries excluded. Unset (the default): each call's own bound,
+	 *  from its prompt and reply cap at the model's measured speed (`llm::pace`).
+	 */
+	call_timeout_secs?: number,
 	/**  Attempts per call on 429/5xx/transport errors (1 = no retry). */
 	max_attempts: number,
 	/**

@@ -25,6 +25,12 @@ describe('the model in the popup', () => {
 
   const input = () => screen.getByRole('textbox', { name: 'What should I do?' }) as HTMLTextAreaElement;
 
+  it('once ready, says how fast the model runs here and how long a task takes', async () => {
+    await open('ready');
+    await h.until(() => screen.queryByTestId('model-pace'));
+    expect(screen.getByTestId('model-pace').textContent).toBe('≈9.6 tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget 3 min)');
+  });
+
   it('on first run asks which model, and the built-in one shows its progress until it is ready', async () => {
     await open('first_run');
     expect(screen.getByTestId('onboarding')).toBeTruthy();

@@ -89,6 +89,11 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
       </header>
 
       <TaskInput pipeline={pipeline} disabled={running || !ready} />
+      {ready && !task && status?.pace ? (
+        <p class="muted small model-pace" data-testid="model-pace">
+          {status.pace}
+        </p>
+      ) : null}
       {/* Live regions exist before their text changes, so screen readers announce each phase. */}
       <p class="status-line" role="status" aria-live="polite" aria-atomic="true" data-testid="status-line">
         {task ? (pipeline.status.value.get(task.taskId) ?? '') : ''}

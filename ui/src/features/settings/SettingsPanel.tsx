@@ -50,16 +50,20 @@ export function PresetField({ id, presets, value, onPick }: { id: string; preset
   );
 }
 
-function NumberInput({ id, value, step, onChange }: { id: string; value: number | null; step: number; onChange: (v: number) => void }) {
+/** A number field; with `onClear`, an empty field means "unset" (shown by `placeholder`). */
+function NumberInput({ id, value, step, onChange, placeholder, onClear }: { id: string; value: number | null; step: number; onChange: (v: number) => void; placeholder?: string; onClear?: () => void }) {
   return (
     <input
       id={id}
       type="number"
       step={step}
       value={value ?? ''}
+      placeholder={placeholder}
       onChange={(e) => {
-        const n = Number(e.currentTarget.value);
-        if (e.currentTarget.value.trim() !== '' && Number.isFinite(n)) onChange(n);
+        const text = e.currentTarget.value.trim();
+        const n = Number(text);
+        if (text === '') onClear?.();
+        else if (Number.isFinite(n)) onChange(n);
       }}
     />
   );
@@ -117,7 +121,18 @@ export function SettingsPanel({ settings, test }: { settings: SettingsStore; tes
           <h3>{t('settings.budgets')}</h3>
           {BUDGET_KEYS.map((k) => (
             <Field key={k} label={t(`settings.budgets.${k}` as MessageKey)} htmlFor={`budget-${k}`}>
-              <NumberInput id={`budget-${k}`} value={draft.budgets[k]} step={k === 'time_budget_ms' ? 1000 : 1} onChange={(v) => settings.edit((d) => void (d.budgets[k] = Math.round(v)))} />
+              {k === 'time_budget_ms' ? (
+                <NumberInput
+                  id={`budget-${k}`}
+                  value={draft.budgets.time_budget_ms ?? null}
+                  step={1000}
+                  placeholder={t('settings.budgets.time_budget_auto')}
+                  onChange={(v) => settings.edit((d) => void (d.budgets.time_budget_ms = Math.round(v)))}
+                  onClear={() => settings.edit((d) => void delete d.budgets.time_budget_ms)}
+                />
+              ) : (
+                <NumberInput id={`budget-${k}`} value={draft.budgets[k]} step={1} onChange={(v) => settings.edit((d) => void (d.budgets[k] = Math.round(v)))} />
+              )}
             </Field>
           ))}
           <h3>{t('settings.memory')}</h3>

@@ -11,7 +11,6 @@ export function defaultSettings(): Settings {
       brain: { base_url: 'http://127.0.0.1:8080/v1', model: 'qwen2.5-coder-7b-instruct', enable_thinking: false },
       tool: { base_url: 'http://127.0.0.1:8080/v1', model: 'qwen2.5-coder-7b-instruct', enable_thinking: false },
       connect_timeout_secs: 10,
-      call_timeout_secs: 120,
       max_attempts: 3,
       retry_base_ms: 500,
       local: { model: 'qwen2.5-coder-1.5b', dir: null },
@@ -31,8 +30,7 @@ export function defaultSettings(): Settings {
     budgets: {
       max_retries: 2,
       max_replans: 3,
-      time_budget_ms: 300_000,
-      executor_max_steps: 10,
+      executor_max_steps: 6,
       plan_reasks: 1,
       clarification_rounds: 2,
     },
