@@ -138,7 +138,7 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
             </div>
 
             <section class="card">
-              <h4>{t('tasks.trajectory')}</h4>
+              <h3 class="section-title">{t('tasks.trajectory')}</h3>
               {chart ? (
                 <ChartCanvas config={chart} label={t('tasks.chart.label')} height={190} testId="loss-chart" />
               ) : (
@@ -152,7 +152,7 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
                 {view.result ? <ResultCard task={view} /> : null}
               </section>
               <section class="card timeline">
-                <h4>{t('tasks.timeline')}</h4>
+                <h3 class="section-title">{t('tasks.timeline')}</h3>
                 <ol class="flow-lines selectable">
                   {recording.envelopes.map((e, i) => (
                     <li key={e.id} class={i + 1 === step ? 'current' : i + 1 > step ? 'future' : ''} onClick={() => tasks.seek(i + 1)}>
