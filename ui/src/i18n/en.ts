@@ -155,6 +155,7 @@ export const en = {
   'law1.title': 'Approve this action?',
   'law1.subtitle': 'artoo will not go on until you decide.',
   'law1.effect': 'What it does',
+  'law1.details': 'The request in full',
   'law1.command': 'Exact command',
   'law1.paths': 'Affected',
   'law1.exists': 'exists',

@@ -156,6 +156,7 @@ export const zhCN: Messages = {
   'law1.title': '批准这个操作吗？',
   'law1.subtitle': '在你决定之前，artoo 不会继续。',
   'law1.effect': '它会做什么',
+  'law1.details': '请求全文',
   'law1.command': '确切命令',
   'law1.paths': '受影响的项目',
   'law1.exists': '已存在',

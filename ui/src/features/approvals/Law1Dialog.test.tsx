@@ -188,16 +188,16 @@ describe('the Law 1 dialog', () => {
     expect(s.approvals.notices.value[0]?.source).toBe('timeout');
   });
 
-  it('keeps focus inside while open: Tab wraps, and focus that leaves comes back to Deny', async () => {
+  it('keeps focus inside while open: Tab wraps through the request and the buttons, and focus that leaves comes back to Deny', async () => {
     const outside = document.createElement('button');
     outside.textContent = 'outside';
     document.body.appendChild(outside);
     const { approvals } = renderWith({ invoke: vi.fn(), subscribe: () => () => undefined } as unknown as Backend);
     approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: { ...REQUEST, can_trash: true } }));
     await vi.advanceTimersByTimeAsync(ARM_DELAY_MS + 20);
-    const buttons = [...screen.getByRole('alertdialog').querySelectorAll('button')];
-    const first = buttons[0] as HTMLButtonElement;
-    const last = buttons.at(-1) as HTMLButtonElement;
+    // The request itself comes first (it scrolls when long), then the buttons.
+    const first = screen.getByRole('group', { name: 'The request in full' });
+    const last = [...screen.getByRole('alertdialog').querySelectorAll('button')].at(-1) as HTMLButtonElement;
     last.focus();
     fireEvent.keyDown(last, { key: 'Tab' });
     expect(document.activeElement).toBe(first);

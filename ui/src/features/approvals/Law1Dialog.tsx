@@ -141,7 +141,9 @@ export function Law1Sheet({
           </div>
         </header>
 
-        <div class="law1-body">
+        {/* It scrolls when the request is long: focusable (in the Tab cycle), so the
+            keyboard can scroll it too. */}
+        <div class="law1-body" tabIndex={0} role="group" aria-label={t('law1.details')}>
           <section>
             <h4>{t('law1.effect')}</h4>
             <p id="law1-effect" class="law1-effect selectable" data-testid="law1-effect">

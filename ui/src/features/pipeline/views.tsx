@@ -210,8 +210,9 @@ export function FlowList({ task, initiallyOpen = false }: { task: TaskView; init
       <button type="button" class="btn plain small flow-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
         {open ? t('pipeline.flow.hide') : t('pipeline.flow.show', { count: lines.length })}
       </button>
+      {/* It scrolls: focusable, so the keyboard can scroll it too. */}
       {open ? (
-        <ol class="flow-lines selectable" data-testid="flow">
+        <ol class="flow-lines selectable" data-testid="flow" tabIndex={0} aria-label={t('pipeline.flow')}>
           {lines.map((l) => (
             <li key={l.seq}>
               <span class="flow-route">

@@ -153,7 +153,8 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
               </section>
               <section class="card timeline">
                 <h3 class="section-title">{t('tasks.timeline')}</h3>
-                <ol class="flow-lines selectable">
+                {/* It scrolls: focusable, so the keyboard can scroll it too. */}
+                <ol class="flow-lines selectable" tabIndex={0} aria-label={t('tasks.timeline')}>
                   {recording.envelopes.map((e, i) => (
                     <li key={e.id} class={i + 1 === step ? 'current' : i + 1 > step ? 'future' : ''} onClick={() => tasks.seek(i + 1)}>
                       <span class="flow-time">{time(e.timestamp, lang)}</span>
