@@ -4,31 +4,9 @@
 // on the bus), the result arrives with its cost, then the memory map, the audit history
 // and the replay of the run. Time is Playwright's clock: every screenshot is exact.
 
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
 
-import { expect, type Page, test } from '@playwright/test';
-
-const SHOTS = fileURLToPath(new URL('../../target/ui-screenshots/', import.meta.url));
-mkdirSync(SHOTS, { recursive: true });
-
-const START = new Date('2026-03-02T09:00:00+01:00');
-// The fake answers a deletion with the golden recording replan_law1 (fake/recorded.ts).
-const TASK = 'delete the old draft in my workspace';
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.clock.runFor(50);
-  await page.screenshot({ path: `${SHOTS}${name}.png` });
-}
-
-/** Advances the clock in small steps until `probe` is visible. */
-async function runUntilVisible(page: Page, probe: ReturnType<Page['getByTestId']>, limitMs: number): Promise<void> {
-  for (let t = 0; t <= limitMs; t += 250) {
-    if (await probe.isVisible()) return;
-    await page.clock.runFor(250);
-  }
-  await expect(probe).toBeVisible({ timeout: 1 });
-}
+import { hold, runUntilVisible, shot, START, TASK } from './support';
 
 test.beforeEach(async ({ page }) => {
   await page.clock.install({ time: START });
@@ -69,8 +47,7 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
 
   // Law 1: an irreversible delete waits for the click. From here time moves only when
   // the test moves it, so the countdown reads the same on a loaded machine.
-  // (Half a second ahead: the page's clock keeps running until the pause lands.)
-  await page.clock.pauseAt(await page.evaluate(() => Date.now() + 500));
+  await hold(page);
   const dialog = page.getByTestId('law1-dialog');
   await runUntilVisible(page, dialog, 10_000);
   // Effects (focusing Deny) run after paint, on timers the paused clock must release.
