@@ -24,6 +24,7 @@ const COMMANDS: &[&str] = &[
     "save_settings",
     "provider_presets",
     "model_status",
+    "doctor",
     "test_connection",
     "choose_model",
     "mcp_status",

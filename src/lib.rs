@@ -56,6 +56,7 @@ pub mod clock;
 pub mod config;
 pub mod contracts;
 pub mod describe;
+pub mod doctor;
 pub mod ggs;
 pub mod laws;
 pub mod lifecycle;

@@ -46,6 +46,10 @@ enum Command {
     },
     /// Show the effective configuration (API keys redacted) and where it came from.
     Config,
+    /// Check what artoo depends on — the model, its speed, the sandbox, the data dir,
+    /// MCP servers, API keys, versions — one line each, ✅ or ⚠ with the fix. Exit 0 when
+    /// all is well, 1 when something needs a look.
+    Doctor,
     /// Inspect the audit log: verify its hash chain, show reports, events, task
     /// timelines and the calibration view.
     Audit(cli::audit::AuditArgs),
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
     };
     let result = match (cli.command, cli.task) {
         (Some(Command::Config), _) => print_config(&config),
+        (Some(Command::Doctor), _) => return tasks(cli::doctor(config)),
         (Some(Command::Audit(args)), _) => cli::audit::run(&config, args),
         (Some(Command::Mcp(args)), _) => cli::mcp::run(&config, args),
         (Some(Command::Run { text: words }), _) | (None, words) if !words.is_empty() => {

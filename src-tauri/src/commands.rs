@@ -11,6 +11,7 @@ use artoo::contracts::{
     ReportId, RequestId, TaskId,
 };
 use artoo::describe::DescribedEnvelope;
+use artoo::doctor::Finding;
 use artoo::laws::grants::{Grant, GrantStore};
 use artoo::mcp::{McpImport, McpServerStatus};
 use artoo::memory::{ForgetTarget as CoreForget, Remember};
@@ -551,6 +552,42 @@ const TEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 #[tauri::command(rename_all = "snake_case")]
 pub fn model_status(shell: State<'_, Shell>) -> ModelStatus {
     shell.model_status()
+}
+
+/// The check-up of `artoo doctor`, with what only the app knows: whether its model
+/// server runs now, and the keychain.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn doctor(shell: State<'_, Shell>) -> IpcResult<Vec<Finding>> {
+    let config = shell.config();
+    let mut found = artoo::doctor::check(&config).await;
+    let status = shell.model_status();
+    found.insert(
+        1,
+        match (status.phase, status.base_url) {
+            (ModelPhase::Ready, Some(url)) => {
+                Finding::ok("model server", format!("running, answering at {url}"))
+            }
+            (phase, _) => Finding::warn(
+                "model server",
+                format!("not ready ({phase:?})"),
+                "wait for the model to start, or choose one in the popup or in Settings",
+            ),
+        },
+    );
+    let keychain = shell.keychain().clone();
+    let info = blocking(move || Ok(keychain.info())).await?;
+    found.push(if info.available {
+        Finding::ok("keychain", format!("API keys are kept in {}", info.backend))
+    } else {
+        Finding::warn(
+            "keychain",
+            info.backend,
+            "keys then come from the environment; on Linux a Secret Service (e.g. \
+             gnome-keyring) keeps them",
+        )
+    });
+    Ok(found)
 }
 
 /// A real one-token call to `tier` (with `key`, or the key already stored for the brain

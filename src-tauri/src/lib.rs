@@ -67,6 +67,7 @@ macro_rules! typed_commands {
             save_settings::<$runtime>,
             provider_presets,
             model_status,
+            doctor,
             test_connection,
             choose_model,
             mcp_status,

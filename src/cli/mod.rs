@@ -51,13 +51,15 @@ pub enum Exit {
     CannotRun,
     /// Ctrl+C (the shell convention 128 + SIGINT).
     Cancelled,
+    /// `artoo doctor` found something that needs a look.
+    Attention,
 }
 
 impl Exit {
     pub fn code(self) -> u8 {
         match self {
             Exit::Done => 0,
-            Exit::Abandoned => 1,
+            Exit::Abandoned | Exit::Attention => 1,
             Exit::CannotRun => 2,
             Exit::Cancelled => 130,
         }
@@ -227,6 +229,19 @@ async fn stop(runtime: &Runtime, console: &Console, tap: &mut Tap) {
         }
     };
     tokio::join!(runtime.shutdown(), draw);
+}
+
+/// `artoo doctor`: one line per part artoo depends on, ✅ or ⚠ with the fix.
+pub async fn doctor(config: Config) -> Exit {
+    let found = artoo::doctor::check(&config).await;
+    for finding in &found {
+        println!("{}", finding.line());
+    }
+    if found.iter().all(|f| f.ok) {
+        Exit::Done
+    } else {
+        Exit::Attention
+    }
 }
 
 /// `artoo run TEXT`: runs one task and exits with a status that says how it ended. A

@@ -347,3 +347,117 @@ async fn destructive_cases_the_sandbox_holds_change_nothing_when_run() {
         changed.join("\n")
     );
 }
+
+/// Every kind of line the Law 1 dialog and the sandbox note show, written by the real
+/// classifier, MCP gate and sandbox: the popup translates them into Chinese from a closed
+/// set of shapes (ui/src/features/approvals/law1-text.ts), and its test reads this file
+/// (`ui/src/features/approvals/law1-lines.json`) to prove every line has a translation.
+/// `ARTOO_BLESS_TS=1` writes it again after the English changed.
+#[test]
+fn the_dialog_s_english_lines_are_the_ones_the_ui_translates() {
+    use artoo::laws::mcp::McpGate;
+    use artoo::tools::sandbox::Status;
+
+    let (w, fs) = world();
+    // One command per kind of effect, on files that exist, do not exist yet, a pattern,
+    // a remote machine and a name with look-alike letters.
+    let commands = [
+        "rm ~/notes.txt",
+        "rm -r ~/Downloads/*.tmp",
+        "rm ~/not-there.txt",
+        "cp ~/todo.md ~/notes.txt",
+        "truncate -s 0 ~/notes.txt",
+        "chmod -R 777 ~/Documents",
+        "mv ~/notes.txt ~/Documents/",
+        "kill -9 1234",
+        "defaults write com.apple.dock autohide -bool true",
+        "curl -d @data.csv https://example.com/upload",
+        "mkfs.ext4 /dev/sdb1",
+        "git -C ~/project reset --hard",
+        "eval \"$(cat ~/notes.txt)\"",
+        "ssh backup-host rm -rf /srv/old",
+        "mv ~/todo.md ~/nоtes.md",
+        "rm ~/artoo_workspace/résumé.pdf",
+    ];
+    let mut lines = BTreeSet::new();
+    let mut alternatives = BTreeSet::new();
+    let mut verbs = BTreeSet::new();
+    let mut add = |a: &Assessment| {
+        for line in a.description().lines() {
+            lines.insert(line.to_string());
+        }
+        if let Some(alt) = a.reversible_alternative() {
+            alternatives.insert(alt);
+        }
+        for p in a.path_effects() {
+            verbs.insert(p.effect);
+        }
+    };
+    for command in commands {
+        add(&assess("shell", command, &w, &fs));
+    }
+    add(&assess("shortcut", "Clean Up Downloads", &w, &fs));
+    for (changed, destructive) in [(true, None), (false, None), (false, Some(false))] {
+        add(&McpGate {
+            server: "files".into(),
+            origin: "npx server-filesystem".into(),
+            tool: "write_file".into(),
+            fingerprint: "f".into(),
+            read_only_hint: None,
+            destructive_hint: destructive,
+            changed,
+            call: "files.write_file {\"path\":\"a.txt\"}".into(),
+        }
+        .assess());
+    }
+    let sandbox: BTreeSet<String> = [
+        Status::On("bubblewrap with overlays of the home folder and the workspace"),
+        Status::On("Seatbelt (sandbox-exec)"),
+        Status::Off("it is turned off in settings (tools.sandbox = \"off\")".into()),
+        Status::Off("bubblewrap is not installed".into()),
+    ]
+    .iter()
+    .map(Status::describe)
+    .collect();
+    let found = serde_json::json!({
+        "lines": lines,
+        "alternatives": alternatives,
+        "verbs": verbs,
+        "sandbox": sandbox,
+    });
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/features/approvals/law1-lines.json");
+    let text = format!("{}\n", serde_json::to_string_pretty(&found).expect("json"));
+    if std::env::var_os("ARTOO_BLESS_TS").is_some() {
+        std::fs::write(&path, &text).expect("written");
+    }
+    let kept = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        kept,
+        text,
+        "{} is out of date with the dialog's English (ARTOO_BLESS_TS=1 writes it; then give every new shape its Chinese in law1-text.ts)",
+        path.display()
+    );
+    for kind in [
+        "Delete",
+        "Overwrite",
+        "Truncate",
+        "Move",
+        "permissions",
+        "Stop",
+        "system",
+        "Send",
+        "Erase",
+        "Discard",
+        "cannot check",
+    ] {
+        assert!(
+            found["lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l.as_str().unwrap().contains(kind)),
+            "no line of the kind {kind}: {found:#}"
+        );
+    }
+}

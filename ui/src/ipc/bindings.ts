@@ -67,6 +67,11 @@ export const commands = {
 	/**  The model as it stands now. */
 	modelStatus: () => __TAURI_INVOKE<ModelStatus_Serialize>("model_status"),
 	/**
+	 *  The check-up of `artoo doctor`, with what only the app knows: whether its model
+	 *  server runs now, and the keychain.
+	 */
+	doctor: () => typedError<Finding_Serialize[], IpcError>(__TAURI_INVOKE("doctor")),
+	/**
 	 *  A real one-token call to `tier` (with `key`, or the key already stored for the brain
 	 *  tier when none is given), timed, naming the model that answered.
 	 */
@@ -1067,6 +1072,33 @@ export type FinalResult_Serialize = {
 	 *  effects, shown on lines of their own.
 	 */
 	effects?: PathEffect[],
+};
+
+/**  One line of the doctor's report. */
+export type Finding = Finding_Serialize;
+
+/**  One line of the doctor's report. */
+export type Finding_Deserialize = {
+	/**  What was checked ("model", "sandbox", "mcp server files", …). */
+	topic: string,
+	/**  Nothing to do. */
+	ok: boolean,
+	/**  What was found, in words. */
+	found: string,
+	/**  What to do about it, in words; null when it is fine. */
+	fix?: string | null,
+};
+
+/**  One line of the doctor's report. */
+export type Finding_Serialize = {
+	/**  What was checked ("model", "sandbox", "mcp server files", …). */
+	topic: string,
+	/**  Nothing to do. */
+	ok: boolean,
+	/**  What was found, in words. */
+	found: string,
+	/**  What to do about it, in words; null when it is fine. */
+	fix: string | null,
 };
 
 /**

@@ -26,6 +26,7 @@ import type {
   AuditEventPage,
   ChainVerification,
   ConnectionTest,
+  Finding,
   Grant,
   McpImport,
   McpServerStatus,
@@ -49,6 +50,7 @@ export type {
   ChainVerification,
   ConnectionTest,
   DescribedEnvelope,
+  Finding,
   ForgetTarget,
   Grant,
   KeyChange,
@@ -112,6 +114,7 @@ export interface Commands {
   save_settings: { args: { update: SettingsUpdate }; result: SettingsView };
   provider_presets: { args: NoArgs; result: ProviderPreset[] };
   model_status: { args: NoArgs; result: ModelStatus };
+  doctor: { args: NoArgs; result: Finding[] };
   test_connection: { args: { tier: TierConfig; key: string | null }; result: ConnectionTest };
   choose_model: { args: { tier: TierConfig | null; key: string | null }; result: ModelStatus };
   mcp_status: { args: NoArgs; result: McpServerStatus[] };
@@ -147,6 +150,7 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'save_settings',
   'provider_presets',
   'model_status',
+  'doctor',
   'test_connection',
   'choose_model',
   'mcp_status',

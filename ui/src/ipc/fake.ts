@@ -29,6 +29,7 @@ import type {
   CommandResult,
   ConnectionTest,
   DescribedEnvelope,
+  Finding,
   Grant,
   KeyTier,
   McpImport,
@@ -249,6 +250,8 @@ export class FakeBackend implements Backend {
         return PROVIDER_PRESETS;
       case 'model_status':
         return structuredClone(this.model);
+      case 'doctor':
+        return this.doctor();
       case 'test_connection':
         return this.testConnection(args as CommandArgs<'test_connection'>);
       case 'choose_model':
@@ -732,6 +735,28 @@ export class FakeBackend implements Backend {
 
   private sleepMs(ms: number): Promise<void> {
     return new Promise((resolve) => setTimeout(resolve, ms / this.options.speed));
+  }
+
+  /** The check-up, as the shell reports it for the fake's state. */
+  private doctor(): Finding[] {
+    const ok = (topic: string, found: string): Finding => ({ topic, ok: true, found, fix: null });
+    const ready = this.model.phase === 'ready';
+    return [
+      ok('model', this.model.source === 'built_in' ? `built-in ${this.model.model ?? ''}: weights checked, llama-server built` : `brain tier ${this.model.model ?? ''} at ${this.model.base_url ?? ''} answers (12 ms)`),
+      ready
+        ? ok('model server', `running, answering at ${this.model.base_url ?? ''}`)
+        : { topic: 'model server', ok: false, found: `not ready (${this.model.phase})`, fix: 'wait for the model to start, or choose one in the popup or in Settings' },
+      ok('speed', this.model.pace ?? 'speed not measured yet; time budget 5 min'),
+      this.options.sandbox
+        ? ok('sandbox', 'the sandbox is on (bubblewrap)')
+        : { topic: 'sandbox', ok: false, found: 'the sandbox is off: bubblewrap is not installed', fix: 'on Linux install bubblewrap (apt install bubblewrap)' },
+      ok('data dir', '~/.artoo: 1.2 MB (settings, memory, audit log, task logs, logs)'),
+      ok('mcp', 'no MCP servers are configured'),
+      ok('versions', 'artoo 0.1.0 on linux x86_64'),
+      this.options.keychain
+        ? ok('keychain', 'API keys are kept in macOS Keychain')
+        : { topic: 'keychain', ok: false, found: 'no keychain on this system', fix: 'keys then come from the environment' },
+    ];
   }
 
   private setModel(model: ModelStatus): void {

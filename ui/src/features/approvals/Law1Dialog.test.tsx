@@ -7,6 +7,7 @@ import type { ConfirmationRequest, Envelope } from '../../ipc/contracts';
 import { locale } from '../../i18n';
 import { harness, type Harness, T0, TASK } from '../../test-util';
 import { ARM_DELAY_MS, Law1Dialog } from './Law1Dialog';
+import LINES from './law1-lines.json';
 import { createApprovalsStore } from './store';
 
 const REQUEST: ConfirmationRequest = {
@@ -54,6 +55,13 @@ describe('the Law 1 dialog', () => {
     const now = signal(T0);
     render(<Law1Dialog approvals={approvals} now={now} />);
     return { approvals, now };
+  }
+
+  /** Shows `REQUEST` changed by `change` with nothing behind the dialog. */
+  async function show(change: Partial<ConfirmationRequest>) {
+    const { approvals } = renderWith({ invoke: vi.fn(), subscribe: () => () => undefined } as unknown as Backend);
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: { ...REQUEST, ...change } }));
+    await vi.advanceTimersByTimeAsync(20);
   }
 
   it('states the effect, the paths and the exact command, with Deny focused and no Trash for an overwrite', async () => {
@@ -211,19 +219,11 @@ describe('the Law 1 dialog', () => {
   it("speaks Chinese: the core's effect lines, verbs and safer option, paths kept verbatim", async () => {
     locale.value = 'zh-CN';
     try {
-      const { approvals } = renderWith({ invoke: vi.fn(), subscribe: () => () => undefined } as unknown as Backend);
-      approvals.handle(
-        envelope(1, {
-          type: 'ConfirmationRequest',
-          payload: {
-            ...REQUEST,
-            description: 'Delete ~/Downloads/a.pkg (exists) — by `rm ~/Downloads/a.pkg`\nOverwrite ~/notes.txt (does not exist yet)',
-            paths: [{ path: '~/Downloads/a.pkg', exists: true, effect: 'delete' }],
-            reversible_alternative: 'Move them to the Trash instead (they can be put back).',
-          },
-        }),
-      );
-      await vi.advanceTimersByTimeAsync(20);
+      await show({
+        description: 'Delete ~/Downloads/a.pkg (exists) — by `rm ~/Downloads/a.pkg`\nOverwrite ~/notes.txt (does not exist yet)',
+        paths: [{ path: '~/Downloads/a.pkg', exists: true, effect: 'delete' }],
+        reversible_alternative: 'Move them to the Trash instead (they can be put back).',
+      });
       expect(screen.getByTestId('law1-effect').textContent).toBe('删除 ~/Downloads/a.pkg（已存在）——由 `rm ~/Downloads/a.pkg` 执行\n覆盖 ~/notes.txt（尚不存在）');
       const dialog = screen.getByRole('alertdialog');
       expect(dialog.textContent).toContain('删除');
@@ -233,5 +233,25 @@ describe('the Law 1 dialog', () => {
       locale.value = 'en';
     }
     expect(document.documentElement.lang).toBe('en');
+  });
+
+  it('speaks Chinese on every kind of line the core writes, in one request', async () => {
+    locale.value = 'zh-CN';
+    try {
+      await show({
+        description: LINES.lines.join('\n'),
+        paths: LINES.verbs.map((effect, i) => ({ path: `/home/u/f${i}`, exists: true, effect })),
+        reversible_alternative: LINES.alternatives.join(' '),
+      });
+      const dialog = screen.getByRole('alertdialog').textContent ?? '';
+      // Quoted commands and paths stay as written; no English sentence is left.
+      const prose = dialog.replace(/`[^`]*`/g, ' ').replace(/"[^"]*"/g, ' ').replace(/\S*\/\S*/g, ' ');
+      expect(prose).not.toMatch(/[A-Za-z]+[\s,;:.]+[A-Za-z]+[\s,;:.]+[A-Za-z]+/);
+      for (const line of LINES.lines) {
+        for (const quoted of line.match(/`[^`]*`/g) ?? []) expect(dialog).toContain(quoted);
+      }
+    } finally {
+      locale.value = 'en';
+    }
   });
 });

@@ -31,6 +31,7 @@ const ALTERNATIVES_ZH: Record<string, string> = {
   'Read and note the current setting first so it can be restored.': '先读取并记下当前设置，以便之后恢复。',
   'Prepare a draft for the user to send instead.': '改为准备一份草稿，由你自己发送。',
   'Use a simpler command whose effect can be checked.': '改用一个效果可以检查的更简单的命令。',
+  'Copy instead of moving, so the original stays where it is.': '改为复制而不是移动，让原文件留在原处。',
 };
 
 const STATES_ZH: [RegExp, string][] = [
@@ -52,7 +53,43 @@ const EFFECTS_ZH: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^Erase or repartition a disk: (`.*`)$/, (m) => `抹掉磁盘或重新分区：${m[1] ?? ''}`],
   [/^Discard uncommitted work or rewrite history: (`.*`)$/, (m) => `丢弃未提交的工作或改写历史：${m[1] ?? ''}`],
   [/^Run something artoo cannot check: (`.*`)$/, (m) => `运行 artoo 无法检查的内容：${m[1] ?? ''}`],
+  [/^Move (.+?) away from where it is(?: — by (`.*`))?$/, (m) => `把 ${target(m[1])} 从原处移走${by(m[2])}`],
 ];
+
+/** The notes an effect line may end with, in parentheses: English pattern → Chinese. */
+const NOTES_ZH: [RegExp, (m: RegExpMatchArray) => string][] = [
+  [/^the server changed this tool's definition since it was first trusted; check the server before you approve$/, () => '服务器在首次信任之后改动了这个工具的定义；批准前请先检查该服务器'],
+  [/^the MCP server (`[^`]*`) does not declare this tool read-only; it may change or delete data$/, (m) => `MCP 服务器 ${m[1] ?? ''} 没有声明这个工具只读；它可能修改或删除数据`],
+  [/^the MCP server (`[^`]*`) does not declare this tool read-only; says it only adds, never deletes — a hint artoo cannot check$/, (m) => `MCP 服务器 ${m[1] ?? ''} 没有声明这个工具只读；它说自己只添加、从不删除——这是 artoo 无法核实的提示`],
+  [/^a Shortcut's steps cannot be inspected, whatever its name says$/, () => '无论名称怎么说，快捷指令的步骤都无法检查'],
+  [/^contains characters that are invisible or only look like Latin letters \((.+)\)$/, (m) => `含有不可见或只是看起来像拉丁字母的字符（${m[1] ?? ''}）`],
+];
+
+/** A note in Chinese; a remote machine's note starts "on <host>". */
+function noteZh(note: string): string | null {
+  const remote = note.match(/^on ([^;]+?)(?:; (.+))?$/);
+  if (remote) {
+    const rest = remote[2] === undefined ? '' : noteZh(remote[2]);
+    if (rest === null) return null;
+    return `在 ${remote[1] ?? ''} 上${rest ? `；${rest}` : ''}`;
+  }
+  for (const [pattern, render] of NOTES_ZH) {
+    const m = note.match(pattern);
+    if (m) return render(m);
+  }
+  return null;
+}
+
+/** The line without its trailing note, and the note in Chinese, when it has a known one. */
+function splitNote(line: string): [string, string] | null {
+  // The note is the last parenthesis; a note may hold parentheses of its own.
+  for (let at = line.lastIndexOf(' ('); at > 0; at = line.lastIndexOf(' (', at - 1)) {
+    if (!line.endsWith(')')) return null;
+    const zh = noteZh(line.slice(at + 2, -1));
+    if (zh !== null) return [line.slice(0, at), zh];
+  }
+  return null;
+}
 
 function target(text: string | undefined): string {
   let out = text ?? '';
@@ -65,9 +102,11 @@ function by(command: string | undefined): string {
 }
 
 function effectLineZh(line: string): string {
+  const split = splitNote(line);
+  const [main, note] = split ?? [line, null];
   for (const [pattern, render] of EFFECTS_ZH) {
-    const m = line.match(pattern);
-    if (m) return render(m);
+    const m = main.match(pattern);
+    if (m) return note === null ? render(m) : `${render(m)}（${note}）`;
   }
   return line;
 }
@@ -87,4 +126,35 @@ export function law1Text(text: string): string {
 export function law1Verb(verb: string): string {
   if (locale.value !== 'zh-CN') return verb;
   return VERBS_ZH[verb] ?? verb;
+}
+
+const MECHANISMS_ZH: Record<string, string> = {
+  'bubblewrap with overlays of the home folder and the workspace': 'bubblewrap，主文件夹和工作区各有一层覆盖',
+  'Seatbelt (sandbox-exec)': 'Seatbelt（sandbox-exec）',
+};
+
+const SANDBOX_OFF_ZH: [RegExp, (m: RegExpMatchArray) => string][] = [
+  [/^it is turned off in settings \((.+)\)$/, (m) => `它在设置中被关闭（${m[1] ?? ''}）`],
+  [/^bubblewrap is not installed$/, () => '没有安装 bubblewrap'],
+  [/^there is no socket filter for this processor \((.+)\)$/, (m) => `这种处理器（${m[1] ?? ''}）没有套接字过滤器`],
+  [/^artoo has no sandbox for (.+)$/, (m) => `artoo 没有适用于 ${m[1] ?? ''} 的沙箱`],
+];
+
+/** The sandbox's one line (the core's `Status::describe`) in the UI language. A reason
+ * that quotes a system error keeps the error as the system wrote it. */
+export function sandboxText(text: string): string {
+  if (locale.value !== 'zh-CN') return text;
+  const on = text.match(/^the sandbox is on \((.+)\)$/);
+  if (on) return `沙箱已开启（${MECHANISMS_ZH[on[1] ?? ''] ?? on[1] ?? ''}）`;
+  const off = text.match(/^the sandbox is off: (.+)\. Every command artoo cannot prove harmless asks first\.$/);
+  if (!off) return text;
+  let why = off[1] ?? '';
+  for (const [pattern, render] of SANDBOX_OFF_ZH) {
+    const m = why.match(pattern);
+    if (m) {
+      why = render(m);
+      break;
+    }
+  }
+  return `沙箱已关闭：${why}。artoo 无法证明无害的每条命令都会先询问你。`;
 }

@@ -12,6 +12,7 @@ import { clock, integer, relative, seconds } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { Chip, ErrorText, type Tone } from '../../shared/widgets';
 import { Law1Dialog, ResolvedNotices } from '../approvals/Law1Dialog';
+import { sandboxText } from '../approvals/law1-text';
 import { ModelProgressView, ModelUnreachable, Onboarding } from '../model/ModelViews';
 import { type ModelStore, usable } from '../model/store';
 import type { SettingsStore } from '../settings/store';
@@ -108,7 +109,7 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
       {skipped.value > 0 ? <p class="callout warn small">{t('app.gap', { count: skipped.value })}</p> : null}
       {sandbox && !sandbox.on ? (
         <p class="callout warn small" data-testid="sandbox-off" role="status">
-          {t('app.sandboxOff', { description: sandbox.description })}
+          {t('app.sandboxOff', { description: sandboxText(sandbox.description) })}
         </p>
       ) : null}
       <ResolvedNotices approvals={approvals} />

@@ -10,6 +10,8 @@ import type { Settings, TierConfig } from '../../ipc/contracts';
 import type { ConnectionTest, KeyTier, ProviderPreset } from '../../ipc/commands';
 import { Icon } from '../../shared/icons';
 import { ErrorText, Field, Switch } from '../../shared/widgets';
+import { sandboxText } from '../approvals/law1-text';
+import { CheckupSection } from './Checkup';
 import { McpSection } from './McpSection';
 import type { SettingsStore } from './store';
 
@@ -143,7 +145,7 @@ export function SettingsPanel({ settings, test }: { settings: SettingsStore; tes
           ))}
           <h3>{t('settings.laws')}</h3>
           <p class={`callout small${view.sandbox.on ? '' : ' warn'}`} data-testid="settings-sandbox">
-            {t('settings.sandbox')}: {view.sandbox.description}
+            {t('settings.sandbox')}: {sandboxText(view.sandbox.description)}
           </p>
           <Field label={t('settings.confirmTimeout')} htmlFor="confirm-timeout">
             <NumberInput id="confirm-timeout" value={draft.laws.confirm_timeout_secs} step={10} onChange={(v) => settings.edit((d) => void (d.laws.confirm_timeout_secs = Math.round(v)))} />
@@ -151,6 +153,7 @@ export function SettingsPanel({ settings, test }: { settings: SettingsStore; tes
         </section>
 
         <McpSection settings={settings} />
+        <CheckupSection settings={settings} />
 
         <section class="settings-group">
           <h3>{t('settings.app')}</h3>

@@ -18,6 +18,19 @@ describe('the settings panel', () => {
   const field = (label: string) => screen.getAllByLabelText(label)[0] as HTMLInputElement;
   const save = () => screen.getByRole('button', { name: 'Save' }) as HTMLButtonElement;
 
+  it('runs the check-up when asked and shows each line with its fix', async () => {
+    await open({ sandbox: false });
+    expect(screen.queryByRole('list', { name: 'Check-up' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Run the check-up' }));
+    await h.advance(50);
+    const lines = [...screen.getByRole('list', { name: 'Check-up' }).querySelectorAll('li')];
+    expect(lines.map((l) => l.querySelector('strong')?.textContent)).toEqual(['model', 'model server', 'speed', 'sandbox', 'data dir', 'mcp', 'versions', 'keychain']);
+    const sandbox = lines.find((l) => l.querySelector('strong')?.textContent === 'sandbox');
+    expect(sandbox?.getAttribute('data-ok')).toBe('false');
+    expect(sandbox?.textContent).toContain('fix: on Linux install bubblewrap');
+    expect(lines.find((l) => l.querySelector('strong')?.textContent === 'speed')?.textContent).toContain('a typical task takes about 1 min');
+  });
+
   it('applies a provider preset to both tiers', async () => {
     await open();
     fireEvent.change(screen.getByLabelText('Preset'), { target: { value: 'deepseek' } });

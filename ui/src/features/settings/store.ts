@@ -5,7 +5,7 @@ import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
 import type { GrantSubject, Settings } from '../../ipc/contracts';
-import type { Grant, KeyChange, KeyTier, McpServerStatus, ProviderPreset, SettingsView } from '../../ipc/commands';
+import type { Finding, Grant, KeyChange, KeyTier, McpServerStatus, ProviderPreset, SettingsView } from '../../ipc/commands';
 import { resource, type Resource } from '../../shared/resource';
 
 export interface SettingsStore {
@@ -21,6 +21,8 @@ export interface SettingsStore {
   readonly mcp: Resource<McpServerStatus[]>;
   /** Standing "always allow" grants (data dir). */
   readonly grants: Resource<Grant[]>;
+  /** The check-up of `artoo doctor` (loaded when asked for: it starts MCP servers). */
+  readonly checkup: Resource<Finding[]>;
   /** What the last import did, or why it failed. */
   readonly imported: ReadonlySignal<McpImported | null>;
   load(): Promise<void>;
@@ -52,6 +54,7 @@ export function createSettingsStore(backend: Backend, onSaved: (view: SettingsVi
   const savedAt = signal<number | null>(null);
   const mcp = resource(() => backend.invoke('mcp_status', {}));
   const grants = resource(() => backend.invoke('mcp_grants', {}));
+  const checkup = resource(() => backend.invoke('doctor', {}));
   const imported = signal<McpImported | null>(null);
 
   const dirty = computed(() => {
@@ -80,6 +83,7 @@ export function createSettingsStore(backend: Backend, onSaved: (view: SettingsVi
     savedAt,
     mcp,
     grants,
+    checkup,
     imported,
     async load() {
       await Promise.all([view.load(), presets.load(), mcp.load(), grants.load()]);
