@@ -380,9 +380,11 @@ def local_model(binary, out, llm_dir, model):
         app.show_popup()
         wait_for("the onboarding choice", lambda: app.find("[data-testid=onboarding]"))
         app.click(app.find("[data-testid=use-builtin]"))
+        # Ready means started and prepared: on a fresh install every role's instructions
+        # are evaluated once first (minutes on a slow machine), so the wait is long.
         wait_for("the model ready", lambda: app.js(
             "const t = document.querySelector('.task-input textarea');"
-            "return t && !t.disabled"), timeout=300)
+            "return t && !t.disabled"), timeout=1500)
         settings = os.path.join(app.root, "artoo", "settings.toml")
         assert os.path.exists(settings), "the choice was saved"
         with open(settings) as f:

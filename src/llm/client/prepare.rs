@@ -99,9 +99,30 @@ impl Llm {
             progress(done + 1, all.len());
         }
         for tier in [Tier::Brain, Tier::Tool] {
-            if !self.speed(tier).is_measured() && !ctx.cancel.is_cancelled() {
-                measure_writing(self.endpoint_of(tier), &self.shared.pace, ctx).await;
+            if self.speed(tier).is_measured() || ctx.cancel.is_cancelled() {
+                continue;
             }
+            // A model writes more slowly after a long prompt than after a short one: the
+            // measurement follows the tier's longest instructions, as a role's call does
+            // (restored into their slot first, so they cost no evaluation).
+            let longest = all
+                .iter()
+                .filter(|i| Tier::for_role(i.role) == Some(tier))
+                .max_by_key(|i| i.system.len());
+            let context = match longest {
+                Some(i) if self.hold_instructions(ctx, i).await => {
+                    let ep = self.endpoint_of(tier);
+                    let mode = self
+                        .shared
+                        .modes
+                        .get(&ep.base_url, &ep.model)
+                        .unwrap_or(OutputMode::JsonSchema);
+                    let slot = snapshots::slot_for(ep.server(ctx).await.kind, i.role);
+                    Some((i.sent_system(mode), slot))
+                }
+                _ => None,
+            };
+            measure_writing(self.endpoint_of(tier), &self.shared.pace, ctx, context).await;
         }
         readiness
     }
@@ -130,15 +151,29 @@ impl Llm {
 }
 
 /// One short generation whose timings (or tokens over wall time) measure the model's
-/// writing speed.
-async fn measure_writing(ep: &Endpoint, pace: &pace::Pace, ctx: &CallCtx) {
+/// writing speed; after `context`'s system prompt in its slot when given.
+async fn measure_writing(
+    ep: &Endpoint,
+    pace: &pace::Pace,
+    ctx: &CallCtx,
+    context: Option<(String, Option<u32>)>,
+) {
     let url = format!("{}/chat/completions", ep.base_url);
+    let mut messages = Vec::new();
+    if let Some((system, _)) = &context {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    messages.push(json!({"role": "user", "content": MEASURE_PROMPT}));
     let mut body = json!({
         "model": ep.model,
-        "messages": [{"role": "user", "content": MEASURE_PROMPT}],
+        "messages": messages,
         "max_tokens": MEASURE_TOKENS,
         "temperature": 0.0,
     });
+    if let Some((_, Some(slot))) = context {
+        body["id_slot"] = json!(slot);
+        body["cache_prompt"] = json!(true);
+    }
     if let ServerKind::LlamaServer { .. } = ep.server(ctx).await.kind {
         // Stop tokens would end the measurement early; the cap ends it.
         body["ignore_eos"] = json!(true);
