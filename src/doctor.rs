@@ -147,15 +147,16 @@ fn same_endpoint(a: &TierConfig, b: &TierConfig) -> bool {
 /// The model's measured speed and the time a task gets from it.
 pub fn speed(config: &Config) -> Finding {
     let line = crate::llm::pace::summary_of(config, Lang::En);
-    match config.fixed_task_budget() {
-        _ if !line.starts_with("speed not measured") => Finding::ok("speed", line),
-        Some(_) => Finding::ok("speed", line),
-        None => Finding::warn(
+    let unmeasured = line.starts_with("speed not measured");
+    if unmeasured && config.fixed_task_budget().is_none() {
+        Finding::warn(
             "speed",
             line,
             "nothing to do: the built-in model is measured when it is prepared at its next \
              start, any other model by its first calls; until then a task gets 5 minutes",
-        ),
+        )
+    } else {
+        Finding::ok("speed", line)
     }
 }
 
@@ -194,13 +195,16 @@ pub fn data_dir(dir: &Path) -> Finding {
             "data dir",
             format!(
                 "{shown}: {} (settings, memory, audit log, task logs, logs)",
-                human_size(size)
+                crate::text::human_size(size)
             ),
         )
     } else {
         Finding::warn(
             "data dir",
-            format!("{shown} cannot be written ({})", human_size(size)),
+            format!(
+                "{shown} cannot be written ({})",
+                crate::text::human_size(size)
+            ),
             "give your user write access to it, or point ARTOO_DATA_DIR at a folder you own",
         )
     }
@@ -214,21 +218,6 @@ fn tree_size(dir: &Path) -> u64 {
         .filter_map(|e| e.metadata().ok())
         .map(|m| m.len())
         .sum()
-}
-
-/// `1.2 MB`, `340 KB`, `12 bytes`.
-pub fn human_size(bytes: u64) -> String {
-    const KB: f64 = 1000.0;
-    let b = bytes as f64;
-    if b >= KB * KB * KB {
-        format!("{:.1} GB", b / (KB * KB * KB))
-    } else if b >= KB * KB {
-        format!("{:.1} MB", b / (KB * KB))
-    } else if b >= KB {
-        format!("{:.0} KB", b / KB)
-    } else {
-        format!("{bytes} bytes")
-    }
 }
 
 /// Each configured MCP server, started to list its tools and stopped again.
@@ -340,7 +329,7 @@ mod tests {
         std::fs::write(dir.path().join("settings.toml"), vec![0u8; 500]).unwrap();
         let found = data_dir(dir.path());
         assert!(found.ok, "{found:?}");
-        assert!(found.found.contains("2 KB"), "{found:?}");
+        assert!(found.found.contains("2.0 KB"), "{found:?}");
         assert!(
             !dir.path().join(".doctor-probe").exists(),
             "the probe is removed"
@@ -348,14 +337,6 @@ mod tests {
         let missing = data_dir(&dir.path().join("nope"));
         assert!(!missing.ok);
         assert!(missing.fix.unwrap().contains("ARTOO_DATA_DIR"));
-    }
-
-    #[test]
-    fn sizes_read_as_people_write_them() {
-        assert_eq!(human_size(12), "12 bytes");
-        assert_eq!(human_size(340_000), "340 KB");
-        assert_eq!(human_size(1_250_000), "1.2 MB");
-        assert_eq!(human_size(3_000_000_000), "3.0 GB");
     }
 
     fn config_in(dir: &Path) -> Config {

@@ -128,6 +128,21 @@ pub fn tilde(text: &str, home: &std::path::Path) -> String {
     out
 }
 
+/// A size for people: `532 B`, `1.2 MB` (1000-based, one decimal).
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["KB", "MB", "GB", "TB", "PB", "EB"];
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1000.0;
+    let mut unit = 0;
+    while value >= 999.95 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("EB"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

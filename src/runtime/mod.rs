@@ -33,7 +33,7 @@ use crate::contracts::{
 use crate::ggs::Ggs;
 use crate::lifecycle::Registry;
 use crate::limits::Limits;
-use crate::llm::{CallCtx, Llm, LlmError, Pace, Readiness, TaskUsage};
+use crate::llm::{CallCtx, Instructions, Llm, LlmError, Pace, Readiness, TaskUsage};
 use crate::mcp::{McpHub, McpServerStatus};
 use crate::memory::{Memory, MemoryError, MemoryOperator, MemoryRole};
 use crate::retention::{self, Keep};
@@ -106,6 +106,8 @@ pub struct Runtime {
     tasklog: TaskLogHandle,
     audit: AuditHistory,
     mcp: McpHub,
+    /// Every role's fixed instructions (R3's with this runtime's tools).
+    instructions: Vec<Instructions>,
     /// Every long-running task of the runtime: the roles, the observers, the pruner.
     /// Nothing the runtime starts is detached; shutdown waits for all of it.
     roles: TaskTracker,
@@ -148,8 +150,12 @@ impl Runtime {
         // MCP servers join R3's chain after the built-in tools; one that does not
         // connect is reported in `mcp_status` and left out.
         let mcp = McpHub::connect(&config).await;
+        let toolbox = Toolbox::standard().extended(mcp.tools());
+        // Every role's fixed instructions, for preparing the model (`prepare_model`).
+        let mut instructions = crate::roles::instructions(&toolbox);
+        instructions.push(distiller::instructions());
         let executor = Executor::new(config.clone(), &bus, &llm, tasks.clone(), clock.clone())?
-            .with_toolbox(Toolbox::standard().extended(mcp.tools()));
+            .with_toolbox(toolbox);
         let agent_validator =
             AgentValidator::new(&config, &bus, &llm, tasks.clone(), clock.clone());
         let meta_validator = MetaValidator::new(&config, &bus, &llm, tasks.clone(), clock.clone());
@@ -198,6 +204,7 @@ impl Runtime {
             operator,
             tasklog,
             mcp,
+            instructions,
             roles,
         })
     }
@@ -276,11 +283,8 @@ impl Runtime {
         &self,
         progress: &(dyn Fn(usize, usize) + Send + Sync),
     ) -> Readiness {
-        let toolbox = Toolbox::standard().extended(self.mcp.tools());
-        let mut all = crate::roles::instructions(&toolbox);
-        all.push(distiller::instructions());
         let ctx = CallCtx::background(self.root.child_token());
-        self.llm.prepare(&ctx, &all, progress).await
+        self.llm.prepare(&ctx, &self.instructions, progress).await
     }
 
     /// Waits for the task's end.

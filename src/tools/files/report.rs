@@ -229,17 +229,7 @@ fn compare(a: &Found, b: &Found, sort: Sort, descending: bool) -> Ordering {
 
 /// A size for people: `532 B`, `1.2 MB` (1000-based, one decimal).
 pub(super) fn human(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["KB", "MB", "GB", "TB", "PB", "EB"];
-    if bytes < 1000 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1000.0;
-    let mut unit = 0;
-    while value >= 999.95 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("EB"))
+    crate::text::human_size(bytes)
 }
 
 /// A size column: `532 B`, or `1.2 MB (1234567 bytes)`.

@@ -228,15 +228,7 @@ async fn a_parallel_group_runs_first_and_its_outputs_reach_the_dependent_group()
     for f in ["a.txt", "b.txt", "c.md"] {
         std::fs::write(stage.workspace.join(f), "x").expect("write");
     }
-    let (task, end) = stage.run("count my txt and md files").await;
-    let result = final_result(&end);
-    stage.settle().await;
-    assert_ne!(
-        result.directive,
-        TerminalDirective::Abandon,
-        "{result:?}\n{}",
-        stage.transcript().join("\n")
-    );
+    let (task, result) = stage.run_to_result("count my txt and md files").await;
     assert_eq!(result.output, json!({"txt": 2, "md": 1}));
 
     // Both sub-tasks of group 1 reached R3 before any sub-task closed.

@@ -96,6 +96,21 @@ impl Stage {
         }
     }
 
+    /// Runs `text` to its end and requires that it was not abandoned (the transcript
+    /// shows why when it was); the task and its result.
+    pub async fn run_to_result(&mut self, text: &str) -> (TaskId, FinalResult) {
+        let (task, end) = self.run(text).await;
+        let result = final_result(&end).clone();
+        self.settle().await;
+        assert_ne!(
+            result.directive,
+            artoo::contracts::TerminalDirective::Abandon,
+            "{result:?}\n{}",
+            self.transcript().join("\n")
+        );
+        (task, result)
+    }
+
     /// Submits `text` and waits for the end, reading the tap until the end is on it.
     pub async fn run(&mut self, text: &str) -> (TaskId, TaskEnd) {
         let task = self.runtime.submit(text).expect("submitted");

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use artoo::contracts::{Role, TerminalDirective};
+use artoo::contracts::Role;
 use artoo::runtime::TaskEnd;
 use artoo::testkit::{RecordedRequest, Script, Step};
 
+use super::Stage;
 use super::replies::{counting_three_files, perception};
-use super::{Stage, final_result};
 
 /// Requests that evaluate instructions (a llama-server call that generates nothing).
 fn evaluations(requests: &[RecordedRequest]) -> Vec<String> {
@@ -69,15 +69,7 @@ async fn after_preparing_no_call_of_a_task_evaluates_a_role_s_instructions_again
 
     let (_, greeting) = stage.run("hello").await;
     assert!(matches!(greeting, TaskEnd::Chat(_)), "{greeting:?}");
-    let (task, end) = stage.run("count the files in my workspace").await;
-    let result = final_result(&end);
-    stage.settle().await;
-    assert_ne!(
-        result.directive,
-        TerminalDirective::Abandon,
-        "{result:?}\n{}",
-        stage.transcript().join("\n")
-    );
+    let (task, _) = stage.run_to_result("count the files in my workspace").await;
     for role in [
         Role::Perceiver,
         Role::Planner,
