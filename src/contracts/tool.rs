@@ -38,6 +38,8 @@ pub enum ToolName {
     ListFiles,
     /// Reads a CSV/TSV/JSON/JSON Lines file as a table and computes by column name.
     ReadTable,
+    /// Arithmetic and calendar facts computed by code.
+    Calculate,
     /// Copies files into a folder by code, item by item, never overwriting.
     CopyFiles,
     /// Personal file search by name: Spotlight on macOS, the locate index or a bounded home walk
@@ -66,11 +68,12 @@ pub enum ToolName {
 
 impl ToolName {
     /// The chain, highest priority first.
-    pub const CHAIN: [ToolName; 11] = [
+    pub const CHAIN: [ToolName; 12] = [
         ToolName::Mdfind,
         ToolName::Glob,
         ToolName::ReadFile,
         ToolName::WriteFile,
+        ToolName::Calculate,
         ToolName::CopyFiles,
         ToolName::ListFiles,
         ToolName::ReadTable,
@@ -85,6 +88,7 @@ impl ToolName {
         match self {
             ToolName::ListFiles => "list_files",
             ToolName::ReadTable => "read_table",
+            ToolName::Calculate => "calculate",
             ToolName::CopyFiles => "copy_files",
             ToolName::Mdfind => "mdfind",
             ToolName::Glob => "glob",
@@ -103,6 +107,23 @@ impl ToolName {
         Self::CHAIN
             .into_iter()
             .find(|t| t.as_str().eq_ignore_ascii_case(name))
+    }
+
+    /// Whether the tool only reads or searches, by parameters code checks (no program
+    /// text the model writes): its success changes no file, and what it shows is what is
+    /// there. A wrong call of such a tool is a wrong *parameter*, corrected call by call;
+    /// the tool itself is never the wrong method.
+    pub const fn only_reads(self) -> bool {
+        matches!(
+            self,
+            ToolName::Mdfind
+                | ToolName::Glob
+                | ToolName::ReadFile
+                | ToolName::ListFiles
+                | ToolName::ReadTable
+                | ToolName::Calculate
+                | ToolName::Search
+        )
     }
 
     /// AppleScript and Shortcuts exist only on macOS; every other tool runs everywhere

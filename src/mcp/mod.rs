@@ -332,6 +332,7 @@ pub fn spec_of(server: &str, tool: &rmcp::model::Tool) -> (ToolSpec, Vec<String>
             kind: Cow::Borrowed(kind_of(property)),
             required: is_required,
             about: Cow::Owned(about),
+            choices: crate::tools::Choices::Open,
         }
     };
     if let Some(properties) = properties {
@@ -356,6 +357,7 @@ pub fn spec_of(server: &str, tool: &rmcp::model::Tool) -> (ToolSpec, Vec<String>
         priority: MCP_PRIORITY,
         summary: Cow::Owned(short(summary, MAX_SUMMARY_CHARS)),
         params: Cow::Owned(params),
+        forms: &[],
     };
     (spec, required)
 }

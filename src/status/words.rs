@@ -115,6 +115,7 @@ impl Words {
                 format!("reading the table {target}"),
                 format!("读取表格 {target}"),
             ),
+            Some(T::Calculate) => (format!("calculating {target}"), format!("计算 {target}")),
             Some(T::ReadFile) => (format!("reading {target}"), format!("读取 {target}")),
             Some(T::WriteFile) => (format!("writing {target}"), format!("写入 {target}")),
             Some(T::Shell) => (format!("running `{target}`"), format!("运行 `{target}`")),

@@ -22,6 +22,7 @@ const PARAMS: &[Param] = &[Param {
     about: Cow::Borrowed(
         "AppleScript source, e.g. tell application \"Calendar\" to get name of every calendar",
     ),
+    choices: super::Choices::Open,
 }];
 
 /// Off macOS, the explicit environmental failure the model and R4a can read.
@@ -77,6 +78,7 @@ impl Tool for AppleScript {
                 "Control macOS apps (Mail, Calendar, Reminders, Music, Finder…) with AppleScript.",
             ),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

@@ -54,6 +54,17 @@ impl CallHistory {
         self.lock().push(record);
     }
 
+    /// Adds again the record of a call that already ran in an earlier attempt of the
+    /// sub-task, shown again instead of run again: the attempt's answer rests on it as on
+    /// a call of its own. Its effects and any Law 1 decision were the earlier call's and
+    /// are not counted twice.
+    pub fn recall(&self, mut record: ToolCallRecord) {
+        record.effects.clear();
+        record.confirmation = None;
+        record.duration_ms = 0;
+        self.lock().push(record);
+    }
+
     /// What the sandbox refused when `command` last ran in it.
     pub fn refusal_of(&self, command: &str) -> Vec<PathEffect> {
         crate::sync::lock(&self.refusals)
@@ -110,6 +121,8 @@ struct TaskCallsInner {
     failed: Vec<FailedCall>,
     /// Successful calls so far that could have changed files.
     changes: u64,
+    /// What the task's calls have shown of its data (column names, first-seen order).
+    seen: super::Seen,
 }
 
 #[derive(Debug)]
@@ -149,6 +162,21 @@ impl TaskCalls {
             })
     }
 
+    /// Takes note of the columns a table call has shown.
+    pub fn saw_columns(&self, columns: &[String]) {
+        let mut inner = crate::sync::lock(&self.inner);
+        for column in columns {
+            if !inner.seen.columns.contains(column) {
+                inner.seen.columns.push(column.clone());
+            }
+        }
+    }
+
+    /// What the task's calls have shown of its data so far.
+    pub fn seen(&self) -> super::Seen {
+        crate::sync::lock(&self.inner).seen.clone()
+    }
+
     /// Takes note of one finished call: a failure is remembered; a success of a tool
     /// that can change files makes every earlier failure worth one more try.
     pub fn note(&self, record: &ToolCallRecord) {
@@ -180,18 +208,9 @@ impl TaskCalls {
 /// Whether a tool's success may have changed files: every tool but the ones that only
 /// read or search.
 fn may_change_files(tool: &ToolRef) -> bool {
-    use crate::contracts::ToolName;
-    !matches!(
-        tool.builtin(),
-        Some(
-            ToolName::Mdfind
-                | ToolName::Glob
-                | ToolName::ReadFile
-                | ToolName::ListFiles
-                | ToolName::ReadTable
-                | ToolName::Search
-        )
-    )
+    !tool
+        .builtin()
+        .is_some_and(crate::contracts::ToolName::only_reads)
 }
 
 /// A call's parameters with every string's blanks outside quotes collapsed to one space

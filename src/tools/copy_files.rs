@@ -36,6 +36,7 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed("the folder the files are in (or one file), as the user wrote it"),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("names"),
@@ -44,12 +45,14 @@ const PARAMS: &[Param] = &[
         about: Cow::Borrowed(
             "the files to copy, separated by commas: exact names or patterns like *.md (default: every file of the folder)",
         ),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("to"),
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed("the folder to copy into (made if missing), as the user wrote it"),
+        choices: super::Choices::Open,
     },
 ];
 
@@ -230,6 +233,7 @@ impl Tool for CopyFiles {
                 "Copy files into a folder, each on its own (a missing one does not stop the others); never overwrites.",
             ),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

@@ -24,6 +24,7 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed("e.g. \"*.md\" (any depth), \"src/**/*.rs\", \"~/Documents/*.pdf\""),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("root"),
@@ -32,6 +33,7 @@ const PARAMS: &[Param] = &[
         about: Cow::Borrowed(
             "folder to search from (default: the sub-task's folder, else the workspace); ignored for absolute patterns",
         ),
+        choices: super::Choices::Open,
     },
 ];
 
@@ -129,6 +131,7 @@ impl Tool for Glob {
             priority: 2,
             summary: Cow::Borrowed("File search by name pattern, recursive under a folder."),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

@@ -13,7 +13,9 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec, files};
+use super::{
+    Choices, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec, files,
+};
 
 /// Rows shown at most, whatever limit the call asks for (the rest are counted).
 const MAX_SHOWN: usize = 200;
@@ -43,9 +45,11 @@ pub(super) fn shown_path(path: &Path, home: &Path) -> String {
     }
 }
 
-/// The engine's parameter table as the model is shown it.
+/// The engine's parameter table as the model is shown it, with the values each
+/// parameter of `choices` may take.
 pub(super) fn params_of(
     table: &'static [(&'static str, &'static str, bool, &'static str)],
+    choices: &[(&str, Choices)],
 ) -> Vec<Param> {
     table
         .iter()
@@ -54,6 +58,10 @@ pub(super) fn params_of(
             kind: Cow::Borrowed(kind),
             required: *required,
             about: Cow::Borrowed(about),
+            choices: choices
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(Choices::Open, |(_, c)| *c),
         })
         .collect()
 }
@@ -65,7 +73,18 @@ impl Tool for ListFiles {
             name: ToolName::ListFiles.into(),
             priority: 4,
             summary: Cow::Borrowed(files::SUMMARY),
-            params: Cow::Owned(PARAMS.get_or_init(|| params_of(files::PARAMS)).clone()),
+            params: Cow::Owned(
+                PARAMS
+                    .get_or_init(|| {
+                        let fixed: Vec<_> = files::CHOICES
+                            .iter()
+                            .map(|(n, v)| (*n, Choices::Fixed(v)))
+                            .collect();
+                        params_of(files::PARAMS, &fixed)
+                    })
+                    .clone(),
+            ),
+            forms: &[],
         }
     }
 

@@ -60,18 +60,21 @@ const PARAMS: &[Param] = &[
         about: Cow::Borrowed(
             "a file name or part of one; * and ? work as wildcards (e.g. \"*.pdf\", \"invoice\")",
         ),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("onlyin"),
         kind: Cow::Borrowed("string"),
         required: false,
         about: Cow::Borrowed("folder to search in (default: the home folder)"),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("type"),
         kind: Cow::Borrowed("string"),
         required: false,
         about: Cow::Borrowed("\"f\" for files only, \"d\" for folders only"),
+        choices: super::Choices::Open,
     },
 ];
 
@@ -230,6 +233,7 @@ impl Tool for Mdfind {
                 "Personal file search by name (Spotlight on macOS, the file index elsewhere), for files outside the project. Names only: for the text inside files use grep in shell.",
             ),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

@@ -1,6 +1,6 @@
 //! The executor's tools, in priority order: mdfind, glob, read_file, write_file,
-//! copy_files, list_files, read_table, applescript, shortcuts, shell and search, each
-//! behind one [`Tool`] trait, and the [`Toolbox`] that runs a call through the guards.
+//! calculate, copy_files, list_files, read_table, applescript, shortcuts, shell and
+//! search, each behind one [`Tool`] trait, and the [`Toolbox`] that runs a call through the guards.
 //!
 //! One call, in order: refuse if the task was cancelled; look up the tool; refuse a
 //! blocked tool; `prepare` (validate, apply code-side rewrites: the personal-path `find`
@@ -17,6 +17,7 @@
 //! are data ([`ToolOutcome`]), never errors that end the task.
 
 mod applescript;
+mod calculate;
 mod context;
 mod copy_files;
 mod files;
@@ -49,6 +50,7 @@ use serde_json::Value;
 
 pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
+pub use calculate::Calculate;
 pub(crate) use context::resolve_user_path;
 pub use context::{
     CallHistory, EarlierFailure, Effects, RealFs, TaskCalls, ToolContext, canonical,
@@ -64,7 +66,7 @@ pub use read_table::ReadTable;
 pub use search::Search;
 pub use shell::Shell;
 pub use shortcuts::Shortcuts;
-pub use spec::{Param, SpecText, ToolSpec, tool_list};
+pub use spec::{Choices, Form, Param, Seen, SpecText, ToolSpec, tool_list};
 pub use toolbox::Toolbox;
 pub use write_file::WriteFile;
 

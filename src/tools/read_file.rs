@@ -56,6 +56,7 @@ const PARAMS: &[Param] = &[Param {
     kind: Cow::Borrowed("string"),
     required: true,
     about: Cow::Borrowed("absolute, ~/…, or relative to the sub-task's folder"),
+    choices: super::Choices::Open,
 }];
 
 /// A readable name for common binary formats, from their first bytes.
@@ -95,6 +96,7 @@ impl Tool for ReadFile {
                 "Read one text file (large files are cut; binary files are only described).",
             ),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

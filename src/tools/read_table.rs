@@ -14,7 +14,10 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 use super::list_files::params_of;
-use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec, table};
+use super::{
+    Choices, Form, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
+    table,
+};
 
 /// Largest file read (a table tool's file is read whole, row by row).
 const MAX_BYTES: u64 = 128 * 1024 * 1024;
@@ -45,6 +48,30 @@ const PATH: (&str, &str, bool, &str) = (
     "the file: absolute, ~/…, or relative to the sub-task's folder",
 );
 
+const _: () = assert!(table::NEEDS.len() == 4, "one form per group of ops");
+
+/// The forms of a call, one per group of ops that need the same parameters
+/// ([`table::NEEDS`]): the step grammar cannot write a mean without its column.
+const FORMS: [Form; 4] = {
+    const fn form(i: usize) -> Form {
+        Form {
+            param: "op",
+            values: table::NEEDS[i].0,
+            requires: table::NEEDS[i].1,
+        }
+    }
+    [form(0), form(1), form(2), form(3)]
+};
+
+/// The engine's closed values, and its column parameters as columns the task has seen.
+fn choices() -> Vec<(&'static str, Choices)> {
+    let fixed = table::CHOICES.iter().map(|(n, v)| (*n, Choices::Fixed(v)));
+    let columns = table::COLUMN_PARAMS
+        .iter()
+        .map(|n| (*n, Choices::SeenColumns));
+    fixed.chain(columns).collect()
+}
+
 impl Tool for ReadTable {
     fn spec(&self) -> ToolSpec {
         static PARAMS: OnceLock<Vec<Param>> = OnceLock::new();
@@ -55,12 +82,13 @@ impl Tool for ReadTable {
             params: Cow::Owned(
                 PARAMS
                     .get_or_init(|| {
-                        let mut params = params_of(&[PATH]);
-                        params.extend(params_of(table::PARAMS));
+                        let mut params = params_of(&[PATH], &[]);
+                        params.extend(params_of(table::PARAMS, &choices()));
                         params
                     })
                     .clone(),
             ),
+            forms: &FORMS,
         }
     }
 
@@ -93,10 +121,15 @@ impl Tool for ReadTable {
                     path.display()
                 )));
             }
-            tokio::task::spawn_blocking(move || table::run(&path, &request, &limits))
-                .await
-                .map_err(|e| ToolError::Failed(format!("the table read did not complete: {e}")))?
-                .map_err(ToolError::Failed)
+            // The columns are noted whether or not the op succeeded: an error that names
+            // them has shown them too.
+            let (answer, columns) = tokio::task::spawn_blocking(move || {
+                table::run_with_columns(&path, &request, &limits)
+            })
+            .await
+            .map_err(|e| ToolError::Failed(format!("the table read did not complete: {e}")))?;
+            ctx.task_calls.saw_columns(&columns);
+            answer.map_err(ToolError::Failed)
         })
     }
 }

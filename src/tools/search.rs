@@ -57,6 +57,7 @@ const PARAMS: &[Param] = &[Param {
     kind: Cow::Borrowed("string"),
     required: true,
     about: Cow::Borrowed("what to search the web for"),
+    choices: super::Choices::Open,
 }];
 
 /// One search hit.
@@ -150,6 +151,7 @@ impl Tool for Search {
                 "Web search (DuckDuckGo). Returns the top results as title, snippet, URL.",
             ),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

@@ -66,6 +66,7 @@ impl Shell {
 const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::ListFiles,
     ToolName::ReadTable,
+    ToolName::Calculate,
     ToolName::CopyFiles,
     ToolName::ReadFile,
     ToolName::WriteFile,
@@ -75,6 +76,7 @@ const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
 const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::ListFiles,
     ToolName::ReadTable,
+    ToolName::Calculate,
     ToolName::CopyFiles,
     ToolName::ReadFile,
     ToolName::WriteFile,
@@ -111,12 +113,14 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed("a bash command line; runs in the workspace folder"),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("timeout_secs"),
         kind: Cow::Borrowed("integer"),
         required: false,
         about: Cow::Borrowed("seconds before the command is stopped; leave it out for the default"),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("unsandboxed"),
@@ -125,6 +129,7 @@ const PARAMS: &[Param] = &[
         about: Cow::Borrowed(
             "true only to rerun a command the sandbox refused; the user is asked first",
         ),
+        choices: super::Choices::Open,
     },
 ];
 
@@ -149,6 +154,7 @@ impl Tool for Shell {
                 "General bash for counting, aggregation or anything the tools above do not cover. Never use find on personal folders (use mdfind).",
             ),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

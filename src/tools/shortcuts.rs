@@ -20,12 +20,14 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed("the Shortcut's name exactly as in the Shortcuts app"),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("input"),
         kind: Cow::Borrowed("string"),
         required: false,
         about: Cow::Borrowed("a file path to pass as the Shortcut's input"),
+        choices: super::Choices::Open,
     },
 ];
 
@@ -36,6 +38,7 @@ impl Tool for Shortcuts {
             priority: 5,
             summary: Cow::Borrowed("Run a named Apple Shortcut (iCloud-synced)."),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

@@ -24,6 +24,45 @@ pub struct Param {
     pub required: bool,
     /// What the parameter means, in one line for the model.
     pub about: SpecText,
+    /// The values it may take beyond its JSON type; the step grammar holds the model to
+    /// them.
+    pub choices: Choices,
+}
+
+/// The values a parameter may take, beyond its JSON type. A small model under
+/// constrained decoding can then only write a value the tool reads — never an op the
+/// tool lacks, never a column the data does not have.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Choices {
+    /// Any value of its type.
+    #[default]
+    Open,
+    /// One of these words.
+    Fixed(&'static [&'static str]),
+    /// A column of a table the task has already read: before any, any name; after, one
+    /// of the columns seen (the data, looked at, decides what a call can name).
+    SeenColumns,
+}
+
+/// One form of a call: when `param` holds one of `values`, the call must also give
+/// `requires` (e.g. a mean needs its column). The step grammar offers one branch per form,
+/// so a call that lacks what its op needs cannot be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// The parameter that picks the form (an op).
+    pub param: &'static str,
+    /// Its values that select this form.
+    pub values: &'static [&'static str],
+    /// The parameters those values need, beyond the tool's required ones.
+    pub requires: &'static [&'static str],
+}
+
+/// What the task has seen in its data so far, which narrows what later calls can name
+/// ([`Choices::SeenColumns`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// Column names of the tables read so far in the task, in first-seen order.
+    pub columns: Vec<String>,
 }
 
 /// A tool as the model is told about it.
@@ -38,6 +77,8 @@ pub struct ToolSpec {
     pub summary: SpecText,
     /// Its parameters, in the order the model is shown them.
     pub params: Cow<'static, [Param]>,
+    /// The forms a call takes (empty: one form, the required parameters).
+    pub forms: &'static [Form],
 }
 
 impl ToolSpec {

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    AppleScript, CopyFiles, Glob, ListFiles, Mdfind, ReadFile, ReadTable, Search, Shell, Shortcuts,
-    Tool, ToolContext, ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
+    AppleScript, Calculate, CopyFiles, Glob, ListFiles, Mdfind, ReadFile, ReadTable, Search, Shell,
+    Shortcuts, Tool, ToolContext, ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile,
+    shell,
 };
 
 use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
@@ -40,12 +41,13 @@ impl Default for Toolbox {
 }
 
 impl Toolbox {
-    /// The standard chain: mdfind, glob, read_file, write_file, copy_files, list_files,
-    /// read_table, applescript, shortcuts, shell, search.
+    /// The standard chain: mdfind, glob, read_file, write_file, calculate, copy_files,
+    /// list_files, read_table, applescript, shortcuts, shell, search.
     pub fn standard() -> Self {
         Self::with_tools(vec![
             Arc::new(ListFiles),
             Arc::new(ReadTable),
+            Arc::new(Calculate),
             Arc::new(Mdfind::new()),
             Arc::new(Glob),
             Arc::new(CopyFiles),

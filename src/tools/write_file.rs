@@ -23,18 +23,21 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed("file name (saved in the workspace), ~/…, or an absolute path"),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("content"),
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed("the text to write"),
+        choices: super::Choices::Open,
     },
     Param {
         name: Cow::Borrowed("append"),
         kind: Cow::Borrowed("boolean"),
         required: false,
         about: Cow::Borrowed("add to the end instead of creating/replacing (default false)"),
+        choices: super::Choices::Open,
     },
 ];
 
@@ -79,6 +82,7 @@ impl Tool for WriteFile {
                 "Write generated text to a file; bare names go to the workspace folder. Replacing an existing file asks the user.",
             ),
             params: Cow::Borrowed(PARAMS),
+            forms: &[],
         }
     }
 

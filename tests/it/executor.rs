@@ -146,6 +146,32 @@ fn results(seen: &[Arc<Envelope>]) -> Vec<ExecutionResult> {
         .collect()
 }
 
+/// R4a's replies to a sub-task (`intent`, its one `criterion`): a logical failure with
+/// `evidence`, what was wrong and what to do, then a pass.
+fn corrected_once(
+    (intent, criterion): (&str, &str),
+    evidence: &str,
+    wrong: &str,
+    to_do: &str,
+) -> Script {
+    Script::new().role(
+        Role::AgentValidator,
+        [
+            Step::reply(super::dispatcher::verdict(
+                vec![super::dispatcher::judged(
+                    criterion,
+                    false,
+                    evidence,
+                    Some("logical"),
+                )],
+                wrong,
+                to_do,
+            )),
+            pass_for(intent, criterion),
+        ],
+    )
+}
+
 fn task_subtask(dir: &Path, intent: &str, criterion: &str) -> SubTask {
     let mut s = subtask(&TaskId::mint(), 1, intent, &[criterion]);
     s.context = format!("The folder is {}.", dir.display());
@@ -388,21 +414,11 @@ async fn a_correction_is_honoured_on_the_next_attempt() {
     let criterion = "each file is listed with its size";
     let remedy = "run ls -l so each line carries the size";
     let mut fx = effectors(
-        Script::new().role(
-            Role::AgentValidator,
-            [
-                Step::reply(super::dispatcher::verdict(
-                    vec![super::dispatcher::judged(
-                        criterion,
-                        false,
-                        "[1] names only",
-                        Some("logical"),
-                    )],
-                    "[1] printed names without sizes",
-                    remedy,
-                )),
-                pass_for(intent, criterion),
-            ],
+        corrected_once(
+            (intent, criterion),
+            "[1] names only",
+            "[1] printed names without sizes",
+            remedy,
         ),
         |_| {},
     )
@@ -447,6 +463,119 @@ async fn a_correction_is_honoured_on_the_next_attempt() {
     // Each result carries the calls of its own attempt only.
     assert_eq!(sent[1].tool_calls.len(), 1);
     assert_eq!(sent[1].tool_calls[0].target, format!("ls -l {d}"));
+}
+
+#[tokio::test]
+async fn a_failed_call_asked_again_is_told_again_and_the_columns_it_showed_narrow_the_next_call() {
+    let intent = "the average score";
+    let criterion = "the output is 75";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
+        |_| {},
+    )
+    .await;
+    let table = fx.dir.join("scores.csv");
+    std::fs::write(&table, "student,score\nana,70\nbo,80\n").expect("table");
+    let path = table.display().to_string();
+    // A model without a grammar can leave the column out; it then asks for the same
+    // failing call again before it reads the error.
+    let lacking = json!({ "op": "mean", "path": path });
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("read_table", lacking.clone()),
+            tool("read_table", lacking),
+            tool(
+                "read_table",
+                json!({ "op": "mean", "path": path, "column": "score" }),
+            ),
+            finish("completed", "75", "The average score is 75."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let sent = results(&fx.seen());
+    assert_eq!(sent.len(), 1, "one attempt: the repeat did not end it");
+    let statuses: Vec<_> = sent[0].tool_calls.iter().map(|c| c.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            ToolCallStatus::Error,
+            ToolCallStatus::Refused,
+            ToolCallStatus::Ok
+        ]
+    );
+    let prompts = fx.r3_prompts();
+    assert!(
+        prompts[2].contains("REFUSED")
+            && prompts[2].contains("it failed: mean needs column")
+            && prompts[2].contains("student, score"),
+        "the repeat is refused with the error that names the columns: {}",
+        prompts[2]
+    );
+    // Before the table was read, a column was open text; after its columns were shown
+    // (by the error), a call could name only them.
+    let requests = fx.rig.server.requests_from(Role::Executor);
+    assert!(!asked_schema(&requests[0]).contains(r#"["student","score"]"#));
+    for later in &requests[1..3] {
+        assert!(
+            asked_schema(later).contains(r#""enum":["student","score"]"#),
+            "{}",
+            asked_schema(later)
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_result_shown_again_from_an_earlier_attempt_backs_the_finish() {
+    let intent = "list the files";
+    let criterion = "the output names a.txt, b.txt and c.txt";
+    let mut fx = effectors(
+        corrected_once(
+            (intent, criterion),
+            "[1] names only a.txt",
+            "the output names one file",
+            "name every file the listing shows",
+        ),
+        |_| {},
+    )
+    .await;
+    let ls = format!("ls -1 {}", fx.dir.display());
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            shell(&ls),
+            finish("completed", "a.txt", "Listed."),
+            // The second attempt asks for the same listing: it is shown again, not run.
+            shell(&ls),
+            finish("completed", "a.txt\nb.txt\nc.txt", "Listed 3 files."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let sent = results(&fx.seen());
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[1].status, ExecutionStatus::Completed, "{:?}", sent[1]);
+    assert!(
+        !sent[1].output.starts_with(UNBACKED_PREFIX),
+        "{}",
+        sent[1].output
+    );
+    // The second attempt's answer rests on the recalled record, which R4a saw.
+    assert_eq!(sent[1].tool_calls.len(), 1);
+    assert!(sent[1].tool_calls[0].output_head.contains("c.txt"));
+    let prompts = fx.r3_prompts();
+    assert!(
+        prompts[3].contains("the same call ran in an earlier attempt"),
+        "{}",
+        prompts[3]
+    );
 }
 
 // ---------------------------------------------------------------------------------------

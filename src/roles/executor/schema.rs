@@ -20,16 +20,27 @@ use serde_json::{Map, Value, json};
 
 use super::step::{FinishStep, NextStep};
 use crate::llm::OutputSchema;
-use crate::tools::{ToolSpec, Toolbox};
+use crate::tools::{Choices, Param, Seen, ToolSpec, Toolbox};
 
-/// The step schema for exactly these tools, ready for a structured call.
+/// The step schema for exactly these tools, ready for a structured call, before the
+/// task has seen any data.
 pub fn output_schema(specs: &[ToolSpec]) -> OutputSchema {
-    OutputSchema::from_value(&NextStep::schema_name(), schema_for(specs))
+    output_schema_seen(specs, &Seen::default())
+}
+
+/// The step schema once the task has seen `seen` of its data: a parameter that names a
+/// column can then name only a column seen ([`Choices::SeenColumns`]).
+pub fn output_schema_seen(specs: &[ToolSpec], seen: &Seen) -> OutputSchema {
+    OutputSchema::from_value(&NextStep::schema_name(), schema_seen(specs, seen))
 }
 
 /// The whole schema for the tools offered on this platform.
 pub fn schema_for(specs: &[ToolSpec]) -> Value {
-    let mut branches: Vec<Value> = specs.iter().map(tool_branch).collect();
+    schema_seen(specs, &Seen::default())
+}
+
+fn schema_seen(specs: &[ToolSpec], seen: &Seen) -> Value {
+    let mut branches: Vec<Value> = specs.iter().map(|s| tool_branch(s, seen)).collect();
     branches.push(finish_branch());
     // `anyOf`, not `oneOf`: the branches exclude each other by their constants anyway,
     // and more providers accept `anyOf` in a response format.
@@ -56,39 +67,70 @@ pub const SHORT_STRING_CHARS: u64 = 300;
 /// a script): never bounded.
 const LONG_TEXT: &[&str] = &["command", "content", "script", "input"];
 
-fn param_schema(kind: &str, about: &str, bounded: bool) -> Value {
-    let ty = match kind {
-        "integer" | "boolean" | "number" | "array" | "object" => kind,
+/// Columns a grammar lists at most; past it a column parameter stays open text (the
+/// tool's error names the real ones).
+pub const MAX_COLUMN_CHOICES: usize = 200;
+
+fn param_schema(p: &Param, bounded: bool, seen: &Seen) -> Value {
+    let ty = match p.kind.as_ref() {
+        "integer" | "boolean" | "number" | "array" | "object" => p.kind.as_ref(),
         _ => "string",
     };
-    if ty == "string" && bounded {
-        json!({ "type": ty, "description": about, "maxLength": SHORT_STRING_CHARS })
-    } else {
-        json!({ "type": ty, "description": about })
+    let about = p.about.as_ref();
+    let columns = &seen.columns;
+    match p.choices {
+        Choices::Fixed(values) if ty == "string" => {
+            json!({ "type": ty, "description": about, "enum": values })
+        }
+        Choices::SeenColumns
+            if ty == "string" && !columns.is_empty() && columns.len() <= MAX_COLUMN_CHOICES =>
+        {
+            json!({ "type": ty, "description": about, "enum": columns })
+        }
+        _ if ty == "string" && bounded => {
+            json!({ "type": ty, "description": about, "maxLength": SHORT_STRING_CHARS })
+        }
+        _ => json!({ "type": ty, "description": about }),
     }
 }
 
-/// The schema of one tool's branch: `next` fixed to `call_tool`, `tool` to its name.
-fn tool_branch(spec: &ToolSpec) -> Value {
+/// The schema of one tool's branch: `next` fixed to `call_tool`, `tool` to its name. A
+/// tool with forms gets one input object per form, its picking parameter narrowed to the
+/// form's values and the form's needs required.
+fn tool_branch(spec: &ToolSpec, seen: &Seen) -> Value {
     let mut params = Map::new();
     // An MCP tool's parameters are its server's: only the built-in tools' short strings
     // are bounded.
     let builtin = spec.name.builtin().is_some();
     for p in spec.params.iter() {
         let bounded = builtin && !LONG_TEXT.contains(&p.name.as_ref());
-        params.insert(p.name.to_string(), param_schema(&p.kind, &p.about, bounded));
+        params.insert(p.name.to_string(), param_schema(p, bounded, seen));
     }
     let required = spec.required_params();
+    let input = if spec.forms.is_empty() {
+        json!({ "type": "object", "properties": params, "required": required })
+    } else {
+        let forms: Vec<Value> = spec
+            .forms
+            .iter()
+            .map(|form| {
+                let mut props = params.clone();
+                if let Some(picker) = props.get_mut(form.param) {
+                    picker["enum"] = json!(form.values);
+                }
+                let mut needs: Vec<&str> = required.clone();
+                needs.extend(form.requires.iter().filter(|r| !required.contains(r)));
+                json!({ "type": "object", "properties": props, "required": needs })
+            })
+            .collect();
+        json!({ "anyOf": forms })
+    };
     json!({
         "type": "object",
         "properties": {
             "next": { "const": "call_tool" },
             "tool": { "const": spec.name },
-            "tool_input": {
-                "type": "object",
-                "properties": params,
-                "required": required,
-            },
+            "tool_input": input,
         },
         "required": ["next", "tool", "tool_input"],
     })
@@ -157,9 +199,26 @@ mod tests {
             .iter()
             .find(|b| b["properties"]["tool"]["const"] == "read_table")
             .expect("a read_table branch");
-        assert_eq!(
-            table["properties"]["tool_input"]["properties"]["column"]["maxLength"],
-            json!(SHORT_STRING_CHARS)
+        for form in table["properties"]["tool_input"]["anyOf"]
+            .as_array()
+            .expect("forms")
+        {
+            assert_eq!(
+                form["properties"]["column"]["maxLength"],
+                json!(SHORT_STRING_CHARS)
+            );
+        }
+        // Closed values are an enum in the grammar.
+        let files = branches
+            .iter()
+            .find(|b| b["properties"]["tool"]["const"] == "list_files")
+            .expect("a list_files branch");
+        let sort = &files["properties"]["tool_input"]["properties"]["sort"];
+        assert!(
+            sort["enum"]
+                .as_array()
+                .is_some_and(|v| v.contains(&json!("size"))),
+            "{sort}"
         );
         // Alphabetical order puts the decision first, then the finish's fields (docs/llm.md).
         let keys: Vec<&String> = branches
@@ -173,6 +232,97 @@ mod tests {
             ["next", "output", "status", "summary"]
                 .iter()
                 .collect::<Vec<_>>()
+        );
+    }
+
+    /// The read_table branch's forms in `schema`, as (ops, required) pairs.
+    fn table_forms(schema: &Value) -> Vec<(Vec<String>, Vec<String>, Value)> {
+        let branch = schema["anyOf"]
+            .as_array()
+            .expect("branches")
+            .iter()
+            .find(|b| b["properties"]["tool"]["const"] == "read_table")
+            .expect("a read_table branch");
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .expect("a list")
+                .iter()
+                .map(|s| s.as_str().expect("a string").to_string())
+                .collect()
+        };
+        branch["properties"]["tool_input"]["anyOf"]
+            .as_array()
+            .expect("forms")
+            .iter()
+            .map(|f| {
+                (
+                    strings(&f["properties"]["op"]["enum"]),
+                    strings(&f["required"]),
+                    f["properties"]["column"].clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_table_op_cannot_be_written_without_what_it_needs() {
+        let forms = table_forms(&schema_for(&specs()));
+        let form_of = |op: &str| {
+            forms
+                .iter()
+                .find(|(ops, ..)| ops.iter().any(|o| o == op))
+                .unwrap_or_else(|| panic!("a form offers {op}"))
+        };
+        assert!(form_of("mean").1.contains(&"column".to_string()));
+        assert!(!form_of("schema").1.contains(&"column".to_string()));
+        let group_sum = &form_of("group_sum").1;
+        assert!(group_sum.contains(&"by".to_string()) && group_sum.contains(&"column".to_string()));
+        // Every form needs the file; no op is offered twice.
+        assert!(
+            forms
+                .iter()
+                .all(|(_, required, _)| required.contains(&"path".to_string()))
+        );
+        let offered: usize = forms.iter().map(|(ops, ..)| ops.len()).sum();
+        let ops = specs()
+            .iter()
+            .find(|s| s.name.as_str() == "read_table")
+            .and_then(|s| s.params.iter().find(|p| p.name == "op"))
+            .map(|p| p.choices);
+        let Some(Choices::Fixed(ops)) = ops else {
+            panic!("read_table's op is a closed list: {ops:?}");
+        };
+        assert_eq!(offered, ops.len());
+    }
+
+    #[test]
+    fn once_columns_are_seen_a_call_can_name_only_them() {
+        let seen = Seen {
+            columns: vec!["student".into(), "score".into()],
+        };
+        for (_, _, column) in table_forms(&schema_seen(&specs(), &seen)) {
+            assert_eq!(column["enum"], json!(["student", "score"]), "{column}");
+        }
+        // Too many to list: the parameter stays open text.
+        let wide = Seen {
+            columns: (0..=MAX_COLUMN_CHOICES).map(|i| format!("c{i}")).collect(),
+        };
+        for (_, _, column) in table_forms(&schema_seen(&specs(), &wide)) {
+            assert!(column["enum"].is_null(), "{column}");
+        }
+        // Tools without seen-column parameters are unchanged.
+        let plain = schema_for(&specs());
+        let narrowed = schema_seen(&specs(), &seen);
+        let branch = |s: &Value, name: &str| {
+            s["anyOf"]
+                .as_array()
+                .and_then(|b| b.iter().find(|b| b["properties"]["tool"]["const"] == name))
+                .cloned()
+        };
+        assert_eq!(branch(&plain, "shell"), branch(&narrowed, "shell"));
+        assert_ne!(
+            branch(&plain, "read_table"),
+            branch(&narrowed, "read_table")
         );
     }
 }

@@ -31,13 +31,13 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::Shared;
 use super::prompt::{Observed, state_prompt, system_prompt};
 use super::review::{
     NamedFile, UNBACKED_NUDGE, misquote_nudge, shape_nudge, stale_quote, stale_quote_nudge,
     untouched, untouched_nudge,
 };
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
+use super::{Shared, schema};
 use crate::checks::shape::{self, Verdict};
 use crate::contracts::{
     CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role, SubTask,
@@ -47,7 +47,7 @@ use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
 use crate::roles::preamble::{machine_facts, preamble_with_tools};
 use crate::text::first_chars;
-use crate::tools::{ToolContext, ToolRef};
+use crate::tools::{Seen, ToolContext, ToolRef};
 
 /// Characters of the latest successful output carried by a step-capped result.
 pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
@@ -144,8 +144,8 @@ pub(super) struct Worker {
     pub places: Option<String>,
     /// The files the sub-task names that its finish is checked to have touched.
     pub files: Vec<NamedFile>,
-    /// Calls that succeeded in this sub-task, with what the model saw.
-    pub done: std::sync::Mutex<Vec<(CallKey, Observed)>>,
+    /// Calls that succeeded in this sub-task, with what the model saw and their record.
+    pub done: std::sync::Mutex<Vec<(CallKey, Observed, ToolCallRecord)>>,
 }
 
 /// How a worker's fast loop ended.
@@ -369,9 +369,18 @@ impl Worker {
                 .await
                 .map(|s| Ok(s.value.action()))
         } else {
+            // Once the task has seen its data, a call can name only what it saw.
+            let seen = self.ctx.task_calls.seen();
+            let narrowed;
+            let schema = if seen == Seen::default() {
+                &shared.schema
+            } else {
+                narrowed = schema::output_schema_seen(specs, &seen);
+                &narrowed
+            };
             shared
                 .llm
-                .structured_checked_with::<NextStep, _>(call_ctx, request, &shared.schema, |s| {
+                .structured_checked_with::<NextStep, _>(call_ctx, request, schema, |s| {
                     s.action(specs).map(|_| ())
                 })
                 .await
@@ -417,7 +426,14 @@ impl Worker {
         input: Value,
     ) -> ControlFlow<Attempted> {
         let key = CallKey::of(tool, &input);
-        if let Some((_, n)) = progress.called.iter().find(|(k, _)| *k == key) {
+        // A call that failed or was refused, asked for again, goes to the toolbox, which
+        // refuses it and quotes why it failed (its memory of failed calls): the next turn
+        // reads that, and calls that keep failing end the attempt (`STALL_LIMIT`).
+        let repeated_call = progress
+            .called
+            .iter()
+            .find(|(k, n)| *k == key && !retold(&progress.observed[*n - 1]));
+        if let Some((_, n)) = repeated_call {
             // Never run twice. A small model repeats a call when it does not know how to
             // finish; the result it keeps asking for is the answer it has, so the attempt
             // ends with that result, verbatim (asking the model to restate it invites a
@@ -432,9 +448,11 @@ impl Worker {
                 progress.first_record,
             )));
         }
-        let seen = if let Some(earlier) = self.earlier_ok(&key) {
+        let seen = if let Some((earlier, record)) = self.earlier_ok(&key) {
             // The same call succeeded in an earlier attempt: its result is shown again
-            // rather than run again.
+            // rather than run again, and its record joins this attempt's, so what the
+            // attempt finishes with is backed by it as if it had run now.
+            self.ctx.history.recall(record);
             earlier
         } else {
             let result = self.shared.toolbox.call(&self.ctx, tool, input).await;
@@ -443,7 +461,7 @@ impl Worker {
             }
             let seen = Observed::of(&result);
             if seen.status == ToolCallStatus::Ok {
-                self.remember_ok(key.clone(), &seen);
+                self.remember_ok(key.clone(), &seen, &result.record);
             }
             seen
         };
@@ -544,21 +562,24 @@ impl Worker {
     }
 
     /// The result of an identical call that succeeded in an earlier attempt.
-    fn earlier_ok(&self, key: &CallKey) -> Option<Observed> {
+    fn earlier_ok(&self, key: &CallKey) -> Option<(Observed, ToolCallRecord)> {
         let done = crate::sync::lock(&self.done);
-        done.iter().find(|(k, _)| k == key).map(|(_, o)| Observed {
-            text: format!(
-                "(the same call ran in an earlier attempt; its result:)\n{}",
-                o.text
-            ),
-            ..o.clone()
+        done.iter().find(|(k, ..)| k == key).map(|(_, o, record)| {
+            let shown = Observed {
+                text: format!(
+                    "(the same call ran in an earlier attempt; its result:)\n{}",
+                    o.text
+                ),
+                ..o.clone()
+            };
+            (shown, record.clone())
         })
     }
 
-    fn remember_ok(&self, key: CallKey, seen: &Observed) {
+    fn remember_ok(&self, key: CallKey, seen: &Observed, record: &ToolCallRecord) {
         let mut done = crate::sync::lock(&self.done);
         if done.len() < MAX_REMEMBERED_CALLS {
-            done.push((key, seen.clone()));
+            done.push((key, seen.clone(), record.clone()));
         }
     }
 }
@@ -593,6 +614,13 @@ impl CallKey {
             input: canon(input),
         }
     }
+}
+
+/// Whether a call's failure is told again by the toolbox when the call is asked for
+/// again (an error or a refusal), rather than settling the attempt (a success is the
+/// answer the model has; a Law 1 denial is final).
+fn retold(seen: &Observed) -> bool {
+    matches!(seen.status, ToolCallStatus::Error | ToolCallStatus::Refused)
 }
 
 /// The finish of an attempt whose model asked for call `[n]` again: its output when it

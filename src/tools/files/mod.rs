@@ -220,6 +220,28 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
     ),
 ];
 
+/// The closed values of the parameters above, as the step grammar offers them (each one
+/// is read by [`Request::from_json`]; the aliases it also reads are for models that write
+/// without a grammar).
+pub const CHOICES: &[(&str, &[&str])] = &[
+    ("type", &["files", "folders", "any"]),
+    (
+        "sort",
+        &[
+            "name",
+            "size",
+            "modified",
+            "extension",
+            "largest",
+            "smallest",
+            "newest",
+            "oldest",
+        ],
+    ),
+    ("order", &["asc", "desc"]),
+    ("group_by", &["extension", "folder", "type"]),
+];
+
 /// What the tool does, in one line for the model.
 pub const SUMMARY: &str = "list or find files under a folder with sizes and dates, sorted, counted, grouped (no shell pipelines needed)";
 

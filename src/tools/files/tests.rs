@@ -781,3 +781,18 @@ proptest! {
         prop_assert_eq!(summed, matching);
     }
 }
+
+#[test]
+fn every_closed_value_the_grammar_offers_is_read() {
+    for (param, values) in super::CHOICES {
+        assert!(
+            super::PARAMS.iter().any(|p| p.0 == *param),
+            "{param} is a parameter"
+        );
+        for value in *values {
+            let mut input = json!({ "folder": "/tmp" });
+            input[*param] = json!(value);
+            assert!(Request::from_json(&input).is_ok(), "{param} = {value}");
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! improvising an `awk` pipeline that miscounts quoted commas or the header row.
 //!
 //! [`Request::from_json`] reads the model's parameters leniently (op names and aliases in any
-//! case); [`run`] loads the file and answers in plain, compact text whose first line always
+//! case); [`run_with_columns`] loads the file and answers in plain, compact text whose first line always
 //! names the file, its format, its number of data rows and its columns, followed by the answer
 //! in a fixed shape (see [`Op`]). Errors are `Err(String)` written for the model's next
 //! attempt: an unknown column lists the real ones, an unknown op lists the valid ones.
@@ -217,6 +217,45 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
     ),
 ];
 
+/// The closed values of the parameters above, as a grammar offers them: `op` is one of
+/// the ops' canonical names (the aliases [`Op::parse`] also reads are for models that
+/// write without a grammar).
+pub const CHOICES: &[(&str, &[&str])] = &[("op", &OP_NAMES)];
+
+/// Every op's canonical name, in the order of [`Op::ALL`].
+pub const OP_NAMES: [&str; 12] = [
+    "schema",
+    "rows",
+    "count",
+    "distinct",
+    "sum",
+    "mean",
+    "min",
+    "max",
+    "min_row",
+    "max_row",
+    "group_count",
+    "group_sum",
+];
+
+/// The parameters that name a column of the file.
+pub const COLUMN_PARAMS: &[&str] = &["column", "by", "where_column"];
+
+/// What each op needs beyond the file: (ops, the parameters they need). Every op is in
+/// exactly one group, and an op asked without what it needs is an error naming the
+/// columns.
+pub const NEEDS: &[(&[&str], &[&str])] = &[
+    (&["schema", "rows", "count"], &[]),
+    (
+        &[
+            "distinct", "sum", "mean", "min", "max", "min_row", "max_row",
+        ],
+        &["column"],
+    ),
+    (&["group_count"], &["by"]),
+    (&["group_sum"], &["by", "column"]),
+];
+
 /// One line for the model: what the tool does.
 pub const SUMMARY: &str = "Exact answers about a CSV, TSV, JSON or JSON Lines file: its columns, \
     rows, row count, distinct values, sum, mean, min, max, the row with the lowest or highest \
@@ -292,12 +331,20 @@ impl Request {
     }
 }
 
-/// Answers `req` about the file at `path`, within `limits`. The text starts with a line
-/// naming the file, its format, its data rows and its columns; `Err` says what to change.
-pub fn run(path: &Path, req: &Request, limits: &Limits) -> Result<String, String> {
-    match source::load(path, req, limits)? {
-        Loaded::Table(table) => ops::answer(&table, req, limits),
-        Loaded::Text(text) => Ok(text),
+/// Answers `req` about the file at `path`, within `limits`, with the column names of the
+/// table it read (a JSON file's at its `json_path`) — also when the op failed, since its
+/// error names them — or none when the file is not a table (plain text, a JSON value,
+/// unreadable). The text starts with a line naming the file, its format, its data rows and
+/// its columns; `Err` says what to change.
+pub fn run_with_columns(
+    path: &Path,
+    req: &Request,
+    limits: &Limits,
+) -> (Result<String, String>, Vec<String>) {
+    match source::load(path, req, limits) {
+        Ok(Loaded::Table(table)) => (ops::answer(&table, req, limits), table.columns),
+        Ok(Loaded::Text(text)) => (Ok(text), Vec::new()),
+        Err(e) => (Err(e), Vec::new()),
     }
 }
 

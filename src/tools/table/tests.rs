@@ -7,7 +7,12 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::json;
 
-use super::{Limits, Op, Request, cut, num, run};
+use super::{Limits, NEEDS, OP_NAMES, Op, Request, cut, num, run_with_columns};
+
+/// The answer alone.
+fn run(path: &Path, req: &Request, limits: &Limits) -> Result<String, String> {
+    run_with_columns(path, req, limits).0
+}
 
 /// A temporary folder holding one file.
 struct Fixture {
@@ -725,6 +730,74 @@ fn request_parsing_is_lenient() {
     assert!(Request::from_json(&json!({"column": "x"})).is_err());
     assert!(Request::from_json(&json!("sum")).is_err());
     assert!(Request::from_json(&json!({"op": "sum", "column": ["a"]})).is_err());
+}
+
+#[test]
+fn the_grammar_tables_match_the_engine() {
+    // The closed op names are the engine's canonical names, in its order.
+    let names: Vec<&str> = Op::ALL.iter().map(|op| op.name()).collect();
+    assert_eq!(names, OP_NAMES);
+    // Every op is in exactly one group of NEEDS, and each group says the truth: without
+    // what it needs the op is an error naming the columns; with it, an answer.
+    for name in OP_NAMES {
+        let groups: Vec<_> = NEEDS
+            .iter()
+            .filter(|(ops, _)| ops.contains(&name))
+            .collect();
+        assert_eq!(groups.len(), 1, "{name} is in one group");
+        let needs = groups[0].1;
+        let mut full = json!({ "op": name });
+        for param in needs {
+            full[*param] = json!(if *param == "by" { "city" } else { "price" });
+        }
+        let f = fixture("sales.csv", SALES.as_bytes());
+        assert!(ask(&f.path, full.clone()).is_ok(), "{full}");
+        for missing in needs {
+            let mut lacking = full.clone();
+            lacking.as_object_mut().unwrap().remove(*missing);
+            // `distinct` and `group_count` read the other column parameter when theirs
+            // is left out; without both they fail.
+            lacking.as_object_mut().unwrap().remove("column");
+            lacking.as_object_mut().unwrap().remove("by");
+            let err = ask(&f.path, lacking.clone()).unwrap_err();
+            assert!(err.contains("product, price, city"), "{lacking}: {err}");
+        }
+    }
+}
+
+#[test]
+fn columns_are_what_a_table_call_reads() {
+    let limits = Limits::default();
+    let columns =
+        |path: &Path, req: &Request, limits: &Limits| run_with_columns(path, req, limits).1;
+    let csv = fixture("sales.csv", SALES.as_bytes());
+    let req = Request::from_json(&json!({ "op": "schema" })).unwrap();
+    assert_eq!(
+        columns(&csv.path, &req, &limits),
+        ["product", "price", "city"]
+    );
+    let nested = fixture(
+        "db.json",
+        br#"{"data": {"users": [{"name": "a", "age": 3}, {"name": "b", "age": 4}]}}"#,
+    );
+    let at = Request::from_json(&json!({ "op": "schema", "json_path": "data.users" })).unwrap();
+    // An object's keys in the order the reader shows them (sorted).
+    assert_eq!(columns(&nested.path, &at, &limits), ["age", "name"]);
+    let lines = fixture(
+        "log.jsonl",
+        b"{\"level\": \"error\", \"n\": 1}\n{\"level\": \"info\", \"n\": 2}\n",
+    );
+    assert_eq!(columns(&lines.path, &req, &limits), ["level", "n"]);
+    let text = fixture("note.txt", b"call the dentist\nbuy milk\n");
+    assert!(columns(&text.path, &req, &limits).is_empty());
+    let scalar = Request::from_json(&json!({ "op": "schema", "json_path": "data" })).unwrap();
+    let config = fixture("c.json", br#"{"data": {"port": 5432}}"#);
+    assert!(columns(&config.path, &scalar, &limits).is_empty());
+    // A failed op has shown the columns too (its error names them).
+    let mean = Request::from_json(&json!({ "op": "mean" })).unwrap();
+    let (answer, seen) = run_with_columns(&csv.path, &mean, &limits);
+    assert!(answer.is_err());
+    assert_eq!(seen, ["product", "price", "city"]);
 }
 
 #[test]
