@@ -60,9 +60,11 @@ pub fn check(
         .filter(|r| r.status == ToolCallStatus::Ok)
         .collect();
     match shape {
-        AnswerShape::Any | AnswerShape::List | AnswerShape::YesNo | AnswerShape::Text => {
+        AnswerShape::Any | AnswerShape::Action | AnswerShape::YesNo | AnswerShape::Text => {
             Verdict::Unchecked
         }
+        // A listing copied whole is a list; a list must name what the tools showed.
+        AnswerShape::List => list(request, answer, &ok),
         _ if is_dump(answer, &ok) && shape != AnswerShape::File => Verdict::Misfit(format!(
             "the answer is a copy of a tool's output ({} lines), not the {} asked for: \
              take the answer from that output and state it",
@@ -218,6 +220,28 @@ fn item(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
     }
 }
 
+/// A list names the items the tools showed: at least one of them, unless the tools
+/// showed none (an empty folder, no match), when "none" is the list.
+fn list(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
+    if item(request, answer, ok) == Verdict::Fits {
+        return Verdict::Fits;
+    }
+    let asked = tokens(request);
+    let showed_items = ok.iter().any(|r| {
+        tokens(&r.output_head)
+            .iter()
+            .any(|t| is_name(t) && is_specific(t) && !asked.contains(t))
+    });
+    if showed_items {
+        Verdict::Misfit(format!(
+            "the request asks for a list, and the answer names none of the items the tools              showed (it says only «{}»): name the items",
+            crate::text::one_line(answer, 80)
+        ))
+    } else {
+        Verdict::Unchecked
+    }
+}
+
 fn per_group(answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
     let toks = tokens(answer);
     let pairs = toks
@@ -355,6 +379,46 @@ mod tests {
     }
 
     #[test]
+    fn a_list_names_what_the_tools_showed_or_says_there_was_nothing() {
+        let listing = "~ (not recursive), files: 3 found\nnotes.txt\t17 B\n\
+                       budget.xlsx\t30 B\nphoto.jpg\t4 B\ntotal: 3 files, 51 bytes";
+        let records = [ok(ToolName::ListFiles, "/h", listing)];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let request = "list the files in my home folder";
+        assert_eq!(
+            check(
+                AnswerShape::List,
+                request,
+                "notes.txt, budget.xlsx and photo.jpg",
+                &refs
+            ),
+            Verdict::Fits
+        );
+        // A count where the names were asked for.
+        let Verdict::Misfit(why) = check(AnswerShape::List, request, "3 files, 51 bytes", &refs)
+        else {
+            panic!("a count is not a list")
+        };
+        assert!(why.contains("names none of the items"), "{why}");
+        // Nothing to name: "none" is the list, never a misfit.
+        let empty = [ok(
+            ToolName::ListFiles,
+            "/h",
+            "~ (not recursive), files: 0 found",
+        )];
+        let none: Vec<&ToolCallRecord> = empty.iter().collect();
+        for answer in ["There are no files.", "0"] {
+            assert!(
+                !matches!(
+                    check(AnswerShape::List, request, answer, &none),
+                    Verdict::Misfit(_)
+                ),
+                "{answer}"
+            );
+        }
+    }
+
+    #[test]
     fn a_tool_output_copied_whole_is_not_an_answer_of_a_checkable_shape() {
         let listing = "~/Downloads (not recursive), files: 4 found\npaper.pdf\t8.0 KB\n\
                        report.pdf\t3.0 KB\nvideo1.mp4\t50.0 KB\ntotal: 4 files";
@@ -370,10 +434,7 @@ mod tests {
             Verdict::Fits
         );
         // A list may well be the listing itself.
-        assert_eq!(
-            check(AnswerShape::List, "", listing, &refs),
-            Verdict::Unchecked
-        );
+        assert_eq!(check(AnswerShape::List, "", listing, &refs), Verdict::Fits);
         // R3's own finish: a copied listing is an answer when nothing says otherwise …
         assert!(copied_output(AnswerShape::Any, listing, &refs).is_none());
         // … a copied look at a table's structure is not, whatever the shape but a list.

@@ -58,8 +58,8 @@ pub struct Constraints {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerShape {
-    /// Not said, or an action with no answer to check (also the value of records written
-    /// before the shape was kept).
+    /// Not said: a model that wrote none, a provider that ignored the schema, or a record
+    /// written before the shape was kept. Never offered to a model as a choice.
     #[default]
     Any,
     /// Which one: an item by its name (a file, a row, a person), not only its value.
@@ -78,25 +78,29 @@ pub enum AnswerShape {
     File,
     /// Free text: a summary, a quote, an explanation.
     Text,
+    /// An action carried out (delete, move, rename, run): the answer is what was done.
+    Action,
 }
 
 /// A model fills the shape as one word of a closed list: the schema is a plain string
-/// enum (the variants' docs stay out of the grammar).
+/// enum (the variants' docs stay out of the grammar) of the shapes a model may choose —
+/// never `any`: a small model takes the word that commits to nothing, and an answer whose
+/// shape was never said cannot be checked.
 impl schemars::JsonSchema for AnswerShape {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "AnswerShape".into()
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let names: Vec<&str> = AnswerShape::ALL.iter().map(|s| s.name()).collect();
+        let names: Vec<&str> = AnswerShape::CHOSEN.iter().map(|s| s.name()).collect();
         schemars::Schema::try_from(serde_json::json!({ "type": "string", "enum": names }))
             .expect("a string enum is a schema")
     }
 }
 
 impl AnswerShape {
-    /// Every shape, in the order the prompts list them.
-    pub const ALL: [AnswerShape; 9] = [
+    /// The shapes a model chooses from, in the order the prompts list them.
+    pub const CHOSEN: [AnswerShape; 9] = [
         AnswerShape::Item,
         AnswerShape::Number,
         AnswerShape::PerGroup,
@@ -105,7 +109,7 @@ impl AnswerShape {
         AnswerShape::YesNo,
         AnswerShape::File,
         AnswerShape::Text,
-        AnswerShape::Any,
+        AnswerShape::Action,
     ];
 
     /// The shape's name as serialised.
@@ -120,6 +124,7 @@ impl AnswerShape {
             AnswerShape::YesNo => "yes_no",
             AnswerShape::File => "file",
             AnswerShape::Text => "text",
+            AnswerShape::Action => "action",
         }
     }
 
@@ -140,6 +145,7 @@ impl AnswerShape {
             AnswerShape::YesNo => "yes or no, with the evidence",
             AnswerShape::File => "a file written where the user said",
             AnswerShape::Text => "text (a summary or a quote)",
+            AnswerShape::Action => "what was done",
         })
     }
 }

@@ -15,7 +15,8 @@
 //! a failed input with its whole target: the denied effect is not asked for again.
 //!
 //! Targets of logically failing sub-tasks are not blocked: there the method is at fault,
-//! not the input, and `blocked_tools` carries the correction.
+//! not the input, and `blocked_tools` carries the correction — the tools the model
+//! programmed that ran and still gave a wrong result ([`tools_of_failing`]).
 //!
 //! **Invariant:** pure functions of the outcomes and the task's words; every list is
 //! deduplicated and keeps first-seen order.
@@ -157,9 +158,22 @@ pub fn denials(outcomes: &[&SubTaskOutcome]) -> Vec<FailedInput> {
         .collect()
 }
 
-/// Tools used by the round's failing sub-tasks; when no sub-task failed (R4b rejected the
-/// merged output), every sub-task of the round produced the rejected result, so the tools
-/// of all of them.
+/// The tools that were the wrong method in the round's failing sub-tasks; when no
+/// sub-task failed (R4b rejected the merged output), every sub-task of the round produced
+/// the rejected result, so the tools of all of them.
+///
+/// A tool is a method when the model wrote how it works (a command line, a script, a
+/// file's text) and it ran: it did what it was told and the result was still wrong. Two
+/// kinds of tool are never blocked, because taking them away leaves the next plan
+/// without the right tool rather than without the wrong method:
+/// - a tool that only reads by parameters code checks ([`ToolName::only_reads`]): what it
+///   showed is what is there, and a wrong parameter is corrected call by call;
+/// - a tool none of whose calls ran cleanly (each one failed, was refused, or exited
+///   with an error): that is a misuse,
+///   and the failed call itself is never issued again in the task (the toolbox's memory
+///   of failed calls), while its error text goes to the next attempt.
+///
+/// [`ToolName::only_reads`]: crate::contracts::ToolName::only_reads
 pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
     let any_failed = outcomes.iter().any(|o| o.status == SubTaskStatus::Failed);
     let mut seen = HashSet::new();
@@ -167,8 +181,14 @@ pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
         .iter()
         .filter(|o| !any_failed || o.status == SubTaskStatus::Failed)
         .flat_map(|o| o.tool_calls.iter())
+        .filter(|c| c.grounds())
         .map(|c| c.tool.clone())
-        .filter(|t| !t.as_str().trim().is_empty() && seen.insert(t.clone()))
+        .filter(|t| !t.as_str().trim().is_empty())
+        .filter(|t| {
+            !t.builtin()
+                .is_some_and(crate::contracts::ToolName::only_reads)
+        })
+        .filter(|t| seen.insert(t.clone()))
         .collect()
 }
 

@@ -703,9 +703,30 @@ fn an_r4b_rejection_with_every_sub_task_matched_is_never_success() {
     assert!(close(directive.loss.d, 0.5));
     assert_eq!(directive.directive, ReplanDirective::BreakSymmetry);
     assert_eq!(directive.failed_criterion, "sizes are shown");
-    // No sub-task failed: every sub-task produced the rejected output, so its tools.
-    assert_eq!(directive.blocked_tools, vec![ToolRef::from(ToolName::Glob)]);
+    // No sub-task failed: every sub-task produced the rejected output. Its one tool
+    // only reads by parameters (glob), so it is not the wrong method: nothing is blocked.
+    assert!(directive.blocked_tools.is_empty(), "{directive:?}");
     assert!(directive.blocked_targets.is_empty());
+    // The same rejection of a round whose sub-task programmed a command that ran blocks
+    // that tool.
+    let mut programmed = matched(&task, "listed", serde_json::json!("a.mp4"));
+    programmed.tool_calls = vec![call("shell", "ls ~/Downloads", ToolCallStatus::Ok)];
+    let mut r = replan_request(&task, vec![programmed], 1_000);
+    r.task_criteria_verdicts = vec![verdict(
+        "sizes are shown",
+        Verdict::Fail,
+        Some(FailureClass::Logical),
+    )];
+    let mut fresh = TaskState::new(task.clone(), "intent", now());
+    let Step::Replan { directive, .. } =
+        fresh.observe(Observation::Rejected(&r), &settings(), now())
+    else {
+        panic!("a rejected round is replanned");
+    };
+    assert_eq!(
+        directive.blocked_tools,
+        vec![ToolRef::from(ToolName::Shell)]
+    );
 
     // Even with no verdict at all, a rejection is a failure.
     let mut bare = replan_request(&task, vec![], 2_000);
@@ -804,6 +825,57 @@ fn blocked_targets_come_from_structured_records_only_and_logical_failures_block_
     assert!(directive.blocked_targets.is_empty());
     assert!(state.blocked_targets().is_empty());
     assert!(megrams.is_empty());
+}
+
+#[test]
+fn a_logical_failure_blocks_only_tools_that_ran_a_program_the_model_wrote() {
+    // The failing sub-task looked with two reading tools (one call of read_table failed
+    // for a missing column, then the same tool answered), misused write_file (refused)
+    // and ran a shell command that exited with an error, then one that ran.
+    let task = TaskId::from_existing("t");
+    let mut failing_exit = call("shell", "awk -F, '{s+=$9}' a.csv", ToolCallStatus::Ok);
+    failing_exit.failed_exit = Some(2);
+    let calls = vec![
+        call("list_files", "~/Documents", ToolCallStatus::Ok),
+        call("read_table", "~/Documents/a.csv", ToolCallStatus::Error),
+        call("read_table", "~/Documents/a.csv", ToolCallStatus::Ok),
+        call("write_file", "~/Documents/out.txt", ToolCallStatus::Refused),
+        failing_exit,
+    ];
+    let logical = |calls: Vec<ToolCallRecord>| {
+        outcome(
+            &task,
+            SubTaskStatus::Failed,
+            vec![verdict(
+                "the average is shown",
+                Verdict::Fail,
+                Some(FailureClass::Logical),
+            )],
+            calls,
+            serde_json::Value::Null,
+        )
+    };
+    let directive_for = |calls: Vec<ToolCallRecord>| {
+        let mut state = TaskState::new(task.clone(), "intent", now());
+        let r = replan_request(&task, vec![logical(calls)], 1_000);
+        match state.observe(Observation::Rejected(&r), &settings(), now()) {
+            Step::Replan { directive, .. } => directive,
+            other => panic!("replan expected, got {other:?}"),
+        }
+    };
+    let only_misuse = directive_for(calls.clone());
+    assert!(
+        only_misuse.blocked_tools.is_empty(),
+        "readers and misused tools stay usable: {only_misuse:?}"
+    );
+    let mut with_program = calls;
+    with_program.push(call("shell", "awk -F, '{s+=$2}' a.csv", ToolCallStatus::Ok));
+    let programmed = directive_for(with_program);
+    assert_eq!(
+        programmed.blocked_tools,
+        vec![ToolRef::from(ToolName::Shell)],
+        "the command that ran and gave the wrong result is the method to change"
+    );
 }
 
 #[test]

@@ -527,36 +527,41 @@ async fn a_plan_without_task_criteria_is_judged_on_its_intent() {
 }
 
 #[tokio::test]
-async fn one_matched_sub_task_without_task_criteria_is_the_result_without_a_merge_call() {
-    // Nothing scripted for R4b: a model call would fail the round.
+async fn one_matched_sub_task_whose_answer_code_did_not_verify_gets_the_models_check() {
+    // The plan said no shape, so code verified nothing of the task: the minimum chain
+    // ends with R4b's own check, which states the answer.
+    let script = Script::new().role(
+        Role::MetaValidator,
+        [merge_reply(
+            json!("report-1.txt, report-2.txt"),
+            vec![judged(
+                "The merged output accomplishes this: list files",
+                true,
+                "both reports named",
+                None,
+            )],
+            "The reports are report-1.txt and report-2.txt.",
+        )],
+    );
     let Setup {
         rig,
         mut ggs,
         task,
         a,
         ..
-    } = setup(Script::new()).await;
+    } = setup(script).await;
     first_plan(&rig, &task, &[&a], &[]);
     matched(&rig, &[&a]);
     let env = to_ggs(&mut ggs).await;
     let Message::OutcomeSummary(s) = &env.message else {
         panic!("expected acceptance, got {:?}", env.message.kind());
     };
-    assert_eq!(s.merged_output, json!("output of list the reports"));
-    assert_eq!(s.summary, "output of list the reports");
-    // R4a's verdicts on the sub-task's own criteria are the task's.
-    assert_eq!(
-        s.task_criteria_verdicts
-            .iter()
-            .map(|v| (v.criterion.as_str(), v.verdict))
-            .collect::<Vec<_>>(),
-        [("every report is listed", Verdict::Pass)]
-    );
+    assert_eq!(rig.calls_from(Role::MetaValidator), 1);
+    assert_eq!(s.summary, "The reports are report-1.txt and report-2.txt.");
     assert_eq!(
         s.outcomes.iter().map(|o| o.subtask_id).collect::<Vec<_>>(),
         [a.subtask_id]
     );
-    assert_eq!(rig.calls_from(Role::MetaValidator), 0);
     quiet(&mut ggs).await;
 }
 

@@ -65,6 +65,10 @@ pub fn merge_prompt(
         );
     }
     let _ = writeln!(out, "TASK: {}", intent.trim());
+    if let Some(words) = manifest.task_spec.as_ref().and_then(|s| s.answer.words()) {
+        // The shape the plan named: combined_output must be that, not a tool's listing.
+        let _ = writeln!(out, "THE ANSWER ASKED FOR: {words}");
+    }
     let _ = writeln!(out, "\nTASK CRITERIA:");
     for (i, c) in criteria.iter().enumerate() {
         let _ = writeln!(out, "{}. {}", i + 1, c.criterion.trim());
@@ -151,5 +155,19 @@ mod tests {
         assert!(p.contains("USER'S REQUEST (verbatim): what's in /tmp/x?"));
         assert!(p.contains("1. names every file"));
         assert!(p.contains("a.txt\nb.txt"));
+        // No shape was said: none is claimed.
+        assert!(!p.contains("THE ANSWER ASKED FOR"), "{p}");
+        let mut counted = m.clone();
+        if let Some(spec) = counted.task_spec.as_mut() {
+            spec.answer = crate::contracts::AnswerShape::Number;
+        }
+        let p = merge_prompt(
+            FakeClock::at_epoch().now(),
+            &counted,
+            "count files",
+            &m.task_criteria,
+            &[&o],
+        );
+        assert!(p.contains("THE ANSWER ASKED FOR: one number"), "{p}");
     }
 }

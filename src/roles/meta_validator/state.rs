@@ -22,7 +22,7 @@ use crate::checks::shape::{self, Verdict};
 use crate::contracts::{
     AnswerShape, Criterion, CriterionMode, CriterionVerdict, DispatchManifest, FailureClass,
     Message, OutcomeSummary, Recommendation, ReplanRequest, SubTaskId, SubTaskOutcome,
-    SubTaskStatus, TaskId, ToolCallRecord, UnrunSubTask,
+    SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus, UnrunSubTask,
 };
 use crate::ggs::evidence;
 use crate::text::first_chars;
@@ -180,10 +180,14 @@ pub(super) fn gate(
     }
     if let [only] = outcomes.as_slice()
         && round.manifest.task_criteria.is_empty()
+        && shape_verified(round, only)
     {
-        // One sub-task and no task criterion of its own: the task's result is that
-        // sub-task's output, whose criteria R4a already judged on tool evidence
-        // (matched = every one passed). A model merge would only paraphrase it.
+        // One sub-task, no task criterion of its own, and the answer's shape checked by
+        // code: the task's result is that sub-task's output, whose criteria R4a already
+        // judged on tool evidence (matched = every one passed). A model merge would only
+        // paraphrase it. Otherwise the task-level check is a model's, as the minimum
+        // chain R1 → R2 → R3 → R4a → R4b has it: nothing code could verify is accepted
+        // by code, and a tool's output is not delivered as the answer unread.
         let summary = OutcomeSummary {
             task_id: task_id.clone(),
             intent: track.intent.clone(),
@@ -207,6 +211,26 @@ fn output_of(outcomes: &[&SubTaskOutcome]) -> String {
         .map(|o| output_text(&o.output))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Whether code verified the task-level criterion of a one-sub-task round: the task
+/// asks for an answer of a shape code checks (which item, a number, a value per group, a
+/// list, a date, a file), the sub-task's output has it, and it is not a tool's output
+/// copied whole (that one a model reads and states as the answer).
+fn shape_verified(round: &Round, only: &SubTaskOutcome) -> bool {
+    let Some(spec) = round.manifest.task_spec.as_ref() else {
+        return false;
+    };
+    let records: Vec<&ToolCallRecord> = only.tool_calls.iter().collect();
+    let ok: Vec<&ToolCallRecord> = records
+        .iter()
+        .copied()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .collect();
+    let request = format!("{}\n{}", spec.intent, spec.raw_input);
+    let answer = output_text(&only.output);
+    shape::check(spec.answer, &request, &answer, &records) == Verdict::Fits
+        && !shape::is_dump(&answer, &ok)
 }
 
 /// The criterion a shape check stands for, as GGS and the planner read it.
@@ -688,18 +712,41 @@ mod tests {
     }
 
     #[test]
-    fn one_matched_sub_task_without_task_criteria_is_the_result() {
+    fn one_matched_sub_task_is_the_result_only_when_code_verified_its_answer() {
         let task = TaskId::mint();
+        let now = FakeClock::at_epoch().now();
+        // No shape said: nothing code verified, so the model checks the task.
         let t = track(
             &task,
             vec![outcome(&task, SubTaskStatus::Matched)],
             0,
             vec![],
         );
-        match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
-            Some(Gate::Send(Message::OutcomeSummary(s))) => assert_eq!(s.summary, "a.txt"),
+        assert!(
+            matches!(gate(&task, &t, now, 2), Some(Gate::Merge { .. })),
+            "an unverified answer gets the model's check"
+        );
+        // The item asked for, named: accepted by code, the output itself the result.
+        let named = which_product(&task, "Desk, oak (450)");
+        match gate(&task, &named, now, 2) {
+            Some(Gate::Send(Message::OutcomeSummary(s))) => {
+                assert_eq!(s.summary, "Desk, oak (450)")
+            }
             _ => panic!("expected an outcome summary"),
         }
+        // A shape code cannot check (an action): the model's check again.
+        let mut acted = which_product(&task, "Desk, oak (450)");
+        if let Some(spec) = acted
+            .round
+            .as_mut()
+            .and_then(|r| r.manifest.task_spec.as_mut())
+        {
+            spec.answer = AnswerShape::Action;
+        }
+        assert!(matches!(
+            gate(&task, &acted, now, 2),
+            Some(Gate::Merge { .. })
+        ));
     }
 
     #[test]
@@ -792,12 +839,9 @@ mod tests {
             }
             _ => panic!("expected the answer sent back for its shape"),
         }
-        // The same answer a second time: code does not insist; the round goes on as
-        // before (here: a lone sub-task's output is the result).
-        assert!(matches!(
-            gate(&task, &t, now, 2),
-            Some(Gate::Send(Message::OutcomeSummary(_)))
-        ));
+        // The same answer a second time: code does not insist, and since code did not
+        // verify it, the model checks the task.
+        assert!(matches!(gate(&task, &t, now, 2), Some(Gate::Merge { .. })));
         // The item named: accepted by code.
         let right = which_product(&task, "Desk, oak (450)");
         assert!(matches!(

@@ -41,7 +41,7 @@ the task applies, if the user said); otherwise null.
 shape: the kind of answer the user asks for: \"item\" (which one: its name), \"number\" \
 (one count, total or value), \"per_group\" (a value for each kind or group), \"list\", \
 \"date\", \"yes_no\", \"file\" (a file to write), \"text\" (a summary or a quote), or \
-\"any\" (an action to carry out, or none of these).
+\"action\" (an action to carry out: the answer is what was done).
 
 Examples:
 how many photos did I take last week? → {\"constraints\":{\"deadline\":null,\"scope\":null},\

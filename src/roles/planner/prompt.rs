@@ -17,7 +17,7 @@ use std::fmt;
 
 use chrono::{DateTime, TimeZone, Utc};
 
-use super::schema::{CRITERION_EXAMPLE, EXAMPLE_FOLDER};
+use super::schema::{CRITERION_EXAMPLE, DraftSubTask, EXAMPLE_FOLDER};
 use super::validator::Violation;
 use crate::contracts::{
     GracefulFailureRequest, MixedFailureClass, PlanDirective, ReplanDirective, TaskSpec, Urgency,
@@ -68,7 +68,7 @@ show it, \"plausible\" when it is a judgement (the quality of a summary).
 - answer: the kind of answer the task asks for: \"item\" (which one: its name), \"number\" \
 (one count, total or value), \"per_group\" (a value for each kind or group), \"list\", \
 \"date\", \"yes_no\", \"file\" (a file to write), \"text\" (a summary or a quote), or \
-\"any\" (an action to carry out). The last sub-task's output must be that answer itself, \
+\"action\" (an action to carry out: the answer is what was done). The last sub-task's output must be that answer itself, \
 not a tool's whole output.
 - Deleting, moving, renaming or overwriting asks the user first: give it its own sub-task.
 - Only standard commands every system has; never third-party programs (jq, rg, fd, tree).
@@ -153,6 +153,8 @@ pub struct PlanSummary {
     pub subtasks: Vec<(i64, String, Vec<ToolName>)>,
     /// Every tool the plan's sub-tasks use.
     pub tools: BTreeSet<ToolName>,
+    /// The sub-tasks as drafted, which a replan must not repeat.
+    pub drafted: Vec<DraftSubTask>,
 }
 
 impl PlanSummary {
@@ -166,6 +168,7 @@ impl PlanSummary {
                 .map(|s| (s.sequence, s.intent.clone(), s.tools.clone()))
                 .collect(),
             tools: draft.tool_set(),
+            drafted: draft.subtasks.clone(),
         }
     }
 }

@@ -611,10 +611,15 @@ fn judge(
         Some(d) if d.directive == ReplanDirective::BreakSymmetry => previous.map(|p| &p.tools),
         _ => None,
     };
+    let replaces = match &ask.directive {
+        Some(_) => previous.map(|p| p.drafted.as_slice()),
+        None => None,
+    };
     let rules = PlanRules {
         blocked_tools: &cal.must_not_tools,
         blocked_targets: &cal.must_not_targets,
         distinct_from,
+        replaces,
         home: &s.home,
         task: &task_words,
     };

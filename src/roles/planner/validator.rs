@@ -5,7 +5,9 @@
 //! criterion or no tool; when it uses a blocked tool, a tool this platform lacks, a
 //! blocked target or a third-party program that is usually not installed; when a
 //! criterion is the prompt's example copied verbatim (small models do) or checks nothing
-//! (`criteria`); or, on `break_symmetry`, when its tool set equals the previous plan's.
+//! (`criteria`); on a replan, when it repeats the plan it replaces (the same sub-tasks,
+//! intents, contexts and tools); or, on `break_symmetry`, when its tool set equals the previous
+//! plan's.
 //!
 //! How tool use is detected: the plan schema makes every sub-task declare the tools it
 //! will use (`tools`, an enum of the executor's tools, at least one). A declared blocked
@@ -52,6 +54,9 @@ pub struct PlanRules<'a> {
     pub blocked_targets: &'a [String],
     /// On `break_symmetry`: the previous plan's tool set, which the new one must not equal.
     pub distinct_from: Option<&'a BTreeSet<ToolName>>,
+    /// On a replan: the sub-tasks of the plan it replaces, which the new one must not
+    /// repeat.
+    pub replaces: Option<&'a [DraftSubTask]>,
     /// For `~` expansion of targets.
     pub home: &'a Path,
     /// The task's intent and the user's words: what a criterion may legitimately share
@@ -107,6 +112,8 @@ pub enum Violation {
         /// The program.
         program: String,
     },
+    /// A replan repeats the plan it replaces: the same sub-tasks, intents and tools.
+    RepeatedPlan,
     /// Under break_symmetry, the plan uses the same tool set as the previous one.
     RepeatedToolSet {
         /// That tool set.
@@ -172,6 +179,10 @@ impl fmt::Display for Violation {
                 f,
                 "sub-task {subtask}'s criterion \"{criterion}\" checks nothing a tool shows; say what its output must contain (a number, a name, a path, a file's state)"
             ),
+            Violation::RepeatedPlan => write!(
+                f,
+                "the plan repeats the previous plan, which failed: change what failed (another tool, another parameter, a look at the data first)"
+            ),
             Violation::RepeatedToolSet { tools } => {
                 let names: Vec<&str> = tools.iter().map(|t| t.as_str()).collect();
                 write!(
@@ -197,6 +208,11 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
     for (idx, subtask) in draft.subtasks.iter().enumerate() {
         check_subtask(idx + 1, subtask, rules, &mut out);
     }
+    if let Some(previous) = rules.replaces
+        && repeats(draft, previous)
+    {
+        out.push(Violation::RepeatedPlan);
+    }
     if let Some(previous) = rules.distinct_from {
         let tools = draft.tool_set();
         if !draft.subtasks.is_empty() && &tools == previous {
@@ -206,6 +222,27 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// Whether `draft` is `previous` again: the same sub-tasks in the same sequences, with
+/// the same intents and contexts (up to case and spacing) and the same tools. A replan
+/// exists to change what failed — the method, a parameter, a path; one that changes
+/// nothing the validator can see would fail again.
+fn repeats(draft: &PlanDraft, previous: &[DraftSubTask]) -> bool {
+    let fold = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let set = |t: &[ToolName]| t.iter().copied().collect::<BTreeSet<_>>();
+    draft.subtasks.len() == previous.len()
+        && draft.subtasks.iter().zip(previous).all(|(now, was)| {
+            now.sequence == was.sequence
+                && fold(&now.intent) == fold(&was.intent)
+                && fold(&now.context) == fold(&was.context)
+                && set(&now.tools) == set(&was.tools)
+        })
 }
 
 fn check_criteria(

@@ -8,7 +8,7 @@ use artoo::testkit::{Script, Step};
 use serde_json::json;
 
 use super::replies::{
-    GRACEFUL_FAILURE_REQUEST, Sub, call, finish, next_moves, plan, task, verdicts,
+    GRACEFUL_FAILURE_REQUEST, Sub, call, finish, next_moves, plan_for, task, verdicts,
 };
 use super::{Stage, final_result, mentions};
 
@@ -28,7 +28,11 @@ fn counting() -> Script {
         .role(Role::Perceiver, [Step::reply(task(INTENT))])
         .role(
             Role::Planner,
-            [Step::reply(plan(&[], &[Sub::new(1, INTENT, &[COUNT])]))],
+            [Step::reply(plan_for(
+                "number",
+                &[],
+                &[Sub::new(1, INTENT, &[COUNT])],
+            ))],
         )
 }
 

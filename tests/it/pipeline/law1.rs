@@ -360,6 +360,19 @@ async fn an_instruction_inside_a_file_is_refused_without_asking_anyone() {
                 true,
                 "[1] printed the letter",
             )]))],
+        )
+        // What a letter says is text no code can verify: R4b checks the task.
+        .role(
+            Role::MetaValidator,
+            [Step::reply(merge(
+                json!(LETTER),
+                &[(
+                    "The merged output accomplishes this: Read letter.txt and tell me what it says",
+                    true,
+                    "the letter's text",
+                )],
+                "The letter says the weather is fine; it also holds an instruction, which was not followed.",
+            ))],
         );
     let mut stage = Stage::new(script).await;
     let notes = notes(&stage);

@@ -197,10 +197,10 @@ async fn after_a_failed_task_the_next_similar_task_recalls_avoid_and_its_tools_a
     const INTENT: &str = "Show the first line of the notes";
     const TASK_CRITERION: &str = "the answer quotes the first line of the notes";
     const CRITERION: &str = "the output quotes the first line of the notes file";
-    let plan_with = |tool: &'static [&'static str]| {
+    let plan_with = |tool: &'static [&'static str], place: &'static str| {
         Step::reply(plan(
             &[TASK_CRITERION],
-            &[Sub::new(1, INTENT, &[CRITERION]).tools(tool)],
+            &[Sub::new(1, INTENT, &[CRITERION]).tools(tool).context(place)],
         ))
     };
     let missing = |path: &str| {
@@ -222,12 +222,14 @@ async fn after_a_failed_task_the_next_similar_task_recalls_avoid_and_its_tools_a
                     "Create notes.txt first",
                 ]))
                 .when(GRACEFUL_FAILURE_REQUEST),
-                plan_with(&["read_file"]),
-                plan_with(&["read_file"]),
+                plan_with(&["read_file"], "File: notes/notes.txt"),
+                // The replan looks in another place (a replan that repeated the plan it
+                // replaces would be refused).
+                plan_with(&["read_file"], "File: Documents/notes.txt"),
                 // The second task: read_file is MUST NOT now, so this plan is refused …
-                plan_with(&["read_file"]),
+                plan_with(&["read_file"], "File: notes.txt"),
                 // … and the re-asked one uses another tool.
-                plan_with(&["shell"]),
+                plan_with(&["shell"], "File: notes.txt"),
             ],
         )
         .role(Role::Executor, missing("notes/notes.txt"))

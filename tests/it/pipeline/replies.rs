@@ -69,6 +69,13 @@ pub fn plan(task_criteria: &[&str], subtasks: &[Sub<'_>]) -> String {
     .to_string()
 }
 
+/// `plan` naming the shape of the answer the task asks for (`"number"`, `"item"`…).
+pub fn plan_for(answer: &str, task_criteria: &[&str], subtasks: &[Sub<'_>]) -> String {
+    let mut planned: Value = serde_json::from_str(&plan(task_criteria, subtasks)).expect("a plan");
+    planned["answer"] = json!(answer);
+    planned.to_string()
+}
+
 /// R2's answer to GGS's graceful-failure request.
 pub fn next_moves(moves: &[&str]) -> String {
     json!({ "next_moves": moves }).to_string()

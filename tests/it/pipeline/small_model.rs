@@ -12,13 +12,17 @@ use artoo::runtime::TaskEnd;
 use artoo::testkit::{Script, Step};
 use serde_json::json;
 
-use super::replies::{Sub, call, finish, merge, perception, plan, verdicts};
+use super::replies::{Sub, call, finish, merge, perception, plan_for, verdicts};
 use super::{Stage, final_result, mentions, pick};
 
 const COUNT: &str = "the output gives the number of .txt files";
 
 fn one_sub_plan(intent: &str, context: &str) -> String {
-    plan(&[], &[Sub::new(1, intent, &[COUNT]).context(context)])
+    plan_for(
+        "number",
+        &[],
+        &[Sub::new(1, intent, &[COUNT]).context(context)],
+    )
 }
 
 /// The script of a one-sub-task count of the `.txt` files in ~/notes whose validator
@@ -197,7 +201,8 @@ async fn a_finish_that_never_wrote_the_file_the_sub_task_names_gets_one_more_tur
     let script = Script::new()
         .role(
             Role::Planner,
-            [Step::reply(plan(
+            [Step::reply(plan_for(
+                "file",
                 &[],
                 &[Sub::new(
                     1,
@@ -361,7 +366,8 @@ async fn the_planner_and_the_executor_see_the_places_a_request_names() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plan_the_validator_still_rejects_after_the_re_ask_is_mended_not_abandoned() {
-    let pasted = plan(
+    let pasted = plan_for(
+        "number",
         &[],
         &[Sub::new(
             1,
@@ -599,12 +605,13 @@ async fn a_llama_server_is_asked_to_keep_each_roles_prompt_cache_in_its_own_slot
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_matched_sub_task_without_task_criteria_is_the_result_without_a_merge_call() {
+async fn one_matched_sub_task_whose_answer_code_verified_is_the_result_without_a_merge_call() {
+    // The plan asks for a number and the finish is one: code verified the task's answer.
+    let mut planned: serde_json::Value =
+        serde_json::from_str(&one_sub_plan("Count", "Folder: ~/notes")).expect("a plan");
+    planned["answer"] = json!("number");
     let script = Script::new()
-        .role(
-            Role::Planner,
-            [Step::reply(one_sub_plan("Count", "Folder: ~/notes"))],
-        )
+        .role(Role::Planner, [Step::reply(planned.to_string())])
         .role(
             Role::Executor,
             [

@@ -36,6 +36,7 @@ fn rules<'a>(tools: &'a [ToolRef], targets: &'a [String], home: &'a Path) -> Pla
         blocked_tools: tools,
         blocked_targets: targets,
         distinct_from: None,
+        replaces: None,
         home,
         task: "find the largest file in ~/Downloads",
     }
@@ -211,6 +212,48 @@ fn third_party_programs_are_rejected_but_words_containing_them_are_not() {
         &[ToolName::Shell],
     )]);
     assert_eq!(validate(&fine, &rules(&[], &[], &h)), vec![]);
+}
+
+#[test]
+fn a_replan_that_repeats_the_plan_it_replaces_is_rejected() {
+    let h = home();
+    let failed = vec![subtask(
+        "Compute the average score in ~/class.csv",
+        "File: ~/class.csv",
+        &[ToolName::ReadTable],
+    )];
+    let replan = PlanRules {
+        replaces: Some(&failed),
+        ..rules(&[], &[], &h)
+    };
+    // The same sub-task again, up to case and spacing: rejected.
+    let again = plan(vec![subtask(
+        "compute the average  score in ~/class.csv",
+        "file: ~/class.csv",
+        &[ToolName::ReadTable],
+    )]);
+    assert!(validate(&again, &replan).contains(&Violation::RepeatedPlan));
+    // Any visible change passes: another intent, another target, another tool.
+    let looked = plan(vec![subtask(
+        "Show the columns of ~/class.csv, then compute the mean of the score column",
+        "File: ~/class.csv",
+        &[ToolName::ReadTable],
+    )]);
+    let other_path = plan(vec![subtask(
+        "Compute the average score in ~/class.csv",
+        "File: ~/Documents/class.csv",
+        &[ToolName::ReadTable],
+    )]);
+    let other_tool = plan(vec![subtask(
+        "Compute the average score in ~/class.csv",
+        "File: ~/class.csv",
+        &[ToolName::ReadTable, ToolName::Shell],
+    )]);
+    for changed in [looked, other_path, other_tool] {
+        assert!(!validate(&changed, &replan).contains(&Violation::RepeatedPlan));
+    }
+    // A first plan has nothing to repeat.
+    assert!(!validate(&again, &rules(&[], &[], &h)).contains(&Violation::RepeatedPlan));
 }
 
 #[test]
