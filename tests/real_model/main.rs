@@ -24,6 +24,7 @@ mod everyday;
 mod executor;
 mod harness;
 mod kinds;
+mod later;
 mod readme;
 mod validators;
 
@@ -465,6 +466,7 @@ mod roles {
                 blocked_tools: &[],
                 blocked_targets: &[],
                 distinct_from: None,
+                replaces: None,
                 home,
                 task: &spec.raw_input,
             },
@@ -521,6 +523,7 @@ mod roles {
                 blocked_tools: &directive.blocked_tools,
                 blocked_targets: &[],
                 distinct_from: None,
+                replaces: None,
                 home: Path::new("/home/user"),
                 task: &spec.raw_input,
             },

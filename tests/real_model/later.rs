@@ -1,0 +1,269 @@
+//! A third real-model suite, written after the grammar of typed calls, the `calculate`
+//! tool, the answer shapes without "any" and R4b's check of every unverified answer
+//! were built, and before any of them ran on the model: task kinds that neither the
+//! everyday nor the kinds suite has — a total over the rows that match a value, the
+//! length of a nested JSON list, a span in weeks, the empty files of a folder, the lines
+//! of a log that mention a word, the columns of a table. Each is judged by the exact
+//! answer, and each judge rejects the plausible wrong one (a test below).
+//!
+//! `scripts/real-model-suite --suite later` runs it.
+
+use std::path::Path;
+
+use super::harness::{Law1, Suite, Task, check, put, task_tests, values};
+
+/// The suite: its report lines start `later:`.
+const SUITE: Suite = Suite {
+    name: "later",
+    tasks: TASKS,
+    make_home,
+};
+
+/// `~/Documents/sales.csv`: city, amount. Lyon's rows add up to 1,265.50; every row to
+/// 3,071.25; the Paris rows (the first city) to 1,080.75.
+const SALES: &str = "order,city,amount,note\n\
+1001,Lyon,420.00,\"paid, in full\"\n\
+1002,Paris,310.25,\n\
+1003,Lyon,95.50,\"late, then paid\"\n\
+1004,Nice,725.00,\n\
+1005,Paris,770.50,\"gift\"\n\
+1006,Lyon,750.00,\n";
+
+/// `~/Projects/shop/catalog.json`: 7 products under `store.products`, 3 categories
+/// under `store.categories` and 2 staff under `staff`.
+const CATALOG: &str = r#"{
+  "store": {
+    "name": "Corner Shop",
+    "categories": ["tea", "coffee", "snacks"],
+    "products": [
+      {"sku": "T-1", "name": "Green tea", "price": 4.5},
+      {"sku": "T-2", "name": "Black tea", "price": 3.9},
+      {"sku": "C-1", "name": "Espresso beans", "price": 12.0},
+      {"sku": "C-2", "name": "Decaf beans", "price": 11.5},
+      {"sku": "S-1", "name": "Oat cookies", "price": 2.2},
+      {"sku": "S-2", "name": "Dark chocolate", "price": 3.1},
+      {"sku": "S-3", "name": "Salted almonds", "price": 5.4}
+    ]
+  },
+  "staff": [{"name": "Ines"}, {"name": "Tom"}]
+}"#;
+
+/// `~/Downloads/inbox`: the empty files, and the others (one holds a single newline).
+const EMPTY: [&str; 3] = ["draft-reply.txt", "placeholder.md", "upload.tmp"];
+const NOT_EMPTY: [(&str, &[u8]); 3] = [
+    ("notes.txt", b"call back on Monday\n"),
+    ("blank-line.txt", b"\n"),
+    ("invoice.pdf", b"%PDF-1.4 not really"),
+];
+
+/// `~/logs/app.log`: 9 lines mention a timeout (one of them as "Timeout"), among 10
+/// WARN and ERROR lines, 40 lines in all.
+fn app_log() -> String {
+    let mut lines = Vec::new();
+    for i in 0..40 {
+        let line = match i {
+            3 | 7 | 12 | 18 | 22 | 27 | 31 | 36 => {
+                format!("2026-05-02 10:{i:02}:00 WARN request {i} hit a timeout after 30 s")
+            }
+            15 => "2026-05-02 10:15:00 ERROR Timeout while writing the cache".to_string(),
+            25 => "2026-05-02 10:25:00 WARN upstream slow; retrying".to_string(),
+            _ => format!("2026-05-02 10:{i:02}:00 INFO request {i} served in 12 ms"),
+        };
+        lines.push(line);
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The columns of `~/data/survey.csv`, in order.
+const SURVEY_COLUMNS: [&str; 5] = ["respondent", "age_group", "country", "rating", "comment"];
+
+/// The tasks.
+const TASKS: &[Task] = &[
+    Task {
+        name: "lyon_sales_total",
+        turns: &["What is the total amount of the Lyon orders in ~/Documents/sales.csv?"],
+        law1: Law1::Never,
+        // Every row gives 3071.25; Paris (the first city after the header) 1080.75; a
+        // split on every comma shifts the amounts of the rows with a quoted note.
+        judge: |s| {
+            let v = values(&s.text);
+            check(
+                v.iter().any(|x| (x - 1265.5).abs() < 0.001)
+                    && !v
+                        .iter()
+                        .any(|x| (x - 3071.25).abs() < 0.001 || (x - 1080.75).abs() < 0.001)
+                    && !s.abandoned,
+                "1265.50 (not every row's 3071.25, nor Paris's 1080.75)",
+            )
+        },
+    },
+    Task {
+        name: "products_in_catalog",
+        turns: &["How many products are listed in ~/Projects/shop/catalog.json?"],
+        law1: Law1::Never,
+        // The categories are 3, the staff 2, the top-level keys 2.
+        judge: |s| {
+            check(
+                s.number("7") && !s.number_any(&["3", "2", "9", "10"]) && !s.abandoned,
+                "7 products (not the 3 categories or the 2 staff)",
+            )
+        },
+    },
+    Task {
+        name: "weeks_between_dates",
+        turns: &["How many weeks are there from 2026-01-05 to 2026-03-30?"],
+        law1: Law1::Never,
+        // 84 days; a month-based guess gives 11 or 13.
+        judge: |s| {
+            check(
+                s.number("12") && !s.number_any(&["11", "13"]) && !s.abandoned,
+                "12 weeks",
+            )
+        },
+    },
+    Task {
+        name: "empty_files",
+        turns: &["Which files in ~/Downloads/inbox are empty?"],
+        law1: Law1::Never,
+        // A file holding only a newline is not empty.
+        judge: |s| {
+            check(
+                EMPTY.iter().all(|f| s.names(f))
+                    && !NOT_EMPTY.iter().any(|(f, _)| s.names(f))
+                    && !s.abandoned,
+                "draft-reply.txt, placeholder.md and upload.tmp, and no other file",
+            )
+        },
+    },
+    Task {
+        name: "lines_mentioning_timeout",
+        turns: &["How many lines in ~/logs/app.log mention a timeout?"],
+        law1: Law1::Never,
+        // Case-sensitive grep gives 8; every WARN or ERROR line 10; all lines 40.
+        judge: |s| {
+            check(
+                s.number("9") && !s.number_any(&["8", "10", "40"]) && !s.abandoned,
+                "9 lines (not 8: \"Timeout\" counts too)",
+            )
+        },
+    },
+    Task {
+        name: "survey_columns",
+        turns: &["What columns does ~/data/survey.csv have?"],
+        law1: Law1::Never,
+        // A first data row read as the header names other things.
+        judge: |s| {
+            check(
+                SURVEY_COLUMNS.iter().all(|c| s.names(c))
+                    && !s.names_any(&["r-001", "portugal"])
+                    && !s.abandoned,
+                "respondent, age_group, country, rating, comment",
+            )
+        },
+    },
+];
+
+fn make_home(home: &Path) {
+    put(home, "Documents/sales.csv", SALES.as_bytes());
+    put(home, "Documents/notes.txt", b"buy stamps\n");
+    put(home, "Projects/shop/catalog.json", CATALOG.as_bytes());
+    for name in EMPTY {
+        put(home, &format!("Downloads/inbox/{name}"), b"");
+    }
+    for (name, bytes) in NOT_EMPTY {
+        put(home, &format!("Downloads/inbox/{name}"), bytes);
+    }
+    put(home, "logs/app.log", app_log().as_bytes());
+    put(
+        home,
+        "data/survey.csv",
+        b"respondent,age_group,country,rating,comment\n\
+r-001,25-34,Portugal,4,\"good, fast\"\n\
+r-002,35-44,Chile,5,\n\
+r-003,18-24,Japan,3,\"slow on Sundays\"\n",
+    );
+}
+
+task_tests!(SUITE, at_least = 6;
+    lyon_sales_total,
+    products_in_catalog,
+    weeks_between_dates,
+    empty_files,
+    lines_mentioning_timeout,
+    survey_columns,
+);
+
+mod judges {
+    use super::SUITE;
+    use crate::harness::{Outcome, accepts, every_task_has_a_judge_test, rejects};
+
+    #[test]
+    fn every_task_has_one() {
+        every_task_has_a_judge_test(&SUITE, include_str!("later.rs"));
+    }
+
+    fn right_and_wrong(task: &str, right: &str, wrong: &[&str]) {
+        accepts(&SUITE, task, &Outcome::answer(right), |_| {});
+        for w in wrong {
+            rejects(&SUITE, task, &Outcome::answer(w), |_| {});
+        }
+        rejects(&SUITE, task, &Outcome::answer(right).abandoned(), |_| {});
+    }
+
+    #[test]
+    fn lyon_sales_total() {
+        right_and_wrong(
+            "lyon_sales_total",
+            "The Lyon orders add up to 1,265.50.",
+            &["The total amount is 3071.25.", "Lyon: 1080.75"],
+        );
+    }
+
+    #[test]
+    fn products_in_catalog() {
+        right_and_wrong(
+            "products_in_catalog",
+            "The catalog lists 7 products.",
+            &["There are 3 products.", "9 items (7 products and 2 staff)"],
+        );
+    }
+
+    #[test]
+    fn weeks_between_dates() {
+        right_and_wrong(
+            "weeks_between_dates",
+            "From 2026-01-05 to 2026-03-30 is 12 weeks (84 days).",
+            &["About 13 weeks.", "11 weeks"],
+        );
+    }
+
+    #[test]
+    fn empty_files() {
+        right_and_wrong(
+            "empty_files",
+            "The empty files are draft-reply.txt, placeholder.md and upload.tmp.",
+            &[
+                "draft-reply.txt, placeholder.md, upload.tmp and blank-line.txt",
+                "6 files, 3 of them empty",
+            ],
+        );
+    }
+
+    #[test]
+    fn lines_mentioning_timeout() {
+        right_and_wrong(
+            "lines_mentioning_timeout",
+            "9 lines mention a timeout.",
+            &["8 lines", "10 lines mention it"],
+        );
+    }
+
+    #[test]
+    fn survey_columns() {
+        right_and_wrong(
+            "survey_columns",
+            "The columns are respondent, age_group, country, rating and comment.",
+            &["r-001, 25-34, Portugal, 4, good, fast", "5 columns"],
+        );
+    }
+}
