@@ -37,7 +37,9 @@ pub use extract::ExtractError;
 pub use http::retry_after;
 pub use pace::{Pace, Speed};
 pub use probe::{ConnectionReport, check_reachable, test_connection};
-pub use structured::{OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS};
+pub use structured::{
+    OutputMode, OutputSchema, REASK_ECHO_CHARS, STRUCTURED_REASKS, require_field,
+};
 pub use tier::{MODEL_ROLES, PRESETS, Preset, Tier};
 pub use usage::{CallUsage, RoleUsage, TaskUsage, UsageLedger};
 pub use wire::ROLE_HEADER;

@@ -102,6 +102,23 @@ pub struct OutputSchema {
     json_object_format: Box<RawValue>,
 }
 
+/// A schema transform for a field a model must always write though a reply without it
+/// still reads (`#[serde(default)]`: older records, providers without a grammar):
+/// `#[schemars(transform = require_field::<"name">)]` cannot take an argument, so each
+/// such field gets a one-line function calling this.
+pub fn require_field(schema: &mut schemars::Schema, field: &str) {
+    if let Some(obj) = schema.as_object_mut() {
+        let required = obj
+            .entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Some(list) = required.as_array_mut()
+            && !list.iter().any(|v| v == field)
+        {
+            list.push(Value::String(field.to_string()));
+        }
+    }
+}
+
 impl OutputSchema {
     /// The schema of `T`, generated once per process: a type's schema never changes, and
     /// generating it (the step schema walks every tool's spec) is a measurable part of a

@@ -38,6 +38,7 @@ pub struct PerceivedConstraints {
 /// decides what the input is (`kind`), and only then writes a `question` or a `reply`, and
 /// last the `shape` of the answer asked for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = shape_required)]
 pub struct Perception {
     #[serde(default)]
     pub(crate) constraints: PerceivedConstraints,
@@ -54,4 +55,10 @@ pub struct Perception {
     /// The kind of answer the user asks for (checked by code against the answer).
     #[serde(default)]
     pub shape: AnswerShape,
+}
+
+/// The shape is required by the schema (a grammar lets a small model skip an optional
+/// field, and it does), and read as "not said" when a reply lacks it.
+fn shape_required(schema: &mut schemars::Schema) {
+    crate::llm::require_field(schema, "shape");
 }

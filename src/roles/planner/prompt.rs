@@ -403,6 +403,41 @@ mod tests {
     }
 
     #[test]
+    fn the_plan_must_name_a_shape_and_cannot_name_none() {
+        let schema = &crate::llm::OutputSchema::of::<PlanDraft>().schema;
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .expect("required fields")
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        assert!(required.contains(&"answer"), "{schema}");
+        let shapes = &schema["properties"]["answer"]["enum"];
+        assert!(
+            shapes
+                .as_array()
+                .is_some_and(|s| s.contains(&serde_json::json!("action")))
+        );
+        assert!(
+            !shapes
+                .as_array()
+                .is_some_and(|s| s.contains(&serde_json::json!("any")))
+        );
+        // The grammar a local server is held to writes it too.
+        let gbnf = crate::llm::OutputSchema::of::<PlanDraft>()
+            .gbnf()
+            .expect("a grammar")
+            .to_string();
+        assert!(
+            gbnf.contains(r#""{" "\"answer\":" ("\"item\"""#),
+            "the plan opens with its shape, not as an option: {gbnf}"
+        );
+        // A reply without it (a provider without a grammar, an old record) still reads.
+        let bare: PlanDraft = serde_json::from_str(r#"{"subtasks": []}"#).expect("reads");
+        assert_eq!(bare.answer, crate::contracts::AnswerShape::Any);
+    }
+
+    #[test]
     fn every_directive_urgency_and_failure_class_has_its_own_guidance() {
         let directives = [
             ReplanDirective::Refine,

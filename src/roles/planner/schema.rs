@@ -108,9 +108,11 @@ pub const MAX_TOOLS: usize = 4;
 
 /// R2's plan: the sub-tasks and the criteria of their merged output, without ids.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = answer_required)]
 pub struct PlanDraft {
     /// The kind of answer the task asks for; the last group's sub-tasks deliver it and
-    /// code checks it.
+    /// code checks it. Required by the schema (a grammar that lets a small model leave a
+    /// field out sees it left out), read as "not said" when a reply lacks it.
     #[serde(default)]
     pub answer: AnswerShape,
     /// As few as the task allows; usually one.
@@ -120,6 +122,10 @@ pub struct PlanDraft {
     #[serde(default)]
     #[schemars(length(max = MAX_CRITERIA))]
     pub task_criteria: Vec<DraftCriterion>,
+}
+
+fn answer_required(schema: &mut schemars::Schema) {
+    crate::llm::require_field(schema, "answer");
 }
 
 impl PlanDraft {
