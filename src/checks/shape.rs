@@ -125,11 +125,7 @@ const MIN_COPIED_CHARS: usize = 4;
 /// lines. A model that copies a listing often drops a column, so a line counts as
 /// copied when a printed line contains it.
 pub fn is_dump(answer: &str, ok: &[&ToolCallRecord]) -> bool {
-    let printed: Vec<String> = ok
-        .iter()
-        .flat_map(|r| r.output_head.lines())
-        .map(crate::text::fold)
-        .collect();
+    let printed = printed_lines(ok);
     let lines: Vec<String> = answer
         .lines()
         .map(crate::text::fold)
@@ -140,6 +136,35 @@ pub fn is_dump(answer: &str, ok: &[&ToolCallRecord]) -> bool {
         .filter(|l| l.chars().count() >= MIN_COPIED_CHARS && printed.iter().any(|p| p.contains(*l)))
         .count();
     copied >= 3 && copied * 2 > lines.len()
+}
+
+/// Every line the calls printed, folded for loose comparison.
+fn printed_lines(ok: &[&ToolCallRecord]) -> Vec<String> {
+    ok.iter()
+        .flat_map(|r| r.output_head.lines())
+        .map(crate::text::fold)
+        .collect()
+}
+
+/// Characters a line must have to count as a tool's line copied (a bare value such as
+/// `1265.5` is shorter, and is an answer).
+const MIN_COPIED_LINE_CHARS: usize = 16;
+
+/// Whether `answer` carries a tool's line copied whole (most of a printed line, at least
+/// [`MIN_COPIED_LINE_CHARS`] long): then it is the tool's words, not the answer stated —
+/// code may find the shape in it (a number somewhere in "6 data rows, 4 columns"), but
+/// only a reader can say that it answers the question.
+pub fn copies_a_line(answer: &str, ok: &[&ToolCallRecord]) -> bool {
+    let printed = printed_lines(ok);
+    answer
+        .lines()
+        .map(crate::text::fold)
+        .filter(|l| l.chars().count() >= MIN_COPIED_LINE_CHARS)
+        .any(|l| {
+            printed
+                .iter()
+                .any(|p| p.contains(&l) && l.chars().count() * 2 >= p.chars().count())
+        })
 }
 
 fn fits(ok: bool, why: &str) -> Verdict {
@@ -415,6 +440,26 @@ mod tests {
                 ),
                 "{answer}"
             );
+        }
+    }
+
+    #[test]
+    fn a_tool_line_copied_is_told_from_a_value_stated() {
+        let out = "~/sales.csv: CSV (delimiter ',', header row), 6 data rows, 4 columns: order, city, amount\n\
+                   sum of amount = 1265.5 (over 3 rows)";
+        let records = [ok(ToolName::ReadTable, "/h/sales.csv", out)];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        assert!(copies_a_line("sum of amount = 1265.5 (over 3 rows)", &refs));
+        assert!(copies_a_line(
+            "~/sales.csv: CSV (delimiter ',', header row), 6 data rows, 4 columns: order, city, amount",
+            &refs
+        ));
+        for stated in [
+            "1265.5",
+            "The Lyon orders add up to 1,265.50.",
+            "1265.5 (sum of amount)",
+        ] {
+            assert!(!copies_a_line(stated, &refs), "{stated}");
         }
     }
 

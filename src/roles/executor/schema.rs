@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 
 use super::step::{FinishStep, NextStep};
 use crate::llm::OutputSchema;
-use crate::tools::{Choices, Param, Seen, ToolSpec, Toolbox};
+use crate::tools::{Choices, Param, Seen, ToolName, ToolSpec, Toolbox};
 
 /// The step schema for exactly these tools, ready for a structured call, before the
 /// task has seen any data.
@@ -94,6 +94,46 @@ fn param_schema(p: &Param, bounded: bool, seen: &Seen) -> Value {
     }
 }
 
+/// Typed tools whose optional parameters carry the method (a filter, a sort, a limit, a
+/// JSON path, a row filter). Under a grammar a small model writes the required properties
+/// and hardly ever an optional one: it listed a whole folder where a sort and a limit
+/// answered the question. For these tools every parameter is written, an optional one as
+/// `null` when it is not wanted (a null is dropped before the tool reads the call), so
+/// the model meets each choice the tool offers.
+const EVERY_PARAM_WRITTEN: &[ToolName] = &[ToolName::ListFiles, ToolName::ReadTable];
+
+/// `schema`, also accepting `null`.
+fn nullable(schema: &Value) -> Value {
+    let mut out = schema.clone();
+    if let Some(values) = out.get_mut("enum").and_then(Value::as_array_mut) {
+        values.push(Value::Null);
+    } else if let Some(ty) = schema.get("type").and_then(Value::as_str) {
+        out["type"] = json!([ty, "null"]);
+    }
+    out
+}
+
+/// One input object: `params` with `needed` required as they are; with `write_all`, the
+/// others required too but nullable.
+fn input_object(params: &Map<String, Value>, needed: &[&str], write_all: bool) -> Value {
+    if !write_all {
+        return json!({ "type": "object", "properties": params, "required": needed });
+    }
+    let props: Map<String, Value> = params
+        .iter()
+        .map(|(name, schema)| {
+            let value = if needed.contains(&name.as_str()) {
+                schema.clone()
+            } else {
+                nullable(schema)
+            };
+            (name.clone(), value)
+        })
+        .collect();
+    let every: Vec<&String> = params.keys().collect();
+    json!({ "type": "object", "properties": props, "required": every })
+}
+
 /// The schema of one tool's branch: `next` fixed to `call_tool`, `tool` to its name. A
 /// tool with forms gets one input object per form, its picking parameter narrowed to the
 /// form's values and the form's needs required.
@@ -101,14 +141,15 @@ fn tool_branch(spec: &ToolSpec, seen: &Seen) -> Value {
     let mut params = Map::new();
     // An MCP tool's parameters are its server's: only the built-in tools' short strings
     // are bounded.
-    let builtin = spec.name.builtin().is_some();
+    let builtin = spec.name.builtin();
     for p in spec.params.iter() {
-        let bounded = builtin && !LONG_TEXT.contains(&p.name.as_ref());
+        let bounded = builtin.is_some() && !LONG_TEXT.contains(&p.name.as_ref());
         params.insert(p.name.to_string(), param_schema(p, bounded, seen));
     }
+    let write_all = builtin.is_some_and(|t| EVERY_PARAM_WRITTEN.contains(&t));
     let required = spec.required_params();
     let input = if spec.forms.is_empty() {
-        json!({ "type": "object", "properties": params, "required": required })
+        input_object(&params, &required, write_all)
     } else {
         let forms: Vec<Value> = spec
             .forms
@@ -120,7 +161,7 @@ fn tool_branch(spec: &ToolSpec, seen: &Seen) -> Value {
                 }
                 let mut needs: Vec<&str> = required.clone();
                 needs.extend(form.requires.iter().filter(|r| !required.contains(r)));
-                json!({ "type": "object", "properties": props, "required": needs })
+                input_object(&props, &needs, write_all)
             })
             .collect();
         json!({ "anyOf": forms })
@@ -235,14 +276,17 @@ mod tests {
         );
     }
 
+    /// The branch of tool `name` in the step schema `schema`.
+    fn branch_of<'a>(schema: &'a Value, name: &str) -> &'a Value {
+        schema["anyOf"]
+            .as_array()
+            .and_then(|b| b.iter().find(|b| b["properties"]["tool"]["const"] == name))
+            .unwrap_or_else(|| panic!("a {name} branch"))
+    }
+
     /// The read_table branch's forms in `schema`, as (ops, required) pairs.
     fn table_forms(schema: &Value) -> Vec<(Vec<String>, Vec<String>, Value)> {
-        let branch = schema["anyOf"]
-            .as_array()
-            .expect("branches")
-            .iter()
-            .find(|b| b["properties"]["tool"]["const"] == "read_table")
-            .expect("a read_table branch");
+        let branch = branch_of(schema, "read_table");
         let strings = |v: &Value| -> Vec<String> {
             v.as_array()
                 .expect("a list")
@@ -250,16 +294,31 @@ mod tests {
                 .map(|s| s.as_str().expect("a string").to_string())
                 .collect()
         };
+        // What a form needs: the parameters it requires that may not be null.
+        let takes_null = |p: &Value| {
+            p["enum"]
+                .as_array()
+                .is_some_and(|v| v.contains(&Value::Null))
+                || p["type"]
+                    .as_array()
+                    .is_some_and(|t| t.contains(&json!("null")))
+        };
         branch["properties"]["tool_input"]["anyOf"]
             .as_array()
             .expect("forms")
             .iter()
             .map(|f| {
-                (
-                    strings(&f["properties"]["op"]["enum"]),
-                    strings(&f["required"]),
-                    f["properties"]["column"].clone(),
-                )
+                let needs = strings(&f["required"])
+                    .into_iter()
+                    .filter(|name| !takes_null(&f["properties"][name.as_str()]))
+                    .collect();
+                let ops = f["properties"]["op"]["enum"]
+                    .as_array()
+                    .expect("ops")
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect();
+                (ops, needs, f["properties"]["column"].clone())
             })
             .collect()
     }
@@ -296,12 +355,58 @@ mod tests {
     }
 
     #[test]
+    fn a_typed_tool_has_every_parameter_written_and_null_where_it_is_not_wanted() {
+        let schema = schema_for(&specs());
+        let files = branch_of(&schema, "list_files");
+        let input = &files["properties"]["tool_input"];
+        let required: Vec<&str> = input["required"]
+            .as_array()
+            .expect("required")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        for p in ["folder", "sort", "limit", "extensions", "recursive"] {
+            assert!(required.contains(&p), "{p} is written: {required:?}");
+        }
+        // The folder is needed; a sort may be none.
+        assert_eq!(input["properties"]["folder"]["type"], json!("string"));
+        assert!(
+            input["properties"]["sort"]["enum"]
+                .as_array()
+                .is_some_and(|v| v.contains(&Value::Null) && v.contains(&json!("size")))
+        );
+        assert_eq!(
+            input["properties"]["limit"]["type"],
+            json!(["integer", "null"])
+        );
+        // The local server's grammar can be made from it, before and after a look.
+        assert!(output_schema(&specs()).gbnf().is_some());
+        let seen = Seen {
+            columns: vec!["a \"quoted\" name".into(), "über".into()],
+        };
+        let gbnf = output_schema_seen(&specs(), &seen);
+        assert!(gbnf.gbnf().is_some_and(|g| g.contains("über")));
+        // Other tools keep their optional parameters optional.
+        let shell = branch_of(&schema, "shell");
+        assert_eq!(
+            shell["properties"]["tool_input"]["required"],
+            json!(["command"])
+        );
+    }
+
+    #[test]
     fn once_columns_are_seen_a_call_can_name_only_them() {
         let seen = Seen {
             columns: vec!["student".into(), "score".into()],
         };
-        for (_, _, column) in table_forms(&schema_seen(&specs(), &seen)) {
-            assert_eq!(column["enum"], json!(["student", "score"]), "{column}");
+        for (ops, needs, column) in table_forms(&schema_seen(&specs(), &seen)) {
+            let names = if needs.contains(&"column".to_string()) {
+                json!(["student", "score"])
+            } else {
+                // Where the op does not need a column, none is a choice too.
+                json!(["student", "score", null])
+            };
+            assert_eq!(column["enum"], names, "{ops:?}: {column}");
         }
         // Too many to list: the parameter stays open text.
         let wide = Seen {

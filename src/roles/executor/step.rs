@@ -155,10 +155,20 @@ fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
     let required = spec.required_params();
     match raw {
         Some(Value::Object(map)) => {
-            if let Some(missing) = required.iter().find(|r| !map.contains_key(**r)) {
+            if let Some(missing) = required
+                .iter()
+                .find(|r| map.get(**r).is_none_or(Value::is_null))
+            {
                 return Err(format!("`tool_input` of {} needs \"{missing}\"", spec.name));
             }
-            Ok(Value::Object(map.clone()))
+            // A parameter written as null is one not given (the step grammar has the model
+            // write every parameter of some tools, null where it wants none).
+            Ok(Value::Object(
+                map.iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ))
         }
         Some(Value::String(s)) if required.len() == 1 && !s.trim().is_empty() => {
             Ok(json!({ required[0]: s }))
@@ -233,6 +243,25 @@ mod tests {
                             "tool_input": {"command": "ls -1 /tmp"}}),
         );
         assert_eq!(a.action(&specs()), shell_call("ls -1 /tmp"));
+    }
+
+    #[test]
+    fn a_parameter_written_as_null_is_not_given_and_a_needed_one_cannot_be_null() {
+        let a = step(json!({"next": "call_tool", "tool": "list_files",
+                            "tool_input": {"folder": "/tmp", "sort": "size", "limit": null}}));
+        assert_eq!(
+            a.action(&specs()),
+            Ok(Action::CallTool {
+                tool: crate::tools::ToolName::ListFiles.into(),
+                input: json!({ "folder": "/tmp", "sort": "size" }),
+            })
+        );
+        let none = step(json!({"next": "call_tool", "tool": "list_files",
+                               "tool_input": {"folder": null}}));
+        let Err(why) = none.action(&specs()) else {
+            panic!("a folder is needed");
+        };
+        assert!(why.contains("needs \"folder\""), "{why}");
     }
 
     #[test]

@@ -215,8 +215,9 @@ fn output_of(outcomes: &[&SubTaskOutcome]) -> String {
 
 /// Whether code verified the task-level criterion of a one-sub-task round: the task
 /// asks for an answer of a shape code checks (which item, a number, a value per group, a
-/// list, a date, a file), the sub-task's output has it, and it is not a tool's output
-/// copied whole (that one a model reads and states as the answer).
+/// list, a date, a file), the sub-task's output has it, and it carries no tool's line
+/// copied whole (code finds a number in "6 data rows, 4 columns", but only a reader can
+/// say whether it answers the question; the model's check then states the answer).
 fn shape_verified(round: &Round, only: &SubTaskOutcome) -> bool {
     let Some(spec) = round.manifest.task_spec.as_ref() else {
         return false;
@@ -230,7 +231,7 @@ fn shape_verified(round: &Round, only: &SubTaskOutcome) -> bool {
     let request = format!("{}\n{}", spec.intent, spec.raw_input);
     let answer = output_text(&only.output);
     shape::check(spec.answer, &request, &answer, &records) == Verdict::Fits
-        && !shape::is_dump(&answer, &ok)
+        && !shape::copies_a_line(&answer, &ok)
 }
 
 /// The criterion a shape check stands for, as GGS and the planner read it.

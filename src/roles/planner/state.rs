@@ -612,7 +612,10 @@ fn judge(
         _ => None,
     };
     let replaces = match &ask.directive {
-        Some(_) => previous.map(|p| p.drafted.as_slice()),
+        Some(d) => previous.map(|p| validator::Replaced {
+            subtasks: &p.drafted,
+            why: &d.failed_criterion,
+        }),
         None => None,
     };
     let rules = PlanRules {

@@ -54,14 +54,22 @@ pub struct PlanRules<'a> {
     pub blocked_targets: &'a [String],
     /// On `break_symmetry`: the previous plan's tool set, which the new one must not equal.
     pub distinct_from: Option<&'a BTreeSet<ToolName>>,
-    /// On a replan: the sub-tasks of the plan it replaces, which the new one must not
-    /// repeat.
-    pub replaces: Option<&'a [DraftSubTask]>,
+    /// On a replan: the plan it replaces, which the new one must not repeat.
+    pub replaces: Option<Replaced<'a>>,
     /// For `~` expansion of targets.
     pub home: &'a Path,
     /// The task's intent and the user's words: what a criterion may legitimately share
     /// with the prompt's example.
     pub task: &'a str,
+}
+
+/// The plan a replan replaces, and why it failed.
+#[derive(Clone, Copy, Debug)]
+pub struct Replaced<'a> {
+    /// Its sub-tasks as drafted.
+    pub subtasks: &'a [DraftSubTask],
+    /// What failed (the directive's failed criterion).
+    pub why: &'a str,
 }
 
 /// One reason a plan is rejected. Sub-task numbers are 1-based, as the model reads them.
@@ -209,7 +217,7 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
         check_subtask(idx + 1, subtask, rules, &mut out);
     }
     if let Some(previous) = rules.replaces
-        && repeats(draft, previous)
+        && repeats(draft, previous.subtasks)
     {
         out.push(Violation::RepeatedPlan);
     }
@@ -352,5 +360,26 @@ pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> Pl
         }
     }
     out.task_criteria.retain(keep);
+    // A replan the model could only repeat: each sub-task is told what failed, which is
+    // the change the executor can act on (and the validator sees).
+    if let Some(previous) = rules.replaces
+        && repeats(&out, previous.subtasks)
+    {
+        for s in &mut out.subtasks {
+            let why = previous.why.trim();
+            let why = if why.is_empty() {
+                "its result was rejected"
+            } else {
+                why
+            };
+            s.context = format!(
+                "{}\nThe same step failed before ({why}): look at the data first and change the \
+                 call that failed.",
+                s.context.trim_end()
+            )
+            .trim_start()
+            .to_string();
+        }
+    }
     out
 }

@@ -95,7 +95,13 @@ fn resolve(
                     _ => None,
                 })
                 .collect();
-            if let [(key, items)] = arrays.as_slice() {
+            // Read on its own only when it is the only table anywhere in the object: an
+            // array of staff beside a store whose products are nested is not "the" table.
+            let mut anywhere = Vec::new();
+            find_tables(map, &label, 0, &mut anywhere);
+            if let [(key, items)] = arrays.as_slice()
+                && anywhere.len() == 1
+            {
                 let path = join(&label, key);
                 let holder = if label.is_empty() {
                     "the file".to_owned()

@@ -801,6 +801,33 @@ fn columns_are_what_a_table_call_reads() {
 }
 
 #[test]
+fn a_json_array_is_not_taken_as_the_table_when_another_is_nested_beside_it() {
+    let doc = r#"{"store": {"name": "Shop", "products": [{"sku": "a"}, {"sku": "b"}, {"sku": "c"}]},
+                  "staff": [{"name": "Ines"}, {"name": "Tom"}]}"#;
+    let f = fixture("catalog.json", doc.as_bytes());
+    // Counting the whole file: no table is picked behind the user's back; the tables are
+    // named, and the one asked for is read.
+    let err = ask(&f.path, json!({ "op": "count" })).unwrap_err();
+    assert!(
+        err.contains("store.products (3 items)") && err.contains("staff (2 items)"),
+        "{err}"
+    );
+    let out = ask(
+        &f.path,
+        json!({ "op": "count", "json_path": "store.products" }),
+    )
+    .unwrap();
+    assert!(out.contains("count = 3 rows"), "{out}");
+    // With one table in the whole file, it is still read on its own.
+    let alone = fixture(
+        "staff.json",
+        br#"{"team": "x", "staff": [{"name": "Ines"}, {"name": "Tom"}]}"#,
+    );
+    let out = ask(&alone.path, json!({ "op": "count" })).unwrap();
+    assert!(out.contains("count = 2 rows"), "{out}");
+}
+
+#[test]
 fn params_describe_every_request_field() {
     let names: Vec<&str> = super::PARAMS.iter().map(|p| p.0).collect();
     assert_eq!(

@@ -223,7 +223,10 @@ fn a_replan_that_repeats_the_plan_it_replaces_is_rejected() {
         &[ToolName::ReadTable],
     )];
     let replan = PlanRules {
-        replaces: Some(&failed),
+        replaces: Some(Replaced {
+            subtasks: &failed,
+            why: "the output gives the average",
+        }),
         ..rules(&[], &[], &h)
     };
     // The same sub-task again, up to case and spacing: rejected.
@@ -254,6 +257,17 @@ fn a_replan_that_repeats_the_plan_it_replaces_is_rejected() {
     }
     // A first plan has nothing to repeat.
     assert!(!validate(&again, &rules(&[], &[], &h)).contains(&Violation::RepeatedPlan));
+    // Once the re-asks are spent, the repeat is mended by telling each sub-task what
+    // failed: a change the executor can act on, and the validator sees.
+    let mended = repair(&again, "average score", &replan);
+    assert!(validate(&mended, &replan).is_empty(), "{mended:?}");
+    assert!(
+        mended.subtasks[0]
+            .context
+            .contains("failed before (the output gives the average)"),
+        "{}",
+        mended.subtasks[0].context
+    );
 }
 
 #[test]
