@@ -520,6 +520,9 @@ async fn a_failed_call_asked_again_is_told_again_and_the_columns_it_showed_narro
     // (by the error), a call could name only them.
     let requests = fx.rig.server.requests_from(Role::Executor);
     assert!(!asked_schema(&requests[0]).contains(r#"["student","score"]"#));
+    // The first step is a call: a finish is offered only once a tool has answered.
+    assert!(!asked_schema(&requests[0]).contains(r#""const":"finish""#));
+    assert!(asked_schema(&requests[1]).contains(r#""const":"finish""#));
     for later in &requests[1..3] {
         assert!(
             asked_schema(later).contains(r#""enum":["student","score"]"#),

@@ -34,6 +34,17 @@ pub fn output_schema_seen(specs: &[ToolSpec], seen: &Seen) -> OutputSchema {
     OutputSchema::from_value(&NextStep::schema_name(), schema_seen(specs, seen))
 }
 
+/// The schema of an attempt's first step: a tool call only. A sub-task is carried out with
+/// tools, and a small model offered the finish first took it, with an answer no tool had
+/// shown.
+pub fn first_step_schema(specs: &[ToolSpec], seen: &Seen) -> OutputSchema {
+    let branches: Vec<Value> = specs.iter().map(|s| tool_branch(s, seen)).collect();
+    OutputSchema::from_value(
+        &NextStep::schema_name(),
+        json!({ "type": "object", "anyOf": branches }),
+    )
+}
+
 /// The whole schema for the tools offered on this platform.
 pub fn schema_for(specs: &[ToolSpec]) -> Value {
     schema_seen(specs, &Seen::default())

@@ -122,6 +122,17 @@ impl Progress {
     }
 }
 
+/// What a turn may answer with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Offer {
+    /// A tool call: the attempt's first step (a sub-task is carried out with tools).
+    Call,
+    /// A call or the finish.
+    Either,
+    /// Only the finish: the last step, or after calls that keep failing.
+    Finish,
+}
+
 /// Model turns in a row whose calls all failed or were refused before the attempt is
 /// made to finish (a stuck attempt ends early with its honest state).
 pub const STALL_LIMIT: u32 = 3;
@@ -310,8 +321,14 @@ impl Worker {
                 .facts_first(&facts)
                 .temperature(0.0)
                 .max_tokens(STEP_MAX_TOKENS);
-            let finish_only = progress.must_finish || step == max_steps;
-            let action = match self.next_action(&call_ctx, &request, finish_only).await {
+            let offer = if progress.must_finish || step == max_steps {
+                Offer::Finish
+            } else if progress.observed.is_empty() {
+                Offer::Call
+            } else {
+                Offer::Either
+            };
+            let action = match self.next_action(&call_ctx, &request, offer).await {
                 Ok(Ok(action)) => action,
                 Ok(Err(problem)) => {
                     // The check above already passed this reply; kept honest regardless.
@@ -358,11 +375,11 @@ impl Worker {
         &self,
         call_ctx: &CallCtx,
         request: &ChatRequest,
-        finish_only: bool,
+        offer: Offer,
     ) -> Result<Result<Action, String>, LlmError> {
         let shared = &self.shared;
         let specs = &shared.specs;
-        if finish_only {
+        if offer == Offer::Finish {
             shared
                 .llm
                 .structured::<FinishStep>(call_ctx, request)
@@ -372,7 +389,10 @@ impl Worker {
             // Once the task has seen its data, a call can name only what it saw.
             let seen = self.ctx.task_calls.seen();
             let narrowed;
-            let schema = if seen == Seen::default() {
+            let schema = if offer == Offer::Call {
+                narrowed = schema::first_step_schema(specs, &seen);
+                &narrowed
+            } else if seen == Seen::default() {
                 &shared.schema
             } else {
                 narrowed = schema::output_schema_seen(specs, &seen);
