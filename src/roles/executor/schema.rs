@@ -105,13 +105,17 @@ fn param_schema(p: &Param, bounded: bool, seen: &Seen) -> Value {
     }
 }
 
-/// Typed tools whose optional parameters carry the method (a filter, a sort, a limit, a
-/// JSON path, a row filter). Under a grammar a small model writes the required properties
-/// and hardly ever an optional one: it listed a whole folder where a sort and a limit
-/// answered the question. For these tools every parameter is written, an optional one as
-/// `null` when it is not wanted (a null is dropped before the tool reads the call), so
-/// the model meets each choice the tool offers.
-const EVERY_PARAM_WRITTEN: &[ToolName] = &[ToolName::ListFiles, ToolName::ReadTable];
+/// Optional parameters of typed tools that carry the method and that a small model must
+/// meet on every call: which files, in what order, how many, how deep. Under a grammar a
+/// small model writes the required properties and hardly ever an optional one: it listed a
+/// whole folder where a sort and a limit answered the question. These are written on every
+/// call, `null` when not wanted (a null is dropped before the tool reads the call). Not
+/// every optional parameter: asked to write all of read_table's, the model filled a row
+/// filter nobody wanted and averaged over no rows.
+const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[(
+    ToolName::ListFiles,
+    &["extensions", "limit", "recursive", "sort"],
+)];
 
 /// `schema`, also accepting `null`.
 fn nullable(schema: &Value) -> Value {
@@ -124,25 +128,28 @@ fn nullable(schema: &Value) -> Value {
     out
 }
 
-/// One input object: `params` with `needed` required as they are; with `write_all`, the
-/// others required too but nullable.
-fn input_object(params: &Map<String, Value>, needed: &[&str], write_all: bool) -> Value {
-    if !write_all {
-        return json!({ "type": "object", "properties": params, "required": needed });
-    }
+/// One input object: `params` with `needed` required as they are, and `always` required
+/// too but nullable.
+fn input_object(params: &Map<String, Value>, needed: &[&str], always: &[&str]) -> Value {
     let props: Map<String, Value> = params
         .iter()
         .map(|(name, schema)| {
-            let value = if needed.contains(&name.as_str()) {
-                schema.clone()
-            } else {
+            let name = name.as_str();
+            let value = if always.contains(&name) && !needed.contains(&name) {
                 nullable(schema)
+            } else {
+                schema.clone()
             };
-            (name.clone(), value)
+            (name.to_string(), value)
         })
         .collect();
-    let every: Vec<&String> = params.keys().collect();
-    json!({ "type": "object", "properties": props, "required": every })
+    let mut required: Vec<&str> = needed.to_vec();
+    required.extend(
+        always
+            .iter()
+            .filter(|a| !needed.contains(a) && params.contains_key(**a)),
+    );
+    json!({ "type": "object", "properties": props, "required": required })
 }
 
 /// The schema of one tool's branch: `next` fixed to `call_tool`, `tool` to its name. A
@@ -157,10 +164,13 @@ fn tool_branch(spec: &ToolSpec, seen: &Seen) -> Value {
         let bounded = builtin.is_some() && !LONG_TEXT.contains(&p.name.as_ref());
         params.insert(p.name.to_string(), param_schema(p, bounded, seen));
     }
-    let write_all = builtin.is_some_and(|t| EVERY_PARAM_WRITTEN.contains(&t));
+    let always: &[&str] = ALWAYS_WRITTEN
+        .iter()
+        .find(|(tool, _)| Some(*tool) == builtin)
+        .map_or(&[], |(_, names)| names);
     let required = spec.required_params();
     let input = if spec.forms.is_empty() {
-        input_object(&params, &required, write_all)
+        input_object(&params, &required, always)
     } else {
         let forms: Vec<Value> = spec
             .forms
@@ -172,7 +182,7 @@ fn tool_branch(spec: &ToolSpec, seen: &Seen) -> Value {
                 }
                 let mut needs: Vec<&str> = required.clone();
                 needs.extend(form.requires.iter().filter(|r| !required.contains(r)));
-                input_object(&props, &needs, write_all)
+                input_object(&props, &needs, always)
             })
             .collect();
         json!({ "anyOf": forms })
@@ -366,7 +376,7 @@ mod tests {
     }
 
     #[test]
-    fn a_typed_tool_has_every_parameter_written_and_null_where_it_is_not_wanted() {
+    fn the_method_parameters_of_a_typed_tool_are_written_null_where_not_wanted() {
         let schema = schema_for(&specs());
         let files = branch_of(&schema, "list_files");
         let input = &files["properties"]["tool_input"];
@@ -378,6 +388,12 @@ mod tests {
             .collect();
         for p in ["folder", "sort", "limit", "extensions", "recursive"] {
             assert!(required.contains(&p), "{p} is written: {required:?}");
+        }
+        // Filters that narrow what is counted stay optional.
+        assert!(!required.contains(&"min_size") && !required.contains(&"name_contains"));
+        // read_table's row filter is never forced on a call.
+        for (ops, needs, _) in table_forms(&schema) {
+            assert!(!needs.contains(&"where_column".to_string()), "{ops:?}");
         }
         // The folder is needed; a sort may be none.
         assert_eq!(input["properties"]["folder"]["type"], json!("string"));
@@ -410,14 +426,12 @@ mod tests {
         let seen = Seen {
             columns: vec!["student".into(), "score".into()],
         };
-        for (ops, needs, column) in table_forms(&schema_seen(&specs(), &seen)) {
-            let names = if needs.contains(&"column".to_string()) {
-                json!(["student", "score"])
-            } else {
-                // Where the op does not need a column, none is a choice too.
-                json!(["student", "score", null])
-            };
-            assert_eq!(column["enum"], names, "{ops:?}: {column}");
+        for (ops, _, column) in table_forms(&schema_seen(&specs(), &seen)) {
+            assert_eq!(
+                column["enum"],
+                json!(["student", "score"]),
+                "{ops:?}: {column}"
+            );
         }
         // Too many to list: the parameter stays open text.
         let wide = Seen {
