@@ -140,8 +140,8 @@ export type AnomalyKind =
  */
 export type AnswerShape = 
 /**
- *  Not said, or an action with no answer to check (also the value of records written
- *  before the shape was kept).
+ *  Not said: a model that wrote none, a provider that ignored the schema, or a record
+ *  written before the shape was kept. Never offered to a model as a choice.
  */
 "any" | 
 /**  Which one: an item by its name (a file, a row, a person), not only its value. */
@@ -159,7 +159,9 @@ export type AnswerShape =
 /**  A file the task writes. */
 "file" | 
 /**  Free text: a summary, a quote, an explanation. */
-"text";
+"text" | 
+/**  An action carried out (delete, move, rename, run): the answer is what was done. */
+"action";
 
 /**  How far one approval reaches (Law 1). Anything the user did not choose is `once`. */
 export type ApprovalScope = 
