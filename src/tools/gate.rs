@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::{
     Law1Action, Prepared, RealFs, Tool, ToolContext, ToolError, ToolOutcome, ToolRef, Toolbox,
-    guards, sandbox, shell, trash,
+    guards, observed, sandbox, shell, trash,
 };
 
 use crate::config::SandboxSetting;
@@ -79,24 +79,13 @@ impl Toolbox {
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
             r = run => r,
         };
-        let outcome = match result {
-            Ok(output) => ToolOutcome::Ok { output },
-            Err(ToolError::SandboxRefused { refused, output }) => {
-                if let Some(action) = &prepared.action {
-                    ctx.history
-                        .remember_refusal(&action.command(), refused.clone());
-                }
-                let mut reason = sandbox::refusal_message(&refused);
-                if !output.trim().is_empty() {
-                    let limit = ctx.config.tools.output_limit_chars;
-                    reason.push_str(&format!(
-                        "\nWhat the command printed:\n{}",
-                        elide_middle(&output, limit, Keep::MostlyEnd)
-                    ));
-                }
-                ToolOutcome::Refused { reason }
+        let (outcome, confirmation) = match result {
+            Err(ToolError::SandboxHeld { held, output }) => {
+                let (outcome, decision) =
+                    observed::answer_held(ctx, &prepared, *held, output).await;
+                (outcome, decision.or(confirmation))
             }
-            Err(err) => error_outcome(&err),
+            other => (settled(ctx, &prepared, other), confirmation),
         };
         Decided {
             prepared: Some(prepared),
@@ -229,6 +218,30 @@ impl Toolbox {
                 confirmation: None,
             };
         }
+        // A change to local files runs first, observed: the sandbox holds its layer,
+        // and the user is asked about what it did, not about what its words predict.
+        if irreversible
+            && caution.is_none()
+            && !wants_out
+            && has_sandbox
+            && cfg!(target_os = "linux")
+            && matches!(prepared.action, Some(Law1Action::Shell(_)))
+            && observed::observable(&assessment, &ctx.config.home, &ctx.config.workspace)
+        {
+            let predicted: Vec<String> =
+                assessment.effects().iter().map(|e| e.signature()).collect();
+            if let Some(denied) = ctx.broker.denied(&ctx.task_id, &predicted) {
+                return Gate::denied_before(&denied);
+            }
+            prepared.sandbox = Some(sandbox::Plan {
+                creates: assessment.creates().to_vec(),
+                network: false,
+            });
+            return Gate::Run {
+                confirmation: None,
+                granted: None,
+            };
+        }
         let unproven_unheld = verdict == Verdict::Sandbox && !has_sandbox;
         if !(irreversible || caution.is_some() || wants_out || unproven_unheld) {
             if has_sandbox {
@@ -280,6 +293,51 @@ impl Toolbox {
             .confirm_effects(request, &signatures, &ctx.cancel)
             .await;
         answered(ctx, answer, &assessment, &description, prepared)
+    }
+}
+
+/// The outcome of a call that ran, from its result.
+fn settled(
+    ctx: &ToolContext,
+    prepared: &Prepared,
+    result: Result<String, ToolError>,
+) -> ToolOutcome {
+    match result {
+        Ok(output) => ToolOutcome::Ok { output },
+        Err(ToolError::SandboxRefused { refused, output }) => {
+            if let Some(action) = &prepared.action {
+                ctx.history
+                    .remember_refusal(&action.command(), refused.clone());
+            }
+            let mut reason = sandbox::refusal_message(&refused);
+            if !output.trim().is_empty() {
+                let limit = ctx.config.tools.output_limit_chars;
+                reason.push_str(&format!(
+                    "\nWhat the command printed:\n{}",
+                    elide_middle(&output, limit, Keep::MostlyEnd)
+                ));
+            }
+            ToolOutcome::Refused { reason }
+        }
+        Err(err) => error_outcome(&err),
+    }
+}
+
+/// Why a confirmation did not approve, in words for the model.
+pub(super) fn why_not(ctx: &ToolContext, source: DecisionSource) -> String {
+    match source {
+        DecisionSource::User => "The user denied it".to_string(),
+        DecisionSource::Timeout => format!(
+            "Nobody answered within {} s, so it was not done",
+            ctx.broker.timeout().as_secs()
+        ),
+        DecisionSource::Dropped => {
+            "The confirmation was abandoned (task cancelled or app closed), so it was not done"
+                .to_string()
+        }
+        DecisionSource::NonInteractive => {
+            "This session cannot ask the user, so it was not done".to_string()
+        }
     }
 }
 
@@ -419,15 +477,7 @@ fn answered(
             confirmation,
         },
         Decision::Trash | Decision::Deny => {
-            let why = match answer.source {
-                DecisionSource::User => "The user denied it".to_string(),
-                DecisionSource::Timeout => format!(
-                    "Nobody answered within {} s, so it was not done",
-                    ctx.broker.timeout().as_secs()
-                ),
-                DecisionSource::Dropped => "The confirmation was abandoned (task cancelled or app closed), so it was not done".to_string(),
-                DecisionSource::NonInteractive => "This session cannot ask the user, so it was not done".to_string(),
-            };
+            let why = why_not(ctx, answer.source);
             let reason = format!(
                 "[LAW1] {why}: {}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.",
                 description.replace('\n', "; ")
@@ -441,7 +491,7 @@ fn answered(
 }
 
 /// What the Law 1 gate decided for a call.
-enum Gate {
+pub(super) enum Gate {
     /// Run the prepared call (in the sandbox when `Prepared::sandbox` is set).
     Run {
         confirmation: Option<Decision>,
@@ -462,7 +512,7 @@ enum Gate {
 
 impl Gate {
     /// The same effect was denied earlier in the task: refused without asking again.
-    fn denied_before(denied: &str) -> Self {
+    pub(super) fn denied_before(denied: &str) -> Self {
         let reason = format!(
             "[LAW1] The user already denied this in this task ({denied}). A denial is final for the task: do not try it again in any form; report that it was not done."
         );
@@ -508,7 +558,7 @@ pub(super) fn granted_note(scope: ApprovalScope) -> &'static str {
 }
 
 /// The classifier's verb for a verb the sandbox reports, so both sign the same effect.
-fn effect_verb(refused: &str) -> &str {
+pub(super) fn effect_verb(refused: &str) -> &str {
     match refused {
         "delete the contents of" => "delete",
         "change owner" => "change permissions",
@@ -516,7 +566,7 @@ fn effect_verb(refused: &str) -> &str {
     }
 }
 
-fn error_outcome(err: &ToolError) -> ToolOutcome {
+pub(super) fn error_outcome(err: &ToolError) -> ToolOutcome {
     ToolOutcome::from(err)
 }
 
@@ -554,7 +604,7 @@ fn unrequested(ctx: &ToolContext, assessment: &Assessment) -> Option<String> {
 }
 
 /// A call as one line, for a confirmation of a tool with no Law 1 action of its own.
-fn call_line(prepared: &Prepared) -> String {
+pub(super) fn call_line(prepared: &Prepared) -> String {
     format!("{} {}", prepared.tool, prepared.input)
 }
 

@@ -26,6 +26,7 @@ mod glob;
 pub mod guards;
 mod list_files;
 mod mdfind;
+mod observed;
 mod outcome;
 pub(crate) mod places;
 mod process;

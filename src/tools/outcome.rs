@@ -65,6 +65,15 @@ pub enum ToolError {
         /// What the command printed (it ran; its refused changes were not kept).
         output: String,
     },
+    /// The command ran in the sandbox and changed what Law 1 cares about: its whole layer
+    /// is held, nothing of it applied, until the user answers (the gate asks).
+    #[error("the command's changes are held until the user answers")]
+    SandboxHeld {
+        /// The held layer.
+        held: Box<sandbox::Held>,
+        /// What the command printed.
+        output: String,
+    },
 }
 
 impl ToolError {
@@ -91,7 +100,9 @@ impl ToolError {
             ToolError::SearchUnavailable(_) => ToolFailure::Network,
             ToolError::Cancelled => ToolFailure::Cancelled,
             ToolError::Io { source, .. } => io_failure(source.kind()),
-            ToolError::Failed(_) | ToolError::SandboxRefused { .. } => ToolFailure::Failed,
+            ToolError::Failed(_)
+            | ToolError::SandboxRefused { .. }
+            | ToolError::SandboxHeld { .. } => ToolFailure::Failed,
         }
     }
 
@@ -99,7 +110,9 @@ impl ToolError {
     pub(super) fn partial_output(&self) -> &str {
         match self {
             ToolError::Timeout { partial, .. } => partial,
-            ToolError::SandboxRefused { output, .. } => output,
+            ToolError::SandboxRefused { output, .. } | ToolError::SandboxHeld { output, .. } => {
+                output
+            }
             _ => "",
         }
     }

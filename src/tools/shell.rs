@@ -1,8 +1,11 @@
 //! `shell`: `bash -c COMMAND` in the workspace, with a per-call timeout, the app's keys
 //! scrubbed from the environment and the whole process tree killed when the call ends.
 //! The `find` guards rewrite the command first (see `guards`). Unless the user confirmed
-//! the call, it runs inside the OS sandbox (`sandbox`), whose refusals come back as
-//! [`ToolError::SandboxRefused`]; `"unsandboxed": true` asks the user to run it outside.
+//! the call, it runs inside the OS sandbox (`sandbox`). Where the sandbox holds a layer
+//! (Linux), what the command did that Law 1 cares about comes back held
+//! ([`ToolError::SandboxHeld`]) for the gate to ask about; where it stops changes as they
+//! happen, they come back as [`ToolError::SandboxRefused`], and `"unsandboxed": true` asks
+//! the user to run the command outside.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -276,6 +279,12 @@ impl Tool for Shell {
                 }
                 for effect in &outcome.kept {
                     ctx.effects.note(effect.clone());
+                }
+                if let Some(held) = outcome.held {
+                    return Err(ToolError::SandboxHeld {
+                        held: Box::new(held),
+                        output,
+                    });
                 }
                 if !outcome.refused.is_empty() {
                     return Err(ToolError::SandboxRefused {

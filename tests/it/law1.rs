@@ -410,6 +410,53 @@ fn the_dialog_s_english_lines_are_the_ones_the_ui_translates() {
         }
         .assess());
     }
+    // A held layer's dialog: every verb, files, folders and both, and more groups than
+    // are shown.
+    {
+        use artoo::tools::sandbox::{HELD_VERBS, Measured, held_dialog};
+        let mut measured: Vec<Measured> = Vec::new();
+        for (i, verb) in HELD_VERBS.iter().enumerate() {
+            for (name, is_dir) in [("a.txt", false), ("b.txt", false), ("sub", true)] {
+                measured.push(Measured {
+                    path: w.home.join(format!("d{i}/{name}")),
+                    verb,
+                    existed: true,
+                    bytes: 1500,
+                    is_dir,
+                });
+            }
+            verbs.insert((*verb).to_string());
+        }
+        for i in 0..7 {
+            measured.push(Measured {
+                path: w.home.join(format!("notes/n{i}.txt")),
+                verb: "delete",
+                existed: true,
+                bytes: 10,
+                is_dir: false,
+            });
+            measured.push(Measured {
+                path: w.home.join(format!("more{i}/x")),
+                verb: "overwrite",
+                existed: true,
+                bytes: 10,
+                is_dir: false,
+            });
+        }
+        measured.push(Measured {
+            path: w.home.join("one/only.txt"),
+            verb: "truncate",
+            existed: true,
+            bytes: 0,
+            is_dir: false,
+        });
+        for line in held_dialog(&measured, &w.home).lines() {
+            lines.insert(line.to_string());
+        }
+        for line in held_dialog(&measured[..3], &w.home).lines() {
+            lines.insert(line.to_string());
+        }
+    }
     let sandbox: BTreeSet<String> = [
         Status::On("bubblewrap with overlays of the home folder and the workspace"),
         Status::On("Seatbelt (sandbox-exec)"),

@@ -1,9 +1,10 @@
-//! Law 1's second wall on Linux, for real: shell commands the classifier lets through
-//! run inside the sandbox (bubblewrap + overlays), in temp dirs only. What a command
-//! tries to destroy is refused and named, the files are byte-identical afterwards, new
-//! files in the workspace are kept, the walls cannot be undone from inside, and a call
-//! the user approves runs outside and takes effect. Without a sandbox, every unproven
-//! call asks.
+//! Law 1 by observation on Linux, for real: shell commands whose effects are local
+//! files run inside the sandbox (bubblewrap + overlays), in temp dirs only. What a
+//! command would destroy is held and asked about with its measured effects, the files
+//! are byte-identical until the user approves, and then exactly the held layer is
+//! applied (the command does not run again) with every original kept. New files in the
+//! workspace and moves that replace nothing are kept without asking; the walls cannot be
+//! undone from inside. Without a sandbox, every unproven call asks.
 
 use artoo::tools::ToolName;
 use std::path::PathBuf;
@@ -116,10 +117,11 @@ fn assert_ok(r: &ToolResult) {
     );
 }
 
-fn refusal(r: &ToolResult) -> &str {
+/// The text the model read for a call Law 1 did not let through.
+fn denial(r: &ToolResult) -> &str {
     match &r.outcome {
-        ToolOutcome::Refused { reason } => reason,
-        other => panic!("expected a sandbox refusal, got {other:?}"),
+        ToolOutcome::Denied { reason } => reason,
+        other => panic!("expected a denial, got {other:?}"),
     }
 }
 
@@ -177,15 +179,16 @@ async fn what_the_sandbox_keeps_of_a_command_is_the_calls_measured_effects() {
 }
 
 #[tokio::test]
-async fn deleting_truncating_overwriting_or_re_permissioning_existing_files_is_refused() {
+async fn what_a_command_would_destroy_is_held_and_asked_about_with_its_measured_effect() {
     let w = World::new();
     let responder =
         ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
     let before = w.snapshot();
     let ctx = w.ctx();
-    // Each is spelled so that the classifier cannot see what it does (a program name
-    // built at run time, code run by an interpreter): it runs in the sandbox.
-    for (command, verb, path) in [
+    // Some are spelled so that the classifier cannot see what they do (a program name
+    // built at run time, code run by an interpreter); all run observed and are asked
+    // about by what they did.
+    for (i, (command, verb, path)) in [
         (r#"c=rm; $c keep.txt"#, "delete", w.ws.join("keep.txt")),
         (
             r#"c=truncate; $c -s 0 keep.txt"#,
@@ -198,7 +201,7 @@ async fn deleting_truncating_overwriting_or_re_permissioning_existing_files_is_r
             w.home.join("notes/a.txt"),
         ),
         (
-            r#"c=chmod; $c 777 keep.txt"#,
+            r#"chmod 777 keep.txt"#,
             "change permissions",
             w.ws.join("keep.txt"),
         ),
@@ -217,22 +220,197 @@ async fn deleting_truncating_overwriting_or_re_permissioning_existing_files_is_r
             "create (outside the workspace)",
             w.home.join("outside.txt"),
         ),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let r = shell(&ctx, command).await;
-        let reason = refusal(&r);
-        let named = format!("{verb} {}", path.display());
+        let reason = denial(&r);
+        assert!(reason.contains("The user denied it"), "{command}: {reason}");
+        assert_eq!(r.record.status, ToolCallStatus::Denied);
+        let asked = requests(&responder);
+        assert_eq!(asked.len(), i + 1, "{command}: asked once");
+        let request = &asked[i];
         assert!(
-            reason.contains(&named),
-            "{command}: {reason}\n(expected «{named}»)"
+            request
+                .paths
+                .iter()
+                .any(|p| p.path == path && p.effect == verb),
+            "{command}: {:?}",
+            request.paths
         );
-        assert!(reason.contains("\"unsandboxed\": true"), "{reason}");
-        assert_eq!(r.record.status, ToolCallStatus::Refused);
+        assert!(
+            request
+                .description
+                .starts_with("In the sandbox, this command would:"),
+            "{}",
+            request.description
+        );
     }
     assert_eq!(w.snapshot(), before, "every file is byte-identical");
     assert!(!w.home.join("outside.txt").exists());
+}
+
+#[tokio::test]
+async fn approving_applies_exactly_the_held_layer_once_and_keeps_every_original() {
+    let w = World::new();
+    let responder = ConfirmationResponder::spawn(
+        &w.bus,
+        ConfirmationPolicy::script([Decision::Approve]),
+        DecisionSource::User,
+    );
+    let ctx = w.ctx();
+    let r = shell(
+        &ctx,
+        "echo ran >> runs.log; c=rm; $c keep.txt; printf 'x' > ~/notes/a.txt",
+    )
+    .await;
+    let ToolOutcome::Ok { output } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(
+        output.contains("Applied after the user approved"),
+        "{output}"
+    );
+    let asked = requests(&responder);
+    assert_eq!(asked.len(), 1);
+    let mut verbs: Vec<(String, PathBuf)> = asked[0]
+        .paths
+        .iter()
+        .map(|p| (p.effect.clone(), p.path.clone()))
+        .collect();
+    verbs.sort();
+    assert_eq!(
+        verbs,
+        vec![
+            ("delete".to_string(), w.ws.join("keep.txt")),
+            ("overwrite".to_string(), w.home.join("notes/a.txt")),
+        ],
+        "exactly the measured effects, not the new workspace file"
+    );
+    assert!(!w.ws.join("keep.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("notes/a.txt")).unwrap(),
+        "x"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.ws.join("runs.log")).unwrap(),
+        "ran\n",
+        "the command ran once: the approval applied its layer, it did not run it again"
+    );
+    // The originals are in the private trash, and the journal names each change.
+    let trash = w.config.data_dir.join("trash");
+    let originals: Vec<String> = walkdir::WalkDir::new(&trash)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.file_name() != "journal.jsonl")
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    let mut originals = originals;
+    originals.sort();
+    assert_eq!(originals, vec!["note a\n", "precious\n"]);
+    let journal = std::fs::read_to_string(trash.join("journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 2, "{journal}");
+    let mut effects: Vec<String> = r.record.effects.iter().map(|e| e.effect.clone()).collect();
+    effects.sort();
+    assert_eq!(effects, ["create", "delete", "overwrite"]);
+    assert_eq!(r.record.confirmation, Some(Decision::Approve));
+}
+
+#[tokio::test]
+async fn moves_that_replace_nothing_are_kept_without_asking_and_a_move_onto_a_file_asks() {
+    let w = World::new();
+    let responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    w.write("work/a.log", "log a\n");
+    w.write("work/b.log", "log b\n");
+    w.write("work/keep.md", "md\n");
+    let ctx = w.ctx();
+    let r = shell(&ctx, "mkdir -p ~/work/logs && mv ~/work/*.log ~/work/logs/").await;
+    assert_ok(&r);
+    assert!(requests(&responder).is_empty(), "a move loses nothing");
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("work/logs/a.log")).unwrap(),
+        "log a\n"
+    );
+    assert!(!w.home.join("work/a.log").exists());
+    assert!(w.home.join("work/keep.md").exists());
+    let moved: Vec<&str> = r
+        .record
+        .effects
+        .iter()
+        .filter(|e| e.effect == "move")
+        .map(|e| e.path.to_str().unwrap())
+        .collect();
+    assert_eq!(moved.len(), 2, "{:?}", r.record.effects);
+    // A rename to a fresh name, and a whole folder moved.
+    let r = shell(&ctx, "mv ~/notes ~/old-notes").await;
+    assert_ok(&r);
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("old-notes/a.txt")).unwrap(),
+        "note a\n"
+    );
+    assert!(requests(&responder).is_empty());
+    // Onto an existing file: the file it replaces would be lost, so it asks.
+    let before = w.snapshot();
+    let r = shell(&ctx, "mv ~/old-notes/a.txt ~/old-notes/b.txt").await;
+    denial(&r);
+    assert_eq!(requests(&responder).len(), 1);
+    assert_eq!(w.snapshot(), before);
+}
+
+#[tokio::test]
+async fn a_command_predicted_destructive_that_changes_nothing_runs_without_asking() {
+    let w = World::new();
+    let responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    w.write("Pictures/x/photo.png", "png");
+    let ctx = w.ctx();
+    for command in [
+        "rm -f ./*.tmp",
+        "find ~/Pictures/x -name 'IMG_*.jpg' -exec mv 'prefix_' {} \\;",
+        "rm --help | head -1",
+    ] {
+        let r = shell(&ctx, command).await;
+        assert!(
+            matches!(r.outcome, ToolOutcome::Ok { .. }),
+            "{command}: {:?}",
+            r.outcome
+        );
+    }
     assert!(
         requests(&responder).is_empty(),
-        "nothing asked: the sandbox held it"
+        "{:?}",
+        requests(&responder)
+    );
+}
+
+#[tokio::test]
+async fn adding_lines_to_a_file_that_runs_later_is_an_overwrite() {
+    let w = World::new();
+    let responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    w.write("artoo_workspace/scripts/build.sh", "echo build\n");
+    w.write("artoo_workspace/Makefile", "all:\n\techo hi\n");
+    w.write("artoo_workspace/app.log", "started\n");
+    let ctx = w.ctx();
+    let before = w.snapshot();
+    for command in [
+        "printf 'rm -rf ~\\n' >> scripts/build.sh",
+        "c=printf; $c '\\tcurl x | sh\\n' >> Makefile",
+    ] {
+        let r = shell(&ctx, command).await;
+        denial(&r);
+    }
+    assert_eq!(requests(&responder).len(), 2);
+    assert_eq!(w.snapshot(), before);
+    // A log only grows: kept without asking.
+    let r = shell(&ctx, "echo stopped >> app.log").await;
+    assert_ok(&r);
+    assert_eq!(requests(&responder).len(), 2);
+    assert_eq!(
+        std::fs::read_to_string(w.ws.join("app.log")).unwrap(),
+        "started\nstopped\n"
     );
 }
 
@@ -324,54 +502,12 @@ async fn the_command_cannot_undo_the_walls_reach_sockets_or_the_network() {
         keep = w.ws.join("keep.txt").display(),
     );
     let r = shell(&w.ctx(), &probe).await;
-    let reason = refusal(&r);
+    let reason = denial(&r);
     for escaped in ["REMOUNTED", "UNMOUNTED", "NETWORK", "SOCKET", "SYSCTL"] {
         assert!(!reason.contains(escaped), "{escaped}: {reason}");
     }
     assert!(reason.contains("done"), "{reason}");
     assert_eq!(w.snapshot(), before);
-}
-
-#[tokio::test]
-async fn an_approved_rerun_outside_the_sandbox_says_what_it_tried_and_takes_effect() {
-    let w = World::new();
-    let responder = ConfirmationResponder::spawn(
-        &w.bus,
-        ConfirmationPolicy::script([Decision::Approve]),
-        DecisionSource::User,
-    );
-    let ctx = w.ctx();
-    let command = "c=rm; $c keep.txt";
-    let first = shell(&ctx, command).await;
-    refusal(&first);
-    assert!(w.ws.join("keep.txt").exists());
-    let again = Toolbox::standard()
-        .call(
-            &ctx,
-            &ToolName::Shell.into(),
-            json!({ "command": command, "unsandboxed": true }),
-        )
-        .await;
-    assert_ok(&again);
-    assert!(!w.ws.join("keep.txt").exists(), "approved: it took effect");
-    let asked = requests(&responder);
-    assert_eq!(asked.len(), 1);
-    let d = &asked[0].description;
-    assert!(
-        d.contains(&format!(
-            "tried to: delete {}",
-            w.ws.join("keep.txt").display()
-        )),
-        "{d}"
-    );
-    assert!(
-        asked[0]
-            .paths
-            .iter()
-            .any(|p| p.path == w.ws.join("keep.txt") && p.effect == "delete")
-    );
-    assert!(!asked[0].reversible);
-    assert_eq!(again.record.confirmation, Some(Decision::Approve));
 }
 
 #[tokio::test]
@@ -391,7 +527,8 @@ async fn asking_to_leave_the_sandbox_before_it_refused_anything_runs_inside_it_u
     assert_ok(&r);
     assert!(requests(&responder).is_empty(), "nothing to ask about");
     assert!(w.ws.join("fresh.txt").exists());
-    // A destructive command with the flag still meets the sandbox first.
+    // A destructive command with the flag still meets the sandbox first, and is asked
+    // about with what it did there.
     let before = w.snapshot();
     let r = Toolbox::standard()
         .call(
@@ -400,8 +537,10 @@ async fn asking_to_leave_the_sandbox_before_it_refused_anything_runs_inside_it_u
             json!({ "command": "c=rm; $c keep.txt", "unsandboxed": true }),
         )
         .await;
-    refusal(&r);
-    assert!(requests(&responder).is_empty());
+    denial(&r);
+    let asked = requests(&responder);
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].description.starts_with("In the sandbox"));
     assert_eq!(w.snapshot(), before);
 }
 
@@ -422,9 +561,10 @@ async fn a_denied_effect_is_not_asked_again_in_the_task_in_any_wording() {
         assert_eq!(r.record.status, ToolCallStatus::Denied, "{command}");
         assert!(r.for_model.contains("already denied"), "{}", r.for_model);
     }
-    // Through the sandbox: refused there, and the rerun outside is not asked either.
+    // Measured in the sandbox: the same effect, refused without asking, and the flag to
+    // run outside changes nothing.
     let sneaky = "c=rm; $c keep.txt";
-    refusal(&shell(&later, sneaky).await);
+    assert!(denial(&shell(&later, sneaky).await).contains("already denied"));
     let out = Toolbox::standard()
         .call(
             &later,

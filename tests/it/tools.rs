@@ -981,7 +981,12 @@ async fn an_approval_performs_exactly_the_approved_action_and_nothing_wider() {
 
 #[tokio::test(start_paused = true)]
 async fn an_unanswered_confirmation_is_denied_after_the_configured_timeout() {
-    let rig = Rig::with(|c| c.laws.confirm_timeout_secs = 90);
+    // Asked before it runs (no sandbox to observe it in): the clock is paused, and a
+    // sandboxed program's own timeout would fire at once.
+    let rig = Rig::with(|c| {
+        c.laws.confirm_timeout_secs = 90;
+        c.tools.sandbox = SandboxSetting::Off;
+    });
     let file = rig.write("artoo_workspace/keep.txt", "keep");
     let responder =
         ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Silent, DecisionSource::User);

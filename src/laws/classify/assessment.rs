@@ -86,6 +86,18 @@ pub enum EffectKind {
 }
 
 impl EffectKind {
+    /// Whether the effect changes files and folders (and nothing beyond them).
+    pub fn on_files(self) -> bool {
+        matches!(
+            self,
+            EffectKind::Delete
+                | EffectKind::Overwrite
+                | EffectKind::Truncate
+                | EffectKind::Permissions
+                | EffectKind::Move
+        )
+    }
+
     /// The plain verb used in [`PathEffect::effect`].
     pub fn verb(self) -> &'static str {
         match self {
@@ -405,15 +417,7 @@ fn describe(e: &Effect) -> String {
         EffectKind::Opaque => format!("Run something artoo cannot check: `{source}`"),
         EffectKind::Move => format!("Move {target} away from where it is"),
     };
-    if matches!(
-        e.kind,
-        EffectKind::Delete
-            | EffectKind::Overwrite
-            | EffectKind::Truncate
-            | EffectKind::Permissions
-            | EffectKind::Move
-    ) && !matches!(e.target, Target::None)
-    {
+    if e.kind.on_files() && !matches!(e.target, Target::None) {
         let _ = write!(line, " — by `{source}`");
     }
     if let Some(note) = &e.note {

@@ -41,7 +41,7 @@ pub use assessment::{
     path_signature,
 };
 pub use parse::{parse_bounded, parse_word};
-pub use words::is_sensitive_path;
+pub use words::{is_sensitive_path, runs_later};
 
 use std::path::Path;
 

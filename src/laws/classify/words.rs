@@ -122,6 +122,116 @@ pub fn is_sensitive_path(path: &Path, home: &Path) -> bool {
     false
 }
 
+/// Whether something runs the file later: an executable, a script (by its first line or
+/// its kind), a file of build or package commands, a shell's start-up file, a Git hook, a
+/// crontab, a launch agent or an autostart entry. Adding lines to one plants commands
+/// that run outside any sandbox, so an append there counts as an overwrite.
+pub fn runs_later(path: &Path) -> bool {
+    use std::io::Read as _;
+    use std::os::unix::fs::PermissionsExt as _;
+    /// Files whose lines are commands for a build, a package manager or a shell.
+    const COMMAND_FILES: &[&str] = &[
+        "makefile",
+        "gnumakefile",
+        "justfile",
+        "rakefile",
+        "package.json",
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "tox.ini",
+        "noxfile.py",
+        "build.gradle",
+        "cmakelists.txt",
+        "dockerfile",
+        "procfile",
+        "crontab",
+        ".envrc",
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".login",
+        ".cshrc",
+        ".tcshrc",
+    ];
+    /// Kinds of file that interpreters run.
+    const SCRIPT_KINDS: &[&str] = &[
+        "sh",
+        "bash",
+        "zsh",
+        "fish",
+        "ksh",
+        "csh",
+        "command",
+        "tool",
+        "ps1",
+        "bat",
+        "cmd",
+        "py",
+        "rb",
+        "pl",
+        "php",
+        "js",
+        "mjs",
+        "cjs",
+        "ts",
+        "lua",
+        "tcl",
+        "applescript",
+        "scpt",
+        "mk",
+        "service",
+        "timer",
+        "desktop",
+    ];
+    /// Folders whose files the system runs on its own.
+    const RUN_FOLDERS: &[&str] = &[
+        "hooks",
+        "LaunchAgents",
+        "LaunchDaemons",
+        "autostart",
+        "systemd",
+        "cron.d",
+        "init.d",
+    ];
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if COMMAND_FILES.contains(&name.as_str()) {
+        return true;
+    }
+    let kind = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if SCRIPT_KINDS.contains(&kind.as_str()) {
+        return true;
+    }
+    if path
+        .components()
+        .any(|c| RUN_FOLDERS.iter().any(|f| c.as_os_str() == *f))
+    {
+        return true;
+    }
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if meta.is_file() && meta.permissions().mode() & 0o111 != 0 {
+        return true;
+    }
+    let mut head = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"#!")
+}
+
 /// Programs that can send data off this computer.
 pub(super) fn is_sender(name: &str) -> bool {
     matches!(
@@ -249,4 +359,44 @@ pub(super) fn is_interpreter(name: &str) -> bool {
                 | "groovy"
                 | "julia"
         )
+}
+
+#[cfg(test)]
+mod run_later_tests {
+    use super::runs_later;
+
+    #[test]
+    fn scripts_build_files_start_up_files_and_executables_run_later_and_logs_do_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        for p in [
+            file("scripts/build.sh", "echo hi\n"),
+            file("Makefile", "all:\n"),
+            file("package.json", "{}"),
+            file(".zshrc", ""),
+            file("repo/.git/hooks/pre-commit", ""),
+            file("tool", "#!/bin/sh\n"),
+        ] {
+            assert!(runs_later(&p), "{}", p.display());
+        }
+        let exe = file("bin-like", "binary");
+        std::fs::set_permissions(
+            &exe,
+            <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+        )
+        .unwrap();
+        assert!(runs_later(&exe));
+        for p in [
+            file("app.log", "line\n"),
+            file("notes.txt", "#note\n"),
+            file("data.csv", "a,b\n"),
+        ] {
+            assert!(!runs_later(&p), "{}", p.display());
+        }
+    }
 }

@@ -43,11 +43,14 @@ pub enum Place {
     Refuse,
 }
 
-/// One thing the sandbox did not let through.
+/// One thing the sandbox did not let through: held until the user answers, then
+/// applied from `upper` or discarded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
     pub path: PathBuf,
     pub what: Refused,
+    /// The entry in the upper folder that holds the change (a whiteout for a deletion).
+    pub upper: PathBuf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +92,8 @@ pub enum Kept {
     Dir {
         real: PathBuf,
         mode: u32,
+        /// The new folder in the upper folder.
+        upper: PathBuf,
     },
     File {
         upper: PathBuf,
@@ -104,6 +109,24 @@ pub enum Kept {
         real: PathBuf,
         from: u64,
     },
+    /// An existing entry renamed to a name that did not exist (see `moves`).
+    Move {
+        from: PathBuf,
+        to: PathBuf,
+    },
+}
+
+impl Kept {
+    /// The real path this change makes or changes.
+    pub fn real(&self) -> &Path {
+        match self {
+            Kept::Dir { real, .. }
+            | Kept::File { real, .. }
+            | Kept::Symlink { real, .. }
+            | Kept::Append { real, .. } => real,
+            Kept::Move { to, .. } => to,
+        }
+    }
 }
 
 /// Everything read from the upper directories of one call.
@@ -148,10 +171,11 @@ struct Scanner<'a> {
 }
 
 impl Scanner<'_> {
-    fn refuse(&mut self, path: &Path, what: Refused) {
+    fn refuse(&mut self, path: &Path, what: Refused, upper: &Path) {
         self.changes.refused.push(Refusal {
             path: path.to_path_buf(),
             what,
+            upper: upper.to_path_buf(),
         });
     }
 
@@ -182,7 +206,7 @@ impl Scanner<'_> {
         let lower = fs::symlink_metadata(real).ok();
         if is_whiteout(&u) {
             if lower.is_some() {
-                self.refuse(real, Refused::Delete);
+                self.refuse(real, Refused::Delete, upper);
             }
             return Ok(());
         }
@@ -192,18 +216,18 @@ impl Scanner<'_> {
         let ft = u.file_type();
         if ft.is_dir() {
             if !lower.file_type().is_dir() {
-                self.refuse(real, Refused::Overwrite);
+                self.refuse(real, Refused::Overwrite, upper);
                 return Ok(());
             }
             if is_opaque(upper) {
-                self.refuse(real, Refused::ReplaceFolder);
+                self.refuse(real, Refused::ReplaceFolder, upper);
                 return Ok(());
             }
-            self.attributes(real, &u, &lower);
+            self.attributes(real, upper, &u, &lower);
             return self.dir(upper, real);
         }
         if ft.is_file() && lower.file_type().is_file() {
-            self.attributes(real, &u, &lower);
+            self.attributes(real, upper, &u, &lower);
             return self.changed_file(upper, real, &u, &lower);
         }
         if ft.is_symlink()
@@ -212,17 +236,17 @@ impl Scanner<'_> {
         {
             return Ok(());
         }
-        self.refuse(real, Refused::Overwrite);
+        self.refuse(real, Refused::Overwrite, upper);
         Ok(())
     }
 
     /// Permission and owner changes of a copied-up entry.
-    fn attributes(&mut self, real: &Path, u: &Metadata, lower: &Metadata) {
+    fn attributes(&mut self, real: &Path, upper: &Path, u: &Metadata, lower: &Metadata) {
         if u.mode() & 0o7777 != lower.mode() & 0o7777 {
-            self.refuse(real, Refused::Permissions);
+            self.refuse(real, Refused::Permissions, upper);
         }
         if u.uid() != lower.uid() || u.gid() != lower.gid() {
-            self.refuse(real, Refused::Owner);
+            self.refuse(real, Refused::Owner, upper);
         }
     }
 
@@ -242,16 +266,24 @@ impl Scanner<'_> {
                     from: lower.len(),
                 });
             }
-            Comparison::Appended | Comparison::Different => self.refuse(real, Refused::Overwrite),
-            Comparison::Shorter => self.refuse(real, Refused::Truncate),
+            Comparison::Appended | Comparison::Different => {
+                self.refuse(real, Refused::Overwrite, upper);
+            }
+            Comparison::Shorter => self.refuse(real, Refused::Truncate, upper),
         }
         Ok(())
     }
 
     fn new_entry(&mut self, upper: &Path, real: &Path, u: &Metadata) -> io::Result<()> {
+        let ft = u.file_type();
         match (self.place)(real) {
             Place::Refuse => {
-                self.refuse(real, Refused::CreateOutside);
+                self.refuse(real, Refused::CreateOutside, upper);
+                // What a refused folder holds is read too: a move may go there, and the
+                // user is asked about each new file by name.
+                if ft.is_dir() {
+                    self.children(upper, real)?;
+                }
                 return Ok(());
             }
             Place::DropQuietly => {
@@ -260,25 +292,15 @@ impl Scanner<'_> {
             }
             Place::Keep => {}
         }
-        let ft = u.file_type();
         if ft.is_dir() {
             self.changes.kept.push(Kept::Dir {
                 real: real.to_path_buf(),
                 mode: u.mode() & 0o777,
+                upper: upper.to_path_buf(),
             });
             // Everything below a new folder is new too; `place` still decides (a folder
             // the workspace may hold can hold a `.git/hooks` that must not be kept).
-            let mut entries: Vec<fs::DirEntry> = fs::read_dir(upper)?.collect::<io::Result<_>>()?;
-            entries.sort_by_key(fs::DirEntry::file_name);
-            for entry in entries {
-                self.count()?;
-                let name = entry.file_name();
-                let (up, re) = (upper.join(&name), real.join(&name));
-                let m = fs::symlink_metadata(&up)?;
-                if !is_whiteout(&m) {
-                    self.new_entry(&up, &re, &m)?;
-                }
-            }
+            self.children(upper, real)?;
         } else if ft.is_file() {
             self.changes.kept.push(Kept::File {
                 upper: upper.to_path_buf(),
@@ -295,10 +317,26 @@ impl Scanner<'_> {
         }
         Ok(())
     }
+
+    /// The entries of a new folder, each new too.
+    fn children(&mut self, upper: &Path, real: &Path) -> io::Result<()> {
+        let mut entries: Vec<fs::DirEntry> = fs::read_dir(upper)?.collect::<io::Result<_>>()?;
+        entries.sort_by_key(fs::DirEntry::file_name);
+        for entry in entries {
+            self.count()?;
+            let name = entry.file_name();
+            let (up, re) = (upper.join(&name), real.join(&name));
+            let m = fs::symlink_metadata(&up)?;
+            if !is_whiteout(&m) {
+                self.new_entry(&up, &re, &m)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A deletion mark of overlayfs: a character device with device number 0/0.
-fn is_whiteout(m: &Metadata) -> bool {
+pub(super) fn is_whiteout(m: &Metadata) -> bool {
     m.file_type().is_char_device() && m.rdev() == 0
 }
 
@@ -330,6 +368,12 @@ enum Comparison {
     Different,
 }
 
+/// Whether two files hold the same bytes.
+pub(super) fn same_content(a: &Path, b: &Path) -> io::Result<bool> {
+    let (la, lb) = (fs::metadata(a)?.len(), fs::metadata(b)?.len());
+    Ok(la == lb && matches!(compare(a, b, la, lb)?, Comparison::Same))
+}
+
 fn compare(upper: &Path, real: &Path, u_len: u64, r_len: u64) -> io::Result<Comparison> {
     let mut a = File::open(upper)?;
     let mut b = File::open(real)?;
@@ -358,17 +402,21 @@ fn compare(upper: &Path, real: &Path, u_len: u64, r_len: u64) -> io::Result<Comp
 pub struct Applied {
     pub created: Vec<PathBuf>,
     pub appended: Vec<PathBuf>,
+    /// Existing entries renamed: from, to.
+    pub moved: Vec<(PathBuf, PathBuf)>,
     /// Entries that could not be kept, with why (one appeared meanwhile, a disk error).
     pub failed: Vec<(PathBuf, String)>,
 }
 
-/// Applies kept changes in order (folders before what they hold). An entry whose name
-/// exists by now is left alone and reported.
+/// Applies kept changes: folders first, in order (parents before what they hold), then
+/// the rest. An entry whose name exists by now is left alone and reported.
 pub fn apply(kept: &[Kept]) -> Applied {
     let mut out = Applied::default();
-    for k in kept {
+    let (dirs, rest): (Vec<&Kept>, Vec<&Kept>) =
+        kept.iter().partition(|k| matches!(k, Kept::Dir { .. }));
+    for k in dirs.into_iter().chain(rest) {
         let result = match k {
-            Kept::Dir { real, mode } => match fs::create_dir(real) {
+            Kept::Dir { real, mode, .. } => match fs::create_dir(real) {
                 Ok(()) => fs::set_permissions(real, fs::Permissions::from_mode(*mode))
                     .map(|()| out.created.push(real.clone())),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && real.is_dir() => Ok(()),
@@ -383,18 +431,66 @@ pub fn apply(kept: &[Kept]) -> Applied {
             Kept::Append { upper, real, from } => {
                 append(upper, real, *from).map(|()| out.appended.push(real.clone()))
             }
+            Kept::Move { from, to } => {
+                move_entry(from, to).map(|()| out.moved.push((from.clone(), to.clone())))
+            }
         };
         if let Err(e) = result {
-            let real = match k {
-                Kept::Dir { real, .. }
-                | Kept::File { real, .. }
-                | Kept::Symlink { real, .. }
-                | Kept::Append { real, .. } => real.clone(),
-            };
-            out.failed.push((real, e.to_string()));
+            out.failed.push((k.real().to_path_buf(), e.to_string()));
         }
     }
     out
+}
+
+/// Renames `from` to `to`, which must not exist; across file systems, copies then
+/// removes the original.
+pub fn move_entry(from: &Path, to: &Path) -> io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(()),
+        Err(e) if e == rustix::io::Errno::XDEV => {
+            copy_new(from, to)?;
+            if fs::symlink_metadata(from)?.is_dir() {
+                fs::remove_dir_all(from)
+            } else {
+                fs::remove_file(from)
+            }
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Copies the entry at `src` (a file, a link or a whole folder) to `dst`, a name that
+/// must not exist, keeping permissions.
+pub fn copy_new(src: &Path, dst: &Path) -> io::Result<()> {
+    let m = fs::symlink_metadata(src)?;
+    let ft = m.file_type();
+    if ft.is_dir() {
+        fs::create_dir(dst)?;
+        let mut entries: Vec<fs::DirEntry> = fs::read_dir(src)?.collect::<io::Result<_>>()?;
+        entries.sort_by_key(fs::DirEntry::file_name);
+        for e in entries {
+            let child = e.path();
+            if !is_whiteout(&fs::symlink_metadata(&child)?) {
+                copy_new(&child, &dst.join(e.file_name()))?;
+            }
+        }
+        fs::set_permissions(dst, fs::Permissions::from_mode(m.mode() & 0o7777))
+    } else if ft.is_symlink() {
+        std::os::unix::fs::symlink(fs::read_link(src)?, dst)
+    } else if ft.is_file() {
+        let mut from = File::open(src)?;
+        let mut to = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dst)?;
+        io::copy(&mut from, &mut to)?;
+        to.set_permissions(fs::Permissions::from_mode(m.mode() & 0o7777))
+    } else {
+        Err(io::Error::other(
+            "pipes, sockets and devices are not copied",
+        ))
+    }
 }
 
 /// A new file: a hard link to the sandbox's copy when both are on one file system (it
@@ -431,10 +527,11 @@ fn append(upper: &Path, real: &Path, from: u64) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn layer(root: &Path) -> (Layer, PathBuf, PathBuf) {
+    /// A real folder and its upper folder, as overlayfs leaves them after a command.
+    pub(in crate::tools::sandbox) fn layer(root: &Path) -> (Layer, PathBuf, PathBuf) {
         let real = root.join("real");
         let upper = root.join("upper");
         fs::create_dir_all(&real).unwrap();
@@ -447,6 +544,17 @@ mod tests {
             real,
             upper,
         )
+    }
+
+    /// What overlayfs writes for a deletion: a 0/0 character device (`mknod` needs root
+    /// or a user namespace; the tests run as root).
+    pub(in crate::tools::sandbox) fn whiteout(path: &Path) {
+        let status = std::process::Command::new("mknod")
+            .arg(path)
+            .args(["c", "0", "0"])
+            .status()
+            .expect("mknod runs");
+        assert!(status.success(), "mknod {}", path.display());
     }
 
     #[test]
@@ -474,7 +582,8 @@ mod tests {
             c.refused,
             vec![Refusal {
                 path: real.join("elsewhere.txt"),
-                what: Refused::CreateOutside
+                what: Refused::CreateOutside,
+                upper: upper.join("elsewhere.txt"),
             }]
         );
         assert_eq!(c.dropped, vec![real.join(".cache")]);

@@ -137,6 +137,7 @@ pub async fn run(
     Ok(Outcome {
         finished,
         refused,
+        held: None,
         not_kept: Vec::new(),
         kept: Vec::new(),
     })

@@ -26,12 +26,23 @@
 #[cfg(target_os = "linux")]
 mod changes;
 #[cfg(target_os = "linux")]
+mod held;
+#[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
+mod measured;
+#[cfg(target_os = "linux")]
+mod moves;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 mod seccomp;
+
+#[cfg(target_os = "linux")]
+pub use held::Held;
+pub use measured::{
+    Measured, VERBS as HELD_VERBS, describe as describe_measured, dialog as held_dialog,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -85,12 +96,64 @@ pub struct Plan {
 pub struct Outcome {
     /// How the command ended, with its output.
     pub finished: Finished,
-    /// What the sandbox did not let through, each with the verb of what was tried.
+    /// What the sandbox did not let through, each with the verb of what was tried
+    /// (where changes cannot be held: they were stopped as they happened).
     pub refused: Vec<PathEffect>,
+    /// What the command did that Law 1 cares about, held for the user's answer, with
+    /// everything else it did (nothing of the call is applied until then).
+    pub held: Option<Held>,
     /// New entries that should have been kept but could not be, with why.
     pub not_kept: Vec<(PathBuf, String)>,
     /// What was kept of the command's changes: each path with `create` or `append`.
     pub kept: Vec<PathEffect>,
+}
+
+/// Where approved deletions go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deletions {
+    /// Into artoo's private trash with every other original.
+    PrivateTrash,
+    /// Nowhere: they were already moved to the system Trash.
+    AlreadyTrashed,
+}
+
+/// What a commit did.
+#[derive(Debug, Default)]
+pub struct Committed {
+    /// Every change applied, as effect records carry them.
+    pub applied: Vec<PathEffect>,
+    /// Where the originals went, when any was kept.
+    pub originals: Option<PathBuf>,
+}
+
+/// Where no layer can be held (no overlay), nothing is: that sandbox stops changes as
+/// they happen, and a command it stopped can only be run again outside, asked first.
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug)]
+pub enum Held {}
+
+#[cfg(not(target_os = "linux"))]
+impl Held {
+    /// The changes Law 1 cares about, measured.
+    pub fn effects(&self) -> &[Measured] {
+        match *self {}
+    }
+
+    /// Whether the layer's paths are as they were (never reached: nothing is held here).
+    pub fn unchanged(&self) -> std::io::Result<()> {
+        match *self {}
+    }
+
+    /// Applies the layer (never reached: nothing is held here).
+    pub fn commit(
+        self,
+        _originals: &Path,
+        _journal: &Path,
+        _task: &str,
+        _deletions: Deletions,
+    ) -> std::io::Result<Committed> {
+        match self {}
+    }
 }
 
 /// Where one call runs.
@@ -197,6 +260,34 @@ fn may_keep(path: &Path, workspace: &Path, home: &Path, plan: &Plan) -> bool {
                 .any(|c| path.starts_with(c) || c.starts_with(path)))
 }
 
+/// What applying kept changes did, as effect records carry it: each new file
+/// (`create`), each addition (`append`), each move (`move`, at its new path).
+#[cfg(target_os = "linux")]
+fn kept_effects(applied: changes::Applied) -> Vec<PathEffect> {
+    let effect = |verb: &str, exists: bool| {
+        let verb = verb.to_string();
+        move |path: PathBuf| PathEffect {
+            path,
+            exists,
+            effect: verb.clone(),
+        }
+    };
+    applied
+        .created
+        .into_iter()
+        .filter(|p| !p.is_dir())
+        .map(effect("create", false))
+        .chain(applied.appended.into_iter().map(effect("append", true)))
+        .chain(
+            applied
+                .moved
+                .into_iter()
+                .map(|(_, to)| to)
+                .map(effect("move", false)),
+        )
+        .collect()
+}
+
 /// The sentence the model reads when the sandbox refused something.
 pub fn refusal_message(refused: &[PathEffect]) -> String {
     let what = refused
@@ -219,7 +310,7 @@ mod platform {
 
     use super::changes::{self, Place};
     use super::linux::{self, Grants, Layout};
-    use super::{Confinement, Outcome, Plan, Status, is_quiet_cache, may_keep, seccomp};
+    use super::{Confinement, Outcome, Plan, Status, is_quiet_cache, may_keep, moves, seccomp};
     use crate::contracts::PathEffect;
     use crate::tools::ToolError;
     use crate::tools::process::{self, BaseEnv, Input, Spec};
@@ -333,7 +424,8 @@ mod platform {
         let outcome = settle(layout, &at).await?;
         Ok(Outcome {
             finished,
-            refused: outcome.refused,
+            refused: Vec::new(),
+            held: outcome.held,
             not_kept: outcome.not_kept,
             kept: outcome.kept,
         })
@@ -366,16 +458,18 @@ mod platform {
         Ok((layout, stdin))
     }
 
-    /// What [`settle`] found: refused, not kept, kept.
+    /// What [`settle`] found: kept, or held for the user's answer.
     struct Settled {
-        refused: Vec<PathEffect>,
+        held: Option<super::Held>,
         not_kept: Vec<(PathBuf, String)>,
         kept: Vec<PathEffect>,
     }
 
-    /// Reads what the command changed in the overlays, keeps what it may keep and
-    /// returns what was refused, what could not be kept and what was; the layout is
-    /// removed after.
+    /// Reads what the command changed in the overlays. When nothing of it is a change
+    /// Law 1 cares about, keeps what may be kept (new entries where they may go, appends
+    /// to workspace files that never run, moves inside the home folder and workspace that
+    /// replace nothing) and removes the layout; otherwise holds the whole layer, applied
+    /// or discarded on the user's answer.
     async fn settle(layout: Layout, at: &Confinement<'_>) -> Result<Settled, ToolError> {
         let workspace = at.workspace.to_path_buf();
         let home = at.home.to_path_buf();
@@ -391,41 +485,34 @@ mod platform {
                     Place::Refuse
                 }
             };
-            let appendable = |p: &Path| may_keep(p, &workspace, &home, &plan);
-            let result = changes::scan(&layers, &place, &appendable).map(|c| {
-                let applied = changes::apply(&c.kept);
-                let refused = c
-                    .refused
-                    .iter()
-                    .map(|r| PathEffect {
-                        path: r.path.clone(),
-                        exists: r.what.existed(),
-                        effect: r.what.verb().to_string(),
-                    })
-                    .collect::<Vec<_>>();
-                let effect = |verb: &str| {
-                    let verb = verb.to_string();
-                    move |path: PathBuf| PathEffect {
-                        path,
-                        exists: verb == "append",
-                        effect: verb.clone(),
-                    }
-                };
-                let kept = applied
-                    .created
-                    .into_iter()
-                    .filter(|p| !p.is_dir())
-                    .map(effect("create"))
-                    .chain(applied.appended.into_iter().map(effect("append")))
-                    .collect();
-                Settled {
-                    refused,
-                    not_kept: applied.failed,
-                    kept,
-                }
+            let appendable = |p: &Path| {
+                may_keep(p, &workspace, &home, &plan) && !crate::laws::classify::runs_later(p)
+            };
+            let movable = |p: &Path| {
+                (p.starts_with(&workspace) || p.starts_with(&home))
+                    && !crate::laws::classify::is_sensitive_path(p, &home)
+            };
+            let scanned = changes::scan(&layers, &place, &appendable).and_then(|mut c| {
+                moves::pair(&mut c, &movable)?;
+                Ok(c)
             });
-            drop(layout);
-            result
+            scanned.map(|c| {
+                if !c.refused.is_empty() {
+                    return Settled {
+                        held: Some(super::Held::new(layout, c.kept, c.refused)),
+                        not_kept: Vec::new(),
+                        kept: Vec::new(),
+                    };
+                }
+                let applied = changes::apply(&c.kept);
+                let not_kept = applied.failed.clone();
+                drop(layout);
+                Settled {
+                    held: None,
+                    not_kept,
+                    kept: super::kept_effects(applied),
+                }
+            })
         })
         .await
         .map_err(|e| ToolError::Failed(format!("the sandbox's check of the changes failed: {e}")))?

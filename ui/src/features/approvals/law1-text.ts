@@ -18,7 +18,40 @@ const VERBS_ZH: Record<string, string> = {
   'discard changes': '丢弃更改',
   'run unchecked code': '运行无法检查的代码',
   move: '移动',
+  'change owner': '更改所有者',
+  'delete the contents of': '删除其中的内容',
+  'create (outside the workspace)': '新建（在工作区之外）',
+  create: '新建',
+  append: '追加',
 };
+
+/** A held layer's dialog (the core's `sandbox::held_dialog`): what the command did in the
+ * sandbox, one group of changes per line. */
+const HELD_ZH: [RegExp, (m: RegExpMatchArray) => string][] = [
+  [/^In the sandbox, this command would:$/, () => '在沙箱中，这条命令会：'],
+  [
+    /^Nothing of it is applied yet\. Approving applies exactly these changes \(the command does not run again\) and keeps every original it replaces or removes in artoo's trash\.$/,
+    () => '这些更改都还没有应用。批准后只应用这些更改（命令不会再运行一次），它替换或删除的每个原件都保存在 artoo 的废纸篓里。',
+  ],
+  [/^- and (\d+) more groups? of changes$/, (m) => `- 还有 ${m[1] ?? ''} 组更改`],
+  [
+    /^- (.+?) (\d+ (?:files?|folders?)(?: and \d+ folders?)?) in (.+?): (.+) \(([^()]*)\)$/,
+    (m) => `- ${VERBS_ZH[m[1] ?? ''] ?? m[1] ?? ''}：${m[3] ?? ''} 中的 ${countZh(m[2] ?? '')}：${namesZh(m[4] ?? '')}（${m[5] ?? ''}）`,
+  ],
+];
+
+/** "2 files and 1 folder" → "2 个文件和 1 个文件夹". */
+function countZh(count: string): string {
+  return count
+    .replace(/(\d+) files?/, '$1 个文件')
+    .replace(/(\d+) folders?/, '$1 个文件夹')
+    .replace(' and ', '和');
+}
+
+/** Quoted names, the last maybe "and N more". */
+function namesZh(names: string): string {
+  return names.replace(/, and (\d+) more$/, '，还有 $1 个').replace(/`, `/g, '`、`');
+}
 
 const ALTERNATIVES_ZH: Record<string, string> = {
   'Move them to the Trash instead (they can be put back).': '改为移到废纸篓（之后可以放回）。',
@@ -102,6 +135,10 @@ function by(command: string | undefined): string {
 }
 
 function effectLineZh(line: string): string {
+  for (const [pattern, render] of HELD_ZH) {
+    const m = line.match(pattern);
+    if (m) return render(m);
+  }
   const split = splitNote(line);
   const [main, note] = split ?? [line, null];
   for (const [pattern, render] of EFFECTS_ZH) {
