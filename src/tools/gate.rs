@@ -236,6 +236,7 @@ impl Toolbox {
             prepared.sandbox = Some(sandbox::Plan {
                 creates: assessment.creates().to_vec(),
                 network: false,
+                reveal: revealed(ctx),
             });
             return Gate::Run {
                 confirmation: None,
@@ -248,6 +249,7 @@ impl Toolbox {
                 prepared.sandbox = Some(sandbox::Plan {
                     creates: assessment.creates().to_vec(),
                     network: assessment.network_read(),
+                    reveal: revealed(ctx),
                 });
             }
             return Gate::Run {
@@ -339,6 +341,14 @@ pub(super) fn why_not(ctx: &ToolContext, source: DecisionSource) -> String {
             "This session cannot ask the user, so it was not done".to_string()
         }
     }
+}
+
+/// The credential stores the user's request names: the sandbox leaves those visible.
+fn revealed(ctx: &ToolContext) -> Vec<PathBuf> {
+    ctx.request
+        .as_deref()
+        .map(|r| sandbox::named_credentials(r, &ctx.config.home))
+        .unwrap_or_default()
 }
 
 /// Whether the call asks to run outside the sandbox, and may. Running outside is asked

@@ -685,3 +685,86 @@ async fn a_timed_out_sandboxed_command_leaves_no_process_and_keeps_nothing() {
     }
     assert!(!alive, "a sandboxed process outlived its call");
 }
+
+#[tokio::test]
+async fn io_uring_cannot_make_a_socket_and_a_fork_bomb_stops_at_the_process_limit() {
+    let w = World::new();
+    let _responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let ctx = w.ctx();
+    // io_uring_setup(1, params): refused by the filter with EACCES, whatever the kernel.
+    let r = shell(
+        &ctx,
+        "python3 -c \"import ctypes, ctypes.util; libc = ctypes.CDLL(None, use_errno=True); p = ctypes.create_string_buffer(120); r = libc.syscall(425, 1, p); print('io_uring', r, ctypes.get_errno())\"",
+    )
+    .await;
+    let ToolOutcome::Ok { output } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(output.contains("io_uring -1 13"), "{output}");
+    // Processes until the system says no: the limit holds for root too.
+    let bomb = "python3 -c \"
+import os, time
+n = 0
+try:
+    for i in range(5000):
+        if os.fork() == 0:
+            time.sleep(20)
+            os._exit(0)
+        n += 1
+    print('NO LIMIT', n)
+except OSError as e:
+    print('LIMIT', n, e.errno)
+\"";
+    let r = Toolbox::standard()
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({ "command": bomb, "timeout_secs": 60 }),
+        )
+        .await;
+    let ToolOutcome::Ok { output } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    let n: u32 = output
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(u32::MAX);
+    assert!(output.starts_with("LIMIT"), "{output}");
+    assert!(n <= 1024, "{output}");
+}
+
+#[tokio::test]
+async fn credentials_are_hidden_unless_the_request_names_them() {
+    let w = World::new();
+    let _responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    w.write(".ssh/id_ed25519", "SECRET-KEY\n");
+    w.write(".netrc", "machine x password SECRET-NETRC\n");
+    w.write(".aws/credentials", "SECRET-AWS\n");
+    let mut ctx = w.ctx();
+    ctx.request = Some("count the lines of my notes".into());
+    let look = "cat ~/.ssh/id_ed25519 ~/.netrc ~/.aws/credentials 2>&1; ls -a ~/.ssh; echo end";
+    let r = shell(&ctx, look).await;
+    let ToolOutcome::Ok { output } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(!output.contains("SECRET"), "{output}");
+    assert!(output.contains("end"), "{output}");
+    // Named by the user's request: that store is visible, the others stay hidden.
+    let mut ctx = w.ctx();
+    ctx.request = Some("show the hosts in my ssh keys folder".into());
+    let r = shell(&ctx, look).await;
+    let ToolOutcome::Ok { output } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(output.contains("SECRET-KEY"), "{output}");
+    assert!(!output.contains("SECRET-NETRC"), "{output}");
+    assert!(!output.contains("SECRET-AWS"), "{output}");
+    // Nothing of the hiding is taken for a change of the user's files.
+    assert_eq!(
+        std::fs::read_to_string(w.home.join(".ssh/id_ed25519")).unwrap(),
+        "SECRET-KEY\n"
+    );
+}

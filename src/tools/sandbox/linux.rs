@@ -10,9 +10,12 @@
 //! 2. The script mounts an overlay on the home folder and one on the workspace (one
 //!    when one holds the other): the real folder below, an upper folder in the call's
 //!    folder above. Every write lands in the upper folder; the real one is untouched.
+//!    Credential stores the request does not name are covered by an empty folder or
+//!    file (`Grants::hidden`).
 //! 3. It enters a second user namespace mapped to the user's own id — which locks every
-//!    mount as it is, read-only flags included — drops every capability and sets
-//!    no-new-privileges, then runs `bash -c COMMAND` in the workspace.
+//!    mount as it is, read-only flags included — drops every capability, sets
+//!    no-new-privileges and limits the processes and memory of the command (a fork bomb
+//!    stops at the limit), then runs `bash -c COMMAND` in the workspace.
 //!
 //! bubblewrap 0.8 (Debian 12) has no overlay options, so step 2 is done inside; the
 //! nested namespace of step 3 is what keeps the command from undoing steps 1 and 2.
@@ -26,23 +29,53 @@ use std::path::{Path, PathBuf};
 
 use super::changes::Layer;
 
-/// The setup script (`sh -c`): `UID GID CWD N (LOWER UPPER WORK)×N COMMAND…`.
+/// The setup script (`sh -c`): `UID GID CWD NPROC DATA N (LOWER UPPER WORK)×N M HIDDEN×M
+/// COMMAND…`.
 const SETUP: &str = r#"set -u
 fail() { echo "artoo-sandbox: $*" >&2; exit 125; }
-u=$1 g=$2 cwd=$3 n=$4
-shift 4
+u=$1 g=$2 cwd=$3 nproc=$4 data=$5 n=$6
+shift 6
 while [ "$n" -gt 0 ]; do
   mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3,userxattr" "$1" ||
     fail "cannot mount an overlay on $1"
   shift 3
   n=$((n - 1))
 done
+m=$1
+shift
+while [ "$m" -gt 0 ]; do
+  if [ -d "$1" ] && [ ! -L "$1" ]; then
+    mount -t tmpfs -o size=64k,mode=700 tmpfs "$1" || fail "cannot hide $1"
+  elif [ -e "$1" ] || [ -L "$1" ]; then
+    mount --bind /dev/null "$1" || fail "cannot hide $1"
+  fi
+  shift
+  m=$((m - 1))
+done
 cd "$cwd" || fail "cannot enter $cwd"
 exec </dev/null
-command -v unshare >/dev/null && command -v setpriv >/dev/null ||
-  fail "unshare and setpriv (util-linux) are needed"
-exec unshare --user --mount --map-user="$u" --map-group="$g" -- setpriv --no-new-privs --inh-caps=-all --bounding-set=-all -- "$@"
+command -v unshare >/dev/null && command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
+  fail "unshare, setpriv and prlimit (util-linux) are needed"
+exec unshare --user --mount --map-user="$u" --map-group="$g" -- setpriv --no-new-privs --inh-caps=-all --bounding-set=-all -- prlimit --nproc="$nproc" --data="$data" -- "$@"
 "#;
+
+/// Processes one call may run at once (its own and the user's other processes count
+/// for an ordinary user; see `cgroup` for root).
+pub const MAX_PROCESSES: u32 = 1024;
+
+/// Bytes of writable memory one process of a call may map: half the machine's memory,
+/// at least 1 GiB.
+fn max_data() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(8 << 30, |kb| kb * 1024);
+    (total / 2).max(1 << 30)
+}
 
 /// Capabilities the setup script holds inside the first namespace, and only there:
 /// mounting, creating overlayfs's work folder, and mapping ids for the second
@@ -62,7 +95,7 @@ const PROC_KNOBS: &[&str] = &[
 ];
 
 /// Characters overlayfs's mount options cannot carry unescaped.
-fn mountable(path: &Path) -> bool {
+pub fn mountable(path: &Path) -> bool {
     let s = path.to_string_lossy();
     !s.contains([',', ':', '\\', '\n']) && path.is_absolute()
 }
@@ -160,9 +193,11 @@ pub fn unusable(temp_root: &Path, roots: &[PathBuf]) -> Option<String> {
         })
 }
 
-/// What one sandboxed call may do beyond reading.
+/// What one sandboxed call may do beyond reading, and what it may not see.
 pub struct Grants {
     pub network: bool,
+    /// Credential stores replaced by an empty folder or file inside.
+    pub hidden: Vec<PathBuf>,
 }
 
 /// The `bwrap` arguments that run `argv` in `cwd` inside `layout`. Standard input must
@@ -233,11 +268,17 @@ pub fn bwrap_args(
     a.push(ids.0.to_string().into());
     a.push(ids.1.to_string().into());
     a.push(cwd.into());
+    a.push(MAX_PROCESSES.to_string().into());
+    a.push(max_data().to_string().into());
     a.push(layout.layers.len().to_string().into());
     for (layer, work) in &layout.layers {
         a.push(layer.real.clone().into());
         a.push(layer.upper.clone().into());
         a.push(work.clone().into());
+    }
+    a.push(grants.hidden.len().to_string().into());
+    for hidden in &grants.hidden {
+        a.push(hidden.clone().into());
     }
     a.extend(argv.iter().cloned());
     a

@@ -24,6 +24,8 @@
 //! named, or fails; nothing it did outside the places new entries may go is kept.
 
 #[cfg(target_os = "linux")]
+mod cgroup;
+#[cfg(target_os = "linux")]
 mod changes;
 #[cfg(target_os = "linux")]
 mod held;
@@ -89,6 +91,61 @@ pub struct Plan {
     pub creates: Vec<PathBuf>,
     /// A proven network read: the network stays reachable.
     pub network: bool,
+    /// Credential stores the user's request names, left visible to the command; every
+    /// other one ([`CREDENTIALS`]) is hidden inside the sandbox.
+    pub reveal: Vec<PathBuf>,
+}
+
+/// Where credentials live in a home folder: keys, tokens, keyrings and browser
+/// profiles. Inside the sandbox each one that exists is replaced by an empty folder or
+/// file, unless the user's request names it.
+pub const CREDENTIALS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".gnupg",
+    ".netrc",
+    ".git-credentials",
+    ".config/gh",
+    ".config/gcloud",
+    ".config/git/credentials",
+    ".kube",
+    ".docker",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".password-store",
+    ".local/share/keyrings",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".thunderbird",
+    "Library/Keychains",
+    "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Firefox",
+];
+
+/// The credential stores `request` names (by their name without the leading dot, as a
+/// word: "my ssh config", "the .aws credentials"), which stay visible in the sandbox.
+pub fn named_credentials(request: &str, home: &Path) -> Vec<PathBuf> {
+    let words: Vec<String> = request
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    CREDENTIALS
+        .iter()
+        .filter(|c| {
+            let last = c.rsplit('/').next().unwrap_or(c);
+            let name = last.trim_start_matches('.').to_lowercase();
+            let stem = name.split('.').next().unwrap_or(&name).to_string();
+            words.iter().any(|w| *w == name || *w == stem)
+        })
+        .map(|c| home.join(c))
+        .collect()
 }
 
 /// The result of a sandboxed call.
@@ -318,6 +375,21 @@ mod platform {
     /// Exit status of the setup script when it could not build the sandbox.
     const SETUP_FAILED: i32 = 125;
 
+    /// Joins the control group whose `cgroup.procs` is `$0`, then starts the sandbox.
+    const JOIN_GROUP: &str = r#"echo $$ > "$0" || { echo "artoo-sandbox: cannot join its process limit" >&2; exit 125; }
+exec "$@""#;
+
+    /// Whether `program` is on the `PATH` the children see.
+    fn on_path(env: &BaseEnv, program: &str) -> bool {
+        let path = env
+            .vars()
+            .into_iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v)
+            .unwrap_or_default();
+        std::env::split_paths(&path).any(|dir| dir.join(program).is_file())
+    }
+
     pub fn unsupported() -> Option<String> {
         seccomp::program().is_none().then(|| {
             format!(
@@ -388,18 +460,45 @@ mod platform {
     ) -> Result<Outcome, ToolError> {
         let (layout, stdin) = prepare(&at)?;
         let argv: Vec<OsString> = vec!["bash".into(), "-c".into(), command.into()];
+        let hidden: Vec<PathBuf> = super::CREDENTIALS
+            .iter()
+            .map(|c| at.home.join(c))
+            .filter(|p| !at.plan.reveal.contains(p) && std::fs::symlink_metadata(p).is_ok())
+            .filter(|p| linux::mountable(p))
+            .collect();
         let args = linux::bwrap_args(
             &layout,
             &Grants {
                 network: at.plan.network,
+                hidden,
             },
             linux::ids(),
             at.workspace,
             &argv,
         );
+        // Root ignores the process limit the command gets; a control group does not.
+        let group = super::cgroup::Group::new(linux::MAX_PROCESSES);
+        if group.is_some() && !on_path(env, "bwrap") {
+            return Err(ToolError::SandboxUnavailable(
+                "bubblewrap (bwrap) is not installed".into(),
+            ));
+        }
+        let (program, args) = match &group {
+            Some(g) => {
+                let mut wrapped: Vec<OsString> = vec![
+                    "-c".into(),
+                    JOIN_GROUP.into(),
+                    g.procs().into_os_string(),
+                    "bwrap".into(),
+                ];
+                wrapped.extend(args);
+                ("sh", wrapped)
+            }
+            None => ("bwrap", args),
+        };
         let finished = match process::run(
             Spec {
-                program: "bwrap",
+                program,
                 args,
                 cwd: Some(at.workspace),
                 env,
@@ -421,6 +520,7 @@ mod platform {
         if let Some(why) = setup_failure(&finished) {
             return Err(ToolError::SandboxUnavailable(why));
         }
+        drop(group);
         let outcome = settle(layout, &at).await?;
         Ok(Outcome {
             finished,
@@ -584,7 +684,7 @@ mod tests {
         let ws = Path::new("/home/u/ws");
         let plan = Plan {
             creates: vec![PathBuf::from("/home/u/backup")],
-            network: false,
+            ..Plan::default()
         };
         assert!(is_quiet_cache(Path::new("/home/u/.cache/pip/x"), home));
         assert!(!is_quiet_cache(Path::new("/home/u/.ssh/config"), home));
@@ -593,7 +693,7 @@ mod tests {
         assert!(!may_keep(Path::new("/home/u/notes.txt"), ws, home, &plan));
         let deep = Plan {
             creates: vec![PathBuf::from("/home/u/a/b")],
-            network: false,
+            ..Plan::default()
         };
         assert!(
             may_keep(Path::new("/home/u/a"), ws, home, &deep),
@@ -628,5 +728,20 @@ mod tests {
             "{m}"
         );
         assert!(m.contains("\"unsandboxed\": true"), "{m}");
+    }
+
+    #[test]
+    fn a_credential_store_stays_visible_only_when_the_request_names_it() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            named_credentials("Add a host to my ssh config", home),
+            vec![home.join(".ssh")]
+        );
+        assert_eq!(
+            named_credentials("show the profiles in ~/.aws/config", home),
+            vec![home.join(".aws")]
+        );
+        assert!(named_credentials("sum the sales column of data.csv", home).is_empty());
+        assert!(named_credentials("list my sshd_config notes", home).is_empty());
     }
 }

@@ -1,5 +1,7 @@
 //! The socket filter of the Linux sandbox: a classic-BPF seccomp program that refuses
-//! `socket(AF_UNIX, …)` (and, for 32-bit programs on x86, the `socketcall` multiplexer).
+//! `socket(AF_UNIX, …)`, the `socketcall` multiplexer of 32-bit programs, and io_uring
+//! (`io_uring_setup`, `io_uring_enter`, `io_uring_register`), whose `IORING_OP_SOCKET`
+//! creates a socket without the `socket` system call.
 //!
 //! A sandboxed command must not reach a server running outside the sandbox through a
 //! Unix socket: the Docker daemon, systemd, D-Bus, a tmux or screen server would act for
@@ -12,8 +14,8 @@
 //! elsewhere there is no filter and so no sandbox.
 //!
 //! **Invariant:** on a supported architecture, every system call number that creates a
-//! socket of any ABI the kernel accepts for that architecture is checked; everything
-//! else is allowed unchanged.
+//! socket of any ABI the kernel accepts for that architecture is checked or refused;
+//! everything else is allowed unchanged.
 
 /// `struct seccomp_data`: the syscall number, the audit architecture, then the arguments.
 const OFFSET_NR: u32 = 0;
@@ -63,12 +65,17 @@ fn ret(value: u32) -> Insn {
     }
 }
 
-/// The syscall numbers of one ABI: `socket`, and `socketcall` where the ABI has it.
+/// The syscall numbers of one ABI: `socket`, checked for its family, and the calls
+/// refused whatever their arguments (`socketcall` where the ABI has it, io_uring).
 struct Abi {
     arch: u32,
     socket: &'static [u32],
-    socketcall: Option<u32>,
+    denied: &'static [u32],
 }
+
+/// `io_uring_setup`, `io_uring_enter` and `io_uring_register`: the same numbers on every
+/// ABI since Linux 5.1's unified table.
+const IO_URING: [u32; 3] = [425, 426, 427];
 
 /// x86_64 and the x32 ABI (same audit architecture, numbers with bit 30 set), and
 /// 32-bit x86 programs.
@@ -76,12 +83,19 @@ const X86_64: &[Abi] = &[
     Abi {
         arch: AUDIT_ARCH_X86_64,
         socket: &[41, X32_SYSCALL_BIT | 41],
-        socketcall: None,
+        denied: &[
+            IO_URING[0],
+            IO_URING[1],
+            IO_URING[2],
+            X32_SYSCALL_BIT | IO_URING[0],
+            X32_SYSCALL_BIT | IO_URING[1],
+            X32_SYSCALL_BIT | IO_URING[2],
+        ],
     },
     Abi {
         arch: AUDIT_ARCH_I386,
         socket: &[359],
-        socketcall: Some(102),
+        denied: &[102, IO_URING[0], IO_URING[1], IO_URING[2]],
     },
 ];
 
@@ -90,12 +104,12 @@ const AARCH64: &[Abi] = &[
     Abi {
         arch: AUDIT_ARCH_AARCH64,
         socket: &[198],
-        socketcall: None,
+        denied: &IO_URING,
     },
     Abi {
         arch: AUDIT_ARCH_ARM,
         socket: &[281],
-        socketcall: Some(102),
+        denied: &[102, IO_URING[0], IO_URING[1], IO_URING[2]],
     },
 ];
 
@@ -117,9 +131,9 @@ pub fn program() -> Option<Vec<Insn>> {
 
 /// One block per ABI — load the architecture, compare it, load the syscall number,
 /// compare it with that ABI's socket calls, allow — then the shared argument check:
-/// a `socket` call jumps there, a `socketcall` straight to the refusal.
+/// a `socket` call jumps there, a refused call straight to the refusal.
 fn build(abis: &[Abi]) -> Vec<Insn> {
-    let block_len = |a: &Abi| 4 + a.socket.len() + usize::from(a.socketcall.is_some());
+    let block_len = |a: &Abi| 4 + a.socket.len() + a.denied.len();
     let blocks: usize = abis.iter().map(block_len).sum();
     // After the blocks: `ret allow` (no ABI matched), then the check of argument 0.
     let check_at = blocks + 1;
@@ -144,7 +158,7 @@ fn build(abis: &[Abi]) -> Vec<Insn> {
                 k: nr,
             });
         }
-        if let Some(nr) = abi.socketcall {
+        for &nr in abi.denied {
             let at = out.len();
             out.push(Insn {
                 code: JMP_JEQ_K,
@@ -227,12 +241,13 @@ mod tests {
                     "AF_INET6 stays allowed"
                 );
             }
-            if let Some(nr) = abi.socketcall {
-                assert_eq!(run(&p, nr, abi.arch, 1), denied);
+            for &nr in abi.denied {
+                assert_eq!(run(&p, nr, abi.arch, 1), denied, "{nr}");
+                assert_eq!(run(&p, nr, abi.arch, 0), denied, "{nr}");
             }
             // Ordinary calls of this ABI pass, whatever their first argument.
-            for nr in [0, 1, 2, 3, 59, 60, 257] {
-                if !abi.socket.contains(&nr) && abi.socketcall != Some(nr) {
+            for nr in [0, 1, 2, 3, 59, 60, 257, 424, 428] {
+                if !abi.socket.contains(&nr) && !abi.denied.contains(&nr) {
                     assert_eq!(run(&p, nr, abi.arch, AF_UNIX), RET_ALLOW);
                 }
             }
@@ -242,7 +257,7 @@ mod tests {
     }
 
     #[test]
-    fn unix_sockets_are_refused_and_everything_else_passes_on_every_abi() {
+    fn unix_sockets_and_io_uring_are_refused_and_everything_else_passes_on_every_abi() {
         check(X86_64);
         check(AARCH64);
         let p = program().expect("this build's architecture has a filter");
