@@ -105,6 +105,20 @@ fn tool_as_program(command: &str) -> Option<ToolName> {
         })
 }
 
+/// Whether Law 1's classifier proves that `command` changes nothing.
+fn only_reads(command: &str, ctx: &ToolContext) -> bool {
+    use crate::laws::classify::{Action, Scope, Verdict, classify};
+    let scope = Scope {
+        cwd: &ctx.config.workspace,
+        home: &ctx.config.home,
+        fs: &super::RealFs,
+    };
+    classify(&Action::Shell(command), &scope).verdict() == Verdict::Reversible
+        && !command.contains("-delete")
+        && !command.contains("-exec")
+        && !command.contains("-ok")
+}
+
 /// Whether the call asks to run outside the sandbox.
 pub(super) fn unsandboxed(input: &Value) -> bool {
     input.get("unsandboxed").and_then(Value::as_bool) == Some(true)
@@ -197,6 +211,17 @@ impl Tool for Shell {
         };
         match guards::rewrite_find(command, &ctx.config.home) {
             FindRewrite::Unchanged => Ok(Prepared {
+                tool: ToolName::Shell.into(),
+                input: with_timeout(command),
+                target: command.to_string(),
+                action: Some(Law1Action::Shell(command.to_string())),
+                note: None,
+                approved: false,
+                sandbox: None,
+            }),
+            // Widening a search is only for a command that only reads: a deeper `find`
+            // feeding a deletion would reach files nobody named.
+            FindRewrite::Stripped(_) if !only_reads(command, ctx) => Ok(Prepared {
                 tool: ToolName::Shell.into(),
                 input: with_timeout(command),
                 target: command.to_string(),

@@ -260,6 +260,36 @@ async fn maxdepth_is_stripped_before_find_runs_in_the_workspace() {
 }
 
 #[tokio::test]
+async fn a_find_that_changes_files_keeps_its_maxdepth() {
+    let rig = Rig::new();
+    rig.write("artoo_workspace/top.tmp", "x");
+    rig.write("artoo_workspace/keep/deep.tmp", "x");
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Approve, DecisionSource::User);
+    let ctx = rig.ctx();
+    for command in [
+        "find . -maxdepth 1 -name '*.tmp' -delete",
+        "find . -maxdepth 1 -name '*.tmp' | xargs rm -f",
+    ] {
+        let r = toolbox()
+            .call(&ctx, &ToolName::Shell.into(), json!({ "command": command }))
+            .await;
+        assert_eq!(r.record.input["command"], command, "never widened");
+        assert!(
+            !r.for_model.contains("-maxdepth was removed"),
+            "{}",
+            r.for_model
+        );
+    }
+    assert!(!rig.ws.join("top.tmp").exists());
+    assert!(
+        rig.ws.join("keep/deep.tmp").exists(),
+        "the depth the command named still bounds what it deletes"
+    );
+    drop(responder);
+}
+
+#[tokio::test]
 async fn an_identical_call_in_the_same_subtask_is_refused_with_a_message() {
     let rig = Rig::new();
     rig.write("artoo_workspace/a.txt", "alpha");
