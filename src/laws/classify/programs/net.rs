@@ -312,8 +312,9 @@ fn curl(w: &mut Walker<'_>, c: &Call<'_>) {
         .iter()
         .any(|k| p.value(k).is_some())
         || matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH" | "DELETE"));
-    let sends =
-        sends || (get && matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH" | "DELETE")));
+    let sends = sends
+        || (get && matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH" | "DELETE")))
+        || curl_carries(&p);
     if sends {
         w.plain(EffectKind::Send, source);
     }
@@ -348,6 +349,81 @@ fn curl(w: &mut Walker<'_>, c: &Call<'_>) {
     if reads_only && !sends {
         w.network = true;
     }
+}
+
+/// Header names a plain read sends: content negotiation, caching, ranges. Any other
+/// header (authorization, cookies, API keys, a custom one) may carry a secret.
+const PLAIN_HEADERS: &[&str] = &[
+    "accept",
+    "accept-language",
+    "accept-encoding",
+    "accept-charset",
+    "user-agent",
+    "range",
+    "if-none-match",
+    "if-modified-since",
+    "if-match",
+    "if-unmodified-since",
+    "cache-control",
+    "pragma",
+    "content-type",
+    "referer",
+    "dnt",
+    "connection",
+];
+
+/// Whether a header sent with a request may carry something of this computer: read
+/// from a file (`@file`), unknown until it runs, or of a kind that is not plain.
+fn secret_header(h: &Arg) -> bool {
+    let Some(text) = h.fixed() else {
+        return true;
+    };
+    if text.starts_with('@') {
+        return true;
+    }
+    let name = text.split(':').next().unwrap_or_default().trim();
+    !PLAIN_HEADERS.contains(&name.to_ascii_lowercase().as_str())
+}
+
+/// Whether a curl request carries local contents or secrets, even as a read: data,
+/// query parts or headers read from a file (`@file`, `name@file`, `=@file`, `=<file`),
+/// an upload, cookies, credentials (`-u`, `--oauth2-bearer`, `--netrc`, a client
+/// certificate or key), a header that is not plain, or a value known only when it runs.
+fn curl_carries(p: &Parsed<'_>) -> bool {
+    let unknown_or = |keys: &[&str], carries: &dyn Fn(&str) -> bool| {
+        keys.iter()
+            .flat_map(|k| p.values_of(k))
+            .any(|v| v.fixed().is_none_or(carries))
+    };
+    let from_file = |t: &str| t.starts_with('@');
+    let named_file =
+        |t: &str| t.starts_with('@') || t.split('=').next().is_some_and(|n| n.contains('@'));
+    let form_file = |t: &str| t.contains("=@") || t.contains("=<");
+    unknown_or(
+        &["d", "data", "data-binary", "data-ascii", "json"],
+        &from_file,
+    ) || unknown_or(&["data-urlencode", "url-query"], &named_file)
+        || unknown_or(&["F", "form"], &form_file)
+        || p.values_of("H")
+            .chain(p.values_of("header"))
+            .any(secret_header)
+        || [
+            "T",
+            "upload-file",
+            "b",
+            "cookie",
+            "u",
+            "user",
+            "oauth2-bearer",
+            "E",
+            "cert",
+            "key",
+            "netrc-file",
+        ]
+        .iter()
+        .any(|k| p.value(k).is_some())
+        || p.has('n', "netrc")
+        || p.has('\0', "netrc-optional")
 }
 
 /// The files curl writes: `-o` and the other options naming an output file, and with
@@ -519,7 +595,20 @@ fn wget(w: &mut Walker<'_>, c: &Call<'_>) {
         || p.value("post-file").is_some()
         || p.value("body-data").is_some()
         || p.value("body-file").is_some()
-        || matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH" | "DELETE"));
+        || matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH" | "DELETE"))
+        // Credentials, cookies and headers that are not plain carry secrets out.
+        || p.values_of("header").any(secret_header)
+        || [
+            "user",
+            "password",
+            "http-user",
+            "http-password",
+            "load-cookies",
+            "certificate",
+            "private-key",
+        ]
+        .iter()
+        .any(|k| p.value(k).is_some());
     if sends {
         w.plain(EffectKind::Send, source);
     }
