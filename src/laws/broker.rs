@@ -70,10 +70,11 @@ pub struct Confirmation {
 /// The effect a request shows, as the key of a `task`-scope approval: everything the
 /// user saw except the ids and the expiry.
 fn effect_key(request: &ConfirmationRequest) -> String {
+    // Not the description: its words may change with what artoo learnt meanwhile (a
+    // tool trusted by the approval itself), while the action and its paths do not.
     serde_json::json!([
         request.tool,
         request.command,
-        request.description,
         request.paths,
         request.reversible,
         request.can_trash,

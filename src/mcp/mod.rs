@@ -20,7 +20,6 @@
 pub mod trust;
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -39,12 +38,12 @@ use tokio_util::task::AbortOnDropHandle;
 pub use crate::config::mcp::{
     McpConfig, McpImport, McpServerConfig, Transport, import_mcp_servers,
 };
-pub(crate) use trust::TrustStore;
 pub use trust::fingerprint;
+pub(crate) use trust::{TrustStore, Untrusted};
 
 use crate::config::Config;
 use crate::contracts::EVIDENCE_HEAD_CHARS;
-use crate::laws::mcp::McpGate;
+use crate::laws::mcp::{McpGate, McpTrust};
 use crate::tools::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolRef, ToolSpec,
 };
@@ -111,12 +110,20 @@ pub struct McpTool {
     fingerprint: String,
     read_only_hint: Option<bool>,
     destructive_hint: Option<bool>,
-    /// The definition is not the trusted one (until the user approves a call of it).
-    changed: AtomicBool,
+    /// The definition is not a trusted one (until the user approves a call of it).
+    untrusted: AtomicBool,
+    /// Why, when it was untrusted at connection: never approved, or changed since.
+    why_untrusted: Option<Untrusted>,
     trust: TrustStore,
 }
 
 impl McpTool {
+    /// Its definition changed since a call of it was approved, and no call of the new
+    /// one was approved yet.
+    fn changed(&self) -> bool {
+        self.untrusted.load(Ordering::SeqCst) && self.why_untrusted == Some(Untrusted::Changed)
+    }
+
     fn gate(&self, arguments: &Value) -> McpGate {
         McpGate {
             server: self.server.name.clone(),
@@ -125,7 +132,15 @@ impl McpTool {
             fingerprint: self.fingerprint.clone(),
             read_only_hint: self.read_only_hint,
             destructive_hint: self.destructive_hint,
-            changed: self.changed.load(Ordering::SeqCst),
+            trust: if self.untrusted.load(Ordering::SeqCst) {
+                match self.why_untrusted {
+                    Some(Untrusted::New) => McpTrust::New,
+                    _ => McpTrust::Changed,
+                }
+            } else {
+                McpTrust::Trusted
+            },
+            description: self.spec.summary.to_string(),
             call: format!("{} {arguments}", self.spec.name),
         }
     }
@@ -166,8 +181,8 @@ impl Tool for McpTool {
 
     fn run<'a>(&'a self, call: &'a Prepared, _ctx: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
-            if call.approved && self.changed.swap(false, Ordering::SeqCst) {
-                // The user saw that the definition changed and approved a call of it.
+            if call.approved && self.untrusted.swap(false, Ordering::SeqCst) {
+                // The user saw this definition (new, or changed) and approved a call of it.
                 self.trust
                     .accept(&self.server.origin, &self.tool, &self.fingerprint);
             }
@@ -388,9 +403,10 @@ pub struct McpToolStatus {
     pub name: ToolRef,
     /// The tool's description as the server gave it, cut to one short line.
     pub summary: String,
-    /// Declares `readOnlyHint: true` (runs without asking while unchanged).
+    /// Declares `readOnlyHint: true` (runs without asking once a call of this
+    /// definition was approved).
     pub read_only: bool,
-    /// Its definition changed since it was first trusted (asks before each call).
+    /// Its definition changed since a call of it was approved (asks before each call).
     pub changed: bool,
 }
 
@@ -479,7 +495,7 @@ impl McpHub {
                     .tools
                     .iter()
                     .find(|t| t.spec.name == tool.name)
-                    .is_some_and(|t| t.changed.load(Ordering::SeqCst));
+                    .is_some_and(|t| t.changed());
             }
         }
         status
@@ -520,7 +536,7 @@ fn offer(
         .iter()
         .map(|t| (t.name.to_string(), fingerprint(t)))
         .collect();
-    let changed: BTreeSet<String> = trust.changed(&server.origin, &fingerprints);
+    let untrusted = trust.untrusted(&server.origin, &fingerprints);
     let mut tools = Vec::new();
     for (def, (_, fp)) in defs.iter().zip(fingerprints) {
         let (spec, required) = spec_of(&server.name, def);
@@ -533,7 +549,8 @@ fn offer(
             fingerprint: fp,
             read_only_hint: hints.and_then(|a| a.read_only_hint),
             destructive_hint: hints.and_then(|a| a.destructive_hint),
-            changed: AtomicBool::new(changed.contains(def.name.as_ref())),
+            untrusted: AtomicBool::new(untrusted.contains_key(def.name.as_ref())),
+            why_untrusted: untrusted.get(def.name.as_ref()).copied(),
             trust: trust.clone(),
         }));
     }
@@ -549,7 +566,7 @@ fn offer(
                 name: t.spec.name.clone(),
                 summary: t.spec.summary.to_string(),
                 read_only: t.read_only_hint == Some(true),
-                changed: t.changed.load(Ordering::SeqCst),
+                changed: t.changed(),
             })
             .collect(),
     };

@@ -1,16 +1,16 @@
-//! Trust on first use for MCP tool definitions, in `<data dir>/mcp-trust.json`.
+//! Trust by approval for MCP tool definitions, in `<data dir>/mcp-trust.json`.
 //!
-//! The first time artoo meets a server (by its origin: command line or URL), it records
-//! the fingerprint of every tool's definition. Later, a tool whose definition differs
-//! from the recorded one — or a tool the server did not have then — is *changed*: Law 1
-//! asks before each of its calls until the user approves one, which records the new
-//! definition.
+//! A tool's definition (by the server's origin: command line or URL, and the tool's
+//! name) is trusted once the user approved a call of exactly that definition; its
+//! fingerprint is recorded then. Until that, a tool is *new*, and a tool whose
+//! definition differs from the approved one is *changed*: Law 1 asks before each of
+//! their calls, whatever they say about themselves.
 //!
-//! **Invariant:** a definition becomes trusted only on a server's first use or through
-//! a user's approval of a call of exactly that definition; a file that cannot be read
-//! trusts nothing (every tool counts as changed, nothing is overwritten).
+//! **Invariant:** a definition becomes trusted only through a user's approval of a call
+//! of exactly that definition; a file that cannot be read trusts nothing (every tool
+//! counts as changed, nothing is overwritten).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -41,6 +41,15 @@ struct TrustFile {
     version: u32,
     /// Origin → tool name → fingerprint.
     servers: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// Why a tool's definition is not trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Untrusted {
+    /// No call of this tool was ever approved.
+    New,
+    /// A call was approved when its definition was another one.
+    Changed,
 }
 
 /// The trusted tool definitions of one data dir. Cheap to clone; clones share a lock.
@@ -81,27 +90,29 @@ impl TrustStore {
         }
     }
 
-    /// The tools of `origin` whose definitions are not the trusted ones. On a server's
-    /// first use every definition is recorded and none is changed.
-    pub fn changed(&self, origin: &str, tools: &[(String, String)]) -> BTreeSet<String> {
+    /// The tools of `origin` whose definitions are not trusted: never approved (new), or
+    /// approved with another definition (changed). Nothing is trusted by being seen.
+    pub fn untrusted(
+        &self,
+        origin: &str,
+        tools: &[(String, String)],
+    ) -> BTreeMap<String, Untrusted> {
         let _guard = crate::sync::lock(&self.write);
-        let Some(mut file) = self.read() else {
-            return tools.iter().map(|(name, _)| name.clone()).collect();
-        };
-        match file.servers.get(origin) {
-            Some(known) => tools
+        let Some(file) = self.read() else {
+            return tools
                 .iter()
-                .filter(|(name, fp)| known.get(name) != Some(fp))
-                .map(|(name, _)| name.clone())
-                .collect(),
-            None => {
-                file.version = 1;
-                file.servers
-                    .insert(origin.to_string(), tools.iter().cloned().collect());
-                self.write_file(&file);
-                BTreeSet::new()
-            }
-        }
+                .map(|(name, _)| (name.clone(), Untrusted::Changed))
+                .collect();
+        };
+        let known = file.servers.get(origin);
+        tools
+            .iter()
+            .filter_map(|(name, fp)| match known.and_then(|k| k.get(name)) {
+                Some(trusted) if trusted == fp => None,
+                Some(_) => Some((name.clone(), Untrusted::Changed)),
+                None => Some((name.clone(), Untrusted::New)),
+            })
+            .collect()
     }
 
     /// Records `fingerprint` as the trusted definition of `tool` (the user approved a
@@ -131,27 +142,39 @@ mod tests {
     }
 
     #[test]
-    fn first_use_trusts_and_later_changes_are_found_until_accepted() {
+    fn nothing_is_trusted_until_approved_and_later_changes_are_found_until_accepted() {
         let dir = tempfile::tempdir().unwrap();
         let store = TrustStore::in_dir(dir.path());
-        assert!(
-            store
-                .changed("srv a", &tools(&[("x", "1"), ("y", "2")]))
-                .is_empty()
+        let first = store.untrusted("srv a", &tools(&[("x", "1"), ("y", "2")]));
+        assert_eq!(
+            first,
+            BTreeMap::from([("x".into(), Untrusted::New), ("y".into(), Untrusted::New)]),
+            "seeing a server trusts none of its tools"
         );
+        store.accept("srv a", "x", "1");
+        store.accept("srv a", "y", "2");
         let again = TrustStore::in_dir(dir.path());
         assert!(
             again
-                .changed("srv a", &tools(&[("x", "1"), ("y", "2")]))
+                .untrusted("srv a", &tools(&[("x", "1"), ("y", "2")]))
                 .is_empty()
         );
-        let changed = again.changed("srv a", &tools(&[("x", "1"), ("y", "3"), ("z", "4")]));
-        assert_eq!(changed, BTreeSet::from(["y".into(), "z".into()]));
+        let later = again.untrusted("srv a", &tools(&[("x", "1"), ("y", "3"), ("z", "4")]));
+        assert_eq!(
+            later,
+            BTreeMap::from([
+                ("y".into(), Untrusted::Changed),
+                ("z".into(), Untrusted::New)
+            ])
+        );
         again.accept("srv a", "y", "3");
-        let changed = again.changed("srv a", &tools(&[("x", "1"), ("y", "3"), ("z", "4")]));
-        assert_eq!(changed, BTreeSet::from(["z".into()]));
-        // Another origin is another server, trusted on its own first use.
-        assert!(again.changed("srv b", &tools(&[("y", "9")])).is_empty());
+        let later = again.untrusted("srv a", &tools(&[("x", "1"), ("y", "3"), ("z", "4")]));
+        assert_eq!(later, BTreeMap::from([("z".into(), Untrusted::New)]));
+        // Another origin is another server: its approvals are its own.
+        assert_eq!(
+            again.untrusted("srv b", &tools(&[("x", "1")])),
+            BTreeMap::from([("x".into(), Untrusted::New)])
+        );
     }
 
     #[test]
@@ -159,8 +182,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = TrustStore::in_dir(dir.path());
         std::fs::write(dir.path().join(TRUST_FILE), "garbage").unwrap();
-        let changed = store.changed("srv", &tools(&[("x", "1")]));
-        assert_eq!(changed, BTreeSet::from(["x".into()]));
+        let changed = store.untrusted("srv", &tools(&[("x", "1")]));
+        assert_eq!(changed, BTreeMap::from([("x".into(), Untrusted::Changed)]));
         store.accept("srv", "x", "1");
         assert_eq!(
             std::fs::read_to_string(dir.path().join(TRUST_FILE)).unwrap(),

@@ -355,7 +355,7 @@ async fn destructive_cases_the_sandbox_holds_change_nothing_when_run() {
 /// `ARTOO_BLESS_TS=1` writes it again after the English changed.
 #[test]
 fn the_dialog_s_english_lines_are_the_ones_the_ui_translates() {
-    use artoo::laws::mcp::McpGate;
+    use artoo::laws::mcp::{McpGate, McpTrust};
     use artoo::tools::sandbox::Status;
 
     let (w, fs) = world();
@@ -397,15 +397,23 @@ fn the_dialog_s_english_lines_are_the_ones_the_ui_translates() {
         add(&assess("shell", command, &w, &fs));
     }
     add(&assess("shortcut", "Clean Up Downloads", &w, &fs));
-    for (changed, destructive) in [(true, None), (false, None), (false, Some(false))] {
+    for (trust, read_only, destructive) in [
+        (McpTrust::Changed, None, None),
+        (McpTrust::Trusted, None, None),
+        (McpTrust::Trusted, None, Some(false)),
+        (McpTrust::New, Some(true), None),
+        (McpTrust::New, None, Some(false)),
+        (McpTrust::New, None, None),
+    ] {
         add(&McpGate {
             server: "files".into(),
             origin: "npx server-filesystem".into(),
             tool: "write_file".into(),
             fingerprint: "f".into(),
-            read_only_hint: None,
+            read_only_hint: read_only,
             destructive_hint: destructive,
-            changed,
+            trust,
+            description: "Create a new file or completely overwrite an existing file".into(),
             call: "files.write_file {\"path\":\"a.txt\"}".into(),
         }
         .assess());

@@ -144,7 +144,7 @@ async fn filesystem_tools_over_stdio_join_the_chain_after_the_built_in_tools() {
     std::fs::write(dirs.workspace.join("notes.txt"), "milk, eggs").expect("file");
     let bench = Bench::start(
         dirs.config(&[("files", filesystem_server(&dirs.workspace))]),
-        ConfirmationPolicy::Deny,
+        ConfirmationPolicy::script([Decision::Approve]),
     )
     .await;
     let status = bench.hub.status();
@@ -189,8 +189,32 @@ async fn filesystem_tools_over_stdio_join_the_chain_after_the_built_in_tools() {
         json!({"path": path}),
         "the null left out"
     );
-    assert_eq!(result.record.confirmation, None, "read-only: no question");
-    assert!(bench.responder.requests().is_empty());
+    // Its first call asked, with what the server says of it; approved, that definition
+    // is trusted, and a read-only tool runs without asking from then on.
+    assert_eq!(result.record.confirmation, Some(Decision::Approve));
+    let asked = bench.responder.requests();
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0].description.contains("has not run this tool")
+            && asked[0].description.contains("declares it read-only"),
+        "{}",
+        asked[0].description
+    );
+    assert!(asked[0].scopes.contains(&ApprovalScope::Always));
+    let again = bench
+        .toolbox
+        .call(
+            &bench.ctx(&TaskId::mint()),
+            &ToolRef::parse("files.read_text_file"),
+            json!({"path": path}),
+        )
+        .await;
+    assert_eq!(ok_output(&again.outcome), "milk, eggs");
+    assert_eq!(
+        again.record.confirmation, None,
+        "trusted read-only: no question"
+    );
+    assert_eq!(bench.responder.requests().len(), 1);
     // The call is on the bus as a tool-call record, like every other tool's.
     let event = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
@@ -262,7 +286,7 @@ async fn a_destructive_mcp_call_asks_and_a_denial_changes_nothing() {
     assert!(
         request
             .description
-            .contains("does not declare this tool read-only"),
+            .contains("does not declare it read-only"),
         "{}",
         request.description
     );
@@ -511,7 +535,9 @@ async fn the_everything_server_answers_over_stdio() {
             "everything",
             McpServerConfig::stdio(npm_server("everything").to_string_lossy(), &[]),
         )]),
-        ConfirmationPolicy::Deny,
+        // The first call of each tool asks: echo and get-sum are approved, the rest
+        // denied.
+        ConfirmationPolicy::script([Decision::Approve, Decision::Approve]),
     )
     .await;
     assert!(bench.hub.status()[0].connected, "{:?}", bench.hub.status());
@@ -544,7 +570,7 @@ async fn the_everything_server_answers_over_stdio() {
         )
         .await;
     assert_eq!(toggle.record.status, ToolCallStatus::Denied);
-    assert_eq!(bench.responder.requests().len(), 1);
+    assert_eq!(bench.responder.requests().len(), 3);
     bench.stop().await;
 }
 
@@ -594,7 +620,7 @@ async fn a_streamable_http_server_is_reached_by_its_url() {
     let dirs = Dirs::new();
     let bench = Bench::start(
         dirs.config(&[("remote", McpServerConfig::http(&server.url))]),
-        ConfirmationPolicy::Deny,
+        ConfirmationPolicy::Approve,
     )
     .await;
     let status = bench.hub.status();
@@ -670,7 +696,7 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
     std::fs::write(&choice, "everything").expect("choice");
     let first = Bench::start(
         dirs.config(&[("srv", server.clone())]),
-        ConfirmationPolicy::Deny,
+        ConfirmationPolicy::script([Decision::Approve]),
     )
     .await;
     let status = first.hub.status();
@@ -683,9 +709,30 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
     );
     assert!(
         status[0].tools.iter().all(|t| !t.changed),
-        "first use trusts"
+        "new tools are not changed ones"
     );
+    // Approving a call trusts that tool's definition, and nothing else.
+    let echo = first
+        .toolbox
+        .call(
+            &first.ctx(&TaskId::mint()),
+            &ToolRef::parse("srv.echo"),
+            json!({"message": "hi"}),
+        )
+        .await;
+    assert_eq!(ok_output(&echo.outcome), "Echo: hi");
+    assert_eq!(first.responder.requests().len(), 1);
+    let origin = status[0].origin.clone();
     first.stop().await;
+    // A call of `read_text_file` was approved when its definition was another one (as
+    // an older version of the server would have left it).
+    let trust_file = dirs.data.join("mcp-trust.json");
+    let mut trust: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trust_file).expect("trust file"))
+            .expect("json");
+    assert!(trust["servers"][&origin]["echo"].is_string(), "{trust}");
+    trust["servers"][&origin]["read_text_file"] = json!("an-older-definition");
+    std::fs::write(&trust_file, trust.to_string()).expect("trust file");
 
     std::fs::write(&choice, "filesystem").expect("choice");
     let second = Bench::start(
@@ -723,24 +770,12 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
     );
     second.stop().await;
 
-    // Approved once: that definition is trusted from now on.
+    // Approved once: that definition is trusted from now on; a tool never approved
+    // still asks on its first call.
     let third = Bench::start(dirs.config(&[("srv", server)]), ConfirmationPolicy::Deny).await;
     let status = third.hub.status();
     let tools = &status[0].tools;
-    assert!(
-        !tools
-            .iter()
-            .find(|t| t.name.as_str() == "srv.read_text_file")
-            .unwrap()
-            .changed
-    );
-    assert!(
-        tools
-            .iter()
-            .find(|t| t.name.as_str() == "srv.list_directory")
-            .unwrap()
-            .changed
-    );
+    assert!(tools.iter().all(|t| !t.changed), "{tools:?}");
     let again = third
         .toolbox
         .call(
@@ -751,6 +786,16 @@ async fn a_server_whose_tools_changed_behind_the_same_command_is_asked_about_aga
         .await;
     assert_eq!(ok_output(&again.outcome), "hello");
     assert!(third.responder.requests().is_empty());
+    let listing = third
+        .toolbox
+        .call(
+            &third.ctx(&TaskId::mint()),
+            &ToolRef::parse("srv.list_directory"),
+            json!({"path": dirs.workspace}),
+        )
+        .await;
+    assert_eq!(listing.record.status, ToolCallStatus::Denied);
+    assert_eq!(third.responder.requests().len(), 1);
     third.stop().await;
 }
 

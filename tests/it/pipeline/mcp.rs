@@ -3,7 +3,10 @@
 //! tool is in R3's prompt and step schema, its call and result are tool-call records on
 //! the bus, R4a judges them; a destructive MCP call asks and, denied, changes nothing.
 
-use artoo::contracts::{Decision, Message, MessageKind, Role, TerminalDirective, ToolCallStatus};
+use artoo::contracts::{
+    ConfirmationRequest, Decision, Message, MessageKind, Role, TaskId, TerminalDirective,
+    ToolCallStatus,
+};
 use artoo::laws::LAW1_PREFIX;
 use artoo::testkit::{Script, Step};
 use artoo::tools::ToolRef;
@@ -12,6 +15,7 @@ use serde_json::json;
 use super::replies::{Sub, call, finish, merge, plan, task, verdicts};
 use super::{Stage, final_result, mentions};
 use crate::mcp::filesystem_server;
+use artoo::runtime::TaskEnd;
 
 const CRITERION: &str = "the listing names groceries.txt";
 const TASK_CRITERION: &str = "the user learns which files are in the workspace";
@@ -77,7 +81,19 @@ async fn a_whole_task_uses_a_tool_of_a_real_mcp_server() {
     let status = stage.runtime.mcp_status();
     assert!(status[0].connected, "{status:?}");
 
-    let (task, end) = stage.run("which files are in my workspace?").await;
+    // The tool's first call asks (what the server says is a hint until approved).
+    let (task, end, asked) = run_answering(
+        &mut stage,
+        "which files are in my workspace?",
+        Decision::Approve,
+    )
+    .await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].description.contains("has not run this tool"),
+        "{}",
+        asked[0].description
+    );
     let result = final_result(&end);
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
     assert_eq!(result.output, json!({"files": ["groceries.txt"]}));
@@ -95,7 +111,7 @@ async fn a_whole_task_uses_a_tool_of_a_real_mcp_server() {
         "{}",
         event.record.output_head
     );
-    assert_eq!(event.record.confirmation, None, "read-only: nothing asked");
+    assert_eq!(event.record.confirmation, Some(Decision::Approve));
     // R4a judged that record (grounding like every other tool).
     let results = stage.all(&task, super::pick!(Message::ExecutionResult));
     assert_eq!(results[0].tool_calls, std::slice::from_ref(&event.record));
@@ -167,33 +183,12 @@ async fn a_destructive_mcp_call_in_a_task_asks_and_denied_changes_nothing() {
             .insert("files".into(), filesystem_server(&workspace));
     })
     .await;
-    let task = stage
-        .runtime
-        .submit("overwrite notes.txt")
-        .expect("submitted");
-    let deadline = tokio::time::Instant::now() + super::SCENARIO_TIMEOUT;
-    let mut answered = Vec::new();
-    while stage.runtime.running_tasks().contains(&task) {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the task did not end"
-        );
-        for request in stage.runtime.open_confirmations() {
-            if answered.contains(&request.request_id) {
-                continue;
-            }
-            assert_eq!(request.tool, ToolRef::parse("files.write_file"));
-            assert!(request.grant.is_some(), "always is offered for an MCP tool");
-            answered.push(request.request_id);
-            stage
-                .runtime
-                .answer_confirmation(request.request_id, Decision::Deny)
-                .await
-                .expect("open");
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    let (task, end, answered) =
+        run_answering(&mut stage, "overwrite notes.txt", Decision::Deny).await;
+    for request in &answered {
+        assert_eq!(request.tool, ToolRef::parse("files.write_file"));
+        assert!(request.grant.is_some(), "always is offered for an MCP tool");
     }
-    let end = stage.finish(&task).await;
     let result = final_result(&end);
     assert!(!answered.is_empty(), "the destructive call asked");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "keep me");
@@ -213,4 +208,36 @@ async fn a_destructive_mcp_call_in_a_task_asks_and_denied_changes_nothing() {
         "{events:?}"
     );
     stage.stop().await;
+}
+
+/// Runs `text` to its end, answering every confirmation it asks with `decision`; the
+/// task, its end and what was asked.
+async fn run_answering(
+    stage: &mut Stage,
+    text: &str,
+    decision: Decision,
+) -> (TaskId, TaskEnd, Vec<ConfirmationRequest>) {
+    let task = stage.runtime.submit(text).expect("submitted");
+    let deadline = tokio::time::Instant::now() + super::SCENARIO_TIMEOUT;
+    let mut answered: Vec<ConfirmationRequest> = Vec::new();
+    while stage.runtime.running_tasks().contains(&task) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the task did not end"
+        );
+        for request in stage.runtime.open_confirmations() {
+            if answered.iter().any(|a| a.request_id == request.request_id) {
+                continue;
+            }
+            stage
+                .runtime
+                .answer_confirmation(request.request_id, decision)
+                .await
+                .expect("open");
+            answered.push(request);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let end = stage.finish(&task).await;
+    (task, end, answered)
 }

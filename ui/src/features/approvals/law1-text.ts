@@ -89,11 +89,22 @@ const EFFECTS_ZH: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^Move (.+?) away from where it is(?: — by (`.*`))?$/, (m) => `把 ${target(m[1])} 从原处移走${by(m[2])}`],
 ];
 
+/** What an MCP server says of a tool artoo has not run before. */
+const MCP_HINTS_ZH: Record<string, string> = {
+  'declares it read-only, a hint artoo cannot check': '并声明它只读——这是 artoo 无法核实的提示',
+  'says it only adds, never deletes, a hint artoo cannot check': '并说它只添加、从不删除——这是 artoo 无法核实的提示',
+  'does not declare it read-only; it may change or delete data': '但没有声明它只读；它可能修改或删除数据',
+};
+
 /** The notes an effect line may end with, in parentheses: English pattern → Chinese. */
 const NOTES_ZH: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^the server changed this tool's definition since it was first trusted; check the server before you approve$/, () => '服务器在首次信任之后改动了这个工具的定义；批准前请先检查该服务器'],
   [/^the MCP server (`[^`]*`) does not declare this tool read-only; it may change or delete data$/, (m) => `MCP 服务器 ${m[1] ?? ''} 没有声明这个工具只读；它可能修改或删除数据`],
   [/^the MCP server (`[^`]*`) does not declare this tool read-only; says it only adds, never deletes — a hint artoo cannot check$/, (m) => `MCP 服务器 ${m[1] ?? ''} 没有声明这个工具只读；它说自己只添加、从不删除——这是 artoo 无法核实的提示`],
+  [
+    /^artoo has not run this tool of the MCP server (`[^`]*`) before; the server describes it as ("[^"]*") and (.+); approving trusts this definition$/,
+    (m) => `artoo 还没有运行过 MCP 服务器 ${m[1] ?? ''} 的这个工具；服务器对它的描述是 ${m[2] ?? ''}，${MCP_HINTS_ZH[m[3] ?? ''] ?? m[3] ?? ''}；批准即信任这个定义`,
+  ],
   [/^a Shortcut's steps cannot be inspected, whatever its name says$/, () => '无论名称怎么说，快捷指令的步骤都无法检查'],
   [/^contains characters that are invisible or only look like Latin letters \((.+)\)$/, (m) => `含有不可见或只是看起来像拉丁字母的字符（${m[1] ?? ''}）`],
 ];
