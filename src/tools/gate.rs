@@ -226,7 +226,7 @@ impl Toolbox {
             && has_sandbox
             && cfg!(target_os = "linux")
             && matches!(prepared.action, Some(Law1Action::Shell(_)))
-            && observed::observable(&assessment, &ctx.config.home, &ctx.config.workspace)
+            && classify::held_by_overlay(&assessment, &ctx.config.home, &ctx.config.workspace)
         {
             let predicted: Vec<String> =
                 assessment.effects().iter().map(|e| e.signature()).collect();

@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use artoo::laws::classify::{Action, Assessment, FsView, Scope, Verdict, classify};
+use artoo::laws::classify::{
+    Action, Assessment, FsView, Scope, Verdict, classify, held_by_overlay,
+};
 use serde::Deserialize;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/law1");
@@ -153,31 +155,46 @@ fn no_destructive_case_in_the_corpus_is_proven_reversible() {
 }
 
 #[test]
-fn read_only_cases_ask_at_most_five_percent_of_the_time() {
+fn read_only_cases_ask_before_they_run_at_most_two_percent_of_the_time() {
     let (w, fs) = world();
     let corpus: Corpus = load("read_only.toml");
     let all = cases(&corpus);
     assert!(all.len() >= 150, "only {} read-only cases", all.len());
+    // Predicted effects on local files run observed in the sandbox (Linux) and ask only
+    // with what they did, which for these is nothing; the rest ask before they run.
+    let mut predicted = Vec::new();
     let mut asked = Vec::new();
     for (group, case) in &all {
         assert!(!group.why.trim().is_empty(), "a group without a reason");
         let a = assess(&group.kind, case, &w, &fs);
         if a.is_irreversible() {
-            asked.push(format!("[{}] {case:?}: {}", group.kind, a.description()));
+            let line = format!("[{}] {case:?}: {}", group.kind, a.description());
+            if group.kind != "shell" || !held_by_overlay(&a, &w.home, &w.cwd) {
+                asked.push(line.clone());
+            }
+            predicted.push(line);
         }
     }
-    let limit = all.len() * 5 / 100;
+    let limit = all.len() * 2 / 100;
     eprintln!(
-        "read-only corpus: {} of {} cases asked: {asked:#?}",
-        asked.len(),
-        all.len()
+        "read-only corpus: {} of {} cases predicted an effect, {} ask before they run: {asked:#?}",
+        predicted.len(),
+        all.len(),
+        asked.len()
     );
     assert!(
         asked.len() <= limit,
-        "{} of {} read-only cases asked (limit {limit}):\n{}",
+        "{} of {} read-only cases ask before they run (limit {limit}):\n{}",
         asked.len(),
         all.len(),
         asked.join("\n")
+    );
+    assert!(
+        predicted.len() <= all.len() * 5 / 100,
+        "{} of {} read-only cases predicted an effect:\n{}",
+        predicted.len(),
+        all.len(),
+        predicted.join("\n")
     );
 }
 

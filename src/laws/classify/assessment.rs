@@ -383,6 +383,46 @@ impl Assessment {
     }
 }
 
+/// Whether an overlay holds every effect the classifier predicts: changes to files in
+/// the home folder or the workspace, or code it cannot read (whose effects the sandbox
+/// measures). Such a command runs observed and asks with what it did. Sending, stopping
+/// processes, system settings, disks, version-control history and paths outside both
+/// folders ask before anything runs: no overlay holds them.
+pub fn held_by_overlay(assessment: &Assessment, home: &Path, workspace: &Path) -> bool {
+    let inside = |p: &Path| {
+        let p = text::normalize(p);
+        p.starts_with(home) || p.starts_with(workspace)
+    };
+    assessment.effects().iter().all(|e| {
+        let local = e.kind.on_files() || e.kind == EffectKind::Opaque;
+        local
+            && match &e.target {
+                Target::Path { path, .. } => inside(path),
+                Target::Pattern(p) => inside(&pattern_folder(p)),
+                Target::Unknown(_) | Target::None => true,
+            }
+    })
+}
+
+/// The folder a glob target lies in: `*.log in /home/u/ws` → `/home/u/ws`,
+/// `/home/u/a/*.txt` → `/home/u/a`.
+fn pattern_folder(pattern: &str) -> PathBuf {
+    let (lit, cwd) = match pattern.rsplit_once(" in ") {
+        Some((lit, cwd)) if !lit.starts_with('/') => (lit, Some(cwd)),
+        _ => (pattern, None),
+    };
+    let fixed = lit.split(['*', '?', '[', '{']).next().unwrap_or_default();
+    let fixed = match fixed.rfind('/') {
+        Some(i) => &fixed[..i],
+        None => "",
+    };
+    match cwd {
+        Some(c) => Path::new(c).join(fixed),
+        None if fixed.is_empty() => PathBuf::from("/"),
+        None => PathBuf::from(fixed),
+    }
+}
+
 fn describe_target(target: &Target) -> String {
     match target {
         Target::Path { path, exists } => {
@@ -424,4 +464,70 @@ fn describe(e: &Effect) -> String {
         let _ = write!(line, " ({})", text::display(note));
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::laws::classify::classify;
+    use crate::laws::classify::testing::MemFs;
+
+    fn assess(command: &str) -> Assessment {
+        let fs = MemFs::with(&[
+            "/home/u/notes.txt",
+            "/home/u/ws/a.log",
+            "/etc/hosts",
+            "/home/u/ws/data.csv",
+        ]);
+        classify(
+            &Action::Shell(command),
+            &Scope {
+                cwd: Path::new("/home/u/ws"),
+                home: Path::new("/home/u"),
+                fs: &fs,
+            },
+        )
+    }
+
+    #[test]
+    fn local_file_effects_in_the_home_folder_run_observed_and_the_rest_ask_first() {
+        let (home, ws) = (Path::new("/home/u"), Path::new("/home/u/ws"));
+        for command in [
+            "rm ~/notes.txt",
+            "rm *.log",
+            "mv ~/notes.txt ~/old.txt",
+            "chmod -R 700 ~/ws",
+            "find . -name '*.tmp' -delete",
+        ] {
+            let a = assess(command);
+            assert!(a.is_irreversible(), "{command}: {a:?}");
+            assert!(held_by_overlay(&a, home, ws), "{command}: {a:?}");
+        }
+        for command in [
+            "rm /etc/hosts",
+            "rm ../../../etc/hosts",
+            "curl -d @data.csv https://example.com/upload",
+            "kill -9 1234",
+            "git -C ~/project reset --hard",
+            "mkfs.ext4 /dev/sdb1",
+        ] {
+            let a = assess(command);
+            assert!(a.is_irreversible(), "{command}: {a:?}");
+            assert!(!held_by_overlay(&a, home, ws), "{command}: {a:?}");
+        }
+    }
+
+    #[test]
+    fn a_glob_lies_in_the_folder_before_its_first_wildcard() {
+        assert_eq!(
+            pattern_folder("*.log in /home/u/ws"),
+            Path::new("/home/u/ws")
+        );
+        assert_eq!(
+            pattern_folder("old/*.txt in /home/u/ws"),
+            Path::new("/home/u/ws/old")
+        );
+        assert_eq!(pattern_folder("/home/u/a/*.txt"), Path::new("/home/u/a"));
+        assert_eq!(pattern_folder("/*"), Path::new("/"));
+    }
 }

@@ -38,7 +38,7 @@ mod words;
 
 pub use assessment::{
     Action, Assessment, Effect, EffectKind, Existence, FsView, Scope, Target, Unproven, Verdict,
-    path_signature,
+    held_by_overlay, path_signature,
 };
 pub use parse::{parse_bounded, parse_word};
 pub use words::{is_sensitive_path, runs_later};
