@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::contracts::PathEffect;
+
 use super::guards::{self, FindRewrite};
 use super::process::{self, BaseEnv, Input, Spec};
 use super::sandbox::{Confinement, Sandbox};
@@ -301,6 +303,19 @@ impl Tool for Shell {
                 let mut output = format_output(&f.stdout, &f.stderr, f.status);
                 for (path, why) in &outcome.not_kept {
                     output.push_str(&format!("\n(not kept: {}: {why})", path.display()));
+                }
+                // What was not kept may be asked for outside the sandbox.
+                let declined: Vec<PathEffect> = outcome
+                    .not_kept
+                    .iter()
+                    .map(|(path, _)| PathEffect {
+                        path: path.clone(),
+                        exists: false,
+                        effect: "create (outside the workspace)".into(),
+                    })
+                    .collect();
+                if !declined.is_empty() {
+                    ctx.history.remember_refusal(command, declined);
                 }
                 for effect in &outcome.kept {
                     ctx.effects.note(effect.clone());

@@ -12,11 +12,11 @@ use serde::Deserialize;
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/law1");
 
 #[derive(Deserialize)]
-struct World {
-    home: PathBuf,
-    cwd: PathBuf,
-    existing: Vec<PathBuf>,
-    scripts: BTreeMap<PathBuf, String>,
+pub(crate) struct World {
+    pub(crate) home: PathBuf,
+    pub(crate) cwd: PathBuf,
+    pub(crate) existing: Vec<PathBuf>,
+    pub(crate) scripts: BTreeMap<PathBuf, String>,
 }
 
 /// The corpus's file system: existing paths and readable scripts, nothing on disk.
@@ -43,15 +43,15 @@ impl FsView for WorldFs {
 }
 
 #[derive(Deserialize)]
-struct Corpus {
+pub(crate) struct Corpus {
     group: Vec<Group>,
 }
 
 #[derive(Deserialize)]
-struct Group {
+pub(crate) struct Group {
     why: String,
     #[serde(default = "shell")]
-    kind: String,
+    pub(crate) kind: String,
     commands: Vec<String>,
 }
 
@@ -59,7 +59,7 @@ fn shell() -> String {
     "shell".into()
 }
 
-fn load<T: for<'de> Deserialize<'de>>(name: &str) -> T {
+pub(crate) fn load<T: for<'de> Deserialize<'de>>(name: &str) -> T {
     let path = Path::new(FIXTURES).join(name);
     let text = std::fs::read_to_string(&path).expect("corpus file is readable");
     toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -97,7 +97,7 @@ fn assess(kind: &str, case: &str, w: &World, fs: &WorldFs) -> Assessment {
     classify(&action, &scope)
 }
 
-fn cases(corpus: &Corpus) -> Vec<(&Group, &str)> {
+pub(crate) fn cases(corpus: &Corpus) -> Vec<(&Group, &str)> {
     corpus
         .group
         .iter()

@@ -11,6 +11,8 @@ mod executor;
 mod ggs;
 mod golden;
 mod law1;
+#[cfg(target_os = "linux")]
+mod law1_effect;
 mod layers;
 mod llm;
 mod mcp;

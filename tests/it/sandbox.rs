@@ -768,3 +768,45 @@ async fn credentials_are_hidden_unless_the_request_names_them() {
         "SECRET-KEY\n"
     );
 }
+
+#[tokio::test]
+async fn an_overwrite_that_keeps_a_backup_and_a_programs_own_settings_folder_ask_nothing() {
+    let w = World::new();
+    let responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let ctx = w.ctx();
+    // The original is kept under a new name: nothing is lost, nothing asked.
+    let r = shell(&ctx, "cp --backup=numbered ~/notes/b.txt ~/notes/a.txt").await;
+    assert_ok(&r);
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("notes/a.txt")).unwrap(),
+        "note b\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("notes/a.txt.~1~")).unwrap(),
+        "note a\n"
+    );
+    assert!(requests(&responder).is_empty());
+    // A folder a program makes for its own settings (here spelled so that the
+    // classifier cannot see it) is not kept, not asked about, and named; running the
+    // command outside the sandbox is then asked for.
+    let command = "c=mkdir; $c -p ~/.config/sometool && cat ~/notes/b.txt";
+    let r = shell(&ctx, command).await;
+    let ToolOutcome::Ok { output } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(output.starts_with("note b"), "{output}");
+    assert!(output.contains("(not kept:"), "{output}");
+    assert!(!w.home.join(".config/sometool").exists());
+    assert!(requests(&responder).is_empty());
+    let out = Toolbox::standard()
+        .call(
+            &ctx,
+            &ToolName::Shell.into(),
+            json!({ "command": command, "unsandboxed": true }),
+        )
+        .await;
+    denial(&out);
+    assert_eq!(requests(&responder).len(), 1);
+    assert!(!w.home.join(".config/sometool").exists());
+}

@@ -597,7 +597,15 @@ exec "$@""#;
                 Ok(c)
             });
             scanned.map(|c| {
-                if !c.refused.is_empty() {
+                // New entries a program leaves in configuration and start-up places (its
+                // own settings folder, a new start-up file) are not kept and not asked
+                // about on their own: the command's other changes stand, and those are
+                // named as not kept.
+                let only_declined = c.refused.iter().all(|r| {
+                    r.what == changes::Refused::CreateOutside
+                        && crate::laws::classify::is_sensitive_path(&r.path, &home)
+                });
+                if !only_declined {
                     return Settled {
                         held: Some(super::Held::new(layout, c.kept, c.refused)),
                         not_kept: Vec::new(),
@@ -605,7 +613,10 @@ exec "$@""#;
                     };
                 }
                 let applied = changes::apply(&c.kept);
-                let not_kept = applied.failed.clone();
+                let mut not_kept = applied.failed.clone();
+                not_kept.extend(c.refused.iter().filter(|r| !r.upper.is_dir() || is_empty_dir(&r.upper)).map(|r| {
+                    (r.path.clone(), DECLINED.to_string())
+                }));
                 drop(layout);
                 Settled {
                     held: None,
@@ -617,6 +628,14 @@ exec "$@""#;
         .await
         .map_err(|e| ToolError::Failed(format!("the sandbox's check of the changes failed: {e}")))?
         .map_err(|e| ToolError::Failed(format!("the sandbox could not read what the command changed, so nothing of it was kept: {e}")))
+    }
+
+    /// Why a new entry in a configuration or start-up place was not kept.
+    pub const DECLINED: &str = "artoo adds nothing to configuration and start-up places unasked; to add it, call shell again with the same command and \"unsandboxed\": true (the user is asked first)";
+
+    /// A folder with nothing in it.
+    fn is_empty_dir(dir: &Path) -> bool {
+        std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none())
     }
 
     /// bubblewrap's or the setup script's own failure, before the command ran.

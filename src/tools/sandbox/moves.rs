@@ -4,7 +4,9 @@
 //! move that replaces nothing loses nothing: the same bytes are still there, under
 //! another name. So each deletion whose entry reappears, identical, as a new entry
 //! becomes a [`Kept::Move`] when both ends are places a move may touch, and the new
-//! folders on the way to it are kept with it. Everything else stays as it was read.
+//! folders on the way to it are kept with it. An overwrite whose original reappears as a
+//! new file (a backup: `cp --backup`, `sed -i.bak`) is that move followed by a new file
+//! under the old name. Everything else stays as it was read.
 //!
 //! **Invariant:** a deletion is turned into a move only when a new entry holds exactly
 //! what the deleted one held (every byte, every name below a folder); a move never lands
@@ -35,9 +37,21 @@ pub fn pair(changes: &mut Changes, movable: &dyn Fn(&Path) -> bool) -> io::Resul
     let mut arrivals = arrivals(changes)?;
     let mut budget = MAX_COMPARED;
     let mut moves: Vec<(PathBuf, usize)> = Vec::new();
-    for r in changes.refused.iter().filter(|r| r.what == Refused::Delete) {
+    // A file overwritten after its original was kept under a new name (`cp --backup`,
+    // `sed -i.bak`) lost nothing either: the original moved, and new bytes took its name.
+    let mut replaced: Vec<PathBuf> = Vec::new();
+    for r in changes.refused.iter().filter(|r| {
+        matches!(
+            r.what,
+            Refused::Delete | Refused::Overwrite | Refused::Truncate
+        )
+    }) {
         let from = &r.path;
         if !movable(from) || budget == 0 {
+            continue;
+        }
+        let overwritten = r.what != Refused::Delete;
+        if overwritten && !fs::symlink_metadata(&r.upper).is_ok_and(|m| m.is_file()) {
             continue;
         }
         let Ok(meta) = fs::symlink_metadata(from) else {
@@ -66,6 +80,9 @@ pub fn pair(changes: &mut Changes, movable: &dyn Fn(&Path) -> bool) -> io::Resul
             if same {
                 arrivals[i].taken = true;
                 moves.push((from.clone(), i));
+                if overwritten {
+                    replaced.push(from.clone());
+                }
                 break;
             }
         }
@@ -82,7 +99,15 @@ pub fn pair(changes: &mut Changes, movable: &dyn Fn(&Path) -> bool) -> io::Resul
     let on_the_way = |p: &Path| moved_to.iter().any(|to| to.starts_with(p) && to != p);
     changes.kept.retain(|k| !under_a_move(k.real()));
     let mut refused = Vec::with_capacity(changes.refused.len());
+    let mut new_contents: Vec<Kept> = Vec::new();
     for r in std::mem::take(&mut changes.refused) {
+        if matches!(r.what, Refused::Overwrite | Refused::Truncate) && replaced.contains(&r.path) {
+            new_contents.push(Kept::File {
+                upper: r.upper,
+                real: r.path,
+            });
+            continue;
+        }
         if r.what == Refused::Delete && moved_from.contains(&&r.path) || under_a_move(&r.path) {
             continue;
         }
@@ -103,6 +128,8 @@ pub fn pair(changes: &mut Changes, movable: &dyn Fn(&Path) -> bool) -> io::Resul
             to: std::mem::take(&mut arrivals[i].real),
         });
     }
+    // After the moves: the new bytes under the name the original left.
+    changes.kept.extend(new_contents);
     Ok(())
 }
 
@@ -218,6 +245,39 @@ mod tests {
             "log a"
         );
         assert!(!real.join("a.log").exists());
+    }
+
+    #[test]
+    fn an_overwrite_whose_original_was_kept_under_a_new_name_loses_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (l, real, upper) = layer(tmp.path());
+        fs::write(real.join("report.md"), "old text").unwrap();
+        fs::write(upper.join("report.md"), "new text").unwrap();
+        fs::write(upper.join("report.md.bak"), "old text").unwrap();
+        let mut c = scan(&[l], &|_| Place::Keep, &|_| false).unwrap();
+        assert_eq!(c.refused.len(), 1, "{c:?}");
+        pair(&mut c, &|_| true).unwrap();
+        assert!(c.refused.is_empty(), "{:?}", c.refused);
+        let applied = apply(&c.kept);
+        assert!(applied.failed.is_empty(), "{:?}", applied.failed);
+        assert_eq!(
+            fs::read_to_string(real.join("report.md")).unwrap(),
+            "new text"
+        );
+        assert_eq!(
+            fs::read_to_string(real.join("report.md.bak")).unwrap(),
+            "old text"
+        );
+        // Without the kept original, the same overwrite stays one.
+        let tmp = tempfile::tempdir().unwrap();
+        let (l, real, upper) = layer(tmp.path());
+        fs::write(real.join("report.md"), "old text").unwrap();
+        fs::write(upper.join("report.md"), "new text").unwrap();
+        fs::write(upper.join("other.md"), "OLD TEXT").unwrap();
+        let mut c = scan(&[l], &|_| Place::Keep, &|_| false).unwrap();
+        pair(&mut c, &|_| true).unwrap();
+        assert_eq!(c.refused.len(), 1);
+        assert_eq!(c.refused[0].what, Refused::Overwrite);
     }
 
     #[test]
