@@ -173,6 +173,10 @@ pub fn denials(outcomes: &[&SubTaskOutcome]) -> Vec<FailedInput> {
 ///   and the failed call itself is never issued again in the task (the toolbox's memory
 ///   of failed calls), while its error text goes to the next attempt.
 ///
+/// A sub-task the user denied something in blocks no tool: a denial is the
+/// environment's answer about that effect (its target stays blocked, [`denials`]), not a
+/// sign that the tools were the wrong method.
+///
 /// [`ToolName::only_reads`]: crate::contracts::ToolName::only_reads
 pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
     let any_failed = outcomes.iter().any(|o| o.status == SubTaskStatus::Failed);
@@ -180,6 +184,11 @@ pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
     outcomes
         .iter()
         .filter(|o| !any_failed || o.status == SubTaskStatus::Failed)
+        .filter(|o| {
+            !o.tool_calls
+                .iter()
+                .any(|c| c.status == ToolCallStatus::Denied)
+        })
         .flat_map(|o| o.tool_calls.iter())
         .filter(|c| c.grounds())
         .map(|c| c.tool.clone())
@@ -404,6 +413,24 @@ mod tests {
             missing_resource(&url).as_deref(),
             Some("https://example.com/gone")
         );
+    }
+
+    #[test]
+    fn a_denial_blocks_its_target_and_never_the_tool() {
+        let o = outcome(vec![
+            call("shell", "ls ~/work", ToolCallStatus::Ok, None),
+            call(
+                "shell",
+                "mv ~/work/a.log ~/work/b.log",
+                ToolCallStatus::Denied,
+                Some("[LAW1] The user denied it"),
+            ),
+        ]);
+        assert!(tools_of_failing(&[&o]).is_empty());
+        assert_eq!(denials(&[&o])[0].target, "mv ~/work/a.log ~/work/b.log");
+        // The same sub-task without the denial: its clean shell call was the method.
+        let o = outcome(vec![call("shell", "ls ~/work", ToolCallStatus::Ok, None)]);
+        assert_eq!(tools_of_failing(&[&o]), vec![ToolRef::parse("shell")]);
     }
 
     #[test]
