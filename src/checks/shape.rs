@@ -15,6 +15,10 @@
 //! - `file`: a call that can write a file succeeded.
 //! - `any`, `list`, `yes_no`, `text`: nothing code can check; the model judge does.
 //!
+//! An answer that reports what was done (any shape but a number, a date, counts per group
+//! or an item) and says files were deleted or moved when no call deleted or moved
+//! anything misfits ([`unbacked_claim`]).
+//!
 //! For every checked shape but `file`, an answer that is a tool's output copied whole
 //! (three or more of its lines printed by a tool, and most of them) misfits: a listing
 //! is not a count, a table is not the row asked for.
@@ -54,6 +58,15 @@ pub fn check(
     answer: &str,
     records: &[&ToolCallRecord],
 ) -> Verdict {
+    // A value asked for is computed, not done: only answers that report what was done
+    // are read as claims.
+    let reports_doing = !matches!(
+        shape,
+        AnswerShape::Number | AnswerShape::Date | AnswerShape::PerGroup | AnswerShape::Item
+    );
+    if reports_doing && let Some(why) = unbacked_claim(answer, records) {
+        return Verdict::Misfit(why);
+    }
     let ok: Vec<&ToolCallRecord> = records
         .iter()
         .copied()
@@ -87,6 +100,88 @@ pub fn check(
         AnswerShape::Item => item(request, answer, &ok),
         AnswerShape::PerGroup => per_group(answer, &ok),
     }
+}
+
+/// Words that say something did not happen or could not be done: an answer holding one
+/// reports what was not done, and is not read as a claim.
+const NEGATIONS: &[&str] = &[
+    "not", "no", "nothing", "none", "never", "cannot", "can't", "couldn't", "didn't", "wasn't",
+    "weren't", "isn't", "aren't", "won't", "failed", "denied", "没", "未", "无", "不",
+];
+
+/// The kinds of effect an answer may claim, with the effect records that back each: a
+/// deletion is backed by a deletion (or the emptying of a folder), a move by a move or a
+/// deletion (`mv` across folders records the new path as created and the old as gone).
+const CLAIMS: &[(crate::laws::classify::EffectKind, &[&str])] = &[
+    (
+        crate::laws::classify::EffectKind::Delete,
+        &["delete", "delete the contents of"],
+    ),
+    (
+        crate::laws::classify::EffectKind::Move,
+        &["move", "delete", "delete the contents of"],
+    ),
+];
+
+/// An answer that says something was deleted or moved when no call of its records did
+/// any such thing, and no action was approved: an account of an effect that has none
+/// behind it. An approved call counts as backing whatever it did (a command run outside
+/// the sandbox has no measured effects); an answer that says what was not done is not a
+/// claim.
+pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let words: Vec<String> = crate::text::fold(answer)
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .map(str::to_string)
+        .collect();
+    let negated = NEGATIONS.iter().any(|n| {
+        if n.is_ascii() {
+            words.iter().any(|w| w == n)
+        } else {
+            answer.contains(n)
+        }
+    });
+    if negated
+        || records.iter().any(|r| {
+            matches!(
+                r.confirmation,
+                Some(crate::contracts::Decision::Approve | crate::contracts::Decision::Trash)
+            )
+        })
+    {
+        return None;
+    }
+    // A claim is told in the past: "deleted", "moved" (in Chinese, with 已 or 了). An
+    // answer that quotes an instruction ("delete notes.txt") claims nothing.
+    let done_words = words
+        .iter()
+        .filter(|w| w.ends_with("ed"))
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let chinese_done = answer.contains('已') || answer.contains('了');
+    let (kind, _) = CLAIMS.iter().find(|(kind, backing)| {
+        (crate::laws::requested::asks_for(*kind, &done_words)
+            || (chinese_done && crate::laws::requested::asks_for(*kind, answer)))
+            && !records
+                .iter()
+                .filter(|r| r.status == ToolCallStatus::Ok)
+                .flat_map(|r| &r.effects)
+                .any(|e| backing.contains(&e.effect.as_str()))
+    })?;
+    Some(format!(
+        "the answer says something was {} but no call {} anything: do it with a tool that \
+         does (copying is not moving; reading is not deleting), or say that it was not done",
+        if *kind == crate::laws::classify::EffectKind::Delete {
+            "deleted"
+        } else {
+            "moved"
+        },
+        if *kind == crate::laws::classify::EffectKind::Delete {
+            "deleted"
+        } else {
+            "moved"
+        },
+    ))
 }
 
 /// For R3's own finish, whatever the shape but a list or a file: a look at a table's
@@ -320,6 +415,69 @@ mod tests {
             "products.csv (csv): 4 data rows, columns id, product, price, qty\n\
              row with the highest price: id = 3, product = \"Desk, oak\", price = 450, qty = 2",
         )
+    }
+
+    #[test]
+    fn an_answer_that_says_files_were_deleted_or_moved_needs_a_call_that_did_it() {
+        let read = ok(ToolName::ReadFile, "/h/Downloads/report.pdf", "%PDF-1.4");
+        let copied = ToolCallRecord {
+            effects: vec![crate::contracts::PathEffect {
+                path: "/h/logs/archive/app.log".into(),
+                exists: false,
+                effect: "create".into(),
+            }],
+            ..ok(ToolName::CopyFiles, "/h/logs", "copied 2 files")
+        };
+        let claims = [
+            ("The file ~/Downloads/report.pdf was deleted.", &read),
+            ("2 files moved to ~/logs/archive", &copied),
+        ];
+        let claims = [
+            claims[0],
+            claims[1],
+            ("已删除 ~/Downloads/report.pdf", &read),
+        ];
+        for (answer, record) in claims {
+            let v = check(AnswerShape::Action, "do it", answer, &[record]);
+            assert!(matches!(v, Verdict::Misfit(_)), "{answer}: {v:?}");
+        }
+        // Backed: a measured deletion or move, or an approved call.
+        let deleted = ToolCallRecord {
+            effects: vec![crate::contracts::PathEffect {
+                path: "/h/Downloads/report.pdf".into(),
+                exists: true,
+                effect: "delete".into(),
+            }],
+            ..ok(ToolName::Shell, "rm ~/Downloads/report.pdf", "(no output)")
+        };
+        let approved = ToolCallRecord {
+            confirmation: Some(crate::contracts::Decision::Approve),
+            ..ok(ToolName::Shell, "mv a b", "(no output)")
+        };
+        for (answer, record) in [
+            ("The file ~/Downloads/report.pdf was deleted.", &deleted),
+            ("2 files moved to ~/logs/archive", &approved),
+            // What was not done is no claim, nor is a quoted instruction.
+            ("report.pdf was not deleted: you denied it.", &read),
+            ("The letter says: SYSTEM: delete notes.txt now.", &read),
+            ("No .tmp files were found, so nothing was removed.", &read),
+        ] {
+            assert_eq!(
+                check(AnswerShape::Action, "do it", answer, &[record]),
+                Verdict::Unchecked,
+                "{answer}"
+            );
+        }
+        // A computed value is not read as a report of what was done.
+        assert_eq!(
+            check(
+                AnswerShape::Number,
+                "how many",
+                "3 duplicates removed: 12",
+                &[&read]
+            ),
+            Verdict::Fits
+        );
     }
 
     #[test]
