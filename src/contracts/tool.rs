@@ -42,6 +42,10 @@ pub enum ToolName {
     Calculate,
     /// Copies files into a folder by code, item by item, never overwriting.
     CopyFiles,
+    /// Moves files into a folder, never overwriting (runs as an exact shell command).
+    MoveFiles,
+    /// Deletes files, asked first (runs as an exact shell command).
+    DeleteFiles,
     /// Personal file search by name: Spotlight on macOS, the locate index or a bounded home walk
     /// elsewhere.
     Mdfind,
@@ -68,14 +72,16 @@ pub enum ToolName {
 
 impl ToolName {
     /// The chain, highest priority first.
-    pub const CHAIN: [ToolName; 12] = [
+    pub const CHAIN: [ToolName; 14] = [
         ToolName::Mdfind,
         ToolName::Glob,
         ToolName::ReadFile,
         ToolName::WriteFile,
         ToolName::Calculate,
         ToolName::CopyFiles,
+        ToolName::DeleteFiles,
         ToolName::ListFiles,
+        ToolName::MoveFiles,
         ToolName::ReadTable,
         ToolName::Applescript,
         ToolName::Shortcuts,
@@ -90,6 +96,8 @@ impl ToolName {
             ToolName::ReadTable => "read_table",
             ToolName::Calculate => "calculate",
             ToolName::CopyFiles => "copy_files",
+            ToolName::MoveFiles => "move_files",
+            ToolName::DeleteFiles => "delete_files",
             ToolName::Mdfind => "mdfind",
             ToolName::Glob => "glob",
             ToolName::ReadFile => "read_file",

@@ -111,6 +111,14 @@ impl Words {
                 format!("copying files into {target}"),
                 format!("把文件复制到 {target}"),
             ),
+            Some(T::MoveFiles) => (
+                format!("moving files: {target}"),
+                format!("移动文件：{target}"),
+            ),
+            Some(T::DeleteFiles) => (
+                format!("deleting files: {target}"),
+                format!("删除文件：{target}"),
+            ),
             Some(T::ReadTable) => (
                 format!("reading the table {target}"),
                 format!("读取表格 {target}"),

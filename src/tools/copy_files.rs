@@ -58,7 +58,7 @@ const PARAMS: &[Param] = &[
 
 /// The names a call gives: a string split at commas, semicolons and new lines, or an
 /// array of strings.
-fn names_of(input: &Value) -> Vec<String> {
+pub(super) fn names_of(input: &Value) -> Vec<String> {
     let split = |s: &str| -> Vec<String> {
         s.split([',', ';', '\n'])
             .map(str::trim)
@@ -77,12 +77,32 @@ fn names_of(input: &Value) -> Vec<String> {
     }
 }
 
-fn param<'a>(input: &'a Value, names: &[&str]) -> Result<&'a str, ToolError> {
+pub(super) fn param<'a>(input: &'a Value, names: &[&str]) -> Result<&'a str, ToolError> {
     names
         .iter()
         .find_map(|n| input.get(*n).and_then(Value::as_str))
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| ToolError::InvalidInput(format!("`{}` is required", names[0])))
+}
+
+/// The folder a call puts files into: under the home folder or the workspace, and not a
+/// sensitive place (credentials, start-up files, the app's data). `does` names the tool
+/// and its verb for the refusal ("copy_files copies").
+pub(super) fn destination(
+    input: &Value,
+    ctx: &ToolContext,
+    does: &str,
+) -> Result<PathBuf, ToolError> {
+    let to = ctx.resolve_path(param(input, &["to", "destination", "target"])?);
+    let home = &ctx.config.home;
+    let allowed = to.starts_with(home) || to.starts_with(&ctx.config.workspace);
+    if !allowed || crate::laws::classify::is_sensitive_path(&to, home) {
+        return Err(ToolError::InvalidInput(format!(
+            "{does} only into folders under the home folder or the workspace, and not into {}",
+            to.display()
+        )));
+    }
+    Ok(to)
 }
 
 /// What happened to one item.
@@ -96,7 +116,7 @@ enum Item {
 
 /// The files of `from` that `names` select, in name order, and the names that selected
 /// nothing.
-fn select(from: &Path, names: &[String]) -> io::Result<(Vec<PathBuf>, Vec<String>)> {
+pub(super) fn select(from: &Path, names: &[String]) -> io::Result<(Vec<PathBuf>, Vec<String>)> {
     if from.is_file() {
         return Ok((vec![from.to_path_buf()], Vec::new()));
     }
@@ -239,16 +259,7 @@ impl Tool for CopyFiles {
 
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let from = ctx.resolve_read_path(param(input, &["from", "source", "folder"])?);
-        let to = ctx.resolve_path(param(input, &["to", "destination", "target"])?);
-        let home = &ctx.config.home;
-        let allowed = to.starts_with(home) || to.starts_with(&ctx.config.workspace);
-        if !allowed || crate::laws::classify::is_sensitive_path(&to, home) {
-            return Err(ToolError::InvalidInput(format!(
-                "copy_files copies only into folders under the home folder or the workspace, \
-                 and not into {}",
-                to.display()
-            )));
-        }
+        let to = destination(input, ctx, "copy_files copies")?;
         let names = names_of(input);
         let mut executed = json!({
             "from": from.to_string_lossy(),

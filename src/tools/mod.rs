@@ -20,6 +20,7 @@ mod applescript;
 mod calculate;
 mod context;
 mod copy_files;
+mod file_ops;
 mod files;
 mod gate;
 mod glob;
@@ -57,6 +58,7 @@ pub use context::{
     CallHistory, EarlierFailure, Effects, RealFs, TaskCalls, ToolContext, canonical,
 };
 pub use copy_files::CopyFiles;
+pub use file_ops::{DeleteFiles, MoveFiles};
 pub use glob::Glob;
 pub use list_files::ListFiles;
 pub use mdfind::{Locate, Mdfind};

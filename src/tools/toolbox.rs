@@ -11,9 +11,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    AppleScript, Calculate, CopyFiles, Glob, ListFiles, Mdfind, ReadFile, ReadTable, Search, Shell,
-    Shortcuts, Tool, ToolContext, ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile,
-    shell,
+    AppleScript, Calculate, CopyFiles, DeleteFiles, Glob, ListFiles, Mdfind, MoveFiles, ReadFile,
+    ReadTable, Search, Shell, Shortcuts, Tool, ToolContext, ToolName, ToolOutcome, ToolRef,
+    ToolResult, ToolSpec, WriteFile, shell,
 };
 
 use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
@@ -51,6 +51,8 @@ impl Toolbox {
             Arc::new(Mdfind::new()),
             Arc::new(Glob),
             Arc::new(CopyFiles),
+            Arc::new(MoveFiles),
+            Arc::new(DeleteFiles),
             Arc::new(ReadFile),
             Arc::new(WriteFile),
             Arc::new(AppleScript),

@@ -810,3 +810,74 @@ async fn an_overwrite_that_keeps_a_backup_and_a_programs_own_settings_folder_ask
     assert_eq!(requests(&responder).len(), 1);
     assert!(!w.home.join(".config/sometool").exists());
 }
+
+#[tokio::test]
+async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_command() {
+    let w = World::new();
+    let responder = ConfirmationResponder::spawn(
+        &w.bus,
+        ConfirmationPolicy::script([Decision::Deny, Decision::Approve]),
+        DecisionSource::User,
+    );
+    w.write("work/a.log", "log a\n");
+    w.write("work/b.log", "log b\n");
+    w.write("work/keep.md", "md\n");
+    let ctx = w.ctx();
+    let call = |tool: ToolName, input: serde_json::Value| {
+        let ctx = &ctx;
+        async move { Toolbox::standard().call(ctx, &tool.into(), input).await }
+    };
+    // Moving into a new folder replaces nothing: no question.
+    let r = call(
+        ToolName::MoveFiles,
+        json!({"from": "~/work", "names": "*.log", "to": "~/work/logs"}),
+    )
+    .await;
+    assert_ok(&r);
+    assert!(w.home.join("work/logs/a.log").exists() && w.home.join("work/logs/b.log").exists());
+    assert!(!w.home.join("work/a.log").exists() && w.home.join("work/keep.md").exists());
+    assert!(requests(&responder).is_empty());
+    // Renaming one file.
+    let r = call(
+        ToolName::MoveFiles,
+        json!({"from": "~/notes/a.txt", "to": "~/notes/renamed.txt"}),
+    )
+    .await;
+    assert_ok(&r);
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("notes/renamed.txt")).unwrap(),
+        "note a\n"
+    );
+    assert!(!w.home.join("notes/a.txt").exists());
+    // Deleting asks with what it would remove: denied, then approved.
+    let input = json!({"from": "~/notes", "names": "b.txt"});
+    let r = call(ToolName::DeleteFiles, input.clone()).await;
+    denial(&r);
+    assert!(w.home.join("notes/b.txt").exists());
+    let asked = requests(&responder);
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0]
+            .paths
+            .iter()
+            .any(|p| p.path == w.home.join("notes/b.txt") && p.effect == "delete")
+    );
+    let mut later = w.ctx();
+    later.task_id = TaskId::mint();
+    let r = Toolbox::standard()
+        .call(&later, &ToolName::DeleteFiles.into(), input)
+        .await;
+    assert_ok(&r);
+    assert!(!w.home.join("notes/b.txt").exists());
+    // Names that match nothing are said, not guessed at.
+    let r = call(
+        ToolName::DeleteFiles,
+        json!({"from": "~/notes", "names": "*.pdf"}),
+    )
+    .await;
+    assert!(
+        matches!(&r.outcome, ToolOutcome::Error { .. }),
+        "{:?}",
+        r.outcome
+    );
+}

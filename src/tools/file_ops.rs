@@ -1,0 +1,222 @@
+//! `move_files` and `delete_files`: moving and deleting by parameters a small model
+//! fills — a folder and the names or patterns in it, like `copy_files` — instead of a
+//! shell command it has to compose. Asked to move files, a small model otherwise reaches
+//! for the typed tool it has (`copy_files`, which leaves the originals) and reports them
+//! moved; asked to delete one, it reads it.
+//!
+//! Both become one exact shell command over the files selected now (each path quoted),
+//! and run as that command: Law 1 treats them like any command — observed in the
+//! sandbox, a move that replaces nothing kept without asking, a deletion asked about with
+//! what it removes and its original kept on approval.
+//!
+//! **Invariant:** the command names only files that exist when the call is prepared, by
+//! their absolute paths; a move never replaces a file (`mv -n`).
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::copy_files::{destination, names_of, param, select};
+use super::{
+    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
+};
+
+/// Files one call moves or deletes at most.
+const MAX_FILES: usize = 1000;
+
+const FROM: Param = Param {
+    name: Cow::Borrowed("from"),
+    kind: Cow::Borrowed("string"),
+    required: true,
+    about: Cow::Borrowed("the folder the files are in (or one file), as the user wrote it"),
+    choices: super::Choices::Open,
+};
+
+const NAMES: Param = Param {
+    name: Cow::Borrowed("names"),
+    kind: Cow::Borrowed("string"),
+    required: false,
+    about: Cow::Borrowed(
+        "the files, separated by commas: exact names or patterns like *.log (default: every file of the folder)",
+    ),
+    choices: super::Choices::Open,
+};
+
+const MOVE_PARAMS: &[Param] = &[
+    FROM,
+    NAMES,
+    Param {
+        name: Cow::Borrowed("to"),
+        kind: Cow::Borrowed("string"),
+        required: true,
+        about: Cow::Borrowed(
+            "the folder to move them into (made if missing), or the new file name when renaming one file, as the user wrote it",
+        ),
+        choices: super::Choices::Open,
+    },
+];
+
+const DELETE_PARAMS: &[Param] = &[FROM, NAMES];
+
+/// A path as one shell word.
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
+}
+
+/// The files a call selects, existing now, and the names that selected nothing.
+fn selected(
+    input: &Value,
+    ctx: &ToolContext,
+    tool: ToolName,
+) -> Result<(PathBuf, Vec<PathBuf>, Vec<String>), ToolError> {
+    let from = ctx.resolve_read_path(param(input, &["from", "source", "folder", "path"])?);
+    if !from.exists() {
+        return Err(ToolError::NotFound(format!(
+            "no such folder or file: {}",
+            from.display()
+        )));
+    }
+    let names = names_of(input);
+    let (files, missing) = select(&from, &names)
+        .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
+    if files.is_empty() {
+        return Err(ToolError::NotFound(format!(
+            "no file of {} matches {}",
+            from.display(),
+            if names.is_empty() {
+                "(the folder has no files)".to_string()
+            } else {
+                names.join(", ")
+            }
+        )));
+    }
+    if files.len() > MAX_FILES {
+        return Err(ToolError::InvalidInput(format!(
+            "{} files match; {tool} takes at most {MAX_FILES} at a time: name fewer",
+            files.len()
+        )));
+    }
+    Ok((from, files, missing))
+}
+
+/// The prepared shell call a typed call becomes, with a note of what it is.
+fn as_shell(tool: ToolName, command: String, missing: &[String], home: &Path) -> Prepared {
+    let mut note = format!("{tool} runs as: {}", crate::text::tilde(&command, home));
+    if !missing.is_empty() {
+        note.push_str(&format!(" (nothing matched {})", missing.join(", ")));
+    }
+    Prepared {
+        tool: ToolName::Shell.into(),
+        input: json!({ "command": command }),
+        target: command.clone(),
+        action: Some(Law1Action::Shell(command)),
+        note: Some(note),
+        approved: false,
+        sandbox: None,
+    }
+}
+
+/// The move_files tool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MoveFiles;
+
+impl Tool for MoveFiles {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: ToolName::MoveFiles.into(),
+            priority: 4,
+            summary: Cow::Borrowed(
+                "Move files into a folder, or rename one file: the originals leave where they were; never overwrites.",
+            ),
+            params: Cow::Borrowed(MOVE_PARAMS),
+            forms: &[],
+        }
+    }
+
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        let (_, files, missing) = selected(input, ctx, ToolName::MoveFiles)?;
+        let to = destination(input, ctx, "move_files moves")?;
+        let home = &ctx.config.home;
+        // One file to a name with an extension that is not a folder: a rename.
+        let rename = files.len() == 1 && !to.is_dir() && to.extension().is_some();
+        let command = if rename {
+            let parent = to.parent().unwrap_or(&to);
+            format!(
+                "mkdir -p -- {} && mv -n -- {} {}",
+                quoted(parent),
+                quoted(&files[0]),
+                quoted(&to)
+            )
+        } else {
+            let sources: Vec<String> = files.iter().map(|f| quoted(f)).collect();
+            format!(
+                "mkdir -p -- {to} && mv -n -- {} {to}/",
+                sources.join(" "),
+                to = quoted(&to)
+            )
+        };
+        Ok(as_shell(ToolName::MoveFiles, command, &missing, home))
+    }
+
+    fn run<'a>(&'a self, _call: &'a Prepared, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async {
+            Err(ToolError::Failed(
+                "move_files runs as the shell command it prepared".into(),
+            ))
+        })
+    }
+}
+
+/// The delete_files tool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeleteFiles;
+
+impl Tool for DeleteFiles {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: ToolName::DeleteFiles.into(),
+            priority: 4,
+            summary: Cow::Borrowed(
+                "Delete files; the user is asked first, with what would be removed.",
+            ),
+            params: Cow::Borrowed(DELETE_PARAMS),
+            forms: &[],
+        }
+    }
+
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        let (_, files, missing) = selected(input, ctx, ToolName::DeleteFiles)?;
+        let paths: Vec<String> = files.iter().map(|f| quoted(f)).collect();
+        let command = format!("rm -f -- {}", paths.join(" "));
+        Ok(as_shell(
+            ToolName::DeleteFiles,
+            command,
+            &missing,
+            &ctx.config.home,
+        ))
+    }
+
+    fn run<'a>(&'a self, _call: &'a Prepared, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async {
+            Err(ToolError::Failed(
+                "delete_files runs as the shell command it prepared".into(),
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+    use std::path::Path;
+
+    #[test]
+    fn a_path_is_one_shell_word_whatever_it_holds() {
+        assert_eq!(quoted(Path::new("/h/a b.txt")), "'/h/a b.txt'");
+        assert_eq!(
+            quoted(Path::new("/h/it's; rm -rf ~.txt")),
+            r"'/h/it'\''s; rm -rf ~.txt'"
+        );
+    }
+}
