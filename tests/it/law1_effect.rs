@@ -115,7 +115,7 @@ async fn run(w: &World, command: &str) -> Ran {
         .iter()
         .filter(|(p, e)| match (e, after.get(*p)) {
             (Some((bytes, mode)), Some(Some((now, now_mode)))) if bytes == now => mode != now_mode,
-            (Some((bytes, _)), _) => !kept.contains(bytes),
+            (Some((bytes, _)), _) => bytes.is_empty() || !kept.contains(bytes),
             (None, _) => false,
         })
         .map(|(p, _)| p.clone())
