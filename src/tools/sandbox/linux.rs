@@ -14,8 +14,9 @@
 //!    file (`Grants::hidden`).
 //! 3. It enters a second user namespace mapped to the user's own id — which locks every
 //!    mount as it is, read-only flags included — drops every capability, sets
-//!    no-new-privileges and limits the processes and memory of the command (a fork bomb
-//!    stops at the limit), then runs `bash -c COMMAND` in the workspace.
+//!    no-new-privileges and limits the processes, memory and processor time of the
+//!    command (a fork bomb stops at the limit; a process spinning on every core cannot use
+//!    more than the call's time on each), then runs `bash -c COMMAND` in the workspace.
 //!
 //! bubblewrap 0.8 (Debian 12) has no overlay options, so step 2 is done inside; the
 //! nested namespace of step 3 is what keeps the command from undoing steps 1 and 2.
@@ -29,12 +30,12 @@ use std::path::{Path, PathBuf};
 
 use super::changes::Layer;
 
-/// The setup script (`sh -c`): `UID GID CWD NPROC DATA N (LOWER UPPER WORK)×N M HIDDEN×M
-/// COMMAND…`.
+/// The setup script (`sh -c`): `UID GID CWD NPROC DATA CPU N (LOWER UPPER WORK)×N M
+/// HIDDEN×M COMMAND…`.
 const SETUP: &str = r#"set -u
 fail() { echo "artoo-sandbox: $*" >&2; exit 125; }
-u=$1 g=$2 cwd=$3 nproc=$4 data=$5 n=$6
-shift 6
+u=$1 g=$2 cwd=$3 nproc=$4 data=$5 cpu=$6 n=$7
+shift 7
 while [ "$n" -gt 0 ]; do
   mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3,userxattr" "$1" ||
     fail "cannot mount an overlay on $1"
@@ -56,7 +57,7 @@ cd "$cwd" || fail "cannot enter $cwd"
 exec </dev/null
 command -v unshare >/dev/null && command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
   fail "unshare, setpriv and prlimit (util-linux) are needed"
-exec unshare --user --mount --map-user="$u" --map-group="$g" -- setpriv --no-new-privs --inh-caps=-all --bounding-set=-all -- prlimit --nproc="$nproc" --data="$data" -- "$@"
+exec unshare --user --mount --map-user="$u" --map-group="$g" -- setpriv --no-new-privs --inh-caps=-all --bounding-set=-all -- prlimit --nproc="$nproc" --data="$data" --cpu="$cpu" -- "$@"
 "#;
 
 /// Processes one call may run at once (its own and the user's other processes count
@@ -196,6 +197,8 @@ pub fn unusable(temp_root: &Path, roots: &[PathBuf]) -> Option<String> {
 /// What one sandboxed call may do beyond reading, and what it may not see.
 pub struct Grants {
     pub network: bool,
+    /// Seconds of processor time each process of the call may use.
+    pub cpu_secs: u64,
     /// Credential stores replaced by an empty folder or file inside.
     pub hidden: Vec<PathBuf>,
 }
@@ -270,6 +273,7 @@ pub fn bwrap_args(
     a.push(cwd.into());
     a.push(MAX_PROCESSES.to_string().into());
     a.push(max_data().to_string().into());
+    a.push(grants.cpu_secs.max(1).to_string().into());
     a.push(layout.layers.len().to_string().into());
     for (layer, work) in &layout.layers {
         a.push(layer.real.clone().into());

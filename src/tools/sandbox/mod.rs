@@ -471,6 +471,10 @@ exec "$@""#;
             &Grants {
                 network: at.plan.network,
                 hidden,
+                // Processor time beyond the call's own time on every core is a runaway.
+                cpu_secs: at.timeout.as_secs().saturating_mul(
+                    std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
+                ),
             },
             linux::ids(),
             at.workspace,
