@@ -1760,9 +1760,12 @@ export type McpToolStatus = {
 	name: ToolRef,
 	/**  The tool's description as the server gave it, cut to one short line. */
 	summary: string,
-	/**  Declares `readOnlyHint: true` (runs without asking while unchanged). */
+	/**
+	 *  Declares `readOnlyHint: true` (runs without asking once a call of this
+	 *  definition was approved).
+	 */
 	read_only: boolean,
-	/**  Its definition changed since it was first trusted (asks before each call). */
+	/**  Its definition changed since a call of it was approved (asks before each call). */
 	changed: boolean,
 };
 
