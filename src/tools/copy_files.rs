@@ -54,6 +54,8 @@ const PARAMS: &[Param] = &[
         about: Cow::Borrowed("the folder to copy into (made if missing), as the user wrote it"),
         choices: super::Choices::Open,
     },
+    MIN_SIZE,
+    MAX_SIZE,
 ];
 
 /// The names a call gives: a string split at commas, semicolons and new lines, or an
@@ -105,6 +107,71 @@ pub(super) fn destination(
     Ok(to)
 }
 
+/// Bounds on the size of the files a call selects, from `min_size` and `max_size`
+/// (sizes with units: `0`, `500KB`, `2 GB`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Sizes {
+    pub(super) min: Option<u64>,
+    pub(super) max: Option<u64>,
+}
+
+impl Sizes {
+    /// The bounds a call gives; a size that cannot be read is an error naming it.
+    pub(super) fn of(input: &Value) -> Result<Self, ToolError> {
+        let bound = |key: &str| -> Result<Option<u64>, ToolError> {
+            match input.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Number(n)) => Ok(n.as_u64()),
+                Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+                Some(Value::String(s)) => super::files::parse_size(s).map(Some).ok_or_else(|| {
+                    ToolError::InvalidInput(format!(
+                        "`{key}` must be a size like 0, 500KB or 2 GB, got {s:?}"
+                    ))
+                }),
+                Some(other) => Err(ToolError::InvalidInput(format!(
+                    "`{key}` must be a size like 0, 500KB or 2 GB, got {other}"
+                ))),
+            }
+        };
+        Ok(Self {
+            min: bound("min_size")?,
+            max: bound("max_size")?,
+        })
+    }
+
+    fn admits(self, len: u64) -> bool {
+        self.min.is_none_or(|m| len >= m) && self.max.is_none_or(|m| len <= m)
+    }
+
+    /// The bounds as the call's input writes them back.
+    pub(super) fn write(self, input: &mut Value) {
+        if let Some(m) = self.min {
+            input["min_size"] = json!(m);
+        }
+        if let Some(m) = self.max {
+            input["max_size"] = json!(m);
+        }
+    }
+}
+
+/// The lower size bound of the tools that select files by name.
+pub(super) const MIN_SIZE: Param = Param {
+    name: Cow::Borrowed("min_size"),
+    kind: Cow::Borrowed("string"),
+    required: false,
+    about: Cow::Borrowed("only files of at least this size, like 500KB or 2 GB"),
+    choices: super::Choices::Open,
+};
+
+/// The upper size bound of the tools that select files by name.
+pub(super) const MAX_SIZE: Param = Param {
+    name: Cow::Borrowed("max_size"),
+    kind: Cow::Borrowed("string"),
+    required: false,
+    about: Cow::Borrowed("only files of at most this size, like 500KB or 2 GB"),
+    choices: super::Choices::Open,
+};
+
 /// What happened to one item.
 #[derive(Debug, PartialEq, Eq)]
 enum Item {
@@ -116,13 +183,22 @@ enum Item {
 
 /// The files of `from` that `names` select, in name order, and the names that selected
 /// nothing.
-pub(super) fn select(from: &Path, names: &[String]) -> io::Result<(Vec<PathBuf>, Vec<String>)> {
+pub(super) fn select(
+    from: &Path,
+    names: &[String],
+    sizes: Sizes,
+) -> io::Result<(Vec<PathBuf>, Vec<String>)> {
     if from.is_file() {
-        return Ok((vec![from.to_path_buf()], Vec::new()));
+        let fits = sizes.admits(std::fs::metadata(from)?.len());
+        return Ok((
+            fits.then(|| from.to_path_buf()).into_iter().collect(),
+            Vec::new(),
+        ));
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(from)?
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| e.metadata().is_ok_and(|m| sizes.admits(m.len())))
         .map(|e| e.path())
         .collect();
     files.sort();
@@ -190,14 +266,19 @@ fn copy_one(file: &Path, to: &Path) -> Item {
 
 /// Copies what `names` select from `from` into `to`; `Err` only when nothing at all
 /// could be looked at.
-fn copy_all(from: &Path, names: &[String], to: &Path) -> Result<Vec<Item>, ToolError> {
+fn copy_all(
+    from: &Path,
+    names: &[String],
+    sizes: Sizes,
+    to: &Path,
+) -> Result<Vec<Item>, ToolError> {
     if !from.exists() {
         return Err(ToolError::NotFound(format!(
             "no such folder or file: {}",
             from.display()
         )));
     }
-    let (files, missing) = select(from, names)
+    let (files, missing) = select(from, names, sizes)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
     if files.len() > MAX_FILES {
         return Err(ToolError::InvalidInput(format!(
@@ -268,6 +349,7 @@ impl Tool for CopyFiles {
         if !names.is_empty() {
             executed["names"] = json!(names.join(", "));
         }
+        Sizes::of(input)?.write(&mut executed);
         Ok(Prepared::plain(
             ToolName::CopyFiles,
             executed,
@@ -280,9 +362,10 @@ impl Tool for CopyFiles {
             let from = ctx.resolve_read_path(param(&call.input, &["from"])?);
             let to = ctx.resolve_path(param(&call.input, &["to"])?);
             let names = names_of(&call.input);
+            let sizes = Sizes::of(&call.input)?;
             let items = {
                 let (from, to) = (from.clone(), to.clone());
-                tokio::task::spawn_blocking(move || copy_all(&from, &names, &to))
+                tokio::task::spawn_blocking(move || copy_all(&from, &names, sizes, &to))
                     .await
                     .map_err(|e| ToolError::Failed(format!("the copy did not complete: {e}")))??
             };
@@ -319,6 +402,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sizes_bound_what_a_call_selects() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("empty.log"), "").unwrap();
+        std::fs::write(dir.path().join("small.log"), "x").unwrap();
+        std::fs::write(dir.path().join("big.log"), vec![b'x'; 2_000]).unwrap();
+        let names = |sizes: Sizes| -> Vec<String> {
+            select(dir.path(), &["*.log".to_string()], sizes)
+                .unwrap()
+                .0
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        let of = |input: serde_json::Value| Sizes::of(&input).unwrap();
+        assert_eq!(names(of(json!({"max_size": "0"}))), ["empty.log"]);
+        assert_eq!(names(of(json!({"min_size": "1KB"}))), ["big.log"]);
+        assert_eq!(
+            names(of(json!({"min_size": null, "max_size": null}))),
+            ["big.log", "empty.log", "small.log"]
+        );
+        assert!(Sizes::of(&json!({"max_size": "a lot"})).is_err());
+    }
+
+    #[test]
     fn each_item_is_copied_on_its_own_and_a_missing_one_is_named() {
         let dir = tempfile::tempdir().expect("dir");
         let from = dir.path().join("docs");
@@ -329,7 +436,7 @@ mod tests {
         let names: Vec<String> = ["lease.pdf", "warranty.pdf", "insurance.pdf"]
             .map(String::from)
             .to_vec();
-        let items = copy_all(&from, &names, &to).expect("copied");
+        let items = copy_all(&from, &names, Sizes::default(), &to).expect("copied");
         assert_eq!(
             items,
             vec![
@@ -364,7 +471,7 @@ mod tests {
         std::fs::write(from.join("b.MD"), "b").expect("b");
         std::fs::write(from.join("c.txt"), "c").expect("c");
         std::fs::write(to.join("a.md"), "the user's a").expect("old a");
-        let items = copy_all(&from, &["*.md".to_string()], &to).expect("copied");
+        let items = copy_all(&from, &["*.md".to_string()], Sizes::default(), &to).expect("copied");
         assert_eq!(
             items,
             vec![Item::Exists(to.join("a.md")), Item::Copied(to.join("b.MD"))]
@@ -375,10 +482,10 @@ mod tests {
         );
         assert!(!to.join("c.txt").exists());
         // Every file when no names are given; a missing source folder is an error.
-        let all = copy_all(&from, &[], &dir.path().join("all")).expect("all");
+        let all = copy_all(&from, &[], Sizes::default(), &dir.path().join("all")).expect("all");
         assert_eq!(all.len(), 3);
         assert!(matches!(
-            copy_all(&dir.path().join("nope"), &[], &to),
+            copy_all(&dir.path().join("nope"), &[], Sizes::default(), &to),
             Err(ToolError::NotFound(_))
         ));
     }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::copy_files::{destination, names_of, param, select};
+use super::copy_files::{MAX_SIZE, MIN_SIZE, Sizes, destination, names_of, param, select};
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
 };
@@ -46,6 +46,8 @@ const NAMES: Param = Param {
 const MOVE_PARAMS: &[Param] = &[
     FROM,
     NAMES,
+    MIN_SIZE,
+    MAX_SIZE,
     Param {
         name: Cow::Borrowed("to"),
         kind: Cow::Borrowed("string"),
@@ -57,7 +59,7 @@ const MOVE_PARAMS: &[Param] = &[
     },
 ];
 
-const DELETE_PARAMS: &[Param] = &[FROM, NAMES];
+const DELETE_PARAMS: &[Param] = &[FROM, NAMES, MIN_SIZE, MAX_SIZE];
 
 /// A path as one shell word.
 fn quoted(path: &Path) -> String {
@@ -78,16 +80,21 @@ fn selected(
         )));
     }
     let names = names_of(input);
-    let (files, missing) = select(&from, &names)
+    let (files, missing) = select(&from, &names, Sizes::of(input)?)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
     if files.is_empty() {
         return Err(ToolError::NotFound(format!(
-            "no file of {} matches {}",
+            "no file of {} matches {}{}",
             from.display(),
             if names.is_empty() {
                 "(the folder has no files)".to_string()
             } else {
                 names.join(", ")
+            },
+            if Sizes::of(input)? == Sizes::default() {
+                ""
+            } else {
+                " within the sizes given"
             }
         )));
     }

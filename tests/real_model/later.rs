@@ -192,7 +192,30 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written after the tools that act on files learned to select by size.
+    Task {
+        name: "move_large_downloads",
+        turns: &["Move the files larger than 1 MB in ~/Downloads/mixed into ~/Downloads/big."],
+        // A move that replaces nothing: no question.
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                LARGE.iter().all(|f| {
+                    s.exists(&format!("Downloads/big/{f}"))
+                        && !s.exists(&format!("Downloads/mixed/{f}"))
+                }) && SMALL
+                    .iter()
+                    .all(|f| s.exists(&format!("Downloads/mixed/{f}")))
+                    && !s.abandoned,
+                "video.mp4 and backup.zip in ~/Downloads/big; the small files left in mixed",
+            )
+        },
+    },
 ];
+
+/// `~/Downloads/mixed`: files over 1 MB, and under.
+const LARGE: [&str; 2] = ["video.mp4", "backup.zip"];
+const SMALL: [&str; 3] = ["notes.txt", "photo.jpg", "report.pdf"];
 
 /// `~/notes/draft-v2.txt`, to be renamed.
 const DRAFT: &str = "Dear team,\nthe launch moves to June.\n";
@@ -212,6 +235,11 @@ fn make_home(home: &Path) {
     put(home, "logs/old/boot.log", b"");
     put(home, "logs/old/sync.log", b"");
     put(home, "logs/old/cron.log", b"started\n");
+    put(home, "Downloads/mixed/video.mp4", &vec![7u8; 3_000_000]);
+    put(home, "Downloads/mixed/backup.zip", &vec![9u8; 1_500_000]);
+    put(home, "Downloads/mixed/notes.txt", b"milk\n");
+    put(home, "Downloads/mixed/photo.jpg", &vec![1u8; 400_000]);
+    put(home, "Downloads/mixed/report.pdf", &vec![2u8; 900_000]);
     put(
         home,
         "data/survey.csv",
@@ -222,7 +250,7 @@ r-003,18-24,Japan,3,\"slow on Sundays\"\n",
     );
 }
 
-task_tests!(SUITE, at_least = 8;
+task_tests!(SUITE, at_least = 9;
     lyon_sales_total,
     products_in_catalog,
     weeks_between_dates,
@@ -231,6 +259,7 @@ task_tests!(SUITE, at_least = 8;
     survey_columns,
     rename_draft,
     delete_empty_logs,
+    move_large_downloads,
 );
 
 mod judges {
@@ -343,5 +372,45 @@ mod judges {
             &Outcome::answer("Deleted boot.log and sync.log."),
             remove,
         );
+    }
+
+    #[test]
+    fn move_large_downloads() {
+        let done = Outcome::answer("Moved video.mp4 and backup.zip into ~/Downloads/big.");
+        let mv = |home: &std::path::Path, f: &str| {
+            copy(
+                home,
+                &format!("Downloads/mixed/{f}"),
+                &format!("Downloads/big/{f}"),
+            );
+            std::fs::remove_file(home.join(format!("Downloads/mixed/{f}"))).unwrap();
+        };
+        accepts(&SUITE, "move_large_downloads", &done, |home| {
+            mv(home, "video.mp4");
+            mv(home, "backup.zip");
+        });
+        // Everything moved, the large ones only copied, or one left behind.
+        rejects(&SUITE, "move_large_downloads", &done, |home| {
+            for f in [
+                "video.mp4",
+                "backup.zip",
+                "notes.txt",
+                "photo.jpg",
+                "report.pdf",
+            ] {
+                mv(home, f);
+            }
+        });
+        rejects(&SUITE, "move_large_downloads", &done, |home| {
+            copy(home, "Downloads/mixed/video.mp4", "Downloads/big/video.mp4");
+            copy(
+                home,
+                "Downloads/mixed/backup.zip",
+                "Downloads/big/backup.zip",
+            );
+        });
+        rejects(&SUITE, "move_large_downloads", &done, |home| {
+            mv(home, "video.mp4")
+        });
     }
 }

@@ -112,10 +112,18 @@ fn param_schema(p: &Param, bounded: bool, seen: &Seen) -> Value {
 /// call, `null` when not wanted (a null is dropped before the tool reads the call). Not
 /// every optional parameter: asked to write all of read_table's, the model filled a row
 /// filter nobody wanted and averaged over no rows.
-const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[(
-    ToolName::ListFiles,
-    &["extensions", "limit", "recursive", "sort"],
-)];
+const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[
+    (
+        ToolName::ListFiles,
+        &["extensions", "limit", "recursive", "sort"],
+    ),
+    (ToolName::CopyFiles, SELECTION),
+    (ToolName::MoveFiles, SELECTION),
+    (ToolName::DeleteFiles, SELECTION),
+];
+
+/// How the tools that act on files select them: by name and by size.
+const SELECTION: &[&str] = &["names", "min_size", "max_size"];
 
 /// `schema`, also accepting `null`.
 fn nullable(schema: &Value) -> Value {

@@ -24,6 +24,7 @@
 //! has no other dependency on the crate.
 
 mod params;
+pub(crate) use params::parse_size;
 mod report;
 mod scan;
 #[cfg(test)]

@@ -401,7 +401,7 @@ fn size(name: &str, v: &Value) -> Result<u64, String> {
 
 /// Bytes from text such as `1MB`, `500 KB`, `2 GiB`, `1.5g`, `1,000,000`: decimal units
 /// are 1000-based, binary (`KiB`) 1024-based; no unit means bytes.
-pub(super) fn parse_size(text: &str) -> Option<u64> {
+pub(crate) fn parse_size(text: &str) -> Option<u64> {
     let compact: String = text
         .trim()
         .to_lowercase()
