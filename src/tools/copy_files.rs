@@ -43,7 +43,7 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: false,
         about: Cow::Borrowed(
-            "the files to copy, separated by commas: exact names or patterns like *.md (default: every file of the folder)",
+            "the files to copy, separated by commas: exact names, or patterns with * and ? (default: every file of the folder)",
         ),
         choices: super::Choices::Open,
     },

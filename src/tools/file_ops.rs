@@ -38,7 +38,7 @@ const NAMES: Param = Param {
     kind: Cow::Borrowed("string"),
     required: false,
     about: Cow::Borrowed(
-        "the files, separated by commas: exact names or patterns like *.log (default: every file of the folder)",
+        "the files, separated by commas: exact names, or patterns with * and ? (default: every file of the folder)",
     ),
     choices: super::Choices::Open,
 };
@@ -82,6 +82,14 @@ fn selected(
     let names = names_of(input);
     let (files, missing) = select(&from, &names, Sizes::of(input)?)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
+    if files.is_empty()
+        && let Some(done) = done_before(ctx, &from)
+    {
+        return Err(ToolError::Failed(format!(
+            "nothing matches any more: earlier in this sub-task {done}. That is done; do not \
+             call {tool} again for it, finish with what was done"
+        )));
+    }
     if files.is_empty() {
         return Err(ToolError::NotFound(format!(
             "no file of {} matches {}{}",
@@ -105,6 +113,28 @@ fn selected(
         )));
     }
     Ok((from, files, missing))
+}
+
+/// What earlier calls of this sub-task already deleted or moved out of `from`, in words,
+/// when any did: a second call that finds nothing left is the first call's success, not
+/// a missing folder.
+fn done_before(ctx: &ToolContext, from: &Path) -> Option<String> {
+    let records = ctx.history.records();
+    let mut gone: Vec<String> = Vec::new();
+    for e in records.iter().flat_map(|r| &r.effects) {
+        let left = matches!(e.effect.as_str(), "delete" | "delete the contents of")
+            && e.path.starts_with(from);
+        let arrived = e.effect == "move";
+        if left || arrived {
+            let name = e
+                .path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let verb = if left { "deleted" } else { "moved" };
+            gone.push(format!("{verb} {name}"));
+        }
+    }
+    (!gone.is_empty()).then(|| gone.join(", "))
 }
 
 /// The prepared shell call a typed call becomes, with a note of what it is.

@@ -869,6 +869,19 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
         .await;
     assert_ok(&r);
     assert!(!w.home.join("notes/b.txt").exists());
+    // Asked again in the same sub-task: what is gone is the first call's success.
+    let again = Toolbox::standard()
+        .call(
+            &later,
+            &ToolName::DeleteFiles.into(),
+            json!({"from": "~/notes", "names": "b.txt"}),
+        )
+        .await;
+    assert!(
+        again.for_model.contains("earlier in this sub-task deleted b.txt"),
+        "{}",
+        again.for_model
+    );
     // Names that match nothing are said, not guessed at.
     let r = call(
         ToolName::DeleteFiles,
