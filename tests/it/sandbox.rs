@@ -878,7 +878,9 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
         )
         .await;
     assert!(
-        again.for_model.contains("earlier in this sub-task deleted b.txt"),
+        again
+            .for_model
+            .contains("earlier in this sub-task deleted b.txt"),
         "{}",
         again.for_model
     );

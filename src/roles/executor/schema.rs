@@ -112,18 +112,14 @@ fn param_schema(p: &Param, bounded: bool, seen: &Seen) -> Value {
 /// call, `null` when not wanted (a null is dropped before the tool reads the call). Not
 /// every optional parameter: asked to write all of read_table's, the model filled a row
 /// filter nobody wanted and averaged over no rows.
-const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[
-    (
-        ToolName::ListFiles,
-        &["extensions", "limit", "recursive", "sort"],
-    ),
-    (ToolName::CopyFiles, SELECTION),
-    (ToolName::MoveFiles, SELECTION),
-    (ToolName::DeleteFiles, SELECTION),
-];
-
-/// How the tools that act on files select them: by name and by size.
-const SELECTION: &[&str] = &["names", "min_size", "max_size"];
+///
+/// Not the size bounds of the tools that act on files either: written on every call, the
+/// model filled bounds nobody asked for (a move of every `.log` file with "at least 100KB")
+/// and selected nothing.
+const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[(
+    ToolName::ListFiles,
+    &["extensions", "limit", "recursive", "sort"],
+)];
 
 /// `schema`, also accepting `null`.
 fn nullable(schema: &Value) -> Value {
