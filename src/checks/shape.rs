@@ -168,19 +168,14 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
                 .flat_map(|r| &r.effects)
                 .any(|e| backing.contains(&e.effect.as_str()))
     })?;
+    let done = if *kind == crate::laws::classify::EffectKind::Delete {
+        "deleted"
+    } else {
+        "moved"
+    };
     Some(format!(
-        "the answer says something was {} but no call {} anything: do it with a tool that \
-         does (copying is not moving; reading is not deleting), or say that it was not done",
-        if *kind == crate::laws::classify::EffectKind::Delete {
-            "deleted"
-        } else {
-            "moved"
-        },
-        if *kind == crate::laws::classify::EffectKind::Delete {
-            "deleted"
-        } else {
-            "moved"
-        },
+        "the answer says something was {done} but no call {done} anything: do it with a tool \
+         that does (copying is not moving; reading is not deleting), or say that it was not done"
     ))
 }
 

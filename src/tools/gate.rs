@@ -523,14 +523,19 @@ pub(super) enum Gate {
 impl Gate {
     /// The same effect was denied earlier in the task: refused without asking again.
     pub(super) fn denied_before(denied: &str) -> Self {
-        let reason = format!(
-            "[LAW1] The user already denied this in this task ({denied}). A denial is final for the task: do not try it again in any form; report that it was not done."
-        );
         Gate::Stop {
-            outcome: ToolOutcome::Denied { reason },
+            outcome: denied_before(denied),
             confirmation: None,
         }
     }
+}
+
+/// The outcome of a call whose effect the user already denied in this task.
+pub(super) fn denied_before(denied: &str) -> ToolOutcome {
+    let reason = format!(
+        "[LAW1] The user already denied this in this task ({denied}). A denial is final for the task: do not try it again in any form; report that it was not done."
+    );
+    ToolOutcome::Denied { reason }
 }
 
 /// What the guards and the Law 1 gate decided about one call, and how it ended.

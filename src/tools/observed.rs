@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::gate::{Gate, call_line, effect_verb, error_outcome, why_not};
+use super::gate::{call_line, denied_before, effect_verb, error_outcome, why_not};
 use super::{Law1Action, Prepared, ToolContext, ToolOutcome, sandbox, trash};
 use crate::contracts::Decision;
 use crate::laws::broker::GatedAction;
@@ -41,10 +41,7 @@ pub(super) async fn answer_held(
     };
     if let Some(denied) = ctx.broker.denied(&ctx.task_id, &signatures) {
         drop(held);
-        let Gate::Stop { outcome, .. } = Gate::denied_before(&denied) else {
-            unreachable!("a denial stops the call")
-        };
-        return (outcome, None);
+        return (denied_before(&denied), None);
     }
     let lines = sandbox::describe_measured(&effects, &ctx.config.home);
     let deletions: Vec<PathBuf> = effects

@@ -215,27 +215,20 @@ impl Tool for Shell {
             }
             v
         };
+        let as_written = || Prepared {
+            tool: ToolName::Shell.into(),
+            input: with_timeout(command),
+            target: command.to_string(),
+            action: Some(Law1Action::Shell(command.to_string())),
+            note: None,
+            approved: false,
+            sandbox: None,
+        };
         match guards::rewrite_find(command, &ctx.config.home) {
-            FindRewrite::Unchanged => Ok(Prepared {
-                tool: ToolName::Shell.into(),
-                input: with_timeout(command),
-                target: command.to_string(),
-                action: Some(Law1Action::Shell(command.to_string())),
-                note: None,
-                approved: false,
-                sandbox: None,
-            }),
+            FindRewrite::Unchanged => Ok(as_written()),
             // Widening a search is only for a command that only reads: a deeper `find`
             // feeding a deletion would reach files nobody named.
-            FindRewrite::Stripped(_) if !only_reads(command, ctx) => Ok(Prepared {
-                tool: ToolName::Shell.into(),
-                input: with_timeout(command),
-                target: command.to_string(),
-                action: Some(Law1Action::Shell(command.to_string())),
-                note: None,
-                approved: false,
-                sandbox: None,
-            }),
+            FindRewrite::Stripped(_) if !only_reads(command, ctx) => Ok(as_written()),
             FindRewrite::Stripped(stripped) => Ok(Prepared {
                 tool: ToolName::Shell.into(),
                 input: with_timeout(&stripped),
