@@ -53,7 +53,7 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   // Effects (focusing Deny) run after paint, on timers the paused clock must release.
   await page.clock.runFor(100);
   await expect(dialog).toHaveAttribute('role', 'alertdialog');
-  await expect(page.getByTestId('law1-effect')).toContainText('Delete ~/artoo_workspace/draft-old.txt (exists)');
+  await expect(page.getByTestId('law1-effect')).toContainText('delete 1 file in ~/artoo_workspace: `draft-old.txt` (3 B)');
   await expect(dialog).toContainText('Cannot be undone');
   await expect(page.getByTestId('law1-command')).toContainText('rm draft-old.txt');
   await expect(dialog.locator('.law1-paths li')).toHaveCount(1);

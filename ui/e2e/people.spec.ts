@@ -31,7 +31,7 @@ inEveryLanguageAndTheme('people', { width: 440, height: 600 }, (lang, theme, nam
     const dialog = page.getByTestId('law1-dialog');
     await runUntilVisible(page, dialog, 30_000);
     await expect(status).toHaveText(lang === 'en' ? /^Waiting for your approval: / : /^等待你的批准：/);
-    if (lang === 'zh-CN') await expect(page.getByTestId('law1-effect')).toContainText('~/artoo_workspace/draft-old.txt');
+    if (lang === 'zh-CN') await expect(page.getByTestId('law1-effect')).toContainText('~/artoo_workspace 中的 1 个文件：`draft-old.txt`');
     await page.clock.runFor(1_000);
     await accessible(page, name('law1'));
     await shot(page, name('2-law1'));
