@@ -98,7 +98,7 @@ pub fn check(
             "the request asks for a file to be written, and no call wrote one",
         ),
         AnswerShape::Item => item(request, answer, &ok),
-        AnswerShape::PerGroup => per_group(answer, &ok),
+        AnswerShape::PerGroup => per_group(request, answer, &ok),
     }
 }
 
@@ -179,6 +179,15 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
     ))
 }
 
+/// Whether `r` only looked at the data's structure (read_table's schema view: columns,
+/// types, a few example values) and computed nothing: the look before computing. Its
+/// numbers and examples are the data's shape, never an answer about its content.
+pub fn is_look(r: &ToolCallRecord) -> bool {
+    r.status == ToolCallStatus::Ok
+        && r.tool == ToolName::ReadTable
+        && r.input.get("op").and_then(serde_json::Value::as_str) == Some("schema")
+}
+
 /// For R3's own finish, whatever the shape but a list or a file: a look at a table's
 /// structure (read_table's schema view) copied whole is the look before computing passed
 /// off as the answer. Says so, leaving room for a sub-task that asks for the columns.
@@ -187,15 +196,7 @@ pub fn copied_output(
     answer: &str,
     records: &[&ToolCallRecord],
 ) -> Option<String> {
-    let looks: Vec<&ToolCallRecord> = records
-        .iter()
-        .copied()
-        .filter(|r| {
-            r.status == ToolCallStatus::Ok
-                && r.tool == ToolName::ReadTable
-                && r.input.get("op").and_then(serde_json::Value::as_str) == Some("schema")
-        })
-        .collect();
+    let looks: Vec<&ToolCallRecord> = records.iter().copied().filter(|r| is_look(r)).collect();
     let copied = !matches!(shape, AnswerShape::List | AnswerShape::File) && is_dump(answer, &looks);
     copied.then(|| {
         format!(
@@ -357,7 +358,7 @@ fn list(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
     }
 }
 
-fn per_group(answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
+fn per_group(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
     let toks = tokens(answer);
     let pairs = toks
         .iter()
@@ -375,11 +376,157 @@ fn per_group(answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
             .lines()
             .any(|l| l.contains("by ") && l.matches(" = ").count() == 1)
     });
-    fits(
-        pairs >= 2 || (pairs == 1 && one_group),
-        "the request asks for a value per group, and the answer does not give one per group \
-         (write each group with its own number)",
-    )
+    if !(pairs >= 2 || (pairs == 1 && one_group)) {
+        return Verdict::Misfit(
+            "the request asks for a value per group, and the answer does not give one per \
+             group (write each group with its own number)"
+                .to_string(),
+        );
+    }
+    let unprinted = if ok.is_empty() {
+        Vec::new()
+    } else {
+        unprinted_pairs(request, answer, ok)
+    };
+    if unprinted.is_empty() {
+        Verdict::Fits
+    } else {
+        Verdict::Misfit(format!(
+            "no tool printed {} next to its group: a value per group is the one a tool \
+             computed for that group (count or add up per group with a tool, then give each \
+             group the number printed beside it)",
+            unprinted.join(", ")
+        ))
+    }
+}
+
+/// Tokens of an answer on one side of a number that may name its group.
+const PAIR_WINDOW: usize = 3;
+
+/// Which side of its number an answer writes a group's name on.
+#[derive(Clone, Copy)]
+enum Side {
+    /// `North: 14`
+    Before,
+    /// `14 orders in North`
+    After,
+}
+
+/// The numbers of a per-group answer that no tool printed beside their group.
+///
+/// The tools' groups are the names a line printed right before a number (`North = 14`,
+/// `pdf = 3 (1.2 MB)`) or right after a number opening the line (`14 North`, as counting
+/// tools print), and the names in the target of a call that printed one number. The
+/// answer is read with its names on one side of its numbers (up to [`PAIR_WINDOW`]
+/// tokens, not past another number), the side that pairs every group it names; each
+/// number paired with a group must be a number the tools printed for that group. An
+/// answer that names no group the tools printed a value for has nothing behind it.
+/// Numbers the request states (a year, a threshold) are not values of the answer.
+fn unprinted_pairs(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Vec<String> {
+    let printed = printed_pairs(ok);
+    let groups: Vec<&str> = printed.iter().map(|(g, _)| g.as_str()).collect();
+    let asked = tokens(request);
+    let toks = tokens(answer);
+    let numbers: Vec<(usize, f64)> = toks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !asked.contains(t))
+        .filter_map(|(i, t)| plain_number(t).map(|v| (i, v)))
+        .collect();
+    let named: Vec<usize> = (0..toks.len())
+        .filter(|&i| groups.contains(&toks[i].as_str()))
+        .collect();
+    let read = |side: Side| -> Option<Vec<String>> {
+        let mut paired: Vec<usize> = Vec::new();
+        let mut unprinted: Vec<String> = Vec::new();
+        for &(i, value) in &numbers {
+            let window: Vec<usize> = match side {
+                Side::Before => (i.saturating_sub(PAIR_WINDOW)..i).rev().collect(),
+                Side::After => (i + 1..toks.len().min(i + 1 + PAIR_WINDOW)).collect(),
+            };
+            let labels: Vec<usize> = window
+                .into_iter()
+                .take_while(|&j| plain_number(&toks[j]).is_none())
+                .filter(|j| named.contains(j))
+                .collect();
+            if labels.is_empty() {
+                continue;
+            }
+            let shown = labels.iter().any(|&j| {
+                printed
+                    .iter()
+                    .any(|(g, v)| *g == toks[j] && same(*v, value))
+            });
+            if !shown && !unprinted.contains(&toks[i]) {
+                unprinted.push(toks[i].clone());
+            }
+            paired.extend(labels);
+        }
+        (!paired.is_empty() && named.iter().all(|j| paired.contains(j))).then_some(unprinted)
+    };
+    let sides = [read(Side::Before), read(Side::After)];
+    match sides.into_iter().flatten().min_by_key(Vec::len) {
+        Some(unprinted) => unprinted,
+        // No group the tools printed a value for is paired with a number of the answer.
+        None => numbers
+            .iter()
+            .map(|&(i, _)| toks[i].clone())
+            .take(3)
+            .collect(),
+    }
+}
+
+/// The (group, value) pairs the calls printed (see [`unprinted_pairs`]).
+fn printed_pairs(ok: &[&ToolCallRecord]) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = Vec::new();
+    for r in ok {
+        if let Some(value) = plain_number(r.output_head.trim()) {
+            let target = format!("{} {}", r.target, r.input);
+            out.extend(
+                tokens(&target)
+                    .into_iter()
+                    .filter(|t| is_name(t))
+                    .map(|t| (t, value)),
+            );
+            continue;
+        }
+        for line in r.output_head.lines().map(tokens) {
+            for (j, t) in line.iter().enumerate() {
+                if !is_name(t) {
+                    continue;
+                }
+                if let Some(v) = line[j + 1..].iter().take(2).find_map(|n| plain_number(n)) {
+                    out.push((t.clone(), v));
+                }
+                if j == 1
+                    && let Some(v) = plain_number(&line[0])
+                {
+                    out.push((t.clone(), v));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A token that is one plain number (`14`, `1,234.5`, `-3`), as a value; dates, versions
+/// and names with digits are not.
+fn plain_number(t: &str) -> Option<f64> {
+    let body = t.strip_prefix('-').unwrap_or(t);
+    if body.is_empty()
+        || !body.chars().next().is_some_and(|c| c.is_ascii_digit())
+        || body.matches('.').count() > 1
+        || !body
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ','))
+    {
+        return None;
+    }
+    t.replace(',', "").parse().ok()
+}
+
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 #[cfg(test)]
@@ -552,6 +699,95 @@ mod tests {
         let single: Vec<&ToolCallRecord> = single.iter().collect();
         assert_eq!(
             check(AnswerShape::PerGroup, "", "Paris: 4", &single),
+            Verdict::Fits
+        );
+    }
+
+    #[test]
+    fn each_value_per_group_must_be_the_one_a_tool_printed_beside_that_group() {
+        let grouped = [ok(
+            ToolName::ReadTable,
+            "/h/orders.csv",
+            "orders.csv (csv): 40 data rows, columns order_id, region, amount\n\
+             count by region (4 groups): North = 14, East = 11, South = 9, West = 6",
+        )];
+        let refs: Vec<&ToolCallRecord> = grouped.iter().collect();
+        let request = "How many orders are there per region in orders.csv?";
+        let fits = |answer: &str| check(AnswerShape::PerGroup, request, answer, &refs);
+        assert_eq!(
+            fits("North: 14\nSouth: 9\nEast: 11\nWest: 6"),
+            Verdict::Fits
+        );
+        assert_eq!(
+            fits("There are 14 orders in North, 9 in South, 11 in East and 6 in West."),
+            Verdict::Fits
+        );
+        assert_eq!(
+            fits("40 orders: North 14, South 9, East 11, West 6"),
+            Verdict::Fits,
+            "a total beside the groups is no group's value"
+        );
+        // Two groups' values swapped, whichever side the names are written on.
+        for swapped in [
+            "North: 9, South: 14, East: 11, West: 6",
+            "9 North, 14 South, 11 East, 6 West",
+        ] {
+            assert!(matches!(fits(swapped), Verdict::Misfit(_)), "{swapped}");
+        }
+        // Guessed after a look at the structure: the look printed the region names as
+        // examples, never a count beside them.
+        let look = [ok(
+            ToolName::ReadTable,
+            "/h/orders.csv",
+            "orders.csv: CSV (delimiter ',', header row), 40 data rows, 3 columns\n\
+             region: text, e.g. \"North\", \"South\"\namount: number, e.g. 12.5, 40",
+        )];
+        let look: Vec<&ToolCallRecord> = look.iter().collect();
+        let guess = "There are 5 orders for North, 2 orders for South, 1 order for West.";
+        match check(AnswerShape::PerGroup, request, guess, &look) {
+            Verdict::Misfit(why) => assert!(why.contains("no tool printed 5"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // Counting tools print the number first; one call per group prints a lone
+        // number, its group in the call.
+        let counted = [ok(
+            ToolName::Shell,
+            "sort | uniq -c",
+            "     14 North\n      9 South",
+        )];
+        let counted: Vec<&ToolCallRecord> = counted.iter().collect();
+        assert_eq!(
+            check(
+                AnswerShape::PerGroup,
+                request,
+                "North: 14, South: 9",
+                &counted
+            ),
+            Verdict::Fits
+        );
+        let each = [
+            ok(ToolName::Shell, "ls ~/d/*.pdf | wc -l", "3"),
+            ok(ToolName::Shell, "ls ~/d/*.jpg | wc -l", "2"),
+        ];
+        let each: Vec<&ToolCallRecord> = each.iter().collect();
+        let per_ext = "How many files of each extension are in ~/d?";
+        assert_eq!(
+            check(AnswerShape::PerGroup, per_ext, "pdf: 3, jpg: 2", &each),
+            Verdict::Fits
+        );
+        assert!(matches!(
+            check(AnswerShape::PerGroup, per_ext, "pdf: 2, jpg: 3", &each),
+            Verdict::Misfit(_)
+        ));
+        // A number the request states (a year) is not a value of the answer.
+        let year = "How many orders per region in 2025?";
+        assert_eq!(
+            check(
+                AnswerShape::PerGroup,
+                year,
+                "In 2025: North 14, South 9",
+                &refs
+            ),
             Verdict::Fits
         );
     }

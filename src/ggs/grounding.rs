@@ -56,22 +56,6 @@ pub fn file_names(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The numbers of `answer` that the outputs and words do not show (nor the outputs
-/// derive, as in [`unverified`]): a small model misreads a lone number in a tool result.
-pub fn unshown_numbers(answer: &str, outputs: &[&str], words: &[&str]) -> Vec<String> {
-    let evidence = Evidence::new(outputs, words);
-    let mut out: Vec<String> = Vec::new();
-    for item in items(answer) {
-        if let Item::Number(n) = item
-            && !evidence.shows_number(&n)
-            && !out.contains(&n)
-        {
-            out.push(n);
-        }
-    }
-    out
-}
-
 /// What an answer is checked against: the text numbers and names are looked up in (the
 /// outputs as they are, the words without their command-line options — the `1` of
 /// `ls -1` or `head -1` shows no count), and the numbers the outputs derive.
@@ -483,36 +467,32 @@ mod tests {
         let call = ["ls -1 /tmp/.tmporr4y7/home/notes/*.txt | wc -l"];
         assert_eq!(unshown_counts("4", &["2"], &call), ["4"]);
         assert!(unshown_counts("2", &["2"], &call).is_empty());
-        assert_eq!(unshown_numbers("3", &["file_3.txt v3"], &[]), ["3"]);
+        assert_eq!(unverified("3", &["file_3.txt v3"], &[]), ["3"]);
         // Units and punctuation around a number still leave it a number.
-        assert!(unshown_numbers("12 MB", &["12MB"], &[]).is_empty());
-        assert!(unshown_numbers("5", &["total: 5."], &[]).is_empty());
-        assert!(unshown_numbers("2026", &["report-2026.pdf"], &[]).is_empty());
-        assert_eq!(unshown_numbers("4", &["4x4y"], &[]), ["4"]);
+        assert!(unverified("12 MB", &["12MB"], &[]).is_empty());
+        assert!(unverified("5", &["total: 5."], &[]).is_empty());
+        assert!(unverified("2026", &["report-2026.pdf"], &[]).is_empty());
+        assert_eq!(unverified("4", &["4x4y"], &[]), ["4"]);
     }
 
     #[test]
     fn a_lone_number_is_a_value_not_a_listing_of_one() {
         let words = ["find ~/Downloads -name '*.pdf' | wc -l", "Count the PDFs"];
         assert_eq!(unverified("There is 1 PDF.", &["2"], &words), ["1"]);
-        assert_eq!(unshown_numbers("There is 1 PDF.", &["2"], &words), ["1"]);
-        assert!(unshown_numbers("There are 2 PDFs.", &["2\n"], &words).is_empty());
+        assert!(unverified("There are 2 PDFs.", &["2\n"], &words).is_empty());
         assert!(unverified("1 file", &["report.pdf"], &[]).is_empty());
         assert_eq!(
-            unshown_numbers("3 files, see notes.md", &["a.txt\nb.txt"], &[]),
-            ["3"],
-            "only numbers"
+            unverified("3 files, see notes.md", &["a.txt\nb.txt"], &[]),
+            ["3", "notes.md"],
+            "a name no tool showed is unverified too"
         );
         // A one-line command or request is not a listing of one, and an option's
         // digits are no number of the answer.
-        assert_eq!(
-            unshown_numbers("1", &[], &["ls ~/notes/*.txt | wc -l"]),
-            ["1"]
-        );
+        assert_eq!(unverified("1", &[], &["ls ~/notes/*.txt | wc -l"]), ["1"]);
         let listed = ["{\"command\":\"ls -1 /home/u/notes/*.txt | wc -l\"}"];
         assert_eq!(unshown_counts("1", &["2"], &listed), ["1"]);
-        assert_eq!(unshown_numbers("1", &["2"], &listed), ["1"]);
-        assert!(unshown_numbers("the top 5", &[], &["show the top 5"]).is_empty());
+        assert_eq!(unverified("1", &["2"], &listed), ["1"]);
+        assert!(unverified("the top 5", &[], &["show the top 5"]).is_empty());
     }
 
     #[test]

@@ -465,18 +465,23 @@ async fn a_correction_is_honoured_on_the_next_attempt() {
     assert_eq!(sent[1].tool_calls[0].target, format!("ls -l {d}"));
 }
 
-#[tokio::test]
-async fn a_failed_call_asked_again_is_told_again_and_the_columns_it_showed_narrow_the_next_call() {
-    let intent = "the average score";
-    let criterion = "the output is 75";
-    let mut fx = effectors(
+/// The effectors over a folder holding `scores.csv` (two students, 70 and 80), with R4a
+/// passing `criterion`; and the table's path.
+async fn scores_table(intent: &str, criterion: &str) -> (Effectors, String) {
+    let fx = effectors(
         Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
         |_| {},
     )
     .await;
     let table = fx.dir.join("scores.csv");
     std::fs::write(&table, "student,score\nana,70\nbo,80\n").expect("table");
-    let path = table.display().to_string();
+    (fx, table.display().to_string())
+}
+
+#[tokio::test]
+async fn a_failed_call_asked_again_is_told_again_and_the_columns_it_showed_narrow_the_next_call() {
+    let (intent, criterion) = ("the average score", "the output is 75");
+    let (mut fx, path) = scores_table(intent, criterion).await;
     // A model without a grammar can leave the column out; it then asks for the same
     // failing call again before it reads the error.
     let lacking = json!({ "op": "mean", "path": path });
@@ -530,6 +535,42 @@ async fn a_failed_call_asked_again_is_told_again_and_the_columns_it_showed_narro
             asked_schema(later)
         );
     }
+}
+
+#[tokio::test]
+async fn after_only_a_look_at_a_table_the_next_step_computes_before_a_finish_is_offered() {
+    let (intent, criterion) = ("the average score", "the output is 75");
+    let (mut fx, path) = scores_table(intent, criterion).await;
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("read_table", json!({ "op": "schema", "path": path })),
+            tool(
+                "read_table",
+                json!({ "op": "mean", "path": path, "column": "score" }),
+            ),
+            finish("completed", "75", "The average score is 75."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let requests = fx.rig.server.requests_from(Role::Executor);
+    assert_eq!(requests.len(), 3);
+    // The look answered: its examples and row count are the data's shape, so the step
+    // after it is a call (no finish in its grammar), and the prompt says why.
+    assert!(!asked_schema(&requests[1]).contains(r#""const":"finish""#));
+    let prompts = fx.r3_prompts();
+    assert!(
+        prompts[1].contains("show only the data's structure"),
+        "{}",
+        prompts[1]
+    );
+    // Once a call computed something, the finish is offered again.
+    assert!(asked_schema(&requests[2]).contains(r#""const":"finish""#));
+    assert!(!prompts[2].contains("show only the data's structure"));
 }
 
 #[tokio::test]

@@ -521,7 +521,7 @@ async fn a_plan_without_task_criteria_is_judged_on_its_intent() {
     assert_eq!(s.task_criteria_verdicts.len(), 1);
     assert_eq!(
         s.task_criteria_verdicts[0].criterion,
-        "The merged output accomplishes this: tidy the reports folder"
+        "The answer does this: tidy the reports folder"
     );
     assert_eq!(rig.calls_from(Role::MetaValidator), 1);
 }
@@ -535,7 +535,7 @@ async fn one_matched_sub_task_whose_answer_code_did_not_verify_gets_the_models_c
         [merge_reply(
             json!("report-1.txt, report-2.txt"),
             vec![judged(
-                "The merged output accomplishes this: list files",
+                "The answer does this: list files",
                 true,
                 "both reports named",
                 None,

@@ -740,8 +740,18 @@ async fn turn(
                         artoo::text::one_line(&result.output, 200)
                     ),
                     Message::ToolCallEvent(call) => println!(
-                        "tool call: {} {} -> {:?}",
-                        call.record.tool, call.record.target, call.record.status
+                        "tool call: {} {} -> {:?} | input {} | output {}",
+                        call.record.tool,
+                        call.record.target,
+                        call.record.status,
+                        artoo::text::one_line(&call.record.input.to_string(), 200),
+                        artoo::text::one_line(
+                            call.record
+                                .error
+                                .as_deref()
+                                .unwrap_or(&call.record.output_head),
+                            300
+                        )
                     ),
                     Message::LlmCall(call) => {
                         // For the suite's per-task log: a runaway or failed call, as it read.

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use super::harness::{Law1, Suite, Task, check, put, task_tests, values};
+use super::harness::{Law1, Suite, Task, check, counts_per_group, put, task_tests, values};
 
 /// The suite: its report lines start `later:`.
 const SUITE: Suite = Suite {
@@ -211,7 +211,53 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written after the checks that a value per group is the one a tool printed beside
+    // it, that a look at a table's structure is followed by a computation, and that a
+    // finish names only files a tool showed — before any of them ran on the model.
+    Task {
+        name: "hours_per_project",
+        turns: &["How many hours were logged on each project in ~/work/timesheet.csv?"],
+        law1: Law1::Never,
+        // Rows per project are 3, 2 and 2; all hours together 22.75.
+        judge: |s| {
+            check(
+                counts_per_group(
+                    &s.text,
+                    &[("atlas", "12.5"), ("borealis", "7"), ("cygnus", "3.25")],
+                ) && !s.abandoned,
+                "Atlas 12.5, Borealis 7, Cygnus 3.25 (sums, not row counts)",
+            )
+        },
+    },
+    Task {
+        name: "big_recordings",
+        turns: &["Which recordings in ~/Music/inbox are larger than 5 MB?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                BIG_AUDIO.iter().all(|f| s.names(f))
+                    && !SMALL_AUDIO.iter().any(|f| s.names(f))
+                    && !s.abandoned,
+                "interview.flac and concert.wav, and no other file",
+            )
+        },
+    },
 ];
+
+/// `~/work/timesheet.csv`: hours per project (Atlas 12.5 over 3 rows, Borealis 7 over 2,
+/// Cygnus 3.25 over 2), the person in the first column.
+const TIMESHEET: &str = "person,project,date,hours\n\
+ana,Atlas,2026-03-02,4.5\n\
+bo,Borealis,2026-03-02,3\n\
+ana,Cygnus,2026-03-03,1.25\n\
+cy,Atlas,2026-03-03,6\n\
+bo,Borealis,2026-03-04,4\n\
+cy,Atlas,2026-03-04,2\n\
+ana,Cygnus,2026-03-05,2\n";
+
+/// `~/Music/inbox`: recordings over 5 MB, and under.
+const BIG_AUDIO: [&str; 2] = ["interview.flac", "concert.wav"];
+const SMALL_AUDIO: [&str; 3] = ["voice-memo.m4a", "jingle.mp3", "podcast-intro.mp3"];
 
 /// `~/Downloads/mixed`: files over 1 MB, and under.
 const LARGE: [&str; 2] = ["video.mp4", "backup.zip"];
@@ -235,6 +281,18 @@ fn make_home(home: &Path) {
     put(home, "logs/old/boot.log", b"");
     put(home, "logs/old/sync.log", b"");
     put(home, "logs/old/cron.log", b"started\n");
+    put(home, "work/timesheet.csv", TIMESHEET.as_bytes());
+    for (name, mb) in BIG_AUDIO
+        .iter()
+        .zip([7usize, 12])
+        .chain(SMALL_AUDIO.iter().zip([2usize, 4, 1]))
+    {
+        put(
+            home,
+            &format!("Music/inbox/{name}"),
+            &vec![3u8; mb * 1_000_000],
+        );
+    }
     put(home, "Downloads/mixed/video.mp4", &vec![7u8; 3_000_000]);
     put(home, "Downloads/mixed/backup.zip", &vec![9u8; 1_500_000]);
     put(home, "Downloads/mixed/notes.txt", b"milk\n");
@@ -250,7 +308,7 @@ r-003,18-24,Japan,3,\"slow on Sundays\"\n",
     );
 }
 
-task_tests!(SUITE, at_least = 9;
+task_tests!(SUITE, at_least = 11;
     lyon_sales_total,
     products_in_catalog,
     weeks_between_dates,
@@ -260,6 +318,8 @@ task_tests!(SUITE, at_least = 9;
     rename_draft,
     delete_empty_logs,
     move_large_downloads,
+    hours_per_project,
+    big_recordings,
 );
 
 mod judges {
@@ -371,6 +431,31 @@ mod judges {
             "delete_empty_logs",
             &Outcome::answer("Deleted boot.log and sync.log."),
             remove,
+        );
+    }
+
+    #[test]
+    fn hours_per_project() {
+        right_and_wrong(
+            "hours_per_project",
+            "Atlas: 12.5 hours, Borealis: 7 hours, Cygnus: 3.25 hours.",
+            &[
+                "22.75 hours were logged in all.",
+                "Atlas: 3, Borealis: 2, Cygnus: 2",
+                "Atlas: 7, Borealis: 12.5, Cygnus: 3.25",
+            ],
+        );
+    }
+
+    #[test]
+    fn big_recordings() {
+        right_and_wrong(
+            "big_recordings",
+            "Two recordings are over 5 MB: concert.wav (12 MB) and interview.flac (7 MB).",
+            &[
+                "concert.wav is the only one over 5 MB.",
+                "interview.flac, concert.wav and voice-memo.m4a are larger than 5 MB.",
+            ],
         );
     }
 

@@ -139,6 +139,32 @@ pub fn render_correction(c: &CorrectionSignal) -> String {
     out
 }
 
+/// What a turn may answer with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// A tool call: the attempt's first step (a sub-task is carried out with tools).
+    Call,
+    /// A tool call that computes: the calls so far only looked at the data's structure,
+    /// and the sub-task asks about its content (look before computing; a finish now
+    /// could only copy the look or guess).
+    Compute,
+    /// A call or the finish.
+    Either,
+    /// Only the finish: the last step, or after calls that keep failing.
+    Finish,
+}
+
+/// Where a step stands: its number, the attempt's cap and what it may answer with.
+#[derive(Clone, Copy, Debug)]
+pub struct Turn {
+    /// The step, from 1.
+    pub step: u32,
+    /// The attempt's cap on steps.
+    pub max_steps: u32,
+    /// What the step may answer with.
+    pub offer: Offer,
+}
+
 /// The user turn of one step.
 pub fn state_prompt(
     subtask: &SubTask,
@@ -146,9 +172,13 @@ pub fn state_prompt(
     correction: Option<&CorrectionSignal>,
     observed: &[Observed],
     nudge: Option<&str>,
-    step: u32,
-    max_steps: u32,
+    turn: Turn,
 ) -> String {
+    let Turn {
+        step,
+        max_steps,
+        offer,
+    } = turn;
     let mut out = String::new();
     let _ = writeln!(out, "SUB-TASK: {}", subtask.intent.trim());
     if let Some(words) = subtask.answer.words() {
@@ -179,13 +209,19 @@ pub fn state_prompt(
     if let Some(nudge) = nudge {
         let _ = writeln!(out, "\nNOTE: {nudge}");
     }
-    let guidance = if step >= max_steps {
-        "This is your last step: finish now, with the status the results support."
-    } else if observed.is_empty() {
-        "Call the tool that gets what the sub-task needs."
-    } else {
-        "If the results answer the sub-task, finish and put the answer from them in output; \
-         otherwise call the next tool."
+    let guidance = match offer {
+        _ if step >= max_steps => {
+            "This is your last step: finish now, with the status the results support."
+        }
+        Offer::Call => "Call the tool that gets what the sub-task needs.",
+        Offer::Compute => {
+            "The results so far show only the data's structure, not what the sub-task asks \
+             for. Call the tool that computes it, with the names the structure showed."
+        }
+        Offer::Either | Offer::Finish => {
+            "If the results answer the sub-task, finish and put the answer from them in \
+             output; otherwise call the next tool."
+        }
     };
     let _ = write!(out, "\nStep {step} of at most {max_steps}. {guidance}");
     out
@@ -260,14 +296,18 @@ mod tests {
             status: ToolCallStatus::Ok,
             text: "3".into(),
         }];
+        let turn = |step, offer| Turn {
+            step,
+            max_steps: 10,
+            offer,
+        };
         let p = state_prompt(
             &s,
             Some("- x → /tmp/x (folder)"),
             Some(&c),
             &observed,
             None,
-            2,
-            10,
+            turn(2, Offer::Either),
         );
         assert!(p.starts_with("SUB-TASK: count the files in /tmp/x"), "{p}");
         assert!(p.contains("1. the output is one number"), "{p}");
@@ -280,10 +320,16 @@ mod tests {
             "{p}"
         );
         assert!(p.ends_with("otherwise call the next tool."), "{p}");
-        let last = state_prompt(&s, None, None, &[], Some("say it"), 10, 10);
+        let last = state_prompt(&s, None, None, &[], Some("say it"), turn(10, Offer::Finish));
         assert!(last.contains("(none yet"), "{last}");
         assert!(last.contains("NOTE: say it"), "{last}");
         assert!(last.contains("This is your last step"), "{last}");
+        let compute = state_prompt(&s, None, None, &observed, None, turn(3, Offer::Compute));
+        assert!(
+            compute
+                .ends_with("Call the tool that computes it, with the names the structure showed."),
+            "{compute}"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! to accept what a tool printed; these checks give the executor one more turn instead.
 //!
 //! - **Unbacked**: `completed` with no successful call ([`UNBACKED_NUDGE`]).
-//! - **Misquote**: a number no result shows ([`misquote_nudge`]).
+//! - **Misquote**: a number, path or file name no result shows ([`misquote_nudge`]).
 //! - **Stale copy** ([`stale_quote`]): after two tries (a glob that matched nothing, then
 //!   a count that printed `3`) the finish copies the first result rather than the last.
 //!   It speaks up only when the finish contains a line of an earlier successful result
@@ -32,16 +32,81 @@ pub const UNBACKED_NUDGE: &str = "Your finish was not accepted: no tool call has
 in this attempt, so nothing shows your output. Call a tool to get it, or finish with status \
 \"uncertain\" or \"failed\" and say why.";
 
-/// What the model is told when its finish states numbers no result shows: a small model
-/// misreads a lone number (`wc -l` printed 2; it wrote 1). It gets one more turn, to
-/// finish only.
+/// What the model is told when its finish states numbers, paths or file names no result
+/// shows: a small model misreads a lone number (`wc -l` printed 2; it wrote 1) or writes
+/// names that look like the ones it expected to find. It gets one more turn, to finish
+/// only.
 pub fn misquote_nudge(unshown: &[String]) -> String {
     format!(
         "Your finish was not accepted: it states {}, which none of the TOOL RESULTS above \
-         shows. Read the results again and finish with the numbers exactly as they appear \
-         there.",
+         shows. Read the results again and finish with the numbers and names exactly as \
+         they appear there, or say that the results do not show them.",
         unshown.join(", ")
     )
+}
+
+/// For a sub-task whose answer is an action or a file: the finish, then the tools' own
+/// account of what they did that the finish does not already say — every line of a
+/// typed tool's report (`copied 2 of 3 …`, `missing: warranty.pdf …`) and every file a
+/// call changed (`deleted ~/a.txt`). What was done, and what was not, comes from the
+/// tool records, not the model's words (a model that copied two files of three wrote
+/// only the missing one's name).
+pub fn with_account(
+    shape: crate::contracts::AnswerShape,
+    output: &str,
+    records: &[crate::contracts::ToolCallRecord],
+    home: &std::path::Path,
+) -> String {
+    use crate::contracts::{AnswerShape, ToolName};
+    if !matches!(shape, AnswerShape::Action | AnswerShape::File) {
+        return output.to_string();
+    }
+    let said = fold(output);
+    let mut lines: Vec<String> = Vec::new();
+    let mut add = |line: String| {
+        let folded = fold(&line);
+        if !folded.is_empty() && !said.contains(&folded) && !lines.contains(&line) {
+            lines.push(line);
+        }
+    };
+    for r in records.iter().filter(|r| r.status == ToolCallStatus::Ok) {
+        if matches!(
+            r.tool.builtin(),
+            Some(ToolName::CopyFiles | ToolName::WriteFile)
+        ) {
+            for line in r.output_head.lines() {
+                add(crate::text::tilde(line.trim(), home));
+            }
+            continue;
+        }
+        for e in &r.effects {
+            let path = crate::text::tilde(&e.path.display().to_string(), home);
+            let name = e.path.file_name().map(|n| fold(&n.to_string_lossy()));
+            if name.is_some_and(|n| said.contains(&n)) {
+                continue;
+            }
+            let verb = match e.effect.as_str() {
+                "create" => "created",
+                "delete" => "deleted",
+                "move" => "moved to",
+                "append" => "appended to",
+                "overwrite" | "truncate" => "replaced",
+                other => other,
+            };
+            add(format!("{verb} {path}"));
+        }
+    }
+    if lines.is_empty() {
+        return output.to_string();
+    }
+    let mut out = output.trim_end().to_string();
+    for line in lines {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&line);
+    }
+    out
 }
 
 /// What the model is told when its finish lacks the shape of the answer the task asks
@@ -199,7 +264,8 @@ pub fn untouched_nudge(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::ToolRef;
+    use crate::contracts::ToolCallRecord;
+    use crate::tools::{ToolName, ToolRef};
 
     fn seen(tool: &str, input: &str, status: ToolCallStatus, text: &str) -> Observed {
         Observed {
@@ -215,6 +281,81 @@ mod tests {
     }
 
     const EMPTY_GLOB: &str = "(no files matched pattern *.jpg;*.png under /home/u/Pictures)";
+
+    fn record(tool: ToolName, output: &str, effects: &[(&str, &str)]) -> ToolCallRecord {
+        ToolCallRecord {
+            tool: tool.into(),
+            input: serde_json::json!({}),
+            target: String::new(),
+            output_head: output.into(),
+            status: ToolCallStatus::Ok,
+            error: None,
+            duration_ms: 1,
+            confirmation: None,
+            failure: None,
+            failed_exit: None,
+            effects: effects
+                .iter()
+                .map(|(effect, path)| crate::contracts::PathEffect {
+                    path: (*path).into(),
+                    exists: false,
+                    effect: (*effect).into(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn an_action_s_answer_carries_the_tools_account_of_what_was_and_was_not_done() {
+        use crate::contracts::AnswerShape;
+        let home = std::path::Path::new("/home/u");
+        let copied = record(
+            ToolName::CopyFiles,
+            "copied 2 of 3 into /home/u/print: lease.pdf, insurance.pdf\n\
+             missing: warranty.pdf (not in /home/u/contracts)",
+            &[
+                ("create", "/home/u/print/lease.pdf"),
+                ("create", "/home/u/print/insurance.pdf"),
+            ],
+        );
+        // The model wrote only the missing file's name: the account follows it.
+        assert_eq!(
+            with_account(
+                AnswerShape::Action,
+                "warranty.pdf",
+                std::slice::from_ref(&copied),
+                home
+            ),
+            "warranty.pdf\ncopied 2 of 3 into ~/print: lease.pdf, insurance.pdf\n\
+             missing: warranty.pdf (not in ~/contracts)"
+        );
+        // A finish that already says it all is left as it is; a value is never touched.
+        let full = "copied 2 of 3 into ~/print: lease.pdf, insurance.pdf\n\
+                    missing: warranty.pdf (not in ~/contracts)";
+        assert_eq!(
+            with_account(AnswerShape::File, full, std::slice::from_ref(&copied), home),
+            full
+        );
+        assert_eq!(with_account(AnswerShape::Number, "2", &[copied], home), "2");
+        // Other tools' measured effects, named by the file, unless the finish names it.
+        let moved = record(
+            ToolName::Shell,
+            "",
+            &[
+                ("move", "/home/u/work/logs/a.log"),
+                ("move", "/home/u/work/logs/b.log"),
+            ],
+        );
+        assert_eq!(
+            with_account(
+                AnswerShape::Action,
+                "Moved a.log into logs.",
+                &[moved],
+                home
+            ),
+            "Moved a.log into logs.\nmoved to ~/work/logs/b.log"
+        );
+    }
 
     #[test]
     fn a_finish_copying_an_empty_glob_after_a_count_is_questioned() {

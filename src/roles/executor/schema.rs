@@ -115,11 +115,13 @@ fn param_schema(p: &Param, bounded: bool, seen: &Seen) -> Value {
 ///
 /// Not the size bounds of the tools that act on files either: written on every call, the
 /// model filled bounds nobody asked for (a move of every `.log` file with "at least 100KB")
-/// and selected nothing.
-const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[(
-    ToolName::ListFiles,
-    &["extensions", "limit", "recursive", "sort"],
-)];
+/// and selected nothing. Nor list_files' extensions: written on every call, the model
+/// filled in an extension nobody named ("pdf" for the newest report, "txt,md" to count
+/// every kind of file) and the listing found none of the files asked about. The rule: a
+/// parameter that narrows what is selected is never forced; only the method is (how
+/// deep, in what order, how many), whose null is the whole answer.
+const ALWAYS_WRITTEN: &[(ToolName, &[&str])] =
+    &[(ToolName::ListFiles, &["limit", "recursive", "sort"])];
 
 /// `schema`, also accepting `null`.
 fn nullable(schema: &Value) -> Value {
@@ -390,11 +392,13 @@ mod tests {
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        for p in ["folder", "sort", "limit", "extensions", "recursive"] {
+        for p in ["folder", "sort", "limit", "recursive"] {
             assert!(required.contains(&p), "{p} is written: {required:?}");
         }
         // Filters that narrow what is counted stay optional.
-        assert!(!required.contains(&"min_size") && !required.contains(&"name_contains"));
+        for p in ["extensions", "pattern", "min_size", "name_contains"] {
+            assert!(!required.contains(&p), "{p} is not forced: {required:?}");
+        }
         // read_table's row filter is never forced on a call.
         for (ops, needs, _) in table_forms(&schema) {
             assert!(!needs.contains(&"where_column".to_string()), "{ops:?}");

@@ -31,17 +31,17 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::prompt::{Observed, state_prompt, system_prompt};
+use super::prompt::{Observed, Offer, Turn, state_prompt, system_prompt};
 use super::review::{
     NamedFile, UNBACKED_NUDGE, misquote_nudge, shape_nudge, stale_quote, stale_quote_nudge,
-    untouched, untouched_nudge,
+    untouched, untouched_nudge, with_account,
 };
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use super::{Shared, schema};
 use crate::checks::shape::{self, Verdict};
 use crate::contracts::{
-    CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role, SubTask,
-    SubTaskClosed, SubTaskStatus, ToolCallRecord, ToolCallStatus,
+    AnswerShape, CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role,
+    SubTask, SubTaskClosed, SubTaskStatus, ToolCallRecord, ToolCallStatus,
 };
 use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
@@ -120,17 +120,6 @@ impl Progress {
             ));
         }
     }
-}
-
-/// What a turn may answer with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Offer {
-    /// A tool call: the attempt's first step (a sub-task is carried out with tools).
-    Call,
-    /// A call or the finish.
-    Either,
-    /// Only the finish: the last step, or after calls that keep failing.
-    Finish,
 }
 
 /// Model turns in a row whose calls all failed or were refused before the attempt is
@@ -308,26 +297,31 @@ impl Worker {
             if self.ctx.cancel.is_cancelled() {
                 return Attempted::Cancelled;
             }
+            let offer = if progress.must_finish || step == max_steps {
+                Offer::Finish
+            } else if progress.observed.is_empty() {
+                Offer::Call
+            } else if self.only_looked(progress.first_record) {
+                Offer::Compute
+            } else {
+                Offer::Either
+            };
             let user = state_prompt(
                 &self.subtask,
                 self.places.as_deref(),
                 correction,
                 &progress.observed,
                 progress.nudge.as_deref(),
-                step,
-                max_steps,
+                Turn {
+                    step,
+                    max_steps,
+                    offer,
+                },
             );
             let request = ChatRequest::new(system.clone(), user)
                 .facts_first(&facts)
                 .temperature(0.0)
                 .max_tokens(STEP_MAX_TOKENS);
-            let offer = if progress.must_finish || step == max_steps {
-                Offer::Finish
-            } else if progress.observed.is_empty() {
-                Offer::Call
-            } else {
-                Offer::Either
-            };
             let action = match self.next_action(&call_ctx, &request, offer).await {
                 Ok(Ok(action)) => action,
                 Ok(Err(problem)) => {
@@ -389,7 +383,7 @@ impl Worker {
             // Once the task has seen its data, a call can name only what it saw.
             let seen = self.ctx.task_calls.seen();
             let narrowed;
-            let schema = if offer == Offer::Call {
+            let schema = if matches!(offer, Offer::Call | Offer::Compute) {
                 narrowed = schema::first_step_schema(specs, &seen);
                 &narrowed
             } else if seen == Seen::default() {
@@ -526,11 +520,12 @@ impl Worker {
         }
         if status == FinishStatus::Completed
             && !unbacked
+            && denial(&records).is_none()
             && !progress.misquote_checked
             && step < max_steps
         {
             progress.misquote_checked = true;
-            let unshown = self.unshown_numbers(output, &progress.observed);
+            let unshown = self.unshown(output, &progress.observed, &records);
             let nudge = if unshown.is_empty() {
                 stale_quote(output, &progress.observed).map(|q| stale_quote_nudge(&q))
             } else {
@@ -558,7 +553,13 @@ impl Worker {
                 return ControlFlow::Continue(());
             }
         }
-        let (status, output) = honest_finish(status, output, summary, &records);
+        let output = with_account(
+            self.subtask.answer,
+            output,
+            &records,
+            &self.shared.config.home,
+        );
+        let (status, output) = honest_finish(status, &output, summary, &records);
         ControlFlow::Break(Attempted::Result(self.result(
             attempt,
             status,
@@ -567,18 +568,48 @@ impl Worker {
         )))
     }
 
-    /// The numbers of a finish that none of the attempt's results (nor the sub-task's
-    /// own words) shows.
-    fn unshown_numbers(&self, output: &str, observed: &[Observed]) -> Vec<String> {
+    /// The numbers, paths and file names of a finish that none of the attempt's results
+    /// (nor the calls' inputs, nor the sub-task's own words) shows: the same rule R7
+    /// applies to the delivered answer, applied where the model can still mend it.
+    /// The paths the calls created, changed, moved or deleted count as shown: a move by
+    /// a pattern names no file, and the files it moved are what the finish reports.
+    fn unshown(
+        &self,
+        output: &str,
+        observed: &[Observed],
+        records: &[ToolCallRecord],
+    ) -> Vec<String> {
         let ok: Vec<&Observed> = observed
             .iter()
             .filter(|o| o.status == ToolCallStatus::Ok)
             .collect();
         let outputs: Vec<&str> = ok.iter().map(|o| o.text.as_str()).collect();
+        let effects: Vec<String> = records
+            .iter()
+            .flat_map(|r| &r.effects)
+            .map(|e| e.path.display().to_string())
+            .collect();
         let mut words: Vec<&str> = ok.iter().map(|o| o.input.as_str()).collect();
+        words.extend(effects.iter().map(String::as_str));
         words.push(&self.subtask.intent);
         words.push(&self.subtask.context);
-        grounding::unshown_numbers(output, &outputs, &words)
+        grounding::unverified(output, &outputs, &words)
+    }
+
+    /// Whether the attempt's calls that answered only looked at the data's structure
+    /// (`shape::is_look`) while the sub-task asks for something about its content: then
+    /// nothing is computed yet, and a finish now could only copy the look or guess. An
+    /// answer that *does* something (a file, an action) is not read from a look.
+    fn only_looked(&self, first_record: usize) -> bool {
+        if matches!(self.subtask.answer, AnswerShape::File | AnswerShape::Action) {
+            return false;
+        }
+        let records = self.records_since(first_record);
+        let mut ok = records
+            .iter()
+            .filter(|r| r.status == ToolCallStatus::Ok)
+            .peekable();
+        ok.peek().is_some() && ok.all(shape::is_look)
     }
 
     /// The result of an identical call that succeeded in an earlier attempt.

@@ -108,9 +108,7 @@ pub fn effective_task_criteria(manifest: &DispatchManifest, intent: &str) -> Vec
         } else {
             intent.trim()
         };
-        vec![Criterion::new(format!(
-            "The merged output accomplishes this: {goal}"
-        ))]
+        vec![Criterion::new(format!("The answer does this: {goal}"))]
     } else {
         manifest.task_criteria.clone()
     }

@@ -634,7 +634,14 @@ fn judge(
         return Verdict::Reask(violations);
     }
     let repaired = validator::repair(draft, &spec.intent, &rules);
-    let left = validator::validate(&repaired, &rules);
+    // The tools are a short closed list: once the re-asks are spent, a plan that changes
+    // what its sub-tasks do (intents, contexts, parameters) is a new approach with the
+    // same tools too. Only a plan that repeats the previous one is not (and `repair`
+    // tells each sub-task what failed).
+    let left: Vec<Violation> = validator::validate(&repaired, &rules)
+        .into_iter()
+        .filter(|v| !matches!(v, Violation::RepeatedToolSet { .. }))
+        .collect();
     if left.is_empty() {
         tracing::info!(task = %spec.task_id, ?violations, "plan mended by code after the re-asks");
         return Verdict::Dispatch(repaired);

@@ -367,7 +367,7 @@ async fn an_instruction_inside_a_file_is_refused_without_asking_anyone() {
             [Step::reply(merge(
                 json!(LETTER),
                 &[(
-                    "The merged output accomplishes this: Read letter.txt and tell me what it says",
+                    "The answer does this: Read letter.txt and tell me what it says",
                     true,
                     "the letter's text",
                 )],

@@ -437,6 +437,18 @@ fn a_directive_during_a_round_waits_then_plans_against_the_plan_that_round_left(
     let mut fx = Fx::default();
     let call = state.on_done(task, planned(Ok(valid())), now(), &mut fx);
     assert!(matches!(call, Some(Call::Reask { .. })), "{call:?}");
+    // Once the re-asks are spent, the same tools doing something else are a new
+    // approach: the plan goes out rather than the task being abandoned.
+    let mut fx = Fx::default();
+    let other = drafted(subtask(
+        "Use glob with pattern **/*.pdf under ~/Downloads, its subfolders too.",
+        &[ToolName::Glob],
+    ));
+    assert_eq!(
+        state.on_done(task, planned(Ok(other)), now(), &mut fx),
+        None
+    );
+    assert_eq!(sent(&fx)[0], ("DispatchManifest", Role::Dispatcher));
 }
 
 #[test]
