@@ -20,6 +20,8 @@ const COMMANDS: &[&str] = &[
     "audit_verify",
     "task_runs",
     "task_replay",
+    "undo_preview",
+    "undo_task",
     "get_settings",
     "save_settings",
     "provider_presets",

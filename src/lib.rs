@@ -58,6 +58,7 @@ pub mod contracts;
 pub mod describe;
 pub mod doctor;
 pub mod ggs;
+pub mod journal;
 pub mod laws;
 pub mod lifecycle;
 pub mod limits;

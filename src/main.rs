@@ -56,6 +56,10 @@ enum Command {
     /// MCP servers: list them and their tools, import a Claude Desktop / Cursor config,
     /// list and revoke "always allow" grants.
     Mcp(cli::mcp::McpArgs),
+    /// Take back what a task did to your files (the newest task when none is named):
+    /// shows each change first and asks. Exit 0 when undone (or nothing to do), 1 when
+    /// refused (a file changed since: it says which).
+    Undo(cli::undo::UndoArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +89,11 @@ fn main() -> ExitCode {
         (Some(Command::Doctor), _) => return tasks(cli::doctor(config)),
         (Some(Command::Audit(args)), _) => cli::audit::run(&config, args),
         (Some(Command::Mcp(args)), _) => cli::mcp::run(&config, args),
+        (Some(Command::Undo(args)), _) => match cli::undo::run(&config, args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::FAILURE,
+            Err(e) => Err(e),
+        },
         (Some(Command::Run { text: words }), _) | (None, words) if !words.is_empty() => {
             // `artoo -v run TEXT`: a flag before the subcommand leaves `run` among the
             // words of a bare task; it names the subcommand, not part of the task.

@@ -12,6 +12,7 @@ use artoo::contracts::{
 };
 use artoo::describe::DescribedEnvelope;
 use artoo::doctor::Finding;
+use artoo::journal::{Journal, undo};
 use artoo::laws::grants::{Grant, GrantStore};
 use artoo::mcp::{McpImport, McpServerStatus};
 use artoo::memory::{ForgetTarget as CoreForget, Remember};
@@ -429,6 +430,65 @@ pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<T
             trajectory,
             envelopes,
         })
+    })
+    .await
+}
+
+// ---- undo --------------------------------------------------------------------------
+
+/// What undoing `task_id` (the newest task whose changes stand when null) would take
+/// back and what it cannot; `refused` says why when it cannot be undone.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn undo_preview(
+    shell: State<'_, Shell>,
+    task_id: Option<TaskId>,
+) -> IpcResult<UndoPreview> {
+    let config = shell.config();
+    blocking(move || {
+        let task = task_id.as_ref().map(TaskId::as_str);
+        Ok(match undo::preview(&config.data_dir, &config.home, task) {
+            Ok(Some(p)) => UndoPreview {
+                task_id: Some(TaskId::from_existing(&p.plan.task)),
+                steps: p.steps,
+                lasting: p.lasting,
+                refused: None,
+            },
+            Ok(None) => UndoPreview {
+                task_id: None,
+                steps: Vec::new(),
+                lasting: Vec::new(),
+                refused: None,
+            },
+            Err(refusal) => UndoPreview {
+                task_id,
+                steps: Vec::new(),
+                lasting: Vec::new(),
+                refused: Some(refusal.to_string()),
+            },
+        })
+    })
+    .await
+}
+
+/// Takes `task_id`'s changes back, checking every one against the files first: a file
+/// changed since refuses the whole undo (the error says which), and nothing changes.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn undo_task(shell: State<'_, Shell>, task_id: TaskId) -> IpcResult<UndoDone> {
+    let config = shell.config();
+    blocking(move || {
+        let journal = Journal::in_data_dir(&config.data_dir);
+        match undo::undo(&journal, task_id.as_str()) {
+            Ok(done) => Ok(UndoDone {
+                undo_id: done.id,
+                count: u32::try_from(done.count).unwrap_or(u32::MAX),
+            }),
+            Err(undo::Refusal::NoChanges(task)) => Err(IpcError::not_found(format!(
+                "artoo's journal holds no change to your files by {task}"
+            ))),
+            Err(refusal) => Err(IpcError::new(IpcErrorCode::Forbidden, refusal.to_string())),
+        }
     })
     .await
 }

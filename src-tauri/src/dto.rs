@@ -11,6 +11,7 @@ use artoo::contracts::{
     TaskId,
 };
 use artoo::describe::DescribedEnvelope;
+pub use artoo::journal::undo::UndoStep;
 use artoo::tasklog::{RunStatus, Trajectory};
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -347,6 +348,29 @@ pub struct TaskRun {
     pub loss: Option<Loss>,
     /// A Law 1 gate fired during the run.
     pub law1: bool,
+}
+
+/// What undoing a task would take back, checked against the files as they are now.
+#[derive(Clone, Debug, PartialEq, Serialize, Type)]
+pub struct UndoPreview {
+    /// The task the undo is about; null when no task's changes are left to undo.
+    pub task_id: Option<TaskId>,
+    /// Each change it takes back, newest first.
+    pub steps: Vec<UndoStep>,
+    /// What the task did that no undo takes back (MCP calls, commands run outside the
+    /// sandbox, files moved to the system Trash).
+    pub lasting: Vec<String>,
+    /// Why it cannot be undone (a file changed since, already undone); null when it can.
+    pub refused: Option<String>,
+}
+
+/// What an undo did.
+#[derive(Clone, Debug, PartialEq, Serialize, Type)]
+pub struct UndoDone {
+    /// The undo's own id: undoing it redoes the task's changes.
+    pub undo_id: String,
+    /// Changes taken back.
+    pub count: u32,
 }
 
 /// One recorded run: what the core's fold made of it, and everything it put on the bus,

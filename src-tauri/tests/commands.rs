@@ -449,6 +449,57 @@ fn a_run_is_listed_and_replays_from_its_envelopes() {
 }
 
 #[test]
+fn a_task_s_changes_to_files_are_shown_then_undone_and_a_second_undo_is_refused() {
+    let desk = desk(false);
+    let config = desk.shell.config();
+    let made = config.workspace.join("made.txt");
+    std::fs::create_dir_all(&config.workspace).expect("workspace");
+    std::fs::write(&made, "new").expect("a file the task made");
+    let journal = artoo::journal::Journal::in_data_dir(&config.data_dir);
+    journal
+        .record(
+            "task_0123456789ab",
+            &[artoo::journal::Change::Create { path: made.clone() }],
+        )
+        .expect("journaled");
+
+    let preview = call(&desk.popup, "undo_preview", json!({"task_id": null})).expect("a preview");
+    assert_eq!(preview["task_id"], "task_0123456789ab");
+    assert_eq!(preview["steps"][0]["kind"], "remove");
+    assert!(made.exists(), "a preview changes nothing");
+    assert_eq!(preview["refused"], Value::Null);
+
+    let done = call(
+        &desk.panels,
+        "undo_task",
+        json!({"task_id": "task_0123456789ab"}),
+    )
+    .expect("undone");
+    assert_eq!(done["count"], 1);
+    assert!(!made.exists());
+    let again = call(
+        &desk.popup,
+        "undo_preview",
+        json!({"task_id": "task_0123456789ab"}),
+    )
+    .expect("a preview");
+    assert!(
+        again["refused"]
+            .as_str()
+            .is_some_and(|r| r.contains("already undone")),
+        "{again}"
+    );
+    assert_eq!(
+        code(call(
+            &desk.popup,
+            "undo_task",
+            json!({"task_id": "task_0123456789ab"})
+        )),
+        "forbidden"
+    );
+}
+
+#[test]
 fn settings_name_the_bad_field_refuse_keys_without_a_keychain_and_save_good_values() {
     let desk = desk(true);
     let view = call(&desk.panels, "get_settings", json!({})).expect("settings");

@@ -25,6 +25,7 @@ pub const HELP: &[&str] = &[
     "  /remember [M|K|C] TEXT   store a memory (default: C, a lasting best practice)",
     "  /forget ID|PREFIX|SPACE/ENTITY   delete Megrams (the Four Laws are never deleted)",
     "  /replay [list|N|RUN]     replay a task log: rounds, D/P/Ω/L/∇L, directives",
+    "  /undo [list|TASK] [yes]  take back what a task did to your files (shown first; yes does it)",
     "  /help                    this help",
     "  /quit                    leave (also Ctrl+D, or Ctrl+C twice at the prompt)",
     "Ctrl+C while a task runs cancels it.",
@@ -50,6 +51,18 @@ pub enum Command {
     Remember(Remember),
     Forget(ForgetTarget),
     Replay(ReplayTarget),
+    Undo(UndoTarget),
+}
+
+/// What `/undo` is asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UndoTarget {
+    List,
+    /// A task (the newest standing one when `None`); `confirmed` when the user typed yes.
+    Task {
+        task: Option<String>,
+        confirmed: bool,
+    },
 }
 
 /// `None` when the line is a task; `Some(Err(usage))` for a command typed wrong.
@@ -74,6 +87,7 @@ pub fn parse(line: &str) -> Option<Result<Command, String>> {
         "remember" => parse_remember(arg).map(Command::Remember),
         "forget" => parse_forget(arg).map(Command::Forget),
         "replay" => Ok(Command::Replay(parse_replay(arg))),
+        "undo" => parse_undo(arg).map(Command::Undo),
         other => Err(format!("unknown command /{other} (type /help)")),
     })
 }
@@ -123,6 +137,30 @@ fn parse_forget(arg: &str) -> Result<ForgetTarget, String> {
         Ok(ForgetTarget::IdPrefix(arg.to_ascii_lowercase()))
     } else {
         Err(usage)
+    }
+}
+
+fn parse_undo(arg: &str) -> Result<UndoTarget, String> {
+    let words: Vec<&str> = arg.split_whitespace().collect();
+    match words.as_slice() {
+        ["list"] => Ok(UndoTarget::List),
+        [] => Ok(UndoTarget::Task {
+            task: None,
+            confirmed: false,
+        }),
+        ["yes"] => Ok(UndoTarget::Task {
+            task: None,
+            confirmed: true,
+        }),
+        [task] => Ok(UndoTarget::Task {
+            task: Some((*task).to_string()),
+            confirmed: false,
+        }),
+        [task, "yes"] => Ok(UndoTarget::Task {
+            task: Some((*task).to_string()),
+            confirmed: true,
+        }),
+        _ => Err("usage: /undo [list|TASK] [yes]".into()),
     }
 }
 
@@ -192,8 +230,32 @@ pub async fn run(command: Command, rt: &Runtime, console: &Console) -> Flow {
             Err(e) => console.say(format!("(nothing forgotten: {e})")),
         },
         Command::Replay(target) => replay(rt, console, target).await,
+        Command::Undo(target) => undo(rt, console, target),
     }
     Flow::Continue
+}
+
+fn undo(rt: &Runtime, console: &Console, target: UndoTarget) {
+    let config = rt.config();
+    let journal = artoo::journal::Journal::in_data_dir(&config.data_dir);
+    let mut say = |line: String| console.say(line);
+    let done = match target {
+        UndoTarget::List => super::undo::list(&journal, config, &mut say),
+        UndoTarget::Task { task, confirmed } => {
+            let confirm = if confirmed {
+                super::undo::Confirm::Yes
+            } else {
+                let again = task.as_deref().map_or(String::new(), |t| format!(" {t}"));
+                super::undo::Confirm::Show {
+                    hint: format!("Type /undo{again} yes to take these back."),
+                }
+            };
+            super::undo::undo_task(config, &journal, task.as_deref(), confirm, &mut say).map(|_| ())
+        }
+    };
+    if let Err(e) = done {
+        console.say(format!("(no undo: {e:#})"));
+    }
 }
 
 async fn memory(rt: &Runtime, console: &Console, verbose: bool) {

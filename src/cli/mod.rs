@@ -24,6 +24,7 @@ pub mod mcp;
 pub mod progress;
 pub mod render;
 pub mod session;
+pub mod undo;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -331,6 +331,12 @@ pub struct RetentionConfig {
     pub audit_days: u32,
     /// Total size of the sealed audit segments kept, in megabytes.
     pub audit_mb: u64,
+    /// Originals in artoo's private trash (what tasks replaced or removed, kept for an
+    /// undo), by the commit that displaced them. An undo of an older task says its
+    /// originals are gone.
+    pub trash_days: u32,
+    /// Total size of the private trash, in megabytes; the oldest commits go first.
+    pub trash_mb: u64,
 }
 
 impl Default for RetentionConfig {
@@ -340,6 +346,8 @@ impl Default for RetentionConfig {
             task_logs_mb: 512,
             audit_days: 365,
             audit_mb: 1024,
+            trash_days: 30,
+            trash_mb: 2048,
         }
     }
 }

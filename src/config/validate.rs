@@ -143,7 +143,9 @@ impl Config {
         positive("retention.task_logs_days", r.task_logs_days)?;
         positive("retention.task_logs_mb", r.task_logs_mb)?;
         positive("retention.audit_days", r.audit_days)?;
-        positive("retention.audit_mb", r.audit_mb)
+        positive("retention.audit_mb", r.audit_mb)?;
+        positive("retention.trash_days", r.trash_days)?;
+        positive("retention.trash_mb", r.trash_mb)
     }
 
     fn validate_ui(&self) -> Result<(), ConfigError> {

@@ -187,6 +187,12 @@ impl Runtime {
             clock.clone(),
             root.child_token(),
         ));
+        roles.spawn(prune_trash(
+            crate::journal::Journal::in_data_dir(&config.data_dir),
+            Keep::from_days_and_mb(config.retention.trash_days, config.retention.trash_mb),
+            clock.clone(),
+            root.child_token(),
+        ));
         roles.close();
         tracing::info!(data_dir = %config.data_dir.display(), "runtime started");
         Ok(Runtime {
@@ -475,6 +481,35 @@ impl Runtime {
         let _ = self.tasklog.close().await;
         if let Err(e) = self.memory.close().await {
             tracing::warn!(error = %e, "memory did not close cleanly");
+        }
+    }
+}
+
+/// Prunes artoo's private trash now and every [`retention::PRUNE_PERIOD`] until
+/// `cancel` (`journal::prune`).
+async fn prune_trash(
+    journal: crate::journal::Journal,
+    limits: Keep,
+    clock: SharedClock,
+    cancel: CancellationToken,
+) {
+    loop {
+        let now = clock.now();
+        let at = journal.clone();
+        match tokio::task::spawn_blocking(move || crate::journal::prune(&at, now, limits)).await {
+            Ok(Ok(p)) if p.files > 0 => tracing::info!(
+                commits = p.files,
+                bytes = p.bytes,
+                kept_bytes = p.kept_bytes,
+                "private trash pruned"
+            ),
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "cannot prune the private trash"),
+            Err(e) => tracing::warn!(error = %e, "the trash pruning task failed"),
+        }
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            () = tokio::time::sleep(retention::PRUNE_PERIOD) => {}
         }
     }
 }

@@ -179,6 +179,42 @@ impl Run {
         t
     }
 
+    /// The effects of this run that artoo's journal does not hold, so no undo can take
+    /// them back, one line each: calls of MCP tools, AppleScript and Shortcuts; commands
+    /// the user approved to run outside the sandbox (what they did was not observed);
+    /// deletions moved to the system Trash (put back from there).
+    pub fn lasting_effects(&self) -> Vec<String> {
+        use crate::contracts::{Decision, Message, ToolCallStatus, ToolName};
+        let mut out: Vec<String> = Vec::new();
+        for env in self.envelopes() {
+            let Message::ToolCallEvent(call) = &env.message else {
+                continue;
+            };
+            let r = &call.record;
+            if r.status != ToolCallStatus::Ok {
+                continue;
+            }
+            let target = crate::text::one_line(&r.target, 120);
+            let line = match (r.tool.builtin(), r.confirmation) {
+                (None, _) => format!("the MCP tool {}: {target}", r.tool),
+                (Some(ToolName::Applescript | ToolName::Shortcuts), _) => {
+                    format!("{}: {target}", r.tool)
+                }
+                (Some(_), Some(Decision::Trash)) => {
+                    format!("moved to the system Trash (put it back from there): {target}")
+                }
+                (Some(ToolName::Shell), Some(Decision::Approve)) if r.effects.is_empty() => {
+                    format!("a command run outside the sandbox: {target}")
+                }
+                _ => continue,
+            };
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+        out
+    }
+
     /// The run's envelopes in bus order, as they were published.
     pub fn envelopes(&self) -> Vec<Arc<Envelope>> {
         let mut envelopes: Vec<Arc<Envelope>> = self

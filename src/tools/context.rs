@@ -342,6 +342,21 @@ impl ToolContext {
         }
     }
 
+    /// artoo's journal of changes to files, in the data dir.
+    pub fn journal(&self) -> crate::journal::Journal {
+        crate::journal::Journal::in_data_dir(&self.config.data_dir)
+    }
+
+    /// Journals changes this call made, for an undo of the task. A journal that cannot
+    /// be written leaves the changes made; the returned line says they cannot be undone.
+    pub fn journal_changes(&self, changes: &[crate::journal::Change]) -> Option<String> {
+        let recorded = self.journal().record(self.task_id.as_ref(), changes);
+        recorded.err().map(|e| {
+            tracing::warn!(error = %e, "the journal could not be written");
+            format!("(these changes could not be journaled, so they cannot be undone: {e})")
+        })
+    }
+
     /// `~`, `~/x` and relative paths resolved: home for `~`, the workspace otherwise.
     pub fn resolve_path(&self, raw: &str) -> PathBuf {
         resolve_user_path(raw, &self.config.home, &self.config.workspace)

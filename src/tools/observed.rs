@@ -6,7 +6,7 @@
 //! **Invariant:** a held layer is either applied whole after the user approved it, or
 //! dropped; the same measured effect denied once in a task is never asked again.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::gate::{call_line, denied_before, effect_verb, error_outcome, why_not};
 use super::{Law1Action, Prepared, ToolContext, ToolOutcome, sandbox, trash};
@@ -97,18 +97,15 @@ pub(super) async fn answer_held(
     } else {
         None
     };
-    let trash_dir = ctx.config.data_dir.join("trash");
-    let originals = originals_dir(&trash_dir, ctx.task_id.as_ref());
-    let journal = trash_dir.join("journal.jsonl");
-    let task = ctx.task_id.to_string();
+    let originals = ctx.journal().originals(ctx.task_id.as_ref());
     let committed =
-        tokio::task::spawn_blocking(move || held.commit(&originals, &journal, &task, deletions_to))
-            .await;
+        tokio::task::spawn_blocking(move || held.commit(&originals, deletions_to)).await;
     match committed {
         Ok(Ok(done)) => {
             for effect in &done.applied {
                 ctx.effects.note(effect.clone());
             }
+            let unjournaled = ctx.journal_changes(&done.journaled);
             let mut text = if quiet {
                 String::new()
             } else {
@@ -121,21 +118,14 @@ pub(super) async fn answer_held(
             if let Some(dir) = done.originals {
                 text.push_str(&format!(" The originals are kept in {}.", dir.display()));
             }
+            if let Some(line) = unjournaled {
+                text.push_str(&format!("\n{line}"));
+            }
             (ToolOutcome::Ok { output: text }, decision)
         }
         Ok(Err(e)) => (refused_commit(&e.to_string()), decision),
         Err(e) => (refused_commit(&e.to_string()), decision),
     }
-}
-
-/// The folder of artoo's private trash for one commit's originals: the task's folder,
-/// numbered by commit (`trash/<task>/1`, `trash/<task>/2`, …).
-fn originals_dir(trash: &Path, task: &str) -> PathBuf {
-    let task_dir = trash.join(task);
-    (1..)
-        .map(|k: u32| task_dir.join(k.to_string()))
-        .find(|d| !d.exists())
-        .unwrap_or(task_dir)
 }
 
 /// A held layer that could not be applied after all.

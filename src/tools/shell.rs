@@ -317,6 +317,9 @@ impl Tool for Shell {
                 for effect in &outcome.kept {
                     ctx.effects.note(effect.clone());
                 }
+                if let Some(line) = ctx.journal_changes(&outcome.journaled) {
+                    output.push_str(&format!("\n{line}"));
+                }
                 if let Some(held) = outcome.held {
                     return Err(ToolError::SandboxHeld {
                         held: Box::new(held),

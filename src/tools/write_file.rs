@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use crate::contracts::PathEffect;
+use crate::journal::Change;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
@@ -121,6 +122,14 @@ impl Tool for WriteFile {
                 let what = format!("cannot {what} {}", path.display());
                 move |e| ToolError::io(what, e)
             };
+            // The folders this call makes, outermost first, journaled with the file.
+            let mut made: Vec<PathBuf> = path
+                .ancestors()
+                .skip(1)
+                .take_while(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_err())
+                .map(Path::to_path_buf)
+                .collect();
+            made.reverse();
             if let Some(parent) = path.parent() {
                 tokio::fs::create_dir_all(parent)
                     .await
@@ -139,6 +148,22 @@ impl Tool for WriteFile {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound
             );
             let owned = !new && ctx.broker.task_owns(&ctx.task_id, &path);
+            let old_len = if append && !new {
+                tokio::fs::metadata(&path).await.ok().map(|m| m.len())
+            } else {
+                None
+            };
+            // What a replacement displaces is kept first (a link to the same bytes, which
+            // the rename below leaves in artoo's trash).
+            let original = if !new && !append && (call.approved || owned) {
+                let originals = ctx.journal().originals(ctx.task_id.as_ref());
+                Some(
+                    crate::journal::keep_copy(&path, &originals)
+                        .map_err(io("keep the original of"))?,
+                )
+            } else {
+                None
+            };
             let written = self.write(call, &path, content, append, owned).await;
             if written.is_ok() && (new || owned) {
                 ctx.broker.note_made(&ctx.task_id, &path, &ctx.cancel);
@@ -154,6 +179,24 @@ impl Tool for WriteFile {
                     exists: !new,
                     effect: effect.into(),
                 });
+                let mut changes: Vec<Change> = made
+                    .into_iter()
+                    .map(|path| Change::Create { path })
+                    .collect();
+                changes.push(match (original, old_len) {
+                    (Some(original), _) => Change::Replace {
+                        path: path.clone(),
+                        original,
+                    },
+                    (None, Some(old_len)) => Change::Append {
+                        path: path.clone(),
+                        old_len,
+                    },
+                    (None, None) => Change::Create { path: path.clone() },
+                });
+                if let Some(line) = ctx.journal_changes(&changes) {
+                    return written.map(|text| format!("{text}\n{line}"));
+                }
             }
             written
         })

@@ -548,6 +548,73 @@ async fn a_whole_task_exits_0_with_a_status_line_per_phase_and_the_cost_of_every
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn artoo_undo_shows_a_task_s_changes_asks_and_takes_them_back_then_redo_restores_them() {
+    let bench = Bench::new(shell_task_script(
+        "Put the log in a new logs folder with a note",
+        "mkdir logs && mv app.log logs/ && echo kept > logs/NOTE && echo CALL_RAN",
+    ))
+    .await;
+    let ws = bench.dirs.path().join("home/artoo_workspace");
+    std::fs::write(ws.join("app.log"), "line 1\n").expect("log");
+    let ran = bench
+        .run(&["run", "put the log in a logs folder"], "")
+        .await;
+    assert_eq!(ran.status.code(), Some(0), "{}", explain(&ran));
+    assert!(ws.join("logs/app.log").is_file() && !ws.join("app.log").exists());
+
+    let listed = stdout(&bench.run(&["undo", "--list"], "").await);
+    has(&listed, "3 changes");
+    // Shown first; "no" changes nothing.
+    let said_no = bench.run(&["undo"], "n\n").await;
+    let text = stdout(&said_no);
+    has(
+        &text,
+        "move ~/artoo_workspace/logs/app.log back to ~/artoo_workspace/app.log",
+    );
+    has(&text, "remove ~/artoo_workspace/logs (the task made it)");
+    has(&text, "Nothing was changed.");
+    assert!(ws.join("logs/app.log").is_file());
+
+    let undone = bench.run(&["undo"], "y\n").await;
+    let text = stdout(&undone);
+    assert_eq!(undone.status.code(), Some(0), "{}", explain(&undone));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("app.log")).expect("the log is back"),
+        "line 1\n"
+    );
+    assert!(
+        !ws.join("logs").exists(),
+        "the folder the task made is gone"
+    );
+    let redo = text
+        .split_whitespace()
+        .find(|w| w.starts_with("undo-"))
+        .map(|w| w.trim_end_matches('.'))
+        .expect("the undo names its id");
+    assert_eq!(
+        stdout(&bench.run(&["undo"], "").await).trim(),
+        "No task's changes to your files are left to undo."
+    );
+    let redone = bench.run(&["undo", redo, "--yes"], "").await;
+    assert_eq!(redone.status.code(), Some(0), "{}", explain(&redone));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("logs/NOTE")).expect("redone"),
+        "kept\n"
+    );
+    assert!(ws.join("logs/app.log").is_file() && !ws.join("app.log").exists());
+
+    // Someone edits the log: undoing the task again is refused, and nothing changes.
+    std::fs::write(ws.join("logs/app.log"), "edited by hand\n").expect("edit");
+    let refused = bench.run(&["undo", "--yes"], "").await;
+    assert_eq!(refused.status.code(), Some(1), "{}", explain(&refused));
+    has(
+        &stdout(&refused),
+        "app.log changed after the task, so nothing was undone",
+    );
+    assert!(ws.join("logs/NOTE").is_file());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_destructive_step_is_denied_when_stdin_is_not_a_terminal() {
     let bench = Bench::new(shell_task_script(
         "Delete notes.txt from the workspace",

@@ -309,8 +309,33 @@ async fn approving_applies_exactly_the_held_layer_once_and_keeps_every_original(
     let mut originals = originals;
     originals.sort();
     assert_eq!(originals, vec!["note a\n", "precious\n"]);
-    let journal = std::fs::read_to_string(trash.join("journal.jsonl")).unwrap();
-    assert_eq!(journal.lines().count(), 2, "{journal}");
+    // The journal names each change, the new file the command also made included, so
+    // `artoo undo` can take the whole call back.
+    let journal = artoo::journal::Journal::in_data_dir(&w.config.data_dir);
+    let mut journaled: Vec<(&str, String)> = journal
+        .entries()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let name = e
+                .change
+                .path()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (e.change.verb(), name)
+        })
+        .collect();
+    journaled.sort();
+    assert_eq!(
+        journaled,
+        [
+            ("create", "runs.log".to_string()),
+            ("delete", "keep.txt".to_string()),
+            ("overwrite", "a.txt".to_string())
+        ]
+    );
     let mut effects: Vec<String> = r.record.effects.iter().map(|e| e.effect.clone()).collect();
     effects.sort();
     assert_eq!(effects, ["create", "delete", "overwrite"]);

@@ -90,6 +90,12 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   await expect(page.getByTestId('cost')).toContainText('Tools');
   await shot(page, '04-result');
 
+  // Undo: the plan first, then the confirm click takes the deletion back.
+  await page.getByTestId('undo').click();
+  await expect(page.getByTestId('undo-plan')).toContainText('put back ~/artoo_workspace/draft-old.txt');
+  await page.getByTestId('undo-confirm').click();
+  await expect(page.getByTestId('undo-done')).toContainText('Undone: 1 change taken back.');
+
   // The memory map, opened from the popup like the shell's open_panel would.
   await page.getByRole('button', { name: 'Memory' }).first().click();
   const panels = page.getByTestId('panels');

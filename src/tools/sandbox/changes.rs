@@ -401,7 +401,8 @@ fn compare(upper: &Path, real: &Path, u_len: u64, r_len: u64) -> io::Result<Comp
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Applied {
     pub created: Vec<PathBuf>,
-    pub appended: Vec<PathBuf>,
+    /// Files added to, with the length each had before.
+    pub appended: Vec<(PathBuf, u64)>,
     /// Existing entries renamed: from, to.
     pub moved: Vec<(PathBuf, PathBuf)>,
     /// Entries that could not be kept, with why (one appeared meanwhile, a disk error).
@@ -429,7 +430,7 @@ pub fn apply(kept: &[Kept]) -> Applied {
                 std::os::unix::fs::symlink(target, real).map(|()| out.created.push(real.clone()))
             }
             Kept::Append { upper, real, from } => {
-                append(upper, real, *from).map(|()| out.appended.push(real.clone()))
+                append(upper, real, *from).map(|()| out.appended.push((real.clone(), *from)))
             }
             Kept::Move { from, to } => {
                 move_entry(from, to).map(|()| out.moved.push((from.clone(), to.clone())))
@@ -442,55 +443,15 @@ pub fn apply(kept: &[Kept]) -> Applied {
     out
 }
 
-/// Renames `from` to `to`, which must not exist; across file systems, copies then
-/// removes the original.
-pub fn move_entry(from: &Path, to: &Path) -> io::Result<()> {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
-    match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
-        Ok(()) => Ok(()),
-        Err(e) if e == rustix::io::Errno::XDEV => {
-            copy_new(from, to)?;
-            if fs::symlink_metadata(from)?.is_dir() {
-                fs::remove_dir_all(from)
-            } else {
-                fs::remove_file(from)
-            }
-        }
-        Err(e) => Err(e.into()),
-    }
-}
+/// Renames `from` to `to`, which must not exist (the journal's move: across file
+/// systems, a copy then the original removed).
+pub use crate::journal::move_entry;
 
-/// Copies the entry at `src` (a file, a link or a whole folder) to `dst`, a name that
-/// must not exist, keeping permissions.
+/// Copies the entry at `src` (a file, a link or a whole folder of an upper folder) to
+/// `dst`, a name that must not exist, keeping permissions; overlay whiteouts inside are
+/// what the command removed, and are not copied.
 pub fn copy_new(src: &Path, dst: &Path) -> io::Result<()> {
-    let m = fs::symlink_metadata(src)?;
-    let ft = m.file_type();
-    if ft.is_dir() {
-        fs::create_dir(dst)?;
-        let mut entries: Vec<fs::DirEntry> = fs::read_dir(src)?.collect::<io::Result<_>>()?;
-        entries.sort_by_key(fs::DirEntry::file_name);
-        for e in entries {
-            let child = e.path();
-            if !is_whiteout(&fs::symlink_metadata(&child)?) {
-                copy_new(&child, &dst.join(e.file_name()))?;
-            }
-        }
-        fs::set_permissions(dst, fs::Permissions::from_mode(m.mode() & 0o7777))
-    } else if ft.is_symlink() {
-        std::os::unix::fs::symlink(fs::read_link(src)?, dst)
-    } else if ft.is_file() {
-        let mut from = File::open(src)?;
-        let mut to = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(dst)?;
-        io::copy(&mut from, &mut to)?;
-        to.set_permissions(fs::Permissions::from_mode(m.mode() & 0o7777))
-    } else {
-        Err(io::Error::other(
-            "pipes, sockets and devices are not copied",
-        ))
-    }
+    crate::journal::copy_tree(src, dst, &is_whiteout)
 }
 
 /// A new file: a hard link to the sandbox's copy when both are on one file system (it
@@ -635,7 +596,7 @@ pub(super) mod tests {
             ]
         );
         let applied = apply(&c.kept);
-        assert_eq!(applied.appended, vec![real.join("grown.log")]);
+        assert_eq!(applied.appended, vec![(real.join("grown.log"), 3)]);
         assert_eq!(
             fs::read_to_string(real.join("grown.log")).unwrap(),
             "abcdef"

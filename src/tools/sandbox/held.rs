@@ -10,7 +10,7 @@
 //! change someone made while the dialog waited is never clobbered.
 
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -18,6 +18,7 @@ use super::changes::{self, Kept, Refusal, Refused};
 use super::linux::Layout;
 use super::measured::Measured;
 use super::{Committed, Deletions};
+use crate::journal::{self, Change};
 
 /// Folder entries counted when a deleted folder's size is measured.
 const MAX_MEASURED: usize = 100_000;
@@ -101,14 +102,9 @@ impl Held {
 
     /// Applies the layer: the held changes, then what would have been kept anyway.
     /// Originals go to `originals` (a folder of artoo's private trash, made when first
-    /// needed); each change is a line in `journal`.
-    pub fn commit(
-        self,
-        originals: &Path,
-        journal: &Path,
-        task: &str,
-        deletions: Deletions,
-    ) -> io::Result<Committed> {
+    /// needed); what was done comes back as effect records and as the journal's changes,
+    /// for the caller to journal.
+    pub fn commit(self, originals: &Path, deletions: Deletions) -> io::Result<Committed> {
         // Deletions already moved to the system Trash were checked before they went.
         let trashed = |p: &Path| {
             deletions == Deletions::AlreadyTrashed
@@ -119,25 +115,34 @@ impl Held {
         };
         self.check(&trashed)?;
         let mut done = Committed::default();
-        let mut lines: Vec<serde_json::Value> = Vec::new();
         for r in &self.refused {
-            let mut kept_at: Option<PathBuf> = None;
-            let mut old_mode: Option<u32> = None;
-            match r.what {
-                Refused::Delete if deletions == Deletions::AlreadyTrashed => {}
-                Refused::Delete => kept_at = Some(keep_original(&r.path, originals)?),
+            let path = r.path.clone();
+            let change = match r.what {
+                Refused::Delete if deletions == Deletions::AlreadyTrashed => None,
+                Refused::Delete => Some(Change::Delete {
+                    original: journal::keep_original(&r.path, originals)?,
+                    path,
+                }),
                 Refused::ReplaceFolder | Refused::Overwrite | Refused::Truncate => {
-                    kept_at = Some(keep_original(&r.path, originals)?);
+                    let original = journal::keep_original(&r.path, originals)?;
                     changes::copy_new(&r.upper, &r.path)?;
+                    Some(Change::Replace { path, original })
                 }
                 Refused::Permissions => {
-                    old_mode = Some(fs::symlink_metadata(&r.path)?.mode() & 0o7777);
-                    let mode = fs::symlink_metadata(&r.upper)?.mode() & 0o7777;
-                    fs::set_permissions(&r.path, fs::Permissions::from_mode(mode))?;
+                    let old = fs::symlink_metadata(&r.path)?.mode() & 0o7777;
+                    let new = fs::symlink_metadata(&r.upper)?.mode() & 0o7777;
+                    fs::set_permissions(&r.path, fs::Permissions::from_mode(new))?;
+                    Some(Change::Mode { path, old, new })
                 }
                 Refused::Owner => {
+                    let was = fs::symlink_metadata(&r.path)?;
                     let m = fs::symlink_metadata(&r.upper)?;
                     std::os::unix::fs::lchown(&r.path, Some(m.uid()), Some(m.gid()))?;
+                    Some(Change::Owner {
+                        path,
+                        old: (was.uid(), was.gid()),
+                        new: (m.uid(), m.gid()),
+                    })
                 }
                 Refused::CreateOutside => {
                     if fs::symlink_metadata(&r.upper)?.is_dir() {
@@ -145,19 +150,13 @@ impl Held {
                     } else {
                         changes::copy_new(&r.upper, &r.path)?;
                     }
+                    Some(Change::Create { path })
                 }
-            }
-            if kept_at.is_some() {
+            };
+            if matches!(change, Some(Change::Delete { .. } | Change::Replace { .. })) {
                 done.originals = Some(originals.to_path_buf());
             }
-            lines.push(serde_json::json!({
-                "task": task,
-                "at": chrono::Utc::now().to_rfc3339(),
-                "effect": r.what.verb(),
-                "path": r.path,
-                "original": kept_at,
-                "mode": old_mode,
-            }));
+            done.journaled.extend(change);
             done.applied.push(crate::contracts::PathEffect {
                 path: r.path.clone(),
                 exists: r.what.existed(),
@@ -171,48 +170,15 @@ impl Held {
                 path.display()
             )));
         }
-        for (from, to) in &applied.moved {
-            lines.push(serde_json::json!({
-                "task": task,
-                "at": chrono::Utc::now().to_rfc3339(),
-                "effect": "move",
-                "path": to,
-                "from": from,
-            }));
-        }
-        done.applied.extend(super::kept_effects(applied));
-        append_journal(journal, &lines)?;
+        let (effects, journaled) = super::kept_effects(applied);
+        done.applied.extend(effects);
+        done.journaled.extend(journaled);
         drop(self.layout);
         Ok(done)
     }
 }
 
 use std::os::unix::fs::PermissionsExt as _;
-
-/// Moves the original at `path` into `originals`, under its whole path.
-fn keep_original(path: &Path, originals: &Path) -> io::Result<PathBuf> {
-    let rel = path.strip_prefix("/").unwrap_or(path);
-    let dest = originals.join(rel);
-    if let Some(parent) = dest.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    changes::move_entry(path, &dest)?;
-    Ok(dest)
-}
-
-fn append_journal(journal: &Path, lines: &[serde_json::Value]) -> io::Result<()> {
-    if let Some(parent) = journal.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    let mut f = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(journal)?;
-    for line in lines {
-        writeln!(f, "{line}")?;
-    }
-    f.flush()
-}
 
 /// One held change, measured for the dialog.
 fn measure(r: &Refusal) -> Measured {
@@ -280,10 +246,7 @@ mod tests {
             vec!["delete", "create (outside the workspace)", "overwrite"]
         );
         let originals = tmp.path().join("trash/t1");
-        let journal = tmp.path().join("trash/journal.jsonl");
-        let done = held
-            .commit(&originals, &journal, "t1", Deletions::PrivateTrash)
-            .unwrap();
+        let done = held.commit(&originals, Deletions::PrivateTrash).unwrap();
         assert_eq!(done.applied.len(), 3);
         assert_eq!(fs::read_to_string(real.join("old.txt")).unwrap(), "new");
         assert_eq!(fs::read_to_string(real.join("made.txt")).unwrap(), "made");
@@ -291,9 +254,23 @@ mod tests {
         let kept = |name: &str| originals.join(real.join(name).strip_prefix("/").unwrap());
         assert_eq!(fs::read_to_string(kept("old.txt")).unwrap(), "old");
         assert_eq!(fs::read_to_string(kept("gone.txt")).unwrap(), "gone");
-        let journal = fs::read_to_string(&journal).unwrap();
-        assert_eq!(journal.lines().count(), 3, "{journal}");
-        assert!(journal.contains("\"effect\":\"delete\""), "{journal}");
+        // Each change as the journal keeps it, with the original it displaced.
+        assert_eq!(
+            done.journaled,
+            vec![
+                Change::Delete {
+                    path: real.join("gone.txt"),
+                    original: kept("gone.txt")
+                },
+                Change::Create {
+                    path: real.join("made.txt")
+                },
+                Change::Replace {
+                    path: real.join("old.txt"),
+                    original: kept("old.txt")
+                },
+            ]
+        );
     }
 
     #[test]
@@ -308,12 +285,7 @@ mod tests {
         // The user edits the file while the dialog is open.
         fs::write(real.join("doc.txt"), "user's v2").unwrap();
         let err = held
-            .commit(
-                &tmp.path().join("trash/t"),
-                &tmp.path().join("trash/j"),
-                "t",
-                Deletions::PrivateTrash,
-            )
+            .commit(&tmp.path().join("trash/t"), Deletions::PrivateTrash)
             .unwrap_err();
         assert!(err.to_string().contains("changed after"), "{err}");
         assert_eq!(

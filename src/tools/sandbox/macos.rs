@@ -140,5 +140,6 @@ pub async fn run(
         held: None,
         not_kept: Vec::new(),
         kept: Vec::new(),
+        journaled: Vec::new(),
     })
 }

@@ -56,6 +56,7 @@ use tokio_util::sync::CancellationToken;
 use super::ToolError;
 use super::process::{BaseEnv, Finished};
 use crate::contracts::PathEffect;
+use crate::journal::Change;
 
 /// Whether commands can run in the sandbox here.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,6 +164,8 @@ pub struct Outcome {
     pub not_kept: Vec<(PathBuf, String)>,
     /// What was kept of the command's changes: each path with `create` or `append`.
     pub kept: Vec<PathEffect>,
+    /// The same, as the journal keeps it (for an undo).
+    pub journaled: Vec<Change>,
 }
 
 /// Where approved deletions go.
@@ -179,6 +182,8 @@ pub enum Deletions {
 pub struct Committed {
     /// Every change applied, as effect records carry them.
     pub applied: Vec<PathEffect>,
+    /// The same, as the journal keeps them, each original named.
+    pub journaled: Vec<Change>,
     /// Where the originals went, when any was kept.
     pub originals: Option<PathBuf>,
 }
@@ -202,13 +207,7 @@ impl Held {
     }
 
     /// Applies the layer (never reached: nothing is held here).
-    pub fn commit(
-        self,
-        _originals: &Path,
-        _journal: &Path,
-        _task: &str,
-        _deletions: Deletions,
-    ) -> std::io::Result<Committed> {
+    pub fn commit(self, _originals: &Path, _deletions: Deletions) -> std::io::Result<Committed> {
         match self {}
     }
 }
@@ -317,32 +316,33 @@ fn may_keep(path: &Path, workspace: &Path, home: &Path, plan: &Plan) -> bool {
                 .any(|c| path.starts_with(c) || c.starts_with(path)))
 }
 
-/// What applying kept changes did, as effect records carry it: each new file
-/// (`create`), each addition (`append`), each move (`move`, at its new path).
+/// What applying kept changes did: as effect records carry it (each new file `create`,
+/// each addition `append`, each move `move` at its new path), and as the journal keeps
+/// it (every new entry, folders too, in the order they were made).
 #[cfg(target_os = "linux")]
-fn kept_effects(applied: changes::Applied) -> Vec<PathEffect> {
-    let effect = |verb: &str, exists: bool| {
-        let verb = verb.to_string();
-        move |path: PathBuf| PathEffect {
-            path,
-            exists,
-            effect: verb.clone(),
-        }
+fn kept_effects(applied: changes::Applied) -> (Vec<PathEffect>, Vec<Change>) {
+    let effect = |path: &Path, verb: &str, exists: bool| PathEffect {
+        path: path.to_path_buf(),
+        exists,
+        effect: verb.to_string(),
     };
-    applied
-        .created
-        .into_iter()
-        .filter(|p| !p.is_dir())
-        .map(effect("create", false))
-        .chain(applied.appended.into_iter().map(effect("append", true)))
-        .chain(
-            applied
-                .moved
-                .into_iter()
-                .map(|(_, to)| to)
-                .map(effect("move", false)),
-        )
-        .collect()
+    let mut effects = Vec::new();
+    let mut journaled = Vec::new();
+    for path in applied.created {
+        if !path.is_dir() {
+            effects.push(effect(&path, "create", false));
+        }
+        journaled.push(Change::Create { path });
+    }
+    for (path, old_len) in applied.appended {
+        effects.push(effect(&path, "append", true));
+        journaled.push(Change::Append { path, old_len });
+    }
+    for (from, to) in applied.moved {
+        effects.push(effect(&to, "move", false));
+        journaled.push(Change::Move { from, path: to });
+    }
+    (effects, journaled)
 }
 
 /// The sentence the model reads when the sandbox refused something.
@@ -369,6 +369,7 @@ mod platform {
     use super::linux::{self, Grants, Layout};
     use super::{Confinement, Outcome, Plan, Status, is_quiet_cache, may_keep, moves, seccomp};
     use crate::contracts::PathEffect;
+    use crate::journal::Change;
     use crate::tools::ToolError;
     use crate::tools::process::{self, BaseEnv, Input, Spec};
 
@@ -532,6 +533,7 @@ exec "$@""#;
             held: outcome.held,
             not_kept: outcome.not_kept,
             kept: outcome.kept,
+            journaled: outcome.journaled,
         })
     }
 
@@ -567,6 +569,7 @@ exec "$@""#;
         held: Option<super::Held>,
         not_kept: Vec<(PathBuf, String)>,
         kept: Vec<PathEffect>,
+        journaled: Vec<Change>,
     }
 
     /// Reads what the command changed in the overlays. When nothing of it is a change
@@ -614,6 +617,7 @@ exec "$@""#;
                         held: Some(super::Held::new(layout, c.kept, c.refused)),
                         not_kept: Vec::new(),
                         kept: Vec::new(),
+                        journaled: Vec::new(),
                     };
                 }
                 let applied = changes::apply(&c.kept);
@@ -622,10 +626,12 @@ exec "$@""#;
                     (r.path.clone(), DECLINED.to_string())
                 }));
                 drop(layout);
+                let (kept, journaled) = super::kept_effects(applied);
                 Settled {
                     held: None,
                     not_kept,
-                    kept: super::kept_effects(applied),
+                    kept,
+                    journaled,
                 }
             })
         })

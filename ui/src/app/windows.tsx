@@ -34,6 +34,7 @@ export function PopupWindow({ session }: { session: Session }) {
       openPanel={(tab, focus) => void session.backend.invoke('open_panel', { tab, focus })}
       hide={() => void session.backend.invoke('hide_popup', {})}
       sandbox={session.settings.view.value.value?.sandbox ?? null}
+      undo={session.tasks.undo}
     />
   );
 }

@@ -39,8 +39,8 @@ export function t(key: MessageKey, params?: Record<string, string | number>): st
 }
 
 /** A counted message: `<base>.one` for exactly one, `<base>.other` otherwise. */
-export function tn(base: 'result.replans' | 'audit.tasksCount', count: number): string {
-  return t(count === 1 ? `${base}.one` : `${base}.other`, { count });
+export function tn(base: 'result.replans' | 'audit.tasksCount' | 'undo.done', count: number, params: Record<string, string | number> = {}): string {
+  return t(count === 1 ? `${base}.one` : `${base}.other`, { ...params, count });
 }
 
 /** Every language's catalogue (tests check that they agree on placeholders). */

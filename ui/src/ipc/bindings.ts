@@ -55,6 +55,16 @@ export const commands = {
 	taskRuns: () => typedError<TaskRun_Serialize[], IpcError>(__TAURI_INVOKE("task_runs")),
 	/**  One recorded run: its summary, its trajectory and every envelope it logged. */
 	taskReplay: (runId: string) => typedError<TaskReplay_Serialize, IpcError>(__TAURI_INVOKE("task_replay", { run_id: runId })),
+	/**
+	 *  What undoing `task_id` (the newest task whose changes stand when null) would take
+	 *  back and what it cannot; `refused` says why when it cannot be undone.
+	 */
+	undoPreview: (taskId: TaskId | null) => typedError<UndoPreview_Serialize, IpcError>(__TAURI_INVOKE("undo_preview", { task_id: taskId })),
+	/**
+	 *  Takes `task_id`'s changes back, checking every one against the files first: a file
+	 *  changed since refuses the whole undo (the error says which), and nothing changes.
+	 */
+	undoTask: (taskId: TaskId) => typedError<UndoDone, IpcError>(__TAURI_INVOKE("undo_task", { task_id: taskId })),
 	/**  The settings as saved, with the state of the keys, the keychain and the sandbox. */
 	getSettings: () => typedError<SettingsView_Serialize, IpcError>(__TAURI_INVOKE("get_settings")),
 	/**
@@ -2888,6 +2898,14 @@ export type RetentionConfig_Deserialize = {
 	audit_days?: number,
 	/**  Total size of the sealed audit segments kept, in megabytes. */
 	audit_mb?: number,
+	/**
+	 *  Originals in artoo's private trash (what tasks replaced or removed, kept for an
+	 *  undo), by the commit that displaced them. An undo of an older task says its
+	 *  originals are gone.
+	 */
+	trash_days?: number,
+	/**  Total size of the private trash, in megabytes; the oldest commits go first. */
+	trash_mb?: number,
 };
 
 /**
@@ -2903,6 +2921,14 @@ export type RetentionConfig_Serialize = {
 	audit_days: number,
 	/**  Total size of the sealed audit segments kept, in megabytes. */
 	audit_mb: number,
+	/**
+	 *  Originals in artoo's private trash (what tasks replaced or removed, kept for an
+	 *  undo), by the commit that displaced them. An undo of an older task says its
+	 *  originals are gone.
+	 */
+	trash_days: number,
+	/**  Total size of the private trash, in megabytes; the oldest commits go first. */
+	trash_mb: number,
 };
 
 /**  A bus address, serialised with the roles' short names (`R1` … `R7`). */
@@ -4115,6 +4141,84 @@ skipped: number } |
 tab: PanelTab; 
 /**  What to select on it; null selects nothing. */
 focus: PanelFocus | null };
+
+/**  What an undo did. */
+export type UndoDone = {
+	/**  The undo's own id: undoing it redoes the task's changes. */
+	undo_id: string,
+	/**  Changes taken back. */
+	count: number,
+};
+
+/**  What undoing a task would take back, checked against the files as they are now. */
+export type UndoPreview = UndoPreview_Serialize;
+
+/**  What undoing a task would take back, checked against the files as they are now. */
+export type UndoPreview_Deserialize = {
+	/**  The task the undo is about; null when no task's changes are left to undo. */
+	task_id?: TaskId | null,
+	/**  Each change it takes back, newest first. */
+	steps: UndoStep[],
+	/**
+	 *  What the task did that no undo takes back (MCP calls, commands run outside the
+	 *  sandbox, files moved to the system Trash).
+	 */
+	lasting: string[],
+	/**  Why it cannot be undone (a file changed since, already undone); null when it can. */
+	refused?: string | null,
+};
+
+/**  What undoing a task would take back, checked against the files as they are now. */
+export type UndoPreview_Serialize = {
+	/**  The task the undo is about; null when no task's changes are left to undo. */
+	task_id: TaskId | null,
+	/**  Each change it takes back, newest first. */
+	steps: UndoStep[],
+	/**
+	 *  What the task did that no undo takes back (MCP calls, commands run outside the
+	 *  sandbox, files moved to the system Trash).
+	 */
+	lasting: string[],
+	/**  Why it cannot be undone (a file changed since, already undone); null when it can. */
+	refused: string | null,
+};
+
+/**  One step of an undo, for the user to read. */
+export type UndoStep = 
+/**  A file or folder the task made is removed (into artoo's trash). */
+{ kind: "remove"; 
+/**  It, from the home folder. */
+path: string } | 
+/**  A file the task added to is cut back to its earlier length. */
+{ kind: "cut"; 
+/**  The file. */
+path: string; 
+/**  The length it goes back to. */
+bytes: number } | 
+/**  A file or folder the task deleted is put back. */
+{ kind: "put_back"; 
+/**  Where it goes back. */
+path: string } | 
+/**  A file the task replaced gets its earlier version back. */
+{ kind: "restore"; 
+/**  The file. */
+path: string } | 
+/**  What the task moved goes back where it was. */
+{ kind: "move_back"; 
+/**  Where it is now. */
+path: string; 
+/**  Where it goes back to. */
+to: string } | 
+/**  Permissions the task changed are set back. */
+{ kind: "permissions"; 
+/**  The entry. */
+path: string; 
+/**  The bits it gets back, in octal. */
+mode: string } | 
+/**  An owner the task changed is given back. */
+{ kind: "owner"; 
+/**  The entry. */
+path: string };
 
 /**
  *  A planned sub-task that produced no outcome in its round: the dispatcher never ran it

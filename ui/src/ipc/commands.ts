@@ -40,6 +40,8 @@ import type {
   SettingsView,
   TaskReplay,
   TaskRun,
+  UndoDone,
+  UndoPreview,
 } from './bindings';
 
 export type {
@@ -77,6 +79,9 @@ export type {
   SettingsView,
   TaskReplay,
   TaskRun,
+  UndoDone,
+  UndoPreview,
+  UndoStep,
 } from './bindings';
 
 /** The model tiers that hold an API key. */
@@ -110,6 +115,8 @@ export interface Commands {
   audit_verify: { args: NoArgs; result: ChainVerification };
   task_runs: { args: NoArgs; result: TaskRun[] };
   task_replay: { args: { run_id: string }; result: TaskReplay };
+  undo_preview: { args: { task_id: TaskId | null }; result: UndoPreview };
+  undo_task: { args: { task_id: TaskId }; result: UndoDone };
   get_settings: { args: NoArgs; result: SettingsView };
   save_settings: { args: { update: SettingsUpdate }; result: SettingsView };
   provider_presets: { args: NoArgs; result: ProviderPreset[] };
@@ -146,6 +153,8 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'audit_verify',
   'task_runs',
   'task_replay',
+  'undo_preview',
+  'undo_task',
   'get_settings',
   'save_settings',
   'provider_presets',

@@ -1988,6 +1988,14 @@ export type RetentionConfig_Deserialize = {
 	audit_days?: number,
 	/**  Total size of the sealed audit segments kept, in megabytes. */
 	audit_mb?: number,
+	/**
+	 *  Originals in artoo's private trash (what tasks replaced or removed, kept for an
+	 *  undo), by the commit that displaced them. An undo of an older task says its
+	 *  originals are gone.
+	 */
+	trash_days?: number,
+	/**  Total size of the private trash, in megabytes; the oldest commits go first. */
+	trash_mb?: number,
 };
 
 /**
@@ -2003,6 +2011,14 @@ export type RetentionConfig_Serialize = {
 	audit_days: number,
 	/**  Total size of the sealed audit segments kept, in megabytes. */
 	audit_mb: number,
+	/**
+	 *  Originals in artoo's private trash (what tasks replaced or removed, kept for an
+	 *  undo), by the commit that displaced them. An undo of an older task says its
+	 *  originals are gone.
+	 */
+	trash_days: number,
+	/**  Total size of the private trash, in megabytes; the oldest commits go first. */
+	trash_mb: number,
 };
 
 /**  A bus address, serialised with the roles' short names (`R1` … `R7`). */

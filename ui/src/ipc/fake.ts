@@ -39,6 +39,9 @@ import type {
   PanelTab,
   SettingsView,
   TaskRun,
+  UndoDone,
+  UndoPreview,
+  UndoStep,
 } from './commands';
 import type { Stage, Trajectory } from './bindings';
 import { RecordedAuditLog } from './fake/audit';
@@ -130,6 +133,8 @@ export class FakeBackend implements Backend {
   /** The last recorded run played: the on-demand reports and operator answers it holds. */
   private latest: (Source & { name: ScenarioName; asked: number }) | null = null;
   private readonly runs = new Map<string, RunRecord>();
+  /** Tasks undone, with the undo that took each back. */
+  private readonly undone = new Map<string, string>();
   private readonly live = new Map<string, PlayedTask>();
   private seq = 0;
   private readonly status = new FakeStatus();
@@ -242,6 +247,10 @@ export class FakeBackend implements Backend {
         if (!record) throw new IpcError('not_found', `no task run ${run_id}`);
         return { run: record.run, trajectory: record.trajectory ?? unfolded(record.run), envelopes: [...record.envelopes] };
       }
+      case 'undo_preview':
+        return this.undoPreview((args as CommandArgs<'undo_preview'>).task_id);
+      case 'undo_task':
+        return this.undoTask((args as CommandArgs<'undo_task'>).task_id);
       case 'get_settings':
         return this.settingsView();
       case 'save_settings':
@@ -350,6 +359,44 @@ export class FakeBackend implements Backend {
     const source: Source = { run: played.run, rekey: task.rekey, shift };
     this.memory.take(task.rekey.value(played.run.memory, shift), source);
     this.latest = { ...source, name: played.name, asked: 0 };
+  }
+
+  // ---- undo --------------------------------------------------------------------------
+  //
+  // The core plans an undo from its journal; the fake, which has none, plans it from the
+  // effects the played run's result lists (a new file is removed, a deleted or replaced
+  // one put back), and remembers which tasks it undid.
+
+  private undoSteps(taskId: string): UndoStep[] {
+    const result = [...this.runs.values()]
+      .filter((r) => r.run.task_id === taskId)
+      .flatMap((r) => r.envelopes)
+      .map((e) => e.message)
+      .find((m) => m.type === 'FinalResult');
+    const effects = result?.type === 'FinalResult' ? (result.payload.effects ?? []) : [];
+    return [...effects].reverse().map((e): UndoStep => {
+      if (e.effect === 'create') return { kind: 'remove', path: e.path };
+      if (e.effect === 'delete') return { kind: 'put_back', path: e.path };
+      return { kind: 'restore', path: e.path };
+    });
+  }
+
+  private undoPreview(taskId: string | null): UndoPreview {
+    const id = taskId ?? [...this.runs.values()].map((r) => r.run.task_id).reverse().find((t) => !this.undone.has(t) && this.undoSteps(t).length > 0) ?? null;
+    if (id === null) return { task_id: null, steps: [], lasting: [], refused: null };
+    const undoneBy = this.undone.get(id);
+    if (undoneBy) return { task_id: id, steps: [], lasting: [], refused: `${id} was already undone (by ${undoneBy}; undo that to redo it)` };
+    const steps = this.undoSteps(id);
+    if (steps.length === 0) return { task_id: id, steps: [], lasting: [], refused: `artoo's journal holds no change to your files by ${id}` };
+    return { task_id: id, steps, lasting: [], refused: null };
+  }
+
+  private undoTask(taskId: string): UndoDone {
+    const preview = this.undoPreview(taskId);
+    if (preview.refused) throw new IpcError('forbidden', preview.refused);
+    const undoId = `undo-${this.ids.uuid().replaceAll('-', '').slice(0, 32)}`;
+    this.undone.set(taskId, undoId);
+    return { undo_id: undoId, count: preview.steps.length };
   }
 
   private submit(text: string): string {

@@ -20,6 +20,7 @@ import type { ApprovalsStore } from '../approvals/store';
 import { isFinished, type TaskView } from '../pipeline/model';
 import type { PipelineStore } from '../pipeline/store';
 import { directiveName, PipelineView, roleName } from '../pipeline/views';
+import { type UndoActions, UndoTask } from './UndoTask';
 
 export interface PopupProps {
   pipeline: PipelineStore;
@@ -32,12 +33,14 @@ export interface PopupProps {
   now: ReadonlySignal<number>;
   skipped: ReadonlySignal<number>;
   openPanel: (tab: PanelTab, focus: PanelFocus | null) => void;
+  /** Undo for a finished task that changed files. */
+  undo?: UndoActions;
   hide: () => void;
   /** Law 1's sandbox; while it is off the popup says so (every unproven command asks). */
   sandbox?: SandboxInfo | null;
 }
 
-export function Popup({ pipeline, recent, approvals, model, settings, now, skipped, openPanel, hide, sandbox }: PopupProps) {
+export function Popup({ pipeline, recent, approvals, model, settings, now, skipped, openPanel, hide, sandbox, undo }: PopupProps) {
   const task = pipeline.current.value;
   const running = pipeline.running.value;
   const status = model?.status.value ?? null;
@@ -122,7 +125,7 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
         ) : status?.phase === 'starting' && status.source === 'built_in' ? (
           <ModelProgressView status={status} />
         ) : task ? (
-          <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} />
+          <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} undo={undo} />
         ) : (
           <Welcome pipeline={pipeline} recent={recent ?? []} now={now.value} openPanel={openPanel} ready={ready} />
         )}
@@ -261,11 +264,13 @@ function TaskPanel({
   pipeline,
   onWhy,
   openPanel,
+  undo,
 }: {
   task: TaskView;
   pipeline: PipelineStore;
   onWhy: (recall: MemoryRecall) => void;
   openPanel: PopupProps['openPanel'];
+  undo?: UndoActions;
 }) {
   const finished = isFinished(task);
   return (
@@ -279,7 +284,7 @@ function TaskPanel({
 
       {task.clarification ? <Clarification question={task.clarification.question} onAnswer={(a) => void pipeline.answerClarification(a)} /> : null}
 
-      {task.result ? <ResultCard task={task} onReplay={() => openPanel('tasks', { kind: 'task', task_id: task.taskId })} /> : null}
+      {task.result ? <ResultCard task={task} undo={undo} onReplay={() => openPanel('tasks', { kind: 'task', task_id: task.taskId })} /> : null}
       {task.cancelled !== null ? <p class="callout warn">{t('result.cancelled', { reason: task.cancelled })}</p> : null}
 
       {task.chat !== null ? (
@@ -400,7 +405,7 @@ function effectVerb(effect: string): string {
   }
 }
 
-export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () => void }) {
+export function ResultCard({ task, onReplay, undo }: { task: TaskView; onReplay?: () => void; undo?: UndoActions }) {
   const r = task.result;
   if (!r) return null;
   const ok = r.directive !== 'abandon';
@@ -454,6 +459,7 @@ export function ResultCard({ task, onReplay }: { task: TaskView; onReplay?: () =
           </ul>
         </div>
       ) : null}
+      {undo && r.effects && r.effects.length > 0 ? <UndoTask key={task.taskId} taskId={task.taskId} undo={undo} /> : null}
       {law1 ? <p class="small muted" data-testid="law1-note">{t('result.law1')}</p> : null}
       {r.next_moves && r.next_moves.length > 0 ? (
         <div>

@@ -149,7 +149,7 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
             <div class="replay-grid">
               <section class="card">
                 <PipelineView task={view} flowOpen={false} />
-                {view.result ? <ResultCard task={view} /> : null}
+                {view.result ? <ResultCard task={view} undo={tasks.undo} /> : null}
               </section>
               <section class="card timeline">
                 <h3 class="section-title">{t('tasks.timeline')}</h3>

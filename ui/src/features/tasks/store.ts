@@ -9,6 +9,7 @@ import type { Envelope } from '../../ipc/contracts';
 import type { TaskReplay, TaskRun } from '../../ipc/commands';
 import { resource, type Resource } from '../../shared/resource';
 import { type ArrowParams, replay, type TaskView } from '../pipeline/model';
+import type { UndoActions } from '../popup/UndoTask';
 import type { LossPoint } from './chart';
 
 export interface TasksStore {
@@ -21,10 +22,13 @@ export interface TasksStore {
   /** GGS's decisions over the whole run, from the core's fold, for the loss chart. */
   readonly decisions: ReadonlySignal<LossPoint[]>;
   readonly error: ReadonlySignal<string | null>;
+  /** Taking a finished task's changes to files back. */
+  readonly undo: UndoActions;
   handle(envelope: Envelope): void;
   open(runId: string): Promise<void>;
   seek(step: number): void;
 }
+
 
 export function createTasksStore(backend: Backend, arrowParams: { value: ArrowParams }): TasksStore {
   const runs = resource(() => backend.invoke('task_runs', {}));
@@ -49,6 +53,10 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
     view,
     decisions,
     error,
+    undo: {
+      preview: (taskId) => backend.invoke('undo_preview', { task_id: taskId }),
+      apply: (taskId) => backend.invoke('undo_task', { task_id: taskId }),
+    },
     handle(envelope) {
       const type = envelope.message.type;
       if ((type === 'FinalResult' || type === 'TaskClosed' || type === 'ChatReply' || type === 'TaskSubmitted') && runs.value.value) {

@@ -61,6 +61,8 @@ export function defaultSettings(): Settings {
       task_logs_mb: 512,
       audit_days: 365,
       audit_mb: 1024,
+      trash_days: 30,
+      trash_mb: 2048,
     },
     ui: { hotkey: 'CommandOrControl+Shift+Space', language: 'en', launch_at_login: false },
     mcp: {
