@@ -74,7 +74,9 @@ pub enum AnswerShape {
     Date,
     /// Yes or no.
     YesNo,
-    /// A file the task writes.
+    /// A file the task writes. Offered to a model as `new_file`: a small model read
+    /// "file" in "the heaviest item in the CSV file" and asked for a file to be written.
+    #[serde(alias = "new_file")]
     File,
     /// Free text: a summary, a quote, an explanation.
     Text,
@@ -92,7 +94,13 @@ impl schemars::JsonSchema for AnswerShape {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let names: Vec<&str> = AnswerShape::CHOSEN.iter().map(|s| s.name()).collect();
+        let names: Vec<&str> = AnswerShape::CHOSEN
+            .iter()
+            .map(|s| match s {
+                AnswerShape::File => "new_file",
+                other => other.name(),
+            })
+            .collect();
         schemars::Schema::try_from(serde_json::json!({ "type": "string", "enum": names }))
             .expect("a string enum is a schema")
     }

@@ -242,7 +242,52 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written after the runs that led to a value's row shown with min and max, a
+    // list_files grouping written on every call, the `new_file` shape and a runaway
+    // parameter asked again; before any of those ran on the model.
+    Task {
+        name: "priciest_supplier",
+        turns: &["Which supplier sells the most expensive product in ~/shop/products.tsv?"],
+        law1: Law1::Never,
+        // The cheapest product's supplier is Delta; the first row's Alpha.
+        judge: |s| {
+            check(
+                s.names("Cobalt") && !s.names_any(&["Alpha", "Birch", "Delta"]) && !s.abandoned,
+                "Cobalt (the supplier of the 899.00 product), and no other supplier",
+            )
+        },
+    },
+    Task {
+        name: "tickets_per_status",
+        turns: &["How many tickets are there for each status in ~/work/tickets.jsonl?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                counts_per_group(&s.text, &[("open", "4"), ("closed", "3"), ("blocked", "1")])
+                    && !s.abandoned,
+                "open 4, closed 3, blocked 1",
+            )
+        },
+    },
 ];
+
+/// `~/shop/products.tsv`: the most expensive product (899.00) is Cobalt's.
+const PRODUCTS: &str = "sku\tproduct\tsupplier\tprice\n\
+A-1\tDesk lamp\tAlpha\t39.90\n\
+B-7\tOffice chair\tBirch\t249.00\n\
+C-3\tStanding desk\tCobalt\t899.00\n\
+D-2\tCable ties\tDelta\t4.50\n\
+B-9\tBookshelf\tBirch\t189.00\n";
+
+/// `~/work/tickets.jsonl`: 4 open, 3 closed, 1 blocked.
+const TICKETS: &str = "{\"id\": 1, \"status\": \"open\", \"title\": \"Login fails\"}\n\
+{\"id\": 2, \"status\": \"closed\", \"title\": \"Typo on home page\"}\n\
+{\"id\": 3, \"status\": \"open\", \"title\": \"Slow search\"}\n\
+{\"id\": 4, \"status\": \"blocked\", \"title\": \"Payment provider down\"}\n\
+{\"id\": 5, \"status\": \"open\", \"title\": \"Dark mode colours\"}\n\
+{\"id\": 6, \"status\": \"closed\", \"title\": \"Broken link\"}\n\
+{\"id\": 7, \"status\": \"closed\", \"title\": \"Old logo\"}\n\
+{\"id\": 8, \"status\": \"open\", \"title\": \"Export to CSV\"}\n";
 
 /// `~/work/timesheet.csv`: hours per project (Atlas 12.5 over 3 rows, Borealis 7 over 2,
 /// Cygnus 3.25 over 2), the person in the first column.
@@ -282,6 +327,8 @@ fn make_home(home: &Path) {
     put(home, "logs/old/sync.log", b"");
     put(home, "logs/old/cron.log", b"started\n");
     put(home, "work/timesheet.csv", TIMESHEET.as_bytes());
+    put(home, "shop/products.tsv", PRODUCTS.as_bytes());
+    put(home, "work/tickets.jsonl", TICKETS.as_bytes());
     for (name, mb) in BIG_AUDIO
         .iter()
         .zip([7usize, 12])
@@ -308,7 +355,7 @@ r-003,18-24,Japan,3,\"slow on Sundays\"\n",
     );
 }
 
-task_tests!(SUITE, at_least = 11;
+task_tests!(SUITE, at_least = 13;
     lyon_sales_total,
     products_in_catalog,
     weeks_between_dates,
@@ -320,6 +367,8 @@ task_tests!(SUITE, at_least = 11;
     move_large_downloads,
     hours_per_project,
     big_recordings,
+    priciest_supplier,
+    tickets_per_status,
 );
 
 mod judges {
@@ -444,6 +493,28 @@ mod judges {
                 "Atlas: 3, Borealis: 2, Cygnus: 2",
                 "Atlas: 7, Borealis: 12.5, Cygnus: 3.25",
             ],
+        );
+    }
+
+    #[test]
+    fn priciest_supplier() {
+        right_and_wrong(
+            "priciest_supplier",
+            "Cobalt sells the most expensive product, the Standing desk at 899.00.",
+            &[
+                "The most expensive product costs 899.00.",
+                "Alpha sells the Desk lamp.",
+                "Birch: Office chair (249.00) and Cobalt: Standing desk (899.00)",
+            ],
+        );
+    }
+
+    #[test]
+    fn tickets_per_status() {
+        right_and_wrong(
+            "tickets_per_status",
+            "open: 4, closed: 3, blocked: 1",
+            &["There are 8 tickets.", "open: 3, closed: 4, blocked: 1"],
         );
     }
 

@@ -74,10 +74,6 @@ impl JsonSchema for NextStep {
 /// token cap, which would throw the whole step away.
 pub const SHORT_STRING_CHARS: u64 = 300;
 
-/// Parameters of built-in tools that hold long text (a command line, a file's content,
-/// a script): never bounded.
-const LONG_TEXT: &[&str] = &["command", "content", "script", "input"];
-
 /// Columns a grammar lists at most; past it a column parameter stays open text (the
 /// tool's error names the real ones).
 pub const MAX_COLUMN_CHOICES: usize = 200;
@@ -119,9 +115,12 @@ fn param_schema(p: &Param, bounded: bool, seen: &Seen) -> Value {
 /// filled in an extension nobody named ("pdf" for the newest report, "txt,md" to count
 /// every kind of file) and the listing found none of the files asked about. The rule: a
 /// parameter that narrows what is selected is never forced; only the method is (how
-/// deep, in what order, how many), whose null is the whole answer.
-const ALWAYS_WRITTEN: &[(ToolName, &[&str])] =
-    &[(ToolName::ListFiles, &["limit", "recursive", "sort"])];
+/// deep, in what order, how many, grouped how), whose null is the whole answer. Left
+/// optional, the grouping was never written, and counts per kind came back as a listing.
+const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[(
+    ToolName::ListFiles,
+    &["group_by", "limit", "order", "recursive", "sort"],
+)];
 
 /// `schema`, also accepting `null`.
 fn nullable(schema: &Value) -> Value {
@@ -167,7 +166,7 @@ fn tool_branch(spec: &ToolSpec, seen: &Seen) -> Value {
     // are bounded.
     let builtin = spec.name.builtin();
     for p in spec.params.iter() {
-        let bounded = builtin.is_some() && !LONG_TEXT.contains(&p.name.as_ref());
+        let bounded = builtin.is_some() && !super::step::LONG_TEXT.contains(&p.name.as_ref());
         params.insert(p.name.to_string(), param_schema(p, bounded, seen));
     }
     let always: &[&str] = ALWAYS_WRITTEN
@@ -392,7 +391,7 @@ mod tests {
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        for p in ["folder", "sort", "limit", "recursive"] {
+        for p in ["folder", "sort", "order", "limit", "recursive", "group_by"] {
             assert!(required.contains(&p), "{p} is written: {required:?}");
         }
         // Filters that narrow what is counted stay optional.

@@ -161,6 +161,16 @@ fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
             {
                 return Err(format!("`tool_input` of {} needs \"{missing}\"", spec.name));
             }
+            if let Some((name, _)) = map
+                .iter()
+                .find(|(k, v)| !LONG_TEXT.contains(&k.as_str()) && v.as_str().is_some_and(runaway))
+            {
+                return Err(format!(
+                    "`{name}` of {} repeats the same few words over and over: write the \
+                     value once, as short as it is",
+                    spec.name
+                ));
+            }
             // A parameter written as null is one not given (the step grammar has the model
             // write every parameter of some tools, null where it wants none).
             Ok(Value::Object(
@@ -183,6 +193,45 @@ fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
                 .join(", ")
         )),
     }
+}
+
+/// Parameters of built-in tools that hold long text (a command line, a file's content,
+/// a script): never bounded.
+pub(super) const LONG_TEXT: &[&str] = &["command", "content", "script", "input"];
+
+/// Words (runs of letters, digits and dots, and each other mark alone) a string must
+/// have before it can be a runaway.
+const RUNAWAY_MIN_WORDS: usize = 30;
+
+/// Whether a short parameter is a small model's runaway: a long run whose three-word
+/// sequences are nearly all the same few (`(3831729 / 1024) * 1024 * 1024 * 1024 …`,
+/// written until the token cap). The call would run on garbage; the step is asked again.
+fn runaway(text: &str) -> bool {
+    let mut words: Vec<&str> = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let in_word = c.is_alphanumeric() || c == '.';
+        match (in_word, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push(&text[s..i]);
+                start = None;
+            }
+            _ => {}
+        }
+        if !in_word && !c.is_whitespace() {
+            words.push(&text[i..i + c.len_utf8()]);
+        }
+    }
+    if let Some(s) = start {
+        words.push(&text[s..]);
+    }
+    if words.len() < RUNAWAY_MIN_WORDS {
+        return false;
+    }
+    let runs: Vec<&[&str]> = words.windows(3).collect();
+    let distinct: std::collections::HashSet<&[&str]> = runs.iter().copied().collect();
+    distinct.len() * 10 < runs.len()
 }
 
 /// A step that may only finish: asked for when the model repeats a call or makes no
@@ -219,6 +268,24 @@ impl FinishStep {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parameter_written_on_and_on_is_a_runaway_and_a_long_real_one_is_not() {
+        let looped = format!("(3831729 / 1024){}", " * 1024".repeat(60));
+        assert!(runaway(&looped));
+        assert!(runaway(&"1024*".repeat(40)));
+        assert!(!runaway("(120 + 45) * 3 / 7"));
+        assert!(!runaway(
+            "~/Documents/reports/2026/q1/summary-final-v2.pdf, ~/Documents/reports/2026/q2/summary.pdf, \
+             ~/Documents/invoices/march.pdf, ~/Pictures/holiday/IMG_0409.jpg, ~/notes/todo.md"
+        ));
+        assert!(!runaway(
+            &(1..=40)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(" + ")
+        ));
+    }
     use crate::tools::Toolbox;
 
     fn specs() -> Vec<ToolSpec> {

@@ -40,7 +40,7 @@ constraints: deadline (an absolute date or time the user gave, ISO 8601) and sco
 the task applies, if the user said); otherwise null.
 shape: the kind of answer the user asks for: \"item\" (which one: its name), \"number\" \
 (one count, total or value), \"per_group\" (a value for each kind or group), \"list\", \
-\"date\", \"yes_no\", \"file\" (a file to write), \"text\" (a summary or a quote), or \
+\"date\", \"yes_no\", \"new_file\" (a file the task writes or creates), \"text\" (a summary or a quote), or \
 \"action\" (an action to carry out: the answer is what was done).
 
 Examples:

@@ -67,7 +67,7 @@ show it, \"plausible\" when it is a judgement (the quality of a summary).
 - task_criteria: [] with one sub-task; with several, what the combined answer must contain.
 - answer: the kind of answer the task asks for: \"item\" (which one: its name), \"number\" \
 (one count, total or value), \"per_group\" (a value for each kind or group), \"list\", \
-\"date\", \"yes_no\", \"file\" (a file to write), \"text\" (a summary or a quote), or \
+\"date\", \"yes_no\", \"new_file\" (a file the task writes or creates), \"text\" (a summary or a quote), or \
 \"action\" (an action to carry out: the answer is what was done). The last sub-task's output must be that answer itself, \
 not a tool's whole output.
 - Deleting, moving, renaming or overwriting asks the user first: give it its own sub-task.

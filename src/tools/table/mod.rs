@@ -67,9 +67,9 @@ pub enum Op {
     Sum,
     /// `mean of score = 71.25 (sum 570 / 8 rows)`
     Mean,
-    /// `min of price = 12 (over 12 rows)`
+    /// `min of price = 12 (over 12 rows)`, with the row holding it (or how many do)
     Min,
-    /// `max of price = 450 (over 12 rows)`
+    /// `max of price = 450 (over 12 rows)`, with the row holding it (or how many do)
     Max,
     /// The whole row (or rows, on a tie) with the lowest value in `column`.
     MinRow,

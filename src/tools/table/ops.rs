@@ -180,12 +180,30 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             let name = shown_name(t, c, max_chars);
             let word = if highest { "highest" } else { "lowest" };
             let line = match req.op {
-                Op::Min | Op::Max => format!(
-                    "{} of {name} = {} (over {})",
-                    if highest { "max" } else { "min" },
-                    ext.value,
-                    plural(ext.over, "row", "rows")
-                ),
+                // The value with the row that holds it: asked which one, the answer is in
+                // the row, not in the value.
+                Op::Min | Op::Max => {
+                    let mut s = format!(
+                        "{} of {name} = {} (over {})",
+                        if highest { "max" } else { "min" },
+                        ext.value,
+                        plural(ext.over, "row", "rows")
+                    );
+                    match ext.rows.as_slice() {
+                        [one] => s.push_str(&format!(
+                            "\nthe row holding it (row {}): {}",
+                            one.n,
+                            row_text(t, one, None, max_chars)
+                        )),
+                        [] => {}
+                        tied => s.push_str(&format!(
+                            "\n{} rows hold it ({} lists them)",
+                            tied.len(),
+                            if highest { "max_row" } else { "min_row" }
+                        )),
+                    }
+                    s
+                }
                 _ => match ext.rows.as_slice() {
                     [one] => format!(
                         "row with the {word} {name} (row {}): {}",

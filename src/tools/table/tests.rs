@@ -115,6 +115,15 @@ fn tab_file() {
     // A .txt with tabs is sniffed the same way.
     let out = answer("s.txt", text, json!({"op": "max", "column": "score"}));
     assert!(out.contains("max of score = 30 (over 2 rows)"), "{out}");
+    // The value comes with the row that holds it: asked which one, the answer is there.
+    let held = out
+        .split("the row holding it (row 2): ")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(held.contains("Bob") && !held.contains("Ann"), "{out}");
+    let tied = "name\tscore\nAnn\t30\nBob\t30\n";
+    let out = answer("t.tsv", tied, json!({"op": "max", "column": "score"}));
+    assert!(out.contains("2 rows hold it (max_row lists them)"), "{out}");
 }
 
 #[test]

@@ -148,7 +148,14 @@ export type AnomalyKind =
  *  can check that the delivered answer has that shape: asked *which* file, an answer
  *  that is only a size has the wrong shape, whatever the numbers say.
  */
-export type AnswerShape = 
+export type AnswerShape = AnswerShape_Serialize;
+
+/**
+ *  The kind of answer a request asks for, written by R1 from the user's words, so code
+ *  can check that the delivered answer has that shape: asked *which* file, an answer
+ *  that is only a size has the wrong shape, whatever the numbers say.
+ */
+export type AnswerShape_Deserialize = 
 /**
  *  Not said: a model that wrote none, a provider that ignored the schema, or a record
  *  written before the shape was kept. Never offered to a model as a choice.
@@ -166,7 +173,48 @@ export type AnswerShape =
 "date" | 
 /**  Yes or no. */
 "yes_no" | 
-/**  A file the task writes. */
+/**
+ *  A file the task writes. Offered to a model as `new_file`: a small model read
+ *  "file" in "the heaviest item in the CSV file" and asked for a file to be written.
+ */
+"file" | 
+/**
+ *  A file the task writes. Offered to a model as `new_file`: a small model read
+ *  "file" in "the heaviest item in the CSV file" and asked for a file to be written.
+ */
+"new_file" | 
+/**  Free text: a summary, a quote, an explanation. */
+"text" | 
+/**  An action carried out (delete, move, rename, run): the answer is what was done. */
+"action";
+
+/**
+ *  The kind of answer a request asks for, written by R1 from the user's words, so code
+ *  can check that the delivered answer has that shape: asked *which* file, an answer
+ *  that is only a size has the wrong shape, whatever the numbers say.
+ */
+export type AnswerShape_Serialize = 
+/**
+ *  Not said: a model that wrote none, a provider that ignored the schema, or a record
+ *  written before the shape was kept. Never offered to a model as a choice.
+ */
+"any" | 
+/**  Which one: an item by its name (a file, a row, a person), not only its value. */
+"item" | 
+/**  One number: a count, a total, an average. */
+"number" | 
+/**  A value for each group: counts or totals per kind, per folder, per category. */
+"per_group" | 
+/**  A list of items. */
+"list" | 
+/**  A calendar date. */
+"date" | 
+/**  Yes or no. */
+"yes_no" | 
+/**
+ *  A file the task writes. Offered to a model as `new_file`: a small model read
+ *  "file" in "the heaviest item in the CSV file" and asked for a file to be written.
+ */
 "file" | 
 /**  Free text: a summary, a quote, an explanation. */
 "text" | 
@@ -3348,7 +3396,7 @@ export type SubTask_Deserialize = {
 	 *  The shape of the task's answer, on the sub-tasks whose output is the answer (the
 	 *  plan's last group); `any` on the others. The executor checks its finish against it.
 	 */
-	answer?: AnswerShape,
+	answer?: AnswerShape_Deserialize,
 };
 
 /**
@@ -3390,7 +3438,7 @@ export type SubTask_Serialize = {
 	 *  The shape of the task's answer, on the sub-tasks whose output is the answer (the
 	 *  plan's last group); `any` on the others. The executor checks its finish against it.
 	 */
-	answer?: AnswerShape,
+	answer?: AnswerShape_Serialize,
 };
 
 /**  One sub-task's fast loop. */
@@ -3564,7 +3612,7 @@ export type TaskSpec_Deserialize = {
 	/**  Verbatim user input, set by code — never by the model. */
 	raw_input: string,
 	/**  The kind of answer the user asked for; the delivered answer is checked against it. */
-	answer?: AnswerShape,
+	answer?: AnswerShape_Deserialize,
 };
 
 /**  R1 → R2: the task as understood, with its constraints. */
@@ -3578,7 +3626,7 @@ export type TaskSpec_Serialize = {
 	/**  Verbatim user input, set by code — never by the model. */
 	raw_input: string,
 	/**  The kind of answer the user asked for; the delivered answer is checked against it. */
-	answer?: AnswerShape,
+	answer?: AnswerShape_Serialize,
 };
 
 /**
