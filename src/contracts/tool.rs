@@ -38,6 +38,9 @@ pub enum ToolName {
     ListFiles,
     /// Reads a CSV/TSV/JSON/JSON Lines file as a table and computes by column name.
     ReadTable,
+    /// A text file's lines chosen by code: counted, first, last, every one, each
+    /// different one with its count, or one by its number.
+    ReadLines,
     /// Arithmetic and calendar facts computed by code.
     Calculate,
     /// Copies files into a folder by code, item by item, never overwriting.
@@ -72,7 +75,7 @@ pub enum ToolName {
 
 impl ToolName {
     /// The chain, highest priority first.
-    pub const CHAIN: [ToolName; 14] = [
+    pub const CHAIN: [ToolName; 15] = [
         ToolName::Mdfind,
         ToolName::Glob,
         ToolName::ReadFile,
@@ -82,6 +85,7 @@ impl ToolName {
         ToolName::DeleteFiles,
         ToolName::ListFiles,
         ToolName::MoveFiles,
+        ToolName::ReadLines,
         ToolName::ReadTable,
         ToolName::Applescript,
         ToolName::Shortcuts,
@@ -94,6 +98,7 @@ impl ToolName {
         match self {
             ToolName::ListFiles => "list_files",
             ToolName::ReadTable => "read_table",
+            ToolName::ReadLines => "read_lines",
             ToolName::Calculate => "calculate",
             ToolName::CopyFiles => "copy_files",
             ToolName::MoveFiles => "move_files",
@@ -129,6 +134,7 @@ impl ToolName {
                 | ToolName::ReadFile
                 | ToolName::ListFiles
                 | ToolName::ReadTable
+                | ToolName::ReadLines
                 | ToolName::Calculate
                 | ToolName::Search
         )

@@ -28,7 +28,8 @@ columns or keys, what a folder holds), the first call shows it (read_table with 
 \"schema\", list_files), and the next call, in the same sub-task, uses the names it \
 showed.
 - Values come from a tool that computes them (list_files sorts, counts and groups files; \
-read_table counts, sums, averages and finds rows by column name; a command), never from \
+read_table counts, sums, averages and finds rows by column name; read_lines counts and \
+picks a text's lines by what they contain and where they are; a command), never from \
 reading a listing or a text by eye.
 - A path the user wrote is used exactly as written, spaces and accents included; quote \
 it in a shell command.

@@ -123,6 +123,10 @@ impl Words {
                 format!("reading the table {target}"),
                 format!("读取表格 {target}"),
             ),
+            Some(T::ReadLines) => (
+                format!("reading the lines of {target}"),
+                format!("读取 {target} 的行"),
+            ),
             Some(T::Calculate) => (format!("calculating {target}"), format!("计算 {target}")),
             Some(T::ReadFile) => (format!("reading {target}"), format!("读取 {target}")),
             Some(T::WriteFile) => (format!("writing {target}"), format!("写入 {target}")),

@@ -32,6 +32,7 @@ mod outcome;
 pub(crate) mod places;
 mod process;
 mod read_file;
+mod read_lines;
 mod read_table;
 pub mod sandbox;
 mod search;
@@ -65,6 +66,7 @@ pub use mdfind::{Locate, Mdfind};
 pub use outcome::{ToolError, ToolOutcome, ToolResult};
 pub(crate) use process::scrub_env;
 pub use read_file::ReadFile;
+pub use read_lines::ReadLines;
 pub use read_table::ReadTable;
 pub use search::Search;
 pub use shell::Shell;
@@ -211,6 +213,25 @@ pub(crate) fn first_line(s: &str) -> String {
         s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s).trim(),
         EVIDENCE_HEAD_CHARS,
     )
+}
+
+/// The parameter of `obj` that one of `names` means, its key compared without case and
+/// without anything but letters and digits (`groupBy`, `group_by` and `group-by` are one):
+/// a small model writes the names it knows, not always the ones offered.
+pub(crate) fn lenient_param<'a>(
+    obj: &'a serde_json::Map<String, Value>,
+    names: &[&str],
+) -> Option<&'a Value> {
+    obj.iter()
+        .find_map(|(k, v)| names.contains(&lenient_key(k).as_str()).then_some(v))
+}
+
+/// A name as [`lenient_param`] compares it: lowercase letters and digits only.
+pub(crate) fn lenient_key(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Required string parameter.

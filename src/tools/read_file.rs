@@ -12,8 +12,9 @@ use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName,
 /// Bytes inspected to decide whether a file is binary.
 const SNIFF_BYTES: usize = 8192;
 
-/// The file's size and its first `limit` bytes. Blocking.
-fn read_head(path: &Path, limit: u64) -> Result<(u64, Vec<u8>), ToolError> {
+/// The file's size and its first `limit` bytes; a missing file or a folder is an error
+/// that says so. Blocking.
+pub(super) fn read_head(path: &Path, limit: u64) -> Result<(u64, Vec<u8>), ToolError> {
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => {
             ToolError::NotFound(format!("no such file: {}", path.display()))
@@ -22,7 +23,7 @@ fn read_head(path: &Path, limit: u64) -> Result<(u64, Vec<u8>), ToolError> {
     })?;
     if meta.is_dir() {
         return Err(ToolError::InvalidInput(format!(
-            "{} is a folder; use glob to list it",
+            "{} is a folder; list_files or glob shows what it holds",
             path.display()
         )));
     }

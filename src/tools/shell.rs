@@ -71,6 +71,7 @@ impl Shell {
 const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::ListFiles,
     ToolName::ReadTable,
+    ToolName::ReadLines,
     ToolName::Calculate,
     ToolName::CopyFiles,
     ToolName::MoveFiles,
@@ -83,6 +84,7 @@ const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
 const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::ListFiles,
     ToolName::ReadTable,
+    ToolName::ReadLines,
     ToolName::Calculate,
     ToolName::CopyFiles,
     ToolName::MoveFiles,

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::{
     AppleScript, Calculate, CopyFiles, DeleteFiles, Glob, ListFiles, Mdfind, MoveFiles, ReadFile,
-    ReadTable, Search, Shell, Shortcuts, Tool, ToolContext, ToolName, ToolOutcome, ToolRef,
-    ToolResult, ToolSpec, WriteFile, shell,
+    ReadLines, ReadTable, Search, Shell, Shortcuts, Tool, ToolContext, ToolName, ToolOutcome,
+    ToolRef, ToolResult, ToolSpec, WriteFile, shell,
 };
 
 use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
@@ -42,11 +42,12 @@ impl Default for Toolbox {
 
 impl Toolbox {
     /// The standard chain: mdfind, glob, read_file, write_file, calculate, copy_files,
-    /// list_files, read_table, applescript, shortcuts, shell, search.
+    /// list_files, read_table, read_lines, applescript, shortcuts, shell, search.
     pub fn standard() -> Self {
         Self::with_tools(vec![
             Arc::new(ListFiles),
             Arc::new(ReadTable),
+            Arc::new(ReadLines),
             Arc::new(Calculate),
             Arc::new(Mdfind::new()),
             Arc::new(Glob),

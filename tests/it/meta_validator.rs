@@ -557,7 +557,8 @@ async fn one_matched_sub_task_whose_answer_code_did_not_verify_gets_the_models_c
         panic!("expected acceptance, got {:?}", env.message.kind());
     };
     assert_eq!(rig.calls_from(Role::MetaValidator), 1);
-    assert_eq!(s.summary, "The reports are report-1.txt and report-2.txt.");
+    // The model judged the lone sub-task's output; that output is what is delivered.
+    assert_eq!(s.summary, "output of list the reports");
     assert_eq!(
         s.outcomes.iter().map(|o| o.subtask_id).collect::<Vec<_>>(),
         [a.subtask_id]
@@ -637,7 +638,8 @@ async fn a_judgement_of_a_superseded_round_is_dropped() {
     let Message::OutcomeSummary(s) = &env.message else {
         panic!("expected acceptance");
     };
-    assert_eq!(s.merged_output, json!("new"));
+    // The fresh round's lone sub-task's own output, not the superseded round's.
+    assert_eq!(s.merged_output, json!("output of fresh"));
     quiet(&mut ggs).await;
 }
 

@@ -269,7 +269,84 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written before a tool that selects a text file's lines by what they contain and by
+    // position existed, and before any of these ran: a line of one kind picked from
+    // lines of others, lines counted by a mark they carry, a line found by its number.
+    Task {
+        name: "last_backup_warning",
+        turns: &["What was the last warning in ~/logs/backup.log?"],
+        law1: Law1::Never,
+        // The file's last line, the last error, or the first warning are wrong.
+        judge: |s| {
+            check(
+                s.says("upload slow")
+                    && !s.says_any(&["disk usage", "checksum mismatch", "backup finished"])
+                    && !s.abandoned,
+                "the WARNING line \"upload slow: 120 KB/s\", not another line",
+            )
+        },
+    },
+    Task {
+        name: "open_todo_items",
+        turns: &["How many items in ~/notes/todo.md are not checked off yet?"],
+        law1: Law1::Never,
+        // 7 items in all, 3 checked off, 9 lines with a dash.
+        judge: |s| {
+            check(
+                s.number("4") && !s.number_any(&["3", "7", "9"]) && !s.abandoned,
+                "4 open items (not 7 in all, not the 3 done)",
+            )
+        },
+    },
+    Task {
+        name: "fourth_line_of_poem",
+        turns: &["What does the fourth line of ~/poems/autumn.txt say?"],
+        law1: Law1::Never,
+        // Its neighbours, or the fourth line not counting the title.
+        judge: |s| {
+            check(
+                s.says("the geese write letters on the sky")
+                    && !s.says_any(&["apples", "rain has", "lanterns"])
+                    && !s.abandoned,
+                "\"the geese write letters on the sky\"",
+            )
+        },
+    },
 ];
+
+/// `~/logs/backup.log`: two warnings (the last is the upload's), two errors, and the
+/// file ends with an INFO line.
+const BACKUP_LOG: &str = "2026-05-02 01:00:00 INFO backup started\n\
+2026-05-02 01:00:04 WARNING disk usage at 81%\n\
+2026-05-02 01:02:10 ERROR upload of photos.tar failed: connection reset\n\
+2026-05-02 01:02:11 INFO retrying upload\n\
+2026-05-02 01:03:40 WARNING upload slow: 120 KB/s\n\
+2026-05-02 01:05:00 ERROR checksum mismatch in docs.tar\n\
+2026-05-02 01:05:30 INFO backup finished with 1 error\n";
+
+/// `~/notes/todo.md`: 7 items, 4 open and 3 checked off, under two headings, with two
+/// other dashed lines.
+const TODO: &str = "# Week 12\n\
+- [x] renew passport\n\
+- [ ] book dentist\n\
+- [x] pay electricity bill\n\
+- [ ] call the plumber\n\
+- [ ] return library books\n\
+\n\
+## Later\n\
+- [ ] plan summer trip\n\
+- [x] cancel old gym membership\n\
+\n\
+Notes:\n\
+- the plumber prefers mornings\n\
+- library closes at 6\n";
+
+/// `~/poems/autumn.txt`: a title line, then the poem; its fourth line is the geese's.
+const POEM: &str = "Autumn\n\
+The apples fall where no one walks,\n\
+the rain has keys to every door,\n\
+the geese write letters on the sky,\n\
+and lanterns wake an hour before.\n";
 
 /// `~/shop/products.tsv`: the most expensive product (899.00) is Cobalt's.
 const PRODUCTS: &str = "sku\tproduct\tsupplier\tprice\n\
@@ -329,6 +406,9 @@ fn make_home(home: &Path) {
     put(home, "work/timesheet.csv", TIMESHEET.as_bytes());
     put(home, "shop/products.tsv", PRODUCTS.as_bytes());
     put(home, "work/tickets.jsonl", TICKETS.as_bytes());
+    put(home, "logs/backup.log", BACKUP_LOG.as_bytes());
+    put(home, "notes/todo.md", TODO.as_bytes());
+    put(home, "poems/autumn.txt", POEM.as_bytes());
     for (name, mb) in BIG_AUDIO
         .iter()
         .zip([7usize, 12])
@@ -369,6 +449,9 @@ task_tests!(SUITE, at_least = 13;
     big_recordings,
     priciest_supplier,
     tickets_per_status,
+    last_backup_warning,
+    open_todo_items,
+    fourth_line_of_poem,
 );
 
 mod judges {
@@ -515,6 +598,40 @@ mod judges {
             "tickets_per_status",
             "open: 4, closed: 3, blocked: 1",
             &["There are 8 tickets.", "open: 3, closed: 4, blocked: 1"],
+        );
+    }
+
+    #[test]
+    fn last_backup_warning() {
+        right_and_wrong(
+            "last_backup_warning",
+            "The last warning was \"upload slow: 120 KB/s\" at 01:03:40.",
+            &[
+                "2026-05-02 01:05:30 INFO backup finished with 1 error",
+                "The last warning was: checksum mismatch in docs.tar",
+                "WARNING disk usage at 81%",
+            ],
+        );
+    }
+
+    #[test]
+    fn open_todo_items() {
+        right_and_wrong(
+            "open_todo_items",
+            "4 items are not checked off yet.",
+            &["There are 7 items.", "3 items are checked off.", "9"],
+        );
+    }
+
+    #[test]
+    fn fourth_line_of_poem() {
+        right_and_wrong(
+            "fourth_line_of_poem",
+            "The fourth line says: \"the geese write letters on the sky,\"",
+            &[
+                "the rain has keys to every door,",
+                "and lanterns wake an hour before.",
+            ],
         );
     }
 

@@ -117,10 +117,17 @@ fn param_schema(p: &Param, bounded: bool, seen: &Seen) -> Value {
 /// parameter that narrows what is selected is never forced; only the method is (how
 /// deep, in what order, how many, grouped how), whose null is the whole answer. Left
 /// optional, the grouping was never written, and counts per kind came back as a listing.
-const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[(
-    ToolName::ListFiles,
-    &["group_by", "limit", "order", "recursive", "sort"],
-)];
+///
+/// read_lines' text filter is the exception that proves the rule: choosing lines by what
+/// they contain *is* its method (the last line of a kind, how many carry a mark), and its
+/// null is the whole file.
+const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[
+    (
+        ToolName::ListFiles,
+        &["group_by", "limit", "order", "recursive", "sort"],
+    ),
+    (ToolName::ReadLines, &["containing", "limit"]),
+];
 
 /// `schema`, also accepting `null`.
 fn nullable(schema: &Value) -> Value {

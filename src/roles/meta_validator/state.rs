@@ -355,13 +355,35 @@ pub(super) fn judge(
         }
     };
     let unmet: Vec<&CriterionVerdict> = verdicts.iter().filter(|v| v.failed()).collect();
+    // A round of one sub-task delivers that sub-task's own output, which R3 checked
+    // against its tools' results and R4a against the calls; the model judged it against
+    // the task's criteria and its retelling is not delivered: merging one output can only
+    // paraphrase it, and a paraphrase can contradict it (the sub-task said one of three
+    // files was missing, the retelling said all three were copied).
+    let lone = track
+        .round
+        .as_ref()
+        .and_then(|r| match r.outcomes_in_order().as_slice() {
+            [only] => Some((*only).clone()),
+            _ => None,
+        });
+    let (delivered, summary) = match &lone {
+        Some(only) => (
+            only.output.clone(),
+            single_summary(&only.output, &track.intent),
+        ),
+        None => (
+            judgement.combined_output.clone(),
+            judgement.summary.trim().to_string(),
+        ),
+    };
     if unmet.is_empty()
         && let Some(round) = track.round.as_ref()
         && let Some(Gate::Reshape { request, answer }) = shape_misfit(
             track,
             round,
             &round.outcomes_in_order(),
-            &output_text(&judgement.combined_output),
+            &output_text(&delivered),
             now,
             max_replans,
         )
@@ -377,8 +399,8 @@ pub(super) fn judge(
         let summary = OutcomeSummary {
             task_id: task_id.clone(),
             intent: track.intent.clone(),
-            merged_output: judgement.combined_output,
-            summary: judgement.summary.trim().to_string(),
+            merged_output: delivered,
+            summary,
             task_criteria_verdicts: verdicts,
             outcomes,
             elapsed_ms: elapsed_ms(track.first_manifest_at, now),
@@ -782,6 +804,60 @@ mod tests {
             (Message::ReplanRequest(r), None) => assert_eq!(r.unjudged_task_criteria.len(), 2),
             _ => panic!("expected a replan request"),
         }
+    }
+
+    #[test]
+    fn a_lone_sub_task_delivers_its_own_output_not_the_models_retelling() {
+        let task = TaskId::mint();
+        let mut o = outcome(&task, SubTaskStatus::Matched);
+        o.output = Value::String(
+            "Copied lease.pdf and insurance.pdf; warranty.pdf does not exist.".into(),
+        );
+        let t = track(&task, vec![o], 0, vec![Criterion::new("c")]);
+        let retelling = MergeJudgement {
+            combined_output: Value::String("All three files were copied.".into()),
+            criteria: vec![super::super::super::agent_validator::CriterionJudgement {
+                criterion: "c".into(),
+                evidence: "[1] copied".into(),
+                met: true,
+                unmet_cause: None,
+            }],
+            summary: "All three files were copied.".into(),
+        };
+        let (Message::OutcomeSummary(s), None) = judge(
+            &task,
+            &t,
+            FakeClock::at_epoch().now(),
+            2,
+            Ok(retelling.clone()),
+        ) else {
+            panic!("expected the outcome");
+        };
+        let delivered = output_text(&s.merged_output);
+        assert!(
+            delivered.contains("warranty.pdf does not exist"),
+            "{delivered}"
+        );
+        assert!(!s.summary.contains("All three"), "{}", s.summary);
+        // Two sub-tasks: the model's merge is the answer.
+        let two = track(
+            &task,
+            vec![
+                outcome(&task, SubTaskStatus::Matched),
+                outcome(&task, SubTaskStatus::Matched),
+            ],
+            0,
+            vec![Criterion::new("c")],
+        );
+        let (Message::OutcomeSummary(s), None) =
+            judge(&task, &two, FakeClock::at_epoch().now(), 2, Ok(retelling))
+        else {
+            panic!("expected the outcome");
+        };
+        assert_eq!(
+            output_text(&s.merged_output),
+            "All three files were copied."
+        );
     }
 
     /// A one-sub-task round of a task that asks *which* product, answered with `answer`

@@ -119,12 +119,7 @@ impl Op {
     /// The op named `name`: canonical names and common aliases, in any case, with or without
     /// `_`, `-` or spaces.
     pub fn parse(name: &str) -> Option<Op> {
-        let key: String = name
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
-        Some(match key.as_str() {
+        Some(match crate::tools::lenient_key(name).as_str() {
             "schema" | "columns" | "keys" | "structure" | "describe" | "info" | "fields"
             | "header" | "headers" | "cols" => Op::Schema,
             "rows" | "head" | "preview" | "show" | "sample" | "first" | "list" | "row" => Op::Rows,
@@ -275,16 +270,7 @@ impl Request {
                     .to_owned(),
             );
         };
-        let lookup = |names: &[&str]| -> Option<&Value> {
-            obj.iter().find_map(|(k, v)| {
-                let key: String = k
-                    .chars()
-                    .filter(|c| c.is_alphanumeric())
-                    .flat_map(char::to_lowercase)
-                    .collect();
-                names.contains(&key.as_str()).then_some(v)
-            })
-        };
+        let lookup = |names: &[&str]| crate::tools::lenient_param(obj, names);
         let text = |names: &[&str], label: &str| -> Result<Option<String>, String> {
             match lookup(names) {
                 None | Some(Value::Null) => Ok(None),

@@ -157,7 +157,7 @@ async fn a_missing_file_directs_change_path_and_its_target_is_refused_by_validat
     assert!(!calls[1].error.clone().unwrap_or_default().is_empty());
 
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
-    assert_eq!(result.output, json!({"revenue": 42}));
+    assert_eq!(result.output, json!("revenue,42"));
     assert_eq!(result.replans, 1);
     assert_eq!(
         result.prev_directive,
@@ -291,7 +291,7 @@ async fn the_loss_walks_change_path_change_approach_refine_then_delivers() {
         directives[1]
     );
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
-    assert_eq!(result.output, json!({"revenue": 42}));
+    assert_eq!(result.output, json!("revenue,42"));
     assert_eq!(result.replans, 3);
     assert_eq!(
         result.prev_directive,

@@ -141,7 +141,7 @@ async fn an_approved_deletion_really_happens_and_the_result_says_law1() {
     assert_eq!(asked, 1, "one destructive step, one request");
     assert_eq!(decisions(&stage, &task), [Decision::Approve]);
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
-    assert_eq!(result.output, json!({"deleted": "notes.txt"}));
+    assert_eq!(result.output, json!("deleted"));
     assert!(
         result.summary.starts_with(LAW1_PREFIX),
         "{}",

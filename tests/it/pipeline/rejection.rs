@@ -151,7 +151,7 @@ async fn r4b_rejecting_all_matched_outputs_starts_a_second_round_not_a_success()
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
     assert_eq!(
         result.output,
-        json!({"files": [{"name": "a.log", "bytes": 3}]}),
+        json!("~/artoo_workspace/a.log\n(1 file matched *.log)"),
         "the result is the accepted round's, never the rejected one's"
     );
     assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);

@@ -1,6 +1,6 @@
 //! Whether a sub-task's prose refers to a tool as something to use.
 //!
-//! Identifier-like names (`mdfind`, `read_file`, `write_file`, `applescript`,
+//! Identifier-like names (`mdfind`, `read_file`, `read_lines`, `write_file`, `applescript`,
 //! `osascript`) count wherever they appear as a word; names that are also English words
 //! (`shell`, `search`, `glob`, `shortcuts`) count only where the text refers to the tool —
 //! in backticks, followed by `tool`, `command` or `:`, or within two words after
@@ -16,6 +16,7 @@ use crate::tools::{ToolName, ToolRef};
 const IDENTIFIER_NAMES: &[ToolName] = &[
     ToolName::Mdfind,
     ToolName::ReadFile,
+    ToolName::ReadLines,
     ToolName::WriteFile,
     ToolName::Applescript,
 ];

@@ -1,0 +1,502 @@
+//! `read_lines`: a text file's lines chosen by code — by what they contain and where
+//! they are — each shown with its line number. A small model that reads a log or a list
+//! whole and picks "the last warning", "line 4" or "how many are still open" by eye
+//! picks a neighbour, a line of another kind, or miscounts; here the selection and the
+//! count are made by code and the model copies them.
+//!
+//! The ops: `count` (how many lines, or how many contain the text), `first` and `last`
+//! (the first or last `limit` lines, default 1, of those that contain the text), `all`
+//! (every such line, up to a cap, then how many more), `distinct` (each different line
+//! with how often it occurs, most frequent first) and `at` (the line with that number).
+//! `containing` matches ignoring case, and every answer says so; line numbers are the
+//! file's own, counted from 1, blank lines included.
+//!
+//! Read-only: it never needs Law 1.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::{
+    Choices, Form, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
+};
+
+/// Largest file read; a larger one is read up to here and the answer says so.
+const MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// Lines shown at most by `all`, `first`, `last` and `distinct`.
+const MAX_SHOWN: usize = 50;
+/// Characters of one line shown at most.
+const MAX_LINE_CHARS: usize = 300;
+
+/// The ops, in the order the grammar offers them.
+const OPS: [&str; 6] = ["count", "first", "last", "all", "distinct", "at"];
+
+/// What each op needs beyond the file: `at` needs the line's number.
+const FORMS: [Form; 2] = [
+    Form {
+        param: "op",
+        values: &["count", "first", "last", "all", "distinct"],
+        requires: &[],
+    },
+    Form {
+        param: "op",
+        values: &["at"],
+        requires: &["line"],
+    },
+];
+
+const PARAMS: [Param; 5] = [
+    Param {
+        name: Cow::Borrowed("path"),
+        kind: Cow::Borrowed("string"),
+        required: true,
+        about: Cow::Borrowed("the text file: absolute, ~/…, or relative to the sub-task's folder"),
+        choices: Choices::Open,
+    },
+    Param {
+        name: Cow::Borrowed("op"),
+        kind: Cow::Borrowed("string"),
+        required: true,
+        about: Cow::Borrowed(
+            "count: how many lines; first / last: the first or last lines; all: every line; \
+             distinct: each different line with how often it occurs; at: the line numbered `line`",
+        ),
+        choices: Choices::Fixed(&OPS),
+    },
+    Param {
+        name: Cow::Borrowed("containing"),
+        kind: Cow::Borrowed("string"),
+        required: false,
+        about: Cow::Borrowed(
+            "only the lines that contain this text (case is ignored); null for every line",
+        ),
+        choices: Choices::Open,
+    },
+    Param {
+        name: Cow::Borrowed("limit"),
+        kind: Cow::Borrowed("integer"),
+        required: false,
+        about: Cow::Borrowed("how many lines first, last or distinct show (first and last: 1)"),
+        choices: Choices::Open,
+    },
+    Param {
+        name: Cow::Borrowed("line"),
+        kind: Cow::Borrowed("integer"),
+        required: false,
+        about: Cow::Borrowed("for op at: the line's number, the first line being 1"),
+        choices: Choices::Open,
+    },
+];
+
+/// What to select.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Count,
+    First,
+    Last,
+    All,
+    Distinct,
+    At,
+}
+
+impl Op {
+    /// The op a name means, in any case, with the aliases a model writes.
+    fn parse(name: &str) -> Option<Op> {
+        Some(match super::lenient_key(name).as_str() {
+            "count" | "number" | "total" | "howmany" => Op::Count,
+            "first" | "head" | "top" | "start" => Op::First,
+            "last" | "tail" | "end" | "bottom" => Op::Last,
+            "all" | "lines" | "list" | "show" | "read" | "matching" | "filter" | "grep" => Op::All,
+            "distinct" | "unique" | "frequency" | "frequencies" | "mostcommon" | "groupcount"
+            | "countby" | "counts" => Op::Distinct,
+            "at" | "line" | "nth" | "lineat" | "get" => Op::At,
+            _ => return None,
+        })
+    }
+}
+
+/// One call's request, parsed leniently from the model's parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Request {
+    op: Op,
+    /// Lowercased text a line must contain, if any.
+    containing: Option<String>,
+    /// Lines shown; `None` is the op's default.
+    limit: Option<usize>,
+    /// The line number `at` shows.
+    line: Option<usize>,
+}
+
+/// A non-negative whole number written as a number or a string.
+fn count_param(v: Option<&Value>, name: &str) -> Result<Option<usize>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match (n.as_u64(), n.as_f64()) {
+            (Some(u), _) => Ok(Some(usize::try_from(u).unwrap_or(usize::MAX))),
+            (None, Some(f)) if f >= 0.0 && f.fract() == 0.0 => Ok(Some(f.min(1e12) as usize)),
+            _ => Err(format!(
+                "{name} must be a whole number of 0 or more, not {n}"
+            )),
+        },
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{name} must be a whole number, not \"{s}\"")),
+        Some(other) => Err(format!("{name} must be a whole number, not {other}")),
+    }
+}
+
+impl Request {
+    fn from_json(input: &Value) -> Result<Request, String> {
+        let Some(obj) = input.as_object() else {
+            return Err("the parameters must be a JSON object".to_owned());
+        };
+        let lookup = |names: &[&str]| super::lenient_param(obj, names);
+        let valid = OPS.join(", ");
+        let op = match lookup(&["op", "operation", "action"]) {
+            Some(Value::String(s)) => {
+                Op::parse(s).ok_or_else(|| format!("unknown op \"{s}\"; the ops are: {valid}"))?
+            }
+            None | Some(Value::Null) => {
+                return Err(format!("op is required; the ops are: {valid}"));
+            }
+            Some(other) => return Err(format!("op must be one of {valid}, not {other}")),
+        };
+        let containing = match lookup(&["containing", "contains", "text", "match", "pattern"]) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.to_lowercase()).filter(|s| !s.is_empty()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(other) => return Err(format!("containing must be a text, not {other}")),
+        };
+        let limit = count_param(lookup(&["limit", "n", "count"]), "limit")?;
+        let line = count_param(lookup(&["line", "linenumber", "number", "index"]), "line")?;
+        if op == Op::At {
+            match line {
+                None => return Err("op at needs `line`: the line's number, 1 for the first".into()),
+                Some(0) => return Err("lines are numbered from 1; line 0 does not exist".into()),
+                Some(_) => {}
+            }
+        }
+        Ok(Request {
+            op,
+            containing,
+            limit,
+            line,
+        })
+    }
+}
+
+/// One line as shown: its number and its text, cut if very long.
+fn shown(number: usize, text: &str) -> String {
+    let text = text.trim_end_matches('\r');
+    if text.trim().is_empty() {
+        return format!("line {number}: (blank)");
+    }
+    let mut out: String = text.chars().take(MAX_LINE_CHARS).collect();
+    if text.chars().count() > MAX_LINE_CHARS {
+        out.push_str(" […]");
+    }
+    format!("line {number}: {out}")
+}
+
+/// "that contain \"x\" (case ignored)" or "", the filter in words.
+fn filter_words(containing: Option<&str>) -> String {
+    containing.map_or_else(String::new, |c| {
+        format!(" that contain \"{c}\" (case ignored)")
+    })
+}
+
+/// The answer for `request` over a file's `text`, named `name`.
+fn select(name: &str, text: &str, request: &Request) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let containing = request.containing.as_deref();
+    let chosen: Vec<(usize, &str)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| containing.is_none_or(|c| l.to_lowercase().contains(c)))
+        .map(|(i, l)| (i + 1, *l))
+        .collect();
+    let of_total = crate::text::plural(total, "line", "lines");
+    let filter = filter_words(containing);
+    let n = chosen.len();
+    match request.op {
+        Op::Count => match containing {
+            None => {
+                let blank = lines.iter().filter(|l| l.trim().is_empty()).count();
+                format!(
+                    "{name} has {of_total} ({blank} of them blank, {} with text).",
+                    total - blank
+                )
+            }
+            Some(_) => format!("{n} of the {of_total} of {name}{filter}."),
+        },
+        Op::First | Op::Last => {
+            let want = request.limit.unwrap_or(1).clamp(1, MAX_SHOWN);
+            if n == 0 {
+                return none_found(name, &of_total, &filter);
+            }
+            let (word, picked): (&str, Vec<&(usize, &str)>) = if request.op == Op::First {
+                ("first", chosen.iter().take(want).collect())
+            } else {
+                ("last", chosen.iter().skip(n.saturating_sub(want)).collect())
+            };
+            let head = if picked.len() == 1 {
+                format!("The {word} of the {n} lines of {name}{filter}:")
+            } else {
+                format!(
+                    "The {word} {} of the {n} lines of {name}{filter}:",
+                    picked.len()
+                )
+            };
+            std::iter::once(head)
+                .chain(picked.iter().map(|(i, l)| shown(*i, l)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        Op::All => {
+            if n == 0 {
+                return none_found(name, &of_total, &filter);
+            }
+            let cap = request.limit.unwrap_or(MAX_SHOWN).clamp(1, MAX_SHOWN);
+            let mut out = vec![format!("{n} of the {of_total} of {name}{filter}:")];
+            out.extend(chosen.iter().take(cap).map(|(i, l)| shown(*i, l)));
+            if n > cap {
+                out.push(format!(
+                    "… and {} more (op count counts them; first or last with a limit shows either end)",
+                    n - cap
+                ));
+            }
+            out.join("\n")
+        }
+        Op::Distinct => {
+            if n == 0 {
+                return none_found(name, &of_total, &filter);
+            }
+            // Counted per exact line (trailing blanks and a CR ignored), first seen first
+            // among equal counts, so the order is stable.
+            let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+            for (i, l) in &chosen {
+                let key = l.trim_end();
+                if key.trim().is_empty() {
+                    continue;
+                }
+                counts.entry(key).or_insert((0, *i)).0 += 1;
+            }
+            let mut rows: Vec<(&str, usize, usize)> = counts
+                .into_iter()
+                .map(|(l, (c, first))| (l, c, first))
+                .collect();
+            rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
+            let cap = request.limit.unwrap_or(10).clamp(1, MAX_SHOWN);
+            let mut out = vec![format!(
+                "{} different lines among the {n} lines of {name}{filter} (blank lines left out), most frequent first:",
+                rows.len()
+            )];
+            out.extend(rows.iter().take(cap).map(|(l, c, first)| {
+                let times = if *c == 1 {
+                    "once".to_owned()
+                } else {
+                    format!("{c} times")
+                };
+                let text: String = l.chars().take(MAX_LINE_CHARS).collect();
+                format!("{times}: {text} (first at line {first})")
+            }));
+            if rows.len() > cap {
+                out.push(format!("… and {} more different lines", rows.len() - cap));
+            }
+            out.join("\n")
+        }
+        Op::At => {
+            let at = request.line.unwrap_or(1);
+            match lines.get(at - 1) {
+                Some(l) => format!("Line {at} of the {of_total} of {name}:\n{}", shown(at, l)),
+                None => format!("{name} has only {of_total}; there is no line {at}."),
+            }
+        }
+    }
+}
+
+fn none_found(name: &str, of_total: &str, filter: &str) -> String {
+    format!("None of the {of_total} of {name}{filter}.")
+}
+
+/// The file's text, read up to [`MAX_BYTES`]; `Err` names a missing file, a folder or a
+/// binary file. The flag says the file was longer than what was read. Blocking.
+fn read_text(path: &Path) -> Result<(String, bool), ToolError> {
+    let (size, bytes) = super::read_file::read_head(path, MAX_BYTES)?;
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(ToolError::InvalidInput(format!(
+            "{} is not a text file; read_lines reads text",
+            path.display()
+        )));
+    }
+    let cut = (bytes.len() as u64) < size;
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), cut))
+}
+
+/// The read_lines tool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadLines;
+
+impl Tool for ReadLines {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: ToolName::ReadLines.into(),
+            priority: 4,
+            summary: Cow::Borrowed(
+                "Exact answers about a text file's lines (a log, notes, a list): how many, \
+                 the first or last ones, every line, each different line with its count, or \
+                 line number N; optionally only the lines that contain a text. Each line is \
+                 shown with its number.",
+            ),
+            params: Cow::Borrowed(&PARAMS),
+            forms: &FORMS,
+        }
+    }
+
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        let path = ctx.resolve_read_path(super::str_param(input, "path")?);
+        Request::from_json(input).map_err(ToolError::InvalidInput)?;
+        let shown = path.to_string_lossy().into_owned();
+        let mut executed = input.clone();
+        if let Some(map) = executed.as_object_mut() {
+            map.insert("path".into(), json!(shown));
+        }
+        Ok(Prepared::plain(ToolName::ReadLines, executed, shown))
+    }
+
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let path = ctx.resolve_read_path(super::str_param(&call.input, "path")?);
+            let request = Request::from_json(&call.input).map_err(ToolError::InvalidInput)?;
+            let name = path.to_string_lossy().into_owned();
+            let (text, cut) = tokio::task::spawn_blocking(move || read_text(&path))
+                .await
+                .map_err(|e| ToolError::Failed(format!("the read did not complete: {e}")))??;
+            let mut out = select(&name, &text, &request);
+            if cut {
+                out.push_str(&format!(
+                    "\n[only the first {MAX_BYTES} bytes of the file were read]"
+                ));
+            }
+            Ok(out)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Op, Request, select};
+    use serde_json::json;
+
+    const LOG: &str = "08:00 INFO started\n\
+08:01 WARNING disk at 81%\n\
+08:02 ERROR upload failed\n\
+\n\
+08:03 Warning: upload slow\n\
+08:04 INFO done\n";
+
+    fn run(input: serde_json::Value) -> String {
+        select("app.log", LOG, &Request::from_json(&input).unwrap())
+    }
+
+    #[test]
+    fn the_last_line_of_a_kind_is_chosen_by_code_ignoring_case() {
+        assert_eq!(
+            run(json!({"op": "last", "containing": "WARNING"})),
+            "The last of the 2 lines of app.log that contain \"warning\" (case ignored):\n\
+             line 5: 08:03 Warning: upload slow"
+        );
+        assert_eq!(
+            run(json!({"op": "first", "containing": "warning", "limit": null})),
+            "The first of the 2 lines of app.log that contain \"warning\" (case ignored):\n\
+             line 2: 08:01 WARNING disk at 81%"
+        );
+        // Without a text, the last line is the file's own last line.
+        assert!(run(json!({"op": "tail"})).ends_with("line 6: 08:04 INFO done"));
+    }
+
+    #[test]
+    fn counts_say_what_was_counted() {
+        assert_eq!(
+            run(json!({"op": "count", "containing": "upload"})),
+            "2 of the 6 lines of app.log that contain \"upload\" (case ignored)."
+        );
+        assert_eq!(
+            run(json!({"op": "count"})),
+            "app.log has 6 lines (1 of them blank, 5 with text)."
+        );
+        assert_eq!(
+            run(json!({"op": "count", "containing": "timeout"})),
+            "0 of the 6 lines of app.log that contain \"timeout\" (case ignored)."
+        );
+        assert_eq!(
+            run(json!({"op": "last", "containing": "timeout"})),
+            "None of the 6 lines of app.log that contain \"timeout\" (case ignored)."
+        );
+    }
+
+    #[test]
+    fn a_line_by_its_number_counts_blank_lines_and_refuses_line_zero() {
+        assert_eq!(
+            run(json!({"op": "at", "line": 5})),
+            "Line 5 of the 6 lines of app.log:\nline 5: 08:03 Warning: upload slow"
+        );
+        assert_eq!(
+            run(json!({"op": "at", "line": "4"})),
+            "Line 4 of the 6 lines of app.log:\nline 4: (blank)"
+        );
+        assert_eq!(
+            run(json!({"op": "at", "line": 9})),
+            "app.log has only 6 lines; there is no line 9."
+        );
+        assert!(Request::from_json(&json!({"op": "at", "line": 0})).is_err());
+        assert!(Request::from_json(&json!({"op": "at"})).is_err());
+    }
+
+    #[test]
+    fn all_lists_every_match_up_to_its_limit_and_says_how_many_more() {
+        assert_eq!(
+            run(json!({"op": "all", "containing": "info", "limit": 1})),
+            "2 of the 6 lines of app.log that contain \"info\" (case ignored):\n\
+             line 1: 08:00 INFO started\n\
+             … and 1 more (op count counts them; first or last with a limit shows either end)"
+        );
+        assert_eq!(
+            run(json!({"op": "grep", "containing": "ERROR"})),
+            "1 of the 6 lines of app.log that contain \"error\" (case ignored):\n\
+             line 3: 08:02 ERROR upload failed"
+        );
+    }
+
+    #[test]
+    fn distinct_lines_come_most_frequent_first_with_their_counts() {
+        let text = "b\na\nb\n\nc\nb\na\n";
+        let out = select(
+            "x.txt",
+            text,
+            &Request::from_json(&json!({"op": "distinct", "limit": 2})).unwrap(),
+        );
+        assert_eq!(
+            out,
+            "3 different lines among the 7 lines of x.txt (blank lines left out), most frequent first:\n\
+             3 times: b (first at line 1)\n\
+             2 times: a (first at line 2)\n\
+             … and 1 more different lines"
+        );
+    }
+
+    #[test]
+    fn lenient_names_and_clear_errors() {
+        let r = Request::from_json(&json!({"operation": "Most common", "contains": ""})).unwrap();
+        assert_eq!((r.op, r.containing), (Op::Distinct, None));
+        let e = Request::from_json(&json!({"op": "sum"})).unwrap_err();
+        assert!(e.contains("count, first, last, all, distinct, at"), "{e}");
+        assert!(Request::from_json(&json!({"op": "first", "limit": -2})).is_err());
+    }
+}
