@@ -218,6 +218,77 @@ pub fn copied_output(
     })
 }
 
+/// Characters a line of a whole text must have for a quote of it to be recognised (a
+/// bare word or value is shorter, and may be an answer found anywhere).
+const MIN_PICKED_LINE_CHARS: usize = 12;
+
+/// Lines of a whole text an answer may quote before it counts as a retelling of the text
+/// rather than a choice among its lines.
+const MAX_PICKED_LINES: usize = 3;
+
+/// For R3's own finish: the answer quotes one to [`MAX_PICKED_LINES`] lines of a whole
+/// text read_file showed, out of more, and no call chose those lines by code (a
+/// read_lines or command whose output holds the line): the choice of *which* line —
+/// the last of a kind, the fourth, the one that mentions something — was made by
+/// reading, which a small model gets wrong (it quoted the first warning as the last).
+/// Says so, and names the tool that chooses by code. A quote of the whole text, or of no
+/// line, is not a choice and passes.
+pub fn picked_by_eye(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let ok = |r: &&&ToolCallRecord| r.status == ToolCallStatus::Ok;
+    let whole: Vec<String> = records
+        .iter()
+        .filter(ok)
+        .filter(|r| r.tool == ToolName::ReadFile)
+        .flat_map(|r| r.output_head.lines())
+        .map(crate::text::fold)
+        .filter(|l| l.chars().count() >= MIN_PICKED_LINE_CHARS && !l.starts_with("[the whole file"))
+        .collect();
+    let chosen: Vec<String> = records
+        .iter()
+        .filter(ok)
+        .filter(|r| r.tool != ToolName::ReadFile)
+        .flat_map(|r| r.output_head.lines())
+        .map(crate::text::fold)
+        .collect();
+    let answer_lines: Vec<String> = answer
+        .lines()
+        .map(crate::text::fold)
+        .filter(|l| !l.is_empty())
+        .collect();
+    // A line of the text is quoted when the answer holds it, or an answer line of some
+    // length is a part of it (a model drops a timestamp or a prefix).
+    let quoted = |p: &String| {
+        answer_lines.iter().any(|a| {
+            a.contains(p.as_str())
+                || (a.chars().count() >= MIN_PICKED_LINE_CHARS && p.contains(a.as_str()))
+        })
+    };
+    let mut distinct: Vec<&String> = whole.iter().collect();
+    distinct.sort();
+    distinct.dedup();
+    let picked: Vec<&String> = distinct.iter().copied().filter(|p| quoted(p)).collect();
+    let by_code = |p: &String| {
+        chosen.iter().any(|c| {
+            c.contains(p.as_str())
+                || (c.chars().count() >= MIN_PICKED_LINE_CHARS && p.contains(c.as_str()))
+        })
+    };
+    let by_eye = !picked.is_empty()
+        && picked.len() <= MAX_PICKED_LINES
+        && picked.len() < distinct.len()
+        && !picked.iter().all(|p| by_code(p));
+    by_eye.then(|| {
+        format!(
+            "the output quotes {} picked by reading the whole text read_file showed ({} \
+             lines): let read_lines choose by code (first or last with a `text` for a line of \
+             a kind, `at` for a line by its position, count for how many), then finish \
+             with the line it prints",
+            crate::text::plural(picked.len(), "line", "lines"),
+            distinct.len()
+        )
+    })
+}
+
 /// Lines of an answer that count as copied from a tool: this long at least.
 const MIN_COPIED_CHARS: usize = 4;
 
@@ -933,5 +1004,43 @@ mod tests {
         assert_eq!(check(AnswerShape::File, "", "saved", &wrote), Verdict::Fits);
         assert_eq!(check(AnswerShape::Text, "", "", &[]), Verdict::Unchecked);
         assert_eq!(check(AnswerShape::Any, "", "", &[]), Verdict::Unchecked);
+    }
+
+    #[test]
+    fn a_line_chosen_from_a_whole_read_must_be_chosen_by_code() {
+        let log = "2026-05-02 01:00:00 INFO backup started\n\
+                   2026-05-02 01:00:04 WARNING disk usage at 81%\n\
+                   2026-05-02 01:03:40 WARNING upload slow: 120 KB/s\n\
+                   2026-05-02 01:05:30 INFO backup finished\n\
+                   [the whole file: 4 lines, 24 words, 170 characters]";
+        let read = [ok(ToolName::ReadFile, "/h/logs/backup.log", log)];
+        let read: Vec<&ToolCallRecord> = read.iter().collect();
+        // One line quoted whole, or with its timestamp dropped: chosen by reading.
+        let why = picked_by_eye(
+            "The last warning was on 2026-05-02 01:00:04 WARNING disk usage at 81%",
+            &read,
+        )
+        .expect("a line picked by eye");
+        assert!(
+            why.contains("read_lines") && why.contains("1 line"),
+            "{why}"
+        );
+        assert!(picked_by_eye("WARNING disk usage at 81%", &read).is_some());
+        // The whole text, or no line of it (a count), is not a choice among its lines.
+        assert_eq!(picked_by_eye(log, &read), None);
+        assert_eq!(picked_by_eye("2 warnings", &read), None);
+        // Chosen by code: a read_lines call printed the quoted line.
+        let mut both = vec![ok(
+            ToolName::ReadLines,
+            "/h/logs/backup.log",
+            "The last of the 2 lines of backup.log that contain \"warning\" (case ignored):\n\
+             line 3: 2026-05-02 01:03:40 WARNING upload slow: 120 KB/s",
+        )];
+        both.extend(read.iter().map(|r| (*r).clone()));
+        let both: Vec<&ToolCallRecord> = both.iter().collect();
+        assert_eq!(
+            picked_by_eye("The last warning: WARNING upload slow: 120 KB/s", &both),
+            None
+        );
     }
 }

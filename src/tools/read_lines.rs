@@ -5,10 +5,11 @@
 //! count are made by code and the model copies them.
 //!
 //! The ops: `count` (how many lines, or how many contain the text), `first` and `last`
-//! (the first or last `limit` lines, default 1, of those that contain the text), `all`
+//! (the first or last `take` lines, default 1, of those that contain the `text`), `all`
 //! (every such line, up to a cap, then how many more), `distinct` (each different line
-//! with how often it occurs, most frequent first) and `at` (the line with that number).
-//! `containing` matches ignoring case, and every answer says so; line numbers are the
+//! with how often it occurs, most frequent first) and `at` (the file's line at that
+//! position).
+//! `text` matches ignoring case, and every answer says so; line numbers are the
 //! file's own, counted from 1, blank lines included.
 //!
 //! Read-only: it never needs Law 1.
@@ -43,10 +44,12 @@ const FORMS: [Form; 2] = [
     Form {
         param: "op",
         values: &["at"],
-        requires: &["line"],
+        requires: &["position"],
     },
 ];
 
+/// In the order the grammar writes them (by name): the op first, then the file, the
+/// position only `at` needs, how many lines to show, and the text lines must contain.
 const PARAMS: [Param; 5] = [
     Param {
         name: Cow::Borrowed("path"),
@@ -61,12 +64,12 @@ const PARAMS: [Param; 5] = [
         required: true,
         about: Cow::Borrowed(
             "count: how many lines; first / last: the first or last lines; all: every line; \
-             distinct: each different line with how often it occurs; at: the line numbered `line`",
+             distinct: each different line with how often it occurs; at: the line at `position`",
         ),
         choices: Choices::Fixed(&OPS),
     },
     Param {
-        name: Cow::Borrowed("containing"),
+        name: Cow::Borrowed("text"),
         kind: Cow::Borrowed("string"),
         required: false,
         about: Cow::Borrowed(
@@ -75,17 +78,20 @@ const PARAMS: [Param; 5] = [
         choices: Choices::Open,
     },
     Param {
-        name: Cow::Borrowed("limit"),
+        name: Cow::Borrowed("take"),
         kind: Cow::Borrowed("integer"),
         required: false,
         about: Cow::Borrowed("how many lines first, last or distinct show (first and last: 1)"),
         choices: Choices::Open,
     },
     Param {
-        name: Cow::Borrowed("line"),
+        // Every name sorts after `op`: under a grammar the model writes the properties
+        // in name order, and chose the text, a limit and a position before the op
+        // (filling the text with the file's name, and a position that left only `at`).
+        name: Cow::Borrowed("position"),
         kind: Cow::Borrowed("integer"),
         required: false,
-        about: Cow::Borrowed("for op at: the line's number, the first line being 1"),
+        about: Cow::Borrowed("for op at: which line of the file, 1 for the first"),
         choices: Choices::Open,
     },
 ];
@@ -125,8 +131,8 @@ struct Request {
     containing: Option<String>,
     /// Lines shown; `None` is the op's default.
     limit: Option<usize>,
-    /// The line number `at` shows.
-    line: Option<usize>,
+    /// Which of the chosen lines `at` shows, from 1.
+    position: Option<usize>,
 }
 
 /// A non-negative whole number written as a number or a string.
@@ -166,18 +172,23 @@ impl Request {
             }
             Some(other) => return Err(format!("op must be one of {valid}, not {other}")),
         };
-        let containing = match lookup(&["containing", "contains", "text", "match", "pattern"]) {
+        let containing = match lookup(&["text", "containing", "contains", "match", "pattern"]) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.to_lowercase()).filter(|s| !s.is_empty()),
             Some(Value::Number(n)) => Some(n.to_string()),
-            Some(other) => return Err(format!("containing must be a text, not {other}")),
+            Some(other) => return Err(format!("text must be a string, not {other}")),
         };
-        let limit = count_param(lookup(&["limit", "n", "count"]), "limit")?;
-        let line = count_param(lookup(&["line", "linenumber", "number", "index"]), "line")?;
+        let limit = count_param(lookup(&["take", "limit", "n", "count"]), "take")?;
+        let position = count_param(
+            lookup(&["position", "line", "linenumber", "number", "index"]),
+            "position",
+        )?;
         if op == Op::At {
-            match line {
-                None => return Err("op at needs `line`: the line's number, 1 for the first".into()),
-                Some(0) => return Err("lines are numbered from 1; line 0 does not exist".into()),
+            match position {
+                None => {
+                    return Err("op at needs `position`: which line, 1 for the first".into());
+                }
+                Some(0) => return Err("lines are counted from 1; there is no line 0".into()),
                 Some(_) => {}
             }
         }
@@ -185,7 +196,7 @@ impl Request {
             op,
             containing,
             limit,
-            line,
+            position,
         })
     }
 }
@@ -267,7 +278,7 @@ fn select(name: &str, text: &str, request: &Request) -> String {
             out.extend(chosen.iter().take(cap).map(|(i, l)| shown(*i, l)));
             if n > cap {
                 out.push(format!(
-                    "… and {} more (op count counts them; first or last with a limit shows either end)",
+                    "… and {} more (op count counts them; first or last with take shows either end)",
                     n - cap
                 ));
             }
@@ -311,8 +322,10 @@ fn select(name: &str, text: &str, request: &Request) -> String {
             }
             out.join("\n")
         }
+        // The file's own line at that position: a text written beside it does not
+        // narrow it (a small model fills the text with the file's name).
         Op::At => {
-            let at = request.line.unwrap_or(1);
+            let at = request.position.unwrap_or(1);
             match lines.get(at - 1) {
                 Some(l) => format!("Line {at} of the {of_total} of {name}:\n{}", shown(at, l)),
                 None => format!("{name} has only {of_total}; there is no line {at}."),
@@ -408,12 +421,12 @@ mod tests {
     #[test]
     fn the_last_line_of_a_kind_is_chosen_by_code_ignoring_case() {
         assert_eq!(
-            run(json!({"op": "last", "containing": "WARNING"})),
+            run(json!({"op": "last", "text": "WARNING"})),
             "The last of the 2 lines of app.log that contain \"warning\" (case ignored):\n\
              line 5: 08:03 Warning: upload slow"
         );
         assert_eq!(
-            run(json!({"op": "first", "containing": "warning", "limit": null})),
+            run(json!({"op": "first", "text": "warning", "take": null})),
             "The first of the 2 lines of app.log that contain \"warning\" (case ignored):\n\
              line 2: 08:01 WARNING disk at 81%"
         );
@@ -424,7 +437,7 @@ mod tests {
     #[test]
     fn counts_say_what_was_counted() {
         assert_eq!(
-            run(json!({"op": "count", "containing": "upload"})),
+            run(json!({"op": "count", "text": "upload"})),
             "2 of the 6 lines of app.log that contain \"upload\" (case ignored)."
         );
         assert_eq!(
@@ -432,11 +445,11 @@ mod tests {
             "app.log has 6 lines (1 of them blank, 5 with text)."
         );
         assert_eq!(
-            run(json!({"op": "count", "containing": "timeout"})),
+            run(json!({"op": "count", "text": "timeout"})),
             "0 of the 6 lines of app.log that contain \"timeout\" (case ignored)."
         );
         assert_eq!(
-            run(json!({"op": "last", "containing": "timeout"})),
+            run(json!({"op": "last", "text": "timeout"})),
             "None of the 6 lines of app.log that contain \"timeout\" (case ignored)."
         );
     }
@@ -444,7 +457,7 @@ mod tests {
     #[test]
     fn a_line_by_its_number_counts_blank_lines_and_refuses_line_zero() {
         assert_eq!(
-            run(json!({"op": "at", "line": 5})),
+            run(json!({"op": "at", "position": 5})),
             "Line 5 of the 6 lines of app.log:\nline 5: 08:03 Warning: upload slow"
         );
         assert_eq!(
@@ -452,23 +465,28 @@ mod tests {
             "Line 4 of the 6 lines of app.log:\nline 4: (blank)"
         );
         assert_eq!(
-            run(json!({"op": "at", "line": 9})),
+            run(json!({"op": "at", "position": 9})),
             "app.log has only 6 lines; there is no line 9."
         );
-        assert!(Request::from_json(&json!({"op": "at", "line": 0})).is_err());
+        assert!(Request::from_json(&json!({"op": "at", "position": 0})).is_err());
         assert!(Request::from_json(&json!({"op": "at"})).is_err());
+        // A text beside a position does not move it.
+        assert_eq!(
+            run(json!({"op": "at", "position": 2, "text": "autumn"})),
+            "Line 2 of the 6 lines of app.log:\nline 2: 08:01 WARNING disk at 81%"
+        );
     }
 
     #[test]
     fn all_lists_every_match_up_to_its_limit_and_says_how_many_more() {
         assert_eq!(
-            run(json!({"op": "all", "containing": "info", "limit": 1})),
+            run(json!({"op": "all", "text": "info", "take": 1})),
             "2 of the 6 lines of app.log that contain \"info\" (case ignored):\n\
              line 1: 08:00 INFO started\n\
-             … and 1 more (op count counts them; first or last with a limit shows either end)"
+             … and 1 more (op count counts them; first or last with take shows either end)"
         );
         assert_eq!(
-            run(json!({"op": "grep", "containing": "ERROR"})),
+            run(json!({"op": "grep", "text": "ERROR"})),
             "1 of the 6 lines of app.log that contain \"error\" (case ignored):\n\
              line 3: 08:02 ERROR upload failed"
         );
@@ -480,7 +498,7 @@ mod tests {
         let out = select(
             "x.txt",
             text,
-            &Request::from_json(&json!({"op": "distinct", "limit": 2})).unwrap(),
+            &Request::from_json(&json!({"op": "distinct", "take": 2})).unwrap(),
         );
         assert_eq!(
             out,
@@ -497,6 +515,6 @@ mod tests {
         assert_eq!((r.op, r.containing), (Op::Distinct, None));
         let e = Request::from_json(&json!({"op": "sum"})).unwrap_err();
         assert!(e.contains("count, first, last, all, distinct, at"), "{e}");
-        assert!(Request::from_json(&json!({"op": "first", "limit": -2})).is_err());
+        assert!(Request::from_json(&json!({"op": "first", "take": -2})).is_err());
     }
 }

@@ -126,7 +126,7 @@ const ALWAYS_WRITTEN: &[(ToolName, &[&str])] = &[
         ToolName::ListFiles,
         &["group_by", "limit", "order", "recursive", "sort"],
     ),
-    (ToolName::ReadLines, &["containing", "limit"]),
+    (ToolName::ReadLines, &["take", "text"]),
 ];
 
 /// `schema`, also accepting `null`.
@@ -385,6 +385,37 @@ mod tests {
             panic!("read_table's op is a closed list: {ops:?}");
         };
         assert_eq!(offered, ops.len());
+    }
+
+    #[test]
+    fn read_lines_is_written_op_first_and_only_at_needs_a_position() {
+        let schema = schema_for(&specs());
+        let forms = branch_of(&schema, "read_lines")["properties"]["tool_input"]["anyOf"]
+            .as_array()
+            .expect("forms")
+            .clone();
+        assert_eq!(forms.len(), 2);
+        for form in &forms {
+            // Properties are written in name order: the op is chosen before anything
+            // that would narrow it.
+            let names: Vec<&String> = form["properties"]
+                .as_object()
+                .expect("properties")
+                .keys()
+                .collect();
+            assert_eq!(names.first().map(|n| n.as_str()), Some("op"), "{names:?}");
+            let required: Vec<&str> = form["required"]
+                .as_array()
+                .expect("required")
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            for p in ["take", "text", "path", "op"] {
+                assert!(required.contains(&p), "{p} is written: {required:?}");
+            }
+            let at = form["properties"]["op"]["enum"] == json!(["at"]);
+            assert_eq!(required.contains(&"position"), at, "{form}");
+        }
     }
 
     #[test]

@@ -546,7 +546,8 @@ impl Worker {
             let refs: Vec<&ToolCallRecord> = records.iter().collect();
             let why = match shape::check(self.subtask.answer, &self.subtask.intent, output, &refs) {
                 Verdict::Misfit(why) => Some(why),
-                _ => shape::copied_output(self.subtask.answer, output, &refs),
+                _ => shape::copied_output(self.subtask.answer, output, &refs)
+                    .or_else(|| shape::picked_by_eye(output, &refs)),
             };
             if let Some(why) = why {
                 progress.nudge = Some(shape_nudge(&why));
