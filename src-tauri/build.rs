@@ -20,6 +20,8 @@ const COMMANDS: &[&str] = &[
     "audit_verify",
     "task_runs",
     "task_replay",
+    "tasks_like",
+    "task_kinds",
     "undo_preview",
     "undo_task",
     "get_settings",

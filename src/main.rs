@@ -60,6 +60,9 @@ enum Command {
     /// shows each change first and asks. Exit 0 when undone (or nothing to do), 1 when
     /// refused (a file changed since: it says which).
     Undo(cli::undo::UndoArgs),
+    /// How each kind of task went here: runs, answers delivered, pass^3, typical time
+    /// and model calls, trend and last failure (kinds with three runs or more).
+    History(cli::history::HistoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,6 +92,7 @@ fn main() -> ExitCode {
         (Some(Command::Doctor), _) => return tasks(cli::doctor(config)),
         (Some(Command::Audit(args)), _) => cli::audit::run(&config, args),
         (Some(Command::Mcp(args)), _) => cli::mcp::run(&config, args),
+        (Some(Command::History(args)), _) => cli::history::run(&config, args),
         (Some(Command::Undo(args)), _) => match cli::undo::run(&config, args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::FAILURE,

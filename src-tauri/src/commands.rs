@@ -16,6 +16,8 @@ use artoo::journal::{Journal, undo};
 use artoo::laws::grants::{Grant, GrantStore};
 use artoo::mcp::{McpImport, McpServerStatus};
 use artoo::memory::{ForgetTarget as CoreForget, Remember};
+use artoo::status::Lang;
+use artoo::tasklog::kinds::{self, KindHistory};
 use artoo::tasklog::{RunId, RunSummary, TaskLogDir};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State, WebviewWindow};
@@ -432,6 +434,31 @@ pub async fn task_replay(shell: State<'_, Shell>, run_id: String) -> IpcResult<T
         })
     })
     .await
+}
+
+/// How tasks of the kind `text` asks for went on this machine, before it runs; `None`
+/// with fewer than three recorded runs of that kind.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn tasks_like(shell: State<'_, Shell>, text: String) -> IpcResult<Option<TasksLike>> {
+    let config = shell.config();
+    let logs = TaskLogDir::new(&config.data_dir);
+    let lang = Lang::from_tag(&config.ui.language);
+    blocking(move || {
+        Ok(kinds::like(&logs, &text)?.map(|history| TasksLike {
+            line: history.line(lang),
+            history,
+        }))
+    })
+    .await
+}
+
+/// Every kind of task with three recorded runs or more, the most recently run first.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn task_kinds(shell: State<'_, Shell>) -> IpcResult<Vec<KindHistory>> {
+    let logs = TaskLogDir::new(&shell.config().data_dir);
+    blocking(move || Ok(kinds::by_kind(&logs)?)).await
 }
 
 // ---- undo --------------------------------------------------------------------------

@@ -350,6 +350,17 @@ pub struct TaskRun {
     pub law1: bool,
 }
 
+/// How tasks like the one being typed went on this machine: the line to show, in the
+/// settings' language, and its figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Type)]
+pub struct TasksLike {
+    /// "Tasks like this here: 4 of 5 delivered an answer, usually in about 1 min and 9
+    /// model calls; the last failure: …".
+    pub line: String,
+    /// The figures the line says.
+    pub history: artoo::tasklog::kinds::KindHistory,
+}
+
 /// What undoing a task would take back, checked against the files as they are now.
 #[derive(Clone, Debug, PartialEq, Serialize, Type)]
 pub struct UndoPreview {

@@ -63,6 +63,8 @@ macro_rules! typed_commands {
             audit_verify,
             task_runs,
             task_replay,
+            tasks_like,
+            task_kinds,
             undo_preview,
             undo_task,
             get_settings,

@@ -449,6 +449,62 @@ fn a_run_is_listed_and_replays_from_its_envelopes() {
 }
 
 #[test]
+fn tasks_like_one_being_typed_are_told_from_three_ended_runs_of_its_kind() {
+    let desk = desk(true);
+    let text = "count my photos";
+    for n in 1..=3 {
+        assert_eq!(
+            call(&desk.popup, "tasks_like", json!({"text": text})).expect("asked"),
+            Value::Null,
+            "nothing before three runs"
+        );
+        let task = call(&desk.popup, "submit_task", json!({"text": text})).expect("submitted");
+        eventually(&format!("run {n} ended"), || {
+            call(&desk.panels, "task_runs", json!({}))
+                .ok()
+                .and_then(|runs| {
+                    runs.as_array()?
+                        .iter()
+                        .find(|r| r["task_id"] == task)
+                        .map(|r| r["status"] != "open")
+                })
+                .unwrap_or(false)
+        });
+    }
+    // No model answers here: every run failed, and the line says so with the reason.
+    let like = call(
+        &desk.popup,
+        "tasks_like",
+        json!({"text": "Count my photos!"}),
+    )
+    .expect("the kind's history");
+    assert_eq!(like["history"]["runs"], 3, "{like}");
+    assert_eq!(like["history"]["delivered"], 0);
+    assert_eq!(like["history"]["pass_k"], 0.0);
+    assert!(like["history"]["last_failure"].is_string(), "{like}");
+    let line = like["line"].as_str().expect("a line");
+    assert!(
+        line.starts_with("Tasks like this here: 0 of 3 delivered an answer"),
+        "{line}"
+    );
+    assert_eq!(
+        call(
+            &desk.popup,
+            "tasks_like",
+            json!({"text": "rename my invoices"})
+        )
+        .expect("asked"),
+        Value::Null,
+        "another kind has no history"
+    );
+    let kinds = call(&desk.panels, "task_kinds", json!({})).expect("the table");
+    assert_eq!(kinds.as_array().map(Vec::len), Some(1), "{kinds}");
+    assert_eq!(kinds[0]["runs"], 3);
+    let error = call(&desk.popup, "task_kinds", json!({})).expect_err("the ACL rejects");
+    assert!(error.to_string().contains("not allowed"), "{error}");
+}
+
+#[test]
 fn a_task_s_changes_to_files_are_shown_then_undone_and_a_second_undo_is_refused() {
     let desk = desk(false);
     let config = desk.shell.config();

@@ -182,6 +182,16 @@ pub async fn run_task(
     tap: &mut Tap,
     text: &str,
 ) -> Result<Finished, RuntimeError> {
+    // How tasks like this went here, before it runs (only with enough history).
+    match artoo::tasklog::kinds::like(&rt.task_logs(), text) {
+        Ok(Some(history)) => console.say(format!(
+            "{} {}",
+            console.style.paint.dim("  ·"),
+            history.line(artoo::status::Lang::from_tag(&rt.config().ui.language))
+        )),
+        Ok(None) => {}
+        Err(e) => tracing::warn!(%e, "the history of tasks like this could not be read"),
+    }
     let task = rt.submit(text)?;
     let mut driver = Driver {
         rt,

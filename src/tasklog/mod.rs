@@ -18,6 +18,7 @@
 //! task id never appends to, or replays, an older run, and nothing the writer sees about
 //! a run is dropped without a record saying so.
 
+pub mod kinds;
 mod reader;
 pub(crate) mod record;
 mod trajectory;

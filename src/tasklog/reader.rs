@@ -324,6 +324,13 @@ impl TaskLogDir {
     /// calls without their prompts; `None` when the file records no envelope (not a run
     /// file, or one from a version that recorded another format).
     pub fn summary(&self, run_id: &RunId) -> Result<Option<RunSummary>, TaskLogError> {
+        Ok(self.slim(run_id)?.and_then(|t| RunSummary::of(run_id, &t)))
+    }
+
+    /// The run folded from the lines a list row needs (model calls without their
+    /// prompts): its status, times, cost and result, not its traffic. `None` when the file
+    /// records no envelope.
+    pub fn slim(&self, run_id: &RunId) -> Result<Option<Trajectory>, TaskLogError> {
         let path = self.dir.join(run_id.as_str());
         let io_err = |source| TaskLogError::Io {
             path: path.clone(),
@@ -361,10 +368,7 @@ impl TaskLogDir {
                 None => {}
             }
         }
-        if !any {
-            return Ok(None);
-        }
-        Ok(RunSummary::of(run_id, &fold.finish()))
+        Ok(any.then(|| fold.finish()))
     }
 }
 

@@ -360,7 +360,11 @@ impl Tool for ReadLines {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::ReadLines.into(),
-            priority: 4,
+            // Offered before read_file: a question about some lines of a text is
+            // answered by choosing them here, and read_file's whole text is for reading
+            // all of it (offered after, a small model read the whole log and picked the
+            // first warning as the last).
+            priority: 2,
             summary: Cow::Borrowed(
                 "Exact answers about a text file's lines (a log, notes, a list): how many, \
                  the first or last ones, every line, each different line with its count, or \

@@ -488,6 +488,51 @@ fn shell_task_script(intent: &str, command: &str) -> Script {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_like_this_are_told_from_three_runs_on_and_history_tabulates_each_kind() {
+    let bench = Bench::new(shell_task_script(
+        "Say hello from the shell",
+        "echo CALL_RAN",
+    ))
+    .await;
+    let like = "Tasks like this here:";
+    // Fewer than three runs of the kind: nothing is said, and the table has no row.
+    for _ in 0..3 {
+        let out = bench.run(&["run", "say hello from the shell"], "").await;
+        assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+        assert!(!stdout(&out).contains(like), "{}", stdout(&out));
+    }
+    // The fourth says how the three went, before it runs.
+    let out = bench.run(&["run", "say hello from the shell"], "").await;
+    let text = stdout(&out);
+    has(
+        &text,
+        "Tasks like this here: 3 of 3 delivered an answer, usually in about",
+    );
+    let told = text.find(like).expect("the line");
+    let planned = text.find("Planning").expect("a planning line");
+    assert!(told < planned, "told before the task runs:\n{text}");
+    // Another kind of request has no history.
+    let other = stdout(
+        &bench
+            .run(&["run", "what is the capital of France"], "")
+            .await,
+    );
+    assert!(!other.contains(like), "{other}");
+    let table = stdout(&bench.run(&["history"], "").await);
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("4"))
+        .unwrap_or_else(|| panic!("a row of four runs in:\n{table}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!((cells[1], cells[2], cells[3]), ("4", "4", "100%"), "{row}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&bench.run(&["history", "--json"], "").await)).expect("json");
+    assert_eq!(json[0]["runs"], 4);
+    assert_eq!(json[0]["delivered"], 4);
+    assert_eq!(json[0]["last_failure"], serde_json::Value::Null);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_says_when_the_sandbox_is_off_and_why() {
     let bench = Bench::new(script("perceiver/greeting")).await;
     std::fs::create_dir_all(bench.data_dir()).expect("data dir");

@@ -56,6 +56,13 @@ export const commands = {
 	/**  One recorded run: its summary, its trajectory and every envelope it logged. */
 	taskReplay: (runId: string) => typedError<TaskReplay_Serialize, IpcError>(__TAURI_INVOKE("task_replay", { run_id: runId })),
 	/**
+	 *  How tasks of the kind `text` asks for went on this machine, before it runs; `None`
+	 *  with fewer than three recorded runs of that kind.
+	 */
+	tasksLike: (text: string) => typedError<TasksLike_Serialize | null, IpcError>(__TAURI_INVOKE("tasks_like", { text })),
+	/**  Every kind of task with three recorded runs or more, the most recently run first. */
+	taskKinds: () => typedError<KindHistory_Serialize[], IpcError>(__TAURI_INVOKE("task_kinds")),
+	/**
 	 *  What undoing `task_id` (the newest task whose changes stand when null) would take
 	 *  back and what it cannot; `refused` says why when it cannot be undone.
 	 */
@@ -858,6 +865,15 @@ export type DecisionSource =
 /**  Non-interactive session: deny. */
 "non_interactive";
 
+/**  Whether a kind's newer runs deliver more often than its older ones. */
+export type DeliveryTrend = 
+/**  The newer half delivered at least 20 points more often. */
+"better" | 
+/**  Within 20 points. */
+"steady" | 
+/**  The newer half delivered at least 20 points less often. */
+"worse";
+
 /**
  *  A bus envelope with its summary line, as the desktop shell sends it to the UI and the
  *  golden transcripts keep it: the envelope's own fields, and `line`.
@@ -1443,6 +1459,63 @@ export type KeychainInfo = {
 	available: boolean,
 	/**  "macOS Keychain", "Secret Service", … or why there is none. */
 	backend: string,
+};
+
+/**  How the counted runs of one kind of task went. */
+export type KindHistory = KindHistory_Serialize;
+
+/**  How the counted runs of one kind of task went. */
+export type KindHistory_Deserialize = {
+	/**  The kind, as the task-kind slug. */
+	kind: string,
+	/**  The newest run's words, to show what the kind is. */
+	example: string,
+	/**  Counted runs. */
+	runs: number,
+	/**  Runs that delivered an answer. */
+	delivered: number,
+	/**  The median run's time from submission to close. */
+	typical_ms: number,
+	/**  The median run's model calls. */
+	typical_model_calls: number,
+	/**
+	 *  pass^k for k = [`PASS_K`]: the chance that k runs drawn from these, in a row, all
+	 *  delivered (`C(delivered, k) / C(runs, k)`).
+	 */
+	pass_k: number | null,
+	/**  `None` with fewer than six runs. */
+	trend?: DeliveryTrend | null,
+	/**  Why the newest run that did not deliver ended, in its own words. */
+	last_failure?: string | null,
+	/**  When the newest run started. */
+	last_run_at: string,
+};
+
+/**  How the counted runs of one kind of task went. */
+export type KindHistory_Serialize = {
+	/**  The kind, as the task-kind slug. */
+	kind: string,
+	/**  The newest run's words, to show what the kind is. */
+	example: string,
+	/**  Counted runs. */
+	runs: number,
+	/**  Runs that delivered an answer. */
+	delivered: number,
+	/**  The median run's time from submission to close. */
+	typical_ms: number,
+	/**  The median run's model calls. */
+	typical_model_calls: number,
+	/**
+	 *  pass^k for k = [`PASS_K`]: the chance that k runs drawn from these, in a row, all
+	 *  delivered (`C(delivered, k) / C(runs, k)`).
+	 */
+	pass_k: number | null,
+	/**  `None` with fewer than six runs. */
+	trend: DeliveryTrend | null,
+	/**  Why the newest run that did not deliver ended, in its own words. */
+	last_failure: string | null,
+	/**  When the newest run started. */
+	last_run_at: string,
 };
 
 /**  A Law 1 confirmation and its answer. */
@@ -3682,6 +3755,40 @@ export type TaskSubmitted_Serialize = {
 	 *  the submission carried it).
 	 */
 	time_budget_ms: number,
+};
+
+/**
+ *  How tasks like the one being typed went on this machine: the line to show, in the
+ *  settings' language, and its figures.
+ */
+export type TasksLike = TasksLike_Serialize;
+
+/**
+ *  How tasks like the one being typed went on this machine: the line to show, in the
+ *  settings' language, and its figures.
+ */
+export type TasksLike_Deserialize = {
+	/**
+	 *  "Tasks like this here: 4 of 5 delivered an answer, usually in about 1 min and 9
+	 *  model calls; the last failure: …".
+	 */
+	line: string,
+	/**  The figures the line says. */
+	history: KindHistory_Deserialize,
+};
+
+/**
+ *  How tasks like the one being typed went on this machine: the line to show, in the
+ *  settings' language, and its figures.
+ */
+export type TasksLike_Serialize = {
+	/**
+	 *  "Tasks like this here: 4 of 5 delivered an answer, usually in about 1 min and 9
+	 *  model calls; the last failure: …".
+	 */
+	line: string,
+	/**  The figures the line says. */
+	history: KindHistory_Serialize,
 };
 
 /**  A directive that ends the task. */
