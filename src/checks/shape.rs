@@ -243,17 +243,30 @@ pub fn picked_by_eye(answer: &str, records: &[&ToolCallRecord]) -> Option<String
         .map(crate::text::fold)
         .filter(|l| l.chars().count() >= MIN_PICKED_LINE_CHARS && !l.starts_with("[the whole file"))
         .collect();
-    let chosen: Vec<String> = records
-        .iter()
-        .filter(ok)
-        .filter(|r| r.tool != ToolName::ReadFile)
-        .flat_map(|r| r.output_head.lines())
-        .map(crate::text::fold)
-        .collect();
     let answer_lines: Vec<String> = answer
         .lines()
         .map(crate::text::fold)
         .filter(|l| !l.is_empty())
+        .collect();
+    // A selection whose filter is the quoted line itself chose nothing: it found again
+    // the line the reading had picked (the model searched read_lines for the very warning
+    // it had quoted, and the first match confirmed it).
+    let confirms = |r: &&&ToolCallRecord| {
+        let text = r
+            .input
+            .get("text")
+            .and_then(serde_json::Value::as_str)
+            .map(crate::text::fold)
+            .unwrap_or_default();
+        text.chars().count() >= MIN_PICKED_LINE_CHARS
+            && answer_lines.iter().any(|a| a.contains(&text))
+    };
+    let chosen: Vec<String> = records
+        .iter()
+        .filter(ok)
+        .filter(|r| r.tool != ToolName::ReadFile && !confirms(r))
+        .flat_map(|r| r.output_head.lines())
+        .map(crate::text::fold)
         .collect();
     // A line of the text is quoted when the answer holds it, or an answer line of some
     // length is a part of it (a model drops a timestamp or a prefix).
@@ -280,8 +293,9 @@ pub fn picked_by_eye(answer: &str, records: &[&ToolCallRecord]) -> Option<String
     by_eye.then(|| {
         format!(
             "the output quotes {} picked by reading the whole text read_file showed ({} \
-             lines): let read_lines choose by code (first or last with a `text` for a line of \
-             a kind, `at` for a line by its position, count for how many), then finish \
+             lines): let read_lines choose by code from what the sub-task asks — op first or \
+             last with `text` set to the word that marks that kind of line (not the line you \
+             picked), op at with the position asked for, op count for how many — then finish \
              with the line it prints",
             crate::text::plural(picked.len(), "line", "lines"),
             distinct.len()
@@ -1042,5 +1056,18 @@ mod tests {
             picked_by_eye("The last warning: WARNING upload slow: 120 KB/s", &both),
             None
         );
+        // A read_lines call that searched for the very line quoted confirmed the pick;
+        // it did not choose it.
+        let mut confirm = ok(
+            ToolName::ReadLines,
+            "/h/logs/backup.log",
+            "The first of the 1 lines of backup.log that contain \"warning disk usage at 81%\" \
+             (case ignored):\nline 2: 2026-05-02 01:00:04 WARNING disk usage at 81%",
+        );
+        confirm.input = json!({"op": "first", "text": "WARNING disk usage at 81%"});
+        let mut confirmed = vec![confirm];
+        confirmed.extend(read.iter().map(|r| (*r).clone()));
+        let confirmed: Vec<&ToolCallRecord> = confirmed.iter().collect();
+        assert!(picked_by_eye("WARNING disk usage at 81%", &confirmed).is_some());
     }
 }

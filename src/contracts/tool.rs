@@ -78,7 +78,6 @@ impl ToolName {
     pub const CHAIN: [ToolName; 15] = [
         ToolName::Mdfind,
         ToolName::Glob,
-        ToolName::ReadLines,
         ToolName::ReadFile,
         ToolName::WriteFile,
         ToolName::Calculate,
@@ -86,6 +85,7 @@ impl ToolName {
         ToolName::DeleteFiles,
         ToolName::ListFiles,
         ToolName::MoveFiles,
+        ToolName::ReadLines,
         ToolName::ReadTable,
         ToolName::Applescript,
         ToolName::Shortcuts,

@@ -174,7 +174,11 @@ impl Request {
         };
         let containing = match lookup(&["text", "containing", "contains", "match", "pattern"]) {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.to_lowercase()).filter(|s| !s.is_empty()),
+            // Blanks around the text are a model's slip, never meant: " autumn" found
+            // nothing in a file whose first line is "Autumn".
+            // So is the word null written as text for "no filter".
+            Some(Value::String(s)) => Some(s.trim().to_lowercase())
+                .filter(|s| !s.is_empty() && !matches!(s.as_str(), "null" | "none")),
             Some(Value::Number(n)) => Some(n.to_string()),
             Some(other) => return Err(format!("text must be a string, not {other}")),
         };
@@ -360,11 +364,12 @@ impl Tool for ReadLines {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: ToolName::ReadLines.into(),
-            // Offered before read_file: a question about some lines of a text is
-            // answered by choosing them here, and read_file's whole text is for reading
-            // all of it (offered after, a small model read the whole log and picked the
-            // first warning as the last).
-            priority: 2,
+            // After read_file, with the typed tools: offered first, it took the simplest
+            // reads too (a line count became an "all" call with a filter of "null" and the
+            // model answered its own limit), and the task it was moved for still went
+            // to read_file. A line picked from a whole read is sent here instead
+            // (`checks::shape::picked_by_eye`).
+            priority: 4,
             summary: Cow::Borrowed(
                 "Exact answers about a text file's lines (a log, notes, a list): how many, \
                  the first or last ones, every line, each different line with its count, or \
@@ -515,6 +520,10 @@ mod tests {
 
     #[test]
     fn lenient_names_and_clear_errors() {
+        let r = Request::from_json(&json!({"op": "last", "text": " Autumn "})).unwrap();
+        assert_eq!(r.containing.as_deref(), Some("autumn"));
+        let r = Request::from_json(&json!({"op": "all", "text": "null"})).unwrap();
+        assert_eq!(r.containing, None);
         let r = Request::from_json(&json!({"operation": "Most common", "contains": ""})).unwrap();
         assert_eq!((r.op, r.containing), (Op::Distinct, None));
         let e = Request::from_json(&json!({"op": "sum"})).unwrap_err();

@@ -129,6 +129,34 @@ fn answer_required(schema: &mut schemars::Schema) {
 }
 
 impl PlanDraft {
+    /// The plan with each sub-task that a later one repeats left out: the same intent and
+    /// context (up to case and spacing) with the same tools does the same work twice (a
+    /// small model planned "read the fourth line", "list the lines", "read the fourth
+    /// line"; the repeat ran out the time budget). The last one is kept, where the plan
+    /// put the work last.
+    pub fn without_repeats(&self) -> PlanDraft {
+        let fold = |s: &str| crate::text::fold(s);
+        let key = |s: &DraftSubTask| {
+            (
+                fold(&s.intent),
+                fold(&s.context),
+                s.tools.iter().copied().collect::<BTreeSet<_>>(),
+            )
+        };
+        let keys: Vec<_> = self.subtasks.iter().map(key).collect();
+        let subtasks = self
+            .subtasks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !keys[i + 1..].contains(&keys[*i]))
+            .map(|(_, s)| s.clone())
+            .collect();
+        PlanDraft {
+            subtasks,
+            ..self.clone()
+        }
+    }
+
     /// Every tool the plan declares.
     pub fn tool_set(&self) -> BTreeSet<ToolName> {
         self.subtasks

@@ -626,6 +626,11 @@ fn judge(
         home: &s.home,
         task: &task_words,
     };
+    let deduped = draft.without_repeats();
+    if deduped.subtasks.len() < draft.subtasks.len() {
+        tracing::info!(task = %spec.task_id, "a sub-task the plan repeated was left out");
+    }
+    let draft = &deduped;
     let violations = validator::validate(draft, &rules);
     if violations.is_empty() {
         return Verdict::Dispatch(draft.clone());

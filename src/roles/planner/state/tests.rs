@@ -254,6 +254,37 @@ fn a_spec_is_calibrated_then_planned_then_dispatched_as_one_manifest() {
 }
 
 #[test]
+fn a_sub_task_the_plan_repeats_later_is_left_out_and_the_last_one_kept() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+    let read = subtask(
+        "Use glob with pattern *.pdf under ~/Downloads.",
+        &[ToolName::Glob],
+    );
+    let mut list = subtask(
+        "Use glob with pattern * under ~/Downloads.",
+        &[ToolName::Glob],
+    );
+    list.sequence = 2;
+    // The same job again, spacing and case aside, with the same tools.
+    let mut again = read.clone();
+    again.sequence = 3;
+    again.intent = format!("  {} ", read.intent.to_uppercase());
+    let mut plan = valid();
+    plan.draft.subtasks = vec![read, list, again];
+    let mut fx = Fx::default();
+    state.on_done(task, planned(Ok(plan)), now(), &mut fx);
+    let Message::DispatchManifest(manifest) = last_message(&fx) else {
+        panic!("not a manifest");
+    };
+    let sequences: Vec<i64> = manifest.subtasks.iter().map(|s| s.sequence).collect();
+    assert_eq!(sequences, [2, 3], "{manifest:?}");
+}
+
+#[test]
 fn memory_that_does_not_answer_in_time_is_planned_without() {
     let mut state = plans();
     let spec = spec();
