@@ -455,6 +455,19 @@ def law1(binary, llm, out, decision):
                 assert "approved 1" in result["summary"], result
                 assert not os.path.exists(notes), "the approved rm ran"
                 print("e2e: Law 1 approved: the command ran, notes.txt is gone, the result shows ✅")
+                # Undo the task from its result: the plan first, nothing before the confirm,
+                # then notes.txt is back byte for byte from artoo's trash.
+                app.click(app.find("[data-testid=result] [data-testid=undo]"))
+                plan = wait_for("the undo plan", lambda: app.js(
+                    "const p = document.querySelector('[data-testid=undo-plan]');"
+                    "return p && p.textContent"), timeout=30)
+                assert "notes.txt" in plan, plan
+                assert not os.path.exists(notes), "showing the plan changes nothing"
+                app.click(app.find("[data-testid=undo-confirm]"))
+                wait_for("the undo done", lambda: app.find("[data-testid=undo-done]"), timeout=30)
+                with open(notes) as f:
+                    assert f.read() == "keep me"
+                print("e2e: Undo: the plan named notes.txt, the confirm put it back byte for byte")
     finally:
         model.close()
 

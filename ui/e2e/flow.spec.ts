@@ -82,7 +82,7 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   const result = page.getByTestId('result');
   await runUntilVisible(page, result, 15_000);
   await expect(result).toContainText('✅');
-  await expect(page.getByTestId('summary')).toContainText('Deleted draft-old.txt; notes.txt is untouched.');
+  await expect(page.getByTestId('summary')).toContainText('draft-old.txt deleted');
   await expect(page.getByTestId('result-details')).toContainText('accept');
   await page.getByTestId('result-details').locator('summary').click();
   await expect(page.getByTestId('cost')).toContainText('R2');
@@ -107,7 +107,7 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   await expect(groups).toContainText('Avoid');
   await groups.getByText('intent:delete_oldest').click();
   const detail = page.getByTestId('group-detail');
-  await expect(detail).toContainText('Deleted draft-old.txt');
+  await expect(detail).toContainText('draft-old.txt deleted');
   await expect(page.getByTestId('why-recalled')).toContainText(TASK);
   await expect(page.getByTestId('why-recalled')).toContainText('MUST NOT');
   await page.getByTestId('tray').click();

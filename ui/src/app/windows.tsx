@@ -35,6 +35,7 @@ export function PopupWindow({ session }: { session: Session }) {
       hide={() => void session.backend.invoke('hide_popup', {})}
       sandbox={session.settings.view.value.value?.sandbox ?? null}
       undo={session.tasks.undo}
+      tasksLike={session.tasks.like}
     />
   );
 }

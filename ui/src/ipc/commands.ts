@@ -28,6 +28,7 @@ import type {
   ConnectionTest,
   Finding,
   Grant,
+  KindHistory,
   McpImport,
   McpServerStatus,
   ModelStatus,
@@ -40,6 +41,7 @@ import type {
   SettingsView,
   TaskReplay,
   TaskRun,
+  TasksLike,
   UndoDone,
   UndoPreview,
 } from './bindings';
@@ -51,6 +53,7 @@ export type {
   AuditEventPage,
   ChainVerification,
   ConnectionTest,
+  DeliveryTrend,
   DescribedEnvelope,
   Finding,
   ForgetTarget,
@@ -58,6 +61,7 @@ export type {
   KeyChange,
   KeychainInfo,
   KeyStatus,
+  KindHistory,
   McpImport,
   McpServerStatus,
   McpToolStatus,
@@ -79,6 +83,7 @@ export type {
   SettingsView,
   TaskReplay,
   TaskRun,
+  TasksLike,
   UndoDone,
   UndoPreview,
   UndoStep,
@@ -115,6 +120,8 @@ export interface Commands {
   audit_verify: { args: NoArgs; result: ChainVerification };
   task_runs: { args: NoArgs; result: TaskRun[] };
   task_replay: { args: { run_id: string }; result: TaskReplay };
+  tasks_like: { args: { text: string }; result: TasksLike | null };
+  task_kinds: { args: NoArgs; result: KindHistory[] };
   undo_preview: { args: { task_id: TaskId | null }; result: UndoPreview };
   undo_task: { args: { task_id: TaskId }; result: UndoDone };
   get_settings: { args: NoArgs; result: SettingsView };
@@ -153,6 +160,8 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'audit_verify',
   'task_runs',
   'task_replay',
+  'tasks_like',
+  'task_kinds',
   'undo_preview',
   'undo_task',
   'get_settings',

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { UiEvent } from './backend';
 import type { Envelope, MessageKind } from './contracts';
 import { createFakeBackend, type FakeBackend } from './fake';
+import { byKind, type CountedRun, history, like, likeLine, taskKind } from './fake/kinds';
 
 const T0 = Date.parse('2026-03-02T09:00:00Z');
 
@@ -240,6 +241,42 @@ describe('the fake backend', () => {
     await expect(fake.invoke('audit_query', {})).rejects.toMatchObject({ code: 'unavailable' });
   });
 
+  it('tells how tasks like the one typed went from its own runs, once three of the kind have ended', async () => {
+    const asked = 'what files are in my workspace?';
+    // The seeded week holds one run each of three kinds: nothing to say yet.
+    expect(await fake.invoke('task_kinds', {})).toEqual([]);
+    expect(await fake.invoke('tasks_like', { text: asked })).toBeNull();
+    const closed = () => live().filter((e) => e.message.type === 'TaskClosed').length;
+    for (let n = 1; n <= 2; n++) {
+      await fake.invoke('submit_task', { text: asked });
+      for (let t = 0; closed() < n && t < 120_000; t += 100) await vi.advanceTimersByTimeAsync(100);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    // Every figure is the runs' own: their fold's time and model calls.
+    const runs = (await fake.invoke('task_runs', {})).filter((r) => r.raw_input === asked);
+    const folds = await Promise.all(runs.map((r) => fake.invoke('task_replay', { run_id: r.run_id })));
+    const times = folds.map((f) => f.trajectory.elapsed_ms ?? 0).sort((a, b) => a - b);
+    expect(times[0]).toBeGreaterThan(0);
+    const found = await fake.invoke('tasks_like', { text: 'What files are in my workspace' });
+    expect(found?.history).toMatchObject({
+      kind: 'what-files-are-in-my-workspace',
+      example: asked,
+      runs: 3,
+      delivered: 3,
+      pass_k: 1,
+      typical_ms: times[1],
+      typical_model_calls: 5,
+      trend: null,
+      last_failure: null,
+      last_run_at: runs[0]?.started_at,
+    });
+    expect(found?.line).toBe(`Tasks like this here: 3 of 3 delivered an answer, usually in about ${Math.ceil((times[1] ?? 0) / 1000)} s and 5 model calls`);
+    expect(await fake.invoke('task_kinds', {})).toEqual([found?.history]);
+    // A kind with one run says nothing, and a chat reply is no task.
+    expect(await fake.invoke('tasks_like', { text: 'read the report in my drafts folder' })).toBeNull();
+    expect(await fake.invoke('tasks_like', { text: 'hello' })).toBeNull();
+  });
+
   it('rejects settings out of range naming the field, and never echoes a key back', async () => {
     const view = await fake.invoke('get_settings', {});
     const bad = structuredClone(view.settings);
@@ -252,5 +289,54 @@ describe('the fake backend', () => {
     });
     expect(saved.keys.brain.stored).toBe(true);
     expect(JSON.stringify(saved)).not.toContain('sk-secret');
+  });
+});
+
+describe("the fake's history of a kind of task", () => {
+  const run = (kind: string, day: number, delivered: boolean, ms: number, calls: number): CountedRun => ({
+    kind,
+    words: `${kind} on day ${day}`,
+    started_at: new Date(T0 + day * 86_400_000).toISOString(),
+    delivered,
+    ms,
+    model_calls: calls,
+    failure: delivered ? null : `failed on day ${day}`,
+  });
+
+  it('names a kind by the lower-cased words, digits and punctuation dropped', () => {
+    expect(taskKind('Count the 3 PDF files, please!')).toBe('count-the-pdf-files-please');
+    expect(taskKind('  count the PDF   files please ')).toBe(taskKind('Count the 3 PDF files, please!'));
+    expect(taskKind('count the words')).not.toBe(taskKind('count the files'));
+  });
+
+  it('says nothing with fewer than three runs, and computes every figure from the runs', () => {
+    expect(history([run('count', 1, true, 1000, 5), run('count', 2, true, 1000, 5)])).toBeNull();
+    const h = history([run('count', 1, true, 40_000, 6), run('count', 3, false, 200_000, 14), run('count', 2, true, 60_000, 8), run('count', 4, true, 50_000, 7)]);
+    // Medians are the lower middle; C(3,3) / C(4,3) = 1/4.
+    expect(h).toMatchObject({ runs: 4, delivered: 3, typical_ms: 50_000, typical_model_calls: 7, trend: null, last_failure: 'failed on day 3', example: 'count on day 4' });
+    expect(h?.pass_k).toBeCloseTo(0.25, 9);
+    if (!h) throw new Error('no history');
+    expect(likeLine(h, 'en')).toBe('Tasks like this here: 3 of 4 delivered an answer, usually in about 50 s and 7 model calls; the last failure: failed on day 3');
+    expect(likeLine(h, 'zh-CN')).toBe('本机同类任务：4 次中 3 次给出了答案，通常约 50 秒、7 次模型调用；上次失败：failed on day 3');
+    expect(likeLine({ ...h, typical_ms: 150_000, last_failure: null }, 'en')).toBe('Tasks like this here: 3 of 4 delivered an answer, usually in about 3 min and 7 model calls');
+  });
+
+  it('compares the newer half with the older from six runs, and gives pass^3 its bounds', () => {
+    const of = (pattern: boolean[]) => history(pattern.map((ok, i) => run('k', i, ok, 1000, 1)));
+    expect(of([false, false, true, true, true, true])?.trend).toBe('better');
+    expect(of([true, true, true, false, false, true])?.trend).toBe('worse');
+    expect(of([true, false, true, true, false, true])?.trend).toBe('steady');
+    expect(of([true, true, true, true, true])).toMatchObject({ pass_k: 1, last_failure: null, trend: null });
+    expect(of([false, false, false])?.pass_k).toBe(0);
+  });
+
+  it('groups runs by kind, leaves out kinds with fewer than three, and lists the most recently run first', () => {
+    const runs = [run('a', 1, true, 1, 1), run('b', 2, true, 1, 1), run('a', 3, false, 1, 1), run('b', 4, true, 1, 1), run('a', 5, true, 1, 1), run('b', 6, true, 1, 1), run('c', 7, true, 1, 1)];
+    expect(byKind(runs).map((h) => [h.kind, h.runs, h.delivered])).toEqual([
+      ['b', 3, 3],
+      ['a', 3, 2],
+    ]);
+    expect(like(runs, 'A!')?.kind).toBe('a');
+    expect(like(runs, 'c')).toBeNull();
   });
 });

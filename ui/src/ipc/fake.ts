@@ -45,6 +45,7 @@ import type {
 } from './commands';
 import type { Stage, Trajectory } from './bindings';
 import { RecordedAuditLog } from './fake/audit';
+import { byKind, counted, type CountedRun, like, likeLine } from './fake/kinds';
 import { RecordedMemory, type Source } from './fake/memory';
 import {
   AFTER_DECISION,
@@ -247,6 +248,12 @@ export class FakeBackend implements Backend {
         if (!record) throw new IpcError('not_found', `no task run ${run_id}`);
         return { run: record.run, trajectory: record.trajectory ?? unfolded(record.run), envelopes: [...record.envelopes] };
       }
+      case 'tasks_like': {
+        const history = like(this.countedRuns(), (args as CommandArgs<'tasks_like'>).text);
+        return history ? { line: likeLine(history, this.settings.ui.language === 'zh-CN' ? 'zh-CN' : 'en'), history } : null;
+      }
+      case 'task_kinds':
+        return byKind(this.countedRuns());
       case 'undo_preview':
         return this.undoPreview((args as CommandArgs<'undo_preview'>).task_id);
       case 'undo_task':
@@ -379,6 +386,11 @@ export class FakeBackend implements Backend {
       if (e.effect === 'delete') return { kind: 'put_back', path: e.path };
       return { kind: 'restore', path: e.path };
     });
+  }
+
+  /** The fake's own runs that a kind's history counts (fake/kinds.ts). */
+  private countedRuns(): CountedRun[] {
+    return [...this.runs.values()].flatMap((r) => counted(r.run, r.trajectory) ?? []);
   }
 
   private undoPreview(taskId: string | null): UndoPreview {

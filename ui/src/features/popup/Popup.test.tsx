@@ -2,8 +2,10 @@ import { effect } from '@preact/signals';
 import { fireEvent, render, screen } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import type { TasksLike } from '../../ipc/commands';
 import { harness, type Harness, TASK } from '../../test-util';
 import { Popup } from './Popup';
+import type { TasksLikeLookup } from './TasksLike';
 
 describe('the popup', () => {
   let h: Harness;
@@ -96,7 +98,7 @@ describe('the popup', () => {
     await answered;
     const result = await h.until(() => screen.queryByTestId('result'), 120_000);
     expect(result.textContent).toContain('✅');
-    expect(screen.getByTestId('summary').textContent).toContain('Deleted draft-old.txt');
+    expect(screen.getByTestId('summary').textContent).toContain('draft-old.txt deleted');
     expect(screen.getByTestId('summary').textContent).toContain('moved to Trash 1');
     expect(screen.getByTestId('law1-note').textContent).toContain('Law 1');
     expect(screen.getByTestId('done-steps').querySelectorAll('li').length).toBeGreaterThan(0);
@@ -212,5 +214,89 @@ describe('the popup without a sandbox', () => {
     expect(notice.textContent).toContain('Law 1: the sandbox is off: bubblewrap (bwrap) is not installed');
     expect(notice.textContent).toContain('asks first');
     h.dispose();
+  });
+});
+
+describe('how tasks like the one typed went', () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = harness();
+  });
+  afterEach(() => h.dispose());
+
+  const show = (tasksLike: TasksLikeLookup) => {
+    const s = h.session;
+    render(<Popup pipeline={s.pipeline} approvals={s.approvals} now={s.now} skipped={s.skipped} openPanel={vi.fn()} hide={vi.fn()} tasksLike={tasksLike} />);
+  };
+  const input = () => screen.getByRole('textbox', { name: 'What should I do?' }) as HTMLTextAreaElement;
+  const type = (text: string) => fireEvent.input(input(), { target: { value: text } });
+  const line = () => screen.getByTestId('tasks-like');
+
+  /** Runs `text` in the fake to its end. */
+  async function run(text: string): Promise<void> {
+    const taskId = await h.fake.invoke('submit_task', { text });
+    await h.until(() => h.fake.transcript().some((e) => e.task_id === taskId && e.message.type === 'TaskClosed'));
+    await h.advance(100);
+  }
+
+  it("says how this machine's tasks of the kind went once the typing pauses, and nothing for a slash command, no text or a task sent", async () => {
+    // The seeded week holds one run of this kind; two more make the three the core needs.
+    await run('what files are in my workspace?');
+    await run('what files are in my workspace?');
+    h.session.pipeline.dismiss();
+    show(h.session.tasks.like);
+    expect(line().getAttribute('aria-live')).toBe('polite');
+    type('What files are in my workspace');
+    await h.advance(300);
+    expect(line().textContent).toBe('');
+    await h.advance(200);
+    expect(line().textContent).toMatch(/^Tasks like this here: 3 of 3 delivered an answer, usually in about \d+ s and 5 model calls$/);
+    // A slash command is no task, whatever its words.
+    type('/what files are in my workspace');
+    await h.advance(500);
+    expect(line().textContent).toBe('');
+    type('what files are in my workspace?');
+    await h.advance(500);
+    expect(line().textContent).not.toBe('');
+    type('');
+    await h.advance(10);
+    expect(line().textContent).toBe('');
+    type('what files are in my workspace?');
+    await h.advance(500);
+    expect(line().textContent).not.toBe('');
+    fireEvent.keyDown(input(), { key: 'Enter' });
+    await h.advance(10);
+    expect(h.session.pipeline.running.value).toBe(true);
+    expect(line().textContent).toBe('');
+  }, 60_000);
+
+  it('says nothing when the core has fewer than three runs of the kind', async () => {
+    const asked = vi.fn(h.session.tasks.like);
+    show(asked);
+    type('read the report in my drafts folder');
+    await h.advance(500);
+    expect(asked).toHaveBeenCalledWith('read the report in my drafts folder');
+    expect(await asked.mock.results[0]?.value).toBeNull();
+    expect(line().textContent).toBe('');
+  });
+
+  it('asks once the typing pauses, and clears the line when the question fails', async () => {
+    const found: TasksLike = {
+      line: 'Tasks like this here: 2 of 3 delivered an answer, usually in about 40 s and 6 model calls',
+      history: { kind: 'count-pdfs', example: 'count pdfs', runs: 3, delivered: 2, typical_ms: 40_000, typical_model_calls: 6, pass_k: 0, trend: null, last_failure: null, last_run_at: '2026-03-01T09:00:00Z' },
+    };
+    const asked = vi.fn<TasksLikeLookup>().mockResolvedValueOnce(found).mockRejectedValueOnce({ code: 'forbidden', message: 'not from this window' });
+    show(asked);
+    for (const text of ['c', 'co', 'count pdfs']) {
+      type(text);
+      await h.advance(100);
+    }
+    await h.advance(400);
+    expect(asked.mock.calls).toEqual([['count pdfs']]);
+    expect(line().textContent).toBe(found.line);
+    type('count pdfs again');
+    await h.advance(500);
+    expect(asked).toHaveBeenCalledTimes(2);
+    expect(line().textContent).toBe('');
   });
 });

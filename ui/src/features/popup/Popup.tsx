@@ -1,6 +1,6 @@
-// The hotkey popup: a task input with history, the live pipeline, clarifying questions
-// answered inline, the result with its cost per role, cancel, and the Law 1 dialog on
-// top of everything when an action needs approval.
+// The hotkey popup: a task input with history and how tasks like the one typed went here,
+// the live pipeline, clarifying questions answered inline, the result with its cost per
+// role, cancel, and the Law 1 dialog on top of everything when an action needs approval.
 
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -20,6 +20,7 @@ import type { ApprovalsStore } from '../approvals/store';
 import { isFinished, type TaskView } from '../pipeline/model';
 import type { PipelineStore } from '../pipeline/store';
 import { directiveName, PipelineView, roleName } from '../pipeline/views';
+import { type TasksLikeLookup, TasksLikeLine, useTasksLike } from './TasksLike';
 import { type UndoActions, UndoTask } from './UndoTask';
 
 export interface PopupProps {
@@ -35,12 +36,14 @@ export interface PopupProps {
   openPanel: (tab: PanelTab, focus: PanelFocus | null) => void;
   /** Undo for a finished task that changed files. */
   undo?: UndoActions;
+  /** How tasks like the one being typed went here (absent: nothing is said). */
+  tasksLike?: TasksLikeLookup;
   hide: () => void;
   /** Law 1's sandbox; while it is off the popup says so (every unproven command asks). */
   sandbox?: SandboxInfo | null;
 }
 
-export function Popup({ pipeline, recent, approvals, model, settings, now, skipped, openPanel, hide, sandbox, undo }: PopupProps) {
+export function Popup({ pipeline, recent, approvals, model, settings, now, skipped, openPanel, hide, sandbox, undo, tasksLike }: PopupProps) {
   const task = pipeline.current.value;
   const running = pipeline.running.value;
   const status = model?.status.value ?? null;
@@ -92,7 +95,7 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
         </button>
       </header>
 
-      <TaskInput pipeline={pipeline} disabled={running || !ready} />
+      <TaskInput pipeline={pipeline} disabled={running || !ready} tasksLike={tasksLike} />
       {ready && !task && status?.pace ? (
         <p class="muted small model-pace" data-testid="model-pace">
           {status.pace}
@@ -136,10 +139,12 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
   );
 }
 
-function TaskInput({ pipeline, disabled }: { pipeline: PipelineStore; disabled: boolean }) {
+function TaskInput({ pipeline, disabled, tasksLike }: { pipeline: PipelineStore; disabled: boolean; tasksLike?: TasksLikeLookup }) {
   const [text, setText] = useState('');
   const [cursor, setCursor] = useState(-1);
   const input = useRef<HTMLTextAreaElement>(null);
+  // Only while a task can be sent: submitting clears the text, and a running task the rest.
+  const like = useTasksLike(text, disabled ? undefined : tasksLike);
 
   useEffect(() => {
     const focus = () => input.current?.focus();
@@ -185,23 +190,26 @@ function TaskInput({ pipeline, disabled }: { pipeline: PipelineStore; disabled: 
   };
 
   return (
-    <div class={`task-input ${disabled ? 'disabled' : ''}`}>
-      <textarea
-        ref={input}
-        rows={1}
-        value={text}
-        placeholder={disabled && !pipeline.running.value ? t('popup.placeholder.noModel') : t('popup.placeholder')}
-        aria-label={t('popup.placeholder')}
-        disabled={disabled || pipeline.submitting.value}
-        onInput={(e) => {
-          setText(e.currentTarget.value);
-          setCursor(-1);
-        }}
-        onKeyDown={onKeyDown}
-      />
-      <button type="button" class="icon-btn submit" aria-label={t('popup.submit')} title={t('popup.submit')} disabled={disabled || text.trim().length === 0} onClick={() => void submit()}>
-        {pipeline.submitting.value ? <span class="spinner" /> : <Icon.Return />}
-      </button>
+    <div class="task-entry">
+      <div class={`task-input ${disabled ? 'disabled' : ''}`}>
+        <textarea
+          ref={input}
+          rows={1}
+          value={text}
+          placeholder={disabled && !pipeline.running.value ? t('popup.placeholder.noModel') : t('popup.placeholder')}
+          aria-label={t('popup.placeholder')}
+          disabled={disabled || pipeline.submitting.value}
+          onInput={(e) => {
+            setText(e.currentTarget.value);
+            setCursor(-1);
+          }}
+          onKeyDown={onKeyDown}
+        />
+        <button type="button" class="icon-btn submit" aria-label={t('popup.submit')} title={t('popup.submit')} disabled={disabled || text.trim().length === 0} onClick={() => void submit()}>
+          {pipeline.submitting.value ? <span class="spinner" /> : <Icon.Return />}
+        </button>
+      </div>
+      <TasksLikeLine line={like} />
     </div>
   );
 }

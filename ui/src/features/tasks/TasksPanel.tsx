@@ -1,13 +1,14 @@
-// Past runs and their replay: step through what the run put on the bus, watch the
-// pipeline as it stood at each step, and see the whole loss trajectory.
+// Past runs and their replay: how each kind of task went here, then step through what a
+// run put on the bus, watch the pipeline as it stood at each step, and see the whole loss
+// trajectory.
 
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 
 import { locale, t, tn, type MessageKey } from '../../i18n';
-import type { TaskRun } from '../../ipc/commands';
+import type { DeliveryTrend, TaskRun } from '../../ipc/commands';
 import { ChartCanvas } from '../../shared/chart';
-import { relative, time } from '../../shared/format';
+import { percent, relative, seconds, time } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { darkMode, palette } from '../../shared/theme';
 import { Chip, Empty, ErrorText, type Tone } from '../../shared/widgets';
@@ -26,6 +27,8 @@ const STATUS_TONE: Record<TaskRun['status'], Tone> = {
   unfinished: 'warn',
 };
 
+const TREND_TONE: Record<DeliveryTrend, Tone> = { better: 'good', steady: 'neutral', worse: 'bad' };
+
 const PLAY_STEP_MS = 350;
 
 export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: ReadonlySignal<number>; focusTask: string | null }) {
@@ -35,6 +38,11 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
   useEffect(() => {
     if (runs === null && !tasks.runs.loading.value) void tasks.runs.load();
   }, [runs, tasks]);
+
+  const kinds = tasks.kinds.value.value;
+  useEffect(() => {
+    if (kinds === null && !tasks.kinds.loading.value) void tasks.kinds.load();
+  }, [kinds, tasks]);
 
   useEffect(() => {
     if (!runs || runs.length === 0) return;
@@ -96,6 +104,7 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
         </ul>
       </aside>
       <main class="detail" aria-label={t('tasks.replay')}>
+        <TaskKinds tasks={tasks} />
         {tasks.error.value ? <ErrorText>{tasks.error.value}</ErrorText> : null}
         {!recording || !view ? (
           <Empty>{t('tasks.select')}</Empty>
@@ -171,5 +180,63 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
         )}
       </main>
     </div>
+  );
+}
+
+/** Every kind of task with three counted runs or more: how its runs went on this machine. */
+function TaskKinds({ tasks }: { tasks: TasksStore }) {
+  const kinds = tasks.kinds.value.value;
+  const error = tasks.kinds.error.value;
+  return (
+    <section class="card task-kinds" aria-labelledby="task-kinds-title">
+      <h3 class="section-title" id="task-kinds-title">
+        {t('tasks.kinds.title')}
+      </h3>
+      {error && kinds === null ? (
+        <ErrorText>{error}</ErrorText>
+      ) : kinds === null ? (
+        <p class="small muted">{t('common.loading')}</p>
+      ) : kinds.length === 0 ? (
+        <p class="small muted" data-testid="task-kinds-empty">
+          {t('tasks.kinds.empty')}
+        </p>
+      ) : (
+        <table class="grid" data-testid="task-kinds" aria-labelledby="task-kinds-title">
+          <thead>
+            <tr>
+              <th scope="col">{t('tasks.kinds.kind')}</th>
+              <th scope="col" class="num">{t('tasks.kinds.runs')}</th>
+              <th scope="col" class="num">{t('tasks.kinds.delivered')}</th>
+              <th scope="col" class="num" title={t('tasks.kinds.passK.meaning')}>
+                {t('tasks.kinds.passK')}
+              </th>
+              <th scope="col" class="num">{t('tasks.kinds.time')}</th>
+              <th scope="col" class="num">{t('tasks.kinds.calls')}</th>
+              <th scope="col">{t('tasks.kinds.trend')}</th>
+              <th scope="col">{t('tasks.kinds.lastFailure')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {kinds.map((k) => (
+              <tr key={k.kind}>
+                <td class="cell-clip" title={k.example}>
+                  <div class="clip">{k.kind}</div>
+                  <div class="clip small muted">{k.example}</div>
+                </td>
+                <td class="num">{k.runs}</td>
+                <td class="num">{k.delivered}</td>
+                <td class="num">{percent(k.pass_k)}</td>
+                <td class="num">{seconds(k.typical_ms)}</td>
+                <td class="num">{k.typical_model_calls}</td>
+                <td>{k.trend ? <Chip tone={TREND_TONE[k.trend]}>{t(`tasks.kinds.trend.${k.trend}`)}</Chip> : '—'}</td>
+                <td class="cell-clip" title={k.last_failure ?? undefined}>
+                  {k.last_failure ?? '—'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }

@@ -1,4 +1,5 @@
-// The tasks panel's state: past runs, the run being replayed and the replay position.
+// The tasks panel's state: past runs, how each kind of task went, the run being replayed
+// and the replay position.
 // A replay feeds the recorded envelopes through the pipeline reducer, step by step; what
 // the whole run decided comes from the core's fold of the recording (its trajectory).
 
@@ -6,7 +7,7 @@ import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
 import type { Envelope } from '../../ipc/contracts';
-import type { TaskReplay, TaskRun } from '../../ipc/commands';
+import type { KindHistory, TaskReplay, TaskRun, TasksLike } from '../../ipc/commands';
 import { resource, type Resource } from '../../shared/resource';
 import { type ArrowParams, replay, type TaskView } from '../pipeline/model';
 import type { UndoActions } from '../popup/UndoTask';
@@ -14,6 +15,8 @@ import type { LossPoint } from './chart';
 
 export interface TasksStore {
   readonly runs: Resource<TaskRun[]>;
+  /** Every kind of task with three counted runs or more, the most recently run first. */
+  readonly kinds: Resource<KindHistory[]>;
   readonly selectedRunId: ReadonlySignal<string | null>;
   readonly recording: ReadonlySignal<TaskReplay | null>;
   readonly step: ReadonlySignal<number>;
@@ -24,6 +27,8 @@ export interface TasksStore {
   readonly error: ReadonlySignal<string | null>;
   /** Taking a finished task's changes to files back. */
   readonly undo: UndoActions;
+  /** How tasks of the kind `text` asks for went here; null with fewer than three runs. */
+  like(text: string): Promise<TasksLike | null>;
   handle(envelope: Envelope): void;
   open(runId: string): Promise<void>;
   seek(step: number): void;
@@ -32,6 +37,7 @@ export interface TasksStore {
 
 export function createTasksStore(backend: Backend, arrowParams: { value: ArrowParams }): TasksStore {
   const runs = resource(() => backend.invoke('task_runs', {}));
+  const kinds = resource(() => backend.invoke('task_kinds', {}));
   const selectedRunId = signal<string | null>(null);
   const recording = signal<TaskReplay | null>(null);
   const step = signal(0);
@@ -47,6 +53,7 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
 
   return {
     runs,
+    kinds,
     selectedRunId,
     recording,
     step,
@@ -57,11 +64,14 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
       preview: (taskId) => backend.invoke('undo_preview', { task_id: taskId }),
       apply: (taskId) => backend.invoke('undo_task', { task_id: taskId }),
     },
+    like: (text) => backend.invoke('tasks_like', { text }),
     handle(envelope) {
       const type = envelope.message.type;
       if ((type === 'FinalResult' || type === 'TaskClosed' || type === 'ChatReply' || type === 'TaskSubmitted') && runs.value.value) {
         void runs.load();
       }
+      // A kind's history counts a run once it has ended.
+      if ((type === 'FinalResult' || type === 'TaskClosed') && kinds.value.value) void kinds.load();
     },
     async open(runId) {
       selectedRunId.value = runId;

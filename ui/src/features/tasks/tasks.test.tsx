@@ -3,7 +3,7 @@ import { fireEvent, render, screen, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { palette } from '../../shared/theme';
-import { harness, type Harness } from '../../test-util';
+import { harness, type Harness, TASK } from '../../test-util';
 import { type LossPoint, lossChartConfig } from './chart';
 import { TasksPanel } from './TasksPanel';
 
@@ -79,4 +79,55 @@ describe('the tasks panel', () => {
     expect(screen.getAllByRole('option')[0]?.textContent).toContain('running');
     await h.until(() => screen.getAllByRole('option')[0]?.textContent?.includes('answered'));
   });
+});
+
+describe('the task kinds', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = harness();
+    render(<TasksPanel tasks={h.session.tasks} now={signal(Date.now())} focusTask={null} />);
+    await h.advance(50);
+  });
+  afterEach(() => h.dispose());
+
+  const cells = () => [...screen.getByTestId('task-kinds').querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
+
+  /** Asks the fake to delete the draft and answers its Law 1 request with `decision`. */
+  async function deleteDraft(decision: 'approve' | 'deny' | 'trash'): Promise<void> {
+    const taskId = await h.fake.invoke('submit_task', { text: TASK });
+    const request = await h.until(() => h.session.approvals.first.value);
+    const answered = h.fake.invoke('answer_confirmation', { request_id: request.request_id, decision, scope: null });
+    await h.advance(500);
+    await answered;
+    await h.until(() => h.fake.transcript().some((e) => e.task_id === taskId && e.message.type === 'TaskClosed'));
+    await h.advance(100);
+  }
+
+  it('explains that a kind is shown once it has run three times', () => {
+    expect(screen.queryByTestId('task-kinds')).toBeNull();
+    expect(screen.getByTestId('task-kinds-empty').textContent).toBe('Shown once a kind of task has run 3 times.');
+  });
+
+  it('tabulates a kind from its third run on, with the figures of its runs, again after each run', async () => {
+    await deleteDraft('approve');
+    await deleteDraft('approve');
+    expect(screen.queryByTestId('task-kinds')).toBeNull();
+    await deleteDraft('deny');
+    await h.until(() => screen.queryByTestId('task-kinds'));
+    // Two of three delivered: three in a row never all did.
+    expect(cells()).toHaveLength(1);
+    expect(cells()[0]?.slice(1, 4)).toEqual(['3', '2', '0%']);
+    await deleteDraft('trash');
+    await h.until(() => cells()[0]?.[1] === '4');
+    const [kind, runs, delivered, passK, typical, calls, trend, failure] = cells()[0] ?? [];
+    expect(kind).toBe(`delete-the-old-draft-in-my-workspace${TASK}`);
+    // C(3,3) / C(4,3): a chance in four that three runs in a row all deliver.
+    expect([runs, delivered, passK]).toEqual(['4', '3', '25%']);
+    expect(typical).toMatch(/^\d+(\.\d)? s$/);
+    expect(calls).toBe('8');
+    expect(trend).toBe('—');
+    // The denied run's own words, without the Law 1 marker.
+    expect(failure).toMatch(/^1 action\(s\) needed your confirmation \(approved 0, denied 1/);
+    expect(screen.queryByTestId('task-kinds-empty')).toBeNull();
+  }, 120_000);
 });
