@@ -590,7 +590,8 @@ impl Worker {
             .flat_map(|r| &r.effects)
             .map(|e| e.path.display().to_string())
             .collect();
-        let mut words: Vec<&str> = ok.iter().map(|o| o.input.as_str()).collect();
+        let inputs: Vec<String> = ok.iter().map(|o| without_counts(&o.input)).collect();
+        let mut words: Vec<&str> = inputs.iter().map(String::as_str).collect();
         words.extend(effects.iter().map(String::as_str));
         words.push(&self.subtask.intent);
         words.push(&self.subtask.context);
@@ -671,6 +672,20 @@ impl CallKey {
 /// Whether a call's failure is told again by the toolbox when the call is asked for
 /// again (an error or a refusal), rather than settling the attempt (a success is the
 /// answer the model has; a Law 1 denial is final).
+/// A call's input as evidence for a finish, without the parameters that only say how
+/// much to show (`take`, `limit`): how many lines a call was asked to print is never an
+/// answer (a line count was answered with the call's own `take` of 10).
+fn without_counts(input: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(input) {
+        Ok(serde_json::Value::Object(mut map)) => {
+            map.remove("take");
+            map.remove("limit");
+            serde_json::Value::Object(map).to_string()
+        }
+        _ => input.to_string(),
+    }
+}
+
 fn retold(seen: &Observed) -> bool {
     matches!(seen.status, ToolCallStatus::Error | ToolCallStatus::Refused)
 }
