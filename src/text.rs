@@ -40,6 +40,20 @@ pub fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// Whether `c` belongs to a script written without spaces between words, or read as
+/// such here: kana, Han (with its compatibility forms and the supplementary planes) and
+/// Hangul. The one definition for R1's routing and the task-kind reading, so a request
+/// is CJK to both or to neither.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{AC00}'..='\u{D7AF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{20000}'..='\u{2FFFF}')
+}
+
 /// `text` folded for comparing what a model wrote with what it copied: runs of whitespace
 /// as one space, lower case.
 pub fn fold(text: &str) -> String {
@@ -146,6 +160,19 @@ pub fn human_size(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_cjk_range_for_kana_han_and_hangul() {
+        for c in ['の', '文', '件', '한', '國', '𠀀'] {
+            assert!(is_cjk(c), "{c}");
+        }
+        for c in ['a', 'é', 'Ж', '1', '—', ' '] {
+            assert!(!is_cjk(c), "{c}");
+        }
+        // A Korean request is CJK to R1's routing and to the task-kind reading alike:
+        // both read this one function.
+        assert!("파일 찾기".chars().any(is_cjk));
+    }
 
     #[test]
     fn prefix_and_first_chars_never_split_a_multibyte_character() {

@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::TaskLogError;
-use super::reader::TaskLogDir;
+use super::reader::{RunId, TaskLogDir};
 use super::trajectory::{RunStatus, Trajectory};
 use crate::status::Lang;
 
@@ -183,20 +183,42 @@ fn history(mut counted: Vec<&Counted>) -> Option<KindHistory> {
     })
 }
 
+/// What the history made of each ended run file, by directory and run: an ended run's
+/// file only ever grows by late traffic that changes nothing counted, so a run is read
+/// once per process, and asking while a task is typed reads only the runs since.
+type Read = std::collections::HashMap<(std::path::PathBuf, RunId), Option<Counted>>;
+
+fn read_runs() -> &'static std::sync::Mutex<Read> {
+    static READ: std::sync::OnceLock<std::sync::Mutex<Read>> = std::sync::OnceLock::new();
+    READ.get_or_init(Default::default)
+}
+
 /// Every counted run among the newest [`SCANNED_RUNS`] of `dir`.
 fn counted_runs(dir: &TaskLogDir) -> Result<Vec<Counted>, TaskLogError> {
-    Ok(dir
-        .run_ids()?
-        .into_iter()
-        .take(SCANNED_RUNS)
-        .filter_map(|id| match dir.slim(&id) {
-            Ok(t) => t.as_ref().and_then(Counted::of),
+    let ids = dir.run_ids()?;
+    let mut out = Vec::new();
+    for id in ids.into_iter().take(SCANNED_RUNS) {
+        let key = (dir.path().to_path_buf(), id);
+        if let Some(known) = crate::sync::lock(read_runs()).get(&key) {
+            out.extend(known.clone());
+            continue;
+        }
+        let (_, id) = &key;
+        match dir.slim(id) {
+            Ok(t) => {
+                let counted = t.as_ref().and_then(Counted::of);
+                // A run still open may yet end: read it again next time.
+                if t.is_some_and(|t| t.status != RunStatus::Open) {
+                    crate::sync::lock(read_runs()).insert(key.clone(), counted.clone());
+                }
+                out.extend(counted);
+            }
             Err(err) => {
                 tracing::warn!(run = %id, %err, "unreadable task log left out of the history");
-                None
             }
-        })
-        .collect())
+        }
+    }
+    Ok(out)
 }
 
 /// How tasks of the kind `request` asks for went, before it runs; `None` when this

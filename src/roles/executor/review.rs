@@ -45,12 +45,14 @@ pub fn misquote_nudge(unshown: &[String]) -> String {
     )
 }
 
-/// For a sub-task whose answer is an action or a file: the finish, then the tools' own
-/// account of what they did that the finish does not already say — every line of a
-/// typed tool's report (`copied 2 of 3 …`, `missing: warranty.pdf …`) and every file a
-/// call changed (`deleted ~/a.txt`). What was done, and what was not, comes from the
-/// tool records, not the model's words (a model that copied two files of three wrote
-/// only the missing one's name).
+/// For a sub-task whose answer is an action or a file, or free text from calls that
+/// acted on files: the finish, then the tools' own account of what they did that the
+/// finish does not already say — every line of a typed tool's report (`copied 2 of 3 …`,
+/// `missing: warranty.pdf …`) and every file a call changed (`deleted ~/a.txt`). What was
+/// done, and what was not, comes from the tool records, not the model's words (a model
+/// that copied two files of three wrote only the missing one's name; planned as free
+/// text, another wrote that all three were copied). A value asked for (a number, an item,
+/// a date, a list) is left as it is: code checks it as a value.
 pub fn with_account(
     shape: crate::contracts::AnswerShape,
     output: &str,
@@ -58,7 +60,20 @@ pub fn with_account(
     home: &std::path::Path,
 ) -> String {
     use crate::contracts::{AnswerShape, ToolName};
-    if !matches!(shape, AnswerShape::Action | AnswerShape::File) {
+    let acted = records.iter().any(|r| {
+        r.status == ToolCallStatus::Ok
+            && (!r.effects.is_empty()
+                || matches!(
+                    r.tool.builtin(),
+                    Some(ToolName::CopyFiles | ToolName::WriteFile)
+                ))
+    });
+    let accounted = match shape {
+        AnswerShape::Action | AnswerShape::File => true,
+        AnswerShape::Text | AnswerShape::Any => acted,
+        _ => false,
+    };
+    if !accounted {
         return output.to_string();
     }
     let said = fold(output);
@@ -336,7 +351,32 @@ mod tests {
             with_account(AnswerShape::File, full, std::slice::from_ref(&copied), home),
             full
         );
-        assert_eq!(with_account(AnswerShape::Number, "2", &[copied], home), "2");
+        assert_eq!(
+            with_account(
+                AnswerShape::Number,
+                "2",
+                std::slice::from_ref(&copied),
+                home
+            ),
+            "2"
+        );
+        // Free text that retells a copy gets the copy's own account.
+        assert_eq!(
+            with_account(
+                AnswerShape::Text,
+                "The three files are copied.",
+                std::slice::from_ref(&copied),
+                home
+            ),
+            "The three files are copied.\ncopied 2 of 3 into ~/print: lease.pdf, insurance.pdf\n\
+             missing: warranty.pdf (not in ~/contracts)"
+        );
+        // Free text from calls that changed nothing is left as it is.
+        let read = record(ToolName::ReadFile, "hello", &[]);
+        assert_eq!(
+            with_account(AnswerShape::Text, "It says hello.", &[read], home),
+            "It says hello."
+        );
         // Other tools' measured effects, named by the file, unless the finish names it.
         let moved = record(
             ToolName::Shell,

@@ -359,13 +359,23 @@ pub(super) fn judge(
     // against its tools' results and R4a against the calls; the model judged it against
     // the task's criteria and its retelling is not delivered: merging one output can only
     // paraphrase it, and a paraphrase can contradict it (the sub-task said one of three
-    // files was missing, the retelling said all three were copied).
+    // files was missing, the retelling said all three were copied). Unless that output
+    // is a tool's output copied whole: then the merge is what states the answer in it
+    // (the largest file, out of a listing of nine), and R7 checks it against the tools.
     let lone = track
         .round
         .as_ref()
         .and_then(|r| match r.outcomes_in_order().as_slice() {
             [only] => Some((*only).clone()),
             _ => None,
+        })
+        .filter(|only| {
+            let ok: Vec<&ToolCallRecord> = only
+                .tool_calls
+                .iter()
+                .filter(|r| r.status == ToolCallStatus::Ok)
+                .collect();
+            !shape::is_dump(&output_text(&only.output), &ok)
         });
     let (delivered, summary) = match &lone {
         Some(only) => (
@@ -806,6 +816,23 @@ mod tests {
         }
     }
 
+    /// A successful call of `tool` on `target` that printed `output`.
+    fn ok_call(tool: ToolName, target: &str, output: &str) -> ToolCallRecord {
+        ToolCallRecord {
+            tool: tool.into(),
+            input: serde_json::json!({}),
+            target: target.into(),
+            output_head: output.into(),
+            status: ToolCallStatus::Ok,
+            error: None,
+            failure: None,
+            duration_ms: 1,
+            confirmation: None,
+            failed_exit: None,
+            effects: Vec::new(),
+        }
+    }
+
     #[test]
     fn a_lone_sub_task_delivers_its_own_output_not_the_models_retelling() {
         let task = TaskId::mint();
@@ -839,6 +866,25 @@ mod tests {
             "{delivered}"
         );
         assert!(!s.summary.contains("All three"), "{}", s.summary);
+        // A lone output that is a tool's listing copied whole: the merge states the answer.
+        let mut listed = outcome(&task, SubTaskStatus::Matched);
+        let listing = "a.mp4\t640.0 KB\nb.png\t510.0 KB\nc.zip\t420.0 KB";
+        listed.output = Value::String(listing.into());
+        listed.tool_calls = vec![ok_call(ToolName::ListFiles, "/h/p", listing)];
+        let dumped = track(&task, vec![listed], 0, vec![Criterion::new("c")]);
+        let (Message::OutcomeSummary(s), None) = judge(
+            &task,
+            &dumped,
+            FakeClock::at_epoch().now(),
+            2,
+            Ok(retelling.clone()),
+        ) else {
+            panic!("expected the outcome");
+        };
+        assert_eq!(
+            output_text(&s.merged_output),
+            "All three files were copied."
+        );
         // Two sub-tasks: the model's merge is the answer.
         let two = track(
             &task,
@@ -865,20 +911,13 @@ mod tests {
     fn which_product(task: &TaskId, answer: &str) -> TaskTrack {
         let mut o = outcome(task, SubTaskStatus::Matched);
         o.output = Value::String(answer.into());
-        o.tool_calls = vec![ToolCallRecord {
-            tool: crate::contracts::ToolName::ReadTable.into(),
-            input: serde_json::json!({"op": "max_row"}),
-            target: "/h/products.csv".into(),
-            output_head: "row with the highest price (row 3): product = \"Desk, oak\", price = 450"
-                .into(),
-            status: ToolCallStatus::Ok,
-            error: None,
-            failure: None,
-            duration_ms: 1,
-            confirmation: None,
-            failed_exit: None,
-            effects: Vec::new(),
-        }];
+        let mut read = ok_call(
+            ToolName::ReadTable,
+            "/h/products.csv",
+            "row with the highest price (row 3): product = \"Desk, oak\", price = 450",
+        );
+        read.input = serde_json::json!({"op": "max_row"});
+        o.tool_calls = vec![read];
         let mut t = track(task, vec![o], 0, vec![]);
         if let Some(round) = t.round.as_mut() {
             round.manifest.task_spec = Some(crate::contracts::TaskSpec {

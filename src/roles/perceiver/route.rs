@@ -16,6 +16,7 @@ use super::vocabulary::{
     ABOUT_ARTOO, ACTION_VERBS, CJK_TOOL_MARKERS, GREETINGS, TIME_WORDS, TOOL_NOUNS, TOOL_PHRASES,
 };
 use crate::contracts::{Constraints, SessionTurn};
+use crate::text::is_cjk;
 
 /// What the code pre-filter decides before any model call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,10 +45,6 @@ fn words(text: &str) -> Vec<&str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect()
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7AF)
 }
 
 /// Whether the word sequence `phrase` occurs in `ws`.

@@ -78,15 +78,7 @@ pub fn slug(intent: &str) -> Option<String> {
     Some(resolve(&reading, chinese))
 }
 
-/// Characters of scripts written without spaces (CJK ideographs, kana).
-pub fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3040}'..='\u{30FF}'
-        | '\u{3400}'..='\u{4DBF}'
-        | '\u{4E00}'..='\u{9FFF}'
-        | '\u{F900}'..='\u{FAFF}'
-        | '\u{20000}'..='\u{2FFFF}')
-}
+pub use crate::text::is_cjk;
 
 fn concept(id: &str) -> Option<&'static Concept> {
     lx::CONCEPTS

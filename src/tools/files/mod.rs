@@ -240,7 +240,10 @@ pub const CHOICES: &[(&str, &[&str])] = &[
         ],
     ),
     ("order", &["asc", "desc"]),
-    ("group_by", &["extension", "folder", "type"]),
+    // "type" is not offered: people say "files of each type" for the file type, and a
+    // model given "type" grouped into file / folder / link (the extension is the type;
+    // `kind` is file, folder or link).
+    ("group_by", &["extension", "folder", "kind"]),
 ];
 
 /// What the tool does, in one line for the model.

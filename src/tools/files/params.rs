@@ -365,17 +365,17 @@ fn group(v: &Value) -> Result<Option<Group>, String> {
     }
     let raw = text("group_by", v)?;
     match normal(&raw).as_str() {
-        "extension" | "extensions" | "ext" | "exts" | "file_extension" => {
-            Ok(Some(Group::Extension))
-        }
+        // A file's type, as people say it, is its extension.
+        "extension" | "extensions" | "ext" | "exts" | "file_extension" | "type" | "types"
+        | "file_type" | "filetype" | "format" => Ok(Some(Group::Extension)),
         "folder" | "folders" | "directory" | "directories" | "dir" | "dirs" | "parent"
         | "parent_folder" | "subfolder" | "subfolders" | "location" | "path" => {
             Ok(Some(Group::Folder))
         }
-        "type" | "types" | "kind" | "kinds" | "entry_type" => Ok(Some(Group::Kind)),
+        "kind" | "kinds" | "entry_type" | "entry_kind" => Ok(Some(Group::Kind)),
         "none" | "no" | "false" | "off" => Ok(None),
         _ => Err(format!(
-            "group_by must be \"extension\", \"folder\" or \"type\" (got {raw:?})"
+            "group_by must be \"extension\", \"folder\" or \"kind\" (got {raw:?})"
         )),
     }
 }

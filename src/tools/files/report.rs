@@ -517,7 +517,7 @@ fn group_line(found: &[Found], group: Group) -> String {
     let label = match group {
         Group::Extension => "extension",
         Group::Folder => "folder",
-        Group::Kind => "type",
+        Group::Kind => "kind",
     };
     let mut groups: BTreeMap<String, (usize, usize, u64)> = BTreeMap::new();
     for f in found {

@@ -255,10 +255,16 @@ fn type_folders_lists_folders_with_item_counts() {
         ["c.txt", "beta/", "Alpha/"],
         "files first: {out}"
     );
-    let out = call(tmp.path(), json!({"type": "any", "group_by": "type"})).unwrap();
+    let out = call(tmp.path(), json!({"type": "any", "group_by": "kind"})).unwrap();
     assert_eq!(
-        line_starting(&out, "by type:"),
-        "by type: folder = 2, file = 1 (1 B)"
+        line_starting(&out, "by kind:"),
+        "by kind: folder = 2, file = 1 (1 B)"
+    );
+    // "type" is the file type: the extension.
+    let out = call(tmp.path(), json!({"group_by": "type"})).unwrap();
+    assert!(
+        line_starting(&out, "by extension:").starts_with("by extension: txt = 1"),
+        "{out}"
     );
 }
 
@@ -575,7 +581,7 @@ fn unknown_values_are_errors_naming_the_valid_ones() {
     assert!(err.contains("\"files\", \"folders\" or \"any\""), "{err}");
     let err = Request::from_json(&json!({"group_by": "colour"})).unwrap_err();
     assert!(
-        err.contains("\"extension\", \"folder\" or \"type\""),
+        err.contains("\"extension\", \"folder\" or \"kind\""),
         "{err}"
     );
     let err = Request::from_json(&json!({"order": "sideways"})).unwrap_err();

@@ -764,20 +764,36 @@ fn list_rows(
     lines.join("\n")
 }
 
-/// `12 distinct values of customer: a, b, c …`, in order of first appearance.
+/// `12 distinct values of customer: a (3 rows), b (1 row) …`, in order of first
+/// appearance, each with the rows that hold it: a question about one value ("how many
+/// have the level error") finds its count beside it rather than the number of values.
 fn distinct(t: &Table, rows: &[&Row], col: usize, limit: usize, max_chars: usize) -> String {
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut order: Vec<&str> = Vec::new();
     let mut empty = 0usize;
     for r in rows {
         let cell = r.cells[col].trim();
         if cell.is_empty() {
             empty += 1;
-        } else if seen.insert(cell, ()).is_none() {
+            continue;
+        }
+        let n = seen.entry(cell).or_insert(0);
+        if *n == 0 {
             order.push(cell);
         }
+        *n += 1;
     }
-    let items: Vec<String> = order.iter().map(|v| list_value(v, max_chars)).collect();
+    let items: Vec<String> = order
+        .iter()
+        .map(|v| {
+            let n = seen.get(v).copied().unwrap_or(0);
+            format!(
+                "{} ({})",
+                list_value(v, max_chars),
+                plural(n, "row", "rows")
+            )
+        })
+        .collect();
     let mut s = format!(
         "{} of {}: {}",
         plural(order.len(), "distinct value", "distinct values"),

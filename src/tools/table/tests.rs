@@ -279,7 +279,7 @@ fn column_lookup_ignores_case_spaces_and_punctuation() {
         json!({"op": "distinct", "column": "customer name"}),
     );
     assert!(
-        out.contains("2 distinct values of Customer_Name: Ann, Bob"),
+        out.contains("2 distinct values of Customer_Name: Ann (1 row), Bob (1 row)"),
         "{out}"
     );
     // A prefix that fits two columns is ambiguous, not a guess.
@@ -686,7 +686,15 @@ fn schema_rows_and_distinct_shapes() {
         json!({"op": "unique", "column": "product", "limit": 2}),
     );
     assert!(
-        out.contains("5 distinct values of product: \"Desk, oak\", Chair, … and 3 more values"),
+        out.contains(
+            "5 distinct values of product: \"Desk, oak\" (1 row), Chair (1 row), … and 3 more values"
+        ),
+        "{out}"
+    );
+    // Each value with the rows that hold it: how many have one value is read, not counted.
+    let out = answer("s.csv", SALES, json!({"op": "distinct", "column": "city"}));
+    assert!(
+        out.contains("3 distinct values of city: Lyon (1 row), Paris (3 rows), Nice (1 row)"),
         "{out}"
     );
 }

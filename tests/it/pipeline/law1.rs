@@ -141,7 +141,11 @@ async fn an_approved_deletion_really_happens_and_the_result_says_law1() {
     assert_eq!(asked, 1, "one destructive step, one request");
     assert_eq!(decisions(&stage, &task), [Decision::Approve]);
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
-    assert_eq!(result.output, json!("deleted"));
+    // The finish, then the measured effect it did not name.
+    assert_eq!(
+        result.output,
+        json!("deleted\ndeleted ~/artoo_workspace/notes.txt")
+    );
     assert!(
         result.summary.starts_with(LAW1_PREFIX),
         "{}",
