@@ -51,12 +51,7 @@ pub fn table(history: &[KindHistory]) -> Vec<String> {
         "kind", "runs", "delivered", "pass^3", "time", "calls", "trend"
     )];
     for h in history {
-        let secs = h.typical_ms.div_ceil(1000);
-        let time = if secs < 90 {
-            format!("{secs} s")
-        } else {
-            format!("{} min", (secs + 30) / 60)
-        };
+        let time = kinds::duration_words(h.typical_ms, artoo::status::Lang::En);
         lines.push(format!(
             "{:<28} {:>4} {:>9} {:>6.0}% {:>8} {:>6} {:<7} {}",
             artoo::text::first_chars(&h.kind, 28),

@@ -241,27 +241,28 @@ pub fn by_kind(dir: &TaskLogDir) -> Result<Vec<KindHistory>, TaskLogError> {
     Ok(out)
 }
 
-/// A duration as a person reads it: "40 s", "3 min".
-fn about(ms: u64) -> (u64, bool) {
+/// A duration as a person reads it: "40 s", "3 min" (`40 秒`, `3 分钟`).
+pub fn duration_words(ms: u64, lang: Lang) -> String {
     let s = ms.div_ceil(1000);
-    if s < 90 {
+    let (n, minutes) = if s < 90 {
         (s, false)
     } else {
         ((s + 30) / 60, true)
+    };
+    match (lang, minutes) {
+        (Lang::En, false) => format!("{n} s"),
+        (Lang::En, true) => format!("{n} min"),
+        (Lang::ZhCn, false) => format!("{n} 秒"),
+        (Lang::ZhCn, true) => format!("{n} 分钟"),
     }
 }
 
 impl KindHistory {
     /// The one line shown before a task of this kind runs.
     pub fn line(&self, lang: Lang) -> String {
-        let (n, minutes) = about(self.typical_ms);
+        let time = duration_words(self.typical_ms, lang);
         match lang {
             Lang::En => {
-                let time = if minutes {
-                    format!("{n} min")
-                } else {
-                    format!("{n} s")
-                };
                 let mut line = format!(
                     "Tasks like this here: {} of {} delivered an answer, usually in about {time} \
                      and {} model calls",
@@ -273,11 +274,6 @@ impl KindHistory {
                 line
             }
             Lang::ZhCn => {
-                let time = if minutes {
-                    format!("{n} 分钟")
-                } else {
-                    format!("{n} 秒")
-                };
                 let mut line = format!(
                     "本机同类任务：{} 次中 {} 次给出了答案，通常约 {time}、{} 次模型调用",
                     self.runs, self.delivered, self.typical_model_calls
@@ -377,8 +373,9 @@ mod tests {
 
     #[test]
     fn durations_read_as_seconds_then_minutes() {
-        assert_eq!(about(40_000), (40, false));
-        assert_eq!(about(89_000), (89, false));
-        assert_eq!(about(150_000), (3, true));
+        assert_eq!(duration_words(40_000, Lang::En), "40 s");
+        assert_eq!(duration_words(89_000, Lang::En), "89 s");
+        assert_eq!(duration_words(150_000, Lang::En), "3 min");
+        assert_eq!(duration_words(150_000, Lang::ZhCn), "3 分钟");
     }
 }

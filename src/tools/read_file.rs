@@ -12,6 +12,13 @@ use super::{Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName,
 /// Bytes inspected to decide whether a file is binary.
 const SNIFF_BYTES: usize = 8192;
 
+/// The first bytes of `bytes` that decide whether it is text, and whether they say it is
+/// not (a NUL byte).
+pub(super) fn sniff(bytes: &[u8]) -> (&[u8], bool) {
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    (head, head.contains(&0))
+}
+
 /// The file's size and its first `limit` bytes; a missing file or a folder is an error
 /// that says so. Blocking.
 pub(super) fn read_head(path: &Path, limit: u64) -> Result<(u64, Vec<u8>), ToolError> {
@@ -123,12 +130,12 @@ impl Tool for ReadFile {
                     .await
                     .map_err(|e| ToolError::Failed(format!("the read did not complete: {e}")))??
             };
-            let sniff = &bytes[..bytes.len().min(SNIFF_BYTES)];
-            if sniff.contains(&0) {
+            let (head, binary) = sniff(&bytes);
+            if binary {
                 return Ok(format!(
                     "{} is a binary file ({}, {size} bytes); its bytes are not shown. Use a tool that understands the format.",
                     path.display(),
-                    binary_kind(sniff)
+                    binary_kind(head)
                 ));
             }
             let cut = (bytes.len() as u64) < size;

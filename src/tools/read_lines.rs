@@ -346,7 +346,7 @@ fn none_found(name: &str, of_total: &str, filter: &str) -> String {
 /// binary file. The flag says the file was longer than what was read. Blocking.
 fn read_text(path: &Path) -> Result<(String, bool), ToolError> {
     let (size, bytes) = super::read_file::read_head(path, MAX_BYTES)?;
-    if bytes[..bytes.len().min(8192)].contains(&0) {
+    if super::read_file::sniff(&bytes).1 {
         return Err(ToolError::InvalidInput(format!(
             "{} is not a text file; read_lines reads text",
             path.display()

@@ -30,12 +30,18 @@ describe('the loss-trajectory chart', () => {
   });
 });
 
+/** The tasks panel on a fresh fake backend, after its first load. */
+async function mountedPanel(): Promise<Harness> {
+  const h = harness();
+  render(<TasksPanel tasks={h.session.tasks} now={signal(Date.now())} focusTask={null} />);
+  await h.advance(50);
+  return h;
+}
+
 describe('the tasks panel', () => {
   let h: Harness;
   beforeEach(async () => {
-    h = harness();
-    render(<TasksPanel tasks={h.session.tasks} now={signal(Date.now())} focusTask={null} />);
-    await h.advance(50);
+    h = await mountedPanel();
   });
   afterEach(() => h.dispose());
 
@@ -84,9 +90,7 @@ describe('the tasks panel', () => {
 describe('the task kinds', () => {
   let h: Harness;
   beforeEach(async () => {
-    h = harness();
-    render(<TasksPanel tasks={h.session.tasks} now={signal(Date.now())} focusTask={null} />);
-    await h.advance(50);
+    h = await mountedPanel();
   });
   afterEach(() => h.dispose());
 
