@@ -399,6 +399,20 @@ fn is_name(t: &str) -> bool {
     !is_number(t) && (letters >= 2 || cjk) && !NOT_NAMES.contains(&t)
 }
 
+/// The tools whose output is a listing of files, one per line.
+const LISTINGS: &[ToolName] = &[ToolName::ListFiles, ToolName::Glob, ToolName::Mdfind];
+
+/// A token that is a file's name: letters before a dot and letters after it
+/// (`notes.txt`, `IMG_0042.jpeg`), not a number or a version.
+fn is_file_name(t: &str) -> bool {
+    t.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=8).contains(&ext.len())
+            && ext.chars().any(|c| c.is_alphabetic())
+            && ext.chars().all(char::is_alphanumeric)
+    })
+}
+
 /// A name the request itself may state and still count as the item: a file name or a
 /// token with a digit (`b.txt`, `video2`), which the request can only offer as a choice.
 fn is_specific(t: &str) -> bool {
@@ -434,10 +448,31 @@ fn item(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
 /// A list names the items the tools showed: at least one of them, unless the tools
 /// showed none (an empty folder, no match), when "none" is the list.
 fn list(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
+    let asked = tokens(request);
+    // What a listing showed are its entries' names: a list of its words ("5 files, 2
+    // folders, 50 bytes; modified just now" has the words of its header and totals)
+    // names none of them.
+    let entries: Vec<String> = ok
+        .iter()
+        .filter(|r| r.tool.builtin().is_some_and(|t| LISTINGS.contains(&t)))
+        .flat_map(|r| tokens(&r.output_head))
+        .filter(|t| is_file_name(t) && !asked.contains(t))
+        .collect();
+    if !entries.is_empty() {
+        let named = tokens(answer).iter().any(|t| entries.contains(t));
+        return if named {
+            Verdict::Fits
+        } else {
+            Verdict::Misfit(format!(
+                "the request asks for a list, and the answer names none of the items the \
+                 listing showed (it says only «{}»): name the items",
+                crate::text::one_line(answer, 80)
+            ))
+        };
+    }
     if item(request, answer, ok) == Verdict::Fits {
         return Verdict::Fits;
     }
-    let asked = tokens(request);
     let showed_items = ok.iter().any(|r| {
         tokens(&r.output_head)
             .iter()
@@ -919,6 +954,20 @@ mod tests {
             panic!("a count is not a list")
         };
         assert!(why.contains("names none of the items"), "{why}");
+        // The listing's own words restated: its header and totals name no entry.
+        let words = "5 files, 2 folders, 50 bytes (50 B); modified just now";
+        let framed = [ok(
+            ToolName::ListFiles,
+            "/h",
+            &format!(
+                "~ (not recursive), files and folders: 5 found\n{listing}\ntotal: 3 files, 2 folders; modified just now"
+            ),
+        )];
+        let framed: Vec<&ToolCallRecord> = framed.iter().collect();
+        assert!(matches!(
+            check(AnswerShape::List, request, words, &framed),
+            Verdict::Misfit(_)
+        ));
         // Nothing to name: "none" is the list, never a misfit.
         let empty = [ok(
             ToolName::ListFiles,

@@ -17,6 +17,7 @@
 //! are data ([`ToolOutcome`]), never errors that end the task.
 
 mod applescript;
+mod asked;
 mod calculate;
 mod context;
 mod copy_files;
@@ -53,6 +54,7 @@ use serde_json::Value;
 
 pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
+pub use asked::{Asked, unasked};
 pub use calculate::Calculate;
 pub(crate) use context::resolve_user_path;
 pub use context::{

@@ -538,6 +538,54 @@ async fn a_failed_call_asked_again_is_told_again_and_the_columns_it_showed_narro
 }
 
 #[tokio::test]
+async fn a_call_narrowed_by_what_nobody_asked_is_sent_back_once_and_runs_if_asked_again() {
+    let intent = "list the files in the folder";
+    let criterion = "the output names a.txt, b.txt and c.txt";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
+        |_| {},
+    )
+    .await;
+    let folder = fx.dir.display().to_string();
+    // Only markdown files: the sub-task names none.
+    let invented = json!({"folder": folder, "extensions": "md"});
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("list_files", invented.clone()),
+            tool("list_files", json!({"folder": folder})),
+            // Asked for again after the push-back, the same narrowed call runs.
+            tool("list_files", invented),
+            finish("completed", "a.txt\nb.txt\nc.txt", "Listed 3 files."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let sent = results(&fx.seen());
+    let inputs: Vec<_> = sent[0]
+        .tool_calls
+        .iter()
+        .map(|c| c.input.get("extensions").cloned())
+        .collect();
+    assert_eq!(
+        inputs,
+        [None, Some(json!("md"))],
+        "the first narrowed call did not run; the plain one and the repeat did"
+    );
+    let prompts = fx.r3_prompts();
+    assert!(
+        prompts[1].contains("The list_files call was not run")
+            && prompts[1].contains("names no md"),
+        "{}",
+        prompts[1]
+    );
+    assert!(!prompts[2].contains("was not run"), "{}", prompts[2]);
+}
+
+#[tokio::test]
 async fn after_only_a_look_at_a_table_the_next_step_computes_before_a_finish_is_offered() {
     let (intent, criterion) = ("the average score", "the output is 75");
     let (mut fx, path) = scores_table(intent, criterion).await;

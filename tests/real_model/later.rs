@@ -10,7 +10,9 @@
 
 use std::path::Path;
 
-use super::harness::{Law1, Suite, Task, check, counts_per_group, put, task_tests, values};
+use super::harness::{
+    Law1, Suite, Task, age, check, counts_per_group, in_order, put, task_tests, values,
+};
 
 /// The suite: its report lines start `later:`.
 const SUITE: Suite = Suite {
@@ -312,8 +314,79 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written after calls came to be checked against the request's words (a filter
+    // nobody asked for, a listing cut short in another order than the superlative
+    // asked), before any of these ran: kinds of thing named by a word, an order's other
+    // end, a count of one kind among others.
+    Task {
+        name: "oldest_photo",
+        turns: &["Which photo in ~/Pictures/trip is the oldest?"],
+        law1: Law1::Never,
+        // The oldest file is a PDF and the next a video; the newest photo is dinner.jpeg.
+        judge: |s| {
+            check(
+                s.names("beach.jpg")
+                    && !s.names_any(&["scan.pdf", "clip.mp4", "dinner.jpeg", "sunset.png"])
+                    && !s.abandoned,
+                "beach.jpg (the oldest of the three photos), and no other file",
+            )
+        },
+    },
+    Task {
+        name: "two_smallest_logs",
+        turns: &["List the 2 smallest log files in ~/server/logs, smallest first."],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                in_order(&s.text, &["worker.log", "cron.log"])
+                    && !s.names_any(&["api.log", "db.log", "readme.txt"])
+                    && !s.abandoned,
+                "worker.log then cron.log, and no other file",
+            )
+        },
+    },
+    Task {
+        name: "count_videos",
+        turns: &["How many videos are in ~/Movies/holiday?"],
+        law1: Law1::Never,
+        // 7 files in all, 2 photos, 1 subtitle file.
+        judge: |s| {
+            check(
+                s.number("4") && !s.number_any(&["7", "2", "3", "6"]) && !s.abandoned,
+                "4 videos (not 7 files in all)",
+            )
+        },
+    },
 ];
 
+/// `~/Pictures/trip`: three photos (beach.jpg the oldest), and older files of other kinds;
+/// each with its age in days.
+const TRIP: [(&str, u64); 5] = [
+    ("scan.pdf", 900),
+    ("clip.mp4", 700),
+    ("beach.jpg", 400),
+    ("sunset.png", 200),
+    ("dinner.jpeg", 100),
+];
+/// `~/server/logs`: four logs (worker.log the smallest, then cron.log) and a smaller text
+/// file; sizes in bytes.
+const SERVER_LOGS: [(&str, usize); 5] = [
+    ("api.log", 9_000),
+    ("db.log", 5_000),
+    ("cron.log", 3_000),
+    ("worker.log", 1_000),
+    ("readme.txt", 100),
+];
+/// `~/Movies/holiday`: four videos, two photos and a subtitle file.
+const HOLIDAY: [&str; 7] = [
+    "arrival.mp4",
+    "boat.MOV",
+    "fireworks.mkv",
+    "market.webm",
+    "harbour.jpg",
+    "menu.png",
+    "arrival.srt",
+];
 /// `~/logs/backup.log`: two warnings (the last is the upload's), two errors, and the
 /// file ends with an INFO line.
 const BACKUP_LOG: &str = "2026-05-02 01:00:00 INFO backup started\n\
@@ -389,6 +462,17 @@ const SMALL: [&str; 3] = ["notes.txt", "photo.jpg", "report.pdf"];
 const DRAFT: &str = "Dear team,\nthe launch moves to June.\n";
 
 fn make_home(home: &Path) {
+    for (name, days) in TRIP {
+        let rel = format!("Pictures/trip/{name}");
+        put(home, &rel, name.as_bytes());
+        age(home, &rel, days);
+    }
+    for (name, bytes) in SERVER_LOGS {
+        put(home, &format!("server/logs/{name}"), &vec![b'.'; bytes]);
+    }
+    for name in HOLIDAY {
+        put(home, &format!("Movies/holiday/{name}"), name.as_bytes());
+    }
     put(home, "Documents/sales.csv", SALES.as_bytes());
     put(home, "Documents/notes.txt", b"buy stamps\n");
     put(home, "Projects/shop/catalog.json", CATALOG.as_bytes());
@@ -452,6 +536,9 @@ task_tests!(SUITE, at_least = 13;
     last_backup_warning,
     open_todo_items,
     fourth_line_of_poem,
+    oldest_photo,
+    two_smallest_logs,
+    count_videos,
 );
 
 mod judges {
@@ -631,6 +718,45 @@ mod judges {
             &[
                 "the rain has keys to every door,",
                 "and lanterns wake an hour before.",
+            ],
+        );
+    }
+
+    #[test]
+    fn oldest_photo() {
+        right_and_wrong(
+            "oldest_photo",
+            "The oldest photo is beach.jpg, modified about 400 days ago.",
+            &[
+                "The oldest file is scan.pdf.",
+                "dinner.jpeg is the oldest photo.",
+                "beach.jpg, sunset.png and dinner.jpeg are the photos.",
+            ],
+        );
+    }
+
+    #[test]
+    fn two_smallest_logs() {
+        right_and_wrong(
+            "two_smallest_logs",
+            "The 2 smallest logs: worker.log (1.0 KB), cron.log (3.0 KB).",
+            &[
+                "cron.log, worker.log",
+                "readme.txt (100 B), worker.log (1.0 KB)",
+                "worker.log, cron.log, db.log",
+            ],
+        );
+    }
+
+    #[test]
+    fn count_videos() {
+        right_and_wrong(
+            "count_videos",
+            "There are 4 videos in ~/Movies/holiday.",
+            &[
+                "There are 7 files.",
+                "3 videos: arrival.mp4, boat.MOV, fireworks.mkv.",
+                "arrival.mp4 is the only video.",
             ],
         );
     }

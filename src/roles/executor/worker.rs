@@ -47,7 +47,7 @@ use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
 use crate::roles::preamble::{machine_facts, preamble_with_tools};
 use crate::text::first_chars;
-use crate::tools::{Seen, ToolContext, ToolRef};
+use crate::tools::{self, Seen, ToolContext, ToolRef};
 
 /// Characters of the latest successful output carried by a step-capped result.
 pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
@@ -84,6 +84,9 @@ struct Progress {
     must_finish: bool,
     /// Calls in a row that failed or were refused.
     stalled: u32,
+    /// Calls not run because their values did not follow from the request
+    /// ([`tools::unasked`]); each is run if asked for again.
+    asked_back: Vec<CallKey>,
 }
 
 impl Progress {
@@ -99,6 +102,7 @@ impl Progress {
             shape_checked: false,
             must_finish: false,
             stalled: 0,
+            asked_back: Vec::new(),
         }
     }
 
@@ -129,6 +133,9 @@ pub const STALL_LIMIT: u32 = 3;
 /// A step reply's generation cap: a call is a few dozen tokens; a finish carries the
 /// answer, which may quote a short listing or a file's gist.
 pub const STEP_MAX_TOKENS: u32 = 400;
+
+/// Calls an attempt sends back at most for values the request does not ask for.
+const MAX_ASKED_BACK: usize = 2;
 
 /// Successful calls remembered across a sub-task's attempts.
 const MAX_REMEMBERED_CALLS: usize = 64;
@@ -447,6 +454,18 @@ impl Worker {
             .called
             .iter()
             .find(|(k, n)| *k == key && !retold(&progress.observed[*n - 1]));
+        if repeated_call.is_none()
+            && progress.asked_back.len() < MAX_ASKED_BACK
+            && !progress.asked_back.contains(&key)
+            && let Some(why) = self.unasked(tool, &input)
+        {
+            // Not run, once: the next turn reads why, and the same call asked for again
+            // runs as it is.
+            tracing::info!(subtask = %self.subtask.subtask_id, tool = %tool, why, "call sent back");
+            progress.asked_back.push(key);
+            progress.nudge = Some(format!("The {tool} call was not run: {why}."));
+            return ControlFlow::Continue(());
+        }
         if let Some((_, n)) = repeated_call {
             // Never run twice. A small model repeats a call when it does not know how to
             // finish; the result it keeps asking for is the answer it has, so the attempt
@@ -481,6 +500,34 @@ impl Worker {
         };
         progress.record_call(key, seen);
         ControlFlow::Continue(())
+    }
+
+    /// Why a call's values do not follow from the sub-task (its intent, context and
+    /// criteria) or from what its calls printed; `None` when they do.
+    fn unasked(&self, tool: &ToolRef, input: &Value) -> Option<String> {
+        let s = &self.subtask;
+        let criteria = s.success_criteria.iter().map(|c| c.criterion.as_str());
+        let words = [s.intent.as_str(), s.context.as_str()]
+            .into_iter()
+            .chain(criteria)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let seen = self
+            .ctx
+            .history
+            .records()
+            .iter()
+            .map(|r| r.output_head.clone())
+            .collect::<Vec<_>>()
+            .join("\n");
+        tools::unasked(
+            tool,
+            input,
+            tools::Asked {
+                words: &words,
+                seen: &seen,
+            },
+        )
     }
 
     /// Weighs a finish: pushes back once on an unbacked `completed`, once on a file the

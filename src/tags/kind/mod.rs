@@ -80,6 +80,18 @@ pub fn slug(intent: &str) -> Option<String> {
 
 pub use crate::text::is_cjk;
 
+/// The kind of thing an English word names (an image, a video, a spreadsheet…): the
+/// word or its singular as a noun or a file extension ("photos" and "jpg" both name
+/// an image). Generic nouns (file, document, content) and actions name none.
+pub fn object_named(word: &str) -> Option<&'static str> {
+    let word = word.to_lowercase();
+    words::lemma_candidates(&word).iter().find_map(|w| {
+        en_word(w)
+            .filter(|c| class_of(c) == Some(Class::Object))
+            .or_else(|| in_map(lx::PLACE_OR_OBJECT, w))
+    })
+}
+
 fn concept(id: &str) -> Option<&'static Concept> {
     lx::CONCEPTS
         .binary_search_by(|c| c.id.cmp(id))

@@ -258,6 +258,38 @@ impl Request {
     }
 }
 
+/// The end of an order a word of a request asks for: a superlative that names a sort
+/// key and a direction ("largest" is size, descending; "earliest" is modified time,
+/// ascending), or "most recent" / "least recent" as two words. Plain adjectives ("a new
+/// folder", "the last line", "big files") ask for no order.
+pub fn end_asked_by(words: &[&str]) -> Option<(Sort, bool)> {
+    let joined = words.join("_");
+    let superlative = match words {
+        [one] => one.ends_with("est"),
+        [first, _] => matches!(*first, "most" | "least"),
+        _ => false,
+    };
+    if !superlative {
+        return None;
+    }
+    match params::sort(&joined) {
+        Ok((sort, None, Some(descending))) => Some((sort, descending)),
+        _ => None,
+    }
+}
+
+impl Sort {
+    /// The key as a listing names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Name => "name",
+            Sort::Size => "size",
+            Sort::Modified => "modified time",
+            Sort::Extension => "extension",
+        }
+    }
+}
+
 /// Lists `folder` as `req` asks and returns the answer text. `shown_folder` is how the
 /// folder is named in the answer (`~/Downloads`); `now` dates the "modified … ago"
 /// summary. Errors: the folder is missing (with look-alike sibling names), is a file,

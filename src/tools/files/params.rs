@@ -277,7 +277,7 @@ fn kind(raw: &str) -> Result<Kind, String> {
 /// the word itself implies (`largest` → descending).
 type SortChoice = (Sort, Option<bool>, Option<bool>);
 
-fn sort(raw: &str) -> Result<SortChoice, String> {
+pub(super) fn sort(raw: &str) -> Result<SortChoice, String> {
     let norm = normal(raw).replace(':', "_");
     let mut words: Vec<&str> = norm.split('_').filter(|w| !w.is_empty()).collect();
     let mut token_order = None;
