@@ -303,6 +303,53 @@ pub fn picked_by_eye(answer: &str, records: &[&ToolCallRecord]) -> Option<String
     })
 }
 
+/// For R3's own finish: files the answer names, of a known kind (a video, an image, a
+/// spreadsheet…), that are of none of the kinds or types the request asks for — "the 3
+/// largest PDFs" answered with `movie.mp4` among them, taken from a later listing that
+/// had dropped the filter. Only files a tool showed count; a request that names no kind
+/// or type checks nothing.
+pub fn off_kind(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    use crate::tools::file_kinds::{extensions_of, kind_named, kind_of_extension};
+    let mut asked: Vec<&str> = Vec::new();
+    let said: Vec<String> = request
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .collect();
+    // A type named asks for its kind too (a `jpg` for "JPEGs", a `.flac` for "the
+    // largest mp3"): only files of another kind are surely not what was asked.
+    for w in &said {
+        let kind = kind_of_extension(w).or_else(|| kind_named(w));
+        if let Some(types) = kind.and_then(extensions_of) {
+            asked.extend_from_slice(types);
+        }
+    }
+    if asked.is_empty() {
+        return None;
+    }
+    let shown = records
+        .iter()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .map(|r| r.output_head.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut off: Vec<String> = tokens(answer)
+        .into_iter()
+        .filter(|t| is_file_name(t) && shown.contains(t.as_str()))
+        .filter(|t| {
+            let ext = t.rsplit_once('.').map_or("", |(_, e)| e);
+            kind_of_extension(ext).is_some() && !asked.contains(&ext)
+        })
+        .collect();
+    off.dedup();
+    (!off.is_empty()).then(|| {
+        format!(
+            "the output names {}, of another kind than the sub-task asks for: keep only the \
+             items it asks for, from the results that show them",
+            off.join(", ")
+        )
+    })
+}
+
 /// Lines of an answer that count as copied from a tool: this long at least.
 const MIN_COPIED_CHARS: usize = 4;
 
@@ -982,6 +1029,40 @@ mod tests {
                     Verdict::Misfit(_)
                 ),
                 "{answer}"
+            );
+        }
+    }
+
+    #[test]
+    fn files_of_another_kind_than_the_request_asks_for_are_named() {
+        let listing = "~/Downloads: 6 found\nmovie.mp4\t200 KB\nthesis.pdf\t90 KB\n\
+                       manual.pdf\t60 KB\nnotes.txt\t1 KB";
+        let records = [ok(ToolName::ListFiles, "/h/Downloads", listing)];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let why = off_kind(
+            "Find the 3 largest PDFs",
+            "movie.mp4, thesis.pdf, manual.pdf",
+            &refs,
+        )
+        .expect("a video among the PDFs");
+        assert!(
+            why.contains("movie.mp4") && !why.contains("thesis"),
+            "{why}"
+        );
+        // The kinds asked for, files of no known kind, files no tool showed, and a
+        // request naming no kind pass.
+        for (request, answer) in [
+            ("Find the 3 largest PDFs", "thesis.pdf, manual.pdf"),
+            ("Which videos are there?", "movie.mp4"),
+            ("the largest mp4 files", "movie.mp4"),
+            ("Find the PDFs", "thesis.pdf and notes.txt"),
+            ("Find the PDFs", "thesis.pdf; I made a copy, summary.mp3"),
+            ("What is the largest file?", "movie.mp4"),
+        ] {
+            assert_eq!(
+                off_kind(request, answer, &refs),
+                None,
+                "{request} → {answer}"
             );
         }
     }

@@ -2,27 +2,29 @@
 //!
 //! A small model filling a typed call writes values for parameters it was not asked
 //! about — "list the files in my home folder" became a listing of `.txt` and `.md`
-//! files only — and picks a value next to the one the request names ("the 3 largest"
-//! kept the first three by extension). Both calls succeed and print something
-//! plausible, so nothing downstream notices. Two rules, for every built-in tool that
-//! narrows or orders what it shows:
+//! files only — picks a value next to the one the request names ("the 3 largest" kept
+//! the first three by extension; "the oldest" kept the newest), and names two types of a
+//! kind ("videos" as `mp4,avi,wmv`, missing `.mov` and `.mkv`). Every such call succeeds
+//! and prints something plausible, so nothing downstream notices. Three rules:
 //!
 //! - **A narrowing value comes from somewhere.** A value that keeps only some of the
 //!   data (a file-name filter, an extension, a line's text, a row's value) must be
 //!   named by the request — its words, their singular, or the kind of thing they name
-//!   (an `mp4` is a video) — or shown by a call of the task. Else it is an invented
-//!   filter.
-//! - **A call that keeps the first rows keeps them in the order asked for.** When the
-//!   request asks for one end of an order with a superlative ("largest", "newest",
-//!   "most recent") and the call keeps fewer rows than it would by default, its order
-//!   must be that one.
+//!   (an `mp4` is a video) — or shown by a call of the task. Else the call is sent back
+//!   once: only the model can say what it meant ([`Fit::Unasked`]).
+//! - **A listing that keeps its first rows keeps them in the order asked for.** When the
+//!   request asks for one end of an order with a superlative ("largest", "most recent")
+//!   and a list_files call keeps fewer rows than by default in another order, it runs in
+//!   that order ([`Fit::Mended`]): the request states it, so code sets it.
+//! - **A kind is every type of it.** When a list_files call's extensions are all of the
+//!   kinds the request names ("videos"), it runs with every type of those kinds.
 //!
-//! The executor tells the model once why a call does not follow ([`unasked`]); the same
-//! call asked again runs.
+//! A mended call runs as mended, its record shows what ran, and the model is told what
+//! changed and why.
 
 use serde_json::Value;
 
-use super::files::{self, Sort};
+use super::files::{self, Sort, kinds};
 use super::{ToolName, ToolRef};
 
 /// What a call is checked against: the request's own words (the sub-task, its context
@@ -48,14 +50,50 @@ const NARROWING: &[(ToolName, &[&str])] = &[
 /// Pieces of a value shorter than this are not checked (`*.c`, a one-letter prefix).
 const MIN_PIECE_CHARS: usize = 2;
 
-/// Why the call `tool` with `input` does not follow from `asked`, in words for the
-/// model; `None` when it does, or when the tool has nothing to check.
-pub fn unasked(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Option<String> {
-    let name = tool.builtin()?;
-    invented_filter(name, input, asked).or_else(|| match name {
-        ToolName::ListFiles => order_not_asked(input, asked.words),
-        _ => None,
-    })
+/// How a call stands against its request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fit {
+    /// It follows (or the tool has nothing to check): it runs as it is.
+    Asked,
+    /// It runs as `input`, which the request states; `note` says what changed, for the
+    /// model.
+    Mended {
+        /// The call's input as it runs.
+        input: Value,
+        /// What changed and why.
+        note: String,
+    },
+    /// It narrows by what nobody named: the reason, for the model.
+    Unasked(String),
+}
+
+/// How the call `tool` with `input` stands against `asked`.
+pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
+    let Some(name) = tool.builtin() else {
+        return Fit::Asked;
+    };
+    if let Some(why) = invented_filter(name, input, asked) {
+        return Fit::Unasked(why);
+    }
+    if name != ToolName::ListFiles {
+        return Fit::Asked;
+    }
+    let mut mended = input.clone();
+    let notes: Vec<String> = [
+        kinds_not_whole(&mut mended, asked.words),
+        order_not_asked(&mut mended, asked.words),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if notes.is_empty() {
+        Fit::Asked
+    } else {
+        Fit::Mended {
+            input: mended,
+            note: notes.join("; "),
+        }
+    }
 }
 
 /// The first narrowing value of the call that neither the request nor any output
@@ -147,9 +185,9 @@ impl Words {
     }
 }
 
-/// When a list_files call keeps fewer rows than its default in an order other than the
-/// one the request's superlative asks for, the push-back naming that order.
-fn order_not_asked(input: &Value, words: &str) -> Option<String> {
+/// When a list_files call keeps fewer rows than its default in another order than the
+/// one the request's superlative asks for: sets that order and says so.
+fn order_not_asked(input: &mut Value, words: &str) -> Option<String> {
     let request = files::Request::from_json(input).ok()?;
     if request.limit >= files::DEFAULT_LIMIT {
         return None;
@@ -160,10 +198,13 @@ fn order_not_asked(input: &Value, words: &str) -> Option<String> {
         .filter(|w| !w.is_empty())
         .collect();
     let single = list.iter().map(|w| (*w, files::end_asked_by(&[w])));
-    let pairs = list.windows(2).map(|p| (p[0], files::end_asked_by(p)));
+    let pairs = list
+        .windows(2)
+        .map(|p| (p.join(" "), files::end_asked_by(p)));
     let asked: Vec<(String, Sort, bool)> = single
+        .map(|(w, end)| (w.to_string(), end))
         .chain(pairs)
-        .filter_map(|(w, end)| end.map(|(s, d)| (w.to_string(), s, d)))
+        .filter_map(|(w, end)| end.map(|(s, d)| (w, s, d)))
         .collect();
     let (word, sort, descending) = asked.first()?.clone();
     // Two different orders asked ("the newest of the largest"): no one order to hold.
@@ -173,16 +214,82 @@ fn order_not_asked(input: &Value, words: &str) -> Option<String> {
     if (request.sort, request.descending) == (sort, descending) {
         return None;
     }
+    let value = end_word(sort, descending);
+    let map = input.as_object_mut()?;
+    for key in [
+        "sort",
+        "order",
+        "sort_by",
+        "sortby",
+        "order_by",
+        "orderby",
+        "direction",
+        "descending",
+        "desc",
+        "reverse",
+    ] {
+        map.remove(key);
+    }
+    map.insert("sort".into(), Value::from(value));
     let direction = |d: bool| if d { "descending" } else { "ascending" };
     Some(format!(
-        "this call keeps the first {} rows by {}, {}, but the sub-task asks for the \
-         {word} ones ({}, {}): call again with `sort` {:?}",
+        "it keeps the first {} rows, and the sub-task asks for the {word} ones, so it ran \
+         with `sort` {value:?} ({}, {}) instead of by {}, {}",
         request.limit,
-        request.sort.label(),
-        direction(request.descending),
         sort.label(),
         direction(descending),
-        end_word(sort, descending),
+        request.sort.label(),
+        direction(request.descending),
+    ))
+}
+
+/// When every extension a list_files call filters on belongs to a kind the request
+/// names (a video, an image) and the call leaves some types of those kinds out: every
+/// type of them, and the note saying so.
+fn kinds_not_whole(input: &mut Value, words: &str) -> Option<String> {
+    let request = files::Request::from_json(input).ok()?;
+    if request.extensions.is_empty() {
+        return None;
+    }
+    let said: Vec<String> = words
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .collect();
+    // A type asked for by name ("my mp4 videos") is that type alone.
+    if request.extensions.iter().any(|e| said.contains(e)) {
+        return None;
+    }
+    let named: Vec<&str> = said.iter().filter_map(|w| kinds::kind_named(w)).collect();
+    let mut of_call: Vec<&str> = Vec::new();
+    for ext in &request.extensions {
+        let kind = kinds::kind_of_extension(ext).filter(|k| named.contains(k))?;
+        if !of_call.contains(&kind) {
+            of_call.push(kind);
+        }
+    }
+    let whole: Vec<&str> = of_call
+        .iter()
+        .filter_map(|k| kinds::extensions_of(k))
+        .flatten()
+        .copied()
+        .collect();
+    if whole
+        .iter()
+        .all(|e| request.extensions.iter().any(|x| x == e))
+    {
+        return None;
+    }
+    let map = input.as_object_mut()?;
+    for key in ["extensions", "extension", "ext", "exts", "file_extensions"] {
+        map.remove(key);
+    }
+    map.insert("extensions".into(), Value::from(whole.join(",")));
+    Some(format!(
+        "the sub-task asks for {}, so it ran with every type of {} ({}) instead of {}",
+        of_call.join(" and "),
+        if of_call.len() == 1 { "it" } else { "them" },
+        whole.join(", "),
+        request.extensions.join(", "),
     ))
 }
 
@@ -203,12 +310,28 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn fit_of(tool: ToolName, input: Value, words: &str, seen: &str) -> Fit {
+        fit(&tool.into(), &input, Asked { words, seen })
+    }
+
+    /// The reason a call is sent back, if it is.
     fn check(tool: ToolName, input: Value, words: &str, seen: &str) -> Option<String> {
-        unasked(&tool.into(), &input, Asked { words, seen })
+        match fit_of(tool, input, words, seen) {
+            Fit::Unasked(why) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// The call as it runs, and the note, when code mended it.
+    fn mended(input: Value, words: &str) -> Option<(Value, String)> {
+        match fit_of(ToolName::ListFiles, input, words, "") {
+            Fit::Mended { input, note } => Some((input, note)),
+            _ => None,
+        }
     }
 
     #[test]
-    fn a_filter_the_request_does_not_name_is_pushed_back() {
+    fn a_filter_the_request_does_not_name_is_sent_back() {
         let why = check(
             ToolName::ListFiles,
             json!({"folder": "~", "extensions": "txt,md", "limit": 50}),
@@ -226,8 +349,8 @@ mod tests {
     fn a_filter_the_request_names_passes_in_any_form() {
         let pdfs = json!({"folder": "~/Downloads", "extensions": "pdf"});
         assert_eq!(
-            check(ToolName::ListFiles, pdfs, "Find the 3 largest PDFs", ""),
-            None
+            fit_of(ToolName::ListFiles, pdfs, "Find the PDFs in Downloads", ""),
+            Fit::Asked
         );
         // The kind of thing a word names: videos are mp4 and mov files.
         let videos = json!({"folder": "~", "pattern": "*.mp4,*.MOV"});
@@ -238,24 +361,27 @@ mod tests {
         // A value a call of the task printed.
         let seen = json!({"path": "a.csv", "equals": "Lyon", "op": "count"});
         assert_eq!(
-            check(
+            fit_of(
                 ToolName::ReadTable,
                 seen,
                 "how many rows are in the city with fewest rows",
                 "distinct city: Lyon (1 row), Paris (3 rows)"
             ),
-            None
+            Fit::Asked
         );
         // Non-ASCII words are found in the text as they are.
         let zh = json!({"path": "a.log", "op": "count", "text": "错误"});
         assert_eq!(
-            check(ToolName::ReadLines, zh, "统计日志里有多少行错误", ""),
-            None
+            fit_of(ToolName::ReadLines, zh, "统计日志里有多少行错误", ""),
+            Fit::Asked
         );
         // "none", blanks and wildcards filter nothing.
         let none =
             json!({"folder": "~", "extensions": "none", "pattern": "*", "name_contains": ""});
-        assert_eq!(check(ToolName::ListFiles, none, "list my files", ""), None);
+        assert_eq!(
+            fit_of(ToolName::ListFiles, none, "list my files", ""),
+            Fit::Asked
+        );
     }
 
     #[test]
@@ -271,7 +397,7 @@ mod tests {
     }
 
     #[test]
-    fn a_row_value_nobody_named_is_pushed_back() {
+    fn a_row_value_nobody_named_is_sent_back() {
         let why = check(
             ToolName::ReadTable,
             json!({"path": "a.csv", "op": "count", "where_column": "city", "equals": "Berlin"}),
@@ -282,77 +408,100 @@ mod tests {
     }
 
     #[test]
-    fn a_truncated_listing_in_another_order_than_the_superlative_is_pushed_back() {
-        let why = check(
-            ToolName::ListFiles,
+    fn a_listing_cut_short_runs_in_the_order_the_superlative_asks() {
+        let (input, note) = mended(
             json!({"folder": "~/Downloads", "extensions": "pdf", "limit": 3, "sort": "extension", "order": "desc"}),
             "Find the 3 largest PDFs in ~/Downloads",
-            "",
         )
         .expect("kept by extension, asked for the largest");
-        assert!(why.contains("\"largest\""), "{why}");
-        // Size ascending keeps the smallest: also not the largest.
-        let asc = json!({"folder": "~", "limit": 3, "sort": "size", "order": "asc"});
-        assert!(check(ToolName::ListFiles, asc, "the 3 largest files", "").is_some());
+        assert_eq!(
+            input,
+            json!({"folder": "~/Downloads", "extensions": "pdf", "limit": 3, "sort": "largest"})
+        );
+        assert!(
+            note.contains("largest") && note.contains("instead of by extension"),
+            "{note}"
+        );
+        // Modified time, newest first, keeps the newest: not the oldest.
+        let (input, _) = mended(
+            json!({"folder": "~", "limit": 1, "sort": "modified", "order": "desc"}),
+            "Which photo is the oldest?",
+        )
+        .expect("kept the newest, asked for the oldest");
+        assert_eq!(input["sort"], json!("oldest"));
         // Two words: "most recent" is the newest.
-        let by_name = json!({"folder": "~", "limit": 1, "sort": "name"});
-        let why = check(ToolName::ListFiles, by_name, "my most recent download", "")
-            .expect("most recent is modified time");
-        assert!(why.contains("\"newest\""), "{why}");
+        let (input, note) = mended(
+            json!({"folder": "~", "limit": 1, "sort": "name"}),
+            "my most recent download",
+        )
+        .expect("most recent is modified time");
+        assert_eq!(input["sort"], json!("newest"));
+        assert!(note.contains("most recent"), "{note}");
     }
 
     #[test]
-    fn an_order_passes_when_it_is_the_one_asked_or_none_is_asked() {
+    fn an_order_stands_when_it_is_the_one_asked_or_none_is_asked() {
+        let asked = |input: Value, words: &str| fit_of(ToolName::ListFiles, input, words, "");
         let right = json!({"folder": "~", "limit": 3, "sort": "largest"});
-        assert_eq!(
-            check(
-                ToolName::ListFiles,
-                right.clone(),
-                "the 3 largest files",
-                ""
-            ),
-            None
-        );
+        assert_eq!(asked(right, "the 3 largest files"), Fit::Asked);
         let spelled = json!({"folder": "~", "limit": 3, "sort": "size", "order": "desc"});
-        assert_eq!(
-            check(ToolName::ListFiles, spelled, "the 3 biggest files", ""),
-            None
-        );
+        assert_eq!(asked(spelled, "the 3 biggest files"), Fit::Asked);
         // Plain adjectives ask for no order; neither does a whole listing.
         let five = json!({"folder": "~", "limit": 5, "sort": "name"});
         assert_eq!(
-            check(
-                ToolName::ListFiles,
-                five.clone(),
-                "show 5 big files in a new folder",
-                ""
-            ),
-            None
+            asked(five.clone(), "show 5 big files in a new folder"),
+            Fit::Asked
         );
         let whole = json!({"folder": "~", "sort": "name"});
-        assert_eq!(
-            check(ToolName::ListFiles, whole, "the largest files", ""),
-            None
-        );
+        assert_eq!(asked(whole, "the largest files"), Fit::Asked);
         // Two orders asked: no one order holds.
+        assert_eq!(asked(five, "the newest of the largest files"), Fit::Asked);
+        // Other tools have no order to mend.
         assert_eq!(
-            check(
-                ToolName::ListFiles,
-                five,
-                "the newest of the largest files",
-                ""
-            ),
-            None
-        );
-        // Other tools have no order to check.
-        assert_eq!(
-            check(
+            fit_of(
                 ToolName::ReadLines,
                 json!({"path": "a", "op": "first", "take": 1}),
                 "the largest line",
                 ""
             ),
-            None
+            Fit::Asked
+        );
+    }
+
+    #[test]
+    fn a_kind_asked_for_is_listed_with_every_type_of_it() {
+        let (input, note) = mended(
+            json!({"folder": "~/Movies", "extensions": "mp4,avi,wmv"}),
+            "Count the video files in ~/Movies",
+        )
+        .expect("three video types of many");
+        let exts = input["extensions"].as_str().expect("extensions");
+        for ext in ["mp4", "mov", "mkv", "webm", "avi"] {
+            assert!(exts.split(',').any(|e| e == ext), "{exts}");
+        }
+        assert!(note.contains("every type of it"), "{note}");
+        // Every type already there, a type asked for by name, or a type of another kind:
+        // nothing to widen.
+        let asked = |input: Value, words: &str| fit_of(ToolName::ListFiles, input, words, "");
+        assert_eq!(
+            asked(json!({"folder": "~", "extensions": "video"}), "my videos"),
+            Fit::Asked
+        );
+        assert_eq!(
+            asked(json!({"folder": "~", "extensions": "mp4"}), "my mp4 videos"),
+            Fit::Asked
+        );
+        assert_eq!(
+            asked(
+                json!({"folder": "~", "extensions": "txt"}),
+                "notes and videos"
+            ),
+            Fit::Unasked(
+                "`extensions` \"txt\" keeps only what the sub-task does not ask for (it names \
+                 no txt): call again with `extensions` null, or with only what the sub-task \
+                 names"
+                    .into()
+            )
         );
     }
 }

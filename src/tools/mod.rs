@@ -54,7 +54,7 @@ use serde_json::Value;
 
 pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
-pub use asked::{Asked, unasked};
+pub use asked::{Asked, Fit, fit};
 pub use calculate::Calculate;
 pub(crate) use context::resolve_user_path;
 pub use context::{
@@ -62,6 +62,7 @@ pub use context::{
 };
 pub use copy_files::CopyFiles;
 pub use file_ops::{DeleteFiles, MoveFiles};
+pub use files::kinds as file_kinds;
 pub use glob::Glob;
 pub use list_files::ListFiles;
 pub use mdfind::{Locate, Mdfind};

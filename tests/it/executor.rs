@@ -586,6 +586,45 @@ async fn a_call_narrowed_by_what_nobody_asked_is_sent_back_once_and_runs_if_aske
 }
 
 #[tokio::test]
+async fn a_listing_cut_short_in_another_order_than_asked_runs_in_the_order_asked() {
+    let intent = "which file in the folder is the largest";
+    let criterion = "the output names big.txt";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
+        |_| {},
+    )
+    .await;
+    std::fs::write(fx.dir.join("big.txt"), vec![b'x'; 5_000]).expect("a larger file");
+    let folder = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            // The first row by name is a.txt: not the largest.
+            tool(
+                "list_files",
+                json!({"folder": folder, "limit": 1, "sort": "name"}),
+            ),
+            finish("completed", "big.txt", "big.txt is the largest."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let sent = results(&fx.seen());
+    let call = &sent[0].tool_calls[0];
+    assert_eq!(call.input["sort"], json!("largest"), "{call:?}");
+    assert!(call.output_head.contains("big.txt"), "{call:?}");
+    let prompts = fx.r3_prompts();
+    assert!(
+        prompts[1].contains("asks for the largest ones, so it ran with `sort` \"largest\""),
+        "the model is told what ran: {}",
+        prompts[1]
+    );
+}
+
+#[tokio::test]
 async fn after_only_a_look_at_a_table_the_next_step_computes_before_a_finish_is_offered() {
     let (intent, criterion) = ("the average score", "the output is 75");
     let (mut fx, path) = scores_table(intent, criterion).await;

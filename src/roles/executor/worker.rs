@@ -84,8 +84,8 @@ struct Progress {
     must_finish: bool,
     /// Calls in a row that failed or were refused.
     stalled: u32,
-    /// Calls not run because their values did not follow from the request
-    /// ([`tools::unasked`]); each is run if asked for again.
+    /// Calls not run because they narrowed by what the request does not name
+    /// ([`tools::fit`]); each is run if asked for again.
     asked_back: Vec<CallKey>,
 }
 
@@ -454,18 +454,30 @@ impl Worker {
             .called
             .iter()
             .find(|(k, n)| *k == key && !retold(&progress.observed[*n - 1]));
-        if repeated_call.is_none()
-            && progress.asked_back.len() < MAX_ASKED_BACK
-            && !progress.asked_back.contains(&key)
-            && let Some(why) = self.unasked(tool, &input)
-        {
-            // Not run, once: the next turn reads why, and the same call asked for again
-            // runs as it is.
-            tracing::info!(subtask = %self.subtask.subtask_id, tool = %tool, why, "call sent back");
-            progress.asked_back.push(key);
-            progress.nudge = Some(format!("The {tool} call was not run: {why}."));
-            return ControlFlow::Continue(());
-        }
+        // The call as its request states it: sent back once when it narrows by what
+        // nobody named (asked for again, it runs), mended when the request says how.
+        let mut note = None;
+        let input = match self.fit(tool, &input) {
+            tools::Fit::Unasked(why)
+                if repeated_call.is_none()
+                    && progress.asked_back.len() < MAX_ASKED_BACK
+                    && !progress.asked_back.contains(&key) =>
+            {
+                tracing::info!(subtask = %self.subtask.subtask_id, tool = %tool, why, "call sent back");
+                progress.asked_back.push(key);
+                progress.nudge = Some(format!("The {tool} call was not run: {why}."));
+                return ControlFlow::Continue(());
+            }
+            tools::Fit::Mended { input, note: why } => {
+                tracing::info!(subtask = %self.subtask.subtask_id, tool = %tool, why, "call mended");
+                note = Some(format!(
+                    "The {tool} call [{}]: {why}.",
+                    progress.observed.len() + 1
+                ));
+                input
+            }
+            _ => input,
+        };
         if let Some((_, n)) = repeated_call {
             // Never run twice. A small model repeats a call when it does not know how to
             // finish; the result it keeps asking for is the answer it has, so the attempt
@@ -499,12 +511,15 @@ impl Worker {
             seen
         };
         progress.record_call(key, seen);
+        if progress.nudge.is_none() {
+            progress.nudge = note;
+        }
         ControlFlow::Continue(())
     }
 
-    /// Why a call's values do not follow from the sub-task (its intent, context and
-    /// criteria) or from what its calls printed; `None` when they do.
-    fn unasked(&self, tool: &ToolRef, input: &Value) -> Option<String> {
+    /// How a call's values stand against the sub-task (its intent, context and
+    /// criteria) and what its calls printed.
+    fn fit(&self, tool: &ToolRef, input: &Value) -> tools::Fit {
         let s = &self.subtask;
         let criteria = s.success_criteria.iter().map(|c| c.criterion.as_str());
         let words = [s.intent.as_str(), s.context.as_str()]
@@ -520,7 +535,7 @@ impl Worker {
             .map(|r| r.output_head.clone())
             .collect::<Vec<_>>()
             .join("\n");
-        tools::unasked(
+        tools::fit(
             tool,
             input,
             tools::Asked {
@@ -594,7 +609,8 @@ impl Worker {
             let why = match shape::check(self.subtask.answer, &self.subtask.intent, output, &refs) {
                 Verdict::Misfit(why) => Some(why),
                 _ => shape::copied_output(self.subtask.answer, output, &refs)
-                    .or_else(|| shape::picked_by_eye(output, &refs)),
+                    .or_else(|| shape::picked_by_eye(output, &refs))
+                    .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs)),
             };
             if let Some(why) = why {
                 progress.nudge = Some(shape_nudge(&why));

@@ -23,6 +23,7 @@
 //! The caller resolves `~` and relative folders before calling [`run`]; this module
 //! has no other dependency on the crate.
 
+pub mod kinds;
 mod params;
 pub(crate) use params::parse_size;
 mod report;
@@ -163,7 +164,7 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "extensions",
         "string",
         false,
-        "e.g. \"jpg,png\"; case-insensitive, dot optional",
+        "e.g. \"jpg,png\", or a kind: \"image\", \"video\", \"audio\", \"spreadsheet\", \"presentation\", \"archive\" (every type of it); case-insensitive, dot optional",
     ),
     (
         "type",
@@ -193,7 +194,7 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "group_by",
         "string",
         false,
-        "\"extension\", \"folder\" or \"type\": adds counts and sizes per group",
+        "\"extension\", \"folder\" or \"kind\" (file, folder, link): adds counts and sizes per group",
     ),
     (
         "min_size",

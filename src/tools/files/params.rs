@@ -91,8 +91,17 @@ pub(super) fn from_json(input: &Value) -> Result<Request, String> {
                     "extension {token:?} is not a plain extension: give e.g. \"jpg,png\", or put globs in `pattern`"
                 ));
             }
-            if !req.extensions.contains(&ext) {
-                req.extensions.push(ext);
+            // A kind of thing ("video", "photos") is every type of it.
+            let types = super::kinds::kind_named(&ext)
+                .and_then(super::kinds::extensions_of)
+                .map_or_else(
+                    || vec![ext],
+                    |all| all.iter().map(|e| (*e).to_string()).collect(),
+                );
+            for ext in types {
+                if !req.extensions.contains(&ext) {
+                    req.extensions.push(ext);
+                }
             }
         }
     }
