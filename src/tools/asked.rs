@@ -12,10 +12,10 @@
 //!   named by the request — its words, their singular, or the kind of thing they name
 //!   (an `mp4` is a video) — or shown by a call of the task. Else the call is sent back
 //!   once: only the model can say what it meant ([`Fit::Unasked`]).
-//! - **A listing that keeps its first rows keeps them in the order asked for.** When the
-//!   request asks for one end of an order with a superlative ("largest", "most recent")
-//!   and a list_files call keeps fewer rows than by default in another order, it runs in
-//!   that order ([`Fit::Mended`]): the request states it, so code sets it.
+//! - **A listing comes in the order asked for.** When the request asks for one end of an
+//!   order with a superlative ("largest", "most recent") and a list_files call is ordered
+//!   otherwise, it runs in that order ([`Fit::Mended`]): the request states it, so code
+//!   sets it, and the rows asked for come first (and are the ones a limit keeps).
 //! - **A kind is every type of it.** When a list_files call's extensions are all of the
 //!   kinds the request names ("videos"), it runs with every type of those kinds.
 //!
@@ -35,6 +35,9 @@ pub struct Asked<'a> {
     pub words: &'a str,
     /// The outputs of the task's calls.
     pub seen: &'a str,
+    /// The inputs of the sub-task's earlier successful calls of the same tool, oldest
+    /// first.
+    pub earlier: &'a [Value],
 }
 
 /// The parameters of each tool whose values keep only part of the data.
@@ -45,6 +48,16 @@ const NARROWING: &[(ToolName, &[&str])] = &[
     ),
     (ToolName::ReadLines, &["text"]),
     (ToolName::ReadTable, &["equals"]),
+];
+
+/// The narrowing parameters a later call keeps from an earlier one when it leaves them
+/// out: a filter the request names does not lapse between two calls of one sub-task.
+const KEPT: &[(ToolName, &[&str])] = &[
+    (
+        ToolName::ListFiles,
+        &["extensions", "name_contains", "pattern"],
+    ),
+    (ToolName::ReadLines, &["text"]),
 ];
 
 /// Pieces of a value shorter than this are not checked (`*.c`, a one-letter prefix).
@@ -75,17 +88,12 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     if let Some(why) = invented_filter(name, input, asked) {
         return Fit::Unasked(why);
     }
-    if name != ToolName::ListFiles {
-        return Fit::Asked;
-    }
     let mut mended = input.clone();
-    let notes: Vec<String> = [
-        kinds_not_whole(&mut mended, asked.words),
-        order_not_asked(&mut mended, asked.words),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let mut notes = filters_dropped(name, &mut mended, asked);
+    if name == ToolName::ListFiles {
+        notes.extend(kinds_not_whole(&mut mended, asked.words));
+        notes.extend(order_not_asked(&mut mended, asked.words));
+    }
     if notes.is_empty() {
         Fit::Asked
     } else {
@@ -119,6 +127,45 @@ fn invented_filter(tool: ToolName, input: &Value, asked: Asked<'_>) -> Option<St
             )
         })
     })
+}
+
+/// The narrowing values an earlier call of the sub-task had, the request names, and
+/// this call leaves out: set again, each with its note. A small model that had the
+/// right listing called again without its filter and answered from the wider one.
+fn filters_dropped(tool: ToolName, input: &mut Value, asked: Asked<'_>) -> Vec<String> {
+    let Some((_, params)) = KEPT.iter().find(|(t, _)| *t == tool) else {
+        return Vec::new();
+    };
+    let words = Words::of(asked.words);
+    let value_of = |input: &Value, param: &str| {
+        let key = super::lenient_key(param);
+        input
+            .as_object()
+            .and_then(|obj| super::lenient_param(obj, &[key.as_str()]))
+            .and_then(as_text)
+    };
+    let mut notes = Vec::new();
+    for param in *params {
+        if value_of(input, param).is_some() {
+            continue;
+        }
+        let kept = asked.earlier.iter().rev().find_map(|earlier| {
+            value_of(earlier, param).filter(|v| {
+                let pieces = pieces(v);
+                !pieces.is_empty() && pieces.iter().all(|p| words.name(p))
+            })
+        });
+        let (Some(value), Some(map)) = (kept, input.as_object_mut()) else {
+            continue;
+        };
+        map.retain(|k, _| super::lenient_key(k) != super::lenient_key(param));
+        map.insert((*param).to_string(), Value::from(value.clone()));
+        notes.push(format!(
+            "it ran with `{param}` {value:?} as the call before it did, since the sub-task \
+             asks for it"
+        ));
+    }
+    notes
 }
 
 /// A value as text; `None` for an empty one or the words a model writes for "none".
@@ -185,13 +232,12 @@ impl Words {
     }
 }
 
-/// When a list_files call keeps fewer rows than its default in another order than the
-/// one the request's superlative asks for: sets that order and says so.
+/// When a list_files call is ordered otherwise than the request's superlative asks
+/// ("the 3 largest" by extension, "the oldest" newest first): sets that order, so the
+/// rows asked for come first (and are the ones a limit keeps), and says so. The same
+/// rows are listed either way.
 fn order_not_asked(input: &mut Value, words: &str) -> Option<String> {
     let request = files::Request::from_json(input).ok()?;
-    if request.limit >= files::DEFAULT_LIMIT {
-        return None;
-    }
     let folded = words.to_lowercase();
     let list: Vec<&str> = folded
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -233,9 +279,8 @@ fn order_not_asked(input: &mut Value, words: &str) -> Option<String> {
     map.insert("sort".into(), Value::from(value));
     let direction = |d: bool| if d { "descending" } else { "ascending" };
     Some(format!(
-        "it keeps the first {} rows, and the sub-task asks for the {word} ones, so it ran \
-         with `sort` {value:?} ({}, {}) instead of by {}, {}",
-        request.limit,
+        "the sub-task asks for the {word} ones, so it ran with `sort` {value:?} ({}, {}; \
+         they come first) instead of by {}, {}",
         sort.label(),
         direction(descending),
         request.sort.label(),
@@ -311,7 +356,15 @@ mod tests {
     use serde_json::json;
 
     fn fit_of(tool: ToolName, input: Value, words: &str, seen: &str) -> Fit {
-        fit(&tool.into(), &input, Asked { words, seen })
+        fit(
+            &tool.into(),
+            &input,
+            Asked {
+                words,
+                seen,
+                earlier: &[],
+            },
+        )
     }
 
     /// The reason a call is sent back, if it is.
@@ -446,14 +499,18 @@ mod tests {
         assert_eq!(asked(right, "the 3 largest files"), Fit::Asked);
         let spelled = json!({"folder": "~", "limit": 3, "sort": "size", "order": "desc"});
         assert_eq!(asked(spelled, "the 3 biggest files"), Fit::Asked);
-        // Plain adjectives ask for no order; neither does a whole listing.
+        // Plain adjectives ask for no order.
         let five = json!({"folder": "~", "limit": 5, "sort": "name"});
         assert_eq!(
             asked(five.clone(), "show 5 big files in a new folder"),
             Fit::Asked
         );
-        let whole = json!({"folder": "~", "sort": "name"});
-        assert_eq!(asked(whole, "the largest files"), Fit::Asked);
+        // A whole listing is ordered too: the same rows, the ones asked for first.
+        let whole = json!({"folder": "~"});
+        let Fit::Mended { input, .. } = asked(whole, "the largest files") else {
+            panic!("a listing by name for the largest")
+        };
+        assert_eq!(input["sort"], json!("largest"));
         // Two orders asked: no one order holds.
         assert_eq!(asked(five, "the newest of the largest files"), Fit::Asked);
         // Other tools have no order to mend.
@@ -503,5 +560,50 @@ mod tests {
                     .into()
             )
         );
+    }
+
+    #[test]
+    fn a_filter_the_request_names_is_kept_when_a_later_call_leaves_it_out() {
+        let earlier =
+            [json!({"folder": "/h/logs", "extensions": "log", "limit": 2, "sort": "smallest"})];
+        let later =
+            json!({"folder": "/h/logs", "limit": 2, "sort": "size", "order": "asc", "pattern": ""});
+        let asked = Asked {
+            words: "List the 2 smallest log files in /h/logs",
+            seen: "",
+            earlier: &earlier,
+        };
+        let Fit::Mended { input, note } = fit(&ToolName::ListFiles.into(), &later, asked) else {
+            panic!("the log filter lapsed")
+        };
+        assert_eq!(input["extensions"], json!("log"));
+        assert!(note.contains("`extensions` \"log\""), "{note}");
+        // A filter the request does not name is not carried over, nor one the call sets.
+        let unnamed = [json!({"folder": "/h", "name_contains": "draft"})];
+        let asked = Asked {
+            words: "list the files in /h",
+            seen: "draft-1.txt",
+            earlier: &unnamed,
+        };
+        assert_eq!(
+            fit(&ToolName::ListFiles.into(), &json!({"folder": "/h"}), asked),
+            Fit::Asked
+        );
+        let lines = [json!({"path": "a.log", "op": "count", "text": "timeout"})];
+        let asked = Asked {
+            words: "how many lines mention a timeout",
+            seen: "",
+            earlier: &lines,
+        };
+        let set = json!({"path": "a.log", "op": "count", "text": "time"});
+        assert_eq!(fit(&ToolName::ReadLines.into(), &set, asked), Fit::Asked);
+        let Fit::Mended { input, .. } = fit(
+            &ToolName::ReadLines.into(),
+            &json!({"path": "a.log", "op": "all", "text": "null"}),
+            asked,
+        ) else {
+            panic!("the line filter lapsed")
+        };
+        assert_eq!(input["text"], json!("timeout"));
     }
 }

@@ -625,6 +625,42 @@ async fn a_listing_cut_short_in_another_order_than_asked_runs_in_the_order_asked
 }
 
 #[tokio::test]
+async fn a_filter_the_request_names_is_kept_by_a_later_call_that_leaves_it_out() {
+    let intent = "list the md files in the folder";
+    let criterion = "the output names notes.md";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
+        |_| {},
+    )
+    .await;
+    std::fs::write(fx.dir.join("notes.md"), "# notes").expect("a markdown file");
+    let folder = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("list_files", json!({"folder": folder, "extensions": "md"})),
+            // Called again without the filter, sorted by size.
+            tool("list_files", json!({"folder": folder, "sort": "size"})),
+            finish("completed", "notes.md", "One markdown file."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let sent = results(&fx.seen());
+    let second = &sent[0].tool_calls[1];
+    assert_eq!(second.input["extensions"], json!("md"), "{second:?}");
+    assert!(!second.output_head.contains("a.txt"), "{second:?}");
+    assert!(
+        fx.r3_prompts()[2].contains("it ran with `extensions` \"md\" as the call before it did"),
+        "{}",
+        fx.r3_prompts()[2]
+    );
+}
+
+#[tokio::test]
 async fn after_only_a_look_at_a_table_the_next_step_computes_before_a_finish_is_offered() {
     let (intent, criterion) = ("the average score", "the output is 75");
     let (mut fx, path) = scores_table(intent, criterion).await;

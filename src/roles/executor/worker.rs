@@ -78,8 +78,9 @@ struct Progress {
     misquote_checked: bool,
     /// The finish was checked for a file the sub-task names and no call touched.
     files_checked: bool,
-    /// The finish was checked against the shape of the answer the task asks for.
-    shape_checked: bool,
+    /// Finishes sent back for the shape of their answer (at most [`MAX_SHAPE_PUSHES`]):
+    /// a model that mends one misfit often makes another.
+    shape_pushes: usize,
     /// Only a finish is asked for from now on.
     must_finish: bool,
     /// Calls in a row that failed or were refused.
@@ -99,7 +100,7 @@ impl Progress {
             nudged: false,
             misquote_checked: false,
             files_checked: false,
-            shape_checked: false,
+            shape_pushes: 0,
             must_finish: false,
             stalled: 0,
             asked_back: Vec::new(),
@@ -133,6 +134,9 @@ pub const STALL_LIMIT: u32 = 3;
 /// A step reply's generation cap: a call is a few dozen tokens; a finish carries the
 /// answer, which may quote a short listing or a file's gist.
 pub const STEP_MAX_TOKENS: u32 = 400;
+
+/// Finishes an attempt sends back at most for the shape of their answer.
+const MAX_SHAPE_PUSHES: usize = 2;
 
 /// Calls an attempt sends back at most for values the request does not ask for.
 const MAX_ASKED_BACK: usize = 2;
@@ -527,20 +531,24 @@ impl Worker {
             .chain(criteria)
             .collect::<Vec<_>>()
             .join("\n");
-        let seen = self
-            .ctx
-            .history
-            .records()
+        let records = self.ctx.history.records();
+        let seen = records
             .iter()
-            .map(|r| r.output_head.clone())
+            .map(|r| r.output_head.as_str())
             .collect::<Vec<_>>()
             .join("\n");
+        let earlier: Vec<Value> = records
+            .iter()
+            .filter(|r| r.status == ToolCallStatus::Ok && &r.tool == tool)
+            .map(|r| r.input.clone())
+            .collect();
         tools::fit(
             tool,
             input,
             tools::Asked {
                 words: &words,
                 seen: &seen,
+                earlier: &earlier,
             },
         )
     }
@@ -600,11 +608,10 @@ impl Worker {
             }
         }
         if status == FinishStatus::Completed
-            && !progress.shape_checked
+            && progress.shape_pushes < MAX_SHAPE_PUSHES
             && !progress.must_finish
             && step + 1 < max_steps
         {
-            progress.shape_checked = true;
             let refs: Vec<&ToolCallRecord> = records.iter().collect();
             let why = match shape::check(self.subtask.answer, &self.subtask.intent, output, &refs) {
                 Verdict::Misfit(why) => Some(why),
@@ -613,6 +620,7 @@ impl Worker {
                     .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs)),
             };
             if let Some(why) = why {
+                progress.shape_pushes += 1;
                 progress.nudge = Some(shape_nudge(&why));
                 return ControlFlow::Continue(());
             }

@@ -67,7 +67,15 @@ pub(super) fn from_json(input: &Value) -> Result<Request, String> {
             if matches!(token, "" | "*" | "*.*" | "**") {
                 continue;
             }
-            req.patterns.push(token.to_string());
+            // A bare extension (".pdf") names no file: it means the files ending so.
+            let bare_extension = token.starts_with('.')
+                && token.len() > 1
+                && !token[1..].contains(['.', '*', '?', '[', '{']);
+            if bare_extension {
+                req.patterns.push(format!("*{token}"));
+            } else {
+                req.patterns.push(token.to_string());
+            }
         }
     }
     scan::compile(&req.patterns)?;

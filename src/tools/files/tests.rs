@@ -196,6 +196,9 @@ fn pattern_lists_and_braces() {
     }
     let out = call(tmp.path(), json!({"pattern": "*.*"})).unwrap();
     assert_eq!(names(&out).len(), 6, "*.* means everything");
+    // A bare extension names the files that end with it, not a file called ".pdf".
+    let out = call(tmp.path(), json!({"pattern": ".pdf"})).unwrap();
+    assert_eq!(names(&out), ["a.pdf", "B.PDF"]);
     let err = call(tmp.path(), json!({"pattern": "docs/*.md"})).unwrap_err();
     assert!(err.contains("file names only"), "{err}");
     let err = call(tmp.path(), json!({"pattern": "[abc"})).unwrap_err();
