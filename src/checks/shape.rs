@@ -309,12 +309,11 @@ pub fn picked_by_eye(answer: &str, records: &[&ToolCallRecord]) -> Option<String
 /// had dropped the filter. Only files a tool showed count; a request that names no kind
 /// or type checks nothing.
 pub fn off_kind(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
-    use crate::tools::file_kinds::{extensions_of, kind_named, kind_of_extension};
+    use crate::tools::file_kinds::{
+        extensions_of, kind_named, kind_of_extension, words_outside_paths,
+    };
     let mut asked: Vec<&str> = Vec::new();
-    let said: Vec<String> = request
-        .split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .collect();
+    let said = words_outside_paths(request);
     // A type named asks for its kind too (a `jpg` for "JPEGs", a `.flac` for "the
     // largest mp3"): only files of another kind are surely not what was asked.
     for w in &said {
@@ -350,12 +349,77 @@ pub fn off_kind(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Opt
     })
 }
 
+/// For R3's own finish: a count answered with the rows one value holds in a list of
+/// distinct values ("Harbor Books (3 rows)") while the sub-task names none of the values
+/// holding that many — asked how many different customers there are, the model gave
+/// the rows of one of them. A count about a value the sub-task names ("how many have
+/// the level error") is that value's own and passes.
+pub fn count_of_an_unasked_value(
+    request: &str,
+    answer: &str,
+    records: &[&ToolCallRecord],
+) -> Option<String> {
+    let numbers: Vec<String> = tokens(answer)
+        .into_iter()
+        .filter(|t| is_number(t))
+        .collect();
+    let [n] = numbers.as_slice() else {
+        return None;
+    };
+    let asked = request.to_lowercase();
+    records
+        .iter()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .flat_map(|r| r.output_head.lines())
+        .find_map(|line| {
+            let (head, list) = line.split_once(": ")?;
+            let (total, _) = head.split_once(" distinct value")?;
+            let holding: Vec<&str> = value_counts(list)
+                .into_iter()
+                .filter(|(_, k)| k == n)
+                .map(|(v, _)| v)
+                .collect();
+            let named = holding
+                .iter()
+                .any(|v| asked.contains(&v.trim_matches('"').to_lowercase()));
+            (total.trim() != n && !holding.is_empty() && !named).then(|| {
+                format!(
+                    "{n} is how many rows hold {}, a value the sub-task does not name; the \
+                     list counts {} distinct values: answer what the sub-task asks",
+                    holding.join(", "),
+                    total.trim()
+                )
+            })
+        })
+}
+
+/// The values of a distinct list with the rows each holds: `a (3 rows), "b, c" (1 row)`.
+fn value_counts(list: &str) -> Vec<(&str, String)> {
+    let mut out = Vec::new();
+    let mut rest = list;
+    while let Some(open) = rest.find(" (") {
+        let value = rest[..open].trim_start_matches([',', ' ']);
+        let after = &rest[open + 2..];
+        let Some(close) = after.find(')') else { break };
+        let inside = &after[..close];
+        if let Some(k) = inside
+            .strip_suffix(" rows")
+            .or_else(|| inside.strip_suffix(" row"))
+            .filter(|k| k.chars().all(|c| c.is_ascii_digit()))
+        {
+            out.push((value, k.to_string()));
+        }
+        rest = &after[close + 1..];
+    }
+    out
+}
+
 /// Lines of an answer that count as copied from a tool: this long at least.
 const MIN_COPIED_CHARS: usize = 4;
 
 /// Whether `answer` is a tool's output copied whole rather than an answer: at least
 /// three of its lines are (parts of) lines a tool printed, and they are most of its
-/// lines. A model that copies a listing often drops a column, so a line counts as
+/// lines; or it has two lines or more and each is a printed line nearly whole. A model that copies a listing often drops a column, so a line counts as
 /// copied when a printed line contains it.
 pub fn is_dump(answer: &str, ok: &[&ToolCallRecord]) -> bool {
     let printed = printed_lines(ok);
@@ -368,7 +432,27 @@ pub fn is_dump(answer: &str, ok: &[&ToolCallRecord]) -> bool {
         .iter()
         .filter(|l| l.chars().count() >= MIN_COPIED_CHARS && printed.iter().any(|p| p.contains(*l)))
         .count();
-    copied >= 3 && copied * 2 > lines.len()
+    // Two lines can be the whole of a short output (a table's header and one result
+    // line): an answer made of every line of one call's output, each nearly whole, is a
+    // copy too (two rows chosen out of more are not).
+    let short_output_whole = lines.len() >= 2
+        && ok.iter().any(|r| {
+            let out: Vec<String> = r
+                .output_head
+                .lines()
+                .map(crate::text::fold)
+                .filter(|l| !l.is_empty())
+                .collect();
+            out.len() <= lines.len()
+                && lines.iter().all(|l| {
+                    let n = l.chars().count();
+                    n >= MIN_COPIED_LINE_CHARS
+                        && out
+                            .iter()
+                            .any(|p| p.contains(l.as_str()) && n * 2 >= p.chars().count())
+                })
+        });
+    (copied >= 3 && copied * 2 > lines.len()) || short_output_whole
 }
 
 /// Every line the calls printed, folded for loose comparison.
@@ -1068,6 +1152,38 @@ mod tests {
     }
 
     #[test]
+    fn a_count_of_one_unasked_value_is_told_from_the_count_asked() {
+        let out = "~/orders.csv: CSV (delimiter ',', header row), 40 data rows, 5 columns: id, customer\n\
+                   13 distinct values of customer: Acme Corp (4 rows), \"Harbor Books, Ltd.\" (3 rows), Birch & Co (3 rows), Zed (1 row)";
+        let records = [ok(ToolName::ReadTable, "/h/orders.csv", out)];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let why = count_of_an_unasked_value("How many different customers are there?", "3", &refs)
+            .expect("the rows of two customers");
+        assert!(
+            why.contains("Birch & Co") && why.contains("13 distinct"),
+            "{why}"
+        );
+        // The count asked, a value's own count asked for it, or no single number: passes.
+        for (request, answer) in [
+            ("How many different customers are there?", "13"),
+            (
+                "How many orders did Acme Corp place?",
+                "Acme Corp placed 4 orders.",
+            ),
+            (
+                "How many different customers are there?",
+                "13 customers, Acme Corp with 4",
+            ),
+        ] {
+            assert_eq!(
+                count_of_an_unasked_value(request, answer, &refs),
+                None,
+                "{request} → {answer}"
+            );
+        }
+    }
+
+    #[test]
     fn a_tool_line_copied_is_told_from_a_value_stated() {
         let out = "~/sales.csv: CSV (delimiter ',', header row), 6 data rows, 4 columns: order, city, amount\n\
                    sum of amount = 1265.5 (over 3 rows)";
@@ -1117,6 +1233,13 @@ mod tests {
         assert!(copied_output(AnswerShape::Any, "b = 1", &looks).is_none());
         // Two copied lines of a longer answer do not make a dump.
         assert!(!is_dump("paper.pdf\t8.0 KB\nreport.pdf\t3.0 KB", &refs));
+        // A short output copied whole does: its header and its one result line.
+        let distinct = "~/c.csv: CSV (delimiter ',', header row), 12 data rows, 2 columns: city, t\n\
+                        12 distinct values of city: Oslo (1 row), Riga (1 row)";
+        let read = [ok(ToolName::ReadTable, "/h/c.csv", distinct)];
+        let read: Vec<&ToolCallRecord> = read.iter().collect();
+        assert!(is_dump(distinct, &read));
+        assert!(!is_dump("Riga (-7.2)\n12 data rows", &read));
     }
 
     #[test]

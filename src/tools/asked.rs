@@ -91,6 +91,8 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     let mut mended = input.clone();
     let mut notes = filters_dropped(name, &mut mended, asked);
     if name == ToolName::ListFiles {
+        notes.extend(sizes_not_asked(&mut mended, asked.words));
+        notes.extend(group_not_asked(&mut mended, asked.words));
         notes.extend(kinds_not_whole(&mut mended, asked.words));
         notes.extend(order_not_asked(&mut mended, asked.words));
     }
@@ -288,6 +290,68 @@ fn order_not_asked(input: &mut Value, words: &str) -> Option<String> {
     ))
 }
 
+/// When the request states a size bound ("bigger than 200 KB") and a list_files call
+/// has another or none: the request's, and the note saying so.
+fn sizes_not_asked(input: &mut Value, words: &str) -> Option<String> {
+    let request = files::Request::from_json(input).ok()?;
+    let (least, most) = files::size_bounds_asked(words);
+    let mut notes = Vec::new();
+    let map = input.as_object_mut()?;
+    for (asked, has, param, aliases, side) in [
+        (
+            least,
+            request.min_size,
+            "min_size",
+            MIN_SIZE_KEYS,
+            "at least",
+        ),
+        (most, request.max_size, "max_size", MAX_SIZE_KEYS, "at most"),
+    ] {
+        let Some(bytes) = asked.filter(|b| has != Some(*b)) else {
+            continue;
+        };
+        map.retain(|k, _| !aliases.contains(&k.as_str()));
+        map.insert(param.into(), Value::from(bytes));
+        notes.push(format!(
+            "the sub-task asks for files of {side} {}, so it ran with `{param}` {bytes}",
+            crate::text::human_size(bytes)
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
+/// When the request asks for counts per group in words ("each type", "per folder") and
+/// a list_files call groups otherwise or not at all: the grouping asked for (a line of
+/// counts added to the same rows), and the note.
+fn group_not_asked(input: &mut Value, words: &str) -> Option<String> {
+    let request = files::Request::from_json(input).ok()?;
+    let asked = files::group_asked(words)?;
+    if request.group_by == Some(asked) {
+        return None;
+    }
+    let map = input.as_object_mut()?;
+    map.retain(|k, _| !["group_by", "groupby", "group"].contains(&k.as_str()));
+    map.insert("group_by".into(), Value::from(asked.label()));
+    Some(format!(
+        "the sub-task asks for a count per {0}, so it ran with `group_by` {0:?} instead of {1}",
+        asked.label(),
+        request
+            .group_by
+            .map_or_else(|| "none".to_string(), |g| format!("{:?}", g.label())),
+    ))
+}
+
+/// The names a call may give the size bounds under (list_files reads them all).
+const MIN_SIZE_KEYS: &[&str] = &[
+    "min_size",
+    "minsize",
+    "min_bytes",
+    "larger_than",
+    "bigger_than",
+    "min",
+];
+const MAX_SIZE_KEYS: &[&str] = &["max_size", "maxsize", "max_bytes", "smaller_than"];
+
 /// When every extension a list_files call filters on belongs to a kind the request
 /// names (a video, an image) and the call leaves some types of those kinds out: every
 /// type of them, and the note saying so.
@@ -296,10 +360,7 @@ fn kinds_not_whole(input: &mut Value, words: &str) -> Option<String> {
     if request.extensions.is_empty() {
         return None;
     }
-    let said: Vec<String> = words
-        .split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .collect();
+    let said = kinds::words_outside_paths(words);
     // A type asked for by name ("my mp4 videos") is that type alone.
     if request.extensions.iter().any(|e| said.contains(e)) {
         return None;
@@ -605,5 +666,73 @@ mod tests {
             panic!("the line filter lapsed")
         };
         assert_eq!(input["text"], json!("timeout"));
+    }
+
+    #[test]
+    fn a_size_bound_the_request_states_is_set() {
+        let (input, note) = mended(
+            json!({"folder": "~/Pictures/holiday", "limit": 10}),
+            "Count the files in ~/Pictures/holiday that are bigger than 200 KB",
+        )
+        .expect("no bound, one asked");
+        assert_eq!(input["min_size"], json!(200_000));
+        assert!(
+            note.contains("at least") && note.contains("min_size"),
+            "{note}"
+        );
+        // A bound in bytes where kilobytes were asked for is replaced.
+        let (input, _) = mended(
+            json!({"folder": "~", "bigger_than": "200"}),
+            "files over 5MB",
+        )
+        .expect("the wrong bound");
+        assert_eq!(input, json!({"folder": "~", "min_size": 5_000_000}));
+        let (input, _) = mended(json!({"folder": "~"}), "logs under 2 MB or at most 1 GB")
+            .expect("an upper bound");
+        assert_eq!(input["max_size"], json!(2_000_000));
+        // The bound already set, a number with no unit, or a size with no comparison:
+        // nothing to set.
+        let asked = |input: Value, words: &str| fit_of(ToolName::ListFiles, input, words, "");
+        assert_eq!(
+            asked(
+                json!({"folder": "~", "min_size": "200KB"}),
+                "bigger than 200 KB"
+            ),
+            Fit::Asked
+        );
+        assert_eq!(
+            asked(json!({"folder": "~"}), "the 3 files over 3 days old"),
+            Fit::Asked
+        );
+        assert_eq!(asked(json!({"folder": "~"}), "a 5 MB file"), Fit::Asked);
+    }
+
+    #[test]
+    fn the_grouping_the_request_names_is_set() {
+        let (input, note) = mended(
+            json!({"folder": "~/Downloads/mixed", "group_by": "kind", "sort": "extension"}),
+            "Count the number of files of each type in ~/Downloads/mixed",
+        )
+        .expect("kind for each type");
+        assert_eq!(input["group_by"], json!("extension"));
+        assert!(note.contains("per extension"), "{note}");
+        let (input, _) = mended(
+            json!({"folder": "~", "group_by": "extension"}),
+            "sizes per folder",
+        )
+        .expect("extension for per folder");
+        assert_eq!(input["group_by"], json!("folder"));
+        let (input, _) = mended(json!({"folder": "~", "group_by": null}), "files per folder")
+            .expect("no grouping for per folder");
+        assert_eq!(input["group_by"], json!("folder"));
+        // The one asked, none asked, or two asked: left as it is.
+        let asked = |input: Value, words: &str| fit_of(ToolName::ListFiles, input, words, "");
+        let by_ext = json!({"folder": "~", "group_by": "ext"});
+        assert_eq!(
+            asked(by_ext.clone(), "how many files of each type"),
+            Fit::Asked
+        );
+        assert_eq!(asked(by_ext.clone(), "list the files"), Fit::Asked);
+        assert_eq!(asked(by_ext, "per folder and per type"), Fit::Asked);
     }
 }

@@ -661,6 +661,45 @@ async fn a_filter_the_request_names_is_kept_by_a_later_call_that_leaves_it_out()
 }
 
 #[tokio::test]
+async fn a_failed_call_asked_again_after_a_result_makes_the_attempt_finish_now() {
+    let (intent, criterion) = ("the average score", "the output is 75");
+    let (mut fx, path) = scores_table(intent, criterion).await;
+    let folder = fx.dir.display().to_string();
+    let on_a_folder = json!({ "op": "mean", "path": folder, "column": "score" });
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool(
+                "read_table",
+                json!({ "op": "mean", "path": path, "column": "score" }),
+            ),
+            tool("read_table", on_a_folder.clone()),
+            tool("read_table", on_a_folder),
+            finish("completed", "75", "The average score is 75."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let requests = fx.rig.server.requests_from(Role::Executor);
+    assert_eq!(requests.len(), 4, "three calls, then the finish");
+    assert!(asked_schema(&requests[2]).contains(r#""const":"call_tool""#));
+    let last = &requests[3];
+    assert!(
+        !asked_schema(last).contains(r#""const":"call_tool""#),
+        "only a finish is offered: {}",
+        asked_schema(last)
+    );
+    assert!(
+        fx.r3_prompts()[3].contains("A call that failed was asked for again. Finish now"),
+        "{}",
+        fx.r3_prompts()[3]
+    );
+}
+
+#[tokio::test]
 async fn after_only_a_look_at_a_table_the_next_step_computes_before_a_finish_is_offered() {
     let (intent, criterion) = ("the average score", "the output is 75");
     let (mut fx, path) = scores_table(intent, criterion).await;

@@ -135,6 +135,11 @@ pub const STALL_LIMIT: u32 = 3;
 /// answer, which may quote a short listing or a file's gist.
 pub const STEP_MAX_TOKENS: u32 = 400;
 
+/// The next turn's first words after a failed call was asked for again while another
+/// call had succeeded.
+pub const FAILED_AGAIN_NUDGE: &str = "A call that failed was asked for again. Finish now: \
+     answer from the results that succeeded, and say what could not be done.";
+
 /// Finishes an attempt sends back at most for the shape of their answer.
 const MAX_SHAPE_PUSHES: usize = 2;
 
@@ -514,7 +519,22 @@ impl Worker {
             }
             seen
         };
+        // A call that failed, asked for again, shows the model has nothing new to try:
+        // with a result in hand the attempt finishes now rather than spend the budget on
+        // more of the same.
+        let failed_again = progress
+            .called
+            .iter()
+            .any(|(k, n)| *k == key && retold(&progress.observed[*n - 1]));
         progress.record_call(key, seen);
+        let has_result = progress
+            .observed
+            .iter()
+            .any(|o| o.status == ToolCallStatus::Ok);
+        if failed_again && has_result && !progress.must_finish {
+            progress.must_finish = true;
+            progress.nudge = Some(FAILED_AGAIN_NUDGE.to_string());
+        }
         if progress.nudge.is_none() {
             progress.nudge = note;
         }
@@ -617,7 +637,10 @@ impl Worker {
                 Verdict::Misfit(why) => Some(why),
                 _ => shape::copied_output(self.subtask.answer, output, &refs)
                     .or_else(|| shape::picked_by_eye(output, &refs))
-                    .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs)),
+                    .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs))
+                    .or_else(|| {
+                        shape::count_of_an_unasked_value(&self.subtask.intent, output, &refs)
+                    }),
             };
             if let Some(why) = why {
                 progress.shape_pushes += 1;

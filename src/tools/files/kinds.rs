@@ -69,6 +69,17 @@ pub fn kind_named(word: &str) -> Option<&'static str> {
     crate::tags::kind::object_named(word).filter(|id| extensions_of(id).is_some())
 }
 
+/// The words of `text` that can name a kind, lower case: a path (`~/Pictures/trip`,
+/// `/data/videos`) names a place, not what is asked for, and is left out.
+pub fn words_outside_paths(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .filter(|t| !t.contains('/') && !t.starts_with('~'))
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +106,17 @@ mod tests {
         assert_eq!(kind_of_extension("MOV"), Some("video"));
         assert_eq!(kind_of_extension("txt"), None);
         assert!(extensions_of("image").is_some_and(|e| e.contains(&"jpeg")));
+    }
+
+    #[test]
+    fn a_folder_in_a_path_names_no_kind() {
+        assert_eq!(
+            words_outside_paths("Count the files in /h/Pictures/holiday over 200 KB"),
+            ["count", "the", "files", "in", "over", "200", "kb"]
+        );
+        assert_eq!(
+            words_outside_paths("my videos in ~/Movies"),
+            ["my", "videos", "in"]
+        );
     }
 }

@@ -279,6 +279,103 @@ pub fn end_asked_by(words: &[&str]) -> Option<(Sort, bool)> {
     }
 }
 
+/// The size bounds a request states in words: "bigger than 200 KB", "over 5 MB", "at
+/// least 1 GB" bound from below; "smaller than 10 KB", "under 2 MB", "at most 500 bytes"
+/// from above. A size needs its unit (a bare "3" is no size); the first bound of each
+/// side counts. Returns (at least, at most), in bytes.
+pub fn size_bounds_asked(words: &str) -> (Option<u64>, Option<u64>) {
+    const ABOVE: &[&str] = &[
+        "above",
+        "bigger",
+        "exceeding",
+        "exceeds",
+        "greater",
+        "heavier",
+        "larger",
+        "more",
+        "over",
+    ];
+    const BELOW: &[&str] = &["below", "less", "lighter", "smaller", "under"];
+    let tokens: Vec<String> = words
+        .split_whitespace()
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric() && c != '.')
+                .trim_end_matches('.')
+                .to_lowercase()
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut bounds = (None, None);
+    for i in 0..tokens.len() {
+        let t = &tokens[i];
+        if !t.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        // The size and how many tokens it spans ("200KB", or "200" then "KB").
+        let has_unit = |s: &str| s.chars().any(char::is_alphabetic);
+        let size = if has_unit(t) {
+            params::parse_size(t)
+        } else {
+            tokens
+                .get(i + 1)
+                .filter(|u| has_unit(u))
+                .and_then(|u| params::parse_size(&format!("{t}{u}")))
+        };
+        let Some(bytes) = size else { continue };
+        let before: Vec<&str> = tokens[i.saturating_sub(3)..i]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let at = |w: &str| before.windows(2).any(|p| p == ["at", w]);
+        let side = if at("least") || before.iter().any(|w| ABOVE.contains(w)) {
+            Some(true)
+        } else if at("most") || before.iter().any(|w| BELOW.contains(w)) {
+            Some(false)
+        } else {
+            None
+        };
+        match side {
+            Some(true) if bounds.0.is_none() => bounds.0 = Some(bytes),
+            Some(false) if bounds.1.is_none() => bounds.1 = Some(bytes),
+            _ => {}
+        }
+    }
+    bounds
+}
+
+/// The grouping a request asks for in words: "each", "per", "every" or "by" before a
+/// word the `group_by` parameter reads ("files of each type" groups by extension, "per
+/// folder" by folder). `None` when it asks for none, or for two different ones.
+pub fn group_asked(words: &str) -> Option<Group> {
+    let tokens: Vec<String> = words
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut asked = tokens.windows(2).filter_map(|p| {
+        matches!(p[0].as_str(), "each" | "per" | "every" | "by")
+            .then(|| {
+                params::group(&serde_json::Value::from(p[1].as_str()))
+                    .ok()
+                    .flatten()
+            })
+            .flatten()
+    });
+    let first = asked.next()?;
+    asked.all(|g| g == first).then_some(first)
+}
+
+impl Group {
+    /// The value `group_by` takes for it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Group::Extension => "extension",
+            Group::Folder => "folder",
+            Group::Kind => "kind",
+        }
+    }
+}
+
 impl Sort {
     /// The key as a listing names it.
     pub fn label(self) -> &'static str {

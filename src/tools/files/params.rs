@@ -376,7 +376,7 @@ fn limit(v: &Value) -> Result<usize, String> {
     }
 }
 
-fn group(v: &Value) -> Result<Option<Group>, String> {
+pub(super) fn group(v: &Value) -> Result<Option<Group>, String> {
     if *v == Value::Bool(false) {
         return Ok(None);
     }

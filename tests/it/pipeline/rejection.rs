@@ -149,9 +149,11 @@ async fn r4b_rejecting_all_matched_outputs_starts_a_second_round_not_a_success()
     assert_eq!(stage.llm_calls(&task, Role::MetaValidator), 2);
     assert_eq!(result.replans, 1);
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
+    // The lone sub-task's output is glob's whole output copied (two lines), so the
+    // accepted round's merge states it; the rejected round's merge had no sizes.
     assert_eq!(
         result.output,
-        json!("~/artoo_workspace/a.log\n(1 file matched *.log)"),
+        json!({"files": [{"name": "a.log", "bytes": 3}]}),
         "the result is the accepted round's, never the rejected one's"
     );
     assert_eq!(stage.count(&task, MessageKind::FinalResult), 1);
