@@ -700,6 +700,45 @@ async fn a_failed_call_asked_again_after_a_result_makes_the_attempt_finish_now()
 }
 
 #[tokio::test]
+async fn a_call_asked_for_again_whose_result_is_not_the_shape_asked_gets_one_finish_turn() {
+    let intent = "how many txt files are in the folder";
+    let criterion = "the output is 3";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
+        |_| {},
+    )
+    .await;
+    let listing = json!({"folder": fx.dir.display().to_string(), "extensions": "txt"});
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("list_files", listing.clone()),
+            tool("list_files", listing),
+            finish("completed", "3", "There are 3 txt files."),
+        ],
+    );
+    let mut s = task_subtask(&fx.dir, intent, criterion);
+    s.answer = AnswerShape::Number;
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    assert_eq!(
+        outcome.output,
+        json!("3"),
+        "the count stated, not the listing repeated"
+    );
+    let requests = fx.rig.server.requests_from(Role::Executor);
+    assert_eq!(requests.len(), 3);
+    assert!(!asked_schema(&requests[2]).contains(r#""const":"call_tool""#));
+    assert!(
+        fx.r3_prompts()[2].contains("Call [1] was asked for again"),
+        "{}",
+        fx.r3_prompts()[2]
+    );
+}
+
+#[tokio::test]
 async fn after_only_a_look_at_a_table_the_next_step_computes_before_a_finish_is_offered() {
     let (intent, criterion) = ("the average score", "the output is 75");
     let (mut fx, path) = scores_table(intent, criterion).await;

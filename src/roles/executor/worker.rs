@@ -494,6 +494,23 @@ impl Worker {
             // misquote).
             let records = self.records_since(progress.first_record);
             let (status, output) = repeated(&progress.observed[*n - 1], *n);
+            // Unless that result, verbatim, is not the shape the task asks for (a listing
+            // where a count or a value per group is asked): then the model gets one
+            // finish-only turn to state the answer from it, checked like any finish.
+            let refs: Vec<&ToolCallRecord> = records.iter().collect();
+            let misfit = matches!(
+                shape::check(self.subtask.answer, &self.subtask.intent, &output, &refs),
+                Verdict::Misfit(_)
+            );
+            if status == FinishStatus::Completed && misfit && !progress.must_finish {
+                progress.must_finish = true;
+                progress.nudge = Some(format!(
+                    "Call [{n}] was asked for again; its result is above. Finish now: \
+                     state {} from it.",
+                    self.subtask.answer.words().unwrap_or("the answer")
+                ));
+                return ControlFlow::Continue(());
+            }
             let (status, output) = honest_finish(status, &output, "", &records);
             return ControlFlow::Break(Attempted::Result(self.result(
                 attempt,
