@@ -18,6 +18,10 @@
 //!   sets it, and the rows asked for come first (and are the ones a limit keeps).
 //! - **A kind is every type of it.** When a list_files call's extensions are all of the
 //!   kinds the request names ("videos"), it runs with every type of those kinds.
+//! - **Bounds and groupings stated in words are set too**: "bigger than 200 KB" is a
+//!   `min_size`, "files of each type" a grouping by extension.
+//! - **A named filter does not lapse.** A later call of the same tool that leaves out a
+//!   filter an earlier one had, and the request names, runs with it.
 //!
 //! A mended call runs as mended, its record shows what ran, and the model is told what
 //! changed and why.
