@@ -572,8 +572,35 @@ fn no_numbers(t: &Table, rows: &[&Row], col: usize, op: Op, max_chars: usize) ->
         .iter()
         .map(|e| format!("{:?}", cut(e, max_chars)))
         .collect();
+    // The lowest or highest of a text column is most often "which one has the lowest of
+    // a number": that is min_row or max_row on the number column, whose row names it.
+    let row_op = match op {
+        Op::Min | Op::MinRow => Some(("lowest", "min_row")),
+        Op::Max | Op::MaxRow => Some(("highest", "max_row")),
+        _ => None,
+    };
+    let numeric: Vec<String> = (0..t.columns.len())
+        .filter(|c| *c != col)
+        .filter(|c| {
+            let mut cells = rows
+                .iter()
+                .map(|r| r.cells[*c].trim())
+                .filter(|x| !x.is_empty());
+            let first = cells.next();
+            first.is_some_and(|x| t.number(x).is_some()) && cells.all(|x| t.number(x).is_some())
+        })
+        .map(|c| shown_name(t, c, max_chars))
+        .collect();
+    let which = match row_op {
+        Some((end, row_op)) if !numeric.is_empty() => format!(
+            "; to find which {name} has the {end} value of a number column, call {row_op} with \
+             that column ({}): its row shows the {name}",
+            numeric.join(", ")
+        ),
+        _ => String::new(),
+    };
     format!(
-        "{}: no value of {name} is a number (e.g. {}), so {} cannot work on it; for text use distinct or group_count",
+        "{}: no value of {name} is a number (e.g. {}), so {} cannot work on it{which}; for text use distinct or group_count",
         t.name,
         shown.join(", "),
         op.name()

@@ -528,6 +528,25 @@ fn invalid_utf8_is_decoded_lossily_and_said() {
 }
 
 #[test]
+fn the_lowest_of_a_text_column_points_to_the_row_of_the_lowest_number() {
+    let f = fixture(
+        "c.csv",
+        b"city,country,jan_temp_c\nOslo,NO,-4.3\nRiga,LV,-7.2\nRome,IT,7.5\n",
+    );
+    let out = ask(&f.path, json!({"op": "min", "column": "city"})).unwrap_err();
+    assert!(
+        out.contains("to find which city has the lowest value of a number column, call min_row with that column (jan_temp_c): its row shows the city"),
+        "{out}"
+    );
+    // A sum has no row to point to.
+    let out = ask(&f.path, json!({"op": "sum", "column": "city"})).unwrap_err();
+    assert!(
+        !out.contains("min_row") && out.contains("for text use distinct"),
+        "{out}"
+    );
+}
+
+#[test]
 fn bom_and_crlf_are_handled() {
     let f = fixture("b.csv", b"\xEF\xBB\xBFname,score\r\nAnn,10\r\nBob,20\r\n");
     let out = ask(&f.path, json!({"op": "sum", "column": "name"})).unwrap_err();
