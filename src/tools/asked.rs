@@ -28,7 +28,7 @@
 
 use serde_json::Value;
 
-use super::files::{self, Sort, kinds};
+use super::files::{self, Setting, Sort, kinds};
 use super::{ToolName, ToolRef};
 
 /// What a call is checked against: the request's own words (the sub-task, its context
@@ -44,24 +44,18 @@ pub struct Asked<'a> {
     pub earlier: &'a [Value],
 }
 
-/// The parameters of each tool whose values keep only part of the data.
-const NARROWING: &[(ToolName, &[&str])] = &[
+/// The parameters of each tool whose values keep only part of the data, and whether a
+/// later call that leaves them out keeps an earlier call's value (a filter the request
+/// names does not lapse between two calls of one sub-task; a row value does not stand
+/// alone, without its column).
+const NARROWING: &[(ToolName, &[&str], bool)] = &[
     (
         ToolName::ListFiles,
         &["extensions", "name_contains", "pattern"],
+        true,
     ),
-    (ToolName::ReadLines, &["text"]),
-    (ToolName::ReadTable, &["equals"]),
-];
-
-/// The narrowing parameters a later call keeps from an earlier one when it leaves them
-/// out: a filter the request names does not lapse between two calls of one sub-task.
-const KEPT: &[(ToolName, &[&str])] = &[
-    (
-        ToolName::ListFiles,
-        &["extensions", "name_contains", "pattern"],
-    ),
-    (ToolName::ReadLines, &["text"]),
+    (ToolName::ReadLines, &["text"], true),
+    (ToolName::ReadTable, &["equals"], false),
 ];
 
 /// Pieces of a value shorter than this are not checked (`*.c`, a one-letter prefix).
@@ -89,16 +83,20 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     let Some(name) = tool.builtin() else {
         return Fit::Asked;
     };
-    if let Some(why) = invented_filter(name, input, asked) {
+    let words = Words::of(asked.words);
+    if let Some(why) = invented_filter(name, input, &words, asked.seen) {
         return Fit::Unasked(why);
     }
     let mut mended = input.clone();
-    let mut notes = filters_dropped(name, &mut mended, asked);
-    if name == ToolName::ListFiles {
-        notes.extend(sizes_not_asked(&mut mended, asked.words));
-        notes.extend(group_not_asked(&mut mended, asked.words));
-        notes.extend(kinds_not_whole(&mut mended, asked.words));
-        notes.extend(order_not_asked(&mut mended, asked.words));
+    let mut notes = filters_dropped(name, &mut mended, &words, asked.earlier);
+    // Each rule sets parameters of its own, so all read the call as it came.
+    if name == ToolName::ListFiles
+        && let Ok(call) = files::Request::from_json(input)
+    {
+        notes.extend(sizes_not_asked(&call, &mut mended, asked.words));
+        notes.extend(group_not_asked(&call, &mut mended, &words));
+        notes.extend(kinds_not_whole(&call, &mut mended, asked.words));
+        notes.extend(order_not_asked(&call, &mut mended, &words));
     }
     if notes.is_empty() {
         Fit::Asked
@@ -112,14 +110,11 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
 
 /// The first narrowing value of the call that neither the request nor any output
 /// names, as the push-back.
-fn invented_filter(tool: ToolName, input: &Value, asked: Asked<'_>) -> Option<String> {
-    let (_, params) = NARROWING.iter().find(|(t, _)| *t == tool)?;
-    let words = Words::of(asked.words);
-    let seen = asked.seen.to_lowercase();
-    let obj = input.as_object()?;
+fn invented_filter(tool: ToolName, input: &Value, words: &Words, seen: &str) -> Option<String> {
+    let (_, params, _) = NARROWING.iter().find(|(t, _, _)| *t == tool)?;
+    let seen = seen.to_lowercase();
     params.iter().find_map(|param| {
-        let key = super::lenient_key(param);
-        let value = super::lenient_param(obj, &[key.as_str()]).and_then(as_text)?;
+        let value = value_of(input, param)?;
         let missing: Vec<String> = pieces(&value)
             .into_iter()
             .filter(|p| !words.name(p) && !seen.contains(p.as_str()))
@@ -138,24 +133,21 @@ fn invented_filter(tool: ToolName, input: &Value, asked: Asked<'_>) -> Option<St
 /// The narrowing values an earlier call of the sub-task had, the request names, and
 /// this call leaves out: set again, each with its note. A small model that had the
 /// right listing called again without its filter and answered from the wider one.
-fn filters_dropped(tool: ToolName, input: &mut Value, asked: Asked<'_>) -> Vec<String> {
-    let Some((_, params)) = KEPT.iter().find(|(t, _)| *t == tool) else {
+fn filters_dropped(
+    tool: ToolName,
+    input: &mut Value,
+    words: &Words,
+    earlier: &[Value],
+) -> Vec<String> {
+    let Some((_, params, true)) = NARROWING.iter().find(|(t, _, _)| *t == tool) else {
         return Vec::new();
-    };
-    let words = Words::of(asked.words);
-    let value_of = |input: &Value, param: &str| {
-        let key = super::lenient_key(param);
-        input
-            .as_object()
-            .and_then(|obj| super::lenient_param(obj, &[key.as_str()]))
-            .and_then(as_text)
     };
     let mut notes = Vec::new();
     for param in *params {
         if value_of(input, param).is_some() {
             continue;
         }
-        let kept = asked.earlier.iter().rev().find_map(|earlier| {
+        let kept = earlier.iter().rev().find_map(|earlier| {
             value_of(earlier, param).filter(|v| {
                 let pieces = pieces(v);
                 !pieces.is_empty() && pieces.iter().all(|p| words.name(p))
@@ -172,6 +164,15 @@ fn filters_dropped(tool: ToolName, input: &mut Value, asked: Asked<'_>) -> Vec<S
         ));
     }
     notes
+}
+
+/// The value of `param` in a call, under any spelling of its name, as text.
+fn value_of(input: &Value, param: &str) -> Option<String> {
+    let key = super::lenient_key(param);
+    input
+        .as_object()
+        .and_then(|obj| super::lenient_param(obj, &[key.as_str()]))
+        .and_then(as_text)
 }
 
 /// A value as text; `None` for an empty one or the words a model writes for "none".
@@ -242,13 +243,8 @@ impl Words {
 /// ("the 3 largest" by extension, "the oldest" newest first): sets that order, so the
 /// rows asked for come first (and are the ones a limit keeps), and says so. The same
 /// rows are listed either way.
-fn order_not_asked(input: &mut Value, words: &str) -> Option<String> {
-    let request = files::Request::from_json(input).ok()?;
-    let folded = words.to_lowercase();
-    let list: Vec<&str> = folded
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+fn order_not_asked(request: &files::Request, input: &mut Value, words: &Words) -> Option<String> {
+    let list: Vec<&str> = words.ascii.iter().map(String::as_str).collect();
     let single = list.iter().map(|w| (*w, files::end_asked_by(&[w])));
     let pairs = list
         .windows(2)
@@ -267,22 +263,7 @@ fn order_not_asked(input: &mut Value, words: &str) -> Option<String> {
         return None;
     }
     let value = end_word(sort, descending);
-    let map = input.as_object_mut()?;
-    for key in [
-        "sort",
-        "order",
-        "sort_by",
-        "sortby",
-        "order_by",
-        "orderby",
-        "direction",
-        "descending",
-        "desc",
-        "reverse",
-    ] {
-        map.remove(key);
-    }
-    map.insert("sort".into(), Value::from(value));
+    files::set(input, Setting::Sort, Value::from(value));
     let direction = |d: bool| if d { "descending" } else { "ascending" };
     Some(format!(
         "the sub-task asks for the {word} ones, so it ran with `sort` {value:?} ({}, {}; \
@@ -296,26 +277,29 @@ fn order_not_asked(input: &mut Value, words: &str) -> Option<String> {
 
 /// When the request states a size bound ("bigger than 200 KB") and a list_files call
 /// has another or none: the request's, and the note saying so.
-fn sizes_not_asked(input: &mut Value, words: &str) -> Option<String> {
-    let request = files::Request::from_json(input).ok()?;
+fn sizes_not_asked(request: &files::Request, input: &mut Value, words: &str) -> Option<String> {
     let (least, most) = files::size_bounds_asked(words);
     let mut notes = Vec::new();
-    let map = input.as_object_mut()?;
-    for (asked, has, param, aliases, side) in [
+    for (asked, has, setting, param, side) in [
         (
             least,
             request.min_size,
+            Setting::MinSize,
             "min_size",
-            MIN_SIZE_KEYS,
             "at least",
         ),
-        (most, request.max_size, "max_size", MAX_SIZE_KEYS, "at most"),
+        (
+            most,
+            request.max_size,
+            Setting::MaxSize,
+            "max_size",
+            "at most",
+        ),
     ] {
         let Some(bytes) = asked.filter(|b| has != Some(*b)) else {
             continue;
         };
-        map.retain(|k, _| !aliases.contains(&k.as_str()));
-        map.insert(param.into(), Value::from(bytes));
+        files::set(input, setting, Value::from(bytes));
         notes.push(format!(
             "the sub-task asks for files of {side} {}, so it ran with `{param}` {bytes}",
             crate::text::human_size(bytes)
@@ -327,15 +311,12 @@ fn sizes_not_asked(input: &mut Value, words: &str) -> Option<String> {
 /// When the request asks for counts per group in words ("each type", "per folder") and
 /// a list_files call groups otherwise or not at all: the grouping asked for (a line of
 /// counts added to the same rows), and the note.
-fn group_not_asked(input: &mut Value, words: &str) -> Option<String> {
-    let request = files::Request::from_json(input).ok()?;
-    let asked = files::group_asked(words)?;
+fn group_not_asked(request: &files::Request, input: &mut Value, words: &Words) -> Option<String> {
+    let asked = files::group_asked(&words.ascii)?;
     if request.group_by == Some(asked) {
         return None;
     }
-    let map = input.as_object_mut()?;
-    map.retain(|k, _| !["group_by", "groupby", "group"].contains(&k.as_str()));
-    map.insert("group_by".into(), Value::from(asked.label()));
+    files::set(input, Setting::GroupBy, Value::from(asked.label()));
     Some(format!(
         "the sub-task asks for a count per {0}, so it ran with `group_by` {0:?} instead of {1}",
         asked.label(),
@@ -345,22 +326,10 @@ fn group_not_asked(input: &mut Value, words: &str) -> Option<String> {
     ))
 }
 
-/// The names a call may give the size bounds under (list_files reads them all).
-const MIN_SIZE_KEYS: &[&str] = &[
-    "min_size",
-    "minsize",
-    "min_bytes",
-    "larger_than",
-    "bigger_than",
-    "min",
-];
-const MAX_SIZE_KEYS: &[&str] = &["max_size", "maxsize", "max_bytes", "smaller_than"];
-
 /// When every extension a list_files call filters on belongs to a kind the request
 /// names (a video, an image) and the call leaves some types of those kinds out: every
 /// type of them, and the note saying so.
-fn kinds_not_whole(input: &mut Value, words: &str) -> Option<String> {
-    let request = files::Request::from_json(input).ok()?;
+fn kinds_not_whole(request: &files::Request, input: &mut Value, words: &str) -> Option<String> {
     if request.extensions.is_empty() {
         return None;
     }
@@ -389,11 +358,7 @@ fn kinds_not_whole(input: &mut Value, words: &str) -> Option<String> {
     {
         return None;
     }
-    let map = input.as_object_mut()?;
-    for key in ["extensions", "extension", "ext", "exts", "file_extensions"] {
-        map.remove(key);
-    }
-    map.insert("extensions".into(), Value::from(whole.join(",")));
+    files::set(input, Setting::Extensions, Value::from(whole.join(",")));
     Some(format!(
         "the sub-task asks for {}, so it ran with every type of {} ({}) instead of {}",
         of_call.join(" and "),

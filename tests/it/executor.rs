@@ -68,6 +68,15 @@ async fn effectors(script: Script, tweak: impl FnOnce(&mut Config)) -> Effectors
     Effectors { rig, r4b, tap, dir }
 }
 
+/// The effectors with an R4a that passes the sub-task (`intent`, its one `criterion`).
+async fn passing(intent: &str, criterion: &str) -> Effectors {
+    effectors(
+        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
+        |_| {},
+    )
+    .await
+}
+
 /// Starts the dispatcher, `r4a` and R3 on the rig's bus.
 fn spawn_roles(rig: &Rig, r4a: AgentValidator) {
     spawn_roles_with(rig, r4a, |r3| r3);
@@ -186,11 +195,7 @@ fn task_subtask(dir: &Path, intent: &str, criterion: &str) -> SubTask {
 async fn one_tool_call_then_a_finish_reaches_the_validator_with_its_record() {
     let intent = "list the files";
     let criterion = "the output names a.txt, b.txt and c.txt";
-    let mut fx = effectors(
-        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
-        |_| {},
-    )
-    .await;
+    let mut fx = passing(intent, criterion).await;
     let ls = format!("ls -1 {}", fx.dir.display());
     fx.rig.server.push(
         Role::Executor,
@@ -468,11 +473,7 @@ async fn a_correction_is_honoured_on_the_next_attempt() {
 /// The effectors over a folder holding `scores.csv` (two students, 70 and 80), with R4a
 /// passing `criterion`; and the table's path.
 async fn scores_table(intent: &str, criterion: &str) -> (Effectors, String) {
-    let fx = effectors(
-        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
-        |_| {},
-    )
-    .await;
+    let fx = passing(intent, criterion).await;
     let table = fx.dir.join("scores.csv");
     std::fs::write(&table, "student,score\nana,70\nbo,80\n").expect("table");
     (fx, table.display().to_string())
@@ -541,11 +542,7 @@ async fn a_failed_call_asked_again_is_told_again_and_the_columns_it_showed_narro
 async fn a_call_narrowed_by_what_nobody_asked_is_sent_back_once_and_runs_if_asked_again() {
     let intent = "list the files in the folder";
     let criterion = "the output names a.txt, b.txt and c.txt";
-    let mut fx = effectors(
-        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
-        |_| {},
-    )
-    .await;
+    let mut fx = passing(intent, criterion).await;
     let folder = fx.dir.display().to_string();
     // Only markdown files: the sub-task names none.
     let invented = json!({"folder": folder, "extensions": "md"});
@@ -589,11 +586,7 @@ async fn a_call_narrowed_by_what_nobody_asked_is_sent_back_once_and_runs_if_aske
 async fn a_listing_cut_short_in_another_order_than_asked_runs_in_the_order_asked() {
     let intent = "which file in the folder is the largest";
     let criterion = "the output names big.txt";
-    let mut fx = effectors(
-        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
-        |_| {},
-    )
-    .await;
+    let mut fx = passing(intent, criterion).await;
     std::fs::write(fx.dir.join("big.txt"), vec![b'x'; 5_000]).expect("a larger file");
     let folder = fx.dir.display().to_string();
     fx.rig.server.push(
@@ -628,11 +621,7 @@ async fn a_listing_cut_short_in_another_order_than_asked_runs_in_the_order_asked
 async fn a_filter_the_request_names_is_kept_by_a_later_call_that_leaves_it_out() {
     let intent = "list the md files in the folder";
     let criterion = "the output names notes.md";
-    let mut fx = effectors(
-        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
-        |_| {},
-    )
-    .await;
+    let mut fx = passing(intent, criterion).await;
     std::fs::write(fx.dir.join("notes.md"), "# notes").expect("a markdown file");
     let folder = fx.dir.display().to_string();
     fx.rig.server.push(
@@ -703,11 +692,7 @@ async fn a_failed_call_asked_again_after_a_result_makes_the_attempt_finish_now()
 async fn a_call_asked_for_again_whose_result_is_not_the_shape_asked_gets_one_finish_turn() {
     let intent = "how many txt files are in the folder";
     let criterion = "the output is 3";
-    let mut fx = effectors(
-        Script::new().role(Role::AgentValidator, [pass_for(intent, criterion)]),
-        |_| {},
-    )
-    .await;
+    let mut fx = passing(intent, criterion).await;
     let listing = json!({"folder": fx.dir.display().to_string(), "extensions": "txt"});
     fx.rig.server.push(
         Role::Executor,

@@ -26,6 +26,7 @@
 pub mod kinds;
 mod params;
 pub(crate) use params::parse_size;
+pub use params::{Setting, set};
 mod report;
 mod scan;
 #[cfg(test)]
@@ -343,16 +344,11 @@ pub fn size_bounds_asked(words: &str) -> (Option<u64>, Option<u64>) {
     bounds
 }
 
-/// The grouping a request asks for in words: "each", "per", "every" or "by" before a
-/// word the `group_by` parameter reads ("files of each type" groups by extension, "per
+/// The grouping a request's words (lower case) ask for: "each", "per", "every" or "by"
+/// before a word the `group_by` parameter reads ("files of each type" groups by extension, "per
 /// folder" by folder). `None` when it asks for none, or for two different ones.
-pub fn group_asked(words: &str) -> Option<Group> {
-    let tokens: Vec<String> = words
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let mut asked = tokens.windows(2).filter_map(|p| {
+pub fn group_asked(words: &[String]) -> Option<Group> {
+    let mut asked = words.windows(2).filter_map(|p| {
         matches!(p[0].as_str(), "each" | "per" | "every" | "by")
             .then(|| {
                 params::group(&serde_json::Value::from(p[1].as_str()))

@@ -43,6 +43,37 @@ const MAX_SIZE: &[&str] = &["max_size", "maxsize", "max_bytes", "smaller_than"];
 const HIDDEN: &[&str] = &["hidden", "include_hidden", "show_hidden"];
 const CONTAINS: &[&str] = &["name_contains", "contains", "name_includes", "substring"];
 
+/// A parameter code sets on a call because the request states it (`tools::asked`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// `sort` (replacing any order or direction the call gave).
+    Sort,
+    /// `extensions`.
+    Extensions,
+    /// `min_size`.
+    MinSize,
+    /// `max_size`.
+    MaxSize,
+    /// `group_by`.
+    GroupBy,
+}
+
+/// Sets `setting` on the call `input` to `value`, under its own name, after removing
+/// every name [`from_json`] would read it (or, for the sort, its direction) under.
+pub fn set(input: &mut Value, setting: Setting, value: Value) {
+    let (name, names): (&str, &[&[&str]]) = match setting {
+        Setting::Sort => ("sort", &[SORT, ORDER, DESCENDING]),
+        Setting::Extensions => ("extensions", &[EXTENSIONS]),
+        Setting::MinSize => ("min_size", &[MIN_SIZE]),
+        Setting::MaxSize => ("max_size", &[MAX_SIZE]),
+        Setting::GroupBy => ("group_by", &[GROUP]),
+    };
+    if let Some(map) = input.as_object_mut() {
+        map.retain(|k, _| !names.iter().any(|n| n.contains(&normal(k).as_str())));
+        map.insert(name.to_string(), value);
+    }
+}
+
 /// See [`Request::from_json`].
 pub(super) fn from_json(input: &Value) -> Result<Request, String> {
     let obj = match input {
