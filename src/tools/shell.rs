@@ -47,12 +47,22 @@ impl Shell {
         }
     }
 
-    /// A shell whose children see exactly `vars` (still scrubbed), and whose sandbox is
-    /// looked up on their `PATH`. For tests.
+    /// A shell whose children see exactly `vars` (still scrubbed); its sandbox's own
+    /// programs are the system's, as in the app. For tests.
     pub fn with_env(vars: Vec<(std::ffi::OsString, std::ffi::OsString)>) -> Self {
+        Self::with_env_and_programs(vars, super::sandbox::SYSTEM_PROGRAMS.into())
+    }
+
+    /// A shell whose children see exactly `vars` and whose sandbox takes its own
+    /// programs from the folders `programs` (as in `PATH`). For tests of a machine
+    /// without bubblewrap.
+    pub fn with_env_and_programs(
+        vars: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+        programs: std::ffi::OsString,
+    ) -> Self {
         let env = BaseEnv::Fixed(vars);
         Self {
-            sandbox: Sandbox::with_env(env.clone()),
+            sandbox: Sandbox::with_env(env.clone(), programs),
             env,
         }
     }

@@ -613,13 +613,14 @@ async fn a_denied_effect_is_not_asked_again_in_the_task_in_any_wording() {
 
 #[tokio::test]
 async fn without_a_sandbox_every_unproven_call_asks_and_proven_ones_run() {
-    // No bubblewrap on the children's PATH (only bash): the sandbox cannot start.
+    // No bubblewrap where the sandbox takes its programs from (only bash): it cannot start.
     let w = World::new();
     let responder =
         ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
     let bin = tempfile::tempdir().expect("bin dir");
     std::os::unix::fs::symlink("/bin/bash", bin.path().join("bash")).expect("link bash");
-    let shell_tool = Shell::with_env(vec![("PATH".into(), bin.path().into())]);
+    let shell_tool =
+        Shell::with_env_and_programs(vec![("PATH".into(), bin.path().into())], bin.path().into());
     let status = shell_tool.sandbox_status().await;
     assert!(!status.is_on(), "{status:?}");
     assert!(
@@ -792,6 +793,51 @@ async fn credentials_are_hidden_unless_the_request_names_them() {
         std::fs::read_to_string(w.home.join(".ssh/id_ed25519")).unwrap(),
         "SECRET-KEY\n"
     );
+}
+
+#[tokio::test]
+async fn programs_on_the_commands_path_are_not_the_sandboxs_own() {
+    // An earlier command left a `mount` that does nothing and a `setpriv` that keeps
+    // every capability first on the command's PATH. The sandbox's setup runs the
+    // system's own, so the credential stays hidden and the command holds no capability.
+    let w = World::new();
+    let _responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    w.write(".ssh/id_ed25519", "SECRET-KEY\n");
+    let bin = w.home.join("bin");
+    for (name, text) in [
+        ("mount", "#!/bin/sh\nexit 0\n"),
+        (
+            "setpriv",
+            "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n",
+        ),
+    ] {
+        use std::os::unix::fs::PermissionsExt as _;
+        let at = bin.join(name);
+        std::fs::create_dir_all(&bin).expect("bin");
+        std::fs::write(&at, text).expect("planted");
+        std::fs::set_permissions(&at, std::fs::Permissions::from_mode(0o755)).expect("mode");
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let shell_tool = Shell::with_env(vec![("PATH".into(), path.into())]);
+    assert!(shell_tool.sandbox_status().await.is_on());
+    let r = Toolbox::with_tools(vec![Arc::new(shell_tool)])
+        .call(
+            &w.ctx(),
+            &ToolName::Shell.into(),
+            json!({ "command": "grep CapEff /proc/self/status; cat ~/.ssh/id_ed25519 2>&1; echo end" }),
+        )
+        .await;
+    let ToolOutcome::Ok { output } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(output.contains("CapEff:\t0000000000000000"), "{output}");
+    assert!(!output.contains("SECRET"), "{output}");
+    assert!(output.contains("end"), "{output}");
 }
 
 #[tokio::test]

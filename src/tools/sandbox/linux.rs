@@ -30,12 +30,15 @@ use std::path::{Path, PathBuf};
 
 use super::changes::Layer;
 
-/// The setup script (`sh -c`): `UID GID CWD NPROC DATA CPU N (LOWER UPPER WORK)×N M
-/// HIDDEN×M COMMAND…`.
+/// The setup script (`sh -c`): `PROGRAMS UID GID CWD NPROC DATA CPU N (LOWER UPPER
+/// WORK)×N M HIDDEN×M COMMAND…`. Its own programs come from PROGRAMS (the system's
+/// folders); the command gets its `PATH` back.
 const SETUP: &str = r#"set -u
 fail() { echo "artoo-sandbox: $*" >&2; exit 125; }
-u=$1 g=$2 cwd=$3 nproc=$4 data=$5 cpu=$6 n=$7
-shift 7
+command_path=${PATH-}
+PATH=$1
+u=$2 g=$3 cwd=$4 nproc=$5 data=$6 cpu=$7 n=$8
+shift 8
 while [ "$n" -gt 0 ]; do
   mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3,userxattr" "$1" ||
     fail "cannot mount an overlay on $1"
@@ -55,9 +58,11 @@ while [ "$m" -gt 0 ]; do
 done
 cd "$cwd" || fail "cannot enter $cwd"
 exec </dev/null
-command -v unshare >/dev/null && command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
+un=$(command -v unshare) && sp=$(command -v setpriv) && pl=$(command -v prlimit) ||
   fail "unshare, setpriv and prlimit (util-linux) are needed"
-exec unshare --user --mount --map-user="$u" --map-group="$g" -- setpriv --no-new-privs --inh-caps=-all --bounding-set=-all -- prlimit --nproc="$nproc" --data="$data" --cpu="$cpu" -- "$@"
+PATH=$command_path
+export PATH
+exec "$un" --user --mount --map-user="$u" --map-group="$g" -- "$sp" --no-new-privs --inh-caps=-all --bounding-set=-all -- "$pl" --nproc="$nproc" --data="$data" --cpu="$cpu" -- "$@"
 "#;
 
 /// Processes one call may run at once (its own and the user's other processes count
@@ -203,12 +208,14 @@ pub struct Grants {
     pub hidden: Vec<PathBuf>,
 }
 
-/// The `bwrap` arguments that run `argv` in `cwd` inside `layout`. Standard input must
-/// be the socket filter (`--seccomp 0`); the script then closes it.
+/// The `bwrap` arguments that run `argv` in `cwd` inside `layout`, the setup run by
+/// `sh` with its programs from `programs` (both the system's). Standard input must be
+/// the socket filter (`--seccomp 0`); the script then closes it.
 pub fn bwrap_args(
     layout: &Layout,
     grants: &Grants,
     ids: (u32, u32),
+    (sh, programs): (&Path, &std::ffi::OsStr),
     cwd: &Path,
     argv: &[OsString],
 ) -> Vec<OsString> {
@@ -264,10 +271,11 @@ pub fn bwrap_args(
     a.push("--seccomp".into());
     a.push("0".into());
     a.push("--".into());
-    a.push("sh".into());
+    a.push(sh.into());
     a.push("-c".into());
     a.push(SETUP.into());
     a.push("artoo-sandbox".into());
+    a.push(programs.into());
     a.push(ids.0.to_string().into());
     a.push(ids.1.to_string().into());
     a.push(cwd.into());

@@ -20,7 +20,8 @@ use crate::tools::process::{self, BaseEnv, Input, Spec};
 /// new entries in the sandbox (an unnamed one could be overwritten).
 const MAX_LISTED: usize = 4000;
 
-pub async fn probe(env: &BaseEnv) -> Status {
+/// (`sandbox-exec` is always the system's own, at its absolute path.)
+pub async fn probe(env: &BaseEnv, _programs: &std::ffi::OsStr) -> Status {
     let result = process::run(
         Spec {
             program: "/usr/bin/sandbox-exec",
@@ -58,6 +59,7 @@ fn canonical(path: &Path) -> PathBuf {
 
 pub async fn run(
     env: &BaseEnv,
+    _programs: &std::ffi::OsStr,
     command: &str,
     at: Confinement<'_>,
     cancel: &CancellationToken,

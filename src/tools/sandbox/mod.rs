@@ -224,11 +224,19 @@ pub struct Confinement<'a> {
     pub timeout: Duration,
 }
 
-/// The sandbox of one shell tool: its children's environment and the probe of whether
-/// it works, made once.
+/// The folders the sandbox takes its own programs from (bubblewrap, `sh`, and the
+/// setup's `mount`, `unshare`, `setpriv`, `prlimit`): the system's, written by root
+/// only. Never the command's `PATH`: a `mount` or `setpriv` that an earlier command
+/// left on that `PATH` would run with the setup's privileges and leave the command
+/// unconfined.
+pub const SYSTEM_PROGRAMS: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// The sandbox of one shell tool: its children's environment, where its own programs
+/// come from, and the probe of whether it works, made once.
 #[derive(Clone, Debug)]
 pub struct Sandbox {
     env: BaseEnv,
+    programs: std::ffi::OsString,
     status: Arc<OnceCell<Status>>,
 }
 
@@ -239,15 +247,17 @@ impl Sandbox {
         static STATUS: OnceLock<Arc<OnceCell<Status>>> = OnceLock::new();
         Self {
             env: BaseEnv::Inherit,
+            programs: SYSTEM_PROGRAMS.into(),
             status: STATUS.get_or_init(|| Arc::new(OnceCell::new())).clone(),
         }
     }
 
-    /// A sandbox whose children see exactly `env` (which also decides where `bwrap` is
-    /// looked up), probed on its own.
-    pub fn with_env(env: BaseEnv) -> Self {
+    /// A sandbox whose children see exactly `env` and whose own programs come from
+    /// `programs` (folders, as in `PATH`), probed on its own.
+    pub fn with_env(env: BaseEnv, programs: std::ffi::OsString) -> Self {
         Self {
             env,
+            programs,
             status: Arc::new(OnceCell::new()),
         }
     }
@@ -255,7 +265,7 @@ impl Sandbox {
     /// Whether the sandbox works here, probed on first use by running a command in it.
     pub async fn status(&self) -> &Status {
         self.status
-            .get_or_init(|| async { probe(&self.env).await })
+            .get_or_init(|| async { probe(&self.env, &self.programs).await })
             .await
     }
 
@@ -266,15 +276,15 @@ impl Sandbox {
         at: Confinement<'_>,
         cancel: &CancellationToken,
     ) -> Result<Outcome, ToolError> {
-        platform::run(&self.env, command, at, cancel).await
+        platform::run(&self.env, &self.programs, command, at, cancel).await
     }
 }
 
-async fn probe(env: &BaseEnv) -> Status {
+async fn probe(env: &BaseEnv, programs: &std::ffi::OsStr) -> Status {
     if let Some(why) = platform::unsupported() {
         return Status::Off(why);
     }
-    platform::probe(env).await
+    platform::probe(env, programs).await
 }
 
 /// Cache and history files programs write on their own in the home folder. They are
@@ -359,7 +369,7 @@ pub fn refusal_message(refused: &[PathEffect]) -> String {
 
 #[cfg(target_os = "linux")]
 mod platform {
-    use std::ffi::OsString;
+    use std::ffi::{OsStr, OsString};
     use std::io::Write as _;
     use std::path::{Path, PathBuf};
 
@@ -380,15 +390,15 @@ mod platform {
     const JOIN_GROUP: &str = r#"echo $$ > "$0" || { echo "artoo-sandbox: cannot join its process limit" >&2; exit 125; }
 exec "$@""#;
 
-    /// Whether `program` is on the `PATH` the children see.
-    fn on_path(env: &BaseEnv, program: &str) -> bool {
-        let path = env
-            .vars()
-            .into_iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v)
-            .unwrap_or_default();
-        std::env::split_paths(&path).any(|dir| dir.join(program).is_file())
+    /// `program` in the first of `programs` (folders, as in `PATH`) that has it.
+    fn find(programs: &OsStr, program: &str) -> Option<PathBuf> {
+        std::env::split_paths(programs)
+            .map(|dir| dir.join(program))
+            .find(|p| p.is_file())
+    }
+
+    fn bwrap_missing() -> ToolError {
+        ToolError::SandboxUnavailable("bubblewrap (bwrap) is not installed".into())
     }
 
     pub fn unsupported() -> Option<String> {
@@ -401,7 +411,7 @@ exec "$@""#;
     }
 
     /// Runs `true` in a sandbox over two scratch folders.
-    pub async fn probe(env: &BaseEnv) -> Status {
+    pub async fn probe(env: &BaseEnv, programs: &OsStr) -> Status {
         let scratch = std::env::temp_dir().join(format!(
             "artoo-sandbox-probe-{}",
             uuid::Uuid::new_v4().simple()
@@ -416,6 +426,7 @@ exec "$@""#;
         let plan = Plan::default();
         let result = run(
             env,
+            programs,
             "true",
             Confinement {
                 workspace: &ws,
@@ -455,10 +466,15 @@ exec "$@""#;
 
     pub async fn run(
         env: &BaseEnv,
+        programs: &OsStr,
         command: &str,
         at: Confinement<'_>,
         cancel: &CancellationToken,
     ) -> Result<Outcome, ToolError> {
+        let bwrap = find(programs, "bwrap").ok_or_else(bwrap_missing)?;
+        let sh = find(programs, "sh").ok_or_else(|| {
+            ToolError::SandboxUnavailable("there is no sh in the system's folders".into())
+        })?;
         let (layout, stdin) = prepare(&at)?;
         let argv: Vec<OsString> = vec!["bash".into(), "-c".into(), command.into()];
         let hidden: Vec<PathBuf> = super::CREDENTIALS
@@ -478,32 +494,29 @@ exec "$@""#;
                 ),
             },
             linux::ids(),
+            (&sh, programs),
             at.workspace,
             &argv,
         );
         // Root ignores the process limit the command gets; a control group does not.
         let group = super::cgroup::Group::new(linux::MAX_PROCESSES);
-        if group.is_some() && !on_path(env, "bwrap") {
-            return Err(ToolError::SandboxUnavailable(
-                "bubblewrap (bwrap) is not installed".into(),
-            ));
-        }
         let (program, args) = match &group {
             Some(g) => {
                 let mut wrapped: Vec<OsString> = vec![
                     "-c".into(),
                     JOIN_GROUP.into(),
                     g.procs().into_os_string(),
-                    "bwrap".into(),
+                    bwrap.into_os_string(),
                 ];
                 wrapped.extend(args);
-                ("sh", wrapped)
+                (sh, wrapped)
             }
-            None => ("bwrap", args),
+            None => (bwrap, args),
         };
+        let program = program.to_string_lossy().into_owned();
         let finished = match process::run(
             Spec {
-                program,
+                program: &program,
                 args,
                 cwd: Some(at.workspace),
                 env,
@@ -515,11 +528,7 @@ exec "$@""#;
         )
         .await
         {
-            Err(ToolError::NotFound(_)) => {
-                return Err(ToolError::SandboxUnavailable(
-                    "bubblewrap (bwrap) is not installed".into(),
-                ));
-            }
+            Err(ToolError::NotFound(_)) => return Err(bwrap_missing()),
             other => other?,
         };
         if let Some(why) = setup_failure(&finished) {
@@ -686,12 +695,13 @@ mod platform {
         Some(format!("artoo has no sandbox for {}", std::env::consts::OS))
     }
 
-    pub async fn probe(_env: &BaseEnv) -> Status {
+    pub async fn probe(_env: &BaseEnv, _programs: &std::ffi::OsStr) -> Status {
         Status::Off(unsupported().unwrap_or_default())
     }
 
     pub async fn run(
         _env: &BaseEnv,
+        _programs: &std::ffi::OsStr,
         _command: &str,
         _at: Confinement<'_>,
         _cancel: &CancellationToken,
