@@ -359,6 +359,20 @@ impl<'a> Walker<'a> {
         );
     }
 
+    /// A network read the program's own rule proved: the network stays open for it,
+    /// unless one of its words is an address with a user's credentials
+    /// (`https://bob:pw@host/`), which sends them — a send, asked about.
+    pub fn network_read(&mut self, source: &str, args: &[Arg]) {
+        if args
+            .iter()
+            .any(|a| a.fixed().is_some_and(carries_credentials))
+        {
+            self.plain(EffectKind::Send, source);
+        } else {
+            self.network = true;
+        }
+    }
+
     /// An effect without a path (processes, settings, messages).
     pub fn plain(&mut self, kind: EffectKind, source: impl AsRef<str>) {
         self.push(kind, Target::None, source.as_ref().to_string(), None);
@@ -516,4 +530,14 @@ fn is_harmless_device(path: &Path) -> bool {
         s.as_ref(),
         "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero"
     ) || s.starts_with("/dev/fd/")
+}
+
+/// Whether `text` holds an address with a user's credentials (`scheme://user:pw@host`),
+/// anywhere in it (`--proxy=http://bob:pw@proxy`).
+pub fn carries_credentials(text: &str) -> bool {
+    text.match_indices("://").any(|(at, sep)| {
+        let rest = &text[at + sep.len()..];
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        authority.contains('@')
+    })
 }

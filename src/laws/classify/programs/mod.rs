@@ -195,7 +195,7 @@ fn understood(w: &mut Walker<'_>, name: &str, rest: &[Arg], source: &str) {
             format!("`{name}` is not a program artoo knows, so what it does cannot be checked"),
         ),
         Some(Known::Rule) => {}
-        Some(Known::Reader) => network_lookup(w, name, rest),
+        Some(Known::Reader) => network_lookup(w, name, rest, source),
         Some(Known::Options(o)) => {
             if let Some(opt) = known::unknown_options(&o, rest) {
                 w.unproven(
@@ -203,7 +203,7 @@ fn understood(w: &mut Walker<'_>, name: &str, rest: &[Arg], source: &str) {
                     format!("`{name}` was given an option artoo does not know ({opt})"),
                 );
             } else {
-                network_lookup(w, name, rest);
+                network_lookup(w, name, rest, source);
             }
         }
     }
@@ -211,12 +211,12 @@ fn understood(w: &mut Walker<'_>, name: &str, rest: &[Arg], source: &str) {
 
 /// `ping`, `dig`, `whois`…: a lookup that needs the network, proven when its words
 /// are all known before it runs.
-fn network_lookup(w: &mut Walker<'_>, name: &str, rest: &[Arg]) {
+fn network_lookup(w: &mut Walker<'_>, name: &str, rest: &[Arg], source: &str) {
     if known::NETWORK_READERS.contains(&name)
         && !matches!(name, "curl" | "wget")
         && rest.iter().all(|a| a.lit.is_some())
     {
-        w.network = true;
+        w.network_read(source, rest);
     }
 }
 

@@ -310,11 +310,15 @@ fn curl(w: &mut Walker<'_>, c: &Call<'_>) {
             "mail-rcpt",
         ]
         .iter()
-        .any(|k| p.value(k).is_some())
-        || matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH" | "DELETE"));
-    let sends = sends
-        || (get && matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH" | "DELETE")))
-        || curl_carries(&p);
+        .any(|k| p.value(k).is_some());
+    // Any method but a read's asks the server to change something (an FTP `DELE` too);
+    // so do commands quoted to an FTP or SFTP server (`-Q 'DELE f'`).
+    let changes_remote = method
+        .as_deref()
+        .is_some_and(|m| !matches!(m, "GET" | "HEAD" | "OPTIONS"))
+        || p.value("Q").is_some()
+        || p.value("quote").is_some();
+    let sends = sends || changes_remote || curl_carries(&p);
     if sends {
         w.plain(EffectKind::Send, source);
     }
@@ -347,7 +351,7 @@ fn curl(w: &mut Walker<'_>, c: &Call<'_>) {
         ],
     );
     if reads_only && !sends {
-        w.network = true;
+        w.network_read(source, rest);
     }
 }
 
@@ -387,8 +391,9 @@ fn secret_header(h: &Arg) -> bool {
 
 /// Whether a curl request carries local contents or secrets, even as a read: data,
 /// query parts or headers read from a file (`@file`, `name@file`, `=@file`, `=<file`),
-/// an upload, cookies, credentials (`-u`, `--oauth2-bearer`, `--netrc`, a client
-/// certificate or key), a header that is not plain, or a value known only when it runs.
+/// an upload, cookies, credentials (`-u`, a proxy's `-U`, `--oauth2-bearer`, `--netrc`,
+/// a client certificate or key), a header that is not plain, or a value known only when
+/// it runs. (`user:password@` in an address: [`Walker::network_read`].)
 fn curl_carries(p: &Parsed<'_>) -> bool {
     let unknown_or = |keys: &[&str], carries: &dyn Fn(&str) -> bool| {
         keys.iter()
@@ -414,6 +419,8 @@ fn curl_carries(p: &Parsed<'_>) -> bool {
             "cookie",
             "u",
             "user",
+            "U",
+            "proxy-user",
             "oauth2-bearer",
             "E",
             "cert",
@@ -684,6 +691,6 @@ fn wget(w: &mut Walker<'_>, c: &Call<'_>) {
         ],
     );
     if reads_only && !sends {
-        w.network = true;
+        w.network_read(source, rest);
     }
 }

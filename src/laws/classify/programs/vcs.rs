@@ -575,5 +575,5 @@ fn git_network_read(w: &mut Walker<'_>, sub: &str, args: &[Arg], source: &str) {
             return;
         }
     }
-    w.network = true;
+    w.network_read(source, args);
 }
