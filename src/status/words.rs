@@ -5,9 +5,7 @@ use crate::contracts::{Decision, DecisionSource, ReplanDirective, TerminalDirect
 use crate::contracts::{ToolName, ToolRef};
 
 use super::Lang;
-
-/// The prefix GGS puts on a summary when a Law 1 gate fired during the task.
-const LAW1_PREFIX: &str = "[LAW1]";
+use crate::laws::LAW1_PREFIX;
 
 /// A summary as a person reads it: without the `[LAW1]` marker, and whether it had one.
 pub fn plain_summary(summary: &str) -> (String, bool) {
