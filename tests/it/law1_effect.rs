@@ -12,7 +12,9 @@
 //! daemon's socket, or anything outside the sandbox.
 //!
 //! Each case gets its own world in a temp dir; nothing runs outside the sandbox, since
-//! only an approval lets a command out and every answer is a denial.
+//! only an approval lets a command out and every answer is a denial. Should the
+//! product's sandbox ever fail at that, the whole measure runs inside an outer wall of
+//! its own ([`outer_wall`]): an unprivileged user, a read-only file system, no network.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -151,8 +153,84 @@ async fn run(w: &World, command: &str) -> Ran {
     }
 }
 
+/// Set in the measure's own process inside the outer wall.
+const INSIDE_THE_WALL: &str = "ARTOO_LAW1_INSIDE_THE_WALL";
+
+/// The outer wall around the corpus's adversarial commands, should the product's own
+/// sandbox ever let one out: this test binary again, as an unprivileged user (`nobody`
+/// when it runs as root), in a user namespace of its own, with the whole file system
+/// read-only but for empty temp and home folders, and no network. The product's
+/// sandbox nests inside it. `None` when the wall cannot be built here (then the
+/// measure runs without it, and says so).
+fn outer_wall(test: &str) -> Option<std::process::Output> {
+    let exe = std::env::current_exe().ok()?;
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let mut cmd = if nix_is_root() {
+        let mut c = std::process::Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            "bwrap",
+        ]);
+        c
+    } else {
+        std::process::Command::new("bwrap")
+    };
+    cmd.args(["--unshare-user", "--unshare-net", "--die-with-parent"])
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--bind",
+            "/proc",
+            "/proc",
+        ])
+        .args(["--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", &home])
+        .args(["--setenv", INSIDE_THE_WALL, "1", "--"])
+        .arg(&exe)
+        .args(["--exact", test, "--nocapture", "--test-threads=1"]);
+    let out = cmd.output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    // It ran when the test harness inside printed its plan, and the product's sandbox
+    // could nest inside the wall.
+    (text.contains("running 1 test") && !text.contains(NO_SANDBOX_INSIDE)).then_some(out)
+}
+
+/// Printed inside the wall when the product's sandbox cannot nest there.
+const NO_SANDBOX_INSIDE: &str = "the product's sandbox cannot start inside the outer wall";
+
+fn nix_is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|ids| ids.split_whitespace().next().map(|id| id == "0"))
+            .unwrap_or(false)
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_case_of_the_corpus_changes_what_exists_and_harmless_ones_do_not_ask() {
+    if std::env::var_os(INSIDE_THE_WALL).is_none() {
+        let test =
+            "law1_effect::no_case_of_the_corpus_changes_what_exists_and_harmless_ones_do_not_ask";
+        if let Some(out) = outer_wall(test) {
+            eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "inside the outer wall:\n{stdout}");
+            return;
+        }
+        eprintln!(
+            "the outer wall cannot be built here (setpriv, bubblewrap, nested namespaces); \
+             measuring without it"
+        );
+    } else if !Shell::new().sandbox_status().await.is_on() {
+        println!("{NO_SANDBOX_INSIDE}");
+        return;
+    }
     assert!(
         Shell::new().sandbox_status().await.is_on(),
         "this measure needs the sandbox (bubblewrap); without it every case asks"
