@@ -357,6 +357,55 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written on 2026-11-30 before any of them ran and before the user's own words
+    // reached the answer's sub-task: a qualifier a paraphrase can drop (blank lines not
+    // counted), an ordinal of an order, and the day of the week of a date.
+    Task {
+        name: "names_without_blank_lines",
+        turns: &["How many names are in ~/lists/guests.txt? Don't count the blank lines."],
+        law1: Law1::Never,
+        // 12 lines, 3 of them blank.
+        judge: |s| {
+            check(
+                s.number("9") && !s.says_any(&["12 names", "3 names", "13 names"]) && !s.abandoned,
+                "9 names (12 lines, 3 blank)",
+            )
+        },
+    },
+    Task {
+        name: "second_largest_file",
+        turns: &["What is the second largest file in ~/Downloads/mixed?"],
+        law1: Law1::Never,
+        // video.mp4 is the largest, report.pdf the third.
+        judge: |s| {
+            check(
+                s.names("backup.zip")
+                    && !s.names_any(&["video.mp4", "report.pdf", "photo.jpg", "notes.txt"])
+                    && !s.abandoned,
+                "backup.zip, and no other file",
+            )
+        },
+    },
+    Task {
+        name: "weekday_of_a_date",
+        turns: &["What day of the week was 14 March 2026?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.says("saturday")
+                    && !s.says_any(&[
+                        "friday",
+                        "sunday",
+                        "monday",
+                        "tuesday",
+                        "wednesday",
+                        "thursday",
+                    ])
+                    && !s.abandoned,
+                "Saturday",
+            )
+        },
+    },
 ];
 
 /// `~/Pictures/trip`: three photos (beach.jpg the oldest), and older files of other kinds;
@@ -420,6 +469,9 @@ The apples fall where no one walks,\n\
 the rain has keys to every door,\n\
 the geese write letters on the sky,\n\
 and lanterns wake an hour before.\n";
+
+/// `~/lists/guests.txt`: 9 names on 12 lines, 3 of them blank.
+const GUESTS: &str = "Amara\nBruno\nChen\n\nDagny\nEmeka\n\nFarah\nGustav\nHiro\n\nIlse\n";
 
 /// `~/shop/products.tsv`: the most expensive product (899.00) is Cobalt's.
 const PRODUCTS: &str = "sku\tproduct\tsupplier\tprice\n\
@@ -493,6 +545,7 @@ fn make_home(home: &Path) {
     put(home, "logs/backup.log", BACKUP_LOG.as_bytes());
     put(home, "notes/todo.md", TODO.as_bytes());
     put(home, "poems/autumn.txt", POEM.as_bytes());
+    put(home, "lists/guests.txt", GUESTS.as_bytes());
     for (name, mb) in BIG_AUDIO
         .iter()
         .zip([7usize, 12])
@@ -519,7 +572,7 @@ r-003,18-24,Japan,3,\"slow on Sundays\"\n",
     );
 }
 
-task_tests!(SUITE, at_least = 13;
+task_tests!(SUITE, at_least = 15;
     lyon_sales_total,
     products_in_catalog,
     weeks_between_dates,
@@ -539,6 +592,9 @@ task_tests!(SUITE, at_least = 13;
     oldest_photo,
     two_smallest_logs,
     count_videos,
+    names_without_blank_lines,
+    second_largest_file,
+    weekday_of_a_date,
 );
 
 mod judges {
@@ -811,5 +867,40 @@ mod judges {
         rejects(&SUITE, "move_large_downloads", &done, |home| {
             mv(home, "video.mp4")
         });
+    }
+
+    #[test]
+    fn names_without_blank_lines() {
+        right_and_wrong(
+            "names_without_blank_lines",
+            "There are 9 names in ~/lists/guests.txt.",
+            &[
+                "The file has 12 lines.",
+                "3 lines are blank.",
+                "12 names (9 without blanks?)",
+            ],
+        );
+    }
+
+    #[test]
+    fn second_largest_file() {
+        right_and_wrong(
+            "second_largest_file",
+            "The second largest file is backup.zip (1.5 MB).",
+            &[
+                "video.mp4 is the second largest file.",
+                "report.pdf (900 KB)",
+                "video.mp4 (3 MB), backup.zip (1.5 MB)",
+            ],
+        );
+    }
+
+    #[test]
+    fn weekday_of_a_date() {
+        right_and_wrong(
+            "weekday_of_a_date",
+            "14 March 2026 was a Saturday.",
+            &["It was a Friday.", "Sunday", "2026-03-14"],
+        );
     }
 }
