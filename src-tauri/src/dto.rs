@@ -568,8 +568,8 @@ pub struct ModelStatus {
     /// No settings were ever saved: the onboarding view shows.
     pub first_run: bool,
     /// Once ready: the model's speed measured here and what it means for a task ("≈10
-    /// tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget
-    /// 3 min)"), in the UI language; null before.
+    /// tokens/s written, ≈50 read here; a typical task takes about 2 min (time budget
+    /// 5 min)"), in the UI language; null before.
     pub pace: Option<String>,
 }
 

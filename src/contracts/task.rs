@@ -309,6 +309,11 @@ pub struct SubTask {
     /// plan's last group); `any` on the others. The executor checks its finish against it.
     #[serde(default, skip_serializing_if = "AnswerShape::is_any")]
     pub answer: AnswerShape,
+    /// The user's own words, verbatim, on the sub-tasks whose output is the answer (the
+    /// plan's last group); `None` on the others. The intent paraphrases them and can
+    /// lose a part of them (a qualifier, "subfolders included"); the executor reads both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
 }
 
 impl SubTask {

@@ -209,6 +209,7 @@ fn subtask(task: &TaskId, sequence: i64) -> SubTask {
         blocked_targets: vec![],
         confirm_tools: vec![],
         answer: Default::default(),
+        request: None,
     }
 }
 

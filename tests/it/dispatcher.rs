@@ -140,6 +140,7 @@ pub fn subtask(task: &TaskId, sequence: i64, intent: &str, criteria: &[&str]) ->
         blocked_targets: vec![],
         confirm_tools: vec![],
         answer: Default::default(),
+        request: None,
     }
 }
 

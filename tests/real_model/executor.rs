@@ -53,6 +53,7 @@ async fn the_executor_lists_a_folder_and_finishes_with_the_count() {
         blocked_targets: vec![],
         confirm_tools: vec![],
         answer: Default::default(),
+        request: None,
     };
     let r2 = bus.handle(Role::Planner);
     r2.publish(

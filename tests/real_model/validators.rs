@@ -139,6 +139,7 @@ async fn the_agent_validator_answers_every_corpus_case_with_a_parsed_verdict() {
             blocked_targets: vec![],
             confirm_tools: vec![],
             answer: Default::default(),
+            request: None,
         };
         // Released to R3 as the dispatcher does; R4a hears it first.
         r.bus
@@ -227,6 +228,7 @@ async fn the_meta_validator_merges_matched_outputs_into_a_parsed_judgement() {
                     blocked_targets: vec![],
                     confirm_tools: vec![],
                     answer: Default::default(),
+                    request: None,
                 })
                 .collect(),
             task_spec: Some(TaskSpec {

@@ -275,6 +275,7 @@ mod tests {
             blocked_targets: vec![],
             confirm_tools: vec![],
             answer: Default::default(),
+            request: None,
         };
         let mut ok = call("shell", ToolCallStatus::Ok, None);
         ok.output_head = "3".into();
@@ -323,6 +324,7 @@ mod tests {
             blocked_targets: vec![],
             confirm_tools: vec![],
             answer: Default::default(),
+            request: None,
         };
         let c = subtask.criteria_to_judge();
         assert_eq!(c.len(), 1);

@@ -292,6 +292,7 @@ mod tests {
             blocked_targets: vec![],
             confirm_tools: vec![],
             answer: Default::default(),
+            request: None,
         }
     }
 

@@ -181,6 +181,12 @@ pub fn state_prompt(
     } = turn;
     let mut out = String::new();
     let _ = writeln!(out, "SUB-TASK: {}", subtask.intent.trim());
+    if let Some(words) = users_own_words(subtask) {
+        let _ = writeln!(
+            out,
+            "THE USER'S OWN WORDS (the sub-task restates them): {words}"
+        );
+    }
     if let Some(words) = subtask.answer.words() {
         let _ = writeln!(out, "THE ANSWER IN output: {words}");
     }
@@ -227,6 +233,22 @@ pub fn state_prompt(
     out
 }
 
+/// The user's own words on an answer's sub-task, when the intent does not already say
+/// them word for word.
+fn users_own_words(subtask: &SubTask) -> Option<&str> {
+    let words = subtask.request.as_deref()?.trim();
+    let same = |a: &str, b: &str| {
+        let norm = |t: &str| {
+            t.to_lowercase()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        norm(a) == norm(b)
+    };
+    (!words.is_empty() && !same(words, &subtask.intent)).then_some(words)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +268,7 @@ mod tests {
             blocked_targets: vec![],
             confirm_tools: vec![],
             answer: Default::default(),
+            request: None,
         }
     }
 
@@ -347,5 +370,21 @@ mod tests {
         assert!(text.starts_with("[1] shell cmd 0"));
         assert!(text.contains("[20] shell cmd 19"));
         assert!(text.contains("characters left out"));
+    }
+
+    #[test]
+    fn the_users_own_words_are_shown_when_the_intent_restates_them() {
+        let mut s = subtask();
+        s.request = Some("How many names are in ~/guests.txt? Skip the blank lines.".into());
+        let shown = users_own_words(&s);
+        assert_eq!(
+            shown,
+            Some("How many names are in ~/guests.txt? Skip the blank lines.")
+        );
+        // Word for word the intent already: nothing to add.
+        s.request = Some(format!("  {}  ", s.intent.to_uppercase()));
+        assert_eq!(users_own_words(&s), None);
+        s.request = None;
+        assert_eq!(users_own_words(&s), None);
     }
 }

@@ -98,6 +98,7 @@ mod tests {
             blocked_targets: vec![],
             confirm_tools: vec![],
             answer: Default::default(),
+            request: None,
         }
     }
 

@@ -558,13 +558,16 @@ impl Worker {
         ControlFlow::Continue(())
     }
 
-    /// How a call's values stand against the sub-task (its intent, context and
-    /// criteria) and what its calls printed.
+    /// How a call's values stand against the sub-task (its intent, context, criteria and
+    /// the user's own words) and what its calls printed.
     fn fit(&self, tool: &ToolRef, input: &Value) -> tools::Fit {
         let s = &self.subtask;
         let criteria = s.success_criteria.iter().map(|c| c.criterion.as_str());
+        // The user's own words too, where the sub-task carries them: a value they name
+        // is asked for, even when the intent's paraphrase lost it.
         let words = [s.intent.as_str(), s.context.as_str()]
             .into_iter()
+            .chain(s.request.as_deref())
             .chain(criteria)
             .collect::<Vec<_>>()
             .join("\n");

@@ -69,6 +69,8 @@ pub(super) fn manifest(
             } else {
                 AnswerShape::Any
             },
+            request: (Some(d.sequence) == last_group && !spec.raw_input.trim().is_empty())
+                .then(|| spec.raw_input.trim().to_string()),
         })
         .collect();
     DispatchManifest {

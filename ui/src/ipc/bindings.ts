@@ -2554,8 +2554,8 @@ export type ModelStatus_Deserialize = {
 	first_run: boolean,
 	/**
 	 *  Once ready: the model's speed measured here and what it means for a task ("≈10
-	 *  tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget
-	 *  3 min)"), in the UI language; null before.
+	 *  tokens/s written, ≈50 read here; a typical task takes about 2 min (time budget
+	 *  5 min)"), in the UI language; null before.
 	 */
 	pace?: string | null,
 };
@@ -2578,8 +2578,8 @@ export type ModelStatus_Serialize = {
 	first_run: boolean,
 	/**
 	 *  Once ready: the model's speed measured here and what it means for a task ("≈10
-	 *  tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget
-	 *  3 min)"), in the UI language; null before.
+	 *  tokens/s written, ≈50 read here; a typical task takes about 2 min (time budget
+	 *  5 min)"), in the UI language; null before.
 	 */
 	pace: string | null,
 };
@@ -3470,6 +3470,12 @@ export type SubTask_Deserialize = {
 	 *  plan's last group); `any` on the others. The executor checks its finish against it.
 	 */
 	answer?: AnswerShape_Deserialize,
+	/**
+	 *  The user's own words, verbatim, on the sub-tasks whose output is the answer (the
+	 *  plan's last group); `None` on the others. The intent paraphrases them and can
+	 *  lose a part of them (a qualifier, "subfolders included"); the executor reads both.
+	 */
+	request?: string | null,
 };
 
 /**
@@ -3512,6 +3518,12 @@ export type SubTask_Serialize = {
 	 *  plan's last group); `any` on the others. The executor checks its finish against it.
 	 */
 	answer?: AnswerShape_Serialize,
+	/**
+	 *  The user's own words, verbatim, on the sub-tasks whose output is the answer (the
+	 *  plan's last group); `None` on the others. The intent paraphrases them and can
+	 *  lose a part of them (a qualifier, "subfolders included"); the executor reads both.
+	 */
+	request?: string,
 };
 
 /**  One sub-task's fast loop. */

@@ -2313,6 +2313,12 @@ export type SubTask_Deserialize = {
 	 *  plan's last group); `any` on the others. The executor checks its finish against it.
 	 */
 	answer?: AnswerShape_Deserialize,
+	/**
+	 *  The user's own words, verbatim, on the sub-tasks whose output is the answer (the
+	 *  plan's last group); `None` on the others. The intent paraphrases them and can
+	 *  lose a part of them (a qualifier, "subfolders included"); the executor reads both.
+	 */
+	request?: string | null,
 };
 
 /**
@@ -2355,6 +2361,12 @@ export type SubTask_Serialize = {
 	 *  plan's last group); `any` on the others. The executor checks its finish against it.
 	 */
 	answer?: AnswerShape_Serialize,
+	/**
+	 *  The user's own words, verbatim, on the sub-tasks whose output is the answer (the
+	 *  plan's last group); `None` on the others. The intent paraphrases them and can
+	 *  lose a part of them (a qualifier, "subfolders included"); the executor reads both.
+	 */
+	request?: string,
 };
 
 /**

@@ -248,9 +248,43 @@ fn a_spec_is_calibrated_then_planned_then_dispatched_as_one_manifest() {
     assert_eq!(manifest.round, 0);
     assert_eq!(manifest.subtasks.len(), 1);
     assert_eq!(manifest.subtasks[0].parent_task_id, *task);
+    // The lone sub-task delivers the answer: it carries the user's own words.
+    assert_eq!(
+        manifest.subtasks[0].request.as_deref(),
+        Some(spec.raw_input.as_str())
+    );
     assert_eq!(manifest.task_spec.as_ref(), Some(&spec));
     assert!(fx.deadlines().is_empty());
     assert!(state.keeps(task), "kept for the replans");
+}
+
+#[test]
+fn only_the_sub_tasks_that_deliver_the_answer_carry_the_users_own_words() {
+    let mut state = plans();
+    let spec = spec();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+    let mut first = subtask(
+        "Use glob with pattern *.pdf under ~/Downloads.",
+        &[ToolName::Glob],
+    );
+    first.intent = "List the PDF files in ~/Downloads".into();
+    let mut last = subtask("Use list_files on ~/Downloads.", &[ToolName::ListFiles]);
+    last.sequence = 2;
+    let mut plan = drafted(first);
+    plan.draft.subtasks.push(last);
+    let mut fx = Fx::default();
+    state.on_done(task, planned(Ok(plan)), now(), &mut fx);
+    let Message::DispatchManifest(manifest) = last_message(&fx) else {
+        panic!("not a manifest: {:?}", sent(&fx));
+    };
+    let words: Vec<(i64, Option<&str>)> = manifest
+        .subtasks
+        .iter()
+        .map(|s| (s.sequence, s.request.as_deref()))
+        .collect();
+    assert_eq!(words, [(1, None), (2, Some(spec.raw_input.as_str()))]);
 }
 
 #[test]
