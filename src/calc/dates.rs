@@ -12,7 +12,7 @@
 //! written in the input (Gregorian, no time zone involved); nothing is inferred about
 //! which fact the user wants.
 
-use chrono::{Days, Months, NaiveDate};
+use chrono::{Datelike as _, Days, Months, NaiveDate};
 
 /// At most this many lines, so a text full of dates does not flood the prompt.
 const MAX_LINES: usize = 4;
@@ -53,6 +53,20 @@ pub fn computed_lines(text: &str) -> Vec<String> {
                     show(before)
                 ));
             }
+        }
+    }
+    // A date on its own (no second date, no span): its calendar facts, so that nothing
+    // about it is left to the model's memory of calendars.
+    if let ([date], []) = (dates.as_slice(), spans.as_slice()) {
+        {
+            out.push(format!(
+                "Computed by code: {} is a {} (day {} of {}, week {} of the ISO calendar)",
+                date.format("%Y-%m-%d"),
+                date.format("%A"),
+                date.ordinal(),
+                date.year(),
+                date.iso_week().week()
+            ));
         }
     }
     out.truncate(MAX_LINES);
@@ -377,6 +391,21 @@ mod tests {
                 "Computed by code: 90 days after 2026-03-15 (Sunday) is 2026-06-13 (Saturday); \
                  90 days before it is 2025-12-15 (Monday)"
             ]
+        );
+    }
+
+    #[test]
+    fn a_date_alone_is_stated_with_its_calendar_facts() {
+        assert_eq!(
+            computed_lines("What day of the week was 14 March 2026?"),
+            vec![
+                "Computed by code: 2026-03-14 is a Saturday (day 73 of 2026, week 11 of the ISO calendar)"
+            ]
+        );
+        // Beside a second date or a span, the dates are already stated with their days.
+        assert_eq!(
+            computed_lines("What date is 3 days after 2026-03-14?").len(),
+            1
         );
     }
 

@@ -43,8 +43,13 @@ mod tests {
             computed_lines("2 + 2\n2 + 2"),
             vec!["Computed by code: 2 + 2 = 4"]
         );
-        // A date is not a subtraction.
+        // A date is not a subtraction: it is stated as a date.
         let dated = computed_lines("What happened on 2026-01-01?");
-        assert!(dated.is_empty(), "{dated:?}");
+        assert_eq!(
+            dated,
+            vec![
+                "Computed by code: 2026-01-01 is a Thursday (day 1 of 2026, week 1 of the ISO calendar)"
+            ]
+        );
     }
 }

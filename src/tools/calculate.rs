@@ -23,7 +23,8 @@ const PARAMS: &[Param] = &[Param {
     required: true,
     about: Cow::Borrowed(
         "arithmetic (\"(120 + 80) * 0.15\"), a date and a duration (\"90 days after \
-         2025-11-17\"), or two dates (\"from 2024-01-10 to 2024-03-01\")",
+         2025-11-17\"), two dates (\"from 2024-01-10 to 2024-03-01\"), or one date (its \
+         day of the week)",
     ),
     choices: Choices::Open,
 }];
@@ -41,8 +42,8 @@ pub fn evaluate(expression: &str) -> Result<String, ToolError> {
     if lines.is_empty() {
         return Err(ToolError::InvalidInput(format!(
             "nothing to compute in {expression:?}: write arithmetic with numbers and \
-             operators (12 * 3 + 4), a date with a duration (90 days after 2025-11-17) or \
-             two dates (from 2024-01-10 to 2024-03-01); dates as YYYY-MM-DD"
+             operators (12 * 3 + 4), a date with a duration (90 days after 2025-11-17), \
+             two dates (from 2024-01-10 to 2024-03-01) or one date; dates as YYYY-MM-DD"
         )));
     }
     Ok(lines.join("\n"))
@@ -55,7 +56,8 @@ impl Tool for Calculate {
             priority: 4,
             summary: Cow::Borrowed(
                 "Exact arithmetic and dates: sums, products, percentages, a date some days, \
-                 weeks, months or years before or after another, the days between two dates.",
+                 weeks, months or years before or after another, the days between two dates, \
+                 a date's day of the week.",
             ),
             params: Cow::Borrowed(PARAMS),
             forms: &[],
@@ -87,6 +89,8 @@ mod tests {
         assert!(!moved.contains("Computed by code"), "{moved}");
         let span = evaluate("from 2024-01-10 to 2024-03-01").expect("a span");
         assert!(span.contains("51 days"), "{span}");
+        let day = evaluate("14 March 2026").expect("a date alone");
+        assert!(day.contains("2026-03-14 is a Saturday"), "{day}");
         let sum = evaluate("(120 + 80) * 0.15").expect("arithmetic");
         assert!(sum.contains("= 30"), "{sum}");
         let Err(ToolError::InvalidInput(why)) = evaluate("the average of the scores") else {
