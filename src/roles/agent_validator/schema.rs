@@ -34,13 +34,18 @@ impl From<UnmetCause> for FailureClass {
     }
 }
 
+/// The longest evidence a verdict quotes for one criterion.
+pub const MAX_EVIDENCE_CHARS: u32 = 200;
+
 /// One criterion, judged once.
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
 pub struct CriterionJudgement {
     /// The criterion, copied verbatim.
     pub criterion: String,
     /// The call number and the few words of its output that decide it (like: [1]
-    /// printed 2); one short line, never the whole call.
+    /// printed 2); one short line, never the whole call. Bounded, so that a verdict
+    /// never spends its time copying a listing.
+    #[schemars(length(max = MAX_EVIDENCE_CHARS))]
     pub evidence: String,
     /// True only when the evidence positively shows the criterion holds.
     pub met: bool,
