@@ -848,7 +848,7 @@ export class FakeBackend implements Backend {
       }, (i * 400) / this.options.speed);
     });
     setTimeout(() => {
-      this.setModel({ source: 'built_in', phase: 'ready', model: name, base_url: 'http://127.0.0.1:41234/v1', detail: null, progress: null, first_run: false, pace: '≈9.6 tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget 3 min)' });
+      this.setModel({ source: 'built_in', phase: 'ready', model: name, base_url: 'http://127.0.0.1:41234/v1', detail: null, progress: null, first_run: false, pace: '≈9.6 tokens/s written, ≈50 read here; a typical task takes about 2 min (time budget 5 min)' });
     }, (steps.length * 400) / this.options.speed);
   }
 
@@ -997,7 +997,7 @@ function initialModel(kind: 'ready' | 'first_run' | 'unreachable', settings: Set
         pace: null,
       };
     default:
-      return { source: 'provider', phase: 'ready', model: brain.model ?? null, base_url: brain.base_url ?? null, detail: null, progress: null, first_run: false, pace: '≈9.6 tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget 3 min)' };
+      return { source: 'provider', phase: 'ready', model: brain.model ?? null, base_url: brain.base_url ?? null, detail: null, progress: null, first_run: false, pace: '≈9.6 tokens/s written, ≈50 read here; a typical task takes about 2 min (time budget 5 min)' };
   }
 }
 

@@ -28,7 +28,7 @@ describe('the model in the popup', () => {
   it('once ready, says how fast the model runs here and how long a task takes', async () => {
     await open('ready');
     await h.until(() => screen.queryByTestId('model-pace'));
-    expect(screen.getByTestId('model-pace').textContent).toBe('≈9.6 tokens/s written, ≈50 read here; a typical task takes about 1 min (time budget 3 min)');
+    expect(screen.getByTestId('model-pace').textContent).toBe('≈9.6 tokens/s written, ≈50 read here; a typical task takes about 2 min (time budget 5 min)');
   });
 
   it('on first run asks which model, and the built-in one shows its progress until it is ready', async () => {

@@ -28,7 +28,7 @@ describe('the settings panel', () => {
     const sandbox = lines.find((l) => l.querySelector('strong')?.textContent === 'sandbox');
     expect(sandbox?.getAttribute('data-ok')).toBe('false');
     expect(sandbox?.textContent).toContain('fix: on Linux install bubblewrap');
-    expect(lines.find((l) => l.querySelector('strong')?.textContent === 'speed')?.textContent).toContain('a typical task takes about 1 min');
+    expect(lines.find((l) => l.querySelector('strong')?.textContent === 'speed')?.textContent).toContain('a typical task takes about 2 min');
   });
 
   it('applies a provider preset to both tiers', async () => {
