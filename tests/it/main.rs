@@ -13,6 +13,7 @@ mod golden;
 mod law1;
 #[cfg(target_os = "linux")]
 mod law1_effect;
+#[cfg(target_os = "linux")]
 mod law1_witness;
 mod layers;
 mod llm;
