@@ -406,6 +406,37 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written on 2026-11-30 after second_largest_file answered the last row of the right
+    // listing, before the ordinal of an order was set by code and before these ran:
+    // an ordinal among files of one kind, and the third of an order.
+    Task {
+        name: "second_oldest_photo",
+        turns: &["Which is the second oldest photo in ~/Pictures/trip?"],
+        law1: Law1::Never,
+        // Photos: beach.jpg (400 days), sunset.png (200), dinner.jpeg (100); the PDF and
+        // the video are older than all of them.
+        judge: |s| {
+            check(
+                s.names("sunset.png")
+                    && !s.names_any(&["beach.jpg", "dinner.jpeg", "clip.mp4", "scan.pdf"])
+                    && !s.abandoned,
+                "sunset.png, and no other file",
+            )
+        },
+    },
+    Task {
+        name: "third_largest_log",
+        turns: &["What is the third largest log file in ~/server/logs?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.names("cron.log")
+                    && !s.names_any(&["api.log", "db.log", "worker.log", "readme.txt"])
+                    && !s.abandoned,
+                "cron.log, and no other file",
+            )
+        },
+    },
 ];
 
 /// `~/Pictures/trip`: three photos (beach.jpg the oldest), and older files of other kinds;
@@ -572,7 +603,7 @@ r-003,18-24,Japan,3,\"slow on Sundays\"\n",
     );
 }
 
-task_tests!(SUITE, at_least = 15;
+task_tests!(SUITE, at_least = 16;
     lyon_sales_total,
     products_in_catalog,
     weeks_between_dates,
@@ -595,6 +626,8 @@ task_tests!(SUITE, at_least = 15;
     names_without_blank_lines,
     second_largest_file,
     weekday_of_a_date,
+    second_oldest_photo,
+    third_largest_log,
 );
 
 mod judges {
@@ -901,6 +934,28 @@ mod judges {
             "weekday_of_a_date",
             "14 March 2026 was a Saturday.",
             &["It was a Friday.", "Sunday", "2026-03-14"],
+        );
+    }
+
+    #[test]
+    fn second_oldest_photo() {
+        right_and_wrong(
+            "second_oldest_photo",
+            "The second oldest photo is sunset.png.",
+            &[
+                "beach.jpg is the second oldest photo.",
+                "clip.mp4",
+                "dinner.jpeg (100 days old)",
+            ],
+        );
+    }
+
+    #[test]
+    fn third_largest_log() {
+        right_and_wrong(
+            "third_largest_log",
+            "The third largest log is cron.log (3.0 KB).",
+            &["db.log", "worker.log (1.0 KB)", "api.log, db.log, cron.log"],
         );
     }
 }
