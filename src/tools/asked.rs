@@ -97,6 +97,7 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         notes.extend(group_not_asked(&call, &mut mended, &words));
         notes.extend(kinds_not_whole(&call, &mut mended, asked.words));
         notes.extend(order_not_asked(&call, &mut mended, &words));
+        notes.extend(ordinal_not_asked(&call, &mut mended, &words));
     }
     if notes.is_empty() {
         Fit::Asked
@@ -244,21 +245,7 @@ impl Words {
 /// rows asked for come first (and are the ones a limit keeps), and says so. The same
 /// rows are listed either way.
 fn order_not_asked(request: &files::Request, input: &mut Value, words: &Words) -> Option<String> {
-    let list: Vec<&str> = words.ascii.iter().map(String::as_str).collect();
-    let single = list.iter().map(|w| (*w, files::end_asked_by(&[w])));
-    let pairs = list
-        .windows(2)
-        .map(|p| (p.join(" "), files::end_asked_by(p)));
-    let asked: Vec<(String, Sort, bool)> = single
-        .map(|(w, end)| (w.to_string(), end))
-        .chain(pairs)
-        .filter_map(|(w, end)| end.map(|(s, d)| (w, s, d)))
-        .collect();
-    let (word, sort, descending) = asked.first()?.clone();
-    // Two different orders asked ("the newest of the largest"): no one order to hold.
-    if asked.iter().any(|(_, s, d)| (*s, *d) != (sort, descending)) {
-        return None;
-    }
+    let (word, sort, descending) = one_order_asked(words)?;
     if (request.sort, request.descending) == (sort, descending) {
         return None;
     }
@@ -273,6 +260,72 @@ fn order_not_asked(request: &files::Request, input: &mut Value, words: &Words) -
         request.sort.label(),
         direction(request.descending),
     ))
+}
+
+/// The one order the request's superlatives ask for ("largest", "most recent"), with the
+/// words that ask; `None` when none does, or two different ones do ("the newest of the
+/// largest": no one order to hold).
+fn one_order_asked(words: &Words) -> Option<(String, Sort, bool)> {
+    let list: Vec<&str> = words.ascii.iter().map(String::as_str).collect();
+    let single = list
+        .iter()
+        .map(|w| (w.to_string(), files::end_asked_by(&[w])));
+    let pairs = list
+        .windows(2)
+        .map(|p| (p.join(" "), files::end_asked_by(p)));
+    let asked: Vec<(String, Sort, bool)> = single
+        .chain(pairs)
+        .filter_map(|(w, end)| end.map(|(s, d)| (w, s, d)))
+        .collect();
+    let (word, sort, descending) = asked.first()?.clone();
+    asked
+        .iter()
+        .all(|(_, s, d)| (*s, *d) == (sort, descending))
+        .then_some((word, sort, descending))
+}
+
+/// When the request asks for the n-th of an order ("the second largest", "the 3rd most
+/// recent") and a list_files call would list another number of rows: it runs with
+/// `limit` n, so the one asked for is the last row listed, and says so. (The order
+/// itself is [`order_not_asked`]'s.)
+fn ordinal_not_asked(request: &files::Request, input: &mut Value, words: &Words) -> Option<String> {
+    one_order_asked(words)?;
+    let w = &words.ascii;
+    let (ordinal, n, superlative) = (0..w.len()).find_map(|i| {
+        let n = ordinal_number(&w[i])?;
+        let next = w.get(i + 1)?;
+        let one = files::end_asked_by(&[next.as_str()]).map(|_| next.clone());
+        let two = w.get(i + 2).and_then(|after| {
+            files::end_asked_by(&[next.as_str(), after.as_str()]).map(|_| format!("{next} {after}"))
+        });
+        Some((w[i].clone(), n, one.or(two)?))
+    })?;
+    if request.limit == n {
+        return None;
+    }
+    files::set(input, Setting::Limit, Value::from(n));
+    Some(format!(
+        "the sub-task asks for the {ordinal} {superlative}, so it ran with `limit` {n}: \
+         the last row listed is the {ordinal}"
+    ))
+}
+
+/// The number an ordinal word names, from the second on ("second", "3rd", "10th").
+fn ordinal_number(word: &str) -> Option<usize> {
+    const WORDS: &[&str] = &[
+        "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    ];
+    if let Some(i) = WORDS.iter().position(|w| *w == word) {
+        return Some(i + 2);
+    }
+    let digits = word
+        .strip_suffix("nd")
+        .or_else(|| word.strip_suffix("rd"))
+        .or_else(|| word.strip_suffix("th"))?;
+    digits
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (2..=100).contains(n))
 }
 
 /// When the request states a size bound ("bigger than 200 KB") and a list_files call
@@ -520,6 +573,53 @@ mod tests {
         .expect("most recent is modified time");
         assert_eq!(input["sort"], json!("newest"));
         assert!(note.contains("most recent"), "{note}");
+    }
+
+    #[test]
+    fn the_nth_of_an_order_is_listed_as_the_last_of_n_rows() {
+        let (input, note) = mended(
+            json!({"folder": "~/Downloads", "limit": 1, "sort": "largest"}),
+            "What is the second largest file in ~/Downloads/mixed",
+        )
+        .expect("one row, asked for the second");
+        assert_eq!(input["limit"], json!(2));
+        assert!(
+            note.contains("second largest") && note.contains("last row"),
+            "{note}"
+        );
+        // Digits, two words, and the order mended with it.
+        let (input, _) = mended(
+            json!({"folder": "~", "limit": 10, "sort": "newest"}),
+            "the 3rd most recent photo",
+        )
+        .expect("ten rows, asked for the third");
+        assert_eq!(input["limit"], json!(3));
+        let (input, _) = mended(json!({"folder": "~", "sort": "newest"}), "the third oldest")
+            .expect("newest first, asked for the third oldest");
+        assert_eq!(
+            (&input["sort"], &input["limit"]),
+            (&json!("oldest"), &json!(3))
+        );
+        // Already n rows; an ordinal of nothing ordered; two orders: nothing to set.
+        let asked = |input: Value, words: &str| fit_of(ToolName::ListFiles, input, words, "");
+        let two_rows = json!({"folder": "~", "limit": 2, "sort": "largest"});
+        assert_eq!(
+            asked(two_rows.clone(), "the second largest file"),
+            Fit::Asked
+        );
+        assert_eq!(
+            asked(two_rows.clone(), "the second file in the folder"),
+            Fit::Asked
+        );
+        assert_eq!(
+            asked(
+                json!({"folder": "~", "limit": 5, "sort": "largest"}),
+                "the second largest and the newest"
+            ),
+            Fit::Asked
+        );
+        assert_eq!(ordinal_number("1st"), None);
+        assert_eq!(ordinal_number("12th"), Some(12));
     }
 
     #[test]

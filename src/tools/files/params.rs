@@ -56,6 +56,8 @@ pub enum Setting {
     MaxSize,
     /// `group_by`.
     GroupBy,
+    /// `limit`.
+    Limit,
 }
 
 /// Sets `setting` on the call `input` to `value`, under its own name, after removing
@@ -67,6 +69,7 @@ pub fn set(input: &mut Value, setting: Setting, value: Value) {
         Setting::MinSize => ("min_size", &[MIN_SIZE]),
         Setting::MaxSize => ("max_size", &[MAX_SIZE]),
         Setting::GroupBy => ("group_by", &[GROUP]),
+        Setting::Limit => ("limit", &[LIMIT]),
     };
     if let Some(map) = input.as_object_mut() {
         map.retain(|k, _| !names.iter().any(|n| n.contains(&normal(k).as_str())));
