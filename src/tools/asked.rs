@@ -84,7 +84,7 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         return Fit::Asked;
     };
     let words = Words::of(asked.words);
-    if let Some(why) = invented_filter(name, input, &words, asked.seen) {
+    if let Some(why) = invented_filter(name, input, &words, &asked) {
         return Fit::Unasked(why);
     }
     let mut mended = input.clone();
@@ -111,14 +111,34 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
 
 /// The first narrowing value of the call that neither the request nor any output
 /// names, as the push-back.
-fn invented_filter(tool: ToolName, input: &Value, words: &Words, seen: &str) -> Option<String> {
+fn invented_filter(
+    tool: ToolName,
+    input: &Value,
+    words: &Words,
+    asked: &Asked<'_>,
+) -> Option<String> {
     let (_, params, _) = NARROWING.iter().find(|(t, _, _)| *t == tool)?;
-    let seen = seen.to_lowercase();
+    let seen = asked.seen.to_lowercase();
+    // The folder the call looks in names a place, not what to keep there: a piece of it
+    // counts as asked for only where the request names it outside a path (a small model
+    // copied `mixed` of `~/Downloads/mixed` into the name filter, and kept nothing).
+    let place: Vec<String> = ["folder", "path"]
+        .iter()
+        .filter_map(|p| value_of(input, p))
+        .flat_map(|v| pieces(&v))
+        .collect();
+    let outside = Words::of(&kinds::words_outside_paths(asked.words).join(" "));
     params.iter().find_map(|param| {
         let value = value_of(input, param)?;
         let missing: Vec<String> = pieces(&value)
             .into_iter()
-            .filter(|p| !words.name(p) && !seen.contains(p.as_str()))
+            .filter(|p| {
+                if place.contains(p) {
+                    !outside.name(p)
+                } else {
+                    !words.name(p) && !seen.contains(p.as_str())
+                }
+            })
             .collect();
         (!missing.is_empty()).then(|| {
             format!(
@@ -232,10 +252,14 @@ impl Words {
             return self.text.contains(piece);
         }
         let kind = crate::tags::kind::object_named(piece);
+        // A type of a kind of file the request names ("photos" name `cr2` and `heic` too:
+        // the kinds table's own types, which the lexicon may not know).
+        let file_kind = kinds::kind_of_extension(piece);
         self.ascii.iter().any(|w| {
             w.starts_with(piece)
                 || (w.len() >= 3 && piece.starts_with(w.as_str()))
                 || kind.is_some_and(|k| crate::tags::kind::object_named(w) == Some(k))
+                || file_kind.is_some_and(|k| kinds::kind_named(w) == Some(k))
         })
     }
 }
@@ -300,13 +324,14 @@ fn ordinal_not_asked(request: &files::Request, input: &mut Value, words: &Words)
         });
         Some((w[i].clone(), n, one.or(two)?))
     })?;
-    if request.limit == n {
-        return None;
+    // Already n rows: nothing to set, but which row answers is said all the same (the
+    // model read the first of three rows as the third).
+    if request.limit != n {
+        files::set(input, Setting::Limit, Value::from(n));
     }
-    files::set(input, Setting::Limit, Value::from(n));
     Some(format!(
-        "the sub-task asks for the {ordinal} {superlative}, so it ran with `limit` {n}: \
-         the last row listed is the {ordinal}"
+        "the sub-task asks for the {ordinal} {superlative}, so it runs with `limit` {n}: \
+         the last row listed is the {ordinal}, not the first"
     ))
 }
 
@@ -576,6 +601,38 @@ mod tests {
     }
 
     #[test]
+    fn the_folder_listed_names_no_filter_and_a_kind_names_all_its_types() {
+        let why = check(
+            ToolName::ListFiles,
+            json!({"folder": "/tmp/.tmpX/home/Downloads/mixed", "name_contains": "mixed"}),
+            "Find the second largest file in /tmp/.tmpX/home/Downloads/mixed",
+            "~/Downloads/mixed (not recursive), files: 5 found",
+        )
+        .expect("the folder's own name as a name filter");
+        assert!(why.contains("mixed"), "{why}");
+        // Named outside the path, it is asked for.
+        assert_eq!(
+            check(
+                ToolName::ListFiles,
+                json!({"folder": "~/Downloads/mixed", "name_contains": "mixed"}),
+                "files in ~/Downloads/mixed whose names contain mixed",
+                "",
+            ),
+            None
+        );
+        // Every type of the kind a word names is named, the lexicon's or not.
+        assert_eq!(
+            check(
+                ToolName::ListFiles,
+                json!({"folder": "~/Pictures", "extensions": "jpg,cr2,heic,dng"}),
+                "the second oldest photo in ~/Pictures/trip",
+                "",
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn the_nth_of_an_order_is_listed_as_the_last_of_n_rows() {
         let (input, note) = mended(
             json!({"folder": "~/Downloads", "limit": 1, "sort": "largest"}),
@@ -603,10 +660,11 @@ mod tests {
         // Already n rows; an ordinal of nothing ordered; two orders: nothing to set.
         let asked = |input: Value, words: &str| fit_of(ToolName::ListFiles, input, words, "");
         let two_rows = json!({"folder": "~", "limit": 2, "sort": "largest"});
-        assert_eq!(
-            asked(two_rows.clone(), "the second largest file"),
-            Fit::Asked
-        );
+        let Fit::Mended { input, note } = asked(two_rows.clone(), "the second largest file") else {
+            panic!("which row answers is said")
+        };
+        assert_eq!(input, two_rows, "already two rows");
+        assert!(note.contains("last row"), "{note}");
         assert_eq!(
             asked(two_rows.clone(), "the second file in the folder"),
             Fit::Asked
