@@ -531,6 +531,28 @@ fn is_name(t: &str) -> bool {
 }
 
 /// The tools whose output is a listing of files, one per line.
+/// When the request asks for the n-th of an order and a listing in that order is in
+/// hand: the answer must name its n-th row. A small model read the first row of the
+/// right two-row listing as "the second largest", twice, after being told which row.
+pub fn nth_of_a_listing(
+    request: &str,
+    answer: &str,
+    records: &[&ToolCallRecord],
+) -> Option<String> {
+    let (asked, row) = records
+        .iter()
+        .rev()
+        .filter(|r| r.status == ToolCallStatus::Ok && r.tool.builtin() == Some(ToolName::ListFiles))
+        .find_map(|r| crate::tools::nth_listed(request, &r.input, &r.output_head))?;
+    if answer.contains(row.as_str()) {
+        return None;
+    }
+    Some(format!(
+        "the sub-task asks for the {asked}, and in the listing in that order the row that \
+         is it reads {row}; the answer does not name it"
+    ))
+}
+
 const LISTINGS: &[ToolName] = &[ToolName::ListFiles, ToolName::Glob, ToolName::Mdfind];
 
 /// A token that is a file's name: letters before a dot and letters after it
@@ -818,6 +840,38 @@ mod tests {
             "products.csv (csv): 4 data rows, columns id, product, price, qty\n\
              row with the highest price: id = 3, product = \"Desk, oak\", price = 450, qty = 2",
         )
+    }
+
+    #[test]
+    fn the_nth_of_an_order_is_the_nth_row_of_a_listing_in_that_order() {
+        let mut listing = ok(
+            ToolName::ListFiles,
+            "/h/Downloads/mixed",
+            "~/Downloads/mixed (not recursive), files: 5 found\n\
+             video.mp4\t3.0 MB (3000000 bytes)\t2026-11-30 13:08\tmp4\n\
+             backup.zip\t1.5 MB (1500000 bytes)\t2026-11-30 13:08\tzip\n\
+             total: 5 files, 5800005 bytes (5.8 MB)",
+        );
+        listing.input = json!({"folder": "/h/Downloads/mixed", "limit": 2, "sort": "largest"});
+        let request = "What is the second largest file in ~/Downloads/mixed?";
+        let why = nth_of_a_listing(request, "video.mp4", &[&listing]).expect("the first row");
+        assert!(
+            why.contains("backup.zip") && why.contains("second largest"),
+            "{why}"
+        );
+        assert_eq!(
+            nth_of_a_listing(request, "backup.zip (1.5 MB)", &[&listing]),
+            None
+        );
+        // No n-th asked, or a listing in another order: nothing to hold it to.
+        assert_eq!(
+            nth_of_a_listing("the largest file", "video.mp4", &[&listing]),
+            None
+        );
+        assert_eq!(
+            nth_of_a_listing("the second smallest file", "video.mp4", &[&listing]),
+            None
+        );
     }
 
     #[test]

@@ -313,17 +313,7 @@ fn one_order_asked(words: &Words) -> Option<(String, Sort, bool)> {
 /// `limit` n, so the one asked for is the last row listed, and says so. (The order
 /// itself is [`order_not_asked`]'s.)
 fn ordinal_not_asked(request: &files::Request, input: &mut Value, words: &Words) -> Option<String> {
-    one_order_asked(words)?;
-    let w = &words.ascii;
-    let (ordinal, n, superlative) = (0..w.len()).find_map(|i| {
-        let n = ordinal_number(&w[i])?;
-        let next = w.get(i + 1)?;
-        let one = files::end_asked_by(&[next.as_str()]).map(|_| next.clone());
-        let two = w.get(i + 2).and_then(|after| {
-            files::end_asked_by(&[next.as_str(), after.as_str()]).map(|_| format!("{next} {after}"))
-        });
-        Some((w[i].clone(), n, one.or(two)?))
-    })?;
+    let (ordinal, n, superlative) = nth_asked(words)?;
     // Already n rows: nothing to set, but which row answers is said all the same (the
     // model read the first of three rows as the third).
     if request.limit != n {
@@ -333,6 +323,40 @@ fn ordinal_not_asked(request: &files::Request, input: &mut Value, words: &Words)
         "the sub-task asks for the {ordinal} {superlative}, so it runs with `limit` {n}: \
          the last row listed is the {ordinal}, not the first"
     ))
+}
+
+/// The n-th of the one order the request asks for: the ordinal word, n, and the
+/// superlative ("second", 2, "largest"); `None` without one order or an ordinal before it.
+fn nth_asked(words: &Words) -> Option<(String, usize, String)> {
+    one_order_asked(words)?;
+    let w = &words.ascii;
+    (0..w.len()).find_map(|i| {
+        let n = ordinal_number(&w[i])?;
+        let next = w.get(i + 1)?;
+        let one = files::end_asked_by(&[next.as_str()]).map(|_| next.clone());
+        let two = w.get(i + 2).and_then(|after| {
+            files::end_asked_by(&[next.as_str(), after.as_str()]).map(|_| format!("{next} {after}"))
+        });
+        Some((w[i].clone(), n, one.or(two)?))
+    })
+}
+
+/// For a request asking for the n-th of an order ("the second largest"), and a
+/// list_files call that listed in that order: what was asked ("second largest") and the
+/// name on its n-th row. `None` when the request asks for no n-th, the call listed in
+/// another order, or it has fewer rows.
+pub fn nth_listed(words: &str, input: &Value, output: &str) -> Option<(String, String)> {
+    let words = Words::of(words);
+    let (ordinal, n, superlative) = nth_asked(&words)?;
+    let (_, sort, descending) = one_order_asked(&words)?;
+    let call = files::Request::from_json(input).ok()?;
+    if (call.sort, call.descending) != (sort, descending) {
+        return None;
+    }
+    // A listing's rows are tab-separated, the name first; its header and totals are not.
+    let row = output.lines().filter(|l| l.contains('\t')).nth(n - 1)?;
+    let name = row.split('\t').next()?.trim();
+    (!name.is_empty()).then(|| (format!("{ordinal} {superlative}"), name.to_string()))
 }
 
 /// The number an ordinal word names, from the second on ("second", "3rd", "10th").

@@ -54,7 +54,7 @@ use serde_json::Value;
 
 pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
-pub use asked::{Asked, Fit, fit};
+pub use asked::{Asked, Fit, fit, nth_listed};
 pub use calculate::Calculate;
 pub(crate) use context::resolve_user_path;
 pub use context::{

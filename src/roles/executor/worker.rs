@@ -660,6 +660,13 @@ impl Worker {
                     .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs))
                     .or_else(|| {
                         shape::count_of_an_unasked_value(&self.subtask.intent, output, &refs)
+                    })
+                    .or_else(|| {
+                        let words = match &self.subtask.request {
+                            Some(r) => format!("{}\n{r}", self.subtask.intent),
+                            None => self.subtask.intent.clone(),
+                        };
+                        shape::nth_of_a_listing(&words, output, &refs)
                     }),
             };
             if let Some(why) = why {
