@@ -618,6 +618,41 @@ async fn a_listing_cut_short_in_another_order_than_asked_runs_in_the_order_asked
 }
 
 #[tokio::test]
+async fn a_finish_naming_another_row_than_the_nth_asked_is_sent_back_with_that_row() {
+    let intent = "which file in the folder is the second largest";
+    let criterion = "the output names mid.txt";
+    let mut fx = passing(intent, criterion).await;
+    std::fs::write(fx.dir.join("big.txt"), vec![b'x'; 5_000]).expect("the largest");
+    std::fs::write(fx.dir.join("mid.txt"), vec![b'x'; 3_000]).expect("the second");
+    let folder = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool(
+                "list_files",
+                json!({"folder": folder, "limit": 2, "sort": "largest"}),
+            ),
+            // The first row of the right listing.
+            finish("completed", "big.txt", "big.txt is the second largest."),
+            finish("completed", "mid.txt", "mid.txt is the second largest."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let sent = results(&fx.seen());
+    assert!(sent[0].output.contains("mid.txt"), "{:?}", sent[0].output);
+    let prompts = fx.r3_prompts();
+    assert!(
+        prompts[2].contains("second largest") && prompts[2].contains("reads mid.txt"),
+        "the push-back names the row: {}",
+        prompts[2]
+    );
+}
+
+#[tokio::test]
 async fn a_filter_the_request_names_is_kept_by_a_later_call_that_leaves_it_out() {
     let intent = "list the md files in the folder";
     let criterion = "the output names notes.md";

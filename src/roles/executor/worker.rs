@@ -647,6 +647,23 @@ impl Worker {
                 return ControlFlow::Continue(());
             }
         }
+        // The n-th of an order is checked on a finish-only turn too: code holds the row
+        // that answers, and the next turn is a finish again, so nothing loops.
+        if status == FinishStatus::Completed
+            && progress.shape_pushes < MAX_SHAPE_PUSHES
+            && step + 1 < max_steps
+        {
+            let refs: Vec<&ToolCallRecord> = records.iter().collect();
+            let words = match &self.subtask.request {
+                Some(r) => format!("{}\n{r}", self.subtask.intent),
+                None => self.subtask.intent.clone(),
+            };
+            if let Some(why) = shape::nth_of_a_listing(&words, output, &refs) {
+                progress.shape_pushes += 1;
+                progress.nudge = Some(shape_nudge(&why));
+                return ControlFlow::Continue(());
+            }
+        }
         if status == FinishStatus::Completed
             && progress.shape_pushes < MAX_SHAPE_PUSHES
             && !progress.must_finish
@@ -660,13 +677,6 @@ impl Worker {
                     .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs))
                     .or_else(|| {
                         shape::count_of_an_unasked_value(&self.subtask.intent, output, &refs)
-                    })
-                    .or_else(|| {
-                        let words = match &self.subtask.request {
-                            Some(r) => format!("{}\n{r}", self.subtask.intent),
-                            None => self.subtask.intent.clone(),
-                        };
-                        shape::nth_of_a_listing(&words, output, &refs)
                     }),
             };
             if let Some(why) = why {
