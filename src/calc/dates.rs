@@ -12,7 +12,7 @@
 //! written in the input (Gregorian, no time zone involved); nothing is inferred about
 //! which fact the user wants.
 
-use chrono::{Datelike as _, Days, Months, NaiveDate};
+use chrono::{Days, Months, NaiveDate};
 
 /// At most this many lines, so a text full of dates does not flood the prompt.
 const MAX_LINES: usize = 4;
@@ -55,17 +55,15 @@ pub fn computed_lines(text: &str) -> Vec<String> {
             }
         }
     }
-    // A date on its own (no second date, no span): its calendar facts, so that nothing
+    // A date on its own (no second date, no span): its day of the week, so that nothing
     // about it is left to the model's memory of calendars.
     if let ([date], []) = (dates.as_slice(), spans.as_slice()) {
         {
+            // No number beside a unit word: the line may be read again as a request.
             out.push(format!(
-                "Computed by code: {} is a {} (day {} of {}, week {} of the ISO calendar)",
+                "Computed by code: {} is a {}",
                 date.format("%Y-%m-%d"),
                 date.format("%A"),
-                date.ordinal(),
-                date.year(),
-                date.iso_week().week()
             ));
         }
     }
@@ -395,13 +393,12 @@ mod tests {
     }
 
     #[test]
-    fn a_date_alone_is_stated_with_its_calendar_facts() {
-        assert_eq!(
-            computed_lines("What day of the week was 14 March 2026?"),
-            vec![
-                "Computed by code: 2026-03-14 is a Saturday (day 73 of 2026, week 11 of the ISO calendar)"
-            ]
-        );
+    fn a_date_alone_is_stated_with_its_day_of_the_week() {
+        let lines = computed_lines("What day of the week was 14 March 2026?");
+        assert_eq!(lines, vec!["Computed by code: 2026-03-14 is a Saturday"]);
+        // Read again (a model passes the line back to calculate), it says the same.
+        let again = lines[0].trim_start_matches("Computed by code: ");
+        assert_eq!(computed_lines(again), lines);
         // Beside a second date or a span, the dates are already stated with their days.
         assert_eq!(
             computed_lines("What date is 3 days after 2026-03-14?").len(),

@@ -45,11 +45,6 @@ mod tests {
         );
         // A date is not a subtraction: it is stated as a date.
         let dated = computed_lines("What happened on 2026-01-01?");
-        assert_eq!(
-            dated,
-            vec![
-                "Computed by code: 2026-01-01 is a Thursday (day 1 of 2026, week 1 of the ISO calendar)"
-            ]
-        );
+        assert_eq!(dated, vec!["Computed by code: 2026-01-01 is a Thursday"]);
     }
 }

@@ -401,8 +401,9 @@ const TASKS: &[Task] = &[
                         "wednesday",
                         "thursday",
                     ])
+                    && !names_another_date(&s.text, "2026-03-14")
                     && !s.abandoned,
-                "Saturday",
+                "Saturday, and no other date",
             )
         },
     },
@@ -543,6 +544,22 @@ const SMALL: [&str; 3] = ["notes.txt", "photo.jpg", "report.pdf"];
 
 /// `~/notes/draft-v2.txt`, to be renamed.
 const DRAFT: &str = "Dear team,\nthe launch moves to June.\n";
+
+/// Whether `text` names a date (YYYY-MM-DD) other than `asked`.
+fn names_another_date(text: &str, asked: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .flat_map(|t| {
+            t.split('-')
+                .collect::<Vec<_>>()
+                .windows(3)
+                .map(|w| w.join("-"))
+                .collect::<Vec<_>>()
+        })
+        .any(|d| {
+            let b = d.as_bytes();
+            d.len() == 10 && b[4] == b'-' && b[7] == b'-' && d != asked
+        })
+}
 
 fn make_home(home: &Path) {
     for (name, days) in TRIP {
@@ -933,7 +950,14 @@ mod judges {
         right_and_wrong(
             "weekday_of_a_date",
             "14 March 2026 was a Saturday.",
-            &["It was a Friday.", "Sunday", "2026-03-14"],
+            &[
+                "It was a Friday.",
+                "Sunday",
+                "2026-03-14",
+                // Seen once, and added after: a date fact about other dates.
+                "2026 weeks after 2026-03-14 (Saturday) is 2065-01-10 (Saturday); 2026 weeks \
+                 before it is 1987-05-16 (Saturday)",
+            ],
         );
     }
 
