@@ -57,15 +57,13 @@ pub fn computed_lines(text: &str) -> Vec<String> {
     }
     // A date on its own (no second date, no span): its day of the week, so that nothing
     // about it is left to the model's memory of calendars.
+    // No number beside a unit word: the line may be read again as a request.
     if let ([date], []) = (dates.as_slice(), spans.as_slice()) {
-        {
-            // No number beside a unit word: the line may be read again as a request.
-            out.push(format!(
-                "Computed by code: {} is a {}",
-                date.format("%Y-%m-%d"),
-                date.format("%A"),
-            ));
-        }
+        out.push(format!(
+            "Computed by code: {} is a {}",
+            date.format("%Y-%m-%d"),
+            date.format("%A"),
+        ));
     }
     out.truncate(MAX_LINES);
     out

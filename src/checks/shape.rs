@@ -530,7 +530,6 @@ fn is_name(t: &str) -> bool {
     !is_number(t) && (letters >= 2 || cjk) && !NOT_NAMES.contains(&t)
 }
 
-/// The tools whose output is a listing of files, one per line.
 /// When the request asks for the n-th of an order and a listing in that order is in
 /// hand: the answer must name its n-th row. A small model read the first row of the
 /// right two-row listing as "the second largest", twice, after being told which row.
@@ -553,6 +552,7 @@ pub fn nth_of_a_listing(
     ))
 }
 
+/// The tools whose output is a listing of files, one per line.
 const LISTINGS: &[ToolName] = &[ToolName::ListFiles, ToolName::Glob, ToolName::Mdfind];
 
 /// A token that is a file's name: letters before a dot and letters after it

@@ -313,7 +313,12 @@ fn one_order_asked(words: &Words) -> Option<(String, Sort, bool)> {
 /// `limit` n, so the one asked for is the last row listed, and says so. (The order
 /// itself is [`order_not_asked`]'s.)
 fn ordinal_not_asked(request: &files::Request, input: &mut Value, words: &Words) -> Option<String> {
-    let (ordinal, n, superlative) = nth_asked(words)?;
+    let Nth {
+        ordinal,
+        n,
+        superlative,
+        ..
+    } = nth_asked(words)?;
     // Already n rows: nothing to set, but which row answers is said all the same (the
     // model read the first of three rows as the third).
     if request.limit != n {
@@ -325,10 +330,22 @@ fn ordinal_not_asked(request: &files::Request, input: &mut Value, words: &Words)
     ))
 }
 
-/// The n-th of the one order the request asks for: the ordinal word, n, and the
-/// superlative ("second", 2, "largest"); `None` without one order or an ordinal before it.
-fn nth_asked(words: &Words) -> Option<(String, usize, String)> {
-    one_order_asked(words)?;
+/// The n-th of the one order the request asks for ("second largest").
+struct Nth {
+    /// The ordinal word ("second").
+    ordinal: String,
+    /// n.
+    n: usize,
+    /// The superlative after it ("largest", "most recent").
+    superlative: String,
+    /// The order asked for, and whether from its high end.
+    order: (Sort, bool),
+}
+
+/// The n-th of the one order the request asks for; `None` without one order or an
+/// ordinal before its superlative.
+fn nth_asked(words: &Words) -> Option<Nth> {
+    let (_, sort, descending) = one_order_asked(words)?;
     let w = &words.ascii;
     (0..w.len()).find_map(|i| {
         let n = ordinal_number(&w[i])?;
@@ -337,7 +354,12 @@ fn nth_asked(words: &Words) -> Option<(String, usize, String)> {
         let two = w.get(i + 2).and_then(|after| {
             files::end_asked_by(&[next.as_str(), after.as_str()]).map(|_| format!("{next} {after}"))
         });
-        Some((w[i].clone(), n, one.or(two)?))
+        Some(Nth {
+            ordinal: w[i].clone(),
+            n,
+            superlative: one.or(two)?,
+            order: (sort, descending),
+        })
     })
 }
 
@@ -346,17 +368,20 @@ fn nth_asked(words: &Words) -> Option<(String, usize, String)> {
 /// name on its n-th row. `None` when the request asks for no n-th, the call listed in
 /// another order, or it has fewer rows.
 pub fn nth_listed(words: &str, input: &Value, output: &str) -> Option<(String, String)> {
-    let words = Words::of(words);
-    let (ordinal, n, superlative) = nth_asked(&words)?;
-    let (_, sort, descending) = one_order_asked(&words)?;
+    let nth = nth_asked(&Words::of(words))?;
     let call = files::Request::from_json(input).ok()?;
-    if (call.sort, call.descending) != (sort, descending) {
+    if (call.sort, call.descending) != nth.order {
         return None;
     }
     // A listing's rows are tab-separated, the name first; its header and totals are not.
-    let row = output.lines().filter(|l| l.contains('\t')).nth(n - 1)?;
+    let row = output.lines().filter(|l| l.contains('\t')).nth(nth.n - 1)?;
     let name = row.split('\t').next()?.trim();
-    (!name.is_empty()).then(|| (format!("{ordinal} {superlative}"), name.to_string()))
+    (!name.is_empty()).then(|| {
+        (
+            format!("{} {}", nth.ordinal, nth.superlative),
+            name.to_string(),
+        )
+    })
 }
 
 /// The number an ordinal word names, from the second on ("second", "3rd", "10th").

@@ -165,7 +165,7 @@ const INSIDE_THE_WALL: &str = "ARTOO_LAW1_INSIDE_THE_WALL";
 fn outer_wall(test: &str) -> Option<std::process::Output> {
     let exe = std::env::current_exe().ok()?;
     let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
-    let mut cmd = if nix_is_root() {
+    let mut cmd = if runs_as_root() {
         let mut c = std::process::Command::new("setpriv");
         c.args([
             "--reuid=65534",
@@ -203,7 +203,7 @@ fn outer_wall(test: &str) -> Option<std::process::Output> {
 /// Printed inside the wall when the product's sandbox cannot nest there.
 const NO_SANDBOX_INSIDE: &str = "the product's sandbox cannot start inside the outer wall";
 
-fn nix_is_root() -> bool {
+fn runs_as_root() -> bool {
     std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
         s.lines()
             .find_map(|l| l.strip_prefix("Uid:"))
