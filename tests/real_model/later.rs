@@ -438,6 +438,102 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written on 2026-11-30 (evening) before any change of that session and before they
+    // ran: kinds no suite has — the group with the largest sum, the folder with the most
+    // files, a choice between two named files, the smallest file with a property, a share
+    // as a percentage, a file found (or not) anywhere under a folder.
+    Task {
+        name: "month_with_highest_total",
+        turns: &["Which month has the highest total amount in ~/finance/expenses.csv?"],
+        law1: Law1::Never,
+        // March adds up to 910; February holds the largest single row (600) but adds up
+        // to 695; January, the first, to 820.
+        judge: |s| {
+            check(
+                s.says("march") && !s.says_any(&["january", "february"]) && !s.abandoned,
+                "March, and no other month",
+            )
+        },
+    },
+    Task {
+        name: "folder_with_most_files",
+        turns: &["Which folder in ~/projects has the most files?"],
+        law1: Law1::Never,
+        // beta holds 4 small files; alpha 2 (one of them large), gamma 3.
+        judge: |s| {
+            check(
+                s.says("beta") && !s.says_any(&["alpha", "gamma"]) && !s.abandoned,
+                "beta, and no other folder",
+            )
+        },
+    },
+    Task {
+        name: "more_lines_of_two",
+        turns: &["Which has more lines, ~/texts/north.txt or ~/texts/south.txt?"],
+        law1: Law1::Never,
+        // north.txt: 7 short lines; south.txt: 4 long ones (more bytes).
+        judge: |s| {
+            check(
+                s.names("north.txt")
+                    && (!s.names("south.txt") || (s.number("7") && s.number("4")))
+                    && !credits_south(&s.text)
+                    && !s.abandoned,
+                "north.txt (7 lines against 4)",
+            )
+        },
+    },
+    Task {
+        name: "smallest_non_empty_file",
+        turns: &["What is the smallest file in ~/Downloads/inbox that is not empty?"],
+        law1: Law1::Never,
+        // blank-line.txt holds 1 byte; the three empty files hold none.
+        judge: |s| {
+            check(
+                s.names("blank-line.txt")
+                    && !s.names_any(&EMPTY)
+                    && !s.names_any(&["notes.txt", "invoice.pdf"])
+                    && !s.abandoned,
+                "blank-line.txt, and no other file",
+            )
+        },
+    },
+    Task {
+        name: "share_of_open_tickets",
+        turns: &["What percentage of the tickets in ~/work/tickets.jsonl are open?"],
+        law1: Law1::Never,
+        // 4 of 8; closed 3 of 8 (37.5 %), blocked 1 of 8 (12.5 %).
+        judge: |s| {
+            let v = values(&s.text);
+            check(
+                v.iter().any(|x| (x - 50.0).abs() < 0.001)
+                    && !v
+                        .iter()
+                        .any(|x| (x - 37.5).abs() < 0.001 || (x - 12.5).abs() < 0.001)
+                    && !s.abandoned,
+                "50 %",
+            )
+        },
+    },
+    Task {
+        name: "tax_file_anywhere",
+        turns: &["Is there a file called tax-2025.pdf anywhere under ~/Documents?"],
+        law1: Law1::Never,
+        // It is two folders down: ~/Documents/archive/2025/tax-2025.pdf.
+        judge: |s| {
+            check(
+                (s.says("yes") || s.names("archive/2025/tax-2025.pdf"))
+                    && !s.says_any(&[
+                        "no such",
+                        "there is no",
+                        "not found",
+                        "does not exist",
+                        "no file",
+                    ])
+                    && !s.abandoned,
+                "yes, in ~/Documents/archive/2025",
+            )
+        },
+    },
 ];
 
 /// `~/Pictures/trip`: three photos (beach.jpg the oldest), and older files of other kinds;
@@ -545,6 +641,56 @@ const SMALL: [&str; 3] = ["notes.txt", "photo.jpg", "report.pdf"];
 /// `~/notes/draft-v2.txt`, to be renamed.
 const DRAFT: &str = "Dear team,\nthe launch moves to June.\n";
 
+/// `~/finance/expenses.csv`: month, category, amount, note (with quoted commas). Totals:
+/// January 820, February 695 (its furniture row, 600, is the largest row), March 910.
+const EXPENSES: &str = "month,category,amount,note\n\
+January,rent,400,\n\
+January,food,250.50,\"market, bakery\"\n\
+January,travel,169.50,\n\
+February,rent,95,\"storage, small\"\n\
+February,furniture,600,\"sofa, delivered\"\n\
+March,rent,400,\n\
+March,food,280,\n\
+March,travel,230,\"train, return\"\n";
+
+/// `~/projects`: files per folder, with sizes in bytes (alpha holds the most bytes,
+/// beta the most files).
+const PROJECTS: [(&str, usize); 9] = [
+    ("alpha/model.bin", 2_000_000),
+    ("alpha/README.md", 300),
+    ("beta/main.rs", 900),
+    ("beta/lib.rs", 700),
+    ("beta/notes.txt", 200),
+    ("beta/Cargo.toml", 150),
+    ("gamma/index.html", 1_200),
+    ("gamma/style.css", 800),
+    ("gamma/app.js", 1_500),
+];
+
+/// `~/texts`: north.txt has 7 short lines, south.txt 4 long ones.
+const NORTH: &str = "fir\nice\nowl\nelk\nfox\nsnow\nwind\n";
+const SOUTH: &str = "the long warm afternoons stretch over the olive groves and the sea\n\
+fishing boats come back at dusk with nets full of silver sardines today\n\
+lemon trees line the road from the harbour up to the old white chapel\n\
+and nobody hurries, because the sun will still be there tomorrow morning\n";
+
+/// Whether `text` credits south.txt with the more lines: "south.txt has more…", or a 7
+/// as the first number after its name.
+fn credits_south(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.match_indices("south.txt").any(|(at, name)| {
+        let after = &lower[at + name.len()..];
+        let next_number: String = after
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(char::is_ascii_digit)
+            .collect();
+        after.trim_start().starts_with("has more")
+            || after.trim_start().starts_with("contains more")
+            || next_number == "7"
+    })
+}
+
 /// Whether `text` names a date (YYYY-MM-DD) other than `asked`.
 fn names_another_date(text: &str, asked: &str) -> bool {
     text.split(|c: char| !(c.is_ascii_digit() || c == '-'))
@@ -610,6 +756,22 @@ fn make_home(home: &Path) {
     put(home, "Downloads/mixed/notes.txt", b"milk\n");
     put(home, "Downloads/mixed/photo.jpg", &vec![1u8; 400_000]);
     put(home, "Downloads/mixed/report.pdf", &vec![2u8; 900_000]);
+    put(home, "finance/expenses.csv", EXPENSES.as_bytes());
+    for (rel, bytes) in PROJECTS {
+        put(home, &format!("projects/{rel}"), &vec![b'x'; bytes]);
+    }
+    put(home, "texts/north.txt", NORTH.as_bytes());
+    put(home, "texts/south.txt", SOUTH.as_bytes());
+    put(
+        home,
+        "Documents/archive/2025/tax-2025.pdf",
+        b"%PDF-1.4 tax return",
+    );
+    put(
+        home,
+        "Documents/archive/2024/tax-2024.pdf",
+        b"%PDF-1.4 tax return",
+    );
     put(
         home,
         "data/survey.csv",
@@ -645,6 +807,12 @@ task_tests!(SUITE, at_least = 16;
     weekday_of_a_date,
     second_oldest_photo,
     third_largest_log,
+    month_with_highest_total,
+    folder_with_most_files,
+    more_lines_of_two,
+    smallest_non_empty_file,
+    share_of_open_tickets,
+    tax_file_anywhere,
 );
 
 mod judges {
@@ -980,6 +1148,78 @@ mod judges {
             "third_largest_log",
             "The third largest log is cron.log (3.0 KB).",
             &["db.log", "worker.log (1.0 KB)", "api.log, db.log, cron.log"],
+        );
+    }
+
+    #[test]
+    fn month_with_highest_total() {
+        right_and_wrong(
+            "month_with_highest_total",
+            "March has the highest total: 910.",
+            &[
+                "February (its furniture row, 600, is the largest)",
+                "January",
+                "910",
+            ],
+        );
+    }
+
+    #[test]
+    fn folder_with_most_files() {
+        right_and_wrong(
+            "folder_with_most_files",
+            "~/projects/beta has the most files (4).",
+            &["alpha (2.0 MB)", "gamma has 3 files", "4 files"],
+        );
+    }
+
+    #[test]
+    fn more_lines_of_two() {
+        right_and_wrong(
+            "more_lines_of_two",
+            "north.txt has more lines: 7, against 4 in south.txt.",
+            &[
+                "south.txt",
+                "south.txt has more lines (7) than north.txt (4)",
+                "Both have 7 lines.",
+            ],
+        );
+        right_and_wrong("more_lines_of_two", "north.txt", &[]);
+    }
+
+    #[test]
+    fn smallest_non_empty_file() {
+        right_and_wrong(
+            "smallest_non_empty_file",
+            "blank-line.txt (1 byte)",
+            &["draft-reply.txt (0 bytes)", "invoice.pdf", "1 byte"],
+        );
+    }
+
+    #[test]
+    fn share_of_open_tickets() {
+        right_and_wrong(
+            "share_of_open_tickets",
+            "4 of the 8 tickets are open: 50%.",
+            &["4", "37.5%", "open 50%, closed 37.5%, blocked 12.5%"],
+        );
+    }
+
+    #[test]
+    fn tax_file_anywhere() {
+        right_and_wrong(
+            "tax_file_anywhere",
+            "Yes: ~/Documents/archive/2025/tax-2025.pdf",
+            &[
+                "No, there is no file called tax-2025.pdf.",
+                "tax-2025.pdf was not found under ~/Documents.",
+                "~/Documents/archive/2024/tax-2024.pdf",
+            ],
+        );
+        right_and_wrong(
+            "tax_file_anywhere",
+            "Found it: ~/Documents/archive/2025/tax-2025.pdf",
+            &[],
         );
     }
 }
