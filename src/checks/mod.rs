@@ -3,7 +3,10 @@
 //! names, in plain words, what the answer lacks; the role that applies it decides what a
 //! failure does to the round.
 //!
+//! - [`asks`]: the shape a question's opening fixes ("which …" an item, "how many …" a
+//!   number), where a model's choice contradicts it.
 //! - [`shape`]: the answer has the kind of content the request asked for (an item's name,
 //!   a number, a value per group, a date, a written file).
 
+pub mod asks;
 pub mod shape;

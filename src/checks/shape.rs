@@ -67,6 +67,9 @@ pub fn check(
     if reports_doing && let Some(why) = unbacked_claim(answer, records) {
         return Verdict::Misfit(why);
     }
+    if let Some(why) = denies_what_was_shown(request, answer, records) {
+        return Verdict::Misfit(why);
+    }
     let ok: Vec<&ToolCallRecord> = records
         .iter()
         .copied()
@@ -88,11 +91,7 @@ pub fn check(
             tokens(answer).iter().any(|t| is_number(t)),
             "the request asks for a number, and the answer holds none",
         ),
-        AnswerShape::Date => fits(
-            !crate::calc::dates_in(answer).is_empty(),
-            "the request asks for a date, and the answer holds no calendar date (write it \
-             as YYYY-MM-DD)",
-        ),
+        AnswerShape::Date => date(request, answer),
         AnswerShape::File => fits(
             ok.iter().any(|r| can_write(r)),
             "the request asks for a file to be written, and no call wrote one",
@@ -493,6 +492,66 @@ fn fits(ok: bool, why: &str) -> Verdict {
 }
 
 /// Whether a successful call of `r` may have written a file.
+/// Phrases that say something is not there.
+const ABSENT: &[&str] = &[
+    "does not exist",
+    "doesn't exist",
+    "do not exist",
+    "don't exist",
+    "not found",
+    "no such",
+    "there is no",
+    "there are no",
+    "could not find",
+    "couldn't find",
+    "cannot find",
+    "can't find",
+    "is not in",
+    "isn't in",
+    "not present",
+];
+
+/// An answer that says a file is not there (a "no", "does not exist", "not found")
+/// while a listing of the task shows a file of that name: the absence it reports is
+/// the absence in a narrower look (the folder's top level) than one the task made. The
+/// file is named by the request or by the answer.
+pub fn denies_what_was_shown(
+    request: &str,
+    answer: &str,
+    records: &[&ToolCallRecord],
+) -> Option<String> {
+    let folded = crate::text::fold(answer);
+    let says_absent = tokens(&folded).first().is_some_and(|t| t == "no")
+        || ABSENT.iter().any(|p| folded.contains(p));
+    if !says_absent {
+        return None;
+    }
+    let named: Vec<String> = tokens(request)
+        .into_iter()
+        .chain(tokens(answer))
+        .filter(|t| is_file_name(t))
+        .collect();
+    records
+        .iter()
+        .filter(|r| {
+            r.status == ToolCallStatus::Ok
+                && r.tool.builtin().is_some_and(|t| LISTINGS.contains(&t))
+        })
+        .flat_map(|r| r.output_head.lines())
+        .filter_map(|line| {
+            let first = line.split('\t').next()?.trim();
+            let base = first.rsplit('/').next()?.to_lowercase();
+            named.contains(&base).then(|| first.to_string())
+        })
+        .next()
+        .map(|shown| {
+            format!(
+                "the answer says it is not there, and a listing of this task shows {shown}: \
+                 say where it is"
+            )
+        })
+}
+
 fn can_write(r: &ToolCallRecord) -> bool {
     match r.tool.builtin() {
         Some(
@@ -530,6 +589,52 @@ fn is_name(t: &str) -> bool {
     !is_number(t) && (letters >= 2 || cjk) && !NOT_NAMES.contains(&t)
 }
 
+/// The row of a listing that answers a request for the n-th of an order ("the second
+/// largest"): read by code from a list_files call that listed in that order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NthRow {
+    /// What was asked, in the request's words: "second largest".
+    pub asked: String,
+    /// The name on that row.
+    pub name: String,
+    /// The rest of the row: size or item count, date, type.
+    pub details: Vec<String>,
+}
+
+impl NthRow {
+    /// The answer code states from the row: its name, what it is, and the row's values
+    /// as the evidence.
+    pub fn statement(&self) -> String {
+        if self.details.is_empty() {
+            format!("{} is the {}.", self.name, self.asked)
+        } else {
+            format!(
+                "{} is the {} ({}).",
+                self.name,
+                self.asked,
+                self.details.join(", ")
+            )
+        }
+    }
+}
+
+/// When `request` asks for the n-th of an order and a listing in that order is among the
+/// records (the newest such listing counts): its n-th row.
+pub fn nth_row(request: &str, records: &[&ToolCallRecord]) -> Option<NthRow> {
+    let (asked, row) = records
+        .iter()
+        .rev()
+        .filter(|r| r.status == ToolCallStatus::Ok && r.tool.builtin() == Some(ToolName::ListFiles))
+        .find_map(|r| crate::tools::nth_listed(request, &r.input, &r.output_head))?;
+    let mut cells = row.split('\t').map(str::trim).filter(|c| !c.is_empty());
+    let name = cells.next()?.to_string();
+    Some(NthRow {
+        asked,
+        name,
+        details: cells.filter(|c| *c != "-").map(str::to_string).collect(),
+    })
+}
+
 /// When the request asks for the n-th of an order and a listing in that order is in
 /// hand: the answer must name its n-th row. A small model read the first row of the
 /// right two-row listing as "the second largest", twice, after being told which row.
@@ -538,18 +643,35 @@ pub fn nth_of_a_listing(
     answer: &str,
     records: &[&ToolCallRecord],
 ) -> Option<String> {
-    let (asked, row) = records
-        .iter()
-        .rev()
-        .filter(|r| r.status == ToolCallStatus::Ok && r.tool.builtin() == Some(ToolName::ListFiles))
-        .find_map(|r| crate::tools::nth_listed(request, &r.input, &r.output_head))?;
-    if answer.contains(row.as_str()) {
+    let row = nth_row(request, records)?;
+    if names_row(answer, &row) {
         return None;
     }
     Some(format!(
-        "the sub-task asks for the {asked}, and in the listing in that order the row that \
-         is it reads {row}; the answer does not name it"
+        "the sub-task asks for the {}, and in the listing in that order the row that \
+         is it reads {}; the answer does not name it",
+        row.asked, row.name
     ))
+}
+
+/// When `answer` leaves out the n-th row that answers `request` (see [`nth_row`]): the
+/// answer code states from that row instead. Selecting a row of a listing whose order
+/// code set is a computation, like a sum, and code does it when the model's finish
+/// could not be sent back (no turn left, or a merge of the round).
+pub fn nth_stated(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let row = nth_row(request, records)?;
+    (!names_row(answer, &row)).then(|| row.statement())
+}
+
+/// Whether `answer` names the row's name as a whole word: "backup.zip", not
+/// "old-backup.zip" nor "backup.zip.bak".
+fn names_row(answer: &str, row: &NthRow) -> bool {
+    let name = row.name.trim_end_matches('/').to_lowercase();
+    if name.contains(char::is_whitespace) {
+        // A name with spaces is no one token: its text whole.
+        return answer.to_lowercase().contains(&name);
+    }
+    tokens(answer).contains(&name)
 }
 
 /// The tools whose output is a listing of files, one per line.
@@ -596,6 +718,40 @@ fn item(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
             crate::text::one_line(answer, 80)
         ))
     }
+}
+
+/// A date answer holds a calendar date, and not only the date(s) the request itself
+/// gave: "2026-03-14" answers nothing about 2026-03-14. Picking one of several dates the
+/// request gave is an answer; so is a date with words the request does not have
+/// ("2026-03-14 is a Saturday").
+fn date(request: &str, answer: &str) -> Verdict {
+    let answered = crate::calc::dates_in(answer);
+    if answered.is_empty() {
+        return Verdict::Misfit(
+            "the request asks for a date, and the answer holds no calendar date (write it \
+             as YYYY-MM-DD)"
+                .to_string(),
+        );
+    }
+    let given = crate::calc::dates_in(request);
+    let all_given = given.iter().all(|d| answered.contains(d));
+    let only_given = answered.iter().all(|d| given.contains(d));
+    let asked = tokens(request);
+    let says_more = tokens(answer)
+        .iter()
+        .any(|t| is_name(t) && !asked.contains(t) && crate::calc::dates_in(t).is_empty());
+    if !given.is_empty() && all_given && only_given && !says_more {
+        return Verdict::Misfit(format!(
+            "the answer only repeats the date the request gave ({}): state what the \
+             request asks about it",
+            given
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Verdict::Fits
 }
 
 /// A list names the items the tools showed: at least one of them, unless the tools
@@ -843,6 +999,58 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_denying_a_file_a_listing_showed_misfits() {
+        let top = ok(
+            ToolName::ListFiles,
+            "/h/Documents",
+            "no files with extension .pdf in ~/Documents (not recursive); the folder holds 2 \
+             files: 1 .csv, 1 .txt; and 1 folder (recursive=true looks inside)",
+        );
+        let deep = ok(
+            ToolName::ListFiles,
+            "/h/Documents",
+            "~/Documents (recursive), files with extension .pdf: 2 found\n\
+             archive/2025/tax-2025.pdf\t19 B\t2026-11-30 15:39\tpdf\n\
+             archive/2024/tax-2024.pdf\t19 B\t2026-11-30 15:39\tpdf",
+        );
+        let request = "Is there a file called tax-2025.pdf anywhere under ~/Documents?";
+        for answer in [
+            "no",
+            "The file tax-2025.pdf does not exist in the Documents folder.",
+        ] {
+            let Verdict::Misfit(why) = check(AnswerShape::YesNo, request, answer, &[&top, &deep])
+            else {
+                panic!("{answer}: the deep listing shows it")
+            };
+            assert!(why.contains("archive/2025/tax-2025.pdf"), "{why}");
+        }
+        // Only the top level looked at: its absence there is what the tools showed.
+        assert_eq!(
+            check(AnswerShape::YesNo, request, "no", &[&top]),
+            Verdict::Unchecked
+        );
+        // A yes, or a "no" about a file no listing showed, is not denied.
+        assert_eq!(
+            check(
+                AnswerShape::YesNo,
+                request,
+                "Yes: archive/2025/tax-2025.pdf",
+                &[&deep]
+            ),
+            Verdict::Unchecked
+        );
+        assert_eq!(
+            check(
+                AnswerShape::YesNo,
+                "is there a tax-2023.pdf?",
+                "no",
+                &[&deep]
+            ),
+            Verdict::Unchecked
+        );
+    }
+
+    #[test]
     fn the_nth_of_an_order_is_the_nth_row_of_a_listing_in_that_order() {
         let mut listing = ok(
             ToolName::ListFiles,
@@ -863,6 +1071,16 @@ mod tests {
             nth_of_a_listing(request, "backup.zip (1.5 MB)", &[&listing]),
             None
         );
+        // Stated by code when the answer misses it, with the row's values as evidence.
+        assert_eq!(
+            nth_stated(request, "video.mp4", &[&listing]).as_deref(),
+            Some(
+                "backup.zip is the second largest (1.5 MB (1500000 bytes), 2026-11-30 13:08, zip)."
+            )
+        );
+        assert_eq!(nth_stated(request, "It is backup.zip.", &[&listing]), None);
+        // A name inside another name is not it.
+        assert!(nth_of_a_listing(request, "old-backup.zip", &[&listing]).is_some());
         // No n-th asked, or a listing in another order: nothing to hold it to.
         assert_eq!(
             nth_of_a_listing("the largest file", "video.mp4", &[&listing]),
@@ -1314,6 +1532,30 @@ mod tests {
             check(AnswerShape::Date, "", "in 90 days", &[]),
             Verdict::Misfit(_)
         ));
+        // Only the date the request gave is no answer about it; with what was asked, or
+        // picking one of several dates the request gave, it is.
+        let weekday = "Determine the day of the week for 2026-03-14";
+        let Verdict::Misfit(why) = check(AnswerShape::Date, weekday, "2026-03-14\n2026-03-14", &[])
+        else {
+            panic!("a repeat of the request's date")
+        };
+        assert!(why.contains("only repeats the date"), "{why}");
+        for answer in ["2026-03-14 is a Saturday", "Saturday, 2026-03-14"] {
+            assert_eq!(
+                check(AnswerShape::Date, weekday, answer, &[]),
+                Verdict::Fits,
+                "{answer}"
+            );
+        }
+        assert_eq!(
+            check(
+                AnswerShape::Date,
+                "which came first, 2026-03-14 or 2026-02-01?",
+                "2026-02-01",
+                &[]
+            ),
+            Verdict::Fits
+        );
         let listing = [ok(ToolName::ListFiles, "/h/d", "a.pdf")];
         let listing: Vec<&ToolCallRecord> = listing.iter().collect();
         assert!(matches!(

@@ -94,10 +94,14 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         && let Ok(call) = files::Request::from_json(input)
     {
         notes.extend(sizes_not_asked(&call, &mut mended, asked.words));
+        notes.extend(depth_not_asked(&call, &mut mended, asked.words));
         notes.extend(group_not_asked(&call, &mut mended, &words));
         notes.extend(kinds_not_whole(&call, &mut mended, asked.words));
         notes.extend(order_not_asked(&call, &mut mended, &words));
         notes.extend(ordinal_not_asked(&call, &mut mended, &words));
+    }
+    if name == ToolName::ReadTable {
+        notes.extend(table_group_not_asked(&mut mended, &words, asked.seen));
     }
     if notes.is_empty() {
         Fit::Asked
@@ -364,9 +368,10 @@ fn nth_asked(words: &Words) -> Option<Nth> {
 }
 
 /// For a request asking for the n-th of an order ("the second largest"), and a
-/// list_files call that listed in that order: what was asked ("second largest") and the
-/// name on its n-th row. `None` when the request asks for no n-th, the call listed in
-/// another order, or it has fewer rows.
+/// list_files call that listed in that order: what was asked ("second largest") and its
+/// n-th row, whole (the name first, then the size or item count, the date and the type,
+/// tab-separated). `None` when the request asks for no n-th, the call listed in another
+/// order, or it has fewer rows.
 pub fn nth_listed(words: &str, input: &Value, output: &str) -> Option<(String, String)> {
     let nth = nth_asked(&Words::of(words))?;
     let call = files::Request::from_json(input).ok()?;
@@ -379,7 +384,7 @@ pub fn nth_listed(words: &str, input: &Value, output: &str) -> Option<(String, S
     (!name.is_empty()).then(|| {
         (
             format!("{} {}", nth.ordinal, nth.superlative),
-            name.to_string(),
+            row.trim().to_string(),
         )
     })
 }
@@ -435,6 +440,19 @@ fn sizes_not_asked(request: &files::Request, input: &mut Value, words: &str) -> 
     (!notes.is_empty()).then(|| notes.join("; "))
 }
 
+/// When the request asks to look below the folder's top level ("anywhere under",
+/// "subfolders included") and a list_files call does not: recursive, and the note.
+fn depth_not_asked(request: &files::Request, input: &mut Value, words: &str) -> Option<String> {
+    if request.recursive || !files::depth_asked(&words.to_lowercase()) {
+        return None;
+    }
+    files::set(input, Setting::Recursive, Value::Bool(true));
+    Some(
+        "the sub-task asks to look in the subfolders too, so it ran with `recursive` true"
+            .to_string(),
+    )
+}
+
 /// When the request asks for counts per group in words ("each type", "per folder") and
 /// a list_files call groups otherwise or not at all: the grouping asked for (a line of
 /// counts added to the same rows), and the note.
@@ -451,6 +469,82 @@ fn group_not_asked(request: &files::Request, input: &mut Value, words: &Words) -
             .group_by
             .map_or_else(|| "none".to_string(), |g| format!("{:?}", g.label())),
     ))
+}
+
+/// When the request groups by a column of the table a call showed ("which month",
+/// "per city", "each status": the column's name, or its plural, after a word that picks
+/// or spreads over its values) and a read_table call adds up or counts over all rows:
+/// the same op per group of that column, and the note. "Which month has the highest
+/// total" is answered by the month whose sum is highest, which only a sum per month shows
+/// (a total over every row names no month, and the row with the largest value may be in
+/// another month).
+fn table_group_not_asked(input: &mut Value, words: &Words, seen: &str) -> Option<String> {
+    use super::table::{Op, Request};
+    let call = Request::from_json(input).ok()?;
+    let grouped = match call.op {
+        Op::Sum => Op::GroupSum,
+        Op::Count => Op::GroupCount,
+        _ => return None,
+    };
+    let by = group_column_asked(words, &columns_shown(seen))?;
+    if call
+        .column
+        .as_deref()
+        .is_some_and(|c| c.trim().eq_ignore_ascii_case(&by))
+    {
+        return None;
+    }
+    let map = input.as_object_mut()?;
+    map.retain(|k, _| {
+        !matches!(
+            super::lenient_key(k).as_str(),
+            "op" | "operation" | "action" | "by" | "groupby" | "groupcolumn"
+        )
+    });
+    map.insert("op".to_string(), Value::from(grouped.name()));
+    map.insert("by".to_string(), Value::from(by.clone()));
+    Some(format!(
+        "the sub-task asks about each {by}, so it ran as `{}` by {by:?} instead of `{}` over \
+         every row",
+        grouped.name(),
+        call.op.name()
+    ))
+}
+
+/// The column names the table tool's outputs list ("…, 4 columns: month, category,
+/// amount, note"), lower case, each once.
+fn columns_shown(seen: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in seen.lines() {
+        let Some((_, list)) = line.split_once(" columns: ") else {
+            continue;
+        };
+        for name in list.split(", ") {
+            let name = name.trim().to_lowercase();
+            if !name.is_empty() && !name.contains(' ') && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// The column the request groups by: one of `columns` (or its plural) right after
+/// "which", "each", "per" or "every".
+fn group_column_asked(words: &Words, columns: &[String]) -> Option<String> {
+    const PICK: &[&str] = &["which", "each", "per", "every"];
+    words.ascii.windows(2).find_map(|pair| {
+        if !PICK.contains(&pair[0].as_str()) {
+            return None;
+        }
+        columns
+            .iter()
+            .find(|c| {
+                let c = c.replace('_', "");
+                pair[1] == c || pair[1] == format!("{c}s") || pair[1] == format!("{c}es")
+            })
+            .cloned()
+    })
 }
 
 /// When every extension a list_files call filters on belongs to a kind the request
@@ -881,6 +975,112 @@ mod tests {
             Fit::Asked
         );
         assert_eq!(asked(json!({"folder": "~"}), "a 5 MB file"), Fit::Asked);
+    }
+
+    #[test]
+    fn a_sum_or_count_over_a_column_the_request_groups_by_runs_per_group() {
+        let seen = "/h/finance/expenses.csv: CSV (delimiter ',', header row), 8 data rows, \
+                    4 columns: month, category, amount, note";
+        let fit = |input: Value, words: &str| fit_of(ToolName::ReadTable, input, words, seen);
+        let Fit::Mended { input, note } = fit(
+            json!({"path": "/h/finance/expenses.csv", "op": "sum", "column": "amount"}),
+            "Which month has the highest total amount in ~/finance/expenses.csv?",
+        ) else {
+            panic!("a sum over every row, asked per month")
+        };
+        assert_eq!(input["op"], json!("group_sum"));
+        assert_eq!(input["by"], json!("month"));
+        assert_eq!(input["column"], json!("amount"));
+        assert!(note.contains("each month"), "{note}");
+        let Fit::Mended { input, .. } = fit(
+            json!({"path": "x.csv", "operation": "count"}),
+            "how many rows per category",
+        ) else {
+            panic!("a count, asked per category")
+        };
+        assert_eq!(input["op"], json!("group_count"));
+        assert_eq!(input["by"], json!("category"));
+        assert!(input.get("operation").is_none(), "{input}");
+        // No grouping asked, a word that is no column of the table, an op that is not
+        // a total, or no table shown yet: nothing to set.
+        for (input, words, shown) in [
+            (
+                json!({"path": "x.csv", "op": "sum", "column": "amount"}),
+                "the total amount",
+                seen,
+            ),
+            (
+                json!({"path": "x.csv", "op": "sum", "column": "amount"}),
+                "which city spent most",
+                seen,
+            ),
+            (
+                json!({"path": "x.csv", "op": "max_row", "column": "amount"}),
+                "which month",
+                seen,
+            ),
+            (
+                json!({"path": "x.csv", "op": "sum", "column": "amount"}),
+                "which month",
+                "",
+            ),
+        ] {
+            assert_eq!(
+                fit_of(ToolName::ReadTable, input, words, shown),
+                Fit::Asked,
+                "{words}"
+            );
+        }
+    }
+
+    #[test]
+    fn depth_the_request_states_is_set() {
+        for words in [
+            "Is there a file called tax-2025.pdf anywhere under ~/Documents?",
+            "the largest file in ~/Projects, subfolders included",
+            "count the PDFs in ~/Documents recursively",
+        ] {
+            let (input, note) = mended(json!({"folder": "~/Documents"}), words).expect(words);
+            assert_eq!(input["recursive"], json!(true), "{words}");
+            assert!(note.contains("subfolders"), "{note}");
+        }
+        let asked = |input: Value, words: &str| fit_of(ToolName::ListFiles, input, words, "");
+        assert_eq!(
+            asked(json!({"folder": "~"}), "list the files in my home folder"),
+            Fit::Asked
+        );
+        assert_eq!(
+            asked(
+                json!({"folder": "~", "recursive": true}),
+                "anywhere under ~"
+            ),
+            Fit::Asked
+        );
+    }
+
+    #[test]
+    fn emptiness_the_request_states_is_a_size() {
+        let (input, note) = mended(
+            json!({"folder": "~/logs/old", "extensions": ["log"]}),
+            "Delete the empty log files in ~/logs/old",
+        )
+        .expect("empty is 0 bytes");
+        assert_eq!(input["max_size"], json!(0));
+        assert!(note.contains("max_size"), "{note}");
+        for words in [
+            "the smallest file in ~/inbox that is not empty",
+            "list the non-empty files of ~/inbox",
+        ] {
+            let (input, _) = mended(json!({"folder": "~/inbox"}), words).expect(words);
+            assert_eq!(input["min_size"], json!(1), "{words}");
+            assert!(input.get("max_size").is_none(), "{words}");
+        }
+        // Emptiness no file size shows (lines, folders), and the verb: nothing set.
+        let asked = |words: &str| fit_of(ToolName::ListFiles, json!({"folder": "~"}), words, "");
+        assert_eq!(asked("how many empty lines does ~/a.txt have"), Fit::Asked);
+        assert_eq!(asked("remove the empty folders under ~/tmp"), Fit::Asked);
+        assert_eq!(asked("empty the trash"), Fit::Asked);
+        assert_eq!(asked("empty out ~/cache"), Fit::Asked);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::contracts::PathEffect;
-use crate::contracts::{SubTaskId, TaskId, ToolCallRecord, ToolCallStatus};
+use crate::contracts::{SubTaskId, TaskId, ToolCallRecord, ToolCallStatus, ToolFailure, ToolName};
 use crate::laws::broker::ConfirmationBroker;
 use crate::laws::classify::{self, FsView};
 use crate::tools::ToolRef;
@@ -129,6 +129,9 @@ struct TaskCallsInner {
 struct FailedCall {
     tool: ToolRef,
     key: Value,
+    /// The path the failure was about, when it was the path's fault (see
+    /// [`path_at_fault`]): every call of the tool on that path fails the same way.
+    path: Option<String>,
     error: String,
     /// [`TaskCallsInner::changes`] when it failed.
     changes: u64,
@@ -139,6 +142,32 @@ struct FailedCall {
 pub struct EarlierFailure {
     /// What the call said when it failed.
     pub error: String,
+    /// The failure was the path's (missing, or a folder where a file is read), and this
+    /// call names the same path with other values: not the exact call, the same fault.
+    pub same_path: bool,
+}
+
+/// The phrase a reading tool's error carries when it was given a folder.
+pub const A_FOLDER: &str = "is a folder";
+
+/// The path of a typed tool's failed call when the path itself is what failed: it does
+/// not exist, or it is a folder where the tool reads a file. Whatever else such a call
+/// changes (a line filter, a column), it fails the same way; a small model otherwise
+/// retries a folder with one filter after another.
+fn path_at_fault(record: &ToolCallRecord) -> Option<String> {
+    record.tool.builtin().filter(|t| *t != ToolName::Shell)?;
+    let error = record.error.as_deref().unwrap_or("");
+    let fault = record.failure == Some(ToolFailure::NotFound) || error.contains(A_FOLDER);
+    fault.then(|| path_param(&record.input)).flatten()
+}
+
+/// The path or folder a typed call names, with its blanks trimmed.
+fn path_param(input: &Value) -> Option<String> {
+    let obj = input.as_object()?;
+    super::lenient_param(obj, &["path", "folder"])
+        .and_then(Value::as_str)
+        .map(|p| p.trim().trim_end_matches('/').to_string())
+        .filter(|p| !p.is_empty())
 }
 
 impl TaskCalls {
@@ -151,14 +180,20 @@ impl TaskCalls {
     /// files succeeded since.
     pub fn failed_before(&self, tool: &ToolRef, input: &Value) -> Option<EarlierFailure> {
         let key = canonical(input);
+        let path = path_param(input);
         let inner = crate::sync::lock(&self.inner);
         inner
             .failed
             .iter()
             .rev()
-            .find(|f| f.tool == *tool && f.key == key && f.changes == inner.changes)
-            .map(|f| EarlierFailure {
-                error: f.error.clone(),
+            .filter(|f| f.tool == *tool && f.changes == inner.changes)
+            .find_map(|f| {
+                let exact = f.key == key;
+                let same_path = f.path.is_some() && f.path == path;
+                (exact || same_path).then(|| EarlierFailure {
+                    error: f.error.clone(),
+                    same_path: !exact,
+                })
             })
     }
 
@@ -196,6 +231,7 @@ impl TaskCalls {
             inner.failed.push(FailedCall {
                 tool: record.tool.clone(),
                 key: canonical(&record.input),
+                path: path_at_fault(record),
                 error,
                 changes,
             });
@@ -549,6 +585,62 @@ mod tests {
         ));
         assert!(
             fine.failed_before(&ToolName::Glob.into(), &json!({"pattern": "*.md"}))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_path_that_failed_as_such_fails_every_call_of_the_tool_on_it() {
+        let calls = TaskCalls::new();
+        let mut folder = record(
+            ToolName::ReadLines,
+            json!({"path": "/h/texts", "op": "all", "text": "null"}),
+            ToolCallStatus::Error,
+        );
+        folder.error = Some(format!("invalid input: /h/texts {A_FOLDER}; list it"));
+        calls.note(&folder);
+        let again = json!({"path": "/h/texts/", "op": "count", "text": "."});
+        let earlier = calls
+            .failed_before(&ToolName::ReadLines.into(), &again)
+            .expect("the folder again, with another filter");
+        assert!(earlier.same_path, "{earlier:?}");
+        // A file in it, or another tool on it, is another call.
+        let file = json!({"path": "/h/texts/north.txt", "op": "count"});
+        assert!(
+            calls
+                .failed_before(&ToolName::ReadLines.into(), &file)
+                .is_none()
+        );
+        assert!(
+            calls
+                .failed_before(&ToolName::ListFiles.into(), &json!({"folder": "/h/texts"}))
+                .is_none()
+        );
+        // A missing path counts the same; a failure of another kind binds only the call.
+        let mut missing = record(
+            ToolName::ReadTable,
+            json!({"path": "/h/a.csv", "op": "sum", "column": "x"}),
+            ToolCallStatus::Error,
+        );
+        missing.failure = Some(ToolFailure::NotFound);
+        calls.note(&missing);
+        let other_op = json!({"path": "/h/a.csv", "op": "schema"});
+        assert!(
+            calls
+                .failed_before(&ToolName::ReadTable.into(), &other_op)
+                .is_some()
+        );
+        let mut column = record(
+            ToolName::ReadTable,
+            json!({"path": "/h/b.csv", "op": "sum", "column": "x"}),
+            ToolCallStatus::Error,
+        );
+        column.failure = Some(ToolFailure::Invalid);
+        calls.note(&column);
+        let schema = json!({"path": "/h/b.csv", "op": "schema"});
+        assert!(
+            calls
+                .failed_before(&ToolName::ReadTable.into(), &schema)
                 .is_none()
         );
     }

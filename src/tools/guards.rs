@@ -202,6 +202,16 @@ pub fn duplicate_message(n: usize, earlier: &ToolCallRecord) -> String {
 /// Why a call that already failed in this task is not issued again: nothing the task did
 /// since could have changed what it saw, so it would fail the same way.
 pub fn failed_before_message(call: &Prepared, earlier: &super::context::EarlierFailure) -> String {
+    if earlier.same_path {
+        return format!(
+            "Refused: {} on this path ({}) already failed earlier in this task ({}), and \
+             another value of the call cannot change that. Use a path that exists and is what \
+             the tool reads (list the folder to see the files in it).",
+            call.tool,
+            first_chars(&call.target, 120),
+            first_chars(earlier.error.trim(), 240)
+        );
+    }
     format!(
         "Refused: this exact call ({} {}) already failed earlier in this task ({}), and nothing \
          has changed files since, so it would fail the same way. Look at what is there first \

@@ -119,10 +119,17 @@ pub fn places_in(text: &str, home: &Path, workspace: &Path) -> Vec<Place> {
             });
         }
     };
-    for token in written_paths(text) {
+    let written = written_paths(text);
+    for token in &written {
         push(token, resolve_user_path(token, home, workspace), &mut out);
     }
     let lower = text.to_lowercase();
+    // A folder's name inside a path the user wrote is that path's part, not a second
+    // place: in "~/projects" the user named ~/projects, not a ~/Projects beside it.
+    let mut outside_paths = lower.clone();
+    for token in &written {
+        outside_paths = outside_paths.replace(&token.to_lowercase(), " ");
+    }
     if let Some(word) = HOME_WORDS.iter().find(|w| lower.contains(*w)) {
         push(word, home.to_path_buf(), &mut out);
     }
@@ -149,7 +156,7 @@ pub fn places_in(text: &str, home: &Path, workspace: &Path) -> Vec<Place> {
             .collect();
         names.sort();
         for (name, path) in names {
-            if has_word(&lower, &name.to_lowercase()) {
+            if has_word(&outside_paths, &name.to_lowercase()) {
                 push(&name, path, &mut out);
             }
         }
@@ -224,6 +231,21 @@ mod tests {
             got[1].line()
         );
         assert_eq!(working_folder(&got), Some(home.join("notes")));
+    }
+
+    #[test]
+    fn a_folder_named_inside_a_written_path_is_that_path_only() {
+        let (_d, home, ws) = world();
+        std::fs::create_dir_all(home.join("Projects")).unwrap();
+        let got = places_in("Which folder in ~/projects has the most files?", &home, &ws);
+        let paths: Vec<_> = got.iter().map(|p| p.path.clone()).collect();
+        assert_eq!(paths, vec![home.join("projects")], "{got:?}");
+        // Named by its word outside a path, a folder is found in any case.
+        let got = places_in("my Projects", &home, &ws);
+        assert!(
+            got.iter().any(|p| p.path == home.join("Projects")),
+            "{got:?}"
+        );
     }
 
     #[test]

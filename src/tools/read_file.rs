@@ -30,8 +30,9 @@ pub(super) fn read_head(path: &Path, limit: u64) -> Result<(u64, Vec<u8>), ToolE
     })?;
     if meta.is_dir() {
         return Err(ToolError::InvalidInput(format!(
-            "{} is a folder; list_files or glob shows what it holds",
-            path.display()
+            "{} {}; list_files or glob shows what it holds",
+            path.display(),
+            super::context::A_FOLDER
         )));
     }
     let file = std::fs::File::open(path)

@@ -617,39 +617,60 @@ async fn a_listing_cut_short_in_another_order_than_asked_runs_in_the_order_asked
     );
 }
 
-#[tokio::test]
-async fn a_finish_naming_another_row_than_the_nth_asked_is_sent_back_with_that_row() {
+/// A folder with big.txt (the largest) and mid.txt (the second largest), a sub-task
+/// asking for the second largest, and R3's model listing the two in that order and then
+/// finishing with `finishes`; what R3 sent on, and the prompts its model saw.
+async fn second_largest_with(finishes: Vec<Step>) -> (ExecutionResult, Vec<String>) {
     let intent = "which file in the folder is the second largest";
     let criterion = "the output names mid.txt";
     let mut fx = passing(intent, criterion).await;
     std::fs::write(fx.dir.join("big.txt"), vec![b'x'; 5_000]).expect("the largest");
     std::fs::write(fx.dir.join("mid.txt"), vec![b'x'; 3_000]).expect("the second");
     let folder = fx.dir.display().to_string();
-    fx.rig.server.push(
-        Role::Executor,
-        [
-            tool(
-                "list_files",
-                json!({"folder": folder, "limit": 2, "sort": "largest"}),
-            ),
-            // The first row of the right listing.
-            finish("completed", "big.txt", "big.txt is the second largest."),
-            finish("completed", "mid.txt", "mid.txt is the second largest."),
-        ],
+    let listing = tool(
+        "list_files",
+        json!({"folder": folder, "limit": 2, "sort": "largest"}),
     );
+    fx.rig
+        .server
+        .push(Role::Executor, std::iter::once(listing).chain(finishes));
     let s = task_subtask(&fx.dir, intent, criterion);
     fx.plan(&[&s]);
-
     let outcome = fx.outcome().await;
     assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
     let sent = results(&fx.seen());
-    assert!(sent[0].output.contains("mid.txt"), "{:?}", sent[0].output);
-    let prompts = fx.r3_prompts();
+    (sent[0].clone(), fx.r3_prompts())
+}
+
+#[tokio::test]
+async fn a_finish_naming_another_row_than_the_nth_asked_is_sent_back_with_that_row() {
+    let (sent, prompts) = second_largest_with(vec![
+        // The first row of the right listing.
+        finish("completed", "big.txt", "big.txt is the second largest."),
+        finish("completed", "mid.txt", "mid.txt is the second largest."),
+    ])
+    .await;
+    assert!(sent.output.contains("mid.txt"), "{:?}", sent.output);
     assert!(
         prompts[2].contains("second largest") && prompts[2].contains("reads mid.txt"),
         "the push-back names the row: {}",
         prompts[2]
     );
+}
+
+#[tokio::test]
+async fn where_the_nth_row_cannot_be_sent_back_again_code_states_it() {
+    // The first row, as often as the model is asked.
+    let wrong = || finish("completed", "big.txt", "big.txt is the second largest.");
+    let (sent, prompts) = second_largest_with(vec![wrong(), wrong(), wrong()]).await;
+    assert!(
+        sent.output.starts_with("mid.txt is the second largest (")
+            && !sent.output.contains("big.txt"),
+        "{:?}",
+        sent.output
+    );
+    // Sent back as often as pushes allow, then stated: no fifth model turn.
+    assert_eq!(prompts.len(), 4, "one call and three finishes");
 }
 
 #[tokio::test]

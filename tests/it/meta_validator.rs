@@ -566,6 +566,62 @@ async fn one_matched_sub_task_whose_answer_code_did_not_verify_gets_the_models_c
     quiet(&mut ggs).await;
 }
 
+#[tokio::test]
+async fn a_merge_naming_another_row_than_the_nth_asked_delivers_that_row() {
+    // The round's listing is in the order asked; the merge states its first row as "the
+    // second largest". Code knows the row, and the answer is that row.
+    let script = Script::new().role(
+        Role::MetaValidator,
+        [merge_reply(
+            json!("video.mp4 is the second largest file."),
+            vec![judged(
+                "The answer does this: name the second largest file",
+                true,
+                "named",
+                None,
+            )],
+            "video.mp4",
+        )],
+    );
+    let Setup {
+        rig,
+        mut ggs,
+        task,
+        a,
+        ..
+    } = setup(script).await;
+    let mut m = manifest(&task, 0, &[&a], &[]);
+    let spec = m.task_spec.as_mut().expect("a spec");
+    spec.raw_input = "What is the second largest file in ~/Downloads/mixed?".into();
+    spec.intent = "name the second largest file".into();
+    plan(&rig, &m);
+    let mut o = outcome(&a, SubTaskStatus::Matched, None, 1);
+    o.output = json!(
+        "~/Downloads/mixed, files: 5 found\nvideo.mp4\t3.0 MB\t2026-11-30 13:08\tmp4\n\
+         backup.zip\t1.5 MB\t2026-11-30 13:08\tzip\nreport.pdf\t900 KB\t2026-11-30 13:08\tpdf"
+    );
+    let mut listing = call(
+        "list_files",
+        "/h/Downloads/mixed",
+        ToolCallStatus::Ok,
+        o.output.as_str().expect("text"),
+    );
+    listing.input = json!({"folder": "/h/Downloads/mixed", "sort": "largest", "limit": 3});
+    o.tool_calls = vec![listing];
+    report(&rig, &o);
+    let env = to_ggs(&mut ggs).await;
+    let Message::OutcomeSummary(s) = &env.message else {
+        panic!("expected acceptance, got {:?}", env.message.kind());
+    };
+    let delivered = s.merged_output.as_str().expect("text");
+    assert!(
+        delivered.starts_with("backup.zip is the second largest (1.5 MB")
+            && !delivered.contains("video.mp4"),
+        "{delivered}"
+    );
+    quiet(&mut ggs).await;
+}
+
 // ---------------------------------------------------------------------------------------
 // Rounds and cancellation
 // ---------------------------------------------------------------------------------------

@@ -149,6 +149,18 @@ impl NextStep {
     }
 }
 
+/// A value that stands for no value: the text "null", "none", "nil" or "undefined" (any
+/// case), or an empty text.
+fn says_nothing(v: &Value) -> bool {
+    v.as_str().is_some_and(|s| {
+        let s = s.trim();
+        s.is_empty()
+            || ["null", "none", "nil", "undefined"]
+                .iter()
+                .any(|w| s.eq_ignore_ascii_case(w))
+    })
+}
+
 /// The input object of a call. A bare string is accepted for a tool with exactly one
 /// required parameter (small models write `"tool_input": "ls -l"`).
 fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
@@ -172,10 +184,14 @@ fn tool_input(spec: &ToolSpec, raw: Option<&Value>) -> Result<Value, String> {
                 ));
             }
             // A parameter written as null is one not given (the step grammar has the model
-            // write every parameter of some tools, null where it wants none).
+            // write every parameter of some tools, null where it wants none); so is an
+            // optional one written as the *word* null, or empty: a small model quotes the
+            // null it means (`"name_contains": "null"` filtered a listing down to nothing).
             Ok(Value::Object(
                 map.iter()
-                    .filter(|(_, v)| !v.is_null())
+                    .filter(|(k, v)| {
+                        !v.is_null() && (required.contains(&k.as_str()) || !says_nothing(v))
+                    })
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),
             ))
@@ -321,6 +337,17 @@ mod tests {
             Ok(Action::CallTool {
                 tool: crate::tools::ToolName::ListFiles.into(),
                 input: json!({ "folder": "/tmp", "sort": "size" }),
+            })
+        );
+        // The word null, or nothing, in an optional parameter: not given either.
+        let a = step(json!({"next": "call_tool", "tool": "list_files",
+                            "tool_input": {"folder": "/tmp", "name_contains": "null",
+                                           "pattern": "None", "extensions": ""}}));
+        assert_eq!(
+            a.action(&specs()),
+            Ok(Action::CallTool {
+                tool: crate::tools::ToolName::ListFiles.into(),
+                input: json!({ "folder": "/tmp" }),
             })
         );
         let none = step(json!({"next": "call_tool", "tool": "list_files",

@@ -494,10 +494,17 @@ impl Worker {
             // misquote).
             let records = self.records_since(progress.first_record);
             let (status, output) = repeated(&progress.observed[*n - 1], *n);
+            let refs: Vec<&ToolCallRecord> = records.iter().collect();
+            // Where the sub-task asks for the n-th of an order and a listing in that
+            // order is in hand, the answer is that row, stated by code: the listing
+            // whole would leave the picking to a reader.
+            let output = match shape::nth_row(&self.asked_words(), &refs) {
+                Some(row) if status == FinishStatus::Completed => row.statement(),
+                _ => output,
+            };
             // Unless that result, verbatim, is not the shape the task asks for (a listing
             // where a count or a value per group is asked): then the model gets one
             // finish-only turn to state the answer from it, checked like any finish.
-            let refs: Vec<&ToolCallRecord> = records.iter().collect();
             let misfit = matches!(
                 shape::check(self.subtask.answer, &self.subtask.intent, &output, &refs),
                 Verdict::Misfit(_)
@@ -556,6 +563,15 @@ impl Worker {
             progress.nudge = note;
         }
         ControlFlow::Continue(())
+    }
+
+    /// The sub-task's intent, with the user's own words where it carries them: what an
+    /// answer is held to.
+    fn asked_words(&self) -> String {
+        match &self.subtask.request {
+            Some(r) => format!("{}\n{r}", self.subtask.intent),
+            None => self.subtask.intent.clone(),
+        }
     }
 
     /// How a call's values stand against the sub-task (its intent, context, criteria and
@@ -648,20 +664,25 @@ impl Worker {
             }
         }
         // The n-th of an order is checked on a finish-only turn too: code holds the row
-        // that answers, and the next turn is a finish again, so nothing loops.
-        if status == FinishStatus::Completed
-            && progress.shape_pushes < MAX_SHAPE_PUSHES
-            && step + 1 < max_steps
-        {
+        // that answers, and the next turn is a finish again, so nothing loops. Where no
+        // turn is left to send it back, code states that row: picking the n-th row of a
+        // listing in the order asked is a computation, not a judgement.
+        let stated_by_code;
+        let mut output = output;
+        if status == FinishStatus::Completed {
             let refs: Vec<&ToolCallRecord> = records.iter().collect();
-            let words = match &self.subtask.request {
-                Some(r) => format!("{}\n{r}", self.subtask.intent),
-                None => self.subtask.intent.clone(),
-            };
+            let words = self.asked_words();
             if let Some(why) = shape::nth_of_a_listing(&words, output, &refs) {
-                progress.shape_pushes += 1;
-                progress.nudge = Some(shape_nudge(&why));
-                return ControlFlow::Continue(());
+                if progress.shape_pushes < MAX_SHAPE_PUSHES && step + 1 < max_steps {
+                    progress.shape_pushes += 1;
+                    progress.nudge = Some(shape_nudge(&why));
+                    return ControlFlow::Continue(());
+                }
+                if let Some(stated) = shape::nth_stated(&words, output, &refs) {
+                    tracing::info!(subtask = %self.subtask.subtask_id, %stated, "the n-th row stated by code");
+                    stated_by_code = stated;
+                    output = &stated_by_code;
+                }
             }
         }
         if status == FinishStatus::Completed

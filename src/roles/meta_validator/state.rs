@@ -230,6 +230,7 @@ fn shape_verified(round: &Round, only: &SubTaskOutcome) -> bool {
     let answer = output_text(&only.output);
     shape::check(spec.answer, &request, &answer, &records) == Verdict::Fits
         && !shape::copies_a_line(&answer, &ok)
+        && shape::nth_of_a_listing(&request, &answer, &records).is_none()
 }
 
 /// The criterion a shape check stands for, as GGS and the planner read it.
@@ -377,7 +378,7 @@ pub(super) fn judge(
                 .collect();
             !shape::is_dump(&output_text(&only.output), &ok)
         });
-    let (delivered, summary) = match &lone {
+    let (mut delivered, summary) = match &lone {
         Some(only) => (
             only.output.clone(),
             single_summary(&only.output, &track.intent),
@@ -387,6 +388,20 @@ pub(super) fn judge(
             judgement.summary.trim().to_string(),
         ),
     };
+    // Asked for the n-th of an order, with a listing in that order among the round's
+    // calls: the answer is that listing's n-th row. A merge that names another row (a
+    // small model states a listing's first row) is replaced by the row, stated by code.
+    if let Some(round) = track.round.as_ref()
+        && let Some(spec) = round.manifest.task_spec.as_ref()
+    {
+        let outcomes = round.outcomes_in_order();
+        let records: Vec<&ToolCallRecord> = outcomes.iter().flat_map(|o| &o.tool_calls).collect();
+        let request = format!("{}\n{}", spec.intent, spec.raw_input);
+        if let Some(stated) = shape::nth_stated(&request, &output_text(&delivered), &records) {
+            tracing::info!(task = %task_id, %stated, "the n-th row stated by code");
+            delivered = Value::String(stated);
+        }
+    }
     if unmet.is_empty()
         && let Some(round) = track.round.as_ref()
         && let Some(Gate::Reshape { request, answer }) = shape_misfit(

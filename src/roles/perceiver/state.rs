@@ -340,7 +340,8 @@ fn task_spec(
             intent,
             constraints,
             raw_input: submitted.raw_input.clone(),
-            answer,
+            // The question's own opening settles a shape the model contradicts.
+            answer: crate::checks::asks::settled(&submitted.raw_input, answer),
         },
     );
 }

@@ -47,7 +47,7 @@ pub(super) fn manifest(
     let answer = if draft.answer.is_any() {
         spec.answer
     } else {
-        draft.answer
+        crate::checks::asks::settled(&spec.raw_input, draft.answer)
     };
     let last_group = draft.subtasks.iter().map(|d| d.sequence).max();
     let subtasks: Vec<SubTask> = draft

@@ -283,7 +283,8 @@ pub fn end_asked_by(words: &[&str]) -> Option<(Sort, bool)> {
 /// The size bounds a request states in words: "bigger than 200 KB", "over 5 MB", "at
 /// least 1 GB" bound from below; "smaller than 10 KB", "under 2 MB", "at most 500 bytes"
 /// from above. A size needs its unit (a bare "3" is no size); the first bound of each
-/// side counts. Returns (at least, at most), in bytes.
+/// side counts. Emptiness is a size too ([`emptiness_asked`]). Returns (at least, at
+/// most), in bytes.
 pub fn size_bounds_asked(words: &str) -> (Option<u64>, Option<u64>) {
     const ABOVE: &[&str] = &[
         "above",
@@ -341,7 +342,97 @@ pub fn size_bounds_asked(words: &str) -> (Option<u64>, Option<u64>) {
             _ => {}
         }
     }
+    match emptiness_asked(&tokens) {
+        Some(true) if bounds.1.is_none() => bounds.1 = Some(0),
+        Some(false) if bounds.0.is_none() => bounds.0 = Some(1),
+        _ => {}
+    }
     bounds
+}
+
+/// Whether the request's words (lower case) ask to look below the folder's top level:
+/// "anywhere under", "in any subfolder", "subfolders included", "recursively", "at any
+/// depth", "the whole tree". A listing of the top level alone misses what such a request
+/// is about.
+pub fn depth_asked(words: &str) -> bool {
+    const DEEP: &[&str] = &[
+        "anywhere",
+        "subfolder",
+        "subfolders",
+        "subdirectory",
+        "subdirectories",
+        "recursive",
+        "recursively",
+        "nested",
+        "tree",
+    ];
+    let tokens: Vec<&str> = words
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .collect();
+    tokens.iter().any(|t| DEEP.contains(t))
+        || tokens
+            .windows(2)
+            .any(|p| matches!(p, ["any", "depth"] | ["all", "levels"] | ["sub", "folders"]))
+}
+
+/// Whether the request selects files by being empty (`Some(true)`: "the empty logs",
+/// "files that are empty") or by not being empty (`Some(false)`: "non-empty", "not
+/// empty"), from its tokens (lower case). A file's emptiness is its size: 0 bytes, or at
+/// least 1. Not read when the words speak of what a file holds or of folders (an empty
+/// line, an empty folder: no file's size says those), nor for the verb ("empty the
+/// trash").
+fn emptiness_asked(tokens: &[String]) -> Option<bool> {
+    /// Things that can be empty without being a file of 0 bytes.
+    const NOT_A_FILE: &[&str] = &[
+        "line",
+        "lines",
+        "row",
+        "rows",
+        "cell",
+        "cells",
+        "field",
+        "fields",
+        "column",
+        "columns",
+        "value",
+        "values",
+        "string",
+        "strings",
+        "folder",
+        "folders",
+        "directory",
+        "directories",
+        "dir",
+        "dirs",
+        "subfolder",
+        "subfolders",
+    ];
+    /// Words after which "empty" is a verb's object's start.
+    const OBJECT: &[&str] = &[
+        "the", "my", "your", "this", "that", "these", "those", "out", "it",
+    ];
+    if tokens.iter().any(|t| NOT_A_FILE.contains(&t.as_str())) {
+        return None;
+    }
+    let at = tokens
+        .iter()
+        .position(|t| matches!(t.as_str(), "empty" | "non-empty" | "nonempty"))?;
+    let word = tokens[at].as_str();
+    if word != "empty" {
+        return Some(false);
+    }
+    if tokens
+        .get(at + 1)
+        .is_some_and(|next| OBJECT.contains(&next.as_str()))
+    {
+        return None;
+    }
+    let before = &tokens[at.saturating_sub(2)..at];
+    let negated = before
+        .iter()
+        .any(|t| matches!(t.as_str(), "not" | "non" | "isn't" | "aren't" | "never"));
+    Some(!negated)
 }
 
 /// The grouping a request's words (lower case) ask for: "each", "per", "every" or "by"

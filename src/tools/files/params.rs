@@ -58,6 +58,8 @@ pub enum Setting {
     GroupBy,
     /// `limit`.
     Limit,
+    /// `recursive`.
+    Recursive,
 }
 
 /// Sets `setting` on the call `input` to `value`, under its own name, after removing
@@ -70,6 +72,7 @@ pub fn set(input: &mut Value, setting: Setting, value: Value) {
         Setting::MaxSize => ("max_size", &[MAX_SIZE]),
         Setting::GroupBy => ("group_by", &[GROUP]),
         Setting::Limit => ("limit", &[LIMIT]),
+        Setting::Recursive => ("recursive", &[RECURSIVE]),
     };
     if let Some(map) = input.as_object_mut() {
         map.retain(|k, _| !names.iter().any(|n| n.contains(&normal(k).as_str())));

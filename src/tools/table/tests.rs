@@ -716,6 +716,16 @@ fn schema_rows_and_distinct_shapes() {
         out.contains("3 distinct values of city: Lyon (1 row), Paris (3 rows), Nice (1 row)"),
         "{out}"
     );
+    // And each value's share of the rows, computed here (no model divides).
+    assert!(
+        out.contains("\nshare of the 5 rows: Lyon 20%, Paris 60%, Nice 20%"),
+        "{out}"
+    );
+    let out = answer("s.csv", SALES, json!({"op": "group_count", "by": "city"}));
+    assert!(
+        out.contains("\nshare of the 5 rows: Paris 60%, Lyon 20%, Nice 20%"),
+        "{out}"
+    );
 }
 
 #[test]

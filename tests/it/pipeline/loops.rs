@@ -64,7 +64,9 @@ async fn a_failed_attempt_gets_a_correction_and_the_second_attempt_matches() {
     for f in ["a.txt", "b.txt"] {
         std::fs::write(stage.workspace.join(f), "x").expect("write");
     }
-    let (task, end) = stage.run("how many txt files are in my workspace?").await;
+    // Worded without a question's opening: "how many" would fix the answer's shape as a
+    // number, and R3 would then send the list of names back itself, before R4a sees it.
+    let (task, end) = stage.run("count the txt files in my workspace").await;
     let result = final_result(&end);
     stage.settle().await;
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
