@@ -7,6 +7,9 @@
 //!   number), where a model's choice contradicts it.
 //! - [`shape`]: the answer has the kind of content the request asked for (an item's name,
 //!   a number, a value per group, a date, a written file).
+//! - [`units`]: a number's unit is the one the tools printed it with (a size in bytes is
+//!   not a count of lines).
 
 pub mod asks;
 pub mod shape;
+pub mod units;

@@ -11,13 +11,17 @@
 //! - `number`: the answer holds a number.
 //! - `per_group`: the answer holds at least two label–number pairs, or one when a tool
 //!   showed a single group.
-//! - `date`: the answer holds a calendar date.
+//! - `date`: the answer holds a calendar date, and not only the date(s) the request gave.
 //! - `file`: a call that can write a file succeeded.
 //! - `any`, `list`, `yes_no`, `text`: nothing code can check; the model judge does.
 //!
 //! An answer that reports what was done (any shape but a number, a date, counts per group
 //! or an item) and says files were deleted or moved when no call deleted or moved
 //! anything misfits ([`unbacked_claim`]).
+//!
+//! Whatever the shape, an answer that says a file is not there while a listing of the
+//! task shows it ([`denies_what_was_shown`]), or gives a number a unit the tools did not
+//! print it with ([`super::units`]), misfits.
 //!
 //! For every checked shape but `file`, an answer that is a tool's output copied whole
 //! (three or more of its lines printed by a tool, and most of them) misfits: a listing
@@ -67,7 +71,9 @@ pub fn check(
     if reports_doing && let Some(why) = unbacked_claim(answer, records) {
         return Verdict::Misfit(why);
     }
-    if let Some(why) = denies_what_was_shown(request, answer, records) {
+    if let Some(why) = denies_what_was_shown(request, answer, records)
+        .or_else(|| super::units::misread_unit(answer, records))
+    {
         return Verdict::Misfit(why);
     }
     let ok: Vec<&ToolCallRecord> = records
@@ -531,6 +537,17 @@ pub fn denies_what_was_shown(
         .chain(tokens(answer))
         .filter(|t| is_file_name(t))
         .collect();
+    listed(&named, records).map(|shown| {
+        format!(
+            "the answer says it is not there, and a listing of this task shows {shown}: say \
+             where it is"
+        )
+    })
+}
+
+/// The first row of a listing among `records` whose file name (lower case) is one of
+/// `names`, as the listing wrote it (`archive/2025/tax-2025.pdf`).
+pub fn listed(names: &[String], records: &[&ToolCallRecord]) -> Option<String> {
     records
         .iter()
         .filter(|r| {
@@ -538,17 +555,10 @@ pub fn denies_what_was_shown(
                 && r.tool.builtin().is_some_and(|t| LISTINGS.contains(&t))
         })
         .flat_map(|r| r.output_head.lines())
-        .filter_map(|line| {
+        .find_map(|line| {
             let first = line.split('\t').next()?.trim();
             let base = first.rsplit('/').next()?.to_lowercase();
-            named.contains(&base).then(|| first.to_string())
-        })
-        .next()
-        .map(|shown| {
-            format!(
-                "the answer says it is not there, and a listing of this task shows {shown}: \
-                 say where it is"
-            )
+            names.contains(&base).then(|| first.to_string())
         })
 }
 

@@ -94,7 +94,7 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         && let Ok(call) = files::Request::from_json(input)
     {
         notes.extend(sizes_not_asked(&call, &mut mended, asked.words));
-        notes.extend(depth_not_asked(&call, &mut mended, asked.words));
+        notes.extend(depth_not_asked(&call, &mut mended, asked.words, &words));
         notes.extend(group_not_asked(&call, &mut mended, &words));
         notes.extend(kinds_not_whole(&call, &mut mended, asked.words));
         notes.extend(order_not_asked(&call, &mut mended, &words));
@@ -441,9 +441,16 @@ fn sizes_not_asked(request: &files::Request, input: &mut Value, words: &str) -> 
 }
 
 /// When the request asks to look below the folder's top level ("anywhere under",
-/// "subfolders included") and a list_files call does not: recursive, and the note.
-fn depth_not_asked(request: &files::Request, input: &mut Value, words: &str) -> Option<String> {
-    if request.recursive || !files::depth_asked(&words.to_lowercase()) {
+/// "subfolders included", or counts per folder, which only the files inside the folders
+/// give) and a list_files call does not: recursive, and the note.
+fn depth_not_asked(
+    request: &files::Request,
+    input: &mut Value,
+    text: &str,
+    words: &Words,
+) -> Option<String> {
+    let per_folder = files::group_asked(&words.ascii) == Some(files::Group::Folder);
+    if request.recursive || !(per_folder || files::depth_asked(&text.to_lowercase())) {
         return None;
     }
     files::set(input, Setting::Recursive, Value::Bool(true));
@@ -1044,6 +1051,13 @@ mod tests {
             assert_eq!(input["recursive"], json!(true), "{words}");
             assert!(note.contains("subfolders"), "{note}");
         }
+        // Counts per folder are counts of the files inside them.
+        let (input, _) = mended(
+            json!({"folder": "~/projects", "group_by": "folder"}),
+            "Which folder in ~/projects has the most files?",
+        )
+        .expect("per folder");
+        assert_eq!(input["recursive"], json!(true));
         let asked = |input: Value, words: &str| fit_of(ToolName::ListFiles, input, words, "");
         assert_eq!(
             asked(json!({"folder": "~"}), "list the files in my home folder"),
@@ -1062,13 +1076,13 @@ mod tests {
     fn emptiness_the_request_states_is_a_size() {
         let (input, note) = mended(
             json!({"folder": "~/logs/old", "extensions": ["log"]}),
-            "Delete the empty log files in ~/logs/old",
+            "Delete the empty log files in ~/logs/old\nFolder: /h/logs/old",
         )
         .expect("empty is 0 bytes");
         assert_eq!(input["max_size"], json!(0));
         assert!(note.contains("max_size"), "{note}");
         for words in [
-            "the smallest file in ~/inbox that is not empty",
+            "the smallest file in ~/inbox that is not empty\nFolder: /h/inbox",
             "list the non-empty files of ~/inbox",
         ] {
             let (input, _) = mended(json!({"folder": "~/inbox"}), words).expect(words);

@@ -534,6 +534,69 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // Written on 2026-11-30 (evening) after the mechanisms of f8f1c4a and before they ran,
+    // to check them on kinds none of those tasks has: a share of a file's lines, a mean
+    // over the rows that match a value, the second of an order of groups, the newest of
+    // a kind anywhere under a folder.
+    Task {
+        name: "info_share_of_log",
+        turns: &["What percentage of the lines in ~/logs/app.log are INFO lines?"],
+        law1: Law1::Never,
+        // 30 of the 40 lines; the other 10 are WARN or ERROR (25 %).
+        judge: |s| {
+            let v = values(&s.text);
+            check(
+                v.iter().any(|x| (x - 75.0).abs() < 0.001)
+                    && !v
+                        .iter()
+                        .any(|x| (x - 25.0).abs() < 0.001 || (x - 80.0).abs() < 0.001)
+                    && !s.abandoned,
+                "75 %",
+            )
+        },
+    },
+    Task {
+        name: "atlas_mean_hours",
+        turns: &["What is the average of the hours logged on Atlas in ~/work/timesheet.csv?"],
+        law1: Law1::Never,
+        // Atlas: 4.5, 6 and 2 hours, 12.5 in all, 4.17 on average; every row: 3.25.
+        judge: |s| {
+            let v = values(&s.text);
+            check(
+                v.iter().any(|x| (x - 12.5 / 3.0).abs() < 0.01)
+                    && !v.iter().any(|x| (x - 3.25).abs() < 0.001)
+                    && !s.abandoned,
+                "4.17 hours (12.5 over 3 rows; not every row's 3.25)",
+            )
+        },
+    },
+    Task {
+        name: "second_most_common_status",
+        turns: &["Which status is the second most common in ~/work/tickets.jsonl?"],
+        law1: Law1::Never,
+        // open 4, closed 3, blocked 1.
+        judge: |s| {
+            check(
+                s.says("closed") && !s.says_any(&["open", "blocked"]) && !s.abandoned,
+                "closed, and no other status",
+            )
+        },
+    },
+    Task {
+        name: "newest_pdf_anywhere",
+        turns: &["What is the newest PDF anywhere under ~/Documents?"],
+        law1: Law1::Never,
+        // tax-2025.pdf (30 days old) and tax-2024.pdf (400), two folders down; the
+        // newer files at the top are not PDFs.
+        judge: |s| {
+            check(
+                s.names("tax-2025.pdf")
+                    && !s.names_any(&["tax-2024.pdf", "sales.csv", "notes.txt"])
+                    && !s.abandoned,
+                "tax-2025.pdf, and no other file",
+            )
+        },
+    },
 ];
 
 /// `~/Pictures/trip`: three photos (beach.jpg the oldest), and older files of other kinds;
@@ -772,6 +835,8 @@ fn make_home(home: &Path) {
         "Documents/archive/2024/tax-2024.pdf",
         b"%PDF-1.4 tax return",
     );
+    age(home, "Documents/archive/2024/tax-2024.pdf", 400);
+    age(home, "Documents/archive/2025/tax-2025.pdf", 30);
     put(
         home,
         "data/survey.csv",
@@ -813,6 +878,10 @@ task_tests!(SUITE, at_least = 16;
     smallest_non_empty_file,
     share_of_open_tickets,
     tax_file_anywhere,
+    info_share_of_log,
+    atlas_mean_hours,
+    second_most_common_status,
+    newest_pdf_anywhere,
 );
 
 mod judges {
@@ -1220,6 +1289,47 @@ mod judges {
             "tax_file_anywhere",
             "Found it: ~/Documents/archive/2025/tax-2025.pdf",
             &[],
+        );
+    }
+
+    #[test]
+    fn info_share_of_log() {
+        right_and_wrong(
+            "info_share_of_log",
+            "75% of the lines (30 of 40) are INFO lines.",
+            &["30", "25%", "INFO: 30 lines, WARN/ERROR: 10 lines (25%)"],
+        );
+    }
+
+    #[test]
+    fn atlas_mean_hours() {
+        right_and_wrong(
+            "atlas_mean_hours",
+            "Atlas averages 4.17 hours per entry (12.5 hours over 3 entries).",
+            &["12.5", "3.25 hours", "4.5"],
+        );
+        right_and_wrong("atlas_mean_hours", "4.1667", &[]);
+    }
+
+    #[test]
+    fn second_most_common_status() {
+        right_and_wrong(
+            "second_most_common_status",
+            "closed (3 tickets)",
+            &["open (4)", "blocked", "open 4, closed 3, blocked 1"],
+        );
+    }
+
+    #[test]
+    fn newest_pdf_anywhere() {
+        right_and_wrong(
+            "newest_pdf_anywhere",
+            "~/Documents/archive/2025/tax-2025.pdf",
+            &[
+                "tax-2024.pdf",
+                "sales.csv",
+                "No PDF files under ~/Documents.",
+            ],
         );
     }
 }

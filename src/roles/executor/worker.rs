@@ -588,11 +588,36 @@ impl Worker {
             .collect::<Vec<_>>()
             .join("\n");
         let records = self.ctx.history.records();
-        let seen = records
+        // What calls on the same file or folder printed: a value one file shows is no
+        // reason to filter another by it (a word of one poem became the line filter of
+        // the next file, and kept none of its lines).
+        let here = ["path", "folder"]
             .iter()
+            .find_map(|k| input.get(*k).and_then(Value::as_str))
+            .map(|p| self.ctx.resolve_read_path(p).display().to_string());
+        let mut seen = records
+            .iter()
+            .filter(|r| {
+                here.as_ref()
+                    .is_none_or(|h| r.target.trim_end_matches('/') == h.trim_end_matches('/'))
+            })
             .map(|r| r.output_head.as_str())
             .collect::<Vec<_>>()
             .join("\n");
+        // A table's columns are known before its first call: the request's words may
+        // name one ("which month"), and the check of that first call needs them.
+        if tool.builtin() == Some(tools::ToolName::ReadTable)
+            && let Some(path) = input.get("path").and_then(Value::as_str)
+        {
+            let columns = tools::table_columns(&self.ctx.resolve_read_path(path), input);
+            if !columns.is_empty() {
+                seen.push_str(&format!(
+                    "\n{path}: {} columns: {}",
+                    columns.len(),
+                    columns.join(", ")
+                ));
+            }
+        }
         let earlier: Vec<Value> = records
             .iter()
             .filter(|r| r.status == ToolCallStatus::Ok && &r.tool == tool)
@@ -663,16 +688,23 @@ impl Worker {
                 return ControlFlow::Continue(());
             }
         }
-        // The n-th of an order is checked on a finish-only turn too: code holds the row
-        // that answers, and the next turn is a finish again, so nothing loops. Where no
-        // turn is left to send it back, code states that row: picking the n-th row of a
-        // listing in the order asked is a computation, not a judgement.
+        // What the attempt's own records contradict is checked on a finish-only turn too:
+        // code holds the evidence, and the next turn is a finish again, so nothing loops.
+        // Where no turn is left to send back the n-th of an order, code states that row:
+        // picking the n-th row of a listing in the order asked is a computation, not a
+        // judgement.
         let stated_by_code;
         let mut output = output;
         if status == FinishStatus::Completed {
             let refs: Vec<&ToolCallRecord> = records.iter().collect();
             let words = self.asked_words();
-            if let Some(why) = shape::nth_of_a_listing(&words, output, &refs) {
+            // What the records contradict: another row than the n-th asked, a file said
+            // not to be there that a listing showed, a number given a unit no tool printed
+            // it with.
+            let contradicted = shape::nth_of_a_listing(&words, output, &refs)
+                .or_else(|| shape::denies_what_was_shown(&words, output, &refs))
+                .or_else(|| crate::checks::units::misread_unit(output, &refs));
+            if let Some(why) = contradicted {
                 if progress.shape_pushes < MAX_SHAPE_PUSHES && step + 1 < max_steps {
                     progress.shape_pushes += 1;
                     progress.nudge = Some(shape_nudge(&why));

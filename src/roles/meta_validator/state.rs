@@ -499,11 +499,22 @@ pub(super) fn elapsed_ms(since: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
 /// another plan cannot change it.
 pub fn missing_subject(subject: &str, failed: &[&SubTaskOutcome]) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    let records: Vec<&ToolCallRecord> = failed.iter().flat_map(|o| &o.tool_calls).collect();
     for outcome in failed {
         let hit = outcome
             .tool_calls
             .iter()
             .find_map(|c| evidence::missing_resource(c).filter(|r| evidence::names(subject, r)));
+        // Missing where a call looked, and listed elsewhere by a call of the round: the
+        // look was in the wrong place, and a replan can look in the right one.
+        let hit = hit.filter(|resource| {
+            let name = resource
+                .rsplit('/')
+                .next()
+                .unwrap_or(resource)
+                .to_lowercase();
+            shape::listed(&[name], &records).is_none()
+        });
         match hit {
             Some(resource) => {
                 if !found.contains(&resource) {
@@ -647,6 +658,25 @@ mod tests {
         assert!(missing_subject(subject, &[&a, &other]).is_empty());
         // A missing file the task does not name is not its subject.
         assert!(missing_subject("summarise my week", &[&a]).is_empty());
+        // Missing where it was read, and listed in a subfolder by the same round: not
+        // missing, only looked for in the wrong place.
+        let mut found_deeper = read_failing(&task, ToolFailure::NotFound);
+        found_deeper.tool_calls.push(ToolCallRecord {
+            tool: ToolName::ListFiles.into(),
+            input: Value::Null,
+            target: "/home/u/Notes".into(),
+            output_head:
+                "~/Notes (recursive), files: 1 found\nold/plan.txt\t3 B\t2026-11-30 15:55\ttxt"
+                    .into(),
+            status: ToolCallStatus::Ok,
+            error: None,
+            failure: None,
+            duration_ms: 1,
+            confirmation: None,
+            failed_exit: None,
+            effects: Vec::new(),
+        });
+        assert!(missing_subject(subject, &[&found_deeper]).is_empty());
     }
 
     fn outcome(task: &TaskId, status: SubTaskStatus) -> SubTaskOutcome {

@@ -342,7 +342,22 @@ pub fn size_bounds_asked(words: &str) -> (Option<u64>, Option<u64>) {
             _ => {}
         }
     }
-    match emptiness_asked(&tokens) {
+    // Emptiness is read on the line that says it: a "Folder:" label on the next line
+    // names no empty folder.
+    let line = words
+        .lines()
+        .find(|l| l.to_lowercase().contains("empty"))
+        .unwrap_or("");
+    let line_tokens: Vec<String> = line
+        .split_whitespace()
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '-' && c != '\'')
+                .trim_end_matches('.')
+                .to_lowercase()
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    match emptiness_asked(&line_tokens) {
         Some(true) if bounds.1.is_none() => bounds.1 = Some(0),
         Some(false) if bounds.0.is_none() => bounds.0 = Some(1),
         _ => {}
@@ -378,7 +393,7 @@ pub fn depth_asked(words: &str) -> bool {
 
 /// Whether the request selects files by being empty (`Some(true)`: "the empty logs",
 /// "files that are empty") or by not being empty (`Some(false)`: "non-empty", "not
-/// empty"), from its tokens (lower case). A file's emptiness is its size: 0 bytes, or at
+/// empty"), from the tokens of the line that says it (lower case). A file's emptiness is its size: 0 bytes, or at
 /// least 1. Not read when the words speak of what a file holds or of folders (an empty
 /// line, an empty folder: no file's size says those), nor for the verb ("empty the
 /// trash").
@@ -412,12 +427,17 @@ fn emptiness_asked(tokens: &[String]) -> Option<bool> {
     const OBJECT: &[&str] = &[
         "the", "my", "your", "this", "that", "these", "those", "out", "it",
     ];
-    if tokens.iter().any(|t| NOT_A_FILE.contains(&t.as_str())) {
-        return None;
-    }
+    /// How many words before "empty" may name what is empty.
+    const NEAR: usize = 5;
     let at = tokens
         .iter()
         .position(|t| matches!(t.as_str(), "empty" | "non-empty" | "nonempty"))?;
+    // What is empty is named next to the word: "empty lines", "folders that are empty"
+    // (a "Folder:" label elsewhere in the words says nothing about it).
+    let near = &tokens[at.saturating_sub(NEAR)..tokens.len().min(at + 2)];
+    if near.iter().any(|t| NOT_A_FILE.contains(&t.as_str())) {
+        return None;
+    }
     let word = tokens[at].as_str();
     if word != "empty" {
         return Some(false);
@@ -435,12 +455,13 @@ fn emptiness_asked(tokens: &[String]) -> Option<bool> {
     Some(!negated)
 }
 
-/// The grouping a request's words (lower case) ask for: "each", "per", "every" or "by"
-/// before a word the `group_by` parameter reads ("files of each type" groups by extension, "per
-/// folder" by folder). `None` when it asks for none, or for two different ones.
+/// The grouping a request's words (lower case) ask for: "each", "per", "every", "by" or
+/// "which" before a word the `group_by` parameter reads ("files of each type" groups by
+/// extension, "per folder" and "which folder has the most files" by folder). `None` when
+/// it asks for none, or for two different ones.
 pub fn group_asked(words: &[String]) -> Option<Group> {
     let mut asked = words.windows(2).filter_map(|p| {
-        matches!(p[0].as_str(), "each" | "per" | "every" | "by")
+        matches!(p[0].as_str(), "each" | "per" | "every" | "by" | "which")
             .then(|| {
                 params::group(&serde_json::Value::from(p[1].as_str()))
                     .ok()

@@ -334,6 +334,25 @@ pub fn run_with_columns(
     }
 }
 
+/// The column names of the table at `path` (at the call's `json_path`, for JSON), read
+/// within a small bound; none when it is no table or cannot be read. What a check of a
+/// call needs before the call runs: the columns its words may name.
+pub fn columns_of(path: &Path, input: &Value) -> Vec<String> {
+    let Ok(mut req) = Request::from_json(input) else {
+        return Vec::new();
+    };
+    req.op = Op::Schema;
+    let limits = Limits {
+        max_bytes: 4 * 1024 * 1024,
+        max_rows: 100,
+        ..Limits::default()
+    };
+    match source::load(path, &req, &limits) {
+        Ok(Loaded::Table(table)) => table.columns,
+        _ => Vec::new(),
+    }
+}
+
 /// What loading a file gave.
 enum Loaded {
     /// Rows and columns.
