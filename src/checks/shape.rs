@@ -979,11 +979,12 @@ fn same(a: f64, b: f64) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn ok(tool: ToolName, target: &str, output: &str) -> ToolCallRecord {
+    /// A successful call of `tool` on `target` that printed `output`.
+    pub(in crate::checks) fn ok(tool: ToolName, target: &str, output: &str) -> ToolCallRecord {
         ToolCallRecord {
             tool: tool.into(),
             input: json!({}),

@@ -115,19 +115,7 @@ mod tests {
     use crate::contracts::ToolName;
 
     fn ok(tool: ToolName, output: &str) -> ToolCallRecord {
-        ToolCallRecord {
-            tool: tool.into(),
-            input: serde_json::json!({}),
-            target: String::new(),
-            output_head: output.into(),
-            status: ToolCallStatus::Ok,
-            error: None,
-            failure: None,
-            duration_ms: 1,
-            confirmation: None,
-            failed_exit: None,
-            effects: Vec::new(),
-        }
+        crate::checks::shape::tests::ok(tool, "", output)
     }
 
     #[test]
