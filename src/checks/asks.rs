@@ -83,6 +83,16 @@ pub fn settled(request: &str, chosen: AnswerShape) -> AnswerShape {
     }
 }
 
+/// Whether `request` asks for a share as a percentage ("what percentage of …", "what
+/// percent", "in %"): then a count is not yet the answer.
+pub fn asks_percentage(request: &str) -> bool {
+    let folded = crate::text::fold(request);
+    folded.contains('%')
+        || folded
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "percentage" | "percent" | "percentages" | "百分比"))
+}
+
 /// The shape the question's opening words fix, if they fix one.
 fn opening_shape(request: &str) -> Option<AnswerShape> {
     let folded = crate::text::fold(request);
@@ -176,6 +186,16 @@ mod tests {
         );
         assert_eq!(settled("How many files per folder?", PerGroup), PerGroup);
         assert_eq!(settled("how much space do my videos take", Action), Action);
+    }
+
+    #[test]
+    fn a_percentage_is_asked_in_words_or_by_its_sign() {
+        assert!(asks_percentage(
+            "What percentage of the lines are INFO lines?"
+        ));
+        assert!(asks_percentage("how many percent of my files are PDFs"));
+        assert!(asks_percentage("share of open tickets in %"));
+        assert!(!asks_percentage("How many tickets are open?"));
     }
 
     #[test]

@@ -5,11 +5,13 @@
 //!
 //! - [`asks`]: the shape a question's opening fixes ("which …" an item, "how many …" a
 //!   number), where a model's choice contradicts it.
+//! - [`ranked`]: the n-th of groups ranked by their counts ("the second most common").
 //! - [`shape`]: the answer has the kind of content the request asked for (an item's name,
 //!   a number, a value per group, a date, a written file).
 //! - [`units`]: a number's unit is the one the tools printed it with (a size in bytes is
 //!   not a count of lines).
 
 pub mod asks;
+pub mod ranked;
 pub mod shape;
 pub mod units;

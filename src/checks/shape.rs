@@ -93,6 +93,12 @@ pub fn check(
             answer.trim().lines().count(),
             shape.words().unwrap_or("answer")
         )),
+        AnswerShape::Number if super::asks::asks_percentage(request) => fits(
+            answer.contains('%') || crate::text::fold(answer).contains("percent"),
+            "the request asks for a percentage, and the answer gives none (a count is a \
+             part: its share is the part divided by the whole, times 100 — take it from a \
+             tool that printed it, or compute it)",
+        ),
         AnswerShape::Number => fits(
             tokens(answer).iter().any(|t| is_number(t)),
             "the request asks for a number, and the answer holds none",
@@ -630,12 +636,21 @@ impl NthRow {
 
 /// When `request` asks for the n-th of an order and a listing in that order is among the
 /// records (the newest such listing counts): its n-th row.
+/// Without such a listing, the n-th of groups ranked by their counts is read the same
+/// way ([`super::ranked`]).
 pub fn nth_row(request: &str, records: &[&ToolCallRecord]) -> Option<NthRow> {
-    let (asked, row) = records
+    let listed = records
         .iter()
         .rev()
         .filter(|r| r.status == ToolCallStatus::Ok && r.tool.builtin() == Some(ToolName::ListFiles))
-        .find_map(|r| crate::tools::nth_listed(request, &r.input, &r.output_head))?;
+        .find_map(|r| crate::tools::nth_listed(request, &r.input, &r.output_head));
+    let Some((asked, row)) = listed else {
+        return super::ranked::nth_group(request, records).map(|g| NthRow {
+            asked: g.asked,
+            name: g.name,
+            details: vec![format!("{} rows", g.count)],
+        });
+    };
     let mut cells = row.split('\t').map(str::trim).filter(|c| !c.is_empty());
     let name = cells.next()?.to_string();
     Some(NthRow {
@@ -658,8 +673,8 @@ pub fn nth_of_a_listing(
         return None;
     }
     Some(format!(
-        "the sub-task asks for the {}, and in the listing in that order the row that \
-         is it reads {}; the answer does not name it",
+        "the sub-task asks for the {}, and in the rows in that order the one that is it \
+         reads {}; the answer does not name it",
         row.asked, row.name
     ))
 }

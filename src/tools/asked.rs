@@ -42,6 +42,9 @@ pub struct Asked<'a> {
     /// The inputs of the sub-task's earlier successful calls of the same tool, oldest
     /// first.
     pub earlier: &'a [Value],
+    /// For a table call: the one value of the table the request names, with its column
+    /// (`tools::table_value_named`), read by the caller from the file.
+    pub row_value: Option<(&'a str, &'a str)>,
 }
 
 /// The parameters of each tool whose values keep only part of the data, and whether a
@@ -102,6 +105,7 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     }
     if name == ToolName::ReadTable {
         notes.extend(table_group_not_asked(&mut mended, &words, asked.seen));
+        notes.extend(table_rows_not_asked(input, &mut mended, asked.row_value));
     }
     if notes.is_empty() {
         Fit::Asked
@@ -518,6 +522,41 @@ fn table_group_not_asked(input: &mut Value, words: &Words, seen: &str) -> Option
     ))
 }
 
+/// When the request names one value of the table ("the hours logged on Atlas") and a
+/// read_table call computes over every row: over the rows that have it, and the note. An
+/// average of every row's hours is not Atlas's average; the value the request names is
+/// the filter. Ops that spread over values (distinct, per group) and calls that already
+/// filter are left as they are.
+fn table_rows_not_asked(
+    input: &Value,
+    mended: &mut Value,
+    named: Option<(&str, &str)>,
+) -> Option<String> {
+    use super::table::{Op, Request};
+    let (column, value) = named?;
+    let call = Request::from_json(input).ok()?;
+    let over_rows = matches!(
+        call.op,
+        Op::Count | Op::Sum | Op::Mean | Op::Min | Op::Max | Op::MinRow | Op::MaxRow | Op::Rows
+    );
+    if !over_rows || call.where_column.is_some() || call.equals.is_some() {
+        return None;
+    }
+    let map = mended.as_object_mut()?;
+    map.retain(|k, _| {
+        !matches!(
+            super::lenient_key(k).as_str(),
+            "wherecolumn" | "where" | "equals" | "value"
+        )
+    });
+    map.insert("where_column".to_string(), Value::from(column));
+    map.insert("equals".to_string(), Value::from(value));
+    Some(format!(
+        "the sub-task names {value:?}, a value of the column {column:?}, so it ran over the \
+         rows where {column} is {value:?} instead of every row"
+    ))
+}
+
 /// The column names the table tool's outputs list ("…, 4 columns: month, category,
 /// amount, note"), lower case, each once.
 fn columns_shown(seen: &str) -> Vec<String> {
@@ -621,6 +660,7 @@ mod tests {
                 words,
                 seen,
                 earlier: &[],
+                row_value: None,
             },
         )
     }
@@ -910,6 +950,7 @@ mod tests {
             words: "List the 2 smallest log files in /h/logs",
             seen: "",
             earlier: &earlier,
+            row_value: None,
         };
         let Fit::Mended { input, note } = fit(&ToolName::ListFiles.into(), &later, asked) else {
             panic!("the log filter lapsed")
@@ -922,6 +963,7 @@ mod tests {
             words: "list the files in /h",
             seen: "draft-1.txt",
             earlier: &unnamed,
+            row_value: None,
         };
         assert_eq!(
             fit(&ToolName::ListFiles.into(), &json!({"folder": "/h"}), asked),
@@ -932,6 +974,7 @@ mod tests {
             words: "how many lines mention a timeout",
             seen: "",
             earlier: &lines,
+            row_value: None,
         };
         let set = json!({"path": "a.log", "op": "count", "text": "time"});
         assert_eq!(fit(&ToolName::ReadLines.into(), &set, asked), Fit::Asked);
@@ -982,6 +1025,36 @@ mod tests {
             Fit::Asked
         );
         assert_eq!(asked(json!({"folder": "~"}), "a 5 MB file"), Fit::Asked);
+    }
+
+    #[test]
+    fn a_value_of_the_table_the_request_names_keeps_the_rows_that_have_it() {
+        let asked = |input: &Value, named: Option<(&str, &str)>| {
+            fit(
+                &ToolName::ReadTable.into(),
+                input,
+                Asked {
+                    words: "the average of the hours logged on Atlas",
+                    seen: "",
+                    earlier: &[],
+                    row_value: named,
+                },
+            )
+        };
+        let mean = json!({"path": "t.csv", "op": "mean", "column": "hours"});
+        let Fit::Mended { input, note } = asked(&mean, Some(("project", "Atlas"))) else {
+            panic!("a mean over every row, one project named")
+        };
+        assert_eq!(input["where_column"], json!("project"));
+        assert_eq!(input["equals"], json!("Atlas"));
+        assert!(note.contains("rows where project is \"Atlas\""), "{note}");
+        // Nothing named, a call that filters already, or an op over values: as it is.
+        assert_eq!(asked(&mean, None), Fit::Asked);
+        let filtered = json!({"path": "t.csv", "op": "mean", "column": "hours",
+                              "where_column": "project", "equals": "atlas"});
+        assert_eq!(asked(&filtered, Some(("project", "Atlas"))), Fit::Asked);
+        let distinct = json!({"path": "t.csv", "op": "distinct", "column": "project"});
+        assert_eq!(asked(&distinct, Some(("project", "Atlas"))), Fit::Asked);
     }
 
     #[test]

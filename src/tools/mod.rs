@@ -75,7 +75,7 @@ pub use search::Search;
 pub use shell::Shell;
 pub use shortcuts::Shortcuts;
 pub use spec::{Choices, Form, Param, Seen, SpecText, ToolSpec, tool_list};
-pub use table::columns_of as table_columns;
+pub use table::{columns_of as table_columns, value_named as table_value_named};
 pub use toolbox::Toolbox;
 pub use write_file::WriteFile;
 

@@ -135,6 +135,14 @@ struct Request {
     position: Option<usize>,
 }
 
+/// `n` of `total` as a percentage with one decimal at most: 30 of 40 → "75", 1 of 3 →
+/// "33.3".
+fn percent(n: usize, total: usize) -> String {
+    let tenths = (n as f64 * 1000.0 / total as f64).round() / 10.0;
+    let text = format!("{tenths:.1}");
+    text.strip_suffix(".0").unwrap_or(&text).to_string()
+}
+
 /// A non-negative whole number written as a number or a string.
 fn count_param(v: Option<&Value>, name: &str) -> Result<Option<usize>, String> {
     match v {
@@ -248,6 +256,11 @@ fn select(name: &str, text: &str, request: &Request) -> String {
                     total - blank
                 )
             }
+            // With the part's share of the whole, computed here: no model divides.
+            Some(_) if total > 0 => format!(
+                "{n} of the {of_total} of {name}{filter} ({}% of the lines).",
+                percent(n, total)
+            ),
             Some(_) => format!("{n} of the {of_total} of {name}{filter}."),
         },
         Op::First | Op::Last => {
@@ -447,7 +460,7 @@ mod tests {
     fn counts_say_what_was_counted() {
         assert_eq!(
             run(json!({"op": "count", "text": "upload"})),
-            "2 of the 6 lines of app.log that contain \"upload\" (case ignored)."
+            "2 of the 6 lines of app.log that contain \"upload\" (case ignored) (33.3% of the lines)."
         );
         assert_eq!(
             run(json!({"op": "count"})),
@@ -455,7 +468,7 @@ mod tests {
         );
         assert_eq!(
             run(json!({"op": "count", "text": "timeout"})),
-            "0 of the 6 lines of app.log that contain \"timeout\" (case ignored)."
+            "0 of the 6 lines of app.log that contain \"timeout\" (case ignored) (0% of the lines)."
         );
         assert_eq!(
             run(json!({"op": "last", "text": "timeout"})),

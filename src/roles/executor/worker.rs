@@ -604,12 +604,18 @@ impl Worker {
             .map(|r| r.output_head.as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        // A table's columns are known before its first call: the request's words may
-        // name one ("which month"), and the check of that first call needs them.
+        // A table's columns and values are known before its first call: the request's
+        // words may name a column ("which month") or a value of one ("on Atlas"), and the
+        // check of that first call needs them.
+        let mut row_value = None;
         if tool.builtin() == Some(tools::ToolName::ReadTable)
             && let Some(path) = input.get("path").and_then(Value::as_str)
         {
-            let columns = tools::table_columns(&self.ctx.resolve_read_path(path), input);
+            let file = self.ctx.resolve_read_path(path);
+            // The sub-task's own words, not its context: earlier steps' outputs there
+            // are full of the table's values.
+            row_value = tools::table_value_named(&file, input, &self.asked_words());
+            let columns = tools::table_columns(&file, input);
             if !columns.is_empty() {
                 seen.push_str(&format!(
                     "\n{path}: {} columns: {}",
@@ -630,6 +636,7 @@ impl Worker {
                 words: &words,
                 seen: &seen,
                 earlier: &earlier,
+                row_value: row_value.as_ref().map(|(c, v)| (c.as_str(), v.as_str())),
             },
         )
     }
@@ -723,7 +730,7 @@ impl Worker {
             && step + 1 < max_steps
         {
             let refs: Vec<&ToolCallRecord> = records.iter().collect();
-            let why = match shape::check(self.subtask.answer, &self.subtask.intent, output, &refs) {
+            let why = match shape::check(self.subtask.answer, &self.asked_words(), output, &refs) {
                 Verdict::Misfit(why) => Some(why),
                 _ => shape::copied_output(self.subtask.answer, output, &refs)
                     .or_else(|| shape::picked_by_eye(output, &refs))

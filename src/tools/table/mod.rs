@@ -353,6 +353,49 @@ pub fn columns_of(path: &Path, input: &Value) -> Vec<String> {
     }
 }
 
+/// The one value of the table at `path` that the words name, with its column: a word of
+/// `words` (outside paths, three letters or more, not a column's name) that is a whole
+/// cell of exactly one column ("hours logged on Atlas": `project` = `Atlas`). `None`
+/// when no word is a cell, or the words name cells of two columns or two cells: then
+/// code cannot tell which rows are meant.
+pub fn value_named(path: &Path, input: &Value, words: &str) -> Option<(String, String)> {
+    let Ok(mut req) = Request::from_json(input) else {
+        return None;
+    };
+    req.op = Op::Rows;
+    let limits = Limits {
+        max_bytes: 4 * 1024 * 1024,
+        max_rows: 20_000,
+        ..Limits::default()
+    };
+    let Ok(Loaded::Table(table)) = source::load(path, &req, &limits) else {
+        return None;
+    };
+    let columns: Vec<String> = table.columns.iter().map(|c| loose_key(c)).collect();
+    let asked: Vec<String> = super::files::kinds::words_outside_paths(words)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
+        .map(|w| loose_key(&w))
+        .filter(|w| !columns.contains(w))
+        .collect();
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for row in &table.rows {
+        for (col, cell) in row.cells.iter().enumerate() {
+            let key = loose_key(cell);
+            if !key.is_empty()
+                && asked.contains(&key)
+                && !found.iter().any(|(c, k)| *c == col && loose_key(k) == key)
+            {
+                found.push((col, cell.trim().to_string()));
+            }
+        }
+    }
+    match found.as_slice() {
+        [(col, cell)] => Some((table.columns[*col].clone(), cell.clone())),
+        _ => None,
+    }
+}
+
 /// What loading a file gave.
 enum Loaded {
     /// Rows and columns.

@@ -1048,3 +1048,28 @@ fn plain_text_is_not_read_as_a_table_and_a_folder_names_its_tables() {
             .contains("count = 2 rows")
     );
 }
+
+#[test]
+fn the_one_value_the_words_name_is_found_with_its_column() {
+    let f = fixture("s.csv", SALES.as_bytes());
+    let call = json!({"op": "sum", "column": "price"});
+    assert_eq!(
+        super::value_named(&f.path, &call, "the total price of the Lyon sales"),
+        Some(("city".to_string(), "Lyon".to_string()))
+    );
+    // Case and a path do not matter; a column's name is no value.
+    assert_eq!(
+        super::value_named(&f.path, &call, "chair price in ~/shop/s.csv, by city"),
+        Some(("product".to_string(), "Chair".to_string()))
+    );
+    // No value named, or two: no rows can be chosen.
+    assert_eq!(super::value_named(&f.path, &call, "the total price"), None);
+    assert_eq!(
+        super::value_named(&f.path, &call, "Lyon or Paris, whichever sold more"),
+        None
+    );
+    assert_eq!(
+        super::columns_of(&f.path, &call),
+        ["product", "price", "city"]
+    );
+}
