@@ -20,8 +20,9 @@
 //! anything misfits ([`unbacked_claim`]).
 //!
 //! Whatever the shape, an answer that says a file is not there while a listing of the
-//! task shows it ([`denies_what_was_shown`]), or gives a number a unit the tools did not
-//! print it with ([`super::units`]), misfits.
+//! task shows it ([`denies_what_was_shown`]), gives a number a unit the tools did not
+//! print it with ([`super::units`]), or answers "which <column>" with no value of that
+//! column ([`super::column`]), misfits.
 //!
 //! For every checked shape but `file`, an answer that is a tool's output copied whole
 //! (three or more of its lines printed by a tool, and most of them) misfits: a listing
@@ -73,6 +74,7 @@ pub fn check(
     }
     if let Some(why) = denies_what_was_shown(request, answer, records)
         .or_else(|| super::units::misread_unit(answer, records))
+        .or_else(|| super::column::unnamed_column_value(request, answer, records))
     {
         return Verdict::Misfit(why);
     }

@@ -84,8 +84,27 @@ impl Evidence {
         }
     }
 
+    /// Whether the evidence shows the number `n` as written, or the same value written
+    /// with or without a fraction of zeros (`50.0` is the `50` of `50%`; `450` the
+    /// `450.00` of a table's cell), or derives it.
     fn shows_number(&self, n: &str) -> bool {
-        contains_number(&self.text, n) || parse(n).is_some_and(|v| self.derived.contains(&key(v)))
+        let whole = n
+            .split_once('.')
+            .filter(|(int, frac)| {
+                !int.is_empty() && !frac.is_empty() && frac.chars().all(|c| c == '0')
+            })
+            .map_or(n, |(int, _)| int);
+        let forms = [
+            n.to_string(),
+            whole.to_string(),
+            format!("{whole}.0"),
+            format!("{whole}.00"),
+        ];
+        let plain = whole.chars().all(|c| c.is_ascii_digit() || c == '-');
+        forms[..if plain { 4 } else { 1 }]
+            .iter()
+            .any(|form| contains_number(&self.text, form))
+            || parse(n).is_some_and(|v| self.derived.contains(&key(v)))
     }
 }
 
@@ -458,6 +477,11 @@ mod tests {
         assert!(unverified("There are 2 files.", &["2\n"], &[]).is_empty());
         assert!(unverified("1,234 bytes", &["size 1234"], &[]).is_empty());
         assert!(unverified("12 apples", &["112 apples"], &[]) == ["12"]);
+        // The same value with or without a fraction of zeros.
+        assert!(unverified("50.0% are open", &["open 50%, closed 37.5%"], &[]).is_empty());
+        assert!(unverified("450 in all", &["price = 450.00"], &[]).is_empty());
+        assert_eq!(unverified("50.5%", &["open 50%"], &[]), ["50.5"]);
+        assert_eq!(unverified("5.0", &["15.0"], &[]), ["5.0"]);
     }
 
     #[test]
