@@ -217,6 +217,65 @@ pub fn ground_in_calls(
     verdicts
 }
 
+/// Absence is an answer: a criterion about what a folder holds ("the output lists all
+/// files in /root") that the model failed, although a listing of that folder in this
+/// attempt found nothing and the report says so, is met — the listing is the evidence
+/// that there is nothing to list, and a model cannot list what is not there. Checked by
+/// code: the listing succeeded and its first line is its own "no …" (`no files in ~ …`),
+/// the criterion names that folder or no place at all and speaks of files, folders or
+/// entries, and the report states the absence (it copies the listing's line or says
+/// "no", "none", "not any", "empty").
+pub fn absence_shown(
+    mut verdicts: Vec<CriterionVerdict>,
+    calls: &[ToolCallRecord],
+    report: &str,
+) -> Vec<CriterionVerdict> {
+    let Some(empty) = calls.iter().rev().find(|c| {
+        c.status == ToolCallStatus::Ok
+            && c.tool.builtin().is_some_and(|t| {
+                matches!(
+                    t,
+                    crate::tools::ToolName::ListFiles
+                        | crate::tools::ToolName::Glob
+                        | crate::tools::ToolName::Mdfind
+                )
+            })
+            && c.output_head.trim_start().starts_with("no ")
+    }) else {
+        return verdicts;
+    };
+    let said = fold(report);
+    let says_none = said.contains(&fold(empty.output_head.lines().next().unwrap_or("")))
+        || said
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "no" | "none" | "not" | "empty" | "nothing" | "0"));
+    if !says_none {
+        return verdicts;
+    }
+    let place = empty.target.trim_end_matches('/');
+    for v in verdicts.iter_mut().filter(|v| v.failed()) {
+        let criterion = fold(&v.criterion);
+        let about_entries = criterion.split(|c: char| !c.is_alphanumeric()).any(|w| {
+            matches!(
+                w,
+                "file" | "files" | "folder" | "folders" | "entries" | "items"
+            )
+        });
+        let names_place =
+            place.is_empty() || criterion.contains(&fold(place)) || !criterion.contains('/');
+        if about_entries && names_place {
+            v.verdict = Verdict::Pass;
+            v.failure_class = None;
+            v.evidence = format!(
+                "checked by code: `{}` found none ({}), and the report says so",
+                first_chars(place, 80),
+                first_chars(empty.output_head.lines().next().unwrap_or(""), 160)
+            );
+        }
+    }
+    verdicts
+}
+
 /// The class of one attempt from its failing verdicts.
 pub fn attempt_class(verdicts: &[CriterionVerdict]) -> Option<MixedFailureClass> {
     let mut classes = verdicts
@@ -354,6 +413,49 @@ mod tests {
         failed_exit.failed_exit = Some(2);
         let v = ground_in_calls(pass(), &[failed_exit], "", &[]);
         assert!(v[0].failed(), "{v:?}");
+    }
+
+    #[test]
+    fn a_listing_that_found_nothing_meets_a_criterion_about_what_the_folder_holds() {
+        let fail = |criterion: &str| {
+            vec![CriterionVerdict::for_criterion(
+                &Criterion::new(criterion),
+                Verdict::Fail,
+            )]
+        };
+        let mut empty = call("list_files", ToolCallStatus::Ok, None);
+        empty.target = "/root".into();
+        empty.output_head = "no files in ~ (not recursive); the folder holds 1 folder (artoo/) \
+                             (recursive=true looks inside); 5 hidden entries left out"
+            .into();
+        let calls = [empty];
+        for report in [
+            "no files in ~ (not recursive); the folder holds 1 folder (artoo/)",
+            "There are no files in your home folder; it holds one folder, artoo.",
+        ] {
+            let v = absence_shown(fail("the output lists all files in /root"), &calls, report);
+            assert!(!v[0].failed(), "{report}: {v:?}");
+            assert!(v[0].evidence.starts_with("checked by code"), "{v:?}");
+        }
+        // A report that does not say so, a criterion about another place or about
+        // something else, or a listing that found files: the model's verdict stands.
+        assert!(
+            absence_shown(fail("the output lists all files in /root"), &calls, "artoo")[0].failed()
+        );
+        assert!(
+            absence_shown(fail("the output lists all files in /srv"), &calls, "none")[0].failed()
+        );
+        assert!(absence_shown(fail("the answer is polite"), &calls, "none")[0].failed());
+        let mut found = calls[0].clone();
+        found.output_head = "~ (not recursive), files: 1 found\nnotes.txt\t3 B".into();
+        assert!(
+            absence_shown(
+                fail("the output lists all files in /root"),
+                &[found],
+                "none"
+            )[0]
+            .failed()
+        );
     }
 
     #[test]

@@ -9,8 +9,8 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::judge::{
-    calls_to_avoid, default_class, failing_verdicts, gap_point, ground_in_calls, unmet_summary,
-    verdicts_from,
+    absence_shown, calls_to_avoid, default_class, failing_verdicts, gap_point, ground_in_calls,
+    unmet_summary, verdicts_from,
 };
 use super::precheck::{self, precheck};
 use super::prompt::judgement_prompt;
@@ -300,6 +300,7 @@ impl Validation {
             track.subtask.context.as_str(),
         ];
         let verdicts = ground_in_calls(verdicts, calls, &request.result.output, &given);
+        let verdicts = absence_shown(verdicts, calls, &request.result.output);
         track
             .points
             .push(gap_point(track.attempts() + 1, &verdicts));

@@ -585,6 +585,20 @@ fn holdings(req: &Request, scanned: &Scan) -> String {
     }
     if scanned.seen_folders > 0 {
         let mut folders = count(scanned.seen_folders, "folder");
+        // Their names, when all of them fit: "1 folder (artoo/)".
+        if !scanned.top_folders.is_empty() && scanned.top_folders.len() == scanned.seen_folders {
+            let mut names = scanned.top_folders.clone();
+            names.sort();
+            let _ = write!(
+                folders,
+                " ({})",
+                names
+                    .iter()
+                    .map(|n| format!("{n}/"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         if !req.recursive {
             folders.push_str(" (recursive=true looks inside)");
         }

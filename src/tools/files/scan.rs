@@ -102,11 +102,17 @@ pub(super) struct Scan {
     pub(super) seen_files: usize,
     /// Folders seen in scope, matched or not.
     pub(super) seen_folders: usize,
+    /// The names of the first folders seen at the top of the scope (a few, for an answer
+    /// with no match to name what the folder holds).
+    pub(super) top_folders: Vec<String>,
     /// Links seen in scope, matched or not.
     pub(super) seen_links: usize,
     /// Files seen in scope per lowercase extension (`""`: none).
     pub(super) seen_exts: BTreeMap<String, usize>,
 }
+
+/// Folders named at most when an answer with no match says what the folder holds.
+const TOP_FOLDERS_NAMED: usize = 5;
 
 /// The request's filters, compiled.
 pub(super) struct Filter {
@@ -248,6 +254,7 @@ pub(super) fn scan(folder: &Path, req: &Request, filter: &Filter, limits: &super
         hidden_skipped: 0,
         seen_files: 0,
         seen_folders: 0,
+        top_folders: Vec::new(),
         seen_links: 0,
         seen_exts: BTreeMap::new(),
     };
@@ -280,6 +287,10 @@ pub(super) fn scan(folder: &Path, req: &Request, filter: &Filter, limits: &super
             EntryKind::Link
         } else if file_type.is_dir() {
             out.seen_folders += 1;
+            if entry.depth() == 1 && out.top_folders.len() < TOP_FOLDERS_NAMED {
+                out.top_folders
+                    .push(entry.file_name().to_string_lossy().into_owned());
+            }
             EntryKind::Folder
         } else {
             out.seen_files += 1;

@@ -460,7 +460,7 @@ fn an_empty_result_says_what_the_folder_holds() {
     let out = call(tmp.path(), json!({"pattern": "*.xyz"})).unwrap();
     assert_eq!(
         out,
-        "no files matching *.xyz in ~/T (not recursive); the folder holds 6 files: 3 .pdf, 2 .jpg, 1 without extension; and 1 folder (recursive=true looks inside); 1 hidden entry left out (hidden=true includes them)"
+        "no files matching *.xyz in ~/T (not recursive); the folder holds 6 files: 3 .pdf, 2 .jpg, 1 without extension; and 1 folder (sub/) (recursive=true looks inside); 1 hidden entry left out (hidden=true includes them)"
     );
     let empty = tempfile::tempdir().unwrap();
     let out = call(empty.path(), json!({"recursive": true})).unwrap();
