@@ -21,8 +21,9 @@
 //!
 //! Whatever the shape, an answer that says a file is not there while a listing of the
 //! task shows it ([`denies_what_was_shown`]), gives a number a unit the tools did not
-//! print it with ([`super::units`]), or answers "which <column>" with no value of that
-//! column ([`super::column`]), misfits.
+//! print it with ([`super::units`]), answers "which <column>" with no value of that
+//! column ([`super::column`]), or gives a choice between named items to the one the
+//! printed numbers do not favour ([`super::compare`]), misfits.
 //!
 //! For every checked shape but `file`, an answer that is a tool's output copied whole
 //! (three or more of its lines printed by a tool, and most of them) misfits: a listing
@@ -75,6 +76,7 @@ pub fn check(
     if let Some(why) = denies_what_was_shown(request, answer, records)
         .or_else(|| super::units::misread_unit(answer, records))
         .or_else(|| super::column::unnamed_column_value(request, answer, records))
+        .or_else(|| super::compare::wrong_choice(request, answer, records))
     {
         return Verdict::Misfit(why);
     }
@@ -706,7 +708,7 @@ const LISTINGS: &[ToolName] = &[ToolName::ListFiles, ToolName::Glob, ToolName::M
 
 /// A token that is a file's name: letters before a dot and letters after it
 /// (`notes.txt`, `IMG_0042.jpeg`), not a number or a version.
-fn is_file_name(t: &str) -> bool {
+pub(super) fn is_file_name(t: &str) -> bool {
     t.rsplit_once('.').is_some_and(|(stem, ext)| {
         !stem.is_empty()
             && (1..=8).contains(&ext.len())

@@ -53,7 +53,7 @@ pub fn misread_unit(answer: &str, records: &[&ToolCallRecord]) -> Option<String>
 }
 
 /// The unit a word names.
-fn unit_of(word: &str) -> Option<&'static str> {
+pub(super) fn unit_of(word: &str) -> Option<&'static str> {
     UNITS
         .iter()
         .find(|(_, words)| words.contains(&word))
@@ -70,7 +70,7 @@ fn is_number(t: &str) -> bool {
 /// The numbers of `text` written with a unit: a number followed by a unit word, or by
 /// one word and then a unit word (`8 data rows`); and the first number after "number of
 /// <unit>" in the same clause (`the number of lines in a.txt is 282`).
-fn with_units(text: &str) -> Vec<(String, &'static str)> {
+pub(super) fn with_units(text: &str) -> Vec<(String, &'static str)> {
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '.' || c == ','))

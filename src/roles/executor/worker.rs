@@ -707,11 +707,13 @@ impl Worker {
             let words = self.asked_words();
             // What the records contradict: another row than the n-th asked, a file said
             // not to be there that a listing showed, a number given a unit no tool printed
-            // it with, "which <column>" answered with no value of that column.
+            // it with, "which <column>" answered with no value of that column, a choice
+            // given to the item the printed numbers do not favour.
             let contradicted = shape::nth_of_a_listing(&words, output, &refs)
                 .or_else(|| shape::denies_what_was_shown(&words, output, &refs))
                 .or_else(|| crate::checks::units::misread_unit(output, &refs))
-                .or_else(|| crate::checks::column::unnamed_column_value(&words, output, &refs));
+                .or_else(|| crate::checks::column::unnamed_column_value(&words, output, &refs))
+                .or_else(|| crate::checks::compare::wrong_choice(&words, output, &refs));
             if let Some(why) = contradicted {
                 if progress.shape_pushes < MAX_SHAPE_PUSHES && step + 1 < max_steps {
                     progress.shape_pushes += 1;
