@@ -47,7 +47,7 @@ pub fn wrong_choice(request: &str, answer: &str, records: &[&ToolCallRecord]) ->
         let mut names: Vec<&str> = words
             .iter()
             .map(String::as_str)
-            .filter(|w| super::shape::is_file_name(w))
+            .filter(|w| super::names::is_file_name(w))
             .collect();
         names.dedup();
         names
@@ -73,6 +73,7 @@ pub fn wrong_choice(request: &str, answer: &str, records: &[&ToolCallRecord]) ->
         .flat_map(|r| r.output_head.lines())
         .collect();
     let mut values: Vec<(&str, f64)> = Vec::new();
+    let mut uncounted: Vec<&str> = Vec::new();
     for item in &items {
         let mut found: Vec<f64> = printed
             .iter()
@@ -82,10 +83,21 @@ pub fn wrong_choice(request: &str, answer: &str, records: &[&ToolCallRecord]) ->
             .filter_map(|(n, _)| n.replace(',', "").parse::<f64>().ok())
             .collect();
         found.dedup();
-        let [value] = found.as_slice() else {
-            return None;
-        };
-        values.push((item, *value));
+        match found.as_slice() {
+            [value] => values.push((item, *value)),
+            [] => uncounted.push(item),
+            _ => return None,
+        }
+    }
+    // Some items counted and others not: a choice between them is a guess about the rest.
+    let said = answer.to_lowercase();
+    if !values.is_empty() && !uncounted.is_empty() && items.iter().any(|i| said.contains(i)) {
+        return Some(format!(
+            "the answer compares {} by {unit}, and no tool printed the {unit} of {}: count \
+             them for every one before choosing",
+            items.join(" and "),
+            uncounted.join(", ")
+        ));
     }
     let best = if larger {
         values.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?
@@ -95,7 +107,6 @@ pub fn wrong_choice(request: &str, answer: &str, records: &[&ToolCallRecord]) ->
     if values.iter().filter(|(_, v)| *v == best.1).count() > 1 {
         return None;
     }
-    let said = answer.to_lowercase();
     let first = |name: &str| said.find(name);
     let winner_at = first(best.0);
     let loser = values
@@ -200,5 +211,14 @@ mod tests {
             ),
             None
         );
+        // One counted, the other not: the choice is a guess about the other.
+        let north_only: Vec<&ToolCallRecord> = records.iter().take(1).collect();
+        let why = wrong_choice(
+            "Which has more lines, north.txt or south.txt?",
+            "north.txt has more lines than south.txt",
+            &north_only,
+        )
+        .expect("south.txt never counted");
+        assert!(why.contains("lines of south.txt"), "{why}");
     }
 }

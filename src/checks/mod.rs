@@ -7,6 +7,7 @@
 //!   number), where a model's choice contradicts it.
 //! - [`column`]: "which <column>" is answered by a value of that column the tools printed.
 //! - [`compare`]: a choice between named items goes to the one the printed numbers favour.
+//! - [`names`]: what a token is (a file's name), read the same way by every check.
 //! - [`ranked`]: the n-th of groups ranked by their counts ("the second most common").
 //! - [`shape`]: the answer has the kind of content the request asked for (an item's name,
 //!   a number, a value per group, a date, a written file).
@@ -16,6 +17,7 @@
 pub mod asks;
 pub mod column;
 pub mod compare;
+pub mod names;
 pub mod ranked;
 pub mod shape;
 pub mod units;

@@ -33,6 +33,7 @@
 //! records; a shape code cannot check is reported as such ([`Verdict::Unchecked`]),
 //! never as a pass.
 
+use super::names::is_file_name;
 use crate::contracts::{AnswerShape, ToolCallRecord, ToolCallStatus, ToolName};
 
 /// What code can say about an answer's shape.
@@ -705,17 +706,6 @@ fn names_row(answer: &str, row: &NthRow) -> bool {
 
 /// The tools whose output is a listing of files, one per line.
 const LISTINGS: &[ToolName] = &[ToolName::ListFiles, ToolName::Glob, ToolName::Mdfind];
-
-/// A token that is a file's name: letters before a dot and letters after it
-/// (`notes.txt`, `IMG_0042.jpeg`), not a number or a version.
-pub(super) fn is_file_name(t: &str) -> bool {
-    t.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty()
-            && (1..=8).contains(&ext.len())
-            && ext.chars().any(|c| c.is_alphabetic())
-            && ext.chars().all(char::is_alphanumeric)
-    })
-}
 
 /// A name the request itself may state and still count as the item: a file name or a
 /// token with a digit (`b.txt`, `video2`), which the request can only offer as a choice.
