@@ -471,13 +471,14 @@ const TASKS: &[Task] = &[
         name: "more_lines_of_two",
         turns: &["Which has more lines, ~/texts/north.txt or ~/texts/south.txt?"],
         law1: Law1::Never,
-        // north.txt: 7 short lines; south.txt: 4 long ones (more bytes).
+        // north.txt: 7 short lines; south.txt: 4 long ones (more bytes). Changed after
+        // its run of 2026-11-30 at 5ad4f68: it asked for both counts whenever both files
+        // were named, and so rejected the right "north.txt has more lines than
+        // south.txt"; it now rejects what credits south.txt instead (that answer, and
+        // "north.txt has fewer …", are its tests).
         judge: |s| {
             check(
-                s.names("north.txt")
-                    && (!s.names("south.txt") || (s.number("7") && s.number("4")))
-                    && !credits_south(&s.text)
-                    && !s.abandoned,
+                s.names("north.txt") && !credits_south(&s.text) && !s.abandoned,
                 "north.txt (7 lines against 4)",
             )
         },
@@ -737,21 +738,28 @@ fishing boats come back at dusk with nets full of silver sardines today\n\
 lemon trees line the road from the harbour up to the old white chapel\n\
 and nobody hurries, because the sun will still be there tomorrow morning\n";
 
-/// Whether `text` credits south.txt with the more lines: "south.txt has more…", or a 7
-/// as the first number after its name.
+/// Whether `text` credits south.txt with the more lines: "south.txt has more…", a 7 as
+/// the first number after its name, or "north.txt has fewer…".
 fn credits_south(text: &str) -> bool {
     let lower = text.to_lowercase();
-    lower.match_indices("south.txt").any(|(at, name)| {
-        let after = &lower[at + name.len()..];
-        let next_number: String = after
-            .chars()
-            .skip_while(|c| !c.is_ascii_digit())
-            .take_while(char::is_ascii_digit)
-            .collect();
-        after.trim_start().starts_with("has more")
-            || after.trim_start().starts_with("contains more")
-            || next_number == "7"
-    })
+    let north_fewer = lower.match_indices("north.txt").any(|(at, name)| {
+        let after = lower[at + name.len()..].trim_start();
+        ["has fewer", "has less", "contains fewer", "is shorter"]
+            .iter()
+            .any(|p| after.starts_with(p))
+    });
+    north_fewer
+        || lower.match_indices("south.txt").any(|(at, name)| {
+            let after = &lower[at + name.len()..];
+            let next_number: String = after
+                .chars()
+                .skip_while(|c| !c.is_ascii_digit())
+                .take_while(char::is_ascii_digit)
+                .collect();
+            after.trim_start().starts_with("has more")
+                || after.trim_start().starts_with("contains more")
+                || next_number == "7"
+        })
 }
 
 /// Whether `text` names a date (YYYY-MM-DD) other than `asked`.
@@ -1251,7 +1259,13 @@ mod judges {
                 "south.txt",
                 "south.txt has more lines (7) than north.txt (4)",
                 "Both have 7 lines.",
+                "north.txt has fewer lines than south.txt.",
             ],
+        );
+        right_and_wrong(
+            "more_lines_of_two",
+            "The file ~/texts/north.txt has more lines than ~/texts/south.txt.",
+            &[],
         );
         right_and_wrong("more_lines_of_two", "north.txt", &[]);
     }
