@@ -988,12 +988,12 @@ fn same(a: f64, b: f64) -> bool {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
     /// A successful call of `tool` on `target` that printed `output`.
-    pub(in crate::checks) fn ok(tool: ToolName, target: &str, output: &str) -> ToolCallRecord {
+    pub(crate) fn ok(tool: ToolName, target: &str, output: &str) -> ToolCallRecord {
         ToolCallRecord {
             tool: tool.into(),
             input: json!({}),

@@ -506,14 +506,19 @@ pub fn missing_subject(subject: &str, failed: &[&SubTaskOutcome]) -> Vec<String>
             .iter()
             .find_map(|c| evidence::missing_resource(c).filter(|r| evidence::names(subject, r)));
         // Missing where a call looked, and listed elsewhere by a call of the round: the
-        // look was in the wrong place, and a replan can look in the right one.
+        // look was in the wrong place, and a replan can look in the right one. Gone
+        // because a call of the round moved or deleted it: its absence is the task's own
+        // effect (a rename that succeeded, then a read of the old name).
         let hit = hit.filter(|resource| {
             let name = resource
                 .rsplit('/')
                 .next()
                 .unwrap_or(resource)
                 .to_lowercase();
-            shape::listed(&[name], &records).is_none()
+            let changed_by_the_task = records.iter().flat_map(|r| &r.effects).any(|e| {
+                e.path.to_string_lossy().trim_end_matches('/') == resource.trim_end_matches('/')
+            });
+            shape::listed(&[name], &records).is_none() && !changed_by_the_task
         });
         match hit {
             Some(resource) => {
@@ -661,22 +666,28 @@ mod tests {
         // Missing where it was read, and listed in a subfolder by the same round: not
         // missing, only looked for in the wrong place.
         let mut found_deeper = read_failing(&task, ToolFailure::NotFound);
-        found_deeper.tool_calls.push(ToolCallRecord {
-            tool: ToolName::ListFiles.into(),
-            input: Value::Null,
-            target: "/home/u/Notes".into(),
-            output_head:
-                "~/Notes (recursive), files: 1 found\nold/plan.txt\t3 B\t2026-11-30 15:55\ttxt"
-                    .into(),
-            status: ToolCallStatus::Ok,
-            error: None,
-            failure: None,
-            duration_ms: 1,
-            confirmation: None,
-            failed_exit: None,
-            effects: Vec::new(),
-        });
+        found_deeper
+            .tool_calls
+            .push(crate::checks::shape::tests::ok(
+                ToolName::ListFiles,
+                "/home/u/Notes",
+                "~/Notes (recursive), files: 1 found\nold/plan.txt\t3 B\t2026-11-30 15:55\ttxt",
+            ));
         assert!(missing_subject(subject, &[&found_deeper]).is_empty());
+        // Missing because a call of the round moved it away: the task's own effect.
+        let mut moved = read_failing(&task, ToolFailure::NotFound);
+        let mut mv = crate::checks::shape::tests::ok(
+            ToolName::Shell,
+            "mv /home/u/Notes/plan.txt /home/u/Notes/final.txt",
+            "(no output)",
+        );
+        mv.effects = vec![crate::contracts::PathEffect {
+            path: "/home/u/Notes/plan.txt".into(),
+            exists: true,
+            effect: "delete".into(),
+        }];
+        moved.tool_calls.insert(0, mv);
+        assert!(missing_subject(subject, &[&moved]).is_empty());
     }
 
     fn outcome(task: &TaskId, status: SubTaskStatus) -> SubTaskOutcome {
