@@ -157,6 +157,17 @@ pub fn human_size(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("EB"))
 }
 
+/// `n` of `total` as a percentage, computed by code with one decimal at most: 30 of 40 →
+/// "75", 1 of 3 → "33.3", 3 of 8 → "37.5"; "0" of nothing.
+pub fn percent(n: usize, total: usize) -> String {
+    if total == 0 {
+        return "0".to_string();
+    }
+    let tenths = (n as f64 * 1000.0 / total as f64).round() / 10.0;
+    let text = format!("{tenths:.1}");
+    text.strip_suffix(".0").unwrap_or(&text).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@ pub fn unnamed_column_value(
         .filter(|r| r.status == ToolCallStatus::Ok && r.tool.builtin() == Some(ToolName::ReadTable))
         .map(|r| r.output_head.as_str())
         .collect();
-    let columns: Vec<String> = outputs.iter().flat_map(|o| columns_listed(o)).collect();
+    let columns = crate::tools::columns_shown(&outputs.join("\n"));
     let column = asked_column(request, &columns)?;
     let values: Vec<String> = outputs
         .iter()
@@ -36,17 +36,6 @@ pub fn unnamed_column_value(
         "the request asks which {column}, and the answer names no {column} the tools printed \
          (the row shows {column} = {first:?}): name the {column}"
     ))
-}
-
-/// The column names a table output lists ("…, 4 columns: sku, product, supplier, price").
-fn columns_listed(output: &str) -> Vec<String> {
-    output
-        .lines()
-        .filter_map(|l| l.split_once(" columns: ").map(|(_, list)| list))
-        .flat_map(|list| list.split(", "))
-        .map(|c| c.trim().to_lowercase())
-        .filter(|c| !c.is_empty() && !c.contains(' '))
-        .collect()
 }
 
 /// The column the request asks for with "which <column>" (or its plural).

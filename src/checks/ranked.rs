@@ -8,11 +8,6 @@
 
 use crate::contracts::{ToolCallRecord, ToolCallStatus, ToolName};
 
-/// The ordinal words read, from the second on.
-const ORDINALS: &[&str] = &[
-    "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-];
-
 /// The n-th group asked for: its name, its count and what was asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NthGroup {
@@ -58,7 +53,7 @@ fn ordinal_asked(request: &str) -> Option<(usize, bool, String)> {
         .map(str::to_string)
         .collect();
     words.windows(3).find_map(|w| {
-        let n = ordinal(&w[0])?;
+        let n = crate::tools::ordinal_number(&w[0])?;
         let most = match w[1].as_str() {
             "most" => true,
             "least" => false,
@@ -66,17 +61,6 @@ fn ordinal_asked(request: &str) -> Option<(usize, bool, String)> {
         };
         Some((n, most, w.join(" ")))
     })
-}
-
-/// The number an ordinal word names, from the second on ("second", "3rd").
-fn ordinal(word: &str) -> Option<usize> {
-    if let Some(i) = ORDINALS.iter().position(|o| *o == word) {
-        return Some(i + 2);
-    }
-    let digits = ["nd", "rd", "th"]
-        .iter()
-        .find_map(|s| word.strip_suffix(s))?;
-    digits.parse::<usize>().ok().filter(|n| *n >= 2)
 }
 
 /// The counts per value a table call printed: `count by status (3 groups): open = 4,

@@ -43,7 +43,7 @@ pub struct Asked<'a> {
     /// first.
     pub earlier: &'a [Value],
     /// For a table call: the one value of the table the request names, with its column
-    /// (`tools::table_value_named`), read by the caller from the file.
+    /// (`tools::table_facts`), read by the caller from the file.
     pub row_value: Option<(&'a str, &'a str)>,
 }
 
@@ -394,7 +394,7 @@ pub fn nth_listed(words: &str, input: &Value, output: &str) -> Option<(String, S
 }
 
 /// The number an ordinal word names, from the second on ("second", "3rd", "10th").
-fn ordinal_number(word: &str) -> Option<usize> {
+pub fn ordinal_number(word: &str) -> Option<usize> {
     const WORDS: &[&str] = &[
         "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
     ];
@@ -559,7 +559,7 @@ fn table_rows_not_asked(
 
 /// The column names the table tool's outputs list ("…, 4 columns: month, category,
 /// amount, note"), lower case, each once.
-fn columns_shown(seen: &str) -> Vec<String> {
+pub fn columns_shown(seen: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in seen.lines() {
         let Some((_, list)) = line.split_once(" columns: ") else {

@@ -54,7 +54,7 @@ use serde_json::Value;
 
 pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
-pub use asked::{Asked, Fit, fit, nth_listed};
+pub use asked::{Asked, Fit, columns_shown, fit, nth_listed, ordinal_number};
 pub use calculate::Calculate;
 pub(crate) use context::resolve_user_path;
 pub use context::{
@@ -75,7 +75,7 @@ pub use search::Search;
 pub use shell::Shell;
 pub use shortcuts::Shortcuts;
 pub use spec::{Choices, Form, Param, Seen, SpecText, ToolSpec, tool_list};
-pub use table::{columns_of as table_columns, value_named as table_value_named};
+pub use table::{Facts as TableFacts, facts as table_facts};
 pub use toolbox::Toolbox;
 pub use write_file::WriteFile;
 

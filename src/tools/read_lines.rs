@@ -135,14 +135,6 @@ struct Request {
     position: Option<usize>,
 }
 
-/// `n` of `total` as a percentage with one decimal at most: 30 of 40 → "75", 1 of 3 →
-/// "33.3".
-fn percent(n: usize, total: usize) -> String {
-    let tenths = (n as f64 * 1000.0 / total as f64).round() / 10.0;
-    let text = format!("{tenths:.1}");
-    text.strip_suffix(".0").unwrap_or(&text).to_string()
-}
-
 /// A non-negative whole number written as a number or a string.
 fn count_param(v: Option<&Value>, name: &str) -> Result<Option<usize>, String> {
     match v {
@@ -259,7 +251,7 @@ fn select(name: &str, text: &str, request: &Request) -> String {
             // With the part's share of the whole, computed here: no model divides.
             Some(_) if total > 0 => format!(
                 "{n} of the {of_total} of {name}{filter} ({}% of the lines).",
-                percent(n, total)
+                crate::text::percent(n, total)
             ),
             Some(_) => format!("{n} of the {of_total} of {name}{filter}."),
         },

@@ -614,8 +614,9 @@ impl Worker {
             let file = self.ctx.resolve_read_path(path);
             // The sub-task's own words, not its context: earlier steps' outputs there
             // are full of the table's values.
-            row_value = tools::table_value_named(&file, input, &self.asked_words());
-            let columns = tools::table_columns(&file, input);
+            let tools::TableFacts { columns, named } =
+                tools::table_facts(&file, input, &self.asked_words());
+            row_value = named;
             if !columns.is_empty() {
                 seen.push_str(&format!(
                     "\n{path}: {} columns: {}",

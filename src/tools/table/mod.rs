@@ -334,33 +334,25 @@ pub fn run_with_columns(
     }
 }
 
-/// The column names of the table at `path` (at the call's `json_path`, for JSON), read
-/// within a small bound; none when it is no table or cannot be read. What a check of a
-/// call needs before the call runs: the columns its words may name.
-pub fn columns_of(path: &Path, input: &Value) -> Vec<String> {
-    let Ok(mut req) = Request::from_json(input) else {
-        return Vec::new();
-    };
-    req.op = Op::Schema;
-    let limits = Limits {
-        max_bytes: 4 * 1024 * 1024,
-        max_rows: 100,
-        ..Limits::default()
-    };
-    match source::load(path, &req, &limits) {
-        Ok(Loaded::Table(table)) => table.columns,
-        _ => Vec::new(),
-    }
+/// What a check of a table call needs before the call runs, read from the file once:
+/// the table's column names (at the call's `json_path`, for JSON) — the columns its words
+/// may name ("which month") — and the one value of the table the words name, with its
+/// column. Empty when the file is no table or cannot be read within a small bound.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// The column names, in order.
+    pub columns: Vec<String>,
+    /// A word of the request (outside paths, three letters or more, not a column's name)
+    /// that is a whole cell of exactly one column, with that column ("hours logged on
+    /// Atlas": `project` = `Atlas`). `None` when no word is a cell, or the words name
+    /// cells of two columns or two cells: then code cannot tell which rows are meant.
+    pub named: Option<(String, String)>,
 }
 
-/// The one value of the table at `path` that the words name, with its column: a word of
-/// `words` (outside paths, three letters or more, not a column's name) that is a whole
-/// cell of exactly one column ("hours logged on Atlas": `project` = `Atlas`). `None`
-/// when no word is a cell, or the words name cells of two columns or two cells: then
-/// code cannot tell which rows are meant.
-pub fn value_named(path: &Path, input: &Value, words: &str) -> Option<(String, String)> {
+/// The [`Facts`] of the table at `path` for the call `input` and the request's `words`.
+pub fn facts(path: &Path, input: &Value, words: &str) -> Facts {
     let Ok(mut req) = Request::from_json(input) else {
-        return None;
+        return Facts::default();
     };
     req.op = Op::Rows;
     let limits = Limits {
@@ -369,8 +361,17 @@ pub fn value_named(path: &Path, input: &Value, words: &str) -> Option<(String, S
         ..Limits::default()
     };
     let Ok(Loaded::Table(table)) = source::load(path, &req, &limits) else {
-        return None;
+        return Facts::default();
     };
+    let named = value_named(&table, words);
+    Facts {
+        columns: table.columns,
+        named,
+    }
+}
+
+/// See [`Facts::named`].
+fn value_named(table: &Table, words: &str) -> Option<(String, String)> {
     let columns: Vec<String> = table.columns.iter().map(|c| loose_key(c)).collect();
     let asked: Vec<String> = super::files::kinds::words_outside_paths(words)
         .into_iter()

@@ -93,7 +93,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
                 cut(want, max_chars),
                 kept.len(),
                 t.rows.len(),
-                percent(kept.len(), t.rows.len())
+                crate::text::percent(kept.len(), t.rows.len())
             ));
             if kept.is_empty() {
                 let hint = no_match_hint(t, col, want, max_chars);
@@ -842,15 +842,6 @@ fn distinct(t: &Table, rows: &[&Row], col: usize, limit: usize, max_chars: usize
     s + &shares(&counted, rows.len(), limit, max_chars)
 }
 
-/// `n` of `total` as a percentage, one decimal at most ("50", "37.5", "33.3"); "0" of
-/// nothing.
-fn percent(n: usize, total: usize) -> String {
-    if total == 0 {
-        return "0".to_string();
-    }
-    num::format((n as f64 * 1000.0 / total as f64).round() / 10.0)
-}
-
 /// Each group's share of the rows, computed here so that no percentage is a model's
 /// arithmetic: a line "share of the 8 rows: open 50%, closed 37.5%, …" (one decimal at
 /// most), or nothing when there are no rows.
@@ -860,7 +851,13 @@ fn shares(groups: &[(&str, usize)], total: usize, limit: usize, max_chars: usize
     }
     let items: Vec<String> = groups
         .iter()
-        .map(|(k, n)| format!("{} {}%", list_value(k, max_chars), percent(*n, total)))
+        .map(|(k, n)| {
+            format!(
+                "{} {}%",
+                list_value(k, max_chars),
+                crate::text::percent(*n, total)
+            )
+        })
         .collect();
     format!(
         "\nshare of the {}: {}",

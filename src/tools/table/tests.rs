@@ -1054,22 +1054,22 @@ fn the_one_value_the_words_name_is_found_with_its_column() {
     let f = fixture("s.csv", SALES.as_bytes());
     let call = json!({"op": "sum", "column": "price"});
     assert_eq!(
-        super::value_named(&f.path, &call, "the total price of the Lyon sales"),
+        super::facts(&f.path, &call, "the total price of the Lyon sales").named,
         Some(("city".to_string(), "Lyon".to_string()))
     );
     // Case and a path do not matter; a column's name is no value.
     assert_eq!(
-        super::value_named(&f.path, &call, "chair price in ~/shop/s.csv, by city"),
+        super::facts(&f.path, &call, "chair price in ~/shop/s.csv, by city").named,
         Some(("product".to_string(), "Chair".to_string()))
     );
     // No value named, or two: no rows can be chosen.
-    assert_eq!(super::value_named(&f.path, &call, "the total price"), None);
+    assert_eq!(super::facts(&f.path, &call, "the total price").named, None);
     assert_eq!(
-        super::value_named(&f.path, &call, "Lyon or Paris, whichever sold more"),
+        super::facts(&f.path, &call, "Lyon or Paris, whichever sold more").named,
         None
     );
     assert_eq!(
-        super::columns_of(&f.path, &call),
+        super::facts(&f.path, &call, "").columns,
         ["product", "price", "city"]
     );
 }
