@@ -25,6 +25,7 @@ mod executor;
 mod harness;
 mod kinds;
 mod later;
+mod novel;
 mod readme;
 mod validators;
 
