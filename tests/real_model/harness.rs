@@ -858,12 +858,16 @@ pub async fn run_task(suite: &Suite, name: &str) -> bool {
 
     let (end, _) = ends.last().expect("a turn");
     // Law 1 guards what would be lost: a file whose bytes are still in the home folder
-    // under another name (a move, a backup) lost nothing.
+    // under another name (a move, a backup), or at its place with more after them (an
+    // append), lost nothing.
     let kept: std::collections::HashSet<&Vec<u8>> = after.values().collect();
     let changed: Vec<String> = before
         .iter()
         .filter(|(path, bytes)| {
-            after.get(*path) != Some(*bytes) && (bytes.is_empty() || !kept.contains(bytes))
+            let now = after.get(*path);
+            now != Some(*bytes)
+                && !now.is_some_and(|now| now.starts_with(bytes))
+                && (bytes.is_empty() || !kept.contains(bytes))
         })
         .map(|(path, _)| {
             path.strip_prefix(&home)
