@@ -5,6 +5,7 @@
 //!
 //! - [`asks`]: the shape a question's opening fixes ("which …" an item, "how many …" a
 //!   number), where a model's choice contradicts it.
+//! - [`claims`]: a change the answer tells as done ("replaced") was made by a call.
 //! - [`column`]: "which <column>" is answered by a value of that column the tools printed.
 //! - [`compare`]: a choice between named items goes to the one the printed numbers favour.
 //! - [`names`]: what a token is (a file's name), read the same way by every check.
@@ -15,6 +16,7 @@
 //!   not a count of lines).
 
 pub mod asks;
+pub mod claims;
 pub mod column;
 pub mod compare;
 pub mod names;

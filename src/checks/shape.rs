@@ -17,7 +17,8 @@
 //!
 //! An answer that reports what was done (any shape but a number, a date, counts per group
 //! or an item) and says files were deleted or moved when no call deleted or moved
-//! anything misfits ([`unbacked_claim`]).
+//! anything misfits ([`unbacked_claim`]), and so does one that tells the request's own
+//! change as done when no call changed a file ([`super::claims`]).
 //!
 //! Whatever the shape, an answer that says a file is not there while a listing of the
 //! task shows it ([`denies_what_was_shown`]), gives a number a unit the tools did not
@@ -71,7 +72,10 @@ pub fn check(
         shape,
         AnswerShape::Number | AnswerShape::Date | AnswerShape::PerGroup | AnswerShape::Item
     );
-    if reports_doing && let Some(why) = unbacked_claim(answer, records) {
+    if reports_doing
+        && let Some(why) = unbacked_claim(answer, records)
+            .or_else(|| super::claims::unbacked_change(request, answer, records))
+    {
         return Verdict::Misfit(why);
     }
     if let Some(why) = denies_what_was_shown(request, answer, records)
@@ -118,9 +122,23 @@ pub fn check(
     }
 }
 
+/// The words the records' outputs printed, folded: a word an answer shares with them may
+/// be the tool's own ("sorted by modified"), not the answer's claim.
+pub(super) fn printed_words(records: &[&ToolCallRecord]) -> std::collections::HashSet<String> {
+    records
+        .iter()
+        .flat_map(|r| {
+            crate::text::fold(&r.output_head)
+                .split(|c: char| !c.is_alphanumeric() && c != '\'')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Words that say something did not happen or could not be done: an answer holding one
 /// reports what was not done, and is not read as a claim.
-const NEGATIONS: &[&str] = &[
+pub(super) const NEGATIONS: &[&str] = &[
     "not", "no", "nothing", "none", "never", "cannot", "can't", "couldn't", "didn't", "wasn't",
     "weren't", "isn't", "aren't", "won't", "failed", "denied", "没", "未", "无", "不",
 ];
@@ -169,15 +187,7 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
     // A claim is told in the past: "deleted", "moved" (in Chinese, with 已 or 了). An
     // answer that quotes an instruction ("delete notes.txt") claims nothing, and neither
     // do a tool's own words quoted ("sorted by modified" in a listing).
-    let printed: std::collections::HashSet<String> = records
-        .iter()
-        .flat_map(|r| {
-            crate::text::fold(&r.output_head)
-                .split(|c: char| !c.is_alphanumeric() && c != '\'')
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let printed = printed_words(records);
     let done_words = words
         .iter()
         .filter(|w| w.ends_with("ed") && !printed.contains(*w))

@@ -229,6 +229,7 @@ fn shape_verified(round: &Round, only: &SubTaskOutcome) -> bool {
     let request = format!("{}\n{}", spec.intent, spec.raw_input);
     let answer = output_text(&only.output);
     shape::check(spec.answer, &request, &answer, &records) == Verdict::Fits
+        && crate::checks::claims::untouched_paths(&spec.raw_input, &answer, &records).is_none()
         && !shape::copies_a_line(&answer, &ok)
         && shape::nth_of_a_listing(&request, &answer, &records).is_none()
 }
@@ -265,8 +266,9 @@ fn shape_misfit(
     let spec = round.manifest.task_spec.as_ref()?;
     let records: Vec<&ToolCallRecord> = outcomes.iter().flat_map(|o| &o.tool_calls).collect();
     let request = format!("{}\n{}", spec.intent, spec.raw_input);
-    let Verdict::Misfit(why) = shape::check(spec.answer, &request, answer, &records) else {
-        return None;
+    let why = match shape::check(spec.answer, &request, answer, &records) {
+        Verdict::Misfit(why) => why,
+        _ => crate::checks::claims::untouched_paths(&spec.raw_input, answer, &records)?,
     };
     if track
         .misfits

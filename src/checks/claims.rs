@@ -1,0 +1,320 @@
+//! A change the answer says was made, held to the changes the calls made.
+//!
+//! Asked to "Replace every 'colour' with 'color' in ~/docs/style.md", a small model read
+//! the file and answered "successfully replaced every 'colour' with 'color'"; asked to
+//! change the extension of some files, it copied nothing and answered "has been changed".
+//! Both were delivered as done with the files as they were. The rule here is about the
+//! grammar of the request, not about a kind of task: a request that opens with a verb
+//! that changes files (the verbs Law 1 reads as asking for a change) and an answer that
+//! tells that same verb in the past ("replace" → "replaced", "copy" → "copied") claim
+//! the request's own work as done. When no call changed any file and no action was
+//! approved, that claim has nothing behind it, and the answer misfits until it is done
+//! or the answer says it was not.
+//!
+//! [`untouched_paths`] holds the same account for paths: a file or folder the user
+//! wrote out by its path, which no call of the task named, was neither read nor made.
+//!
+//! **Invariant:** pure. [`unbacked_change`] is silent unless all hold: the request's first verb asks for a
+//! change of files, the answer tells that verb in the past outside a negation and outside
+//! the words a tool printed, the task worked on files (a call other than `calculate` or
+//! `search` ran), and no successful call recorded an effect or was approved.
+
+use super::shape::NEGATIONS;
+use crate::contracts::{Decision, ToolCallRecord, ToolCallStatus, ToolName};
+use crate::laws::classify::EffectKind;
+
+/// Words a request may open with before its verb.
+const LEAD_INS: &[&str] = &[
+    "please", "kindly", "can", "could", "would", "will", "you", "now", "then", "just", "go",
+    "ahead", "and",
+];
+
+/// The request's first verb, lower case, when it asks for a change of files.
+fn change_verb(request: &str) -> Option<String> {
+    let verb = crate::text::fold(request)
+        .split(|c: char| !c.is_alphabetic() && c != '\'')
+        .find(|w| !w.is_empty() && !LEAD_INS.contains(w))?
+        .to_string();
+    let changes = [EffectKind::Overwrite, EffectKind::Move, EffectKind::Delete]
+        .into_iter()
+        .any(|kind| crate::laws::requested::asks_for(kind, &verb));
+    changes.then_some(verb)
+}
+
+/// The past forms of a regular English verb: "replace" → "replaced", "copy" → "copied",
+/// "add" → "added", "stop" → "stopped".
+fn past_forms(verb: &str) -> Vec<String> {
+    let mut forms = vec![format!("{verb}ed")];
+    if let Some(stem) = verb.strip_suffix('e') {
+        forms.push(format!("{stem}ed"));
+    }
+    if let Some(stem) = verb.strip_suffix('y') {
+        forms.push(format!("{stem}ied"));
+    }
+    if let Some(last) = verb.chars().last()
+        && !"aeiouwxy".contains(last)
+    {
+        forms.push(format!("{verb}{last}ed"));
+    }
+    forms
+}
+
+/// The answer claims the request's change as done when no call made one: the reason,
+/// for the replan. See the module's invariant for when it speaks.
+pub fn unbacked_change(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let verb = change_verb(request)?;
+    let worked_on_files = records
+        .iter()
+        .any(|r| r.tool != ToolName::Calculate && r.tool != ToolName::Search);
+    let changed = records.iter().any(|r| {
+        (r.status == ToolCallStatus::Ok && !r.effects.is_empty())
+            || matches!(r.confirmation, Some(Decision::Approve | Decision::Trash))
+    });
+    if !worked_on_files || changed {
+        return None;
+    }
+    let words: Vec<String> = crate::text::fold(answer)
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    if words.iter().any(|w| NEGATIONS.contains(&w.as_str())) {
+        return None;
+    }
+    let printed = super::shape::printed_words(records);
+    let forms = past_forms(&verb);
+    let claimed = words
+        .iter()
+        .find(|w| forms.contains(w) && !printed.contains(*w))?;
+    Some(format!(
+        "the answer says the work was done (\"{claimed}\"), but no call changed any file: \
+         {verb} with a tool that changes files and finish with what it did, or say that it \
+         was not done and why"
+    ))
+}
+
+/// The paths the user's request writes out (`~/data/members.json`, `/srv/x`) that no
+/// call of the task named — in its input, its target or its effects — and no successful
+/// output showed, when the answer does not say that something was not there or not
+/// done: the reason, naming them. Asked to turn a table into `~/data/members.json`, a
+/// small model read the table three times, wrote nothing, and delivered the table as
+/// done; a file the user named by its path is the task's subject or its product, and an
+/// answer that never touched it answers something else.
+pub fn untouched_paths(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let answered_not = crate::text::fold(answer)
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| NEGATIONS.contains(&w));
+    if answered_not || records.is_empty() {
+        return None;
+    }
+    let seen: Vec<String> = records
+        .iter()
+        .flat_map(|r| {
+            let mut texts = vec![r.input.to_string(), r.target.clone()];
+            texts.extend(r.effects.iter().map(|e| e.path.display().to_string()));
+            if r.status == ToolCallStatus::Ok {
+                texts.push(r.output_head.clone());
+            }
+            texts
+        })
+        .map(|t| t.to_lowercase())
+        .collect();
+    let untouched: Vec<&str> = written_paths(request)
+        .into_iter()
+        .filter(|path| {
+            let name = path.rsplit('/').next().unwrap_or(path).to_lowercase();
+            name.chars().count() >= 3 && !seen.iter().any(|t| t.contains(&name))
+        })
+        .collect();
+    (!untouched.is_empty()).then(|| {
+        format!(
+            "the request names {}, and no call of the task read, listed or wrote it: work \
+             on it with a tool, or say why it could not be",
+            untouched.join(" and ")
+        )
+    })
+}
+
+/// The paths written out in `text`: words that start with `~/` or `/`, without the
+/// punctuation that ends a sentence or a quote.
+fn written_paths(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for word in text.split_whitespace() {
+        let word = word
+            .trim_start_matches(['"', '\'', '(', '`'])
+            .trim_end_matches(['.', ',', ';', ':', '?', '!', ')', '"', '\'', '`']);
+        let path = word.starts_with("~/") || (word.starts_with('/') && word.len() > 1);
+        if path && !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::shape::tests::ok;
+    use crate::contracts::PathEffect;
+
+    fn read_style() -> ToolCallRecord {
+        ok(
+            ToolName::ReadFile,
+            "/h/docs/style.md",
+            "# Charts\nUse one colour per series.\n[the whole file: 2 lines]",
+        )
+    }
+
+    fn wrote(path: &str, effect: &str) -> ToolCallRecord {
+        let mut r = ok(ToolName::WriteFile, path, "wrote 90 bytes");
+        r.effects.push(PathEffect {
+            path: path.into(),
+            exists: true,
+            effect: effect.into(),
+        });
+        r
+    }
+
+    const REPLACE: &str = "Replace every 'colour' with 'color' in ~/docs/style.md";
+
+    #[test]
+    fn a_change_told_as_done_with_no_change_made_misfits() {
+        let read = read_style();
+        let why = unbacked_change(
+            REPLACE,
+            "The answer successfully replaced every 'colour' with 'color' in ~/docs/style.md.",
+            &[&read],
+        )
+        .expect("nothing was replaced");
+        assert!(why.contains("\"replaced\""), "{why}");
+        // Any verb that changes files, told in the past; lead-ins are skipped.
+        let copy = ok(ToolName::CopyFiles, "/h/Pictures/raw", "copied 0 of 2");
+        assert!(
+            unbacked_change(
+                "Please change the extension of every .jpeg file in ~/Pictures/raw to .jpg",
+                "The extension of every .jpeg file has been changed to .jpg.",
+                &[&copy],
+            )
+            .is_some()
+        );
+        assert!(
+            unbacked_change("Can you copy ~/a.txt to ~/b.txt?", "Copied it.", &[&read]).is_some()
+        );
+    }
+
+    #[test]
+    fn a_change_made_approved_or_denied_is_no_unbacked_claim() {
+        let read = read_style();
+        let write = wrote("/h/docs/style.md", "overwrite");
+        let answer = "Replaced 'colour' with 'color' twice.";
+        assert_eq!(unbacked_change(REPLACE, answer, &[&read, &write]), None);
+        let mut approved = ok(ToolName::Shell, "sed -i …", "");
+        approved.confirmation = Some(Decision::Approve);
+        assert_eq!(unbacked_change(REPLACE, answer, &[&read, &approved]), None);
+        // Said not to be done.
+        assert_eq!(
+            unbacked_change(REPLACE, "Nothing was replaced: the write failed.", &[&read]),
+            None
+        );
+        // A failed write with effects on record changed nothing.
+        let mut failed = wrote("/h/docs/style.md", "overwrite");
+        failed.status = ToolCallStatus::Error;
+        assert!(unbacked_change(REPLACE, answer, &[&read, &failed]).is_some());
+    }
+
+    #[test]
+    fn requests_that_ask_for_no_change_or_work_on_no_file_are_left_alone() {
+        let read = read_style();
+        // A question, or a verb that reads.
+        for request in [
+            "What does ~/docs/style.md say about colour?",
+            "Summarise the notes in ~/notes",
+            "Find the largest file in ~/Downloads",
+        ] {
+            assert_eq!(
+                unbacked_change(request, "It was replaced in 2024.", &[&read]),
+                None,
+                "{request}"
+            );
+        }
+        // A conversion of numbers touches no file.
+        let calc = ok(ToolName::Calculate, "26.2 * 1.609344", "42.1648128");
+        assert_eq!(
+            unbacked_change("Convert 26.2 miles to km", "Converted: 42.16 km", &[&calc]),
+            None
+        );
+        // The verb is a tool's own word: "sorted by size" quoted from a listing.
+        let list = ok(
+            ToolName::ListFiles,
+            "/h/lists",
+            "~/lists, sorted by size: 2 found",
+        );
+        assert_eq!(
+            unbacked_change("Sort ~/lists by size", "Sorted by size: a, b", &[&list]),
+            None
+        );
+    }
+
+    #[test]
+    fn a_path_the_request_names_and_no_call_touched_is_said() {
+        let read = ok(
+            ToolName::ReadTable,
+            "/h/data/members.csv",
+            "members.csv: 3 data rows, 3 columns: name, city, joined",
+        );
+        let request = "Turn ~/data/members.csv into a JSON file ~/data/members.json.";
+        let why = untouched_paths(request, "name,city,joined\nAna,Porto,2024", &[&read])
+            .expect("members.json was never written");
+        assert!(
+            why.contains("~/data/members.json") && !why.contains("members.csv,"),
+            "{why}"
+        );
+        // Written: its path is in the call's input.
+        let mut write = ok(
+            ToolName::WriteFile,
+            "/h/data/members.json",
+            "wrote 120 bytes",
+        );
+        write.input = serde_json::json!({"path": "/h/data/members.json"});
+        assert_eq!(
+            untouched_paths(request, "Wrote it.", &[&read, &write]),
+            None
+        );
+        // Said not to be done, or no call at all (another check's case).
+        assert_eq!(
+            untouched_paths(request, "members.json was not written.", &[&read]),
+            None
+        );
+        assert_eq!(untouched_paths(request, "Done", &[]), None);
+        // A failed call that named it touched it: the answer then reports the failure.
+        let mut failed = ok(ToolName::ReadFile, "/h/x/missing.txt", "");
+        failed.status = ToolCallStatus::Error;
+        assert_eq!(
+            untouched_paths("What is in ~/x/missing.txt?", "It is empty", &[&failed]),
+            None
+        );
+        // Of two files compared, the one never counted.
+        let north = ok(ToolName::ReadLines, "/h/texts/north.txt", "7 lines");
+        let why = untouched_paths(
+            "Which has more lines, ~/texts/north.txt or ~/texts/south.txt?",
+            "north.txt",
+            &[&north],
+        )
+        .expect("south.txt untouched");
+        assert!(why.contains("~/texts/south.txt"), "{why}");
+    }
+
+    #[test]
+    fn past_forms_follow_the_regular_spellings() {
+        for (verb, past) in [
+            ("replace", "replaced"),
+            ("copy", "copied"),
+            ("add", "added"),
+            ("stop", "stopped"),
+            ("convert", "converted"),
+            ("append", "appended"),
+        ] {
+            assert!(past_forms(verb).contains(&past.to_string()), "{verb}");
+        }
+    }
+}
