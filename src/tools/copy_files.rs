@@ -96,6 +96,16 @@ pub(super) fn destination(
     does: &str,
 ) -> Result<PathBuf, ToolError> {
     let to = ctx.resolve_path(param(input, &["to", "destination", "target"])?);
+    allowed_destination(to, ctx, does)
+}
+
+/// `to` when files may be put there: under the home folder or the workspace, and not a
+/// sensitive place; else the refusal, naming it.
+pub(super) fn allowed_destination(
+    to: PathBuf,
+    ctx: &ToolContext,
+    does: &str,
+) -> Result<PathBuf, ToolError> {
     let home = &ctx.config.home;
     let allowed = to.starts_with(home) || to.starts_with(&ctx.config.workspace);
     if !allowed || crate::laws::classify::is_sensitive_path(&to, home) {

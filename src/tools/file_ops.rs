@@ -9,15 +9,22 @@
 //! sandbox, a move that replaces nothing kept without asking, a deletion asked about with
 //! what it removes and its original kept on approval.
 //!
+//! A `to` with a `*` in its name renames every file selected: the `*` stands for each
+//! file's name without its extension (`*.jpg` turns `dawn.jpeg` into `dawn.jpg`), in the
+//! file's own folder unless `to` names another.
+//!
 //! **Invariant:** the command names only files that exist when the call is prepared, by
-//! their absolute paths; a move never replaces a file (`mv -n`).
+//! their absolute paths; a move never replaces a file (`mv -n`), and a rename by pattern
+//! never gives two files one name.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::copy_files::{MAX_SIZE, MIN_SIZE, Sizes, destination, names_of, param, select};
+use super::copy_files::{
+    MAX_SIZE, MIN_SIZE, Sizes, allowed_destination, destination, names_of, param, select,
+};
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
 };
@@ -53,7 +60,7 @@ const MOVE_PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed(
-            "the folder to move them into (made if missing), or the new file name when renaming one file, as the user wrote it",
+            "the folder to move them into (made if missing), the new file name when renaming one file, or a name with * to rename each file (*.jpg: each file's name without its extension, then .jpg), as the user wrote it",
         ),
         choices: super::Choices::Open,
     },
@@ -164,7 +171,7 @@ impl Tool for MoveFiles {
             name: ToolName::MoveFiles.into(),
             priority: 4,
             summary: Cow::Borrowed(
-                "Move files into a folder, or rename one file: the originals leave where they were; never overwrites.",
+                "Move files into a folder, or rename them (one by its new name, many by a pattern like *.jpg): the originals leave where they were; never overwrites.",
             ),
             params: Cow::Borrowed(MOVE_PARAMS),
             forms: &[],
@@ -173,8 +180,17 @@ impl Tool for MoveFiles {
 
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let (_, files, missing) = selected(input, ctx, ToolName::MoveFiles)?;
-        let to = destination(input, ctx, "move_files moves")?;
         let home = &ctx.config.home;
+        let raw_to = param(input, &["to", "destination", "target"])?;
+        if let Some(renames) = renamed_by_pattern(raw_to, &files, ctx)? {
+            let command = renames
+                .iter()
+                .map(|(old, new)| format!("mv -n -- {} {}", quoted(old), quoted(new)))
+                .collect::<Vec<_>>()
+                .join("; ");
+            return Ok(as_shell(ToolName::MoveFiles, command, &missing, home));
+        }
+        let to = destination(input, ctx, "move_files moves")?;
         // One file to a name with an extension that is not a folder: a rename.
         let rename = files.len() == 1 && !to.is_dir() && to.extension().is_some();
         let command = if rename {
@@ -203,6 +219,69 @@ impl Tool for MoveFiles {
             ))
         })
     }
+}
+
+/// For a `to` whose name holds a `*`: each file and its new path, the `*` replaced by the
+/// file's name without its extension, in the folder `to` names or else the file's own.
+/// Files whose name is already the new one are left out. `None` for a `to` without a
+/// `*`; an error for a pattern with more than one, one that names no new file, a folder
+/// files may not go into, or two files given one name.
+fn renamed_by_pattern(
+    raw_to: &str,
+    files: &[PathBuf],
+    ctx: &ToolContext,
+) -> Result<Option<Vec<(PathBuf, PathBuf)>>, ToolError> {
+    let raw_to = raw_to.trim();
+    let (folder, pattern) = match raw_to.rsplit_once('/') {
+        Some((folder, pattern)) => (Some(folder), pattern),
+        None => (None, raw_to),
+    };
+    if !pattern.contains('*') {
+        return Ok(None);
+    }
+    if pattern.matches('*').count() > 1 || folder.is_some_and(|f| f.contains('*')) {
+        return Err(ToolError::InvalidInput(format!(
+            "`to` {raw_to:?} has more than one *: give one, which stands for each file's name \
+             without its extension (*.jpg)"
+        )));
+    }
+    let mut renames: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for file in files {
+        let stem = file
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let name = pattern.replacen('*', &stem, 1);
+        if name.is_empty() || name == "." || name == ".." {
+            return Err(ToolError::InvalidInput(format!(
+                "`to` {raw_to:?} names no file for {}",
+                file.display()
+            )));
+        }
+        let dir = match folder {
+            Some("") => PathBuf::from("/"),
+            Some(folder) => ctx.resolve_path(folder),
+            None => file.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        let dir = allowed_destination(dir, ctx, "move_files renames")?;
+        let new = dir.join(&name);
+        if &new == file {
+            continue;
+        }
+        if let Some((other, _)) = renames.iter().find(|(_, n)| *n == new) {
+            return Err(ToolError::InvalidInput(format!(
+                "{} and {} would both be named {name}: rename them one by one",
+                other.display(),
+                file.display()
+            )));
+        }
+        renames.push((file.clone(), new));
+    }
+    if renames.is_empty() {
+        return Err(ToolError::Failed(format!(
+            "every file selected is already named as {raw_to:?} asks: nothing to rename"
+        )));
+    }
+    Ok(Some(renames))
 }
 
 /// The delete_files tool.

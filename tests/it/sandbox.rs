@@ -920,6 +920,41 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
         "note a\n"
     );
     assert!(!w.home.join("notes/a.txt").exists());
+    // Renaming many by a pattern: `*` is each name without its extension; other files
+    // stay, and nothing is asked (a rename loses nothing).
+    w.write("pics/dawn.jpeg", "dawn\n");
+    w.write("pics/dusk.jpeg", "dusk\n");
+    w.write("pics/river.jpg", "river\n");
+    let r = call(
+        ToolName::MoveFiles,
+        json!({"from": "~/pics", "names": "*.jpeg", "to": "*.jpg"}),
+    )
+    .await;
+    assert_ok(&r);
+    let mut left: Vec<String> = std::fs::read_dir(w.home.join("pics"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["dawn.jpg", "dusk.jpg", "river.jpg"]);
+    assert_eq!(
+        std::fs::read_to_string(w.home.join("pics/dusk.jpg")).unwrap(),
+        "dusk\n"
+    );
+    assert!(requests(&responder).is_empty());
+    // Two files given one name are refused before anything runs.
+    w.write("pics/dawn.png", "png\n");
+    let r = call(
+        ToolName::MoveFiles,
+        json!({"from": "~/pics", "names": "dawn.*", "to": "~/pics/*.gif"}),
+    )
+    .await;
+    assert!(
+        r.for_model.contains("would both be named dawn.gif"),
+        "{}",
+        r.for_model
+    );
+    assert!(w.home.join("pics/dawn.png").exists() && w.home.join("pics/dawn.jpg").exists());
     // Deleting asks with what it would remove: denied, then approved.
     let input = json!({"from": "~/notes", "names": "b.txt"});
     let r = call(ToolName::DeleteFiles, input.clone()).await;
