@@ -1,26 +1,30 @@
-//! Calculations by code: the arithmetic and the date facts a request states, computed
-//! here so that no sum, product or date in an answer is a model's guess. Every role that
+//! Calculations by code: the arithmetic, the date facts and the unit conversions a
+//! request states, computed here so that no sum, product, date or converted quantity in
+//! an answer is a model's guess. Every role that
 //! shows a request to a model (R1 the user's words, R2 the task, R3 the sub-task) adds
 //! these lines as "Computed by code", and the model quotes them.
 //!
-//! **Invariant:** each line is a fact about numbers or dates written in the text it was
-//! computed from; nothing here decides which fact the user wants.
+//! **Invariant:** each line is a fact about numbers, dates or quantities written in the
+//! text it was computed from; nothing here decides which fact the user wants.
 
 mod arithmetic;
 mod dates;
+mod units;
 
 /// The calendar dates written in `text`, in order, each once.
 pub fn dates_in(text: &str) -> Vec<chrono::NaiveDate> {
     dates::dates_in(text)
 }
 
-/// Every "Computed by code" line for `text`: its arithmetic, then its date facts, each
-/// once (a request's intent and its words often state the same expression).
+/// Every "Computed by code" line for `text`: its arithmetic, its date facts, then its
+/// unit conversions, each once (a request's intent and its words often state the same
+/// expression).
 pub fn computed_lines(text: &str) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for line in arithmetic::computed_lines(&dates::without_numeric_dates(text))
         .into_iter()
         .chain(dates::computed_lines(text))
+        .chain(units::computed_lines(text))
     {
         if !lines.contains(&line) {
             lines.push(line);

@@ -23,8 +23,8 @@ const PARAMS: &[Param] = &[Param {
     required: true,
     about: Cow::Borrowed(
         "arithmetic (\"(120 + 80) * 0.15\"), a date and a duration (\"90 days after \
-         2025-11-17\"), two dates (\"from 2024-01-10 to 2024-03-01\"), or one date (its \
-         day of the week)",
+         2025-11-17\"), two dates (\"from 2024-01-10 to 2024-03-01\"), one date (its \
+         day of the week), or a quantity and the unit wanted (\"26.2 miles in km\")",
     ),
     choices: Choices::Open,
 }];
@@ -43,7 +43,8 @@ pub fn evaluate(expression: &str) -> Result<String, ToolError> {
         return Err(ToolError::InvalidInput(format!(
             "nothing to compute in {expression:?}: write arithmetic with numbers and \
              operators (12 * 3 + 4), a date with a duration (90 days after 2025-11-17), \
-             two dates (from 2024-01-10 to 2024-03-01) or one date; dates as YYYY-MM-DD"
+             two dates (from 2024-01-10 to 2024-03-01), one date, or a quantity and a unit \
+             (26.2 miles in km); dates as YYYY-MM-DD"
         )));
     }
     Ok(lines.join("\n"))
@@ -57,7 +58,7 @@ impl Tool for Calculate {
             summary: Cow::Borrowed(
                 "Exact arithmetic and dates: sums, products, percentages, a date some days, \
                  weeks, months or years before or after another, the days between two dates, \
-                 a date's day of the week.",
+                 a date's day of the week, unit conversions.",
             ),
             params: Cow::Borrowed(PARAMS),
             forms: &[],
