@@ -97,6 +97,7 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         && let Ok(call) = files::Request::from_json(input)
     {
         notes.extend(sizes_not_asked(&call, &mut mended, asked.words));
+        notes.extend(ages_not_asked(&call, &mut mended, asked.words));
         notes.extend(depth_not_asked(&call, &mut mended, asked.words, &words));
         notes.extend(group_not_asked(&call, &mut mended, &words));
         notes.extend(kinds_not_whole(&call, &mut mended, asked.words));
@@ -439,6 +440,41 @@ fn sizes_not_asked(request: &files::Request, input: &mut Value, words: &str) -> 
         notes.push(format!(
             "the sub-task asks for files of {side} {}, so it ran with `{param}` {bytes}",
             crate::text::human_size(bytes)
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
+/// When the request states a window of time ("in the last 7 days", "older than a year")
+/// and a list_files call has another or none: the request's, and the note saying so.
+/// Asked how many files changed in the last week, a listing of every file counts them
+/// all.
+fn ages_not_asked(request: &files::Request, input: &mut Value, words: &str) -> Option<String> {
+    let (within, older) = files::ages_asked(words);
+    let mut notes = Vec::new();
+    for (asked, has, setting, param, side) in [
+        (
+            within,
+            request.modified_within,
+            Setting::ModifiedWithin,
+            "modified_within",
+            "changed within",
+        ),
+        (
+            older,
+            request.older_than,
+            Setting::OlderThan,
+            "older_than",
+            "not changed for",
+        ),
+    ] {
+        let Some(age) = asked.filter(|a| has != Some(*a)) else {
+            continue;
+        };
+        let text = files::age_words(age);
+        files::set(input, setting, Value::from(text.clone()));
+        notes.push(format!(
+            "the sub-task asks for files {side} {text}, so it ran with `{param}` {text:?}"
         ));
     }
     (!notes.is_empty()).then(|| notes.join("; "))
@@ -1020,11 +1056,49 @@ mod tests {
             ),
             Fit::Asked
         );
+        // "over 3 days old" bounds the age, not the size.
+        let (input, _) =
+            mended(json!({"folder": "~"}), "the 3 files over 3 days old").expect("an age bound");
+        assert_eq!(input, json!({"folder": "~", "older_than": "3 days"}));
+        assert_eq!(asked(json!({"folder": "~"}), "a 5 MB file"), Fit::Asked);
+    }
+
+    #[test]
+    fn a_window_of_time_the_request_states_is_set() {
+        let (input, note) = mended(
+            json!({"folder": "~/Documents/letters", "sort": "modified"}),
+            "How many files in ~/Documents/letters were changed in the last 7 days?",
+        )
+        .expect("no window, one asked");
+        assert_eq!(input["modified_within"], json!("1 week"));
+        assert!(note.contains("modified_within"), "{note}");
+        // Another window is replaced; the one asked for is left as it is.
+        let (input, _) = mended(
+            json!({"folder": "~", "newer_than": "30 days"}),
+            "logs older than 90 days",
+        )
+        .expect("the wrong side");
+        assert_eq!(input["older_than"], json!("90 days"));
+        assert_eq!(input["newer_than"], json!("30 days"));
         assert_eq!(
-            asked(json!({"folder": "~"}), "the 3 files over 3 days old"),
+            fit_of(
+                ToolName::ListFiles,
+                json!({"folder": "~", "modified_within": "7 days"}),
+                "files changed this week",
+                ""
+            ),
             Fit::Asked
         );
-        assert_eq!(asked(json!({"folder": "~"}), "a 5 MB file"), Fit::Asked);
+        // A count of days that is no window sets nothing.
+        assert_eq!(
+            fit_of(
+                ToolName::ListFiles,
+                json!({"folder": "~"}),
+                "What date is it 90 days after 2025-11-17?",
+                ""
+            ),
+            Fit::Asked
+        );
     }
 
     #[test]

@@ -23,6 +23,8 @@
 //! The caller resolves `~` and relative folders before calling [`run`]; this module
 //! has no other dependency on the crate.
 
+mod age;
+pub use age::{ages_asked, words as age_words};
 pub mod kinds;
 mod params;
 pub(crate) use params::parse_size;
@@ -64,6 +66,10 @@ pub struct Request {
     pub min_size: Option<u64>,
     /// Only files of at most this many bytes (folders and links are then left out).
     pub max_size: Option<u64>,
+    /// Only entries last modified at most this long ago.
+    pub modified_within: Option<std::time::Duration>,
+    /// Only entries last modified more than this long ago.
+    pub older_than: Option<std::time::Duration>,
     /// Include names starting with `.` (and look inside such folders).
     pub hidden: bool,
     /// Only names containing this text, case-insensitive.
@@ -84,6 +90,8 @@ impl Default for Request {
             group_by: None,
             min_size: None,
             max_size: None,
+            modified_within: None,
+            older_than: None,
             hidden: false,
             name_contains: None,
         }
@@ -208,6 +216,18 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "string",
         false,
         "only files at most this big: bytes or e.g. \"10MB\"",
+    ),
+    (
+        "modified_within",
+        "string",
+        false,
+        "only entries changed at most this long ago: e.g. \"7 days\", \"24 hours\", \"2 weeks\"",
+    ),
+    (
+        "older_than",
+        "string",
+        false,
+        "only entries not changed for longer than this: e.g. \"30 days\", \"1 year\"",
     ),
     (
         "hidden",
@@ -507,7 +527,7 @@ pub fn run(
     limits: &Limits,
     now: SystemTime,
 ) -> Result<String, String> {
-    let filter = scan::Filter::new(req)?;
+    let filter = scan::Filter::new(req, now)?;
     report::check_folder(folder, shown_folder, limits)?;
     let mut scanned = scan::scan(folder, req, &filter, limits);
     report::arrange(&mut scanned, req, limits);

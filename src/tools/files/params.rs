@@ -41,6 +41,15 @@ const MIN_SIZE: &[&str] = &[
 ];
 const MAX_SIZE: &[&str] = &["max_size", "maxsize", "max_bytes", "smaller_than"];
 const HIDDEN: &[&str] = &["hidden", "include_hidden", "show_hidden"];
+const WITHIN: &[&str] = &[
+    "modified_within",
+    "changed_within",
+    "within",
+    "newer_than",
+    "modified_in_last",
+    "max_age",
+];
+const OLDER: &[&str] = &["older_than", "not_modified_within", "min_age"];
 const CONTAINS: &[&str] = &["name_contains", "contains", "name_includes", "substring"];
 
 /// A parameter code sets on a call because the request states it (`tools::asked`).
@@ -60,6 +69,10 @@ pub enum Setting {
     Limit,
     /// `recursive`.
     Recursive,
+    /// `modified_within`.
+    ModifiedWithin,
+    /// `older_than`.
+    OlderThan,
 }
 
 /// Sets `setting` on the call `input` to `value`, under its own name, after removing
@@ -73,6 +86,8 @@ pub fn set(input: &mut Value, setting: Setting, value: Value) {
         Setting::GroupBy => ("group_by", &[GROUP]),
         Setting::Limit => ("limit", &[LIMIT]),
         Setting::Recursive => ("recursive", &[RECURSIVE]),
+        Setting::ModifiedWithin => ("modified_within", &[WITHIN]),
+        Setting::OlderThan => ("older_than", &[OLDER]),
     };
     if let Some(map) = input.as_object_mut() {
         map.retain(|k, _| !names.iter().any(|n| n.contains(&normal(k).as_str())));
@@ -193,6 +208,12 @@ pub(super) fn from_json(input: &Value) -> Result<Request, String> {
         return Err(format!(
             "min_size ({min} bytes) is larger than max_size ({max} bytes): no file can match both"
         ));
+    }
+    if let Some(v) = get(obj, WITHIN) {
+        req.modified_within = Some(age("modified_within", v)?);
+    }
+    if let Some(v) = get(obj, OLDER) {
+        req.older_than = Some(age("older_than", v)?);
     }
     if let Some(v) = get(obj, HIDDEN) {
         req.hidden = boolean("hidden", v)?;
@@ -432,6 +453,20 @@ pub(super) fn group(v: &Value) -> Result<Option<Group>, String> {
             "group_by must be \"extension\", \"folder\" or \"kind\" (got {raw:?})"
         )),
     }
+}
+
+/// An age from a number (days) or a text with its unit ("7 days", "24 hours").
+fn age(name: &str, v: &Value) -> Result<std::time::Duration, String> {
+    let parsed = match v {
+        Value::Number(n) => n
+            .as_f64()
+            .and_then(|d| super::age::parse_age(&d.to_string())),
+        Value::String(s) => super::age::parse_age(s),
+        _ => None,
+    };
+    parsed.ok_or_else(|| {
+        format!("{name}: cannot read {v} as an age; give a number and a unit, e.g. \"7 days\", \"24 hours\", \"1 year\"")
+    })
 }
 
 fn size(name: &str, v: &Value) -> Result<u64, String> {

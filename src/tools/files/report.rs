@@ -337,6 +337,12 @@ fn describe(req: &Request) -> String {
         }
         (None, None) => {}
     }
+    if let Some(age) = req.modified_within {
+        let _ = write!(out, " modified within the last {}", super::age::words(age));
+    }
+    if let Some(age) = req.older_than {
+        let _ = write!(out, " not modified for {}", super::age::words(age));
+    }
     if req.hidden {
         out.push_str(" (hidden included)");
     }

@@ -122,11 +122,15 @@ pub(super) struct Filter {
     kind: Kind,
     min_size: Option<u64>,
     max_size: Option<u64>,
+    /// Modified at or after this time.
+    since: Option<SystemTime>,
+    /// Modified before this time.
+    until: Option<SystemTime>,
 }
 
 impl Filter {
     /// Compiles the request's patterns; an invalid glob is an error naming it.
-    pub(super) fn new(req: &Request) -> Result<Filter, String> {
+    pub(super) fn new(req: &Request, now: SystemTime) -> Result<Filter, String> {
         let extensions = req
             .extensions
             .iter()
@@ -145,6 +149,8 @@ impl Filter {
             kind: req.kind,
             min_size: req.min_size,
             max_size: req.max_size,
+            since: req.modified_within.and_then(|d| now.checked_sub(d)),
+            until: req.older_than.and_then(|d| now.checked_sub(d)),
         })
     }
 
@@ -174,6 +180,15 @@ impl Filter {
             Some(c) => lower.contains(c.as_str()),
             None => true,
         }
+    }
+
+    /// A modified time within the window (an entry without one matches no window).
+    fn time_matches(&self, modified: Option<SystemTime>) -> bool {
+        if self.since.is_none() && self.until.is_none() {
+            return true;
+        }
+        modified
+            .is_some_and(|m| self.since.is_none_or(|s| m >= s) && self.until.is_none_or(|u| m < u))
     }
 
     fn size_matches(&self, size: u64) -> bool {
@@ -315,6 +330,9 @@ pub(super) fn scan(folder: &Path, req: &Request, filter: &Filter, limits: &super
             0
         };
         if filter.sized() && !filter.size_matches(size) {
+            continue;
+        }
+        if !filter.time_matches(meta.modified().ok()) {
             continue;
         }
         let relative = entry.path().strip_prefix(folder).unwrap_or(entry.path());

@@ -598,6 +598,33 @@ fn unknown_values_are_errors_naming_the_valid_ones() {
 }
 
 #[test]
+fn a_window_of_time_keeps_the_files_changed_in_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    file(d, "landlord.txt", 18, 2 * 86_400);
+    file(d, "bank.txt", 14, 5 * 86_400);
+    file(d, "school.txt", 16, 10 * 86_400);
+    file(d, "old-tax.txt", 17, 400 * 86_400);
+    let out = call(d, json!({"modified_within": "7 days"})).unwrap();
+    assert_eq!(names(&out), ["bank.txt", "landlord.txt"]);
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("modified within the last 1 week"),
+        "{out}"
+    );
+    assert!(out.contains("2 found"), "{out}");
+    let out = call(d, json!({"older_than": "1 year", "sort": "name"})).unwrap();
+    assert_eq!(names(&out), ["old-tax.txt"]);
+    // Both sides: a window between; a bare number is days.
+    let out = call(d, json!({"modified_within": 30, "older_than": "4 days"})).unwrap();
+    assert_eq!(names(&out), ["bank.txt", "school.txt"]);
+    let err = call(d, json!({"modified_within": "soon"})).unwrap_err();
+    assert!(err.contains("as an age"), "{err}");
+}
+
+#[test]
 fn parameters_are_read_leniently() {
     let req = Request::from_json(&json!({
         "folder": "~/Downloads",
@@ -626,6 +653,8 @@ fn parameters_are_read_leniently() {
             group_by: Some(Group::Extension),
             min_size: Some(1024),
             max_size: None,
+            modified_within: None,
+            older_than: None,
             hidden: false,
             name_contains: Some("Tax".to_string()),
         }
