@@ -135,10 +135,14 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
                     .iter()
                     .filter(|r| !r.cells[c].trim().is_empty())
                     .count();
+                // Both sides, each with its own line: "how many have no email" is
+                // the second, and a small model reading only the first answered it.
+                let name = shown_name(t, c, max_chars);
                 format!(
-                    "count of rows with a value in {} = {filled} (of {})",
-                    shown_name(t, c, max_chars),
-                    plural(rows.len(), "row", "rows")
+                    "count of rows with a value in {name} = {filled} (of {})\n\
+                     count of rows with no value in {name} (empty) = {}",
+                    plural(rows.len(), "row", "rows"),
+                    rows.len() - filled
                 )
             }
         },
@@ -831,8 +835,8 @@ fn distinct(t: &Table, rows: &[&Row], col: usize, limit: usize, max_chars: usize
     );
     if empty > 0 {
         s.push_str(&format!(
-            " (and {} with no value)",
-            plural(empty, "row", "rows")
+            "\ncount of rows with no value in {} (empty) = {empty}",
+            shown_name(t, col, max_chars)
         ));
     }
     let counted: Vec<(&str, usize)> = order
