@@ -509,8 +509,13 @@ fn group_not_asked(request: &files::Request, input: &mut Value, words: &Words) -
         return None;
     }
     files::set(input, Setting::GroupBy, Value::from(asked.label()));
+    let what = if asked == files::Group::Content {
+        "which files hold the same content".to_string()
+    } else {
+        format!("a count per {}", asked.label())
+    };
     Some(format!(
-        "the sub-task asks for a count per {0}, so it ran with `group_by` {0:?} instead of {1}",
+        "the sub-task asks for {what}, so it ran with `group_by` {0:?} instead of {1}",
         asked.label(),
         request
             .group_by
@@ -1271,5 +1276,13 @@ mod tests {
         );
         assert_eq!(asked(by_ext.clone(), "list the files"), Fit::Asked);
         assert_eq!(asked(by_ext, "per folder and per type"), Fit::Asked);
+        // Files with the same content are grouped by their bytes.
+        let (input, note) = mended(
+            json!({"folder": "~/Downloads/dupes", "group_by": "kind"}),
+            "Which two files in ~/Downloads/dupes have the same content?",
+        )
+        .expect("content for the same content");
+        assert_eq!(input["group_by"], json!("content"));
+        assert!(note.contains("content"), "{note}");
     }
 }

@@ -10,7 +10,8 @@
 //! says what the folder does hold, so the next attempt can adjust its filters.
 //!
 //! Invariants:
-//! - Read-only: the folder is only read (directory listings and metadata); nothing is
+//! - Read-only: the folder is only read (directory listings and metadata, and the bytes
+//!   of same-sized files when the call asks which hold the same content); nothing is
 //!   created, changed or deleted, and symlinks are listed as links, never followed.
 //! - Bounded: at most [`Limits::max_entries`] entries are read by the walk (the answer
 //!   then says it is partial), counting a folder's items reads at most as many again,
@@ -30,6 +31,7 @@ mod params;
 pub(crate) use params::parse_size;
 pub use params::{Setting, set};
 mod report;
+mod same;
 mod scan;
 #[cfg(test)]
 mod tests;
@@ -133,6 +135,8 @@ pub enum Group {
     Folder,
     /// File, folder or link.
     Kind,
+    /// Identical bytes: the sets of files whose content is the same.
+    Content,
 }
 
 /// How much one call may read and print.
@@ -203,7 +207,7 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "group_by",
         "string",
         false,
-        "\"extension\", \"folder\" or \"kind\" (file, folder, link): adds counts and sizes per group",
+        "\"extension\", \"folder\" or \"kind\" (file, folder, link): adds counts and sizes per group; \"content\": names the files whose bytes are identical",
     ),
     (
         "min_size",
@@ -265,7 +269,7 @@ pub const CHOICES: &[(&str, &[&str])] = &[
     // "type" is not offered: people say "files of each type" for the file type, and a
     // model given "type" grouped into file / folder / link (the extension is the type;
     // `kind` is file, folder or link).
-    ("group_by", &["extension", "folder", "kind"]),
+    ("group_by", &["extension", "folder", "kind", "content"]),
 ];
 
 /// What the tool does, in one line for the model.
@@ -477,9 +481,18 @@ fn emptiness_asked(tokens: &[String]) -> Option<bool> {
 
 /// The grouping a request's words (lower case) ask for: "each", "per", "every", "by" or
 /// "which" before a word the `group_by` parameter reads ("files of each type" groups by
-/// extension, "per folder" and "which folder has the most files" by folder). `None` when
-/// it asks for none, or for two different ones.
+/// extension, "per folder" and "which folder has the most files" by folder); files with
+/// "the same content", "identical" files or "duplicates" by content. `None` when it asks
+/// for none, or for two different ones.
 pub fn group_asked(words: &[String]) -> Option<Group> {
+    let same_content = words.windows(2).any(|p| {
+        p[0] == "same" && matches!(p[1].as_str(), "content" | "contents" | "bytes" | "data")
+    }) || words
+        .iter()
+        .any(|w| matches!(w.as_str(), "identical" | "duplicate" | "duplicates"));
+    if same_content {
+        return Some(Group::Content);
+    }
     let mut asked = words.windows(2).filter_map(|p| {
         matches!(p[0].as_str(), "each" | "per" | "every" | "by" | "which")
             .then(|| {
@@ -500,6 +513,7 @@ impl Group {
             Group::Extension => "extension",
             Group::Folder => "folder",
             Group::Kind => "kind",
+            Group::Content => "content",
         }
     }
 }

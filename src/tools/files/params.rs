@@ -448,9 +448,11 @@ pub(super) fn group(v: &Value) -> Result<Option<Group>, String> {
             Ok(Some(Group::Folder))
         }
         "kind" | "kinds" | "entry_type" | "entry_kind" => Ok(Some(Group::Kind)),
+        "content" | "contents" | "same_content" | "identical" | "duplicate" | "duplicates"
+        | "hash" | "checksum" | "bytes" => Ok(Some(Group::Content)),
         "none" | "no" | "false" | "off" => Ok(None),
         _ => Err(format!(
-            "group_by must be \"extension\", \"folder\" or \"kind\" (got {raw:?})"
+            "group_by must be \"extension\", \"folder\", \"kind\" or \"content\" (got {raw:?})"
         )),
     }
 }

@@ -446,8 +446,14 @@ pub(super) fn render(
             }
             out.push_str(")\n");
         }
-        if let Some(group) = req.group_by {
-            let _ = writeln!(out, "{}", group_line(found, group));
+        match req.group_by {
+            Some(Group::Content) => {
+                let _ = writeln!(out, "{}", super::same::line(found));
+            }
+            Some(group) => {
+                let _ = writeln!(out, "{}", group_line(found, group));
+            }
+            None => {}
         }
     }
     if scanned.unreadable > 0 {
@@ -524,6 +530,7 @@ fn group_line(found: &[Found], group: Group) -> String {
         Group::Extension => "extension",
         Group::Folder => "folder",
         Group::Kind => "kind",
+        Group::Content => "content",
     };
     let mut groups: BTreeMap<String, (usize, usize, u64)> = BTreeMap::new();
     for f in found {
@@ -532,6 +539,7 @@ fn group_line(found: &[Found], group: Group) -> String {
             Group::Extension => f.ext.clone().unwrap_or_else(|| "(none)".to_string()),
             Group::Folder => f.parent.clone(),
             Group::Kind => f.kind.word().to_string(),
+            Group::Content => crate::text::human_size(f.size),
         };
         let slot = groups.entry(key).or_insert((0, 0, 0));
         slot.0 += 1;

@@ -584,7 +584,7 @@ fn unknown_values_are_errors_naming_the_valid_ones() {
     assert!(err.contains("\"files\", \"folders\" or \"any\""), "{err}");
     let err = Request::from_json(&json!({"group_by": "colour"})).unwrap_err();
     assert!(
-        err.contains("\"extension\", \"folder\" or \"kind\""),
+        err.contains("\"extension\", \"folder\", \"kind\" or \"content\""),
         "{err}"
     );
     let err = Request::from_json(&json!({"order": "sideways"})).unwrap_err();
