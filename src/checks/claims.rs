@@ -19,8 +19,7 @@
 //! the words a tool printed, the task worked on files (a call other than `calculate` or
 //! `search` ran), and no successful call recorded an effect or was approved.
 
-use super::shape::NEGATIONS;
-use crate::contracts::{Decision, ToolCallRecord, ToolCallStatus, ToolName};
+use crate::contracts::{AnswerShape, Decision, ToolCallRecord, ToolCallStatus, ToolName};
 use crate::laws::classify::EffectKind;
 
 /// Words a request may open with before its verb.
@@ -28,6 +27,96 @@ const LEAD_INS: &[&str] = &[
     "please", "kindly", "can", "could", "would", "will", "you", "now", "then", "just", "go",
     "ahead", "and",
 ];
+
+/// The words the records' outputs printed, folded: a word an answer shares with them may
+/// be the tool's own ("sorted by modified"), not the answer's claim.
+fn printed_words(records: &[&ToolCallRecord]) -> std::collections::HashSet<String> {
+    records
+        .iter()
+        .flat_map(|r| {
+            crate::text::fold(&r.output_head)
+                .split(|c: char| !c.is_alphanumeric() && c != '\'')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Words that say something did not happen or could not be done: an answer holding one
+/// reports what was not done, and is not read as a claim.
+const NEGATIONS: &[&str] = &[
+    "not", "no", "nothing", "none", "never", "cannot", "can't", "couldn't", "didn't", "wasn't",
+    "weren't", "isn't", "aren't", "won't", "failed", "denied", "没", "未", "无", "不",
+];
+
+/// The kinds of effect an answer may claim, with the effect records that back each: a
+/// deletion is backed by a deletion (or the emptying of a folder), a move by a move or a
+/// deletion (`mv` across folders records the new path as created and the old as gone).
+const CLAIMS: &[(EffectKind, &[&str])] = &[
+    (EffectKind::Delete, &["delete", "delete the contents of"]),
+    (
+        EffectKind::Move,
+        &["move", "delete", "delete the contents of"],
+    ),
+];
+
+/// An answer that says something was deleted or moved when no call of its records did
+/// any such thing, and no action was approved: an account of an effect that has none
+/// behind it. An approved call counts as backing whatever it did (a command run outside
+/// the sandbox has no measured effects); an answer that says what was not done is not a
+/// claim.
+pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let words: Vec<String> = crate::text::fold(answer)
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .map(str::to_string)
+        .collect();
+    let negated = NEGATIONS.iter().any(|n| {
+        if n.is_ascii() {
+            words.iter().any(|w| w == n)
+        } else {
+            answer.contains(n)
+        }
+    });
+    if negated
+        || records.iter().any(|r| {
+            matches!(
+                r.confirmation,
+                Some(crate::contracts::Decision::Approve | crate::contracts::Decision::Trash)
+            )
+        })
+    {
+        return None;
+    }
+    // A claim is told in the past: "deleted", "moved" (in Chinese, with 已 or 了). An
+    // answer that quotes an instruction ("delete notes.txt") claims nothing, and neither
+    // do a tool's own words quoted ("sorted by modified" in a listing).
+    let printed = printed_words(records);
+    let done_words = words
+        .iter()
+        .filter(|w| w.ends_with("ed") && !printed.contains(*w))
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let chinese_done = answer.contains('已') || answer.contains('了');
+    let (kind, _) = CLAIMS.iter().find(|(kind, backing)| {
+        (crate::laws::requested::asks_for(*kind, &done_words)
+            || (chinese_done && crate::laws::requested::asks_for(*kind, answer)))
+            && !records
+                .iter()
+                .filter(|r| r.status == ToolCallStatus::Ok)
+                .flat_map(|r| &r.effects)
+                .any(|e| backing.contains(&e.effect.as_str()))
+    })?;
+    let done = if *kind == EffectKind::Delete {
+        "deleted"
+    } else {
+        "moved"
+    };
+    Some(format!(
+        "the answer says something was {done} but no call {done} anything: do it with a tool \
+         that does (copying is not moving; reading is not deleting), or say that it was not done"
+    ))
+}
 
 /// The request's first verb, lower case, when it asks for a change of files.
 fn change_verb(request: &str) -> Option<String> {
@@ -81,7 +170,7 @@ pub fn unbacked_change(request: &str, answer: &str, records: &[&ToolCallRecord])
     if words.iter().any(|w| NEGATIONS.contains(&w.as_str())) {
         return None;
     }
-    let printed = super::shape::printed_words(records);
+    let printed = printed_words(records);
     let forms = past_forms(&verb);
     let claimed = words
         .iter()
@@ -91,6 +180,60 @@ pub fn unbacked_change(request: &str, answer: &str, records: &[&ToolCallRecord])
          {verb} with a tool that changes files and finish with what it did, or say that it \
          was not done and why"
     ))
+}
+
+/// For an answer to a task whose shape is an action (delete, move, rename, change): the
+/// reason, when no successful call changed anything and no action was approved, and the
+/// answer does not say what was not done. An action with no effect is not done, whatever
+/// the answer says (a small model copied nothing onto the same names, then answered with
+/// the listing's totals line).
+pub fn no_change_made(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let changed = records.iter().any(|r| {
+        (r.status == ToolCallStatus::Ok && !r.effects.is_empty())
+            || matches!(r.confirmation, Some(Decision::Approve | Decision::Trash))
+    });
+    let answered_not = crate::text::fold(answer)
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| NEGATIONS.contains(&w));
+    (!changed && !answered_not).then(|| {
+        "the task asks for a change, and no call changed anything: make it with a tool that \
+         changes files (write_file writes, move_files moves and renames, delete_files \
+         deletes), or say what was not done and why"
+            .to_string()
+    })
+}
+
+/// What code knows for certain about the effects an answer reports, whatever else a
+/// check may misread: an action with no change, a change or a deletion told as done with
+/// none behind it, a path the user wrote that no call touched. The reason, for a replan
+/// that is sent however often the answer comes back (the files say the same each time).
+///
+/// `raw_input` is the user's own words, when the check is the task's (R4b): only then are
+/// the paths they wrote held to the calls (a sub-task works on some of them).
+pub fn unbacked(
+    shape: AnswerShape,
+    request: &str,
+    raw_input: Option<&str>,
+    answer: &str,
+    records: &[&ToolCallRecord],
+) -> Option<String> {
+    let reports_doing = !matches!(
+        shape,
+        AnswerShape::Number | AnswerShape::Date | AnswerShape::PerGroup | AnswerShape::Item
+    );
+    let claimed = || {
+        reports_doing
+            .then(|| {
+                unbacked_claim(answer, records)
+                    .or_else(|| unbacked_change(request, answer, records))
+            })
+            .flatten()
+    };
+    (shape == AnswerShape::Action)
+        .then(|| no_change_made(answer, records))
+        .flatten()
+        .or_else(claimed)
+        .or_else(|| raw_input.and_then(|words| untouched_paths(words, answer, records)))
 }
 
 /// The paths the user's request writes out (`~/data/members.json`, `/srv/x`) that no
@@ -302,6 +445,28 @@ mod tests {
         )
         .expect("south.txt untouched");
         assert!(why.contains("~/texts/south.txt"), "{why}");
+    }
+
+    #[test]
+    fn a_merged_claim_about_a_file_never_written_names_it() {
+        let mut read = ok(
+            ToolName::ReadTable,
+            "/tmp/.tmpUYN7Ng/home/data/members.csv",
+            "/tmp/.tmpUYN7Ng/home/data/members.csv: CSV (delimiter ',', header row), 3 data \
+             rows, 3 columns: name, city, joined",
+        );
+        read.input = serde_json::json!({"column": "name", "op": "distinct",
+            "path": "/tmp/.tmpUYN7Ng/home/data/members.csv"});
+        let request = "Turn ~/data/members.csv into a JSON file ~/data/members.json with one \
+                       object per row.";
+        assert!(
+            untouched_paths(
+                request,
+                "The output is a JSON file with one object per row.",
+                &[&read]
+            )
+            .is_some()
+        );
     }
 
     #[test]

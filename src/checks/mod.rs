@@ -5,7 +5,8 @@
 //!
 //! - [`asks`]: the shape a question's opening fixes ("which …" an item, "how many …" a
 //!   number), where a model's choice contradicts it.
-//! - [`claims`]: a change the answer tells as done ("replaced") was made by a call.
+//! - [`claims`]: the effects an answer reports have calls behind them: a deletion, a move
+//!   or the request's own change told as done, an action, a path the user wrote.
 //! - [`column`]: "which <column>" is answered by a value of that column the tools printed.
 //! - [`compare`]: a choice between named items goes to the one the printed numbers favour.
 //! - [`names`]: what a token is (a file's name), read the same way by every check.

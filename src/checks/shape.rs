@@ -13,11 +13,14 @@
 //!   showed a single group.
 //! - `date`: the answer holds a calendar date, and not only the date(s) the request gave.
 //! - `file`: a call that can write a file succeeded.
+//! - `action`: a call changed something (an effect on record, or an approved action),
+//!   unless the answer says what was not done; whether it is the change asked for, the
+//!   model judge says.
 //! - `any`, `list`, `yes_no`, `text`: nothing code can check; the model judge does.
 //!
 //! An answer that reports what was done (any shape but a number, a date, counts per group
 //! or an item) and says files were deleted or moved when no call deleted or moved
-//! anything misfits ([`unbacked_claim`]), and so does one that tells the request's own
+//! anything misfits ([`super::claims::unbacked_claim`]), and so does one that tells the request's own
 //! change as done when no call changed a file ([`super::claims`]).
 //!
 //! Whatever the shape, an answer that says a file is not there while a listing of the
@@ -66,16 +69,9 @@ pub fn check(
     answer: &str,
     records: &[&ToolCallRecord],
 ) -> Verdict {
-    // A value asked for is computed, not done: only answers that report what was done
-    // are read as claims.
-    let reports_doing = !matches!(
-        shape,
-        AnswerShape::Number | AnswerShape::Date | AnswerShape::PerGroup | AnswerShape::Item
-    );
-    if reports_doing
-        && let Some(why) = unbacked_claim(answer, records)
-            .or_else(|| super::claims::unbacked_change(request, answer, records))
-    {
+    // Effects reported with none behind them (a value asked for is computed, not done:
+    // only answers that report what was done are read as claims).
+    if let Some(why) = super::claims::unbacked(shape, request, None, answer, records) {
         return Verdict::Misfit(why);
     }
     if let Some(why) = denies_what_was_shown(request, answer, records)
@@ -120,99 +116,6 @@ pub fn check(
         AnswerShape::Item => item(request, answer, &ok),
         AnswerShape::PerGroup => per_group(request, answer, &ok),
     }
-}
-
-/// The words the records' outputs printed, folded: a word an answer shares with them may
-/// be the tool's own ("sorted by modified"), not the answer's claim.
-pub(super) fn printed_words(records: &[&ToolCallRecord]) -> std::collections::HashSet<String> {
-    records
-        .iter()
-        .flat_map(|r| {
-            crate::text::fold(&r.output_head)
-                .split(|c: char| !c.is_alphanumeric() && c != '\'')
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-/// Words that say something did not happen or could not be done: an answer holding one
-/// reports what was not done, and is not read as a claim.
-pub(super) const NEGATIONS: &[&str] = &[
-    "not", "no", "nothing", "none", "never", "cannot", "can't", "couldn't", "didn't", "wasn't",
-    "weren't", "isn't", "aren't", "won't", "failed", "denied", "没", "未", "无", "不",
-];
-
-/// The kinds of effect an answer may claim, with the effect records that back each: a
-/// deletion is backed by a deletion (or the emptying of a folder), a move by a move or a
-/// deletion (`mv` across folders records the new path as created and the old as gone).
-const CLAIMS: &[(crate::laws::classify::EffectKind, &[&str])] = &[
-    (
-        crate::laws::classify::EffectKind::Delete,
-        &["delete", "delete the contents of"],
-    ),
-    (
-        crate::laws::classify::EffectKind::Move,
-        &["move", "delete", "delete the contents of"],
-    ),
-];
-
-/// An answer that says something was deleted or moved when no call of its records did
-/// any such thing, and no action was approved: an account of an effect that has none
-/// behind it. An approved call counts as backing whatever it did (a command run outside
-/// the sandbox has no measured effects); an answer that says what was not done is not a
-/// claim.
-pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
-    let words: Vec<String> = crate::text::fold(answer)
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .map(str::to_string)
-        .collect();
-    let negated = NEGATIONS.iter().any(|n| {
-        if n.is_ascii() {
-            words.iter().any(|w| w == n)
-        } else {
-            answer.contains(n)
-        }
-    });
-    if negated
-        || records.iter().any(|r| {
-            matches!(
-                r.confirmation,
-                Some(crate::contracts::Decision::Approve | crate::contracts::Decision::Trash)
-            )
-        })
-    {
-        return None;
-    }
-    // A claim is told in the past: "deleted", "moved" (in Chinese, with 已 or 了). An
-    // answer that quotes an instruction ("delete notes.txt") claims nothing, and neither
-    // do a tool's own words quoted ("sorted by modified" in a listing).
-    let printed = printed_words(records);
-    let done_words = words
-        .iter()
-        .filter(|w| w.ends_with("ed") && !printed.contains(*w))
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let chinese_done = answer.contains('已') || answer.contains('了');
-    let (kind, _) = CLAIMS.iter().find(|(kind, backing)| {
-        (crate::laws::requested::asks_for(*kind, &done_words)
-            || (chinese_done && crate::laws::requested::asks_for(*kind, answer)))
-            && !records
-                .iter()
-                .filter(|r| r.status == ToolCallStatus::Ok)
-                .flat_map(|r| &r.effects)
-                .any(|e| backing.contains(&e.effect.as_str()))
-    })?;
-    let done = if *kind == crate::laws::classify::EffectKind::Delete {
-        "deleted"
-    } else {
-        "moved"
-    };
-    Some(format!(
-        "the answer says something was {done} but no call {done} anything: do it with a tool \
-         that does (copying is not moving; reading is not deleting), or say that it was not done"
-    ))
 }
 
 /// Whether `r` only looked at the data's structure (read_table's schema view: columns,
@@ -1123,6 +1026,62 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn an_action_with_no_effect_is_not_done_unless_the_answer_says_so() {
+        let listing = ok(
+            ToolName::ListFiles,
+            "/h/Pictures/raw",
+            "~/Pictures/raw: 2 found\ndawn.jpeg\t9 B\ntotal: 2 files, 18 bytes (18 B)",
+        );
+        let mut copy = ok(ToolName::CopyFiles, "/h/Pictures/raw", "copied 0 of 2");
+        copy.status = ToolCallStatus::Error;
+        let v = check(
+            AnswerShape::Action,
+            "Change the extension of every .jpeg file in ~/Pictures/raw to .jpg",
+            "2 files, 18 bytes (18 B); modified just now",
+            &[&listing, &copy],
+        );
+        let Verdict::Misfit(why) = v else {
+            panic!("nothing changed: {v:?}")
+        };
+        assert!(why.contains("move_files moves and renames"), "{why}");
+        // Said not done; or a change on record.
+        assert_eq!(
+            check(
+                AnswerShape::Action,
+                "rename them",
+                "Nothing was renamed: copy_files cannot rename.",
+                &[&listing]
+            ),
+            Verdict::Unchecked
+        );
+        // A rename in the sandbox: the new path made, the old one gone.
+        let moved = ToolCallRecord {
+            effects: vec![
+                crate::contracts::PathEffect {
+                    path: "/h/Pictures/raw/dawn.jpg".into(),
+                    exists: false,
+                    effect: "create".into(),
+                },
+                crate::contracts::PathEffect {
+                    path: "/h/Pictures/raw/dawn.jpeg".into(),
+                    exists: true,
+                    effect: "delete".into(),
+                },
+            ],
+            ..ok(ToolName::Shell, "mv -n -- a b", "(no output)")
+        };
+        assert_eq!(
+            check(
+                AnswerShape::Action,
+                "rename them",
+                "Renamed dawn.jpeg to dawn.jpg.",
+                &[&listing, &moved]
+            ),
+            Verdict::Unchecked
+        );
+    }
+
+    #[test]
     fn an_answer_that_says_files_were_deleted_or_moved_needs_a_call_that_did_it() {
         let read = ok(ToolName::ReadFile, "/h/Downloads/report.pdf", "%PDF-1.4");
         let copied = ToolCallRecord {
@@ -1177,8 +1136,9 @@ pub(crate) mod tests {
                 &listing,
             ),
         ] {
+            // Read as a report of what was done (a text answer): no claim without backing.
             assert_eq!(
-                check(AnswerShape::Action, "do it", answer, &[record]),
+                check(AnswerShape::Text, "do it", answer, &[record]),
                 Verdict::Unchecked,
                 "{answer}"
             );

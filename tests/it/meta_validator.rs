@@ -622,6 +622,162 @@ async fn a_merge_naming_another_row_than_the_nth_asked_delivers_that_row() {
     quiet(&mut ggs).await;
 }
 
+/// A one-sub-task plan for `raw_input`, whose matched outcome says `output` after
+/// `calls`: what R4b sends GGS, with no model reply scripted.
+async fn one_round_of(
+    raw_input: &str,
+    output: &str,
+    calls: Vec<ToolCallRecord>,
+) -> (Rig, Arc<Envelope>) {
+    let Setup {
+        rig,
+        mut ggs,
+        task,
+        a,
+        ..
+    } = setup(Script::new()).await;
+    let mut m = manifest(&task, 0, &[&a], &[]);
+    let spec = m.task_spec.as_mut().expect("a spec");
+    spec.raw_input = raw_input.into();
+    spec.intent = raw_input.into();
+    plan(&rig, &m);
+    let mut o = outcome(&a, SubTaskStatus::Matched, None, 1);
+    o.output = json!(output);
+    o.tool_calls = calls;
+    report(&rig, &o);
+    let env = to_ggs(&mut ggs).await;
+    quiet(&mut ggs).await;
+    (rig, env)
+}
+
+#[tokio::test]
+async fn a_merged_answer_of_one_line_is_its_own_summary() {
+    // The model's summary judges ("The answer is correct …"); the user reads the answer.
+    let script = Script::new().role(
+        Role::MetaValidator,
+        [merge_reply(
+            json!("Maria Keller's phone number is +49 30 5550 1234."),
+            vec![judged(
+                "the phone number is given",
+                true,
+                "+49 30 5550 1234",
+                None,
+            )],
+            "The answer is correct and the file contains the phone number of Maria Keller.",
+        )],
+    );
+    let Setup {
+        rig,
+        mut ggs,
+        task,
+        a,
+        b,
+    } = setup(script).await;
+    first_plan(&rig, &task, &[&a, &b], &["the phone number is given"]);
+    matched(&rig, &[&a, &b]);
+    let env = to_ggs(&mut ggs).await;
+    let Message::OutcomeSummary(s) = &env.message else {
+        panic!("expected an OutcomeSummary, got {:?}", env.message.kind());
+    };
+    assert_eq!(
+        s.summary,
+        "Maria Keller's phone number is +49 30 5550 1234."
+    );
+    assert_eq!(rig.calls_from(Role::MetaValidator), 1);
+    quiet(&mut ggs).await;
+}
+
+#[tokio::test]
+async fn a_change_told_as_done_that_no_call_made_is_sent_back_by_code() {
+    // The file was read, never written, and the answer says the word was replaced.
+    let (rig, env) = one_round_of(
+        "Replace every 'colour' with 'color' in ~/docs/style.md",
+        "Successfully replaced every 'colour' with 'color' in ~/docs/style.md.",
+        vec![call(
+            "read_file",
+            "/h/docs/style.md",
+            ToolCallStatus::Ok,
+            "# Charts\nUse one colour per series.",
+        )],
+    )
+    .await;
+    let r = replan_of(&env);
+    assert!(
+        r.gap_summary.contains("\"replaced\"") && r.gap_summary.contains("no call changed"),
+        "{}",
+        r.gap_summary
+    );
+    assert_eq!(rig.calls_from(Role::MetaValidator), 0, "code sends it back");
+}
+
+#[tokio::test]
+async fn a_change_claimed_only_in_the_merge_summary_is_sent_back() {
+    // The outputs are the file as it was; the model's summary says the word was replaced.
+    let text = "# Charts\nUse one colour per series.\nThe colour of links is blue.";
+    let script = Script::new().role(
+        Role::MetaValidator,
+        [merge_reply(
+            json!(text),
+            vec![judged("the word is replaced", true, "[1]", None)],
+            "The answer correctly replaced every 'colour' with 'color' in ~/docs/style.md.",
+        )],
+    );
+    let Setup {
+        rig,
+        mut ggs,
+        task,
+        a,
+        b,
+    } = setup(script).await;
+    let request = "Replace every 'colour' with 'color' in ~/docs/style.md";
+    let mut m = manifest(&task, 0, &[&a, &b], &["the word is replaced"]);
+    let spec = m.task_spec.as_mut().expect("a spec");
+    spec.raw_input = request.into();
+    spec.intent = request.into();
+    plan(&rig, &m);
+    for s in [&a, &b] {
+        let mut o = outcome(s, SubTaskStatus::Matched, None, 1);
+        o.output = json!(text);
+        o.tool_calls = vec![call(
+            "read_file",
+            "/h/docs/style.md",
+            ToolCallStatus::Ok,
+            text,
+        )];
+        report(&rig, &o);
+    }
+    let r = replan_of(&to_ggs(&mut ggs).await);
+    assert!(r.gap_summary.contains("\"replaced\""), "{}", r.gap_summary);
+    assert_eq!(rig.calls_from(Role::MetaValidator), 1);
+    quiet(&mut ggs).await;
+}
+
+#[tokio::test]
+async fn a_path_the_user_wrote_that_no_call_touched_is_sent_back_by_code() {
+    // The table was read; the JSON file the request names was never written.
+    let mut read = call(
+        "read_table",
+        "/h/data/members.csv",
+        ToolCallStatus::Ok,
+        "members.csv: 3 data rows, 3 columns: name, city, joined",
+    );
+    read.input = json!({"path": "/h/data/members.csv", "op": "schema"});
+    let (rig, env) = one_round_of(
+        "Turn ~/data/members.csv into a JSON file ~/data/members.json with one object per row.",
+        "name,city,joined\nAna,Porto,2024\nBo,Oslo,2025",
+        vec![read],
+    )
+    .await;
+    let r = replan_of(&env);
+    assert!(
+        r.gap_summary.contains("~/data/members.json")
+            && !r.gap_summary.contains("~/data/members.csv"),
+        "{}",
+        r.gap_summary
+    );
+    assert_eq!(rig.calls_from(Role::MetaValidator), 0, "code sends it back");
+}
+
 // ---------------------------------------------------------------------------------------
 // Rounds and cancellation
 // ---------------------------------------------------------------------------------------

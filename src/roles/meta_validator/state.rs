@@ -126,6 +126,23 @@ fn single_summary(output: &Value, intent: &str) -> String {
     }
 }
 
+/// The summary of a merged result: the merged output itself when it is one short line of
+/// text (the answer, stated once and first), else the model's summary. The model writes its
+/// summary after judging the criteria, and a small model wrote it in the judge's voice
+/// ("The answer is correct and the file contains the phone number") above the answer.
+fn merged_summary(merged: &Value, model_summary: &str) -> String {
+    match merged {
+        Value::String(text)
+            if !text.trim().is_empty()
+                && !text.trim().contains('\n')
+                && text.trim().chars().count() <= 200 =>
+        {
+            text.trim().to_string()
+        }
+        _ => model_summary.trim().to_string(),
+    }
+}
+
 /// What a complete round comes to before any model call.
 // One value per round, consumed at once: boxing the message would buy nothing.
 #[allow(clippy::large_enum_variant)]
@@ -266,17 +283,32 @@ fn shape_misfit(
     let spec = round.manifest.task_spec.as_ref()?;
     let records: Vec<&ToolCallRecord> = outcomes.iter().flat_map(|o| &o.tool_calls).collect();
     let request = format!("{}\n{}", spec.intent, spec.raw_input);
-    let why = match shape::check(spec.answer, &request, answer, &records) {
-        Verdict::Misfit(why) => why,
-        _ => crate::checks::claims::untouched_paths(&spec.raw_input, answer, &records)?,
+    // An effect the answer reports with none behind it is sent back each time it comes;
+    // any other misfit once, then the model's judgement decides (a check that misreads
+    // an answer costs one replan, never the task).
+    let certain = crate::checks::claims::unbacked(
+        spec.answer,
+        &request,
+        Some(&spec.raw_input),
+        answer,
+        &records,
+    );
+    let why = match certain {
+        Some(why) => why,
+        None => {
+            let Verdict::Misfit(why) = shape::check(spec.answer, &request, answer, &records) else {
+                return None;
+            };
+            if track
+                .misfits
+                .iter()
+                .any(|earlier| earlier.trim() == answer.trim())
+            {
+                return None;
+            }
+            why
+        }
     };
-    if track
-        .misfits
-        .iter()
-        .any(|earlier| earlier.trim() == answer.trim())
-    {
-        return None;
-    }
     let criterion = shape_criterion(spec.answer);
     let verdict = CriterionVerdict {
         evidence: why.clone(),
@@ -387,7 +419,7 @@ pub(super) fn judge(
         ),
         None => (
             judgement.combined_output.clone(),
-            judgement.summary.trim().to_string(),
+            merged_summary(&judgement.combined_output, &judgement.summary),
         ),
     };
     // Asked for the n-th of an order, with a listing in that order among the round's
@@ -404,13 +436,14 @@ pub(super) fn judge(
             delivered = Value::String(stated);
         }
     }
+    // What the user reads is the summary and the output: a claim in either is checked.
     if unmet.is_empty()
         && let Some(round) = track.round.as_ref()
         && let Some(Gate::Reshape { request, answer }) = shape_misfit(
             track,
             round,
             &round.outcomes_in_order(),
-            &output_text(&delivered),
+            &format!("{summary}\n{}", output_text(&delivered)),
             now,
             max_replans,
         )
@@ -823,14 +856,22 @@ mod tests {
             }
             _ => panic!("expected an outcome summary"),
         }
-        // A shape code cannot check (an action): the model's check again.
+        // A shape code cannot check (an action that changed something): the model's
+        // check again.
         let mut acted = which_product(&task, "Desk, oak (450)");
-        if let Some(spec) = acted
-            .round
-            .as_mut()
-            .and_then(|r| r.manifest.task_spec.as_mut())
-        {
-            spec.answer = AnswerShape::Action;
+        if let Some(round) = acted.round.as_mut() {
+            if let Some(spec) = round.manifest.task_spec.as_mut() {
+                spec.answer = AnswerShape::Action;
+            }
+            for o in round.outcomes.values_mut() {
+                for call in &mut o.tool_calls {
+                    call.effects.push(crate::contracts::PathEffect {
+                        path: "/h/data/products.csv".into(),
+                        exists: true,
+                        effect: "overwrite".into(),
+                    });
+                }
+            }
         }
         assert!(matches!(
             gate(&task, &acted, now, 2),
