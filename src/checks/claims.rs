@@ -162,6 +162,21 @@ pub fn unbacked_change(request: &str, answer: &str, records: &[&ToolCallRecord])
     if !worked_on_files || changed {
         return None;
     }
+    let claimed = change_told(&verb, answer, &printed_words(records))?;
+    Some(format!(
+        "the answer says the work was done (\"{claimed}\"), but no call changed any file: \
+         {verb} with a tool that changes files and finish with what it did, or say that it \
+         was not done and why"
+    ))
+}
+
+/// The word of `answer` that tells `verb` as done ("replaced" for "replace"), outside a
+/// negation and outside the words a tool printed.
+fn change_told(
+    verb: &str,
+    answer: &str,
+    printed: &std::collections::HashSet<String>,
+) -> Option<String> {
     let words: Vec<String> = crate::text::fold(answer)
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
@@ -170,16 +185,22 @@ pub fn unbacked_change(request: &str, answer: &str, records: &[&ToolCallRecord])
     if words.iter().any(|w| NEGATIONS.contains(&w.as_str())) {
         return None;
     }
-    let printed = printed_words(records);
-    let forms = past_forms(&verb);
-    let claimed = words
-        .iter()
-        .find(|w| forms.contains(w) && !printed.contains(*w))?;
-    Some(format!(
-        "the answer says the work was done (\"{claimed}\"), but no call changed any file: \
-         {verb} with a tool that changes files and finish with what it did, or say that it \
-         was not done and why"
-    ))
+    let forms = past_forms(verb);
+    words
+        .into_iter()
+        .find(|w| forms.contains(w) && !printed.contains(w))
+}
+
+/// Whether `answer` tells a change of files as done — a deletion or a move in the past,
+/// or the request's own verb in the past — whatever the calls did. R4b keeps the answers
+/// it sent back; once one of them told a change, the task is one whose result is a
+/// change, and a later answer with no change behind it is not its result (a small model
+/// told "replaced" twice, was sent back twice, then delivered the file as it was).
+pub fn tells_a_change(request: &str, answer: &str) -> bool {
+    unbacked_claim(answer, &[]).is_some()
+        || change_verb(request)
+            .and_then(|verb| change_told(&verb, answer, &std::collections::HashSet::new()))
+            .is_some()
 }
 
 /// For an answer to a task whose shape is an action (delete, move, rename, change): the
@@ -467,6 +488,25 @@ mod tests {
             )
             .is_some()
         );
+    }
+
+    #[test]
+    fn a_change_told_is_read_from_the_words_alone() {
+        let request = "Replace every 'colour' with 'color' in ~/docs/style.md";
+        assert!(tells_a_change(
+            request,
+            "Successfully replaced every 'colour'."
+        ));
+        assert!(tells_a_change(
+            "Change the extensions",
+            "They have been renamed to .jpg"
+        ));
+        assert!(!tells_a_change(
+            request,
+            "# Charts\nUse one colour per series."
+        ));
+        assert!(!tells_a_change(request, "Nothing was replaced."));
+        assert!(!tells_a_change("How many lines?", "12 lines were counted."));
     }
 
     #[test]

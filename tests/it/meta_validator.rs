@@ -753,6 +753,54 @@ async fn a_change_claimed_only_in_the_merge_summary_is_sent_back() {
 }
 
 #[tokio::test]
+async fn after_a_change_was_told_with_none_made_a_later_round_needs_one() {
+    // Round 1 says "replaced" with only a read: sent back. Round 2 says nothing of a
+    // change and changed nothing: sent back too (it is no result of a change task).
+    let Setup {
+        rig,
+        mut ggs,
+        task,
+        a,
+        ..
+    } = setup(Script::new()).await;
+    let request = "Replace every 'colour' with 'color' in ~/docs/style.md";
+    let text = "# Charts\nUse one colour per series.";
+    for (round, output) in [(0, "Replaced every 'colour' with 'color'."), (1, text)] {
+        let mut m = manifest(&task, round, &[&a], &[]);
+        let spec = m.task_spec.as_mut().expect("a spec");
+        spec.raw_input = request.into();
+        spec.intent = request.into();
+        plan(&rig, &m);
+        let mut o = outcome(&a, SubTaskStatus::Matched, None, 1);
+        o.output = json!(output);
+        o.tool_calls = vec![call(
+            "read_file",
+            "/h/docs/style.md",
+            ToolCallStatus::Ok,
+            text,
+        )];
+        report(&rig, &o);
+        let r = replan_of(&to_ggs(&mut ggs).await);
+        let expected = if round == 0 {
+            "\"replaced\""
+        } else {
+            "no call changed anything"
+        };
+        assert!(
+            r.gap_summary.contains(expected),
+            "round {round}: {}",
+            r.gap_summary
+        );
+    }
+    assert_eq!(
+        rig.calls_from(Role::MetaValidator),
+        0,
+        "code sends both back"
+    );
+    quiet(&mut ggs).await;
+}
+
+#[tokio::test]
 async fn a_path_the_user_wrote_that_no_call_touched_is_sent_back_by_code() {
     // The table was read; the JSON file the request names was never written.
     let mut read = call(

@@ -1,4 +1,4 @@
-//! A fourth real-model suite, written on 2026-11-30 (night) before any change of that
+//! Another real-model suite, written on 2026-11-30 (night) before any change of that
 //! session and before any of its tasks ran: kinds that no other suite and no prompt has —
 //! a sorted copy of a file, two files with the same bytes, the total size of a folder, one
 //! field of the row a name picks, days left until a date, a table turned into JSON, a

@@ -286,13 +286,23 @@ fn shape_misfit(
     // An effect the answer reports with none behind it is sent back each time it comes;
     // any other misfit once, then the model's judgement decides (a check that misreads
     // an answer costs one replan, never the task).
+    // Once an answer sent back told a change, every later one needs a change behind it.
+    let a_change = track
+        .misfits
+        .iter()
+        .any(|earlier| crate::checks::claims::tells_a_change(&request, earlier));
     let certain = crate::checks::claims::unbacked(
         spec.answer,
         &request,
         Some(&spec.raw_input),
         answer,
         &records,
-    );
+    )
+    .or_else(|| {
+        a_change
+            .then(|| crate::checks::claims::no_change_made(answer, &records))
+            .flatten()
+    });
     let why = match certain {
         Some(why) => why,
         None => {

@@ -95,7 +95,11 @@ fn read_bounded(path: &Path, name: &str, max_bytes: u64) -> Result<Vec<u8>, Stri
         tables.sort();
         tables.truncate(10);
         return Err(if tables.is_empty() {
-            format!("{name} is a folder, not a file")
+            format!(
+                "{name} is a folder, not a file, and holds no table; list_files shows its \
+                 files (names, sizes, dates; filters such as extensions, modified_within, \
+                 min_size)"
+            )
         } else {
             format!(
                 "{name} is a folder, not a file; the tables in it: {}",
