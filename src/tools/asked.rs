@@ -104,6 +104,12 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         notes.extend(order_not_asked(&call, &mut mended, &words));
         notes.extend(ordinal_not_asked(&call, &mut mended, &words));
     }
+    if matches!(
+        name,
+        ToolName::CopyFiles | ToolName::MoveFiles | ToolName::DeleteFiles
+    ) {
+        notes.extend(selection_sizes_not_asked(input, &mut mended, asked.words));
+    }
     if name == ToolName::ReadTable {
         notes.extend(table_group_not_asked(&mut mended, &words, asked.seen));
         notes.extend(table_rows_not_asked(input, &mut mended, asked.row_value));
@@ -445,6 +451,36 @@ fn sizes_not_asked(request: &files::Request, input: &mut Value, words: &str) -> 
     (!notes.is_empty()).then(|| notes.join("; "))
 }
 
+/// When the request states a size bound ("the empty log files", "larger than 1 MB") and
+/// a call that copies, moves or deletes a selection of files has another or none: the
+/// request's, and the note. Asked to delete the empty logs, a small model named every
+/// log of the folder, an 8-byte one with them.
+fn selection_sizes_not_asked(input: &Value, mended: &mut Value, words: &str) -> Option<String> {
+    let (least, most) = files::size_bounds_asked(words);
+    let has = |key: &str| match input.get(key) {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => files::parse_size(s),
+        _ => None,
+    };
+    let mut notes = Vec::new();
+    for (asked, key, side) in [
+        (least, "min_size", "at least"),
+        (most, "max_size", "at most"),
+    ] {
+        let Some(bytes) = asked.filter(|b| has(key) != Some(*b)) else {
+            continue;
+        };
+        if let Some(map) = mended.as_object_mut() {
+            map.insert(key.to_string(), Value::from(bytes));
+        }
+        notes.push(format!(
+            "the sub-task asks for files of {side} {}, so it ran with `{key}` {bytes}",
+            crate::text::human_size(bytes)
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
 /// When the request states a window of time ("in the last 7 days", "older than a year")
 /// and a list_files call has another or none: the request's, and the note saying so.
 /// Asked how many files changed in the last week, a listing of every file counts them
@@ -716,7 +752,11 @@ mod tests {
 
     /// The call as it runs, and the note, when code mended it.
     fn mended(input: Value, words: &str) -> Option<(Value, String)> {
-        match fit_of(ToolName::ListFiles, input, words, "") {
+        mended_call(ToolName::ListFiles, input, words)
+    }
+
+    fn mended_call(tool: ToolName, input: Value, words: &str) -> Option<(Value, String)> {
+        match fit_of(tool, input, words, "") {
             Fit::Mended { input, note } => Some((input, note)),
             _ => None,
         }
@@ -1066,6 +1106,34 @@ mod tests {
             mended(json!({"folder": "~"}), "the 3 files over 3 days old").expect("an age bound");
         assert_eq!(input, json!({"folder": "~", "older_than": "3 days"}));
         assert_eq!(asked(json!({"folder": "~"}), "a 5 MB file"), Fit::Asked);
+    }
+
+    #[test]
+    fn a_size_bound_holds_for_the_files_a_call_copies_moves_or_deletes() {
+        let (input, note) = mended_call(
+            ToolName::DeleteFiles,
+            json!({"from": "~/logs/old", "names": "boot.log, cron.log, sync.log"}),
+            "Delete the empty log files in ~/logs/old",
+        )
+        .expect("no bound, emptiness asked");
+        assert_eq!(input["max_size"], json!(0));
+        assert!(note.contains("max_size"), "{note}");
+        let (input, _) = mended_call(
+            ToolName::MoveFiles,
+            json!({"from": "~/Downloads/mixed", "to": "~/Downloads/big", "min_size": "1KB"}),
+            "Move the files larger than 1 MB into ~/Downloads/big",
+        )
+        .expect("the wrong bound");
+        assert_eq!(input["min_size"], json!(1_000_000));
+        assert_eq!(
+            fit_of(
+                ToolName::CopyFiles,
+                json!({"from": "~/a", "to": "~/b", "min_size": 1_000_000}),
+                "copy the files over 1 MB to ~/b",
+                ""
+            ),
+            Fit::Asked
+        );
     }
 
     #[test]

@@ -351,6 +351,21 @@ impl Tool for CopyFiles {
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let from = ctx.resolve_read_path(param(input, &["from", "source", "folder"])?);
         let to = destination(input, ctx, "copy_files copies")?;
+        // A new destination named like a file (`pdf-list.txt`) for files taken from a
+        // folder would become a folder of that name: a small model asked to write the
+        // names of some files into a list copied the files there instead.
+        let file_like = to
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| !e.is_empty() && e.chars().all(|c| c.is_ascii_alphabetic()));
+        if from.is_dir() && !to.exists() && file_like {
+            return Err(ToolError::InvalidInput(format!(
+                "{} does not exist and is named like a file, not a folder: copy_files copies \
+                 files into a folder. To put text (a list of names, a summary) into a file, \
+                 use write_file; to copy one file under a new name, give that file as `from`",
+                crate::text::tilde(&to.to_string_lossy(), &ctx.config.home)
+            )));
+        }
         let names = names_of(input);
         let mut executed = json!({
             "from": from.to_string_lossy(),

@@ -695,6 +695,20 @@ async fn copy_files_copies_each_item_asks_nothing_and_accounts_for_every_copy() 
         responder.requests().is_empty(),
         "copying into a folder asks nobody"
     );
+    // A new destination named like a file is no folder to copy into: refused, nothing made.
+    let listy = Toolbox::standard()
+        .call(
+            &ctx,
+            &ToolName::CopyFiles.into(),
+            json!({"from": "~/Documents", "names": "*.pdf", "to": "~/Documents/pdf-list.txt"}),
+        )
+        .await;
+    assert!(
+        listy.for_model.contains("named like a file") && listy.for_model.contains("write_file"),
+        "{}",
+        listy.for_model
+    );
+    assert!(!rig.home.join("Documents/pdf-list.txt").exists());
     // Outside the home folder and the workspace it does not copy at all.
     let outside = Toolbox::standard()
         .call(
