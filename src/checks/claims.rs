@@ -130,9 +130,26 @@ fn change_verb(request: &str) -> Option<String> {
     changes.then_some(verb)
 }
 
-/// The past forms of a regular English verb: "replace" → "replaced", "copy" → "copied",
-/// "add" → "added", "stop" → "stopped".
+/// The past forms of the irregular English verbs that change files.
+const IRREGULAR: &[(&str, &[&str])] = &[
+    ("write", &["wrote", "written"]),
+    ("rewrite", &["rewrote", "rewritten"]),
+    ("overwrite", &["overwrote", "overwritten"]),
+    ("make", &["made"]),
+    ("build", &["built"]),
+    ("put", &["put"]),
+    ("set", &["set"]),
+    ("cut", &["cut"]),
+    ("split", &["split"]),
+    ("send", &["sent"]),
+];
+
+/// The past forms of an English verb: "replace" → "replaced", "copy" → "copied", "add"
+/// → "added", "stop" → "stopped", "write" → "wrote", "written".
 fn past_forms(verb: &str) -> Vec<String> {
+    if let Some((_, forms)) = IRREGULAR.iter().find(|(v, _)| *v == verb) {
+        return forms.iter().map(|f| f.to_string()).collect();
+    }
     let mut forms = vec![format!("{verb}ed")];
     if let Some(stem) = verb.strip_suffix('e') {
         forms.push(format!("{stem}ed"));
@@ -238,10 +255,13 @@ pub fn unbacked(
     answer: &str,
     records: &[&ToolCallRecord],
 ) -> Option<String> {
+    // A value asked for is computed, not done ("3 duplicates removed: 12" answers "how
+    // many"), unless the request itself asks for a change ("Move the files over 1 MB …"
+    // answered "2 files moved", with the shape a number).
     let reports_doing = !matches!(
         shape,
         AnswerShape::Number | AnswerShape::Date | AnswerShape::PerGroup | AnswerShape::Item
-    );
+    ) || change_verb(request).is_some();
     let claimed = || {
         reports_doing
             .then(|| {
@@ -491,6 +511,48 @@ mod tests {
     }
 
     #[test]
+    fn a_change_the_request_asks_for_is_a_claim_whatever_the_shape() {
+        let copy = ok(
+            ToolName::CopyFiles,
+            "/h/Downloads/big",
+            "copied 2 of 2 into ~/Downloads/big",
+        );
+        let request =
+            "Move the files in ~/Downloads/mixed that are larger than 1 MB into ~/Downloads/big";
+        assert!(
+            unbacked(
+                AnswerShape::Number,
+                request,
+                None,
+                "2 files moved",
+                &[&copy]
+            )
+            .is_some()
+        );
+        // A question answered with a number that mentions a change is no claim.
+        assert_eq!(
+            unbacked(
+                AnswerShape::Number,
+                "How many duplicates?",
+                None,
+                "3 duplicates removed: 12",
+                &[&copy]
+            ),
+            None
+        );
+        // "written", the irregular past of the request's verb.
+        let read = read_style();
+        assert!(
+            unbacked_change(
+                "Write a short summary of ~/notes/monday.txt into a new file summary.txt",
+                "The content of ~/notes/monday.txt is written into summary.txt",
+                &[&read]
+            )
+            .is_some()
+        );
+    }
+
+    #[test]
     fn a_change_told_is_read_from_the_words_alone() {
         let request = "Replace every 'colour' with 'color' in ~/docs/style.md";
         assert!(tells_a_change(
@@ -518,6 +580,8 @@ mod tests {
             ("stop", "stopped"),
             ("convert", "converted"),
             ("append", "appended"),
+            ("write", "written"),
+            ("write", "wrote"),
         ] {
             assert!(past_forms(verb).contains(&past.to_string()), "{verb}");
         }

@@ -560,8 +560,15 @@ pub fn missing_subject(subject: &str, failed: &[&SubTaskOutcome]) -> Vec<String>
                 .next()
                 .unwrap_or(resource)
                 .to_lowercase();
-            let changed_by_the_task = records.iter().flat_map(|r| &r.effects).any(|e| {
-                e.path.to_string_lossy().trim_end_matches('/') == resource.trim_end_matches('/')
+            // A move's effect is at its new path; the call that made it names the old one.
+            let resource = resource.trim_end_matches('/');
+            let changed_by_the_task = records.iter().any(|r| {
+                r.effects
+                    .iter()
+                    .any(|e| e.path.to_string_lossy().trim_end_matches('/') == resource)
+                    || (r.status == ToolCallStatus::Ok
+                        && !r.effects.is_empty()
+                        && r.input.to_string().contains(resource))
             });
             shape::listed(&[name], &records).is_none() && !changed_by_the_task
         });
@@ -733,6 +740,25 @@ mod tests {
         }];
         moved.tool_calls.insert(0, mv);
         assert!(missing_subject(subject, &[&moved]).is_empty());
+        // As the sandbox records a rename: a move at the new path, by a call whose input
+        // names the old one.
+        let mut renamed = read_failing(&task, ToolFailure::NotFound);
+        let mut mv = crate::checks::shape::tests::ok(ToolName::Shell, "mv", "(no output)");
+        mv.input = serde_json::json!({
+            "command": "mv -n -- '/home/u/Notes/plan.txt' '/home/u/Notes/final.txt'"
+        });
+        mv.effects = vec![crate::contracts::PathEffect {
+            path: "/home/u/Notes/final.txt".into(),
+            exists: false,
+            effect: "move".into(),
+        }];
+        renamed.tool_calls.insert(0, mv.clone());
+        assert!(missing_subject(subject, &[&renamed]).is_empty());
+        // The same call with no effect (it changed nothing): the file is missing.
+        let mut tried = read_failing(&task, ToolFailure::NotFound);
+        mv.effects.clear();
+        tried.tool_calls.insert(0, mv);
+        assert!(!missing_subject(subject, &[&tried]).is_empty());
     }
 
     fn outcome(task: &TaskId, status: SubTaskStatus) -> SubTaskOutcome {
