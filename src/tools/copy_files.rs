@@ -252,8 +252,12 @@ pub(super) fn select(
 /// Copies `file` into `to` under its own name, never over an existing file.
 fn copy_one(file: &Path, to: &Path) -> Item {
     let name = file.file_name().map(PathBuf::from).unwrap_or_default();
-    let target = to.join(&name);
-    let shown = name.display().to_string();
+    copy_as(file, &to.join(&name), name.display().to_string())
+}
+
+/// Copies `file` to `target`, which must not exist yet.
+fn copy_as(file: &Path, target: &Path, shown: String) -> Item {
+    let target = target.to_path_buf();
     let result = std::fs::File::open(file).and_then(|mut src| {
         let mut dst = std::fs::OpenOptions::new()
             .write(true)
@@ -272,6 +276,13 @@ fn copy_one(file: &Path, to: &Path) -> Item {
             Item::Failed(shown, e.to_string())
         }
     }
+}
+
+/// A path whose last part ends with a letters-only extension (`list.txt`, not `v2.0`).
+fn named_like_a_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| !e.is_empty() && e.chars().all(|c| c.is_ascii_alphabetic()))
 }
 
 /// Copies what `names` select from `from` into `to`; `Err` only when nothing at all
@@ -295,6 +306,19 @@ fn copy_all(
             "{} files match; copy_files copies at most {MAX_FILES} at a time: name fewer",
             files.len()
         )));
+    }
+    // One file to a new name (`notes/final.txt`): a copy under that name, not a folder
+    // of that name holding the file.
+    if from.is_file() && !to.exists() && named_like_a_file(to) {
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                ToolError::io(format!("cannot make the folder {}", parent.display()), e)
+            })?;
+        }
+        let shown = from
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        return Ok(vec![copy_as(from, to, shown)]);
     }
     let mut items: Vec<Item> = missing.into_iter().map(Item::Missing).collect();
     if !files.is_empty() {
@@ -354,11 +378,7 @@ impl Tool for CopyFiles {
         // A new destination named like a file (`pdf-list.txt`) for files taken from a
         // folder would become a folder of that name: a small model asked to write the
         // names of some files into a list copied the files there instead.
-        let file_like = to
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| !e.is_empty() && e.chars().all(|c| c.is_ascii_alphabetic()));
-        if from.is_dir() && !to.exists() && file_like {
+        if from.is_dir() && !to.exists() && named_like_a_file(&to) {
             return Err(ToolError::InvalidInput(format!(
                 "{} does not exist and is named like a file, not a folder: copy_files copies \
                  files into a folder. To put text (a list of names, a summary) into a file, \

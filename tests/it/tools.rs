@@ -709,6 +709,23 @@ async fn copy_files_copies_each_item_asks_nothing_and_accounts_for_every_copy() 
         listy.for_model
     );
     assert!(!rig.home.join("Documents/pdf-list.txt").exists());
+    // One file to a new name is a copy under that name.
+    let renamed = Toolbox::standard()
+        .call(
+            &ctx,
+            &ToolName::CopyFiles.into(),
+            json!({"from": "~/Documents/lease.pdf", "to": "~/Documents/lease-copy.pdf"}),
+        )
+        .await;
+    assert!(
+        renamed.for_model.starts_with("copied 1 of 1"),
+        "{}",
+        renamed.for_model
+    );
+    assert_eq!(
+        std::fs::read_to_string(rig.home.join("Documents/lease-copy.pdf")).unwrap(),
+        "%PDF lease"
+    );
     // Outside the home folder and the workspace it does not copy at all.
     let outside = Toolbox::standard()
         .call(
