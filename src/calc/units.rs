@@ -402,6 +402,18 @@ struct Quantity {
     unit: &'static Unit,
 }
 
+/// The words at the start of `toks`, up to the first number, at most three (a unit is at
+/// most three words).
+fn leading_words(toks: &[Token]) -> Vec<&str> {
+    toks.iter()
+        .map_while(|t| match t {
+            Token::Word(w) => Some(w.as_str()),
+            Token::Number(..) => None,
+        })
+        .take(3)
+        .collect()
+}
+
 /// The quantities of `text` and the units it names without a number.
 fn read(text: &str) -> (Vec<Quantity>, Vec<&'static Unit>) {
     let toks = tokens(text);
@@ -409,25 +421,9 @@ fn read(text: &str) -> (Vec<Quantity>, Vec<&'static Unit>) {
     let mut named = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        let words: Vec<&str> = toks[i..]
-            .iter()
-            .map_while(|t| match t {
-                Token::Word(w) => Some(w.as_str()),
-                Token::Number(..) => None,
-            })
-            .take(3)
-            .collect();
         match &toks[i] {
             Token::Number(value, written) => {
-                let next: Vec<&str> = toks[i + 1..]
-                    .iter()
-                    .map_while(|t| match t {
-                        Token::Word(w) => Some(w.as_str()),
-                        Token::Number(..) => None,
-                    })
-                    .take(3)
-                    .collect();
-                if let Some((unit, len)) = unit_at(&next, true) {
+                if let Some((unit, len)) = unit_at(&leading_words(&toks[i + 1..]), true) {
                     quantities.push(Quantity {
                         value: *value,
                         written: written.clone(),
@@ -439,7 +435,7 @@ fn read(text: &str) -> (Vec<Quantity>, Vec<&'static Unit>) {
                 }
             }
             Token::Word(_) => {
-                if let Some((unit, len)) = unit_at(&words, false) {
+                if let Some((unit, len)) = unit_at(&leading_words(&toks[i..]), false) {
                     named.push(unit);
                     i += len;
                 } else {

@@ -49,6 +49,32 @@ const NEGATIONS: &[&str] = &[
     "weren't", "isn't", "aren't", "won't", "failed", "denied", "没", "未", "无", "不",
 ];
 
+/// Whether `answer` says something was not done or not there (a word of [`NEGATIONS`];
+/// the Chinese ones anywhere in it).
+fn says_not(answer: &str) -> bool {
+    let folded = crate::text::fold(answer);
+    let words: Vec<&str> = folded
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .collect();
+    NEGATIONS.iter().any(|n| {
+        if n.is_ascii() {
+            words.contains(n)
+        } else {
+            answer.contains(n)
+        }
+    })
+}
+
+/// Whether a call of `records` changed something: a successful call with an effect on
+/// record, or an action the user approved (a command run outside the sandbox has no
+/// measured effects).
+fn changed_anything(records: &[&ToolCallRecord]) -> bool {
+    records.iter().any(|r| {
+        (r.status == ToolCallStatus::Ok && !r.effects.is_empty())
+            || matches!(r.confirmation, Some(Decision::Approve | Decision::Trash))
+    })
+}
+
 /// The kinds of effect an answer may claim, with the effect records that back each: a
 /// deletion is backed by a deletion (or the emptying of a folder), a move by a move or a
 /// deletion (`mv` across folders records the new path as created and the old as gone).
@@ -70,14 +96,7 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .map(str::to_string)
         .collect();
-    let negated = NEGATIONS.iter().any(|n| {
-        if n.is_ascii() {
-            words.iter().any(|w| w == n)
-        } else {
-            answer.contains(n)
-        }
-    });
-    if negated
+    if says_not(answer)
         || records.iter().any(|r| {
             matches!(
                 r.confirmation,
@@ -172,11 +191,7 @@ pub fn unbacked_change(request: &str, answer: &str, records: &[&ToolCallRecord])
     let worked_on_files = records
         .iter()
         .any(|r| r.tool != ToolName::Calculate && r.tool != ToolName::Search);
-    let changed = records.iter().any(|r| {
-        (r.status == ToolCallStatus::Ok && !r.effects.is_empty())
-            || matches!(r.confirmation, Some(Decision::Approve | Decision::Trash))
-    });
-    if !worked_on_files || changed {
+    if !worked_on_files || changed_anything(records) {
         return None;
     }
     let claimed = change_told(&verb, answer, &printed_words(records))?;
@@ -194,18 +209,14 @@ fn change_told(
     answer: &str,
     printed: &std::collections::HashSet<String>,
 ) -> Option<String> {
-    let words: Vec<String> = crate::text::fold(answer)
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
-    if words.iter().any(|w| NEGATIONS.contains(&w.as_str())) {
+    if says_not(answer) {
         return None;
     }
     let forms = past_forms(verb);
-    words
-        .into_iter()
-        .find(|w| forms.contains(w) && !printed.contains(w))
+    crate::text::fold(answer)
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .find(|w| forms.iter().any(|f| f == w) && !printed.contains(*w))
+        .map(str::to_string)
 }
 
 /// Whether `answer` tells a change of files as done — a deletion or a move in the past,
@@ -226,14 +237,7 @@ pub fn tells_a_change(request: &str, answer: &str) -> bool {
 /// the answer says (a small model copied nothing onto the same names, then answered with
 /// the listing's totals line).
 pub fn no_change_made(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
-    let changed = records.iter().any(|r| {
-        (r.status == ToolCallStatus::Ok && !r.effects.is_empty())
-            || matches!(r.confirmation, Some(Decision::Approve | Decision::Trash))
-    });
-    let answered_not = crate::text::fold(answer)
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .any(|w| NEGATIONS.contains(&w));
-    (!changed && !answered_not).then(|| {
+    (!changed_anything(records) && !says_not(answer)).then(|| {
         "the task asks for a change, and no call changed anything: make it with a tool that \
          changes files (write_file writes, move_files moves and renames, delete_files \
          deletes), or say what was not done and why"
@@ -285,10 +289,7 @@ pub fn unbacked(
 /// done; a file the user named by its path is the task's subject or its product, and an
 /// answer that never touched it answers something else.
 pub fn untouched_paths(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
-    let answered_not = crate::text::fold(answer)
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .any(|w| NEGATIONS.contains(&w));
-    if answered_not || records.is_empty() {
+    if says_not(answer) || records.is_empty() {
         return None;
     }
     let seen: Vec<String> = records

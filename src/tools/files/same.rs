@@ -6,10 +6,13 @@
 //! Files are first grouped by size; only files that share a size are read, each at most
 //! [`MAX_FILE_BYTES`], and [`MAX_TOTAL_BYTES`] in all. Files of a size group are compared
 //! by a hash of their bytes and then byte for byte, so a hash collision never joins two
-//! different files.
+//! different files. Both passes stream the files: memory stays one buffer per file open,
+//! whatever their size.
 
 use std::collections::BTreeMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{DefaultHasher, Hasher};
+use std::io::Read;
+use std::path::Path;
 
 use super::scan::{EntryKind, Found};
 
@@ -20,10 +23,58 @@ pub const MAX_TOTAL_BYTES: u64 = 1024 * 1024 * 1024;
 /// Sets of identical files named at most.
 const MAX_SETS: usize = 20;
 
-fn hash_of(bytes: &[u8]) -> u64 {
+/// Bytes read at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// Reads `reader` to the end in chunks, handing each to `each`.
+fn chunks(mut reader: impl Read, mut each: impl FnMut(&[u8])) -> std::io::Result<()> {
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = reader.read(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        each(&buf[..n]);
+    }
+}
+
+/// A hash of the file's bytes, read in chunks.
+fn hash_of(path: &Path) -> std::io::Result<u64> {
     let mut h = DefaultHasher::new();
-    bytes.hash(&mut h);
-    h.finish()
+    chunks(std::fs::File::open(path)?, |bytes| h.write(bytes))?;
+    Ok(h.finish())
+}
+
+/// Whether two files of one size hold the same bytes, read side by side in chunks.
+fn same_bytes(a: &Path, b: &Path) -> bool {
+    let (Ok(mut a), Ok(mut b)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let (mut x, mut y) = (vec![0u8; CHUNK], vec![0u8; CHUNK]);
+    loop {
+        let (Ok(n), Ok(m)) = (read_full(&mut a, &mut x), read_full(&mut b, &mut y)) else {
+            return false;
+        };
+        if n != m || x[..n] != y[..m] {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+    }
+}
+
+/// Fills `buf` as far as the reader goes; the bytes read.
+fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let n = reader.read(&mut buf[filled..])?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    Ok(filled)
 }
 
 /// The `same content: …` line for the files among `found`.
@@ -42,13 +93,10 @@ pub(super) fn line(found: &[Found]) -> String {
             continue;
         }
         budget -= size * files.len() as u64;
-        let mut read: Vec<(&Found, Vec<u8>, u64)> = Vec::new();
+        let mut read: Vec<(&Found, u64)> = Vec::new();
         for f in files {
-            match std::fs::read(&f.path) {
-                Ok(bytes) => {
-                    let h = hash_of(&bytes);
-                    read.push((f, bytes, h));
-                }
+            match hash_of(&f.path) {
+                Ok(h) => read.push((f, h)),
                 Err(_) => left_out += 1,
             }
         }
@@ -59,7 +107,10 @@ pub(super) fn line(found: &[Found]) -> String {
             }
             let mut set = vec![read[i].0.shown.as_str()];
             for j in i + 1..read.len() {
-                if !taken[j] && read[j].2 == read[i].2 && read[j].1 == read[i].1 {
+                if !taken[j]
+                    && read[j].1 == read[i].1
+                    && same_bytes(&read[i].0.path, &read[j].0.path)
+                {
                     taken[j] = true;
                     set.push(read[j].0.shown.as_str());
                 }
@@ -99,6 +150,25 @@ pub(super) fn line(found: &[Found]) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::{Limits, Request, run};
+
+    #[test]
+    fn bytes_are_compared_to_the_last_one_across_chunks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("c"),
+        );
+        let bytes = vec![7u8; super::CHUNK * 3 + 5];
+        std::fs::write(&a, &bytes).unwrap();
+        std::fs::write(&b, &bytes).unwrap();
+        let mut last = bytes.clone();
+        *last.last_mut().unwrap() = 8;
+        std::fs::write(&c, &last).unwrap();
+        assert!(super::same_bytes(&a, &b));
+        assert!(!super::same_bytes(&a, &c));
+        assert_eq!(super::hash_of(&a).unwrap(), super::hash_of(&b).unwrap());
+    }
 
     fn listing(dir: &std::path::Path, params: serde_json::Value) -> String {
         let req = Request::from_json(&params).unwrap();
