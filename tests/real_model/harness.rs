@@ -631,6 +631,34 @@ pub fn rejects(suite: &Suite, task: &str, outcome: &Outcome, change: impl FnOnce
     );
 }
 
+/// The task's judge accepts the answer `right` and rejects each of `wrong`, and `right`
+/// when the task abandoned.
+pub fn right_and_wrong(suite: &Suite, task: &str, right: &str, wrong: &[&str]) {
+    accepts(suite, task, &Outcome::answer(right), |_| {});
+    for w in wrong {
+        rejects(suite, task, &Outcome::answer(w), |_| {});
+    }
+    rejects(suite, task, &Outcome::answer(right).abandoned(), |_| {});
+}
+
+/// The task's judge accepts the answer `right` (after `asked` Law 1 questions) in the
+/// home after `done`, and rejects it after each of `wrong` and when abandoned.
+pub fn end_states(
+    suite: &Suite,
+    task: &str,
+    right: &str,
+    asked: usize,
+    done: fn(&Path),
+    wrong: &[fn(&Path)],
+) {
+    let outcome = || Outcome::answer(right).asked(asked);
+    accepts(suite, task, &outcome(), done);
+    for w in wrong {
+        rejects(suite, task, &outcome(), w);
+    }
+    rejects(suite, task, &outcome().abandoned(), done);
+}
+
 /// Writes `bytes` to `rel` under `home`, making its folders.
 pub fn put(home: &Path, rel: &str, bytes: &[u8]) {
     let path = home.join(rel);

@@ -894,7 +894,7 @@ task_tests!(SUITE, at_least = 16;
 
 mod judges {
     use super::SUITE;
-    use crate::harness::{Outcome, accepts, copy, every_task_has_a_judge_test, rejects};
+    use crate::harness::{self, Outcome, accepts, copy, every_task_has_a_judge_test, rejects};
 
     #[test]
     fn every_task_has_one() {
@@ -902,11 +902,7 @@ mod judges {
     }
 
     fn right_and_wrong(task: &str, right: &str, wrong: &[&str]) {
-        accepts(&SUITE, task, &Outcome::answer(right), |_| {});
-        for w in wrong {
-            rejects(&SUITE, task, &Outcome::answer(w), |_| {});
-        }
-        rejects(&SUITE, task, &Outcome::answer(right).abandoned(), |_| {});
+        harness::right_and_wrong(&SUITE, task, right, wrong);
     }
 
     #[test]

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 mod built_in;
 mod everyday;
 mod executor;
+mod fresh;
 mod harness;
 mod kinds;
 mod later;

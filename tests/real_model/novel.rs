@@ -359,7 +359,7 @@ task_tests!(SUITE, at_least = 12;
 
 mod judges {
     use super::{CHORES, STYLE_AFTER, SUITE, days_left};
-    use crate::harness::{Outcome, accepts, every_task_has_a_judge_test, put, rejects};
+    use crate::harness::{self, Outcome, accepts, every_task_has_a_judge_test, put};
 
     #[test]
     fn every_task_has_one() {
@@ -367,15 +367,9 @@ mod judges {
     }
 
     fn right_and_wrong(task: &str, right: &str, wrong: &[&str]) {
-        accepts(&SUITE, task, &Outcome::answer(right), |_| {});
-        for w in wrong {
-            rejects(&SUITE, task, &Outcome::answer(w), |_| {});
-        }
-        rejects(&SUITE, task, &Outcome::answer(right).abandoned(), |_| {});
+        harness::right_and_wrong(&SUITE, task, right, wrong);
     }
 
-    /// The task's judge accepts `right` in the home after `done`, and rejects it after
-    /// each of `wrong` and when abandoned.
     fn end_states(
         task: &str,
         right: &str,
@@ -383,12 +377,7 @@ mod judges {
         done: fn(&std::path::Path),
         wrong: &[fn(&std::path::Path)],
     ) {
-        let outcome = || Outcome::answer(right).asked(asked);
-        accepts(&SUITE, task, &outcome(), done);
-        for w in wrong {
-            rejects(&SUITE, task, &outcome(), w);
-        }
-        rejects(&SUITE, task, &outcome().abandoned(), done);
+        harness::end_states(&SUITE, task, right, asked, done, wrong);
     }
 
     #[test]
