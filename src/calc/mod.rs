@@ -1,7 +1,7 @@
-//! Calculations by code: the arithmetic, the date facts and the unit conversions a
-//! request states, computed here so that no sum, product, date or converted quantity in
-//! an answer is a model's guess. Every role that
-//! shows a request to a model (R1 the user's words, R2 the task, R3 the sub-task) adds
+//! Calculations by code: the arithmetic, the date facts, the time between clock times and
+//! the unit conversions a request states, computed here so that no sum, product, date,
+//! duration or converted quantity in an answer is a model's guess. Every role that shows
+//! a request to a model (R1 the user's words, R2 the task, R3 the sub-task) adds
 //! these lines as "Computed by code", and the model quotes them.
 //!
 //! **Invariant:** each line is a fact about numbers, dates or quantities written in the
@@ -9,6 +9,7 @@
 
 mod arithmetic;
 mod dates;
+mod times;
 mod units;
 
 /// The calendar dates written in `text`, in order, each once.
@@ -16,14 +17,15 @@ pub fn dates_in(text: &str) -> Vec<chrono::NaiveDate> {
     dates::dates_in(text)
 }
 
-/// Every "Computed by code" line for `text`: its arithmetic, its date facts, then its
-/// unit conversions, each once (a request's intent and its words often state the same
+/// Every "Computed by code" line for `text`: its arithmetic, its date facts, the time
+/// between its clock times, then its unit conversions, each once (a request's intent and its words often state the same
 /// expression).
 pub fn computed_lines(text: &str) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for line in arithmetic::computed_lines(&dates::without_numeric_dates(text))
         .into_iter()
         .chain(dates::computed_lines(text))
+        .chain(times::computed_lines(text))
         .chain(units::computed_lines(text))
     {
         if !lines.contains(&line) {
