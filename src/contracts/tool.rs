@@ -58,6 +58,11 @@ pub enum ToolName {
     ReadFile,
     /// Writes or appends a file.
     WriteFile,
+    /// Replaces every place a text occurs in a text file, by code.
+    EditFile,
+    /// Writes a file made by code from another: lines sorted or each once, a table in
+    /// another format.
+    ConvertFile,
     // Off macOS these two are not in any schema offered to a model, so a constrained
     // model cannot name them; plan validation and the toolbox refuse them again for
     // endpoints that ignore the schema.
@@ -75,14 +80,16 @@ pub enum ToolName {
 
 impl ToolName {
     /// The chain, highest priority first.
-    pub const CHAIN: [ToolName; 15] = [
+    pub const CHAIN: [ToolName; 17] = [
         ToolName::Mdfind,
         ToolName::Glob,
         ToolName::ReadFile,
         ToolName::WriteFile,
         ToolName::Calculate,
+        ToolName::ConvertFile,
         ToolName::CopyFiles,
         ToolName::DeleteFiles,
+        ToolName::EditFile,
         ToolName::ListFiles,
         ToolName::MoveFiles,
         ToolName::ReadLines,
@@ -107,6 +114,8 @@ impl ToolName {
             ToolName::Glob => "glob",
             ToolName::ReadFile => "read_file",
             ToolName::WriteFile => "write_file",
+            ToolName::EditFile => "edit_file",
+            ToolName::ConvertFile => "convert_file",
             ToolName::Applescript => "applescript",
             ToolName::Shortcuts => "shortcuts",
             ToolName::Shell => "shell",

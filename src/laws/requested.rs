@@ -73,6 +73,9 @@ const WORDS: &[Words] = &[
             "gather",
             "consolidat",
             "shift",
+            // A file's extension changes only by a rename ("change the extension of
+            // every .jpeg to .jpg").
+            "extension",
         ],
         chinese: &[
             "移",
@@ -81,6 +84,8 @@ const WORDS: &[Words] = &[
             "改名",
             "整理",
             "归档",
+            "扩展名",
+            "后缀",
             "放到",
             "放进",
             "转移",
@@ -270,24 +275,22 @@ const WORDS: &[Words] = &[
     },
 ];
 
-/// English stems and Chinese words that ask for an effect of `kind`; none for a kind
-/// without a row.
-fn words_for(kind: EffectKind) -> (&'static [&'static str], &'static [&'static str]) {
-    WORDS
-        .iter()
-        .find(|row| row.kinds.contains(&kind))
-        .map_or((&[], &[]), |row| (row.stems, row.chinese))
-}
-
 /// Whether `request` asks for an effect of `kind`. Opaque effects (scripts, code the
 /// classifier cannot read) are never judged by words, so they count as asked for.
 pub fn asks_for(kind: EffectKind, request: &str) -> bool {
     if kind == EffectKind::Opaque {
         return true;
     }
+    WORDS
+        .iter()
+        .find(|row| row.kinds.contains(&kind))
+        .is_some_and(|row| heard(row, request))
+}
+
+/// Whether a word of `row` is in `request`.
+fn heard(row: &Words, request: &str) -> bool {
     let lower = request.to_lowercase();
-    let (stems, chinese) = words_for(kind);
-    if chinese.iter().any(|w| lower.contains(w)) {
+    if row.chinese.iter().any(|w| lower.contains(w)) {
         return true;
     }
     // Words: runs of letters, so "re-move" and "move," read as words; a stem with a
@@ -299,13 +302,31 @@ pub fn asks_for(kind: EffectKind, request: &str) -> bool {
             .map(|c| if c.is_alphanumeric() { c } else { ' ' })
             .collect::<String>()
     );
-    stems.iter().any(|stem| {
+    row.stems.iter().any(|stem| {
         if stem.contains(' ') {
             spaced.contains(&format!(" {stem}"))
         } else {
             spaced.split_whitespace().any(|word| word.starts_with(stem))
         }
     })
+}
+
+/// English stems and Chinese words that ask for a copy: a second file beside the first.
+/// No effect kind of Law 1 (a copy that replaces nothing loses nothing), but a copy is
+/// also the one change that stands in for none of the others — it neither moves, nor
+/// renames, nor writes new text — so a request that does not ask for one is not offered
+/// the tool that makes one.
+const COPY: Words = Words {
+    kinds: &[],
+    stems: &[
+        "cop", "duplicat", "backup", "back up", "clon", "replicat", "mirror", "sync", "snapshot",
+    ],
+    chinese: &["复制", "拷贝", "备份", "副本"],
+};
+
+/// Whether `request` asks for a copy of files (see [`COPY`]).
+pub fn asks_to_copy(request: &str) -> bool {
+    heard(&COPY, request)
 }
 
 #[cfg(test)]

@@ -113,6 +113,11 @@ impl Words {
                 format!("moving files: {target}"),
                 format!("移动文件：{target}"),
             ),
+            Some(T::ConvertFile) => (format!("writing {target}"), format!("写入 {target}")),
+            Some(T::EditFile) => (
+                format!("changing text in {target}"),
+                format!("修改 {target} 中的文字"),
+            ),
             Some(T::DeleteFiles) => (
                 format!("deleting files: {target}"),
                 format!("删除文件：{target}"),

@@ -109,6 +109,10 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         ToolName::CopyFiles | ToolName::MoveFiles | ToolName::DeleteFiles
     ) {
         notes.extend(selection_sizes_not_asked(input, &mut mended, asked.words));
+        notes.extend(selection_ages_not_asked(input, &mut mended, asked.words));
+    }
+    if name == ToolName::WriteFile {
+        notes.extend(emptiness_not_written(input, &mut mended, asked.words));
     }
     if name == ToolName::ReadTable {
         notes.extend(table_group_not_asked(&mut mended, &words, asked.seen));
@@ -476,6 +480,66 @@ fn selection_sizes_not_asked(input: &Value, mended: &mut Value, words: &str) -> 
         notes.push(format!(
             "the sub-task asks for files of {side} {}, so it ran with `{key}` {bytes}",
             crate::text::human_size(bytes)
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
+/// When the request asks for an empty file and a write_file call writes text into a new
+/// file: the file as asked, empty, and the note. Asked for "an empty file called
+/// plan.md", a small model wrote a plan of its own into it.
+fn emptiness_not_written(input: &Value, mended: &mut Value, words: &str) -> Option<String> {
+    let content = input.get("content").and_then(Value::as_str)?;
+    let appends = input.get("append").and_then(Value::as_bool) == Some(true);
+    if content.is_empty() || appends || !asks_an_empty_file(words) {
+        return None;
+    }
+    if let Some(map) = mended.as_object_mut() {
+        map.insert("content".into(), Value::from(""));
+    }
+    Some("the sub-task asks for an empty file, so it was written with no content".into())
+}
+
+/// Whether `words` ask for an empty file: "empty" or "blank" right before "file", or
+/// before one word and then "file" ("an empty text file", "a blank new file").
+fn asks_an_empty_file(words: &str) -> bool {
+    let tokens: Vec<String> = crate::text::fold(words)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect();
+    tokens.iter().enumerate().any(|(i, t)| {
+        matches!(t.as_str(), "empty" | "blank")
+            && tokens[i + 1..].iter().take(2).any(|n| n == "file")
+    })
+}
+
+/// When the request states a window of time ("older than 30 days", "changed this week")
+/// and a copy, a move or a deletion selects files by another or none: the request's, and
+/// the note. Asked to delete the files older than 30 days, a small model selected the
+/// whole folder, and the question put every file in front of the user.
+fn selection_ages_not_asked(input: &Value, mended: &mut Value, words: &str) -> Option<String> {
+    let (within, older) = files::ages_asked(words);
+    let has = |key: &str| {
+        input
+            .get(key)
+            .and_then(Value::as_str)
+            .and_then(files::parse_age)
+    };
+    let mut notes = Vec::new();
+    for (asked, key, side) in [
+        (within, "modified_within", "changed within"),
+        (older, "older_than", "not changed for"),
+    ] {
+        let Some(age) = asked.filter(|a| has(key) != Some(*a)) else {
+            continue;
+        };
+        let text = files::age_words(age);
+        if let Some(map) = mended.as_object_mut() {
+            map.insert(key.to_string(), Value::from(text.clone()));
+        }
+        notes.push(format!(
+            "the sub-task asks for files {side} {text}, so it ran with `{key}` {text:?}"
         ));
     }
     (!notes.is_empty()).then(|| notes.join("; "))
@@ -1130,6 +1194,65 @@ mod tests {
                 ToolName::CopyFiles,
                 json!({"from": "~/a", "to": "~/b", "min_size": 1_000_000}),
                 "copy the files over 1 MB to ~/b",
+                ""
+            ),
+            Fit::Asked
+        );
+    }
+
+    #[test]
+    fn an_empty_file_asked_for_is_written_empty() {
+        let (input, note) = mended_call(
+            ToolName::WriteFile,
+            json!({"path": "~/Projects/garden/plan.md", "content": "# Garden Plan\n- Watering"}),
+            "Create a folder ~/Projects/garden with an empty file called plan.md inside it.",
+        )
+        .expect("text where none was asked");
+        assert_eq!(input["content"], json!(""));
+        assert!(note.contains("empty file"), "{note}");
+        for (content, words) in [
+            ("# Plan\n", "Write a plan into ~/plan.md"),
+            ("", "Create an empty file ~/a.txt"),
+            (
+                "a\nb\n",
+                "Write the names of the empty files into ~/empty.txt",
+            ),
+        ] {
+            assert_eq!(
+                fit_of(
+                    ToolName::WriteFile,
+                    json!({"path": "~/a.txt", "content": content}),
+                    words,
+                    ""
+                ),
+                Fit::Asked,
+                "{words}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_window_of_time_holds_for_the_files_a_call_copies_moves_or_deletes() {
+        let (input, note) = mended_call(
+            ToolName::DeleteFiles,
+            json!({"from": "~/tmp/cache"}),
+            "Delete the files in ~/tmp/cache that are older than 30 days.",
+        )
+        .expect("no window, an age asked");
+        assert_eq!(input["older_than"], json!("30 days"));
+        assert!(note.contains("older_than"), "{note}");
+        let (input, _) = mended_call(
+            ToolName::CopyFiles,
+            json!({"from": "~/Documents", "to": "~/recent", "modified_within": "1 day"}),
+            "Copy the files changed in the last 7 days into ~/recent",
+        )
+        .expect("the wrong window");
+        assert_eq!(input["modified_within"], json!("1 week"));
+        assert_eq!(
+            fit_of(
+                ToolName::MoveFiles,
+                json!({"from": "~/a", "to": "~/b", "older_than": "1 year"}),
+                "move the files older than a year to ~/b",
                 ""
             ),
             Fit::Asked

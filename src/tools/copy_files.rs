@@ -15,6 +15,7 @@
 use std::borrow::Cow;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use globset::GlobBuilder;
 use serde_json::{Value, json};
@@ -56,6 +57,8 @@ const PARAMS: &[Param] = &[
     },
     MIN_SIZE,
     MAX_SIZE,
+    MODIFIED_WITHIN,
+    OLDER_THAN,
 ];
 
 /// The names a call gives: a string split at commas, semicolons and new lines, or an
@@ -117,16 +120,22 @@ pub(super) fn allowed_destination(
     Ok(to)
 }
 
-/// Bounds on the size of the files a call selects, from `min_size` and `max_size`
-/// (sizes with units: `0`, `500KB`, `2 GB`).
+/// Bounds on the files a call selects: their size, from `min_size` and `max_size` (sizes
+/// with units: `0`, `500KB`, `2 GB`), and when they last changed, from `modified_within`
+/// and `older_than` (ages: `7 days`, `1 year`), as `list_files` reads them. Asked to
+/// delete the files older than 30 days, a small model selected the whole folder; the
+/// window is a parameter it can fill, and one the request states is set by code.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Sizes {
+pub(super) struct Bounds {
     pub(super) min: Option<u64>,
     pub(super) max: Option<u64>,
+    pub(super) within: Option<Duration>,
+    pub(super) older: Option<Duration>,
 }
 
-impl Sizes {
-    /// The bounds a call gives; a size that cannot be read is an error naming it.
+impl Bounds {
+    /// The bounds a call gives; a size or an age that cannot be read is an error naming
+    /// it.
     pub(super) fn of(input: &Value) -> Result<Self, ToolError> {
         let bound = |key: &str| -> Result<Option<u64>, ToolError> {
             match input.get(key) {
@@ -143,14 +152,48 @@ impl Sizes {
                 ))),
             }
         };
+        let age = |key: &str| -> Result<Option<Duration>, ToolError> {
+            let bad = |got: &dyn std::fmt::Display| {
+                ToolError::InvalidInput(format!(
+                    "`{key}` must be an age like 7 days, 2 weeks or 1 year, got {got}"
+                ))
+            };
+            match input.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+                Some(Value::String(s)) => super::files::parse_age(s)
+                    .map(Some)
+                    .ok_or_else(|| bad(&format!("{s:?}"))),
+                Some(Value::Number(n)) => super::files::parse_age(&n.to_string())
+                    .map(Some)
+                    .ok_or_else(|| bad(n)),
+                Some(other) => Err(bad(other)),
+            }
+        };
         Ok(Self {
             min: bound("min_size")?,
             max: bound("max_size")?,
+            within: age("modified_within")?,
+            older: age("older_than")?,
         })
     }
 
-    fn admits(self, len: u64) -> bool {
-        self.min.is_none_or(|m| len >= m) && self.max.is_none_or(|m| len <= m)
+    /// Whether a file of these metadata is selected, at `now`.
+    fn admits(self, meta: &std::fs::Metadata, now: SystemTime) -> bool {
+        let len = meta.len();
+        let sized = self.min.is_none_or(|m| len >= m) && self.max.is_none_or(|m| len <= m);
+        if !sized {
+            return false;
+        }
+        if self.within.is_none() && self.older.is_none() {
+            return true;
+        }
+        let Ok(modified) = meta.modified() else {
+            return false;
+        };
+        let since = self.within.and_then(|d| now.checked_sub(d));
+        let until = self.older.and_then(|d| now.checked_sub(d));
+        since.is_none_or(|s| modified >= s) && until.is_none_or(|u| modified < u)
     }
 
     /// The bounds as the call's input writes them back.
@@ -161,6 +204,17 @@ impl Sizes {
         if let Some(m) = self.max {
             input["max_size"] = json!(m);
         }
+        if let Some(d) = self.within {
+            input["modified_within"] = json!(super::files::age_words(d));
+        }
+        if let Some(d) = self.older {
+            input["older_than"] = json!(super::files::age_words(d));
+        }
+    }
+
+    /// Whether the call bounds the files at all.
+    pub(super) fn any(self) -> bool {
+        self != Self::default()
     }
 }
 
@@ -182,6 +236,24 @@ pub(super) const MAX_SIZE: Param = Param {
     choices: super::Choices::Open,
 };
 
+/// The window of the newest files, for the tools that select files by name.
+pub(super) const MODIFIED_WITHIN: Param = Param {
+    name: Cow::Borrowed("modified_within"),
+    kind: Cow::Borrowed("string"),
+    required: false,
+    about: Cow::Borrowed("only files changed within this time, like 7 days"),
+    choices: super::Choices::Open,
+};
+
+/// The window of the oldest files, for the tools that select files by name.
+pub(super) const OLDER_THAN: Param = Param {
+    name: Cow::Borrowed("older_than"),
+    kind: Cow::Borrowed("string"),
+    required: false,
+    about: Cow::Borrowed("only files not changed for this time, like 30 days"),
+    choices: super::Choices::Open,
+};
+
 /// What happened to one item.
 #[derive(Debug, PartialEq, Eq)]
 enum Item {
@@ -196,19 +268,20 @@ enum Item {
 pub(super) fn select(
     from: &Path,
     names: &[String],
-    sizes: Sizes,
+    bounds: Bounds,
 ) -> io::Result<(Vec<PathBuf>, Vec<String>)> {
     if from.is_file() {
-        let fits = sizes.admits(std::fs::metadata(from)?.len());
+        let fits = bounds.admits(&std::fs::metadata(from)?, SystemTime::now());
         return Ok((
             fits.then(|| from.to_path_buf()).into_iter().collect(),
             Vec::new(),
         ));
     }
+    let now = SystemTime::now();
     let mut files: Vec<PathBuf> = std::fs::read_dir(from)?
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter(|e| e.metadata().is_ok_and(|m| sizes.admits(m.len())))
+        .filter(|e| e.metadata().is_ok_and(|m| bounds.admits(&m, now)))
         .map(|e| e.path())
         .collect();
     files.sort();
@@ -290,7 +363,7 @@ fn named_like_a_file(path: &Path) -> bool {
 fn copy_all(
     from: &Path,
     names: &[String],
-    sizes: Sizes,
+    bounds: Bounds,
     to: &Path,
 ) -> Result<Vec<Item>, ToolError> {
     if !from.exists() {
@@ -299,7 +372,7 @@ fn copy_all(
             from.display()
         )));
     }
-    let (files, missing) = select(from, names, sizes)
+    let (files, missing) = select(from, names, bounds)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
     if files.len() > MAX_FILES {
         return Err(ToolError::InvalidInput(format!(
@@ -394,7 +467,7 @@ impl Tool for CopyFiles {
         if !names.is_empty() {
             executed["names"] = json!(names.join(", "));
         }
-        Sizes::of(input)?.write(&mut executed);
+        Bounds::of(input)?.write(&mut executed);
         Ok(Prepared::plain(
             ToolName::CopyFiles,
             executed,
@@ -407,10 +480,10 @@ impl Tool for CopyFiles {
             let from = ctx.resolve_read_path(param(&call.input, &["from"])?);
             let to = ctx.resolve_path(param(&call.input, &["to"])?);
             let names = names_of(&call.input);
-            let sizes = Sizes::of(&call.input)?;
+            let bounds = Bounds::of(&call.input)?;
             let items = {
                 let (from, to) = (from.clone(), to.clone());
-                tokio::task::spawn_blocking(move || copy_all(&from, &names, sizes, &to))
+                tokio::task::spawn_blocking(move || copy_all(&from, &names, bounds, &to))
                     .await
                     .map_err(|e| ToolError::Failed(format!("the copy did not complete: {e}")))??
             };
@@ -452,22 +525,42 @@ mod tests {
         std::fs::write(dir.path().join("empty.log"), "").unwrap();
         std::fs::write(dir.path().join("small.log"), "x").unwrap();
         std::fs::write(dir.path().join("big.log"), vec![b'x'; 2_000]).unwrap();
-        let names = |sizes: Sizes| -> Vec<String> {
-            select(dir.path(), &["*.log".to_string()], sizes)
+        let names = |bounds: Bounds| -> Vec<String> {
+            select(dir.path(), &["*.log".to_string()], bounds)
                 .unwrap()
                 .0
                 .iter()
                 .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
                 .collect()
         };
-        let of = |input: serde_json::Value| Sizes::of(&input).unwrap();
+        let of = |input: serde_json::Value| Bounds::of(&input).unwrap();
         assert_eq!(names(of(json!({"max_size": "0"}))), ["empty.log"]);
         assert_eq!(names(of(json!({"min_size": "1KB"}))), ["big.log"]);
         assert_eq!(
             names(of(json!({"min_size": null, "max_size": null}))),
             ["big.log", "empty.log", "small.log"]
         );
-        assert!(Sizes::of(&json!({"max_size": "a lot"})).is_err());
+        assert!(Bounds::of(&json!({"max_size": "a lot"})).is_err());
+        // Ages: the files not changed for 30 days, or changed within a week.
+        let aged = |name: &str, days: u64| {
+            let f = std::fs::File::options()
+                .write(true)
+                .open(dir.path().join(name))
+                .unwrap();
+            f.set_modified(SystemTime::now() - Duration::from_secs(days * 86_400))
+                .unwrap();
+        };
+        aged("empty.log", 45);
+        aged("small.log", 6);
+        assert_eq!(names(of(json!({"older_than": "30 days"}))), ["empty.log"]);
+        assert_eq!(
+            names(of(json!({"modified_within": "7 days"}))),
+            ["big.log", "small.log"]
+        );
+        assert!(Bounds::of(&json!({"older_than": "ages"})).is_err());
+        let mut written = json!({});
+        of(json!({"older_than": "30"})).write(&mut written);
+        assert_eq!(written, json!({"older_than": "30 days"}));
     }
 
     #[test]
@@ -481,7 +574,7 @@ mod tests {
         let names: Vec<String> = ["lease.pdf", "warranty.pdf", "insurance.pdf"]
             .map(String::from)
             .to_vec();
-        let items = copy_all(&from, &names, Sizes::default(), &to).expect("copied");
+        let items = copy_all(&from, &names, Bounds::default(), &to).expect("copied");
         assert_eq!(
             items,
             vec![
@@ -516,7 +609,7 @@ mod tests {
         std::fs::write(from.join("b.MD"), "b").expect("b");
         std::fs::write(from.join("c.txt"), "c").expect("c");
         std::fs::write(to.join("a.md"), "the user's a").expect("old a");
-        let items = copy_all(&from, &["*.md".to_string()], Sizes::default(), &to).expect("copied");
+        let items = copy_all(&from, &["*.md".to_string()], Bounds::default(), &to).expect("copied");
         assert_eq!(
             items,
             vec![Item::Exists(to.join("a.md")), Item::Copied(to.join("b.MD"))]
@@ -527,10 +620,10 @@ mod tests {
         );
         assert!(!to.join("c.txt").exists());
         // Every file when no names are given; a missing source folder is an error.
-        let all = copy_all(&from, &[], Sizes::default(), &dir.path().join("all")).expect("all");
+        let all = copy_all(&from, &[], Bounds::default(), &dir.path().join("all")).expect("all");
         assert_eq!(all.len(), 3);
         assert!(matches!(
-            copy_all(&dir.path().join("nope"), &[], Sizes::default(), &to),
+            copy_all(&dir.path().join("nope"), &[], Bounds::default(), &to),
             Err(ToolError::NotFound(_))
         ));
     }

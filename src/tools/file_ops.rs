@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::copy_files::{
-    MAX_SIZE, MIN_SIZE, Sizes, allowed_destination, destination, names_of, param, select,
+    Bounds, MAX_SIZE, MIN_SIZE, MODIFIED_WITHIN, OLDER_THAN, allowed_destination, destination,
+    names_of, param, select,
 };
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
@@ -55,6 +56,8 @@ const MOVE_PARAMS: &[Param] = &[
     NAMES,
     MIN_SIZE,
     MAX_SIZE,
+    MODIFIED_WITHIN,
+    OLDER_THAN,
     Param {
         name: Cow::Borrowed("to"),
         kind: Cow::Borrowed("string"),
@@ -66,7 +69,7 @@ const MOVE_PARAMS: &[Param] = &[
     },
 ];
 
-const DELETE_PARAMS: &[Param] = &[FROM, NAMES, MIN_SIZE, MAX_SIZE];
+const DELETE_PARAMS: &[Param] = &[FROM, NAMES, MIN_SIZE, MAX_SIZE, MODIFIED_WITHIN, OLDER_THAN];
 
 /// A path as one shell word.
 fn quoted(path: &Path) -> String {
@@ -87,7 +90,7 @@ fn selected(
         )));
     }
     let names = names_of(input);
-    let (files, missing) = select(&from, &names, Sizes::of(input)?)
+    let (files, missing) = select(&from, &names, Bounds::of(input)?)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
     if files.is_empty()
         && let Some(done) = done_before(ctx, &from)
@@ -106,10 +109,10 @@ fn selected(
             } else {
                 names.join(", ")
             },
-            if Sizes::of(input)? == Sizes::default() {
-                ""
+            if Bounds::of(input)?.any() {
+                " within the sizes and ages given"
             } else {
-                " within the sizes given"
+                ""
             }
         )));
     }
@@ -202,6 +205,23 @@ impl Tool for MoveFiles {
                 quoted(&to)
             )
         } else {
+            // Files already in the folder named would go nowhere: the call changes
+            // nothing, and what was meant is most likely a rename.
+            let already: Vec<String> = files
+                .iter()
+                .filter(|f| f.parent() == Some(to.as_path()))
+                .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            if already.len() == files.len() {
+                return Err(ToolError::InvalidInput(format!(
+                    "{} already {} in {}: moving into the folder they are in changes \
+                     nothing. To rename, give `to` the new name of one file, or a name \
+                     with * for many (*.jpg)",
+                    already.join(", "),
+                    if already.len() == 1 { "is" } else { "are" },
+                    crate::text::tilde(&to.display().to_string(), home)
+                )));
+            }
             let sources: Vec<String> = files.iter().map(|f| quoted(f)).collect();
             format!(
                 "mkdir -p -- {to} && mv -n -- {} {to}/",

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    Law1Action, Prepared, RealFs, Tool, ToolContext, ToolError, ToolOutcome, ToolRef, Toolbox,
-    guards, observed, sandbox, shell, trash,
+    Law1Action, Prepared, RealFs, Tool, ToolContext, ToolError, ToolName, ToolOutcome, ToolRef,
+    Toolbox, guards, observed, sandbox, shell, trash,
 };
 
 use crate::config::SandboxSetting;
@@ -285,6 +285,13 @@ impl Toolbox {
             sandbox_off: sandbox_off.as_deref(),
         };
         asking.describe(&mut request, caution);
+        // An edit's question says what it changes, as measured on the file now.
+        if prepared.tool == ToolName::EditFile
+            && let Some(change) = &prepared.note
+        {
+            request.description.push('\n');
+            request.description.push_str(change);
+        }
         let signatures = asking.signatures(&command);
         if let Some(denied) = ctx.broker.denied(&ctx.task_id, &signatures) {
             return Gate::denied_before(&denied);

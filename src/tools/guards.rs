@@ -179,10 +179,7 @@ pub fn app_data(prepared: &Prepared, data_dir: &Path, home: &Path) -> Option<Str
 /// The message for a call identical to call `n` of this sub-task.
 pub fn duplicate_message(n: usize, earlier: &ToolCallRecord) -> String {
     let how = match earlier.status {
-        ToolCallStatus::Ok => format!(
-            "it succeeded and its output began: «{}»",
-            first_chars(&earlier.output_head, 120)
-        ),
+        ToolCallStatus::Ok => format!("{SUCCEEDED}: «{}»", first_chars(&earlier.output_head, 120)),
         ToolCallStatus::Error => {
             format!("it failed: {}", earlier.error.as_deref().unwrap_or("error"))
         }
@@ -193,10 +190,28 @@ pub fn duplicate_message(n: usize, earlier: &ToolCallRecord) -> String {
         ),
     };
     format!(
-        "Refused: this exact call ({} {}) already ran as call #{n} of this sub-task; {how}. Use that result or try a different approach.",
+        "Refused: this exact call ({} {}) {RAN_BEFORE}{n} of this sub-task; {how}. Use that \
+         result or try a different approach.",
         earlier.tool,
         first_chars(&earlier.target, 120)
     )
+}
+
+/// Words of the refusal of a call that repeats one that failed in another sub-task or
+/// attempt of this task.
+const FAILED_BEFORE: &str = "already failed earlier in this task";
+
+/// Words of the refusal of a call that repeats one of this sub-task, and of the one that
+/// tells it succeeded.
+const RAN_BEFORE: &str = "already ran as call #";
+const SUCCEEDED: &str = "it succeeded and its output began";
+
+/// Whether a refusal's reason is that the call repeats one that already failed (or was
+/// refused or denied) in this task: the model asked again for what it had seen fail.
+pub fn repeats_a_failure(reason: &str) -> bool {
+    reason.starts_with("Refused:")
+        && (reason.contains(FAILED_BEFORE)
+            || (reason.contains(RAN_BEFORE) && !reason.contains(SUCCEEDED)))
 }
 
 /// Why a call that already failed in this task is not issued again: nothing the task did
@@ -204,19 +219,18 @@ pub fn duplicate_message(n: usize, earlier: &ToolCallRecord) -> String {
 pub fn failed_before_message(call: &Prepared, earlier: &super::context::EarlierFailure) -> String {
     if earlier.same_path {
         return format!(
-            "Refused: {} on this path ({}) already failed earlier in this task ({}), and \
-             another value of the call cannot change that. Use a path that exists and is what \
-             the tool reads (list the folder to see the files in it).",
+            "Refused: {} on this path ({}) {FAILED_BEFORE} ({}), and another value of the \
+             call cannot change that. Use a path that exists and is what the tool reads (list \
+             the folder to see the files in it).",
             call.tool,
             first_chars(&call.target, 120),
             first_chars(earlier.error.trim(), 240)
         );
     }
     format!(
-        "Refused: this exact call ({} {}) already failed earlier in this task ({}), and nothing \
-         has changed files since, so it would fail the same way. Look at what is there first \
-         (list the folder, or show the file's columns or keys) and change the call to fit what \
-         you saw.",
+        "Refused: this exact call ({} {}) {FAILED_BEFORE} ({}), and nothing has changed \
+         files since, so it would fail the same way. Look at what is there first (list the \
+         folder, or show the file's columns or keys) and change the call to fit what you saw.",
         call.tool,
         first_chars(&call.target, 120),
         first_chars(earlier.error.trim(), 240)
@@ -511,6 +525,39 @@ fn redirect_plan(args: &[String], home: &Path) -> Option<(String, PathBuf, Optio
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn both_refusals_of_a_repeated_failure_are_known_as_such() {
+        use super::super::context::EarlierFailure;
+        let call = super::super::Prepared::plain(
+            super::super::ToolName::ReadTable,
+            serde_json::json!({"path": "/h/dupes"}),
+            "/h/dupes".into(),
+        );
+        for same_path in [false, true] {
+            let earlier = EarlierFailure {
+                error: "/h/dupes is a folder, not a file".into(),
+                same_path,
+            };
+            let reason = failed_before_message(&call, &earlier);
+            assert!(repeats_a_failure(&reason), "{reason}");
+        }
+        assert!(!repeats_a_failure(
+            "Refused: nothing in this sub-task asks to move anything"
+        ));
+        let record = |status, error: Option<&str>| ToolCallRecord {
+            status,
+            error: error.map(Into::into),
+            ..crate::checks::shape::tests::ok(ToolName::ReadFile, "/h/a.txt", "a")
+        };
+        let failed = duplicate_message(1, &record(ToolCallStatus::Error, Some("No such file")));
+        assert!(repeats_a_failure(&failed), "{failed}");
+        let ok = duplicate_message(1, &record(ToolCallStatus::Ok, None));
+        assert!(!repeats_a_failure(&ok), "{ok}");
+        assert!(!repeats_a_failure(
+            "the folder already failed earlier in this task"
+        ));
+    }
 
     #[test]
     fn bash_is_asked_about_syntax_only_when_our_parser_gives_up() {

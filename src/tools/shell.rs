@@ -88,6 +88,8 @@ const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::DeleteFiles,
     ToolName::ReadFile,
     ToolName::WriteFile,
+    ToolName::EditFile,
+    ToolName::ConvertFile,
     ToolName::Glob,
 ];
 #[cfg(not(target_os = "macos"))]
@@ -101,6 +103,8 @@ const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::DeleteFiles,
     ToolName::ReadFile,
     ToolName::WriteFile,
+    ToolName::EditFile,
+    ToolName::ConvertFile,
     ToolName::Glob,
     ToolName::Mdfind,
 ];

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    AppleScript, Calculate, CopyFiles, DeleteFiles, Glob, ListFiles, Mdfind, MoveFiles, ReadFile,
-    ReadLines, ReadTable, Search, Shell, Shortcuts, Tool, ToolContext, ToolName, ToolOutcome,
-    ToolRef, ToolResult, ToolSpec, WriteFile, shell,
+    AppleScript, Calculate, ConvertFile, CopyFiles, DeleteFiles, EditFile, Glob, ListFiles, Mdfind,
+    MoveFiles, ReadFile, ReadLines, ReadTable, Search, Shell, Shortcuts, Tool, ToolContext,
+    ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
 };
 
 use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
@@ -41,8 +41,9 @@ impl Default for Toolbox {
 }
 
 impl Toolbox {
-    /// The standard chain: mdfind, glob, read_file, write_file, calculate, copy_files,
-    /// list_files, read_table, read_lines, applescript, shortcuts, shell, search.
+    /// The standard chain: mdfind, glob, read_file, write_file, then the typed tools
+    /// (calculate, convert_file, copy_files, delete_files, edit_file, list_files, move_files,
+    /// read_lines, read_table), applescript, shortcuts, shell, search.
     pub fn standard() -> Self {
         Self::with_tools(vec![
             Arc::new(ListFiles),
@@ -56,6 +57,8 @@ impl Toolbox {
             Arc::new(DeleteFiles),
             Arc::new(ReadFile),
             Arc::new(WriteFile),
+            Arc::new(EditFile),
+            Arc::new(ConvertFile),
             Arc::new(AppleScript),
             Arc::new(Shortcuts),
             Arc::new(Shell::new()),

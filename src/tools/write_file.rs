@@ -40,16 +40,49 @@ const PARAMS: &[Param] = &[
         about: Cow::Borrowed("add to the end instead of creating/replacing (default false)"),
         choices: super::Choices::Open,
     },
+    Param {
+        name: Cow::Borrowed("prepend"),
+        kind: Cow::Borrowed("boolean"),
+        required: false,
+        about: Cow::Borrowed("add to the start instead, before the file's text (default false)"),
+        choices: super::Choices::Open,
+    },
 ];
 
 fn append_of(input: &Value) -> Result<bool, ToolError> {
-    match input.get("append") {
+    flag(input, "append")
+}
+
+fn flag(input: &Value, name: &str) -> Result<bool, ToolError> {
+    match input.get(name) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
         Some(other) => Err(ToolError::InvalidInput(format!(
-            "`append` must be true or false, got {other}"
+            "`{name}` must be true or false, got {other}"
         ))),
     }
+}
+
+/// The whole text of a file that `first` is put before: `first`, on a line of its own
+/// when the file has text, then the file's text. A file that does not exist is just
+/// `first`.
+fn prepended(path: &Path, first: &str) -> Result<String, ToolError> {
+    let old = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+            ToolError::InvalidInput(format!(
+                "{} is not UTF-8 text; nothing can be put before it",
+                path.display()
+            ))
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(ToolError::io(format!("cannot read {}", path.display()), e)),
+    };
+    let mut text = first.to_string();
+    if !old.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&old);
+    Ok(text)
 }
 
 fn content_of(input: &Value) -> Result<&str, ToolError> {
@@ -97,7 +130,33 @@ impl Tool for WriteFile {
                 "{raw} names a folder; give a file name"
             )));
         }
+        // The workspace is a folder even before anything is saved in it.
+        if path == ctx.config.workspace || path == ctx.config.home {
+            return Err(ToolError::InvalidInput(format!(
+                "{raw} is the {} folder; give a file name in it",
+                if path == ctx.config.home {
+                    "home"
+                } else {
+                    "workspace"
+                }
+            )));
+        }
         let shown = path.to_string_lossy().into_owned();
+        // Put first: the file's whole new text, made by code now, is what is written
+        // (and what Law 1 asks about); the model types only the new part.
+        let prepend = flag(input, "prepend")?;
+        if prepend && append {
+            return Err(ToolError::InvalidInput(
+                "give `append` or `prepend`, not both".into(),
+            ));
+        }
+        let (content, note) = if prepend && path.exists() {
+            let whole = prepended(&path, content)?;
+            let note = "the text was put before the file's own text, by code".to_string();
+            (whole, Some(note))
+        } else {
+            (content.to_string(), None)
+        };
         let mut executed = json!({ "path": shown, "content": content });
         if append {
             executed["append"] = json!(true);
@@ -107,7 +166,7 @@ impl Tool for WriteFile {
             input: executed,
             target: shown,
             action: Some(Law1Action::WriteFile { path, append }),
-            note: None,
+            note,
             approved: false,
             sandbox: None,
         })
@@ -118,89 +177,101 @@ impl Tool for WriteFile {
             let path = ctx.resolve_path(super::str_param(&call.input, "path")?);
             let content = content_of(&call.input)?;
             let append = append_of(&call.input)?;
-            let io = |what: &str| {
-                let what = format!("cannot {what} {}", path.display());
-                move |e| ToolError::io(what, e)
-            };
-            // The folders this call makes, outermost first, journaled with the file.
-            let mut made: Vec<PathBuf> = path
-                .ancestors()
-                .skip(1)
-                .take_while(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_err())
-                .map(Path::to_path_buf)
-                .collect();
-            made.reverse();
-            if let Some(parent) = path.parent() {
-                tokio::fs::create_dir_all(parent)
-                    .await
-                    .map_err(io("create the folder for"))?;
-            }
-            if tokio::fs::metadata(&path).await.is_ok_and(|m| m.is_dir()) {
-                return Err(ToolError::InvalidInput(format!(
-                    "{} is a folder; give a file name",
-                    path.display()
-                )));
-            }
-            // Created by this call, or made earlier in the task and untouched since: the
-            // task's own file, whose replacement asks nobody (the Law 1 gate checked).
-            let new = matches!(
-                tokio::fs::symlink_metadata(&path).await,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound
-            );
-            let owned = !new && ctx.broker.task_owns(&ctx.task_id, &path);
-            let old_len = if append && !new {
-                tokio::fs::metadata(&path).await.ok().map(|m| m.len())
-            } else {
-                None
-            };
-            // What a replacement displaces is kept first (a link to the same bytes, which
-            // the rename below leaves in artoo's trash).
-            let original = if !new && !append && (call.approved || owned) {
-                let originals = ctx.journal().originals(ctx.task_id.as_ref());
-                Some(
-                    crate::journal::keep_copy(&path, &originals)
-                        .map_err(io("keep the original of"))?,
-                )
-            } else {
-                None
-            };
-            let written = self.write(call, &path, content, append, owned).await;
-            if written.is_ok() && (new || owned) {
-                ctx.broker.note_made(&ctx.task_id, &path, &ctx.cancel);
-            }
-            if written.is_ok() {
-                let effect = match (new, append) {
-                    (true, _) => "create",
-                    (false, true) => "append",
-                    (false, false) => "overwrite",
-                };
-                ctx.effects.note(PathEffect {
-                    path: path.clone(),
-                    exists: !new,
-                    effect: effect.into(),
-                });
-                let mut changes: Vec<Change> = made
-                    .into_iter()
-                    .map(|path| Change::Create { path })
-                    .collect();
-                changes.push(match (original, old_len) {
-                    (Some(original), _) => Change::Replace {
-                        path: path.clone(),
-                        original,
-                    },
-                    (None, Some(old_len)) => Change::Append {
-                        path: path.clone(),
-                        old_len,
-                    },
-                    (None, None) => Change::Create { path: path.clone() },
-                });
-                if let Some(line) = ctx.journal_changes(&changes) {
-                    return written.map(|text| format!("{text}\n{line}"));
-                }
-            }
-            written
+            write_text(call, ctx, &path, content, append).await
         })
     }
+}
+
+/// Writes `content` to `path` for a call the Law 1 gate passed (appends when `append`):
+/// the folders it needs made, the original of a replaced file kept, the effect noted and
+/// journaled. An existing file is replaced only when the user approved it or the task
+/// made it and it is unchanged since.
+pub(super) async fn write_text(
+    call: &Prepared,
+    ctx: &ToolContext,
+    path: &Path,
+    content: &str,
+    append: bool,
+) -> Result<String, ToolError> {
+    let path = path.to_path_buf();
+    let io = |what: &str| {
+        let what = format!("cannot {what} {}", path.display());
+        move |e| ToolError::io(what, e)
+    };
+    // The folders this call makes, outermost first, journaled with the file.
+    let mut made: Vec<PathBuf> = path
+        .ancestors()
+        .skip(1)
+        .take_while(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    made.reverse();
+    if let Some(parent) = path.parent() {
+        tokio::fs::create_dir_all(parent)
+            .await
+            .map_err(io("create the folder for"))?;
+    }
+    if tokio::fs::metadata(&path).await.is_ok_and(|m| m.is_dir()) {
+        return Err(ToolError::InvalidInput(format!(
+            "{} is a folder; give a file name",
+            path.display()
+        )));
+    }
+    // Created by this call, or made earlier in the task and untouched since: the
+    // task's own file, whose replacement asks nobody (the Law 1 gate checked).
+    let new = matches!(
+        tokio::fs::symlink_metadata(&path).await,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound
+    );
+    let owned = !new && ctx.broker.task_owns(&ctx.task_id, &path);
+    let old_len = if append && !new {
+        tokio::fs::metadata(&path).await.ok().map(|m| m.len())
+    } else {
+        None
+    };
+    // What a replacement displaces is kept first (a link to the same bytes, which
+    // the rename below leaves in artoo's trash).
+    let original = if !new && !append && (call.approved || owned) {
+        let originals = ctx.journal().originals(ctx.task_id.as_ref());
+        Some(crate::journal::keep_copy(&path, &originals).map_err(io("keep the original of"))?)
+    } else {
+        None
+    };
+    let written = WriteFile.write(call, &path, content, append, owned).await;
+    if written.is_ok() && (new || owned) {
+        ctx.broker.note_made(&ctx.task_id, &path, &ctx.cancel);
+    }
+    if written.is_ok() {
+        let effect = match (new, append) {
+            (true, _) => "create",
+            (false, true) => "append",
+            (false, false) => "overwrite",
+        };
+        ctx.effects.note(PathEffect {
+            path: path.clone(),
+            exists: !new,
+            effect: effect.into(),
+        });
+        let mut changes: Vec<Change> = made
+            .into_iter()
+            .map(|path| Change::Create { path })
+            .collect();
+        changes.push(match (original, old_len) {
+            (Some(original), _) => Change::Replace {
+                path: path.clone(),
+                original,
+            },
+            (None, Some(old_len)) => Change::Append {
+                path: path.clone(),
+                old_len,
+            },
+            (None, None) => Change::Create { path: path.clone() },
+        });
+        if let Some(line) = ctx.journal_changes(&changes) {
+            return written.map(|text| format!("{text}\n{line}"));
+        }
+    }
+    written
 }
 
 impl WriteFile {

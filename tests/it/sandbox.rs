@@ -955,6 +955,20 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
         r.for_model
     );
     assert!(w.home.join("pics/dawn.png").exists() && w.home.join("pics/dawn.jpg").exists());
+    // Into the folder the files are already in: nothing would move, and the call says
+    // how a rename is written instead.
+    let r = call(
+        ToolName::MoveFiles,
+        json!({"from": "~/pics", "names": "*.png", "to": "~/pics"}),
+    )
+    .await;
+    assert!(
+        r.for_model.contains("dawn.png already is in ~/pics")
+            && r.for_model.contains("a name with *"),
+        "{}",
+        r.for_model
+    );
+    assert!(w.home.join("pics/dawn.png").exists());
     // Deleting asks with what it would remove: denied, then approved.
     let input = json!({"from": "~/notes", "names": "b.txt"});
     let r = call(ToolName::DeleteFiles, input.clone()).await;

@@ -81,6 +81,7 @@ fn toolbox() -> Toolbox {
         Arc::new(artoo::tools::Glob),
         Arc::new(artoo::tools::ReadFile),
         Arc::new(artoo::tools::WriteFile),
+        Arc::new(artoo::tools::EditFile),
         Arc::new(artoo::tools::AppleScript),
         Arc::new(artoo::tools::Shortcuts),
         Arc::new(Shell::new()),
@@ -894,6 +895,168 @@ async fn overwriting_with_write_file_asks_and_a_denial_leaves_the_file_untouched
         (req.paths[0].path.clone(), req.paths[0].exists),
         (file.clone(), true)
     );
+}
+
+#[tokio::test]
+async fn edit_file_asks_with_the_places_it_changes_and_writes_the_file_s_own_text() {
+    let rig = Rig::new();
+    let text = "# Charts\nUse one colour per series.\nThe colour of links is blue.\n";
+    let file = rig.write("docs/style.md", text);
+    let responder = ConfirmationResponder::spawn(
+        &rig.bus,
+        ConfirmationPolicy::script([Decision::Deny, Decision::Approve]),
+        DecisionSource::User,
+    );
+    let ctx = rig.ctx();
+    let edit = json!({"path": "~/docs/style.md", "find": "colour", "replace": "color"});
+    let denied = toolbox()
+        .call(&ctx, &ToolName::EditFile.into(), edit.clone())
+        .await;
+    assert_eq!(denied.record.status, ToolCallStatus::Denied);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    let asked = responder.requests();
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0]
+            .description
+            .contains("\"colour\" with \"color\" in ~/docs/style.md: 2 places, on lines 2 and 3"),
+        "{}",
+        asked[0].description
+    );
+    assert_eq!(asked[0].paths[0].path, file);
+
+    // Asked again in another task, approved: exactly the replaced text, the places said.
+    let mut again = rig.ctx();
+    again.task_id = TaskId::mint();
+    let done = toolbox()
+        .call(&again, &ToolName::EditFile.into(), edit)
+        .await;
+    assert_eq!(done.record.status, ToolCallStatus::Ok, "{}", done.for_model);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# Charts\nUse one color per series.\nThe color of links is blue.\n"
+    );
+    assert!(
+        done.record
+            .output_head
+            .starts_with("replaced \"colour\" with \"color\""),
+        "{}",
+        done.record.output_head
+    );
+    assert!(
+        done.record
+            .effects
+            .iter()
+            .any(|e| e.path == file && e.effect == "overwrite"),
+        "{:?}",
+        done.record.effects
+    );
+
+    // A text that occurs nowhere is an answer: nothing asked, nothing written.
+    let before = responder.requests().len();
+    let absent = toolbox()
+        .call(
+            &again,
+            &ToolName::EditFile.into(),
+            json!({"path": "~/docs/style.md", "find": "Color", "replace": "Colour"}),
+        )
+        .await;
+    assert_eq!(absent.record.status, ToolCallStatus::Error);
+    assert!(
+        absent.for_model.contains("occurs nowhere")
+            && absent.for_model.contains("another case on lines 2 and 3"),
+        "{}",
+        absent.for_model
+    );
+    assert_eq!(responder.requests().len(), before);
+}
+
+#[tokio::test]
+async fn write_file_puts_a_line_first_by_code_and_asks_with_the_whole_new_text() {
+    let rig = Rig::new();
+    let file = rig.write("notes/list.txt", "eggs\nbread\n");
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Approve, DecisionSource::User);
+    let ctx = rig.ctx();
+    let r = toolbox()
+        .call(
+            &ctx,
+            &ToolName::WriteFile.into(),
+            json!({"path": "~/notes/list.txt", "content": "# Shopping", "prepend": true}),
+        )
+        .await;
+    assert_eq!(r.record.status, ToolCallStatus::Ok, "{}", r.for_model);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# Shopping\neggs\nbread\n"
+    );
+    assert_eq!(
+        r.record.input["content"],
+        json!("# Shopping\neggs\nbread\n")
+    );
+    assert!(
+        r.for_model.contains("put before the file's own text"),
+        "{}",
+        r.for_model
+    );
+    assert_eq!(responder.requests().len(), 1);
+    let both = toolbox()
+        .call(
+            &ctx,
+            &ToolName::WriteFile.into(),
+            json!({"path": "~/notes/list.txt", "content": "x", "prepend": true, "append": true}),
+        )
+        .await;
+    assert_eq!(both.record.status, ToolCallStatus::Error);
+    // The workspace itself is no file to write.
+    let ws = toolbox()
+        .call(
+            &ctx,
+            &ToolName::WriteFile.into(),
+            json!({"path": rig.ws.display().to_string(), "content": "mkdir -p x"}),
+        )
+        .await;
+    assert_eq!(ws.record.status, ToolCallStatus::Error);
+    assert!(
+        ws.for_model.contains("is the workspace folder"),
+        "{}",
+        ws.for_model
+    );
+}
+
+#[tokio::test]
+async fn editing_a_file_the_task_made_asks_nobody() {
+    let rig = Rig::new();
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Deny, DecisionSource::User);
+    let ctx = rig.ctx();
+    let tools = toolbox();
+    let made = tools
+        .call(
+            &ctx,
+            &ToolName::WriteFile.into(),
+            json!({"path": "list.txt", "content": "eggs\nbread\n"}),
+        )
+        .await;
+    assert_eq!(made.record.status, ToolCallStatus::Ok, "{}", made.for_model);
+    let edited = tools
+        .call(
+            &ctx,
+            &ToolName::EditFile.into(),
+            json!({"path": rig.ws.join("list.txt"), "find": "eggs\n", "replace": ""}),
+        )
+        .await;
+    assert_eq!(
+        edited.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        edited.for_model
+    );
+    assert_eq!(
+        std::fs::read_to_string(rig.ws.join("list.txt")).unwrap(),
+        "bread\n"
+    );
+    assert!(responder.requests().is_empty());
 }
 
 #[tokio::test]

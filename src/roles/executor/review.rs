@@ -65,7 +65,12 @@ pub fn with_account(
             && (!r.effects.is_empty()
                 || matches!(
                     r.tool.builtin(),
-                    Some(ToolName::CopyFiles | ToolName::WriteFile)
+                    Some(
+                        ToolName::CopyFiles
+                            | ToolName::WriteFile
+                            | ToolName::EditFile
+                            | ToolName::ConvertFile
+                    )
                 ))
     });
     let accounted = match shape {
@@ -87,7 +92,12 @@ pub fn with_account(
     for r in records.iter().filter(|r| r.status == ToolCallStatus::Ok) {
         if matches!(
             r.tool.builtin(),
-            Some(ToolName::CopyFiles | ToolName::WriteFile)
+            Some(
+                ToolName::CopyFiles
+                    | ToolName::WriteFile
+                    | ToolName::EditFile
+                    | ToolName::ConvertFile
+            )
         ) {
             for line in r.output_head.lines() {
                 add(crate::text::tilde(line.trim(), home));

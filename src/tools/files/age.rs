@@ -28,7 +28,7 @@ fn unit(word: &str) -> Option<u64> {
 
 /// An age from a parameter's text: "7 days", "2w", "36 hours", "1.5 years"; a bare
 /// number is days.
-pub(super) fn parse_age(text: &str) -> Option<Duration> {
+pub(crate) fn parse_age(text: &str) -> Option<Duration> {
     let text = text.trim().to_lowercase();
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))

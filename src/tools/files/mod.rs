@@ -25,6 +25,7 @@
 //! has no other dependency on the crate.
 
 mod age;
+pub(crate) use age::parse_age;
 pub use age::{ages_asked, words as age_words};
 pub mod kinds;
 mod params;

@@ -370,6 +370,45 @@ pub fn facts(path: &Path, input: &Value, words: &str) -> Facts {
     }
 }
 
+/// A whole table as text cells: its column names and every data row, for a tool that
+/// writes it out in another format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Records {
+    /// The column names, in order.
+    pub columns: Vec<String>,
+    /// The data rows, each as wide as `columns`.
+    pub rows: Vec<Vec<String>>,
+    /// What the reader noted (rows it skipped and why, a lossy decoding).
+    pub notes: Vec<String>,
+}
+
+/// Every row of the table at `path`, read as `read_table` reads it, within `max_bytes`
+/// and `max_rows`; `Err` when it is no table, or holds more rows than `max_rows`.
+pub fn records(path: &Path, max_bytes: u64, max_rows: usize) -> Result<Records, String> {
+    let req = Request::from_json(&serde_json::json!({ "op": "rows" }))?;
+    let limits = Limits {
+        max_bytes,
+        max_rows,
+        ..Limits::default()
+    };
+    match source::load(path, &req, &limits)? {
+        Loaded::Table(table) if table.total_rows > table.rows.len() => Err(format!(
+            "{} has {} data rows; at most {max_rows} are written out",
+            table.name, table.total_rows
+        )),
+        Loaded::Table(table) => Ok(Records {
+            columns: table.columns,
+            rows: table.rows.into_iter().map(|r| r.cells).collect(),
+            notes: table.notes,
+        }),
+        Loaded::Text(text) => Err(format!(
+            "{} is not a table of rows: {}",
+            path.display(),
+            cut(&text, 200)
+        )),
+    }
+}
+
 /// See [`Facts::named`].
 fn value_named(table: &Table, words: &str) -> Option<(String, String)> {
     let columns: Vec<String> = table.columns.iter().map(|c| loose_key(c)).collect();

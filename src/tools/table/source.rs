@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{Limits, Loaded, Request, delimited, json};
+use super::{Limits, Loaded, Request, Row, Table, delimited, json};
 
 /// The file at `path` as a table (or a finished answer), read within `limits`.
 pub(super) fn load(path: &Path, req: &Request, limits: &Limits) -> Result<Loaded, String> {
@@ -35,6 +35,14 @@ pub(super) fn load(path: &Path, req: &Request, limits: &Limits) -> Result<Loaded
             }
         }
         _ if !delimited::has_delimiter(&text) => {
+            // A list of numbers, one per line, is a column of values with no header:
+            // its sum, mean, min and max are asked of it like any column's.
+            if let Some(table) = number_list(&text, &name, limits.max_rows) {
+                let mut table = table;
+                notes.append(&mut table.notes);
+                table.notes = notes;
+                return Ok(Loaded::Table(table));
+            }
             // A note or a log is not a table: read as one, its first line would become
             // a header and every count would be one short.
             return Err(format!(
@@ -59,6 +67,56 @@ pub(super) fn load(path: &Path, req: &Request, limits: &Limits) -> Result<Loaded
         Kind::Json => json::read(&text, name, notes, req, limits),
         Kind::JsonLines => json::read_lines(&text, name, notes, limits.max_rows).map(Loaded::Table),
     }
+}
+
+/// The name of the one column of a file of one number per line.
+pub(super) const NUMBER_LIST_COLUMN: &str = "value";
+
+/// A file whose every non-blank line is one number, as a table of one column
+/// ([`NUMBER_LIST_COLUMN`]) with no header row; `None` for any other text (or fewer than
+/// two numbers, which is no list).
+fn number_list(text: &str, name: &str, max_rows: usize) -> Option<Table> {
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
+    let numbers = lines.len() >= 2
+        && lines.iter().all(|(_, l)| {
+            super::num::parse(l, false).is_some() && !l.contains(char::is_whitespace)
+        });
+    if !numbers {
+        return None;
+    }
+    let total_rows = lines.len();
+    let rows: Vec<Row> = lines
+        .into_iter()
+        .take(max_rows)
+        .enumerate()
+        .map(|(i, (_, l))| Row {
+            n: i + 1,
+            cells: vec![l.to_string()],
+        })
+        .collect();
+    let mut notes = vec![format!(
+        "one number per line, no header: read as one column named \"{NUMBER_LIST_COLUMN}\""
+    )];
+    if rows.len() < total_rows {
+        notes.push(format!(
+            "only the first {} of {total_rows} lines were read",
+            rows.len()
+        ));
+    }
+    Some(Table {
+        name: name.to_string(),
+        format: "a list of numbers (one per line)".to_string(),
+        columns: vec![NUMBER_LIST_COLUMN.to_string()],
+        rows,
+        total_rows,
+        notes,
+        decimal_comma: false,
+    })
 }
 
 /// The formats a file can be read as.

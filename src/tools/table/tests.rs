@@ -1022,6 +1022,26 @@ proptest! {
 }
 
 #[test]
+fn a_file_of_one_number_per_line_is_one_column_named_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("readings.txt");
+    std::fs::write(&list, "12.5\n-3\n7\n\n104.25\n99\n0.5\n").unwrap();
+    let max = ask(&list, serde_json::json!({"op": "max", "column": "value"})).unwrap();
+    assert!(max.contains("104.25"), "{max}");
+    assert!(max.contains("one number per line"), "{max}");
+    let sum = ask(&list, serde_json::json!({"op": "sum", "column": "value"})).unwrap();
+    assert!(sum.contains("220.25"), "{sum}");
+    // A name of a column that is not there is told the one there is.
+    let err = ask(&list, serde_json::json!({"op": "max", "column": "minutes"})).unwrap_err();
+    assert!(err.contains("value"), "{err}");
+    // One number alone, or numbers among words, is no list.
+    std::fs::write(&list, "42\n").unwrap();
+    assert!(ask(&list, serde_json::json!({"op": "count"})).is_err());
+    std::fs::write(&list, "12\nbuy milk\n7\n").unwrap();
+    assert!(ask(&list, serde_json::json!({"op": "count"})).is_err());
+}
+
+#[test]
 fn plain_text_is_not_read_as_a_table_and_a_folder_names_its_tables() {
     let dir = tempfile::tempdir().unwrap();
     let note = dir.path().join("monday.txt");

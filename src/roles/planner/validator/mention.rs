@@ -18,6 +18,8 @@ const IDENTIFIER_NAMES: &[ToolName] = &[
     ToolName::ReadFile,
     ToolName::ReadLines,
     ToolName::WriteFile,
+    ToolName::EditFile,
+    ToolName::ConvertFile,
     ToolName::Applescript,
 ];
 

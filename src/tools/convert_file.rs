@@ -1,0 +1,416 @@
+//! `convert_file`: writes a file made by code from another file — its lines sorted,
+//! reversed or without repeats, or its table (CSV, TSV, JSON, JSON Lines) in another of
+//! those formats. Asked for a sorted copy or a JSON version of a CSV, a small model read
+//! the file and said it was saved, or wrote the CSV's text under the new name; one that
+//! re-types the content through `write_file` hands over its own text, not the file's.
+//!
+//! The new text is worked out when the call is prepared and is part of the call, so what
+//! Law 1 asks about (replacing a file that exists, the source itself included) is exactly
+//! what is written. A table's cells keep their text: a cell becomes a JSON number only
+//! when the number is written the same way (`2024`, `12.5`; not `01234` or `12.50`).
+//!
+//! **Invariant:** every line or cell written comes from the source file; nothing is
+//! added but the format's own marks, and a row the table reader could not read is named
+//! in the report, never silently dropped.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::write_file::write_text;
+use super::{
+    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
+    table,
+};
+
+/// The largest source read.
+const MAX_SOURCE_BYTES: u64 = 256 * 1024;
+/// The largest text written (it travels with the call).
+const MAX_OUT_BYTES: usize = 1024 * 1024;
+/// Rows of a table written at most.
+const MAX_ROWS: usize = 20_000;
+
+/// The ways a file is made, in the order the grammar offers them.
+const HOW: [&str; 8] = [
+    "sort_lines",
+    "sort_lines_descending",
+    "distinct_lines",
+    "reverse_lines",
+    "table_to_json",
+    "table_to_jsonl",
+    "table_to_csv",
+    "table_to_tsv",
+];
+
+/// The convert_file tool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConvertFile;
+
+const PARAMS: &[Param] = &[
+    Param {
+        name: Cow::Borrowed("from"),
+        kind: Cow::Borrowed("string"),
+        required: true,
+        about: Cow::Borrowed("the file to read, as the user wrote it"),
+        choices: super::Choices::Open,
+    },
+    Param {
+        name: Cow::Borrowed("how"),
+        kind: Cow::Borrowed("string"),
+        required: true,
+        about: Cow::Borrowed(
+            "sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
+        ),
+        choices: super::Choices::Fixed(&HOW),
+    },
+    Param {
+        name: Cow::Borrowed("to"),
+        kind: Cow::Borrowed("string"),
+        required: true,
+        about: Cow::Borrowed(
+            "the file to write, as the user wrote it (the same as from to change it in place)",
+        ),
+        choices: super::Choices::Open,
+    },
+];
+
+/// The lines of `text`, without their line ends.
+fn lines_of(text: &str) -> Vec<&str> {
+    text.lines().collect()
+}
+
+/// Lines sorted as people sort them: by number when every non-blank line is one, else
+/// alphabetically ignoring case (ties in their own order); blank lines dropped.
+fn sorted(text: &str, descending: bool) -> Vec<&str> {
+    let mut lines: Vec<&str> = lines_of(text)
+        .into_iter()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let numbers: Option<Vec<f64>> = lines
+        .iter()
+        .map(|l| l.trim().parse::<f64>().ok().filter(|n| n.is_finite()))
+        .collect();
+    if let Some(numbers) = numbers {
+        let mut paired: Vec<(f64, &str)> = numbers.into_iter().zip(lines).collect();
+        paired.sort_by(|a, b| a.0.total_cmp(&b.0));
+        lines = paired.into_iter().map(|(_, l)| l).collect();
+    } else {
+        lines.sort_by_cached_key(|l| l.trim().to_lowercase());
+    }
+    if descending {
+        lines.reverse();
+    }
+    lines
+}
+
+/// Each line once, where it first occurs.
+fn distinct(text: &str) -> Vec<&str> {
+    let mut seen = std::collections::HashSet::new();
+    lines_of(text)
+        .into_iter()
+        .filter(|l| seen.insert(*l))
+        .collect()
+}
+
+/// A cell as JSON: a number when it reads back the same, else its text.
+fn cell_value(cell: &str) -> Value {
+    if let Ok(n) = cell.parse::<i64>()
+        && n.to_string() == cell
+    {
+        return json!(n);
+    }
+    if let Ok(x) = cell.parse::<f64>()
+        && x.is_finite()
+        && let Some(n) = serde_json::Number::from_f64(x)
+        && n.to_string() == cell
+    {
+        return Value::Number(n);
+    }
+    Value::String(cell.to_string())
+}
+
+/// The rows of `records` as JSON objects, one per line, each with its keys in the
+/// table's column order (a JSON map would sort them).
+fn objects(records: &table::Records) -> Vec<String> {
+    records
+        .rows
+        .iter()
+        .map(|row| {
+            let fields: Vec<String> = records
+                .columns
+                .iter()
+                .zip(row)
+                .map(|(c, v)| format!("{}: {}", Value::from(c.as_str()), cell_value(v)))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        })
+        .collect()
+}
+
+/// The rows of `records` written with `delimiter`, the header first.
+fn delimited(records: &table::Records, delimiter: u8) -> Result<String, String> {
+    let mut out = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .from_writer(Vec::new());
+    let write = |e: csv::Error| format!("cannot write the table: {e}");
+    out.write_record(&records.columns).map_err(write)?;
+    for row in &records.rows {
+        out.write_record(row).map_err(write)?;
+    }
+    let bytes = out
+        .into_inner()
+        .map_err(|e| format!("cannot write the table: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| format!("cannot write the table: {e}"))
+}
+
+/// What a conversion made: the text, and what the report says of it.
+#[derive(Debug, PartialEq)]
+struct Made {
+    text: String,
+    /// `5 lines, sorted A to Z`, `3 rows as JSON`.
+    what: String,
+    /// Rows the table reader skipped, and why.
+    notes: Vec<String>,
+}
+
+/// The new text made from the file at `from` by `how`.
+fn convert(from: &Path, how: &str) -> Result<Made, String> {
+    let shown = from.display();
+    let lines_made = |lines: Vec<&str>, what: &str| Made {
+        text: if lines.is_empty() {
+            String::new()
+        } else {
+            format!("{}\n", lines.join("\n"))
+        },
+        what: format!(
+            "{} line{}, {what}",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" }
+        ),
+        notes: Vec::new(),
+    };
+    if let Some(table_how) = how.strip_prefix("table_to_") {
+        let records = table::records(from, MAX_SOURCE_BYTES, MAX_ROWS)?;
+        let rows = records.rows.len();
+        let text = match table_how {
+            "json" if rows == 0 => "[]\n".to_string(),
+            "json" => format!("[\n  {}\n]\n", objects(&records).join(",\n  ")),
+            "jsonl" => objects(&records).iter().map(|o| format!("{o}\n")).collect(),
+            "csv" => delimited(&records, b',')?,
+            "tsv" => delimited(&records, b'\t')?,
+            other => return Err(format!("unknown conversion table_to_{other}")),
+        };
+        return Ok(Made {
+            text,
+            what: format!(
+                "{rows} row{} of {} column{} as {}",
+                if rows == 1 { "" } else { "s" },
+                records.columns.len(),
+                if records.columns.len() == 1 { "" } else { "s" },
+                table_how.to_uppercase()
+            ),
+            notes: records.notes,
+        });
+    }
+    let meta = std::fs::metadata(from).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("{shown} is a folder; give the file to read"));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(format!(
+            "{shown} has {} bytes; convert_file reads files of at most {MAX_SOURCE_BYTES} bytes",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(from).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{shown} is not UTF-8 text; its lines cannot be sorted"))?;
+    Ok(match how {
+        "sort_lines" => lines_made(sorted(&text, false), "sorted A to Z"),
+        "sort_lines_descending" => lines_made(sorted(&text, true), "sorted Z to A"),
+        "distinct_lines" => lines_made(distinct(&text), "each once"),
+        "reverse_lines" => {
+            let mut lines = lines_of(&text);
+            lines.reverse();
+            lines_made(lines, "in reverse order")
+        }
+        other => {
+            return Err(format!(
+                "unknown way `{other}`; the ways are: {}",
+                HOW.join(", ")
+            ));
+        }
+    })
+}
+
+impl Tool for ConvertFile {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: ToolName::ConvertFile.into(),
+            priority: 4,
+            summary: Cow::Borrowed(
+                "Write a file made by code from another: its lines sorted, reversed or each once, or a table (CSV, TSV, JSON, JSON Lines) in another of those formats. Replacing a file asks the user.",
+            ),
+            params: Cow::Borrowed(PARAMS),
+            forms: &[],
+        }
+    }
+
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        let from = ctx.resolve_read_path(super::str_param(input, "from")?);
+        let how = super::str_param(input, "how")?.trim().to_lowercase();
+        let raw_to = super::str_param(input, "to")?;
+        if raw_to.trim().ends_with('/') {
+            return Err(ToolError::InvalidInput(format!(
+                "`to` {raw_to} names a folder; give the new file's name"
+            )));
+        }
+        // A bare name lands beside the source, where a person would look for it.
+        let to = if raw_to.contains('/') || raw_to.starts_with('~') {
+            ctx.resolve_path(raw_to)
+        } else {
+            from.parent()
+                .map_or_else(|| ctx.resolve_path(raw_to), |dir| dir.join(raw_to.trim()))
+        };
+        if to.is_dir() {
+            return Err(ToolError::InvalidInput(format!(
+                "{} is a folder; give the new file's name",
+                to.display()
+            )));
+        }
+        let made = convert(&from, &how).map_err(ToolError::Failed)?;
+        if made.text.len() > MAX_OUT_BYTES {
+            return Err(ToolError::InvalidInput(format!(
+                "the converted text would have {} bytes; convert_file writes at most \
+                 {MAX_OUT_BYTES}",
+                made.text.len()
+            )));
+        }
+        let home = &ctx.config.home;
+        let shown_from = crate::text::tilde(&from.display().to_string(), home);
+        let shown_to = crate::text::tilde(&to.display().to_string(), home);
+        let mut report = format!("{shown_to}: {} from {shown_from}", made.what);
+        for note in &made.notes {
+            report.push_str(&format!("\n{note}"));
+        }
+        Ok(Prepared {
+            tool: ToolName::ConvertFile.into(),
+            // The text is part of the call: what Law 1 asks about is what is written.
+            input: json!({
+                "from": from.display().to_string(),
+                "how": how,
+                "to": to.display().to_string(),
+                "report": report,
+                "written_text": made.text,
+            }),
+            target: to.display().to_string(),
+            action: Some(Law1Action::WriteFile {
+                path: to,
+                append: false,
+            }),
+            note: None,
+            approved: false,
+            sandbox: None,
+        })
+    }
+
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let to = ctx.resolve_path(super::str_param(&call.input, "to")?);
+            let report = super::str_param(&call.input, "report")?;
+            let text = call
+                .input
+                .get("written_text")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ToolError::InvalidInput("`written_text` is missing".into()))?;
+            let written = write_text(call, ctx, &to, text, false).await?;
+            Ok(format!("wrote {report}\n{written}"))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    #[test]
+    fn lines_are_sorted_as_people_sort_them() {
+        assert_eq!(
+            sorted("Zoe\nadam\nMia\n\nBen\nLuca\n", false),
+            ["adam", "Ben", "Luca", "Mia", "Zoe"]
+        );
+        assert_eq!(
+            sorted("10\n9\n-3\n104.25\n", false),
+            ["-3", "9", "10", "104.25"]
+        );
+        assert_eq!(sorted("b\na\nc", true), ["c", "b", "a"]);
+        assert_eq!(distinct("a\nb\na\nc\nb\n"), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_cell_is_a_json_number_only_when_it_reads_back_the_same() {
+        assert_eq!(cell_value("2024"), json!(2024));
+        assert_eq!(cell_value("12.5"), json!(12.5));
+        assert_eq!(cell_value("-3"), json!(-3));
+        for text in ["01234", "12.50", "+49 30 5550", "1e3", "", "Ana"] {
+            assert_eq!(cell_value(text), json!(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_csv_becomes_one_object_per_row_and_back() {
+        let dir = tempfile::tempdir().expect("dir");
+        let csv = file(
+            &dir,
+            "members.csv",
+            "name,city,joined\nAna,\"Porto, PT\",2024\nBo,Oslo,2025\n",
+        );
+        let made = convert(&csv, "table_to_json").expect("a table");
+        let parsed: Value = serde_json::from_str(&made.text).expect("JSON");
+        assert_eq!(
+            parsed,
+            json!([
+                {"name": "Ana", "city": "Porto, PT", "joined": 2024},
+                {"name": "Bo", "city": "Oslo", "joined": 2025}
+            ])
+        );
+        assert_eq!(made.what, "2 rows of 3 columns as JSON");
+        // The keys in the columns' order.
+        assert!(
+            made.text
+                .contains(r#"{"name": "Ana", "city": "Porto, PT", "joined": 2024}"#),
+            "{}",
+            made.text
+        );
+        let json = file(&dir, "members.json", &made.text);
+        let back = convert(&json, "table_to_csv").expect("a table");
+        // A JSON object's keys have no order: they come back by name.
+        assert_eq!(
+            back.text,
+            "city,joined,name\n\"Porto, PT\",2024,Ana\nOslo,2025,Bo\n"
+        );
+        let lines = convert(&csv, "table_to_jsonl").expect("a table");
+        assert_eq!(lines.text.lines().count(), 2);
+    }
+
+    #[test]
+    fn what_is_not_a_table_or_not_text_is_refused_with_why() {
+        let dir = tempfile::tempdir().expect("dir");
+        let note = file(&dir, "note.txt", "just a note\n");
+        assert!(convert(&note, "table_to_json").is_err());
+        let bin = dir.path().join("b.bin");
+        std::fs::write(&bin, [0xff, 0xfe, 0x00]).expect("write");
+        let err = convert(&bin, "sort_lines").expect_err("not text");
+        assert!(err.contains("not UTF-8"), "{err}");
+        let err = convert(dir.path(), "sort_lines").expect_err("a folder");
+        assert!(err.contains("is a folder"), "{err}");
+        assert!(convert(&note, "shuffle").is_err());
+    }
+}
