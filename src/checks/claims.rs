@@ -51,7 +51,7 @@ const NEGATIONS: &[&str] = &[
 
 /// Whether `answer` says something was not done or not there (a word of [`NEGATIONS`];
 /// the Chinese ones anywhere in it).
-fn says_not(answer: &str) -> bool {
+pub(crate) fn says_not(answer: &str) -> bool {
     let folded = crate::text::fold(answer);
     let words: Vec<&str> = folded
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
@@ -68,7 +68,7 @@ fn says_not(answer: &str) -> bool {
 /// Whether a call of `records` changed something: a successful call with an effect on
 /// record, or an action the user approved (a command run outside the sandbox has no
 /// measured effects).
-fn changed_anything(records: &[&ToolCallRecord]) -> bool {
+pub(crate) fn changed_anything(records: &[&ToolCallRecord]) -> bool {
     records.iter().any(|r| {
         (r.status == ToolCallStatus::Ok && !r.effects.is_empty())
             || matches!(r.confirmation, Some(Decision::Approve | Decision::Trash))
@@ -133,13 +133,31 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
     };
     Some(format!(
         "the answer says something was {done} but no call {done} anything: do it with a tool \
-         that does (copying is not moving; reading is not deleting), or say that it was not done"
+         that does (move_files moves, delete_files deletes files, edit_file removes a text \
+         from a file; copying is not moving; reading is not deleting), or say that it was not \
+         done"
     ))
 }
 
-/// The request's first verb, lower case, when it asks for a change of files.
-fn change_verb(request: &str) -> Option<String> {
-    let verb = crate::text::fold(request)
+/// Words a request may open a phrase of place or time with, before a comma and its verb
+/// ("In ~/site/links.txt, change every http:// to https://").
+const PLACE_OPENERS: &[&str] = &[
+    "in", "inside", "within", "on", "at", "for", "from", "under", "after", "before", "when",
+];
+
+/// The request's first verb, lower case, when it asks for a change of files. A request
+/// that opens with a phrase of place or time and a comma has its verb after the comma.
+pub(crate) fn change_verb(request: &str) -> Option<String> {
+    let folded = crate::text::fold(request);
+    let opener = folded
+        .split(|c: char| !c.is_alphabetic())
+        .find(|w| !w.is_empty())
+        .is_some_and(|w| PLACE_OPENERS.contains(&w));
+    let request = match folded.split_once(',') {
+        Some((_, rest)) if opener => rest.to_string(),
+        _ => folded,
+    };
+    let verb = request
         .split(|c: char| !c.is_alphabetic() && c != '\'')
         .find(|w| !w.is_empty() && !LEAD_INS.contains(w))?
         .to_string();
@@ -239,10 +257,43 @@ pub fn tells_a_change(request: &str, answer: &str) -> bool {
 pub fn no_change_made(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
     (!changed_anything(records) && !says_not(answer)).then(|| {
         "the task asks for a change, and no call changed anything: make it with a tool that \
-         changes files (write_file writes, move_files moves and renames, delete_files \
+         changes files (write_file writes, edit_file replaces a text in a file, convert_file \
+         writes a file made from another, move_files moves and renames, delete_files \
          deletes), or say what was not done and why"
             .to_string()
     })
+}
+
+/// For an answer that does not report the work as done: the reason, when the calls of
+/// `records` changed files and the answer names none of them. Work done is not thrown
+/// away: a small model copied the two files asked for, then answered that no file had
+/// changed, and the copies it made went unreported.
+pub fn untold_effects(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let effects: Vec<&crate::contracts::PathEffect> = records
+        .iter()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .flat_map(|r| &r.effects)
+        .collect();
+    let folded = crate::text::fold(answer);
+    let named = effects.iter().any(|e| {
+        e.path
+            .file_name()
+            .is_some_and(|n| folded.contains(&crate::text::fold(&n.to_string_lossy())))
+    });
+    if effects.is_empty() || named {
+        return None;
+    }
+    let done: Vec<String> = effects
+        .iter()
+        .take(5)
+        .map(|e| format!("{} {}", e.effect, e.path.display()))
+        .collect();
+    Some(format!(
+        "the calls did change files ({}{}), and the answer names none of them: say what was \
+         done, then what could not be done",
+        done.join(", "),
+        if effects.len() > 5 { ", …" } else { "" }
+    ))
 }
 
 /// What code knows for certain about the effects an answer reports, whatever else a
@@ -393,6 +444,21 @@ mod tests {
         let write = wrote("/h/docs/style.md", "overwrite");
         let answer = "Replaced 'colour' with 'color' twice.";
         assert_eq!(unbacked_change(REPLACE, answer, &[&read, &write]), None);
+        // A request that opens with its place has its verb after the comma.
+        let placed = "In ~/docs/style.md, change every colour to color";
+        assert!(unbacked_change(placed, "I changed every colour to color.", &[&read]).is_some());
+        assert_eq!(
+            unbacked_change(placed, "I changed every colour to color.", &[&read, &write]),
+            None
+        );
+        assert_eq!(
+            unbacked_change(
+                "In ~/docs, which file changed last?",
+                "style.md changed last.",
+                &[&read]
+            ),
+            None
+        );
         let mut approved = ok(ToolName::Shell, "sed -i …", "");
         approved.confirmation = Some(Decision::Approve);
         assert_eq!(unbacked_change(REPLACE, answer, &[&read, &approved]), None);
@@ -405,6 +471,39 @@ mod tests {
         let mut failed = wrote("/h/docs/style.md", "overwrite");
         failed.status = ToolCallStatus::Error;
         assert!(unbacked_change(REPLACE, answer, &[&read, &failed]).is_some());
+    }
+
+    #[test]
+    fn an_answer_that_names_none_of_the_changes_made_is_told_them() {
+        let mut copied = ok(
+            ToolName::CopyFiles,
+            "/h/today",
+            "copied 2 of 2 into ~/today",
+        );
+        copied.effects = vec![
+            crate::contracts::PathEffect {
+                path: "/h/today/a.txt".into(),
+                exists: false,
+                effect: "create".into(),
+            },
+            crate::contracts::PathEffect {
+                path: "/h/today/b.txt".into(),
+                exists: false,
+                effect: "create".into(),
+            },
+        ];
+        let why = untold_effects("No files changed in the last 3 days.", &[&copied])
+            .expect("the copies are untold");
+        assert!(why.contains("create /h/today/a.txt"), "{why}");
+        assert_eq!(
+            untold_effects("Copied a.txt; b.txt could not be read.", &[&copied]),
+            None
+        );
+        let read = read_style();
+        assert_eq!(untold_effects("Nothing changed.", &[&read]), None);
+        let mut failed = copied.clone();
+        failed.status = ToolCallStatus::Error;
+        assert_eq!(untold_effects("Nothing changed.", &[&failed]), None);
     }
 
     #[test]

@@ -69,9 +69,20 @@ pub fn check(
     answer: &str,
     records: &[&ToolCallRecord],
 ) -> Verdict {
+    // The request said back is no answer, whatever the shape (a merged answer once was
+    // the user's words twice, delivered as done).
+    if repeats_the_request(request, answer) {
+        return Verdict::Misfit(
+            "the answer repeats the request: say what was done or found, or that it was not \
+             done"
+                .to_string(),
+        );
+    }
     // Effects reported with none behind them (a value asked for is computed, not done:
     // only answers that report what was done are read as claims).
-    if let Some(why) = super::claims::unbacked(shape, request, None, answer, records) {
+    if let Some(why) = super::claims::unbacked(shape, request, None, answer, records)
+        .or_else(|| reports_doing(shape).then(|| unchanged_copy(request, answer, records))?)
+    {
         return Verdict::Misfit(why);
     }
     if let Some(why) = denies_what_was_shown(request, answer, records)
@@ -98,6 +109,17 @@ pub fn check(
             answer.trim().lines().count(),
             shape.words().unwrap_or("answer")
         )),
+        AnswerShape::Number | AnswerShape::Item | AnswerShape::Date
+            if copies_lines(answer, &ok) =>
+        {
+            Verdict::Misfit(format!(
+                "the answer copies {} lines of a tool's output, one after another, where \
+                 one {} is asked: find it among them by code (read_table or read_lines \
+                 compute over a file's values) and state it",
+                answer.trim().lines().count(),
+                shape.words().unwrap_or("answer")
+            ))
+        }
         AnswerShape::Number if super::asks::asks_percentage(request) => fits(
             answer.contains('%') || crate::text::fold(answer).contains("percent"),
             "the request asks for a percentage, and the answer gives none (a count is a \
@@ -352,11 +374,7 @@ const MIN_COPIED_CHARS: usize = 4;
 /// copied when a printed line contains it.
 pub fn is_dump(answer: &str, ok: &[&ToolCallRecord]) -> bool {
     let printed = printed_lines(ok);
-    let lines: Vec<String> = answer
-        .lines()
-        .map(crate::text::fold)
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines = folded_lines(answer);
     let copied = lines
         .iter()
         .filter(|l| l.chars().count() >= MIN_COPIED_CHARS && printed.iter().any(|p| p.contains(*l)))
@@ -382,6 +400,69 @@ pub fn is_dump(answer: &str, ok: &[&ToolCallRecord]) -> bool {
                 })
         });
     (copied >= 3 && copied * 2 > lines.len()) || short_output_whole
+}
+
+/// Lines of a tool's output an answer may copy, each whole, before it is a copy of the
+/// output rather than a choice among its lines.
+const MAX_LINES_PICKED: usize = 2;
+
+/// Whether `answer` is more than [`MAX_LINES_PICKED`] lines, each a whole line a call
+/// printed: a file of one value per line, read and handed back, holds every candidate
+/// and chooses none (however short each line is, which [`is_dump`] lets pass).
+fn copies_lines(answer: &str, ok: &[&ToolCallRecord]) -> bool {
+    let printed = printed_lines(ok);
+    let lines = folded_lines(answer);
+    lines.len() > MAX_LINES_PICKED && lines.iter().all(|l| printed.contains(l))
+}
+
+/// Whether every line of `answer` is a line of `request` (folded, trailing marks
+/// ignored), and there is one.
+fn repeats_the_request(request: &str, answer: &str) -> bool {
+    let trim = |l: &str| l.trim_end_matches(['.', '!', '?', ' ']).to_string();
+    let asked: Vec<String> = folded_lines(request).iter().map(|l| trim(l)).collect();
+    let said: Vec<String> = folded_lines(answer).iter().map(|l| trim(l)).collect();
+    !said.is_empty() && said.iter().all(|l| !l.is_empty() && asked.contains(l))
+}
+
+/// For a request whose verb asks for a change: the reason, when no call changed anything
+/// and the answer hands back what a call printed (the file as it was read). Asked to
+/// replace a word, a small model read the file and finished with its text, unchanged,
+/// every time; an answer that neither claims the change nor says it was not made passed
+/// every other check.
+pub fn unchanged_copy(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let verb = super::claims::change_verb(request)?;
+    if super::claims::changed_anything(records) || super::claims::says_not(answer) {
+        return None;
+    }
+    let ok: Vec<&ToolCallRecord> = records
+        .iter()
+        .copied()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .collect();
+    let copied = is_dump(answer, &ok) || copies_lines(answer, &ok);
+    copied.then(|| {
+        format!(
+            "the answer hands back what a call printed, and no call changed anything: {verb} \
+             with a tool that changes files (edit_file replaces a text in a file, convert_file \
+             writes a file made from another, write_file writes), or say that it was not done"
+        )
+    })
+}
+
+/// Whether an answer of `shape` reports what was done rather than a value found.
+fn reports_doing(shape: AnswerShape) -> bool {
+    matches!(
+        shape,
+        AnswerShape::Any | AnswerShape::Text | AnswerShape::Action | AnswerShape::File
+    )
+}
+
+/// The non-blank lines of `text`, folded for loose comparison.
+fn folded_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(crate::text::fold)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// Every line the calls printed, folded for loose comparison.
@@ -489,7 +570,12 @@ pub fn listed(names: &[String], records: &[&ToolCallRecord]) -> Option<String> {
 fn can_write(r: &ToolCallRecord) -> bool {
     match r.tool.builtin() {
         Some(
-            ToolName::WriteFile | ToolName::CopyFiles | ToolName::Shell | ToolName::Applescript,
+            ToolName::WriteFile
+            | ToolName::EditFile
+            | ToolName::ConvertFile
+            | ToolName::CopyFiles
+            | ToolName::Shell
+            | ToolName::Applescript,
         ) => true,
         Some(_) => false,
         // An MCP tool may write; the record cannot say.
@@ -1466,6 +1552,33 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_file_handed_back_unchanged_for_a_change_is_sent_back() {
+        const REPLACE: &str = "Replace every 'colour' with 'color' in ~/docs/style.md";
+        let handed_back = "# Charts\nUse one colour per series.\n[the whole file: 2 lines]";
+        let read = ok(ToolName::ReadFile, "/h/docs/style.md", handed_back);
+        let why = unchanged_copy(REPLACE, handed_back, &[&read]).expect("unchanged");
+        assert!(why.contains("edit_file"), "{why}");
+        assert!(matches!(
+            check(AnswerShape::Text, REPLACE, handed_back, &[&read]),
+            Verdict::Misfit(_)
+        ));
+        // With the change made, or said not to be made, or for a question, it stands.
+        let mut write = ok(ToolName::EditFile, "/h/docs/style.md", "replaced");
+        write.effects.push(crate::contracts::PathEffect {
+            path: "/h/docs/style.md".into(),
+            exists: true,
+            effect: "overwrite".into(),
+        });
+        assert_eq!(unchanged_copy(REPLACE, handed_back, &[&read, &write]), None);
+        let refused = "Nothing was replaced: the file is read-only.";
+        assert_eq!(unchanged_copy(REPLACE, refused, &[&read]), None);
+        assert_eq!(
+            unchanged_copy("What does ~/docs/style.md say?", handed_back, &[&read]),
+            None
+        );
+    }
+
+    #[test]
     fn a_tool_output_copied_whole_is_not_an_answer_of_a_checkable_shape() {
         let listing = "~/Downloads (not recursive), files: 4 found\npaper.pdf\t8.0 KB\n\
                        report.pdf\t3.0 KB\nvideo1.mp4\t50.0 KB\ntotal: 4 files";
@@ -1493,8 +1606,50 @@ pub(crate) mod tests {
         assert!(copied_output(AnswerShape::Any, schema, &looks).is_some());
         assert!(copied_output(AnswerShape::List, schema, &looks).is_none());
         assert!(copied_output(AnswerShape::Any, "b = 1", &looks).is_none());
+        // The request said back, once or twice, is no answer.
+        let asked = "In ~/site/links.txt, change every http:// to https://";
+        for said in [
+            asked.to_string(),
+            format!("{asked}\n{asked}."),
+            asked.to_uppercase(),
+        ] {
+            assert!(
+                matches!(
+                    check(AnswerShape::Text, asked, &said, &refs),
+                    Verdict::Misfit(_)
+                ),
+                "{said}"
+            );
+        }
+        assert_eq!(
+            check(
+                AnswerShape::Text,
+                asked,
+                "Nothing was changed: links.txt was not found.",
+                &refs
+            ),
+            Verdict::Unchecked
+        );
         // Two copied lines of a longer answer do not make a dump.
         assert!(!is_dump("paper.pdf\t8.0 KB\nreport.pdf\t3.0 KB", &refs));
+        // A file of one value per line handed back holds every candidate: however short
+        // its lines, it is no number.
+        let readings = "12.5\n-3\n7\n104.25\n99\n0.5\n[the whole file: 6 lines, 6 words]";
+        let read = [ok(ToolName::ReadFile, "/h/readings.txt", readings)];
+        let read: Vec<&ToolCallRecord> = read.iter().collect();
+        let Verdict::Misfit(why) =
+            check(AnswerShape::Number, "the largest number", readings, &read)
+        else {
+            panic!("every value is no answer")
+        };
+        assert!(why.contains("copies 7 lines"), "{why}");
+        for stated in ["104.25", "The largest is 104.25.", "104.25\n99"] {
+            assert_eq!(
+                check(AnswerShape::Number, "the largest number", stated, &read),
+                Verdict::Fits,
+                "{stated}"
+            );
+        }
         // A short output copied whole does: its header and its one result line.
         let distinct = "~/c.csv: CSV (delimiter ',', header row), 12 data rows, 2 columns: city, t\n\
                         12 distinct values of city: Oslo (1 row), Riga (1 row)";

@@ -35,24 +35,39 @@ pub struct FailureFacts<'a> {
 
 /// "What was actually accomplished", quoting every matched output verbatim, then every
 /// change the task made to files. "Nothing was completed" only when there is neither.
-pub fn accomplished(matched: &[MatchedOutput], effects: &[PathEffect]) -> String {
+///
+/// A matched output that tells a change of files as done ("has been renamed"), in a task
+/// that changed no file, is not quoted: the account would repeat a claim the files deny
+/// (a sub-task's validator passed it; the task's check sent it back). It is said instead
+/// that no file was changed.
+pub fn accomplished(intent: &str, matched: &[MatchedOutput], effects: &[PathEffect]) -> String {
+    let shown = |m: &MatchedOutput| match &m.output {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let (matched, unbacked): (Vec<&MatchedOutput>, Vec<&MatchedOutput>) =
+        matched.iter().partition(|m| {
+            !effects.is_empty() || !crate::checks::claims::tells_a_change(intent, &shown(m))
+        });
+    let unbacked = if unbacked.is_empty() {
+        ""
+    } else {
+        "\nNo file was changed, though an answer said the change was made."
+    };
     let mut text = if matched.is_empty() && effects.is_empty() {
-        return "Nothing was completed: no sub-task met its criteria.".to_string();
+        return format!("Nothing was completed: no sub-task met its criteria.{unbacked}");
     } else if matched.is_empty() {
         "No sub-task met all its criteria, but the task did change files.".to_string()
     } else {
         format!("Completed {} sub-task(s):", matched.len())
     };
     for (i, m) in matched.iter().enumerate() {
-        let shown = match &m.output {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        text.push_str(&format!("\n{}. {shown}", i + 1));
+        text.push_str(&format!("\n{}. {}", i + 1, shown(m)));
     }
     if !effects.is_empty() {
         text.push_str(&format!("\n{}", effects_line(effects)));
     }
+    text.push_str(unbacked);
     text
 }
 
@@ -180,13 +195,50 @@ mod tests {
                 output: serde_json::json!({"count": 3}),
             },
         ];
-        let text = accomplished(&matched, &[]);
+        let text = accomplished("find the largest video", &matched, &[]);
         assert!(text.contains("1. a.mp4\t734003200"), "{text}");
         assert!(text.contains("2. {\"count\":3}"), "{text}");
         assert_eq!(
-            accomplished(&[], &[]),
+            accomplished("find the largest video", &[], &[]),
             "Nothing was completed: no sub-task met its criteria."
         );
+    }
+
+    #[test]
+    fn a_change_told_as_done_with_no_file_changed_is_not_quoted_as_done() {
+        let told = |text: &str| MatchedOutput {
+            subtask_id: SubTaskId::mint(),
+            output: serde_json::json!(text),
+        };
+        let intent = "Change the extension of every .jpeg file to .jpg";
+        let matched = vec![
+            told("dawn.jpeg and dusk.jpeg are the .jpeg files"),
+            told("The extension of every .jpeg file has been renamed to .jpg"),
+        ];
+        let text = accomplished(intent, &matched, &[]);
+        assert!(
+            text.starts_with("Completed 1 sub-task(s):\n1. dawn.jpeg"),
+            "{text}"
+        );
+        assert!(!text.contains("has been renamed"), "{text}");
+        assert!(
+            text.ends_with("No file was changed, though an answer said the change was made."),
+            "{text}"
+        );
+        // With the change on disk, the claim is backed and quoted.
+        let moved = [PathEffect {
+            path: "/h/dawn.jpg".into(),
+            exists: false,
+            effect: "move".into(),
+        }];
+        let text = accomplished(intent, &matched, &moved);
+        assert!(
+            text.contains("2. The extension of every .jpeg file has been renamed"),
+            "{text}"
+        );
+        // Alone, it leaves nothing completed.
+        let text = accomplished(intent, &matched[1..], &[]);
+        assert!(text.starts_with("Nothing was completed"), "{text}");
     }
 
     #[test]
@@ -201,7 +253,7 @@ mod tests {
             made("/h/outbox/c.txt", "create"),
             made("/h/log.txt", "append"),
         ];
-        let text = accomplished(&[], &effects);
+        let text = accomplished("copy the notes", &[], &effects);
         assert!(!text.contains("Nothing was completed"), "{text}");
         assert!(
             text.ends_with(

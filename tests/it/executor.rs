@@ -335,6 +335,151 @@ async fn the_step_cap_ends_the_attempt_with_what_was_done() {
 }
 
 #[tokio::test]
+async fn a_sub_task_is_offered_only_the_changes_its_words_ask_for() {
+    // A rename asks for no copy: the grammar has no copy_files, and a model that names
+    // it anyway (an endpoint that ignores the grammar) is re-asked, not obeyed.
+    let intent = "change the extension of every .txt file to .md";
+    let criterion = "a.md, b.md and c.md exist";
+    let mut fx = effectors(
+        Script::new().role(Role::AgentValidator, [fail_for(intent, criterion)]),
+        |c| c.budgets.max_retries = 0,
+    )
+    .await;
+    let d = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("copy_files", json!({"from": d, "names": "*.txt", "to": d})),
+            tool("copy_files", json!({"from": d, "names": "*.txt", "to": d})),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Failed);
+    let sent = results(&fx.seen());
+    assert!(sent[0].tool_calls.is_empty(), "{:?}", sent[0].tool_calls);
+    assert!(sent[0].output.contains("copy_files"), "{}", sent[0].output);
+    let first = asked_schema(&fx.rig.server.requests_from(Role::Executor)[0]);
+    assert!(
+        first.contains("\"move_files\"") && !first.contains("\"copy_files\""),
+        "{first}"
+    );
+    // Nothing was copied.
+    let mut names: Vec<String> = std::fs::read_dir(&fx.dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.txt", "b.txt", "c.txt"]);
+
+    // A copy asked for is offered the copy.
+    let intent = "copy a.txt into the backup folder";
+    let criterion = "backup/a.txt exists";
+    let mut fx = passing(intent, criterion).await;
+    fx.rig
+        .server
+        .push(Role::Executor, [finish("completed", "nothing", "nothing")]);
+    fx.plan(&[&task_subtask(&fx.dir, intent, criterion)]);
+    fx.outcome().await;
+    let first = asked_schema(&fx.rig.server.requests_from(Role::Executor)[0]);
+    assert!(first.contains("\"copy_files\""), "{first}");
+}
+
+#[tokio::test]
+async fn a_tool_asked_twice_for_calls_that_failed_is_no_longer_offered_to_the_sub_task() {
+    let intent = "read the notes";
+    let criterion = "the output quotes the notes";
+    let mut fx = effectors(
+        Script::new().role(
+            Role::AgentValidator,
+            [fail_for(intent, criterion), pass_for(intent, criterion)],
+        ),
+        |c| c.budgets.max_retries = 1,
+    )
+    .await;
+    let missing = fx.dir.join("notes.txt").display().to_string();
+    let read = || tool("read_file", json!({ "path": missing }));
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            // Attempt 1: the read fails, is asked again (refused), then a finish.
+            read(),
+            read(),
+            finish("uncertain", "no notes.txt", "The notes are not there."),
+            // Attempt 2 opens with the same read: refused a second time, and read_file
+            // is offered no more.
+            read(),
+            tool(
+                "list_files",
+                json!({ "folder": fx.dir.display().to_string() }),
+            ),
+            finish("completed", "a.txt\nb.txt\nc.txt", "Listed 3 files."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+    fx.outcome().await;
+    let requests = fx.rig.server.requests_from(Role::Executor);
+    assert_eq!(requests.len(), 6);
+    // After one refused repeat the tool is still offered: the model may mend the call.
+    assert!(asked_schema(&requests[3]).contains("\"read_file\""));
+    let after = asked_schema(&requests[4]);
+    assert!(
+        !after.contains("\"read_file\"") && after.contains("\"list_files\""),
+        "{after}"
+    );
+    let prompts = fx.r3_prompts();
+    assert!(
+        prompts[4].contains("read_file is no longer offered to this sub-task"),
+        "{}",
+        prompts[4]
+    );
+    let sent = results(&fx.seen());
+    assert_eq!(
+        sent[1]
+            .tool_calls
+            .iter()
+            .map(|c| (c.tool.as_str(), c.status))
+            .collect::<Vec<_>>(),
+        [
+            ("read_file", ToolCallStatus::Refused),
+            ("list_files", ToolCallStatus::Ok),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_finish_that_names_none_of_the_changes_made_is_told_them_once() {
+    let intent = "copy a.txt into the backup folder";
+    let criterion = "backup/a.txt exists";
+    let mut fx = passing(intent, criterion).await;
+    let d = fx.dir.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool(
+                "copy_files",
+                json!({"from": d, "names": "a.txt", "to": format!("{d}/backup")}),
+            ),
+            finish("uncertain", "No file could be copied.", "Nothing was done."),
+            finish("completed", "copied a.txt into backup", "Copied a.txt."),
+        ],
+    );
+    fx.plan(&[&task_subtask(&fx.dir, intent, criterion)]);
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched);
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 3);
+    assert!(
+        prompts[2].contains("the calls did change files") && prompts[2].contains("backup/a.txt"),
+        "{}",
+        prompts[2]
+    );
+    assert!(fx.dir.join("backup/a.txt").exists());
+}
+
+#[tokio::test]
 async fn a_model_that_will_not_finish_at_the_last_step_leaves_what_the_calls_showed() {
     let intent = "find the largest file";
     let criterion = "the output names the largest file";

@@ -712,12 +712,15 @@ async fn a_change_told_as_done_that_no_call_made_is_sent_back_by_code() {
 
 #[tokio::test]
 async fn a_change_claimed_only_in_the_merge_summary_is_sent_back() {
-    // The outputs are the file as it was; the model's summary says the word was replaced.
+    // The outputs tell what the file says (the file as it was is handed back by no one:
+    // that alone is sent back by code before any merge); the model's summary says the
+    // word was replaced.
     let text = "# Charts\nUse one colour per series.\nThe colour of links is blue.";
+    let told = "The style guide asks for one colour per series.\nIts links are blue.";
     let script = Script::new().role(
         Role::MetaValidator,
         [merge_reply(
-            json!(text),
+            json!(told),
             vec![judged("the word is replaced", true, "[1]", None)],
             "The answer correctly replaced every 'colour' with 'color' in ~/docs/style.md.",
         )],
@@ -737,7 +740,7 @@ async fn a_change_claimed_only_in_the_merge_summary_is_sent_back() {
     plan(&rig, &m);
     for s in [&a, &b] {
         let mut o = outcome(s, SubTaskStatus::Matched, None, 1);
-        o.output = json!(text);
+        o.output = json!(told);
         o.tool_calls = vec![call(
             "read_file",
             "/h/docs/style.md",

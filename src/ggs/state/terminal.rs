@@ -269,7 +269,11 @@ impl PendingAbandon {
                 (r.accomplished.trim().to_string(), moves)
             }
             None => (
-                graceful::accomplished(&self.request.matched_outputs, &self.effects),
+                graceful::accomplished(
+                    &self.request.intent,
+                    &self.request.matched_outputs,
+                    &self.effects,
+                ),
                 graceful::next_moves(&facts),
             ),
         };

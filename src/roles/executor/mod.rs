@@ -265,6 +265,7 @@ impl Execute {
             files: review::named_files(&subtask.intent, &places),
             places: places::render(&places),
             done: std::sync::Mutex::new(Vec::new()),
+            repeats: std::sync::Mutex::new(Vec::new()),
             shared,
             subtask: subtask.clone(),
             ctx,

@@ -47,7 +47,7 @@ use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
 use crate::roles::preamble::{machine_facts, preamble_with_tools};
 use crate::text::first_chars;
-use crate::tools::{self, Seen, ToolContext, ToolRef};
+use crate::tools::{self, Seen, ToolContext, ToolRef, ToolSpec};
 
 /// Characters of the latest successful output carried by a step-capped result.
 pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
@@ -78,6 +78,9 @@ struct Progress {
     misquote_checked: bool,
     /// The finish was checked for a file the sub-task names and no call touched.
     files_checked: bool,
+    /// A finish that did not report the work as done was told the changes the calls
+    /// made.
+    effects_told: bool,
     /// Finishes sent back for the shape of their answer (at most [`MAX_SHAPE_PUSHES`]):
     /// a model that mends one misfit often makes another.
     shape_pushes: usize,
@@ -100,6 +103,7 @@ impl Progress {
             nudged: false,
             misquote_checked: false,
             files_checked: false,
+            effects_told: false,
             shape_pushes: 0,
             must_finish: false,
             stalled: 0,
@@ -146,6 +150,11 @@ const MAX_SHAPE_PUSHES: usize = 2;
 /// Calls an attempt sends back at most for values the request does not ask for.
 const MAX_ASKED_BACK: usize = 2;
 
+/// Refused repeats of failed calls of one tool after which a sub-task is no longer
+/// offered it: one is often the model reading the failure again before it mends the
+/// call; a second is a model with nothing else to try with that tool.
+const STUCK_AFTER: usize = 2;
+
 /// Successful calls remembered across a sub-task's attempts.
 const MAX_REMEMBERED_CALLS: usize = 64;
 
@@ -162,6 +171,11 @@ pub(super) struct Worker {
     pub files: Vec<NamedFile>,
     /// Calls that succeeded in this sub-task, with what the model saw and their record.
     pub done: std::sync::Mutex<Vec<(CallKey, Observed, ToolCallRecord)>>,
+    /// The tool of each call of this sub-task refused for repeating one that had failed
+    /// in the task. A tool with [`STUCK_AFTER`] of them is no longer offered to the
+    /// sub-task: the model has no other value to try with it, and each refused repeat
+    /// costs a model turn.
+    pub repeats: std::sync::Mutex<Vec<ToolRef>>,
 }
 
 /// How a worker's fast loop ended.
@@ -388,7 +402,28 @@ impl Worker {
         offer: Offer,
     ) -> Result<Result<Action, String>, LlmError> {
         let shared = &self.shared;
-        let specs = &shared.specs;
+        // The tools that change files, as the sub-task's words ask for their changes
+        // (the user's own words where it carries them: a paraphrase can name a copy
+        // that was never asked for).
+        let asked = self
+            .subtask
+            .request
+            .as_deref()
+            .unwrap_or(&self.subtask.intent);
+        let offered = tools::offered_specs(&shared.specs, asked);
+        let stuck = self.stuck();
+        let unstuck: Vec<ToolSpec>;
+        let specs: &[ToolSpec] = if stuck.is_empty() {
+            &offered
+        } else {
+            unstuck = offered
+                .iter()
+                .filter(|s| !stuck.contains(&s.name))
+                .cloned()
+                .collect();
+            &unstuck
+        };
+        let all_offered = specs.len() == shared.specs.len();
         if offer == Offer::Finish {
             shared
                 .llm
@@ -402,7 +437,7 @@ impl Worker {
             let schema = if matches!(offer, Offer::Call | Offer::Compute) {
                 narrowed = schema::first_step_schema(specs, &seen);
                 &narrowed
-            } else if seen == Seen::default() {
+            } else if seen == Seen::default() && all_offered {
                 &shared.schema
             } else {
                 narrowed = schema::output_schema_seen(specs, &seen);
@@ -533,6 +568,12 @@ impl Worker {
             self.ctx.history.recall(record);
             earlier
         } else {
+            // The same call failed before in this sub-task (a call whose parameters were
+            // refused before it ran, a folder where a file is read, fails again without a
+            // refusal). A denial is not a failure: Law 1 settles what follows one.
+            let repeats_failure = self.ctx.history.records().iter().any(|r| {
+                r.status == ToolCallStatus::Error && CallKey::of(&r.tool, &r.input) == key
+            });
             let result = self.shared.toolbox.call(&self.ctx, tool, input).await;
             if self.ctx.cancel.is_cancelled() {
                 return ControlFlow::Break(Attempted::Cancelled);
@@ -540,6 +581,25 @@ impl Worker {
             let seen = Observed::of(&result);
             if seen.status == ToolCallStatus::Ok {
                 self.remember_ok(key.clone(), &seen, &result.record);
+            }
+            let refused_as_repeat = seen.status == ToolCallStatus::Refused
+                && result
+                    .record
+                    .error
+                    .as_deref()
+                    .is_some_and(tools::guards::repeats_a_failure);
+            let failed_again = repeats_failure && seen.status == ToolCallStatus::Error;
+            if (refused_as_repeat || failed_again)
+                && let Ok(mut repeats) = self.repeats.lock()
+            {
+                repeats.push(tool.clone());
+            }
+            if self.stuck().contains(tool) {
+                progress.nudge = Some(format!(
+                    "{tool} is no longer offered to this sub-task: it was asked again, more \
+                     than once, for calls that had already failed. Use another tool, or finish \
+                     with what the results show and what could not be done."
+                ));
             }
             seen
         };
@@ -563,6 +623,19 @@ impl Worker {
             progress.nudge = note;
         }
         ControlFlow::Continue(())
+    }
+
+    /// The tools no longer offered to the sub-task (see [`Worker::repeats`]).
+    fn stuck(&self) -> Vec<ToolRef> {
+        let repeats = self.repeats.lock().map(|r| r.clone()).unwrap_or_default();
+        let mut stuck: Vec<ToolRef> = Vec::new();
+        for tool in &repeats {
+            let n = repeats.iter().filter(|t| *t == tool).count();
+            if n >= STUCK_AFTER && !stuck.contains(tool) {
+                stuck.push(tool.clone());
+            }
+        }
+        stuck
     }
 
     /// The sub-task's intent, with the user's own words where it carries them: what an
@@ -663,6 +736,21 @@ impl Worker {
             progress.nudged = true;
             progress.nudge = Some(UNBACKED_NUDGE.to_string());
             return ControlFlow::Continue(());
+        }
+        // Work done is not thrown away: a finish that does not report the work as done,
+        // while the attempt's calls changed files it names none of, hears what they did.
+        if status != FinishStatus::Completed
+            && denial(&records).is_none()
+            && !progress.effects_told
+            && !progress.must_finish
+            && step + 1 < max_steps
+        {
+            progress.effects_told = true;
+            let refs: Vec<&ToolCallRecord> = records.iter().collect();
+            if let Some(why) = crate::checks::claims::untold_effects(output, &refs) {
+                progress.nudge = Some(shape_nudge(&why));
+                return ControlFlow::Continue(());
+            }
         }
         if status == FinishStatus::Completed
             && denial(&records).is_none()

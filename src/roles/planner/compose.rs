@@ -99,7 +99,7 @@ fn with_memory(context: &str, memory: &str) -> String {
 pub(super) fn composed(request: &GracefulFailureRequest, draft: GracefulDraft) -> GracefulFailure {
     GracefulFailure {
         task_id: request.task_id.clone(),
-        accomplished: graceful::accomplished(&request.matched_outputs, &[]),
+        accomplished: graceful::accomplished(&request.intent, &request.matched_outputs, &[]),
         next_moves: graceful::dedup(draft.next_moves),
     }
 }
@@ -114,7 +114,7 @@ pub(super) fn code_built(request: &GracefulFailureRequest) -> GracefulFailure {
         .unwrap_or(request.reason.as_str());
     GracefulFailure {
         task_id: request.task_id.clone(),
-        accomplished: graceful::accomplished(&request.matched_outputs, &[]),
+        accomplished: graceful::accomplished(&request.intent, &request.matched_outputs, &[]),
         next_moves: graceful::next_moves(&FailureFacts {
             matched_outputs: &request.matched_outputs,
             failed_criterion: criterion,
