@@ -12,6 +12,11 @@
 //! lines without repeats saved, a JSON file made a CSV, a prefix changed on every line,
 //! the total of a list of numbers.
 //!
+//! Three more were written on 2026-12-01, before a request to change a named file was held
+//! to a change on record whatever its answer's shape (the `HELD` tasks): the empty lines
+//! of a file removed, a version bumped in a JSON file, a section of a Markdown file
+//! renamed.
+//!
 //! `scripts/real-model-suite --suite fresh` runs it.
 
 use std::path::Path;
@@ -81,6 +86,30 @@ const LINKS_AFTER: &str = "https://a.example\nhttps://b.example\nhttps://c.examp
 
 /// `~/data/expenses.txt`: four amounts adding up to 50.5.
 const AMOUNTS: &str = "12.50\n7.25\n30\n0.75\n";
+
+/// `~/notes/groceries.txt`, before and after its empty lines go.
+const GROCERIES: &str = "milk\n\neggs\n\n\nbread\n";
+const GROCERIES_AFTER: &str = "milk\neggs\nbread\n";
+
+/// `~/app/package.json`: its version becomes 2.0.0, every other field as it was.
+const PACKAGE: &str = r#"{"name": "shop", "version": "1.4.2", "private": true}"#;
+
+/// `~/docs/guide.md`, before and after its section "Setup" is renamed "Installation"
+/// (the script `setup.sh` keeps its name).
+const GUIDE: &str = "# Guide\n\n## Setup\nRun setup.sh once.\n\n## Usage\nRun shop.\n";
+const GUIDE_AFTER: &str =
+    "# Guide\n\n## Installation\nRun setup.sh once.\n\n## Usage\nRun shop.\n";
+
+/// Whether `text` is the package with version 2.0.0 and its other fields unchanged.
+fn bumped_package(text: &str) -> bool {
+    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(text) else {
+        return false;
+    };
+    fields.len() == 3
+        && fields.get("name") == Some(&serde_json::json!("shop"))
+        && fields.get("version") == Some(&serde_json::json!("2.0.0"))
+        && fields.get("private") == Some(&serde_json::json!(true))
+}
 
 /// Whether `text` is a CSV of exactly the people: a header of `name` and `age` in either
 /// order, then their rows in order, and nothing else.
@@ -288,6 +317,46 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // HELD: written on 2026-12-01, before a change request was held to a change on record.
+    Task {
+        name: "blank_lines_removed",
+        turns: &["Remove the empty lines from ~/notes/groceries.txt"],
+        law1: Law1::Approve,
+        judge: |s| {
+            check(
+                s.read("notes/groceries.txt").as_deref() == Some(GROCERIES_AFTER)
+                    && s.asked <= 1
+                    && !s.abandoned,
+                "groceries.txt holding milk, eggs and bread, no empty line",
+            )
+        },
+    },
+    Task {
+        name: "version_bumped",
+        turns: &["Update the version in ~/app/package.json to 2.0.0"],
+        law1: Law1::Approve,
+        judge: |s| {
+            check(
+                s.read("app/package.json").is_some_and(|t| bumped_package(&t))
+                    && s.asked <= 1
+                    && !s.abandoned,
+                "package.json with version 2.0.0, name and private as they were",
+            )
+        },
+    },
+    Task {
+        name: "rename_section",
+        turns: &["In ~/docs/guide.md, rename the section Setup to Installation"],
+        law1: Law1::Approve,
+        judge: |s| {
+            check(
+                s.read("docs/guide.md").as_deref() == Some(GUIDE_AFTER)
+                    && s.asked <= 1
+                    && !s.abandoned,
+                "guide.md with the heading '## Installation', setup.sh still named so",
+            )
+        },
+    },
 ];
 
 fn make_home(home: &Path) {
@@ -311,9 +380,12 @@ fn make_home(home: &Path) {
     put(home, "data/people.json", PEOPLE.as_bytes());
     put(home, "site/links.txt", LINKS.as_bytes());
     put(home, "data/expenses.txt", AMOUNTS.as_bytes());
+    put(home, "notes/groceries.txt", GROCERIES.as_bytes());
+    put(home, "app/package.json", PACKAGE.as_bytes());
+    put(home, "docs/guide.md", GUIDE.as_bytes());
 }
 
-task_tests!(SUITE, at_least = 14;
+task_tests!(SUITE, at_least = 17;
     change_setting_value,
     remove_debug_line,
     copy_with_new_name,
@@ -328,10 +400,16 @@ task_tests!(SUITE, at_least = 14;
     json_to_csv,
     prefix_on_every_line,
     total_of_number_list,
+    blank_lines_removed,
+    version_bumped,
+    rename_section,
 );
 
 mod judges {
-    use super::{CV, ENV_AFTER, LINKS_AFTER, LIST_AFTER, SETTINGS_AFTER, SUITE, VISITORS_ONCE};
+    use super::{
+        CV, ENV_AFTER, GROCERIES, GROCERIES_AFTER, GUIDE, GUIDE_AFTER, LINKS_AFTER, LIST_AFTER,
+        PACKAGE, SETTINGS_AFTER, SUITE, VISITORS_ONCE,
+    };
     use crate::harness::{self, every_task_has_a_judge_test, put};
 
     #[test]
@@ -607,6 +685,65 @@ mod judges {
             "total_of_number_list",
             "The numbers add up to 50.5.",
             &["4 numbers", "The largest is 30.", "50"],
+        );
+    }
+
+    #[test]
+    fn blank_lines_removed() {
+        end_states(
+            "blank_lines_removed",
+            "Removed the 3 empty lines from ~/notes/groceries.txt.",
+            1,
+            |h| put(h, "notes/groceries.txt", GROCERIES_AFTER.as_bytes()),
+            &[
+                // One empty line left; the lines sorted; nothing changed.
+                |h| put(h, "notes/groceries.txt", b"milk\neggs\n\nbread\n"),
+                |h| put(h, "notes/groceries.txt", b"bread\neggs\nmilk\n"),
+                |h| put(h, "notes/groceries.txt", GROCERIES.as_bytes()),
+            ],
+        );
+    }
+
+    #[test]
+    fn version_bumped() {
+        end_states(
+            "version_bumped",
+            "Updated the version in ~/app/package.json to 2.0.0.",
+            1,
+            |h| {
+                put(
+                    h,
+                    "app/package.json",
+                    b"{\n  \"name\": \"shop\",\n  \"version\": \"2.0.0\",\n  \"private\": true\n}\n",
+                );
+            },
+            &[
+                // Unchanged; the version only; another field lost.
+                |h| put(h, "app/package.json", PACKAGE.as_bytes()),
+                |h| put(h, "app/package.json", br#"{"version": "2.0.0"}"#),
+                |h| put(h, "app/package.json", br#"{"name": "shop", "version": "2.0.0"}"#),
+            ],
+        );
+    }
+
+    #[test]
+    fn rename_section() {
+        end_states(
+            "rename_section",
+            "Renamed the section Setup to Installation in ~/docs/guide.md.",
+            1,
+            |h| put(h, "docs/guide.md", GUIDE_AFTER.as_bytes()),
+            &[
+                // Every "setup" replaced, the script's name too; nothing changed.
+                |h| {
+                    put(
+                        h,
+                        "docs/guide.md",
+                        b"# Guide\n\n## Installation\nRun Installation.sh once.\n\n## Usage\nRun shop.\n",
+                    );
+                },
+                |h| put(h, "docs/guide.md", GUIDE.as_bytes()),
+            ],
         );
     }
 }
