@@ -22,11 +22,7 @@
 use crate::contracts::{AnswerShape, Decision, ToolCallRecord, ToolCallStatus, ToolName};
 use crate::laws::classify::EffectKind;
 
-/// Words a request may open with before its verb.
-const LEAD_INS: &[&str] = &[
-    "please", "kindly", "can", "could", "would", "will", "you", "now", "then", "just", "go",
-    "ahead", "and",
-];
+use super::said::{changed_anything, leading_verb, says_not};
 
 /// The words the records' outputs printed, folded: a word an answer shares with them may
 /// be the tool's own ("sorted by modified"), not the answer's claim.
@@ -40,39 +36,6 @@ fn printed_words(records: &[&ToolCallRecord]) -> std::collections::HashSet<Strin
                 .collect::<Vec<_>>()
         })
         .collect()
-}
-
-/// Words that say something did not happen or could not be done: an answer holding one
-/// reports what was not done, and is not read as a claim.
-const NEGATIONS: &[&str] = &[
-    "not", "no", "nothing", "none", "never", "cannot", "can't", "couldn't", "didn't", "wasn't",
-    "weren't", "isn't", "aren't", "won't", "failed", "denied", "没", "未", "无", "不",
-];
-
-/// Whether `answer` says something was not done or not there (a word of [`NEGATIONS`];
-/// the Chinese ones anywhere in it).
-pub(crate) fn says_not(answer: &str) -> bool {
-    let folded = crate::text::fold(answer);
-    let words: Vec<&str> = folded
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .collect();
-    NEGATIONS.iter().any(|n| {
-        if n.is_ascii() {
-            words.contains(n)
-        } else {
-            answer.contains(n)
-        }
-    })
-}
-
-/// Whether a call of `records` changed something: a successful call with an effect on
-/// record, or an action the user approved (a command run outside the sandbox has no
-/// measured effects).
-pub(crate) fn changed_anything(records: &[&ToolCallRecord]) -> bool {
-    records.iter().any(|r| {
-        (r.status == ToolCallStatus::Ok && !r.effects.is_empty())
-            || matches!(r.confirmation, Some(Decision::Approve | Decision::Trash))
-    })
 }
 
 /// The kinds of effect an answer may claim, with the effect records that back each: a
@@ -100,7 +63,7 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
         || records.iter().any(|r| {
             matches!(
                 r.confirmation,
-                Some(crate::contracts::Decision::Approve | crate::contracts::Decision::Trash)
+                Some(Decision::Approve | Decision::Trash)
             )
         })
     {
@@ -139,28 +102,9 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
     ))
 }
 
-/// Words a request may open a phrase of place or time with, before a comma and its verb
-/// ("In ~/site/links.txt, change every http:// to https://").
-const PLACE_OPENERS: &[&str] = &[
-    "in", "inside", "within", "on", "at", "for", "from", "under", "after", "before", "when",
-];
-
-/// The request's first verb, lower case, when it asks for a change of files. A request
-/// that opens with a phrase of place or time and a comma has its verb after the comma.
+/// The request's first verb, lower case, when it asks for a change of files.
 pub(crate) fn change_verb(request: &str) -> Option<String> {
-    let folded = crate::text::fold(request);
-    let opener = folded
-        .split(|c: char| !c.is_alphabetic())
-        .find(|w| !w.is_empty())
-        .is_some_and(|w| PLACE_OPENERS.contains(&w));
-    let request = match folded.split_once(',') {
-        Some((_, rest)) if opener => rest.to_string(),
-        _ => folded,
-    };
-    let verb = request
-        .split(|c: char| !c.is_alphabetic() && c != '\'')
-        .find(|w| !w.is_empty() && !LEAD_INS.contains(w))?
-        .to_string();
+    let (verb, _) = leading_verb(request)?;
     let changes = [EffectKind::Overwrite, EffectKind::Move, EffectKind::Delete]
         .into_iter()
         .any(|kind| crate::laws::requested::asks_for(kind, &verb));
@@ -298,7 +242,8 @@ pub fn untold_effects(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
 
 /// What code knows for certain about the effects an answer reports, whatever else a
 /// check may misread: an action with no change, a change or a deletion told as done with
-/// none behind it, a path the user wrote that no call touched. The reason, for a replan
+/// none behind it, a change in place asked and answered with how things are
+/// ([`super::unmade`]), a path the user wrote that no call touched. The reason, for a replan
 /// that is sent however often the answer comes back (the files say the same each time).
 ///
 /// `raw_input` is the user's own words, when the check is the task's (R4b): only then are
@@ -329,6 +274,7 @@ pub fn unbacked(
         .then(|| no_change_made(answer, records))
         .flatten()
         .or_else(claimed)
+        .or_else(|| super::unmade::unmade(request, answer, records))
         .or_else(|| raw_input.and_then(|words| untouched_paths(words, answer, records)))
 }
 

@@ -11,10 +11,14 @@
 //! - [`compare`]: a choice between named items goes to the one the printed numbers favour.
 //! - [`names`]: what a token is (a file's name), read the same way by every check.
 //! - [`ranked`]: the n-th of groups ranked by their counts ("the second most common").
+//! - [`said`]: what every account check reads alike — a request's opening verb, an
+//!   answer's negation, whether the calls changed anything.
 //! - [`shape`]: the answer has the kind of content the request asked for (an item's name,
 //!   a number, a value per group, a date, a written file).
 //! - [`units`]: a number's unit is the one the tools printed it with (a size in bytes is
 //!   not a count of lines).
+//! - [`unmade`]: a change asked of what exists is answered by a change on record, a
+//!   decline, or an account that it was not made — never by how things are.
 
 pub mod asks;
 pub mod claims;
@@ -22,5 +26,7 @@ pub mod column;
 pub mod compare;
 pub mod names;
 pub mod ranked;
+pub(crate) mod said;
 pub mod shape;
 pub mod units;
+pub mod unmade;

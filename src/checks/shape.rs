@@ -431,7 +431,7 @@ fn repeats_the_request(request: &str, answer: &str) -> bool {
 /// every other check.
 pub fn unchanged_copy(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
     let verb = super::claims::change_verb(request)?;
-    if super::claims::changed_anything(records) || super::claims::says_not(answer) {
+    if super::said::changed_anything(records) || super::said::says_not(answer) {
         return None;
     }
     let ok: Vec<&ToolCallRecord> = records

@@ -712,11 +712,11 @@ async fn a_change_told_as_done_that_no_call_made_is_sent_back_by_code() {
 
 #[tokio::test]
 async fn a_change_claimed_only_in_the_merge_summary_is_sent_back() {
-    // The outputs tell what the file says (the file as it was is handed back by no one:
-    // that alone is sent back by code before any merge); the model's summary says the
-    // word was replaced.
+    // The outputs say the file already is as asked (what the file says, told instead of
+    // a change, is sent back by code before any merge, and so is the file handed back);
+    // the model's summary says the word was replaced.
     let text = "# Charts\nUse one colour per series.\nThe colour of links is blue.";
-    let told = "The style guide asks for one colour per series.\nIts links are blue.";
+    let told = "The style guide already asks for one colour per series.\nIts links are blue.";
     let script = Script::new().role(
         Role::MetaValidator,
         [merge_reply(
