@@ -1,6 +1,7 @@
 //! `convert_file`: writes a file made by code from another file — its lines sorted,
-//! reversed or without repeats, or its table (CSV, TSV, JSON, JSON Lines) in another of
-//! those formats. Asked for a sorted copy or a JSON version of a CSV, a small model read
+//! reversed, without repeats, without blank lines, without the lines that hold a text or
+//! with only those, or its table (CSV, TSV, JSON, JSON Lines) in another of those
+//! formats. Asked for a sorted copy or a JSON version of a CSV, a small model read
 //! the file and said it was saved, or wrote the CSV's text under the new name; one that
 //! re-types the content through `write_file` hands over its own text, not the file's.
 //!
@@ -20,8 +21,8 @@ use serde_json::{Value, json};
 
 use super::write_file::write_text;
 use super::{
-    Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
-    table,
+    Form, Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName,
+    ToolSpec, table,
 };
 
 /// The largest source read.
@@ -31,16 +32,38 @@ const MAX_OUT_BYTES: usize = 1024 * 1024;
 /// Rows of a table written at most.
 const MAX_ROWS: usize = 20_000;
 
-/// The ways a file is made, in the order the grammar offers them.
-const HOW: [&str; 8] = [
+/// The ways a file is made, in the order the grammar offers them: first those that need
+/// nothing more ([`WHOLE`]), then those that need the `text` a line holds ([`BY_TEXT`]).
+const HOW: [&str; 11] = [
     "sort_lines",
     "sort_lines_descending",
     "distinct_lines",
     "reverse_lines",
+    "drop_blank_lines",
     "table_to_json",
     "table_to_jsonl",
     "table_to_csv",
     "table_to_tsv",
+    "drop_lines_containing",
+    "keep_lines_containing",
+];
+const WHOLE: [&str; 9] = [
+    HOW[0], HOW[1], HOW[2], HOW[3], HOW[4], HOW[5], HOW[6], HOW[7], HOW[8],
+];
+const BY_TEXT: [&str; 2] = [HOW[9], HOW[10]];
+
+/// What each way needs: the ways that keep or drop lines by a text cannot leave it out.
+const FORMS: [Form; 2] = [
+    Form {
+        param: "how",
+        values: &WHOLE,
+        requires: &[],
+    },
+    Form {
+        param: "how",
+        values: &BY_TEXT,
+        requires: &["text"],
+    },
 ];
 
 /// The convert_file tool.
@@ -60,7 +83,7 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed(
-            "sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
+            "sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / drop_blank_lines / drop_lines_containing (every line that holds `text` left out) / keep_lines_containing (only the lines that hold `text`) / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
         ),
         choices: super::Choices::Fixed(&HOW),
     },
@@ -70,6 +93,15 @@ const PARAMS: &[Param] = &[
         required: true,
         about: Cow::Borrowed(
             "the file to write, as the user wrote it (the same as from to change it in place)",
+        ),
+        choices: super::Choices::Open,
+    },
+    Param {
+        name: Cow::Borrowed("text"),
+        kind: Cow::Borrowed("string"),
+        required: false,
+        about: Cow::Borrowed(
+            "for drop_lines_containing and keep_lines_containing: the text a line holds, exactly as it is written in the file",
         ),
         choices: super::Choices::Open,
     },
@@ -111,6 +143,24 @@ fn distinct(text: &str) -> Vec<&str> {
         .into_iter()
         .filter(|l| seen.insert(*l))
         .collect()
+}
+
+/// The lines of `text` that hold `needle` (`keep`) or do not; an error when no line
+/// does, so that nothing is written for nothing (the absence is the answer).
+fn by_text<'a>(text: &'a str, needle: &str, keep: bool, shown: &str) -> Result<Vec<&'a str>, String> {
+    if needle.is_empty() {
+        return Err("`text` is empty: give the text a line holds".to_string());
+    }
+    let lines = lines_of(text);
+    if !lines.iter().any(|l| l.contains(needle)) {
+        return Err(format!(
+            "no line of {shown} holds {needle:?} (case counts): nothing to keep or leave out"
+        ));
+    }
+    Ok(lines
+        .into_iter()
+        .filter(|l| l.contains(needle) == keep)
+        .collect())
 }
 
 /// A cell as JSON: a number when it reads back the same, else its text.
@@ -174,8 +224,9 @@ struct Made {
     notes: Vec<String>,
 }
 
-/// The new text made from the file at `from` by `how`.
-fn convert(from: &Path, how: &str) -> Result<Made, String> {
+/// The new text made from the file at `from` by `how` (with `text`, for the ways that
+/// keep or drop lines by it).
+fn convert(from: &Path, how: &str, text_in: Option<&str>) -> Result<Made, String> {
     let shown = from.display();
     let lines_made = |lines: Vec<&str>, what: &str| Made {
         text: if lines.is_empty() {
@@ -235,6 +286,27 @@ fn convert(from: &Path, how: &str) -> Result<Made, String> {
             lines.reverse();
             lines_made(lines, "in reverse order")
         }
+        "drop_blank_lines" => {
+            let lines = lines_of(&text);
+            let kept: Vec<&str> = lines.iter().copied().filter(|l| !l.trim().is_empty()).collect();
+            if kept.len() == lines.len() {
+                return Err(format!("{shown} has no blank line: nothing to leave out"));
+            }
+            let dropped = lines.len() - kept.len();
+            lines_made(kept, &format!("{dropped} blank left out"))
+        }
+        "drop_lines_containing" | "keep_lines_containing" => {
+            let needle = text_in.ok_or_else(|| format!("`{how}` needs `text`: the text a line holds"))?;
+            let keep = how == "keep_lines_containing";
+            let all = lines_of(&text).len();
+            let kept = by_text(&text, needle, keep, &shown.to_string())?;
+            let what = if keep {
+                format!("those holding {needle:?}, {} left out", all - kept.len())
+            } else {
+                format!("{} holding {needle:?} left out", all - kept.len())
+            };
+            lines_made(kept, &what)
+        }
         other => {
             return Err(format!(
                 "unknown way `{other}`; the ways are: {}",
@@ -250,16 +322,17 @@ impl Tool for ConvertFile {
             name: ToolName::ConvertFile.into(),
             priority: 4,
             summary: Cow::Borrowed(
-                "Write a file made by code from another: its lines sorted, reversed or each once, or a table (CSV, TSV, JSON, JSON Lines) in another of those formats. Replacing a file asks the user.",
+                "Write a file made by code from another: its lines sorted, reversed, each once, without blank lines, without the lines holding a text or only those, or a table (CSV, TSV, JSON, JSON Lines) in another of those formats. Replacing a file asks the user.",
             ),
             params: Cow::Borrowed(PARAMS),
-            forms: &[],
+            forms: &FORMS,
         }
     }
 
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let from = ctx.resolve_read_path(super::str_param(input, "from")?);
         let how = super::str_param(input, "how")?.trim().to_lowercase();
+        let text = input.get("text").and_then(Value::as_str);
         let raw_to = super::str_param(input, "to")?;
         if raw_to.trim().ends_with('/') {
             return Err(ToolError::InvalidInput(format!(
@@ -279,7 +352,7 @@ impl Tool for ConvertFile {
                 to.display()
             )));
         }
-        let made = convert(&from, &how).map_err(ToolError::Failed)?;
+        let made = convert(&from, &how, text).map_err(ToolError::Failed)?;
         if made.text.len() > MAX_OUT_BYTES {
             return Err(ToolError::InvalidInput(format!(
                 "the converted text would have {} bytes; convert_file writes at most \
@@ -372,7 +445,7 @@ mod tests {
             "members.csv",
             "name,city,joined\nAna,\"Porto, PT\",2024\nBo,Oslo,2025\n",
         );
-        let made = convert(&csv, "table_to_json").expect("a table");
+        let made = convert(&csv, "table_to_json", None).expect("a table");
         let parsed: Value = serde_json::from_str(&made.text).expect("JSON");
         assert_eq!(
             parsed,
@@ -390,13 +463,13 @@ mod tests {
             made.text
         );
         let json = file(&dir, "members.json", &made.text);
-        let back = convert(&json, "table_to_csv").expect("a table");
+        let back = convert(&json, "table_to_csv", None).expect("a table");
         // A JSON object's keys have no order: they come back by name.
         assert_eq!(
             back.text,
             "city,joined,name\n\"Porto, PT\",2024,Ana\nOslo,2025,Bo\n"
         );
-        let lines = convert(&csv, "table_to_jsonl").expect("a table");
+        let lines = convert(&csv, "table_to_jsonl", None).expect("a table");
         assert_eq!(lines.text.lines().count(), 2);
     }
 
@@ -404,13 +477,35 @@ mod tests {
     fn what_is_not_a_table_or_not_text_is_refused_with_why() {
         let dir = tempfile::tempdir().expect("dir");
         let note = file(&dir, "note.txt", "just a note\n");
-        assert!(convert(&note, "table_to_json").is_err());
+        assert!(convert(&note, "table_to_json", None).is_err());
         let bin = dir.path().join("b.bin");
         std::fs::write(&bin, [0xff, 0xfe, 0x00]).expect("write");
-        let err = convert(&bin, "sort_lines").expect_err("not text");
+        let err = convert(&bin, "sort_lines", None).expect_err("not text");
         assert!(err.contains("not UTF-8"), "{err}");
-        let err = convert(dir.path(), "sort_lines").expect_err("a folder");
+        let err = convert(dir.path(), "sort_lines", None).expect_err("a folder");
         assert!(err.contains("is a folder"), "{err}");
-        assert!(convert(&note, "shuffle").is_err());
+        assert!(convert(&note, "shuffle", None).is_err());
+    }
+
+    #[test]
+    fn lines_are_left_out_by_what_they_hold_and_only_when_some_do() {
+        let dir = tempfile::tempdir().expect("dir");
+        let env = file(&dir, "env.txt", "NAME=shop\nDEBUG=true\nPORT=8000\n");
+        let made = convert(&env, "drop_lines_containing", Some("DEBUG=true")).expect("dropped");
+        assert_eq!(made.text, "NAME=shop\nPORT=8000\n");
+        assert!(made.what.contains("1 holding"), "{}", made.what);
+        let kept = convert(&env, "keep_lines_containing", Some("=s")).expect("kept");
+        assert_eq!(kept.text, "NAME=shop\n");
+        // Case counts, and a text no line holds writes nothing.
+        let err = convert(&env, "drop_lines_containing", Some("debug")).expect_err("none");
+        assert!(err.contains("no line"), "{err}");
+        assert!(convert(&env, "drop_lines_containing", None).is_err());
+        assert!(convert(&env, "drop_lines_containing", Some("")).is_err());
+        let list = file(&dir, "list.txt", "milk\n\neggs\n  \n\nbread\n");
+        let made = convert(&list, "drop_blank_lines", None).expect("dropped");
+        assert_eq!(made.text, "milk\neggs\nbread\n");
+        assert!(made.what.contains("3 blank"), "{}", made.what);
+        let err = convert(&env, "drop_blank_lines", None).expect_err("none blank");
+        assert!(err.contains("no blank line"), "{err}");
     }
 }
