@@ -71,7 +71,7 @@ pub use files::kinds as file_kinds;
 pub use glob::Glob;
 pub use list_files::ListFiles;
 pub use mdfind::{Locate, Mdfind};
-pub use offer::offered_specs;
+pub use offer::{changes_files, changing_specs, offered_specs};
 pub use outcome::{ToolError, ToolOutcome, ToolResult};
 pub(crate) use process::scrub_env;
 pub use read_file::ReadFile;

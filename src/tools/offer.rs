@@ -40,6 +40,32 @@ pub fn offered(tool: ToolName, asked: &str) -> bool {
     }
 }
 
+/// Whether `tool` can change files: the tools that write, copy, move or delete, and the
+/// shell and AppleScript (which can do anything).
+pub fn changes_files(tool: ToolName) -> bool {
+    matches!(
+        tool,
+        ToolName::WriteFile
+            | ToolName::EditFile
+            | ToolName::ConvertFile
+            | ToolName::CopyFiles
+            | ToolName::MoveFiles
+            | ToolName::DeleteFiles
+            | ToolName::Shell
+            | ToolName::Applescript
+    )
+}
+
+/// The tools of `specs` that can change files: the built-in ones of [`changes_files`],
+/// and those of MCP servers (a record cannot say what they do).
+pub fn changing_specs(specs: &[ToolSpec]) -> Vec<ToolSpec> {
+    specs
+        .iter()
+        .filter(|s| s.name.builtin().is_none_or(changes_files))
+        .cloned()
+        .collect()
+}
+
 /// `specs` without the built-in tools [`offered`] leaves out for `asked`; borrowed when
 /// nothing is left out.
 pub fn offered_specs<'a>(specs: &'a [ToolSpec], asked: &str) -> Cow<'a, [ToolSpec]> {
@@ -117,6 +143,21 @@ mod tests {
         ];
         for (asked, want) in cases {
             assert_eq!(offered_changers(asked), *want, "{asked}");
+        }
+    }
+
+    #[test]
+    fn only_tools_that_can_change_files_are_offered_for_a_change_owed() {
+        let specs = crate::tools::Toolbox::standard().specs();
+        let names: Vec<String> = changing_specs(&specs)
+            .iter()
+            .map(|s| s.name.to_string())
+            .collect();
+        for tool in ["write_file", "edit_file", "convert_file", "shell"] {
+            assert!(names.iter().any(|n| n == tool), "{tool} in {names:?}");
+        }
+        for tool in ["read_file", "read_lines", "read_table", "list_files", "calculate"] {
+            assert!(!names.iter().any(|n| n == tool), "{tool} in {names:?}");
         }
     }
 

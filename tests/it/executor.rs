@@ -450,6 +450,92 @@ async fn a_tool_asked_twice_for_calls_that_failed_is_no_longer_offered_to_the_su
 }
 
 #[tokio::test]
+async fn a_change_in_place_answered_with_how_things_are_is_sent_back_and_the_next_step_makes_it() {
+    // Asked to replace a word, the model reads the file and tells a state. No call
+    // changed anything: the finish is sent back, and the next step may only call a tool
+    // that changes files (no read, no finish).
+    let intent = "replace colour with color in notes.txt";
+    let criterion = "notes.txt says color";
+    let mut fx = passing(intent, criterion).await;
+    let user = ConfirmationResponder::spawn(
+        &fx.rig.bus,
+        ConfirmationPolicy::Approve,
+        DecisionSource::User,
+    );
+    let notes = fx.dir.join("notes.txt");
+    std::fs::write(&notes, "one colour\n").expect("notes");
+    let path = notes.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("read_file", json!({ "path": path })),
+            finish(
+                "completed",
+                "notes.txt contains color instead of colour",
+                "Checked the file.",
+            ),
+            tool(
+                "edit_file",
+                json!({ "path": path, "find": "colour", "replace": "color" }),
+            ),
+            finish("completed", "Replaced colour with color in notes.txt.", "Done."),
+        ],
+    );
+    fx.plan(&[&task_subtask(&fx.dir, intent, criterion)]);
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched);
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 4);
+    assert!(
+        prompts[2].contains("no call changed anything") && prompts[2].contains("edit_file"),
+        "{}",
+        prompts[2]
+    );
+    assert!(
+        prompts[2].contains("Call the tool that makes it"),
+        "{}",
+        prompts[2]
+    );
+    let owed = asked_schema(&fx.rig.server.requests_from(Role::Executor)[2]);
+    assert!(
+        owed.contains("\"edit_file\"")
+            && owed.contains("\"write_file\"")
+            && !owed.contains("\"read_file\"")
+            && !owed.contains("\"finish\""),
+        "{owed}"
+    );
+    assert_eq!(user.requests().len(), 1);
+    assert_eq!(std::fs::read_to_string(&notes).expect("notes"), "one color\n");
+}
+
+#[tokio::test]
+async fn a_change_in_place_found_not_needed_stands_as_said() {
+    // Asked to replace a word that is not there: the honest account is no misfit, and
+    // nothing is forced.
+    let intent = "replace colour with color in notes.txt";
+    let criterion = "notes.txt says color";
+    let mut fx = passing(intent, criterion).await;
+    let notes = fx.dir.join("notes.txt");
+    std::fs::write(&notes, "one color\n").expect("notes");
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("read_file", json!({ "path": notes.display().to_string() })),
+            finish(
+                "completed",
+                "notes.txt already says color; nothing was replaced.",
+                "No change needed.",
+            ),
+        ],
+    );
+    fx.plan(&[&task_subtask(&fx.dir, intent, criterion)]);
+    fx.outcome().await;
+    assert_eq!(fx.r3_prompts().len(), 2);
+    let sent = results(&fx.seen());
+    assert!(sent[0].output.contains("already says color"), "{}", sent[0].output);
+}
+
+#[tokio::test]
 async fn a_finish_that_names_none_of_the_changes_made_is_told_them_once() {
     let intent = "copy a.txt into the backup folder";
     let criterion = "backup/a.txt exists";

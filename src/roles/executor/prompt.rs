@@ -148,6 +148,11 @@ pub enum Offer {
     /// and the sub-task asks about its content (look before computing; a finish now
     /// could only copy the look or guess).
     Compute,
+    /// A call of a tool that changes files: the sub-task asks for a change in place, its
+    /// calls have looked and changed nothing, and a finish without the change was sent
+    /// back (or an earlier attempt ended without it). A small model asked to replace a
+    /// word read the file, claimed the change, was sent back, and claimed it again.
+    Change,
     /// A call or the finish.
     Either,
     /// Only the finish: the last step, or after calls that keep failing.
@@ -223,6 +228,10 @@ pub fn state_prompt(
         Offer::Compute => {
             "The results so far show only the data's structure, not what the sub-task asks \
              for. Call the tool that computes it, with the names the structure showed."
+        }
+        Offer::Change => {
+            "The sub-task asks for a change, and no call has made it. Call the tool that \
+             makes it, with what the results showed."
         }
         Offer::Either | Offer::Finish => {
             "If the results answer the sub-task, finish and put the answer from them in \

@@ -333,6 +333,8 @@ impl Worker {
                 Offer::Call
             } else if self.only_looked(progress.first_record) {
                 Offer::Compute
+            } else if self.change_owed(attempt, &progress) {
+                Offer::Change
             } else {
                 Offer::Either
             };
@@ -423,6 +425,13 @@ impl Worker {
                 .collect();
             &unstuck
         };
+        let changing: Vec<ToolSpec>;
+        let specs: &[ToolSpec] = if offer == Offer::Change {
+            changing = tools::changing_specs(specs);
+            &changing
+        } else {
+            specs
+        };
         let all_offered = specs.len() == shared.specs.len();
         if offer == Offer::Finish {
             shared
@@ -434,7 +443,7 @@ impl Worker {
             // Once the task has seen its data, a call can name only what it saw.
             let seen = self.ctx.task_calls.seen();
             let narrowed;
-            let schema = if matches!(offer, Offer::Call | Offer::Compute) {
+            let schema = if matches!(offer, Offer::Call | Offer::Compute | Offer::Change) {
                 narrowed = schema::first_step_schema(specs, &seen);
                 &narrowed
             } else if seen == Seen::default() && all_offered {
@@ -895,6 +904,31 @@ impl Worker {
             .filter(|r| r.status == ToolCallStatus::Ok)
             .peekable();
         ok.peek().is_some() && ok.all(shape::is_look)
+    }
+
+    /// Whether the next step must make the change the sub-task asks for
+    /// ([`Offer::Change`]): its words ask for a change in place
+    /// ([`crate::checks::unmade::in_place_verb`]), its calls have read something and
+    /// changed nothing, none was put to the user, a finish without the change was sent
+    /// back in this attempt or an earlier attempt ended without it, and some tool that
+    /// changes files is still offered.
+    fn change_owed(&self, attempt: u32, progress: &Progress) -> bool {
+        if progress.shape_pushes == 0 && attempt <= 1 {
+            return false;
+        }
+        if crate::checks::unmade::in_place_verb(&self.asked_words()).is_none() {
+            return false;
+        }
+        let records = self.ctx.history.records();
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let looked = records.iter().any(|r| r.status == ToolCallStatus::Ok);
+        let untouched = !crate::checks::said::changed_anything(&refs)
+            && records.iter().all(|r| r.confirmation.is_none());
+        let stuck = self.stuck();
+        let can_change = self.shared.specs.iter().any(|s| {
+            !stuck.contains(&s.name) && s.name.builtin().is_none_or(tools::changes_files)
+        });
+        looked && untouched && can_change
     }
 
     /// The result of an identical call that succeeded in an earlier attempt.
