@@ -168,6 +168,39 @@ pub fn percent(n: usize, total: usize) -> String {
     text.strip_suffix(".0").unwrap_or(&text).to_string()
 }
 
+/// Words a request may open with before its verb.
+const LEAD_INS: &[&str] = &[
+    "please", "kindly", "can", "could", "would", "will", "you", "now", "then", "just", "go",
+    "ahead", "and",
+];
+
+/// Words a request may open a phrase of place or time with, before a comma and its verb
+/// ("In ~/site/links.txt, change every http:// to https://").
+const PLACE_OPENERS: &[&str] = &[
+    "in", "inside", "within", "on", "at", "for", "from", "under", "after", "before", "when",
+];
+
+/// The request's first word after its lead-ins, lower case, with the word after it: its
+/// verb when it opens with one. A request that opens with a phrase of place or time and a
+/// comma has its verb after the comma.
+pub fn leading_verb(request: &str) -> Option<(String, Option<String>)> {
+    let folded = crate::text::fold(request);
+    let opener = folded
+        .split(|c: char| !c.is_alphabetic())
+        .find(|w| !w.is_empty())
+        .is_some_and(|w| PLACE_OPENERS.contains(&w));
+    let request = match folded.split_once(',') {
+        Some((_, rest)) if opener => rest.to_string(),
+        _ => folded,
+    };
+    let mut words = request
+        .split(|c: char| !c.is_alphabetic() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .skip_while(|w| LEAD_INS.contains(w));
+    let verb = words.next()?.to_string();
+    Some((verb, words.next().map(str::to_string)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

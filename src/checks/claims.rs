@@ -22,7 +22,8 @@
 use crate::contracts::{AnswerShape, Decision, ToolCallRecord, ToolCallStatus, ToolName};
 use crate::laws::classify::EffectKind;
 
-use super::said::{changed_anything, leading_verb, says_not};
+use super::said::{changed_anything, says_not};
+use crate::text::leading_verb;
 
 /// The words the records' outputs printed, folded: a word an answer shares with them may
 /// be the tool's own ("sorted by modified"), not the answer's claim.
@@ -60,12 +61,9 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
         .map(str::to_string)
         .collect();
     if says_not(answer)
-        || records.iter().any(|r| {
-            matches!(
-                r.confirmation,
-                Some(Decision::Approve | Decision::Trash)
-            )
-        })
+        || records
+            .iter()
+            .any(|r| matches!(r.confirmation, Some(Decision::Approve | Decision::Trash)))
     {
         return None;
     }
@@ -200,11 +198,11 @@ pub fn tells_a_change(request: &str, answer: &str) -> bool {
 /// the listing's totals line).
 pub fn no_change_made(answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
     (!changed_anything(records) && !says_not(answer)).then(|| {
-        "the task asks for a change, and no call changed anything: make it with a tool that \
-         changes files (write_file writes, edit_file replaces a text in a file, convert_file \
-         writes a file made from another, move_files moves and renames, delete_files \
-         deletes), or say what was not done and why"
-            .to_string()
+        format!(
+            "the task asks for a change, and no call changed anything: make it with a tool \
+             that changes files ({}), or say what was not done and why",
+            super::said::CHANGE_TOOLS
+        )
     })
 }
 

@@ -443,8 +443,8 @@ pub fn unchanged_copy(request: &str, answer: &str, records: &[&ToolCallRecord]) 
     copied.then(|| {
         format!(
             "the answer hands back what a call printed, and no call changed anything: {verb} \
-             with a tool that changes files (edit_file replaces a text in a file, convert_file \
-             writes a file made from another, write_file writes), or say that it was not done"
+             with a tool that changes files ({}), or say that it was not done",
+            super::said::CHANGE_TOOLS
         )
     })
 }
@@ -572,6 +572,7 @@ fn can_write(r: &ToolCallRecord) -> bool {
         Some(
             ToolName::WriteFile
             | ToolName::EditFile
+            | ToolName::SetValue
             | ToolName::ConvertFile
             | ToolName::CopyFiles
             | ToolName::Shell

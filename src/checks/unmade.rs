@@ -10,85 +10,27 @@
 //! change on record (an effect, or an action the user approved), an action the user
 //! declined, or an answer that says what was not done (or that it already was so).
 //!
-//! The verbs here are the subset of Law 1's change vocabulary that cannot be answered in
-//! words: "summarise", "write", "convert" or "export" may be asked for text, and "sort" or
-//! "group" for a view of a listing, so they are not read here.
+//! The verbs are [`crate::laws::requested::in_place_change`]'s: the part of Law 1's change
+//! vocabulary that cannot be answered in words.
 //!
 //! **Invariant:** pure; silent unless the request's verb asks for a change in place, a
 //! call other than `calculate` or `search` ran, no call changed anything or was answered
-//! at Law 1, and the answer neither says not nor says already.
+//! at Law 1, and the answer neither says the change was not made nor says already.
 
 use crate::contracts::{ToolCallRecord, ToolName};
-
-/// English stems of verbs that ask to change what exists, where it is (a request's verb
-/// starting with one counts).
-const IN_PLACE: &[&str] = &[
-    "replac",
-    "updat",
-    "edit",
-    "modif",
-    "chang",
-    "rewrit",
-    "fix",
-    "correct",
-    "append",
-    "insert",
-    "prepend",
-    "renam",
-    "dedup",
-    "remov",
-    "delet",
-    "eras",
-    "strip",
-    "trim",
-    "redact",
-    "substitut",
-    "bump",
-    "increment",
-    "decrement",
-    "uncomment",
-    "indent",
-    "capitali",
-    "uppercas",
-    "lowercas",
-    "mov",
-    "truncat",
-    "empt",
-    "clear",
-    "set",
-    "add",
-];
-
-/// The Chinese verbs of a change in place (anywhere in the request: the verb often comes
-/// after its object, "把 A 替换成 B").
-const IN_PLACE_CHINESE: &[&str] = &[
-    "替换", "删除", "删掉", "去掉", "移除", "重命名", "改名", "改成", "改为", "追加", "插入",
-    "清空", "移到",
-];
 
 /// Words that say a thing already is as asked, so that no change was needed.
 const ALREADY: &[&str] = &["already", "已经是", "已是"];
 
-/// The request's verb when it asks for a change in place: the first verb of one of its
-/// lines (a task is checked as its intent and the user's words, a line each) after any
-/// opening phrase of place ([`super::said::leading_verb`]), or a Chinese verb of
-/// [`IN_PLACE_CHINESE`]. "Add up" is a sum, not an addition to a file.
-pub fn in_place_verb(request: &str) -> Option<String> {
-    if let Some(word) = IN_PLACE_CHINESE.iter().find(|w| request.contains(**w)) {
-        return Some((*word).to_string());
-    }
-    request.lines().find_map(|line| {
-        let (verb, next) = super::said::leading_verb(line)?;
-        let sum = verb == "add" && next.as_deref() == Some("up");
-        (!sum && IN_PLACE.iter().any(|stem| verb.starts_with(stem))).then_some(verb)
-    })
-}
+/// Stems of the words by which an answer speaks of a change in general ("nothing was
+/// changed", "no edit was needed"), beside the request's own verb.
+const CHANGE_WORDS: &[&str] = &["chang", "modif", "edit", "need", "necessar", "untouch"];
 
 /// For a request asking to change something in place: the reason, when the calls worked
 /// on files, none changed anything or was put to the user, and the answer says neither
 /// that the change was not made nor that it was not needed. See the module's invariant.
 pub fn unmade(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
-    let verb = in_place_verb(request)?;
+    let verb = crate::laws::requested::in_place_change(request)?;
     let worked_on_files = records
         .iter()
         .any(|r| r.tool != ToolName::Calculate && r.tool != ToolName::Search);
@@ -96,18 +38,34 @@ pub fn unmade(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Optio
     if !worked_on_files
         || put_to_the_user
         || super::said::changed_anything(records)
-        || super::said::says_not(answer)
+        || says_not_made(&verb, answer)
         || says_already(answer)
     {
         return None;
     }
     Some(format!(
         "the request asks to {verb}, and no call changed anything: make the change with a \
-         tool that changes files (edit_file replaces a text in a file, write_file writes, \
-         convert_file writes a file made from another, move_files moves and renames, \
-         delete_files deletes), or say what was not done and why — an answer about how \
-         things are is not the change"
+         tool that changes files ({}), or say what was not done and why — an answer about \
+         how things are is not the change",
+        super::said::CHANGE_TOOLS
     ))
+}
+
+/// Whether `answer` says the change `verb` asks for was not made: a negation, and the
+/// change spoken of — the verb's own word ("nothing was removed") or a word of change in
+/// general ("no change was needed"). A negation about the file alone ("it now contains no
+/// empty lines") describes a state and says nothing of the change.
+fn says_not_made(verb: &str, answer: &str) -> bool {
+    if !super::said::says_not(answer) {
+        return false;
+    }
+    if !verb.is_ascii() {
+        return answer.contains(verb);
+    }
+    let stem = verb.strip_suffix('e').unwrap_or(verb);
+    crate::text::fold(answer)
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.starts_with(stem) || CHANGE_WORDS.iter().any(|c| w.starts_with(c)))
 }
 
 /// Whether `answer` says the thing already is as asked ("already 2.0.0").
@@ -142,19 +100,42 @@ mod tests {
     fn a_state_told_for_a_change_with_none_made_is_sent_back() {
         let read = call(ToolName::ReadFile, "Use one colour per series.");
         let why = unmade(REPLACE, STATE, &[&read]).expect("no change behind it");
-        assert!(why.contains("replace") && why.contains("edit_file"), "{why}");
+        assert!(
+            why.contains("replace") && why.contains("edit_file"),
+            "{why}"
+        );
         // Whatever the phrasing, and in a request that opens with its place.
         for (request, answer) in [
             (REPLACE, "Done."),
             (REPLACE, "style.md: color per series."),
-            ("In ~/docs/guide.md, rename the section Setup to Installation", "## Installation"),
-            ("Update the version in ~/app/package.json to 2.0.0", "version: 2.0.0"),
-            ("Remove the empty lines from ~/notes/groceries.txt", "milk\neggs\nbread"),
+            (
+                "In ~/docs/guide.md, rename the section Setup to Installation",
+                "## Installation",
+            ),
+            (
+                "Update the version in ~/app/package.json to 2.0.0",
+                "version: 2.0.0",
+            ),
+            (
+                "Remove the empty lines from ~/notes/groceries.txt",
+                "milk\neggs\nbread",
+            ),
             ("把 notes.txt 里的 colour 替换成 color", "文件里是 color"),
+            // A negation about the file's state is no account of the change.
+            (
+                "Remove the empty lines from ~/notes/groceries.txt",
+                "The file ~/notes/groceries.txt now contains no empty lines.",
+            ),
             // A task's intent, then the user's words.
-            ("Read style.md\nReplace colour with color in ~/docs/style.md", STATE),
+            (
+                "Read style.md\nReplace colour with color in ~/docs/style.md",
+                STATE,
+            ),
         ] {
-            assert!(unmade(request, answer, &[&read]).is_some(), "{request} → {answer}");
+            assert!(
+                unmade(request, answer, &[&read]).is_some(),
+                "{request} → {answer}"
+            );
         }
     }
 
@@ -168,12 +149,19 @@ mod tests {
             effect: "overwrite".into(),
         });
         assert_eq!(unmade(REPLACE, STATE, &[&read, &edit]), None);
+        let chinese = "没有找到 colour，未替换";
+        assert_eq!(
+            unmade("把 notes.txt 里的 colour 替换成 color", chinese, &[&read]),
+            None
+        );
         let mut declined = call(ToolName::EditFile, "the user declined");
         declined.confirmation = Some(Decision::Deny);
         assert_eq!(unmade(REPLACE, STATE, &[&read, &declined]), None);
         for answer in [
             "Nothing was replaced: style.md has no 'colour'.",
             "style.md already says 'color' everywhere.",
+            "style.md has no 'colour', so no change was needed.",
+            "I could not replace it: the file is read-only.",
         ] {
             assert_eq!(unmade(REPLACE, answer, &[&read]), None, "{answer}");
         }

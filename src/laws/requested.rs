@@ -329,6 +329,85 @@ pub fn asks_to_copy(request: &str) -> bool {
     heard(&COPY, request)
 }
 
+/// English stems of verbs that ask to change what exists, where it is (a request's verb
+/// starting with one counts).
+const IN_PLACE: &[&str] = &[
+    "replac",
+    "updat",
+    "edit",
+    "modif",
+    "chang",
+    "fix",
+    "correct",
+    "append",
+    "insert",
+    "prepend",
+    "renam",
+    "dedup",
+    "remov",
+    "delet",
+    "eras",
+    "strip",
+    "trim",
+    "redact",
+    "substitut",
+    "bump",
+    "increment",
+    "decrement",
+    "uncomment",
+    "indent",
+    "capitali",
+    "uppercas",
+    "lowercas",
+    "mov",
+    "truncat",
+    "empt",
+    "clear",
+    "set",
+    "add",
+];
+
+/// The Chinese verbs of a change in place (anywhere in the request: the verb often comes
+/// after its object, "把 A 替换成 B").
+const IN_PLACE_CHINESE: &[&str] = &[
+    "替换",
+    "删除",
+    "删掉",
+    "去掉",
+    "移除",
+    "重命名",
+    "改名",
+    "改成",
+    "改为",
+    "追加",
+    "插入",
+    "清空",
+    "移到",
+];
+
+/// The change in place a request asks for — edit what exists, remove from it, rename
+/// or move it — read from its opening verb. These are the verbs of Law 1's change rows
+/// whose request no answer in words can meet: "summarise", "write", "convert" or
+/// "export" may be asked for text, and "sort" or "group" for a view of a listing, so they
+/// are not among them. An answer to such a request is a change on record or an account
+/// of why none was made ([`crate::checks::unmade`]), and `write_file` does not re-type
+/// such a file whole.
+///
+/// The verb is the first of one of the request's lines (a task is checked as its intent
+/// and the user's words, a line each) after any opening phrase of place
+/// ([`crate::text::leading_verb`]), or a Chinese verb of [`IN_PLACE_CHINESE`]. "Add up"
+/// is a sum, not an addition to a file; "rewrite" asks for new text.
+pub fn in_place_change(request: &str) -> Option<String> {
+    if let Some(word) = IN_PLACE_CHINESE.iter().find(|w| request.contains(**w)) {
+        return Some((*word).to_string());
+    }
+    request.lines().find_map(|line| {
+        let (verb, next) = crate::text::leading_verb(line)?;
+        let sum = verb == "add" && next.as_deref() == Some("up");
+        (!sum && IN_PLACE.iter().any(|stem| verb.starts_with(stem))).then_some(verb)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -478,7 +478,11 @@ async fn a_change_in_place_answered_with_how_things_are_is_sent_back_and_the_nex
                 "edit_file",
                 json!({ "path": path, "find": "colour", "replace": "color" }),
             ),
-            finish("completed", "Replaced colour with color in notes.txt.", "Done."),
+            finish(
+                "completed",
+                "Replaced colour with color in notes.txt.",
+                "Done.",
+            ),
         ],
     );
     fx.plan(&[&task_subtask(&fx.dir, intent, criterion)]);
@@ -505,7 +509,58 @@ async fn a_change_in_place_answered_with_how_things_are_is_sent_back_and_the_nex
         "{owed}"
     );
     assert_eq!(user.requests().len(), 1);
-    assert_eq!(std::fs::read_to_string(&notes).expect("notes"), "one color\n");
+    assert_eq!(
+        std::fs::read_to_string(&notes).expect("notes"),
+        "one color\n"
+    );
+}
+
+#[tokio::test]
+async fn a_read_asked_again_while_a_change_is_owed_asks_for_the_change() {
+    // A small model that does not know how to make the change asks for the same read
+    // again: the attempt does not end on that read's text; the change is asked for.
+    let intent = "insert '# Shopping' at the top of list.txt";
+    let criterion = "list.txt starts with # Shopping";
+    let mut fx = passing(intent, criterion).await;
+    let _user = ConfirmationResponder::spawn(
+        &fx.rig.bus,
+        ConfirmationPolicy::Approve,
+        DecisionSource::User,
+    );
+    let list = fx.dir.join("list.txt");
+    std::fs::write(&list, "eggs\nbread\n").expect("list");
+    let path = list.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("read_file", json!({ "path": path })),
+            tool("read_file", json!({ "path": path })),
+            tool(
+                "write_file",
+                json!({ "path": path, "content": "# Shopping", "prepend": true }),
+            ),
+            finish("completed", "Put '# Shopping' first in list.txt.", "Done."),
+        ],
+    );
+    fx.plan(&[&task_subtask(&fx.dir, intent, criterion)]);
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched);
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 4);
+    assert!(
+        prompts[2].contains("was asked for again") && prompts[2].contains("asks for a change"),
+        "{}",
+        prompts[2]
+    );
+    let owed = asked_schema(&fx.rig.server.requests_from(Role::Executor)[2]);
+    assert!(
+        owed.contains("\"write_file\"") && !owed.contains("\"read_file\""),
+        "{owed}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&list).expect("list"),
+        "# Shopping\neggs\nbread\n"
+    );
 }
 
 #[tokio::test]
@@ -532,7 +587,11 @@ async fn a_change_in_place_found_not_needed_stands_as_said() {
     fx.outcome().await;
     assert_eq!(fx.r3_prompts().len(), 2);
     let sent = results(&fx.seen());
-    assert!(sent[0].output.contains("already says color"), "{}", sent[0].output);
+    assert!(
+        sent[0].output.contains("already says color"),
+        "{}",
+        sent[0].output
+    );
 }
 
 #[tokio::test]

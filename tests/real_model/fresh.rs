@@ -97,8 +97,7 @@ const PACKAGE: &str = r#"{"name": "shop", "version": "1.4.2", "private": true}"#
 /// `~/docs/guide.md`, before and after its section "Setup" is renamed "Installation"
 /// (the script `setup.sh` keeps its name).
 const GUIDE: &str = "# Guide\n\n## Setup\nRun setup.sh once.\n\n## Usage\nRun shop.\n";
-const GUIDE_AFTER: &str =
-    "# Guide\n\n## Installation\nRun setup.sh once.\n\n## Usage\nRun shop.\n";
+const GUIDE_AFTER: &str = "# Guide\n\n## Installation\nRun setup.sh once.\n\n## Usage\nRun shop.\n";
 
 /// Whether `text` is the package with version 2.0.0 and its other fields unchanged.
 fn bumped_package(text: &str) -> bool {
@@ -337,7 +336,8 @@ const TASKS: &[Task] = &[
         law1: Law1::Approve,
         judge: |s| {
             check(
-                s.read("app/package.json").is_some_and(|t| bumped_package(&t))
+                s.read("app/package.json")
+                    .is_some_and(|t| bumped_package(&t))
                     && s.asked <= 1
                     && !s.abandoned,
                 "package.json with version 2.0.0, name and private as they were",
@@ -721,7 +721,13 @@ mod judges {
                 // Unchanged; the version only; another field lost.
                 |h| put(h, "app/package.json", PACKAGE.as_bytes()),
                 |h| put(h, "app/package.json", br#"{"version": "2.0.0"}"#),
-                |h| put(h, "app/package.json", br#"{"name": "shop", "version": "2.0.0"}"#),
+                |h| {
+                    put(
+                        h,
+                        "app/package.json",
+                        br#"{"name": "shop", "version": "2.0.0"}"#,
+                    )
+                },
             ],
         );
     }

@@ -86,6 +86,9 @@ struct Progress {
     shape_pushes: usize,
     /// Only a finish is asked for from now on.
     must_finish: bool,
+    /// A call asked for again while the sub-task owes a change was answered by asking for
+    /// the change ([`Worker::change_owed`]).
+    pressed_for_change: bool,
     /// Calls in a row that failed or were refused.
     stalled: u32,
     /// Calls not run because they narrowed by what the request does not name
@@ -105,6 +108,7 @@ impl Progress {
             files_checked: false,
             effects_told: false,
             shape_pushes: 0,
+            pressed_for_change: false,
             must_finish: false,
             stalled: 0,
             asked_back: Vec::new(),
@@ -331,10 +335,10 @@ impl Worker {
                 Offer::Finish
             } else if progress.observed.is_empty() {
                 Offer::Call
-            } else if self.only_looked(progress.first_record) {
-                Offer::Compute
             } else if self.change_owed(attempt, &progress) {
                 Offer::Change
+            } else if self.only_looked(progress.first_record) {
+                Offer::Compute
             } else {
                 Offer::Either
             };
@@ -532,6 +536,16 @@ impl Worker {
             _ => input,
         };
         if let Some((_, n)) = repeated_call {
+            // A read asked for again while the change asked for is not made: the model
+            // has what it needs to make it, and is asked for that, once.
+            if !progress.pressed_for_change && self.change_unmade(progress) {
+                progress.pressed_for_change = true;
+                progress.nudge = Some(format!(
+                    "Call [{n}] was asked for again; its result is above. The sub-task asks \
+                     for a change, and no call has made it."
+                ));
+                return ControlFlow::Continue(());
+            }
             // Never run twice. A small model repeats a call when it does not know how to
             // finish; the result it keeps asking for is the answer it has, so the attempt
             // ends with that result, verbatim (asking the model to restate it invites a
@@ -907,16 +921,21 @@ impl Worker {
     }
 
     /// Whether the next step must make the change the sub-task asks for
-    /// ([`Offer::Change`]): its words ask for a change in place
-    /// ([`crate::checks::unmade::in_place_verb`]), its calls have read something and
-    /// changed nothing, none was put to the user, a finish without the change was sent
-    /// back in this attempt or an earlier attempt ended without it, and some tool that
-    /// changes files is still offered.
+    /// ([`Offer::Change`]): the change is unmade ([`Worker::change_unmade`]), and a finish
+    /// without it was sent back in this attempt, or a read was asked for again, or an
+    /// earlier attempt ended without it.
     fn change_owed(&self, attempt: u32, progress: &Progress) -> bool {
-        if progress.shape_pushes == 0 && attempt <= 1 {
-            return false;
-        }
-        if crate::checks::unmade::in_place_verb(&self.asked_words()).is_none() {
+        let pressed = progress.shape_pushes > 0 || progress.pressed_for_change || attempt > 1;
+        pressed && self.change_unmade(progress)
+    }
+
+    /// Whether the sub-task's words ask for a change in place
+    /// ([`crate::laws::requested::in_place_change`]) that is not made: its calls have
+    /// read something and changed nothing, none was put to the user, this attempt has not
+    /// tried a tool that changes files (a failed try is the model's to answer), and some
+    /// such tool is still offered.
+    fn change_unmade(&self, progress: &Progress) -> bool {
+        if crate::laws::requested::in_place_change(&self.asked_words()).is_none() {
             return false;
         }
         let records = self.ctx.history.records();
@@ -924,11 +943,16 @@ impl Worker {
         let looked = records.iter().any(|r| r.status == ToolCallStatus::Ok);
         let untouched = !crate::checks::said::changed_anything(&refs)
             && records.iter().all(|r| r.confirmation.is_none());
+        let tried = records
+            .iter()
+            .skip(progress.first_record)
+            .any(|r| r.tool.builtin().is_some_and(tools::changes_files));
         let stuck = self.stuck();
-        let can_change = self.shared.specs.iter().any(|s| {
-            !stuck.contains(&s.name) && s.name.builtin().is_none_or(tools::changes_files)
-        });
-        looked && untouched && can_change
+        let can_change =
+            self.shared.specs.iter().any(|s| {
+                !stuck.contains(&s.name) && s.name.builtin().is_none_or(tools::changes_files)
+            });
+        looked && untouched && !tried && can_change
     }
 
     /// The result of an identical call that succeeded in an earlier attempt.
