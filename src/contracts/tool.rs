@@ -63,6 +63,8 @@ pub enum ToolName {
     /// Writes a file made by code from another: lines sorted or each once, a table in
     /// another format.
     ConvertFile,
+    /// Sets one setting's value in a file by its key, by code.
+    SetValue,
     // Off macOS these two are not in any schema offered to a model, so a constrained
     // model cannot name them; plan validation and the toolbox refuse them again for
     // endpoints that ignore the schema.
@@ -80,7 +82,7 @@ pub enum ToolName {
 
 impl ToolName {
     /// The chain, highest priority first.
-    pub const CHAIN: [ToolName; 17] = [
+    pub const CHAIN: [ToolName; 18] = [
         ToolName::Mdfind,
         ToolName::Glob,
         ToolName::ReadFile,
@@ -94,6 +96,7 @@ impl ToolName {
         ToolName::MoveFiles,
         ToolName::ReadLines,
         ToolName::ReadTable,
+        ToolName::SetValue,
         ToolName::Applescript,
         ToolName::Shortcuts,
         ToolName::Shell,
@@ -116,6 +119,7 @@ impl ToolName {
             ToolName::WriteFile => "write_file",
             ToolName::EditFile => "edit_file",
             ToolName::ConvertFile => "convert_file",
+            ToolName::SetValue => "set_value",
             ToolName::Applescript => "applescript",
             ToolName::Shortcuts => "shortcuts",
             ToolName::Shell => "shell",

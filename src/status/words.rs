@@ -114,6 +114,10 @@ impl Words {
                 format!("移动文件：{target}"),
             ),
             Some(T::ConvertFile) => (format!("writing {target}"), format!("写入 {target}")),
+            Some(T::SetValue) => (
+                format!("setting a value in {target}"),
+                format!("修改 {target} 中的设置"),
+            ),
             Some(T::EditFile) => (
                 format!("changing text in {target}"),
                 format!("修改 {target} 中的文字"),

@@ -147,7 +147,12 @@ fn distinct(text: &str) -> Vec<&str> {
 
 /// The lines of `text` that hold `needle` (`keep`) or do not; an error when no line
 /// does, so that nothing is written for nothing (the absence is the answer).
-fn by_text<'a>(text: &'a str, needle: &str, keep: bool, shown: &str) -> Result<Vec<&'a str>, String> {
+fn by_text<'a>(
+    text: &'a str,
+    needle: &str,
+    keep: bool,
+    shown: &str,
+) -> Result<Vec<&'a str>, String> {
     if needle.is_empty() {
         return Err("`text` is empty: give the text a line holds".to_string());
     }
@@ -288,7 +293,11 @@ fn convert(from: &Path, how: &str, text_in: Option<&str>) -> Result<Made, String
         }
         "drop_blank_lines" => {
             let lines = lines_of(&text);
-            let kept: Vec<&str> = lines.iter().copied().filter(|l| !l.trim().is_empty()).collect();
+            let kept: Vec<&str> = lines
+                .iter()
+                .copied()
+                .filter(|l| !l.trim().is_empty())
+                .collect();
             if kept.len() == lines.len() {
                 return Err(format!("{shown} has no blank line: nothing to leave out"));
             }
@@ -296,7 +305,8 @@ fn convert(from: &Path, how: &str, text_in: Option<&str>) -> Result<Made, String
             lines_made(kept, &format!("{dropped} blank left out"))
         }
         "drop_lines_containing" | "keep_lines_containing" => {
-            let needle = text_in.ok_or_else(|| format!("`{how}` needs `text`: the text a line holds"))?;
+            let needle =
+                text_in.ok_or_else(|| format!("`{how}` needs `text`: the text a line holds"))?;
             let keep = how == "keep_lines_containing";
             let all = lines_of(&text).len();
             let kept = by_text(&text, needle, keep, &shown.to_string())?;

@@ -144,18 +144,28 @@ fn shown_lines(lines: &[usize]) -> String {
 
 /// The file's text, when it is a text file small enough to edit.
 fn text_of(path: &Path) -> Result<String, ToolError> {
+    small_text(
+        path,
+        "edit_file changes the text inside one file (to rename files, move_files gives them \
+         new names)",
+        "edit_file",
+    )
+}
+
+/// The text of the file at `path`, for `tool` (which changes text files of at most
+/// [`MAX_BYTES`]); a folder is refused with `for_a_folder`, what the tool does instead.
+pub(super) fn small_text(path: &Path, for_a_folder: &str, tool: &str) -> Result<String, ToolError> {
     let meta = std::fs::metadata(path)
         .map_err(|e| ToolError::io(format!("cannot read {}", path.display()), e))?;
     if meta.is_dir() {
         return Err(ToolError::InvalidInput(format!(
-            "{} is a folder; edit_file changes the text inside one file (to rename files, \
-             move_files gives them new names)",
+            "{} is a folder; {for_a_folder}",
             path.display()
         )));
     }
     if meta.len() > MAX_BYTES {
         return Err(ToolError::InvalidInput(format!(
-            "{} has {} bytes; edit_file changes files of at most {MAX_BYTES} bytes",
+            "{} has {} bytes; {tool} changes files of at most {MAX_BYTES} bytes",
             path.display(),
             meta.len()
         )));
@@ -164,7 +174,7 @@ fn text_of(path: &Path) -> Result<String, ToolError> {
         .map_err(|e| ToolError::io(format!("cannot read {}", path.display()), e))?;
     String::from_utf8(bytes).map_err(|_| {
         ToolError::InvalidInput(format!(
-            "{} is not UTF-8 text; edit_file changes text files only",
+            "{} is not UTF-8 text; {tool} changes text files only",
             path.display()
         ))
     })

@@ -286,7 +286,7 @@ impl Toolbox {
         };
         asking.describe(&mut request, caution);
         // An edit's question says what it changes, as measured on the file now.
-        if prepared.tool == ToolName::EditFile
+        if (prepared.tool == ToolName::EditFile || prepared.tool == ToolName::SetValue)
             && let Some(change) = &prepared.note
         {
             request.description.push('\n');

@@ -47,6 +47,7 @@ pub fn changes_files(tool: ToolName) -> bool {
         tool,
         ToolName::WriteFile
             | ToolName::EditFile
+            | ToolName::SetValue
             | ToolName::ConvertFile
             | ToolName::CopyFiles
             | ToolName::MoveFiles
@@ -156,7 +157,13 @@ mod tests {
         for tool in ["write_file", "edit_file", "convert_file", "shell"] {
             assert!(names.iter().any(|n| n == tool), "{tool} in {names:?}");
         }
-        for tool in ["read_file", "read_lines", "read_table", "list_files", "calculate"] {
+        for tool in [
+            "read_file",
+            "read_lines",
+            "read_table",
+            "list_files",
+            "calculate",
+        ] {
             assert!(!names.iter().any(|n| n == tool), "{tool} in {names:?}");
         }
     }

@@ -90,6 +90,7 @@ const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::WriteFile,
     ToolName::EditFile,
     ToolName::ConvertFile,
+    ToolName::SetValue,
     ToolName::Glob,
 ];
 #[cfg(not(target_os = "macos"))]
@@ -105,6 +106,7 @@ const TOOLS_NOT_PROGRAMS: &[ToolName] = &[
     ToolName::WriteFile,
     ToolName::EditFile,
     ToolName::ConvertFile,
+    ToolName::SetValue,
     ToolName::Glob,
     ToolName::Mdfind,
 ];

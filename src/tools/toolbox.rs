@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::{
     AppleScript, Calculate, ConvertFile, CopyFiles, DeleteFiles, EditFile, Glob, ListFiles, Mdfind,
-    MoveFiles, ReadFile, ReadLines, ReadTable, Search, Shell, Shortcuts, Tool, ToolContext,
-    ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
+    MoveFiles, ReadFile, ReadLines, ReadTable, Search, SetValue, Shell, Shortcuts, Tool,
+    ToolContext, ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
 };
 
 use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
@@ -43,6 +43,7 @@ impl Default for Toolbox {
 impl Toolbox {
     /// The standard chain: mdfind, glob, read_file, write_file, then the typed tools
     /// (calculate, convert_file, copy_files, delete_files, edit_file, list_files, move_files,
+    /// set_value,
     /// read_lines, read_table), applescript, shortcuts, shell, search.
     pub fn standard() -> Self {
         Self::with_tools(vec![
@@ -59,6 +60,7 @@ impl Toolbox {
             Arc::new(WriteFile),
             Arc::new(EditFile),
             Arc::new(ConvertFile),
+            Arc::new(SetValue),
             Arc::new(AppleScript),
             Arc::new(Shortcuts),
             Arc::new(Shell::new()),

@@ -85,6 +85,36 @@ fn prepended(path: &Path, first: &str) -> Result<String, ToolError> {
     Ok(text)
 }
 
+/// The largest existing file held against its re-typed replacement.
+const MAX_COMPARED_BYTES: u64 = 256 * 1024;
+
+/// Why `content` is no change in place of the text file at `path`: it keeps whole fewer
+/// than half of the file's non-blank lines, so it replaces the file rather than changing
+/// a part of it. `None` when the file does not exist, is not small text, or is kept.
+fn retyped(path: &Path, content: &str) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_COMPARED_BYTES {
+        return None;
+    }
+    let old = String::from_utf8(std::fs::read(path).ok()?).ok()?;
+    let new: std::collections::HashSet<&str> = content.lines().map(str::trim_end).collect();
+    let lines: Vec<&str> = old
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let kept = lines.iter().filter(|l| new.contains(*l)).count();
+    (!lines.is_empty() && kept * 2 < lines.len()).then(|| {
+        format!(
+            "{} exists, and this text keeps {kept} of its {} lines: the request asks to change \
+             a part of it, so change that part with edit_file (find the text as the file \
+             has it, and its replacement; the rest stays as it is, by code)",
+            path.display(),
+            lines.len()
+        )
+    })
+}
+
 fn content_of(input: &Value) -> Result<&str, ToolError> {
     match input.get("content") {
         Some(Value::String(s)) => Ok(s),
@@ -149,6 +179,17 @@ impl Tool for WriteFile {
             return Err(ToolError::InvalidInput(
                 "give `append` or `prepend`, not both".into(),
             ));
+        }
+        // A change in place keeps the rest of the file by code: re-typed whole, a small
+        // model's JSON file lost two of its three fields to a version bump.
+        if !append
+            && !prepend
+            && let Some(request) = ctx.request.as_deref()
+            && crate::laws::requested::in_place_change(request).is_some()
+            && !ctx.broker.task_owns(&ctx.task_id, &path)
+            && let Some(why) = retyped(&path, content)
+        {
+            return Err(ToolError::InvalidInput(why));
         }
         let (content, note) = if prepend && path.exists() {
             let whole = prepended(&path, content)?;

@@ -82,6 +82,7 @@ fn toolbox() -> Toolbox {
         Arc::new(artoo::tools::ReadFile),
         Arc::new(artoo::tools::WriteFile),
         Arc::new(artoo::tools::EditFile),
+        Arc::new(artoo::tools::SetValue),
         Arc::new(artoo::tools::AppleScript),
         Arc::new(artoo::tools::Shortcuts),
         Arc::new(Shell::new()),
@@ -895,6 +896,110 @@ async fn overwriting_with_write_file_asks_and_a_denial_leaves_the_file_untouched
         (req.paths[0].path.clone(), req.paths[0].exists),
         (file.clone(), true)
     );
+}
+
+#[tokio::test]
+async fn a_file_asked_to_change_in_place_is_not_retyped_whole_by_write_file() {
+    let rig = Rig::new();
+    let text = r#"{"name": "shop", "version": "1.4.2", "private": true}"#;
+    let file = rig.write("app/package.json", text);
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Approve, DecisionSource::User);
+    let mut ctx = rig.ctx();
+    ctx.request = Some("Update the version in ~/app/package.json to 2.0.0".into());
+    let retyped = json!({"path": "~/app/package.json", "content": r#"{"version": "2.0.0"}"#});
+    let refused = toolbox()
+        .call(&ctx, &ToolName::WriteFile.into(), retyped.clone())
+        .await;
+    assert_eq!(refused.record.status, ToolCallStatus::Error);
+    assert!(
+        refused.for_model.contains("keeps 0 of its 1 lines")
+            && refused.for_model.contains("edit_file"),
+        "{}",
+        refused.for_model
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    assert!(responder.requests().is_empty(), "refused before Law 1 asks");
+
+    // Most lines kept whole: a change of a part, asked and written.
+    let list = rig.write("notes/list.txt", "milk\n\neggs\nbread\n");
+    let mut ctx = rig.ctx();
+    ctx.request = Some("Remove the empty lines from ~/notes/list.txt".into());
+    let kept = toolbox()
+        .call(
+            &ctx,
+            &ToolName::WriteFile.into(),
+            json!({"path": "~/notes/list.txt", "content": "milk\neggs\nbread\n"}),
+        )
+        .await;
+    assert_eq!(kept.record.status, ToolCallStatus::Ok, "{}", kept.for_model);
+    assert_eq!(
+        std::fs::read_to_string(&list).unwrap(),
+        "milk\neggs\nbread\n"
+    );
+
+    // A request for new text writes it whole.
+    let mut ctx = rig.ctx();
+    ctx.request = Some("Write a fresh package.json for the shop".into());
+    let written = toolbox()
+        .call(&ctx, &ToolName::WriteFile.into(), retyped)
+        .await;
+    assert_eq!(
+        written.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        written.for_model
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        r#"{"version": "2.0.0"}"#
+    );
+}
+
+#[tokio::test]
+async fn set_value_asks_with_the_old_and_new_value_and_changes_only_those_bytes() {
+    let rig = Rig::new();
+    let text = "{\n  \"name\": \"shop\",\n  \"version\": \"1.4.2\",\n  \"private\": true\n}\n";
+    let file = rig.write("app/package.json", text);
+    let responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Approve, DecisionSource::User);
+    let ctx = rig.ctx();
+    let done = toolbox()
+        .call(
+            &ctx,
+            &ToolName::SetValue.into(),
+            json!({"path": "~/app/package.json", "key": "version", "value": "2.0.0"}),
+        )
+        .await;
+    assert_eq!(done.record.status, ToolCallStatus::Ok, "{}", done.for_model);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        text.replace("1.4.2", "2.0.0")
+    );
+    let asked = responder.requests();
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0]
+            .description
+            .contains(r#"version from "1.4.2" to "2.0.0" in ~/app/package.json, line 3"#),
+        "{}",
+        asked[0].description
+    );
+    // The key named wrong: nothing asked, nothing changed, the keys there are named.
+    let missing = toolbox()
+        .call(
+            &ctx,
+            &ToolName::SetValue.into(),
+            json!({"path": "~/app/package.json", "key": "release", "value": "3"}),
+        )
+        .await;
+    assert_eq!(missing.record.status, ToolCallStatus::Error);
+    assert!(
+        missing.for_model.contains("name, version, private"),
+        "{}",
+        missing.for_model
+    );
+    assert_eq!(responder.requests().len(), 1);
 }
 
 #[tokio::test]

@@ -45,6 +45,22 @@ pub fn misquote_nudge(unshown: &[String]) -> String {
     )
 }
 
+/// Whether `r` is a call of a tool whose output lines say what it wrote (a copy, a
+/// written, edited, set or converted file).
+fn tells_its_writes(r: &crate::contracts::ToolCallRecord) -> bool {
+    use crate::contracts::ToolName;
+    matches!(
+        r.tool.builtin(),
+        Some(
+            ToolName::CopyFiles
+                | ToolName::WriteFile
+                | ToolName::EditFile
+                | ToolName::SetValue
+                | ToolName::ConvertFile
+        )
+    )
+}
+
 /// For a sub-task whose answer is an action or a file, or free text from calls that
 /// acted on files: the finish, then the tools' own account of what they did that the
 /// finish does not already say — every line of a typed tool's report (`copied 2 of 3 …`,
@@ -59,20 +75,10 @@ pub fn with_account(
     records: &[crate::contracts::ToolCallRecord],
     home: &std::path::Path,
 ) -> String {
-    use crate::contracts::{AnswerShape, ToolName};
-    let acted = records.iter().any(|r| {
-        r.status == ToolCallStatus::Ok
-            && (!r.effects.is_empty()
-                || matches!(
-                    r.tool.builtin(),
-                    Some(
-                        ToolName::CopyFiles
-                            | ToolName::WriteFile
-                            | ToolName::EditFile
-                            | ToolName::ConvertFile
-                    )
-                ))
-    });
+    use crate::contracts::AnswerShape;
+    let acted = records
+        .iter()
+        .any(|r| r.status == ToolCallStatus::Ok && (!r.effects.is_empty() || tells_its_writes(r)));
     let accounted = match shape {
         AnswerShape::Action | AnswerShape::File => true,
         AnswerShape::Text | AnswerShape::Any => acted,
@@ -90,15 +96,7 @@ pub fn with_account(
         }
     };
     for r in records.iter().filter(|r| r.status == ToolCallStatus::Ok) {
-        if matches!(
-            r.tool.builtin(),
-            Some(
-                ToolName::CopyFiles
-                    | ToolName::WriteFile
-                    | ToolName::EditFile
-                    | ToolName::ConvertFile
-            )
-        ) {
+        if tells_its_writes(r) {
             for line in r.output_head.lines() {
                 add(crate::text::tilde(line.trim(), home));
             }

@@ -19,6 +19,7 @@ const IDENTIFIER_NAMES: &[ToolName] = &[
     ToolName::ReadLines,
     ToolName::WriteFile,
     ToolName::EditFile,
+    ToolName::SetValue,
     ToolName::ConvertFile,
     ToolName::Applescript,
 ];
