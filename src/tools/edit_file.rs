@@ -11,8 +11,9 @@
 //! differ only in case.
 //!
 //! **Invariant:** the bytes written are exactly the text the call was prepared with (the
-//! file's own, every place replaced), and they are written only over the file they were
-//! worked out from: a file changed between the question and the write is left alone.
+//! file's own, every place replaced; a whole line replaced by nothing goes with its line
+//! break), and they are written only over the file they were worked out from: a file
+//! changed between the question and the write is left alone.
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -60,6 +61,49 @@ const PARAMS: &[Param] = &[
     },
 ];
 
+/// Whether the text at `range` of `text` is a whole line: it starts a line and ends one
+/// (or the text).
+fn whole_line(text: &str, range: &std::ops::Range<usize>) -> bool {
+    let starts = range.start == 0 || text[..range.start].ends_with('\n');
+    let rest = &text[range.end..];
+    starts && (rest.is_empty() || rest.starts_with('\n') || rest.starts_with("\r\n"))
+}
+
+/// `old` with every `find` replaced by `replace`; a whole line replaced by nothing goes
+/// with its line break, as a person removing "the line X" means (an empty line left in
+/// its place is not what was asked). The number of lines so removed comes second.
+fn replaced(old: &str, find: &str, replace: &str) -> (String, usize) {
+    let mut out = String::with_capacity(old.len());
+    let mut from = 0;
+    let mut lines_gone = 0;
+    for (at, _) in old.match_indices(find) {
+        let mut range = at..at + find.len();
+        if range.start < from {
+            continue;
+        }
+        out.push_str(&old[from..range.start]);
+        if replace.is_empty() && !find.contains('\n') && whole_line(old, &range) {
+            let rest = &old[range.end..];
+            if rest.starts_with("\r\n") {
+                range.end += 2;
+            } else if rest.starts_with('\n') {
+                range.end += 1;
+            } else if out.ends_with('\n') {
+                // The last line, with no line break after it: the one before it goes.
+                out.pop();
+                if out.ends_with('\r') {
+                    out.pop();
+                }
+            }
+            lines_gone += 1;
+        }
+        out.push_str(replace);
+        from = range.end;
+    }
+    out.push_str(&old[from..]);
+    (out, lines_gone)
+}
+
 /// One edit worked out against a file's text.
 #[derive(Debug, PartialEq, Eq)]
 struct Edit {
@@ -69,6 +113,8 @@ struct Edit {
     places: usize,
     /// The 1-based line of each place, in order (a line with two places twice).
     lines: Vec<usize>,
+    /// Whole lines removed with their line breaks.
+    lines_gone: usize,
 }
 
 /// Replaces every `find` in `old` with `replace`, or says why nothing is to change: the
@@ -104,10 +150,12 @@ fn edit(old: &str, find: &str, replace: &str) -> Result<Edit, String> {
             "{find:?} occurs nowhere in the file{hint}; nothing was changed"
         ));
     }
+    let (text, lines_gone) = replaced(old, find, replace);
     Ok(Edit {
-        text: old.replace(find, replace),
+        text,
         places: starts.len(),
         lines: lines_of(old, &starts),
+        lines_gone,
     })
 }
 
@@ -193,8 +241,13 @@ fn text_param<'a>(input: &'a Value, name: &str) -> Result<&'a str, ToolError> {
 /// What the call did or will do, in words: `replaced "colour" with "color" in
 /// ~/docs/style.md: 2 places, on lines 3 and 7`.
 fn report(path: &str, find: &str, replace: &str, e: &Edit) -> String {
+    let gone = match e.lines_gone {
+        0 => String::new(),
+        1 => " (the line removed)".to_string(),
+        n => format!(" ({n} lines removed)"),
+    };
     format!(
-        "{find:?} with {replace:?} in {path}: {} place{}, on line{} {}",
+        "{find:?} with {replace:?} in {path}: {} place{}, on line{} {}{gone}",
         e.places,
         if e.places == 1 { "" } else { "s" },
         if e.lines.iter().min() == e.lines.iter().max() {
@@ -204,6 +257,23 @@ fn report(path: &str, find: &str, replace: &str, e: &Edit) -> String {
         },
         shown_lines(&e.lines)
     )
+}
+
+/// Why an edit that puts in new text does not do what `request` asks, when it asks to
+/// remove something: a removal takes text out and puts nothing new in its place
+/// (`replace` empty, or a part of what it finds). Asked to remove the line `DEBUG=true`,
+/// a small model replaced it with `DEBUG=false`.
+fn not_a_removal(request: &str, find: &str, replace: &str) -> Option<String> {
+    use crate::laws::{EffectKind, requested};
+    let verb = requested::in_place_change(request)?;
+    let removal = requested::asks_for(EffectKind::Delete, &verb);
+    (removal && !replace.is_empty() && !find.contains(replace)).then(|| {
+        format!(
+            "the request asks to {verb}, and this edit puts {replace:?} in the place of \
+             {find:?}: to remove a text give an empty `replace` (a whole line goes with its \
+             line break)"
+        )
+    })
 }
 
 impl Tool for EditFile {
@@ -223,6 +293,13 @@ impl Tool for EditFile {
         let path = ctx.resolve_read_path(super::str_param(input, "path")?);
         let find = text_param(input, "find")?;
         let replace = text_param(input, "replace")?;
+        if let Some(why) = ctx
+            .request
+            .as_deref()
+            .and_then(|r| not_a_removal(r, find, replace))
+        {
+            return Err(ToolError::InvalidInput(why));
+        }
         let old = text_of(&path)?;
         let planned = edit(&old, find, replace).map_err(|why| {
             ToolError::Failed(format!(
@@ -318,6 +395,42 @@ mod tests {
         assert!(!err.contains("another case"), "{err}");
         assert!(edit("a", "", "b").is_err());
         assert!(edit("a", "a", "a").is_err());
+    }
+
+    #[test]
+    fn a_whole_line_replaced_by_nothing_goes_with_its_line_break() {
+        let e = edit("NAME=shop\nDEBUG=true\nPORT=8000\n", "DEBUG=true", "").expect("occurs");
+        assert_eq!(
+            (e.text.as_str(), e.lines_gone),
+            ("NAME=shop\nPORT=8000\n", 1)
+        );
+        assert!(report("~/env", "DEBUG=true", "", &e).ends_with("(the line removed)"));
+        // The last line without a line break; CRLF; a part of a line keeps its line.
+        let e = edit("a\nb", "b", "").expect("occurs");
+        assert_eq!(e.text, "a");
+        let e = edit("a\r\nb\r\nc\r\n", "b", "").expect("occurs");
+        assert_eq!(e.text, "a\r\nc\r\n");
+        let e = edit("x = 1 # old\n", " # old", "").expect("occurs");
+        assert_eq!((e.text.as_str(), e.lines_gone), ("x = 1\n", 0));
+        // Two such lines in a row, and an only line.
+        let e = edit("a\nx\nx\nb\n", "x", "").expect("occurs");
+        assert_eq!((e.text.as_str(), e.lines_gone), ("a\nb\n", 2));
+        assert_eq!(edit("x\n", "x", "").expect("occurs").text, "");
+    }
+
+    #[test]
+    fn a_removal_asked_puts_nothing_new_in() {
+        let asked = "Remove the line DEBUG=true from ~/app/env.txt";
+        let why = not_a_removal(asked, "DEBUG=true", "DEBUG=false").expect("not a removal");
+        assert!(why.contains("empty `replace`"), "{why}");
+        assert_eq!(not_a_removal(asked, "DEBUG=true", ""), None);
+        assert_eq!(not_a_removal(asked, "DEBUG=true  ", "DEBUG=true"), None);
+        for other in [
+            "Replace every 'colour' with 'color' in ~/docs/style.md",
+            "What does ~/app/env.txt say?",
+        ] {
+            assert_eq!(not_a_removal(other, "colour", "color"), None, "{other}");
+        }
     }
 
     #[test]
