@@ -115,6 +115,23 @@ fn retyped(path: &Path, content: &str) -> Option<String> {
     })
 }
 
+/// Why appending `content` to the file at `path` would repeat it: the file already ends
+/// with that text. A small model that had just written a file whole appended the same
+/// text to it again.
+fn appended_again(path: &Path, content: &str) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_COMPARED_BYTES || content.trim().is_empty() {
+        return None;
+    }
+    let old = String::from_utf8(std::fs::read(path).ok()?).ok()?;
+    old.trim_end().ends_with(content.trim_end()).then(|| {
+        format!(
+            "{} already ends with this text; appending it would write it twice",
+            path.display()
+        )
+    })
+}
+
 fn content_of(input: &Value) -> Result<&str, ToolError> {
     match input.get("content") {
         Some(Value::String(s)) => Ok(s),
@@ -189,6 +206,9 @@ impl Tool for WriteFile {
             && !ctx.broker.task_owns(&ctx.task_id, &path)
             && let Some(why) = retyped(&path, content)
         {
+            return Err(ToolError::InvalidInput(why));
+        }
+        if append && let Some(why) = appended_again(&path, content) {
             return Err(ToolError::InvalidInput(why));
         }
         let (content, note) = if prepend && path.exists() {

@@ -954,6 +954,25 @@ async fn a_file_asked_to_change_in_place_is_not_retyped_whole_by_write_file() {
         std::fs::read_to_string(&file).unwrap(),
         r#"{"version": "2.0.0"}"#
     );
+
+    // The text the file already ends with, appended again: refused, nothing written.
+    let again = toolbox()
+        .call(
+            &ctx,
+            &ToolName::WriteFile.into(),
+            json!({"path": "~/app/package.json", "content": r#"{"version": "2.0.0"}"#, "append": true}),
+        )
+        .await;
+    assert_eq!(again.record.status, ToolCallStatus::Error);
+    assert!(
+        again.for_model.contains("already ends with this text"),
+        "{}",
+        again.for_model
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        r#"{"version": "2.0.0"}"#
+    );
 }
 
 #[tokio::test]
