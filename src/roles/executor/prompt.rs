@@ -27,6 +27,11 @@ pub const MAX_CONTEXT_CHARS: usize = 8_000;
 /// Calls of the failed attempt named in a correction.
 pub const MAX_AVOID_SHOWN: usize = 10;
 
+/// The summary of the system prompt's worked example: a finish that copies it reports
+/// the example's work, not the sub-task's.
+pub const EXAMPLE_SUMMARY: &str =
+    "The average of minutes in /home/ana/runs.csv is M (read_table mean).";
+
 /// R3's system prompt: the shared preamble with the tools (`roles::preamble`), then how
 /// to work, with a worked example. Nothing in it depends on the sub-task or the time of
 /// day, so the model server keeps it cached across steps, attempts and sub-tasks.
@@ -56,7 +61,7 @@ Example (the method, not a recipe). Sub-task: the average of the minutes column 
 Its result [1] names the columns, among them `minutes`. Step 2 computes with the name it saw:
 {{\"next\":\"call_tool\",\"tool\":\"read_table\",\"tool_input\":{{\"column\":\"minutes\",\"op\":\"mean\",\"path\":\"/home/ana/runs.csv\"}}}}
 Its result [2] prints `mean of minutes = M (…)`. Step 3 finishes with what [2] printed:
-{{\"next\":\"finish\",\"output\":\"M\",\"status\":\"completed\",\"summary\":\"The average of minutes in /home/ana/runs.csv is M (read_table mean).\"}}"
+{{\"next\":\"finish\",\"output\":\"M\",\"status\":\"completed\",\"summary\":\"{EXAMPLE_SUMMARY}\"}}"
     )
 }
 

@@ -45,6 +45,35 @@ pub fn misquote_nudge(unshown: &[String]) -> String {
     )
 }
 
+/// Words in a row a finish may share with the worked example of R3's instructions
+/// before it is a copy of it.
+const EXAMPLE_RUN: usize = 5;
+
+/// Why `finish` copies the worked example of R3's instructions
+/// ([`super::prompt::EXAMPLE_SUMMARY`]): it shares a run of [`EXAMPLE_RUN`] words with
+/// it, one of which neither `known` (the sub-task's words and its results) holds. A small
+/// model finished a text edit with "The average of minutes in <its file> is M".
+pub fn copies_the_example(finish: &str, known: &str) -> Option<String> {
+    let words = |t: &str| -> Vec<String> {
+        fold(t)
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let example = words(super::prompt::EXAMPLE_SUMMARY);
+    let known: std::collections::HashSet<String> = words(known).into_iter().collect();
+    let said = words(finish);
+    let copied = said.windows(EXAMPLE_RUN).find(|run| {
+        example.windows(EXAMPLE_RUN).any(|e| e == *run) && run.iter().any(|w| !known.contains(w))
+    })?;
+    Some(format!(
+        "the finish copies the worked example of the instructions (\"{}\"), which is not \
+         this sub-task: finish with what this sub-task's results show",
+        copied.join(" ")
+    ))
+}
+
 /// Whether `r` is a call of a tool whose output lines say what it wrote (a copy, a
 /// written, edited, set or converted file).
 fn tells_its_writes(r: &crate::contracts::ToolCallRecord) -> bool {
@@ -326,6 +355,24 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn a_finish_that_copies_the_worked_example_is_named() {
+        let copied = "The average of minutes in /h/site/links.txt is M (read_table mean).";
+        let known = "Replace http:// with https:// in /h/site/links.txt\nhttp://a.example";
+        let why = copies_the_example(copied, known).expect("a copy");
+        assert!(why.contains("the average of minutes in"), "{why}");
+        // The example's words where the sub-task itself speaks of them are its own.
+        let asked = "the average of minutes in /h/runs.csv, from read_table mean";
+        assert_eq!(
+            copies_the_example("The average of minutes in /h/runs.csv is 41.5", asked),
+            None
+        );
+        assert_eq!(
+            copies_the_example("Replaced 2 links in links.txt.", known),
+            None
+        );
     }
 
     #[test]

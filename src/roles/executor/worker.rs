@@ -33,8 +33,8 @@ use tokio::time::Instant;
 
 use super::prompt::{Observed, Offer, Turn, state_prompt, system_prompt};
 use super::review::{
-    NamedFile, UNBACKED_NUDGE, misquote_nudge, shape_nudge, stale_quote, stale_quote_nudge,
-    untouched, untouched_nudge, with_account,
+    NamedFile, UNBACKED_NUDGE, copies_the_example, misquote_nudge, shape_nudge, stale_quote,
+    stale_quote_nudge, untouched, untouched_nudge, with_account,
 };
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use super::{Shared, schema};
@@ -661,6 +661,18 @@ impl Worker {
         stuck
     }
 
+    /// The sub-task's words, context and results: what a finish may quote.
+    fn known_words(&self, observed: &[Observed]) -> String {
+        let mut known = format!("{}\n{}", self.asked_words(), self.subtask.context);
+        for o in observed {
+            known.push('\n');
+            known.push_str(&o.input);
+            known.push('\n');
+            known.push_str(&o.text);
+        }
+        known
+    }
+
     /// The sub-task's intent, with the user's own words where it carries them: what an
     /// answer is held to.
     fn asked_words(&self) -> String {
@@ -847,12 +859,14 @@ impl Worker {
             let refs: Vec<&ToolCallRecord> = records.iter().collect();
             let why = match shape::check(self.subtask.answer, &self.asked_words(), output, &refs) {
                 Verdict::Misfit(why) => Some(why),
-                _ => shape::copied_output(self.subtask.answer, output, &refs)
-                    .or_else(|| shape::picked_by_eye(output, &refs))
-                    .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs))
-                    .or_else(|| {
-                        shape::count_of_an_unasked_value(&self.subtask.intent, output, &refs)
-                    }),
+                _ => copies_the_example(
+                    &format!("{output}\n{summary}"),
+                    &self.known_words(&progress.observed),
+                )
+                .or_else(|| shape::copied_output(self.subtask.answer, output, &refs))
+                .or_else(|| shape::picked_by_eye(output, &refs))
+                .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs))
+                .or_else(|| shape::count_of_an_unasked_value(&self.subtask.intent, output, &refs)),
             };
             if let Some(why) = why {
                 progress.shape_pushes += 1;
