@@ -17,6 +17,11 @@
 //! of a file removed, a version bumped in a JSON file, a section of a Markdown file
 //! renamed.
 //!
+//! Four more were written on 2026-12-01 after the first runs of those three and after the
+//! changes they led to (the `AFTER` tasks): the lines holding a word removed, a line added
+//! at the end, a port changed in a .env file, and a question about one line of a file
+//! (no change asked, none to be made).
+//!
 //! `scripts/real-model-suite --suite fresh` runs it.
 
 use std::path::Path;
@@ -98,6 +103,22 @@ const PACKAGE: &str = r#"{"name": "shop", "version": "1.4.2", "private": true}"#
 /// (the script `setup.sh` keeps its name).
 const GUIDE: &str = "# Guide\n\n## Setup\nRun setup.sh once.\n\n## Usage\nRun shop.\n";
 const GUIDE_AFTER: &str = "# Guide\n\n## Installation\nRun setup.sh once.\n\n## Usage\nRun shop.\n";
+
+/// `~/notes/plan.md`, before and after its lines holding "TODO" go.
+const PLAN: &str = "# Plan\nbuy seeds\nTODO: fix the fence\nwater daily\nTODO call Bo\n";
+const PLAN_AFTER: &str = "# Plan\nbuy seeds\nwater daily\n";
+
+/// `~/notes/shopping.txt`, before and after "cheese" is added at the end.
+const SHOPPING: &str = "milk\nbread\n";
+const SHOPPING_AFTER: &str = "milk\nbread\ncheese\n";
+
+/// `~/web/.env`, before and after the port becomes 9090 (`PORT_ADMIN` holds the name as
+/// a prefix).
+const DOTENV: &str = "HOST=0.0.0.0\nPORT=8080\nPORT_ADMIN=8081\n";
+const DOTENV_AFTER: &str = "HOST=0.0.0.0\nPORT=9090\nPORT_ADMIN=8081\n";
+
+/// `~/notes/trip.txt`: one line mentions the deadline.
+const TRIP: &str = "pack bags\nbook hotel by the deadline of 12 May\nbuy tickets\n";
 
 /// Whether `text` is the package with version 2.0.0 and its other fields unchanged.
 fn bumped_package(text: &str) -> bool {
@@ -357,6 +378,57 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    // AFTER: written after the HELD tasks' first runs and the changes they led to.
+    Task {
+        name: "todo_lines_removed",
+        turns: &["Delete the lines that contain TODO from ~/notes/plan.md"],
+        law1: Law1::Approve,
+        judge: |s| {
+            check(
+                s.read("notes/plan.md").as_deref() == Some(PLAN_AFTER)
+                    && s.asked <= 1
+                    && !s.abandoned,
+                "plan.md without its two TODO lines, the rest as it was",
+            )
+        },
+    },
+    Task {
+        name: "line_added_at_end",
+        turns: &["Add cheese as a new line at the end of ~/notes/shopping.txt"],
+        law1: Law1::Approve,
+        judge: |s| {
+            check(
+                s.read("notes/shopping.txt").as_deref() == Some(SHOPPING_AFTER)
+                    && s.asked <= 1
+                    && !s.abandoned,
+                "shopping.txt: milk, bread, cheese",
+            )
+        },
+    },
+    Task {
+        name: "env_port_changed",
+        turns: &["Change the PORT in ~/web/.env to 9090"],
+        law1: Law1::Approve,
+        judge: |s| {
+            check(
+                s.read("web/.env").as_deref() == Some(DOTENV_AFTER) && s.asked <= 1 && !s.abandoned,
+                ".env with PORT=9090, PORT_ADMIN and HOST as they were",
+            )
+        },
+    },
+    Task {
+        name: "line_that_mentions",
+        turns: &["Which line of ~/notes/trip.txt mentions the deadline?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.text.contains("book hotel by the deadline of 12 May")
+                    && s.read("notes/trip.txt").as_deref() == Some(TRIP)
+                    && !s.abandoned,
+                "the line 'book hotel by the deadline of 12 May', the file unchanged",
+            )
+        },
+    },
 ];
 
 fn make_home(home: &Path) {
@@ -383,9 +455,13 @@ fn make_home(home: &Path) {
     put(home, "notes/groceries.txt", GROCERIES.as_bytes());
     put(home, "app/package.json", PACKAGE.as_bytes());
     put(home, "docs/guide.md", GUIDE.as_bytes());
+    put(home, "notes/plan.md", PLAN.as_bytes());
+    put(home, "notes/shopping.txt", SHOPPING.as_bytes());
+    put(home, "web/.env", DOTENV.as_bytes());
+    put(home, "notes/trip.txt", TRIP.as_bytes());
 }
 
-task_tests!(SUITE, at_least = 17;
+task_tests!(SUITE, at_least = 21;
     change_setting_value,
     remove_debug_line,
     copy_with_new_name,
@@ -403,12 +479,17 @@ task_tests!(SUITE, at_least = 17;
     blank_lines_removed,
     version_bumped,
     rename_section,
+    todo_lines_removed,
+    line_added_at_end,
+    env_port_changed,
+    line_that_mentions,
 );
 
 mod judges {
     use super::{
-        CV, ENV_AFTER, GROCERIES, GROCERIES_AFTER, GUIDE, GUIDE_AFTER, LINKS_AFTER, LIST_AFTER,
-        PACKAGE, SETTINGS_AFTER, SUITE, VISITORS_ONCE,
+        CV, DOTENV, DOTENV_AFTER, ENV_AFTER, GROCERIES, GROCERIES_AFTER, GUIDE, GUIDE_AFTER,
+        LINKS_AFTER, LIST_AFTER, PACKAGE, PLAN_AFTER, SETTINGS_AFTER, SHOPPING_AFTER, SUITE,
+        VISITORS_ONCE,
     };
     use crate::harness::{self, every_task_has_a_judge_test, put};
 
@@ -750,6 +831,74 @@ mod judges {
                 },
                 |h| put(h, "docs/guide.md", GUIDE.as_bytes()),
             ],
+        );
+    }
+
+    #[test]
+    fn todo_lines_removed() {
+        end_states(
+            "todo_lines_removed",
+            "Deleted the 2 lines containing TODO from ~/notes/plan.md.",
+            1,
+            |h| put(h, "notes/plan.md", PLAN_AFTER.as_bytes()),
+            &[
+                // The word removed but its lines kept; one of two; blank lines left.
+                |h| {
+                    put(
+                        h,
+                        "notes/plan.md",
+                        b"# Plan\nbuy seeds\n: fix the fence\nwater daily\n call Bo\n",
+                    );
+                },
+                |h| {
+                    put(
+                        h,
+                        "notes/plan.md",
+                        b"# Plan\nbuy seeds\nwater daily\nTODO call Bo\n",
+                    )
+                },
+                |h| put(h, "notes/plan.md", b"# Plan\nbuy seeds\n\nwater daily\n\n"),
+            ],
+        );
+    }
+
+    #[test]
+    fn line_added_at_end() {
+        end_states(
+            "line_added_at_end",
+            "Added cheese at the end of ~/notes/shopping.txt.",
+            1,
+            |h| put(h, "notes/shopping.txt", SHOPPING_AFTER.as_bytes()),
+            &[
+                // On the last line's end; first; the file replaced by it.
+                |h| put(h, "notes/shopping.txt", b"milk\nbreadcheese\n"),
+                |h| put(h, "notes/shopping.txt", b"cheese\nmilk\nbread\n"),
+                |h| put(h, "notes/shopping.txt", b"cheese\n"),
+            ],
+        );
+    }
+
+    #[test]
+    fn env_port_changed() {
+        end_states(
+            "env_port_changed",
+            "Set PORT to 9090 in ~/web/.env.",
+            1,
+            |h| put(h, "web/.env", DOTENV_AFTER.as_bytes()),
+            &[
+                // The admin port changed too; unchanged.
+                |h| put(h, "web/.env", b"HOST=0.0.0.0\nPORT=9090\nPORT_ADMIN=9090\n"),
+                |h| put(h, "web/.env", DOTENV.as_bytes()),
+            ],
+        );
+    }
+
+    #[test]
+    fn line_that_mentions() {
+        right_and_wrong(
+            "line_that_mentions",
+            "Line 2: book hotel by the deadline of 12 May",
+            &["Line 2", "12 May", "pack bags"],
         );
     }
 }
