@@ -76,6 +76,25 @@ fn quoted(path: &Path) -> String {
     format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
 }
 
+/// Why a call of `tool` from the file `from`, with `names` that do not name it, is not
+/// what its caller means: the names select files in a folder, and a file has none, so
+/// they stand for something inside it. Asked to delete the lines holding "TODO" from a
+/// file, a small model gave the file as `from` and "TODO" as `names`.
+fn inside_a_file(from: &Path, names: &[String], tool: ToolName) -> Option<String> {
+    let file = from.file_name()?.to_string_lossy();
+    let names_it = |n: &String| n == file.as_ref() || n.contains(['*', '?']);
+    (from.is_file() && !names.is_empty() && !names.iter().any(names_it)).then(|| {
+        format!(
+            "{} is a file, and {tool} works on whole files (`names` picks files in a \
+             folder; {} names no file here): to change the lines inside a file, convert_file \
+             leaves out or keeps the lines that hold a text (drop_lines_containing, \
+             keep_lines_containing, drop_blank_lines) and edit_file replaces a text",
+            from.display(),
+            names.join(", ")
+        )
+    })
+}
+
 /// The files a call selects, existing now, and the names that selected nothing.
 fn selected(
     input: &Value,
@@ -90,8 +109,19 @@ fn selected(
         )));
     }
     let names = names_of(input);
+    if let Some(why) = inside_a_file(&from, &names, tool) {
+        return Err(ToolError::InvalidInput(why));
+    }
     let (files, missing) = select(&from, &names, Bounds::of(input)?)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
+    if files.is_empty() && from.is_file() {
+        // The file is there; the bounds left it out.
+        return Err(ToolError::Failed(format!(
+            "the file {} exists, and is outside the sizes and ages given, so {tool} leaves \
+             it alone",
+            from.display()
+        )));
+    }
     if files.is_empty()
         && let Some(done) = done_before(ctx, &from)
     {
@@ -344,8 +374,27 @@ impl Tool for DeleteFiles {
 
 #[cfg(test)]
 mod tests {
-    use super::quoted;
+    use super::{ToolName, inside_a_file, quoted};
     use std::path::Path;
+
+    #[test]
+    fn names_that_stand_for_something_inside_a_file_are_sent_to_the_tools_for_that() {
+        let dir = tempfile::tempdir().expect("dir");
+        let plan = dir.path().join("plan.md");
+        std::fs::write(&plan, "TODO: a\n").expect("plan");
+        let todo = vec!["TODO".to_string()];
+        let why = inside_a_file(&plan, &todo, ToolName::DeleteFiles).expect("inside");
+        assert!(why.contains("drop_lines_containing"), "{why}");
+        // The file's own name, a pattern, no names, or a folder: whole files, as asked.
+        for names in [
+            vec!["plan.md".to_string()],
+            vec!["*.md".to_string()],
+            vec![],
+        ] {
+            assert_eq!(inside_a_file(&plan, &names, ToolName::DeleteFiles), None);
+        }
+        assert_eq!(inside_a_file(dir.path(), &todo, ToolName::MoveFiles), None);
+    }
 
     #[test]
     fn a_path_is_one_shell_word_whatever_it_holds() {

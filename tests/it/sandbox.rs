@@ -1015,4 +1015,29 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
         "{:?}",
         r.outcome
     );
+    // A file as `from`: names that stand for its lines are sent to the tools that change
+    // lines, and an age that leaves it out says the file is there.
+    std::fs::write(w.home.join("notes/plan.md"), "TODO: a\nb\n").expect("plan");
+    let r = call(
+        ToolName::DeleteFiles,
+        json!({"from": "~/notes/plan.md", "names": "TODO"}),
+    )
+    .await;
+    assert!(
+        r.for_model.contains("is a file") && r.for_model.contains("drop_lines_containing"),
+        "{}",
+        r.for_model
+    );
+    let r = call(
+        ToolName::DeleteFiles,
+        json!({"from": "~/notes/plan.md", "older_than": "30 days"}),
+    )
+    .await;
+    assert!(
+        r.for_model
+            .contains("exists, and is outside the sizes and ages given"),
+        "{}",
+        r.for_model
+    );
+    assert!(w.home.join("notes/plan.md").exists());
 }
