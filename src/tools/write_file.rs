@@ -115,6 +115,20 @@ fn retyped(path: &Path, content: &str) -> Option<String> {
     })
 }
 
+/// Whether the file at `path` is a text file whose last line ends with a line break.
+fn ends_its_lines(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() == 0 || meta.len() > MAX_COMPARED_BYTES {
+        return false;
+    }
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .is_some_and(|text| text.ends_with('\n'))
+}
+
 /// Why appending `content` to the file at `path` would repeat it: the file already ends
 /// with that text. A small model that had just written a file whole appended the same
 /// text to it again.
@@ -215,6 +229,14 @@ impl Tool for WriteFile {
             let whole = prepended(&path, content)?;
             let note = "the text was put before the file's own text, by code".to_string();
             (whole, Some(note))
+        } else if !append
+            && ends_its_lines(&path)
+            && !content.is_empty()
+            && !content.ends_with('\n')
+        {
+            // A text file that ends its last line keeps doing so when replaced: a model
+            // re-typing a file drops the final line break more often than not.
+            (format!("{content}\n"), None)
         } else {
             (content.to_string(), None)
         };

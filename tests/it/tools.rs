@@ -929,10 +929,11 @@ async fn a_file_asked_to_change_in_place_is_not_retyped_whole_by_write_file() {
         .call(
             &ctx,
             &ToolName::WriteFile.into(),
-            json!({"path": "~/notes/list.txt", "content": "milk\neggs\nbread\n"}),
+            json!({"path": "~/notes/list.txt", "content": "milk\neggs\nbread"}),
         )
         .await;
     assert_eq!(kept.record.status, ToolCallStatus::Ok, "{}", kept.for_model);
+    // The file ended its last line, and still does.
     assert_eq!(
         std::fs::read_to_string(&list).unwrap(),
         "milk\neggs\nbread\n"
