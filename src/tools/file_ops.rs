@@ -131,7 +131,7 @@ fn selected(
         )));
     }
     if files.is_empty() {
-        return Err(ToolError::NotFound(format!(
+        let why = format!(
             "no file of {} matches {}{}",
             from.display(),
             if names.is_empty() {
@@ -144,7 +144,15 @@ fn selected(
             } else {
                 ""
             }
-        )));
+        );
+        // Files named one by one that are not there are missing; a folder where a
+        // pattern or a bound matches nothing is there, and so is every file in it.
+        let named = !names.is_empty() && names.iter().all(|n| !n.contains(['*', '?', '[']));
+        return Err(if named && !Bounds::of(input)?.any() {
+            ToolError::NotFound(why)
+        } else {
+            ToolError::Failed(why)
+        });
     }
     if files.len() > MAX_FILES {
         return Err(ToolError::InvalidInput(format!(

@@ -14,6 +14,7 @@ use artoo::bus::Bus;
 use artoo::config::SandboxSetting;
 use artoo::contracts::{
     ConfirmationRequest, Decision, DecisionSource, Role, SubTaskId, TaskId, ToolCallStatus,
+    ToolFailure,
 };
 use artoo::laws::{ConfirmationBroker, ConfirmationPolicy, ConfirmationResponder};
 use artoo::tools::{Shell, ToolContext, ToolOutcome, ToolResult, Toolbox};
@@ -1015,6 +1016,40 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
         "{:?}",
         r.outcome
     );
+    // A file named one by one that is not there is missing.
+    std::fs::create_dir_all(w.home.join("box")).expect("box");
+    std::fs::write(w.home.join("box/kept.txt"), "k").expect("kept");
+    let mut fresh = w.ctx();
+    fresh.task_id = TaskId::mint();
+    let r = Toolbox::standard()
+        .call(
+            &fresh,
+            &ToolName::DeleteFiles.into(),
+            json!({"from": "~/box", "names": "gone.txt"}),
+        )
+        .await;
+    assert_eq!(
+        r.record.failure,
+        Some(ToolFailure::NotFound),
+        "{}",
+        r.for_model
+    );
+    // The folder is there: a pattern that matches nothing is no missing path (a task
+    // was abandoned as naming a folder that "does not exist").
+    let r = Toolbox::standard()
+        .call(
+            &fresh,
+            &ToolName::DeleteFiles.into(),
+            json!({"from": "~/box", "names": "*.pdf"}),
+        )
+        .await;
+    assert_eq!(
+        r.record.failure,
+        Some(ToolFailure::Failed),
+        "{}",
+        r.for_model
+    );
+    assert!(r.for_model.contains("no file of"), "{}", r.for_model);
     // A file as `from`: names that stand for its lines are sent to the tools that change
     // lines, and an age that leaves it out says the file is there.
     std::fs::write(w.home.join("notes/plan.md"), "TODO: a\nb\n").expect("plan");
