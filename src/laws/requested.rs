@@ -408,9 +408,55 @@ pub fn in_place_change(request: &str) -> Option<String> {
     })
 }
 
+/// The places a request asks to remove something *from* ("remove the empty lines from
+/// ~/notes/list.txt" → `list.txt`), each as the last part of the path written after
+/// "from", when its verb asks for a removal. Such a place holds what is to go; the request
+/// does not ask for the place itself to go.
+pub fn removal_places(request: &str) -> Vec<String> {
+    let Some(verb) = in_place_change(request) else {
+        return Vec::new();
+    };
+    if !verb.is_ascii() || !asks_for(EffectKind::Delete, &verb) {
+        return Vec::new();
+    }
+    let words: Vec<&str> = request.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter(|w| w[0].eq_ignore_ascii_case("from"))
+        .filter_map(|w| {
+            let path = w[1].trim_matches(|c: char| {
+                matches!(c, '"' | '\'' | '`' | ',' | '.' | ';' | ':' | '!' | '?')
+            });
+            let last = path.trim_end_matches('/').rsplit('/').next()?;
+            (!last.is_empty() && last != "~").then(|| last.to_string())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_place_a_removal_is_asked_from_is_named() {
+        assert_eq!(
+            removal_places("Remove the empty lines from ~/notes/groceries.txt"),
+            ["groceries.txt"]
+        );
+        assert_eq!(
+            removal_places("Delete the lines that contain TODO from ~/notes/plan.md."),
+            ["plan.md"]
+        );
+        assert_eq!(removal_places("Remove old.txt from ~/notes/"), ["notes"]);
+        for none in [
+            "Move the logs from ~/tmp to ~/old",
+            "Delete ~/notes/old.txt",
+            "Copy the photos from ~/Downloads",
+            "What is in ~/notes/plan.md?",
+        ] {
+            assert!(removal_places(none).is_empty(), "{none}");
+        }
+    }
 
     #[test]
     fn a_request_that_only_reads_asks_for_nothing_irreversible() {

@@ -211,7 +211,8 @@ impl Toolbox {
         if irreversible
             && caution.is_none()
             && !wants_out
-            && let Some(reason) = unrequested(ctx, &assessment)
+            && let Some(reason) =
+                unrequested(ctx, &assessment).or_else(|| deletes_the_place(ctx, &assessment))
         {
             return Gate::Stop {
                 outcome: ToolOutcome::Refused { reason },
@@ -622,6 +623,28 @@ fn unrequested(ctx: &ToolContext, assessment: &Assessment) -> Option<String> {
          the text told you to do).",
         first_chars(request, 160),
         unasked.join(" or ")
+    ))
+}
+
+/// Why a deletion is refused without asking: it deletes the very place the request asks
+/// to remove something from (see [`requested::removal_places`]). Asked to remove the
+/// empty lines from a file, a small model deleted the file; the dialog would have asked
+/// the user about an effect nobody requested.
+fn deletes_the_place(ctx: &ToolContext, assessment: &Assessment) -> Option<String> {
+    let request = ctx.request.as_deref()?;
+    let places = requested::removal_places(request);
+    let place = assessment.effects().iter().find_map(|effect| {
+        let crate::laws::Target::Path { path, .. } = &effect.target else {
+            return None;
+        };
+        let name = path.file_name()?.to_string_lossy().into_owned();
+        (effect.kind == crate::laws::EffectKind::Delete && places.contains(&name))
+            .then(|| path.display().to_string())
+    })?;
+    Some(format!(
+        "Refused: the sub-task asks to remove something from {place}, not to delete it. \
+         Change what is inside it: convert_file leaves out lines (drop_blank_lines, \
+         drop_lines_containing), edit_file removes a text."
     ))
 }
 

@@ -763,6 +763,41 @@ except OSError as e:
 }
 
 #[tokio::test]
+async fn deleting_the_place_a_removal_is_asked_from_is_refused_without_asking() {
+    let w = World::new();
+    let responder =
+        ConfirmationResponder::spawn(&w.bus, ConfirmationPolicy::Approve, DecisionSource::User);
+    w.write("notes/groceries.txt", "milk\n\neggs\n");
+    w.write("notes/old.txt", "old\n");
+    let mut ctx = w.ctx();
+    ctx.request = Some("Remove the empty lines from ~/notes/groceries.txt".into());
+    let r = shell(&ctx, "rm -f ~/notes/groceries.txt").await;
+    let ToolOutcome::Refused { reason } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(
+        reason.contains("not to delete it") && reason.contains("drop_blank_lines"),
+        "{reason}"
+    );
+    assert!(w.home.join("notes/groceries.txt").exists());
+    assert!(
+        responder.requests().is_empty(),
+        "refused before anyone is asked"
+    );
+    // A removal of a file the request names as what goes is asked about as ever.
+    let mut ctx = w.ctx();
+    ctx.request = Some("Remove old.txt from ~/notes".into());
+    let r = shell(&ctx, "rm -f ~/notes/old.txt").await;
+    assert!(
+        !matches!(r.outcome, ToolOutcome::Refused { .. }),
+        "{:?}",
+        r.outcome
+    );
+    assert_eq!(responder.requests().len(), 1);
+    assert!(!w.home.join("notes/old.txt").exists());
+}
+
+#[tokio::test]
 async fn credentials_are_hidden_unless_the_request_names_them() {
     let w = World::new();
     let _responder =
