@@ -88,15 +88,20 @@ fn prepended(path: &Path, first: &str) -> Result<String, ToolError> {
 /// The largest existing file held against its re-typed replacement.
 const MAX_COMPARED_BYTES: u64 = 256 * 1024;
 
-/// Why `content` is no change in place of the text file at `path`: it keeps whole fewer
-/// than half of the file's non-blank lines, so it replaces the file rather than changing
-/// a part of it. `None` when the file does not exist, is not small text, or is kept.
-fn retyped(path: &Path, content: &str) -> Option<String> {
+/// The text of the file at `path`, when it is a UTF-8 text file of at most
+/// [`MAX_COMPARED_BYTES`]: what a new text is held against before it is written.
+fn existing_text(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_COMPARED_BYTES {
         return None;
     }
-    let old = String::from_utf8(std::fs::read(path).ok()?).ok()?;
+    String::from_utf8(std::fs::read(path).ok()?).ok()
+}
+
+/// Why `content` is no change in place of the file at `path`, whose text is `old`: it
+/// keeps whole fewer than half of its non-blank lines, so it replaces the file rather
+/// than changing a part of it.
+fn retyped(path: &Path, old: &str, content: &str) -> Option<String> {
     let new: std::collections::HashSet<&str> = content.lines().map(str::trim_end).collect();
     let lines: Vec<&str> = old
         .lines()
@@ -115,30 +120,11 @@ fn retyped(path: &Path, content: &str) -> Option<String> {
     })
 }
 
-/// Whether the file at `path` is a text file whose last line ends with a line break.
-fn ends_its_lines(path: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    if !meta.is_file() || meta.len() == 0 || meta.len() > MAX_COMPARED_BYTES {
-        return false;
-    }
-    std::fs::read(path)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .is_some_and(|text| text.ends_with('\n'))
-}
-
-/// Why appending `content` to the file at `path` would repeat it: the file already ends
-/// with that text. A small model that had just written a file whole appended the same
-/// text to it again.
-fn appended_again(path: &Path, content: &str) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_COMPARED_BYTES || content.trim().is_empty() {
-        return None;
-    }
-    let old = String::from_utf8(std::fs::read(path).ok()?).ok()?;
-    old.trim_end().ends_with(content.trim_end()).then(|| {
+/// Why appending `content` to the file at `path`, whose text is `old`, would repeat it:
+/// the file already ends with that text. A small model that had just written a file
+/// whole appended the same text to it again.
+fn appended_again(path: &Path, old: &str, content: &str) -> Option<String> {
+    (!content.trim().is_empty() && old.trim_end().ends_with(content.trim_end())).then(|| {
         format!(
             "{} already ends with this text; appending it would write it twice",
             path.display()
@@ -211,18 +197,24 @@ impl Tool for WriteFile {
                 "give `append` or `prepend`, not both".into(),
             ));
         }
+        let old = existing_text(&path);
         // A change in place keeps the rest of the file by code: re-typed whole, a small
         // model's JSON file lost two of its three fields to a version bump.
         if !append
             && !prepend
+            && let Some(old) = old.as_deref()
             && let Some(request) = ctx.request.as_deref()
             && crate::laws::requested::in_place_change(request).is_some()
             && !ctx.broker.task_owns(&ctx.task_id, &path)
-            && let Some(why) = retyped(&path, content)
+            && let Some(why) = retyped(&path, old, content)
         {
             return Err(ToolError::InvalidInput(why));
         }
-        if append && let Some(why) = appended_again(&path, content) {
+        if append
+            && let Some(why) = old
+                .as_deref()
+                .and_then(|old| appended_again(&path, old, content))
+        {
             return Err(ToolError::InvalidInput(why));
         }
         let (content, note) = if prepend && path.exists() {
@@ -230,7 +222,7 @@ impl Tool for WriteFile {
             let note = "the text was put before the file's own text, by code".to_string();
             (whole, Some(note))
         } else if !append
-            && ends_its_lines(&path)
+            && old.as_deref().is_some_and(|old| old.ends_with('\n'))
             && !content.is_empty()
             && !content.ends_with('\n')
         {
