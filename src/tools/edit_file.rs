@@ -228,6 +228,32 @@ pub(super) fn small_text(path: &Path, for_a_folder: &str, tool: &str) -> Result<
     })
 }
 
+/// Writes `after`, the text a call was prepared with, over the file at `path`. A file no
+/// longer there (the user chose to keep the old one in the Trash) gets it in its place,
+/// with no report of its own; a file that is there gets it only when `redo`, worked out
+/// from the file's text (read by `read`) now, gives the same text — a file changed since
+/// the question is left alone — and `redo`'s report comes back with what was written.
+pub(super) async fn write_prepared<T>(
+    call: &Prepared,
+    ctx: &ToolContext,
+    path: &Path,
+    after: &str,
+    read: fn(&Path) -> Result<String, ToolError>,
+    redo: impl FnOnce(&str) -> Result<(String, T), String>,
+) -> Result<(String, Option<T>), ToolError> {
+    if !path.exists() {
+        return Ok((write_text(call, ctx, path, after, false).await?, None));
+    }
+    let (text, done) = redo(&read(path)?).map_err(ToolError::Failed)?;
+    if text != after {
+        return Err(ToolError::Failed(format!(
+            "{} changed after the call was prepared; nothing was written",
+            crate::text::tilde(&path.display().to_string(), &ctx.config.home)
+        )));
+    }
+    Ok((write_text(call, ctx, path, after, false).await?, Some(done)))
+}
+
 fn text_param<'a>(input: &'a Value, name: &str) -> Result<&'a str, ToolError> {
     match input.get(name) {
         Some(Value::String(s)) => Ok(s),
@@ -340,26 +366,18 @@ impl Tool for EditFile {
             let replace = text_param(&call.input, "replace")?;
             let after = text_param(&call.input, "text_after")?;
             let shown = crate::text::tilde(&path.display().to_string(), &ctx.config.home);
-            if !path.exists() {
-                // The user chose to keep the old file in the Trash: the new text is
-                // written in its place.
-                let written = write_text(call, ctx, &path, after, false).await?;
-                return Ok(format!(
-                    "wrote the changed text of {shown} ({find:?} replaced with {replace:?})\n{written}"
-                ));
-            }
-            let old = text_of(&path)?;
-            let done = edit(&old, find, replace).map_err(ToolError::Failed)?;
-            if done.text != after {
-                return Err(ToolError::Failed(format!(
-                    "{shown} changed after the call was prepared; nothing was written"
-                )));
-            }
-            let written = write_text(call, ctx, &path, after, false).await?;
-            Ok(format!(
-                "replaced {}\n{written}",
-                report(&shown, find, replace, &done)
-            ))
+            let redo = |old: &str| edit(old, find, replace).map(|e| (e.text.clone(), e));
+            Ok(
+                match write_prepared(call, ctx, &path, after, text_of, redo).await? {
+                    (written, None) => format!(
+                        "wrote the changed text of {shown} ({find:?} replaced with {replace:?})\n{written}"
+                    ),
+                    (written, Some(done)) => format!(
+                        "replaced {}\n{written}",
+                        report(&shown, find, replace, &done)
+                    ),
+                },
+            )
         })
     }
 }

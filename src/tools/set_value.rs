@@ -25,7 +25,6 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::write_file::write_text;
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
 };
@@ -505,22 +504,12 @@ impl Tool for SetValue {
             let value = super::str_param(&call.input, "value")?;
             let after = super::str_param(&call.input, "text_after")?;
             let shown = crate::text::tilde(&path.display().to_string(), &ctx.config.home);
-            if !path.exists() {
-                // The user chose to keep the old file in the Trash: the new text is
-                // written in its place.
-                let written = write_text(call, ctx, &path, after, false).await?;
-                return Ok(format!(
-                    "wrote {shown} with {key} set to {value}\n{written}"
-                ));
-            }
-            let done = set(&text_of(&path)?, key, value).map_err(ToolError::Failed)?;
-            if done.text != after {
-                return Err(ToolError::Failed(format!(
-                    "{shown} changed after the call was prepared; nothing was written"
-                )));
-            }
-            let written = write_text(call, ctx, &path, after, false).await?;
-            Ok(format!("set {}\n{written}", report(&shown, &done)))
+            let redo = |old: &str| set(old, key, value).map(|s| (s.text.clone(), s));
+            let write = super::edit_file::write_prepared(call, ctx, &path, after, text_of, redo);
+            Ok(match write.await? {
+                (written, None) => format!("wrote {shown} with {key} set to {value}\n{written}"),
+                (written, Some(done)) => format!("set {}\n{written}", report(&shown, &done)),
+            })
         })
     }
 }
