@@ -143,6 +143,17 @@ impl ToolCallRecord {
     pub fn grounds(&self) -> bool {
         self.status == ToolCallStatus::Ok && self.failed_exit.is_none()
     }
+
+    /// Whether this call measurably changed `place` — the file itself, or something in
+    /// it when `place` is a folder. What an earlier call showed of that place is then the
+    /// state before the change, not the state now: it backs no claim about the end state
+    /// and is worth asking for again.
+    pub fn changed(&self, place: &str) -> bool {
+        let place = std::path::Path::new(place.trim());
+        self.status == ToolCallStatus::Ok
+            && place.is_absolute()
+            && self.effects.iter().any(|e| e.path.starts_with(place))
+    }
 }
 
 use crate::text::first_chars;

@@ -82,17 +82,24 @@ impl CallHistory {
     /// The earlier call with exactly this tool and input that ran (or was put to the
     /// user), with its 1-based number. A call a guard refused never ran: if it comes
     /// again, the same guard answers it again, or, where what made the guard refuse has
-    /// changed (a file written since), it runs.
+    /// changed (a file written since), it runs. A call whose place a later call changed
+    /// is no longer identical to a new one: asked again, it shows the place as it is now.
     pub(super) fn identical(
         &self,
         tool: &ToolRef,
         input: &Value,
     ) -> Option<(usize, ToolCallRecord)> {
-        self.lock()
+        let records = self.lock();
+        records
             .iter()
             .enumerate()
-            .find(|(_, r)| {
-                r.tool == *tool && r.input == *input && r.status != ToolCallStatus::Refused
+            .find(|(i, r)| {
+                r.tool == *tool
+                    && r.input == *input
+                    && r.status != ToolCallStatus::Refused
+                    && !records[i + 1..]
+                        .iter()
+                        .any(|later| later.changed(&r.target))
             })
             .map(|(i, r)| (i + 1, r.clone()))
     }

@@ -127,6 +127,21 @@ impl Toolbox {
             let err = ToolError::InvalidInput("the parameters must be a JSON object".into());
             return Err(Box::new(Decided::early(None, error_outcome(&err))));
         }
+        // A call whose parameters were refused before it ran (a file named where the
+        // tool works on folders, a form it does not have), asked for again unchanged,
+        // fails the same way: it is refused as a repeat, quoting why, not prepared again.
+        if let Some((n, earlier)) = ctx.history.identical(tool, input)
+            && earlier.status == ToolCallStatus::Error
+        {
+            return Err(Box::new(Decided::early(
+                None,
+                refuse(guards::duplicate_message(n, &earlier)),
+            )));
+        }
+        if let Some(earlier) = ctx.task_calls.failed_before(tool, input) {
+            let reason = guards::failed_before_message(tool, &target_of(input), &earlier);
+            return Err(Box::new(Decided::early(None, refuse(reason))));
+        }
         let prepared = match first.prepare(input, ctx) {
             Ok(p) => p,
             Err(err) => return Err(Box::new(Decided::early(None, error_outcome(&err)))),
@@ -152,7 +167,7 @@ impl Toolbox {
             .task_calls
             .failed_before(&prepared.tool, &prepared.input)
         {
-            let reason = guards::failed_before_message(&prepared, &earlier);
+            let reason = guards::failed_before_message(&prepared.tool, &prepared.target, &earlier);
             return Err(Box::new(Decided::early(Some(prepared), refuse(reason))));
         }
         let Some(runner) = self.tools.get(&prepared.tool).cloned() else {

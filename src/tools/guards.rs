@@ -216,14 +216,18 @@ pub fn repeats_a_failure(reason: &str) -> bool {
 
 /// Why a call that already failed in this task is not issued again: nothing the task did
 /// since could have changed what it saw, so it would fail the same way.
-pub fn failed_before_message(call: &Prepared, earlier: &super::context::EarlierFailure) -> String {
+pub fn failed_before_message(
+    tool: &ToolRef,
+    target: &str,
+    earlier: &super::context::EarlierFailure,
+) -> String {
     if earlier.same_path {
         return format!(
             "Refused: {} on this path ({}) {FAILED_BEFORE} ({}), and another value of the \
              call cannot change that. Use a path that exists and is what the tool reads (list \
              the folder to see the files in it).",
-            call.tool,
-            first_chars(&call.target, 120),
+            tool,
+            first_chars(target, 120),
             first_chars(earlier.error.trim(), 240)
         );
     }
@@ -231,8 +235,8 @@ pub fn failed_before_message(call: &Prepared, earlier: &super::context::EarlierF
         "Refused: this exact call ({} {}) {FAILED_BEFORE} ({}), and nothing has changed \
          files since, so it would fail the same way. Look at what is there first (list the \
          folder, or show the file's columns or keys) and change the call to fit what you saw.",
-        call.tool,
-        first_chars(&call.target, 120),
+        tool,
+        first_chars(target, 120),
         first_chars(earlier.error.trim(), 240)
     )
 }
@@ -539,7 +543,7 @@ mod tests {
                 error: "/h/dupes is a folder, not a file".into(),
                 same_path,
             };
-            let reason = failed_before_message(&call, &earlier);
+            let reason = failed_before_message(&call.tool, &call.target, &earlier);
             assert!(repeats_a_failure(&reason), "{reason}");
         }
         assert!(!repeats_a_failure(

@@ -449,6 +449,30 @@ async fn a_tool_asked_twice_for_calls_that_failed_is_no_longer_offered_to_the_su
     );
 }
 
+/// A change asked of a file, and what shows it made.
+const SHOPPING: (&str, &str) = (
+    "insert '# Shopping' at the top of list.txt",
+    "list.txt starts with # Shopping",
+);
+
+/// A sub-task R4a passes, whose user approves every Law 1 question, with `name` in its
+/// folder holding two lines: the fixture, the user and the file's path.
+async fn approving_with_file(
+    intent: &str,
+    criterion: &str,
+    name: &str,
+) -> (Effectors, ConfirmationResponder, PathBuf) {
+    let fx = passing(intent, criterion).await;
+    let user = ConfirmationResponder::spawn(
+        &fx.rig.bus,
+        ConfirmationPolicy::Approve,
+        DecisionSource::User,
+    );
+    let file = fx.dir.join(name);
+    std::fs::write(&file, "eggs\nbread\n").expect("file");
+    (fx, user, file)
+}
+
 #[tokio::test]
 async fn a_change_in_place_answered_with_how_things_are_is_sent_back_and_the_next_step_makes_it() {
     // Asked to replace a word, the model reads the file and tells a state. No call
@@ -519,16 +543,8 @@ async fn a_change_in_place_answered_with_how_things_are_is_sent_back_and_the_nex
 async fn a_read_asked_again_while_a_change_is_owed_asks_for_the_change() {
     // A small model that does not know how to make the change asks for the same read
     // again: the attempt does not end on that read's text; the change is asked for.
-    let intent = "insert '# Shopping' at the top of list.txt";
-    let criterion = "list.txt starts with # Shopping";
-    let mut fx = passing(intent, criterion).await;
-    let _user = ConfirmationResponder::spawn(
-        &fx.rig.bus,
-        ConfirmationPolicy::Approve,
-        DecisionSource::User,
-    );
-    let list = fx.dir.join("list.txt");
-    std::fs::write(&list, "eggs\nbread\n").expect("list");
+    let (intent, criterion) = SHOPPING;
+    let (mut fx, _user, list) = approving_with_file(intent, criterion, "list.txt").await;
     let path = list.display().to_string();
     fx.rig.server.push(
         Role::Executor,
@@ -560,6 +576,45 @@ async fn a_read_asked_again_while_a_change_is_owed_asks_for_the_change() {
     assert_eq!(
         std::fs::read_to_string(&list).expect("list"),
         "# Shopping\neggs\nbread\n"
+    );
+}
+
+#[tokio::test]
+async fn a_read_asked_again_after_a_change_to_its_file_is_a_new_look() {
+    // The same read before and after a change is two observations: the second runs and
+    // shows the file as it is now; the attempt does not end on the first one's text.
+    let (intent, criterion) = SHOPPING;
+    let (mut fx, _user, list) = approving_with_file(intent, criterion, "list.txt").await;
+    let path = list.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("read_file", json!({ "path": path })),
+            tool(
+                "write_file",
+                json!({ "path": path, "content": "# Shopping", "prepend": true }),
+            ),
+            tool("read_file", json!({ "path": path })),
+            finish("completed", "list.txt now starts with # Shopping.", "Done."),
+        ],
+    );
+    fx.plan(&[&task_subtask(&fx.dir, intent, criterion)]);
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched);
+    assert_eq!(fx.r3_prompts().len(), 4);
+    let sent = results(&fx.seen());
+    let calls = &sent[0].tool_calls;
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert_eq!(calls[2].status, ToolCallStatus::Ok, "{:?}", calls[2]);
+    assert!(
+        calls[2].output_head.starts_with("# Shopping\neggs"),
+        "{}",
+        calls[2].output_head
+    );
+    assert!(
+        sent[0].output.contains("now starts with"),
+        "{}",
+        sent[0].output
     );
 }
 

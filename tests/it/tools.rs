@@ -90,6 +90,15 @@ fn toolbox() -> Toolbox {
     ])
 }
 
+/// The tools that read, filter and delete files by their lines or names.
+fn line_tools() -> Toolbox {
+    Toolbox::with_tools(vec![
+        Arc::new(artoo::tools::ReadLines),
+        Arc::new(artoo::tools::ConvertFile),
+        Arc::new(artoo::tools::DeleteFiles),
+    ])
+}
+
 fn output(o: &ToolOutcome) -> &str {
     match o {
         ToolOutcome::Ok { output } => output,
@@ -647,6 +656,96 @@ async fn a_call_that_failed_is_not_repeated_in_another_sub_task_until_something_
         ToolCallStatus::Ok,
         "{}",
         third.for_model
+    );
+}
+
+#[tokio::test]
+async fn a_call_refused_for_its_parameters_is_refused_as_a_repeat_when_asked_again() {
+    let rig = Rig::new();
+    rig.write(
+        "notes/plan.md",
+        "# Plan\nTODO: fix the fence\nwater daily\n",
+    );
+    let first = rig.ctx();
+    let mut second = rig.ctx();
+    second.task_id = first.task_id.clone();
+    second.task_calls = first.task_calls.clone();
+    let tools = line_tools();
+    // Lines of a file are not files: the call fails before anything runs.
+    let delete = || json!({"from": "~/notes/plan.md", "names": "TODO"});
+    let failed = tools
+        .call(&first, &ToolName::DeleteFiles.into(), delete())
+        .await;
+    assert_eq!(failed.record.status, ToolCallStatus::Error, "{failed:?}");
+    let again = tools
+        .call(&second, &ToolName::DeleteFiles.into(), delete())
+        .await;
+    let ToolOutcome::Refused { reason } = &again.outcome else {
+        panic!("the same refused parameters again: {:?}", again.outcome)
+    };
+    assert!(
+        reason.contains("already failed earlier in this task") && reason.contains("is a file"),
+        "the refusal quotes the earlier error: {reason}"
+    );
+    assert!(artoo::tools::guards::repeats_a_failure(reason), "{reason}");
+    assert_eq!(
+        std::fs::read_to_string(rig.home.join("notes/plan.md")).expect("kept"),
+        "# Plan\nTODO: fix the fence\nwater daily\n"
+    );
+}
+
+#[tokio::test]
+async fn a_read_asked_again_after_a_call_changed_its_file_runs_and_shows_the_file_now() {
+    let rig = Rig::new();
+    let _responder =
+        ConfirmationResponder::spawn(&rig.bus, ConfirmationPolicy::Approve, DecisionSource::User);
+    rig.write(
+        "notes/plan.md",
+        "# Plan\nTODO: fix the fence\nwater daily\n",
+    );
+    let ctx = rig.ctx();
+    let tools = line_tools();
+    let count = || json!({"path": "~/notes/plan.md", "op": "count", "text": "TODO"});
+    let before = tools.call(&ctx, &ToolName::ReadLines.into(), count()).await;
+    assert!(
+        before.for_model.contains("1 of the 3 lines"),
+        "{}",
+        before.for_model
+    );
+    // Unchanged, the same read is the same call: refused as a duplicate.
+    let twice = tools.call(&ctx, &ToolName::ReadLines.into(), count()).await;
+    assert_eq!(twice.record.status, ToolCallStatus::Refused, "{twice:?}");
+    let changed = tools
+        .call(
+            &ctx,
+            &ToolName::ConvertFile.into(),
+            json!({"from": "~/notes/plan.md", "to": "~/notes/plan.md",
+                   "how": "drop_lines_containing", "text": "TODO"}),
+        )
+        .await;
+    assert_eq!(
+        changed.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        changed.for_model
+    );
+    assert!(
+        changed.record.changed(&before.record.target),
+        "the change is on record for the file read: {:?} / {}",
+        changed.record.effects,
+        before.record.target
+    );
+    let after = tools.call(&ctx, &ToolName::ReadLines.into(), count()).await;
+    assert_eq!(
+        after.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        after.for_model
+    );
+    assert!(
+        after.for_model.contains("0 of the 2 lines"),
+        "{}",
+        after.for_model
     );
 }
 

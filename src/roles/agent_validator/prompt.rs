@@ -127,7 +127,10 @@ fn input_text(call: &ToolCallRecord) -> String {
     }
 }
 
-fn render_call(out: &mut String, n: usize, call: &ToolCallRecord) {
+/// Renders call `n`; `changed_by` is the number of a later call that changed what this
+/// one looked at. Its output is then the place as it was, and is left out: a judge
+/// quoting it would judge the end state by the state before the change.
+fn render_call(out: &mut String, n: usize, call: &ToolCallRecord, changed_by: Option<usize>) {
     let _ = writeln!(
         out,
         "[{n}] {}: {} — {}",
@@ -135,7 +138,13 @@ fn render_call(out: &mut String, n: usize, call: &ToolCallRecord) {
         first_chars(&input_text(call), 400),
         status_line(call)
     );
-    if call.status == ToolCallStatus::Ok || !call.output_head.is_empty() {
+    if let Some(later) = changed_by {
+        let _ = writeln!(
+            out,
+            "    what it printed is out of date: call [{later}] changed this place after \
+             it, so the calls from [{later}] on show it as it is now"
+        );
+    } else if call.status == ToolCallStatus::Ok || !call.output_head.is_empty() {
         let head = if call.output_head.trim().is_empty() {
             "(nothing)".to_string()
         } else {
@@ -150,6 +159,19 @@ fn indent(text: &str) -> String {
         .map(|l| format!("    {l}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The number of the first call after call `i` that changed the place call `i` only
+/// looked at (a call that changed files itself is an event, never out of date).
+fn changed_by(calls: &[ToolCallRecord], i: usize) -> Option<usize> {
+    let call = &calls[i];
+    if !call.effects.is_empty() || call.status != ToolCallStatus::Ok {
+        return None;
+    }
+    calls[i + 1..]
+        .iter()
+        .position(|later| later.changed(&call.target))
+        .map(|k| i + k + 2)
 }
 
 /// The numbered tool calls of one attempt.
@@ -169,7 +191,7 @@ pub fn render_calls(calls: &[ToolCallRecord]) -> String {
             );
         }
         if calls.len() <= MAX_CALLS_SHOWN || i < keep_head || i >= calls.len() - keep_tail {
-            render_call(&mut out, i + 1, call);
+            render_call(&mut out, i + 1, call, changed_by(calls, i));
         }
     }
     out
@@ -258,7 +280,7 @@ pub fn judgement_prompt(
 mod tests {
     use super::*;
     use crate::clock::Clock as _;
-    use crate::contracts::{SubTaskId, TaskId};
+    use crate::contracts::{SubTaskId, TaskId, ToolRef};
     use crate::roles::agent_validator::fixtures::{call, result};
 
     #[test]
@@ -329,6 +351,46 @@ mod tests {
         let c = subtask.criteria_to_judge();
         assert_eq!(c.len(), 1);
         assert!(c[0].criterion.contains("rename a.txt to b.txt"));
+    }
+
+    #[test]
+    fn what_a_read_showed_before_a_later_call_changed_its_file_is_left_out() {
+        let read = |path: &str, printed: &str| {
+            let mut c = call("read_lines", ToolCallStatus::Ok, None);
+            c.input = serde_json::json!({ "path": path, "op": "count", "text": "TODO" });
+            c.target = path.into();
+            c.output_head = printed.into();
+            c
+        };
+        let mut change = call("convert_file", ToolCallStatus::Ok, None);
+        change.target = "/tmp/w/plan.md".into();
+        change.output_head = "wrote plan.md: 3 lines, 2 holding \"TODO\" left out".into();
+        change.effects = vec![crate::contracts::PathEffect {
+            path: "/tmp/w/plan.md".into(),
+            exists: true,
+            effect: "overwrite".into(),
+        }];
+        let calls = vec![
+            read("/tmp/w/plan.md", "2 of the 5 lines contain \"todo\""),
+            read("/tmp/w/other.md", "1 of the 4 lines contain \"todo\""),
+            change,
+            read("/tmp/w/plan.md", "0 of the 3 lines contain \"todo\""),
+        ];
+        let text = render_calls(&calls);
+        assert!(!text.contains("2 of the 5 lines"), "{text}");
+        assert!(
+            text.contains("what it printed is out of date: call [3] changed this place"),
+            "{text}"
+        );
+        // Another file's read, the change's own account and the read after it stand.
+        assert!(text.contains("1 of the 4 lines"), "{text}");
+        assert!(text.contains("2 holding \"TODO\" left out"), "{text}");
+        assert!(text.contains("0 of the 3 lines"), "{text}");
+        // A folder's listing is out of date once something in it changed.
+        let mut listing = read("/tmp/w", "plan.md other.md");
+        listing.tool = ToolRef::parse("list_files");
+        let calls = vec![listing, calls[2].clone()];
+        assert!(!render_calls(&calls).contains("plan.md other.md"));
     }
 
     #[test]

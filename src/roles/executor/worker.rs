@@ -68,7 +68,11 @@ struct Progress {
     /// The sub-task's first tool-call record of this attempt.
     first_record: usize,
     observed: Vec<Observed>,
-    /// Canonical calls of this attempt, by the result number they produced.
+    /// The place (path, folder or command) each observed call worked on, by its result
+    /// number less one.
+    places: Vec<String>,
+    /// Canonical calls of this attempt, by the result number they produced. A call whose
+    /// place a later call changed leaves it: asked again, it is a new look, not a repeat.
     called: Vec<(CallKey, usize)>,
     /// What the next turn is told first (a push-back), if anything.
     nudge: Option<String>,
@@ -101,6 +105,7 @@ impl Progress {
         Self {
             first_record,
             observed: Vec::new(),
+            places: Vec::new(),
             called: Vec::new(),
             nudge: None,
             nudged: false,
@@ -117,7 +122,11 @@ impl Progress {
 
     /// Records a call's result; after [`STALL_LIMIT`] failures in a row the model is
     /// made to finish.
-    fn record_call(&mut self, key: CallKey, seen: Observed) {
+    fn record_call(&mut self, key: CallKey, seen: Observed, record: &ToolCallRecord) {
+        let places = &self.places;
+        self.called
+            .retain(|(_, n)| !record.changed(&places[*n - 1]));
+        self.places.push(record.target.clone());
         self.stalled = if seen.status == ToolCallStatus::Ok {
             0
         } else {
@@ -584,12 +593,12 @@ impl Worker {
                 progress.first_record,
             )));
         }
-        let seen = if let Some((earlier, record)) = self.earlier_ok(&key) {
+        let (seen, record) = if let Some((earlier, record)) = self.earlier_ok(&key) {
             // The same call succeeded in an earlier attempt: its result is shown again
             // rather than run again, and its record joins this attempt's, so what the
             // attempt finishes with is backed by it as if it had run now.
-            self.ctx.history.recall(record);
-            earlier
+            self.ctx.history.recall(record.clone());
+            (earlier, record)
         } else {
             // The same call failed before in this sub-task (a call whose parameters were
             // refused before it ran, a folder where a file is read, fails again without a
@@ -602,6 +611,7 @@ impl Worker {
                 return ControlFlow::Break(Attempted::Cancelled);
             }
             let seen = Observed::of(&result);
+            self.forget_changed(&result.record);
             if seen.status == ToolCallStatus::Ok {
                 self.remember_ok(key.clone(), &seen, &result.record);
             }
@@ -624,7 +634,7 @@ impl Worker {
                      with what the results show and what could not be done."
                 ));
             }
-            seen
+            (seen, result.record)
         };
         // A call that failed, asked for again, shows the model has nothing new to try:
         // with a result in hand the attempt finishes now rather than spend the budget on
@@ -633,7 +643,7 @@ impl Worker {
             .called
             .iter()
             .any(|(k, n)| *k == key && retold(&progress.observed[*n - 1]));
-        progress.record_call(key, seen);
+        progress.record_call(key, seen, &record);
         let has_result = progress
             .observed
             .iter()
@@ -982,6 +992,12 @@ impl Worker {
             };
             (shown, record.clone())
         })
+    }
+
+    /// Forgets the remembered results of calls whose place `change` changed: shown again,
+    /// they would show the place as it was, not as it is.
+    fn forget_changed(&self, change: &ToolCallRecord) {
+        crate::sync::lock(&self.done).retain(|(_, _, record)| !change.changed(&record.target));
     }
 
     fn remember_ok(&self, key: CallKey, seen: &Observed, record: &ToolCallRecord) {
