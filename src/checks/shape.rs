@@ -92,11 +92,7 @@ pub fn check(
     {
         return Verdict::Misfit(why);
     }
-    let ok: Vec<&ToolCallRecord> = records
-        .iter()
-        .copied()
-        .filter(|r| r.status == ToolCallStatus::Ok)
-        .collect();
+    let ok: Vec<&ToolCallRecord> = succeeded(records);
     match shape {
         AnswerShape::Any | AnswerShape::Action | AnswerShape::YesNo | AnswerShape::Text => {
             Verdict::Unchecked
@@ -138,6 +134,15 @@ pub fn check(
         AnswerShape::Item => item(request, answer, &ok),
         AnswerShape::PerGroup => per_group(request, answer, &ok),
     }
+}
+
+/// The calls of `records` that ran and returned output.
+fn succeeded<'a>(records: &[&'a ToolCallRecord]) -> Vec<&'a ToolCallRecord> {
+    records
+        .iter()
+        .copied()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .collect()
 }
 
 /// Whether `r` only looked at the data's structure (read_table's schema view: columns,
@@ -434,11 +439,7 @@ pub fn unchanged_copy(request: &str, answer: &str, records: &[&ToolCallRecord]) 
     if super::said::changed_anything(records) || super::said::says_not(answer) {
         return None;
     }
-    let ok: Vec<&ToolCallRecord> = records
-        .iter()
-        .copied()
-        .filter(|r| r.status == ToolCallStatus::Ok)
-        .collect();
+    let ok: Vec<&ToolCallRecord> = succeeded(records);
     let copied = is_dump(answer, &ok) || copies_lines(answer, &ok);
     copied.then(|| {
         format!(
@@ -691,6 +692,39 @@ pub fn nth_of_a_listing(
 pub fn nth_stated(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
     let row = nth_row(request, records)?;
     (!names_row(answer, &row)).then(|| row.statement())
+}
+
+/// When the request asks which one (`shape` is an item), `answer` does not name one,
+/// and a read_lines call selected exactly one line of a file that no later call changed:
+/// that line, stated by code. The line a text selects, or the line at a position, is a
+/// selection code made; its text is the item a "which line" asks for, and a small model
+/// answers with the line's number alone.
+pub fn sole_stated(
+    shape: AnswerShape,
+    request: &str,
+    answer: &str,
+    records: &[&ToolCallRecord],
+) -> Option<String> {
+    if shape != AnswerShape::Item {
+        return None;
+    }
+    let ok: Vec<&ToolCallRecord> = succeeded(records);
+    if !matches!(item(request, answer, &ok), Verdict::Misfit(_)) {
+        return None;
+    }
+    let (i, line) = records.iter().enumerate().rev().find_map(|(i, r)| {
+        let read = r.grounds() && r.tool.builtin() == Some(ToolName::ReadLines);
+        read.then(|| crate::tools::sole_line(&r.output_head))
+            .flatten()
+            .map(|line| (i, line))
+    })?;
+    let place = &records[i].target;
+    if records[i + 1..].iter().any(|later| later.changed(place)) {
+        return None;
+    }
+    let mut chars = line.chars();
+    let first = chars.next()?.to_uppercase();
+    Some(format!("{first}{}", chars.as_str()))
 }
 
 /// Whether `answer` names the row's name as a whole word: "backup.zip", not
@@ -1007,6 +1041,48 @@ pub(crate) mod tests {
             failed_exit: None,
             effects: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_sole_line_a_read_selected_answers_which_line_when_the_answer_names_none() {
+        let request = "Which line of ~/notes/trip.txt mentions the deadline?";
+        let read = ok(
+            ToolName::ReadLines,
+            "/h/notes/trip.txt",
+            "1 of the 3 lines of /h/notes/trip.txt that contain \"deadline\" (case ignored) \
+             (33.3% of the lines):\nline 2: book hotel by the deadline of 12 May",
+        );
+        let stated = |answer: &str, records: &[&ToolCallRecord]| {
+            sole_stated(AnswerShape::Item, request, answer, records)
+        };
+        assert_eq!(
+            stated("line 2", &[&read]).as_deref(),
+            Some("Line 2: book hotel by the deadline of 12 May")
+        );
+        // An answer that names the line stands; so does any answer of another shape.
+        assert_eq!(
+            stated("The hotel line: book hotel by the deadline", &[&read]),
+            None
+        );
+        assert_eq!(
+            sole_stated(AnswerShape::Number, request, "2", &[&read]),
+            None
+        );
+        // Several lines selected, or the file changed after the read: code states none.
+        let several = ok(
+            ToolName::ReadLines,
+            "/h/notes/trip.txt",
+            "2 of the 3 lines of /h/notes/trip.txt that contain \"e\" (case ignored) \
+             (66.7% of the lines):\nline 1: pack bags\nline 2: book hotel",
+        );
+        assert_eq!(stated("line 2", &[&several]), None);
+        let mut change = ok(ToolName::EditFile, "/h/notes/trip.txt", "edited");
+        change.effects = vec![crate::contracts::PathEffect {
+            path: "/h/notes/trip.txt".into(),
+            exists: true,
+            effect: "overwrite".into(),
+        }];
+        assert_eq!(stated("line 2", &[&read, &change]), None);
     }
 
     fn table_max() -> ToolCallRecord {

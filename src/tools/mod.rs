@@ -76,7 +76,7 @@ pub use offer::{changes_files, changing_specs, offered_specs};
 pub use outcome::{ToolError, ToolOutcome, ToolResult};
 pub(crate) use process::scrub_env;
 pub use read_file::ReadFile;
-pub use read_lines::ReadLines;
+pub use read_lines::{ReadLines, sole_line};
 pub use read_table::ReadTable;
 pub use search::Search;
 pub use set_value::SetValue;

@@ -31,6 +31,10 @@ const MAX_SHOWN: usize = 50;
 /// Characters of one line shown at most.
 const MAX_LINE_CHARS: usize = 300;
 
+/// Lines a filtered count shows beside the count when it found at most this many: a
+/// count of "which line mentions …" then carries the line, and nobody asks again.
+const COUNT_SHOWS: usize = 3;
+
 /// The ops, in the order the grammar offers them.
 const OPS: [&str; 6] = ["count", "first", "last", "all", "distinct", "at"];
 
@@ -248,11 +252,22 @@ fn select(name: &str, text: &str, request: &Request) -> String {
                     total - blank
                 )
             }
-            // With the part's share of the whole, computed here: no model divides.
-            Some(_) if total > 0 => format!(
-                "{n} of the {of_total} of {name}{filter} ({}% of the lines).",
-                crate::text::percent(n, total)
-            ),
+            // With the part's share of the whole, computed here: no model divides; and
+            // with the lines themselves when they are few.
+            Some(_) if total > 0 => {
+                let head = format!(
+                    "{n} of the {of_total} of {name}{filter} ({}% of the lines)",
+                    crate::text::percent(n, total)
+                );
+                if (1..=COUNT_SHOWS).contains(&n) {
+                    std::iter::once(format!("{head}:"))
+                        .chain(chosen.iter().map(|(i, l)| shown(*i, l)))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                } else {
+                    format!("{head}.")
+                }
+            }
             Some(_) => format!("{n} of the {of_total} of {name}{filter}."),
         },
         Op::First | Op::Last => {
@@ -341,6 +356,33 @@ fn select(name: &str, text: &str, request: &Request) -> String {
             }
         }
     }
+}
+
+/// The one line a read_lines `output` selected, as shown (`line 2: …`), when it selected
+/// exactly one: the only line that holds the text, or the line at the position asked.
+/// A first or last line picked among several is not "the" line the text selects, and a
+/// line cut short is not whole; both give `None`.
+pub fn sole_line(output: &str) -> Option<String> {
+    let mut lines = output.lines();
+    let head = lines.next()?;
+    let one = head.starts_with("1 of the ")
+        || head.starts_with("The first of the 1 lines")
+        || head.starts_with("The last of the 1 lines")
+        || (head.starts_with("Line ") && head.ends_with(':'));
+    let shown: Vec<&str> = lines.filter(|l| is_shown(l)).collect();
+    match shown.as_slice() {
+        [line] if one && !line.ends_with(" […]") && !line.ends_with(": (blank)") => {
+            Some((*line).to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Whether `line` is a line as [`shown`] writes it: `line <number>: <text>`.
+fn is_shown(line: &str) -> bool {
+    line.strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+        .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 fn none_found(name: &str, of_total: &str, filter: &str) -> String {
@@ -452,7 +494,14 @@ mod tests {
     fn counts_say_what_was_counted() {
         assert_eq!(
             run(json!({"op": "count", "text": "upload"})),
-            "2 of the 6 lines of app.log that contain \"upload\" (case ignored) (33.3% of the lines)."
+            "2 of the 6 lines of app.log that contain \"upload\" (case ignored) (33.3% of the lines):\n\
+             line 3: 08:02 ERROR upload failed\n\
+             line 5: 08:03 Warning: upload slow"
+        );
+        // Many matches: the count alone.
+        assert_eq!(
+            run(json!({"op": "count", "text": "08:0"})),
+            "5 of the 6 lines of app.log that contain \"08:0\" (case ignored) (83.3% of the lines)."
         );
         assert_eq!(
             run(json!({"op": "count"})),
@@ -466,6 +515,34 @@ mod tests {
             run(json!({"op": "last", "text": "timeout"})),
             "None of the 6 lines of app.log that contain \"timeout\" (case ignored)."
         );
+    }
+
+    #[test]
+    fn the_sole_line_is_the_only_one_the_text_selects_or_the_one_at_a_position() {
+        use super::sole_line;
+        let only = "line 3: 08:02 ERROR upload failed";
+        for input in [
+            json!({"op": "count", "text": "error"}),
+            json!({"op": "all", "text": "error"}),
+            json!({"op": "last", "text": "error"}),
+            json!({"op": "at", "position": 3}),
+        ] {
+            assert_eq!(
+                sole_line(&run(input.clone())).as_deref(),
+                Some(only),
+                "{input}"
+            );
+        }
+        // One of several picked by its place, several, none, a blank line: no sole line.
+        for input in [
+            json!({"op": "last", "text": "warning"}),
+            json!({"op": "all", "text": "upload"}),
+            json!({"op": "count", "text": "timeout"}),
+            json!({"op": "at", "position": 4}),
+            json!({"op": "distinct", "text": "error"}),
+        ] {
+            assert_eq!(sole_line(&run(input.clone())), None, "{input}");
+        }
     }
 
     #[test]

@@ -1125,6 +1125,46 @@ async fn a_call_asked_for_again_whose_result_is_not_the_shape_asked_gets_one_fin
 }
 
 #[tokio::test]
+async fn which_line_answered_by_its_number_alone_is_stated_from_the_line_the_read_selected() {
+    let intent = "Which line of trip.txt mentions the deadline?";
+    let criterion = "the output is the line that mentions the deadline";
+    let mut fx = passing(intent, criterion).await;
+    let trip = fx.dir.join("trip.txt");
+    std::fs::write(
+        &trip,
+        "pack bags\nbook hotel by the deadline of 12 May\nwater plants\n",
+    )
+    .expect("trip");
+    let count = json!({"op": "count", "path": trip.display().to_string(), "text": "deadline"});
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("read_lines", count),
+            finish("completed", "line 2", "Found it."),
+            finish("completed", "line 2", "Found it."),
+            finish("completed", "line 2", "Found it."),
+        ],
+    );
+    let mut s = task_subtask(&fx.dir, intent, criterion);
+    s.answer = AnswerShape::Item;
+    fx.plan(&[&s]);
+
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let prompts = fx.r3_prompts();
+    assert_eq!(
+        prompts.len(),
+        4,
+        "two push-backs, then code states the line"
+    );
+    assert!(prompts[2].contains("names no item"), "{}", prompts[2]);
+    assert_eq!(
+        outcome.output,
+        json!("Line 2: book hotel by the deadline of 12 May")
+    );
+}
+
+#[tokio::test]
 async fn after_only_a_look_at_a_table_the_next_step_computes_before_a_finish_is_offered() {
     let (intent, criterion) = ("the average score", "the output is 75");
     let (mut fx, path) = scores_table(intent, criterion).await;

@@ -884,6 +884,21 @@ impl Worker {
                 return ControlFlow::Continue(());
             }
         }
+        // "Which one", still answered with no item once no push-back is left, while a
+        // call selected exactly one line: that line is the answer, stated by code.
+        let sole;
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let output = match (status == FinishStatus::Completed)
+            .then(|| shape::sole_stated(self.subtask.answer, &self.asked_words(), output, &refs))
+            .flatten()
+        {
+            Some(line) => {
+                tracing::info!(subtask = %self.subtask.subtask_id, %line, "the sole line stated by code");
+                sole = line;
+                sole.as_str()
+            }
+            None => output,
+        };
         let output = with_account(
             self.subtask.answer,
             output,
