@@ -19,6 +19,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+mod beyond;
 mod built_in;
 mod everyday;
 mod executor;
