@@ -121,6 +121,10 @@ mod tests {
                 "milk\neggs\nbread",
             ),
             ("把 notes.txt 里的 colour 替换成 color", "文件里是 color"),
+            (
+                "Put the line '# Shopping' at the top of ~/notes/list.txt",
+                "# Shopping\neggs\nbread",
+            ),
             // A negation about the file's state is no account of the change.
             (
                 "Remove the empty lines from ~/notes/groceries.txt",
@@ -176,6 +180,7 @@ mod tests {
             "Sort my downloads by size",
             "Convert ~/data/people.csv to JSON",
             "Add up the numbers in ~/data/expenses.txt",
+            "Put together a summary of ~/docs/style.md",
             "What does ~/docs/style.md say about colour?",
             "显示最近修改的文件",
         ] {

@@ -365,6 +365,7 @@ const IN_PLACE: &[&str] = &[
     "clear",
     "set",
     "add",
+    "put",
 ];
 
 /// The Chinese verbs of a change in place (anywhere in the request: the verb often comes
@@ -396,15 +397,20 @@ const IN_PLACE_CHINESE: &[&str] = &[
 /// The verb is the first of one of the request's lines (a task is checked as its intent
 /// and the user's words, a line each) after any opening phrase of place
 /// ([`crate::text::leading_verb`]), or a Chinese verb of [`IN_PLACE_CHINESE`]. "Add up"
-/// is a sum, not an addition to a file; "rewrite" asks for new text.
+/// is a sum, not an addition to a file, and "put together" a composition; "rewrite" asks
+/// for new text.
 pub fn in_place_change(request: &str) -> Option<String> {
     if let Some(word) = IN_PLACE_CHINESE.iter().find(|w| request.contains(**w)) {
         return Some((*word).to_string());
     }
     request.lines().find_map(|line| {
         let (verb, next) = crate::text::leading_verb(line)?;
-        let sum = verb == "add" && next.as_deref() == Some("up");
-        (!sum && IN_PLACE.iter().any(|stem| verb.starts_with(stem))).then_some(verb)
+        // "Add up" is a sum and "put together" a composition: new text, no change.
+        let new_text = matches!(
+            (verb.as_str(), next.as_deref()),
+            ("add", Some("up")) | ("put", Some("together"))
+        );
+        (!new_text && IN_PLACE.iter().any(|stem| verb.starts_with(stem))).then_some(verb)
     })
 }
 

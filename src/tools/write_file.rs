@@ -120,6 +120,22 @@ fn retyped(path: &Path, old: &str, content: &str) -> Option<String> {
     })
 }
 
+/// Why `content` should not replace the file at `path`, whose text is `old`: it is that
+/// text whole with something typed before or after it — an addition the file's own bytes
+/// need not be typed again for. Re-typing a file to put a heading first, a small model
+/// added a blank line nobody asked for.
+fn wrapped(path: &Path, old: &str, content: &str) -> Option<String> {
+    let kept = old.trim_end();
+    (!kept.trim().is_empty() && content.trim_end() != kept && content.contains(kept)).then(|| {
+        format!(
+            "{} exists, and this text is all of it with text added before or after: write \
+             only the new text, with prepend: true to put it first or append: true to put it \
+             last; the file's own text stays as it is, by code",
+            path.display()
+        )
+    })
+}
+
 /// Why appending `content` to the file at `path`, whose text is `old`, would repeat it:
 /// the file already ends with that text. A small model that had just written a file
 /// whole appended the same text to it again.
@@ -206,7 +222,7 @@ impl Tool for WriteFile {
             && let Some(request) = ctx.request.as_deref()
             && crate::laws::requested::in_place_change(request).is_some()
             && !ctx.broker.task_owns(&ctx.task_id, &path)
-            && let Some(why) = retyped(&path, old, content)
+            && let Some(why) = retyped(&path, old, content).or_else(|| wrapped(&path, old, content))
         {
             return Err(ToolError::InvalidInput(why));
         }

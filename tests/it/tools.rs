@@ -1038,6 +1038,43 @@ async fn a_file_asked_to_change_in_place_is_not_retyped_whole_by_write_file() {
         "milk\neggs\nbread\n"
     );
 
+    // The whole file re-typed with a line put first: only the new line is to be
+    // written, before the file's own text; refused, the file as it was.
+    let shopping = rig.write("notes/shopping.txt", "eggs\nbread\n");
+    let mut ctx = rig.ctx();
+    ctx.request = Some("Put the line '# Shopping' at the top of ~/notes/shopping.txt".into());
+    let wrapped = toolbox()
+        .call(
+            &ctx,
+            &ToolName::WriteFile.into(),
+            json!({"path": "~/notes/shopping.txt", "content": "# Shopping\n\neggs\nbread\n"}),
+        )
+        .await;
+    assert_eq!(wrapped.record.status, ToolCallStatus::Error);
+    assert!(
+        wrapped.for_model.contains("prepend: true"),
+        "{}",
+        wrapped.for_model
+    );
+    assert_eq!(std::fs::read_to_string(&shopping).unwrap(), "eggs\nbread\n");
+    let prepended = toolbox()
+        .call(
+            &ctx,
+            &ToolName::WriteFile.into(),
+            json!({"path": "~/notes/shopping.txt", "content": "# Shopping", "prepend": true}),
+        )
+        .await;
+    assert_eq!(
+        prepended.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        prepended.for_model
+    );
+    assert_eq!(
+        std::fs::read_to_string(&shopping).unwrap(),
+        "# Shopping\neggs\nbread\n"
+    );
+
     // A request for new text writes it whole.
     let mut ctx = rig.ctx();
     ctx.request = Some("Write a fresh package.json for the shop".into());
