@@ -130,7 +130,13 @@ struct TaskCallsInner {
     changes: u64,
     /// What the task's calls have shown of its data (column names, first-seen order).
     seen: super::Seen,
+    /// What the task's successful calls did to files, in order (at most
+    /// [`MAX_TASK_EFFECTS`]).
+    effects: Vec<PathEffect>,
 }
+
+/// Effects a task's memory keeps; a task that made more has its first ones.
+const MAX_TASK_EFFECTS: usize = 1_000;
 
 #[derive(Debug)]
 struct FailedCall {
@@ -245,6 +251,17 @@ impl TaskCalls {
         } else if record.status == ToolCallStatus::Ok && may_change_files(&record.tool) {
             inner.changes += 1;
         }
+        if record.status == ToolCallStatus::Ok {
+            let room = MAX_TASK_EFFECTS.saturating_sub(inner.effects.len());
+            inner
+                .effects
+                .extend(record.effects.iter().take(room).cloned());
+        }
+    }
+
+    /// What the task's successful calls have done to files so far, every sub-task's.
+    pub fn effects(&self) -> Vec<PathEffect> {
+        crate::sync::lock(&self.inner).effects.clone()
     }
 }
 

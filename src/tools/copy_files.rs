@@ -291,25 +291,7 @@ pub(super) fn select(
     let mut chosen: Vec<PathBuf> = Vec::new();
     let mut missing = Vec::new();
     for name in names {
-        let base = Path::new(name)
-            .file_name()
-            .map(|b| b.to_string_lossy().into_owned())
-            .unwrap_or_else(|| name.clone());
-        let matcher = GlobBuilder::new(&base)
-            .case_insensitive(true)
-            .literal_separator(true)
-            .build()
-            .map(|g| g.compile_matcher());
-        let hits: Vec<&PathBuf> = files
-            .iter()
-            .filter(|f| {
-                let file = f
-                    .file_name()
-                    .map(|n| n.to_string_lossy())
-                    .unwrap_or_default();
-                file == base || matcher.as_ref().is_ok_and(|m| m.is_match(file.as_ref()))
-            })
-            .collect();
+        let hits: Vec<&PathBuf> = files.iter().filter(|f| picks(name, f)).collect();
         if hits.is_empty() {
             missing.push(name.clone());
         }
@@ -320,6 +302,24 @@ pub(super) fn select(
         }
     }
     Ok((chosen, missing))
+}
+
+/// Whether `name` (a file name, or a pattern like `*.jpg`, case ignored; a folder part is
+/// ignored) picks the file at `path`.
+pub(super) fn picks(name: &str, path: &Path) -> bool {
+    let base = Path::new(name)
+        .file_name()
+        .map_or_else(|| name.to_string(), |b| b.to_string_lossy().into_owned());
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    file == base.as_str()
+        || GlobBuilder::new(&base)
+            .case_insensitive(true)
+            .literal_separator(true)
+            .build()
+            .is_ok_and(|g| g.compile_matcher().is_match(file.as_ref()))
 }
 
 /// Copies `file` into `to` under its own name, never over an existing file.

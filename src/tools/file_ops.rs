@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use super::copy_files::{
     Bounds, MAX_SIZE, MIN_SIZE, MODIFIED_WITHIN, OLDER_THAN, allowed_destination, destination,
-    names_of, param, select,
+    names_of, param, picks, select,
 };
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
@@ -95,12 +95,16 @@ fn inside_a_file(from: &Path, names: &[String], tool: ToolName) -> Option<String
     })
 }
 
+/// What a call selects.
+enum Selection {
+    /// The files it selects, existing now, and the names that selected nothing.
+    Files(Vec<PathBuf>, Vec<String>),
+    /// Nothing is left, because the task already moved or deleted what it names.
+    Done,
+}
+
 /// The files a call selects, existing now, and the names that selected nothing.
-fn selected(
-    input: &Value,
-    ctx: &ToolContext,
-    tool: ToolName,
-) -> Result<(PathBuf, Vec<PathBuf>, Vec<String>), ToolError> {
+fn selected(input: &Value, ctx: &ToolContext, tool: ToolName) -> Result<Selection, ToolError> {
     let from = ctx.resolve_read_path(param(input, &["from", "source", "folder", "path"])?);
     if !from.exists() {
         return Err(ToolError::NotFound(format!(
@@ -122,13 +126,8 @@ fn selected(
             from.display()
         )));
     }
-    if files.is_empty()
-        && let Some(done) = done_before(ctx, &from)
-    {
-        return Err(ToolError::Failed(format!(
-            "nothing matches any more: earlier in this sub-task {done}. That is done; do not \
-             call {tool} again for it, finish with what was done"
-        )));
+    if files.is_empty() && done_before(ctx, tool, &from, input).is_some() {
+        return Ok(Selection::Done);
     }
     if files.is_empty() {
         let why = format!(
@@ -160,20 +159,31 @@ fn selected(
             files.len()
         )));
     }
-    Ok((from, files, missing))
+    Ok(Selection::Files(files, missing))
 }
 
-/// What earlier calls of this sub-task already deleted or moved out of `from`, in words,
-/// when any did: a second call that finds nothing left is the first call's success, not
-/// a missing folder.
-fn done_before(ctx: &ToolContext, from: &Path) -> Option<String> {
-    let records = ctx.history.records();
+/// What earlier calls of this task — of any of its sub-tasks — already did of what a
+/// `tool` call with `input` asks: deleted from `from`, or moved to where it says, of the
+/// files its names pick (all, when it names none), in words, when any did. A later call
+/// that finds nothing left is that call's success, not a missing folder, and a replan
+/// that asks for the same move again is told it is done.
+fn done_before(ctx: &ToolContext, tool: ToolName, from: &Path, input: &Value) -> Option<String> {
+    let names = names_of(input);
+    // A move is done where it went: into the folder (or to the name) this call gives.
+    let to = param(input, &["to", "destination", "target"])
+        .ok()
+        .filter(|t| !t.contains('*'))
+        .map(|t| ctx.resolve_read_path(t));
     let mut gone: Vec<String> = Vec::new();
-    for e in records.iter().flat_map(|r| &r.effects) {
-        let left = matches!(e.effect.as_str(), "delete" | "delete the contents of")
+    for e in &ctx.task_calls.effects() {
+        let left = tool == ToolName::DeleteFiles
+            && matches!(e.effect.as_str(), "delete" | "delete the contents of")
             && e.path.starts_with(from);
-        let arrived = e.effect == "move";
-        if left || arrived {
+        let arrived = tool == ToolName::MoveFiles
+            && e.effect == "move"
+            && to.as_ref().is_none_or(|to| e.path.starts_with(to));
+        let named = names.is_empty() || names.iter().any(|n| picks(n, &e.path));
+        if (left || arrived) && named {
             let name = e
                 .path
                 .file_name()
@@ -183,6 +193,30 @@ fn done_before(ctx: &ToolContext, from: &Path) -> Option<String> {
         }
     }
     (!gone.is_empty()).then(|| gone.join(", "))
+}
+
+/// The call that finds its work already done by the task: it runs as itself (no shell
+/// command, nothing to ask about) and says what was done ([`already_done`]).
+fn done_call(tool: ToolName, input: &Value, ctx: &ToolContext) -> Prepared {
+    let from = param(input, &["from", "source", "folder", "path"]).unwrap_or_default();
+    let target = ctx.resolve_read_path(from).display().to_string();
+    Prepared::plain(tool, input.clone(), target)
+}
+
+/// The output of a move or deletion prepared as already done: what the task did earlier,
+/// and that this call changed nothing. A typed call that is not that never runs as
+/// itself (it runs as the shell command it prepared).
+fn already_done(tool: ToolName, call: &Prepared, ctx: &ToolContext) -> Result<String, ToolError> {
+    let from = ctx.resolve_read_path(param(&call.input, &["from", "source", "folder", "path"])?);
+    match done_before(ctx, tool, &from, &call.input) {
+        Some(done) => Ok(format!(
+            "already done: earlier in this task {done}, and nothing else matches. This call \
+             changed nothing; what it asks for is done"
+        )),
+        None => Err(ToolError::Failed(format!(
+            "{tool} runs as the shell command it prepared"
+        ))),
+    }
 }
 
 /// The prepared shell call a typed call becomes, with a note of what it is.
@@ -220,7 +254,9 @@ impl Tool for MoveFiles {
     }
 
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        let (_, files, missing) = selected(input, ctx, ToolName::MoveFiles)?;
+        let Selection::Files(files, missing) = selected(input, ctx, ToolName::MoveFiles)? else {
+            return Ok(done_call(ToolName::MoveFiles, input, ctx));
+        };
         let home = &ctx.config.home;
         let raw_to = param(input, &["to", "destination", "target"])?;
         if let Some(renames) = renamed_by_pattern(raw_to, &files, ctx)? {
@@ -270,12 +306,8 @@ impl Tool for MoveFiles {
         Ok(as_shell(ToolName::MoveFiles, command, &missing, home))
     }
 
-    fn run<'a>(&'a self, _call: &'a Prepared, _ctx: &'a ToolContext) -> ToolFuture<'a> {
-        Box::pin(async {
-            Err(ToolError::Failed(
-                "move_files runs as the shell command it prepared".into(),
-            ))
-        })
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move { already_done(ToolName::MoveFiles, call, ctx) })
     }
 }
 
@@ -360,7 +392,9 @@ impl Tool for DeleteFiles {
     }
 
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError> {
-        let (_, files, missing) = selected(input, ctx, ToolName::DeleteFiles)?;
+        let Selection::Files(files, missing) = selected(input, ctx, ToolName::DeleteFiles)? else {
+            return Ok(done_call(ToolName::DeleteFiles, input, ctx));
+        };
         let paths: Vec<String> = files.iter().map(|f| quoted(f)).collect();
         let command = format!("rm -f -- {}", paths.join(" "));
         Ok(as_shell(
@@ -371,12 +405,8 @@ impl Tool for DeleteFiles {
         ))
     }
 
-    fn run<'a>(&'a self, _call: &'a Prepared, _ctx: &'a ToolContext) -> ToolFuture<'a> {
-        Box::pin(async {
-            Err(ToolError::Failed(
-                "delete_files runs as the shell command it prepared".into(),
-            ))
-        })
+    fn run<'a>(&'a self, call: &'a Prepared, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move { already_done(ToolName::DeleteFiles, call, ctx) })
     }
 }
 

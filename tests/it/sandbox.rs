@@ -944,6 +944,39 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
     assert!(w.home.join("work/logs/a.log").exists() && w.home.join("work/logs/b.log").exists());
     assert!(!w.home.join("work/a.log").exists() && w.home.join("work/keep.md").exists());
     assert!(requests(&responder).is_empty());
+    // The same move asked again by a replan's sub-task is done, and said so; a move of
+    // the same files somewhere else is not done, and finds nothing to move.
+    let mut replan = w.ctx();
+    replan.task_id = ctx.task_id.clone();
+    replan.task_calls = ctx.task_calls.clone();
+    let again = Toolbox::standard()
+        .call(
+            &replan,
+            &ToolName::MoveFiles.into(),
+            json!({"from": "~/work", "names": "*.log", "to": "~/work/logs"}),
+        )
+        .await;
+    assert_ok(&again);
+    assert!(
+        again
+            .for_model
+            .contains("already done: earlier in this task moved a.log, moved b.log"),
+        "{}",
+        again.for_model
+    );
+    let elsewhere = Toolbox::standard()
+        .call(
+            &replan,
+            &ToolName::MoveFiles.into(),
+            json!({"from": "~/work", "names": "*.log", "to": "~/archive"}),
+        )
+        .await;
+    assert!(
+        matches!(&elsewhere.outcome, ToolOutcome::Error { .. }),
+        "{}",
+        elsewhere.for_model
+    );
+    assert!(w.home.join("work/logs/a.log").exists() && !w.home.join("archive").exists());
     // Renaming one file.
     let r = call(
         ToolName::MoveFiles,
@@ -1025,20 +1058,44 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
         .await;
     assert_ok(&r);
     assert!(!w.home.join("notes/b.txt").exists());
-    // Asked again in the same sub-task: what is gone is the first call's success.
-    let again = Toolbox::standard()
+    // Asked again in the same sub-task, or in a replan's sub-task of the same task: what
+    // is gone is the first call's success, said as such; nothing runs and nobody is asked.
+    let mut replan = w.ctx();
+    replan.task_id = later.task_id.clone();
+    replan.task_calls = later.task_calls.clone();
+    let asked_before = requests(&responder).len();
+    for ctx in [&later, &replan] {
+        let again = Toolbox::standard()
+            .call(
+                ctx,
+                &ToolName::DeleteFiles.into(),
+                json!({"from": "~/notes", "names": "b.txt"}),
+            )
+            .await;
+        assert_ok(&again);
+        assert!(
+            again
+                .for_model
+                .contains("already done: earlier in this task deleted b.txt"),
+            "{}",
+            again.for_model
+        );
+    }
+    assert_eq!(requests(&responder).len(), asked_before);
+    // Another task did not delete it: for that task it is missing.
+    let mut other = w.ctx();
+    other.task_id = TaskId::mint();
+    let missing = Toolbox::standard()
         .call(
-            &later,
+            &other,
             &ToolName::DeleteFiles.into(),
             json!({"from": "~/notes", "names": "b.txt"}),
         )
         .await;
     assert!(
-        again
-            .for_model
-            .contains("earlier in this sub-task deleted b.txt"),
+        matches!(&missing.outcome, ToolOutcome::Error { .. }),
         "{}",
-        again.for_model
+        missing.for_model
     );
     // Names that match nothing are said, not guessed at.
     let r = call(
