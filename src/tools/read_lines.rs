@@ -254,10 +254,11 @@ fn select(name: &str, text: &str, request: &Request) -> String {
             }
             // With the part's share of the whole, computed here: no model divides; and
             // with the lines themselves when they are few.
-            Some(_) if total > 0 => {
+            Some(c) if total > 0 => {
                 let head = format!(
-                    "{n} of the {of_total} of {name}{filter} ({}% of the lines)",
-                    crate::text::percent(n, total)
+                    "{n} of the {of_total} of {name}{filter} ({}% of the lines){}",
+                    crate::text::percent(n, total),
+                    occurrences(&chosen, c)
                 );
                 if (1..=COUNT_SHOWS).contains(&n) {
                     std::iter::once(format!("{head}:"))
@@ -356,6 +357,37 @@ fn select(name: &str, text: &str, request: &Request) -> String {
             }
         }
     }
+}
+
+/// How often `text` (lower-cased) occurs in the chosen lines, when that is not once per
+/// line: in all, and as a whole word (not inside a longer word). A count of lines is not a
+/// count of times, and "apple" is in "pineapple".
+fn occurrences(chosen: &[(usize, &str)], text: &str) -> String {
+    let mut all = 0usize;
+    let mut whole = 0usize;
+    for (_, line) in chosen {
+        let line = line.to_lowercase();
+        for (at, _) in line.match_indices(text) {
+            all += 1;
+            let before = line[..at].chars().next_back();
+            let after = line[at + text.len()..].chars().next();
+            let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if !part(before) && !part(after) {
+                whole += 1;
+            }
+        }
+    }
+    // Whole words are counted only for a text that is a word.
+    let a_word = text.chars().all(char::is_alphanumeric);
+    if all == chosen.len() && (whole == all || !a_word) {
+        return String::new();
+    }
+    let word = if a_word {
+        format!(", {whole} of them as a whole word")
+    } else {
+        String::new()
+    };
+    format!("; \"{text}\" occurs {all} times in all{word}")
 }
 
 /// The one line a read_lines `output` selected, as shown (`line 2: …`), when it selected
@@ -514,6 +546,24 @@ mod tests {
         assert_eq!(
             run(json!({"op": "last", "text": "timeout"})),
             "None of the 6 lines of app.log that contain \"timeout\" (case ignored)."
+        );
+    }
+
+    #[test]
+    fn a_count_of_lines_says_how_often_the_text_occurs_when_that_differs() {
+        let fruit =
+            "apple pie, apple juice and apple jam\nbanana\npineapple tart\nan Apple a day\n";
+        let out = select(
+            "fruit.txt",
+            fruit,
+            &Request::from_json(&json!({"op": "count", "text": "apple"})).unwrap(),
+        );
+        assert!(
+            out.starts_with(
+                "3 of the 4 lines of fruit.txt that contain \"apple\" (case ignored) (75% of \
+                 the lines); \"apple\" occurs 5 times in all, 4 of them as a whole word:"
+            ),
+            "{out}"
         );
     }
 

@@ -381,7 +381,7 @@ pub(super) fn has_delimiter(text: &str) -> bool {
 }
 
 /// The delimiter among `,` tab `;` `|` that splits the first records most consistently
-/// (quoted fields respected), or `None` when none occurs.
+/// (quoted fields respected), or `None` when none splits more than half of them alike.
 fn sniff(text: &str, prefer_tab: bool) -> Option<u8> {
     let mut end = text.len().min(SNIFF_BYTES);
     while !text.is_char_boundary(end) {
@@ -402,7 +402,9 @@ fn sniff(text: &str, prefer_tab: bool) -> Option<u8> {
                 mode = (n, c);
             }
         }
-        if mode.0 == 0 {
+        // A table's delimiter splits most of its records alike; prose with a comma in
+        // one line of four is not a table of two columns.
+        if mode.0 == 0 || (records.len() > 1 && mode.0 * 2 <= records.len()) {
             continue;
         }
         let preference = if prefer_tab && d == b'\t' {

@@ -127,6 +127,21 @@ fn tab_file() {
 }
 
 #[test]
+fn prose_with_a_comma_in_one_line_is_not_a_table() {
+    let text = "apple pie, apple juice and apple jam\nbanana\npineapple tart\nan Apple a day\n";
+    let out = failure(
+        "fruit.txt",
+        text,
+        json!({"op": "sum", "column": "apple pie"}),
+    );
+    assert!(out.contains("plain text, not a table"), "{out}");
+    // Rows that mostly share the delimiter are a table, a ragged row or two included.
+    let text = "name,score\nAnn,10\nBob,30\nnote without a score\nCy,20\n";
+    let out = answer("s.txt", text, json!({"op": "sum", "column": "score"}));
+    assert!(out.contains("sum of score = 60"), "{out}");
+}
+
+#[test]
 fn pipe_file() {
     let text = "a|b\n1|2\n3|4\n";
     let out = answer("p.txt", text, json!({"op": "sum", "column": "b"}));
