@@ -317,6 +317,26 @@ pub struct SubTask {
 }
 
 impl SubTask {
+    /// Sub-task `sequence` of the task `parent`, asking for `intent`, with nothing else
+    /// set: no context, no criteria (its intent is judged), no deadline, no blocked tools
+    /// or targets, an answer of any shape and none of the user's words.
+    pub fn new(parent: TaskId, sequence: i64, intent: impl Into<String>) -> Self {
+        Self {
+            subtask_id: SubTaskId::mint(),
+            parent_task_id: parent,
+            intent: intent.into(),
+            context: String::new(),
+            success_criteria: Vec::new(),
+            sequence,
+            deadline: None,
+            blocked_tools: Vec::new(),
+            blocked_targets: Vec::new(),
+            confirm_tools: Vec::new(),
+            answer: AnswerShape::default(),
+            request: None,
+        }
+    }
+
     /// The criteria a validator judges: the plan's, or, when the planner gave none, the
     /// intent itself, so that nothing passes vacuously.
     pub fn criteria_to_judge(&self) -> Vec<Criterion> {

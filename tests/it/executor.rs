@@ -619,6 +619,103 @@ async fn a_read_asked_again_after_a_change_to_its_file_is_a_new_look() {
 }
 
 #[tokio::test]
+async fn a_file_the_sub_task_asks_to_make_is_owed_until_a_call_writes_it() {
+    // Asked to combine two lists into a new file, a small model read both and finished
+    // saying the new file was written. The finish goes back, and the next step may only
+    // call a tool that changes files.
+    let intent = "combine a.txt and b.txt into a new file all.txt";
+    let criterion = "all.txt holds the lines of a.txt, then those of b.txt";
+    let mut fx = passing(intent, criterion).await;
+    let (a, b, all) = (
+        fx.dir.join("a.txt"),
+        fx.dir.join("b.txt"),
+        fx.dir.join("all.txt"),
+    );
+    std::fs::write(&a, "apples\npears\n").expect("a");
+    std::fs::write(&b, "milk\n").expect("b");
+    let path = |p: &Path| p.display().to_string();
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool("read_file", json!({ "path": path(&a) })),
+            tool("read_file", json!({ "path": path(&b) })),
+            finish("completed", "The lines are in all.txt.", "Combined."),
+            tool(
+                "write_file",
+                json!({ "path": path(&all), "content": "apples\npears\nmilk\n" }),
+            ),
+            finish(
+                "completed",
+                "Wrote all.txt: apples, pears, milk.",
+                "Combined.",
+            ),
+        ],
+    );
+    let mut s = task_subtask(&fx.dir, intent, criterion);
+    s.context = format!("Files: {}, {}, {}", path(&a), path(&b), path(&all));
+    fx.plan(&[&s]);
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 5);
+    assert!(
+        prompts[3].contains("asks for all.txt to be made"),
+        "{}",
+        prompts[3]
+    );
+    let owed = asked_schema(&fx.rig.server.requests_from(Role::Executor)[3]);
+    assert!(
+        owed.contains("\"write_file\"") && !owed.contains("\"read_file\""),
+        "{owed}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&all).expect("all"),
+        "apples\npears\nmilk\n"
+    );
+    // The inputs are as they were.
+    assert_eq!(std::fs::read_to_string(&a).expect("a"), "apples\npears\n");
+}
+
+#[tokio::test]
+async fn a_question_whether_a_file_is_there_is_answered_by_its_absence() {
+    // The model read the file asked about, found it missing and reported a failure: the
+    // absence is the answer to "is there …?", stated by code.
+    let intent = "Is there a file called budget.xlsx in the folder?";
+    let criterion = "the output says whether budget.xlsx exists";
+    // For a question of another shape the missing file stays the failure reported.
+    for (shape, status) in [
+        (AnswerShape::YesNo, ExecutionStatus::Completed),
+        (AnswerShape::Number, ExecutionStatus::Failed),
+    ] {
+        let mut fx = passing(intent, criterion).await;
+        std::fs::write(fx.dir.join("budget.xls"), "PK").expect("xls");
+        let budget = fx.dir.join("budget.xlsx");
+        fx.rig.server.push(
+            Role::Executor,
+            [
+                tool("read_file", json!({ "path": budget.display().to_string() })),
+                finish("failed", "The file does not exist.", "Could not read it."),
+            ],
+        );
+        let mut s = task_subtask(&fx.dir, intent, criterion);
+        s.answer = shape;
+        s.context = format!("File: {}", budget.display());
+        fx.plan(&[&s]);
+        fx.outcome().await;
+        let sent = results(&fx.seen());
+        assert_eq!(sent[0].status, status, "{shape:?}: {}", sent[0].output);
+        if shape == AnswerShape::YesNo {
+            assert!(
+                sent[0].output.starts_with("No: ")
+                    && sent[0].output.contains("budget.xlsx does not exist"),
+                "{}",
+                sent[0].output
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_change_in_place_found_not_needed_stands_as_said() {
     // Asked to replace a word that is not there: the honest account is no misfit, and
     // nothing is forced.

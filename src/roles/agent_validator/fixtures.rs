@@ -45,3 +45,11 @@ pub(super) fn result(
         interrupted: None,
     }
 }
+
+/// A sub-task with `intent`, one criterion restating it, and no context.
+pub(super) fn subtask(intent: &str) -> crate::contracts::SubTask {
+    crate::contracts::SubTask {
+        success_criteria: vec![crate::contracts::Criterion::new(intent)],
+        ..crate::contracts::SubTask::new(TaskId::mint(), 1, intent)
+    }
+}

@@ -6,8 +6,8 @@
 //! a judgement names its criterion, quotes evidence, and the attempt's calls can ground it.
 
 use crate::contracts::{
-    Criterion, CriterionVerdict, FailureClass, GapPoint, MixedFailureClass, ToolCallRecord,
-    ToolCallStatus, Verdict,
+    AnswerShape, Criterion, CriterionVerdict, FailureClass, GapPoint, MixedFailureClass, SubTask,
+    ToolCallRecord, ToolCallStatus, Verdict,
 };
 use crate::ggs::grounding;
 use crate::text::{first_chars, fold};
@@ -276,6 +276,49 @@ pub fn absence_shown(
     verdicts
 }
 
+/// Absence answers a question whether something is there: for a sub-task that asks yes
+/// or no, a call that failed as not-found on a path the sub-task names, and a report that
+/// answers "no", a failed criterion about that path (it names the file, or speaks of its
+/// existence) is met — the not-found is the evidence that it is not there. Checked by
+/// code.
+pub fn absent_named(
+    mut verdicts: Vec<CriterionVerdict>,
+    subtask: &SubTask,
+    calls: &[ToolCallRecord],
+    report: &str,
+) -> Vec<CriterionVerdict> {
+    if subtask.answer != AnswerShape::YesNo || !fold(report).trim_start().starts_with("no") {
+        return verdicts;
+    }
+    let subject = format!("{}\n{}", subtask.intent, subtask.context);
+    let Some((n, missing)) = calls.iter().enumerate().find_map(|(i, c)| {
+        crate::ggs::evidence::missing_resource(c)
+            .filter(|path| crate::ggs::evidence::names(&subject, path))
+            .map(|path| (i + 1, path))
+    }) else {
+        return verdicts;
+    };
+    let name = fold(
+        missing
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(&missing),
+    );
+    for v in verdicts.iter_mut().filter(|v| v.failed()) {
+        let criterion = fold(&v.criterion);
+        if criterion.contains(&name) || criterion.contains("exist") {
+            v.verdict = Verdict::Pass;
+            v.failure_class = None;
+            v.evidence = format!(
+                "checked by code: call [{n}] found no {} there, and the report says no",
+                first_chars(&missing, 120)
+            );
+        }
+    }
+    verdicts
+}
+
 /// The class of one attempt from its failing verdicts.
 pub fn attempt_class(verdicts: &[CriterionVerdict]) -> Option<MixedFailureClass> {
     let mut classes = verdicts
@@ -456,6 +499,42 @@ mod tests {
             )[0]
             .failed()
         );
+    }
+
+    #[test]
+    fn a_file_not_found_answers_a_question_whether_it_is_there() {
+        let mut subtask = crate::roles::agent_validator::fixtures::subtask(
+            "Is there a file called budget.xlsx in ~/Documents?",
+        );
+        subtask.answer = AnswerShape::YesNo;
+        let mut missing = call("read_file", ToolCallStatus::Error, None);
+        missing.failure = Some(crate::contracts::ToolFailure::NotFound);
+        missing.error = Some("no such file: /home/u/Documents/budget.xlsx".into());
+        let calls = [missing];
+        let fail = |criterion: &str| {
+            vec![CriterionVerdict::for_criterion(
+                &Criterion::new(criterion),
+                Verdict::Fail,
+            )]
+        };
+        let judged = |criterion: &str, report: &str, subtask: &SubTask| {
+            absent_named(fail(criterion), subtask, &calls, report)
+        };
+        let v = judged(
+            "the output says whether budget.xlsx exists",
+            "No: ~/Documents/budget.xlsx does not exist.",
+            &subtask,
+        );
+        assert!(!v[0].failed(), "{v:?}");
+        assert!(v[0].evidence.starts_with("checked by code"), "{v:?}");
+        // A report that says yes, a criterion about something else, or a question of
+        // another shape: the model's verdict stands.
+        let no = "No: ~/Documents/budget.xlsx does not exist.";
+        assert!(judged("budget.xlsx exists", "Yes, it is there.", &subtask)[0].failed());
+        assert!(judged("the answer is polite", no, &subtask)[0].failed());
+        let mut count = subtask.clone();
+        count.answer = AnswerShape::Number;
+        assert!(judged("the output says whether budget.xlsx exists", no, &count)[0].failed());
     }
 
     #[test]

@@ -280,24 +280,15 @@ pub fn judgement_prompt(
 mod tests {
     use super::*;
     use crate::clock::Clock as _;
-    use crate::contracts::{SubTaskId, TaskId, ToolRef};
+    use crate::contracts::{TaskId, ToolRef};
     use crate::roles::agent_validator::fixtures::{call, result};
 
     #[test]
     fn the_prompt_separates_ground_truth_from_the_claim() {
         let subtask = SubTask {
-            subtask_id: SubTaskId::mint(),
-            parent_task_id: TaskId::mint(),
-            intent: "count the files".into(),
             context: "in /tmp/x".into(),
             success_criteria: vec![Criterion::new("the count is a number")],
-            sequence: 1,
-            deadline: None,
-            blocked_tools: vec![],
-            blocked_targets: vec![],
-            confirm_tools: vec![],
-            answer: Default::default(),
-            request: None,
+            ..SubTask::new(TaskId::mint(), 1, "count the files")
         };
         let mut ok = call("shell", ToolCallStatus::Ok, None);
         ok.output_head = "3".into();
@@ -334,20 +325,7 @@ mod tests {
 
     #[test]
     fn a_subtask_without_criteria_is_judged_on_its_intent() {
-        let subtask = SubTask {
-            subtask_id: SubTaskId::mint(),
-            parent_task_id: TaskId::mint(),
-            intent: "rename a.txt to b.txt".into(),
-            context: String::new(),
-            success_criteria: vec![],
-            sequence: 1,
-            deadline: None,
-            blocked_tools: vec![],
-            blocked_targets: vec![],
-            confirm_tools: vec![],
-            answer: Default::default(),
-            request: None,
-        };
+        let subtask = SubTask::new(TaskId::mint(), 1, "rename a.txt to b.txt");
         let c = subtask.criteria_to_judge();
         assert_eq!(c.len(), 1);
         assert!(c[0].criterion.contains("rename a.txt to b.txt"));

@@ -9,8 +9,8 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::judge::{
-    absence_shown, calls_to_avoid, default_class, failing_verdicts, gap_point, ground_in_calls,
-    unmet_summary, verdicts_from,
+    absence_shown, absent_named, calls_to_avoid, default_class, failing_verdicts, gap_point,
+    ground_in_calls, unmet_summary, verdicts_from,
 };
 use super::precheck::{self, precheck};
 use super::prompt::judgement_prompt;
@@ -301,6 +301,7 @@ impl Validation {
         ];
         let verdicts = ground_in_calls(verdicts, calls, &request.result.output, &given);
         let verdicts = absence_shown(verdicts, calls, &request.result.output);
+        let verdicts = absent_named(verdicts, &track.subtask, calls, &request.result.output);
         track
             .points
             .push(gap_point(track.attempts() + 1, &verdicts));
@@ -484,18 +485,8 @@ mod tests {
 
     fn subtask() -> SubTask {
         SubTask {
-            subtask_id: SubTaskId::mint(),
-            parent_task_id: TaskId::mint(),
-            intent: "name the largest file".into(),
-            context: String::new(),
             success_criteria: vec![Criterion::new(CRITERION)],
-            sequence: 1,
-            deadline: None,
-            blocked_tools: vec![],
-            blocked_targets: vec![],
-            confirm_tools: vec![],
-            answer: Default::default(),
-            request: None,
+            ..SubTask::new(TaskId::mint(), 1, "name the largest file")
         }
     }
 

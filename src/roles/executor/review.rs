@@ -313,6 +313,16 @@ pub fn untouched_nudge(names: &[String]) -> String {
     )
 }
 
+/// What the model is told when its finish leaves a file the sub-task asks to make
+/// unwritten. Its next step may only call a tool that changes files.
+pub fn unwritten_nudge(names: &[String]) -> String {
+    format!(
+        "Your finish was not accepted: the sub-task asks for {} to be made, and no call has \
+         written it. Write it now.",
+        names.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

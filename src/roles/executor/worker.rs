@@ -34,7 +34,7 @@ use tokio::time::Instant;
 use super::prompt::{Observed, Offer, Turn, state_prompt, system_prompt};
 use super::review::{
     NamedFile, UNBACKED_NUDGE, copies_the_example, misquote_nudge, shape_nudge, stale_quote,
-    stale_quote_nudge, untouched, untouched_nudge, with_account,
+    stale_quote_nudge, untouched, untouched_nudge, unwritten_nudge, with_account,
 };
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use super::{Shared, schema};
@@ -774,6 +774,20 @@ impl Worker {
         summary: &str,
     ) -> ControlFlow<Attempted> {
         let records = self.records_since(progress.first_record);
+        // "Is there …?", and a call found what the sub-task names missing: the absence is
+        // the answer, stated by code with its evidence, whatever the model made of it.
+        if self.subtask.answer == AnswerShape::YesNo
+            && denial(&records).is_none()
+            && let Some(answer) = self.absence_answer(&records)
+        {
+            tracing::info!(subtask = %self.subtask.subtask_id, %answer, "absence stated by code");
+            return ControlFlow::Break(Attempted::Result(self.result(
+                attempt,
+                ExecutionStatus::Completed,
+                answer,
+                progress.first_record,
+            )));
+        }
         // A denial settles the attempt (failed) before any push-back.
         let unbacked =
             status == FinishStatus::Completed && !any_ok(&records) && denial(&records).is_none();
@@ -794,6 +808,21 @@ impl Worker {
             let refs: Vec<&ToolCallRecord> = records.iter().collect();
             if let Some(why) = crate::checks::claims::untold_effects(output, &refs) {
                 progress.nudge = Some(shape_nudge(&why));
+                return ControlFlow::Continue(());
+            }
+        }
+        // A file the sub-task asks to make, still unwritten, is owed: the finish goes
+        // back once, and the next step may only call a tool that changes files.
+        if status == FinishStatus::Completed
+            && denial(&records).is_none()
+            && !progress.pressed_for_change
+            && !progress.must_finish
+            && step + 1 < max_steps
+        {
+            let owed = self.unwritten();
+            if !owed.is_empty() && self.change_unmade(progress) {
+                progress.pressed_for_change = true;
+                progress.nudge = Some(unwritten_nudge(&owed));
                 return ControlFlow::Continue(());
             }
         }
@@ -968,20 +997,20 @@ impl Worker {
         pressed && self.change_unmade(progress)
     }
 
-    /// Whether the sub-task's words ask for a change in place
-    /// ([`crate::laws::requested::in_place_change`]) that is not made: its calls have
-    /// read something and changed nothing, none was put to the user, this attempt has not
-    /// tried a tool that changes files (a failed try is the model's to answer), and some
-    /// such tool is still offered.
+    /// Whether the sub-task owes a change it has not made — a change in place its words
+    /// ask for ([`crate::laws::requested::in_place_change`]) while its calls changed
+    /// nothing, or a file it asks to make that is still unwritten ([`Worker::unwritten`])
+    /// — while its calls have read something, none was put to the user, this attempt has
+    /// not tried a tool that changes files (a failed try is the model's to answer), and
+    /// some such tool is still offered.
     fn change_unmade(&self, progress: &Progress) -> bool {
-        if crate::laws::requested::in_place_change(&self.asked_words()).is_none() {
-            return false;
-        }
         let records = self.ctx.history.records();
         let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let in_place = crate::laws::requested::in_place_change(&self.asked_words()).is_some()
+            && !crate::checks::said::changed_anything(&refs);
+        let owed = in_place || !self.unwritten().is_empty();
         let looked = records.iter().any(|r| r.status == ToolCallStatus::Ok);
-        let untouched = !crate::checks::said::changed_anything(&refs)
-            && records.iter().all(|r| r.confirmation.is_none());
+        let untouched = owed && records.iter().all(|r| r.confirmation.is_none());
         let tried = records
             .iter()
             .skip(progress.first_record)
@@ -992,6 +1021,55 @@ impl Worker {
                 !stuck.contains(&s.name) && s.name.builtin().is_none_or(tools::changes_files)
             });
         looked && untouched && !tried && can_change
+    }
+
+    /// "No", with where it was looked for, when a call of the attempt found a path the
+    /// sub-task names missing (a not-found failure naming it) and no call of the attempt
+    /// listed a file of that name elsewhere: the answer to a question whether it is there.
+    fn absence_answer(&self, records: &[ToolCallRecord]) -> Option<String> {
+        let subject = format!("{}\n{}", self.asked_words(), self.subtask.context);
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let missing = records.iter().find_map(|r| {
+            crate::ggs::evidence::missing_resource(r)
+                .filter(|path| crate::ggs::evidence::names(&subject, path))
+        })?;
+        let name = missing
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(&missing)
+            .to_lowercase();
+        if shape::listed(&[name], &refs).is_some() {
+            return None;
+        }
+        let home = &self.shared.config.home;
+        Some(format!(
+            "No: {} does not exist (looked for by the tools: no such file or folder).",
+            crate::text::tilde(&missing, home)
+        ))
+    }
+
+    /// The files the sub-task names that did not exist when it began, when its words ask
+    /// to make files (Law 1's vocabulary of writing: write, save, create, combine, …) and
+    /// no successful call of the sub-task has written them yet: outputs it owes.
+    fn unwritten(&self) -> Vec<String> {
+        let words = self.asked_words();
+        if !crate::laws::requested::asks_for(crate::laws::EffectKind::Overwrite, &words) {
+            return Vec::new();
+        }
+        let records = self.ctx.history.records();
+        let written: Vec<String> = records
+            .iter()
+            .filter(|r| r.status == ToolCallStatus::Ok)
+            .flat_map(|r| &r.effects)
+            .filter_map(|e| e.path.file_name())
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .collect();
+        self.files
+            .iter()
+            .filter(|f| !f.folders.is_empty() && !written.contains(&f.name))
+            .map(|f| f.name.clone())
+            .collect()
     }
 
     /// The result of an identical call that succeeded in an earlier attempt.
