@@ -1,7 +1,7 @@
 //! The tasks README.md shows as examples, word for word, on the real model: what a new
 //! user types first must answer correctly with no settings (`scripts/real-model-suite
-//! --suite readme`; CI runs the first one). Judged like the other suites: by the answer
-//! and the files on disk ([`super::harness`]).
+//! --suite readme`; CI runs only their judges, without a model). Judged like the other
+//! suites: by the answer and the files on disk ([`super::harness`]).
 
 use std::path::Path;
 
