@@ -184,6 +184,46 @@ fn year(word: &str) -> Option<i32> {
         .flatten()
 }
 
+/// The span of days a value names on its own, first and last day included: a calendar
+/// date (that day), a month of a year (`2026-03`, `2026/3`, `March 2026`, `Mar 2026`,
+/// `2026年3月`), or a year (`2026`). `None` for anything else — a month without its
+/// year names no span.
+pub(super) fn period(text: &str) -> Option<(NaiveDate, NaiveDate)> {
+    let text = text.trim();
+    if let [day] = dates_in(text).as_slice() {
+        return Some((*day, *day));
+    }
+    let month_of = |y: i32, m: u32| {
+        let first = NaiveDate::from_ymd_opt(y, m, 1)?;
+        let last = first.checked_add_months(Months::new(1))?.pred_opt()?;
+        Some((first, last))
+    };
+    // 2026年3月
+    if let Some((y, rest)) = text.split_once('年') {
+        let m = rest.strip_suffix('月')?;
+        return month_of(year(y.trim())?, m.trim().parse().ok()?);
+    }
+    let parts = words(text);
+    match parts.as_slice() {
+        [y] => {
+            let y = year(y)?;
+            Some((
+                NaiveDate::from_ymd_opt(y, 1, 1)?,
+                NaiveDate::from_ymd_opt(y, 12, 31)?,
+            ))
+        }
+        [a, b] => {
+            let (y, m) = match (year(a), year(b)) {
+                (Some(y), None) => (y, month_number(b).or_else(|| number(b))?),
+                (None, Some(y)) => (y, month_number(a).or_else(|| number(a))?),
+                _ => return None,
+            };
+            month_of(y, m)
+        }
+        _ => None,
+    }
+}
+
 /// The calendar dates of `text`, in the order written, without repeats.
 pub(super) fn dates_in(text: &str) -> Vec<NaiveDate> {
     let mut out: Vec<NaiveDate> = Vec::new();
@@ -414,6 +454,29 @@ mod tests {
             ],
             "2024 is a leap year"
         );
+    }
+
+    #[test]
+    fn a_value_names_a_day_a_month_of_a_year_or_a_year() {
+        let d = |y, m, day| NaiveDate::from_ymd_opt(y, m, day).unwrap();
+        let march = Some((d(2026, 3, 1), d(2026, 3, 31)));
+        for text in [
+            "2026-03",
+            "2026/3",
+            "March 2026",
+            "mar 2026",
+            "2026 March",
+            "2026年3月",
+            "03/2026",
+        ] {
+            assert_eq!(period(text), march, "{text}");
+        }
+        assert_eq!(period("2024-02"), Some((d(2024, 2, 1), d(2024, 2, 29))));
+        assert_eq!(period("2026"), Some((d(2026, 1, 1), d(2026, 12, 31))));
+        assert_eq!(period("2026-03-15"), Some((d(2026, 3, 15), d(2026, 3, 15))));
+        for text in ["March", "Lyon", "12", "2026-13", "Ana 2026", "1 2 3"] {
+            assert_eq!(period(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -12,6 +12,12 @@ mod dates;
 mod times;
 mod units;
 
+/// The span of days `text` names on its own (a date, a month of a year, a year), first
+/// and last day included.
+pub fn period(text: &str) -> Option<(chrono::NaiveDate, chrono::NaiveDate)> {
+    dates::period(text)
+}
+
 /// The calendar dates written in `text`, in order, each once.
 pub fn dates_in(text: &str) -> Vec<chrono::NaiveDate> {
     dates::dates_in(text)

@@ -196,7 +196,7 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "equals",
         "string",
         false,
-        "the value where_column must have (case-insensitive)",
+        "the value where_column must have (case-insensitive); for a column of dates, a month or a year keeps the rows dated in it (2026-03, March 2026, 2026)",
     ),
     (
         "json_path",

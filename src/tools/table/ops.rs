@@ -79,16 +79,36 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         Some((col, want)) => {
             let want_lower = want.trim().to_lowercase();
             let want_num = t.number(want);
+            // A month or a year asked of a column of dates: the rows whose date falls in
+            // it ("March 2026" is every day of that month), by the calendar, not by text.
+            // A cell that is a number is no date, whatever its digits.
+            let span = crate::calc::period(want);
+            let in_span = |cell: &str| {
+                span.is_some_and(|(first, last)| {
+                    t.number(cell).is_none()
+                        && crate::calc::dates_in(cell)
+                            .first()
+                            .is_some_and(|d| (first..=last).contains(d))
+                })
+            };
             let kept: Vec<&Row> = all
                 .into_iter()
                 .filter(|r| {
                     let cell = r.cells[col].trim();
                     cell.to_lowercase() == want_lower
                         || want_num.is_some_and(|w| t.number(cell) == Some(w))
+                        || in_span(cell)
                 })
                 .collect();
+            let dated = kept.iter().any(|r| in_span(r.cells[col].trim()));
+            let days = match span {
+                Some((first, last)) if dated && first != last => {
+                    format!(" (dates {first} to {last})")
+                }
+                _ => String::new(),
+            };
             out.push_str(&format!(
-                "\nwhere {} = {:?}: {} of {} rows ({}%)",
+                "\nwhere {} = {:?}{days}: {} of {} rows ({}%)",
                 shown_name(t, col, max_chars),
                 cut(want, max_chars),
                 kept.len(),

@@ -127,6 +127,36 @@ fn tab_file() {
 }
 
 #[test]
+fn a_month_asked_of_a_date_column_keeps_the_rows_dated_in_it() {
+    let orders = "id,date,customer,total\n1,2026-02-27,Ana,20.00\n2,2026-03-02,Bo,15.50\n\
+3,2026-03-15,Cy,8.00\n4,2025-03-20,Di,12.00\n5,2026-03-31,Ed,30.00\n6,2026-04-01,Fe,9.90\n";
+    for month in ["March 2026", "2026-03", "2026年3月"] {
+        let out = answer(
+            "orders.csv",
+            orders,
+            json!({"op": "count", "where_column": "date", "equals": month}),
+        );
+        assert!(
+            out.contains("(dates 2026-03-01 to 2026-03-31): 3 of 6 rows"),
+            "{month}: {out}"
+        );
+    }
+    let out = answer(
+        "orders.csv",
+        orders,
+        json!({"op": "sum", "column": "total", "where_column": "date", "equals": "2025"}),
+    );
+    assert!(out.contains("sum of total = 12"), "{out}");
+    // A value that is no period still compares as text.
+    let out = answer(
+        "orders.csv",
+        orders,
+        json!({"op": "count", "where_column": "customer", "equals": "bo"}),
+    );
+    assert!(out.contains("1 of 6 rows"), "{out}");
+}
+
+#[test]
 fn prose_with_a_comma_in_one_line_is_not_a_table() {
     let text = "apple pie, apple juice and apple jam\nbanana\npineapple tart\nan Apple a day\n";
     let out = failure(
