@@ -168,6 +168,17 @@ pub fn percent(n: usize, total: usize) -> String {
     text.strip_suffix(".0").unwrap_or(&text).to_string()
 }
 
+/// A token that is a file's name: letters before a dot and letters after it
+/// (`notes.txt`, `IMG_0042.jpeg`), not a number or a version.
+pub fn is_file_name(t: &str) -> bool {
+    t.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=8).contains(&ext.len())
+            && ext.chars().any(char::is_alphabetic)
+            && ext.chars().all(char::is_alphanumeric)
+    })
+}
+
 /// Words a request may open with before its verb.
 const LEAD_INS: &[&str] = &[
     "please", "kindly", "can", "could", "would", "will", "you", "now", "then", "just", "go",

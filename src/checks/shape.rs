@@ -94,9 +94,8 @@ pub fn check(
     }
     let ok: Vec<&ToolCallRecord> = succeeded(records);
     match shape {
-        AnswerShape::Any | AnswerShape::Action | AnswerShape::YesNo | AnswerShape::Text => {
-            Verdict::Unchecked
-        }
+        AnswerShape::YesNo => yes_unshown(request, answer, &ok),
+        AnswerShape::Any | AnswerShape::Action | AnswerShape::Text => Verdict::Unchecked,
         // A listing copied whole is a list; a list must name what the tools showed.
         AnswerShape::List => list(request, answer, &ok),
         _ if is_dump(answer, &ok) && shape != AnswerShape::File => Verdict::Misfit(format!(
@@ -143,6 +142,49 @@ fn succeeded<'a>(records: &[&'a ToolCallRecord]) -> Vec<&'a ToolCallRecord> {
         .copied()
         .filter(|r| r.status == ToolCallStatus::Ok)
         .collect()
+}
+
+/// A yes to a question whether a file the request names is there (a name with an
+/// extension) is backed only by a tool that showed that name whole: a search by name
+/// that found `budget.xlsx.bak` shows no `budget.xlsx`, and a small model answered "yes"
+/// from it. Other answers code cannot check here.
+fn yes_unshown(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
+    let says_yes = crate::text::fold(answer)
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        == Some("yes");
+    let named: Vec<String> = request
+        .split(char::is_whitespace)
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '~' && c != '/'))
+        .map(|w| w.rsplit('/').next().unwrap_or(w).to_lowercase())
+        .filter(|w| is_file_name(w))
+        .collect();
+    if !says_yes || named.is_empty() {
+        return Verdict::Unchecked;
+    }
+    let shown = ok
+        .iter()
+        .map(|r| r.output_head.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    match named.iter().find(|name| !names_whole(&shown, name)) {
+        Some(name) => Verdict::Misfit(format!(
+            "the request asks whether {name} is there, and no tool showed a file named \
+             exactly {name} (a name that only contains it is another file): answer from \
+             what the tools showed"
+        )),
+        None => Verdict::Fits,
+    }
+}
+
+/// Whether `text` holds `name` as a whole file name: not inside a longer name
+/// (`budget.xlsx` is not in `budget.xlsx.bak` nor in `old-budget.xlsx`).
+fn names_whole(text: &str, name: &str) -> bool {
+    let part =
+        |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    text.match_indices(name).any(|(at, _)| {
+        !part(text[..at].chars().next_back()) && !part(text[at + name.len()..].chars().next())
+    })
 }
 
 /// Whether `r` only looked at the data's structure (read_table's schema view: columns,
@@ -1044,6 +1086,39 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_yes_about_a_named_file_needs_a_tool_that_showed_that_name_whole() {
+        let request = "Is there a file called budget.xlsx in ~/Documents?";
+        let near = ok(
+            ToolName::Mdfind,
+            "budget.xlsx",
+            "/h/Documents/budget.xlsx.bak (1 found; searched a walk of 4 entries)",
+        );
+        let check = |answer: &str, r: &ToolCallRecord| {
+            super::check(AnswerShape::YesNo, request, answer, &[r])
+        };
+        assert!(matches!(check("yes", &near), Verdict::Misfit(_)));
+        assert!(matches!(
+            check("Yes, it is there.", &near),
+            Verdict::Misfit(_)
+        ));
+        // The exact name shown, or an answer that is not a yes: nothing to send back.
+        let exact = ok(
+            ToolName::ListFiles,
+            "/h/Documents",
+            "~/Documents, files: 2 found\nbudget.xlsx\t3 KB\nbudget.xlsx.bak\t3 KB",
+        );
+        assert_eq!(check("yes", &exact), Verdict::Fits);
+        assert_eq!(
+            check("No, only budget.xlsx.bak.", &near),
+            Verdict::Unchecked
+        );
+        assert_eq!(
+            super::check(AnswerShape::YesNo, "Is it raining?", "yes", &[&near]),
+            Verdict::Unchecked
+        );
+    }
+
+    #[test]
     fn the_sole_line_a_read_selected_answers_which_line_when_the_answer_names_none() {
         let request = "Which line of ~/notes/trip.txt mentions the deadline?";
         let read = ok(
@@ -1125,7 +1200,8 @@ pub(crate) mod tests {
             check(AnswerShape::YesNo, request, "no", &[&top]),
             Verdict::Unchecked
         );
-        // A yes, or a "no" about a file no listing showed, is not denied.
+        // A yes the deep listing backs fits; a "no" about a file no listing showed is
+        // not denied.
         assert_eq!(
             check(
                 AnswerShape::YesNo,
@@ -1133,7 +1209,7 @@ pub(crate) mod tests {
                 "Yes: archive/2025/tax-2025.pdf",
                 &[&deep]
             ),
-            Verdict::Unchecked
+            Verdict::Fits
         );
         assert_eq!(
             check(

@@ -221,6 +221,19 @@ fn render(search: &Search, mut found: Vec<PathBuf>, source: &str) -> String {
         out.push(format!("(… and {} more)", total - MAX_RESULTS));
     }
     out.push(format!("({total} found; searched {source})"));
+    // A query that is a whole file name, found only inside longer names: said, so no
+    // one takes `budget.xlsx.bak` for `budget.xlsx`.
+    let query = search.query.to_lowercase();
+    let exact = found.iter().any(|p| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().to_lowercase() == query)
+    });
+    if crate::text::is_file_name(&query) && !query.contains(['*', '?']) && !exact {
+        out.push(format!(
+            "(none of them is named exactly \"{}\": these names only contain it)",
+            search.query
+        ));
+    }
     out.join("\n")
 }
 

@@ -1690,6 +1690,38 @@ async fn mdfind_falls_back_to_a_bounded_walk_without_an_index() {
 }
 
 #[tokio::test]
+async fn a_name_search_says_when_no_file_has_exactly_the_name_asked() {
+    let rig = Rig::new();
+    rig.write("Documents/budget.xlsx.bak", "PK");
+    rig.write("Documents/budget.xls", "PK");
+    let docs = rig.home.join("Documents").to_string_lossy().into_owned();
+    let search = |query: &'static str| {
+        // A sub-task each: the same search again in one sub-task is a repeat.
+        let (ctx, docs) = (rig.ctx(), docs.clone());
+        async move {
+            let r = toolbox()
+                .call(
+                    &ctx,
+                    &ToolName::Mdfind.into(),
+                    json!({"query": query, "onlyin": docs}),
+                )
+                .await;
+            output(&r.outcome).to_string()
+        }
+    };
+    let out = search("budget.xlsx").await;
+    assert!(out.contains("budget.xlsx.bak"), "{out}");
+    assert!(
+        out.contains("none of them is named exactly \"budget.xlsx\""),
+        "{out}"
+    );
+    // Found by its exact name (in any case), or asked by a pattern: nothing to add.
+    rig.write("Documents/Budget.XLSX", "PK");
+    assert!(!search("budget.xlsx").await.contains("named exactly"));
+    assert!(!search("budget*").await.contains("named exactly"));
+}
+
+#[tokio::test]
 async fn a_name_search_that_finds_nothing_for_words_says_how_to_search_the_text() {
     let rig = Rig::new();
     let notes = rig.home.join("notes");
