@@ -136,6 +136,46 @@ fn wrapped(path: &Path, old: &str, content: &str) -> Option<String> {
     })
 }
 
+/// Why adding `content` to the file at `path`, whose text is `old`, would put the file in
+/// twice: the text holds all of it. Refused a re-typed file with a heading before it, a
+/// small model appended the same text, the file's own lines and all.
+fn holds_it_all(path: &Path, old: &str, content: &str) -> Option<String> {
+    // Whole lines, in a row: a one-line file "a" is not in "banana".
+    let lines =
+        |t: &str| -> Vec<String> { t.trim().lines().map(|l| l.trim_end().to_string()).collect() };
+    let (kept, added) = (lines(old), lines(content));
+    let holds = !kept.is_empty()
+        && kept.iter().any(|l| !l.is_empty())
+        && added.windows(kept.len()).any(|w| w == kept.as_slice());
+    holds.then(|| {
+        format!(
+            "this text holds all of {} already: adding it would put the file's text in \
+             twice; write only the new text",
+            path.display()
+        )
+    })
+}
+
+/// Why `content` is not the text of lines but read_lines' display of them: every line
+/// starts `line <n>: `, the number read_lines shows beside each line. Told to write a
+/// file's lines without repeats, a small model wrote what read_lines had shown, numbers
+/// and repeats included.
+fn numbered_lines(content: &str) -> Option<String> {
+    let numbered = |l: &str| {
+        l.strip_prefix("line ")
+            .and_then(|rest| rest.split_once(": "))
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let lines: Vec<&str> = content.lines().filter(|l| !l.trim().is_empty()).collect();
+    (lines.len() >= 2 && lines.iter().all(|l| numbered(l))).then(|| {
+        "every line of this text starts with \"line <n>: \", the number read_lines shows \
+         beside a line, which is not part of the line: write the lines' own text, or make \
+         the file from the original with convert_file (it keeps, drops, sorts or \
+         de-duplicates lines by code)"
+            .to_string()
+    })
+}
+
 /// Why appending `content` to the file at `path`, whose text is `old`, would repeat it:
 /// the file already ends with that text. A small model that had just written a file
 /// whole appended the same text to it again.
@@ -231,6 +271,16 @@ impl Tool for WriteFile {
                 .as_deref()
                 .and_then(|old| appended_again(&path, old, content))
         {
+            return Err(ToolError::InvalidInput(why));
+        }
+        if (append || prepend)
+            && let Some(why) = old
+                .as_deref()
+                .and_then(|old| holds_it_all(&path, old, content))
+        {
+            return Err(ToolError::InvalidInput(why));
+        }
+        if let Some(why) = numbered_lines(content) {
             return Err(ToolError::InvalidInput(why));
         }
         let (content, note) = if prepend && path.exists() {

@@ -998,6 +998,33 @@ async fn overwriting_with_write_file_asks_and_a_denial_leaves_the_file_untouched
 }
 
 #[tokio::test]
+async fn a_file_is_not_written_with_the_line_numbers_read_lines_shows() {
+    let rig = Rig::new();
+    let ctx = rig.ctx();
+    let shown = json!({"path": "~/logs/unique.txt",
+                       "content": "line 1: cy\nline 2: ana\nline 4: bo\n"});
+    let refused = toolbox()
+        .call(&ctx, &ToolName::WriteFile.into(), shown)
+        .await;
+    assert_eq!(refused.record.status, ToolCallStatus::Error);
+    assert!(
+        refused.for_model.contains("convert_file"),
+        "{}",
+        refused.for_model
+    );
+    assert!(!rig.home.join("logs/unique.txt").exists());
+    // A text of its own that mentions lines is written.
+    let own = json!({"path": "~/logs/unique.txt", "content": "line 1: cy\nana\n"});
+    let written = toolbox().call(&ctx, &ToolName::WriteFile.into(), own).await;
+    assert_eq!(
+        written.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        written.for_model
+    );
+}
+
+#[tokio::test]
 async fn a_file_asked_to_change_in_place_is_not_retyped_whole_by_write_file() {
     let rig = Rig::new();
     let text = r#"{"name": "shop", "version": "1.4.2", "private": true}"#;
@@ -1056,6 +1083,18 @@ async fn a_file_asked_to_change_in_place_is_not_retyped_whole_by_write_file() {
         "{}",
         wrapped.for_model
     );
+    assert_eq!(std::fs::read_to_string(&shopping).unwrap(), "eggs\nbread\n");
+    // The same whole text added at either end would hold the file twice: refused too.
+    for end in ["append", "prepend"] {
+        let mut twice =
+            json!({"path": "~/notes/shopping.txt", "content": "# Shopping\n\neggs\nbread\n"});
+        twice[end] = json!(true);
+        let refused = toolbox()
+            .call(&ctx, &ToolName::WriteFile.into(), twice)
+            .await;
+        assert_eq!(refused.record.status, ToolCallStatus::Error, "{end}");
+        assert!(refused.for_model.contains("twice"), "{}", refused.for_model);
+    }
     assert_eq!(std::fs::read_to_string(&shopping).unwrap(), "eggs\nbread\n");
     let prepended = toolbox()
         .call(
