@@ -111,6 +111,9 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         notes.extend(selection_sizes_not_asked(input, &mut mended, asked.words));
         notes.extend(selection_ages_not_asked(input, &mut mended, asked.words));
     }
+    if matches!(name, ToolName::CopyFiles | ToolName::MoveFiles) {
+        notes.extend(bounds_nobody_asked(input, &mut mended, asked.words));
+    }
     if name == ToolName::WriteFile {
         notes.extend(emptiness_not_written(input, &mut mended, asked.words));
     }
@@ -483,6 +486,46 @@ fn selection_sizes_not_asked(input: &Value, mended: &mut Value, words: &str) -> 
         ));
     }
     (!notes.is_empty()).then(|| notes.join("; "))
+}
+
+/// A bound of age or size on a copy or a move whose request says nothing of age or size:
+/// dropped, and said. A small model filled `older_than` with its description's example
+/// ("30 days") when asked to move every .jpg file, and moved nothing. A deletion keeps
+/// its bounds: dropping one would widen what is deleted.
+fn bounds_nobody_asked(input: &Value, mended: &mut Value, words: &str) -> Option<String> {
+    let unasked: Vec<&str> = [
+        (
+            !files::mentions_age(words),
+            ["older_than", "modified_within"],
+        ),
+        (!files::mentions_size(words), ["min_size", "max_size"]),
+    ]
+    .iter()
+    .filter(|(unasked, _)| *unasked)
+    .flat_map(|(_, keys)| keys.iter().copied())
+    .filter(|key| input.get(*key).is_some_and(|v| !v.is_null()))
+    .collect();
+    if unasked.is_empty() {
+        return None;
+    }
+    if let Some(map) = mended.as_object_mut() {
+        for key in &unasked {
+            map.remove(*key);
+        }
+    }
+    Some(format!(
+        "the sub-task says nothing of {}, so it ran without `{}`",
+        if unasked.iter().any(|k| k.ends_with("size"))
+            && unasked.iter().any(|k| !k.ends_with("size"))
+        {
+            "age or size"
+        } else if unasked[0].ends_with("size") {
+            "size"
+        } else {
+            "age"
+        },
+        unasked.join("`, `")
+    ))
 }
 
 /// When the request asks for an empty file and a write_file call writes text into a new
@@ -901,6 +944,43 @@ mod tests {
             "sales.csv: 4 data rows; columns city, amount",
         );
         assert!(why.is_some_and(|w| w.contains("berlin")));
+    }
+
+    #[test]
+    fn a_bound_of_age_or_size_nobody_asked_for_leaves_a_copy_or_a_move() {
+        let words = "Move the .jpg files in ~/camera into a new folder ~/camera/photos";
+        let (input, note) = mended_call(
+            ToolName::MoveFiles,
+            json!({"from": "~/camera", "names": "*.jpg", "to": "~/camera/photos",
+                   "older_than": "30 days", "min_size": "1 KB"}),
+            words,
+        )
+        .expect("mended");
+        assert_eq!(
+            input,
+            json!({"from": "~/camera", "names": "*.jpg", "to": "~/camera/photos"})
+        );
+        assert!(note.contains("says nothing of age or size"), "{note}");
+        // Asked by age, the bound stays (set to the words'); a deletion keeps its bounds.
+        let aged = json!({"from": "~/logs", "names": "*.log", "to": "~/old",
+                          "older_than": "30 days"});
+        assert_eq!(
+            mended_call(
+                ToolName::MoveFiles,
+                aged.clone(),
+                "move the old logs to ~/old"
+            ),
+            None
+        );
+        let delete = json!({"from": "~/camera", "names": "*.jpg", "older_than": "30 days"});
+        assert_eq!(
+            mended_call(
+                ToolName::DeleteFiles,
+                delete,
+                "delete the jpg files in ~/camera"
+            ),
+            None
+        );
     }
 
     #[test]

@@ -120,11 +120,73 @@ pub fn ages_asked(words: &str) -> (Option<Duration>, Option<Duration>) {
     (within, older)
 }
 
+/// Whether `words` speak of age or time at all: a unit of time (with a number or not),
+/// or a word that asks by age. Where they do not, no bound of age was asked for.
+pub fn mentions_age(words: &str) -> bool {
+    const AGE_WORDS: &[&str] = &[
+        "old",
+        "older",
+        "oldest",
+        "newer",
+        "newest",
+        "recent",
+        "recently",
+        "latest",
+        "stale",
+        "ago",
+        "since",
+        "before",
+        "after",
+        "until",
+        "modified",
+        "changed",
+        "edited",
+        "today",
+        "yesterday",
+        "age",
+        "aged",
+        "dated",
+    ];
+    words
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|t| !t.is_empty())
+        .any(|t| {
+            // A unit spelled out ("days", "week"), or glued to its number ("7d", "2w"):
+            // a lone letter is a unit only after digits (the "d" of d.txt is none).
+            AGE_WORDS.contains(&t.as_str())
+                || (t.len() > 2 && unit(&t).is_some())
+                || t.find(|c: char| !c.is_ascii_digit())
+                    .filter(|at| *at > 0)
+                    .is_some_and(|at| unit(&t[at..]).is_some())
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const DAY: u64 = 86_400;
+
+    #[test]
+    fn words_that_speak_of_age_are_told_from_words_that_do_not() {
+        for said in [
+            "move the old logs",
+            "files from the last 7 days",
+            "copy what changed this week",
+            "older than 2w",
+            "the newest report",
+        ] {
+            assert!(mentions_age(said), "{said}");
+        }
+        for said in [
+            "Move the .jpg files in ~/camera into a new folder ~/camera/photos",
+            "Change the extension of every .jpeg file to .jpg",
+            "copy ~/inbox/d.txt and ~/inbox/w.txt",
+        ] {
+            assert!(!mentions_age(said), "{said}");
+        }
+    }
 
     #[test]
     fn ages_are_read_with_their_units_and_a_bare_number_is_days() {

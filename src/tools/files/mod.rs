@@ -26,7 +26,7 @@
 
 mod age;
 pub(crate) use age::parse_age;
-pub use age::{ages_asked, words as age_words};
+pub use age::{ages_asked, mentions_age, words as age_words};
 pub mod kinds;
 mod params;
 pub(crate) use params::parse_size;
@@ -303,6 +303,26 @@ pub fn end_asked_by(words: &[&str]) -> Option<(Sort, bool)> {
         Ok((sort, None, Some(descending))) => Some((sort, descending)),
         _ => None,
     }
+}
+
+/// Whether `words` speak of size at all: a unit of size (alone or after digits) or a word
+/// that asks by size. Where they do not, no bound of size was asked for.
+pub fn mentions_size(words: &str) -> bool {
+    const SIZE_WORDS: &[&str] = &[
+        "large", "larger", "largest", "big", "bigger", "biggest", "small", "smaller", "smallest",
+        "huge", "tiny", "size", "sizes", "sized", "empty", "heavy", "heavier", "light", "lighter",
+        "space",
+    ];
+    const UNITS: &[&str] = &[
+        "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "byte", "bytes",
+    ];
+    words
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .any(|t| {
+            let unit = t.trim_start_matches(|c: char| c.is_ascii_digit());
+            SIZE_WORDS.contains(&t.as_str()) || UNITS.contains(&unit)
+        })
 }
 
 /// The size bounds a request states in words: "bigger than 200 KB", "over 5 MB", "at
