@@ -709,8 +709,8 @@ fn table_group_not_asked(input: &mut Value, words: &Words, seen: &str) -> Option
 /// When the request names one value of the table ("the hours logged on Atlas") and a
 /// read_table call computes over every row: over the rows that have it, and the note. An
 /// average of every row's hours is not Atlas's average; the value the request names is
-/// the filter. Ops that spread over values (distinct, per group) and calls that already
-/// filter are left as they are.
+/// the filter. Ops that spread over the named value's own column (its distinct values,
+/// per group) and calls that already filter are left as they are.
 fn table_rows_not_asked(
     input: &Value,
     mended: &mut Value,
@@ -719,10 +719,17 @@ fn table_rows_not_asked(
     use super::table::{Op, Request};
     let (column, value) = named?;
     let call = Request::from_json(input).ok()?;
+    // The distinct values of another column than the named value's are that row's
+    // values: asked for Maria Keller's phone, the distinct phones of every row gave the
+    // first one.
     let over_rows = matches!(
         call.op,
         Op::Count | Op::Sum | Op::Mean | Op::Min | Op::Max | Op::MinRow | Op::MaxRow | Op::Rows
-    );
+    ) || (call.op == Op::Distinct
+        && call
+            .column
+            .as_deref()
+            .is_some_and(|c| !c.eq_ignore_ascii_case(column)));
     if !over_rows || call.where_column.is_some() || call.equals.is_some() {
         return None;
     }
@@ -1405,6 +1412,12 @@ mod tests {
         assert_eq!(asked(&filtered, Some(("project", "Atlas"))), Fit::Asked);
         let distinct = json!({"path": "t.csv", "op": "distinct", "column": "project"});
         assert_eq!(asked(&distinct, Some(("project", "Atlas"))), Fit::Asked);
+        // The distinct values of another column: those of the rows that have the value.
+        let hours = json!({"path": "t.csv", "op": "distinct", "column": "hours"});
+        let Fit::Mended { input, .. } = asked(&hours, Some(("project", "Atlas"))) else {
+            panic!("the distinct hours of every project, one project named")
+        };
+        assert_eq!(input["equals"], json!("Atlas"));
     }
 
     #[test]

@@ -363,7 +363,7 @@ pub fn facts(path: &Path, input: &Value, words: &str) -> Facts {
     let Ok(Loaded::Table(table)) = source::load(path, &req, &limits) else {
         return Facts::default();
     };
-    let named = value_named(&table, words);
+    let named = value_named(&table, words).or_else(|| period_named(&table, words));
     Facts {
         columns: table.columns,
         named,
@@ -432,6 +432,34 @@ fn value_named(table: &Table, words: &str) -> Option<(String, String)> {
     }
     match found.as_slice() {
         [(col, cell)] => Some((table.columns[*col].clone(), cell.clone())),
+        _ => None,
+    }
+}
+
+/// A month of a year the request names ("in March 2026"), as its words, with the one
+/// column whose cells are mostly dates: the rows of that month are the rows asked about,
+/// as a value of a column is ([`Facts::named`]). A year alone, or a day, counts only when
+/// written with its month (a bare number is too often something else).
+fn period_named(table: &Table, words: &str) -> Option<(String, String)> {
+    let tokens = super::files::kinds::words_outside_paths(words);
+    let phrase = tokens.windows(2).find_map(|pair| {
+        let phrase = pair.join(" ");
+        crate::calc::period(&phrase)
+            .filter(|(first, last)| first != last)
+            .map(|_| phrase)
+    })?;
+    let dated = |col: usize| {
+        table
+            .rows
+            .iter()
+            .filter(|r| !crate::calc::dates_in(&r.cells[col]).is_empty())
+            .count()
+    };
+    let columns: Vec<usize> = (0..table.columns.len())
+        .filter(|&c| !table.rows.is_empty() && dated(c) * 2 > table.rows.len())
+        .collect();
+    match columns.as_slice() {
+        [col] => Some((table.columns[*col].clone(), phrase)),
         _ => None,
     }
 }

@@ -147,6 +147,19 @@ fn a_month_asked_of_a_date_column_keeps_the_rows_dated_in_it() {
         json!({"op": "sum", "column": "total", "where_column": "date", "equals": "2025"}),
     );
     assert!(out.contains("sum of total = 12"), "{out}");
+    // The request's month names the rows its question is about, with the date column.
+    let f = fixture("orders.csv", orders.as_bytes());
+    let facts = super::facts(
+        &f.path,
+        &json!({"op": "count"}),
+        "Count the number of orders placed in March 2026",
+    );
+    assert_eq!(
+        facts.named,
+        Some(("date".to_string(), "march 2026".to_string()))
+    );
+    let none = super::facts(&f.path, &json!({"op": "count"}), "Count the orders");
+    assert_eq!(none.named, None);
     // A value that is no period still compares as text.
     let out = answer(
         "orders.csv",
