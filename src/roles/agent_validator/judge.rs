@@ -276,11 +276,12 @@ pub fn absence_shown(
     verdicts
 }
 
-/// Absence answers a question whether something is there: for a sub-task that asks yes
-/// or no, a call that failed as not-found on a path the sub-task names, and a report that
-/// answers "no", a failed criterion about that path (it names the file, or speaks of its
-/// existence) is met — the not-found is the evidence that it is not there. Checked by
-/// code.
+/// Absence answers a question whether something is there. For a sub-task that asks yes
+/// or no, with a report that answers "no", and a call that showed a path the sub-task
+/// names is not there — it failed as not-found on that path, or a search by name for it
+/// found no file of exactly that name — a failed criterion about that file (it names the
+/// file, or speaks of its existence) or about the answer's form alone (it names both
+/// "yes" and "no") is met, checked by code.
 pub fn absent_named(
     mut verdicts: Vec<CriterionVerdict>,
     subtask: &SubTask,
@@ -294,7 +295,8 @@ pub fn absent_named(
     let Some((n, missing)) = calls.iter().enumerate().find_map(|(i, c)| {
         crate::ggs::evidence::missing_resource(c)
             .filter(|path| crate::ggs::evidence::names(&subject, path))
-            .map(|path| (i + 1, path))
+            .or_else(|| searched_in_vain(c).filter(|name| fold(&subject).contains(name)))
+            .map(|what| (i + 1, what))
     }) else {
         return verdicts;
     };
@@ -307,7 +309,12 @@ pub fn absent_named(
     );
     for v in verdicts.iter_mut().filter(|v| v.failed()) {
         let criterion = fold(&v.criterion);
-        if criterion.contains(&name) || criterion.contains("exist") {
+        let words: Vec<&str> = criterion
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let form_only = words.contains(&"yes") && words.contains(&"no");
+        if criterion.contains(&name) || criterion.contains("exist") || form_only {
             v.verdict = Verdict::Pass;
             v.failure_class = None;
             v.evidence = format!(
@@ -317,6 +324,30 @@ pub fn absent_named(
         }
     }
     verdicts
+}
+
+/// The file name a successful search by name looked for and found no file of exactly
+/// that name: glob's "no files matched pattern", mdfind's "no files found with name
+/// matching" or its "none of them is named exactly". A pattern with wildcards names no
+/// one file.
+fn searched_in_vain(call: &ToolCallRecord) -> Option<String> {
+    use crate::tools::ToolName;
+    let tool = call.tool.builtin()?;
+    if call.status != ToolCallStatus::Ok || !matches!(tool, ToolName::Glob | ToolName::Mdfind) {
+        return None;
+    }
+    let asked = ["pattern", "query"]
+        .iter()
+        .find_map(|k| call.input.get(*k).and_then(serde_json::Value::as_str))?;
+    let name = fold(asked.trim().rsplit('/').next().unwrap_or(asked));
+    if name.contains(['*', '?', '[']) || !crate::text::is_file_name(&name) {
+        return None;
+    }
+    let out = fold(&call.output_head);
+    let none = out.contains("no files matched pattern")
+        || out.contains("no files found with name matching")
+        || out.contains("none of them is named exactly");
+    none.then_some(name)
 }
 
 /// The class of one attempt from its failing verdicts.
@@ -535,6 +566,23 @@ mod tests {
         let mut count = subtask.clone();
         count.answer = AnswerShape::Number;
         assert!(judged("the output says whether budget.xlsx exists", no, &count)[0].failed());
+        // A search by name that found only a longer name is the same evidence, and a
+        // criterion about the answer's form alone is met by a "no" too.
+        let mut search = call("mdfind", ToolCallStatus::Ok, None);
+        search.input = serde_json::json!({"query": "budget.xlsx"});
+        search.output_head = "/home/u/Documents/budget.xlsx.bak (1 found)\n(none of them is \
+                              named exactly \"budget.xlsx\": these names only contain it)"
+            .into();
+        let form = absent_named(
+            fail("the output should be 'yes' or 'no'"),
+            &subtask,
+            std::slice::from_ref(&search),
+            "no",
+        );
+        assert!(!form[0].failed(), "{form:?}");
+        let mut found = search.clone();
+        found.output_head = "/home/u/Documents/budget.xlsx (1 found)".into();
+        assert!(absent_named(fail("budget.xlsx exists"), &subtask, &[found], "no")[0].failed());
     }
 
     #[test]
