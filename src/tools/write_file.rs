@@ -156,6 +156,44 @@ fn holds_it_all(path: &Path, old: &str, content: &str) -> Option<String> {
     })
 }
 
+/// Why `content`, to be written at `path`, is a re-typed copy: it is, line for line, the
+/// text of another file this sub-task read. Asked for a sorted copy of a list, a small
+/// model wrote the list as it was and said it was sorted. A copy is made by code
+/// (copy_files), and a sorted, de-duplicated or filtered one by convert_file.
+fn copy_of_a_read_file(ctx: &ToolContext, path: &Path, content: &str) -> Option<String> {
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.trim_end().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    let written = lines(content);
+    if written.len() < 2 {
+        return None;
+    }
+    ctx.history
+        .records()
+        .iter()
+        .filter(|r| {
+            r.status == crate::contracts::ToolCallStatus::Ok
+                && matches!(
+                    r.tool.builtin(),
+                    Some(ToolName::ReadFile | ToolName::ReadLines)
+                )
+        })
+        .map(|r| PathBuf::from(&r.target))
+        .filter(|read| read != path)
+        .find(|read| existing_text(read).is_some_and(|t| lines(&t) == written))
+        .map(|read| {
+            format!(
+                "this text is {}, line for line, as it is: a copy is made by code — \
+                 copy_files copies a file, and convert_file writes one from it sorted, \
+                 de-duplicated or with lines kept or left out",
+                read.display()
+            )
+        })
+}
+
 /// Why `content` is not the text of lines but read_lines' display of them: every line
 /// starts `line <n>: `, the number read_lines shows beside each line. Told to write a
 /// file's lines without repeats, a small model wrote what read_lines had shown, numbers
@@ -281,6 +319,12 @@ impl Tool for WriteFile {
             return Err(ToolError::InvalidInput(why));
         }
         if let Some(why) = numbered_lines(content) {
+            return Err(ToolError::InvalidInput(why));
+        }
+        if !append
+            && !prepend
+            && let Some(why) = copy_of_a_read_file(ctx, &path, content)
+        {
             return Err(ToolError::InvalidInput(why));
         }
         let (content, note) = if prepend && path.exists() {

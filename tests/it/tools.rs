@@ -998,6 +998,50 @@ async fn overwriting_with_write_file_asks_and_a_denial_leaves_the_file_untouched
 }
 
 #[tokio::test]
+async fn a_file_the_sub_task_read_is_not_retyped_as_a_new_one() {
+    let rig = Rig::new();
+    rig.write("lists/party.txt", "Zoe\nAdam\nMia\n");
+    let ctx = rig.ctx();
+    let read = toolbox()
+        .call(
+            &ctx,
+            &ToolName::ReadFile.into(),
+            json!({"path": "~/lists/party.txt"}),
+        )
+        .await;
+    assert_eq!(read.record.status, ToolCallStatus::Ok, "{}", read.for_model);
+    let write = |content: &'static str| {
+        let ctx = &ctx;
+        async move {
+            toolbox()
+                .call(
+                    ctx,
+                    &ToolName::WriteFile.into(),
+                    json!({"path": "~/lists/party-sorted.txt", "content": content}),
+                )
+                .await
+        }
+    };
+    // The list as it is, asked to be sorted: a re-typed copy, refused.
+    let copy = write("Zoe\nAdam\nMia").await;
+    assert_eq!(copy.record.status, ToolCallStatus::Error);
+    assert!(
+        copy.for_model.contains("convert_file"),
+        "{}",
+        copy.for_model
+    );
+    assert!(!rig.home.join("lists/party-sorted.txt").exists());
+    // Text of its own (here, the lines in another order) is written.
+    let sorted = write("Adam\nMia\nZoe\n").await;
+    assert_eq!(
+        sorted.record.status,
+        ToolCallStatus::Ok,
+        "{}",
+        sorted.for_model
+    );
+}
+
+#[tokio::test]
 async fn a_file_is_not_written_with_the_line_numbers_read_lines_shows() {
     let rig = Rig::new();
     let ctx = rig.ctx();
