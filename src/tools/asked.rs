@@ -711,6 +711,12 @@ fn table_group_not_asked(input: &mut Value, words: &Words, seen: &str) -> Option
 /// average of every row's hours is not Atlas's average; the value the request names is
 /// the filter. Ops that spread over the named value's own column (its distinct values,
 /// per group) and calls that already filter are left as they are.
+/// Whether `value` names a span of several days (a month, a year): the distinct values
+/// of its own date column within it are the rows asked about, not one value.
+fn spans_days(value: &str) -> bool {
+    crate::calc::period(value).is_some_and(|(first, last)| first != last)
+}
+
 fn table_rows_not_asked(
     input: &Value,
     mended: &mut Value,
@@ -729,7 +735,7 @@ fn table_rows_not_asked(
         && call
             .column
             .as_deref()
-            .is_some_and(|c| !c.eq_ignore_ascii_case(column)));
+            .is_some_and(|c| !c.eq_ignore_ascii_case(column) || spans_days(value)));
     if !over_rows || call.where_column.is_some() || call.equals.is_some() {
         return None;
     }
@@ -1418,6 +1424,12 @@ mod tests {
             panic!("the distinct hours of every project, one project named")
         };
         assert_eq!(input["equals"], json!("Atlas"));
+        // A month of the date column: its distinct dates within the month.
+        let dates = json!({"path": "t.csv", "op": "distinct", "column": "date"});
+        let Fit::Mended { input, .. } = asked(&dates, Some(("date", "march 2026"))) else {
+            panic!("the distinct dates of every month, one month named")
+        };
+        assert_eq!(input["equals"], json!("march 2026"));
     }
 
     #[test]

@@ -412,8 +412,14 @@ pub fn records(path: &Path, max_bytes: u64, max_rows: usize) -> Result<Records, 
 /// See [`Facts::named`].
 fn value_named(table: &Table, words: &str) -> Option<(String, String)> {
     let columns: Vec<String> = table.columns.iter().map(|c| loose_key(c)).collect();
-    let asked: Vec<String> = super::files::kinds::words_outside_paths(words)
-        .into_iter()
+    let tokens = super::files::kinds::words_outside_paths(words);
+    // A value may be written in two or three words ("Maria Keller"): the runs of the
+    // request's words count as written together.
+    let runs = (2..=3).flat_map(|n| tokens.windows(n).map(|w| w.concat()));
+    let asked: Vec<String> = tokens
+        .iter()
+        .cloned()
+        .chain(runs)
         .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
         .map(|w| loose_key(&w))
         .filter(|w| !columns.contains(w))

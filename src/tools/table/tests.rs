@@ -160,6 +160,20 @@ fn a_month_asked_of_a_date_column_keeps_the_rows_dated_in_it() {
     );
     let none = super::facts(&f.path, &json!({"op": "count"}), "Count the orders");
     assert_eq!(none.named, None);
+    // A value written in two words is named by the request's words in a row.
+    let contacts = fixture(
+        "contacts.csv",
+        b"name,phone\nMario Keller,+49 30 5550 9876\nMaria Keller,+49 30 5550 1234\n",
+    );
+    let named = super::facts(
+        &contacts.path,
+        &json!({"op": "distinct", "column": "phone"}),
+        "Find Maria Keller's phone number",
+    );
+    assert_eq!(
+        named.named,
+        Some(("name".to_string(), "Maria Keller".to_string()))
+    );
     // A value that is no period still compares as text.
     let out = answer(
         "orders.csv",
