@@ -291,7 +291,8 @@ pub(super) fn select(
     let mut chosen: Vec<PathBuf> = Vec::new();
     let mut missing = Vec::new();
     for name in names {
-        let hits: Vec<&PathBuf> = files.iter().filter(|f| picks(name, f)).collect();
+        let picker = Picker::new(name);
+        let hits: Vec<&PathBuf> = files.iter().filter(|f| picker.picks(f)).collect();
         if hits.is_empty() {
             missing.push(name.clone());
         }
@@ -304,22 +305,39 @@ pub(super) fn select(
     Ok((chosen, missing))
 }
 
-/// Whether `name` (a file name, or a pattern like `*.jpg`, case ignored; a folder part is
-/// ignored) picks the file at `path`.
-pub(super) fn picks(name: &str, path: &Path) -> bool {
-    let base = Path::new(name)
-        .file_name()
-        .map_or_else(|| name.to_string(), |b| b.to_string_lossy().into_owned());
-    let file = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    file == base.as_str()
-        || GlobBuilder::new(&base)
+/// What a name of a call picks: a file name, or a pattern like `*.jpg`, case ignored (a
+/// folder part is ignored). Built once per name, then asked of each file.
+pub(super) struct Picker {
+    base: String,
+    glob: Option<globset::GlobMatcher>,
+}
+
+impl Picker {
+    pub(super) fn new(name: &str) -> Self {
+        let base = Path::new(name)
+            .file_name()
+            .map_or_else(|| name.to_string(), |b| b.to_string_lossy().into_owned());
+        let glob = GlobBuilder::new(&base)
             .case_insensitive(true)
             .literal_separator(true)
             .build()
-            .is_ok_and(|g| g.compile_matcher().is_match(file.as_ref()))
+            .ok()
+            .map(|g| g.compile_matcher());
+        Self { base, glob }
+    }
+
+    /// Whether the name picks the file at `path`.
+    pub(super) fn picks(&self, path: &Path) -> bool {
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        file == self.base.as_str()
+            || self
+                .glob
+                .as_ref()
+                .is_some_and(|m| m.is_match(file.as_ref()))
+    }
 }
 
 /// Copies `file` into `to` under its own name, never over an existing file.

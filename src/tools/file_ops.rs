@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::copy_files::{
-    Bounds, MAX_SIZE, MIN_SIZE, MODIFIED_WITHIN, OLDER_THAN, allowed_destination, destination,
-    names_of, param, picks, select,
+    Bounds, MAX_SIZE, MIN_SIZE, MODIFIED_WITHIN, OLDER_THAN, Picker, allowed_destination,
+    destination, names_of, param, select,
 };
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
@@ -169,6 +169,7 @@ fn selected(input: &Value, ctx: &ToolContext, tool: ToolName) -> Result<Selectio
 /// that asks for the same move again is told it is done.
 fn done_before(ctx: &ToolContext, tool: ToolName, from: &Path, input: &Value) -> Option<String> {
     let names = names_of(input);
+    let pickers: Vec<Picker> = names.iter().map(|n| Picker::new(n)).collect();
     // A move is done where it went: into the folder (or to the name) this call gives.
     let to = param(input, &["to", "destination", "target"])
         .ok()
@@ -182,7 +183,7 @@ fn done_before(ctx: &ToolContext, tool: ToolName, from: &Path, input: &Value) ->
         let arrived = tool == ToolName::MoveFiles
             && e.effect == "move"
             && to.as_ref().is_none_or(|to| e.path.starts_with(to));
-        let named = names.is_empty() || names.iter().any(|n| picks(n, &e.path));
+        let named = names.is_empty() || pickers.iter().any(|p| p.picks(&e.path));
         if (left || arrived) && named {
             let name = e
                 .path
