@@ -156,6 +156,7 @@ impl Traffic {
                     attempt,
                     record: call.clone(),
                     granted: None,
+                    grant: None,
                 },
             );
             self.r3.publish(
@@ -247,6 +248,7 @@ impl Traffic {
                 directive: TerminalDirective::Accept,
                 next_moves: vec![],
                 effects: vec![],
+                grants: Vec::new(),
             },
         );
         self.r7.publish(

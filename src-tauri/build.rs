@@ -35,6 +35,8 @@ const COMMANDS: &[&str] = &[
     "mcp_import",
     "mcp_grants",
     "mcp_revoke",
+    "effect_grants",
+    "effect_revoke",
     "hide_popup",
     "open_panel",
     "subscribe_events",

@@ -60,6 +60,10 @@ enum Command {
     /// shows each change first and asks. Exit 0 when undone (or nothing to do), 1 when
     /// refused (a file changed since: it says which).
     Undo(cli::undo::UndoArgs),
+    /// The standing "always allow" grants — kinds of change in a folder ("deleting .tmp
+    /// files under ~/Downloads") and MCP tools — with how often each was used;
+    /// `artoo grants revoke N` takes one back.
+    Grants(cli::grants::GrantsArgs),
     /// How each kind of task went here: runs, answers delivered, pass^3, typical time
     /// and model calls, trend and last failure (kinds with three runs or more).
     History(cli::history::HistoryArgs),
@@ -93,6 +97,7 @@ fn main() -> ExitCode {
         (Some(Command::Audit(args)), _) => cli::audit::run(&config, args),
         (Some(Command::Mcp(args)), _) => cli::mcp::run(&config, args),
         (Some(Command::History(args)), _) => cli::history::run(&config, args),
+        (Some(Command::Grants(args)), _) => cli::grants::run(&config, args),
         (Some(Command::Undo(args)), _) => match cli::undo::run(&config, args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::FAILURE,

@@ -7,13 +7,13 @@
 
 use artoo::auditor::{AnomalyFilter, AuditHistory, EventFilter, EventKind};
 use artoo::contracts::{
-    ApprovalScope, AuditReport, Decision, GrantSubject, Level, Megram, MegramId, Potentials,
-    ReportId, RequestId, TaskId,
+    ApprovalScope, AuditReport, Decision, EffectClass, GrantSubject, Level, Megram, MegramId,
+    Potentials, ReportId, RequestId, TaskId,
 };
 use artoo::describe::DescribedEnvelope;
 use artoo::doctor::Finding;
 use artoo::journal::{Journal, undo};
-use artoo::laws::grants::{Grant, GrantStore};
+use artoo::laws::grants::{EffectGrant, Grant, GrantStore};
 use artoo::mcp::{McpImport, McpServerStatus};
 use artoo::memory::{ForgetTarget as CoreForget, Remember};
 use artoo::status::Lang;
@@ -626,6 +626,38 @@ pub async fn mcp_revoke(shell: State<'_, Shell>, subject: GrantSubject) -> IpcRe
         store
             .revoke(&subject)
             .and_then(|_| store.list())
+            .map_err(|e| IpcError::internal(e.to_string()))
+    })
+    .await
+}
+
+/// The standing grants by effect ("deleting .tmp files under ~/Downloads"), oldest
+/// first, with how often each was used.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn effect_grants(shell: State<'_, Shell>) -> IpcResult<Vec<EffectGrant>> {
+    let store = GrantStore::in_dir(&shell.config().data_dir);
+    blocking(move || {
+        store
+            .effect_grants()
+            .map_err(|e| IpcError::internal(e.to_string()))
+    })
+    .await
+}
+
+/// Revokes exactly one grant by effect; the next such change asks at once. The
+/// remaining grants come back.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn effect_revoke(
+    shell: State<'_, Shell>,
+    class: EffectClass,
+) -> IpcResult<Vec<EffectGrant>> {
+    let store = GrantStore::in_dir(&shell.config().data_dir);
+    blocking(move || {
+        store
+            .revoke_effect(&class)
+            .and_then(|_| store.effect_grants())
             .map_err(|e| IpcError::internal(e.to_string()))
     })
     .await

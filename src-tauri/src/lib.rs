@@ -78,6 +78,8 @@ macro_rules! typed_commands {
             mcp_import,
             mcp_grants,
             mcp_revoke,
+            effect_grants,
+            effect_revoke,
             hide_popup::<$runtime>,
             open_panel::<$runtime>,
             subscribe_events::<$runtime>,

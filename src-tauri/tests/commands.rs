@@ -770,6 +770,51 @@ fn the_panels_import_mcp_servers_and_revoke_grants_the_popup_cannot() {
     assert!(store.allows(&subject("move_file")));
 }
 
+#[test]
+fn the_panels_list_and_revoke_grants_by_effect_the_popup_cannot() {
+    use artoo::contracts::{EffectClass, FileEffect};
+    use artoo::laws::grants::GrantStore;
+    let desk = desk(true);
+    let store = GrantStore::in_dir(&desk.shell.config().data_dir);
+    let class = |ext: &str| EffectClass {
+        effect: FileEffect::Delete,
+        place: "/home/u/Downloads".into(),
+        extension: Some(ext.into()),
+        words: format!("deleting .{ext} files under ~/Downloads"),
+    };
+    for ext in ["tmp", "log"] {
+        store
+            .add_effect(class(ext), chrono::Utc::now())
+            .expect("a grant");
+    }
+    let listed = call(&desk.panels, "effect_grants", json!({})).expect("grants");
+    assert_eq!(listed.as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        listed[0]["class"]["words"],
+        "deleting .tmp files under ~/Downloads"
+    );
+    assert_eq!(listed[0]["uses"], 0);
+    let left = call(
+        &desk.panels,
+        "effect_revoke",
+        json!({"class": serde_json::to_value(class("tmp")).expect("json")}),
+    )
+    .expect("revoked");
+    assert_eq!(left.as_array().map(Vec::len), Some(1));
+    assert_eq!(left[0]["class"]["extension"], "log");
+    for (cmd, args) in [
+        ("effect_grants", json!({})),
+        (
+            "effect_revoke",
+            json!({"class": serde_json::to_value(class("log")).expect("json")}),
+        ),
+    ] {
+        let error = call(&desk.popup, cmd, args).expect_err("the ACL rejects");
+        assert!(error.to_string().contains("not allowed"), "{cmd}: {error}");
+    }
+    assert_eq!(store.effect_grants().expect("grants").len(), 1);
+}
+
 /// The popup takes a task once the model is reported ready, so by then the core must be
 /// there to take it: a slow core start used to leave a window in which the input was
 /// open and every submission was refused as unavailable.

@@ -88,6 +88,7 @@ fn request(task: artoo::contracts::TaskId, can_trash: bool) -> ConfirmationReque
         expires_at: chrono::Utc::now() + chrono::Duration::seconds(120),
         scopes: vec![artoo::contracts::ApprovalScope::Once],
         grant: None,
+        effect_grant: None,
     }
 }
 

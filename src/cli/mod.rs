@@ -17,6 +17,7 @@
 
 pub mod audit;
 pub mod commands;
+pub mod grants;
 pub mod history;
 pub mod input;
 #[cfg(test)]

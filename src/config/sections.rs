@@ -238,6 +238,10 @@ pub struct LawsConfig {
     /// Shortcuts the user allowed for good, by exact name: running one of them does not
     /// ask. Every other Shortcut asks (its steps cannot be seen).
     pub allowed_shortcuts: Vec<String>,
+    /// After the user approved the same class of file changes this many times (say,
+    /// deleting `.tmp` files under ~/Downloads), the dialog offers "always allow" it; 0
+    /// never offers it.
+    pub offer_always_after: u32,
 }
 
 impl Default for LawsConfig {
@@ -245,6 +249,7 @@ impl Default for LawsConfig {
         Self {
             confirm_timeout_secs: 120,
             allowed_shortcuts: Vec::new(),
+            offer_always_after: 3,
         }
     }
 }

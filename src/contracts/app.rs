@@ -49,13 +49,19 @@ pub struct ConfirmationRequest {
     pub can_trash: bool,
     /// When the request is denied automatically.
     pub expires_at: DateTime<Utc>,
-    /// How far an approval may reach: always `once` and `task`; `always` only for a tool
-    /// of an MCP server, named in `grant`.
+    /// How far an approval may reach: always `once` and `task`; `always` for a tool of
+    /// an MCP server, named in `grant`, or for a class of file effects, named in
+    /// `effect_grant`, once the user approved that class often enough.
     #[serde(default = "once_only")]
     pub scopes: Vec<ApprovalScope>,
     /// The exact MCP tool an `always` approval would allow from now on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grant: Option<GrantSubject>,
+    /// The class of file effects this request belongs to, when a standing grant may
+    /// cover it: what an `always` approval would allow from now on (offered only when
+    /// `scopes` holds `always`). None when a hard floor rules grants out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect_grant: Option<EffectClass>,
 }
 
 fn once_only() -> Vec<ApprovalScope> {
@@ -90,6 +96,42 @@ pub struct GrantSubject {
     pub tool: String,
     /// SHA-256 of the tool's definition (name, description, input schema, annotations).
     pub fingerprint: String,
+}
+
+/// A kind of change to files that a grant by effect can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum FileEffect {
+    /// Deleting files or folders.
+    Delete,
+    /// Replacing a file's content.
+    Overwrite,
+    /// Emptying a file.
+    Truncate,
+    /// Changing permissions or the owner.
+    Permissions,
+    /// Moving files away from where they are.
+    Move,
+}
+
+/// One class of changes to files, as an "always allow" grant by effect names it: one
+/// kind of change, to anything inside one folder (at any depth), optionally only to
+/// files of one extension. `words` says it as the dialog and the lists show it
+/// ("deleting .tmp files under ~/Downloads"); it is made from the other fields and plays
+/// no part in what the class covers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct EffectClass {
+    /// The kind of change.
+    pub effect: FileEffect,
+    /// The folder, absolute.
+    pub place: PathBuf,
+    /// Only files with this extension (lower case, without the dot), when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<String>,
+    /// The class in plain words.
+    pub words: String,
 }
 
 /// The answer to a Law 1 request.
@@ -269,4 +311,7 @@ pub struct ToolCallEvent {
     /// Set when an earlier approval of wider scope let the call run without asking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub granted: Option<ApprovalScope>,
+    /// The standing grant by effect that let the call run without asking, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<String>,
 }

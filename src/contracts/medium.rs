@@ -335,6 +335,10 @@ pub struct FinalResult {
     /// effects, shown on lines of their own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<crate::contracts::PathEffect>,
+    /// The standing grants by effect that let actions of this task run without asking,
+    /// in words, each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grants: Vec<String>,
 }
 
 /// One matched sub-task's output, quoted verbatim in a graceful-failure request.

@@ -42,7 +42,16 @@ fn verdicts_passed(verdicts: &[CriterionVerdict]) -> String {
 }
 
 pub(super) fn tool_call_event(m: &ToolCallEvent) -> String {
-    format!("attempt {} · {}", m.attempt, tool_detail(&m.record))
+    // Every use of a standing grant is in the audit log, by its words (ahead of the
+    // call's details, which the log may cut).
+    match &m.grant {
+        Some(grant) => format!(
+            "attempt {} · allowed by the standing grant \"{grant}\" · {}",
+            m.attempt,
+            tool_detail(&m.record)
+        ),
+        None => format!("attempt {} · {}", m.attempt, tool_detail(&m.record)),
+    }
 }
 
 pub(super) fn execution_result(m: &ExecutionResult) -> String {

@@ -162,3 +162,29 @@ fn a_described_envelope_is_the_envelope_with_its_line() {
     let back: Envelope = serde_json::from_value(expected).expect("an envelope reads back");
     assert_eq!(&back, env.as_ref());
 }
+
+#[test]
+fn a_call_a_standing_grant_allowed_names_the_grant_first() {
+    let env = samples()
+        .into_iter()
+        .find(|e| e.message.kind() == MessageKind::ToolCallEvent)
+        .expect("a sample call");
+    let Message::ToolCallEvent(mut event) = env.message.clone() else {
+        unreachable!()
+    };
+    let plain = describe(
+        &Message::ToolCallEvent(event.clone()),
+        &GgsParams::default(),
+    );
+    assert!(!plain.line.contains("standing grant"), "{}", plain.line);
+    event.grant = Some("deleting .tmp files under ~/Downloads".into());
+    let granted = describe(&Message::ToolCallEvent(event), &GgsParams::default());
+    assert!(
+        granted
+            .line
+            .contains("allowed by the standing grant \"deleting .tmp files under ~/Downloads\""),
+        "{}",
+        granted.line
+    );
+    assert_bounded(&granted, "granted");
+}

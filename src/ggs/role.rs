@@ -198,6 +198,9 @@ impl Solver {
                     budget.time_budget_ms,
                 );
                 fresh.note_effects(state.effects());
+                for grant in state.grants() {
+                    fresh.note_grant(grant);
+                }
                 fresh
             };
         }
@@ -244,6 +247,9 @@ impl Solver {
                 if !call.record.effects.is_empty() {
                     state_for(&mut self.tasks, &call.task_id, "", now)
                         .note_effects(&call.record.effects);
+                }
+                if let Some(grant) = &call.grant {
+                    state_for(&mut self.tasks, &call.task_id, "", now).note_grant(grant);
                 }
                 None
             }
@@ -385,6 +391,7 @@ mod tests {
                 directive: TerminalDirective::Accept,
                 next_moves: vec!["Open /home/ana/out".into()],
                 effects: vec![effect.clone()],
+                grants: Vec::new(),
             },
             megram: None,
             feedback: Vec::new(),

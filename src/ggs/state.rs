@@ -127,6 +127,8 @@ pub struct TaskState {
     /// What the task's calls did to files, in order, each path once (its latest effect
     /// on top of the first: a file created then appended to stays "create").
     effects: Vec<PathEffect>,
+    /// The standing grants by effect that approved calls of the task, in words.
+    grants: Vec<String>,
 }
 
 impl TaskState {
@@ -152,7 +154,20 @@ impl TaskState {
             preferred: Vec::new(),
             preferred_round: 0,
             effects: Vec::new(),
+            grants: Vec::new(),
         }
+    }
+
+    /// A standing grant by effect that let a call of the task run without asking.
+    pub fn note_grant(&mut self, words: &str) {
+        if !self.grants.iter().any(|g| g == words) {
+            self.grants.push(words.to_string());
+        }
+    }
+
+    /// The standing grants by effect that let calls of the task run without asking.
+    pub fn grants(&self) -> &[String] {
+        &self.grants
     }
 
     /// A tool call's measured effects on files (GGS hears every call).

@@ -13,10 +13,12 @@
 //! the same effect again, in any wording, without asking ([`ConfirmationBroker::denied`]).
 //!
 //! Approval scopes: an approval covers this call (`once`), this exact effect for the
-//! rest of the task (`task`: same tool, command, description and paths), or, for a
-//! tool of an MCP server, that exact tool from now on (`always`: kept in the
-//! [`GrantStore`]). A later request that a grant covers is approved without being
-//! published.
+//! rest of the task (`task`: same tool, command, description and paths), or from now on
+//! (`always`, kept in the [`GrantStore`]): for a tool of an MCP server, that exact tool;
+//! for changes to files, their class ([`crate::laws::effect_grants`]), offered only once
+//! the user approved that class `laws.offer_always_after` times and never denied it
+//! since. A later request that a grant covers is approved without being published, and
+//! the grant by effect that covered it is named in the answer.
 //!
 //! What the broker keeps about a task (denials, `task` approvals, files it made) lives
 //! as long as the task: the executor calls [`ConfirmationBroker::forget`] when the task
@@ -48,14 +50,15 @@ use crate::config::Config;
 use crate::contracts::ToolRef;
 use crate::contracts::{
     ApprovalScope, ConfirmationDecision, ConfirmationRequest, Decision, DecisionSource,
-    GrantSubject, Message, RequestId, Role, SubTaskId, TaskId,
+    EffectClass, GrantSubject, Message, RequestId, Role, SubTaskId, TaskId,
 };
 use crate::laws::classify::Assessment;
+use crate::laws::effect_grants;
 use crate::laws::grants::GrantStore;
 use crate::limits::Limits;
 
 /// The answer to one confirmation request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Confirmation {
     /// The request answered.
     pub request_id: RequestId,
@@ -65,6 +68,8 @@ pub struct Confirmation {
     pub source: DecisionSource,
     /// Set when an earlier approval of this scope answered without asking.
     pub granted: Option<ApprovalScope>,
+    /// The standing grant by effect that answered without asking, if one did.
+    pub grant: Option<EffectClass>,
 }
 
 /// The effect a request shows, as the key of a `task`-scope approval: everything the
@@ -79,6 +84,10 @@ fn effect_key(request: &ConfirmationRequest) -> String {
         request.reversible,
         request.can_trash,
         request.grant,
+        request
+            .effect_grant
+            .as_ref()
+            .map(|c| (c.effect, &c.place, &c.extension)),
     ])
     .to_string()
 }
@@ -134,6 +143,21 @@ pub struct ConfirmationBroker {
     memory: Arc<Mutex<Memory>>,
     /// Where `always` approvals live; without it, `always` is never offered.
     always: Option<GrantStore>,
+    /// What grants by effect are held against.
+    places: GrantPlaces,
+}
+
+/// What grants by effect are held against: the home folder and the workspace (the
+/// floors), and how many approvals of a class come before "always" is offered (0:
+/// never).
+#[derive(Clone, Debug, Default)]
+pub struct GrantPlaces {
+    /// The user's home folder.
+    pub home: PathBuf,
+    /// The workspace.
+    pub workspace: PathBuf,
+    /// Approvals of one class before "always" is offered for it; 0 never offers it.
+    pub offer_after: u32,
 }
 
 impl fmt::Debug for ConfirmationBroker {
@@ -172,6 +196,7 @@ impl ConfirmationBroker {
             per_task: limits.law1_effects_per_task,
             memory: Arc::default(),
             always: None,
+            places: GrantPlaces::default(),
         }
     }
 
@@ -222,7 +247,15 @@ impl ConfirmationBroker {
         cancel: &CancellationToken,
     ) -> Confirmation {
         let task = request.task_id.clone();
+        let class = request.effect_grant.clone();
         let answer = self.confirm(request, cancel).await;
+        if answer.decision != Decision::Approve
+            && answer.source == DecisionSource::User
+            && let (Some(store), Some(class)) = (&self.always, &class)
+            && let Err(e) = store.note_denial(class)
+        {
+            tracing::warn!(error = %e, "a denial could not be counted");
+        }
         if answer.decision == Decision::Deny && answer.source == DecisionSource::User {
             let mut memory = crate::sync::lock(&self.memory);
             if let Some(record) = memory.record(&task, cancel) {
@@ -239,13 +272,49 @@ impl ConfirmationBroker {
     /// A broker with the configured limits (the timeout is `laws.confirm_timeout_secs`)
     /// and the data dir's standing grants.
     pub fn from_config(bus: BusHandle, clock: SharedClock, config: &Config) -> Self {
-        Self::new(bus, clock, &config.limits()).with_grants(GrantStore::in_dir(&config.data_dir))
+        let places = GrantPlaces {
+            home: config.home.clone(),
+            workspace: config.workspace.clone(),
+            offer_after: config.laws.offer_always_after,
+        };
+        Self::new(bus, clock, &config.limits())
+            .with_grants(GrantStore::in_dir(&config.data_dir), places)
     }
 
-    /// Keeps `always` approvals in `store` (and offers them).
-    pub fn with_grants(mut self, store: GrantStore) -> Self {
+    /// Keeps `always` approvals in `store` (and offers them); grants by effect are held
+    /// against `places`.
+    pub fn with_grants(mut self, store: GrantStore, places: GrantPlaces) -> Self {
         self.always = Some(store);
+        self.places = places;
         self
+    }
+
+    /// Names the class of file changes `request` belongs to, so an approval counts
+    /// towards it and a standing grant of it may answer; offers `always` for it once the
+    /// user approved it `offer_after` times. The caller vouches that `request.paths` is
+    /// every effect of the action and that no task-level floor holds; the class's own
+    /// floors are checked here ([`effect_grants::class_of`]).
+    pub fn offer_effect_grant(&self, request: &mut ConfirmationRequest) {
+        let Some(store) = &self.always else {
+            return;
+        };
+        let class = match effect_grants::class_of(
+            &request.paths,
+            &self.places.home,
+            &self.places.workspace,
+        ) {
+            Ok(class) => class,
+            Err(floor) => {
+                tracing::debug!(?floor, "no grant by effect can cover this request");
+                return;
+            }
+        };
+        let offer =
+            self.places.offer_after > 0 && store.approvals(&class) >= self.places.offer_after;
+        if offer && !request.scopes.contains(&ApprovalScope::Always) {
+            request.scopes.push(ApprovalScope::Always);
+        }
+        request.effect_grant = Some(class);
     }
 
     /// Offers `always` for this request, naming exactly what it would allow.
@@ -256,18 +325,34 @@ impl ConfirmationBroker {
         }
     }
 
-    /// The standing approval that covers `request`, if any.
-    fn standing(&self, request: &ConfirmationRequest) -> Option<ApprovalScope> {
+    /// The standing approval that covers `request`, if any, with the grant by effect
+    /// that does.
+    fn standing(
+        &self,
+        request: &ConfirmationRequest,
+    ) -> Option<(ApprovalScope, Option<EffectClass>)> {
         let approved = crate::sync::lock(&self.memory)
             .task(&request.task_id)
             .is_some_and(|t| t.approved.contains(&effect_key(request)));
         if approved {
-            return Some(ApprovalScope::Task);
+            return Some((ApprovalScope::Task, None));
         }
-        match (&self.always, &request.grant) {
-            (Some(store), Some(subject)) if store.allows(subject) => Some(ApprovalScope::Always),
-            _ => None,
+        let store = self.always.as_ref()?;
+        if let Some(subject) = &request.grant
+            && store.allows(subject)
+        {
+            return Some((ApprovalScope::Always, None));
         }
+        if request.effect_grant.is_some() {
+            let class = store.covering(
+                &request.paths,
+                &self.places.home,
+                &self.places.workspace,
+                self.clock.now(),
+            )?;
+            return Some((ApprovalScope::Always, Some(class)));
+        }
+        None
     }
 
     /// Records the user's approval at the scope they chose, if the request offered it
@@ -283,6 +368,16 @@ impl ConfirmationBroker {
         } else {
             ApprovalScope::Once
         };
+        if let (Some(store), Some(class)) = (&self.always, &request.effect_grant) {
+            let saved = if scope == ApprovalScope::Always {
+                store.add_effect(class.clone(), self.clock.now())
+            } else {
+                store.note_approval(class).map(|_| ())
+            };
+            if let Err(e) = saved {
+                tracing::warn!(error = %e, "the grants file could not be written");
+            }
+        }
         match (scope, &self.always, &request.grant) {
             (ApprovalScope::Task, _, _) => {
                 let mut memory = crate::sync::lock(&self.memory);
@@ -331,6 +426,7 @@ impl ConfirmationBroker {
             expires_at,
             scopes: vec![ApprovalScope::Once, ApprovalScope::Task],
             grant: None,
+            effect_grant: None,
         }
     }
 
@@ -346,16 +442,18 @@ impl ConfirmationBroker {
             decision: Decision::Deny,
             source,
             granted: None,
+            grant: None,
         };
         if cancel.is_cancelled() {
             return deny(DecisionSource::Dropped);
         }
-        if let Some(scope) = self.standing(&request) {
+        if let Some((scope, grant)) = self.standing(&request) {
             return Confirmation {
                 request_id: request.request_id,
                 decision: Decision::Approve,
                 source: DecisionSource::User,
                 granted: Some(scope),
+                grant,
             };
         }
         let pending = self.bus.request(Role::User, request.clone());
@@ -382,6 +480,7 @@ impl ConfirmationBroker {
                             decision,
                             source: d.source,
                             granted: None,
+                            grant: None,
                         }
                     }
                     _ => deny(DecisionSource::Dropped),

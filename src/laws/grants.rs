@@ -1,13 +1,18 @@
-//! Standing Law 1 approvals that outlive a task: "always allow this tool of this MCP
-//! server", kept in `<data dir>/grants.json`, listed in Settings and revocable.
+//! Standing Law 1 approvals that outlive a task, kept in `<data dir>/grants.json`,
+//! listed in Settings and by `artoo grants`, and revocable: "always allow this tool of
+//! this MCP server", and grants by effect, "always allow deleting .tmp files under
+//! ~/Downloads" ([`super::effect_grants`]). The file also counts how often the user
+//! approved each class of file effects, so the dialog can offer "always" once a class
+//! was approved often enough (`laws.offer_always_after`).
 //!
 //! The file is read on every check, so a grant revoked in one process (the desktop
 //! app's Settings, the `artoo mcp revoke` command) stops applying in every other at
 //! once. Writes replace the file atomically (a temporary file renamed over it).
 //!
-//! **Invariant:** a grant applies only to a subject equal in every field — server name,
-//! origin (command line or URL), tool name and definition fingerprint — to the one the
-//! user approved; a file that cannot be read or parsed allows nothing.
+//! **Invariant:** an MCP grant applies only to a subject equal in every field — server
+//! name, origin (command line or URL), tool name and definition fingerprint — to the one
+//! the user approved; a grant by effect only to changes its class covers
+//! ([`effect_grants::covers`]); a file that cannot be read or parsed allows nothing.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -15,7 +20,8 @@ use std::sync::{Arc, Mutex};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::contracts::GrantSubject;
+use super::effect_grants::{self, same_class};
+use crate::contracts::{EffectClass, GrantSubject, PathEffect};
 
 /// The file under the data dir.
 pub const GRANTS_FILE: &str = "grants.json";
@@ -42,10 +48,40 @@ pub struct Grant {
     pub granted_at: DateTime<Utc>,
 }
 
+/// One standing grant by effect, with how often it was used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct EffectGrant {
+    /// The changes the grant allows.
+    pub class: EffectClass,
+    /// When the user gave it.
+    pub granted_at: DateTime<Utc>,
+    /// How many requests it approved without asking.
+    #[serde(default)]
+    pub uses: u64,
+    /// When it last did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used: Option<DateTime<Utc>>,
+}
+
+/// How often the user approved one class of changes, once or for a task.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Tally {
+    class: EffectClass,
+    approvals: u32,
+}
+
+/// Classes whose approvals are counted, at most; the least recently counted go first.
+const MAX_TALLIES: usize = 200;
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct GrantFile {
     version: u32,
     grants: Vec<Grant>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    effects: Vec<EffectGrant>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tallies: Vec<Tally>,
 }
 
 /// Why the grants file could not be read or written.
@@ -169,6 +205,132 @@ impl GrantStore {
             self.write_file(&file)?;
         }
         Ok(removed)
+    }
+
+    /// Changes the file under the write lock with `change`, which says whether it changed
+    /// anything (only then is the file written).
+    fn update<T>(&self, change: impl FnOnce(&mut GrantFile) -> (bool, T)) -> Result<T, GrantError> {
+        let _guard = crate::sync::lock(&self.write);
+        let mut file = self.read()?;
+        let (changed, out) = change(&mut file);
+        if changed {
+            file.version = 1;
+            self.write_file(&file)?;
+        }
+        Ok(out)
+    }
+
+    /// Every standing grant by effect, oldest first.
+    pub fn effect_grants(&self) -> Result<Vec<EffectGrant>, GrantError> {
+        Ok(self.read()?.effects)
+    }
+
+    /// The standing grant by effect that covers every one of `paths`, if one does; its
+    /// use is counted. Unreadable file: none.
+    pub fn covering(
+        &self,
+        paths: &[PathEffect],
+        home: &Path,
+        workspace: &Path,
+        at: DateTime<Utc>,
+    ) -> Option<EffectClass> {
+        let found = self.update(|file| {
+            let Some(grant) = file
+                .effects
+                .iter_mut()
+                .find(|g| effect_grants::covers(&g.class, paths, home, workspace))
+            else {
+                return (false, None);
+            };
+            grant.uses += 1;
+            grant.last_used = Some(at);
+            (true, Some(grant.class.clone()))
+        });
+        found.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "standing grants unreadable; none applies");
+            None
+        })
+    }
+
+    /// Adds a grant by effect (once: the same class again keeps the first).
+    pub fn add_effect(&self, class: EffectClass, at: DateTime<Utc>) -> Result<(), GrantError> {
+        self.update(|file| {
+            if file.effects.iter().any(|g| same_class(&g.class, &class)) {
+                return (false, ());
+            }
+            file.tallies.retain(|t| !same_class(&t.class, &class));
+            file.effects.push(EffectGrant {
+                class,
+                granted_at: at,
+                uses: 0,
+                last_used: None,
+            });
+            (true, ())
+        })
+    }
+
+    /// Removes the grant of exactly this class, and its count of approvals, so the next
+    /// such change asks, and "always" is offered again only after new approvals; false
+    /// when there was no such grant.
+    pub fn revoke_effect(&self, class: &EffectClass) -> Result<bool, GrantError> {
+        self.update(|file| {
+            let before = file.effects.len();
+            file.effects.retain(|g| !same_class(&g.class, class));
+            file.tallies.retain(|t| !same_class(&t.class, class));
+            let removed = file.effects.len() < before;
+            (removed, removed)
+        })
+    }
+
+    /// How often the user approved this class of changes.
+    pub fn approvals(&self, class: &EffectClass) -> u32 {
+        self.read().map_or(0, |file| {
+            file.tallies
+                .iter()
+                .find(|t| same_class(&t.class, class))
+                .map_or(0, |t| t.approvals)
+        })
+    }
+
+    /// Counts one approval of this class; returns the new count.
+    pub fn note_approval(&self, class: &EffectClass) -> Result<u32, GrantError> {
+        self.update(|file| {
+            let approvals = match file
+                .tallies
+                .iter()
+                .position(|t| same_class(&t.class, class))
+            {
+                Some(i) => {
+                    let mut tally = file.tallies.remove(i);
+                    tally.approvals = tally.approvals.saturating_add(1);
+                    let n = tally.approvals;
+                    file.tallies.push(tally);
+                    n
+                }
+                None => {
+                    file.tallies.push(Tally {
+                        class: class.clone(),
+                        approvals: 1,
+                    });
+                    1
+                }
+            };
+            if file.tallies.len() > MAX_TALLIES {
+                let extra = file.tallies.len() - MAX_TALLIES;
+                file.tallies.drain(..extra);
+            }
+            (true, approvals)
+        })
+    }
+
+    /// A denial of this class starts its count again: "always" is offered only after
+    /// approvals in a row.
+    pub fn note_denial(&self, class: &EffectClass) -> Result<(), GrantError> {
+        self.update(|file| {
+            let before = file.tallies.len();
+            file.tallies.retain(|t| !same_class(&t.class, class));
+            (file.tallies.len() < before, ())
+        })
     }
 }
 

@@ -14,6 +14,7 @@ pub const LAW1_PREFIX: &str = "[LAW1]";
 
 pub mod broker;
 pub mod classify;
+pub mod effect_grants;
 pub mod grants;
 pub mod mcp;
 pub mod requested;
@@ -22,6 +23,37 @@ pub use broker::{Confirmation, ConfirmationBroker, ConfirmationPolicy, Confirmat
 pub use classify::{
     Action, Assessment, Effect, EffectKind, Existence, FsView, Scope, Target, classify,
 };
+
+/// Where credentials live in a home folder: keys, tokens, keyrings and browser
+/// profiles. Inside the sandbox each one that exists is replaced by an empty folder or
+/// file, unless the user's request names it; no grant by effect reaches into one.
+pub const CREDENTIALS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".gnupg",
+    ".netrc",
+    ".git-credentials",
+    ".config/gh",
+    ".config/gcloud",
+    ".config/git/credentials",
+    ".kube",
+    ".docker",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".password-store",
+    ".local/share/keyrings",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".thunderbird",
+    "Library/Keychains",
+    "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Firefox",
+];
 
 /// One law of the T layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

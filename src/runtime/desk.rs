@@ -564,6 +564,7 @@ mod tests {
             expires_at: chrono::Utc::now() + chrono::Duration::minutes(10),
             scopes: vec![ApprovalScope::Once],
             grant: None,
+            effect_grant: None,
         }
     }
 

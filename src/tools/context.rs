@@ -133,6 +133,9 @@ struct TaskCallsInner {
     /// What the task's successful calls did to files, in order (at most
     /// [`MAX_TASK_EFFECTS`]).
     effects: Vec<PathEffect>,
+    /// Whether a call brought in text from outside this computer (see
+    /// [`TaskCalls::read_untrusted`]).
+    untrusted: bool,
 }
 
 /// Effects a task's memory keeps; a task that made more has its first ones.
@@ -208,6 +211,18 @@ impl TaskCalls {
                     same_path: !exact,
                 })
             })
+    }
+
+    /// Takes note that a call of the task brought in text from outside this computer: a
+    /// web search, a network read, a tool of an MCP server.
+    pub fn note_untrusted(&self) {
+        crate::sync::lock(&self.inner).untrusted = true;
+    }
+
+    /// Whether the task has read text from outside this computer. Such text may carry
+    /// instructions nobody gave; no standing grant approves what the task does after it.
+    pub fn read_untrusted(&self) -> bool {
+        crate::sync::lock(&self.inner).untrusted
     }
 
     /// Takes note of the columns a table call has shown.

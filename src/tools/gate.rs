@@ -19,7 +19,7 @@ use crate::config::SandboxSetting;
 use crate::contracts::{
     ApprovalScope, Decision, DecisionSource, EVIDENCE_HEAD_CHARS, ToolCallStatus,
 };
-use crate::contracts::{ConfirmationRequest, PathEffect};
+use crate::contracts::{ConfirmationRequest, EffectClass, PathEffect};
 use crate::laws::broker::{Confirmation, GatedAction};
 use crate::laws::classify::{self, Assessment, Scope, Verdict};
 use crate::laws::requested;
@@ -37,7 +37,7 @@ impl Toolbox {
             Ok(ready) => ready,
             Err(decided) => return *decided,
         };
-        let (confirmation, granted, trash_instead) =
+        let (confirmation, mut granted, trash_instead) =
             match self.law1_gate(ctx, tool, &mut prepared, &runner).await {
                 Gate::Run {
                     confirmation,
@@ -46,7 +46,7 @@ impl Toolbox {
                 Gate::Trash {
                     paths,
                     confirmation,
-                } => (confirmation, None, Some(paths)),
+                } => (confirmation, Granted::default(), Some(paths)),
                 Gate::Stop {
                     outcome,
                     confirmation,
@@ -55,7 +55,7 @@ impl Toolbox {
                         prepared: Some(prepared),
                         outcome,
                         confirmation,
-                        granted: None,
+                        granted: Granted::default(),
                     };
                 }
             };
@@ -81,9 +81,11 @@ impl Toolbox {
         };
         let (outcome, confirmation) = match result {
             Err(ToolError::SandboxHeld { held, output }) => {
-                let (outcome, decision) =
-                    observed::answer_held(ctx, &prepared, *held, output).await;
-                (outcome, decision.or(confirmation))
+                let answer = observed::answer_held(ctx, &prepared, *held, output).await;
+                if answer.granted.scope.is_some() {
+                    granted = answer.granted;
+                }
+                (answer.outcome, answer.decision.or(confirmation))
             }
             other => (settled(ctx, &prepared, other), confirmation),
         };
@@ -256,7 +258,7 @@ impl Toolbox {
             });
             return Gate::Run {
                 confirmation: None,
-                granted: None,
+                granted: Granted::default(),
             };
         }
         let unproven_unheld = verdict == Verdict::Sandbox && !has_sandbox;
@@ -270,7 +272,7 @@ impl Toolbox {
             }
             return Gate::Run {
                 confirmation: None,
-                granted: None,
+                granted: Granted::default(),
             };
         }
 
@@ -292,6 +294,14 @@ impl Toolbox {
         });
         if let Some(Law1Action::Mcp(gate)) = &prepared.action {
             ctx.broker.offer_always(&mut request, gate.subject());
+        } else if irreversible
+            && caution.is_none()
+            && !wants_out
+            && !unproven_unheld
+            && only_named_file_changes(&assessment)
+            && !ctx.task_calls.read_untrusted()
+        {
+            ctx.broker.offer_effect_grant(&mut request);
         }
         let asking = Asking {
             assessment: &assessment,
@@ -497,7 +507,10 @@ fn answered(
             prepared.approved = true;
             Gate::Run {
                 confirmation,
-                granted: answer.granted,
+                granted: Granted {
+                    scope: answer.granted,
+                    grant: answer.grant,
+                },
             }
         }
         // The broker only passes Trash through where it was offered; the check is
@@ -529,7 +542,7 @@ pub(super) enum Gate {
     Run {
         confirmation: Option<Decision>,
         /// The wider approval that let it run without asking, if one did.
-        granted: Option<ApprovalScope>,
+        granted: Granted,
     },
     /// Move these paths to the Trash instead of running the command.
     Trash {
@@ -568,7 +581,39 @@ pub(super) struct Decided {
     /// The Law 1 decision, when the gate fired.
     pub(super) confirmation: Option<Decision>,
     /// The wider approval that let the call run without asking, if one did.
-    pub(super) granted: Option<ApprovalScope>,
+    pub(super) granted: Granted,
+}
+
+/// The wider approval that let a call run without asking: its scope, and the standing
+/// grant by effect when one did.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Granted {
+    pub(super) scope: Option<ApprovalScope>,
+    pub(super) grant: Option<EffectClass>,
+}
+
+impl Granted {
+    /// Said to the model when a standing approval let a call run without asking.
+    pub(super) fn note(&self) -> Option<String> {
+        if let Some(class) = &self.grant {
+            return Some(format!(
+                "the user's standing grant \"{}\" allowed this without asking",
+                class.words
+            ));
+        }
+        self.scope.map(|s| granted_note(s).to_string())
+    }
+}
+
+/// Whether every effect the classifier predicts is a change to a named file or folder:
+/// only then can the dialog's paths stand for the whole action, and a grant by effect
+/// be weighed against them.
+fn only_named_file_changes(assessment: &Assessment) -> bool {
+    !assessment.effects().is_empty()
+        && assessment
+            .effects()
+            .iter()
+            .all(|e| e.kind.on_files() && matches!(e.target, crate::laws::Target::Path { .. }))
 }
 
 impl Decided {
@@ -578,7 +623,7 @@ impl Decided {
             prepared,
             outcome,
             confirmation: None,
-            granted: None,
+            granted: Granted::default(),
         }
     }
 }

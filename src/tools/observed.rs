@@ -8,22 +8,43 @@
 
 use std::path::PathBuf;
 
-use super::gate::{call_line, denied_before, effect_verb, error_outcome, why_not};
+use super::gate::{Granted, call_line, denied_before, effect_verb, error_outcome, why_not};
 use super::{Law1Action, Prepared, ToolContext, ToolOutcome, sandbox, trash};
 use crate::contracts::Decision;
 use crate::laws::broker::GatedAction;
 use crate::laws::classify::{self, Assessment};
 use crate::text::{Keep, elide_middle};
 
+/// How a held layer's question ended.
+pub(super) struct HeldAnswer {
+    /// The call's outcome.
+    pub(super) outcome: ToolOutcome,
+    /// The decision, when one was made.
+    pub(super) decision: Option<Decision>,
+    /// The standing approval that answered without asking, if one did.
+    pub(super) granted: Granted,
+}
+
+impl HeldAnswer {
+    fn new(outcome: ToolOutcome, decision: Option<Decision>) -> Self {
+        Self {
+            outcome,
+            decision,
+            granted: Granted::default(),
+        }
+    }
+}
+
 /// Asks the user about a held layer with its measured effects; applies exactly it on
-/// approval (deletions to the Trash when chosen), discards it otherwise. Returns the
-/// call's outcome and the decision.
+/// approval (deletions to the Trash when chosen), discards it otherwise. A standing
+/// grant by effect may answer instead of the user, for a task that read nothing from
+/// outside this computer.
 pub(super) async fn answer_held(
     ctx: &ToolContext,
     prepared: &Prepared,
     held: sandbox::Held,
     output: String,
-) -> (ToolOutcome, Option<Decision>) {
+) -> HeldAnswer {
     let effects: Vec<sandbox::Measured> = held.effects().to_vec();
     let signatures: Vec<String> = effects
         .iter()
@@ -41,7 +62,7 @@ pub(super) async fn answer_held(
     };
     if let Some(denied) = ctx.broker.denied(&ctx.task_id, &signatures) {
         drop(held);
-        return (denied_before(&denied), None);
+        return HeldAnswer::new(denied_before(&denied), None);
     }
     let lines = sandbox::describe_measured(&effects, &ctx.config.home);
     let deletions: Vec<PathBuf> = effects
@@ -68,12 +89,19 @@ pub(super) async fn answer_held(
     request.can_trash = only_deletions;
     request.reversible_alternative = only_deletions
         .then(|| "Move them to the Trash instead (they can be put back).".to_string());
+    if !ctx.task_calls.read_untrusted() {
+        ctx.broker.offer_effect_grant(&mut request);
+    }
     let summary = lines.join("; ");
     let answer = ctx
         .broker
         .confirm_effects(request, &signatures, &ctx.cancel)
         .await;
     let decision = Some(answer.decision);
+    let granted = Granted {
+        scope: answer.granted,
+        grant: answer.grant.clone(),
+    };
     let deletions_to = match answer.decision {
         Decision::Approve => sandbox::Deletions::PrivateTrash,
         Decision::Trash if only_deletions => sandbox::Deletions::AlreadyTrashed,
@@ -83,16 +111,16 @@ pub(super) async fn answer_held(
                 "[LAW1] {}: {summary}. Nothing was changed. Do not retry this action or a variant of it; report that it was not done.{printed}",
                 why_not(ctx, answer.source)
             );
-            return (ToolOutcome::Denied { reason }, decision);
+            return HeldAnswer::new(ToolOutcome::Denied { reason }, decision);
         }
     };
     let trashed = if deletions_to == sandbox::Deletions::AlreadyTrashed {
         if let Err(e) = held.unchanged() {
-            return (refused_commit(&e.to_string()), decision);
+            return HeldAnswer::new(refused_commit(&e.to_string()), decision);
         }
         match trash::move_to_trash(&deletions).await {
             Ok(text) => Some(text),
-            Err(e) => return (error_outcome(&e), decision),
+            Err(e) => return HeldAnswer::new(error_outcome(&e), decision),
         }
     } else {
         None
@@ -111,7 +139,13 @@ pub(super) async fn answer_held(
             } else {
                 format!("{}\n", output.trim_end())
             };
-            text.push_str(&format!("Applied after the user approved: {summary}."));
+            match &granted.grant {
+                Some(class) => text.push_str(&format!(
+                    "Applied under the user's standing grant \"{}\": {summary}.",
+                    class.words
+                )),
+                None => text.push_str(&format!("Applied after the user approved: {summary}.")),
+            }
             if let Some(t) = trashed {
                 text.push_str(&format!("\n{t}"));
             }
@@ -121,10 +155,14 @@ pub(super) async fn answer_held(
             if let Some(line) = unjournaled {
                 text.push_str(&format!("\n{line}"));
             }
-            (ToolOutcome::Ok { output: text }, decision)
+            HeldAnswer {
+                outcome: ToolOutcome::Ok { output: text },
+                decision,
+                granted,
+            }
         }
-        Ok(Err(e)) => (refused_commit(&e.to_string()), decision),
-        Err(e) => (refused_commit(&e.to_string()), decision),
+        Ok(Err(e)) => HeldAnswer::new(refused_commit(&e.to_string()), decision),
+        Err(e) => HeldAnswer::new(refused_commit(&e.to_string()), decision),
     }
 }
 

@@ -16,11 +16,11 @@ use super::{
     ToolContext, ToolName, ToolOutcome, ToolRef, ToolResult, ToolSpec, WriteFile, shell,
 };
 
-use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord};
+use crate::contracts::{EVIDENCE_HEAD_CHARS, Role, ToolCallEvent, ToolCallRecord, ToolCallStatus};
 use crate::text::first_chars;
 use crate::text::{Keep, elide_middle};
 
-use super::gate::{Decided, granted_note, target_of};
+use super::gate::{Decided, target_of};
 
 /// The tools of the executor, by name.
 #[derive(Clone)]
@@ -159,8 +159,8 @@ impl Toolbox {
         if let Some(note) = &note {
             let _ = writeln!(for_model, "({note})");
         }
-        if let Some(scope) = granted {
-            let _ = writeln!(for_model, "({})", granted_note(scope));
+        if let Some(note) = granted.note() {
+            let _ = writeln!(for_model, "({note})");
         }
         match &outcome {
             ToolOutcome::Ok { output } => {
@@ -184,6 +184,14 @@ impl Toolbox {
         }
         ctx.history.push(record.clone());
         ctx.task_calls.note(&record);
+        let from_outside = record.tool.builtin().is_none_or(|t| t == ToolName::Search)
+            || prepared
+                .as_ref()
+                .and_then(|p| p.sandbox.as_ref())
+                .is_some_and(|plan| plan.network);
+        if record.status == ToolCallStatus::Ok && from_outside {
+            ctx.task_calls.note_untrusted();
+        }
         ctx.broker.bus().publish(
             Role::Observer,
             ToolCallEvent {
@@ -191,7 +199,8 @@ impl Toolbox {
                 subtask_id: ctx.subtask_id,
                 attempt: ctx.attempt,
                 record: record.clone(),
-                granted,
+                granted: granted.scope,
+                grant: granted.grant.map(|class| class.words),
             },
         );
         ToolResult {

@@ -319,6 +319,7 @@ fn final_result(
         directive,
         next_moves: vec![],
         effects: Vec::new(),
+        grants: Vec::new(),
     }
 }
 
@@ -361,6 +362,7 @@ fn confirmation(task: &TaskId, expires_at: DateTime<Utc>) -> ConfirmationRequest
         expires_at,
         scopes: vec![artoo::contracts::ApprovalScope::Once],
         grant: None,
+        effect_grant: None,
     }
 }
 
@@ -513,6 +515,7 @@ impl Rig {
                     attempt: 1,
                     record: record(true),
                     granted: None,
+                    grant: None,
                 },
             );
             if i == 1 {

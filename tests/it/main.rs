@@ -10,6 +10,7 @@ mod dispatcher;
 mod executor;
 mod ggs;
 mod golden;
+mod grants;
 mod law1;
 #[cfg(target_os = "linux")]
 mod law1_effect;

@@ -54,6 +54,15 @@ pub fn confirmation_prompt(request: &ConfirmationRequest, paint: Paint) -> Vec<S
             "  always:     would allow `{}` of the MCP server `{}` ({}) in every task, until revoked",
             grant.tool, grant.server, grant.origin
         ));
+    } else if let Some(class) = &request
+        .effect_grant
+        .as_ref()
+        .filter(|_| request.scopes.contains(&ApprovalScope::Always))
+    {
+        lines.push(format!(
+            "  always:     would allow {} in every task, until revoked (`artoo grants`)",
+            class.words
+        ));
     }
     lines.push(format!(
         "  expires:    {} (then it is denied)",
@@ -80,15 +89,19 @@ pub fn sandbox_notice(status: &artoo::tools::sandbox::Status, paint: Paint) -> O
 }
 
 /// The answers a request offers, as (key, label), in the order the prompt shows them:
-/// `s` only when the task scope is offered, `a` only with a named grant, `t` only when
-/// Trash is offered.
+/// `s` only when the task scope is offered, `a` only with a named grant (an MCP tool or
+/// a class of file changes), `t` only when Trash is offered.
 fn confirmation_choices(request: &ConfirmationRequest) -> Vec<(&'static str, &'static str)> {
     let mut choices = vec![("y", "[y]es, once")];
     if request.scopes.contains(&ApprovalScope::Task) {
         choices.push(("s", "[s]ame for the rest of this task"));
     }
-    if request.scopes.contains(&ApprovalScope::Always) && request.grant.is_some() {
-        choices.push(("a", "[a]lways allow this tool"));
+    if request.scopes.contains(&ApprovalScope::Always) {
+        if request.grant.is_some() {
+            choices.push(("a", "[a]lways allow this tool"));
+        } else if request.effect_grant.is_some() {
+            choices.push(("a", "[a]lways allow this kind of change here"));
+        }
     }
     choices.push(("n", "[n]o"));
     if request.can_trash {
@@ -137,8 +150,8 @@ mod tests {
         assert!(off.contains("asks first"), "{off}");
     }
 
-    #[test]
-    fn a_law1_prompt_shows_the_command_paths_and_that_it_cannot_be_undone() {
+    /// The sample Law 1 request of the test kit.
+    fn sample_request() -> ConfirmationRequest {
         let Message::ConfirmationRequest(request) = samples()
             .into_iter()
             .find(|e| e.message.kind() == MessageKind::ConfirmationRequest)
@@ -147,6 +160,12 @@ mod tests {
         else {
             unreachable!()
         };
+        request
+    }
+
+    #[test]
+    fn a_law1_prompt_shows_the_command_paths_and_that_it_cannot_be_undone() {
+        let request = sample_request();
         let text = confirmation_prompt(&request, Paint::PLAIN).join("\n");
         assert!(
             text.contains("an irreversible action with `shell`"),
@@ -172,6 +191,45 @@ mod tests {
         let text = confirmation_prompt(&rerun, Paint::PLAIN).join("\n");
         assert!(
             text.contains("effect:     In the sandbox, this command tried to: delete /home/u/a.txt.\n              Approving runs it outside"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn always_for_a_class_of_changes_is_offered_in_its_words_only_when_the_request_offers_it() {
+        use artoo::contracts::{EffectClass, FileEffect};
+        let request = sample_request();
+        let class = EffectClass {
+            effect: FileEffect::Delete,
+            place: "/home/u/Downloads".into(),
+            extension: Some("pdf".into()),
+            words: "deleting .pdf files under ~/Downloads".into(),
+        };
+        let counted = ConfirmationRequest {
+            effect_grant: Some(class),
+            scopes: vec![ApprovalScope::Once, ApprovalScope::Task],
+            ..request
+        };
+        assert!(!confirmation_keys(&counted).contains(&"a"));
+        let text = confirmation_prompt(&counted, Paint::PLAIN).join("\n");
+        assert!(!text.contains("always:"), "{text}");
+        let offered = ConfirmationRequest {
+            scopes: vec![
+                ApprovalScope::Once,
+                ApprovalScope::Task,
+                ApprovalScope::Always,
+            ],
+            ..counted
+        };
+        assert!(confirmation_keys(&offered).contains(&"a"));
+        assert!(
+            confirmation_question(&offered).contains("[a]lways allow this kind of change here")
+        );
+        let text = confirmation_prompt(&offered, Paint::PLAIN).join("\n");
+        assert!(
+            text.contains(
+                "always:     would allow deleting .pdf files under ~/Downloads in every task"
+            ),
             "{text}"
         );
     }

@@ -82,6 +82,13 @@ fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
                 .into(),
         );
     }
+    if !r.grants.is_empty() {
+        lines.push(String::new());
+        lines.push("Allowed without asking by your standing grants (`artoo grants`):".into());
+        for g in &r.grants {
+            lines.push(format!("  {g}"));
+        }
+    }
     if !r.next_moves.is_empty() {
         lines.push(String::new());
         lines.push("Next moves:".into());
@@ -185,6 +192,7 @@ mod tests {
             directive,
             next_moves,
             effects: Vec::new(),
+            grants: Vec::new(),
         }
     }
 
@@ -274,6 +282,24 @@ mod tests {
         assert_eq!(output_text(&json!("same"), "same"), None);
         assert_eq!(output_text(&Value::Null, "s"), None);
         assert_eq!(output_text(&json!([]), "s"), None);
+    }
+
+    #[test]
+    fn the_grants_that_allowed_actions_are_named_on_lines_of_their_own() {
+        let mut r = final_result(TerminalDirective::Accept, Value::Null, Vec::new());
+        let plain = final_lines(&r, Paint { enabled: false });
+        assert!(
+            !plain.iter().any(|l| l.contains("standing grant")),
+            "{plain:?}"
+        );
+        r.grants = vec!["deleting .tmp files under ~/Downloads".into()];
+        let lines = final_lines(&r, Paint { enabled: false });
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with("Allowed without asking by your standing grants"))
+            .expect("a heading");
+        assert_eq!(lines[at + 1], "  deleting .tmp files under ~/Downloads");
+        assert!(lines[0].starts_with("✅ Done — Found 3 PDFs"), "{lines:?}");
     }
 
     #[test]

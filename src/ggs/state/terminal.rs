@@ -111,6 +111,7 @@ impl TaskState {
                 directive,
                 next_moves: Vec::new(),
                 effects: self.effects().to_vec(),
+                grants: self.grants().to_vec(),
             },
             megram: Some(writes::terminal_megram(
                 round.decision.state,
@@ -199,6 +200,7 @@ impl TaskState {
             failed_criterion: parts.failed_criterion,
             out_of_time: time_share > replan_share,
             effects: self.effects().to_vec(),
+            grants: self.grants().to_vec(),
             elapsed_ms: self.last_elapsed_ms,
             within_threshold: parts.within_threshold,
             feedback: parts.feedback,
@@ -229,6 +231,8 @@ pub struct PendingAbandon {
     feedback: Vec<Feedback>,
     /// What the task did to files before it was abandoned.
     effects: Vec<PathEffect>,
+    /// The standing grants by effect that approved its calls.
+    grants: Vec<String>,
 }
 
 impl PendingAbandon {
@@ -324,6 +328,7 @@ impl PendingAbandon {
                 directive: TerminalDirective::Abandon,
                 next_moves,
                 effects: self.effects,
+                grants: self.grants,
             },
         }
     }

@@ -214,3 +214,193 @@ async fn trash_is_a_denial_where_it_was_not_offered() {
     let c = broker.confirm(req, &CancellationToken::new()).await;
     assert_eq!(c.decision, Decision::Deny);
 }
+
+mod by_effect {
+    use super::*;
+    use crate::contracts::FileEffect;
+    use crate::laws::classify::{Effect, EffectKind, Existence, Target};
+
+    struct Rig {
+        _dir: tempfile::TempDir,
+        home: PathBuf,
+        bus: Bus,
+        broker: ConfirmationBroker,
+        store: GrantStore,
+    }
+
+    fn rig(offer_after: u32) -> Rig {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let home = root.join("home");
+        std::fs::create_dir_all(home.join("Downloads")).unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        let store = GrantStore::in_dir(&root.join("data"));
+        let (bus, broker) = setup(120);
+        let broker = broker.with_grants(
+            store.clone(),
+            GrantPlaces {
+                home: home.clone(),
+                workspace: root.join("ws"),
+                offer_after,
+            },
+        );
+        Rig {
+            _dir: dir,
+            home,
+            bus,
+            broker,
+            store,
+        }
+    }
+
+    impl Rig {
+        /// A request to delete these files of the home folder, as the gate makes it.
+        fn delete(&self, task: &TaskId, files: &[&str]) -> ConfirmationRequest {
+            let effects = files
+                .iter()
+                .map(|f| Effect {
+                    kind: EffectKind::Delete,
+                    target: Target::Path {
+                        path: self.home.join(f),
+                        exists: Existence::Exists,
+                    },
+                    source: format!("rm {f}"),
+                    note: None,
+                })
+                .collect();
+            let assessment = Assessment::irreversible(effects);
+            let mut request = self.broker.request_for(GatedAction {
+                task_id: task,
+                subtask_id: None,
+                tool: &ToolName::Shell.into(),
+                command: "rm …",
+                assessment: &assessment,
+            });
+            self.broker.offer_effect_grant(&mut request);
+            request
+        }
+    }
+
+    #[tokio::test]
+    async fn always_is_offered_after_n_approvals_and_then_answers_without_asking_until_revoked() {
+        let r = rig(3);
+        let answers = [
+            (Decision::Approve, ApprovalScope::Once),
+            (Decision::Approve, ApprovalScope::Task),
+            (Decision::Approve, ApprovalScope::Once),
+            (Decision::Approve, ApprovalScope::Once),
+            (Decision::Approve, ApprovalScope::Always),
+        ];
+        let user = ConfirmationResponder::spawn(
+            &r.bus,
+            ConfirmationPolicy::scoped_script(answers),
+            DecisionSource::User,
+        );
+        let live = CancellationToken::new();
+        // Three approvals of the same class, in three tasks: "always" is not offered yet.
+        for (i, file) in ["Downloads/a.tmp", "Downloads/b.tmp", "Downloads/old/c.tmp"]
+            .into_iter()
+            .enumerate()
+        {
+            let request = r.delete(&TaskId::mint(), &[file]);
+            assert!(
+                !request.scopes.contains(&ApprovalScope::Always),
+                "request {i}"
+            );
+            let answer = r.broker.confirm_effects(request, &[], &live).await;
+            assert_eq!(answer.decision, Decision::Approve);
+            assert_eq!(answer.granted, None);
+        }
+        // The classes differ in their folder (Downloads, Downloads/old): the count is by
+        // class, so the fourth request of ~/Downloads has two approvals behind it.
+        let fourth = r.delete(&TaskId::mint(), &["Downloads/d.tmp"]);
+        assert!(!fourth.scopes.contains(&ApprovalScope::Always));
+        r.broker.confirm_effects(fourth, &[], &live).await;
+        let fifth = r.delete(&TaskId::mint(), &["Downloads/e.tmp"]);
+        assert!(fifth.scopes.contains(&ApprovalScope::Always));
+        let class = fifth.effect_grant.clone().unwrap();
+        assert_eq!(class.effect, FileEffect::Delete);
+        assert_eq!(class.words, "deleting .tmp files under ~/Downloads");
+        let answer = r.broker.confirm_effects(fifth, &[], &live).await;
+        assert_eq!(answer.decision, Decision::Approve);
+        assert_eq!(r.store.effect_grants().unwrap().len(), 1);
+        let asked = user.requests().len();
+        assert_eq!(asked, 5);
+
+        // Covered: approved without being asked, naming the grant, its use counted.
+        let covered = r.delete(&TaskId::mint(), &["Downloads/sub/f.tmp", "Downloads/g.tmp"]);
+        let answer = r.broker.confirm_effects(covered, &[], &live).await;
+        assert_eq!(answer.decision, Decision::Approve);
+        assert_eq!(answer.granted, Some(ApprovalScope::Always));
+        assert_eq!(
+            answer.grant.as_ref().map(|c| c.words.as_str()),
+            Some(class.words.as_str())
+        );
+        assert_eq!(user.requests().len(), asked, "nothing was asked");
+        assert_eq!(r.store.effect_grants().unwrap()[0].uses, 1);
+
+        // Not covered: another extension asks.
+        let other = r.delete(&TaskId::mint(), &["Downloads/h.txt"]);
+        let answer = r.broker.confirm_effects(other, &[], &live).await;
+        assert_eq!(answer.granted, None);
+        assert_eq!(user.requests().len(), asked + 1);
+
+        // Revoked: the very next request asks (and is denied: the script ran out).
+        assert!(r.store.revoke_effect(&class).unwrap());
+        let again = r.delete(&TaskId::mint(), &["Downloads/i.tmp"]);
+        assert!(!again.scopes.contains(&ApprovalScope::Always));
+        let answer = r.broker.confirm_effects(again, &[], &live).await;
+        assert_eq!(answer.granted, None);
+        assert_eq!(user.requests().len(), asked + 2);
+    }
+
+    #[tokio::test]
+    async fn a_denial_starts_the_count_again() {
+        let r = rig(2);
+        let answers = [
+            (Decision::Approve, ApprovalScope::Once),
+            (Decision::Deny, ApprovalScope::Once),
+            (Decision::Approve, ApprovalScope::Once),
+        ];
+        let _user = ConfirmationResponder::spawn(
+            &r.bus,
+            ConfirmationPolicy::scoped_script(answers),
+            DecisionSource::User,
+        );
+        let live = CancellationToken::new();
+        for _ in 0..3 {
+            let request = r.delete(&TaskId::mint(), &["Downloads/a.tmp"]);
+            assert!(!request.scopes.contains(&ApprovalScope::Always));
+            r.broker.confirm_effects(request, &[], &live).await;
+        }
+        let class = r
+            .delete(&TaskId::mint(), &["Downloads/a.tmp"])
+            .effect_grant
+            .unwrap();
+        assert_eq!(r.store.approvals(&class), 1);
+    }
+
+    #[tokio::test]
+    async fn no_class_is_named_behind_a_floor_and_zero_never_offers_always() {
+        let r = rig(0);
+        let secret = r.delete(&TaskId::mint(), &[".ssh/id_rsa"]);
+        assert_eq!(secret.effect_grant, None);
+        let wide = r.delete(&TaskId::mint(), &["Downloads/a", "Music/b"]);
+        assert_eq!(wide.effect_grant, None);
+        let plain = r.delete(&TaskId::mint(), &["Downloads/a"]);
+        assert!(plain.effect_grant.is_some());
+        r.store
+            .add_effect(plain.effect_grant.clone().unwrap(), chrono::Utc::now())
+            .unwrap();
+        for _ in 0..5 {
+            r.store
+                .note_approval(plain.effect_grant.as_ref().unwrap())
+                .unwrap();
+        }
+        let again = r.delete(&TaskId::mint(), &["Downloads/a"]);
+        assert!(!again.scopes.contains(&ApprovalScope::Always));
+        // A grant of ~/Downloads does not reach a credential put inside it.
+        let planted = r.delete(&TaskId::mint(), &["Downloads/server.pem"]);
+        assert_eq!(planted.effect_grant, None);
+    }
+}

@@ -97,36 +97,8 @@ pub struct Plan {
     pub reveal: Vec<PathBuf>,
 }
 
-/// Where credentials live in a home folder: keys, tokens, keyrings and browser
-/// profiles. Inside the sandbox each one that exists is replaced by an empty folder or
-/// file, unless the user's request names it.
-pub const CREDENTIALS: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".azure",
-    ".gnupg",
-    ".netrc",
-    ".git-credentials",
-    ".config/gh",
-    ".config/gcloud",
-    ".config/git/credentials",
-    ".kube",
-    ".docker",
-    ".npmrc",
-    ".pypirc",
-    ".cargo/credentials.toml",
-    ".gem/credentials",
-    ".password-store",
-    ".local/share/keyrings",
-    ".mozilla",
-    ".config/google-chrome",
-    ".config/chromium",
-    ".config/BraveSoftware",
-    ".thunderbird",
-    "Library/Keychains",
-    "Library/Application Support/Google/Chrome",
-    "Library/Application Support/Firefox",
-];
+/// Where credentials live in a home folder (see [`crate::laws::CREDENTIALS`]).
+pub use crate::laws::CREDENTIALS;
 
 /// The credential stores `request` names (by their name without the leading dot, as a
 /// word: "my ssh config", "the .aws credentials"), which stay visible in the sandbox.

@@ -113,6 +113,16 @@ export const commands = {
 	mcpGrants: () => typedError<Grant[], IpcError>(__TAURI_INVOKE("mcp_grants")),
 	/**  Revokes exactly one grant; the remaining grants come back. */
 	mcpRevoke: (subject: GrantSubject) => typedError<Grant[], IpcError>(__TAURI_INVOKE("mcp_revoke", { subject })),
+	/**
+	 *  The standing grants by effect ("deleting .tmp files under ~/Downloads"), oldest
+	 *  first, with how often each was used.
+	 */
+	effectGrants: () => typedError<EffectGrant_Serialize[], IpcError>(__TAURI_INVOKE("effect_grants")),
+	/**
+	 *  Revokes exactly one grant by effect; the next such change asks at once. The
+	 *  remaining grants come back.
+	 */
+	effectRevoke: (class: EffectClass_Deserialize) => typedError<EffectGrant_Serialize[], IpcError>(__TAURI_INVOKE("effect_revoke", { class })),
 	/**  Hides the popup window. */
 	hidePopup: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_popup")),
 	/**  Opens the panels window on `tab`, focused on `focus` when given. */
@@ -625,12 +635,19 @@ export type ConfirmationRequest_Deserialize = {
 	/**  When the request is denied automatically. */
 	expires_at: string,
 	/**
-	 *  How far an approval may reach: always `once` and `task`; `always` only for a tool
-	 *  of an MCP server, named in `grant`.
+	 *  How far an approval may reach: always `once` and `task`; `always` for a tool of
+	 *  an MCP server, named in `grant`, or for a class of file effects, named in
+	 *  `effect_grant`, once the user approved that class often enough.
 	 */
 	scopes?: ApprovalScope[],
 	/**  The exact MCP tool an `always` approval would allow from now on. */
 	grant?: GrantSubject | null,
+	/**
+	 *  The class of file effects this request belongs to, when a standing grant may
+	 *  cover it: what an `always` approval would allow from now on (offered only when
+	 *  `scopes` holds `always`). None when a hard floor rules grants out.
+	 */
+	effect_grant?: EffectClass_Deserialize | null,
 };
 
 /**  Executor → User: an irreversible action waits for this specific approval (Law 1). */
@@ -658,12 +675,19 @@ export type ConfirmationRequest_Serialize = {
 	/**  When the request is denied automatically. */
 	expires_at: string,
 	/**
-	 *  How far an approval may reach: always `once` and `task`; `always` only for a tool
-	 *  of an MCP server, named in `grant`.
+	 *  How far an approval may reach: always `once` and `task`; `always` for a tool of
+	 *  an MCP server, named in `grant`, or for a class of file effects, named in
+	 *  `effect_grant`, once the user approved that class often enough.
 	 */
 	scopes: ApprovalScope[],
 	/**  The exact MCP tool an `always` approval would allow from now on. */
 	grant?: GrantSubject,
+	/**
+	 *  The class of file effects this request belongs to, when a standing grant may
+	 *  cover it: what an `always` approval would allow from now on (offered only when
+	 *  `scopes` holds `always`). None when a hard floor rules grants out.
+	 */
+	effect_grant?: EffectClass_Serialize,
 };
 
 /**  The result of "Test connection": a real one-token call. */
@@ -990,6 +1014,78 @@ export type DispatchManifest_Serialize = {
 	round: number,
 };
 
+/**
+ *  One class of changes to files, as an "always allow" grant by effect names it: one
+ *  kind of change, to anything inside one folder (at any depth), optionally only to
+ *  files of one extension. `words` says it as the dialog and the lists show it
+ *  ("deleting .tmp files under ~/Downloads"); it is made from the other fields and plays
+ *  no part in what the class covers.
+ */
+export type EffectClass = EffectClass_Serialize;
+
+/**
+ *  One class of changes to files, as an "always allow" grant by effect names it: one
+ *  kind of change, to anything inside one folder (at any depth), optionally only to
+ *  files of one extension. `words` says it as the dialog and the lists show it
+ *  ("deleting .tmp files under ~/Downloads"); it is made from the other fields and plays
+ *  no part in what the class covers.
+ */
+export type EffectClass_Deserialize = {
+	/**  The kind of change. */
+	effect: FileEffect,
+	/**  The folder, absolute. */
+	place: string,
+	/**  Only files with this extension (lower case, without the dot), when set. */
+	extension?: string | null,
+	/**  The class in plain words. */
+	words: string,
+};
+
+/**
+ *  One class of changes to files, as an "always allow" grant by effect names it: one
+ *  kind of change, to anything inside one folder (at any depth), optionally only to
+ *  files of one extension. `words` says it as the dialog and the lists show it
+ *  ("deleting .tmp files under ~/Downloads"); it is made from the other fields and plays
+ *  no part in what the class covers.
+ */
+export type EffectClass_Serialize = {
+	/**  The kind of change. */
+	effect: FileEffect,
+	/**  The folder, absolute. */
+	place: string,
+	/**  Only files with this extension (lower case, without the dot), when set. */
+	extension?: string,
+	/**  The class in plain words. */
+	words: string,
+};
+
+/**  One standing grant by effect, with how often it was used. */
+export type EffectGrant = EffectGrant_Serialize;
+
+/**  One standing grant by effect, with how often it was used. */
+export type EffectGrant_Deserialize = {
+	/**  The changes the grant allows. */
+	class: EffectClass_Deserialize,
+	/**  When the user gave it. */
+	granted_at: string,
+	/**  How many requests it approved without asking. */
+	uses?: number,
+	/**  When it last did. */
+	last_used?: string | null,
+};
+
+/**  One standing grant by effect, with how often it was used. */
+export type EffectGrant_Serialize = {
+	/**  The changes the grant allows. */
+	class: EffectClass_Serialize,
+	/**  When the user gave it. */
+	granted_at: string,
+	/**  How many requests it approved without asking. */
+	uses: number,
+	/**  When it last did. */
+	last_used?: string,
+};
+
 /**  One message on the bus, with who sent it to whom and when. */
 export type Envelope = Envelope_Serialize;
 
@@ -1091,6 +1187,19 @@ export type FailureClass =
 /**  The approach is sound; the environment blocked it (missing file, network, denial). */
 "environmental";
 
+/**  A kind of change to files that a grant by effect can name. */
+export type FileEffect = 
+/**  Deleting files or folders. */
+"delete" | 
+/**  Replacing a file's content. */
+"overwrite" | 
+/**  Emptying a file. */
+"truncate" | 
+/**  Changing permissions or the owner. */
+"permissions" | 
+/**  Moving files away from where they are. */
+"move";
+
 /**  R7 → User. GGS is the only emitter, on every path. */
 export type FinalResult = FinalResult_Serialize;
 
@@ -1120,6 +1229,11 @@ export type FinalResult_Deserialize = {
 	 *  effects, shown on lines of their own.
 	 */
 	effects?: PathEffect[],
+	/**
+	 *  The standing grants by effect that let actions of this task run without asking,
+	 *  in words, each once.
+	 */
+	grants?: string[],
 };
 
 /**  R7 → User. GGS is the only emitter, on every path. */
@@ -1148,6 +1262,11 @@ export type FinalResult_Serialize = {
 	 *  effects, shown on lines of their own.
 	 */
 	effects?: PathEffect[],
+	/**
+	 *  The standing grants by effect that let actions of this task run without asking,
+	 *  in words, each once.
+	 */
+	grants?: string[],
 };
 
 /**  One line of the doctor's report. */
@@ -1570,6 +1689,12 @@ export type LawsConfig_Deserialize = {
 	 *  ask. Every other Shortcut asks (its steps cannot be seen).
 	 */
 	allowed_shortcuts?: string[],
+	/**
+	 *  After the user approved the same class of file changes this many times (say,
+	 *  deleting `.tmp` files under ~/Downloads), the dialog offers "always allow" it; 0
+	 *  never offers it.
+	 */
+	offer_always_after?: number,
 };
 
 /**  The `[laws]` section: Law 1 confirmation settings. */
@@ -1581,6 +1706,12 @@ export type LawsConfig_Serialize = {
 	 *  ask. Every other Shortcut asks (its steps cannot be seen).
 	 */
 	allowed_shortcuts: string[],
+	/**
+	 *  After the user approved the same class of file changes this many times (say,
+	 *  deleting `.tmp` files under ~/Downloads), the dialog offers "always allow" it; 0
+	 *  never offers it.
+	 */
+	offer_always_after: number,
 };
 
 /**  The four layers of the pyramid. */
@@ -3858,6 +3989,8 @@ export type ToolCallEvent_Deserialize = {
 	record: ToolCallRecord_Deserialize,
 	/**  Set when an earlier approval of wider scope let the call run without asking. */
 	granted?: ApprovalScope | null,
+	/**  The standing grant by effect that let the call run without asking, in words. */
+	grant?: string | null,
 };
 
 /**  Executor → Observer: one tool call as it finishes (live pipeline, task log). */
@@ -3872,6 +4005,8 @@ export type ToolCallEvent_Serialize = {
 	record: ToolCallRecord_Serialize,
 	/**  Set when an earlier approval of wider scope let the call run without asking. */
 	granted?: ApprovalScope,
+	/**  The standing grant by effect that let the call run without asking, in words. */
+	grant?: string,
 };
 
 /**

@@ -332,12 +332,19 @@ export type ConfirmationRequest_Deserialize = {
 	/**  When the request is denied automatically. */
 	expires_at: string,
 	/**
-	 *  How far an approval may reach: always `once` and `task`; `always` only for a tool
-	 *  of an MCP server, named in `grant`.
+	 *  How far an approval may reach: always `once` and `task`; `always` for a tool of
+	 *  an MCP server, named in `grant`, or for a class of file effects, named in
+	 *  `effect_grant`, once the user approved that class often enough.
 	 */
 	scopes?: ApprovalScope[],
 	/**  The exact MCP tool an `always` approval would allow from now on. */
 	grant?: GrantSubject | null,
+	/**
+	 *  The class of file effects this request belongs to, when a standing grant may
+	 *  cover it: what an `always` approval would allow from now on (offered only when
+	 *  `scopes` holds `always`). None when a hard floor rules grants out.
+	 */
+	effect_grant?: EffectClass_Deserialize | null,
 };
 
 /**  Executor → User: an irreversible action waits for this specific approval (Law 1). */
@@ -365,12 +372,19 @@ export type ConfirmationRequest_Serialize = {
 	/**  When the request is denied automatically. */
 	expires_at: string,
 	/**
-	 *  How far an approval may reach: always `once` and `task`; `always` only for a tool
-	 *  of an MCP server, named in `grant`.
+	 *  How far an approval may reach: always `once` and `task`; `always` for a tool of
+	 *  an MCP server, named in `grant`, or for a class of file effects, named in
+	 *  `effect_grant`, once the user approved that class often enough.
 	 */
 	scopes: ApprovalScope[],
 	/**  The exact MCP tool an `always` approval would allow from now on. */
 	grant?: GrantSubject,
+	/**
+	 *  The class of file effects this request belongs to, when a standing grant may
+	 *  cover it: what an `always` approval would allow from now on (offered only when
+	 *  `scopes` holds `always`). None when a hard floor rules grants out.
+	 */
+	effect_grant?: EffectClass_Serialize,
 };
 
 /**  How a recalled memory constrains the plan. */
@@ -637,6 +651,51 @@ export type DispatchManifest_Serialize = {
 	round: number,
 };
 
+/**
+ *  One class of changes to files, as an "always allow" grant by effect names it: one
+ *  kind of change, to anything inside one folder (at any depth), optionally only to
+ *  files of one extension. `words` says it as the dialog and the lists show it
+ *  ("deleting .tmp files under ~/Downloads"); it is made from the other fields and plays
+ *  no part in what the class covers.
+ */
+export type EffectClass = EffectClass_Serialize;
+
+/**
+ *  One class of changes to files, as an "always allow" grant by effect names it: one
+ *  kind of change, to anything inside one folder (at any depth), optionally only to
+ *  files of one extension. `words` says it as the dialog and the lists show it
+ *  ("deleting .tmp files under ~/Downloads"); it is made from the other fields and plays
+ *  no part in what the class covers.
+ */
+export type EffectClass_Deserialize = {
+	/**  The kind of change. */
+	effect: FileEffect,
+	/**  The folder, absolute. */
+	place: string,
+	/**  Only files with this extension (lower case, without the dot), when set. */
+	extension?: string | null,
+	/**  The class in plain words. */
+	words: string,
+};
+
+/**
+ *  One class of changes to files, as an "always allow" grant by effect names it: one
+ *  kind of change, to anything inside one folder (at any depth), optionally only to
+ *  files of one extension. `words` says it as the dialog and the lists show it
+ *  ("deleting .tmp files under ~/Downloads"); it is made from the other fields and plays
+ *  no part in what the class covers.
+ */
+export type EffectClass_Serialize = {
+	/**  The kind of change. */
+	effect: FileEffect,
+	/**  The folder, absolute. */
+	place: string,
+	/**  Only files with this extension (lower case, without the dot), when set. */
+	extension?: string,
+	/**  The class in plain words. */
+	words: string,
+};
+
 /**  One message on the bus, with who sent it to whom and when. */
 export type Envelope = Envelope_Serialize;
 
@@ -738,6 +797,19 @@ export type FailureClass =
 /**  The approach is sound; the environment blocked it (missing file, network, denial). */
 "environmental";
 
+/**  A kind of change to files that a grant by effect can name. */
+export type FileEffect = 
+/**  Deleting files or folders. */
+"delete" | 
+/**  Replacing a file's content. */
+"overwrite" | 
+/**  Emptying a file. */
+"truncate" | 
+/**  Changing permissions or the owner. */
+"permissions" | 
+/**  Moving files away from where they are. */
+"move";
+
 /**  R7 → User. GGS is the only emitter, on every path. */
 export type FinalResult = FinalResult_Serialize;
 
@@ -767,6 +839,11 @@ export type FinalResult_Deserialize = {
 	 *  effects, shown on lines of their own.
 	 */
 	effects?: PathEffect[],
+	/**
+	 *  The standing grants by effect that let actions of this task run without asking,
+	 *  in words, each once.
+	 */
+	grants?: string[],
 };
 
 /**  R7 → User. GGS is the only emitter, on every path. */
@@ -795,6 +872,11 @@ export type FinalResult_Serialize = {
 	 *  effects, shown on lines of their own.
 	 */
 	effects?: PathEffect[],
+	/**
+	 *  The standing grants by effect that let actions of this task run without asking,
+	 *  in words, each once.
+	 */
+	grants?: string[],
 };
 
 /**  One attempt of the fast loop, as seen by R4a. */
@@ -976,6 +1058,12 @@ export type LawsConfig_Deserialize = {
 	 *  ask. Every other Shortcut asks (its steps cannot be seen).
 	 */
 	allowed_shortcuts?: string[],
+	/**
+	 *  After the user approved the same class of file changes this many times (say,
+	 *  deleting `.tmp` files under ~/Downloads), the dialog offers "always allow" it; 0
+	 *  never offers it.
+	 */
+	offer_always_after?: number,
 };
 
 /**  The `[laws]` section: Law 1 confirmation settings. */
@@ -987,6 +1075,12 @@ export type LawsConfig_Serialize = {
 	 *  ask. Every other Shortcut asks (its steps cannot be seen).
 	 */
 	allowed_shortcuts: string[],
+	/**
+	 *  After the user approved the same class of file changes this many times (say,
+	 *  deleting `.tmp` files under ~/Downloads), the dialog offers "always allow" it; 0
+	 *  never offers it.
+	 */
+	offer_always_after: number,
 };
 
 /**  The four layers of the pyramid. */
@@ -2532,6 +2626,8 @@ export type ToolCallEvent_Deserialize = {
 	record: ToolCallRecord_Deserialize,
 	/**  Set when an earlier approval of wider scope let the call run without asking. */
 	granted?: ApprovalScope | null,
+	/**  The standing grant by effect that let the call run without asking, in words. */
+	grant?: string | null,
 };
 
 /**  Executor → Observer: one tool call as it finishes (live pipeline, task log). */
@@ -2546,6 +2642,8 @@ export type ToolCallEvent_Serialize = {
 	record: ToolCallRecord_Serialize,
 	/**  Set when an earlier approval of wider scope let the call run without asking. */
 	granted?: ApprovalScope,
+	/**  The standing grant by effect that let the call run without asking, in words. */
+	grant?: string,
 };
 
 /**
