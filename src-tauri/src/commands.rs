@@ -651,12 +651,12 @@ pub async fn effect_grants(shell: State<'_, Shell>) -> IpcResult<Vec<EffectGrant
 #[tauri::command(rename_all = "snake_case")]
 pub async fn effect_revoke(
     shell: State<'_, Shell>,
-    class: EffectClass,
+    effect_class: EffectClass,
 ) -> IpcResult<Vec<EffectGrant>> {
     let store = GrantStore::in_dir(&shell.config().data_dir);
     blocking(move || {
         store
-            .revoke_effect(&class)
+            .revoke_effect(&effect_class)
             .and_then(|_| store.effect_grants())
             .map_err(|e| IpcError::internal(e.to_string()))
     })

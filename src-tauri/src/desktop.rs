@@ -1,13 +1,14 @@
-//! What makes the shell a menu-bar app: the tray icon and its menu, the global hotkey, the
-//! popup's show/hide rules (near the tray or centred, hidden on blur unless a task needs
-//! the user), the panels window, the OS notification for Law 1 requests, launch at login,
-//! and the macOS Accessory policy.
+//! What makes the shell a menu-bar app: the tray icon and its menu (with a badge while
+//! answers are pending), the global hotkey, the popup's show/hide rules (near the tray or
+//! centred, hidden on blur unless a task needs the user), the panels window, the OS
+//! notifications ([`crate::notices`]), launch at login, and the macOS Accessory policy.
 //!
 //! **Invariant:** the popup never hides while a Law 1 request or a clarifying question is
 //! open, and a Law 1 request that arrives while the popup is hidden or unfocused always
 //! brings it back with an OS notification — a request is never left unseen.
 
 use std::str::FromStr;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use artoo::bus::Envelope;
@@ -22,12 +23,16 @@ use tauri_plugin_global_shortcut::{GlobalShortcut, Shortcut, ShortcutState};
 
 use crate::dto::PanelTab;
 use crate::error::{IpcError, IpcErrorCode, IpcResult};
+use crate::notices::{self, Pending};
 use crate::shell::Shell;
 
 /// The label of the popup window, opened from the tray and the hotkey.
 pub const POPUP: &str = "popup";
 /// The label of the panels window: tasks, memory, audit and settings.
 pub const PANELS: &str = "panels";
+
+/// The id of the tray icon.
+const TRAY: &str = "artoo";
 
 /// The gap between the menu bar and the popup.
 const TRAY_GAP: f64 = 6.0;
@@ -211,10 +216,33 @@ pub fn set_launch_at_login<R: Runtime>(app: &AppHandle<R>, on: bool) -> IpcResul
     })
 }
 
-/// Brings a Law 1 request to the user's attention when the popup is not in front.
-fn on_envelope<R: Runtime>(app: &AppHandle<R>, envelope: &Envelope) {
-    if !matches!(envelope.message, Message::ConfirmationRequest(_)) {
+/// Keeps the tray's badge on the answers pending, and, when the popup is not in front,
+/// tells the user what happened (as the settings allow) and brings the popup back for a
+/// Law 1 request.
+fn on_envelope<R: Runtime>(app: &AppHandle<R>, envelope: &Envelope, pending: &Mutex<Pending>) {
+    let message = &envelope.message;
+    if !matches!(
+        message,
+        Message::ConfirmationRequest(_)
+            | Message::ConfirmationDecision(_)
+            | Message::FinalResult(_)
+            | Message::TaskClosed(_)
+    ) {
         return;
+    }
+    let Some(shell) = app.try_state::<Shell>() else {
+        return;
+    };
+    let ui = shell.config().ui.clone();
+    let open = artoo::sync::lock(pending).note(message);
+    if let Some(tray) = app.tray_by_id(TRAY) {
+        let (title, tooltip) = notices::badge(open, &ui);
+        if let Err(e) = tray
+            .set_title(title.as_deref())
+            .and_then(|()| tray.set_tooltip(Some(tooltip)))
+        {
+            tracing::warn!(error = %e, "the tray's badge could not be set");
+        }
     }
     let Ok(popup) = window(app, POPUP) else {
         return;
@@ -223,22 +251,26 @@ fn on_envelope<R: Runtime>(app: &AppHandle<R>, envelope: &Envelope) {
     if in_front {
         return;
     }
-    use tauri_plugin_notification::NotificationExt;
-    if let Err(e) = app
-        .notification()
-        .builder()
-        .title("artoo")
-        .body("artoo needs your approval")
-        .show()
-    {
-        tracing::warn!(error = %e, "no OS notification for a Law 1 request");
-    }
-    let handle = app.clone();
-    let _ = app.run_on_main_thread(move || {
-        if let Err(e) = show_popup(&handle, None) {
-            tracing::warn!(error = %e.message, "could not bring the popup back");
+    if let Some(notice) = notices::notice_for(message, &ui) {
+        use tauri_plugin_notification::NotificationExt;
+        if let Err(e) = app
+            .notification()
+            .builder()
+            .title(notice.title)
+            .body(notice.body)
+            .show()
+        {
+            tracing::warn!(error = %e, "no OS notification");
         }
-    });
+    }
+    if matches!(message, Message::ConfirmationRequest(_)) {
+        let handle = app.clone();
+        let _ = app.run_on_main_thread(move || {
+            if let Err(e) = show_popup(&handle, None) {
+                tracing::warn!(error = %e.message, "could not bring the popup back");
+            }
+        });
+    }
 }
 
 fn tray_menu<R: Runtime>(app: &AppHandle<R>, hotkey: &str) -> tauri::Result<Menu<R>> {
@@ -324,8 +356,9 @@ pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Resul
     let hotkey = shell.config().ui.hotkey.clone();
 
     let handle = app.clone();
+    let pending = Mutex::new(Pending::default());
     shell.set_hook(std::sync::Arc::new(move |envelope: &Envelope| {
-        on_envelope(&handle, envelope)
+        on_envelope(&handle, envelope, &pending)
     }));
 
     if let Some(popup) = app.get_webview_window(POPUP) {
@@ -340,7 +373,7 @@ pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Resul
         });
     }
 
-    TrayIconBuilder::with_id("artoo")
+    TrayIconBuilder::with_id(TRAY)
         .icon(tray_icon()?)
         .icon_as_template(cfg!(target_os = "macos"))
         .tooltip("artoo")

@@ -9,6 +9,7 @@
 //! - [`events`] — the event hub: one bus tap fanned out to the windows.
 //! - [`keychain`] — API keys in the OS keychain.
 //! - [`desktop`] — tray, hotkey, popup/panels behaviour, notifications, login item.
+//! - [`notices`] — what a notification and the tray badge say (pure).
 //! - [`dto`] — the command DTOs rendered to ui/src/ipc/bindings.ts.
 //!
 //! **Invariant:** nothing here plans, judges or gates: the shell forwards the user's
@@ -22,6 +23,7 @@ pub mod dto;
 pub mod error;
 pub mod events;
 pub mod keychain;
+pub mod notices;
 pub mod shell;
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -797,7 +797,7 @@ fn the_panels_list_and_revoke_grants_by_effect_the_popup_cannot() {
     let left = call(
         &desk.panels,
         "effect_revoke",
-        json!({"class": serde_json::to_value(class("tmp")).expect("json")}),
+        json!({"effect_class": serde_json::to_value(class("tmp")).expect("json")}),
     )
     .expect("revoked");
     assert_eq!(left.as_array().map(Vec::len), Some(1));
@@ -806,7 +806,7 @@ fn the_panels_list_and_revoke_grants_by_effect_the_popup_cannot() {
         ("effect_grants", json!({})),
         (
             "effect_revoke",
-            json!({"class": serde_json::to_value(class("log")).expect("json")}),
+            json!({"effect_class": serde_json::to_value(class("log")).expect("json")}),
         ),
     ] {
         let error = call(&desk.popup, cmd, args).expect_err("the ACL rejects");

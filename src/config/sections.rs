@@ -368,6 +368,13 @@ pub struct UiConfig {
     pub language: String,
     /// Whether the desktop app starts when the user logs in.
     pub launch_at_login: bool,
+    /// A system notification when Law 1 needs an answer and the popup is not in front
+    /// (the popup comes back for the request either way).
+    pub notify_approvals: bool,
+    /// A system notification when a task is done and the popup is not in front.
+    pub notify_done: bool,
+    /// A system notification when a task was abandoned and the popup is not in front.
+    pub notify_abandoned: bool,
 }
 
 impl Default for UiConfig {
@@ -376,6 +383,9 @@ impl Default for UiConfig {
             hotkey: "CommandOrControl+Shift+Space".into(),
             language: "en".into(),
             launch_at_login: false,
+            notify_approvals: true,
+            notify_done: true,
+            notify_abandoned: true,
         }
     }
 }

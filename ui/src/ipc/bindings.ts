@@ -122,7 +122,7 @@ export const commands = {
 	 *  Revokes exactly one grant by effect; the next such change asks at once. The
 	 *  remaining grants come back.
 	 */
-	effectRevoke: (class: EffectClass_Deserialize) => typedError<EffectGrant_Serialize[], IpcError>(__TAURI_INVOKE("effect_revoke", { class })),
+	effectRevoke: (effectClass: EffectClass_Deserialize) => typedError<EffectGrant_Serialize[], IpcError>(__TAURI_INVOKE("effect_revoke", { effect_class: effectClass })),
 	/**  Hides the popup window. */
 	hidePopup: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_popup")),
 	/**  Opens the panels window on `tab`, focused on `focus` when given. */
@@ -4375,6 +4375,15 @@ export type UiConfig_Deserialize = {
 	language?: string,
 	/**  Whether the desktop app starts when the user logs in. */
 	launch_at_login?: boolean,
+	/**
+	 *  A system notification when Law 1 needs an answer and the popup is not in front
+	 *  (the popup comes back for the request either way).
+	 */
+	notify_approvals?: boolean,
+	/**  A system notification when a task is done and the popup is not in front. */
+	notify_done?: boolean,
+	/**  A system notification when a task was abandoned and the popup is not in front. */
+	notify_abandoned?: boolean,
 };
 
 /**  The `[ui]` section: desktop preferences. */
@@ -4385,6 +4394,15 @@ export type UiConfig_Serialize = {
 	language: string,
 	/**  Whether the desktop app starts when the user logs in. */
 	launch_at_login: boolean,
+	/**
+	 *  A system notification when Law 1 needs an answer and the popup is not in front
+	 *  (the popup comes back for the request either way).
+	 */
+	notify_approvals: boolean,
+	/**  A system notification when a task is done and the popup is not in front. */
+	notify_done: boolean,
+	/**  A system notification when a task was abandoned and the popup is not in front. */
+	notify_abandoned: boolean,
 };
 
 /**  What the event stream carries: bus traffic, tap gaps and panel navigation. */

@@ -12,6 +12,7 @@ import type {
   ApprovalScope,
   AuditReport,
   Decision,
+  EffectClass,
   GrantSubject,
   TierConfig,
   Level,
@@ -26,6 +27,7 @@ import type {
   AuditEventPage,
   ChainVerification,
   ConnectionTest,
+  EffectGrant,
   Finding,
   Grant,
   KindHistory,
@@ -55,6 +57,7 @@ export type {
   ConnectionTest,
   DeliveryTrend,
   DescribedEnvelope,
+  EffectGrant,
   Finding,
   ForgetTarget,
   Grant,
@@ -135,6 +138,10 @@ export interface Commands {
   mcp_import: { args: { json: string }; result: McpImport };
   mcp_grants: { args: NoArgs; result: Grant[] };
   mcp_revoke: { args: { subject: GrantSubject }; result: Grant[] };
+  /** The standing grants by effect, oldest first (panels window only, like the MCP grants). */
+  effect_grants: { args: NoArgs; result: EffectGrant[] };
+  /** Revokes one grant by effect; the remaining ones come back (panels window only). */
+  effect_revoke: { args: { effect_class: EffectClass }; result: EffectGrant[] };
   hide_popup: { args: NoArgs; result: null };
   open_panel: { args: { tab: PanelTab; focus: PanelFocus | null }; result: null };
 }
@@ -175,6 +182,8 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'mcp_import',
   'mcp_grants',
   'mcp_revoke',
+  'effect_grants',
+  'effect_revoke',
   'hide_popup',
   'open_panel',
 ];

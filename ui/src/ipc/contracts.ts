@@ -2909,6 +2909,15 @@ export type UiConfig_Deserialize = {
 	language?: string,
 	/**  Whether the desktop app starts when the user logs in. */
 	launch_at_login?: boolean,
+	/**
+	 *  A system notification when Law 1 needs an answer and the popup is not in front
+	 *  (the popup comes back for the request either way).
+	 */
+	notify_approvals?: boolean,
+	/**  A system notification when a task is done and the popup is not in front. */
+	notify_done?: boolean,
+	/**  A system notification when a task was abandoned and the popup is not in front. */
+	notify_abandoned?: boolean,
 };
 
 /**  The `[ui]` section: desktop preferences. */
@@ -2919,6 +2928,15 @@ export type UiConfig_Serialize = {
 	language: string,
 	/**  Whether the desktop app starts when the user logs in. */
 	launch_at_login: boolean,
+	/**
+	 *  A system notification when Law 1 needs an answer and the popup is not in front
+	 *  (the popup comes back for the request either way).
+	 */
+	notify_approvals: boolean,
+	/**  A system notification when a task is done and the popup is not in front. */
+	notify_done: boolean,
+	/**  A system notification when a task was abandoned and the popup is not in front. */
+	notify_abandoned: boolean,
 };
 
 /**

@@ -290,6 +290,42 @@ describe('the fake backend', () => {
     expect(saved.keys.brain.stored).toBe(true);
     expect(JSON.stringify(saved)).not.toContain('sk-secret');
   });
+
+  it('offers "always" for a class of file changes after 3 approvals by default, and takes only a whole number ≥ 0', async () => {
+    const view = await fake.invoke('get_settings', {});
+    expect(view.settings.laws.offer_always_after).toBe(3);
+    const keep = { brain: { kind: 'keep' }, tool: { kind: 'keep' } } as const;
+    for (const wrong of [-1, 1.5]) {
+      const bad = structuredClone(view.settings);
+      bad.laws.offer_always_after = wrong;
+      await expect(fake.invoke('save_settings', { update: { settings: bad, keys: keep } })).rejects.toMatchObject({
+        code: 'config_invalid',
+        message: `invalid value for \`laws.offer_always_after\`: ${wrong} must be a whole number ≥ 0`,
+      });
+    }
+    // Left out, it takes its default, as the core reads it.
+    const { offer_always_after: _, ...laws } = view.settings.laws;
+    const saved = await fake.invoke('save_settings', { update: { settings: { ...view.settings, laws }, keys: keep } });
+    expect(saved.settings.laws.offer_always_after).toBe(3);
+  });
+
+  it('keeps standing grants by effect, once per class, and revokes exactly the one named', async () => {
+    const tmp = { effect: 'delete', place: '/home/u/Downloads', extension: 'tmp', words: 'deleting .tmp files under ~/Downloads' } as const;
+    const pdf = { ...tmp, extension: 'pdf', words: 'deleting .pdf files under ~/Downloads' };
+    expect(await fake.invoke('effect_grants', {})).toEqual([]);
+    fake.grantEffect(tmp);
+    fake.grantEffect(pdf, { uses: 2, last_used: '2026-03-01T10:00:00Z' });
+    fake.grantEffect({ ...tmp, words: 'the same class in other words' });
+    const grants = await fake.invoke('effect_grants', {});
+    expect(grants).toEqual([
+      { class: tmp, granted_at: new Date(T0).toISOString(), uses: 0 },
+      { class: pdf, granted_at: new Date(T0).toISOString(), uses: 2, last_used: '2026-03-01T10:00:00Z' },
+    ]);
+    // The words play no part in which class is revoked.
+    const left = await fake.invoke('effect_revoke', { effect_class: { ...tmp, words: 'whatever' } });
+    expect(left.map((g) => g.class.words)).toEqual(['deleting .pdf files under ~/Downloads']);
+    expect(await fake.invoke('effect_grants', {})).toEqual(left);
+  });
 });
 
 describe("the fake's history of a kind of task", () => {

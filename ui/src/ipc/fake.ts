@@ -11,6 +11,7 @@ import type {
   ApprovalScope,
   AuditReport,
   ConfirmationRequest,
+  EffectClass,
   GrantSubject,
   Decision,
   DecisionSource,
@@ -29,6 +30,7 @@ import type {
   CommandResult,
   ConnectionTest,
   DescribedEnvelope,
+  EffectGrant,
   Finding,
   Grant,
   KeyTier,
@@ -128,6 +130,8 @@ export class FakeBackend implements Backend {
   private settings: Settings = defaultSettings();
   private readonly keys: Record<KeyTier, boolean> = { brain: false, tool: false };
   private grants: Grant[] = [];
+  /** Standing grants by effect ("deleting .tmp files under ~/Downloads"), oldest first. */
+  private effectGrants: EffectGrant[] = [];
   private readonly memory = new RecordedMemory();
   private readonly log: DescribedEnvelope[] = [];
   private readonly audit = new RecordedAuditLog();
@@ -282,6 +286,13 @@ export class FakeBackend implements Backend {
         const { subject } = args as CommandArgs<'mcp_revoke'>;
         this.grants = this.grants.filter((g) => JSON.stringify(g.subject) !== JSON.stringify(subject));
         return structuredClone(this.grants);
+      }
+      case 'effect_grants':
+        return structuredClone(this.effectGrants);
+      case 'effect_revoke': {
+        const { effect_class: revoked } = args as CommandArgs<'effect_revoke'>;
+        this.effectGrants = this.effectGrants.filter((g) => !sameClass(g.class, revoked));
+        return structuredClone(this.effectGrants);
       }
       case 'hide_popup':
         this.options.onWindow?.({ kind: 'hide_popup' });
@@ -585,6 +596,8 @@ export class FakeBackend implements Backend {
       const scope: ApprovalScope = asked !== null && waiting.request.scopes.includes(asked) ? asked : 'once';
       if (decision === 'approve' && scope === 'always' && waiting.request.grant) {
         this.grants = [...this.grants, { subject: waiting.request.grant, granted_at: iso(this.now()) }];
+      } else if (decision === 'approve' && scope === 'always' && waiting.request.effect_grant) {
+        this.grantEffect(waiting.request.effect_grant);
       }
       waiting.resolve({ decision, source: 'user', scope });
       return null;
@@ -726,6 +739,17 @@ export class FakeBackend implements Backend {
     this.grants = [...this.grants, { subject, granted_at: iso(this.now()) }];
   }
 
+  /** Test hook: a standing grant by effect, as an "always" approval of a class of file
+   * changes leaves one (`uses` and `last_used` say how often it already let one run). A
+   * class already granted is not granted twice. */
+  grantEffect(cls: EffectClass, used: { uses: number; last_used: string } | null = null): void {
+    if (this.effectGrants.some((g) => sameClass(g.class, cls))) return;
+    // Called from outside (a test), at the wall clock even while history is being seeded.
+    const grant: EffectGrant = { class: structuredClone(cls), granted_at: iso(this.options.now()), uses: used?.uses ?? 0 };
+    if (used) grant.last_used = used.last_used;
+    this.effectGrants = [...this.effectGrants, grant];
+  }
+
   // ---- settings ------------------------------------------------------------------
 
   private settingsView(): SettingsView {
@@ -747,6 +771,8 @@ export class FakeBackend implements Backend {
 
   private saveSettings(a: CommandArgs<'save_settings'>): SettingsView {
     const next = { ...defaultSettings(), ...structuredClone(a.update.settings) } as Settings;
+    // As serde does: a field the update leaves out takes its default.
+    next.laws = { ...defaultSettings().laws, ...next.laws };
     validate(next);
     for (const tier of ['brain', 'tool'] as const) {
       const change = a.update.keys[tier];
@@ -926,6 +952,9 @@ function validate(s: Settings): void {
   if (s.budgets.max_replans <= 0) throw bad('budgets.max_replans', `${s.budgets.max_replans} must be > 0`);
   if (s.budgets.time_budget_ms !== undefined && s.budgets.time_budget_ms <= 0) throw bad('budgets.time_budget_ms', `${s.budgets.time_budget_ms} must be > 0`);
   if (s.laws.confirm_timeout_secs <= 0) throw bad('laws.confirm_timeout_secs', 'must be > 0');
+  if (!Number.isInteger(s.laws.offer_always_after) || s.laws.offer_always_after < 0) {
+    throw bad('laws.offer_always_after', `${s.laws.offer_always_after} must be a whole number ≥ 0`);
+  }
   for (const tier of ['brain', 'tool'] as const) {
     const url = s.llm[tier].base_url;
     if (url !== null && url !== undefined && !/^https?:\/\/\S+$/.test(url)) throw bad(`llm.${tier}.base_url`, `"${url}" is not an http(s) URL`);
@@ -939,6 +968,12 @@ function validate(s: Settings): void {
     if ((command === '') === (url === '')) throw bad(`mcp.servers.${name}`, `server \`${name}\` needs exactly one of a command or a url`);
     if (url !== '' && !/^https?:\/\/\S+$/.test(url)) throw bad(`mcp.servers.${name}`, `server \`${name}\`: the url must be http or https`);
   }
+}
+
+/** Whether two classes of file changes name the same changes (their words aside), as the
+ * core compares them. */
+function sameClass(a: EffectClass, b: EffectClass): boolean {
+  return a.effect === b.effect && a.place === b.place && (a.extension ?? null) === (b.extension ?? null);
 }
 
 /** The `mcpServers` block of a Claude Desktop / Cursor config, read as the core reads it. */

@@ -37,6 +37,19 @@ const MCP_REQUEST: ConfirmationRequest = {
   grant: { server: 'files', origin: 'npx -y @modelcontextprotocol/server-filesystem /w', tool: 'write_file', fingerprint: 'ab12' },
 };
 
+/** A deletion of a class of file changes the user approved often enough: "always" is
+ * offered for the class, in its words. */
+const EFFECT_REQUEST: ConfirmationRequest = {
+  ...REQUEST,
+  request_id: 'r-3',
+  tool: 'delete_file',
+  description: 'Delete ~/Downloads/a.tmp (exists)',
+  command: 'delete_file ~/Downloads/a.tmp',
+  paths: [{ path: '~/Downloads/a.tmp', exists: true, effect: 'delete' }],
+  scopes: ['once', 'task', 'always'],
+  effect_grant: { effect: 'delete', place: '/home/u/Downloads', extension: 'tmp', words: 'deleting .tmp files under ~/Downloads' },
+};
+
 function envelope(seq: number, message: Envelope['message']): Envelope {
   return { id: `e${seq}`, seq, timestamp: new Date(T0).toISOString(), from: 'R3', to: 'User', task_id: 'task_1', message };
 }
@@ -127,6 +140,55 @@ describe('the Law 1 dialog', () => {
     expect(invoke).not.toHaveBeenCalled();
     fireEvent.click(always);
     expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-2', decision: 'approve', scope: 'always' });
+  });
+
+  it('offers "always" for a class of file changes only when the request does, in its words, and answers approve / always', async () => {
+    const invoke = vi.fn().mockResolvedValue(null);
+    const { approvals } = renderWith({ invoke, subscribe: () => () => undefined } as unknown as Backend);
+    // The class is named, but "always" is not offered yet (too few approvals of it).
+    approvals.handle(envelope(1, { type: 'ConfirmationRequest', payload: { ...EFFECT_REQUEST, scopes: ['once', 'task'] } }));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(screen.getByTestId('law1-approve-task')).toBeTruthy();
+    expect(screen.queryByTestId('law1-approve-always')).toBeNull();
+    expect(screen.queryByTestId('law1-always-scope')).toBeNull();
+    expect(screen.getByRole('alertdialog').textContent).not.toContain('deleting .tmp files under ~/Downloads');
+    approvals.handle(envelope(2, { type: 'ConfirmationDecision', payload: { request_id: 'r-3', task_id: 'task_1', decision: 'deny', source: 'user', scope: 'once' } }));
+    approvals.handle(envelope(3, { type: 'ConfirmationRequest', payload: { ...EFFECT_REQUEST, request_id: 'r-4' } }));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(screen.getByTestId('law1-always-scope').textContent).toBe(
+      '“Always allow” lets deleting .tmp files under ~/Downloads happen without asking in every task, until you revoke it in Settings. It still asks for anything outside your home folder and workspace, for credentials and version-control data, and after a task read text from the web.',
+    );
+    const always = screen.getByTestId('law1-approve-always') as HTMLButtonElement;
+    expect(always.textContent).toBe('Always allow');
+    expect(always.disabled).toBe(true);
+    await vi.advanceTimersByTimeAsync(ARM_DELAY_MS);
+    expect(always.disabled).toBe(false);
+    fireEvent.keyDown(always, { key: 'Enter' });
+    expect(invoke).not.toHaveBeenCalled();
+    fireEvent.click(always);
+    expect(invoke).toHaveBeenCalledTimes(1);
+    expect(invoke).toHaveBeenCalledWith('answer_confirmation', { request_id: 'r-4', decision: 'approve', scope: 'always' });
+  });
+
+  it("says an MCP tool's grant, not a class of changes, when a request names both", async () => {
+    await show({ ...MCP_REQUEST, effect_grant: EFFECT_REQUEST.effect_grant });
+    const line = screen.getByTestId('law1-always-scope').textContent ?? '';
+    expect(line).toContain('write_file of the MCP server files');
+    expect(line).not.toContain('.tmp');
+    expect(screen.getAllByTestId('law1-approve-always')).toHaveLength(1);
+  });
+
+  it('says the class of changes in Chinese, the folder kept verbatim', async () => {
+    locale.value = 'zh-CN';
+    try {
+      await show(EFFECT_REQUEST);
+      expect(screen.getByTestId('law1-always-scope').textContent).toBe(
+        '“始终允许”后，删除 ~/Downloads 下的 .tmp 文件在每个任务中都不再询问，直到你在设置中撤销。主文件夹和工作区之外的内容、凭据和版本控制数据仍然会询问，任务读取过网页文字之后也仍然会询问。',
+      );
+      expect(screen.getByTestId('law1-approve-always').textContent).toBe('始终允许');
+    } finally {
+      locale.value = 'en';
+    }
   });
 
   it('denies once on Escape pressed inside the dialog', async () => {

@@ -3,8 +3,9 @@
 // happen in plain words, shows the exact command, and counts down to the automatic
 // denial. Enter never approves; Esc denies; every Approve button is armed only after a
 // short delay so a click meant for something else cannot land on it. Where the request
-// offers them, an approval can reach the rest of the task or, for an MCP tool, always;
-// the dialog says exactly what the wider approval would allow.
+// offers them, an approval can reach the rest of the task or always: for an MCP tool, or
+// for a class of file changes ("deleting .tmp files under ~/Downloads") the user approved
+// often enough. The dialog says exactly what the wider approval would allow.
 
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -14,7 +15,7 @@ import type { ApprovalScope, ConfirmationRequest, Decision } from '../../ipc/con
 import { clock } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { ErrorText } from '../../shared/widgets';
-import { law1Text, law1Verb } from './law1-text';
+import { grantWords, law1Text, law1Verb } from './law1-text';
 import type { ApprovalsStore } from './store';
 
 /** How long Approve stays disabled after the dialog appears. */
@@ -68,7 +69,11 @@ export function Law1Sheet({
 
   const busy = sending !== null;
   const offersTask = request.scopes.includes('task');
-  const grant = request.scopes.includes('always') ? (request.grant ?? null) : null;
+  const always = request.scopes.includes('always');
+  const grant = always ? (request.grant ?? null) : null;
+  // A class of file changes, when the request offers "always" for it (an MCP tool's grant
+  // comes first: a request names one or the other).
+  const effectGrant = always && !grant ? (request.effect_grant ?? null) : null;
   const latest = useRef({ busy, onAnswer });
   latest.current = { busy, onAnswer };
   useLayoutEffect(() => {
@@ -200,6 +205,10 @@ export function Law1Sheet({
             <p class="small" data-testid="law1-always-scope">
               {t('law1.scopeAlways', { tool: grant.tool, server: grant.server, origin: grant.origin })}
             </p>
+          ) : effectGrant ? (
+            <p class="small" data-testid="law1-always-scope">
+              {t('law1.scopeAlwaysEffect', { what: grantWords(effectGrant.words) })}
+            </p>
           ) : null}
           {busy ? <p class="small muted">{t('law1.sending')}</p> : null}
           {error ? <ErrorText>{error}</ErrorText> : null}
@@ -230,7 +239,7 @@ export function Law1Sheet({
               {t('law1.approveTask')}
             </button>
           ) : null}
-          {grant ? (
+          {grant || effectGrant ? (
             <button type="button" class="btn large destructive" disabled={busy || !armed} data-testid="law1-approve-always" onClick={() => onAnswer('approve', 'always')}>
               {t('law1.approveAlways')}
             </button>

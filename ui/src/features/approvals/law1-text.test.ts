@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { locale } from '../../i18n';
 import lines from './law1-lines.json';
-import { law1Text, law1Verb, sandboxText } from './law1-text';
+import { grantWords, law1Text, law1Verb, sandboxText } from './law1-text';
 
 /** What is left of `text` once quoted commands, quoted strings, paths and codes are gone. */
 function prose(text: string): string {
@@ -54,5 +54,20 @@ describe('the Law 1 dialog in Chinese', () => {
     const zh = law1Text(move ?? '');
     for (const quoted of (move ?? '').match(/`[^`]*`/g) ?? []) expect(zh).toContain(quoted);
     expect(zh).toContain('/home/u/notes.txt');
+  });
+
+  it('says every shape of a standing grant by effect, the folder kept, and leaves an unknown shape as written', () => {
+    const words = {
+      'deleting .tmp files under ~/Downloads': '删除 ~/Downloads 下的 .tmp 文件',
+      'deleting files and folders under ~/Downloads/old': '删除 ~/Downloads/old 下的文件和文件夹',
+      'overwriting .csv files under ~/My Reports': '覆盖 ~/My Reports 下的 .csv 文件',
+      'emptying files under ~/logs': '清空 ~/logs 下的文件',
+      'changing the permissions of .sh files under ~/bin': '更改 ~/bin 下的 .sh 文件的权限',
+      'moving away files under ~/Desktop': '移走 ~/Desktop 下的文件',
+    };
+    for (const english of Object.keys(words)) expect(grantWords(english)).toBe(english);
+    locale.value = 'zh-CN';
+    for (const [english, chinese] of Object.entries(words)) expect(grantWords(english)).toBe(chinese);
+    expect(grantWords('renaming files under ~/x')).toBe('renaming files under ~/x');
   });
 });

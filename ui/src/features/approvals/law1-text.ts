@@ -176,6 +176,28 @@ export function law1Verb(verb: string): string {
   return VERBS_ZH[verb] ?? verb;
 }
 
+/** A class of file changes in words (the core's `effect_grants::words`): the verb, what
+ * files, the folder. */
+const GRANT_VERBS_ZH: Record<string, (place: string, what: string) => string> = {
+  deleting: (place, what) => `删除 ${place} 下的${what}`,
+  overwriting: (place, what) => `覆盖 ${place} 下的${what}`,
+  emptying: (place, what) => `清空 ${place} 下的${what}`,
+  'changing the permissions of': (place, what) => `更改 ${place} 下的${what}的权限`,
+  'moving away': (place, what) => `移走 ${place} 下的${what}`,
+};
+
+/** A standing grant by effect in the UI language ("deleting .tmp files under
+ * ~/Downloads"), the folder kept verbatim; words of a shape this does not know stay as
+ * the core wrote them. */
+export function grantWords(words: string): string {
+  if (locale.value !== 'zh-CN') return words;
+  const m = words.match(/^(deleting|overwriting|emptying|changing the permissions of|moving away) (?:\.(\S+) files|(files and folders)|files) under (.+)$/);
+  const render = GRANT_VERBS_ZH[m?.[1] ?? ''];
+  if (!m || !render) return words;
+  const what = m[2] !== undefined ? ` .${m[2]} 文件` : m[3] !== undefined ? '文件和文件夹' : '文件';
+  return render(m[4] ?? '', what);
+}
+
 const MECHANISMS_ZH: Record<string, string> = {
   'bubblewrap with overlays of the home folder and the workspace': 'bubblewrap，主文件夹和工作区各有一层覆盖',
   'Seatbelt (sandbox-exec)': 'Seatbelt（sandbox-exec）',

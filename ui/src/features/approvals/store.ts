@@ -24,8 +24,8 @@ export interface ApprovalsStore {
   handle(envelope: Envelope): void;
   /** Re-reads a task's recorded envelopes (after a tap gap) so no open request is missed. */
   resync(envelopes: readonly Envelope[]): void;
-  /** `scope` widens an approval (the rest of the task, or always for an MCP tool); the
-   * core narrows a scope the request did not offer to this call only. */
+  /** `scope` widens an approval (the rest of the task, or always for an MCP tool or a
+   * class of file changes); the core narrows a scope the request did not offer to this call only. */
   answer(requestId: RequestId, decision: Decision, scope?: ApprovalScope): Promise<void>;
   dismissNotice(requestId: RequestId): void;
 }

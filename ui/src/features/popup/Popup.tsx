@@ -12,7 +12,7 @@ import { clock, integer, relative, seconds } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { Chip, ErrorText, type Tone } from '../../shared/widgets';
 import { Law1Dialog, ResolvedNotices } from '../approvals/Law1Dialog';
-import { sandboxText } from '../approvals/law1-text';
+import { grantWords, sandboxText } from '../approvals/law1-text';
 import { ModelProgressView, ModelUnreachable, Onboarding } from '../model/ModelViews';
 import { type ModelStore, usable } from '../model/store';
 import type { SettingsStore } from '../settings/store';
@@ -468,6 +468,16 @@ export function ResultCard({ task, onReplay, undo }: { task: TaskView; onReplay?
         </div>
       ) : null}
       {undo && r.effects && r.effects.length > 0 ? <UndoTask key={task.taskId} taskId={task.taskId} undo={undo} /> : null}
+      {r.grants && r.grants.length > 0 ? (
+        <div>
+          <h4>{t('result.grants')}</h4>
+          <ul class="effects selectable" data-testid="result-grants">
+            {r.grants.map((g) => (
+              <li key={g}>{grantWords(g)}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {law1 ? <p class="small muted" data-testid="law1-note">{t('result.law1')}</p> : null}
       {r.next_moves && r.next_moves.length > 0 ? (
         <div>

@@ -1,6 +1,7 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/preact';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
+import { locale } from '../../i18n';
 import { IpcError } from '../../ipc/backend';
 import type { UndoPreview } from '../../ipc/commands';
 
@@ -44,6 +45,44 @@ describe('the result card', () => {
   it('shows no list when the task changed nothing', () => {
     render(<ResultCard task={finished({})} />);
     expect(screen.queryByTestId('effects')).toBeNull();
+  });
+
+  it('names the standing grants that let actions of the task run without asking, each on its own line', () => {
+    render(
+      <ResultCard
+        task={finished({
+          directive: 'success',
+          effects: [{ path: '/home/u/Downloads/a.tmp', exists: true, effect: 'delete' }],
+          grants: ['deleting .tmp files under ~/Downloads', 'emptying .log files under ~/logs'],
+        })}
+      />,
+    );
+    const block = screen.getByTestId('result-grants');
+    expect(block.previousElementSibling?.textContent).toBe('Allowed without asking by your standing grants');
+    expect([...block.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['deleting .tmp files under ~/Downloads', 'emptying .log files under ~/logs']);
+  });
+
+  it('says nothing of standing grants when none allowed anything', () => {
+    const { unmount } = render(<ResultCard task={finished({ grants: [] })} />);
+    expect(screen.queryByTestId('result-grants')).toBeNull();
+    expect(screen.getByTestId('result').textContent).not.toContain('standing grants');
+    unmount();
+    render(<ResultCard task={finished({})} />);
+    expect(screen.queryByTestId('result-grants')).toBeNull();
+  });
+
+  describe('in Chinese', () => {
+    afterEach(() => {
+      locale.value = 'en';
+    });
+
+    it('says the grants in Chinese, the folders kept verbatim', () => {
+      locale.value = 'zh-CN';
+      render(<ResultCard task={finished({ grants: ['deleting .tmp files under ~/Downloads', 'moving away files under ~/Desktop/old'] })} />);
+      const block = screen.getByTestId('result-grants');
+      expect(block.previousElementSibling?.textContent).toBe('因你的长期授权而无需询问的操作');
+      expect([...block.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['删除 ~/Downloads 下的 .tmp 文件', '移走 ~/Desktop/old 下的文件']);
+    });
   });
 
   const changed = () =>

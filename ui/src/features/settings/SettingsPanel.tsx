@@ -1,6 +1,7 @@
 // Settings: provider presets, base URL and model per tier, API keys that go to the OS
 // keychain (never a file, never read back), budgets and GGS hyper-parameters, the Law 1
-// timeout, the global hotkey, launch at login and the language; MCP servers and standing
+// timeout and when the dialog offers "always", the global hotkey, launch at login and the
+// language; standing grants by effect (EffectGrants); MCP servers and their standing
 // grants (McpSection).
 
 import { useEffect, useState } from 'preact/hooks';
@@ -12,6 +13,7 @@ import { Icon } from '../../shared/icons';
 import { ErrorText, Field, Switch } from '../../shared/widgets';
 import { sandboxText } from '../approvals/law1-text';
 import { CheckupSection } from './Checkup';
+import { EffectGrantsSection } from './EffectGrants';
 import { McpSection } from './McpSection';
 import type { SettingsStore } from './store';
 
@@ -150,7 +152,12 @@ export function SettingsPanel({ settings, test }: { settings: SettingsStore; tes
           <Field label={t('settings.confirmTimeout')} htmlFor="confirm-timeout">
             <NumberInput id="confirm-timeout" value={draft.laws.confirm_timeout_secs} step={10} onChange={(v) => settings.edit((d) => void (d.laws.confirm_timeout_secs = Math.round(v)))} />
           </Field>
+          <Field label={t('settings.offerAlwaysAfter')} htmlFor="offer-always-after" hint={t('settings.offerAlwaysAfter.hint')}>
+            <NumberInput id="offer-always-after" value={draft.laws.offer_always_after} step={1} onChange={(v) => settings.edit((d) => void (d.laws.offer_always_after = Math.round(v)))} />
+          </Field>
         </section>
+
+        <EffectGrantsSection settings={settings} />
 
         <McpSection settings={settings} />
         <CheckupSection settings={settings} />
@@ -162,6 +169,15 @@ export function SettingsPanel({ settings, test }: { settings: SettingsStore; tes
           </Field>
           <Field label={t('settings.launch')} htmlFor="launch">
             <Switch id="launch" label={t('settings.launch')} checked={draft.ui.launch_at_login} onChange={(v) => settings.edit((d) => void (d.ui.launch_at_login = v))} />
+          </Field>
+          <Field label={t('settings.notifyApprovals')} htmlFor="notify-approvals">
+            <Switch id="notify-approvals" label={t('settings.notifyApprovals')} checked={draft.ui.notify_approvals} onChange={(v) => settings.edit((d) => void (d.ui.notify_approvals = v))} />
+          </Field>
+          <Field label={t('settings.notifyDone')} htmlFor="notify-done">
+            <Switch id="notify-done" label={t('settings.notifyDone')} checked={draft.ui.notify_done} onChange={(v) => settings.edit((d) => void (d.ui.notify_done = v))} />
+          </Field>
+          <Field label={t('settings.notifyAbandoned')} htmlFor="notify-abandoned">
+            <Switch id="notify-abandoned" label={t('settings.notifyAbandoned')} checked={draft.ui.notify_abandoned} onChange={(v) => settings.edit((d) => void (d.ui.notify_abandoned = v))} />
           </Field>
           <Field label={t('settings.language')} htmlFor="language">
             <select id="language" value={draft.ui.language} onChange={(e) => settings.edit((d) => void (d.ui.language = e.currentTarget.value))}>

@@ -172,6 +172,73 @@ describe('the settings panel', () => {
     expect(await h.fake.invoke('mcp_grants', {})).toEqual([]);
   });
 
+  it('lists the standing grants by effect with their use, and revokes one at once', async () => {
+    h = harness();
+    const tmp = { effect: 'delete', place: '/home/u/Downloads', extension: 'tmp', words: 'deleting .tmp files under ~/Downloads' } as const;
+    const logs = { effect: 'truncate', place: '/home/u/logs', extension: 'log', words: 'emptying .log files under ~/logs' } as const;
+    h.fake.grantEffect(tmp, { uses: 4, last_used: '2026-03-01T17:30:00Z' });
+    h.fake.grantEffect(logs);
+    render(<SettingsPanel settings={h.session.settings} />);
+    await h.advance(50);
+    const items = [...screen.getByTestId('effect-grants').querySelectorAll('li')].map((li) => li.textContent);
+    expect(items).toEqual([
+      'deleting .tmp files under ~/Downloadssince 2026-03-02 · used 4 times, last 2026-03-01Revoke',
+      'emptying .log files under ~/logssince 2026-03-02 · not used yetRevoke',
+    ]);
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke the grant for deleting .tmp files under ~/Downloads' }));
+    await h.advance(10);
+    const left = [...screen.getByTestId('effect-grants').querySelectorAll('li')].map((li) => li.textContent);
+    expect(left).toEqual(['emptying .log files under ~/logssince 2026-03-02 · not used yetRevoke']);
+    expect((await h.fake.invoke('effect_grants', {})).map((g) => g.class.words)).toEqual(['emptying .log files under ~/logs']);
+    // Revoking is not a settings change to save.
+    expect(save().disabled).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke the grant for emptying .log files under ~/logs' }));
+    await h.advance(10);
+    expect(screen.getByTestId('effect-grants').textContent).toContain(
+      'None: every action that cannot be undone asks. Once you approve the same kind of change in the same folder a few times, the dialog offers “Always allow” for it.',
+    );
+    expect(screen.getByTestId('effect-grants').querySelectorAll('li')).toHaveLength(0);
+    expect(await h.fake.invoke('effect_grants', {})).toEqual([]);
+  });
+
+  it('keeps an "always" approval of a class of changes as a standing grant, used once', async () => {
+    h = harness();
+    h.fake.grantEffect({ effect: 'delete', place: '/home/u/Downloads', extension: 'tmp', words: 'deleting .tmp files under ~/Downloads' }, { uses: 1, last_used: '2026-03-02T08:00:00Z' });
+    render(<SettingsPanel settings={h.session.settings} />);
+    await h.advance(50);
+    expect(screen.getByTestId('effect-grant').textContent).toContain('used once, last 2026-03-02');
+  });
+
+  it('says when the dialog offers "always": after 3 approvals by default, saved as a whole number, never below 0', async () => {
+    await open();
+    const offer = () => screen.getByLabelText('Offer “Always allow” after this many approvals') as HTMLInputElement;
+    expect(offer().value).toBe('3');
+    fireEvent.change(offer(), { target: { value: '-1' } });
+    fireEvent.click(save());
+    await h.advance(50);
+    expect(screen.getByRole('alert').textContent).toBe('Not saved: invalid value for `laws.offer_always_after`: -1 must be a whole number ≥ 0');
+    fireEvent.change(offer(), { target: { value: '0' } });
+    fireEvent.click(save());
+    await h.advance(50);
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect((await h.fake.invoke('get_settings', {})).settings.laws.offer_always_after).toBe(0);
+    expect(offer().value).toBe('0');
+  });
+
+  it('turns each notification off on its own, and saves it', async () => {
+    await open();
+    const toggle = (label: string) => screen.getAllByLabelText(label)[0] as HTMLInputElement;
+    const done = 'Notify me when a task is done while the popup is away';
+    const abandoned = 'Notify me when a task was abandoned while the popup is away';
+    const approvals = 'Notify me when an action waits for my approval (the popup comes back either way)';
+    expect([approvals, done, abandoned].map((l) => toggle(l).checked)).toEqual([true, true, true]);
+    fireEvent.click(toggle(done));
+    fireEvent.click(save());
+    await h.advance(50);
+    const { ui } = (await h.fake.invoke('get_settings', {})).settings;
+    expect([ui.notify_approvals, ui.notify_done, ui.notify_abandoned]).toEqual([true, false, true]);
+  });
+
   it('records a hotkey as a Tauri accelerator', async () => {
     expect(accelerator({ key: 'k', code: 'KeyK', metaKey: true, ctrlKey: false, altKey: false, shiftKey: true })).toBe('CommandOrControl+Shift+K');
     expect(accelerator({ key: ' ', code: 'Space', metaKey: false, ctrlKey: true, altKey: true, shiftKey: false })).toBe('CommandOrControl+Alt+Space');

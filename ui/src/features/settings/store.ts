@@ -4,8 +4,8 @@
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
-import type { GrantSubject, Settings } from '../../ipc/contracts';
-import type { Finding, Grant, KeyChange, KeyTier, McpServerStatus, ProviderPreset, SettingsView } from '../../ipc/commands';
+import type { EffectClass, GrantSubject, Settings } from '../../ipc/contracts';
+import type { EffectGrant, Finding, Grant, KeyChange, KeyTier, McpServerStatus, ProviderPreset, SettingsView } from '../../ipc/commands';
 import { resource, type Resource } from '../../shared/resource';
 
 export interface SettingsStore {
@@ -21,6 +21,8 @@ export interface SettingsStore {
   readonly mcp: Resource<McpServerStatus[]>;
   /** Standing "always allow" grants (data dir). */
   readonly grants: Resource<Grant[]>;
+  /** Standing grants by effect ("deleting .tmp files under ~/Downloads"), oldest first. */
+  readonly effectGrants: Resource<EffectGrant[]>;
   /** The check-up of `artoo doctor` (loaded when asked for: it starts MCP servers). */
   readonly checkup: Resource<Finding[]>;
   /** What the last import did, or why it failed. */
@@ -36,6 +38,8 @@ export interface SettingsStore {
   importMcp(json: string): Promise<void>;
   /** Revokes one standing grant at once (not part of the draft). */
   revoke(subject: GrantSubject): Promise<void>;
+  /** Revokes one standing grant by effect at once (not part of the draft). */
+  revokeEffect(cls: EffectClass): Promise<void>;
 }
 
 export type McpImported =
@@ -54,6 +58,7 @@ export function createSettingsStore(backend: Backend, onSaved: (view: SettingsVi
   const savedAt = signal<number | null>(null);
   const mcp = resource(() => backend.invoke('mcp_status', {}));
   const grants = resource(() => backend.invoke('mcp_grants', {}));
+  const effectGrants = resource(() => backend.invoke('effect_grants', {}));
   const checkup = resource(() => backend.invoke('doctor', {}));
   const imported = signal<McpImported | null>(null);
 
@@ -83,10 +88,11 @@ export function createSettingsStore(backend: Backend, onSaved: (view: SettingsVi
     savedAt,
     mcp,
     grants,
+    effectGrants,
     checkup,
     imported,
     async load() {
-      await Promise.all([view.load(), presets.load(), mcp.load(), grants.load()]);
+      await Promise.all([view.load(), presets.load(), mcp.load(), grants.load(), effectGrants.load()]);
       const v = view.value.value;
       if (v) {
         reset(v);
@@ -165,6 +171,13 @@ export function createSettingsStore(backend: Backend, onSaved: (view: SettingsVi
     async revoke(subject) {
       try {
         grants.set(await backend.invoke('mcp_revoke', { subject }));
+      } catch (reason) {
+        error.value = IpcError.from(reason);
+      }
+    },
+    async revokeEffect(cls) {
+      try {
+        effectGrants.set(await backend.invoke('effect_revoke', { effect_class: cls }));
       } catch (reason) {
         error.value = IpcError.from(reason);
       }

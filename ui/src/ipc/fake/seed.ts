@@ -45,7 +45,7 @@ export function defaultSettings(): Settings {
       dreamer_after_task_secs: 5,
       max_constraints: 10,
     },
-    laws: { confirm_timeout_secs: 120, allowed_shortcuts: [] },
+    laws: { confirm_timeout_secs: 120, allowed_shortcuts: [], offer_always_after: 3 },
     tools: {
       shell_timeout_secs: 30,
       output_limit_chars: 4000,
@@ -64,7 +64,14 @@ export function defaultSettings(): Settings {
       trash_days: 30,
       trash_mb: 2048,
     },
-    ui: { hotkey: 'CommandOrControl+Shift+Space', language: 'en', launch_at_login: false },
+    ui: {
+      hotkey: 'CommandOrControl+Shift+Space',
+      language: 'en',
+      launch_at_login: false,
+      notify_approvals: true,
+      notify_done: true,
+      notify_abandoned: true,
+    },
     mcp: {
       connect_timeout_secs: 30,
       call_timeout_secs: 60,
