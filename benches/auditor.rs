@@ -249,6 +249,7 @@ impl Traffic {
                 next_moves: vec![],
                 effects: vec![],
                 grants: Vec::new(),
+                scheduled: None,
             },
         );
         self.r7.publish(

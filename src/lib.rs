@@ -70,6 +70,7 @@ mod recent;
 pub mod retention;
 pub mod roles;
 pub mod runtime;
+pub mod schedule;
 pub mod status;
 pub mod sync;
 pub mod tags;

@@ -64,6 +64,10 @@ enum Command {
     /// files under ~/Downloads") and MCP tools — with how often each was used;
     /// `artoo grants revoke N` takes one back.
     Grants(cli::grants::GrantsArgs),
+    /// Scheduled tasks: `add "every weekday at 9, summarize ~/Downloads"`, `list`,
+    /// `rm ID`. The desktop app runs them while it runs; an action that needs your
+    /// approval still asks.
+    Schedule(cli::schedule::ScheduleArgs),
     /// How each kind of task went here: runs, answers delivered, pass^3, typical time
     /// and model calls, trend and last failure (kinds with three runs or more).
     History(cli::history::HistoryArgs),
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         (Some(Command::Mcp(args)), _) => cli::mcp::run(&config, args),
         (Some(Command::History(args)), _) => cli::history::run(&config, args),
         (Some(Command::Grants(args)), _) => cli::grants::run(&config, args),
+        (Some(Command::Schedule(args)), _) => cli::schedule::run(&config, args),
         (Some(Command::Undo(args)), _) => match cli::undo::run(&config, args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::FAILURE,

@@ -16,6 +16,7 @@ use artoo::journal::{Journal, undo};
 use artoo::laws::grants::{EffectGrant, Grant, GrantStore};
 use artoo::mcp::{McpImport, McpServerStatus};
 use artoo::memory::{ForgetTarget as CoreForget, Remember};
+use artoo::schedule::{ScheduleStore, ScheduleView};
 use artoo::status::Lang;
 use artoo::tasklog::kinds::{self, KindHistory};
 use artoo::tasklog::{RunId, RunSummary, TaskLogDir};
@@ -53,6 +54,56 @@ async fn save_settings_file(
 #[tauri::command(rename_all = "snake_case")]
 pub async fn submit_task(shell: State<'_, Shell>, text: String) -> IpcResult<TaskId> {
     Ok(shell.core()?.submit(&text)?)
+}
+
+/// The popup's input: kept as a schedule when it says when it should run ("every
+/// weekday at 9, …"), submitted as a task otherwise; `invalid_input` when empty.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn submit_input(shell: State<'_, Shell>, text: String) -> IpcResult<Submitted> {
+    let store = ScheduleStore::in_dir(&shell.config().data_dir);
+    let now = chrono::Local::now();
+    match artoo::schedule::add_from_request(&store, &text, &now) {
+        Some(Ok(view)) => Ok(Submitted::Scheduled {
+            message: artoo::schedule::made_message(&view, &now),
+            schedule: view,
+        }),
+        Some(Err(e)) => Err(IpcError::internal(e.to_string())),
+        None => Ok(Submitted::Task {
+            task_id: shell.core()?.submit(&text)?,
+        }),
+    }
+}
+
+/// Every schedule, oldest first, with when it runs next.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn schedules(shell: State<'_, Shell>) -> IpcResult<Vec<ScheduleView>> {
+    let store = ScheduleStore::in_dir(&shell.config().data_dir);
+    blocking(move || schedule_views(&store)).await
+}
+
+/// Removes one schedule (it runs no more); the remaining ones come back.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn schedule_remove(shell: State<'_, Shell>, id: String) -> IpcResult<Vec<ScheduleView>> {
+    let store = ScheduleStore::in_dir(&shell.config().data_dir);
+    blocking(move || {
+        store.remove(&id).map_err(|e| match e {
+            artoo::schedule::ScheduleError::Unknown(_) => IpcError::not_found(e.to_string()),
+            other => IpcError::internal(other.to_string()),
+        })?;
+        schedule_views(&store)
+    })
+    .await
+}
+
+fn schedule_views(store: &ScheduleStore) -> IpcResult<Vec<ScheduleView>> {
+    let now = chrono::Local::now();
+    store
+        .list()
+        .map(|all| all.into_iter().map(|s| ScheduleView::of(s, &now)).collect())
+        .map_err(|e| IpcError::internal(e.to_string()))
 }
 
 /// Cancels a running task; `not_found` when no such task runs.

@@ -342,6 +342,26 @@ fn tray_icon() -> tauri::Result<tauri::image::Image<'static>> {
     tauri::image::Image::from_bytes(include_bytes!("../../icons/tray/tray-dark@2x.png"))
 }
 
+/// Runs the scheduled tasks while the app runs ([`artoo::schedule::runner`]): a due run
+/// starts as a task of the running core; while the core is not running, due runs wait.
+fn spawn_schedules(shell: Shell) {
+    let store = artoo::schedule::ScheduleStore::in_dir(&shell.config().data_dir);
+    let ready = {
+        let shell = shell.clone();
+        Box::new(move || shell.core().is_ok())
+    };
+    let start = Box::new(move |task: &str, run| match shell.core() {
+        Ok(rt) => rt.submit_scheduled(task, run).map_err(|e| e.to_string()),
+        Err(e) => Err(e.message),
+    });
+    tauri::async_runtime::spawn(artoo::schedule::runner::run(
+        store,
+        ready,
+        start,
+        std::future::pending(),
+    ));
+}
+
 /// Everything a real app has beyond its commands; called from `setup` (the mock runtime
 /// never runs it). `started` is when the process began, for the start-up figure.
 pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Result<()> {
@@ -405,7 +425,8 @@ pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Resul
         eprintln!("artoo: {}", e.message);
     }
 
-    let shell = shell.clone();
-    tauri::async_runtime::spawn(async move { shell.start().await });
+    let starting = shell.clone();
+    tauri::async_runtime::spawn(async move { starting.start().await });
+    spawn_schedules(shell);
     Ok(())
 }

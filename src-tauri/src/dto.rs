@@ -585,3 +585,22 @@ pub struct ConnectionTest {
     /// Why it failed; null when it did not.
     pub error: Option<String>,
 }
+
+/// What became of the popup's input: a task running now, or a schedule kept (the input
+/// said when it should run).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Submitted {
+    /// A task runs now.
+    Task {
+        /// Its id.
+        task_id: artoo::contracts::TaskId,
+    },
+    /// A schedule was kept; nothing runs now.
+    Scheduled {
+        /// The schedule, with when it runs next.
+        schedule: artoo::schedule::ScheduleView,
+        /// What was kept, in words, to show.
+        message: String,
+    },
+}

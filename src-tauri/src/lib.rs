@@ -50,6 +50,7 @@ macro_rules! typed_commands {
         use commands::*;
         Builder::<$runtime>::new().commands(collect_commands![
             submit_task,
+            submit_input,
             cancel_task,
             answer_clarification,
             answer_confirmation,
@@ -82,6 +83,8 @@ macro_rules! typed_commands {
             mcp_revoke,
             effect_grants,
             effect_revoke,
+            schedules,
+            schedule_remove,
             hide_popup::<$runtime>,
             open_panel::<$runtime>,
             subscribe_events::<$runtime>,

@@ -172,6 +172,7 @@ fn a_late_subscriber_first_gets_the_envelopes_of_running_tasks_then_live_traffic
                 submitted_at: clock.now(),
                 session_history: vec![],
                 time_budget_ms: 120_000,
+                scheduled: None,
             },
         );
     };
@@ -863,4 +864,72 @@ fn the_model_is_reported_ready_only_once_the_core_takes_tasks() {
     }
     assert!(shell.is_running());
     tauri::async_runtime::block_on(shell.stop("the test is over"));
+}
+
+#[test]
+fn the_popup_keeps_a_task_that_says_when_as_a_schedule_and_runs_any_other_now() {
+    let desk = desk(true);
+    let kept = call(
+        &desk.popup,
+        "submit_input",
+        json!({"text": "every weekday at 9, summarize ~/Downloads"}),
+    )
+    .expect("submit_input resolves");
+    assert_eq!(kept["kind"], "scheduled");
+    assert_eq!(kept["schedule"]["when"], "every weekday at 09:00");
+    assert_eq!(
+        kept["schedule"]["schedule"]["task"],
+        "summarize ~/Downloads"
+    );
+    let message = kept["message"].as_str().expect("a message");
+    assert!(
+        message.starts_with("Scheduled every weekday at 09:00: summarize ~/Downloads. Next run: "),
+        "{message}"
+    );
+    assert!(
+        !message.contains("artoo schedule"),
+        "the popup has its own buttons: {message}"
+    );
+    assert!(
+        desk.shell.core().expect("core").running_tasks().is_empty(),
+        "nothing runs now"
+    );
+
+    let now = call(
+        &desk.popup,
+        "submit_input",
+        json!({"text": "list my downloads"}),
+    )
+    .expect("submit_input resolves");
+    assert_eq!(now["kind"], "task");
+    assert!(
+        now["task_id"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("task_")),
+        "{now}"
+    );
+    assert_eq!(
+        code(call(&desk.popup, "submit_input", json!({"text": "  "}))),
+        "invalid_input"
+    );
+
+    let listed = call(&desk.panels, "schedules", json!({})).expect("schedules");
+    assert_eq!(listed.as_array().map(Vec::len), Some(1));
+    let id = listed[0]["schedule"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    assert_eq!(
+        code(call(
+            &desk.panels,
+            "schedule_remove",
+            json!({"id": "sch_none00"})
+        )),
+        "not_found"
+    );
+    let left = call(&desk.popup, "schedule_remove", json!({"id": id})).expect("removed");
+    assert_eq!(left, json!([]));
+    let error =
+        call(&desk.panels, "submit_input", json!({"text": "hello"})).expect_err("the ACL rejects");
+    assert!(error.to_string().contains("not allowed"), "{error}");
 }

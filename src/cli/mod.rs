@@ -25,6 +25,7 @@ mod law1_prompt;
 pub mod mcp;
 pub mod progress;
 pub mod render;
+pub mod schedule;
 pub mod session;
 pub mod undo;
 
@@ -259,6 +260,16 @@ pub async fn run_once(config: Config, text: &str, options: Options) -> Exit {
         Some(Err(usage)) => return fail(usage),
         None => {}
     }
+    // A task that says when it should run is kept as a schedule, not run now.
+    if let Some(made) = schedule::made_from(&config.data_dir, text) {
+        return match made {
+            Ok(message) => {
+                println!("{message}");
+                Exit::Done
+            }
+            Err(e) => fail(e),
+        };
+    }
     let mut started = match start(config, options, Purpose::Tasks).await {
         Ok(started) => started,
         Err(exit) => return exit,
@@ -290,6 +301,7 @@ async fn run_command(config: Config, command: commands::Command, options: Option
 
 /// `artoo` alone: the REPL. Returns when the user quits or input ends.
 pub async fn repl(config: Config, options: Options) -> Exit {
+    let data_dir = config.data_dir.clone();
     let started = match start(config, options, Purpose::Tasks).await {
         Ok(started) => started,
         Err(exit) => return exit,
@@ -348,9 +360,13 @@ pub async fn repl(config: Config, options: Options) -> Exit {
                 }
             }
             Some(Err(usage)) => console.say(usage),
-            None => match session::run_task(&runtime, &mut console, &mut tap, &entry).await {
-                Ok(finished) => show_end(&console, &finished, &entry),
-                Err(e) => console.say(format!("(not run: {e})")),
+            None => match schedule::made_from(&data_dir, &entry) {
+                Some(Ok(message)) => console.say(message),
+                Some(Err(e)) => console.say(format!("(not scheduled: {e})")),
+                None => match session::run_task(&runtime, &mut console, &mut tap, &entry).await {
+                    Ok(finished) => show_end(&console, &finished, &entry),
+                    Err(e) => console.say(format!("(not run: {e})")),
+                },
             },
         }
     }

@@ -339,6 +339,10 @@ pub struct FinalResult {
     /// in words, each once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grants: Vec<String>,
+    /// Set when a schedule started the task: its note ("Scheduled: every weekday at
+    /// 09:00. …"), shown with the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled: Option<Box<crate::contracts::ScheduledRun>>,
 }
 
 /// One matched sub-task's output, quoted verbatim in a graceful-failure request.

@@ -38,6 +38,24 @@ pub struct TaskSubmitted {
     /// the submission carried it).
     #[serde(default)]
     pub time_budget_ms: u64,
+    /// Set when a schedule started the task, not the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled: Option<ScheduledRun>,
+}
+
+/// A run of a scheduled task: which schedule, when it was due, and what its result must
+/// say about it (a run that started late, runs missed while the computer slept).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ScheduledRun {
+    /// The schedule's id.
+    pub schedule_id: String,
+    /// When the run was due.
+    pub due_at: DateTime<Utc>,
+    /// Due times before it that were missed and are not run.
+    pub missed: u32,
+    /// The run in words, for the result.
+    pub note: String,
 }
 
 /// Limits the user set on a task. Every field is optional; the default has none.

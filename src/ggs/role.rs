@@ -107,11 +107,9 @@ impl Actor for Solver {
         }
         if let Message::TaskSubmitted(b) = &env.message {
             let now = self.clock.now();
-            state_for(&mut self.tasks, &task_id, "", now).set_submitted(
-                b.submitted_at,
-                &b.raw_input,
-                b.time_budget_ms,
-            );
+            let state = state_for(&mut self.tasks, &task_id, "", now);
+            state.set_submitted(b.submitted_at, &b.raw_input, b.time_budget_ms);
+            state.scheduled = b.scheduled.clone();
             let at = Instant::now() + Duration::from_millis(b.time_budget_ms);
             let timer = cx.at(at, &task_id, Arc::new(b.clone()));
             if let Some(old) = self.budgets.insert(task_id, timer) {
@@ -201,6 +199,7 @@ impl Solver {
                 for grant in state.grants() {
                     fresh.note_grant(grant);
                 }
+                fresh.scheduled = state.scheduled.clone();
                 fresh
             };
         }
@@ -392,6 +391,7 @@ mod tests {
                 next_moves: vec!["Open /home/ana/out".into()],
                 effects: vec![effect.clone()],
                 grants: Vec::new(),
+                scheduled: None,
             },
             megram: None,
             feedback: Vec::new(),

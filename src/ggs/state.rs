@@ -129,6 +129,8 @@ pub struct TaskState {
     effects: Vec<PathEffect>,
     /// The standing grants by effect that approved calls of the task, in words.
     grants: Vec<String>,
+    /// The schedule's run, when a schedule started the task (its result says so).
+    pub scheduled: Option<crate::contracts::ScheduledRun>,
 }
 
 impl TaskState {
@@ -155,6 +157,7 @@ impl TaskState {
             preferred_round: 0,
             effects: Vec::new(),
             grants: Vec::new(),
+            scheduled: None,
         }
     }
 

@@ -88,6 +88,8 @@ struct OpenClarification {
 struct TaskEntry {
     /// The user's text, until the task ends (then it lives on in the history).
     input: String,
+    /// Whether the task is a turn of the user's session (a schedule's run is not).
+    in_session: bool,
     end: watch::Sender<Option<TaskEnd>>,
 }
 
@@ -136,16 +138,37 @@ impl Desk {
         task: &TaskId,
         input: &str,
     ) -> (Vec<SessionTurn>, watch::Receiver<Option<TaskEnd>>) {
+        self.open(task, input, true)
+    }
+
+    /// Opens a task that is no turn of the user's session (a schedule's run): it gets no
+    /// history and leaves none.
+    pub fn open_unattended(&self, task: &TaskId, input: &str) -> watch::Receiver<Option<TaskEnd>> {
+        self.open(task, input, false).1
+    }
+
+    fn open(
+        &self,
+        task: &TaskId,
+        input: &str,
+        in_session: bool,
+    ) -> (Vec<SessionTurn>, watch::Receiver<Option<TaskEnd>>) {
         let (tx, rx) = watch::channel(None);
         let mut st = self.lock();
         st.tasks.insert(
             task.clone(),
             TaskEntry {
                 input: input.to_string(),
+                in_session,
                 end: tx,
             },
         );
-        (st.history.iter().cloned().collect(), rx)
+        let history = if in_session {
+            st.history.iter().cloned().collect()
+        } else {
+            Vec::new()
+        };
+        (history, rx)
     }
 
     /// The end receiver of a task this desk knows.
@@ -251,7 +274,9 @@ impl Desk {
             },
         );
         entry.end.send_replace(Some(end));
-        st.history.push_back(turn);
+        if entry.in_session {
+            st.history.push_back(turn);
+        }
         while st.history.len() > SESSION_TURNS {
             st.history.pop_front();
         }

@@ -238,6 +238,24 @@ impl Runtime {
     /// Submits free text as a new task and returns its id; the session history (the
     /// last [`SESSION_TURNS`] inputs with their results) travels with it.
     pub fn submit(&self, text: &str) -> Result<TaskId, RuntimeError> {
+        self.submit_as(text, None)
+    }
+
+    /// Submits the task of a schedule's run: it carries no session history (nobody is
+    /// in a conversation with it), and its result carries the run's note.
+    pub fn submit_scheduled(
+        &self,
+        text: &str,
+        run: crate::contracts::ScheduledRun,
+    ) -> Result<TaskId, RuntimeError> {
+        self.submit_as(text, Some(run))
+    }
+
+    fn submit_as(
+        &self,
+        text: &str,
+        scheduled: Option<crate::contracts::ScheduledRun>,
+    ) -> Result<TaskId, RuntimeError> {
         if text.trim().is_empty() {
             return Err(RuntimeError::EmptyTask);
         }
@@ -245,7 +263,12 @@ impl Runtime {
             return Err(RuntimeError::Stopped);
         }
         let task_id = TaskId::mint();
-        let (session_history, _) = self.desk.open_task(&task_id, text);
+        let session_history = if scheduled.is_some() {
+            let _ = self.desk.open_unattended(&task_id, text);
+            Vec::new()
+        } else {
+            self.desk.open_task(&task_id, text).0
+        };
         // Register the token now so a cancel racing the first role still reaches it.
         let _ = self.tasks.token(&task_id);
         // One envelope: R1 reads the words, GGS (a listener, served first) arms the
@@ -258,6 +281,7 @@ impl Runtime {
                 submitted_at: self.clock.now(),
                 session_history,
                 time_budget_ms: u64::try_from(self.task_budget().as_millis()).unwrap_or(u64::MAX),
+                scheduled,
             },
         );
         Ok(task_id)

@@ -25,6 +25,10 @@ Every run starts a fresh app with its own temp HOME, XDG dirs, data dir and work
    onboarding's "Use the built-in model" saves the choice, the app starts llama-server
    as its child (the progress view while it loads), the task input comes alive, and a
    task typed then runs to a result on the real model. Run it under the build lock.
+6. Grants and notifications: "always" is offered after one approval (settings), taken
+   on the second deletion of .tmp files, and the third deletion runs without a dialog
+   while the popup is hidden; its result names the grant, and the app asked the
+   session's notification service (recorded by a bus monitor) to show "Task done".
 4. Keychain: with a real Secret Service (gnome-keyring, unlocked, in the run's own
    session), Settings stores a tool-tier API key; no file the app or the keyring wrote
    holds it in plain text; a new app process over the same home reads it back from the
@@ -163,10 +167,15 @@ def shell_task_script(intent, command):
 class App:
     """The real app binary in fresh temp dirs on its own X screen, under WebDriver."""
 
-    def __init__(self, binary, model_url=None, root=None, keyring_password=None, extra_env=None):
+    def __init__(self, binary, model_url=None, root=None, keyring_password=None, extra_env=None,
+                 settings=None, notifications=False):
         """`root` reuses an earlier run's dirs (left in place: the caller removes them);
-        `keyring_password` starts an unlocked gnome-keyring in the run's session."""
+        `keyring_password` starts an unlocked gnome-keyring in the run's session;
+        `settings` is written as the data dir's settings.toml before the app starts;
+        `notifications` records every call to the session's notification service (none
+        serves it: the calls are what the app asked to show)."""
         self.keep = root is not None
+        self.notifications_log = None
         self.keyring_password = keyring_password
         self.root = root if root is not None else tempfile.mkdtemp(prefix="artoo-e2e-")
         self.workspace = f"{self.root}/workspace"
@@ -177,6 +186,11 @@ class App:
             env.pop(var, None)
         for sub in ("home", "data", "config", "cache", "runtime", "workspace", "artoo"):
             os.makedirs(os.path.join(self.root, sub), mode=0o700, exist_ok=True)
+        if settings is not None:
+            with open(os.path.join(self.root, "artoo", "settings.toml"), "w") as f:
+                f.write(settings)
+        if notifications:
+            self.notifications_log = os.path.join(self.root, "notifications.log")
         env.update(HOME=f"{self.root}/home", XDG_DATA_HOME=f"{self.root}/data",
                    XDG_CONFIG_HOME=f"{self.root}/config", XDG_CACHE_HOME=f"{self.root}/cache",
                    XDG_RUNTIME_DIR=f"{self.root}/runtime", ARTOO_DATA_DIR=f"{self.root}/artoo",
@@ -210,6 +224,12 @@ class App:
             self.env["ARTOO_E2E_KEYRING_PASSWORD"] = self.keyring_password
             driver = ["sh", "-c", 'printf %s "$ARTOO_E2E_KEYRING_PASSWORD" | '
                       "gnome-keyring-daemon --unlock --components=secrets >/dev/null && "
+                      'exec "$@"', "sh"] + driver
+        if self.notifications_log is not None:
+            # A monitor on the run's session bus sees every Notify call the app makes.
+            self.env["ARTOO_E2E_NOTIFICATIONS"] = self.notifications_log
+            driver = ["sh", "-c", 'dbus-monitor --session '
+                      '"interface=org.freedesktop.Notifications" >"$ARTOO_E2E_NOTIFICATIONS" 2>&1 & '
                       'exec "$@"', "sh"] + driver
         # The driver's and the app's output, shown when the session cannot start.
         self.driver_log = open(os.path.join(self.root, "driver.log"), "ab")
@@ -253,6 +273,21 @@ class App:
         if "error" in result:
             raise SystemExit(f"e2e: {command} failed: {result['error']}")
         return result["ok"]
+
+    def notifications(self):
+        """The (title, body) of every notification the app asked to show so far."""
+        with open(self.notifications_log, errors="replace") as f:
+            text = f.read()
+        shown = []
+        for call in text.split("method call ")[1:]:
+            if "member=Notify" not in call.splitlines()[0]:
+                continue
+            strings = [line.strip()[len('string "'):-1] for line in call.splitlines()[1:]
+                       if line.strip().startswith('string "')]
+            # app name, icon, summary, body
+            if len(strings) >= 4:
+                shown.append((strings[2], strings[3]))
+        return shown
 
     def switch_to(self, view):
         handles = wait_for("the app's webviews", lambda: wd(self.base, "GET", self.s + "/window/handles"))
@@ -472,6 +507,77 @@ def law1(binary, llm, out, decision):
         model.close()
 
 
+TMP_COMMAND = "rm -- *.tmp && echo CALL_RAN"
+
+
+def grants_and_notifications(binary, llm, out):
+    """6. Grants by effect and notifications: with "always" offered after one approval,
+    a deletion of .tmp files in the workspace asks (Approve), the next asks with an
+    "Always allow" button naming the class (taken), and the third runs without a
+    dialog, its result naming the grant. The third runs with the popup hidden: the app
+    asks the session's notification service to show "Task done"."""
+    model = ScriptedModel(llm, shell_task_script("Delete the .tmp files in the workspace",
+                                                 TMP_COMMAND))
+    settings = "[laws]\noffer_always_after = 1\n"
+    try:
+        with App(binary, model.url, settings=settings, notifications=True) as app:
+            def run(name, answer):
+                path = os.path.join(app.workspace, name)
+                with open(path, "w") as f:
+                    f.write("scratch")
+                app.show_popup()
+                app.type_task("delete the .tmp files in the workspace")
+                wait_for("the Law 1 dialog", lambda: app.find("[data-testid=law1-dialog]"), timeout=60)
+                button = app.find(f"[data-testid={answer}]")
+                wait_for("the answer armed", lambda: wd(app.base, "GET", f"{app.s}/element/{button}/enabled"))
+                if answer == "law1-approve-always":
+                    scope = app.js("return document.querySelector('[data-testid=law1-always-scope]').textContent")
+                    assert "deleting .tmp files under" in scope, scope
+                else:
+                    assert not app.js("return !!document.querySelector('[data-testid=law1-approve-always]')"), \
+                        "always is offered only after an approval"
+                app.click(button)
+                wait_for("the result", lambda: app.js(
+                    "const r = document.querySelector('[data-testid=result]');"
+                    "return r && r.classList.contains('ok')"), timeout=60)
+                assert not os.path.exists(path), f"{name} was deleted"
+                app.js("window.__TAURI_INTERNALS__.invoke('hide_popup', {})")
+
+            run("first.tmp", "law1-approve")
+            run("second.tmp", "law1-approve-always")
+            with open(os.path.join(app.root, "artoo", "grants.json")) as f:
+                grants = json.load(f)["effects"]
+            assert len(grants) == 1 and grants[0]["class"]["words"].startswith("deleting .tmp files under"), grants
+            third = os.path.join(app.workspace, "third.tmp")
+            with open(third, "w") as f:
+                f.write("scratch")
+            kept = os.path.join(app.workspace, "kept.txt")
+            with open(kept, "w") as f:
+                f.write("mine")
+            app.show_popup()
+            app.type_task("delete the .tmp files in the workspace")
+            # Away from the popup at once: the end comes as a notification.
+            app.js("window.__TAURI_INTERNALS__.invoke('hide_popup', {})")
+            done = wait_for("the Task done notification", lambda: [
+                n for n in app.notifications() if n[0] == "Task done"], timeout=60)
+            assert not os.path.exists(third) and os.path.exists(kept), "the grant covered only .tmp"
+            app.show_popup()
+            result = wait_for("the result", lambda: app.js(
+                "const r = document.querySelector('[data-testid=result]');"
+                "const g = r && r.querySelector('[data-testid=result-grants]');"
+                "return g && g.textContent"), timeout=30)
+            assert "deleting .tmp files under" in result, result
+            assert not app.js("return !!document.querySelector('[data-testid=law1-dialog]')"), \
+                "the granted deletion asked nothing"
+            asked = [n for n in app.notifications() if n[0] == "artoo needs your approval"]
+            assert not asked, f"no approval was asked while the popup was away: {asked}"
+            app.screenshot(f"{out}/granted-result.png")
+            print(f"e2e: grants: approve, always, then a deletion ran unasked and named its grant; "
+                  f"notified: {done[0][0]} — {done[0][1][:80]}")
+    finally:
+        model.close()
+
+
 def keychain(binary):
     secret = "sk-e2e-" + os.urandom(12).hex()
     password = os.urandom(8).hex()
@@ -555,6 +661,7 @@ def main():
         no_model(binary, out)
         law1(binary, llm, out, "deny")
         law1(binary, llm, out, "approve")
+        grants_and_notifications(binary, llm, out)
         keychain(binary)
         if local_llm is not None:
             local_model(binary, out, local_llm,

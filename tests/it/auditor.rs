@@ -320,6 +320,7 @@ fn final_result(
         next_moves: vec![],
         effects: Vec::new(),
         grants: Vec::new(),
+        scheduled: None,
     }
 }
 
@@ -571,6 +572,7 @@ impl Rig {
                 submitted_at: self.now(),
                 session_history: vec![],
                 time_budget_ms: 120_000,
+                scheduled: None,
             },
         );
         r.r1.publish(Role::Observer, llm(task, Role::Perceiver, None));

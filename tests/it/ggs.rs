@@ -1367,6 +1367,7 @@ impl Rig {
                 submitted_at: self.clock.now(),
                 session_history: vec![],
                 time_budget_ms: TASK_BUDGET_MS,
+                scheduled: None,
             },
         );
     }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use artoo::bus::Bus;
 use artoo::contracts::{
-    ApprovalScope, ConfirmationRequest, Decision, DecisionSource, FileEffect, Message, Role,
-    SubTaskId, TaskId,
+    ApprovalScope, ConfirmationRequest, Decision, DecisionSource, FileEffect, Role, SubTaskId,
+    TaskId,
 };
 use artoo::laws::grants::GrantStore;
 use artoo::laws::{ConfirmationBroker, ConfirmationPolicy, ConfirmationResponder};
@@ -94,6 +94,7 @@ fn offered_always(r: &ConfirmationRequest) -> bool {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn deletions_of_one_class_are_offered_for_good_then_run_unasked_and_name_their_grant() {
+    use artoo::contracts::Message;
     let w = World::new(1);
     let user = ConfirmationResponder::spawn(
         &w.bus,
@@ -221,7 +222,9 @@ async fn an_overwrite_grant_covers_its_folder_and_never_a_credential_inside_it()
     let first = user.requests();
     assert_eq!(first.len(), 1);
     let class = first[0].effect_grant.clone().expect("named");
+    assert_eq!(class.effect, FileEffect::Overwrite);
     assert_eq!(class.words, "overwriting .md files under ~/notes");
+    assert!(!offered_always(&first[0]), "no approval of the class yet");
     // The grant given in Settings (as the dialog's "always" would): the next overwrite
     // of the class runs unasked.
     w.grants().add_effect(class, chrono::Utc::now()).unwrap();

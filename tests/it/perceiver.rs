@@ -190,6 +190,7 @@ impl R1 {
                 submitted_at: self.rig.clock.now(),
                 session_history: history,
                 time_budget_ms: 120_000,
+                scheduled: None,
             },
         );
         task_id
@@ -626,6 +627,7 @@ async fn a_task_submitted_after_its_cancel_is_never_perceived() {
             submitted_at: r1.rig.clock.now(),
             session_history: vec![],
             time_budget_ms: 120_000,
+            scheduled: None,
         },
     );
     r1.rig.settle().await;

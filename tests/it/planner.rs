@@ -968,6 +968,7 @@ async fn r1_and_r2_together_take_at_most_one_model_call_each_from_submission_to_
             submitted_at: r2.rig.clock.now(),
             session_history: vec![],
             time_budget_ms: 120_000,
+            scheduled: None,
         },
     );
     let (manifest, subs) = r2.plan(0).await;

@@ -102,6 +102,7 @@ impl Pipeline {
                 submitted_at: self.now(),
                 session_history: vec![],
                 time_budget_ms: 120_000,
+                scheduled: None,
             },
         );
     }

@@ -338,6 +338,7 @@ mod roles {
             submitted_at: chrono::Utc::now(),
             session_history: history,
             time_budget_ms: 120_000,
+            scheduled: None,
         }
     }
 

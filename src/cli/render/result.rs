@@ -82,6 +82,10 @@ fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
                 .into(),
         );
     }
+    if let Some(run) = &r.scheduled {
+        lines.push(String::new());
+        lines.push(run.note.clone());
+    }
     if !r.grants.is_empty() {
         lines.push(String::new());
         lines.push("Allowed without asking by your standing grants (`artoo grants`):".into());
@@ -193,6 +197,7 @@ mod tests {
             next_moves,
             effects: Vec::new(),
             grants: Vec::new(),
+            scheduled: None,
         }
     }
 

@@ -112,6 +112,7 @@ impl TaskState {
                 next_moves: Vec::new(),
                 effects: self.effects().to_vec(),
                 grants: self.grants().to_vec(),
+                scheduled: self.scheduled.clone().map(Box::new),
             },
             megram: Some(writes::terminal_megram(
                 round.decision.state,
@@ -201,6 +202,7 @@ impl TaskState {
             out_of_time: time_share > replan_share,
             effects: self.effects().to_vec(),
             grants: self.grants().to_vec(),
+            scheduled: self.scheduled.clone(),
             elapsed_ms: self.last_elapsed_ms,
             within_threshold: parts.within_threshold,
             feedback: parts.feedback,
@@ -233,6 +235,8 @@ pub struct PendingAbandon {
     effects: Vec<PathEffect>,
     /// The standing grants by effect that approved its calls.
     grants: Vec<String>,
+    /// The schedule's run, when a schedule started the task.
+    scheduled: Option<crate::contracts::ScheduledRun>,
 }
 
 impl PendingAbandon {
@@ -329,6 +333,7 @@ impl PendingAbandon {
                 next_moves,
                 effects: self.effects,
                 grants: self.grants,
+                scheduled: self.scheduled.map(Box::new),
             },
         }
     }

@@ -29,6 +29,7 @@ fn submitted(task: &TaskId) -> c::TaskSubmitted {
         submitted_at: FakeClock::at_epoch().now(),
         session_history: vec![],
         time_budget_ms: 120_000,
+        scheduled: None,
     }
 }
 

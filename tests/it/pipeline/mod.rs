@@ -16,6 +16,7 @@ mod property;
 mod rejection;
 mod replies;
 mod scenarios;
+mod scheduled;
 mod small_model;
 
 use std::path::PathBuf;

@@ -13,6 +13,11 @@ export const commands = {
 	 *  is empty.
 	 */
 	submitTask: (text: string) => typedError<TaskId, IpcError>(__TAURI_INVOKE("submit_task", { text })),
+	/**
+	 *  The popup's input: kept as a schedule when it says when it should run ("every
+	 *  weekday at 9, …"), submitted as a task otherwise; `invalid_input` when empty.
+	 */
+	submitInput: (text: string) => typedError<Submitted_Serialize, IpcError>(__TAURI_INVOKE("submit_input", { text })),
 	/**  Cancels a running task; `not_found` when no such task runs. */
 	cancelTask: (taskId: TaskId) => typedError<null, IpcError>(__TAURI_INVOKE("cancel_task", { task_id: taskId })),
 	/**  Answers the clarifying question open for `task_id`; `not_found` when none is open. */
@@ -123,6 +128,10 @@ export const commands = {
 	 *  remaining grants come back.
 	 */
 	effectRevoke: (effectClass: EffectClass_Deserialize) => typedError<EffectGrant_Serialize[], IpcError>(__TAURI_INVOKE("effect_revoke", { effect_class: effectClass })),
+	/**  Every schedule, oldest first, with when it runs next. */
+	schedules: () => typedError<ScheduleView_Serialize[], IpcError>(__TAURI_INVOKE("schedules")),
+	/**  Removes one schedule (it runs no more); the remaining ones come back. */
+	scheduleRemove: (id: string) => typedError<ScheduleView_Serialize[], IpcError>(__TAURI_INVOKE("schedule_remove", { id })),
 	/**  Hides the popup window. */
 	hidePopup: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_popup")),
 	/**  Opens the panels window on `tab`, focused on `focus` when given. */
@@ -869,6 +878,23 @@ export type CriterionVerdict_Serialize = {
 	evidence: string,
 };
 
+/**  A day of the week. */
+export type Day = 
+/**  Monday. */
+"mon" | 
+/**  Tuesday. */
+"tue" | 
+/**  Wednesday. */
+"wed" | 
+/**  Thursday. */
+"thu" | 
+/**  Friday. */
+"fri" | 
+/**  Saturday. */
+"sat" | 
+/**  Sunday. */
+"sun";
+
 /**  The answer to a Law 1 request. */
 export type Decision = 
 /**  Run the action as asked. */
@@ -1234,6 +1260,11 @@ export type FinalResult_Deserialize = {
 	 *  in words, each once.
 	 */
 	grants?: string[],
+	/**
+	 *  Set when a schedule started the task: its note ("Scheduled: every weekday at
+	 *  09:00. …"), shown with the result.
+	 */
+	scheduled?: ScheduledRun | null,
 };
 
 /**  R7 → User. GGS is the only emitter, on every path. */
@@ -1267,6 +1298,11 @@ export type FinalResult_Serialize = {
 	 *  in words, each once.
 	 */
 	grants?: string[],
+	/**
+	 *  Set when a schedule started the task: its note ("Scheduled: every weekday at
+	 *  09:00. …"), shown with the result.
+	 */
+	scheduled?: ScheduledRun,
 };
 
 /**  One line of the doctor's report. */
@@ -3286,6 +3322,19 @@ export type Round_Serialize = {
 	directive: PlanDirective_Serialize | null,
 };
 
+/**  When a schedule runs. */
+export type Rule = 
+/**  On these days of the week, at this local time. */
+{ kind: "at"; 
+/**  The days, each once, Monday first (`mon` … `sun`). */
+days: Day[]; 
+/**  The local time, `HH:MM`. */
+time: string } | 
+/**  Every this many minutes, counted from when the schedule was made. */
+{ kind: "every"; 
+/**  The period in minutes, at least 1. */
+minutes: number };
+
 /**  How a run ended. */
 export type RunStatus = 
 /**  The task has not closed: it is still running, or the process died mid-task. */
@@ -3337,6 +3386,83 @@ export type SandboxSetting =
 "auto" | 
 /**  Never use it. */
 "off";
+
+/**  One scheduled task. */
+export type Schedule = Schedule_Serialize;
+
+/**  A schedule as the lists show it: with its rule in words and its next run. */
+export type ScheduleView = ScheduleView_Serialize;
+
+/**  A schedule as the lists show it: with its rule in words and its next run. */
+export type ScheduleView_Deserialize = {
+	/**  The schedule. */
+	schedule: Schedule_Deserialize,
+	/**  Its rule in words: "every weekday at 09:00". */
+	when: string,
+	/**  When it runs next. */
+	next_run: string,
+};
+
+/**  A schedule as the lists show it: with its rule in words and its next run. */
+export type ScheduleView_Serialize = {
+	/**  The schedule. */
+	schedule: Schedule_Serialize,
+	/**  Its rule in words: "every weekday at 09:00". */
+	when: string,
+	/**  When it runs next. */
+	next_run: string,
+};
+
+/**  One scheduled task. */
+export type Schedule_Deserialize = {
+	/**  A short id, `sch_` and six hex digits. */
+	id: string,
+	/**  The task, as the user wrote it. */
+	task: string,
+	/**  When it runs. */
+	rule: Rule,
+	/**  When it was made: a repeat counts from here, and no run falls before it. */
+	created_at: string,
+	/**  The due time of the last run started, if any. */
+	last_run?: string | null,
+	/**  The task of the last run started. */
+	last_task?: TaskId | null,
+	/**  How many runs started. */
+	runs?: number,
+};
+
+/**  One scheduled task. */
+export type Schedule_Serialize = {
+	/**  A short id, `sch_` and six hex digits. */
+	id: string,
+	/**  The task, as the user wrote it. */
+	task: string,
+	/**  When it runs. */
+	rule: Rule,
+	/**  When it was made: a repeat counts from here, and no run falls before it. */
+	created_at: string,
+	/**  The due time of the last run started, if any. */
+	last_run?: string,
+	/**  The task of the last run started. */
+	last_task?: TaskId,
+	/**  How many runs started. */
+	runs: number,
+};
+
+/**
+ *  A run of a scheduled task: which schedule, when it was due, and what its result must
+ *  say about it (a run that started late, runs missed while the computer slept).
+ */
+export type ScheduledRun = {
+	/**  The schedule's id. */
+	schedule_id: string,
+	/**  When the run was due. */
+	due_at: string,
+	/**  Due times before it that were missed and are not run. */
+	missed: number,
+	/**  The run in words, for the result. */
+	note: string,
+};
 
 /**
  *  One earlier exchange of the session, given to R1 to resolve references ("do it again",
@@ -3657,6 +3783,44 @@ export type SubTask_Serialize = {
 	request?: string,
 };
 
+/**
+ *  What became of the popup's input: a task running now, or a schedule kept (the input
+ *  said when it should run).
+ */
+export type Submitted = Submitted_Serialize;
+
+/**
+ *  What became of the popup's input: a task running now, or a schedule kept (the input
+ *  said when it should run).
+ */
+export type Submitted_Deserialize = 
+/**  A task runs now. */
+{ kind: "task"; 
+/**  Its id. */
+task_id: TaskId } | 
+/**  A schedule was kept; nothing runs now. */
+{ kind: "scheduled"; 
+/**  The schedule, with when it runs next. */
+schedule: ScheduleView_Deserialize; 
+/**  What was kept, in words, to show. */
+message: string };
+
+/**
+ *  What became of the popup's input: a task running now, or a schedule kept (the input
+ *  said when it should run).
+ */
+export type Submitted_Serialize = 
+/**  A task runs now. */
+{ kind: "task"; 
+/**  Its id. */
+task_id: TaskId } | 
+/**  A schedule was kept; nothing runs now. */
+{ kind: "scheduled"; 
+/**  The schedule, with when it runs next. */
+schedule: ScheduleView_Serialize; 
+/**  What was kept, in words, to show. */
+message: string };
+
 /**  One sub-task's fast loop. */
 export type SubtaskTrace = SubtaskTrace_Serialize;
 
@@ -3875,6 +4039,8 @@ export type TaskSubmitted_Deserialize = {
 	 *  the submission carried it).
 	 */
 	time_budget_ms?: number,
+	/**  Set when a schedule started the task, not the user. */
+	scheduled?: ScheduledRun | null,
 };
 
 /**
@@ -3898,6 +4064,8 @@ export type TaskSubmitted_Serialize = {
 	 *  the submission carried it).
 	 */
 	time_budget_ms: number,
+	/**  Set when a schedule started the task, not the user. */
+	scheduled?: ScheduledRun,
 };
 
 /**

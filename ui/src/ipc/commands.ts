@@ -40,7 +40,9 @@ import type {
   PanelFocus,
   PanelTab,
   ProviderPreset,
+  ScheduleView,
   SettingsView,
+  Submitted,
   TaskReplay,
   TaskRun,
   TasksLike,
@@ -81,9 +83,14 @@ export type {
   PanelTab,
   ProviderPreset,
   RecallRef,
+  Rule,
   RunStatus,
   SandboxInfo,
+  Schedule,
+  ScheduledRun,
+  ScheduleView,
   SettingsView,
+  Submitted,
   TaskReplay,
   TaskRun,
   TasksLike,
@@ -105,6 +112,9 @@ type NoArgs = Record<string, never>;
 /** Every command: its arguments (snake_case keys) and what it resolves to. */
 export interface Commands {
   submit_task: { args: { text: string }; result: TaskId };
+  /** The popup's input: a task that runs now, or a schedule kept when the text says when it
+   * should run (nothing runs now then). */
+  submit_input: { args: { text: string }; result: Submitted };
   cancel_task: { args: { task_id: TaskId }; result: null };
   answer_clarification: { args: { task_id: TaskId; answer: string }; result: null };
   answer_confirmation: { args: { request_id: RequestId; decision: Decision; scope: ApprovalScope | null }; result: null };
@@ -142,6 +152,10 @@ export interface Commands {
   effect_grants: { args: NoArgs; result: EffectGrant[] };
   /** Revokes one grant by effect; the remaining ones come back (panels window only). */
   effect_revoke: { args: { effect_class: EffectClass }; result: EffectGrant[] };
+  /** Every schedule, oldest first, with when it runs next (popup and panels window). */
+  schedules: { args: NoArgs; result: ScheduleView[] };
+  /** Removes one schedule; the remaining ones come back (`not_found` for an unknown id). */
+  schedule_remove: { args: { id: string }; result: ScheduleView[] };
   hide_popup: { args: NoArgs; result: null };
   open_panel: { args: { tab: PanelTab; focus: PanelFocus | null }; result: null };
 }
@@ -152,6 +166,7 @@ export type CommandResult<C extends CommandName> = Commands[C]['result'];
 
 export const COMMAND_NAMES: readonly CommandName[] = [
   'submit_task',
+  'submit_input',
   'cancel_task',
   'answer_clarification',
   'answer_confirmation',
@@ -184,6 +199,8 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'mcp_revoke',
   'effect_grants',
   'effect_revoke',
+  'schedules',
+  'schedule_remove',
   'hide_popup',
   'open_panel',
 ];

@@ -844,6 +844,11 @@ export type FinalResult_Deserialize = {
 	 *  in words, each once.
 	 */
 	grants?: string[],
+	/**
+	 *  Set when a schedule started the task: its note ("Scheduled: every weekday at
+	 *  09:00. …"), shown with the result.
+	 */
+	scheduled?: ScheduledRun | null,
 };
 
 /**  R7 → User. GGS is the only emitter, on every path. */
@@ -877,6 +882,11 @@ export type FinalResult_Serialize = {
 	 *  in words, each once.
 	 */
 	grants?: string[],
+	/**
+	 *  Set when a schedule started the task: its note ("Scheduled: every weekday at
+	 *  09:00. …"), shown with the result.
+	 */
+	scheduled?: ScheduledRun,
 };
 
 /**  One attempt of the fast loop, as seen by R4a. */
@@ -2212,6 +2222,21 @@ export type SandboxSetting =
 "off";
 
 /**
+ *  A run of a scheduled task: which schedule, when it was due, and what its result must
+ *  say about it (a run that started late, runs missed while the computer slept).
+ */
+export type ScheduledRun = {
+	/**  The schedule's id. */
+	schedule_id: string,
+	/**  When the run was due. */
+	due_at: string,
+	/**  Due times before it that were missed and are not run. */
+	missed: number,
+	/**  The run in words, for the result. */
+	note: string,
+};
+
+/**
  *  One earlier exchange of the session, given to R1 to resolve references ("do it again",
  *  "wrong", "answer in Chinese"). The entry point keeps the last five; R1 keeps no state.
  */
@@ -2554,6 +2579,8 @@ export type TaskSubmitted_Deserialize = {
 	 *  the submission carried it).
 	 */
 	time_budget_ms?: number,
+	/**  Set when a schedule started the task, not the user. */
+	scheduled?: ScheduledRun | null,
 };
 
 /**
@@ -2577,6 +2604,8 @@ export type TaskSubmitted_Serialize = {
 	 *  the submission carried it).
 	 */
 	time_budget_ms: number,
+	/**  Set when a schedule started the task, not the user. */
+	scheduled?: ScheduledRun,
 };
 
 /**  A directive that ends the task. */

@@ -326,6 +326,75 @@ describe('the fake backend', () => {
     expect(left.map((g) => g.class.words)).toEqual(['deleting .pdf files under ~/Downloads']);
     expect(await fake.invoke('effect_grants', {})).toEqual(left);
   });
+
+  it('keeps an input starting with "every " and a comma as a schedule of every weekday at 09:00, and runs nothing', async () => {
+    const made = await fake.invoke('submit_input', { text: '  Every weekday at 9, summarize ~/Downloads ' });
+    if (made.kind !== 'scheduled') throw new Error('not kept as a schedule');
+    const { schedule, when, next_run } = made.schedule;
+    expect(schedule).toEqual({
+      id: expect.stringMatching(/^sch_[0-9a-f]{6}$/),
+      task: 'summarize ~/Downloads',
+      rule: { kind: 'at', days: ['mon', 'tue', 'wed', 'thu', 'fri'], time: '09:00' },
+      created_at: new Date(T0).toISOString(),
+      runs: 0,
+    });
+    expect(when).toBe('every weekday at 09:00');
+    // The next weekday 09:00 in local time after now.
+    const next = new Date(next_run);
+    expect([next.getHours(), next.getMinutes(), next.getDay() >= 1 && next.getDay() <= 5]).toEqual([9, 0, true]);
+    expect(next.getTime()).toBeGreaterThan(T0);
+    expect(next.getTime() - T0).toBeLessThanOrEqual(3 * 86_400_000);
+    const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][next.getDay()];
+    const month = ['Jan', 'Feb', 'Mar'][next.getMonth()];
+    expect(made.message).toBe(
+      `Scheduled every weekday at 09:00: summarize ~/Downloads. Next run: ${day} ${next.getDate()} ${month} 09:00. It runs while the artoo app is running, and anything that needs your approval still asks.`,
+    );
+    expect(await fake.invoke('schedules', {})).toEqual([made.schedule]);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(live()).toEqual([]);
+  });
+
+  it('reads no rule: whatever precedes the comma, a kept schedule runs every weekday at 09:00', async () => {
+    const made = await fake.invoke('submit_input', { text: 'every hour, check the inbox' });
+    expect(made.kind === 'scheduled' && [made.schedule.when, made.schedule.schedule.task]).toEqual(['every weekday at 09:00', 'check the inbox']);
+  });
+
+  it('runs any other input as submit_task does, and refuses an empty one', async () => {
+    for (const text of ['every weekday at 9 summarize ~/Downloads', 'every weekday at 9,  ']) {
+      const other = createFakeBackend({ now: () => Date.now() });
+      const made = await other.invoke('submit_input', { text });
+      expect(made.kind, text).toBe('task');
+      other.dispose();
+    }
+    const made = await fake.invoke('submit_input', { text: 'delete the old draft in my workspace' });
+    if (made.kind !== 'task') throw new Error('not run as a task');
+    expect(made.task_id).toMatch(/^task_[0-9a-f]{12}$/);
+    const submitted = await runUntil('TaskSubmitted');
+    expect(submitted.task_id).toBe(made.task_id);
+    expect(await fake.invoke('schedules', {})).toEqual([]);
+    await expect(fake.invoke('submit_input', { text: '   ' })).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+
+  it('leaves the played runs as they were when a schedule was made first', async () => {
+    const other = createFakeBackend({ now: () => Date.now() });
+    await other.invoke('submit_input', { text: 'every weekday at 9, summarize ~/Downloads' });
+    const after = await other.invoke('submit_input', { text: 'hello' });
+    const plain = await fake.invoke('submit_input', { text: 'hello' });
+    expect(after).toEqual(plain);
+    other.dispose();
+  });
+
+  it('removes exactly the schedule named, and refuses an unknown one', async () => {
+    const a = fake.seedSchedule('summarize ~/Downloads');
+    const b = fake.seedSchedule('check the inbox', { rule: { kind: 'every', minutes: 90 }, when: 'every 90 minutes', runs: 4 });
+    expect(a.schedule.id).not.toBe(b.schedule.id);
+    expect(b.next_run).toBe(new Date(T0 + 90 * 60_000).toISOString());
+    expect((await fake.invoke('schedules', {})).map((v) => v.schedule.id)).toEqual([a.schedule.id, b.schedule.id]);
+    const left = await fake.invoke('schedule_remove', { id: a.schedule.id });
+    expect(left).toEqual([b]);
+    await expect(fake.invoke('schedule_remove', { id: a.schedule.id })).rejects.toMatchObject({ code: 'not_found', message: `no schedule ${a.schedule.id}` });
+    expect(() => fake.seedSchedule('x', { rule: { kind: 'every', minutes: 5 } })).toThrow(/needs its words/);
+  });
 });
 
 describe("the fake's history of a kind of task", () => {

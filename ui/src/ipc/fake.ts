@@ -3,8 +3,9 @@
 // (fake/recorded.ts: chat, clarification, replan, Law 1 approve / deny / Trash / cancel,
 // abandon) with the core's own fold of each run for replay, the memory store and the
 // auditor's log and reports as the runtime left them after those runs (fake/memory.ts,
-// fake/audit.ts), and settings with a keychain. The browser preview and every UI test run
-// against it.
+// fake/audit.ts), settings with a keychain, and schedules kept by a fixed rule rather than
+// read from the text (fake/schedules.ts says which). The browser preview and every UI test
+// run against it.
 
 import { FakeStatus } from './fake/status';
 import type {
@@ -39,7 +40,9 @@ import type {
   ModelStatus,
   PanelFocus,
   PanelTab,
+  ScheduleView,
   SettingsView,
+  Submitted,
   TaskRun,
   UndoDone,
   UndoPreview,
@@ -63,6 +66,7 @@ import {
   scenarioFor,
   taskRun,
 } from './fake/recorded';
+import { FakeSchedules, madeMessage, scheduledTask, type SeededSchedule } from './fake/schedules';
 import { defaultSettings, PROVIDER_PRESETS } from './fake/seed';
 import { DAY_MS, IdMint, iso } from './fake/support';
 
@@ -132,6 +136,8 @@ export class FakeBackend implements Backend {
   private grants: Grant[] = [];
   /** Standing grants by effect ("deleting .tmp files under ~/Downloads"), oldest first. */
   private effectGrants: EffectGrant[] = [];
+  /** Schedules kept from the popup's input (never run by the fake). */
+  private readonly schedules = new FakeSchedules();
   private readonly memory = new RecordedMemory();
   private readonly log: DescribedEnvelope[] = [];
   private readonly audit = new RecordedAuditLog();
@@ -199,6 +205,8 @@ export class FakeBackend implements Backend {
     switch (command) {
       case 'submit_task':
         return this.submit((args as CommandArgs<'submit_task'>).text);
+      case 'submit_input':
+        return this.submitInput((args as CommandArgs<'submit_input'>).text);
       case 'cancel_task':
         return this.cancel((args as CommandArgs<'cancel_task'>).task_id);
       case 'answer_clarification': {
@@ -294,6 +302,10 @@ export class FakeBackend implements Backend {
         this.effectGrants = this.effectGrants.filter((g) => !sameClass(g.class, revoked));
         return structuredClone(this.effectGrants);
       }
+      case 'schedules':
+        return this.schedules.views(this.now());
+      case 'schedule_remove':
+        return this.schedules.remove((args as CommandArgs<'schedule_remove'>).id, this.now());
       case 'hide_popup':
         this.options.onWindow?.({ kind: 'hide_popup' });
         return null;
@@ -430,6 +442,20 @@ export class FakeBackend implements Backend {
     this.live.set(task.taskId, task);
     void this.play(task, recording(task.scenario), 0).finally(() => this.live.delete(task.taskId));
     return task.taskId;
+  }
+
+  /**
+   * The popup's input: a schedule kept when the text passes the fake's fixed rule
+   * (fake/schedules.ts: it starts with "every " and has a comma), a task as submit_task
+   * runs it otherwise.
+   */
+  private submitInput(text: string): Submitted {
+    const raw = text.trim();
+    if (raw.length === 0) throw new IpcError('invalid_input', 'the task is empty');
+    const task = scheduledTask(raw);
+    if (task === null) return { kind: 'task', task_id: this.submit(raw) };
+    const schedule = this.schedules.add(task, this.now());
+    return { kind: 'scheduled', schedule, message: madeMessage(schedule) };
   }
 
   private startTask(scenario: ScenarioName, live: boolean): PlayedTask {
@@ -748,6 +774,13 @@ export class FakeBackend implements Backend {
     const grant: EffectGrant = { class: structuredClone(cls), granted_at: iso(this.options.now()), uses: used?.uses ?? 0 };
     if (used) grant.last_used = used.last_used;
     this.effectGrants = [...this.effectGrants, grant];
+  }
+
+  /** Test hook: a schedule kept as if the user had made it (by default with the fake's
+   * fixed rule, every weekday at 09:00; a `rule` needs its words in `when`). */
+  seedSchedule(task: string, seeded: SeededSchedule = {}): ScheduleView {
+    // Called from outside (a test), at the wall clock even while history is being seeded.
+    return this.schedules.add(task, this.options.now(), seeded);
   }
 
   // ---- settings ------------------------------------------------------------------

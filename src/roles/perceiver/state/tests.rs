@@ -17,6 +17,7 @@ fn submitted(raw: &str, history: Vec<SessionTurn>) -> TaskSubmitted {
         submitted_at: chrono::DateTime::default(),
         session_history: history,
         time_budget_ms: 120_000,
+        scheduled: None,
     }
 }
 

@@ -3,7 +3,7 @@
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
-import type { DescribedEnvelope } from '../../ipc/commands';
+import type { DescribedEnvelope, ScheduleView } from '../../ipc/commands';
 import type { TaskId } from '../../ipc/contracts';
 import { type ArrowParams, DEFAULT_ARROW_PARAMS, emptyTask, isFinished, reduce, replay, type TaskView } from './model';
 
@@ -16,6 +16,8 @@ export interface PipelineStore {
   readonly cancelling: ReadonlySignal<boolean>;
   readonly error: ReadonlySignal<IpcError | null>;
   readonly history: ReadonlySignal<readonly string[]>;
+  /** The schedule the last input made (nothing runs now), until "New task" or a task. */
+  readonly scheduled: ReadonlySignal<ScheduledNotice | null>;
   /** The latest status line of each task (one plain sentence per phase). */
   readonly status: ReadonlySignal<ReadonlyMap<TaskId, string>>;
   readonly arrowParams: { value: ArrowParams };
@@ -23,7 +25,9 @@ export interface PipelineStore {
   submit(text: string): Promise<void>;
   cancel(): Promise<void>;
   answerClarification(answer: string): Promise<void>;
-  /** Clears a finished task from the popup. */
+  /** Removes the schedule the last input made. */
+  removeSchedule(): Promise<void>;
+  /** Clears a finished task, or the schedule made, from the popup. */
   dismiss(): void;
   /**
    * After a tap gap: rebuilds the current task from its recorded run so nothing the gap
@@ -31,6 +35,14 @@ export interface PipelineStore {
    */
   resync(): Promise<readonly DescribedEnvelope[] | null>;
   seedHistory(inputs: readonly string[]): void;
+}
+
+/** A schedule the popup's input made instead of a task: what the core said of it, and
+ * whether the user removed it since. */
+export interface ScheduledNotice {
+  readonly schedule: ScheduleView;
+  readonly message: string;
+  readonly removed: boolean;
 }
 
 const HISTORY_LIMIT = 50;
@@ -42,6 +54,7 @@ export function createPipelineStore(backend: Backend): PipelineStore {
   const cancelling = signal(false);
   const error = signal<IpcError | null>(null);
   const history = signal<readonly string[]>([]);
+  const scheduled = signal<ScheduledNotice | null>(null);
   const status = signal<ReadonlyMap<TaskId, string>>(new Map());
   const arrowParams = signal<ArrowParams>(DEFAULT_ARROW_PARAMS);
   /** Every envelope seen per task, for rebuilding a view after a gap (not rendered). */
@@ -89,8 +102,16 @@ export function createPipelineStore(backend: Backend): PipelineStore {
     submitting.value = true;
     error.value = null;
     try {
-      const id = await backend.invoke('submit_task', { text: trimmed });
+      const submitted = await backend.invoke('submit_input', { text: trimmed });
       remember(trimmed);
+      if (submitted.kind === 'scheduled') {
+        // Nothing runs now: the popup says what was kept in place of a task.
+        scheduled.value = { schedule: submitted.schedule, message: submitted.message, removed: false };
+        if (current.value === null || isFinished(current.value)) currentId.value = null;
+        return;
+      }
+      scheduled.value = null;
+      const id = submitted.task_id;
       if (!tasks.value.has(id)) {
         const map = new Map(tasks.value);
         map.set(id, emptyTask(id, trimmed, new Date().toISOString()));
@@ -116,6 +137,18 @@ export function createPipelineStore(backend: Backend): PipelineStore {
     }
   }
 
+  async function removeSchedule(): Promise<void> {
+    const notice = scheduled.value;
+    if (!notice || notice.removed) return;
+    error.value = null;
+    try {
+      await backend.invoke('schedule_remove', { id: notice.schedule.schedule.id });
+      if (scheduled.value === notice) scheduled.value = { ...notice, removed: true };
+    } catch (reason) {
+      error.value = IpcError.from(reason);
+    }
+  }
+
   async function answerClarification(answer: string): Promise<void> {
     const task = current.value;
     if (!task?.clarification) return;
@@ -134,14 +167,17 @@ export function createPipelineStore(backend: Backend): PipelineStore {
     cancelling,
     error,
     history,
+    scheduled,
     status,
     arrowParams,
     handle,
     submit,
     cancel,
     answerClarification,
+    removeSchedule,
     dismiss() {
       if (current.value && isFinished(current.value)) currentId.value = null;
+      scheduled.value = null;
       error.value = null;
     },
     async resync() {

@@ -165,6 +165,83 @@ describe('the popup', () => {
     expect(decision?.message.type === 'ConfirmationDecision' && decision.message.payload).toMatchObject({ decision: 'deny', source: 'user' });
   });
 
+  /** The commands the popup sent to submit its input or remove a schedule, in order. */
+  const sent = (spy: { mock: { calls: unknown[][] } }) =>
+    spy.mock.calls.filter(([command]) => ['submit_task', 'submit_input', 'schedule_remove'].includes(command as string));
+
+  it('runs an input that says nothing of when as a task, through submit_input', async () => {
+    const invoke = vi.spyOn(h.fake, 'invoke');
+    await submit(TASK);
+    expect(sent(invoke)).toEqual([['submit_input', { text: TASK }]]);
+    expect(screen.getByTestId('task-input').textContent).toBe(TASK);
+    expect(h.session.pipeline.running.value).toBe(true);
+    expect(screen.queryByTestId('scheduled-card')).toBeNull();
+    expect(await h.fake.invoke('schedules', {})).toEqual([]);
+  });
+
+  it('keeps a schedule for an input that says when it should run, says so in place of a task, and removes it', async () => {
+    const invoke = vi.spyOn(h.fake, 'invoke');
+    const text = 'every weekday at 9, summarize ~/Downloads';
+    const submitted = () => h.fake.transcript().filter((e) => e.message.type === 'TaskSubmitted').length;
+    expect(await h.fake.invoke('schedules', {})).toEqual([]);
+    // (After the fake's seeded week, which the first command waits for.)
+    const before = submitted();
+    await submit(text);
+    const [kept, ...others] = await h.fake.invoke('schedules', {});
+    expect(others).toEqual([]);
+    expect(kept?.schedule.task).toBe('summarize ~/Downloads');
+    const id = kept?.schedule.id ?? '';
+    // Nothing runs now: no task on screen or on the bus, and the input is free again.
+    expect(screen.queryByTestId('task-input')).toBeNull();
+    expect(h.session.pipeline.running.value).toBe(false);
+    await h.advance(3000);
+    expect(submitted()).toBe(before);
+    expect(input().value).toBe('');
+    expect(input().disabled).toBe(false);
+    const card = screen.getByTestId('scheduled-card');
+    expect(card.querySelector('h3')?.textContent).toBe('Scheduled');
+    expect(screen.getByTestId('scheduled-message').textContent).toMatch(
+      new RegExp(`^Scheduled every weekday at 09:00: summarize ~/Downloads\\. Next run: \\w{3} \\d{1,2} \\w{3} 09:00\\.`),
+    );
+    expect(screen.getByTestId('scheduled-removed').textContent).toBe('');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Remove this schedule' }));
+    await h.advance(10);
+    expect(sent(invoke)).toEqual([
+      ['submit_input', { text }],
+      ['schedule_remove', { id }],
+    ]);
+    expect(await h.fake.invoke('schedules', {})).toEqual([]);
+    expect(screen.getByTestId('scheduled-removed').textContent).toBe('Removed: this schedule will not run.');
+    expect(screen.queryByRole('button', { name: 'Remove this schedule' })).toBeNull();
+    // What was kept stays on screen until the next input.
+    expect(screen.getByTestId('scheduled-message').textContent).toContain('summarize ~/Downloads');
+    fireEvent.click(screen.getByText('New task'));
+    await h.advance(10);
+    expect(screen.queryByTestId('scheduled-card')).toBeNull();
+    expect(screen.getByText('Ask for anything on this Mac')).toBeTruthy();
+  });
+
+  it('shows a task sent after a schedule was kept in place of the schedule', async () => {
+    await submit('every weekday at 9, summarize ~/Downloads');
+    expect(screen.getByTestId('scheduled-card')).toBeTruthy();
+    await submit(TASK);
+    expect(screen.queryByTestId('scheduled-card')).toBeNull();
+    expect(screen.getByTestId('task-input').textContent).toBe(TASK);
+    expect(h.session.pipeline.running.value).toBe(true);
+  });
+
+  it('says why a schedule could not be removed, and keeps offering nothing it did not do', async () => {
+    await submit('every weekday at 9, summarize ~/Downloads');
+    const [kept] = await h.fake.invoke('schedules', {});
+    // Removed elsewhere first (in the Tasks panel, say).
+    await h.fake.invoke('schedule_remove', { id: kept?.schedule.id ?? '' });
+    fireEvent.click(screen.getByRole('button', { name: 'Remove this schedule' }));
+    await h.advance(10);
+    expect(screen.getByRole('alert').textContent).toBe(`no schedule ${kept?.schedule.id ?? ''}`);
+    expect(screen.getByTestId('scheduled-removed').textContent).toBe('');
+  });
+
   it('reports a refused submission with the backend message', async () => {
     await submit(TASK);
     await h.fake.invoke('cancel_task', { task_id: h.session.pipeline.current.value?.taskId ?? '' });

@@ -1,6 +1,8 @@
 // The hotkey popup: a task input with history and how tasks like the one typed went here,
 // the live pipeline, clarifying questions answered inline, the result with its cost per
 // role, cancel, and the Law 1 dialog on top of everything when an action needs approval.
+// An input that says when it should run ("every weekday at 9, …") makes a schedule
+// instead: the popup says what was kept and can remove it.
 
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -18,7 +20,7 @@ import { type ModelStore, usable } from '../model/store';
 import type { SettingsStore } from '../settings/store';
 import type { ApprovalsStore } from '../approvals/store';
 import { isFinished, type TaskView } from '../pipeline/model';
-import type { PipelineStore } from '../pipeline/store';
+import type { PipelineStore, ScheduledNotice } from '../pipeline/store';
 import { directiveName, PipelineView, roleName } from '../pipeline/views';
 import { type TasksLikeLookup, TasksLikeLine, useTasksLike } from './TasksLike';
 import { type UndoActions, UndoTask } from './UndoTask';
@@ -45,6 +47,7 @@ export interface PopupProps {
 
 export function Popup({ pipeline, recent, approvals, model, settings, now, skipped, openPanel, hide, sandbox, undo, tasksLike }: PopupProps) {
   const task = pipeline.current.value;
+  const scheduled = pipeline.scheduled.value;
   const running = pipeline.running.value;
   const status = model?.status.value ?? null;
   const ready = usable(status);
@@ -129,6 +132,8 @@ export function Popup({ pipeline, recent, approvals, model, settings, now, skipp
           <ModelProgressView status={status} />
         ) : task ? (
           <TaskPanel task={task} pipeline={pipeline} onWhy={onWhy} openPanel={openPanel} undo={undo} />
+        ) : scheduled ? (
+          <ScheduledCard notice={scheduled} pipeline={pipeline} />
         ) : (
           <Welcome pipeline={pipeline} recent={recent ?? []} now={now.value} openPanel={openPanel} ready={ready} />
         )}
@@ -324,6 +329,50 @@ function TaskPanel({
   );
 }
 
+/** In place of a task: the schedule the input made, what the core said of it, and Remove. */
+function ScheduledCard({ notice, pipeline }: { notice: ScheduledNotice; pipeline: PipelineStore }) {
+  const [removing, setRemoving] = useState(false);
+  const remove = async () => {
+    setRemoving(true);
+    try {
+      await pipeline.removeSchedule();
+    } finally {
+      setRemoving(false);
+    }
+  };
+  return (
+    <div class="stack task-panel">
+      <section class="card scheduled" data-testid="scheduled-card" aria-labelledby="scheduled-title">
+        <header class="row">
+          <span class="result-mark" aria-hidden="true">
+            🕘
+          </span>
+          <h3 id="scheduled-title">{t('popup.scheduled.title')}</h3>
+        </header>
+        <p class="selectable" data-testid="scheduled-message">
+          {notice.message}
+        </p>
+        {/* There before it says anything, so the removal is announced. */}
+        <p class="small" role="status" aria-live="polite" data-testid="scheduled-removed">
+          {notice.removed ? t('popup.scheduled.removed') : ''}
+        </p>
+      </section>
+      <div class="row actions">
+        {notice.removed ? null : (
+          <button type="button" class="btn" disabled={removing} onClick={() => void remove()} data-testid="scheduled-remove">
+            <Icon.Trash />
+            {removing ? t('popup.scheduled.removing') : t('popup.scheduled.remove')}
+          </button>
+        )}
+        <button type="button" class="btn" onClick={() => pipeline.dismiss()}>
+          <Icon.Plus />
+          {t('popup.newTask')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
 function Clarification({ question, onAnswer }: { question: string; onAnswer: (answer: string) => void }) {
   const [answer, setAnswer] = useState('');
   const field = useRef<HTMLInputElement>(null);
@@ -438,6 +487,11 @@ export function ResultCard({ task, onReplay, undo }: { task: TaskView; onReplay?
         {summary.text}
       </p>
       <OutputView output={r.output} />
+      {r.scheduled?.note ? (
+        <p class="small muted selectable" data-testid="result-scheduled">
+          {r.scheduled.note}
+        </p>
+      ) : null}
       {!ok && task.accomplished ? (
         <div>
           <h4>{t('result.accomplished')}</h4>

@@ -71,6 +71,40 @@ describe('the result card', () => {
     expect(screen.queryByTestId('result-grants')).toBeNull();
   });
 
+  it('says how a scheduled run went on its own line, apart from the answer', () => {
+    const note = 'Scheduled: every weekday at 09:00. This run was due at Mon 30 Nov 09:00 and started at 09:40, when artoo could run it (the computer was asleep or artoo was not running). 2 earlier runs were missed and are not made up.';
+    render(
+      <ResultCard
+        task={finished({
+          directive: 'success',
+          summary: 'Summarized 4 files in ~/Downloads.',
+          effects: [{ path: '/home/u/Downloads/summary.md', exists: false, effect: 'create' }],
+          scheduled: { schedule_id: 'sch_1a2b3c', due_at: '2026-11-30T09:00:00Z', missed: 2, note },
+        })}
+      />,
+    );
+    const line = screen.getByTestId('result-scheduled');
+    expect(line.textContent).toBe(note);
+    expect(line.tagName).toBe('P');
+    // Not part of the answer, and not hidden behind "Details".
+    expect(screen.getByTestId('summary').textContent).toBe('Summarized 4 files in ~/Downloads.');
+    expect(screen.getByTestId('summary').contains(line)).toBe(false);
+    expect(screen.getByTestId('result-details').contains(line)).toBe(false);
+    // Near the top: right after the answer, before what the task changed.
+    expect(line.previousElementSibling).toBe(screen.getByTestId('summary'));
+    expect(line.compareDocumentPosition(screen.getByTestId('effects')) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('says nothing of a schedule for a task the user started', () => {
+    // The core reads a null there as none (FinalResult_Deserialize), so the card does too.
+    const { unmount } = render(<ResultCard task={finished({ scheduled: null } as unknown as Partial<FinalResult>)} />);
+    expect(screen.queryByTestId('result-scheduled')).toBeNull();
+    unmount();
+    render(<ResultCard task={finished({})} />);
+    expect(screen.queryByTestId('result-scheduled')).toBeNull();
+    expect(screen.getByTestId('result').textContent).not.toContain('Scheduled');
+  });
+
   describe('in Chinese', () => {
     afterEach(() => {
       locale.value = 'en';

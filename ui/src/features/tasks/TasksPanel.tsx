@@ -1,6 +1,6 @@
-// Past runs and their replay: how each kind of task went here, then step through what a
-// run put on the bus, watch the pipeline as it stood at each step, and see the whole loss
-// trajectory.
+// Past runs and their replay: the schedules and how each kind of task went here, then step
+// through what a run put on the bus, watch the pipeline as it stood at each step, and see
+// the whole loss trajectory.
 
 import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { locale, t, tn, type MessageKey } from '../../i18n';
 import type { DeliveryTrend, TaskRun } from '../../ipc/commands';
 import { ChartCanvas } from '../../shared/chart';
-import { percent, relative, seconds, time } from '../../shared/format';
+import { dateTime, percent, relative, seconds, time } from '../../shared/format';
 import { Icon } from '../../shared/icons';
 import { darkMode, palette } from '../../shared/theme';
 import { Chip, Empty, ErrorText, type Tone } from '../../shared/widgets';
@@ -38,6 +38,11 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
   useEffect(() => {
     if (runs === null && !tasks.runs.loading.value) void tasks.runs.load();
   }, [runs, tasks]);
+
+  // Every time the panel opens: the popup may have made or removed one since.
+  useEffect(() => {
+    void tasks.schedules.load();
+  }, [tasks]);
 
   const kinds = tasks.kinds.value.value;
   useEffect(() => {
@@ -104,6 +109,7 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
         </ul>
       </aside>
       <main class="detail" aria-label={t('tasks.replay')}>
+        <Schedules tasks={tasks} />
         <TaskKinds tasks={tasks} />
         {tasks.error.value ? <ErrorText>{tasks.error.value}</ErrorText> : null}
         {!recording || !view ? (
@@ -180,6 +186,50 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
         )}
       </main>
     </div>
+  );
+}
+
+/** Every schedule: when it runs, its task, its next run in local time, how often it ran. */
+function Schedules({ tasks }: { tasks: TasksStore }) {
+  const list = tasks.schedules.value.value;
+  const error = tasks.scheduleError.value ?? (list === null ? tasks.schedules.error.value : null);
+  const lang = locale.value;
+  return (
+    <section class="card schedules" data-testid="schedules" aria-labelledby="schedules-title">
+      <h3 class="section-title" id="schedules-title">
+        {t('schedules.title')}
+      </h3>
+      {error ? <ErrorText>{error}</ErrorText> : null}
+      {list === null ? (
+        error ? null : <p class="small muted">{t('common.loading')}</p>
+      ) : list.length === 0 ? (
+        <p class="small muted" data-testid="schedules-empty">
+          {t('schedules.empty')}
+        </p>
+      ) : (
+        <>
+          <p class="small muted">{t('schedules.about')}</p>
+          <ul class="stack">
+            {list.map((s) => (
+              <li key={s.schedule.id} class="row" data-testid="schedule">
+                <span class="stack grow" style={{ gap: '1px' }}>
+                  <span class="selectable" data-testid="schedule-task">
+                    {s.schedule.task}
+                  </span>
+                  <span class="small muted" data-testid="schedule-when">
+                    {s.when} · {t('schedules.next', { date: dateTime(s.next_run, lang) })} ·{' '}
+                    {s.schedule.runs > 0 ? tn('schedules.runs', s.schedule.runs) : t('schedules.runs.none')}
+                  </span>
+                </span>
+                <button type="button" class="btn" aria-label={t('schedules.remove.of', { task: s.schedule.task })} onClick={() => void tasks.removeSchedule(s.schedule.id)}>
+                  {t('schedules.remove')}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
   );
 }
 

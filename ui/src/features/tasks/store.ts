@@ -1,5 +1,5 @@
-// The tasks panel's state: past runs, how each kind of task went, the run being replayed
-// and the replay position.
+// The tasks panel's state: past runs, how each kind of task went, the schedules, the run
+// being replayed and the replay position.
 // A replay feeds the recorded envelopes through the pipeline reducer, step by step; what
 // the whole run decided comes from the core's fold of the recording (its trajectory).
 
@@ -7,7 +7,7 @@ import { computed, signal, type ReadonlySignal } from '@preact/signals';
 
 import { type Backend, IpcError } from '../../ipc/backend';
 import type { Envelope } from '../../ipc/contracts';
-import type { KindHistory, TaskReplay, TaskRun, TasksLike } from '../../ipc/commands';
+import type { KindHistory, ScheduleView, TaskReplay, TaskRun, TasksLike } from '../../ipc/commands';
 import { resource, type Resource } from '../../shared/resource';
 import { type ArrowParams, replay, type TaskView } from '../pipeline/model';
 import type { UndoActions } from '../popup/UndoTask';
@@ -17,6 +17,10 @@ export interface TasksStore {
   readonly runs: Resource<TaskRun[]>;
   /** Every kind of task with three counted runs or more, the most recently run first. */
   readonly kinds: Resource<KindHistory[]>;
+  /** Every schedule, oldest first, with when it runs next. */
+  readonly schedules: Resource<ScheduleView[]>;
+  /** Why the last removal of a schedule failed. */
+  readonly scheduleError: ReadonlySignal<string | null>;
   readonly selectedRunId: ReadonlySignal<string | null>;
   readonly recording: ReadonlySignal<TaskReplay | null>;
   readonly step: ReadonlySignal<number>;
@@ -31,6 +35,8 @@ export interface TasksStore {
   like(text: string): Promise<TasksLike | null>;
   handle(envelope: Envelope): void;
   open(runId: string): Promise<void>;
+  /** Removes one schedule; the list shows the remaining ones. */
+  removeSchedule(id: string): Promise<void>;
   seek(step: number): void;
 }
 
@@ -38,6 +44,8 @@ export interface TasksStore {
 export function createTasksStore(backend: Backend, arrowParams: { value: ArrowParams }): TasksStore {
   const runs = resource(() => backend.invoke('task_runs', {}));
   const kinds = resource(() => backend.invoke('task_kinds', {}));
+  const schedules = resource(() => backend.invoke('schedules', {}));
+  const scheduleError = signal<string | null>(null);
   const selectedRunId = signal<string | null>(null);
   const recording = signal<TaskReplay | null>(null);
   const step = signal(0);
@@ -54,6 +62,8 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
   return {
     runs,
     kinds,
+    schedules,
+    scheduleError,
     selectedRunId,
     recording,
     step,
@@ -72,6 +82,8 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
       }
       // A kind's history counts a run once it has ended.
       if ((type === 'FinalResult' || type === 'TaskClosed') && kinds.value.value) void kinds.load();
+      // A schedule started a run: its count and next run changed.
+      if (type === 'TaskSubmitted' && envelope.message.payload.scheduled && schedules.value.value) void schedules.load();
     },
     async open(runId) {
       selectedRunId.value = runId;
@@ -83,6 +95,16 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
         step.value = r.envelopes.length;
       } catch (reason) {
         error.value = IpcError.from(reason).message;
+      }
+    },
+    async removeSchedule(id) {
+      scheduleError.value = null;
+      try {
+        schedules.set(await backend.invoke('schedule_remove', { id }));
+      } catch (reason) {
+        scheduleError.value = IpcError.from(reason).message;
+        // Gone already (removed from the popup, say): show the list as it is.
+        void schedules.load();
       }
     },
     seek(next) {

@@ -2,6 +2,8 @@ import { signal } from '@preact/signals';
 import { fireEvent, render, screen, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { locale } from '../../i18n';
+import { dateTime } from '../../shared/format';
 import { palette } from '../../shared/theme';
 import { harness, type Harness, TASK } from '../../test-util';
 import { type LossPoint, lossChartConfig } from './chart';
@@ -134,4 +136,100 @@ describe('the task kinds', () => {
     expect(failure).toMatch(/^1 action\(s\) needed your confirmation \(approved 0, denied 1/);
     expect(screen.queryByTestId('task-kinds-empty')).toBeNull();
   }, 120_000);
+});
+
+describe('the schedules', () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = harness();
+  });
+  afterEach(() => {
+    locale.value = 'en';
+    h.dispose();
+  });
+
+  const mount = async () => {
+    const shown = render(<TasksPanel tasks={h.session.tasks} now={signal(Date.now())} focusTask={null} />);
+    await h.advance(50);
+    return shown;
+  };
+  const section = () => screen.getByTestId('schedules');
+  const rows = () => within(section()).queryAllByTestId('schedule');
+  const tasks = () => rows().map((r) => within(r).getByTestId('schedule-task').textContent);
+
+  it('says how to make one, and that schedules run with the app and still ask, while there is none', async () => {
+    await mount();
+    expect(rows()).toHaveLength(0);
+    expect(screen.getByTestId('schedules-empty').textContent).toBe(
+      'None yet: start a task with when it should run, for example “every weekday at 9, summarize ~/Downloads”; schedules run while the app is running, and an action that needs your approval still asks.',
+    );
+  });
+
+  it('lists each schedule with when it runs, its task, its next run in local time and how often it ran', async () => {
+    h.fake.seedSchedule('summarize ~/Downloads');
+    h.fake.seedSchedule('check the inbox', { rule: { kind: 'every', minutes: 60 }, when: 'every hour', created_at: '2026-03-02T06:30:00Z', runs: 2, last_run: '2026-03-02T08:30:00Z' });
+    h.fake.seedSchedule('back up ~/notes', { rule: { kind: 'at', days: ['sun'], time: '20:00' }, when: 'every sunday at 20:00', runs: 1, last_run: '2026-03-01T20:00:00Z' });
+    await mount();
+    const views = await h.fake.invoke('schedules', {});
+    // An hourly repeat counts from when it was made: the next one after the last run and now.
+    expect(views[1]?.next_run).toBe('2026-03-02T09:30:00.000Z');
+    expect(tasks()).toEqual(['summarize ~/Downloads', 'check the inbox', 'back up ~/notes']);
+    const next = views.map((v) => dateTime(v.next_run, 'en'));
+    expect(rows().map((r) => within(r).getByTestId('schedule-when').textContent)).toEqual([
+      `every weekday at 09:00 · next run ${next[0]} · not run yet`,
+      `every hour · next run ${next[1]} · ran 2 times`,
+      `every sunday at 20:00 · next run ${next[2]} · ran once`,
+    ]);
+    expect(screen.queryByTestId('schedules-empty')).toBeNull();
+    expect(section().textContent).toContain('Each runs while the app is running; an action that needs your approval still asks.');
+  });
+
+  it('removes a schedule at once and shows the remaining ones, then the sentence on how to make one', async () => {
+    h.fake.seedSchedule('summarize ~/Downloads');
+    h.fake.seedSchedule('check the inbox', { rule: { kind: 'every', minutes: 60 }, when: 'every hour' });
+    await mount();
+    fireEvent.click(screen.getByRole('button', { name: 'Remove the schedule “check the inbox”' }));
+    await h.advance(10);
+    expect(tasks()).toEqual(['summarize ~/Downloads']);
+    expect((await h.fake.invoke('schedules', {})).map((v) => v.schedule.task)).toEqual(['summarize ~/Downloads']);
+    fireEvent.click(screen.getByRole('button', { name: 'Remove the schedule “summarize ~/Downloads”' }));
+    await h.advance(10);
+    expect(rows()).toHaveLength(0);
+    expect(screen.getByTestId('schedules-empty')).toBeTruthy();
+    expect(await h.fake.invoke('schedules', {})).toEqual([]);
+  });
+
+  it('says why a removal failed and shows the list as it is', async () => {
+    const gone = h.fake.seedSchedule('summarize ~/Downloads');
+    h.fake.seedSchedule('check the inbox');
+    await mount();
+    await h.fake.invoke('schedule_remove', { id: gone.schedule.id });
+    fireEvent.click(screen.getByRole('button', { name: 'Remove the schedule “summarize ~/Downloads”' }));
+    await h.advance(10);
+    expect(within(section()).getByRole('alert').textContent).toBe(`no schedule ${gone.schedule.id}`);
+    expect(tasks()).toEqual(['check the inbox']);
+  });
+
+  it('shows a schedule made in the popup when the panel opens again', async () => {
+    const first = await mount();
+    expect(rows()).toHaveLength(0);
+    first.unmount();
+    const made = await h.fake.invoke('submit_input', { text: 'every weekday at 9, summarize ~/Downloads' });
+    expect(made.kind).toBe('scheduled');
+    await mount();
+    expect(tasks()).toEqual(['summarize ~/Downloads']);
+  });
+
+  it('speaks Chinese', async () => {
+    locale.value = 'zh-CN';
+    await mount();
+    expect(screen.getByTestId('schedules-empty').textContent).toBe(
+      '还没有：在任务前写上何时运行，例如“每个工作日 9 点，汇总 ~/Downloads”；定时任务在应用运行时执行，需要你批准的操作仍会先询问。',
+    );
+    h.fake.seedSchedule('check the inbox', { rule: { kind: 'every', minutes: 60 }, when: 'every hour', runs: 2 });
+    await h.session.tasks.schedules.load();
+    await h.advance(10);
+    expect(within(rows()[0] as HTMLElement).getByTestId('schedule-when').textContent).toMatch(/^every hour · 下次运行：.+ · 已运行 2 次$/);
+    expect(screen.getByRole('button', { name: '删除定时任务“check the inbox”' })).toBeTruthy();
+  });
 });
