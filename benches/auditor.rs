@@ -131,6 +131,7 @@ impl Traffic {
             confirmation: None,
             failed_exit: None,
             effects: Vec::new(),
+            grant: None,
         };
         for attempt in 1..=8u32 {
             self.r3.publish(
@@ -156,7 +157,6 @@ impl Traffic {
                     attempt,
                     record: call.clone(),
                     granted: None,
-                    grant: None,
                 },
             );
             self.r3.publish(

@@ -1082,6 +1082,7 @@ pub(crate) mod tests {
             confirmation: None,
             failed_exit: None,
             effects: Vec::new(),
+            grant: None,
         }
     }
 

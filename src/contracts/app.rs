@@ -311,7 +311,4 @@ pub struct ToolCallEvent {
     /// Set when an earlier approval of wider scope let the call run without asking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub granted: Option<ApprovalScope>,
-    /// The standing grant by effect that let the call run without asking, in words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grant: Option<String>,
 }

@@ -130,6 +130,11 @@ pub struct ToolCallRecord {
     /// for a call that changed no file (and in records written before it was kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<crate::contracts::PathEffect>,
+    /// The standing grant by effect that approved the call without asking, in words
+    /// ("deleting .tmp files under ~/Downloads"); None when the user answered, or no
+    /// Law 1 gate fired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<String>,
 }
 
 impl ToolCallRecord {
@@ -196,6 +201,8 @@ enum ToolCallRepr {
         failed_exit: Option<i32>,
         #[serde(default)]
         effects: Vec<crate::contracts::PathEffect>,
+        #[serde(default)]
+        grant: Option<String>,
     },
 }
 
@@ -218,6 +225,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                     confirmation: None,
                     failed_exit: None,
                     effects: Vec::new(),
+                    grant: None,
                 }
             }
             ToolCallRepr::Structured {
@@ -232,6 +240,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 confirmation,
                 failed_exit,
                 effects,
+                grant,
             } => ToolCallRecord {
                 tool,
                 input,
@@ -244,6 +253,7 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
                 confirmation,
                 failed_exit,
                 effects,
+                grant,
             },
         })
     }

@@ -44,7 +44,7 @@ fn verdicts_passed(verdicts: &[CriterionVerdict]) -> String {
 pub(super) fn tool_call_event(m: &ToolCallEvent) -> String {
     // Every use of a standing grant is in the audit log, by its words (ahead of the
     // call's details, which the log may cut).
-    match &m.grant {
+    match &m.record.grant {
         Some(grant) => format!(
             "attempt {} · allowed by the standing grant \"{grant}\" · {}",
             m.attempt,

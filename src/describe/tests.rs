@@ -177,7 +177,7 @@ fn a_call_a_standing_grant_allowed_names_the_grant_first() {
         &GgsParams::default(),
     );
     assert!(!plain.line.contains("standing grant"), "{}", plain.line);
-    event.grant = Some("deleting .tmp files under ~/Downloads".into());
+    event.record.grant = Some("deleting .tmp files under ~/Downloads".into());
     let granted = describe(&Message::ToolCallEvent(event), &GgsParams::default());
     assert!(
         granted

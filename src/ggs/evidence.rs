@@ -210,18 +210,20 @@ pub struct Law1Tally {
     pub denied: u32,
     /// Deletions the user sent to the Trash instead.
     pub trashed: u32,
+    /// Actions a standing grant by effect approved without asking anyone.
+    pub granted: u32,
 }
 
 impl Law1Tally {
     /// Counts the Law 1 decisions recorded in `outcomes`.
     pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a SubTaskOutcome>) -> Self {
         let mut tally = Self::default();
-        for decision in outcomes
-            .into_iter()
-            .flat_map(|o| o.tool_calls.iter())
-            .filter_map(|c| c.confirmation)
-        {
+        for call in outcomes.into_iter().flat_map(|o| o.tool_calls.iter()) {
+            let Some(decision) = call.confirmation else {
+                continue;
+            };
             match decision {
+                Decision::Approve if call.grant.is_some() => tally.granted += 1,
                 Decision::Approve => tally.approved += 1,
                 Decision::Deny => tally.denied += 1,
                 Decision::Trash => tally.trashed += 1,
@@ -230,8 +232,13 @@ impl Law1Tally {
         tally
     }
 
-    /// All Law 1 requests of the round, whatever their answer.
+    /// All Law 1 gates of the round, whatever their answer, granted ones included.
     pub fn total(&self) -> u32 {
+        self.asked() + self.granted
+    }
+
+    /// The Law 1 requests someone answered (not a standing grant).
+    pub fn asked(&self) -> u32 {
         self.approved + self.denied + self.trashed
     }
 
@@ -240,6 +247,7 @@ impl Law1Tally {
         self.approved += other.approved;
         self.denied += other.denied;
         self.trashed += other.trashed;
+        self.granted += other.granted;
     }
 }
 
@@ -266,6 +274,7 @@ mod tests {
             failure: None,
             failed_exit: None,
             effects: Vec::new(),
+            grant: None,
         }
     }
 
@@ -288,6 +297,29 @@ mod tests {
             criteria_verdicts: vec![],
             tool_calls: calls,
         }
+    }
+
+    #[test]
+    fn a_call_a_standing_grant_approved_is_counted_apart_from_the_users_answers() {
+        let gated = |decision: Decision, grant: Option<&str>| ToolCallRecord {
+            confirmation: Some(decision),
+            grant: grant.map(Into::into),
+            ..call("shell", "rm a.tmp", ToolCallStatus::Ok, None)
+        };
+        let tally = Law1Tally::of([&outcome(vec![
+            gated(Decision::Approve, None),
+            gated(
+                Decision::Approve,
+                Some("deleting .tmp files under ~/Downloads"),
+            ),
+            gated(Decision::Deny, None),
+            call("shell", "ls", ToolCallStatus::Ok, None),
+        ])]);
+        assert_eq!(
+            (tally.approved, tally.denied, tally.trashed, tally.granted),
+            (1, 1, 0, 1)
+        );
+        assert_eq!((tally.asked(), tally.total()), (2, 3));
     }
 
     #[test]

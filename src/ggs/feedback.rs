@@ -203,6 +203,7 @@ mod tests {
                 failure: None,
                 failed_exit: None,
                 effects: Vec::new(),
+                grant: None,
             }],
         }
     }

@@ -514,6 +514,7 @@ mod tests {
             failure: None,
             failed_exit: None,
             effects: Vec::new(),
+            grant: None,
         });
         let a = assess([&o], &[], Some("1/1 failed"));
         // Units: "a" passed (w 1) + the sub-task itself failed (w 1): D = 1/2.

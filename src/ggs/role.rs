@@ -247,7 +247,7 @@ impl Solver {
                     state_for(&mut self.tasks, &call.task_id, "", now)
                         .note_effects(&call.record.effects);
                 }
-                if let Some(grant) = &call.grant {
+                if let Some(grant) = &call.record.grant {
                     state_for(&mut self.tasks, &call.task_id, "", now).note_grant(grant);
                 }
                 None

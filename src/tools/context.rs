@@ -554,6 +554,7 @@ mod tests {
             confirmation: None,
             failed_exit: None,
             effects: Vec::new(),
+            grant: None,
         }
     }
 

@@ -153,6 +153,7 @@ impl Toolbox {
             confirmation,
             failed_exit,
             effects: ctx.effects.take(),
+            grant: granted.grant.as_ref().map(|class| class.words.clone()),
         };
         let limit = ctx.config.tools.output_limit_chars;
         let mut for_model = String::new();
@@ -200,7 +201,6 @@ impl Toolbox {
                 attempt: ctx.attempt,
                 record: record.clone(),
                 granted: granted.scope,
-                grant: granted.grant.map(|class| class.words),
             },
         );
         ToolResult {

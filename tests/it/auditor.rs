@@ -183,6 +183,7 @@ fn record(ok: bool) -> ToolCallRecord {
         failure: None,
         failed_exit: None,
         effects: Vec::new(),
+        grant: None,
     }
 }
 
@@ -516,7 +517,6 @@ impl Rig {
                     attempt: 1,
                     record: record(true),
                     granted: None,
-                    grant: None,
                 },
             );
             if i == 1 {

@@ -181,6 +181,7 @@ pub fn call(tool: &str, target: &str, status: ToolCallStatus, output: &str) -> T
         failure: None,
         failed_exit: None,
         effects: Vec::new(),
+        grant: None,
     }
 }
 

@@ -135,6 +135,7 @@ fn call(tool: &str, target: &str, status: ToolCallStatus) -> ToolCallRecord {
         failure: (status == ToolCallStatus::Error).then_some(ToolFailure::NotFound),
         failed_exit: None,
         effects: Vec::new(),
+        grant: None,
     }
 }
 

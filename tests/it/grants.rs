@@ -151,9 +151,9 @@ async fn deletions_of_one_class_are_offered_for_good_then_run_unasked_and_name_t
     let mut named = None;
     while let Some(env) = events.try_recv() {
         if let Message::ToolCallEvent(e) = &env.message
-            && e.grant.is_some()
+            && e.record.grant.is_some()
         {
-            named = e.grant.clone();
+            named = e.record.grant.clone();
         }
     }
     assert_eq!(

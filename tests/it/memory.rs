@@ -490,6 +490,7 @@ async fn a_best_practice_followed_by_a_failed_task_is_corrected_through_ggs_and_
             failure: None,
             failed_exit: None,
             effects: Vec::new(),
+            grant: None,
         }],
     };
     h.bus.handle(Role::MetaValidator).publish(

@@ -339,18 +339,29 @@ impl PendingAbandon {
     }
 }
 
-/// `[LAW1]`-prefixes a summary when any Law 1 gate fired during the task.
+/// `[LAW1]`-prefixes a summary when any Law 1 gate fired during the task, saying how
+/// many actions the user answered and how many a standing grant let run unasked.
 fn law1_prefixed(law1: Law1Tally, summary: String) -> String {
     if law1.total() == 0 {
         return summary;
     }
-    format!(
-        "{LAW1_PREFIX} {} action(s) needed your confirmation (approved {}, denied {}, moved to Trash {}). {summary}",
-        law1.total(),
-        law1.approved,
-        law1.denied,
-        law1.trashed
-    )
+    let mut head = String::from(LAW1_PREFIX);
+    if law1.asked() > 0 {
+        head.push_str(&format!(
+            " {} action(s) needed your confirmation (approved {}, denied {}, moved to Trash {}).",
+            law1.asked(),
+            law1.approved,
+            law1.denied,
+            law1.trashed
+        ));
+    }
+    if law1.granted > 0 {
+        head.push_str(&format!(
+            " {} action(s) ran without asking under your standing grants.",
+            law1.granted
+        ));
+    }
+    format!("{head} {summary}")
 }
 
 fn unmet_list(assessment: &Assessment) -> String {
@@ -384,4 +395,40 @@ fn used_tools(outcomes: &[&SubTaskOutcome]) -> String {
         }
     }
     seen.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_law1_head_counts_what_the_user_answered_and_what_a_grant_let_run() {
+        assert_eq!(law1_prefixed(Law1Tally::default(), "Done.".into()), "Done.");
+        let asked = Law1Tally {
+            approved: 1,
+            denied: 1,
+            ..Law1Tally::default()
+        };
+        assert_eq!(
+            law1_prefixed(asked, "Done.".into()),
+            "[LAW1] 2 action(s) needed your confirmation (approved 1, denied 1, moved to Trash 0). Done."
+        );
+        let granted = Law1Tally {
+            granted: 2,
+            ..Law1Tally::default()
+        };
+        assert_eq!(
+            law1_prefixed(granted, "Done.".into()),
+            "[LAW1] 2 action(s) ran without asking under your standing grants. Done."
+        );
+        let both = Law1Tally {
+            approved: 1,
+            granted: 1,
+            ..Law1Tally::default()
+        };
+        assert_eq!(
+            law1_prefixed(both, "Done.".into()),
+            "[LAW1] 1 action(s) needed your confirmation (approved 1, denied 0, moved to Trash 0). 1 action(s) ran without asking under your standing grants. Done."
+        );
+    }
 }

@@ -20,6 +20,7 @@ pub(super) fn call(tool: &str, status: ToolCallStatus, error: Option<&str>) -> T
         failure: None,
         failed_exit: None,
         effects: Vec::new(),
+        grant: None,
     }
 }
 

@@ -325,6 +325,7 @@ mod tests {
                 failure: None,
                 failed_exit: None,
                 effects: Vec::new(),
+                grant: None,
             }],
         };
         let observed = vec![Observed {

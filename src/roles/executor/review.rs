@@ -364,6 +364,7 @@ mod tests {
                     effect: (*effect).into(),
                 })
                 .collect(),
+            grant: None,
         }
     }
 

@@ -693,6 +693,7 @@ mod tests {
             confirmation: None,
             failed_exit: None,
             effects: Vec::new(),
+            grant: None,
         });
         o
     }
@@ -965,6 +966,7 @@ mod tests {
             confirmation: None,
             failed_exit: None,
             effects: Vec::new(),
+            grant: None,
         }
     }
 

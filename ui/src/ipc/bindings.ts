@@ -4157,8 +4157,6 @@ export type ToolCallEvent_Deserialize = {
 	record: ToolCallRecord_Deserialize,
 	/**  Set when an earlier approval of wider scope let the call run without asking. */
 	granted?: ApprovalScope | null,
-	/**  The standing grant by effect that let the call run without asking, in words. */
-	grant?: string | null,
 };
 
 /**  Executor → Observer: one tool call as it finishes (live pipeline, task log). */
@@ -4173,8 +4171,6 @@ export type ToolCallEvent_Serialize = {
 	record: ToolCallRecord_Serialize,
 	/**  Set when an earlier approval of wider scope let the call run without asking. */
 	granted?: ApprovalScope,
-	/**  The standing grant by effect that let the call run without asking, in words. */
-	grant?: string,
 };
 
 /**
@@ -4236,6 +4232,12 @@ export type ToolCallRecord_Deserialize = {
 	 *  for a call that changed no file (and in records written before it was kept).
 	 */
 	effects?: PathEffect[],
+	/**
+	 *  The standing grant by effect that approved the call without asking, in words
+	 *  ("deleting .tmp files under ~/Downloads"); None when the user answered, or no
+	 *  Law 1 gate fired.
+	 */
+	grant?: string | null,
 };
 
 /**
@@ -4290,6 +4292,12 @@ export type ToolCallRecord_Serialize = {
 	 *  for a call that changed no file (and in records written before it was kept).
 	 */
 	effects?: PathEffect[],
+	/**
+	 *  The standing grant by effect that approved the call without asking, in words
+	 *  ("deleting .tmp files under ~/Downloads"); None when the user answered, or no
+	 *  Law 1 gate fired.
+	 */
+	grant?: string,
 };
 
 /**  How a single tool call ended. */

@@ -19,6 +19,7 @@ fn record(status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
         failure: None,
         failed_exit: None,
         effects: Vec::new(),
+        grant: None,
     }
 }
 

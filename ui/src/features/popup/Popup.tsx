@@ -467,7 +467,9 @@ export function ResultCard({ task, onReplay, undo }: { task: TaskView; onReplay?
   if (!r) return null;
   const ok = r.directive !== 'abandon';
   const summary = plainSummary(r.summary);
-  const law1 = task.law1 || summary.law1;
+  // Asked during the task (a request was seen), or so the summary says — unless every gate
+  // was a standing grant's, which asked nobody (the grants are listed on their own).
+  const law1 = task.law1 || (summary.law1 && !(r.grants && r.grants.length > 0));
   const roles = Object.entries(task.cost);
   const totals = roles.reduce(
     (sum, [, c]) => ({ calls: sum.calls + (c?.calls ?? 0), tokens: sum.tokens + (c ? c.promptTokens + c.completionTokens : 0), ms: sum.ms + (c?.ms ?? 0) }),

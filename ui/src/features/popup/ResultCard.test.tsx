@@ -62,6 +62,18 @@ describe('the result card', () => {
     expect([...block.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['deleting .tmp files under ~/Downloads', 'emptying .log files under ~/logs']);
   });
 
+  it('does not say the user was asked when every Law 1 gate of the task was a standing grant', () => {
+    const summary = '[LAW1] 1 action(s) ran without asking under your standing grants. Deleted 2 files.';
+    const { unmount } = render(<ResultCard task={finished({ summary, grants: ['deleting .tmp files under ~/Downloads'] })} />);
+    expect(screen.queryByTestId('law1-note')).toBeNull();
+    unmount();
+    // A request seen during the task: the note stands, grants or not.
+    const asked = finished({ summary, grants: ['deleting .tmp files under ~/Downloads'] });
+    asked.law1 = true;
+    render(<ResultCard task={asked} />);
+    expect(screen.getByTestId('law1-note').textContent).toContain('Law 1');
+  });
+
   it('says nothing of standing grants when none allowed anything', () => {
     const { unmount } = render(<ResultCard task={finished({ grants: [] })} />);
     expect(screen.queryByTestId('result-grants')).toBeNull();
