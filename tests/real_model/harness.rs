@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use artoo::Config;
 use artoo::bus::TapEvent;
-use artoo::contracts::{Decision, Message, TaskId, TerminalDirective};
+use artoo::contracts::{ApprovalScope, Decision, Message, TaskId, TerminalDirective};
 use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 
 use super::llm_config;
@@ -720,13 +720,14 @@ struct Traffic {
     calls: Vec<(String, u64, u64)>,
 }
 
-/// One turn: submits, answers Law 1 requests by the policy, waits for the end.
-async fn turn(
+/// Submits `text` and follows the task until it ends: every message of the task goes
+/// to `on`, and a Law 1 request is answered with the decision and scope `on` returns
+/// for it (unanswered when it returns `None`).
+pub async fn follow(
     runtime: &Runtime,
     suite: &'static str,
     text: &str,
-    law1: Law1,
-    seen: &mut Traffic,
+    mut on: impl FnMut(&Message) -> Option<(Decision, ApprovalScope)>,
 ) -> (TaskEnd, TaskId) {
     let mut tap = runtime.tap(suite);
     let task = runtime.submit(text).expect("submitted");
@@ -741,70 +742,95 @@ async fn turn(
                 if env.task_id.as_ref() != Some(&task) {
                     continue;
                 }
-                match &env.message {
-                    Message::ConfirmationRequest(request) => {
-                        seen.asked += 1;
-                        // For the suite's per-task log: what was asked, and why.
-                        println!("law1 request: {}", request.description.replace('\n', " | "));
-                        let decision = if law1 == Law1::Approve { Decision::Approve } else { Decision::Deny };
-                        if runtime.answer_confirmation(request.request_id, decision).await.is_ok()
-                            && decision == Decision::Approve
-                        {
-                            seen.approved += 1;
-                        }
-                    }
-                    // For the suite's per-task log: what each executor was asked, and
-                    // what it reported.
-                    Message::SubTask(sub) => println!(
-                        "sub-task: {} | context: {} | answer: {}",
-                        sub.intent,
-                        sub.context.replace('\n', " | "),
-                        sub.answer.name()
-                    ),
-                    Message::ReplanRequest(r) => println!("replan request: {}", r.gap_summary),
-                    Message::ExecutionResult(result) => println!(
-                        "execution result: {:?}: {}",
-                        result.status,
-                        artoo::text::one_line(&result.output, 200)
-                    ),
-                    Message::ToolCallEvent(call) => println!(
-                        "tool call: {} {} -> {:?} | input {} | output {}",
-                        call.record.tool,
-                        call.record.target,
-                        call.record.status,
-                        artoo::text::one_line(&call.record.input.to_string(), 200),
-                        artoo::text::one_line(
-                            call.record
-                                .error
-                                .as_deref()
-                                .unwrap_or(&call.record.output_head),
-                            300
-                        )
-                    ),
-                    Message::LlmCall(call) => {
-                        // For the suite's per-task log: a runaway or failed call, as it read.
-                        if call.completion_tokens >= 250 || call.error.is_some() {
-                            let head: String = call.response.chars().take(600).collect();
-                            println!(
-                                "model call: {} {}→{} tokens, error {:?}: {head}",
-                                call.role.short(),
-                                call.prompt_tokens,
-                                call.completion_tokens,
-                                call.error
-                            );
-                        }
-                        seen.calls.push((
-                            call.role.short().to_string(),
-                            call.prompt_tokens,
-                            call.completion_tokens,
-                        ));
-                    }
-                    _ => {}
+                let answer = on(&env.message);
+                if let (Message::ConfirmationRequest(request), Some((decision, scope))) =
+                    (&env.message, answer)
+                {
+                    let _ = runtime
+                        .answer_confirmation_scoped(request.request_id, decision, scope)
+                        .await;
                 }
             }
         }
     };
     (end, task)
+}
+
+/// One turn: submits, answers Law 1 requests by the policy, waits for the end.
+async fn turn(
+    runtime: &Runtime,
+    suite: &'static str,
+    text: &str,
+    law1: Law1,
+    seen: &mut Traffic,
+) -> (TaskEnd, TaskId) {
+    follow(runtime, suite, text, |message| {
+        match message {
+            Message::ConfirmationRequest(request) => {
+                seen.asked += 1;
+                // For the suite's per-task log: what was asked, and why.
+                println!("law1 request: {}", request.description.replace('\n', " | "));
+                let decision = if law1 == Law1::Approve {
+                    Decision::Approve
+                } else {
+                    Decision::Deny
+                };
+                if decision == Decision::Approve {
+                    seen.approved += 1;
+                }
+                return Some((decision, ApprovalScope::Once));
+            }
+            // For the suite's per-task log: what each executor was asked, and
+            // what it reported.
+            Message::SubTask(sub) => println!(
+                "sub-task: {} | context: {} | answer: {}",
+                sub.intent,
+                sub.context.replace('\n', " | "),
+                sub.answer.name()
+            ),
+            Message::ReplanRequest(r) => println!("replan request: {}", r.gap_summary),
+            Message::ExecutionResult(result) => println!(
+                "execution result: {:?}: {}",
+                result.status,
+                artoo::text::one_line(&result.output, 200)
+            ),
+            Message::ToolCallEvent(call) => println!(
+                "tool call: {} {} -> {:?} | input {} | output {}",
+                call.record.tool,
+                call.record.target,
+                call.record.status,
+                artoo::text::one_line(&call.record.input.to_string(), 200),
+                artoo::text::one_line(
+                    call.record
+                        .error
+                        .as_deref()
+                        .unwrap_or(&call.record.output_head),
+                    300
+                )
+            ),
+            Message::LlmCall(call) => {
+                // For the suite's per-task log: a runaway or failed call, as it read.
+                if call.completion_tokens >= 250 || call.error.is_some() {
+                    let head: String = call.response.chars().take(600).collect();
+                    println!(
+                        "model call: {} {}→{} tokens, error {:?}: {head}",
+                        call.role.short(),
+                        call.prompt_tokens,
+                        call.completion_tokens,
+                        call.error
+                    );
+                }
+                seen.calls.push((
+                    call.role.short().to_string(),
+                    call.prompt_tokens,
+                    call.completion_tokens,
+                ));
+            }
+            _ => {}
+        }
+        None
+    })
+    .await
 }
 
 /// The answer a task ended with: a chat reply, or the result's summary and output.

@@ -29,6 +29,7 @@ mod kinds;
 mod later;
 mod novel;
 mod readme;
+mod take_back;
 mod validators;
 
 fn endpoint() -> (String, String) {
