@@ -28,6 +28,7 @@ mod harness;
 mod kinds;
 mod later;
 mod novel;
+mod onward;
 mod readme;
 mod take_back;
 mod validators;
