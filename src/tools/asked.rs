@@ -111,7 +111,9 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         notes.extend(selection_sizes_not_asked(input, &mut mended, asked.words));
         notes.extend(selection_ages_not_asked(input, &mut mended, asked.words));
     }
-    if matches!(name, ToolName::CopyFiles | ToolName::MoveFiles) {
+    if matches!(name, ToolName::CopyFiles | ToolName::MoveFiles)
+        || (name == ToolName::DeleteFiles && names_each_file(input))
+    {
         notes.extend(bounds_nobody_asked(input, &mut mended, asked.words));
     }
     if name == ToolName::WriteFile {
@@ -491,7 +493,9 @@ fn selection_sizes_not_asked(input: &Value, mended: &mut Value, words: &str) -> 
 /// A bound of age or size on a copy or a move whose request says nothing of age or size:
 /// dropped, and said. A small model filled `older_than` with its description's example
 /// ("30 days") when asked to move every .jpg file, and moved nothing. A deletion keeps
-/// its bounds: dropping one would widen what is deleted.
+/// its bounds where a pattern selects (dropping one would widen what is deleted); one
+/// that names each file by its name loses them too, since they can only leave out a
+/// file the request names ([`names_each_file`]).
 fn bounds_nobody_asked(input: &Value, mended: &mut Value, words: &str) -> Option<String> {
     let unasked: Vec<&str> = [
         (
@@ -526,6 +530,16 @@ fn bounds_nobody_asked(input: &Value, mended: &mut Value, words: &str) -> Option
         },
         unasked.join("`, `")
     ))
+}
+
+/// Whether a call names each of its files whole (`old.tmp`, not `*.tmp` or a folder
+/// alone): what it selects cannot grow past those names.
+fn names_each_file(input: &Value) -> bool {
+    let names = super::copy_files::names_of(input);
+    !names.is_empty()
+        && names
+            .iter()
+            .all(|n| !n.contains(['*', '?', '[', '{']) && !n.trim().is_empty())
 }
 
 /// When the request asks for an empty file and a write_file call writes text into a new
@@ -994,6 +1008,24 @@ mod tests {
             ),
             None
         );
+        // A deletion of files named whole loses a bound it was not asked for: it can only
+        // leave out a file the request names. A word of age inside a name asks for none.
+        let words = "Move the .log files to ~/archive and delete ~/inbox/old.tmp";
+        let (input, note) = mended_call(
+            ToolName::DeleteFiles,
+            json!({"from": "~/inbox", "names": "old.tmp", "older_than": "30 days"}),
+            words,
+        )
+        .expect("mended");
+        assert_eq!(input, json!({"from": "~/inbox", "names": "old.tmp"}));
+        assert!(note.contains("says nothing of age"), "{note}");
+        let (input, _) = mended_call(
+            ToolName::MoveFiles,
+            json!({"from": "~/inbox", "names": "*.log", "to": "~/archive", "older_than": "30 days"}),
+            words,
+        )
+        .expect("mended");
+        assert_eq!(input.get("older_than"), None);
     }
 
     #[test]

@@ -216,6 +216,63 @@ impl Bounds {
     pub(super) fn any(self) -> bool {
         self != Self::default()
     }
+
+    /// Why these bounds select none of `files`, which the names pick: each file's size
+    /// and age beside the bounds as given, so the next call can see which bound kept
+    /// nothing (a small model's invented `older_than` "30 days" on a file made today).
+    pub(super) fn left_out(self, files: &[PathBuf]) -> String {
+        const SHOWN: usize = 5;
+        let now = SystemTime::now();
+        let mut written = json!({});
+        self.write(&mut written);
+        let bounds: Vec<String> = written
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| format!("`{k}` {v}"))
+            .collect();
+        let mut about: Vec<String> = files
+            .iter()
+            .take(SHOWN)
+            .map(|f| {
+                let name = f.file_name().map_or_else(
+                    || f.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                let Ok(meta) = std::fs::metadata(f) else {
+                    return name;
+                };
+                let age = meta
+                    .modified()
+                    .ok()
+                    .and_then(|m| now.duration_since(m).ok())
+                    .map_or_else(String::new, |d| format!(", changed {}", rough_age(d)));
+                format!("{name} ({}{age})", crate::text::human_size(meta.len()))
+            })
+            .collect();
+        if files.len() > SHOWN {
+            about.push(format!("and {} more", files.len() - SHOWN));
+        }
+        format!(
+            "{} file(s) match the names given — {} — and {} leave out every one; leave \
+             out a bound the request does not state",
+            files.len(),
+            about.join(", "),
+            bounds.join(", ")
+        )
+    }
+}
+
+/// How long ago a file changed, in the largest whole unit: "under an hour ago", "5 hours
+/// ago", "40 days ago".
+fn rough_age(age: Duration) -> String {
+    let secs = age.as_secs();
+    let (n, unit) = match secs {
+        0..3_600 => return "under an hour ago".into(),
+        3_600..86_400 => (secs / 3_600, "hour"),
+        _ => (secs / 86_400, "day"),
+    };
+    format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
 }
 
 /// The lower size bound of the tools that select files by name.

@@ -116,14 +116,25 @@ fn selected(input: &Value, ctx: &ToolContext, tool: ToolName) -> Result<Selectio
     if let Some(why) = inside_a_file(&from, &names, tool) {
         return Err(ToolError::InvalidInput(why));
     }
-    let (files, missing) = select(&from, &names, Bounds::of(input)?)
+    let bounds = Bounds::of(input)?;
+    let (files, missing) = select(&from, &names, bounds)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
+    // What the names pick, bounds aside: where the bounds left every one out, the error
+    // says which files and why, so the next call can drop a bound nobody asked for.
+    let unbounded = || {
+        (files.is_empty() && bounds.any())
+            .then(|| select(&from, &names, Bounds::default()).ok())
+            .flatten()
+            .map(|(all, _)| all)
+            .filter(|all| !all.is_empty())
+    };
     if files.is_empty() && from.is_file() {
         // The file is there; the bounds left it out.
         return Err(ToolError::Failed(format!(
             "the file {} exists, and is outside the sizes and ages given, so {tool} leaves \
-             it alone",
-            from.display()
+             it alone{}",
+            from.display(),
+            unbounded().map_or_else(String::new, |all| format!(": {}", bounds.left_out(&all)))
         )));
     }
     if files.is_empty() && done_before(ctx, tool, &from, input).is_some() {
@@ -138,16 +149,19 @@ fn selected(input: &Value, ctx: &ToolContext, tool: ToolName) -> Result<Selectio
             } else {
                 names.join(", ")
             },
-            if Bounds::of(input)?.any() {
-                " within the sizes and ages given"
-            } else {
-                ""
+            match unbounded() {
+                Some(all) => format!(
+                    " within the sizes and ages given: {}",
+                    bounds.left_out(&all)
+                ),
+                None if bounds.any() => " within the sizes and ages given".to_string(),
+                None => String::new(),
             }
         );
         // Files named one by one that are not there are missing; a folder where a
         // pattern or a bound matches nothing is there, and so is every file in it.
         let named = !names.is_empty() && names.iter().all(|n| !n.contains(['*', '?', '[']));
-        return Err(if named && !Bounds::of(input)?.any() {
+        return Err(if named && !bounds.any() {
             ToolError::NotFound(why)
         } else {
             ToolError::Failed(why)

@@ -695,6 +695,42 @@ async fn a_call_refused_for_its_parameters_is_refused_as_a_repeat_when_asked_aga
 }
 
 #[tokio::test]
+async fn bounds_that_leave_out_every_named_file_say_which_files_and_why() {
+    let rig = Rig::new();
+    rig.write("inbox/old.tmp", "scratch\n");
+    rig.write("inbox/keep.txt", "keep\n");
+    let tools = line_tools();
+    let failed = tools
+        .call(
+            &rig.ctx(),
+            &ToolName::DeleteFiles.into(),
+            json!({"from": "~/inbox", "names": "old.tmp", "older_than": "30 days"}),
+        )
+        .await;
+    assert_eq!(failed.record.status, ToolCallStatus::Error, "{failed:?}");
+    let why = failed.record.error.clone().unwrap_or_default();
+    assert!(
+        why.contains("1 file(s) match the names given — old.tmp (8 B, changed under an hour ago)")
+            && why.contains("`older_than`"),
+        "{why}"
+    );
+    // Without a bound, a name that picks nothing says no more than that.
+    let missing = tools
+        .call(
+            &rig.ctx(),
+            &ToolName::DeleteFiles.into(),
+            json!({"from": "~/inbox", "names": "gone.tmp"}),
+        )
+        .await;
+    let why = missing.record.error.clone().unwrap_or_default();
+    assert!(
+        why.contains("gone.tmp") && !why.contains("match the names given"),
+        "{why}"
+    );
+    assert!(rig.home.join("inbox/old.tmp").exists());
+}
+
+#[tokio::test]
 async fn a_read_asked_again_after_a_call_changed_its_file_runs_and_shows_the_file_now() {
     let rig = Rig::new();
     let _responder =

@@ -121,7 +121,8 @@ pub fn ages_asked(words: &str) -> (Option<Duration>, Option<Duration>) {
 }
 
 /// Whether `words` speak of age or time at all: a unit of time (with a number or not),
-/// or a word that asks by age. Where they do not, no bound of age was asked for.
+/// or a word that asks by age, outside the names they give (`super::prose`: "old" in
+/// `~/inbox/old.tmp` asks for no age). Where they do not, no bound of age was asked for.
 pub fn mentions_age(words: &str) -> bool {
     const AGE_WORDS: &[&str] = &[
         "old",
@@ -147,7 +148,7 @@ pub fn mentions_age(words: &str) -> bool {
         "aged",
         "dated",
     ];
-    words
+    super::prose(words)
         .split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|t| !t.is_empty())
@@ -183,6 +184,10 @@ mod tests {
             "Move the .jpg files in ~/camera into a new folder ~/camera/photos",
             "Change the extension of every .jpeg file to .jpg",
             "copy ~/inbox/d.txt and ~/inbox/w.txt",
+            // Names hold words of age that ask for none.
+            "delete ~/inbox/old.tmp",
+            "Move all .log files to /home/a/archive and delete old.tmp",
+            "copy 'latest-draft.docx' into ~/old/",
         ] {
             assert!(!mentions_age(said), "{said}");
         }

@@ -305,8 +305,34 @@ pub fn end_asked_by(words: &[&str]) -> Option<(Sort, bool)> {
     }
 }
 
+/// The words of `text` that are the request's own, not a part of a name it gives: a path
+/// (`~/old/`, `/data/big`) or a file name (`old.tmp`, `large-scan.pdf`) names a thing,
+/// and "old" in `old.tmp` asks for no age. Tokens are split at white space; what is
+/// left is joined by spaces.
+pub fn prose(text: &str) -> String {
+    text.split_whitespace()
+        .filter(|t| {
+            let t = t.trim_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '~' | '/'));
+            !(t.contains('/') || t.starts_with('~') || is_file_name(t))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether a token reads as a file name: a stem and an extension of one to five letters
+/// or digits, at least one a letter (`old.tmp`, `a.b.mp3`; not `2.5` or `etc.`).
+fn is_file_name(token: &str) -> bool {
+    token.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    })
+}
+
 /// Whether `words` speak of size at all: a unit of size (alone or after digits) or a word
-/// that asks by size. Where they do not, no bound of size was asked for.
+/// that asks by size, outside the names they give ([`prose`]). Where they do not, no
+/// bound of size was asked for.
 pub fn mentions_size(words: &str) -> bool {
     const SIZE_WORDS: &[&str] = &[
         "large", "larger", "largest", "big", "bigger", "biggest", "small", "smaller", "smallest",
@@ -316,7 +342,7 @@ pub fn mentions_size(words: &str) -> bool {
     const UNITS: &[&str] = &[
         "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "byte", "bytes",
     ];
-    words
+    prose(words)
         .split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .any(|t| {

@@ -834,3 +834,27 @@ fn every_closed_value_the_grammar_offers_is_read() {
         }
     }
 }
+
+#[test]
+fn size_and_age_are_read_in_the_request_s_words_not_in_the_names_it_gives() {
+    for said in [
+        "move the big files",
+        "files over 2 MB",
+        "the largest report",
+        "500kb or more",
+    ] {
+        assert!(super::mentions_size(said), "{said}");
+    }
+    for said in [
+        "move ~/big/a.txt to ~/b",
+        "delete large-scan.pdf",
+        "copy \"huge.tmp\" and tiny.log",
+        "version 2.5 of the notes",
+    ] {
+        assert!(!super::mentions_size(said), "{said}");
+    }
+    assert_eq!(
+        super::prose("Move (old.tmp) from ~/stale/ to /data/new, the 2.5 copies."),
+        "Move from to the 2.5 copies."
+    );
+}
