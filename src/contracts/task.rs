@@ -355,6 +355,27 @@ impl SubTask {
         }
     }
 
+    /// What the sub-task states, in the planner's and the user's words: its intent, the
+    /// user's own words, its criteria, and its context up to the first block code added
+    /// ([`CODE_MADE_CONTEXT`]: memory of earlier tasks, earlier steps' outputs, a note that
+    /// the step failed before). A rule that reads a statement from the request — "older
+    /// than 30 days", "bigger than 2 MB" — reads it here: a quoted earlier result or a
+    /// note that a step "failed before" states no bound.
+    pub fn stated(&self) -> String {
+        let planned = CODE_MADE_CONTEXT
+            .iter()
+            .filter_map(|m| self.context.find(m))
+            .min()
+            .map_or(self.context.as_str(), |at| &self.context[..at]);
+        [self.intent.as_str(), planned.trim_end()]
+            .into_iter()
+            .chain(self.request.as_deref())
+            .chain(self.success_criteria.iter().map(|c| c.criterion.as_str()))
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// The criteria a validator judges: the plan's, or, when the planner gave none, the
     /// intent itself, so that nothing passes vacuously.
     pub fn criteria_to_judge(&self) -> Vec<Criterion> {
@@ -368,6 +389,25 @@ impl SubTask {
         }
     }
 }
+
+/// The openings of the blocks code appends to a sub-task's context, after what the
+/// planner wrote: R2's memory of earlier tasks, the dispatcher's outputs of earlier steps,
+/// and the plan validator's note on a step planned again after it failed.
+pub const CODE_MADE_CONTEXT: [&str; 3] = [
+    MEMORY_CONTEXT_HEADING,
+    PRIOR_OUTPUTS_HEADING,
+    FAILED_BEFORE_NOTE,
+];
+
+/// The heading of R2's memory block in a sub-task's context.
+pub const MEMORY_CONTEXT_HEADING: &str = "Memory from earlier tasks (code-derived):";
+
+/// The heading of the block of earlier outputs in a sub-task's context.
+pub const PRIOR_OUTPUTS_HEADING: &str =
+    "Outputs of earlier steps (use them directly; do not re-run their discovery):";
+
+/// The opening of the plan validator's note on a step that failed before.
+pub const FAILED_BEFORE_NOTE: &str = "The same step failed before";
 
 /// R2 → dispatcher, heard by R4b: one planning round's sub-tasks, and the fan-in gate's
 /// expectation for it.

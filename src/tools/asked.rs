@@ -35,8 +35,13 @@ use super::{ToolName, ToolRef};
 /// and criteria, a correction) and what the task's calls have printed so far.
 #[derive(Clone, Copy, Debug)]
 pub struct Asked<'a> {
-    /// The words of the request.
+    /// The words of the request: the sub-task with its whole context (earlier steps'
+    /// outputs name what a later step may filter by).
     pub words: &'a str,
+    /// What the request states ([`crate::contracts::SubTask::stated`]): the bounds a
+    /// request sets in words — sizes, ages, emptiness — are read here, not in a quoted
+    /// earlier result.
+    pub stated: &'a str,
     /// The outputs of the task's calls.
     pub seen: &'a str,
     /// The inputs of the sub-task's earlier successful calls of the same tool, oldest
@@ -90,36 +95,44 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     if let Some(why) = invented_filter(name, input, &words, &asked) {
         return Fit::Unasked(why);
     }
+    if name == ToolName::Calculate
+        && let Some(why) = invented_operands(input, &asked)
+    {
+        return Fit::Unasked(why);
+    }
     let mut mended = input.clone();
     let mut notes = filters_dropped(name, &mut mended, &words, asked.earlier);
     // Each rule sets parameters of its own, so all read the call as it came.
     if name == ToolName::ListFiles
         && let Ok(call) = files::Request::from_json(input)
     {
-        notes.extend(sizes_not_asked(&call, &mut mended, asked.words));
-        notes.extend(ages_not_asked(&call, &mut mended, asked.words));
+        notes.extend(sizes_not_asked(&call, &mut mended, asked.stated));
+        notes.extend(ages_not_asked(&call, &mut mended, asked.stated));
         notes.extend(depth_not_asked(&call, &mut mended, asked.words, &words));
         notes.extend(group_not_asked(&call, &mut mended, &words));
         notes.extend(kinds_not_whole(&call, &mut mended, asked.words));
         notes.extend(order_not_asked(&call, &mut mended, &words));
         notes.extend(ordinal_not_asked(&call, &mut mended, &words));
+        notes.extend(hidden_not_asked(&call, &mut mended, asked.stated));
+        notes.extend(folder_extensions(&call, &mut mended));
     }
     if matches!(
         name,
         ToolName::CopyFiles | ToolName::MoveFiles | ToolName::DeleteFiles
     ) {
-        notes.extend(selection_sizes_not_asked(input, &mut mended, asked.words));
-        notes.extend(selection_ages_not_asked(input, &mut mended, asked.words));
+        notes.extend(selection_sizes_not_asked(input, &mut mended, asked.stated));
+        notes.extend(selection_ages_not_asked(input, &mut mended, asked.stated));
     }
     if matches!(name, ToolName::CopyFiles | ToolName::MoveFiles)
         || (name == ToolName::DeleteFiles && names_each_file(input))
     {
-        notes.extend(bounds_nobody_asked(input, &mut mended, asked.words));
+        notes.extend(bounds_nobody_asked(input, &mut mended, asked.stated));
     }
     if name == ToolName::WriteFile {
-        notes.extend(emptiness_not_written(input, &mut mended, asked.words));
+        notes.extend(emptiness_not_written(input, &mut mended, asked.stated));
     }
     if name == ToolName::ReadTable {
+        notes.extend(statistic_not_asked(&mut mended, asked.stated));
         notes.extend(table_group_not_asked(&mut mended, &words, asked.seen));
         notes.extend(table_rows_not_asked(input, &mut mended, asked.row_value));
     }
@@ -173,6 +186,85 @@ fn invented_filter(
             )
         })
     })
+}
+
+/// Numbers any calculation may use without a source: none, one, a half's two, and a
+/// hundred for a percentage.
+const FREE_OPERANDS: [f64; 4] = [0.0, 1.0, 2.0, 100.0];
+
+/// The numbers of a `calculate` expression that neither the request nor any result of
+/// the task shows, as the push-back: code computes exactly what it is given, so an
+/// operand from nowhere gives an exact wrong answer (a small model copied the tool's own
+/// example factor, `* 0.15`, into a difference of two totals). A constant the
+/// calculation truly needs survives: the same call asked again runs.
+fn invented_operands(input: &Value, asked: &Asked<'_>) -> Option<String> {
+    let expression = value_of(input, "expression")?;
+    let known: Vec<f64> = numbers_in(asked.words)
+        .into_iter()
+        .chain(numbers_in(asked.seen))
+        .map(|(_, n)| n)
+        .chain(FREE_OPERANDS)
+        .collect();
+    let mut unknown: Vec<String> = numbers_in(&expression)
+        .into_iter()
+        .filter(|(_, n)| {
+            !known
+                .iter()
+                .any(|k| (k - n).abs() <= 1e-9 * n.abs().max(1.0))
+        })
+        .map(|(written, _)| written)
+        .collect();
+    unknown.dedup();
+    (!unknown.is_empty()).then(|| {
+        format!(
+            "`expression` uses {} that neither the sub-task nor any result shows: compute \
+             only with the numbers they give (if the calculation needs it as a fixed \
+             constant, make the same call again)",
+            unknown.join(", ")
+        )
+    })
+}
+
+/// The numbers written in `text`, unsigned, as written and as values: runs of digits
+/// with at most one decimal point between digits, thousands separators (`1,234`) joined.
+fn numbers_in(text: &str) -> Vec<(String, f64)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut digits = String::new();
+        let mut seen_point = false;
+        while i < chars.len() {
+            let c = chars[i];
+            let next_digit = chars.get(i + 1).is_some_and(char::is_ascii_digit);
+            if c.is_ascii_digit() {
+                digits.push(c);
+            } else if c == '.' && !seen_point && next_digit {
+                seen_point = true;
+                digits.push(c);
+            } else if c == ','
+                && !seen_point
+                && chars
+                    .get(i + 1..i + 4)
+                    .is_some_and(|g| g.iter().all(char::is_ascii_digit))
+                && !chars.get(i + 4).is_some_and(char::is_ascii_digit)
+            {
+                // A thousands separator: skipped.
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        if let Ok(n) = digits.parse::<f64>() {
+            out.push((chars[start..i].iter().collect(), n));
+        }
+    }
+    out
 }
 
 /// The narrowing values an earlier call of the sub-task had, the request names, and
@@ -680,6 +772,126 @@ fn group_not_asked(request: &files::Request, input: &mut Value, words: &Words) -
     ))
 }
 
+/// Whether the request asks for hidden entries, in its own words outside names: `Some(true)`
+/// for only them ("the hidden files", "which files are hidden", dotfiles), `Some(false)`
+/// for them among the rest ("including hidden ones", "hidden files too").
+fn hidden_asked(stated: &str) -> Option<bool> {
+    const ALONGSIDE_BEFORE: &[&str] = &[
+        "including",
+        "include",
+        "includes",
+        "with",
+        "and",
+        "plus",
+        "also",
+        "even",
+    ];
+    const ALONGSIDE_AFTER: &[&str] = &["included", "too", "also"];
+    let words: Vec<String> = files::prose(stated)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let at = words
+        .iter()
+        .position(|w| matches!(w.as_str(), "hidden" | "dotfile" | "dotfiles"))?;
+    let before = words[at.saturating_sub(2)..at].iter();
+    let after = words.iter().skip(at + 1).take(3);
+    let alongside = before
+        .clone()
+        .any(|w| ALONGSIDE_BEFORE.contains(&w.as_str()))
+        || after.clone().any(|w| ALONGSIDE_AFTER.contains(&w.as_str()))
+        || words
+            .windows(2)
+            .skip(at + 1)
+            .take(3)
+            .any(|p| p[0] == "as" && p[1] == "well");
+    Some(!alongside)
+}
+
+/// When the request asks for hidden entries and a list_files call leaves them out, or
+/// lists every entry when only the hidden ones are asked for: `hidden` true, and a
+/// `pattern` of names starting with a dot when only they are asked for and the call has
+/// no name filter of its own. Asked which hidden files a folder holds, a small model
+/// listed every file and answered with the first visible one.
+fn hidden_not_asked(request: &files::Request, input: &mut Value, stated: &str) -> Option<String> {
+    let only = hidden_asked(stated)?;
+    let mut notes = Vec::new();
+    if !request.hidden {
+        files::set(input, Setting::Hidden, Value::Bool(true));
+        notes.push("`hidden` true");
+    }
+    let unfiltered = request.patterns.is_empty()
+        && request.extensions.is_empty()
+        && request.name_contains.is_none();
+    if only && unfiltered {
+        files::set(input, Setting::Pattern, Value::from(".*"));
+        notes.push("`pattern` \".*\" (names starting with a dot)");
+    }
+    (!notes.is_empty()).then(|| {
+        format!(
+            "the sub-task asks for {} entries, so it ran with {}",
+            if only {
+                "hidden"
+            } else {
+                "hidden entries too, among the other"
+            },
+            notes.join(" and ")
+        )
+    })
+}
+
+/// A listing of folders only, filtered by extension: folders have none, so the filter
+/// keeps nothing. It runs without it (a small model asked for empty folders filtered by
+/// the extension "folder" and answered with the empty listing).
+fn folder_extensions(request: &files::Request, input: &mut Value) -> Option<String> {
+    if request.kind != files::Kind::Folders || request.extensions.is_empty() {
+        return None;
+    }
+    let was = request.extensions.join(",");
+    files::set(input, Setting::Extensions, Value::Null);
+    Some(format!(
+        "folders have no extension, so it ran without `extensions` {was:?}"
+    ))
+}
+
+/// When the request names one middle of a column — the median, or the mean ("average") —
+/// and a read_table call computes the other: the one named, and the note. Asked for the
+/// median price, a small model computed the mean, and code printed the mean exactly.
+fn statistic_not_asked(input: &mut Value, stated: &str) -> Option<String> {
+    use super::table::{Op, Request};
+    let call = Request::from_json(input).ok()?;
+    let words: Vec<String> = files::prose(stated)
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .collect();
+    let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    let median = says(&["median", "medians"]);
+    let mean = says(&["mean", "average", "averages", "avg"]);
+    let asked = match (median, mean) {
+        (true, false) => Op::Median,
+        (false, true) => Op::Mean,
+        _ => return None,
+    };
+    if !matches!(call.op, Op::Mean | Op::Median) || call.op == asked {
+        return None;
+    }
+    let map = input.as_object_mut()?;
+    map.retain(|k, _| {
+        !matches!(
+            super::lenient_key(k).as_str(),
+            "op" | "operation" | "action"
+        )
+    });
+    map.insert("op".to_string(), Value::from(asked.name()));
+    Some(format!(
+        "the sub-task asks for the {}, so it ran as `{}` instead of `{}`",
+        asked.name(),
+        asked.name(),
+        call.op.name()
+    ))
+}
+
 /// When the request groups by a column of the table a call showed ("which month",
 /// "per city", "each status": the column's name, or its plural, after a word that picks
 /// or spreads over its values) and a read_table call adds up or counts over all rows:
@@ -869,6 +1081,7 @@ mod tests {
             &input,
             Asked {
                 words,
+                stated: words,
                 seen,
                 earlier: &[],
                 row_value: None,
@@ -894,6 +1107,95 @@ mod tests {
             Fit::Mended { input, note } => Some((input, note)),
             _ => None,
         }
+    }
+
+    #[test]
+    fn hidden_entries_asked_for_are_listed_and_only_them_when_only_they_are_asked() {
+        let (input, note) = mended(
+            json!({"folder": "~/project", "hidden": true, "sort": "name"}),
+            "Which hidden files are in ~/project?",
+        )
+        .expect("every file listed, hidden ones asked");
+        assert_eq!(
+            input,
+            json!({"folder": "~/project", "hidden": true, "sort": "name", "pattern": ".*"})
+        );
+        assert!(note.contains("asks for hidden entries"), "{note}");
+        // Among the others: shown, not filtered.
+        let (input, _) = mended(
+            json!({"folder": "~/project"}),
+            "count the files in ~/project, including hidden ones",
+        )
+        .expect("hidden ones left out");
+        assert_eq!(input, json!({"folder": "~/project", "hidden": true}));
+        // Not asked, or only in a name: nothing changes.
+        for words in ["list ~/project", "list the files of ~/hidden/stuff"] {
+            assert_eq!(
+                mended(json!({"folder": "~/project"}), words),
+                None,
+                "{words}"
+            );
+        }
+        // A name filter of the call's own stays.
+        let (input, _) = mended(
+            json!({"folder": "~/project", "pattern": ".env*"}),
+            "which hidden env files are in ~/project",
+        )
+        .expect("hidden ones left out");
+        assert_eq!(input["pattern"], json!(".env*"));
+    }
+
+    #[test]
+    fn the_middle_the_request_names_is_the_one_computed() {
+        let (input, note) = mended_call(
+            ToolName::ReadTable,
+            json!({"path": "~/data/items.csv", "op": "mean", "column": "price"}),
+            "What is the median price in ~/data/items.csv?",
+        )
+        .expect("the mean of a median question");
+        assert_eq!(
+            input,
+            json!({"path": "~/data/items.csv", "op": "median", "column": "price"})
+        );
+        assert!(note.contains("asks for the median"), "{note}");
+        let (input, _) = mended_call(
+            ToolName::ReadTable,
+            json!({"path": "s.csv", "operation": "median", "column": "score"}),
+            "the average score in s.csv",
+        )
+        .expect("the median of an average question");
+        assert_eq!(
+            input,
+            json!({"path": "s.csv", "op": "mean", "column": "score"})
+        );
+        // Both named, neither named, or another op: as called.
+        for (op, words) in [
+            ("mean", "the mean and the median of the scores"),
+            ("mean", "summarise the scores"),
+            ("sum", "the median of the totals"),
+        ] {
+            assert_eq!(
+                mended_call(
+                    ToolName::ReadTable,
+                    json!({"path": "s.csv", "op": op, "column": "score"}),
+                    words
+                ),
+                None,
+                "{words}"
+            );
+        }
+    }
+
+    #[test]
+    fn folders_are_listed_without_an_extension_filter() {
+        let (input, note) = mended(
+            json!({"folder": "~/projects", "type": "folders", "extensions": "folder"}),
+            "Which folders in ~/projects are empty?",
+        )
+        .expect("folders have no extension");
+        assert_eq!(input.get("extensions"), None, "{input}");
+        assert_eq!(input["type"], json!("folders"));
+        assert!(note.contains("without `extensions` \"folder\""), "{note}");
     }
 
     #[test]
@@ -960,6 +1262,48 @@ mod tests {
         )
         .expect("jpg is no video");
         assert!(why.contains("names no jpg)"), "{why}");
+    }
+
+    #[test]
+    fn a_calculation_with_a_number_from_nowhere_is_sent_back() {
+        let words = "How much more did I spend in ~/data/march.csv than in ~/data/april.csv?";
+        let seen = "march.csv: sum of amount = 125 (over 3 rows)\napril.csv: sum of amount = 75";
+        let why = check(
+            ToolName::Calculate,
+            json!({"expression": "(125 - 75) * 0.15"}),
+            words,
+            seen,
+        )
+        .expect("0.15 is nobody's");
+        assert!(why.contains("uses 0.15 that neither"), "{why}");
+        // Numbers the results and the request show, and a percentage's hundred, run.
+        for expression in ["125 - 75", "75 / 125 * 100", "(125 - 75) / 2"] {
+            assert_eq!(
+                check(
+                    ToolName::Calculate,
+                    json!({"expression": expression}),
+                    words,
+                    seen
+                ),
+                None,
+                "{expression}"
+            );
+        }
+        // Dates and amounts written as people write them.
+        assert_eq!(
+            check(
+                ToolName::Calculate,
+                json!({"expression": "90 days after 2025-11-17"}),
+                "What date is 90 days after 2025-11-17?",
+                "",
+            ),
+            None
+        );
+        let values: Vec<f64> = numbers_in("1,234.5 and 12,34 and v2.0.")
+            .into_iter()
+            .map(|(_, n)| n)
+            .collect();
+        assert_eq!(values, [1234.5, 12.0, 34.0, 2.0]);
     }
 
     #[test]
@@ -1218,6 +1562,7 @@ mod tests {
             json!({"folder": "/h/logs", "limit": 2, "sort": "size", "order": "asc", "pattern": ""});
         let asked = Asked {
             words: "List the 2 smallest log files in /h/logs",
+            stated: "List the 2 smallest log files in /h/logs",
             seen: "",
             earlier: &earlier,
             row_value: None,
@@ -1231,6 +1576,7 @@ mod tests {
         let unnamed = [json!({"folder": "/h", "name_contains": "draft"})];
         let asked = Asked {
             words: "list the files in /h",
+            stated: "list the files in /h",
             seen: "draft-1.txt",
             earlier: &unnamed,
             row_value: None,
@@ -1242,6 +1588,7 @@ mod tests {
         let lines = [json!({"path": "a.log", "op": "count", "text": "timeout"})];
         let asked = Asked {
             words: "how many lines mention a timeout",
+            stated: "how many lines mention a timeout",
             seen: "",
             earlier: &lines,
             row_value: None,
@@ -1430,6 +1777,7 @@ mod tests {
                 input,
                 Asked {
                     words: "the average of the hours logged on Atlas",
+                    stated: "the average of the hours logged on Atlas",
                     seen: "",
                     earlier: &[],
                     row_value: named,

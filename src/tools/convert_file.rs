@@ -1,6 +1,6 @@
 //! `convert_file`: writes a file made by code from another file — its lines sorted,
 //! reversed, without repeats, without blank lines, without the lines that hold a text or
-//! with only those, or its table (CSV, TSV, JSON, JSON Lines) in another of those
+//! with only those, its letters in lower or upper case, or its table (CSV, TSV, JSON, JSON Lines) in another of those
 //! formats. Asked for a sorted copy or a JSON version of a CSV, a small model read
 //! the file and said it was saved, or wrote the CSV's text under the new name; one that
 //! re-types the content through `write_file` hands over its own text, not the file's.
@@ -10,8 +10,9 @@
 //! what is written. A table's cells keep their text: a cell becomes a JSON number only
 //! when the number is written the same way (`2024`, `12.5`; not `01234` or `12.50`).
 //!
-//! **Invariant:** every line or cell written comes from the source file; nothing is
-//! added but the format's own marks, and a row the table reader could not read is named
+//! **Invariant:** every line or cell written comes from the source file (a change of
+//! case keeps every character, only its case changes); nothing is added but the format's
+//! own marks, and a row the table reader could not read is named
 //! in the report, never silently dropped.
 
 use std::borrow::Cow;
@@ -34,12 +35,14 @@ const MAX_ROWS: usize = 20_000;
 
 /// The ways a file is made, in the order the grammar offers them: first those that need
 /// nothing more ([`WHOLE`]), then those that need the `text` a line holds ([`BY_TEXT`]).
-const HOW: [&str; 11] = [
+const HOW: [&str; 13] = [
     "sort_lines",
     "sort_lines_descending",
     "distinct_lines",
     "reverse_lines",
     "drop_blank_lines",
+    "lower_case",
+    "upper_case",
     "table_to_json",
     "table_to_jsonl",
     "table_to_csv",
@@ -47,10 +50,10 @@ const HOW: [&str; 11] = [
     "drop_lines_containing",
     "keep_lines_containing",
 ];
-const WHOLE: [&str; 9] = [
-    HOW[0], HOW[1], HOW[2], HOW[3], HOW[4], HOW[5], HOW[6], HOW[7], HOW[8],
+const WHOLE: [&str; 11] = [
+    HOW[0], HOW[1], HOW[2], HOW[3], HOW[4], HOW[5], HOW[6], HOW[7], HOW[8], HOW[9], HOW[10],
 ];
-const BY_TEXT: [&str; 2] = [HOW[9], HOW[10]];
+const BY_TEXT: [&str; 2] = [HOW[11], HOW[12]];
 
 /// What each way needs: the ways that keep or drop lines by a text cannot leave it out.
 const FORMS: [Form; 2] = [
@@ -83,7 +86,7 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed(
-            "sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / drop_blank_lines / drop_lines_containing (every line that holds `text` left out) / keep_lines_containing (only the lines that hold `text`) / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
+            "sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / drop_blank_lines / lower_case (every letter in lower case) / upper_case / drop_lines_containing (every line that holds `text` left out) / keep_lines_containing (only the lines that hold `text`) / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
         ),
         choices: super::Choices::Fixed(&HOW),
     },
@@ -304,6 +307,24 @@ fn convert(from: &Path, how: &str, text_in: Option<&str>) -> Result<Made, String
             let dropped = lines.len() - kept.len();
             lines_made(kept, &format!("{dropped} blank left out"))
         }
+        "lower_case" | "upper_case" => {
+            let lower = how == "lower_case";
+            let changed = if lower {
+                text.to_lowercase()
+            } else {
+                text.to_uppercase()
+            };
+            let lines = lines_of(&changed).len();
+            Made {
+                what: format!(
+                    "{lines} line{}, every letter in {} case",
+                    if lines == 1 { "" } else { "s" },
+                    if lower { "lower" } else { "upper" }
+                ),
+                text: changed,
+                notes: Vec::new(),
+            }
+        }
         "drop_lines_containing" | "keep_lines_containing" => {
             let needle =
                 text_in.ok_or_else(|| format!("`{how}` needs `text`: the text a line holds"))?;
@@ -435,6 +456,21 @@ mod tests {
         );
         assert_eq!(sorted("b\na\nc", true), ["c", "b", "a"]);
         assert_eq!(distinct("a\nb\na\nc\nb\n"), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_change_of_case_keeps_every_character_and_every_line_end() {
+        let dir = tempfile::tempdir().expect("dir");
+        let shout = file(
+            &dir,
+            "shout.txt",
+            "HELLO THERE\r\nGood MORNING, Ána\n\nÉTÉ 2026",
+        );
+        let lower = convert(&shout, "lower_case", None).expect("text");
+        assert_eq!(lower.text, "hello there\r\ngood morning, ána\n\nété 2026");
+        assert_eq!(lower.what, "4 lines, every letter in lower case");
+        let upper = convert(&shout, "upper_case", None).expect("text");
+        assert_eq!(upper.text, "HELLO THERE\r\nGOOD MORNING, ÁNA\n\nÉTÉ 2026");
     }
 
     #[test]

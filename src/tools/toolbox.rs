@@ -89,6 +89,11 @@ impl Toolbox {
         self
     }
 
+    /// Whether the toolbox holds `tool`.
+    pub fn has(&self, tool: &ToolRef) -> bool {
+        self.tools.contains_key(tool)
+    }
+
     /// Specs in priority order, for the executor's prompt.
     pub fn specs(&self) -> Vec<ToolSpec> {
         let mut specs: Vec<ToolSpec> = self.tools.values().map(|t| t.spec()).collect();

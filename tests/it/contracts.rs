@@ -237,3 +237,24 @@ fn roles_serialise_with_the_seed_short_names() {
     assert_eq!(serde_json::to_value(Role::Ggs).unwrap(), "R7");
     assert_eq!(serde_json::to_value(Role::User).unwrap(), "User");
 }
+
+#[test]
+fn what_a_sub_task_states_leaves_out_the_blocks_code_added_to_its_context() {
+    let mut s = SubTask::new(TaskId::mint(), 1, "Move the .log files into ~/archive");
+    s.context = format!(
+        "Folder: ~/inbox\n{MEMORY_CONTEXT_HEADING}\n- SHOULD PREFER: «files older than 30 days»\n\
+         {FAILED_BEFORE_NOTE} (no file matched): look at the data first.\n\n\
+         {PRIOR_OUTPUTS_HEADING}\n[step 1 · list]\nbuild.log 25 B modified 4 minutes ago"
+    );
+    s.success_criteria = vec![Criterion::new("both .log files are in ~/archive")];
+    s.request = Some("move the .log files from ~/inbox into ~/archive".into());
+    let stated = s.stated();
+    assert_eq!(
+        stated,
+        "Move the .log files into ~/archive\nFolder: ~/inbox\n\
+         move the .log files from ~/inbox into ~/archive\nboth .log files are in ~/archive"
+    );
+    // With nothing added by code, the whole context is the planner's.
+    s.context = "Folder: ~/inbox, older than a week".into();
+    assert!(s.stated().contains("older than a week"));
+}

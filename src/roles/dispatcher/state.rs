@@ -18,9 +18,7 @@ use crate::text::{Keep, elide_middle, output_text};
 /// output gets an equal share, cut in the middle so its start and its end stay visible.
 pub const MAX_INJECTED_CHARS: usize = 12_000;
 
-/// The heading of the block of earlier outputs in a sub-task's context.
-pub const PRIOR_OUTPUTS_HEADING: &str =
-    "Outputs of earlier steps (use them directly; do not re-run their discovery):";
+pub use crate::contracts::PRIOR_OUTPUTS_HEADING;
 
 /// One earlier group's output, kept for the context of later groups.
 #[derive(Clone, Debug, PartialEq)]

@@ -36,13 +36,31 @@ in this attempt, so nothing shows your output. Call a tool to get it, or finish 
 /// shows: a small model misreads a lone number (`wc -l` printed 2; it wrote 1) or writes
 /// names that look like the ones it expected to find. It gets one more turn, to finish
 /// only.
-pub fn misquote_nudge(unshown: &[String]) -> String {
-    format!(
+pub fn misquote_nudge(unshown: &[String], may_compute: bool) -> String {
+    let mut nudge = format!(
         "Your finish was not accepted: it states {}, which none of the TOOL RESULTS above \
          shows. Read the results again and finish with the numbers and names exactly as \
          they appear there, or say that the results do not show them.",
         unshown.join(", ")
-    )
+    );
+    if may_compute {
+        nudge.push_str(
+            " If you worked a number out from numbers the results show, call calculate \
+             with that expression now, so code computes it, and finish with its result.",
+        );
+    }
+    nudge
+}
+
+/// Whether every one of `unshown` is a number: a finish whose only unshown values are
+/// numbers may have worked them out from the results, which the calculate tool does by
+/// code.
+pub fn only_numbers(unshown: &[String]) -> bool {
+    !unshown.is_empty()
+        && unshown.iter().all(|u| {
+            let t = u.trim().trim_end_matches('%').replace(',', "");
+            t.parse::<f64>().is_ok_and(f64::is_finite)
+        })
 }
 
 /// Words in a row a finish may share with the worked example of R3's instructions

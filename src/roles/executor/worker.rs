@@ -748,11 +748,13 @@ impl Worker {
             .filter(|r| r.status == ToolCallStatus::Ok && &r.tool == tool)
             .map(|r| r.input.clone())
             .collect();
+        let stated = s.stated();
         tools::fit(
             tool,
             input,
             tools::Asked {
                 words: &words,
+                stated: &stated,
                 seen: &seen,
                 earlier: &earlier,
                 row_value: row_value.as_ref().map(|(c, v)| (c.as_str(), v.as_str())),
@@ -847,14 +849,19 @@ impl Worker {
         {
             progress.misquote_checked = true;
             let unshown = self.unshown(output, &progress.observed, &records);
+            // A number worked out by the model may be worked out by code instead: one
+            // more step for the calculate tool, where a step is left and it is offered.
+            let may_compute = super::review::only_numbers(&unshown)
+                && step + 1 < max_steps
+                && self.shared.toolbox.has(&tools::ToolName::Calculate.into());
             let nudge = if unshown.is_empty() {
                 stale_quote(output, &progress.observed).map(|q| stale_quote_nudge(&q))
             } else {
-                Some(misquote_nudge(&unshown))
+                Some(misquote_nudge(&unshown, may_compute))
             };
             if let Some(nudge) = nudge {
                 progress.nudge = Some(nudge);
-                progress.must_finish = true;
+                progress.must_finish = !may_compute;
                 return ControlFlow::Continue(());
             }
         }

@@ -373,9 +373,9 @@ pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> Pl
                 why
             };
             s.context = format!(
-                "{}\nThe same step failed before ({why}): look at the data first and change the \
-                 call that failed.",
-                s.context.trim_end()
+                "{}\n{} ({why}): look at the data first and change the call that failed.",
+                s.context.trim_end(),
+                crate::contracts::FAILED_BEFORE_NOTE,
             )
             .trim_start()
             .to_string();

@@ -73,10 +73,15 @@ pub enum Setting {
     ModifiedWithin,
     /// `older_than`.
     OlderThan,
+    /// `hidden`.
+    Hidden,
+    /// `pattern`.
+    Pattern,
 }
 
 /// Sets `setting` on the call `input` to `value`, under its own name, after removing
-/// every name [`from_json`] would read it (or, for the sort, its direction) under.
+/// every name [`from_json`] would read it (or, for the sort, its direction) under; a
+/// `null` value leaves the setting out.
 pub fn set(input: &mut Value, setting: Setting, value: Value) {
     let (name, names): (&str, &[&[&str]]) = match setting {
         Setting::Sort => ("sort", &[SORT, ORDER, DESCENDING]),
@@ -88,10 +93,14 @@ pub fn set(input: &mut Value, setting: Setting, value: Value) {
         Setting::Recursive => ("recursive", &[RECURSIVE]),
         Setting::ModifiedWithin => ("modified_within", &[WITHIN]),
         Setting::OlderThan => ("older_than", &[OLDER]),
+        Setting::Hidden => ("hidden", &[HIDDEN]),
+        Setting::Pattern => ("pattern", &[PATTERN]),
     };
     if let Some(map) = input.as_object_mut() {
         map.retain(|k, _| !names.iter().any(|n| n.contains(&normal(k).as_str())));
-        map.insert(name.to_string(), value);
+        if !value.is_null() {
+            map.insert(name.to_string(), value);
+        }
     }
 }
 

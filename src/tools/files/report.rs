@@ -45,12 +45,34 @@ pub(super) fn check_folder(folder: &Path, shown: &str, limits: &Limits) -> Resul
             if let Some(parent) = shown_parent(shown) {
                 let _ = write!(msg, "; its folder is {parent}");
             }
+            if meta.is_file()
+                && let Some(reader) = reader_of(folder)
+            {
+                let _ = write!(
+                    msg,
+                    "; to read what is inside it, call {reader} with `path` {shown}"
+                );
+            }
             Err(msg)
         }
         Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
             Err(missing(folder, shown, limits))
         }
         Err(e) => Err(format!("cannot open folder {shown}: {}", reason(&e))),
+    }
+}
+
+/// The tool that reads inside a file of this type: a table's columns and rows, or a
+/// text's lines; `None` for a kind of file neither reads (a photo, a PDF, an archive).
+fn reader_of(file: &Path) -> Option<&'static str> {
+    let ext = file
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "csv" | "tsv" | "json" | "jsonl" | "ndjson" => Some("read_table (its columns and rows)"),
+        _ if super::kinds::kind_of_extension(&ext).is_some() => None,
+        _ => Some("read_lines (its lines)"),
     }
 }
 

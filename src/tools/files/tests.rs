@@ -544,6 +544,29 @@ fn a_file_given_as_the_folder_is_an_error_saying_so() {
         date(Some(now() - Duration::from_secs(3600)))
     );
     assert_eq!(err, expected);
+    // A table or a text: the error names the tool that reads inside it.
+    for (name, reader) in [("t.csv", "read_table"), ("notes.txt", "read_lines")] {
+        file(tmp.path(), name, 10, 60);
+        let err = run(
+            &tmp.path().join(name),
+            &format!("~/T/{name}"),
+            &Request::default(),
+            &Limits::default(),
+            now(),
+        )
+        .unwrap_err();
+        assert!(
+            err.ends_with(&format!(
+                "call {reader} (its {}) with `path` ~/T/{name}",
+                if reader == "read_table" {
+                    "columns and rows"
+                } else {
+                    "lines"
+                }
+            )),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -67,6 +67,8 @@ pub enum Op {
     Sum,
     /// `mean of score = 71.25 (sum 570 / 8 rows)`
     Mean,
+    /// `median of price = 5 (the middle of 5 rows in order: 3, 4, 5, 9, 20)`
+    Median,
     /// `min of price = 12 (over 12 rows)`, with the row holding it (or how many do)
     Min,
     /// `max of price = 450 (over 12 rows)`, with the row holding it (or how many do)
@@ -83,13 +85,14 @@ pub enum Op {
 
 impl Op {
     /// Every op, in the order the model is shown them.
-    pub const ALL: [Op; 12] = [
+    pub const ALL: [Op; 13] = [
         Op::Schema,
         Op::Rows,
         Op::Count,
         Op::Distinct,
         Op::Sum,
         Op::Mean,
+        Op::Median,
         Op::Min,
         Op::Max,
         Op::MinRow,
@@ -107,6 +110,7 @@ impl Op {
             Op::Distinct => "distinct",
             Op::Sum => "sum",
             Op::Mean => "mean",
+            Op::Median => "median",
             Op::Min => "min",
             Op::Max => "max",
             Op::MinRow => "min_row",
@@ -129,6 +133,7 @@ impl Op {
             }
             "sum" | "total" | "add" => Op::Sum,
             "mean" | "average" | "avg" | "averageof" => Op::Mean,
+            "median" | "med" | "middle" | "middlevalue" => Op::Median,
             "min" | "minimum" => Op::Min,
             "max" | "maximum" => Op::Max,
             "minrow" | "argmin" | "smallest" | "lowest" | "rowmin" => Op::MinRow,
@@ -172,7 +177,7 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "op",
         "string",
         true,
-        "schema, rows, count, distinct, sum, mean, min, max, min_row, max_row, group_count or group_sum",
+        "schema, rows, count, distinct, sum, mean, median, min, max, min_row, max_row, group_count or group_sum",
     ),
     (
         "column",
@@ -218,13 +223,14 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
 pub const CHOICES: &[(&str, &[&str])] = &[("op", &OP_NAMES)];
 
 /// Every op's canonical name, in the order of [`Op::ALL`].
-pub const OP_NAMES: [&str; 12] = [
+pub const OP_NAMES: [&str; 13] = [
     "schema",
     "rows",
     "count",
     "distinct",
     "sum",
     "mean",
+    "median",
     "min",
     "max",
     "min_row",
@@ -243,7 +249,7 @@ pub const NEEDS: &[(&[&str], &[&str])] = &[
     (&["schema", "rows", "count"], &[]),
     (
         &[
-            "distinct", "sum", "mean", "min", "max", "min_row", "max_row",
+            "distinct", "sum", "mean", "median", "min", "max", "min_row", "max_row",
         ],
         &["column"],
     ),
@@ -253,7 +259,7 @@ pub const NEEDS: &[(&[&str], &[&str])] = &[
 
 /// One line for the model: what the tool does.
 pub const SUMMARY: &str = "Exact answers about a CSV, TSV, JSON or JSON Lines file: its columns, \
-    rows, row count, distinct values, sum, mean, min, max, the row with the lowest or highest \
+    rows, row count, distinct values, sum, mean, median, min, max, the row with the lowest or highest \
     value, counts or sums per group; optionally only over rows where a column equals a value.";
 
 /// Rows shown when the request gives no limit.

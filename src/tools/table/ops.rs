@@ -198,6 +198,47 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             };
             with_skipped(line, &nums.skipped(&name, "a number"))
         }
+        Op::Median => {
+            let c = need(column, "column (the numbers whose middle value to find)")?;
+            let nums = numbers(t, &rows, c);
+            if nums.values.is_empty() {
+                return Err(no_numbers(t, &rows, c, req.op, max_chars));
+            }
+            let mut sorted: Vec<f64> = nums.values.iter().map(|(_, v)| *v).collect();
+            sorted.sort_by(f64::total_cmp);
+            let n = sorted.len();
+            let middle = if n % 2 == 1 {
+                sorted[n / 2]
+            } else {
+                (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+            };
+            let name = shown_name(t, c, max_chars);
+            let how = if n % 2 == 1 {
+                format!("the middle of {} in order", plural(n, "row", "rows"))
+            } else {
+                format!(
+                    "halfway between the two middle values {} and {} of {} in order",
+                    num::format(sorted[n / 2 - 1]),
+                    num::format(sorted[n / 2]),
+                    plural(n, "row", "rows")
+                )
+            };
+            const SHOWN_VALUES: usize = 15;
+            let values = if n <= SHOWN_VALUES {
+                format!(
+                    ": {}",
+                    sorted
+                        .iter()
+                        .map(|v| num::format(*v))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                String::new()
+            };
+            let line = format!("median of {name} = {} ({how}{values})", num::format(middle));
+            with_skipped(line, &nums.skipped(&name, "a number"))
+        }
         Op::Min | Op::Max | Op::MinRow | Op::MaxRow => {
             let c = need(column, "column (the values to compare)")?;
             let highest = matches!(req.op, Op::Max | Op::MaxRow);

@@ -150,6 +150,51 @@ async fn a_finish_that_misreads_the_number_a_tool_printed_gets_one_turn_to_corre
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_number_worked_out_by_the_model_gets_a_step_for_code_to_work_it_out() {
+    let script = counting_notes([
+        Step::reply(call(
+            "shell",
+            json!({"command": "ls ~/notes/*.txt | wc -l"}),
+        )),
+        Step::reply(call("shell", json!({"command": "ls ~/old/*.txt | wc -l"}))),
+        // 2 and 3 printed; the model adds them up itself.
+        Step::reply(finish("completed", "5", "Counted the files.")),
+        Step::reply(call("calculate", json!({"expression": "2 + 3"}))),
+        Step::reply(finish("completed", "5", "Counted the files.")),
+    ]);
+    let mut stage = Stage::new(script).await;
+    write_notes(&stage);
+    let old = stage.home.join("old");
+    std::fs::create_dir_all(&old).expect("old");
+    for f in ["d.txt", "e.txt", "f.txt"] {
+        std::fs::write(old.join(f), "x\n").expect("write");
+    }
+    let (task, end) = stage
+        .run("how many .txt files are in ~/notes and ~/old together?")
+        .await;
+    let result = final_result(&end);
+    stage.settle().await;
+    let r3 = stage.server.requests_from(Role::Executor);
+    assert_eq!(r3.len(), 5, "one more step for the calculation, no more");
+    assert!(
+        mentions(&r3[3], "it states 5, which none of the TOOL RESULTS")
+            && mentions(&r3[3], "call calculate with that expression"),
+        "the turn offers code's arithmetic"
+    );
+    let calls = stage.all(&task, pick!(Message::ToolCallEvent));
+    assert_eq!(
+        calls.last().map(|c| c.record.output_head.trim()),
+        Some("2 + 3 = 5"),
+        "{calls:?}"
+    );
+    let results = stage.all(&task, pick!(Message::ExecutionResult));
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].output, "5");
+    assert_eq!(result.directive, TerminalDirective::Accept, "{result:?}");
+    stage.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finish_that_copies_a_result_a_later_call_superseded_gets_one_turn_to_correct_it() {
     let script = counting_notes([
         // A first try that finds nothing, in words.

@@ -71,7 +71,8 @@ pub(super) fn subtask_context(memory: &[&RecalledConstraint]) -> String {
     }
     let lines: Vec<String> = memory.iter().map(|c| format!("- {}", c.text)).collect();
     format!(
-        "Memory from earlier tasks (code-derived):\n{}",
+        "{}\n{}",
+        crate::contracts::MEMORY_CONTEXT_HEADING,
         lines.join("\n")
     )
 }
