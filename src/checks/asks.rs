@@ -4,8 +4,9 @@
 //! month, was then sent back by code for holding no number. The grammar of a question
 //! settles a few cases:
 //!
-//! - "which …" / "who …" asks to identify: one item ("which month"), or several when its
-//!   noun is plural ("which files"). Not when the noun is itself a quantity or a time
+//! - "which …" / "who …" asks to identify: one item ("which month"), or several when the
+//!   head of its noun phrase is plural ("which hidden files are …"): then a list, even
+//!   where the model chose one item. Not when the noun is itself a quantity or a time
 //!   ("which year", "which day"): those may well be answered by a number or a date.
 //! - "how many …" / "how much …" / "what percentage …" asks for a number, or for a
 //!   number per group when it spreads over groups ("how many per folder").
@@ -66,6 +67,9 @@ pub fn settled(request: &str, chosen: AnswerShape) -> AnswerShape {
         {
             named
         }
+        // "Which files …" asks for every one that fits: one item is the wrong shape (a
+        // small model named the first of two hidden files and stopped).
+        Some(AnswerShape::List) if chosen == AnswerShape::Item => AnswerShape::List,
         Some(AnswerShape::Number)
             if !matches!(
                 chosen,
@@ -114,7 +118,7 @@ fn opening_shape(request: &str) -> Option<AnswerShape> {
     let (first, rest) = (words[start], &words[start + 1..]);
     match first {
         "which" | "who" => {
-            let noun = rest.first().copied().unwrap_or("");
+            let noun = head_noun(rest);
             if QUANTITIES.contains(&noun) {
                 None
             } else if first == "which" && is_plural(noun) {
@@ -128,6 +132,31 @@ fn opening_shape(request: &str) -> Option<AnswerShape> {
             Some(counted(rest))
         }
         _ => None,
+    }
+}
+
+/// Words that end the noun phrase after "which": a verb or a preposition ("which hidden
+/// files *are* in …", "which month *has* …", "which file *in* ~/x …").
+const PHRASE_ENDS: &[&str] = &[
+    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
+    "would", "should", "in", "of", "from", "under", "inside", "on", "at", "with", "that",
+    "contain", "contains", "hold", "holds", "take", "takes", "appear", "appears", "mention",
+    "mentions", "to", "for", "by", "weigh", "weighs", "cost", "costs",
+];
+
+/// The head of the noun phrase after "which": its last word before a verb or a
+/// preposition ("hidden files" → "files", "month" → "month"), within four words; the
+/// first word when the phrase has no end in reach.
+fn head_noun<'a>(rest: &[&'a str]) -> &'a str {
+    let phrase: Vec<&str> = rest
+        .iter()
+        .take(4)
+        .take_while(|w| !PHRASE_ENDS.contains(w))
+        .copied()
+        .collect();
+    match (phrase.last(), rest.get(phrase.len())) {
+        (Some(last), Some(_)) => last,
+        _ => rest.first().copied().unwrap_or(""),
     }
 }
 
@@ -164,8 +193,12 @@ mod tests {
         assert_eq!(settled("Which files in ~/inbox are empty?", Number), List);
         assert_eq!(settled("Who sent the most tickets?", Date), Item);
         assert_eq!(settled("哪个文件最大？", Number), Item);
+        // A plural asks for every one that fits: a list, not one item.
+        assert_eq!(settled("Which files in ~/inbox are empty?", Item), List);
+        assert_eq!(settled("Which hidden files are in ~/project?", Text), List);
+        assert_eq!(settled("Which hidden files are in ~/project?", Item), List);
+        assert_eq!(settled("Which large video is the newest?", Text), Item);
         // A shape the opening allows stays.
-        assert_eq!(settled("Which files in ~/inbox are empty?", Item), Item);
         assert_eq!(settled(month, PerGroup), PerGroup);
         assert_eq!(settled("Which status has 3 tickets?", List), List);
         // A quantity or a time after "which": its number or date may be the answer.

@@ -78,14 +78,33 @@ pub fn unbacked_claim(answer: &str, records: &[&ToolCallRecord]) -> Option<Strin
         .collect::<Vec<_>>()
         .join(" ");
     let chinese_done = answer.contains('已') || answer.contains('了');
+    let effects: Vec<&str> = records
+        .iter()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .flat_map(|r| &r.effects)
+        .map(|e| e.effect.as_str())
+        .collect();
+    // The words that make a claim of a move may mean a write too ("sorted" is a move of
+    // files into folders, or a file written in order): such a word, backed by a file
+    // written, claims no move; a word of relocation ("moved", "renamed") does. A
+    // deletion's words stay strict: "removed" with a new file written elsewhere is still
+    // an unbacked deletion.
+    let claim_words: Vec<&str> = done_words.split(' ').filter(|w| !w.is_empty()).collect();
+    let written = effects
+        .iter()
+        .any(|e| matches!(*e, "create" | "overwrite" | "truncate"));
     let (kind, _) = CLAIMS.iter().find(|(kind, backing)| {
-        (crate::laws::requested::asks_for(*kind, &done_words)
-            || (chinese_done && crate::laws::requested::asks_for(*kind, answer)))
-            && !records
-                .iter()
-                .filter(|r| r.status == ToolCallStatus::Ok)
-                .flat_map(|r| &r.effects)
-                .any(|e| backing.contains(&e.effect.as_str()))
+        let claimed: Vec<&&str> = claim_words
+            .iter()
+            .filter(|w| crate::laws::requested::asks_for(*kind, w))
+            .collect();
+        let relocated = claimed
+            .iter()
+            .any(|w| RELOCATION.iter().any(|stem| w.starts_with(stem)));
+        let told_as_written = *kind == EffectKind::Move && written && !relocated;
+        let unbacked_words = !claimed.is_empty() && !told_as_written;
+        (unbacked_words || (chinese_done && crate::laws::requested::asks_for(*kind, answer)))
+            && !effects.iter().any(|e| backing.contains(e))
     })?;
     let done = if *kind == EffectKind::Delete {
         "deleted"
@@ -274,6 +293,98 @@ pub fn unbacked(
         .or_else(claimed)
         .or_else(|| super::unmade::unmade(request, answer, records))
         .or_else(|| raw_input.and_then(|words| untouched_paths(words, answer, records)))
+        .or_else(|| raw_input.and_then(|words| undone_removals(words, answer, records)))
+}
+
+/// The stems of the verbs that say a file left its place for another (not "sorted" or
+/// "grouped", which may as well describe a file written in order).
+const RELOCATION: &[&str] = &["mov", "renam", "relocat", "transfer", "mv"];
+
+/// The verbs that ask for a file to leave its place, by the effect a call records:
+/// deleted (`delete`), or moved or renamed (the old path `delete`d or `move`d away).
+fn removal_verb(verb: &str) -> Option<(EffectKind, &'static str)> {
+    if crate::laws::requested::asks_for(EffectKind::Delete, verb) {
+        return Some((EffectKind::Delete, "delete_files"));
+    }
+    RELOCATION
+        .iter()
+        .any(|stem| verb.starts_with(stem))
+        .then_some((EffectKind::Move, "move_files"))
+}
+
+/// A file the user's request names by its path and asks to delete or to move — each
+/// clause read on its own ("move the logs into ~/archive, and delete ~/inbox/old.tmp")
+/// — that no successful call deleted or moved away, when the answer does not say it was
+/// not done and nothing was put to the user: the reason, naming it. A task did the
+/// move of a two-part request, never touched the file to delete, and was delivered as
+/// done: one change on record is no account of the other.
+pub fn undone_removals(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    if says_not(answer) || records.is_empty() || records.iter().any(|r| r.confirmation.is_some()) {
+        return None;
+    }
+    let gone: Vec<String> = records
+        .iter()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .flat_map(|r| &r.effects)
+        .filter(|e| {
+            matches!(
+                e.effect.as_str(),
+                "delete" | "move" | "delete the contents of"
+            )
+        })
+        .map(|e| e.path.to_string_lossy().into_owned())
+        .collect();
+    let clauses = request
+        .split([',', ';', '\n'])
+        .flat_map(|c| c.split(" and "))
+        .flat_map(|c| c.split(" then "));
+    for clause in clauses {
+        let Some((verb, _)) = leading_verb(clause) else {
+            continue;
+        };
+        let Some((kind, tool)) = removal_verb(&verb) else {
+            continue;
+        };
+        let words: Vec<&str> = clause
+            .split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| {
+                    matches!(
+                        c,
+                        '"' | '\'' | '`' | ',' | '.' | ';' | ':' | '(' | ')' | '?' | '!'
+                    )
+                })
+            })
+            .collect();
+        // A move's objects come before where they go; a path after "from" or "in" is
+        // the place the objects are in, not one of them.
+        let objects = words
+            .iter()
+            .enumerate()
+            .take_while(|(_, w)| kind == EffectKind::Delete || !matches!(**w, "to" | "into"))
+            .filter(|(i, _)| {
+                !i.checked_sub(1).is_some_and(|j| {
+                    matches!(words[j], "from" | "in" | "under" | "inside" | "within")
+                })
+            })
+            .map(|(_, w)| w);
+        for object in objects {
+            let named_whole = (object.starts_with("~/") || object.starts_with('/'))
+                && !object.ends_with('/')
+                && !object.contains(['*', '?', '[', '{']);
+            if !named_whole {
+                continue;
+            }
+            let tail = object.trim_start_matches('~');
+            if !gone.iter().any(|p| p.ends_with(tail)) {
+                return Some(format!(
+                    "the request asks to {verb} {object}, and no call did: do it with {tool}, or \
+                     say that it was not done and why"
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The paths the user's request writes out (`~/data/members.json`, `/srv/x`) that no
@@ -379,6 +490,70 @@ mod tests {
         );
         assert!(
             unbacked_change("Can you copy ~/a.txt to ~/b.txt?", "Copied it.", &[&read]).is_some()
+        );
+    }
+
+    #[test]
+    fn a_word_that_may_mean_a_write_is_backed_by_a_file_written_but_a_deletion_is_not() {
+        let made = wrote("/h/data/ranked.csv", "create");
+        let sorted = "The rows were sorted by score into ~/data/ranked.csv.";
+        assert_eq!(unbacked_claim(sorted, &[&made]), None);
+        // Nothing written: the same words claim a move nobody made.
+        assert!(unbacked_claim(sorted, &[&read_style()]).is_some());
+        // "Moved" means a move, whatever else was written; so does "deleted".
+        assert!(unbacked_claim("Moved the logs into ~/archive.", &[&made]).is_some());
+        assert!(unbacked_claim("Deleted old.tmp.", &[&made]).is_some());
+    }
+
+    #[test]
+    fn each_file_the_request_asks_to_delete_or_move_is_on_record_as_gone() {
+        let mut moved = ok(
+            ToolName::MoveFiles,
+            "/h/inbox",
+            "moved 2 files into ~/archive",
+        );
+        for (path, effect) in [
+            ("/h/inbox/build.log", "delete"),
+            ("/h/archive/build.log", "create"),
+        ] {
+            moved.effects.push(PathEffect {
+                path: path.into(),
+                exists: effect == "create",
+                effect: effect.into(),
+            });
+        }
+        let request = "move the .log files from ~/inbox into ~/archive, and delete ~/inbox/old.tmp";
+        let why = undone_removals(request, "Moved the logs and deleted old.tmp.", &[&moved])
+            .expect("old.tmp is still there");
+        assert!(
+            why.contains("asks to delete ~/inbox/old.tmp, and no call did"),
+            "{why}"
+        );
+        // Deleted too: nothing left undone.
+        let mut deleted = ok(ToolName::DeleteFiles, "/h/inbox", "deleted 1 file");
+        deleted.effects.push(PathEffect {
+            path: "/h/inbox/old.tmp".into(),
+            exists: false,
+            effect: "delete".into(),
+        });
+        assert_eq!(undone_removals(request, "Done.", &[&moved, &deleted]), None);
+        // Said not done, or put to the user: accounted for elsewhere.
+        assert_eq!(
+            undone_removals(request, "old.tmp could not be deleted.", &[&moved]),
+            None
+        );
+        let mut asked = deleted.clone();
+        asked.effects.clear();
+        asked.confirmation = Some(Decision::Deny);
+        assert_eq!(undone_removals(request, "Done.", &[&moved, &asked]), None);
+        // A move's destination is no object; a pattern names no one file.
+        assert_eq!(
+            undone_removals("move ~/inbox/build.log into ~/archive/", "Done.", &[&moved]),
+            None
+        );
+        assert_eq!(
+            undone_removals("delete ~/inbox/*.tmp", "Done.", &[&moved]),
+            None
         );
     }
 

@@ -115,6 +115,7 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
         notes.extend(ordinal_not_asked(&call, &mut mended, &words));
         notes.extend(hidden_not_asked(&call, &mut mended, asked.stated));
         notes.extend(folder_extensions(&call, &mut mended));
+        notes.extend(empty_folders_not_asked(&call, &mut mended, asked.stated));
     }
     if matches!(
         name,
@@ -188,9 +189,26 @@ fn invented_filter(
     })
 }
 
-/// Numbers any calculation may use without a source: none, one, a half's two, and a
-/// hundred for a percentage.
-const FREE_OPERANDS: [f64; 4] = [0.0, 1.0, 2.0, 100.0];
+/// Numbers any calculation may use without a source: none, one, and a hundred for a
+/// percentage. Any other number comes from the request (in digits or as a word: "the
+/// two totals") or a result (a small model halved a difference nobody asked to halve).
+const FREE_OPERANDS: [f64; 3] = [0.0, 1.0, 100.0];
+
+/// Numbers written as English words, with their values.
+const NUMBER_WORDS: [(&str, f64); 12] = [
+    ("two", 2.0),
+    ("three", 3.0),
+    ("four", 4.0),
+    ("five", 5.0),
+    ("six", 6.0),
+    ("seven", 7.0),
+    ("eight", 8.0),
+    ("nine", 9.0),
+    ("ten", 10.0),
+    ("twelve", 12.0),
+    ("half", 2.0),
+    ("twice", 2.0),
+];
 
 /// The numbers of a `calculate` expression that neither the request nor any result of
 /// the task shows, as the push-back: code computes exactly what it is given, so an
@@ -199,11 +217,21 @@ const FREE_OPERANDS: [f64; 4] = [0.0, 1.0, 2.0, 100.0];
 /// calculation truly needs survives: the same call asked again runs.
 fn invented_operands(input: &Value, asked: &Asked<'_>) -> Option<String> {
     let expression = value_of(input, "expression")?;
+    let said: Vec<String> = asked
+        .words
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .collect();
+    let in_words = NUMBER_WORDS
+        .iter()
+        .filter(|(w, _)| said.iter().any(|s| s == w))
+        .map(|(_, n)| *n);
     let known: Vec<f64> = numbers_in(asked.words)
         .into_iter()
         .chain(numbers_in(asked.seen))
         .map(|(_, n)| n)
         .chain(FREE_OPERANDS)
+        .chain(in_words)
         .collect();
     let mut unknown: Vec<String> = numbers_in(&expression)
         .into_iter()
@@ -841,6 +869,30 @@ fn hidden_not_asked(request: &files::Request, input: &mut Value, stated: &str) -
     })
 }
 
+/// When the request asks which folders are empty and a list_files call lists something
+/// else: the folders with nothing in them (`type` folders, `max_size` 0), and the note.
+/// A small model listed every folder with its item counts and answered with them all.
+fn empty_folders_not_asked(
+    request: &files::Request,
+    input: &mut Value,
+    stated: &str,
+) -> Option<String> {
+    let empty = request.kind == files::Kind::Folders
+        && request.max_size == Some(0)
+        && request.min_size.is_none_or(|m| m == 0);
+    if empty || !files::empty_folders_asked(stated) {
+        return None;
+    }
+    files::set(input, Setting::Type, Value::from("folders"));
+    files::set(input, Setting::MaxSize, Value::from(0));
+    files::set(input, Setting::MinSize, Value::Null);
+    Some(
+        "the sub-task asks for the empty folders, so it ran with `type` \"folders\" and \
+         `max_size` 0 (folders with nothing in them)"
+            .to_string(),
+    )
+}
+
 /// A listing of folders only, filtered by extension: folders have none, so the filter
 /// keeps nothing. It runs without it (a small model asked for empty folders filtered by
 /// the extension "folder" and answered with the empty listing).
@@ -1187,6 +1239,29 @@ mod tests {
     }
 
     #[test]
+    fn empty_folders_asked_for_are_listed_by_code() {
+        let (input, note) = mended(
+            json!({"folder": "~/projects", "type": "folders", "recursive": true}),
+            "Which folders in ~/projects are empty?",
+        )
+        .expect("every folder listed");
+        assert_eq!(input["type"], json!("folders"));
+        assert_eq!(input["max_size"], json!(0));
+        assert!(note.contains("asks for the empty folders"), "{note}");
+        // Emptying a folder, empty files, or a name: not a listing of empty folders.
+        for words in [
+            "empty the folder ~/tmp",
+            "delete the empty files in ~/logs",
+            "list ~/empty-folders/",
+        ] {
+            assert!(!files::empty_folders_asked(words), "{words}");
+        }
+        assert!(files::empty_folders_asked(
+            "remove empty subfolders under ~/x"
+        ));
+    }
+
+    #[test]
     fn folders_are_listed_without_an_extension_filter() {
         let (input, note) = mended(
             json!({"folder": "~/projects", "type": "folders", "extensions": "folder"}),
@@ -1276,8 +1351,18 @@ mod tests {
         )
         .expect("0.15 is nobody's");
         assert!(why.contains("uses 0.15 that neither"), "{why}");
-        // Numbers the results and the request show, and a percentage's hundred, run.
-        for expression in ["125 - 75", "75 / 125 * 100", "(125 - 75) / 2"] {
+        // Numbers the results and the request show, and a percentage's hundred, run; a
+        // halving nobody asked for does not.
+        assert!(
+            check(
+                ToolName::Calculate,
+                json!({"expression": "(125 - 75) / 2"}),
+                words,
+                seen
+            )
+            .is_some_and(|why| why.contains("uses 2 that"))
+        );
+        for expression in ["125 - 75", "75 / 125 * 100"] {
             assert_eq!(
                 check(
                     ToolName::Calculate,
@@ -1289,6 +1374,16 @@ mod tests {
                 "{expression}"
             );
         }
+        // A number the request writes as a word.
+        assert_eq!(
+            check(
+                ToolName::Calculate,
+                json!({"expression": "(125 + 75) / 2"}),
+                "the average of the two totals",
+                seen,
+            ),
+            None
+        );
         // Dates and amounts written as people write them.
         assert_eq!(
             check(
@@ -1920,7 +2015,11 @@ mod tests {
         // Emptiness no file size shows (lines, folders), and the verb: nothing set.
         let asked = |words: &str| fit_of(ToolName::ListFiles, json!({"folder": "~"}), words, "");
         assert_eq!(asked("how many empty lines does ~/a.txt have"), Fit::Asked);
-        assert_eq!(asked("remove the empty folders under ~/tmp"), Fit::Asked);
+        // Empty folders are listed as such (`empty_folders_asked_for_are_listed_by_code`).
+        assert!(matches!(
+            asked("remove the empty folders under ~/tmp"),
+            Fit::Mended { .. }
+        ));
         assert_eq!(asked("empty the trash"), Fit::Asked);
         assert_eq!(asked("empty out ~/cache"), Fit::Asked);
     }

@@ -1,6 +1,7 @@
 //! `convert_file`: writes a file made by code from another file — its lines sorted,
 //! reversed, without repeats, without blank lines, without the lines that hold a text or
-//! with only those, its letters in lower or upper case, or its table (CSV, TSV, JSON, JSON Lines) in another of those
+//! with only those, its letters in lower or upper case, its table's rows ordered by a
+//! column (the header kept), or its table (CSV, TSV, JSON, JSON Lines) in another of those
 //! formats. Asked for a sorted copy or a JSON version of a CSV, a small model read
 //! the file and said it was saved, or wrote the CSV's text under the new name; one that
 //! re-types the content through `write_file` hands over its own text, not the file's.
@@ -35,7 +36,7 @@ const MAX_ROWS: usize = 20_000;
 
 /// The ways a file is made, in the order the grammar offers them: first those that need
 /// nothing more ([`WHOLE`]), then those that need the `text` a line holds ([`BY_TEXT`]).
-const HOW: [&str; 13] = [
+const HOW: [&str; 15] = [
     "sort_lines",
     "sort_lines_descending",
     "distinct_lines",
@@ -49,14 +50,18 @@ const HOW: [&str; 13] = [
     "table_to_tsv",
     "drop_lines_containing",
     "keep_lines_containing",
+    "sort_rows_by",
+    "sort_rows_by_descending",
 ];
 const WHOLE: [&str; 11] = [
     HOW[0], HOW[1], HOW[2], HOW[3], HOW[4], HOW[5], HOW[6], HOW[7], HOW[8], HOW[9], HOW[10],
 ];
 const BY_TEXT: [&str; 2] = [HOW[11], HOW[12]];
+const BY_COLUMN: [&str; 2] = [HOW[13], HOW[14]];
 
-/// What each way needs: the ways that keep or drop lines by a text cannot leave it out.
-const FORMS: [Form; 2] = [
+/// What each way needs: the ways that keep or drop lines by a text cannot leave it out,
+/// nor those that order a table's rows by a column the column.
+const FORMS: [Form; 3] = [
     Form {
         param: "how",
         values: &WHOLE,
@@ -66,6 +71,11 @@ const FORMS: [Form; 2] = [
         param: "how",
         values: &BY_TEXT,
         requires: &["text"],
+    },
+    Form {
+        param: "how",
+        values: &BY_COLUMN,
+        requires: &["column"],
     },
 ];
 
@@ -86,7 +96,7 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed(
-            "sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / drop_blank_lines / lower_case (every letter in lower case) / upper_case / drop_lines_containing (every line that holds `text` left out) / keep_lines_containing (only the lines that hold `text`) / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
+            "sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / drop_blank_lines / lower_case (every letter in lower case) / upper_case / drop_lines_containing (every line that holds `text` left out) / keep_lines_containing (only the lines that hold `text`) / sort_rows_by (a table's rows in the order of `column`, lowest first, the header kept) / sort_rows_by_descending (highest first) / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
         ),
         choices: super::Choices::Fixed(&HOW),
     },
@@ -107,6 +117,15 @@ const PARAMS: &[Param] = &[
             "for drop_lines_containing and keep_lines_containing: the text a line holds, exactly as it is written in the file",
         ),
         choices: super::Choices::Open,
+    },
+    Param {
+        name: Cow::Borrowed("column"),
+        kind: Cow::Borrowed("string"),
+        required: false,
+        about: Cow::Borrowed(
+            "for sort_rows_by and sort_rows_by_descending: the column whose values order the rows",
+        ),
+        choices: super::Choices::SeenColumns,
     },
 ];
 
@@ -232,10 +251,104 @@ struct Made {
     notes: Vec<String>,
 }
 
+/// The rows of `records` ordered by the column `column` (its name as the header writes
+/// it, case and spaces aside): by value when every filled cell of it is a number, else
+/// as text ignoring case; ties keep their order, and empty cells come last either way.
+fn sort_rows(
+    records: &mut table::Records,
+    column: &str,
+    descending: bool,
+) -> Result<String, String> {
+    let key = |c: &str| crate::tools::lenient_key(c);
+    let at = records
+        .columns
+        .iter()
+        .position(|c| key(c) == key(column))
+        .ok_or_else(|| {
+            format!(
+                "no column {column:?}; the columns are: {}",
+                records.columns.join(", ")
+            )
+        })?;
+    let name = records.columns[at].clone();
+    let filled = |row: &Vec<String>| !row[at].trim().is_empty();
+    let numbers: Option<Vec<f64>> = records
+        .rows
+        .iter()
+        .filter(|r| filled(r))
+        .map(|r| r[at].trim().parse::<f64>().ok().filter(|n| n.is_finite()))
+        .collect();
+    let by_number = numbers.is_some_and(|n| !n.is_empty());
+    records.rows.sort_by(|a, b| {
+        let order = match (filled(a), filled(b)) {
+            (false, false) => return std::cmp::Ordering::Equal,
+            (false, true) => return std::cmp::Ordering::Greater,
+            (true, false) => return std::cmp::Ordering::Less,
+            (true, true) if by_number => {
+                let n = |r: &Vec<String>| r[at].trim().parse::<f64>().unwrap_or(f64::NAN);
+                n(a).total_cmp(&n(b))
+            }
+            (true, true) => a[at]
+                .trim()
+                .to_lowercase()
+                .cmp(&b[at].trim().to_lowercase()),
+        };
+        if descending { order.reverse() } else { order }
+    });
+    Ok(format!(
+        "by {name}, {}{}",
+        if descending {
+            "highest first"
+        } else {
+            "lowest first"
+        },
+        if by_number { "" } else { " (as text)" }
+    ))
+}
+
 /// The new text made from the file at `from` by `how` (with `text`, for the ways that
-/// keep or drop lines by it).
-fn convert(from: &Path, how: &str, text_in: Option<&str>) -> Result<Made, String> {
+/// keep or drop lines by it; with `column`, for those that order a table's rows by it),
+/// written for the file `to` (a table keeps the format `to` names, else the source's).
+fn convert(
+    from: &Path,
+    to: &Path,
+    how: &str,
+    text_in: Option<&str>,
+    column: Option<&str>,
+) -> Result<Made, String> {
     let shown = from.display();
+    if let Some(descending) = match how {
+        "sort_rows_by" => Some(false),
+        "sort_rows_by_descending" => Some(true),
+        _ => None,
+    } {
+        let column = column
+            .ok_or_else(|| format!("`{how}` needs `column`: the column that orders the rows"))?;
+        let mut records = table::records(from, MAX_SOURCE_BYTES, MAX_ROWS)?;
+        let order = sort_rows(&mut records, column, descending)?;
+        let ext = |p: &Path| {
+            p.extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                .unwrap_or_default()
+        };
+        let format = match ext(to).as_str() {
+            f @ ("csv" | "tsv" | "json" | "jsonl" | "ndjson") => f.to_string(),
+            _ => ext(from),
+        };
+        let rows = records.rows.len();
+        let text = match format.as_str() {
+            "tsv" => delimited(&records, b'\t')?,
+            "json" if rows == 0 => "[]\n".to_string(),
+            "json" => format!("[\n  {}\n]\n", objects(&records).join(",\n  ")),
+            "jsonl" | "ndjson" => objects(&records).iter().map(|o| format!("{o}\n")).collect(),
+            _ => delimited(&records, b',')?,
+        };
+        return Ok(Made {
+            text,
+            what: format!("{rows} row{} {order}", if rows == 1 { "" } else { "s" }),
+            notes: records.notes,
+        });
+    }
     let lines_made = |lines: Vec<&str>, what: &str| Made {
         text: if lines.is_empty() {
             String::new()
@@ -353,7 +466,7 @@ impl Tool for ConvertFile {
             name: ToolName::ConvertFile.into(),
             priority: 4,
             summary: Cow::Borrowed(
-                "Write a file made by code from another: its lines sorted, reversed, each once, without blank lines, without the lines holding a text or only those, or a table (CSV, TSV, JSON, JSON Lines) in another of those formats. Replacing a file asks the user.",
+                "Write a file made by code from another: its lines sorted, reversed, each once, without blank lines, without the lines holding a text or only those, in lower or upper case, a table's rows sorted by a column, or a table (CSV, TSV, JSON, JSON Lines) in another of those formats. Replacing a file asks the user.",
             ),
             params: Cow::Borrowed(PARAMS),
             forms: &FORMS,
@@ -383,7 +496,8 @@ impl Tool for ConvertFile {
                 to.display()
             )));
         }
-        let made = convert(&from, &how, text).map_err(ToolError::Failed)?;
+        let column = input.get("column").and_then(Value::as_str);
+        let made = convert(&from, &to, &how, text, column).map_err(ToolError::Failed)?;
         if made.text.len() > MAX_OUT_BYTES {
             return Err(ToolError::InvalidInput(format!(
                 "the converted text would have {} bytes; convert_file writes at most \
@@ -466,11 +580,58 @@ mod tests {
             "shout.txt",
             "HELLO THERE\r\nGood MORNING, Ána\n\nÉTÉ 2026",
         );
-        let lower = convert(&shout, "lower_case", None).expect("text");
+        let lower = convert(&shout, &shout, "lower_case", None, None).expect("text");
         assert_eq!(lower.text, "hello there\r\ngood morning, ána\n\nété 2026");
         assert_eq!(lower.what, "4 lines, every letter in lower case");
-        let upper = convert(&shout, "upper_case", None).expect("text");
+        let upper = convert(&shout, &shout, "upper_case", None, None).expect("text");
         assert_eq!(upper.text, "HELLO THERE\r\nGOOD MORNING, ÁNA\n\nÉTÉ 2026");
+    }
+
+    #[test]
+    fn a_table_s_rows_are_ordered_by_a_column_with_the_header_kept() {
+        let dir = tempfile::tempdir().expect("dir");
+        let scores = file(
+            &dir,
+            "scores.csv",
+            "name,score\nAna,72\nBo,91\nCy,\nDi,9\n\"Ed, Jr\",85\n",
+        );
+        let to = dir.path().join("ranked.csv");
+        let made =
+            convert(&scores, &to, "sort_rows_by_descending", None, Some("Score")).expect("a table");
+        // By value (9 after 85, not before it as text), the empty cell last, the quoted
+        // comma kept.
+        assert_eq!(
+            made.text,
+            "name,score\nBo,91\n\"Ed, Jr\",85\nAna,72\nDi,9\nCy,\n"
+        );
+        assert_eq!(made.what, "5 rows by score, highest first");
+        let up = convert(&scores, &to, "sort_rows_by", None, Some("name")).expect("a table");
+        assert!(
+            up.text
+                .starts_with("name,score\nAna,72\nBo,91\nCy,\nDi,9\n"),
+            "{}",
+            up.text
+        );
+        assert_eq!(up.what, "5 rows by name, lowest first (as text)");
+        // Written as the new file's format names it.
+        let json = convert(
+            &scores,
+            &dir.path().join("r.json"),
+            "sort_rows_by",
+            None,
+            Some("score"),
+        )
+        .expect("a table");
+        assert!(
+            json.text
+                .starts_with("[\n  {\"name\": \"Di\", \"score\": 9}"),
+            "{}",
+            json.text
+        );
+        let err = convert(&scores, &to, "sort_rows_by", None, Some("points"))
+            .expect_err("no such column");
+        assert!(err.contains("the columns are: name, score"), "{err}");
+        assert!(convert(&scores, &to, "sort_rows_by", None, None).is_err());
     }
 
     #[test]
@@ -491,7 +652,7 @@ mod tests {
             "members.csv",
             "name,city,joined\nAna,\"Porto, PT\",2024\nBo,Oslo,2025\n",
         );
-        let made = convert(&csv, "table_to_json", None).expect("a table");
+        let made = convert(&csv, &csv, "table_to_json", None, None).expect("a table");
         let parsed: Value = serde_json::from_str(&made.text).expect("JSON");
         assert_eq!(
             parsed,
@@ -509,13 +670,13 @@ mod tests {
             made.text
         );
         let json = file(&dir, "members.json", &made.text);
-        let back = convert(&json, "table_to_csv", None).expect("a table");
+        let back = convert(&json, &json, "table_to_csv", None, None).expect("a table");
         // A JSON object's keys have no order: they come back by name.
         assert_eq!(
             back.text,
             "city,joined,name\n\"Porto, PT\",2024,Ana\nOslo,2025,Bo\n"
         );
-        let lines = convert(&csv, "table_to_jsonl", None).expect("a table");
+        let lines = convert(&csv, &csv, "table_to_jsonl", None, None).expect("a table");
         assert_eq!(lines.text.lines().count(), 2);
     }
 
@@ -523,35 +684,43 @@ mod tests {
     fn what_is_not_a_table_or_not_text_is_refused_with_why() {
         let dir = tempfile::tempdir().expect("dir");
         let note = file(&dir, "note.txt", "just a note\n");
-        assert!(convert(&note, "table_to_json", None).is_err());
+        assert!(convert(&note, &note, "table_to_json", None, None).is_err());
         let bin = dir.path().join("b.bin");
         std::fs::write(&bin, [0xff, 0xfe, 0x00]).expect("write");
-        let err = convert(&bin, "sort_lines", None).expect_err("not text");
+        let err = convert(&bin, &bin, "sort_lines", None, None).expect_err("not text");
         assert!(err.contains("not UTF-8"), "{err}");
-        let err = convert(dir.path(), "sort_lines", None).expect_err("a folder");
+        let err = convert(dir.path(), dir.path(), "sort_lines", None, None).expect_err("a folder");
         assert!(err.contains("is a folder"), "{err}");
-        assert!(convert(&note, "shuffle", None).is_err());
+        assert!(convert(&note, &note, "shuffle", None, None).is_err());
     }
 
     #[test]
     fn lines_are_left_out_by_what_they_hold_and_only_when_some_do() {
         let dir = tempfile::tempdir().expect("dir");
         let env = file(&dir, "env.txt", "NAME=shop\nDEBUG=true\nPORT=8000\n");
-        let made = convert(&env, "drop_lines_containing", Some("DEBUG=true")).expect("dropped");
+        let made = convert(
+            &env,
+            &env,
+            "drop_lines_containing",
+            Some("DEBUG=true"),
+            None,
+        )
+        .expect("dropped");
         assert_eq!(made.text, "NAME=shop\nPORT=8000\n");
         assert!(made.what.contains("1 holding"), "{}", made.what);
-        let kept = convert(&env, "keep_lines_containing", Some("=s")).expect("kept");
+        let kept = convert(&env, &env, "keep_lines_containing", Some("=s"), None).expect("kept");
         assert_eq!(kept.text, "NAME=shop\n");
         // Case counts, and a text no line holds writes nothing.
-        let err = convert(&env, "drop_lines_containing", Some("debug")).expect_err("none");
+        let err =
+            convert(&env, &env, "drop_lines_containing", Some("debug"), None).expect_err("none");
         assert!(err.contains("no line"), "{err}");
-        assert!(convert(&env, "drop_lines_containing", None).is_err());
-        assert!(convert(&env, "drop_lines_containing", Some("")).is_err());
+        assert!(convert(&env, &env, "drop_lines_containing", None, None).is_err());
+        assert!(convert(&env, &env, "drop_lines_containing", Some(""), None).is_err());
         let list = file(&dir, "list.txt", "milk\n\neggs\n  \n\nbread\n");
-        let made = convert(&list, "drop_blank_lines", None).expect("dropped");
+        let made = convert(&list, &list, "drop_blank_lines", None, None).expect("dropped");
         assert_eq!(made.text, "milk\neggs\nbread\n");
         assert!(made.what.contains("3 blank"), "{}", made.what);
-        let err = convert(&env, "drop_blank_lines", None).expect_err("none blank");
+        let err = convert(&env, &env, "drop_blank_lines", None, None).expect_err("none blank");
         assert!(err.contains("no blank line"), "{err}");
     }
 }

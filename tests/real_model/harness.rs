@@ -756,6 +756,44 @@ pub async fn follow(
     (end, task)
 }
 
+/// A task's message as a line of a run's log: each sub-task, tool call (with the grant
+/// that let it run unasked, if any), execution result and replan request.
+pub fn log_line(message: &Message) -> Option<String> {
+    Some(match message {
+        Message::SubTask(sub) => format!(
+            "sub-task: {} | context: {} | answer: {}",
+            sub.intent,
+            sub.context.replace('\n', " | "),
+            sub.answer.name()
+        ),
+        Message::ReplanRequest(r) => format!("replan request: {}", r.gap_summary),
+        Message::ExecutionResult(result) => format!(
+            "execution result: {:?}: {}",
+            result.status,
+            artoo::text::one_line(&result.output, 200)
+        ),
+        Message::ToolCallEvent(call) => format!(
+            "tool call: {} {} -> {:?}{} | input {} | output {}",
+            call.record.tool,
+            call.record.target,
+            call.record.status,
+            call.record
+                .grant
+                .as_deref()
+                .map_or_else(String::new, |g| format!(" (under the grant \"{g}\")")),
+            artoo::text::one_line(&call.record.input.to_string(), 200),
+            artoo::text::one_line(
+                call.record
+                    .error
+                    .as_deref()
+                    .unwrap_or(&call.record.output_head),
+                300
+            )
+        ),
+        _ => return None,
+    })
+}
+
 /// One turn: submits, answers Law 1 requests by the policy, waits for the end.
 async fn turn(
     runtime: &Runtime,
@@ -780,34 +818,6 @@ async fn turn(
                 }
                 return Some((decision, ApprovalScope::Once));
             }
-            // For the suite's per-task log: what each executor was asked, and
-            // what it reported.
-            Message::SubTask(sub) => println!(
-                "sub-task: {} | context: {} | answer: {}",
-                sub.intent,
-                sub.context.replace('\n', " | "),
-                sub.answer.name()
-            ),
-            Message::ReplanRequest(r) => println!("replan request: {}", r.gap_summary),
-            Message::ExecutionResult(result) => println!(
-                "execution result: {:?}: {}",
-                result.status,
-                artoo::text::one_line(&result.output, 200)
-            ),
-            Message::ToolCallEvent(call) => println!(
-                "tool call: {} {} -> {:?} | input {} | output {}",
-                call.record.tool,
-                call.record.target,
-                call.record.status,
-                artoo::text::one_line(&call.record.input.to_string(), 200),
-                artoo::text::one_line(
-                    call.record
-                        .error
-                        .as_deref()
-                        .unwrap_or(&call.record.output_head),
-                    300
-                )
-            ),
             Message::LlmCall(call) => {
                 // For the suite's per-task log: a runaway or failed call, as it read.
                 if call.completion_tokens >= 250 || call.error.is_some() {
@@ -826,7 +836,13 @@ async fn turn(
                     call.completion_tokens,
                 ));
             }
-            _ => {}
+            // For the suite's per-task log: what each executor was asked, what it
+            // called and what it reported.
+            other => {
+                if let Some(line) = log_line(other) {
+                    println!("{line}");
+                }
+            }
         }
         None
     })

@@ -15,7 +15,7 @@ use artoo::Config;
 use artoo::contracts::{ApprovalScope, Decision, Message, TaskId, TerminalDirective};
 use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 
-use super::harness::{HARD_MARGIN, follow};
+use super::harness::{HARD_MARGIN, follow, log_line};
 use super::llm_config;
 
 const REQUEST: &str = "move the .log files from ~/inbox into ~/archive, and delete ~/inbox/old.tmp";
@@ -65,11 +65,11 @@ async fn run(runtime: &Runtime, scope: ApprovalScope) -> Ran {
                 };
                 return Some((Decision::Approve, scope));
             }
-            Message::ToolCallEvent(call) => println!(
-                "tool call: {} {} -> {:?} | grant: {:?}",
-                call.record.tool, call.record.target, call.record.status, call.record.grant
-            ),
-            _ => {}
+            other => {
+                if let Some(line) = log_line(other) {
+                    println!("{line}");
+                }
+            }
         }
         None
     });

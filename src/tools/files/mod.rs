@@ -220,7 +220,7 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "max_size",
         "string",
         false,
-        "only files at most this big: bytes or e.g. \"10MB\"",
+        "only files at most this big: bytes or e.g. \"10MB\"; 0 with type folders: only the empty folders",
     ),
     (
         "modified_within",
@@ -462,6 +462,44 @@ pub fn depth_asked(words: &str) -> bool {
             .any(|p| matches!(p, ["any", "depth"] | ["all", "levels"] | ["sub", "folders"]))
 }
 
+/// Words that name folders.
+const FOLDER_WORDS: &[&str] = &[
+    "folder",
+    "folders",
+    "directory",
+    "directories",
+    "dir",
+    "dirs",
+    "subfolder",
+    "subfolders",
+];
+
+/// Whether the request asks for folders that are empty ("the empty folders", "which
+/// folders are empty", "empty subfolders"), in its own words outside names; not for the
+/// verb ("empty the folder").
+pub fn empty_folders_asked(words: &str) -> bool {
+    const OBJECT: &[&str] = &[
+        "the", "my", "your", "this", "that", "these", "those", "out", "it",
+    ];
+    // Line by line: a "Folder: …" label on the next line says nothing of emptiness.
+    words.lines().any(|line| {
+        let tokens: Vec<String> = prose(line)
+            .split(|c: char| !c.is_alphanumeric() && c != '-')
+            .filter(|t| !t.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        tokens.iter().enumerate().any(|(at, t)| {
+            t == "empty"
+                && !tokens
+                    .get(at + 1)
+                    .is_some_and(|n| OBJECT.contains(&n.as_str()))
+                && tokens[at.saturating_sub(4)..tokens.len().min(at + 2)]
+                    .iter()
+                    .any(|n| FOLDER_WORDS.contains(&n.as_str()))
+        })
+    })
+}
+
 /// Whether the request selects files by being empty (`Some(true)`: "the empty logs",
 /// "files that are empty") or by not being empty (`Some(false)`: "non-empty", "not
 /// empty"), from the tokens of the line that says it (lower case). A file's emptiness is its size: 0 bytes, or at
@@ -471,28 +509,8 @@ pub fn depth_asked(words: &str) -> bool {
 fn emptiness_asked(tokens: &[String]) -> Option<bool> {
     /// Things that can be empty without being a file of 0 bytes.
     const NOT_A_FILE: &[&str] = &[
-        "line",
-        "lines",
-        "row",
-        "rows",
-        "cell",
-        "cells",
-        "field",
-        "fields",
-        "column",
-        "columns",
-        "value",
-        "values",
-        "string",
-        "strings",
-        "folder",
-        "folders",
-        "directory",
-        "directories",
-        "dir",
-        "dirs",
-        "subfolder",
-        "subfolders",
+        "line", "lines", "row", "rows", "cell", "cells", "field", "fields", "column", "columns",
+        "value", "values", "string", "strings",
     ];
     /// Words after which "empty" is a verb's object's start.
     const OBJECT: &[&str] = &[
@@ -506,7 +524,10 @@ fn emptiness_asked(tokens: &[String]) -> Option<bool> {
     // What is empty is named next to the word: "empty lines", "folders that are empty"
     // (a "Folder:" label elsewhere in the words says nothing about it).
     let near = &tokens[at.saturating_sub(NEAR)..tokens.len().min(at + 2)];
-    if near.iter().any(|t| NOT_A_FILE.contains(&t.as_str())) {
+    if near
+        .iter()
+        .any(|t| NOT_A_FILE.contains(&t.as_str()) || FOLDER_WORDS.contains(&t.as_str()))
+    {
         return None;
     }
     let word = tokens[at].as_str();

@@ -77,6 +77,8 @@ pub enum Setting {
     Hidden,
     /// `pattern`.
     Pattern,
+    /// `type`.
+    Type,
 }
 
 /// Sets `setting` on the call `input` to `value`, under its own name, after removing
@@ -95,6 +97,7 @@ pub fn set(input: &mut Value, setting: Setting, value: Value) {
         Setting::OlderThan => ("older_than", &[OLDER]),
         Setting::Hidden => ("hidden", &[HIDDEN]),
         Setting::Pattern => ("pattern", &[PATTERN]),
+        Setting::Type => ("type", &[TYPE]),
     };
     if let Some(map) = input.as_object_mut() {
         map.retain(|k, _| !names.iter().any(|n| n.contains(&normal(k).as_str())));

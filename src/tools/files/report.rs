@@ -347,7 +347,13 @@ fn describe(req: &Request) -> String {
     if let Some(c) = req.name_contains.as_deref().filter(|c| !c.is_empty()) {
         let _ = write!(out, " whose name contains \"{}\"", scan::escape_controls(c));
     }
+    let empty_folders = req.kind == super::Kind::Folders
+        && req.max_size == Some(0)
+        && req.min_size.is_none_or(|m| m == 0);
     match (req.min_size, req.max_size) {
+        _ if empty_folders => {
+            out.push_str(" that are empty (nothing in them, hidden entries included)")
+        }
         (Some(min), Some(max)) => {
             let _ = write!(out, " between {} and {}", human(min), human(max));
         }

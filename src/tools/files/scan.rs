@@ -158,13 +158,21 @@ impl Filter {
         self.min_size.is_some() || self.max_size.is_some()
     }
 
+    /// A listing of folders bounded to 0 bytes asks for the empty folders: a folder's
+    /// size is no number of bytes, and "at most 0" of anything is nothing in it.
+    pub(super) fn empty_folders(&self) -> bool {
+        self.kind == Kind::Folders
+            && self.max_size == Some(0)
+            && self.min_size.is_none_or(|m| m == 0)
+    }
+
     fn wants_kind(&self, kind: EntryKind) -> bool {
         let by_type = match self.kind {
             Kind::Files => kind != EntryKind::Folder,
             Kind::Folders => kind == EntryKind::Folder,
             Kind::Any => true,
         };
-        by_type && (!self.sized() || kind == EntryKind::File)
+        by_type && (!self.sized() || kind == EntryKind::File || self.empty_folders())
     }
 
     fn name_matches(&self, name: &OsStr, lower: &str) -> bool {
@@ -330,6 +338,14 @@ pub(super) fn scan(folder: &Path, req: &Request, filter: &Filter, limits: &super
             0
         };
         if filter.sized() && !filter.size_matches(size) {
+            continue;
+        }
+        // An empty folder holds nothing at all, hidden entries included: a folder with
+        // only a `.DS_Store` in it is not one to call empty (or to delete as such).
+        if kind == EntryKind::Folder
+            && filter.empty_folders()
+            && !fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none())
+        {
             continue;
         }
         if !filter.time_matches(meta.modified().ok()) {

@@ -881,3 +881,29 @@ fn size_and_age_are_read_in_the_request_s_words_not_in_the_names_it_gives() {
         "Move from to the 2.5 copies."
     );
 }
+
+#[test]
+fn folders_bounded_to_nothing_are_the_empty_ones_hidden_entries_counting() {
+    let tmp = tempfile::tempdir().unwrap();
+    file(tmp.path(), "alpha/plan.txt", 10, 60);
+    fs::create_dir_all(tmp.path().join("beta")).unwrap();
+    file(tmp.path(), "gamma/.DS_Store", 0, 60);
+    fs::create_dir_all(tmp.path().join("delta/docs")).unwrap();
+    let out = call(
+        tmp.path(),
+        json!({"type": "folders", "recursive": true, "max_size": 0}),
+    )
+    .unwrap();
+    assert_eq!(names(&out), ["beta/", "delta/docs/"], "{out}");
+    assert!(
+        out.starts_with("~/T (recursive), folders that are empty"),
+        "{out}"
+    );
+    // Files bounded to nothing are still the empty files, and no folder.
+    let files = call(
+        tmp.path(),
+        json!({"recursive": true, "max_size": 0, "hidden": true}),
+    )
+    .unwrap();
+    assert_eq!(names(&files), ["gamma/.DS_Store"], "{files}");
+}
