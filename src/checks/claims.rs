@@ -376,7 +376,18 @@ pub fn undone_removals(request: &str, answer: &str, records: &[&ToolCallRecord])
                 continue;
             }
             let tail = object.trim_start_matches('~');
-            if !gone.iter().any(|p| p.ends_with(tail)) {
+            // A call that removes files and names this one counts too: a command run
+            // outside the sandbox has no measured effects.
+            let base = tail.rsplit('/').next().unwrap_or(tail);
+            let named_by_a_remover = records.iter().any(|r| {
+                r.status == ToolCallStatus::Ok
+                    && matches!(
+                        r.tool.builtin(),
+                        Some(ToolName::MoveFiles | ToolName::DeleteFiles | ToolName::Shell)
+                    )
+                    && r.input.to_string().contains(base)
+            });
+            if !named_by_a_remover && !gone.iter().any(|p| p.ends_with(tail)) {
                 return Some(format!(
                     "the request asks to {verb} {object}, and no call did: do it with {tool}, or \
                      say that it was not done and why"

@@ -856,14 +856,26 @@ fn list(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
     // What a listing showed are its entries' names: a list of its words ("5 files, 2
     // folders, 50 bytes; modified just now" has the words of its header and totals)
     // names none of them.
-    let entries: Vec<String> = ok
-        .iter()
-        .filter(|r| r.tool.builtin().is_some_and(|t| LISTINGS.contains(&t)))
+    let listings = || {
+        ok.iter()
+            .filter(|r| r.tool.builtin().is_some_and(|t| LISTINGS.contains(&t)))
+    };
+    let entries: Vec<String> = listings()
         .flat_map(|r| tokens(&r.output_head))
         .filter(|t| is_file_name(t) && !asked.contains(t))
         .collect();
-    if !entries.is_empty() {
-        let named = tokens(answer).iter().any(|t| entries.contains(t));
+    // Hidden entries (`.env`, `.gitignore`) are rows' names no token reads as a file's:
+    // each row's first field, when it starts with a dot.
+    let hidden: Vec<String> = listings()
+        .flat_map(|r| r.output_head.lines())
+        .filter_map(|line| line.split('\t').next().filter(|_| line.contains('\t')))
+        .map(|name| name.rsplit('/').next().unwrap_or(name).to_lowercase())
+        .filter(|name| name.len() > 1 && name.starts_with('.') && name != "..")
+        .collect();
+    if !entries.is_empty() || !hidden.is_empty() {
+        let folded = answer.to_lowercase();
+        let named = tokens(answer).iter().any(|t| entries.contains(t))
+            || hidden.iter().any(|h| folded.contains(h.as_str()));
         return if named {
             Verdict::Fits
         } else {
@@ -1563,6 +1575,34 @@ pub(crate) mod tests {
             ),
             Verdict::Fits
         );
+    }
+
+    #[test]
+    fn a_list_of_hidden_files_names_them_by_their_dotted_names() {
+        let listing = "~/project (not recursive), files matching .* (hidden included): 2 found\n\
+                       .env\t10 B\t2026-12-01 10:20\t-\n.gitignore\t8 B\t2026-12-01 10:20\t-\n\
+                       total: 2 files, 18 bytes (18 B)";
+        let records = [ok(ToolName::ListFiles, "/h/project", listing)];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let request = "Which hidden files are in ~/project?";
+        assert_eq!(
+            check(
+                AnswerShape::List,
+                request,
+                "The hidden files are .env and .gitignore.",
+                &refs
+            ),
+            Verdict::Fits
+        );
+        assert!(matches!(
+            check(
+                AnswerShape::List,
+                request,
+                "The answer lists all hidden files in ~/project.",
+                &refs
+            ),
+            Verdict::Misfit(_)
+        ));
     }
 
     #[test]

@@ -23,6 +23,11 @@
 //! - **A named filter does not lapse.** A later call of the same tool that leaves out a
 //!   filter an earlier one had, and the request names, runs with it.
 //!
+//! - **A calculation computes with what it was given.** Every number of a `calculate`
+//!   expression comes from the request or a result of the task (or is a fixed count:
+//!   100, 60, 24, 7, 12, 365, 1000, 1024); a call with another is never run
+//!   ([`Fit::Refused`]).
+//!
 //! A mended call runs as mended, its record shows what ran, and the model is told what
 //! changed and why.
 
@@ -84,6 +89,9 @@ pub enum Fit {
     },
     /// It narrows by what nobody named: the reason, for the model.
     Unasked(String),
+    /// It computes with what nobody gave: never run, however often it is asked for (a
+    /// number from nowhere gives an exact wrong answer). The reason, for the model.
+    Refused(String),
 }
 
 /// How the call `tool` with `input` stands against `asked`.
@@ -98,7 +106,7 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     if name == ToolName::Calculate
         && let Some(why) = invented_operands(input, &asked)
     {
-        return Fit::Unasked(why);
+        return Fit::Refused(why);
     }
     let mut mended = input.clone();
     let mut notes = filters_dropped(name, &mut mended, &words, asked.earlier);
@@ -189,10 +197,14 @@ fn invented_filter(
     })
 }
 
-/// Numbers any calculation may use without a source: none, one, and a hundred for a
-/// percentage. Any other number comes from the request (in digits or as a word: "the
-/// two totals") or a result (a small model halved a difference nobody asked to halve).
-const FREE_OPERANDS: [f64; 3] = [0.0, 1.0, 100.0];
+/// Numbers any calculation may use without a source: none, one, a hundred for a
+/// percentage, and the fixed counts of time and of bytes (60, 24, 7, 12, 365, 1000,
+/// 1024). Any other number comes from the request (in digits or as a word: "the two
+/// totals") or a result: a small model halved a difference nobody asked to halve, and
+/// multiplied one by its tool's example factor.
+const FREE_OPERANDS: [f64; 10] = [
+    0.0, 1.0, 100.0, 60.0, 24.0, 7.0, 12.0, 365.0, 1000.0, 1024.0,
+];
 
 /// Numbers written as English words, with their values.
 const NUMBER_WORDS: [(&str, f64); 12] = [
@@ -246,8 +258,7 @@ fn invented_operands(input: &Value, asked: &Asked<'_>) -> Option<String> {
     (!unknown.is_empty()).then(|| {
         format!(
             "`expression` uses {} that neither the sub-task nor any result shows: compute \
-             only with the numbers they give (if the calculation needs it as a fixed \
-             constant, make the same call again)",
+             only with the numbers they give",
             unknown.join(", ")
         )
     })
@@ -1144,7 +1155,7 @@ mod tests {
     /// The reason a call is sent back, if it is.
     fn check(tool: ToolName, input: Value, words: &str, seen: &str) -> Option<String> {
         match fit_of(tool, input, words, seen) {
-            Fit::Unasked(why) => Some(why),
+            Fit::Unasked(why) | Fit::Refused(why) => Some(why),
             _ => None,
         }
     }
@@ -1351,6 +1362,16 @@ mod tests {
         )
         .expect("0.15 is nobody's");
         assert!(why.contains("uses 0.15 that neither"), "{why}");
+        // Never run, however often asked: not a narrowing the model may insist on.
+        assert!(matches!(
+            fit_of(
+                ToolName::Calculate,
+                json!({"expression": "(125 - 75) * 0.15"}),
+                words,
+                seen
+            ),
+            Fit::Refused(_)
+        ));
         // Numbers the results and the request show, and a percentage's hundred, run; a
         // halving nobody asked for does not.
         assert!(

@@ -677,6 +677,55 @@ async fn a_file_the_sub_task_asks_to_make_is_owed_until_a_call_writes_it() {
 }
 
 #[tokio::test]
+async fn a_file_the_sub_task_asks_to_move_is_owed_while_it_is_where_it_was() {
+    // Asked for two moves, a small model made the first and finished: the second is
+    // owed, and the next step makes it.
+    let mut fx = effectors(Script::new(), |_| {}).await;
+    for name in ["a.log", "b.tmp"] {
+        std::fs::write(fx.dir.join(name), "x\n").expect("file");
+    }
+    let path = |p: &Path| p.display().to_string();
+    let (dir, archive, bin) = (
+        path(&fx.dir),
+        path(&fx.dir.join("archive")),
+        path(&fx.dir.join("bin")),
+    );
+    let intent = format!("move {dir}/a.log into {archive}, then move {dir}/b.tmp into {bin}");
+    fx.rig.server.push(
+        Role::AgentValidator,
+        [pass_for(&intent, "both files are moved")],
+    );
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool(
+                "move_files",
+                json!({ "from": dir, "names": "a.log", "to": archive }),
+            ),
+            finish("completed", "Moved the files.", "Moved."),
+            tool(
+                "move_files",
+                json!({ "from": dir, "names": "b.tmp", "to": bin }),
+            ),
+            finish("completed", "Moved a.log and b.tmp.", "Moved."),
+        ],
+    );
+    let s = task_subtask(&fx.dir, &intent, "both files are moved");
+    fx.plan(&[&s]);
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched, "{outcome:?}");
+    let prompts = fx.r3_prompts();
+    assert_eq!(prompts.len(), 4);
+    assert!(
+        prompts[2].contains(&format!("asks to move {dir}/b.tmp, and no call did")),
+        "{}",
+        prompts[2]
+    );
+    assert!(fx.dir.join("archive/a.log").exists() && fx.dir.join("bin/b.tmp").exists());
+    assert!(!fx.dir.join("b.tmp").exists());
+}
+
+#[tokio::test]
 async fn a_question_whether_a_file_is_there_is_answered_by_its_absence() {
     // The model read the file asked about, found it missing and reported a failure: the
     // absence is the answer to "is there …?", stated by code.

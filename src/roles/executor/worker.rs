@@ -534,6 +534,11 @@ impl Worker {
                 progress.nudge = Some(format!("The {tool} call was not run: {why}."));
                 return ControlFlow::Continue(());
             }
+            tools::Fit::Refused(why) => {
+                tracing::info!(subtask = %self.subtask.subtask_id, tool = %tool, why, "call refused before it ran");
+                progress.nudge = Some(format!("The {tool} call was not run: {why}."));
+                return ControlFlow::Continue(());
+            }
             tools::Fit::Mended { input, note: why } => {
                 tracing::info!(subtask = %self.subtask.subtask_id, tool = %tool, why, "call mended");
                 note = Some(format!(
@@ -825,6 +830,16 @@ impl Worker {
             if !owed.is_empty() && self.change_unmade(progress) {
                 progress.pressed_for_change = true;
                 progress.nudge = Some(unwritten_nudge(&owed));
+                return ControlFlow::Continue(());
+            }
+            // So is a file the sub-task asks to delete or move that is still where it
+            // was: one part of a two-part request done is not the request done.
+            let refs: Vec<&ToolCallRecord> = records.iter().collect();
+            if let Some(why) =
+                crate::checks::claims::undone_removals(&self.asked_words(), output, &refs)
+            {
+                progress.pressed_for_change = true;
+                progress.nudge = Some(shape_nudge(&why));
                 return ControlFlow::Continue(());
             }
         }
