@@ -174,13 +174,17 @@ const PARAMS: &[Param] = &[
     },
 ];
 
+/// The call's time limit: the one it gives (at most [`MAX_TIMEOUT_SECS`]), or the
+/// setting's when it gives none — or 0, which a small model writes for "no limit of my
+/// own" (a command that failed for its 0 threw away a move made by the same plan).
 fn timeout_of(input: &Value, ctx: &ToolContext) -> Result<u64, ToolError> {
     match input.get("timeout_secs") {
         None | Some(Value::Null) => Ok(ctx.config.tools.shell_timeout_secs),
         Some(v) => match v.as_u64() {
-            Some(n) if n >= 1 => Ok(n.min(MAX_TIMEOUT_SECS)),
+            Some(0) => Ok(ctx.config.tools.shell_timeout_secs),
+            Some(n) => Ok(n.min(MAX_TIMEOUT_SECS)),
             _ => Err(ToolError::InvalidInput(format!(
-                "`timeout_secs` must be a whole number of seconds ≥ 1, got {v}"
+                "`timeout_secs` must be a whole number of seconds, got {v}"
             ))),
         },
     }

@@ -464,6 +464,35 @@ async fn cancelling_the_task_kills_the_running_command_and_its_children() {
 }
 
 #[tokio::test]
+async fn a_shell_time_limit_of_zero_is_the_settings_own_and_a_word_is_an_error() {
+    let rig = Rig::new();
+    let tools = Toolbox::with_tools(vec![Arc::new(Shell::new())]);
+    let r = tools
+        .call(
+            &rig.ctx(),
+            &ToolName::Shell.into(),
+            json!({"command": "echo ran", "timeout_secs": 0}),
+        )
+        .await;
+    assert_eq!(output(&r.outcome).trim(), "ran");
+    let r = tools
+        .call(
+            &rig.ctx(),
+            &ToolName::Shell.into(),
+            json!({"command": "echo ran", "timeout_secs": "soon"}),
+        )
+        .await;
+    assert_eq!(r.record.status, ToolCallStatus::Error, "{r:?}");
+    assert!(
+        r.record
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("`timeout_secs` must be a whole number of seconds")),
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
 async fn the_shell_runs_in_the_workspace_without_the_apps_keys() {
     let rig = Rig::new();
     let ctx = rig.ctx();
