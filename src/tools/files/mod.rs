@@ -313,21 +313,10 @@ pub fn prose(text: &str) -> String {
     text.split_whitespace()
         .filter(|t| {
             let t = t.trim_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '~' | '/'));
-            !(t.contains('/') || t.starts_with('~') || is_file_name(t))
+            !(t.contains('/') || t.starts_with('~') || crate::text::is_file_name(t))
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Whether a token reads as a file name: a stem and an extension of one to five letters
-/// or digits, at least one a letter (`old.tmp`, `a.b.mp3`; not `2.5` or `etc.`).
-fn is_file_name(token: &str) -> bool {
-    token.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty()
-            && (1..=5).contains(&ext.len())
-            && ext.chars().all(|c| c.is_ascii_alphanumeric())
-            && ext.chars().any(|c| c.is_ascii_alphabetic())
-    })
 }
 
 /// Whether `words` speak of size at all: a unit of size (alone or after digits) or a word
@@ -462,6 +451,11 @@ pub fn depth_asked(words: &str) -> bool {
             .any(|p| matches!(p, ["any", "depth"] | ["all", "levels"] | ["sub", "folders"]))
 }
 
+/// Words after which "empty" is a verb whose object starts ("empty the trash").
+const EMPTY_VERB_OBJECT: &[&str] = &[
+    "the", "my", "your", "this", "that", "these", "those", "out", "it",
+];
+
 /// Words that name folders.
 const FOLDER_WORDS: &[&str] = &[
     "folder",
@@ -478,9 +472,6 @@ const FOLDER_WORDS: &[&str] = &[
 /// folders are empty", "empty subfolders"), in its own words outside names; not for the
 /// verb ("empty the folder").
 pub fn empty_folders_asked(words: &str) -> bool {
-    const OBJECT: &[&str] = &[
-        "the", "my", "your", "this", "that", "these", "those", "out", "it",
-    ];
     // Line by line: a "Folder: …" label on the next line says nothing of emptiness.
     words.lines().any(|line| {
         let tokens: Vec<String> = prose(line)
@@ -492,7 +483,7 @@ pub fn empty_folders_asked(words: &str) -> bool {
             t == "empty"
                 && !tokens
                     .get(at + 1)
-                    .is_some_and(|n| OBJECT.contains(&n.as_str()))
+                    .is_some_and(|n| EMPTY_VERB_OBJECT.contains(&n.as_str()))
                 && tokens[at.saturating_sub(4)..tokens.len().min(at + 2)]
                     .iter()
                     .any(|n| FOLDER_WORDS.contains(&n.as_str()))
@@ -511,10 +502,6 @@ fn emptiness_asked(tokens: &[String]) -> Option<bool> {
     const NOT_A_FILE: &[&str] = &[
         "line", "lines", "row", "rows", "cell", "cells", "field", "fields", "column", "columns",
         "value", "values", "string", "strings",
-    ];
-    /// Words after which "empty" is a verb's object's start.
-    const OBJECT: &[&str] = &[
-        "the", "my", "your", "this", "that", "these", "those", "out", "it",
     ];
     /// How many words before "empty" may name what is empty.
     const NEAR: usize = 5;
@@ -536,7 +523,7 @@ fn emptiness_asked(tokens: &[String]) -> Option<bool> {
     }
     if tokens
         .get(at + 1)
-        .is_some_and(|next| OBJECT.contains(&next.as_str()))
+        .is_some_and(|next| EMPTY_VERB_OBJECT.contains(&next.as_str()))
     {
         return None;
     }
