@@ -71,6 +71,8 @@ pub struct Outgoing {
 pub struct Effects<T> {
     published: Vec<Outgoing>,
     deadlines: Vec<(Duration, TaskId, T)>,
+    /// Which of `deadlines` (by index) run on the task's time.
+    task_time: Vec<usize>,
 }
 
 impl<T> Default for Effects<T> {
@@ -78,6 +80,7 @@ impl<T> Default for Effects<T> {
         Self {
             published: Vec::new(),
             deadlines: Vec::new(),
+            task_time: Vec::new(),
         }
     }
 }
@@ -101,8 +104,16 @@ impl<T> Effects<T> {
         });
     }
 
-    /// Sets a deadline `delay` from now for `task`; it comes back as `timer`.
+    /// Sets a deadline `delay` from now for `task`, by the wall clock; it comes back as
+    /// `timer`.
     pub fn after(&mut self, delay: Duration, task: &TaskId, timer: T) {
+        self.deadlines.push((delay, task.clone(), timer));
+    }
+
+    /// Sets a deadline `delay` from now on `task`'s own time: time its questions wait
+    /// for the user does not count ([`crate::lifecycle`]).
+    pub fn after_task_time(&mut self, delay: Duration, task: &TaskId, timer: T) {
+        self.task_time.push(self.deadlines.len());
         self.deadlines.push((delay, task.clone(), timer));
     }
 
@@ -114,6 +125,11 @@ impl<T> Effects<T> {
     /// The deadlines set so far, in order.
     pub fn deadlines(&self) -> &[(Duration, TaskId, T)] {
         &self.deadlines
+    }
+
+    /// Whether the `i`th deadline set runs on its task's time.
+    pub fn on_task_time(&self, i: usize) -> bool {
+        self.task_time.contains(&i)
     }
 }
 
@@ -147,6 +163,7 @@ pub struct Cx<'a, A: Actor + ?Sized> {
     jobs: &'a mut Jobs<A::Done>,
     timers: &'a mut Timers<A::Timer>,
     effects: &'a mut Effects<A::Timer>,
+    registry: &'a Registry,
 }
 
 impl<A: Actor + ?Sized> Cx<'_, A> {
@@ -170,9 +187,22 @@ impl<A: Actor + ?Sized> Cx<'_, A> {
         self.jobs.spawn(task, job)
     }
 
-    /// Calls [`Actor::on_deadline`] with `timer` at `when`, unless `task` closes first.
+    /// Calls [`Actor::on_deadline`] with `timer` at `when` by the wall clock, unless
+    /// `task` closes first.
     pub fn at(&mut self, when: Instant, task: &TaskId, timer: A::Timer) -> TimerId {
-        self.timers.set(when, task, timer)
+        self.timers.set(when, task, timer, None)
+    }
+
+    /// Like [`Cx::at`], on `task`'s own time: the deadline falls later by the time the
+    /// task's questions wait for the user meanwhile ([`Registry::postpone`]).
+    pub fn at_task_time(&mut self, when: Instant, task: &TaskId, timer: A::Timer) -> TimerId {
+        let credited = self.registry.person_time(task).waited;
+        self.timers.set(when, task, timer, Some(credited))
+    }
+
+    /// How long `task` has waited for the user so far ([`Registry::person_time`]).
+    pub fn person_time(&self, task: &TaskId) -> crate::lifecycle::PersonTime {
+        self.registry.person_time(task)
     }
 
     /// Forgets a deadline that has not fallen due; a no-op for one that has.
@@ -229,6 +259,7 @@ impl<A: Actor> Runner<A> {
                             jobs: &mut self.jobs,
                             timers: &mut self.timers,
                             effects: &mut self.effects,
+                            registry: &self.registry,
                         };
                         self.actor.on_done(task, done, &mut cx);
                     }
@@ -249,8 +280,12 @@ impl<A: Actor> Runner<A> {
             };
         }
         let now = Instant::now();
-        for (delay, task, timer) in self.effects.deadlines.drain(..) {
-            self.timers.set(now + delay, &task, timer);
+        let task_time = std::mem::take(&mut self.effects.task_time);
+        for (i, (delay, task, timer)) in self.effects.deadlines.drain(..).enumerate() {
+            let credited = task_time
+                .contains(&i)
+                .then(|| self.registry.person_time(&task).waited);
+            self.timers.set(now + delay, &task, timer, credited);
         }
     }
 
@@ -259,6 +294,7 @@ impl<A: Actor> Runner<A> {
             jobs: &mut self.jobs,
             timers: &mut self.timers,
             effects: &mut self.effects,
+            registry: &self.registry,
         };
         match &env.message {
             Message::TaskClosed(closed) => {
@@ -284,16 +320,31 @@ impl<A: Actor> Runner<A> {
 
     fn on_due(&mut self) {
         let now = Instant::now();
-        while let Some((task, timer)) = self.timers.pop_due(now) {
-            if self.registry.is_closed(&task) {
+        while let Some((id, due)) = self.timers.pop_due(now) {
+            if self.registry.is_closed(&due.task) {
                 continue; // its `TaskClosed` is on the way and will forget the rest
+            }
+            if let Some(credited) = due.credited
+                && let Some(p) = self.registry.postpone(&due.task, due.at, credited, now)
+            {
+                self.timers.put_back(
+                    id,
+                    p.look_at,
+                    Due {
+                        at: p.due,
+                        credited: Some(p.credited),
+                        ..due
+                    },
+                );
+                continue;
             }
             let mut cx = Cx {
                 jobs: &mut self.jobs,
                 timers: &mut self.timers,
                 effects: &mut self.effects,
+                registry: &self.registry,
             };
-            self.actor.on_deadline(task, timer, &mut cx);
+            self.actor.on_deadline(due.task, due.timer, &mut cx);
         }
     }
 }
@@ -375,11 +426,20 @@ impl<D: Send + 'static> Jobs<D> {
     }
 }
 
+/// One set deadline: its task, what it carries back, when it falls, and — for a
+/// deadline on the task's own time — the person time that `at` counts.
+struct Due<T> {
+    task: TaskId,
+    timer: T,
+    at: Instant,
+    credited: Option<Duration>,
+}
+
 /// One heap of deadlines. A cancelled or forgotten deadline stays in the heap until it
 /// reaches the top, where it is dropped, so cancelling costs no search.
 struct Timers<T> {
     heap: BinaryHeap<Reverse<(Instant, u64)>>,
-    set: HashMap<u64, (TaskId, T)>,
+    set: HashMap<u64, Due<T>>,
     next: u64,
 }
 
@@ -394,12 +454,32 @@ impl<T> Default for Timers<T> {
 }
 
 impl<T> Timers<T> {
-    fn set(&mut self, when: Instant, task: &TaskId, timer: T) -> TimerId {
+    fn set(
+        &mut self,
+        when: Instant,
+        task: &TaskId,
+        timer: T,
+        credited: Option<Duration>,
+    ) -> TimerId {
         let id = self.next;
         self.next += 1;
-        self.heap.push(Reverse((when, id)));
-        self.set.insert(id, (task.clone(), timer));
+        self.put_back(
+            id,
+            when,
+            Due {
+                task: task.clone(),
+                timer,
+                at: when,
+                credited,
+            },
+        );
         TimerId(id)
+    }
+
+    /// Looks at deadline `id` (again) at `look_at`; its [`TimerId`] still cancels it.
+    fn put_back(&mut self, id: u64, look_at: Instant, due: Due<T>) {
+        self.heap.push(Reverse((look_at, id)));
+        self.set.insert(id, due);
     }
 
     fn cancel(&mut self, timer: TimerId) {
@@ -407,7 +487,7 @@ impl<T> Timers<T> {
     }
 
     fn forget_task(&mut self, task: &TaskId) {
-        self.set.retain(|_, (t, _)| t != task);
+        self.set.retain(|_, due| &due.task != task);
     }
 
     /// The soonest live deadline.
@@ -421,12 +501,12 @@ impl<T> Timers<T> {
         None
     }
 
-    /// The soonest live deadline at or before `now`, removed.
-    fn pop_due(&mut self, now: Instant) -> Option<(TaskId, T)> {
+    /// The soonest live deadline at or before `now`, removed, with its id.
+    fn pop_due(&mut self, now: Instant) -> Option<(u64, Due<T>)> {
         while self.next_due()? <= now {
             let Reverse((_, id)) = self.heap.pop()?;
-            if let Some(entry) = self.set.remove(&id) {
-                return Some(entry);
+            if let Some(due) = self.set.remove(&id) {
+                return Some((id, due));
             }
         }
         None
@@ -450,6 +530,8 @@ mod tests {
     enum Ask {
         Job(Duration),
         Timer(Duration),
+        /// A deadline on the task's time.
+        TaskTimer(Duration),
         TimerCancelled(Duration),
         /// A deadline and a reply, both as effects.
         Effects(Duration),
@@ -461,6 +543,7 @@ mod tests {
         Some(match kind {
             "job" => Ask::Job(after),
             "timer" => Ask::Timer(after),
+            "task-timer" => Ask::TaskTimer(after),
             "cancelled" => Ask::TimerCancelled(after),
             "effects" => Ask::Effects(after),
             _ => return None,
@@ -486,6 +569,9 @@ mod tests {
                 }
                 Some(Ask::Timer(after)) => {
                     cx.at(Instant::now() + after, task, a.answer.clone());
+                }
+                Some(Ask::TaskTimer(after)) => {
+                    cx.at_task_time(Instant::now() + after, task, a.answer.clone());
                 }
                 Some(Ask::TimerCancelled(after)) => {
                     let id = cx.at(Instant::now() + after, task, a.answer.clone());
@@ -627,20 +713,39 @@ mod tests {
         assert_eq!(rig.next().await, "due effects 100");
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_deadline_on_the_tasks_time_waits_out_the_persons_time_and_a_wall_one_does_not() {
+        let mut rig = start();
+        let task = TaskId::mint();
+        let start = Instant::now();
+        rig.tell(&task, "task-timer 1000");
+        rig.tell(&task, "timer 2000");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        rig.registry.awaiting_person(&task, "q");
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        rig.registry.person_answered(&task, "q");
+        // The wall deadline fell at 2 s while the question was open.
+        assert_eq!(rig.heard.try_recv().ok().as_deref(), Some("due timer 2000"));
+        assert!(rig.heard.try_recv().is_err(), "the task's deadline waits");
+        assert_eq!(rig.next().await, "due task-timer 1000");
+        // One second of the task's own time: 10 s of person time later.
+        assert_eq!(start.elapsed(), Duration::from_millis(11_000));
+    }
+
     #[test]
     fn a_cancelled_or_forgotten_deadline_never_falls_due() {
         let now = Instant::now();
         let (a, b) = (TaskId::mint(), TaskId::mint());
         let mut timers = Timers::default();
-        let first = timers.set(now, &a, 1);
-        timers.set(now + Duration::from_secs(1), &b, 2);
-        timers.set(now + Duration::from_secs(2), &a, 3);
+        let first = timers.set(now, &a, 1, None);
+        timers.set(now + Duration::from_secs(1), &b, 2, None);
+        timers.set(now + Duration::from_secs(2), &a, 3, None);
         timers.cancel(first);
         assert_eq!(timers.next_due(), Some(now + Duration::from_secs(1)));
         timers.forget_task(&a);
         let later = now + Duration::from_secs(10);
-        assert_eq!(timers.pop_due(later).map(|(_, t)| t), Some(2));
-        assert_eq!(timers.pop_due(later).map(|(_, t)| t), None);
+        assert_eq!(timers.pop_due(later).map(|(_, d)| d.timer), Some(2));
+        assert_eq!(timers.pop_due(later).map(|(_, d)| d.timer), None);
         assert_eq!(timers.next_due(), None);
     }
 }

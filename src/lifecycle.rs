@@ -9,10 +9,20 @@
 //! the registry's window ([`crate::limits::Limits::closed_tasks_remembered`]), and every
 //! id that leaves the window is handed back to the caller that closed the task, so the
 //! runtime's other per-task records are let go at the same moment.
+//!
+//! It also keeps each task's **person time**: while a Law 1 question or a clarifying
+//! question of the task waits for the user, the task's own clock stands still. Every
+//! deadline measured on the task's time (its budget, the validators' backstops, the
+//! executor's bound on an attempt) is pushed back by the person time that passed since
+//! it was set ([`Registry::postpone`]) — a person thinking over a dialog spends none of
+//! the task's budget — while the questions themselves wait by the wall clock, for the
+//! task's answer window ([`Registry::answer_window`]: a schedule's own, or the settings').
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::contracts::{TaskClosed, TaskId};
@@ -29,11 +39,58 @@ pub enum TaskState {
     Cancelled,
 }
 
+/// While a deadline on the task's time is postponed for a question still open, it is
+/// looked at again no sooner than this: the answer ends the wait, and the deadline then
+/// falls exactly the person time later.
+pub const RECHECK: Duration = Duration::from_secs(1);
+
 struct State {
     live: HashMap<TaskId, CancellationToken>,
     closed: Recent<TaskId>,
     /// The closed tasks (in `closed`) that the user cancelled.
     cancelled: HashSet<TaskId>,
+    /// Person time of the live tasks that ever waited for someone.
+    waits: HashMap<TaskId, Waits>,
+    /// Answer windows of live tasks that have their own (a schedule's run).
+    windows: HashMap<TaskId, Duration>,
+}
+
+/// One task's person time: the questions open now, since when one has been, and the
+/// time all earlier waits took (overlapping questions count once).
+#[derive(Default)]
+struct Waits {
+    open: HashSet<String>,
+    since: Option<Instant>,
+    before: Duration,
+}
+
+impl Waits {
+    fn total(&self, now: Instant) -> Duration {
+        self.before
+            + self
+                .since
+                .map_or(Duration::ZERO, |s| now.saturating_duration_since(s))
+    }
+}
+
+/// A deadline on a task's time, moved by the person time since it was set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Postponed {
+    /// When it falls as far as is known now.
+    pub due: Instant,
+    /// The person time this counts.
+    pub credited: Duration,
+    /// When to look at it again: `due`, or later while a question is open.
+    pub look_at: Instant,
+}
+
+/// How long a task has waited for a person, and whether it still does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PersonTime {
+    /// The time at least one question of the task was open, up to now.
+    pub waited: Duration,
+    /// Whether a question is open now.
+    pub open: bool,
 }
 
 /// The shared task registry. Cheap to clone.
@@ -53,6 +110,8 @@ impl Registry {
                 live: HashMap::new(),
                 closed: Recent::new(remembered.max(1)),
                 cancelled: HashSet::new(),
+                waits: HashMap::new(),
+                windows: HashMap::new(),
             })),
         }
     }
@@ -103,6 +162,8 @@ impl Registry {
             live,
             closed,
             cancelled: by_user,
+            waits,
+            windows,
         } = &mut *st;
         let mut forgotten = Vec::new();
         let fresh = closed.insert(task.clone(), |old| {
@@ -115,6 +176,8 @@ impl Registry {
         if let Some(t) = live.remove(task) {
             t.cancel();
         }
+        waits.remove(task);
+        windows.remove(task);
         if cancelled {
             by_user.insert(task.clone());
         }
@@ -136,6 +199,96 @@ impl Registry {
     /// The root (shutdown) token.
     pub fn root(&self) -> &CancellationToken {
         &self.root
+    }
+
+    /// A question of `task` named `key` now waits for the user: the task's own clock
+    /// stands still until every open one is answered. Nothing is kept for a closed task.
+    pub fn awaiting_person(&self, task: &TaskId, key: &str) {
+        if self.is_closed(task) {
+            return;
+        }
+        let mut st = self.lock();
+        let waits = st.waits.entry(task.clone()).or_default();
+        if waits.open.insert(key.to_string()) && waits.since.is_none() {
+            waits.since = Some(Instant::now());
+        }
+    }
+
+    /// The question `key` of `task` was answered, expired or withdrawn.
+    pub fn person_answered(&self, task: &TaskId, key: &str) {
+        let mut st = self.lock();
+        let Some(waits) = st.waits.get_mut(task) else {
+            return;
+        };
+        if waits.open.remove(key)
+            && waits.open.is_empty()
+            && let Some(since) = waits.since.take()
+        {
+            waits.before += since.elapsed();
+        }
+    }
+
+    /// How long `task` has waited for the user so far.
+    pub fn person_time(&self, task: &TaskId) -> PersonTime {
+        let st = self.lock();
+        st.waits
+            .get(task)
+            .map_or_else(PersonTime::default, |w| PersonTime {
+                waited: w.total(Instant::now()),
+                open: !w.open.is_empty(),
+            })
+    }
+
+    /// The one rule for deadlines on a task's time: a deadline `due` set when the task
+    /// had waited `credited` for a person falls that much later as it has waited since.
+    /// `None` when the deadline is due as set. While a question is still open the wait's
+    /// end is unknown, so the deadline is looked at again [`RECHECK`] from `now` at the
+    /// soonest.
+    pub fn postpone(
+        &self,
+        task: &TaskId,
+        due: Instant,
+        credited: Duration,
+        now: Instant,
+    ) -> Option<Postponed> {
+        let PersonTime { waited, open } = self.person_time(task);
+        let owed = waited.saturating_sub(credited);
+        if owed.is_zero() && !open {
+            return None;
+        }
+        let due = due + owed;
+        let look_at = if open { due.max(now + RECHECK) } else { due };
+        (look_at > now).then_some(Postponed {
+            due,
+            credited: waited,
+            look_at,
+        })
+    }
+
+    /// Sleeps until `due` on `task`'s time, set when the task had waited `credited` for
+    /// a person: [`Registry::postpone`]d by every wait since.
+    pub async fn sleep_task_time(&self, task: &TaskId, due: Instant, credited: Duration) {
+        let (mut due, mut credited, mut look_at) = (due, credited, due);
+        loop {
+            tokio::time::sleep_until(look_at).await;
+            match self.postpone(task, due, credited, Instant::now()) {
+                Some(p) => (due, credited, look_at) = (p.due, p.credited, p.look_at),
+                None => return,
+            }
+        }
+    }
+
+    /// Gives `task` its own answer window: its questions wait this long for the user
+    /// (a schedule's run, whose user may be away) instead of the settings' timeout.
+    pub fn set_answer_window(&self, task: &TaskId, window: Duration) {
+        if !self.is_closed(task) {
+            self.lock().windows.insert(task.clone(), window);
+        }
+    }
+
+    /// The task's own answer window, when it has one.
+    pub fn answer_window(&self, task: &TaskId) -> Option<Duration> {
+        self.lock().windows.get(task).copied()
     }
 }
 
@@ -197,6 +350,124 @@ mod tests {
             r.is_closed(&running),
             "nothing starts once the runtime stops"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn person_time_counts_overlapping_questions_once_and_only_while_one_is_open() {
+        let r = Registry::new(CancellationToken::new(), 16);
+        let (task, other) = (TaskId::mint(), TaskId::mint());
+        r.awaiting_person(&task, "a");
+        tokio::time::advance(Duration::from_secs(5)).await;
+        r.awaiting_person(&task, "b");
+        tokio::time::advance(Duration::from_secs(5)).await;
+        r.person_answered(&task, "a");
+        assert_eq!(
+            r.person_time(&task),
+            PersonTime {
+                waited: Duration::from_secs(10),
+                open: true
+            }
+        );
+        tokio::time::advance(Duration::from_secs(2)).await;
+        r.person_answered(&task, "b");
+        r.person_answered(&task, "b");
+        tokio::time::advance(Duration::from_secs(30)).await;
+        assert_eq!(
+            r.person_time(&task),
+            PersonTime {
+                waited: Duration::from_secs(12),
+                open: false
+            },
+            "nothing counts once every question is answered"
+        );
+        assert_eq!(r.person_time(&other), PersonTime::default());
+        r.close(&task, false);
+        assert_eq!(r.person_time(&task), PersonTime::default());
+        r.awaiting_person(&task, "late");
+        assert_eq!(
+            r.person_time(&task),
+            PersonTime::default(),
+            "a closed task waits for no one"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_deadline_on_the_tasks_time_falls_the_person_time_later() {
+        let r = Registry::new(CancellationToken::new(), 16);
+        let task = TaskId::mint();
+        let start = Instant::now();
+        let due = start + Duration::from_secs(10);
+        assert_eq!(r.postpone(&task, due, Duration::ZERO, due), None);
+        tokio::time::advance(Duration::from_secs(4)).await;
+        r.awaiting_person(&task, "q");
+        tokio::time::advance(Duration::from_secs(6)).await;
+        // Due as set, but six seconds of it were the person's, and the question is open.
+        let p = r
+            .postpone(&task, due, Duration::ZERO, Instant::now())
+            .expect("postponed");
+        assert_eq!(p.credited, Duration::from_secs(6));
+        assert_eq!((p.due, p.look_at), (due + Duration::from_secs(6), p.due));
+        tokio::time::advance(Duration::from_secs(20)).await;
+        r.person_answered(&task, "q");
+        // 26 s of person time in all: the task's 10 s end at 36 s, not before.
+        let last = r
+            .postpone(&task, p.due, p.credited, Instant::now())
+            .expect("postponed");
+        assert_eq!(last.due, start + Duration::from_secs(36));
+        assert_eq!(last.look_at, last.due);
+        assert_eq!(last.credited, Duration::from_secs(26));
+        assert_eq!(r.postpone(&task, last.due, last.credited, last.due), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_open_question_is_looked_at_again_no_sooner_than_the_recheck() {
+        let r = Registry::new(CancellationToken::new(), 16);
+        let task = TaskId::mint();
+        let due = Instant::now() + Duration::from_millis(10);
+        r.awaiting_person(&task, "q");
+        tokio::time::advance(Duration::from_millis(10)).await;
+        let now = Instant::now();
+        let p = r
+            .postpone(&task, due, Duration::ZERO, now)
+            .expect("postponed");
+        assert_eq!(p.due, due + Duration::from_millis(10));
+        assert_eq!(
+            p.look_at,
+            now + RECHECK,
+            "the deadline itself is not moved by the look"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn sleeping_on_the_tasks_time_outlasts_a_wait_for_a_person() {
+        let r = Registry::new(CancellationToken::new(), 16);
+        let task = TaskId::mint();
+        let start = Instant::now();
+        let asker = {
+            let r = r.clone();
+            let task = task.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                r.awaiting_person(&task, "q");
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                r.person_answered(&task, "q");
+            })
+        };
+        r.sleep_task_time(&task, start + Duration::from_secs(3), Duration::ZERO)
+            .await;
+        assert_eq!(start.elapsed(), Duration::from_secs(33));
+        asker.await.expect("asker");
+    }
+
+    #[test]
+    fn a_tasks_own_answer_window_is_kept_while_it_lives() {
+        let r = Registry::new(CancellationToken::new(), 16);
+        let task = TaskId::mint();
+        assert_eq!(r.answer_window(&task), None);
+        r.set_answer_window(&task, Duration::from_secs(3600));
+        assert_eq!(r.answer_window(&task), Some(Duration::from_secs(3600)));
+        r.close(&task, false);
+        assert_eq!(r.answer_window(&task), None);
     }
 
     #[test]

@@ -19,8 +19,13 @@ pub struct Limits {
     /// about one of them is ignored, a late `wait` still gets its end, and a Law 1 request
     /// raised after its task closed is denied at once.
     pub closed_tasks_remembered: usize,
-    /// An unanswered Law 1 request is denied after this long (settings: `laws`).
+    /// An unanswered Law 1 request is denied after this long (settings: `laws`), unless
+    /// its task has its own answer window (a schedule's run).
     pub confirm_timeout: Duration,
+    /// An unanswered clarifying question is answered "go on as understood" after this
+    /// long. Like a Law 1 request, it waits by the wall clock while the task's own clock
+    /// stands still ([`crate::lifecycle`]).
+    pub clarification_timeout: Duration,
     /// The longest wall-clock budget a task can get (the settings' fixed
     /// `budgets.time_budget_ms`, or the ceiling of the budgets derived from the model's
     /// speed); R4a closes an attempt that R3 never reports on after this long.
@@ -67,6 +72,7 @@ impl Limits {
         Self {
             closed_tasks_remembered: 4096,
             confirm_timeout,
+            clarification_timeout: Duration::from_secs(120),
             task_budget,
             answer_grace: Duration::from_secs(2),
             audit_query_timeout: Duration::from_secs(3),
@@ -86,6 +92,7 @@ impl Limits {
     pub fn check(&self) -> Result<(), LimitsError> {
         let durations = [
             ("confirm_timeout", self.confirm_timeout),
+            ("clarification_timeout", self.clarification_timeout),
             ("task_budget", self.task_budget),
             ("answer_grace", self.answer_grace),
             ("audit_query_timeout", self.audit_query_timeout),

@@ -1,6 +1,7 @@
 //! `artoo schedule`: scheduled tasks. `add` keeps one ("every weekday at 9, summarize
-//! ~/Downloads", or `--when "every weekday at 9"` and the task), `list` shows them with
-//! their next run, `rm ID` removes one. A task typed at the REPL or given to `artoo run`
+//! ~/Downloads", or `--when "every weekday at 9"` and the task; `--window 2h` for how
+//! long a run's question waits for the user), `list` shows them with their next run,
+//! `rm ID` removes one. A task typed at the REPL or given to `artoo run`
 //! that says when it should run is kept the same way ([`made_from`]). The desktop app
 //! runs them while it runs.
 //!
@@ -29,6 +30,10 @@ pub enum ScheduleCommand {
         /// it, the task's own words say when.
         #[arg(long)]
         when: Option<String>,
+        /// How long a run's question (an action needing your approval) waits for your
+        /// answer: "90" minutes, "2h", "1 day" (default 1 h; no answer is a no).
+        #[arg(long)]
+        window: Option<String>,
         /// The task (several words are joined with spaces).
         #[arg(required = true, value_name = "TEXT")]
         text: Vec<String>,
@@ -79,8 +84,8 @@ fn table(views: &[ScheduleView]) -> Vec<String> {
             n => format!("ran {n} times"),
         };
         lines.push(format!(
-            "{}  {} — {}  (next: {next}; {runs})",
-            v.schedule.id, v.when, v.schedule.task
+            "{}  {} — {}  (next: {next}; {runs}; {})",
+            v.schedule.id, v.when, v.schedule.task, v.window
         ));
     }
     lines.push("Scheduled tasks run while the artoo app is running.".to_string());
@@ -101,25 +106,36 @@ pub fn run(config: &Config, args: ScheduleArgs) -> anyhow::Result<()> {
                 println!("{line}");
             }
         }
-        ScheduleCommand::Add { when, text } => {
+        ScheduleCommand::Add { when, window, text } => {
             let text = text.join(" ");
-            let view = match when {
+            let window = match window.as_deref().map(|w| (w, schedule::parse_window(w))) {
+                None => None,
+                Some((_, Some(window))) => Some(window),
+                Some((w, None)) => bail!(
+                    "\"{w}\" is not a window artoo reads: say it like \"90\" (minutes), \"2h\" or \"1 day\""
+                ),
+            };
+            let (rule, task) = match when {
                 Some(when) => {
                     let Some(rule) = Rule::parse(&when) else {
                         bail!(
                             "\"{when}\" is not a schedule artoo reads: say it like \"every weekday at 9\", \"every monday and thursday at 8pm\", \"every 2 hours\" or \"每天 9 点\""
                         );
                     };
-                    let s = store.add(Schedule::new(&text, rule, now.to_utc()))?;
-                    ScheduleView::of(s, &now)
+                    (rule, text)
                 }
-                None => match schedule::add_from_request(&store, &text, &now) {
-                    Some(made) => made?,
+                None => match schedule::parse_request(&text) {
+                    Some(made) => made,
                     None => bail!(
                         "the task does not say when it should run: start it with, say, \"every weekday at 9,\" or give --when"
                     ),
                 },
             };
+            let mut made = Schedule::new(&task, rule, now.to_utc());
+            if let Some(window) = window {
+                made = made.with_answer_window(window);
+            }
+            let view = ScheduleView::of(store.add(made)?, &now);
             println!("{}", cli_message(&view, &now));
         }
         ScheduleCommand::Rm { id } => {
@@ -144,6 +160,7 @@ mod tests {
             ScheduleArgs {
                 command: ScheduleCommand::Add {
                     when: Some("every weekday at 9".into()),
+                    window: Some("2h".into()),
                     text: vec!["summarize".into(), "~/Downloads".into()],
                 },
             },
@@ -152,11 +169,34 @@ mod tests {
         let kept = store.list().unwrap();
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].task, "summarize ~/Downloads");
+        assert_eq!(kept[0].answer_window_secs, 2 * 3600);
+        let unread = run(
+            &config,
+            ScheduleArgs {
+                command: ScheduleCommand::Add {
+                    when: Some("every day at 8".into()),
+                    window: Some("a while".into()),
+                    text: vec!["x".into()],
+                },
+            },
+        );
+        assert!(
+            unread
+                .unwrap_err()
+                .to_string()
+                .contains("not a window artoo reads")
+        );
+        assert_eq!(
+            store.list().unwrap().len(),
+            1,
+            "nothing kept with a bad window"
+        );
         let bad = run(
             &config,
             ScheduleArgs {
                 command: ScheduleCommand::Add {
                     when: Some("sometimes".into()),
+                    window: None,
                     text: vec!["x".into()],
                 },
             },
@@ -186,7 +226,10 @@ mod tests {
             lines[0].contains("every weekday at 09:00 — summarize ~/Downloads  (next: "),
             "{lines:?}"
         );
-        assert!(lines[0].ends_with("not run yet)"), "{lines:?}");
+        assert!(
+            lines[0].ends_with("not run yet; a question waits up to 2 h for your answer)"),
+            "{lines:?}"
+        );
         run(
             &config,
             ScheduleArgs {

@@ -56,6 +56,11 @@ pub struct ScheduledRun {
     pub missed: u32,
     /// The run in words, for the result.
     pub note: String,
+    /// How long a question of the run waits for the user (its Law 1 requests), in
+    /// seconds: the schedule's own window, which may outlast the task's budget (time a
+    /// person is awaited is not the task's). 0: the settings' confirmation timeout.
+    #[serde(default)]
+    pub answer_window_secs: u64,
 }
 
 /// Limits the user set on a task. Every field is optional; the default has none.

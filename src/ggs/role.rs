@@ -111,13 +111,14 @@ impl Actor for Solver {
             state.set_submitted(b.submitted_at, &b.raw_input, b.time_budget_ms);
             state.scheduled = b.scheduled.clone();
             let at = Instant::now() + Duration::from_millis(b.time_budget_ms);
-            let timer = cx.at(at, &task_id, Arc::new(b.clone()));
+            let timer = cx.at_task_time(at, &task_id, Arc::new(b.clone()));
             if let Some(old) = self.budgets.insert(task_id, timer) {
                 cx.cancel(old);
             }
             return;
         }
-        let Some(step) = self.step(env) else {
+        let waited = cx.person_time(&task_id).waited;
+        let Some(step) = self.step(env, waited) else {
             return;
         };
         match step {
@@ -162,7 +163,8 @@ impl Actor for Solver {
 
     fn on_deadline(&mut self, task: TaskId, budget: Arc<TaskSubmitted>, cx: &mut Cx<'_, Self>) {
         self.budgets.remove(&task);
-        self.out_of_budget(&task, &budget, cx.effects());
+        let waited = cx.person_time(&task).waited;
+        self.out_of_budget(&task, &budget, waited, cx.effects());
     }
 
     fn on_task_closed(&mut self, closed: &TaskClosed, _cx: &mut Cx<'_, Self>) {
@@ -176,7 +178,13 @@ impl Solver {
     /// A task's budget ran out. Still running: abandon now with the code-built graceful
     /// result (no model call: the budget is spent). Being abandoned: the graceful part
     /// stops waiting for R2 and goes out code-built. Ended: nothing.
-    fn out_of_budget(&mut self, task_id: &TaskId, budget: &TaskSubmitted, out: &mut impl Outbox) {
+    fn out_of_budget(
+        &mut self,
+        task_id: &TaskId,
+        budget: &TaskSubmitted,
+        waited: Duration,
+        out: &mut impl Outbox,
+    ) {
         match self.ended.get(task_id) {
             Some(Some(hurry)) => return hurry.cancel(),
             Some(None) => return,
@@ -205,30 +213,32 @@ impl Solver {
         }
         tracing::info!(task = %task_id, budget_ms = budget.time_budget_ms,
             "the task's time budget ran out; abandoning");
+        state.set_person_time(waited);
         let pending = state.budget_exhausted(budget.time_budget_ms, &self.settings, now);
         self.ended.insert(task_id.clone(), None);
         deliver(out, pending.complete(None, now), &self.home);
     }
 
-    fn step(&mut self, env: &Envelope) -> Option<Step> {
+    /// GGS's reaction to one message; `waited` is the task's person time so far.
+    fn step(&mut self, env: &Envelope, waited: Duration) -> Option<Step> {
         let now = self.clock.now();
         match &env.message {
             Message::ReplanRequest(r) => Some(
-                state_for(&mut self.tasks, &r.task_id, &r.intent, now).observe(
+                state_at(&mut self.tasks, &r.task_id, &r.intent, now, waited).observe(
                     Observation::Rejected(r),
                     &self.settings,
                     now,
                 ),
             ),
             Message::OutcomeSummary(s) => Some(
-                state_for(&mut self.tasks, &s.task_id, &s.intent, now).observe(
+                state_at(&mut self.tasks, &s.task_id, &s.intent, now, waited).observe(
                     Observation::Accepted(s),
                     &self.settings,
                     now,
                 ),
             ),
             Message::PlanningFailed(f) => Some(Step::Abandon(
-                state_for(&mut self.tasks, &f.task_id, &f.intent, now).planning_failed(
+                state_at(&mut self.tasks, &f.task_id, &f.intent, now, waited).planning_failed(
                     f,
                     &self.settings,
                     now,
@@ -266,6 +276,19 @@ fn state_for<'a>(
     tasks
         .entry(task_id.clone())
         .or_insert_with(|| TaskState::new(task_id.clone(), intent, now))
+}
+
+/// The task's state, told how long the task has waited for the user so far.
+fn state_at<'a>(
+    tasks: &'a mut HashMap<TaskId, TaskState>,
+    task_id: &TaskId,
+    intent: &str,
+    now: chrono::DateTime<chrono::Utc>,
+    waited: Duration,
+) -> &'a mut TaskState {
+    let state = state_for(tasks, task_id, intent, now);
+    state.set_person_time(waited);
+    state
 }
 
 fn write_megrams(out: &mut impl Outbox, task_id: &TaskId, megrams: Vec<crate::contracts::Megram>) {

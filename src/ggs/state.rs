@@ -119,6 +119,9 @@ pub struct TaskState {
     raw_input: String,
     /// The task's own time budget, from its submission (0 until then).
     budget_ms: u64,
+    /// The time the task has waited for the user so far ([`crate::lifecycle`]): none
+    /// of it is the task's, so Ω's elapsed term leaves it out.
+    person_ms: u64,
     /// The last round's D and P, for a budget abandon between rounds.
     last_dp: Option<(f64, f64)>,
     /// The Best Practices R2 was told to prefer for round `preferred_round`.
@@ -140,6 +143,7 @@ impl TaskState {
             submitted_at: None,
             raw_input: String::new(),
             budget_ms: 0,
+            person_ms: 0,
             last_dp: None,
             task_id,
             intent: intent.trim().to_string(),
@@ -296,9 +300,19 @@ impl TaskState {
     }
 
     /// Milliseconds since the submit, when known.
+    /// The task's own time since it was submitted: the wall time less the time it
+    /// waited for the user.
     fn since_submit_ms(&self, now: DateTime<Utc>) -> Option<u64> {
-        self.submitted_at
-            .map(|at| u64::try_from((now - at).num_milliseconds()).unwrap_or(0))
+        self.submitted_at.map(|at| {
+            u64::try_from((now - at).num_milliseconds())
+                .unwrap_or(0)
+                .saturating_sub(self.person_ms)
+        })
+    }
+
+    /// Records how long the task has waited for the user so far.
+    pub fn set_person_time(&mut self, waited: std::time::Duration) {
+        self.person_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
     }
 
     /// The task's time budget ran out before it ended: abandon now, with what was
@@ -379,8 +393,9 @@ impl TaskState {
             },
             facts.rejection,
         );
-        // R4b's clock only moves forward; a missing elapsed_ms (0) keeps the last one.
-        // The task's own clock (from the submit) is the longer one when known.
+        // R4b's clock (from the first plan) only moves forward; a missing elapsed_ms
+        // (0) keeps the last one. The task's own clock (from the submit) is the longer
+        // one when known. Both leave out the time the task waited for the user.
         let elapsed_ms = facts
             .elapsed_ms
             .max(self.last_elapsed_ms)

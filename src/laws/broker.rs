@@ -55,6 +55,7 @@ use crate::contracts::{
 use crate::laws::classify::Assessment;
 use crate::laws::effect_grants;
 use crate::laws::grants::GrantStore;
+use crate::lifecycle::Registry;
 use crate::limits::Limits;
 
 /// The answer to one confirmation request.
@@ -145,6 +146,9 @@ pub struct ConfirmationBroker {
     always: Option<GrantStore>,
     /// What grants by effect are held against.
     places: GrantPlaces,
+    /// Where a task's own answer window is kept (a schedule's run); without it, or for
+    /// a task with none, a request waits `timeout`.
+    windows: Option<Registry>,
 }
 
 /// What grants by effect are held against: the home folder and the workspace (the
@@ -197,7 +201,23 @@ impl ConfirmationBroker {
             memory: Arc::default(),
             always: None,
             places: GrantPlaces::default(),
+            windows: None,
         }
+    }
+
+    /// Lets a task's own answer window ([`Registry::answer_window`]) set how long its
+    /// requests wait.
+    pub fn with_answer_windows(mut self, registry: Registry) -> Self {
+        self.windows = Some(registry);
+        self
+    }
+
+    /// How long a request of `task` waits before it is denied.
+    pub fn window(&self, task: &TaskId) -> Duration {
+        self.windows
+            .as_ref()
+            .and_then(|r| r.answer_window(task))
+            .unwrap_or(self.timeout)
     }
 
     /// Lets go of everything kept about `task`: its denials, its `task`-scope
@@ -402,7 +422,7 @@ impl ConfirmationBroker {
         &self.bus
     }
 
-    /// How long a request waits before it is denied.
+    /// How long a request of a task without its own window waits before it is denied.
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
@@ -410,7 +430,8 @@ impl ConfirmationBroker {
     /// Builds the request for one gated action, with a fresh id.
     pub fn request_for(&self, action: GatedAction<'_>) -> ConfirmationRequest {
         let expires_at = self.clock.now()
-            + chrono::Duration::from_std(self.timeout).unwrap_or(chrono::Duration::MAX);
+            + chrono::Duration::from_std(self.window(action.task_id))
+                .unwrap_or(chrono::Duration::MAX);
         let a = action.assessment;
         ConfirmationRequest {
             request_id: RequestId::mint(),
@@ -460,7 +481,7 @@ impl ConfirmationBroker {
         tokio::select! {
             biased;
             _ = cancel.cancelled() => deny(DecisionSource::Dropped),
-            reply = tokio::time::timeout(self.timeout, pending) => match reply {
+            reply = tokio::time::timeout(self.window(&request.task_id), pending) => match reply {
                 Err(_elapsed) => deny(DecisionSource::Timeout),
                 Ok(Err(_closed)) => deny(DecisionSource::Dropped),
                 Ok(Ok(envelope)) => match &envelope.message {

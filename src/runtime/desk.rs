@@ -5,9 +5,16 @@
 //! in the task registry (its token stops leftover work) and announces it to every role
 //! with one `TaskClosed`.
 //!
+//! While a Law 1 request or a clarifying question is open, its task waits for a person:
+//! the desk says so to the task registry, whose person time stops the task's own clock
+//! ([`crate::lifecycle`]). A request waits the task's answer window (a schedule's own,
+//! else the settings'); a question waits the clarification timeout and then has "go on
+//! as understood" for its answer.
+//!
 //! **Invariant:** every Law 1 request gets exactly one answer on the bus — the user's,
 //! or `deny` when it expires, when its task is cancelled, or when the runtime stops — and
-//! a request that was answered can never be answered again. Every task that ends gets
+//! a request that was answered can never be answered again. A task waits for a person
+//! exactly while one of its requests or questions is open here. Every task that ends gets
 //! exactly one `TaskClosed`. The desk holds the running tasks plus the closed ones the
 //! registry still remembers, and lets a task go (with its usage) when the registry does.
 
@@ -77,6 +84,22 @@ struct OpenConfirmation {
     envelope: EnvelopeId,
     from: Role,
     request: ConfirmationRequest,
+}
+
+/// What the desk's loop expires: a Law 1 request, or a task's question of one round.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Expiry {
+    Confirmation(TaskId, RequestId),
+    Clarification(TaskId, u32),
+}
+
+/// The name a task's open question waits under in the registry's person time (a task
+/// has at most one open).
+const CLARIFICATION_WAIT: &str = "clarification";
+
+/// The name a Law 1 request waits under in the registry's person time.
+fn wait_key(id: RequestId) -> String {
+    format!("law1 {id}")
 }
 
 struct OpenClarification {
@@ -342,15 +365,22 @@ impl Desk {
             .take_when_seen(grace, |st| st.clarifications.remove(task))
             .await
             .ok_or_else(|| AnswerError::NoSuchClarification(task.clone()))?;
+        self.answer_question(open, answer);
+        Ok(())
+    }
+
+    /// Sends the answer to a question taken off the desk; its task waits no more.
+    fn answer_question(&self, open: OpenClarification, answer: &str) {
+        let task = open.request.task_id.clone();
+        self.tasks.person_answered(&task, CLARIFICATION_WAIT);
         self.user.reply(
             open.from,
             open.envelope,
             ClarificationAnswer {
-                task_id: task.clone(),
+                task_id: task,
                 answer: answer.to_string(),
             },
         );
-        Ok(())
     }
 
     async fn take_when_seen<T>(
@@ -377,6 +407,8 @@ impl Desk {
         source: DecisionSource,
         scope: ApprovalScope,
     ) {
+        self.tasks
+            .person_answered(&open.request.task_id, &wait_key(open.request.request_id));
         self.user.reply(
             open.from,
             open.envelope,
@@ -391,29 +423,46 @@ impl Desk {
     }
 
     /// Serves the user inbox until the bus closes. A Law 1 request nobody answers is
-    /// denied on the bus after `confirm_timeout`, so every observer sees it close.
-    pub async fn run(self, mut inbox: Inbox, confirm_timeout: Duration) {
-        // Expiries of the Law 1 requests this loop registered, soonest first. An entry
-        // whose request was answered meanwhile finds nothing to deny.
-        let mut expiries: BinaryHeap<Reverse<(Instant, RequestId)>> = BinaryHeap::new();
+    /// denied on the bus after its task's answer window (`confirm_timeout` unless the
+    /// task has its own), so every observer sees it close; a clarifying question nobody
+    /// answers within `clarification_timeout` is answered "go on as understood".
+    pub async fn run(
+        self,
+        mut inbox: Inbox,
+        confirm_timeout: Duration,
+        clarification_timeout: Duration,
+    ) {
+        // Expiries of what this loop registered, soonest first. An entry answered
+        // meanwhile finds nothing to expire.
+        let mut expiries: BinaryHeap<Reverse<(Instant, Expiry)>> = BinaryHeap::new();
         loop {
             let next = expiries.peek().map(|Reverse((at, _))| *at);
             tokio::select! {
                 env = inbox.recv() => match env {
                     Some(env) => {
-                        if let Some(id) = self.on_envelope(&env) {
-                            expiries.push(Reverse((Instant::now() + confirm_timeout, id)));
+                        let opened = self.on_envelope(&env);
+                        let now = Instant::now();
+                        match opened {
+                            Some(Expiry::Confirmation(task, id)) => {
+                                let window = self.tasks.answer_window(&task).unwrap_or(confirm_timeout);
+                                expiries.push(Reverse((now + window, Expiry::Confirmation(task, id))));
+                            }
+                            Some(question @ Expiry::Clarification(..)) => {
+                                expiries.push(Reverse((now + clarification_timeout, question)));
+                            }
+                            None => {}
                         }
                         self.seen.notify_waiters();
                     }
                     None => break,
                 },
                 () = sleep_until(next), if next.is_some() => {
-                    while let Some(Reverse((at, id))) = expiries.peek().copied()
-                        && at <= Instant::now()
+                    while let Some(Reverse((at, _))) = expiries.peek()
+                        && *at <= Instant::now()
                     {
-                        expiries.pop();
-                        self.expire(id);
+                        if let Some(Reverse((_, due))) = expiries.pop() {
+                            self.expire(due);
+                        }
                     }
                 }
             }
@@ -431,22 +480,39 @@ impl Desk {
         }
     }
 
-    /// Denies a Law 1 request nobody answered in time.
-    fn expire(&self, id: RequestId) {
-        let expired = self.lock().confirmations.remove(&id);
-        if let Some(open) = expired {
-            self.publish_decision(
-                &open,
-                Decision::Deny,
-                DecisionSource::Timeout,
-                ApprovalScope::Once,
-            );
+    /// Denies a Law 1 request nobody answered in time; answers a question nobody
+    /// answered in time with "go on as understood".
+    fn expire(&self, due: Expiry) {
+        match due {
+            Expiry::Confirmation(_, id) => {
+                let expired = self.lock().confirmations.remove(&id);
+                if let Some(open) = expired {
+                    self.publish_decision(
+                        &open,
+                        Decision::Deny,
+                        DecisionSource::Timeout,
+                        ApprovalScope::Once,
+                    );
+                }
+            }
+            Expiry::Clarification(task, round) => {
+                let mut st = self.lock();
+                if st
+                    .clarifications
+                    .get(&task)
+                    .is_some_and(|c| c.request.round == round)
+                    && let Some(open) = st.clarifications.remove(&task)
+                {
+                    drop(st);
+                    self.answer_question(open, "");
+                }
+            }
         }
     }
 
-    /// Handles one envelope addressed to the user; returns the id of a Law 1 request it
-    /// opened, whose expiry the loop now owns.
-    fn on_envelope(&self, env: &Arc<Envelope>) -> Option<RequestId> {
+    /// Handles one envelope addressed to the user; returns the Law 1 request or the
+    /// question it opened, whose expiry the loop now owns.
+    fn on_envelope(&self, env: &Arc<Envelope>) -> Option<Expiry> {
         match &env.message {
             Message::ConfirmationRequest(request) => {
                 if self.tasks.is_closed(&request.task_id) {
@@ -464,6 +530,8 @@ impl Desk {
                     );
                     return None;
                 }
+                self.tasks
+                    .awaiting_person(&request.task_id, &wait_key(request.request_id));
                 self.lock().confirmations.insert(
                     request.request_id,
                     OpenConfirmation {
@@ -472,9 +540,17 @@ impl Desk {
                         request: request.clone(),
                     },
                 );
-                return Some(request.request_id);
+                return Some(Expiry::Confirmation(
+                    request.task_id.clone(),
+                    request.request_id,
+                ));
             }
             Message::ClarificationRequest(request) => {
+                if self.tasks.is_closed(&request.task_id) {
+                    return None;
+                }
+                self.tasks
+                    .awaiting_person(&request.task_id, CLARIFICATION_WAIT);
                 self.lock().clarifications.insert(
                     request.task_id.clone(),
                     OpenClarification {
@@ -483,6 +559,10 @@ impl Desk {
                         request: request.clone(),
                     },
                 );
+                return Some(Expiry::Clarification(
+                    request.task_id.clone(),
+                    request.round,
+                ));
             }
             Message::ChatReply(reply) => {
                 self.end_task(&reply.task_id, TaskEnd::Chat(reply.answer.clone()));
@@ -573,6 +653,16 @@ mod tests {
         assert_eq!(rig.desk.history().len(), SESSION_TURNS);
     }
 
+    /// Runs the desk's loop on the rig's user inbox, with these timeouts in seconds.
+    fn serve(rig: &Rig, confirm_secs: u64, clarify_secs: u64) {
+        let user_inbox = rig.bus.subscribe(Role::User);
+        tokio::spawn(rig.desk.clone().run(
+            user_inbox,
+            Duration::from_secs(confirm_secs),
+            Duration::from_secs(clarify_secs),
+        ));
+    }
+
     /// A Law 1 request of `task` for an irreversible delete.
     fn request(request_id: RequestId, task: &TaskId) -> ConfirmationRequest {
         ConfirmationRequest {
@@ -596,9 +686,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_unanswered_request_is_denied_when_it_expires_and_an_answered_one_never_is() {
         let rig = rig();
-        let user_inbox = rig.bus.subscribe(Role::User);
+        serve(&rig, 120, 120);
         let mut executor = rig.bus.subscribe(Role::Executor);
-        tokio::spawn(rig.desk.clone().run(user_inbox, Duration::from_secs(120)));
         let task = TaskId::mint();
         rig.desk.open_task(&task, "delete the note");
         let r3 = rig.bus.handle(Role::Executor);
@@ -641,12 +730,101 @@ mod tests {
         assert!(rig.desk.open_confirmations().is_empty());
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_task_waits_for_a_person_while_its_request_is_open_and_its_own_window_sets_the_expiry()
+     {
+        let rig = rig();
+        serve(&rig, 120, 120);
+        let mut executor = rig.bus.subscribe(Role::Executor);
+        let (scheduled, typed) = (TaskId::mint(), TaskId::mint());
+        for task in [&scheduled, &typed] {
+            rig.desk.open_task(task, "delete the note");
+            let _ = rig.tasks.token(task);
+        }
+        rig.tasks
+            .set_answer_window(&scheduled, Duration::from_secs(3600));
+        let r3 = rig.bus.handle(Role::Executor);
+        let (long, short) = (RequestId::mint(), RequestId::mint());
+        r3.publish(Role::User, request(long, &scheduled));
+        r3.publish(Role::User, request(short, &typed));
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert!(rig.tasks.person_time(&scheduled).open);
+        assert_eq!(
+            rig.tasks.person_time(&typed).waited,
+            Duration::from_secs(10)
+        );
+        let started = tokio::time::Instant::now() - Duration::from_secs(10);
+        let mut decisions = Vec::new();
+        while decisions.len() < 2 {
+            let env = executor.recv().await.expect("the bus is open");
+            if let Message::ConfirmationDecision(d) = &env.message {
+                decisions.push((d.request_id, d.source, started.elapsed()));
+            }
+        }
+        assert_eq!(
+            decisions,
+            [
+                (short, DecisionSource::Timeout, Duration::from_secs(120)),
+                (long, DecisionSource::Timeout, Duration::from_secs(3600)),
+            ],
+            "the settings' timeout for a typed task, the schedule's window for its run"
+        );
+        for task in [&scheduled, &typed] {
+            let waited = rig.tasks.person_time(task);
+            assert!(!waited.open, "no question is open any more");
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            assert_eq!(
+                rig.tasks.person_time(task),
+                waited,
+                "and nothing more counts"
+            );
+        }
+        assert_eq!(
+            rig.tasks.person_time(&typed).waited,
+            Duration::from_secs(120)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_question_nobody_answers_is_answered_go_on_and_the_wait_ends() {
+        let rig = rig();
+        serve(&rig, 120, 90);
+        let mut r1 = rig.bus.subscribe(Role::Perceiver);
+        let task = TaskId::mint();
+        rig.desk.open_task(&task, "tidy the folder");
+        let _ = rig.tasks.token(&task);
+        rig.bus.handle(Role::Perceiver).publish(
+            Role::User,
+            ClarificationRequest {
+                task_id: task.clone(),
+                question: "Which folder?".into(),
+                round: 1,
+            },
+        );
+        let started = tokio::time::Instant::now();
+        let answer = loop {
+            let env = r1.recv().await.expect("the bus is open");
+            if let Message::ClarificationAnswer(a) = &env.message {
+                break a.clone();
+            }
+        };
+        assert_eq!(started.elapsed(), Duration::from_secs(90));
+        assert_eq!(answer.answer, "", "go on as understood");
+        assert!(rig.desk.open_clarifications().is_empty());
+        assert_eq!(
+            rig.tasks.person_time(&task),
+            crate::lifecycle::PersonTime {
+                waited: Duration::from_secs(90),
+                open: false
+            }
+        );
+    }
+
     #[tokio::test]
     async fn a_recently_ended_task_still_reports_its_end_and_denies_a_late_law1_request() {
         let rig = rig();
-        let user_inbox = rig.bus.subscribe(Role::User);
+        serve(&rig, 600, 600);
         let mut executor = rig.bus.subscribe(Role::Executor);
-        tokio::spawn(rig.desk.clone().run(user_inbox, Duration::from_secs(600)));
         let task = run_one(&rig, TaskEnd::Chat("done".into()));
         for _ in 0..WINDOW - 1 {
             let other = TaskId::mint();

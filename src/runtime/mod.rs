@@ -170,7 +170,11 @@ impl Runtime {
         });
         roles.spawn(tasklog_writer.run());
         roles.spawn(memory_role.run());
-        roles.spawn(desk.clone().run(user_inbox, limits.confirm_timeout));
+        roles.spawn(desk.clone().run(
+            user_inbox,
+            limits.confirm_timeout,
+            limits.clarification_timeout,
+        ));
         roles.spawn(perceiver.run());
         roles.spawn(planner.run());
         roles.spawn(dispatcher.run());
@@ -271,6 +275,14 @@ impl Runtime {
         };
         // Register the token now so a cancel racing the first role still reaches it.
         let _ = self.tasks.token(&task_id);
+        if let Some(window) = scheduled.as_ref().map(|r| r.answer_window_secs)
+            && window > 0
+        {
+            // A window shorter than an answer's grace could never be answered.
+            let least = self.config.limits().answer_grace + Duration::from_secs(1);
+            self.tasks
+                .set_answer_window(&task_id, Duration::from_secs(window).max(least));
+        }
         // One envelope: R1 reads the words, GGS (a listener, served first) arms the
         // whole-task budget before any role can act on the task.
         self.user.publish(

@@ -13,8 +13,10 @@
 //!   how many earlier runs were missed (they are not made up one by one).
 //! - **Unattended, Law 1 still holds**: a scheduled run is a task like any other. An
 //!   action that needs the user's approval asks as always — the popup comes back with
-//!   the question, with a system notification — and waits as any question does; no
-//!   answer is a denial, and the run ends saying what it did and what it could not. Only
+//!   the question, with a system notification — and waits for the schedule's answer
+//!   window (an hour unless set; the run's own clock, its budget, stands still
+//!   meanwhile); no answer within it is a denial, and the run ends saying what it did
+//!   and what it could not. Only
 //!   a standing grant ([`crate::laws::effect_grants`]) lets such an action run without
 //!   the user, exactly as it would for a task the user typed.
 //!
@@ -54,6 +56,23 @@ pub struct Schedule {
     /// How many runs started.
     #[serde(default)]
     pub runs: u32,
+    /// How long a run's question needing the user's approval waits for an answer, in
+    /// seconds ([`DEFAULT_ANSWER_WINDOW_SECS`] unless set). The run's own clock stands
+    /// still meanwhile, so the window may be far longer than a task's budget; no answer
+    /// within it is a denial, and the run ends saying what it did and what it could not.
+    #[serde(default = "default_answer_window")]
+    pub answer_window_secs: u64,
+}
+
+/// A schedule's answer window when none is set: an hour, time enough to come back to
+/// the computer.
+pub const DEFAULT_ANSWER_WINDOW_SECS: u64 = 3600;
+
+/// The shortest answer window a schedule takes.
+pub const SHORTEST_ANSWER_WINDOW_SECS: u64 = 60;
+
+fn default_answer_window() -> u64 {
+    DEFAULT_ANSWER_WINDOW_SECS
 }
 
 /// A schedule as the lists show it: with its rule in words and its next run.
@@ -66,6 +85,9 @@ pub struct ScheduleView {
     pub when: String,
     /// When it runs next.
     pub next_run: DateTime<Utc>,
+    /// How long a run's question waits for the user, in words: "a question waits up to
+    /// 1 h for your answer".
+    pub window: String,
 }
 
 impl ScheduleView {
@@ -74,6 +96,7 @@ impl ScheduleView {
         Self {
             when: schedule.rule.words(),
             next_run: schedule.next_run(now).with_timezone(&Utc),
+            window: schedule.window_words(),
             schedule,
         }
     }
@@ -96,10 +119,11 @@ pub fn add_from_request(
 pub fn made_message(view: &ScheduleView, now: &DateTime<chrono::Local>) -> String {
     let next = view.next_run.with_timezone(&now.timezone());
     format!(
-        "Scheduled {}: {}. Next run: {}. It runs while the artoo app is running, and anything that needs your approval still asks.",
+        "Scheduled {}: {}. Next run: {}. It runs while the artoo app is running, and anything that needs your approval still asks: {} (no answer is a no).",
         view.when,
         view.schedule.task,
         next.format("%a %-d %b %H:%M"),
+        view.window,
     )
 }
 
@@ -127,7 +151,23 @@ impl Schedule {
             last_run: None,
             last_task: None,
             runs: 0,
+            answer_window_secs: DEFAULT_ANSWER_WINDOW_SECS,
         }
+    }
+
+    /// The schedule with questions of its runs waiting `window` for an answer (at least
+    /// [`SHORTEST_ANSWER_WINDOW_SECS`]).
+    pub fn with_answer_window(mut self, window: std::time::Duration) -> Self {
+        self.answer_window_secs = window.as_secs().max(SHORTEST_ANSWER_WINDOW_SECS);
+        self
+    }
+
+    /// The answer window in words: "waits up to 1 h for your answer".
+    pub fn window_words(&self) -> String {
+        format!(
+            "a question waits up to {} for your answer",
+            duration_words(self.answer_window_secs)
+        )
     }
 
     /// The next due time after `now`, in `tz`.
@@ -197,8 +237,56 @@ impl Schedule {
             due_at: due.at,
             missed: due.missed,
             note,
+            answer_window_secs: self.answer_window_secs,
         }
     }
+}
+
+/// `secs` as a person says it: "45 min", "1 h", "1 h 30 min", "2 days".
+pub fn duration_words(secs: u64) -> String {
+    let mins = secs.div_ceil(60);
+    match (mins / 60, mins % 60) {
+        (0, m) => format!("{m} min"),
+        (h, 0) if h % 24 == 0 => match h / 24 {
+            1 => "1 day".to_string(),
+            d => format!("{d} days"),
+        },
+        (h, 0) => format!("{h} h"),
+        (h, m) => format!("{h} h {m} min"),
+    }
+}
+
+/// Reads an answer window as a person writes it: "90" (minutes), "90m", "45 min",
+/// "2h", "1h30m", "1 day", "2d". `None` for anything else.
+pub fn parse_window(text: &str) -> Option<std::time::Duration> {
+    let text = text.trim().to_lowercase();
+    if let Ok(mins) = text.parse::<u64>() {
+        return Some(std::time::Duration::from_secs(mins.checked_mul(60)?));
+    }
+    let mut total: u64 = 0;
+    let mut rest = text.as_str();
+    let mut any = false;
+    while !rest.is_empty() {
+        rest = rest.trim_start();
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let n: u64 = rest[..digits].parse().ok()?;
+        rest = rest[digits..].trim_start();
+        let unit_len = rest
+            .find(|c: char| !c.is_alphabetic())
+            .unwrap_or(rest.len());
+        let unit = match &rest[..unit_len] {
+            "m" | "min" | "mins" | "minute" | "minutes" => 60,
+            "h" | "hr" | "hrs" | "hour" | "hours" => 3600,
+            "d" | "day" | "days" => 86_400,
+            _ => return None,
+        };
+        total = total.checked_add(n.checked_mul(unit)?)?;
+        rest = &rest[unit_len..];
+        any = true;
+    }
+    any.then(|| std::time::Duration::from_secs(total))
 }
 
 /// Separators between a schedule's when and its task.

@@ -196,3 +196,61 @@ async fn the_runner_waits_while_runs_cannot_start_then_starts_the_due_run_once()
     stop.cancel();
     running.await.unwrap();
 }
+
+#[test]
+fn an_answer_window_is_read_as_people_write_it_and_said_back_in_words() {
+    let cases = [
+        ("90", 90 * 60),
+        ("90m", 90 * 60),
+        ("45 min", 45 * 60),
+        ("2h", 2 * 3600),
+        ("1h30m", 90 * 60),
+        ("1 hour 15 minutes", 75 * 60),
+        ("1 day", 86_400),
+        ("2d", 2 * 86_400),
+    ];
+    for (text, secs) in cases {
+        assert_eq!(
+            parse_window(text),
+            Some(std::time::Duration::from_secs(secs)),
+            "{text}"
+        );
+    }
+    for bad in ["", "soon", "2 weeks", "h", "1.5h", "-3"] {
+        assert_eq!(parse_window(bad), None, "{bad}");
+    }
+    assert_eq!(duration_words(45 * 60), "45 min");
+    assert_eq!(duration_words(3600), "1 h");
+    assert_eq!(duration_words(90 * 60), "1 h 30 min");
+    assert_eq!(duration_words(86_400), "1 day");
+    assert_eq!(duration_words(3 * 86_400), "3 days");
+}
+
+#[test]
+fn a_schedules_window_defaults_to_an_hour_travels_with_its_run_and_has_a_floor() {
+    let made = local(1, 8, 0);
+    let schedule = Schedule::new("tidy ~/inbox", weekdays_at_nine(), made.to_utc());
+    assert_eq!(schedule.answer_window_secs, DEFAULT_ANSWER_WINDOW_SECS);
+    let now = local(1, 9, 0);
+    let due = schedule.due(&now).expect("due at nine");
+    assert_eq!(
+        schedule.run_note(&due, &now).answer_window_secs,
+        DEFAULT_ANSWER_WINDOW_SECS
+    );
+    let long = schedule
+        .clone()
+        .with_answer_window(std::time::Duration::from_secs(4 * 3600));
+    assert_eq!(long.run_note(&due, &now).answer_window_secs, 4 * 3600);
+    assert_eq!(
+        long.window_words(),
+        "a question waits up to 4 h for your answer"
+    );
+    let short = schedule.with_answer_window(std::time::Duration::from_secs(5));
+    assert_eq!(short.answer_window_secs, SHORTEST_ANSWER_WINDOW_SECS);
+    // A schedule kept before windows existed reads with the default one.
+    let rule = serde_json::to_value(Rule::Every { minutes: 30 }).expect("rule");
+    let old = serde_json::json!({"id": "sch_abcdef", "task": "t", "rule": rule,
+        "created_at": "2026-11-01T00:00:00Z"});
+    let read: Schedule = serde_json::from_value(old).expect("an older schedule reads");
+    assert_eq!(read.answer_window_secs, DEFAULT_ANSWER_WINDOW_SECS);
+}

@@ -364,7 +364,7 @@ pub(super) fn why_not(ctx: &ToolContext, source: DecisionSource) -> String {
         DecisionSource::User => "The user denied it".to_string(),
         DecisionSource::Timeout => format!(
             "Nobody answered within {} s, so it was not done",
-            ctx.broker.timeout().as_secs()
+            ctx.broker.window(&ctx.task_id).as_secs()
         ),
         DecisionSource::Dropped => {
             "The confirmation was abandoned (task cancelled or app closed), so it was not done"

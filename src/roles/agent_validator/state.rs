@@ -445,11 +445,12 @@ impl Validation {
     }
 }
 
-/// Arms the sub-task's attempt deadline; any earlier one goes stale.
+/// Arms the sub-task's attempt deadline on the task's time (a person answering a
+/// question of the attempt spends none of it); any earlier one goes stale.
 fn arm(track: &mut Track, timeout: Duration, fx: &mut Fx) {
     track.armed += 1;
     let task = track.subtask.parent_task_id.clone();
-    fx.after(timeout, &task, (track.subtask.subtask_id, track.armed));
+    fx.after_task_time(timeout, &task, (track.subtask.subtask_id, track.armed));
 }
 
 /// Why the validator's own model call failed, and its class: environmental errors
@@ -539,6 +540,7 @@ mod tests {
         let mut fx = Fx::default();
         v.open(&sub, &mut fx);
         assert_eq!(fx.deadlines().len(), 1, "the first attempt is awaited");
+        assert!(fx.on_task_time(0), "a person's answer spends none of it");
         let request = attempt(&sub, 1, ExecutionStatus::Completed);
         let asked = request.id;
         let judge = v.on_result(request, now(), &mut fx).expect("a judgement");

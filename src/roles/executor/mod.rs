@@ -59,6 +59,8 @@ use crate::tools::{TaskCalls, ToolContext, ToolSpec, Toolbox, places};
 /// What every worker shares.
 pub(crate) struct Shared {
     bus: BusHandle,
+    /// Where a task's person time is kept: an attempt's bound runs on the task's time.
+    registry: Registry,
     llm: RoleLlm,
     toolbox: Toolbox,
     /// The tools offered to the model on this platform, in priority order.
@@ -125,8 +127,10 @@ impl Executor {
         let specs = toolbox.offered_specs();
         let shared = Shared {
             llm: llm.for_role(handle.clone())?,
-            broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config),
+            broker: ConfirmationBroker::from_config(handle.clone(), clock.clone(), &config)
+                .with_answer_windows(registry.clone()),
             bus: handle,
+            registry: registry.clone(),
             tools_text: crate::tools::tool_list(&specs),
             schema: schema::output_schema(&specs),
             specs,
@@ -262,6 +266,7 @@ impl Execute {
         ctx.folder = places::working_folder(&places);
         let worker = Worker {
             deadline: Instant::now() + shared.time_budget,
+            credited: self.registry.person_time(task).waited,
             files: review::named_files(&subtask.intent, &places),
             places: places::render(&places),
             done: std::sync::Mutex::new(Vec::new()),

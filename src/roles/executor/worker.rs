@@ -176,8 +176,11 @@ pub(super) struct Worker {
     pub shared: Arc<Shared>,
     pub subtask: SubTask,
     pub ctx: ToolContext,
-    /// The end of the sub-task's time budget.
+    /// The end of the sub-task's time budget on the task's time, as set (the time its
+    /// questions wait for the user moves it: [`Worker::deadline_now`]).
     pub deadline: Instant,
+    /// The task's person time when `deadline` was set.
+    pub credited: std::time::Duration,
     /// The places the sub-task names, as prompt lines.
     pub places: Option<String>,
     /// The files the sub-task names that its finish is checked to have touched.
@@ -204,6 +207,17 @@ pub enum End {
 }
 
 impl Worker {
+    /// The end of the sub-task's time budget as far as is known now: later than set by
+    /// the time the task has waited for the user since.
+    fn deadline_now(&self) -> Instant {
+        let waited = self
+            .shared
+            .registry
+            .person_time(&self.subtask.parent_task_id)
+            .waited;
+        self.deadline + waited.saturating_sub(self.credited)
+    }
+
     /// Runs attempts until R4a closes the sub-task.
     pub async fn run(self) -> End {
         let cancel = self.ctx.cancel.clone();
@@ -223,15 +237,19 @@ impl Worker {
             }
             self.ctx.attempt = attempt;
             let first_record = self.ctx.history.len();
-            let result = match tokio::time::timeout_at(
-                self.deadline,
-                self.attempt(attempt, correction.as_ref()),
-            )
-            .await
-            {
-                Ok(Attempted::Result(r)) => r,
-                Ok(Attempted::Cancelled) => return End::Cancelled,
-                Err(_elapsed) => {
+            let task = self.subtask.parent_task_id.clone();
+            let out_of_time =
+                self.shared
+                    .registry
+                    .sleep_task_time(&task, self.deadline, self.credited);
+            let attempted = tokio::select! {
+                a = self.attempt(attempt, correction.as_ref()) => Some(a),
+                () = out_of_time => None,
+            };
+            let result = match attempted {
+                Some(Attempted::Result(r)) => r,
+                Some(Attempted::Cancelled) => return End::Cancelled,
+                None => {
                     let mut r = self.result(
                         attempt,
                         ExecutionStatus::Failed,
@@ -256,7 +274,7 @@ impl Worker {
             // R4a answers every request (its own model call is bounded); the bound here
             // only matters if R4a is gone, and then the sub-task fails honestly so the
             // dispatcher's group still ends.
-            let reply_by = self.deadline.max(Instant::now()) + self.shared.reply_grace;
+            let reply_by = self.deadline_now().max(Instant::now()) + self.shared.reply_grace;
             let reply = match tokio::time::timeout_at(reply_by, pending).await {
                 Ok(Ok(env)) => env,
                 Ok(Err(_closed)) => return End::Unjudged(self.failed("the bus closed")),

@@ -139,6 +139,9 @@ impl Actor for Gatekeeper {
     type Timer = u64;
 
     fn on_message(&mut self, env: &Arc<Envelope>, cx: &mut Cx<'_, Self>) {
+        if let Some(task) = &env.task_id {
+            self.note_person_time(task, cx);
+        }
         match &env.message {
             Message::DispatchManifest(m) => self.on_manifest(m, env.timestamp, cx),
             Message::SubTaskOutcome(o) => self.on_outcome(o, cx),
@@ -154,10 +157,12 @@ impl Actor for Gatekeeper {
         (task, generation, judged): Judged,
         cx: &mut Cx<'_, Self>,
     ) {
+        self.note_person_time(&task, cx);
         self.on_judged(&task, generation, judged, cx);
     }
 
     fn on_deadline(&mut self, task: TaskId, generation: u64, cx: &mut Cx<'_, Self>) {
+        self.note_person_time(&task, cx);
         if self.is_collecting(&task, generation) {
             self.round_overdue(&task, cx);
         }
@@ -169,6 +174,13 @@ impl Actor for Gatekeeper {
 }
 
 impl Gatekeeper {
+    /// Brings the task's person time up to date before R4b judges anything of it.
+    fn note_person_time(&mut self, task: &TaskId, cx: &Cx<'_, Self>) {
+        if let Some(t) = self.tasks.get_mut(task) {
+            t.person_now = cx.person_time(task).waited;
+        }
+    }
+
     fn is_collecting(&self, task: &TaskId, generation: u64) -> bool {
         self.tasks
             .get(task)
@@ -218,6 +230,8 @@ impl Gatekeeper {
             .or_insert_with(|| TaskTrack {
                 intent: String::new(),
                 first_manifest_at: at,
+                person_at_first: cx.person_time(&task_id).waited,
+                person_now: cx.person_time(&task_id).waited,
                 plans: 0,
                 round: None,
                 early: HashMap::new(),
@@ -262,7 +276,7 @@ impl Gatekeeper {
         }
         // What is left belongs to no plan R4b knows: a superseded round's stragglers.
         track.early.clear();
-        cx.at(
+        cx.at_task_time(
             Instant::now() + self.round_timeout,
             &task_id,
             self.generation,
@@ -294,6 +308,8 @@ impl Gatekeeper {
                 .or_insert_with(|| TaskTrack {
                     intent: String::new(),
                     first_manifest_at: now,
+                    person_at_first: cx.person_time(&task_id).waited,
+                    person_now: cx.person_time(&task_id).waited,
                     plans: 0,
                     round: None,
                     early: HashMap::new(),

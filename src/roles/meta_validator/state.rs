@@ -90,6 +90,10 @@ impl Round {
 pub(super) struct TaskTrack {
     pub(super) intent: String,
     pub(super) first_manifest_at: DateTime<Utc>,
+    /// The task's person time when its first manifest came, and as last heard
+    /// ([`crate::lifecycle`]): the time between them is not the task's.
+    pub(super) person_at_first: std::time::Duration,
+    pub(super) person_now: std::time::Duration,
     /// Manifests received: 1 + the replans directed so far.
     pub(super) plans: u32,
     pub(super) round: Option<Round>,
@@ -210,7 +214,7 @@ pub(super) fn gate(
             summary: single_summary(&only.output, &track.intent),
             task_criteria_verdicts: only.criteria_verdicts.clone(),
             outcomes: vec![(*only).clone()],
-            elapsed_ms: elapsed_ms(track.first_manifest_at, now),
+            elapsed_ms: track.elapsed_ms(now),
         };
         return Some(Gate::Send(summary.into()));
     }
@@ -473,7 +477,7 @@ pub(super) fn judge(
             summary,
             task_criteria_verdicts: verdicts,
             outcomes,
-            elapsed_ms: elapsed_ms(track.first_manifest_at, now),
+            elapsed_ms: track.elapsed_ms(now),
         };
         return (summary.into(), None);
     }
@@ -534,8 +538,14 @@ pub(super) fn expired(
     Some(request)
 }
 
-pub(super) fn elapsed_ms(since: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
-    u64::try_from((now - since).num_milliseconds()).unwrap_or(0)
+impl TaskTrack {
+    /// The task's own time since its first manifest: the wall time less the time it
+    /// waited for the user meanwhile.
+    pub(super) fn elapsed_ms(&self, now: DateTime<Utc>) -> u64 {
+        let wall = u64::try_from((now - self.first_manifest_at).num_milliseconds()).unwrap_or(0);
+        let away = self.person_now.saturating_sub(self.person_at_first);
+        wall.saturating_sub(u64::try_from(away.as_millis()).unwrap_or(u64::MAX))
+    }
 }
 
 /// The resources the task itself names (a file, a folder, a URL) that every failed
@@ -647,7 +657,7 @@ pub(super) fn replan_request(
         unrun_subtasks: Vec::new(),
         unjudged_task_criteria: Vec::new(),
         correction_count,
-        elapsed_ms: elapsed_ms(track.first_manifest_at, now),
+        elapsed_ms: track.elapsed_ms(now),
         // The same budget GGS counts: plans = 1 + replans directed.
         recommendation: if track.plans > max_replans {
             Recommendation::Abandon
@@ -789,6 +799,8 @@ mod tests {
         TaskTrack {
             intent: "list files".into(),
             first_manifest_at: at,
+            person_at_first: std::time::Duration::ZERO,
+            person_now: std::time::Duration::ZERO,
             plans: 1,
             round: Some(Round {
                 generation: 1,

@@ -72,9 +72,6 @@ use crate::lifecycle::Registry;
 use crate::llm::{CallCtx, Llm, LlmError, RoleLlm};
 use crate::roles::preamble::{machine_facts, preamble};
 
-/// How long R1 waits for the user's answer to a clarifying question before proceeding.
-pub const CLARIFICATION_TIMEOUT: Duration = Duration::from_secs(120);
-
 /// R1 wired to the bus.
 pub struct Perceiver(Runner<Perceive>);
 
@@ -96,7 +93,12 @@ impl Perceiver {
         registry: Registry,
     ) -> Result<Self, LlmError> {
         let perceive = Perceive {
-            state: Intake::new(config.budgets.clarification_rounds, CLARIFICATION_TIMEOUT),
+            // The desk answers an open question "go on" at the same time; this deadline
+            // is R1's own, for when no desk serves the user.
+            state: Intake::new(
+                config.budgets.clarification_rounds,
+                config.limits().clarification_timeout,
+            ),
             llm: llm.for_role(bus.handle(Role::Perceiver))?,
             registry: registry.clone(),
             home: config.home.clone(),
@@ -105,7 +107,7 @@ impl Perceiver {
         Ok(Self(Runner::new(perceive, bus, Role::Perceiver, registry)))
     }
 
-    /// Overrides [`CLARIFICATION_TIMEOUT`].
+    /// Overrides how long R1 waits for an answer (`Limits::clarification_timeout`).
     pub fn with_clarification_timeout(mut self, timeout: Duration) -> Self {
         self.0.actor_mut().state.clarification_timeout = timeout;
         self

@@ -24,7 +24,7 @@ const TASK_CRITERION: &str = "the user's request is done";
 /// A whole task that deletes with one shell `command`, for as many rounds as GGS runs:
 /// every model reply cycles. R3's second turn sees its own first call (the command) and
 /// finishes.
-fn delete_notes_script(command: &str) -> Script {
+pub(super) fn delete_notes_script(command: &str) -> Script {
     Script::new()
         .role(Role::Perceiver, [Step::reply(task("Delete notes.txt"))])
         .role(
@@ -105,7 +105,7 @@ async fn answering(
     (end, stage.count(task, MessageKind::ConfirmationRequest))
 }
 
-fn notes(stage: &Stage) -> std::path::PathBuf {
+pub(super) fn notes(stage: &Stage) -> std::path::PathBuf {
     let path = stage.workspace.join("notes.txt");
     std::fs::write(&path, "keep me").expect("notes");
     path
@@ -119,7 +119,7 @@ fn one_final_on_the_bus(stage: &Stage, task: &TaskId, end: &TaskEnd) {
 }
 
 /// The decisions on the bus for `task`'s requests.
-fn decisions(stage: &Stage, task: &TaskId) -> Vec<Decision> {
+pub(super) fn decisions(stage: &Stage, task: &TaskId) -> Vec<Decision> {
     stage
         .of(task, MessageKind::ConfirmationDecision)
         .iter()

@@ -1264,7 +1264,7 @@ export type FinalResult_Deserialize = {
 	 *  Set when a schedule started the task: its note ("Scheduled: every weekday at
 	 *  09:00. …"), shown with the result.
 	 */
-	scheduled?: ScheduledRun | null,
+	scheduled?: ScheduledRun_Deserialize | null,
 };
 
 /**  R7 → User. GGS is the only emitter, on every path. */
@@ -1302,7 +1302,7 @@ export type FinalResult_Serialize = {
 	 *  Set when a schedule started the task: its note ("Scheduled: every weekday at
 	 *  09:00. …"), shown with the result.
 	 */
-	scheduled?: ScheduledRun,
+	scheduled?: ScheduledRun_Serialize,
 };
 
 /**  One line of the doctor's report. */
@@ -3401,6 +3401,11 @@ export type ScheduleView_Deserialize = {
 	when: string,
 	/**  When it runs next. */
 	next_run: string,
+	/**
+	 *  How long a run's question waits for the user, in words: "a question waits up to
+	 *  1 h for your answer".
+	 */
+	window: string,
 };
 
 /**  A schedule as the lists show it: with its rule in words and its next run. */
@@ -3411,6 +3416,11 @@ export type ScheduleView_Serialize = {
 	when: string,
 	/**  When it runs next. */
 	next_run: string,
+	/**
+	 *  How long a run's question waits for the user, in words: "a question waits up to
+	 *  1 h for your answer".
+	 */
+	window: string,
 };
 
 /**  One scheduled task. */
@@ -3429,6 +3439,13 @@ export type Schedule_Deserialize = {
 	last_task?: TaskId | null,
 	/**  How many runs started. */
 	runs?: number,
+	/**
+	 *  How long a run's question needing the user's approval waits for an answer, in
+	 *  seconds ([`DEFAULT_ANSWER_WINDOW_SECS`] unless set). The run's own clock stands
+	 *  still meanwhile, so the window may be far longer than a task's budget; no answer
+	 *  within it is a denial, and the run ends saying what it did and what it could not.
+	 */
+	answer_window_secs?: number,
 };
 
 /**  One scheduled task. */
@@ -3447,13 +3464,26 @@ export type Schedule_Serialize = {
 	last_task?: TaskId,
 	/**  How many runs started. */
 	runs: number,
+	/**
+	 *  How long a run's question needing the user's approval waits for an answer, in
+	 *  seconds ([`DEFAULT_ANSWER_WINDOW_SECS`] unless set). The run's own clock stands
+	 *  still meanwhile, so the window may be far longer than a task's budget; no answer
+	 *  within it is a denial, and the run ends saying what it did and what it could not.
+	 */
+	answer_window_secs: number,
 };
 
 /**
  *  A run of a scheduled task: which schedule, when it was due, and what its result must
  *  say about it (a run that started late, runs missed while the computer slept).
  */
-export type ScheduledRun = {
+export type ScheduledRun = ScheduledRun_Serialize;
+
+/**
+ *  A run of a scheduled task: which schedule, when it was due, and what its result must
+ *  say about it (a run that started late, runs missed while the computer slept).
+ */
+export type ScheduledRun_Deserialize = {
 	/**  The schedule's id. */
 	schedule_id: string,
 	/**  When the run was due. */
@@ -3462,6 +3492,33 @@ export type ScheduledRun = {
 	missed: number,
 	/**  The run in words, for the result. */
 	note: string,
+	/**
+	 *  How long a question of the run waits for the user (its Law 1 requests), in
+	 *  seconds: the schedule's own window, which may outlast the task's budget (time a
+	 *  person is awaited is not the task's). 0: the settings' confirmation timeout.
+	 */
+	answer_window_secs?: number,
+};
+
+/**
+ *  A run of a scheduled task: which schedule, when it was due, and what its result must
+ *  say about it (a run that started late, runs missed while the computer slept).
+ */
+export type ScheduledRun_Serialize = {
+	/**  The schedule's id. */
+	schedule_id: string,
+	/**  When the run was due. */
+	due_at: string,
+	/**  Due times before it that were missed and are not run. */
+	missed: number,
+	/**  The run in words, for the result. */
+	note: string,
+	/**
+	 *  How long a question of the run waits for the user (its Law 1 requests), in
+	 *  seconds: the schedule's own window, which may outlast the task's budget (time a
+	 *  person is awaited is not the task's). 0: the settings' confirmation timeout.
+	 */
+	answer_window_secs: number,
 };
 
 /**
@@ -4040,7 +4097,7 @@ export type TaskSubmitted_Deserialize = {
 	 */
 	time_budget_ms?: number,
 	/**  Set when a schedule started the task, not the user. */
-	scheduled?: ScheduledRun | null,
+	scheduled?: ScheduledRun_Deserialize | null,
 };
 
 /**
@@ -4065,7 +4122,7 @@ export type TaskSubmitted_Serialize = {
 	 */
 	time_budget_ms: number,
 	/**  Set when a schedule started the task, not the user. */
-	scheduled?: ScheduledRun,
+	scheduled?: ScheduledRun_Serialize,
 };
 
 /**

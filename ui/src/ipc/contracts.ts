@@ -848,7 +848,7 @@ export type FinalResult_Deserialize = {
 	 *  Set when a schedule started the task: its note ("Scheduled: every weekday at
 	 *  09:00. …"), shown with the result.
 	 */
-	scheduled?: ScheduledRun | null,
+	scheduled?: ScheduledRun_Deserialize | null,
 };
 
 /**  R7 → User. GGS is the only emitter, on every path. */
@@ -886,7 +886,7 @@ export type FinalResult_Serialize = {
 	 *  Set when a schedule started the task: its note ("Scheduled: every weekday at
 	 *  09:00. …"), shown with the result.
 	 */
-	scheduled?: ScheduledRun,
+	scheduled?: ScheduledRun_Serialize,
 };
 
 /**  One attempt of the fast loop, as seen by R4a. */
@@ -2225,7 +2225,13 @@ export type SandboxSetting =
  *  A run of a scheduled task: which schedule, when it was due, and what its result must
  *  say about it (a run that started late, runs missed while the computer slept).
  */
-export type ScheduledRun = {
+export type ScheduledRun = ScheduledRun_Serialize;
+
+/**
+ *  A run of a scheduled task: which schedule, when it was due, and what its result must
+ *  say about it (a run that started late, runs missed while the computer slept).
+ */
+export type ScheduledRun_Deserialize = {
 	/**  The schedule's id. */
 	schedule_id: string,
 	/**  When the run was due. */
@@ -2234,6 +2240,33 @@ export type ScheduledRun = {
 	missed: number,
 	/**  The run in words, for the result. */
 	note: string,
+	/**
+	 *  How long a question of the run waits for the user (its Law 1 requests), in
+	 *  seconds: the schedule's own window, which may outlast the task's budget (time a
+	 *  person is awaited is not the task's). 0: the settings' confirmation timeout.
+	 */
+	answer_window_secs?: number,
+};
+
+/**
+ *  A run of a scheduled task: which schedule, when it was due, and what its result must
+ *  say about it (a run that started late, runs missed while the computer slept).
+ */
+export type ScheduledRun_Serialize = {
+	/**  The schedule's id. */
+	schedule_id: string,
+	/**  When the run was due. */
+	due_at: string,
+	/**  Due times before it that were missed and are not run. */
+	missed: number,
+	/**  The run in words, for the result. */
+	note: string,
+	/**
+	 *  How long a question of the run waits for the user (its Law 1 requests), in
+	 *  seconds: the schedule's own window, which may outlast the task's budget (time a
+	 *  person is awaited is not the task's). 0: the settings' confirmation timeout.
+	 */
+	answer_window_secs: number,
 };
 
 /**
@@ -2580,7 +2613,7 @@ export type TaskSubmitted_Deserialize = {
 	 */
 	time_budget_ms?: number,
 	/**  Set when a schedule started the task, not the user. */
-	scheduled?: ScheduledRun | null,
+	scheduled?: ScheduledRun_Deserialize | null,
 };
 
 /**
@@ -2605,7 +2638,7 @@ export type TaskSubmitted_Serialize = {
 	 */
 	time_budget_ms: number,
 	/**  Set when a schedule started the task, not the user. */
-	scheduled?: ScheduledRun,
+	scheduled?: ScheduledRun_Serialize,
 };
 
 /**  A directive that ends the task. */

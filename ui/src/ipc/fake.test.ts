@@ -337,8 +337,10 @@ describe('the fake backend', () => {
       rule: { kind: 'at', days: ['mon', 'tue', 'wed', 'thu', 'fri'], time: '09:00' },
       created_at: new Date(T0).toISOString(),
       runs: 0,
+      answer_window_secs: 3600,
     });
     expect(when).toBe('every weekday at 09:00');
+    expect(made.schedule.window).toBe('a question waits up to 1 h for your answer');
     // The next weekday 09:00 in local time after now.
     const next = new Date(next_run);
     expect([next.getHours(), next.getMinutes(), next.getDay() >= 1 && next.getDay() <= 5]).toEqual([9, 0, true]);
@@ -347,7 +349,7 @@ describe('the fake backend', () => {
     const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][next.getDay()];
     const month = ['Jan', 'Feb', 'Mar'][next.getMonth()];
     expect(made.message).toBe(
-      `Scheduled every weekday at 09:00: summarize ~/Downloads. Next run: ${day} ${next.getDate()} ${month} 09:00. It runs while the artoo app is running, and anything that needs your approval still asks.`,
+      `Scheduled every weekday at 09:00: summarize ~/Downloads. Next run: ${day} ${next.getDate()} ${month} 09:00. It runs while the artoo app is running, and anything that needs your approval still asks: a question waits up to 1 h for your answer (no answer is a no).`,
     );
     expect(await fake.invoke('schedules', {})).toEqual([made.schedule]);
     await vi.advanceTimersByTimeAsync(5000);

@@ -91,7 +91,7 @@ describe('the result card', () => {
           directive: 'success',
           summary: 'Summarized 4 files in ~/Downloads.',
           effects: [{ path: '/home/u/Downloads/summary.md', exists: false, effect: 'create' }],
-          scheduled: { schedule_id: 'sch_1a2b3c', due_at: '2026-11-30T09:00:00Z', missed: 2, note },
+          scheduled: { schedule_id: 'sch_1a2b3c', due_at: '2026-11-30T09:00:00Z', missed: 2, note, answer_window_secs: 3600 },
         })}
       />,
     );

@@ -189,7 +189,8 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
   );
 }
 
-/** Every schedule: when it runs, its task, its next run in local time, how often it ran. */
+/** Every schedule: when it runs, its task, its next run in local time, how often it ran,
+ * and how long a run's question waits for an answer. */
 function Schedules({ tasks }: { tasks: TasksStore }) {
   const list = tasks.schedules.value.value;
   const error = tasks.scheduleError.value ?? (list === null ? tasks.schedules.error.value : null);
@@ -219,6 +220,9 @@ function Schedules({ tasks }: { tasks: TasksStore }) {
                   <span class="small muted" data-testid="schedule-when">
                     {s.when} · {t('schedules.next', { date: dateTime(s.next_run, lang) })} ·{' '}
                     {s.schedule.runs > 0 ? tn('schedules.runs', s.schedule.runs) : t('schedules.runs.none')}
+                  </span>
+                  <span class="small muted" data-testid="schedule-window">
+                    {s.window}
                   </span>
                 </span>
                 <button type="button" class="btn" aria-label={t('schedules.remove.of', { task: s.schedule.task })} onClick={() => void tasks.removeSchedule(s.schedule.id)}>

@@ -165,7 +165,7 @@ describe('the schedules', () => {
     );
   });
 
-  it('lists each schedule with when it runs, its task, its next run in local time and how often it ran', async () => {
+  it('lists each schedule with when it runs, its task, its next run in local time, how often it ran and how long its question waits', async () => {
     h.fake.seedSchedule('summarize ~/Downloads');
     h.fake.seedSchedule('check the inbox', { rule: { kind: 'every', minutes: 60 }, when: 'every hour', created_at: '2026-03-02T06:30:00Z', runs: 2, last_run: '2026-03-02T08:30:00Z' });
     h.fake.seedSchedule('back up ~/notes', { rule: { kind: 'at', days: ['sun'], time: '20:00' }, when: 'every sunday at 20:00', runs: 1, last_run: '2026-03-01T20:00:00Z' });
@@ -180,6 +180,8 @@ describe('the schedules', () => {
       `every hour · next run ${next[1]} · ran 2 times`,
       `every sunday at 20:00 · next run ${next[2]} · ran once`,
     ]);
+    expect(rows().map((r) => within(r).getByTestId('schedule-window').textContent)).toEqual(views.map((v) => v.window));
+    expect(views[0]?.window).toBe('a question waits up to 1 h for your answer');
     expect(screen.queryByTestId('schedules-empty')).toBeNull();
     expect(section().textContent).toContain('Each runs while the app is running; an action that needs your approval still asks.');
   });

@@ -22,6 +22,10 @@ import { IdMint, iso } from './support';
 export const FAKE_RULE: Rule = { kind: 'at', days: ['mon', 'tue', 'wed', 'thu', 'fri'], time: '09:00' };
 /** FAKE_RULE in words, as the core says it. */
 export const FAKE_WHEN = 'every weekday at 09:00';
+/** The answer window of every fake schedule (the core's default, an hour), as the core says it. */
+export const FAKE_WINDOW = 'a question waits up to 1 h for your answer';
+/** That window in seconds. */
+const FAKE_WINDOW_SECS = 3600;
 
 /** The task of `text` when the fake keeps it as a schedule (the fixed rule above), else null. */
 export function scheduledTask(text: string): string | null {
@@ -84,6 +88,7 @@ export class FakeSchedules {
       rule: structuredClone(seeded.rule ?? FAKE_RULE),
       created_at: seeded.created_at ?? iso(now),
       runs: seeded.runs ?? 0,
+      answer_window_secs: FAKE_WINDOW_SECS,
     };
     if (seeded.last_run) schedule.last_run = seeded.last_run;
     if (seeded.last_task) schedule.last_task = seeded.last_task;
@@ -107,12 +112,12 @@ export class FakeSchedules {
   private view({ schedule, when }: { schedule: Schedule; when: string }, now: number): ScheduleView {
     const since = Date.parse(schedule.last_run ?? schedule.created_at);
     const next = nextAfter(schedule.rule, Math.max(since, now), Date.parse(schedule.created_at));
-    return { schedule: structuredClone(schedule), when, next_run: iso(next) };
+    return { schedule: structuredClone(schedule), when, next_run: iso(next), window: FAKE_WINDOW };
   }
 }
 
 /** What the core says when a schedule was made (src/schedule: made_message), word for word. */
 export function madeMessage(view: ScheduleView): string {
   const { task } = view.schedule;
-  return `Scheduled ${view.when}: ${task}. Next run: ${shortLocal(Date.parse(view.next_run))}. It runs while the artoo app is running, and anything that needs your approval still asks.`;
+  return `Scheduled ${view.when}: ${task}. Next run: ${shortLocal(Date.parse(view.next_run))}. It runs while the artoo app is running, and anything that needs your approval still asks: ${view.window} (no answer is a no).`;
 }
