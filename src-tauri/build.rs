@@ -40,6 +40,7 @@ const COMMANDS: &[&str] = &[
     "submit_input",
     "schedules",
     "schedule_remove",
+    "schedule_window",
     "hide_popup",
     "open_panel",
     "subscribe_events",

@@ -98,6 +98,27 @@ pub async fn schedule_remove(shell: State<'_, Shell>, id: String) -> IpcResult<V
     .await
 }
 
+/// Sets how long the questions of one schedule's runs wait for the user's answer, in
+/// minutes (one at least); every schedule comes back.
+#[specta::specta]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn schedule_window(
+    shell: State<'_, Shell>,
+    id: String,
+    minutes: u32,
+) -> IpcResult<Vec<ScheduleView>> {
+    let store = ScheduleStore::in_dir(&shell.config().data_dir);
+    blocking(move || {
+        let window = std::time::Duration::from_secs(u64::from(minutes) * 60);
+        store.set_answer_window(&id, window).map_err(|e| match e {
+            artoo::schedule::ScheduleError::Unknown(_) => IpcError::not_found(e.to_string()),
+            other => IpcError::internal(other.to_string()),
+        })?;
+        schedule_views(&store)
+    })
+    .await
+}
+
 fn schedule_views(store: &ScheduleStore) -> IpcResult<Vec<ScheduleView>> {
     let now = chrono::Local::now();
     store

@@ -85,6 +85,7 @@ macro_rules! typed_commands {
             effect_revoke,
             schedules,
             schedule_remove,
+            schedule_window,
             hide_popup::<$runtime>,
             open_panel::<$runtime>,
             subscribe_events::<$runtime>,

@@ -927,6 +927,25 @@ fn the_popup_keeps_a_task_that_says_when_as_a_schedule_and_runs_any_other_now() 
         )),
         "not_found"
     );
+    let widened = call(
+        &desk.panels,
+        "schedule_window",
+        json!({"id": id, "minutes": 240}),
+    )
+    .expect("set");
+    assert_eq!(widened[0]["schedule"]["answer_window_secs"], 4 * 3600);
+    assert_eq!(
+        widened[0]["window"],
+        "a question waits up to 4 h for your answer"
+    );
+    assert_eq!(
+        code(call(
+            &desk.panels,
+            "schedule_window",
+            json!({"id": "sch_none00", "minutes": 60})
+        )),
+        "not_found"
+    );
     let left = call(&desk.popup, "schedule_remove", json!({"id": id})).expect("removed");
     assert_eq!(left, json!([]));
     let error =

@@ -40,6 +40,13 @@ pub enum ScheduleCommand {
     },
     /// The schedules, with when each runs next.
     List,
+    /// Set how long a schedule's question waits for your answer: `window sch_1a2b3c 2h`.
+    Window {
+        /// The schedule's id, as `artoo schedule list` shows it.
+        id: String,
+        /// "90" (minutes), "2h", "1 day" (a minute at least).
+        window: String,
+    },
     /// Remove a schedule by its id (or the start of it).
     Rm {
         /// The schedule's id, as `artoo schedule list` shows it.
@@ -92,6 +99,16 @@ fn table(views: &[ScheduleView]) -> Vec<String> {
     lines
 }
 
+/// An answer window as the user wrote it, or why it is not one.
+fn read_window(text: &str) -> anyhow::Result<std::time::Duration> {
+    match schedule::parse_window(text) {
+        Some(window) => Ok(window),
+        None => bail!(
+            "\"{text}\" is not a window artoo reads: say it like \"90\" (minutes), \"2h\" or \"1 day\""
+        ),
+    }
+}
+
 pub fn run(config: &Config, args: ScheduleArgs) -> anyhow::Result<()> {
     let store = ScheduleStore::in_dir(&config.data_dir);
     let now = Local::now();
@@ -108,13 +125,7 @@ pub fn run(config: &Config, args: ScheduleArgs) -> anyhow::Result<()> {
         }
         ScheduleCommand::Add { when, window, text } => {
             let text = text.join(" ");
-            let window = match window.as_deref().map(|w| (w, schedule::parse_window(w))) {
-                None => None,
-                Some((_, Some(window))) => Some(window),
-                Some((w, None)) => bail!(
-                    "\"{w}\" is not a window artoo reads: say it like \"90\" (minutes), \"2h\" or \"1 day\""
-                ),
-            };
+            let window = window.as_deref().map(read_window).transpose()?;
             let (rule, task) = match when {
                 Some(when) => {
                     let Some(rule) = Rule::parse(&when) else {
@@ -137,6 +148,14 @@ pub fn run(config: &Config, args: ScheduleArgs) -> anyhow::Result<()> {
             }
             let view = ScheduleView::of(store.add(made)?, &now);
             println!("{}", cli_message(&view, &now));
+        }
+        ScheduleCommand::Window { id, window } => {
+            let kept = store.set_answer_window(&id, read_window(&window)?)?;
+            let view = ScheduleView::of(kept, &now);
+            println!(
+                "{} ({} — {}): {}.",
+                view.schedule.id, view.when, view.schedule.task, view.window
+            );
         }
         ScheduleCommand::Rm { id } => {
             let gone = store.remove(&id)?;

@@ -116,17 +116,20 @@ impl ScheduleStore {
 
     /// Removes the schedule `id` (or the only one whose id starts with it); returns it.
     pub fn remove(&self, id: &str) -> Result<Schedule, ScheduleError> {
+        self.update(|all| Ok(all.remove(one_named(all, id)?)))
+    }
+
+    /// Sets how long the questions of schedule `id`'s runs wait for an answer
+    /// ([`Schedule::with_answer_window`]); returns the schedule as it is now kept.
+    pub fn set_answer_window(
+        &self,
+        id: &str,
+        window: std::time::Duration,
+    ) -> Result<Schedule, ScheduleError> {
         self.update(|all| {
-            let matches: Vec<usize> = all
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.id == id || (id.len() >= 4 && s.id.starts_with(id)))
-                .map(|(i, _)| i)
-                .collect();
-            match matches[..] {
-                [i] => Ok(all.remove(i)),
-                _ => Err(ScheduleError::Unknown(id.to_string())),
-            }
+            let i = one_named(all, id)?;
+            all[i] = all[i].clone().with_answer_window(window);
+            Ok(all[i].clone())
         })
     }
 
@@ -154,5 +157,20 @@ impl ScheduleStore {
             }
             Ok(())
         })
+    }
+}
+
+/// Where the schedule `id` (or the only one whose id starts with it, four characters at
+/// least) is in `all`.
+fn one_named(all: &[Schedule], id: &str) -> Result<usize, ScheduleError> {
+    let matches: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.id == id || (id.len() >= 4 && s.id.starts_with(id)))
+        .map(|(i, _)| i)
+        .collect();
+    match matches[..] {
+        [i] => Ok(i),
+        _ => Err(ScheduleError::Unknown(id.to_string())),
     }
 }

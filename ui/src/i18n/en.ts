@@ -260,6 +260,12 @@ export const en = {
   'schedules.runs.one': 'ran once',
   'schedules.runs.other': 'ran {count} times',
   'schedules.remove': 'Remove',
+  'schedules.window.of': 'How long a question of “{task}” waits for your answer',
+  'schedules.window.minutes': 'waits {count} min',
+  'schedules.window.hours.one': 'waits 1 hour',
+  'schedules.window.hours.other': 'waits {count} hours',
+  'schedules.window.days.one': 'waits 1 day',
+  'schedules.window.days.other': 'waits {count} days',
   'schedules.remove.of': 'Remove the schedule “{task}”',
 
   'memory.groups': 'Groups',

@@ -261,6 +261,12 @@ export const zhCN: Messages = {
   'schedules.runs.one': '已运行 1 次',
   'schedules.runs.other': '已运行 {count} 次',
   'schedules.remove': '删除',
+  'schedules.window.of': '“{task}”的提问等你回答多久',
+  'schedules.window.minutes': '等 {count} 分钟',
+  'schedules.window.hours.one': '等 1 小时',
+  'schedules.window.hours.other': '等 {count} 小时',
+  'schedules.window.days.one': '等 1 天',
+  'schedules.window.days.other': '等 {count} 天',
   'schedules.remove.of': '删除定时任务“{task}”',
 
   'memory.groups': '分组',

@@ -132,6 +132,11 @@ export const commands = {
 	schedules: () => typedError<ScheduleView_Serialize[], IpcError>(__TAURI_INVOKE("schedules")),
 	/**  Removes one schedule (it runs no more); the remaining ones come back. */
 	scheduleRemove: (id: string) => typedError<ScheduleView_Serialize[], IpcError>(__TAURI_INVOKE("schedule_remove", { id })),
+	/**
+	 *  Sets how long the questions of one schedule's runs wait for the user's answer, in
+	 *  minutes (one at least); every schedule comes back.
+	 */
+	scheduleWindow: (id: string, minutes: number) => typedError<ScheduleView_Serialize[], IpcError>(__TAURI_INVOKE("schedule_window", { id, minutes })),
 	/**  Hides the popup window. */
 	hidePopup: () => typedError<null, IpcError>(__TAURI_INVOKE("hide_popup")),
 	/**  Opens the panels window on `tab`, focused on `focus` when given. */

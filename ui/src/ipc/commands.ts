@@ -156,6 +156,8 @@ export interface Commands {
   schedules: { args: NoArgs; result: ScheduleView[] };
   /** Removes one schedule; the remaining ones come back (`not_found` for an unknown id). */
   schedule_remove: { args: { id: string }; result: ScheduleView[] };
+  /** Sets how long a schedule's question waits for an answer, in minutes; every schedule comes back (panels window only). */
+  schedule_window: { args: { id: string; minutes: number }; result: ScheduleView[] };
   hide_popup: { args: NoArgs; result: null };
   open_panel: { args: { tab: PanelTab; focus: PanelFocus | null }; result: null };
 }
@@ -201,6 +203,7 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'effect_revoke',
   'schedules',
   'schedule_remove',
+  'schedule_window',
   'hide_popup',
   'open_panel',
 ];

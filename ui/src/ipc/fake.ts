@@ -306,6 +306,10 @@ export class FakeBackend implements Backend {
         return this.schedules.views(this.now());
       case 'schedule_remove':
         return this.schedules.remove((args as CommandArgs<'schedule_remove'>).id, this.now());
+      case 'schedule_window': {
+        const { id, minutes } = args as CommandArgs<'schedule_window'>;
+        return this.schedules.setWindow(id, minutes, this.now());
+      }
       case 'hide_popup':
         this.options.onWindow?.({ kind: 'hide_popup' });
         return null;

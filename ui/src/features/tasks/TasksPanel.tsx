@@ -6,7 +6,7 @@ import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 
 import { locale, t, tn, type MessageKey } from '../../i18n';
-import type { DeliveryTrend, TaskRun } from '../../ipc/commands';
+import type { DeliveryTrend, ScheduleView, TaskRun } from '../../ipc/commands';
 import { ChartCanvas } from '../../shared/chart';
 import { dateTime, percent, relative, seconds, time } from '../../shared/format';
 import { Icon } from '../../shared/icons';
@@ -189,6 +189,30 @@ export function TasksPanel({ tasks, now, focusTask }: { tasks: TasksStore; now: 
   );
 }
 
+/** The answer windows offered, in minutes: a quarter hour, an hour, a morning, a day. */
+const WINDOWS = [15, 60, 240, 1440] as const;
+
+/** How long a schedule's question waits for an answer: one of WINDOWS, or the one it has. */
+function WindowChoice({ schedule, tasks }: { schedule: ScheduleView; tasks: TasksStore }) {
+  const current = Math.round(schedule.schedule.answer_window_secs / 60);
+  const offered: number[] = (WINDOWS as readonly number[]).includes(current) ? [...WINDOWS] : [...WINDOWS, current].sort((a, b) => a - b);
+  return (
+    <select
+      class="input"
+      data-testid="schedule-window-choice"
+      aria-label={t('schedules.window.of', { task: schedule.schedule.task })}
+      value={String(current)}
+      onChange={(e) => void tasks.setScheduleWindow(schedule.schedule.id, Number((e.target as HTMLSelectElement).value))}
+    >
+      {offered.map((m) => (
+        <option key={m} value={String(m)}>
+          {m % 1440 === 0 ? tn('schedules.window.days', m / 1440) : m % 60 === 0 ? tn('schedules.window.hours', m / 60) : t('schedules.window.minutes', { count: m })}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /** Every schedule: when it runs, its task, its next run in local time, how often it ran,
  * and how long a run's question waits for an answer. */
 function Schedules({ tasks }: { tasks: TasksStore }) {
@@ -225,6 +249,7 @@ function Schedules({ tasks }: { tasks: TasksStore }) {
                     {s.window}
                   </span>
                 </span>
+                <WindowChoice schedule={s} tasks={tasks} />
                 <button type="button" class="btn" aria-label={t('schedules.remove.of', { task: s.schedule.task })} onClick={() => void tasks.removeSchedule(s.schedule.id)}>
                   {t('schedules.remove')}
                 </button>

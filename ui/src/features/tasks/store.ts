@@ -37,6 +37,8 @@ export interface TasksStore {
   open(runId: string): Promise<void>;
   /** Removes one schedule; the list shows the remaining ones. */
   removeSchedule(id: string): Promise<void>;
+  /** Sets how long one schedule's question waits for an answer, in minutes. */
+  setScheduleWindow(id: string, minutes: number): Promise<void>;
   seek(step: number): void;
 }
 
@@ -104,6 +106,15 @@ export function createTasksStore(backend: Backend, arrowParams: { value: ArrowPa
       } catch (reason) {
         scheduleError.value = IpcError.from(reason).message;
         // Gone already (removed from the popup, say): show the list as it is.
+        void schedules.load();
+      }
+    },
+    async setScheduleWindow(id, minutes) {
+      scheduleError.value = null;
+      try {
+        schedules.set(await backend.invoke('schedule_window', { id, minutes }));
+      } catch (reason) {
+        scheduleError.value = IpcError.from(reason).message;
         void schedules.load();
       }
     },

@@ -201,6 +201,26 @@ describe('the schedules', () => {
     expect(await h.fake.invoke('schedules', {})).toEqual([]);
   });
 
+  it('sets how long a schedule’s question waits, offering the window it has', async () => {
+    h.fake.seedSchedule('summarize ~/Downloads');
+    const shown = await mount();
+    const choice = screen.getByRole('combobox', { name: 'How long a question of “summarize ~/Downloads” waits for your answer' }) as HTMLSelectElement;
+    expect(choice.value).toBe('60');
+    expect([...choice.options].map((o) => o.textContent)).toEqual(['waits 15 min', 'waits 1 hour', 'waits 4 hours', 'waits 1 day']);
+    fireEvent.change(choice, { target: { value: '240' } });
+    await h.advance(10);
+    const [kept] = await h.fake.invoke('schedules', {});
+    expect(kept?.schedule.answer_window_secs).toBe(4 * 3600);
+    expect(screen.getByTestId('schedule-window').textContent).toBe(kept?.window);
+    // A window set elsewhere (the command line) is offered as it is.
+    await h.fake.invoke('schedule_window', { id: kept?.schedule.id ?? '', minutes: 90 });
+    shown.unmount();
+    await mount();
+    const again = screen.getByTestId('schedule-window-choice') as HTMLSelectElement;
+    expect(again.value).toBe('90');
+    expect([...again.options].map((o) => o.value)).toEqual(['15', '60', '90', '240', '1440']);
+  });
+
   it('says why a removal failed and shows the list as it is', async () => {
     const gone = h.fake.seedSchedule('summarize ~/Downloads');
     h.fake.seedSchedule('check the inbox');

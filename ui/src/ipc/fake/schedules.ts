@@ -13,6 +13,10 @@
 // "every hour, check the inbox" is kept too, but as every weekday at 09:00. Its views and
 // its message have the shapes the core gives them (ScheduleView, made_message), and its
 // schedules never run. Tests seed schedules with other rules through `seed`.
+//
+// Every schedule it keeps waits an hour for an answer, said as the core says it
+// (FAKE_WINDOW). A window set afterwards is said in minutes, WHATEVER its length
+// ("a question waits up to 240 min for your answer"); the core says 4 h.
 
 import { IpcError } from '../backend';
 import type { Day, Rule, Schedule, ScheduleView, TaskId } from '../bindings';
@@ -75,7 +79,7 @@ function shortLocal(ms: number): string {
 }
 
 export class FakeSchedules {
-  private list: { schedule: Schedule; when: string }[] = [];
+  private list: { schedule: Schedule; when: string; window: string }[] = [];
   // Its own ids: making a schedule leaves the ids of the played runs as they were.
   private readonly ids = new IdMint(20260301);
 
@@ -92,7 +96,7 @@ export class FakeSchedules {
     };
     if (seeded.last_run) schedule.last_run = seeded.last_run;
     if (seeded.last_task) schedule.last_task = seeded.last_task;
-    const kept = { schedule, when: seeded.when ?? FAKE_WHEN };
+    const kept = { schedule, when: seeded.when ?? FAKE_WHEN, window: FAKE_WINDOW };
     this.list = [...this.list, kept];
     return this.view(kept, now);
   }
@@ -109,10 +113,20 @@ export class FakeSchedules {
     return this.views(now);
   }
 
-  private view({ schedule, when }: { schedule: Schedule; when: string }, now: number): ScheduleView {
+  /** Sets how long `id`'s question waits (a minute at least); every schedule. */
+  setWindow(id: string, minutes: number, now: number): ScheduleView[] {
+    const kept = this.list.find((s) => s.schedule.id === id);
+    if (!kept) throw new IpcError('not_found', `no schedule ${id}`);
+    const mins = Math.max(1, Math.floor(minutes));
+    kept.schedule.answer_window_secs = mins * 60;
+    kept.window = `a question waits up to ${mins} min for your answer`;
+    return this.views(now);
+  }
+
+  private view({ schedule, when, window }: { schedule: Schedule; when: string; window: string }, now: number): ScheduleView {
     const since = Date.parse(schedule.last_run ?? schedule.created_at);
     const next = nextAfter(schedule.rule, Math.max(since, now), Date.parse(schedule.created_at));
-    return { schedule: structuredClone(schedule), when, next_run: iso(next), window: FAKE_WINDOW };
+    return { schedule: structuredClone(schedule), when, next_run: iso(next), window };
   }
 }
 
