@@ -253,13 +253,21 @@ fn on_envelope<R: Runtime>(app: &AppHandle<R>, envelope: &Envelope, pending: &Mu
     }
     if let Some(notice) = notices::notice_for(message, &ui) {
         use tauri_plugin_notification::NotificationExt;
-        if let Err(e) = app
+        let mut builder = app
             .notification()
             .builder()
             .title(notice.title)
-            .body(notice.body)
-            .show()
-        {
+            .body(notice.body);
+        if let Some((request, approve)) = notice.answers {
+            builder = builder
+                .action_type_id(if approve {
+                    notices::APPROVE_OR_DENY
+                } else {
+                    notices::DENY_ONLY
+                })
+                .extra(notices::REQUEST_KEY, request);
+        }
+        if let Err(e) = builder.show() {
             tracing::warn!(error = %e, "no OS notification");
         }
     }
@@ -270,6 +278,71 @@ fn on_envelope<R: Runtime>(app: &AppHandle<R>, envelope: &Envelope, pending: &Mu
                 tracing::warn!(error = %e.message, "could not bring the popup back");
             }
         });
+    }
+}
+
+/// Offers Approve and Deny on Law 1 notifications ([`notices::action_types`]) and
+/// carries out what the user does with one: an answer goes to the core as if given in
+/// the dialog (an approval for this one action), a click brings the popup back.
+fn answer_from_notifications<R: Runtime>(app: &AppHandle<R>, ui: &artoo::config::UiConfig) {
+    use tauri_plugin_notification::{Action, ActionType, NotificationExt};
+    let types = notices::action_types(ui)
+        .into_iter()
+        .map(|(id, actions)| {
+            ActionType::builder(id)
+                .actions(
+                    actions
+                        .into_iter()
+                        .map(|(action, title)| Action::builder(action, title).build())
+                        .collect(),
+                )
+                .build()
+        })
+        .collect();
+    let handle = app.clone();
+    let wired = app
+        .notification()
+        .register_action_types(types)
+        .and_then(|()| {
+            app.notification().on_action(move |performed| {
+                let extra = performed
+                    .notification()
+                    .map(|n| n.extra().clone())
+                    .unwrap_or_default();
+                act_on(&handle, notices::answer_of(performed.action_id(), &extra));
+            })
+        });
+    if let Err(e) = wired {
+        tracing::warn!(error = %e, "notifications offer no Approve or Deny");
+    }
+}
+
+/// Carries out what an action on a notification asks for.
+pub fn act_on<R: Runtime>(app: &AppHandle<R>, wanted: notices::FromNotification) {
+    match wanted {
+        notices::FromNotification::Answer(request, decision) => {
+            let Some(shell) = app.try_state::<Shell>() else {
+                return;
+            };
+            let Ok(core) = shell.core() else {
+                return;
+            };
+            tauri::async_runtime::spawn(async move {
+                // Answered meanwhile in the dialog, or expired: nothing is open any more.
+                if let Err(e) = core.answer_confirmation(request, decision).await {
+                    tracing::info!(error = %e, "a notification's answer found no open request");
+                }
+            });
+        }
+        notices::FromNotification::Open => {
+            let handle = app.clone();
+            let _ = app.run_on_main_thread(move || {
+                if let Err(e) = show_popup(&handle, None) {
+                    tracing::warn!(error = %e.message, "could not bring the popup back");
+                }
+            });
+        }
+        notices::FromNotification::Nothing => {}
     }
 }
 
@@ -374,6 +447,7 @@ pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Resul
 
     let shell = app.state::<Shell>().inner().clone();
     let hotkey = shell.config().ui.hotkey.clone();
+    answer_from_notifications(app, &shell.config().ui);
 
     let handle = app.clone();
     let pending = Mutex::new(Pending::default());

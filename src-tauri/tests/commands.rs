@@ -23,7 +23,7 @@ const NO_KEYCHAIN: &str = "no keychain in tests";
 struct Desk {
     _dir: TempDir,
     shell: Shell,
-    _app: App<MockRuntime>,
+    app: App<MockRuntime>,
     popup: WebviewWindow<MockRuntime>,
     panels: WebviewWindow<MockRuntime>,
 }
@@ -63,7 +63,7 @@ fn desk(with_model: bool) -> Desk {
     Desk {
         _dir: dir,
         shell,
-        _app: app,
+        app,
         popup,
         panels,
     }
@@ -256,6 +256,73 @@ fn answering_a_law1_request_that_is_not_open_is_not_found() {
             json!({"task_id": "task_000000000000"})
         )),
         "not_found"
+    );
+}
+
+#[test]
+fn deny_or_approve_on_a_law1_notification_answers_the_request_it_names_and_only_it() {
+    use artoo::contracts::{Decision, DecisionSource, Message, RequestId, Role};
+    use artoo_desktop::notices::FromNotification;
+    let desk = desk(true);
+    let core = desk.shell.core().expect("the core runs");
+    let mut tap = core.tap("notification test");
+    let Message::ConfirmationRequest(sample) = artoo::testkit::samples::samples()
+        .into_iter()
+        .find(|e| matches!(e.message, Message::ConfirmationRequest(_)))
+        .expect("a sample request")
+        .message
+    else {
+        unreachable!()
+    };
+    let (denied, approved) = (RequestId::mint(), RequestId::mint());
+    let r3 = core.bus().handle(Role::Executor);
+    for id in [denied, approved] {
+        r3.publish(
+            Role::User,
+            artoo::contracts::ConfirmationRequest {
+                request_id: id,
+                ..sample.clone()
+            },
+        );
+    }
+    eventually("both requests open", || {
+        core.open_confirmations().len() == 2
+    });
+    desktop::act_on(
+        desk.app.handle(),
+        FromNotification::Answer(denied, Decision::Deny),
+    );
+    eventually("the denied one answered", || {
+        core.open_confirmations().len() == 1
+    });
+    assert_eq!(core.open_confirmations()[0].request_id, approved);
+    desktop::act_on(
+        desk.app.handle(),
+        FromNotification::Answer(approved, Decision::Approve),
+    );
+    eventually("the approved one answered", || {
+        core.open_confirmations().is_empty()
+    });
+    // A second answer to a request already answered changes nothing.
+    desktop::act_on(
+        desk.app.handle(),
+        FromNotification::Answer(denied, Decision::Approve),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let mut decisions = Vec::new();
+    while let Some(event) = tap.try_recv() {
+        if let artoo::bus::TapEvent::Message(env) = event
+            && let Message::ConfirmationDecision(d) = &env.message
+        {
+            decisions.push((d.request_id, d.decision, d.source));
+        }
+    }
+    assert_eq!(
+        decisions,
+        [
+            (denied, Decision::Deny, DecisionSource::User),
+            (approved, Decision::Approve, DecisionSource::User),
+        ]
     );
 }
 

@@ -28,7 +28,10 @@ Every run starts a fresh app with its own temp HOME, XDG dirs, data dir and work
 6. Grants and notifications: "always" is offered after one approval (settings), taken
    on the second deletion of .tmp files, and the third deletion runs without a dialog
    while the popup is hidden; its result names the grant, and the app asked the
-   session's notification service (recorded by a bus monitor) to show "Task done".
+   session's notification service to show "Task done".
+7. Answered from the notification: a deletion asked while the popup is away comes as a
+   notification offering Approve and Deny; Deny, clicked on it, ends the task with the
+   denial and leaves the file.
 4. Keychain: with a real Secret Service (gnome-keyring, unlocked, in the run's own
    session), Settings stores a tool-tier API key; no file the app or the keyring wrote
    holds it in plain text; a new app process over the same home reads it back from the
@@ -36,7 +39,9 @@ Every run starts a fresh app with its own temp HOME, XDG dirs, data dir and work
 
 Each D-Bus session is the run's own and activates no service (`session_bus_config`):
 what the machine happens to have installed (a keyring, a notification daemon) cannot
-change a run.
+change a run. Where a run watches notifications, the session's notification server is
+the stand-in `examples/notification-server` (built beside the app by `cargo test`),
+which logs each notification and lets the run click one (`ActionInvoked`).
 
 The popup starts hidden; the runs show it with the global hotkey (xdotool), as a user
 would, because WebDriver's screenshot of a hidden webview never returns. The screenshots
@@ -172,8 +177,8 @@ class App:
         """`root` reuses an earlier run's dirs (left in place: the caller removes them);
         `keyring_password` starts an unlocked gnome-keyring in the run's session;
         `settings` is written as the data dir's settings.toml before the app starts;
-        `notifications` records every call to the session's notification service (none
-        serves it: the calls are what the app asked to show)."""
+        `notifications` serves the session's notifications with the stand-in server, which
+        logs what the app asked to show."""
         self.keep = root is not None
         self.notifications_log = None
         self.keyring_password = keyring_password
@@ -190,7 +195,13 @@ class App:
             with open(os.path.join(self.root, "artoo", "settings.toml"), "w") as f:
                 f.write(settings)
         if notifications:
-            self.notifications_log = os.path.join(self.root, "notifications.log")
+            self.notifications_log = os.path.join(self.root, "notifications.jsonl")
+            self.notification_server = os.path.join(os.path.dirname(binary), "examples",
+                                                    "notification-server")
+            if not os.access(self.notification_server, os.X_OK):
+                raise SystemExit(f"e2e: no {self.notification_server}: build it with "
+                                 "`cargo test -p artoo-desktop` (or `cargo build --example "
+                                 "notification-server -p artoo-desktop`)")
         env.update(HOME=f"{self.root}/home", XDG_DATA_HOME=f"{self.root}/data",
                    XDG_CONFIG_HOME=f"{self.root}/config", XDG_CACHE_HOME=f"{self.root}/cache",
                    XDG_RUNTIME_DIR=f"{self.root}/runtime", ARTOO_DATA_DIR=f"{self.root}/artoo",
@@ -226,10 +237,13 @@ class App:
                       "gnome-keyring-daemon --unlock --components=secrets >/dev/null && "
                       'exec "$@"', "sh"] + driver
         if self.notifications_log is not None:
-            # A monitor on the run's session bus sees every Notify call the app makes.
+            # The stand-in server answers every Notify call the app makes, and the
+            # session's address is left for the run to click a notification.
             self.env["ARTOO_E2E_NOTIFICATIONS"] = self.notifications_log
-            driver = ["sh", "-c", 'dbus-monitor --session '
-                      '"interface=org.freedesktop.Notifications" >"$ARTOO_E2E_NOTIFICATIONS" 2>&1 & '
+            self.env["ARTOO_E2E_NOTIFIER"] = self.notification_server
+            self.env["ARTOO_E2E_BUS"] = os.path.join(self.root, "bus-address")
+            driver = ["sh", "-c", 'printf %s "$DBUS_SESSION_BUS_ADDRESS" >"$ARTOO_E2E_BUS" && '
+                      '"$ARTOO_E2E_NOTIFIER" "$ARTOO_E2E_NOTIFICATIONS" & '
                       'exec "$@"', "sh"] + driver
         # The driver's and the app's output, shown when the session cannot start.
         self.driver_log = open(os.path.join(self.root, "driver.log"), "ab")
@@ -274,20 +288,26 @@ class App:
             raise SystemExit(f"e2e: {command} failed: {result['error']}")
         return result["ok"]
 
+    def notification_log(self):
+        """Every notification the app asked to show so far: id, summary, body, actions."""
+        if not os.path.exists(self.notifications_log):
+            return []
+        with open(self.notifications_log, errors="replace") as f:
+            return [json.loads(line) for line in f if line.strip()]
+
     def notifications(self):
         """The (title, body) of every notification the app asked to show so far."""
-        with open(self.notifications_log, errors="replace") as f:
-            text = f.read()
-        shown = []
-        for call in text.split("method call ")[1:]:
-            if "member=Notify" not in call.splitlines()[0]:
-                continue
-            strings = [line.strip()[len('string "'):-1] for line in call.splitlines()[1:]
-                       if line.strip().startswith('string "')]
-            # app name, icon, summary, body
-            if len(strings) >= 4:
-                shown.append((strings[2], strings[3]))
-        return shown
+        return [(n["summary"], n["body"]) for n in self.notification_log()]
+
+    def click_notification(self, notification_id, action):
+        """What the notification server sends when the user clicks `action` on it."""
+        with open(self.env["ARTOO_E2E_BUS"]) as f:
+            address = f.read().strip()
+        subprocess.run(["dbus-send", "--session", "--type=signal",
+                        "/org/freedesktop/Notifications",
+                        "org.freedesktop.Notifications.ActionInvoked",
+                        f"uint32:{notification_id}", f"string:{action}"],
+                       env=dict(self.env, DBUS_SESSION_BUS_ADDRESS=address), check=True)
 
     def switch_to(self, view):
         handles = wait_for("the app's webviews", lambda: wd(self.base, "GET", self.s + "/window/handles"))
@@ -316,6 +336,19 @@ class App:
         box = wait_for("the task input", lambda: self.find(".task-input textarea")
                        or self.find("textarea, input[type=text]"))
         wd(self.base, "POST", f"{self.s}/element/{box}/value", {"text": text + "\ue007"})
+
+    def scratch(self, name, text):
+        """Writes `text` to `name` in the workspace; its path."""
+        path = os.path.join(self.workspace, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def type_task_and_leave(self, text):
+        """Types a task in the popup and hides the popup at once, as a user who walks away."""
+        self.show_popup()
+        self.type_task(text)
+        self.js("window.__TAURI_INTERNALS__.invoke('hide_popup', {})")
 
     def click(self, element):
         wd(self.base, "POST", f"{self.s}/element/{element}/click", {})
@@ -548,16 +581,10 @@ def grants_and_notifications(binary, llm, out):
             with open(os.path.join(app.root, "artoo", "grants.json")) as f:
                 grants = json.load(f)["effects"]
             assert len(grants) == 1 and grants[0]["class"]["words"].startswith("deleting .tmp files under"), grants
-            third = os.path.join(app.workspace, "third.tmp")
-            with open(third, "w") as f:
-                f.write("scratch")
-            kept = os.path.join(app.workspace, "kept.txt")
-            with open(kept, "w") as f:
-                f.write("mine")
-            app.show_popup()
-            app.type_task("delete the .tmp files in the workspace")
+            third = app.scratch("third.tmp", "scratch")
+            kept = app.scratch("kept.txt", "mine")
             # Away from the popup at once: the end comes as a notification.
-            app.js("window.__TAURI_INTERNALS__.invoke('hide_popup', {})")
+            app.type_task_and_leave("delete the .tmp files in the workspace")
             done = wait_for("the Task done notification", lambda: [
                 n for n in app.notifications() if n[0] == "Task done"], timeout=60)
             assert not os.path.exists(third) and os.path.exists(kept), "the grant covered only .tmp"
@@ -574,6 +601,42 @@ def grants_and_notifications(binary, llm, out):
             app.screenshot(f"{out}/granted-result.png")
             print(f"e2e: grants: approve, always, then a deletion ran unasked and named its grant; "
                   f"notified: {done[0][0]} — {done[0][1][:80]}")
+    finally:
+        model.close()
+
+
+def answer_from_the_notification(binary, llm, out):
+    """7. A Law 1 request while the popup is away is answered on its notification: the
+    notification shows the whole request and offers Approve and Deny; Deny, clicked
+    there, answers the request — the task ends with the denial, the file stays."""
+    script = shell_task_script("Delete the .tmp files in the workspace", TMP_COMMAND)
+    # The task is read three seconds after it is typed: the popup is away by then.
+    script["roles"]["R1"][0]["latency_ms"] = 3000
+    model = ScriptedModel(llm, script)
+    try:
+        with App(binary, model.url, notifications=True) as app:
+            path = app.scratch("draft.tmp", "scratch")
+            app.type_task_and_leave("delete the .tmp files in the workspace")
+            asked = wait_for("the approval notification", lambda: [
+                n for n in app.notification_log() if n["summary"] == "artoo needs your approval"],
+                timeout=60)[0]
+            assert asked["body"].startswith("delete ") and "draft.tmp" in asked["body"] \
+                and asked["body"].endswith(TMP_COMMAND), asked
+            actions = dict(zip(asked["actions"][::2], asked["actions"][1::2]))
+            assert actions.get("approve") == "Approve" and actions.get("deny") == "Deny", asked
+            app.click_notification(asked["id"], "deny")
+            # The popup came back with the request; the answer given on the notification
+            # closes its dialog and ends the task.
+            result = wait_for("the result", lambda: app.js(
+                "const r = document.querySelector('[data-testid=result]');"
+                "return r && !r.classList.contains('ok') && r.textContent"), timeout=60)
+            assert "denied 1" in result, result
+            assert os.path.exists(path), "the denied deletion did not run"
+            assert not app.js("return !!document.querySelector('[data-testid=law1-dialog]')"), \
+                "the dialog closed with the answer"
+            app.screenshot(f"{out}/denied-from-notification.png")
+            print(f"e2e: notification: offered {sorted(actions)}, Deny clicked there; "
+                  f"result: {result[:80]}")
     finally:
         model.close()
 
@@ -662,6 +725,7 @@ def main():
         law1(binary, llm, out, "deny")
         law1(binary, llm, out, "approve")
         grants_and_notifications(binary, llm, out)
+        answer_from_the_notification(binary, llm, out)
         keychain(binary)
         if local_llm is not None:
             local_model(binary, out, local_llm,
