@@ -610,6 +610,43 @@ pub fn listed(names: &[String], records: &[&ToolCallRecord]) -> Option<String> {
         })
 }
 
+/// What a listing found, whole: the folder it looked in and every entry's name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// The folder, as the listing wrote it (`~/project`).
+    pub folder: String,
+    /// Each entry as its row names it, in the listing's order.
+    pub items: Vec<String>,
+}
+
+/// The last `list_files` listing among `records` when it shows every entry it found —
+/// the rows its header counts, none held back ("showing the first …") and no partial
+/// scan — so code can state the list itself; `None` for any other.
+pub fn complete_listing(records: &[&ToolCallRecord]) -> Option<Listing> {
+    let last = records.iter().rev().find(|r| {
+        r.status == ToolCallStatus::Ok && r.tool.builtin() == Some(ToolName::ListFiles)
+    })?;
+    let text = &last.output_head;
+    let head = text.lines().next()?;
+    let (described, count) = head.rsplit_once(": ")?;
+    let found: usize = count.strip_suffix(" found")?.parse().ok()?;
+    let folder = described.split(" (").next()?.trim();
+    if text.contains("(showing the first") || text.contains("partial") || folder.is_empty() {
+        return None;
+    }
+    let items: Vec<String> = text
+        .lines()
+        .skip(1)
+        .filter(|line| line.contains('\t'))
+        .filter_map(|line| line.split('\t').next())
+        .map(|name| name.trim().to_string())
+        .collect();
+    (items.len() == found && found > 0).then(|| Listing {
+        folder: folder.to_string(),
+        items,
+    })
+}
+
 fn can_write(r: &ToolCallRecord) -> bool {
     match r.tool.builtin() {
         Some(
@@ -896,7 +933,8 @@ fn list(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
     });
     if showed_items {
         Verdict::Misfit(format!(
-            "the request asks for a list, and the answer names none of the items the tools              showed (it says only «{}»): name the items",
+            "the request asks for a list, and the answer names none of the items the tools \
+             showed (it says only «{}»): name the items",
             crate::text::one_line(answer, 80)
         ))
     } else {
@@ -1603,6 +1641,45 @@ pub(crate) mod tests {
             ),
             Verdict::Misfit(_)
         ));
+    }
+
+    #[test]
+    fn a_listing_shown_whole_is_read_back_and_one_cut_short_is_not() {
+        let whole = "~/project (not recursive), files matching .* (hidden included): 2 found\n\
+                     .env\t10 B\t2026-12-01 10:20\t-\n.gitignore\t8 B\t2026-12-01 10:20\t-\n\
+                     total: 2 files, 18 bytes (18 B)";
+        let older = ok(
+            ToolName::ListFiles,
+            "/h",
+            "~ (not recursive), files: 1 found\na.txt\t1 B\ntotal: 1 file",
+        );
+        let records = [older, ok(ToolName::ListFiles, "/h/project", whole)];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        assert_eq!(
+            complete_listing(&refs),
+            Some(Listing {
+                folder: "~/project".into(),
+                items: vec![".env".into(), ".gitignore".into()],
+            }),
+            "the last listing"
+        );
+        let held_back = "~ (not recursive), files: 3 found\na.txt\t1 B\nb.txt\t1 B\n\
+                         total: 3 files\n(showing the first 2 of 3, largest first)";
+        let partial = "~ (recursive), files: 1 found so far (partial)\na.txt\t1 B\ntotal: 1 file";
+        let cut = "~ (not recursive), files: 3 found\na.txt\t1 B\nb.txt\t1 B";
+        let none = "no files in ~ (not recursive); the folder is empty";
+        for text in [held_back, partial, cut, none] {
+            let records = [ok(ToolName::ListFiles, "/h", text)];
+            let refs: Vec<&ToolCallRecord> = records.iter().collect();
+            assert_eq!(complete_listing(&refs), None, "{text}");
+        }
+        let other = [ok(ToolName::Glob, "/h", whole)];
+        let refs: Vec<&ToolCallRecord> = other.iter().collect();
+        assert_eq!(
+            complete_listing(&refs),
+            None,
+            "only list_files rows are read"
+        );
     }
 
     #[test]

@@ -7,6 +7,11 @@
 //! and a table's rows written out sorted by a column. Each judge reads the exact end
 //! state and the exact answer, and rejects a plausible wrong outcome (a test below).
 //!
+//! Two tasks were added on 2026-12-01 (afternoon), after the hidden-files task had
+//! delivered a count where a list was asked, and after the change that answers such a
+//! list from the listing: the folders of a folder, and the files above a size. Neither
+//! kind had run before.
+//!
 //! `scripts/real-model-suite --suite onward` runs it.
 
 use std::path::Path;
@@ -239,6 +244,42 @@ const TASKS: &[Task] = &[
         },
     },
     Task {
+        name: "folders_listed",
+        turns: &["Which folders are in ~/projects?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                ["alpha", "beta", "gamma", "delta"]
+                    .iter()
+                    .all(|f| s.names(f))
+                    && !s.names_any(&["plan.txt", "spec.md"])
+                    && !s.abandoned,
+                "alpha, beta, gamma and delta, and no file",
+            )
+        },
+    },
+    Task {
+        name: "files_above_a_size",
+        turns: &["Which files in ~/data are larger than 60 bytes?"],
+        law1: Law1::Never,
+        // inventory.csv is 65 bytes and sales.csv 108; every other file is under 50.
+        judge: |s| {
+            check(
+                s.names("inventory.csv")
+                    && s.names("sales.csv")
+                    && !s.names_any(&[
+                        "items.csv",
+                        "temps.csv",
+                        "march.csv",
+                        "april.csv",
+                        "scores.csv",
+                    ])
+                    && !s.abandoned,
+                "inventory.csv and sales.csv, and no smaller file",
+            )
+        },
+    },
+    Task {
         name: "rows_sorted_into_file",
         turns: &[
             "Write the rows of ~/data/scores.csv sorted by score, highest first, into a new file ~/data/ranked.csv, keeping the header line",
@@ -256,7 +297,7 @@ const TASKS: &[Task] = &[
     },
 ];
 
-task_tests!(SUITE, at_least = 11;
+task_tests!(SUITE, at_least = 13;
     column_names,
     median_price,
     empty_folders,
@@ -267,6 +308,8 @@ task_tests!(SUITE, at_least = 11;
     temperature_spread,
     rows_asked_in_chinese,
     difference_of_totals,
+    folders_listed,
+    files_above_a_size,
     rows_sorted_into_file,
 );
 
@@ -457,6 +500,32 @@ mod judges {
                 "You spent 200 in total.",
                 "You spent 125 in March.",
                 "March: 125, April: 75.",
+            ],
+        );
+    }
+
+    #[test]
+    fn folders_listed() {
+        right_and_wrong(
+            "folders_listed",
+            "The folders in ~/projects are alpha, beta, gamma and delta.",
+            &[
+                "There are 4 folders in ~/projects.",
+                "~/projects holds alpha, beta and gamma.",
+                "~/projects: alpha (plan.txt), beta, gamma, delta (spec.md)",
+            ],
+        );
+    }
+
+    #[test]
+    fn files_above_a_size() {
+        right_and_wrong(
+            "files_above_a_size",
+            "inventory.csv (65 bytes) and sales.csv (108 bytes) are larger than 60 bytes.",
+            &[
+                "2 files are larger than 60 bytes.",
+                "sales.csv is the largest.",
+                "inventory.csv, items.csv, sales.csv",
             ],
         );
     }

@@ -271,11 +271,57 @@ fn shape_criterion(shape: AnswerShape) -> Criterion {
     }
 }
 
+/// A list asked for, an answer that names none of the items twice, and a listing of the
+/// round that shows every entry it found: the answer is that listing's entries, stated
+/// by code with the folder they are in — not the model's count accepted on its word,
+/// and not another replan for the same answer. `None` for anything else (the model's
+/// judgement then decides).
+fn listed_by_code(
+    track: &TaskTrack,
+    round: &Round,
+    outcomes: &[&SubTaskOutcome],
+    shape: AnswerShape,
+    records: &[&ToolCallRecord],
+    now: DateTime<Utc>,
+) -> Option<Gate> {
+    if shape != AnswerShape::List {
+        return None;
+    }
+    let listing = shape::complete_listing(records)?;
+    let items = listing.items.join(", ");
+    let summary = format!("{}: {items}", listing.folder);
+    let criterion = shape_criterion(AnswerShape::List);
+    let mut verdicts: Vec<CriterionVerdict> = outcomes
+        .iter()
+        .flat_map(|o| o.criteria_verdicts.iter().cloned())
+        .collect();
+    verdicts.push(CriterionVerdict {
+        evidence: format!(
+            "code: the list_files listing of {} shows every entry it found: {items}",
+            listing.folder
+        ),
+        ..CriterionVerdict::for_criterion(&criterion, crate::contracts::Verdict::Pass)
+    });
+    Some(Gate::Send(
+        OutcomeSummary {
+            task_id: round.manifest.task_id.clone(),
+            intent: track.intent.clone(),
+            merged_output: Value::String(listing.items.join("\n")),
+            summary,
+            task_criteria_verdicts: verdicts,
+            outcomes: outcomes.iter().map(|o| (*o).clone()).collect(),
+            elapsed_ms: track.elapsed_ms(now),
+        }
+        .into(),
+    ))
+}
+
 /// The replan request of a round whose answer `answer` lacks the shape the task asks for
 /// (checked by code, [`crate::checks::shape`]); `None` when it fits, when code cannot
 /// check the shape, or when the same answer was already sent back once for its shape —
 /// then the model's judgement decides, so a check that misreads an answer costs one
-/// replan, never the task.
+/// replan, never the task (except a list stated by code from a whole listing:
+/// [`listed_by_code`]).
 fn shape_misfit(
     track: &TaskTrack,
     round: &Round,
@@ -318,7 +364,7 @@ fn shape_misfit(
                 .iter()
                 .any(|earlier| earlier.trim() == answer.trim())
             {
-                return None;
+                return listed_by_code(track, round, outcomes, spec.answer, &records, now);
             }
             why
         }
@@ -1078,6 +1124,60 @@ mod tests {
             });
         }
         t
+    }
+
+    /// A one-sub-task round of "which hidden files are in ~/project?", answered with
+    /// `answer` after a listing that found `found`.
+    fn which_hidden(task: &TaskId, answer: &str, found: &str) -> TaskTrack {
+        let mut o = outcome(task, SubTaskStatus::Matched);
+        o.output = Value::String(answer.into());
+        o.tool_calls = vec![ok_call(ToolName::ListFiles, "/h/project", found)];
+        let mut t = track(task, vec![o], 0, vec![]);
+        if let Some(round) = t.round.as_mut() {
+            round.manifest.task_spec = Some(crate::contracts::TaskSpec {
+                task_id: task.clone(),
+                intent: "List the hidden files in ~/project".into(),
+                constraints: Default::default(),
+                raw_input: "Which hidden files are in ~/project?".into(),
+                answer: AnswerShape::List,
+            });
+        }
+        t
+    }
+
+    #[test]
+    fn a_count_given_twice_for_a_list_becomes_the_listing_stated_by_code() {
+        let task = TaskId::mint();
+        let whole = "~/project (not recursive), files matching .* (hidden included): 2 found\n\
+                     .env\t10 B\t2026-12-01 10:20\t-\n.gitignore\t8 B\t2026-12-01 10:20\t-\n\
+                     total: 2 files, 18 bytes (18 B)";
+        let mut t = which_hidden(&task, "2 hidden files", whole);
+        let now = FakeClock::at_epoch().now();
+        let Some(Gate::Reshape { answer, .. }) = gate(&task, &t, now, 2) else {
+            panic!("a count where a list was asked is sent back first");
+        };
+        t.misfits.push(answer);
+        let Some(Gate::Send(Message::OutcomeSummary(s))) = gate(&task, &t, now, 2) else {
+            panic!("the same count again: the listing is the answer");
+        };
+        assert_eq!(s.summary, "~/project: .env, .gitignore");
+        assert_eq!(output_text(&s.merged_output), ".env\n.gitignore");
+        assert!(
+            s.task_criteria_verdicts
+                .iter()
+                .any(|v| !v.failed() && v.evidence.starts_with("code: the list_files listing")),
+            "{:?}",
+            s.task_criteria_verdicts
+        );
+        // A listing that held entries back is no list code can state: the model checks.
+        let held_back = "~/project (not recursive), files: 40 found\n.env\t10 B\n\
+                         total: 40 files\n(showing the first 1 of 40, name order)";
+        let mut cut = which_hidden(&task, "2 hidden files", held_back);
+        cut.misfits.push("2 hidden files".into());
+        assert!(matches!(
+            gate(&task, &cut, now, 2),
+            Some(Gate::Merge { .. })
+        ));
     }
 
     #[test]
