@@ -851,8 +851,9 @@ fn hidden_asked(stated: &str) -> Option<bool> {
 /// When the request asks for hidden entries and a list_files call leaves them out, or
 /// lists every entry when only the hidden ones are asked for: `hidden` true, and a
 /// `pattern` of names starting with a dot when only they are asked for and the call has
-/// no name filter of its own. Asked which hidden files a folder holds, a small model
-/// listed every file and answered with the first visible one.
+/// no pattern of its own (a substring or extension filter then applies among the dotted
+/// names). Asked which hidden files a folder holds, a small model listed every file and
+/// answered with the first visible one.
 fn hidden_not_asked(request: &files::Request, input: &mut Value, stated: &str) -> Option<String> {
     let only = hidden_asked(stated)?;
     let mut notes = Vec::new();
@@ -860,10 +861,9 @@ fn hidden_not_asked(request: &files::Request, input: &mut Value, stated: &str) -
         files::set(input, Setting::Hidden, Value::Bool(true));
         notes.push("`hidden` true");
     }
-    let unfiltered = request.patterns.is_empty()
-        && request.extensions.is_empty()
-        && request.name_contains.is_none();
-    if only && unfiltered {
+    // The call's own name filters apply among the dotted names (every filter must hold);
+    // only a pattern of its own is left as it is.
+    if only && request.patterns.is_empty() {
         files::set(input, Setting::Pattern, Value::from(".*"));
         notes.push("`pattern` \".*\" (names starting with a dot)");
     }
@@ -1199,7 +1199,18 @@ mod tests {
                 "{words}"
             );
         }
-        // A name filter of the call's own stays.
+        // A substring filter of the call's own applies among the dotted names: `"."`
+        // alone matched every visible file with an extension.
+        let (input, _) = mended(
+            json!({"folder": "~/project", "hidden": true, "name_contains": "."}),
+            "Which hidden files are in ~/project?",
+        )
+        .expect("visible files listed too");
+        assert_eq!(
+            input,
+            json!({"folder": "~/project", "hidden": true, "name_contains": ".", "pattern": ".*"})
+        );
+        // A pattern of the call's own stays.
         let (input, _) = mended(
             json!({"folder": "~/project", "pattern": ".env*"}),
             "which hidden env files are in ~/project",
