@@ -499,16 +499,20 @@ pub(super) fn judge(
     // What the user reads is the summary and the output: a claim in either is checked.
     if unmet.is_empty()
         && let Some(round) = track.round.as_ref()
-        && let Some(Gate::Reshape { request, answer }) = shape_misfit(
+    {
+        match shape_misfit(
             track,
             round,
             &round.outcomes_in_order(),
             &format!("{summary}\n{}", output_text(&delivered)),
             now,
             max_replans,
-        )
-    {
-        return (request.into(), Some(answer));
+        ) {
+            Some(Gate::Reshape { request, answer }) => return (request.into(), Some(answer)),
+            // The same misfit again, and code can state the answer itself.
+            Some(Gate::Send(stated)) => return (stated, None),
+            Some(Gate::Merge { .. }) | None => {}
+        }
     }
     if unmet.is_empty() {
         let outcomes = track
@@ -1169,6 +1173,30 @@ mod tests {
             "{:?}",
             s.task_criteria_verdicts
         );
+        // The model's check of the same answer comes to the same: the listing, by code.
+        let round = t.round.as_ref().expect("a round");
+        let criteria = effective_task_criteria(&round.manifest, &t.intent);
+        let passed = MergeJudgement {
+            combined_output: Value::String("2 hidden files".into()),
+            criteria: criteria
+                .iter()
+                .map(
+                    |c| super::super::super::agent_validator::CriterionJudgement {
+                        criterion: c.criterion.clone(),
+                        evidence: "the listing found 2".into(),
+                        met: true,
+                        unmet_cause: None,
+                    },
+                )
+                .collect(),
+            summary: "2 hidden files".into(),
+        };
+        let mut judged = which_hidden(&task, "2 hidden files", whole);
+        judged.misfits.push("2 hidden files\n2 hidden files".into());
+        let (Message::OutcomeSummary(s), None) = judge(&task, &judged, now, 2, Ok(passed)) else {
+            panic!("the listing stated by code after the model's check");
+        };
+        assert_eq!(s.summary, "~/project: .env, .gitignore");
         // A listing that held entries back is no list code can state: the model checks.
         let held_back = "~/project (not recursive), files: 40 found\n.env\t10 B\n\
                          total: 40 files\n(showing the first 1 of 40, name order)";
