@@ -613,6 +613,8 @@ pub fn listed(names: &[String], records: &[&ToolCallRecord]) -> Option<String> {
 /// What a listing found, whole: the folder it looked in and every entry's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Listing {
+    /// Its first line: what it looked for, where, and how many it found.
+    pub header: String,
     /// The folder, as the listing wrote it (`~/project`).
     pub folder: String,
     /// Each entry as its row names it, in the listing's order.
@@ -642,6 +644,7 @@ pub fn complete_listing(records: &[&ToolCallRecord]) -> Option<Listing> {
         .map(|name| name.trim().to_string())
         .collect();
     (items.len() == found && found > 0).then(|| Listing {
+        header: head.to_string(),
         folder: folder.to_string(),
         items,
     })
@@ -1658,6 +1661,8 @@ pub(crate) mod tests {
         assert_eq!(
             complete_listing(&refs),
             Some(Listing {
+                header: "~/project (not recursive), files matching .* (hidden included): 2 found"
+                    .into(),
                 folder: "~/project".into(),
                 items: vec![".env".into(), ".gitignore".into()],
             }),

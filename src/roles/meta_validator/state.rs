@@ -288,6 +288,19 @@ fn listed_by_code(
         return None;
     }
     let listing = shape::complete_listing(records)?;
+    Some(Gate::Send(
+        stated_listing(track, round, outcomes, &listing, now).into(),
+    ))
+}
+
+/// The listing's entries as the answer, with the folder they are in, stated by code.
+fn stated_listing(
+    track: &TaskTrack,
+    round: &Round,
+    outcomes: &[&SubTaskOutcome],
+    listing: &shape::Listing,
+    now: DateTime<Utc>,
+) -> OutcomeSummary {
     let items = listing.items.join(", ");
     let summary = format!("{}: {items}", listing.folder);
     let criterion = shape_criterion(AnswerShape::List);
@@ -302,18 +315,15 @@ fn listed_by_code(
         ),
         ..CriterionVerdict::for_criterion(&criterion, crate::contracts::Verdict::Pass)
     });
-    Some(Gate::Send(
-        OutcomeSummary {
-            task_id: round.manifest.task_id.clone(),
-            intent: track.intent.clone(),
-            merged_output: Value::String(listing.items.join("\n")),
-            summary,
-            task_criteria_verdicts: verdicts,
-            outcomes: outcomes.iter().map(|o| (*o).clone()).collect(),
-            elapsed_ms: track.elapsed_ms(now),
-        }
-        .into(),
-    ))
+    OutcomeSummary {
+        task_id: round.manifest.task_id.clone(),
+        intent: track.intent.clone(),
+        merged_output: Value::String(listing.items.join("\n")),
+        summary,
+        task_criteria_verdicts: verdicts,
+        outcomes: outcomes.iter().map(|o| (*o).clone()).collect(),
+        elapsed_ms: track.elapsed_ms(now),
+    }
 }
 
 /// The replan request of a round whose answer `answer` lacks the shape the task asks for
@@ -494,6 +504,20 @@ pub(super) fn judge(
         if let Some(stated) = shape::nth_stated(&request, &output_text(&delivered), &records) {
             tracing::info!(task = %task_id, %stated, "the n-th row stated by code");
             delivered = Value::String(stated);
+        }
+        // Asked for a list, and what would be delivered is a whole listing's own lines
+        // (its header among them): the answer is its entries, stated by code, not the
+        // tool's dump under a summary in the judge's voice.
+        if unmet.is_empty()
+            && spec.answer == AnswerShape::List
+            && let Some(listing) = shape::complete_listing(&records)
+            && format!("{summary}\n{}", output_text(&delivered)).contains(&listing.header)
+        {
+            tracing::info!(task = %task_id, "a listing's dump stated as its entries by code");
+            return (
+                stated_listing(track, round, &outcomes, &listing, now).into(),
+                None,
+            );
         }
     }
     // What the user reads is the summary and the output: a claim in either is checked.
@@ -1130,6 +1154,25 @@ mod tests {
         t
     }
 
+    /// The model's merge that finds every criterion met and says "2 hidden files".
+    fn passed_again(criteria: &[Criterion]) -> MergeJudgement {
+        MergeJudgement {
+            combined_output: Value::String("2 hidden files".into()),
+            criteria: criteria
+                .iter()
+                .map(
+                    |c| super::super::super::agent_validator::CriterionJudgement {
+                        criterion: c.criterion.clone(),
+                        evidence: "the listing found 2".into(),
+                        met: true,
+                        unmet_cause: None,
+                    },
+                )
+                .collect(),
+            summary: "2 hidden files".into(),
+        }
+    }
+
     /// A one-sub-task round of "which hidden files are in ~/project?", answered with
     /// `answer` after a listing that found `found`.
     fn which_hidden(task: &TaskId, answer: &str, found: &str) -> TaskTrack {
@@ -1195,6 +1238,29 @@ mod tests {
         judged.misfits.push("2 hidden files\n2 hidden files".into());
         let (Message::OutcomeSummary(s), None) = judge(&task, &judged, now, 2, Ok(passed)) else {
             panic!("the listing stated by code after the model's check");
+        };
+        assert_eq!(s.summary, "~/project: .env, .gitignore");
+        // The model's merge delivers the listing's own lines: stated as its entries.
+        let dumped = MergeJudgement {
+            combined_output: serde_json::json!([
+                "~/project (not recursive), files matching .* (hidden included): 2 found",
+                ".env",
+                ".gitignore",
+                "total: 2 files, 18 bytes (18 B)"
+            ]),
+            summary: "The answer lists all hidden files in ~/project.".into(),
+            ..passed_again(&criteria)
+        };
+        let mut two = which_hidden(&task, "see the listing", whole);
+        if let Some(round) = two.round.as_mut() {
+            let extra = round.outcomes_in_order()[0].clone();
+            round.expected.push(SubTaskId::mint());
+            let mut second = extra;
+            second.subtask_id = *round.expected.last().expect("the second");
+            round.outcomes.insert(second.subtask_id, second);
+        }
+        let (Message::OutcomeSummary(s), None) = judge(&task, &two, now, 2, Ok(dumped)) else {
+            panic!("a dump of the listing stated by code");
         };
         assert_eq!(s.summary, "~/project: .env, .gitignore");
         // A listing that held entries back is no list code can state: the model checks.
