@@ -131,17 +131,29 @@ fn single_summary(output: &Value, intent: &str) -> String {
 }
 
 /// The summary of a merged result: the merged output itself when it is one short line of
-/// text (the answer, stated once and first), else the model's summary. The model writes its
-/// summary after judging the criteria, and a small model wrote it in the judge's voice
-/// ("The answer is correct and the file contains the phone number") above the answer.
+/// text, or a short list of short values said on one line (the answer, stated once and
+/// first), else the model's summary. The model writes its summary after judging the
+/// criteria, and a small model wrote it in the judge's voice ("The answer is correct and
+/// the file contains the phone number", "The answer lists the files …") above the answer.
 fn merged_summary(merged: &Value, model_summary: &str) -> String {
-    match merged {
-        Value::String(text)
-            if !text.trim().is_empty()
-                && !text.trim().contains('\n')
-                && text.trim().chars().count() <= 200 =>
-        {
-            text.trim().to_string()
+    let line = match merged {
+        Value::String(text) => Some(text.trim().to_string()),
+        Value::Array(items) if !items.is_empty() && items.len() <= 10 => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) if !s.trim().is_empty() && !s.contains('\n') => {
+                    Some(s.trim().to_string())
+                }
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .collect::<Option<Vec<String>>>()
+            .map(|values| values.join(", ")),
+        _ => None,
+    };
+    match line {
+        Some(line) if !line.is_empty() && !line.contains('\n') && line.chars().count() <= 200 => {
+            line
         }
         _ => model_summary.trim().to_string(),
     }
@@ -1152,6 +1164,41 @@ mod tests {
             });
         }
         t
+    }
+
+    #[test]
+    fn a_short_list_merged_is_said_on_one_line_as_the_summary() {
+        let judge_voice = "The answer lists the files larger than 60 bytes.";
+        assert_eq!(
+            merged_summary(
+                &serde_json::json!(["~/data/inventory.csv", "~/data/sales.csv"]),
+                judge_voice
+            ),
+            "~/data/inventory.csv, ~/data/sales.csv"
+        );
+        assert_eq!(
+            merged_summary(&serde_json::json!([3, 4.5]), judge_voice),
+            "3, 4.5"
+        );
+        // Not a short flat list: the model's summary.
+        for merged in [
+            serde_json::json!([{"name": "a"}]),
+            serde_json::json!([]),
+            serde_json::json!(["a\nb"]),
+            serde_json::json!((0..11).collect::<Vec<_>>()),
+            serde_json::json!(["x".repeat(201)]),
+        ] {
+            assert_eq!(
+                merged_summary(&merged, judge_voice),
+                judge_voice,
+                "{merged}"
+            );
+        }
+        assert_eq!(
+            merged_summary(&serde_json::json!(" 42 "), judge_voice),
+            "42",
+            "one short line, as before"
+        );
     }
 
     /// The model's merge that finds every criterion met and says "2 hidden files".
