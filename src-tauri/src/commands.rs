@@ -66,7 +66,7 @@ pub async fn submit_input(shell: State<'_, Shell>, text: String) -> IpcResult<Su
     match artoo::schedule::add_from_request(&store, &text, &now) {
         Some(Ok(view)) => Ok(Submitted::Scheduled {
             message: artoo::schedule::made_message(&view, &now),
-            schedule: view,
+            schedule: Box::new(view),
         }),
         Some(Err(e)) => Err(IpcError::internal(e.to_string())),
         None => Ok(Submitted::Task {

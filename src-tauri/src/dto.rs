@@ -599,7 +599,8 @@ pub enum Submitted {
     /// A schedule was kept; nothing runs now.
     Scheduled {
         /// The schedule, with when it runs next.
-        schedule: artoo::schedule::ScheduleView,
+        // Boxed: a task's id is all the other variant holds.
+        schedule: Box<artoo::schedule::ScheduleView>,
         /// What was kept, in words, to show.
         message: String,
     },
