@@ -6,6 +6,7 @@ mod abandon;
 mod directives;
 mod honest;
 mod law1;
+mod listed;
 mod loops;
 mod malformed;
 mod mcp;
