@@ -252,17 +252,22 @@ impl Registry {
         now: Instant,
     ) -> Option<Postponed> {
         let PersonTime { waited, open } = self.person_time(task);
-        let owed = waited.saturating_sub(credited);
-        if owed.is_zero() && !open {
+        if waited <= credited && !open {
             return None;
         }
-        let due = due + owed;
+        let due = due + waited.saturating_sub(credited);
         let look_at = if open { due.max(now + RECHECK) } else { due };
         (look_at > now).then_some(Postponed {
             due,
             credited: waited,
             look_at,
         })
+    }
+
+    /// When a deadline `due` on `task`'s time, set when the task had waited `credited`
+    /// for a person, falls as far as is known now: later by the person time since.
+    pub fn due_now(&self, task: &TaskId, due: Instant, credited: Duration) -> Instant {
+        due + self.person_time(task).waited.saturating_sub(credited)
     }
 
     /// Sleeps until `due` on `task`'s time, set when the task had waited `credited` for

@@ -440,17 +440,14 @@ impl Desk {
             tokio::select! {
                 env = inbox.recv() => match env {
                     Some(env) => {
-                        let opened = self.on_envelope(&env);
-                        let now = Instant::now();
-                        match opened {
-                            Some(Expiry::Confirmation(task, id)) => {
-                                let window = self.tasks.answer_window(&task).unwrap_or(confirm_timeout);
-                                expiries.push(Reverse((now + window, Expiry::Confirmation(task, id))));
-                            }
-                            Some(question @ Expiry::Clarification(..)) => {
-                                expiries.push(Reverse((now + clarification_timeout, question)));
-                            }
-                            None => {}
+                        if let Some(opened) = self.on_envelope(&env) {
+                            let wait = match &opened {
+                                Expiry::Confirmation(task, _) => {
+                                    self.tasks.answer_window(task).unwrap_or(confirm_timeout)
+                                }
+                                Expiry::Clarification(..) => clarification_timeout,
+                            };
+                            expiries.push(Reverse((Instant::now() + wait, opened)));
                         }
                         self.seen.notify_waiters();
                     }

@@ -166,7 +166,7 @@ impl Schedule {
     pub fn window_words(&self) -> String {
         format!(
             "a question waits up to {} for your answer",
-            duration_words(self.answer_window_secs)
+            length_words(self.answer_window_secs)
         )
     }
 
@@ -242,8 +242,9 @@ impl Schedule {
     }
 }
 
-/// `secs` as a person says it: "45 min", "1 h", "1 h 30 min", "2 days".
-pub fn duration_words(secs: u64) -> String {
+/// An answer window's length as a person says it: "45 min", "1 h", "1 h 30 min",
+/// "2 days".
+fn length_words(secs: u64) -> String {
     let mins = secs.div_ceil(60);
     match (mins / 60, mins % 60) {
         (0, m) => format!("{m} min"),
@@ -277,10 +278,8 @@ pub fn parse_window(text: &str) -> Option<std::time::Duration> {
             .find(|c: char| !c.is_alphabetic())
             .unwrap_or(rest.len());
         let unit = match &rest[..unit_len] {
-            "m" | "min" | "mins" | "minute" | "minutes" => 60,
-            "h" | "hr" | "hrs" | "hour" | "hours" => 3600,
             "d" | "day" | "days" => 86_400,
-            _ => return None,
+            other => u64::from(rule::minutes_per(other)?) * 60,
         };
         total = total.checked_add(n.checked_mul(unit)?)?;
         rest = &rest[unit_len..];

@@ -179,6 +179,15 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// The days one word names.
+/// The minutes in one of a unit a person writes after a number: "minutes", "h".
+pub(super) fn minutes_per(unit: &str) -> Option<u32> {
+    match unit {
+        "m" | "min" | "mins" | "minute" | "minutes" => Some(1),
+        "h" | "hr" | "hrs" | "hour" | "hours" => Some(60),
+        _ => None,
+    }
+}
+
 fn day_word(w: &str) -> Option<Vec<Day>> {
     let all = Day::ALL.to_vec();
     Some(match w {
@@ -260,11 +269,7 @@ impl Rule {
             Some(n) => (n, i + 1),
             None => (1, i),
         };
-        let unit = match w(unit_at) {
-            Some("minute" | "minutes" | "min" | "mins") => Some(1),
-            Some("hour" | "hours") => Some(60),
-            _ => None,
-        };
+        let unit = w(unit_at).and_then(minutes_per);
         if let Some(unit) = unit {
             let minutes = n.checked_mul(unit).filter(|m| *m > 0)?;
             return Some((Rule::Every { minutes }, unit_at + 1));

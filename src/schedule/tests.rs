@@ -219,11 +219,11 @@ fn an_answer_window_is_read_as_people_write_it_and_said_back_in_words() {
     for bad in ["", "soon", "2 weeks", "h", "1.5h", "-3"] {
         assert_eq!(parse_window(bad), None, "{bad}");
     }
-    assert_eq!(duration_words(45 * 60), "45 min");
-    assert_eq!(duration_words(3600), "1 h");
-    assert_eq!(duration_words(90 * 60), "1 h 30 min");
-    assert_eq!(duration_words(86_400), "1 day");
-    assert_eq!(duration_words(3 * 86_400), "3 days");
+    assert_eq!(length_words(45 * 60), "45 min");
+    assert_eq!(length_words(3600), "1 h");
+    assert_eq!(length_words(90 * 60), "1 h 30 min");
+    assert_eq!(length_words(86_400), "1 day");
+    assert_eq!(length_words(3 * 86_400), "3 days");
 }
 
 #[test]

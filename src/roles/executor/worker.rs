@@ -177,7 +177,7 @@ pub(super) struct Worker {
     pub subtask: SubTask,
     pub ctx: ToolContext,
     /// The end of the sub-task's time budget on the task's time, as set (the time its
-    /// questions wait for the user moves it: [`Worker::deadline_now`]).
+    /// questions wait for the user moves it: [`crate::lifecycle::Registry::due_now`]).
     pub deadline: Instant,
     /// The task's person time when `deadline` was set.
     pub credited: std::time::Duration,
@@ -207,17 +207,6 @@ pub enum End {
 }
 
 impl Worker {
-    /// The end of the sub-task's time budget as far as is known now: later than set by
-    /// the time the task has waited for the user since.
-    fn deadline_now(&self) -> Instant {
-        let waited = self
-            .shared
-            .registry
-            .person_time(&self.subtask.parent_task_id)
-            .waited;
-        self.deadline + waited.saturating_sub(self.credited)
-    }
-
     /// Runs attempts until R4a closes the sub-task.
     pub async fn run(self) -> End {
         let cancel = self.ctx.cancel.clone();
@@ -274,7 +263,12 @@ impl Worker {
             // R4a answers every request (its own model call is bounded); the bound here
             // only matters if R4a is gone, and then the sub-task fails honestly so the
             // dispatcher's group still ends.
-            let reply_by = self.deadline_now().max(Instant::now()) + self.shared.reply_grace;
+            let deadline = self.shared.registry.due_now(
+                &self.subtask.parent_task_id,
+                self.deadline,
+                self.credited,
+            );
+            let reply_by = deadline.max(Instant::now()) + self.shared.reply_grace;
             let reply = match tokio::time::timeout_at(reply_by, pending).await {
                 Ok(Ok(env)) => env,
                 Ok(Err(_closed)) => return End::Unjudged(self.failed("the bus closed")),

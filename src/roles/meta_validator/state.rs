@@ -1266,21 +1266,7 @@ mod tests {
         // The model's check of the same answer comes to the same: the listing, by code.
         let round = t.round.as_ref().expect("a round");
         let criteria = effective_task_criteria(&round.manifest, &t.intent);
-        let passed = MergeJudgement {
-            combined_output: Value::String("2 hidden files".into()),
-            criteria: criteria
-                .iter()
-                .map(
-                    |c| super::super::super::agent_validator::CriterionJudgement {
-                        criterion: c.criterion.clone(),
-                        evidence: "the listing found 2".into(),
-                        met: true,
-                        unmet_cause: None,
-                    },
-                )
-                .collect(),
-            summary: "2 hidden files".into(),
-        };
+        let passed = passed_again(&criteria);
         let mut judged = which_hidden(&task, "2 hidden files", whole);
         judged.misfits.push("2 hidden files\n2 hidden files".into());
         let (Message::OutcomeSummary(s), None) = judge(&task, &judged, now, 2, Ok(passed)) else {
