@@ -264,7 +264,14 @@ class App:
         self.switch_to("view=popup")
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, kind, value, trace):
+        if kind is not None and self.driver is not None:
+            # What the app said before the run failed: its warnings name what it could
+            # not do (a notification not sent, a model not reached).
+            self.driver_log.flush()
+            with open(os.path.join(self.root, "driver.log"), errors="replace") as f:
+                log = f.read()[-6000:]
+            print(f"e2e: the app's output before the failure:\n{log}", file=sys.stderr)
         if self.session:
             try:
                 wd(self.base, "DELETE", self.s, timeout=20)
@@ -333,9 +340,17 @@ class App:
         return self.js("return document.body.textContent")
 
     def type_task(self, text):
+        """Types `text` and Enter into the task input once it takes a task (a fresh app
+        enables it only when the model is reported ready), and waits until the popup
+        took the task: the input is cleared on submission."""
         box = wait_for("the task input", lambda: self.find(".task-input textarea")
                        or self.find("textarea, input[type=text]"))
+        wait_for("the task input enabled",
+                 lambda: wd(self.base, "GET", f"{self.s}/element/{box}/enabled"), timeout=60)
         wd(self.base, "POST", f"{self.s}/element/{box}/value", {"text": text + "\ue007"})
+        wait_for("the task taken", lambda: self.js(
+            "const b = document.querySelector('.task-input textarea');"
+            "return !b || b.value === ''"), timeout=30)
 
     def scratch(self, name, text):
         """Writes `text` to `name` in the workspace; its path."""
