@@ -29,6 +29,7 @@
 //! exactly once — with R4a's close, or a failed close of its own when R4a cannot answer
 //! — unless its task closed first, and then nothing more is published for it.
 
+mod finish;
 pub mod prompt;
 mod review;
 mod schema;

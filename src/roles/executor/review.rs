@@ -1,25 +1,14 @@
-//! The push-backs a finish can get, each decided from the attempt's own results. A small
-//! model finishes early or from the wrong result, and a validator of the same size tends
-//! to accept what a tool printed; these checks give the executor one more turn instead.
+//! The words of the push-backs a finish can get, and the rules of the rows of the finish
+//! table ([`super::finish::CHECKS`]) that read only the executor's own results: a
+//! number, path or name no result shows ([`misquote_nudge`]); a copy of an earlier
+//! result the latest one superseded ([`stale_quote`]: it speaks up only when the finish
+//! holds a line of an earlier successful result that the latest lacks and shows nothing
+//! of the latest); a file the sub-task names that no call used or showed
+//! ([`untouched`]); and the account of a finish's effects ([`with_account`]). The table
+//! owns their order and budgets.
 //!
-//! - **Unbacked**: `completed` with no successful call ([`UNBACKED_NUDGE`]).
-//! - **Misquote**: a number, path or file name no result shows ([`misquote_nudge`]).
-//! - **Stale copy** ([`stale_quote`]): after two tries (a glob that matched nothing, then
-//!   a count that printed `3`) the finish copies the first result rather than the last.
-//!   It speaks up only when the finish contains a line of an earlier successful result
-//!   that the latest successful result lacks, and shows nothing of the latest result
-//!   (none of its lines, trimmed).
-//! - **Untouched file** ([`untouched`]): the sub-task names a file (written bare in its
-//!   intent, or a path that did not exist when it began) that no call of the attempt
-//!   used or showed: asked to write `summary.txt`, the model read the note and finished
-//!   with its text.
-//!
-//! - **Shape** ([`shape_nudge`]): the finish lacks the shape of the answer the task asks
-//!   for, by `checks::shape` (a listing copied where a count is asked).
-//!
-//! **Invariant:** pure; every check reads only the results, the sub-task's words and the
-//! places resolved when it began, and none fires for an attempt with no successful call
-//! other than the unbacked one.
+//! **Invariant:** pure; every rule reads only the results, the sub-task's words and the
+//! places resolved when it began.
 
 use super::prompt::Observed;
 use crate::contracts::ToolCallStatus;

@@ -9,10 +9,12 @@
 //!   `uncertain`, its output marked as backed by no tool result. A sub-task answerable
 //!   from its context (a summary of earlier outputs) can still be matched by R4a, which
 //!   judges such criteria on the report; anything about the computer cannot.
-//! - A `completed` finish that states a number none of the attempt's results shows (nor
-//!   derives, nor the sub-task's words), or that copies a result a later call
-//!   superseded, gets one more, finish-only turn saying so; one that leaves a file the
-//!   sub-task names untouched gets one more turn, tools allowed ([`super::review`]).
+//! - A finish is weighed by one table of checks (`finish::CHECKS`), in order:
+//!   a number none of the attempt's results shows, a copy of a result a later call
+//!   superseded, a file the sub-task names left untouched or unwritten, an answer of
+//!   the wrong shape each get one more turn saying so, within the row's budget; where
+//!   code knows the answer (the n-th row, the one line selected, an absence) code
+//!   states it.
 //! - A Law 1 denial in the attempt makes the result `failed`, whatever the model said,
 //!   with the denial first in the output (`[LAW1] …`): the denied action did not happen
 //!   and must not be sought another way.
@@ -31,11 +33,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
+use super::finish::{Finish, Once, Pushes, Subject, Weighed, weigh};
 use super::prompt::{Observed, Offer, Turn, state_prompt, system_prompt};
-use super::review::{
-    NamedFile, UNBACKED_NUDGE, copies_the_example, misquote_nudge, shape_nudge, stale_quote,
-    stale_quote_nudge, untouched, untouched_nudge, unwritten_nudge, with_account,
-};
+use super::review::{NamedFile, with_account};
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use super::{Shared, schema};
 use crate::checks::shape::{self, Verdict};
@@ -43,7 +43,6 @@ use crate::contracts::{
     AnswerShape, CorrectionSignal, ExecutionResult, ExecutionStatus, Interruption, Message, Role,
     SubTask, SubTaskClosed, SubTaskStatus, ToolCallRecord, ToolCallStatus,
 };
-use crate::ggs::grounding;
 use crate::llm::{CallCtx, ChatRequest, LlmError};
 use crate::roles::preamble::{machine_facts, preamble_with_tools};
 use crate::text::first_chars;
@@ -76,23 +75,8 @@ struct Progress {
     called: Vec<(CallKey, usize)>,
     /// What the next turn is told first (a push-back), if anything.
     nudge: Option<String>,
-    /// The unbacked-finish push-back was given.
-    nudged: bool,
-    /// The finish was checked against the results (its numbers, a superseded copy).
-    misquote_checked: bool,
-    /// The finish was checked for a file the sub-task names and no call touched.
-    files_checked: bool,
-    /// A finish that did not report the work as done was told the changes the calls
-    /// made.
-    effects_told: bool,
-    /// Finishes sent back for the shape of their answer (at most [`MAX_SHAPE_PUSHES`]):
-    /// a model that mends one misfit often makes another.
-    shape_pushes: usize,
-    /// Only a finish is asked for from now on.
-    must_finish: bool,
-    /// A call asked for again while the sub-task owes a change was answered by asking for
-    /// the change ([`Worker::change_owed`]).
-    pressed_for_change: bool,
+    /// What the finish checks have spent, and whether only a finish is asked for now.
+    pushes: Pushes,
     /// Calls in a row that failed or were refused.
     stalled: u32,
     /// Calls not run because they narrowed by what the request does not name
@@ -108,13 +92,7 @@ impl Progress {
             places: Vec::new(),
             called: Vec::new(),
             nudge: None,
-            nudged: false,
-            misquote_checked: false,
-            files_checked: false,
-            effects_told: false,
-            shape_pushes: 0,
-            pressed_for_change: false,
-            must_finish: false,
+            pushes: Pushes::default(),
             stalled: 0,
             asked_back: Vec::new(),
         }
@@ -135,7 +113,7 @@ impl Progress {
         self.observed.push(seen);
         self.called.push((key, self.observed.len()));
         if self.stalled >= STALL_LIMIT {
-            self.must_finish = true;
+            self.pushes.finish_only = true;
             self.nudge = Some(format!(
                 "The last {STALL_LIMIT} calls failed or were refused. Finish now: \
                  say what the results show and why the rest could not be done."
@@ -156,9 +134,6 @@ pub const STEP_MAX_TOKENS: u32 = 400;
 /// call had succeeded.
 pub const FAILED_AGAIN_NUDGE: &str = "A call that failed was asked for again. Finish now: \
      answer from the results that succeeded, and say what could not be done.";
-
-/// Finishes an attempt sends back at most for the shape of their answer.
-const MAX_SHAPE_PUSHES: usize = 2;
 
 /// Calls an attempt sends back at most for values the request does not ask for.
 const MAX_ASKED_BACK: usize = 2;
@@ -352,7 +327,7 @@ impl Worker {
             if self.ctx.cancel.is_cancelled() {
                 return Attempted::Cancelled;
             }
-            let offer = if progress.must_finish || step == max_steps {
+            let offer = if progress.pushes.finish_only || step == max_steps {
                 Offer::Finish
             } else if progress.observed.is_empty() {
                 Offer::Call
@@ -564,8 +539,8 @@ impl Worker {
         if let Some((_, n)) = repeated_call {
             // A read asked for again while the change asked for is not made: the model
             // has what it needs to make it, and is asked for that, once.
-            if !progress.pressed_for_change && self.change_unmade(progress) {
-                progress.pressed_for_change = true;
+            if !progress.pushes.spent(Once::Change) && self.change_unmade(progress) {
+                progress.pushes.spend(Once::Change);
                 progress.nudge = Some(format!(
                     "Call [{n}] was asked for again; its result is above. The sub-task asks \
                      for a change, and no call has made it."
@@ -593,8 +568,8 @@ impl Worker {
                 shape::check(self.subtask.answer, &self.subtask.intent, &output, &refs),
                 Verdict::Misfit(_)
             );
-            if status == FinishStatus::Completed && misfit && !progress.must_finish {
-                progress.must_finish = true;
+            if status == FinishStatus::Completed && misfit && !progress.pushes.finish_only {
+                progress.pushes.finish_only = true;
                 progress.nudge = Some(format!(
                     "Call [{n}] was asked for again; its result is above. Finish now: \
                      state {} from it.",
@@ -665,8 +640,8 @@ impl Worker {
             .observed
             .iter()
             .any(|o| o.status == ToolCallStatus::Ok);
-        if failed_again && has_result && !progress.must_finish {
-            progress.must_finish = true;
+        if failed_again && has_result && !progress.pushes.finish_only {
+            progress.pushes.finish_only = true;
             progress.nudge = Some(FAILED_AGAIN_NUDGE.to_string());
         }
         if progress.nudge.is_none() {
@@ -686,18 +661,6 @@ impl Worker {
             }
         }
         stuck
-    }
-
-    /// The sub-task's words, context and results: what a finish may quote.
-    fn known_words(&self, observed: &[Observed]) -> String {
-        let mut known = format!("{}\n{}", self.asked_words(), self.subtask.context);
-        for o in observed {
-            known.push('\n');
-            known.push_str(&o.input);
-            known.push('\n');
-            known.push_str(&o.text);
-        }
-        known
     }
 
     /// The sub-task's intent, with the user's own words where it carries them: what an
@@ -779,10 +742,9 @@ impl Worker {
         )
     }
 
-    /// Weighs a finish: pushes back once on an unbacked `completed`, once on a file the
-    /// sub-task names that no call touched, and once on numbers no result shows or on a
-    /// copy of a result a later call superseded (continue); else breaks with the honest
-    /// result.
+    /// Weighs a finish by the table of finish checks ([`super::finish::CHECKS`]): sent
+    /// back (continue, the push-back told first), settled by code, or delivered with
+    /// the account of its effects and as honest as its records allow.
     fn finish(
         &self,
         attempt: u32,
@@ -793,178 +755,42 @@ impl Worker {
         summary: &str,
     ) -> ControlFlow<Attempted> {
         let records = self.records_since(progress.first_record);
-        // "Is there …?", and a call found what the sub-task names missing: the absence is
-        // the answer, stated by code with its evidence, whatever the model made of it.
-        if self.subtask.answer == AnswerShape::YesNo
-            && denial(&records).is_none()
-            && let Some(answer) = self.absence_answer(&records)
-        {
-            tracing::info!(subtask = %self.subtask.subtask_id, %answer, "absence stated by code");
-            return ControlFlow::Break(Attempted::Result(self.result(
-                attempt,
-                ExecutionStatus::Completed,
-                answer,
-                progress.first_record,
-            )));
-        }
-        // A denial settles the attempt (failed) before any push-back.
-        let unbacked =
-            status == FinishStatus::Completed && !any_ok(&records) && denial(&records).is_none();
-        if unbacked && !progress.nudged && !progress.must_finish && step + 1 < max_steps {
-            progress.nudged = true;
-            progress.nudge = Some(UNBACKED_NUDGE.to_string());
-            return ControlFlow::Continue(());
-        }
-        // Work done is not thrown away: a finish that does not report the work as done,
-        // while the attempt's calls changed files it names none of, hears what they did.
-        if status != FinishStatus::Completed
-            && denial(&records).is_none()
-            && !progress.effects_told
-            && !progress.must_finish
-            && step + 1 < max_steps
-        {
-            progress.effects_told = true;
-            let refs: Vec<&ToolCallRecord> = records.iter().collect();
-            if let Some(why) = crate::checks::claims::untold_effects(output, &refs) {
-                progress.nudge = Some(shape_nudge(&why));
-                return ControlFlow::Continue(());
-            }
-        }
-        // A file the sub-task asks to make, still unwritten, is owed: the finish goes
-        // back once, and the next step may only call a tool that changes files.
-        if status == FinishStatus::Completed
-            && denial(&records).is_none()
-            && !progress.pressed_for_change
-            && !progress.must_finish
-            && step + 1 < max_steps
-        {
-            let owed = self.unwritten();
-            if !owed.is_empty() && self.change_unmade(progress) {
-                progress.pressed_for_change = true;
-                progress.nudge = Some(unwritten_nudge(&owed));
-                return ControlFlow::Continue(());
-            }
-            // So is a file the sub-task asks to delete or move that is still where it
-            // was: one part of a two-part request done is not the request done.
-            let refs: Vec<&ToolCallRecord> = records.iter().collect();
-            if let Some(why) =
-                crate::checks::claims::undone_removals(&self.asked_words(), output, &refs)
-            {
-                progress.pressed_for_change = true;
-                progress.nudge = Some(shape_nudge(&why));
-                return ControlFlow::Continue(());
-            }
-        }
-        if status == FinishStatus::Completed
-            && denial(&records).is_none()
-            && !progress.files_checked
-            && !progress.must_finish
-            && step + 1 < max_steps
-        {
-            progress.files_checked = true;
-            let left = untouched(&self.files, &progress.observed);
-            if !left.is_empty() {
-                progress.nudge = Some(untouched_nudge(&left));
-                return ControlFlow::Continue(());
-            }
-        }
-        if status == FinishStatus::Completed
-            && !unbacked
-            && denial(&records).is_none()
-            && !progress.misquote_checked
-            && step < max_steps
-        {
-            progress.misquote_checked = true;
-            let unshown = self.unshown(output, &progress.observed, &records);
-            // A number worked out by the model may be worked out by code instead: one
-            // more step for the calculate tool, where a step is left and it is offered.
-            let may_compute = super::review::only_numbers(&unshown)
-                && step + 1 < max_steps
-                && self.shared.toolbox.has(&tools::ToolName::Calculate.into());
-            let nudge = if unshown.is_empty() {
-                stale_quote(output, &progress.observed).map(|q| stale_quote_nudge(&q))
-            } else {
-                Some(misquote_nudge(&unshown, may_compute))
-            };
-            if let Some(nudge) = nudge {
-                progress.nudge = Some(nudge);
-                progress.must_finish = !may_compute;
-                return ControlFlow::Continue(());
-            }
-        }
-        // What the attempt's own records contradict is checked on a finish-only turn too:
-        // code holds the evidence, and the next turn is a finish again, so nothing loops.
-        // Where no turn is left to send back the n-th of an order, code states that row:
-        // picking the n-th row of a listing in the order asked is a computation, not a
-        // judgement.
-        let stated_by_code;
-        let mut output = output;
-        if status == FinishStatus::Completed {
-            let refs: Vec<&ToolCallRecord> = records.iter().collect();
-            let words = self.asked_words();
-            // What the records contradict: another row than the n-th asked, a file said
-            // not to be there that a listing showed, a number given a unit no tool printed
-            // it with, "which <column>" answered with no value of that column, a choice
-            // given to the item the printed numbers do not favour.
-            let contradicted = shape::nth_of_a_listing(&words, output, &refs)
-                .or_else(|| shape::denies_what_was_shown(&words, output, &refs))
-                .or_else(|| crate::checks::units::misread_unit(output, &refs))
-                .or_else(|| crate::checks::column::unnamed_column_value(&words, output, &refs))
-                .or_else(|| crate::checks::compare::wrong_choice(&words, output, &refs));
-            if let Some(why) = contradicted {
-                if progress.shape_pushes < MAX_SHAPE_PUSHES && step + 1 < max_steps {
-                    progress.shape_pushes += 1;
-                    progress.nudge = Some(shape_nudge(&why));
-                    return ControlFlow::Continue(());
-                }
-                if let Some(stated) = shape::nth_stated(&words, output, &refs) {
-                    tracing::info!(subtask = %self.subtask.subtask_id, %stated, "the n-th row stated by code");
-                    stated_by_code = stated;
-                    output = &stated_by_code;
-                }
-            }
-        }
-        if status == FinishStatus::Completed
-            && progress.shape_pushes < MAX_SHAPE_PUSHES
-            && !progress.must_finish
-            && step + 1 < max_steps
-        {
-            let refs: Vec<&ToolCallRecord> = records.iter().collect();
-            let why = match shape::check(self.subtask.answer, &self.asked_words(), output, &refs) {
-                Verdict::Misfit(why) => Some(why),
-                _ => copies_the_example(
-                    &format!("{output}\n{summary}"),
-                    &self.known_words(&progress.observed),
-                )
-                .or_else(|| shape::copied_output(self.subtask.answer, output, &refs))
-                .or_else(|| shape::picked_by_eye(output, &refs))
-                .or_else(|| shape::off_kind(&self.subtask.intent, output, &refs))
-                .or_else(|| shape::count_of_an_unasked_value(&self.subtask.intent, output, &refs)),
-            };
-            if let Some(why) = why {
-                progress.shape_pushes += 1;
-                progress.nudge = Some(shape_nudge(&why));
-                return ControlFlow::Continue(());
-            }
-        }
-        // "Which one", still answered with no item once no push-back is left, while a
-        // call selected exactly one line: that line is the answer, stated by code.
-        let sole;
-        let refs: Vec<&ToolCallRecord> = records.iter().collect();
-        let output = match (status == FinishStatus::Completed)
-            .then(|| shape::sole_stated(self.subtask.answer, &self.asked_words(), output, &refs))
-            .flatten()
-        {
-            Some(line) => {
-                tracing::info!(subtask = %self.subtask.subtask_id, %line, "the sole line stated by code");
-                sole = line;
-                sole.as_str()
-            }
-            None => output,
+        let finish = Finish {
+            status,
+            output,
+            summary,
+            records: &records,
+            observed: &progress.observed,
+            step,
+            max_steps,
         };
+        let subject = self.subject(progress);
+        let (check, output) = match weigh(&finish, &subject, &mut progress.pushes) {
+            Weighed::Pushed { check, nudge } => {
+                tracing::info!(subtask = %self.subtask.subtask_id, check, "finish sent back");
+                progress.nudge = Some(nudge);
+                return ControlFlow::Continue(());
+            }
+            Weighed::Settled { check, answer } => {
+                tracing::info!(subtask = %self.subtask.subtask_id, check, %answer, "answer stated by code");
+                return ControlFlow::Break(Attempted::Result(self.result(
+                    attempt,
+                    ExecutionStatus::Completed,
+                    answer,
+                    progress.first_record,
+                )));
+            }
+            Weighed::Delivered {
+                output,
+                restated_by,
+            } => (restated_by, output),
+        };
+        for check in check {
+            tracing::info!(subtask = %self.subtask.subtask_id, check, %output, "answer restated by code");
+        }
         let output = with_account(
             self.subtask.answer,
-            output,
+            &output,
             &records,
             &self.shared.config.home,
         );
@@ -977,33 +803,19 @@ impl Worker {
         )))
     }
 
-    /// The numbers, paths and file names of a finish that none of the attempt's results
-    /// (nor the calls' inputs, nor the sub-task's own words) shows: the same rule R7
-    /// applies to the delivered answer, applied where the model can still mend it.
-    /// The paths the calls created, changed, moved or deleted count as shown: a move by
-    /// a pattern names no file, and the files it moved are what the finish reports.
-    fn unshown(
-        &self,
-        output: &str,
-        observed: &[Observed],
-        records: &[ToolCallRecord],
-    ) -> Vec<String> {
-        let ok: Vec<&Observed> = observed
-            .iter()
-            .filter(|o| o.status == ToolCallStatus::Ok)
-            .collect();
-        let outputs: Vec<&str> = ok.iter().map(|o| o.text.as_str()).collect();
-        let effects: Vec<String> = records
-            .iter()
-            .flat_map(|r| &r.effects)
-            .map(|e| e.path.display().to_string())
-            .collect();
-        let inputs: Vec<String> = ok.iter().map(|o| without_counts(&o.input)).collect();
-        let mut words: Vec<&str> = inputs.iter().map(String::as_str).collect();
-        words.extend(effects.iter().map(String::as_str));
-        words.push(&self.subtask.intent);
-        words.push(&self.subtask.context);
-        grounding::unverified(output, &outputs, &words)
+    /// What the finish checks know of the sub-task.
+    fn subject(&self, progress: &Progress) -> Subject<'_> {
+        Subject {
+            answer: self.subtask.answer,
+            intent: &self.subtask.intent,
+            context: &self.subtask.context,
+            request: self.subtask.request.as_deref(),
+            files: &self.files,
+            unwritten: self.unwritten(),
+            change_unmade: self.change_unmade(progress),
+            can_calculate: self.shared.toolbox.has(&tools::ToolName::Calculate.into()),
+            home: &self.shared.config.home,
+        }
     }
 
     /// Whether the attempt's calls that answered only looked at the data's structure
@@ -1027,7 +839,9 @@ impl Worker {
     /// without it was sent back in this attempt, or a read was asked for again, or an
     /// earlier attempt ended without it.
     fn change_owed(&self, attempt: u32, progress: &Progress) -> bool {
-        let pressed = progress.shape_pushes > 0 || progress.pressed_for_change || attempt > 1;
+        let pressed = progress.pushes.shape_pushes() > 0
+            || progress.pushes.spent(Once::Change)
+            || attempt > 1;
         pressed && self.change_unmade(progress)
     }
 
@@ -1055,32 +869,6 @@ impl Worker {
                 !stuck.contains(&s.name) && s.name.builtin().is_none_or(tools::changes_files)
             });
         looked && untouched && !tried && can_change
-    }
-
-    /// "No", with where it was looked for, when a call of the attempt found a path the
-    /// sub-task names missing (a not-found failure naming it) and no call of the attempt
-    /// listed a file of that name elsewhere: the answer to a question whether it is there.
-    fn absence_answer(&self, records: &[ToolCallRecord]) -> Option<String> {
-        let subject = format!("{}\n{}", self.asked_words(), self.subtask.context);
-        let refs: Vec<&ToolCallRecord> = records.iter().collect();
-        let missing = records.iter().find_map(|r| {
-            crate::ggs::evidence::missing_resource(r)
-                .filter(|path| crate::ggs::evidence::names(&subject, path))
-        })?;
-        let name = missing
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or(&missing)
-            .to_lowercase();
-        if shape::listed(&[name], &refs).is_some() {
-            return None;
-        }
-        let home = &self.shared.config.home;
-        Some(format!(
-            "No: {} does not exist (looked for by the tools: no such file or folder).",
-            crate::text::tilde(&missing, home)
-        ))
     }
 
     /// The files the sub-task names that did not exist when it began, when its words ask
@@ -1170,20 +958,6 @@ impl CallKey {
 /// Whether a call's failure is told again by the toolbox when the call is asked for
 /// again (an error or a refusal), rather than settling the attempt (a success is the
 /// answer the model has; a Law 1 denial is final).
-/// A call's input as evidence for a finish, without the parameters that only say how
-/// much to show (`take`, `limit`): how many lines a call was asked to print is never an
-/// answer (a line count was answered with the call's own `take` of 10).
-fn without_counts(input: &str) -> String {
-    match serde_json::from_str::<serde_json::Value>(input) {
-        Ok(serde_json::Value::Object(mut map)) => {
-            map.remove("take");
-            map.remove("limit");
-            serde_json::Value::Object(map).to_string()
-        }
-        _ => input.to_string(),
-    }
-}
-
 fn retold(seen: &Observed) -> bool {
     matches!(seen.status, ToolCallStatus::Error | ToolCallStatus::Refused)
 }

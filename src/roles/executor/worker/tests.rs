@@ -89,20 +89,3 @@ fn the_step_cap_is_uncertain_with_the_latest_output_or_failed_without_any() {
     let (status, _) = step_capped(3, &[], &[]);
     assert_eq!(status, ExecutionStatus::Failed);
 }
-
-#[test]
-fn how_much_a_call_was_asked_to_show_is_no_evidence_for_an_answer() {
-    let input = r#"{"op":"all","path":"/h/notes/monday.txt","take":10,"text":null}"#;
-    let kept = without_counts(input);
-    assert!(!kept.contains("10"), "{kept}");
-    assert!(kept.contains("monday.txt"), "{kept}");
-    // The 10 of the call's own limit does not back an answer of 10; the path still
-    // backs an answer that names it.
-    let shown = |answer: &str| {
-        crate::ggs::grounding::unverified(answer, &["5 of the 5 lines of monday.txt:"], &[&kept])
-    };
-    assert_eq!(shown("10"), ["10"]);
-    assert!(shown("5").is_empty());
-    // Inputs that are not JSON objects (a command line) are kept whole.
-    assert_eq!(without_counts("ls -1 ~/notes"), "ls -1 ~/notes");
-}
