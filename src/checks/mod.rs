@@ -9,6 +9,9 @@
 //!   or the request's own change told as done, an action, a path the user wrote.
 //! - [`column`]: "which <column>" is answered by a value of that column the tools printed.
 //! - [`compare`]: a choice between named items goes to the one the printed numbers favour.
+//! - [`criteria`]: the closed vocabulary of checks a criterion carries (a file at a path,
+//!   with a text; a path emptied; a value stated; a line of a file quoted), met or not by
+//!   the files and the answer.
 //! - [`names`]: what a token is (a file's name), read the same way by every check.
 //! - [`ranked`]: the n-th of groups ranked by their counts ("the second most common").
 //! - [`said`]: what every account check reads alike — a request's opening verb, an
@@ -24,6 +27,7 @@ pub mod asks;
 pub mod claims;
 pub mod column;
 pub mod compare;
+pub mod criteria;
 pub mod names;
 pub mod ranked;
 pub(crate) mod said;

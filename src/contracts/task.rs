@@ -210,9 +210,47 @@ pub enum CriterionMode {
     Plausible,
 }
 
-/// A success criterion: a plain string or a `{criterion, mode}` object. Both forms are
-/// accepted, and a criterion without a mode serialises back as a plain string, so
-/// plain-string JSON round-trips unchanged.
+/// What code checks of a criterion, in a closed vocabulary: each kind is evaluated
+/// against the end state of the files and the delivered answer, never by a model
+/// (`checks::criteria`). The seed's *verifiable* criteria are the ones code can check;
+/// a criterion with a check is judged by its check, whatever a model says.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Check {
+    /// When the work ends a file is at `path`; with `contains`, its text holds that text
+    /// (case ignored).
+    FileExists {
+        /// An absolute path, or one under the home folder (`~/…`).
+        path: String,
+        /// Text the file must hold.
+        #[serde(default)]
+        contains: Option<String>,
+    },
+    /// When the work ends nothing is at `path` (deleted, or moved away).
+    FileGone {
+        /// An absolute path, or one under the home folder (`~/…`).
+        path: String,
+    },
+    /// The answer states `text` (case and spacing ignored; a number as any number equal
+    /// to it).
+    AnswerStates {
+        /// What the answer must state.
+        text: String,
+    },
+    /// The answer quotes a whole line of the file at `path`, and that line holds `text`
+    /// (case ignored).
+    QuotesLine {
+        /// The file whose line is quoted.
+        path: String,
+        /// What the quoted line holds.
+        text: String,
+    },
+}
+
+/// A success criterion: a plain string or a `{criterion, mode, check}` object. Both
+/// forms are accepted, and a criterion with neither a mode nor a check serialises back
+/// as a plain string, so plain-string JSON round-trips unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "specta", derive(specta::Type), specta(type = CriterionShape))]
 pub struct Criterion {
@@ -220,6 +258,8 @@ pub struct Criterion {
     pub criterion: String,
     /// How it can be checked; None counts as verifiable.
     pub mode: Option<CriterionMode>,
+    /// What code checks of it, where code can.
+    pub check: Option<Check>,
 }
 
 impl Criterion {
@@ -228,6 +268,7 @@ impl Criterion {
         Self {
             criterion: text.into(),
             mode: None,
+            check: None,
         }
     }
 
@@ -236,6 +277,16 @@ impl Criterion {
         Self {
             criterion: text.into(),
             mode: Some(mode),
+            check: None,
+        }
+    }
+
+    /// A verifiable criterion code checks by `check`.
+    pub fn checked(text: impl Into<String>, check: Check) -> Self {
+        Self {
+            criterion: text.into(),
+            mode: Some(CriterionMode::Verifiable),
+            check: Some(check),
         }
     }
 
@@ -255,7 +306,10 @@ enum CriterionShape {
     Plain(String),
     Structured {
         criterion: String,
-        mode: CriterionMode,
+        #[specta(optional)]
+        mode: Option<CriterionMode>,
+        #[specta(optional)]
+        check: Option<Check>,
     },
 }
 
@@ -265,18 +319,21 @@ enum CriterionRepr {
     Plain(String),
     Structured {
         criterion: String,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         mode: Option<CriterionMode>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        check: Option<Check>,
     },
 }
 
 impl Serialize for Criterion {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.mode {
-            None => serializer.serialize_str(&self.criterion),
-            Some(mode) => CriterionRepr::Structured {
+        match (self.mode, &self.check) {
+            (None, None) => serializer.serialize_str(&self.criterion),
+            (mode, check) => CriterionRepr::Structured {
                 criterion: self.criterion.clone(),
-                mode: Some(mode),
+                mode,
+                check: check.clone(),
             }
             .serialize(serializer),
         }
@@ -286,11 +343,16 @@ impl Serialize for Criterion {
 impl<'de> Deserialize<'de> for Criterion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(match CriterionRepr::deserialize(deserializer)? {
-            CriterionRepr::Plain(criterion) => Criterion {
+            CriterionRepr::Plain(criterion) => Criterion::new(criterion),
+            CriterionRepr::Structured {
                 criterion,
-                mode: None,
+                mode,
+                check,
+            } => Criterion {
+                criterion,
+                mode,
+                check,
             },
-            CriterionRepr::Structured { criterion, mode } => Criterion { criterion, mode },
         })
     }
 }

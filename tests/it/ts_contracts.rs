@@ -76,11 +76,13 @@ fn the_committed_typescript_contracts_match_the_rust_types() {
 
 #[test]
 fn criteria_serialise_in_the_shape_the_typescript_names() {
-    use artoo::contracts::{Criterion, CriterionMode};
+    use artoo::contracts::{Check, Criterion, CriterionMode};
     let ts = render();
-    assert!(
-        ts.contains("export type Criterion = string | { criterion: string; mode: CriterionMode };")
-    );
+    assert!(ts.contains(
+        "export type CriterionShape_Serialize = string | { criterion: string; mode?: \
+         CriterionMode | null; check?: Check_Serialize | null };"
+    ));
+    assert!(ts.contains("export type Criterion_Serialize = CriterionShape_Serialize;"));
     assert_eq!(
         serde_json::to_value(Criterion::new("lists a path")).unwrap(),
         serde_json::json!("lists a path")
@@ -92,6 +94,34 @@ fn criteria_serialise_in_the_shape_the_typescript_names() {
         ))
         .unwrap(),
         serde_json::json!({"criterion": "lists a path", "mode": "plausible"})
+    );
+    // A criterion code checks carries its check; read back, it is the same criterion.
+    let checked = Criterion::checked(
+        "the list is saved",
+        Check::FileExists {
+            path: "~/out/list.txt".into(),
+            contains: None,
+        },
+    );
+    let written = serde_json::to_value(&checked).unwrap();
+    assert_eq!(
+        written,
+        serde_json::json!({"criterion": "the list is saved", "mode": "verifiable",
+            "check": {"kind": "file_exists", "path": "~/out/list.txt", "contains": null}})
+    );
+    assert_eq!(
+        serde_json::from_value::<Criterion>(written).unwrap(),
+        checked
+    );
+    let bare: Criterion = serde_json::from_value(serde_json::json!({"criterion": "c",
+        "check": {"kind": "file_gone", "path": "/tmp/x"}}))
+    .unwrap();
+    assert_eq!(bare.mode, None);
+    assert_eq!(
+        bare.check,
+        Some(Check::FileGone {
+            path: "/tmp/x".into()
+        })
     );
 }
 

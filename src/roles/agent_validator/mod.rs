@@ -49,6 +49,7 @@ use std::time::Duration;
 
 use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, Envelope};
+use crate::checks::criteria::World;
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{Message, Role, SubTaskId, TaskClosed, TaskId};
@@ -95,7 +96,8 @@ impl AgentValidator {
         clock: SharedClock,
     ) -> Self {
         let validate = Validate {
-            state: Validation::new(config.budgets.max_retries, config.longest_task_budget()),
+            state: Validation::new(config.budgets.max_retries, config.longest_task_budget())
+                .in_world(World::disk(config.home.clone())),
             llm: llm
                 .for_role(bus.handle(Role::AgentValidator))
                 .expect("R4a runs on the tool tier"),

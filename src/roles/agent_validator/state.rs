@@ -16,6 +16,7 @@ use super::precheck::{self, precheck};
 use super::prompt::judgement_prompt;
 use super::schema::Judgement;
 use crate::actor::Effects;
+use crate::checks::criteria::{World, hold_to_checks};
 use crate::contracts::{
     CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, FailureClass,
     GapPoint, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskOutcome, SubTaskStatus, TaskId,
@@ -108,6 +109,8 @@ pub(super) type Fx = Effects<Timer>;
 pub(super) struct Validation {
     pub(super) max_retries: u32,
     pub(super) attempt_timeout: Duration,
+    /// Where the checks of criteria look.
+    world: World,
     tracks: HashMap<SubTaskId, Track>,
     /// The sub-tasks of live tasks that closed, to answer a late or repeated request the
     /// same way; a task's go when it closes.
@@ -119,9 +122,15 @@ impl Validation {
         Self {
             max_retries,
             attempt_timeout,
+            world: World::disk("/"),
             tracks: HashMap::new(),
             closed: HashMap::new(),
         }
+    }
+
+    /// The same, its criteria's checks looking in `world`.
+    pub(super) fn in_world(self, world: World) -> Self {
+        Self { world, ..self }
     }
 
     /// Drops a closed task's sub-tasks (the runner stopped their model calls).
@@ -302,6 +311,12 @@ impl Validation {
         let verdicts = ground_in_calls(verdicts, calls, &request.result.output, &given);
         let verdicts = absence_shown(verdicts, calls, &request.result.output);
         let verdicts = absent_named(verdicts, &track.subtask, calls, &request.result.output);
+        let verdicts = hold_to_checks(
+            verdicts,
+            &track.criteria,
+            &request.result.output,
+            &self.world,
+        );
         track
             .points
             .push(gap_point(track.attempts() + 1, &verdicts));

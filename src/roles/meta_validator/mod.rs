@@ -55,6 +55,7 @@ use self::state::{Gate, Phase, Round, TaskTrack, expired, gate, judge};
 pub use self::state::{effective_task_criteria, missing_subject};
 use crate::actor::{Actor, Cx, Runner};
 use crate::bus::{Bus, Envelope};
+use crate::checks::criteria::World;
 use crate::clock::SharedClock;
 use crate::config::Config;
 use crate::contracts::{
@@ -85,6 +86,8 @@ struct Gatekeeper {
     activity: u64,
     home: std::path::PathBuf,
     workspace: std::path::PathBuf,
+    /// Where the checks of the task's criteria look.
+    world: World,
 }
 
 impl MetaValidator {
@@ -110,6 +113,7 @@ impl MetaValidator {
             max_early_outcomes: limits.early_outcomes,
             home: config.home.clone(),
             workspace: config.workspace.clone(),
+            world: World::disk(config.home.clone()),
             generation: 0,
             activity: 0,
         };
@@ -381,7 +385,7 @@ impl Gatekeeper {
         let Some(track) = self.tasks.get_mut(task_id) else {
             return;
         };
-        let Some(gate) = gate(task_id, track, now, self.max_replans) else {
+        let Some(gate) = gate(task_id, track, now, self.max_replans, &self.world) else {
             return;
         };
         let criteria = match gate {
@@ -454,7 +458,7 @@ impl Gatekeeper {
             Err(e) => Err(e.to_string()),
             Ok(j) => Ok(j),
         };
-        let (message, misfit) = judge(task_id, track, now, self.max_replans, judged);
+        let (message, misfit) = judge(task_id, track, (now, self.max_replans), judged, &self.world);
         track.misfits.extend(misfit);
         cx.publish(Role::Ggs, message);
     }

@@ -18,6 +18,7 @@ use tokio::task::AbortHandle;
 
 use super::super::agent_validator::verdicts_from;
 use super::schema::MergeJudgement;
+use crate::checks::criteria::{World, all_met, hold_to_checks, unmet_checks};
 use crate::checks::shape::{self, Verdict};
 use crate::contracts::{
     AnswerShape, Criterion, CriterionMode, CriterionVerdict, DispatchManifest, FailureClass,
@@ -182,6 +183,7 @@ pub(super) fn gate(
     track: &TaskTrack,
     now: DateTime<Utc>,
     max_replans: u32,
+    world: &World,
 ) -> Option<Gate> {
     let round = track.round.as_ref()?;
     if !matches!(round.phase, Phase::Collecting) || !round.complete() {
@@ -209,16 +211,33 @@ pub(super) fn gate(
     ) {
         return Some(misfit);
     }
+    // The task's criteria that carry a check are held to it by code first: one unmet
+    // sends the round back with what code read, whatever a merge would make of it.
+    let answer = output_of(&outcomes);
+    let unmet = unmet_checks(&round.manifest.task_criteria, &answer, world);
+    if !unmet.is_empty() {
+        let gap = format!(
+            "every sub-task matched, but the answer fails what code checks of the task: {}",
+            unmet
+                .iter()
+                .map(|v| format!("\"{}\" ({})", v.criterion, v.evidence))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        let request = replan_request(track, now, max_replans, gap, unmet);
+        return Some(Gate::Send(request.into()));
+    }
     if let [only] = outcomes.as_slice()
-        && round.manifest.task_criteria.is_empty()
+        && all_met(&round.manifest.task_criteria, &answer, world)
         && shape_verified(round, only)
     {
-        // One sub-task, no task criterion of its own, and the answer's shape checked by
-        // code: the task's result is that sub-task's output, whose criteria R4a already
-        // judged on tool evidence (matched = every one passed). A model merge would only
-        // paraphrase it. Otherwise the task-level check is a model's, as the minimum
-        // chain R1 → R2 → R3 → R4a → R4b has it: nothing code could verify is accepted
-        // by code, and a tool's output is not delivered as the answer unread.
+        // One sub-task, every task criterion of its own (if any) met by its check, and
+        // the answer's shape checked by code: the task's result is that sub-task's
+        // output, whose criteria R4a already judged on tool evidence (matched = every
+        // one passed). A model merge would only paraphrase it. Otherwise the task-level
+        // check is a model's, as the minimum chain R1 → R2 → R3 → R4a → R4b has it:
+        // nothing code could not verify is accepted by code, and a tool's output is not
+        // delivered as the answer unread.
         let summary = OutcomeSummary {
             task_id: task_id.clone(),
             intent: track.intent.clone(),
@@ -277,10 +296,7 @@ fn shape_criterion(shape: AnswerShape) -> Criterion {
         AnswerShape::File => "The file asked for is written",
         _ => "The answer has the shape asked for",
     };
-    Criterion {
-        criterion: words.to_string(),
-        mode: Some(CriterionMode::Verifiable),
-    }
+    Criterion::with_mode(words, CriterionMode::Verifiable)
 }
 
 /// A list asked for, an answer that names none of the items twice, and a listing of the
@@ -448,17 +464,34 @@ fn gate_request(
 pub(super) fn judge(
     task_id: &TaskId,
     track: &TaskTrack,
-    now: DateTime<Utc>,
-    max_replans: u32,
+    (now, max_replans): (DateTime<Utc>, u32),
     judged: Result<MergeJudgement, String>,
+    world: &World,
 ) -> (Message, Option<String>) {
     let criteria = track
         .round
         .as_ref()
         .map(|r| effective_task_criteria(&r.manifest, &track.intent))
         .unwrap_or_default();
-    let judged = judged
-        .and_then(|j| verdicts_from(&criteria, &j.criteria, FailureClass::Logical).map(|v| (j, v)));
+    // What the model judged, then held to what code checks of it in the merged answer
+    // and the outputs it merged.
+    let merged = |j: &MergeJudgement| {
+        let outputs = track
+            .round
+            .as_ref()
+            .map(|r| output_of(&r.outcomes_in_order()))
+            .unwrap_or_default();
+        format!(
+            "{}\n{}\n{outputs}",
+            j.summary,
+            output_text(&j.combined_output)
+        )
+    };
+    let judged = judged.and_then(|j| {
+        verdicts_from(&criteria, &j.criteria, FailureClass::Logical)
+            .map(|v| (hold_to_checks(v, &criteria, &merged(&j), world), j))
+            .map(|(v, j)| (j, v))
+    });
     let (judgement, verdicts) = match judged {
         Ok(judged) => judged,
         Err(problem) => {
@@ -755,6 +788,10 @@ pub(super) fn replan_request(
 
 #[cfg(test)]
 mod tests {
+    fn world() -> crate::checks::criteria::World {
+        crate::checks::criteria::World::disk("/home/u")
+    }
+
     use super::*;
     use crate::clock::{Clock as _, FakeClock};
     use crate::contracts::{ToolCallRecord, ToolCallStatus, ToolFailure};
@@ -920,7 +957,7 @@ mod tests {
             1,
             vec![],
         );
-        assert!(gate(&task, &t, FakeClock::at_epoch().now(), 2).is_none());
+        assert!(gate(&task, &t, FakeClock::at_epoch().now(), 2, &world()).is_none());
     }
 
     #[test]
@@ -935,7 +972,7 @@ mod tests {
             0,
             vec![Criterion::new("names every file")],
         );
-        match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
+        match gate(&task, &t, FakeClock::at_epoch().now(), 2, &world()) {
             Some(Gate::Send(Message::ReplanRequest(r))) => {
                 assert_eq!(r.failed_subtasks.len(), 1);
                 assert_eq!(r.unjudged_task_criteria.len(), 1);
@@ -958,7 +995,7 @@ mod tests {
         let skipped = round.expected[1];
         round.skipped.insert(skipped);
         round.halt_reasons.push("an earlier step failed".into());
-        match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
+        match gate(&task, &t, FakeClock::at_epoch().now(), 2, &world()) {
             Some(Gate::Send(Message::ReplanRequest(r))) => {
                 assert_eq!(r.unrun_subtasks.len(), 1);
                 assert_eq!(r.unrun_subtasks[0].subtask_id, skipped);
@@ -966,6 +1003,71 @@ mod tests {
             }
             _ => panic!("expected a replan request"),
         }
+    }
+
+    #[test]
+    fn a_task_criterion_whose_check_fails_sends_the_round_back_by_code() {
+        use crate::contracts::Check;
+        let task = TaskId::mint();
+        let now = FakeClock::at_epoch().now();
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let written = dir.path().join("list.txt");
+        std::fs::write(&written, "a.txt\nb.txt\n").expect("written");
+        let world = World::disk(dir.path());
+        let checked = |path: &str| {
+            Criterion::checked(
+                format!("{path} is written"),
+                Check::FileExists {
+                    path: path.into(),
+                    contains: Some("b.txt".into()),
+                },
+            )
+        };
+        // Written elsewhere than asked: back to the planner, with what code read, and
+        // no model asked.
+        let t = track(
+            &task,
+            vec![outcome(&task, SubTaskStatus::Matched)],
+            0,
+            vec![checked("~/lists/list.txt")],
+        );
+        match gate(&task, &t, now, 2, &world) {
+            Some(Gate::Send(Message::ReplanRequest(r))) => {
+                assert!(
+                    r.gap_summary.contains("nothing is at ~/lists/list.txt"),
+                    "{}",
+                    r.gap_summary
+                );
+                assert_eq!(
+                    r.task_criteria_verdicts.len(),
+                    1,
+                    "{:?}",
+                    r.task_criteria_verdicts
+                );
+            }
+            _ => panic!("expected a replan request"),
+        }
+        // Written where asked, with what it must hold: code verified the task criterion,
+        // and with the answer's shape checked the lone output is the result by code.
+        let mut named = which_product(&task, "Desk, oak (450)");
+        if let Some(round) = named.round.as_mut() {
+            round.manifest.task_criteria = vec![checked("~/list.txt")];
+        }
+        assert!(matches!(
+            gate(&task, &named, now, 2, &world),
+            Some(Gate::Send(Message::OutcomeSummary(_)))
+        ));
+        // A task criterion no check covers still gets the model's judgement.
+        if let Some(round) = named.round.as_mut() {
+            round
+                .manifest
+                .task_criteria
+                .push(Criterion::new("the list is complete"));
+        }
+        assert!(matches!(
+            gate(&task, &named, now, 2, &world),
+            Some(Gate::Merge { .. })
+        ));
     }
 
     #[test]
@@ -980,12 +1082,12 @@ mod tests {
             vec![],
         );
         assert!(
-            matches!(gate(&task, &t, now, 2), Some(Gate::Merge { .. })),
+            matches!(gate(&task, &t, now, 2, &world()), Some(Gate::Merge { .. })),
             "an unverified answer gets the model's check"
         );
         // The item asked for, named: accepted by code, the output itself the result.
         let named = which_product(&task, "Desk, oak (450)");
-        match gate(&task, &named, now, 2) {
+        match gate(&task, &named, now, 2, &world()) {
             Some(Gate::Send(Message::OutcomeSummary(s))) => {
                 assert_eq!(s.summary, "Desk, oak (450)")
             }
@@ -1009,7 +1111,7 @@ mod tests {
             }
         }
         assert!(matches!(
-            gate(&task, &acted, now, 2),
+            gate(&task, &acted, now, 2, &world()),
             Some(Gate::Merge { .. })
         ));
     }
@@ -1026,7 +1128,7 @@ mod tests {
             0,
             vec![],
         );
-        match gate(&task, &t, FakeClock::at_epoch().now(), 2) {
+        match gate(&task, &t, FakeClock::at_epoch().now(), 2, &world()) {
             Some(Gate::Merge { criteria }) => assert_eq!(criteria.len(), 1),
             _ => panic!("expected a merge"),
         }
@@ -1044,7 +1146,13 @@ mod tests {
             0,
             vec![Criterion::new("c"), Criterion::new("d")],
         );
-        match judge(&task, &t, FakeClock::at_epoch().now(), 2, Err("no".into())) {
+        match judge(
+            &task,
+            &t,
+            (FakeClock::at_epoch().now(), 2),
+            Err("no".into()),
+            &world(),
+        ) {
             (Message::ReplanRequest(r), None) => assert_eq!(r.unjudged_task_criteria.len(), 2),
             _ => panic!("expected a replan request"),
         }
@@ -1089,9 +1197,9 @@ mod tests {
         let (Message::OutcomeSummary(s), None) = judge(
             &task,
             &t,
-            FakeClock::at_epoch().now(),
-            2,
+            (FakeClock::at_epoch().now(), 2),
             Ok(retelling.clone()),
+            &world(),
         ) else {
             panic!("expected the outcome");
         };
@@ -1110,9 +1218,9 @@ mod tests {
         let (Message::OutcomeSummary(s), None) = judge(
             &task,
             &dumped,
-            FakeClock::at_epoch().now(),
-            2,
+            (FakeClock::at_epoch().now(), 2),
             Ok(retelling.clone()),
+            &world(),
         ) else {
             panic!("expected the outcome");
         };
@@ -1130,9 +1238,13 @@ mod tests {
             0,
             vec![Criterion::new("c")],
         );
-        let (Message::OutcomeSummary(s), None) =
-            judge(&task, &two, FakeClock::at_epoch().now(), 2, Ok(retelling))
-        else {
+        let (Message::OutcomeSummary(s), None) = judge(
+            &task,
+            &two,
+            (FakeClock::at_epoch().now(), 2),
+            Ok(retelling),
+            &world(),
+        ) else {
             panic!("expected the outcome");
         };
         assert_eq!(
@@ -1247,11 +1359,11 @@ mod tests {
                      total: 2 files, 18 bytes (18 B)";
         let mut t = which_hidden(&task, "2 hidden files", whole);
         let now = FakeClock::at_epoch().now();
-        let Some(Gate::Reshape { answer, .. }) = gate(&task, &t, now, 2) else {
+        let Some(Gate::Reshape { answer, .. }) = gate(&task, &t, now, 2, &world()) else {
             panic!("a count where a list was asked is sent back first");
         };
         t.misfits.push(answer);
-        let Some(Gate::Send(Message::OutcomeSummary(s))) = gate(&task, &t, now, 2) else {
+        let Some(Gate::Send(Message::OutcomeSummary(s))) = gate(&task, &t, now, 2, &world()) else {
             panic!("the same count again: the listing is the answer");
         };
         assert_eq!(s.summary, "~/project: .env, .gitignore");
@@ -1269,7 +1381,9 @@ mod tests {
         let passed = passed_again(&criteria);
         let mut judged = which_hidden(&task, "2 hidden files", whole);
         judged.misfits.push("2 hidden files\n2 hidden files".into());
-        let (Message::OutcomeSummary(s), None) = judge(&task, &judged, now, 2, Ok(passed)) else {
+        let (Message::OutcomeSummary(s), None) =
+            judge(&task, &judged, (now, 2), Ok(passed), &world())
+        else {
             panic!("the listing stated by code after the model's check");
         };
         assert_eq!(s.summary, "~/project: .env, .gitignore");
@@ -1292,7 +1406,8 @@ mod tests {
             second.subtask_id = *round.expected.last().expect("the second");
             round.outcomes.insert(second.subtask_id, second);
         }
-        let (Message::OutcomeSummary(s), None) = judge(&task, &two, now, 2, Ok(dumped)) else {
+        let (Message::OutcomeSummary(s), None) = judge(&task, &two, (now, 2), Ok(dumped), &world())
+        else {
             panic!("a dump of the listing stated by code");
         };
         assert_eq!(s.summary, "~/project: .env, .gitignore");
@@ -1302,7 +1417,7 @@ mod tests {
         let mut cut = which_hidden(&task, "2 hidden files", held_back);
         cut.misfits.push("2 hidden files".into());
         assert!(matches!(
-            gate(&task, &cut, now, 2),
+            gate(&task, &cut, now, 2, &world()),
             Some(Gate::Merge { .. })
         ));
     }
@@ -1312,7 +1427,7 @@ mod tests {
         let task = TaskId::mint();
         let mut t = which_product(&task, "450");
         let now = FakeClock::at_epoch().now();
-        match gate(&task, &t, now, 2) {
+        match gate(&task, &t, now, 2, &world()) {
             Some(Gate::Reshape { request, answer }) => {
                 assert_eq!(answer, "450");
                 assert!(
@@ -1331,11 +1446,14 @@ mod tests {
         }
         // The same answer a second time: code does not insist, and since code did not
         // verify it, the model checks the task.
-        assert!(matches!(gate(&task, &t, now, 2), Some(Gate::Merge { .. })));
+        assert!(matches!(
+            gate(&task, &t, now, 2, &world()),
+            Some(Gate::Merge { .. })
+        ));
         // The item named: accepted by code.
         let right = which_product(&task, "Desk, oak (450)");
         assert!(matches!(
-            gate(&task, &right, now, 2),
+            gate(&task, &right, now, 2, &world()),
             Some(Gate::Send(Message::OutcomeSummary(_)))
         ));
     }

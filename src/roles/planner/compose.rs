@@ -5,10 +5,13 @@
 //! **Invariant:** every id here is minted by the runtime, and what a task accomplished is
 //! quoted from its matched outputs, never written by a model.
 
+use std::path::Path;
+
 use chrono::{DateTime, Utc};
 
 use super::calibration::{Calibration, CautionGate};
 use super::schema::{DraftCriterion, GracefulDraft, PlanDraft};
+use crate::checks::criteria::{self, Files};
 use crate::contracts::{
     AnswerShape, Criterion, DispatchManifest, GracefulFailure, GracefulFailureRequest, SubTask,
     SubTaskId, TaskSpec,
@@ -22,8 +25,8 @@ pub(super) fn manifest(
     spec: &TaskSpec,
     draft: &PlanDraft,
     cal: &Calibration,
-    round: u32,
-    now: DateTime<Utc>,
+    (round, now): (u32, DateTime<Utc>),
+    (home, files): (&Path, &dyn Files),
 ) -> DispatchManifest {
     let confirm_tools: Vec<ToolRef> = match &cal.caution {
         CautionGate::None => Vec::new(),
@@ -35,13 +38,29 @@ pub(super) fn manifest(
             .map(ToolRef::from)
             .collect(),
     };
-    let criteria = |drafts: &[DraftCriterion]| -> Vec<Criterion> {
+    // A check the plan wrote stands only on the task's own words: the paths and words
+    // the user wrote, and the values code computed from them.
+    let said = format!("{}\n{}", spec.intent, spec.raw_input);
+    let computed = crate::calc::computed_lines(&said);
+    // A check on what the files hold when the work ends belongs to the task, or to the
+    // one sub-task that ends it: held to a sub-task that runs before another, or beside
+    // one, it would judge the files before the work on them is done.
+    let criteria = |drafts: &[DraftCriterion], ends_the_work: bool| -> Vec<Criterion> {
         drafts
             .iter()
             .filter(|c| !c.criterion.trim().is_empty())
-            .map(DraftCriterion::to_criterion)
+            .map(|c| {
+                c.to_criterion(|check| {
+                    (ends_the_work || !criteria::on_files(check))
+                        && criteria::grounded(check, &said, &computed, home)
+                })
+            })
             .collect()
     };
+    // Checks code derives from the request (a file asked for at a path) go to the one
+    // sub-task that delivers the answer; with several in the last group, none can be
+    // held to them alone, and R4b's merge judges the task.
+    let derived = criteria::derived(&spec.raw_input, home, files);
     // The plan's last group delivers the answer: its sub-tasks carry the answer's shape,
     // the plan's (R2 always reads the task), or R1's when the plan names none.
     let answer = if draft.answer.is_any() {
@@ -50,6 +69,21 @@ pub(super) fn manifest(
         crate::checks::asks::settled(&spec.raw_input, draft.answer)
     };
     let last_group = draft.subtasks.iter().map(|d| d.sequence).max();
+    let deliverers = draft
+        .subtasks
+        .iter()
+        .filter(|d| Some(d.sequence) == last_group)
+        .count();
+    let with_derived = |mut criteria: Vec<Criterion>, sequence: i64| {
+        if deliverers == 1 && Some(sequence) == last_group {
+            for (words, check) in &derived {
+                if !criteria.iter().any(|c| c.check.as_ref() == Some(check)) {
+                    criteria.push(Criterion::checked(words.as_str(), check.clone()));
+                }
+            }
+        }
+        criteria
+    };
     let subtasks: Vec<SubTask> = draft
         .subtasks
         .iter()
@@ -58,7 +92,13 @@ pub(super) fn manifest(
             parent_task_id: spec.task_id.clone(),
             intent: d.intent.trim().to_string(),
             context: with_memory(&d.context, &cal.subtask_context),
-            success_criteria: criteria(&d.success_criteria),
+            success_criteria: with_derived(
+                criteria(
+                    &d.success_criteria,
+                    deliverers == 1 && Some(d.sequence) == last_group,
+                ),
+                d.sequence,
+            ),
             sequence: d.sequence,
             deadline: spec.constraints.deadline.clone(),
             blocked_tools: cal.must_not_tools.clone(),
@@ -81,7 +121,7 @@ pub(super) fn manifest(
             ..spec.clone()
         }),
         dispatched_at: now,
-        task_criteria: criteria(&draft.task_criteria),
+        task_criteria: criteria(&draft.task_criteria, true),
         round,
     }
 }

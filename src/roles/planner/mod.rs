@@ -88,6 +88,7 @@ impl Planner {
                 live_tasks: limits.live_tasks_tracked,
                 memory_timeout: limits.memory_query_timeout,
                 home: config.home.clone(),
+                files: Arc::new(crate::checks::criteria::Disk),
             }),
             llm: llm.for_role(bus.handle(Role::Planner))?,
             clock,

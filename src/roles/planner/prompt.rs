@@ -63,7 +63,13 @@ patterns and units. The executor sees nothing else.
 - success_criteria: what the tool output must show for THIS task, concretely: the number \
 counted, the file's name or size, the text found, that a file now exists at a path with the \
 right content. Never only \"the task is done\". mode: \"verifiable\" when a tool result can \
-show it, \"plausible\" when it is a judgement (the quality of a summary).
+show it, \"plausible\" when it is a judgement (the quality of a summary). check, where \
+code can check a criterion when the work ends, with only paths and words the task gives: \
+{{\"kind\":\"file_exists\",\"path\":<absolute path>}} for a file the task writes (with \
+\"contains\": a text the user gave it must hold), {{\"kind\":\"file_gone\",\"path\":…}} for \
+one it deletes or moves away, {{\"kind\":\"quotes_line\",\"path\":…,\"text\":<the user's \
+word>}} when the answer is a line of that file holding that word, {{\"kind\":\"answer_states\",\
+\"text\":…}} for a value computed above. Leave it out otherwise.
 - task_criteria: [] with one sub-task; with several, what the combined answer must contain.
 - answer: the kind of answer the task asks for: \"item\" (which one: its name), \"number\" \
 (one count, total or value), \"per_group\" (a value for each kind or group), \"list\", \

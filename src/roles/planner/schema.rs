@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::contracts::{AnswerShape, Criterion, CriterionMode};
+use crate::contracts::{AnswerShape, Check, Criterion, CriterionMode};
 use crate::tools::ToolName;
 
 /// How a criterion can be judged.
@@ -40,6 +40,9 @@ pub struct DraftCriterion {
     pub criterion: String,
     /// verifiable: a tool result can show it; plausible: a judgement (a summary's quality).
     pub(crate) mode: DraftMode,
+    /// What code can check when the work ends, with paths and words the task gives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) check: Option<Check>,
 }
 
 impl<'de> Deserialize<'de> for DraftCriterion {
@@ -52,13 +55,20 @@ impl<'de> Deserialize<'de> for DraftCriterion {
                 criterion: String,
                 #[serde(default)]
                 mode: Option<DraftMode>,
+                #[serde(default)]
+                check: Option<Check>,
             },
         }
         Ok(match Form::deserialize(deserializer)? {
             Form::Text(criterion) => DraftCriterion::verifiable(criterion),
-            Form::Object { criterion, mode } => DraftCriterion {
+            Form::Object {
+                criterion,
+                mode,
+                check,
+            } => DraftCriterion {
                 criterion,
                 mode: mode.unwrap_or(DraftMode::Verifiable),
+                check,
             },
         })
     }
@@ -70,11 +80,22 @@ impl DraftCriterion {
         Self {
             criterion: text.into(),
             mode: DraftMode::Verifiable,
+            check: None,
         }
     }
 
-    pub(crate) fn to_criterion(&self) -> Criterion {
-        Criterion::with_mode(self.criterion.trim(), self.mode.into())
+    /// The criterion, its check kept only where `keep` holds for it (a check a model
+    /// wrote must stand on the task's own words).
+    pub(crate) fn to_criterion(&self, keep: impl Fn(&Check) -> bool) -> Criterion {
+        let mut criterion = Criterion::with_mode(self.criterion.trim(), self.mode.into());
+        criterion.check = self.check.clone().filter(|c| {
+            let kept = keep(c);
+            if !kept {
+                tracing::info!(check = ?c, "a check the plan wrote names what the task does not; dropped");
+            }
+            kept
+        });
+        criterion
     }
 }
 

@@ -36,6 +36,7 @@ use super::prompt::{self, PlanSummary};
 use super::schema::{GracefulDraft, PlanDraft};
 use super::validator::{self, PlanRules, Violation};
 use crate::actor::Effects;
+use crate::checks::criteria::Files;
 use crate::contracts::{
     EnvelopeId, GracefulFailureRequest, MemoryQuery, MemoryResponse, PlanDirective, PlanningFailed,
     ReplanDirective, Role, TaskId, TaskSpec,
@@ -136,6 +137,8 @@ pub(super) struct Settings {
     pub(super) memory_timeout: Duration,
     /// The user's home folder, for the validator's `~`.
     pub(super) home: PathBuf,
+    /// The files, as the checks code derives from a request read them.
+    pub(super) files: Arc<dyn Files>,
 }
 
 /// A round asked for, not started yet.
@@ -561,7 +564,11 @@ impl Plans {
         match verdict {
             Some(Verdict::Dispatch(draft)) => {
                 // One envelope: R4b hears the manifest the dispatcher gets.
-                fx.publish(Role::Dispatcher, manifest(spec, &draft, cal, n, now));
+                let world = (s.home.as_path(), &*s.files);
+                fx.publish(
+                    Role::Dispatcher,
+                    manifest(spec, &draft, cal, (n, now), world),
+                );
                 *previous = Some(PlanSummary::of(&draft, n));
             }
             Some(Verdict::Failed(reason)) => {

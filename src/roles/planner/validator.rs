@@ -352,6 +352,7 @@ pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> Pl
             s.success_criteria.push(DraftCriterion {
                 criterion: format!("the output answers: {}", s.intent.trim()),
                 mode: DraftMode::Plausible,
+                check: None,
             });
         }
         s.tools.retain(|t| t.is_available());

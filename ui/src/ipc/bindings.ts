@@ -549,6 +549,88 @@ export type ChatReply = {
 	answer: string,
 };
 
+/**
+ *  What code checks of a criterion, in a closed vocabulary: each kind is evaluated
+ *  against the end state of the files and the delivered answer, never by a model
+ *  (`checks::criteria`). The seed's *verifiable* criteria are the ones code can check;
+ *  a criterion with a check is judged by its check, whatever a model says.
+ */
+export type Check = Check_Serialize;
+
+/**
+ *  What code checks of a criterion, in a closed vocabulary: each kind is evaluated
+ *  against the end state of the files and the delivered answer, never by a model
+ *  (`checks::criteria`). The seed's *verifiable* criteria are the ones code can check;
+ *  a criterion with a check is judged by its check, whatever a model says.
+ */
+export type Check_Deserialize = 
+/**
+ *  When the work ends a file is at `path`; with `contains`, its text holds that text
+ *  (case ignored).
+ */
+{ kind: "file_exists"; 
+/**  An absolute path, or one under the home folder (`~/…`). */
+path: string; 
+/**  Text the file must hold. */
+contains?: string | null } | 
+/**  When the work ends nothing is at `path` (deleted, or moved away). */
+{ kind: "file_gone"; 
+/**  An absolute path, or one under the home folder (`~/…`). */
+path: string } | 
+/**
+ *  The answer states `text` (case and spacing ignored; a number as any number equal
+ *  to it).
+ */
+{ kind: "answer_states"; 
+/**  What the answer must state. */
+text: string } | 
+/**
+ *  The answer quotes a whole line of the file at `path`, and that line holds `text`
+ *  (case ignored).
+ */
+{ kind: "quotes_line"; 
+/**  The file whose line is quoted. */
+path: string; 
+/**  What the quoted line holds. */
+text: string };
+
+/**
+ *  What code checks of a criterion, in a closed vocabulary: each kind is evaluated
+ *  against the end state of the files and the delivered answer, never by a model
+ *  (`checks::criteria`). The seed's *verifiable* criteria are the ones code can check;
+ *  a criterion with a check is judged by its check, whatever a model says.
+ */
+export type Check_Serialize = 
+/**
+ *  When the work ends a file is at `path`; with `contains`, its text holds that text
+ *  (case ignored).
+ */
+{ kind: "file_exists"; 
+/**  An absolute path, or one under the home folder (`~/…`). */
+path: string; 
+/**  Text the file must hold. */
+contains: string | null } | 
+/**  When the work ends nothing is at `path` (deleted, or moved away). */
+{ kind: "file_gone"; 
+/**  An absolute path, or one under the home folder (`~/…`). */
+path: string } | 
+/**
+ *  The answer states `text` (case and spacing ignored; a number as any number equal
+ *  to it).
+ */
+{ kind: "answer_states"; 
+/**  What the answer must state. */
+text: string } | 
+/**
+ *  The answer quotes a whole line of the file at `path`, and that line holds `text`
+ *  (case ignored).
+ */
+{ kind: "quotes_line"; 
+/**  The file whose line is quoted. */
+path: string; 
+/**  What the quoted line holds. */
+text: string };
+
 /**  User → R1, the reply to a [`ClarificationRequest`]. Empty = proceed as understood. */
 export type ClarificationAnswer = {
 	/**  The task being clarified. */
@@ -827,11 +909,11 @@ export type CorrectionSignal_Serialize = {
 };
 
 /**
- *  A success criterion: a plain string or a `{criterion, mode}` object. Both forms are
- *  accepted, and a criterion without a mode serialises back as a plain string, so
- *  plain-string JSON round-trips unchanged.
+ *  A success criterion: a plain string or a `{criterion, mode, check}` object. Both
+ *  forms are accepted, and a criterion with neither a mode nor a check serialises back
+ *  as a plain string, so plain-string JSON round-trips unchanged.
  */
-export type Criterion = string | { criterion: string; mode: CriterionMode };
+export type Criterion = Criterion_Serialize;
 
 /**  How a failed criterion weighs in D. */
 export type CriterionMode = 
@@ -844,7 +926,19 @@ export type CriterionMode =
  *  The exported TypeScript shape of a serialised [`Criterion`] (what its `Serialize` impl
  *  writes): a plain string without a mode, an object with one.
  */
-export type CriterionShape = string | { criterion: string; mode: CriterionMode };
+export type CriterionShape = CriterionShape_Serialize;
+
+/**
+ *  The exported TypeScript shape of a serialised [`Criterion`] (what its `Serialize` impl
+ *  writes): a plain string without a mode, an object with one.
+ */
+export type CriterionShape_Deserialize = string | { criterion: string; mode?: CriterionMode | null; check?: Check_Deserialize | null };
+
+/**
+ *  The exported TypeScript shape of a serialised [`Criterion`] (what its `Serialize` impl
+ *  writes): a plain string without a mode, an object with one.
+ */
+export type CriterionShape_Serialize = string | { criterion: string; mode?: CriterionMode | null; check?: Check_Serialize | null };
 
 /**  One criterion judged once, with the mode it was judged in. */
 export type CriterionVerdict = CriterionVerdict_Serialize;
@@ -882,6 +976,20 @@ export type CriterionVerdict_Serialize = {
 	/**  The tool output or reasoning the verdict rests on; empty when none was given. */
 	evidence: string,
 };
+
+/**
+ *  A success criterion: a plain string or a `{criterion, mode, check}` object. Both
+ *  forms are accepted, and a criterion with neither a mode nor a check serialises back
+ *  as a plain string, so plain-string JSON round-trips unchanged.
+ */
+export type Criterion_Deserialize = CriterionShape_Deserialize;
+
+/**
+ *  A success criterion: a plain string or a `{criterion, mode, check}` object. Both
+ *  forms are accepted, and a criterion with neither a mode nor a check serialises back
+ *  as a plain string, so plain-string JSON round-trips unchanged.
+ */
+export type Criterion_Serialize = CriterionShape_Serialize;
 
 /**  A day of the week. */
 export type Day = 
@@ -1018,7 +1126,7 @@ export type DispatchManifest_Deserialize = {
 	/**  When the round was dispatched. */
 	dispatched_at: string,
 	/**  Assertions about the COMBINED output; R4b judges these. */
-	task_criteria: Criterion[],
+	task_criteria: Criterion_Deserialize[],
 	/**  0 for the first plan, n for the n-th replan. */
 	round?: number,
 };
@@ -1040,7 +1148,7 @@ export type DispatchManifest_Serialize = {
 	/**  When the round was dispatched. */
 	dispatched_at: string,
 	/**  Assertions about the COMBINED output; R4b judges these. */
-	task_criteria: Criterion[],
+	task_criteria: Criterion_Serialize[],
 	/**  0 for the first plan, n for the n-th replan. */
 	round: number,
 };
@@ -3117,7 +3225,7 @@ export type ReplanRequest_Deserialize = {
 	 *  Task criteria nobody judged this round (the code gate fired, or R4b's judgement
 	 *  was unusable). None was shown to pass, so each counts against D.
 	 */
-	unjudged_task_criteria?: Criterion[],
+	unjudged_task_criteria?: Criterion_Deserialize[],
 	/**  Fast-loop attempts summed over the round's outcomes. */
 	correction_count?: number,
 	/**  Wall time of the task so far, in milliseconds; feeds Ω. */
@@ -3157,7 +3265,7 @@ export type ReplanRequest_Serialize = {
 	 *  Task criteria nobody judged this round (the code gate fired, or R4b's judgement
 	 *  was unusable). None was shown to pass, so each counts against D.
 	 */
-	unjudged_task_criteria: Criterion[],
+	unjudged_task_criteria: Criterion_Serialize[],
 	/**  Fast-loop attempts summed over the round's outcomes. */
 	correction_count: number,
 	/**  Wall time of the task so far, in milliseconds; feeds Ω. */
@@ -3767,7 +3875,7 @@ export type SubTask_Deserialize = {
 	 */
 	context: string,
 	/**  Assertions R4a checks against the tool calls. */
-	success_criteria: Criterion[],
+	success_criteria: Criterion_Deserialize[],
 	/**  Same number = parallel; groups run in ascending order. */
 	sequence: number,
 	/**  A deadline the plan names for the sub-task, as written; `null` unless it names one. */
@@ -3815,7 +3923,7 @@ export type SubTask_Serialize = {
 	 */
 	context: string,
 	/**  Assertions R4a checks against the tool calls. */
-	success_criteria: Criterion[],
+	success_criteria: Criterion_Serialize[],
 	/**  Same number = parallel; groups run in ascending order. */
 	sequence: number,
 	/**  A deadline the plan names for the sub-task, as written; `null` unless it names one. */
@@ -4794,7 +4902,7 @@ export type UnrunSubTask_Deserialize = {
 	/**  The sub-task that produced no outcome. */
 	subtask_id: SubTaskId,
 	/**  Its success criteria; empty when they are unknown to the sender. */
-	success_criteria?: Criterion[],
+	success_criteria?: Criterion_Deserialize[],
 	/**  Why it produced no outcome. */
 	reason?: string,
 };
@@ -4808,7 +4916,7 @@ export type UnrunSubTask_Serialize = {
 	/**  The sub-task that produced no outcome. */
 	subtask_id: SubTaskId,
 	/**  Its success criteria; empty when they are unknown to the sender. */
-	success_criteria: Criterion[],
+	success_criteria: Criterion_Serialize[],
 	/**  Why it produced no outcome. */
 	reason: string,
 };

@@ -19,6 +19,7 @@ fn settings() -> Settings {
         live_tasks: 4,
         memory_timeout: TIMEOUT,
         home: PathBuf::from("/home/u"),
+        files: std::sync::Arc::new(crate::checks::criteria::Disk),
     }
 }
 
@@ -706,5 +707,83 @@ fn a_cancelled_call_ends_its_round_silently_and_the_next_round_starts() {
     assert_eq!(
         sent(&fx),
         [("MemoryQuery", Role::Memory), ("MemoryQuery", Role::Memory)]
+    );
+}
+
+#[test]
+fn a_plans_checks_stand_on_the_tasks_words_and_code_adds_the_file_asked_for() {
+    use crate::contracts::Check;
+    let mut state = plans();
+    let mut spec = spec();
+    spec.intent = "Count the lines of ~/notes/todo.txt and save the number".into();
+    spec.raw_input =
+        "count the lines of ~/notes/todo.txt and save the number to ~/notes/count.txt".into();
+    let task = spec.task_id.clone();
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, &task, &groups);
+    let check = |path: &str| {
+        let mut c = DraftCriterion::verifiable(format!("{path} holds the count"));
+        c.check = Some(Check::FileExists {
+            path: path.into(),
+            contains: None,
+        });
+        c
+    };
+    let mut read = subtask("Read /home/u/notes/todo.txt", &[ToolName::ReadLines]);
+    // Checked before the work on the files is done: dropped.
+    read.success_criteria = vec![check("/home/u/notes/count.txt")];
+    let mut write = subtask("Write the count", &[ToolName::WriteFile]);
+    write.sequence = 2;
+    // A path the task names stands; one it does not, and a content the model guesses,
+    // are dropped (the criteria stay, judged as before).
+    let mut guessed = check("/home/u/notes/lines.txt");
+    guessed.criterion = "lines.txt holds the count".into();
+    let mut content = check("/home/u/notes/count.txt");
+    content.criterion = "count.txt holds 12".into();
+    content.check = Some(Check::FileExists {
+        path: "/home/u/notes/count.txt".into(),
+        contains: Some("12".into()),
+    });
+    write.success_criteria = vec![check("~/notes/count.txt"), guessed, content];
+    let mut plan = drafted(read);
+    plan.draft.subtasks.push(write);
+    let mut fx = Fx::default();
+    state.on_done(&task, planned(Ok(plan)), now(), &mut fx);
+    let Message::DispatchManifest(manifest) = last_message(&fx) else {
+        panic!("not a manifest");
+    };
+    let checks = |i: usize| -> Vec<Option<&Check>> {
+        manifest.subtasks[i]
+            .success_criteria
+            .iter()
+            .map(|c| c.check.as_ref())
+            .collect()
+    };
+    assert_eq!(checks(0), [None]);
+    let at = Check::FileExists {
+        path: "~/notes/count.txt".into(),
+        contains: None,
+    };
+    // The one the model wrote stands, so code adds no second one for the same path.
+    assert_eq!(checks(1), [Some(&at), None, None]);
+
+    // A plan that checks nothing: code holds the sub-task that ends the work to the file
+    // the request asks for at its path.
+    let mut state = plans();
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, &task, &groups);
+    let mut fx = Fx::default();
+    state.on_done(&task, planned(Ok(valid())), now(), &mut fx);
+    let Message::DispatchManifest(manifest) = last_message(&fx) else {
+        panic!("not a manifest");
+    };
+    let last = manifest.subtasks[0]
+        .success_criteria
+        .last()
+        .expect("a criterion");
+    assert_eq!(last.check.as_ref(), Some(&at));
+    assert_eq!(
+        last.criterion,
+        "A file is at ~/notes/count.txt when the work ends"
     );
 }
