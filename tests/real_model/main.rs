@@ -25,6 +25,7 @@ mod everyday;
 mod executor;
 mod fresh;
 mod harness;
+mod held;
 mod kinds;
 mod later;
 mod novel;
