@@ -100,6 +100,66 @@ pub enum Outcome {
     Unknown(String),
 }
 
+/// A check in plain words: the text of a criterion that is that check and nothing more.
+pub fn stated(check: &Check) -> String {
+    match check {
+        Check::FileExists {
+            path,
+            contains: None,
+        } => format!("A file is at {path} when the work ends"),
+        Check::FileExists {
+            path,
+            contains: Some(text),
+        } => format!("A file is at {path} when the work ends, holding «{text}»"),
+        Check::FileGone { path } => format!("Nothing is at {path} when the work ends"),
+        Check::AnswerStates { text } => format!("The answer states «{text}»"),
+        Check::QuotesLine { path, text } => {
+            format!("The answer quotes a line of {path} that holds «{text}»")
+        }
+    }
+}
+
+/// Whether code alone judges `criterion`: its text is its check's own words
+/// ([`stated`]), so it asks nothing more, and the check always comes to met or unmet (a
+/// file's presence or absence). No model is asked about it, and met is a pass.
+pub fn by_code_alone(criterion: &Criterion) -> bool {
+    criterion.check.as_ref().is_some_and(|check| {
+        matches!(
+            check,
+            Check::FileExists { contains: None, .. } | Check::FileGone { .. }
+        ) && criterion.criterion == stated(check)
+    })
+}
+
+/// The verdicts of `criteria`, in their order: code's for those it judges alone, the
+/// model's (`by_model`, the verdicts of the others in their order) for the rest.
+pub fn with_code_verdicts(
+    criteria: &[Criterion],
+    by_model: Vec<CriterionVerdict>,
+    answer: &str,
+    world: &World,
+) -> Vec<CriterionVerdict> {
+    let mut by_model = by_model.into_iter();
+    criteria
+        .iter()
+        .filter_map(|c| {
+            let Some(check) = c.check.as_ref().filter(|_| by_code_alone(c)) else {
+                return by_model.next();
+            };
+            let (verdict, class, read) = match world.evaluate(check, answer) {
+                Outcome::Met(read) => (Verdict::Pass, None, read),
+                Outcome::Unmet(read) | Outcome::Unknown(read) => {
+                    (Verdict::Fail, Some(FailureClass::Logical), read)
+                }
+            };
+            let mut v = CriterionVerdict::for_criterion(c, verdict);
+            v.failure_class = class;
+            v.evidence = format!("checked by code: {read}");
+            Some(v)
+        })
+        .collect()
+}
+
 /// Holds each criterion that carries a check to it: an unmet check fails its criterion
 /// (a logical failure, with what code read as the evidence), whatever a model judged; a
 /// met one puts what code read before the evidence of a pass. `verdicts` are the
@@ -112,7 +172,11 @@ pub fn hold_to_checks(
     world: &World,
 ) -> Vec<CriterionVerdict> {
     for (verdict, criterion) in verdicts.iter_mut().zip(criteria) {
-        let Some(check) = &criterion.check else {
+        let Some(check) = criterion
+            .check
+            .as_ref()
+            .filter(|_| !by_code_alone(criterion))
+        else {
             continue;
         };
         match world.evaluate(check, answer) {
@@ -384,13 +448,11 @@ pub fn derived(request: &str, home: &Path, files: &dyn Files) -> Vec<(String, Ch
         if out.iter().any(|(_, c)| paths(c) == [said.as_str()]) {
             continue;
         }
-        out.push((
-            format!("A file is at {said} when the work ends"),
-            Check::FileExists {
-                path: said,
-                contains: None,
-            },
-        ));
+        let check = Check::FileExists {
+            path: said,
+            contains: None,
+        };
+        out.push((stated(&check), check));
     }
     out
 }

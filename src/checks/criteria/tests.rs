@@ -359,3 +359,54 @@ fn an_unmet_check_fails_its_criterion_whatever_the_model_judged() {
     );
     assert!(all_met(&[], "", &world), "nothing to verify");
 }
+
+#[test]
+fn a_criterion_in_its_checks_own_words_is_judged_by_code_alone() {
+    let world = World {
+        home: PathBuf::from(HOME),
+        files: std::sync::Arc::new(World0::default().file("/home/u/out/count.txt", "12")),
+    };
+    let at = exists("~/out/count.txt", None);
+    let alone = Criterion::checked(stated(&at), at.clone());
+    let elsewhere = exists("~/out/other.txt", None);
+    let missing = Criterion::checked(stated(&elsewhere), elsewhere);
+    // The same check under words that ask more is the model's, held to its check.
+    let more = Criterion::checked("count.txt holds the right count", at);
+    let plain = Criterion::new("the count is right");
+    assert!(by_code_alone(&alone) && by_code_alone(&missing));
+    assert!(!by_code_alone(&more) && !by_code_alone(&plain));
+    let criteria = vec![alone, plain.clone(), missing, more.clone()];
+    // The model judged the two it was asked about, in their order (both failed here).
+    let by_model = vec![verdict(&plain, false), verdict(&more, false)];
+    let all = with_code_verdicts(&criteria, by_model, "", &world);
+    let got: Vec<(&str, Verdict)> = all
+        .iter()
+        .map(|v| (v.criterion.as_str(), v.verdict))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "A file is at ~/out/count.txt when the work ends",
+                Verdict::Pass
+            ),
+            ("the count is right", Verdict::Fail),
+            (
+                "A file is at ~/out/other.txt when the work ends",
+                Verdict::Fail
+            ),
+            ("count.txt holds the right count", Verdict::Fail),
+        ]
+    );
+    assert_eq!(
+        all[0].evidence,
+        "checked by code: ~/out/count.txt exists (2 bytes)"
+    );
+    assert_eq!(
+        all[2].evidence,
+        "checked by code: nothing is at ~/out/other.txt"
+    );
+    // Held to the checks afterwards, code's own verdicts are left as they are.
+    let held = hold_to_checks(all.clone(), &criteria, "", &world);
+    assert_eq!(held, all);
+}

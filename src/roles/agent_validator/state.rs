@@ -16,7 +16,7 @@ use super::precheck::{self, precheck};
 use super::prompt::judgement_prompt;
 use super::schema::Judgement;
 use crate::actor::Effects;
-use crate::checks::criteria::{World, hold_to_checks};
+use crate::checks::criteria::{World, by_code_alone, hold_to_checks, with_code_verdicts};
 use crate::contracts::{
     CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, FailureClass,
     GapPoint, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskOutcome, SubTaskStatus, TaskId,
@@ -97,6 +97,22 @@ pub(super) struct Judge {
     pub(super) subtask: SubTaskId,
     pub(super) prompt: String,
     pub(super) criteria: Vec<Criterion>,
+}
+
+/// The criteria the model judges: all but those code judges alone
+/// ([`crate::checks::criteria::by_code_alone`]) — all of them if code would judge every
+/// one, since a judgement needs a criterion to read.
+fn for_the_model(criteria: &[Criterion]) -> Vec<Criterion> {
+    let asked: Vec<Criterion> = criteria
+        .iter()
+        .filter(|c| !by_code_alone(c))
+        .cloned()
+        .collect();
+    if asked.is_empty() {
+        criteria.to_vec()
+    } else {
+        asked
+    }
 }
 
 /// The attempt deadline of a sub-task: the sub-task and which arming it was.
@@ -241,19 +257,21 @@ impl Validation {
             self.close(id, closing, Some(request), fx);
             return None;
         }
+        // What code judges alone is not put to the model.
+        let asked = for_the_model(&track.criteria);
         let judge = Judge {
             task: track.task().clone(),
             subtask: id,
             prompt: judgement_prompt(
                 now,
                 &track.subtask,
-                &track.criteria,
+                &asked,
                 &request.result,
                 attempt,
                 max_attempts,
                 track.last_correction.as_deref(),
             ),
-            criteria: track.criteria.clone(),
+            criteria: asked,
         };
         track.phase = Phase::Judging { request };
         Some(judge)
@@ -294,16 +312,21 @@ impl Validation {
             }
         };
         let calls = &request.result.tool_calls;
-        let verdicts =
-            match verdicts_from(&track.criteria, &judgement.criteria, default_class(calls)) {
-                Ok(verdicts) => verdicts,
-                // The model layer's check already ran this; kept honest if it ever differs.
-                Err(problem) => {
-                    let closing = track.fail_attempt(format!("scoring error: {problem}"), None);
-                    self.close(id, closing, Some(request), fx);
-                    return None;
-                }
-            };
+        let asked = for_the_model(&track.criteria);
+        let verdicts = match verdicts_from(&asked, &judgement.criteria, default_class(calls)) {
+            Ok(verdicts) => with_code_verdicts(
+                &track.criteria,
+                verdicts,
+                &request.result.output,
+                &self.world,
+            ),
+            // The model layer's check already ran this; kept honest if it ever differs.
+            Err(problem) => {
+                let closing = track.fail_attempt(format!("scoring error: {problem}"), None);
+                self.close(id, closing, Some(request), fx);
+                return None;
+            }
+        };
         let given = [
             track.subtask.intent.as_str(),
             track.subtask.context.as_str(),

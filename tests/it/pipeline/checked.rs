@@ -1,7 +1,8 @@
 //! A file asked for at a path, through the whole runtime: the model writes it under
 //! another name and every model check passes it; code holds the sub-task to the file at
 //! the path the request names (a check code derived from the request), R4a fails the
-//! attempt with what code read, and the next attempt writes it where it was asked for.
+//! attempt with what code read (the model is not asked about that criterion), and the
+//! next attempt writes it where it was asked for.
 
 use artoo::contracts::{Message, Role, TerminalDirective};
 use artoo::testkit::{Script, Step};
@@ -74,14 +75,8 @@ fn saved_elsewhere_first() -> Script {
         .role(
             Role::AgentValidator,
             [
-                Step::reply(verdicts(&[
-                    (SAVED, true, "the count was written"),
-                    (AT_PATH, true, "a file was written"),
-                ])),
-                Step::reply(verdicts(&[
-                    (SAVED, true, "the count was written"),
-                    (AT_PATH, true, "a file was written"),
-                ])),
+                Step::reply(verdicts(&[(SAVED, true, "the count was written")])),
+                Step::reply(verdicts(&[(SAVED, true, "the count was written")])),
             ],
         )
         .role(
@@ -131,5 +126,15 @@ async fn a_file_asked_for_at_a_path_is_held_to_that_path_by_code() {
             && corrections[0].contains("checked by code: nothing is at ~/notes/count.txt"),
         "{corrections:?}\n{transcript}"
     );
+    // The criterion code derived is code's alone: the model judged only the plan's own.
+    let judged = stage.server.requests_from(Role::AgentValidator);
+    assert_eq!(judged.len(), 2);
+    for request in &judged {
+        let body = request.body.to_string();
+        assert!(
+            body.contains(&format!("1. {SAVED}")) && !body.contains(&format!("2. {AT_PATH}")),
+            "{body}"
+        );
+    }
     stage.stop().await;
 }
