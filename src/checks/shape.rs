@@ -796,7 +796,7 @@ pub fn sole_stated(
     }
     let (i, line) = records.iter().enumerate().rev().find_map(|(i, r)| {
         let read = r.grounds() && r.tool.builtin() == Some(ToolName::ReadLines);
-        read.then(|| crate::tools::sole_line(&r.output_head))
+        read.then(|| crate::tools::sole_line(request, &r.output_head))
             .flatten()
             .map(|line| (i, line))
     })?;

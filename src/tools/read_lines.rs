@@ -390,16 +390,36 @@ fn occurrences(chosen: &[(usize, &str)], text: &str) -> String {
     format!("; \"{text}\" occurs {all} times in all{word}")
 }
 
+/// Words a request uses for the first or the last of an order, by the op that picks it.
+const POSITION_WORDS: &[(&str, &[&str])] = &[
+    ("first", &["first", "earliest", "第一", "最早"]),
+    ("last", &["last", "final", "latest", "最后", "最近"]),
+];
+
 /// The one line a read_lines `output` selected, as shown (`line 2: …`), when it selected
-/// exactly one: the only line that holds the text, or the line at the position asked.
-/// A first or last line picked among several is not "the" line the text selects, and a
-/// line cut short is not whole; both give `None`.
-pub fn sole_line(output: &str) -> Option<String> {
+/// exactly one: the only line that holds the text, the line at the position asked, or
+/// the first or last of several when `request` asks for the first or the last (its own
+/// words say which). A first or last line picked among several that the request did not
+/// ask by its place is not "the" line the text selects, and a line cut short is not
+/// whole; both give `None`.
+pub fn sole_line(request: &str, output: &str) -> Option<String> {
     let mut lines = output.lines();
     let head = lines.next()?;
+    let asked = crate::text::fold(request);
+    let by_place = POSITION_WORDS.iter().any(|(op, words)| {
+        head.starts_with(&format!("The {op} of the "))
+            && words.iter().any(|w| {
+                if w.is_ascii() {
+                    asked.split(|c: char| !c.is_alphanumeric()).any(|t| t == *w)
+                } else {
+                    asked.contains(w)
+                }
+            })
+    });
     let one = head.starts_with("1 of the ")
         || head.starts_with("The first of the 1 lines")
         || head.starts_with("The last of the 1 lines")
+        || by_place
         || (head.starts_with("Line ") && head.ends_with(':'));
     let shown: Vec<&str> = lines.filter(|l| is_shown(l)).collect();
     match shown.as_slice() {
@@ -578,7 +598,7 @@ mod tests {
             json!({"op": "at", "position": 3}),
         ] {
             assert_eq!(
-                sole_line(&run(input.clone())).as_deref(),
+                sole_line("which line has the error?", &run(input.clone())).as_deref(),
                 Some(only),
                 "{input}"
             );
@@ -591,8 +611,25 @@ mod tests {
             json!({"op": "at", "position": 4}),
             json!({"op": "distinct", "text": "error"}),
         ] {
-            assert_eq!(sole_line(&run(input.clone())), None, "{input}");
+            assert_eq!(
+                sole_line("which line has the warning?", &run(input.clone())),
+                None,
+                "{input}"
+            );
         }
+        // The last of several, when the request asks for the last one: that line. Asked
+        // for the first, or in words that only hold the position's letters, it is not.
+        let last = run(json!({"op": "last", "text": "warning"}));
+        assert_eq!(
+            sole_line("Which is the last line with a warning?", &last).as_deref(),
+            Some("line 5: 08:03 Warning: upload slow")
+        );
+        assert_eq!(
+            sole_line("最后一条警告是哪一行？", &last).as_deref(),
+            Some("line 5: 08:03 Warning: upload slow")
+        );
+        assert_eq!(sole_line("Which is the first warning?", &last), None);
+        assert_eq!(sole_line("Which warning lasted longest?", &last), None);
     }
 
     #[test]
