@@ -35,6 +35,12 @@ const FEWER: &[(&str, Option<&str>)] = &[
     ("shortest", Some("lines")),
 ];
 
+/// Words after a comparative that keep the files as what it compares ("the larger one",
+/// "bigger than", "the largest of", "which file is larger, a or b").
+const OF_THE_FILES: &[&str] = &[
+    "file", "files", "one", "ones", "of", "than", "is", "and", "or", "in", "size",
+];
+
 /// Why the answer gives the choice to the wrong item, if it does.
 pub fn wrong_choice(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
     let words: Vec<String> = request
@@ -61,10 +67,13 @@ pub fn wrong_choice(request: &str, answer: &str, records: &[&ToolCallRecord]) ->
             .find(|(m, _)| m == w)
             .map(|(_, u)| (true, *u))
             .or_else(|| FEWER.iter().find(|(f, _)| f == w).map(|(_, u)| (false, *u)))?;
-        let unit = words
-            .get(i + 1)
-            .and_then(|next| super::units::unit_of(next))
-            .or(implied)?;
+        let next = words.get(i + 1).map(String::as_str);
+        // The unit a comparative implies holds only where the files are what it
+        // compares: "the largest number in a.txt" compares numbers, not a.txt and b.txt.
+        let of_the_files = next.is_none_or(|n| OF_THE_FILES.contains(&n) || items.contains(&n));
+        let unit = next
+            .and_then(super::units::unit_of)
+            .or(implied.filter(|_| of_the_files))?;
         Some((w.clone(), larger, unit))
     })?;
     let printed: Vec<&str> = records
@@ -185,6 +194,43 @@ mod tests {
         let bigger = "Which is bigger, north.txt or south.txt?";
         assert!(wrong_choice(bigger, "north.txt", &refs).is_some());
         assert_eq!(wrong_choice(bigger, "south.txt (282 B)", &refs), None);
+    }
+
+    #[test]
+    fn a_comparative_about_something_else_than_the_files_compares_no_files() {
+        // Recorded (held max_reading_saved, 1.5B): the largest *number* of one file
+        // written to another; the answer's account names the written file and its bytes.
+        let read = ok(
+            ToolName::ReadTable,
+            "/h/data/readings.txt",
+            "/h/data/readings.txt: a list of numbers (one per line), 5 data rows
+max of value = 31",
+        );
+        let wrote = ok(
+            ToolName::WriteFile,
+            "/h/data/max.txt",
+            "wrote 2 bytes to /h/data/max.txt",
+        );
+        let asked =
+            "Write the largest number in ~/data/readings.txt into a new file ~/data/max.txt";
+        assert_eq!(
+            wrong_choice(
+                asked,
+                "31\nwrote 2 bytes to ~/data/max.txt",
+                &[&read, &wrote]
+            ),
+            None
+        );
+        // Files compared by the same word still are.
+        let records = counted();
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        for asked in [
+            "Which of north.txt and south.txt is larger?",
+            "Is north.txt larger than south.txt?",
+            "Which is larger, north.txt or south.txt?",
+        ] {
+            assert!(wrong_choice(asked, "north.txt", &refs).is_some(), "{asked}");
+        }
     }
 
     #[test]
