@@ -52,7 +52,9 @@ const PARAMS: &[Param] = &[
         name: Cow::Borrowed("to"),
         kind: Cow::Borrowed("string"),
         required: true,
-        about: Cow::Borrowed("the folder to copy into (made if missing), as the user wrote it"),
+        about: Cow::Borrowed(
+            "the folder to copy into (made if missing), as the user wrote it; to copy one file under a new name, the new file's path (`from` that file)",
+        ),
         choices: super::Choices::Open,
     },
     MIN_SIZE,

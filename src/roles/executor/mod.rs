@@ -268,7 +268,11 @@ impl Execute {
         let worker = Worker {
             deadline: Instant::now() + shared.time_budget,
             credited: self.registry.person_time(task).waited,
-            files: review::named_files(&subtask.intent, &places),
+            files: review::with_checked_files(
+                review::named_files(&subtask.intent, &places),
+                &subtask.success_criteria,
+                &shared.config.home,
+            ),
             places: places::render(&places),
             done: std::sync::Mutex::new(Vec::new()),
             repeats: std::sync::Mutex::new(Vec::new()),

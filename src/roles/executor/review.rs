@@ -283,6 +283,42 @@ pub fn named_files(intent: &str, places: &[Place]) -> Vec<NamedFile> {
     out
 }
 
+/// `files` with the files the sub-task's criteria check for (a file at a path when the
+/// work ends) that are not there yet: outputs it owes, though its intent may not name
+/// them (a plan's "list the PDF files" for "save their names into ~/inbox/pdfs.txt").
+pub fn with_checked_files(
+    mut files: Vec<NamedFile>,
+    criteria: &[crate::contracts::Criterion],
+    home: &std::path::Path,
+) -> Vec<NamedFile> {
+    for criterion in criteria {
+        let Some(crate::contracts::Check::FileExists { path, .. }) = &criterion.check else {
+            continue;
+        };
+        let resolved = crate::checks::criteria::resolve(path, home);
+        let Some(name) = resolved
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+        else {
+            continue;
+        };
+        if resolved.exists() || files.iter().any(|f| f.name == name) {
+            continue;
+        }
+        let said = path
+            .rsplit_once('/')
+            .map(|(folder, _)| folder.to_lowercase());
+        let folder = resolved
+            .parent()
+            .map(|f| f.display().to_string().to_lowercase());
+        files.push(NamedFile {
+            name,
+            folders: said.into_iter().chain(folder).collect(),
+        });
+    }
+    files
+}
+
 /// The names of the `files` (from [`named_files`]) the attempt never looked at: no call
 /// named the file or its folder (its input), and no successful result showed the file.
 /// Empty when the attempt has no successful call: that case is the unbacked push-back's.
@@ -601,6 +637,54 @@ mod tests {
         assert_eq!(files[1].folders, ["/h"]);
         assert!(files[2].folders.is_empty());
         assert!(named_files("Count the .txt files in ~/notes", &[]).is_empty());
+    }
+
+    #[test]
+    fn a_file_a_criterion_checks_for_is_owed_though_the_intent_names_none() {
+        use crate::contracts::{Check, Criterion};
+        let home = tempfile::tempdir().expect("a temp home");
+        std::fs::create_dir_all(home.path().join("inbox")).expect("inbox");
+        std::fs::write(home.path().join("inbox/old.txt"), "x").expect("old");
+        let at = |path: &str| {
+            Criterion::checked(
+                "a file is there",
+                Check::FileExists {
+                    path: path.into(),
+                    contains: None,
+                },
+            )
+        };
+        let criteria = [
+            at("~/inbox/pdfs.txt"),
+            at("~/inbox/old.txt"),
+            Criterion::checked(
+                "gone",
+                Check::FileGone {
+                    path: "~/inbox/x.txt".into(),
+                },
+            ),
+            Criterion::new("the names are listed"),
+        ];
+        let files = with_checked_files(
+            named_files("List the PDF files in ~/inbox", &[]),
+            &criteria,
+            home.path(),
+        );
+        // Only the one not there yet, with where it goes.
+        assert_eq!(names(&files), ["pdfs.txt"]);
+        let folder = home
+            .path()
+            .join("inbox")
+            .display()
+            .to_string()
+            .to_lowercase();
+        assert_eq!(files[0].folders, ["~/inbox".to_string(), folder]);
+        // A file the intent names already is not named twice.
+        let named = named_files("Write the names into pdfs.txt", &[]);
+        assert_eq!(
+            names(&with_checked_files(named, &criteria, home.path())),
+            ["pdfs.txt"]
+        );
     }
 
     fn summary() -> Vec<NamedFile> {
