@@ -6,6 +6,13 @@
 //! another folder, and a count of words saved alone. Each judge reads the exact end
 //! state and the exact answer, and rejects a plausible wrong outcome (a test below).
 //!
+//! Two tasks were added on 2026-12-01 (evening), after the suite's first run and the
+//! changes it led to (a first or last line asked for is the line the read picked, a
+//! comparative about something else than the files compares no files, a file a
+//! criterion checks for is owed by the sub-task, a copy under a new name): the first
+//! line holding a word, and the names of the files above a size saved to a new file.
+//! Neither kind had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -51,6 +58,20 @@ fn make_home(home: &Path) {
     put(home, "notes/essay.txt", ESSAY.as_bytes());
 }
 
+/// The file names a file lists one per line (a line may carry a folder), sorted.
+fn listed_names(s: &super::harness::Seen<'_>, rel: &str) -> Option<Vec<String>> {
+    s.read(rel).map(|t| {
+        let mut names: Vec<String> = t
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(|l| l.rsplit('/').next().unwrap_or(l).to_string())
+            .collect();
+        names.sort();
+        names
+    })
+}
+
 /// The file's text trimmed, if it is there.
 fn trimmed(s: &super::harness::Seen<'_>, rel: &str) -> Option<String> {
     s.read(rel).map(|t| t.trim().to_string())
@@ -78,16 +99,7 @@ const TASKS: &[Task] = &[
         ],
         law1: Law1::Never,
         judge: |s| {
-            let names = s.read("inbox/pdfs.txt").map(|t| {
-                let mut names: Vec<String> = t
-                    .lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty())
-                    .map(|l| l.rsplit('/').next().unwrap_or(l).to_string())
-                    .collect();
-                names.sort();
-                names
-            });
+            let names = listed_names(s, "inbox/pdfs.txt");
             check(
                 names == Some(vec!["invoice.pdf".into(), "report.pdf".into()]) && !s.abandoned,
                 "pdfs.txt holds invoice.pdf and report.pdf, one per line, and nothing else",
@@ -124,7 +136,9 @@ const TASKS: &[Task] = &[
     },
     Task {
         name: "word_count_saved",
-        turns: &["Count the words in ~/notes/essay.txt and save just the number to ~/notes/words.txt"],
+        turns: &[
+            "Count the words in ~/notes/essay.txt and save just the number to ~/notes/words.txt",
+        ],
         law1: Law1::Never,
         judge: |s| {
             check(
@@ -135,14 +149,44 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "first_disk_line",
+        turns: &["What is the first line of ~/logs/server.log that mentions disk?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.text.contains("10:02 WARN slow disk")
+                    && !s.text.contains("10:04 WARN")
+                    && !s.text.contains("10:05 ERROR")
+                    && !s.abandoned,
+                "the line 10:02 WARN slow disk, and no later disk line",
+            )
+        },
+    },
+    Task {
+        name: "big_files_saved",
+        turns: &[
+            "Write the names of the files in ~/inbox that are bigger than 15 bytes into a new file ~/inbox/big.txt, one per line",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            let names = listed_names(s, "inbox/big.txt");
+            check(
+                names == Some(vec!["invoice.pdf".into(), "todo.txt".into()]) && !s.abandoned,
+                "big.txt holds invoice.pdf and todo.txt (16 bytes each), one per line, and nothing else",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 5;
+task_tests!(SUITE, at_least = 7;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
     copy_renamed,
     word_count_saved,
+    first_disk_line,
+    big_files_saved,
 );
 
 mod judges {
@@ -236,6 +280,61 @@ mod judges {
                     put(h, "backup/ideas-old.md", IDEAS.as_bytes());
                     std::fs::remove_file(h.join("notes/ideas.md")).expect("removed");
                 },
+            ],
+        );
+    }
+
+    #[test]
+    fn first_disk_line() {
+        right_and_wrong(
+            "first_disk_line",
+            "The first line that mentions disk: 10:02 WARN slow disk",
+            &[
+                "10:04 WARN disk 91% full",
+                "10:02 WARN slow disk, then 10:04 WARN disk 91% full",
+                "Line 2.",
+            ],
+        );
+    }
+
+    #[test]
+    fn big_files_saved() {
+        end_states(
+            "big_files_saved",
+            "Saved 2 names to ~/inbox/big.txt.",
+            |h| {
+                put(
+                    h,
+                    "inbox/big.txt",
+                    b"invoice.pdf
+todo.txt
+",
+                )
+            },
+            &[
+                // Every file; 15 bytes counted as bigger than 15; not written.
+                |h| {
+                    put(
+                        h,
+                        "inbox/big.txt",
+                        b"invoice.pdf
+photo.jpg
+report.pdf
+todo.txt
+",
+                    )
+                },
+                |h| {
+                    put(
+                        h,
+                        "inbox/big.txt",
+                        b"invoice.pdf
+report.pdf
+todo.txt
+",
+                    )
+                },
+                |_| {},
             ],
         );
     }
