@@ -10,6 +10,7 @@
 //! the planned sub-tasks without an outcome and the task criteria without a verdict.
 
 use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -198,7 +199,7 @@ pub(super) fn gate(
     if !failed.is_empty() || !round.skipped.is_empty() || round.expected.is_empty() {
         // No model call when anything failed or did not run. What did not run and the
         // task criteria nobody judged go to GGS as unobserved.
-        let request = gate_request(track, round, &failed, now, max_replans);
+        let request = gate_request(track, round, &failed, (now, max_replans), world);
         return Some(Gate::Send(request.into()));
     }
     if let Some(misfit) = shape_misfit(
@@ -433,8 +434,8 @@ fn gate_request(
     track: &TaskTrack,
     round: &Round,
     failed: &[&SubTaskOutcome],
-    now: DateTime<Utc>,
-    max_replans: u32,
+    (now, max_replans): (DateTime<Utc>, u32),
+    world: &World,
 ) -> ReplanRequest {
     let mut gap = gate_gap(round, failed);
     let subject = round
@@ -443,7 +444,17 @@ fn gate_request(
         .as_ref()
         .map(|s| format!("{}\n{}", s.intent, s.raw_input))
         .unwrap_or_else(|| track.intent.clone());
-    let missing = missing_subject(&subject, failed);
+    // A file the task asks to make is an output, never a missing input: a read of it
+    // that failed before it was written says nothing about the task's subject.
+    let outputs = files_to_make(&round.manifest, &world.home);
+    let missing: Vec<String> = missing_subject(&subject, failed)
+        .into_iter()
+        .filter(|m| {
+            !outputs
+                .iter()
+                .any(|o| o == Path::new(m.trim_end_matches('/')))
+        })
+        .collect();
     if !missing.is_empty() {
         gap = format!(
             "what the task names does not exist: {} ({gap})",
@@ -667,6 +678,23 @@ impl TaskTrack {
     }
 }
 
+/// The files a round's criteria check for at the end of the work (a file at a path): the
+/// task's outputs.
+fn files_to_make(manifest: &DispatchManifest, home: &Path) -> Vec<PathBuf> {
+    manifest
+        .subtasks
+        .iter()
+        .flat_map(|s| &s.success_criteria)
+        .chain(&manifest.task_criteria)
+        .filter_map(|c| match &c.check {
+            Some(crate::contracts::Check::FileExists { path, .. }) => {
+                Some(crate::checks::criteria::resolve(path, home))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// The resources the task itself names (a file, a folder, a URL) that every failed
 /// sub-task ran into as missing (a call that failed as not-found, naming it). Non-empty only when each failed sub-task
 /// has such a call: then the failure is the environment's answer to the task, and
@@ -829,6 +857,76 @@ mod tests {
             grant: None,
         });
         o
+    }
+
+    #[test]
+    fn a_file_the_task_asks_to_make_is_never_a_missing_subject() {
+        use crate::contracts::{Check, SubTask, TaskSpec};
+        // Recorded (held pdf_names_saved, 1.5B): the step that was to write the file read
+        // it first, found nothing, and failed; the round was abandoned as if the task's
+        // own subject were missing.
+        let task = TaskId::mint();
+        let mut failed = read_failing(&task, ToolFailure::NotFound);
+        let mut t = track(&task, vec![failed.clone()], 0, vec![]);
+        let spec = |round: &mut Round| {
+            round.manifest.task_spec = Some(TaskSpec {
+                task_id: task.clone(),
+                intent: "Write the plan into ~/Notes/plan.txt".into(),
+                constraints: Default::default(),
+                raw_input: "write the plan into ~/Notes/plan.txt".into(),
+                answer: AnswerShape::File,
+            });
+        };
+        let round = t.round.as_mut().expect("a round");
+        spec(round);
+        let now = FakeClock::at_epoch().now();
+        // Not asked to be made: the subject is missing, and the advice is to stop.
+        let Some(Gate::Send(Message::ReplanRequest(r))) = gate(&task, &t, now, 2, &world()) else {
+            panic!("a replan request");
+        };
+        assert!(
+            r.gap_summary
+                .starts_with("what the task names does not exist"),
+            "{}",
+            r.gap_summary
+        );
+        assert_eq!(r.recommendation, Recommendation::Abandon);
+        // Asked to be made (a sub-task's criterion checks for it): an output, so a replan.
+        failed.subtask_id = SubTaskId::mint();
+        let mut sub = SubTask {
+            subtask_id: failed.subtask_id,
+            parent_task_id: task.clone(),
+            intent: "Write the plan".into(),
+            context: String::new(),
+            success_criteria: vec![],
+            sequence: 1,
+            deadline: None,
+            blocked_tools: vec![],
+            blocked_targets: vec![],
+            confirm_tools: vec![],
+            answer: AnswerShape::File,
+            request: None,
+        };
+        sub.success_criteria = vec![Criterion::checked(
+            "A file is at ~/Notes/plan.txt when the work ends",
+            Check::FileExists {
+                path: "~/Notes/plan.txt".into(),
+                contains: None,
+            },
+        )];
+        let mut t = track(&task, vec![failed], 0, vec![]);
+        let round = t.round.as_mut().expect("a round");
+        spec(round);
+        round.manifest.subtasks = vec![sub];
+        let Some(Gate::Send(Message::ReplanRequest(r))) = gate(&task, &t, now, 2, &world()) else {
+            panic!("a replan request");
+        };
+        assert!(
+            !r.gap_summary.contains("does not exist"),
+            "{}",
+            r.gap_summary
+        );
+        assert_ne!(r.recommendation, Recommendation::Abandon);
     }
 
     #[test]
