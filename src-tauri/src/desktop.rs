@@ -55,8 +55,33 @@ fn needs_user<R: Runtime>(app: &AppHandle<R>) -> bool {
         })
 }
 
+/// Whether the app last showed the popup (true) or hid it. The window system's own
+/// answer can lag behind a hide — on Linux a popup hidden for seconds was still
+/// reported visible and focused, and a Law 1 request that came then neither brought it
+/// back nor became a notification — so the app keeps its own.
+#[derive(Debug, Default)]
+pub struct PopupShown(std::sync::atomic::AtomicBool);
+
+fn set_shown<R: Runtime>(app: &AppHandle<R>, shown: bool) {
+    if let Some(state) = app.try_state::<PopupShown>() {
+        state.0.store(shown, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Whether the popup is in front: shown by the app (or, without that record, visible)
+/// and focused.
+fn in_front<R: Runtime>(app: &AppHandle<R>, popup: &WebviewWindow<R>) -> bool {
+    let shown = app.try_state::<PopupShown>().map_or_else(
+        || popup.is_visible().unwrap_or(false),
+        |state| state.0.load(std::sync::atomic::Ordering::SeqCst),
+    );
+    shown && popup.is_focused().unwrap_or(false)
+}
+
 pub(crate) fn hide_popup<R: Runtime>(app: &AppHandle<R>) -> IpcResult<()> {
-    window(app, POPUP)?.hide().map_err(window_error)
+    window(app, POPUP)?.hide().map_err(window_error)?;
+    set_shown(app, false);
+    Ok(())
 }
 
 /// Shows and focuses the popup, hanging below the tray icon when its place is known.
@@ -76,14 +101,14 @@ pub fn show_popup<R: Runtime>(app: &AppHandle<R>, tray: Option<Rect>) -> IpcResu
         popup.center().map_err(window_error)?;
     }
     popup.show().map_err(window_error)?;
+    set_shown(app, true);
     popup.set_focus().map_err(window_error)
 }
 
 pub(crate) fn toggle_popup<R: Runtime>(app: &AppHandle<R>, tray: Option<Rect>) -> IpcResult<()> {
     let popup = window(app, POPUP)?;
-    let shown = popup.is_visible().unwrap_or(false) && popup.is_focused().unwrap_or(false);
-    if shown && !needs_user(app) {
-        popup.hide().map_err(window_error)
+    if in_front(app, &popup) && !needs_user(app) {
+        hide_popup(app)
     } else {
         show_popup(app, tray)
     }
@@ -247,8 +272,7 @@ fn on_envelope<R: Runtime>(app: &AppHandle<R>, envelope: &Envelope, pending: &Mu
     let Ok(popup) = window(app, POPUP) else {
         return;
     };
-    let in_front = popup.is_visible().unwrap_or(false) && popup.is_focused().unwrap_or(false);
-    if in_front {
+    if in_front(app, &popup) {
         return;
     }
     if let Some(notice) = notices::notice_for(message, &ui) {
@@ -448,6 +472,8 @@ pub fn install<R: Runtime>(app: &AppHandle<R>, started: Instant) -> tauri::Resul
     let shell = app.state::<Shell>().inner().clone();
     let hotkey = shell.config().ui.hotkey.clone();
     answer_from_notifications(app, &shell.config().ui);
+    // The popup starts hidden (tauri.conf.json).
+    app.manage(PopupShown::default());
 
     let handle = app.clone();
     let pending = Mutex::new(Pending::default());

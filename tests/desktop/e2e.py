@@ -339,18 +339,19 @@ class App:
     def page_text(self):
         return self.js("return document.body.textContent")
 
-    def type_task(self, text):
+    def type_task(self, text, wait_taken=True):
         """Types `text` and Enter into the task input once it takes a task (a fresh app
-        enables it only when the model is reported ready), and waits until the popup
-        took the task: the input is cleared on submission."""
+        enables it only when the model is reported ready), and, unless `wait_taken` is
+        false, waits until the popup took the task: the input is cleared on submission."""
         box = wait_for("the task input", lambda: self.find(".task-input textarea")
                        or self.find("textarea, input[type=text]"))
         wait_for("the task input enabled",
                  lambda: wd(self.base, "GET", f"{self.s}/element/{box}/enabled"), timeout=60)
         wd(self.base, "POST", f"{self.s}/element/{box}/value", {"text": text + "\ue007"})
-        wait_for("the task taken", lambda: self.js(
-            "const b = document.querySelector('.task-input textarea');"
-            "return !b || b.value === ''"), timeout=30)
+        if wait_taken:
+            wait_for("the task taken", lambda: self.js(
+                "const b = document.querySelector('.task-input textarea');"
+                "return !b || b.value === ''"), timeout=30)
 
     def scratch(self, name, text):
         """Writes `text` to `name` in the workspace; its path."""
@@ -362,7 +363,8 @@ class App:
     def type_task_and_leave(self, text):
         """Types a task in the popup and hides the popup at once, as a user who walks away."""
         self.show_popup()
-        self.type_task(text)
+        # At once, as a user who walks away does: the popup hides while it sends the task.
+        self.type_task(text, wait_taken=False)
         self.js("window.__TAURI_INTERNALS__.invoke('hide_popup', {})")
 
     def click(self, element):
@@ -564,8 +566,12 @@ def grants_and_notifications(binary, llm, out):
     "Always allow" button naming the class (taken), and the third runs without a
     dialog, its result naming the grant. The third runs with the popup hidden: the app
     asks the session's notification service to show "Task done"."""
-    model = ScriptedModel(llm, shell_task_script("Delete the .tmp files in the workspace",
-                                                 TMP_COMMAND))
+    script = shell_task_script("Delete the .tmp files in the workspace", TMP_COMMAND)
+    # Each task is read three seconds after it is typed: the third, run unasked under its
+    # grant, ends only after the popup is away, as it does for a user who walked away
+    # (a scripted task can otherwise end before the popup has hidden).
+    script["roles"]["R1"][0]["latency_ms"] = 3000
+    model = ScriptedModel(llm, script)
     settings = "[laws]\noffer_always_after = 1\n"
     try:
         with App(binary, model.url, settings=settings, notifications=True) as app:
