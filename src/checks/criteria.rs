@@ -227,12 +227,7 @@ pub fn all_met(criteria: &[Criterion], answer: &str, world: &World) -> bool {
 
 /// `path` as a path on this computer: `~/…` under `home`.
 pub fn resolve(path: &str, home: &Path) -> PathBuf {
-    let path = path.trim();
-    match path.strip_prefix("~/") {
-        Some(rest) => home.join(rest),
-        None if path == "~" => home.to_path_buf(),
-        None => PathBuf::from(path),
-    }
+    crate::config::expand_home(path.trim(), home)
 }
 
 /// Evaluates `check` against `answer` and the files.

@@ -42,7 +42,8 @@ fn non_empty(v: Option<String>) -> Option<String> {
     v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
-fn expand_home(raw: &str, home: &Path) -> PathBuf {
+/// `raw` as a path on this computer: `~` and `~/…` under `home`.
+pub(crate) fn expand_home(raw: &str, home: &Path) -> PathBuf {
     if raw == "~" {
         home.to_path_buf()
     } else if let Some(rest) = raw.strip_prefix("~/") {

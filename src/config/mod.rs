@@ -13,6 +13,7 @@ use std::path::PathBuf;
 pub use mcp::{McpConfig, McpServerConfig};
 
 mod env;
+pub(crate) use env::expand_home;
 pub mod mcp;
 pub mod pins;
 mod sections;

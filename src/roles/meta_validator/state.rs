@@ -499,9 +499,9 @@ pub(super) fn judge(
         )
     };
     let judged = judged.and_then(|j| {
-        verdicts_from(&criteria, &j.criteria, FailureClass::Logical)
-            .map(|v| (hold_to_checks(v, &criteria, &merged(&j), world), j))
-            .map(|(v, j)| (j, v))
+        let verdicts = verdicts_from(&criteria, &j.criteria, FailureClass::Logical)?;
+        let verdicts = hold_to_checks(verdicts, &criteria, &merged(&j), world);
+        Ok((j, verdicts))
     });
     let (judgement, verdicts) = match judged {
         Ok(judged) => judged,
