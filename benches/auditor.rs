@@ -250,6 +250,10 @@ impl Traffic {
                 effects: vec![],
                 grants: Vec::new(),
                 scheduled: None,
+                law1: Default::default(),
+                account: Vec::new(),
+                unverified: Vec::new(),
+                not_met: Vec::new(),
             },
         );
         self.r7.publish(

@@ -261,14 +261,11 @@ mod tests {
         let Message::FinalResult(mut result) = sample("FinalResult") else {
             unreachable!()
         };
-        result.summary = "[LAW1] 1 action(s) needed your confirmation. Deleted a.pdf.".into();
+        result.summary = "[LAW1] Deleted a.pdf.".into();
         result.directive = TerminalDirective::Accept;
         let done = notice_for(&Message::FinalResult(result.clone()), &ui).unwrap();
         assert_eq!(done.title, "Task done");
-        assert_eq!(
-            done.body,
-            "1 action(s) needed your confirmation. Deleted a.pdf."
-        );
+        assert_eq!(done.body, "Deleted a.pdf.");
         result.directive = TerminalDirective::Abandon;
         let abandoned = notice_for(&Message::FinalResult(result.clone()), &ui).unwrap();
         assert_eq!(abandoned.title, "Task abandoned");

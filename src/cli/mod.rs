@@ -207,13 +207,14 @@ async fn start(mut config: Config, options: Options, purpose: Purpose) -> Result
 }
 
 /// Prints how a task ended and what it cost.
-fn show_end(console: &Console, finished: &Finished, input: &str) {
+fn show_end(console: &Console, finished: &Finished, input: &str, home: &std::path::Path) {
     let mut lines = vec![String::new()];
     lines.extend(render::result_block(
         &finished.end,
         input,
         &finished.usage,
         console.style.paint,
+        home,
     ));
     if finished.lost > 0 {
         lines.push(format!(
@@ -278,7 +279,12 @@ pub async fn run_once(config: Config, text: &str, options: Options) -> Exit {
     let exit = match session::run_task(&started.runtime, &mut started.console, &mut tap, text).await
     {
         Ok(finished) => {
-            show_end(&started.console, &finished, text);
+            show_end(
+                &started.console,
+                &finished,
+                text,
+                &started.runtime.config().home,
+            );
             Exit::of(&finished.end)
         }
         Err(e) => fail(e),
@@ -364,7 +370,7 @@ pub async fn repl(config: Config, options: Options) -> Exit {
                 Some(Ok(message)) => console.say(message),
                 Some(Err(e)) => console.say(format!("(not scheduled: {e})")),
                 None => match session::run_task(&runtime, &mut console, &mut tap, &entry).await {
-                    Ok(finished) => show_end(&console, &finished, &entry),
+                    Ok(finished) => show_end(&console, &finished, &entry, &runtime.config().home),
                     Err(e) => console.say(format!("(not run: {e})")),
                 },
             },

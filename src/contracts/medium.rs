@@ -307,13 +307,74 @@ pub struct PlanDirective {
     pub round: u32,
 }
 
+/// Law 1 gates that fired in a round or a task, by the decision that came back. A final
+/// result carries the task's as data beside the answer; it is never words glued into it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct Law1Tally {
+    /// Requests the user (or a grant) approved.
+    pub approved: u32,
+    /// Requests denied, by the user or by expiry.
+    pub denied: u32,
+    /// Deletions the user sent to the Trash instead.
+    pub trashed: u32,
+    /// Actions a standing grant by effect approved without asking anyone.
+    pub granted: u32,
+}
+
+impl Law1Tally {
+    /// Counts the Law 1 decisions recorded in `outcomes`.
+    pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a SubTaskOutcome>) -> Self {
+        let mut tally = Self::default();
+        for call in outcomes.into_iter().flat_map(|o| o.tool_calls.iter()) {
+            let Some(decision) = call.confirmation else {
+                continue;
+            };
+            match decision {
+                super::Decision::Approve if call.grant.is_some() => tally.granted += 1,
+                super::Decision::Approve => tally.approved += 1,
+                super::Decision::Deny => tally.denied += 1,
+                super::Decision::Trash => tally.trashed += 1,
+            }
+        }
+        tally
+    }
+
+    /// Whether no Law 1 gate fired.
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+
+    /// All Law 1 gates of the round, whatever their answer, granted ones included.
+    pub fn total(&self) -> u32 {
+        self.asked() + self.granted
+    }
+
+    /// The Law 1 requests someone answered (not a standing grant).
+    pub fn asked(&self) -> u32 {
+        self.approved + self.denied + self.trashed
+    }
+
+    /// Adds another round's counts to these.
+    pub fn add(&mut self, other: Law1Tally) {
+        self.approved += other.approved;
+        self.denied += other.denied;
+        self.trashed += other.trashed;
+        self.granted += other.granted;
+    }
+}
+
 /// R7 → User. GGS is the only emitter, on every path.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct FinalResult {
     /// The task that ended.
     pub task_id: TaskId,
-    /// Prefixed `[LAW1]` whenever a confirmation gate fired during the task.
+    /// The answer, first and alone, in the user's words: prefixed `[LAW1]` (the seed's
+    /// marker) whenever a confirmation gate fired during the task, and nothing else
+    /// glued to it — the tally, the tools' account and the unverified names are the
+    /// fields below.
     pub summary: String,
     /// Merged output; `null` on abandon.
     pub output: serde_json::Value,
@@ -343,6 +404,23 @@ pub struct FinalResult {
     /// 09:00. …"), shown with the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduled: Option<Box<crate::contracts::ScheduledRun>>,
+    /// How the task's Law 1 gates were answered, and how many actions a standing grant
+    /// let run unasked.
+    #[serde(default, skip_serializing_if = "Law1Tally::is_empty")]
+    pub law1: Law1Tally,
+    /// What the task's file tools reported they did and could not do, line by line from
+    /// their records (`copied 2 of 3 into ~/to-print: a.pdf, b.pdf`, `missing: c.pdf (not
+    /// in ~/docs)`), paths from the home folder, each once, none the answer already says.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub account: Vec<String>,
+    /// Numbers, paths and names the answer states that no tool output (nor the user's
+    /// words) shows (Law 0).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<String>,
+    /// A success delivered within the convergence threshold: the criteria it did not
+    /// meet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_met: Vec<String>,
 }
 
 /// One matched sub-task's output, quoted verbatim in a graceful-failure request.

@@ -24,7 +24,7 @@
 use std::collections::HashSet;
 
 use crate::contracts::{
-    Decision, SubTaskOutcome, SubTaskStatus, ToolCallRecord, ToolCallStatus, ToolFailure,
+    SubTaskOutcome, SubTaskStatus, ToolCallRecord, ToolCallStatus, ToolFailure,
 };
 use crate::tools::ToolRef;
 
@@ -201,59 +201,39 @@ pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
         .collect()
 }
 
-/// Law 1 gates that fired in a round, by the decision that came back.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Law1Tally {
-    /// Requests the user (or a grant) approved.
-    pub approved: u32,
-    /// Requests denied, by the user or by expiry.
-    pub denied: u32,
-    /// Deletions the user sent to the Trash instead.
-    pub trashed: u32,
-    /// Actions a standing grant by effect approved without asking anyone.
-    pub granted: u32,
-}
-
-impl Law1Tally {
-    /// Counts the Law 1 decisions recorded in `outcomes`.
-    pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a SubTaskOutcome>) -> Self {
-        let mut tally = Self::default();
-        for call in outcomes.into_iter().flat_map(|o| o.tool_calls.iter()) {
-            let Some(decision) = call.confirmation else {
-                continue;
-            };
-            match decision {
-                Decision::Approve if call.grant.is_some() => tally.granted += 1,
-                Decision::Approve => tally.approved += 1,
-                Decision::Deny => tally.denied += 1,
-                Decision::Trash => tally.trashed += 1,
-            }
-        }
-        tally
+/// What a call of a file tool says it did and could not do, line by line (`copied 2 of 3
+/// into …`, `missing: c.pdf (not in …)`, `wrote 12 bytes to …`): the typed tools that
+/// write report every item in their output, so a task's account of its effects is read
+/// from its records, never from a model's retelling. Nothing for a call that did not end
+/// ok or a tool that does not report its writes (a shell command's effects are measured
+/// as [`crate::contracts::PathEffect`]s instead).
+pub fn reported(call: &ToolCallRecord) -> Vec<String> {
+    use crate::contracts::ToolName;
+    let reports = matches!(
+        call.tool.builtin(),
+        Some(
+            ToolName::CopyFiles
+                | ToolName::WriteFile
+                | ToolName::EditFile
+                | ToolName::SetValue
+                | ToolName::ConvertFile
+        )
+    );
+    if !reports || call.status != ToolCallStatus::Ok {
+        return Vec::new();
     }
-
-    /// All Law 1 gates of the round, whatever their answer, granted ones included.
-    pub fn total(&self) -> u32 {
-        self.asked() + self.granted
-    }
-
-    /// The Law 1 requests someone answered (not a standing grant).
-    pub fn asked(&self) -> u32 {
-        self.approved + self.denied + self.trashed
-    }
-
-    /// Adds another round's counts to these.
-    pub fn add(&mut self, other: Law1Tally) {
-        self.approved += other.approved;
-        self.denied += other.denied;
-        self.trashed += other.trashed;
-        self.granted += other.granted;
-    }
+    call.output_head
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contracts::{Decision, Law1Tally};
     use crate::contracts::{SubTaskId, TaskId};
 
     fn call(
@@ -296,6 +276,37 @@ mod tests {
             gap_trajectory: vec![],
             criteria_verdicts: vec![],
             tool_calls: calls,
+        }
+    }
+
+    #[test]
+    fn a_file_tool_s_report_is_its_account_line_by_line_and_nothing_else_reports() {
+        let copy = ToolCallRecord {
+            output_head: "copied 2 of 3 into ~/print: a.pdf, b.pdf\n\
+                          missing: c.pdf (not in ~/docs)\n"
+                .into(),
+            ..call("copy_files", "~/docs", ToolCallStatus::Ok, None)
+        };
+        assert_eq!(
+            reported(&copy),
+            [
+                "copied 2 of 3 into ~/print: a.pdf, b.pdf",
+                "missing: c.pdf (not in ~/docs)"
+            ]
+        );
+        // A call that did not end ok did nothing to account for; a read, or a shell
+        // command (its effects are measured), reports nothing.
+        let refused = ToolCallRecord {
+            status: ToolCallStatus::Denied,
+            ..copy.clone()
+        };
+        assert!(reported(&refused).is_empty());
+        for tool in ["read_file", "shell"] {
+            let other = ToolCallRecord {
+                tool: ToolRef::parse(tool),
+                ..copy.clone()
+            };
+            assert!(reported(&other).is_empty(), "{tool}");
         }
     }
 

@@ -6,7 +6,8 @@
 //! **Invariant:** never claims more than the matched outputs show (Law 0): with no
 //! matched output the text says nothing was completed.
 
-use super::evidence::{FailedInput, Law1Tally};
+use super::evidence::FailedInput;
+use crate::contracts::Law1Tally;
 use crate::contracts::{MatchedOutput, PathEffect};
 
 /// At most this many next moves reach the user.

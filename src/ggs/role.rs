@@ -204,6 +204,7 @@ impl Solver {
                     budget.time_budget_ms,
                 );
                 fresh.note_effects(state.effects());
+                fresh.note_account(state.account());
                 for grant in state.grants() {
                     fresh.note_grant(grant);
                 }
@@ -253,12 +254,13 @@ impl Solver {
                 None
             }
             Message::ToolCallEvent(call) => {
-                if !call.record.effects.is_empty() {
-                    state_for(&mut self.tasks, &call.task_id, "", now)
-                        .note_effects(&call.record.effects);
-                }
-                if let Some(grant) = &call.record.grant {
-                    state_for(&mut self.tasks, &call.task_id, "", now).note_grant(grant);
+                // Only a call that leaves something to account for opens a task's state.
+                let r = &call.record;
+                if !r.effects.is_empty()
+                    || r.grant.is_some()
+                    || !super::evidence::reported(r).is_empty()
+                {
+                    state_for(&mut self.tasks, &call.task_id, "", now).note_call(r);
                 }
                 None
             }
@@ -322,9 +324,24 @@ fn deliver(out: &mut impl Outbox, mut finish: Finish, home: &Path) {
     if let serde_json::Value::String(text) = &result.output {
         result.output = serde_json::Value::String(tilde(text, home));
     }
-    for m in &mut result.next_moves {
-        *m = tilde(m, home);
+    for line in result
+        .next_moves
+        .iter_mut()
+        .chain(&mut result.account)
+        .chain(&mut result.unverified)
+    {
+        *line = tilde(line, home);
     }
+    // A line of the tools' account the answer already says is not said twice.
+    let output = match &result.output {
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    let said = crate::text::fold(&format!("{}\n{output}", result.summary));
+    result
+        .account
+        .retain(|line| !said.contains(&crate::text::fold(line)));
     let task_id = finish.result.task_id.clone();
     out.send(Role::User, finish.result.into());
     write_megrams(out, &task_id, finish.megram.into_iter().collect());
@@ -415,6 +432,10 @@ mod tests {
                 effects: vec![effect.clone()],
                 grants: Vec::new(),
                 scheduled: None,
+                law1: Default::default(),
+                account: Vec::new(),
+                unverified: Vec::new(),
+                not_met: Vec::new(),
             },
             megram: None,
             feedback: Vec::new(),

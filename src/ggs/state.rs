@@ -25,12 +25,13 @@
 use chrono::{DateTime, Utc};
 
 use super::decide::{self, Decision, Inputs};
-use super::evidence::{self, FailedInput, Law1Tally};
+use super::evidence::{self, FailedInput};
 use super::feedback::{self, Feedback, PreferredRule};
 use super::grounding;
 use super::loss::{self, Assessment, Unobserved};
 use super::writes;
 use crate::config::{Budgets, GgsParams};
+use crate::contracts::Law1Tally;
 use crate::contracts::{
     Criterion, CriterionVerdict, FinalResult, Loss, MacroState, MatchedOutput, Megram,
     MemoryRecall, OutcomeSummary, PathEffect, PlanDirective, PlanningFailed, PrevDirective,
@@ -132,6 +133,8 @@ pub struct TaskState {
     effects: Vec<PathEffect>,
     /// The standing grants by effect that approved calls of the task, in words.
     grants: Vec<String>,
+    /// What the task's file tools reported they did, line by line, each line once.
+    account: Vec<String>,
     /// The schedule's run, when a schedule started the task (its result says so).
     pub scheduled: Option<crate::contracts::ScheduledRun>,
 }
@@ -161,6 +164,7 @@ impl TaskState {
             preferred_round: 0,
             effects: Vec::new(),
             grants: Vec::new(),
+            account: Vec::new(),
             scheduled: None,
         }
     }
@@ -189,6 +193,30 @@ impl TaskState {
     /// What the task did to files so far.
     pub fn effects(&self) -> &[PathEffect] {
         &self.effects
+    }
+
+    /// A tool call of the task: its measured effects, the standing grant that let it
+    /// run, and what a file tool reported it did (GGS hears every call).
+    pub fn note_call(&mut self, record: &ToolCallRecord) {
+        self.note_effects(&record.effects);
+        if let Some(grant) = &record.grant {
+            self.note_grant(grant);
+        }
+        self.note_account(&evidence::reported(record));
+    }
+
+    /// Lines of the tools' account of the task, each kept once, in order.
+    pub fn note_account(&mut self, lines: &[String]) {
+        for line in lines {
+            if !self.account.contains(line) {
+                self.account.push(line.clone());
+            }
+        }
+    }
+
+    /// What the task's file tools reported they did so far.
+    pub fn account(&self) -> &[String] {
+        &self.account
     }
 
     /// R2's account of what memory made it prefer for a round (one per group).
@@ -263,14 +291,14 @@ impl TaskState {
         }
     }
 
-    /// The summary, with the answer's numbers, paths and file names that no tool output
-    /// (nor the user's words) shows named as not verified (Law 0).
-    fn grounded(
+    /// The answer's numbers, paths and file names that no tool output (nor the user's
+    /// words) shows (Law 0): named beside the answer, never glued into it.
+    fn unverified(
         &self,
-        summary: String,
+        summary: &str,
         output: &serde_json::Value,
         outcomes: &[&SubTaskOutcome],
-    ) -> String {
+    ) -> Vec<String> {
         let output_text = match output {
             serde_json::Value::String(s) => s.clone(),
             serde_json::Value::Null => String::new(),
@@ -288,15 +316,7 @@ impl TaskState {
         words.extend(inputs.iter().map(String::as_str));
         words.push(&self.intent);
         words.push(&self.raw_input);
-        let missing = grounding::unverified(&answer, &outputs, &words);
-        if missing.is_empty() {
-            summary
-        } else {
-            format!(
-                "{summary} (Not verified against the tools' output: {}.)",
-                missing.join(", ")
-            )
-        }
+        grounding::unverified(&answer, &outputs, &words)
     }
 
     /// Milliseconds since the submit, when known.
@@ -451,7 +471,7 @@ impl TaskState {
             | MacroState::ChangeApproach
             | MacroState::BreakSymmetry => self.replan(round, now),
             MacroState::Accept | MacroState::Success => {
-                Step::Finish(self.finish(round, observation, params, now))
+                Step::Finish(self.finish(round, observation, now))
             }
             MacroState::Abandon => Step::Abandon(self.abandon(round, settings)),
         }

@@ -48,7 +48,7 @@ const TURN_SUMMARY_CHARS: usize = 400;
 #[derive(Clone, Debug, PartialEq)]
 pub enum TaskEnd {
     /// GGS's terminal decision (accept, success or abandon).
-    Final(FinalResult),
+    Final(Box<FinalResult>),
     /// R1's conversational fast path answered without a plan.
     Chat(String),
     /// The user cancelled it; nothing of it runs any more.
@@ -565,7 +565,7 @@ impl Desk {
                 self.end_task(&reply.task_id, TaskEnd::Chat(reply.answer.clone()));
             }
             Message::FinalResult(result) => {
-                self.end_task(&result.task_id, TaskEnd::Final(result.clone()));
+                self.end_task(&result.task_id, TaskEnd::Final(Box::new(result.clone())));
             }
             _ => {}
         }

@@ -322,6 +322,10 @@ fn final_result(
         effects: Vec::new(),
         grants: Vec::new(),
         scheduled: None,
+        law1: Default::default(),
+        account: Vec::new(),
+        unverified: Vec::new(),
+        not_met: Vec::new(),
     }
 }
 

@@ -1645,9 +1645,12 @@ async fn a_round_within_the_convergence_threshold_is_delivered_as_success_with_m
         serde_json::json!(["out0", "out1", "out2", "out3"]),
         "only what matched is delivered"
     );
-    assert!(
-        r.summary.contains("4 of 5 sub-task(s) matched") && r.summary.contains("thumbnails made")
+    // What matched is the answer; the criterion it did not meet is data beside it.
+    assert_eq!(
+        r.summary,
+        "Done in part: 4 of 5 sub-task(s) met their criteria."
     );
+    assert_eq!(r.not_met, ["thumbnails made"]);
     let megrams = drain_megrams(&mut rig.memory);
     assert_eq!(megrams.len(), 1);
     assert_quantum(&megrams[0], MegramOrigin::Success, 0.80, 1.0, 0.05);
@@ -1802,13 +1805,34 @@ async fn a_law1_gate_in_any_round_prefixes_the_final_summary() {
     ));
     let r = final_result(&mut rig).await;
     assert_eq!(r.directive, TerminalDirective::Accept);
-    assert!(
-        r.summary
-            .starts_with("[LAW1] 1 action(s) needed your confirmation"),
-        "{}",
-        r.summary
+    // The seed's marker, then the answer alone; the denial is counted as data.
+    assert_eq!(r.summary, "[LAW1] The largest video is a.mp4.");
+    assert_eq!(
+        r.law1,
+        Law1Tally {
+            denied: 1,
+            ..Law1Tally::default()
+        }
     );
-    assert!(r.summary.ends_with("The largest video is a.mp4."));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_name_no_tool_showed_is_named_beside_the_answer_never_glued_into_it() {
+    let mut rig = Rig::start();
+    let task = TaskId::mint();
+    rig.submit(&task);
+    let mut s = outcome_summary(
+        &task,
+        vec![matched(&task, "listed", serde_json::json!("a.mp4"))],
+        1_000,
+    );
+    s.summary = "The largest video is a.mp4; b.mp4 is smaller.".into();
+    rig.r4b(s);
+    let r = final_result(&mut rig).await;
+    assert_eq!(r.directive, TerminalDirective::Accept);
+    assert_eq!(r.summary, "The largest video is a.mp4; b.mp4 is smaller.");
+    assert_eq!(r.unverified, ["b.mp4"]);
+    assert!(r.law1.is_empty() && r.account.is_empty() && r.not_met.is_empty());
 }
 
 #[tokio::test(start_paused = true)]

@@ -849,7 +849,8 @@ async fn turn(
     .await
 }
 
-/// The answer a task ended with: a chat reply, or the result's summary and output.
+/// The answer a task ended with: a chat reply, or the result's summary and output, then
+/// the lines of its tools' account the user reads under them.
 pub fn text_of(end: &TaskEnd) -> String {
     match end {
         TaskEnd::Final(r) => {
@@ -858,7 +859,12 @@ pub fn text_of(end: &TaskEnd) -> String {
                 serde_json::Value::Null => String::new(),
                 other => other.to_string(),
             };
-            format!("{}\n{}", r.summary, output)
+            let mut text = format!("{}\n{}", r.summary, output);
+            for line in &r.account {
+                text.push('\n');
+                text.push_str(line);
+            }
+            text
         }
         TaskEnd::Chat(a) => a.clone(),
         TaskEnd::Cancelled => String::new(),

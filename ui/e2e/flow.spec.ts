@@ -82,7 +82,8 @@ test('a task replans, asks for Law 1 approval, finishes, and shows up in memory,
   const result = page.getByTestId('result');
   await runUntilVisible(page, result, 15_000);
   await expect(result).toContainText('✅');
-  await expect(page.getByTestId('summary')).toContainText('draft-old.txt deleted');
+  await expect(page.getByTestId('summary')).toHaveText('draft-old.txt deleted');
+  await expect(page.getByTestId('law1-note')).toHaveText('Law 1: 1 action asked for your approval (1 approved).');
   await expect(page.getByTestId('result-details')).toContainText('accept');
   await page.getByTestId('result-details').locator('summary').click();
   await expect(page.getByTestId('cost')).toContainText('R2');
@@ -154,7 +155,9 @@ test('denying the Law 1 request ends in an honest graceful failure', async ({ pa
   const result = page.getByTestId('result');
   await runUntilVisible(page, result, 15_000);
   await expect(result).toContainText('❌');
-  await expect(page.getByTestId('summary')).toContainText('denied 1');
+  // The tally beside the answer, in words; the answer carries none of it.
+  await expect(page.getByTestId('law1-note')).toHaveText('Law 1: 1 action asked for your approval (1 denied).');
+  await expect(page.getByTestId('summary')).not.toContainText('denied');
   await expect(page.getByTestId('next-moves').locator('li')).toHaveCount(2);
   await expect(page.getByTestId('next-moves')).toContainText('Delete draft-old.txt yourself.');
   await shot(page, '08-popup-denied');

@@ -1,10 +1,12 @@
 //! The block printed after a task: how it ended (answer first), the user's question,
-//! the output, the next moves of an abandon, a dim line of the pipeline's labels, then
-//! the cost per role.
+//! the output, then the bookkeeping the result carries as data, each on lines of its own
+//! (what the tools did, the files changed, the Law 1 answers, the names no tool showed,
+//! what a partial success did not meet), the next moves of an abandon, a dim line of the
+//! pipeline's labels, then the cost per role.
 //!
-//! **Invariant:** the answer comes first and internal labels (directive, `[LAW1]`, loss)
-//! appear only on the final dim details line; output equal to the summary is not
-//! repeated.
+//! **Invariant:** the answer comes first and alone; internal labels (directive, `[LAW1]`,
+//! loss) appear only on the final dim details line; output equal to the summary is not
+//! repeated; paths under the home folder read `~/…`.
 
 use artoo::text::one_line;
 use std::fmt::Write as _;
@@ -31,10 +33,16 @@ pub fn output_text(output: &Value, summary: &str) -> Option<String> {
 
 /// The block after a task: how it ended, the question, the output, the next moves on
 /// abandon, then the cost.
-pub fn result_block(end: &TaskEnd, input: &str, usage: &Usage, paint: Paint) -> Vec<String> {
+pub fn result_block(
+    end: &TaskEnd,
+    input: &str,
+    usage: &Usage,
+    paint: Paint,
+    home: &std::path::Path,
+) -> Vec<String> {
     let mut lines = Vec::new();
     match end {
-        TaskEnd::Final(r) => lines.extend(final_lines(r, paint)),
+        TaskEnd::Final(r) => lines.extend(final_lines(r, paint, home)),
         TaskEnd::Chat(answer) => lines.push(format!("💬 {}", answer.trim())),
         TaskEnd::Cancelled => {
             lines.push(paint.yellow("⚠ Cancelled: nothing of this task runs any more."))
@@ -49,7 +57,7 @@ pub fn result_block(end: &TaskEnd, input: &str, usage: &Usage, paint: Paint) -> 
     lines
 }
 
-fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
+fn final_lines(r: &FinalResult, paint: Paint, home: &std::path::Path) -> Vec<String> {
     let mut lines = Vec::new();
     let (summary, law1) = artoo::status::plain_summary(&r.summary);
     let head = if succeeded(r.directive) {
@@ -62,25 +70,49 @@ fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
         lines.push(String::new());
         lines.extend(output.lines().map(str::to_string));
     }
-    if !r.effects.is_empty() {
-        lines.push(String::new());
-        lines.push("Files changed by this task:".into());
-        for e in &r.effects {
+    let mut section = |title: &str, items: &mut dyn Iterator<Item = String>| {
+        let items: Vec<String> = items.collect();
+        if !items.is_empty() {
+            lines.push(String::new());
+            lines.push(title.to_string());
+            lines.extend(items.into_iter().map(|i| format!("  {i}")));
+        }
+    };
+    section(
+        "What the tools did:",
+        &mut r.account.iter().map(|l| l.trim().to_string()),
+    );
+    section(
+        "Files changed by this task:",
+        &mut r.effects.iter().map(|e| {
             let verb = match e.effect.as_str() {
                 "create" => "created",
                 "append" => "appended to",
                 "overwrite" => "replaced",
+                "delete" => "deleted",
+                "move" => "moved",
                 other => other,
             };
-            lines.push(format!("  {verb} {}", e.path.display()));
-        }
-    }
-    if law1 {
+            format!(
+                "{verb} {}",
+                artoo::text::tilde(&e.path.display().to_string(), home)
+            )
+        }),
+    );
+    section(
+        "Not met:",
+        &mut r.not_met.iter().map(|c| c.trim().to_string()),
+    );
+    if !r.unverified.is_empty() {
         lines.push(String::new());
-        lines.push(
-            "Law 1: an action that cannot be undone asked for your approval during this task."
-                .into(),
-        );
+        lines.push(format!(
+            "Not verified against the tools' output: {}.",
+            r.unverified.join(", ")
+        ));
+    }
+    if law1 || !r.law1.is_empty() {
+        lines.push(String::new());
+        lines.push(law1_line(r.law1));
     }
     if let Some(run) = &r.scheduled {
         lines.push(String::new());
@@ -113,6 +145,40 @@ fn final_lines(r: &FinalResult, paint: Paint) -> Vec<String> {
         plural(r.replans as usize, "replan", "replans")
     )));
     lines
+}
+
+/// The Law 1 line: how many actions asked and how each was answered, and how many a
+/// standing grant let run.
+fn law1_line(t: artoo::contracts::Law1Tally) -> String {
+    let mut parts = Vec::new();
+    if t.asked() > 0 {
+        let mut answers = Vec::new();
+        for (n, word) in [
+            (t.approved, "approved"),
+            (t.denied, "denied"),
+            (t.trashed, "moved to the Trash"),
+        ] {
+            if n > 0 {
+                answers.push(format!("{n} {word}"));
+            }
+        }
+        parts.push(format!(
+            "{} asked for your approval ({})",
+            plural(t.asked() as usize, "action", "actions"),
+            answers.join(", ")
+        ));
+    }
+    if t.granted > 0 {
+        parts.push(format!(
+            "{} ran under your standing grants",
+            plural(t.granted as usize, "action", "actions")
+        ));
+    }
+    if parts.is_empty() {
+        return "Law 1: an action that cannot be undone asked for your approval during this task."
+            .into();
+    }
+    format!("Law 1: {}.", parts.join("; "))
 }
 
 /// Thousands separators: 1234567 → "1,234,567".
@@ -198,8 +264,14 @@ mod tests {
             effects: Vec::new(),
             grants: Vec::new(),
             scheduled: None,
+            law1: Default::default(),
+            account: Vec::new(),
+            unverified: Vec::new(),
+            not_met: Vec::new(),
         }
     }
+
+    const HOME: &str = "/home/ana";
 
     fn usage() -> Usage {
         let mut u = Usage::default();
@@ -212,12 +284,19 @@ mod tests {
 
     #[test]
     fn the_result_block_shows_the_question_summary_output_and_cost_per_role() {
-        let end = TaskEnd::Final(final_result(
+        let end = TaskEnd::Final(Box::new(final_result(
             TerminalDirective::Accept,
             json!({"largest": "a.pdf", "bytes": 1234}),
             vec![],
-        ));
-        let text = result_block(&end, "find the largest pdf", &usage(), Paint::PLAIN).join("\n");
+        )));
+        let text = result_block(
+            &end,
+            "find the largest pdf",
+            &usage(),
+            Paint::PLAIN,
+            HOME.as_ref(),
+        )
+        .join("\n");
         assert!(
             text.starts_with("✅ Done — Found 3 PDFs\n› find the largest pdf"),
             "{text}"
@@ -248,7 +327,13 @@ mod tests {
     fn the_answer_comes_first_and_internal_labels_only_on_the_details_line() {
         let mut r = final_result(TerminalDirective::Accept, Value::Null, vec![]);
         r.summary = "[LAW1] Moved 3 files to the Trash".into();
-        let lines = result_block(&TaskEnd::Final(r), "tidy", &Usage::default(), Paint::PLAIN);
+        let lines = result_block(
+            &TaskEnd::Final(Box::new(r)),
+            "tidy",
+            &Usage::default(),
+            Paint::PLAIN,
+            HOME.as_ref(),
+        );
         assert_eq!(lines[0], "✅ Done — Moved 3 files to the Trash");
         let details = lines
             .iter()
@@ -264,13 +349,56 @@ mod tests {
     }
 
     #[test]
+    fn the_bookkeeping_follows_the_answer_as_lines_of_its_own() {
+        let mut r = final_result(TerminalDirective::Accept, json!("2 of 3 copied."), vec![]);
+        r.summary = "[LAW1] Copied lease.pdf and insurance.pdf.".into();
+        r.account = vec![
+            "copied 2 of 3 into ~/print: lease.pdf, insurance.pdf".into(),
+            "missing: warranty.pdf (not in ~/contracts)".into(),
+        ];
+        r.effects = vec![artoo::contracts::PathEffect {
+            path: "/home/ana/print/lease.pdf".into(),
+            exists: false,
+            effect: "create".into(),
+        }];
+        r.unverified = vec!["notes.md".into()];
+        r.law1 = artoo::contracts::Law1Tally {
+            approved: 1,
+            denied: 1,
+            granted: 1,
+            ..Default::default()
+        };
+        let lines = final_lines(&r, Paint { enabled: false }, HOME.as_ref());
+        let details = lines.len() - 1;
+        assert_eq!(
+            lines[..details].join("\n"),
+            "✅ Done — Copied lease.pdf and insurance.pdf.\n\n2 of 3 copied.\n\n\
+             What the tools did:\n  copied 2 of 3 into ~/print: lease.pdf, insurance.pdf\n  \
+             missing: warranty.pdf (not in ~/contracts)\n\n\
+             Files changed by this task:\n  created ~/print/lease.pdf\n\n\
+             Not verified against the tools' output: notes.md.\n\n\
+             Law 1: 2 actions asked for your approval (1 approved, 1 denied); \
+             1 action ran under your standing grants."
+        );
+        r.not_met = vec!["the total is in the report".into()];
+        let lines = final_lines(&r, Paint { enabled: false }, HOME.as_ref());
+        assert!(
+            lines
+                .join("\n")
+                .contains("\n\nNot met:\n  the total is in the report\n"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
     fn an_abandon_shows_a_cross_and_numbered_next_moves() {
-        let end = TaskEnd::Final(final_result(
+        let end = TaskEnd::Final(Box::new(final_result(
             TerminalDirective::Abandon,
             Value::Null,
             vec!["Name the folder".into(), "Allow the shell".into()],
-        ));
-        let text = result_block(&end, "x", &Usage::default(), Paint::PLAIN).join("\n");
+        )));
+        let text =
+            result_block(&end, "x", &Usage::default(), Paint::PLAIN, HOME.as_ref()).join("\n");
         assert!(text.starts_with("❌ Abandoned — Found 3 PDFs"), "{text}");
         assert!(
             text.contains("Next moves:\n  1. Name the folder\n  2. Allow the shell"),
@@ -292,13 +420,13 @@ mod tests {
     #[test]
     fn the_grants_that_allowed_actions_are_named_on_lines_of_their_own() {
         let mut r = final_result(TerminalDirective::Accept, Value::Null, Vec::new());
-        let plain = final_lines(&r, Paint { enabled: false });
+        let plain = final_lines(&r, Paint { enabled: false }, HOME.as_ref());
         assert!(
             !plain.iter().any(|l| l.contains("standing grant")),
             "{plain:?}"
         );
         r.grants = vec!["deleting .tmp files under ~/Downloads".into()];
-        let lines = final_lines(&r, Paint { enabled: false });
+        let lines = final_lines(&r, Paint { enabled: false }, HOME.as_ref());
         let at = lines
             .iter()
             .position(|l| l.starts_with("Allowed without asking by your standing grants"))

@@ -8,13 +8,12 @@
 use chrono::{DateTime, Utc};
 
 use super::{AbandonParts, Finish, Observation, Round, Settings, TaskState};
-use crate::config::GgsParams;
 use crate::contracts::{
-    FinalResult, GracefulFailure, GracefulFailureRequest, Loss, MacroState, PathEffect,
+    FinalResult, GracefulFailure, GracefulFailureRequest, Law1Tally, Loss, MacroState, PathEffect,
     PrevDirective, SubTaskOutcome, SubTaskStatus, TaskId, TerminalDirective,
 };
 use crate::ggs::decide::{self, Reason};
-use crate::ggs::evidence::{FailedInput, Law1Tally};
+use crate::ggs::evidence::FailedInput;
 use crate::ggs::feedback::Feedback;
 use crate::ggs::graceful::{self, FailureFacts, MIN_NEXT_MOVES};
 use crate::ggs::loss::Assessment;
@@ -32,27 +31,22 @@ impl TaskState {
         &self,
         round: Round<'_>,
         observation: Observation<'_>,
-        params: &GgsParams,
         now: DateTime<Utc>,
     ) -> Finish {
         let accept = round.decision.state == MacroState::Accept;
-        let unmet = unmet_list(round.assessment);
-        let within = format!(
-            "within the convergence threshold (D={:.3} ≤ δ={})",
-            round.loss.d, params.delta
-        );
+        // A success within δ names what it did not meet as data, never in the answer.
+        let not_met = if accept {
+            Vec::new()
+        } else {
+            unmet(round.assessment)
+        };
         let (summary, output) = match observation {
             Observation::Accepted(s) => {
-                let base = if s.summary.trim().is_empty() {
+                let summary = if s.summary.trim().is_empty() {
                     "Done: every sub-task met its criteria and the merged output was accepted."
                         .to_string()
                 } else {
                     s.summary.trim().to_string()
-                };
-                let summary = if accept {
-                    base
-                } else {
-                    format!("{base} (Delivered {within}; not met: {unmet}.)")
                 };
                 (summary, s.merged_output.clone())
             }
@@ -64,7 +58,7 @@ impl TaskState {
                     .filter(|o| o.status == SubTaskStatus::Matched)
                     .collect();
                 let summary = format!(
-                    "Delivered {within}: {} of {} sub-task(s) matched; not met: {unmet}.",
+                    "Done in part: {} of {} sub-task(s) met their criteria.",
                     matched.len(),
                     round.outcomes.len()
                 );
@@ -78,8 +72,8 @@ impl TaskState {
                 (summary, output)
             }
         };
-        let summary = self.grounded(summary, &output, round.outcomes);
-        let summary = self.with_law1(summary);
+        let unverified = self.unverified(&summary, &output, round.outcomes);
+        let summary = law1_marked(self.law1, summary);
         let directive = if accept {
             TerminalDirective::Accept
         } else {
@@ -113,6 +107,10 @@ impl TaskState {
                 effects: self.effects().to_vec(),
                 grants: self.grants().to_vec(),
                 scheduled: self.scheduled.clone().map(Box::new),
+                law1: self.law1,
+                account: self.account().to_vec(),
+                unverified,
+                not_met,
             },
             megram: Some(writes::terminal_megram(
                 round.decision.state,
@@ -202,15 +200,12 @@ impl TaskState {
             out_of_time: time_share > replan_share,
             effects: self.effects().to_vec(),
             grants: self.grants().to_vec(),
+            account: self.account().to_vec(),
             scheduled: self.scheduled.clone(),
             elapsed_ms: self.last_elapsed_ms,
             within_threshold: parts.within_threshold,
             feedback: parts.feedback,
         }
-    }
-
-    fn with_law1(&self, summary: String) -> String {
-        law1_prefixed(self.law1, summary)
     }
 }
 
@@ -235,6 +230,8 @@ pub struct PendingAbandon {
     effects: Vec<PathEffect>,
     /// The standing grants by effect that approved its calls.
     grants: Vec<String>,
+    /// What its file tools reported they did.
+    account: Vec<String>,
     /// The schedule's run, when a schedule started the task.
     scheduled: Option<crate::contracts::ScheduledRun>,
 }
@@ -285,7 +282,7 @@ impl PendingAbandon {
                 graceful::next_moves(&facts),
             ),
         };
-        let summary = law1_prefixed(
+        let summary = law1_marked(
             self.law1,
             format!(
                 "Abandoned after {} replan(s): {}. {accomplished}",
@@ -334,46 +331,32 @@ impl PendingAbandon {
                 effects: self.effects,
                 grants: self.grants,
                 scheduled: self.scheduled.map(Box::new),
+                law1: self.law1,
+                account: self.account,
+                unverified: Vec::new(),
+                not_met: Vec::new(),
             },
         }
     }
 }
 
-/// `[LAW1]`-prefixes a summary when any Law 1 gate fired during the task, saying how
-/// many actions the user answered and how many a standing grant let run unasked.
-fn law1_prefixed(law1: Law1Tally, summary: String) -> String {
-    if law1.total() == 0 {
-        return summary;
+/// Marks a summary `[LAW1]` (the seed's marker) when any Law 1 gate fired during the
+/// task; how each was answered travels as [`FinalResult::law1`].
+fn law1_marked(law1: Law1Tally, summary: String) -> String {
+    if law1.is_empty() {
+        summary
+    } else {
+        format!("{LAW1_PREFIX} {summary}")
     }
-    let mut head = String::from(LAW1_PREFIX);
-    if law1.asked() > 0 {
-        head.push_str(&format!(
-            " {} action(s) needed your confirmation (approved {}, denied {}, moved to Trash {}).",
-            law1.asked(),
-            law1.approved,
-            law1.denied,
-            law1.trashed
-        ));
-    }
-    if law1.granted > 0 {
-        head.push_str(&format!(
-            " {} action(s) ran without asking under your standing grants.",
-            law1.granted
-        ));
-    }
-    format!("{head} {summary}")
 }
 
-fn unmet_list(assessment: &Assessment) -> String {
-    if assessment.failed.is_empty() {
-        return "nothing".to_string();
-    }
+/// The criteria the round did not meet.
+fn unmet(assessment: &Assessment) -> Vec<String> {
     assessment
         .failed
         .iter()
-        .map(|u| u.criterion.as_str())
-        .collect::<Vec<_>>()
-        .join("; ")
+        .map(|u| u.criterion.clone())
+        .collect()
 }
 
 /// `tool: target` of the calls that produced output in matched sub-tasks.
@@ -402,33 +385,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_law1_head_counts_what_the_user_answered_and_what_a_grant_let_run() {
-        assert_eq!(law1_prefixed(Law1Tally::default(), "Done.".into()), "Done.");
-        let asked = Law1Tally {
-            approved: 1,
-            denied: 1,
-            ..Law1Tally::default()
-        };
-        assert_eq!(
-            law1_prefixed(asked, "Done.".into()),
-            "[LAW1] 2 action(s) needed your confirmation (approved 1, denied 1, moved to Trash 0). Done."
-        );
-        let granted = Law1Tally {
-            granted: 2,
-            ..Law1Tally::default()
-        };
-        assert_eq!(
-            law1_prefixed(granted, "Done.".into()),
-            "[LAW1] 2 action(s) ran without asking under your standing grants. Done."
-        );
-        let both = Law1Tally {
-            approved: 1,
-            granted: 1,
-            ..Law1Tally::default()
-        };
-        assert_eq!(
-            law1_prefixed(both, "Done.".into()),
-            "[LAW1] 1 action(s) needed your confirmation (approved 1, denied 0, moved to Trash 0). 1 action(s) ran without asking under your standing grants. Done."
-        );
+    fn a_summary_is_marked_law1_only_when_a_gate_fired_and_carries_no_tally() {
+        assert_eq!(law1_marked(Law1Tally::default(), "Done.".into()), "Done.");
+        for tally in [
+            Law1Tally {
+                approved: 1,
+                denied: 1,
+                ..Law1Tally::default()
+            },
+            Law1Tally {
+                granted: 2,
+                ..Law1Tally::default()
+            },
+        ] {
+            assert_eq!(law1_marked(tally, "Done.".into()), "[LAW1] Done.");
+        }
     }
 }

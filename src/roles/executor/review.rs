@@ -4,8 +4,7 @@
 //! result the latest one superseded ([`stale_quote`]: it speaks up only when the finish
 //! holds a line of an earlier successful result that the latest lacks and shows nothing
 //! of the latest); a file the sub-task names that no call used or showed
-//! ([`untouched`]); and the account of a finish's effects ([`with_account`]). The table
-//! owns their order and budgets.
+//! ([`untouched`]). The table owns their order and budgets.
 //!
 //! **Invariant:** pure; every rule reads only the results, the sub-task's words and the
 //! places resolved when it began.
@@ -79,93 +78,6 @@ pub fn copies_the_example(finish: &str, known: &str) -> Option<String> {
          this sub-task: finish with what this sub-task's results show",
         copied.join(" ")
     ))
-}
-
-/// Whether `r` is a call of a tool whose output lines say what it wrote (a copy, a
-/// written, edited, set or converted file).
-fn tells_its_writes(r: &crate::contracts::ToolCallRecord) -> bool {
-    use crate::contracts::ToolName;
-    matches!(
-        r.tool.builtin(),
-        Some(
-            ToolName::CopyFiles
-                | ToolName::WriteFile
-                | ToolName::EditFile
-                | ToolName::SetValue
-                | ToolName::ConvertFile
-        )
-    )
-}
-
-/// For a sub-task whose answer is an action or a file, or free text from calls that
-/// acted on files: the finish, then the tools' own account of what they did that the
-/// finish does not already say — every line of a typed tool's report (`copied 2 of 3 …`,
-/// `missing: warranty.pdf …`) and every file a call changed (`deleted ~/a.txt`). What was
-/// done, and what was not, comes from the tool records, not the model's words (a model
-/// that copied two files of three wrote only the missing one's name; planned as free
-/// text, another wrote that all three were copied). A value asked for (a number, an item,
-/// a date, a list) is left as it is: code checks it as a value.
-pub fn with_account(
-    shape: crate::contracts::AnswerShape,
-    output: &str,
-    records: &[crate::contracts::ToolCallRecord],
-    home: &std::path::Path,
-) -> String {
-    use crate::contracts::AnswerShape;
-    let acted = records
-        .iter()
-        .any(|r| r.status == ToolCallStatus::Ok && (!r.effects.is_empty() || tells_its_writes(r)));
-    let accounted = match shape {
-        AnswerShape::Action | AnswerShape::File => true,
-        AnswerShape::Text | AnswerShape::Any => acted,
-        _ => false,
-    };
-    if !accounted {
-        return output.to_string();
-    }
-    let said = fold(output);
-    let mut lines: Vec<String> = Vec::new();
-    let mut add = |line: String| {
-        let folded = fold(&line);
-        if !folded.is_empty() && !said.contains(&folded) && !lines.contains(&line) {
-            lines.push(line);
-        }
-    };
-    for r in records.iter().filter(|r| r.status == ToolCallStatus::Ok) {
-        if tells_its_writes(r) {
-            for line in r.output_head.lines() {
-                add(crate::text::tilde(line.trim(), home));
-            }
-            continue;
-        }
-        for e in &r.effects {
-            let path = crate::text::tilde(&e.path.display().to_string(), home);
-            let name = e.path.file_name().map(|n| fold(&n.to_string_lossy()));
-            if name.is_some_and(|n| said.contains(&n)) {
-                continue;
-            }
-            let verb = match e.effect.as_str() {
-                "create" => "created",
-                "delete" => "deleted",
-                "move" => "moved to",
-                "append" => "appended to",
-                "overwrite" | "truncate" => "replaced",
-                other => other,
-            };
-            add(format!("{verb} {path}"));
-        }
-    }
-    if lines.is_empty() {
-        return output.to_string();
-    }
-    let mut out = output.trim_end().to_string();
-    for line in lines {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&line);
-    }
-    out
 }
 
 /// What the model is told when its finish lacks the shape of the answer the task asks
@@ -369,8 +281,7 @@ pub fn unwritten_nudge(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::ToolCallRecord;
-    use crate::tools::{ToolName, ToolRef};
+    use crate::tools::ToolRef;
 
     fn seen(tool: &str, input: &str, status: ToolCallStatus, text: &str) -> Observed {
         Observed {
@@ -387,30 +298,6 @@ mod tests {
 
     const EMPTY_GLOB: &str = "(no files matched pattern *.jpg;*.png under /home/u/Pictures)";
 
-    fn record(tool: ToolName, output: &str, effects: &[(&str, &str)]) -> ToolCallRecord {
-        ToolCallRecord {
-            tool: tool.into(),
-            input: serde_json::json!({}),
-            target: String::new(),
-            output_head: output.into(),
-            status: ToolCallStatus::Ok,
-            error: None,
-            duration_ms: 1,
-            confirmation: None,
-            failure: None,
-            failed_exit: None,
-            effects: effects
-                .iter()
-                .map(|(effect, path)| crate::contracts::PathEffect {
-                    path: (*path).into(),
-                    exists: false,
-                    effect: (*effect).into(),
-                })
-                .collect(),
-            grant: None,
-        }
-    }
-
     #[test]
     fn a_finish_that_copies_the_worked_example_is_named() {
         let copied = "The average of minutes in /h/site/links.txt is M (read_table mean).";
@@ -426,83 +313,6 @@ mod tests {
         assert_eq!(
             copies_the_example("Replaced 2 links in links.txt.", known),
             None
-        );
-    }
-
-    #[test]
-    fn an_action_s_answer_carries_the_tools_account_of_what_was_and_was_not_done() {
-        use crate::contracts::AnswerShape;
-        let home = std::path::Path::new("/home/u");
-        let copied = record(
-            ToolName::CopyFiles,
-            "copied 2 of 3 into /home/u/print: lease.pdf, insurance.pdf\n\
-             missing: warranty.pdf (not in /home/u/contracts)",
-            &[
-                ("create", "/home/u/print/lease.pdf"),
-                ("create", "/home/u/print/insurance.pdf"),
-            ],
-        );
-        // The model wrote only the missing file's name: the account follows it.
-        assert_eq!(
-            with_account(
-                AnswerShape::Action,
-                "warranty.pdf",
-                std::slice::from_ref(&copied),
-                home
-            ),
-            "warranty.pdf\ncopied 2 of 3 into ~/print: lease.pdf, insurance.pdf\n\
-             missing: warranty.pdf (not in ~/contracts)"
-        );
-        // A finish that already says it all is left as it is; a value is never touched.
-        let full = "copied 2 of 3 into ~/print: lease.pdf, insurance.pdf\n\
-                    missing: warranty.pdf (not in ~/contracts)";
-        assert_eq!(
-            with_account(AnswerShape::File, full, std::slice::from_ref(&copied), home),
-            full
-        );
-        assert_eq!(
-            with_account(
-                AnswerShape::Number,
-                "2",
-                std::slice::from_ref(&copied),
-                home
-            ),
-            "2"
-        );
-        // Free text that retells a copy gets the copy's own account.
-        assert_eq!(
-            with_account(
-                AnswerShape::Text,
-                "The three files are copied.",
-                std::slice::from_ref(&copied),
-                home
-            ),
-            "The three files are copied.\ncopied 2 of 3 into ~/print: lease.pdf, insurance.pdf\n\
-             missing: warranty.pdf (not in ~/contracts)"
-        );
-        // Free text from calls that changed nothing is left as it is.
-        let read = record(ToolName::ReadFile, "hello", &[]);
-        assert_eq!(
-            with_account(AnswerShape::Text, "It says hello.", &[read], home),
-            "It says hello."
-        );
-        // Other tools' measured effects, named by the file, unless the finish names it.
-        let moved = record(
-            ToolName::Shell,
-            "",
-            &[
-                ("move", "/home/u/work/logs/a.log"),
-                ("move", "/home/u/work/logs/b.log"),
-            ],
-        );
-        assert_eq!(
-            with_account(
-                AnswerShape::Action,
-                "Moved a.log into logs.",
-                &[moved],
-                home
-            ),
-            "Moved a.log into logs.\nmoved to ~/work/logs/b.log"
         );
     }
 

@@ -35,7 +35,7 @@ use tokio::time::Instant;
 
 use super::finish::{Finish, Once, Pushes, Subject, Weighed, weigh};
 use super::prompt::{Observed, Offer, Turn, state_prompt, system_prompt};
-use super::review::{NamedFile, with_account};
+use super::review::NamedFile;
 use super::step::{Action, FinishStatus, FinishStep, NextStep};
 use super::{Shared, schema};
 use crate::checks::shape::{self, Verdict};
@@ -788,12 +788,6 @@ impl Worker {
         for check in check {
             tracing::info!(subtask = %self.subtask.subtask_id, check, %output, "answer restated by code");
         }
-        let output = with_account(
-            self.subtask.answer,
-            &output,
-            &records,
-            &self.shared.config.home,
-        );
         let (status, output) = honest_finish(status, &output, summary, &records);
         ControlFlow::Break(Attempted::Result(self.result(
             attempt,

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use artoo::contracts::{
-    Decision, Message, MessageKind, PlanDirective, ReplanDirective, Role, TaskId,
+    Decision, Law1Tally, Message, MessageKind, PlanDirective, ReplanDirective, Role, TaskId,
     TerminalDirective, ToolCallStatus,
 };
 use artoo::laws::LAW1_PREFIX;
@@ -141,17 +141,27 @@ async fn an_approved_deletion_really_happens_and_the_result_says_law1() {
     assert_eq!(asked, 1, "one destructive step, one request");
     assert_eq!(decisions(&stage, &task), [Decision::Approve]);
     assert_ne!(result.directive, TerminalDirective::Abandon, "{result:?}");
-    // The finish, then the measured effect it did not name.
+    // The answer comes first and alone: the Law 1 marker the seed asks for, then the
+    // answer; the tally, the measured effect and the finish's own words travel as data.
+    assert_eq!(result.summary, format!("{LAW1_PREFIX} deleted"));
+    assert_eq!(result.output, json!("deleted"));
     assert_eq!(
-        result.output,
-        json!("deleted\ndeleted ~/artoo_workspace/notes.txt")
+        result.law1,
+        Law1Tally {
+            approved: 1,
+            ..Law1Tally::default()
+        }
     );
-    assert!(
-        result.summary.starts_with(LAW1_PREFIX),
-        "{}",
-        result.summary
+    assert_eq!(
+        result
+            .effects
+            .iter()
+            .map(|e| (e.effect.as_str(), e.path.clone()))
+            .collect::<Vec<_>>(),
+        [("delete", path.clone())]
     );
-    assert!(result.summary.contains("approved 1"), "{}", result.summary);
+    assert!(result.unverified.is_empty(), "{result:?}");
+    assert!(result.account.is_empty(), "{result:?}");
     let calls = stage.of(&task, MessageKind::ToolCallEvent);
     let Message::ToolCallEvent(event) = &calls[0].message else {
         unreachable!()
@@ -307,11 +317,16 @@ async fn trash_scenario() {
         "{}",
         result.summary
     );
-    assert!(
-        result.summary.contains("moved to Trash 1"),
+    assert_eq!(
+        result.law1,
+        Law1Tally {
+            trashed: 1,
+            ..Law1Tally::default()
+        },
         "{}",
         result.summary
     );
+    assert!(!result.summary.contains("Trash"), "{}", result.summary);
     let restored = artoo::tools::trash::restore(&folder)
         .await
         .expect("put back");

@@ -3,6 +3,7 @@
 //! the bus transcript and how the task ended.
 
 mod abandon;
+mod answer;
 mod checked;
 mod directives;
 mod honest;

@@ -39,7 +39,7 @@ export function t(key: MessageKey, params?: Record<string, string | number>): st
 }
 
 /** A counted message: `<base>.one` for exactly one, `<base>.other` otherwise. */
-export function tn(base: 'result.replans' | 'audit.tasksCount' | 'undo.done' | 'effectGrants.used' | 'schedules.runs' | 'schedules.window.hours' | 'schedules.window.days', count: number, params: Record<string, string | number> = {}): string {
+export function tn(base: 'result.replans' | 'result.law1.asked' | 'result.law1.granted' | 'audit.tasksCount' | 'undo.done' | 'effectGrants.used' | 'schedules.runs' | 'schedules.window.hours' | 'schedules.window.days', count: number, params: Record<string, string | number> = {}): string {
   return t(count === 1 ? `${base}.one` : `${base}.other`, { ...params, count });
 }
 

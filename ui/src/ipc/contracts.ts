@@ -925,7 +925,12 @@ export type FinalResult = FinalResult_Serialize;
 export type FinalResult_Deserialize = {
 	/**  The task that ended. */
 	task_id: TaskId,
-	/**  Prefixed `[LAW1]` whenever a confirmation gate fired during the task. */
+	/**
+	 *  The answer, first and alone, in the user's words: prefixed `[LAW1]` (the seed's
+	 *  marker) whenever a confirmation gate fired during the task, and nothing else
+	 *  glued to it — the tally, the tools' account and the unverified names are the
+	 *  fields below.
+	 */
 	summary: string,
 	/**  Merged output; `null` on abandon. */
 	output: Value,
@@ -957,13 +962,39 @@ export type FinalResult_Deserialize = {
 	 *  09:00. …"), shown with the result.
 	 */
 	scheduled?: ScheduledRun_Deserialize | null,
+	/**
+	 *  How the task's Law 1 gates were answered, and how many actions a standing grant
+	 *  let run unasked.
+	 */
+	law1?: Law1Tally_Deserialize,
+	/**
+	 *  What the task's file tools reported they did and could not do, line by line from
+	 *  their records (`copied 2 of 3 into ~/to-print: a.pdf, b.pdf`, `missing: c.pdf (not
+	 *  in ~/docs)`), paths from the home folder, each once, none the answer already says.
+	 */
+	account?: string[],
+	/**
+	 *  Numbers, paths and names the answer states that no tool output (nor the user's
+	 *  words) shows (Law 0).
+	 */
+	unverified?: string[],
+	/**
+	 *  A success delivered within the convergence threshold: the criteria it did not
+	 *  meet.
+	 */
+	not_met?: string[],
 };
 
 /**  R7 → User. GGS is the only emitter, on every path. */
 export type FinalResult_Serialize = {
 	/**  The task that ended. */
 	task_id: TaskId,
-	/**  Prefixed `[LAW1]` whenever a confirmation gate fired during the task. */
+	/**
+	 *  The answer, first and alone, in the user's words: prefixed `[LAW1]` (the seed's
+	 *  marker) whenever a confirmation gate fired during the task, and nothing else
+	 *  glued to it — the tally, the tools' account and the unverified names are the
+	 *  fields below.
+	 */
 	summary: string,
 	/**  Merged output; `null` on abandon. */
 	output: Value,
@@ -995,6 +1026,27 @@ export type FinalResult_Serialize = {
 	 *  09:00. …"), shown with the result.
 	 */
 	scheduled?: ScheduledRun_Serialize,
+	/**
+	 *  How the task's Law 1 gates were answered, and how many actions a standing grant
+	 *  let run unasked.
+	 */
+	law1?: Law1Tally_Serialize,
+	/**
+	 *  What the task's file tools reported they did and could not do, line by line from
+	 *  their records (`copied 2 of 3 into ~/to-print: a.pdf, b.pdf`, `missing: c.pdf (not
+	 *  in ~/docs)`), paths from the home folder, each once, none the answer already says.
+	 */
+	account?: string[],
+	/**
+	 *  Numbers, paths and names the answer states that no tool output (nor the user's
+	 *  words) shows (Law 0).
+	 */
+	unverified?: string[],
+	/**
+	 *  A success delivered within the convergence threshold: the criteria it did not
+	 *  meet.
+	 */
+	not_met?: string[],
 };
 
 /**  One attempt of the fast loop, as seen by R4a. */
@@ -1162,6 +1214,42 @@ export type Law1Stats = {
 	timed_out: number,
 	/**  Deletions the user sent to the Trash instead. */
 	trashed: number,
+};
+
+/**
+ *  Law 1 gates that fired in a round or a task, by the decision that came back. A final
+ *  result carries the task's as data beside the answer; it is never words glued into it.
+ */
+export type Law1Tally = Law1Tally_Serialize;
+
+/**
+ *  Law 1 gates that fired in a round or a task, by the decision that came back. A final
+ *  result carries the task's as data beside the answer; it is never words glued into it.
+ */
+export type Law1Tally_Deserialize = {
+	/**  Requests the user (or a grant) approved. */
+	approved?: number,
+	/**  Requests denied, by the user or by expiry. */
+	denied?: number,
+	/**  Deletions the user sent to the Trash instead. */
+	trashed?: number,
+	/**  Actions a standing grant by effect approved without asking anyone. */
+	granted?: number,
+};
+
+/**
+ *  Law 1 gates that fired in a round or a task, by the decision that came back. A final
+ *  result carries the task's as data beside the answer; it is never words glued into it.
+ */
+export type Law1Tally_Serialize = {
+	/**  Requests the user (or a grant) approved. */
+	approved: number,
+	/**  Requests denied, by the user or by expiry. */
+	denied: number,
+	/**  Deletions the user sent to the Trash instead. */
+	trashed: number,
+	/**  Actions a standing grant by effect approved without asking anyone. */
+	granted: number,
 };
 
 /**  The `[laws]` section: Law 1 confirmation settings. */

@@ -58,7 +58,9 @@ describe('the fake backend', () => {
     const final = await runUntil('FinalResult');
     if (final.message.type !== 'FinalResult') throw new Error('not a result');
     expect(final.message.payload.directive).toBe('accept');
-    expect(final.message.payload.summary.startsWith('[LAW1] ')).toBe(true);
+    // The marker and the answer alone; how the gate was answered is data beside it.
+    expect(final.message.payload.summary).toBe('[LAW1] draft-old.txt deleted');
+    expect(final.message.payload.law1).toEqual({ approved: 1, denied: 0, trashed: 0, granted: 0 });
     expect(final.message.payload.replans).toBe(1);
     // The end is announced to every role once, after the result, as the runtime does.
     const closed = await runUntil('TaskClosed');
@@ -98,6 +100,10 @@ describe('the fake backend', () => {
     if (final.message.type !== 'FinalResult') throw new Error('not a result');
     expect(final.message.payload.directive).toBe('abandon');
     expect(final.message.payload.next_moves?.length).toBeGreaterThanOrEqual(2);
+    // The denial is counted beside the answer, not written into it.
+    expect(final.message.payload.law1).toEqual({ approved: 0, denied: 1, trashed: 0, granted: 0 });
+    expect(final.message.payload.summary).toMatch(/^\[LAW1\] Abandoned after 1 replan\(s\)/);
+    expect(final.message.payload.summary).not.toContain('denied');
   });
 
   it('stops a cancelled task as the runtime did: TaskClosed, then the open request dropped, then nothing', async () => {

@@ -8,7 +8,7 @@ import type { ReadonlySignal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 import { locale, t, tn } from '../../i18n';
-import type { MemoryRecall, Value } from '../../ipc/contracts';
+import type { Law1Tally, MemoryRecall, Value } from '../../ipc/contracts';
 import type { PanelFocus, PanelTab, SandboxInfo, TaskRun } from '../../ipc/commands';
 import { clock, integer, relative, seconds } from '../../shared/format';
 import { Icon } from '../../shared/icons';
@@ -457,9 +457,59 @@ function effectVerb(effect: string): string {
       return t('result.effect.append');
     case 'overwrite':
       return t('result.effect.overwrite');
+    case 'delete':
+      return t('result.effect.delete');
+    case 'move':
+      return t('result.effect.move');
     default:
       return effect;
   }
+}
+
+/** How many of a task's Law 1 gates asked the user (approved, denied or trashed). */
+function askedOf(tally: Law1Tally): number {
+  return tally.approved + tally.denied + tally.trashed;
+}
+
+/**
+ * A task's Law 1 tally in words, only its nonzero parts: "Law 1: 2 actions asked for your
+ * approval (1 approved, 1 denied); 1 action ran under your standing grants." Null for an
+ * empty tally.
+ */
+export function law1Words(tally: Law1Tally): string | null {
+  const asked = askedOf(tally);
+  const clauses: string[] = [];
+  if (asked > 0) {
+    const how = (
+      [
+        ['result.law1.approved', tally.approved],
+        ['result.law1.denied', tally.denied],
+        ['result.law1.trashed', tally.trashed],
+      ] as const
+    )
+      .filter(([, count]) => count > 0)
+      .map(([key, count]) => t(key, { count }))
+      .join(t('result.list.sep'));
+    clauses.push(tn('result.law1.asked', asked, { how }));
+  }
+  if (tally.granted > 0) clauses.push(tn('result.law1.granted', tally.granted));
+  if (clauses.length === 0) return null;
+  return t('result.law1.tally', { parts: clauses.join(t('result.clause.sep')) });
+}
+
+/** A list of lines under a heading, like the files a task changed; nothing when empty. */
+function Lines({ title, lines, testId }: { title: string; lines: readonly string[] | undefined; testId: string }) {
+  if (!lines || lines.length === 0) return null;
+  return (
+    <div>
+      <h4>{title}</h4>
+      <ul class="effects selectable" data-testid={testId}>
+        {lines.map((line, i) => (
+          <li key={`${i}:${line}`}>{line}</li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 export function ResultCard({ task, onReplay, undo }: { task: TaskView; onReplay?: () => void; undo?: UndoActions }) {
@@ -467,9 +517,13 @@ export function ResultCard({ task, onReplay, undo }: { task: TaskView; onReplay?
   if (!r) return null;
   const ok = r.directive !== 'abandon';
   const summary = plainSummary(r.summary);
-  // Asked during the task (a request was seen), or so the summary says — unless every gate
-  // was a standing grant's, which asked nobody (the grants are listed on their own).
-  const law1 = task.law1 || (summary.law1 && !(r.grants && r.grants.length > 0));
+  // Asked during the task (a request was seen), or so the tally says; without a tally, so
+  // the summary's marker says — unless every gate was a standing grant's, which asked
+  // nobody (the grants are listed on their own).
+  const tally = r.law1;
+  const law1 = task.law1 || (tally ? askedOf(tally) > 0 : summary.law1 && !(r.grants && r.grants.length > 0));
+  // The tally in words when there is one; the fixed sentence when only a request was seen.
+  const law1Note = (tally ? law1Words(tally) : null) ?? (law1 ? t('result.law1') : null);
   const roles = Object.entries(task.cost);
   const totals = roles.reduce(
     (sum, [, c]) => ({ calls: sum.calls + (c?.calls ?? 0), tokens: sum.tokens + (c ? c.promptTokens + c.completionTokens : 0), ms: sum.ms + (c?.ms ?? 0) }),
@@ -511,6 +565,13 @@ export function ResultCard({ task, onReplay, undo }: { task: TaskView; onReplay?
           </ul>
         </div>
       ) : null}
+      <Lines title={t('result.notMet')} lines={r.not_met} testId="result-not-met" />
+      {r.unverified && r.unverified.length > 0 ? (
+        <p class="small muted selectable" data-testid="result-unverified">
+          {t('result.unverified', { items: r.unverified.join(t('result.list.sep')) })}
+        </p>
+      ) : null}
+      <Lines title={t('result.account')} lines={r.account} testId="result-account" />
       {r.effects && r.effects.length > 0 ? (
         <div>
           <h4>{t('result.effects')}</h4>
@@ -534,7 +595,11 @@ export function ResultCard({ task, onReplay, undo }: { task: TaskView; onReplay?
           </ul>
         </div>
       ) : null}
-      {law1 ? <p class="small muted" data-testid="law1-note">{t('result.law1')}</p> : null}
+      {law1Note ? (
+        <p class="small muted" data-testid="law1-note">
+          {law1Note}
+        </p>
+      ) : null}
       {r.next_moves && r.next_moves.length > 0 ? (
         <div>
           <h4>{t('result.nextMoves')}</h4>

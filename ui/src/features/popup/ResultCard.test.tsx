@@ -63,15 +63,67 @@ describe('the result card', () => {
   });
 
   it('does not say the user was asked when every Law 1 gate of the task was a standing grant', () => {
-    const summary = '[LAW1] 1 action(s) ran without asking under your standing grants. Deleted 2 files.';
-    const { unmount } = render(<ResultCard task={finished({ summary, grants: ['deleting .tmp files under ~/Downloads'] })} />);
+    const summary = '[LAW1] Deleted 2 files.';
+    const grants = ['deleting .tmp files under ~/Downloads'];
+    const { unmount } = render(<ResultCard task={finished({ summary, grants })} />);
     expect(screen.queryByTestId('law1-note')).toBeNull();
     unmount();
+    // With the tally: only what the grants let run, nothing of asking.
+    const granted = render(<ResultCard task={finished({ summary, grants, law1: { approved: 0, denied: 0, trashed: 0, granted: 2 } })} />);
+    expect(screen.getByTestId('law1-note').textContent).toBe('Law 1: 2 actions ran under your standing grants.');
+    expect(screen.getByTestId('result-details').textContent).not.toContain('[LAW1]');
+    granted.unmount();
     // A request seen during the task: the note stands, grants or not.
-    const asked = finished({ summary, grants: ['deleting .tmp files under ~/Downloads'] });
+    const asked = finished({ summary, grants });
     asked.law1 = true;
     render(<ResultCard task={asked} />);
-    expect(screen.getByTestId('law1-note').textContent).toContain('Law 1');
+    expect(screen.getByTestId('law1-note').textContent).toBe('You were asked before anything that cannot be undone (Law 1).');
+  });
+
+  it('shows the bookkeeping beside the answer, each on its own, the answer alone in the summary', () => {
+    const answer = 'Copied 2 of 3 files into ~/to-print; warranty.pdf does not exist.';
+    render(
+      <ResultCard
+        task={finished({
+          directive: 'success',
+          summary: `[LAW1] ${answer}`,
+          account: ['copied 2 of 3 into ~/to-print: lease.pdf, insurance.pdf', 'missing: warranty.pdf (not in ~/contracts)'],
+          unverified: ['~/to-print/receipts', '42'],
+          not_met: ['all three files are in ~/to-print'],
+          law1: { approved: 1, denied: 1, trashed: 0, granted: 1 },
+          effects: [
+            { path: '/home/u/to-print/lease.pdf', exists: false, effect: 'create' },
+            { path: '/home/u/to-print/old.pdf', exists: true, effect: 'delete' },
+            { path: '/home/u/contracts/draft.pdf', exists: true, effect: 'move' },
+          ],
+        })}
+      />,
+    );
+    const items = (id: string) => [...screen.getByTestId(id).querySelectorAll('li')].map((li) => li.textContent);
+    expect(screen.getByTestId('summary').textContent).toBe(answer);
+    const account = screen.getByTestId('result-account');
+    expect(account.previousElementSibling?.textContent).toBe('What the tools did');
+    expect(items('result-account')).toEqual(['copied 2 of 3 into ~/to-print: lease.pdf, insurance.pdf', 'missing: warranty.pdf (not in ~/contracts)']);
+    // What the tools did comes before the files the task changed.
+    expect(account.compareDocumentPosition(screen.getByTestId('effects')) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(items('effects')).toEqual(['created /home/u/to-print/lease.pdf', 'deleted /home/u/to-print/old.pdf', 'moved /home/u/contracts/draft.pdf']);
+    const notMet = screen.getByTestId('result-not-met');
+    expect(notMet.previousElementSibling?.textContent).toBe('Not met');
+    expect(items('result-not-met')).toEqual(['all three files are in ~/to-print']);
+    const unverified = screen.getByTestId('result-unverified');
+    expect(unverified.tagName).toBe('P');
+    expect(unverified.textContent).toBe("Not verified against the tools' output: ~/to-print/receipts, 42.");
+    expect(screen.getByTestId('law1-note').textContent).toBe('Law 1: 2 actions asked for your approval (1 approved, 1 denied); 1 action ran under your standing grants.');
+    // None of it is glued to the answer.
+    for (const id of ['result-account', 'result-not-met', 'result-unverified', 'law1-note']) {
+      expect(screen.getByTestId('summary').contains(screen.getByTestId(id))).toBe(false);
+    }
+    expect(screen.getByTestId('result-details').textContent).toContain('[LAW1]');
+  });
+
+  it('says nothing of the bookkeeping a result does not carry', () => {
+    render(<ResultCard task={finished({ account: [], unverified: [], not_met: [], law1: { approved: 0, denied: 0, trashed: 0, granted: 0 } })} />);
+    for (const id of ['result-account', 'result-not-met', 'result-unverified', 'law1-note']) expect(screen.queryByTestId(id)).toBeNull();
   });
 
   it('says nothing of standing grants when none allowed anything', () => {
@@ -128,6 +180,29 @@ describe('the result card', () => {
       const block = screen.getByTestId('result-grants');
       expect(block.previousElementSibling?.textContent).toBe('因你的长期授权而无需询问的操作');
       expect([...block.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['删除 ~/Downloads 下的 .tmp 文件', '移走 ~/Desktop/old 下的文件']);
+    });
+
+    it('says the bookkeeping in Chinese, the lines of the tools kept verbatim', () => {
+      locale.value = 'zh-CN';
+      render(
+        <ResultCard
+          task={finished({
+            summary: '[LAW1] 已复制 2 个文件。',
+            account: ['missing: warranty.pdf (not in ~/contracts)'],
+            unverified: ['~/to-print/receipts', '42'],
+            not_met: ['all three files are in ~/to-print'],
+            law1: { approved: 1, denied: 0, trashed: 2, granted: 0 },
+            effects: [{ path: '/home/u/a.pdf', exists: true, effect: 'delete' }],
+          })}
+        />,
+      );
+      expect(screen.getByTestId('summary').textContent).toBe('已复制 2 个文件。');
+      expect(screen.getByTestId('result-account').previousElementSibling?.textContent).toBe('工具实际做了什么');
+      expect(screen.getByTestId('result-account').textContent).toBe('missing: warranty.pdf (not in ~/contracts)');
+      expect(screen.getByTestId('result-not-met').previousElementSibling?.textContent).toBe('未满足的要求');
+      expect(screen.getByTestId('result-unverified').textContent).toBe('未经工具输出核实：~/to-print/receipts、42。');
+      expect(screen.getByTestId('law1-note').textContent).toBe('第一定律：3 项操作征求了你的批准（批准 1 项、移到废纸篓 2 项）。');
+      expect(screen.getByTestId('effects').textContent).toBe('删除 /home/u/a.pdf');
     });
   });
 
