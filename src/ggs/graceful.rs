@@ -178,11 +178,73 @@ pub fn dedup(moves: Vec<String>) -> Vec<String> {
     out
 }
 
+/// Whether a next move names only places that can be on this machine: every path it
+/// names (`/…` or `~/…`) exists, or at least its folder does (a move may suggest making a
+/// file), or the user's own `words` name it. A model's move that names a home that is
+/// not the user's (`/home/user/…`) or a folder nothing made fails: it would send the
+/// user looking for what is not there. `exists` asks the file system.
+pub fn names_real_places(
+    the_move: &str,
+    words: &str,
+    home: &std::path::Path,
+    exists: impl Fn(&std::path::Path) -> bool,
+) -> bool {
+    paths_named(the_move).iter().all(|raw| {
+        if words.contains(raw.as_str()) {
+            return true;
+        }
+        let path = crate::config::expand_home(raw, home);
+        exists(&path) || path.parent().is_some_and(|folder| exists(folder))
+    })
+}
+
+/// The paths a text names: words that start with `/` or `~/` (after an opening quote or
+/// bracket), without the punctuation that ends a sentence or closes a quote.
+fn paths_named(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| w.trim_start_matches(['"', '\'', '`', '(', '[', '“', '‘']))
+        .filter(|w| w.starts_with('/') || w.starts_with("~/"))
+        .map(|w| {
+            w.trim_end_matches([
+                '"', '\'', '`', ')', ']', ',', ';', ':', '.', '!', '?', '”', '’',
+            ])
+            .to_string()
+        })
+        .filter(|w| w.len() > 1)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::contracts::SubTaskId;
     use crate::tools::ToolName;
+
+    #[test]
+    fn a_move_naming_a_place_not_on_this_machine_is_not_real() {
+        let home = std::path::Path::new("/home/ana");
+        let on_disk = [
+            "/home/ana",
+            "/home/ana/Documents",
+            "/home/ana/Documents/a.pdf",
+            "/tmp",
+        ];
+        let exists = |p: &std::path::Path| on_disk.iter().any(|d| std::path::Path::new(d) == p);
+        let real = |m: &str, words: &str| names_real_places(m, words, home, exists);
+        // Places that are there, or a new file in a folder that is.
+        assert!(real("Open ~/Documents/a.pdf and check the date.", ""));
+        assert!(real("Save it as \"~/Documents/new.txt\".", ""));
+        assert!(real("Try again with the folder (/tmp).", ""));
+        assert!(real("Rephrase the request with the exact files.", ""));
+        // A home that is not the user's, a folder nothing made.
+        assert!(!real("Look in /home/user/Documents/contracts for it.", ""));
+        assert!(!real("Copy it to ~/Archive/2019/old.pdf by hand.", ""));
+        // Unless the user named it.
+        assert!(real(
+            "Create ~/Archive/2019 first, then ask again.",
+            "move the old pdfs to ~/Archive/2019"
+        ));
+    }
 
     #[test]
     fn matched_outputs_are_quoted_verbatim() {

@@ -385,6 +385,14 @@ async fn complete_abandon(
             }
         },
     };
+    // A move of the model's that names a place not on this machine is dropped (code's
+    // own moves top the list up).
+    let reply = reply.map(|mut r| {
+        r.next_moves.retain(|m| {
+            super::graceful::names_real_places(m, pending.words(), &home, |p| p.exists())
+        });
+        r
+    });
     let mut bus = bus;
     deliver(
         &mut bus,

@@ -1513,12 +1513,21 @@ async fn three_rounds_accumulate_blocked_targets_then_the_replan_budget_abandons
             task_id: task.clone(),
             accomplished: "Found a.mp4 (734003200 bytes).".into(),
             next_moves: vec![
+                "Look in /home/not-this-machine/Videos for a.mp4.".into(),
                 "Mount the external drive and ask again.".into(),
                 "Point me at the folder that holds the videos.".into(),
             ],
         },
     );
     let result = final_result(&mut rig).await;
+    // R2's move naming a home that is not on this machine is dropped.
+    assert_eq!(
+        result.next_moves,
+        [
+            "Mount the external drive and ask again.",
+            "Point me at the folder that holds the videos."
+        ]
+    );
     assert_eq!(result.directive, TerminalDirective::Abandon);
     assert_eq!(result.replans, 3);
     assert_eq!(result.prev_directive, PrevDirective::ChangePath);

@@ -201,6 +201,7 @@ impl TaskState {
             effects: self.effects().to_vec(),
             grants: self.grants().to_vec(),
             account: self.account().to_vec(),
+            words: format!("{}\n{}", self.intent, self.raw_input),
             scheduled: self.scheduled.clone(),
             elapsed_ms: self.last_elapsed_ms,
             within_threshold: parts.within_threshold,
@@ -232,6 +233,8 @@ pub struct PendingAbandon {
     grants: Vec<String>,
     /// What its file tools reported they did.
     account: Vec<String>,
+    /// The task's intent and the user's words.
+    words: String,
     /// The schedule's run, when a schedule started the task.
     scheduled: Option<crate::contracts::ScheduledRun>,
 }
@@ -240,6 +243,11 @@ impl PendingAbandon {
     /// The task being abandoned.
     pub fn task_id(&self) -> &TaskId {
         &self.request.task_id
+    }
+
+    /// The task's intent and the user's words: what R2's next moves may name.
+    pub fn words(&self) -> &str {
+        &self.words
     }
 
     /// The abandon `FinalResult` and its terminal Megram. With R2's reply, its account of
