@@ -194,7 +194,7 @@ pub fn names_real_places(
             return true;
         }
         let path = crate::config::expand_home(raw, home);
-        exists(&path) || path.parent().is_some_and(|folder| exists(folder))
+        exists(&path) || path.parent().is_some_and(&exists)
     })
 }
 
