@@ -13,6 +13,11 @@
 //! line holding a word, and the names of the files above a size saved to a new file.
 //! Neither kind had run before.
 //!
+//! Two more were written on 2026-12-01 (night), after the failure of `first_disk_line`
+//! (a read that dropped the word the request selects lines by) and before the change it
+//! led to ran: the line of a recipe that names an ingredient, and a count of the open
+//! items of a checklist. Neither kind had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -48,7 +53,18 @@ const IDEAS: &str = "# Ideas\n\n- a garden bench\n- a café map, naïve sketches
 /// `~/notes/essay.txt`: nine words on two lines.
 const ESSAY: &str = "the quick brown fox\njumps over the lazy dog\n";
 
+/// `~/notes/recipe.txt`: one line names butter, and it is neither the first nor the last.
+const RECIPE: &str = "Pancakes for two\nMix the flour, eggs and milk\nMelt the butter in a pan\n\
+Pour in the batter and flip once\nServe warm with jam\n";
+const BUTTER_LINE: &str = "Melt the butter in a pan";
+
+/// `~/notes/todo.md`: five items, three of them still open.
+const TODO: &str = "# This week\n- [x] buy milk\n- [ ] call Ana\n- [ ] fix the bike\n\
+- [x] pay rent\n- [ ] book the train\n";
+
 fn make_home(home: &Path) {
+    put(home, "notes/recipe.txt", RECIPE.as_bytes());
+    put(home, "notes/todo.md", TODO.as_bytes());
     put(home, "data/readings.txt", READINGS.as_bytes());
     for (name, bytes) in INBOX {
         put(home, &format!("inbox/{name}"), bytes);
@@ -177,9 +193,37 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "recipe_butter_line",
+        turns: &["Which line of ~/notes/recipe.txt mentions butter?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.text.contains(BUTTER_LINE)
+                    && !s.text.contains("Pancakes for two")
+                    && !s.text.contains("Serve warm")
+                    && !s.abandoned,
+                "the line Melt the butter in a pan, and no other line of the recipe",
+            )
+        },
+    },
+    Task {
+        name: "open_todo_count",
+        turns: &["How many items in ~/notes/todo.md are not checked off yet?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("3")
+                    && !s.number_any(&["2", "6"])
+                    && s.read("notes/todo.md").as_deref() == Some(TODO)
+                    && !s.abandoned,
+                "3 (the items marked - [ ]), and neither the checked nor all the items",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 7;
+task_tests!(SUITE, at_least = 9;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -187,6 +231,8 @@ task_tests!(SUITE, at_least = 7;
     word_count_saved,
     first_disk_line,
     big_files_saved,
+    recipe_butter_line,
+    open_todo_count,
 );
 
 mod judges {
@@ -280,6 +326,32 @@ mod judges {
                     put(h, "backup/ideas-old.md", IDEAS.as_bytes());
                     std::fs::remove_file(h.join("notes/ideas.md")).expect("removed");
                 },
+            ],
+        );
+    }
+
+    #[test]
+    fn recipe_butter_line() {
+        right_and_wrong(
+            "recipe_butter_line",
+            "The line is: Melt the butter in a pan",
+            &[
+                "Pancakes for two",
+                "Melt the butter in a pan, then Serve warm with jam",
+                "Line 3.",
+            ],
+        );
+    }
+
+    #[test]
+    fn open_todo_count() {
+        right_and_wrong(
+            "open_todo_count",
+            "3 items are not checked off yet.",
+            &[
+                "2 items are checked off.",
+                "There are 5 items.",
+                "6 lines, 3 of them open.",
             ],
         );
     }
