@@ -16,6 +16,8 @@
 //! - [`ranked`]: the n-th of groups ranked by their counts ("the second most common").
 //! - [`said`]: what every account check reads alike — a request's opening verb, an
 //!   answer's negation, whether the calls changed anything.
+//! - [`selection`]: a line quoted from a file holds the word the request selects lines
+//!   by, when the file shows that word marks some of its lines.
 //! - [`shape`]: the answer has the kind of content the request asked for (an item's name,
 //!   a number, a value per group, a date, a written file).
 //! - [`units`]: a number's unit is the one the tools printed it with (a size in bytes is
@@ -31,6 +33,7 @@ pub mod criteria;
 pub mod names;
 pub mod ranked;
 pub(crate) mod said;
+pub mod selection;
 pub mod shape;
 pub mod units;
 pub mod unmade;

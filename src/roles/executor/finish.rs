@@ -86,6 +86,9 @@ pub struct Subject<'a> {
     pub request: Option<&'a str>,
     /// The files the sub-task names ([`super::review::named_files`]).
     pub files: &'a [NamedFile],
+    /// The text of each file the sub-task names that was there when it began, small
+    /// enough to read whole: `(path as the user sees it, text)`.
+    pub texts: &'a [(String, String)],
     /// Files the sub-task asks to make that no call of it has written yet.
     pub unwritten: Vec<String>,
     /// The change the sub-task asks for is still unmade, and a tool to make it offered.
@@ -177,6 +180,8 @@ pub enum Once {
     Change,
     FilesChecked,
     Misquote,
+    /// A quoted line was held to the words that select the file's lines.
+    Selection,
 }
 
 /// What a row may spend.
@@ -360,6 +365,24 @@ pub const CHECKS: &[Check] = &[
         rule: |f, s| {
             contradicted(f, s)?;
             shape::nth_stated(&s.asked(), f.output, &f.refs()).map(Ruling::Restate)
+        },
+    },
+    // A line quoted from a file the sub-task names lacks a word the sub-task names
+    // that marks some of that file's lines: the call that picked it left the word out.
+    // Once: the model may keep its line when the word selects nothing.
+    Check {
+        name: "unselected line",
+        when: COMPLETED,
+        budget: Budget::Look(Once::Selection),
+        rule: |f, s| {
+            if !matches!(
+                s.answer,
+                AnswerShape::Text | AnswerShape::Item | AnswerShape::Any
+            ) {
+                return None;
+            }
+            crate::checks::selection::unselected_line(&s.asked(), f.output, s.texts)
+                .map(|w| push(shape_nudge(&w)))
         },
     },
     // The answer lacks the shape the task asks for, copies the worked example or a

@@ -273,6 +273,7 @@ impl Execute {
                 &subtask.success_criteria,
                 &shared.config.home,
             ),
+            texts: review::texts_of(&places, &shared.config.home),
             places: places::render(&places),
             done: std::sync::Mutex::new(Vec::new()),
             repeats: std::sync::Mutex::new(Vec::new()),

@@ -80,6 +80,24 @@ pub fn copies_the_example(finish: &str, known: &str) -> Option<String> {
     ))
 }
 
+/// The most a file the sub-task names may hold for its text to be kept for the finish
+/// checks: a text read whole, not a data set.
+pub const MAX_TEXT_BYTES: u64 = 256 * 1024;
+
+/// The text of each existing file among `places` that is small and UTF-8: `(its path
+/// as the user sees it, its text)`. What the finish checks compare a quoted line with.
+pub fn texts_of(places: &[Place], home: &std::path::Path) -> Vec<(String, String)> {
+    places
+        .iter()
+        .filter(|p| p.kind == PlaceKind::File)
+        .filter(|p| std::fs::metadata(&p.path).is_ok_and(|m| m.len() <= MAX_TEXT_BYTES))
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(&p.path).ok()?;
+            Some((crate::text::tilde(&p.path.to_string_lossy(), home), text))
+        })
+        .collect()
+}
+
 /// What the model is told when its finish lacks the shape of the answer the task asks
 /// for (`checks::shape`): a listing where a count is asked, a value where an item is. It
 /// gets one more turn, tools allowed.

@@ -160,6 +160,9 @@ pub(super) struct Worker {
     pub places: Option<String>,
     /// The files the sub-task names that its finish is checked to have touched.
     pub files: Vec<NamedFile>,
+    /// The text of each file the sub-task names that was there when it began
+    /// ([`super::review::texts_of`]).
+    pub texts: Vec<(String, String)>,
     /// Calls that succeeded in this sub-task, with what the model saw and their record.
     pub done: std::sync::Mutex<Vec<(CallKey, Observed, ToolCallRecord)>>,
     /// The tool of each call of this sub-task refused for repeating one that had failed
@@ -805,6 +808,7 @@ impl Worker {
             context: &self.subtask.context,
             request: self.subtask.request.as_deref(),
             files: &self.files,
+            texts: &self.texts,
             unwritten: self.unwritten(),
             change_unmade: self.change_unmade(progress),
             can_calculate: self.shared.toolbox.has(&tools::ToolName::Calculate.into()),

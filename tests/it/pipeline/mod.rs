@@ -20,6 +20,7 @@ mod rejection;
 mod replies;
 mod scenarios;
 mod scheduled;
+mod selected;
 mod small_model;
 
 use std::path::PathBuf;

@@ -45,6 +45,9 @@ struct Sub {
     answer: AnswerShape,
     #[serde(default)]
     files: Vec<(String, Vec<String>)>,
+    /// The files the sub-task names as they were when it began: `(path, text)`.
+    #[serde(default)]
+    texts: Vec<(String, String)>,
     #[serde(default)]
     unwritten: Vec<String>,
     #[serde(default)]
@@ -173,6 +176,7 @@ fn weigh_case(case: &Case, checks: &[Check], pushes: &mut Pushes) -> Weighed {
         context: &s.context,
         request: s.request.as_deref(),
         files: &files,
+        texts: &s.texts,
         unwritten: s.unwritten.clone(),
         change_unmade: s.change_unmade,
         can_calculate: s.can_calculate,
