@@ -153,6 +153,17 @@ impl ToolName {
         )
     }
 
+    /// Whether the tool runs what the model wrote — a command line, a script, a file's
+    /// text — rather than a method code owns, called by parameters code checks. Only
+    /// such a tool can be the wrong *method* when its call ran and the result was still
+    /// wrong; a typed tool's wrong call is a wrong parameter, corrected call by call.
+    pub const fn runs_what_the_model_wrote(self) -> bool {
+        matches!(
+            self,
+            ToolName::Shell | ToolName::Applescript | ToolName::WriteFile
+        )
+    }
+
     /// AppleScript and Shortcuts exist only on macOS; every other tool runs everywhere
     /// (mdfind falls back to the locate index or a bounded walk off macOS).
     pub fn is_available(self) -> bool {

@@ -166,8 +166,11 @@ pub fn denials(outcomes: &[&SubTaskOutcome]) -> Vec<FailedInput> {
 /// file's text) and it ran: it did what it was told and the result was still wrong. Two
 /// kinds of tool are never blocked, because taking them away leaves the next plan
 /// without the right tool rather than without the wrong method:
-/// - a tool that only reads by parameters code checks ([`ToolName::only_reads`]): what it
-///   showed is what is there, and a wrong parameter is corrected call by call;
+/// - a tool called by parameters code checks — a reader, or a typed tool that copies,
+///   moves, edits or converts by code (any but [`ToolName::runs_what_the_model_wrote`]):
+///   what a reader showed is what is there, and a typed tool's wrong call (a copy under
+///   the old name) is a wrong parameter, corrected call by call — blocking it left the
+///   next plan only the shell for the very work the typed tool exists for;
 /// - a tool none of whose calls ran cleanly (each one failed, was refused, or exited
 ///   with an error): that is a misuse,
 ///   and the failed call itself is never issued again in the task (the toolbox's memory
@@ -177,7 +180,7 @@ pub fn denials(outcomes: &[&SubTaskOutcome]) -> Vec<FailedInput> {
 /// environment's answer about that effect (its target stays blocked, [`denials`]), not a
 /// sign that the tools were the wrong method.
 ///
-/// [`ToolName::only_reads`]: crate::contracts::ToolName::only_reads
+/// [`ToolName::runs_what_the_model_wrote`]: crate::contracts::ToolName::runs_what_the_model_wrote
 pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
     let any_failed = outcomes.iter().any(|o| o.status == SubTaskStatus::Failed);
     let mut seen = HashSet::new();
@@ -194,8 +197,8 @@ pub fn tools_of_failing(outcomes: &[&SubTaskOutcome]) -> Vec<ToolRef> {
         .map(|c| c.tool.clone())
         .filter(|t| !t.as_str().trim().is_empty())
         .filter(|t| {
-            !t.builtin()
-                .is_some_and(crate::contracts::ToolName::only_reads)
+            t.builtin()
+                .is_none_or(crate::contracts::ToolName::runs_what_the_model_wrote)
         })
         .filter(|t| seen.insert(t.clone()))
         .collect()

@@ -831,8 +831,11 @@ fn blocked_targets_come_from_structured_records_only_and_logical_failures_block_
 #[test]
 fn a_logical_failure_blocks_only_tools_that_ran_a_program_the_model_wrote() {
     // The failing sub-task looked with two reading tools (one call of read_table failed
-    // for a missing column, then the same tool answered), misused write_file (refused)
-    // and ran a shell command that exited with an error, then one that ran.
+    // for a missing column, then the same tool answered), misused write_file (refused),
+    // ran typed tools whose parameters code checks (a copy under the old name, an edit,
+    // a move: a wrong parameter is corrected call by call, and taking the tool away
+    // leaves the next plan without the right one) and ran a shell command that exited
+    // with an error, then one that ran.
     let task = TaskId::from_existing("t");
     let mut failing_exit = call("shell", "awk -F, '{s+=$9}' a.csv", ToolCallStatus::Ok);
     failing_exit.failed_exit = Some(2);
@@ -841,6 +844,9 @@ fn a_logical_failure_blocks_only_tools_that_ran_a_program_the_model_wrote() {
         call("read_table", "~/Documents/a.csv", ToolCallStatus::Error),
         call("read_table", "~/Documents/a.csv", ToolCallStatus::Ok),
         call("write_file", "~/Documents/out.txt", ToolCallStatus::Refused),
+        call("copy_files", "~/notes", ToolCallStatus::Ok),
+        call("edit_file", "~/notes/a.md", ToolCallStatus::Ok),
+        call("move_files", "~/notes", ToolCallStatus::Ok),
         failing_exit,
     ];
     let logical = |calls: Vec<ToolCallRecord>| {
@@ -871,11 +877,20 @@ fn a_logical_failure_blocks_only_tools_that_ran_a_program_the_model_wrote() {
     );
     let mut with_program = calls;
     with_program.push(call("shell", "awk -F, '{s+=$2}' a.csv", ToolCallStatus::Ok));
+    with_program.push(call(
+        "write_file",
+        "~/Documents/out.txt",
+        ToolCallStatus::Ok,
+    ));
     let programmed = directive_for(with_program);
     assert_eq!(
         programmed.blocked_tools,
-        vec![ToolRef::from(ToolName::Shell)],
-        "the command that ran and gave the wrong result is the method to change"
+        vec![
+            ToolRef::from(ToolName::Shell),
+            ToolRef::from(ToolName::WriteFile)
+        ],
+        "the command and the text the model wrote that ran and gave the wrong result are \
+         the methods to change"
     );
 }
 
