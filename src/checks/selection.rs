@@ -12,6 +12,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::contracts::{ToolCallRecord, ToolCallStatus, ToolName};
 use crate::text::fold;
 
 /// The shortest line that counts as quoted: a line of one or two characters is text an
@@ -31,11 +32,29 @@ fn words(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Why the answer's quoted line is not one the request selects, if it is not: for each
-/// `(path, text)` of a file the sub-task names, the lines of it `answer` quotes whole,
-/// and the words of `request` (outside paths) that mark at least one and at most half of
-/// the file's lines but none of the quoted ones.
-pub fn unselected_line(request: &str, answer: &str, texts: &[(String, String)]) -> Option<String> {
+/// A line an answer quotes from a file, and the words of the request that select the
+/// file's lines which it lacks.
+struct Unselected<'a> {
+    /// The file as the user sees its path.
+    path: &'a str,
+    /// Its text.
+    text: &'a str,
+    /// The first line the answer quotes whole.
+    quoted: &'a str,
+    /// Each word the request names that marks some, at most half, of the file's lines
+    /// and none of the quoted ones, with how many lines hold it.
+    words: Vec<(String, usize)>,
+    /// The file's non-empty lines.
+    lines: usize,
+}
+
+/// The first file of `texts` a line of which `answer` quotes whole without a word of
+/// `request` (outside paths) that marks at least one and at most half of its lines.
+fn unselected<'a>(
+    request: &str,
+    answer: &str,
+    texts: &'a [(String, String)],
+) -> Option<Unselected<'a>> {
     let asked: BTreeSet<String> = crate::tools::file_kinds::words_outside_paths(request)
         .into_iter()
         .filter(|w| w.chars().count() >= MIN_WORD_CHARS)
@@ -52,33 +71,92 @@ pub fn unselected_line(request: &str, answer: &str, texts: &[(String, String)]) 
             .iter()
             .filter(|(l, _)| l.chars().count() >= MIN_QUOTED_CHARS && said.contains(&fold(l)))
             .collect();
-        if quoted.is_empty() {
-            return None;
-        }
-        let selecting: Vec<(&String, usize)> = asked
+        let first = quoted.first()?.0;
+        let words: Vec<(String, usize)> = asked
             .iter()
             .map(|w| (w, lines.iter().filter(|(_, ws)| ws.contains(w)).count()))
             .filter(|(_, n)| *n >= 1 && n * 2 <= lines.len())
             .filter(|(w, _)| quoted.iter().all(|(_, ws)| !ws.contains(*w)))
+            .map(|(w, n)| (w.clone(), n))
             .collect();
-        let ((word, holding), rest) = selecting.split_first()?;
-        let others: Vec<String> = rest.iter().map(|(w, _)| format!("«{w}»")).collect();
-        Some(format!(
-            "the output quotes «{}» of {path}, which does not hold «{word}»{} — a word the \
-             sub-task names that marks {} of the file's {} lines. If the sub-task asks for a \
-             line that holds it, let read_lines select it by code (text set to that word, \
-             op first, last or at as asked) and finish with the line it prints; if it does \
-             not, finish again as you did",
-            crate::text::first_chars(quoted[0].0, 120),
-            if others.is_empty() {
-                String::new()
-            } else {
-                format!(" (nor {})", others.join(", "))
-            },
-            holding,
-            lines.len()
-        ))
+        (!words.is_empty()).then_some(Unselected {
+            path,
+            text,
+            quoted: first,
+            words,
+            lines: lines.len(),
+        })
     })
+}
+
+/// Why the answer's quoted line is not one the request selects, if it is not: for each
+/// `(path, text)` of a file the sub-task names, the lines of it `answer` quotes whole,
+/// and the words of `request` (outside paths) that mark at least one and at most half of
+/// the file's lines but none of the quoted ones.
+pub fn unselected_line(request: &str, answer: &str, texts: &[(String, String)]) -> Option<String> {
+    let u = unselected(request, answer, texts)?;
+    let ((word, holding), rest) = u.words.split_first()?;
+    let others: Vec<String> = rest.iter().map(|(w, _)| format!("«{w}»")).collect();
+    Some(format!(
+        "the output quotes «{}» of {}, which does not hold «{word}»{} — a word the \
+         sub-task names that marks {} of the file's {} lines. If the sub-task asks for a \
+         line that holds it, let read_lines select it by code (text set to that word, op \
+         first, last or at as asked) and finish with the line it prints; if it does not, \
+         finish again as you did",
+        crate::text::first_chars(u.quoted, 120),
+        u.path,
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(" (nor {})", others.join(", "))
+        },
+        holding,
+        u.lines
+    ))
+}
+
+/// The line a first or last read would have selected by the word the request names,
+/// stated by code: the answer quotes a line that a `read_lines` call picked as the
+/// file's first or last line with no word to select by, and exactly one word of the
+/// request marks some of that file's lines but not the quoted one. Picking the first or
+/// last line holding a word is the read's own computation; the call only left the word
+/// out. `Line N: <line>`, numbered as the file's lines are.
+pub fn selected_stated(
+    request: &str,
+    answer: &str,
+    texts: &[(String, String)],
+    records: &[&ToolCallRecord],
+) -> Option<String> {
+    let u = unselected(request, answer, texts)?;
+    let [(word, _)] = u.words.as_slice() else {
+        return None;
+    };
+    let quoted = fold(u.quoted);
+    let end = records.iter().rev().find_map(|r| {
+        let read = r.status == ToolCallStatus::Ok
+            && r.tool.builtin() == Some(ToolName::ReadLines)
+            && r.input
+                .get("text")
+                .and_then(|t| t.as_str())
+                .is_none_or(|t| t.trim().is_empty())
+            && fold(&r.output_head).contains(&quoted);
+        if !read {
+            return None;
+        }
+        match r.input.get("op").and_then(|o| o.as_str()) {
+            Some("first") => Some(false),
+            Some("last") => Some(true),
+            _ => None,
+        }
+    })?;
+    let holding = |(_, l): &(usize, &str)| words(l).contains(word);
+    let numbered: Vec<(usize, &str)> = u.text.lines().enumerate().collect();
+    let (i, line) = if end {
+        numbered.into_iter().rev().find(holding)?
+    } else {
+        numbered.into_iter().find(holding)?
+    };
+    Some(format!("Line {}: {}", i + 1, line.trim()))
 }
 
 #[cfg(test)]
@@ -116,6 +194,74 @@ mod tests {
         assert!(unselected_line(butter, "Pancakes for two", &recipe).is_some());
         assert_eq!(
             unselected_line(butter, "Melt the butter in a pan", &recipe),
+            None
+        );
+    }
+
+    fn read(op: &str, text: Option<&str>, output: &str) -> ToolCallRecord {
+        let mut input = serde_json::json!({"path": "/h/logs/server.log", "op": op});
+        if let Some(t) = text {
+            input["text"] = serde_json::json!(t);
+        }
+        ToolCallRecord {
+            tool: ToolName::ReadLines.into(),
+            input,
+            target: "/h/logs/server.log".into(),
+            output_head: output.into(),
+            status: ToolCallStatus::Ok,
+            error: None,
+            duration_ms: 1,
+            confirmation: None,
+            failure: None,
+            failed_exit: None,
+            effects: Vec::new(),
+            grant: None,
+        }
+    }
+
+    #[test]
+    fn the_line_a_first_or_last_read_would_select_by_the_word_is_stated_by_code() {
+        let log = file("~/logs/server.log", LOG);
+        let first = read(
+            "first",
+            None,
+            "The first of the 6 lines: line 1: 10:00 INFO up",
+        );
+        let asked = "Find the first line of ~/logs/server.log that mentions disk";
+        assert_eq!(
+            selected_stated(asked, "10:00 INFO up", &log, &[&first]).as_deref(),
+            Some("Line 2: 10:02 WARN slow disk")
+        );
+        let last = read(
+            "last",
+            None,
+            "The last of the 6 lines: line 6: 10:06 INFO down",
+        );
+        assert_eq!(
+            selected_stated(
+                "the last line of ~/logs/server.log that mentions disk",
+                "10:06 INFO down",
+                &log,
+                &[&last]
+            )
+            .as_deref(),
+            Some("Line 5: 10:05 ERROR disk full")
+        );
+        // A read that selected by a word is the model's own selection; a line no first
+        // or last read picked, or two words that could select, is left to the model.
+        let by_word = read("first", Some("info"), "line 1: 10:00 INFO up");
+        assert_eq!(
+            selected_stated(asked, "10:00 INFO up", &log, &[&by_word]),
+            None
+        );
+        assert_eq!(selected_stated(asked, "10:00 INFO up", &log, &[]), None);
+        assert_eq!(
+            selected_stated(
+                "the first line of ~/logs/server.log that mentions disk or request",
+                "10:00 INFO up",
+                &log,
+                &[&first]
+            ),
             None
         );
     }

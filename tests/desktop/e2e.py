@@ -16,10 +16,10 @@ Every run starts a fresh app with its own temp HOME, XDG dirs, data dir and work
    open), which shows the Settings tab saying there is no keychain.
 2. Law 1, denied: against the scripted model (a whole task whose one step is
    `rm notes.txt` in the workspace), the Law 1 dialog shows the exact command; Deny
-   ends the task with a FinalResult (❌) whose summary starts with [LAW1] and counts
-   the denial, with R2's graceful-failure next moves; notes.txt is untouched.
+   ends the task with a FinalResult (❌) marked [LAW1], its Law 1 note counting the
+   denial, with R2's graceful-failure next moves; notes.txt is untouched.
 3. Law 1, approved: the same task in a fresh app; Approve lets the command run, the
-   result shows ✅ with a [LAW1] summary counting the approval, and notes.txt is gone.
+   result shows ✅ marked [LAW1], its note counting the approval, and notes.txt is gone.
 5. With --local-llm DIR (weights and llama-server as scripts/local-llm.sh leaves them,
    ARTOO_LOCAL_LLM_MODEL naming the model, default the script's 0.5B): first run, the
    onboarding's "Use the built-in model" saves the choice, the app starts llama-server
@@ -518,12 +518,15 @@ def law1(binary, llm, out, decision):
                 "return r && {text: r.textContent, ok: r.classList.contains('ok'),"
                 " summary: q('summary').textContent.trim(),"
                 " details: q('result-details').textContent, law1: !!q('law1-note'),"
+                " note: q('law1-note') ? q('law1-note').textContent : '',"
                 " moves: q('next-moves') ? q('next-moves').textContent : ''}"), timeout=60)
             app.screenshot(f"{out}/result-{decision}.png")
             if decision == "deny":
-                # The answer first; the [LAW1] marker only in the details.
+                # The answer first; the [LAW1] marker only in the details; the count of
+                # the answers on the Law 1 note of its own, not in the answer.
                 assert not result["summary"].startswith("[LAW1]"), result
-                assert "denied 1" in result["summary"], result
+                assert "(1 denied)" in result["note"], result
+                assert "denied" not in result["summary"], result
                 assert "[LAW1]" in result["details"] and result["law1"], result
                 assert not result["ok"] and "❌" in result["text"], result
                 # R2's graceful-failure answer, asked for with "Why it was abandoned".
@@ -537,7 +540,8 @@ def law1(binary, llm, out, decision):
                 assert result["ok"] and "✅" in result["text"], result
                 assert not result["summary"].startswith("[LAW1]"), result
                 assert "[LAW1]" in result["details"] and result["law1"], result
-                assert "approved 1" in result["summary"], result
+                assert "(1 approved)" in result["note"], result
+                assert "approved" not in result["summary"], result
                 assert not os.path.exists(notes), "the approved rm ran"
                 print("e2e: Law 1 approved: the command ran, notes.txt is gone, the result shows ✅")
                 # Undo the task from its result: the plan first, nothing before the confirm,
@@ -651,7 +655,7 @@ def answer_from_the_notification(binary, llm, out):
             result = wait_for("the result", lambda: app.js(
                 "const r = document.querySelector('[data-testid=result]');"
                 "return r && !r.classList.contains('ok') && r.textContent"), timeout=60)
-            assert "denied 1" in result, result
+            assert "(1 denied)" in result, result
             assert os.path.exists(path), "the denied deletion did not run"
             assert not app.js("return !!document.querySelector('[data-testid=law1-dialog]')"), \
                 "the dialog closed with the answer"

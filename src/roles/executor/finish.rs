@@ -385,6 +385,30 @@ pub const CHECKS: &[Check] = &[
                 .map(|w| push(shape_nudge(&w)))
         },
     },
+    // Still quoting a line a first or last read picked without the one word that
+    // selects the file's lines, once the push-back is spent: the line that read selects
+    // by the word, stated by code.
+    Check {
+        name: "selected line stated",
+        when: When {
+            status: Status::Completed,
+            without_denial: true,
+            backed: false,
+            spare_turn: None,
+            not_finish_only: false,
+        },
+        budget: Budget::Free,
+        rule: |f, s| {
+            if !matches!(
+                s.answer,
+                AnswerShape::Text | AnswerShape::Item | AnswerShape::Any
+            ) {
+                return None;
+            }
+            crate::checks::selection::selected_stated(&s.asked(), f.output, s.texts, &f.refs())
+                .map(Ruling::Restate)
+        },
+    },
     // The answer lacks the shape the task asks for, copies the worked example or a
     // tool's output, picks by eye, answers another kind of line, or counts a value
     // nobody asked about.
