@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::contracts::{ToolCallRecord, ToolCallStatus, ToolName};
+use crate::contracts::{AnswerShape, ToolCallRecord, ToolCallStatus, ToolName};
 use crate::text::fold;
 
 /// The shortest line that counts as quoted: a line of one or two characters is text an
@@ -30,6 +30,15 @@ fn words(text: &str) -> BTreeSet<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
+}
+
+/// Whether an answer of this shape can be a line quoted from a file: free text, an item,
+/// or a shape not said. A number, a list, a file or an action is held to other checks.
+pub fn may_quote_a_line(shape: AnswerShape) -> bool {
+    matches!(
+        shape,
+        AnswerShape::Text | AnswerShape::Item | AnswerShape::Any
+    )
 }
 
 /// A line an answer quotes from a file, and the words of the request that select the

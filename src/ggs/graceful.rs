@@ -179,7 +179,7 @@ pub fn dedup(moves: Vec<String>) -> Vec<String> {
 }
 
 /// Whether a next move names only places that can be on this machine: every path it
-/// names (`/…` or `~/…`) exists, or at least its folder does (a move may suggest making a
+/// names (`/…`, `~/…`, `$HOME/…`, as [`crate::tools::places`] reads them) exists, or at least its folder does (a move may suggest making a
 /// file), or the user's own `words` name it. A model's move that names a home that is
 /// not the user's (`/home/user/…`) or a folder nothing made fails: it would send the
 /// user looking for what is not there. `exists` asks the file system.
@@ -189,29 +189,18 @@ pub fn names_real_places(
     home: &std::path::Path,
     exists: impl Fn(&std::path::Path) -> bool,
 ) -> bool {
-    paths_named(the_move).iter().all(|raw| {
-        if words.contains(raw.as_str()) {
-            return true;
-        }
-        let path = crate::config::expand_home(raw, home);
-        exists(&path) || path.parent().is_some_and(&exists)
-    })
-}
-
-/// The paths a text names: words that start with `/` or `~/` (after an opening quote or
-/// bracket), without the punctuation that ends a sentence or closes a quote.
-fn paths_named(text: &str) -> Vec<String> {
-    text.split_whitespace()
-        .map(|w| w.trim_start_matches(['"', '\'', '`', '(', '[', '“', '‘']))
-        .filter(|w| w.starts_with('/') || w.starts_with("~/"))
-        .map(|w| {
-            w.trim_end_matches([
-                '"', '\'', '`', ')', ']', ',', ';', ':', '.', '!', '?', '”', '’',
-            ])
-            .to_string()
+    crate::tools::places::written_paths(the_move)
+        .into_iter()
+        .all(|raw| {
+            if words.contains(raw) {
+                return true;
+            }
+            let raw = raw
+                .strip_prefix("$HOME/")
+                .map_or(raw.to_string(), |r| format!("~/{r}"));
+            let path = crate::config::expand_home(&raw, home);
+            exists(&path) || path.parent().is_some_and(&exists)
         })
-        .filter(|w| w.len() > 1)
-        .collect()
 }
 
 #[cfg(test)]

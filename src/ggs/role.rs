@@ -256,11 +256,9 @@ impl Solver {
             Message::ToolCallEvent(call) => {
                 // Only a call that leaves something to account for opens a task's state.
                 let r = &call.record;
-                if !r.effects.is_empty()
-                    || r.grant.is_some()
-                    || !super::evidence::reported(r).is_empty()
-                {
-                    state_for(&mut self.tasks, &call.task_id, "", now).note_call(r);
+                let reported = super::evidence::reported(r);
+                if !r.effects.is_empty() || r.grant.is_some() || !reported.is_empty() {
+                    state_for(&mut self.tasks, &call.task_id, "", now).note_call(r, &reported);
                 }
                 None
             }

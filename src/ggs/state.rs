@@ -196,13 +196,13 @@ impl TaskState {
     }
 
     /// A tool call of the task: its measured effects, the standing grant that let it
-    /// run, and what a file tool reported it did (GGS hears every call).
-    pub fn note_call(&mut self, record: &ToolCallRecord) {
+    /// run, and what it `reported` doing ([`evidence::reported`]; GGS hears every call).
+    pub fn note_call(&mut self, record: &ToolCallRecord, reported: &[String]) {
         self.note_effects(&record.effects);
         if let Some(grant) = &record.grant {
             self.note_grant(grant);
         }
-        self.note_account(&evidence::reported(record));
+        self.note_account(reported);
     }
 
     /// Lines of the tools' account of the task, each kept once, in order.

@@ -77,7 +77,7 @@ fn kind_of(path: &Path) -> PlaceKind {
 }
 
 /// Tokens that look like paths the user wrote: `~`, `~/…`, `$HOME/…`, `/…`.
-fn written_paths(text: &str) -> Vec<&str> {
+pub(crate) fn written_paths(text: &str) -> Vec<&str> {
     text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ',' | '(' | ')'))
         .map(|t| t.trim_end_matches(['.', '?', '!', ':', ';', '，', '。', '？']))
         .filter(|t| {

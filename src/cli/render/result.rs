@@ -70,8 +70,7 @@ fn final_lines(r: &FinalResult, paint: Paint, home: &std::path::Path) -> Vec<Str
         lines.push(String::new());
         lines.extend(output.lines().map(str::to_string));
     }
-    let mut section = |title: &str, items: &mut dyn Iterator<Item = String>| {
-        let items: Vec<String> = items.collect();
+    let mut section = |title: &str, items: Vec<String>| {
         if !items.is_empty() {
             lines.push(String::new());
             lines.push(title.to_string());
@@ -80,28 +79,31 @@ fn final_lines(r: &FinalResult, paint: Paint, home: &std::path::Path) -> Vec<Str
     };
     section(
         "What the tools did:",
-        &mut r.account.iter().map(|l| l.trim().to_string()),
+        r.account.iter().map(|l| l.trim().to_string()).collect(),
     );
     section(
         "Files changed by this task:",
-        &mut r.effects.iter().map(|e| {
-            let verb = match e.effect.as_str() {
-                "create" => "created",
-                "append" => "appended to",
-                "overwrite" => "replaced",
-                "delete" => "deleted",
-                "move" => "moved",
-                other => other,
-            };
-            format!(
-                "{verb} {}",
-                artoo::text::tilde(&e.path.display().to_string(), home)
-            )
-        }),
+        r.effects
+            .iter()
+            .map(|e| {
+                let verb = match e.effect.as_str() {
+                    "create" => "created",
+                    "append" => "appended to",
+                    "overwrite" => "replaced",
+                    "delete" => "deleted",
+                    "move" => "moved",
+                    other => other,
+                };
+                format!(
+                    "{verb} {}",
+                    artoo::text::tilde(&e.path.display().to_string(), home)
+                )
+            })
+            .collect(),
     );
     section(
         "Not met:",
-        &mut r.not_met.iter().map(|c| c.trim().to_string()),
+        r.not_met.iter().map(|c| c.trim().to_string()).collect(),
     );
     if !r.unverified.is_empty() {
         lines.push(String::new());

@@ -87,7 +87,9 @@ pub struct Subject<'a> {
     /// The files the sub-task names ([`super::review::named_files`]).
     pub files: &'a [NamedFile],
     /// The text of each file the sub-task names that was there when it began, small
-    /// enough to read whole: `(path as the user sees it, text)`.
+    /// enough to read whole: `(path as the user sees it, text)`. Kept only when the
+    /// answer may be a line quoted from one ([`crate::checks::selection::may_quote_a_line`]),
+    /// so the rows that read them need not ask.
     pub texts: &'a [(String, String)],
     /// Files the sub-task asks to make that no call of it has written yet.
     pub unwritten: Vec<String>,
@@ -375,12 +377,6 @@ pub const CHECKS: &[Check] = &[
         when: COMPLETED,
         budget: Budget::Look(Once::Selection),
         rule: |f, s| {
-            if !matches!(
-                s.answer,
-                AnswerShape::Text | AnswerShape::Item | AnswerShape::Any
-            ) {
-                return None;
-            }
             crate::checks::selection::unselected_line(&s.asked(), f.output, s.texts)
                 .map(|w| push(shape_nudge(&w)))
         },
@@ -399,12 +395,6 @@ pub const CHECKS: &[Check] = &[
         },
         budget: Budget::Free,
         rule: |f, s| {
-            if !matches!(
-                s.answer,
-                AnswerShape::Text | AnswerShape::Item | AnswerShape::Any
-            ) {
-                return None;
-            }
             crate::checks::selection::selected_stated(&s.asked(), f.output, s.texts, &f.refs())
                 .map(Ruling::Restate)
         },

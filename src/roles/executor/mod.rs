@@ -273,7 +273,12 @@ impl Execute {
                 &subtask.success_criteria,
                 &shared.config.home,
             ),
-            texts: review::texts_of(&places, &shared.config.home),
+            // Read once, and only for an answer that can quote a line of them.
+            texts: if crate::checks::selection::may_quote_a_line(subtask.answer) {
+                review::texts_of(&places, &shared.config.home)
+            } else {
+                Vec::new()
+            },
             places: places::render(&places),
             done: std::sync::Mutex::new(Vec::new()),
             repeats: std::sync::Mutex::new(Vec::new()),
