@@ -23,6 +23,21 @@ pub struct PathEffect {
     pub effect: String,
 }
 
+impl PathEffect {
+    /// The effect as done, for a line a person reads: `created`, `appended to`,
+    /// `replaced`, `deleted`, `moved`; any other verb as it is.
+    pub fn done(&self) -> &str {
+        match self.effect.as_str() {
+            "create" => "created",
+            "append" => "appended to",
+            "overwrite" => "replaced",
+            "delete" => "deleted",
+            "move" => "moved",
+            other => other,
+        }
+    }
+}
+
 /// Executor → User: an irreversible action waits for this specific approval (Law 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -77,15 +77,7 @@ pub fn accomplished(intent: &str, matched: &[MatchedOutput], effects: &[PathEffe
 pub fn effects_line(effects: &[PathEffect]) -> String {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for e in effects {
-        let verb = match e.effect.as_str() {
-            "create" => "created",
-            "append" => "appended to",
-            "overwrite" => "replaced",
-            "delete" => "deleted",
-            "move" => "moved",
-            other => other,
-        }
-        .to_string();
+        let verb = e.done().to_string();
         let shown = e.path.display().to_string();
         match groups.iter_mut().find(|(v, _)| *v == verb) {
             Some((_, paths)) => paths.push(shown),

@@ -86,16 +86,9 @@ fn final_lines(r: &FinalResult, paint: Paint, home: &std::path::Path) -> Vec<Str
         r.effects
             .iter()
             .map(|e| {
-                let verb = match e.effect.as_str() {
-                    "create" => "created",
-                    "append" => "appended to",
-                    "overwrite" => "replaced",
-                    "delete" => "deleted",
-                    "move" => "moved",
-                    other => other,
-                };
                 format!(
-                    "{verb} {}",
+                    "{} {}",
+                    e.done(),
                     artoo::text::tilde(&e.path.display().to_string(), home)
                 )
             })
