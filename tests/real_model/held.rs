@@ -18,6 +18,12 @@
 //! led to ran: the line of a recipe that names an ingredient, and a count of the open
 //! items of a checklist. Neither kind had run before.
 //!
+//! Two more were written on 2026-12-01 (night), after that change and the two that
+//! followed it (a line a first or last read picked without the word is stated by code; a
+//! typed tool is never blocked as the wrong method) and before they ran: the last line of
+//! a journal about the weather named, and the notes of one type copied into a new
+//! folder under their names.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -62,7 +68,22 @@ const BUTTER_LINE: &str = "Melt the butter in a pan";
 const TODO: &str = "# This week\n- [x] buy milk\n- [ ] call Ana\n- [ ] fix the bike\n\
 - [x] pay rent\n- [ ] book the train\n";
 
+/// `~/journal.txt`: two lines name rain; the last line of the file does not.
+const JOURNAL: &str = "Mon: sunny walk\nTue: rain all day\nWed: cloudy\n\
+Thu: light rain at noon\nFri: sunny again\n";
+
+/// `~/drafts`: two Markdown notes and a text file.
+const DRAFTS: [(&str, &str); 3] = [
+    ("plan.md", "# Plan\n- ship it\n"),
+    ("ideas.md", "# Ideas\n- a bench\n"),
+    ("scratch.txt", "scratch\n"),
+];
+
 fn make_home(home: &Path) {
+    put(home, "journal.txt", JOURNAL.as_bytes());
+    for (name, text) in DRAFTS {
+        put(home, &format!("drafts/{name}"), text.as_bytes());
+    }
     put(home, "notes/recipe.txt", RECIPE.as_bytes());
     put(home, "notes/todo.md", TODO.as_bytes());
     put(home, "data/readings.txt", READINGS.as_bytes());
@@ -221,9 +242,44 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "last_rain_line",
+        turns: &["Give me the last line of ~/journal.txt that talks about rain."],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.text.contains("Thu: light rain at noon")
+                    && !s.text.contains("Fri: sunny again")
+                    && !s.text.contains("Tue: rain all day")
+                    && !s.abandoned,
+                "the line Thu: light rain at noon, and neither the file's last line nor the first rain line",
+            )
+        },
+    },
+    Task {
+        name: "markdown_copied_to_new_folder",
+        turns: &[
+            "Copy the Markdown files in ~/drafts into a new folder ~/drafts-backup, keeping their names.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            let same = |name: &str| {
+                let copy = s.bytes(&format!("drafts-backup/{name}"));
+                copy.is_some() && copy == s.bytes(&format!("drafts/{name}"))
+            };
+            check(
+                s.entries("drafts-backup") == ["ideas.md", "plan.md"]
+                    && same("ideas.md")
+                    && same("plan.md")
+                    && s.entries("drafts") == ["ideas.md", "plan.md", "scratch.txt"]
+                    && !s.abandoned,
+                "~/drafts-backup holds exactly ideas.md and plan.md, byte for byte; ~/drafts unchanged",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 9;
+task_tests!(SUITE, at_least = 11;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -233,6 +289,8 @@ task_tests!(SUITE, at_least = 9;
     big_files_saved,
     recipe_butter_line,
     open_todo_count,
+    last_rain_line,
+    markdown_copied_to_new_folder,
 );
 
 mod judges {
@@ -352,6 +410,47 @@ mod judges {
                 "2 items are checked off.",
                 "There are 5 items.",
                 "6 lines, 3 of them open.",
+            ],
+        );
+    }
+
+    #[test]
+    fn last_rain_line() {
+        right_and_wrong(
+            "last_rain_line",
+            "Line 4: Thu: light rain at noon",
+            &[
+                "Fri: sunny again",
+                "Tue: rain all day",
+                "Tue: rain all day and Thu: light rain at noon",
+            ],
+        );
+    }
+
+    #[test]
+    fn markdown_copied_to_new_folder() {
+        end_states(
+            "markdown_copied_to_new_folder",
+            "Copied 2 files into ~/drafts-backup.",
+            |h| {
+                for (name, text) in super::DRAFTS.iter().take(2) {
+                    put(h, &format!("drafts-backup/{name}"), text.as_bytes());
+                }
+            },
+            &[
+                // Every file; moved, not copied; one of the two.
+                |h| {
+                    for (name, text) in super::DRAFTS {
+                        put(h, &format!("drafts-backup/{name}"), text.as_bytes());
+                    }
+                },
+                |h| {
+                    for (name, text) in super::DRAFTS.iter().take(2) {
+                        put(h, &format!("drafts-backup/{name}"), text.as_bytes());
+                        std::fs::remove_file(h.join(format!("drafts/{name}"))).expect("moved");
+                    }
+                },
+                |h| put(h, "drafts-backup/plan.md", super::DRAFTS[0].1.as_bytes()),
             ],
         );
     }
