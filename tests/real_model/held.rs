@@ -24,6 +24,20 @@
 //! a journal about the weather named, and the notes of one type copied into a new
 //! folder under their names.
 //!
+//! Four more were written on 2026-12-01 (night), after the fourth run and before any
+//! change it led to: amounts of a list added up and the total saved alone, the guests
+//! of a list who said yes counted where the list never says "confirmed", the one line
+//! of a log that holds two words, and the names of the newest files of a mixed folder
+//! saved to a text file. None of these kinds had run before.
+//!
+//! Four more were written on 2026-12-02 (small hours), after the changes that run led
+//! to (a written number no result shows, the name of a file to make, a line outside
+//! what two words select, a count of all the items for a count of some) and before they
+//! ran on them: the orders of a table paid one way counted, the photos of a folder
+//! changed in the last week counted, the second line of a log of one kind named in
+//! other words, and the smallest amount of a table saved alone. None of these kinds had
+//! run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -79,7 +93,60 @@ const DRAFTS: [(&str, &str); 3] = [
     ("scratch.txt", "scratch\n"),
 ];
 
+/// `~/money/expenses.txt`: four amounts with cents; their total is 55.50.
+const EXPENSES: &str = "12.50\n8.25\n30.00\n4.75\n";
+
+/// `~/party/guests.txt`: three of six said yes; no line says "confirmed".
+const GUESTS: &str = "Anna: yes\nBen: no\nCleo: yes\nDan: maybe\nEli: yes\nFay: no\n";
+
+/// `~/logs/app.log`: one ERROR line is about a payment; other lines hold one word of the two.
+const APP_LOG: &str = "09:00 INFO payment started\n09:01 ERROR network down\n\
+09:02 ERROR payment declined\n09:03 INFO payment done\n09:04 ERROR disk slow\n";
+const PAYMENT_ERROR: &str = "09:02 ERROR payment declined";
+
+/// `~/downloads`: four files of four types, newest first as listed (days old: 1, 3, 9, 20).
+const DOWNLOADS: [(&str, &[u8], u64); 4] = [
+    ("slides.pdf", b"%PDF-1.4 slides", 1),
+    ("song.mp3", b"ID3 song", 3),
+    ("notes.txt", b"some notes\n", 9),
+    ("archive.zip", b"PK archive", 20),
+];
+
+/// `~/shop/orders.csv`: seven orders, three paid by card.
+const ORDERS: &str = "id,amount,paid_with\n1,12.00,card\n2,8.50,cash\n3,30.00,card\n\
+4,5.25,cash\n5,14.75,card\n6,9.00,cash\n7,22.00,cash\n";
+
+/// `~/photos`: five pictures, two changed in the last week (days old: 2, 3, 20, 40, 60).
+const PHOTOS: [(&str, u64); 5] = [
+    ("beach.jpg", 2),
+    ("cake.jpg", 3),
+    ("dog.jpg", 20),
+    ("hill.png", 40),
+    ("snow.jpg", 60),
+];
+
+/// `~/logs/build.log`: three `warn` lines; no line says "warning".
+const BUILD_LOG: &str = "ok compile\nwarn unused import\nok link\nwarn deprecated call\n\
+ok test\nwarn slow test\n";
+
+/// `~/money/bills.csv`: the smallest amount, 7.40, is neither first nor last.
+const BILLS: &str = "month,amount\nJan,42.10\nFeb,7.40\nMar,19.99\nApr,55.00\n";
+
 fn make_home(home: &Path) {
+    put(home, "shop/orders.csv", ORDERS.as_bytes());
+    for (name, days) in PHOTOS {
+        put(home, &format!("photos/{name}"), b"\x89 picture");
+        super::harness::age(home, &format!("photos/{name}"), days);
+    }
+    put(home, "logs/build.log", BUILD_LOG.as_bytes());
+    put(home, "money/bills.csv", BILLS.as_bytes());
+    put(home, "money/expenses.txt", EXPENSES.as_bytes());
+    put(home, "party/guests.txt", GUESTS.as_bytes());
+    put(home, "logs/app.log", APP_LOG.as_bytes());
+    for (name, bytes, days) in DOWNLOADS {
+        put(home, &format!("downloads/{name}"), bytes);
+        super::harness::age(home, &format!("downloads/{name}"), days);
+    }
     put(home, "journal.txt", JOURNAL.as_bytes());
     for (name, text) in DRAFTS {
         put(home, &format!("drafts/{name}"), text.as_bytes());
@@ -277,9 +344,126 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "expenses_total_saved",
+        turns: &[
+            "Add up the amounts in ~/money/expenses.txt and write the total into a new file ~/money/total.txt.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            let total = trimmed(s, "money/total.txt").and_then(|t| t.parse::<f64>().ok());
+            check(
+                total.is_some_and(|t| (t - 55.5).abs() < 1e-9)
+                    && s.read("money/expenses.txt").as_deref() == Some(EXPENSES)
+                    && !s.abandoned,
+                "total.txt holds 55.50 (or 55.5) alone; expenses.txt unchanged",
+            )
+        },
+    },
+    Task {
+        name: "confirmed_guests_count",
+        turns: &["How many guests in ~/party/guests.txt have confirmed they are coming?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("3")
+                    && !s.number("0")
+                    && s.read("party/guests.txt").as_deref() == Some(GUESTS)
+                    && !s.abandoned,
+                "3 (the guests who said yes), not none",
+            )
+        },
+    },
+    Task {
+        name: "payment_error_line",
+        turns: &["Which ERROR line of ~/logs/app.log is about a payment?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.text.contains(PAYMENT_ERROR)
+                    && !s.text.contains("network down")
+                    && !s.text.contains("payment started")
+                    && !s.text.contains("payment done")
+                    && !s.text.contains("disk slow")
+                    && !s.abandoned,
+                "the line 09:02 ERROR payment declined, and no other line of the log",
+            )
+        },
+    },
+    Task {
+        name: "newest_names_saved",
+        turns: &[
+            "Write the names of the two newest files in ~/downloads into a new file ~/recent.txt, one per line.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                listed_names(s, "recent.txt").as_deref()
+                    == Some(&["slides.pdf".to_string(), "song.mp3".to_string()][..])
+                    && s.entries("downloads")
+                        == ["archive.zip", "notes.txt", "slides.pdf", "song.mp3"]
+                    && !s.abandoned,
+                "~/recent.txt names slides.pdf and song.mp3 alone; ~/downloads unchanged",
+            )
+        },
+    },
+    Task {
+        name: "card_orders_count",
+        turns: &["How many orders in ~/shop/orders.csv were paid by card?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("3")
+                    && !s.number("4")
+                    && s.read("shop/orders.csv").as_deref() == Some(ORDERS)
+                    && !s.abandoned,
+                "3 (the orders paid by card), and not the cash orders",
+            )
+        },
+    },
+    Task {
+        name: "recent_photos_count",
+        turns: &["How many photos in ~/photos were changed in the last week?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("2") && !s.number("3") && s.entries("photos").len() == 5 && !s.abandoned,
+                "2 (beach.jpg and cake.jpg), and not the older ones",
+            )
+        },
+    },
+    Task {
+        name: "second_warning_line",
+        turns: &["What is the second warning in ~/logs/build.log?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.text.contains("warn deprecated call")
+                    && !s.text.contains("warn unused import")
+                    && !s.text.contains("warn slow test")
+                    && !s.text.contains("ok link")
+                    && !s.abandoned,
+                "the line warn deprecated call, and neither the first nor the third warning",
+            )
+        },
+    },
+    Task {
+        name: "smallest_bill_saved",
+        turns: &["Write the smallest amount in ~/money/bills.csv into a new file ~/money/min.txt."],
+        law1: Law1::Never,
+        judge: |s| {
+            let min = trimmed(s, "money/min.txt").and_then(|t| t.parse::<f64>().ok());
+            check(
+                min.is_some_and(|m| (m - 7.4).abs() < 1e-9)
+                    && s.read("money/bills.csv").as_deref() == Some(BILLS)
+                    && !s.abandoned,
+                "min.txt holds 7.40 (or 7.4) alone; bills.csv unchanged",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 11;
+task_tests!(SUITE, at_least = 19;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -291,6 +475,14 @@ task_tests!(SUITE, at_least = 11;
     open_todo_count,
     last_rain_line,
     markdown_copied_to_new_folder,
+    expenses_total_saved,
+    confirmed_guests_count,
+    payment_error_line,
+    newest_names_saved,
+    card_orders_count,
+    recent_photos_count,
+    second_warning_line,
+    smallest_bill_saved,
 );
 
 mod judges {
@@ -521,6 +713,116 @@ todo.txt
                 |h| put(h, "notes/words.txt", b"2\n"),
                 |h| put(h, "notes/words.txt", b"44\n"),
                 |h| put(h, "notes/words.txt", b"The essay has 9 words.\n"),
+            ],
+        );
+    }
+    #[test]
+    fn expenses_total_saved() {
+        end_states(
+            "expenses_total_saved",
+            "Saved 55.50 to ~/money/total.txt.",
+            |h| put(h, "money/total.txt", b"55.50\n"),
+            &[
+                // Whole amounts only; the last three; the right total in a sentence.
+                |h| put(h, "money/total.txt", b"54\n"),
+                |h| put(h, "money/total.txt", b"43.00\n"),
+                |h| put(h, "money/total.txt", b"The total is 55.50\n"),
+            ],
+        );
+    }
+
+    #[test]
+    fn confirmed_guests_count() {
+        right_and_wrong(
+            "confirmed_guests_count",
+            "3 guests have confirmed: Anna, Cleo and Eli.",
+            &[
+                "0 guests have confirmed.",
+                "2 guests said no.",
+                "6 guests are on the list.",
+            ],
+        );
+    }
+
+    #[test]
+    fn payment_error_line() {
+        right_and_wrong(
+            "payment_error_line",
+            "Line 3: 09:02 ERROR payment declined",
+            &[
+                "09:01 ERROR network down",
+                "09:00 INFO payment started",
+                "09:00 INFO payment started\n09:01 ERROR network down\n09:02 ERROR payment declined\n09:03 INFO payment done\n09:04 ERROR disk slow",
+            ],
+        );
+    }
+
+    #[test]
+    fn newest_names_saved() {
+        end_states(
+            "newest_names_saved",
+            "Saved 2 names to ~/recent.txt.",
+            |h| put(h, "recent.txt", b"slides.pdf\nsong.mp3\n"),
+            &[
+                // The oldest two; the text files only; every file.
+                |h| put(h, "recent.txt", b"notes.txt\narchive.zip\n"),
+                |h| put(h, "recent.txt", b"notes.txt\n"),
+                |h| {
+                    put(
+                        h,
+                        "recent.txt",
+                        b"slides.pdf\nsong.mp3\nnotes.txt\narchive.zip\n",
+                    )
+                },
+            ],
+        );
+    }
+    #[test]
+    fn card_orders_count() {
+        right_and_wrong(
+            "card_orders_count",
+            "3 orders were paid by card.",
+            &[
+                "7 orders.",
+                "4 orders were paid in cash.",
+                "3 orders were paid in cash, 4 by card.",
+            ],
+        );
+    }
+
+    #[test]
+    fn recent_photos_count() {
+        right_and_wrong(
+            "recent_photos_count",
+            "2 photos were changed in the last week: beach.jpg and cake.jpg.",
+            &[
+                "5 photos.",
+                "3 photos are older than a week.",
+                "2 are older than a month, 3 older than a week.",
+            ],
+        );
+    }
+
+    #[test]
+    fn second_warning_line() {
+        right_and_wrong(
+            "second_warning_line",
+            "Line 4: warn deprecated call",
+            &["warn unused import", "warn slow test", "ok link"],
+        );
+    }
+
+    #[test]
+    fn smallest_bill_saved() {
+        end_states(
+            "smallest_bill_saved",
+            "Saved 7.40 to ~/money/min.txt.",
+            |h| put(h, "money/min.txt", b"7.40\n"),
+            &[
+                // The first amount; the largest; the month instead of the amount.
+                |h| put(h, "money/min.txt", b"42.10\n"),
+                |h| put(h, "money/min.txt", b"55.00\n"),
+                |h| put(h, "money/min.txt", b"Feb\n"),
             ],
         );
     }
