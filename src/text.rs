@@ -168,6 +168,24 @@ pub fn percent(n: usize, total: usize) -> String {
     text.strip_suffix(".0").unwrap_or(&text).to_string()
 }
 
+/// The words of `text`, lower case: its runs of letters and digits.
+pub fn word_runs(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The shortest common start that makes two words forms of one.
+const MIN_FORM_CHARS: usize = 4;
+
+/// Whether `a` and `b` (lower case) are one word, as written or in a shorter or longer
+/// form: one starts with the other, which has at least [`MIN_FORM_CHARS`] characters
+/// ("warn" and "warning", "error" and "errors", "rain" and "rainy").
+pub fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.chars().count() >= MIN_FORM_CHARS && long.starts_with(short))
+}
+
 /// A token that is a file's name: letters before a dot and letters after it
 /// (`notes.txt`, `IMG_0042.jpeg`), not a number or a version.
 pub fn is_file_name(t: &str) -> bool {

@@ -24,6 +24,8 @@
 //!   not a count of lines).
 //! - [`unmade`]: a change asked of what exists is answered by a change on record, a
 //!   decline, or an account that it was not made — never by how things are.
+//! - [`whole`]: "how many" of only some items is not answered with the count of all of
+//!   them that a read showed.
 
 pub mod asks;
 pub mod claims;
@@ -37,3 +39,4 @@ pub mod selection;
 pub mod shape;
 pub mod units;
 pub mod unmade;
+pub mod whole;

@@ -138,6 +138,31 @@ pub struct ToolCallRecord {
 }
 
 impl ToolCallRecord {
+    /// A call of `tool` with `input` on `target` that ran and printed `output`, as the
+    /// unit tests of the checks write one.
+    #[cfg(test)]
+    pub(crate) fn ran(
+        tool: impl Into<crate::contracts::ToolRef>,
+        input: serde_json::Value,
+        target: &str,
+        output: &str,
+    ) -> Self {
+        ToolCallRecord {
+            tool: tool.into(),
+            input,
+            target: target.into(),
+            output_head: output.into(),
+            status: ToolCallStatus::Ok,
+            error: None,
+            duration_ms: 1,
+            confirmation: None,
+            failure: None,
+            failed_exit: None,
+            effects: Vec::new(),
+            grant: None,
+        }
+    }
+
     /// True when the call did not produce usable output.
     pub fn failed(&self) -> bool {
         self.status != ToolCallStatus::Ok

@@ -246,18 +246,9 @@ mod tests {
         error: Option<&str>,
     ) -> ToolCallRecord {
         ToolCallRecord {
-            tool: ToolRef::parse(tool),
-            input: serde_json::json!({}),
-            target: target.into(),
-            output_head: String::new(),
             status,
             error: error.map(Into::into),
-            duration_ms: 1,
-            confirmation: None,
-            failure: None,
-            failed_exit: None,
-            effects: Vec::new(),
-            grant: None,
+            ..ToolCallRecord::ran(ToolRef::parse(tool), serde_json::json!({}), target, "")
         }
     }
 

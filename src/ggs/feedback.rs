@@ -192,18 +192,8 @@ mod tests {
             gap_trajectory: vec![],
             criteria_verdicts: vec![],
             tool_calls: vec![ToolCallRecord {
-                tool: ToolRef::parse(tool),
-                input: serde_json::json!({}),
-                target: "x".into(),
-                output_head: String::new(),
                 status: ToolCallStatus::Error,
-                error: None,
-                duration_ms: 1,
-                confirmation: None,
-                failure: None,
-                failed_exit: None,
-                effects: Vec::new(),
-                grant: None,
+                ..ToolCallRecord::ran(ToolRef::parse(tool), serde_json::json!({}), "x", "")
             }],
         }
     }

@@ -27,6 +27,10 @@
 //!   expression comes from the request or a result of the task (or is a fixed count:
 //!   100, 60, 24, 7, 12, 365, 1000, 1024); a call with another is never run
 //!   ([`Fit::Refused`]).
+//! - **A written value was computed.** A number a `write_file` text holds comes from
+//!   the request or a result of the task (or is a small count, as a list numbers its
+//!   items); a text with another is sent back once ([`Fit::Unasked`]): asked for the
+//!   largest of five numbers, a small model wrote one none of them was.
 //!
 //! A mended call runs as mended, its record shows what ran, and the model is told what
 //! changed and why.
@@ -55,6 +59,45 @@ pub struct Asked<'a> {
     /// For a table call: the one value of the table the request names, with its column
     /// (`tools::table_facts`), read by the caller from the file.
     pub row_value: Option<(&'a str, &'a str)>,
+    /// The names of files the request states that exist nowhere yet, as written
+    /// (`ideas-old.md`, `~/recent.txt`): what the task is to make ([`unmade_names`]).
+    pub unmade: &'a [String],
+}
+
+/// The file names `text` states (a word with an extension, alone or ending a path),
+/// trimmed of the quotes and punctuation around them, in order, once each. The caller
+/// keeps those that exist nowhere as [`Asked::unmade`].
+pub fn file_names_stated(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for token in text.split_whitespace() {
+        let token = token
+            .trim_matches(|c: char| !(c.is_alphanumeric() || matches!(c, '~' | '/' | '_' | '-')));
+        let name = token.rsplit('/').next().unwrap_or(token);
+        let named = extension_of(name).is_some() && !out.iter().any(|o| o == token);
+        if named {
+            out.push(token.to_string());
+        }
+    }
+    out
+}
+
+/// The extension of a file name, lower case: one to five letters or digits after the
+/// last dot, with a name before it.
+fn extension_of(name: &str) -> Option<String> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    let ext_ok = (1..=5).contains(&ext.chars().count())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        && ext.chars().any(|c| c.is_ascii_alphabetic());
+    (ext_ok && !stem.is_empty()).then(|| ext.to_lowercase())
+}
+
+/// `words` without the names of the files the task is to make: the name of an output
+/// says what the task writes, not what it keeps ("into a new file big.txt" asks for no
+/// `txt` filter).
+fn without_unmade(words: &str, unmade: &[String]) -> String {
+    unmade.iter().fold(words.to_string(), |text, name| {
+        text.replace(name.as_str(), " ")
+    })
 }
 
 /// The parameters of each tool whose values keep only part of the data, and whether a
@@ -99,14 +142,20 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     let Some(name) = tool.builtin() else {
         return Fit::Asked;
     };
-    let words = Words::of(asked.words);
-    if let Some(why) = invented_filter(name, input, &words, &asked) {
+    let spoken = without_unmade(asked.words, asked.unmade);
+    let words = Words::of(&spoken);
+    if let Some(why) = invented_filter(name, input, &words, &spoken, &asked) {
         return Fit::Unasked(why);
     }
     if name == ToolName::Calculate
         && let Some(why) = invented_operands(input, &asked)
     {
         return Fit::Refused(why);
+    }
+    if name == ToolName::WriteFile
+        && let Some(why) = invented_values(input, &asked)
+    {
+        return Fit::Unasked(why);
     }
     let mut mended = input.clone();
     let mut notes = filters_dropped(name, &mut mended, &words, asked.earlier);
@@ -131,6 +180,9 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     ) {
         notes.extend(selection_sizes_not_asked(input, &mut mended, asked.stated));
         notes.extend(selection_ages_not_asked(input, &mut mended, asked.stated));
+    }
+    if matches!(name, ToolName::CopyFiles | ToolName::MoveFiles) {
+        notes.extend(new_name_not_given(input, &mut mended, asked.unmade));
     }
     if matches!(name, ToolName::CopyFiles | ToolName::MoveFiles)
         || (name == ToolName::DeleteFiles && names_each_file(input))
@@ -161,6 +213,7 @@ fn invented_filter(
     tool: ToolName,
     input: &Value,
     words: &Words,
+    spoken: &str,
     asked: &Asked<'_>,
 ) -> Option<String> {
     let (_, params, _) = NARROWING.iter().find(|(t, _, _)| *t == tool)?;
@@ -173,7 +226,7 @@ fn invented_filter(
         .filter_map(|p| value_of(input, p))
         .flat_map(|v| pieces(&v))
         .collect();
-    let outside = Words::of(&kinds::words_outside_paths(asked.words).join(" "));
+    let outside = Words::of(&kinds::words_outside_paths(spoken).join(" "));
     params.iter().find_map(|param| {
         let value = value_of(input, param)?;
         let missing: Vec<String> = pieces(&value)
@@ -229,6 +282,20 @@ const NUMBER_WORDS: [(&str, f64); 12] = [
 /// calculation truly needs survives: the same call asked again runs.
 fn invented_operands(input: &Value, asked: &Asked<'_>) -> Option<String> {
     let expression = value_of(input, "expression")?;
+    let unknown = unknown_numbers(numbers_in(&expression), asked, 0.0);
+    (!unknown.is_empty()).then(|| {
+        format!(
+            "`expression` uses {} that neither the sub-task nor any result shows: compute \
+             only with the numbers they give",
+            unknown.join(", ")
+        )
+    })
+}
+
+/// Of `numbers` (as written, and their values), those above `free` that neither the
+/// request (in digits or as a word: "the two totals") nor any result of the task shows,
+/// nor a fixed count ([`FREE_OPERANDS`]) is; as written, each once in a row.
+fn unknown_numbers(numbers: Vec<(String, f64)>, asked: &Asked<'_>, free: f64) -> Vec<String> {
     let said: Vec<String> = asked
         .words
         .split(|c: char| !c.is_alphanumeric())
@@ -245,23 +312,66 @@ fn invented_operands(input: &Value, asked: &Asked<'_>) -> Option<String> {
         .chain(FREE_OPERANDS)
         .chain(in_words)
         .collect();
-    let mut unknown: Vec<String> = numbers_in(&expression)
+    let mut unknown: Vec<String> = numbers
         .into_iter()
         .filter(|(_, n)| {
-            !known
-                .iter()
-                .any(|k| (k - n).abs() <= 1e-9 * n.abs().max(1.0))
+            *n > free
+                && !known
+                    .iter()
+                    .any(|k| (k - n).abs() <= 1e-9 * n.abs().max(1.0))
         })
         .map(|(written, _)| written)
         .collect();
     unknown.dedup();
+    unknown
+}
+
+/// Numbers a written text may hold without a source: the counts a list numbers its
+/// items with.
+const FREE_COUNT: f64 = 10.0;
+
+/// The numbers of a `write_file` text that neither the request nor any result of the
+/// task shows, as the push-back. A value a file is to hold is computed by a call, or
+/// given; one the model works out in its head and writes is a guess that every later
+/// check reads as the file's own content. Digits inside a word or a path (`utf8`,
+/// `x86_64`, `v2`) are names, not values. A number the model means to write stays: the
+/// same call asked again runs.
+fn invented_values(input: &Value, asked: &Asked<'_>) -> Option<String> {
+    let content = value_of(input, "content")?;
+    let unknown = unknown_numbers(standalone_numbers(&content), asked, FREE_COUNT);
     (!unknown.is_empty()).then(|| {
         format!(
-            "`expression` uses {} that neither the sub-task nor any result shows: compute \
-             only with the numbers they give",
+            "`content` holds {}, which neither the sub-task nor any result of the task \
+             shows: a value the file is to hold comes from a call that computes it \
+             (calculate, read_table, read_lines, list_files) — make that call, then write \
+             what it printed; if the number is yours to write, call again as it is",
             unknown.join(", ")
         )
     })
+}
+
+/// The numbers of `text` ([`numbers_in`]) that stand as words of their own: not glued
+/// to a letter, an underscore or a path's slash on either side.
+fn standalone_numbers(text: &str) -> Vec<(String, f64)> {
+    let glued = |c: Option<char>| c.is_some_and(|c| c.is_alphabetic() || matches!(c, '_' | '/'));
+    let mut rest = text;
+    let mut offset = 0;
+    let mut out = Vec::new();
+    for (written, n) in numbers_in(text) {
+        let Some(at) = rest.find(written.as_str()) else {
+            continue;
+        };
+        let start = offset + at;
+        let end = start + written.len();
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        if !glued(before) && !glued(after) {
+            out.push((written.clone(), n));
+        }
+        offset = end;
+        rest = &text[end..];
+    }
+    out
 }
 
 /// The numbers written in `text`, unsigned, as written and as values: runs of digits
@@ -671,6 +781,65 @@ fn names_each_file(input: &Value) -> bool {
         && names
             .iter()
             .all(|n| !n.contains(['*', '?', '[', '{']) && !n.trim().is_empty())
+}
+
+/// When a copy or a move of one file goes into a folder, or keeps its own name, and the
+/// request names exactly one file of its type that does not exist yet: the file made
+/// under that name, and the note. Asked to put a copy of ideas.md into ~/backup "named
+/// ideas-old.md", a small model copied it under its old name, and the retry that got
+/// the name right left that copy behind.
+fn new_name_not_given(input: &Value, mended: &mut Value, unmade: &[String]) -> Option<String> {
+    let names = super::copy_files::names_of(input);
+    let from = value_of(input, "from")?;
+    let one = match names.as_slice() {
+        [one] if !one.contains(['*', '?', '[', '{']) => one.clone(),
+        [] => from.clone(),
+        _ => return None,
+    };
+    let one = one.rsplit('/').next().unwrap_or(&one).to_string();
+    let ext = extension_of(&one)?;
+    let to = value_of(input, "to")?;
+    let to = to.trim_end_matches('/');
+    let last = to.rsplit('/').next().unwrap_or(to);
+    let named: Vec<&str> = unmade
+        .iter()
+        .map(|u| u.rsplit('/').next().unwrap_or(u))
+        .filter(|u| extension_of(u).as_deref() == Some(ext.as_str()))
+        .filter(|u| !u.eq_ignore_ascii_case(&one))
+        .collect();
+    let [new] = named.as_slice() else {
+        return None;
+    };
+    if last.eq_ignore_ascii_case(new) {
+        return None;
+    }
+    // `to` names the file already (its own name, or another of its type), or the folder.
+    let folder = if extension_of(last).is_some_and(|e| e == ext) {
+        to.rsplit_once('/').map_or("", |(f, _)| f)
+    } else {
+        to
+    };
+    let target = if folder.is_empty() {
+        (*new).to_string()
+    } else {
+        format!("{folder}/{new}")
+    };
+    // One file under a new name is a call from that file to that name.
+    let from_last = from.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let source = if names.is_empty() || from_last.eq_ignore_ascii_case(&one) {
+        from
+    } else {
+        format!("{}/{one}", from.trim_end_matches('/'))
+    };
+    if let Some(map) = mended.as_object_mut() {
+        map.remove("names");
+        map.remove("pattern");
+        map.insert("from".into(), Value::from(source));
+        map.insert("to".into(), Value::from(target.clone()));
+    }
+    Some(format!(
+        "the sub-task names the new file {new}, so {one} goes to {target} under that name"
+    ))
 }
 
 /// When the request asks for an empty file and a write_file call writes text into a new
@@ -1139,6 +1308,11 @@ mod tests {
     use serde_json::json;
 
     fn fit_of(tool: ToolName, input: Value, words: &str, seen: &str) -> Fit {
+        fit_making(tool, input, words, seen, &[])
+    }
+
+    /// [`fit_of`], for a request that names files to make (`unmade`).
+    fn fit_making(tool: ToolName, input: Value, words: &str, seen: &str, unmade: &[String]) -> Fit {
         fit(
             &tool.into(),
             &input,
@@ -1148,6 +1322,7 @@ mod tests {
                 seen,
                 earlier: &[],
                 row_value: None,
+                unmade,
             },
         )
     }
@@ -1693,6 +1868,7 @@ mod tests {
             seen: "",
             earlier: &earlier,
             row_value: None,
+            unmade: &[],
         };
         let Fit::Mended { input, note } = fit(&ToolName::ListFiles.into(), &later, asked) else {
             panic!("the log filter lapsed")
@@ -1707,6 +1883,7 @@ mod tests {
             seen: "draft-1.txt",
             earlier: &unnamed,
             row_value: None,
+            unmade: &[],
         };
         assert_eq!(
             fit(&ToolName::ListFiles.into(), &json!({"folder": "/h"}), asked),
@@ -1719,6 +1896,7 @@ mod tests {
             seen: "",
             earlier: &lines,
             row_value: None,
+            unmade: &[],
         };
         let set = json!({"path": "a.log", "op": "count", "text": "time"});
         assert_eq!(fit(&ToolName::ReadLines.into(), &set, asked), Fit::Asked);
@@ -1897,6 +2075,126 @@ mod tests {
     }
 
     #[test]
+    fn the_name_of_a_file_to_make_is_no_filter_and_names_the_copy() {
+        let with = |tool: ToolName, input: Value, words: &str, unmade: &[String]| {
+            fit_making(tool, input, words, "", unmade)
+        };
+        let words = "Write the names of the files in /h/inbox bigger than 15 bytes into a new file /h/inbox/big.txt";
+        assert_eq!(
+            file_names_stated(words),
+            vec!["/h/inbox/big.txt".to_string()]
+        );
+        let unmade = file_names_stated(words);
+        let listing = json!({"folder": "/h/inbox", "extensions": "txt"});
+        let Fit::Unasked(why) = with(ToolName::ListFiles, listing.clone(), words, &unmade) else {
+            panic!("the output's extension kept as a filter")
+        };
+        assert!(why.contains("names no txt"), "{why}");
+        // The sub-task's words and the user's, each naming the output by its own path.
+        let both = "List files in /tmp/x/home/inbox that are bigger than 15 bytes and write \
+                    their names to /tmp/x/home/inbox/big.txt\nWrite the names of the files in \
+                    ~/inbox that are bigger than 15 bytes into a new file ~/inbox/big.txt, one \
+                    per line";
+        let dotted = json!({"folder": "/tmp/x/home/inbox", "extensions": ".txt", "sort": "size"});
+        assert!(matches!(
+            with(ToolName::ListFiles, dotted, both, &file_names_stated(both)),
+            Fit::Unasked(_)
+        ));
+        // Where the file named is there already, its name is the request's word.
+        assert!(!matches!(
+            with(ToolName::ListFiles, listing, words, &[]),
+            Fit::Unasked(_)
+        ));
+
+        let words = "Put a copy of ~/notes/ideas.md into ~/backup, named ideas-old.md.";
+        let names = file_names_stated(words);
+        assert_eq!(names, vec!["~/notes/ideas.md", "ideas-old.md"]);
+        let unmade = vec!["ideas-old.md".to_string()];
+        for to in ["~/backup", "~/backup/", "~/backup/ideas.md"] {
+            let copy = json!({"from": "~/notes", "names": "ideas.md", "to": to});
+            let Fit::Mended { input, note } = with(ToolName::CopyFiles, copy, words, &unmade)
+            else {
+                panic!("copied under its old name into {to}")
+            };
+            assert_eq!(input["to"], json!("~/backup/ideas-old.md"), "{to}");
+            assert_eq!(input["from"], json!("~/notes/ideas.md"), "{to}");
+            assert_eq!(input.get("names"), None, "{to}");
+            assert!(note.contains("under that name"), "{note}");
+        }
+        // A call from the file itself keeps its `from`.
+        let itself = json!({"from": "~/notes/ideas.md", "names": "ideas.md", "to": "~/backup"});
+        let Fit::Mended { input, .. } = with(ToolName::CopyFiles, itself, words, &unmade) else {
+            panic!("copied under its old name")
+        };
+        assert_eq!(input["from"], json!("~/notes/ideas.md"));
+        // Named right, several files, or a name of another type: left as it is.
+        let right = json!({"from": "~/notes/ideas.md", "to": "~/backup/ideas-old.md"});
+        assert_eq!(with(ToolName::CopyFiles, right, words, &unmade), Fit::Asked);
+        let many = json!({"from": "~/notes", "names": "ideas.md, plan.md", "to": "~/backup"});
+        assert_eq!(with(ToolName::CopyFiles, many, words, &unmade), Fit::Asked);
+        let other = json!({"from": "~/notes", "names": "ideas.txt", "to": "~/backup"});
+        assert_eq!(with(ToolName::CopyFiles, other, words, &unmade), Fit::Asked);
+    }
+
+    #[test]
+    fn a_number_a_write_holds_comes_from_the_request_or_a_result() {
+        let write = |content: &str| json!({"path": "/h/max.txt", "content": content});
+        let words = "Write the largest number in /h/readings.txt into a new file /h/max.txt";
+        let why = check(
+            ToolName::WriteFile,
+            write("The largest number is 51"),
+            words,
+            "12\n7\n31\n5\n19",
+        )
+        .expect("51 is in no result");
+        assert!(why.contains("holds 51,"), "{why}");
+        // A number a result shows, however it is written, is the file's to hold.
+        for (content, seen) in [
+            ("31", "12\n7\n31\n5\n19"),
+            ("55.50", "sum of amount: 55.5"),
+            ("Total: 1,234", "1234"),
+        ] {
+            assert_eq!(
+                check(ToolName::WriteFile, write(content), words, seen),
+                None
+            );
+        }
+        // A sum worked out in the model's head is not shown anywhere.
+        assert!(
+            check(
+                ToolName::WriteFile,
+                write("55.50"),
+                "Add up the amounts in /h/e.txt and write the total to /h/t.txt",
+                "12.50 8.25 30.00 4.75",
+            )
+            .is_some()
+        );
+        // What the request gives; a list's own numbering; digits that are part of a
+        // name or a path.
+        for content in [
+            "PORT=8080",
+            "1. milk\n2. eggs\n3. bread",
+            "built for x86_64 as utf8 in /tmp/v2024",
+        ] {
+            assert_eq!(
+                check(
+                    ToolName::WriteFile,
+                    write(content),
+                    "Write PORT=8080 and my shopping list into /h/notes.txt",
+                    ""
+                ),
+                None,
+                "{content}"
+            );
+        }
+        // The rule reads a write's text only.
+        assert_eq!(
+            check(ToolName::ReadFile, json!({"path": "/h/51.txt"}), words, ""),
+            None
+        );
+    }
+
+    #[test]
     fn a_value_of_the_table_the_request_names_keeps_the_rows_that_have_it() {
         let asked = |input: &Value, named: Option<(&str, &str)>| {
             fit(
@@ -1908,6 +2206,7 @@ mod tests {
                     seen: "",
                     earlier: &[],
                     row_value: named,
+                    unmade: &[],
                 },
             )
         };

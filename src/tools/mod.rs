@@ -58,7 +58,7 @@ use serde_json::Value;
 
 pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
-pub use asked::{Asked, Fit, columns_shown, fit, nth_listed, ordinal_number};
+pub use asked::{Asked, Fit, columns_shown, file_names_stated, fit, nth_listed, ordinal_number};
 pub use calculate::Calculate;
 pub(crate) use context::resolve_user_path;
 pub use context::{

@@ -234,15 +234,40 @@ fn select(name: &str, text: &str, request: &Request) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len();
     let containing = request.containing.as_deref();
-    let chosen: Vec<(usize, &str)> = lines
+    let mut chosen: Vec<(usize, &str)> = lines
         .iter()
         .enumerate()
         .filter(|(_, l)| containing.is_none_or(|c| l.to_lowercase().contains(c)))
         .map(|(i, l)| (i + 1, *l))
         .collect();
     let of_total = crate::text::plural(total, "line", "lines");
-    let filter = filter_words(containing);
+    let mut filter = filter_words(containing);
+    // A word no line holds, where lines hold a shorter or longer form of it ("warning"
+    // in a log that says `warn`): the lines of that form, and the filter says so.
+    let form = containing
+        .filter(|_| chosen.is_empty())
+        .and_then(|c| word_form(&lines, c));
+    if let Some(form) = &form {
+        chosen = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| crate::text::word_runs(l).any(|w| w == *form))
+            .map(|(i, l)| (i + 1, *l))
+            .collect();
+        filter = format!(
+            " that hold \"{form}\", a form of \"{}\" (no line holds that word itself; case ignored)",
+            containing.unwrap_or_default()
+        );
+    }
+    let containing = form.as_deref().or(containing);
     let n = chosen.len();
+    let look = || {
+        if n == 0 {
+            a_look(&lines, containing)
+        } else {
+            String::new()
+        }
+    };
     match request.op {
         Op::Count => match containing {
             None => {
@@ -266,15 +291,15 @@ fn select(name: &str, text: &str, request: &Request) -> String {
                         .collect::<Vec<_>>()
                         .join("\n")
                 } else {
-                    format!("{head}.")
+                    format!("{head}.{}", look())
                 }
             }
-            Some(_) => format!("{n} of the {of_total} of {name}{filter}."),
+            Some(_) => format!("{n} of the {of_total} of {name}{filter}.{}", look()),
         },
         Op::First | Op::Last => {
             let want = request.limit.unwrap_or(1).clamp(1, MAX_SHOWN);
             if n == 0 {
-                return none_found(name, &of_total, &filter);
+                return none_found(name, &of_total, &filter) + &look();
             }
             let (word, picked): (&str, Vec<&(usize, &str)>) = if request.op == Op::First {
                 ("first", chosen.iter().take(want).collect())
@@ -296,7 +321,7 @@ fn select(name: &str, text: &str, request: &Request) -> String {
         }
         Op::All => {
             if n == 0 {
-                return none_found(name, &of_total, &filter);
+                return none_found(name, &of_total, &filter) + &look();
             }
             let cap = request.limit.unwrap_or(MAX_SHOWN).clamp(1, MAX_SHOWN);
             let mut out = vec![format!("{n} of the {of_total} of {name}{filter}:")];
@@ -311,7 +336,7 @@ fn select(name: &str, text: &str, request: &Request) -> String {
         }
         Op::Distinct => {
             if n == 0 {
-                return none_found(name, &of_total, &filter);
+                return none_found(name, &of_total, &filter) + &look();
             }
             // Counted per exact line (trailing blanks and a CR ignored), first seen first
             // among equal counts, so the order is stable.
@@ -441,6 +466,57 @@ fn none_found(name: &str, of_total: &str, filter: &str) -> String {
     format!("None of the {of_total} of {name}{filter}.")
 }
 
+/// The one word of `lines` that is another form of the filter `text`
+/// ([`crate::text::same_word`]): `warn` for "warning", `errors` for "error". `None` when
+/// the filter is no single word, or no word or several different words are such a form.
+fn word_form(lines: &[&str], text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() || !text.chars().all(char::is_alphanumeric) {
+        return None;
+    }
+    let mut forms: Vec<String> = lines
+        .iter()
+        .flat_map(|l| crate::text::word_runs(l))
+        .filter(|w| crate::text::same_word(w, text))
+        .collect();
+    forms.sort();
+    forms.dedup();
+    match forms.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// How many of a file's lines a filter that kept none of them shows.
+const LOOK_LINES: usize = 5;
+
+/// The first lines of a file that a text filter kept none of, indented so that nothing
+/// reads them as lines the filter selected: the filter was a word of the request, and
+/// the file may write what it asks for in other words or marks (a checklist's `[ ]`, a
+/// list's "yes"). What the next call selects by is then chosen from the data. Empty when
+/// no filter was set or the file has no line with text.
+fn a_look(lines: &[&str], containing: Option<&str>) -> String {
+    if containing.is_none() {
+        return String::new();
+    }
+    let first: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .take(LOOK_LINES)
+        .map(|(i, l)| format!("  {}", shown(i + 1, l)))
+        .collect();
+    if first.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nHow the file writes its lines (its first {} with text), to choose what to select \
+         by:\n{}",
+        first.len(),
+        first.join("\n")
+    )
+}
+
 /// The file's text, read up to [`MAX_BYTES`]; `Err` names a missing file, a folder or a
 /// binary file. The flag says the file was longer than what was read. Blocking.
 fn read_text(path: &Path) -> Result<(String, bool), ToolError> {
@@ -512,7 +588,7 @@ impl Tool for ReadLines {
 
 #[cfg(test)]
 mod tests {
-    use super::{Op, Request, select};
+    use super::{Op, Request, select, word_form};
     use serde_json::json;
 
     const LOG: &str = "08:00 INFO started\n\
@@ -559,14 +635,17 @@ mod tests {
             run(json!({"op": "count"})),
             "app.log has 6 lines (1 of them blank, 5 with text)."
         );
-        assert_eq!(
-            run(json!({"op": "count", "text": "timeout"})),
-            "0 of the 6 lines of app.log that contain \"timeout\" (case ignored) (0% of the lines)."
+        // A filter that keeps none says so first, then how the file writes its lines.
+        assert!(
+            run(json!({"op": "count", "text": "timeout"})).starts_with(
+                "0 of the 6 lines of app.log that contain \"timeout\" (case ignored) (0% of the lines).\n\
+                 How the file writes its lines"
+            )
         );
-        assert_eq!(
-            run(json!({"op": "last", "text": "timeout"})),
-            "None of the 6 lines of app.log that contain \"timeout\" (case ignored)."
-        );
+        assert!(run(json!({"op": "last", "text": "timeout"})).starts_with(
+            "None of the 6 lines of app.log that contain \"timeout\" (case ignored).\n\
+                 How the file writes its lines"
+        ));
     }
 
     #[test]
@@ -685,6 +764,64 @@ mod tests {
              2 times: a (first at line 2)\n\
              … and 1 more different lines"
         );
+    }
+
+    #[test]
+    fn a_word_no_line_holds_selects_the_lines_of_its_one_other_form() {
+        const BUILD: &str = "ok compile\nwarn unused import\nok link\nwarn deprecated call\nok test\nwarn slow test\n";
+        let on = |input: serde_json::Value| {
+            select("build.log", BUILD, &Request::from_json(&input).unwrap())
+        };
+        assert_eq!(
+            on(json!({"op": "first", "text": "warning", "take": 2})),
+            "The first 2 of the 3 lines of build.log that hold \"warn\", a form of \"warning\" \
+             (no line holds that word itself; case ignored):\nline 2: warn unused import\n\
+             line 4: warn deprecated call"
+        );
+        assert!(on(json!({"op": "count", "text": "warning"})).starts_with("3 of the 6 lines"));
+        // A word some line holds is matched as written; a short or a many-word text has no
+        // form; two different forms choose none.
+        assert!(on(json!({"op": "count", "text": "warn"})).starts_with("3 of the 6 lines"));
+        assert!(on(json!({"op": "count", "text": "oks"})).starts_with("0 of the 6 lines"));
+        assert!(on(json!({"op": "count", "text": "warning call"})).starts_with("0 of the 6 lines"));
+        assert_eq!(word_form(&["tests run", "testing one"], "test"), None);
+    }
+
+    #[test]
+    fn a_filter_that_keeps_no_line_shows_how_the_file_writes_its_lines() {
+        const GUESTS: &str = "Anna: yes\n\nBen: no\nCleo: yes\nDan: maybe\nEli: yes\nFay: no\n";
+        let on = |input: serde_json::Value| {
+            select("guests.txt", GUESTS, &Request::from_json(&input).unwrap())
+        };
+        let counted = on(json!({"op": "count", "text": "confirmed"}));
+        assert!(
+            counted.starts_with("0 of the 7 lines of guests.txt that contain \"confirmed\""),
+            "{counted}"
+        );
+        // The first five lines with text, numbered as the file numbers them, indented so
+        // no reader takes them for lines the filter selected.
+        assert!(
+            counted.ends_with(
+                "  line 1: Anna: yes\n  line 3: Ben: no\n  line 4: Cleo: yes\n  \
+                 line 5: Dan: maybe\n  line 6: Eli: yes"
+            ),
+            "{counted}"
+        );
+        assert_eq!(
+            crate::tools::sole_line("the first confirmed guest", &counted),
+            None
+        );
+        for op in ["first", "last", "all", "distinct"] {
+            let out = on(json!({"op": op, "text": "confirmed"}));
+            assert!(
+                out.starts_with("None of the 7 lines") && out.contains("  line 1: Anna: yes"),
+                "{op}: {out}"
+            );
+        }
+        // A filter that keeps a line, or no filter, shows only what was asked.
+        let kept = on(json!({"op": "count", "text": "yes"}));
+        assert!(!kept.contains("How the file writes"), "{kept}");
+        assert!(!run(json!({"op": "count"})).contains("How the file writes"));
     }
 
     #[test]

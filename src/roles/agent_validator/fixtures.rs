@@ -9,18 +9,14 @@ use crate::tools::ToolRef;
 
 pub(super) fn call(tool: &str, status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
     ToolCallRecord {
-        tool: ToolRef::parse(tool),
-        input: serde_json::json!({"command": "x"}),
-        target: "x".into(),
-        output_head: String::new(),
         status,
         error: error.map(Into::into),
-        duration_ms: 1,
-        confirmation: None,
-        failure: None,
-        failed_exit: None,
-        effects: Vec::new(),
-        grant: None,
+        ..ToolCallRecord::ran(
+            ToolRef::parse(tool),
+            serde_json::json!({"command": "x"}),
+            "x",
+            "",
+        )
     }
 }
 

@@ -184,6 +184,8 @@ pub enum Once {
     Misquote,
     /// A quoted line was held to the words that select the file's lines.
     Selection,
+    /// A count was held to the items the request counts, not all of them.
+    Whole,
 }
 
 /// What a row may spend.
@@ -254,6 +256,16 @@ const COMPLETED: When = When {
     backed: false,
     spare_turn: Some(true),
     not_finish_only: true,
+};
+
+/// A completed finish on any turn, whatever settled it before: when code states an
+/// answer it computed (a row, a line), which no push-back budget limits.
+const STATED: When = When {
+    status: Status::Completed,
+    without_denial: false,
+    backed: false,
+    spare_turn: None,
+    not_finish_only: false,
 };
 
 /// The table, in the order it is read.
@@ -356,13 +368,7 @@ pub const CHECKS: &[Check] = &[
     // picking the n-th row of a listing in the order asked is a computation.
     Check {
         name: "n-th row stated",
-        when: When {
-            status: Status::Completed,
-            without_denial: false,
-            backed: false,
-            spare_turn: None,
-            not_finish_only: false,
-        },
+        when: STATED,
         budget: Budget::Free,
         rule: |f, s| {
             contradicted(f, s)?;
@@ -378,6 +384,29 @@ pub const CHECKS: &[Check] = &[
         budget: Budget::Look(Once::Selection),
         rule: |f, s| {
             crate::checks::selection::unselected_line(&s.asked(), f.output, s.texts)
+                .map(|w| push(shape_nudge(&w)))
+        },
+    },
+    // "How many" answered with a share: the count is asked, and the tool that printed
+    // the share printed the count too.
+    Check {
+        name: "share for a count",
+        when: COMPLETED,
+        budget: Budget::Shape,
+        rule: |f, s| {
+            crate::checks::whole::share_for_count(&s.asked(), f.output)
+                .map(|w| push(shape_nudge(&w)))
+        },
+    },
+    // A count of every line, row or file a call read whole, where the question counts
+    // only some of them ("how many guests … have confirmed"). Once: a question that
+    // does count them all finishes again.
+    Check {
+        name: "whole counted",
+        when: COMPLETED,
+        budget: Budget::Look(Once::Whole),
+        rule: |f, s| {
+            crate::checks::whole::whole_counted(&s.asked(), f.output, &f.refs())
                 .map(|w| push(shape_nudge(&w)))
         },
     },
@@ -415,16 +444,22 @@ pub const CHECKS: &[Check] = &[
     // selected exactly one line: that line is the answer, stated by code.
     Check {
         name: "sole line stated",
-        when: When {
-            status: Status::Completed,
-            without_denial: false,
-            backed: false,
-            spare_turn: None,
-            not_finish_only: false,
-        },
+        when: STATED,
         budget: Budget::Free,
         rule: |f, s| {
             shape::sole_stated(s.answer, &s.asked(), f.output, &f.refs()).map(Ruling::Restate)
+        },
+    },
+    // A line of those a word selects, but not the n-th the request asks for ("the
+    // second warning"): code counts to the n-th and states it. Last, so that no row
+    // above weighs code's own statement as the model's pick.
+    Check {
+        name: "n-th selected line stated",
+        when: STATED,
+        budget: Budget::Free,
+        rule: |f, s| {
+            crate::checks::selection::nth_selected(&s.asked(), f.output, s.texts)
+                .map(Ruling::Restate)
         },
     },
 ];

@@ -313,20 +313,12 @@ mod tests {
             failure_class: FailureClass::Logical,
             what_was_wrong: "it printed names".into(),
             what_to_do: "pipe ls into wc -l".into(),
-            calls_to_avoid: vec![ToolCallRecord {
-                tool: ToolName::Shell.into(),
-                input: serde_json::json!({"command": "ls /tmp/x"}),
-                target: "ls /tmp/x".into(),
-                output_head: String::new(),
-                status: ToolCallStatus::Ok,
-                error: None,
-                duration_ms: 1,
-                confirmation: None,
-                failure: None,
-                failed_exit: None,
-                effects: Vec::new(),
-                grant: None,
-            }],
+            calls_to_avoid: vec![ToolCallRecord::ran(
+                ToolName::Shell,
+                serde_json::json!({"command": "ls /tmp/x"}),
+                "ls /tmp/x",
+                "",
+            )],
         };
         let observed = vec![Observed {
             tool: ToolName::Shell.into(),

@@ -374,7 +374,8 @@ impl Worker {
             progress.nudge = None;
             let turn = match action {
                 Action::CallTool { tool, input } => {
-                    self.call_tool(attempt, &mut progress, &tool, input).await
+                    self.call_tool(attempt, &mut progress, (step, max_steps), &tool, input)
+                        .await
                 }
                 Action::Finish {
                     status,
@@ -499,6 +500,7 @@ impl Worker {
         &self,
         attempt: u32,
         progress: &mut Progress,
+        turn: (u32, u32),
         tool: &ToolRef,
         input: Value,
     ) -> ControlFlow<Attempted> {
@@ -580,13 +582,10 @@ impl Worker {
                 ));
                 return ControlFlow::Continue(());
             }
-            let (status, output) = honest_finish(status, &output, "", &records);
-            return ControlFlow::Break(Attempted::Result(self.result(
-                attempt,
-                status,
-                output,
-                progress.first_record,
-            )));
+            // The result asked for again is the answer the model has: weighed by the
+            // finish table as its finish (a whole read given for one line is sent back
+            // here as anywhere).
+            return self.finish(attempt, progress, turn, status, &output, "");
         }
         let (seen, record) = if let Some((earlier, record)) = self.earlier_ok(&key) {
             // The same call succeeded in an earlier attempt: its result is shown again
@@ -692,9 +691,11 @@ impl Worker {
         // What calls on the same file or folder printed: a value one file shows is no
         // reason to filter another by it (a word of one poem became the line filter of
         // the next file, and kept none of its lines).
+        // A written text draws on what any call printed, whatever it looked at.
         let here = ["path", "folder"]
             .iter()
             .find_map(|k| input.get(*k).and_then(Value::as_str))
+            .filter(|_| tool.builtin() != Some(tools::ToolName::WriteFile))
             .map(|p| self.ctx.resolve_read_path(p).display().to_string());
         let mut seen = records
             .iter()
@@ -732,6 +733,22 @@ impl Worker {
             .map(|r| r.input.clone())
             .collect();
         let stated = s.stated();
+        // Only the rules of filters, copies and moves read what the task is to make; a
+        // call of another tool looks for no file.
+        let unmade = if matches!(
+            tool.builtin(),
+            Some(
+                tools::ToolName::ListFiles
+                    | tools::ToolName::ReadLines
+                    | tools::ToolName::ReadTable
+                    | tools::ToolName::CopyFiles
+                    | tools::ToolName::MoveFiles
+            )
+        ) {
+            self.unmade(&stated, input, &records)
+        } else {
+            Vec::new()
+        };
         tools::fit(
             tool,
             input,
@@ -741,8 +758,37 @@ impl Worker {
                 seen: &seen,
                 earlier: &earlier,
                 row_value: row_value.as_ref().map(|(c, v)| (c.as_str(), v.as_str())),
+                unmade: &unmade,
             },
         )
+    }
+
+    /// The file names `stated` gives that exist nowhere yet: not at the path written,
+    /// not in the home folder nor in a folder the call names, and in no call's output.
+    /// What the task is to make ([`tools::Asked::unmade`]).
+    fn unmade(&self, stated: &str, input: &Value, records: &[ToolCallRecord]) -> Vec<String> {
+        let folders: Vec<std::path::PathBuf> = ["from", "to", "folder", "path"]
+            .iter()
+            .filter_map(|k| input.get(*k).and_then(Value::as_str))
+            .map(|p| self.ctx.resolve_read_path(p))
+            .flat_map(|p| [p.parent().map(std::path::Path::to_path_buf), Some(p)])
+            .flatten()
+            .chain(std::iter::once(self.ctx.resolve_read_path("~")))
+            .collect();
+        tools::file_names_stated(stated)
+            .into_iter()
+            .filter(|name| {
+                let exists = if name.contains('/') || name.starts_with('~') {
+                    self.ctx.resolve_read_path(name).exists()
+                } else {
+                    folders.iter().any(|f| f.join(name).exists())
+                };
+                let shown = records
+                    .iter()
+                    .any(|r| r.output_head.contains(name.as_str()));
+                !exists && !shown
+            })
+            .collect()
     }
 
     /// Weighs a finish by the table of finish checks ([`super::finish::CHECKS`]): sent

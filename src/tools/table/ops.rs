@@ -60,10 +60,15 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
     let by = req.by.as_ref().map(|c| find_column(t, c)).transpose()?;
     let filter = match (where_arg, &req.equals) {
         (Some(w), Some(e)) => Some((find_column(t, w)?, e.as_str())),
+        // A filter given half keeps nothing out: the call runs on every row and says
+        // so (a small model named the column it meant to count by and no value, and
+        // the distinct values it asked for are the answer it needed).
         (Some(w), None) => {
-            return Err(format!(
-                "where_column \"{w}\" needs equals: the value the rows must have in it"
+            out.push_str(&format!(
+                "\nnote: where_column \"{w}\" was given no value to keep (equals), so every \
+                 row counts"
             ));
+            None
         }
         (None, Some(e)) => {
             return Err(format!(
@@ -412,12 +417,17 @@ fn shown_name(t: &Table, i: usize, max_chars: usize) -> String {
     cut(&t.columns[i], max_chars).into_owned()
 }
 
-/// The column `want` names: exactly, else ignoring case, else ignoring spaces, underscores
+/// The column `want` names: exactly (any name, in a list of numbers), else ignoring case, else ignoring spaces, underscores
 /// and punctuation, else as a unique prefix, else as the last part of a flattened `a.b` name.
 fn find_column(t: &Table, want: &str) -> Result<usize, String> {
     let cols = &t.columns;
     if let Some(i) = cols.iter().position(|c| c == want) {
         return Ok(i);
+    }
+    // A list of numbers has one column and no header to name it: whatever name a call
+    // gives it ("amount", "reading") can only mean that column.
+    if t.format == super::source::NUMBER_LIST_FORMAT {
+        return Ok(0);
     }
     let trimmed = want.trim();
     let lower = trimmed.to_lowercase();

@@ -72,6 +72,9 @@ pub(super) fn load(path: &Path, req: &Request, limits: &Limits) -> Result<Loaded
 /// The name of the one column of a file of one number per line.
 pub(super) const NUMBER_LIST_COLUMN: &str = "value";
 
+/// The format of a file of one number per line, as a table reports it.
+pub(super) const NUMBER_LIST_FORMAT: &str = "a list of numbers (one per line)";
+
 /// A file whose every non-blank line is one number, as a table of one column
 /// ([`NUMBER_LIST_COLUMN`]) with no header row; `None` for any other text (or fewer than
 /// two numbers, which is no list).
@@ -110,7 +113,7 @@ fn number_list(text: &str, name: &str, max_rows: usize) -> Option<Table> {
     }
     Some(Table {
         name: name.to_string(),
-        format: "a list of numbers (one per line)".to_string(),
+        format: NUMBER_LIST_FORMAT.to_string(),
         columns: vec![NUMBER_LIST_COLUMN.to_string()],
         rows,
         total_rows,

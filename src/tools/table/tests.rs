@@ -1129,9 +1129,15 @@ fn a_file_of_one_number_per_line_is_one_column_named_value() {
     assert!(max.contains("one number per line"), "{max}");
     let sum = ask(&list, serde_json::json!({"op": "sum", "column": "value"})).unwrap();
     assert!(sum.contains("220.25"), "{sum}");
-    // A name of a column that is not there is told the one there is.
-    let err = ask(&list, serde_json::json!({"op": "max", "column": "minutes"})).unwrap_err();
-    assert!(err.contains("value"), "{err}");
+    // The list has no header to name its column: any name a call gives it is that
+    // column (a call summed the "amount" of a list of amounts).
+    let named = ask(&list, serde_json::json!({"op": "sum", "column": "amount"})).unwrap();
+    assert!(named.contains("220.25"), "{named}");
+    // A table with a header row still holds a call to its names.
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, "minutes\n3\n4\n").unwrap();
+    let err = ask(&csv, serde_json::json!({"op": "sum", "column": "amount"})).unwrap_err();
+    assert!(err.contains("no column \"amount\""), "{err}");
     // One number alone, or numbers among words, is no list.
     std::fs::write(&list, "42\n").unwrap();
     assert!(ask(&list, serde_json::json!({"op": "count"})).is_err());
@@ -1190,4 +1196,37 @@ fn the_one_value_the_words_name_is_found_with_its_column() {
         super::facts(&f.path, &call, "").columns,
         ["product", "price", "city"]
     );
+}
+
+#[test]
+fn a_row_filter_given_no_value_keeps_every_row_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let orders = dir.path().join("orders.csv");
+    std::fs::write(
+        &orders,
+        "id,amount,paid_with\n1,12.00,card\n2,8.50,cash\n3,30.00,card\n4,5.25,cash\n",
+    )
+    .unwrap();
+    let out = ask(
+        &orders,
+        serde_json::json!({"op": "distinct", "column": "paid_with", "where_column": "paid_with"}),
+    )
+    .unwrap();
+    assert!(
+        out.contains(
+            "where_column \"paid_with\" was given no value to keep (equals), so every row counts"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("card (2 rows)") && out.contains("cash (2 rows)"),
+        "{out}"
+    );
+    // A value without its column is still an error: which column holds it is a guess.
+    let err = ask(
+        &orders,
+        serde_json::json!({"op": "sum", "column": "amount", "equals": "card"}),
+    )
+    .unwrap_err();
+    assert!(err.contains("needs where_column"), "{err}");
 }

@@ -5,6 +5,7 @@
 mod abandon;
 mod answer;
 mod checked;
+mod counted_some;
 mod directives;
 mod honest;
 mod law1;
@@ -22,6 +23,8 @@ mod scenarios;
 mod scheduled;
 mod selected;
 mod small_model;
+mod word_form;
+mod written_value;
 
 use std::path::PathBuf;
 use std::sync::Arc;

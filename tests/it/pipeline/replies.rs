@@ -131,6 +131,24 @@ pub fn merge(output: Value, criteria: &[(&str, bool, &str)], summary: &str) -> S
     v.to_string()
 }
 
+/// R4a's and R4b's acceptance of one sub-task's `answer`, added to `script`: R4a passes
+/// `criterion`, R4b passes the task's `done` and merges `answer`, both saying `why`.
+pub fn accepted(script: Script, criterion: &str, done: &str, answer: &str, why: &str) -> Script {
+    script
+        .role(
+            Role::AgentValidator,
+            [Step::reply(verdicts(&[(criterion, true, why)]))],
+        )
+        .role(
+            Role::MetaValidator,
+            [Step::reply(merge(
+                answer.into(),
+                &[(done, true, why)],
+                answer,
+            ))],
+        )
+}
+
 /// The one-sub-task happy path of counting the workspace's three files, added to
 /// `script`: R2's plan, R3's call and finish, R4a's and R4b's verdicts.
 pub fn counting_three_files(script: Script) -> Script {

@@ -9,7 +9,7 @@ use artoo::testkit::{Script, Step};
 use serde_json::json;
 
 use super::replies::{
-    GRACEFUL_FAILURE_REQUEST, Sub, call, finish, merge, next_moves, plan_for, task, verdicts,
+    GRACEFUL_FAILURE_REQUEST, Sub, accepted, call, finish, next_moves, plan_for, task,
 };
 use super::{Stage, final_result, mentions};
 
@@ -21,7 +21,7 @@ const LOG: &str = "10:00 INFO up\n10:02 WARN slow disk\n10:03 INFO request\n\
                    10:04 WARN disk 91% full\n10:05 ERROR disk full\n10:06 INFO down\n";
 
 fn script() -> Script {
-    Script::new()
+    let script = Script::new()
         .role(Role::Perceiver, [Step::reply(task(INTENT))])
         .role(
             Role::Planner,
@@ -53,23 +53,14 @@ fn script() -> Script {
                 )),
                 Step::reply(finish("completed", "10:00 INFO up", "Found it.")),
             ],
-        )
-        .role(
-            Role::AgentValidator,
-            [Step::reply(verdicts(&[(
-                QUOTED,
-                true,
-                "read_lines printed it",
-            )]))],
-        )
-        .role(
-            Role::MetaValidator,
-            [Step::reply(merge(
-                json!("10:02 WARN slow disk"),
-                &[(DONE, true, "read_lines printed it")],
-                "10:02 WARN slow disk",
-            ))],
-        )
+        );
+    accepted(
+        script,
+        QUOTED,
+        DONE,
+        "10:02 WARN slow disk",
+        "read_lines printed it",
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,18 +8,14 @@ use crate::tools::ToolName;
 
 fn record(status: ToolCallStatus, error: Option<&str>) -> ToolCallRecord {
     ToolCallRecord {
-        tool: ToolName::Shell.into(),
-        input: serde_json::json!({"command": "rm a"}),
-        target: "rm a".into(),
-        output_head: String::new(),
         status,
         error: error.map(Into::into),
-        duration_ms: 1,
-        confirmation: None,
-        failure: None,
-        failed_exit: None,
-        effects: Vec::new(),
-        grant: None,
+        ..ToolCallRecord::ran(
+            ToolName::Shell,
+            serde_json::json!({"command": "rm a"}),
+            "rm a",
+            "",
+        )
     }
 }
 
