@@ -38,6 +38,14 @@
 //! other words, and the smallest amount of a table saved alone. None of these kinds had
 //! run before.
 //!
+//! Five more were written on 2026-12-02 (night), after the changes of runs 8–12 (the
+//! words a list's lines differ by shown, a word read in the form the file writes it, the
+//! n-th selected line stated by code, a share refused for a count) and before any of
+//! them ran: the items of a table below a number counted, the email addresses of a note
+//! saved one per line, the files of a folder that mention a word copied into a new
+//! folder, the empty lines of a file counted, and the folder of a folder that takes the
+//! most space named. None of these kinds had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -132,7 +140,44 @@ ok test\nwarn slow test\n";
 /// `~/money/bills.csv`: the smallest amount, 7.40, is neither first nor last.
 const BILLS: &str = "month,amount\nJan,42.10\nFeb,7.40\nMar,19.99\nApr,55.00\n";
 
+/// `~/shop/stock.csv`: three items below 5 (1, 0, 2); one at exactly 5; none holds 3.
+const STOCK: &str = "item,qty\nsoap,12\nrice,1\ntea,0\nmilk,2\nsalt,9\noil,5\n";
+
+/// `~/contacts/notes.txt`: three addresses inside lines of other words.
+const CONTACTS: &str = "Met Ana at the fair, ana@example.org\nCall Ben tomorrow\n\
+Ben's mail: ben.ruiz@mail.test (work)\nNo address for Cleo yet\nDan <dan@home.test>\n";
+
+/// `~/letters`: two of four letters mention an invoice (one in its first word, one not).
+const LETTERS: [(&str, &str); 4] = [
+    ("march.txt", "Invoice 42 for March\nThanks, Ana\n"),
+    ("dinner.txt", "Dinner on Friday?\n"),
+    ("reminder.txt", "Hello,\nplease pay the invoice by May.\n"),
+    ("trip.txt", "Photos from the trip\n"),
+];
+
+/// `~/docs/draft.txt`: seven lines, three of them empty.
+const DRAFT: &str = "Title\n\nFirst paragraph.\n\n\nSecond paragraph.\nEnd\n";
+
+/// `~/projects`: alpha has the most files, beta the most bytes.
+const PROJECTS: [(&str, usize); 6] = [
+    ("alpha/a.txt", 10),
+    ("alpha/b.txt", 10),
+    ("alpha/c.txt", 10),
+    ("beta/model.bin", 5000),
+    ("gamma/x.txt", 100),
+    ("gamma/y.txt", 100),
+];
+
 fn make_home(home: &Path) {
+    put(home, "shop/stock.csv", STOCK.as_bytes());
+    put(home, "contacts/notes.txt", CONTACTS.as_bytes());
+    for (name, text) in LETTERS {
+        put(home, &format!("letters/{name}"), text.as_bytes());
+    }
+    put(home, "docs/draft.txt", DRAFT.as_bytes());
+    for (rel, size) in PROJECTS {
+        put(home, &format!("projects/{rel}"), &vec![b'x'; size]);
+    }
     put(home, "shop/orders.csv", ORDERS.as_bytes());
     for (name, days) in PHOTOS {
         put(home, &format!("photos/{name}"), b"\x89 picture");
@@ -461,9 +506,98 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "low_stock_count",
+        turns: &["How many items in ~/shop/stock.csv have fewer than 5 in stock?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("3")
+                    && !s.number("4")
+                    && !s.number("6")
+                    && s.read("shop/stock.csv").as_deref() == Some(STOCK)
+                    && !s.abandoned,
+                "3 (rice, tea, milk), and neither 4 (with oil at 5) nor 6 (every item)",
+            )
+        },
+    },
+    Task {
+        name: "emails_saved",
+        turns: &[
+            "Save every email address in ~/contacts/notes.txt to a new file ~/contacts/emails.txt, one per line.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            let mut lines: Vec<String> = s
+                .read("contacts/emails.txt")
+                .unwrap_or_default()
+                .lines()
+                .map(|l| l.trim().to_string())
+                .filter(|l| !l.is_empty())
+                .collect();
+            lines.sort();
+            check(
+                lines == ["ana@example.org", "ben.ruiz@mail.test", "dan@home.test"]
+                    && s.read("contacts/notes.txt").as_deref() == Some(CONTACTS)
+                    && !s.abandoned,
+                "emails.txt holds the three addresses alone, one per line; notes.txt unchanged",
+            )
+        },
+    },
+    Task {
+        name: "invoice_letters_copied",
+        turns: &[
+            "Copy the files in ~/letters that mention an invoice into a new folder ~/invoices.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            let same = |name: &str| {
+                let copy = s.bytes(&format!("invoices/{name}"));
+                copy.is_some() && copy == s.bytes(&format!("letters/{name}"))
+            };
+            check(
+                s.entries("invoices") == ["march.txt", "reminder.txt"]
+                    && same("march.txt")
+                    && same("reminder.txt")
+                    && s.entries("letters").len() == 4
+                    && !s.abandoned,
+                "~/invoices holds exactly march.txt and reminder.txt, byte for byte; ~/letters unchanged",
+            )
+        },
+    },
+    Task {
+        name: "empty_line_count",
+        turns: &["How many empty lines are in ~/docs/draft.txt?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("3")
+                    && !s.number("7")
+                    && !s.number("4")
+                    && s.read("docs/draft.txt").as_deref() == Some(DRAFT)
+                    && !s.abandoned,
+                "3, and neither 7 (every line) nor 4 (the lines with text)",
+            )
+        },
+    },
+    Task {
+        name: "largest_folder_named",
+        turns: &["Which folder in ~/projects takes up the most space?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.names("beta")
+                    && !s.names("alpha")
+                    && !s.names("gamma")
+                    && s.entries("projects") == ["alpha", "beta", "gamma"]
+                    && !s.abandoned,
+                "beta, and not alpha (the most files) nor gamma",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 19;
+task_tests!(SUITE, at_least = 24;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -483,6 +617,11 @@ task_tests!(SUITE, at_least = 19;
     recent_photos_count,
     second_warning_line,
     smallest_bill_saved,
+    low_stock_count,
+    emails_saved,
+    invoice_letters_copied,
+    empty_line_count,
+    largest_folder_named,
 );
 
 mod judges {
@@ -823,6 +962,102 @@ todo.txt
                 |h| put(h, "money/min.txt", b"42.10\n"),
                 |h| put(h, "money/min.txt", b"55.00\n"),
                 |h| put(h, "money/min.txt", b"Feb\n"),
+            ],
+        );
+    }
+
+    #[test]
+    fn low_stock_count() {
+        right_and_wrong(
+            "low_stock_count",
+            "3 items have fewer than 5 in stock: rice, tea and milk.",
+            &[
+                "6 items.",
+                "4 items have 5 or fewer.",
+                "rice 1, tea 0, milk 2",
+            ],
+        );
+    }
+
+    #[test]
+    fn emails_saved() {
+        end_states(
+            "emails_saved",
+            "Saved 3 addresses to ~/contacts/emails.txt.",
+            |h| {
+                put(
+                    h,
+                    "contacts/emails.txt",
+                    b"ana@example.org\nben.ruiz@mail.test\ndan@home.test\n",
+                )
+            },
+            &[
+                // The whole lines; two of the three; the right ones on one line.
+                |h| put(h, "contacts/emails.txt", super::CONTACTS.as_bytes()),
+                |h| {
+                    put(
+                        h,
+                        "contacts/emails.txt",
+                        b"ana@example.org\ndan@home.test\n",
+                    )
+                },
+                |h| {
+                    put(
+                        h,
+                        "contacts/emails.txt",
+                        b"ana@example.org, ben.ruiz@mail.test, dan@home.test\n",
+                    )
+                },
+            ],
+        );
+    }
+
+    #[test]
+    fn invoice_letters_copied() {
+        end_states(
+            "invoice_letters_copied",
+            "Copied 2 files into ~/invoices.",
+            |h| {
+                for (name, text) in [super::LETTERS[0], super::LETTERS[2]] {
+                    put(h, &format!("invoices/{name}"), text.as_bytes());
+                }
+            },
+            &[
+                // Every letter; only the one whose first word says it; moved, not copied.
+                |h| {
+                    for (name, text) in super::LETTERS {
+                        put(h, &format!("invoices/{name}"), text.as_bytes());
+                    }
+                },
+                |h| put(h, "invoices/march.txt", super::LETTERS[0].1.as_bytes()),
+                |h| {
+                    for (name, text) in [super::LETTERS[0], super::LETTERS[2]] {
+                        put(h, &format!("invoices/{name}"), text.as_bytes());
+                        std::fs::remove_file(h.join(format!("letters/{name}"))).expect("moved");
+                    }
+                },
+            ],
+        );
+    }
+
+    #[test]
+    fn empty_line_count() {
+        right_and_wrong(
+            "empty_line_count",
+            "~/docs/draft.txt has 3 empty lines.",
+            &["7 lines.", "4 lines have text.", "2 empty lines."],
+        );
+    }
+
+    #[test]
+    fn largest_folder_named() {
+        right_and_wrong(
+            "largest_folder_named",
+            "beta takes up the most space (5000 bytes).",
+            &[
+                "alpha, with 3 files.",
+                "model.bin",
+                "gamma takes 200 bytes, beta 5000.",
             ],
         );
     }
