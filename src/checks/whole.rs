@@ -91,6 +91,25 @@ pub fn counts_some(request: &str) -> bool {
     rest.any(|w| !WHOLE.contains(&w.as_str()) && !w.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// read_table's parameters that keep only some rows.
+const ROW_FILTERS: &[&str] = &[
+    "where_column",
+    "equals",
+    "below",
+    "above",
+    "at_most",
+    "at_least",
+];
+
+/// Whether the call's `input` gives `key` a value: a non-blank string or a number.
+fn given(input: &serde_json::Value, key: &str) -> bool {
+    match input.get(key) {
+        Some(serde_json::Value::String(s)) => !s.trim().is_empty(),
+        Some(serde_json::Value::Number(_)) => true,
+        _ => false,
+    }
+}
+
 /// The counts of every item that a record shows of what it read whole, with the kind of
 /// item: `read_file`'s "[the whole file: N lines", a `read_lines` count with no text
 /// ("has N lines (B of them blank, M with text)"), a `read_table` call with no row
@@ -118,19 +137,14 @@ fn whole_counts(r: &ToolCallRecord) -> Vec<(u64, &'static str)> {
             .collect();
         digits.into_iter().rev().collect::<String>().parse().ok()
     };
-    let unset = |key: &str| {
-        r.input
-            .get(key)
-            .and_then(|t| t.as_str())
-            .is_none_or(|t| t.trim().is_empty())
-    };
+    let unset = |key: &str| !given(&r.input, key);
     let found: Vec<u64> = match r.tool.builtin() {
         Some(ToolName::ReadFile) => number_after("[the whole file:").into_iter().collect(),
         Some(ToolName::ReadLines) if unset("text") => number_after(" has ")
             .into_iter()
             .chain(number_after(" blank, "))
             .collect(),
-        Some(ToolName::ReadTable) if unset("equals") && unset("where_column") => {
+        Some(ToolName::ReadTable) if ROW_FILTERS.iter().all(|k| unset(k)) => {
             number_before(" data rows").into_iter().collect()
         }
         Some(ToolName::ListFiles) => number_after("files: ")
@@ -170,14 +184,10 @@ pub fn whole_counted(request: &str, answer: &str, records: &[&ToolCallRecord]) -
             .map(|(_, item)| (r, item))
     })?;
     let filtered = records.iter().any(|r| {
-        let filters = ["text", "equals", "name_contains", "pattern", "extensions"]
+        let filters = ["text", "name_contains", "pattern", "extensions"]
             .iter()
-            .any(|k| {
-                r.input
-                    .get(*k)
-                    .and_then(|v| v.as_str())
-                    .is_some_and(|v| !v.trim().is_empty())
-            });
+            .chain(ROW_FILTERS)
+            .any(|k| *k != "where_column" && given(&r.input, k));
         filters
             && r.output_head
                 .split(|c: char| !c.is_ascii_digit())
@@ -190,7 +200,8 @@ pub fn whole_counted(request: &str, answer: &str, records: &[&ToolCallRecord]) -
         "{n} is the number of every {item} of {} — all of them counted — while the \
          request counts only some of them.{} Count those by code: read_lines with op count \
          and the text that marks them (choose it from how the file writes its lines), \
-         read_table count with where_column and equals, or list_files with the filter \
+         read_table count with where_column and equals (or below, above), or list_files \
+         with the filter \
          that keeps them; if the request does count every {item}, finish again as you did",
         whole.target,
         differ_by(whole)

@@ -20,6 +20,7 @@
 //! - Self-contained: std, `csv` and `serde_json` only; no async, no crate-internal imports.
 
 mod delimited;
+mod folder;
 mod json;
 mod num;
 mod ops;
@@ -46,10 +47,75 @@ pub struct Request {
     pub where_column: Option<String>,
     /// The value `where_column` must equal: case-insensitive, trimmed; numbers compare as numbers.
     pub equals: Option<String>,
+    /// The bounds `where_column` must keep within.
+    pub bounds: Bounds,
     /// JSON only: the path to the array (or value) to read, e.g. `data.users`.
     pub json_path: Option<String>,
     /// How many rows or values to show; 0 means the op's default.
     pub limit: usize,
+}
+
+/// Bounds on the values of a filter's column, each a number (or, for a column of dates,
+/// a date), as the call wrote it: "fewer than 5" is `below` 5, "5 or more" `at_least` 5.
+/// A row is kept when its value keeps within every bound given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    /// Kept: values strictly below this.
+    pub below: Option<String>,
+    /// Kept: values strictly above this.
+    pub above: Option<String>,
+    /// Kept: values at most this.
+    pub at_most: Option<String>,
+    /// Kept: values at least this.
+    pub at_least: Option<String>,
+}
+
+/// How a value stands to a bound, with the sign the answer shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cmp {
+    Below,
+    Above,
+    AtMost,
+    AtLeast,
+}
+
+impl Cmp {
+    fn sign(self) -> &'static str {
+        match self {
+            Cmp::Below => "<",
+            Cmp::Above => ">",
+            Cmp::AtMost => "<=",
+            Cmp::AtLeast => ">=",
+        }
+    }
+
+    fn keeps(self, value: f64, bound: f64) -> bool {
+        match self {
+            Cmp::Below => value < bound,
+            Cmp::Above => value > bound,
+            Cmp::AtMost => value <= bound,
+            Cmp::AtLeast => value >= bound,
+        }
+    }
+}
+
+impl Bounds {
+    /// Whether no bound is given.
+    pub fn is_empty(&self) -> bool {
+        self.each().next().is_none()
+    }
+
+    /// The bounds given, each with how a kept value stands to it.
+    fn each(&self) -> impl Iterator<Item = (Cmp, &str)> {
+        [
+            (Cmp::Below, &self.below),
+            (Cmp::Above, &self.above),
+            (Cmp::AtMost, &self.at_most),
+            (Cmp::AtLeast, &self.at_least),
+        ]
+        .into_iter()
+        .filter_map(|(cmp, v)| v.as_deref().map(|v| (cmp, v)))
+    }
 }
 
 /// The operations, each answered in one fixed shape.
@@ -204,6 +270,30 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "the value where_column must have (case-insensitive); for a column of dates, a month or a year keeps the rows dated in it (2026-03, March 2026, 2026)",
     ),
     (
+        "below",
+        "string",
+        false,
+        "keep only the rows whose where_column is a number (or date) less than this",
+    ),
+    (
+        "above",
+        "string",
+        false,
+        "keep only the rows whose where_column is a number (or date) greater than this",
+    ),
+    (
+        "at_most",
+        "string",
+        false,
+        "keep only the rows whose where_column is a number (or date) at most this",
+    ),
+    (
+        "at_least",
+        "string",
+        false,
+        "keep only the rows whose where_column is a number (or date) at least this",
+    ),
+    (
         "json_path",
         "string",
         false,
@@ -260,7 +350,9 @@ pub const NEEDS: &[(&[&str], &[&str])] = &[
 /// One line for the model: what the tool does.
 pub const SUMMARY: &str = "Exact answers about a CSV, TSV, JSON or JSON Lines file: its columns, \
     rows, row count, distinct values, sum, mean, median, min, max, the row with the lowest or highest \
-    value, counts or sums per group; optionally only over rows where a column equals a value.";
+    value, counts or sums per group; optionally only over rows where a column equals a value or \
+    is below or above a number or date. A folder reads as the table of its entries (name, type, \
+    extension, size_bytes, modified, days_old).";
 
 /// Rows shown when the request gives no limit.
 const DEFAULT_LIMIT: usize = 10;
@@ -317,6 +409,12 @@ impl Request {
             by: text(&["by", "groupby", "groupcolumn"], "by")?,
             where_column: text(&["wherecolumn", "where", "filtercolumn"], "where_column")?,
             equals: text(&["equals", "value", "eq", "wherevalue", "equal"], "equals")?,
+            bounds: Bounds {
+                below: text(&["below", "lessthan", "lt", "under"], "below")?,
+                above: text(&["above", "greaterthan", "gt", "over", "morethan"], "above")?,
+                at_most: text(&["atmost", "lte"], "at_most")?,
+                at_least: text(&["atleast", "gte"], "at_least")?,
+            },
             json_path: text(&["jsonpath", "jsonpointer"], "json_path")?,
             limit,
         })

@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use super::{DEFAULT_LIMIT, Limits, Op, Request, Row, Table, cut, loose_key, num, plural};
+use chrono::Datelike as _;
+
+use super::{Bounds, DEFAULT_LIMIT, Limits, Op, Request, Row, Table, cut, loose_key, num, plural};
 
 /// Values or groups listed when the request gives no limit.
 const DEFAULT_LIST: usize = 30;
@@ -34,7 +36,8 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
     let whole_count = req.op == Op::Count
         && req.column.is_none()
         && req.where_column.is_none()
-        && req.equals.is_none();
+        && req.equals.is_none()
+        && req.bounds.is_empty();
     if t.rows.len() < t.total_rows {
         let covers = if whole_count {
             String::new()
@@ -63,7 +66,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         // A filter given half keeps nothing out: the call runs on every row and says
         // so (a small model named the column it meant to count by and no value, and
         // the distinct values it asked for are the answer it needed).
-        (Some(w), None) => {
+        (Some(w), None) if req.bounds.is_empty() => {
             out.push_str(&format!(
                 "\nnote: where_column \"{w}\" was given no value to keep (equals), so every \
                  row counts"
@@ -75,7 +78,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
                 "equals \"{e}\" needs where_column: the column that must have that value"
             ));
         }
-        (None, None) => None,
+        (_, None) => None,
     };
 
     let all: Vec<&Row> = t.rows.iter().collect();
@@ -131,6 +134,26 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             }
             kept
         }
+    };
+    let rows = if req.bounds.is_empty() {
+        rows
+    } else {
+        // The bounds hold the filter's column, or the column the op computes on.
+        let Some(at) = where_arg.or(column_arg) else {
+            return Err(format!(
+                "below, above, at_most and at_least need where_column: the column whose \
+                 values they bound; the columns of {} are: {}",
+                t.name,
+                column_list(t, ERROR_COLUMNS, max_chars)
+            ));
+        };
+        let col = find_column(t, at)?;
+        let (kept, said) = within(t, rows, col, &req.bounds, max_chars)?;
+        out.push_str(&said);
+        if kept.is_empty() && req.op != Op::Count {
+            return Err(format!("{}: no row keeps within the bounds", t.name));
+        }
+        kept
     };
 
     let cap = limits.max_shown_rows.max(1);
@@ -413,6 +436,86 @@ fn column_list(t: &Table, max: usize, max_chars: usize) -> String {
 }
 
 /// Column `i`'s name as printed.
+/// The rows of `rows` whose value in `col` keeps within `bounds`, with the line that
+/// says so: the bounds, how many rows they keep of how many, and the rows left out for
+/// holding no value of the bounds' kind (no number, no date) with what their cells hold.
+fn within<'t>(
+    t: &Table,
+    rows: Vec<&'t Row>,
+    col: usize,
+    bounds: &Bounds,
+    max_chars: usize,
+) -> Result<(Vec<&'t Row>, String), String> {
+    // A bound is a number where it reads as one, else a date: the column's cells are
+    // read the same way, and a cell of neither kind keeps within no bound.
+    enum Value {
+        Number(f64),
+        Date(chrono::NaiveDate),
+    }
+    let read = |text: &str| -> Option<Value> {
+        t.number(text.trim()).map(Value::Number).or_else(|| {
+            crate::calc::dates_in(text)
+                .first()
+                .copied()
+                .map(Value::Date)
+        })
+    };
+    let mut given = Vec::new();
+    for (cmp, text) in bounds.each() {
+        let bound = read(text).ok_or_else(|| {
+            format!(
+                "the bound {} {text:?} is neither a number nor a date",
+                cmp.sign()
+            )
+        })?;
+        given.push((cmp, text, bound));
+    }
+    let mut unreadable = 0;
+    let kept: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| {
+            let cell = r.cells[col].trim();
+            let keeps = given
+                .iter()
+                .map(|(cmp, _, bound)| match (bound, read(cell)) {
+                    (Value::Number(b), Some(Value::Number(v))) => Some(cmp.keeps(v, *b)),
+                    (Value::Date(b), Some(Value::Date(v))) => {
+                        Some(cmp.keeps(v.num_days_from_ce() as f64, b.num_days_from_ce() as f64))
+                    }
+                    _ => None,
+                });
+            let keeps: Option<Vec<bool>> = keeps.collect();
+            match keeps {
+                Some(all) => all.into_iter().all(|k| k),
+                None => {
+                    unreadable += 1;
+                    false
+                }
+            }
+        })
+        .collect();
+    let name = shown_name(t, col, max_chars);
+    let said: Vec<String> = given
+        .iter()
+        .map(|(cmp, text, _)| format!("{name} {} {}", cmp.sign(), cut(text, max_chars)))
+        .collect();
+    let mut line = format!(
+        "\nwhere {}: {} of {} rows ({}%)",
+        said.join(" and "),
+        kept.len(),
+        rows.len(),
+        crate::text::percent(kept.len(), rows.len())
+    );
+    if unreadable > 0 {
+        line.push_str(&format!(
+            "; {} left out: {name} holds no value of the bound's kind there",
+            plural(unreadable, "row", "rows")
+        ));
+    }
+    Ok((kept, line))
+}
+
 fn shown_name(t: &Table, i: usize, max_chars: usize) -> String {
     cut(&t.columns[i], max_chars).into_owned()
 }

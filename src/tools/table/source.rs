@@ -3,11 +3,14 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::{Limits, Loaded, Request, Row, Table, delimited, json};
+use super::{Limits, Loaded, Request, Row, Table, delimited, folder, json};
 
 /// The file at `path` as a table (or a finished answer), read within `limits`.
 pub(super) fn load(path: &Path, req: &Request, limits: &Limits) -> Result<Loaded, String> {
     let name = path.display().to_string();
+    if path.is_dir() {
+        return folder::read(path, &name, limits.max_rows).map(Loaded::Table);
+    }
     let bytes = read_bounded(path, &name, limits.max_bytes)?;
     let (text, mut notes) = decode(&bytes);
     drop(bytes);
@@ -138,36 +141,6 @@ fn read_bounded(path: &Path, name: &str, max_bytes: u64) -> Result<Vec<u8>, Stri
         std::io::ErrorKind::NotFound => format!("no such file: {name}"),
         _ => format!("cannot read {name}: {e}"),
     })?;
-    if meta.is_dir() {
-        let mut tables: Vec<String> = std::fs::read_dir(path)
-            .map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|n| {
-                        let lower = n.to_lowercase();
-                        [".csv", ".tsv", ".json", ".jsonl", ".ndjson"]
-                            .iter()
-                            .any(|ext| lower.ends_with(ext))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        tables.sort();
-        tables.truncate(10);
-        return Err(if tables.is_empty() {
-            format!(
-                "{name} is a folder, not a file, and holds no table; list_files shows its \
-                 files (names, sizes, dates; filters such as extensions, modified_within, \
-                 min_size)"
-            )
-        } else {
-            format!(
-                "{name} is a folder, not a file; the tables in it: {}",
-                tables.join(", ")
-            )
-        });
-    }
     if !meta.is_file() {
         return Err(format!("{name} is not a regular file"));
     }

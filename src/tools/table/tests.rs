@@ -982,6 +982,10 @@ fn params_describe_every_request_field() {
             "by",
             "where_column",
             "equals",
+            "below",
+            "above",
+            "at_most",
+            "at_least",
             "json_path",
             "limit"
         ]
@@ -991,12 +995,154 @@ fn params_describe_every_request_field() {
 }
 
 #[test]
-fn folders_and_missing_files_are_errors() {
+fn a_missing_file_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let err = ask(dir.path(), json!({"op": "count"})).unwrap_err();
-    assert!(err.contains("is a folder"), "{err}");
     let err = ask(&dir.path().join("none.csv"), json!({"op": "count"})).unwrap_err();
     assert!(err.contains("no such file"), "{err}");
+}
+
+/// `~/shop/stock.csv`-like rows: three below 5, one at 5, one cell no number.
+const STOCK: &str = "item,qty\nsoap,12\nrice,1\ntea,0\nmilk,2\nsalt,9\noil,5\nflour,n/a\n";
+
+#[test]
+fn bounds_keep_the_rows_whose_value_is_below_or_above_a_number() {
+    let count = |params: serde_json::Value| counted(&answer("s.csv", STOCK, params));
+    let bound = |key: &str, v: &str| {
+        let mut call = json!({"op": "count", "where_column": "qty"});
+        call[key] = json!(v);
+        count(call)
+    };
+    // Strict and not: the row at exactly 5 tells them apart.
+    assert_eq!(bound("below", "5"), 3.0);
+    assert_eq!(bound("at_most", "5"), 4.0);
+    assert_eq!(bound("above", "5"), 2.0);
+    assert_eq!(bound("at_least", "5"), 3.0);
+    // Two bounds make a range; a number given as a JSON number reads the same.
+    assert_eq!(
+        count(json!({"op": "count", "where_column": "qty", "above": 0, "below": 10})),
+        4.0
+    );
+    // The line says which rows were kept, and that the cell with no number was not.
+    let out = answer(
+        "s.csv",
+        STOCK,
+        json!({"op": "count", "where_column": "qty", "below": "5"}),
+    );
+    assert!(out.contains("where qty < 5: 3 of 7 rows"), "{out}");
+    assert!(out.contains("1 row left out"), "{out}");
+    // The op's own column is bounded when no where_column is given; a sum runs over
+    // the kept rows only.
+    let out = answer(
+        "s.csv",
+        STOCK,
+        json!({"op": "sum", "column": "qty", "at_least": "5"}),
+    );
+    assert_eq!(number_after(&out, "sum of qty ="), 26.0, "{out}");
+}
+
+#[test]
+fn a_bound_that_is_no_number_or_keeps_no_row_says_so() {
+    let err = failure(
+        "s.csv",
+        STOCK,
+        json!({"op": "count", "where_column": "qty", "below": "few"}),
+    );
+    assert!(err.contains("neither a number nor a date"), "{err}");
+    let err = failure("s.csv", STOCK, json!({"op": "count", "below": "5"}));
+    assert!(
+        err.contains("need where_column") && err.contains("qty"),
+        "{err}"
+    );
+    let err = failure(
+        "s.csv",
+        STOCK,
+        json!({"op": "max_row", "column": "qty", "below": "0"}),
+    );
+    assert!(err.contains("no row keeps within"), "{err}");
+    let out = answer(
+        "s.csv",
+        STOCK,
+        json!({"op": "count", "where_column": "qty", "below": "0"}),
+    );
+    assert_eq!(counted(&out), 0.0, "{out}");
+}
+
+#[test]
+fn bounds_on_a_column_of_dates_compare_by_the_calendar() {
+    let orders = "id,day\n1,2026-02-27\n2,2026-03-01\n3,2026-03-15\n4,2026-04-02\n";
+    let out = answer(
+        "o.csv",
+        orders,
+        json!({"op": "count", "where_column": "day", "at_least": "2026-03-01", "below": "2026-04-01"}),
+    );
+    assert_eq!(counted(&out), 2.0, "{out}");
+}
+
+/// A folder with `entries` (relative path, bytes, days since last change).
+fn folder(entries: &[(&str, usize, u64)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, size, days) in entries {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, vec![b'x'; *size]).unwrap();
+        let at = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400 + 60);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+        // A folder made for the entry is as old as it.
+        if path.parent() != Some(dir.path()) {
+            let parent = std::fs::File::open(path.parent().unwrap()).unwrap();
+            parent.set_modified(at).unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn a_folder_reads_as_the_table_of_its_entries() {
+    let dir = folder(&[
+        ("beach.jpg", 300, 2),
+        ("cake.JPG", 200, 3),
+        ("dog.png", 900, 20),
+        ("notes.txt", 10, 1),
+        (".hidden.jpg", 5, 1),
+        ("alpha/a.txt", 10, 40),
+        ("alpha/b.txt", 10, 40),
+        ("beta/model.bin", 5000, 40),
+    ]);
+    let out = ask(dir.path(), json!({"op": "count"})).unwrap();
+    // Four files and two folders; the hidden file is left out, and said to be.
+    assert!(out.contains("count = 6 rows"), "{out}");
+    assert!(out.contains("1 hidden entry"), "{out}");
+    // Changed in the last week: by days_old, the folders' own dates aside.
+    let out = ask(
+        dir.path(),
+        json!({"op": "count", "where_column": "days_old", "below": "7"}),
+    )
+    .unwrap();
+    assert!(out.contains("3 of 6 rows"), "{out}");
+    // The folder that takes the most space: the bytes beneath it, not its file count.
+    let out = ask(
+        dir.path(),
+        json!({"op": "max_row", "column": "size_bytes", "where_column": "type", "equals": "folder"}),
+    )
+    .unwrap();
+    assert!(out.contains("beta") && !out.contains("alpha"), "{out}");
+    // Counts per extension, case folded.
+    let out = ask(dir.path(), json!({"op": "group_count", "by": "extension"})).unwrap();
+    assert!(out.contains("jpg = 2"), "{out}");
+}
+
+/// The number of rows on the answer's `count = N rows` line.
+fn counted(out: &str) -> f64 {
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("count = "))
+        .unwrap_or_else(|| panic!("no count in {out}"));
+    line.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 /// The number after ` = ` on the answer line that starts with `prefix`.
@@ -1093,6 +1239,8 @@ proptest! {
         column in prop::option::of(prop::sample::select(vec!["a", "col1", "b", "x", "A "])),
         by in prop::option::of(prop::sample::select(vec!["a", "col2", "b"])),
         filter in prop::option::of(("[ab]|col1", "[0-9a-c]{0,2}")),
+        below in prop::option::of("-?[0-9]{1,2}|2026-0[1-3]-1[0-9]|x"),
+        at_least in prop::option::of("[0-9]{1,2}"),
         json_path in prop::option::of(prop::sample::select(vec!["a", "0", "$.a[0]", "a.b", "/"])),
         limit in 0usize..4,
         max_rows in 1usize..6,
@@ -1105,6 +1253,7 @@ proptest! {
             by: by.map(str::to_owned),
             where_column: filter.as_ref().map(|(w, _)| w.clone()),
             equals: filter.map(|(_, e)| e),
+            bounds: super::Bounds { below, at_least, ..super::Bounds::default() },
             json_path: json_path.map(str::to_owned),
             limit,
         };
@@ -1146,7 +1295,7 @@ fn a_file_of_one_number_per_line_is_one_column_named_value() {
 }
 
 #[test]
-fn plain_text_is_not_read_as_a_table_and_a_folder_names_its_tables() {
+fn plain_text_is_not_read_as_a_table_and_a_folder_names_its_tables_among_its_entries() {
     let dir = tempfile::tempdir().unwrap();
     let note = dir.path().join("monday.txt");
     std::fs::write(
@@ -1161,8 +1310,8 @@ fn plain_text_is_not_read_as_a_table_and_a_folder_names_its_tables() {
         "{err}"
     );
     std::fs::write(dir.path().join("expenses.csv"), "name,amount\napples,3\n").unwrap();
-    let err = run(dir.path(), &req, &Limits::default()).unwrap_err();
-    assert!(err.ends_with("the tables in it: expenses.csv"), "{err}");
+    let out = run(dir.path(), &req, &Limits::default()).unwrap();
+    assert!(out.contains("the tables in it: expenses.csv"), "{out}");
     // A one-column file with a table's extension is still a table.
     let list = dir.path().join("names.csv");
     std::fs::write(&list, "name\nana\nbob\n").unwrap();
