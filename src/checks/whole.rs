@@ -233,6 +233,63 @@ pub fn share_for_count(request: &str, answer: &str) -> Option<String> {
     })
 }
 
+/// A "how many" answered with one share, still, once the push-back about it is spent:
+/// the count that share was computed from, stated by code. A share a table call printed
+/// ("share of the 7 rows: card 42.9%") sits beside the count of its group in the same
+/// output ("card (3 rows)" from distinct, "card = 3" from group_count); the answer
+/// becomes "3 (card: 42.9% of the 7 rows)". `None` where the request itself speaks of a
+/// percentage, the answer gives another number than one share, or no call printed that
+/// share with its group's count.
+pub fn share_counted(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    share_for_count(request, answer)?;
+    if request.contains('%') || crate::text::fold(request).contains("percent") {
+        return None;
+    }
+    let [share] = answer
+        .split_whitespace()
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    let share = share.trim_end_matches(['.', ',', ')', ';']);
+    records
+        .iter()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .find_map(|r| group_of_share(&r.output_head, share))
+        .map(|(count, group, total)| format!("{count} ({group}: {share} of the {total})"))
+}
+
+/// In a table call's `output`, the group whose share is `share` (as "share of the N
+/// rows: g1 P1%, g2 P2%" writes it), with its count (as "g (C rows)" or "g = C" writes
+/// it) and "N rows"; `None` unless exactly one group has that share.
+fn group_of_share(output: &str, share: &str) -> Option<(u64, String, String)> {
+    let line = output
+        .lines()
+        .find_map(|l| l.strip_prefix("share of the "))?;
+    let (total, items) = line.split_once(": ")?;
+    let groups: Vec<&str> = items
+        .split(", ")
+        .filter_map(|item| item.strip_suffix(share)?.strip_suffix(' '))
+        .collect();
+    let [group] = groups[..] else {
+        return None;
+    };
+    let count = |marker: String| -> Option<u64> {
+        let at = output.find(&marker)? + marker.len();
+        output[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .ok()
+    };
+    let counted = count(format!("{group} ("))
+        .or_else(|| count(format!(": {group} = ")))
+        .or_else(|| count(format!(", {group} = ")))?;
+    Some((counted, group.to_string(), total.to_string()))
+}
+
 /// The most recurring words a push-back names.
 const SHOWN_WORDS: usize = 6;
 
@@ -286,6 +343,55 @@ mod tests {
         assert_eq!(share_for_count(asked, "3 orders (42.9%)"), None);
         assert_eq!(
             share_for_count("What share of the orders were paid by card?", "42.9%"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_share_kept_for_a_count_becomes_the_count_printed_beside_it() {
+        let asked = "How many orders in ~/shop/orders.csv were paid by card?";
+        let distinct = ToolCallRecord::ran(
+            ToolName::ReadTable,
+            serde_json::json!({"op": "distinct", "column": "paid_with"}),
+            "/h/orders.csv",
+            "2 distinct values of paid_with: card (3 rows), cash (4 rows)\n\
+             share of the 7 rows: card 42.9%, cash 57.1%",
+        );
+        let grouped = ToolCallRecord::ran(
+            ToolName::ReadTable,
+            serde_json::json!({"op": "group_count", "by": "paid_with"}),
+            "/h/orders.csv",
+            "count by paid_with (2 groups): cash = 4, card = 3\n\
+             share of the 7 rows: cash 57.1%, card 42.9%",
+        );
+        for r in [&distinct, &grouped] {
+            assert_eq!(
+                share_counted(asked, "42.9%", &[r]).as_deref(),
+                Some("3 (card: 42.9% of the 7 rows)")
+            );
+        }
+        assert_eq!(
+            share_counted(asked, "57.1%.", &[&distinct]).as_deref(),
+            Some("4 (cash: 57.1% of the 7 rows)")
+        );
+        // A count is left as it is; a share no call printed, or two groups with the
+        // same share, state nothing; nor does a question about a percentage.
+        assert_eq!(share_counted(asked, "3", &[&distinct]), None);
+        assert_eq!(share_counted(asked, "40%", &[&distinct]), None);
+        let tied = ToolCallRecord::ran(
+            ToolName::ReadTable,
+            serde_json::json!({"op": "distinct", "column": "paid_with"}),
+            "/h/orders.csv",
+            "2 distinct values of paid_with: card (2 rows), cash (2 rows)\n\
+             share of the 4 rows: card 50%, cash 50%",
+        );
+        assert_eq!(share_counted(asked, "50%", &[&tied]), None);
+        assert_eq!(
+            share_counted(
+                "How many percent of ~/shop/orders.csv were paid by card?",
+                "42.9%",
+                &[&distinct]
+            ),
             None
         );
     }

@@ -450,6 +450,17 @@ pub const CHECKS: &[Check] = &[
             shape::sole_stated(s.answer, &s.asked(), f.output, &f.refs()).map(Ruling::Restate)
         },
     },
+    // "How many" still answered with a share once the push-backs are spent: the count
+    // the tool printed beside that share, stated by code.
+    Check {
+        name: "share stated as its count",
+        when: STATED,
+        budget: Budget::Free,
+        rule: |f, s| {
+            crate::checks::whole::share_counted(&s.asked(), f.output, &f.refs())
+                .map(Ruling::Restate)
+        },
+    },
     // A line of those a word selects, but not the n-th the request asks for ("the
     // second warning"): code counts to the n-th and states it. Last, so that no row
     // above weighs code's own statement as the model's pick.
