@@ -230,6 +230,80 @@ pub fn leading_verb(request: &str) -> Option<(String, Option<String>)> {
     Some((verb, words.next().map(str::to_string)))
 }
 
+/// The email addresses in `text`, in the order they first appear, each once: a local
+/// part of letters, digits and `._%+-`, an `@`, and a domain of labels joined by dots
+/// whose last label has two letters or more (`ana@example.org`, `<dan@home.test>`,
+/// `b.ruiz+work@mail.co.uk`), without the punctuation around them.
+pub fn email_addresses(text: &str) -> Vec<&str> {
+    let local = |c: char| c.is_alphanumeric() || "._%+-".contains(c);
+    let domain = |c: char| c.is_alphanumeric() || ".-".contains(c);
+    let mut found: Vec<&str> = Vec::new();
+    for (at, _) in text.match_indices('@') {
+        let start = text[..at]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| local(*c))
+            .last()
+            .map_or(at, |(i, _)| i);
+        let end = text[at + 1..]
+            .char_indices()
+            .take_while(|(_, c)| domain(*c))
+            .last()
+            .map_or(at + 1, |(i, c)| at + 1 + i + c.len_utf8());
+        let name = text[start..at].trim_start_matches('.');
+        let host = text[at + 1..end].trim_end_matches(['.', '-']);
+        let labels: Vec<&str> = host.split('.').collect();
+        let well_formed = !name.is_empty()
+            && labels.len() >= 2
+            && labels.iter().all(|l| !l.is_empty())
+            && labels.last().is_some_and(|tld| {
+                tld.chars().count() >= 2 && tld.chars().all(char::is_alphabetic)
+            });
+        if well_formed {
+            let address = &text[at - name.len()..at + 1 + host.len()];
+            if !found.iter().any(|f| f.eq_ignore_ascii_case(address)) {
+                found.push(address);
+            }
+        }
+    }
+    found
+}
+
+/// The web addresses in `text` (`http://` or `https://` up to a space or a quote or
+/// angle bracket, without a sentence's closing punctuation), in the order they first
+/// appear, each once.
+pub fn web_addresses(text: &str) -> Vec<&str> {
+    let mut found: Vec<&str> = Vec::new();
+    let mut rest = 0;
+    while let Some(at) = ["http://", "https://"]
+        .iter()
+        .filter_map(|scheme| text[rest..].find(scheme))
+        .min()
+        .map(|i| rest + i)
+    {
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || "<>\"'`".contains(c))
+            .map_or(text.len(), |i| at + i);
+        let mut address = text[at..end].trim_end_matches(['.', ',', ';', ':', '!', '?']);
+        // A closing bracket the address does not open is the sentence's.
+        for (open, close) in [('(', ')'), ('[', ']')] {
+            if address.ends_with(close)
+                && address.matches(open).count() < address.matches(close).count()
+            {
+                address = &address[..address.len() - 1];
+            }
+        }
+        let bare = address
+            .trim_start_matches("https://")
+            .trim_start_matches("http://");
+        if !bare.is_empty() && !found.contains(&address) {
+            found.push(address);
+        }
+        rest = end.max(at + 1);
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,5 +380,36 @@ mod tests {
         );
         let cjk = elide_middle(&"日本語".repeat(200), 100, Keep::MostlyEnd);
         assert!(cjk.chars().count() <= 100);
+    }
+
+    #[test]
+    fn email_addresses_are_found_inside_any_words_each_once() {
+        let text = "Met Ana at the fair, ana@example.org\nBen's mail: ben.ruiz@mail.test (work)\n\
+                    Dan <dan@home.test>. Again: ANA@example.org; b+x@mail.co.uk.\n\
+                    not one: @handle, a@b, me@localhost, x@y.1, 5 @ 6";
+        assert_eq!(
+            email_addresses(text),
+            [
+                "ana@example.org",
+                "ben.ruiz@mail.test",
+                "dan@home.test",
+                "b+x@mail.co.uk"
+            ]
+        );
+        assert!(email_addresses("no address here").is_empty());
+    }
+
+    #[test]
+    fn web_addresses_end_where_the_sentence_goes_on() {
+        let text = "See https://example.org/a?b=1. Or (http://x.test/y) and \
+                    <https://wiki.test/Page_(x)>, https://example.org/a?b=1 again; http:// alone";
+        assert_eq!(
+            web_addresses(text),
+            [
+                "https://example.org/a?b=1",
+                "http://x.test/y",
+                "https://wiki.test/Page_(x)"
+            ]
+        );
     }
 }

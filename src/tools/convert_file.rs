@@ -1,4 +1,5 @@
-//! `convert_file`: writes a file made by code from another file — its lines sorted,
+//! `convert_file`: writes a file made by code from another file — the email or web
+//! addresses it holds, one per line; its lines sorted,
 //! reversed, without repeats, without blank lines, without the lines that hold a text or
 //! with only those, its letters in lower or upper case, its table's rows ordered by a
 //! column (the header kept), or its table (CSV, TSV, JSON, JSON Lines) in another of those
@@ -12,7 +13,8 @@
 //! when the number is written the same way (`2024`, `12.5`; not `01234` or `12.50`).
 //!
 //! **Invariant:** every line or cell written comes from the source file (a change of
-//! case keeps every character, only its case changes); nothing is added but the format's
+//! case keeps every character, only its case changes; an address is a run of the
+//! file's own characters); nothing is added but the format's
 //! own marks, and a row the table reader could not read is named
 //! in the report, never silently dropped.
 
@@ -36,7 +38,9 @@ const MAX_ROWS: usize = 20_000;
 
 /// The ways a file is made, in the order the grammar offers them: first those that need
 /// nothing more ([`WHOLE`]), then those that need the `text` a line holds ([`BY_TEXT`]).
-const HOW: [&str; 15] = [
+const HOW: [&str; 17] = [
+    "email_addresses",
+    "web_addresses",
     "sort_lines",
     "sort_lines_descending",
     "distinct_lines",
@@ -53,11 +57,12 @@ const HOW: [&str; 15] = [
     "sort_rows_by",
     "sort_rows_by_descending",
 ];
-const WHOLE: [&str; 11] = [
+const WHOLE: [&str; 13] = [
     HOW[0], HOW[1], HOW[2], HOW[3], HOW[4], HOW[5], HOW[6], HOW[7], HOW[8], HOW[9], HOW[10],
+    HOW[11], HOW[12],
 ];
-const BY_TEXT: [&str; 2] = [HOW[11], HOW[12]];
-const BY_COLUMN: [&str; 2] = [HOW[13], HOW[14]];
+const BY_TEXT: [&str; 2] = [HOW[13], HOW[14]];
+const BY_COLUMN: [&str; 2] = [HOW[15], HOW[16]];
 
 /// What each way needs: the ways that keep or drop lines by a text cannot leave it out,
 /// nor those that order a table's rows by a column the column.
@@ -96,7 +101,7 @@ const PARAMS: &[Param] = &[
         kind: Cow::Borrowed("string"),
         required: true,
         about: Cow::Borrowed(
-            "sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / drop_blank_lines / lower_case (every letter in lower case) / upper_case / drop_lines_containing (every line that holds `text` left out) / keep_lines_containing (only the lines that hold `text`) / sort_rows_by (a table's rows in the order of `column`, lowest first, the header kept) / sort_rows_by_descending (highest first) / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
+            "email_addresses (every email address in the file, one per line, each once) / web_addresses (every http(s) address, one per line, each once) / sort_lines (A to Z, numbers by value) / sort_lines_descending / distinct_lines (each line once, first kept) / reverse_lines / drop_blank_lines / lower_case (every letter in lower case) / upper_case / drop_lines_containing (every line that holds `text` left out) / keep_lines_containing (only the lines that hold `text`) / sort_rows_by (a table's rows in the order of `column`, lowest first, the header kept) / sort_rows_by_descending (highest first) / table_to_json (an array of one object per row) / table_to_jsonl / table_to_csv / table_to_tsv",
         ),
         choices: super::Choices::Fixed(&HOW),
     },
@@ -399,6 +404,17 @@ fn convert(
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("{shown} is not UTF-8 text; its lines cannot be sorted"))?;
     Ok(match how {
+        "email_addresses" | "web_addresses" => {
+            let (found, kind) = if how == "email_addresses" {
+                (crate::text::email_addresses(&text), "email address")
+            } else {
+                (crate::text::web_addresses(&text), "web address")
+            };
+            if found.is_empty() {
+                return Err(format!("{shown} holds no {kind}: nothing to write"));
+            }
+            lines_made(found, &format!("each {kind} in it, once"))
+        }
         "sort_lines" => lines_made(sorted(&text, false), "sorted A to Z"),
         "sort_lines_descending" => lines_made(sorted(&text, true), "sorted Z to A"),
         "distinct_lines" => lines_made(distinct(&text), "each once"),
@@ -466,7 +482,7 @@ impl Tool for ConvertFile {
             name: ToolName::ConvertFile.into(),
             priority: 4,
             summary: Cow::Borrowed(
-                "Write a file made by code from another: its lines sorted, reversed, each once, without blank lines, without the lines holding a text or only those, in lower or upper case, a table's rows sorted by a column, or a table (CSV, TSV, JSON, JSON Lines) in another of those formats. Replacing a file asks the user.",
+                "Write a file made by code from another: the email or web addresses in it, one per line; its lines sorted, reversed, each once, without blank lines, without the lines holding a text or only those, in lower or upper case, a table's rows sorted by a column, or a table (CSV, TSV, JSON, JSON Lines) in another of those formats. Replacing a file asks the user.",
             ),
             params: Cow::Borrowed(PARAMS),
             forms: &FORMS,
@@ -722,5 +738,29 @@ mod tests {
         assert!(made.what.contains("3 blank"), "{}", made.what);
         let err = convert(&env, &env, "drop_blank_lines", None, None).expect_err("none blank");
         assert!(err.contains("no blank line"), "{err}");
+    }
+
+    #[test]
+    fn the_addresses_of_a_file_are_written_one_per_line_each_once() {
+        let dir = tempfile::tempdir().expect("dir");
+        let notes = file(
+            &dir,
+            "notes.txt",
+            "Met Ana, ana@example.org\nCall Ben\nBen: ben.ruiz@mail.test (work)\n\
+             Dan <dan@home.test>, again ana@example.org; see https://shop.test/a.\n",
+        );
+        let to = dir.path().join("emails.txt");
+        let made = convert(&notes, &to, "email_addresses", None, None).expect("made");
+        assert_eq!(
+            made.text,
+            "ana@example.org\nben.ruiz@mail.test\ndan@home.test\n"
+        );
+        assert!(made.what.starts_with("3 lines"), "{}", made.what);
+        let made = convert(&notes, &to, "web_addresses", None, None).expect("made");
+        assert_eq!(made.text, "https://shop.test/a\n");
+        // A file with none writes nothing, and says why.
+        let plain = file(&dir, "plain.txt", "no address here\n");
+        let err = convert(&plain, &to, "email_addresses", None, None).expect_err("none");
+        assert!(err.contains("holds no email address"), "{err}");
     }
 }
