@@ -112,6 +112,9 @@ const NARROWING: &[(ToolName, &[&str], bool)] = &[
     ),
     (ToolName::ReadLines, &["text"], true),
     (ToolName::ReadTable, &["equals"], false),
+    (ToolName::CopyFiles, &["containing"], false),
+    (ToolName::MoveFiles, &["containing"], false),
+    (ToolName::DeleteFiles, &["containing"], false),
 ];
 
 /// Pieces of a value shorter than this are not checked (`*.c`, a one-letter prefix).
@@ -1309,6 +1312,27 @@ mod tests {
 
     fn fit_of(tool: ToolName, input: Value, words: &str, seen: &str) -> Fit {
         fit_making(tool, input, words, seen, &[])
+    }
+
+    #[test]
+    fn a_phrase_files_must_hold_is_one_the_request_says() {
+        let words =
+            "Copy the files in ~/letters that mention an invoice into a new folder ~/invoices.";
+        for tool in [
+            ToolName::CopyFiles,
+            ToolName::MoveFiles,
+            ToolName::DeleteFiles,
+        ] {
+            let call = |phrase: &str| json!({"from": "~/letters", "to": "~/invoices", "containing": phrase});
+            assert!(
+                !matches!(fit_of(tool, call("invoice"), words, ""), Fit::Unasked(_)),
+                "{tool:?}"
+            );
+            let Fit::Unasked(why) = fit_of(tool, call("receipt"), words, "") else {
+                panic!("{tool:?}: an invented phrase kept")
+            };
+            assert!(why.contains("`containing`"), "{why}");
+        }
     }
 
     /// [`fit_of`], for a request that names files to make (`unmade`).

@@ -61,6 +61,7 @@ const PARAMS: &[Param] = &[
     MAX_SIZE,
     MODIFIED_WITHIN,
     OLDER_THAN,
+    CONTAINING,
 ];
 
 /// The names a call gives: a string split at commas, semicolons and new lines, or an
@@ -127,13 +128,21 @@ pub(super) fn allowed_destination(
 /// and `older_than` (ages: `7 days`, `1 year`), as `list_files` reads them. Asked to
 /// delete the files older than 30 days, a small model selected the whole folder; the
 /// window is a parameter it can fill, and one the request states is set by code.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// `containing` selects by what a file says, not by its name: only the files whose text
+/// holds that word or phrase, case ignored ("the letters that mention an invoice"; a
+/// small model asked for those copied `invoice*` and found none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Bounds {
     pub(super) min: Option<u64>,
     pub(super) max: Option<u64>,
     pub(super) within: Option<Duration>,
     pub(super) older: Option<Duration>,
+    pub(super) containing: Option<String>,
 }
+
+/// The bytes of a file read at most to see whether its text holds a phrase.
+const MAX_READ_FOR_TEXT: u64 = 4 * 1024 * 1024;
 
 impl Bounds {
     /// The bounds a call gives; a size or an age that cannot be read is an error naming
@@ -172,16 +181,45 @@ impl Bounds {
                 Some(other) => Err(bad(other)),
             }
         };
+        let containing = match super::lenient_param(
+            input.as_object().unwrap_or(&serde_json::Map::new()),
+            &["containing", "contains", "mentioning"],
+        ) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+            Some(other) => {
+                return Err(ToolError::InvalidInput(format!(
+                    "`containing` must be a word or phrase, got {other}"
+                )));
+            }
+        };
         Ok(Self {
             min: bound("min_size")?,
             max: bound("max_size")?,
             within: age("modified_within")?,
             older: age("older_than")?,
+            containing,
         })
     }
 
+    /// Whether the file at `path` holds the phrase `containing` gives (case ignored),
+    /// within its first [`MAX_READ_FOR_TEXT`] bytes; every file does when none is given.
+    fn holds(&self, path: &Path) -> bool {
+        let Some(phrase) = &self.containing else {
+            return true;
+        };
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(path).and_then(|f| {
+            io::Read::read_to_end(&mut io::Read::take(f, MAX_READ_FOR_TEXT), &mut bytes)
+        });
+        read.is_ok()
+            && String::from_utf8_lossy(&bytes)
+                .to_lowercase()
+                .contains(&phrase.to_lowercase())
+    }
+
     /// Whether a file of these metadata is selected, at `now`.
-    fn admits(self, meta: &std::fs::Metadata, now: SystemTime) -> bool {
+    fn admits(&self, meta: &std::fs::Metadata, now: SystemTime) -> bool {
         let len = meta.len();
         let sized = self.min.is_none_or(|m| len >= m) && self.max.is_none_or(|m| len <= m);
         if !sized {
@@ -199,7 +237,7 @@ impl Bounds {
     }
 
     /// The bounds as the call's input writes them back.
-    pub(super) fn write(self, input: &mut Value) {
+    pub(super) fn write(&self, input: &mut Value) {
         if let Some(m) = self.min {
             input["min_size"] = json!(m);
         }
@@ -212,17 +250,20 @@ impl Bounds {
         if let Some(d) = self.older {
             input["older_than"] = json!(super::files::age_words(d));
         }
+        if let Some(phrase) = &self.containing {
+            input["containing"] = json!(phrase);
+        }
     }
 
     /// Whether the call bounds the files at all.
-    pub(super) fn any(self) -> bool {
-        self != Self::default()
+    pub(super) fn any(&self) -> bool {
+        *self != Self::default()
     }
 
     /// Why these bounds select none of `files`, which the names pick: each file's size
     /// and age beside the bounds as given, so the next call can see which bound kept
     /// nothing (a small model's invented `older_than` "30 days" on a file made today).
-    pub(super) fn left_out(self, files: &[PathBuf]) -> String {
+    pub(super) fn left_out(&self, files: &[PathBuf]) -> String {
         const SHOWN: usize = 5;
         let now = SystemTime::now();
         let mut written = json!({});
@@ -313,6 +354,17 @@ pub(super) const OLDER_THAN: Param = Param {
     choices: super::Choices::Open,
 };
 
+/// The phrase a file's text holds, for the tools that select files by name.
+pub(super) const CONTAINING: Param = Param {
+    name: Cow::Borrowed("containing"),
+    kind: Cow::Borrowed("string"),
+    required: false,
+    about: Cow::Borrowed(
+        "only files whose text holds this word or phrase (case ignored), as the request says it",
+    ),
+    choices: super::Choices::Open,
+};
+
 /// What happened to one item.
 #[derive(Debug, PartialEq, Eq)]
 enum Item {
@@ -327,10 +379,11 @@ enum Item {
 pub(super) fn select(
     from: &Path,
     names: &[String],
-    bounds: Bounds,
+    bounds: &Bounds,
 ) -> io::Result<(Vec<PathBuf>, Vec<String>)> {
     if from.is_file() {
-        let fits = bounds.admits(&std::fs::metadata(from)?, SystemTime::now());
+        let fits =
+            bounds.admits(&std::fs::metadata(from)?, SystemTime::now()) && bounds.holds(from);
         return Ok((
             fits.then(|| from.to_path_buf()).into_iter().collect(),
             Vec::new(),
@@ -342,6 +395,7 @@ pub(super) fn select(
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter(|e| e.metadata().is_ok_and(|m| bounds.admits(&m, now)))
         .map(|e| e.path())
+        .filter(|p| bounds.holds(p))
         .collect();
     files.sort();
     if names.is_empty() {
@@ -449,7 +503,7 @@ fn copy_all(
             from.display()
         )));
     }
-    let (files, missing) = select(from, names, bounds)
+    let (files, missing) = select(from, names, &bounds)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
     if files.len() > MAX_FILES {
         return Err(ToolError::InvalidInput(format!(
@@ -603,7 +657,7 @@ mod tests {
         std::fs::write(dir.path().join("small.log"), "x").unwrap();
         std::fs::write(dir.path().join("big.log"), vec![b'x'; 2_000]).unwrap();
         let names = |bounds: Bounds| -> Vec<String> {
-            select(dir.path(), &["*.log".to_string()], bounds)
+            select(dir.path(), &["*.log".to_string()], &bounds)
                 .unwrap()
                 .0
                 .iter()
@@ -638,6 +692,40 @@ mod tests {
         let mut written = json!({});
         of(json!({"older_than": "30"})).write(&mut written);
         assert_eq!(written, json!({"older_than": "30 days"}));
+    }
+
+    #[test]
+    fn containing_selects_the_files_whose_text_holds_the_phrase() {
+        let dir = tempfile::tempdir().expect("dir");
+        let from = dir.path().join("letters");
+        std::fs::create_dir_all(&from).expect("letters");
+        for (name, text) in [
+            ("march.txt", "Invoice 42 for March\n"),
+            ("dinner.txt", "Dinner on Friday?\n"),
+            ("reminder.txt", "please pay the INVOICE by May\n"),
+        ] {
+            std::fs::write(from.join(name), text).expect("letter");
+        }
+        let bounds = Bounds::of(&json!({"containing": "invoice"})).expect("bounds");
+        let to = dir.path().join("invoices");
+        let items = copy_all(&from, &[], bounds.clone(), &to).expect("copied");
+        assert_eq!(
+            items,
+            vec![
+                Item::Copied(to.join("march.txt")),
+                Item::Copied(to.join("reminder.txt")),
+            ]
+        );
+        // The phrase travels with the call as it runs; a blank one selects by nothing.
+        let mut written = json!({});
+        bounds.write(&mut written);
+        assert_eq!(written, json!({"containing": "invoice"}));
+        assert!(
+            !Bounds::of(&json!({"containing": " "}))
+                .expect("blank")
+                .any()
+        );
+        assert!(Bounds::of(&json!({"containing": 3})).is_err());
     }
 
     #[test]

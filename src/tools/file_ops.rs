@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::copy_files::{
-    Bounds, MAX_SIZE, MIN_SIZE, MODIFIED_WITHIN, OLDER_THAN, Picker, allowed_destination,
-    destination, names_of, param, select,
+    Bounds, CONTAINING, MAX_SIZE, MIN_SIZE, MODIFIED_WITHIN, OLDER_THAN, Picker,
+    allowed_destination, destination, names_of, param, select,
 };
 use super::{
     Law1Action, Param, Prepared, Tool, ToolContext, ToolError, ToolFuture, ToolName, ToolSpec,
@@ -51,25 +51,25 @@ const NAMES: Param = Param {
     choices: super::Choices::Open,
 };
 
-const MOVE_PARAMS: &[Param] = &[
-    FROM,
-    NAMES,
-    MIN_SIZE,
-    MAX_SIZE,
-    MODIFIED_WITHIN,
-    OLDER_THAN,
-    Param {
-        name: Cow::Borrowed("to"),
-        kind: Cow::Borrowed("string"),
-        required: true,
-        about: Cow::Borrowed(
-            "the folder to move them into (made if missing), the new file name when renaming one file, or a name with * to rename each file (*.jpg: each file's name without its extension, then .jpg), as the user wrote it",
-        ),
-        choices: super::Choices::Open,
-    },
-];
+/// The parameters that select a folder's files, then `rest`: the move and the deletion
+/// select alike.
+macro_rules! selecting {
+    ($($rest:expr),* $(,)?) => {
+        &[FROM, NAMES, MIN_SIZE, MAX_SIZE, MODIFIED_WITHIN, OLDER_THAN, CONTAINING, $($rest),*]
+    };
+}
 
-const DELETE_PARAMS: &[Param] = &[FROM, NAMES, MIN_SIZE, MAX_SIZE, MODIFIED_WITHIN, OLDER_THAN];
+const MOVE_PARAMS: &[Param] = selecting![Param {
+    name: Cow::Borrowed("to"),
+    kind: Cow::Borrowed("string"),
+    required: true,
+    about: Cow::Borrowed(
+        "the folder to move them into (made if missing), the new file name when renaming one file, or a name with * to rename each file (*.jpg: each file's name without its extension, then .jpg), as the user wrote it",
+    ),
+    choices: super::Choices::Open,
+}];
+
+const DELETE_PARAMS: &[Param] = selecting![];
 
 /// A path as one shell word.
 fn quoted(path: &Path) -> String {
@@ -117,13 +117,13 @@ fn selected(input: &Value, ctx: &ToolContext, tool: ToolName) -> Result<Selectio
         return Err(ToolError::InvalidInput(why));
     }
     let bounds = Bounds::of(input)?;
-    let (files, missing) = select(&from, &names, bounds)
+    let (files, missing) = select(&from, &names, &bounds)
         .map_err(|e| ToolError::io(format!("cannot read {}", from.display()), e))?;
     // What the names pick, bounds aside: where the bounds left every one out, the error
     // says which files and why, so the next call can drop a bound nobody asked for.
     let unbounded = || {
         (files.is_empty() && bounds.any())
-            .then(|| select(&from, &names, Bounds::default()).ok())
+            .then(|| select(&from, &names, &Bounds::default()).ok())
             .flatten()
             .map(|(all, _)| all)
             .filter(|all| !all.is_empty())
@@ -131,7 +131,7 @@ fn selected(input: &Value, ctx: &ToolContext, tool: ToolName) -> Result<Selectio
     if files.is_empty() && from.is_file() {
         // The file is there; the bounds left it out.
         return Err(ToolError::Failed(format!(
-            "the file {} exists, and is outside the sizes and ages given, so {tool} leaves \
+            "the file {} exists, and is outside the sizes, ages or text given, so {tool} leaves \
              it alone{}",
             from.display(),
             unbounded().map_or_else(String::new, |all| format!(": {}", bounds.left_out(&all)))

@@ -1162,7 +1162,7 @@ async fn move_files_and_delete_files_are_typed_calls_law_1_observes_like_any_com
     .await;
     assert!(
         r.for_model
-            .contains("exists, and is outside the sizes and ages given"),
+            .contains("exists, and is outside the sizes, ages or text given"),
         "{}",
         r.for_model
     );

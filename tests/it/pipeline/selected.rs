@@ -39,7 +39,7 @@ fn script() -> Script {
             [
                 // Once a read selected by the word, its line.
                 Step::reply(finish("completed", "10:02 WARN slow disk", "Found it."))
-                    .when("(case ignored)"),
+                    .when("that contain \"disk\" (case ignored)"),
                 // Sent back: the read again, by the word.
                 Step::reply(call(
                     "read_lines",
