@@ -46,6 +46,13 @@
 //! folder, the empty lines of a file counted, and the folder of a folder that takes the
 //! most space named. None of these kinds had run before.
 //!
+//! Four more were written on 2026-12-02 (night), after the changes that run led to (rows
+//! kept below or above a number, a folder read as a table, addresses picked out of a
+//! file, files selected by the text they hold) and before they ran on them: the web
+//! links of a note saved one per line, the total of the sales above an amount, the
+//! files of a folder that mention a word counted, and the bytes of the files changed in
+//! the last days added up. None of these kinds had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -168,7 +175,41 @@ const PROJECTS: [(&str, usize); 6] = [
     ("gamma/y.txt", 100),
 ];
 
+/// `~/notes/reading.md`: three links, one of them twice, inside sentences.
+const READING: &str = "# To read\nA long essay: https://essays.test/slow-web.\n\
+Also (https://news.test/a?id=7) and again https://essays.test/slow-web\n\
+Video: http://video.test/talk\nNo link here.\n";
+
+/// `~/shop/sales.csv`: three sales above 100 (120, 300, 180), one at exactly 100.
+const SALES: &str = "id,amount\n1,50\n2,120\n3,99.5\n4,300\n5,100\n6,180\n";
+
+/// `~/journal`: two of five entries mention the garden, one of them in capitals.
+const ENTRIES: [(&str, &str); 5] = [
+    ("mon.txt", "Planted tulips in the garden.\n"),
+    ("tue.txt", "Rain all day.\n"),
+    ("wed.txt", "Long call with Ana.\n"),
+    ("thu.txt", "GARDEN party at Ben's.\n"),
+    ("fri.txt", "Cleaned the kitchen.\n"),
+];
+
+/// `~/parcels`: four files of 100, 250, 4000 and 50 bytes, changed 1, 3, 10 and 20 days ago.
+const PARCELS: [(&str, usize, u64); 4] = [
+    ("a.bin", 100, 1),
+    ("b.bin", 250, 3),
+    ("c.bin", 4000, 10),
+    ("d.bin", 50, 20),
+];
+
 fn make_home(home: &Path) {
+    put(home, "notes/reading.md", READING.as_bytes());
+    put(home, "shop/sales.csv", SALES.as_bytes());
+    for (name, text) in ENTRIES {
+        put(home, &format!("journal/{name}"), text.as_bytes());
+    }
+    for (name, size, days) in PARCELS {
+        put(home, &format!("parcels/{name}"), &vec![b'x'; size]);
+        super::harness::age(home, &format!("parcels/{name}"), days);
+    }
     put(home, "shop/stock.csv", STOCK.as_bytes());
     put(home, "contacts/notes.txt", CONTACTS.as_bytes());
     for (name, text) in LETTERS {
@@ -595,9 +636,84 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "links_saved",
+        turns: &[
+            "Save every web link in ~/notes/reading.md to a new file ~/notes/links.txt, one per line.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            let mut lines: Vec<String> = s
+                .read("notes/links.txt")
+                .unwrap_or_default()
+                .lines()
+                .map(|l| l.trim().to_string())
+                .filter(|l| !l.is_empty())
+                .collect();
+            lines.sort();
+            check(
+                lines
+                    == [
+                        "http://video.test/talk",
+                        "https://essays.test/slow-web",
+                        "https://news.test/a?id=7",
+                    ]
+                    && s.read("notes/reading.md").as_deref() == Some(READING)
+                    && !s.abandoned,
+                "links.txt holds the three links alone, each once, one per line; reading.md unchanged",
+            )
+        },
+    },
+    Task {
+        name: "big_sales_total",
+        turns: &["What is the total of the sales over 100 in ~/shop/sales.csv?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("600")
+                    && !s.number("700")
+                    && !s.number("849.5")
+                    && s.read("shop/sales.csv").as_deref() == Some(SALES)
+                    && !s.abandoned,
+                "600 (120 + 300 + 180), and neither 700 (with the sale at 100) nor 849.5 (every sale)",
+            )
+        },
+    },
+    Task {
+        name: "garden_entries_count",
+        turns: &["How many of the files in ~/journal mention the garden?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("2")
+                    && !s.number("5")
+                    && !s.number("1")
+                    && s.entries("journal").len() == 5
+                    && !s.abandoned,
+                "2 (mon.txt and thu.txt), and neither 5 (every file) nor 1",
+            )
+        },
+    },
+    Task {
+        name: "recent_parcels_bytes",
+        turns: &[
+            "How many bytes do the files in ~/parcels that changed in the last 5 days take up together?",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("350")
+                    && !s.number("4400")
+                    && !s.number("4350")
+                    && s.entries("parcels").len() == 4
+                    && !s.abandoned,
+                "350 (a.bin and b.bin), and neither 4400 (every file) nor 4350",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 24;
+task_tests!(SUITE, at_least = 28;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -622,6 +738,10 @@ task_tests!(SUITE, at_least = 24;
     invoice_letters_copied,
     empty_line_count,
     largest_folder_named,
+    links_saved,
+    big_sales_total,
+    garden_entries_count,
+    recent_parcels_bytes,
 );
 
 mod judges {
@@ -1059,6 +1179,68 @@ todo.txt
                 "model.bin",
                 "gamma takes 200 bytes, beta 5000.",
             ],
+        );
+    }
+
+    #[test]
+    fn links_saved() {
+        end_states(
+            "links_saved",
+            "Saved 3 links to ~/notes/links.txt.",
+            |h| {
+                put(
+                    h,
+                    "notes/links.txt",
+                    b"https://essays.test/slow-web\nhttps://news.test/a?id=7\nhttp://video.test/talk\n",
+                )
+            },
+            &[
+                // The repeated link twice; the lines that hold links; a link with the
+                // sentence's closing bracket.
+                |h| {
+                    put(
+                        h,
+                        "notes/links.txt",
+                        b"https://essays.test/slow-web\nhttps://news.test/a?id=7\n\
+                          https://essays.test/slow-web\nhttp://video.test/talk\n",
+                    )
+                },
+                |h| put(h, "notes/links.txt", super::READING.as_bytes()),
+                |h| {
+                    put(
+                        h,
+                        "notes/links.txt",
+                        b"https://essays.test/slow-web\nhttps://news.test/a?id=7)\nhttp://video.test/talk\n",
+                    )
+                },
+            ],
+        );
+    }
+
+    #[test]
+    fn big_sales_total() {
+        right_and_wrong(
+            "big_sales_total",
+            "The sales over 100 total 600.",
+            &["849.5", "700 (100 and over)", "3 sales."],
+        );
+    }
+
+    #[test]
+    fn garden_entries_count() {
+        right_and_wrong(
+            "garden_entries_count",
+            "2 files mention the garden: mon.txt and thu.txt.",
+            &["5 files.", "1 file: mon.txt", "none"],
+        );
+    }
+
+    #[test]
+    fn recent_parcels_bytes() {
+        right_and_wrong(
+            "recent_parcels_bytes",
+            "They take up 350 bytes together.",
+            &["4400 bytes", "4350 bytes", "2 files."],
         );
     }
 }
