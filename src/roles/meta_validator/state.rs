@@ -24,7 +24,7 @@ use crate::checks::shape::{self, Verdict};
 use crate::contracts::{
     AnswerShape, Criterion, CriterionMode, CriterionVerdict, DispatchManifest, FailureClass,
     Message, OutcomeSummary, Recommendation, ReplanRequest, SubTaskId, SubTaskOutcome,
-    SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus, UnrunSubTask,
+    SubTaskStatus, TaskId, ToolCallRecord, ToolCallStatus, ToolName, UnrunSubTask,
 };
 use crate::ggs::evidence;
 use crate::text::first_chars;
@@ -445,14 +445,16 @@ fn gate_request(
         .map(|s| format!("{}\n{}", s.intent, s.raw_input))
         .unwrap_or_else(|| track.intent.clone());
     // A file the task asks to make is an output, never a missing input: a read of it
-    // that failed before it was written says nothing about the task's subject.
-    let outputs = files_to_make(&round.manifest, &world.home);
+    // that failed before it was written says nothing about the task's subject. So is
+    // the place a copy, a move or a conversion writes to: "copied 0 into ~/invoices"
+    // names the folder the copies were to go to, not one the task needed to find.
+    let mut outputs = files_to_make(&round.manifest, &world.home);
+    outputs.extend(destinations(failed, &world.home));
     let missing: Vec<String> = missing_subject(&subject, failed)
         .into_iter()
         .filter(|m| {
-            !outputs
-                .iter()
-                .any(|o| o == Path::new(m.trim_end_matches('/')))
+            let m = crate::checks::criteria::resolve(m.trim_end_matches('/'), &world.home);
+            !outputs.contains(&m)
         })
         .collect();
     if !missing.is_empty() {
@@ -695,6 +697,23 @@ fn files_to_make(manifest: &DispatchManifest, home: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Where the failed sub-tasks' calls were to write: the `to` of a copy, a move or a
+/// conversion, resolved against `home`.
+fn destinations(failed: &[&SubTaskOutcome], home: &Path) -> Vec<PathBuf> {
+    failed
+        .iter()
+        .flat_map(|o| &o.tool_calls)
+        .filter(|r| {
+            matches!(
+                r.tool.builtin(),
+                Some(ToolName::CopyFiles | ToolName::MoveFiles | ToolName::ConvertFile)
+            )
+        })
+        .filter_map(|r| r.input.get("to")?.as_str())
+        .map(|to| crate::checks::criteria::resolve(to.trim_end_matches('/'), home))
+        .collect()
+}
+
 /// The resources the task itself names (a file, a folder, a URL) that every failed
 /// sub-task ran into as missing (a call that failed as not-found, naming it). Non-empty only when each failed sub-task
 /// has such a call: then the failure is the environment's answer to the task, and
@@ -857,6 +876,46 @@ mod tests {
             grant: None,
         });
         o
+    }
+
+    #[test]
+    fn the_place_a_copy_was_to_go_is_never_a_missing_subject() {
+        use crate::contracts::TaskSpec;
+        // Recorded (held invoice_letters_copied, 1.5B): a copy by a name pattern that
+        // picked nothing failed as not-found, its error naming the new folder first; the
+        // round was abandoned as if the folder the task makes were its missing subject.
+        let task = TaskId::mint();
+        let mut failed = outcome(&task, SubTaskStatus::Failed);
+        let mut copy = crate::checks::shape::tests::ok(ToolName::CopyFiles, "/home/u/invoices", "");
+        copy.input = serde_json::json!({
+            "from": "/home/u/letters", "names": "invoice*", "to": "/home/u/invoices"
+        });
+        copy.status = ToolCallStatus::Error;
+        copy.failure = Some(ToolFailure::NotFound);
+        copy.error =
+            Some("copied 0 of 1 into ~/invoices missing: invoice* (not in ~/letters)".into());
+        failed.tool_calls.push(copy);
+        let mut t = track(&task, vec![failed], 0, vec![]);
+        let round = t.round.as_mut().expect("a round");
+        round.manifest.task_spec = Some(TaskSpec {
+            task_id: task.clone(),
+            intent: "Copy the letters that mention an invoice into ~/invoices".into(),
+            constraints: Default::default(),
+            raw_input:
+                "Copy the files in ~/letters that mention an invoice into a new folder ~/invoices."
+                    .into(),
+            answer: AnswerShape::Any,
+        });
+        let now = FakeClock::at_epoch().now();
+        let Some(Gate::Send(Message::ReplanRequest(r))) = gate(&task, &t, now, 2, &world()) else {
+            panic!("a replan request");
+        };
+        assert!(
+            !r.gap_summary.contains("does not exist"),
+            "{}",
+            r.gap_summary
+        );
+        assert_ne!(r.recommendation, Recommendation::Abandon);
     }
 
     #[test]
