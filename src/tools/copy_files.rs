@@ -141,9 +141,6 @@ pub(super) struct Bounds {
     pub(super) containing: Option<String>,
 }
 
-/// The bytes of a file read at most to see whether its text holds a phrase.
-const MAX_READ_FOR_TEXT: u64 = 4 * 1024 * 1024;
-
 impl Bounds {
     /// The bounds a call gives; a size or an age that cannot be read is an error naming
     /// it.
@@ -183,7 +180,7 @@ impl Bounds {
         };
         let containing = match super::lenient_param(
             input.as_object().unwrap_or(&serde_json::Map::new()),
-            &["containing", "contains", "mentioning"],
+            &["containing", "mentioning"],
         ) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
@@ -202,20 +199,12 @@ impl Bounds {
         })
     }
 
-    /// Whether the file at `path` holds the phrase `containing` gives (case ignored),
-    /// within its first [`MAX_READ_FOR_TEXT`] bytes; every file does when none is given.
+    /// Whether the file at `path` holds the phrase `containing` gives (case ignored);
+    /// every file does when none is given.
     fn holds(&self, path: &Path) -> bool {
-        let Some(phrase) = &self.containing else {
-            return true;
-        };
-        let mut bytes = Vec::new();
-        let read = std::fs::File::open(path).and_then(|f| {
-            io::Read::read_to_end(&mut io::Read::take(f, MAX_READ_FOR_TEXT), &mut bytes)
-        });
-        read.is_ok()
-            && String::from_utf8_lossy(&bytes)
-                .to_lowercase()
-                .contains(&phrase.to_lowercase())
+        self.containing
+            .as_deref()
+            .is_none_or(|phrase| super::files::holds_text(path, phrase))
     }
 
     /// Whether a file of these metadata is selected, at `now`.

@@ -34,6 +34,7 @@ pub use params::{Setting, set};
 mod report;
 mod same;
 mod scan;
+pub(crate) use scan::holds_text;
 #[cfg(test)]
 mod tests;
 
@@ -77,6 +78,8 @@ pub struct Request {
     pub hidden: bool,
     /// Only names containing this text, case-insensitive.
     pub name_contains: Option<String>,
+    /// Only files whose text holds this phrase, case-insensitive.
+    pub containing: Option<String>,
 }
 
 impl Default for Request {
@@ -97,6 +100,7 @@ impl Default for Request {
             older_than: None,
             hidden: false,
             name_contains: None,
+            containing: None,
         }
     }
 }
@@ -245,6 +249,12 @@ pub const PARAMS: &[(&str, &str, bool, &str)] = &[
         "string",
         false,
         "only names containing this text, case-insensitive",
+    ),
+    (
+        "containing",
+        "string",
+        false,
+        "only files whose text holds this word or phrase (case ignored), as the request says it",
     ),
 ];
 

@@ -51,6 +51,7 @@ const WITHIN: &[&str] = &[
 ];
 const OLDER: &[&str] = &["older_than", "not_modified_within", "min_age"];
 const CONTAINS: &[&str] = &["name_contains", "contains", "name_includes", "substring"];
+const TEXT: &[&str] = &["containing", "mentioning", "text_contains"];
 
 /// A parameter code sets on a call because the request states it (`tools::asked`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,6 +234,10 @@ pub(super) fn from_json(input: &Value) -> Result<Request, String> {
     if let Some(v) = get(obj, CONTAINS) {
         let c = text("name_contains", v)?;
         req.name_contains = Some(c.trim().to_string()).filter(|c| !c.is_empty());
+    }
+    if let Some(v) = get(obj, TEXT) {
+        let c = text("containing", v)?;
+        req.containing = Some(c.trim().to_string()).filter(|c| !c.is_empty());
     }
     Ok(req)
 }

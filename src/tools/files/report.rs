@@ -347,6 +347,9 @@ fn describe(req: &Request) -> String {
     if let Some(c) = req.name_contains.as_deref().filter(|c| !c.is_empty()) {
         let _ = write!(out, " whose name contains \"{}\"", scan::escape_controls(c));
     }
+    if let Some(c) = req.containing.as_deref().filter(|c| !c.is_empty()) {
+        let _ = write!(out, " whose text holds \"{}\"", scan::escape_controls(c));
+    }
     let empty_folders = req.kind == super::Kind::Folders
         && req.max_size == Some(0)
         && req.min_size.is_none_or(|m| m == 0);

@@ -119,6 +119,8 @@ pub(super) struct Filter {
     globs: Option<GlobSet>,
     extensions: Vec<String>,
     contains: Option<String>,
+    /// A phrase the file's text must hold, lowercase.
+    text: Option<String>,
     kind: Kind,
     min_size: Option<u64>,
     max_size: Option<u64>,
@@ -146,6 +148,11 @@ impl Filter {
             globs: compile(&req.patterns)?,
             extensions,
             contains,
+            text: req
+                .containing
+                .as_deref()
+                .map(str::to_lowercase)
+                .filter(|c| !c.is_empty()),
             kind: req.kind,
             min_size: req.min_size,
             max_size: req.max_size,
@@ -202,6 +209,22 @@ impl Filter {
     fn size_matches(&self, size: u64) -> bool {
         self.min_size.is_none_or(|m| size >= m) && self.max_size.is_none_or(|m| size <= m)
     }
+}
+
+/// The bytes of a file read at most to see whether its text holds a phrase.
+const MAX_READ_FOR_TEXT: u64 = 4 * 1024 * 1024;
+
+/// Whether the file at `path` holds `phrase` in its first [`MAX_READ_FOR_TEXT`] bytes,
+/// case ignored (the bytes read as UTF-8, lossily).
+pub(crate) fn holds_text(path: &Path, phrase: &str) -> bool {
+    let mut bytes = Vec::new();
+    let read = fs::File::open(path).and_then(|f| {
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_READ_FOR_TEXT), &mut bytes)
+    });
+    read.is_ok()
+        && String::from_utf8_lossy(&bytes)
+            .to_lowercase()
+            .contains(&phrase.to_lowercase())
 }
 
 /// The name (lowercase) ends with `.ext` and has something before the dot.
@@ -349,6 +372,12 @@ pub(super) fn scan(folder: &Path, req: &Request, filter: &Filter, limits: &super
             continue;
         }
         if !filter.time_matches(meta.modified().ok()) {
+            continue;
+        }
+        // Only files have text; the phrase is looked for last, after every cheap test.
+        if let Some(phrase) = &filter.text
+            && (kind != EntryKind::File || !holds_text(entry.path(), phrase))
+        {
             continue;
         }
         let relative = entry.path().strip_prefix(folder).unwrap_or(entry.path());

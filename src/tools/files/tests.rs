@@ -394,6 +394,25 @@ fn names_are_shown_exactly() {
     assert!(out.contains("whose name contains \"CAFÉ\""), "{out}");
 }
 
+#[test]
+fn containing_keeps_the_files_whose_text_holds_the_phrase() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("mon.txt", "Planted tulips in the garden.\n"),
+        ("tue.txt", "Rain all day.\n"),
+        ("thu.txt", "GARDEN party at Ben's.\n"),
+        ("garden.txt", "Nothing about it inside.\n"),
+    ] {
+        std::fs::write(tmp.path().join(name), text).unwrap();
+    }
+    std::fs::create_dir(tmp.path().join("garden")).unwrap();
+    let out = call(tmp.path(), json!({"containing": "garden", "type": "any"})).unwrap();
+    // By what the files say, case ignored: not by their names, and no folder.
+    assert_eq!(names(&out), ["mon.txt", "thu.txt"]);
+    assert!(out.contains("whose text holds \"garden\""), "{out}");
+    assert!(out.contains(": 2 found"), "{out}");
+}
+
 #[cfg(unix)]
 #[test]
 fn non_utf8_names_are_shown_lossily() {
@@ -680,6 +699,7 @@ fn parameters_are_read_leniently() {
             older_than: None,
             hidden: false,
             name_contains: Some("Tax".to_string()),
+            containing: None,
         }
     );
     let req = Request::from_json(&json!("{\"sort\": \"oldest\", \"limit\": \"all\"}")).unwrap();
@@ -773,6 +793,7 @@ fn params_name_the_folder_and_every_request_field() {
         "max_size",
         "hidden",
         "name_contains",
+        "containing",
     ] {
         assert!(names.contains(&name), "{name}");
         let params = json!({ name: "nonsense-value-xyz" });
