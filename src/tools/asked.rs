@@ -59,6 +59,9 @@ pub struct Asked<'a> {
     /// For a table call: the one value of the table the request names, with its column
     /// (`tools::table_facts`), read by the caller from the file.
     pub row_value: Option<(&'a str, &'a str)>,
+    /// For a table call: the columns of the table it reads, read by the caller from the
+    /// file (a folder's are [`super::table::FOLDER_COLUMNS`]); empty when unknown.
+    pub columns: &'a [String],
     /// The names of files the request states that exist nowhere yet, as written
     /// (`ideas-old.md`, `~/recent.txt`): what the task is to make ([`unmade_names`]).
     pub unmade: &'a [String],
@@ -107,7 +110,7 @@ fn without_unmade(words: &str, unmade: &[String]) -> String {
 const NARROWING: &[(ToolName, &[&str], bool)] = &[
     (
         ToolName::ListFiles,
-        &["extensions", "name_contains", "pattern"],
+        &["extensions", "name_contains", "pattern", "containing"],
         true,
     ),
     (ToolName::ReadLines, &["text"], true),
@@ -197,6 +200,8 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     }
     if name == ToolName::ReadTable {
         notes.extend(statistic_not_asked(&mut mended, asked.stated));
+        notes.extend(table_bounds_not_asked(input, &mut mended, asked.stated));
+        notes.extend(folder_bounds_not_asked(input, &mut mended, &asked));
         notes.extend(table_group_not_asked(&mut mended, &words, asked.seen));
         notes.extend(table_rows_not_asked(input, &mut mended, asked.row_value));
     }
@@ -1127,6 +1132,152 @@ fn statistic_not_asked(input: &mut Value, stated: &str) -> Option<String> {
     ))
 }
 
+/// The bounds on a plain number a request states in words, as read_table's bound
+/// parameters: "over 100", "more than 3", "above 2.5" keep the values `above` it;
+/// "under 5", "fewer than 5", "below 0" those `below` it; "at least 3", "no fewer than
+/// 3" `at_least`; "at most 10", "no more than 10" `at_most`. A number followed by a
+/// unit of size or of time is a size or an age, not a value of a column; the first
+/// bound of each parameter counts.
+fn number_bounds_asked(stated: &str) -> Vec<(&'static str, String)> {
+    const ABOVE: &[&str] = &[
+        "above",
+        "exceeding",
+        "greater",
+        "higher",
+        "larger",
+        "bigger",
+        "more",
+        "over",
+    ];
+    const BELOW: &[&str] = &["below", "fewer", "less", "lower", "smaller", "under"];
+    let tokens: Vec<String> = files::prose(stated)
+        .split_whitespace()
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '-')
+                .trim_end_matches('.')
+                .to_lowercase()
+        })
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut found: Vec<(&'static str, String)> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if t.parse::<f64>().is_err() {
+            continue;
+        }
+        if let Some(next) = tokens.get(i + 1)
+            && (files::parse_size(&format!("{t}{next}")).is_some()
+                || files::parse_age(&format!("{t} {next}")).is_some())
+            && next.chars().all(char::is_alphabetic)
+        {
+            continue;
+        }
+        let before: Vec<&str> = tokens[i.saturating_sub(3)..i]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let negated = before.iter().any(|w| matches!(*w, "no" | "not"));
+        let at = |w: &str| before.windows(2).any(|p| p == ["at", w]);
+        let param = if at("least") {
+            "at_least"
+        } else if at("most") {
+            "at_most"
+        } else if before.iter().any(|w| ABOVE.contains(w)) {
+            if negated { "at_most" } else { "above" }
+        } else if before.iter().any(|w| BELOW.contains(w)) {
+            if negated { "at_least" } else { "below" }
+        } else {
+            continue;
+        };
+        if !found.iter().any(|(p, _)| *p == param) {
+            found.push((param, t.clone()));
+        }
+    }
+    found
+}
+
+/// When the request bounds a number ("the sales over 100", "items with fewer than 5")
+/// and a read_table call that computes on a column keeps every row: the bounds on that
+/// column, and the note. Asked for the total of the sales over 100, a small model
+/// summed every sale, and code printed that sum exactly.
+fn table_bounds_not_asked(input: &Value, mended: &mut Value, stated: &str) -> Option<String> {
+    use super::table::Request;
+    let call = Request::from_json(input).ok()?;
+    if !call.bounds.is_empty() || call.equals.is_some() {
+        return None;
+    }
+    let column = call.where_column.clone().or(call.column.clone())?;
+    let asked = number_bounds_asked(stated);
+    if asked.is_empty() {
+        return None;
+    }
+    let map = mended.as_object_mut()?;
+    map.insert("where_column".to_string(), Value::from(column.clone()));
+    let mut said = Vec::new();
+    for (param, value) in asked {
+        map.insert(param.to_string(), Value::from(value.clone()));
+        said.push(format!("`{param}` {value}"));
+    }
+    Some(format!(
+        "the sub-task bounds the values, so it ran over the rows of {column} with {}",
+        said.join(" and ")
+    ))
+}
+
+/// When a read_table call reads a folder (its rows the folder's entries) over every
+/// entry while the request bounds the files by age ("changed in the last 5 days") or by
+/// size ("bigger than 2 MB"), as list_files reads those words: the bound on `days_old`
+/// or `size_bytes`, and the note. A small model listed the recent files right, then
+/// added up the sizes of every file of the folder. One column is bounded: where the
+/// request bounds both, the call is left as it is.
+fn folder_bounds_not_asked(input: &Value, mended: &mut Value, asked: &Asked<'_>) -> Option<String> {
+    use super::table::{FOLDER_COLUMNS, Request};
+    if asked.columns.iter().map(String::as_str).ne(FOLDER_COLUMNS) {
+        return None;
+    }
+    let call = Request::from_json(input).ok()?;
+    if !call.bounds.is_empty() || call.equals.is_some() || call.where_column.is_some() {
+        return None;
+    }
+    const DAY: u64 = 86_400;
+    let (within, older) = files::ages_asked(asked.stated);
+    let (least, most) = files::size_bounds_asked(asked.stated);
+    let days = |d: std::time::Duration| (d.as_secs().div_ceil(DAY)).to_string();
+    let bounds: Vec<(&str, String)> = match (within.or(older).is_some(), least.or(most).is_some()) {
+        (true, false) => within
+            .map(|d| ("below", days(d)))
+            .into_iter()
+            .chain(older.map(|d| ("at_least", days(d))))
+            .collect(),
+        (false, true) => least
+            .map(|b| ("at_least", b.to_string()))
+            .into_iter()
+            .chain(most.map(|b| ("at_most", b.to_string())))
+            .collect(),
+        _ => return None,
+    };
+    let column = if within.or(older).is_some() {
+        "days_old"
+    } else {
+        "size_bytes"
+    };
+    let map = mended.as_object_mut()?;
+    map.insert("where_column".to_string(), Value::from(column));
+    let said: Vec<String> = bounds
+        .into_iter()
+        .map(|(param, value)| {
+            let shown = format!("`{param}` {value}");
+            map.insert(param.to_string(), Value::from(value));
+            shown
+        })
+        .collect();
+    Some(format!(
+        "the sub-task bounds the files by {}, so it ran over the entries with `where_column` \
+         {column} and {}",
+        if column == "days_old" { "age" } else { "size" },
+        said.join(" and ")
+    ))
+}
+
 /// When the request groups by a column of the table a call showed ("which month",
 /// "per city", "each status": the column's name, or its plural, after a word that picks
 /// or spreads over its values) and a read_table call adds up or counts over all rows:
@@ -1315,6 +1466,109 @@ mod tests {
     }
 
     #[test]
+    fn a_bound_on_a_number_the_request_states_is_read_as_the_table_reads_it() {
+        let b = number_bounds_asked;
+        assert_eq!(
+            b("the total of the sales over 100"),
+            [("above", "100".into())]
+        );
+        assert_eq!(
+            b("How many items have fewer than 5 in stock?"),
+            [("below", "5".into())]
+        );
+        assert_eq!(b("scores of at least 2.5"), [("at_least", "2.5".into())]);
+        assert_eq!(b("no more than 10 guests"), [("at_most", "10".into())]);
+        assert_eq!(
+            b("orders over 20 and under 50"),
+            [("above", "20".into()), ("below", "50".into())]
+        );
+        // Sizes and ages are not values of a column; a number alone bounds nothing.
+        assert!(b("files bigger than 200 KB").is_empty());
+        assert!(b("changed more than 30 days ago").is_empty());
+        assert!(b("the 3 largest rows").is_empty());
+    }
+
+    #[test]
+    fn a_table_call_that_keeps_every_row_runs_with_the_bounds_asked() {
+        let words = "What is the total of the sales over 100 in ~/shop/sales.csv?";
+        let call = json!({"path": "~/shop/sales.csv", "op": "sum", "column": "amount"});
+        let Fit::Mended { input, note } = fit_of(ToolName::ReadTable, call, words, "") else {
+            panic!("the sum over every row ran as it was")
+        };
+        assert_eq!(input["where_column"], json!("amount"));
+        assert_eq!(input["above"], json!("100"));
+        assert!(note.contains("`above` 100"), "{note}");
+        // A call that bounds already, or keeps rows by a value, runs as it is; so does
+        // one with no column to bound.
+        for call in [
+            json!({"path": "s.csv", "op": "sum", "column": "amount", "where_column": "amount", "above": "50"}),
+            json!({"path": "s.csv", "op": "count", "where_column": "city", "equals": "Lyon"}),
+            json!({"path": "s.csv", "op": "count"}),
+        ] {
+            assert!(
+                !matches!(
+                    fit_of(ToolName::ReadTable, call.clone(), words, ""),
+                    Fit::Mended { .. }
+                ),
+                "{call}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_folder_read_as_a_table_keeps_the_files_the_request_bounds() {
+        let columns: Vec<String> = super::super::table::FOLDER_COLUMNS
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        let with = |words: &str, call: Value, columns: &[String]| {
+            fit(
+                &ToolName::ReadTable.into(),
+                &call,
+                Asked {
+                    words,
+                    stated: words,
+                    seen: "",
+                    earlier: &[],
+                    row_value: None,
+                    columns,
+                    unmade: &[],
+                },
+            )
+        };
+        let sum = json!({"path": "~/parcels", "op": "sum", "column": "size_bytes"});
+        let words = "How many bytes do the files in ~/parcels that changed in the last 5 days take up together?";
+        let Fit::Mended { input, note } = with(words, sum.clone(), &columns) else {
+            panic!("every file's bytes added up")
+        };
+        assert_eq!(input["where_column"], json!("days_old"));
+        assert_eq!(input["below"], json!("5"));
+        assert!(note.contains("by age"), "{note}");
+        let Fit::Mended { input, .. } = with("the files bigger than 2 KB", sum.clone(), &columns)
+        else {
+            panic!("every file's bytes added up")
+        };
+        assert_eq!(input["where_column"], json!("size_bytes"));
+        assert_eq!(input["at_least"], json!("2000"));
+        // A table that is no folder, a request with no bound, a call that filters
+        // already: as they are.
+        assert!(!matches!(with(words, sum.clone(), &[]), Fit::Mended { .. }));
+        assert!(!matches!(
+            with(
+                "How many bytes do the files in ~/parcels take up?",
+                sum,
+                &columns
+            ),
+            Fit::Mended { .. }
+        ));
+        let filtered = json!({"path": "~/parcels", "op": "count", "where_column": "extension", "equals": "jpg"});
+        assert!(!matches!(
+            with(words, filtered, &columns),
+            Fit::Mended { .. }
+        ));
+    }
+
+    #[test]
     fn a_phrase_files_must_hold_is_one_the_request_says() {
         let words =
             "Copy the files in ~/letters that mention an invoice into a new folder ~/invoices.";
@@ -1346,6 +1600,7 @@ mod tests {
                 seen,
                 earlier: &[],
                 row_value: None,
+                columns: &[],
                 unmade,
             },
         )
@@ -1892,6 +2147,7 @@ mod tests {
             seen: "",
             earlier: &earlier,
             row_value: None,
+            columns: &[],
             unmade: &[],
         };
         let Fit::Mended { input, note } = fit(&ToolName::ListFiles.into(), &later, asked) else {
@@ -1907,6 +2163,7 @@ mod tests {
             seen: "draft-1.txt",
             earlier: &unnamed,
             row_value: None,
+            columns: &[],
             unmade: &[],
         };
         assert_eq!(
@@ -1920,6 +2177,7 @@ mod tests {
             seen: "",
             earlier: &lines,
             row_value: None,
+            columns: &[],
             unmade: &[],
         };
         let set = json!({"path": "a.log", "op": "count", "text": "time"});
@@ -2230,6 +2488,7 @@ mod tests {
                     seen: "",
                     earlier: &[],
                     row_value: named,
+                    columns: &[],
                     unmade: &[],
                 },
             )

@@ -710,6 +710,7 @@ impl Worker {
         // words may name a column ("which month") or a value of one ("on Atlas"), and the
         // check of that first call needs them.
         let mut row_value = None;
+        let mut table_columns: Vec<String> = Vec::new();
         if tool.builtin() == Some(tools::ToolName::ReadTable)
             && let Some(path) = input.get("path").and_then(Value::as_str)
         {
@@ -726,6 +727,7 @@ impl Worker {
                     columns.join(", ")
                 ));
             }
+            table_columns = columns;
         }
         let earlier: Vec<Value> = records
             .iter()
@@ -758,6 +760,7 @@ impl Worker {
                 seen: &seen,
                 earlier: &earlier,
                 row_value: row_value.as_ref().map(|(c, v)| (c.as_str(), v.as_str())),
+                columns: &table_columns,
                 unmade: &unmade,
             },
         )

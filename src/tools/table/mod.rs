@@ -55,6 +55,9 @@ pub struct Request {
     pub limit: usize,
 }
 
+/// The columns of a folder read as a table, in order.
+pub const FOLDER_COLUMNS: [&str; 6] = folder::COLUMNS;
+
 /// Bounds on the values of a filter's column, each a number (or, for a column of dates,
 /// a date), as the call wrote it: "fewer than 5" is `below` 5, "5 or more" `at_least` 5.
 /// A row is kept when its value keeps within every bound given.
