@@ -53,6 +53,14 @@
 //! files of a folder that mention a word counted, and the bytes of the files changed in
 //! the last days added up. None of these kinds had run before.
 //!
+//! Three more were written on 2026-12-02 (night), after the changes the next run led
+//! to (a bound the request states on a number set on a table call that keeps every row,
+//! a folder's age or size bound set on a table call over its entries, list_files
+//! selecting by the text files hold, the place a copy was to go never a missing
+//! subject) and before they ran: the names of the products below a price saved one per
+//! line, the notes that mention a word moved into a new folder, and the mean of the
+//! values above a number. None of these kinds had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -200,7 +208,26 @@ const PARCELS: [(&str, usize, u64); 4] = [
     ("d.bin", 50, 20),
 ];
 
+/// `~/shop/prices.csv`: two products below 3 (bread, milk); apples cost exactly 3.
+const PRICES: &str = "product,price\nbread,2.50\nmilk,1.20\ncheese,6.80\napples,3.00\ntea,4.10\n";
+
+/// `~/desk`: two of four notes mention urgent matters, in two cases.
+const DESK: [(&str, &str); 4] = [
+    ("bank.txt", "URGENT: call the bank\n"),
+    ("lunch.txt", "lunch menu for Friday\n"),
+    ("rent.txt", "pay the rent, urgent\n"),
+    ("receipts.txt", "old receipts\n"),
+];
+
+/// `~/weather/july.csv`: four days above 20 (24, 21, 30, 27: mean 25.5) of six.
+const JULY: &str = "day,temp\n1,18\n2,24\n3,21\n4,30\n5,19\n6,27\n";
+
 fn make_home(home: &Path) {
+    put(home, "shop/prices.csv", PRICES.as_bytes());
+    for (name, text) in DESK {
+        put(home, &format!("desk/{name}"), text.as_bytes());
+    }
+    put(home, "weather/july.csv", JULY.as_bytes());
     put(home, "notes/reading.md", READING.as_bytes());
     put(home, "shop/sales.csv", SALES.as_bytes());
     for (name, text) in ENTRIES {
@@ -711,9 +738,57 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "cheap_products_saved",
+        turns: &[
+            "Write the names of the products in ~/shop/prices.csv that cost less than 3 into a new file ~/shop/cheap.txt, one per line.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                listed_names(s, "shop/cheap.txt").as_deref()
+                    == Some(&["bread".to_string(), "milk".to_string()][..])
+                    && s.read("shop/prices.csv").as_deref() == Some(PRICES)
+                    && !s.abandoned,
+                "cheap.txt names bread and milk alone; prices.csv unchanged",
+            )
+        },
+    },
+    Task {
+        name: "urgent_notes_moved",
+        turns: &["Move the notes in ~/desk that mention urgent into a new folder ~/urgent."],
+        law1: Law1::Never,
+        judge: |s| {
+            let moved =
+                |name: &str, text: &str| s.read(&format!("urgent/{name}")).as_deref() == Some(text);
+            check(
+                s.entries("urgent") == ["bank.txt", "rent.txt"]
+                    && moved(DESK[0].0, DESK[0].1)
+                    && moved(DESK[2].0, DESK[2].1)
+                    && s.entries("desk") == ["lunch.txt", "receipts.txt"]
+                    && !s.abandoned,
+                "~/urgent holds bank.txt and rent.txt, byte for byte; ~/desk the other two",
+            )
+        },
+    },
+    Task {
+        name: "warm_days_mean",
+        turns: &["What is the average temperature of the days above 20 in ~/weather/july.csv?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("25.5")
+                    && !s.number("23.17")
+                    && !s.number("23.2")
+                    && s.read("weather/july.csv").as_deref() == Some(JULY)
+                    && !s.abandoned,
+                "25.5 (24, 21, 30, 27), and not the mean of every day (23.17)",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 28;
+task_tests!(SUITE, at_least = 31;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -742,6 +817,9 @@ task_tests!(SUITE, at_least = 28;
     big_sales_total,
     garden_entries_count,
     recent_parcels_bytes,
+    cheap_products_saved,
+    urgent_notes_moved,
+    warm_days_mean,
 );
 
 mod judges {
@@ -1241,6 +1319,63 @@ todo.txt
             "recent_parcels_bytes",
             "They take up 350 bytes together.",
             &["4400 bytes", "4350 bytes", "2 files."],
+        );
+    }
+
+    #[test]
+    fn cheap_products_saved() {
+        end_states(
+            "cheap_products_saved",
+            "Saved 2 names to ~/shop/cheap.txt.",
+            |h| put(h, "shop/cheap.txt", b"bread\nmilk\n"),
+            &[
+                // With the product at exactly 3; every product; the prices, not the names.
+                |h| put(h, "shop/cheap.txt", b"bread\nmilk\napples\n"),
+                |h| put(h, "shop/cheap.txt", b"bread\nmilk\ncheese\napples\ntea\n"),
+                |h| put(h, "shop/cheap.txt", b"2.50\n1.20\n"),
+            ],
+        );
+    }
+
+    #[test]
+    fn urgent_notes_moved() {
+        end_states(
+            "urgent_notes_moved",
+            "Moved 2 notes into ~/urgent.",
+            |h| {
+                for (name, text) in [super::DESK[0], super::DESK[2]] {
+                    put(h, &format!("urgent/{name}"), text.as_bytes());
+                    std::fs::remove_file(h.join(format!("desk/{name}"))).expect("moved");
+                }
+            },
+            &[
+                // Copied, not moved; only the one in capitals; every note.
+                |h| {
+                    for (name, text) in [super::DESK[0], super::DESK[2]] {
+                        put(h, &format!("urgent/{name}"), text.as_bytes());
+                    }
+                },
+                |h| {
+                    let (name, text) = super::DESK[0];
+                    put(h, &format!("urgent/{name}"), text.as_bytes());
+                    std::fs::remove_file(h.join(format!("desk/{name}"))).expect("moved");
+                },
+                |h| {
+                    for (name, text) in super::DESK {
+                        put(h, &format!("urgent/{name}"), text.as_bytes());
+                        std::fs::remove_file(h.join(format!("desk/{name}"))).expect("moved");
+                    }
+                },
+            ],
+        );
+    }
+
+    #[test]
+    fn warm_days_mean() {
+        right_and_wrong(
+            "warm_days_mean",
+            "The days above 20 average 25.5 degrees.",
+            &["23.17", "The average is 23.2.", "4 days are above 20."],
         );
     }
 }
