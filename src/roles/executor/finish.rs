@@ -399,12 +399,13 @@ pub const CHECKS: &[Check] = &[
         },
     },
     // A count of every line, row or file a call read whole, where the question counts
-    // only some of them ("how many guests … have confirmed"). Once: a question that
-    // does count them all finishes again.
+    // only some of them ("how many guests … have confirmed"). Once, spent when it
+    // pushes: a question that does count them all finishes again; a finish it found
+    // nothing in (a repeated read's output, weighed as the answer) spends nothing.
     Check {
         name: "whole counted",
         when: COMPLETED,
-        budget: Budget::Look(Once::Whole),
+        budget: Budget::Push(Once::Whole),
         rule: |f, s| {
             crate::checks::whole::whole_counted(&s.asked(), f.output, &f.refs())
                 .map(|w| push(shape_nudge(&w)))

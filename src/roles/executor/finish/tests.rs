@@ -374,3 +374,42 @@ fn how_much_a_call_was_asked_to_show_is_no_evidence_for_an_answer() {
     // Inputs that are not JSON objects (a command line) are kept whole.
     assert_eq!(without_counts("ls -1 ~/notes"), "ls -1 ~/notes");
 }
+
+#[test]
+fn a_finish_the_whole_count_row_finds_nothing_in_leaves_its_push_back_for_the_count() {
+    // Recorded (held confirmed_guests_count, 1.5B, run 14): the model asked for the same
+    // read again, whose output was weighed as its answer, then finished with the count
+    // of every line; the push-back had been spent on the repeated read.
+    let (_, case) = cases()
+        .into_iter()
+        .find(|(name, _)| name == "whole_counted.json")
+        .expect("the recorded case");
+    let mut pushes = pushes_of(&case);
+    let read_again = Case {
+        finish: Fin {
+            status: FinishStatus::Completed,
+            output: case.calls[0].output.clone(),
+            summary: String::new(),
+        },
+        ..case
+    };
+    let first = weigh_case(&read_again, CHECKS, &mut pushes);
+    assert!(
+        !matches!(
+            first,
+            Weighed::Pushed {
+                check: "whole counted",
+                ..
+            }
+        ),
+        "{first:?}"
+    );
+    let (_, case) = cases()
+        .into_iter()
+        .find(|(name, _)| name == "whole_counted.json")
+        .expect("the recorded case");
+    match weigh_case(&case, CHECKS, &mut pushes) {
+        Weighed::Pushed { check, .. } => assert_eq!(check, "whole counted"),
+        other => panic!("the count of every line went out: {other:?}"),
+    }
+}
