@@ -509,9 +509,14 @@ fn a_look(lines: &[&str], containing: Option<&str>) -> String {
     if first.is_empty() {
         return String::new();
     }
+    // What the file's lines are, counted whole: a question about its lines ("how many
+    // are empty") may be answered by them, not by a word a line holds.
+    let blank = lines.iter().filter(|l| l.trim().is_empty()).count();
     format!(
-        "\nHow the file writes its lines (its first {} with text), to choose what to select \
-         by:\n{}",
+        "\nThe file has {} ({blank} of them blank, {} with text). How it writes its lines \
+         (its first {} with text), to choose what to select by:\n{}",
+        crate::text::plural(lines.len(), "line", "lines"),
+        lines.len() - blank,
         first.len(),
         first.join("\n")
     )
@@ -639,12 +644,12 @@ mod tests {
         assert!(
             run(json!({"op": "count", "text": "timeout"})).starts_with(
                 "0 of the 6 lines of app.log that contain \"timeout\" (case ignored) (0% of the lines).\n\
-                 How the file writes its lines"
+                 The file has 6 lines (1 of them blank, 5 with text). How it writes its lines"
             )
         );
         assert!(run(json!({"op": "last", "text": "timeout"})).starts_with(
             "None of the 6 lines of app.log that contain \"timeout\" (case ignored).\n\
-                 How the file writes its lines"
+                 The file has 6 lines (1 of them blank, 5 with text). How it writes its lines"
         ));
     }
 
