@@ -289,6 +289,19 @@ fn listed_names(s: &super::harness::Seen<'_>, rel: &str) -> Option<Vec<String>> 
     })
 }
 
+/// The non-blank lines of a file, trimmed and sorted (none when it is not there).
+fn sorted_lines(s: &super::harness::Seen<'_>, rel: &str) -> Vec<String> {
+    let mut lines: Vec<String> = s
+        .read(rel)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines.sort();
+    lines
+}
+
 /// The file's text trimmed, if it is there.
 fn trimmed(s: &super::harness::Seen<'_>, rel: &str) -> Option<String> {
     s.read(rel).map(|t| t.trim().to_string())
@@ -596,14 +609,7 @@ const TASKS: &[Task] = &[
         ],
         law1: Law1::Never,
         judge: |s| {
-            let mut lines: Vec<String> = s
-                .read("contacts/emails.txt")
-                .unwrap_or_default()
-                .lines()
-                .map(|l| l.trim().to_string())
-                .filter(|l| !l.is_empty())
-                .collect();
-            lines.sort();
+            let lines = sorted_lines(s, "contacts/emails.txt");
             check(
                 lines == ["ana@example.org", "ben.ruiz@mail.test", "dan@home.test"]
                     && s.read("contacts/notes.txt").as_deref() == Some(CONTACTS)
@@ -670,14 +676,7 @@ const TASKS: &[Task] = &[
         ],
         law1: Law1::Never,
         judge: |s| {
-            let mut lines: Vec<String> = s
-                .read("notes/links.txt")
-                .unwrap_or_default()
-                .lines()
-                .map(|l| l.trim().to_string())
-                .filter(|l| !l.is_empty())
-                .collect();
-            lines.sort();
+            let lines = sorted_lines(s, "notes/links.txt");
             check(
                 lines
                     == [
