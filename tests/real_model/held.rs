@@ -61,6 +61,15 @@
 //! line, the notes that mention a word moved into a new folder, and the mean of the
 //! values above a number. None of these kinds had run before.
 //!
+//! Seven more were written on 2026-12-02 (morning), after the changes run 15 led to (the
+//! whole-count push-back spent only when it pushes, a filter that keeps no line saying
+//! how many lines are blank, a folder's bound set when half a filter is given) and
+//! before any of them ran: the lines of a poem that hold text counted, the books of a
+//! table counted per genre, a date some days after the one a file states, files renamed
+//! to another extension, the share of a table's orders paid one way as a percentage,
+//! each value of a column saved once, and the files of one extension above a size
+//! counted. None of these kinds had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -222,7 +231,48 @@ const DESK: [(&str, &str); 4] = [
 /// `~/weather/july.csv`: four days above 20 (24, 21, 30, 27: mean 25.5) of six.
 const JULY: &str = "day,temp\n1,18\n2,24\n3,21\n4,30\n5,19\n6,27\n";
 
+/// `~/poems/sea.txt`: seven lines, three of them blank, four with text.
+const SEA: &str = "The sea is wide\n\nand the sky is grey\n\n\nthe gulls call out\nover the bay\n";
+
+/// `~/library/books.csv`: fiction 3, history 2, poetry 1; one title holds a quoted comma.
+const BOOKS: &str = "title,author,genre\nDune,Herbert,fiction\n\"Sapiens, A Brief History\",Harari,history\n\
+Emma,Austen,fiction\nOdes,Keats,poetry\nSPQR,Beard,history\nHamlet,Shakespeare,fiction\n";
+
+/// `~/docs/contract.txt`: starts on 2026-03-10; 45 days later is 2026-04-24.
+const CONTRACT: &str =
+    "Rental contract\nTenant: J. Doe\nStart date: 2026-03-10\nMonthly rent: 900\n";
+
+/// `~/pics`: two .jpeg pictures and a .png.
+const PICS: [(&str, &[u8]); 3] = [
+    ("boat.jpeg", b"\xff\xd8\xff boat"),
+    ("hill.jpeg", b"\xff\xd8\xff hill"),
+    ("map.png", b"\x89PNG map"),
+];
+
+/// `~/crm/customers.csv`: six customers in three countries.
+const CUSTOMERS: &str =
+    "name,country\nAna,Peru\nBen,France\nChen,Japan\nDana,Peru\nEli,France\nFay,Peru\n";
+
+/// `~/var`: two .log files above 1 KB (either kind of KB), one below, and a big file of
+/// another kind.
+const VAR: [(&str, usize); 4] = [
+    ("app.log", 3000),
+    ("db.log", 500),
+    ("web.log", 2000),
+    ("dump.dat", 5000),
+];
+
 fn make_home(home: &Path) {
+    put(home, "poems/sea.txt", SEA.as_bytes());
+    put(home, "library/books.csv", BOOKS.as_bytes());
+    put(home, "docs/contract.txt", CONTRACT.as_bytes());
+    for (name, bytes) in PICS {
+        put(home, &format!("pics/{name}"), bytes);
+    }
+    put(home, "crm/customers.csv", CUSTOMERS.as_bytes());
+    for (name, size) in VAR {
+        put(home, &format!("var/{name}"), &vec![b'x'; size]);
+    }
     put(home, "shop/prices.csv", PRICES.as_bytes());
     for (name, text) in DESK {
         put(home, &format!("desk/{name}"), text.as_bytes());
@@ -785,9 +835,107 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "text_lines_count",
+        turns: &["How many lines of ~/poems/sea.txt have text on them?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("4") && s.read("poems/sea.txt").as_deref() == Some(SEA) && !s.abandoned,
+                "4 lines hold text (of 7; 3 are blank)",
+            )
+        },
+    },
+    Task {
+        name: "genre_counts",
+        turns: &["How many books of each genre are in ~/library/books.csv?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                super::harness::counts_per_group(
+                    &s.text,
+                    &[("fiction", "3"), ("history", "2"), ("poetry", "1")],
+                ) && s.read("library/books.csv").as_deref() == Some(BOOKS)
+                    && !s.abandoned,
+                "fiction 3, history 2, poetry 1, each beside its genre",
+            )
+        },
+    },
+    Task {
+        name: "contract_date_after",
+        turns: &["What date is 45 days after the start date written in ~/docs/contract.txt?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                super::harness::has_date(&s.text, "2026-04-24")
+                    && !super::harness::has_date(&s.text, "2026-04-25")
+                    && !super::harness::has_date(&s.text, "2026-04-23")
+                    && s.read("docs/contract.txt").as_deref() == Some(CONTRACT)
+                    && !s.abandoned,
+                "2026-04-24 (45 days after 2026-03-10)",
+            )
+        },
+    },
+    Task {
+        name: "jpeg_renamed",
+        turns: &["Rename the .jpeg files in ~/pics so that they end in .jpg instead."],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.entries("pics") == ["boat.jpg", "hill.jpg", "map.png"]
+                    && s.bytes("pics/boat.jpg").as_deref() == Some(PICS[0].1)
+                    && s.bytes("pics/hill.jpg").as_deref() == Some(PICS[1].1)
+                    && s.bytes("pics/map.png").as_deref() == Some(PICS[2].1)
+                    && !s.abandoned,
+                "~/pics holds boat.jpg, hill.jpg (their own bytes) and map.png",
+            )
+        },
+    },
+    Task {
+        name: "card_orders_percent",
+        turns: &["What percentage of the orders in ~/shop/orders.csv were paid by card?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number_any(&["42.86", "42.9", "43", "42.857"])
+                    && !s.number_any(&["57.14", "57.1", "55.91", "55.9", "56"])
+                    && s.read("shop/orders.csv").as_deref() == Some(ORDERS)
+                    && !s.abandoned,
+                "about 42.86 % (3 of 7 orders), not the share of the amount (55.9 %)",
+            )
+        },
+    },
+    Task {
+        name: "countries_saved",
+        turns: &[
+            "Write each country that appears in ~/crm/customers.csv, once, into a new file ~/crm/countries.txt, one per line.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                sorted_lines(s, "crm/countries.txt") == ["France", "Japan", "Peru"]
+                    && s.read("crm/customers.csv").as_deref() == Some(CUSTOMERS)
+                    && !s.abandoned,
+                "countries.txt holds France, Japan and Peru, each once",
+            )
+        },
+    },
+    Task {
+        name: "big_logs_count",
+        turns: &["How many .log files in ~/var are larger than 1 KB?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("2")
+                    && s.entries("var") == ["app.log", "db.log", "dump.dat", "web.log"]
+                    && !s.abandoned,
+                "2 (app.log and web.log), not the 3 .log files nor the 3 files above 1 KB",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 31;
+task_tests!(SUITE, at_least = 38;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -819,6 +967,13 @@ task_tests!(SUITE, at_least = 31;
     cheap_products_saved,
     urgent_notes_moved,
     warm_days_mean,
+    text_lines_count,
+    genre_counts,
+    contract_date_after,
+    jpeg_renamed,
+    card_orders_percent,
+    countries_saved,
+    big_logs_count,
 );
 
 mod judges {
@@ -1375,6 +1530,124 @@ todo.txt
             "warm_days_mean",
             "The days above 20 average 25.5 degrees.",
             &["23.17", "The average is 23.2.", "4 days are above 20."],
+        );
+    }
+
+    #[test]
+    fn text_lines_count() {
+        right_and_wrong(
+            "text_lines_count",
+            "4 lines of sea.txt have text on them.",
+            &["The file has 7 lines.", "3 lines.", "7"],
+        );
+    }
+
+    #[test]
+    fn genre_counts() {
+        right_and_wrong(
+            "genre_counts",
+            "fiction: 3, history: 2, poetry: 1",
+            &[
+                // One total; two counts swapped; a genre missing.
+                "There are 6 books.",
+                "fiction: 3, history: 1, poetry: 2",
+                "fiction: 3, history: 2",
+            ],
+        );
+    }
+
+    #[test]
+    fn contract_date_after() {
+        right_and_wrong(
+            "contract_date_after",
+            "45 days after 2026-03-10 is 2026-04-24.",
+            &[
+                "2026-04-25",
+                "The contract starts on 2026-03-10.",
+                "April 23, 2026",
+            ],
+        );
+    }
+
+    #[test]
+    fn jpeg_renamed() {
+        end_states(
+            "jpeg_renamed",
+            "Renamed 2 files.",
+            |h| {
+                for (name, bytes) in &super::PICS[..2] {
+                    let stem = name.trim_end_matches(".jpeg");
+                    put(h, &format!("pics/{stem}.jpg"), bytes);
+                    std::fs::remove_file(h.join(format!("pics/{name}"))).expect("renamed");
+                }
+            },
+            &[
+                // Copied, the old names left; one of the two; the png renamed as well.
+                |h| {
+                    for (name, bytes) in &super::PICS[..2] {
+                        let stem = name.trim_end_matches(".jpeg");
+                        put(h, &format!("pics/{stem}.jpg"), bytes);
+                    }
+                },
+                |h| {
+                    put(h, "pics/boat.jpg", super::PICS[0].1);
+                    std::fs::remove_file(h.join("pics/boat.jpeg")).expect("renamed");
+                },
+                |h| {
+                    for (name, bytes) in super::PICS {
+                        let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+                        put(h, &format!("pics/{stem}.jpg"), bytes);
+                        std::fs::remove_file(h.join(format!("pics/{name}"))).expect("renamed");
+                    }
+                },
+            ],
+        );
+    }
+
+    #[test]
+    fn card_orders_percent() {
+        right_and_wrong(
+            "card_orders_percent",
+            "3 of the 7 orders were paid by card: 42.86%.",
+            &[
+                "57.14%",
+                "55.9% of the money was paid by card.",
+                "3 orders were paid by card.",
+            ],
+        );
+    }
+
+    #[test]
+    fn countries_saved() {
+        end_states(
+            "countries_saved",
+            "Saved 3 countries to ~/crm/countries.txt.",
+            |h| put(h, "crm/countries.txt", b"Peru\nFrance\nJapan\n"),
+            &[
+                // Every row's country; the customers' names; one missing.
+                |h| {
+                    put(
+                        h,
+                        "crm/countries.txt",
+                        b"Peru\nFrance\nJapan\nPeru\nFrance\nPeru\n",
+                    )
+                },
+                |h| put(h, "crm/countries.txt", b"Ana\nBen\nChen\n"),
+                |h| put(h, "crm/countries.txt", b"Peru\nFrance\n"),
+            ],
+        );
+    }
+
+    #[test]
+    fn big_logs_count() {
+        right_and_wrong(
+            "big_logs_count",
+            "2 .log files are larger than 1 KB: app.log and web.log.",
+            &[
+                "3 files are larger than 1 KB.",
+                "There are 3 .log files.",
+                "1",
+            ],
         );
     }
 }
