@@ -70,6 +70,13 @@
 //! each value of a column saved once, and the files of one extension above a size
 //! counted. None of these kinds had run before.
 //!
+//! Two more were written on 2026-12-02 (morning), after the changes run 16 led to (a
+//! name pattern or column that selects nothing says which files hold its word in their
+//! text, an attempt its executor doubts passes only by code, a number the request states
+//! that the plan drops) and before they ran: the names of the files that mention a word
+//! saved one per line, and an amount a file states raised by a percentage. Neither kind
+//! had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -262,7 +269,22 @@ const VAR: [(&str, usize); 4] = [
     ("dump.dat", 5000),
 ];
 
+/// `~/mail`: two of four messages mention a refund, none is named so.
+const MAIL: [(&str, &str); 4] = [
+    ("msg1.txt", "Hello, I would like a refund for order 12.\n"),
+    ("msg2.txt", "Thanks for the quick delivery!\n"),
+    ("msg3.txt", "The blender broke; please send a Refund.\n"),
+    ("msg4.txt", "Where is my parcel?\n"),
+];
+
+/// `~/docs/lease.txt`: a rent of 1200; raised by 5% it is 1260.
+const LEASE: &str = "Lease for flat 4B\nMonthly rent: 1200\nDeposit: 2400\n";
+
 fn make_home(home: &Path) {
+    for (name, text) in MAIL {
+        put(home, &format!("mail/{name}"), text.as_bytes());
+    }
+    put(home, "docs/lease.txt", LEASE.as_bytes());
     put(home, "poems/sea.txt", SEA.as_bytes());
     put(home, "library/books.csv", BOOKS.as_bytes());
     put(home, "docs/contract.txt", CONTRACT.as_bytes());
@@ -933,9 +955,37 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "refund_names_saved",
+        turns: &[
+            "Write the names of the messages in ~/mail that mention a refund into a new file ~/mail/refunds.txt, one per line.",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                listed_names(s, "mail/refunds.txt").as_deref()
+                    == Some(&["msg1.txt".to_string(), "msg3.txt".to_string()][..])
+                    && !s.abandoned,
+                "refunds.txt names msg1.txt and msg3.txt alone",
+            )
+        },
+    },
+    Task {
+        name: "rent_after_raise",
+        turns: &["What will the monthly rent in ~/docs/lease.txt be after a 5% increase?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("1260")
+                    && s.read("docs/lease.txt").as_deref() == Some(LEASE)
+                    && !s.abandoned,
+                "1260 (1200 raised by 5%)",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 38;
+task_tests!(SUITE, at_least = 40;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -974,6 +1024,8 @@ task_tests!(SUITE, at_least = 38;
     card_orders_percent,
     countries_saved,
     big_logs_count,
+    refund_names_saved,
+    rent_after_raise,
 );
 
 mod judges {
@@ -1648,6 +1700,42 @@ todo.txt
                 "There are 3 .log files.",
                 "1",
             ],
+        );
+    }
+
+    #[test]
+    fn refund_names_saved() {
+        end_states(
+            "refund_names_saved",
+            "Saved 2 names to ~/mail/refunds.txt.",
+            |h| put(h, "mail/refunds.txt", b"msg1.txt\nmsg3.txt\n"),
+            &[
+                // Only the one in lower case; every message; the lines, not the names.
+                |h| put(h, "mail/refunds.txt", b"msg1.txt\n"),
+                |h| {
+                    put(
+                        h,
+                        "mail/refunds.txt",
+                        b"msg1.txt\nmsg2.txt\nmsg3.txt\nmsg4.txt\n",
+                    )
+                },
+                |h| {
+                    put(
+                        h,
+                        "mail/refunds.txt",
+                        b"Hello, I would like a refund for order 12.\nThe blender broke; please send a Refund.\n",
+                    )
+                },
+            ],
+        );
+    }
+
+    #[test]
+    fn rent_after_raise() {
+        right_and_wrong(
+            "rent_after_raise",
+            "After a 5% increase the rent is 1260.",
+            &["The rent is 1200.", "The increase is 60.", "1205"],
         );
     }
 }
