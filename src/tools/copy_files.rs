@@ -601,11 +601,32 @@ impl Tool for CopyFiles {
             let to = ctx.resolve_path(param(&call.input, &["to"])?);
             let names = names_of(&call.input);
             let bounds = Bounds::of(&call.input)?;
-            let items = {
+            let (items, by_text) = {
                 let (from, to) = (from.clone(), to.clone());
-                tokio::task::spawn_blocking(move || copy_all(&from, &names, bounds, &to))
-                    .await
-                    .map_err(|e| ToolError::Failed(format!("the copy did not complete: {e}")))??
+                tokio::task::spawn_blocking(move || {
+                    let by_text = bounds.containing.is_none();
+                    let items = copy_all(&from, &names, bounds, &to)?;
+                    // Names that picked nothing may be words the files hold in their text.
+                    let missed: Vec<String> = items
+                        .iter()
+                        .filter_map(|i| match i {
+                            Item::Missing(name) => Some(name.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    let hint = (by_text && !missed.is_empty())
+                        .then(|| {
+                            super::files::by_text_hint(
+                                &from,
+                                &missed,
+                                "give containing: \"{word}\"",
+                            )
+                        })
+                        .flatten();
+                    Ok::<_, ToolError>((items, hint))
+                })
+                .await
+                .map_err(|e| ToolError::Failed(format!("the copy did not complete: {e}")))??
             };
             let home = &ctx.config.home;
             for item in &items {
@@ -618,12 +639,16 @@ impl Tool for CopyFiles {
                     });
                 }
             }
-            let text = report(
+            let mut text = report(
                 &items,
                 &shown_path(&from, home),
                 &shown_path(&to, home),
                 home,
             );
+            if let Some(hint) = by_text {
+                text.push('\n');
+                text.push_str(&hint);
+            }
             if items.iter().any(|i| matches!(i, Item::Copied(_))) {
                 Ok(text)
             } else if items.iter().all(|i| matches!(i, Item::Missing(_))) {

@@ -158,6 +158,14 @@ fn selected(input: &Value, ctx: &ToolContext, tool: ToolName) -> Result<Selectio
                 None => String::new(),
             }
         );
+        // Names that pick nothing may be words the files hold in their text.
+        let why = match (bounds.containing.is_none())
+            .then(|| super::files::by_text_hint(&from, &names, "give containing: \"{word}\""))
+            .flatten()
+        {
+            Some(hint) => format!("{why}; {hint}"),
+            None => why,
+        };
         // Files named one by one that are not there are missing; a folder where a
         // pattern or a bound matches nothing is there, and so is every file in it.
         let named = !names.is_empty() && names.iter().all(|n| !n.contains(['*', '?', '[']));

@@ -123,8 +123,21 @@ impl Tool for ReadTable {
             }
             // The columns are noted whether or not the op succeeded: an error that names
             // them has shown them too.
+            let asked = unknown_folder_columns(&call.input, &path);
             let (answer, columns) = tokio::task::spawn_blocking(move || {
-                table::run_with_columns(&path, &request, &limits)
+                let (answer, columns) = table::run_with_columns(&path, &request, &limits);
+                // A folder has no column of a word its files may hold in their text.
+                let answer = answer.map_err(|e| {
+                    match crate::tools::files::by_text_hint(
+                        &path,
+                        &asked,
+                        "list_files with containing: \"{word}\" selects them",
+                    ) {
+                        Some(hint) => format!("{e}; {hint}"),
+                        None => e,
+                    }
+                });
+                (answer, columns)
             })
             .await
             .map_err(|e| ToolError::Failed(format!("the table read did not complete: {e}")))?;
@@ -132,4 +145,22 @@ impl Tool for ReadTable {
             answer.map_err(ToolError::Failed)
         })
     }
+}
+
+/// The column names a call on a folder gives that no folder column has (none for a
+/// file): words the folder's files may hold in their text.
+fn unknown_folder_columns(input: &Value, path: &std::path::Path) -> Vec<String> {
+    if !path.is_dir() {
+        return Vec::new();
+    }
+    table::COLUMN_PARAMS
+        .iter()
+        .filter_map(|k| input.get(*k).and_then(Value::as_str))
+        .filter(|c| {
+            !table::FOLDER_COLUMNS
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case(c.trim()))
+        })
+        .map(str::to_string)
+        .collect()
 }

@@ -939,6 +939,68 @@ async fn write_file_reports_what_it_did_as_the_calls_effects() {
 }
 
 #[tokio::test]
+async fn a_selection_by_name_that_finds_nothing_says_which_files_hold_the_word() {
+    let rig = Rig::new();
+    rig.write("letters/a.txt", "Re: INVOICE 12");
+    rig.write("letters/b.txt", "lunch on Friday");
+    rig.write("letters/c.txt", "the invoice is paid");
+    let ctx = rig.ctx();
+    let tools = Toolbox::standard();
+    let said = "no file name holds \"invoice\", but the text of 2 files does (a.txt, c.txt)";
+    let call = |tool: ToolName, input: serde_json::Value| {
+        let (tools, ctx) = (&tools, &ctx);
+        async move { tools.call(ctx, &tool.into(), input).await }
+    };
+    let copied = call(
+        ToolName::CopyFiles,
+        json!({"from": "~/letters", "names": "invoice*", "to": "~/invoices"}),
+    )
+    .await;
+    assert!(copied.for_model.contains(said), "{}", copied.for_model);
+    assert!(
+        copied.for_model.contains("give containing: \"invoice\""),
+        "{}",
+        copied.for_model
+    );
+    let moved = call(
+        ToolName::MoveFiles,
+        json!({"from": "~/letters", "names": "*invoice*", "to": "~/invoices"}),
+    )
+    .await;
+    assert!(moved.for_model.contains(said), "{}", moved.for_model);
+    let listed = call(
+        ToolName::ListFiles,
+        json!({"folder": "~/letters", "pattern": "*invoice*"}),
+    )
+    .await;
+    assert!(listed.for_model.contains(said), "{}", listed.for_model);
+    let read = call(
+        ToolName::ReadTable,
+        json!({"path": "~/letters", "op": "count", "column": "invoice"}),
+    )
+    .await;
+    assert!(read.for_model.contains(said), "{}", read.for_model);
+    assert!(
+        read.for_model
+            .contains("list_files with containing: \"invoice\" selects them"),
+        "{}",
+        read.for_model
+    );
+    // Nothing moved or copied, and a word no file holds adds nothing.
+    assert!(!rig.home.join("invoices").exists());
+    let none = call(
+        ToolName::CopyFiles,
+        json!({"from": "~/letters", "names": "garden*", "to": "~/garden"}),
+    )
+    .await;
+    assert!(
+        !none.for_model.contains("no file name holds"),
+        "{}",
+        none.for_model
+    );
+}
+
+#[tokio::test]
 async fn list_files_and_read_table_answer_from_the_files_with_typed_parameters() {
     let rig = Rig::new();
     rig.write("Downloads/small.pdf", "x");

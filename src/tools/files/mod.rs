@@ -31,9 +31,11 @@ pub mod kinds;
 mod params;
 pub(crate) use params::parse_size;
 pub use params::{Setting, set};
+mod by_text;
 mod report;
 mod same;
 mod scan;
+pub(crate) use by_text::hint as by_text_hint;
 pub(crate) use scan::holds_text;
 #[cfg(test)]
 mod tests;
@@ -610,5 +612,14 @@ pub fn run(
     report::check_folder(folder, shown_folder, limits)?;
     let mut scanned = scan::scan(folder, req, &filter, limits);
     report::arrange(&mut scanned, req, limits);
-    Ok(report::render(shown_folder, req, limits, &scanned, now))
+    let mut out = report::render(shown_folder, req, limits, &scanned, now);
+    // Nothing named so, while files hold the word in their text: say so.
+    if scanned.found.is_empty() && req.containing.is_none() {
+        let mut asked = req.patterns.clone();
+        asked.extend(req.name_contains.iter().cloned());
+        if let Some(hint) = by_text::hint(folder, &asked, "give containing: \"{word}\"") {
+            out = format!("{}; {hint}\n", out.trim_end());
+        }
+    }
+    Ok(out)
 }

@@ -217,10 +217,14 @@ const MAX_READ_FOR_TEXT: u64 = 4 * 1024 * 1024;
 /// Whether the file at `path` holds `phrase` in its first [`MAX_READ_FOR_TEXT`] bytes,
 /// case ignored (the bytes read as UTF-8, lossily).
 pub(crate) fn holds_text(path: &Path, phrase: &str) -> bool {
+    holds_text_within(path, phrase, MAX_READ_FOR_TEXT)
+}
+
+/// Whether the file at `path` holds `phrase` in its first `max` bytes, case ignored.
+pub(super) fn holds_text_within(path: &Path, phrase: &str, max: u64) -> bool {
     let mut bytes = Vec::new();
-    let read = fs::File::open(path).and_then(|f| {
-        std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_READ_FOR_TEXT), &mut bytes)
-    });
+    let read = fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, max), &mut bytes));
     read.is_ok()
         && String::from_utf8_lossy(&bytes)
             .to_lowercase()
