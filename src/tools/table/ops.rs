@@ -81,6 +81,8 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         (_, None) => None,
     };
 
+    // What the filter and the bounds say of the rows they keep, from here on.
+    let filter_from = out.len();
     let all: Vec<&Row> = t.rows.iter().collect();
     let rows: Vec<&Row> = match filter {
         None => all,
@@ -138,8 +140,15 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
     let rows = if req.bounds.is_empty() {
         rows
     } else {
-        // The bounds hold the filter's column, or the column the op computes on.
-        let Some(at) = where_arg.or(column_arg) else {
+        // The bounds hold the filter's column, or the column the op computes on; where
+        // the filter keeps rows by a value (`equals`), its column is taken, and the
+        // bounds hold the op's column ("the .log files of at least 1000 bytes").
+        let at = if filter.is_some() {
+            column_arg.or(where_arg)
+        } else {
+            where_arg.or(column_arg)
+        };
+        let Some(at) = at else {
             return Err(format!(
                 "below, above, at_most and at_least need where_column: the column whose \
                  values they bound; the columns of {} are: {}",
@@ -156,6 +165,16 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         kept
     };
 
+    // An op that cannot work on its column still says what the filter kept: "how many
+    // of the rows are …" is often what the caller wanted, and the next call can ask it.
+    let filter_said = out[filter_from..].trim().to_string();
+    let failed = |e: String| -> String {
+        if filter_said.is_empty() {
+            e
+        } else {
+            format!("{e}\n(the rows were kept all the same: {filter_said})")
+        }
+    };
     let cap = limits.max_shown_rows.max(1);
     let shown = |default: usize| {
         let asked = if req.limit == 0 { default } else { req.limit };
@@ -202,7 +221,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             let c = need(column, "column (the numbers to add up)")?;
             let nums = numbers(t, &rows, c);
             if nums.values.is_empty() && !(req.op == Op::Sum && rows.is_empty()) {
-                return Err(no_numbers(t, &rows, c, req.op, max_chars));
+                return Err(failed(no_numbers(t, &rows, c, req.op, max_chars)));
             }
             let mut sum = num::Sum::default();
             for (_, v) in &nums.values {
@@ -230,7 +249,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             let c = need(column, "column (the numbers whose middle value to find)")?;
             let nums = numbers(t, &rows, c);
             if nums.values.is_empty() {
-                return Err(no_numbers(t, &rows, c, req.op, max_chars));
+                return Err(failed(no_numbers(t, &rows, c, req.op, max_chars)));
             }
             let mut sorted: Vec<f64> = nums.values.iter().map(|(_, v)| *v).collect();
             sorted.sort_by(f64::total_cmp);
@@ -270,7 +289,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         Op::Min | Op::Max | Op::MinRow | Op::MaxRow => {
             let c = need(column, "column (the values to compare)")?;
             let highest = matches!(req.op, Op::Max | Op::MaxRow);
-            let ext = extreme(t, &rows, c, highest, req.op, max_chars)?;
+            let ext = extreme(t, &rows, c, highest, req.op, max_chars).map_err(failed)?;
             let name = shown_name(t, c, max_chars);
             let word = if highest { "highest" } else { "lowest" };
             let line = match req.op {
@@ -365,7 +384,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             )?;
             let nums = numbers(t, &rows, c);
             if nums.values.is_empty() {
-                return Err(no_numbers(t, &rows, c, req.op, max_chars));
+                return Err(failed(no_numbers(t, &rows, c, req.op, max_chars)));
             }
             let mut groups: HashMap<&str, num::Sum> = HashMap::new();
             for (r, v) in &nums.values {

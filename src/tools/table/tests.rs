@@ -1379,3 +1379,45 @@ fn a_row_filter_given_no_value_keeps_every_row_and_says_so() {
     .unwrap_err();
     assert!(err.contains("needs where_column"), "{err}");
 }
+
+#[test]
+fn an_op_that_cannot_work_on_its_column_still_says_what_the_filter_kept() {
+    let orders = "id,amount,paid_with\n1,12.00,card\n2,8.50,cash\n3,30.00,card\n";
+    let err = failure(
+        "o.csv",
+        orders,
+        json!({"op": "sum", "column": "paid_with", "where_column": "paid_with", "equals": "card"}),
+    );
+    assert!(err.contains("no value of paid_with is a number"), "{err}");
+    assert!(
+        err.contains("kept all the same: where paid_with = \"card\": 2 of 3 rows (66.7%)"),
+        "{err}"
+    );
+    // Without a filter there is nothing kept to say.
+    let err = failure("o.csv", orders, json!({"op": "sum", "column": "paid_with"}));
+    assert!(!err.contains("kept all the same"), "{err}");
+}
+
+#[test]
+fn with_a_filter_by_value_the_bounds_hold_the_ops_column() {
+    let files = "name,extension,size_bytes\napp.log,log,3000\ndb.log,log,500\ndump.dat,dat,5000\n";
+    let f = fixture("f.csv", files.as_bytes());
+    let out = ask(
+        &f.path,
+        json!({"op": "count", "column": "size_bytes", "where_column": "extension",
+               "equals": "log", "at_least": "1000"}),
+    )
+    .unwrap();
+    assert!(
+        out.contains("where extension = \"log\": 2 of 3 rows"),
+        "{out}"
+    );
+    assert!(out.contains("size_bytes >= 1000: 1 of 2 rows"), "{out}");
+    // A half filter still takes the bounds on its own column.
+    let out = ask(
+        &f.path,
+        json!({"op": "count", "where_column": "size_bytes", "at_least": "1000"}),
+    )
+    .unwrap();
+    assert!(out.contains("size_bytes >= 1000: 2 of 3 rows"), "{out}");
+}
