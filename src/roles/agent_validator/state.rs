@@ -16,11 +16,11 @@ use super::precheck::{self, precheck};
 use super::prompt::judgement_prompt;
 use super::schema::Judgement;
 use crate::actor::Effects;
-use crate::checks::criteria::{World, by_code_alone, hold_to_checks, with_code_verdicts};
+use crate::checks::criteria::{Outcome, World, by_code_alone, hold_to_checks, with_code_verdicts};
 use crate::contracts::{
-    CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, FailureClass,
-    GapPoint, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskOutcome, SubTaskStatus, TaskId,
-    ToolCallRecord,
+    CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, ExecutionStatus,
+    FailureClass, GapPoint, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskOutcome, SubTaskStatus,
+    TaskId, ToolCallRecord, Verdict,
 };
 use crate::llm::LlmError;
 use crate::text::first_chars;
@@ -113,6 +113,40 @@ fn for_the_model(criteria: &[Criterion]) -> Vec<Criterion> {
     } else {
         asked
     }
+}
+
+/// R3's own doubt is evidence: an attempt it reports `uncertain` does not pass on a
+/// model's word. Each criterion the model passed whose check code did not meet (it has
+/// none, or code could not tell) fails as logical, with R3's report as the evidence; a
+/// criterion code met keeps its pass. So an answer its own executor doubted reaches the
+/// user only where code showed it right; otherwise the correction loop runs, and at its
+/// end the sub-task closes unmet instead of delivering the doubted answer as done.
+fn hold_doubt(
+    mut verdicts: Vec<CriterionVerdict>,
+    criteria: &[Criterion],
+    result: &ExecutionResult,
+    world: &World,
+) -> Vec<CriterionVerdict> {
+    if result.status != ExecutionStatus::Uncertain {
+        return verdicts;
+    }
+    for (verdict, criterion) in verdicts.iter_mut().zip(criteria) {
+        let met_by_code = criterion
+            .check
+            .as_ref()
+            .is_some_and(|c| matches!(world.evaluate(c, &result.output), Outcome::Met(_)));
+        if verdict.failed() || met_by_code {
+            continue;
+        }
+        verdict.verdict = Verdict::Fail;
+        verdict.failure_class = Some(FailureClass::Logical);
+        verdict.evidence = format!(
+            "the executor reported this attempt uncertain, and no check by code shows the \
+             criterion met: {}",
+            first_chars(result.output.trim(), 300)
+        );
+    }
+    verdicts
 }
 
 /// The attempt deadline of a sub-task: the sub-task and which arming it was.
@@ -332,6 +366,7 @@ impl Validation {
             track.subtask.context.as_str(),
         ];
         let verdicts = ground_in_calls(verdicts, calls, &request.result.output, &given);
+        let verdicts = hold_doubt(verdicts, &track.criteria, &request.result, &self.world);
         let verdicts = absence_shown(verdicts, calls, &request.result.output);
         let verdicts = absent_named(verdicts, &track.subtask, calls, &request.result.output);
         let verdicts = hold_to_checks(
@@ -649,6 +684,50 @@ mod tests {
             outcome.failure_reason
         );
         assert_eq!(outcome.gap_trajectory.len(), 2);
+    }
+
+    #[test]
+    fn an_attempt_r3_doubts_is_not_passed_on_the_models_word_but_passes_by_a_met_check() {
+        // One attempt of `sub` reported with `status`, which the model passes: what went out.
+        let passed_once = |sub: &SubTask, status| {
+            let mut v = Validation::new(2, Duration::from_secs(60));
+            let mut fx = Fx::default();
+            v.open(sub, &mut fx);
+            v.on_result(attempt(sub, 1, status), now(), &mut fx)
+                .expect("a judgement");
+            let mut fx = Fx::default();
+            v.on_judged(sub.subtask_id, Ok(judgement(true)), now(), &mut fx);
+            fx
+        };
+        // No check: the model's pass is overruled, and a correction follows.
+        let sub = subtask();
+        let fx = passed_once(&sub, ExecutionStatus::Uncertain);
+        assert_eq!(sent(&fx), [("CorrectionSignal", Role::Executor, true)]);
+        let Message::CorrectionSignal(c) = &fx.published()[0].message else {
+            panic!("a correction");
+        };
+        assert!(
+            c.what_was_wrong.contains("uncertain"),
+            "{}",
+            c.what_was_wrong
+        );
+        // The same report, completed: the pass stands.
+        let fx = passed_once(&sub, ExecutionStatus::Completed);
+        assert_eq!(sent(&fx)[0].0, "SubTaskClosed");
+        // Uncertain, but a check code evaluates is met by the report: the pass stands.
+        let mut checked = subtask();
+        checked.success_criteria = vec![Criterion {
+            check: Some(crate::contracts::Check::AnswerStates {
+                text: "done".into(),
+            }),
+            ..Criterion::new(CRITERION)
+        }];
+        let fx = passed_once(&checked, ExecutionStatus::Uncertain);
+        let Some(Message::SubTaskOutcome(outcome)) = fx.published().last().map(|o| &o.message)
+        else {
+            panic!("an outcome");
+        };
+        assert_eq!(outcome.status, SubTaskStatus::Matched);
     }
 
     #[test]
