@@ -243,10 +243,12 @@ pub enum Weighed {
     Pushed { check: &'static str, nudge: String },
     /// Settled by code by the row named.
     Settled { check: &'static str, answer: String },
-    /// Delivered: the answer, restated by the rows named, if any.
+    /// Delivered: the answer, restated by the rows named, if any, with the doubts left
+    /// on it ([`doubts`]).
     Delivered {
         output: String,
         restated_by: Vec<&'static str>,
+        doubts: Vec<String>,
     },
 }
 
@@ -532,10 +534,43 @@ fn weigh_by(checks: &[Check], finish: &Finish, subject: &Subject, pushes: &mut P
             }
         }
     }
+    // An answer code restated is code's own: no row doubts it.
+    let doubts = if restated_by.is_empty() {
+        doubts(checks, finish, subject)
+    } else {
+        Vec::new()
+    };
     Weighed::Delivered {
         output,
         restated_by,
+        doubts,
     }
+}
+
+/// What the records still hold against a completed finish that goes out as the model
+/// gave it: each row about the answer's shape or a change left unmade that rules on it,
+/// whether
+/// its push-back was spent or the turns ran out before it could push. The model was told
+/// (or had no turn left to mend it); the doubt is not dropped but travels with the result,
+/// which goes out as uncertain with it, so a validator passes it only by code. Rows a
+/// model may rightly overrule (a line it may keep, a count of every item that is asked)
+/// raise no doubt.
+fn doubts(checks: &[Check], finish: &Finish, subject: &Subject) -> Vec<String> {
+    if finish.status != FinishStatus::Completed || finish.denied() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for check in checks
+        .iter()
+        .filter(|c| matches!(c.budget, Budget::Shape | Budget::Push(Once::Change)))
+    {
+        if let Some(Ruling::Push { nudge, .. }) = (check.rule)(finish, subject)
+            && !out.contains(&nudge)
+        {
+            out.push(nudge);
+        }
+    }
+    out
 }
 
 /// Whether `check` applies to `finish` with what is left in `pushes`.

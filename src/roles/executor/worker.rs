@@ -55,6 +55,9 @@ pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
 pub const UNBACKED_PREFIX: &str =
     "Not backed by any tool result (no tool call succeeded in this attempt):";
 
+/// Said first in a result whose answer the finish checks still doubt.
+const DOUBT_PREFIX: &str = "Not settled by the executor's own checks:";
+
 /// How one attempt ended.
 enum Attempted {
     Result(ExecutionResult),
@@ -819,7 +822,7 @@ impl Worker {
         let subject = self.subject(progress);
         let (check, output) = match weigh(&finish, &subject, &mut progress.pushes) {
             Weighed::Pushed { check, nudge } => {
-                tracing::info!(subtask = %self.subtask.subtask_id, check, "finish sent back");
+                tracing::info!(subtask = %self.subtask.subtask_id, check, %output, %nudge, "finish sent back");
                 progress.nudge = Some(nudge);
                 return ControlFlow::Continue(());
             }
@@ -835,12 +838,25 @@ impl Worker {
             Weighed::Delivered {
                 output,
                 restated_by,
-            } => (restated_by, output),
+                doubts,
+            } => (restated_by, (output, doubts)),
         };
+        let (output, doubts) = output;
         for check in check {
             tracing::info!(subtask = %self.subtask.subtask_id, check, %output, "answer restated by code");
         }
         let (status, output) = honest_finish(status, &output, summary, &records);
+        // What the finish checks still hold against the answer goes with it.
+        let (status, output) = match (status, doubts.first()) {
+            (ExecutionStatus::Completed, Some(doubt)) => {
+                tracing::info!(subtask = %self.subtask.subtask_id, %doubt, "delivered with a doubt");
+                (
+                    ExecutionStatus::Uncertain,
+                    format!("{DOUBT_PREFIX} {doubt}\n{output}"),
+                )
+            }
+            (status, _) => (status, output),
+        };
         ControlFlow::Break(Attempted::Result(self.result(
             attempt,
             status,

@@ -96,10 +96,13 @@ enum Expect {
     },
     /// Settled by this row with exactly this answer.
     Settled { check: String, answer: String },
-    /// Delivered as exactly this answer, restated by these rows.
+    /// Delivered as exactly this answer, restated by these rows, with doubts that name
+    /// each of `doubts`.
     Delivered {
         output: String,
         restated_by: Vec<String>,
+        #[serde(default)]
+        doubts: Vec<String>,
     },
 }
 
@@ -233,14 +236,23 @@ fn every_recorded_case_comes_to_what_it_records() {
                 Expect::Delivered {
                     output,
                     restated_by,
+                    doubts,
                 },
                 Weighed::Delivered {
                     output: o,
                     restated_by: r,
+                    doubts: d,
                 },
             ) => {
                 assert_eq!(output, o, "{name}");
                 assert_eq!(restated_by, r, "{name}");
+                assert_eq!(doubts.is_empty(), d.is_empty(), "{name}: {d:?}");
+                for word in doubts {
+                    assert!(
+                        d.iter().any(|x| x.contains(word.as_str())),
+                        "{name}: {word:?} not in {d:?}"
+                    );
+                }
             }
             (expected, got) => panic!("{name}: expected {expected:?}, got {got:?}"),
         }
