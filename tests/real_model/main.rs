@@ -476,6 +476,7 @@ mod roles {
                 replaces: None,
                 home,
                 task: &spec.raw_input,
+                request: &spec.raw_input,
             },
         );
         assert!(!out.value.subtasks.is_empty());
@@ -533,6 +534,7 @@ mod roles {
                 replaces: None,
                 home: Path::new("/home/user"),
                 task: &spec.raw_input,
+                request: &spec.raw_input,
             },
         );
         assert!(!out.value.subtasks.is_empty());

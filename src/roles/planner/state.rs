@@ -632,6 +632,7 @@ fn judge(
         replaces,
         home: &s.home,
         task: &task_words,
+        request: &spec.raw_input,
     };
     let deduped = draft.without_repeats();
     if deduped.subtasks.len() < draft.subtasks.len() {

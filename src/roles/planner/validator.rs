@@ -5,7 +5,10 @@
 //! criterion or no tool; when it uses a blocked tool, a tool this platform lacks, a
 //! blocked target or a third-party program that is usually not installed; when a
 //! criterion is the prompt's example copied verbatim (small models do) or checks nothing
-//! (`criteria`); on a replan, when it repeats the plan it replaces (the same sub-tasks,
+//! (`criteria`); when a number, extension or quoted text the user's request states is in
+//! no sub-task or criterion (`dropped_terms`: "45 days after", "the .log files", "mention
+//! 'urgent'" — a plan that drops it drops the part of the request it belongs to); on a replan, when it repeats
+//! the plan it replaces (the same sub-tasks,
 //! intents, contexts and tools); or, on `break_symmetry`, when its tool set equals the previous
 //! plan's.
 //!
@@ -61,6 +64,9 @@ pub struct PlanRules<'a> {
     /// The task's intent and the user's words: what a criterion may legitimately share
     /// with the prompt's example.
     pub task: &'a str,
+    /// The user's own words, whose stated numbers, extensions and quotes the plan must
+    /// carry.
+    pub request: &'a str,
 }
 
 /// The plan a replan replaces, and why it failed.
@@ -132,6 +138,12 @@ pub enum Violation {
         /// The sub-task, 1-based; 0 for a task criterion.
         subtask: usize,
     },
+    /// What the request states exactly (numbers, extensions, quoted text) that no
+    /// sub-task or criterion carries.
+    DroppedTerms {
+        /// Those terms, as the request writes them.
+        terms: Vec<String>,
+    },
     /// A criterion that no tool output can confirm ("the task is done").
     VagueCriterion {
         /// The sub-task, 1-based; 0 for a task criterion.
@@ -187,6 +199,15 @@ impl fmt::Display for Violation {
                 f,
                 "sub-task {subtask}'s criterion \"{criterion}\" checks nothing a tool shows; say what its output must contain (a number, a name, a path, a file's state)"
             ),
+            Violation::DroppedTerms { terms } => write!(
+                f,
+                "the request states {}, which no sub-task carries: the plan leaves out the part \
+                 of the request {} belongs to; put {} in the intent of the sub-task that uses {}",
+                terms.join(", "),
+                if terms.len() == 1 { "it" } else { "each" },
+                if terms.len() == 1 { "it" } else { "them" },
+                if terms.len() == 1 { "it" } else { "them" },
+            ),
             Violation::RepeatedPlan => write!(
                 f,
                 "the plan repeats the previous plan, which failed: change what failed (another tool, another parameter, a look at the data first)"
@@ -216,6 +237,10 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
     for (idx, subtask) in draft.subtasks.iter().enumerate() {
         check_subtask(idx + 1, subtask, rules, &mut out);
     }
+    let dropped = dropped_terms(draft, rules.request);
+    if !draft.subtasks.is_empty() && !dropped.is_empty() {
+        out.push(Violation::DroppedTerms { terms: dropped });
+    }
     if let Some(previous) = rules.replaces
         && repeats(draft, previous.subtasks)
     {
@@ -230,6 +255,118 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// What `request` states exactly that no sub-task's intent or context and no criterion
+/// of the plan holds: numbers (a token of digits, with `.`, `,`, `:`, `-` or a trailing
+/// `%` inside: 45, 2.5, 1,000, 2026-03-10, 30%), file extensions (`.log`, held as `.log`
+/// or as the word `log`) and quoted text ("urgent", held case ignored). A token with
+/// letters or a path in it (`mp3`, `2nd`, `~/2024/`) is a name, not a stated number. A
+/// plan that drops one drops the part of the request it belongs to — a count of "the
+/// .log files above 1 KB" planned as a count of the files above 1 KB.
+pub fn dropped_terms(draft: &PlanDraft, request: &str) -> Vec<String> {
+    let mut plan = String::new();
+    let criteria = draft
+        .task_criteria
+        .iter()
+        .chain(draft.subtasks.iter().flat_map(|s| &s.success_criteria));
+    for c in criteria {
+        plan.push_str(&c.criterion);
+        plan.push('\n');
+    }
+    for s in &draft.subtasks {
+        plan.push_str(&s.intent);
+        plan.push('\n');
+        plan.push_str(&s.context);
+        plan.push('\n');
+    }
+    let lower_plan = plan.to_lowercase();
+    let mut out: Vec<String> = Vec::new();
+    let mut note = |term: String, held: bool| {
+        if !held && !out.contains(&term) {
+            out.push(term);
+        }
+    };
+    for token in request.split_whitespace() {
+        let token = token.trim_matches(|c: char| {
+            matches!(
+                c,
+                ',' | ';' | ':' | '!' | '?' | '"' | '\'' | '(' | ')' | '[' | ']' | '“' | '”'
+            )
+        });
+        if let Some(ext) = token.trim_end_matches('.').strip_prefix('.')
+            && (1..=6).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+        {
+            let ext = ext.to_lowercase();
+            let held = lower_plan.contains(&format!(".{ext}"))
+                || lower_plan
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|w| w == ext);
+            note(format!(".{ext}"), held);
+            continue;
+        }
+        let token = token.trim_matches('.');
+        let number = token.strip_suffix('%').unwrap_or(token);
+        let numeric = number.chars().any(|c| c.is_ascii_digit())
+            && number
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | ':' | '-'));
+        if numeric {
+            let bare = number.replace(',', "");
+            let held = holds_number(&plan, number) || holds_number(&plan, &bare);
+            note(number.to_string(), held);
+        }
+    }
+    for quoted in quoted_texts(request) {
+        let held = lower_plan.contains(&quoted.to_lowercase());
+        note(format!("\"{quoted}\""), held);
+    }
+    out
+}
+
+/// The texts `request` puts in quotes ("…", “…”, or '…' not inside a word), trimmed,
+/// of one to 60 characters.
+fn quoted_texts(request: &str) -> Vec<String> {
+    let chars: Vec<char> = request.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let close = match chars[i] {
+            '"' => Some('"'),
+            '“' => Some('”'),
+            '\'' if i == 0 || !chars[i - 1].is_alphanumeric() => Some('\''),
+            _ => None,
+        };
+        if let Some(close) = close
+            && let Some(len) = chars[i + 1..].iter().position(|c| *c == close)
+        {
+            let text: String = chars[i + 1..i + 1 + len].iter().collect();
+            let text = text.trim();
+            if (1..=60).contains(&text.chars().count()) {
+                out.push(text.to_string());
+            }
+            i += len + 2;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `text` holds `number` with no digit (or decimal point and digit) right before or
+/// after it.
+fn holds_number(text: &str, number: &str) -> bool {
+    text.match_indices(number).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let mut after = text[at + number.len()..].chars();
+        let next = after.next();
+        let decimal_tail = next == Some('.') && after.next().is_some_and(|c| c.is_ascii_digit());
+        !before.is_some_and(|c| c.is_ascii_digit())
+            && !next.is_some_and(|c| c.is_ascii_digit())
+            && !decimal_tail
+    })
 }
 
 /// Whether `draft` is `previous` again: the same sub-tasks in the same sequences, with
@@ -335,7 +472,8 @@ fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Ve
 /// what the plan does: criteria that copy the example or check nothing are dropped (a
 /// sub-task left without one gets a plausible criterion that its output answers its
 /// intent), an empty intent takes the task's, a sub-task without tools gets the shell,
-/// and tools this computer lacks are dropped. Violations of MUST NOT rules (blocked
+/// tools this computer lacks are dropped, and where the plan dropped a term the request
+/// states exactly, the last step's intent carries the request in full. Violations of MUST NOT rules (blocked
 /// tools or targets, third-party programs, a repeated tool set) are never mended: the
 /// plan stays rejected.
 pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> PlanDraft {
@@ -361,6 +499,17 @@ pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> Pl
         }
     }
     out.task_criteria.retain(keep);
+    // What the request states that the plan dropped: the last step is told the request
+    // in full, so the part it belongs to is not lost.
+    if !dropped_terms(&out, rules.request).is_empty()
+        && let Some(last) = out.subtasks.iter_mut().max_by_key(|s| s.sequence)
+    {
+        last.intent = format!(
+            "{} — then what the request asks: {}",
+            last.intent.trim_end(),
+            rules.request.trim()
+        );
+    }
     // A replan the model could only repeat: each sub-task is told what failed, which is
     // the change the executor can act on (and the validator sees).
     if let Some(previous) = rules.replaces

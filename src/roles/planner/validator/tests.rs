@@ -39,6 +39,7 @@ fn rules<'a>(tools: &'a [ToolRef], targets: &'a [String], home: &'a Path) -> Pla
         replaces: None,
         home,
         task: "find the largest file in ~/Downloads",
+        request: "find the largest file in ~/Downloads",
     }
 }
 
@@ -457,4 +458,85 @@ fn violations_read_as_instructions_for_the_model() {
         text.contains("sub-task 2") && text.contains("`shell`"),
         "{text}"
     );
+}
+
+#[test]
+fn what_the_request_states_exactly_must_be_carried_by_the_plan_or_is_mended_into_it() {
+    let h = home();
+    let request = "What date is 45 days after the start date written in ~/docs/contract.txt?";
+    let with = |request| PlanRules {
+        request,
+        ..rules(&[], &[], &h)
+    };
+    let read_only = plan(vec![subtask(
+        "Read the start date from the file",
+        "File: ~/docs/contract.txt",
+        &[ToolName::ReadFile],
+    )]);
+    let found = validate(&read_only, &with(request));
+    assert!(
+        found.contains(&Violation::DroppedTerms {
+            terms: vec!["45".into()]
+        }),
+        "{found:?}"
+    );
+    // A plan whose step uses the number passes; so does one that writes 1,000 as 1000.
+    let both = plan(vec![subtask(
+        "Add 45 days to the start date read from the file",
+        "File: ~/docs/contract.txt",
+        &[ToolName::ReadFile, ToolName::Calculate],
+    )]);
+    assert!(validate(&both, &with(request)).is_empty());
+    let bare = plan(vec![subtask(
+        "Count the rows whose amount is above 1000",
+        "File: ~/a.csv",
+        &[ToolName::ReadTable],
+    )]);
+    assert!(validate(&bare, &with("How many rows of ~/a.csv are above 1,000?")).is_empty());
+    // Names with digits are not stated numbers; a number inside a longer one is not held.
+    let names = plan(vec![subtask(
+        "Convert the newest .mp3 file to a 320 kbps copy",
+        "Folder: ~/music/2024",
+        &[ToolName::Shell],
+    )]);
+    assert!(
+        validate(
+            &names,
+            &with("convert the newest mp3 in ~/music/2024 at 320 kbps, 2nd pass")
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        dropped_terms(&names, "keep 32 of them"),
+        ["32"],
+        "320 does not hold 32"
+    );
+    // An extension and a quoted text are stated exactly too; "log" holds ".log".
+    let sized = plan(vec![subtask(
+        "Count the files larger than 1 KB",
+        "Folder: ~/var",
+        &[ToolName::ListFiles],
+    )]);
+    assert_eq!(
+        dropped_terms(&sized, "How many .log files in ~/var are larger than 1 KB?"),
+        [".log"]
+    );
+    assert_eq!(
+        dropped_terms(
+            &sized,
+            "How many files in ~/var mention \"disk full\" and are over 1 KB?"
+        ),
+        ["\"disk full\""]
+    );
+    let logs = plan(vec![subtask(
+        "Count the log files larger than 1 KB",
+        "Folder: ~/var",
+        &[ToolName::ListFiles],
+    )]);
+    assert!(dropped_terms(&logs, "How many .log files in ~/var are larger than 1 KB?").is_empty());
+    assert!(dropped_terms(&logs, "the user's log, isn't it 1 KB").is_empty());
+    // Mended once the re-asks are spent: the last step carries the request in full.
+    let mended = repair(&read_only, "date after", &with(request));
+    assert!(mended.subtasks[0].intent.contains(request));
+    assert!(validate(&mended, &with(request)).is_empty());
 }
