@@ -29,6 +29,24 @@ pub fn clip(text: &str, max: usize) -> String {
     }
 }
 
+/// Like [`clip`], but a cut falls between words: the word the limit splits is left out
+/// whole, so a quote never ends in half a path or half a number (which reads as one that
+/// does not exist). A text with no space in its first `max` characters is cut there.
+pub fn clip_words(text: &str, max: usize) -> String {
+    let kept = prefix(text, max);
+    if kept.len() == text.len() {
+        return text.to_string();
+    }
+    let next_is_space = text[kept.len()..].starts_with(char::is_whitespace);
+    let whole = if next_is_space {
+        kept
+    } else {
+        kept.rfind(char::is_whitespace)
+            .map_or(kept, |at| &kept[..at])
+    };
+    format!("{}…", whole.trim_end())
+}
+
 /// `text` as one line (runs of whitespace, newlines included, become one space), at most
 /// `max` characters long, the last of them `…` when something was cut.
 pub fn one_line(text: &str, max: usize) -> String {
@@ -319,6 +337,18 @@ mod tests {
         // A Korean request is CJK to R1's routing and to the task-kind reading alike:
         // both read this one function.
         assert!("파일 찾기".chars().any(is_cjk));
+    }
+
+    #[test]
+    fn a_cut_between_words_never_leaves_half_a_path() {
+        let text = "Tried: read_file: /tmp/a/notes.txt; read_file: /tmp/b/notes.txt";
+        assert_eq!(
+            clip_words(text, 52),
+            "Tried: read_file: /tmp/a/notes.txt; read_file:…"
+        );
+        assert_eq!(clip_words(text, 35), "Tried: read_file: /tmp/a/notes.txt;…");
+        assert_eq!(clip_words(text, 200), text);
+        assert_eq!(clip_words("abcdefgh", 3), "abc…");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::contracts::{
     ConstraintKind, ConstraintSource, Level, Megram, MegramId, MemoryAction, MemoryResponse,
     Potentials, RecalledConstraint, SOPRecord,
 };
-use crate::text::first_chars;
+use crate::text::{clip_words, first_chars};
 use crate::tools::{ToolName, ToolRef, join_names};
 
 /// Characters of one Megram's content quoted in a constraint.
@@ -124,7 +124,7 @@ fn quote(megrams: &[&Megram]) -> String {
     megrams
         .iter()
         .take(QUOTES_PER_CONSTRAINT)
-        .map(|m| format!("«{}»", first_chars(m.content.trim(), QUOTE_CHARS)))
+        .map(|m| format!("«{}»", clip_words(m.content.trim(), QUOTE_CHARS)))
         .collect::<Vec<_>>()
         .join(" ")
 }
