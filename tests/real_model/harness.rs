@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use artoo::Config;
 use artoo::bus::TapEvent;
-use artoo::contracts::{ApprovalScope, Decision, Message, TaskId, TerminalDirective};
+use artoo::contracts::{ApprovalScope, Decision, Message, Role, TaskId, TerminalDirective};
 use artoo::runtime::{Runtime, RuntimeOptions, TaskEnd};
 
 use super::llm_config;
@@ -819,8 +819,10 @@ async fn turn(
                 return Some((decision, ApprovalScope::Once));
             }
             Message::LlmCall(call) => {
-                // For the suite's per-task log: a runaway or failed call, as it read.
-                if call.completion_tokens >= 250 || call.error.is_some() {
+                // For the suite's per-task log: a runaway or failed call, and every
+                // validator's verdict, as it read.
+                let judges = matches!(call.role, Role::AgentValidator | Role::MetaValidator);
+                if judges || call.completion_tokens >= 250 || call.error.is_some() {
                     let head: String = call.response.chars().take(600).collect();
                     println!(
                         "model call: {} {}→{} tokens, error {:?}: {head}",
@@ -875,6 +877,17 @@ pub fn text_of(end: &TaskEnd) -> String {
 /// report line (`<suite>: {json}`, also appended to `ARTOO_REAL_MODEL_REPORT` when set)
 /// and returns whether it succeeded with no rule broken.
 pub async fn run_task(suite: &Suite, name: &str) -> bool {
+    // For the suite's per-task log: each finish the executor's checks sent back or
+    // restated, with the check that ruled.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(
+            "artoo::roles::executor::worker=info",
+        ))
+        .with_target(false)
+        .without_time()
+        .with_ansi(false)
+        .with_writer(std::io::stdout)
+        .try_init();
     let task = suite.task(name);
     let dirs = tempfile::tempdir().expect("temp dir");
     let home = dirs.path().join("home");
