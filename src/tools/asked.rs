@@ -291,10 +291,17 @@ const NUMBER_WORDS: [(&str, f64); 12] = [
 fn invented_operands(input: &Value, asked: &Asked<'_>) -> Option<String> {
     let expression = value_of(input, "expression")?;
     let unknown = unknown_numbers(numbers_in(&expression), asked, 0.0);
+    // Before anything was read, the numbers a calculation needs are still in the data.
+    let first = if asked.seen.trim().is_empty() {
+        "; no call has read anything yet: look at the data the sub-task names first \
+         (read_file, read_table, read_lines, list_files), then compute with what it shows"
+    } else {
+        ""
+    };
     (!unknown.is_empty()).then(|| {
         format!(
             "`expression` uses {} that neither the sub-task nor any result shows: compute \
-             only with the numbers they give",
+             only with the numbers they give{first}",
             unknown.join(", ")
         )
     })
@@ -319,6 +326,8 @@ fn unknown_numbers(numbers: Vec<(String, f64)>, asked: &Asked<'_>, free: f64) ->
         .map(|(_, n)| n)
         .chain(FREE_OPERANDS)
         .chain(in_words)
+        .chain(percent_factors(asked.words))
+        .chain(percent_factors(asked.seen))
         .collect();
     let mut unknown: Vec<String> = numbers
         .into_iter()
@@ -356,6 +365,25 @@ fn invented_values(input: &Value, asked: &Asked<'_>) -> Option<String> {
             unknown.join(", ")
         )
     })
+}
+
+/// What a percentage written in `text` (`5%`, `5 %`, `5 percent`) stands for in a
+/// calculation: its fraction, and the factors of a rise and a fall by it (5% gives 0.05,
+/// 1.05 and 0.95) — "after a 5% increase" is `* 1.05`.
+fn percent_factors(text: &str) -> Vec<f64> {
+    let mut rest = text;
+    let mut out = Vec::new();
+    for (written, p) in numbers_in(text) {
+        let Some(at) = rest.find(written.as_str()) else {
+            continue;
+        };
+        let after = rest[at + written.len()..].trim_start();
+        if after.starts_with('%') || after.to_lowercase().starts_with("percent") {
+            out.extend([p / 100.0, 1.0 + p / 100.0, 1.0 - p / 100.0]);
+        }
+        rest = &rest[at + written.len()..];
+    }
+    out
 }
 
 /// The numbers of `text` ([`numbers_in`]) that stand as words of their own: not glued
@@ -1868,6 +1896,42 @@ mod tests {
                 "{expression}"
             );
         }
+        // Before anything was read, the refusal says to look at the data first.
+        let why = check(
+            ToolName::Calculate,
+            json!({"expression": "2026-12-02 + 45"}),
+            "What date is 45 days after the start date in ~/docs/contract.txt?",
+            "",
+        )
+        .expect("nobody gave the date");
+        assert!(
+            why.contains("look at the data the sub-task names first"),
+            "{why}"
+        );
+        // A percentage the request states gives its fraction and the factors of a rise
+        // and a fall by it; other factors stay nobody's.
+        let raise = "What will the rent in ~/docs/lease.txt be after a 5% increase?";
+        for expression in ["1200 * 1.05", "1200 * 0.05 + 1200", "1200 * 0.95"] {
+            assert_eq!(
+                check(
+                    ToolName::Calculate,
+                    json!({"expression": expression}),
+                    raise,
+                    "Monthly rent: 1200"
+                ),
+                None,
+                "{expression}"
+            );
+        }
+        assert!(
+            check(
+                ToolName::Calculate,
+                json!({"expression": "1200 * 1.5"}),
+                raise,
+                "Monthly rent: 1200"
+            )
+            .is_some_and(|why| why.contains("uses 1.5 that"))
+        );
         // A number the request writes as a word.
         assert_eq!(
             check(
