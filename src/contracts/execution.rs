@@ -284,6 +284,19 @@ impl<'de> Deserialize<'de> for ToolCallRecord {
     }
 }
 
+/// The opening of the line an uncertain `ExecutionResult` output starts with when R3's
+/// finish checks still doubt the answer below it: the doubt, then the answer.
+pub const DOUBT_PREFIX: &str = "Not settled by the executor's own checks:";
+
+/// An execution output without the doubt line R3 put first ([`DOUBT_PREFIX`]): the
+/// answer as the model gave it, which the tool outputs are held to.
+pub fn without_doubt(output: &str) -> &str {
+    match output.strip_prefix(DOUBT_PREFIX) {
+        Some(rest) => rest.split_once('\n').map_or("", |(_, answer)| answer),
+        None => output,
+    }
+}
+
 /// R3's own reading of how an attempt went. A claim: R4a judges the tool calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -510,6 +523,14 @@ impl SubTaskOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_doubt_line_is_not_part_of_the_answer() {
+        let doubted = format!("{DOUBT_PREFIX} it states 3, which no result shows\n3 files");
+        assert_eq!(without_doubt(&doubted), "3 files");
+        assert_eq!(without_doubt("3 files"), "3 files");
+        assert_eq!(without_doubt(DOUBT_PREFIX), "");
+    }
 
     #[test]
     fn seed_string_tool_calls_parse_into_records() {

@@ -20,7 +20,7 @@ use crate::checks::criteria::{Outcome, World, by_code_alone, hold_to_checks, wit
 use crate::contracts::{
     CorrectionSignal, Criterion, CriterionVerdict, EnvelopeId, ExecutionResult, ExecutionStatus,
     FailureClass, GapPoint, Role, SubTask, SubTaskClosed, SubTaskId, SubTaskOutcome, SubTaskStatus,
-    TaskId, ToolCallRecord, Verdict,
+    TaskId, ToolCallRecord, Verdict, without_doubt,
 };
 use crate::llm::LlmError;
 use crate::text::first_chars;
@@ -365,10 +365,13 @@ impl Validation {
             track.subtask.intent.as_str(),
             track.subtask.context.as_str(),
         ];
-        let verdicts = ground_in_calls(verdicts, calls, &request.result.output, &given);
+        // The answer is held to the calls without R3's doubt line; the doubt is weighed
+        // on its own.
+        let answer = without_doubt(&request.result.output);
+        let verdicts = ground_in_calls(verdicts, calls, answer, &given);
         let verdicts = hold_doubt(verdicts, &track.criteria, &request.result, &self.world);
-        let verdicts = absence_shown(verdicts, calls, &request.result.output);
-        let verdicts = absent_named(verdicts, &track.subtask, calls, &request.result.output);
+        let verdicts = absence_shown(verdicts, calls, answer);
+        let verdicts = absent_named(verdicts, &track.subtask, calls, answer);
         let verdicts = hold_to_checks(
             verdicts,
             &track.criteria,

@@ -548,22 +548,24 @@ fn weigh_by(checks: &[Check], finish: &Finish, subject: &Subject, pushes: &mut P
 }
 
 /// What the records still hold against a completed finish that goes out as the model
-/// gave it: each row about the answer's shape or a change left unmade that rules on it,
-/// whether
-/// its push-back was spent or the turns ran out before it could push. The model was told
-/// (or had no turn left to mend it); the doubt is not dropped but travels with the result,
-/// which goes out as uncertain with it, so a validator passes it only by code. Rows a
-/// model may rightly overrule (a line it may keep, a count of every item that is asked)
-/// raise no doubt.
+/// gave it: each row about the answer's shape, a number no result shows, a count of
+/// every item where some are asked, or a change left unmade that rules on it, whether its
+/// push-back was spent or the turns ran out before it could push. The model was told (or
+/// had no turn left to mend it); the doubt is not dropped but travels with the result,
+/// which goes out as uncertain with it, so a validator passes it only by code. The rows
+/// about a quoted line (which a model may keep when the word selects nothing) and about
+/// files not looked at raise no doubt.
 fn doubts(checks: &[Check], finish: &Finish, subject: &Subject) -> Vec<String> {
     if finish.status != FinishStatus::Completed || finish.denied() {
         return Vec::new();
     }
     let mut out: Vec<String> = Vec::new();
-    for check in checks
-        .iter()
-        .filter(|c| matches!(c.budget, Budget::Shape | Budget::Push(Once::Change)))
-    {
+    for check in checks.iter().filter(|c| {
+        matches!(
+            c.budget,
+            Budget::Shape | Budget::Push(Once::Change | Once::Whole) | Budget::Look(Once::Misquote)
+        )
+    }) {
         if let Some(Ruling::Push { nudge, .. }) = (check.rule)(finish, subject)
             && !out.contains(&nudge)
         {

@@ -55,9 +55,6 @@ pub const MAX_CAPPED_OUTPUT_CHARS: usize = 4_000;
 pub const UNBACKED_PREFIX: &str =
     "Not backed by any tool result (no tool call succeeded in this attempt):";
 
-/// Said first in a result whose answer the finish checks still doubt.
-const DOUBT_PREFIX: &str = "Not settled by the executor's own checks:";
-
 /// How one attempt ended.
 enum Attempted {
     Result(ExecutionResult),
@@ -852,7 +849,11 @@ impl Worker {
                 tracing::info!(subtask = %self.subtask.subtask_id, %doubt, "delivered with a doubt");
                 (
                     ExecutionStatus::Uncertain,
-                    format!("{DOUBT_PREFIX} {doubt}\n{output}"),
+                    format!(
+                        "{} {}\n{output}",
+                        crate::contracts::DOUBT_PREFIX,
+                        crate::text::one_line(doubt, 600)
+                    ),
                 )
             }
             (status, _) => (status, output),
