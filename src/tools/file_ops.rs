@@ -170,7 +170,11 @@ fn selected(input: &Value, ctx: &ToolContext, tool: ToolName) -> Result<Selectio
         // pattern or a bound matches nothing is there, and so is every file in it.
         let named = !names.is_empty() && names.iter().all(|n| !n.contains(['*', '?', '[']));
         return Err(if named && !bounds.any() {
-            ToolError::NotFound(why)
+            // The path that is missing is said first: the folder is there.
+            ToolError::NotFound(format!(
+                "no such file: {} ({why})",
+                from.join(&names[0]).display()
+            ))
         } else {
             ToolError::Failed(why)
         });

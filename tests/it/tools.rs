@@ -986,6 +986,23 @@ async fn a_selection_by_name_that_finds_nothing_says_which_files_hold_the_word()
         "{}",
         read.for_model
     );
+    // A file named by its own name that is not there is the missing path, said first
+    // (the folder it was looked for in is there).
+    let named = call(
+        ToolName::MoveFiles,
+        json!({"from": "~/letters", "names": "notes", "to": "~/urgent"}),
+    )
+    .await;
+    let missing = rig.home.join("letters/notes").display().to_string();
+    assert!(
+        named
+            .record
+            .error
+            .as_deref()
+            .is_some_and(|e| e.starts_with(&format!("no such file: {missing} ("))),
+        "{:?}",
+        named.record.error
+    );
     // Nothing moved or copied, and a word no file holds adds nothing.
     assert!(!rig.home.join("invoices").exists());
     let none = call(
