@@ -77,6 +77,13 @@
 //! saved one per line, and an amount a file states raised by a percentage. Neither kind
 //! had run before.
 //!
+//! Three more were written on 2026-12-02 (morning), after the changes run 17 led to (a
+//! percentage's factors usable in a calculation, doubts for a number no result shows
+//! and for a count of every item where some are asked, a missing file said as the path
+//! that is missing) and before they ran: a percentage of a table's total, the files of
+//! one extension deleted, and the file of a folder changed longest ago named. None of
+//! these kinds had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -280,7 +287,29 @@ const MAIL: [(&str, &str); 4] = [
 /// `~/docs/lease.txt`: a rent of 1200; raised by 5% it is 1260.
 const LEASE: &str = "Lease for flat 4B\nMonthly rent: 1200\nDeposit: 2400\n";
 
+/// `~/money/budget.csv`: a total of 1200; 15% of it is 180.
+const BUDGET: &str = "item,amount\nrent,800\nfood,300\ntravel,100\n";
+
+/// `~/cache`: two .tmp files among others.
+const CACHE: [(&str, &[u8]); 4] = [
+    ("a.tmp", b"scratch a"),
+    ("b.tmp", b"scratch b"),
+    ("data.json", b"{}"),
+    ("keep.txt", b"keep me"),
+];
+
+/// `~/archive`: three files; report.doc changed longest ago (400 days).
+const ARCHIVE: [(&str, u64); 3] = [("notes.txt", 10), ("report.doc", 400), ("scan.pdf", 30)];
+
 fn make_home(home: &Path) {
+    put(home, "money/budget.csv", BUDGET.as_bytes());
+    for (name, bytes) in CACHE {
+        put(home, &format!("cache/{name}"), bytes);
+    }
+    for (name, days) in ARCHIVE {
+        put(home, &format!("archive/{name}"), b"old words");
+        super::harness::age(home, &format!("archive/{name}"), days);
+    }
     for (name, text) in MAIL {
         put(home, &format!("mail/{name}"), text.as_bytes());
     }
@@ -983,9 +1012,50 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "budget_share",
+        turns: &["What is 15% of the total of the amounts in ~/money/budget.csv?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("180")
+                    && s.read("money/budget.csv").as_deref() == Some(BUDGET)
+                    && !s.abandoned,
+                "180 (15% of 1200)",
+            )
+        },
+    },
+    Task {
+        name: "tmp_files_deleted",
+        turns: &["Delete the .tmp files in ~/cache."],
+        law1: Law1::Approve,
+        judge: |s| {
+            check(
+                s.entries("cache") == ["data.json", "keep.txt"]
+                    && s.bytes("cache/keep.txt").as_deref() == Some(CACHE[3].1)
+                    && !s.abandoned,
+                "~/cache holds data.json and keep.txt alone",
+            )
+        },
+    },
+    Task {
+        name: "oldest_file_named",
+        turns: &["Which file in ~/archive was changed longest ago?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.names("report.doc")
+                    && !s.names("notes.txt")
+                    && !s.names("scan.pdf")
+                    && s.entries("archive") == ["notes.txt", "report.doc", "scan.pdf"]
+                    && !s.abandoned,
+                "report.doc alone",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 40;
+task_tests!(SUITE, at_least = 43;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -1026,6 +1096,9 @@ task_tests!(SUITE, at_least = 40;
     big_logs_count,
     refund_names_saved,
     rent_after_raise,
+    budget_share,
+    tmp_files_deleted,
+    oldest_file_named,
 );
 
 mod judges {
@@ -1736,6 +1809,49 @@ todo.txt
             "rent_after_raise",
             "After a 5% increase the rent is 1260.",
             &["The rent is 1200.", "The increase is 60.", "1205"],
+        );
+    }
+
+    #[test]
+    fn budget_share() {
+        right_and_wrong(
+            "budget_share",
+            "15% of the total (1200) is 180.",
+            &["The total is 1200.", "120", "1380"],
+        );
+    }
+
+    #[test]
+    fn tmp_files_deleted() {
+        harness::end_states(
+            &SUITE,
+            "tmp_files_deleted",
+            "Deleted a.tmp and b.tmp.",
+            1,
+            |h| {
+                for name in ["a.tmp", "b.tmp"] {
+                    std::fs::remove_file(h.join(format!("cache/{name}"))).expect("deleted");
+                }
+            },
+            &[
+                // Only one; every file; nothing.
+                |h| std::fs::remove_file(h.join("cache/a.tmp")).expect("deleted"),
+                |h| std::fs::remove_dir_all(h.join("cache")).expect("deleted"),
+                |_| {},
+            ],
+        );
+    }
+
+    #[test]
+    fn oldest_file_named() {
+        right_and_wrong(
+            "oldest_file_named",
+            "report.doc was changed longest ago (400 days).",
+            &[
+                "notes.txt",
+                "400 days ago.",
+                "report.doc, then scan.pdf and notes.txt",
+            ],
         );
     }
 }
