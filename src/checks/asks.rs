@@ -88,13 +88,33 @@ pub fn settled(request: &str, chosen: AnswerShape) -> AnswerShape {
 }
 
 /// Whether `request` asks for a share as a percentage ("what percentage of …", "what
-/// percent", "in %"): then a count is not yet the answer.
+/// percent", "in %"): then a count is not yet the answer. A percentage the request
+/// states with its number ("15% of the total", "after a 5 percent rise") is an operand,
+/// not the shape asked for.
 pub fn asks_percentage(request: &str) -> bool {
     let folded = crate::text::fold(request);
-    folded.contains('%')
-        || folded
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| matches!(w, "percentage" | "percent" | "percentages" | "百分比"))
+    let chars: Vec<char> = folded.chars().collect();
+    let after_number = |at: usize| {
+        chars[..at]
+            .iter()
+            .rev()
+            .find(|c| !c.is_whitespace())
+            .is_some_and(char::is_ascii_digit)
+    };
+    let bare_sign = chars
+        .iter()
+        .enumerate()
+        .any(|(i, c)| *c == '%' && !after_number(i));
+    let words: Vec<&str> = folded
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let bare_word = words.iter().enumerate().any(|(i, w)| match *w {
+        "percentage" | "percentages" | "百分比" => true,
+        "percent" => !(i > 0 && words[i - 1].chars().all(|c| c.is_ascii_digit())),
+        _ => false,
+    });
+    bare_sign || bare_word
 }
 
 /// The shape the question's opening words fix, if they fix one.
@@ -229,6 +249,12 @@ mod tests {
         assert!(asks_percentage("how many percent of my files are PDFs"));
         assert!(asks_percentage("share of open tickets in %"));
         assert!(!asks_percentage("How many tickets are open?"));
+        // A percentage stated with its number is an operand, not the shape asked.
+        assert!(!asks_percentage(
+            "What is 15% of the total in ~/money/budget.csv?"
+        ));
+        assert!(!asks_percentage("the rent after a 5 percent increase"));
+        assert!(asks_percentage("what percentage is 15 of 60"));
     }
 
     #[test]
