@@ -65,6 +65,10 @@ pub struct Asked<'a> {
     /// The names of files the request states that exist nowhere yet, as written
     /// (`ideas-old.md`, `~/recent.txt`): what the task is to make ([`unmade_names`]).
     pub unmade: &'a [String],
+    /// For a call that selects a folder's files by a name pattern: the word the pattern
+    /// carries, when the request says it, no file name in the folder holds it and the
+    /// text of some files does — with those files (read by the caller from the folder).
+    pub by_text: Option<(&'a str, &'a [String])>,
 }
 
 /// The file names `text` states (a word with an extension, alone or ending a path),
@@ -190,6 +194,12 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     if matches!(name, ToolName::CopyFiles | ToolName::MoveFiles) {
         notes.extend(new_name_not_given(input, &mut mended, asked.unmade));
     }
+    if matches!(
+        name,
+        ToolName::CopyFiles | ToolName::MoveFiles | ToolName::ListFiles
+    ) {
+        notes.extend(text_not_names(&mut mended, asked.by_text));
+    }
     if matches!(name, ToolName::CopyFiles | ToolName::MoveFiles)
         || (name == ToolName::DeleteFiles && names_each_file(input))
     {
@@ -213,6 +223,54 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
             note: notes.join("; "),
         }
     }
+}
+
+/// The parameters that select a folder's files by their names.
+pub const NAME_SELECTORS: [&str; 7] = [
+    "names",
+    "pattern",
+    "patterns",
+    "glob",
+    "globs",
+    "name_pattern",
+    "name_contains",
+];
+
+/// A selection by a name pattern whose word ([`Asked::by_text`]) no file name holds while
+/// the text of some files does and the request says it: people ask for "the letters that
+/// mention the invoice", and a small model writes the word as a name pattern (`invoice*`),
+/// which selects nothing, and repeats it. The call runs selecting by the text instead
+/// (`containing`), the names dropped; deletions are left as asked (never widened by code).
+fn text_not_names(input: &mut Value, by_text: Option<(&str, &[String])>) -> Option<String> {
+    let (word, holders) = by_text?;
+    let map = input.as_object_mut()?;
+    if map
+        .get("containing")
+        .and_then(Value::as_str)
+        .is_some_and(|c| !c.trim().is_empty())
+    {
+        return None;
+    }
+    let dropped: Vec<&str> = NAME_SELECTORS
+        .iter()
+        .copied()
+        .filter(|k| map.remove(*k).is_some())
+        .collect();
+    if dropped.is_empty() {
+        return None;
+    }
+    map.insert("containing".into(), Value::String(word.to_string()));
+    Some(format!(
+        "no file name holds \"{word}\", which the sub-task names, and the text of {} does \
+         ({}), so it ran with `containing` \"{word}\" instead of `{}`",
+        if holders.len() == 1 {
+            "1 file".to_string()
+        } else {
+            format!("{} files", holders.len())
+        },
+        holders.join(", "),
+        dropped.join("`, `")
+    ))
 }
 
 /// The first narrowing value of the call that neither the request nor any output
@@ -1562,6 +1620,7 @@ mod tests {
                     row_value: None,
                     columns,
                     unmade: &[],
+                    by_text: None,
                 },
             )
         };
@@ -1638,8 +1697,63 @@ mod tests {
                 row_value: None,
                 columns: &[],
                 unmade,
+                by_text: None,
             },
         )
+    }
+
+    #[test]
+    fn a_name_pattern_of_a_word_the_files_hold_in_their_text_selects_by_the_text() {
+        let holders = ["march.txt".to_string(), "reminder.txt".to_string()];
+        let words = "Copy the letters in ~/letters that mention an invoice into ~/invoices";
+        let with = |tool: ToolName, input: Value, by_text| {
+            fit(
+                &tool.into(),
+                &input,
+                Asked {
+                    words,
+                    stated: words,
+                    seen: "",
+                    earlier: &[],
+                    row_value: None,
+                    columns: &[],
+                    unmade: &[],
+                    by_text,
+                },
+            )
+        };
+        let copy = json!({"from": "~/letters", "names": "invoice*", "to": "~/invoices"});
+        let Fit::Mended { input, note } = with(
+            ToolName::CopyFiles,
+            copy.clone(),
+            Some(("invoice", &holders[..])),
+        ) else {
+            panic!("the copy kept its pattern")
+        };
+        assert_eq!(
+            input,
+            json!({"from": "~/letters", "containing": "invoice", "to": "~/invoices"})
+        );
+        assert!(note.contains("march.txt, reminder.txt"), "{note}");
+        let list = json!({"folder": "~/letters", "pattern": "*invoice*"});
+        let Fit::Mended { input, .. } =
+            with(ToolName::ListFiles, list, Some(("invoice", &holders[..])))
+        else {
+            panic!("the listing kept its pattern")
+        };
+        assert_eq!(input["containing"], json!("invoice"));
+        assert!(input.get("pattern").is_none());
+        // Without the caller's finding, or for a deletion, the call is left as it is.
+        assert_eq!(with(ToolName::CopyFiles, copy, None), Fit::Asked);
+        let delete = json!({"from": "~/letters", "names": "invoice*"});
+        assert_eq!(
+            with(
+                ToolName::DeleteFiles,
+                delete,
+                Some(("invoice", &holders[..]))
+            ),
+            Fit::Asked
+        );
     }
 
     /// The reason a call is sent back, if it is.
@@ -2221,6 +2335,7 @@ mod tests {
             row_value: None,
             columns: &[],
             unmade: &[],
+            by_text: None,
         };
         let Fit::Mended { input, note } = fit(&ToolName::ListFiles.into(), &later, asked) else {
             panic!("the log filter lapsed")
@@ -2237,6 +2352,7 @@ mod tests {
             row_value: None,
             columns: &[],
             unmade: &[],
+            by_text: None,
         };
         assert_eq!(
             fit(&ToolName::ListFiles.into(), &json!({"folder": "/h"}), asked),
@@ -2251,6 +2367,7 @@ mod tests {
             row_value: None,
             columns: &[],
             unmade: &[],
+            by_text: None,
         };
         let set = json!({"path": "a.log", "op": "count", "text": "time"});
         assert_eq!(fit(&ToolName::ReadLines.into(), &set, asked), Fit::Asked);
@@ -2562,6 +2679,7 @@ mod tests {
                     row_value: named,
                     columns: &[],
                     unmade: &[],
+                    by_text: None,
                 },
             )
         };

@@ -58,7 +58,9 @@ use serde_json::Value;
 
 pub use crate::contracts::{McpToolName, ToolName, ToolRef, join_names};
 pub use applescript::AppleScript;
-pub use asked::{Asked, Fit, columns_shown, file_names_stated, fit, nth_listed, ordinal_number};
+pub use asked::{
+    Asked, Fit, NAME_SELECTORS, columns_shown, file_names_stated, fit, nth_listed, ordinal_number,
+};
 pub use calculate::Calculate;
 pub(crate) use context::resolve_user_path;
 pub use context::{
@@ -69,6 +71,7 @@ pub use copy_files::CopyFiles;
 pub use edit_file::EditFile;
 pub use file_ops::{DeleteFiles, MoveFiles};
 pub use files::kinds as file_kinds;
+pub(crate) use files::text_instead;
 pub use glob::Glob;
 pub use list_files::ListFiles;
 pub use mdfind::{Locate, Mdfind};

@@ -335,6 +335,52 @@ async fn the_step_cap_ends_the_attempt_with_what_was_done() {
 }
 
 #[tokio::test]
+async fn a_name_pattern_of_a_word_the_request_says_selects_by_the_text_the_files_hold() {
+    // "invoice*" names no file; two files mention an invoice in their text: the copy runs
+    // selecting by the text, and the model is told why.
+    let intent = "copy the files that mention an invoice into the folder sent";
+    let criterion = "sent holds a.txt and c.txt";
+    let mut fx = passing(intent, criterion).await;
+    std::fs::write(fx.dir.join("a.txt"), "Invoice 12, due in March").expect("a");
+    std::fs::write(fx.dir.join("c.txt"), "the invoice is paid").expect("c");
+    let d = fx.dir.display().to_string();
+    let sent_to = fx.dir.join("sent");
+    fx.rig.server.push(
+        Role::Executor,
+        [
+            tool(
+                "copy_files",
+                json!({"from": d, "names": "invoice*", "to": sent_to.display().to_string()}),
+            ),
+            finish(
+                "completed",
+                "Copied a.txt and c.txt into sent.",
+                "Copied 2 files.",
+            ),
+        ],
+    );
+    let s = task_subtask(&fx.dir, intent, criterion);
+    fx.plan(&[&s]);
+    let outcome = fx.outcome().await;
+    assert_eq!(outcome.status, SubTaskStatus::Matched);
+    let sent = results(&fx.seen());
+    let call = &sent[0].tool_calls[0];
+    assert_eq!(call.input["containing"], json!("invoice"), "{call:?}");
+    assert!(call.input.get("names").is_none(), "{call:?}");
+    let mut names: Vec<String> = std::fs::read_dir(&sent_to)
+        .expect("sent")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.txt", "c.txt"]);
+    assert!(
+        fx.r3_prompts()[1].contains("instead of `names`"),
+        "{}",
+        fx.r3_prompts()[1]
+    );
+}
+
+#[tokio::test]
 async fn a_sub_task_is_offered_only_the_changes_its_words_ask_for() {
     // A rename asks for no copy: the grammar has no copy_files, and a model that names
     // it anyway (an endpoint that ignores the grammar) is re-asked, not obeyed.

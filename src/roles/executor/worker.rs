@@ -751,6 +751,33 @@ impl Worker {
         } else {
             Vec::new()
         };
+        // A name pattern of a word the request says, that no file name holds and the
+        // text of some files does: read here, from the folder, for the rule that selects
+        // by the text instead.
+        let by_text = match tool.builtin() {
+            Some(
+                tools::ToolName::CopyFiles
+                | tools::ToolName::MoveFiles
+                | tools::ToolName::ListFiles,
+            ) => {
+                let folder = ["from", "folder"]
+                    .iter()
+                    .find_map(|k| input.get(*k).and_then(Value::as_str))
+                    .map(|p| self.ctx.resolve_read_path(p))
+                    .filter(|f| f.is_dir());
+                let patterns: Vec<String> = tools::NAME_SELECTORS
+                    .iter()
+                    .filter_map(|k| input.get(*k).and_then(Value::as_str))
+                    .flat_map(|v| v.split(','))
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                folder
+                    .filter(|_| !patterns.is_empty())
+                    .and_then(|f| tools::text_instead(&f, &patterns, &self.asked_words()))
+            }
+            _ => None,
+        };
         tools::fit(
             tool,
             input,
@@ -762,6 +789,7 @@ impl Worker {
                 row_value: row_value.as_ref().map(|(c, v)| (c.as_str(), v.as_str())),
                 columns: &table_columns,
                 unmade: &unmade,
+                by_text: by_text.as_ref().map(|(w, h)| (w.as_str(), h.as_slice())),
             },
         )
     }

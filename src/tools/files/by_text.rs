@@ -105,6 +105,35 @@ pub(crate) fn hint(folder: &Path, patterns: &[String], then: &str) -> Option<Str
     None
 }
 
+/// For a call selecting in `folder` by `patterns`: the first word a pattern carries that
+/// `said` (the request) holds as a word, that no file name of the folder holds, and that
+/// the text of some of its files does — with those files. What [`crate::tools::Asked::by_text`]
+/// takes.
+pub(crate) fn instead(
+    folder: &Path,
+    patterns: &[String],
+    said: &str,
+) -> Option<(String, Vec<String>)> {
+    let said = crate::text::fold(said);
+    let names: Vec<String> = std::fs::read_dir(folder)
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_lowercase())
+        .collect();
+    patterns.iter().filter_map(|p| word_of(p)).find_map(|word| {
+        let lower = word.to_lowercase();
+        let in_request = said
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == crate::text::fold(&word));
+        let named = names.iter().any(|n| n.contains(&lower));
+        if !in_request || named {
+            return None;
+        }
+        let found = holders(folder, &word);
+        (!found.is_empty()).then_some((word, found))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +167,22 @@ mod tests {
             said,
             "no file name holds \"invoice\", but the text of 2 files does (a.txt, c.txt); \
              give containing: \"invoice\""
+        );
+        // Said by the request, named by no file, held by two: select by the text.
+        let said = "copy the letters that mention the invoice";
+        assert_eq!(
+            instead(dir.path(), &["invoice*".into()], said),
+            Some(("invoice".to_string(), vec!["a.txt".into(), "c.txt".into()]))
+        );
+        assert_eq!(
+            instead(dir.path(), &["invoice*".into()], "copy the letters"),
+            None
+        );
+        std::fs::write(dir.path().join("invoice-old.txt"), "x").unwrap();
+        assert_eq!(
+            instead(dir.path(), &["invoice*".into()], said),
+            None,
+            "a name holds it"
         );
         // A word no file holds, and a file's own name, say nothing.
         assert_eq!(hint(dir.path(), &["garden*".into()], "x"), None);

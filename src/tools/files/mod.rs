@@ -35,7 +35,7 @@ mod by_text;
 mod report;
 mod same;
 mod scan;
-pub(crate) use by_text::hint as by_text_hint;
+pub(crate) use by_text::{hint as by_text_hint, instead as text_instead};
 pub(crate) use scan::holds_text;
 #[cfg(test)]
 mod tests;
