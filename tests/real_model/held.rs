@@ -84,6 +84,12 @@
 //! one extension deleted, and the file of a folder changed longest ago named. None of
 //! these kinds had run before.
 //!
+//! Two more were written on 2026-12-02 (morning), after the changes run 18 led to (a
+//! percentage stated with its number read as an operand, a name pattern of a word the
+//! request says selecting by the text files hold) and before they ran: a percentage of
+//! the largest amount of a table, and the files of a folder that mention a word named.
+//! Neither kind had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -301,7 +307,18 @@ const CACHE: [(&str, &[u8]); 4] = [
 /// `~/archive`: three files; report.doc changed longest ago (400 days).
 const ARCHIVE: [(&str, u64); 3] = [("notes.txt", 10), ("report.doc", 400), ("scan.pdf", 30)];
 
+/// `~/meetings`: two of four notes mention the budget, in two cases; none is named so.
+const MEETINGS: [(&str, &str); 4] = [
+    ("mon.txt", "We discussed the budget for Q3.\n"),
+    ("tue.txt", "Lunch plans for Friday.\n"),
+    ("wed.txt", "Budget cuts again.\n"),
+    ("thu.txt", "Team photo at noon.\n"),
+];
+
 fn make_home(home: &Path) {
+    for (name, text) in MEETINGS {
+        put(home, &format!("meetings/{name}"), text.as_bytes());
+    }
     put(home, "money/budget.csv", BUDGET.as_bytes());
     for (name, bytes) in CACHE {
         put(home, &format!("cache/{name}"), bytes);
@@ -1053,9 +1070,38 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "largest_bill_share",
+        turns: &["What is 20% of the largest amount in ~/money/bills.csv?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("11")
+                    && s.read("money/bills.csv").as_deref() == Some(BILLS)
+                    && !s.abandoned,
+                "11 (20% of 55.00)",
+            )
+        },
+    },
+    Task {
+        name: "budget_notes_named",
+        turns: &["Which files in ~/meetings mention the budget?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.names("mon.txt")
+                    && s.names("wed.txt")
+                    && !s.names("tue.txt")
+                    && !s.names("thu.txt")
+                    && s.entries("meetings") == ["mon.txt", "thu.txt", "tue.txt", "wed.txt"]
+                    && !s.abandoned,
+                "mon.txt and wed.txt, and no other file",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 43;
+task_tests!(SUITE, at_least = 45;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -1099,6 +1145,8 @@ task_tests!(SUITE, at_least = 43;
     budget_share,
     tmp_files_deleted,
     oldest_file_named,
+    largest_bill_share,
+    budget_notes_named,
 );
 
 mod judges {
@@ -1851,6 +1899,29 @@ todo.txt
                 "notes.txt",
                 "400 days ago.",
                 "report.doc, then scan.pdf and notes.txt",
+            ],
+        );
+    }
+
+    #[test]
+    fn largest_bill_share() {
+        right_and_wrong(
+            "largest_bill_share",
+            "20% of the largest amount (55.00) is 11.",
+            &["The largest amount is 55.00.", "8.42", "24.9"],
+        );
+    }
+
+    #[test]
+    fn budget_notes_named() {
+        right_and_wrong(
+            "budget_notes_named",
+            "mon.txt and wed.txt mention the budget.",
+            &[
+                // Only one; every file; the lines, not the files.
+                "mon.txt",
+                "mon.txt, thu.txt, tue.txt and wed.txt",
+                "We discussed the budget for Q3. Budget cuts again.",
             ],
         );
     }
