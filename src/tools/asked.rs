@@ -157,6 +157,11 @@ pub fn fit(tool: &ToolRef, input: &Value, asked: Asked<'_>) -> Fit {
     if let Some(why) = invented_filter(name, input, &words, &spoken, &asked) {
         return Fit::Unasked(why);
     }
+    if name == ToolName::DeleteFiles
+        && let Some(why) = deletion_bounds_nobody_asked(input, asked.stated)
+    {
+        return Fit::Unasked(why);
+    }
     if name == ToolName::Calculate
         && let Some(why) = invented_operands(input, &asked)
     {
@@ -832,18 +837,7 @@ fn selection_sizes_not_asked(input: &Value, mended: &mut Value, words: &str) -> 
 /// that names each file by its name loses them too, since they can only leave out a
 /// file the request names ([`names_each_file`]).
 fn bounds_nobody_asked(input: &Value, mended: &mut Value, words: &str) -> Option<String> {
-    let unasked: Vec<&str> = [
-        (
-            !files::mentions_age(words),
-            ["older_than", "modified_within"],
-        ),
-        (!files::mentions_size(words), ["min_size", "max_size"]),
-    ]
-    .iter()
-    .filter(|(unasked, _)| *unasked)
-    .flat_map(|(_, keys)| keys.iter().copied())
-    .filter(|key| input.get(*key).is_some_and(|v| !v.is_null()))
-    .collect();
+    let unasked = unasked_bounds(input, words);
     if unasked.is_empty() {
         return None;
     }
@@ -865,6 +859,38 @@ fn bounds_nobody_asked(input: &Value, mended: &mut Value, words: &str) -> Option
         },
         unasked.join("`, `")
     ))
+}
+
+/// The bounds of age or size a selecting call gives that the request says nothing of.
+fn unasked_bounds(input: &Value, words: &str) -> Vec<&'static str> {
+    [
+        (
+            !files::mentions_age(words),
+            ["older_than", "modified_within"],
+        ),
+        (!files::mentions_size(words), ["min_size", "max_size"]),
+    ]
+    .iter()
+    .filter(|(unasked, _)| *unasked)
+    .flat_map(|(_, keys)| keys.iter().copied())
+    .filter(|key| input.get(*key).is_some_and(|v| !v.is_null()))
+    .collect()
+}
+
+/// A deletion by a pattern narrowed by a bound of age or size the request says nothing
+/// of: sent back, not mended — dropping the bound would widen what is deleted, which code
+/// never does; the model may drop it, or ask again to keep it. A small model filled
+/// `older_than` with its description's example ("30 days") when asked to delete every
+/// .tmp file, deleted nothing, and repeated the call.
+fn deletion_bounds_nobody_asked(input: &Value, words: &str) -> Option<String> {
+    let unasked = unasked_bounds(input, words);
+    (!unasked.is_empty() && !names_each_file(input)).then(|| {
+        format!(
+            "`{}` narrows the deletion by what the sub-task does not name: call again \
+             without it, or with it if the request means it",
+            unasked.join("`, `")
+        )
+    })
 }
 
 /// Whether a call names each of its files whole (`old.tmp`, not `*.tmp` or a folder
@@ -1700,6 +1726,22 @@ mod tests {
                 by_text: None,
             },
         )
+    }
+
+    #[test]
+    fn a_deletion_narrowed_by_a_bound_nobody_asked_is_sent_back_not_widened() {
+        let words = "Delete the .tmp files in ~/cache.";
+        let bounded = json!({"from": "~/cache", "names": "*.tmp", "older_than": "30 days"});
+        let Fit::Unasked(why) = fit_of(ToolName::DeleteFiles, bounded, words, "") else {
+            panic!("the unasked bound kept")
+        };
+        assert!(why.contains("`older_than` narrows the deletion"), "{why}");
+        // Asked for, or on files named one by one, or without a bound: it runs as asked.
+        let old = "Delete the .tmp files in ~/cache older than 30 days.";
+        let bounded = json!({"from": "~/cache", "names": "*.tmp", "older_than": "30 days"});
+        assert_eq!(fit_of(ToolName::DeleteFiles, bounded, old, ""), Fit::Asked);
+        let plain = json!({"from": "~/cache", "names": "*.tmp"});
+        assert_eq!(fit_of(ToolName::DeleteFiles, plain, words, ""), Fit::Asked);
     }
 
     #[test]
