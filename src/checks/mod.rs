@@ -13,6 +13,7 @@
 //!   with a text; a path emptied; a value stated; a line of a file quoted), met or not by
 //!   the files and the answer.
 //! - [`names`]: what a token is (a file's name), read the same way by every check.
+//! - [`operands`]: a number the request states is used by a call or held by the answer.
 //! - [`ranked`]: the n-th of groups ranked by their counts ("the second most common").
 //! - [`said`]: what every account check reads alike — a request's opening verb, an
 //!   answer's negation, whether the calls changed anything.
@@ -33,6 +34,7 @@ pub mod column;
 pub mod compare;
 pub mod criteria;
 pub mod names;
+pub mod operands;
 pub mod ranked;
 pub(crate) mod said;
 pub mod selection;

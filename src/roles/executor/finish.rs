@@ -4,7 +4,9 @@
 //! attempt's own results and either sends it back once more (a push-back the next turn
 //! hears first), restates the answer by code (the row a listing holds, the one line a
 //! call selected), or settles the attempt (an absence the calls proved). The first row
-//! that rules decides; a restatement changes the answer the later rows read.
+//! that rules decides; a restatement changes the answer the later rows read. A finish
+//! that goes out as the model gave it is read once more by the rows that doubt an
+//! answer ([`doubts`]): what they still hold against it travels with the result.
 //!
 //! Each row says when it applies ([`When`]: the finish's status, whether a Law 1 denial
 //! settles the attempt first, whether a turn is left after this one, whether the
@@ -429,6 +431,22 @@ pub const CHECKS: &[Check] = &[
         rule: |f, s| {
             crate::checks::selection::selected_stated(&s.asked(), f.output, s.texts, &f.refs())
                 .map(Ruling::Restate)
+        },
+    },
+    // A number the request states that no call computed with and the answer lacks: the
+    // part of the request it belongs to was skipped ("20% of the largest amount" given
+    // as the largest amount). Only where the attempt holds all the work: a step after
+    // others may rest on a number an earlier step used.
+    Check {
+        name: "unused operand",
+        when: COMPLETED,
+        budget: Budget::Shape,
+        rule: |f, s| {
+            if s.context.contains(crate::contracts::PRIOR_OUTPUTS_HEADING) {
+                return None;
+            }
+            crate::checks::operands::unused(&s.asked(), f.output, &f.refs())
+                .map(|w| push(shape_nudge(&w)))
         },
     },
     // The answer lacks the shape the task asks for, copies the worked example or a
