@@ -360,6 +360,8 @@ enum Item {
     Copied(PathBuf),
     Missing(String),
     Exists(PathBuf),
+    /// The copy is there already: the target holds the source's very bytes.
+    Same(PathBuf),
     Failed(String, String),
 }
 
@@ -460,7 +462,15 @@ fn copy_as(file: &Path, target: &Path, shown: String) -> Item {
     });
     match result {
         Ok(()) => Item::Copied(target),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Item::Exists(target),
+        // A target with the source's very bytes is the copy, made before (an earlier
+        // step of the task): done, not a conflict.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            if super::files::identical_files(file, &target) {
+                Item::Same(target)
+            } else {
+                Item::Exists(target)
+            }
+        }
         Err(e) => {
             // A half-written copy is not left behind.
             if target.exists() {
@@ -544,6 +554,10 @@ fn report(items: &[Item], from: &str, to: &str, home: &Path) -> String {
             Item::Missing(name) => out.push_str(&format!("\nmissing: {name} (not in {from})")),
             Item::Exists(p) => out.push_str(&format!(
                 "\nnot copied: {} already exists (nothing is overwritten)",
+                shown_path(p, home)
+            )),
+            Item::Same(p) => out.push_str(&format!(
+                "\nalready copied: {} holds the same bytes",
                 shown_path(p, home)
             )),
             Item::Failed(name, why) => out.push_str(&format!("\nnot copied: {name}: {why}")),
@@ -649,7 +663,10 @@ impl Tool for CopyFiles {
                 text.push('\n');
                 text.push_str(&hint);
             }
-            if items.iter().any(|i| matches!(i, Item::Copied(_))) {
+            if items
+                .iter()
+                .any(|i| matches!(i, Item::Copied(_) | Item::Same(_)))
+            {
                 Ok(text)
             } else if items.iter().all(|i| matches!(i, Item::Missing(_))) {
                 Err(ToolError::NotFound(text))
@@ -798,6 +815,18 @@ mod tests {
             "the user's a"
         );
         assert!(!to.join("c.txt").exists());
+        // Copied again: the copy with the source's very bytes is there already, done; the
+        // user's own file of that name is still not overwritten.
+        let again = copy_all(&from, &["*.md".to_string()], Bounds::default(), &to).expect("again");
+        assert_eq!(
+            again,
+            vec![Item::Exists(to.join("a.md")), Item::Same(to.join("b.MD"))]
+        );
+        let text = report(&again, "~/notes", "~/backup", dir.path());
+        assert!(
+            text.contains("already copied: ~/backup/b.MD holds the same bytes"),
+            "{text}"
+        );
         // Every file when no names are given; a missing source folder is an error.
         let all = copy_all(&from, &[], Bounds::default(), &dir.path().join("all")).expect("all");
         assert_eq!(all.len(), 3);

@@ -36,6 +36,7 @@ mod report;
 mod same;
 mod scan;
 pub(crate) use by_text::{hint as by_text_hint, instead as text_instead};
+pub(crate) use same::identical as identical_files;
 pub(crate) use scan::holds_text;
 #[cfg(test)]
 mod tests;

@@ -45,6 +45,14 @@ fn hash_of(path: &Path) -> std::io::Result<u64> {
     Ok(h.finish())
 }
 
+/// Whether two files hold the same bytes: the same size, then read side by side.
+pub(crate) fn identical(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.is_file() && y.is_file() && x.len() == y.len() && same_bytes(a, b),
+        _ => false,
+    }
+}
+
 /// Whether two files of one size hold the same bytes, read side by side in chunks.
 fn same_bytes(a: &Path, b: &Path) -> bool {
     let (Ok(mut a), Ok(mut b)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
