@@ -1712,6 +1712,18 @@ mod tests {
 
     /// [`fit_of`], for a request that names files to make (`unmade`).
     fn fit_making(tool: ToolName, input: Value, words: &str, seen: &str, unmade: &[String]) -> Fit {
+        fit_reading(tool, input, words, seen, unmade, None)
+    }
+
+    /// [`fit_making`], with what the caller read of a folder's files ([`Asked::by_text`]).
+    fn fit_reading(
+        tool: ToolName,
+        input: Value,
+        words: &str,
+        seen: &str,
+        unmade: &[String],
+        by_text: Option<(&str, &[String])>,
+    ) -> Fit {
         fit(
             &tool.into(),
             &input,
@@ -1723,7 +1735,7 @@ mod tests {
                 row_value: None,
                 columns: &[],
                 unmade,
-                by_text: None,
+                by_text,
             },
         )
     }
@@ -1749,20 +1761,7 @@ mod tests {
         let holders = ["march.txt".to_string(), "reminder.txt".to_string()];
         let words = "Copy the letters in ~/letters that mention an invoice into ~/invoices";
         let with = |tool: ToolName, input: Value, by_text| {
-            fit(
-                &tool.into(),
-                &input,
-                Asked {
-                    words,
-                    stated: words,
-                    seen: "",
-                    earlier: &[],
-                    row_value: None,
-                    columns: &[],
-                    unmade: &[],
-                    by_text,
-                },
-            )
+            fit_reading(tool, input, words, "", &[], by_text)
         };
         let copy = json!({"from": "~/letters", "names": "invoice*", "to": "~/invoices"});
         let Fit::Mended { input, note } = with(
