@@ -90,6 +90,14 @@
 //! the largest amount of a table, and the files of a folder that mention a word named.
 //! Neither kind had run before.
 //!
+//! Seven more were written on 2026-12-02 (late morning), after the changes run 19 led to
+//! (a stated number no call used, a deletion narrowed by a bound nobody asked for, a copy
+//! already made) and before any change of that session: the days between two dates a
+//! file states, the month of a table with the highest total, the empty files of a folder
+//! named, the sum of one column over the rows of one value of another, the distinct
+//! addresses of a log counted, a temperature a note states converted to another unit,
+//! and a file renamed in its folder. None of these kinds had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -307,6 +315,30 @@ const CACHE: [(&str, &[u8]); 4] = [
 /// `~/archive`: three files; report.doc changed longest ago (400 days).
 const ARCHIVE: [(&str, u64); 3] = [("notes.txt", 10), ("report.doc", 400), ("scan.pdf", 30)];
 
+/// `~/travel/trip.txt`: two flight dates 17 days apart.
+const TRIP: &str = "Flight out: 2026-03-02\nHotel: Seaview\nFlight back: 2026-03-19\n";
+
+/// `~/money/spending.csv`: totals 120 (January), 200 (February), 150 (March); the
+/// largest single row (140) is March's.
+const SPENDING: &str = "month,category,amount\n2026-01,food,70\n2026-01,fuel,50\n2026-02,food,60\n2026-02,fuel,80\n2026-02,gifts,60\n2026-03,rent,140\n2026-03,food,10\n";
+
+/// `~/src`: two of four files are empty.
+const SRC: [(&str, &str); 4] = [
+    ("main.rs", "fn main() {}\n"),
+    ("lib.rs", ""),
+    ("util.rs", "pub fn x() {}\n"),
+    ("mod.rs", ""),
+];
+
+/// `~/work/hours.csv`: Alpha's hours add up to 9.5 of 15.
+const HOURS: &str = "date,project,hours\n2026-11-02,Alpha,3\n2026-11-02,Beta,4\n2026-11-03,Alpha,2.5\n2026-11-04,Gamma,1.5\n2026-11-05,Alpha,4\n";
+
+/// `~/logs/access.log`: six requests from four addresses (five GETs, three 200s).
+const ACCESS_LOG: &str = "10.0.0.5 GET /index.html 200\n10.0.0.7 GET /about.html 200\n10.0.0.5 GET /logo.png 304\n192.168.1.20 POST /login 302\n10.0.0.7 GET /index.html 200\n172.16.0.9 GET /contact.html 404\n";
+
+/// `~/notes/oven.txt`: 428 °F, which is 220 °C.
+const OVEN: &str = "Bread\nBake at 428 F for 35 minutes.\nLet it cool for 10 minutes.\n";
+
 /// `~/meetings`: two of four notes mention the budget, in two cases; none is named so.
 const MEETINGS: [(&str, &str); 4] = [
     ("mon.txt", "We discussed the budget for Q3.\n"),
@@ -316,6 +348,14 @@ const MEETINGS: [(&str, &str); 4] = [
 ];
 
 fn make_home(home: &Path) {
+    put(home, "travel/trip.txt", TRIP.as_bytes());
+    put(home, "money/spending.csv", SPENDING.as_bytes());
+    for (name, text) in SRC {
+        put(home, &format!("src/{name}"), text.as_bytes());
+    }
+    put(home, "work/hours.csv", HOURS.as_bytes());
+    put(home, "logs/access.log", ACCESS_LOG.as_bytes());
+    put(home, "notes/oven.txt", OVEN.as_bytes());
     for (name, text) in MEETINGS {
         put(home, &format!("meetings/{name}"), text.as_bytes());
     }
@@ -1099,9 +1139,109 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "trip_days_between",
+        turns: &["How many days are there between the two flight dates in ~/travel/trip.txt?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("17")
+                    && !s.number_any(&["16", "18"])
+                    && s.read("travel/trip.txt").as_deref() == Some(TRIP)
+                    && !s.abandoned,
+                "17 days (2026-03-02 to 2026-03-19)",
+            )
+        },
+    },
+    Task {
+        name: "top_spending_month",
+        turns: &["Which month in ~/money/spending.csv had the highest total spending?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.names_any(&["2026-02", "February"])
+                    && !s.names_any(&["2026-01", "January", "2026-03", "March"])
+                    && s.read("money/spending.csv").as_deref() == Some(SPENDING)
+                    && !s.abandoned,
+                "2026-02 (200 in all), not March (the largest single amount)",
+            )
+        },
+    },
+    Task {
+        name: "empty_files_named",
+        turns: &["Which files in ~/src are empty?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.names("lib.rs")
+                    && s.names("mod.rs")
+                    && !s.names("main.rs")
+                    && !s.names("util.rs")
+                    && s.entries("src") == ["lib.rs", "main.rs", "mod.rs", "util.rs"]
+                    && !s.abandoned,
+                "lib.rs and mod.rs, and no other file",
+            )
+        },
+    },
+    Task {
+        name: "alpha_hours_total",
+        turns: &["How many hours did I log for project Alpha in ~/work/hours.csv?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("9.5")
+                    && s.read("work/hours.csv").as_deref() == Some(HOURS)
+                    && !s.abandoned,
+                "9.5 hours (3 + 2.5 + 4), not the 15 of every project",
+            )
+        },
+    },
+    Task {
+        name: "distinct_ips_count",
+        turns: &["How many different IP addresses appear in ~/logs/access.log?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("4")
+                    && !s.number("6")
+                    && s.read("logs/access.log").as_deref() == Some(ACCESS_LOG)
+                    && !s.abandoned,
+                "4 addresses, not the 6 requests",
+            )
+        },
+    },
+    Task {
+        name: "oven_celsius",
+        turns: &[
+            "The bread recipe in ~/notes/oven.txt gives the oven temperature in Fahrenheit. What is it in Celsius?",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("220")
+                    && !s.number_any(&["237.8", "238", "205.6"])
+                    && s.read("notes/oven.txt").as_deref() == Some(OVEN)
+                    && !s.abandoned,
+                "220 °C (428 °F)",
+            )
+        },
+    },
+    Task {
+        name: "draft_renamed_final",
+        turns: &["Rename ~/docs/draft.txt to final.txt."],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.entries("docs") == ["contract.txt", "final.txt", "lease.txt"]
+                    && s.read("docs/final.txt").as_deref() == Some(DRAFT)
+                    && !s.abandoned,
+                "~/docs holds final.txt with the draft's text, and no draft.txt",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 45;
+task_tests!(SUITE, at_least = 52;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -1147,6 +1287,13 @@ task_tests!(SUITE, at_least = 45;
     oldest_file_named,
     largest_bill_share,
     budget_notes_named,
+    trip_days_between,
+    top_spending_month,
+    empty_files_named,
+    alpha_hours_total,
+    distinct_ips_count,
+    oven_celsius,
+    draft_renamed_final,
 );
 
 mod judges {
@@ -1922,6 +2069,90 @@ todo.txt
                 "mon.txt",
                 "mon.txt, thu.txt, tue.txt and wed.txt",
                 "We discussed the budget for Q3. Budget cuts again.",
+            ],
+        );
+    }
+
+    #[test]
+    fn trip_days_between() {
+        right_and_wrong(
+            "trip_days_between",
+            "There are 17 days between 2026-03-02 and 2026-03-19.",
+            &["18 days.", "The flights are on 2026-03-02 and 2026-03-19.", "16"],
+        );
+    }
+
+    #[test]
+    fn top_spending_month() {
+        right_and_wrong(
+            "top_spending_month",
+            "2026-02 had the highest total (200).",
+            &[
+                // The month of the largest row; the total alone; every month.
+                "2026-03",
+                "200",
+                "2026-01: 120, 2026-02: 200, 2026-03: 150",
+            ],
+        );
+    }
+
+    #[test]
+    fn empty_files_named() {
+        right_and_wrong(
+            "empty_files_named",
+            "lib.rs and mod.rs are empty.",
+            &["lib.rs", "main.rs, lib.rs, util.rs and mod.rs", "2 files are empty."],
+        );
+    }
+
+    #[test]
+    fn alpha_hours_total() {
+        right_and_wrong(
+            "alpha_hours_total",
+            "You logged 9.5 hours for Alpha.",
+            &["15 hours.", "Alpha has 3 entries.", "9 hours."],
+        );
+    }
+
+    #[test]
+    fn distinct_ips_count() {
+        right_and_wrong(
+            "distinct_ips_count",
+            "4 different IP addresses.",
+            &["6", "3 addresses.", "10.0.0.5, 10.0.0.7"],
+        );
+    }
+
+    #[test]
+    fn oven_celsius() {
+        right_and_wrong(
+            "oven_celsius",
+            "428 °F is 220 °C.",
+            &["428 F.", "About 237.8 °C.", "35 minutes."],
+        );
+    }
+
+    #[test]
+    fn draft_renamed_final() {
+        end_states(
+            "draft_renamed_final",
+            "Renamed draft.txt to final.txt.",
+            |h| {
+                put(h, "docs/final.txt", super::DRAFT.as_bytes());
+                std::fs::remove_file(h.join("docs/draft.txt")).expect("renamed");
+            },
+            &[
+                // Copied, the old name left; an empty file under the new name; moved to
+                // the home.
+                |h| put(h, "docs/final.txt", super::DRAFT.as_bytes()),
+                |h| {
+                    put(h, "docs/final.txt", b"");
+                    std::fs::remove_file(h.join("docs/draft.txt")).expect("renamed");
+                },
+                |h| {
+                    put(h, "final.txt", super::DRAFT.as_bytes());
+                    std::fs::remove_file(h.join("docs/draft.txt")).expect("renamed");
+                },
             ],
         );
     }
