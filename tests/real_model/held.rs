@@ -2078,7 +2078,11 @@ todo.txt
         right_and_wrong(
             "trip_days_between",
             "There are 17 days between 2026-03-02 and 2026-03-19.",
-            &["18 days.", "The flights are on 2026-03-02 and 2026-03-19.", "16"],
+            &[
+                "18 days.",
+                "The flights are on 2026-03-02 and 2026-03-19.",
+                "16",
+            ],
         );
     }
 
@@ -2101,7 +2105,11 @@ todo.txt
         right_and_wrong(
             "empty_files_named",
             "lib.rs and mod.rs are empty.",
-            &["lib.rs", "main.rs, lib.rs, util.rs and mod.rs", "2 files are empty."],
+            &[
+                "lib.rs",
+                "main.rs, lib.rs, util.rs and mod.rs",
+                "2 files are empty.",
+            ],
         );
     }
 

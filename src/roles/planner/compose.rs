@@ -63,11 +63,7 @@ pub(super) fn manifest(
     let derived = criteria::derived(&spec.raw_input, home, files);
     // The plan's last group delivers the answer: its sub-tasks carry the answer's shape,
     // the plan's (R2 always reads the task), or R1's when the plan names none.
-    let answer = if draft.answer.is_any() {
-        spec.answer
-    } else {
-        crate::checks::asks::settled(&spec.raw_input, draft.answer)
-    };
+    let answer = answer_of(draft, spec);
     let last_group = draft.subtasks.iter().map(|d| d.sequence).max();
     let deliverers = draft
         .subtasks
@@ -124,6 +120,18 @@ pub(super) fn manifest(
         task_criteria: criteria(&draft.task_criteria, true),
         round,
     }
+}
+
+/// The answer a plan delivers: the plan's shape (R2 always reads the task), or R1's when
+/// the plan names none, settled against the request's opening ("which file …" asks for
+/// an item whoever left the shape unsaid).
+pub(super) fn answer_of(draft: &PlanDraft, spec: &TaskSpec) -> AnswerShape {
+    let chosen = if draft.answer.is_any() {
+        spec.answer
+    } else {
+        draft.answer
+    };
+    crate::checks::asks::settled(&spec.raw_input, chosen)
 }
 
 fn with_memory(context: &str, memory: &str) -> String {

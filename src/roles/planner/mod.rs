@@ -35,6 +35,7 @@
 
 pub mod calibration;
 mod compose;
+mod needed;
 pub mod prompt;
 pub mod schema;
 mod state;

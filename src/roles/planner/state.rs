@@ -638,7 +638,15 @@ fn judge(
     if deduped.subtasks.len() < draft.subtasks.len() {
         tracing::info!(task = %spec.task_id, "a sub-task the plan repeated was left out");
     }
-    let draft = &deduped;
+    // A question is answered by reading what exists: a step that only changes files, or
+    // one about a path nobody named that is not there, is left out (`needed`).
+    let shape = super::compose::answer_of(&deduped, spec);
+    let (needed, left_out) =
+        super::needed::for_a_question(&deduped, &spec.raw_input, shape, &s.home, &*s.files);
+    if !left_out.is_empty() {
+        tracing::info!(task = %spec.task_id, ?left_out, "steps the question does not need were left out");
+    }
+    let draft = &needed;
     let violations = validator::validate(draft, &rules);
     if violations.is_empty() {
         return Verdict::Dispatch(draft.clone());

@@ -254,7 +254,13 @@ fn a_spec_is_calibrated_then_planned_then_dispatched_as_one_manifest() {
         manifest.subtasks[0].request.as_deref(),
         Some(spec.raw_input.as_str())
     );
-    assert_eq!(manifest.task_spec.as_ref(), Some(&spec));
+    // The spec goes on with the shape the request's opening settles where nobody said
+    // one ("which PDFs …" asks for a list).
+    let settled = TaskSpec {
+        answer: crate::contracts::AnswerShape::List,
+        ..spec.clone()
+    };
+    assert_eq!(manifest.task_spec.as_ref(), Some(&settled));
     assert!(fx.deadlines().is_empty());
     assert!(state.keeps(task), "kept for the replans");
 }
@@ -785,5 +791,58 @@ fn a_plans_checks_stand_on_the_tasks_words_and_code_adds_the_file_asked_for() {
     assert_eq!(
         last.criterion,
         "A file is at ~/notes/count.txt when the work ends"
+    );
+}
+
+#[test]
+fn a_question_s_plan_goes_out_without_a_step_that_only_writes_or_names_what_is_not_there() {
+    let home = tempfile::tempdir().expect("a temporary home");
+    std::fs::create_dir_all(home.path().join("archive")).expect("a folder");
+    std::fs::write(home.path().join("archive/report.doc"), "old").expect("a file");
+    let mut state = Plans::new(Settings {
+        home: home.path().to_path_buf(),
+        ..settings()
+    });
+    let mut spec = spec();
+    spec.raw_input = "Which file in ~/archive was changed longest ago?".into();
+    let task = &spec.task_id;
+    let groups = submitted(&mut state, &spec);
+    answered(&mut state, task, &groups);
+    let folder = home.path().join("archive");
+    let mut list = subtask(
+        &format!("Folder: {}", folder.display()),
+        &[ToolName::ListFiles],
+    );
+    let mut phantom = subtask(
+        &format!("File: {}/file1.txt", folder.display()),
+        &[ToolName::ReadFile],
+    );
+    phantom.sequence = 2;
+    let mut write = subtask("Save the name", &[ToolName::WriteFile]);
+    write.sequence = 3;
+    for (step, intent) in [
+        (&mut list, "List the files by date"),
+        (&mut phantom, "Read the date of file1.txt"),
+        (&mut write, "Save the name"),
+    ] {
+        step.intent = intent.into();
+    }
+    let mut plan = valid();
+    plan.draft.subtasks = vec![list, phantom, write];
+    let mut fx = Fx::default();
+    state.on_done(task, planned(Ok(plan)), now(), &mut fx);
+    let Message::DispatchManifest(manifest) = last_message(&fx) else {
+        panic!("not a manifest");
+    };
+    let sequences: Vec<i64> = manifest.subtasks.iter().map(|s| s.sequence).collect();
+    assert_eq!(sequences, [1], "{manifest:?}");
+    // The one step left delivers the answer: it carries the shape and the request.
+    assert_eq!(
+        manifest.subtasks[0].answer,
+        crate::contracts::AnswerShape::Item
+    );
+    assert_eq!(
+        manifest.subtasks[0].request.as_deref(),
+        Some(spec.raw_input.as_str())
     );
 }
