@@ -12,6 +12,8 @@
 //! - [`criteria`]: the closed vocabulary of checks a criterion carries (a file at a path,
 //!   with a text; a path emptied; a value stated; a line of a file quoted), met or not by
 //!   the files and the answer.
+//! - [`labels`]: the answer's number is one the tools printed for what the request asks
+//!   about, not for another thing beside it (blank lines for lines with text).
 //! - [`names`]: what a token is (a file's name), read the same way by every check.
 //! - [`operands`]: a number the request states is used by a call or held by the answer.
 //! - [`ranked`]: the n-th of groups ranked by their counts ("the second most common").
@@ -33,6 +35,7 @@ pub mod claims;
 pub mod column;
 pub mod compare;
 pub mod criteria;
+pub mod labels;
 pub mod names;
 pub mod operands;
 pub mod ranked;
