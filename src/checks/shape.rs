@@ -839,11 +839,10 @@ fn item(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
         .map(|r| format!("{}\n{}", r.target, r.output_head).to_lowercase())
         .collect::<Vec<_>>()
         .join("\n");
-    let names = tokens(answer)
-        .into_iter()
-        .filter(|t| is_name(t))
-        .filter(|t| is_specific(t) || !asked.contains(t))
-        .any(|t| shown.contains(&t));
+    let names = tokens(answer).into_iter().any(|t| {
+        (is_name(&t) && (is_specific(&t) || !asked.contains(&t)) && shown.contains(&t))
+            || (is_number(&t) && printed_as_key(&t, &shown))
+    });
     if names {
         Verdict::Fits
     } else {
@@ -853,6 +852,18 @@ fn item(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
             crate::text::one_line(answer, 80)
         ))
     }
+}
+
+/// Whether the tools printed `token` (lower case) as the key a value stands beside — a
+/// group's name ("2026-02 = 200"), a distinct value with its rows ("2026-02 (3 rows)"):
+/// an item whose name is written like a number (a month, a year, an order number).
+fn printed_as_key(token: &str, shown: &str) -> bool {
+    shown.match_indices(token).any(|(at, _)| {
+        let before = shown[..at].chars().next_back();
+        let after = &shown[at + token.len()..];
+        before.is_none_or(|c| c.is_whitespace() || matches!(c, ',' | ':' | ';'))
+            && (after.starts_with(" = ") || after.starts_with(" ("))
+    })
 }
 
 /// A date answer holds a calendar date, and not only the date(s) the request itself
@@ -1470,6 +1481,32 @@ pub(crate) mod tests {
             check(AnswerShape::Item, request, "Desk, oak (450)", &refs),
             Verdict::Fits
         );
+    }
+
+    #[test]
+    fn an_item_named_like_a_number_counts_where_the_tools_printed_it_as_a_key() {
+        let records = [ok(
+            ToolName::ReadTable,
+            "/h/money/spending.csv",
+            "spending.csv: CSV, 7 data rows, 3 columns: month, category, amount\n\
+             sum of amount by month (3 groups): 2026-02 = 200, 2026-03 = 150, 2026-01 = 120",
+        )];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let request = "Which month in ~/money/spending.csv had the highest total spending?";
+        assert_eq!(
+            check(AnswerShape::Item, request, "2026-02", &refs),
+            Verdict::Fits
+        );
+        // The value alone names no item, nor does a key no tool printed.
+        for answer in ["200", "2026-04"] {
+            assert!(
+                matches!(
+                    check(AnswerShape::Item, request, answer, &refs),
+                    Verdict::Misfit(_)
+                ),
+                "{answer}"
+            );
+        }
     }
 
     #[test]
