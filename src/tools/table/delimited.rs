@@ -447,7 +447,7 @@ fn count_unquoted(record: &str, d: u8) -> usize {
 
 /// Whether `first` is a header: it is, unless it is mostly numbers in the columns where the
 /// later rows are mostly numbers (or, when no column is, unless it is mostly numbers itself).
-fn detect_header(first: &[String], later: &[&[String]], decimal_comma: bool) -> bool {
+pub(super) fn detect_header(first: &[String], later: &[&[String]], decimal_comma: bool) -> bool {
     let is_num = |s: &str| num::parse(s, decimal_comma).is_some();
     let filled = |s: &&String| !s.trim().is_empty();
     let numeric_columns: Vec<usize> = (0..first.len())

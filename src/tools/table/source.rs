@@ -40,7 +40,9 @@ pub(super) fn load(path: &Path, req: &Request, limits: &Limits) -> Result<Loaded
         _ if !delimited::has_delimiter(&text) => {
             // A list of numbers, one per line, is a column of values with no header:
             // its sum, mean, min and max are asked of it like any column's.
-            if let Some(table) = number_list(&text, &name, limits.max_rows) {
+            if let Some(table) = number_list(&text, &name, limits.max_rows)
+                .or_else(|| spaced(&text, &name, limits.max_rows))
+            {
                 let mut table = table;
                 notes.append(&mut table.notes);
                 table.notes = notes;
@@ -118,6 +120,85 @@ fn number_list(text: &str, name: &str, max_rows: usize) -> Option<Table> {
         name: name.to_string(),
         format: NUMBER_LIST_FORMAT.to_string(),
         columns: vec![NUMBER_LIST_COLUMN.to_string()],
+        rows,
+        total_rows,
+        notes,
+        decimal_comma: false,
+    })
+}
+
+/// The format of text whose lines are fields separated by spaces, as a table reports it.
+pub(super) const SPACED_FORMAT: &str = "text in columns separated by spaces";
+
+/// The most fields a line of a table in columns separated by spaces may have; past it,
+/// lines of one length are more likely prose.
+const MAX_SPACED_FIELDS: usize = 12;
+
+/// Text whose every non-blank line splits at runs of blanks into the same number of
+/// fields (2 to [`MAX_SPACED_FIELDS`]; a log, a command's output) as a table: its first
+/// line is a header only where a column of numbers shows it is one (`size` over `4096`);
+/// otherwise the columns are named `field1`, `field2`, … in order. `None` for other text
+/// (prose, whose lines differ in length, or a single line).
+fn spaced(text: &str, name: &str, max_rows: usize) -> Option<Table> {
+    let lines: Vec<Vec<String>> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    let width = lines.first()?.len();
+    if lines.len() < 2
+        || !(2..=MAX_SPACED_FIELDS).contains(&width)
+        || lines.iter().any(|l| l.len() != width)
+    {
+        return None;
+    }
+    let later: Vec<&[String]> = lines[1..].iter().map(Vec::as_slice).collect();
+    let numeric_column = (0..width).any(|i| {
+        later
+            .iter()
+            .all(|r| super::num::parse(&r[i], false).is_some())
+    });
+    let header = numeric_column && super::delimited::detect_header(&lines[0], &later, false);
+    let (columns, data): (Vec<String>, &[Vec<String>]) = if header {
+        (lines[0].clone(), &lines[1..])
+    } else {
+        (
+            (1..=width).map(|i| format!("field{i}")).collect(),
+            &lines[..],
+        )
+    };
+    let total_rows = data.len();
+    let rows: Vec<Row> = data
+        .iter()
+        .take(max_rows)
+        .enumerate()
+        .map(|(i, cells)| Row {
+            n: i + 1,
+            cells: cells.clone(),
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if !header {
+        let examples: Vec<String> = columns
+            .iter()
+            .zip(&data[0])
+            .map(|(c, v)| format!("{c} (e.g. {v})"))
+            .collect();
+        notes.push(format!(
+            "no header row: the columns are named by their place: {}",
+            examples.join(", ")
+        ));
+    }
+    if rows.len() < total_rows {
+        notes.push(format!(
+            "only the first {} of {total_rows} lines were read",
+            rows.len()
+        ));
+    }
+    Some(Table {
+        name: name.to_string(),
+        format: SPACED_FORMAT.to_string(),
+        columns,
         rows,
         total_rows,
         notes,
