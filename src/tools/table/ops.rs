@@ -59,8 +59,29 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         (Some(c), None, Some(_)) if req.op == Op::Count => (None, Some(c)),
         (c, w, _) => (c.as_ref(), w.as_ref()),
     };
-    let column = column_arg.map(|c| find_column(t, c)).transpose()?;
     let by = req.by.as_ref().map(|c| find_column(t, c)).transpose()?;
+    let column = match column_arg.map(|c| find_column(t, c)).transpose() {
+        Ok(c) => c,
+        // An op that adds numbers, given a column the table lacks, where the table has
+        // one column of numbers: that column is the only one it can mean (a small model
+        // named "total" for the amounts of a table whose columns are month, category,
+        // amount), and the result says what ran.
+        Err(e) => match (
+            matches!(req.op, Op::Sum | Op::Mean | Op::Median | Op::GroupSum),
+            sole_number_column(t, by),
+        ) {
+            (true, Some(c)) => {
+                out.push_str(&format!(
+                    "\nnote: there is no column {:?}; {} is the one column of numbers, so {} ran on it",
+                    column_arg.map(String::as_str).unwrap_or_default(),
+                    shown_name(t, c, max_chars),
+                    req.op.name()
+                ));
+                Some(c)
+            }
+            _ => return Err(e),
+        },
+    };
     let filter = match (where_arg, &req.equals) {
         (Some(w), Some(e)) => Some((find_column(t, w)?, e.as_str())),
         // A filter given half keeps nothing out: the call runs on every row and says
@@ -165,14 +186,20 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         kept
     };
 
-    // An op that cannot work on its column still says what the filter kept: "how many
-    // of the rows are …" is often what the caller wanted, and the next call can ask it.
+    // An op that cannot work on its column still answers with what the filter kept:
+    // "how many of the rows are …" is most often what the caller wanted (a small model
+    // summed a column of text to count the card payments, and asked the failing call
+    // again and again). The op's failure is said beside it; without a filter there is
+    // nothing kept to say, and the call fails.
     let filter_said = out[filter_from..].trim().to_string();
-    let failed = |e: String| -> String {
+    let kept_so_far = out.clone();
+    let failed = |e: String| -> Result<String, String> {
         if filter_said.is_empty() {
-            e
+            Err(e)
         } else {
-            format!("{e}\n(the rows were kept all the same: {filter_said})")
+            Ok(format!(
+                "{kept_so_far}\nnot computed: {e}\n(the count of the rows the filter kept is above)"
+            ))
         }
     };
     let cap = limits.max_shown_rows.max(1);
@@ -221,7 +248,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             let c = need(column, "column (the numbers to add up)")?;
             let nums = numbers(t, &rows, c);
             if nums.values.is_empty() && !(req.op == Op::Sum && rows.is_empty()) {
-                return Err(failed(no_numbers(t, &rows, c, req.op, max_chars)));
+                return failed(no_numbers(t, &rows, c, req.op, max_chars));
             }
             let mut sum = num::Sum::default();
             for (_, v) in &nums.values {
@@ -249,7 +276,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             let c = need(column, "column (the numbers whose middle value to find)")?;
             let nums = numbers(t, &rows, c);
             if nums.values.is_empty() {
-                return Err(failed(no_numbers(t, &rows, c, req.op, max_chars)));
+                return failed(no_numbers(t, &rows, c, req.op, max_chars));
             }
             let mut sorted: Vec<f64> = nums.values.iter().map(|(_, v)| *v).collect();
             sorted.sort_by(f64::total_cmp);
@@ -289,7 +316,10 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         Op::Min | Op::Max | Op::MinRow | Op::MaxRow => {
             let c = need(column, "column (the values to compare)")?;
             let highest = matches!(req.op, Op::Max | Op::MaxRow);
-            let ext = extreme(t, &rows, c, highest, req.op, max_chars).map_err(failed)?;
+            let ext = match extreme(t, &rows, c, highest, req.op, max_chars) {
+                Ok(ext) => ext,
+                Err(e) => return failed(e),
+            };
             let name = shown_name(t, c, max_chars);
             let word = if highest { "highest" } else { "lowest" };
             let line = match req.op {
@@ -384,7 +414,7 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
             )?;
             let nums = numbers(t, &rows, c);
             if nums.values.is_empty() {
-                return Err(failed(no_numbers(t, &rows, c, req.op, max_chars)));
+                return failed(no_numbers(t, &rows, c, req.op, max_chars));
             }
             let mut groups: HashMap<&str, num::Sum> = HashMap::new();
             for (r, v) in &nums.values {
@@ -440,11 +470,21 @@ fn column_list(t: &Table, max: usize, max_chars: usize) -> String {
     if t.columns.is_empty() {
         return "none (the file has no columns)".to_owned();
     }
+    // Columns named by their place (a table with no header) say what they hold: a
+    // caller that asked for "ip" sees which field holds addresses.
+    let named_by_place = t.format == super::source::SPACED_FORMAT
+        && t.columns.first().is_some_and(|c| c == "field1");
     let names: Vec<String> = t
         .columns
         .iter()
+        .enumerate()
         .take(max)
-        .map(|c| cut(c, max_chars).into_owned())
+        .map(|(i, c)| match t.rows.first().map(|r| r.cells[i].as_str()) {
+            Some(example) if named_by_place => {
+                format!("{} (e.g. {})", cut(c, max_chars), cut(example, max_chars))
+            }
+            _ => cut(c, max_chars).into_owned(),
+        })
         .collect();
     let more = t.columns.len().saturating_sub(max);
     if more > 0 {
@@ -533,6 +573,27 @@ fn within<'t>(
         ));
     }
     Ok((kept, line))
+}
+
+/// The one column whose every filled cell is a number (other than `besides`), if the
+/// table has exactly one.
+fn sole_number_column(t: &Table, besides: Option<usize>) -> Option<usize> {
+    let numeric: Vec<usize> = (0..t.columns.len())
+        .filter(|c| Some(*c) != besides)
+        .filter(|c| {
+            let mut cells = t
+                .rows
+                .iter()
+                .map(|r| r.cells[*c].trim())
+                .filter(|x| !x.is_empty())
+                .peekable();
+            cells.peek().is_some() && cells.all(|x| t.number(x).is_some())
+        })
+        .collect();
+    match numeric[..] {
+        [one] => Some(one),
+        _ => None,
+    }
 }
 
 fn shown_name(t: &Table, i: usize, max_chars: usize) -> String {

@@ -1282,9 +1282,10 @@ fn a_file_of_one_number_per_line_is_one_column_named_value() {
     // column (a call summed the "amount" of a list of amounts).
     let named = ask(&list, serde_json::json!({"op": "sum", "column": "amount"})).unwrap();
     assert!(named.contains("220.25"), "{named}");
-    // A table with a header row still holds a call to its names.
+    // A table with a header row still holds a call to its names where more than one
+    // column of numbers could be meant.
     let csv = dir.path().join("t.csv");
-    std::fs::write(&csv, "minutes\n3\n4\n").unwrap();
+    std::fs::write(&csv, "minutes,seconds\n3,10\n4,20\n").unwrap();
     let err = ask(&csv, serde_json::json!({"op": "sum", "column": "amount"})).unwrap_err();
     assert!(err.contains("no column \"amount\""), "{err}");
     // One number alone, or numbers among words, is no list.
@@ -1381,21 +1382,26 @@ fn a_row_filter_given_no_value_keeps_every_row_and_says_so() {
 }
 
 #[test]
-fn an_op_that_cannot_work_on_its_column_still_says_what_the_filter_kept() {
+fn an_op_that_cannot_work_on_its_column_still_answers_with_what_the_filter_kept() {
     let orders = "id,amount,paid_with\n1,12.00,card\n2,8.50,cash\n3,30.00,card\n";
-    let err = failure(
+    let out = answer(
         "o.csv",
         orders,
         json!({"op": "sum", "column": "paid_with", "where_column": "paid_with", "equals": "card"}),
     );
-    assert!(err.contains("no value of paid_with is a number"), "{err}");
     assert!(
-        err.contains("kept all the same: where paid_with = \"card\": 2 of 3 rows (66.7%)"),
-        "{err}"
+        out.contains("where paid_with = \"card\": 2 of 3 rows (66.7%)"),
+        "{out}"
     );
-    // Without a filter there is nothing kept to say.
+    assert!(
+        out.contains("not computed") && out.contains("no value of paid_with is a number"),
+        "{out}"
+    );
+    assert!(!out.contains("sum of paid_with ="), "{out}");
+    // Without a filter there is nothing kept to say: the call fails.
     let err = failure("o.csv", orders, json!({"op": "sum", "column": "paid_with"}));
-    assert!(!err.contains("kept all the same"), "{err}");
+    assert!(err.contains("no value of paid_with is a number"), "{err}");
+    assert!(!err.contains("not computed"), "{err}");
 }
 
 #[test]
@@ -1420,4 +1426,62 @@ fn with_a_filter_by_value_the_bounds_hold_the_ops_column() {
     )
     .unwrap();
     assert!(out.contains("size_bytes >= 1000: 2 of 3 rows"), "{out}");
+}
+
+#[test]
+fn a_sum_over_a_column_the_table_lacks_runs_on_its_one_column_of_numbers() {
+    let spending = "month,category,amount\n2026-01,food,70\n2026-02,fuel,80\n2026-02,gifts,60\n";
+    let out = answer(
+        "s.csv",
+        spending,
+        json!({"op": "group_sum", "by": "month", "column": "total"}),
+    );
+    assert!(
+        out.contains("no column \"total\"; amount is the one column of numbers"),
+        "{out}"
+    );
+    assert!(out.contains("2026-02 = 140"), "{out}");
+    // Two columns of numbers: which one is meant is a guess, and the call fails.
+    let orders = "id,amount,paid_with\n1,12.00,card\n2,8.50,cash\n";
+    let err = failure("o.csv", orders, json!({"op": "sum", "column": "total"}));
+    assert!(err.contains("no column \"total\""), "{err}");
+    // An op that needs no numbers is not mended.
+    let err = failure(
+        "s.csv",
+        spending,
+        json!({"op": "distinct", "column": "total"}),
+    );
+    assert!(err.contains("no column \"total\""), "{err}");
+}
+
+#[test]
+fn text_in_columns_separated_by_spaces_is_a_table_its_columns_named_by_place() {
+    let log = "10.0.0.5 GET /index.html 200\n10.0.0.7 GET /about.html 200\n\
+               10.0.0.5 GET /logo.png 304\n172.16.0.9 GET /contact.html 404\n";
+    let out = answer(
+        "access.log",
+        log,
+        json!({"op": "distinct", "column": "field1"}),
+    );
+    assert!(out.contains("3 distinct values of field1"), "{out}");
+    assert!(out.contains("field1 (e.g. 10.0.0.5)"), "{out}");
+    // A column it lacks: the error shows what each column holds.
+    let err = failure("access.log", log, json!({"op": "distinct", "column": "ip"}));
+    assert!(
+        err.contains("field1 (e.g. 10.0.0.5), field2 (e.g. GET)"),
+        "{err}"
+    );
+    // A header shown by a column of numbers under a word.
+    let sizes = "name size\nnotes.txt 120\nlog.txt 4096\n";
+    let out = answer("sizes.txt", sizes, json!({"op": "sum", "column": "size"}));
+    assert!(out.contains("sum of size = 4216 (over 2 rows)"), "{out}");
+    // Prose, whose lines differ in length, stays plain text; so does one line.
+    let err = failure(
+        "note.txt",
+        "Call Ann today\nBuy milk\n",
+        json!({"op": "count"}),
+    );
+    assert!(err.contains("plain text, not a table"), "{err}");
+    let err = failure("one.txt", "a b c\n", json!({"op": "count"}));
+    assert!(err.contains("plain text, not a table"), "{err}");
 }
