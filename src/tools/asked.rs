@@ -1461,7 +1461,15 @@ fn table_rows_not_asked(
             .column
             .as_deref()
             .is_some_and(|c| !c.eq_ignore_ascii_case(column) || spans_days(value)));
-    if !over_rows || call.where_column.is_some() || call.equals.is_some() {
+    // A filter given half — the named value's column with no value to keep, and no
+    // bound — keeps every row: it is the same call without a filter (a small model
+    // named the column and left the value out, and summed every project's hours).
+    let half_given = call
+        .where_column
+        .as_deref()
+        .is_some_and(|w| w.trim().eq_ignore_ascii_case(column))
+        && call.bounds.is_empty();
+    if !over_rows || (call.where_column.is_some() && !half_given) || call.equals.is_some() {
         return None;
     }
     let map = mended.as_object_mut()?;
@@ -2736,6 +2744,20 @@ mod tests {
         let filtered = json!({"path": "t.csv", "op": "mean", "column": "hours",
                               "where_column": "project", "equals": "atlas"});
         assert_eq!(asked(&filtered, Some(("project", "Atlas"))), Fit::Asked);
+        // The named value's column given with no value to keep is no filter: it gets
+        // the value; a filter on another column, or a bound, is the caller's own.
+        let half = json!({"path": "t.csv", "op": "sum", "column": "hours",
+                          "where_column": "project"});
+        let Fit::Mended { input, .. } = asked(&half, Some(("project", "Atlas"))) else {
+            panic!("a filter given half")
+        };
+        assert_eq!(input["equals"], json!("Atlas"));
+        let other = json!({"path": "t.csv", "op": "sum", "column": "hours",
+                           "where_column": "date"});
+        assert_eq!(asked(&other, Some(("project", "Atlas"))), Fit::Asked);
+        let bounded = json!({"path": "t.csv", "op": "sum", "column": "hours",
+                             "where_column": "project", "above": 2});
+        assert_eq!(asked(&bounded, Some(("project", "Atlas"))), Fit::Asked);
         let distinct = json!({"path": "t.csv", "op": "distinct", "column": "project"});
         assert_eq!(asked(&distinct, Some(("project", "Atlas"))), Fit::Asked);
         // The distinct values of another column: those of the rows that have the value.
