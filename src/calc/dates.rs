@@ -21,6 +21,33 @@ const MAX_LINES: usize = 4;
 /// them, and chrono's range stays far away).
 const MAX_SPAN_DAYS: u64 = 200 * 366;
 
+/// The most dates a text may hold for the days between them to be told.
+pub(super) const MAX_GAP_DATES: usize = 6;
+
+/// See [`super::date_gaps`].
+pub(super) fn gaps(text: &str) -> Option<String> {
+    let dates = dates_in(text);
+    if !(2..=MAX_GAP_DATES).contains(&dates.len()) {
+        return None;
+    }
+    let told: Vec<String> = dates
+        .windows(2)
+        .map(|pair| {
+            let days = (pair[1] - pair[0]).num_days().abs();
+            format!(
+                "from {} to {}: {days} day{}",
+                pair[0].format("%Y-%m-%d"),
+                pair[1].format("%Y-%m-%d"),
+                if days == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    Some(format!(
+        "[days between its dates, by code: {}]",
+        told.join("; ")
+    ))
+}
+
 /// The lines of date facts for `text`.
 pub fn computed_lines(text: &str) -> Vec<String> {
     let dates = dates_in(text);
@@ -413,6 +440,24 @@ fn weekday(d: NaiveDate) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_days_between_a_text_s_dates_are_told_unless_it_holds_too_many() {
+        assert_eq!(
+            gaps("Flight out: 2026-03-02\nHotel: Seaview\nFlight back: 2026-03-19\n").as_deref(),
+            Some("[days between its dates, by code: from 2026-03-02 to 2026-03-19: 17 days]")
+        );
+        assert_eq!(
+            gaps("a 2026-01-01, b 2026-01-02, c 2025-12-31").as_deref(),
+            Some(
+                "[days between its dates, by code: from 2026-01-01 to 2026-01-02: 1 day; \
+                 from 2026-01-02 to 2025-12-31: 2 days]"
+            )
+        );
+        assert_eq!(gaps("only 2026-03-02"), None);
+        let log: String = (1..=7).map(|d| format!("2026-03-0{d} ok\n")).collect();
+        assert_eq!(gaps(&log), None);
+    }
 
     fn ymd(y: i32, m: u32, d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, d).expect("a real date")

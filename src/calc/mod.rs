@@ -23,6 +23,13 @@ pub fn dates_in(text: &str) -> Vec<chrono::NaiveDate> {
     dates::dates_in(text)
 }
 
+/// The days between each two dates `text` holds one after the other, as a line for a
+/// read's output ("from 2026-03-02 to 2026-03-19: 17 days"); none when it holds fewer
+/// than two or more than [`dates::MAX_GAP_DATES`] dates (a log, whose gaps nobody asked).
+pub fn date_gaps(text: &str) -> Option<String> {
+    dates::gaps(text)
+}
+
 /// Every "Computed by code" line for `text`: its arithmetic, its date facts, the time
 /// between its clock times, then its unit conversions, each once (a request's intent and its words often state the same
 /// expression).

@@ -165,10 +165,17 @@ impl Tool for ReadFile {
                 // Counted by code, so a count of lines or words is copied, never counted
                 // by eye from the text.
                 let counts = counts_line(&text);
+                // So are the days between the dates it holds: a span is computed, never
+                // worked out in the head (a small model's right 17 days stood unbacked).
+                let gaps = crate::calc::date_gaps(&text);
                 if !text.ends_with('\n') {
                     text.push('\n');
                 }
                 text.push_str(&counts);
+                if let Some(gaps) = gaps {
+                    text.push('\n');
+                    text.push_str(&gaps);
+                }
             }
             if text.is_empty() {
                 text = format!("({} is empty)", path.display());
