@@ -477,6 +477,7 @@ mod roles {
                 home,
                 task: &spec.raw_input,
                 request: &spec.raw_input,
+                shown: "",
             },
         );
         assert!(!out.value.subtasks.is_empty());
@@ -535,6 +536,7 @@ mod roles {
                 home: Path::new("/home/user"),
                 task: &spec.raw_input,
                 request: &spec.raw_input,
+                shown: "",
             },
         );
         assert!(!out.value.subtasks.is_empty());

@@ -5,18 +5,21 @@
 //! step that can only change files ("write the date to a new file"), or a step about a
 //! path that is not there and that the request never named (a placeholder `file1.txt`).
 //! Each such step can only fail or do what nobody asked, and a step that fails throws the
-//! question's answer away with it; the plan goes out without them, and its last remaining
-//! step delivers the answer.
+//! question's answer away with it; the plan goes out without them. The steps left, where
+//! each runs after the one before, become one step: a step hands the next only what the
+//! plan wrote in its context, and a small model's plan wrote values it had guessed
+//! before anything was read.
 //!
-//! **Invariant:** only ever leaves sub-tasks out, never all of them, and never of a plan
-//! whose request asks for something other than an answer or names a path to make.
+//! **Invariant:** never leaves every sub-task out, never touches independent parts (steps
+//! of one sequence), and never changes a plan whose request asks for something other
+//! than an answer or names a path to make.
 
 use std::path::{Path, PathBuf};
 
 use crate::checks::criteria::{FileState, Files, resolve};
 use crate::contracts::{AnswerShape, ToolName};
 
-use super::schema::{DraftSubTask, PlanDraft};
+use super::schema::{DraftSubTask, MAX_TOOLS, PlanDraft};
 
 /// Tools that only change files: a step that has nothing else reads nothing.
 const CHANGERS: &[ToolName] = &[
@@ -60,11 +63,24 @@ pub fn for_a_question(
     if said.iter().any(|p| files.state(p) == FileState::Missing) {
         return unchanged();
     }
+    let (kept, left_out) = left_out(draft, &said, home, files);
+    (as_one_step(&kept), left_out)
+}
+
+/// `draft` without the steps [`unneeded`] names, with why each went; unchanged when
+/// none goes or every one would.
+fn left_out(
+    draft: &PlanDraft,
+    said: &[PathBuf],
+    home: &Path,
+    files: &dyn Files,
+) -> (PlanDraft, Vec<(usize, Unneeded)>) {
+    let unchanged = || (draft.clone(), Vec::new());
     let left_out: Vec<(usize, Unneeded)> = draft
         .subtasks
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| unneeded(s, &said, home, files).map(|why| (i, why)))
+        .filter_map(|(i, s)| unneeded(s, said, home, files).map(|why| (i, why)))
         .collect();
     if left_out.is_empty() || left_out.len() == draft.subtasks.len() {
         return unchanged();
@@ -83,6 +99,55 @@ pub fn for_a_question(
         },
         left_out,
     )
+}
+
+/// A question's chain of steps (each after the one before) as the one step it is: a
+/// step hands the next only what the plan wrote in its context — a value guessed before
+/// anything was read ("Temperature in Fahrenheit: 350", "Date: 2027-06-27") — while one
+/// executor reading and computing in turn keeps what it saw. The steps' intents stay as
+/// the order of the work; the tools are all of theirs (up to the schema's cap), the
+/// criteria the last step's, the context every line of theirs once. Steps that run side
+/// by side (equal sequences) are independent parts and stay as they are.
+fn as_one_step(draft: &PlanDraft) -> PlanDraft {
+    let mut sequences: Vec<i64> = draft.subtasks.iter().map(|s| s.sequence).collect();
+    sequences.sort_unstable();
+    sequences.dedup();
+    if draft.subtasks.len() < 2 || sequences.len() != draft.subtasks.len() {
+        return draft.clone();
+    }
+    let mut steps: Vec<&DraftSubTask> = draft.subtasks.iter().collect();
+    steps.sort_by_key(|s| s.sequence);
+    let Some(last) = steps.last() else {
+        return draft.clone();
+    };
+    let intent = steps
+        .iter()
+        .map(|s| s.intent.trim().trim_end_matches('.'))
+        .filter(|i| !i.is_empty())
+        .collect::<Vec<_>>()
+        .join("; then ");
+    let mut lines: Vec<&str> = Vec::new();
+    for line in steps.iter().flat_map(|s| s.context.lines()) {
+        if !line.trim().is_empty() && !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    let mut tools: Vec<ToolName> = Vec::new();
+    for tool in steps.iter().flat_map(|s| &s.tools) {
+        if !tools.contains(tool) && tools.len() < MAX_TOOLS {
+            tools.push(*tool);
+        }
+    }
+    PlanDraft {
+        subtasks: vec![DraftSubTask {
+            context: lines.join("\n"),
+            intent,
+            sequence: 1,
+            success_criteria: last.success_criteria.clone(),
+            tools,
+        }],
+        ..draft.clone()
+    }
 }
 
 /// Whether the shape is an answer rather than a file or an action.
@@ -252,7 +317,20 @@ mod tests {
             &home(),
             &files,
         );
-        assert_eq!(intents(&kept), ["Read the start date", "Add 45 days to it"]);
+        // The two steps left are one chain: one step, in their order.
+        assert_eq!(
+            intents(&kept),
+            ["Read the start date; then Add 45 days to it"]
+        );
+        assert_eq!(
+            kept.subtasks[0].tools,
+            [ToolName::ReadFile, ToolName::Calculate]
+        );
+        assert_eq!(kept.subtasks[0].context, "File: /home/u/docs/contract.txt");
+        assert_eq!(
+            kept.subtasks[0].success_criteria,
+            draft.subtasks[1].success_criteria
+        );
         assert_eq!(why, [(2, Unneeded::ChangesOnly)]);
     }
 
@@ -350,7 +428,8 @@ mod tests {
             &home(),
             &files,
         );
-        assert_eq!(kept, both_phantom);
+        // Nothing is left out when every step would be; the chain is still one step.
+        assert_eq!(intents(&kept), ["Read; then Write"]);
         assert!(why.is_empty());
         let one = plan(vec![step(
             1,
@@ -382,7 +461,7 @@ mod tests {
                 &[ToolName::ReadLines],
             ),
             step(
-                2,
+                1,
                 "Say the count",
                 "Folder: /home/u/My Files",
                 &[ToolName::Calculate],
@@ -395,6 +474,7 @@ mod tests {
             &home(),
             &files,
         );
+        // Two parts side by side (one sequence): as they are.
         assert_eq!(kept, draft);
         assert!(why.is_empty());
     }

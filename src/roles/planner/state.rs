@@ -625,6 +625,13 @@ fn judge(
         }),
         None => None,
     };
+    // What the planning prompt showed besides the task's words: the facts code computed
+    // from them, and memory's constraints.
+    let shown = format!(
+        "{}\n{}",
+        crate::calc::computed_lines(&task_words).join("\n"),
+        cal.prompt_block
+    );
     let rules = PlanRules {
         blocked_tools: &cal.must_not_tools,
         blocked_targets: &cal.must_not_targets,
@@ -633,6 +640,7 @@ fn judge(
         home: &s.home,
         task: &task_words,
         request: &spec.raw_input,
+        shown: &shown,
     };
     let deduped = draft.without_repeats();
     if deduped.subtasks.len() < draft.subtasks.len() {
@@ -643,8 +651,8 @@ fn judge(
     let shape = super::compose::answer_of(&deduped, spec);
     let (needed, left_out) =
         super::needed::for_a_question(&deduped, &spec.raw_input, shape, &s.home, &*s.files);
-    if !left_out.is_empty() {
-        tracing::info!(task = %spec.task_id, ?left_out, "steps the question does not need were left out");
+    if needed.subtasks.len() < deduped.subtasks.len() {
+        tracing::info!(task = %spec.task_id, ?left_out, "a question's steps were left out or made one");
     }
     let draft = &needed;
     let violations = validator::validate(draft, &rules);

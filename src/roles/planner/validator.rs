@@ -67,6 +67,10 @@ pub struct PlanRules<'a> {
     /// The user's own words, whose stated numbers, extensions and quotes the plan must
     /// carry.
     pub request: &'a str,
+    /// What else the planner was shown that states values (the facts code computed from
+    /// the request, memory's constraints): with `task`, the only source a value written
+    /// in a sub-task's context can have, since nothing was read yet.
+    pub shown: &'a str,
 }
 
 /// The plan a replan replaces, and why it failed.
@@ -144,6 +148,15 @@ pub enum Violation {
         /// Those terms, as the request writes them.
         terms: Vec<String>,
     },
+    /// A sub-task's context states a value that nothing shown to the planner states: a
+    /// value of the data, guessed before anything was read ("Temperature in Fahrenheit:
+    /// 350" for a recipe that says 428).
+    UnstatedValue {
+        /// The sub-task, 1-based.
+        subtask: usize,
+        /// The value, as written.
+        value: String,
+    },
     /// A criterion that no tool output can confirm ("the task is done").
     VagueCriterion {
         /// The sub-task, 1-based; 0 for a task criterion.
@@ -208,6 +221,12 @@ impl fmt::Display for Violation {
                 if terms.len() == 1 { "it" } else { "them" },
                 if terms.len() == 1 { "it" } else { "them" },
             ),
+            Violation::UnstatedValue { subtask, value } => write!(
+                f,
+                "sub-task {subtask}'s context states {value}, which neither the request nor \
+                 anything shown with it states: a value the files hold is read by the \
+                 executor, not written in the plan; say where to read it"
+            ),
             Violation::RepeatedPlan => write!(
                 f,
                 "the plan repeats the previous plan, which failed: change what failed (another tool, another parameter, a look at the data first)"
@@ -236,6 +255,9 @@ pub fn validate(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<Violation> {
     check_criteria(0, &draft.task_criteria, rules, &mut out);
     for (idx, subtask) in draft.subtasks.iter().enumerate() {
         check_subtask(idx + 1, subtask, rules, &mut out);
+    }
+    for (subtask, value) in unstated_values(draft, rules) {
+        out.push(Violation::UnstatedValue { subtask, value });
     }
     let dropped = dropped_terms(draft, rules.request);
     if !draft.subtasks.is_empty() && !dropped.is_empty() {
@@ -468,6 +490,49 @@ fn check_subtask(n: usize, s: &DraftSubTask, rules: &PlanRules<'_>, out: &mut Ve
     }
 }
 
+/// The numbers written in `text` as values: tokens of digits (with `.` or `,` inside,
+/// a `%` after), not part of a path, a date, a time or a name.
+fn values_in(text: &str) -> Vec<(String, f64)> {
+    text.split_whitespace()
+        .filter(|t| !t.contains(['/', '~', '-', ':', '_']))
+        .filter_map(|t| {
+            let t = t.trim_matches(|c: char| {
+                matches!(
+                    c,
+                    ',' | ';' | '!' | '?' | '"' | '\'' | '(' | ')' | '[' | ']' | '.'
+                )
+            });
+            let t = t.strip_suffix('%').unwrap_or(t);
+            let numeric = t.chars().any(|c| c.is_ascii_digit())
+                && t.chars()
+                    .all(|c| c.is_ascii_digit() || matches!(c, '.' | ','));
+            let value = t.replace(',', "").parse::<f64>().ok()?;
+            numeric.then(|| (t.to_string(), value))
+        })
+        .collect()
+}
+
+/// Each sub-task's context value (see [`Violation::UnstatedValue`]) that neither the
+/// task's words nor what was shown with them state, with its sub-task (1-based).
+pub fn unstated_values(draft: &PlanDraft, rules: &PlanRules<'_>) -> Vec<(usize, String)> {
+    let known: Vec<f64> = values_in(&format!(
+        "{}\n{}\n{}",
+        rules.task, rules.request, rules.shown
+    ))
+    .into_iter()
+    .map(|(_, v)| v)
+    .collect();
+    let mut out = Vec::new();
+    for (i, s) in draft.subtasks.iter().enumerate() {
+        for (written, value) in values_in(&s.context) {
+            if !known.contains(&value) && !out.contains(&(i + 1, written.clone())) {
+                out.push((i + 1, written));
+            }
+        }
+    }
+    out
+}
+
 /// A plan the model could not fix itself, mended by code where the fix cannot change
 /// what the plan does: criteria that copy the example or check nothing are dropped (a
 /// sub-task left without one gets a plausible criterion that its output answers its
@@ -499,6 +564,16 @@ pub fn repair(draft: &PlanDraft, task_intent: &str, rules: &PlanRules<'_>) -> Pl
         }
     }
     out.task_criteria.retain(keep);
+    // A value nothing stated, in a context: its line goes (the executor reads the value).
+    for (n, value) in unstated_values(&out.clone(), rules) {
+        let s = &mut out.subtasks[n - 1];
+        s.context = s
+            .context
+            .lines()
+            .filter(|l| !values_in(l).iter().any(|(w, _)| *w == value))
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
     // What the request states that the plan dropped: the last step is told the request
     // in full, so the part it belongs to is not lost.
     if !dropped_terms(&out, rules.request).is_empty()

@@ -268,7 +268,11 @@ fn a_spec_is_calibrated_then_planned_then_dispatched_as_one_manifest() {
 #[test]
 fn only_the_sub_tasks_that_deliver_the_answer_carry_the_users_own_words() {
     let mut state = plans();
-    let spec = spec();
+    // An action: its steps stay steps (a question's chain would be made one).
+    let spec = TaskSpec {
+        raw_input: "Copy the biggest PDFs in Downloads into ~/big".into(),
+        ..spec()
+    };
     let task = &spec.task_id;
     let groups = submitted(&mut state, &spec);
     answered(&mut state, task, &groups);
@@ -297,7 +301,10 @@ fn only_the_sub_tasks_that_deliver_the_answer_carry_the_users_own_words() {
 #[test]
 fn a_sub_task_the_plan_repeats_later_is_left_out_and_the_last_one_kept() {
     let mut state = plans();
-    let spec = spec();
+    let spec = TaskSpec {
+        raw_input: "Copy the biggest PDFs in Downloads into ~/big".into(),
+        ..spec()
+    };
     let task = &spec.task_id;
     let groups = submitted(&mut state, &spec);
     answered(&mut state, task, &groups);

@@ -40,6 +40,7 @@ fn rules<'a>(tools: &'a [ToolRef], targets: &'a [String], home: &'a Path) -> Pla
         home,
         task: "find the largest file in ~/Downloads",
         request: "find the largest file in ~/Downloads",
+        shown: "",
     }
 }
 
@@ -539,4 +540,49 @@ fn what_the_request_states_exactly_must_be_carried_by_the_plan_or_is_mended_into
     let mended = repair(&read_only, "date after", &with(request));
     assert!(mended.subtasks[0].intent.contains(request));
     assert!(validate(&mended, &with(request)).is_empty());
+}
+
+#[test]
+fn a_value_of_the_data_written_in_a_context_before_anything_was_read_is_re_asked_then_cut() {
+    let h = home();
+    let request = "The bread recipe in ~/notes/oven.txt gives the oven temperature in \
+                   Fahrenheit. What is it in Celsius?";
+    let with = PlanRules {
+        task: request,
+        request,
+        shown: "Today: 2026-12-02",
+        ..rules(&[], &[], &h)
+    };
+    let guessed = plan(vec![subtask(
+        "Convert the temperature to Celsius",
+        "File: ~/notes/oven.txt\nTemperature in Fahrenheit: 350",
+        &[ToolName::Calculate],
+    )]);
+    assert_eq!(
+        validate(&guessed, &with),
+        [Violation::UnstatedValue {
+            subtask: 1,
+            value: "350".into()
+        }]
+    );
+    let mended = repair(&guessed, request, &with);
+    assert_eq!(mended.subtasks[0].context, "File: ~/notes/oven.txt");
+    assert!(validate(&mended, &with).is_empty());
+    // A value the request or what was shown with it states, a date, a path: as written.
+    let stated = PlanRules {
+        task: "What is 15% of the total in ~/money/budget2.csv?",
+        request: "What is 15% of the total in ~/money/budget2.csv?",
+        shown: "Computed by code: 15% = 0.15",
+        ..rules(&[], &[], &h)
+    };
+    let fine = plan(vec![subtask(
+        "Take 15% of the total",
+        "File: ~/money/budget2.csv\nMultiply by 0.15 (15%), as of 2026-12-02",
+        &[ToolName::ReadTable],
+    )]);
+    assert!(
+        validate(&fine, &stated).is_empty(),
+        "{:?}",
+        validate(&fine, &stated)
+    );
 }
