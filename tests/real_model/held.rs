@@ -98,6 +98,14 @@
 //! addresses of a log counted, a temperature a note states converted to another unit,
 //! and a file renamed in its folder. None of these kinds had run before.
 //!
+//! Five more were written on 2026-12-02 (late morning), after the changes the run of the
+//! seven led to (a question's chain of steps run as one, a value guessed in a plan cut, a
+//! number printed for another thing, text in columns separated by spaces read as a
+//! table, the days between a file's dates) and before they ran: whether a setting is on,
+//! the latest date of a table, the row of a table with the lowest value named, minutes
+//! added up and given in hours, and the files of a folder larger than one of them
+//! counted. None of these kinds had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -339,6 +347,29 @@ const ACCESS_LOG: &str = "10.0.0.5 GET /index.html 200\n10.0.0.7 GET /about.html
 /// `~/notes/oven.txt`: 428 °F, which is 220 °C.
 const OVEN: &str = "Bread\nBake at 428 F for 35 minutes.\nLet it cool for 10 minutes.\n";
 
+/// `~/app/config.ini`: debug is off; a comment shows how to turn it on.
+const CONFIG: &str =
+    "[app]\nname = demo\ndebug = false\nport = 8080\n# set debug = true to trace\n";
+
+/// `~/shop/orders2.csv`: the latest order is 2026-11-20, neither first nor last.
+const ORDERS2: &str =
+    "order,date,total\nA1,2026-10-05,20\nA2,2026-11-20,35\nA3,2026-09-14,12\nA4,2026-11-02,50\n";
+
+/// `~/weather/week.csv`: the lowest low is Tuesday's (3); the lowest high Wednesday's.
+const WEEK: &str = "day,low,high\nMonday,8,15\nTuesday,3,17\nWednesday,5,9\nThursday,6,12\n";
+
+/// `~/work/calls.csv`: 300 minutes of calls, 5 hours.
+const CALLS: &str = "who,minutes\nAnn,150\nBo,90\nCy,60\n";
+
+/// `~/music`: three files larger than intro.mp3 (3000 bytes), one of them no mp3.
+const MUSIC: [(&str, usize); 5] = [
+    ("intro.mp3", 3000),
+    ("a.mp3", 5000),
+    ("b.mp3", 1000),
+    ("c.mp3", 4000),
+    ("d.wav", 8000),
+];
+
 /// `~/meetings`: two of four notes mention the budget, in two cases; none is named so.
 const MEETINGS: [(&str, &str); 4] = [
     ("mon.txt", "We discussed the budget for Q3.\n"),
@@ -348,6 +379,13 @@ const MEETINGS: [(&str, &str); 4] = [
 ];
 
 fn make_home(home: &Path) {
+    put(home, "app/config.ini", CONFIG.as_bytes());
+    put(home, "shop/orders2.csv", ORDERS2.as_bytes());
+    put(home, "weather/week.csv", WEEK.as_bytes());
+    put(home, "work/calls.csv", CALLS.as_bytes());
+    for (name, size) in MUSIC {
+        put(home, &format!("music/{name}"), &vec![b'x'; size]);
+    }
     put(home, "travel/trip.txt", TRIP.as_bytes());
     put(home, "money/spending.csv", SPENDING.as_bytes());
     for (name, text) in SRC {
@@ -1239,9 +1277,80 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "debug_enabled",
+        turns: &["Is debug mode turned on in ~/app/config.ini?"],
+        law1: Law1::Never,
+        judge: |s| {
+            let no = ["no", "not", "off", "false", "disabled"]
+                .iter()
+                .any(|w| super::harness::has_word(&s.text, w));
+            check(
+                no && !super::harness::has_word(&s.text, "yes")
+                    && s.read("app/config.ini").as_deref() == Some(CONFIG)
+                    && !s.abandoned,
+                "no: debug = false (the comment's true is not the setting)",
+            )
+        },
+    },
+    Task {
+        name: "latest_order_date",
+        turns: &["When was the most recent order in ~/shop/orders2.csv placed?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.names_any(&["2026-11-20", "November 20"])
+                    && !s.names_any(&["2026-11-02", "2026-10-05", "2026-09-14"])
+                    && s.read("shop/orders2.csv").as_deref() == Some(ORDERS2)
+                    && !s.abandoned,
+                "2026-11-20 (order A2), not the last row's date",
+            )
+        },
+    },
+    Task {
+        name: "coldest_day_named",
+        turns: &["Which day in ~/weather/week.csv had the lowest low temperature?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.names("Tuesday")
+                    && !s.names_any(&["Monday", "Wednesday", "Thursday"])
+                    && s.read("weather/week.csv").as_deref() == Some(WEEK)
+                    && !s.abandoned,
+                "Tuesday (low 3), not Wednesday (the lowest high)",
+            )
+        },
+    },
+    Task {
+        name: "call_hours_total",
+        turns: &[
+            "The call lengths in ~/work/calls.csv are in minutes. How many hours of calls is that in total?",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("5") && s.read("work/calls.csv").as_deref() == Some(CALLS) && !s.abandoned,
+                "5 hours (300 minutes)",
+            )
+        },
+    },
+    Task {
+        name: "larger_than_intro_count",
+        turns: &["How many files in ~/music are larger than ~/music/intro.mp3?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("3")
+                    && !s.number("4")
+                    && s.entries("music") == ["a.mp3", "b.mp3", "c.mp3", "d.wav", "intro.mp3"]
+                    && !s.abandoned,
+                "3 (a.mp3, c.mp3 and d.wav), not the 4 other files",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 52;
+task_tests!(SUITE, at_least = 57;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -1294,6 +1403,11 @@ task_tests!(SUITE, at_least = 52;
     distinct_ips_count,
     oven_celsius,
     draft_renamed_final,
+    debug_enabled,
+    latest_order_date,
+    coldest_day_named,
+    call_hours_total,
+    larger_than_intro_count,
 );
 
 mod judges {
@@ -2162,6 +2276,51 @@ todo.txt
                     std::fs::remove_file(h.join("docs/draft.txt")).expect("renamed");
                 },
             ],
+        );
+    }
+
+    #[test]
+    fn debug_enabled() {
+        right_and_wrong(
+            "debug_enabled",
+            "No: debug = false in config.ini.",
+            &["Yes.", "Debug mode is on (debug = true).", "port = 8080"],
+        );
+    }
+
+    #[test]
+    fn latest_order_date() {
+        right_and_wrong(
+            "latest_order_date",
+            "The most recent order (A2) was placed on 2026-11-20.",
+            &["2026-11-02", "2026-09-14", "Order A4."],
+        );
+    }
+
+    #[test]
+    fn coldest_day_named() {
+        right_and_wrong(
+            "coldest_day_named",
+            "Tuesday had the lowest low (3).",
+            &["Wednesday", "3", "Monday, Tuesday, Wednesday and Thursday"],
+        );
+    }
+
+    #[test]
+    fn call_hours_total() {
+        right_and_wrong(
+            "call_hours_total",
+            "300 minutes is 5 hours.",
+            &["300 minutes.", "150", "2.5 hours"],
+        );
+    }
+
+    #[test]
+    fn larger_than_intro_count() {
+        right_and_wrong(
+            "larger_than_intro_count",
+            "3 files are larger than intro.mp3.",
+            &["4", "2 files.", "a.mp3 is larger."],
         );
     }
 }
