@@ -94,6 +94,14 @@ pub fn check(
     }
     let ok: Vec<&ToolCallRecord> = succeeded(records);
     match shape {
+        // A tool's output copied whole says neither yes nor no: it is the evidence, and a
+        // merge that reads it for the answer can read it wrong (a comment's "debug =
+        // true" taken for the setting's false).
+        AnswerShape::YesNo if is_dump(answer, &ok) => Verdict::Misfit(format!(
+            "the answer is a copy of a tool's output ({} lines), not the yes or no asked \
+             for: say yes or no, with the line that shows it",
+            answer.trim().lines().count()
+        )),
         AnswerShape::YesNo => yes_unshown(request, answer, &ok),
         AnswerShape::Any | AnswerShape::Action | AnswerShape::Text => Verdict::Unchecked,
         // A listing copied whole is a list; a list must name what the tools showed.
@@ -1480,6 +1488,24 @@ pub(crate) mod tests {
         assert_eq!(
             check(AnswerShape::Item, request, "Desk, oak (450)", &refs),
             Verdict::Fits
+        );
+    }
+
+    #[test]
+    fn a_yes_or_no_answered_with_a_tool_s_output_copied_whole_misfits() {
+        let file = "[app]\nname = demo\ndebug = false\nport = 8080\n# set debug = true to trace\n\
+                    [the whole file: 5 lines, 17 words, 72 characters]";
+        let records = [ok(ToolName::ReadFile, "/h/app/config.ini", file)];
+        let refs: Vec<&ToolCallRecord> = records.iter().collect();
+        let request = "Is debug mode turned on in ~/app/config.ini?";
+        assert!(matches!(
+            check(AnswerShape::YesNo, request, file, &refs),
+            Verdict::Misfit(_)
+        ));
+        // The answer stated, with its line as evidence: nothing here to hold it to.
+        assert_eq!(
+            check(AnswerShape::YesNo, request, "No: debug = false.", &refs),
+            Verdict::Unchecked
         );
     }
 
