@@ -30,6 +30,38 @@ pub fn date_gaps(text: &str) -> Option<String> {
     dates::gaps(text)
 }
 
+/// The unit a request asks its answer in ("how many hours …", "… in Celsius?"), as the
+/// calculator shows it.
+pub fn asked_unit(request: &str) -> Option<&'static str> {
+    units::asked_unit(request)
+}
+
+/// The units `text` names that measure what `like` measures, other than `like`.
+pub fn units_like(text: &str, like: &str) -> Vec<&'static str> {
+    units::others_like(text, like)
+}
+
+/// Whether `text` names the unit the calculator shows as `shown`.
+pub fn names_unit(text: &str, shown: &str) -> bool {
+    units::names(text, shown)
+}
+
+/// The numbers written in `text`, as values (a date's parts too).
+pub fn numbers_of(text: &str) -> Vec<f64> {
+    units::numbers_in(text)
+}
+
+/// A value as the calculator writes it (at most four decimals, no trailing zeros).
+pub fn shown(v: f64) -> String {
+    units::shown(v)
+}
+
+/// `value` converted between two units as the calculator shows them; `None` when they
+/// measure different things.
+pub fn convert(value: f64, from: &str, to: &str) -> Option<f64> {
+    units::convert(value, from, to)
+}
+
 /// Every "Computed by code" line for `text`: its arithmetic, its date facts, the time
 /// between its clock times, then its unit conversions, each once (a request's intent and its words often state the same
 /// expression).

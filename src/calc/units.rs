@@ -227,6 +227,23 @@ const UNITS: &[Unit] = &[
         offset: 273.15 - 32.0 * 5.0 / 9.0,
         bound: false,
     },
+    // "428 F", "220 C": a letter alone names a temperature only right after a number.
+    bound(Unit {
+        shown: "°F",
+        words: &["f"],
+        dimension: Temperature,
+        factor: 5.0 / 9.0,
+        offset: 273.15 - 32.0 * 5.0 / 9.0,
+        bound: false,
+    }),
+    bound(Unit {
+        shown: "°C",
+        words: &["c"],
+        dimension: Temperature,
+        factor: 1.0,
+        offset: 273.15,
+        bound: false,
+    }),
     unit("K", &["kelvin", "kelvins"], Temperature, 1.0),
     // Area, in square metres.
     unit(
@@ -445,6 +462,76 @@ fn read(text: &str) -> (Vec<Quantity>, Vec<&'static Unit>) {
         }
     }
     (quantities, named)
+}
+
+/// The unit `request` asks its answer in: the one after "how many" or "how much", else
+/// the last one it names (a quantity's own unit is what is converted from, not to).
+pub(super) fn asked_unit(request: &str) -> Option<&'static str> {
+    let toks = tokens(request);
+    for (i, t) in toks.iter().enumerate() {
+        if let Token::Word(w) = t
+            && w == "how"
+            && let Some(Token::Word(next)) = toks.get(i + 1)
+            && matches!(next.as_str(), "many" | "much")
+            && let Some((unit, _)) = unit_at(&leading_words(&toks[i + 2..]), false)
+        {
+            return Some(unit.shown);
+        }
+    }
+    read(request).1.last().map(|u| u.shown)
+}
+
+/// The units named in `text` (after a number or not) of the same kind of quantity as
+/// the unit shown as `like`, other than it.
+pub(super) fn others_like(text: &str, like: &str) -> Vec<&'static str> {
+    let Some(target) = UNITS.iter().find(|u| u.shown == like) else {
+        return Vec::new();
+    };
+    let (quantities, named) = read(text);
+    let mut out: Vec<&'static str> = Vec::new();
+    for u in quantities.iter().map(|q| q.unit).chain(named) {
+        if u.dimension == target.dimension && u.shown != like && !out.contains(&u.shown) {
+            out.push(u.shown);
+        }
+    }
+    out
+}
+
+/// Whether `text` names the unit shown as `shown` (in any of its words).
+pub(super) fn names(text: &str, shown: &str) -> bool {
+    let Some(unit) = UNITS.iter().find(|u| u.shown == shown) else {
+        return false;
+    };
+    let (quantities, named) = read(text);
+    quantities
+        .iter()
+        .map(|q| q.unit)
+        .chain(named)
+        .any(|u| u.shown == unit.shown)
+}
+
+/// The numbers written in `text`, as values.
+pub(super) fn numbers_in(text: &str) -> Vec<f64> {
+    tokens(text)
+        .into_iter()
+        .filter_map(|t| match t {
+            Token::Number(v, _) => Some(v),
+            Token::Word(_) => None,
+        })
+        .collect()
+}
+
+/// A value as the calculator writes it.
+pub(super) fn shown(v: f64) -> String {
+    show(v)
+}
+
+/// `value` in the unit shown as `from`, in the unit shown as `to`.
+pub(super) fn convert(value: f64, from: &str, to: &str) -> Option<f64> {
+    let from = UNITS.iter().find(|u| u.shown == from)?;
+    let to = UNITS.iter().find(|u| u.shown == to)?;
+    (from.dimension == to.dimension)
+        .then(|| (value * from.factor + from.offset - to.offset) / to.factor)
 }
 
 /// `v` with at most 6 significant decimals, trailing zeros cut.

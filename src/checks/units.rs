@@ -52,6 +52,43 @@ pub fn misread_unit(answer: &str, records: &[&ToolCallRecord]) -> Option<String>
     })
 }
 
+/// What the answer leaves unconverted, if anything: the request asks its answer in one
+/// unit ("how many hours"), and the answer's one number was printed on a line that
+/// names another unit of that kind ("sum of minutes = 300"), while the answer holds no
+/// number that is it converted. A small model summed the minutes and gave 300 for the
+/// hours asked.
+pub fn unconverted(request: &str, answer: &str, records: &[&ToolCallRecord]) -> Option<String> {
+    let asked = crate::calc::asked_unit(request)?;
+    let stated = crate::calc::numbers_of(request);
+    let given: Vec<f64> = crate::calc::numbers_of(answer)
+        .into_iter()
+        .filter(|n| !stated.contains(n))
+        .collect();
+    let [n] = given[..] else { return None };
+    let lines: Vec<&str> = records
+        .iter()
+        .filter(|r| r.status == ToolCallStatus::Ok)
+        .flat_map(|r| r.output_head.lines())
+        .filter(|line| crate::calc::numbers_of(line).contains(&n))
+        .collect();
+    // A line that names the unit asked beside another ("3000000 bytes (3 MB)") may
+    // print the number in either: nothing to hold the answer to.
+    if lines.iter().any(|l| crate::calc::names_unit(l, asked)) {
+        return None;
+    }
+    let from = lines
+        .iter()
+        .find_map(|line| crate::calc::units_like(line, asked).first().copied())?;
+    let converted = crate::calc::convert(n, from, asked)?;
+    Some(format!(
+        "the request asks for {asked}, and {} is in {from} as the tools printed it: convert \
+         it (calculate \"{} {from} in {asked}\" gives {}) and answer with that",
+        crate::calc::shown(n),
+        crate::calc::shown(n),
+        crate::calc::shown(converted)
+    ))
+}
+
 /// The unit a word names.
 pub(super) fn unit_of(word: &str) -> Option<&'static str> {
     UNITS
@@ -116,6 +153,46 @@ mod tests {
 
     fn ok(tool: ToolName, output: &str) -> ToolCallRecord {
         crate::checks::shape::tests::ok(tool, "", output)
+    }
+
+    #[test]
+    fn a_number_printed_in_another_unit_than_the_one_asked_is_sent_to_be_converted() {
+        let sum = ok(
+            ToolName::ReadTable,
+            "calls.csv: CSV (delimiter ',', header row), 3 data rows, 2 columns: who, minutes\n\
+             sum of minutes = 300 (over 3 rows)",
+        );
+        let asked = "The call lengths in ~/work/calls.csv are in minutes. How many hours of \
+                     calls is that in total?";
+        let why = unconverted(asked, "300", &[&sum]).expect("300 is minutes");
+        assert!(
+            why.contains("asks for hours") && why.contains("gives 5"),
+            "{why}"
+        );
+        // Converted, or given with its conversion: nothing to say.
+        assert_eq!(unconverted(asked, "5 hours", &[&sum]), None);
+        assert_eq!(unconverted(asked, "300 minutes is 5 hours", &[&sum]), None);
+        // The unit asked is the one the tools printed.
+        let hours = ok(ToolName::ReadTable, "sum of hours = 9.5 (over 3 rows)");
+        assert_eq!(
+            unconverted("How many hours did I log for Alpha?", "9.5", &[&hours]),
+            None
+        );
+        // A temperature the recipe writes "428 F", asked in Celsius.
+        let read = ok(ToolName::ReadFile, "Bread\nBake at 428 F for 35 minutes.");
+        let why = unconverted(
+            "The recipe in ~/notes/oven.txt gives the temperature in Fahrenheit. What is it in Celsius?",
+            "428",
+            &[&read],
+        )
+        .expect("428 is °F");
+        assert!(why.contains("gives 220"), "{why}");
+        // A line that prints the number beside the unit asked holds it to nothing.
+        let listing = ok(ToolName::ListFiles, "total: 3 files, 3000000 bytes (3 MB)");
+        assert_eq!(
+            unconverted("How many MB do the videos take?", "3", &[&listing]),
+            None
+        );
     }
 
     #[test]

@@ -355,8 +355,8 @@ pub const CHECKS: &[Check] = &[
     },
     // What the records contradict: another row than the n-th asked, a file said not to
     // be there that a listing showed, a number given a unit no tool printed it with, a
-    // number the tools printed for another thing than the request asks about, "which
-    // <column>" answered with no value of that column, a choice given to the
+    // number the tools printed for another thing than the request asks about or in
+    // another unit than it asks for, "which <column>" answered with no value of that column, a choice given to the
     // item the printed numbers do not favour. Checked on a finish-only turn too: code
     // holds the evidence, and the next turn is a finish again, so nothing loops.
     Check {
@@ -716,6 +716,7 @@ fn contradicted(f: &Finish, s: &Subject) -> Option<String> {
         .or_else(|| shape::denies_what_was_shown(&words, f.output, &refs))
         .or_else(|| crate::checks::units::misread_unit(f.output, &refs))
         .or_else(|| crate::checks::labels::misread_number(&words, f.output, &refs))
+        .or_else(|| crate::checks::units::unconverted(&words, f.output, &refs))
         .or_else(|| crate::checks::column::unnamed_column_value(&words, f.output, &refs))
         .or_else(|| crate::checks::compare::wrong_choice(&words, f.output, &refs))
 }
