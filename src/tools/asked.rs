@@ -298,8 +298,16 @@ fn invented_filter(
         .flat_map(|v| pieces(&v))
         .collect();
     let outside = Words::of(&kinds::words_outside_paths(spoken).join(" "));
+    // An extension counts as asked for only where the words name it outside a file's
+    // name: "larger than ~/music/intro.mp3" asks about every file, not the mp3s.
+    let unnamed = Words::of(&kinds::words_outside_names(spoken).join(" "));
     params.iter().find_map(|param| {
         let value = value_of(input, param)?;
+        let words = if *param == "extensions" {
+            &unnamed
+        } else {
+            words
+        };
         let missing: Vec<String> = pieces(&value)
             .into_iter()
             .filter(|p| {
@@ -2334,6 +2342,29 @@ mod tests {
     }
 
     #[test]
+    fn the_extension_of_a_file_the_request_names_is_no_filter_it_asks_for() {
+        let asked = |words: &str| {
+            fit_of(
+                ToolName::ListFiles,
+                json!({"folder": "/h/music", "extensions": "mp3"}),
+                words,
+                "",
+            )
+        };
+        assert!(matches!(
+            asked("How many files in ~/music are larger than ~/music/intro.mp3?"),
+            Fit::Unasked(_)
+        ));
+        assert!(matches!(
+            asked("How many files are larger than intro.mp3?"),
+            Fit::Unasked(_)
+        ));
+        // Named as a kind of file, it is asked for.
+        assert_eq!(asked("How many mp3 files are in ~/music?"), Fit::Asked);
+        assert_eq!(asked("How many .mp3 files are in ~/music?"), Fit::Asked);
+    }
+
+    #[test]
     fn a_kind_asked_for_is_listed_with_every_type_of_it() {
         let (input, note) = mended(
             json!({"folder": "~/Movies", "extensions": "mp4,avi,wmv"}),
@@ -2620,8 +2651,9 @@ mod tests {
             with(ToolName::ListFiles, dotted, both, &file_names_stated(both)),
             Fit::Unasked(_)
         ));
-        // Where the file named is there already, its name is the request's word.
-        assert!(!matches!(
+        // Where the file named is there already, its extension is still no kind of
+        // file the request asks for.
+        assert!(matches!(
             with(ToolName::ListFiles, listing, words, &[]),
             Fit::Unasked(_)
         ));

@@ -80,6 +80,21 @@ pub fn words_outside_paths(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The words of `text` outside its paths and its file names: an extension of a file the
+/// text names ("larger than intro.mp3") is no kind of file it asks for.
+pub fn words_outside_names(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .filter(|t| !t.contains('/') && !t.starts_with('~'))
+        .filter(|t| {
+            let bare = t.trim_matches(|c: char| !c.is_alphanumeric());
+            !crate::text::is_file_name(bare)
+        })
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
