@@ -247,6 +247,28 @@ pub(super) fn answer(t: &Table, req: &Request, limits: &Limits) -> Result<String
         Op::Sum | Op::Mean => {
             let c = need(column, "column (the numbers to add up)")?;
             let nums = numbers(t, &rows, c);
+            // A sum over a column of text, with no filter, where the table has one
+            // column of numbers: the sum of those numbers for each of its values ("the
+            // month with the highest total" asked as the sum of month).
+            if nums.values.is_empty()
+                && req.op == Op::Sum
+                && filter_said.is_empty()
+                && let Some(n) = sole_number_column(t, Some(c))
+            {
+                let grouped = Request {
+                    op: Op::GroupSum,
+                    by: Some(t.columns[c].clone()),
+                    column: Some(t.columns[n].clone()),
+                    ..req.clone()
+                };
+                let out = answer(t, &grouped, limits)?;
+                return Ok(format!(
+                    "{out}\nnote: {} holds no numbers, so the sum is of {}, for each {} (group_sum)",
+                    shown_name(t, c, max_chars),
+                    shown_name(t, n, max_chars),
+                    shown_name(t, c, max_chars)
+                ));
+            }
             if nums.values.is_empty() && !(req.op == Op::Sum && rows.is_empty()) {
                 return failed(no_numbers(t, &rows, c, req.op, max_chars));
             }

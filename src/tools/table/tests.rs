@@ -636,8 +636,8 @@ fn the_lowest_of_a_text_column_points_to_the_row_of_the_lowest_number() {
         out.contains("to find which city has the lowest value of a number column, call min_row with that column (jan_temp_c): its row shows the city"),
         "{out}"
     );
-    // A sum has no row to point to.
-    let out = ask(&f.path, json!({"op": "sum", "column": "city"})).unwrap_err();
+    // A mean has no row to point to.
+    let out = ask(&f.path, json!({"op": "mean", "column": "city"})).unwrap_err();
     assert!(
         !out.contains("min_row") && out.contains("for text use distinct"),
         "{out}"
@@ -647,7 +647,7 @@ fn the_lowest_of_a_text_column_points_to_the_row_of_the_lowest_number() {
 #[test]
 fn bom_and_crlf_are_handled() {
     let f = fixture("b.csv", b"\xEF\xBB\xBFname,score\r\nAnn,10\r\nBob,20\r\n");
-    let out = ask(&f.path, json!({"op": "sum", "column": "name"})).unwrap_err();
+    let out = ask(&f.path, json!({"op": "mean", "column": "name"})).unwrap_err();
     assert!(out.contains("no value of name is a number"), "{out}");
     let out = ask(&f.path, json!({"op": "mean", "column": "score"})).unwrap();
     assert!(out.contains("2 columns: name, score"), "{out}");
@@ -1441,6 +1441,13 @@ fn a_sum_over_a_column_the_table_lacks_runs_on_its_one_column_of_numbers() {
         "{out}"
     );
     assert!(out.contains("2026-02 = 140"), "{out}");
+    // A sum over the column of text: the numbers' sum for each of its values.
+    let out = answer("s.csv", spending, json!({"op": "sum", "column": "month"}));
+    assert!(out.contains("2026-02 = 140"), "{out}");
+    assert!(
+        out.contains("month holds no numbers, so the sum is of amount, for each month"),
+        "{out}"
+    );
     // Two columns of numbers: which one is meant is a guess, and the call fails.
     let orders = "id,amount,paid_with\n1,12.00,card\n2,8.50,cash\n";
     let err = failure("o.csv", orders, json!({"op": "sum", "column": "total"}));
