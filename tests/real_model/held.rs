@@ -106,6 +106,14 @@
 //! added up and given in hours, and the files of a folder larger than one of them
 //! counted. None of these kinds had run before.
 //!
+//! Five more were written on 2026-12-02 (noon), after the changes run 22 led to (a yes
+//! or no given as a tool's output, a number in another unit than the one asked, an
+//! extension of a file the request names, a sum over a column of text) and before they
+//! ran: whether a letter mentions a word, how long a meeting a note times lasts, the
+//! files of a folder and its subfolders counted, the growth of a table's value from one
+//! month to the next as a percentage, and the size of two named files together. None
+//! of these kinds had run before.
+//!
 //! `scripts/real-model-suite --suite held` runs it.
 
 use std::path::Path;
@@ -370,6 +378,27 @@ const MUSIC: [(&str, usize); 5] = [
     ("d.wav", 8000),
 ];
 
+/// `~/notes/letter.txt`: mentions an invoice once, in another case.
+const LETTER: &str =
+    "Dear Sam,\nThanks for the visit.\nThe Invoice for March is attached.\nBest, Kim\n";
+
+/// `~/calendar/meeting.txt`: 09:30 to 11:15, an hour and 45 minutes.
+const MEETING: &str = "Team review\nStarts: 09:30\nEnds: 11:15\nRoom: 4B\n";
+
+/// `~/projects2`: four files, two of them two folders down; one empty folder.
+const PROJECTS2: [(&str, usize); 4] = [
+    ("a/x.txt", 10),
+    ("a/b/y.txt", 20),
+    ("a/b/w.txt", 30),
+    ("z.txt", 40),
+];
+
+/// `~/shop/monthly.csv`: sales rose from 200 to 250, 25 %.
+const MONTHLY: &str = "month,sales\nJanuary,200\nFebruary,250\nMarch,240\n";
+
+/// `~/docs2`: a.pdf (1200 bytes) and b.pdf (800) among others.
+const DOCS2: [(&str, usize); 3] = [("a.pdf", 1200), ("b.pdf", 800), ("c.pdf", 500)];
+
 /// `~/meetings`: two of four notes mention the budget, in two cases; none is named so.
 const MEETINGS: [(&str, &str); 4] = [
     ("mon.txt", "We discussed the budget for Q3.\n"),
@@ -379,6 +408,16 @@ const MEETINGS: [(&str, &str); 4] = [
 ];
 
 fn make_home(home: &Path) {
+    put(home, "notes/letter.txt", LETTER.as_bytes());
+    put(home, "calendar/meeting.txt", MEETING.as_bytes());
+    for (rel, size) in PROJECTS2 {
+        put(home, &format!("projects2/{rel}"), &vec![b'x'; size]);
+    }
+    std::fs::create_dir_all(home.join("projects2/c")).expect("an empty folder");
+    put(home, "shop/monthly.csv", MONTHLY.as_bytes());
+    for (name, size) in DOCS2 {
+        put(home, &format!("docs2/{name}"), &vec![b'x'; size]);
+    }
     put(home, "app/config.ini", CONFIG.as_bytes());
     put(home, "shop/orders2.csv", ORDERS2.as_bytes());
     put(home, "weather/week.csv", WEEK.as_bytes());
@@ -1348,9 +1387,77 @@ const TASKS: &[Task] = &[
             )
         },
     },
+    Task {
+        name: "letter_mentions_invoice",
+        turns: &["Does ~/notes/letter.txt mention an invoice?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                super::harness::has_word(&s.text, "yes")
+                    && !super::harness::has_word(&s.text, "no")
+                    && s.read("notes/letter.txt").as_deref() == Some(LETTER)
+                    && !s.abandoned,
+                "yes (line 3: The Invoice for March is attached)",
+            )
+        },
+    },
+    Task {
+        name: "meeting_length",
+        turns: &["How long is the meeting in ~/calendar/meeting.txt, in minutes?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("105")
+                    && s.read("calendar/meeting.txt").as_deref() == Some(MEETING)
+                    && !s.abandoned,
+                "105 minutes (09:30 to 11:15)",
+            )
+        },
+    },
+    Task {
+        name: "nested_files_count",
+        turns: &["How many files are there in ~/projects2, counting those in its subfolders?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("4") && !s.number("3") && !s.abandoned,
+                "4 files (x.txt, y.txt, w.txt, z.txt), not the 3 entries at the top",
+            )
+        },
+    },
+    Task {
+        name: "sales_growth_percent",
+        turns: &[
+            "By what percentage did sales grow from January to February in ~/shop/monthly.csv?",
+        ],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("25")
+                    && !s.number("20")
+                    && s.read("shop/monthly.csv").as_deref() == Some(MONTHLY)
+                    && !s.abandoned,
+                "25 % (200 to 250), not 20 % (50 of 250)",
+            )
+        },
+    },
+    Task {
+        name: "two_files_size",
+        turns: &["What is the combined size of ~/docs2/a.pdf and ~/docs2/b.pdf in bytes?"],
+        law1: Law1::Never,
+        judge: |s| {
+            check(
+                s.number("2000")
+                    && !s.number("2500")
+                    && s.entries("docs2") == ["a.pdf", "b.pdf", "c.pdf"]
+                    && !s.abandoned,
+                "2000 bytes (1200 + 800), not the folder's 2500",
+            )
+        },
+    },
 ];
 
-task_tests!(SUITE, at_least = 57;
+task_tests!(SUITE, at_least = 62;
     max_reading_saved,
     pdf_names_saved,
     last_warning_line,
@@ -1408,6 +1515,11 @@ task_tests!(SUITE, at_least = 57;
     coldest_day_named,
     call_hours_total,
     larger_than_intro_count,
+    letter_mentions_invoice,
+    meeting_length,
+    nested_files_count,
+    sales_growth_percent,
+    two_files_size,
 );
 
 mod judges {
@@ -2321,6 +2433,55 @@ todo.txt
             "larger_than_intro_count",
             "3 files are larger than intro.mp3.",
             &["4", "2 files.", "a.mp3 is larger."],
+        );
+    }
+
+    #[test]
+    fn letter_mentions_invoice() {
+        right_and_wrong(
+            "letter_mentions_invoice",
+            "Yes: line 3 says \"The Invoice for March is attached.\"",
+            &[
+                "No.",
+                "No, it does not mention an invoice.",
+                "Dear Sam, Thanks for the visit.",
+            ],
+        );
+    }
+
+    #[test]
+    fn meeting_length() {
+        right_and_wrong(
+            "meeting_length",
+            "The meeting lasts 105 minutes (09:30 to 11:15).",
+            &["1.75", "It starts at 09:30.", "85 minutes"],
+        );
+    }
+
+    #[test]
+    fn nested_files_count() {
+        right_and_wrong(
+            "nested_files_count",
+            "There are 4 files.",
+            &["3", "1 file (z.txt).", "3 entries: a, c and z.txt"],
+        );
+    }
+
+    #[test]
+    fn sales_growth_percent() {
+        right_and_wrong(
+            "sales_growth_percent",
+            "Sales grew by 25% (200 to 250).",
+            &["50", "20%", "Sales grew from 200 to 250."],
+        );
+    }
+
+    #[test]
+    fn two_files_size() {
+        right_and_wrong(
+            "two_files_size",
+            "Together they take 2000 bytes.",
+            &["2500 bytes", "1200 bytes and 800 bytes", "2 KB"],
         );
     }
 }
