@@ -30,6 +30,12 @@ pub fn date_gaps(text: &str) -> Option<String> {
     dates::gaps(text)
 }
 
+/// The time between each two clock times `text` holds one after the other, as a line for
+/// a read's output; none for fewer than two or more than six (a log's timestamps).
+pub fn time_gaps(text: &str) -> Option<String> {
+    times::gaps(text)
+}
+
 /// The unit a request asks its answer in ("how many hours …", "… in Celsius?"), as the
 /// calculator shows it.
 pub fn asked_unit(request: &str) -> Option<&'static str> {

@@ -116,9 +116,54 @@ pub fn computed_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The most clock times a text may hold for the time between them to be told.
+const MAX_GAP_CLOCKS: usize = 6;
+
+/// See [`super::time_gaps`].
+pub(super) fn gaps(text: &str) -> Option<String> {
+    let clocks = clocks(text);
+    if !(2..=MAX_GAP_CLOCKS).contains(&clocks.len()) {
+        return None;
+    }
+    let told: Vec<String> = clocks
+        .windows(2)
+        .map(|pair| {
+            let (from, to) = (&pair[0], &pair[1]);
+            let minutes = if to.minutes >= from.minutes {
+                to.minutes - from.minutes
+            } else {
+                to.minutes + 24 * 60 - from.minutes
+            };
+            format!(
+                "from {} to {}: {} ({minutes} minutes)",
+                from.written,
+                to.written,
+                span(minutes)
+            )
+        })
+        .collect();
+    Some(format!(
+        "[time between its clock times, by code: {}]",
+        told.join("; ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_time_between_a_text_s_clock_times_is_told_unless_it_holds_too_many() {
+        assert_eq!(
+            gaps("Team review\nStarts: 09:30\nEnds: 11:15\nRoom: 4B\n").as_deref(),
+            Some(
+                "[time between its clock times, by code: from 09:30 to 11:15: 1 hour 45 minutes (105 minutes)]"
+            )
+        );
+        assert_eq!(gaps("only at 09:30"), None);
+        let log: String = (0..7).map(|m| format!("10:0{m} ok\n")).collect();
+        assert_eq!(gaps(&log), None);
+    }
 
     #[test]
     fn the_time_between_two_clock_times_is_stated_in_hours_and_minutes() {

@@ -165,16 +165,19 @@ impl Tool for ReadFile {
                 // Counted by code, so a count of lines or words is copied, never counted
                 // by eye from the text.
                 let counts = counts_line(&text);
-                // So are the days between the dates it holds: a span is computed, never
-                // worked out in the head (a small model's right 17 days stood unbacked).
+                // So are the days between the dates it holds and the time between its
+                // clock times: a span is computed, never worked out in the head (a small
+                // model's right 17 days stood unbacked; its 15 minutes for 09:30 to
+                // 11:15 was the "15" of 11:15).
                 let gaps = crate::calc::date_gaps(&text);
+                let times = crate::calc::time_gaps(&text);
                 if !text.ends_with('\n') {
                     text.push('\n');
                 }
                 text.push_str(&counts);
-                if let Some(gaps) = gaps {
+                for told in [gaps, times].into_iter().flatten() {
                     text.push('\n');
-                    text.push_str(&gaps);
+                    text.push_str(&told);
                 }
             }
             if text.is_empty() {
