@@ -123,12 +123,17 @@ pub fn check(
                 shape.words().unwrap_or("answer")
             ))
         }
-        AnswerShape::Number if super::asks::asks_percentage(request) => fits(
-            answer.contains('%') || crate::text::fold(answer).contains("percent"),
-            "the request asks for a percentage, and the answer gives none (a count is a \
-             part: its share is the part divided by the whole, times 100 — take it from a \
-             tool that printed it, or compute it)",
-        ),
+        AnswerShape::Number if super::asks::asks_percentage(request) => {
+            match fits(
+                answer.contains('%') || crate::text::fold(answer).contains("percent"),
+                "the request asks for a percentage, and the answer gives none (a count is a \
+                 part: its share is the part divided by the whole, times 100 — take it from a \
+                 tool that printed it, or compute it)",
+            ) {
+                Verdict::Fits => share_unbacked(answer, &ok).map_or(Verdict::Fits, Verdict::Misfit),
+                other => other,
+            }
+        }
         AnswerShape::Number => fits(
             tokens(answer).iter().any(|t| is_number(t)),
             "the request asks for a number, and the answer holds none",
@@ -170,9 +175,20 @@ fn yes_unshown(request: &str, answer: &str, ok: &[&ToolCallRecord]) -> Verdict {
     if !says_yes || named.is_empty() {
         return Verdict::Unchecked;
     }
+    // A call that worked on the file itself (a read of it) shows it is there as well as
+    // a listing that names it: "does ~/notes/letter.txt mention an invoice?" read it.
+    let read_one = [ToolName::ReadFile, ToolName::ReadLines, ToolName::ReadTable];
     let shown = ok
         .iter()
-        .map(|r| r.output_head.to_lowercase())
+        .map(|r| {
+            // A search's target is what it looked for, not what it found.
+            let target = if read_one.iter().any(|t| r.tool == *t) {
+                r.target.as_str()
+            } else {
+                ""
+            };
+            format!("{target}\n{}", r.output_head).to_lowercase()
+        })
         .collect::<Vec<_>>()
         .join("\n");
     match named.iter().find(|name| !names_whole(&shown, name)) {
@@ -874,6 +890,47 @@ fn printed_as_key(token: &str, shown: &str) -> bool {
     })
 }
 
+/// Why a percentage the answer gives is no share, if it is not: its number was printed
+/// only as another value (a sum, a count) — never with a `%`, never by a calculation —
+/// and a `%` after it makes no share of it ("690%" for the growth of sales whose sum is
+/// 690).
+fn share_unbacked(answer: &str, ok: &[&ToolCallRecord]) -> Option<String> {
+    let tokens: Vec<&str> = answer.split_whitespace().collect();
+    let percent = tokens.iter().find_map(|t| {
+        let t = t.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | '.' | ';' | ':'));
+        t.strip_suffix('%').filter(|n| is_number(n))
+    })?;
+    let printed_as_value = ok
+        .iter()
+        .any(|r| number_in(&r.output_head, percent).is_some());
+    let backed = ok.iter().any(|r| {
+        r.tool == ToolName::Calculate
+            || number_in(&r.output_head, percent)
+                .is_some_and(|after| after.trim_start().starts_with('%'))
+    });
+    (printed_as_value && !backed).then(|| {
+        format!(
+            "the answer gives {percent}%, and the tools printed {percent} as another value, \
+             not as a share: a percentage is a part divided by a whole, times 100 — compute \
+             it with calculate from the two numbers it compares, and answer with what it prints"
+        )
+    })
+}
+
+/// The text after the first place `text` holds `number` as a whole number, if it does.
+fn number_in<'a>(text: &'a str, number: &str) -> Option<&'a str> {
+    text.match_indices(number).find_map(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = &text[at + number.len()..];
+        let mut next = after.chars();
+        let first = next.next();
+        let part_before = before.is_some_and(|c| c.is_ascii_digit() || c == '.');
+        let part_after = first.is_some_and(|c| c.is_ascii_digit())
+            || (first == Some('.') && next.next().is_some_and(|c| c.is_ascii_digit()));
+        (!part_before && !part_after).then_some(after)
+    })
+}
+
 /// A date answer holds a calendar date, and not only the date(s) the request itself
 /// gave: "2026-03-14" answers nothing about 2026-03-14. Picking one of several dates the
 /// request gave is an answer; so is a date with words the request does not have
@@ -1489,6 +1546,70 @@ pub(crate) mod tests {
             check(AnswerShape::Item, request, "Desk, oak (450)", &refs),
             Verdict::Fits
         );
+    }
+
+    #[test]
+    fn a_percentage_made_of_a_value_the_tools_printed_as_no_share_misfits() {
+        let sum = ok(
+            ToolName::ReadTable,
+            "/h/shop/monthly.csv",
+            "monthly.csv: CSV, 3 data rows, 2 columns: month, sales\nsum of sales = 690 (over 3 rows)",
+        );
+        let request =
+            "By what percentage did sales grow from January to February in ~/shop/monthly.csv?";
+        assert!(matches!(
+            check(AnswerShape::Number, request, "690%", &[&sum]),
+            Verdict::Misfit(_)
+        ));
+        // Computed by calculate, or printed as a share: a percentage.
+        let calc = ok(
+            ToolName::Calculate,
+            "(250 - 200) / 200 * 100",
+            "(250 - 200) / 200 * 100 = 25",
+        );
+        assert_eq!(
+            check(AnswerShape::Number, request, "25%", &[&sum, &calc]),
+            Verdict::Fits
+        );
+        let share = ok(
+            ToolName::ReadTable,
+            "/h/o.csv",
+            "where paid_with = \"card\": 3 of 7 rows (42.9%)",
+        );
+        assert_eq!(
+            check(
+                AnswerShape::Number,
+                "What percentage of the orders were paid by card?",
+                "42.9%",
+                &[&share]
+            ),
+            Verdict::Fits
+        );
+    }
+
+    #[test]
+    fn a_yes_about_a_file_the_tools_read_is_backed_by_that_read() {
+        let read = ok(
+            ToolName::ReadFile,
+            "/h/notes/letter.txt",
+            "Dear Sam,\nThe Invoice for March is attached.\n[the whole file: 2 lines, 8 words, 45 characters]",
+        );
+        let request = "Does ~/notes/letter.txt mention an invoice?";
+        assert_eq!(
+            check(
+                AnswerShape::YesNo,
+                request,
+                "Yes: line 2 mentions the invoice.",
+                &[&read]
+            ),
+            Verdict::Fits
+        );
+        // A read of another file shows nothing of this one.
+        let other = ok(ToolName::ReadFile, "/h/notes/letter.txt.bak", "Invoice");
+        assert!(matches!(
+            check(AnswerShape::YesNo, request, "Yes.", &[&other]),
+            Verdict::Misfit(_)
+        ));
     }
 
     #[test]
