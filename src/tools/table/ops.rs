@@ -597,22 +597,27 @@ fn within<'t>(
     Ok((kept, line))
 }
 
-/// The one column whose every filled cell is a number (other than `besides`), if the
-/// table has exactly one.
-fn sole_number_column(t: &Table, besides: Option<usize>) -> Option<usize> {
-    let numeric: Vec<usize> = (0..t.columns.len())
+/// The columns (other than `besides`) whose cells in `rows` are all numbers, with at
+/// least one filled.
+fn number_columns(t: &Table, rows: &[&Row], besides: Option<usize>) -> Vec<usize> {
+    (0..t.columns.len())
         .filter(|c| Some(*c) != besides)
         .filter(|c| {
-            let mut cells = t
-                .rows
+            let mut cells = rows
                 .iter()
                 .map(|r| r.cells[*c].trim())
                 .filter(|x| !x.is_empty())
                 .peekable();
             cells.peek().is_some() && cells.all(|x| t.number(x).is_some())
         })
-        .collect();
-    match numeric[..] {
+        .collect()
+}
+
+/// The one column whose every filled cell is a number (other than `besides`), if the
+/// table has exactly one.
+fn sole_number_column(t: &Table, besides: Option<usize>) -> Option<usize> {
+    let all: Vec<&Row> = t.rows.iter().collect();
+    match number_columns(t, &all, besides)[..] {
         [one] => Some(one),
         _ => None,
     }
@@ -861,16 +866,8 @@ fn no_numbers(t: &Table, rows: &[&Row], col: usize, op: Op, max_chars: usize) ->
         Op::Max | Op::MaxRow => Some(("highest", "max_row")),
         _ => None,
     };
-    let numeric: Vec<String> = (0..t.columns.len())
-        .filter(|c| *c != col)
-        .filter(|c| {
-            let mut cells = rows
-                .iter()
-                .map(|r| r.cells[*c].trim())
-                .filter(|x| !x.is_empty());
-            let first = cells.next();
-            first.is_some_and(|x| t.number(x).is_some()) && cells.all(|x| t.number(x).is_some())
-        })
+    let numeric: Vec<String> = number_columns(t, rows, Some(col))
+        .into_iter()
         .map(|c| shown_name(t, c, max_chars))
         .collect();
     let which = match row_op {

@@ -97,34 +97,58 @@ fn number_list(text: &str, name: &str, max_rows: usize) -> Option<Table> {
     if !numbers {
         return None;
     }
-    let total_rows = lines.len();
-    let rows: Vec<Row> = lines
+    let cells: Vec<Vec<String>> = lines
         .into_iter()
-        .take(max_rows)
-        .enumerate()
-        .map(|(i, (_, l))| Row {
-            n: i + 1,
-            cells: vec![l.to_string()],
-        })
+        .map(|(_, l)| vec![l.to_string()])
         .collect();
-    let mut notes = vec![format!(
+    let notes = vec![format!(
         "one number per line, no header: read as one column named \"{NUMBER_LIST_COLUMN}\""
     )];
+    Some(lines_table(
+        name,
+        NUMBER_LIST_FORMAT,
+        vec![NUMBER_LIST_COLUMN.to_string()],
+        &cells,
+        max_rows,
+        notes,
+    ))
+}
+
+/// A table made of a text's lines, one row of `cells` each, at most `max_rows` kept (the
+/// notes say when fewer were read than there are).
+fn lines_table(
+    name: &str,
+    format: &str,
+    columns: Vec<String>,
+    cells: &[Vec<String>],
+    max_rows: usize,
+    mut notes: Vec<String>,
+) -> Table {
+    let total_rows = cells.len();
+    let rows: Vec<Row> = cells
+        .iter()
+        .take(max_rows)
+        .enumerate()
+        .map(|(i, cells)| Row {
+            n: i + 1,
+            cells: cells.clone(),
+        })
+        .collect();
     if rows.len() < total_rows {
         notes.push(format!(
             "only the first {} of {total_rows} lines were read",
             rows.len()
         ));
     }
-    Some(Table {
+    Table {
         name: name.to_string(),
-        format: NUMBER_LIST_FORMAT.to_string(),
-        columns: vec![NUMBER_LIST_COLUMN.to_string()],
+        format: format.to_string(),
+        columns,
         rows,
         total_rows,
         notes,
         decimal_comma: false,
-    })
+    }
 }
 
 /// The format of text whose lines are fields separated by spaces, as a table reports it.
@@ -167,16 +191,6 @@ fn spaced(text: &str, name: &str, max_rows: usize) -> Option<Table> {
             &lines[..],
         )
     };
-    let total_rows = data.len();
-    let rows: Vec<Row> = data
-        .iter()
-        .take(max_rows)
-        .enumerate()
-        .map(|(i, cells)| Row {
-            n: i + 1,
-            cells: cells.clone(),
-        })
-        .collect();
     let mut notes = Vec::new();
     if !header {
         let examples: Vec<String> = columns
@@ -189,21 +203,14 @@ fn spaced(text: &str, name: &str, max_rows: usize) -> Option<Table> {
             examples.join(", ")
         ));
     }
-    if rows.len() < total_rows {
-        notes.push(format!(
-            "only the first {} of {total_rows} lines were read",
-            rows.len()
-        ));
-    }
-    Some(Table {
-        name: name.to_string(),
-        format: SPACED_FORMAT.to_string(),
+    Some(lines_table(
+        name,
+        SPACED_FORMAT,
         columns,
-        rows,
-        total_rows,
+        data,
+        max_rows,
         notes,
-        decimal_comma: false,
-    })
+    ))
 }
 
 /// The formats a file can be read as.
